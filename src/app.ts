@@ -1,0 +1,70 @@
+// createApp(deps): the Koa application without listening, so tests run it in-process on port 0.
+import Koa, { type Middleware } from 'koa';
+import type { AppDeps } from './appDeps.ts';
+import { Unauthorized } from './http/errors.ts';
+import { DOCS_PATH, documentationJson, documentationPage } from './http/docs.ts';
+import { buildOpenApi } from './http/openapi.ts';
+import { buildRouter, errorRenderer, requestId, requestLog, unmatchedRoute, type Authenticator } from './http/router.ts';
+import { version } from './packageRoot.ts';
+import { allRoutes } from './routes.ts';
+
+function bearerAuthenticator(deps: AppDeps): Authenticator {
+  return {
+    authenticate(ctx) {
+      const header = ctx.get('authorization');
+      const match = /^Bearer ([A-Za-z0-9\-_.]+)$/.exec(header);
+      if (!match) throw new Unauthorized(header ? 'Malformed Authorization header: expected "Bearer <accessToken>"' : 'Authentication required');
+      const user = deps.auth.userFromAccessToken(match[1]);
+      if (!user) throw new Unauthorized('Invalid or expired access token');
+      return user;
+    },
+  };
+}
+
+function securityHeaders(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    if (!ctx.path.startsWith(DOCS_PATH)) ctx.set('X-Frame-Options', 'DENY');
+  };
+}
+
+/** CORS for the one configured dashboard origin; nothing for any other. */
+function portalCors(origin: string | undefined): Middleware {
+  return async (ctx, next) => {
+    if (!origin || ctx.get('Origin') !== origin) return next();
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.vary('Origin');
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      ctx.set('Access-Control-Max-Age', '600');
+      ctx.status = 204;
+      return;
+    }
+    ctx.set('Access-Control-Expose-Headers', 'Retry-After, X-Request-Id, Content-Disposition, ETag');
+    await next();
+  };
+}
+
+export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[] } = {}): Koa {
+  const app = new Koa({ proxy: false });
+  const routes = allRoutes(deps);
+  const auth = bearerAuthenticator(deps);
+  const router = buildRouter(routes, auth, deps.logger);
+
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+  app.use(errorRenderer(deps.logger));
+  app.use(securityHeaders());
+  app.use(portalCors(deps.config.portalOrigin));
+  app.use(documentationPage());
+  app.use(documentationJson(() => buildOpenApi(routes, { version })));
+  for (const middleware of extra.publicMiddleware ?? []) app.use(middleware);
+  app.use(router.routes());
+  app.use(unmatchedRoute(auth));
+  // Errors are rendered by the middleware above; this only keeps Koa from printing them a second time.
+  app.silent = true;
+  return app;
+}

@@ -1,0 +1,19 @@
+// What every feature's routes are built from; createService assembles it once.
+import type { AuditLog } from './audit/service.ts';
+import type { AuthService } from './auth/service.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/client.ts';
+import type { Lifecycle } from './lifecycle.ts';
+import type { Logger } from './logger.ts';
+import type { Mailer } from './mail/mailer.ts';
+
+export type AppDeps = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  mailer: Mailer;
+  auth: AuthService;
+  audit: AuditLog;
+  lifecycle: Lifecycle;
+  startedAt: number;
+};

@@ -1,0 +1,56 @@
+// Opaque refresh tokens: 32 random bytes, only a SHA-256 stored, one per user, rotated in one synchronous transaction.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../db/client.ts';
+
+export function hashRefreshToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export class RefreshTokens {
+  private readonly deleteForUser;
+  private readonly insert;
+  private readonly findByHash;
+  private readonly deleteById;
+  readonly issue: (userId: number) => string;
+  readonly rotate: (token: string) => { userId: number; token: string } | null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlSec: number,
+  ) {
+    const sqlite = db.sqlite;
+    this.deleteForUser = sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?');
+    this.insert = sqlite.prepare('INSERT INTO refresh_tokens (user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?)');
+    this.findByHash = sqlite.prepare('SELECT id, user_id AS userId, expires_at AS expiresAt FROM refresh_tokens WHERE token_hash = ?');
+    this.deleteById = sqlite.prepare('DELETE FROM refresh_tokens WHERE id = ?');
+
+    /** Deletes the user's earlier token first: one session per user (SPEC.md state table). */
+    this.issue = sqlite.transaction((userId: number) => {
+      this.deleteForUser.run(userId);
+      return this.store(userId);
+    });
+
+    // No await inside: better-sqlite3 runs this start to finish, so of N concurrent refreshes of one token exactly one wins.
+    this.rotate = sqlite.transaction((token: string) => {
+      const row = this.findByHash.get(hashRefreshToken(token)) as { id: number; userId: number; expiresAt: number } | undefined;
+      if (!row || row.expiresAt <= Date.now()) return null;
+      this.deleteById.run(row.id);
+      return { userId: row.userId, token: this.store(row.userId) };
+    });
+  }
+
+  private store(userId: number): string {
+    const token = randomBytes(32).toString('base64');
+    const now = Date.now();
+    this.insert.run(userId, hashRefreshToken(token), now + this.ttlSec * 1000, now);
+    return token;
+  }
+
+  revokeForUser(userId: number): number {
+    return this.deleteForUser.run(userId).changes;
+  }
+
+  revokeAll(): number {
+    return this.db.sqlite.prepare('DELETE FROM refresh_tokens').run().changes;
+  }
+}

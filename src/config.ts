@@ -1,0 +1,173 @@
+// Reads every EMS_* setting once at start-up, typed and checked; a bad value stops the process with one line.
+import path from 'node:path';
+
+export type OidcProviderConfig = {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  displayName: string;
+};
+
+export type GithubProviderConfig = {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  apiUrl: string;
+};
+
+export type Config = {
+  host: string;
+  port: number;
+  dataDir: string;
+  jwtSecret: string | undefined;
+  accessTokenTtlSec: number;
+  refreshTokenTtlSec: number;
+  codeTtlSec: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  publicUrl: string;
+  portalOrigin: string | undefined;
+  oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
+  iot: { baseUrl: string; username: string; password: string; timeoutMs: number };
+  uploadMaxBytes: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** "900", "15m", "7d" → seconds. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d+)([smhd]?)$/.exec(value.trim());
+  if (!match) return undefined;
+  const seconds = Number(match[1]) * DURATION_UNITS[match[2] || 's'];
+  return seconds > 0 && Number.isSafeInteger(seconds) ? seconds : undefined;
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = read(env, name) ?? fallback;
+  const seconds = parseDuration(raw);
+  if (seconds === undefined) {
+    throw new ConfigError(`${name}: expected seconds or a number with s/m/h/d (e.g. 15m), got "${raw}"`);
+  }
+  return seconds;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, fallback?: string): string | undefined {
+  const raw = read(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = new URL(raw);
+    if (!['http:', 'https:', 'smtp:', 'smtps:'].includes(parsed.protocol)) throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`${name}: expected an absolute URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function origin(env: Env, name: string): string | undefined {
+  const raw = url(env, name);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.pathname !== '/' || parsed.search || parsed.hash) {
+    throw new ConfigError(`${name}: expected an origin such as https://dashboard.example.lan, got "${raw}"`);
+  }
+  return parsed.origin;
+}
+
+/** Both halves of a credential pair, or neither. */
+function pair(env: Env, idName: string, secretName: string): [string, string] | undefined {
+  const id = read(env, idName);
+  const secret = read(env, secretName);
+  if (!id && !secret) return undefined;
+  if (!id || !secret) throw new ConfigError(`${id ? secretName : idName}: must be set together with ${id ? idName : secretName}`);
+  return [id, secret];
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = read(env, 'EMS_HOST') ?? '127.0.0.1';
+  const jwtSecret = read(env, 'EMS_JWT_SECRET');
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
+    throw new ConfigError('EMS_JWT_SECRET: must be at least 32 bytes long');
+  }
+  const logLevel = (read(env, 'EMS_LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`EMS_LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const mailFrom = read(env, 'EMS_MAIL_FROM') ?? 'EMS <ems@localhost>';
+
+  const oauth: Config['oauth'] = {};
+  const github = pair(env, 'EMS_OAUTH_GITHUB_CLIENT_ID', 'EMS_OAUTH_GITHUB_CLIENT_SECRET');
+  if (github) {
+    oauth.github = {
+      clientId: github[0],
+      clientSecret: github[1],
+      authorizeUrl: url(env, 'EMS_OAUTH_GITHUB_AUTHORIZE_URL', 'https://github.com/login/oauth/authorize')!,
+      tokenUrl: url(env, 'EMS_OAUTH_GITHUB_TOKEN_URL', 'https://github.com/login/oauth/access_token')!,
+      apiUrl: url(env, 'EMS_OAUTH_GITHUB_API_URL', 'https://api.github.com')!,
+    };
+  }
+  const oidc = pair(env, 'EMS_OAUTH_OIDC_CLIENT_ID', 'EMS_OAUTH_OIDC_CLIENT_SECRET');
+  const issuer = url(env, 'EMS_OAUTH_OIDC_ISSUER');
+  if (oidc && !issuer) throw new ConfigError('EMS_OAUTH_OIDC_ISSUER: must be set when the OIDC client id and secret are');
+  if (oidc && issuer) {
+    oauth.oidc = {
+      issuer,
+      clientId: oidc[0],
+      clientSecret: oidc[1],
+      displayName: read(env, 'EMS_OAUTH_OIDC_NAME') ?? 'Single sign-on',
+    };
+  }
+
+  const iotBase = read(env, 'EMS_IOT_BASE_URL') ?? 'sim';
+  const iotUsername = read(env, 'EMS_IOT_USERNAME');
+  const iotPassword = read(env, 'EMS_IOT_PASSWORD');
+  if (iotBase !== 'sim' && (!iotUsername || !iotPassword)) {
+    throw new ConfigError('EMS_IOT_USERNAME: EMS_IOT_USERNAME and EMS_IOT_PASSWORD are required when EMS_IOT_BASE_URL points at a real gateway');
+  }
+
+  return {
+    host,
+    port: integer(env, 'EMS_PORT', 3000, 0, 65535),
+    dataDir: path.resolve(read(env, 'EMS_DATA_DIR') ?? './data'),
+    jwtSecret,
+    accessTokenTtlSec: duration(env, 'EMS_ACCESS_TOKEN_TTL', '15m'),
+    refreshTokenTtlSec: duration(env, 'EMS_REFRESH_TOKEN_TTL', '7d'),
+    codeTtlSec: duration(env, 'EMS_CODE_TTL', '5m'),
+    smtpUrl: url(env, 'EMS_SMTP_URL'),
+    mailFrom,
+    publicUrl: url(env, 'EMS_PUBLIC_URL', 'http://localhost:3000')!,
+    portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
+    oauth,
+    iot: {
+      baseUrl: iotBase === 'sim' ? 'sim' : url(env, 'EMS_IOT_BASE_URL')!,
+      username: iotUsername ?? 'ems',
+      password: iotPassword ?? 'ems-simulator',
+      timeoutMs: integer(env, 'EMS_IOT_TIMEOUT_MS', 10000, 100, 600000),
+    },
+    uploadMaxBytes: integer(env, 'EMS_UPLOAD_MAX_BYTES', 104857600, 1, Number.MAX_SAFE_INTEGER),
+    logLevel,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './users.ts';
+export * from './system.ts';
+export * from './facility.ts';
+export * from './settings.ts';
+export * from './uploads.ts';

@@ -1,0 +1,186 @@
+// Turns route definitions into Koa middleware chains: auth → role → body → validate → handler → response schema.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Context, Middleware, Next } from 'koa';
+import { BadRequest, Forbidden, HttpError, NotFound, type ErrorDetail } from './errors.ts';
+import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
+import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
+import type { Logger } from '../logger.ts';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+export type Authenticator = {
+  /** The user behind the request's bearer token; throws Unauthorized when there is none or it is invalid. */
+  authenticate(ctx: Context): AuthUser;
+};
+
+const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
+const formBody = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
+
+function copyOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' ? { ...(value as Record<string, unknown>) } : {};
+}
+
+function validated(validator: Validator | undefined, value: unknown, where: string): unknown {
+  if (!validator) return {};
+  const errors = validator(value);
+  if (errors) throw new BadRequest(`Invalid ${where}`, errors.map((detail) => ({ ...detail, path: detail.path === '(root)' ? where : `${where}.${detail.path}` })));
+  return value;
+}
+
+function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middleware[] {
+  const params = route.schemas.params ? compileParams(route.schemas.params) : undefined;
+  const query = route.schemas.query ? compileParams(route.schemas.query) : undefined;
+  const body = route.schemas.body ? compileBody(route.schemas.body) : undefined;
+  const responses = new Map<number, Validator>(Object.entries(route.schemas.response).map(([status, schema]) => [Number(status), compileResponse(schema)]));
+  const defaultStatus = successStatus(route);
+  const bodyType = route.bodyType ?? (route.schemas.body ? 'json' : undefined);
+
+  const chain: Middleware[] = [];
+
+  chain.push(async (ctx: Context, next: Next) => {
+    if (route.access !== 'public') {
+      const user = auth.authenticate(ctx);
+      ctx.state.user = user;
+      if (!roleAtLeast(user.role, route.access)) throw new Forbidden();
+    }
+    await next();
+  });
+
+  if (bodyType === 'json') chain.push(jsonBody);
+  if (bodyType === 'form') chain.push(formBody);
+
+  chain.push(async (ctx: Context) => {
+    const request = {
+      params: validated(params, copyOf(ctx.params), 'params'),
+      query: validated(query, copyOf(ctx.query), 'query'),
+      body: bodyType === 'multipart' ? {} : validated(body, ctx.request.body ?? {}, 'body'),
+      user: (ctx.state.user as AuthUser | undefined) ?? null,
+      requestId: ctx.state.requestId as string,
+      ctx,
+    };
+    const result = await route.handler(request as never);
+    if (route.raw) return;
+
+    const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
+    const validator = responses.get(reply.status);
+    if (!validator) {
+      logger.error({ route: `${route.method} ${route.path}`, status: reply.status }, 'handler answered with a status that has no response schema');
+      throw new Error('undeclared response status');
+    }
+    const errors = validator(reply.body);
+    if (errors) {
+      // SPEC.md "Errors": a response that fails its schema is answered as a validation error (400).
+      logger.error({ route: `${route.method} ${route.path}`, details: errors }, 'response failed its schema');
+      throw new BadRequest('Response failed schema validation', errors as ErrorDetail[]);
+    }
+    for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
+    ctx.status = reply.status;
+    ctx.body = reply.status === 204 ? null : reply.body;
+  });
+  return chain;
+}
+
+export function buildRouter(routes: AnyRoute[], auth: Authenticator, logger: Logger): Router {
+  const router = new Router({ sensitive: true });
+  const seen = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
+    seen.add(key);
+    router.register(route.path, [route.method], routeChain(route, auth, logger), { name: key });
+  }
+  return router;
+}
+
+/** Runs after the router: a path no route matched is 401 without a valid token and 404 with one. */
+export function unmatchedRoute(auth: Authenticator): Middleware {
+  return async (ctx) => {
+    if (ctx.body !== undefined || ctx.status !== 404) return;
+    auth.authenticate(ctx);
+    throw new NotFound(`No route for ${ctx.method} ${ctx.path}`);
+  };
+}
+
+export function requestId(): Middleware {
+  return async (ctx, next) => {
+    ctx.state.requestId = randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  };
+}
+
+function storageError(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Renders every error as { error, details? }; 5xx bodies never carry a stack, SQL or message text. */
+export function errorRenderer(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let status: number;
+      let body: { error: string; details?: ErrorDetail[] };
+      if (error instanceof HttpError) {
+        status = error.status;
+        body = error.details ? { error: error.message, details: error.details } : { error: error.message };
+        for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+      } else if (storageError(error)) {
+        status = 507;
+        body = { error: 'Storage is full: free disk space on the appliance' };
+        logger.error({ err: error, reqId: ctx.state.requestId }, 'storage full');
+      } else {
+        const err = error as { status?: number; statusCode?: number; expose?: boolean; message?: string; code?: string };
+        const candidate = err.status ?? err.statusCode;
+        if (candidate && candidate >= 400 && candidate < 500) {
+          status = candidate;
+          body = { error: err.expose && err.message ? err.message : httpMessage(candidate) };
+        } else if ((err.code ?? '').startsWith('SQLITE_BUSY')) {
+          status = 503;
+          body = { error: 'The database is busy, try again' };
+          ctx.set('Retry-After', '1');
+        } else {
+          status = 500;
+          body = { error: 'Internal Server Error' };
+          logger.error({ err: error, reqId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+        }
+      }
+      ctx.status = status;
+      ctx.body = body;
+    }
+  };
+}
+
+function httpMessage(status: number): string {
+  if (status === 413) return 'Payload too large';
+  if (status === 415) return 'Unsupported media type';
+  return 'Bad request';
+}
+
+export function requestLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const user = ctx.state.user as AuthUser | undefined;
+      logger.info(
+        {
+          reqId: ctx.state.requestId,
+          method: ctx.method,
+          route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round(durationMs * 100) / 100,
+          userId: user?.id ?? null,
+        },
+        'request',
+      );
+    }
+  };
+}
+

@@ -1,0 +1,28 @@
+// Schema pieces every feature reuses: ids, timestamps, pagination, the error body.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+
+export const ErrorBody = Type.Object({
+  error: Type.String(),
+  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+});
+
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+};
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    pageSize: Type.Integer({ minimum: 1 }),
+  });
+}
+
+export const Ok = Type.Object({ ok: Type.Literal(true) });

@@ -1,0 +1,32 @@
+// Outgoing mail through nodemailer; with no SMTP configured the message goes to the log with a warning instead.
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from '../logger.ts';
+
+export type Mail = { to: string; subject: string; text: string };
+
+export type Mailer = {
+  send(mail: Mail, logFallback?: Record<string, unknown>): Promise<void>;
+  close(): void;
+};
+
+export function createMailer(options: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
+  const { smtpUrl, from, logger } = options;
+  if (!smtpUrl) {
+    return {
+      async send(mail, logFallback) {
+        // The documented fallback: the only place a verification code may appear in the log.
+        logger.warn({ to: mail.to, subject: mail.subject, ...logFallback }, 'EMS_SMTP_URL is not set: mail written to the log instead of sent');
+      },
+      close() {},
+    };
+  }
+  const transport: Transporter = nodemailer.createTransport(smtpUrl);
+  return {
+    async send(mail) {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,14 @@
+// Every route of the service, in one list: the router, the public allow-list and the OpenAPI document come from it.
+import type { AppDeps } from './appDeps.ts';
+import type { AnyRoute } from './http/route.ts';
+import { authRoutes } from './auth/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+
+export function allRoutes(deps: AppDeps): AnyRoute[] {
+  return [...healthRoutes(deps), ...authRoutes(deps)];
+}
+
+/** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */
+export function publicRoutes(routes: AnyRoute[]): string[] {
+  return routes.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.path}`);
+}

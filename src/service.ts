@@ -1,0 +1,116 @@
+// Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import type { AppDeps } from './appDeps.ts';
+import { createApp } from './app.ts';
+import { AuditLog } from './audit/service.ts';
+import { AuthService } from './auth/service.ts';
+import type { Config } from './config.ts';
+import { closeDatabase, databasePath, openDatabase } from './db/client.ts';
+import { Lifecycle } from './lifecycle.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createMailer } from './mail/mailer.ts';
+import { ensureInitialAdmin } from './users/service.ts';
+
+export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp'] as const;
+
+export type Service = {
+  app: Koa;
+  deps: AppDeps;
+  server?: http.Server;
+  listen(): Promise<{ url: string; port: number }>;
+  close(): Promise<void>;
+};
+
+/** How long a shutdown waits for in-flight requests before cutting connections. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export function prepareDataDir(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  for (const sub of DATA_SUBDIRS) fs.mkdirSync(path.join(dataDir, sub), { recursive: true, mode: 0o750 });
+}
+
+/** Slow or stalled clients cannot hold the server: header, request and keep-alive limits. */
+export function applyServerTimeouts(server: http.Server): void {
+  server.headersTimeout = 20_000;
+  // Large enough for a 100 MiB upload over a slow LAN link.
+  server.requestTimeout = 15 * 60_000;
+  server.keepAliveTimeout = 5_000;
+  server.maxHeadersCount = 100;
+}
+
+export async function createService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  prepareDataDir(config.dataDir);
+  const db = openDatabase(databasePath(config.dataDir));
+  const lifecycle = new Lifecycle();
+  lifecycle.onClose('database', () => closeDatabase(db));
+
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  lifecycle.onClose('mailer', () => mailer.close());
+
+  const deps: AppDeps = {
+    config,
+    db,
+    logger,
+    mailer,
+    auth: new AuthService({
+      db,
+      logger,
+      mailer,
+      jwtSecret: config.jwtSecret,
+      accessTokenTtlSec: config.accessTokenTtlSec,
+      refreshTokenTtlSec: config.refreshTokenTtlSec,
+      codeTtlSec: config.codeTtlSec,
+    }),
+    audit: new AuditLog(db),
+    lifecycle,
+    startedAt: Date.now(),
+  };
+  const sweep = setInterval(() => deps.auth.codes.sweep(), 60_000);
+  sweep.unref();
+  lifecycle.onClose('code sweeper', () => clearInterval(sweep));
+
+  try {
+    await ensureInitialAdmin(db, config.dataDir, logger);
+  } catch (error) {
+    await lifecycle.close(() => {});
+    throw error;
+  }
+
+  const app = createApp(deps);
+  const service: Service = {
+    app,
+    deps,
+    async listen() {
+      const server = http.createServer(app.callback());
+      applyServerTimeouts(server);
+      service.server = server;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const { port } = server.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, port };
+    },
+    async close() {
+      const server = service.server;
+      if (server) {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        await closed;
+        clearTimeout(timer);
+      }
+      await lifecycle.close((name, error) => logger.error({ err: error, hook: name }, 'error while shutting down'));
+    },
+  };
+  return service;
+}

@@ -1,0 +1,98 @@
+// A real service on 127.0.0.1:0 with a temp data dir and the shipped migrations, plus factories for users and tokens.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createService, type Service } from '../../src/service.ts';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { insertUser, type UserRow } from '../../src/users/service.ts';
+import type { Role } from '../../src/db/schema/users.ts';
+
+export const TEST_PASSWORD = 'correct-horse-42';
+let testPasswordHash: Promise<string> | undefined;
+
+export type Response<T = any> = { status: number; headers: Headers; body: T; text: string };
+
+export type RequestOptions = { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array };
+
+export type TestUser = { user: UserRow; password: string; accessToken: string; refreshToken: string };
+
+export type TestServer = {
+  url: string;
+  service: Service;
+  dataDir: string;
+  /** Every JSON log line the service wrote. */
+  logs: string[];
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Response<T>>;
+  createUser(options?: { role?: Role; username?: string; email?: string; password?: string }): Promise<TestUser>;
+  close(): Promise<void>;
+};
+
+let counter = 0;
+
+export function tempDir(prefix = 'ems-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.EMS_DATA_DIR ?? tempDir();
+  const config = loadConfig({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const service = await createService(config, { logger: createLogger(config.logLevel, sink) });
+  const { url } = await service.listen();
+
+  const request = async <T>(method: string, pathname: string, options: RequestOptions = {}): Promise<Response<T>> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | Uint8Array | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(url + pathname, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: tests read .text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  };
+
+  const createUser: TestServer['createUser'] = async (options = {}) => {
+    counter += 1;
+    const username = options.username ?? `user${process.pid}_${counter}`;
+    const password = options.password ?? TEST_PASSWORD;
+    const passwordHash = options.password ? await hashPassword(password) : await (testPasswordHash ??= hashPassword(TEST_PASSWORD));
+    const user = insertUser(service.deps.db, {
+      username,
+      email: options.email ?? `${username}@example.test`,
+      passwordHash,
+      role: options.role ?? 'viewer',
+    });
+    const signed = service.deps.auth.signIn(user);
+    return { user, password, accessToken: signed.accessToken, refreshToken: signed.refreshToken };
+  };
+
+  return {
+    url,
+    service,
+    dataDir,
+    logs,
+    request,
+    createUser,
+    async close() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
