@@ -1,4 +1,5 @@
 // What every emsctl command shares: the data dir, the database, output in table or --json form, one-line errors.
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../src/config.ts';
 import { closeDatabase, databasePath, openDatabase, type Db } from '../src/db/client.ts';
@@ -27,9 +28,12 @@ export function wantsJson(command: Command): boolean {
 /** Opens the same SQLite file as the server (WAL: safe while it runs), runs fn, closes. */
 export async function withDb<T>(command: Command, fn: (db: Db, config: Config) => T | Promise<T>): Promise<T> {
   const config = cliConfig(command);
+  const file = databasePath(config.dataDir);
+  // Never create an empty database by accident: a wrong --data-dir would look like a box with no users.
+  if (!fs.existsSync(file)) throw new CliError(`no database at ${file}: start the service once, or pass the right --data-dir`);
   let db: Db;
   try {
-    db = openDatabase(databasePath(config.dataDir));
+    db = openDatabase(file);
   } catch (error) {
     throw new CliError((error as Error).message);
   }

@@ -10,7 +10,6 @@ const program = new Command('emsctl')
   .version(version)
   .option('--data-dir <dir>', 'data directory (default: $EMS_DATA_DIR or ./data)')
   .option('--json', 'machine-readable output')
-  .showHelpAfterError()
   .exitOverride();
 
 registerUserCommands(program);
