@@ -3,9 +3,10 @@ import type { AppDeps } from './appDeps.ts';
 import type { AnyRoute } from './http/route.ts';
 import { authRoutes } from './auth/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...authRoutes(deps)];
+  return [...healthRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */
