@@ -1,0 +1,113 @@
+// emsctl against the same data dir as a running server: secret rotation, token revocation, user admin, errors.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+import { runCli } from './helpers/cli.ts';
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.close());
+
+const cli = (...args: string[]) => runCli(['--data-dir', server.dataDir, ...args]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('emsctl against a running server', () => {
+  test('secret rotate: earlier access tokens are rejected within 1 s, refresh tokens keep working', async () => {
+    const { accessToken, refreshToken } = await server.createUser();
+    assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).status, 200);
+    const result = await cli('secret', 'rotate');
+    assert.equal(result.code, 0, result.stderr);
+    await sleep(1000);
+    assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).status, 401);
+    const refreshed = await server.request('POST', '/api/auth/refresh', { body: { refreshToken } });
+    assert.equal(refreshed.status, 200);
+    assert.equal((await server.request('GET', '/api/auth/me', { token: refreshed.body.accessToken })).status, 200);
+  });
+
+  test('tokens revoke-all deletes every refresh token', async () => {
+    const a = await server.createUser();
+    const b = await server.createUser();
+    const result = await cli('--json', 'tokens', 'revoke-all');
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(JSON.parse(result.stdout).revoked >= 2);
+    for (const user of [a, b]) assert.equal((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: user.refreshToken } })).status, 401);
+  });
+
+  test('user add (generated password printed once), list --json, set-role, set-password, remove', async () => {
+    const added = await cli('--json', 'user', 'add', 'cli_user', '--email', 'cli_user@example.test', '--role', 'operator');
+    assert.equal(added.code, 0, added.stderr);
+    const { password } = JSON.parse(added.stdout);
+    assert.equal(typeof password, 'string');
+    const login = await server.request('POST', '/api/auth/login', { body: { username: 'cli_user', password } });
+    assert.equal(login.status, 200);
+    assert.equal(login.body.user.role, 'operator');
+
+    const listed = JSON.parse((await cli('--json', 'user', 'list')).stdout) as Array<{ username: string; role: string }>;
+    assert.equal(listed.find((u) => u.username === 'cli_user')?.role, 'operator');
+    assert.equal(JSON.stringify(listed).includes('$2b$'), false);
+
+    assert.equal((await cli('user', 'set-role', 'cli_user', 'admin')).code, 0);
+    assert.equal((await server.request('GET', '/api/auth/me', { token: login.body.accessToken })).body.role, 'admin');
+
+    const setPassword = await runCli(['--data-dir', server.dataDir, 'user', 'set-password', 'cli_user', '--password-stdin'], { input: 'from-standard-input\n' });
+    assert.equal(setPassword.code, 0, setPassword.stderr);
+    assert.equal((await server.request('POST', '/api/auth/login', { body: { username: 'cli_user', password: 'from-standard-input' } })).status, 200);
+
+    assert.equal((await cli('user', 'remove', 'cli_user')).code, 0);
+    assert.equal((await server.request('GET', '/api/auth/me', { token: login.body.accessToken })).status, 401);
+  });
+
+  test('the last admin can be neither removed nor demoted', async () => {
+    const db = server.service.deps.db.sqlite;
+    const admins = db.prepare("SELECT username FROM users WHERE role = 'admin'").pluck().all() as string[];
+    for (const name of admins.slice(1)) db.prepare("UPDATE users SET role = 'operator' WHERE username = ?").run(name);
+    const demote = await cli('user', 'set-role', admins[0], 'viewer');
+    assert.notEqual(demote.code, 0);
+    assert.match(demote.stderr, /last admin/);
+    const remove = await cli('user', 'remove', admins[0]);
+    assert.notEqual(remove.code, 0);
+  });
+
+  test('role list, db check and status', async () => {
+    const roles = JSON.parse((await cli('--json', 'role', 'list')).stdout) as Array<{ name: string }>;
+    assert.deepEqual(
+      roles.map((r) => r.name),
+      ['viewer', 'operator', 'admin'],
+    );
+    const check = await cli('db', 'check');
+    assert.equal(check.code, 0);
+    assert.match(check.stdout, /ok/);
+    const status = JSON.parse((await cli('--json', 'status')).stdout);
+    assert.ok(status.users >= 1);
+    assert.equal(status.dataDir, server.dataDir);
+  });
+
+  test('bad input: one-line error and a non-zero exit', async () => {
+    const cases = [
+      ['user', 'add', 'x', '--email', 'x@example.test'],
+      ['user', 'add', 'valid_name', '--email', 'not-an-email'],
+      ['user', 'set-role', 'nobody_at_all', 'admin'],
+      ['user', 'set-role', 'admin', 'emperor'],
+      ['user', 'remove', 'nobody_at_all'],
+    ];
+    for (const args of cases) {
+      const result = await cli(...args);
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+      assert.match(result.stderr, /^emsctl: /);
+    }
+    const short = await runCli(['--data-dir', server.dataDir, 'user', 'set-password', 'admin', '--password-stdin'], { input: 'short' });
+    assert.notEqual(short.code, 0);
+    const missing = await runCli(['--data-dir', `${server.dataDir}/nowhere`, 'user', 'list']);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /no database/);
+  });
+
+  test('secret rotate refuses when EMS_JWT_SECRET pins the secret', async () => {
+    const result = await runCli(['--data-dir', server.dataDir, 'secret', 'rotate'], { env: { EMS_JWT_SECRET: 's'.repeat(40) } });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /EMS_JWT_SECRET/);
+  });
+});
