@@ -4,9 +4,10 @@ import type { AnyRoute } from './http/route.ts';
 import { authRoutes } from './auth/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
+import { faultRoutes } from './faults/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps)];
+  return [...healthRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

@@ -1,0 +1,73 @@
+// /api/faults and /api/faults/stats: viewer reads, operator writes.
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute, Reply } from '../http/route.ts';
+import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
+import { Fault, FaultCreate, FaultListQuery, FaultStats, FaultUpdate } from './schemas.ts';
+import { FaultService } from './service.ts';
+
+const tags = ['faults'];
+
+export function faultRoutes({ db, audit }: AppDeps) {
+  const faults = new FaultService(db, audit);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/faults',
+      access: 'viewer',
+      summary: 'List faults, newest first by reportedAt',
+      tags,
+      schemas: { query: FaultListQuery, response: { 200: Page(Fault) } },
+      handler: ({ query }) => faults.page(query),
+    }),
+    // Declared before /api/faults/:id: the router tries routes in order and "stats" would otherwise be read as an id.
+    defineRoute({
+      method: 'GET',
+      path: '/api/faults/stats',
+      access: 'viewer',
+      summary: 'The fault stats snapshot: counts by status and severity, MTTR',
+      tags,
+      schemas: { response: { 200: FaultStats } },
+      handler: () => faults.stats(),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/faults',
+      access: 'operator',
+      summary: 'Report a fault',
+      tags,
+      schemas: { body: FaultCreate, response: { 201: Fault } },
+      handler: ({ body, user }) => new Reply(201, faults.create(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/faults/:id',
+      access: 'viewer',
+      summary: 'Read one fault',
+      tags,
+      schemas: { params: IdParams, response: { 200: Fault, 404: ErrorBody } },
+      handler: ({ params }) => faults.get(params.id),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/faults/:id',
+      access: 'operator',
+      summary: 'Update a fault (partial); status changes stamp or clear resolvedAt',
+      tags,
+      schemas: { params: IdParams, body: FaultUpdate, response: { 200: Fault, 404: ErrorBody } },
+      handler: ({ params, body, user }) => faults.update(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/faults/:id',
+      access: 'operator',
+      summary: 'Delete a fault (maintenance records that pointed at it keep existing with faultId null)',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      handler: ({ params, user }) => {
+        faults.delete(params.id, user);
+        return new Reply(204, null);
+      },
+    }),
+  ];
+}
