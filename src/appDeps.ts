@@ -1,6 +1,7 @@
 // What every feature's routes are built from; createService assembles it once.
 import type { AuditLog } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
+import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -14,6 +15,7 @@ export type AppDeps = {
   mailer: Mailer;
   auth: AuthService;
   audit: AuditLog;
+  backups: BackupScheduler;
   lifecycle: Lifecycle;
   startedAt: number;
 };

@@ -3,11 +3,12 @@ import type { AppDeps } from './appDeps.ts';
 import type { AnyRoute } from './http/route.ts';
 import { authRoutes } from './auth/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { backupRoutes } from './backup/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps)];
+  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

@@ -8,8 +8,10 @@ import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
 import { AuditLog } from './audit/service.ts';
 import { AuthService } from './auth/service.ts';
+import { holdServiceLock } from './backup/locks.ts';
+import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, databasePath, openDatabase } from './db/client.ts';
+import { closeDatabase, databasePath, openDatabase, type Db } from './db/client.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -45,8 +47,17 @@ export function applyServerTimeouts(server: http.Server): void {
 export async function createService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
-  const db = openDatabase(databasePath(config.dataDir));
+  // Tells emsctl restore that a service runs here; released last, after the database is closed.
+  const serviceLock = holdServiceLock(config.dataDir);
+  let db: Db;
+  try {
+    db = openDatabase(databasePath(config.dataDir));
+  } catch (error) {
+    serviceLock.release();
+    throw error;
+  }
   const lifecycle = new Lifecycle();
+  lifecycle.onClose('service lock', () => serviceLock.release());
   lifecycle.onClose('database', () => closeDatabase(db));
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
@@ -67,12 +78,15 @@ export async function createService(config: Config, options: { logger?: Logger }
       codeTtlSec: config.codeTtlSec,
     }),
     audit: new AuditLog(db),
+    backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
     lifecycle,
     startedAt: Date.now(),
   };
   const sweep = setInterval(() => deps.auth.codes.sweep(), 60_000);
   sweep.unref();
   lifecycle.onClose('code sweeper', () => clearInterval(sweep));
+  deps.backups.start();
+  lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
     await ensureInitialAdmin(db, config.dataDir, logger);

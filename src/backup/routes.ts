@@ -1,0 +1,33 @@
+// GET/PUT /api/system/backup-schedule (admin): the schedule the service runs its backups on.
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody } from '../http/schemas.ts';
+import type { AppDeps } from '../appDeps.ts';
+import { BackupSchedule, BackupScheduleUpdate } from './schemas.ts';
+
+const tags = ['system'];
+
+export function backupRoutes({ backups }: AppDeps) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/system/backup-schedule',
+      access: 'admin',
+      summary: 'Read the backup schedule and the outcome of its last run',
+      tags,
+      schemas: { response: { 200: BackupSchedule, 401: ErrorBody, 403: ErrorBody } },
+      handler: () => backups.get(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/system/backup-schedule',
+      access: 'admin',
+      summary: 'Change the backup schedule; it takes effect at once',
+      description:
+        'Backups go to <data dir>/backups/ems-<UTC timestamp>.db with the uploads, models and avatars trees hard-linked into ems-<UTC timestamp>.files/. ' +
+        'Restore with "emsctl backup restore <name>" while the service is stopped.',
+      tags,
+      schemas: { body: BackupScheduleUpdate, response: { 200: BackupSchedule, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody } },
+      handler: ({ body, user }) => backups.change(body, user),
+    }),
+  ];
+}
