@@ -1,0 +1,97 @@
+// /api/iot/*: the gateway's own contract, relayed. Each route maps to one fixed gateway path; nothing from the client picks the path.
+import type { TSchema } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody } from '../http/schemas.ts';
+import type { GatewayPath } from './client.ts';
+import type { GatewayAnswer } from './service.ts';
+import {
+  AlarmConfigsAnswer,
+  AlarmsAnswer,
+  AlarmsQuery,
+  GatewayTokenInfo,
+  HistoryAnswer,
+  HistoryBody,
+  HistoryQuery,
+  ValuesAnswer,
+  ValuesBody,
+  ValuesQuery,
+  WriteAnswer,
+  WriteBody,
+} from './schemas.ts';
+
+const tags = ['iot'];
+const RELAYED =
+  "The gateway's status and JSON body are relayed unchanged (the 200 schema below is the gateway contract). " +
+  'An upstream 401 renews the gateway token and retries once; a 401 after that is answered 502. Unreachable gateway: 502; no answer within EMS_IOT_TIMEOUT_MS: 504.';
+const failures = { 400: ErrorBody, 502: ErrorBody, 504: ErrorBody };
+const json = { contentType: 'application/json' };
+
+/** The gateway's answer, byte for byte, with its status. */
+function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
+  ctx.status = answer.status;
+  if (answer.status === 204 || answer.status === 304) return;
+  ctx.type = 'application/json';
+  ctx.body = answer.raw;
+}
+
+export function iotRoutes({ iot }: AppDeps) {
+  const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema }> = [
+    { method: 'GET', path: '/codes/values', summary: 'Current values of points (codes in the query)', query: ValuesQuery, answer: ValuesAnswer },
+    { method: 'POST', path: '/codes/values', summary: 'Current values of points', body: ValuesBody, answer: ValuesAnswer },
+    { method: 'GET', path: '/codes/history', summary: 'History of one point between start and end (query)', query: HistoryQuery, answer: HistoryAnswer },
+    { method: 'POST', path: '/codes/history', summary: 'History of one point between start and end', body: HistoryBody, answer: HistoryAnswer },
+    { method: 'GET', path: '/alarms', summary: 'Alarm history, newest first', query: AlarmsQuery, answer: AlarmsAnswer },
+    { method: 'GET', path: '/alarm-configs', summary: 'Alarm configuration', answer: AlarmConfigsAnswer },
+  ];
+  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string }> = [
+    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)' },
+    { path: '/codes/force-set', access: 'admin', summary: 'Override any point value' },
+  ];
+
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/iot/token',
+      access: 'admin',
+      summary: 'The cached gateway access token and its expiry',
+      description: 'Fetches a new token first when none is stored or the stored one is about to expire.',
+      tags,
+      schemas: { response: { 200: GatewayTokenInfo, ...failures } },
+      handler: () => iot.token(),
+    }),
+    ...reads.map((read) =>
+      defineRoute({
+        method: read.method,
+        path: `/api/iot${read.path}`,
+        access: 'viewer',
+        summary: read.summary,
+        description: RELAYED,
+        tags,
+        raw: json,
+        schemas: { ...(read.query ? { query: read.query } : {}), ...(read.body ? { body: read.body } : {}), response: { 200: read.answer, ...failures } },
+        handler: async ({ body, ctx }) => {
+          const answer = await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
+          relayAnswer(ctx, answer);
+        },
+      }),
+    ),
+    ...writes.map((write) =>
+      defineRoute({
+        method: 'POST',
+        path: `/api/iot${write.path}`,
+        access: write.access,
+        summary: write.summary,
+        description: `${RELAYED} Sent once (again only after a token renewal); logged and audited with the gateway's answer.`,
+        tags,
+        raw: json,
+        schemas: { body: WriteBody, response: { 200: WriteAnswer, ...failures } },
+        handler: async ({ body, user, ctx }) => {
+          const answer = await iot.write(write.path === '/codes/set' ? 'set' : 'force-set', user, body);
+          relayAnswer(ctx, answer);
+        },
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,214 @@
+// The simulated building behind the gateway simulator: points whose values are functions of time, writable setpoints, alarms.
+
+export type PointValue = number | boolean | string;
+export type Quality = 'good' | 'forced' | 'bad';
+
+type PointKind = 'energy' | 'power' | 'temperature' | 'humidity' | 'setpoint' | 'command';
+
+type PointDefinition = {
+  code: string;
+  name: string;
+  unit: string;
+  kind: PointKind;
+  /** energy/power: average load in kW; temperature/humidity: daily mean; setpoint/command: initial value. */
+  base: number;
+  /** Daily swing as a fraction of base (energy/power) or in units (temperature/humidity). */
+  swing?: number;
+  /** Hour of the daily peak. */
+  peakHour?: number;
+  /** Setpoint range a plain `set` accepts. */
+  min?: number;
+  max?: number;
+  /** A zone temperature follows this setpoint. */
+  follows?: string;
+};
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const OMEGA = (2 * Math.PI) / DAY_MS;
+/** Counters start from a plausible reading, not zero: the meters were installed years ago. */
+const COUNTER_EPOCH = Date.UTC(2020, 0, 1);
+
+const POINTS: PointDefinition[] = [
+  { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', base: 180, swing: 0.35, peakHour: 14 },
+  { code: 'meter.hvac.kwh', name: 'HVAC energy', unit: 'kWh', kind: 'energy', base: 75, swing: 0.5, peakHour: 15 },
+  { code: 'meter.lighting.kwh', name: 'Lighting energy', unit: 'kWh', kind: 'energy', base: 22, swing: 0.8, peakHour: 12 },
+  { code: 'meter.it.kwh', name: 'Server room energy', unit: 'kWh', kind: 'energy', base: 38, swing: 0.05, peakHour: 11 },
+  { code: 'meter.main.kw', name: 'Main incomer power', unit: 'kW', kind: 'power', base: 180, swing: 0.35, peakHour: 14 },
+  { code: 'meter.hvac.kw', name: 'HVAC power', unit: 'kW', kind: 'power', base: 75, swing: 0.5, peakHour: 15 },
+  { code: 'temp.outdoor', name: 'Outdoor temperature', unit: '°C', kind: 'temperature', base: 14, swing: 6, peakHour: 15 },
+  { code: 'temp.zone1', name: 'Office floor 1 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.6, peakHour: 16, follows: 'sp.zone1' },
+  { code: 'temp.zone2', name: 'Office floor 2 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.8, peakHour: 16, follows: 'sp.zone2' },
+  { code: 'temp.serverroom', name: 'Server room temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.4, peakHour: 14, follows: 'sp.serverroom' },
+  { code: 'temp.chw.supply', name: 'Chilled water supply temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.3, peakHour: 15, follows: 'sp.chw.supply' },
+  { code: 'humidity.zone1', name: 'Office floor 1 relative humidity', unit: '%', kind: 'humidity', base: 45, swing: 6, peakHour: 6 },
+  { code: 'sp.zone1', name: 'Office floor 1 setpoint', unit: '°C', kind: 'setpoint', base: 21.5, min: 16, max: 28 },
+  { code: 'sp.zone2', name: 'Office floor 2 setpoint', unit: '°C', kind: 'setpoint', base: 22, min: 16, max: 28 },
+  { code: 'sp.serverroom', name: 'Server room setpoint', unit: '°C', kind: 'setpoint', base: 23, min: 18, max: 27 },
+  { code: 'sp.chw.supply', name: 'Chilled water supply setpoint', unit: '°C', kind: 'setpoint', base: 7, min: 5, max: 12 },
+  { code: 'ahu1.run', name: 'Air handling unit 1 run command', unit: '', kind: 'command', base: 1, min: 0, max: 1 },
+];
+
+export type AlarmConfig = { id: number; code: string; condition: 'above' | 'below'; threshold: number; level: 'info' | 'warning' | 'critical'; enabled: boolean; message: string };
+export type Alarm = { id: number; code: string; level: AlarmConfig['level']; message: string; state: 'active' | 'cleared'; raisedAt: string; clearedAt: string | null };
+
+const ALARM_CONFIGS: AlarmConfig[] = [
+  { id: 1, code: 'temp.serverroom', condition: 'above', threshold: 27, level: 'critical', enabled: true, message: 'Server room temperature above 27 °C' },
+  { id: 2, code: 'temp.zone1', condition: 'above', threshold: 26, level: 'warning', enabled: true, message: 'Office floor 1 too warm' },
+  { id: 3, code: 'temp.zone2', condition: 'below', threshold: 17, level: 'warning', enabled: true, message: 'Office floor 2 too cold' },
+  { id: 4, code: 'temp.chw.supply', condition: 'above', threshold: 11, level: 'warning', enabled: true, message: 'Chilled water supply too warm' },
+  { id: 5, code: 'meter.main.kw', condition: 'above', threshold: 320, level: 'info', enabled: false, message: 'Main incomer above contracted peak' },
+];
+
+/** How many past writes per point are kept to answer history for setpoints. */
+const WRITE_LOG_LIMIT = 100;
+const ALARM_LIMIT = 1000;
+const HISTORY_MAX_POINTS = 500;
+const HISTORY_MIN_STEP_MS = 5 * 60_000;
+
+/** Deterministic noise in [-1, 1] for a code and a 10-second slot: history reads the same twice. */
+function noise(code: string, slot: number): number {
+  let h = 2166136261 ^ slot;
+  for (let i = 0; i < code.length; i++) h = Math.imul(h ^ code.charCodeAt(i), 16777619);
+  h = Math.imul(h ^ (h >>> 15), 2246822507);
+  h ^= h >>> 13;
+  return ((h >>> 0) / 0xffffffff) * 2 - 1;
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export class WriteRejected extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class Building {
+  private readonly points = new Map<string, PointDefinition>(POINTS.map((point) => [point.code, point]));
+  /** Setpoint and command writes, oldest first: [ts, value]. */
+  private readonly writes = new Map<string, Array<[number, number]>>();
+  private readonly forced = new Map<string, PointValue>();
+  private readonly alarms: Alarm[];
+  private nextAlarmId: number;
+
+  constructor(private readonly now: () => number = Date.now) {
+    const t = now();
+    const iso = (offsetMs: number) => new Date(t - offsetMs).toISOString();
+    // A few alarms the building "had" before the simulator started, newest last.
+    this.alarms = [
+      { id: 1, code: 'temp.serverroom', level: 'critical', message: 'Server room temperature above 27 °C', state: 'cleared', raisedAt: iso(50 * HOUR_MS), clearedAt: iso(49.5 * HOUR_MS) },
+      { id: 2, code: 'meter.it.kwh', level: 'warning', message: 'Meter communication lost', state: 'cleared', raisedAt: iso(26 * HOUR_MS), clearedAt: iso(25.8 * HOUR_MS) },
+      { id: 3, code: 'ahu1.run', level: 'warning', message: 'AHU-1 filter differential pressure high', state: 'active', raisedAt: iso(2 * HOUR_MS), clearedAt: null },
+      { id: 4, code: 'temp.zone2', level: 'info', message: 'Office floor 2 deviates from its setpoint by more than 2 K', state: 'active', raisedAt: iso(20 * 60_000), clearedAt: null },
+    ];
+    this.nextAlarmId = this.alarms.length + 1;
+  }
+
+  has(code: string): boolean {
+    return this.points.has(code);
+  }
+
+  read(code: string): { code: string; value: PointValue | null; quality: Quality; ts: string } {
+    const t = this.now();
+    const ts = new Date(t).toISOString();
+    const point = this.points.get(code);
+    if (!point) return { code, value: null, quality: 'bad', ts };
+    const forced = this.forced.get(code);
+    if (forced !== undefined) return { code, value: forced, quality: 'forced', ts };
+    return { code, value: this.valueAt(point, t), quality: 'good', ts };
+  }
+
+  /** Samples between start and end (epoch ms), at most HISTORY_MAX_POINTS of them. */
+  history(code: string, start: number, end: number): Array<{ ts: string; value: number }> | undefined {
+    const point = this.points.get(code);
+    if (!point) return undefined;
+    const step = Math.max(HISTORY_MIN_STEP_MS, Math.ceil((end - start) / HISTORY_MAX_POINTS / 60_000) * 60_000);
+    const first = Math.ceil(start / step) * step;
+    const last = Math.min(end, this.now());
+    const samples: Array<{ ts: string; value: number }> = [];
+    for (let t = first; t <= last; t += step) samples.push({ ts: new Date(t).toISOString(), value: this.valueAt(point, t) });
+    return samples;
+  }
+
+  /** A plain write: setpoints and commands only, within their range. */
+  set(code: string, value: PointValue): void {
+    const point = this.points.get(code);
+    if (!point) throw new WriteRejected(404, `unknown point ${code}`);
+    if (point.kind !== 'setpoint' && point.kind !== 'command') throw new WriteRejected(409, `${code} is read-only; use force-set to override it`);
+    const numeric = typeof value === 'boolean' ? Number(value) : value;
+    if (typeof numeric !== 'number' || !Number.isFinite(numeric)) throw new WriteRejected(400, `${code} takes a number`);
+    if (numeric < point.min! || numeric > point.max!) throw new WriteRejected(400, `${code} accepts ${point.min} to ${point.max} ${point.unit}`.trim());
+    if (point.kind === 'command' && !Number.isInteger(numeric)) throw new WriteRejected(400, `${code} takes 0 or 1`);
+    let log = this.writes.get(code);
+    if (!log) this.writes.set(code, (log = []));
+    log.push([this.now(), numeric]);
+    if (log.length > WRITE_LOG_LIMIT) log.shift();
+  }
+
+  /** An override of any point, held until the next force-set; `null` releases it. */
+  forceSet(code: string, value: PointValue | null): void {
+    if (!this.points.has(code)) throw new WriteRejected(404, `unknown point ${code}`);
+    if (value === null) {
+      this.forced.delete(code);
+      return;
+    }
+    this.forced.set(code, value);
+    this.raise(code, 'info', `${code} forced to ${String(value)} by an operator`);
+  }
+
+  alarmList(): readonly Alarm[] {
+    return this.alarms;
+  }
+
+  alarmConfigs(): readonly AlarmConfig[] {
+    return ALARM_CONFIGS;
+  }
+
+  private raise(code: string, level: Alarm['level'], message: string): void {
+    this.alarms.push({ id: this.nextAlarmId++, code, level, message, state: 'active', raisedAt: new Date(this.now()).toISOString(), clearedAt: null });
+    if (this.alarms.length > ALARM_LIMIT) this.alarms.shift();
+  }
+
+  private written(code: string, t: number, fallback: number): number {
+    const log = this.writes.get(code);
+    if (!log) return fallback;
+    let value = fallback;
+    for (const [at, written] of log) {
+      if (at > t) break;
+      value = written;
+    }
+    return value;
+  }
+
+  private valueAt(point: PointDefinition, t: number): number {
+    const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
+    const slot = Math.floor(t / 10_000);
+    switch (point.kind) {
+      case 'energy': {
+        // Energy is the integral of a load that swings daily around its mean, so the counter only ever rises.
+        const a = point.base;
+        const k = point.swing ?? 0;
+        const hours = (t - COUNTER_EPOCH) / HOUR_MS;
+        const phase0 = OMEGA * (COUNTER_EPOCH - (point.peakHour ?? 12) * HOUR_MS);
+        const wave = ((a * k) / (OMEGA * HOUR_MS)) * (Math.sin(phase) - Math.sin(phase0));
+        return round(a * hours + wave, 2);
+      }
+      case 'power':
+        return round(point.base * (1 + (point.swing ?? 0) * Math.cos(phase)) + point.base * 0.02 * noise(point.code, slot), 1);
+      case 'temperature':
+      case 'humidity': {
+        const mean = point.follows ? this.written(point.follows, t, this.points.get(point.follows)!.base) : point.base;
+        return round(mean + (point.swing ?? 0) * Math.cos(phase) + 0.15 * noise(point.code, slot), 1);
+      }
+      case 'setpoint':
+      case 'command':
+        return this.written(point.code, t, point.base);
+    }
+  }
+}

@@ -1,0 +1,260 @@
+// The gateway simulator: speaks the IoT gateway contract (DESIGN.md) over plain node:http, for `EMS_IOT_BASE_URL=sim`, tests and benchmarks.
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Building, WriteRejected, type PointValue } from './building.ts';
+
+export type SimulatorOptions = {
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  /** Lifetime of the tokens it issues. */
+  tokenTtlSec?: number;
+  now?: () => number;
+};
+
+export type RunningSimulator = { url: string; building: Building; close(): Promise<void> };
+
+const BODY_LIMIT = 1024 * 1024;
+/** Tokens outstanding at once; past it the oldest are dropped, as a real gateway's session table would. */
+const TOKEN_LIMIT = 1000;
+const MAX_CODES = 1000;
+const HISTORY_MAX_SPAN_MS = 366 * 86_400_000;
+const JSON_TYPE = 'application/json';
+
+type Reply = [status: number, body: unknown];
+
+class ClientError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readJson(req: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT) {
+        reject(new ClientError(413, 'body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size === 0) return resolve({});
+      try {
+        resolve(JSON.parse(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new ClientError(400, 'body is not valid JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function object(value: unknown): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ClientError(400, 'body must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+/** ISO 8601 or epoch milliseconds. */
+function instant(value: unknown, name: string, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const ms = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Date.parse(String(value));
+  if (!Number.isFinite(ms)) throw new ClientError(400, `${name} must be an ISO 8601 time or epoch milliseconds`);
+  return ms;
+}
+
+function positiveInt(value: string | null, name: string, fallback: number, max: number): number {
+  if (value === null || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new ClientError(400, `${name} must be an integer from 1 to ${max}`);
+  return n;
+}
+
+export class GatewaySimulator {
+  readonly building: Building;
+  private readonly tokens = new Map<string, number>();
+  private readonly username: string;
+  private readonly password: string;
+  private readonly tokenTtlSec: number;
+  private readonly now: () => number;
+
+  constructor(options: SimulatorOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.building = new Building(this.now);
+    this.username = options.username ?? 'ems';
+    this.password = options.password ?? 'ems-simulator';
+    this.tokenTtlSec = options.tokenTtlSec ?? 3600;
+  }
+
+  /** The request listener: every answer is JSON, errors are { error }. */
+  readonly handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    this.route(req).then(
+      ([status, body]) => send(res, status, body),
+      (error: unknown) => {
+        if (error instanceof ClientError) send(res, error.status, { error: error.message });
+        else send(res, 500, { error: 'simulator error' });
+      },
+    );
+  };
+
+  private async route(req: http.IncomingMessage): Promise<Reply> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const method = req.method ?? 'GET';
+
+    if (path === '/auth/token') {
+      if (method !== 'POST') throw new ClientError(405, 'use POST');
+      return this.issueToken(object(await readJson(req)));
+    }
+    if (!this.authorized(req.headers.authorization)) return [401, { error: 'invalid or expired token' }];
+
+    switch (path) {
+      case '/codes/values': {
+        if (method === 'POST') return this.values(object(await readJson(req)).codes);
+        if (method === 'GET') return this.values(query.getAll('codes').flatMap((c) => c.split(',')).filter(Boolean));
+        break;
+      }
+      case '/codes/history': {
+        if (method === 'POST') return this.history(object(await readJson(req)));
+        if (method === 'GET') return this.history({ code: query.get('code'), start: query.get('start'), end: query.get('end') });
+        break;
+      }
+      case '/codes/set':
+      case '/codes/force-set': {
+        if (method !== 'POST') break;
+        return this.write(path === '/codes/force-set', object(await readJson(req)));
+      }
+      case '/alarms':
+        if (method === 'GET') return this.alarms(query);
+        break;
+      case '/alarm-configs':
+        if (method === 'GET') return [200, { data: this.building.alarmConfigs() }];
+        break;
+      default:
+        return [404, { error: `no such endpoint: ${path}` }];
+    }
+    return [405, { error: `${method} is not supported on ${path}` }];
+  }
+
+  private issueToken(body: Record<string, unknown>): Reply {
+    if (body.username !== this.username || body.password !== this.password) return [401, { error: 'bad credentials' }];
+    if (this.tokens.size >= TOKEN_LIMIT) this.sweepTokens();
+    const token = randomBytes(24).toString('base64url');
+    this.tokens.set(token, this.now() + this.tokenTtlSec * 1000);
+    return [200, { token, expiresIn: this.tokenTtlSec }];
+  }
+
+  private sweepTokens(): void {
+    const now = this.now();
+    for (const [token, expiresAt] of this.tokens) if (expiresAt <= now) this.tokens.delete(token);
+    for (const token of this.tokens.keys()) {
+      if (this.tokens.size < TOKEN_LIMIT) break;
+      this.tokens.delete(token);
+    }
+  }
+
+  private authorized(header: string | undefined): boolean {
+    if (!header || !header.startsWith('Bearer ')) return false;
+    const token = header.slice(7);
+    const expiresAt = this.tokens.get(token);
+    if (expiresAt === undefined) return false;
+    if (expiresAt <= this.now()) {
+      this.tokens.delete(token);
+      return false;
+    }
+    return true;
+  }
+
+  private values(codes: unknown): Reply {
+    if (!Array.isArray(codes) || codes.length === 0 || codes.length > MAX_CODES || !codes.every((c) => typeof c === 'string' && c.length > 0)) {
+      throw new ClientError(400, `codes must be 1 to ${MAX_CODES} point codes`);
+    }
+    return [200, { data: codes.map((code: string) => this.building.read(code)) }];
+  }
+
+  private history(body: Record<string, unknown>): Reply {
+    if (typeof body.code !== 'string' || !body.code) throw new ClientError(400, 'code is required');
+    const now = this.now();
+    const end = instant(body.end, 'end', now);
+    const start = instant(body.start, 'start', end - 86_400_000);
+    if (start >= end) throw new ClientError(400, 'start must be before end');
+    if (end - start > HISTORY_MAX_SPAN_MS) throw new ClientError(400, 'at most 366 days per request');
+    const data = this.building.history(body.code, start, end);
+    if (!data) return [404, { error: `unknown point ${body.code}` }];
+    return [200, { data }];
+  }
+
+  private write(force: boolean, body: Record<string, unknown>): Reply {
+    const { code, value } = body;
+    if (typeof code !== 'string' || !code) throw new ClientError(400, 'code is required');
+    const valid = typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string' || (force && value === null);
+    if (!valid) throw new ClientError(400, 'value must be a number, boolean or string');
+    try {
+      if (force) this.building.forceSet(code, value as PointValue | null);
+      else this.building.set(code, value as PointValue);
+    } catch (error) {
+      if (error instanceof WriteRejected) return [error.status, { success: false, error: error.message }];
+      throw error;
+    }
+    return [200, { success: true }];
+  }
+
+  private alarms(query: URLSearchParams): Reply {
+    const start = instant(query.get('start'), 'start', -Infinity);
+    const end = instant(query.get('end'), 'end', Infinity);
+    const page = positiveInt(query.get('page'), 'page', 1, 1_000_000);
+    const pageSize = positiveInt(query.get('pageSize'), 'pageSize', 20, 200);
+    const matching = this.building
+      .alarmList()
+      .filter((alarm) => {
+        const at = Date.parse(alarm.raisedAt);
+        return at >= start && at <= end;
+      })
+      .reverse();
+    return [200, { data: matching.slice((page - 1) * pageSize, page * pageSize), total: matching.length }];
+  }
+}
+
+/** Starts the simulator on host:port (port 0: any free port) and answers its base URL. */
+export async function startGatewaySimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const simulator = new GatewaySimulator(options);
+  const server = http.createServer(simulator.handle);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 20_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    building: simulator.building,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
