@@ -4,6 +4,7 @@ import type { AuthService } from './auth/service.ts';
 import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/client.ts';
+import type { IotGateway } from './iot/service.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -15,6 +16,7 @@ export type AppDeps = {
   mailer: Mailer;
   auth: AuthService;
   audit: AuditLog;
+  iot: IotGateway;
   backups: BackupScheduler;
   lifecycle: Lifecycle;
   startedAt: number;

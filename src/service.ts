@@ -15,6 +15,7 @@ import { closeDatabase, databasePath, openDatabase, type Db } from './db/client.
 import { Lifecycle } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
+import { startIotGateway } from './iot/service.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 
 export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp'] as const;
@@ -63,6 +64,9 @@ export async function createService(config: Config, options: { logger?: Logger }
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   lifecycle.onClose('mailer', () => mailer.close());
 
+  const audit = new AuditLog(db);
+  const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
+
   const deps: AppDeps = {
     config,
     db,
@@ -77,7 +81,8 @@ export async function createService(config: Config, options: { logger?: Logger }
       refreshTokenTtlSec: config.refreshTokenTtlSec,
       codeTtlSec: config.codeTtlSec,
     }),
-    audit: new AuditLog(db),
+    audit,
+    iot,
     backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
     lifecycle,
     startedAt: Date.now(),
