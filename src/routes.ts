@@ -6,10 +6,11 @@ import { healthRoutes } from './health/routes.ts';
 import { backupRoutes } from './backup/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
+import { maintenanceRoutes } from './maintenance/routes.ts';
 import { iotRoutes } from './iot/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...iotRoutes(deps)];
+  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...iotRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

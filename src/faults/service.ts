@@ -89,11 +89,6 @@ export class FaultService {
     return row;
   }
 
-  /** Also used by maintenance to check a faultId inside its own transaction. */
-  exists(id: number): boolean {
-    return this.byId.get(id) !== undefined;
-  }
-
   stats(): FaultStatsView {
     const row = this.readStats.get() as (Omit<FaultStatsView, 'bySeverity'> & { bySeverity: string }) | undefined;
     if (!row) return this.db.sqlite.transaction(() => this.refreshStats(new Date().toISOString()))();

@@ -1,0 +1,63 @@
+// /api/maintenance: viewer reads, operator writes.
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute, Reply } from '../http/route.ts';
+import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
+import { Maintenance, MaintenanceCreate, MaintenanceListQuery, MaintenanceUpdate } from './schemas.ts';
+import { MaintenanceService } from './service.ts';
+
+const tags = ['maintenance'];
+
+export function maintenanceRoutes({ db, audit }: AppDeps) {
+  const maintenance = new MaintenanceService(db, audit);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/maintenance',
+      access: 'viewer',
+      summary: 'List maintenance records, newest first',
+      tags,
+      schemas: { query: MaintenanceListQuery, response: { 200: Page(Maintenance) } },
+      handler: ({ query }) => maintenance.page(query),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/maintenance',
+      access: 'operator',
+      summary: 'Create a maintenance record',
+      tags,
+      schemas: { body: MaintenanceCreate, response: { 201: Maintenance } },
+      handler: ({ body, user }) => new Reply(201, maintenance.create(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/maintenance/:id',
+      access: 'viewer',
+      summary: 'Read one maintenance record',
+      tags,
+      schemas: { params: IdParams, response: { 200: Maintenance, 404: ErrorBody } },
+      handler: ({ params }) => maintenance.get(params.id),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/maintenance/:id',
+      access: 'operator',
+      summary: 'Update a maintenance record (partial); status done stamps completedAt',
+      tags,
+      schemas: { params: IdParams, body: MaintenanceUpdate, response: { 200: Maintenance, 404: ErrorBody } },
+      handler: ({ params, body, user }) => maintenance.update(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/maintenance/:id',
+      access: 'operator',
+      summary: 'Delete a maintenance record',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      handler: ({ params, user }) => {
+        maintenance.delete(params.id, user);
+        return new Reply(204, null);
+      },
+    }),
+  ];
+}
