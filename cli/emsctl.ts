@@ -4,6 +4,7 @@ import { version } from '../src/packageRoot.ts';
 import { CliError } from './context.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerSystemCommands } from './commands/system.ts';
+import { registerGatewayCommands } from './commands/gateway.ts';
 
 const program = new Command('emsctl')
   .description('Administer the EMS service on this box (safe while it runs)')
@@ -14,6 +15,7 @@ const program = new Command('emsctl')
 
 registerUserCommands(program);
 registerSystemCommands(program);
+registerGatewayCommands(program);
 
 try {
   await program.parseAsync(process.argv);
