@@ -1,10 +1,11 @@
 // The user record as the API shows it: never a password hash, avatar internals or token data.
 import { Type, type Static } from '@sinclair/typebox';
-import { ROLES } from '../db/schema/users.ts';
+import { ROLES, type Role } from '../db/schema/users.ts';
 import { Email, NullableTimestamp, Timestamp } from '../http/schemas.ts';
 
 export const Username = Type.String({ minLength: 3, maxLength: 32, pattern: '^[a-zA-Z0-9_.-]+$' });
-export const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
+/** A plain enum rather than a union of literals: one validation error ("must be one of: …") instead of one per role. */
+export const RoleName = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] });
 /** Length in bytes is checked by the service (8-72); this bounds the characters. */
 export const Password = Type.String({ minLength: 8, maxLength: 72 });
 
@@ -23,3 +24,45 @@ export const User = Type.Object({
 export type UserView = Static<typeof User>;
 
 export { Email };
+
+// Request shapes of user management (DESIGN.md "Resources": user).
+const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
+export const DisplayName = NullableText(100);
+export const Phone = Type.Union([Type.String({ maxLength: 32, pattern: '^[0-9+()./ -]*$' }), Type.Null()]);
+
+export const UserListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  pageSize: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'matches username, email or display name (case-insensitive substring)' })),
+  role: Type.Optional(RoleName),
+});
+
+export const CreateUserBody = Type.Object({
+  username: Username,
+  email: Email,
+  password: Password,
+  role: Type.Optional(RoleName),
+  displayName: Type.Optional(DisplayName),
+  phone: Type.Optional(Phone),
+});
+
+export const UpdateUserBody = Type.Object(
+  {
+    username: Type.Optional(Username),
+    email: Type.Optional(Email),
+    displayName: Type.Optional(DisplayName),
+    phone: Type.Optional(Phone),
+    role: Type.Optional(RoleName),
+  },
+  { description: 'Admins may change every field. Users editing themselves may change email, displayName and phone only.' },
+);
+export type UserUpdate = Static<typeof UpdateUserBody>;
+
+export const RoleBody = Type.Object({ role: RoleName });
+
+export const PasswordBody = Type.Object({
+  currentPassword: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'required when changing your own password' })),
+  newPassword: Password,
+});
+
+export const RoleList = Type.Object({ roles: Type.Array(RoleName, { description: 'lowest first' }) });

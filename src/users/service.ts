@@ -3,12 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.ts';
-import type { Role } from '../db/schema/users.ts';
-import { Conflict } from '../http/errors.ts';
+import { ROLES, type Role } from '../db/schema/users.ts';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
-import { hashPassword } from '../auth/passwords.ts';
-import type { UserView } from './schemas.ts';
+import { assertPasswordLength, hashPassword, verifyPassword } from '../auth/passwords.ts';
+import type { LoginThrottle } from '../auth/loginThrottle.ts';
+import type { AuditLog } from '../audit/service.ts';
+import type { UserUpdate, UserView } from './schemas.ts';
 
 export type UserRow = {
   id: number;
@@ -129,4 +131,192 @@ export async function ensureInitialAdmin(db: Db, dataDir: string, logger: Logger
   fs.chmodSync(file, 0o600);
   // The one deliberate exception to "no passwords in logs": the operator needs it once, and it is also in the 0600 file.
   logger.warn({ username: 'admin', initialPassword: password, file }, 'created the initial admin account; change its password after the first sign-in');
+}
+
+// ---- User management (the /api/users routes): every write in one transaction with its audit entry. ----
+
+export type UserListFilters = { page: number; pageSize: number; q?: string; role?: Role };
+export type UserPage = { items: UserView[]; total: number; page: number; pageSize: number };
+export type NewUserInput = { username: string; email: string; password: string; role?: Role; displayName?: string | null; phone?: string | null };
+export type PasswordChange = { currentPassword?: string; newPassword: string };
+
+/** The fields a user may change on their own record; username and role need an admin. */
+const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
+
+const LIST_COLUMNS = `id, username, email, role, display_name AS displayName, phone, avatar_url AS avatarUrl,
+  last_login_at AS lastLoginAt, created_at AS createdAt, updated_at AS updatedAt`;
+// One statement per list shape: a NULL parameter switches its filter off, so both stay prepared.
+const LIST_WHERE = `WHERE (@pattern IS NULL OR username LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR display_name LIKE @pattern ESCAPE '\\')
+  AND (@role IS NULL OR role = @role)`;
+
+function likePattern(q: string | undefined): string | null {
+  return q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+}
+
+type UserDirectoryDeps = {
+  db: Db;
+  audit: AuditLog;
+  throttle: Pick<LoginThrottle, 'assertAllowed' | 'recordFailure' | 'recordSuccess'>;
+  dataDir: string;
+  logger: Logger;
+};
+
+export class UserDirectory {
+  private readonly db: Db;
+  private readonly audit: AuditLog;
+  private readonly lookup: UserLookup;
+  private readonly count;
+  private readonly pageOf;
+  private readonly update;
+  private readonly updateRole;
+  private readonly remove;
+  private readonly avatarOf;
+  private readonly revokeRefresh;
+
+  constructor(private readonly deps: UserDirectoryDeps) {
+    this.db = deps.db;
+    this.audit = deps.audit;
+    this.lookup = new UserLookup(deps.db);
+    const sqlite = deps.db.sqlite;
+    this.count = sqlite.prepare(`SELECT count(*) FROM users ${LIST_WHERE}`).pluck();
+    this.pageOf = sqlite.prepare(`SELECT ${LIST_COLUMNS} FROM users ${LIST_WHERE} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`);
+    this.update = sqlite.prepare(
+      'UPDATE users SET username = @username, email = @email, display_name = @displayName, phone = @phone, role = @role, updated_at = @updatedAt WHERE id = @id',
+    );
+    this.updateRole = sqlite.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?');
+    this.remove = sqlite.prepare('DELETE FROM users WHERE id = ?');
+    this.avatarOf = sqlite.prepare('SELECT avatar_stored_name FROM users WHERE id = ?').pluck();
+    this.revokeRefresh = sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?');
+  }
+
+  list(filters: UserListFilters): UserPage {
+    const params = { pattern: likePattern(filters.q), role: filters.role ?? null };
+    const total = this.count.get(params) as number;
+    const offset = (filters.page - 1) * filters.pageSize;
+    const rows = offset < total ? (this.pageOf.all({ ...params, limit: filters.pageSize, offset }) as Omit<UserRow, 'passwordHash'>[]) : [];
+    return { items: rows.map((row) => presentUser(row as UserRow)), total, page: filters.page, pageSize: filters.pageSize };
+  }
+
+  /** Admins read anyone; everyone else only themselves. */
+  get(actor: AuthUser, id: number): UserView {
+    if (actor.role !== 'admin' && actor.id !== id) throw new Forbidden('You can only read your own user record');
+    return presentUser(this.existing(id));
+  }
+
+  async create(actor: AuthUser, input: NewUserInput): Promise<UserView> {
+    assertPasswordLength(input.password);
+    // Checked before bcrypt so a duplicate costs no hashing; checked again inside the transaction by insertUser.
+    assertUnique(this.db, input.username, input.email);
+    const passwordHash = await hashPassword(input.password);
+    return this.db.sqlite.transaction(() => {
+      const row = insertUser(this.db, { ...input, role: input.role ?? ROLES[0], passwordHash });
+      const view = presentUser(row);
+      this.audit.record({ actor, action: 'create', resource: 'user', resourceId: row.id, after: view });
+      return view;
+    })();
+  }
+
+  /** Partial update. Admins change any field; a user editing itself only email, displayName and phone. */
+  updateUser(actor: AuthUser, id: number, input: UserUpdate): UserView {
+    const isAdmin = actor.role === 'admin';
+    if (!isAdmin && actor.id !== id) throw new Forbidden('You can only edit your own user record');
+    // IMMEDIATE: the last-admin check and the write cannot interleave with an emsctl process on the same file.
+    return this.db.sqlite.transaction(() => {
+      const row = this.existing(id);
+      const changed = (Object.keys(input) as (keyof UserUpdate)[]).filter((key) => input[key] !== undefined && input[key] !== row[key]);
+      if (changed.length === 0) return presentUser(row);
+      const refused = changed.filter((key) => !SELF_EDITABLE.has(key));
+      if (!isAdmin && refused.length > 0) throw new Forbidden(`Only an admin can change ${refused.join(' and ')}`);
+      const next = { ...row, ...Object.fromEntries(changed.map((key) => [key, input[key]])) } as UserRow;
+      if (changed.includes('username') || changed.includes('email')) assertUnique(this.db, next.username, next.email, id);
+      if (row.role === 'admin' && next.role !== 'admin') this.assertNotLastAdmin('demote');
+      this.update.run({ id, username: next.username, email: next.email, displayName: next.displayName, phone: next.phone, role: next.role, updatedAt: new Date().toISOString() });
+      this.audit.record({
+        actor,
+        action: changed.includes('role') ? 'update+role' : 'update',
+        resource: 'user',
+        resourceId: id,
+        before: Object.fromEntries(changed.map((key) => [key, row[key]])),
+        after: Object.fromEntries(changed.map((key) => [key, next[key]])),
+      });
+      return presentUser(this.existing(id));
+    }).immediate();
+  }
+
+  setRole(actor: AuthUser, id: number, role: Role): UserView {
+    return this.db.sqlite.transaction(() => {
+      const row = this.existing(id);
+      if (row.role === role) return presentUser(row);
+      if (row.role === 'admin') this.assertNotLastAdmin('demote');
+      this.updateRole.run(role, new Date().toISOString(), id);
+      this.audit.record({ actor, action: 'role', resource: 'user', resourceId: id, before: { role: row.role }, after: { role } });
+      return presentUser(this.existing(id));
+    }).immediate();
+  }
+
+  /**
+   * Your own password needs the current one (failures count towards the sign-in throttle, so a stolen access
+   * token cannot be used to guess it). An admin may set anyone else's without it. Sessions are kept, as for a reset.
+   */
+  async setPassword(actor: AuthUser, id: number, change: PasswordChange, address: string): Promise<void> {
+    const self = actor.id === id;
+    if (!self && actor.role !== 'admin') throw new Forbidden("Only an admin can set another user's password");
+    const target = this.existing(id);
+    assertPasswordLength(change.newPassword, 'newPassword');
+    if (self) {
+      if (change.currentPassword === undefined) {
+        throw new BadRequest('Invalid body', [{ path: 'body.currentPassword', message: 'is required to change your own password' }]);
+      }
+      this.deps.throttle.assertAllowed(target.username, address);
+      if (!(await verifyPassword(change.currentPassword, target.passwordHash))) {
+        this.deps.throttle.recordFailure(target.username, address);
+        throw new BadRequest('Current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
+      }
+      this.deps.throttle.recordSuccess(target.username);
+    }
+    const passwordHash = await hashPassword(change.newPassword);
+    this.db.sqlite.transaction(() => {
+      this.existing(id); // deleted while bcrypt ran?
+      setPasswordHash(this.db, id, passwordHash);
+      this.audit.record({ actor, action: 'password', resource: 'user', resourceId: id });
+    })();
+  }
+
+  /** Deletes the user and its refresh token; its access tokens fail at once because auth re-reads the user. */
+  deleteUser(actor: AuthUser, id: number): void {
+    const avatar = this.db.sqlite.transaction(() => {
+      const row = this.existing(id);
+      if (row.role === 'admin') this.assertNotLastAdmin('delete');
+      const storedAvatar = this.avatarOf.get(id) as string | null;
+      this.revokeRefresh.run(id);
+      this.remove.run(id);
+      this.audit.record({ actor, action: 'delete', resource: 'user', resourceId: id, before: presentUser(row) });
+      return storedAvatar;
+    }).immediate();
+    if (avatar) this.removeAvatarFile(avatar);
+  }
+
+  private removeAvatarFile(storedName: string): void {
+    // Stored names are generated by the service; basename() keeps a damaged row from pointing outside avatars/.
+    const file = path.join(this.deps.dataDir, 'avatars', path.basename(storedName));
+    fs.rm(file, { force: true }, (error) => {
+      if (error) this.deps.logger.warn({ err: { message: error.message }, file }, 'could not remove the avatar of a deleted user');
+    });
+  }
+
+  private existing(id: number): UserRow {
+    const row = this.lookup.findById(id);
+    if (!row) throw new NotFound('User not found');
+    return row;
+  }
+
+  private assertNotLastAdmin(action: 'delete' | 'demote'): void {
+    if (countAdmins(this.db) <= 1) {
+      throw new Conflict(
+        action === 'delete'
+          ? 'Cannot delete the last admin: make another user admin first'
+          : 'Cannot demote the last admin: make another user admin first',
+      );
+    }
+  }
 }

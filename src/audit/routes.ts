@@ -1,0 +1,22 @@
+// GET /api/audit: the trail of writes, for admins reconstructing what happened after an incident.
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody, Page } from '../http/schemas.ts';
+import { AuditEntry, AuditQuery } from './schemas.ts';
+import { AuditReader } from './service.ts';
+
+export function auditRoutes({ db }: AppDeps) {
+  const reader = new AuditReader(db);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/audit',
+      access: 'admin',
+      summary: 'The audit trail, newest first',
+      description: 'Who changed what and when. Filters combine with AND.',
+      tags: ['audit'],
+      schemas: { query: AuditQuery, response: { 200: Page(AuditEntry), 400: ErrorBody } },
+      handler: ({ query }) => reader.list(query),
+    }),
+  ];
+}

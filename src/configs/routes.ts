@@ -1,0 +1,52 @@
+// /api/configs (platform settings) and /api/three-d-config (the 3D scene): everyone signed in reads, admins write.
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody } from '../http/schemas.ts';
+import { PlatformConfig, PlatformConfigUpdate, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
+import { ConfigStore } from './service.ts';
+
+const tags = ['configs'];
+
+export function configRoutes({ db, audit }: AppDeps) {
+  const store = new ConfigStore(db, audit);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/configs',
+      access: 'viewer',
+      summary: 'The platform configuration',
+      tags,
+      schemas: { response: { 200: PlatformConfig } },
+      handler: () => store.platform(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/configs',
+      access: 'admin',
+      summary: 'Update the platform configuration (partial)',
+      description: 'timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code.',
+      tags,
+      schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfig, 400: ErrorBody } },
+      handler: ({ body, user }) => store.updatePlatform(user, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/three-d-config',
+      access: 'viewer',
+      summary: 'The 3D scene configuration',
+      tags,
+      schemas: { response: { 200: ThreeDConfig } },
+      handler: () => store.threeD(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/three-d-config',
+      access: 'admin',
+      summary: 'Update the 3D scene configuration (partial)',
+      description: 'Hotspot and label ids must be unique within their list; modelFileId must name an uploaded model file.',
+      tags,
+      schemas: { body: ThreeDConfigUpdate, response: { 200: ThreeDConfig, 400: ErrorBody } },
+      handler: ({ body, user }) => store.updateThreeD(user, body),
+    }),
+  ];
+}

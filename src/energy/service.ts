@@ -1,0 +1,109 @@
+// Per-area energy cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly chart.
+import type { AuditLog } from '../audit/service.ts';
+import type { Db } from '../db/client.ts';
+import { BadRequest, type ErrorDetail } from '../http/errors.ts';
+import type { AuthUser } from '../http/route.ts';
+import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
+
+/** energy_daily.area of the whole site; no area card may use the name. */
+export const SITE_TOTAL = 'total';
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
+export function siteDay(timezone: string, at: Date = new Date()): string {
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timezone, format);
+  }
+  return format.format(at);
+}
+
+/** `day` shifted by `offset` calendar days (no time zone involved: plain date arithmetic). */
+export function addDays(day: string, offset: number): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, date + offset)).toISOString().slice(0, 10);
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+const AREA_COLUMNS = `id, name, today_kwh AS todayKwh, month_kwh AS monthKwh, year_kwh AS yearKwh, power_kw AS powerKw,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+export class EnergyService {
+  private readonly all;
+  private readonly timezone;
+  private readonly upsertArea;
+  private readonly removeOthers;
+  private readonly upsertDaily;
+  private readonly removeOtherDaily;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+  ) {
+    const sqlite = db.sqlite;
+    this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
+    this.timezone = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+    // Upsert by name keeps each card's id and createdAt across replaces.
+    this.upsertArea = sqlite.prepare(
+      `INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at)
+       VALUES (@name, @todayKwh, @monthKwh, @yearKwh, @powerKw, @now, @now)
+       ON CONFLICT(name) DO UPDATE SET today_kwh = excluded.today_kwh, month_kwh = excluded.month_kwh,
+         year_kwh = excluded.year_kwh, power_kw = excluded.power_kw, updated_at = excluded.updated_at`,
+    );
+    this.removeOthers = sqlite.prepare('DELETE FROM energy_areas WHERE name NOT IN (SELECT value FROM json_each(?))');
+    this.upsertDaily = sqlite.prepare('INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh');
+    this.removeOtherDaily = sqlite.prepare(
+      `DELETE FROM energy_daily WHERE day = ? AND area <> '${SITE_TOTAL}' AND area NOT IN (SELECT value FROM json_each(?))`,
+    );
+  }
+
+  list(): EnergyAreaView[] {
+    return this.all.all() as EnergyAreaView[];
+  }
+
+  /** Today in the site's configured time zone. */
+  today(at: Date = new Date()): string {
+    return siteDay(this.timezone.get() as string, at);
+  }
+
+  /**
+   * Replaces the whole set in one transaction. Today's energy_daily rows follow: one per area and the site
+   * 'total' (the sum of todayKwh), overwritten by every replace, so the last report of a day is what the day keeps.
+   */
+  replace(actor: AuthUser, areas: EnergyAreaInputValue[]): EnergyAreaView[] {
+    const details: ErrorDetail[] = [];
+    const seen = new Map<string, number>();
+    areas.forEach((area, index) => {
+      const key = area.name.toLowerCase();
+      if (key === SITE_TOTAL) details.push({ path: `body.areas.${index}.name`, message: `"${SITE_TOTAL}" is reserved for the site sum` });
+      if (seen.has(key)) details.push({ path: `body.areas.${index}.name`, message: `duplicates areas.${seen.get(key)}.name (names are case-insensitive)` });
+      seen.set(key, index);
+      if (area.todayKwh > area.monthKwh) details.push({ path: `body.areas.${index}.todayKwh`, message: 'must not exceed monthKwh' });
+      if (area.monthKwh > area.yearKwh) details.push({ path: `body.areas.${index}.monthKwh`, message: 'must not exceed yearKwh' });
+    });
+    if (details.length) throw new BadRequest('Invalid body', details);
+
+    const names = JSON.stringify(areas.map((area) => area.name));
+    return this.db.sqlite.transaction(() => {
+      const before = this.list();
+      const now = new Date().toISOString();
+      const day = this.today();
+      this.removeOthers.run(names);
+      for (const area of areas) {
+        this.upsertArea.run({ ...area, now });
+        this.upsertDaily.run(day, area.name, area.todayKwh);
+      }
+      this.removeOtherDaily.run(day, names);
+      this.upsertDaily.run(day, SITE_TOTAL, round(areas.reduce((sum, area) => sum + area.todayKwh, 0)));
+      const after = this.list();
+      const summary = (list: EnergyAreaView[]) => list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
+      this.audit.record({ actor, action: 'replace', resource: 'energyAreas', before: summary(before), after: summary(after) });
+      return after;
+    })();
+  }
+}

@@ -1,0 +1,32 @@
+// /api/overview: KPI cards and the weekly energy chart for signed-in users.
+import type { AppDeps } from '../appDeps.ts';
+import { defineRoute } from '../http/route.ts';
+import { OverviewStats, WeeklyEnergy } from './schemas.ts';
+import { OverviewService } from './service.ts';
+
+const tags = ['overview'];
+
+export function overviewRoutes({ db }: AppDeps) {
+  const overview = new OverviewService(db);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/overview/stats',
+      access: 'viewer',
+      summary: 'KPI cards computed from the tables',
+      tags,
+      schemas: { response: { 200: OverviewStats } },
+      handler: () => overview.stats(),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/overview/energy/weekly',
+      access: 'viewer',
+      summary: 'Site energy for each of the last 7 days',
+      description: 'Days are counted in the platform time zone; a day with no recorded total is 0.',
+      tags,
+      schemas: { response: { 200: WeeklyEnergy } },
+      handler: () => overview.weekly(),
+    }),
+  ];
+}

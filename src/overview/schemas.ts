@@ -1,0 +1,30 @@
+// Shapes of the KPI cards and the weekly energy chart.
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp } from '../http/schemas.ts';
+
+export const OverviewStats = Type.Object({
+  energyTodayKwh: Type.Number({ description: 'sum of todayKwh over the energy areas' }),
+  energyMonthKwh: Type.Number({ description: 'sum of monthKwh over the energy areas' }),
+  powerKw: Type.Number({ description: 'sum of current demand over the energy areas' }),
+  costToday: Type.Number({ description: 'energyTodayKwh × the configured electricity price' }),
+  currency: Type.String(),
+  carbonTodayKg: Type.Number({ description: 'energyTodayKwh × the configured carbon factor' }),
+  activeAlerts: Type.Integer({ description: 'alerts with status active' }),
+  criticalAlerts: Type.Integer({ description: 'active alerts with level critical' }),
+  openFaults: Type.Integer({ description: 'faults open or in progress' }),
+  maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
+  maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),
+  generatedAt: Timestamp,
+});
+export type OverviewStatsView = Static<typeof OverviewStats>;
+
+export const WeeklyEnergy = Type.Object({
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Number() }), {
+    minItems: 7,
+    maxItems: 7,
+    description: 'the last 7 site days, oldest first, today last; 0 where nothing was recorded',
+  }),
+  totalKwh: Type.Number(),
+  timezone: Type.String({ description: 'the site time zone the days are counted in' }),
+});
+export type WeeklyEnergyView = Static<typeof WeeklyEnergy>;

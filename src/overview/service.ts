@@ -1,0 +1,65 @@
+// KPI cards and the weekly chart, computed from the tables on each call (one prepared statement each).
+import type { Db } from '../db/client.ts';
+import { addDays, SITE_TOTAL, siteDay } from '../energy/service.ts';
+import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
+
+const DUE_WINDOW_MS = 7 * 86_400_000;
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+type Counts = Omit<OverviewStatsView, 'costToday' | 'carbonTodayKg' | 'generatedAt'> & { price: number; carbonFactor: number };
+
+export class OverviewService {
+  private readonly counts;
+  private readonly settings;
+  private readonly daily;
+
+  constructor(db: Db) {
+    const sqlite = db.sqlite;
+    this.counts = sqlite.prepare(
+      `SELECT
+        (SELECT coalesce(sum(today_kwh), 0) FROM energy_areas) AS energyTodayKwh,
+        (SELECT coalesce(sum(month_kwh), 0) FROM energy_areas) AS energyMonthKwh,
+        (SELECT coalesce(sum(power_kw), 0) FROM energy_areas) AS powerKw,
+        (SELECT count(*) FROM alerts WHERE status = 'active') AS activeAlerts,
+        (SELECT count(*) FROM alerts WHERE status = 'active' AND level = 'critical') AS criticalAlerts,
+        (SELECT count(*) FROM faults WHERE status IN ('open', 'in_progress')) AS openFaults,
+        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @horizon) AS maintenanceDue,
+        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @now) AS maintenanceOverdue,
+        electricity_price AS price, carbon_factor AS carbonFactor, currency
+       FROM platform_config WHERE id = 1`,
+    );
+    this.settings = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+    this.daily = sqlite.prepare(`SELECT day, kwh FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day BETWEEN ? AND ?`);
+  }
+
+  stats(at: Date = new Date()): OverviewStatsView {
+    const now = at.toISOString();
+    const row = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() }) as Counts;
+    const { price, carbonFactor, ...counts } = row;
+    return {
+      ...counts,
+      energyTodayKwh: round(row.energyTodayKwh),
+      energyMonthKwh: round(row.energyMonthKwh),
+      powerKw: round(row.powerKw),
+      costToday: Math.round(row.energyTodayKwh * price * 100) / 100,
+      carbonTodayKg: round(row.energyTodayKwh * carbonFactor),
+      generatedAt: now,
+    };
+  }
+
+  /** The last 7 site days from energy_daily's 'total' rows (written by PUT /energy/areas), zeros where there is none. */
+  weekly(at: Date = new Date()): WeeklyEnergyView {
+    const timezone = this.settings.get() as string;
+    const today = siteDay(timezone, at);
+    const first = addDays(today, -6);
+    const recorded = new Map((this.daily.all(first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
+    const days = Array.from({ length: 7 }, (_, i) => {
+      const day = addDays(first, i);
+      return { day, kwh: round(recorded.get(day) ?? 0) };
+    });
+    return { days, totalKwh: round(days.reduce((sum, d) => sum + d.kwh, 0)), timezone };
+  }
+}

@@ -1,0 +1,138 @@
+// Inserts realistic rows straight into the facility tables (alerts, faults, maintenance, energy, uploads…) for read-side tests.
+import fs from 'node:fs';
+import path from 'node:path';
+import type Database from 'better-sqlite3';
+
+const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export type AlertSeed = { title?: string; message?: string; level?: 'info' | 'warning' | 'critical'; status?: 'active' | 'acknowledged' | 'resolved'; area?: string | null; occurredAt?: string; byUserId?: number | null };
+
+export function insertAlert(sqlite: Database.Database, seed: AlertSeed = {}): number {
+  const status = seed.status ?? 'active';
+  const now = iso();
+  const by = seed.byUserId ?? null;
+  return Number(
+    sqlite
+      .prepare(
+        `INSERT INTO alerts (title, message, level, source, area, status, occurred_at, acknowledged_at, acknowledged_by, resolved_at, resolved_by, created_at, updated_at)
+         VALUES (?, ?, ?, 'PT-100', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        seed.title ?? 'Chiller pressure high',
+        seed.message ?? 'Pressure above 8 bar',
+        seed.level ?? 'warning',
+        seed.area === undefined ? 'Plant room' : seed.area,
+        status,
+        seed.occurredAt ?? now,
+        status === 'active' ? null : now,
+        status === 'active' ? null : by,
+        status === 'resolved' ? now : null,
+        status === 'resolved' ? by : null,
+        now,
+        now,
+      ).lastInsertRowid,
+  );
+}
+
+export function insertFault(sqlite: Database.Database, status: 'open' | 'in_progress' | 'resolved' | 'closed' = 'open', assignee = 'Technician A'): number {
+  const now = iso();
+  return Number(
+    sqlite
+      .prepare(
+        `INSERT INTO faults (device, code, description, severity, status, area, assignee, reported_at, resolved_at, created_at, updated_at)
+         VALUES ('AHU-2', 'E42', 'Fan belt worn', 'high', ?, 'Roof', ?, ?, ?, ?, ?)`,
+      )
+      .run(status, assignee, now, status === 'resolved' || status === 'closed' ? now : null, now, now).lastInsertRowid,
+  );
+}
+
+export function insertMaintenance(
+  sqlite: Database.Database,
+  status: 'planned' | 'in_progress' | 'done' | 'cancelled',
+  scheduledInMs: number | null,
+  faultId: number | null = null,
+): number {
+  const now = iso();
+  return Number(
+    sqlite
+      .prepare(
+        `INSERT INTO maintenance (equipment, type, description, status, scheduled_at, completed_at, assignee, cost, fault_id, created_at, updated_at)
+         VALUES ('Boiler 1', 'preventive', 'Annual service', ?, ?, ?, 'Technician B', 120.5, ?, ?, ?)`,
+      )
+      .run(status, scheduledInMs === null ? null : iso(scheduledInMs), status === 'done' ? now : null, faultId, now, now).lastInsertRowid,
+  );
+}
+
+/** An uploaded file or model row with its bytes on disk under <dataDir>/<uploads|models>. */
+export function insertUpload(sqlite: Database.Database, dataDir: string, table: 'files' | 'model_files', uploadedBy: number | null): { id: number; storedName: string } {
+  const storedName = `${table}-${process.hrtime.bigint()}.bin`;
+  const bytes = Buffer.from('sample bytes\n');
+  fs.writeFileSync(path.join(dataDir, table === 'files' ? 'uploads' : 'models', storedName), bytes);
+  const id = Number(
+    sqlite
+      .prepare(
+        `INSERT INTO ${table} (original_name, stored_name, mime_type, size, sha256, uploaded_by, created_at)
+         VALUES ('sample.bin', ?, 'application/octet-stream', ?, 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', ?, ?)`,
+      )
+      .run(storedName, bytes.length, uploadedBy, iso()).lastInsertRowid,
+  );
+  return { id, storedName };
+}
+
+export function insertEnergyDaily(sqlite: Database.Database, day: string, kwh: number, area = 'total'): void {
+  sqlite.prepare('INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh').run(day, area, kwh);
+}
+
+/** One or more rows in every table the schema defines (besides users, which tests create through the API or createUser). */
+export function seedEveryTable(sqlite: Database.Database, dataDir: string, userId: number): void {
+  const faultId = insertFault(sqlite, 'open');
+  insertFault(sqlite, 'resolved');
+  insertAlert(sqlite, { status: 'acknowledged', byUserId: userId });
+  insertAlert(sqlite, { status: 'active', level: 'critical' });
+  insertMaintenance(sqlite, 'planned', 2 * DAY, faultId);
+  insertMaintenance(sqlite, 'done', -DAY);
+  const templateId = sqlite.prepare('SELECT id FROM report_templates ORDER BY id LIMIT 1').pluck().get() as number;
+  sqlite
+    .prepare(
+      `INSERT INTO report_plans (name, template_id, cron, format, recipients, enabled, created_at, updated_at)
+       VALUES ('Weekly energy', ?, '0 6 * * 1', 'csv', '["facility@example.test"]', 1, ?, ?)`,
+    )
+    .run(templateId, iso(), iso());
+  sqlite
+    .prepare(`INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at) VALUES ('Hall A', 12.5, 300, 4000, 8.2, ?, ?)`)
+    .run(iso(), iso());
+  insertEnergyDaily(sqlite, new Date().toISOString().slice(0, 10), 12.5);
+  sqlite
+    .prepare(`INSERT INTO dashboard_settings (user_id, layout, refresh_interval_sec, theme, updated_at) VALUES (?, '[{"id":"k","type":"kpi","x":0,"y":0,"w":4,"h":2}]', 15, 'dark', ?)
+              ON CONFLICT(user_id) DO NOTHING`)
+    .run(userId, iso());
+  sqlite.prepare(`INSERT INTO audit_log (at, user_id, username, action, resource, resource_id) VALUES (?, ?, 'seed', 'create', 'sample', '1')`).run(iso(), userId);
+  sqlite.prepare(`INSERT OR IGNORE INTO oauth_links (user_id, provider, provider_user_id, created_at) VALUES (?, 'github', '4242', ?)`).run(userId, iso());
+  sqlite.prepare(`INSERT OR REPLACE INTO login_throttle (key, failures, window_started_at) VALUES ('user:nobody', 1, ?)`).run(Date.now());
+  insertUpload(sqlite, dataDir, 'files', userId);
+  const model = insertUpload(sqlite, dataDir, 'model_files', userId);
+  sqlite.prepare('UPDATE three_d_config SET model_file_id = ? WHERE id = 1').run(model.id);
+  sqlite.prepare(`UPDATE iot_gateway_token SET token = 'gateway-token-sample', expires_at = ?, refreshed_at = ? WHERE id = 1`).run(Date.now() + HOUR, Date.now());
+  fillEmptyTables(sqlite);
+}
+
+/** Any table added later that the seed above does not know gets one row from its column types, so it is walked too. */
+function fillEmptyTables(sqlite: Database.Database): void {
+  const tables = sqlite
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
+    .pluck()
+    .all() as string[];
+  for (const table of tables) {
+    if (sqlite.prepare(`SELECT count(*) FROM "${table}"`).pluck().get()) continue;
+    const columns = sqlite.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[];
+    const needed = columns.filter((c) => c.notnull && c.dflt_value === null && !(c.pk && c.type.toLowerCase() === 'integer'));
+    const values = needed.map((c) => (/int|real|num/i.test(c.type) ? 1 : /_at$/.test(c.name) ? new Date().toISOString() : 'sample'));
+    try {
+      sqlite.prepare(`INSERT INTO "${table}" (${needed.map((c) => `"${c.name}"`).join(', ') || 'rowid'}) VALUES (${needed.map(() => '?').join(', ') || 'NULL'})`).run(...values);
+    } catch {
+      // A constraint the generic values cannot meet (a foreign key, a CHECK): that table stays empty.
+    }
+  }
+}
