@@ -7,6 +7,7 @@ import { backupRoutes } from './backup/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
 import { maintenanceRoutes } from './maintenance/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import { iotRoutes } from './iot/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
@@ -16,7 +17,7 @@ import { energyRoutes } from './energy/routes.ts';
 import { configRoutes } from './configs/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps)];
+  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

@@ -1,0 +1,72 @@
+// Report shapes: built-in templates and scheduled report plans.
+import { Type, type Static } from '@sinclair/typebox';
+import { REPORT_FORMATS } from '../db/schema/facility.ts';
+import { Email, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
+
+export const ReportTemplate = Type.Object({
+  id: Type.Integer(),
+  key: Type.String({ description: 'stable machine name, e.g. energy-daily' }),
+  name: Type.String(),
+  description: Type.String(),
+});
+export type ReportTemplateView = Static<typeof ReportTemplate>;
+
+export const ReportTemplateList = Type.Object(
+  { items: Type.Array(ReportTemplate) },
+  { description: 'The built-in templates (seeded by migration), ordered by id; a short fixed list, so not paginated.' },
+);
+
+const ReportFormat = Type.Union(REPORT_FORMATS.map((format) => Type.Literal(format)));
+const Cron = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description: 'node-cron expression: 5 fields (minute first) or 6 (second first), e.g. "0 7 * * MON"; checked with node-cron validate',
+});
+const Recipients = Type.Array(Email, { minItems: 1, maxItems: 50, uniqueItems: true, description: 'email addresses the report goes to' });
+
+export const ReportPlan = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  templateId: Type.Integer(),
+  cron: Type.String(),
+  format: ReportFormat,
+  recipients: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  lastRunAt: NullableTimestamp,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type ReportPlanView = Static<typeof ReportPlan>;
+
+const writable = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  templateId: Type.Integer({ minimum: 1, description: 'id of a report template (400 when there is none)' }),
+  cron: Cron,
+  format: Type.Optional(ReportFormat),
+  recipients: Recipients,
+  enabled: Type.Optional(Type.Boolean()),
+};
+
+export const ReportPlanCreate = Type.Object(writable, {
+  additionalProperties: false,
+  description: 'format defaults to csv, enabled to true; lastRunAt is kept by the server. Unknown fields are dropped.',
+});
+export type ReportPlanCreateInput = Static<typeof ReportPlanCreate>;
+
+export const ReportPlanUpdate = Type.Partial(Type.Object(writable), {
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Partial update: omitted fields keep their value; recipients, when sent, replace the whole list.',
+});
+export type ReportPlanUpdateInput = Static<typeof ReportPlanUpdate>;
+
+export const ReportPlanListQuery = Type.Object(
+  {
+    ...PageQuery,
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'substring of the name' })),
+    templateId: Type.Optional(Type.Integer({ minimum: 1 })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, description: 'Newest first by createdAt.' },
+);
+export type ReportPlanListFilters = Static<typeof ReportPlanListQuery>;
