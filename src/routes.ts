@@ -15,9 +15,12 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import { overviewRoutes } from './overview/routes.ts';
 import { energyRoutes } from './energy/routes.ts';
 import { configRoutes } from './configs/routes.ts';
+import { fileRoutes } from './files/routes.ts';
+import { modelRoutes } from './models/routes.ts';
+import { avatarRoutes } from './users/avatarRoutes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps)];
+  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps), ...fileRoutes(deps), ...modelRoutes(deps), ...avatarRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

@@ -17,6 +17,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
 import { ensureInitialAdmin } from './users/service.ts';
+import { staticModels } from './models/staticModels.ts';
+import { sweepStaleUploads } from './uploads/receiveUpload.ts';
 
 export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp'] as const;
 
@@ -100,7 +102,10 @@ export async function createService(config: Config, options: { logger?: Logger }
     throw error;
   }
 
-  const app = createApp(deps);
+  // Nothing is uploading yet: temp files in tmp/ are leftovers of a crash.
+  const staleUploads = sweepStaleUploads(path.join(config.dataDir, 'tmp'));
+  if (staleUploads > 0) logger.warn({ removed: staleUploads }, 'removed unfinished uploads left by an earlier run');
+  const app = createApp(deps, { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] });
   const service: Service = {
     app,
     deps,

@@ -1,0 +1,20 @@
+// /api/files: viewer reads, operator uploads and deletes (DESIGN.md roles).
+import type { AppDeps } from '../appDeps.ts';
+import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
+import { FileView } from './schemas.ts';
+import { createFileStore, fileDownload, presentFile } from './service.ts';
+
+export function fileRoutes(deps: AppDeps) {
+  return storedFileRoutes(deps, {
+    base: '/api/files',
+    tag: 'files',
+    noun: 'file',
+    store: createFileStore(deps.db, deps.audit, deps.config.dataDir),
+    view: FileView,
+    present: presentFile,
+    download: fileDownload,
+    uploadDescription:
+      `One file per request in field "file", at most EMS_UPLOAD_MAX_BYTES (now ${deps.config.uploadMaxBytes} bytes; 413 above). ` +
+      'The bytes stream to disk (never held in memory) while their SHA-256 is computed; the name on disk is generated.',
+  });
+}

@@ -1,0 +1,22 @@
+// /api/models: 3D model uploads (viewer reads, operator uploads and deletes); the files are public at /static/models/<storedName>.
+import type { AppDeps } from '../appDeps.ts';
+import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
+import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
+import { ModelView } from './schemas.ts';
+import { acceptModelName, createModelStore, modelDownload, presentModel } from './service.ts';
+
+export function modelRoutes(deps: AppDeps) {
+  return storedFileRoutes(deps, {
+    base: '/api/models',
+    tag: 'models',
+    noun: 'model',
+    store: createModelStore(deps.db, deps.audit, deps.config.dataDir),
+    view: ModelView,
+    present: presentModel,
+    download: modelDownload,
+    accept: acceptModelName,
+    uploadDescription:
+      `One model per request in field "file" (${Object.keys(MODEL_TYPES).join(', ')}; 415 otherwise), at most ` +
+      `EMS_UPLOAD_MAX_BYTES (now ${deps.config.uploadMaxBytes} bytes). The response's url serves it publicly for the 3D scene.`,
+  });
+}

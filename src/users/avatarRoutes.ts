@@ -1,0 +1,64 @@
+// /api/users/:id/avatar: anyone signed in may see it; only the user or an admin may replace or remove it.
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../appDeps.ts';
+import { Forbidden } from '../http/errors.ts';
+import { defineRoute, Reply, type AuthUser } from '../http/route.ts';
+import { ErrorBody, IdParams } from '../http/schemas.ts';
+import { AVATAR_MAX_BYTES, AvatarStore } from '../uploads/avatarStore.ts';
+import { withUpload } from '../uploads/receiveUpload.ts';
+import { BinaryBody } from '../uploads/schemas.ts';
+import { sendStoredFile } from '../uploads/sendFile.ts';
+
+const tags = ['users'];
+const AvatarSet = Type.Object({ avatarUrl: Type.String() });
+
+/** Checked before a byte of the body is read. */
+function assertSelfOrAdmin(user: AuthUser, userId: number): void {
+  if (user.id !== userId && user.role !== 'admin') throw new Forbidden('Only the user or an admin may change this avatar');
+}
+
+export function avatarRoutes({ db, audit, config }: AppDeps) {
+  const avatars = new AvatarStore(db, audit, config.dataDir);
+  const tmpDir = path.join(config.dataDir, 'tmp');
+  return [
+    defineRoute({
+      method: 'PUT',
+      path: '/api/users/:id/avatar',
+      access: 'viewer',
+      summary: 'Set the avatar (self or admin)',
+      description: `Multipart field "file": a PNG, JPEG or WebP image of at most ${AVATAR_MAX_BYTES} bytes. The type is read from the bytes; anything else is 415.`,
+      tags,
+      bodyType: 'multipart',
+      schemas: { params: IdParams, response: { 200: AvatarSet, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: async ({ params, user, ctx }) => {
+        assertSelfOrAdmin(user, params.id);
+        avatars.user(params.id);
+        return withUpload(ctx.req, { tmpDir, maxBytes: AVATAR_MAX_BYTES }, (upload) => avatars.replace(params.id, upload, user));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/users/:id/avatar',
+      access: 'viewer',
+      summary: "A user's avatar image",
+      tags,
+      raw: { contentType: 'image/*' },
+      schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody } },
+      handler: ({ params, ctx }) => sendStoredFile(ctx, avatars.bytes(params.id)),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/users/:id/avatar',
+      access: 'viewer',
+      summary: 'Remove the avatar (self or admin)',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      handler: async ({ params, user }) => {
+        assertSelfOrAdmin(user, params.id);
+        await avatars.remove(params.id, user);
+        return new Reply(204, null);
+      },
+    }),
+  ];
+}
