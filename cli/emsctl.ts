@@ -4,6 +4,7 @@ import { version } from '../src/packageRoot.ts';
 import { CliError } from './context.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerSystemCommands } from './commands/system.ts';
+import { registerBackupCommands } from './commands/backup.ts';
 import { registerGatewayCommands } from './commands/gateway.ts';
 
 const program = new Command('emsctl')
@@ -15,6 +16,7 @@ const program = new Command('emsctl')
 
 registerUserCommands(program);
 registerSystemCommands(program);
+registerBackupCommands(program);
 registerGatewayCommands(program);
 
 try {

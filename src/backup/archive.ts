@@ -19,6 +19,9 @@ export class BackupBusy extends Error {
 export class BackupInvalid extends Error {
   override name = 'BackupInvalid';
 }
+export class BackupNotFound extends Error {
+  override name = 'BackupNotFound';
+}
 export class ServiceRunning extends Error {
   override name = 'ServiceRunning';
 }
@@ -274,6 +277,8 @@ export async function createBackup(source: Database.Database, dataDir: string, o
     // The folder first, the database last: a listed ems-*.db always has its complete folder.
     fs.renameSync(partialFiles, filesDirOf(file));
     fs.renameSync(partialDb, file);
+    // It holds password hashes and the signing secret: no wider than the data dir allows.
+    fs.chmodSync(file, 0o640);
     matchDataDirOwner(dataDir, [file, filesDirOf(file)]);
 
     const deleted: string[] = [];
@@ -299,7 +304,7 @@ export function resolveBackup(dataDir: string, reference: string): string {
   const candidates = [path.join(backupsDir(dataDir), reference), path.resolve(reference)];
   if (!reference.includes('/') && !reference.endsWith('.db')) candidates.unshift(path.join(backupsDir(dataDir), `${reference}.db`));
   const found = candidates.find((candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile());
-  if (!found) throw new BackupInvalid(`no backup named ${reference} (see "emsctl backup list")`);
+  if (!found) throw new BackupNotFound(`no backup named ${reference} (see "emsctl backup list")`);
   return found;
 }
 

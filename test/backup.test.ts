@@ -1,0 +1,322 @@
+// Backups: the schedule API, scheduled runs, retention, the copy's integrity, overlap, and restore through the real emsctl.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { acquireLock, BACKUP_LOCK_FILE, SERVICE_LOCK_FILE } from '../src/backup/locks.ts';
+import { backupsDir, listBackups } from '../src/backup/archive.ts';
+import { runCli } from './helpers/cli.ts';
+import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+
+const SCHEDULE = '/api/system/backup-schedule';
+
+async function adminServer(env: Record<string, string> = {}) {
+  const server = await startTestServer(env);
+  const admin = await server.createUser({ role: 'admin' });
+  return { server, token: admin.accessToken };
+}
+
+/** Polls until `check` returns a value; the deadline only stops a broken test from hanging. */
+async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 20_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function readRows<T>(file: string, sql: string): T[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+const cleanups: Array<() => unknown> = [];
+after(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('backup schedule API', () => {
+  test('GET shows the seeded schedule; PUT changes it and records an audit entry', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+
+    const initial = await server.request('GET', SCHEDULE, { token });
+    assert.equal(initial.status, 200);
+    assert.deepEqual(
+      { enabled: initial.body.enabled, cron: initial.body.cron, retention: initial.body.retention, lastRunAt: initial.body.lastRunAt, nextRunAt: initial.body.nextRunAt },
+      { enabled: false, cron: '0 3 * * *', retention: 7, lastRunAt: null, nextRunAt: null },
+    );
+
+    const put = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '30 2 * * *', retention: 3, lastStatus: 'ignored' } });
+    assert.equal(put.status, 200);
+    assert.equal(put.body.enabled, true);
+    assert.equal(put.body.cron, '30 2 * * *');
+    assert.equal(put.body.retention, 3);
+    assert.equal(put.body.lastStatus, null, 'read-only fields are not writable');
+    const next = new Date(put.body.nextRunAt);
+    assert.equal(next.getMinutes(), 30);
+    assert.equal(next.getHours(), 2);
+
+    const partial = await server.request('PUT', SCHEDULE, { token, body: { retention: 4 } });
+    assert.equal(partial.body.cron, '30 2 * * *', 'fields left out keep their value');
+    assert.equal(partial.body.retention, 4);
+
+    const audit = server.service.deps.db.sqlite
+      .prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id")
+      .pluck()
+      .all() as string[];
+    assert.deepEqual(JSON.parse(audit.at(-1)!), { enabled: true, cron: '30 2 * * *', retention: 4 });
+
+    const disabled = await server.request('PUT', SCHEDULE, { token, body: { enabled: false } });
+    assert.equal(disabled.body.nextRunAt, null);
+  });
+
+  test('a bad cron expression or retention is a 400 and changes nothing', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    for (const body of [{ cron: 'not a cron' }, { cron: '61 * * * *' }, { cron: '* * * * * * *' }, { cron: '' }, { retention: 0 }, { retention: 1.5 }, { enabled: 'yes' }]) {
+      const response = await server.request('PUT', SCHEDULE, { token, body });
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(typeof response.body.error, 'string');
+    }
+    const bad = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '0 25 * * *' } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body.details, [{ path: 'body.cron', message: 'must be a valid cron expression (5 or 6 fields, e.g. "0 3 * * *")' }]);
+    const unchanged = await server.request('GET', SCHEDULE, { token });
+    assert.equal(unchanged.body.enabled, false);
+    assert.equal(unchanged.body.cron, '0 3 * * *');
+  });
+
+  test('admin only: 401 without a token, 403 for viewer and operator', async (t) => {
+    const { server } = await adminServer();
+    t.after(() => server.close());
+    assert.equal((await server.request('GET', SCHEDULE)).status, 401);
+    assert.equal((await server.request('PUT', SCHEDULE, { body: { retention: 2 } })).status, 401);
+    for (const role of ['viewer', 'operator'] as const) {
+      const { accessToken } = await server.createUser({ role });
+      assert.equal((await server.request('GET', SCHEDULE, { token: accessToken })).status, 403);
+      assert.equal((await server.request('PUT', SCHEDULE, { token: accessToken, body: { retention: 2 } })).status, 403);
+    }
+  });
+});
+
+describe('backup runs', () => {
+  test('a per-second schedule fires after a PUT, without a restart', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    const put = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '* * * * * *', retention: 5 } });
+    assert.equal(put.status, 200);
+    assert.ok(put.body.nextRunAt);
+
+    const ran = await eventually(async () => {
+      const { body } = await server.request('GET', SCHEDULE, { token });
+      return body.lastStatus === 'ok' && body.lastFile ? body : undefined;
+    }, 'a scheduled backup');
+    assert.match(ran.lastFile, /^ems-\d{8}T\d{6}\.\d{3}Z\.db$/);
+    assert.ok(fs.existsSync(path.join(backupsDir(server.dataDir), ran.lastFile)));
+    assert.ok(server.logs.some((line) => line.includes('"backup completed"') && line.includes('"trigger":"scheduled"')));
+
+    await server.request('PUT', SCHEDULE, { token, body: { enabled: false } });
+  });
+
+  test('the copy passes integrity_check, is one self-contained file, and the uploads are hard links with a manifest', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    const { user: marker } = await server.createUser({ role: 'viewer', username: 'before_backup' });
+    fs.mkdirSync(path.join(server.dataDir, 'uploads', 'nested'), { recursive: true });
+    fs.writeFileSync(path.join(server.dataDir, 'uploads', 'nested', 'u1.bin'), 'upload bytes');
+    fs.writeFileSync(path.join(server.dataDir, 'models', 'plant.glb'), Buffer.alloc(4096, 7));
+
+    const outcome = await server.service.deps.backups.runNow();
+    assert.equal(outcome.status, 'ok');
+    if (outcome.status !== 'ok') return;
+    const { file, filesDir } = outcome.backup;
+
+    const db = new Database(file, { readonly: true });
+    t.after(() => db.close());
+    assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'delete');
+    assert.equal(db.prepare('SELECT username FROM users WHERE id = ?').pluck().get(marker.id), 'before_backup');
+    assert.ok(!fs.existsSync(`${file}-wal`));
+    assert.equal(fs.statSync(file).mode & 0o777, 0o640);
+
+    const live = fs.statSync(path.join(server.dataDir, 'models', 'plant.glb'));
+    const copy = fs.statSync(path.join(filesDir!, 'models', 'plant.glb'));
+    assert.equal(copy.ino, live.ino, 'hard link: no second copy of the bytes');
+    const manifest = JSON.parse(fs.readFileSync(path.join(filesDir!, 'manifest.json'), 'utf8'));
+    assert.deepEqual(
+      manifest.files.map((entry: { path: string; size: number }) => `${entry.path}:${entry.size}`).sort(),
+      ['models/plant.glb:4096', 'uploads/nested/u1.bin:12'],
+    );
+
+    const schedule = await server.request('GET', SCHEDULE, { token });
+    assert.equal(schedule.body.lastStatus, 'ok');
+    assert.equal(schedule.body.lastFile, path.basename(file));
+  });
+
+  test('retention keeps the newest N backups and deletes older ones with their files', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    fs.writeFileSync(path.join(server.dataDir, 'uploads', 'keep.txt'), 'x');
+    await server.request('PUT', SCHEDULE, { token, body: { retention: 2 } });
+    const names: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const outcome = await server.service.deps.backups.runNow();
+      assert.equal(outcome.status, 'ok');
+      if (outcome.status === 'ok') names.push(outcome.backup.name);
+    }
+    const kept = listBackups(server.dataDir).map((info) => info.name);
+    assert.deepEqual(kept, [names[3], names[2]]);
+    const onDisk = fs.readdirSync(backupsDir(server.dataDir)).filter((name) => name.startsWith('ems-')).sort();
+    assert.deepEqual(onDisk, [names[2], names[2].replace('.db', '.files'), names[3], names[3].replace('.db', '.files')].sort());
+    assert.ok(fs.existsSync(path.join(server.dataDir, 'uploads', 'keep.txt')), 'deleting an old backup leaves the live file');
+  });
+
+  test('two runs never overlap: in the service, and between the service and emsctl', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    const backups = server.service.deps.backups;
+    const outcomes = await Promise.all([backups.runNow(), backups.runNow()]);
+    assert.deepEqual(outcomes.map((o) => o.status).sort(), ['ok', 'skipped']);
+    assert.equal(listBackups(server.dataDir).length, 1);
+
+    // Another process (emsctl) holding the lock: the scheduled run is skipped, the row untouched.
+    const before = (await server.request('GET', SCHEDULE, { token })).body;
+    const lock = acquireLock(path.join(server.dataDir, BACKUP_LOCK_FILE), 'a test standing in for another run');
+    const skipped = await backups.runNow();
+    assert.equal(skipped.status, 'skipped');
+    assert.match((skipped as { reason: string }).reason, /already in progress/);
+    assert.deepEqual((await server.request('GET', SCHEDULE, { token })).body.lastRunAt, before.lastRunAt);
+
+    // And the other way round: emsctl refuses while a run holds the lock, then works once it is released.
+    const refused = await runCli(['--data-dir', server.dataDir, 'backup', 'run']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /backup not taken: a backup or restore is already in progress/);
+    lock.release();
+    const ran = await runCli(['--data-dir', server.dataDir, '--json', 'backup', 'run']);
+    assert.equal(ran.code, 0, ran.stderr);
+    const result = JSON.parse(ran.stdout);
+    assert.equal(listBackups(server.dataDir).length, 2);
+    const after = (await server.request('GET', SCHEDULE, { token })).body;
+    assert.equal(after.lastFile, result.name, 'a backup taken by emsctl shows in the schedule too');
+  });
+
+  test('a failed run is recorded in lastStatus and the service keeps serving', async (t) => {
+    const { server, token } = await adminServer();
+    t.after(() => server.close());
+    // A file where the backups folder should be: the run cannot write.
+    fs.rmSync(backupsDir(server.dataDir), { recursive: true });
+    fs.writeFileSync(backupsDir(server.dataDir), 'not a folder');
+    const outcome = await server.service.deps.backups.runNow();
+    assert.equal(outcome.status, 'failed');
+    const schedule = await server.request('GET', SCHEDULE, { token });
+    assert.equal(schedule.status, 200);
+    assert.match(schedule.body.lastStatus, /^failed: /);
+    assert.ok(schedule.body.lastRunAt);
+    assert.equal(schedule.body.lastFile, null);
+    assert.ok(server.logs.some((line) => line.includes('"backup failed"')));
+    fs.rmSync(backupsDir(server.dataDir));
+  });
+});
+
+describe('emsctl backup restore', () => {
+  test('round trip: data written after the backup is gone, data before it is back, files too', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    let first: TestServer | undefined = await startTestServer({ EMS_DATA_DIR: dataDir });
+    cleanups.push(() => first?.service.close());
+    const before = await first.createUser({ role: 'admin', username: 'made_before' });
+    await first.request('PUT', SCHEDULE, { token: before.accessToken, body: { retention: 5 } });
+    fs.writeFileSync(path.join(dataDir, 'uploads', 'before.txt'), 'before the backup');
+    fs.writeFileSync(path.join(dataDir, 'avatars', 'a1.png'), 'avatar');
+
+    const outcome = await first.service.deps.backups.runNow();
+    assert.equal(outcome.status, 'ok');
+    const name = (outcome as { backup: { name: string } }).backup.name;
+
+    const afterUser = await first.createUser({ role: 'admin', username: 'made_after' });
+    await first.request('PUT', SCHEDULE, { token: afterUser.accessToken, body: { retention: 9 } });
+    fs.rmSync(path.join(dataDir, 'uploads', 'before.txt'));
+    fs.writeFileSync(path.join(dataDir, 'uploads', 'after.txt'), 'after the backup');
+
+    // While the service runs: refused, with a message that says what to do, and nothing touched.
+    const refused = await runCli(['--data-dir', dataDir, 'backup', 'restore', name]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refusing to restore: the EMS service is running on .* \(pid \d+.*stop it first/);
+    assert.ok(fs.existsSync(path.join(dataDir, 'uploads', 'after.txt')));
+
+    await first.service.close();
+    first = undefined;
+    assert.ok(!fs.existsSync(path.join(dataDir, SERVICE_LOCK_FILE)), 'a stopped service lets go of the data dir');
+
+    const listed = await runCli(['--data-dir', dataDir, '--json', 'backup', 'list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout).map((row: { name: string }) => row.name), [name]);
+
+    const restored = await runCli(['--data-dir', dataDir, 'backup', 'restore', name]);
+    assert.equal(restored.code, 0, restored.stderr);
+    const replacedDir = /kept in (.+)$/m.exec(restored.stdout)![1];
+
+    // The replaced database and files are kept aside, whole.
+    const asideUsers = readRows<{ username: string }>(path.join(replacedDir, 'ems.db'), 'SELECT username FROM users');
+    assert.ok(asideUsers.some((row) => row.username === 'made_after'));
+    assert.equal(fs.readFileSync(path.join(replacedDir, 'uploads', 'after.txt'), 'utf8'), 'after the backup');
+
+    assert.equal(fs.readFileSync(path.join(dataDir, 'uploads', 'before.txt'), 'utf8'), 'before the backup');
+    assert.equal(fs.readFileSync(path.join(dataDir, 'avatars', 'a1.png'), 'utf8'), 'avatar');
+    assert.ok(!fs.existsSync(path.join(dataDir, 'uploads', 'after.txt')));
+
+    // The service starts on the restored data: the earlier account works, the later one is gone.
+    const second = await startTestServer({ EMS_DATA_DIR: dataDir });
+    cleanups.push(() => second.close());
+    const schedule = await second.request('GET', SCHEDULE, { token: before.accessToken });
+    assert.equal(schedule.status, 200);
+    assert.equal(schedule.body.retention, 5);
+    assert.equal((await second.request('GET', SCHEDULE, { token: afterUser.accessToken })).status, 401);
+    assert.equal(second.service.deps.db.sqlite.pragma('integrity_check', { simple: true }), 'ok');
+  });
+
+  test('a backup that does not verify is refused and the data dir is left as it was', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const server = await startTestServer({ EMS_DATA_DIR: dataDir });
+    fs.writeFileSync(path.join(dataDir, 'uploads', 'u.txt'), 'live');
+    const good = await server.service.deps.backups.runNow();
+    const damaged = await server.service.deps.backups.runNow();
+    await server.service.close();
+    assert.equal(good.status, 'ok');
+    assert.equal(damaged.status, 'ok');
+    const goodBackup = (good as { backup: { name: string; filesDir: string } }).backup;
+    const damagedBackup = (damaged as { backup: { name: string; file: string } }).backup;
+
+    // Page 2 and on overwritten: SQLite still opens it, integrity_check does not pass.
+    const fd = fs.openSync(damagedBackup.file, 'r+');
+    fs.writeSync(fd, Buffer.alloc(8192, 0x5a), 0, 8192, 4096);
+    fs.closeSync(fd);
+    const liveBefore = fs.readFileSync(path.join(dataDir, 'ems.db'));
+
+    const corrupt = await runCli(['--data-dir', dataDir, 'backup', 'restore', damagedBackup.name]);
+    assert.equal(corrupt.code, 1);
+    assert.match(corrupt.stderr, /refusing to restore: the backup does not verify/);
+
+    fs.rmSync(path.join(goodBackup.filesDir, 'uploads', 'u.txt'));
+    const incomplete = await runCli(['--data-dir', dataDir, 'backup', 'restore', goodBackup.name]);
+    assert.equal(incomplete.code, 1);
+    assert.match(incomplete.stderr, /incomplete: uploads\/u\.txt is missing/);
+
+    const unknown = await runCli(['--data-dir', dataDir, 'backup', 'restore', 'ems-nope.db']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no backup named ems-nope\.db/);
+
+    assert.deepEqual(fs.readFileSync(path.join(dataDir, 'ems.db')), liveBefore);
+    assert.equal(fs.readFileSync(path.join(dataDir, 'uploads', 'u.txt'), 'utf8'), 'live');
+    assert.ok(!fs.existsSync(path.join(dataDir, 'replaced')));
+  });
+});
