@@ -1,12 +1,13 @@
 // Shapes of the platform configuration and the 3D scene configuration (both single rows).
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from '../http/schemas.ts';
+import { NullableString } from '../users/schemas.ts';
 
 const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
 export const Vec3 = Type.Object({ x: Coordinate, y: Coordinate, z: Coordinate });
 const ItemId = Type.String({ minLength: 1, maxLength: 64, description: 'unique within its list' });
 
-export const LogoUrl = Type.Union([Type.String({ maxLength: 2048, pattern: '^(https?://|/)[^\\s]*$', description: 'http(s) URL or a path on this host' }), Type.Null()]);
+export const LogoUrl = NullableString({ maxLength: 2048, pattern: '^(https?://|/)[^\\s]*$', description: 'http(s) URL or a path on this host' });
 
 export const PlatformConfig = Type.Object({
   siteName: Type.String(),
@@ -65,7 +66,7 @@ export const ThreeDConfigUpdate = Type.Object(
     ambientIntensity: Type.Optional(Type.Number({ minimum: 0, maximum: 10 })),
     hotspots: Type.Optional(Type.Array(Hotspot, { maxItems: 500 })),
     labels: Type.Optional(Type.Array(SceneLabel, { maxItems: 500 })),
-    modelFileId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    modelFileId: Type.Optional(Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, description: 'a model file id, or null for no model' })),
   },
   { additionalProperties: false, minProperties: 1, description: 'Partial update: omitted fields keep their value; a list given replaces the whole list.' },
 );

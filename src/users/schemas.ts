@@ -26,9 +26,12 @@ export type UserView = Static<typeof User>;
 export { Email };
 
 // Request shapes of user management (DESIGN.md "Resources": user).
-const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
-export const DisplayName = NullableText(100);
-export const Phone = Type.Union([Type.String({ maxLength: 32, pattern: '^[0-9+()./ -]*$' }), Type.Null()]);
+/** A string or null as one JSON Schema type list, so a bad value yields one error rather than one per union branch. */
+export function NullableString(options: { maxLength: number; pattern?: string; description?: string }) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+}
+export const DisplayName = NullableString({ maxLength: 100 });
+export const Phone = NullableString({ maxLength: 32, pattern: '^[0-9+()./ -]*$', description: 'digits, spaces and + ( ) . / -' });
 
 export const UserListQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1 }),
