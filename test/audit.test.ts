@@ -34,17 +34,22 @@ test('a role change is recorded with who, when, before and after', async () => {
   await server.request('PUT', `/api/users/${target.user.id}/role`, { token: admin.accessToken, body: { role: 'operator' } });
   await server.request('PUT', `/api/users/${target.user.id}`, { token: admin.accessToken, body: { role: 'admin', displayName: 'Promoted' } });
 
-  const trail = await entries(admin.accessToken, `resource=user&resourceId=${target.user.id}`);
-  assert.equal(trail.length, 2);
-  const [viaPut, viaRole] = trail; // newest first
+  const trail = await entries(admin.accessToken, `resource=users&resourceId=${target.user.id}`);
+  assert.equal(trail.length, 3);
+  const [putRole, putProfile, viaRole] = trail; // newest first
   assert.equal(viaRole.action, 'role');
   assert.equal(viaRole.userId, admin.user.id);
   assert.equal(viaRole.username, admin.user.username);
   assert.deepEqual([viaRole.before, viaRole.after], [{ role: 'viewer' }, { role: 'operator' }]);
   assert.ok(viaRole.at >= startedAt);
-  assert.equal(viaPut.action, 'update+role');
-  assert.deepEqual(viaPut.before, { displayName: null, role: 'operator' });
-  assert.deepEqual(viaPut.after, { displayName: 'Promoted', role: 'admin' });
+  // PUT /users/:id changing role and profile: the role change is a 'role' entry of its own.
+  assert.deepEqual([putProfile.action, putProfile.before, putProfile.after], ['update', { displayName: null }, { displayName: 'Promoted' }]);
+  assert.deepEqual([putRole.action, putRole.before, putRole.after], ['role', { role: 'operator' }, { role: 'admin' }]);
+  const roleChanges = await entries(admin.accessToken, `resource=users&resourceId=${target.user.id}&action=role`);
+  assert.deepEqual(
+    roleChanges.map((e) => e.id),
+    [putRole.id, viaRole.id],
+  );
 });
 
 test('every write on these resources leaves one entry; reads and refused writes leave none', async () => {
@@ -84,20 +89,20 @@ test('every write on these resources leaves one entry; reads and refused writes 
   assert.deepEqual(
     mine.map((e) => `${e.resource}:${e.action}`),
     [
-      'user:delete',
-      'dashboardSettings:update',
-      'threeDConfig:update',
-      'config:update',
-      'energyAreas:replace',
-      'user:password',
-      'user:role',
-      'user:update',
-      'user:create',
+      'users:delete',
+      'dashboard_settings:update',
+      'three_d_config:update',
+      'platform_config:update',
+      'energy_areas:replace',
+      'users:password',
+      'users:role',
+      'users:update',
+      'users:create',
     ],
   );
   const password = mine.find((e) => e.action === 'password')!;
   assert.deepEqual([password.before, password.after], [null, null], 'a password change records no hash');
-  const config = mine.find((e) => e.resource === 'config')!;
+  const config = mine.find((e) => e.resource === 'platform_config')!;
   assert.equal(config.after.siteName, 'Audited site');
   assert.equal(typeof config.before.siteName, 'string');
   const deleted = mine.find((e) => e.action === 'delete')!;
@@ -110,23 +115,23 @@ test('pagination shape and time filters', async () => {
   const token = admin.accessToken;
   for (const theme of ['dark', 'light', 'system'] as const) await server.request('PUT', '/api/dashboard/settings', { token, body: { theme } });
 
-  const page = await server.request('GET', `/api/audit?resource=dashboardSettings&userId=${admin.user.id}&page=2&pageSize=1`, { token });
+  const page = await server.request('GET', `/api/audit?resource=dashboard_settings&userId=${admin.user.id}&page=2&pageSize=1`, { token });
   assert.equal(page.status, 200);
   assert.deepEqual(Object.keys(page.body).sort(), ['items', 'page', 'pageSize', 'total']);
   assert.deepEqual([page.body.total, page.body.page, page.body.pageSize, page.body.items.length], [3, 2, 1, 1]);
   assert.deepEqual(page.body.items[0].after, { theme: 'light' }, 'newest first: page 2 of 1 is the middle write');
 
-  const all = await entries(token, `resource=dashboardSettings&userId=${admin.user.id}`);
+  const all = await entries(token, `resource=dashboard_settings&userId=${admin.user.id}`);
   const oldest = all[all.length - 1];
-  const fromOldest = await entries(token, `resource=dashboardSettings&userId=${admin.user.id}&from=${encodeURIComponent(oldest.at)}`);
+  const fromOldest = await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&from=${encodeURIComponent(oldest.at)}`);
   assert.equal(fromOldest.length, 3);
-  const upToOldest = await entries(token, `resource=dashboardSettings&userId=${admin.user.id}&to=${encodeURIComponent(oldest.at)}`);
+  const upToOldest = await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&to=${encodeURIComponent(oldest.at)}`);
   assert.ok(upToOldest.some((e) => e.id === oldest.id), '`to` is inclusive');
   assert.ok(upToOldest.length <= 3);
   const future = await entries(token, `from=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`);
   assert.deepEqual(future, []);
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal((await entries(token, `resource=dashboardSettings&userId=${admin.user.id}&from=${today}&to=${today}`)).length, 3, 'a date-only to covers the whole day');
+  assert.equal((await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&from=${today}&to=${today}`)).length, 3, 'a date-only to covers the whole day');
 
   for (const [query, path] of [
     ['from=yesterday', 'query.from'],

@@ -7,7 +7,7 @@ const TimeBound = (description: string) =>
 
 export const AuditQuery = Type.Object({
   ...PageQuery,
-  resource: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'e.g. user, alert, fault, energyAreas, config' })),
+  resource: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the table name, e.g. users, alerts, faults, energy_areas, platform_config' })),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   userId: Type.Optional(Type.Integer({ minimum: 1, description: 'the acting user' })),

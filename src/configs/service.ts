@@ -107,7 +107,7 @@ export class ConfigStore {
       const diff = changes(before, next);
       if (!diff) return before;
       this.writePlatform.run(next);
-      this.audit.record({ actor, action: 'update', resource: 'config', resourceId: 1, ...diff });
+      this.audit.record({ actor, action: 'update', resource: 'platform_config', resourceId: 1, ...diff });
       return this.platform();
     })();
   }
@@ -142,7 +142,7 @@ export class ConfigStore {
         modelFileId: next.modelFileId,
         updatedAt: next.updatedAt,
       });
-      this.audit.record({ actor, action: 'update', resource: 'threeDConfig', resourceId: 1, ...diff });
+      this.audit.record({ actor, action: 'update', resource: 'three_d_config', resourceId: 1, ...diff });
       return this.threeD();
     })();
   }

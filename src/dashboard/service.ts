@@ -129,7 +129,7 @@ export class DashboardService {
       this.audit.record({
         actor,
         action: 'update',
-        resource: 'dashboardSettings',
+        resource: 'dashboard_settings',
         resourceId: actor.id,
         before: Object.fromEntries(changed.map((key) => [key, before[key]])),
         after: Object.fromEntries(changed.map((key) => [key, next[key]])),

@@ -102,7 +102,7 @@ export class EnergyService {
       this.upsertDaily.run(day, SITE_TOTAL, round(areas.reduce((sum, area) => sum + area.todayKwh, 0)));
       const after = this.list();
       const summary = (list: EnergyAreaView[]) => list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
-      this.audit.record({ actor, action: 'replace', resource: 'energyAreas', before: summary(before), after: summary(after) });
+      this.audit.record({ actor, action: 'replace', resource: 'energy_areas', before: summary(before), after: summary(after) });
       return after;
     })();
   }

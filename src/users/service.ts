@@ -211,7 +211,7 @@ export class UserDirectory {
     return this.db.sqlite.transaction(() => {
       const row = insertUser(this.db, { ...input, role: input.role ?? ROLES[0], passwordHash });
       const view = presentUser(row);
-      this.audit.record({ actor, action: 'create', resource: 'user', resourceId: row.id, after: view });
+      this.audit.record({ actor, action: 'create', resource: 'users', resourceId: row.id, after: view });
       return view;
     })();
   }
@@ -231,14 +231,19 @@ export class UserDirectory {
       if (changed.includes('username') || changed.includes('email')) assertUnique(this.db, next.username, next.email, id);
       if (row.role === 'admin' && next.role !== 'admin') this.assertNotLastAdmin('demote');
       this.update.run({ id, username: next.username, email: next.email, displayName: next.displayName, phone: next.phone, role: next.role, updatedAt: new Date().toISOString() });
-      this.audit.record({
-        actor,
-        action: changed.includes('role') ? 'update+role' : 'update',
-        resource: 'user',
-        resourceId: id,
-        before: Object.fromEntries(changed.map((key) => [key, row[key]])),
-        after: Object.fromEntries(changed.map((key) => [key, next[key]])),
-      });
+      // A role change is its own 'role' entry, the same as PUT /users/:id/role writes, so ?action=role finds every one.
+      const profile = changed.filter((key) => key !== 'role');
+      if (profile.length > 0) {
+        this.audit.record({
+          actor,
+          action: 'update',
+          resource: 'users',
+          resourceId: id,
+          before: Object.fromEntries(profile.map((key) => [key, row[key]])),
+          after: Object.fromEntries(profile.map((key) => [key, next[key]])),
+        });
+      }
+      if (changed.includes('role')) this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role: next.role } });
       return presentUser(this.existing(id));
     }).immediate();
   }
@@ -249,7 +254,7 @@ export class UserDirectory {
       if (row.role === role) return presentUser(row);
       if (row.role === 'admin') this.assertNotLastAdmin('demote');
       this.updateRole.run(role, new Date().toISOString(), id);
-      this.audit.record({ actor, action: 'role', resource: 'user', resourceId: id, before: { role: row.role }, after: { role } });
+      this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role } });
       return presentUser(this.existing(id));
     }).immediate();
   }
@@ -278,7 +283,7 @@ export class UserDirectory {
     this.db.sqlite.transaction(() => {
       this.existing(id); // deleted while bcrypt ran?
       setPasswordHash(this.db, id, passwordHash);
-      this.audit.record({ actor, action: 'password', resource: 'user', resourceId: id });
+      this.audit.record({ actor, action: 'password', resource: 'users', resourceId: id });
     })();
   }
 
@@ -290,7 +295,7 @@ export class UserDirectory {
       const storedAvatar = this.avatarOf.get(id) as string | null;
       this.revokeRefresh.run(id);
       this.remove.run(id);
-      this.audit.record({ actor, action: 'delete', resource: 'user', resourceId: id, before: presentUser(row) });
+      this.audit.record({ actor, action: 'delete', resource: 'users', resourceId: id, before: presentUser(row) });
       return storedAvatar;
     }).immediate();
     if (avatar) this.removeAvatarFile(avatar);
