@@ -42,8 +42,9 @@ const responseInterceptor = `function (response) {
   return response;
 }`;
 
-// Without a modelPropertyMacro the template renders "options.modelPropertyMacro = ;" and the page dies.
-const modelPropertyMacro = 'function () { return undefined; }';
+// The template emits "options.modelPropertyMacro = <this>;" whenever a responseInterceptor is set: left out, that line is a
+// syntax error; any function there makes swagger-ui 5's 3.1 resolver fail when an operation is expanded. "undefined" is neither.
+const modelPropertyMacro = 'undefined';
 
 export const DOCS_CSP = [
   "default-src 'self'",
