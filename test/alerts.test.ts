@@ -71,6 +71,7 @@ describe('alerts', () => {
       ['POST', '/api/alerts', { title: 'x', level: 'info', occurredAt: 'yesterday' }, 'body.occurredAt'],
       ['PUT', '/api/alerts/1', { status: 'gone' }, 'body.status'],
       ['PUT', '/api/alerts/1', {}, 'body'],
+      ['PUT', '/api/alerts/1', { acknowledgedBy: 5, resolvedAt: '2024-01-01T00:00:00Z' }, 'body'],
       ['GET', '/api/alerts/abc', undefined, 'params.id'],
       ['GET', '/api/alerts?pageSize=500', undefined, 'query.pageSize'],
       ['GET', '/api/alerts?page=0', undefined, 'query.page'],
@@ -87,6 +88,8 @@ describe('alerts', () => {
         `${method} ${path}: ${JSON.stringify(res.body.details)} names ${where}`,
       );
     }
+    const level = await server.request('POST', '/api/alerts', { token, body: { title: 'x', level: 'panic' } });
+    assert.deepEqual(level.body.details, [{ path: 'body.level', message: 'must be one of: info, warning, critical' }]);
     const broken = await server.request('POST', '/api/alerts', { token, raw: '{"title":', headers: { 'content-type': 'application/json' } });
     assert.equal(broken.status, 400);
   });

@@ -99,6 +99,7 @@ describe('faults', () => {
       ['POST', '/api/faults', { device: '', severity: 'low' }, 'body.device'],
       ['POST', '/api/faults', { device: 'x', severity: 'low', status: 'resolved', reportedAt: '2999-01-01T00:00:00Z' }, 'body.reportedAt'],
       ['PUT', '/api/faults/1', {}, 'body'],
+      ['PUT', '/api/faults/1', { resolvedAt: '2024-01-01T00:00:00Z' }, 'body'],
       ['GET', '/api/faults?severity=urgent', undefined, 'query.severity'],
       ['GET', '/api/faults?pageSize=201', undefined, 'query.pageSize'],
       ['GET', '/api/faults?to=31-01-2024', undefined, 'query.to'],

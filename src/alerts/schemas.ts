@@ -3,9 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ALERT_LEVELS, ALERT_STATUSES } from '../db/schema/facility.ts';
 import { NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
 import { timeBound } from './listQuery.ts';
+import { stringEnum } from './stringEnum.ts';
 
-export const AlertLevel = Type.Union(ALERT_LEVELS.map((level) => Type.Literal(level)));
-export const AlertStatus = Type.Union(ALERT_STATUSES.map((status) => Type.Literal(status)), {
+export const AlertLevel = stringEnum(ALERT_LEVELS);
+export const AlertStatus = stringEnum(ALERT_STATUSES, {
   description: 'active → acknowledged → resolved (active → resolved is allowed too); never backwards',
 });
 

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
-import { Conflict, NotFound } from '../http/errors.ts';
+import { BadRequest, Conflict, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from './listQuery.ts';
 import type { AlertCreateInput, AlertListFilters, AlertUpdateInput, AlertView } from './schemas.ts';
@@ -91,6 +91,8 @@ export class AlertService {
   /** Partial update; a status in the body goes through the same lifecycle rules as acknowledge/resolve. */
   update(id: number, input: AlertUpdateInput, actor: Actor): AlertView {
     return this.db.sqlite.transaction(() => {
+      // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
+      if (Object.keys(input).length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
       const before = this.get(id);
       const now = new Date().toISOString();
       let next: AlertView = {

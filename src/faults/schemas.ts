@@ -3,9 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { FAULT_SEVERITIES, FAULT_STATUSES } from '../db/schema/facility.ts';
 import { PageQuery, Timestamp } from '../http/schemas.ts';
 import { timeBound } from '../alerts/listQuery.ts';
+import { stringEnum } from '../alerts/stringEnum.ts';
 
-export const FaultSeverity = Type.Union(FAULT_SEVERITIES.map((severity) => Type.Literal(severity)));
-export const FaultStatus = Type.Union(FAULT_STATUSES.map((status) => Type.Literal(status)), {
+export const FaultSeverity = stringEnum(FAULT_SEVERITIES);
+export const FaultStatus = stringEnum(FAULT_STATUSES, {
   description: 'open | in_progress | resolved | closed; any move is allowed (a fault can be reopened)',
 });
 
@@ -54,7 +55,7 @@ export const FaultUpdate = Type.Partial(Type.Object(writable), {
 export type FaultUpdateInput = Static<typeof FaultUpdate>;
 
 const many = <T extends readonly string[]>(values: T) =>
-  Type.Array(Type.Union(values.map((value) => Type.Literal(value))), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
+  Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
 
 export const FaultListQuery = Type.Object(
   {

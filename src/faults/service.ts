@@ -122,6 +122,8 @@ export class FaultService {
   /** Partial update. resolvedAt is stamped on the move into resolved/closed, kept between them, cleared on reopening. */
   update(id: number, input: FaultUpdateInput, actor: Actor): FaultView {
     return this.db.sqlite.transaction(() => {
+      // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
+      if (Object.keys(input).length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
       const before = this.get(id);
       const now = new Date().toISOString();
       const next: FaultView = {

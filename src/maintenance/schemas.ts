@@ -3,15 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MAINTENANCE_STATUSES, MAINTENANCE_TYPES } from '../db/schema/facility.ts';
 import { NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
 import { timeBound } from '../alerts/listQuery.ts';
+import { stringEnum } from '../alerts/stringEnum.ts';
 
-const literals = <T extends readonly string[]>(values: T, description?: string) =>
-  Type.Union(values.map((value) => Type.Literal(value)), description ? { description } : {});
 const many = <T extends readonly string[]>(values: T) =>
-  Type.Array(literals(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
+  Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
 const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
 
-export const MaintenanceType = literals(MAINTENANCE_TYPES);
-export const MaintenanceStatus = literals(MAINTENANCE_STATUSES, 'planned | in_progress | done | cancelled; any move is allowed');
+export const MaintenanceType = stringEnum(MAINTENANCE_TYPES);
+export const MaintenanceStatus = stringEnum(MAINTENANCE_STATUSES, { description: 'any move is allowed' });
 
 export const Maintenance = Type.Object({
   id: Type.Integer(),

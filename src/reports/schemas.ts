@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../db/schema/facility.ts';
 import { Email, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
+import { stringEnum } from '../alerts/stringEnum.ts';
 
 export const ReportTemplate = Type.Object({
   id: Type.Integer(),
@@ -16,7 +17,7 @@ export const ReportTemplateList = Type.Object(
   { description: 'The built-in templates (seeded by migration), ordered by id; a short fixed list, so not paginated.' },
 );
 
-const ReportFormat = Type.Union(REPORT_FORMATS.map((format) => Type.Literal(format)));
+const ReportFormat = stringEnum(REPORT_FORMATS);
 const Cron = Type.String({
   minLength: 1,
   maxLength: 100,

@@ -87,6 +87,8 @@ export class ReportService {
 
   update(id: number, input: ReportPlanUpdateInput, actor: Actor): ReportPlanView {
     return this.db.sqlite.transaction(() => {
+      // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
+      if (Object.keys(input).length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
       const before = this.get(id);
       const next: ReportPlanView = {
         ...before,
