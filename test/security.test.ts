@@ -214,3 +214,12 @@ describe('logs', () => {
     for (const secret of [TEST_PASSWORD, login.body.accessToken, login.body.refreshToken]) assert.equal(all.includes(secret), false);
   });
 });
+
+describe('server limits', () => {
+  test('header, request and keep-alive timeouts are set so slow clients cannot hold the server', () => {
+    const http = server.service.server!;
+    assert.ok(http.headersTimeout > 0 && http.headersTimeout <= 30_000, `headersTimeout ${http.headersTimeout}`);
+    assert.ok(http.requestTimeout > 0, 'requestTimeout set');
+    assert.ok(http.keepAliveTimeout > 0 && http.keepAliveTimeout <= 10_000);
+  });
+});
