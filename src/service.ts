@@ -129,8 +129,11 @@ export async function createService(config: Config, options: { logger?: Logger }
       if (server) {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        // A keep-alive connection turns idle when its in-flight request finishes: close it then, not at the deadline.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
         const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
         await closed;
+        clearInterval(sweep);
         clearTimeout(timer);
       }
       await lifecycle.close((name, error) => logger.error({ err: error, hook: name }, 'error while shutting down'));

@@ -21,8 +21,12 @@ type ScheduleRow = {
 const SELECT_ROW = `SELECT enabled, cron, retention, last_run_at AS lastRunAt, last_status AS lastStatus, last_file AS lastFile,
   updated_at AS updatedAt FROM backup_schedule WHERE id = 1`;
 
+const selectRow = new WeakMap<Db, ReturnType<Db['sqlite']['prepare']>>();
+
 export function readSchedule(db: Db): ScheduleRow {
-  const row = db.sqlite.prepare(SELECT_ROW).get() as ScheduleRow | undefined;
+  let statement = selectRow.get(db);
+  if (!statement) selectRow.set(db, (statement = db.sqlite.prepare(SELECT_ROW)));
+  const row = statement.get() as ScheduleRow | undefined;
   // Seeded by migration 0001; a database without it was edited by hand.
   if (!row) throw new Error('backup_schedule row 1 is missing');
   return row;
