@@ -1,4 +1,5 @@
 // The backup schedule: its single row, the node-cron task that runs it, and one run recorded in that row (service and emsctl alike).
+import type { Statement } from 'better-sqlite3';
 import cron, { type ScheduledTask } from 'node-cron';
 import { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
@@ -21,7 +22,7 @@ type ScheduleRow = {
 const SELECT_ROW = `SELECT enabled, cron, retention, last_run_at AS lastRunAt, last_status AS lastStatus, last_file AS lastFile,
   updated_at AS updatedAt FROM backup_schedule WHERE id = 1`;
 
-const selectRow = new WeakMap<Db, ReturnType<Db['sqlite']['prepare']>>();
+const selectRow = new WeakMap<Db, Statement<[]>>();
 
 export function readSchedule(db: Db): ScheduleRow {
   let statement = selectRow.get(db);
