@@ -18,7 +18,7 @@ const OTHER_PARAMS: Record<string, string> = { provider: 'github' };
 
 async function upload(server: TestServer, method: string, path: string, token: string, name: string, type: string, bytes: Buffer): Promise<number> {
   const form = new FormData();
-  form.append('file', new Blob([bytes], { type }), name);
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
   const response = await fetch(server.url + path, { method, headers: { authorization: `Bearer ${token}` }, body: form });
   await response.arrayBuffer();
   return response.status;

@@ -57,7 +57,7 @@ export const UpdateUserBody = Type.Object(
     phone: Type.Optional(Phone),
     role: Type.Optional(RoleName),
   },
-  { description: 'Admins may change every field. Users editing themselves may change email, displayName and phone only.' },
+  { minProperties: 1, description: 'Partial update. Admins may change every field. Users editing themselves may change email, displayName and phone only.' },
 );
 export type UserUpdate = Static<typeof UpdateUserBody>;
 
