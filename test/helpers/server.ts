@@ -15,7 +15,7 @@ let testPasswordHash: Promise<string> | undefined;
 
 export type Response<T = any> = { status: number; headers: Headers; body: T; text: string };
 
-export type RequestOptions = { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Uint8Array };
+export type RequestOptions = { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | Buffer };
 
 export type TestUser = { user: UserRow; password: string; accessToken: string; refreshToken: string };
 
@@ -52,12 +52,13 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const request = async <T>(method: string, pathname: string, options: RequestOptions = {}): Promise<Response<T>> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | Uint8Array | undefined = options.raw;
+    let body: string | Buffer | undefined = options.raw;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(url + pathname, { method, headers, body });
+    // @types/node 20 types Buffer over ArrayBufferLike, which its own fetch typings do not accept.
+    const response = await fetch(url + pathname, { method, headers, body: body as RequestInit['body'] });
     const text = await response.text();
     let parsed: unknown = text;
     try {
