@@ -26,8 +26,9 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
   return { ...env, ...extra };
 }
 
-export async function spawnService(dataDir: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+/** `args` default to the TS entry point through tsx; an installed tree passes its compiled dist/src/main.js. */
+export async function spawnService(dataDir: string, env: Record<string, string> = {}, args = ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')]): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env: cleanEnv({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env }),
   });
