@@ -107,6 +107,14 @@ export class BackupScheduler {
     this.update = deps.db.sqlite.prepare('UPDATE backup_schedule SET enabled = @enabled, cron = @cron, retention = @retention, updated_at = @updatedAt WHERE id = 1');
   }
 
+  /** node-cron's own messages (missed runs under load) as JSON lines like every other log, not console text. */
+  private readonly cronLogger = {
+    info: (message: string) => this.deps.logger.debug({ component: 'node-cron' }, message),
+    warn: (message: string) => this.deps.logger.warn({ component: 'node-cron' }, message),
+    error: (message: string | Error, err?: Error) => this.deps.logger.error({ component: 'node-cron', err: err ?? message }, String(message)),
+    debug: (message: string | Error) => this.deps.logger.debug({ component: 'node-cron' }, String(message)),
+  };
+
   start(): void {
     this.reschedule(readSchedule(this.deps.db));
   }
@@ -172,7 +180,7 @@ export class BackupScheduler {
     this.cancelTask();
     if (this.stopped || !row.enabled) return;
     try {
-      this.task = cron.schedule(row.cron, () => void this.runNow('scheduled'), { name: 'ems-backup' });
+      this.task = cron.schedule(row.cron, () => void this.runNow('scheduled'), { name: 'ems-backup', logger: this.cronLogger });
     } catch (error) {
       // A row edited by hand with a bad expression: the service keeps running, the status says why.
       this.deps.logger.error({ err: error, cron: row.cron }, 'backup schedule not started: invalid cron expression');
