@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { auditRows, createRoles, uniqueName, type Roles } from './helpers/facility.ts';
+import { faultRoutes } from '../src/faults/routes.ts';
 
 type Fault = { id: number; device: string; severity: string; status: string; reportedAt: string; resolvedAt: string | null; [key: string]: unknown };
 
@@ -213,6 +214,31 @@ describe('faults', () => {
 
       const auditCount = own.service.deps.db.sqlite.prepare("SELECT count(*) AS n FROM audit_log WHERE resource = 'faults'").get() as { n: number };
       assert.equal(auditCount.n, 10 + 50, 'one audit row per write');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a snapshot that no longer matches the table (rows written outside the service) is rebuilt when the routes start', async () => {
+    const own = await startTestServer();
+    try {
+      const operator = await own.createUser({ role: 'operator' });
+      await own.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'A', severity: 'low' } });
+      const sqlite = own.service.deps.db.sqlite;
+      // As a restored backup or a hand edit would: rows change, the snapshot does not.
+      sqlite.prepare("INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('B', 'high', 'closed', '2024-01-01T00:00:00.000Z', '2024-01-01T06:00:00.000Z', 'x', 'x')").run();
+      sqlite.prepare("UPDATE fault_stats SET total = 99 WHERE id = 1").run();
+      assert.equal((await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body.total, 99);
+
+      faultRoutes(own.service.deps);
+      const rebuilt = (await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body;
+      assertStatsMatch(rebuilt, recount(own));
+      assert.equal(rebuilt.mttrHours, 6);
+      assert.equal(rebuilt.closed, 1);
+
+      sqlite.prepare('DELETE FROM fault_stats').run();
+      await own.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'C', severity: 'medium' } });
+      assertStatsMatch((await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body, recount(own));
     } finally {
       await own.close();
     }

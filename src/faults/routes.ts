@@ -10,6 +10,8 @@ const tags = ['faults'];
 
 export function faultRoutes({ db, audit }: AppDeps) {
   const faults = new FaultService(db, audit);
+  // Writes keep the snapshot by deltas; one recount at start gives them a base that matches the table.
+  faults.recountStats();
   return [
     defineRoute({
       method: 'GET',
