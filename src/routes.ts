@@ -4,6 +4,7 @@ import type { AnyRoute } from './http/route.ts';
 import { authRoutes } from './auth/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { backupRoutes } from './backup/routes.ts';
+import { oauthRoutes } from './oauth/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
 import { maintenanceRoutes } from './maintenance/routes.ts';
@@ -20,7 +21,7 @@ import { modelRoutes } from './models/routes.ts';
 import { avatarRoutes } from './users/avatarRoutes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps), ...fileRoutes(deps), ...modelRoutes(deps), ...avatarRoutes(deps)];
+  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...oauthRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps), ...fileRoutes(deps), ...modelRoutes(deps), ...avatarRoutes(deps)];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */
