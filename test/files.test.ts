@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
+import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
 import { fileBody, filesUnder, hashDownload, multipartBody, rawRequest, sha256, streamUpload, waitFor } from './helpers/uploads.ts';
 
 const LIMIT = 4096;
@@ -30,12 +30,19 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
   let operator: TestUser;
   let viewer: TestUser;
 
+  // The data dir sits alone in a parent of its own, so a write that escaped it would show up there.
+  let parent: string;
+
   before(async () => {
-    server = await startTestServer({ EMS_UPLOAD_MAX_BYTES: String(LIMIT) });
+    parent = tempDir('ems-files-');
+    server = await startTestServer({ EMS_UPLOAD_MAX_BYTES: String(LIMIT), EMS_DATA_DIR: path.join(parent, 'data') });
     operator = await server.createUser({ role: 'operator' });
     viewer = await server.createUser({ role: 'viewer' });
   });
-  after(() => server.close());
+  after(async () => {
+    await server.close();
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
 
   async function upload(data: Buffer | string, filename = 'report.pdf', contentType: string | null = 'application/pdf') {
     const response = await post(server, operator.accessToken, fileBody(data, filename, contentType));
@@ -188,7 +195,7 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['..', 'file'],
       ['\u202egnp.exe', 'gnp.exe'],
     ];
-    const before = new Set(fs.readdirSync(path.dirname(server.dataDir)));
+    const topLevel = new Set(fs.readdirSync(server.dataDir));
     for (const [raw, expected] of hostile) {
       const response = await post(server, operator.accessToken, fileBody('payload', raw, 'text/plain'));
       assert.equal(response.status, 201, `${JSON.stringify(raw)}: ${response.text}`);
@@ -210,8 +217,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
     const stored = filesUnder(path.join(server.dataDir, 'uploads'));
     assert.equal(stored.length, hostile.length + 1);
     for (const name of stored) assert.match(name, /^[a-f0-9]{32}$/);
-    assert.deepEqual(new Set(fs.readdirSync(path.dirname(server.dataDir))), before, 'nothing written next to the data dir');
-    assert.equal(fs.existsSync(path.join(server.dataDir, 'x')), false);
+    assert.deepEqual(fs.readdirSync(parent), ['data'], 'nothing written next to the data dir');
+    assert.deepEqual(new Set(fs.readdirSync(server.dataDir)), topLevel, 'nothing new at the top of the data dir');
     for (const { id } of server.service.deps.db.sqlite.prepare('SELECT id FROM files').all() as Array<{ id: number }>) {
       await server.request('DELETE', `/api/files/${id}`, { token: operator.accessToken });
     }
@@ -244,7 +251,7 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       assert.equal(response.headers['content-range'], 'bytes */1000', range);
       assert.equal(response.json.error, 'Range not satisfiable');
     }
-    for (const headers of [{ range: 'bytes=0-1,5-6' }, { range: 'bytes=9-3' }, { range: 'items=0-5' }, { range: 'bytes=0-9', 'if-range': '"stale-etag"' }]) {
+    for (const headers of <Array<Record<string, string>>>[{ range: 'bytes=0-1,5-6' }, { range: 'bytes=9-3' }, { range: 'items=0-5' }, { range: 'bytes=0-9', 'if-range': '"stale-etag"' }]) {
       const response = await get(headers);
       assert.equal(response.status, 200, JSON.stringify(headers));
       assert.ok(response.body.equals(data), JSON.stringify(headers));

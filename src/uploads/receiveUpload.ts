@@ -38,6 +38,13 @@ const MAX_FIELDS_BYTES = 16 * 1024;
 /** After a refusal the rest of the body is read and dropped (so the client sees the answer); past this the socket is cut. */
 const DRAIN_LIMIT = 8 * 1024 * 1024;
 
+/**
+ * Bytes that may wait for the disk. formidable pauses the socket until each chunk's write callback; answering
+ * that callback once the chunk is queued (not once it is on disk) lets receiving and writing overlap, at a
+ * memory cost bounded by this.
+ */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 const TEMP_PREFIX = 'upload-';
 const TEMP_SUFFIX = '.part';
 
@@ -95,6 +102,26 @@ async function removeQuietly(file: string): Promise<void> {
   await fs.promises.rm(file, { force: true }).catch(() => undefined);
 }
 
+/** What formidable writes to: accepts a chunk while the file stream has room, forwards errors, finishes when the fd is closed. */
+function bufferedWriter(file: fs.WriteStream): Writable {
+  const writer = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (file.write(chunk)) done();
+      else file.once('drain', () => done());
+    },
+    final(done) {
+      file.end();
+      closed(file).then(() => done(), done);
+    },
+    destroy(error, done) {
+      file.destroy();
+      done(error);
+    },
+  });
+  file.on('error', (error) => writer.destroy(error));
+  return writer;
+}
+
 function closed(stream: fs.WriteStream): Promise<void> {
   if (stream.closed) return Promise.resolve();
   return new Promise((resolve) => stream.once('close', () => resolve()));
@@ -135,8 +162,9 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
       // Only the first file part gets a file, and none once the request is settled: formidable can open a file
       // after an await that raced an error, and that file must not outlive our cleanup.
       if (output || finished) return new Writable({ write: (_chunk, _encoding, done) => done() });
-      output = fs.createWriteStream(tempPath, { flags: 'wx', mode: 0o640 });
-      return output;
+      // flush: fsync before close, so a row is only ever written for bytes that are on disk (see keepUpload).
+      output = fs.createWriteStream(tempPath, { flags: 'wx', mode: 0o640, highWaterMark: WRITE_BUFFER_BYTES, flush: true });
+      return bufferedWriter(output);
     },
   });
   // formidable's _error is the one way to fail the whole parse from a part handler; it is not in its typings.
@@ -201,14 +229,28 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   }
 }
 
+/** fsync of a directory: makes a rename inside it durable. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Moves a received file into place under its final name, then writes its row; a failed row write removes the
- * file again, so there is never a file without a row or a row without a file.
+ * file again, so there is never a file without a row or a row without a file. The bytes were fsynced on close
+ * and the rename is fsynced here, before the row commits: a power loss can drop the newest row (SQLite runs
+ * synchronous=NORMAL) and leave an orphan file, but never a row whose bytes are missing.
  */
 export async function keepUpload<T>(upload: ReceivedUpload, destination: string, record: () => T): Promise<T> {
   try {
     await fs.promises.rename(upload.tempPath, destination);
+    await syncDirectory(path.dirname(destination));
   } catch (error) {
+    await removeQuietly(destination);
     await removeQuietly(upload.tempPath);
     throw error;
   }

@@ -59,8 +59,8 @@ export function rawRequest(baseUrl: string, method: string, pathname: string, op
 }
 
 /** Deterministic pseudo-random blocks: a 1 MiB random block with the block number stamped in, so no two blocks are equal. */
-export function* generatedBytes(size: number, blockSize = 1024 * 1024): Generator<Buffer> {
-  const block = randomBytes(blockSize);
+export function* generatedBytes(size: number, block: Buffer = randomBytes(1024 * 1024)): Generator<Buffer> {
+  const blockSize = block.length;
   let sent = 0;
   for (let index = 0; sent < size; index += 1) {
     const length = Math.min(blockSize, size - sent);
@@ -81,7 +81,17 @@ export type StreamedUpload = { status: number; json: any; sha256: string; sentBy
 export function streamUpload(
   baseUrl: string,
   pathname: string,
-  options: { token: string; size: number; filename?: string; abortAfter?: number; beforeAbort?: () => Promise<void> },
+  options: {
+    token: string;
+    size: number;
+    filename?: string;
+    abortAfter?: number;
+    beforeAbort?: () => Promise<void>;
+    /** The generator's block (see generatedBytes); the same block gives the same bytes. */
+    block?: Buffer;
+    /** false skips hashing on the client (benchmarks hash the same bytes beforehand, untimed). */
+    hash?: boolean;
+  },
 ): Promise<StreamedUpload> {
   const boundary = `----ems${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
@@ -116,7 +126,7 @@ export function streamUpload(
           } catch {
             json = text;
           }
-          resolve({ status: res.statusCode ?? 0, json, sha256: hash.digest('hex'), sentBytes });
+          resolve({ status: res.statusCode ?? 0, json, sha256: options.hash === false ? '' : hash.digest('hex'), sentBytes });
         });
       },
     );
@@ -125,11 +135,11 @@ export function streamUpload(
     req.on('close', () => {
       if (aborted) resolve({ status: 0, json: null, sha256: '', sentBytes });
     });
-    const source = generatedBytes(options.size);
+    const source = generatedBytes(options.size, options.block);
     const pump = async () => {
       if (!req.write(head)) await new Promise((r) => req.once('drain', r));
       for (const chunk of source) {
-        hash.update(chunk);
+        if (options.hash !== false) hash.update(chunk);
         sentBytes += chunk.length;
         if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
         if (options.abortAfter !== undefined && sentBytes >= options.abortAfter) {
