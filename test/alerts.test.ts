@@ -163,6 +163,8 @@ describe('alerts', () => {
     const alert = await createAlert();
     await server.request('POST', `/api/alerts/${alert.id}/acknowledge`, { token: users.operator.accessToken });
     await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { title: 'Chiller trip (CH-2)' } });
+    const unchanged = await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { title: 'Chiller trip (CH-2)', level: 'warning' } });
+    assert.equal(unchanged.status, 200, 'sending the current values back is fine, and is no write');
     await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { status: 'resolved' } });
     await server.request('DELETE', `/api/alerts/${alert.id}`, { token: users.admin.accessToken });
 
@@ -177,14 +179,19 @@ describe('alerts', () => {
         ['delete', users.admin.user.id],
       ],
     );
-    assert.equal(rows[0].after.title, 'Chiller trip');
-    assert.equal(rows[1].before.status, 'active');
+    assert.equal(rows[0].after.title, 'Chiller trip', 'a create records the whole new row');
+    assert.equal(rows[0].after.level, 'warning');
+    // Updates record only the fields they changed, as every other resource's audit entries do.
+    assert.deepEqual(rows[1].before, { status: 'active', acknowledgedAt: null, acknowledgedBy: null });
+    assert.deepEqual(Object.keys(rows[1].after).sort(), ['acknowledgedAt', 'acknowledgedBy', 'status']);
     assert.equal(rows[1].after.status, 'acknowledged');
-    assert.equal(rows[2].before.title, 'Chiller trip');
-    assert.equal(rows[2].after.title, 'Chiller trip (CH-2)');
+    assert.equal(rows[1].after.acknowledgedBy, users.operator.user.id);
+    assert.deepEqual(rows[2].before, { title: 'Chiller trip' });
+    assert.deepEqual(rows[2].after, { title: 'Chiller trip (CH-2)' });
     assert.equal(rows[3].before.status, 'acknowledged');
     assert.equal(rows[3].after.status, 'resolved');
     assert.equal(rows[3].after.resolvedBy, users.admin.user.id);
+    assert.equal(rows[3].before.resolvedBy, null);
     assert.equal(rows[4].before.id, alert.id);
     assert.equal(rows[4].after, null);
     assert.equal(rows[4].username, users.admin.user.username);

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, Conflict, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import { auditChanges } from './auditChanges.ts';
 import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from './listQuery.ts';
 import type { AlertCreateInput, AlertListFilters, AlertUpdateInput, AlertView } from './schemas.ts';
 
@@ -127,11 +128,13 @@ export class AlertService {
     })();
   }
 
+  /** Writes and audits only a real change: sending the current values back is answered with the row as it is. */
   private write(before: AlertView, next: AlertView, action: string, actor: Actor, now: string): AlertView {
+    const changes = auditChanges(before, next);
+    if (!changes) return before;
     this.save.run({ ...next, updatedAt: now });
-    const after = this.get(before.id);
-    this.audit.record({ actor, action, resource: RESOURCE, resourceId: before.id, before, after });
-    return after;
+    this.audit.record({ actor, action, resource: RESOURCE, resourceId: before.id, ...changes });
+    return this.get(before.id);
   }
 }
 

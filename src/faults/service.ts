@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import { auditChanges } from '../alerts/auditChanges.ts';
 import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from '../alerts/listQuery.ts';
 import type { FaultCreateInput, FaultListFilters, FaultStatsView, FaultUpdateInput, FaultView } from './schemas.ts';
 
@@ -165,10 +166,12 @@ export class FaultService {
       if (isDone(next.status) && !isDone(before.status)) next.resolvedAt = now;
       if (!isDone(next.status)) next.resolvedAt = null;
       assertChronology(next);
+      const changes = auditChanges(before, next);
+      if (!changes) return before;
       this.save.run({ ...next, updatedAt: now });
       const after = this.get(id);
       this.applyToStats(before, after, now);
-      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, before, after });
+      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, ...changes });
       return after;
     })();
   }

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import { auditChanges } from '../alerts/auditChanges.ts';
 import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from '../alerts/listQuery.ts';
 import type { MaintenanceCreateInput, MaintenanceListFilters, MaintenanceUpdateInput, MaintenanceView } from './schemas.ts';
 
@@ -106,10 +107,11 @@ export class MaintenanceService {
       if (next.status === 'done' && before.status !== 'done') next.completedAt = now;
       if (next.status !== 'done') next.completedAt = null;
       if (input.faultId !== undefined) this.assertFault(next.faultId);
+      const changes = auditChanges(before, next);
+      if (!changes) return before;
       this.save.run({ ...next, updatedAt: now });
-      const after = this.get(id);
-      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, before, after });
-      return after;
+      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, ...changes });
+      return this.get(id);
     })();
   }
 

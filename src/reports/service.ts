@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, NotFound, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import { auditChanges } from '../alerts/auditChanges.ts';
 import { contains, equals, PagedList, type PageResult } from '../alerts/listQuery.ts';
 import type { ReportPlanCreateInput, ReportPlanListFilters, ReportPlanUpdateInput, ReportPlanView, ReportTemplateView } from './schemas.ts';
 
@@ -100,10 +101,11 @@ export class ReportService {
         ...(input.enabled !== undefined && { enabled: input.enabled }),
       };
       this.assertValid(next);
+      const changes = auditChanges(before, next);
+      if (!changes) return before;
       this.save.run({ ...next, recipients: JSON.stringify(next.recipients), enabled: Number(next.enabled), updatedAt: new Date().toISOString() });
-      const after = this.get(id);
-      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, before, after });
-      return after;
+      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, ...changes });
+      return this.get(id);
     })();
   }
 
