@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { acquireLock, BACKUP_LOCK_FILE, SERVICE_LOCK_FILE } from '../src/backup/locks.ts';
 import { backupsDir, listBackups } from '../src/backup/archive.ts';
 import { runCli } from './helpers/cli.ts';
+import { spawnService } from './helpers/serviceProcess.ts';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 
 const SCHEDULE = '/api/system/backup-schedule';
@@ -318,5 +319,16 @@ describe('emsctl backup restore', () => {
     assert.deepEqual(fs.readFileSync(path.join(dataDir, 'ems.db')), liveBefore);
     assert.equal(fs.readFileSync(path.join(dataDir, 'uploads', 'u.txt'), 'utf8'), 'live');
     assert.ok(!fs.existsSync(path.join(dataDir, 'replaced')));
+  });
+
+  test('while a restore holds the data dir, a service refuses to start (exit 3, clear message)', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const lock = acquireLock(path.join(dataDir, SERVICE_LOCK_FILE), 'emsctl backup restore');
+    cleanups.push(() => lock.release());
+    // Were it to start after all, it is killed at once and the assertion fails.
+    const attempt = spawnService(dataDir).then((service) => (service.child.kill('SIGKILL'), service));
+    await assert.rejects(attempt, /exited \(3\).*data dir .* is in use by emsctl backup restore \(pid \d+\)/s);
+    lock.release();
   });
 });
