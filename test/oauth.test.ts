@@ -3,7 +3,9 @@ import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign as rsaSign } from 'node:crypto';
 import vm from 'node:vm';
-import { OAuth2Server, type MutableResponse, type MutableToken } from 'oauth2-mock-server';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OAuth2Issuer, OAuth2Server, OAuth2Service, type MutableResponse, type MutableToken } from 'oauth2-mock-server';
 import { startTestServer, TEST_PASSWORD, type TestServer } from './helpers/server.ts';
 import { startFakeGithub, type FakeGithub, type FakeGithubUser } from './helpers/fakeGithub.ts';
 import { ExpiringStore } from '../src/oauth/expiringStore.ts';
@@ -124,25 +126,33 @@ describe('providers', () => {
   });
 
   test('the service starts while the OIDC issuer is down; authorize is a 502 until it is back', async (t) => {
-    const issuer = await startIssuer(t);
-    const down = new URL(issuer.url);
-    await issuer.server.stop();
-    const server = await startTestServer({ ...issuer.env, EMS_OAUTH_OIDC_ISSUER: down.origin });
-    t.after(() => server.close());
+    // The mock's request handler behind a switch: "down" resets every connection, as a dead issuer host would.
+    const issuer = new OAuth2Issuer();
+    await issuer.keys.generate('RS256');
+    const service = new OAuth2Service(issuer);
+    let up = false;
+    const host = http.createServer((req, res) => (up ? service.requestHandler(req, res) : req.socket.destroy()));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    t.after(
+      () =>
+        new Promise<void>((resolve) => {
+          host.closeAllConnections();
+          host.close(() => resolve());
+        }),
+    );
+    issuer.url = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+    const server = await startServer(t, { EMS_OAUTH_OIDC_ISSUER: issuer.url, EMS_OAUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID, EMS_OAUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET });
 
     assert.deepEqual((await server.request('GET', '/api/auth/oauth/providers')).body.providers.map((p: { name: string }) => p.name), ['oidc']);
     const refused = await server.request('GET', '/api/auth/oauth/oidc/authorize');
     assert.equal(refused.status, 502);
     assert.match(refused.body.error, /could not be reached/);
 
-    // Discovery failures are not cached: once the issuer listens again, sign-in works.
-    const again = new OAuth2Server();
-    await again.issuer.keys.generate('RS256');
-    await again.start(Number(down.port), '127.0.0.1');
-    again.issuer.url = down.origin;
-    t.after(() => again.stop());
+    // Discovery failures are not cached: once the issuer answers again, sign-in works.
+    up = true;
     const authorize = await server.request('GET', '/api/auth/oauth/oidc/authorize');
     assert.equal(authorize.status, 200, authorize.text);
+    assert.ok(authorize.body.url.startsWith(`${issuer.url}/authorize?`));
   });
 });
 
@@ -334,6 +344,17 @@ describe('github', () => {
     const reused = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD } });
     assert.equal(reused.status, 400);
     assert.match(reused.body.error, /bind token/);
+
+    // Guessing is bounded per token: after 5 wrong passwords even the right one is too late.
+    const other = await server.createUser();
+    github.signInAs(githubUser());
+    const second = await signIn(server, 'github');
+    for (let i = 0; i < 5; i++) {
+      const miss = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: second.body.bindToken, username: other.user.username, password: `wrong-${i}` } });
+      assert.equal(miss.status, 401);
+    }
+    const late = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: second.body.bindToken, username: other.user.username, password: TEST_PASSWORD } });
+    assert.equal(late.status, 400);
   });
 
   test('a bind token is single use and cannot be made up', async (t) => {
