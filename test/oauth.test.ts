@@ -200,7 +200,7 @@ describe('oidc', () => {
     assert.equal((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: created.body.refreshToken } })).status, 401);
     assert.equal((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: next.body.refreshToken } })).status, 200);
 
-    const links = auditActions(server, 'oauth.link');
+    const links = auditActions(server, 'oauth_link');
     assert.equal(links.length, 1);
     assert.equal(links[0].resourceId, String(created.body.user.id));
     assert.deepEqual(JSON.parse(links[0].after!), { provider: 'oidc', providerUserId: 'johndoe' });
@@ -337,7 +337,7 @@ describe('github', () => {
     assert.equal(typeof wrong.body.error, 'string');
     assert.equal(wrong.body.accessToken, undefined);
     assert.equal((await server.request('GET', `/api/users/${existing.user.id}/oauth-links`, { token: existing.accessToken })).body.total, 0);
-    assert.equal(auditActions(server, 'oauth.link').length, 0);
+    assert.equal(auditActions(server, 'oauth_link').length, 0);
 
     const right = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD } });
     assert.equal(right.status, 200, right.text);
@@ -613,7 +613,7 @@ describe('links', () => {
     assert.equal((await server.request('GET', path, { token: owner.accessToken })).body.total, 0);
     assert.equal((await server.request('DELETE', `${path}/github`, { token: admin.accessToken })).status, 404);
 
-    const unlinks = auditActions(server, 'oauth.unlink');
+    const unlinks = auditActions(server, 'oauth_unlink');
     assert.equal(unlinks.length, 1);
     assert.equal(unlinks[0].resourceId, String(owner.user.id));
     assert.deepEqual(JSON.parse(unlinks[0].before!), { provider: 'github', providerUserId: String(octo.id) });

@@ -10,7 +10,7 @@ import type { Db } from '../db/client.ts';
 import { BadGateway, BadRequest, Conflict, Forbidden, HttpError, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
-import { assertUnique, generatePassword, insertUser, type UserRow } from '../users/service.ts';
+import { assertUnique, generatePassword, insertUser, presentUser, type UserRow } from '../users/service.ts';
 import { ExpiringStore } from './expiringStore.ts';
 import { GithubProvider } from './github.ts';
 import { OidcProvider } from './oidc.ts';
@@ -164,7 +164,7 @@ export class OAuthService {
     return this.db.sqlite.transaction(() => {
       this.assertFree(username, email);
       const user = insertUser(this.db, { username, email, passwordHash, role: DEFAULT_ROLE, displayName: profile.name ?? null });
-      this.audit.record({ actor: user, action: 'user.create', resource: 'user', resourceId: user.id, after: { username, email, role: user.role, via: profile.provider } });
+      this.audit.record({ actor: user, action: 'create', resource: 'users', resourceId: user.id, after: { ...presentUser(user), via: profile.provider } });
       this.link(user, profile, user);
       return this.auth.signIn(user);
     })();
@@ -185,8 +185,8 @@ export class OAuthService {
       this.statements.remove.run(userId, provider);
       this.audit.record({
         actor: caller,
-        action: 'oauth.unlink',
-        resource: 'user',
+        action: 'oauth_unlink',
+        resource: 'users',
         resourceId: userId,
         before: { provider: link.provider, providerUserId: link.providerUserId },
       });
@@ -235,8 +235,8 @@ export class OAuthService {
     this.statements.insert.run(user.id, profile.provider, profile.providerUserId, new Date().toISOString());
     this.audit.record({
       actor,
-      action: 'oauth.link',
-      resource: 'user',
+      action: 'oauth_link',
+      resource: 'users',
       resourceId: user.id,
       after: { provider: profile.provider, providerUserId: profile.providerUserId },
     });
