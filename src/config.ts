@@ -75,7 +75,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function url(env: Env, name: string, fallback?: string): string | undefined {
+function url(env: Env, name: string, fallback?: string, keepTrailingSlash = false): string | undefined {
   const raw = read(env, name) ?? fallback;
   if (raw === undefined) return undefined;
   try {
@@ -84,7 +84,7 @@ function url(env: Env, name: string, fallback?: string): string | undefined {
   } catch {
     throw new ConfigError(`${name}: expected an absolute URL, got "${raw}"`);
   }
-  return raw.replace(/\/+$/, '');
+  return keepTrailingSlash ? raw : raw.replace(/\/+$/, '');
 }
 
 function origin(env: Env, name: string): string | undefined {
@@ -130,7 +130,8 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
   const oidc = pair(env, 'EMS_OAUTH_OIDC_CLIENT_ID', 'EMS_OAUTH_OIDC_CLIENT_SECRET');
-  const issuer = url(env, 'EMS_OAUTH_OIDC_ISSUER');
+  // An issuer identifier is compared verbatim by OIDC clients: some (Auth0) end in '/'.
+  const issuer = url(env, 'EMS_OAUTH_OIDC_ISSUER', undefined, true);
   if (oidc && !issuer) throw new ConfigError('EMS_OAUTH_OIDC_ISSUER: must be set when the OIDC client id and secret are');
   if (oidc && issuer) {
     oauth.oidc = {

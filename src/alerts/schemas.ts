@@ -1,9 +1,8 @@
 // Alert shapes: the record, create/update bodies and the list filters.
 import { Type, type Static } from '@sinclair/typebox';
 import { ALERT_LEVELS, ALERT_STATUSES } from '../db/schema/facility.ts';
-import { NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
-import { timeBound } from './listQuery.ts';
-import { stringEnum } from './stringEnum.ts';
+import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
+import { timeBound } from '../http/listQuery.ts';
 
 export const AlertLevel = stringEnum(ALERT_LEVELS);
 export const AlertStatus = stringEnum(ALERT_STATUSES, {
@@ -65,8 +64,8 @@ export const AlertUpdate = Type.Object(
 );
 export type AlertUpdateInput = Static<typeof AlertUpdate>;
 
-const Levels = Type.Array(AlertLevel, { uniqueItems: true, maxItems: ALERT_LEVELS.length, description: 'one or more; repeat the parameter' });
-const Statuses = Type.Array(AlertStatus, { uniqueItems: true, maxItems: ALERT_STATUSES.length, description: 'one or more; repeat the parameter' });
+const Levels = stringEnumList(ALERT_LEVELS);
+const Statuses = stringEnumList(ALERT_STATUSES);
 
 export const AlertListQuery = Type.Object(
   {

@@ -4,8 +4,8 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, Conflict, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
-import { auditChanges } from './auditChanges.ts';
-import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from './listQuery.ts';
+import { auditChanges } from '../audit/changes.ts';
+import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from '../http/listQuery.ts';
 import type { AlertCreateInput, AlertListFilters, AlertUpdateInput, AlertView } from './schemas.ts';
 
 type AlertStatus = AlertView['status'];

@@ -1,4 +1,5 @@
 // The platform configuration and the 3D scene: single rows (id 1, seeded by migration), admin writes audited.
+import { auditChanges } from '../audit/changes.ts';
 import type { Db } from '../db/client.ts';
 import type { AuditLog } from '../audit/service.ts';
 import type { CameraPreset, Hotspot, SceneLabel } from '../db/schema/settings.ts';
@@ -33,15 +34,6 @@ function invalid(details: ErrorDetail[]): BadRequest {
 }
 
 /** Fields whose value differs, for the audit entry's before/after. */
-function changes<T extends object>(before: T, after: T): { before: Partial<T>; after: Partial<T> } | null {
-  const keys = (Object.keys(after) as (keyof T)[]).filter((key) => key !== 'updatedAt' && JSON.stringify(before[key]) !== JSON.stringify(after[key]));
-  if (keys.length === 0) return null;
-  return {
-    before: Object.fromEntries(keys.map((key) => [key, before[key]])) as Partial<T>,
-    after: Object.fromEntries(keys.map((key) => [key, after[key]])) as Partial<T>,
-  };
-}
-
 function duplicateIds(list: { id: string }[], path: string): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
@@ -104,7 +96,7 @@ export class ConfigStore {
     return this.db.sqlite.transaction(() => {
       const before = this.platform();
       const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };
-      const diff = changes(before, next);
+      const diff = auditChanges(before, next);
       if (!diff) return before;
       this.writePlatform.run(next);
       this.audit.record({ actor, action: 'update', resource: 'platform_config', resourceId: 1, ...diff });
@@ -132,7 +124,7 @@ export class ConfigStore {
       if (details.length) throw invalid(details);
       const { modelUrl: _url, ...before } = this.threeD();
       const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
-      const diff = changes(before, next);
+      const diff = auditChanges(before, next);
       if (!diff) return this.threeD();
       this.writeScene.run({
         cameraPreset: JSON.stringify(next.cameraPreset),

@@ -1,9 +1,8 @@
 // Fault shapes: the record, create/update bodies, list filters and the stats snapshot.
 import { Type, type Static } from '@sinclair/typebox';
 import { FAULT_SEVERITIES, FAULT_STATUSES } from '../db/schema/facility.ts';
-import { PageQuery, Timestamp } from '../http/schemas.ts';
-import { timeBound } from '../alerts/listQuery.ts';
-import { stringEnum } from '../alerts/stringEnum.ts';
+import { PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
+import { timeBound } from '../http/listQuery.ts';
 
 export const FaultSeverity = stringEnum(FAULT_SEVERITIES);
 export const FaultStatus = stringEnum(FAULT_STATUSES, {
@@ -54,14 +53,12 @@ export const FaultUpdate = Type.Partial(Type.Object(writable), {
 });
 export type FaultUpdateInput = Static<typeof FaultUpdate>;
 
-const many = <T extends readonly string[]>(values: T) =>
-  Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
 
 export const FaultListQuery = Type.Object(
   {
     ...PageQuery,
-    status: Type.Optional(many(FAULT_STATUSES)),
-    severity: Type.Optional(many(FAULT_SEVERITIES)),
+    status: Type.Optional(stringEnumList(FAULT_STATUSES)),
+    severity: Type.Optional(stringEnumList(FAULT_SEVERITIES)),
     area: Type.Optional(Type.String({ maxLength: 200 })),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'substring of device, code, description or assignee' })),
     from: Type.Optional(timeBound('reportedAt at or after')),

@@ -26,3 +26,13 @@ export function Page<T extends TSchema>(item: T) {
 }
 
 export const Ok = Type.Object({ ok: Type.Literal(true) });
+
+/** A string enum as plain JSON Schema `enum`: ajv then reports "must be one of: a, b, c" instead of one error per literal. */
+export function stringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** A repeatable enum query filter (`?status=a&status=b`). */
+export function stringEnumList<const T extends readonly string[]>(values: T) {
+  return Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
+}

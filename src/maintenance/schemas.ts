@@ -1,12 +1,9 @@
 // Maintenance record shapes: the record, create/update bodies and the list filters.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAINTENANCE_STATUSES, MAINTENANCE_TYPES } from '../db/schema/facility.ts';
-import { NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
-import { timeBound } from '../alerts/listQuery.ts';
-import { stringEnum } from '../alerts/stringEnum.ts';
+import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
+import { timeBound } from '../http/listQuery.ts';
 
-const many = <T extends readonly string[]>(values: T) =>
-  Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
 const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
 
 export const MaintenanceType = stringEnum(MAINTENANCE_TYPES);
@@ -55,8 +52,8 @@ export type MaintenanceUpdateInput = Static<typeof MaintenanceUpdate>;
 export const MaintenanceListQuery = Type.Object(
   {
     ...PageQuery,
-    status: Type.Optional(many(MAINTENANCE_STATUSES)),
-    type: Type.Optional(many(MAINTENANCE_TYPES)),
+    status: Type.Optional(stringEnumList(MAINTENANCE_STATUSES)),
+    type: Type.Optional(stringEnumList(MAINTENANCE_TYPES)),
     faultId: Type.Optional(Type.Integer({ minimum: 1 })),
     q: Type.Optional(Type.String({ maxLength: 200, description: 'substring of equipment, description or assignee' })),
     from: Type.Optional(timeBound('scheduledAt at or after')),

@@ -1,8 +1,7 @@
 // Report shapes: built-in templates and scheduled report plans.
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../db/schema/facility.ts';
-import { Email, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
-import { stringEnum } from '../alerts/stringEnum.ts';
+import { Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../http/schemas.ts';
 
 export const ReportTemplate = Type.Object({
   id: Type.Integer(),

@@ -5,8 +5,8 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, NotFound, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
-import { auditChanges } from '../alerts/auditChanges.ts';
-import { contains, equals, PagedList, type PageResult } from '../alerts/listQuery.ts';
+import { auditChanges } from '../audit/changes.ts';
+import { contains, equals, PagedList, type PageResult } from '../http/listQuery.ts';
 import type { ReportPlanCreateInput, ReportPlanListFilters, ReportPlanUpdateInput, ReportPlanView, ReportTemplateView } from './schemas.ts';
 
 type Actor = Pick<AuthUser, 'id' | 'username'>;
