@@ -63,6 +63,10 @@ const ERROR_SCHEMA = {
 function responses(route: AnyRoute): JsonObject {
   const out: JsonObject = {};
   for (const [status, schema] of Object.entries(route.schemas.response)) {
+    if (Number(status) === 204) {
+      out[status] = { description: 'No content' };
+      continue;
+    }
     const isSuccess = Number(status) === successStatus(route);
     const contentType = isSuccess && route.raw ? route.raw.contentType : 'application/json';
     out[status] = { description: Number(status) < 300 ? 'Success' : 'Error', content: { [contentType]: { schema: plain(schema) } } };
