@@ -5,18 +5,21 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from './errors.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on .default.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, options?: { mode?: 'full' | 'fast' }) => Ajv;
 
-function build(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
+function build(options: ConstructorParameters<typeof Ajv>[0], formatMode: 'full' | 'fast' = 'full'): Ajv {
   const ajv = new Ajv({ allErrors: false, strict: false, ...options });
-  addFormats(ajv);
+  addFormats(ajv, { mode: formatMode });
   // TypeBox marks schemas with symbols and a few keywords ajv does not know; they carry no validation meaning.
   return ajv;
 }
 
 const paramsAjv = build({ coerceTypes: 'array', useDefaults: true, removeAdditional: true });
 const bodyAjv = build({ coerceTypes: false, useDefaults: true, removeAdditional: true });
-const responseAjv = build({ coerceTypes: false, useDefaults: false, removeAdditional: 'all' });
+// Responses check formats by shape only ('fast'): 'full' parses every date-time to reject e.g. Feb 30, which costs
+// ~2.5 µs per timestamp (50 µs for a page of 20 alerts, half the route's time). Input keeps the full check; what we
+// answer comes from our own toISOString() values, and field stripping is unchanged.
+const responseAjv = build({ coerceTypes: false, useDefaults: false, removeAdditional: 'all' }, 'fast');
 
 export type Validator = (value: unknown) => ErrorDetail[] | null;
 
