@@ -1,0 +1,224 @@
+// Benchmark plumbing: build, the bare-Koa baseline and the compiled service as child processes, the load-generator child,
+// and /proc readings (RSS, CPU time). run.ts decides what to measure; nothing here judges a figure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadFigures, LoadJob } from './load.ts';
+
+export type { LoadFigures, LoadJob };
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(BENCH_DIR, '..', '..');
+export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
+const CLOCK_TICKS = 100;
+
+export type Child = { pid: number; url: string; child: ChildProcess; stop(): Promise<void> };
+export type ServiceChild = Child & { logFile: string; startupMs: number; stderr: () => string };
+
+/** `npm run build`. tsc still emits when another file in the tree has a type error, so a failure is reported, not fatal. */
+export async function buildService(): Promise<{ ok: boolean; ms: number; errors: string[] }> {
+  const started = performance.now();
+  const { code, output } = await collect(spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+  if (!fs.existsSync(SERVICE_ENTRY)) throw new Error(`npm run build produced no ${path.relative(ROOT, SERVICE_ENTRY)}:\n${output}`);
+  return { ok: code === 0, ms: Math.round(performance.now() - started), errors };
+}
+
+function collect(child: ChildProcess): Promise<{ code: number | null; output: string; stdout: string }> {
+  let output = '';
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk;
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output, stdout }));
+  });
+}
+
+/** A port nobody listens on right now (the service is told its port, so a warn-level log needs no "started" line). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk;
+      const end = buffered.indexOf('\n');
+      if (end !== -1) resolve(buffered.slice(0, end));
+    });
+    child.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready`)));
+  });
+}
+
+export async function startBaseline(): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'baseline.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const { url } = JSON.parse(await firstLine(child)) as { url: string };
+  return { pid: child.pid!, url, child, stop: stopper(child) };
+}
+
+/** The environment of an installed service: nothing inherited from the caller's EMS_* settings. */
+function serviceEnv(dataDir: string, port: number, logLevel: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('EMS_')) env[key] = value;
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    EMS_DATA_DIR: dataDir,
+    EMS_HOST: '127.0.0.1',
+    EMS_PORT: String(port),
+    EMS_LOG_LEVEL: logLevel,
+    EMS_IOT_BASE_URL: 'sim',
+    // Long enough that no token expires during a full run; it changes no per-request cost.
+    EMS_ACCESS_TOKEN_TTL: '2h',
+  };
+}
+
+/** GET once; resolves with the status, or undefined when nothing answers yet. */
+function probe(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent: false }, (response) => {
+      response.resume();
+      response.once('end', () => resolve(response.statusCode));
+    });
+    request.once('error', () => resolve(undefined));
+    request.setTimeout(2000, () => request.destroy());
+  });
+}
+
+/**
+ * `node dist/src/main.js` in production mode on `dataDir`, its stdout (the JSON log) going to a file as journald
+ * would take it. Resolves at the first 200 from GET /api/health; startupMs runs from spawn() to that answer.
+ */
+export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number }): Promise<ServiceChild> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const logFile = path.join(options.dataDir, `service-${port}.log`);
+  const log = fs.openSync(logFile, 'w');
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVICE_ENTRY], {
+    cwd: ROOT,
+    env: serviceEnv(options.dataDir, port, options.logLevel),
+    stdio: ['ignore', log, 'pipe'],
+  });
+  fs.closeSync(log);
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+  const deadline = started + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: ${stderr}`);
+    if ((await probe(`${url}/api/health`)) === 200) break;
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not answer /api/health within ${options.timeoutMs ?? 30_000} ms: ${stderr}`);
+    }
+    await sleep(5);
+  }
+  const startupMs = performance.now() - started;
+  return { pid: child.pid!, url, child, logFile, startupMs, stderr: () => stderr, stop: stopper(child) };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Runs the jobs side by side in the load-generator child. `onMeasuring` is called when the warm-up is over and the
+ * measured window starts (the moment to read the server's CPU time).
+ */
+export async function runLoad(jobs: LoadJob[], onMeasuring?: () => void): Promise<LoadFigures[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'load.ts'), JSON.stringify(jobs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    const before = seen.includes('measuring\n');
+    seen += chunk;
+    if (!before && seen.includes('measuring\n')) onMeasuring?.();
+  });
+  const { code, output, stdout } = await collect(child);
+  const line = stdout.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('[')) throw new Error(`load generator failed (${code}): ${output}`);
+  return JSON.parse(line) as LoadFigures[];
+}
+
+/** Resident set size in MiB from /proc (Linux). */
+export function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+/** User + system CPU seconds a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+export async function postJson<T>(url: string, body: unknown, token?: string): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** One request the way the load generator will send it; throws unless it is answered 2xx. */
+export async function checkRequest(job: LoadJob): Promise<void> {
+  const response = await fetch(job.url, { method: job.method, headers: job.headers, body: job.bodies?.[0] ?? job.body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${job.name}: ${job.method} ${job.url} answered ${response.status} ${text.slice(0, 300)}`);
+}
+
+export type Spread = { median: number; min: number; max: number };
+
+export function spread(values: number[]): Spread {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return { median, min: sorted[0], max: sorted[sorted.length - 1] };
+}
+
+/** Runs another benchmark script as a child; returns its stdout, stderr and exit code. */
+export async function runScript(file: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; output: string; ms: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+  child.stdout!.on('data', (chunk: Buffer) => process.stdout.write(indent(chunk.toString())));
+  const result = await collect(child);
+  clearTimeout(timer);
+  return { ...result, ms: Math.round(performance.now() - started) };
+}
+
+function indent(text: string): string {
+  return text.replace(/^(?=.)/gm, '    │ ');
+}

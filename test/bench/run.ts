@@ -1,0 +1,485 @@
+// `npm run bench`: every scenario of issue 8 in one run, as ratios to a bare Koa server measured in the same rounds.
+// Flags: --quick (short windows, 1 round), --rounds N, --only id,id (scenario ids), --profile (service under --cpu-prof),
+// --no-build, --no-children (skip iot.ts/uploads.ts), --no-cold-start. Writes test/bench/results/latest.json.
+// Figures are reported, never asserted: this is not part of `npm test`.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  BENCH_DIR,
+  buildService,
+  checkRequest,
+  cpuSeconds,
+  postJson,
+  RESULTS_DIR,
+  rssMiB,
+  runLoad,
+  runScript,
+  sleep,
+  spread,
+  startBaseline,
+  startService,
+  type Child,
+  type LoadFigures,
+  type LoadJob,
+  type ServiceChild,
+  type Spread,
+} from './harness.ts';
+import { formatProfile, summarizeProfile, type ProfileSummary } from './profile.ts';
+import { BENCH_PASSWORD, seedDataDir, type SeedSummary } from './seed.ts';
+
+// ---- options ----
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const value = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : argv[i + 1];
+};
+const QUICK = flag('quick');
+const ROUNDS = Number(value('rounds') ?? (QUICK ? 1 : 3));
+const WARMUP_SEC = QUICK ? 1 : 3;
+const DURATION_SEC = QUICK ? 3 : 10;
+const CONNECTIONS = 50;
+const LOGIN_CONNECTIONS = 8;
+/** The dashboard users still reading while others sign in. */
+const LOGIN_BACKGROUND_CONNECTIONS = 10;
+const ONLY = value('only')?.split(',');
+const PROFILE = flag('profile');
+const COLD_STARTS = QUICK ? 1 : 3;
+const IDLE_SETTLE_MS = 3000;
+
+// ---- scenarios ----
+
+/** warnViewer signs in on the warn-level service: each data dir generated its own secret at first start. */
+type Tokens = { viewer: string; operator: string; warnViewer?: string };
+type Services = { info: ServiceChild; warn?: ServiceChild };
+type Context = { services: Services; tokens: Tokens; seed: SeedSummary };
+type Check = { what: string; target: string; value: number; unit: string; met: boolean };
+/** ratio: throughput against the baseline, round by round; cpuRatio: baseline CPU per request / the scenario's. */
+type Summary = { rps: Spread; p50: Spread; p99: Spread; ratio: Spread; cpuUs: Spread; cpuRatio: Spread; extra: Record<string, Spread> };
+
+type Scenario = {
+  id: string;
+  title: string;
+  /** The first job is the scenario's own; further jobs run at the same time (background load). */
+  jobs(ctx: Context): LoadJob[];
+  checks(summary: Summary): Check[];
+  /** Extra figures from the background jobs, by name. */
+  extra?: (figures: LoadFigures[]) => Record<string, number>;
+  after?(ctx: Context, dataDir: string): void;
+};
+
+const json = { 'content-type': 'application/json' };
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const IOT_BODY = JSON.stringify({ codes: ['meter.main.kwh', 'temp.zone1', 'sp.zone1'] });
+const ratioCheck = (summary: Summary, min: number): Check => ({ what: 'ratio to bare Koa', target: `≥ ${min}`, value: summary.ratio.median, unit: '', met: summary.ratio.median >= min });
+
+const alertsJob = (ctx: Context, connections: number, name = 'GET /api/alerts?page=1&pageSize=20'): LoadJob => ({
+  name,
+  url: `${ctx.services.info.url}/api/alerts?page=1&pageSize=20`,
+  method: 'GET',
+  headers: bearer(ctx.tokens.viewer),
+  connections,
+  warmupSec: WARMUP_SEC,
+  durationSec: DURATION_SEC,
+});
+
+const SCENARIOS: Scenario[] = [
+  {
+    id: 'alerts',
+    title: 'GET /api/alerts?page=1&pageSize=20 (viewer)',
+    jobs: (ctx) => [alertsJob(ctx, CONNECTIONS)],
+    checks: (s) => [ratioCheck(s, 0.35), { what: 'p99', target: '≤ 20 ms', value: s.p99.median, unit: 'ms', met: s.p99.median <= 20 }],
+  },
+  {
+    id: 'me',
+    title: 'GET /api/auth/me (viewer)',
+    jobs: (ctx) => [{ name: 'GET /api/auth/me', url: `${ctx.services.info.url}/api/auth/me`, method: 'GET', headers: bearer(ctx.tokens.viewer), connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    checks: (s) => [ratioCheck(s, 0.45)],
+  },
+  {
+    id: 'dashboard',
+    title: 'GET /api/dashboard (public)',
+    jobs: (ctx) => [{ name: 'GET /api/dashboard', url: `${ctx.services.info.url}/api/dashboard`, method: 'GET', connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    checks: (s) => [ratioCheck(s, 0.5)],
+  },
+  {
+    id: 'iot',
+    title: 'POST /api/iot/codes/values → simulator',
+    jobs: (ctx) => [
+      {
+        name: 'POST /api/iot/codes/values',
+        url: `${ctx.services.info.url}/api/iot/codes/values`,
+        method: 'POST',
+        headers: { ...json, ...bearer(ctx.tokens.viewer) },
+        body: IOT_BODY,
+        connections: CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+    ],
+    checks: (s) => [ratioCheck(s, 0.5)],
+  },
+  {
+    id: 'alertCreate',
+    title: 'POST /api/alerts (operator)',
+    jobs: (ctx) => [
+      {
+        name: 'POST /api/alerts',
+        url: `${ctx.services.info.url}/api/alerts`,
+        method: 'POST',
+        headers: { ...json, ...bearer(ctx.tokens.operator) },
+        body: JSON.stringify({ title: 'AHU-1 high temperature', message: 'Supply air above its band.', level: 'warning', source: 'ahu-1.temp', area: 'Office North' }),
+        connections: CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+    ],
+    checks: (s) => [ratioCheck(s, 0.25)],
+    // The list scenario must keep reading the seeded 10k rows, not 10k plus every alert created here.
+    after: (_ctx, dataDir) => deleteAlertsAbove(dataDir, SEEDED_ALERTS_MAX_ID),
+  },
+  {
+    id: 'login',
+    title: `POST /api/auth/login, ${LOGIN_CONNECTIONS} conn. (+ GET /api/alerts, ${LOGIN_BACKGROUND_CONNECTIONS} conn.)`,
+    jobs: (ctx) => [
+      {
+        name: 'POST /api/auth/login',
+        url: `${ctx.services.info.url}/api/auth/login`,
+        method: 'POST',
+        headers: json,
+        bodies: ctx.seed.loginUsers.map((username) => JSON.stringify({ username, password: BENCH_PASSWORD })),
+        connections: LOGIN_CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+      alertsJob(ctx, LOGIN_BACKGROUND_CONNECTIONS, 'GET /api/alerts during logins'),
+    ],
+    extra: (figures) => ({ alertsP99: figures[1].p99, alertsRps: figures[1].rps }),
+    checks: (s) => [
+      { what: 'logins/s', target: '≥ 30', value: s.rps.median, unit: '/s', met: s.rps.median >= 30 },
+      { what: 'concurrent GET /api/alerts p99', target: '≤ 50 ms', value: s.extra.alertsP99.median, unit: 'ms', met: s.extra.alertsP99.median <= 50 },
+    ],
+  },
+  {
+    id: 'meWarn',
+    title: 'GET /api/auth/me at EMS_LOG_LEVEL=warn (request log cost)',
+    jobs: (ctx) => [{ name: 'GET /api/auth/me (warn)', url: `${ctx.services.warn!.url}/api/auth/me`, method: 'GET', headers: bearer(ctx.tokens.warnViewer!), connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    checks: () => [],
+  },
+];
+
+let SEEDED_ALERTS_MAX_ID = 0;
+
+function deleteAlertsAbove(dataDir: string, maxId: number): void {
+  const sqlite = new Database(path.join(dataDir, 'ems.db'));
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.prepare('DELETE FROM alerts WHERE id > ?').run(maxId);
+  sqlite.close();
+}
+
+// ---- measuring ----
+
+/** serverCpuPercent and cpuUsPerRequest cover the measured window only; CPU per request barely moves when other
+ * tenants of the machine take CPU away, so it backs the throughput ratio on a noisy box. */
+type Measured = LoadFigures & { serverCpuPercent: number; cpuUsPerRequest: number; window: { fromUs: number; toUs: number } };
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function measure(jobs: LoadJob[], pid: number): Promise<Measured[]> {
+  let cpuStart = Number.NaN;
+  let wallStart = Number.NaN;
+  let fromUs = Number.NaN;
+  const figures = await runLoad(jobs, () => {
+    cpuStart = cpuSeconds(pid);
+    wallStart = performance.now();
+    fromUs = monotonicUs();
+  });
+  const window = { fromUs, toUs: monotonicUs() };
+  const cpu = cpuSeconds(pid) - cpuStart;
+  const wall = (performance.now() - wallStart) / 1000;
+  const answered = figures.reduce((total, f) => total + f.answered, 0);
+  return figures.map((f) => ({ ...f, serverCpuPercent: Math.round((cpu / wall) * 100), cpuUsPerRequest: Math.round((cpu / answered) * 1e6 * 10) / 10, window }));
+}
+
+function describe(f: Measured): string {
+  const faults = f.non2xx || f.errors ? `  non-2xx ${f.non2xx} errors ${f.errors} ${JSON.stringify(f.statuses)}` : '';
+  return `${f.name.padEnd(44)} c=${String(f.connections).padStart(2)} ${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2).padStart(6)} ms  p99 ${f.p99.toFixed(2).padStart(6)} ms  server CPU ${f.serverCpuPercent}% ${f.cpuUsPerRequest.toFixed(0)} µs/req${faults}`;
+}
+
+async function tokenFor(url: string, username: string): Promise<string> {
+  return (await postJson<{ accessToken: string }>(`${url}/api/auth/login`, { username, password: BENCH_PASSWORD })).accessToken;
+}
+
+// ---- the child benchmarks other helpers own ----
+
+type ChildBench = { file: string; ran: boolean; code?: number | null; ms?: number; figures: Record<string, number | string>; output?: string; note?: string };
+
+function lastJsonLine(stdout: string): Record<string, unknown> | undefined {
+  for (const line of stdout.trim().split('\n').reverse()) {
+    const text = line.trim();
+    if (!text.startsWith('{')) continue;
+    try {
+      return JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not a JSON line after all
+    }
+  }
+  return undefined;
+}
+
+function numbersFrom(stdout: string, patterns: Record<string, RegExp>): Record<string, number> {
+  const found: Record<string, number> = {};
+  for (const [name, pattern] of Object.entries(patterns)) {
+    const match = pattern.exec(stdout);
+    if (match) found[name] = Number(match[1]);
+  }
+  return found;
+}
+
+async function childBench(name: string, patterns: Record<string, RegExp>): Promise<ChildBench> {
+  const file = path.join(BENCH_DIR, name);
+  if (!fs.existsSync(file)) return { file: name, ran: false, figures: {}, note: `${name} does not exist yet` };
+  process.stdout.write(`\n== ${name} (separate script, own processes)\n`);
+  const env = QUICK ? { BENCH_DURATION: '2', BENCH_QUICK: '1' } : {};
+  const result = await runScript(file, env, 6 * 60_000);
+  const json = lastJsonLine(result.stdout);
+  const figures: Record<string, number | string> = { ...numbersFrom(result.stdout, patterns) };
+  if (json) for (const [key, v] of Object.entries(json)) if (typeof v === 'number' || typeof v === 'string') figures[key] = v;
+  return { file: name, ran: true, code: result.code, ms: result.ms, figures, output: result.output.slice(-8000), ...(json ? { json } : {}) };
+}
+
+const IOT_PATTERNS = {
+  proxyRps50: /proxied \/api\/iot\/codes\/values\s+c=50\s+([\d.]+) req\/s/,
+  bareKoaRps50: /bare Koa hello-world\s+c=50\s+([\d.]+) req\/s/,
+  simulatorP50At1: /simulator direct\s+c= 1\s+[\d.]+ req\/s\s+p50 ([\d.]+) ms/,
+  proxyP50At1: /proxied \/api\/iot\/codes\/values\s+c= 1\s+[\d.]+ req\/s\s+p50 ([\d.]+) ms/,
+  ratio: /proxied \/ bare Koa at 50 connections: ([\d.]+)/,
+  addedP50Ms: /added p50 over the simulator direct at 1 connection: (-?[\d.]+) ms/,
+};
+
+const UPLOAD_PATTERNS = {
+  uploadRssGrowthMiB: /upload[^\n]*?RSS[^\n]*?(-?[\d.]+)\s*MiB/i,
+  downloadRssGrowthMiB: /download[^\n]*?RSS[^\n]*?(-?[\d.]+)\s*MiB/i,
+};
+
+// ---- output ----
+
+const fmt = (s: Spread, digits = 0) => (Number.isFinite(s.median) ? `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})` : '–');
+
+type TableRow = { scenario: string; rps: string; p50: string; p99: string; ratio: string; cpu: string; target: string; result: string };
+
+function printTable(rows: TableRow[]): string {
+  const header: TableRow = { scenario: 'scenario', rps: 'req/s', p50: 'p50 ms', p99: 'p99 ms', ratio: 'ratio to bare Koa', cpu: 'CPU µs/req (cost ratio)', target: 'target', result: 'measured → verdict' };
+  const keys = Object.keys(header) as (keyof TableRow)[];
+  const all = [header, ...rows];
+  const widths = keys.map((key) => Math.max(...all.map((row) => row[key].length)));
+  const line = (row: TableRow) => `| ${keys.map((key, i) => row[key].padEnd(widths[i])).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+// ---- main ----
+
+async function main(): Promise<void> {
+  const runStarted = performance.now();
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
+  const scenarios = SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.id));
+  process.stdout.write(`EMS benchmark: ${ROUNDS} round(s), ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s measured per run, ${CONNECTIONS} connections unless stated\n`);
+
+  const build = flag('no-build') ? { ok: true, ms: 0, errors: [] as string[], skipped: true } : await buildService();
+  process.stdout.write(`build: ${build.ok ? 'ok' : `tsc reported ${build.errors.length} error(s) in the tree; dist/ was still emitted`} (${build.ms} ms)\n`);
+  for (const error of build.errors.slice(0, 5)) process.stdout.write(`  ${error}\n`);
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-'));
+  const warnDir = `${dataDir}-warn`;
+  const children: Child[] = [];
+  const profileDir = path.join(RESULTS_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  let profiles: ProfileSummary[] = [];
+  const rounds: { round: number; baseline: Measured; scenarios: Record<string, Measured[]> }[] = [];
+  let idleAfterLoad: { rssMiB: number } | undefined;
+  let seed: SeedSummary;
+  try {
+    seed = await seedDataDir(dataDir);
+    SEEDED_ALERTS_MAX_ID = seed.counts.alerts;
+    process.stdout.write(`seeded ${JSON.stringify(seed.counts)} in ${seed.ms} ms (${dataDir})\n`);
+    const needWarn = scenarios.some((s) => s.id === 'meWarn');
+    if (needWarn) fs.cpSync(dataDir, warnDir, { recursive: true });
+
+    const baseline = await startBaseline();
+    children.push(baseline);
+    const info = await startService({ dataDir, logLevel: 'info', nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+    children.push(info);
+    const services: Services = { info };
+    if (needWarn) {
+      services.warn = await startService({ dataDir: warnDir, logLevel: 'warn' });
+      children.push(services.warn);
+    }
+    const tokens: Tokens = { viewer: await tokenFor(info.url, seed.viewer), operator: await tokenFor(info.url, seed.operator) };
+    if (services.warn) tokens.warnViewer = await tokenFor(services.warn.url, seed.viewer);
+    const ctx: Context = { services, tokens, seed };
+    const baselineJob: LoadJob = { name: 'bare Koa + @koa/router (baseline)', url: baseline.url, method: 'GET', connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC };
+    for (const job of [baselineJob, ...scenarios.flatMap((s) => s.jobs(ctx))]) await checkRequest(job);
+    deleteAlertsAbove(dataDir, SEEDED_ALERTS_MAX_ID);
+
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stdout.write(`\n== round ${round}/${ROUNDS}\n`);
+      const [base] = await measure([baselineJob], baseline.pid);
+      process.stdout.write(`  ${describe(base)}\n`);
+      const entry = { round, baseline: base, scenarios: {} as Record<string, Measured[]> };
+      for (const scenario of scenarios) {
+        const pid = scenario.id === 'meWarn' ? services.warn!.pid : info.pid;
+        const figures = await measure(scenario.jobs(ctx), pid);
+        entry.scenarios[scenario.id] = figures;
+        for (const f of figures) process.stdout.write(`  ${describe(f)}${f === figures[0] && scenario.id !== 'login' ? `  ratio ${(f.rps / base.rps).toFixed(2)}` : ''}\n`);
+        scenario.after?.(ctx, dataDir);
+      }
+      rounds.push(entry);
+    }
+
+    await sleep(IDLE_SETTLE_MS);
+    idleAfterLoad = { rssMiB: rssMiB(info.pid) };
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+  if (PROFILE) {
+    const files = fs.existsSync(profileDir) ? fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')) : [];
+    // The service's profile, cut to each scenario's measured windows (the baseline runs in another process).
+    for (const f of files) {
+      for (const scenario of scenarios.filter((s) => s.id !== 'meWarn')) {
+        for (const r of rounds) {
+          const { window } = r.scenarios[scenario.id][0];
+          profiles.push(summarizeProfile(path.join(profileDir, f), 25, { label: `${scenario.id} round ${r.round}`, ...window }));
+        }
+      }
+    }
+    for (const p of profiles) process.stdout.write(`\n${formatProfile(p)}\n`);
+  }
+
+  // Other helpers' benchmarks, each in its own processes, after ours stopped so they do not share the CPU.
+  const iot = flag('no-children') ? undefined : await childBench('iot.ts', IOT_PATTERNS);
+  const uploads = flag('no-children') ? undefined : await childBench('uploads.ts', UPLOAD_PATTERNS);
+
+  const coldStarts: { startupMs: number; idleRssMiB: number }[] = [];
+  if (!flag('no-cold-start')) {
+    process.stdout.write('\n== cold start (node dist/src/main.js on the seeded data dir until the first 200 from /api/health)\n');
+    for (let i = 0; i < COLD_STARTS; i++) {
+      const service = await startService({ dataDir, logLevel: 'info' });
+      await sleep(IDLE_SETTLE_MS);
+      coldStarts.push({ startupMs: Math.round(service.startupMs), idleRssMiB: Math.round(rssMiB(service.pid) * 10) / 10 });
+      await service.stop();
+      process.stdout.write(`  start ${i + 1}: first answer after ${Math.round(service.startupMs)} ms, idle RSS ${coldStarts.at(-1)!.idleRssMiB} MiB\n`);
+    }
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(warnDir, { recursive: true, force: true });
+
+  // ---- summary ----
+  const rows: TableRow[] = [];
+  const results: Record<string, unknown>[] = [];
+  const baseRps = rounds.map((r) => r.baseline.rps);
+  rows.push({
+    scenario: 'bare Koa + @koa/router, small JSON (baseline)',
+    rps: fmt(spread(baseRps)),
+    p50: fmt(spread(rounds.map((r) => r.baseline.p50)), 2),
+    p99: fmt(spread(rounds.map((r) => r.baseline.p99)), 2),
+    ratio: '1',
+    cpu: fmt(spread(rounds.map((r) => r.baseline.cpuUsPerRequest))),
+    target: '–',
+    result: '–',
+  });
+  for (const scenario of scenarios) {
+    const own = rounds.map((r) => r.scenarios[scenario.id]?.[0]).filter(Boolean);
+    const extraValues = rounds.map((r) => (scenario.extra ? scenario.extra(r.scenarios[scenario.id]) : {}));
+    const extra = Object.fromEntries(Object.keys(extraValues[0] ?? {}).map((key) => [key, spread(extraValues.map((e) => e[key]))]));
+    const summary: Summary = {
+      rps: spread(own.map((f) => f.rps)),
+      p50: spread(own.map((f) => f.p50)),
+      p99: spread(own.map((f) => f.p99)),
+      ratio: spread(rounds.map((r) => r.scenarios[scenario.id][0].rps / r.baseline.rps)),
+      cpuUs: spread(own.map((f) => f.cpuUsPerRequest)),
+      cpuRatio: spread(rounds.map((r) => r.baseline.cpuUsPerRequest / r.scenarios[scenario.id][0].cpuUsPerRequest)),
+      extra,
+    };
+    const checks = scenario.checks(summary);
+    const failures = own.reduce((n, f) => n + f.non2xx + f.errors, 0);
+    rows.push({
+      scenario: scenario.title,
+      rps: fmt(summary.rps),
+      p50: fmt(summary.p50, 2),
+      p99: fmt(summary.p99, 2),
+      ratio: scenario.id === 'login' ? '–' : fmt(summary.ratio, 2),
+      cpu: scenario.id === 'login' ? '–' : `${summary.cpuUs.median.toFixed(0)} (${summary.cpuRatio.median.toFixed(2)})`,
+      target: checks.map((c) => `${c.what} ${c.target}`).join('; ') || '(cost of the info request log)',
+      result:
+        (checks.map((c) => `${c.value.toFixed(c.unit === 'ms' ? 1 : 2)}${c.unit === 'ms' ? ' ms' : c.unit === '/s' ? '/s' : ''} ${c.met ? 'met' : 'MISSED'}`).join('; ') || '–') +
+        (scenario.extra ? ` (alerts ${fmt(extra.alertsRps)} req/s)` : '') +
+        (failures ? ` [${failures} non-2xx/errors]` : ''),
+    });
+    results.push({ id: scenario.id, title: scenario.title, ...summary, checks, failures });
+  }
+
+  if (iot?.ran) {
+    const f = iot.figures as Record<string, number>;
+    const added = f.addedP50Ms;
+    rows.push({
+      scenario: 'IoT proxy vs simulator direct, 1 conn. (iot.ts)',
+      rps: '–',
+      p50: Number.isFinite(f.proxyP50At1) ? `${f.proxyP50At1.toFixed(3)} vs ${f.simulatorP50At1.toFixed(3)}` : '–',
+      p99: '–',
+      ratio: Number.isFinite(f.ratio) ? `${f.ratio.toFixed(2)} (iot.ts)` : '–',
+      cpu: '–',
+      target: 'added p50 ≤ 0.3 ms',
+      result: Number.isFinite(added) ? `${added.toFixed(3)} ms ${added <= 0.3 ? 'met' : 'MISSED'}` : `not parsed (exit ${iot.code})`,
+    });
+  } else if (iot) rows.push({ scenario: 'IoT proxy vs simulator direct, 1 conn.', rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–', target: 'added p50 ≤ 0.3 ms', result: iot.note ?? 'not run' });
+  if (uploads) {
+    const f = uploads.figures as Record<string, number>;
+    for (const way of ['upload', 'download'] as const) {
+      const growth = f[`${way}RssGrowthMiB`];
+      rows.push({
+        scenario: `100 MiB ${way}, peak RSS growth (uploads.ts)`,
+        rps: '–',
+        p50: '–',
+        p99: '–',
+        ratio: '–',
+        cpu: '–',
+        target: '≤ 40 MiB',
+        result: !uploads.ran ? (uploads.note ?? 'not run') : Number.isFinite(growth) ? `${growth.toFixed(1)} MiB ${growth <= 40 ? 'met' : 'MISSED'}` : `not parsed (exit ${uploads.code})`,
+      });
+    }
+  }
+  if (coldStarts.length) {
+    const start = spread(coldStarts.map((c) => c.startupMs));
+    const idle = spread(coldStarts.map((c) => c.idleRssMiB));
+    rows.push({ scenario: 'cold start to first answered request', rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–', target: '≤ 1.5 s', result: `${fmt(start)} ms ${start.median <= 1500 ? 'met' : 'MISSED'}` });
+    rows.push({ scenario: 'idle RSS after start', rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–', target: '≤ 100 MiB', result: `${fmt(idle, 1)} MiB ${idle.median <= 100 ? 'met' : 'MISSED'}` });
+  }
+  if (idleAfterLoad) rows.push({ scenario: 'idle RSS after the load above', rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–', target: '(≤ 100 MiB)', result: `${idleAfterLoad.rssMiB.toFixed(1)} MiB ${idleAfterLoad.rssMiB <= 100 ? 'met' : 'over'}` });
+
+  const table = printTable(rows);
+  const totalSec = Math.round((performance.now() - runStarted) / 1000);
+  process.stdout.write(`\n${table}\n\nmedian (min–max) over ${ROUNDS} round(s); ratios are taken round by round against the baseline measured in the same round. Whole run: ${totalSec} s.\n`);
+
+  const file = path.join(RESULTS_DIR, 'latest.json');
+  const report = {
+    finishedAt: new Date().toISOString(),
+    durationSec: totalSec,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemMiB: Math.round(os.totalmem() / 2 ** 20), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    options: { quick: QUICK, rounds: ROUNDS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC, connections: CONNECTIONS, loginConnections: LOGIN_CONNECTIONS, loginBackgroundConnections: LOGIN_BACKGROUND_CONNECTIONS, logLevel: 'info', only: ONLY ?? null, profile: PROFILE },
+    build,
+    seed: seed!,
+    scenarios: results,
+    rounds,
+    children: { iot, uploads },
+    coldStarts,
+    idleAfterLoad,
+    profiles,
+    table,
+  };
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`results: ${path.relative(process.cwd(), file)}\n`);
+}
+
+await main();
