@@ -104,6 +104,24 @@ test('against the simulator over real HTTP: values, history, alarms and configs 
   assert.match(outOfRange.body.error, /16 to 28/);
 });
 
+test('force-set (admin) holds any simulator point at a value, raises an alarm, and null releases it', async (t) => {
+  const server = await serverWithSimulator(t);
+  const { accessToken: admin } = await server.createUser({ role: 'admin' });
+  const read = async () => (await server.request('POST', '/api/iot/codes/values', { token: admin, body: { codes: ['temp.serverroom'] } })).body.data[0];
+
+  const forced = await server.request('POST', '/api/iot/codes/force-set', { token: admin, body: { code: 'temp.serverroom', value: 29.5 } });
+  assert.deepEqual([forced.status, forced.body], [200, { success: true }]);
+  assert.deepEqual([(await read()).value, (await read()).quality], [29.5, 'forced']);
+  const alarms = await server.request('GET', '/api/iot/alarms?pageSize=1', { token: admin });
+  assert.match(alarms.body.data[0].message, /temp\.serverroom forced to 29\.5/);
+
+  const released = await server.request('POST', '/api/iot/codes/force-set', { token: admin, body: { code: 'temp.serverroom', value: null } });
+  assert.equal(released.status, 200);
+  assert.equal((await read()).quality, 'good');
+  // A plain set may not touch a measured value, and null is no value for it.
+  assert.equal((await server.request('POST', '/api/iot/codes/set', { token: admin, body: { code: 'sp.zone1', value: null } })).status, 400);
+});
+
 test('GET /iot/token (admin) shows the token the service holds, and the gateway accepts it', async (t) => {
   const server = await serverWithSimulator(t);
   const { accessToken: admin } = await server.createUser({ role: 'admin' });

@@ -17,6 +17,7 @@ import {
   ValuesAnswer,
   ValuesBody,
   ValuesQuery,
+  ForceWriteBody,
   WriteAnswer,
   WriteBody,
 } from './schemas.ts';
@@ -45,9 +46,9 @@ export function iotRoutes({ iot }: AppDeps) {
     { method: 'GET', path: '/alarms', summary: 'Alarm history, newest first', query: AlarmsQuery, answer: AlarmsAnswer },
     { method: 'GET', path: '/alarm-configs', summary: 'Alarm configuration', answer: AlarmConfigsAnswer },
   ];
-  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string }> = [
-    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)' },
-    { path: '/codes/force-set', access: 'admin', summary: 'Override any point value' },
+  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string; body: typeof WriteBody | typeof ForceWriteBody }> = [
+    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)', body: WriteBody },
+    { path: '/codes/force-set', access: 'admin', summary: 'Override any point value', body: ForceWriteBody },
   ];
 
   return [
@@ -86,7 +87,7 @@ export function iotRoutes({ iot }: AppDeps) {
         description: `${RELAYED} Sent once (again only after a token renewal); logged and audited with the gateway's answer.`,
         tags,
         raw: json,
-        schemas: { body: WriteBody, response: { 200: WriteAnswer, ...failures } },
+        schemas: { body: write.body, response: { 200: WriteAnswer, ...failures } },
         handler: async ({ body, user, ctx }) => {
           const answer = await iot.write(write.path === '/codes/set' ? 'set' : 'force-set', user, body);
           relayAnswer(ctx, answer);

@@ -27,6 +27,10 @@ export const HistoryQuery = HistoryBody;
 export const HistoryAnswer = Type.Object({ data: Type.Array(Type.Object({ ts: Timestamp, value: Type.Union([Type.Number(), Type.Boolean(), Type.String(), Type.Null()]) })) });
 
 export const WriteBody = Type.Object({ code: PointCode, value: Value });
+export const ForceWriteBody = Type.Object({
+  code: PointCode,
+  value: Type.Union([Value, Type.Null()], { description: 'The value to hold the point at; null releases the override (the simulator supports it)' }),
+});
 export const WriteAnswer = Type.Object({ success: Type.Boolean() });
 
 export const AlarmsQuery = Type.Object({
