@@ -1,12 +1,13 @@
 // What the benchmark (test/bench) changed on the shared hot path keeps its guarantees: the verified-token cache still
 // expires and dies with a rotated secret, the request log line keeps its fields, lazily compiled schemas all compile,
-// the fixed dummy hash is a real hash at the service's cost.
+// the fixed dummy hash is a real hash at the service's cost, bcrypt runs on worker threads below the event loop.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import { after, describe, test } from 'node:test';
 import bcrypt from 'bcrypt';
 import jwt from 'jsonwebtoken';
-import { BCRYPT_COST, DUMMY_HASH } from '../src/auth/passwords.ts';
+import { BCRYPT_COST, DUMMY_HASH, hashPassword, verifyPassword } from '../src/auth/passwords.ts';
 import { rotateStoredSecret, SigningKeys } from '../src/auth/signingKeys.ts';
 import { closeDatabase, databasePath, openDatabase } from '../src/db/client.ts';
 import { compileBody, compileParams, compileResponse } from '../src/http/validation.ts';
@@ -99,5 +100,22 @@ describe('dummy hash', () => {
   test('is a bcrypt hash at the service cost, so a login for an unknown user costs what a wrong password does', async () => {
     assert.equal(bcrypt.getRounds(DUMMY_HASH), BCRYPT_COST);
     assert.equal(await bcrypt.compare('not-a-real-password', DUMMY_HASH), true);
+  });
+});
+
+describe('password workers', () => {
+  test('hash and compare give bcrypt answers, on threads below the event loop priority', async () => {
+    const before = os.getPriority();
+    const hashes = await Promise.all(['a-good-password', 'another-password'].map((p) => hashPassword(p)));
+    assert.equal(bcrypt.getRounds(hashes[0]), BCRYPT_COST);
+    assert.equal(await verifyPassword('a-good-password', hashes[0]), true);
+    assert.equal(await verifyPassword('a-good-password', hashes[1]), false);
+    assert.equal(await verifyPassword('another-password', hashes[1]), true);
+    assert.equal(await verifyPassword('anything', 'not-a-bcrypt-hash'), false);
+    await assert.rejects(hashPassword('short'), /Invalid body/);
+    // Linux keeps a nice value per thread (field 19 of /proc/<pid>/task/<tid>/stat): workers carry 10, this thread keeps its own.
+    const nice = (tid: string) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+    assert.ok(fs.readdirSync('/proc/self/task').some((tid) => nice(tid) === 10));
+    assert.equal(os.getPriority(), before);
   });
 });
