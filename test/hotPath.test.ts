@@ -1,16 +1,22 @@
 // What the benchmark (test/bench) changed on the shared hot path keeps its guarantees: the verified-token cache still
 // expires and dies with a rotated secret, the request log line keeps its fields, lazily compiled schemas all compile,
-// the fixed dummy hash is a real hash at the service's cost, bcrypt runs on worker threads below the event loop.
+// the fixed dummy hash is a real hash at the service's cost, bcrypt runs on worker threads below the event loop, a
+// reusesBody route re-sends validated JSON only for the very object it validated.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { after, describe, test } from 'node:test';
 import bcrypt from 'bcrypt';
 import jwt from 'jsonwebtoken';
+import Koa from 'koa';
+import { Type } from '@sinclair/typebox';
 import { BCRYPT_COST, DUMMY_HASH, hashPassword, verifyPassword } from '../src/auth/passwords.ts';
 import { rotateStoredSecret, SigningKeys } from '../src/auth/signingKeys.ts';
 import { closeDatabase, databasePath, openDatabase } from '../src/db/client.ts';
 import { compileBody, compileParams, compileResponse } from '../src/http/validation.ts';
+import { buildRouter, errorRenderer } from '../src/http/router.ts';
+import { defineRoute } from '../src/http/route.ts';
+import { createLogger } from '../src/logger.ts';
 import { allRoutes } from '../src/routes.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
 
@@ -117,5 +123,45 @@ describe('password workers', () => {
     const nice = (tid: string) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
     assert.ok(fs.readdirSync('/proc/self/task').some((tid) => nice(tid) === 10));
     assert.equal(os.getPriority(), before);
+  });
+});
+
+describe('reusesBody routes', () => {
+  test('the same object is answered with the JSON validated for it; a new object is validated again', async () => {
+    let payload: Record<string, unknown> = { value: 1, secret: 'stripped by the schema' };
+    const routes = [
+      defineRoute({
+        method: 'GET',
+        path: '/cached',
+        access: 'public',
+        summary: 'test',
+        tags: [],
+        reusesBody: true,
+        schemas: { response: { 200: Type.Object({ value: Type.Integer() }) } },
+        handler: () => payload,
+      }),
+    ];
+    const app = new Koa();
+    const logger = createLogger('silent');
+    app.use(errorRenderer(logger));
+    app.use(buildRouter(routes, { authenticate: () => assert.fail('public route') }, logger).routes());
+    const server = app.listen(0, '127.0.0.1');
+    after(() => server.close());
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/cached`;
+    const get = async () => {
+      const response = await fetch(url);
+      return { status: response.status, type: response.headers.get('content-type'), body: await response.text() };
+    };
+
+    const first = await get();
+    assert.deepEqual(first, { status: 200, type: 'application/json; charset=utf-8', body: '{"value":1}' });
+    assert.deepEqual(await get(), first);
+    payload = { value: 2 };
+    assert.equal((await get()).body, '{"value":2}');
+    payload = { value: 'not an integer' };
+    assert.equal((await get()).status, 400);
+    payload = { value: 3 };
+    assert.equal((await get()).body, '{"value":3}');
   });
 });

@@ -53,6 +53,12 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
   bodyType?: 'json' | 'form' | 'multipart';
   /** The handler writes ctx.body itself (streams, HTML); no response validation. */
   raw?: { contentType: string };
+  /**
+   * The handler hands back the very same object for as long as its content is unchanged (a cached payload, never
+   * mutated in place): while it does, the JSON text validated for it last time is sent again without validating
+   * or serialising it anew. A new object is validated as usual.
+   */
+  reusesBody?: true;
   handler: (request: RequestOf<S, A>) => unknown | Promise<unknown>;
 };
 

@@ -36,6 +36,8 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middl
   const responses = new Map<number, Validator>(Object.entries(route.schemas.response).map(([status, schema]) => [Number(status), compileResponse(schema)]));
   const defaultStatus = successStatus(route);
   const bodyType = route.bodyType ?? (route.schemas.body ? 'json' : undefined);
+  /** For reusesBody routes: the last object answered and its validated JSON text. */
+  let reused: { body: object; json: string } | undefined;
 
   const chain: Middleware[] = [];
 
@@ -64,6 +66,12 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middl
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
+    if (reused && reply.body === reused.body && reply.status === defaultStatus && Object.keys(reply.headers).length === 0) {
+      ctx.status = reply.status;
+      ctx.type = 'application/json';
+      ctx.body = reused.json;
+      return;
+    }
     const validator = responses.get(reply.status);
     if (!validator) {
       logger.error({ route: `${route.method} ${route.path}`, status: reply.status }, 'handler answered with a status that has no response schema');
@@ -78,6 +86,11 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middl
     for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
     ctx.status = reply.status;
     ctx.body = reply.status === 204 ? null : reply.body;
+    if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
+      reused = { body: reply.body, json: JSON.stringify(reply.body) };
+      ctx.type = 'application/json';
+      ctx.body = reused.json;
+    }
   });
   return chain;
 }
