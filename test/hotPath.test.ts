@@ -10,7 +10,7 @@ import bcrypt from 'bcrypt';
 import jwt from 'jsonwebtoken';
 import Koa from 'koa';
 import { Type } from '@sinclair/typebox';
-import { BCRYPT_COST, DUMMY_HASH, hashPassword, verifyPassword } from '../src/auth/passwords.ts';
+import { BCRYPT_COST, DUMMY_HASH, hashPassword, PasswordWorkers, verifyPassword } from '../src/auth/passwords.ts';
 import { rotateStoredSecret, SigningKeys } from '../src/auth/signingKeys.ts';
 import { closeDatabase, databasePath, openDatabase } from '../src/db/client.ts';
 import { compileBody, compileParams, compileResponse } from '../src/http/validation.ts';
@@ -123,6 +123,16 @@ describe('password workers', () => {
     const nice = (tid: string) => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
     assert.ok(fs.readdirSync('/proc/self/task').some((tid) => nice(tid) === 10));
     assert.equal(os.getPriority(), before);
+  });
+
+  test('an idle worker is ended and a new one starts for the next task', async () => {
+    const pool = new PasswordWorkers(1, 200);
+    assert.equal(await pool.run({ op: 'compare', password: 'not-a-real-password', hash: DUMMY_HASH }), true);
+    assert.equal(pool.size, 1);
+    await sleep(600);
+    assert.equal(pool.size, 0);
+    assert.equal(await pool.run({ op: 'compare', password: 'wrong', hash: DUMMY_HASH }), false);
+    assert.equal(pool.size, 1);
   });
 });
 

@@ -40,7 +40,9 @@ parentPort.on('message', (task) => {
 });
 `;
 const BCRYPT_PATH = createRequire(import.meta.url).resolve('bcrypt');
-type NewTask = { op: 'hash'; password: string; cost: number } | { op: 'compare'; password: string; hash: string };
+/** A worker holds ~10 MiB (its own V8 heap): one idle this long is ended, and the next login starts one again (~40 ms). */
+const WORKER_IDLE_MS = 30_000;
+export type NewTask = { op: 'hash'; password: string; cost: number } | { op: 'compare'; password: string; hash: string };
 
 /**
  * bcrypt costs ~55-65 ms of CPU. On libuv's pool (4 threads at the event loop's priority) 8 concurrent logins on
@@ -48,14 +50,23 @@ type NewTask = { op: 'hash'; password: string; cost: number } | { op: 'compare';
  * during a login burst. One worker per core at nice 10: requests go first, logins use what is left. Workers start on
  * first use and are unref'd while idle, so they hold neither start-up nor an exiting emsctl.
  */
-class PasswordWorkers {
+export class PasswordWorkers {
   private readonly live = new Set<Worker>();
   private readonly idle: Worker[] = [];
   private readonly running = new Map<Worker, Job>();
   private readonly queue: Job[] = [];
+  private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
   private nextId = 1;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly idleMs = WORKER_IDLE_MS,
+  ) {}
+
+  /** Worker threads alive now (started and not yet ended). */
+  get size(): number {
+    return this.live.size;
+  }
 
   run(task: NewTask): Promise<string | boolean> {
     return new Promise((resolve, reject) => {
@@ -69,6 +80,8 @@ class PasswordWorkers {
       const worker = this.idle.pop() ?? (this.live.size < this.max ? this.spawn() : undefined);
       if (!worker) return;
       const job = this.queue.shift()!;
+      clearTimeout(this.idleTimers.get(worker));
+      this.idleTimers.delete(worker);
       this.running.set(worker, job);
       worker.ref();
       worker.postMessage(job.task);
@@ -83,6 +96,7 @@ class PasswordWorkers {
       this.running.delete(worker);
       worker.unref();
       this.idle.push(worker);
+      this.idleTimers.set(worker, setTimeout(() => this.retire(worker), this.idleMs).unref());
       if (job) {
         if ('error' in result) job.reject(new Error(result.error));
         else job.resolve(result.value);
@@ -94,9 +108,19 @@ class PasswordWorkers {
     return worker;
   }
 
+  private retire(worker: Worker): void {
+    this.idleTimers.delete(worker);
+    const at = this.idle.indexOf(worker);
+    if (at === -1 || !this.live.delete(worker)) return;
+    this.idle.splice(at, 1);
+    void worker.terminate();
+  }
+
   /** A worker that died fails its own job only; the next job gets a new worker. */
   private lost(worker: Worker, error: Error): void {
     if (!this.live.delete(worker)) return;
+    clearTimeout(this.idleTimers.get(worker));
+    this.idleTimers.delete(worker);
     const job = this.running.get(worker);
     this.running.delete(worker);
     const at = this.idle.indexOf(worker);
