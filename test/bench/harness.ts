@@ -14,6 +14,9 @@ export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(BENCH_DIR, '..', '..');
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
 const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
+const CLI_ENTRY = path.join(ROOT, 'dist', 'cli', 'emsctl.js');
+/** The simulator's default credentials (`emsctl gateway simulate` without EMS_IOT_USERNAME/PASSWORD). */
+export const SIMULATOR_CREDENTIALS = { username: 'ems', password: 'ems-simulator' };
 const CLOCK_TICKS = 100;
 
 export type Child = { pid: number; url: string; child: ChildProcess; stop(): Promise<void> };
@@ -83,21 +86,43 @@ export async function startBaseline(): Promise<Child> {
   return { pid: child.pid!, url, child, stop: stopper(child) };
 }
 
-/** The environment of an installed service: nothing inherited from the caller's EMS_* settings. */
-function serviceEnv(dataDir: string, port: number, logLevel: string): NodeJS.ProcessEnv {
+function withoutEmsVariables(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('EMS_')) env[key] = value;
+  return env;
+}
+
+/** The environment of an installed service: nothing inherited from the caller's EMS_* settings. */
+function serviceEnv(dataDir: string, port: number, logLevel: string, gatewayUrl: string | undefined): NodeJS.ProcessEnv {
   return {
-    ...env,
+    ...withoutEmsVariables(),
     NODE_ENV: 'production',
     EMS_DATA_DIR: dataDir,
     EMS_HOST: '127.0.0.1',
     EMS_PORT: String(port),
     EMS_LOG_LEVEL: logLevel,
-    EMS_IOT_BASE_URL: 'sim',
+    ...(gatewayUrl
+      ? { EMS_IOT_BASE_URL: gatewayUrl, EMS_IOT_USERNAME: SIMULATOR_CREDENTIALS.username, EMS_IOT_PASSWORD: SIMULATOR_CREDENTIALS.password }
+      : { EMS_IOT_BASE_URL: 'sim' }),
     // Long enough that no token expires during a full run; it changes no per-request cost.
     EMS_ACCESS_TOKEN_TTL: '2h',
   };
+}
+
+/**
+ * The gateway simulator in its own process (`emsctl gateway simulate`), as the real gateway is its own box: the
+ * proxy's CPU is then the service's alone, not shared with an in-process simulator.
+ */
+export async function startSimulator(): Promise<Child> {
+  const child = spawn(process.execPath, [CLI_ENTRY, '--json', 'gateway', 'simulate', '--port', '0'], { cwd: ROOT, env: withoutEmsVariables(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const { url } = JSON.parse(await firstLine(child)) as { url: string };
+  return { pid: child.pid!, url, child, stop: stopper(child) };
+}
+
+/** bcrypt's ceiling on this machine right now: cost-10 compares per second on every core, nothing else running. */
+export async function bcryptCeiling(seconds: number): Promise<{ hashesPerSec: number; cpuMsEach: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'bcryptCeiling.ts'), String(seconds)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(await firstLine(child)) as { hashesPerSec: number; cpuMsEach: number };
 }
 
 /** GET once; resolves with the status, or undefined when nothing answers yet. */
@@ -116,7 +141,7 @@ function probe(url: string): Promise<number | undefined> {
  * `node dist/src/main.js` in production mode on `dataDir`, its stdout (the JSON log) going to a file as journald
  * would take it. Resolves at the first 200 from GET /api/health; startupMs runs from spawn() to that answer.
  */
-export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number }): Promise<ServiceChild> {
+export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number; gatewayUrl?: string }): Promise<ServiceChild> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = path.join(options.dataDir, `service-${port}.log`);
@@ -124,7 +149,7 @@ export async function startService(options: { dataDir: string; logLevel: string;
   const started = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVICE_ENTRY], {
     cwd: ROOT,
-    env: serviceEnv(options.dataDir, port, options.logLevel),
+    env: serviceEnv(options.dataDir, port, options.logLevel, options.gatewayUrl),
     stdio: ['ignore', log, 'pipe'],
   });
   fs.closeSync(log);

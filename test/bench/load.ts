@@ -11,6 +11,8 @@ export type LoadJob = {
   /** Request bodies used in turn (e.g. one login per user); overrides `body`. */
   bodies?: string[];
   connections: number;
+  /** Requests per second over all connections (an open-ended load when left out). */
+  overallRate?: number;
   warmupSec: number;
   durationSec: number;
 };
@@ -48,6 +50,7 @@ function options(job: LoadJob, durationSec: number): autocannon.Options {
     duration: durationSec,
     pipelining: 1,
     timeout: 30,
+    ...(job.overallRate ? { overallRate: job.overallRate } : {}),
   };
   const bodies = job.bodies;
   if (!bodies?.length) return base;
