@@ -9,7 +9,6 @@ import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
 import { maintenanceRoutes } from './maintenance/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
-import { iotRoutes } from './iot/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
@@ -19,9 +18,29 @@ import { configRoutes } from './configs/routes.ts';
 import { fileRoutes } from './files/routes.ts';
 import { modelRoutes } from './models/routes.ts';
 import { avatarRoutes } from './users/avatarRoutes.ts';
+import { iotRoutes } from './iot/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
-  return [...healthRoutes(deps), ...backupRoutes(deps), ...authRoutes(deps), ...oauthRoutes(deps), ...alertRoutes(deps), ...faultRoutes(deps), ...maintenanceRoutes(deps), ...reportRoutes(deps), ...iotRoutes(deps), ...userRoutes(deps), ...auditRoutes(deps), ...dashboardRoutes(deps), ...overviewRoutes(deps), ...energyRoutes(deps), ...configRoutes(deps), ...fileRoutes(deps), ...modelRoutes(deps), ...avatarRoutes(deps)];
+  return [
+    ...healthRoutes(deps),
+    ...backupRoutes(deps),
+    ...authRoutes(deps),
+    ...oauthRoutes(deps),
+    ...alertRoutes(deps),
+    ...faultRoutes(deps),
+    ...maintenanceRoutes(deps),
+    ...reportRoutes(deps),
+    ...userRoutes(deps),
+    ...auditRoutes(deps),
+    ...dashboardRoutes(deps),
+    ...overviewRoutes(deps),
+    ...energyRoutes(deps),
+    ...configRoutes(deps),
+    ...fileRoutes(deps),
+    ...modelRoutes(deps),
+    ...avatarRoutes(deps),
+    ...iotRoutes(deps),
+  ];
 }
 
 /** The public allow-list as "METHOD /path/pattern" strings, derived from the route table. */

@@ -21,6 +21,8 @@ export function dashboardRoutes({ db, audit }: AppDeps) {
       method: 'GET',
       path: '/api/dashboard',
       access: 'public',
+      // The payload object is cached between writes: its validated JSON is sent again as long as it is the same object.
+      reusesBody: true,
       summary: 'Read-only dashboard payload for the public portal (no token needed)',
       description:
         'Platform name, KPI cards, weekly energy, area cards, the 3D scene and the titles and levels of the latest alerts. ' +
