@@ -1,6 +1,6 @@
 // The audit trail: who changed what and when, with before/after for status and role changes.
+import { equals, PagedList, timeWindow } from '../http/listQuery.ts';
 import type { Db } from '../db/client.ts';
-import { BadRequest } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 
 export type AuditEntry = {
@@ -50,24 +50,8 @@ export type AuditRecord = {
   after: unknown;
 };
 
-const DAY_MS = 86_400_000;
 
 // Every filter is a NULL-able parameter, so the list stays two prepared statements however it is filtered.
-const AUDIT_WHERE = `WHERE (@resource IS NULL OR resource = @resource)
-  AND (@resourceId IS NULL OR resource_id = @resourceId)
-  AND (@action IS NULL OR action = @action)
-  AND (@userId IS NULL OR user_id = @userId)
-  AND (@from IS NULL OR at >= @from)
-  AND (@to IS NULL OR at < @to)`;
-
-/** Stored times come from toISOString(), so bounds normalised the same way compare exactly as text. A date-only `to` includes that day. */
-export function auditWindow(from: string | undefined, to: string | undefined): { from: string | null; to: string | null } {
-  const start = from === undefined ? null : Date.parse(from);
-  const end = to === undefined ? null : Date.parse(to) + (to.length === 10 ? DAY_MS : 1);
-  if (start !== null && end !== null && start >= end) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'must not be later than to' }]);
-  return { from: start === null ? null : new Date(start).toISOString(), to: end === null ? null : new Date(end).toISOString() };
-}
-
 function parseJson(text: string | null): unknown {
   if (text === null) return null;
   try {
@@ -79,28 +63,24 @@ function parseJson(text: string | null): unknown {
 
 /** Reads the trail for GET /api/audit, newest first. */
 export class AuditReader {
-  private readonly count;
-  private readonly pageOf;
+  private readonly pages: PagedList<AuditRecord & { before: string | null; after: string | null }>;
 
   constructor(db: Db) {
-    this.count = db.sqlite.prepare(`SELECT count(*) FROM audit_log ${AUDIT_WHERE}`).pluck();
-    this.pageOf = db.sqlite.prepare(
-      `SELECT id, at, user_id AS userId, username, action, resource, resource_id AS resourceId, before, after
-       FROM audit_log ${AUDIT_WHERE} ORDER BY id DESC LIMIT @limit OFFSET @offset`,
-    );
+    this.pages = new PagedList(db.sqlite, 'audit_log', 'id, at, user_id AS userId, username, action, resource, resource_id AS resourceId, before, after', 'id DESC');
   }
 
   list(filters: AuditFilters): { items: AuditRecord[]; total: number; page: number; pageSize: number } {
-    const params = {
-      resource: filters.resource ?? null,
-      resourceId: filters.resourceId ?? null,
-      action: filters.action ?? null,
-      userId: filters.userId ?? null,
-      ...auditWindow(filters.from, filters.to),
-    };
-    const total = this.count.get(params) as number;
-    const offset = (filters.page - 1) * filters.pageSize;
-    const rows = offset < total ? (this.pageOf.all({ ...params, limit: filters.pageSize, offset }) as (AuditRecord & { before: string | null; after: string | null })[]) : [];
+    const { items: rows, total } = this.pages.page(
+      [
+        ...equals('resource', 'resource', filters.resource),
+        ...equals('resource_id', 'resourceId', filters.resourceId),
+        ...equals('action', 'action', filters.action),
+        ...equals('user_id', 'userId', filters.userId),
+        ...timeWindow('at', filters.from, filters.to),
+      ],
+      filters.page,
+      filters.pageSize,
+    );
     return {
       items: rows.map((row) => ({ ...row, before: parseJson(row.before), after: parseJson(row.after) })),
       total,

@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { NotFound } from '../http/errors.ts';
+import { contains, PagedList } from '../http/listQuery.ts';
 import type { AuthUser } from '../http/route.ts';
 import { generateStoredName, STORED_NAME_PATTERN } from './fileNames.ts';
 import { keepUpload, type ReceivedUpload } from './receiveUpload.ts';
@@ -41,10 +42,7 @@ const COLUMNS = `id, original_name AS originalName, stored_name AS storedName, m
   uploaded_by AS uploadedBy, created_at AS createdAt`;
 
 export class StoredFiles {
-  private readonly countAll: Database.Statement;
-  private readonly pageAll: Database.Statement;
-  private readonly countMatching: Database.Statement;
-  private readonly pageMatching: Database.Statement;
+  private readonly pages: PagedList<StoredFileRow>;
   private readonly byId: Database.Statement;
   private readonly insert: Database.Statement;
   private readonly remove: Database.Statement;
@@ -56,12 +54,7 @@ export class StoredFiles {
   ) {
     const table = policy.table;
     // Newest first walks <table>_created_idx backwards; id breaks ties within one millisecond.
-    const order = 'ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset';
-    const matching = "original_name LIKE @q ESCAPE '\\'";
-    this.countAll = db.sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck();
-    this.pageAll = db.sqlite.prepare(`SELECT ${COLUMNS} FROM ${table} ${order}`);
-    this.countMatching = db.sqlite.prepare(`SELECT count(*) FROM ${table} WHERE ${matching}`).pluck();
-    this.pageMatching = db.sqlite.prepare(`SELECT ${COLUMNS} FROM ${table} WHERE ${matching} ${order}`);
+    this.pages = new PagedList(db.sqlite, table, COLUMNS, 'created_at DESC, id DESC');
     this.byId = db.sqlite.prepare(`SELECT ${COLUMNS} FROM ${table} WHERE id = ?`);
     this.insert = db.sqlite.prepare(
       `INSERT INTO ${table} (original_name, stored_name, mime_type, size, sha256, uploaded_by, created_at)
@@ -71,16 +64,7 @@ export class StoredFiles {
   }
 
   page({ page, pageSize, q }: PageQuery): Page<StoredFileRow> {
-    const offset = (page - 1) * pageSize;
-    if (q) {
-      const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const total = this.countMatching.get({ q: pattern }) as number;
-      const items = offset < total ? (this.pageMatching.all({ q: pattern, limit: pageSize, offset }) as StoredFileRow[]) : [];
-      return { items, total, page, pageSize };
-    }
-    const total = this.countAll.get() as number;
-    const items = offset < total ? (this.pageAll.all({ limit: pageSize, offset }) as StoredFileRow[]) : [];
-    return { items, total, page, pageSize };
+    return this.pages.page(contains(['original_name'], q), page, pageSize);
   }
 
   get(id: number): StoredFileRow {

@@ -1,4 +1,5 @@
 // User records: lookups used on every request, creation with uniqueness checks, password changes, the first admin.
+import { contains, equals, PagedList } from '../http/listQuery.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -145,13 +146,6 @@ const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
 
 const LIST_COLUMNS = `id, username, email, role, display_name AS displayName, phone, avatar_url AS avatarUrl,
   last_login_at AS lastLoginAt, created_at AS createdAt, updated_at AS updatedAt`;
-// One statement per list shape: a NULL parameter switches its filter off, so both stay prepared.
-const LIST_WHERE = `WHERE (@pattern IS NULL OR username LIKE @pattern ESCAPE '\\' OR email LIKE @pattern ESCAPE '\\' OR display_name LIKE @pattern ESCAPE '\\')
-  AND (@role IS NULL OR role = @role)`;
-
-function likePattern(q: string | undefined): string | null {
-  return q ? `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-}
 
 type UserDirectoryDeps = {
   db: Db;
@@ -165,8 +159,7 @@ export class UserDirectory {
   private readonly db: Db;
   private readonly audit: AuditLog;
   private readonly lookup: UserLookup;
-  private readonly count;
-  private readonly pageOf;
+  private readonly pages: PagedList<Omit<UserRow, 'passwordHash'>>;
   private readonly update;
   private readonly updateRole;
   private readonly remove;
@@ -178,8 +171,7 @@ export class UserDirectory {
     this.audit = deps.audit;
     this.lookup = new UserLookup(deps.db);
     const sqlite = deps.db.sqlite;
-    this.count = sqlite.prepare(`SELECT count(*) FROM users ${LIST_WHERE}`).pluck();
-    this.pageOf = sqlite.prepare(`SELECT ${LIST_COLUMNS} FROM users ${LIST_WHERE} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`);
+    this.pages = new PagedList(sqlite, 'users', LIST_COLUMNS, 'created_at DESC, id DESC');
     this.update = sqlite.prepare(
       'UPDATE users SET username = @username, email = @email, display_name = @displayName, phone = @phone, role = @role, updated_at = @updatedAt WHERE id = @id',
     );
@@ -190,10 +182,11 @@ export class UserDirectory {
   }
 
   list(filters: UserListFilters): UserPage {
-    const params = { pattern: likePattern(filters.q), role: filters.role ?? null };
-    const total = this.count.get(params) as number;
-    const offset = (filters.page - 1) * filters.pageSize;
-    const rows = offset < total ? (this.pageOf.all({ ...params, limit: filters.pageSize, offset }) as Omit<UserRow, 'passwordHash'>[]) : [];
+    const { items: rows, total } = this.pages.page(
+      [...contains(['username', 'email', 'display_name'], filters.q), ...equals('role', 'role', filters.role)],
+      filters.page,
+      filters.pageSize,
+    );
     return { items: rows.map((row) => presentUser(row as UserRow)), total, page: filters.page, pageSize: filters.pageSize };
   }
 
