@@ -71,7 +71,8 @@ export class AlertService {
     return row;
   }
 
-  create(input: AlertCreateInput, actor: Actor): AlertView {
+  /** `actor` null: raised by the service itself (a report that could not be delivered). */
+  create(input: AlertCreateInput, actor: Actor | null): AlertView {
     return this.db.sqlite.transaction(() => {
       const now = new Date().toISOString();
       const result = this.insert.run({

@@ -1,6 +1,7 @@
 // Report shapes: built-in templates and scheduled report plans.
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../db/schema/facility.ts';
+import { REPORT_RUN_STATUSES, REPORT_RUN_TRIGGERS } from '../db/schema/reports.ts';
 import { Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../http/schemas.ts';
 
 export const ReportTemplate = Type.Object({
@@ -70,3 +71,36 @@ export const ReportPlanListQuery = Type.Object(
   { additionalProperties: false, description: 'Newest first by createdAt.' },
 );
 export type ReportPlanListFilters = Static<typeof ReportPlanListQuery>;
+
+export const ReportRunFileView = Type.Object({
+  name: Type.String({ description: 'download name; GET /api/reports/runs/{id}/files/{name}' }),
+  contentType: Type.String(),
+  sizeBytes: Type.Integer(),
+});
+
+export const ReportRun = Type.Object({
+  id: Type.Integer(),
+  planId: Type.Integer(),
+  trigger: stringEnum(REPORT_RUN_TRIGGERS, { description: 'schedule: on its cron; catch-up: a time missed while the service was down, run once at start; manual: run now' }),
+  requestedBy: Type.Union([Type.Integer(), Type.Null()], { description: 'user who asked for a manual run' }),
+  status: stringEnum(REPORT_RUN_STATUSES),
+  format: Type.String(),
+  periodFrom: Type.String({ format: 'date', description: 'first local day covered' }),
+  periodTo: Type.String({ format: 'date', description: 'local day after the last one covered (exclusive)' }),
+  startedAt: Timestamp,
+  finishedAt: NullableTimestamp,
+  durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  sizeBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'bytes of all files of the run' }),
+  mailAttempts: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  files: Type.Array(ReportRunFileView, { description: 'empty once retention removed them (filesDeletedAt)' }),
+  filesDeletedAt: NullableTimestamp,
+});
+export type ReportRunView = Static<typeof ReportRun>;
+
+export const ReportRunListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false, description: 'Newest first by startedAt.' });
+
+export const ReportRunFileParams = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+});
