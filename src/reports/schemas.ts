@@ -41,7 +41,9 @@ export type ReportPlanView = Static<typeof ReportPlan>;
 
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  templateId: Type.Integer({ minimum: 1, description: 'id of a report template (400 when there is none)' }),
+  templateId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 100 })], {
+    description: 'a report template: its id or its key, e.g. "weekly-energy" (400 when there is none); answered as the id',
+  }),
   cron: Cron,
   format: Type.Optional(ReportFormat),
   recipients: Recipients,
@@ -50,7 +52,7 @@ const writable = {
 
 export const ReportPlanCreate = Type.Object(writable, {
   additionalProperties: false,
-  description: 'format defaults to csv, enabled to true; lastRunAt is kept by the server. Unknown fields are dropped.',
+  description: 'format defaults to pdf (mailed with a CSV of the same figures), enabled to true; lastRunAt is kept by the server. Unknown fields are dropped.',
 });
 export type ReportPlanCreateInput = Static<typeof ReportPlanCreate>;
 

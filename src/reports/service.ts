@@ -25,7 +25,7 @@ function present(row: PlanRow): ReportPlanView {
 export class ReportService {
   private readonly list;
   private readonly templates: Database.Statement;
-  private readonly templateExists: Database.Statement;
+  private readonly templateByKey: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly insert: Database.Statement;
   private readonly save: Database.Statement;
@@ -37,7 +37,7 @@ export class ReportService {
   ) {
     this.list = new PagedList<PlanRow>(db.sqlite, 'report_plans', COLUMNS, 'created_at DESC, id DESC');
     this.templates = db.sqlite.prepare('SELECT id, key, name, description FROM report_templates ORDER BY id');
-    this.templateExists = db.sqlite.prepare('SELECT 1 FROM report_templates WHERE id = ?').pluck();
+    this.templateByKey = db.sqlite.prepare('SELECT id FROM report_templates WHERE id = ? OR key = ?').pluck();
     this.byId = db.sqlite.prepare(`SELECT ${COLUMNS} FROM report_plans WHERE id = ?`);
     this.insert = db.sqlite.prepare(
       `INSERT INTO report_plans (name, template_id, cron, format, recipients, enabled, created_at, updated_at)
@@ -76,8 +76,15 @@ export class ReportService {
 
   create(input: ReportPlanCreateInput, actor: Actor): ReportPlanView {
     return this.db.sqlite.transaction(() => {
-      const plan = { name: input.name, templateId: input.templateId, cron: input.cron.trim(), format: input.format ?? 'csv', recipients: input.recipients, enabled: input.enabled ?? true };
-      this.assertValid(plan);
+      const plan = {
+        name: input.name,
+        templateId: this.templateId(input.templateId),
+        cron: input.cron.trim(),
+        format: input.format ?? 'pdf',
+        recipients: input.recipients,
+        enabled: input.enabled ?? true,
+      };
+      this.assertValid(plan, input.templateId);
       const now = new Date().toISOString();
       const result = this.insert.run({ ...plan, recipients: JSON.stringify(plan.recipients), enabled: Number(plan.enabled), updatedAt: now });
       const created = this.get(Number(result.lastInsertRowid));
@@ -94,13 +101,13 @@ export class ReportService {
       const next: ReportPlanView = {
         ...before,
         ...(input.name !== undefined && { name: input.name }),
-        ...(input.templateId !== undefined && { templateId: input.templateId }),
+        ...(input.templateId !== undefined && { templateId: this.templateId(input.templateId) }),
         ...(input.cron !== undefined && { cron: input.cron.trim() }),
         ...(input.format !== undefined && { format: input.format }),
         ...(input.recipients !== undefined && { recipients: input.recipients }),
         ...(input.enabled !== undefined && { enabled: input.enabled }),
       };
-      this.assertValid(next);
+      this.assertValid(next, input.templateId ?? before.templateId);
       const changes = auditChanges(before, next);
       if (!changes) return before;
       this.save.run({ ...next, recipients: JSON.stringify(next.recipients), enabled: Number(next.enabled), updatedAt: new Date().toISOString() });
@@ -117,14 +124,21 @@ export class ReportService {
     })();
   }
 
+  /** A template id or key → its id; 0 when there is none (assertValid reports it). */
+  private templateId(idOrKey: number | string): number {
+    return (this.templateByKey.get(typeof idOrKey === 'number' ? idOrKey : null, String(idOrKey)) as number | undefined) ?? 0;
+  }
+
   /** What JSON Schema cannot say: the cron expression parses, the template exists. Both reported at once. */
-  private assertValid(plan: { templateId: number; cron: string }): void {
+  private assertValid(plan: { templateId: number; cron: string }, requested: number | string): void {
     const details: ErrorDetail[] = [];
     if (!cron.validate(plan.cron)) {
       const reason = cron.validateDetailed(plan.cron).errors[0]?.message;
       details.push({ path: 'body.cron', message: `is not a valid cron expression${reason ? `: ${reason}` : ''}` });
     }
-    if (!this.templateExists.get(plan.templateId)) details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
+    if (plan.templateId === 0) {
+      details.push({ path: 'body.templateId', message: typeof requested === 'number' ? `no report template with id ${requested}` : `no report template with key "${requested}"` });
+    }
     if (details.length) throw new BadRequest('Invalid body', details);
   }
 }
