@@ -86,7 +86,7 @@ function dailyChart(doc: Doc, bars: { label: string; value: number }[]): void {
   const bottom = top + height;
   const max = Math.max(0, ...bars.map((b) => b.value));
   const step = niceStep(max / 4);
-  const axisMax = Math.max(step * 4, step);
+  const axisMax = Math.max(step, Math.ceil(max / step) * step);
   doc.font('Helvetica').fontSize(8);
   for (let tick = 0; tick <= axisMax + step / 2; tick += step) {
     const y = bottom - (tick / axisMax) * height;
@@ -130,6 +130,12 @@ function columnLabel(column: string, currency: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Times read as "2026-11-21 02:25 UTC" on paper (the CSV keeps the full ISO text). */
+function pdfCell(cell: Cell): string {
+  if (typeof cell === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(cell)) return `${cell.slice(0, 10)} ${cell.slice(11, 16)} UTC`;
+  return formatCell(cell);
+}
+
 function drawTable(doc: Doc, table: Table, currency: string): void {
   heading(doc, table.title);
   const width = doc.page.width - 2 * MARGIN;
@@ -146,7 +152,7 @@ function drawTable(doc: Doc, table: Table, currency: string): void {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor(INK);
     cells.forEach((cell, index) => {
       const align = textColumns.has(index) ? 'left' : 'right';
-      doc.text(formatCell(cell), xs[index] + 3, y + 4, { width: weights[index] * unit - 6, align, lineBreak: false, ellipsis: true });
+      doc.text(pdfCell(cell), xs[index] + 3, y + 4, { width: weights[index] * unit - 6, height: rowHeight - 6, align, ellipsis: true });
     });
     doc.moveTo(MARGIN, y + rowHeight).lineTo(MARGIN + width, y + rowHeight).lineWidth(bold ? 0.8 : 0.3).strokeColor(bold ? INK : RULE).stroke();
     doc.x = MARGIN;
