@@ -101,12 +101,12 @@ function origin(env: Env, name: string): string | undefined {
 /** "30s,2m,10m": the waits before each retry of a failed report mail (ms, s, m or h per item). */
 function delayList(env: Env, name: string, fallback: string): number[] {
   const raw = read(env, name) ?? fallback;
+  if (raw === 'none') return [];
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   const delays = raw.split(',').map((item) => {
     const match = /^(\d+)(ms|s|m|h)$/.exec(item.trim());
     return match ? Number(match[1]) * units[match[2]] : NaN;
   });
-  if (raw.trim() === 'none') return [];
   if (delays.length > 10 || delays.some((delay) => !Number.isSafeInteger(delay) || delay > 86_400_000)) {
     throw new ConfigError(`${name}: expected up to 10 comma-separated waits such as 30s,2m,10m (or "none"), got "${raw}"`);
   }
