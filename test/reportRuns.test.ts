@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { AuditLog } from '../src/audit/service.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { closeDatabase, openDatabase } from '../src/db/client.ts';
 import { addDays, siteDay } from '../src/energy/service.ts';
 import { createLogger } from '../src/logger.ts';
@@ -33,6 +34,21 @@ async function waitForRun(server: TestServer, token: string, runId: number): Pro
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", and bad values named', () => {
+  assert.deepEqual(loadConfig({}).reports, { mailRetryDelaysMs: [60_000, 300_000, 900_000], keepFilesPerPlan: 10 });
+  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: '250ms, 30s,2h', EMS_REPORT_KEEP_FILES: '3' }).reports, { mailRetryDelaysMs: [250, 30_000, 7_200_000], keepFilesPerPlan: 3 });
+  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: 'none' }).reports.mailRetryDelaysMs, []);
+  for (const [env, name] of [
+    [{ EMS_REPORT_MAIL_RETRY: '5 minutes' }, 'EMS_REPORT_MAIL_RETRY'],
+    [{ EMS_REPORT_MAIL_RETRY: '1s,,2s' }, 'EMS_REPORT_MAIL_RETRY'],
+    [{ EMS_REPORT_MAIL_RETRY: '25h' }, 'EMS_REPORT_MAIL_RETRY'],
+    [{ EMS_REPORT_MAIL_RETRY: Array(11).fill('1s').join(',') }, 'EMS_REPORT_MAIL_RETRY'],
+    [{ EMS_REPORT_KEEP_FILES: '0' }, 'EMS_REPORT_KEEP_FILES'],
+  ] as const) {
+    assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}:`), name);
+  }
+});
 
 describe('report schedule on daylight-saving change days (Europe/Berlin, injected clock)', () => {
   const dataDir = tempDir();
