@@ -57,7 +57,7 @@ describe('report schedule on daylight-saving change days (Europe/Berlin, injecte
   const logger = createLogger('silent', sink);
   let now = 0;
   const clock = { now: () => now };
-  const runner = new ReportRunner({
+  const runnerDeps = {
     db,
     audit: new AuditLog(db),
     mailer: createMailer({ from: 'EMS <ems@localhost>', logger }),
@@ -67,7 +67,8 @@ describe('report schedule on daylight-saving change days (Europe/Berlin, injecte
     clock,
     mailRetryDelaysMs: [],
     keepFilesPerPlan: 5,
-  });
+  };
+  const runner = new ReportRunner(runnerDeps);
   db.sqlite.prepare(`UPDATE platform_config SET timezone = 'Europe/Berlin' WHERE id = 1`).run();
   const insertPlan = db.sqlite.prepare(
     `INSERT INTO report_plans (name, template_id, cron, format, recipients, enabled, created_at, updated_at)
@@ -90,6 +91,19 @@ describe('report schedule on daylight-saving change days (Europe/Berlin, injecte
     db.sqlite.prepare(`UPDATE report_plans SET enabled = 0 WHERE id IN (${ids.join(',')})`).run();
     return ids;
   }
+
+  test('history keeps the newest rows per plan, and files of the newest runs only', async () => {
+    const small = new ReportRunner({ ...runnerDeps, keepFilesPerPlan: 2, historyRowsPerPlan: 4 });
+    const scheduler = new ReportScheduler({ db, logger, runner: small, clock });
+    const written = '2026-06-01T09:59:00.000Z';
+    const id = Number(insertPlan.run('every minute', '* * * * *', written, written).lastInsertRowid);
+    for (now = Date.parse('2026-06-01T10:00:00.000Z'); now <= Date.parse('2026-06-01T10:09:00.000Z'); now += MINUTE) await Promise.all(scheduler.tick());
+    db.sqlite.prepare('UPDATE report_plans SET enabled = 0 WHERE id = ?').run(id);
+    const rows = db.sqlite.prepare('SELECT started_at AS startedAt, files FROM report_runs WHERE plan_id = ? ORDER BY id').all(id) as { startedAt: string; files: string }[];
+    assert.deepEqual(rows.map((r) => r.startedAt.slice(11, 16)), ['10:06', '10:07', '10:08', '10:09']);
+    assert.deepEqual(rows.map((r) => JSON.parse(r.files).length), [0, 0, 1, 1]);
+    assert.equal(fs.readdirSync(path.join(dataDir, 'reports', String(id))).length, 2);
+  });
 
   test('spring forward (29 March 2026): 02:30 does not exist and runs once at the change, an hourly plan runs 23 times', async () => {
     const [daily, hourly, morning] = await drive('2026-03-28T23:00:00.000Z', '2026-03-29T21:59:00.000Z', ['30 2 * * *', '0 * * * *', '0 7 * * *']);
@@ -241,6 +255,13 @@ describe('report runs through the API', () => {
     assert.equal((await server.request('GET', `/api/reports/runs/${runs[0].id}/files/${runs[0].files[0].name}`, { token: users.viewer.accessToken })).status, 404);
     assert.equal((await server.request('GET', `/api/reports/runs/${runs[2].id}/files/${runs[2].files[0].name}`, { token: users.viewer.accessToken })).status, 200);
     assert.deepEqual(fs.readdirSync(path.join(server.dataDir, 'reports', String(plan.id))).sort(), runs.slice(1).map((r) => `${r.id}-${r.files[0].name}`).sort());
+
+    // A deleted plan takes its history along; its folder goes with the next run of any plan.
+    assert.equal((await server.request('DELETE', `/api/reports/plans/${plan.id}`, { token: users.operator.accessToken })).status, 204);
+    assert.equal((await server.request('GET', `/api/reports/runs/${runs[2].id}`, { token: users.viewer.accessToken })).status, 404);
+    const other = await createPlan({ format: 'csv' });
+    await waitForRun(server, users.viewer.accessToken, (await server.request('POST', `/api/reports/plans/${other.id}/run`, { token: users.operator.accessToken })).body.id);
+    assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.id))));
   });
 });
 
@@ -333,17 +354,26 @@ describe('a time missed while the service was down', () => {
     // The plan was written three hours ago and the service was down since: three hourly times passed.
     const db = openDatabase(path.join(dataDir, 'ems.db'));
     db.sqlite.prepare('UPDATE report_plans SET updated_at = ? WHERE id = ?').run(new Date(Date.now() - 3 * 3_600_000).toISOString(), plan.id);
+    // And a run the process was in the middle of when it died.
+    const interrupted = Number(
+      db.sqlite
+        .prepare(`INSERT INTO report_runs (plan_id, trigger, status, format, period_from, period_to, started_at) VALUES (?, 'schedule', 'running', 'csv', '2026-01-01', '2026-01-08', ?)`)
+        .run(plan.id, new Date(Date.now() - 4 * 3_600_000).toISOString()).lastInsertRowid,
+    );
     closeDatabase(db);
     const second = await startTestServer({ EMS_DATA_DIR: dataDir, EMS_SMTP_URL: mail.url });
     try {
       let runs: any;
       for (;;) {
         runs = (await second.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: users.viewer.accessToken })).body;
-        if (runs.total > 0 && runs.items[0].status !== 'running') break;
+        if (runs.items.some((run: any) => run.trigger === 'catch-up' && run.status !== 'running')) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      assert.equal(runs.total, 1, 'once, not three times');
+      assert.equal(runs.total, 2, 'the interrupted run and one catch-up, not three');
       assert.equal(runs.items[0].trigger, 'catch-up');
+      const dead = runs.items.find((run: any) => run.id === interrupted);
+      assert.equal(dead.status, 'failed');
+      assert.match(dead.error, /interrupted/);
       assert.equal(runs.items[0].status, 'ok', runs.items[0].error);
       assert.ok(mail.messages.some((m) => m.to.includes('ops@example.test')));
     } finally {

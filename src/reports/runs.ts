@@ -22,8 +22,6 @@ export const systemClock: Clock = { now: () => Date.now() };
 export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
 type Actor = Pick<AuthUser, 'id' | 'username'>;
 
-/** History rows kept per plan; older rows go (a `* * * * *` plan would otherwise add half a million a year). */
-export const HISTORY_ROWS_PER_PLAN = 1000;
 
 type PlanToRun = { id: number; name: string; format: 'pdf' | 'csv' | 'json'; recipients: string; templateKey: string; timezone: string; siteName: string };
 
@@ -55,6 +53,8 @@ export type RunnerDeps = {
   clock: Clock;
   mailRetryDelaysMs: number[];
   keepFilesPerPlan: number;
+  /** History rows kept per plan (1000 unless given); older rows go: a `* * * * *` plan would add half a million a year. */
+  historyRowsPerPlan?: number;
 };
 
 export class ReportRunner {
@@ -96,9 +96,16 @@ export class ReportRunner {
     );
     this.filesGone = sqlite.prepare(`UPDATE report_runs SET files = '[]', files_deleted_at = ? WHERE id = ?`);
     this.trimHistory = sqlite.prepare(
-      `DELETE FROM report_runs WHERE plan_id = ?1 AND id NOT IN (SELECT id FROM report_runs WHERE plan_id = ?1 ORDER BY started_at DESC, id DESC LIMIT ${HISTORY_ROWS_PER_PLAN})`,
+      `DELETE FROM report_runs WHERE plan_id = @planId AND id NOT IN (SELECT id FROM report_runs WHERE plan_id = @planId ORDER BY started_at DESC, id DESC LIMIT ${Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000)})`,
     );
     this.planIds = sqlite.prepare('SELECT id FROM report_plans').pluck();
+  }
+
+  /** Runs left 'running' by a process that ended mid-run (crash, power cut) are failed: call once at start, before any run. */
+  failInterrupted(): number {
+    return this.deps.db.sqlite
+      .prepare(`UPDATE report_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the service stopped during the run' WHERE status = 'running'`)
+      .run(new Date(this.deps.clock.now()).toISOString()).changes;
   }
 
   isRunning(planId: number): boolean {
@@ -283,7 +290,7 @@ export class ReportRunner {
         }
         this.filesGone.run(now, run.id);
       }
-      this.trimHistory.run(planId);
+      this.trimHistory.run({ planId });
       this.removeOrphanFolders();
     } catch (error) {
       this.deps.logger.error({ err: error, planId }, 'report retention failed');

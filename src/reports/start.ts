@@ -24,6 +24,8 @@ export function startReports(deps: { config: Config; db: Db; logger: Logger; aud
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,
   });
+  const interrupted = runner.failInterrupted();
+  if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
   const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
   scheduler.start();
   lifecycle.onClose('report scheduler', () => scheduler.stop());
