@@ -141,6 +141,14 @@ describe('report runs through the API', () => {
     }
     insertEnergyDaily(sqlite, addDays(today(), -8), 99999);
     insertAlert(sqlite, { title: 'Chiller 2 tripped', level: 'critical', occurredAt: new Date(Date.now() - 2 * 86_400_000).toISOString() });
+    // A fault reported three days ago and resolved six hours later (MTTR 6), one reported today (outside the period).
+    const reported = Date.parse(`${addDays(today(), -3)}T08:00:00.000Z`);
+    sqlite
+      .prepare(`INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('AHU-1', 'high', 'resolved', ?, ?, ?, ?)`)
+      .run(new Date(reported).toISOString(), new Date(reported + 6 * 3_600_000).toISOString(), new Date().toISOString(), new Date().toISOString());
+    sqlite
+      .prepare(`INSERT INTO faults (device, severity, status, reported_at, created_at, updated_at) VALUES ('AHU-2', 'low', 'open', ?, ?, ?)`)
+      .run(new Date().toISOString(), new Date().toISOString(), new Date().toISOString());
   });
   after(async () => {
     await server.close();
@@ -226,7 +234,12 @@ describe('report runs through the API', () => {
       const parts = attachmentsOf(message.raw);
       assert.deepEqual(parts.map((p) => p.filename.split('.').pop()), [format]);
       if (format === 'json') assert.equal(JSON.parse(parts[0].content.toString()).tables.find((t: any) => t.key === 'top-alerts').rows[0][2], 'Chiller 2 tripped');
-      else assert.match(parts[0].content.toString(), /^alerts\r\nlevel,active,acknowledged,resolved,total\r\ncritical,1,0,0,1\r$/m);
+      else {
+        const text = parts[0].content.toString();
+        assert.match(text, /^alerts\r\nlevel,active,acknowledged,resolved,total\r\ncritical,1,0,0,1\r$/m);
+        assert.match(text, /^faults\r\nseverity,open,in_progress,resolved,closed,total\r\nhigh,0,0,1,0,1\r\n\r\n/m);
+        assert.match(text, /^repair\r\nmttr_hours\r\n6\r$/m);
+      }
     }
   });
 

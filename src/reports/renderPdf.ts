@@ -133,18 +133,27 @@ function columnLabel(column: string, currency: string): string {
 /** Times read as "2026-11-21 02:25 UTC" on paper (the CSV keeps the full ISO text). */
 function pdfCell(cell: Cell): string {
   if (typeof cell === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(cell)) return `${cell.slice(0, 10)} ${cell.slice(11, 16)} UTC`;
-  return formatCell(cell);
+  return cell === null ? '–' : formatCell(cell);
 }
 
 function drawTable(doc: Doc, table: Table, currency: string): void {
   heading(doc, table.title);
   const width = doc.page.width - 2 * MARGIN;
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
-  // Text columns get twice the room of number columns.
-  const weights = table.columns.map((_, index) => (textColumns.has(index) ? 2 : 1));
-  const unit = width / weights.reduce((sum, w) => sum + w, 0);
+  // Each column as wide as its widest cell (header included), then scaled together to the page width.
+  const headers = table.columns.map((column) => columnLabel(column, currency));
+  doc.fontSize(9);
+  const natural = table.columns.map((_, index) => {
+    doc.font('Helvetica-Bold');
+    let widest = doc.widthOfString(headers[index]);
+    doc.font('Helvetica');
+    for (const row of table.rows.slice(0, 200)) widest = Math.max(widest, doc.widthOfString(pdfCell(row[index])));
+    return widest + 12;
+  });
+  const scale = width / natural.reduce((sum, w) => sum + w, 0);
+  const widths = natural.map((w) => w * scale);
   const xs: number[] = [];
-  weights.reduce((x, w) => (xs.push(x), x + w * unit), MARGIN);
+  widths.reduce((x, w) => (xs.push(x), x + w), MARGIN);
   const rowHeight = 16;
   const drawRow = (cells: Cell[], bold: boolean) => {
     if (doc.y + rowHeight > doc.page.height - MARGIN) doc.addPage();
@@ -152,13 +161,13 @@ function drawTable(doc: Doc, table: Table, currency: string): void {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor(INK);
     cells.forEach((cell, index) => {
       const align = textColumns.has(index) ? 'left' : 'right';
-      doc.text(pdfCell(cell), xs[index] + 3, y + 4, { width: weights[index] * unit - 6, height: rowHeight - 6, align, ellipsis: true });
+      doc.text(pdfCell(cell), xs[index] + 3, y + 4, { width: widths[index] - 6, height: rowHeight - 6, align, ellipsis: true });
     });
     doc.moveTo(MARGIN, y + rowHeight).lineTo(MARGIN + width, y + rowHeight).lineWidth(bold ? 0.8 : 0.3).strokeColor(bold ? INK : RULE).stroke();
     doc.x = MARGIN;
     doc.y = y + rowHeight;
   };
-  drawRow(table.columns.map((column) => columnLabel(column, currency)), true);
+  drawRow(headers, true);
   if (table.rows.length === 0) {
     doc.font('Helvetica-Oblique').fontSize(9).fillColor(MUTED).text('None in this period.', MARGIN + 3, doc.y + 4);
     doc.y += 4;
