@@ -243,18 +243,6 @@ describe('report runs through the API', () => {
     }
   });
 
-  test('60 parallel "run now" calls on one plan: exactly one run starts, the rest are 409', async () => {
-    const plan = await createPlan({ format: 'csv' });
-    const answers = await Promise.all(
-      Array.from({ length: 60 }, () => server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })),
-    );
-    assert.deepEqual(answers.map((a) => a.status).sort(), [202, ...Array(59).fill(409)]);
-    await waitForRun(server, users.viewer.accessToken, answers.find((a) => a.status === 202)!.body.id);
-    assert.equal((await server.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: users.viewer.accessToken })).body.total, 1);
-    assert.equal((await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.viewer.accessToken })).status, 403);
-    assert.equal((await server.request('POST', '/api/reports/plans/999999/run', { token: users.operator.accessToken })).status, 404);
-  });
-
   test('retention keeps the files of the newest EMS_REPORT_KEEP_FILES runs; older runs stay in the history without files', async () => {
     const plan = await createPlan({ format: 'csv' });
     const runs = [];
@@ -275,6 +263,53 @@ describe('report runs through the API', () => {
     const other = await createPlan({ format: 'csv' });
     await waitForRun(server, users.viewer.accessToken, (await server.request('POST', `/api/reports/plans/${other.id}/run`, { token: users.operator.accessToken })).body.id);
     assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.id))));
+  });
+});
+
+describe('runs of one plan never overlap', () => {
+  test('60 parallel "run now" calls while a run waits on SMTP: exactly one starts, 59 are 409; after it, the next starts', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let received = 0;
+    const holding = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => {
+          received += 1;
+          void held.then(() => callback());
+        });
+      },
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const server = await startTestServer({ EMS_SMTP_URL: `smtp://127.0.0.1:${(holding.server.address() as AddressInfo).port}` });
+    try {
+      const users = await createRoles(server);
+      const plan = (await server.request('POST', '/api/reports/plans', {
+        token: users.operator.accessToken,
+        body: { name: 'Held', templateId: 'alerts-faults', cron: '0 7 * * *', format: 'csv', recipients: ['ops@example.test'] },
+      })).body;
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () => server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })),
+      );
+      assert.deepEqual(answers.map((a) => a.status).sort(), [202, ...Array(59).fill(409)]);
+      assert.equal(answers.find((a) => a.status === 409)!.body.error, 'A run of this report plan is in progress');
+      release();
+      const first = await waitForRun(server, users.viewer.accessToken, answers.find((a) => a.status === 202)!.body.id);
+      assert.equal(first.status, 'ok', first.error);
+      assert.equal(received, 1);
+      const next = await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken });
+      assert.equal(next.status, 202, 'a new run once the previous one is recorded');
+      await waitForRun(server, users.viewer.accessToken, next.body.id);
+      assert.equal((await server.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: users.viewer.accessToken })).body.total, 2);
+      assert.equal((await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.viewer.accessToken })).status, 403);
+      assert.equal((await server.request('POST', '/api/reports/plans/999999/run', { token: users.operator.accessToken })).status, 404);
+    } finally {
+      await server.close();
+      await new Promise<void>((resolve) => holding.close(() => resolve()));
+    }
   });
 });
 

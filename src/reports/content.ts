@@ -59,6 +59,7 @@ export class ReportContentBuilder {
     db: Db,
     private readonly energy: EnergyFigures,
   ) {
+    // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
     this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, currency FROM platform_config WHERE id = 1');
     this.topAlerts = sqlite

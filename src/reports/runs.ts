@@ -2,13 +2,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { and, desc, eq, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import { AlertService } from '../alerts/service.ts';
-import type { AuditLog } from '../audit/service.ts';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
-import type { ReportRunFile } from '../db/schema/reports.ts';
-import { Conflict, NotFound } from '../http/errors.ts';
-import type { AuthUser } from '../http/route.ts';
-import { equals, PagedList, type PageResult } from '../http/listQuery.ts';
+import { equals, PagedQuery, type PageResult } from '../db/listQuery.ts';
+import { platformConfig, reportPlans, reportRuns, reportTemplates, type ReportRunFile } from '../db/schema/index.ts';
+import { Conflict, NotFound } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer, MailAttachment } from '../mail/mailer.ts';
 import { reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
@@ -20,20 +20,13 @@ export type Clock = { now(): number };
 export const systemClock: Clock = { now: () => Date.now() };
 
 export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
-type Actor = Pick<AuthUser, 'id' | 'username'>;
 
 
-type PlanToRun = { id: number; name: string; format: 'pdf' | 'csv' | 'json'; recipients: string; templateKey: string; timezone: string; siteName: string };
+type RunRow = typeof reportRuns.$inferSelect;
 
-type RunRow = Omit<ReportRunView, 'files'> & { files: string };
-
-const RUN_COLUMNS = `id, plan_id AS planId, trigger, requested_by AS requestedBy, status, format, period_from AS periodFrom,
-  period_to AS periodTo, started_at AS startedAt, finished_at AS finishedAt, duration_ms AS durationMs, size_bytes AS sizeBytes,
-  mail_attempts AS mailAttempts, error, files, files_deleted_at AS filesDeletedAt`;
-
+/** The stored name stays inside: the API names a file by its download name. */
 function present(row: RunRow): ReportRunView {
-  const files = JSON.parse(row.files) as ReportRunFile[];
-  return { ...row, files: files.map(({ name, contentType, sizeBytes }) => ({ name, contentType, sizeBytes })) };
+  return { ...row, files: row.files.map(({ name, contentType, sizeBytes }) => ({ name, contentType, sizeBytes })) };
 }
 
 function lastDay(to: string): string {
@@ -41,6 +34,26 @@ function lastDay(to: string): string {
   date.setUTCDate(date.getUTCDate() - 1);
   return date.toISOString().slice(0, 10);
 }
+
+/** The plan with what a run needs besides it: its template's key, the site's name and time zone. */
+function planToRun(db: Db, planId: number) {
+  return db.orm
+    .select({
+      id: reportPlans.id,
+      name: reportPlans.name,
+      format: reportPlans.format,
+      recipients: reportPlans.recipients,
+      templateKey: reportTemplates.key,
+      timezone: platformConfig.timezone,
+      siteName: platformConfig.siteName,
+    })
+    .from(reportPlans)
+    .innerJoin(reportTemplates, eq(reportTemplates.id, reportPlans.templateId))
+    .innerJoin(platformConfig, eq(platformConfig.id, 1))
+    .where(eq(reportPlans.id, planId))
+    .get();
+}
+type PlanToRun = NonNullable<ReturnType<typeof planToRun>>;
 
 export type RunnerDeps = {
   db: Db;
@@ -61,51 +74,22 @@ export class ReportRunner {
   private readonly active = new Map<number, Promise<ReportRunView>>();
   private readonly abort = new AbortController();
   private readonly alerts: AlertService;
-  private readonly list;
-  private readonly planToRun;
-  private readonly insertRun;
-  private readonly touchPlan;
-  private readonly saveFiles;
-  private readonly finish;
-  private readonly byId;
-  private readonly withFiles;
-  private readonly filesGone;
-  private readonly trimHistory;
-  private readonly planIds;
+  private readonly list: PagedQuery<typeof reportRuns>;
+  private readonly historyRows: number;
 
   constructor(private readonly deps: RunnerDeps) {
-    const sqlite = deps.db.sqlite;
     this.alerts = new AlertService(deps.db, deps.audit);
-    this.list = new PagedList<RunRow>(sqlite, 'report_runs', RUN_COLUMNS, 'started_at DESC, id DESC');
-    this.planToRun = sqlite.prepare(
-      `SELECT p.id, p.name, p.format, p.recipients, t.key AS templateKey, c.timezone, c.site_name AS siteName
-       FROM report_plans p JOIN report_templates t ON t.id = p.template_id JOIN platform_config c ON c.id = 1 WHERE p.id = ?`,
-    );
-    this.insertRun = sqlite.prepare(
-      `INSERT INTO report_runs (plan_id, trigger, requested_by, status, format, period_from, period_to, started_at)
-       VALUES (@planId, @trigger, @requestedBy, 'running', @format, @periodFrom, @periodTo, @startedAt)`,
-    );
-    this.touchPlan = sqlite.prepare('UPDATE report_plans SET last_run_at = ? WHERE id = ?');
-    this.saveFiles = sqlite.prepare('UPDATE report_runs SET files = ?, size_bytes = ? WHERE id = ?');
-    this.finish = sqlite.prepare(
-      'UPDATE report_runs SET status = @status, finished_at = @finishedAt, duration_ms = @durationMs, mail_attempts = @mailAttempts, error = @error WHERE id = @id',
-    );
-    this.byId = sqlite.prepare(`SELECT ${RUN_COLUMNS} FROM report_runs WHERE id = ?`);
-    this.withFiles = sqlite.prepare(
-      `SELECT id, files FROM report_runs WHERE plan_id = ? AND files_deleted_at IS NULL AND files <> '[]' ORDER BY started_at DESC, id DESC LIMIT -1 OFFSET ?`,
-    );
-    this.filesGone = sqlite.prepare(`UPDATE report_runs SET files = '[]', files_deleted_at = ? WHERE id = ?`);
-    this.trimHistory = sqlite.prepare(
-      `DELETE FROM report_runs WHERE plan_id = @planId AND id NOT IN (SELECT id FROM report_runs WHERE plan_id = @planId ORDER BY started_at DESC, id DESC LIMIT ${Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000)})`,
-    );
-    this.planIds = sqlite.prepare('SELECT id FROM report_plans').pluck();
+    this.list = new PagedQuery(deps.db.orm, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
+    this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
   }
 
   /** Runs left 'running' by a process that ended mid-run (crash, power cut) are failed: call once at start, before any run. */
   failInterrupted(): number {
-    return this.deps.db.sqlite
-      .prepare(`UPDATE report_runs SET status = 'failed', finished_at = ?, error = 'interrupted: the service stopped during the run' WHERE status = 'running'`)
-      .run(new Date(this.deps.clock.now()).toISOString()).changes;
+    return this.deps.db.orm
+      .update(reportRuns)
+      .set({ status: 'failed', finishedAt: new Date(this.deps.clock.now()).toISOString(), error: 'interrupted: the service stopped during the run' })
+      .where(eq(reportRuns.status, 'running'))
+      .run().changes;
   }
 
   isRunning(planId: number): boolean {
@@ -118,46 +102,42 @@ export class ReportRunner {
    */
   start(planId: number, trigger: RunTrigger, actor: Actor | null): { run: ReportRunView; finished: Promise<ReportRunView> } {
     if (this.active.has(planId)) throw new Conflict('A run of this report plan is in progress');
-    const plan = this.planToRun.get(planId) as PlanToRun | undefined;
+    const plan = planToRun(this.deps.db, planId);
     if (!plan) throw new NotFound('Report plan not found');
     const startedAt = this.deps.clock.now();
     const template = plan.templateKey as TemplateKey;
     if (!TEMPLATE_KEYS.includes(template)) throw new Conflict(`Report template "${plan.templateKey}" cannot be rendered`);
     const period = reportPeriod(template, plan.timezone, startedAt);
-    const runId = this.deps.db.sqlite.transaction(() => {
-      const result = this.insertRun.run({
-        planId,
-        trigger,
-        requestedBy: actor?.id ?? null,
-        format: plan.format,
-        periodFrom: period.from,
-        periodTo: period.to,
-        startedAt: new Date(startedAt).toISOString(),
-      });
-      this.touchPlan.run(new Date(startedAt).toISOString(), planId);
-      return Number(result.lastInsertRowid);
-    })();
+    const orm = this.deps.db.orm;
+    const started = new Date(startedAt).toISOString();
+    const runId = orm.transaction((tx) => {
+      const inserted = tx
+        .insert(reportRuns)
+        .values({ planId, trigger, requestedBy: actor?.id ?? null, format: plan.format, periodFrom: period.from, periodTo: period.to, startedAt: started })
+        .returning({ id: reportRuns.id })
+        .get();
+      // Not an edit of the plan: updated_at keeps its value (drizzle's $onUpdateFn would stamp it, and the scheduler reads a changed plan).
+      tx.update(reportPlans).set({ lastRunAt: started, updatedAt: sql`${reportPlans.updatedAt}` }).where(eq(reportPlans.id, planId)).run();
+      return inserted.id;
+    });
     const finished = this.execute(plan, template, runId, startedAt, trigger, actor).finally(() => this.active.delete(planId));
     this.active.set(planId, finished);
     return { run: this.get(runId), finished };
   }
 
   get(runId: number): ReportRunView {
-    const row = this.byId.get(runId) as RunRow | undefined;
-    if (!row) throw new NotFound('Report run not found');
-    return present(row);
+    return present(this.row(runId));
   }
 
   page(planId: number, page: number, pageSize: number): PageResult<ReportRunView> {
-    const result = this.list.page(equals('plan_id', 'planId', planId), page, pageSize);
+    const result = this.list.page(equals(reportRuns.planId, 'planId', planId), page, pageSize);
     return { ...result, items: result.items.map(present) };
   }
 
   /** Where a file of a run is kept, for the download route; 404 once retention removed it. */
   file(runId: number, name: string): ReportRunFile & { path: string } {
-    const row = this.byId.get(runId) as RunRow | undefined;
-    if (!row) throw new NotFound('Report run not found');
-    const file = (JSON.parse(row.files) as ReportRunFile[]).find((candidate) => candidate.name === name);
+    const row = this.row(runId);
+    const file = row.files.find((candidate) => candidate.name === name);
     if (!file) throw new NotFound(row.filesDeletedAt ? 'The files of this run were removed by retention' : 'No such file in this run');
     return { ...file, path: path.join(this.deps.directory, String(row.planId), file.storedName) };
   }
@@ -170,7 +150,7 @@ export class ReportRunner {
 
   /** Folders of plans that no longer exist (their rows went with the plan). */
   removeOrphanFolders(): void {
-    const known = new Set((this.planIds.all() as number[]).map(String));
+    const known = new Set(this.deps.db.orm.select({ id: reportPlans.id }).from(reportPlans).all().map((plan) => String(plan.id)));
     let entries: string[];
     try {
       entries = fs.readdirSync(this.deps.directory);
@@ -180,6 +160,12 @@ export class ReportRunner {
     for (const entry of entries) {
       if (/^\d+$/.test(entry) && !known.has(entry)) fs.rmSync(path.join(this.deps.directory, entry), { recursive: true, force: true });
     }
+  }
+
+  private row(runId: number): RunRow {
+    const row = this.deps.db.orm.select().from(reportRuns).where(eq(reportRuns.id, runId)).get();
+    if (!row) throw new NotFound('Report run not found');
+    return row;
   }
 
   private async execute(plan: PlanToRun, template: TemplateKey, runId: number, startedAt: number, trigger: RunTrigger, actor: Actor | null): Promise<ReportRunView> {
@@ -208,8 +194,11 @@ export class ReportRunner {
     }
     const finishedAt = clock.now();
     const sizeBytes = attachments.reduce((sum, file) => sum + file.content.length, 0);
-    this.deps.db.sqlite.transaction(() => {
-      this.finish.run({ id: runId, status, finishedAt: new Date(finishedAt).toISOString(), durationMs: finishedAt - startedAt, mailAttempts, error });
+    this.deps.db.orm.transaction((tx) => {
+      tx.update(reportRuns)
+        .set({ status, finishedAt: new Date(finishedAt).toISOString(), durationMs: finishedAt - startedAt, mailAttempts, error })
+        .where(eq(reportRuns.id, runId))
+        .run();
       this.deps.audit.record({
         actor,
         action: 'run',
@@ -220,7 +209,7 @@ export class ReportRunner {
       if (status === 'failed') {
         this.alerts.create({ title: `Report "${plan.name}" not delivered`.slice(0, 200), message: error ?? '', level: 'warning', source: 'reports', area: null }, null);
       }
-    })();
+    });
     const log = { planId: plan.id, runId, trigger, status, sizeBytes, mailAttempts, durationMs: finishedAt - startedAt };
     if (status === 'ok') logger.info(log, 'report delivered');
     else logger.error({ ...log, error }, 'report run failed');
@@ -245,14 +234,18 @@ export class ReportRunner {
       fs.writeFileSync(path.join(folder, storedName), file.content, { mode: 0o640 });
       return { name: file.filename, storedName, contentType: file.contentType, sizeBytes: file.content.length };
     });
-    this.saveFiles.run(JSON.stringify(kept), kept.reduce((sum, file) => sum + file.sizeBytes, 0), runId);
+    this.deps.db.orm
+      .update(reportRuns)
+      .set({ files: kept, sizeBytes: kept.reduce((sum, file) => sum + file.sizeBytes, 0) })
+      .where(eq(reportRuns.id, runId))
+      .run();
   }
 
   /** One message to all recipients; a failure waits out the next configured delay and tries again. */
   private async mail(plan: PlanToRun, content: ReportContent, attachments: MailAttachment[]): Promise<{ attempts: number; error?: string }> {
     const period = `${content.period.from} to ${lastDay(content.period.to)}`;
     const mail = {
-      to: JSON.parse(plan.recipients) as string[],
+      to: plan.recipients,
       subject: `${plan.name}: ${content.site}, ${period}`,
       text:
         `${content.title} for ${content.site}, ${period} (${content.timezone}).\n\n` +
@@ -282,15 +275,22 @@ export class ReportRunner {
   /** Keeps the files of the newest `keepFilesPerPlan` runs of a plan and the newest history rows. */
   private applyRetention(planId: number): void {
     try {
-      const stale = this.withFiles.all(planId, this.deps.keepFilesPerPlan) as { id: number; files: string }[];
+      const orm = this.deps.db.orm;
+      const newestFirst = [desc(reportRuns.startedAt), desc(reportRuns.id)];
+      const stale = orm
+        .select({ id: reportRuns.id, files: reportRuns.files })
+        .from(reportRuns)
+        .where(and(eq(reportRuns.planId, planId), isNull(reportRuns.filesDeletedAt), ne(reportRuns.status, 'running')))
+        .orderBy(...newestFirst)
+        .all()
+        .slice(this.deps.keepFilesPerPlan);
       const now = new Date(this.deps.clock.now()).toISOString();
       for (const run of stale) {
-        for (const file of JSON.parse(run.files) as ReportRunFile[]) {
-          fs.rmSync(path.join(this.deps.directory, String(planId), file.storedName), { force: true });
-        }
-        this.filesGone.run(now, run.id);
+        for (const file of run.files) fs.rmSync(path.join(this.deps.directory, String(planId), file.storedName), { force: true });
+        orm.update(reportRuns).set({ files: [], filesDeletedAt: now }).where(eq(reportRuns.id, run.id)).run();
       }
-      this.trimHistory.run({ planId });
+      const kept = orm.select({ id: reportRuns.id }).from(reportRuns).where(eq(reportRuns.planId, planId)).orderBy(...newestFirst).limit(this.historyRows);
+      orm.delete(reportRuns).where(and(eq(reportRuns.planId, planId), notInArray(reportRuns.id, kept))).run();
       this.removeOrphanFolders();
     } catch (error) {
       this.deps.logger.error({ err: error, planId }, 'report retention failed');

@@ -1,5 +1,7 @@
 // Runs each enabled report plan on its cron in the site time zone: one timer, plans re-read on every wake, missed times caught up once.
+import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { platformConfig, reportPlans } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
 import { nextCronRun } from './cronTimes.ts';
 import type { Clock, ReportRunner, RunTrigger } from './runs.ts';
@@ -21,10 +23,12 @@ export class ReportScheduler {
   constructor(
     private readonly deps: { db: Db; logger: Logger; runner: ReportRunner; clock: Clock; pollMs?: number },
   ) {
-    this.enabledPlans = deps.db.sqlite.prepare(
-      `SELECT p.id, p.cron, p.last_run_at AS lastRunAt, p.updated_at AS updatedAt, c.timezone
-       FROM report_plans p JOIN platform_config c ON c.id = 1 WHERE p.enabled = 1`,
-    );
+    this.enabledPlans = deps.db.orm
+      .select({ id: reportPlans.id, cron: reportPlans.cron, lastRunAt: reportPlans.lastRunAt, updatedAt: reportPlans.updatedAt, timezone: platformConfig.timezone })
+      .from(reportPlans)
+      .innerJoin(platformConfig, eq(platformConfig.id, 1))
+      .where(eq(reportPlans.enabled, true))
+      .prepare();
   }
 
   start(): void {
@@ -52,7 +56,7 @@ export class ReportScheduler {
    */
   tick(now = this.deps.clock.now()): Promise<unknown>[] {
     const started: Promise<unknown>[] = [];
-    const plans = this.enabledPlans.all() as ScheduledPlan[];
+    const plans: ScheduledPlan[] = this.enabledPlans.all();
     const seen = new Set<number>();
     for (const plan of plans) {
       seen.add(plan.id);
