@@ -269,7 +269,7 @@ describe('report runs through the API', () => {
 describe('runs of one plan never overlap', () => {
   test('60 parallel "run now" calls while a run waits on SMTP: exactly one starts, 59 are 409; after it, the next starts', async () => {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    let held = new Promise<void>((resolve) => (release = resolve));
     let received = 0;
     const holding = new SMTPServer({
       authOptional: true,
@@ -306,6 +306,19 @@ describe('runs of one plan never overlap', () => {
       assert.equal((await server.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: users.viewer.accessToken })).body.total, 2);
       assert.equal((await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.viewer.accessToken })).status, 403);
       assert.equal((await server.request('POST', '/api/reports/plans/999999/run', { token: users.operator.accessToken })).status, 404);
+
+      // The plan deleted while a run of it waits on SMTP: the run ends quietly, the service stays up, the folder goes.
+      held = new Promise<void>((resolve) => (release = resolve));
+      const doomed = await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken });
+      assert.equal(doomed.status, 202);
+      assert.equal((await server.request('DELETE', `/api/reports/plans/${plan.id}`, { token: users.operator.accessToken })).status, 204);
+      release();
+      while (!server.logs.some((line) => JSON.parse(line).runId === doomed.body.id && /report (delivered|run failed|run could not be recorded)/.test(JSON.parse(line).msg))) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.equal((await server.request('GET', '/api/health')).status, 200);
+      assert.equal((await server.request('GET', `/api/reports/runs/${doomed.body.id}`, { token: users.viewer.accessToken })).status, 404);
+      assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.id))));
     } finally {
       await server.close();
       await new Promise<void>((resolve) => holding.close(() => resolve()));

@@ -120,9 +120,16 @@ export class ReportRunner {
       tx.update(reportPlans).set({ lastRunAt: started, updatedAt: sql`${reportPlans.updatedAt}` }).where(eq(reportPlans.id, planId)).run();
       return inserted.id;
     });
-    const finished = this.execute(plan, template, runId, startedAt, trigger, actor).finally(() => this.active.delete(planId));
+    const run = this.get(runId);
+    // Nobody awaits a run started from a route: a failure to record it (disk full, the plan deleted meanwhile) is logged, never rejected.
+    const finished = this.execute(plan, template, runId, startedAt, trigger, actor)
+      .catch((error: unknown): ReportRunView => {
+        this.deps.logger.error({ err: error, planId, runId }, 'report run could not be recorded');
+        return { ...run, status: 'failed', error: `could not be recorded: ${(error as Error).message}` };
+      })
+      .finally(() => this.active.delete(planId));
     this.active.set(planId, finished);
-    return { run: this.get(runId), finished };
+    return { run, finished };
   }
 
   get(runId: number): ReportRunView {
