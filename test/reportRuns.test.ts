@@ -50,7 +50,7 @@ test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", 
   }
 });
 
-describe('report schedule on daylight-saving change days (Europe/Berlin, injected clock)', () => {
+describe('report scheduler on an injected clock (Europe/Berlin): DST change days, overlap, history', () => {
   const dataDir = tempDir();
   const db = openDatabase(path.join(dataDir, 'ems.db'));
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
@@ -103,6 +103,42 @@ describe('report schedule on daylight-saving change days (Europe/Berlin, injecte
     assert.deepEqual(rows.map((r) => r.startedAt.slice(11, 16)), ['10:06', '10:07', '10:08', '10:09']);
     assert.deepEqual(rows.map((r) => JSON.parse(r.files).length), [0, 0, 1, 1]);
     assert.equal(fs.readdirSync(path.join(dataDir, 'reports', String(id))).length, 2);
+  });
+
+  test('a due time that finds the previous run still going is skipped, not queued', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => void held.then(() => callback()));
+      },
+    });
+    await new Promise<void>((resolve) => holding.listen(0, '127.0.0.1', resolve));
+    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${(holding.server.address() as AddressInfo).port}`, from: 'EMS <ems@localhost>', logger });
+    try {
+      const slow = new ReportRunner({ ...runnerDeps, mailer });
+      const scheduler = new ReportScheduler({ db, logger, runner: slow, clock });
+      const written = '2026-07-01T09:59:00.000Z';
+      const id = Number(insertPlan.run('slow', '* * * * *', written, written).lastInsertRowid);
+      now = Date.parse('2026-07-01T10:00:00.000Z');
+      const first = scheduler.tick();
+      assert.equal(first.length, 1);
+      now += MINUTE;
+      assert.equal(scheduler.tick().length, 0, '10:01 finds the 10:00 run waiting on SMTP');
+      release();
+      await Promise.all(first);
+      now += MINUTE;
+      await Promise.all(scheduler.tick());
+      db.sqlite.prepare('UPDATE report_plans SET enabled = 0 WHERE id = ?').run(id);
+      assert.deepEqual(runsOf(id).map((at) => at.slice(11, 16)), ['10:00', '10:02']);
+    } finally {
+      mailer.close();
+      await new Promise<void>((resolve) => holding.close(() => resolve()));
+    }
   });
 
   test('spring forward (29 March 2026): 02:30 does not exist and runs once at the change, an hourly plan runs 23 times', async () => {
