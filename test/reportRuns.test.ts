@@ -250,6 +250,10 @@ describe('report runs through the API', () => {
     assert.equal((await server.request('GET', `/api/reports/runs/${run.id}/files/${encodeURIComponent(pdf.filename)}`)).status, 401);
     assert.equal((await server.request('GET', `/api/reports/runs/${run.id}/files/other.pdf`, { token: users.viewer.accessToken })).status, 404);
 
+    assert.equal((await server.request('GET', '/api/reports/plans/999999/runs', { token: users.viewer.accessToken })).status, 404);
+    assert.equal((await server.request('GET', '/api/reports/runs/abc', { token: users.viewer.accessToken })).status, 400);
+    assert.equal((await server.request('GET', `/api/reports/runs/${run.id}/files/${'x'.repeat(300)}`, { token: users.viewer.accessToken })).status, 400);
+    assert.equal((await server.request('GET', `/api/reports/plans/${plan.id}/runs?pageSize=500`, { token: users.viewer.accessToken })).status, 400);
     const history = await server.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: users.viewer.accessToken });
     assert.equal(history.body.total, 1);
     assert.equal(history.body.items[0].id, run.id);
@@ -275,6 +279,13 @@ describe('report runs through the API', () => {
         assert.match(text, /^alerts\r\nlevel,active,acknowledged,resolved,total\r\ncritical,1,0,0,1\r$/m);
         assert.match(text, /^faults\r\nseverity,open,in_progress,resolved,closed,total\r\nhigh,0,0,1,0,1\r\n\r\n/m);
         assert.match(text, /^repair\r\nmttr_hours\r\n6\r$/m);
+        // The same counts as the API answers for the same days (site time zone UTC here; a date-only `to` includes its day).
+        const window = `from=${addDays(today(), -7)}&to=${addDays(today(), -1)}`;
+        const critical = await server.request('GET', `/api/alerts?level=critical&${window}`, { token: users.viewer.accessToken });
+        const faults = await server.request('GET', `/api/faults?${window}`, { token: users.viewer.accessToken });
+        assert.equal(critical.body.total, 1);
+        assert.match(text, new RegExp(`^critical,1,0,0,${critical.body.total}\r$`, 'm'));
+        assert.match(text, new RegExp(`^high,0,0,1,0,${faults.body.total}\r$`, 'm'));
       }
     }
   });
