@@ -24,6 +24,11 @@ export type ReportContent = {
   tables: Table[];
 };
 
+/** The last day of a period whose `to` is exclusive. */
+export function lastDay(to: string): string {
+  return addDays(to, -1);
+}
+
 /** The period a template covers when it runs at `now`: whole local days, `to` exclusive. */
 export function reportPeriod(template: TemplateKey, timezone: string, now: number): { from: string; to: string } {
   const today = siteDay(timezone, new Date(now));

@@ -1,6 +1,6 @@
 // A report as PDF (pdfkit): a cover with site, period and key figures, the daily-energy chart drawn as vectors, then every table.
 import PDFDocument from 'pdfkit';
-import type { Cell, ReportContent, Table } from './content.ts';
+import { lastDay, type Cell, type ReportContent, type Table } from './content.ts';
 import { formatCell } from './renderCsv.ts';
 
 const MARGIN = 50;
@@ -35,12 +35,6 @@ export function renderPdf(content: ReportContent): Promise<Buffer> {
   for (const table of content.tables) drawTable(doc, table, content.currency);
   doc.end();
   return done;
-}
-
-function lastDay(to: string): string {
-  const date = new Date(`${to}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() - 1);
-  return date.toISOString().slice(0, 10);
 }
 
 function cover(doc: Doc, content: ReportContent): void {

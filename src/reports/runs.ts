@@ -11,7 +11,7 @@ import { platformConfig, reportPlans, reportRuns, reportTemplates, type ReportRu
 import { Conflict, NotFound } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer, MailAttachment } from '../mail/mailer.ts';
-import { reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
+import { lastDay, reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
 import { renderCsv } from './renderCsv.ts';
 import { renderPdf } from './renderPdf.ts';
 import type { ReportRunView } from './schemas.ts';
@@ -21,18 +21,11 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
 
-
 type RunRow = typeof reportRuns.$inferSelect;
 
 /** The stored name stays inside: the API names a file by its download name. */
 function present(row: RunRow): ReportRunView {
   return { ...row, files: row.files.map(({ name, contentType, sizeBytes }) => ({ name, contentType, sizeBytes })) };
-}
-
-function lastDay(to: string): string {
-  const date = new Date(`${to}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() - 1);
-  return date.toISOString().slice(0, 10);
 }
 
 /** The plan with what a run needs besides it: its template's key, the site's name and time zone. */
