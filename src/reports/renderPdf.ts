@@ -149,8 +149,12 @@ function drawTable(doc: Doc, table: Table, currency: string): void {
   const xs: number[] = [];
   widths.reduce((x, w) => (xs.push(x), x + w), MARGIN);
   const rowHeight = 16;
-  const drawRow = (cells: Cell[], bold: boolean) => {
-    if (doc.y + rowHeight > doc.page.height - MARGIN) doc.addPage();
+  const drawRow = (cells: Cell[], bold: boolean): void => {
+    if (doc.y + rowHeight > doc.page.height - MARGIN) {
+      doc.addPage();
+      // A table that goes on over a page break repeats its header row.
+      if (!bold) drawRow(headers, true);
+    }
     const y = doc.y;
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor(INK);
     cells.forEach((cell, index) => {
