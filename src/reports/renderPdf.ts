@@ -11,7 +11,7 @@ const RULE = '#cbd2d9';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
-export function renderPdf(content: ReportContent): Promise<Buffer> {
+export async function renderPdf(content: ReportContent): Promise<Buffer> {
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
@@ -32,7 +32,7 @@ export function renderPdf(content: ReportContent): Promise<Buffer> {
       content.energy.days.map((d) => ({ label: d.day.slice(5), value: d.kwh })),
     );
   }
-  for (const table of content.tables) drawTable(doc, table, content.currency);
+  for (const table of content.tables) await drawTable(doc, table, content.currency);
   doc.end();
   return done;
 }
@@ -130,7 +130,7 @@ function pdfCell(cell: Cell): string {
   return cell === null ? '–' : formatCell(cell);
 }
 
-function drawTable(doc: Doc, table: Table, currency: string): void {
+async function drawTable(doc: Doc, table: Table, currency: string): Promise<void> {
   heading(doc, table.title);
   const width = doc.page.width - 2 * MARGIN;
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
@@ -170,5 +170,9 @@ function drawTable(doc: Doc, table: Table, currency: string): void {
     doc.font('Helvetica-Oblique').fontSize(9).fillColor(MUTED).text('None in this period.', MARGIN + 3, doc.y + 4);
     doc.y += 4;
   }
-  for (const row of table.rows) drawRow(row, false);
+  for (const [index, row] of table.rows.entries()) {
+    drawRow(row, false);
+    // pdfkit draws synchronously: a long table lets requests in every 50 rows instead of holding the event loop throughout.
+    if (index % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
+  }
 }

@@ -1,9 +1,11 @@
 // Report benchmark: a monthly energy report (PDF + CSV) for 500 meters, built the way a plan runs it (figures, PDF, CSV,
-// files kept, mail handed over), in this process; wall time, CPU time and peak RSS growth per run. Prints figures only.
+// files kept, mail handed over), in this process; wall time, CPU time, peak RSS growth and the longest event-loop block per run.
+// Prints figures only.
 // Run: npm run bench:reports   (BENCH_METERS=500, BENCH_ROUNDS=5)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { AuditLog } from '../../src/audit/service.ts';
 import { closeDatabase, openDatabase } from '../../src/db/client.ts';
@@ -58,21 +60,24 @@ const runner = new ReportRunner({
   keepFilesPerPlan: 2,
 });
 
-const results: { wallMs: number; cpuMs: number; rssGrowthMiB: number; bytes: number }[] = [];
+const results: { wallMs: number; cpuMs: number; rssGrowthMiB: number; bytes: number; maxBlockMs: number }[] = [];
 for (let round = 0; round < ROUNDS; round += 1) {
   global.gc?.();
   const rssBefore = process.memoryUsage.rss();
   let peak = rssBefore;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const run = await runner.start(planId, 'manual', null).finished;
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   clearInterval(sampler);
+  delay.disable();
   peak = Math.max(peak, process.memoryUsage.rss());
   if (run.status !== 'ok') throw new Error(`run failed: ${run.error}`);
-  results.push({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rssGrowthMiB: (peak - rssBefore) / MiB, bytes: run.sizeBytes ?? 0 });
+  results.push({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rssGrowthMiB: (peak - rssBefore) / MiB, bytes: run.sizeBytes ?? 0, maxBlockMs: delay.max / 1e6 });
 }
 closeDatabase(db);
 fs.rmSync(dataDir, { recursive: true, force: true });
@@ -80,7 +85,7 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (n: number) => n.toFixed(1);
 console.log(`monthly energy report, ${METERS} meters, ${from}..${to} (exclusive), ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} CPUs`);
-results.forEach((r, i) => console.log(`  round ${i + 1}: ${fmt(r.wallMs)} ms wall, ${fmt(r.cpuMs)} ms CPU, peak RSS +${fmt(r.rssGrowthMiB)} MiB, ${r.bytes} bytes`));
+results.forEach((r, i) => console.log(`  round ${i + 1}: ${fmt(r.wallMs)} ms wall, ${fmt(r.cpuMs)} ms CPU, peak RSS +${fmt(r.rssGrowthMiB)} MiB, longest event-loop block ${fmt(r.maxBlockMs)} ms, ${r.bytes} bytes`));
 console.log(
   `  first: ${fmt(results[0].wallMs)} ms; median ${fmt(median(results.map((r) => r.wallMs)))} ms (max ${fmt(Math.max(...results.map((r) => r.wallMs)))}); ` +
     `RSS growth max ${fmt(Math.max(...results.map((r) => r.rssGrowthMiB)))} MiB; targets ≤ 5000 ms, ≤ 50 MiB`,
