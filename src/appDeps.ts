@@ -8,6 +8,7 @@ import type { IotGateway } from './iot/service.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
+import type { ReportRunner } from './reports/runs.ts';
 
 export type AppDeps = {
   config: Config;
@@ -18,6 +19,7 @@ export type AppDeps = {
   audit: AuditLog;
   iot: IotGateway;
   backups: BackupScheduler;
+  reports: ReportRunner;
   lifecycle: Lifecycle;
   startedAt: number;
 };

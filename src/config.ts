@@ -31,6 +31,7 @@ export type Config = {
   oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
   iot: { baseUrl: string; username: string; password: string; timeoutMs: number };
   uploadMaxBytes: number;
+  reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
 
@@ -95,6 +96,21 @@ function origin(env: Env, name: string): string | undefined {
     throw new ConfigError(`${name}: expected an origin such as https://dashboard.example.lan, got "${raw}"`);
   }
   return parsed.origin;
+}
+
+/** "30s,2m,10m": the waits before each retry of a failed report mail (ms, s, m or h per item). */
+function delayList(env: Env, name: string, fallback: string): number[] {
+  const raw = read(env, name) ?? fallback;
+  if (raw === 'none') return [];
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const delays = raw.split(',').map((item) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(item.trim());
+    return match ? Number(match[1]) * units[match[2]] : NaN;
+  });
+  if (delays.length > 10 || delays.some((delay) => !Number.isSafeInteger(delay) || delay > 86_400_000)) {
+    throw new ConfigError(`${name}: expected up to 10 comma-separated waits such as 30s,2m,10m (or "none"), got "${raw}"`);
+  }
+  return delays;
 }
 
 /** Both halves of a credential pair, or neither. */
@@ -169,6 +185,10 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'EMS_IOT_TIMEOUT_MS', 10000, 100, 600000),
     },
     uploadMaxBytes: integer(env, 'EMS_UPLOAD_MAX_BYTES', 104857600, 1, Number.MAX_SAFE_INTEGER),
+    reports: {
+      mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
+      keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),
+    },
     logLevel,
   };
 }

@@ -16,11 +16,12 @@ import { Lifecycle } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
+import { startReports } from './reports/start.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { staticModels } from './models/staticModels.ts';
 import { sweepStaleUploads } from './uploads/receiveUpload.ts';
 
-export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp'] as const;
+export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp', 'reports'] as const;
 
 export type Service = {
   app: Koa;
@@ -68,6 +69,7 @@ export async function createService(config: Config, options: { logger?: Logger }
 
   const audit = new AuditLog(db);
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
+  const reports = startReports({ config, db, logger, audit, mailer, lifecycle });
 
   const deps: AppDeps = {
     config,
@@ -86,6 +88,7 @@ export async function createService(config: Config, options: { logger?: Logger }
     audit,
     iot,
     backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
+    reports,
     lifecycle,
     startedAt: Date.now(),
   };

@@ -35,7 +35,7 @@ describe('reports', () => {
     assert.equal((await server.request('GET', '/api/reports/templates')).status, 401);
     assert.deepEqual(
       templates.map((t) => t.key),
-      ['energy-daily', 'energy-monthly', 'alerts-summary', 'fault-summary', 'maintenance-log'],
+      ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'],
     );
     for (const template of templates) {
       assert.equal(typeof template.id, 'number');
@@ -45,7 +45,7 @@ describe('reports', () => {
 
   test('operator creates, reads, updates and deletes a plan', async () => {
     const created = await createPlan();
-    assert.equal(created.format, 'csv', 'default format');
+    assert.equal(created.format, 'pdf', 'default format');
     assert.equal(created.enabled, true, 'enabled by default');
     assert.equal(created.lastRunAt, null);
     assert.deepEqual(created.recipients, ['facility@example.test', 'cfo@example.test']);
@@ -86,6 +86,14 @@ describe('reports', () => {
     assert.equal((await server.request('POST', '/api/reports/plans', { token: users.admin.accessToken, body: validPlan() })).status, 201);
   });
 
+  test('templateId takes the template key as well as its number; the plan answers with the number', async () => {
+    const byKey = await createPlan({ templateId: 'maintenance-due' });
+    assert.equal(byKey.templateId, templates.find((t) => t.key === 'maintenance-due')!.id);
+    const moved = await server.request('PUT', `/api/reports/plans/${byKey.id}`, { token: users.operator.accessToken, body: { templateId: 'weekly-energy' } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.templateId, templates.find((t) => t.key === 'weekly-energy')!.id);
+  });
+
   test('cron, recipients and templateId are validated: 400 with details naming the field', async () => {
     const token = users.operator.accessToken;
     const cases: [unknown, string, RegExp?][] = [
@@ -98,7 +106,8 @@ describe('reports', () => {
       [validPlan({ recipients: [] }), 'body.recipients'],
       [validPlan({ recipients: ['a@example.test', 'a@example.test'] }), 'body.recipients'],
       [validPlan({ recipients: 'a@example.test' }), 'body.recipients'],
-      [validPlan({ format: 'pdf' }), 'body.format'],
+      [validPlan({ format: 'xlsx' }), 'body.format'],
+      [validPlan({ templateId: 'no-such-template' }), 'body.templateId', /no report template with key "no-such-template"/],
       [validPlan({ name: '' }), 'body.name'],
       [{ templateId: templates[0].id, cron: '0 7 * * *', recipients: ['a@example.test'] }, 'body.name'],
     ];

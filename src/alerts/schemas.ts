@@ -1,8 +1,7 @@
 // Alert shapes: the record, create/update bodies and the list filters.
 import { Type, type Static } from '@sinclair/typebox';
 import { ALERT_LEVELS, ALERT_STATUSES } from '../db/schema/facility.ts';
-import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
-import { timeBound } from '../http/listQuery.ts';
+import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList, timeBound } from '../http/schemas.ts';
 
 export const AlertLevel = stringEnum(ALERT_LEVELS);
 export const AlertStatus = stringEnum(ALERT_STATUSES, {

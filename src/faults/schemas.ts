@@ -1,8 +1,7 @@
 // Fault shapes: the record, create/update bodies, list filters and the stats snapshot.
 import { Type, type Static } from '@sinclair/typebox';
 import { FAULT_SEVERITIES, FAULT_STATUSES } from '../db/schema/facility.ts';
-import { PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
-import { timeBound } from '../http/listQuery.ts';
+import { PageQuery, Timestamp, stringEnum, stringEnumList, timeBound } from '../http/schemas.ts';
 
 export const FaultSeverity = stringEnum(FAULT_SEVERITIES);
 export const FaultStatus = stringEnum(FAULT_STATUSES, {

@@ -1,17 +1,11 @@
 // Filtered, paginated list queries over one table: WHERE clauses from fixed fragments, prepared once per filter shape.
 import type Database from 'better-sqlite3';
-import { Type } from '@sinclair/typebox';
 import { BadRequest } from '../http/errors.ts';
 
 /** One WHERE fragment with its named parameters; fragments are fixed strings, values always go through parameters. */
 export type Condition = { sql: string; params: Record<string, unknown> };
 
 export type PageResult<T> = { items: T[]; total: number; page: number; pageSize: number };
-
-/** `from`/`to` accept a full RFC 3339 date-time or a plain date (UTC midnight; a date-only `to` includes that whole day). */
-export function timeBound(description: string) {
-  return Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], { description });
-}
 
 const DAY_MS = 86_400_000;
 

@@ -36,3 +36,8 @@ export function stringEnum<const T extends readonly string[]>(values: T, options
 export function stringEnumList<const T extends readonly string[]>(values: T) {
   return Type.Array(stringEnum(values), { uniqueItems: true, maxItems: values.length, description: 'one or more; repeat the parameter' });
 }
+
+/** `from`/`to` accept a full RFC 3339 date-time or a plain date (UTC midnight; a date-only `to` includes that whole day). */
+export function timeBound(description: string) {
+  return Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], { description });
+}

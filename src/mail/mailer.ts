@@ -2,7 +2,9 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '../logger.ts';
 
-export type Mail = { to: string; subject: string; text: string };
+export type MailAttachment = { filename: string; content: Buffer; contentType: string };
+
+export type Mail = { to: string | string[]; subject: string; text: string; attachments?: MailAttachment[] };
 
 export type Mailer = {
   send(mail: Mail, logFallback?: Record<string, unknown>): Promise<void>;
@@ -15,7 +17,8 @@ export function createMailer(options: { smtpUrl?: string; from: string; logger: 
     return {
       async send(mail, logFallback) {
         // The documented fallback: the only place a verification code may appear in the log.
-        logger.warn({ to: mail.to, subject: mail.subject, ...logFallback }, 'EMS_SMTP_URL is not set: mail written to the log instead of sent');
+        const attachments = mail.attachments?.map(({ filename, content }) => ({ filename, sizeBytes: content.length }));
+        logger.warn({ to: mail.to, subject: mail.subject, ...(attachments && { attachments }), ...logFallback }, 'EMS_SMTP_URL is not set: mail written to the log instead of sent');
       },
       close() {},
     };
@@ -23,7 +26,7 @@ export function createMailer(options: { smtpUrl?: string; from: string; logger: 
   const transport: Transporter = nodemailer.createTransport(smtpUrl);
   return {
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });
     },
     close() {
       transport.close();

@@ -1,8 +1,7 @@
 // Maintenance record shapes: the record, create/update bodies and the list filters.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAINTENANCE_STATUSES, MAINTENANCE_TYPES } from '../db/schema/facility.ts';
-import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList } from '../http/schemas.ts';
-import { timeBound } from '../http/listQuery.ts';
+import { NullableTimestamp, PageQuery, Timestamp, stringEnum, stringEnumList, timeBound } from '../http/schemas.ts';
 
 const NullableText = (maxLength: number) => Type.Union([Type.String({ maxLength }), Type.Null()]);
 

@@ -4,7 +4,7 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
-import { auditChanges } from '../audit/changes.ts';
+import { auditChanges } from '../db/auditTrail.ts';
 import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from '../http/listQuery.ts';
 import type { MaintenanceCreateInput, MaintenanceListFilters, MaintenanceUpdateInput, MaintenanceView } from './schemas.ts';
 

@@ -1,14 +1,25 @@
-// /api/reports: template listing, plan CRUD (viewer reads, operator writes).
+// /api/reports: template listing, plan CRUD, run history, run now and the files of a run (viewer reads, operator writes).
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
-import { ReportPlan, ReportPlanCreate, ReportPlanListQuery, ReportPlanUpdate, ReportTemplateList } from './schemas.ts';
+import { sendStoredFile } from '../uploads/sendFile.ts';
+import { BinaryBody } from '../uploads/schemas.ts';
+import {
+  ReportPlan,
+  ReportPlanCreate,
+  ReportPlanListQuery,
+  ReportPlanUpdate,
+  ReportRun,
+  ReportRunFileParams,
+  ReportRunListQuery,
+  ReportTemplateList,
+} from './schemas.ts';
 import { ReportService } from './service.ts';
 
 const tags = ['reports'];
 
-export function reportRoutes({ db, audit }: AppDeps) {
+export function reportRoutes({ db, audit, reports: runner }: AppDeps) {
   const reports = new ReportService(db, audit);
   return [
     defineRoute({
@@ -67,6 +78,53 @@ export function reportRoutes({ db, audit }: AppDeps) {
       handler: ({ params, user }) => {
         reports.delete(params.id, user);
         return new Reply(204, null);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/reports/plans/:id/runs',
+      access: 'viewer',
+      summary: 'Run history of a report plan, newest first',
+      tags,
+      schemas: { params: IdParams, query: ReportRunListQuery, response: { 200: Page(ReportRun), 404: ErrorBody } },
+      handler: ({ params, query }) => {
+        reports.get(params.id);
+        return runner.page(params.id, query.page, query.pageSize);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/reports/plans/:id/run',
+      access: 'operator',
+      summary: 'Run a report plan now',
+      description:
+        'Starts a run at once (also for a disabled plan) and answers 202 with it (status running); follow it with ' +
+        'GET /api/reports/runs/{id}. 409 while a run of the plan is in progress: runs of one plan never overlap.',
+      tags,
+      schemas: { params: IdParams, response: { 202: ReportRun, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, user }) => new Reply(202, runner.start(params.id, 'manual', user).run),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/reports/runs/:id',
+      access: 'viewer',
+      summary: 'One report run: status, times, size, error and its files',
+      tags,
+      schemas: { params: IdParams, response: { 200: ReportRun, 404: ErrorBody } },
+      handler: ({ params }) => runner.get(params.id),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/reports/runs/:id/files/:name',
+      access: 'viewer',
+      summary: 'Download a file of a report run (PDF, CSV or JSON)',
+      description: '404 for a name the run did not produce, or once retention removed the files (EMS_REPORT_KEEP_FILES runs are kept per plan).',
+      tags,
+      raw: { contentType: 'application/octet-stream' },
+      schemas: { params: ReportRunFileParams, response: { 200: BinaryBody, 404: ErrorBody } },
+      handler: async ({ params, ctx }) => {
+        const file = runner.file(params.id, params.name);
+        await sendStoredFile(ctx, { path: file.path, etag: file.storedName, contentType: file.contentType, downloadName: file.name, disposition: 'attachment' });
       },
     }),
   ];

@@ -1,6 +1,7 @@
 // Report shapes: built-in templates and scheduled report plans.
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../db/schema/facility.ts';
+import { REPORT_RUN_STATUSES, REPORT_RUN_TRIGGERS } from '../db/schema/reports.ts';
 import { Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../http/schemas.ts';
 
 export const ReportTemplate = Type.Object({
@@ -40,7 +41,9 @@ export type ReportPlanView = Static<typeof ReportPlan>;
 
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  templateId: Type.Integer({ minimum: 1, description: 'id of a report template (400 when there is none)' }),
+  templateId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 100 })], {
+    description: 'a report template: its id or its key, e.g. "weekly-energy" (400 when there is none); answered as the id',
+  }),
   cron: Cron,
   format: Type.Optional(ReportFormat),
   recipients: Recipients,
@@ -49,7 +52,7 @@ const writable = {
 
 export const ReportPlanCreate = Type.Object(writable, {
   additionalProperties: false,
-  description: 'format defaults to csv, enabled to true; lastRunAt is kept by the server. Unknown fields are dropped.',
+  description: 'format defaults to pdf (mailed with a CSV of the same figures), enabled to true; lastRunAt is kept by the server. Unknown fields are dropped.',
 });
 export type ReportPlanCreateInput = Static<typeof ReportPlanCreate>;
 
@@ -70,3 +73,36 @@ export const ReportPlanListQuery = Type.Object(
   { additionalProperties: false, description: 'Newest first by createdAt.' },
 );
 export type ReportPlanListFilters = Static<typeof ReportPlanListQuery>;
+
+export const ReportRunFileView = Type.Object({
+  name: Type.String({ description: 'download name; GET /api/reports/runs/{id}/files/{name}' }),
+  contentType: Type.String(),
+  sizeBytes: Type.Integer(),
+});
+
+export const ReportRun = Type.Object({
+  id: Type.Integer(),
+  planId: Type.Integer(),
+  trigger: stringEnum(REPORT_RUN_TRIGGERS, { description: 'schedule: on its cron; catch-up: a time missed while the service was down, run once at start; manual: run now' }),
+  requestedBy: Type.Union([Type.Integer(), Type.Null()], { description: 'user who asked for a manual run' }),
+  status: stringEnum(REPORT_RUN_STATUSES),
+  format: Type.String(),
+  periodFrom: Type.String({ format: 'date', description: 'first local day covered' }),
+  periodTo: Type.String({ format: 'date', description: 'local day after the last one covered (exclusive)' }),
+  startedAt: Timestamp,
+  finishedAt: NullableTimestamp,
+  durationMs: Type.Union([Type.Integer(), Type.Null()]),
+  sizeBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'bytes of all files of the run' }),
+  mailAttempts: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  files: Type.Array(ReportRunFileView, { description: 'empty once retention removed them (filesDeletedAt)' }),
+  filesDeletedAt: NullableTimestamp,
+});
+export type ReportRunView = Static<typeof ReportRun>;
+
+export const ReportRunListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false, description: 'Newest first by startedAt.' });
+
+export const ReportRunFileParams = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+});

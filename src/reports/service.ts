@@ -1,130 +1,85 @@
 // Report templates (read-only, seeded) and report plans: a template, a cron schedule, a format and recipients.
-import type Database from 'better-sqlite3';
+import { asc, desc, eq, or, sql } from 'drizzle-orm';
 import cron from 'node-cron';
-import type { AuditLog } from '../audit/service.ts';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
+import { AuditedTable } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
-import { BadRequest, NotFound, type ErrorDetail } from '../http/errors.ts';
-import type { AuthUser } from '../http/route.ts';
-import { auditChanges } from '../audit/changes.ts';
-import { contains, equals, PagedList, type PageResult } from '../http/listQuery.ts';
+import { contains, equals, type PageResult } from '../db/listQuery.ts';
+import { reportPlans, reportTemplates } from '../db/schema/index.ts';
+import { BadRequest, type ErrorDetail } from '../errors.ts';
 import type { ReportPlanCreateInput, ReportPlanListFilters, ReportPlanUpdateInput, ReportPlanView, ReportTemplateView } from './schemas.ts';
 
-type Actor = Pick<AuthUser, 'id' | 'username'>;
-/** As SQLite returns it: recipients as JSON text, enabled as 0/1. */
-type PlanRow = Omit<ReportPlanView, 'recipients' | 'enabled'> & { recipients: string; enabled: number };
-
-const COLUMNS = `id, name, template_id AS templateId, cron, format, recipients, enabled, last_run_at AS lastRunAt,
-  created_at AS createdAt, updated_at AS updatedAt`;
-
-const RESOURCE = 'report_plans';
-
-function present(row: PlanRow): ReportPlanView {
-  return { ...row, recipients: JSON.parse(row.recipients) as string[], enabled: row.enabled === 1 };
-}
-
 export class ReportService {
-  private readonly list;
-  private readonly templates: Database.Statement;
-  private readonly templateExists: Database.Statement;
-  private readonly byId: Database.Statement;
-  private readonly insert: Database.Statement;
-  private readonly save: Database.Statement;
-  private readonly remove: Database.Statement;
+  private readonly plans;
+  private readonly templates;
+  private readonly templateByKey;
 
-  constructor(
-    private readonly db: Db,
-    private readonly audit: AuditLog,
-  ) {
-    this.list = new PagedList<PlanRow>(db.sqlite, 'report_plans', COLUMNS, 'created_at DESC, id DESC');
-    this.templates = db.sqlite.prepare('SELECT id, key, name, description FROM report_templates ORDER BY id');
-    this.templateExists = db.sqlite.prepare('SELECT 1 FROM report_templates WHERE id = ?').pluck();
-    this.byId = db.sqlite.prepare(`SELECT ${COLUMNS} FROM report_plans WHERE id = ?`);
-    this.insert = db.sqlite.prepare(
-      `INSERT INTO report_plans (name, template_id, cron, format, recipients, enabled, created_at, updated_at)
-       VALUES (@name, @templateId, @cron, @format, @recipients, @enabled, @updatedAt, @updatedAt)`,
-    );
-    this.save = db.sqlite.prepare(
-      `UPDATE report_plans SET name = @name, template_id = @templateId, cron = @cron, format = @format, recipients = @recipients,
-         enabled = @enabled, updated_at = @updatedAt
-       WHERE id = @id`,
-    );
-    this.remove = db.sqlite.prepare('DELETE FROM report_plans WHERE id = ?');
+  constructor(db: Db, audit: AuditLog) {
+    this.templates = db.orm.select().from(reportTemplates).orderBy(asc(reportTemplates.id)).prepare();
+    this.templateByKey = db.orm
+      .select({ id: reportTemplates.id })
+      .from(reportTemplates)
+      .where(or(eq(reportTemplates.id, sql.placeholder('id')), eq(reportTemplates.key, sql.placeholder('key'))))
+      .prepare();
+    this.plans = new AuditedTable(db, audit, reportPlans, {
+      resource: 'report_plans',
+      notFound: 'Report plan not found',
+      orderBy: [desc(reportPlans.createdAt), desc(reportPlans.id)],
+      check: (plan) => this.assertValid(plan),
+    });
   }
 
   listTemplates(): ReportTemplateView[] {
-    return this.templates.all() as ReportTemplateView[];
+    return this.templates.all();
   }
 
   page(filters: ReportPlanListFilters): PageResult<ReportPlanView> {
-    const result = this.list.page(
-      [
-        ...contains(['name'], filters.q),
-        ...equals('template_id', 'templateId', filters.templateId),
-        ...equals('enabled', 'enabled', filters.enabled === undefined ? undefined : Number(filters.enabled)),
-      ],
+    return this.plans.page(
+      [...contains([reportPlans.name], filters.q), ...equals(reportPlans.templateId, 'templateId', filters.templateId), ...equals(reportPlans.enabled, 'enabled', filters.enabled)],
       filters.page,
       filters.pageSize,
     );
-    return { ...result, items: result.items.map(present) };
   }
 
   get(id: number): ReportPlanView {
-    const row = this.byId.get(id) as PlanRow | undefined;
-    if (!row) throw new NotFound('Report plan not found');
-    return present(row);
+    return this.plans.get(id);
   }
 
+  /** A new plan is a pdf plan unless it says otherwise. */
   create(input: ReportPlanCreateInput, actor: Actor): ReportPlanView {
-    return this.db.sqlite.transaction(() => {
-      const plan = { name: input.name, templateId: input.templateId, cron: input.cron.trim(), format: input.format ?? 'csv', recipients: input.recipients, enabled: input.enabled ?? true };
-      this.assertValid(plan);
-      const now = new Date().toISOString();
-      const result = this.insert.run({ ...plan, recipients: JSON.stringify(plan.recipients), enabled: Number(plan.enabled), updatedAt: now });
-      const created = this.get(Number(result.lastInsertRowid));
-      this.audit.record({ actor, action: 'create', resource: RESOURCE, resourceId: created.id, after: created });
-      return created;
-    })();
+    return this.plans.create({ ...input, format: input.format ?? 'pdf', templateId: this.templateId(input.templateId, input.cron), cron: input.cron.trim() }, actor);
   }
 
   update(id: number, input: ReportPlanUpdateInput, actor: Actor): ReportPlanView {
-    return this.db.sqlite.transaction(() => {
-      // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
-      if (Object.keys(input).length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
-      const before = this.get(id);
-      const next: ReportPlanView = {
-        ...before,
-        ...(input.name !== undefined && { name: input.name }),
-        ...(input.templateId !== undefined && { templateId: input.templateId }),
-        ...(input.cron !== undefined && { cron: input.cron.trim() }),
-        ...(input.format !== undefined && { format: input.format }),
-        ...(input.recipients !== undefined && { recipients: input.recipients }),
-        ...(input.enabled !== undefined && { enabled: input.enabled }),
-      };
-      this.assertValid(next);
-      const changes = auditChanges(before, next);
-      if (!changes) return before;
-      this.save.run({ ...next, recipients: JSON.stringify(next.recipients), enabled: Number(next.enabled), updatedAt: new Date().toISOString() });
-      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, ...changes });
-      return this.get(id);
-    })();
+    const templateId = input.templateId === undefined ? undefined : this.templateId(input.templateId, input.cron);
+    return this.plans.update(id, { ...input, templateId, cron: input.cron?.trim() }, actor);
   }
 
   delete(id: number, actor: Actor): void {
-    this.db.sqlite.transaction(() => {
-      const before = this.get(id);
-      this.remove.run(id);
-      this.audit.record({ actor, action: 'delete', resource: RESOURCE, resourceId: id, before });
-    })();
+    this.plans.delete(id, actor);
+  }
+
+  /** A template key → its id (a number passes as is: the check names an unknown one with the other problems). */
+  private templateId(idOrKey: number | string, cronText: string | undefined): number {
+    if (typeof idOrKey === 'number') return idOrKey;
+    const found = this.templateByKey.get({ id: null, key: idOrKey });
+    if (found) return found.id;
+    throw new BadRequest('Invalid body', [
+      ...(cronText === undefined ? [] : cronProblems(cronText.trim())),
+      { path: 'body.templateId', message: `no report template with key "${idOrKey}"` },
+    ]);
   }
 
   /** What JSON Schema cannot say: the cron expression parses, the template exists. Both reported at once. */
   private assertValid(plan: { templateId: number; cron: string }): void {
-    const details: ErrorDetail[] = [];
-    if (!cron.validate(plan.cron)) {
-      const reason = cron.validateDetailed(plan.cron).errors[0]?.message;
-      details.push({ path: 'body.cron', message: `is not a valid cron expression${reason ? `: ${reason}` : ''}` });
-    }
-    if (!this.templateExists.get(plan.templateId)) details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
+    const details = cronProblems(plan.cron);
+    if (!this.templateByKey.get({ id: plan.templateId, key: null })) details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
     if (details.length) throw new BadRequest('Invalid body', details);
   }
+}
+
+function cronProblems(expression: string): ErrorDetail[] {
+  if (cron.validate(expression)) return [];
+  const reason = cron.validateDetailed(expression).errors[0]?.message;
+  return [{ path: 'body.cron', message: `is not a valid cron expression${reason ? `: ${reason}` : ''}` }];
 }

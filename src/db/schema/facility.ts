@@ -91,7 +91,7 @@ export const reportTemplates = sqliteTable('report_templates', {
   description: text('description').notNull().default(''),
 });
 
-export const REPORT_FORMATS = ['csv', 'json'] as const;
+export const REPORT_FORMATS = ['pdf', 'csv', 'json'] as const;
 
 export const reportPlans = sqliteTable('report_plans', {
   id: id(),

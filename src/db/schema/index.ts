@@ -3,3 +3,4 @@ export * from './system.ts';
 export * from './facility.ts';
 export * from './settings.ts';
 export * from './uploads.ts';
+export * from './reports.ts';

@@ -1,0 +1,64 @@
+// Writes the audit trail (who changed what and when) inside the transaction of the write it records.
+import { sql } from 'drizzle-orm';
+import type { Db } from './client.ts';
+import { auditLog } from './schema/index.ts';
+
+/** Who made a change: a signed-in user, or a tool acting without an account (id null, e.g. `emsctl`). */
+export type Actor = { id: number | null; username: string };
+
+export type AuditEntry = {
+  actor: Actor | null;
+  action: string;
+  resource: string;
+  resourceId?: string | number | null;
+  before?: unknown;
+  after?: unknown;
+};
+
+/** Bare placeholders (not drizzle params): a missing before/after is stored as NULL, not as the JSON text "null". */
+const slot = (name: string) => sql`${sql.placeholder(name)}`;
+
+export class AuditLog {
+  private readonly insert;
+
+  constructor(db: Db) {
+    this.insert = db.orm
+      .insert(auditLog)
+      .values({
+        at: slot('at'),
+        userId: slot('userId'),
+        username: slot('username'),
+        action: slot('action'),
+        resource: slot('resource'),
+        resourceId: slot('resourceId'),
+        before: slot('before'),
+        after: slot('after'),
+      })
+      .prepare();
+  }
+
+  /** Synchronous, so it can run inside the transaction of the write it records. */
+  record(entry: AuditEntry): void {
+    this.insert.run({
+      at: new Date().toISOString(),
+      userId: entry.actor?.id ?? null,
+      username: entry.actor?.username ?? null,
+      action: entry.action,
+      resource: entry.resource,
+      resourceId: entry.resourceId === undefined || entry.resourceId === null ? null : String(entry.resourceId),
+      before: entry.before === undefined ? null : JSON.stringify(entry.before),
+      after: entry.after === undefined ? null : JSON.stringify(entry.after),
+    });
+  }
+}
+
+/** Before/after of only the fields a write changed, for audit entries. */
+export function auditChanges<T extends object>(before: T, after: T): { before: Partial<T>; after: Partial<T> } | null {
+  // updatedAt always moves and the entry carries its own time.
+  const keys = (Object.keys(after) as (keyof T)[]).filter((key) => key !== 'updatedAt' && JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+  if (keys.length === 0) return null;
+  return {
+    before: Object.fromEntries(keys.map((key) => [key, before[key]])) as Partial<T>,
+    after: Object.fromEntries(keys.map((key) => [key, after[key]])) as Partial<T>,
+  };
+}

@@ -1,0 +1,161 @@
+// One audited resource table: typed page/get/create/update/delete, each write and its audit row in one transaction.
+import { eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { BadRequest, NotFound } from '../errors.ts';
+import { auditChanges, type Actor, type AuditLog } from './auditTrail.ts';
+import type { Db } from './client.ts';
+import { PagedQuery, type Condition, type PageResult } from './listQuery.ts';
+
+/** A table whose rows are addressed by an integer `id`. */
+export type IdTable = SQLiteTable & { id: SQLiteColumn };
+export type RowOf<T extends IdTable> = T['$inferSelect'] & { id: number };
+/** What a create supplies: every column but the id; a column with a default may be left out. */
+export type NewRowOf<T extends IdTable> = Omit<T['$inferInsert'], 'id'>;
+
+/** What is the resource's own; everything else (merge, no-op detection, audit, RETURNING) is the table's. */
+export type TableRules<T extends IdTable, View> = {
+  /** The audit trail's name for the resource, e.g. `alerts`. */
+  resource: string;
+  /** The NotFound message, e.g. `Alert not found`. */
+  notFound: string;
+  /** The list order; ends with a unique column so pages never overlap. */
+  orderBy: SQL[];
+  /** The API shape of a row; the row itself when absent. Audit entries record this shape too. */
+  present?: (row: RowOf<T>) => View;
+  /** Checks the complete row about to be written (before is undefined on create); throws a typed error to refuse. */
+  check?: (next: Omit<RowOf<T>, 'id'>, before: RowOf<T> | undefined) => void;
+  /** The audit action of an update; `update` when absent. */
+  updateAction?: (before: RowOf<T>, next: RowOf<T>) => string;
+  /** Runs inside every write's transaction, after the write: rows derived from this table (e.g. fault stats). */
+  afterWrite?: () => void;
+};
+
+/** Partial update that runs after the merge of the body: a resource's lifecycle rules (who and when of a status move). */
+export type Change<T extends IdTable> = (next: RowOf<T>, before: RowOf<T>, now: string) => RowOf<T>;
+
+type Params = Record<string, unknown>;
+type Prepared<R> = { get(params: Params): R | undefined };
+
+/** A bare placeholder: values are encoded here, so a NULL stays NULL (drizzle's json encoder would store "null"). */
+const slot = (name: string) => sql`${sql.placeholder(name)}`;
+
+export class AuditedTable<T extends IdTable, View = RowOf<T>> {
+  private readonly columns: [string, SQLiteColumn][];
+  private readonly list: PagedQuery<T>;
+  private readonly byId: Prepared<RowOf<T>>;
+  private readonly insert: Prepared<RowOf<T>>;
+  private readonly save: Prepared<RowOf<T>>;
+  private readonly remove: Prepared<RowOf<T>>;
+  private readonly present: (row: RowOf<T>) => View;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    readonly table: T,
+    private readonly rules: TableRules<T, View>,
+  ) {
+    this.columns = Object.entries(getTableColumns(table)).filter(([key]) => key !== 'id');
+    const slots = Object.fromEntries(this.columns.map(([key]) => [key, slot(key)]));
+    const byId = eq(table.id, sql.placeholder('id'));
+    // Generic over the table, drizzle's builders lose the row type; the statements are typed back once, here.
+    const orm = db.orm;
+    const any = table as SQLiteTable;
+    this.list = new PagedQuery(orm, table, rules.orderBy);
+    this.byId = orm.select().from(any).where(byId).prepare() as unknown as Prepared<RowOf<T>>;
+    this.insert = orm.insert(any).values(slots).returning().prepare() as unknown as Prepared<RowOf<T>>;
+    this.save = orm.update(any).set(slots).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
+    this.remove = orm.delete(any).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
+    this.present = rules.present ?? ((row) => row as View);
+  }
+
+  page(conditions: Condition[], page: number, pageSize: number): PageResult<View> {
+    const result = this.list.page(conditions, page, pageSize);
+    return this.rules.present ? { ...result, items: (result.items as RowOf<T>[]).map(this.present) } : (result as PageResult<View>);
+  }
+
+  get(id: number): View {
+    return this.present(this.row(id));
+  }
+
+  /** The stored row (not presented), for a service's own rules. */
+  row(id: number): RowOf<T> {
+    const row = this.byId.get({ id });
+    if (!row) throw new NotFound(this.rules.notFound);
+    return row;
+  }
+
+  create(values: NewRowOf<T>, actor: Actor | null): View {
+    return this.transaction(() => {
+      const now = new Date().toISOString();
+      const row = this.completed(values as Params, now);
+      this.rules.check?.(row as Omit<RowOf<T>, 'id'>, undefined);
+      const inserted = this.insert.get(this.encoded(row))!;
+      const created = this.present(inserted);
+      this.audit.record({ actor, action: 'create', resource: this.rules.resource, resourceId: inserted.id, after: created });
+      this.rules.afterWrite?.();
+      return created;
+    });
+  }
+
+  /**
+   * Partial update: fields left undefined keep their value, then `change` applies the resource's lifecycle. Sending
+   * the current values back is answered with the row as it is, without a write or an audit entry.
+   */
+  update(id: number, patch: Partial<NewRowOf<T>>, actor: Actor | null, change?: Change<T>): View {
+    const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
+    // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
+    if (!change && defined.length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
+    return this.transaction(() => {
+      const before = this.row(id);
+      const now = new Date().toISOString();
+      let next = { ...before, ...Object.fromEntries(defined) } as RowOf<T>;
+      if (change) next = change(next, before, now);
+      this.rules.check?.(next, before);
+      const shownBefore = this.present(before);
+      const changes = auditChanges(shownBefore as object, this.present(next) as object);
+      if (!changes) return shownBefore;
+      const saved = this.present(this.save.get({ ...this.encoded({ ...next, updatedAt: now }), id })!);
+      const action = this.rules.updateAction?.(before, next) ?? 'update';
+      this.audit.record({ actor, action, resource: this.rules.resource, resourceId: id, ...changes });
+      this.rules.afterWrite?.();
+      return saved;
+    });
+  }
+
+  delete(id: number, actor: Actor | null): View {
+    return this.transaction(() => {
+      const removed = this.remove.get({ id });
+      if (!removed) throw new NotFound(this.rules.notFound);
+      const before = this.present(removed);
+      this.audit.record({ actor, action: 'delete', resource: this.rules.resource, resourceId: id, before });
+      this.rules.afterWrite?.();
+      return before;
+    });
+  }
+
+  /** Runs fn in one SQLite transaction (nested calls become savepoints): a service's multi-step write. */
+  transaction<R>(fn: () => R): R {
+    return this.db.sqlite.transaction(fn)();
+  }
+
+  /** Every column of a new row: the given value, else the column's default, else NULL; both timestamps are `now`. */
+  private completed(values: Params, now: string): Params {
+    const row: Params = {};
+    for (const [key, column] of this.columns) {
+      let value = values[key];
+      if (key === 'createdAt' || key === 'updatedAt') value ??= now;
+      else if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
+      row[key] = value;
+    }
+    return row;
+  }
+
+  private encoded(row: Params): Params {
+    const params: Params = {};
+    for (const [key, column] of this.columns) {
+      const value = row[key];
+      params[key] = value === null || value === undefined ? null : column.mapToDriverValue(value);
+    }
+    return params;
+  }
+}

@@ -1,0 +1,162 @@
+// What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
+import type { Db } from '../db/client.ts';
+import { addDays, siteDay } from '../energy/service.ts';
+import { localDayStart } from './cronTimes.ts';
+import type { EnergyFigures, PeriodFigures } from './energyFigures.ts';
+
+export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'] as const;
+export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
+
+export type Cell = string | number | null;
+export type Table = { key: string; title: string; columns: string[]; rows: Cell[][] };
+
+export type ReportContent = {
+  template: TemplateKey;
+  title: string;
+  site: string;
+  timezone: string;
+  currency: string;
+  /** Local dates, `to` exclusive. */
+  period: { from: string; to: string };
+  generatedAt: string;
+  /** The energy templates' figures, also drawn as the daily chart. */
+  energy: PeriodFigures | null;
+  tables: Table[];
+};
+
+/** The last day of a period whose `to` is exclusive. */
+export function lastDay(to: string): string {
+  return addDays(to, -1);
+}
+
+/** The period a template covers when it runs at `now`: whole local days, `to` exclusive. */
+export function reportPeriod(template: TemplateKey, timezone: string, now: number): { from: string; to: string } {
+  const today = siteDay(timezone, new Date(now));
+  switch (template) {
+    case 'weekly-energy':
+    case 'alerts-faults':
+      return { from: addDays(today, -7), to: today };
+    case 'monthly-energy': {
+      const to = `${today.slice(0, 7)}-01`;
+      const [year, month] = to.split('-').map(Number);
+      const from = month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+      return { from, to };
+    }
+    case 'maintenance-due':
+      return { from: today, to: addDays(today, 14) };
+  }
+}
+
+const TOP_ALERTS = 10;
+const LEVEL_RANK = `CASE level WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
+
+type Site = { siteName: string; timezone: string; currency: string };
+
+export class ReportContentBuilder {
+  private readonly site;
+  private readonly topAlerts;
+  private readonly alertCounts;
+  private readonly faultCounts;
+  private readonly mttr;
+  private readonly maintenanceDue;
+
+  constructor(
+    db: Db,
+    private readonly energy: EnergyFigures,
+  ) {
+    // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
+    const sqlite = db.sqlite;
+    this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, currency FROM platform_config WHERE id = 1');
+    this.topAlerts = sqlite
+      .prepare(
+        `SELECT occurred_at, level, title, area, status FROM alerts WHERE occurred_at >= ? AND occurred_at < ?
+         ORDER BY ${LEVEL_RANK}, occurred_at DESC, id DESC LIMIT ${TOP_ALERTS}`,
+      )
+      .raw();
+    this.alertCounts = sqlite
+      .prepare(
+        `SELECT level, SUM(status = 'active'), SUM(status = 'acknowledged'), SUM(status = 'resolved'), COUNT(*)
+         FROM alerts WHERE occurred_at >= ? AND occurred_at < ? GROUP BY level ORDER BY ${LEVEL_RANK}`,
+      )
+      .raw();
+    this.faultCounts = sqlite
+      .prepare(
+        `SELECT severity, SUM(status = 'open'), SUM(status = 'in_progress'), SUM(status = 'resolved'), SUM(status = 'closed'), COUNT(*)
+         FROM faults WHERE reported_at >= ? AND reported_at < ? GROUP BY severity
+         ORDER BY CASE severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END`,
+      )
+      .raw();
+    this.mttr = sqlite
+      .prepare(
+        `SELECT ROUND(AVG((julianday(resolved_at) - julianday(reported_at)) * 24), 4) FROM faults
+         WHERE status IN ('resolved', 'closed') AND resolved_at >= ? AND resolved_at < ?`,
+      )
+      .pluck();
+    this.maintenanceDue = sqlite
+      .prepare(
+        `SELECT scheduled_at, equipment, type, status, assignee, CASE WHEN scheduled_at < ? THEN 'yes' ELSE 'no' END
+         FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at IS NOT NULL AND scheduled_at < ?
+         ORDER BY scheduled_at, id`,
+      )
+      .raw();
+  }
+
+  build(template: TemplateKey, title: string, now: number): ReportContent {
+    const site = this.site.get() as Site;
+    const period = reportPeriod(template, site.timezone, now);
+    const window = [new Date(localDayStart(site.timezone, period.from)).toISOString(), new Date(localDayStart(site.timezone, period.to)).toISOString()];
+    const base = { template, title, site: site.siteName, timezone: site.timezone, currency: site.currency, period, generatedAt: new Date(now).toISOString() };
+    const topAlerts: Table = {
+      key: 'top-alerts',
+      title: 'Top alerts',
+      columns: ['occurred_at', 'level', 'title', 'area', 'status'],
+      rows: this.topAlerts.all(...window) as Cell[][],
+    };
+    switch (template) {
+      case 'weekly-energy':
+      case 'monthly-energy': {
+        const energy = this.energy.periodFigures(period.from, period.to);
+        return { ...base, energy, tables: [...energyTables(energy), topAlerts] };
+      }
+      case 'alerts-faults':
+        return {
+          ...base,
+          energy: null,
+          tables: [
+            { key: 'alerts', title: 'Alerts by level and status', columns: ['level', 'active', 'acknowledged', 'resolved', 'total'], rows: this.alertCounts.all(...window) as Cell[][] },
+            {
+              key: 'faults',
+              title: 'Faults by severity and status',
+              columns: ['severity', 'open', 'in_progress', 'resolved', 'closed', 'total'],
+              rows: this.faultCounts.all(...window) as Cell[][],
+            },
+            { key: 'repair', title: 'Mean time to repair', columns: ['mttr_hours'], rows: [[this.mttr.get(...window) as number | null]] },
+            topAlerts,
+          ],
+        };
+      case 'maintenance-due':
+        return {
+          ...base,
+          energy: null,
+          tables: [
+            {
+              key: 'maintenance-due',
+              title: 'Maintenance overdue or due',
+              columns: ['scheduled_at', 'equipment', 'type', 'status', 'assignee', 'overdue'],
+              rows: this.maintenanceDue.all(base.generatedAt, window[1]) as Cell[][],
+            },
+          ],
+        };
+    }
+  }
+}
+
+/** The energy figures as tables, in the units and precision the energy API answers with. */
+function energyTables(energy: PeriodFigures): Table[] {
+  return [
+    { key: 'daily', title: 'Energy per day', columns: ['day', 'kwh', 'cost', 'carbon_kg'], rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg]) },
+    { key: 'areas', title: 'Energy by area', columns: ['area', 'kwh', 'cost', 'carbon_kg'], rows: energy.areas.map((a) => [a.area, a.kwh, a.cost, a.carbonKg]) },
+    { key: 'totals', title: 'Period totals', columns: ['kwh', 'cost', 'carbon_kg'], rows: [[energy.totalKwh, energy.cost, energy.carbonKg]] },
+    { key: 'peak', title: 'Peak demand', columns: ['kw', 'at'], rows: energy.peak ? [[energy.peak.kw, energy.peak.at]] : [] },
+  ];
+}

@@ -1,0 +1,131 @@
+// Site time for reports: when a cron expression next fires in a time zone (daylight-saving rules of classic cron) and where a local day starts.
+import cron from 'node-cron';
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+const partFormats = new Map<string, Intl.DateTimeFormat>();
+
+function partsFormat(timezone: string): Intl.DateTimeFormat {
+  let format = partFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    partFormats.set(timezone, format);
+  }
+  return format;
+}
+
+/** The wall-clock time at `at` in `timezone`, written as if it were a UTC instant (ms). */
+function wallClock(timezone: string, at: number): number {
+  const parts: Record<string, number> = {};
+  for (const part of partsFormat(timezone).formatToParts(new Date(at))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+}
+
+/** UTC offset (ms, east positive) in effect at `at`. */
+function offsetAt(timezone: string, at: number): number {
+  const whole = at - (((at % 1000) + 1000) % 1000);
+  return wallClock(timezone, whole) - whole;
+}
+
+type Fields = ReturnType<typeof cron.parse>;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** node-cron's day rules: day of month AND day of week (it does not OR them as Vixie cron does), with L and n#k forms. */
+function dayMatches(fields: Fields, year: number, month: number, day: number): boolean {
+  if (!fields.month.includes(month)) return false;
+  const last = daysInMonth(year, month);
+  const domOk = fields.dayOfMonth.some((value) => (value === 'L' ? day === last : Number(value) === day));
+  if (!domOk) return false;
+  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
+  return fields.dayOfWeek.some((value) => {
+    if (typeof value === 'number') return value % 7 === weekday;
+    const nth = /^(\d)#(\d)$/.exec(value);
+    if (nth) return Number(nth[1]) % 7 === weekday && Math.ceil(day / 7) === Number(nth[2]);
+    const lastOf = /^(\d)L$/.exec(value);
+    if (lastOf) return Number(lastOf[1]) % 7 === weekday && day + 7 > last;
+    return Number(value) % 7 === weekday;
+  });
+}
+
+/**
+ * The first instant strictly after `after` (epoch ms) at which `expression` fires in `timezone`, or null if none
+ * within five years. Daylight-saving changes follow classic cron: an expression with a fixed hour runs once on the
+ * change days — a wall time the spring change skips runs at the moment of the change, a wall time the autumn change
+ * repeats runs on its first occurrence only; an expression for every hour runs by elapsed time (each real hour).
+ */
+export function nextCronRun(expression: string, timezone: string, after: number): number | null {
+  const fields = cron.parse(expression);
+  const fixedHour = fields.hour.length < 24;
+  const startWall = wallClock(timezone, after) - DAY;
+  let date = new Date(startWall - (startWall % DAY));
+  for (let index = 0; index < 5 * 366 + 2; index += 1, date = new Date(date.getTime() + DAY)) {
+    const year = date.getUTCFullYear();
+    const month = date.getUTCMonth() + 1;
+    const day = date.getUTCDate();
+    if (!dayMatches(fields, year, month, day)) continue;
+    const dayStart = date.getTime();
+    const dayEnd = dayStart + DAY;
+    // Offsets at the day's local midnight and the next one; a change in between lies in [startInstant, endInstant].
+    const offsetStart = offsetAt(timezone, dayStart - offsetAt(timezone, dayStart));
+    const offsetEnd = offsetAt(timezone, dayEnd - offsetAt(timezone, dayEnd));
+    if (dayEnd - offsetEnd <= after) continue;
+    let change = Infinity;
+    if (offsetStart !== offsetEnd) {
+      let low = dayStart - offsetStart - 2 * 3_600_000;
+      let high = dayEnd - offsetEnd + 2 * 3_600_000;
+      while (high - low > 1000) {
+        const middle = low + Math.floor((high - low) / 2);
+        if (offsetAt(timezone, middle) === offsetStart) low = middle;
+        else high = middle;
+      }
+      change = high - (high % 1000);
+    }
+    let best: number | null = null;
+    for (const hour of fields.hour) {
+      for (const minute of fields.minute) {
+        for (const second of fields.second) {
+          const wall = dayStart + hour * 3_600_000 + minute * MINUTE + second * 1000;
+          const before = wall - offsetStart;
+          const later = wall - offsetEnd;
+          const instants: number[] = [];
+          const validBefore = before < change;
+          const validLater = later >= change;
+          if (validBefore) instants.push(before);
+          if (validLater && (!validBefore || !fixedHour)) instants.push(later);
+          if (!validBefore && !validLater && fixedHour) instants.push(change);
+          for (const instant of instants) {
+            if (instant > after && (best === null || instant < best)) best = instant;
+          }
+          // Without a change the instants rise with the wall time: the first one after `after` is the answer.
+          if (best !== null && change === Infinity) return best;
+        }
+      }
+    }
+    if (best !== null) return best;
+  }
+  return null;
+}
+
+/** The instant local midnight starts `day` (YYYY-MM-DD) in `timezone` (the first instant of that date, also on change days). */
+export function localDayStart(timezone: string, day: string): number {
+  const [year, month, date] = day.split('-').map(Number);
+  const wall = Date.UTC(year, month - 1, date);
+  const first = wall - offsetAt(timezone, wall - offsetAt(timezone, wall));
+  // A change at midnight (some zones) makes 00:00 fall in a gap: the day then starts at the change.
+  return wallClock(timezone, first) >= wall ? first : first + 3_600_000;
+}

@@ -1,0 +1,33 @@
+// Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
+import type { AuditLog } from '../audit/service.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { Lifecycle } from '../lifecycle.ts';
+import type { Logger } from '../logger.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import path from 'node:path';
+import { ReportContentBuilder } from './content.ts';
+import { dailyEnergyFigures } from './energyFigures.ts';
+import { ReportRunner, systemClock } from './runs.ts';
+import { ReportScheduler } from './scheduler.ts';
+
+export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle }): ReportRunner {
+  const { config, db, logger, audit, mailer, lifecycle } = deps;
+  const runner = new ReportRunner({
+    db,
+    audit,
+    mailer,
+    logger,
+    directory: path.join(config.dataDir, 'reports'),
+    content: new ReportContentBuilder(db, dailyEnergyFigures(db)),
+    clock: systemClock,
+    mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
+    keepFilesPerPlan: config.reports.keepFilesPerPlan,
+  });
+  const interrupted = runner.failInterrupted();
+  if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
+  const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
+  scheduler.start();
+  lifecycle.onClose('report scheduler', () => scheduler.stop());
+  return runner;
+}

@@ -1,0 +1,58 @@
+// Done-when of scheduled reports: a fresh service process with a pdf plan on `* * * * *` mails a correct PDF + CSV within 70 s.
+// (Waits for the next minute boundary in real time: up to a minute, idle.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { closeDatabase, openDatabase } from '../src/db/client.ts';
+import { addDays, siteDay } from '../src/energy/service.ts';
+import { insertEnergyDaily } from './helpers/facilityRows.ts';
+import { attachmentsOf } from './helpers/mailParts.ts';
+import { signInAdmin, spawnService } from './helpers/serviceProcess.ts';
+import { tempDir } from './helpers/server.ts';
+import { startMailCatcher } from './helpers/smtp.ts';
+
+test('a pdf plan on * * * * * delivers its PDF and CSV within 70 s of a fresh start', { timeout: 120_000 }, async () => {
+  const mail = await startMailCatcher();
+  const dataDir = tempDir();
+  const service = await spawnService(dataDir, { EMS_SMTP_URL: mail.url });
+  try {
+    const token = await signInAdmin(service.url, dataDir);
+    // Energy of the last seven site days, written beside the running service (WAL: another connection is safe).
+    const db = openDatabase(path.join(dataDir, 'ems.db'));
+    const today = siteDay('UTC');
+    for (let offset = 1; offset <= 7; offset += 1) insertEnergyDaily(db.sqlite, addDays(today, -offset), 200 + offset);
+    closeDatabase(db);
+    const totalKwh = [1, 2, 3, 4, 5, 6, 7].reduce((sum, offset) => sum + 200 + offset, 0);
+
+    const created = await fetch(`${service.url}/api/reports/plans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Every minute', templateId: 'weekly-energy', cron: '* * * * *', recipients: ['energy@example.test'] }),
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    assert.equal(((await created.json()) as { format: string }).format, 'pdf');
+
+    const deadline = Date.now() + 70_000;
+    while (!mail.messages.some((m) => m.to.includes('energy@example.test'))) {
+      assert.ok(Date.now() < deadline, 'no report mail within 70 s');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const parts = attachmentsOf(mail.messages.find((m) => m.to.includes('energy@example.test'))!.raw);
+    const pdf = parts.find((p) => p.contentType === 'application/pdf');
+    const csv = parts.find((p) => p.contentType.startsWith('text/csv'));
+    assert.ok(pdf && csv, `PDF and CSV attached: ${parts.map((p) => p.filename)}`);
+    const file = path.join(dataDir, 'tmp', 'delivered.pdf');
+    fs.writeFileSync(file, pdf.content);
+    const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
+    assert.ok(text.includes(`${totalKwh} kWh`), text);
+    assert.ok(text.includes(`Period: ${addDays(today, -7)} to ${addDays(today, -1)}`), text);
+    assert.match(csv.content.toString(), new RegExp(`^totals\\r\\nkwh,cost,carbon_kg\\r\\n${totalKwh},`, 'm'));
+  } finally {
+    service.child.kill('SIGTERM');
+    await service.exited;
+    await mail.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
