@@ -293,7 +293,7 @@ describe('sessions and passwords', () => {
     // Pre-load the counter to one below its limit instead of spending nine bcrypt rounds.
     server.service.deps.db.sqlite
       .prepare('INSERT INTO login_throttle (key, failures, window_started_at) VALUES (?, 9, ?)')
-      .run(`user:${user.user.username.toLowerCase()}`, Date.now());
+      .run(`user:${user.user.id}`, Date.now());
     const tenth = await server.request('PUT', path, { token: user.accessToken, body: { currentPassword: 'guess-number-10', newPassword: 'brand-new-password' } });
     assert.equal(tenth.status, 400);
     const blocked = await server.request('PUT', path, { token: user.accessToken, body: { currentPassword: TEST_PASSWORD, newPassword: 'brand-new-password' } });

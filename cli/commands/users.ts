@@ -136,7 +136,7 @@ export function registerUserCommands(program: Command): void {
     .description('clear the failed sign-in counter of a user (ends a 429 lockout)')
     .action(async (username: string, _options, command: Command) => {
       await withDb(command, (db) => {
-        const cleared = unlockUser(db, username);
+        const cleared = unlockUser(db, requireUser(db, username));
         printResult(command, { username, cleared }, cleared ? `unlocked ${username}` : `${username} had no failed sign-ins recorded`);
       });
     });

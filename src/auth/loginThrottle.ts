@@ -1,24 +1,34 @@
-// Failed-login counters per username and per client address, kept in SQLite so `emsctl user unlock` reaches a running server.
+// Password-check budget per account and per client address, kept in SQLite so `emsctl user unlock` reaches a running server.
 import type { Db } from '../db/client.ts';
-import { TooManyRequests } from '../http/errors.ts';
+import { TooManyRequests } from '../errors.ts';
 
 export const WINDOW_MS = 15 * 60_000;
 export const MAX_FAILURES_PER_USER = 10;
 /** Higher than per user: many staff behind one reverse proxy share an address. */
 export const MAX_FAILURES_PER_ADDRESS = 100;
 
-export const userKey = (username: string) => `user:${username.toLowerCase()}`;
+/**
+ * One counter per account, whichever name (username or email) was typed: the key is the user id when the login
+ * names an account, else the lower-cased login (guesses at unknown names are limited too, and tell nothing).
+ */
+export const accountKey = (userId: number | undefined, login: string) => (userId === undefined ? `login:${login.toLowerCase()}` : `user:${userId}`);
 const addressKey = (address: string) => `ip:${address}`;
+
+/** A password check that has been counted as a failure up front; `succeeded()` gives the attempt back. */
+export type Attempt = { succeeded(): void };
 
 export class LoginThrottle {
   private readonly get;
   private readonly bump;
+  private readonly giveBack;
   private readonly clear;
   private readonly purge;
+  private readonly reserveBoth;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly now: () => number = Date.now,
+    private readonly onLockout: (what: 'account' | 'address', key: string) => void = () => {},
   ) {
     const sqlite = db.sqlite;
     this.get = sqlite.prepare('SELECT failures, window_started_at AS windowStartedAt FROM login_throttle WHERE key = ?');
@@ -27,36 +37,59 @@ export class LoginThrottle {
       ON CONFLICT(key) DO UPDATE SET
         failures = CASE WHEN window_started_at <= @cutoff THEN 1 ELSE failures + 1 END,
         window_started_at = CASE WHEN window_started_at <= @cutoff THEN @now ELSE window_started_at END`);
+    this.giveBack = sqlite.prepare('UPDATE login_throttle SET failures = failures - 1 WHERE key = ? AND failures > 0');
     this.clear = sqlite.prepare('DELETE FROM login_throttle WHERE key = ?');
     this.purge = sqlite.prepare('DELETE FROM login_throttle WHERE window_started_at <= ?');
+    // Check and count in one synchronous transaction: requests in flight at once cannot all pass the check
+    // before any of them is counted (each bcrypt compare happens only after its attempt was reserved).
+    this.reserveBoth = sqlite.transaction((account: string, address: string) => {
+      const now = this.now();
+      const cutoff = now - WINDOW_MS;
+      const wait = Math.max(this.waitMs(account, MAX_FAILURES_PER_USER, now), this.waitMs(address, MAX_FAILURES_PER_ADDRESS, now));
+      if (wait > 0) return wait;
+      this.purge.run(cutoff);
+      this.bump.run({ key: account, now, cutoff });
+      this.bump.run({ key: address, now, cutoff });
+      return 0;
+    });
   }
 
-  private waitMs(key: string, limit: number): number {
+  private waitMs(key: string, limit: number, now: number): number {
     const row = this.get.get(key) as { failures: number; windowStartedAt: number } | undefined;
-    if (!row || row.failures < limit) return 0;
-    return Math.max(0, row.windowStartedAt + WINDOW_MS - this.now());
+    if (!row || row.failures < limit || row.windowStartedAt + WINDOW_MS <= now) return 0;
+    return row.windowStartedAt + WINDOW_MS - now;
   }
 
-  /** Throws 429 with Retry-After while either counter is at its limit. */
-  assertAllowed(username: string, address: string): void {
-    const wait = Math.max(this.waitMs(userKey(username), MAX_FAILURES_PER_USER), this.waitMs(addressKey(address), MAX_FAILURES_PER_ADDRESS));
-    if (wait > 0) throw new TooManyRequests('Too many failed sign-in attempts; try again later', wait / 1000);
-  }
-
-  recordFailure(username: string, address: string): void {
-    const now = this.now();
-    const cutoff = now - WINDOW_MS;
-    this.purge.run(cutoff);
-    this.bump.run({ key: userKey(username), now, cutoff });
-    this.bump.run({ key: addressKey(address), now, cutoff });
-  }
-
-  recordSuccess(username: string): void {
-    this.clear.run(userKey(username));
+  /**
+   * Reserves one password check for the account and the address, counted as a failure until `succeeded()`.
+   * Throws 429 (with Retry-After) while either budget is spent. Call it before comparing, never after.
+   */
+  reserve(userId: number | undefined, login: string, address: string): Attempt {
+    const account = accountKey(userId, login);
+    const ip = addressKey(address);
+    const wait = this.reserveBoth.immediate(account, ip) as number;
+    if (wait > 0) {
+      const accountLocked = this.waitMs(account, MAX_FAILURES_PER_USER, this.now()) > 0;
+      this.onLockout(accountLocked ? 'account' : 'address', accountLocked ? account : ip);
+      throw new TooManyRequests('Too many failed sign-in attempts; try again later', wait / 1000);
+    }
+    let settled = false;
+    return {
+      succeeded: () => {
+        if (settled) return;
+        settled = true;
+        // A right password clears the account's failures and gives the address its attempt back.
+        this.db.sqlite.transaction(() => {
+          this.clear.run(account);
+          this.giveBack.run(ip);
+        })();
+      },
+    };
   }
 }
 
-/** Used by `emsctl user unlock`. */
-export function unlockUser(db: Db, username: string): boolean {
-  return db.sqlite.prepare('DELETE FROM login_throttle WHERE key = ?').run(userKey(username)).changes > 0;
+/** Used by `emsctl user unlock`: clears the account's counter (by id) and any counter kept under its names. */
+export function unlockUser(db: Db, user: { id: number; username: string; email: string }): boolean {
+  const remove = db.sqlite.prepare('DELETE FROM login_throttle WHERE key IN (?, ?, ?)');
+  return remove.run(accountKey(user.id, ''), accountKey(undefined, user.username), accountKey(undefined, user.email)).changes > 0;
 }

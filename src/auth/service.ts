@@ -51,7 +51,9 @@ export class AuthService {
     this.keys = new SigningKeys(options.db, options.jwtSecret, options.accessTokenTtlSec);
     this.refreshTokens = new RefreshTokens(options.db, options.refreshTokenTtlSec);
     this.codes = new VerificationCodes(options.codeTtlSec * 1000);
-    this.throttle = new LoginThrottle(options.db);
+    this.throttle = new LoginThrottle(options.db, Date.now, (what, key) =>
+      options.logger.warn({ lockout: what, key }, `sign-in locked out for this ${what}: too many failed password checks`),
+    );
     this.users = new UserLookup(options.db);
     this.touchLogin = options.db.sqlite.prepare('UPDATE users SET last_login_at = ? WHERE id = ?');
   }
@@ -71,24 +73,21 @@ export class AuthService {
     return { accessToken: this.keys.sign({ userId: user.id, username: user.username }), refreshToken, user: presentUser({ ...user, lastLoginAt: now }) };
   }
 
-  /** Username-or-email and password; the same 401 for an unknown user and a wrong password. */
-  async verifyCredentials(login: string, password: string): Promise<UserRow> {
+  /**
+   * Username-or-email and password; the same 401 for an unknown user and a wrong password. The check is reserved
+   * against the throttle before bcrypt runs, so requests in flight at once cannot each get a free guess.
+   */
+  async verifyCredentials(login: string, password: string, address: string): Promise<UserRow> {
     const user = this.users.findByLogin(login);
+    const attempt = this.throttle.reserve(user?.id, login, address);
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !ok) throw new Unauthorized(WRONG_CREDENTIALS);
+    attempt.succeeded();
     return user;
   }
 
   async login(login: string, password: string, address: string): Promise<SignedIn> {
-    this.throttle.assertAllowed(login, address);
-    let user: UserRow;
-    try {
-      user = await this.verifyCredentials(login, password);
-    } catch (error) {
-      this.throttle.recordFailure(login, address);
-      throw error;
-    }
-    this.throttle.recordSuccess(login);
+    const user = await this.verifyCredentials(login, password, address);
     // The user may have been deleted while bcrypt ran.
     const current = this.users.findById(user.id);
     if (!current) throw new Unauthorized(WRONG_CREDENTIALS);

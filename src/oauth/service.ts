@@ -7,7 +7,7 @@ import { DEFAULT_ROLE } from '../auth/service.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { BadGateway, BadRequest, Conflict, Forbidden, HttpError, NotFound } from '../http/errors.ts';
+import { BadGateway, BadRequest, Conflict, Forbidden, HttpError, NotFound, Unauthorized } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import { assertUnique, generatePassword, insertUser, presentUser, type UserRow } from '../users/service.ts';
@@ -122,18 +122,17 @@ export class OAuthService {
   async bind(input: { bindToken: string; username: string; password: string }, address: string): Promise<SignedIn> {
     const pending = this.bindTokens.peek(input.bindToken);
     if (!pending) throw new BadRequest(BAD_BIND_TOKEN);
-    // A password check like login: the same throttle, so bind is no way around it.
-    this.auth.throttle.assertAllowed(input.username, address);
+    // A password check like login: the same throttle, reserved before bcrypt, so bind is no way around it.
     let user: UserRow;
     try {
-      user = await this.auth.verifyCredentials(input.username, input.password);
+      user = await this.auth.verifyCredentials(input.username, input.password, address);
     } catch (error) {
-      this.auth.throttle.recordFailure(input.username, address);
-      pending.failures += 1;
-      if (pending.failures >= MAX_BIND_FAILURES) this.bindTokens.delete(input.bindToken);
+      if (error instanceof Unauthorized) {
+        pending.failures += 1;
+        if (pending.failures >= MAX_BIND_FAILURES) this.bindTokens.delete(input.bindToken);
+      }
       throw error;
     }
-    this.auth.throttle.recordSuccess(input.username);
     this.assertLinkable(user.id, pending.profile);
     // Taken only now, after the await: of two concurrent binds with one token exactly one gets here with it.
     if (!this.bindTokens.take(input.bindToken)) throw new BadRequest(BAD_BIND_TOKEN);

@@ -150,7 +150,7 @@ const LIST_COLUMNS = `id, username, email, role, display_name AS displayName, ph
 type UserDirectoryDeps = {
   db: Db;
   audit: AuditLog;
-  throttle: Pick<LoginThrottle, 'assertAllowed' | 'recordFailure' | 'recordSuccess'>;
+  throttle: Pick<LoginThrottle, 'reserve'>;
   dataDir: string;
   logger: Logger;
 };
@@ -265,12 +265,11 @@ export class UserDirectory {
       if (change.currentPassword === undefined) {
         throw new BadRequest('Invalid body', [{ path: 'body.currentPassword', message: 'is required to change your own password' }]);
       }
-      this.deps.throttle.assertAllowed(target.username, address);
+      const attempt = this.deps.throttle.reserve(target.id, target.username, address);
       if (!(await verifyPassword(change.currentPassword, target.passwordHash))) {
-        this.deps.throttle.recordFailure(target.username, address);
         throw new BadRequest('Current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
       }
-      this.deps.throttle.recordSuccess(target.username);
+      attempt.succeeded();
     }
     const passwordHash = await hashPassword(change.newPassword);
     this.db.sqlite.transaction(() => {
