@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { PageQuery, Timestamp } from '../http/schemas.ts';
 
 const TimeBound = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], { description: `${description}; a date-only value means UTC midnight` });
+  Type.String({ format: 'date-time-or-date', description: `${description}; a date-only value means UTC midnight` });
 
 export const AuditQuery = Type.Object({
   ...PageQuery,

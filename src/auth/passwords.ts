@@ -137,8 +137,15 @@ export async function hashPassword(password: string): Promise<string> {
   return (await workers.run({ op: 'hash', password, cost: BCRYPT_COST })) as string;
 }
 
+/**
+ * bcrypt compares only the first 72 bytes, so a longer candidate would match a stored password it merely starts
+ * with. No stored password is longer (assertPasswordLength), so a longer candidate is simply wrong — on every path
+ * that compares (login, password change, OAuth bind). It still costs one bcrypt round, so the timing tells nothing.
+ */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return (await workers.run({ op: 'compare', password, hash })) as boolean;
+  const tooLong = Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES;
+  const match = (await workers.run({ op: 'compare', password, hash })) as boolean;
+  return match && !tooLong;
 }
 
 /**

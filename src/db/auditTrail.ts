@@ -15,6 +15,20 @@ export type AuditEntry = {
   after?: unknown;
 };
 
+/**
+ * Keys the trail never stores, whatever a caller passes: password hashes, tokens, secrets. (A fault's `code` is its
+ * error code, not a secret; verification codes live only in memory.)
+ */
+const SECRET_KEY = /hash|token|secret|password/i;
+
+function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const kept: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) if (!SECRET_KEY.test(key)) kept[key] = withoutSecrets(inner);
+  return kept;
+}
+
 /** Bare placeholders (not drizzle params): a missing before/after is stored as NULL, not as the JSON text "null". */
 const slot = (name: string) => sql`${sql.placeholder(name)}`;
 
@@ -46,8 +60,8 @@ export class AuditLog {
       action: entry.action,
       resource: entry.resource,
       resourceId: entry.resourceId === undefined || entry.resourceId === null ? null : String(entry.resourceId),
-      before: entry.before === undefined ? null : JSON.stringify(entry.before),
-      after: entry.after === undefined ? null : JSON.stringify(entry.after),
+      before: entry.before === undefined ? null : JSON.stringify(withoutSecrets(entry.before)),
+      after: entry.after === undefined ? null : JSON.stringify(withoutSecrets(entry.after)),
     });
   }
 }

@@ -39,5 +39,5 @@ export function stringEnumList<const T extends readonly string[]>(values: T) {
 
 /** `from`/`to` accept a full RFC 3339 date-time or a plain date (UTC midnight; a date-only `to` includes that whole day). */
 export function timeBound(description: string) {
-  return Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], { description });
+  return Type.String({ format: 'date-time-or-date', description });
 }

@@ -142,6 +142,7 @@ export type NewUserInput = { username: string; email: string; password: string; 
 export type PasswordChange = { currentPassword?: string; newPassword: string };
 
 /** The fields a user may change on their own record; username and role need an admin. */
+const USER_EDITABLE = ['username', 'email', 'displayName', 'phone', 'role'] as const satisfies readonly (keyof UserUpdate)[];
 const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
 
 const LIST_COLUMNS = `id, username, email, role, display_name AS displayName, phone, avatar_url AS avatarUrl,
@@ -216,7 +217,8 @@ export class UserDirectory {
     // IMMEDIATE: the last-admin check and the write cannot interleave with an emsctl process on the same file.
     return this.db.sqlite.transaction(() => {
       const row = this.existing(id);
-      const changed = (Object.keys(input) as (keyof UserUpdate)[]).filter((key) => input[key] !== undefined && input[key] !== row[key]);
+      // Only the writable fields are looked at, whatever else a caller put in the object.
+      const changed = USER_EDITABLE.filter((key) => input[key] !== undefined && input[key] !== row[key]);
       if (changed.length === 0) return presentUser(row);
       const refused = changed.filter((key) => !SELF_EDITABLE.has(key));
       if (!isAdmin && refused.length > 0) throw new Forbidden(`Only an admin can change ${refused.join(' and ')}`);
