@@ -28,8 +28,8 @@ export function authRoutes({ auth, config }: AppDeps) {
       summary: 'Email a 6-digit registration code',
       tags,
       schemas: { body: EmailBody, response: { 200: CodeSent, 409: ErrorBody, 429: ErrorBody } },
-      handler: async ({ body }) => {
-        await auth.sendRegisterCode(body.email);
+      handler: async ({ body, ctx }) => {
+        await auth.sendRegisterCode(body.email, ctx.ip);
         return codeSent;
       },
     }),
@@ -71,8 +71,8 @@ export function authRoutes({ auth, config }: AppDeps) {
       description: 'Answers 200 whether or not the email belongs to an account.',
       tags,
       schemas: { body: EmailBody, response: { 200: CodeSent, 429: ErrorBody } },
-      handler: async ({ body }) => {
-        await auth.sendResetCode(body.email);
+      handler: ({ body, ctx }) => {
+        auth.sendResetCode(body.email, ctx.ip);
         return codeSent;
       },
     }),

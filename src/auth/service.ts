@@ -8,6 +8,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { assertUnique, insertUser, presentUser, setPasswordHash, UserLookup, type UserRow } from '../users/service.ts';
 import type { UserView } from '../users/schemas.ts';
 import { LoginThrottle } from './loginThrottle.ts';
+import { SendBudget } from './sendBudget.ts';
 import { assertPasswordLength, DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
 import { RefreshTokens } from './refreshTokens.ts';
 import { SigningKeys } from './signingKeys.ts';
@@ -29,6 +30,7 @@ export type AuthServiceOptions = {
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
   codeTtlSec: number;
+  sendBudget?: SendBudget;
 };
 
 export class AuthService {
@@ -36,6 +38,7 @@ export class AuthService {
   readonly refreshTokens: RefreshTokens;
   readonly codes: VerificationCodes;
   readonly throttle: LoginThrottle;
+  readonly sendBudget: SendBudget;
   readonly users: UserLookup;
   private readonly db: Db;
   private readonly logger: Logger;
@@ -51,6 +54,7 @@ export class AuthService {
     this.keys = new SigningKeys(options.db, options.jwtSecret, options.accessTokenTtlSec);
     this.refreshTokens = new RefreshTokens(options.db, options.refreshTokenTtlSec);
     this.codes = new VerificationCodes(options.codeTtlSec * 1000);
+    this.sendBudget = options.sendBudget ?? new SendBudget();
     this.throttle = new LoginThrottle(options.db, Date.now, (what, key) =>
       options.logger.warn({ lockout: what, key }, `sign-in locked out for this ${what}: too many failed password checks`),
     );
@@ -106,7 +110,13 @@ export class AuthService {
   }
 
   private async sendCode(email: string, purpose: CodePurpose): Promise<void> {
-    const code = this.codes.issue(email, purpose);
+    this.codes.issue(email, purpose);
+    await this.deliverIssued(email, purpose);
+  }
+
+  private async deliverIssued(email: string, purpose: CodePurpose): Promise<void> {
+    const code = this.codes.peek(email, purpose);
+    if (code === undefined) return;
     const minutes = Math.round(this.codeTtlSec / 60);
     const subject = purpose === 'register' ? 'Your EMS registration code' : 'Your EMS password reset code';
     const text = `Your EMS ${purpose === 'register' ? 'registration' : 'password reset'} code is ${code}.\nIt is valid for ${minutes} minute${minutes === 1 ? '' : 's'} and can be used once.\nIf you did not ask for it, ignore this message.`;
@@ -119,16 +129,27 @@ export class AuthService {
     }
   }
 
-  async sendRegisterCode(email: string): Promise<void> {
+  async sendRegisterCode(email: string, address: string): Promise<void> {
     if (this.users.findByEmail(email)) throw new Conflict('That email is already registered');
+    this.codes.assertCanSend(email, 'register');
+    this.sendBudget.take(address);
     await this.sendCode(email, 'register');
   }
 
-  /** Answers the same whether or not the email exists; only a known email gets a message. */
-  async sendResetCode(email: string): Promise<void> {
+  /**
+   * Answers the same, at the same speed, whether or not the email exists: a repeat within the minute is 429 for both,
+   * and the mail goes out after the answer (a failed send is logged and its code withdrawn, not reported).
+   */
+  sendResetCode(email: string, address: string): void {
     this.codes.assertCanSend(email, 'reset');
-    if (!this.users.findByEmail(email)) return;
-    await this.sendCode(email, 'reset');
+    this.sendBudget.take(address);
+    if (!this.users.findByEmail(email)) {
+      this.codes.markSent(email, 'reset');
+      return;
+    }
+    this.codes.issue(email, 'reset');
+    // Issued synchronously above (so a repeat is refused at once); the mail itself is not awaited.
+    this.deliverIssued(email, 'reset').catch(() => {});
   }
 
   async register(input: { username: string; email: string; password: string; code: string }): Promise<SignedIn> {

@@ -53,11 +53,27 @@ export class VerificationCodes {
     return code;
   }
 
+  /**
+   * Marks a send that was not made (a reset asked for an unknown email), so a repeat within the minute is refused
+   * exactly as for a known one: the answers do not tell which emails have accounts.
+   */
+  markSent(email: string, purpose: CodePurpose): void {
+    this.assertCanSend(email, purpose);
+    this.sweep();
+    this.lastSent.set(this.key(email, purpose), this.now());
+  }
+
   /** Forgets a code whose email could not be sent, so the user may ask again at once. */
   withdraw(email: string, purpose: CodePurpose): void {
     const key = this.key(email, purpose);
     this.codes.delete(key);
     this.lastSent.delete(key);
+  }
+
+  /** The live code for this email and purpose, if any (to put in the mail after it was issued). */
+  peek(email: string, purpose: CodePurpose): string | undefined {
+    const entry = this.codes.get(this.key(email, purpose));
+    return entry && entry.expiresAt > this.now() ? entry.code : undefined;
   }
 
   /** Checks a code without using it up; a wrong guess counts, the fifth voids the code. Throws 400. */

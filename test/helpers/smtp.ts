@@ -12,7 +12,8 @@ export type MailCatcher = {
   close(): Promise<void>;
 };
 
-export async function startMailCatcher(): Promise<MailCatcher> {
+/** `hold`: each message is kept at the end of DATA until the test calls the release it was handed. */
+export async function startMailCatcher(options: { hold?: (release: () => void) => void } = {}): Promise<MailCatcher> {
   const messages: CapturedMail[] = [];
   const waiters: Array<() => void> = [];
   const server = new SMTPServer({
@@ -23,9 +24,13 @@ export async function startMailCatcher(): Promise<MailCatcher> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        messages.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
-        waiters.splice(0).forEach((wake) => wake());
-        callback();
+        const accept = () => {
+          messages.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
+          waiters.splice(0).forEach((wake) => wake());
+          callback();
+        };
+        if (options.hold) options.hold(accept);
+        else accept();
       });
     },
   });
