@@ -11,7 +11,7 @@ import { AuthService } from './auth/service.ts';
 import { holdServiceLock } from './backup/locks.ts';
 import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, databasePath, openDatabase, type Db } from './db/client.ts';
+import { closeDatabase, databasePath, openDatabase, restrictFileModes, type Db } from './db/client.ts';
 import { Lifecycle } from './lifecycle.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -35,7 +35,7 @@ export type Service = {
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export function prepareDataDir(dataDir: string): void {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  restrictFileModes(dataDir);
   for (const sub of DATA_SUBDIRS) fs.mkdirSync(path.join(dataDir, sub), { recursive: true, mode: 0o750 });
 }
 

@@ -34,8 +34,29 @@ function applyPragmas(sqlite: Database.Database): void {
   sqlite.pragma('busy_timeout = 5000');
 }
 
+/**
+ * The data dir holds the signing secret and every password hash: nothing written under it may be readable by other
+ * local users, whatever umask the service or emsctl was started with. Files 0640 at most, directories 0750.
+ */
+export function restrictFileModes(dataDir: string): void {
+  process.umask(process.umask() | 0o027);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  tighten(dataDir, 0o750);
+}
+
+/** Removes group-write and all "other" bits from what an earlier version (or umask) left behind. */
+function tighten(file: string, allowed: number): void {
+  try {
+    const mode = fs.statSync(file).mode & 0o777;
+    if ((mode & ~allowed) !== 0) fs.chmodSync(file, mode & allowed);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 export function openDatabase(file: string, options: { migrate?: boolean } = {}): Db {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  restrictFileModes(path.dirname(file));
+  for (const suffix of ['', '-wal', '-shm']) tighten(file + suffix, 0o640);
   let sqlite: Database.Database;
   try {
     sqlite = new Database(file);
