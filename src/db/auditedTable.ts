@@ -4,6 +4,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { BadRequest, NotFound } from '../errors.ts';
 import { auditChanges, type Actor, type AuditLog } from './auditTrail.ts';
 import type { Db } from './client.ts';
+import { nowIso } from './schema/columns.ts';
 import { PagedQuery, type Condition, type PageResult } from './listQuery.ts';
 
 /** A table whose rows are addressed by an integer `id`. */
@@ -22,12 +23,14 @@ export type TableRules<T extends IdTable, View> = {
   orderBy: SQL[];
   /** The API shape of a row; the row itself when absent. Audit entries record this shape too. */
   present?: (row: RowOf<T>) => View;
+  /** Stamps what follows from the row itself on create and update (e.g. resolvedAt on a move into resolved). */
+  lifecycle?: (next: Omit<RowOf<T>, 'id'>, before: RowOf<T> | undefined, now: string) => Omit<RowOf<T>, 'id'>;
   /** Checks the complete row about to be written (before is undefined on create); throws a typed error to refuse. */
   check?: (next: Omit<RowOf<T>, 'id'>, before: RowOf<T> | undefined) => void;
   /** The audit action of an update; `update` when absent. */
   updateAction?: (before: RowOf<T>, next: RowOf<T>) => string;
   /** Runs inside every write's transaction, after the write: rows derived from this table (e.g. fault stats). */
-  afterWrite?: () => void;
+  afterWrite?: (before: RowOf<T> | null, after: RowOf<T> | null, now: string) => void;
 };
 
 /** Partial update that runs after the merge of the body: a resource's lifecycle rules (who and when of a status move). */
@@ -87,12 +90,13 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   create(values: NewRowOf<T>, actor: Actor | null): View {
     return this.transaction(() => {
       const now = new Date().toISOString();
-      const row = this.completed(values as Params, now);
-      this.rules.check?.(row as Omit<RowOf<T>, 'id'>, undefined);
+      let row = this.completed(values as Params, now) as Omit<RowOf<T>, 'id'>;
+      if (this.rules.lifecycle) row = this.rules.lifecycle(row, undefined, now);
+      this.rules.check?.(row, undefined);
       const inserted = this.insert.get(this.encoded(row))!;
       const created = this.present(inserted);
       this.audit.record({ actor, action: 'create', resource: this.rules.resource, resourceId: inserted.id, after: created });
-      this.rules.afterWrite?.();
+      this.rules.afterWrite?.(null, inserted, now);
       return created;
     });
   }
@@ -110,15 +114,16 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       const now = new Date().toISOString();
       let next = { ...before, ...Object.fromEntries(defined) } as RowOf<T>;
       if (change) next = change(next, before, now);
+      if (this.rules.lifecycle) next = { ...this.rules.lifecycle(next, before, now), id };
       this.rules.check?.(next, before);
       const shownBefore = this.present(before);
       const changes = auditChanges(shownBefore as object, this.present(next) as object);
       if (!changes) return shownBefore;
-      const saved = this.present(this.save.get({ ...this.encoded({ ...next, updatedAt: now }), id })!);
+      const saved = this.save.get({ ...this.encoded({ ...next, updatedAt: now }), id })!;
       const action = this.rules.updateAction?.(before, next) ?? 'update';
       this.audit.record({ actor, action, resource: this.rules.resource, resourceId: id, ...changes });
-      this.rules.afterWrite?.();
-      return saved;
+      this.rules.afterWrite?.(before, saved, now);
+      return this.present(saved);
     });
   }
 
@@ -128,7 +133,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       if (!removed) throw new NotFound(this.rules.notFound);
       const before = this.present(removed);
       this.audit.record({ actor, action: 'delete', resource: this.rules.resource, resourceId: id, before });
-      this.rules.afterWrite?.();
+      this.rules.afterWrite?.(removed, null, new Date().toISOString());
       return before;
     });
   }
@@ -138,13 +143,12 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     return this.db.sqlite.transaction(fn)();
   }
 
-  /** Every column of a new row: the given value, else the column's default, else NULL; both timestamps are `now`. */
+  /** Every column of a new row: the given value, else the column's default, else NULL; "now" defaults are the write's `now`. */
   private completed(values: Params, now: string): Params {
     const row: Params = {};
     for (const [key, column] of this.columns) {
       let value = values[key];
-      if (key === 'createdAt' || key === 'updatedAt') value ??= now;
-      else if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
+      if (value === undefined) value = column.defaultFn === nowIso ? now : column.defaultFn ? column.defaultFn() : (column.default ?? null);
       row[key] = value;
     }
     return row;
