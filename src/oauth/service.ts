@@ -7,7 +7,7 @@ import { DEFAULT_ROLE } from '../auth/service.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { BadGateway, BadRequest, Conflict, Forbidden, HttpError, NotFound } from '../http/errors.ts';
+import { AppError, BadGateway, BadRequest, Conflict, Forbidden, NotFound } from '../errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import { assertUnique, generatePassword, insertUser, presentUser, type UserRow } from '../users/service.ts';
@@ -220,7 +220,7 @@ export class OAuthService {
     try {
       assertUnique(this.db, username, email);
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 409) throw error;
+      if (!(error instanceof AppError) || error.code !== 'CONFLICT') throw error;
       const hint = error.message.includes('username')
         ? 'choose another username, or use bind to link the existing account with its password'
         : 'choose another email, or use bind to link the existing account with its password';
