@@ -3,13 +3,14 @@ import type { AuditLog } from './audit/service.ts';
 import type { AuthService } from './auth/service.ts';
 import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
+import type { FeatureServices } from './features.ts';
 import type { Db } from './db/client.ts';
 import type { IotGateway } from './iot/service.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 
-export type AppDeps = {
+export type AppDeps = FeatureServices & {
   config: Config;
   db: Db;
   logger: Logger;

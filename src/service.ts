@@ -17,6 +17,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
 import { ensureInitialAdmin } from './users/service.ts';
+import { buildFeatureServices } from './features.ts';
+import { hashPassword } from './auth/passwords.ts';
 import { staticModels } from './models/staticModels.ts';
 import { sweepStaleUploads } from './uploads/receiveUpload.ts';
 
@@ -69,12 +71,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   const audit = new AuditLog(db);
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
 
-  const deps: AppDeps = {
-    config,
-    db,
-    logger,
-    mailer,
-    auth: new AuthService({
+  const auth = new AuthService({
       db,
       logger,
       mailer,
@@ -82,7 +79,17 @@ export async function createService(config: Config, options: { logger?: Logger }
       accessTokenTtlSec: config.accessTokenTtlSec,
       refreshTokenTtlSec: config.refreshTokenTtlSec,
       codeTtlSec: config.codeTtlSec,
-    }),
+  });
+  const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
+  // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
+  features.faults.recountStats();
+  const deps: AppDeps = {
+    ...features,
+    config,
+    db,
+    logger,
+    mailer,
+    auth,
     audit,
     iot,
     backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
@@ -96,7 +103,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
-    await ensureInitialAdmin(db, config.dataDir, logger);
+    await ensureInitialAdmin(db, config.dataDir, logger, hashPassword);
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;

@@ -5,7 +5,7 @@ import { BadRequest, NotFound } from '../errors.ts';
 import { auditChanges, type Actor, type AuditLog } from './auditTrail.ts';
 import type { Db } from './client.ts';
 import { nowIso } from './schema/columns.ts';
-import { PagedQuery, type Condition, type PageResult } from './listQuery.ts';
+import { PagedQuery, slot, type Condition, type PageResult } from './listQuery.ts';
 
 /** A table whose rows are addressed by an integer `id`. */
 export type IdTable = SQLiteTable & { id: SQLiteColumn };
@@ -39,8 +39,6 @@ export type Change<T extends IdTable> = (next: RowOf<T>, before: RowOf<T>, now: 
 type Params = Record<string, unknown>;
 type Prepared<R> = { get(params: Params): R | undefined };
 
-/** A bare placeholder: values are encoded here, so a NULL stays NULL (drizzle's json encoder would store "null"). */
-const slot = (name: string) => sql`${sql.placeholder(name)}`;
 
 export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   private readonly columns: [string, SQLiteColumn][];

@@ -10,6 +10,12 @@ import type { Orm } from './client.ts';
  */
 export type Condition = { shape: string; where: SQL; params: Record<string, unknown> };
 
+/**
+ * A bare placeholder for a written value: drizzle encodes placeholders wrapped as column params itself (and turns a
+ * NULL json value into the text "null"); a bare one passes the value as given, so callers encode where needed.
+ */
+export const slot = (name: string) => sql`${sql.placeholder(name)}`;
+
 export type PageResult<T> = { items: T[]; total: number; page: number; pageSize: number };
 
 const DAY_MS = 86_400_000;

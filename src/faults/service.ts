@@ -3,7 +3,7 @@ import { desc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
-import { contains, equals, oneOf, timeWindow, type PageResult } from '../db/listQuery.ts';
+import { contains, equals, oneOf, slot, timeWindow, type PageResult } from '../db/listQuery.ts';
 import { faults, faultStats } from '../db/schema/index.ts';
 import { BadRequest } from '../errors.ts';
 import type { FaultCreateInput, FaultListFilters, FaultStatsView, FaultUpdateInput, FaultView } from './schemas.ts';
@@ -15,8 +15,6 @@ function isDone(status: FaultView['status']): boolean {
   return status === 'resolved' || status === 'closed';
 }
 
-/** A bare placeholder: values are encoded by the caller (by_severity as JSON text). */
-const slot = (name: string) => sql`${sql.placeholder(name)}`;
 const sumWhere = (condition: ReturnType<typeof sql>) => sql<number>`coalesce(sum(${condition}), 0)`;
 
 export class FaultService {

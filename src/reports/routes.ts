@@ -1,15 +1,13 @@
 // /api/reports: template listing, plan CRUD (viewer reads, operator writes).
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
 import { ReportPlan, ReportPlanCreate, ReportPlanListQuery, ReportPlanUpdate, ReportTemplateList } from './schemas.ts';
-import { ReportService } from './service.ts';
+import type { ReportService } from './service.ts';
 
 const tags = ['reports'];
 
-export function reportRoutes({ db, audit }: AppDeps) {
-  const reports = new ReportService(db, audit);
+export function reportRoutes({ reports }: { reports: ReportService }) {
   return [
     defineRoute({
       method: 'GET',
