@@ -1,5 +1,5 @@
 // What every feature's routes are built from; createService assembles it once.
-import type { AuditLog } from './audit/service.ts';
+import type { AuditLog } from './db/auditTrail.ts';
 import type { AuthService } from './auth/service.ts';
 import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';

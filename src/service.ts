@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
-import { AuditLog } from './audit/service.ts';
+import { AuditLog } from './db/auditTrail.ts';
 import { AuthService } from './auth/service.ts';
 import { holdServiceLock } from './backup/locks.ts';
 import { BackupScheduler } from './backup/service.ts';

@@ -1,7 +1,7 @@
 // Provider sign-in: pending states, the code exchange outcome (linked or bind_required), binding, and the oauth_links rows.
 import { randomBytes } from 'node:crypto';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { AuthService, SignedIn } from '../auth/service.ts';
 import { DEFAULT_ROLE } from '../auth/service.ts';
 import { hashPassword } from '../auth/passwords.ts';
