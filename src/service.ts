@@ -72,13 +72,13 @@ export async function createService(config: Config, options: { logger?: Logger }
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
 
   const auth = new AuthService({
-      db,
-      logger,
-      mailer,
-      jwtSecret: config.jwtSecret,
-      accessTokenTtlSec: config.accessTokenTtlSec,
-      refreshTokenTtlSec: config.refreshTokenTtlSec,
-      codeTtlSec: config.codeTtlSec,
+    db,
+    logger,
+    mailer,
+    jwtSecret: config.jwtSecret,
+    accessTokenTtlSec: config.accessTokenTtlSec,
+    refreshTokenTtlSec: config.refreshTokenTtlSec,
+    codeTtlSec: config.codeTtlSec,
   });
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.

@@ -16,7 +16,7 @@ export class AuditReader {
   private readonly pages;
 
   constructor(db: Db) {
-    this.pages = new PagedQuery(db.orm, auditLog, [desc(auditLog.id)]);
+    this.pages = new PagedQuery(db, auditLog, [desc(auditLog.id)]);
   }
 
   list(filters: AuditFilters): { items: AuditRecord[]; total: number; page: number; pageSize: number } {

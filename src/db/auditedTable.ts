@@ -5,7 +5,7 @@ import { BadRequest, NotFound } from '../errors.ts';
 import { auditChanges, type Actor, type AuditLog } from './auditTrail.ts';
 import type { Db } from './client.ts';
 import { nowIso } from './schema/columns.ts';
-import { PagedQuery, slot, type Condition, type PageResult } from './listQuery.ts';
+import { AS_STORED, PagedQuery, rowReader, slot, type Condition, type PageResult } from './listQuery.ts';
 
 /** A table whose rows are addressed by an integer `id`. */
 export type IdTable = SQLiteTable & { id: SQLiteColumn };
@@ -37,16 +37,22 @@ export type TableRules<T extends IdTable, View> = {
 export type Change<T extends IdTable> = (next: RowOf<T>, before: RowOf<T>, now: string) => RowOf<T>;
 
 type Params = Record<string, unknown>;
-type Prepared<R> = { get(params: Params): R | undefined };
+/** Statements are read as arrays (drizzle's `.values()`) and turned into rows by the table's reader. */
+type Prepared = { values(params: Params): unknown[][] };
+/** How a column left out of a create gets its value, decided once per table. */
+type ColumnDefault = { key: string; now: boolean; fn?: () => unknown; value: unknown };
 
 
 export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   private readonly columns: [string, SQLiteColumn][];
+  private readonly defaults: ColumnDefault[];
+  private readonly encoders: { key: string; encoder: SQLiteColumn | null }[];
+  private readonly toRow: (values: unknown[]) => RowOf<T>;
   private readonly list: PagedQuery<T>;
-  private readonly byId: Prepared<RowOf<T>>;
-  private readonly insert: Prepared<RowOf<T>>;
-  private readonly save: Prepared<RowOf<T>>;
-  private readonly remove: Prepared<RowOf<T>>;
+  private readonly byId: Prepared;
+  private readonly insert: Prepared;
+  private readonly save: Prepared;
+  private readonly remove: Prepared;
   private readonly present: (row: RowOf<T>) => View;
 
   constructor(
@@ -56,16 +62,20 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     private readonly rules: TableRules<T, View>,
   ) {
     this.columns = Object.entries(getTableColumns(table)).filter(([key]) => key !== 'id');
+    this.defaults = this.columns.map(([key, column]) => ({ key, now: column.defaultFn === nowIso, fn: column.defaultFn, value: column.default ?? null }));
+    // Only json/boolean columns need drizzle's encoder; text and numbers bind as they are.
+    this.encoders = this.columns.map(([key, column]) => ({ key, encoder: AS_STORED.has(column.columnType) ? null : column }));
+    this.toRow = rowReader(table) as (values: unknown[]) => RowOf<T>;
     const slots = Object.fromEntries(this.columns.map(([key]) => [key, slot(key)]));
     const byId = eq(table.id, sql.placeholder('id'));
-    // Generic over the table, drizzle's builders lose the row type; the statements are typed back once, here.
+    // Generic over the table, drizzle's builders lose the row type; rows are typed back by the reader.
     const orm = db.orm;
     const any = table as SQLiteTable;
-    this.list = new PagedQuery(orm, table, rules.orderBy);
-    this.byId = orm.select().from(any).where(byId).prepare() as unknown as Prepared<RowOf<T>>;
-    this.insert = orm.insert(any).values(slots).returning().prepare() as unknown as Prepared<RowOf<T>>;
-    this.save = orm.update(any).set(slots).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
-    this.remove = orm.delete(any).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
+    this.list = new PagedQuery(db, table, rules.orderBy);
+    this.byId = orm.select().from(any).where(byId).prepare();
+    this.insert = orm.insert(any).values(slots).returning().prepare();
+    this.save = orm.update(any).set(slots).where(byId).returning().prepare();
+    this.remove = orm.delete(any).where(byId).returning().prepare();
     this.present = rules.present ?? ((row) => row as View);
   }
 
@@ -80,7 +90,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
 
   /** The stored row (not presented), for a service's own rules. */
   row(id: number): RowOf<T> {
-    const row = this.byId.get({ id });
+    const row = this.first(this.byId, { id });
     if (!row) throw new NotFound(this.rules.notFound);
     return row;
   }
@@ -91,7 +101,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       let row = this.completed(values as Params, now) as Omit<RowOf<T>, 'id'>;
       if (this.rules.lifecycle) row = this.rules.lifecycle(row, undefined, now);
       this.rules.check?.(row, undefined);
-      const inserted = this.insert.get(this.encoded(row))!;
+      const inserted = this.first(this.insert, this.encoded(row))!;
       const created = this.present(inserted);
       this.audit.record({ actor, action: 'create', resource: this.rules.resource, resourceId: inserted.id, after: created });
       this.rules.afterWrite?.(null, inserted, now);
@@ -117,7 +127,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       const shownBefore = this.present(before);
       const changes = auditChanges(shownBefore as object, this.present(next) as object);
       if (!changes) return shownBefore;
-      const saved = this.save.get({ ...this.encoded({ ...next, updatedAt: now }), id })!;
+      const saved = this.first(this.save, { ...this.encoded({ ...next, updatedAt: now }), id })!;
       const action = this.rules.updateAction?.(before, next) ?? 'update';
       this.audit.record({ actor, action, resource: this.rules.resource, resourceId: id, ...changes });
       this.rules.afterWrite?.(before, saved, now);
@@ -127,7 +137,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
 
   delete(id: number, actor: Actor | null): View {
     return this.transaction(() => {
-      const removed = this.remove.get({ id });
+      const removed = this.first(this.remove, { id });
       if (!removed) throw new NotFound(this.rules.notFound);
       const before = this.present(removed);
       this.audit.record({ actor, action: 'delete', resource: this.rules.resource, resourceId: id, before });
@@ -144,20 +154,26 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   /** Every column of a new row: the given value, else the column's default, else NULL; "now" defaults are the write's `now`. */
   private completed(values: Params, now: string): Params {
     const row: Params = {};
-    for (const [key, column] of this.columns) {
-      let value = values[key];
-      if (value === undefined) value = column.defaultFn === nowIso ? now : column.defaultFn ? column.defaultFn() : (column.default ?? null);
-      row[key] = value;
+    for (let i = 0; i < this.defaults.length; i++) {
+      const column = this.defaults[i];
+      const given = values[column.key];
+      row[column.key] = given !== undefined ? given : column.now ? now : column.fn ? column.fn() : column.value;
     }
     return row;
   }
 
+  private first(statement: Prepared, params: Params): RowOf<T> | undefined {
+    const values = statement.values(params)[0];
+    return values && this.toRow(values);
+  }
+
   private encoded(row: Params): Params {
     const params: Params = {};
-    for (const [key, column] of this.columns) {
+    for (const { key, encoder } of this.encoders) {
       const value = row[key];
-      params[key] = value === null || value === undefined ? null : column.mapToDriverValue(value);
+      params[key] = value === null || value === undefined ? null : encoder === null ? value : encoder.mapToDriverValue(value);
     }
     return params;
   }
+
 }

@@ -48,7 +48,7 @@ export class StoredFiles {
     const id = eq(table.id, sql.placeholder('id'));
     this.originalName = table.originalName;
     // Newest first walks <table>_created_idx backwards; id breaks ties within one millisecond.
-    this.pages = new PagedQuery(db.orm, table, [desc(table.createdAt), desc(table.id)]);
+    this.pages = new PagedQuery(db, table, [desc(table.createdAt), desc(table.id)]);
     this.byId = db.orm.select().from(table).where(id).prepare();
     this.insert = db.orm
       .insert(table)

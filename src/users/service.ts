@@ -80,7 +80,7 @@ export class UserDirectory {
     this.lookup = new UserLookup(deps.db);
     const orm = deps.db.orm;
     const id = eq(users.id, sql.placeholder('id'));
-    this.pages = new PagedQuery(orm, users, [desc(users.createdAt), desc(users.id)]);
+    this.pages = new PagedQuery(deps.db, users, [desc(users.createdAt), desc(users.id)]);
     this.saveProfile = orm
       .update(users)
       .set({
