@@ -42,7 +42,6 @@ type Prepared = { values(params: Params): unknown[][] };
 /** How a column left out of a create gets its value, decided once per table. */
 type ColumnDefault = { key: string; now: boolean; fn?: () => unknown; value: unknown };
 
-
 export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   private readonly columns: [string, SQLiteColumn][];
   private readonly defaults: ColumnDefault[];
