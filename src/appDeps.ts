@@ -1,8 +1,9 @@
 // What every feature's routes are built from; createService assembles it once.
-import type { AuditLog } from './audit/service.ts';
+import type { AuditLog } from './db/auditTrail.ts';
 import type { AuthService } from './auth/service.ts';
 import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
+import type { FeatureServices } from './features.ts';
 import type { Db } from './db/client.ts';
 import type { IotGateway } from './iot/service.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -10,7 +11,7 @@ import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { ReportRunner } from './reports/runs.ts';
 
-export type AppDeps = {
+export type AppDeps = FeatureServices & {
   config: Config;
   db: Db;
   logger: Logger;
@@ -19,7 +20,7 @@ export type AppDeps = {
   audit: AuditLog;
   iot: IotGateway;
   backups: BackupScheduler;
-  reports: ReportRunner;
+  reportRuns: ReportRunner;
   lifecycle: Lifecycle;
   startedAt: number;
 };

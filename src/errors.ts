@@ -1,64 +1,109 @@
-// The error catalogue: services and storage throw these, one middleware renders them as { error, details? }.
+// The error catalogue: stable codes with their status, and the typed errors services and storage throw (no HTTP types).
 export type ErrorDetail = { path: string; message: string };
 
-export class HttpError extends Error {
+/**
+ * Every code a response can carry, beside its human message: clients branch on the code, never on the text.
+ * The HTTP status lives here too so one table says everything; the router renders it, the OpenAPI document lists it.
+ */
+export const ERROR_CODES = {
+  VALIDATION: { status: 400, description: 'the request breaks its schema or a rule the schema cannot say; details name the fields' },
+  UNAUTHENTICATED: { status: 401, description: 'no, a malformed, an invalid or an expired access token, or wrong credentials' },
+  FORBIDDEN: { status: 403, description: 'the caller’s role or ownership does not allow this' },
+  NOT_FOUND: { status: 404, description: 'no such route or record' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists but not with this method' },
+  CONFLICT: { status: 409, description: 'the record’s state does not allow this (lifecycle move, last admin, duplicate name)' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'the body or upload exceeds its limit' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'the body or file is not of an accepted type' },
+  RANGE_NOT_SATISFIABLE: { status: 416, description: 'the Range header lies outside the file' },
+  AUTH_THROTTLED: { status: 429, description: 'too many failed sign-ins; Retry-After says when to try again' },
+  RATE_LIMITED: { status: 429, description: 'too many requests of this kind; Retry-After says when to try again' },
+  INTERNAL: { status: 500, description: 'an unexpected failure; the body carries no detail, the log does' },
+  BAD_GATEWAY: { status: 502, description: 'the upstream gateway answered with an error' },
+  UNAVAILABLE: { status: 503, description: 'busy or temporarily unable to serve; try again' },
+  GATEWAY_TIMEOUT: { status: 504, description: 'the upstream gateway did not answer in time' },
+  STORAGE_FULL: { status: 507, description: 'the appliance’s disk is full' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The code of a status when a caller names only the status (framework errors, the generic HttpError). */
+export function codeForStatus(status: number): ErrorCode {
+  const match = (Object.keys(ERROR_CODES) as ErrorCode[]).find((code) => ERROR_CODES[code].status === status);
+  return match ?? (status >= 500 ? 'INTERNAL' : 'VALIDATION');
+}
+
+export class AppError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
   ) {
     super(message);
+    this.status = ERROR_CODES[code].status;
   }
 }
 
-export class BadRequest extends HttpError {
+/** An error named by its status alone; the code follows from the status. */
+export class HttpError extends AppError {
+  override readonly status: number;
+
+  constructor(status: number, message: string, details?: ErrorDetail[], headers?: Record<string, string>) {
+    super(codeForStatus(status), message, details, headers);
+    this.status = status;
+  }
+}
+
+export class BadRequest extends AppError {
   constructor(message = 'Bad request', details?: ErrorDetail[]) {
-    super(400, message, details);
+    super('VALIDATION', message, details);
   }
 }
-export class Unauthorized extends HttpError {
+export class Unauthorized extends AppError {
   constructor(message = 'Authentication required') {
-    super(401, message);
+    super('UNAUTHENTICATED', message);
   }
 }
-export class Forbidden extends HttpError {
+export class Forbidden extends AppError {
   constructor(message = 'Your role does not allow this') {
-    super(403, message);
+    super('FORBIDDEN', message);
   }
 }
-export class NotFound extends HttpError {
+export class NotFound extends AppError {
   constructor(message = 'Not found') {
-    super(404, message);
+    super('NOT_FOUND', message);
   }
 }
-export class Conflict extends HttpError {
+export class Conflict extends AppError {
   constructor(message: string) {
-    super(409, message);
+    super('CONFLICT', message);
   }
 }
-export class PayloadTooLarge extends HttpError {
+export class PayloadTooLarge extends AppError {
   constructor(message = 'Payload too large') {
-    super(413, message);
+    super('PAYLOAD_TOO_LARGE', message);
   }
 }
-export class TooManyRequests extends HttpError {
-  constructor(message: string, retryAfterSec: number) {
-    super(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSec))) });
+/** 429 with Retry-After; `AUTH_THROTTLED` for the sign-in lockout, `RATE_LIMITED` for any other limit. */
+export class TooManyRequests extends AppError {
+  constructor(message: string, retryAfterSec: number, code: 'AUTH_THROTTLED' | 'RATE_LIMITED' = 'RATE_LIMITED') {
+    super(code, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSec))) });
   }
 }
-export class BadGateway extends HttpError {
+export class BadGateway extends AppError {
   constructor(message: string) {
-    super(502, message);
+    super('BAD_GATEWAY', message);
   }
 }
-export class GatewayTimeout extends HttpError {
+export class GatewayTimeout extends AppError {
   constructor(message: string) {
-    super(504, message);
+    super('GATEWAY_TIMEOUT', message);
   }
 }
-export class ServiceUnavailable extends HttpError {
+export class ServiceUnavailable extends AppError {
   constructor(message: string) {
-    super(503, message);
+    super('UNAVAILABLE', message);
   }
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
-import { AuditLog } from './audit/service.ts';
+import { AuditLog } from './db/auditTrail.ts';
 import { AuthService } from './auth/service.ts';
 import { holdServiceLock } from './backup/locks.ts';
 import { BackupScheduler } from './backup/service.ts';
@@ -18,6 +18,8 @@ import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
 import { startReports } from './reports/start.ts';
 import { ensureInitialAdmin } from './users/service.ts';
+import { buildFeatureServices } from './features.ts';
+import { hashPassword } from './auth/passwords.ts';
 import { staticModels } from './models/staticModels.ts';
 import { sweepStaleUploads } from './uploads/receiveUpload.ts';
 
@@ -69,26 +71,31 @@ export async function createService(config: Config, options: { logger?: Logger }
 
   const audit = new AuditLog(db);
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
-  const reports = startReports({ config, db, logger, audit, mailer, lifecycle });
+  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle });
 
+  const auth = new AuthService({
+    db,
+    logger,
+    mailer,
+    jwtSecret: config.jwtSecret,
+    accessTokenTtlSec: config.accessTokenTtlSec,
+    refreshTokenTtlSec: config.refreshTokenTtlSec,
+    codeTtlSec: config.codeTtlSec,
+  });
+  const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
+  // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
+  features.faults.recountStats();
   const deps: AppDeps = {
+    ...features,
     config,
     db,
     logger,
     mailer,
-    auth: new AuthService({
-      db,
-      logger,
-      mailer,
-      jwtSecret: config.jwtSecret,
-      accessTokenTtlSec: config.accessTokenTtlSec,
-      refreshTokenTtlSec: config.refreshTokenTtlSec,
-      codeTtlSec: config.codeTtlSec,
-    }),
+    auth,
     audit,
     iot,
     backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
-    reports,
+    reportRuns,
     lifecycle,
     startedAt: Date.now(),
   };
@@ -99,7 +106,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
-    await ensureInitialAdmin(db, config.dataDir, logger);
+    await ensureInitialAdmin(db, config.dataDir, logger, hashPassword);
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;

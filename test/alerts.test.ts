@@ -105,7 +105,8 @@ describe('alerts', () => {
     ] as const) {
       const res = await server.request(method, path, { token, body });
       assert.equal(res.status, 404, `${method} ${path}`);
-      assert.deepEqual(Object.keys(res.body), ['error']);
+      assert.deepEqual(Object.keys(res.body), ['error', 'code']);
+      assert.equal(res.body.code, 'NOT_FOUND');
     }
   });
 

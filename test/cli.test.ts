@@ -3,6 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { runCli } from './helpers/cli.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileBody } from './helpers/uploads.ts';
 
 let server: TestServer;
 before(async () => {
@@ -59,6 +62,45 @@ describe('emsctl against a running server', () => {
     assert.equal((await server.request('GET', '/api/auth/me', { token: login.body.accessToken })).status, 401);
   });
 
+  test('user commands go through the user service: audited as emsctl, remove deletes the avatar, unlock checks the name', async () => {
+    const target = await server.createUser({ role: 'operator' });
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
+    const multipart = fileBody(png, 'me.png', 'image/png');
+    const set = await server.request('PUT', `/api/users/${target.user.id}/avatar`, { token: target.accessToken, raw: multipart.body, headers: { 'content-type': multipart.contentType } });
+    assert.equal(set.status, 200, set.text);
+    const db = server.service.deps.db.sqlite;
+    const stored = db.prepare('SELECT avatar_stored_name FROM users WHERE id = ?').pluck().get(target.user.id) as string;
+    const avatarFile = path.join(server.dataDir, 'avatars', stored);
+    assert.ok(fs.existsSync(avatarFile));
+
+    // Lock the account with failed sign-ins, then unlock it from emsctl.
+    for (let i = 0; i < 10; i++) await server.request('POST', '/api/auth/login', { body: { username: target.user.username, password: 'wrong-password-1' } });
+    const locked = await server.request('POST', '/api/auth/login', { body: { username: target.user.username, password: target.password } });
+    assert.equal(locked.status, 429);
+    const unlocked = await cli('--json', 'user', 'unlock', target.user.username);
+    assert.equal(unlocked.code, 0, unlocked.stderr);
+    assert.equal(JSON.parse(unlocked.stdout).cleared, true);
+    assert.equal((await server.request('POST', '/api/auth/login', { body: { username: target.user.username, password: target.password } })).status, 200);
+
+    assert.equal((await cli('user', 'set-role', target.user.username, 'viewer')).code, 0);
+    assert.equal((await cli('user', 'set-password', target.user.username)).code, 0);
+    assert.equal((await cli('user', 'remove', target.user.username)).code, 0);
+    assert.equal(fs.existsSync(avatarFile), false, 'the avatar file is removed with the user');
+
+    const trail = db
+      .prepare("SELECT action, user_id AS userId, username, before, after FROM audit_log WHERE resource = 'users' AND resource_id = ? AND username = 'emsctl' ORDER BY id")
+      .all(String(target.user.id)) as { action: string; userId: number | null; before: string | null; after: string | null }[];
+    assert.deepEqual(trail.map((row) => row.action), ['unlock', 'role', 'password', 'delete']);
+    assert.ok(trail.every((row) => row.userId === null));
+    assert.deepEqual(JSON.parse(trail[1].after!), { role: 'viewer' });
+    assert.equal(JSON.parse(trail[3].before!).username, target.user.username);
+
+    const added = await cli('--json', 'user', 'add', 'cli_audited', '--email', 'cli_audited@example.test');
+    assert.equal(added.code, 0, added.stderr);
+    const created = db.prepare("SELECT username FROM audit_log WHERE resource = 'users' AND action = 'create' AND resource_id = ?").pluck().get(String(JSON.parse(added.stdout).id));
+    assert.equal(created, 'emsctl');
+  });
+
   test('the last admin can be neither removed nor demoted', async () => {
     const db = server.service.deps.db.sqlite;
     const admins = db.prepare("SELECT username FROM users WHERE role = 'admin'").pluck().all() as string[];
@@ -91,6 +133,8 @@ describe('emsctl against a running server', () => {
       ['user', 'set-role', 'nobody_at_all', 'admin'],
       ['user', 'set-role', 'admin', 'emperor'],
       ['user', 'remove', 'nobody_at_all'],
+      ['user', 'unlock', 'nobody_at_all'],
+      ['user', 'set-password', 'nobody_at_all'],
     ];
     for (const args of cases) {
       const result = await cli(...args);

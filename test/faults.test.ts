@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { auditRows, createRoles, uniqueName, type Roles } from './helpers/facility.ts';
-import { faultRoutes } from '../src/faults/routes.ts';
 
 type Fault = { id: number; device: string; severity: string; status: string; reportedAt: string; resolvedAt: string | null; [key: string]: unknown };
 
@@ -219,24 +218,27 @@ describe('faults', () => {
     }
   });
 
-  test('a snapshot that no longer matches the table (rows written outside the service) is rebuilt when the routes start', async () => {
-    const own = await startTestServer();
-    try {
-      const operator = await own.createUser({ role: 'operator' });
-      await own.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'A', severity: 'low' } });
-      const sqlite = own.service.deps.db.sqlite;
-      // As a restored backup or a hand edit would: rows change, the snapshot does not.
-      sqlite.prepare("INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('B', 'high', 'closed', '2024-01-01T00:00:00.000Z', '2024-01-01T06:00:00.000Z', 'x', 'x')").run();
-      sqlite.prepare("UPDATE fault_stats SET total = 99 WHERE id = 1").run();
-      assert.equal((await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body.total, 99);
+  test('a snapshot that no longer matches the table (rows written outside the service) is rebuilt when the service starts', async () => {
+    const first = await startTestServer();
+    const operator = await first.createUser({ role: 'operator' });
+    await first.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'A', severity: 'low' } });
+    const sqlite = first.service.deps.db.sqlite;
+    // As a restored backup or a hand edit would: rows change, the snapshot does not.
+    sqlite.prepare("INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('B', 'high', 'closed', '2024-01-01T00:00:00.000Z', '2024-01-01T06:00:00.000Z', 'x', 'x')").run();
+    sqlite.prepare("UPDATE fault_stats SET total = 99 WHERE id = 1").run();
+    assert.equal((await first.request('GET', '/api/faults/stats', { token: operator.accessToken })).body.total, 99);
+    await first.service.close();
 
-      faultRoutes(own.service.deps);
+    // The same data dir, started again: the service recounts once while it is built (not while routes are).
+    const own = await startTestServer({ EMS_DATA_DIR: first.dataDir });
+    try {
       const rebuilt = (await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body;
       assertStatsMatch(rebuilt, recount(own));
+      assert.equal(rebuilt.total, 2);
       assert.equal(rebuilt.mttrHours, 6);
       assert.equal(rebuilt.closed, 1);
 
-      sqlite.prepare('DELETE FROM fault_stats').run();
+      own.service.deps.db.sqlite.prepare('DELETE FROM fault_stats').run();
       await own.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'C', severity: 'medium' } });
       assertStatsMatch((await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body, recount(own));
     } finally {

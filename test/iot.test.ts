@@ -362,12 +362,12 @@ test("a 401 that survives the refresh is a 502 naming the service's credentials,
   fake.script('/codes/force-set', 'unauthorized');
 
   const read = await server.request('POST', '/api/iot/codes/values', { token: admin, body: { codes: ['a'] } });
-  assert.deepEqual([read.status, read.body], [502, { error: 'gateway rejected the service credentials' }]);
+  assert.deepEqual([read.status, read.body], [502, { error: 'gateway rejected the service credentials', code: 'BAD_GATEWAY' }]);
   assert.equal(fake.calls('/codes/values').length, 2);
   assert.equal(fake.tokenRequests(), 2);
 
   const write = await server.request('POST', '/api/iot/codes/force-set', { token: admin, body: { code: 'temp.zone1', value: 19 } });
-  assert.deepEqual([write.status, write.body], [502, { error: 'gateway rejected the service credentials' }]);
+  assert.deepEqual([write.status, write.body], [502, { error: 'gateway rejected the service credentials', code: 'BAD_GATEWAY' }]);
   assert.equal(fake.calls('/codes/force-set').length, 2);
   assert.equal(fake.executedWrites.length, 0);
   const [row] = auditRows(server, 'iot.codes.force-set');
@@ -378,7 +378,7 @@ test('wrong service credentials: the token request is refused and the caller get
   const { server, fake } = await serverWithFake(t, { EMS_IOT_PASSWORD: 'not-the-password' });
   const { accessToken: viewer } = await server.createUser({ role: 'viewer' });
   const response = await server.request('GET', '/api/iot/alarm-configs', { token: viewer });
-  assert.deepEqual([response.status, response.body], [502, { error: 'gateway rejected the service credentials' }]);
+  assert.deepEqual([response.status, response.body], [502, { error: 'gateway rejected the service credentials', code: 'BAD_GATEWAY' }]);
   assert.equal(fake.calls('/alarm-configs').length, 0);
 });
 
@@ -389,7 +389,7 @@ test('a gateway that hangs is a 504, and a hanging write is sent once and never 
   fake.script('/codes/set', 'hang', 1);
 
   const read = await server.request('POST', '/api/iot/codes/values', { token: operator, body: { codes: ['a'] } });
-  assert.deepEqual([read.status, read.body], [504, { error: 'IoT gateway did not answer within 300 ms' }]);
+  assert.deepEqual([read.status, read.body], [504, { error: 'IoT gateway did not answer within 300 ms', code: 'GATEWAY_TIMEOUT' }]);
   const write = await server.request('POST', '/api/iot/codes/set', { token: operator, body: { code: 'sp.zone1', value: 21 } });
   assert.equal(write.status, 504);
   assert.equal(typeof write.body.error, 'string');
@@ -407,7 +407,7 @@ test('garbage JSON and a gateway dying mid-answer are 502; a dead gateway is 502
 
   fake.script('/codes/values', 'garbage', 1);
   const garbage = await values();
-  assert.deepEqual([garbage.status, garbage.body], [502, { error: 'IoT gateway answered with invalid JSON' }]);
+  assert.deepEqual([garbage.status, garbage.body], [502, { error: 'IoT gateway answered with invalid JSON', code: 'BAD_GATEWAY' }]);
 
   fake.script('/codes/values', 'die', 1);
   const died = await values();
@@ -417,7 +417,7 @@ test('garbage JSON and a gateway dying mid-answer are 502; a dead gateway is 502
 
   await fake.kill();
   const dead = await values();
-  assert.deepEqual([dead.status, dead.body], [502, { error: 'IoT gateway unreachable' }]);
+  assert.deepEqual([dead.status, dead.body], [502, { error: 'IoT gateway unreachable', code: 'BAD_GATEWAY' }]);
   const health = await server.request('GET', '/api/health');
   assert.equal(health.status, 200);
   assert.equal(health.body.status, 'ok');

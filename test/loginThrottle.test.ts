@@ -23,6 +23,7 @@ describe('login throttle under parallel load', () => {
     const { user } = await server.createUser();
     const responses = await Promise.all(Array.from({ length: 60 }, () => login(user.username, 'wrong-password')));
     assert.deepEqual(statuses(responses), { 401: 10, 429: 50 });
+    assert.ok(responses.filter((r) => r.status === 429).every((r) => r.body.code === 'AUTH_THROTTLED'));
     for (const response of responses.filter((r) => r.status === 429)) assert.ok(Number(response.headers.get('retry-after')) > 0);
   });
 

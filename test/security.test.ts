@@ -110,7 +110,8 @@ describe('access tokens', () => {
     for (const [name, token] of Object.entries(tokens)) {
       const response = await server.request('GET', '/api/auth/me', { token });
       assert.equal(response.status, 401, name);
-      assert.deepEqual(Object.keys(response.body), ['error'], name);
+      assert.deepEqual(Object.keys(response.body), ['error', 'code'], name);
+      assert.equal(response.body.code, 'UNAUTHENTICATED', name);
     }
     const good = jwt.sign(claims, createSecretKey(Buffer.from(secret)), { algorithm: 'HS256', expiresIn: 600 });
     assert.equal((await server.request('GET', '/api/auth/me', { token: good })).status, 200);

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, TEST_PASSWORD, type TestServer } from './helpers/server.ts';
-import { UserLookup } from '../src/users/service.ts';
+import { UserLookup } from '../src/db/userRecords.ts';
 
 let server: TestServer;
 before(async () => {

@@ -2,7 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ENTRIES, MAX_WRONG_TRIES, RESEND_INTERVAL_MS, VerificationCodes } from '../src/auth/verificationCodes.ts';
-import { HttpError } from '../src/http/errors.ts';
+import { AppError } from '../src/errors.ts';
 
 function store(ttlMs = 300_000) {
   const clock = { now: 1_000_000 };
@@ -13,7 +13,7 @@ const status = (fn: () => void) => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof HttpError) return error.status;
+    if (error instanceof AppError) return error.status;
     throw error;
   }
   return 200;

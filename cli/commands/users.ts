@@ -1,13 +1,21 @@
-// emsctl user … and role …: account administration straight against the database.
+// emsctl user … and role …: account administration through the same user service as the API, audited as `emsctl`.
 import type { Command } from 'commander';
-import { ROLES, type Role } from '../../src/db/schema/users.ts';
-import { assertPasswordLength, hashPassword } from '../../src/auth/passwords.ts';
-import { unlockUser } from '../../src/auth/loginThrottle.ts';
-import { RefreshTokens } from '../../src/auth/refreshTokens.ts';
-import { countAdmins, generatePassword, insertUser, setPasswordHash, UserLookup } from '../../src/users/service.ts';
-import { HttpError } from '../../src/http/errors.ts';
+import { Value } from '@sinclair/typebox/value';
+import { ROLES, type Role } from '../../src/roles.ts';
+import { assertPasswordLength } from '../../src/auth/passwords.ts';
+import { LoginThrottle } from '../../src/auth/loginThrottle.ts';
+import { AuditLog } from '../../src/db/auditTrail.ts';
 import type { Db } from '../../src/db/client.ts';
+import { AppError } from '../../src/errors.ts';
+import { buildUserDirectory } from '../../src/features.ts';
+import { createLogger } from '../../src/logger.ts';
+import { generatePassword, type Caller, type UserDirectory } from '../../src/users/service.ts';
+import { Username } from '../../src/users/schemas.ts';
+import type { Config } from '../../src/config.ts';
 import { CliError, printResult, printRows, withDb } from '../context.ts';
+
+/** emsctl runs as root on the box: an admin without an account, named in the audit trail. */
+const EMSCTL: Caller = { id: null, username: 'emsctl', role: 'admin' };
 
 function parseRole(value: string): Role {
   if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`unknown role "${value}"; roles are: ${ROLES.join(', ')}`);
@@ -31,15 +39,23 @@ function checkedPassword(password: string): string {
   return password;
 }
 
-function requireUser(db: Db, username: string) {
-  const user = new UserLookup(db).findByLogin(username);
-  if (!user || user.username.toLowerCase() !== username.toLowerCase()) throw new CliError(`no user named "${username}"`);
-  return user;
+/** The user service on emsctl's database connection; its typed errors become one-line emsctl errors. */
+async function withUsers<T>(command: Command, fn: (users: UserDirectory, db: Db, config: Config) => T | Promise<T>): Promise<T> {
+  return withDb(command, async (db, config) => {
+    const users = buildUserDirectory({ db, audit: new AuditLog(db), dataDir: config.dataDir, logger: createLogger('silent'), throttle: new LoginThrottle(db) });
+    try {
+      return await fn(users, db, config);
+    } catch (error) {
+      if (error instanceof AppError) throw new CliError(cliMessage(error));
+      throw error;
+    }
+  });
 }
 
-/** The last admin can be neither removed nor demoted: someone must be able to administer the box. */
-function assertNotLastAdmin(db: Db, role: Role, action: string): void {
-  if (role === 'admin' && countAdmins(db) <= 1) throw new CliError(`refusing to ${action} the last admin`);
+/** The service's message, with the detail when there is one (e.g. which field was refused). */
+function cliMessage(error: AppError): string {
+  const detail = error.details?.[0];
+  return detail ? `${error.message}: ${detail.path.replace(/^body\./, '')} ${detail.message}` : error.message;
 }
 
 export function registerUserCommands(program: Command): void {
@@ -49,10 +65,15 @@ export function registerUserCommands(program: Command): void {
     .command('list')
     .description('list users')
     .action(async (_options, command: Command) => {
-      await withDb(command, (db) => {
-        const rows = db.sqlite
-          .prepare('SELECT id, username, email, role, last_login_at AS lastLoginAt, created_at AS createdAt FROM users ORDER BY id')
-          .all() as Record<string, unknown>[];
+      await withUsers(command, (users) => {
+        const rows: Record<string, unknown>[] = [];
+        // Oldest first, as an operator reads a short list; every page of the service's own listing.
+        for (let page = 1; ; page++) {
+          const result = users.list({ page, pageSize: 200 });
+          rows.push(...result.items);
+          if (page * result.pageSize >= result.total) break;
+        }
+        rows.sort((a, b) => Number(a.id) - Number(b.id));
         printRows(command, rows, ['id', 'username', 'email', 'role', 'lastLoginAt', 'createdAt']);
       });
     });
@@ -65,19 +86,13 @@ export function registerUserCommands(program: Command): void {
     .option('--password-stdin', 'read the password from standard input')
     .action(async (username: string, options: { email: string; role: string; passwordStdin?: boolean }, command: Command) => {
       const role = parseRole(options.role);
-      if (!/^[a-zA-Z0-9_.-]{3,32}$/.test(username)) throw new CliError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
+      // The API's own schema for the name, so emsctl and the API cannot drift apart.
+      if (!Value.Check(Username, username)) throw new CliError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
       if (!/^[^\s@]+@[^\s@]+$/.test(options.email)) throw new CliError(`"${options.email}" is not an email address`);
       const generated = !options.passwordStdin;
       const password = generated ? generatePassword() : checkedPassword(await readStdinPassword());
-      const passwordHash = await hashPassword(password);
-      await withDb(command, (db) => {
-        let created;
-        try {
-          created = insertUser(db, { username, email: options.email, passwordHash, role });
-        } catch (error) {
-          if (error instanceof HttpError) throw new CliError(error.message);
-          throw error;
-        }
+      await withUsers(command, async (users) => {
+        const created = await users.create(EMSCTL, { username, email: options.email, password, role });
         const result: Record<string, unknown> = { id: created.id, username: created.username, email: created.email, role: created.role };
         if (generated) result.password = password;
         printResult(command, result, `created ${created.username} (${created.role})${generated ? `\npassword: ${password}` : ''}`);
@@ -89,13 +104,10 @@ export function registerUserCommands(program: Command): void {
     .description('change a user role (takes effect on the next request)')
     .action(async (username: string, roleName: string, _options, command: Command) => {
       const role = parseRole(roleName);
-      await withDb(command, (db) => {
-        db.sqlite.transaction(() => {
-          const target = requireUser(db, username);
-          if (target.role !== role) assertNotLastAdmin(db, target.role, 'demote');
-          db.sqlite.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, new Date().toISOString(), target.id);
-        })();
-        printResult(command, { username, role }, `${username} is now ${role}`);
+      await withUsers(command, (users) => {
+        const target = users.byUsername(username);
+        users.setRole(EMSCTL, target.id, role);
+        printResult(command, { username: target.username, role }, `${target.username} is now ${role}`);
       });
     });
 
@@ -106,10 +118,9 @@ export function registerUserCommands(program: Command): void {
     .action(async (username: string, options: { passwordStdin?: boolean }, command: Command) => {
       const generated = !options.passwordStdin;
       const password = generated ? generatePassword() : checkedPassword(await readStdinPassword());
-      const passwordHash = await hashPassword(password);
-      await withDb(command, (db) => {
-        const target = requireUser(db, username);
-        setPasswordHash(db, target.id, passwordHash);
+      await withUsers(command, async (users) => {
+        const target = users.byUsername(username);
+        await users.setPassword(EMSCTL, target.id, { newPassword: password }, 'emsctl');
         const result: Record<string, unknown> = { username: target.username };
         if (generated) result.password = password;
         printResult(command, result, `password of ${target.username} changed${generated ? `\npassword: ${password}` : ''}`);
@@ -118,16 +129,12 @@ export function registerUserCommands(program: Command): void {
 
   user
     .command('remove <username>')
-    .description('delete a user; their sessions end at once')
+    .description('delete a user and their avatar; their sessions end at once')
     .action(async (username: string, _options, command: Command) => {
-      await withDb(command, (db) => {
-        db.sqlite.transaction(() => {
-          const target = requireUser(db, username);
-          assertNotLastAdmin(db, target.role, 'remove');
-          new RefreshTokens(db, 1).revokeForUser(target.id);
-          db.sqlite.prepare('DELETE FROM users WHERE id = ?').run(target.id);
-        })();
-        printResult(command, { username, removed: true }, `removed ${username}`);
+      await withUsers(command, async (users) => {
+        const target = users.byUsername(username);
+        await users.deleteUser(EMSCTL, target.id);
+        printResult(command, { username: target.username, removed: true }, `removed ${target.username}`);
       });
     });
 
@@ -135,9 +142,10 @@ export function registerUserCommands(program: Command): void {
     .command('unlock <username>')
     .description('clear the failed sign-in counter of a user (ends a 429 lockout)')
     .action(async (username: string, _options, command: Command) => {
-      await withDb(command, (db) => {
-        const cleared = unlockUser(db, requireUser(db, username));
-        printResult(command, { username, cleared }, cleared ? `unlocked ${username}` : `${username} had no failed sign-ins recorded`);
+      await withUsers(command, (users) => {
+        const target = users.byUsername(username);
+        const { cleared } = users.unlock(EMSCTL, target.id);
+        printResult(command, { username: target.username, cleared }, cleared ? `unlocked ${target.username}` : `${target.username} had no failed sign-ins recorded`);
       });
     });
 

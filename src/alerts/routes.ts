@@ -1,15 +1,13 @@
 // /api/alerts: viewer reads, operator writes; the lifecycle moves also have their own endpoints.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
 import { Alert, AlertCreate, AlertListQuery, AlertUpdate } from './schemas.ts';
-import { AlertService } from './service.ts';
+import type { AlertService } from './service.ts';
 
 const tags = ['alerts'];
 
-export function alertRoutes({ db, audit }: AppDeps) {
-  const alerts = new AlertService(db, audit);
+export function alertRoutes({ alerts }: { alerts: AlertService }) {
   return [
     defineRoute({
       method: 'GET',

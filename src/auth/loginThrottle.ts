@@ -71,7 +71,7 @@ export class LoginThrottle {
     if (wait > 0) {
       const accountLocked = this.waitMs(account, MAX_FAILURES_PER_USER, this.now()) > 0;
       this.onLockout(accountLocked ? 'account' : 'address', accountLocked ? account : ip);
-      throw new TooManyRequests('Too many failed sign-in attempts; try again later', wait / 1000);
+      throw new TooManyRequests('Too many failed sign-in attempts; try again later', wait / 1000, 'AUTH_THROTTLED');
     }
     let settled = false;
     return {

@@ -1,7 +1,7 @@
 // SPEC.md "Authentication endpoints".
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { presentUser } from '../users/service.ts';
+import { presentUser } from '../db/userRecords.ts';
 import { NotFound } from '../http/errors.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { CodeSent, EmailBody, LoginBody, Ok, RefreshBody, RegisterBody, ResetBody, SignedIn, TokenPair, User } from './schemas.ts';

@@ -5,7 +5,7 @@ import { ROLES } from '../db/schema/users.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { assertUnique, insertUser, presentUser, setPasswordHash, UserLookup, type UserRow } from '../users/service.ts';
+import { assertUnique, insertUser, presentUser, setPasswordHash, UserLookup, type UserRow } from '../db/userRecords.ts';
 import type { UserView } from '../users/schemas.ts';
 import { LoginThrottle } from './loginThrottle.ts';
 import { SendBudget } from './sendBudget.ts';

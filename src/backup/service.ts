@@ -1,7 +1,7 @@
 // The backup schedule: its single row, the node-cron task that runs it, and one run recorded in that row (service and emsctl alike).
 import type { Statement } from 'better-sqlite3';
 import cron, { type ScheduledTask } from 'node-cron';
-import { AuditLog } from '../audit/service.ts';
+import { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';

@@ -1,7 +1,7 @@
 // The platform configuration and the 3D scene: single rows (id 1, seeded by migration), admin writes audited.
 import { auditChanges } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { CameraPreset, Hotspot, SceneLabel } from '../db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';

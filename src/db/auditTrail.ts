@@ -1,6 +1,6 @@
 // Writes the audit trail (who changed what and when) inside the transaction of the write it records.
-import { sql } from 'drizzle-orm';
 import type { Db } from './client.ts';
+import { slot } from './listQuery.ts';
 import { auditLog } from './schema/index.ts';
 
 /** Who made a change: a signed-in user, or a tool acting without an account (id null, e.g. `emsctl`). */
@@ -28,9 +28,6 @@ function withoutSecrets(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) if (!SECRET_KEY.test(key)) kept[key] = withoutSecrets(inner);
   return kept;
 }
-
-/** Bare placeholders (not drizzle params): a missing before/after is stored as NULL, not as the JSON text "null". */
-const slot = (name: string) => sql`${sql.placeholder(name)}`;
 
 export class AuditLog {
   private readonly insert;

@@ -4,7 +4,8 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { BadRequest, NotFound } from '../errors.ts';
 import { auditChanges, type Actor, type AuditLog } from './auditTrail.ts';
 import type { Db } from './client.ts';
-import { PagedQuery, type Condition, type PageResult } from './listQuery.ts';
+import { nowIso } from './schema/columns.ts';
+import { AS_STORED, PagedQuery, rowReader, slot, type Condition, type PageResult } from './listQuery.ts';
 
 /** A table whose rows are addressed by an integer `id`. */
 export type IdTable = SQLiteTable & { id: SQLiteColumn };
@@ -22,30 +23,35 @@ export type TableRules<T extends IdTable, View> = {
   orderBy: SQL[];
   /** The API shape of a row; the row itself when absent. Audit entries record this shape too. */
   present?: (row: RowOf<T>) => View;
+  /** Stamps what follows from the row itself on create and update (e.g. resolvedAt on a move into resolved). */
+  lifecycle?: (next: Omit<RowOf<T>, 'id'>, before: RowOf<T> | undefined, now: string) => Omit<RowOf<T>, 'id'>;
   /** Checks the complete row about to be written (before is undefined on create); throws a typed error to refuse. */
   check?: (next: Omit<RowOf<T>, 'id'>, before: RowOf<T> | undefined) => void;
   /** The audit action of an update; `update` when absent. */
   updateAction?: (before: RowOf<T>, next: RowOf<T>) => string;
   /** Runs inside every write's transaction, after the write: rows derived from this table (e.g. fault stats). */
-  afterWrite?: () => void;
+  afterWrite?: (before: RowOf<T> | null, after: RowOf<T> | null, now: string) => void;
 };
 
 /** Partial update that runs after the merge of the body: a resource's lifecycle rules (who and when of a status move). */
 export type Change<T extends IdTable> = (next: RowOf<T>, before: RowOf<T>, now: string) => RowOf<T>;
 
 type Params = Record<string, unknown>;
-type Prepared<R> = { get(params: Params): R | undefined };
-
-/** A bare placeholder: values are encoded here, so a NULL stays NULL (drizzle's json encoder would store "null"). */
-const slot = (name: string) => sql`${sql.placeholder(name)}`;
+/** Statements are read as arrays (drizzle's `.values()`) and turned into rows by the table's reader. */
+type Prepared = { values(params: Params): unknown[][] };
+/** How a column left out of a create gets its value, decided once per table. */
+type ColumnDefault = { key: string; now: boolean; fn?: () => unknown; value: unknown };
 
 export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   private readonly columns: [string, SQLiteColumn][];
+  private readonly defaults: ColumnDefault[];
+  private readonly encoders: { key: string; encoder: SQLiteColumn | null }[];
+  private readonly toRow: (values: unknown[]) => RowOf<T>;
   private readonly list: PagedQuery<T>;
-  private readonly byId: Prepared<RowOf<T>>;
-  private readonly insert: Prepared<RowOf<T>>;
-  private readonly save: Prepared<RowOf<T>>;
-  private readonly remove: Prepared<RowOf<T>>;
+  private readonly byId: Prepared;
+  private readonly insert: Prepared;
+  private readonly save: Prepared;
+  private readonly remove: Prepared;
   private readonly present: (row: RowOf<T>) => View;
 
   constructor(
@@ -55,16 +61,20 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     private readonly rules: TableRules<T, View>,
   ) {
     this.columns = Object.entries(getTableColumns(table)).filter(([key]) => key !== 'id');
+    this.defaults = this.columns.map(([key, column]) => ({ key, now: column.defaultFn === nowIso, fn: column.defaultFn, value: column.default ?? null }));
+    // Only json/boolean columns need drizzle's encoder; text and numbers bind as they are.
+    this.encoders = this.columns.map(([key, column]) => ({ key, encoder: AS_STORED.has(column.columnType) ? null : column }));
+    this.toRow = rowReader(table) as (values: unknown[]) => RowOf<T>;
     const slots = Object.fromEntries(this.columns.map(([key]) => [key, slot(key)]));
     const byId = eq(table.id, sql.placeholder('id'));
-    // Generic over the table, drizzle's builders lose the row type; the statements are typed back once, here.
+    // Generic over the table, drizzle's builders lose the row type; rows are typed back by the reader.
     const orm = db.orm;
     const any = table as SQLiteTable;
-    this.list = new PagedQuery(orm, table, rules.orderBy);
-    this.byId = orm.select().from(any).where(byId).prepare() as unknown as Prepared<RowOf<T>>;
-    this.insert = orm.insert(any).values(slots).returning().prepare() as unknown as Prepared<RowOf<T>>;
-    this.save = orm.update(any).set(slots).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
-    this.remove = orm.delete(any).where(byId).returning().prepare() as unknown as Prepared<RowOf<T>>;
+    this.list = new PagedQuery(db, table, rules.orderBy);
+    this.byId = orm.select().from(any).where(byId).prepare();
+    this.insert = orm.insert(any).values(slots).returning().prepare();
+    this.save = orm.update(any).set(slots).where(byId).returning().prepare();
+    this.remove = orm.delete(any).where(byId).returning().prepare();
     this.present = rules.present ?? ((row) => row as View);
   }
 
@@ -79,7 +89,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
 
   /** The stored row (not presented), for a service's own rules. */
   row(id: number): RowOf<T> {
-    const row = this.byId.get({ id });
+    const row = this.first(this.byId, { id });
     if (!row) throw new NotFound(this.rules.notFound);
     return row;
   }
@@ -87,12 +97,13 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   create(values: NewRowOf<T>, actor: Actor | null): View {
     return this.transaction(() => {
       const now = new Date().toISOString();
-      const row = this.completed(values as Params, now);
-      this.rules.check?.(row as Omit<RowOf<T>, 'id'>, undefined);
-      const inserted = this.insert.get(this.encoded(row))!;
+      let row = this.completed(values as Params, now) as Omit<RowOf<T>, 'id'>;
+      if (this.rules.lifecycle) row = this.rules.lifecycle(row, undefined, now);
+      this.rules.check?.(row, undefined);
+      const inserted = this.first(this.insert, this.encoded(row))!;
       const created = this.present(inserted);
       this.audit.record({ actor, action: 'create', resource: this.rules.resource, resourceId: inserted.id, after: created });
-      this.rules.afterWrite?.();
+      this.rules.afterWrite?.(null, inserted, now);
       return created;
     });
   }
@@ -110,25 +121,26 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       const now = new Date().toISOString();
       let next = { ...before, ...Object.fromEntries(defined) } as RowOf<T>;
       if (change) next = change(next, before, now);
+      if (this.rules.lifecycle) next = { ...this.rules.lifecycle(next, before, now), id };
       this.rules.check?.(next, before);
       const shownBefore = this.present(before);
       const changes = auditChanges(shownBefore as object, this.present(next) as object);
       if (!changes) return shownBefore;
-      const saved = this.present(this.save.get({ ...this.encoded({ ...next, updatedAt: now }), id })!);
+      const saved = this.first(this.save, { ...this.encoded({ ...next, updatedAt: now }), id })!;
       const action = this.rules.updateAction?.(before, next) ?? 'update';
       this.audit.record({ actor, action, resource: this.rules.resource, resourceId: id, ...changes });
-      this.rules.afterWrite?.();
-      return saved;
+      this.rules.afterWrite?.(before, saved, now);
+      return this.present(saved);
     });
   }
 
   delete(id: number, actor: Actor | null): View {
     return this.transaction(() => {
-      const removed = this.remove.get({ id });
+      const removed = this.first(this.remove, { id });
       if (!removed) throw new NotFound(this.rules.notFound);
       const before = this.present(removed);
       this.audit.record({ actor, action: 'delete', resource: this.rules.resource, resourceId: id, before });
-      this.rules.afterWrite?.();
+      this.rules.afterWrite?.(removed, null, new Date().toISOString());
       return before;
     });
   }
@@ -138,24 +150,29 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     return this.db.sqlite.transaction(fn)();
   }
 
-  /** Every column of a new row: the given value, else the column's default, else NULL; both timestamps are `now`. */
+  /** Every column of a new row: the given value, else the column's default, else NULL; "now" defaults are the write's `now`. */
   private completed(values: Params, now: string): Params {
     const row: Params = {};
-    for (const [key, column] of this.columns) {
-      let value = values[key];
-      if (key === 'createdAt' || key === 'updatedAt') value ??= now;
-      else if (value === undefined) value = column.defaultFn ? column.defaultFn() : (column.default ?? null);
-      row[key] = value;
+    for (let i = 0; i < this.defaults.length; i++) {
+      const column = this.defaults[i];
+      const given = values[column.key];
+      row[column.key] = given !== undefined ? given : column.now ? now : column.fn ? column.fn() : column.value;
     }
     return row;
   }
 
+  private first(statement: Prepared, params: Params): RowOf<T> | undefined {
+    const values = statement.values(params)[0];
+    return values && this.toRow(values);
+  }
+
   private encoded(row: Params): Params {
     const params: Params = {};
-    for (const [key, column] of this.columns) {
+    for (const { key, encoder } of this.encoders) {
       const value = row[key];
-      params[key] = value === null || value === undefined ? null : column.mapToDriverValue(value);
+      params[key] = value === null || value === undefined ? null : encoder === null ? value : encoder.mapToDriverValue(value);
     }
     return params;
   }
+
 }

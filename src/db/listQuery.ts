@@ -2,13 +2,19 @@
 import { and, eq, getTableColumns, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { BadRequest } from '../errors.ts';
-import type { Orm } from './client.ts';
+import type { Db } from './client.ts';
 
 /**
  * One WHERE term: the SQL holds placeholders only, values travel in params. `shape` names the term's form (not its
  * values), so equal shapes share one prepared statement.
  */
 export type Condition = { shape: string; where: SQL; params: Record<string, unknown> };
+
+/**
+ * A bare placeholder for a written value: drizzle encodes placeholders wrapped as column params itself (and turns a
+ * NULL json value into the text "null"); a bare one passes the value as given, so callers encode where needed.
+ */
+export const slot = (name: string) => sql`${sql.placeholder(name)}`;
 
 export type PageResult<T> = { items: T[]; total: number; page: number; pageSize: number };
 
@@ -66,7 +72,7 @@ export class PagedQuery<T extends SQLiteTable> {
   private readonly toRow: (values: unknown[]) => T['$inferSelect'];
 
   constructor(
-    private readonly orm: Orm,
+    private readonly db: Db,
     private readonly table: T,
     private readonly orderBy: SQL[],
   ) {
@@ -88,8 +94,10 @@ export class PagedQuery<T extends SQLiteTable> {
     let statements = this.statements.get(shape);
     if (!statements) {
       const where = and(...conditions.map((condition) => condition.where));
-      const count = this.orm.select({ total: sql<number>`count(*)` }).from(this.table as SQLiteTable).where(where).prepare();
-      const rows = this.orm
+      const orm = this.db.orm;
+      const count = orm.select({ total: sql<number>`count(*)` }).from(this.table as SQLiteTable).where(where).prepare();
+      // Read as arrays through .values(): rowReader builds the rows.
+      const rows = orm
         .select()
         .from(this.table as SQLiteTable)
         .where(where)
@@ -107,14 +115,14 @@ type CountStatement = { get(params: Record<string, unknown>): { total: number } 
 type RowsStatement = { values(params: Record<string, unknown>): unknown[][] };
 
 /** Column types whose driver value is already the row value: no decoder call for them. */
-const AS_STORED = new Set(['SQLiteText', 'SQLiteInteger', 'SQLiteReal', 'SQLiteNumeric']);
+export const AS_STORED = new Set(['SQLiteText', 'SQLiteInteger', 'SQLiteReal', 'SQLiteNumeric']);
 
 /**
  * Array → row for `select()` of a whole table (columns in declaration order). drizzle's own mapper checks each
- * field's kind and walks its path on every value (~2.5 µs a row of 14 columns, a quarter of the alerts list
- * route); this one decides that once per table and decodes only json/boolean/timestamp columns.
+ * field's kind and walks its path on every value (~2.5 µs a row of 14 columns); this one decides that once per
+ * table and decodes only json/boolean/timestamp columns.
  */
-function rowReader<T extends SQLiteTable>(table: T): (values: unknown[]) => T['$inferSelect'] {
+export function rowReader<T extends SQLiteTable>(table: T): (values: unknown[]) => T['$inferSelect'] {
   const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, decoder: AS_STORED.has(column.columnType) ? null : column }));
   return (values) => {
     const row: Record<string, unknown> = {};

@@ -1,17 +1,13 @@
 // /api/faults and /api/faults/stats: viewer reads, operator writes.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
 import { Fault, FaultCreate, FaultListQuery, FaultStats, FaultUpdate } from './schemas.ts';
-import { FaultService } from './service.ts';
+import type { FaultService } from './service.ts';
 
 const tags = ['faults'];
 
-export function faultRoutes({ db, audit }: AppDeps) {
-  const faults = new FaultService(db, audit);
-  // Writes keep the snapshot by deltas; one recount at start gives them a base that matches the table.
-  faults.recountStats();
+export function faultRoutes({ faults }: { faults: FaultService }) {
   return [
     defineRoute({
       method: 'GET',

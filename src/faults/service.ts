@@ -1,84 +1,85 @@
 // Faults and their stats snapshot: every write updates the snapshot row inside its own synchronous transaction.
-import type Database from 'better-sqlite3';
-import type { AuditLog } from '../audit/service.ts';
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
-import { BadRequest, NotFound } from '../http/errors.ts';
-import type { AuthUser } from '../http/route.ts';
-import { auditChanges } from '../db/auditTrail.ts';
-import { contains, equals, oneOf, PagedList, timeWindow, type PageResult } from '../http/listQuery.ts';
+import { contains, equals, oneOf, slot, timeWindow, type PageResult } from '../db/listQuery.ts';
+import { faults, faultStats } from '../db/schema/index.ts';
+import { BadRequest } from '../errors.ts';
 import type { FaultCreateInput, FaultListFilters, FaultStatsView, FaultUpdateInput, FaultView } from './schemas.ts';
 
-type Actor = Pick<AuthUser, 'id' | 'username'>;
-
-const COLUMNS = `id, device, code, description, severity, status, area, assignee, reported_at AS reportedAt, resolved_at AS resolvedAt,
-  created_at AS createdAt, updated_at AS updatedAt`;
-
-const RESOURCE = 'faults';
+type FaultRow = RowOf<typeof faults>;
 
 /** Statuses in which a fault counts as repaired (for resolvedAt and the MTTR). */
 function isDone(status: FaultView['status']): boolean {
   return status === 'resolved' || status === 'closed';
 }
 
+const sumWhere = (condition: ReturnType<typeof sql>) => sql<number>`coalesce(sum(${condition}), 0)`;
+
 export class FaultService {
-  private readonly list;
-  private readonly byId: Database.Statement;
-  private readonly insert: Database.Statement;
-  private readonly save: Database.Statement;
-  private readonly remove: Database.Statement;
-  private readonly recount: Database.Statement;
-  private readonly storeStats: Database.Statement;
-  private readonly readStats: Database.Statement;
+  private readonly table;
+  private readonly recount;
+  private readonly storeStats;
+  private readonly readStats;
 
   constructor(
     private readonly db: Db,
-    private readonly audit: AuditLog,
+    audit: AuditLog,
   ) {
-    this.list = new PagedList<FaultView>(db.sqlite, 'faults', COLUMNS, 'reported_at DESC, id DESC');
-    this.byId = db.sqlite.prepare(`SELECT ${COLUMNS} FROM faults WHERE id = ?`);
-    this.insert = db.sqlite.prepare(
-      `INSERT INTO faults (device, code, description, severity, status, area, assignee, reported_at, resolved_at, created_at, updated_at)
-       VALUES (@device, @code, @description, @severity, @status, @area, @assignee, @reportedAt, @resolvedAt, @updatedAt, @updatedAt)`,
-    );
-    this.save = db.sqlite.prepare(
-      `UPDATE faults SET device = @device, code = @code, description = @description, severity = @severity, status = @status, area = @area,
-         assignee = @assignee, reported_at = @reportedAt, resolved_at = @resolvedAt, updated_at = @updatedAt
-       WHERE id = @id`,
-    );
-    this.remove = db.sqlite.prepare('DELETE FROM faults WHERE id = ?');
+    this.table = new AuditedTable(db, audit, faults, {
+      resource: 'faults',
+      notFound: 'Fault not found',
+      orderBy: [desc(faults.reportedAt), desc(faults.id)],
+      // resolvedAt is stamped on the move into resolved/closed, kept between them, cleared on reopening.
+      lifecycle: (next, before, now) => ({ ...next, resolvedAt: !isDone(next.status) ? null : before && isDone(before.status) ? next.resolvedAt : now }),
+      check: assertChronology,
+      afterWrite: (before, after, now) => this.applyToStats(before, after, now),
+    });
     // Only run at start (recountStats); each write then applies its own before/after delta, O(1) instead of a table scan.
     // unixepoch(..., 'subsec') keeps milliseconds, the same arithmetic as repairHours() below.
-    this.recount = db.sqlite.prepare(
-      `SELECT count(*) AS total,
-         coalesce(sum(status = 'open'), 0) AS open, coalesce(sum(status = 'in_progress'), 0) AS inProgress,
-         coalesce(sum(status = 'resolved'), 0) AS resolved, coalesce(sum(status = 'closed'), 0) AS closed,
-         coalesce(sum(severity = 'low'), 0) AS low, coalesce(sum(severity = 'medium'), 0) AS medium,
-         coalesce(sum(severity = 'high'), 0) AS high, coalesce(sum(severity = 'critical'), 0) AS critical,
-         avg(CASE WHEN status IN ('resolved', 'closed') AND resolved_at IS NOT NULL
-             THEN (unixepoch(resolved_at, 'subsec') - unixepoch(reported_at, 'subsec')) / 3600.0 END) AS mttrHours
-       FROM faults`,
-    );
-    this.storeStats = db.sqlite.prepare(
-      `INSERT INTO fault_stats (id, total, open, in_progress, resolved, closed, by_severity, mttr_hours, updated_at)
-       VALUES (1, @total, @open, @inProgress, @resolved, @closed, @bySeverity, @mttrHours, @updatedAt)
-       ON CONFLICT (id) DO UPDATE SET total = excluded.total, open = excluded.open, in_progress = excluded.in_progress,
-         resolved = excluded.resolved, closed = excluded.closed, by_severity = excluded.by_severity,
-         mttr_hours = excluded.mttr_hours, updated_at = excluded.updated_at`,
-    );
-    this.readStats = db.sqlite.prepare(
-      `SELECT total, open, in_progress AS inProgress, resolved, closed, by_severity AS bySeverity, mttr_hours AS mttrHours, updated_at AS updatedAt
-       FROM fault_stats WHERE id = 1`,
-    );
+    this.recount = db.orm
+      .select({
+        total: sql<number>`count(*)`,
+        open: sumWhere(sql`${faults.status} = 'open'`),
+        inProgress: sumWhere(sql`${faults.status} = 'in_progress'`),
+        resolved: sumWhere(sql`${faults.status} = 'resolved'`),
+        closed: sumWhere(sql`${faults.status} = 'closed'`),
+        low: sumWhere(sql`${faults.severity} = 'low'`),
+        medium: sumWhere(sql`${faults.severity} = 'medium'`),
+        high: sumWhere(sql`${faults.severity} = 'high'`),
+        critical: sumWhere(sql`${faults.severity} = 'critical'`),
+        mttrHours: sql<number | null>`avg(CASE WHEN ${faults.status} IN ('resolved', 'closed') AND ${faults.resolvedAt} IS NOT NULL
+          THEN (unixepoch(${faults.resolvedAt}, 'subsec') - unixepoch(${faults.reportedAt}, 'subsec')) / 3600.0 END)`,
+      })
+      .from(faults)
+      .prepare();
+    const stored = {
+      total: slot('total'),
+      open: slot('open'),
+      inProgress: slot('inProgress'),
+      resolved: slot('resolved'),
+      closed: slot('closed'),
+      bySeverity: slot('bySeverity'),
+      mttrHours: slot('mttrHours'),
+      updatedAt: slot('updatedAt'),
+    };
+    this.storeStats = db.orm
+      .insert(faultStats)
+      .values({ id: 1, ...stored })
+      .onConflictDoUpdate({ target: faultStats.id, set: stored })
+      .prepare();
+    this.readStats = db.orm.select().from(faultStats).where(eq(faultStats.id, 1)).prepare();
   }
 
   page(filters: FaultListFilters): PageResult<FaultView> {
-    return this.list.page(
+    return this.table.page(
       [
-        ...oneOf('status', 'status', filters.status),
-        ...oneOf('severity', 'severity', filters.severity),
-        ...equals('area', 'area', filters.area),
-        ...contains(['device', 'code', 'description', 'assignee'], filters.q),
-        ...timeWindow('reported_at', filters.from, filters.to),
+        ...oneOf(faults.status, 'status', filters.status),
+        ...oneOf(faults.severity, 'severity', filters.severity),
+        ...equals(faults.area, 'area', filters.area),
+        ...contains([faults.device, faults.code, faults.description, faults.assignee], filters.q),
+        ...timeWindow(faults.reportedAt, filters.from, filters.to),
       ],
       filters.page,
       filters.pageSize,
@@ -86,9 +87,7 @@ export class FaultService {
   }
 
   get(id: number): FaultView {
-    const row = this.byId.get(id) as FaultView | undefined;
-    if (!row) throw new NotFound('Fault not found');
-    return row;
+    return this.table.get(id);
   }
 
   stats(): FaultStatsView {
@@ -102,92 +101,35 @@ export class FaultService {
    * service (a restored backup, a manual edit) cannot leave the deltas building on a wrong base.
    */
   recountStats(): FaultStatsView {
-    return this.db.sqlite.transaction(() => {
-      const counts = this.recount.get() as Record<'total' | 'open' | 'inProgress' | 'resolved' | 'closed' | 'low' | 'medium' | 'high' | 'critical', number> & {
-        mttrHours: number | null;
-      };
-      const stats: FaultStatsView = {
-        total: counts.total,
-        open: counts.open,
-        inProgress: counts.inProgress,
-        resolved: counts.resolved,
-        closed: counts.closed,
-        bySeverity: { low: counts.low, medium: counts.medium, high: counts.high, critical: counts.critical },
-        mttrHours: counts.mttrHours,
-        updatedAt: new Date().toISOString(),
-      };
-      this.storeStats.run({ ...stats, bySeverity: JSON.stringify(stats.bySeverity) });
+    return this.table.transaction(() => {
+      const { low, medium, high, critical, ...counts } = this.recount.get()!;
+      const stats: FaultStatsView = { ...counts, bySeverity: { low, medium, high, critical }, updatedAt: new Date().toISOString() };
+      this.store(stats);
       return stats;
-    })();
+    });
   }
 
   create(input: FaultCreateInput, actor: Actor): FaultView {
-    return this.db.sqlite.transaction(() => {
-      const now = new Date().toISOString();
-      const status = input.status ?? 'open';
-      const fault = {
-        device: input.device,
-        code: input.code ?? null,
-        description: input.description ?? '',
-        severity: input.severity,
-        status,
-        area: input.area ?? null,
-        assignee: input.assignee ?? null,
-        reportedAt: input.reportedAt ? new Date(input.reportedAt).toISOString() : now,
-        resolvedAt: isDone(status) ? now : null,
-        updatedAt: now,
-      };
-      assertChronology(fault);
-      const created = this.get(Number(this.insert.run(fault).lastInsertRowid));
-      this.applyToStats(null, created, now);
-      this.audit.record({ actor, action: 'create', resource: RESOURCE, resourceId: created.id, after: created });
-      return created;
-    })();
+    return this.table.create({ ...input, reportedAt: input.reportedAt && new Date(input.reportedAt).toISOString() }, actor);
   }
 
-  /** Partial update. resolvedAt is stamped on the move into resolved/closed, kept between them, cleared on reopening. */
   update(id: number, input: FaultUpdateInput, actor: Actor): FaultView {
-    return this.db.sqlite.transaction(() => {
-      // Unknown fields are dropped by the body schema: a body of nothing but unknown fields arrives here empty.
-      if (Object.keys(input).length === 0) throw new BadRequest('Invalid body', [{ path: 'body', message: 'must contain at least one writable field' }]);
-      const before = this.get(id);
-      const now = new Date().toISOString();
-      const next: FaultView = {
-        ...before,
-        ...(input.device !== undefined && { device: input.device }),
-        ...(input.code !== undefined && { code: input.code }),
-        ...(input.description !== undefined && { description: input.description }),
-        ...(input.severity !== undefined && { severity: input.severity }),
-        ...(input.status !== undefined && { status: input.status }),
-        ...(input.area !== undefined && { area: input.area }),
-        ...(input.assignee !== undefined && { assignee: input.assignee }),
-        ...(input.reportedAt !== undefined && { reportedAt: new Date(input.reportedAt).toISOString() }),
-      };
-      if (isDone(next.status) && !isDone(before.status)) next.resolvedAt = now;
-      if (!isDone(next.status)) next.resolvedAt = null;
-      assertChronology(next);
-      const changes = auditChanges(before, next);
-      if (!changes) return before;
-      this.save.run({ ...next, updatedAt: now });
-      const after = this.get(id);
-      this.applyToStats(before, after, now);
-      this.audit.record({ actor, action: 'update', resource: RESOURCE, resourceId: id, ...changes });
-      return after;
-    })();
+    return this.table.update(id, { ...input, reportedAt: input.reportedAt && new Date(input.reportedAt).toISOString() }, actor);
   }
 
   delete(id: number, actor: Actor): void {
-    this.db.sqlite.transaction(() => {
-      const before = this.get(id);
-      this.remove.run(id);
-      this.applyToStats(before, null, new Date().toISOString());
-      this.audit.record({ actor, action: 'delete', resource: RESOURCE, resourceId: id, before });
-    })();
+    this.table.delete(id, actor);
   }
 
   private snapshot(): FaultStatsView | undefined {
-    const row = this.readStats.get() as (Omit<FaultStatsView, 'bySeverity'> & { bySeverity: string }) | undefined;
-    return row && { ...row, bySeverity: JSON.parse(row.bySeverity) };
+    const row = this.readStats.get();
+    if (!row) return undefined;
+    const { id: _id, bySeverity, ...counts } = row;
+    return { ...counts, bySeverity: { low: 0, medium: 0, high: 0, critical: 0, ...bySeverity } };
+  }
+
+  private store(stats: FaultStatsView): void {
+    this.storeStats.run({ ...stats, bySeverity: JSON.stringify(stats.bySeverity) });
   }
 
   /**
@@ -195,7 +137,7 @@ export class FaultService {
    * Takes the old row out and puts the new one in. Counts are exact integers; the MTTR goes through its sum, whose
    * float error (~1e-16 relative per write) stays far below the 4 decimals shown.
    */
-  private applyToStats(before: FaultView | null, after: FaultView | null, now: string): void {
+  private applyToStats(before: FaultRow | null, after: FaultRow | null, now: string): void {
     const stats = this.snapshot();
     // No row to build on (deleted by hand): a recount already sees this write.
     if (!stats) return void this.recountStats();
@@ -211,12 +153,7 @@ export class FaultService {
       if (isDone(row.status) && row.resolvedAt) repairHoursSum += sign * repairHours(row.reportedAt, row.resolvedAt);
     }
     const repaired = stats.resolved + stats.closed;
-    this.storeStats.run({
-      ...stats,
-      bySeverity: JSON.stringify(stats.bySeverity),
-      mttrHours: repaired > 0 ? repairHoursSum / repaired : null,
-      updatedAt: now,
-    });
+    this.store({ ...stats, mttrHours: repaired > 0 ? repairHoursSum / repaired : null, updatedAt: now });
   }
 }
 

@@ -1,6 +1,6 @@
 // Uploaded files: bytes under <data dir>/uploads/ with generated names, rows in `files`; the client's type is recorded as a claim.
 import path from 'node:path';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { servedType } from '../uploads/mediaTypes.ts';
 import type { StoredBytes } from '../uploads/sendFile.ts';

@@ -1,5 +1,6 @@
 // Builds the OpenAPI 3.1 document from the same route definitions the router uses.
 import type { TSchema } from '@sinclair/typebox';
+import { ERROR_CODES } from './errors.ts';
 import { successStatus, type AnyRoute } from './route.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -53,9 +54,10 @@ function requestBody(route: AnyRoute): JsonObject | undefined {
 
 const ERROR_SCHEMA = {
   type: 'object',
-  required: ['error'],
+  required: ['error', 'code'],
   properties: {
-    error: { type: 'string' },
+    error: { type: 'string', description: 'for people; may change between versions' },
+    code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'stable, for programs; the table in the API description says what each means' },
     details: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
   },
 };
@@ -82,6 +84,12 @@ function responses(route: AnyRoute): JsonObject {
   return out;
 }
 
+/** Every error body is { error, code, details? }; the codes come from the one catalogue in src/errors.ts. */
+function errorCodeTable(): string {
+  const rows = Object.entries(ERROR_CODES).map(([code, { status, description }]) => `| \`${code}\` | ${status} | ${description} |`);
+  return ['Error codes (`code` in every error body):', '', '| code | status | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
 export function buildOpenApi(routes: AnyRoute[], info: { version: string; serverUrl?: string }): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of routes) {
@@ -105,7 +113,8 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; server
       title: 'EMS API',
       version: info.version,
       description:
-        'Energy-management and facility-monitoring appliance. Call POST /api/auth/login here and the page applies the bearer token to every later request.',
+        'Energy-management and facility-monitoring appliance. Call POST /api/auth/login here and the page applies the bearer token to every later request.\n\n' +
+        errorCodeTable(),
     },
     servers: [{ url: info.serverUrl ?? '/' }],
     components: {

@@ -1,7 +1,7 @@
 // One route definition: method, path, access, schemas, summary and handler. Router, allow-list, role checks and OpenAPI all come from it.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { Role } from '../db/schema/users.ts';
+import type { Role } from '../roles.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** 'public', or the lowest role allowed. */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context, Middleware, Next } from 'koa';
-import { BadRequest, Forbidden, HttpError, NotFound, type ErrorDetail } from './errors.ts';
+import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, NotFound, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
@@ -129,40 +129,44 @@ function storageError(error: unknown): boolean {
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-/** Renders every error as { error, details? }; 5xx bodies never carry a stack, SQL or message text. */
+/** Renders every error as { error, code, details? }; 5xx bodies never carry a stack, SQL or message text. */
 export function errorRenderer(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      let status: number;
-      let body: { error: string; details?: ErrorDetail[] };
-      if (error instanceof HttpError) {
-        status = error.status;
-        body = error.details ? { error: error.message, details: error.details } : { error: error.message };
+      /** Set only where it is not the catalogue's status for the code. */
+      let status: number | undefined;
+      let code: ErrorCode;
+      let message: string;
+      let details: ErrorDetail[] | undefined;
+      if (error instanceof AppError) {
+        ({ code, message, details } = error);
         for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
       } else if (storageError(error)) {
-        status = 507;
-        body = { error: 'Storage is full: free disk space on the appliance' };
+        code = 'STORAGE_FULL';
+        message = 'Storage is full: free disk space on the appliance';
         logger.error({ err: error, reqId: ctx.state.requestId }, 'storage full');
       } else {
         const err = error as { status?: number; statusCode?: number; expose?: boolean; message?: string; code?: string };
         const candidate = err.status ?? err.statusCode;
         if (candidate && candidate >= 400 && candidate < 500) {
+          // A framework 4xx (body parser, router) keeps its status; the code follows from it.
           status = candidate;
-          body = { error: err.expose && err.message ? err.message : httpMessage(candidate) };
+          code = codeForStatus(candidate);
+          message = err.expose && err.message ? err.message : httpMessage(candidate);
         } else if ((err.code ?? '').startsWith('SQLITE_BUSY')) {
-          status = 503;
-          body = { error: 'The database is busy, try again' };
+          code = 'UNAVAILABLE';
+          message = 'The database is busy, try again';
           ctx.set('Retry-After', '1');
         } else {
-          status = 500;
-          body = { error: 'Internal Server Error' };
+          code = 'INTERNAL';
+          message = 'Internal Server Error';
           logger.error({ err: error, reqId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
         }
       }
-      ctx.status = status;
-      ctx.body = body;
+      ctx.status = status ?? ERROR_CODES[code].status;
+      ctx.body = details ? { error: message, code, details } : { error: message, code };
     }
   };
 }

@@ -1,5 +1,6 @@
 // Schema pieces every feature reuses: ids, timestamps, pagination, the error body.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
@@ -8,6 +9,7 @@ export const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export const ErrorBody = Type.Object({
   error: Type.String(),
+  code: stringEnum(Object.keys(ERROR_CODES) as ErrorCode[]),
   details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
 });
 

@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { AuditLog } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { BadGateway, HttpError } from '../http/errors.ts';
+import { AppError, BadGateway } from '../errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
@@ -78,7 +78,7 @@ export class IotGateway {
       answer = await this.relay('POST', kind === 'set' ? '/codes/set' : '/codes/force-set', { body });
     } catch (error) {
       // The outcome is unknown (timeout) or the write never left: both belong in the trail.
-      const failure = error instanceof HttpError ? { status: error.status, error: error.message } : { status: 500, error: 'internal error' };
+      const failure = error instanceof AppError ? { status: error.status, error: error.message } : { status: 500, error: 'internal error' };
       logger.warn({ userId: user.id, username: user.username, code: body.code, value: body.value, kind, ...failure }, 'IoT point write failed');
       audit.record({ ...entry, after: { value: body.value, ...failure } });
       throw error;

@@ -1,15 +1,13 @@
 // /api/maintenance: viewer reads, operator writes.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
 import { Maintenance, MaintenanceCreate, MaintenanceListQuery, MaintenanceUpdate } from './schemas.ts';
-import { MaintenanceService } from './service.ts';
+import type { MaintenanceService } from './service.ts';
 
 const tags = ['maintenance'];
 
-export function maintenanceRoutes({ db, audit }: AppDeps) {
-  const maintenance = new MaintenanceService(db, audit);
+export function maintenanceRoutes({ maintenance }: { maintenance: MaintenanceService }) {
   return [
     defineRoute({
       method: 'GET',

@@ -1,6 +1,6 @@
 // 3D model files: glTF/GLB/FBX/OBJ/STL by extension, bytes under <data dir>/models/ (served at /static/models/), rows in `model_files`.
 import path from 'node:path';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { HttpError } from '../http/errors.ts';
 import { extensionOf } from '../uploads/fileNames.ts';

@@ -1,16 +1,17 @@
 // Provider sign-in: pending states, the code exchange outcome (linked or bind_required), binding, and the oauth_links rows.
 import { randomBytes } from 'node:crypto';
 import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { AuthService, SignedIn } from '../auth/service.ts';
 import { DEFAULT_ROLE } from '../auth/service.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
-import { BadGateway, BadRequest, Conflict, Forbidden, HttpError, NotFound, Unauthorized } from '../http/errors.ts';
+import { AppError, BadGateway, BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
-import { assertUnique, generatePassword, insertUser, presentUser, type UserRow } from '../users/service.ts';
+import { assertUnique, insertUser, presentUser, type UserRow } from '../db/userRecords.ts';
+import { generatePassword } from '../users/service.ts';
 import { ExpiringStore } from './expiringStore.ts';
 import { GithubProvider } from './github.ts';
 import { OidcProvider } from './oidc.ts';
@@ -219,7 +220,7 @@ export class OAuthService {
     try {
       assertUnique(this.db, username, email);
     } catch (error) {
-      if (!(error instanceof HttpError) || error.status !== 409) throw error;
+      if (!(error instanceof AppError) || error.code !== 'CONFLICT') throw error;
       const hint = error.message.includes('username')
         ? 'choose another username, or use bind to link the existing account with its password'
         : 'choose another email, or use bind to link the existing account with its password';

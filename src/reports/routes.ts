@@ -1,6 +1,5 @@
 // /api/reports: template listing, plan CRUD, run history, run now and the files of a run (viewer reads, operator writes).
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
 import { sendStoredFile } from '../uploads/sendFile.ts';
@@ -15,12 +14,12 @@ import {
   ReportRunListQuery,
   ReportTemplateList,
 } from './schemas.ts';
-import { ReportService } from './service.ts';
+import type { ReportService } from './service.ts';
+import type { ReportRunner } from './runs.ts';
 
 const tags = ['reports'];
 
-export function reportRoutes({ db, audit, reports: runner }: AppDeps) {
-  const reports = new ReportService(db, audit);
+export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportService; reportRuns: ReportRunner }) {
   return [
     defineRoute({
       method: 'GET',

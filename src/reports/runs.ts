@@ -72,7 +72,7 @@ export class ReportRunner {
 
   constructor(private readonly deps: RunnerDeps) {
     this.alerts = new AlertService(deps.db, deps.audit);
-    this.list = new PagedQuery(deps.db.orm, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
+    this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
   }
 

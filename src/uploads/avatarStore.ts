@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { AuditLog } from '../audit/service.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { HttpError, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';

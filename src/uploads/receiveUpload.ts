@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { errors as formidableErrors, formidable, multipart, type Part } from 'formidable';
-import { BadRequest, HttpError, PayloadTooLarge } from '../http/errors.ts';
+import { AppError, BadRequest, HttpError, PayloadTooLarge } from '../errors.ts';
 import { cleanOriginalName } from './fileNames.ts';
 import { cleanClaimedType } from './mediaTypes.ts';
 
@@ -54,14 +54,14 @@ export class UploadAborted extends HttpError {
   }
 }
 
-function tooLarge(maxBytes: number, headers?: Record<string, string>): HttpError {
+function tooLarge(maxBytes: number, headers?: Record<string, string>): AppError {
   const message = `The file is larger than the limit of ${maxBytes} bytes`;
   return headers ? new HttpError(413, message, undefined, headers) : new PayloadTooLarge(message);
 }
 
 /** formidable's numbered errors → our catalogue; file-system errors (ENOSPC, …) pass through to the error renderer. */
 function translate(error: unknown, maxBytes: number, field: string): unknown {
-  if (error instanceof HttpError) return error;
+  if (error instanceof AppError) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'number') return error;
   switch (code) {

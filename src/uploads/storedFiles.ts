@@ -1,29 +1,20 @@
 // Rows and bytes of stored uploads (files and model_files share one shape): list, read, keep a received upload, delete.
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
-import type { AuditLog } from '../audit/service.ts';
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
-import { NotFound } from '../http/errors.ts';
-import { contains, PagedList } from '../http/listQuery.ts';
-import type { AuthUser } from '../http/route.ts';
+import { contains, PagedQuery, slot } from '../db/listQuery.ts';
+import { files, modelFiles } from '../db/schema/index.ts';
+import { NotFound } from '../errors.ts';
 import { generateStoredName, STORED_NAME_PATTERN } from './fileNames.ts';
 import { keepUpload, type ReceivedUpload } from './receiveUpload.ts';
 
-export type StoredFileRow = {
-  id: number;
-  originalName: string;
-  storedName: string;
-  mimeType: string;
-  size: number;
-  sha256: string;
-  uploadedBy: number | null;
-  createdAt: string;
-};
+/** files and model_files are declared with the same columns, so one row type serves both. */
+export type StoredFileRow = typeof files.$inferSelect;
 
 export type PageQuery = { page: number; pageSize: number; q?: string };
 export type Page<T> = { items: T[]; total: number; page: number; pageSize: number };
-type Actor = Pick<AuthUser, 'id' | 'username'>;
 
 export type StoredFilesPolicy = {
   table: 'files' | 'model_files';
@@ -38,37 +29,49 @@ export type StoredFilesPolicy = {
   onDelete?(id: number): void;
 };
 
-const COLUMNS = `id, original_name AS originalName, stored_name AS storedName, mime_type AS mimeType, size, sha256,
-  uploaded_by AS uploadedBy, created_at AS createdAt`;
+const TABLES = { files, model_files: modelFiles };
 
 export class StoredFiles {
-  private readonly pages: PagedList<StoredFileRow>;
-  private readonly byId: Database.Statement;
-  private readonly insert: Database.Statement;
-  private readonly remove: Database.Statement;
+  private readonly pages;
+  private readonly byId;
+  private readonly insert;
+  private readonly remove;
+  private readonly originalName;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
     readonly policy: StoredFilesPolicy,
   ) {
-    const table = policy.table;
+    // Both tables have the files columns; typing through one of them keeps every statement's row typed.
+    const table = TABLES[policy.table] as typeof files;
+    const id = eq(table.id, sql.placeholder('id'));
+    this.originalName = table.originalName;
     // Newest first walks <table>_created_idx backwards; id breaks ties within one millisecond.
-    this.pages = new PagedList(db.sqlite, table, COLUMNS, 'created_at DESC, id DESC');
-    this.byId = db.sqlite.prepare(`SELECT ${COLUMNS} FROM ${table} WHERE id = ?`);
-    this.insert = db.sqlite.prepare(
-      `INSERT INTO ${table} (original_name, stored_name, mime_type, size, sha256, uploaded_by, created_at)
-       VALUES (@originalName, @storedName, @mimeType, @size, @sha256, @uploadedBy, @createdAt)`,
-    );
-    this.remove = db.sqlite.prepare(`DELETE FROM ${table} WHERE id = ?`);
+    this.pages = new PagedQuery(db, table, [desc(table.createdAt), desc(table.id)]);
+    this.byId = db.orm.select().from(table).where(id).prepare();
+    this.insert = db.orm
+      .insert(table)
+      .values({
+        originalName: slot('originalName'),
+        storedName: slot('storedName'),
+        mimeType: slot('mimeType'),
+        size: slot('size'),
+        sha256: slot('sha256'),
+        uploadedBy: slot('uploadedBy'),
+        createdAt: slot('createdAt'),
+      })
+      .returning()
+      .prepare();
+    this.remove = db.orm.delete(table).where(id).returning().prepare();
   }
 
   page({ page, pageSize, q }: PageQuery): Page<StoredFileRow> {
-    return this.pages.page(contains(['original_name'], q), page, pageSize);
+    return this.pages.page(contains([this.originalName], q), page, pageSize);
   }
 
   get(id: number): StoredFileRow {
-    const row = this.byId.get(id) as StoredFileRow | undefined;
+    const row = this.byId.get({ id });
     if (!row) throw new NotFound(`${this.policy.noun} not found`);
     return row;
   }
@@ -85,7 +88,7 @@ export class StoredFiles {
     const storedName = generateStoredName(extension);
     return keepUpload(upload, path.join(this.policy.directory, storedName), () =>
       this.db.sqlite.transaction(() => {
-        const result = this.insert.run({
+        const row = this.insert.get({
           originalName: upload.originalName,
           storedName,
           mimeType,
@@ -93,8 +96,7 @@ export class StoredFiles {
           sha256: upload.sha256,
           uploadedBy: actor.id,
           createdAt: new Date().toISOString(),
-        });
-        const row = this.get(Number(result.lastInsertRowid));
+        })!;
         this.audit.record({ actor, action: 'upload', resource: this.policy.resource, resourceId: row.id, after: auditView(row) });
         return row;
       })(),
@@ -104,8 +106,8 @@ export class StoredFiles {
   /** Row first (in a transaction with its audit entry), then the bytes: a crash in between leaves an orphan file, never a dangling row. */
   async delete(id: number, actor: Actor): Promise<void> {
     const row = this.db.sqlite.transaction(() => {
-      const before = this.get(id);
-      this.remove.run(id);
+      const before = this.remove.get({ id });
+      if (!before) throw new NotFound(`${this.policy.noun} not found`);
       this.policy.onDelete?.(id);
       this.audit.record({ actor, action: 'delete', resource: this.policy.resource, resourceId: id, before: auditView(before) });
       return before;

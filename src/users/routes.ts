@@ -1,16 +1,14 @@
 // /api/users: user management (admins), and reading and editing your own record (everyone). Avatars live in avatarRoutes.ts.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
 import { ROLES } from '../db/schema/users.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Ok, Page } from '../http/schemas.ts';
 import { CreateUserBody, PasswordBody, RoleBody, RoleList, UpdateUserBody, User, UserListQuery } from './schemas.ts';
-import { UserDirectory } from './service.ts';
+import type { UserDirectory } from './service.ts';
 
 const tags = ['users'];
 
-export function userRoutes({ db, audit, auth, config, logger }: AppDeps) {
-  const users = new UserDirectory({ db, audit, throttle: auth.throttle, dataDir: config.dataDir, logger });
+export function userRoutes({ users }: { users: UserDirectory }) {
   return [
     defineRoute({
       method: 'GET',
@@ -69,8 +67,8 @@ export function userRoutes({ db, audit, auth, config, logger }: AppDeps) {
       description: 'Deletes the refresh token too; live access tokens are refused from the next request. Deleting the last admin is 409.',
       tags,
       schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, user }) => {
-        users.deleteUser(user, params.id);
+      handler: async ({ params, user }) => {
+        await users.deleteUser(user, params.id);
         return new Reply(204, null);
       },
     }),

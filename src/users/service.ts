@@ -1,113 +1,17 @@
-// User records: lookups used on every request, creation with uniqueness checks, password changes, the first admin.
-import { contains, equals, PagedList } from '../http/listQuery.ts';
+// User management: listing, creation, profile and role changes, passwords, deletion, unlock, the first admin.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { desc, eq, sql } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
-import { ROLES, type Role } from '../db/schema/users.ts';
-import { BadRequest, Conflict, Forbidden, NotFound } from '../http/errors.ts';
-import type { AuthUser } from '../http/route.ts';
+import { contains, equals, PagedQuery, slot, type PageResult } from '../db/listQuery.ts';
+import { refreshTokens, users } from '../db/schema/index.ts';
+import { countUsers, insertUser, assertUnique, presentUser, setPasswordHash, UserLookup, type UserRow } from '../db/userRecords.ts';
+import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { assertPasswordLength, hashPassword, verifyPassword } from '../auth/passwords.ts';
-import type { LoginThrottle } from '../auth/loginThrottle.ts';
-import type { AuditLog } from '../audit/service.ts';
+import { ROLES, type Role } from '../roles.ts';
 import type { UserUpdate, UserView } from './schemas.ts';
-
-export type UserRow = {
-  id: number;
-  username: string;
-  email: string;
-  passwordHash: string;
-  role: Role;
-  displayName: string | null;
-  phone: string | null;
-  avatarUrl: string | null;
-  lastLoginAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
-
-const USER_COLUMNS = `id, username, email, password_hash AS passwordHash, role, display_name AS displayName, phone,
-  avatar_url AS avatarUrl, last_login_at AS lastLoginAt, created_at AS createdAt, updated_at AS updatedAt`;
-
-export function presentUser(row: UserRow): UserView {
-  return {
-    id: row.id,
-    username: row.username,
-    email: row.email,
-    role: row.role,
-    displayName: row.displayName,
-    phone: row.phone,
-    avatarUrl: row.avatarUrl,
-    lastLoginAt: row.lastLoginAt,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
-
-/** Prepared statements: these run on every authenticated request (a drizzle builder query costs ~10x). */
-export class UserLookup {
-  private readonly byId;
-  private readonly authById;
-  private readonly byLogin;
-  private readonly byEmail;
-
-  constructor(db: Db) {
-    this.byId = db.sqlite.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`);
-    this.authById = db.sqlite.prepare('SELECT id, username, email, role FROM users WHERE id = ?');
-    this.byLogin = db.sqlite.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE username = @login COLLATE NOCASE OR email = @login COLLATE NOCASE LIMIT 1`);
-    this.byEmail = db.sqlite.prepare(`SELECT ${USER_COLUMNS} FROM users WHERE email = ? COLLATE NOCASE`);
-  }
-
-  authUser(id: number): AuthUser | undefined {
-    return this.authById.get(id) as AuthUser | undefined;
-  }
-
-  findById(id: number): UserRow | undefined {
-    return this.byId.get(id) as UserRow | undefined;
-  }
-
-  /** The login name may be a username or an email. */
-  findByLogin(login: string): UserRow | undefined {
-    return this.byLogin.get({ login }) as UserRow | undefined;
-  }
-
-  findByEmail(email: string): UserRow | undefined {
-    return this.byEmail.get(email) as UserRow | undefined;
-  }
-}
-
-export type NewUser = { username: string; email: string; passwordHash: string; role: Role; displayName?: string | null; phone?: string | null };
-
-export function assertUnique(db: Db, username: string, email: string, exceptId?: number): void {
-  const clash = db.sqlite
-    .prepare(
-      'SELECT username = @username COLLATE NOCASE AS sameName FROM users WHERE (username = @username COLLATE NOCASE OR email = @email COLLATE NOCASE) AND id IS NOT @exceptId LIMIT 1',
-    )
-    .get({ username, email, exceptId: exceptId ?? null }) as { sameName: number } | undefined;
-  if (clash) throw new Conflict(clash.sameName ? 'That username is already taken' : 'That email is already registered');
-}
-
-/** Synchronous so callers can put it in one transaction with what follows (a refresh token, an OAuth link). */
-export function insertUser(db: Db, user: NewUser): UserRow {
-  assertUnique(db, user.username, user.email);
-  const now = new Date().toISOString();
-  const result = db.sqlite
-    .prepare(
-      `INSERT INTO users (username, email, password_hash, role, display_name, phone, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(user.username, user.email, user.passwordHash, user.role, user.displayName ?? null, user.phone ?? null, now, now);
-  return new UserLookup(db).findById(Number(result.lastInsertRowid))!;
-}
-
-export function setPasswordHash(db: Db, userId: number, passwordHash: string): void {
-  db.sqlite.prepare('UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?').run(passwordHash, new Date().toISOString(), userId);
-}
-
-export function countAdmins(db: Db): number {
-  return (db.sqlite.prepare("SELECT count(*) AS n FROM users WHERE role = 'admin'").get() as { n: number }).n;
-}
 
 export function generatePassword(): string {
   return randomBytes(12).toString('base64url');
@@ -116,13 +20,12 @@ export function generatePassword(): string {
 export const INITIAL_ADMIN_FILE = 'initial-admin-password';
 
 /** First start with an empty users table: an `admin` with a random password, printed once and written 0600. */
-export async function ensureInitialAdmin(db: Db, dataDir: string, logger: Logger): Promise<void> {
-  const count = (db.sqlite.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n;
-  if (count > 0) return;
+export async function ensureInitialAdmin(db: Db, dataDir: string, logger: Logger, hashPassword: (password: string) => Promise<string>): Promise<void> {
+  if (countUsers(db) > 0) return;
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   const created = db.sqlite.transaction(() => {
-    if ((db.sqlite.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n > 0) return false;
+    if (countUsers(db) > 0) return false;
     insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin' });
     return true;
   })();
@@ -134,24 +37,29 @@ export async function ensureInitialAdmin(db: Db, dataDir: string, logger: Logger
   logger.warn({ username: 'admin', initialPassword: password, file }, 'created the initial admin account; change its password after the first sign-in');
 }
 
-// ---- User management (the /api/users routes): every write in one transaction with its audit entry. ----
+// ---- User management (the /api/users routes and emsctl): every write in one transaction with its audit entry. ----
 
 export type UserListFilters = { page: number; pageSize: number; q?: string; role?: Role };
-export type UserPage = { items: UserView[]; total: number; page: number; pageSize: number };
 export type NewUserInput = { username: string; email: string; password: string; role?: Role; displayName?: string | null; phone?: string | null };
 export type PasswordChange = { currentPassword?: string; newPassword: string };
+/** Who asks, with the role their permission checks use; emsctl acts as an admin without an account (id null). */
+export type Caller = Actor & { role: Role };
 
 /** The fields a user may change on their own record; username and role need an admin. */
 const USER_EDITABLE = ['username', 'email', 'displayName', 'phone', 'role'] as const satisfies readonly (keyof UserUpdate)[];
 const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
 
-const LIST_COLUMNS = `id, username, email, role, display_name AS displayName, phone, avatar_url AS avatarUrl,
-  last_login_at AS lastLoginAt, created_at AS createdAt, updated_at AS updatedAt`;
-
-type UserDirectoryDeps = {
+/** Hashing and the sign-in throttle belong to auth; they are handed in, so users does not import auth. */
+export type UserDirectoryDeps = {
   db: Db;
   audit: AuditLog;
-  throttle: Pick<LoginThrottle, 'reserve'>;
+  passwords: { hash(password: string): Promise<string>; verify(password: string, hash: string): Promise<boolean>; assertLength(password: string, field?: string): void };
+  throttle: {
+    /** Reserves one password check (counted as a failure until `succeeded()`); throws 429 while the budget is spent. */
+    reserve(userId: number | undefined, login: string, address: string): { succeeded(): void };
+    /** Clears the account's failed sign-in counter; true when there was one. */
+    unlock(user: { id: number; username: string; email: string }): boolean;
+  };
   dataDir: string;
   logger: Logger;
 };
@@ -159,49 +67,65 @@ type UserDirectoryDeps = {
 export class UserDirectory {
   private readonly db: Db;
   private readonly audit: AuditLog;
-  private readonly lookup: UserLookup;
-  private readonly pages: PagedList<Omit<UserRow, 'passwordHash'>>;
-  private readonly update;
-  private readonly updateRole;
+  readonly lookup: UserLookup;
+  private readonly pages: PagedQuery<typeof users>;
+  private readonly saveProfile;
+  private readonly saveRole;
   private readonly remove;
-  private readonly avatarOf;
   private readonly revokeRefresh;
 
   constructor(private readonly deps: UserDirectoryDeps) {
     this.db = deps.db;
     this.audit = deps.audit;
     this.lookup = new UserLookup(deps.db);
-    const sqlite = deps.db.sqlite;
-    this.pages = new PagedList(sqlite, 'users', LIST_COLUMNS, 'created_at DESC, id DESC');
-    this.update = sqlite.prepare(
-      'UPDATE users SET username = @username, email = @email, display_name = @displayName, phone = @phone, role = @role, updated_at = @updatedAt WHERE id = @id',
-    );
-    this.updateRole = sqlite.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?');
-    this.remove = sqlite.prepare('DELETE FROM users WHERE id = ?');
-    this.avatarOf = sqlite.prepare('SELECT avatar_stored_name FROM users WHERE id = ?').pluck();
-    this.revokeRefresh = sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?');
+    const orm = deps.db.orm;
+    const id = eq(users.id, sql.placeholder('id'));
+    this.pages = new PagedQuery(deps.db, users, [desc(users.createdAt), desc(users.id)]);
+    this.saveProfile = orm
+      .update(users)
+      .set({
+        username: slot('username'),
+        email: slot('email'),
+        displayName: slot('displayName'),
+        phone: slot('phone'),
+        role: slot('role'),
+        updatedAt: slot('updatedAt'),
+      })
+      .where(id)
+      .returning()
+      .prepare();
+    this.saveRole = orm.update(users).set({ role: slot('role'), updatedAt: slot('updatedAt') }).where(id).returning().prepare();
+    this.remove = orm.delete(users).where(id).returning().prepare();
+    this.revokeRefresh = orm.delete(refreshTokens).where(eq(refreshTokens.userId, sql.placeholder('id'))).prepare();
   }
 
-  list(filters: UserListFilters): UserPage {
-    const { items: rows, total } = this.pages.page(
-      [...contains(['username', 'email', 'display_name'], filters.q), ...equals('role', 'role', filters.role)],
+  list(filters: UserListFilters): PageResult<UserView> {
+    const result = this.pages.page(
+      [...contains([users.username, users.email, users.displayName], filters.q), ...equals(users.role, 'role', filters.role)],
       filters.page,
       filters.pageSize,
     );
-    return { items: rows.map((row) => presentUser(row as UserRow)), total, page: filters.page, pageSize: filters.pageSize };
+    return { ...result, items: result.items.map(presentUser) };
   }
 
   /** Admins read anyone; everyone else only themselves. */
-  get(actor: AuthUser, id: number): UserView {
+  get(actor: Caller, id: number): UserView {
     if (actor.role !== 'admin' && actor.id !== id) throw new Forbidden('You can only read your own user record');
     return presentUser(this.existing(id));
   }
 
-  async create(actor: AuthUser, input: NewUserInput): Promise<UserView> {
-    assertPasswordLength(input.password);
+  /** The user of that exact username (any case); NotFound otherwise. */
+  byUsername(username: string): UserView {
+    const row = this.lookup.findByUsername(username);
+    if (!row) throw new NotFound(`No user named "${username}"`);
+    return presentUser(row);
+  }
+
+  async create(actor: Caller, input: NewUserInput): Promise<UserView> {
+    this.deps.passwords.assertLength(input.password);
     // Checked before bcrypt so a duplicate costs no hashing; checked again inside the transaction by insertUser.
     assertUnique(this.db, input.username, input.email);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.deps.passwords.hash(input.password);
     return this.db.sqlite.transaction(() => {
       const row = insertUser(this.db, { ...input, role: input.role ?? ROLES[0], passwordHash });
       const view = presentUser(row);
@@ -211,7 +135,7 @@ export class UserDirectory {
   }
 
   /** Partial update. Admins change any field; a user editing itself only email, displayName and phone. */
-  updateUser(actor: AuthUser, id: number, input: UserUpdate): UserView {
+  updateUser(actor: Caller, id: number, input: UserUpdate): UserView {
     const isAdmin = actor.role === 'admin';
     if (!isAdmin && actor.id !== id) throw new Forbidden('You can only edit your own user record');
     // IMMEDIATE: the last-admin check and the write cannot interleave with an emsctl process on the same file.
@@ -222,10 +146,10 @@ export class UserDirectory {
       if (changed.length === 0) return presentUser(row);
       const refused = changed.filter((key) => !SELF_EDITABLE.has(key));
       if (!isAdmin && refused.length > 0) throw new Forbidden(`Only an admin can change ${refused.join(' and ')}`);
-      const next = { ...row, ...Object.fromEntries(changed.map((key) => [key, input[key]])) } as UserRow;
+      const next: UserRow = { ...row, ...Object.fromEntries(changed.map((key) => [key, input[key]])) };
       if (changed.includes('username') || changed.includes('email')) assertUnique(this.db, next.username, next.email, id);
       if (row.role === 'admin' && next.role !== 'admin') this.assertNotLastAdmin('demote');
-      this.update.run({ id, username: next.username, email: next.email, displayName: next.displayName, phone: next.phone, role: next.role, updatedAt: new Date().toISOString() });
+      const saved = this.saveProfile.get({ ...next, updatedAt: new Date().toISOString() })!;
       // A role change is its own 'role' entry, the same as PUT /users/:id/role writes, so ?action=role finds every one.
       const profile = changed.filter((key) => key !== 'role');
       if (profile.length > 0) {
@@ -239,18 +163,18 @@ export class UserDirectory {
         });
       }
       if (changed.includes('role')) this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role: next.role } });
-      return presentUser(this.existing(id));
+      return presentUser(saved);
     }).immediate();
   }
 
-  setRole(actor: AuthUser, id: number, role: Role): UserView {
+  setRole(actor: Caller, id: number, role: Role): UserView {
     return this.db.sqlite.transaction(() => {
       const row = this.existing(id);
       if (row.role === role) return presentUser(row);
       if (row.role === 'admin') this.assertNotLastAdmin('demote');
-      this.updateRole.run(role, new Date().toISOString(), id);
+      const saved = this.saveRole.get({ id, role, updatedAt: new Date().toISOString() })!;
       this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role } });
-      return presentUser(this.existing(id));
+      return presentUser(saved);
     }).immediate();
   }
 
@@ -258,22 +182,22 @@ export class UserDirectory {
    * Your own password needs the current one (failures count towards the sign-in throttle, so a stolen access
    * token cannot be used to guess it). An admin may set anyone else's without it. Sessions are kept, as for a reset.
    */
-  async setPassword(actor: AuthUser, id: number, change: PasswordChange, address: string): Promise<void> {
+  async setPassword(actor: Caller, id: number, change: PasswordChange, address: string): Promise<void> {
     const self = actor.id === id;
     if (!self && actor.role !== 'admin') throw new Forbidden("Only an admin can set another user's password");
     const target = this.existing(id);
-    assertPasswordLength(change.newPassword, 'newPassword');
+    this.deps.passwords.assertLength(change.newPassword, 'newPassword');
     if (self) {
       if (change.currentPassword === undefined) {
         throw new BadRequest('Invalid body', [{ path: 'body.currentPassword', message: 'is required to change your own password' }]);
       }
       const attempt = this.deps.throttle.reserve(target.id, target.username, address);
-      if (!(await verifyPassword(change.currentPassword, target.passwordHash))) {
+      if (!(await this.deps.passwords.verify(change.currentPassword, target.passwordHash))) {
         throw new BadRequest('Current password is incorrect', [{ path: 'body.currentPassword', message: 'is incorrect' }]);
       }
       attempt.succeeded();
     }
-    const passwordHash = await hashPassword(change.newPassword);
+    const passwordHash = await this.deps.passwords.hash(change.newPassword);
     this.db.sqlite.transaction(() => {
       this.existing(id); // deleted while bcrypt ran?
       setPasswordHash(this.db, id, passwordHash);
@@ -281,26 +205,41 @@ export class UserDirectory {
     })();
   }
 
-  /** Deletes the user and its refresh token; its access tokens fail at once because auth re-reads the user. */
-  deleteUser(actor: AuthUser, id: number): void {
-    const avatar = this.db.sqlite.transaction(() => {
+  /** Ends a sign-in lockout (admins and emsctl); audited even when there was nothing to clear. */
+  unlock(actor: Caller, id: number): { cleared: boolean } {
+    if (actor.role !== 'admin') throw new Forbidden('Only an admin can unlock a user');
+    return this.db.sqlite.transaction(() => {
       const row = this.existing(id);
-      if (row.role === 'admin') this.assertNotLastAdmin('delete');
-      const storedAvatar = this.avatarOf.get(id) as string | null;
-      this.revokeRefresh.run(id);
-      this.remove.run(id);
-      this.audit.record({ actor, action: 'delete', resource: 'users', resourceId: id, before: presentUser(row) });
-      return storedAvatar;
-    }).immediate();
-    if (avatar) this.removeAvatarFile(avatar);
+      const cleared = this.deps.throttle.unlock(row);
+      this.audit.record({ actor, action: 'unlock', resource: 'users', resourceId: id, after: { cleared } });
+      return { cleared };
+    })();
   }
 
-  private removeAvatarFile(storedName: string): void {
+  /**
+   * Deletes the user, its refresh token and its avatar file; its access tokens fail at once because auth re-reads
+   * the user. Resolves once the avatar file is gone (emsctl exits right after).
+   */
+  async deleteUser(actor: Caller, id: number): Promise<void> {
+    const removed = this.db.sqlite.transaction(() => {
+      const row = this.existing(id);
+      if (row.role === 'admin') this.assertNotLastAdmin('delete');
+      this.revokeRefresh.run({ id });
+      this.remove.get({ id });
+      this.audit.record({ actor, action: 'delete', resource: 'users', resourceId: id, before: presentUser(row) });
+      return row;
+    }).immediate();
+    if (removed.avatarStoredName) await this.removeAvatarFile(removed.avatarStoredName);
+  }
+
+  private async removeAvatarFile(storedName: string): Promise<void> {
     // Stored names are generated by the service; basename() keeps a damaged row from pointing outside avatars/.
     const file = path.join(this.deps.dataDir, 'avatars', path.basename(storedName));
-    fs.rm(file, { force: true }, (error) => {
-      if (error) this.deps.logger.warn({ err: { message: error.message }, file }, 'could not remove the avatar of a deleted user');
-    });
+    try {
+      await fs.promises.rm(file, { force: true });
+    } catch (error) {
+      this.deps.logger.warn({ err: { message: (error as Error).message }, file }, 'could not remove the avatar of a deleted user');
+    }
   }
 
   private existing(id: number): UserRow {
@@ -310,7 +249,7 @@ export class UserDirectory {
   }
 
   private assertNotLastAdmin(action: 'delete' | 'demote'): void {
-    if (countAdmins(this.db) <= 1) {
+    if (countUsers(this.db, 'admin') <= 1) {
       throw new Conflict(
         action === 'delete'
           ? 'Cannot delete the last admin: make another user admin first'

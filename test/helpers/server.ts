@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import { insertUser, type UserRow } from '../../src/users/service.ts';
+import { insertUser, type UserRow } from '../../src/db/userRecords.ts';
 import type { Role } from '../../src/db/schema/users.ts';
 
 export const TEST_PASSWORD = 'correct-horse-42';

@@ -3,8 +3,9 @@ import { sql } from 'drizzle-orm';
 import { integer, sqliteTable, text, uniqueIndex, index } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
 
-export const ROLES = ['viewer', 'operator', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES } from '../../roles.ts';
+
+export { ROLES, type Role } from '../../roles.ts';
 
 export const users = sqliteTable(
   'users',
