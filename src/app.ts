@@ -4,7 +4,7 @@ import type { AppDeps } from './appDeps.ts';
 import { Unauthorized } from './http/errors.ts';
 import { DOCS_PATH, documentationJson, documentationPage } from './http/docs.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { buildRouter, errorRenderer, requestId, requestLog, unmatchedRoute, type Authenticator } from './http/router.ts';
+import { buildRouter, clientAddress, errorRenderer, MAX_PENDING_BODIES_PER_ADDRESS, requestId, requestLog, unmatchedRoute, type Authenticator } from './http/router.ts';
 import { version } from './packageRoot.ts';
 import { allRoutes } from './routes.ts';
 
@@ -52,8 +52,9 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   const app = new Koa({ proxy: false });
   const routes = allRoutes(deps);
   const auth = bearerAuthenticator(deps);
-  const router = buildRouter(routes, auth, deps.logger);
+  const router = buildRouter(routes, auth, deps.logger, { timeoutMs: deps.config.bodyTimeoutMs, pendingPerAddress: MAX_PENDING_BODIES_PER_ADDRESS });
 
+  app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(errorRenderer(deps.logger));
@@ -63,7 +64,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(documentationJson(() => buildOpenApi(routes, { version })));
   for (const middleware of extra.publicMiddleware ?? []) app.use(middleware);
   app.use(router.routes());
-  app.use(unmatchedRoute(auth));
+  app.use(unmatchedRoute(auth, router, routes));
   // Errors are rendered by the middleware above; this only keeps Koa from printing them a second time.
   app.silent = true;
   return app;

@@ -1,4 +1,5 @@
 // Reads every EMS_* setting once at start-up, typed and checked; a bad value stops the process with one line.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type OidcProviderConfig = {
@@ -31,6 +32,10 @@ export type Config = {
   oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
   iot: { baseUrl: string; username: string; password: string; timeoutMs: number };
   uploadMaxBytes: number;
+  /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
+  bodyTimeoutMs: number;
+  /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
+  trustProxy: string[];
   reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
@@ -55,6 +60,20 @@ type Env = Record<string, string | undefined>;
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** A comma-separated list of IP addresses (IPv4 or IPv6; an IPv4-mapped IPv6 form is read as IPv4). */
+function addressList(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const addresses = raw.split(',').map((item) => plainAddress(item.trim())).filter((item) => item !== '');
+  const bad = addresses.find((address) => isIP(address) === 0);
+  if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address (expected a comma-separated list of proxy addresses)`);
+  return addresses;
+}
+
+export function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }
 
 function duration(env: Env, name: string, fallback: string): number {
@@ -185,6 +204,8 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'EMS_IOT_TIMEOUT_MS', 10000, 100, 600000),
     },
     uploadMaxBytes: integer(env, 'EMS_UPLOAD_MAX_BYTES', 104857600, 1, Number.MAX_SAFE_INTEGER),
+    bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
+    trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),

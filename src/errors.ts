@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { status: 403, description: 'the caller’s role or ownership does not allow this' },
   NOT_FOUND: { status: 404, description: 'no such route or record' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists but not with this method' },
+  REQUEST_TIMEOUT: { status: 408, description: 'the request body did not arrive in time' },
   CONFLICT: { status: 409, description: 'the record’s state does not allow this (lifecycle move, last admin, duplicate name)' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body or upload exceeds its limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'the body or file is not of an accepted type' },
@@ -90,6 +91,16 @@ export class PayloadTooLarge extends AppError {
 export class TooManyRequests extends AppError {
   constructor(message: string, retryAfterSec: number, code: 'AUTH_THROTTLED' | 'RATE_LIMITED' = 'RATE_LIMITED') {
     super(code, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSec))) });
+  }
+}
+export class MethodNotAllowed extends AppError {
+  constructor(method: string, path: string, allowed: string[]) {
+    super('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; use ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') });
+  }
+}
+export class UnsupportedMediaType extends AppError {
+  constructor(message: string) {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
 export class BadGateway extends AppError {

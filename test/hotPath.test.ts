@@ -154,7 +154,7 @@ describe('reusesBody routes', () => {
     const app = new Koa();
     const logger = createLogger('silent');
     app.use(errorRenderer(logger));
-    app.use(buildRouter(routes, { authenticate: () => assert.fail('public route') }, logger).routes());
+    app.use(buildRouter(routes, { authenticate: () => assert.fail('public route') }, logger, { timeoutMs: 30_000, pendingPerAddress: 64 }).routes());
     const server = app.listen(0, '127.0.0.1');
     after(() => server.close());
     await new Promise((resolve) => server.once('listening', resolve));

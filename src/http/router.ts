@@ -1,9 +1,11 @@
 // Turns route definitions into Koa middleware chains: auth → role → body → validate → handler → response schema.
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context, Middleware, Next } from 'koa';
-import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, NotFound, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, MethodNotAllowed, NotFound, TooManyRequests, UnsupportedMediaType, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { plainAddress } from '../config.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
@@ -18,6 +20,43 @@ export type Authenticator = {
 const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
 const formBody = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
 
+/** Bodies one client address may be sending at once (JSON and form routes): slow senders cannot pile up connections. */
+export const MAX_PENDING_BODIES_PER_ADDRESS = 64;
+
+export type BodyLimits = { timeoutMs: number; pendingPerAddress: number };
+
+/**
+ * Reads a JSON (or form) body under two limits the 15-minute upload timeout must not lend to every route: the body has
+ * `timeoutMs` to arrive (then 408 and the connection is closed), and one address may have at most `pendingPerAddress`
+ * bodies on their way at once (429). A body of another type is 415, not an empty object that fails validation.
+ */
+function boundedBody(parse: Middleware, accepts: string[], limits: BodyLimits, pending: Map<string, number>): Middleware {
+  return async (ctx, next) => {
+    if (ctx.request.is(...accepts) === false) {
+      throw new UnsupportedMediaType(`Send the body as ${accepts.includes('urlencoded') ? 'JSON or a form' : 'JSON'} (Content-Type: application/json)`);
+    }
+    const address = ctx.ip;
+    const count = pending.get(address) ?? 0;
+    if (count >= limits.pendingPerAddress) throw new TooManyRequests('Too many unfinished requests from this address', 1);
+    pending.set(address, count + 1);
+    const timer = setTimeout(() => {
+      if (ctx.res.headersSent) return ctx.req.destroy();
+      ctx.res.writeHead(408, { 'Content-Type': 'application/json; charset=utf-8', Connection: 'close' });
+      ctx.res.end(JSON.stringify({ error: 'The request body did not arrive in time', code: 'REQUEST_TIMEOUT' }));
+      ctx.req.destroy();
+    }, limits.timeoutMs);
+    try {
+      await parse(ctx, async () => {});
+    } finally {
+      clearTimeout(timer);
+      const left = (pending.get(address) ?? 1) - 1;
+      if (left <= 0) pending.delete(address);
+      else pending.set(address, left);
+    }
+    await next();
+  };
+}
+
 function copyOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' ? { ...(value as Record<string, unknown>) } : {};
 }
@@ -29,7 +68,7 @@ function validated(validator: Validator | undefined, value: unknown, where: stri
   return value;
 }
 
-function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middleware[] {
+function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies: { json: Middleware; form: Middleware }): Middleware[] {
   const params = route.schemas.params ? compileParams(route.schemas.params) : undefined;
   const query = route.schemas.query ? compileParams(route.schemas.query) : undefined;
   const body = route.schemas.body ? compileBody(route.schemas.body) : undefined;
@@ -50,8 +89,8 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middl
     await next();
   });
 
-  if (bodyType === 'json') chain.push(jsonBody);
-  if (bodyType === 'form') chain.push(formBody);
+  if (bodyType === 'json') chain.push(bodies.json);
+  if (bodyType === 'form') chain.push(bodies.form);
 
   chain.push(async (ctx: Context) => {
     const request = {
@@ -95,24 +134,55 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger): Middl
   return chain;
 }
 
-export function buildRouter(routes: AnyRoute[], auth: Authenticator, logger: Logger): Router {
+export function buildRouter(routes: AnyRoute[], auth: Authenticator, logger: Logger, limits: BodyLimits): Router {
   const router = new Router({ sensitive: true });
+  const pending = new Map<string, number>();
+  const bodies = {
+    json: boundedBody(jsonBody, ['json', '+json'], limits, pending),
+    form: boundedBody(formBody, ['json', '+json', 'urlencoded'], limits, pending),
+  };
   const seen = new Set<string>();
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new Error(`route declared twice: ${key}`);
     seen.add(key);
-    router.register(route.path, [route.method], routeChain(route, auth, logger), { name: key });
+    router.register(route.path, [route.method], routeChain(route, auth, logger, bodies), { name: key });
   }
   return router;
 }
 
-/** Runs after the router: a path no route matched is 401 without a valid token and 404 with one. */
-export function unmatchedRoute(auth: Authenticator): Middleware {
+/**
+ * Runs after the router: a path no route matched is 401 without a valid token and 404 with one. A path that exists
+ * with other methods is 405 with Allow — after the same token check, unless every route on that path is public.
+ */
+export function unmatchedRoute(auth: Authenticator, router: Router, routes: AnyRoute[]): Middleware {
+  const accessOf = new Map(routes.map((route) => [`${route.method} ${route.path}`, route.access]));
   return async (ctx) => {
     if (ctx.body !== undefined || ctx.status !== 404) return;
-    auth.authenticate(ctx);
+    const layers = router.match(ctx.path, ctx.method).path.filter((layer) => layer.methods.length > 0);
+    const allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD')))];
+    const allPublic = layers.every((layer) => layer.methods.every((method) => method === 'HEAD' || accessOf.get(`${method} ${layer.path}`) === 'public'));
+    if (allowed.length === 0 || !allPublic) auth.authenticate(ctx);
+    if (allowed.length > 0) throw new MethodNotAllowed(ctx.method, ctx.path, allowed);
     throw new NotFound(`No route for ${ctx.method} ${ctx.path}`);
+  };
+}
+
+/**
+ * The client's address, once, for everything after it (limits, logs): the socket's peer, or — only when that peer is
+ * a listed reverse proxy — the nearest X-Forwarded-For entry that is not itself a listed proxy.
+ */
+export function clientAddress(trusted: string[]): Middleware {
+  const proxies = new Set(trusted);
+  return async (ctx, next) => {
+    const peer = plainAddress(ctx.req.socket.remoteAddress ?? '');
+    let client = peer;
+    if (proxies.has(peer)) {
+      const forwarded = (ctx.get('X-Forwarded-For') || '').split(',').map((item) => plainAddress(item.trim())).filter((item) => isIP(item) !== 0);
+      while (forwarded.length > 0 && proxies.has(client)) client = forwarded.pop()!;
+    }
+    ctx.request.ip = client;
+    await next();
   };
 }
 
