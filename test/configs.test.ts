@@ -76,6 +76,9 @@ test('platform config: 400 with details for invalid values, nothing stored', asy
     [{ refreshIntervalSec: 7.5 }, ['body.refreshIntervalSec']],
     [{ siteName: '' }, ['body.siteName']],
     [{ logoUrl: 'javascript:alert(1)' }, ['body.logoUrl']],
+    // A path is a path: these two are other hosts to a browser.
+    [{ logoUrl: '//evil.example/x.png' }, ['body.logoUrl']],
+    [{ logoUrl: '/\\evil.example/x.png' }, ['body.logoUrl']],
     [{ timezone: 'Nowhere/City', currency: 'QQQ' }, ['body.timezone', 'body.currency']],
   ];
   for (const [body, paths] of cases) {

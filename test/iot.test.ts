@@ -179,6 +179,15 @@ test('relays the gateway status and body byte for byte, fields outside the contr
   const unavailable = await server.request('GET', '/api/iot/alarm-configs', { token: viewer });
   assert.deepEqual([unavailable.status, unavailable.body], [503, { error: 'maintenance window', retryInMin: 5 }]);
 
+  // An error body carrying the gateway's stack trace is relayed without it: no body of this service carries a stack.
+  fake.script('/alarm-configs', (_request, res) => {
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end('{"error":"NullPointerException","stack":"at com.vendor.Gateway.read(Gateway.java:42)","trace":["x"]}');
+  });
+  const crashed = await server.request('GET', '/api/iot/alarm-configs', { token: viewer });
+  assert.deepEqual([crashed.status, crashed.body], [500, { error: 'NullPointerException' }]);
+  assert.doesNotMatch(crashed.text, /Gateway\.java/);
+
   const alarms = await server.request('GET', '/api/iot/alarms?start=2024-05-01T00:00:00.000Z&page=2&pageSize=5', { token: viewer });
   assert.equal(alarms.status, 200);
   assert.equal(alarms.body.receivedQuery, 'start=2024-05-01T00:00:00.000Z&page=2&pageSize=5');

@@ -532,6 +532,39 @@ describe('state', () => {
   });
 });
 
+describe('pending sign-ins under a flood', () => {
+  test('one address starting 200 sign-ins evicts only its own: a real user\'s pending sign-in still completes', async (t) => {
+    const github = await startGithub(t);
+    // Behind a listed proxy, so the test can speak as two clients.
+    const server = await startServer(t, { ...github.env, EMS_TRUST_PROXY: '127.0.0.1,::1' });
+    github.signInAs(githubUser());
+    const authorize = await server.request('GET', '/api/auth/oauth/github/authorize', { headers: { 'x-forwarded-for': '10.0.0.7' } });
+    assert.equal(authorize.status, 200);
+    const flood = await Promise.all(
+      Array.from({ length: 200 }, () => server.request('GET', '/api/auth/oauth/github/authorize', { headers: { 'x-forwarded-for': '10.0.0.66' } })),
+    );
+    assert.ok(flood.every((response) => response.status === 200));
+    const atProvider = await fetch(authorize.body.url, { redirect: 'manual' });
+    const location = new URL(atProvider.headers.get('location')!);
+    const done = await callback(server, 'github', location.search);
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.body.status, 'bind_required');
+    // The flooding address kept only its newest 50: its oldest pending sign-in is gone.
+    const oldest = new URL((await fetch(flood[0].body.url, { redirect: 'manual' })).headers.get('location')!);
+    assert.equal((await callback(server, 'github', oldest.search)).status, 400);
+  });
+
+  test('an owner past its quota loses its own oldest entry, nobody else\'s', () => {
+    const store = new ExpiringStore<number>({ ttlMs: 60_000, maxEntries: 100, maxPerOwner: 3 });
+    store.set('victim', 1, 'b');
+    for (let i = 0; i < 50; i += 1) store.set(`flood-${i}`, i, 'a');
+    assert.equal(store.peek('victim'), 1);
+    assert.equal(store.size, 4);
+    assert.equal(store.peek('flood-46'), undefined);
+    assert.equal(store.peek('flood-49'), 49);
+  });
+});
+
 describe('popup page', () => {
   test('posts the outcome to EMS_PORTAL_ORIGIN only, under a nonce CSP, then closes', async (t) => {
     const github = await startGithub(t);

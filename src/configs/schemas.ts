@@ -7,7 +7,8 @@ const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
 export const Vec3 = Type.Object({ x: Coordinate, y: Coordinate, z: Coordinate });
 const ItemId = Type.String({ minLength: 1, maxLength: 64, description: 'unique within its list' });
 
-export const LogoUrl = NullableString({ maxLength: 2048, pattern: '^(https?://|/)[^\\s]*$', description: 'http(s) URL or a path on this host' });
+// A path is a path: `//host/x` and `/\host/x` are other hosts to a browser, so a path may not start with either.
+export const LogoUrl = NullableString({ maxLength: 2048, pattern: '^(https?://[^\\s/\\\\]+[^\\s]*|/(?![/\\\\])[^\\s]*)$', description: 'http(s) URL, or a path on this host (not starting with // or /\\)' });
 
 export const PlatformConfig = Type.Object({
   siteName: Type.String(),

@@ -29,11 +29,22 @@ const RELAYED =
 const failures = { 400: ErrorBody, 502: ErrorBody, 504: ErrorBody };
 const json = { contentType: 'application/json' };
 
-/** The gateway's answer, byte for byte, with its status. */
+/** Fields of a gateway's error body that describe its internals; no answer of this service carries them. */
+const INTERNALS = new Set(['stack', 'stacktrace', 'stackTrace', 'trace', 'exception']);
+
+/**
+ * The gateway's answer, byte for byte, with its status — except an error body with a stack trace (or the like),
+ * which is relayed without those fields: no response body of the service carries a stack.
+ */
 function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
   ctx.status = answer.status;
   if (answer.status === 204 || answer.status === 304) return;
   ctx.type = 'application/json';
+  const body = answer.json;
+  if (answer.status >= 400 && body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).some((key) => INTERNALS.has(key))) {
+    ctx.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([key]) => !INTERNALS.has(key))));
+    return;
+  }
   ctx.body = answer.raw;
 }
 

@@ -74,7 +74,7 @@ export function oauthRoutes(deps: AppDeps) {
       description: 'The state (single use, 10 minutes, bound to this provider), PKCE verifier and nonce stay on the server.',
       tags,
       schemas: { params: ProviderParams, response: { 200: AuthorizeUrl, 404: ErrorBody, 502: ErrorBody } },
-      handler: async ({ params }) => ({ url: await oauth.authorize(params.provider) }),
+      handler: async ({ params, ctx }) => ({ url: await oauth.authorize(params.provider, ctx.ip) }),
     }),
     defineRoute({
       method: 'GET',

@@ -22,6 +22,8 @@ import { PROVIDER_NAMES, type CallbackOutcome, type OAuthLinkView, type Provider
 export const PENDING_TTL_MS = 10 * 60_000;
 /** Bounds memory under a flood of unfinished sign-ins; the oldest pending entry gives way first. */
 export const MAX_PENDING = 10_000;
+/** Pending sign-ins one client address may hold: a flood from one address cannot push out anyone else's. */
+export const MAX_PENDING_PER_ADDRESS = 50;
 /** Wrong passwords a bind token survives (typos), after which the provider sign-in must be redone. */
 export const MAX_BIND_FAILURES = 5;
 
@@ -38,7 +40,7 @@ export type OAuthServiceOptions = { config: Config; db: Db; logger: Logger; auth
 
 export class OAuthService {
   private readonly providers = new Map<ProviderName, OAuthProvider>();
-  private readonly states = new ExpiringStore<PendingAuthorization>({ ttlMs: PENDING_TTL_MS, maxEntries: MAX_PENDING });
+  private readonly states = new ExpiringStore<PendingAuthorization>({ ttlMs: PENDING_TTL_MS, maxEntries: MAX_PENDING, maxPerOwner: MAX_PENDING_PER_ADDRESS });
   private readonly bindTokens = new ExpiringStore<PendingBind>({ ttlMs: PENDING_TTL_MS, maxEntries: MAX_PENDING });
   private readonly config: Config;
   private readonly db: Db;
@@ -81,13 +83,13 @@ export class OAuthService {
     return this.config.portalOrigin ?? new URL(this.config.publicUrl).origin;
   }
 
-  async authorize(providerName: string): Promise<string> {
+  async authorize(providerName: string, address: string): Promise<string> {
     const provider = this.provider(providerName);
     const state = randomState();
     const pending: PendingAuthorization = { provider: provider.name, codeVerifier: randomPKCECodeVerifier(), nonce: randomNonce() };
     // Built before the state is stored: an issuer that is down leaves nothing behind.
     const url = await provider.authorizationUrl({ state, codeVerifier: pending.codeVerifier, nonce: pending.nonce, redirectUri: this.redirectUri(provider.name) });
-    this.states.set(state, pending);
+    this.states.set(state, pending, address);
     return url;
   }
 
