@@ -12,7 +12,9 @@ const program = new Command('emsctl')
   .version(version)
   .option('--data-dir <dir>', 'data directory (default: $EMS_DATA_DIR or ./data)')
   .option('--json', 'machine-readable output')
-  .exitOverride();
+  .exitOverride()
+  // commander's own complaints (a missing option, an unknown command) in the one-line form of every other error.
+  .configureOutput({ outputError: (text, write) => write(`emsctl: ${text.replace(/^error: /, '').trim()}\n`) });
 
 registerUserCommands(program);
 registerSystemCommands(program);

@@ -253,6 +253,19 @@ describe('emsctl backup restore', () => {
     assert.match(refused.stderr, /refusing to restore: the EMS service is running on .* \(pid \d+.*stop it first/);
     assert.ok(fs.existsSync(path.join(dataDir, 'uploads', 'after.txt')));
 
+    // A wrong name or a damaged file is said first, while the service still runs: nobody stops it for nothing.
+    const wrongName = await runCli(['--data-dir', dataDir, 'backup', 'restore', 'ems-no-such-backup.db']);
+    assert.equal(wrongName.code, 1);
+    assert.doesNotMatch(wrongName.stderr, /stop it first/);
+    assert.match(wrongName.stderr, /no backup named ems-no-such-backup.db/);
+    const damaged = path.join(dataDir, 'backups', 'ems-damaged.db');
+    fs.writeFileSync(damaged, 'this is not a database');
+    const refusedDamaged = await runCli(['--data-dir', dataDir, 'backup', 'restore', damaged]);
+    assert.equal(refusedDamaged.code, 1);
+    assert.doesNotMatch(refusedDamaged.stderr, /stop it first/);
+    assert.match(refusedDamaged.stderr, /does not verify/);
+    fs.rmSync(damaged);
+
     await first.service.close();
     first = undefined;
     assert.ok(!fs.existsSync(path.join(dataDir, SERVICE_LOCK_FILE)), 'a stopped service lets go of the data dir');

@@ -135,6 +135,10 @@ describe('emsctl against a running server', () => {
       ['user', 'remove', 'nobody_at_all'],
       ['user', 'unlock', 'nobody_at_all'],
       ['user', 'set-password', 'nobody_at_all'],
+      // commander's own complaints take the same form.
+      ['user', 'add', 'valid_name', '--role', 'viewer'],
+      ['user', 'frobnicate'],
+      ['user', 'set-role', 'admin'],
     ];
     for (const args of cases) {
       const result = await cli(...args);

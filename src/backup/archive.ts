@@ -330,6 +330,10 @@ const DB_FILES = ['ems.db', 'ems.db-wal', 'ems.db-shm'];
  * during the restore refuses to start. What it replaces is moved, never deleted, to <data dir>/replaced/<UTC>/.
  */
 export function restoreBackup(dataDir: string, reference: string, options: { dbOnly?: boolean } = {}): RestoreResult {
+  // The backup is found and verified (integrity, manifest) before anything asks for downtime: a wrong name or a
+  // damaged file is said while the service still runs, not after someone stopped it.
+  const file = resolveBackup(dataDir, reference);
+  const verified = verifyBackup(file, { dbOnly: options.dbOnly });
   const running = runningService(dataDir);
   if (running) {
     throw new ServiceRunning(
@@ -346,7 +350,7 @@ export function restoreBackup(dataDir: string, reference: string, options: { dbO
   try {
     const lock = backupLock(dataDir, 'emsctl backup restore');
     try {
-      return restoreLocked(dataDir, resolveBackup(dataDir, reference), options.dbOnly ?? false);
+      return restoreLocked(dataDir, file, options.dbOnly ?? false, verified);
     } finally {
       lock.release();
     }
@@ -355,8 +359,8 @@ export function restoreBackup(dataDir: string, reference: string, options: { dbO
   }
 }
 
-function restoreLocked(dataDir: string, file: string, dbOnly: boolean): RestoreResult {
-  const { filesDir, fileCount } = verifyBackup(file, { dbOnly });
+function restoreLocked(dataDir: string, file: string, dbOnly: boolean, verified: ReturnType<typeof verifyBackup>): RestoreResult {
+  const { filesDir, fileCount } = verified;
   const replacedDir = path.join(dataDir, REPLACED_DIR, stamp(new Date()));
   fs.mkdirSync(replacedDir, { recursive: true, mode: 0o750 });
 
