@@ -227,15 +227,19 @@ describe('password reset', () => {
 
 describe('expiry (short lifetimes set by the operator)', () => {
   test('codes, access tokens and refresh tokens expire', async () => {
-    const short = await startTestServer({ EMS_SMTP_URL: mail.url, EMS_CODE_TTL: '1s', EMS_ACCESS_TOKEN_TTL: '1s', EMS_REFRESH_TOKEN_TTL: '1s' });
+    // JWT times are whole seconds, so a 1 s token issued late in a second may be dead at once: the access token gets 3 s,
+    // and the test waits for the exp the token itself carries instead of guessing.
+    const short = await startTestServer({ EMS_SMTP_URL: mail.url, EMS_CODE_TTL: '1s', EMS_ACCESS_TOKEN_TTL: '3s', EMS_REFRESH_TOKEN_TTL: '1s' });
     try {
       const email = uniqueEmail();
       const before = mail.messages.length;
       await short.request('POST', '/api/auth/register/send-code', { body: { email } });
       const code = await mail.codeFor(email, { after: before });
       const { accessToken, refreshToken } = await short.createUser();
+      const claims = JSON.parse(Buffer.from(accessToken.split('.')[1], 'base64url').toString()) as { iat: number; exp: number };
+      assert.equal(claims.exp - claims.iat, 3, 'the operator-set lifetime is the one signed');
       assert.equal((await short.request('GET', '/api/auth/me', { token: accessToken })).status, 200);
-      await sleep(2100);
+      await sleep(Math.max(2100, claims.exp * 1000 - Date.now() + 1100));
       const late = await short.request('POST', '/api/auth/register', { body: { username: `late${seq}`, email, password: 'a-good-password', code } });
       assert.equal(late.status, 400);
       const expired = await short.request('GET', '/api/auth/me', { token: accessToken });

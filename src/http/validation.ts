@@ -104,7 +104,26 @@ export function compileBody(schema: TSchema): Validator {
     return [{ path: '(root)', message: 'must contain at least one writable field' }];
   };
 }
-export const compileResponse = (schema: TSchema) => compile('response', responseAjv, schema);
+/**
+ * Responses strip every field their schema does not list (removeAdditional 'all'). For a union of object shapes that
+ * would strip one branch's fields while ajv tries another, so each branch is tried on a copy and the original is then
+ * shaped by the first branch that fits. (Unions deeper in a response are of plain values — nullable fields — which
+ * stripping cannot touch.)
+ */
+export function compileResponse(schema: TSchema): Validator {
+  const branches = (schema.anyOf ?? schema.oneOf) as TSchema[] | undefined;
+  if (!branches?.some((branch) => branch.type === 'object')) return compile('response', responseAjv, schema);
+  const validators = branches.map((branch) => compile('response', responseAjv, branch));
+  return (value) => {
+    let first: ErrorDetail[] | null = null;
+    for (const validate of validators) {
+      const errors = validate(structuredClone(value));
+      if (!errors) return validate(value);
+      first ??= errors;
+    }
+    return first;
+  };
+}
 
 /**
  * A value that fits no branch of a union (a bad date where a date or null is allowed) gets one message: the

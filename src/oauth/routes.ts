@@ -9,10 +9,8 @@ import { popupPage } from './popupPage.ts';
 import {
   AuthorizeUrl,
   BindBody,
-  BindRequiredOutcome,
   CallbackOutcome,
   CallbackParams,
-  LinkedOutcome,
   LinkListQuery,
   LinkPage,
   ProviderList,
@@ -31,8 +29,7 @@ const CALLBACK_DESCRIPTION =
   '`window.opener` (target origin EMS_PORTAL_ORIGIN, else the service origin) and closes. 400 for a bad or replayed state, ' +
   '502 when the provider fails or its answer does not verify.';
 
-const validateLinked = compileResponse(LinkedOutcome);
-const validateBindRequired = compileResponse(BindRequiredOutcome);
+const validateOutcome = compileResponse(CallbackOutcome);
 
 export function oauthRoutes(deps: AppDeps) {
   const oauth = new OAuthService({ config: deps.config, db: deps.db, logger: deps.logger, auth: deps.auth, audit: deps.audit });
@@ -40,7 +37,7 @@ export function oauthRoutes(deps: AppDeps) {
   /** Streams its own answer (JSON or the popup page), so it checks the outcome against its schema itself. */
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {
     const outcome = await oauth.callback(provider, input);
-    const errors = outcome.status === 'linked' ? validateLinked(outcome) : validateBindRequired(outcome);
+    const errors = validateOutcome(outcome);
     if (errors) throw new BadRequest('Response failed schema validation', errors);
     // Tokens are in this answer: no cache may keep it.
     ctx.set('Cache-Control', 'no-store');

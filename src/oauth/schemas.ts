@@ -41,7 +41,6 @@ export const BindRequiredOutcome = Type.Object({
   bindToken: Type.String({ description: 'single use, valid 10 minutes' }),
   profile: ProviderProfile,
 });
-/** For the docs only: validating a union with removeAdditional 'all' would strip one branch's fields while trying the other. */
 export const CallbackOutcome = Type.Union([LinkedOutcome, BindRequiredOutcome]);
 export type CallbackOutcome = Static<typeof CallbackOutcome>;
 
