@@ -6,6 +6,7 @@ import { DOCS_PATH, documentationJson, documentationPage } from './http/docs.ts'
 import { buildOpenApi } from './http/openapi.ts';
 import { buildRouter, clientAddress, errorRenderer, MAX_PENDING_BODIES_PER_ADDRESS, requestId, requestLog, unmatchedRoute, type Authenticator } from './http/router.ts';
 import { version } from './packageRoot.ts';
+import { wallboardPages } from './wallboard/routes.ts';
 import { allRoutes } from './routes.ts';
 
 function bearerAuthenticator(deps: AppDeps): Authenticator {
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(securityHeaders());
   app.use(portalCors(deps.config.portalOrigin));
   app.use(documentationPage());
+  app.use(wallboardPages());
   app.use(documentationJson(() => buildOpenApi(routes, { version })));
   for (const middleware of extra.publicMiddleware ?? []) app.use(middleware);
   app.use(router.routes());

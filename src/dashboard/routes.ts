@@ -10,11 +10,15 @@ import { DashboardService } from './service.ts';
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ db, audit }: AppDeps) {
+export function dashboardRoutes({ db, audit, iot }: AppDeps) {
   const dashboard = new DashboardService(db, audit, {
     configs: new ConfigStore(db, audit),
     energy: new EnergyService(db, audit),
     overview: new OverviewService(db),
+    gateway: () => {
+      const { gateway, checkedAt } = iot.health();
+      return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : 'unknown', checkedAt };
+    },
   });
   return [
     defineRoute({

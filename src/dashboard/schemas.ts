@@ -36,6 +36,17 @@ export const PublicDashboard = Type.Object(
       modelUrl: NullableString,
     }),
     recentAlerts: Type.Array(PublicAlert, { description: 'the 10 most recent, newest first' }),
+    alertCounts: Type.Object(
+      { info: Type.Integer(), warning: Type.Integer(), critical: Type.Integer() },
+      { description: 'active (unacknowledged) alerts by level' },
+    ),
+    gateway: Type.Object(
+      {
+        state: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('unknown')]),
+        checkedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the service last reached, or failed to reach, the IoT gateway' }),
+      },
+      { description: 'the IoT gateway as the service last saw it (never waits for it)' },
+    ),
     generatedAt: Timestamp,
   },
   { description: 'Read-only, no personal data. Computed at most about once a second and whenever the data changed.' },
