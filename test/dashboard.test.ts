@@ -42,7 +42,9 @@ test('GET /dashboard needs no token, carries the portal payload and no personal 
   const response = await server.request('GET', '/api/dashboard');
   assert.equal(response.status, 200);
   const body = response.body;
-  assert.deepEqual(Object.keys(body).sort(), ['areas', 'generatedAt', 'overview', 'platform', 'recentAlerts', 'scene', 'weeklyEnergy']);
+  assert.deepEqual(Object.keys(body).sort(), ['alertCounts', 'areas', 'gateway', 'generatedAt', 'overview', 'platform', 'recentAlerts', 'scene', 'weeklyEnergy']);
+  assert.deepEqual(body.alertCounts, { info: 0, warning: 0, critical: 0 });
+  assert.ok(['up', 'down', 'unknown'].includes(body.gateway.state));
   assert.equal(body.platform.siteName, 'EMS');
   assert.equal(body.overview.energyTodayKwh, 12.5);
   assert.deepEqual(
