@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page } from '../http/schemas.ts';
-import { Alert, AlertCreate, AlertListQuery, AlertUpdate } from './schemas.ts';
+import { Alert, AlertBulk, AlertBulkResult, AlertCommentBody, AlertCreate, AlertListQuery, AlertMoveBody, AlertNote, AlertShelveBody, AlertUpdate } from './schemas.ts';
 import type { AlertService } from './service.ts';
 
 const tags = ['alerts'];
@@ -53,8 +53,8 @@ export function alertRoutes({ alerts }: { alerts: AlertService }) {
       summary: 'Acknowledge an active alert',
       description: 'Sets status acknowledged, acknowledgedAt = now, acknowledgedBy = the caller. 409 unless the alert is active.',
       tags,
-      schemas: { params: IdParams, response: { 200: Alert, 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, user }) => alerts.transition(params.id, 'acknowledged', user),
+      schemas: { params: IdParams, body: AlertMoveBody, response: { 200: Alert, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => alerts.transition(params.id, 'acknowledged', user, body.note),
     }),
     defineRoute({
       method: 'POST',
@@ -63,8 +63,55 @@ export function alertRoutes({ alerts }: { alerts: AlertService }) {
       summary: 'Resolve an active or acknowledged alert',
       description: 'Sets status resolved, resolvedAt = now, resolvedBy = the caller. 409 when already resolved.',
       tags,
+      schemas: { params: IdParams, body: AlertMoveBody, response: { 200: Alert, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => alerts.transition(params.id, 'resolved', user, body.note),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/alerts/:id/notes',
+      access: 'viewer',
+      summary: "An alert's notes (acknowledge, resolve, comment, shelve), oldest first, with who and when",
+      tags,
+      schemas: { params: IdParams, response: { 200: Type.Object({ items: Type.Array(AlertNote) }), 404: ErrorBody } },
+      handler: ({ params }) => ({ items: alerts.notes(params.id) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/alerts/:id/notes',
+      access: 'operator',
+      summary: 'Add a comment to an alert',
+      tags,
+      schemas: { params: IdParams, body: AlertCommentBody, response: { 201: AlertNote, 404: ErrorBody } },
+      handler: ({ params, body, user }) => new Reply(201, alerts.comment(params.id, body.text, user)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/alerts/:id/shelve',
+      access: 'operator',
+      summary: 'Shelve an alert for a while, with a reason',
+      description: 'A shelved alert leaves the active counts until shelvedUntil passes or it is unshelved. 409 for a resolved alert.',
+      tags,
+      schemas: { params: IdParams, body: AlertShelveBody, response: { 200: Alert, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => alerts.shelve(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/alerts/:id/unshelve',
+      access: 'operator',
+      summary: 'Put a shelved alert back into the active counts now',
+      tags,
       schemas: { params: IdParams, response: { 200: Alert, 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, user }) => alerts.transition(params.id, 'resolved', user),
+      handler: ({ params, user }) => alerts.unshelve(params.id, user),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/alerts/bulk',
+      access: 'operator',
+      summary: 'Acknowledge, resolve or shelve every alert a filter matches',
+      description: 'Each change is audited on its own. Alerts the move does not apply to are skipped. At most 5000 alerts per call.',
+      tags,
+      schemas: { body: AlertBulk, response: { 200: AlertBulkResult } },
+      handler: ({ body, user }) => alerts.bulk(body, user),
     }),
     defineRoute({
       method: 'DELETE',

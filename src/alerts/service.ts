@@ -1,12 +1,19 @@
 // Alerts: filtered pages (a benchmark hot path) and the active → acknowledged → resolved lifecycle with who and when.
-import { desc } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
 import { contains, equals, oneOf, timeWindow, type PageResult } from '../db/listQuery.ts';
-import { alerts } from '../db/schema/index.ts';
-import { Conflict } from '../errors.ts';
-import type { AlertCreateInput, AlertListFilters, AlertUpdateInput, AlertView } from './schemas.ts';
+import { alertNotes, alerts } from '../db/schema/index.ts';
+import { slot } from '../db/listQuery.ts';
+import { BadRequest, Conflict } from '../errors.ts';
+import type { AlertBulkInput, AlertCreateInput, AlertListFilters, AlertNoteView, AlertUpdateInput, AlertView } from './schemas.ts';
+
+/** What a gateway alarm occurrence brings: its key (stable across restarts), when and what. */
+export type GatewayAlarm = { key: string; code: string; level: AlertView['level']; message: string; raisedAt: string; clearedAt: string | null };
+
+/** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
+export const BULK_LIMIT = 5000;
 
 type AlertRow = RowOf<typeof alerts>;
 type AlertStatus = AlertView['status'];
@@ -20,8 +27,23 @@ const NEXT: Record<AlertStatus, readonly AlertStatus[]> = {
 
 export class AlertService {
   private readonly table;
+  private readonly insertNote;
+  private readonly notesOf;
+  private readonly byAlarmKey;
+  private readonly createdListeners: Array<(alert: AlertView) => void> = [];
 
-  constructor(db: Db, audit: AuditLog) {
+  constructor(
+    private readonly db: Db,
+    audit: AuditLog,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.insertNote = db.orm
+      .insert(alertNotes)
+      .values({ alertId: slot('alertId'), kind: slot('kind'), text: slot('text'), userId: slot('userId'), username: slot('username'), at: slot('at') })
+      .returning({ id: alertNotes.id })
+      .prepare();
+    this.notesOf = db.orm.select().from(alertNotes).where(eq(alertNotes.alertId, sql.placeholder('alertId'))).orderBy(asc(alertNotes.id)).prepare();
+    this.byAlarmKey = db.orm.select({ id: alerts.id, clearedAt: alerts.clearedAt }).from(alerts).where(eq(alerts.alarmKey, sql.placeholder('key'))).prepare();
     this.table = new AuditedTable(db, audit, alerts, {
       resource: 'alerts',
       notFound: 'Alert not found',
@@ -49,10 +71,43 @@ export class AlertService {
     return this.table.get(id);
   }
 
-  /** A new alert is always active; lifecycle fields start empty. */
-  /** `actor` null: raised by the service itself (a report that could not be delivered). */
-  create(input: AlertCreateInput, actor: Actor | null): AlertView {
-    return this.table.create({ ...input, status: 'active', occurredAt: input.occurredAt && new Date(input.occurredAt).toISOString() }, actor);
+  /** Called after each new alert is committed (notifications listen here). */
+  onCreated(listener: (alert: AlertView) => void): void {
+    this.createdListeners.push(listener);
+  }
+
+  /**
+   * A new alert is always active; lifecycle fields start empty. `actor` null: raised by the service itself (a gateway
+   * alarm, a report that could not be delivered).
+   */
+  create(input: AlertCreateInput, actor: Actor | null, origin: { alarmKey?: string; clearedAt?: string | null } = {}): AlertView {
+    const created = this.table.create(
+      { ...input, status: 'active', occurredAt: input.occurredAt && new Date(input.occurredAt).toISOString(), alarmKey: origin.alarmKey ?? null, clearedAt: origin.clearedAt ?? null },
+      actor,
+    );
+    for (const listener of this.createdListeners) listener(created);
+    return created;
+  }
+
+  /**
+   * One alert per gateway alarm occurrence: a key seen before is never raised again (across restarts too); a cleared
+   * alarm marks its alert returned to normal and leaves its status alone — it still needs acknowledging (ISA-18.2).
+   * Returns what happened, for the poller's log.
+   */
+  fromGatewayAlarm(alarm: GatewayAlarm): 'raised' | 'cleared' | 'unchanged' {
+    const known = this.byAlarmKey.get({ key: alarm.key }) as { id: number; clearedAt: string | null } | undefined;
+    if (!known) {
+      this.create({ title: alarm.message, message: `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt }, null, {
+        alarmKey: alarm.key,
+        clearedAt: alarm.clearedAt,
+      });
+      return 'raised';
+    }
+    if (alarm.clearedAt && !known.clearedAt) {
+      this.table.update(known.id, { clearedAt: new Date(alarm.clearedAt).toISOString() }, null);
+      return 'cleared';
+    }
+    return 'unchanged';
   }
 
   /** Partial update; a status in the body goes through the same lifecycle rules as acknowledge/resolve. */
@@ -63,9 +118,88 @@ export class AlertService {
     return this.table.update(id, patch, actor, (next, before, now) => (status === before.status ? next : moved(next, status, actor, now)));
   }
 
-  /** POST /alerts/:id/acknowledge and /resolve: a repeated or backwards move is 409, never a silent overwrite of who/when. */
-  transition(id: number, to: 'acknowledged' | 'resolved', actor: Actor): AlertView {
-    return this.table.update(id, {}, actor, (next, _before, now) => moved(next, to, actor, now));
+  /**
+   * POST /alerts/:id/acknowledge and /resolve: a repeated or backwards move is 409, never a silent overwrite of who/when.
+   * A note given with the move is kept with it, in the same transaction.
+   */
+  transition(id: number, to: 'acknowledged' | 'resolved', actor: Actor, note?: string): AlertView {
+    return this.db.sqlite.transaction(() => {
+      const moved_ = this.table.update(id, {}, actor, (next, _before, now) => moved(next, to, actor, now));
+      this.note(id, to === 'acknowledged' ? 'acknowledge' : 'resolve', note ?? '', actor);
+      return moved_;
+    })();
+  }
+
+  /** A plain comment on an alert. */
+  comment(id: number, text: string, actor: Actor): AlertNoteView {
+    return this.db.sqlite.transaction(() => {
+      this.table.get(id);
+      return this.note(id, 'comment', text, actor);
+    })();
+  }
+
+  notes(id: number): AlertNoteView[] {
+    this.table.get(id);
+    return this.notesOf.all({ alertId: id }) as AlertNoteView[];
+  }
+
+  /** Shelved alerts leave the active counts until `shelvedUntil` passes or someone unshelves them. */
+  shelve(id: number, input: { durationMin: number; reason: string }, actor: Actor): AlertView {
+    return this.db.sqlite.transaction(() => {
+      const until = new Date(this.now() + input.durationMin * 60_000).toISOString();
+      const shelved = this.table.update(id, {}, actor, (next) => {
+        if (next.status === 'resolved') throw new Conflict('The alert is resolved and cannot be shelved');
+        return { ...next, shelvedUntil: until, shelvedBy: actor.id, shelveReason: input.reason };
+      });
+      this.note(id, 'shelve', `${input.reason} (until ${until})`, actor);
+      return shelved;
+    })();
+  }
+
+  unshelve(id: number, actor: Actor): AlertView {
+    return this.db.sqlite.transaction(() => {
+      const open = this.table.update(id, {}, actor, (next) => {
+        if (!next.shelvedUntil || Date.parse(next.shelvedUntil) <= this.now()) throw new Conflict('The alert is not shelved');
+        return { ...next, shelvedUntil: null, shelvedBy: null, shelveReason: null };
+      });
+      this.note(id, 'unshelve', '', actor);
+      return open;
+    })();
+  }
+
+  /**
+   * Acknowledge, resolve or shelve every alert a filter matches (at most BULK_LIMIT), each audited on its own; alerts
+   * the move does not apply to (already acknowledged, resolved) are counted as skipped, not refused.
+   */
+  bulk(input: AlertBulkInput, actor: Actor): { matched: number; changed: number; skipped: number } {
+    if (input.action === 'shelve' && (input.durationMin === undefined || !input.reason)) {
+      throw new BadRequest('Invalid body', [{ path: 'body', message: 'shelve needs durationMin and reason' }]);
+    }
+    return this.db.sqlite.transaction(() => {
+      const { items, total } = this.page({ ...input.filter, page: 1, pageSize: BULK_LIMIT });
+      if (total > BULK_LIMIT && !input.filter.ids) throw new BadRequest(`The filter matches ${total} alerts; narrow it to at most ${BULK_LIMIT}`);
+      const ids = input.filter.ids ? new Set(input.filter.ids) : undefined;
+      let matched = 0;
+      let changed = 0;
+      for (const alert of items) {
+        if (ids && !ids.has(alert.id)) continue;
+        matched += 1;
+        try {
+          if (input.action === 'shelve') this.shelve(alert.id, { durationMin: input.durationMin!, reason: input.reason! }, actor);
+          else this.transition(alert.id, input.action === 'acknowledge' ? 'acknowledged' : 'resolved', actor, input.note);
+          changed += 1;
+        } catch (error) {
+          if (!(error instanceof Conflict)) throw error;
+        }
+      }
+      return { matched, changed, skipped: matched - changed };
+    })();
+  }
+
+  private note(alertId: number, kind: AlertNoteView['kind'], text: string, actor: Actor): AlertNoteView {
+    const row = { alertId, kind, text, userId: actor.id, username: actor.username, at: new Date(this.now()).toISOString() };
+    const { id } = this.insertNote.get(row) as { id: number };
+    return { id, ...row };
   }
 
   delete(id: number, actor: Actor): void {

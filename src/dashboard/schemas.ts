@@ -38,7 +38,7 @@ export const PublicDashboard = Type.Object(
     recentAlerts: Type.Array(PublicAlert, { description: 'the 10 most recent, newest first' }),
     alertCounts: Type.Object(
       { info: Type.Integer(), warning: Type.Integer(), critical: Type.Integer() },
-      { description: 'active (unacknowledged) alerts by level' },
+      { description: 'active (unacknowledged) alerts by level, shelved ones left out' },
     ),
     gateway: Type.Object(
       {

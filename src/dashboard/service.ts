@@ -47,7 +47,9 @@ export class DashboardService {
     this.publicAlerts = sqlite.prepare(
       `SELECT id, title, level, status, area, occurred_at AS occurredAt FROM alerts ORDER BY occurred_at DESC, id DESC LIMIT ${PUBLIC_ALERTS}`,
     );
-    this.activeByLevel = sqlite.prepare("SELECT level, count(*) FROM alerts WHERE status = 'active' GROUP BY level").raw();
+    this.activeByLevel = sqlite
+      .prepare("SELECT level, count(*) FROM alerts WHERE status = 'active' AND (shelved_until IS NULL OR shelved_until <= ?) GROUP BY level")
+      .raw();
     // Arrays arrive as JSON text, so every filter combination is this one prepared statement.
     this.recent = sqlite.prepare(
       `SELECT id, title, message, level, source, area, status, occurred_at AS occurredAt, acknowledged_at AS acknowledgedAt, resolved_at AS resolvedAt
@@ -92,7 +94,7 @@ export class DashboardService {
       areas: this.parts.energy.list().map(({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt })),
       scene: { cameraPreset: scene.cameraPreset, ambientIntensity: scene.ambientIntensity, hotspots: scene.hotspots, labels: scene.labels, modelUrl: scene.modelUrl },
       recentAlerts: this.publicAlerts.all() as PublicDashboardView['recentAlerts'],
-      alertCounts: { info: 0, warning: 0, critical: 0, ...Object.fromEntries(this.activeByLevel.all() as [string, number][]) },
+      alertCounts: { info: 0, warning: 0, critical: 0, ...Object.fromEntries(this.activeByLevel.all(at.toISOString()) as [string, number][]) },
       gateway: this.parts.gateway(),
       generatedAt: at.toISOString(),
     };

@@ -32,7 +32,9 @@ export type BodyLimits = { timeoutMs: number; pendingPerAddress: number };
  */
 function boundedBody(parse: Middleware, accepts: string[], limits: BodyLimits, pending: Map<string, number>): Middleware {
   return async (ctx, next) => {
-    if (ctx.request.is(...accepts) === false) {
+    // An empty body (Content-Length: 0, as fetch sends for a bare POST) has no type to refuse.
+    const hasContent = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (hasContent && ctx.request.is(...accepts) === false) {
       throw new UnsupportedMediaType(`Send the body as ${accepts.includes('urlencoded') ? 'JSON or a form' : 'JSON'} (Content-Type: application/json)`);
     }
     const address = ctx.ip;

@@ -9,7 +9,7 @@ export const OverviewStats = Type.Object({
   costToday: Type.Number({ description: 'energyTodayKwh × the configured electricity price' }),
   currency: Type.String(),
   carbonTodayKg: Type.Number({ description: 'energyTodayKwh × the configured carbon factor' }),
-  activeAlerts: Type.Integer({ description: 'alerts with status active' }),
+  activeAlerts: Type.Integer({ description: 'alerts with status active, shelved ones left out' }),
   criticalAlerts: Type.Integer({ description: 'active alerts with level critical' }),
   openFaults: Type.Integer({ description: 'faults open or in progress' }),
   maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),

@@ -21,10 +21,21 @@ export const alerts = sqliteTable(
     acknowledgedBy: integer('acknowledged_by').references(() => users.id, { onDelete: 'set null' }),
     resolvedAt: text('resolved_at'),
     resolvedBy: integer('resolved_by').references(() => users.id, { onDelete: 'set null' }),
+    /** The gateway alarm occurrence this alert stands for (`<alarm id>@<raisedAt>`); unique, so a restart never duplicates. */
+    alarmKey: text('alarm_key'),
+    /** When the gateway reported the condition back to normal; the alert still needs acknowledging (ISA-18.2). */
+    clearedAt: text('cleared_at'),
+    shelvedUntil: text('shelved_until'),
+    shelvedBy: integer('shelved_by').references(() => users.id, { onDelete: 'set null' }),
+    shelveReason: text('shelve_reason'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('alerts_occurred_idx').on(t.occurredAt), index('alerts_status_idx').on(t.status, t.occurredAt)],
+  (t) => [
+    index('alerts_occurred_idx').on(t.occurredAt),
+    index('alerts_status_idx').on(t.status, t.occurredAt),
+    uniqueIndex('alerts_alarm_key_idx').on(t.alarmKey),
+  ],
 );
 
 export const FAULT_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -78,6 +89,7 @@ export const maintenance = sqliteTable(
     assignee: text('assignee'),
     cost: real('cost'),
     faultId: integer('fault_id').references(() => faults.id, { onDelete: 'set null' }),
+    alertId: integer('alert_id').references(() => alerts.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

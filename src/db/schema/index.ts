@@ -4,3 +4,4 @@ export * from './facility.ts';
 export * from './settings.ts';
 export * from './uploads.ts';
 export * from './reports.ts';
+export * from './alarms.ts';

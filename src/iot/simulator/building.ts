@@ -98,9 +98,10 @@ export class Building {
   private nextAlarmId: number;
 
   constructor(private readonly now: () => number = Date.now) {
-    const t = now();
+    // A few alarms the building "had" before the simulator started, newest last. Their times hang on the UTC day, not
+    // on the start: a restarted simulator reports the same occurrences, as a real gateway would.
+    const t = Math.floor(now() / (24 * HOUR_MS)) * 24 * HOUR_MS;
     const iso = (offsetMs: number) => new Date(t - offsetMs).toISOString();
-    // A few alarms the building "had" before the simulator started, newest last.
     this.alarms = [
       { id: 1, code: 'temp.serverroom', level: 'critical', message: 'Server room temperature above 27 °C', state: 'cleared', raisedAt: iso(50 * HOUR_MS), clearedAt: iso(49.5 * HOUR_MS) },
       { id: 2, code: 'meter.it.kwh', level: 'warning', message: 'Meter communication lost', state: 'cleared', raisedAt: iso(26 * HOUR_MS), clearedAt: iso(25.8 * HOUR_MS) },
@@ -170,9 +171,25 @@ export class Building {
     return ALARM_CONFIGS;
   }
 
-  private raise(code: string, level: Alarm['level'], message: string): void {
-    this.alarms.push({ id: this.nextAlarmId++, code, level, message, state: 'active', raisedAt: new Date(this.now()).toISOString(), clearedAt: null });
+  /** An alarm condition starts now (tests and `POST {base}/sim/alarms` raise them by hand). */
+  raiseAlarm(code: string, level: Alarm['level'], message: string): Alarm {
+    const alarm: Alarm = { id: this.nextAlarmId++, code, level, message, state: 'active', raisedAt: new Date(this.now()).toISOString(), clearedAt: null };
+    this.alarms.push(alarm);
     if (this.alarms.length > ALARM_LIMIT) this.alarms.shift();
+    return alarm;
+  }
+
+  /** The condition is back to normal; false for an unknown or already cleared alarm. */
+  clearAlarm(id: number): boolean {
+    const alarm = this.alarms.find((candidate) => candidate.id === id);
+    if (!alarm || alarm.state === 'cleared') return false;
+    alarm.state = 'cleared';
+    alarm.clearedAt = new Date(this.now()).toISOString();
+    return true;
+  }
+
+  private raise(code: string, level: Alarm['level'], message: string): void {
+    this.raiseAlarm(code, level, message);
   }
 
   private written(code: string, t: number, fallback: number): number {

@@ -1,4 +1,5 @@
 // The gateway simulator: speaks the IoT gateway contract (DESIGN.md) over plain node:http, for `EMS_IOT_BASE_URL=sim`, tests and benchmarks.
+import type { Alarm } from './building.ts';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -147,6 +148,22 @@ export class GatewaySimulator {
       case '/alarm-configs':
         if (method === 'GET') return [200, { data: this.building.alarmConfigs() }];
         break;
+      // Simulator controls (not part of the gateway contract): raise and clear alarms by hand.
+      case '/sim/alarms': {
+        if (method !== 'POST') break;
+        const body = object(await readJson(req));
+        const level = body.level ?? 'warning';
+        if (typeof body.code !== 'string' || !body.code || !['info', 'warning', 'critical'].includes(level as string)) {
+          throw new ClientError(400, 'code (string) and level (info, warning, critical) are required');
+        }
+        return [201, this.building.raiseAlarm(body.code, level as Alarm['level'], typeof body.message === 'string' ? body.message : `${body.code} alarm`)];
+      }
+      case '/sim/alarms/clear': {
+        if (method !== 'POST') break;
+        const { id } = object(await readJson(req));
+        if (typeof id !== 'number') throw new ClientError(400, 'id (number) is required');
+        return this.building.clearAlarm(id) ? [200, { success: true }] : [404, { error: `no active alarm ${id}` }];
+      }
       default:
         return [404, { error: `no such endpoint: ${path}` }];
     }
