@@ -10,6 +10,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { ReportRunner } from './reports/runs.ts';
+import type { AlarmNotifier } from './alarms/notifier.ts';
 
 export type AppDeps = FeatureServices & {
   config: Config;
@@ -21,6 +22,7 @@ export type AppDeps = FeatureServices & {
   iot: IotGateway;
   backups: BackupScheduler;
   reportRuns: ReportRunner;
+  notifier: AlarmNotifier;
   lifecycle: Lifecycle;
   startedAt: number;
 };

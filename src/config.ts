@@ -32,6 +32,8 @@ export type Config = {
   oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
   iot: { baseUrl: string; username: string; password: string; timeoutMs: number };
   uploadMaxBytes: number;
+  /** How often the gateway's alarms are read into alerts; 0 (`off`): not at all. */
+  alarmPollIntervalMs: number;
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     uploadMaxBytes: integer(env, 'EMS_UPLOAD_MAX_BYTES', 104857600, 1, Number.MAX_SAFE_INTEGER),
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
+    alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),

@@ -1,5 +1,6 @@
 // Builds the feature services once, from the core pieces; the route tables and emsctl are handed them from here.
 import { AlertService } from './alerts/service.ts';
+import { NotificationRules } from './alarms/rules.ts';
 import type { LoginThrottle } from './auth/loginThrottle.ts';
 import { unlockUser } from './auth/loginThrottle.ts';
 import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
@@ -17,6 +18,7 @@ export type FeatureServices = {
   alerts: AlertService;
   faults: FaultService;
   maintenance: MaintenanceService;
+  notificationRules: NotificationRules;
   reports: ReportService;
   users: UserDirectory;
 };
@@ -42,6 +44,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
     alerts: new AlertService(core.db, core.audit),
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),
+    notificationRules: new NotificationRules(core.db, core.audit),
     reports: new ReportService(core.db, core.audit),
     users: buildUserDirectory(core),
   };

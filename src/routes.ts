@@ -7,6 +7,7 @@ import { backupRoutes } from './backup/routes.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { faultRoutes } from './faults/routes.ts';
+import { alarmRoutes } from './alarms/routes.ts';
 import { maintenanceRoutes } from './maintenance/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -28,6 +29,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...oauthRoutes(deps),
     ...alertRoutes(deps),
     ...faultRoutes(deps),
+    ...alarmRoutes(deps),
     ...maintenanceRoutes(deps),
     ...reportRoutes(deps),
     ...userRoutes(deps),

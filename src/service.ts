@@ -17,6 +17,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
 import { startReports } from './reports/start.ts';
+import { AlarmNotifier } from './alarms/notifier.ts';
+import { AlarmPoller } from './alarms/poller.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices } from './features.ts';
 import { hashPassword } from './auth/passwords.ts';
@@ -71,7 +73,6 @@ export async function createService(config: Config, options: { logger?: Logger }
 
   const audit = new AuditLog(db);
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
-  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle });
 
   const auth = new AuthService({
     db,
@@ -85,6 +86,14 @@ export async function createService(config: Config, options: { logger?: Logger }
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
+  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts });
+  const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl });
+  features.alerts.onCreated((alert) => notifier.alertRaised(alert));
+  notifier.start();
+  lifecycle.onClose('alert notifications', () => notifier.stop());
+  const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
+  if (config.alarmPollIntervalMs > 0) alarmPoller.start();
+  lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
   const deps: AppDeps = {
     ...features,
     config,
@@ -96,6 +105,7 @@ export async function createService(config: Config, options: { logger?: Logger }
     iot,
     backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
     reportRuns,
+    notifier,
     lifecycle,
     startedAt: Date.now(),
   };

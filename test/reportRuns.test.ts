@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { AlertService } from '../src/alerts/service.ts';
 import { AuditLog } from '../src/audit/service.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { closeDatabase, openDatabase } from '../src/db/client.ts';
@@ -57,9 +58,11 @@ describe('report scheduler on an injected clock (Europe/Berlin): DST change days
   const logger = createLogger('silent', sink);
   let now = 0;
   const clock = { now: () => now };
+  const audit = new AuditLog(db);
   const runnerDeps = {
     db,
-    audit: new AuditLog(db),
+    audit,
+    alerts: new AlertService(db, audit),
     mailer: createMailer({ from: 'EMS <ems@localhost>', logger }),
     logger,
     directory: path.join(dataDir, 'reports'),

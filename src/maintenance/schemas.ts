@@ -19,6 +19,7 @@ export const Maintenance = Type.Object({
   assignee: Type.Union([Type.String(), Type.Null()]),
   cost: Type.Union([Type.Number(), Type.Null()]),
   faultId: Type.Union([Type.Integer(), Type.Null()], { description: 'the fault this work addresses; null once that fault is deleted' }),
+  alertId: Type.Union([Type.Integer(), Type.Null()], { description: 'the alert this work was opened from; null once that alert is deleted' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -61,3 +62,14 @@ export const MaintenanceListQuery = Type.Object(
   { additionalProperties: false, description: 'Newest first by createdAt; from/to select by scheduledAt.' },
 );
 export type MaintenanceListFilters = Static<typeof MaintenanceListQuery>;
+
+export const MaintenanceFromBody = Type.Object(
+  {
+    type: Type.Optional(stringEnum(MAINTENANCE_TYPES)),
+    description: Type.Optional(Type.String({ maxLength: 4000 })),
+    scheduledAt: Type.Optional(Timestamp),
+    assignee: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  },
+  { additionalProperties: false, description: 'Everything optional: equipment and description default from the alert or fault; type defaults to corrective.' },
+);
+export type MaintenanceFromInput = Static<typeof MaintenanceFromBody>;

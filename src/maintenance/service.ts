@@ -1,5 +1,6 @@
 // Maintenance records: CRUD with a checked link to a fault and completedAt that follows the status.
 import { desc, eq, sql } from 'drizzle-orm';
+import type { MaintenanceFromInput } from './schemas.ts';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
@@ -49,6 +50,25 @@ export class MaintenanceService {
 
   create(input: MaintenanceCreateInput, actor: Actor): MaintenanceView {
     return this.table.create({ ...input, scheduledAt: iso(input.scheduledAt) }, actor);
+  }
+
+  /**
+   * One call from an alert or a fault to the work that addresses it: equipment and description come from it, the record
+   * is linked to it (faultId / alertId), type corrective unless told otherwise.
+   */
+  openFrom(origin: { alertId?: number; faultId?: number; equipment: string; description: string }, input: MaintenanceFromInput, actor: Actor): MaintenanceView {
+    return this.table.create(
+      {
+        equipment: origin.equipment,
+        type: input.type ?? 'corrective',
+        description: input.description ?? origin.description,
+        scheduledAt: iso(input.scheduledAt) ?? null,
+        assignee: input.assignee ?? null,
+        faultId: origin.faultId ?? null,
+        alertId: origin.alertId ?? null,
+      },
+      actor,
+    );
   }
 
   update(id: number, input: MaintenanceUpdateInput, actor: Actor): MaintenanceView {

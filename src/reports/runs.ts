@@ -59,6 +59,8 @@ export type RunnerDeps = {
   clock: Clock;
   mailRetryDelaysMs: number[];
   keepFilesPerPlan: number;
+  /** The one alert service, so an undelivered report is notified like any other alert. */
+  alerts: AlertService;
   /** History rows kept per plan (1000 unless given); older rows go: a `* * * * *` plan would add half a million a year. */
   historyRowsPerPlan?: number;
 };
@@ -71,7 +73,7 @@ export class ReportRunner {
   private readonly historyRows: number;
 
   constructor(private readonly deps: RunnerDeps) {
-    this.alerts = new AlertService(deps.db, deps.audit);
+    this.alerts = deps.alerts;
     this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
   }

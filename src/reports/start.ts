@@ -1,4 +1,5 @@
 // Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
+import type { AlertService } from '../alerts/service.ts';
 import type { AuditLog } from '../audit/service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -11,8 +12,8 @@ import { dailyEnergyFigures } from './energyFigures.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
 
-export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle }): ReportRunner {
-  const { config, db, logger, audit, mailer, lifecycle } = deps;
+export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService }): ReportRunner {
+  const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
   const runner = new ReportRunner({
     db,
     audit,
@@ -23,6 +24,7 @@ export function startReports(deps: { config: Config; db: Db; logger: Logger; aud
     clock: systemClock,
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,
+    alerts,
   });
   const interrupted = runner.failInterrupted();
   if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');

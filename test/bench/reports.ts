@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
+import { AlertService } from '../../src/alerts/service.ts';
 import { AuditLog } from '../../src/audit/service.ts';
 import { closeDatabase, openDatabase } from '../../src/db/client.ts';
 import { addDays, siteDay } from '../../src/energy/service.ts';
@@ -51,6 +52,7 @@ const planId = Number(
 const runner = new ReportRunner({
   db,
   audit: new AuditLog(db),
+  alerts: new AlertService(db, new AuditLog(db)),
   mailer: createMailer({ from: 'EMS <ems@localhost>', logger }),
   logger,
   directory: path.join(dataDir, 'reports'),

@@ -1,7 +1,7 @@
 // Alarm handling: notes on alerts, notification rules and the record of every notification sent.
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
-import { alerts } from './facility.ts';
+import { ALERT_LEVELS, alerts } from './facility.ts';
 import { users } from './users.ts';
 
 export const ALERT_NOTE_KINDS = ['comment', 'acknowledge', 'resolve', 'shelve', 'unshelve'] as const;
@@ -26,7 +26,7 @@ export const alertNotes = sqliteTable(
 export const notificationRules = sqliteTable('notification_rules', {
   id: id(),
   name: text('name').notNull(),
-  levels: text('levels', { mode: 'json' }).$type<string[]>().notNull(),
+  levels: text('levels', { mode: 'json' }).$type<(typeof ALERT_LEVELS)[number][]>().notNull(),
   /** null: every area. */
   area: text('area'),
   recipients: text('recipients', { mode: 'json' }).$type<string[]>().notNull(),

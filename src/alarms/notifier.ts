@@ -1,0 +1,255 @@
+// Tells people about alerts by email: rules by level and area, escalation of unacknowledged critical alerts, one
+// summary instead of a flood, and a record of every send (delivered or failed, with the reason) kept on the alert.
+import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import type { AlertView } from '../alerts/schemas.ts';
+import type { Db } from '../db/client.ts';
+import { slot } from '../db/listQuery.ts';
+import { alerts, notificationRules, notificationSends } from '../db/schema/index.ts';
+import type { Logger } from '../logger.ts';
+import type { Mailer } from '../mail/mailer.ts';
+
+type Rule = typeof notificationRules.$inferSelect;
+export type NotificationSendView = typeof notificationSends.$inferSelect;
+
+export type NotifierOptions = {
+  db: Db;
+  mailer: Mailer;
+  logger: Logger;
+  publicUrl: string;
+  now?: () => number;
+  /** More new-alert mails than this to one recipient within `floodWindowMs` turns into summaries. */
+  floodLimit?: number;
+  floodWindowMs?: number;
+  /** How long a summary gathers before its first send (later ones go at most once per window). */
+  summaryDelayMs?: number;
+  /** How often unacknowledged critical alerts are checked against their escalation deadline. */
+  escalationCheckMs?: number;
+  /** Alerts that started longer ago than this when they reached us (history read after an outage) are not mailed. */
+  staleAfterMs?: number;
+};
+
+type PendingSummary = { alertIds: number[]; timer: NodeJS.Timeout | undefined };
+
+export class AlarmNotifier {
+  private readonly now: () => number;
+  private readonly floodLimit: number;
+  private readonly floodWindowMs: number;
+  private readonly summaryDelayMs: number;
+  private readonly staleAfterMs: number;
+  private readonly recentSends;
+  private readonly lastSummary;
+  private readonly record;
+  private readonly sendsOf;
+  private readonly escalationDue;
+  private readonly enabledRules;
+  private readonly pending = new Map<string, PendingSummary>();
+  /** Mails to each recipient decided in this process but maybe not yet recorded (sends are async). */
+  private readonly inFlight = new Map<string, number>();
+  private escalationTimer: NodeJS.Timeout | undefined;
+  private readonly work = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: NotifierOptions) {
+    const { db } = options;
+    this.now = options.now ?? Date.now;
+    this.floodLimit = options.floodLimit ?? 10;
+    this.floodWindowMs = options.floodWindowMs ?? 10 * 60_000;
+    this.summaryDelayMs = options.summaryDelayMs ?? 60_000;
+    this.staleAfterMs = options.staleAfterMs ?? 60 * 60_000;
+    this.enabledRules = db.orm.select().from(notificationRules).where(eq(notificationRules.enabled, true)).prepare();
+    this.recentSends = db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(notificationSends)
+      .where(and(eq(notificationSends.recipient, sql.placeholder('recipient')), eq(notificationSends.kind, 'alert'), gte(notificationSends.at, sql.placeholder('since'))))
+      .prepare();
+    this.lastSummary = db.orm
+      .select({ at: notificationSends.at })
+      .from(notificationSends)
+      .where(and(eq(notificationSends.recipient, sql.placeholder('recipient')), eq(notificationSends.kind, 'summary')))
+      .orderBy(desc(notificationSends.at))
+      .limit(1)
+      .prepare();
+    this.record = db.orm
+      .insert(notificationSends)
+      .values({
+        alertId: slot('alertId'),
+        ruleId: slot('ruleId'),
+        kind: slot('kind'),
+        recipient: slot('recipient'),
+        status: slot('status'),
+        error: slot('error'),
+        alertIds: slot('alertIds'),
+        at: slot('at'),
+      })
+      .prepare();
+    this.sendsOf = db.orm.select().from(notificationSends).where(eq(notificationSends.alertId, sql.placeholder('alertId'))).orderBy(notificationSends.id).prepare();
+    // Critical, still active (unacknowledged), not shelved, first told under this rule, not yet escalated under it.
+    this.escalationDue = db.sqlite.prepare(
+      `SELECT a.id FROM alerts a
+       WHERE a.level = 'critical' AND a.status = 'active' AND (a.shelved_until IS NULL OR a.shelved_until <= @now)
+         AND a.occurred_at <= @deadline
+         AND EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'alert')
+         AND NOT EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'escalation')`,
+    ).pluck();
+  }
+
+  start(): void {
+    const every = this.options.escalationCheckMs ?? 10_000;
+    this.escalationTimer = setInterval(() => this.track(this.checkEscalations()), every);
+    this.escalationTimer.unref();
+  }
+
+  /** Stops the timers; pending summaries go out now, so nothing decided is lost on a clean stop. */
+  async stop(): Promise<void> {
+    clearInterval(this.escalationTimer);
+    for (const recipient of [...this.pending.keys()]) this.track(this.flushSummary(recipient));
+    await this.idle();
+  }
+
+  /** Resolves when every send started so far has been recorded (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  sends(alertId: number): NotificationSendView[] {
+    return this.sendsOf.all({ alertId }) as NotificationSendView[];
+  }
+
+  /** A new alert: every enabled rule that matches its level and area tells its recipients (or queues a summary). */
+  alertRaised(alert: AlertView): void {
+    if (this.now() - Date.parse(alert.occurredAt) > this.staleAfterMs) {
+      this.options.logger.info({ alertId: alert.id, occurredAt: alert.occurredAt }, 'alert from the past recorded without mail');
+      return;
+    }
+    for (const rule of this.rulesFor(alert)) {
+      for (const recipient of rule.recipients) {
+        const since = new Date(this.now() - this.floodWindowMs).toISOString();
+        const sent = (this.recentSends.get({ recipient, since }) as { n: number }).n + (this.inFlight.get(recipient) ?? 0);
+        if (sent < this.floodLimit && !this.pending.has(recipient)) {
+          this.inFlight.set(recipient, (this.inFlight.get(recipient) ?? 0) + 1);
+          this.track(
+            this.send('alert', recipient, alertMail(alert, this.options.publicUrl), { alertId: alert.id, ruleId: rule.id }).finally(() => {
+              const left = (this.inFlight.get(recipient) ?? 1) - 1;
+              if (left <= 0) this.inFlight.delete(recipient);
+              else this.inFlight.set(recipient, left);
+            }),
+          );
+        } else {
+          this.queueSummary(recipient, alert.id);
+        }
+      }
+    }
+  }
+
+  /** Sends the escalation mail for every critical alert past its rule's deadline; returns how many went out. */
+  async checkEscalations(): Promise<number> {
+    let count = 0;
+    const now = this.now();
+    for (const rule of this.enabledRules.all() as Rule[]) {
+      if (!rule.escalateAfterMin || rule.escalateTo.length === 0) continue;
+      const deadline = new Date(now - rule.escalateAfterMin * 60_000).toISOString();
+      const ids = this.escalationDue.all({ now: new Date(now).toISOString(), deadline, ruleId: rule.id }) as number[];
+      for (const id of ids) {
+        const alert = this.options.db.orm.select().from(alerts).where(eq(alerts.id, id)).get() as unknown as AlertView;
+        if (rule.area && alert.area !== rule.area) continue;
+        const sends = rule.escalateTo.map((recipient) =>
+          this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.options.publicUrl), { alertId: id, ruleId: rule.id }),
+        );
+        await Promise.all(sends);
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  private rulesFor(alert: AlertView): Rule[] {
+    return (this.enabledRules.all() as Rule[]).filter((rule) => rule.levels.includes(alert.level) && (!rule.area || rule.area === alert.area));
+  }
+
+  /** At most one summary per recipient per flood window; the first one gathers for summaryDelayMs. */
+  private queueSummary(recipient: string, alertId: number): void {
+    let summary = this.pending.get(recipient);
+    if (!summary) {
+      const last = this.lastSummary.get({ recipient }) as { at: string } | undefined;
+      const earliest = last ? Date.parse(last.at) + this.floodWindowMs : this.now() + this.summaryDelayMs;
+      summary = { alertIds: [], timer: undefined };
+      this.pending.set(recipient, summary);
+      summary.timer = setTimeout(() => this.track(this.flushSummary(recipient)), Math.max(this.summaryDelayMs, earliest - this.now()));
+      summary.timer.unref();
+    }
+    summary.alertIds.push(alertId);
+  }
+
+  private async flushSummary(recipient: string): Promise<void> {
+    const summary = this.pending.get(recipient);
+    if (!summary) return;
+    clearTimeout(summary.timer);
+    this.pending.delete(recipient);
+    const rows = this.options.db.sqlite
+      .prepare(`SELECT id, title, level, occurred_at AS occurredAt FROM alerts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY occurred_at`)
+      .all(JSON.stringify(summary.alertIds)) as { id: number; title: string; level: string; occurredAt: string }[];
+    await this.send('summary', recipient, summaryMail(rows, this.options.publicUrl), { alertId: null, ruleId: null, alertIds: summary.alertIds });
+  }
+
+  private async send(kind: NotificationSendView['kind'], recipient: string, mail: { subject: string; text: string }, about: { alertId: number | null; ruleId: number | null; alertIds?: number[] }): Promise<void> {
+    let status: 'delivered' | 'failed' = 'delivered';
+    let error: string | null = null;
+    try {
+      await this.options.mailer.send({ to: recipient, subject: mail.subject, text: mail.text });
+    } catch (failure) {
+      status = 'failed';
+      error = (failure as Error).message.slice(0, 500);
+      this.options.logger.warn({ recipient, kind, alertId: about.alertId, err: { message: error } }, 'an alert notification could not be sent');
+    }
+    try {
+      this.record.run({ ...about, alertIds: JSON.stringify(about.alertIds ?? []), kind, recipient, status, error, at: new Date(this.now()).toISOString() });
+    } catch (failure) {
+      // The alert was deleted meanwhile: nothing to attach the record to.
+      this.options.logger.warn({ alertId: about.alertId, err: { message: (failure as Error).message } }, 'notification not recorded');
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    this.work.add(promise);
+    void promise.finally(() => this.work.delete(promise));
+  }
+}
+
+const link = (publicUrl: string, id: number) => `${publicUrl.replace(/\/$/, '')}/api/alerts/${id}`;
+
+function alertMail(alert: AlertView, publicUrl: string) {
+  return {
+    subject: `[EMS ${alert.level}] ${alert.title}`,
+    text: [
+      `${alert.title}`,
+      '',
+      `Level: ${alert.level}`,
+      `Source: ${alert.source ?? '-'}`,
+      `Area: ${alert.area ?? '-'}`,
+      `Since: ${alert.occurredAt}`,
+      alert.message ? `\n${alert.message}` : '',
+      '',
+      `Alert ${alert.id}: ${link(publicUrl, alert.id)}`,
+    ].join('\n'),
+  };
+}
+
+function escalationMail(alert: AlertView, minutes: number, publicUrl: string) {
+  return {
+    subject: `[EMS escalation] ${alert.title} — not acknowledged after ${minutes} min`,
+    text: `The critical alert "${alert.title}" (since ${alert.occurredAt}, source ${alert.source ?? '-'}, area ${alert.area ?? '-'}) has not been acknowledged within ${minutes} minutes.\n\nAlert ${alert.id}: ${link(publicUrl, alert.id)}`,
+  };
+}
+
+function summaryMail(rows: { id: number; title: string; level: string; occurredAt: string }[], publicUrl: string) {
+  const byLevel = (level: string) => rows.filter((row) => row.level === level).length;
+  const lines = rows.slice(0, 50).map((row) => `${row.occurredAt}  ${row.level.padEnd(8)} ${row.title}  (${link(publicUrl, row.id)})`);
+  return {
+    subject: `[EMS] ${rows.length} new alerts (${byLevel('critical')} critical, ${byLevel('warning')} warning, ${byLevel('info')} info)`,
+    text: [
+      `${rows.length} new alerts arrived faster than one mail each would be useful; here they are in one message.`,
+      '',
+      ...lines,
+      rows.length > 50 ? `… and ${rows.length - 50} more.` : '',
+    ].join('\n'),
+  };
+}
