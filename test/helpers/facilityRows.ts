@@ -111,6 +111,17 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
   sqlite.prepare(`INSERT INTO audit_log (at, user_id, username, action, resource, resource_id) VALUES (?, ?, 'seed', 'create', 'sample', '1')`).run(iso(), userId);
   sqlite.prepare(`INSERT OR IGNORE INTO oauth_links (user_id, provider, provider_user_id, created_at) VALUES (?, 'github', '4242', ?)`).run(userId, iso());
   sqlite.prepare(`INSERT OR REPLACE INTO login_throttle (key, failures, window_started_at) VALUES ('user:nobody', 1, ?)`).run(Date.now());
+  // Alarm handling: a rule with its JSON lists, a note and a recorded send on the first alert.
+  const rule = sqlite
+    .prepare(`INSERT INTO notification_rules (name, levels, area, recipients, escalate_after_min, escalate_to, enabled, created_at, updated_at)
+      VALUES ('Critical to the duty desk', '["critical"]', NULL, '["duty@example.test"]', 15, '["manager@example.test"]', 1, ?, ?) RETURNING id`)
+    .pluck()
+    .get(iso(), iso()) as number;
+  const alertId = sqlite.prepare('SELECT min(id) FROM alerts').pluck().get() as number;
+  sqlite.prepare(`INSERT INTO alert_notes (alert_id, kind, text, user_id, username, at) VALUES (?, 'comment', 'checked on site', ?, 'seed', ?)`).run(alertId, userId, iso());
+  sqlite
+    .prepare(`INSERT INTO notification_sends (alert_id, rule_id, kind, recipient, status, error, alert_ids, at) VALUES (?, ?, 'alert', 'duty@example.test', 'delivered', NULL, '[]', ?)`)
+    .run(alertId, rule, iso());
   insertUpload(sqlite, dataDir, 'files', userId);
   const model = insertUpload(sqlite, dataDir, 'model_files', userId);
   sqlite.prepare('UPDATE three_d_config SET model_file_id = ? WHERE id = 1').run(model.id);
