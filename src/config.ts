@@ -34,6 +34,10 @@ export type Config = {
   uploadMaxBytes: number;
   /** How often the gateway's alarms are read into alerts; 0 (`off`): not at all. */
   alarmPollIntervalMs: number;
+  /** How often the energy collector reads the meters; 0 (`off`): not at all. */
+  collectIntervalMs: number;
+  /** With the built-in simulator: how many sub-meters it simulates. */
+  simMeters: number;
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
@@ -209,6 +213,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
     alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
+    collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
+    simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),

@@ -19,6 +19,8 @@ import { startIotGateway } from './iot/service.ts';
 import { startReports } from './reports/start.ts';
 import { AlarmNotifier } from './alarms/notifier.ts';
 import { AlarmPoller } from './alarms/poller.ts';
+import { Collector } from './energy/collector.ts';
+import { ensureSimulatorMeters } from './energy/module.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices } from './features.ts';
 import { hashPassword } from './auth/passwords.ts';
@@ -94,8 +96,13 @@ export async function createService(config: Config, options: { logger?: Logger }
   const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
   if (config.alarmPollIntervalMs > 0) alarmPoller.start();
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
+  const collector = new Collector({ db, iot, store: features.energy.store, logger, intervalMs: config.collectIntervalMs, timezone: features.energy.timezone });
+  if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
+  if (config.collectIntervalMs > 0) collector.start();
+  lifecycle.onClose('energy collector', () => collector.stop());
   const deps: AppDeps = {
     ...features,
+    collector,
     config,
     db,
     logger,

@@ -9,7 +9,7 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
-import { startGatewaySimulator } from './simulator/server.ts';
+import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
 
 export type { GatewayAnswer };
 
@@ -29,6 +29,8 @@ const PROBE_TIMEOUT_MS = 5_000;
 
 export class IotGateway {
   readonly client: GatewayClient;
+  /** The built-in simulator when EMS_IOT_BASE_URL=sim. */
+  simulator: RunningSimulator | undefined;
   readonly tokens: GatewayTokens;
   private state: { at: number; outcome: Exchange } | null = null;
   private probeTimer: NodeJS.Timeout | undefined;
@@ -159,11 +161,13 @@ export class IotGateway {
 export async function startIotGateway(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; lifecycle: Lifecycle }): Promise<IotGateway> {
   const { config, logger, lifecycle } = deps;
   let baseUrl = config.iot.baseUrl;
+  let simulator: RunningSimulator | undefined;
   if (baseUrl === 'sim') {
-    const simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0, username: config.iot.username, password: config.iot.password });
-    lifecycle.onClose('IoT gateway simulator', () => simulator.close());
+    simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0, username: config.iot.username, password: config.iot.password, subMeters: config.simMeters });
+    const running = simulator;
+    lifecycle.onClose('IoT gateway simulator', () => running.close());
     baseUrl = simulator.url;
-    logger.info({ url: simulator.url }, 'IoT gateway simulator started');
+    logger.info({ url: simulator.url, subMeters: config.simMeters }, 'IoT gateway simulator started');
   }
   const gateway = new IotGateway({
     baseUrl,
@@ -173,6 +177,7 @@ export async function startIotGateway(deps: { config: Config; db: Db; logger: Lo
     logger,
     audit: deps.audit,
   });
+  gateway.simulator = simulator;
   lifecycle.onClose('IoT gateway client', () => gateway.close());
   gateway.startProbe();
   return gateway;
