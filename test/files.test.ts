@@ -164,6 +164,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ],
       ['empty file', fileBody('', 'empty.txt'), /empty/],
       ['too many parts', multipartBody(Array.from({ length: 12 }, (_, i) => ({ name: `f${i}`, data: 'x' }))), /Too many form parts/],
+      // A header field value may not hold a NUL: the part header is malformed, so the name never reaches the service.
+      ['NUL in a part header', fileBody('payload', 'nul\u0000byte.txt', 'text/plain'), /Malformed multipart body/],
     ];
     for (const [name, multipart, message] of cases) {
       const response = await post(server, token, multipart);
@@ -175,10 +177,11 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
     const truncated = await post(server, token, { body: whole.body.subarray(0, whole.body.length - 20), contentType: whole.contentType });
     assert.equal(truncated.status, 400);
     assert.match(truncated.body.error, /Malformed multipart body/);
-    // A file part without a Content-Type is still a file (not a text field buffered in memory).
+    // A file part without a Content-Type is still a file (not a text field buffered in memory), of the
+    // multipart default type text/plain.
     const untyped = await post(server, token, fileBody('no type given', 'plain', null));
     assert.equal(untyped.status, 201);
-    assert.equal(untyped.body.mimeType, 'application/octet-stream');
+    assert.equal(untyped.body.mimeType, 'text/plain');
     await server.request('DELETE', `/api/files/${untyped.body.id}`, { token });
     assertNoLeftovers(server);
   });
@@ -188,8 +191,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['../../x', 'x'],
       ['..\\..\\windows\\evil.txt', 'evil.txt'],
       ['/etc/passwd', 'passwd'],
-      ['nul\u0000byte.txt', 'nulbyte.txt'],
-      // formidable decodes HTML entities in part headers: this reaches the service as CR LF.
+      // Browsers write characters their form's charset lacks as "&#NNNN;", read back on receipt: this reaches the
+      // service as CR LF.
       ['crlf&#0013;&#0010;Set-Cookie: a=b.txt', 'crlfSet-Cookie: a=b.txt'],
       ['quote%22 and ; semicolon.txt', 'quote" and ; semicolon.txt'],
       ['..', 'file'],
