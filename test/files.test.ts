@@ -235,6 +235,7 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['the body ends inside a part header', { body: Buffer.from('--b\r\nContent-Disposition: form-data; na'), contentType: 'multipart/form-data; boundary=b' }, /Malformed multipart body/],
       ['only the closing boundary', { body: Buffer.from('--b--\r\n'), contentType: 'multipart/form-data; boundary=b' }, /No file in field "file"/],
       ['field "file" as text, not a file', multipartBody([{ name: 'file', data: 'just text' }]), /No file in field "file"/],
+      ['a file part without a field name', rawMultipart(['Content-Disposition: form-data; filename="a.txt"\r\n\r\nx']), /Unexpected file in field "": send it in field "file"/],
       ['a part that is not form-data', rawMultipart(['Content-Disposition: attachment; name="file"; filename="a.txt"\r\n\r\nx']), /No file in field "file"/],
     ];
     for (const [name, multipart, message] of cases) {

@@ -193,7 +193,8 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
     fileParts += 1;
     if (name !== field) {
       discard(stream);
-      return fail(new BadRequest(`Unexpected file in field "${name}": send it in field "${field}"`));
+      // A Content-Disposition without a name gives none, whatever the typings say.
+      return fail(new BadRequest(`Unexpected file in field "${name ?? ''}": send it in field "${field}"`));
     }
     if (fileParts > 1) {
       discard(stream);
