@@ -88,7 +88,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
-  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts });
+  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures });
   const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();

@@ -8,7 +8,14 @@ import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulat
 import { Collector } from '../src/energy/collector.ts';
 import { dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET } from '../src/energy/store.ts';
-import { startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
+import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
+import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
+import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
+import { renderPdf } from '../src/reports/renderPdf.ts';
+import { formatCell } from '../src/reports/renderCsv.ts';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -260,6 +267,22 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.ok(stats.powerKw > 100, `power now ${stats.powerKw}`);
     const weekly = (await r.server.request('GET', '/api/overview/energy/weekly', { token })).body;
     assert.equal(weekly.days.length, 7);
+  });
+
+  test("a weekly energy report's PDF carries the metered figures the summary API answers", async () => {
+    const { deps } = r.server.service;
+    const now = Date.UTC(2026, 10, 20, 9, 30);
+    const period = reportPeriod('weekly-energy', 'UTC', now);
+    const content = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures)).build('weekly-energy', 'Weekly energy', now);
+    const summary = (await r.server.request('GET', `/api/energy/summary?from=${period.from}&to=${period.to}`, { token: r.admin.accessToken })).body;
+    assert.deepEqual(content.energy, summary);
+    assert.ok(summary.totalKwh > 1000, `metered energy in the report period: ${summary.totalKwh}`);
+    const file = path.join(tempDir(), 'weekly.pdf');
+    fs.writeFileSync(file, await renderPdf(content));
+    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    assert.ok(text.includes(`${formatCell(summary.totalKwh)} kWh`), 'the period total');
+    for (const area of summary.areas) assert.match(text, new RegExp(`${area.area}\\s+${formatCell(area.kwh).replace('.', '\\.')}\\s`), `area ${area.area}`);
+    assert.ok(text.includes(`${formatCell(summary.peak.kw)} kW`), 'the peak');
   });
 
   test('a year of 15-minute CSV streams one line per interval with its flags', async () => {
