@@ -38,6 +38,8 @@ export type Config = {
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
   trustProxy: string[];
+  /** PEM certificate (chain) and key to serve HTTPS directly; null: plain HTTP. Read at start and on SIGHUP. */
+  tls: { certFile: string; keyFile: string } | null;
   reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
@@ -179,6 +181,8 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
 
+  const tlsFiles = pair(env, 'EMS_TLS_CERT', 'EMS_TLS_KEY');
+
   const iotBase = read(env, 'EMS_IOT_BASE_URL') ?? 'sim';
   const iotUsername = read(env, 'EMS_IOT_USERNAME');
   const iotPassword = read(env, 'EMS_IOT_PASSWORD');
@@ -196,7 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     codeTtlSec: duration(env, 'EMS_CODE_TTL', '5m'),
     smtpUrl: url(env, 'EMS_SMTP_URL'),
     mailFrom,
-    publicUrl: url(env, 'EMS_PUBLIC_URL', 'http://localhost:3000')!,
+    publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
     portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
     oauth,
     iot: {
@@ -209,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
     alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
+    tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),
