@@ -83,6 +83,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
   const chain: Middleware[] = [];
 
   chain.push(async (ctx: Context, next: Next) => {
+    if (route.readOnly) ctx.state.readOnly = true;
     if (route.access !== 'public') {
       const user = auth.authenticate(ctx);
       ctx.state.user = user;
@@ -274,7 +275,7 @@ export function requestLog(logger: Logger): Middleware {
         ip: ctx.ip,
       };
       // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
-      if (ctx.status >= 500 && !READ_METHODS.has(ctx.method)) log.warn(line, 'request');
+      if (ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true) log.warn(line, 'request');
       else log.info(line, 'request');
     }
   };
