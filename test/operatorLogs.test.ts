@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger, writesToJournal } from '../src/logger.ts';
 import { freePort } from './bench/harness.ts';
 import { startFakeGateway, type FakeGateway } from './helpers/fakeGateway.ts';
-import { tempDir } from './helpers/server.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
 import { cleanEnv, initialAdminPassword, repoRoot } from './helpers/serviceProcess.ts';
 
 const PRIORITY: Record<string, number> = { fatal: 3, error: 3, warn: 4, info: 6, debug: 7, trace: 7 };
@@ -54,6 +54,15 @@ describe('log lines', () => {
     });
     createLogger('info', plainSink).warn('no journal');
     assert.match(plain[0], /^\{"level":"warn",/);
+  });
+
+  test('without a trusted proxy the request line carries the socket peer, whatever X-Forwarded-For claims', async (t) => {
+    const server = await startTestServer();
+    t.after(() => server.close());
+    const response = await server.request('GET', '/api/health', { headers: { 'x-forwarded-for': '10.1.2.3' } });
+    const line = server.logs.map((text) => JSON.parse(text)).find((entry) => entry.reqId === response.headers.get('x-request-id'));
+    assert.equal(line.ip, '127.0.0.1');
+    assert.equal(line.level, 'info');
   });
 
   test('the journal is recognised by the device and inode of stdout, not by the variable alone', () => {
