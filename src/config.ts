@@ -193,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     host,
     port: integer(env, 'EMS_PORT', 3000, 0, 65535),
+    tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     dataDir: path.resolve(read(env, 'EMS_DATA_DIR') ?? './data'),
     jwtSecret,
     accessTokenTtlSec: duration(env, 'EMS_ACCESS_TOKEN_TTL', '15m'),
@@ -213,7 +214,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
     alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
-    tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),
