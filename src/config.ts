@@ -42,6 +42,8 @@ export type Config = {
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
   trustProxy: string[];
+  /** PEM certificate (chain) and key to serve HTTPS directly; null: plain HTTP. Read at start and on SIGHUP. */
+  tls: { certFile: string; keyFile: string } | null;
   reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
@@ -183,6 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
 
+  const tlsFiles = pair(env, 'EMS_TLS_CERT', 'EMS_TLS_KEY');
+
   const iotBase = read(env, 'EMS_IOT_BASE_URL') ?? 'sim';
   const iotUsername = read(env, 'EMS_IOT_USERNAME');
   const iotPassword = read(env, 'EMS_IOT_PASSWORD');
@@ -193,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     host,
     port: integer(env, 'EMS_PORT', 3000, 0, 65535),
+    tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     dataDir: path.resolve(read(env, 'EMS_DATA_DIR') ?? './data'),
     jwtSecret,
     accessTokenTtlSec: duration(env, 'EMS_ACCESS_TOKEN_TTL', '15m'),
@@ -200,7 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     codeTtlSec: duration(env, 'EMS_CODE_TTL', '5m'),
     smtpUrl: url(env, 'EMS_SMTP_URL'),
     mailFrom,
-    publicUrl: url(env, 'EMS_PUBLIC_URL', 'http://localhost:3000')!,
+    publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
     portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
     oauth,
     iot: {

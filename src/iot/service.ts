@@ -34,6 +34,8 @@ export class IotGateway {
   readonly tokens: GatewayTokens;
   private state: { at: number; outcome: Exchange } | null = null;
   private probeTimer: NodeJS.Timeout | undefined;
+  /** When the gateway last stopped answering; null while it answers (or before anything was tried). */
+  private downSince: number | null = null;
 
   constructor(
     private readonly options: {
@@ -144,12 +146,22 @@ export class IotGateway {
     });
   }
 
+  /**
+   * Logs the transitions only: one warning when the gateway stops answering (also when it is down from the start),
+   * one when it answers again, also a warning so `journalctl -p warning` shows the outage's end and length
+   * beside its start — never one per failed request or probe.
+   */
   private noteExchange(outcome: Exchange): void {
-    const previous = this.state?.outcome;
-    this.state = { at: Date.now(), outcome };
-    if (previous && previous.ok !== outcome.ok) {
-      if (outcome.ok) this.options.logger.info('IoT gateway reachable again');
-      else this.options.logger.warn({ error: outcome.error }, 'IoT gateway unreachable');
+    const now = Date.now();
+    this.state = { at: now, outcome };
+    if (outcome.ok) {
+      if (this.downSince !== null) {
+        this.options.logger.warn({ downForSec: Math.round((now - this.downSince) / 1000) }, 'IoT gateway reachable again');
+        this.downSince = null;
+      }
+    } else if (this.downSince === null) {
+      this.downSince = now;
+      this.options.logger.warn({ error: outcome.error, gateway: this.client.origin.origin }, 'IoT gateway unreachable');
     }
   }
 }
