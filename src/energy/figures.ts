@@ -41,6 +41,8 @@ export class EnergyFigures {
   private readonly dayTotals;
   private readonly monthTotals;
   private readonly monthPeaks;
+  private readonly areaDays;
+  private readonly areaMonths;
   private readonly dayBlobs;
   private readonly anyData;
   private readonly dayRow;
@@ -51,7 +53,8 @@ export class EnergyFigures {
     private readonly tariffs: Tariffs,
   ) {
     const sqlite = db.sqlite;
-    this.layoutKey = sqlite.prepare("SELECT count(*) || '|' || coalesce(max(updated_at), '') || '|' || coalesce(max(id), 0) FROM meters").pluck();
+    // total_changes() moves with every write on this connection (the collector's too), data_version with another's (emsctl).
+    this.layoutKey = sqlite.prepare("SELECT total_changes() || '|' || (SELECT data_version FROM pragma_data_version())").pluck();
     this.meterRows = sqlite.prepare(
       'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
     );
@@ -63,6 +66,14 @@ export class EnergyFigures {
     this.monthTotals = sqlite.prepare(
       `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
+    );
+    this.areaDays = sqlite.prepare(
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d JOIN meters m ON m.id = d.meter_id
+       WHERE m.area IS NOT NULL AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+    );
+    this.areaMonths = sqlite.prepare(
+      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r JOIN meters m ON m.id = r.meter_id
+       WHERE m.area IS NOT NULL AND r.month >= @from AND r.month < @to GROUP BY m.area`,
     );
     this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
     this.dayBlobs = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
@@ -79,9 +90,10 @@ export class EnergyFigures {
     return this.config.get() as { timezone: string; currency: string };
   }
 
-  /** Which meters make the site and each area; rebuilt only when the meter table changes. Demand is read fresh. */
+  /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
   private layout(): Layout {
     const key = this.layoutKey.get() as string;
+    if (this.layoutCache?.key === key) return this.layoutCache;
     const rows = this.meterRows.all() as MeterRow[];
     const demand = new Map<number, number>();
     for (const row of rows) if (row.demandKw !== null) demand.set(row.id, row.demandKw);
@@ -90,7 +102,6 @@ export class EnergyFigures {
       const terms = JSON.parse(row.terms) as MeterTerm[];
       if (terms.every((term) => demand.has(term.meterId))) demand.set(row.id, terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0));
     }
-    if (this.layoutCache?.key === key) return { ...this.layoutCache, demand };
     const areas = new Map<string, number[]>();
     for (const row of rows) {
       if (row.area === null) continue;
@@ -141,6 +152,25 @@ export class EnergyFigures {
       for (const totals of this.byDay(from, to, target).values()) add(totals);
     }
     return sum;
+  }
+
+  /** Every area's totals over [from, to) site days in one grouped read per part (whole months from the rollups). */
+  areaTotals(from: string, to: string): Map<string, Totals> {
+    const totals = new Map<string, Totals>();
+    const add = (rows: unknown[]) => {
+      for (const row of rows as ({ area: string } & Totals)[]) {
+        const sum = totals.get(row.area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
+        totals.set(row.area, { kwh: sum.kwh + row.kwh, cost: sum.cost + row.cost, carbonKg: sum.carbonKg + row.carbonKg });
+      }
+    };
+    const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
+    const lastWhole = to.slice(0, 7);
+    if (firstWhole < lastWhole) {
+      add(this.areaMonths.all({ from: firstWhole, to: lastWhole }));
+      add(this.areaDays.all({ from, to: `${firstWhole}-01` }));
+      add(this.areaDays.all({ from: `${lastWhole}-01`, to }));
+    } else add(this.areaDays.all({ from, to }));
+    return totals;
   }
 
   /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */
@@ -251,8 +281,9 @@ export class EnergyFigures {
       return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
     });
     const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), { kwh: 0, cost: 0, carbonKg: 0 });
+    const byArea = this.areaTotals(from, to);
     const areas = this.areaNames().map((area) => {
-      const totals = this.totals(from, to, { area });
+      const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
       return { area, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
     });
     return { from, to, timezone, currency, totalKwh: round(total.kwh, 3), cost: round(total.cost, 2), carbonKg: round(total.carbonKg, 3), days, areas, peak: this.sitePeak(from, to) };

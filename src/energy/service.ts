@@ -76,15 +76,15 @@ export class EnergyService {
     const month = `${today.slice(0, 7)}-01`;
     const year = `${today.slice(0, 4)}-01-01`;
     const tomorrow = addDays(today, 1);
+    const [day, monthly, yearly] = [today, month, year].map((from) => figures.areaTotals(from, tomorrow));
     return rows.map((row) => {
       if (!metered.has(row.name)) return { ...row, source: 'manual' as const };
-      const target = { area: row.name };
       return {
         ...row,
-        todayKwh: round(figures.totals(today, tomorrow, target).kwh),
-        monthKwh: round(figures.totals(month, tomorrow, target).kwh),
-        yearKwh: round(figures.totals(year, tomorrow, target).kwh),
-        powerKw: round(figures.demandKw(target)),
+        todayKwh: round(day.get(row.name)?.kwh ?? 0),
+        monthKwh: round(monthly.get(row.name)?.kwh ?? 0),
+        yearKwh: round(yearly.get(row.name)?.kwh ?? 0),
+        powerKw: round(figures.demandKw({ area: row.name })),
         source: 'meters' as const,
       };
     });
