@@ -21,6 +21,7 @@ import { AlarmNotifier } from './alarms/notifier.ts';
 import { AlarmPoller } from './alarms/poller.ts';
 import { Collector } from './energy/collector.ts';
 import { ensureSimulatorMeters } from './energy/module.ts';
+import { DemandWatch } from './energy/demandWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices } from './features.ts';
 import { hashPassword, verifyPassword } from './auth/passwords.ts';
@@ -110,7 +111,9 @@ export async function createService(config: Config, options: { logger?: Logger }
   const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
   if (config.alarmPollIntervalMs > 0) alarmPoller.start();
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
-  const collector = new Collector({ db, iot, store: features.energy.store, logger, intervalMs: config.collectIntervalMs, timezone: features.energy.timezone });
+  const { energy } = features;
+  const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
+  const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, afterCollect: (now) => demand.check(now) });
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());

@@ -8,6 +8,7 @@ import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulat
 import { Collector } from '../src/energy/collector.ts';
 import { dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET } from '../src/energy/store.ts';
+import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
 import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
@@ -483,6 +484,39 @@ describe('a fresh start with the built-in simulator', () => {
       assert.ok(dashboard.overview.costMonth > 0);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('site demand against the contracted peak', () => {
+  test('a running 15-minute mean above the contract raises one alert per episode, kept across a restart, cleared below it', async () => {
+    // The simulated clock runs two days ahead of the wall clock, where a version added "from tomorrow" is in effect.
+    const r = await rig({ start: Date.now() + 2 * DAY });
+    try {
+      const token = r.admin.accessToken;
+      await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+      await r.collector.collect();
+      await run(r, r.clock.now + 20 * MIN);
+      const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
+      const version = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: 50 } });
+      assert.equal(version.status, 201, version.text);
+      const { deps } = r.server.service;
+      const watch = () => new DemandWatch({ db: deps.db, figures: deps.energy.figures, tariffs: deps.energy.tariffs, alerts: deps.alerts, logger: deps.logger, timezone: deps.energy.timezone });
+      const demand = watch().runningDemandKw(r.clock.now)!;
+      const truth = ((r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', r.clock.now - 15 * MIN)) / 0.25);
+      close(demand, truth, 0.02, 'running 15-minute mean');
+      assert.equal(watch().check(r.clock.now), 'raised');
+      assert.equal(watch().check(r.clock.now + MIN), 'unchanged', 'a restarted watch finds the open episode');
+      const alerts = (await r.server.request('GET', `/api/alerts?q=${encodeURIComponent('contracted')}`, { token })).body;
+      assert.equal(alerts.total, 1);
+      assert.match(alerts.items[0].title, /^Site demand \d+(\.\d)? kW above the contracted 50 kW/);
+      assert.equal((await r.server.request('PUT', `/api/energy/tariffs/${version.body.id}`, { token, body: { contractedPeakKw: 100_000 } })).status, 200);
+      assert.equal(watch().check(r.clock.now + 2 * MIN), 'cleared');
+      const cleared = (await r.server.request('GET', `/api/alerts/${alerts.items[0].id}`, { token })).body;
+      assert.ok(cleared.clearedAt, 'cleared, still to be acknowledged');
+      assert.equal(cleared.status, 'active');
+    } finally {
+      await r.close();
     }
   });
 });

@@ -42,6 +42,8 @@ export class Collector {
       intervalMs: number;
       timezone: () => string;
       now?: () => number;
+      /** Runs after each good collection (e.g. the demand watch); an error there is logged, never the collection's. */
+      afterCollect?: (now: number) => void;
     },
   ) {
     const sqlite = deps.db.sqlite;
@@ -129,6 +131,11 @@ export class Collector {
         batch.save(virtuals);
       });
       this.status.lastOkAt = new Date(this.now()).toISOString();
+      try {
+        this.deps.afterCollect?.(this.now());
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'after-collection check failed');
+      }
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');
       this.failing = false;

@@ -100,11 +100,14 @@ const tariffFields = {
   holidays: Type.Array(Day('a holiday: priced by the bands that list "holiday"'), { maxItems: 400 }),
   standingChargePerDay: Type.Number({ minimum: 0, maximum: 1e7 }),
   carbonFactor: Type.Number({ minimum: 0, maximum: 100, description: 'kg CO2 per kWh' }),
+  contractedPeakKw: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e7 }), Type.Null()], {
+    description: "the demand the supply contract allows: a site 15-minute mean above it raises an alert (null: none)",
+  }),
   note: Type.String({ maxLength: 500 }),
 };
 export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, createdAt: Timestamp, updatedAt: Timestamp });
 export const TariffCreate = Type.Object(
-  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), note: Type.Optional(tariffFields.note) },
+  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note) },
   { additionalProperties: false },
 );
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });

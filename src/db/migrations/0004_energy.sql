@@ -56,6 +56,7 @@ CREATE TABLE `tariff_versions` (
 	`holidays` text DEFAULT '[]' NOT NULL,
 	`standing_charge_per_day` real DEFAULT 0 NOT NULL,
 	`carbon_factor` real NOT NULL,
+	`contracted_peak_kw` real,
 	`note` text DEFAULT '' NOT NULL,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL

@@ -78,6 +78,8 @@ export const tariffVersions = sqliteTable(
     holidays: text('holidays', { mode: 'json' }).$type<string[]>().notNull().default([]),
     standingChargePerDay: real('standing_charge_per_day').notNull().default(0),
     carbonFactor: real('carbon_factor').notNull(),
+    /** The demand the supply contract allows; a site 15-minute mean above it raises an alert. Null: no such rule. */
+    contractedPeakKw: real('contracted_peak_kw'),
     note: text('note').notNull().default(''),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
