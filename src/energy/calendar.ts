@@ -1,5 +1,22 @@
 // Site days in the platform time zone: where a day starts, how many 15-minute intervals it has (92, 96 or 100), which day an instant is in.
-import { addDays, siteDay } from './service.ts';
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
+export function siteDay(timezone: string, at: Date = new Date()): string {
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timezone, format);
+  }
+  return format.format(at);
+}
+
+/** `day` shifted by `offset` calendar days (no time zone involved: plain date arithmetic). */
+export function addDays(day: string, offset: number): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, date + offset)).toISOString().slice(0, 10);
+}
 
 export const INTERVAL_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
@@ -71,4 +88,3 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
-export { addDays, siteDay };

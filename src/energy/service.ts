@@ -9,23 +9,8 @@ import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 /** energy_daily.area of the whole site; no area card may use the name. */
 export const SITE_TOTAL = 'total';
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
-export function siteDay(timezone: string, at: Date = new Date()): string {
-  let format = dayFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormats.set(timezone, format);
-  }
-  return format.format(at);
-}
-
-/** `day` shifted by `offset` calendar days (no time zone involved: plain date arithmetic). */
-export function addDays(day: string, offset: number): string {
-  const [year, month, date] = day.split('-').map(Number);
-  return new Date(Date.UTC(year, month - 1, date + offset)).toISOString().slice(0, 10);
-}
+export { addDays, siteDay } from './calendar.ts';
+import { addDays, siteDay } from './calendar.ts';
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
