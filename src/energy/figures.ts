@@ -139,15 +139,16 @@ export class EnergyFigures {
     };
     // Whole months inside the range from the month rollups, the ragged ends by day.
     const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
-    const lastWhole = to.slice(0, 7);
+    const lastWhole = this.lastWholeMonth(to);
     if (firstWhole < lastWhole) {
       const ids = JSON.stringify(this.ids(target));
       for (const row of this.monthTotals.all({ ids, from: firstWhole, to: lastWhole }) as Totals[]) add(row);
       if (target.meterId === undefined && target.area === undefined) {
-        for (let day = `${firstWhole}-01`; day < `${lastWhole}-01`; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
+        const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
+        for (let day = `${firstWhole}-01`; day < end; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
       for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) add(totals);
-      for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) add(totals);
+      if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) add(totals);
     } else {
       for (const totals of this.byDay(from, to, target).values()) add(totals);
     }
@@ -164,13 +165,24 @@ export class EnergyFigures {
       }
     };
     const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
-    const lastWhole = to.slice(0, 7);
+    const lastWhole = this.lastWholeMonth(to);
     if (firstWhole < lastWhole) {
       add(this.areaMonths.all({ from: firstWhole, to: lastWhole }));
       add(this.areaDays.all({ from, to: `${firstWhole}-01` }));
-      add(this.areaDays.all({ from: `${lastWhole}-01`, to }));
+      if (`${lastWhole}-01` < to) add(this.areaDays.all({ from: `${lastWhole}-01`, to }));
     } else add(this.areaDays.all({ from, to }));
     return totals;
+  }
+
+  /**
+   * Where the whole-month rollups stop for a range ending at `to`: at to's month, or after it when `to` lies past today
+   * (no day after today holds data, so this month's rollup is its month-to-date: cards read one row per meter, not 30).
+   */
+  private lastWholeMonth(to: string): string {
+    const month = to.slice(0, 7);
+    if (to.slice(8) === '01') return month;
+    const today = siteDay(this.settings().timezone, new Date());
+    return to > today && today.slice(0, 7) === month ? nextMonth(month) : month;
   }
 
   /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */

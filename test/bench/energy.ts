@@ -18,7 +18,7 @@ const METERS = Number(process.env.BENCH_METERS ?? 500);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const fmt = (value: number, digits = 2) => value.toFixed(digits);
+const fmt = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
 
 function seed(dataDir: string): { seconds: number; bytesPerInterval: number; intervals: number } {
   const db = openDatabase(databasePath(dataDir));
