@@ -67,12 +67,13 @@ export class EnergyFigures {
       `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
     );
+    // CROSS JOIN keeps meters outside: each meter's days are then a primary-key range, never a scan of every stored day.
     this.areaDays = sqlite.prepare(
-      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d JOIN meters m ON m.id = d.meter_id
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_days d ON d.meter_id = m.id
        WHERE m.area IS NOT NULL AND d.day >= @from AND d.day < @to GROUP BY m.area`,
     );
     this.areaMonths = sqlite.prepare(
-      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r JOIN meters m ON m.id = r.meter_id
+      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_months r ON r.meter_id = m.id
        WHERE m.area IS NOT NULL AND r.month >= @from AND r.month < @to GROUP BY m.area`,
     );
     this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
