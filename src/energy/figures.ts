@@ -47,6 +47,8 @@ export class EnergyFigures {
   private readonly anyData;
   private readonly dayRow;
   private layoutCache: Layout | undefined;
+  /** Results of totals and area totals, kept while nothing is written (the collector writes once an interval). */
+  private memo = { key: '', values: new Map<string, unknown>() };
 
   constructor(
     db: Db,
@@ -91,6 +93,16 @@ export class EnergyFigures {
     return this.config.get() as { timezone: string; currency: string };
   }
 
+  /** A computed figure, reused until the next write to the database (any connection) or the next day. */
+  private remember<T>(name: string, compute: () => T): T {
+    const key = this.layoutKey.get() as string;
+    if (this.memo.key !== key) this.memo = { key, values: new Map() };
+    if (this.memo.values.size > 1000) this.memo.values.clear();
+    let value = this.memo.values.get(name) as T | undefined;
+    if (value === undefined) this.memo.values.set(name, (value = compute()));
+    return value;
+  }
+
   /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
   private layout(): Layout {
     const key = this.layoutKey.get() as string;
@@ -132,6 +144,11 @@ export class EnergyFigures {
 
   /** Totals over [from, to) site days. Whole months are read from the month rollups. */
   totals(from: string, to: string, target: { meterId?: number; area?: string } = {}): Totals {
+    // "to past today" decides how months are read: the wall-clock day is part of the key.
+    return this.remember(`totals|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}|${this.today()}`, () => ({ ...this.computeTotals(from, to, target) }));
+  }
+
+  private computeTotals(from: string, to: string, target: { meterId?: number; area?: string }): Totals {
     const sum: Totals = { kwh: 0, cost: 0, carbonKg: 0 };
     const add = (totals: Totals) => {
       sum.kwh += totals.kwh;
@@ -158,6 +175,10 @@ export class EnergyFigures {
 
   /** Every area's totals over [from, to) site days in one grouped read per part (whole months from the rollups). */
   areaTotals(from: string, to: string): Map<string, Totals> {
+    return this.remember(`areas|${from}|${to}|${this.today()}`, () => this.computeAreaTotals(from, to));
+  }
+
+  private computeAreaTotals(from: string, to: string): Map<string, Totals> {
     const totals = new Map<string, Totals>();
     const add = (rows: unknown[]) => {
       for (const row of rows as ({ area: string } & Totals)[]) {
