@@ -41,6 +41,8 @@ function compareCounts(found: Record<string, number>, expected: Record<string, n
  * Holds the backup lock (throws BackupBusy when a backup or restore is running). Failures are returned, not thrown.
  */
 export function runRestoreDrill(dataDir: string, options: { backup?: string; purpose?: string } = {}): DrillCheck {
+  // A mistyped name is the caller's error (BackupNotFound), not a failed drill.
+  const named = options.backup ? resolveBackup(dataDir, options.backup) : undefined;
   const lock = backupLock(dataDir, options.purpose ?? `restore drill (pid ${process.pid})`);
   const started = performance.now();
   const at = new Date().toISOString();
@@ -56,7 +58,7 @@ export function runRestoreDrill(dataDir: string, options: { backup?: string; pur
       // A drill that died (power cut) left its copy behind: only ever removed under the backup lock.
       if (name.startsWith(DRILL_PREFIX)) fs.rmSync(path.join(tmpRoot, name), { recursive: true, force: true });
     }
-    const file = options.backup ? resolveBackup(dataDir, options.backup) : listBackups(dataDir)[0]?.file;
+    const file = named ?? listBackups(dataDir)[0]?.file;
     if (!file) throw new BackupInvalid(`there is no backup in ${backupsDir(dataDir)} to restore`);
     backupName = path.basename(file);
     const verified = verifyBackup(file);

@@ -116,7 +116,8 @@ export function nextRunOf(expression: string): string | null {
   if (!cron.validate(expression)) return null;
   const task = cron.createTask(expression, () => {});
   try {
-    return task.getNextRun()?.toISOString() ?? null;
+    // getNextRun() answers null for a task that was never started; getNextRuns() does not look at that.
+    return task.getNextRuns(1)[0]?.toISOString() ?? null;
   } finally {
     void task.destroy();
   }
