@@ -57,12 +57,10 @@ export function registerBackupCommands(program: Command): void {
   backup
     .command('run')
     .description("take a backup now (safe while the service runs), copy it to EMS_BACKUP_TARGET if set, and apply the schedule's retention")
-    .option('--trigger <name>', 'recorded in the log line (the installer passes "upgrade")', 'emsctl')
-    .action(async (options: { trigger: string }, command: Command) => {
+    .action(async (_options, command: Command) => {
       await withDb(command, async (db, config) => {
-        const trigger = options.trigger === 'upgrade' ? 'upgrade' : 'emsctl';
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
-        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger, target: config.backupTarget, pagesPerStep: 0x7fffffff });
+        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger: 'emsctl', target: config.backupTarget, pagesPerStep: 0x7fffffff });
         if (outcome.status === 'skipped') throw new CliError(`backup not taken: ${outcome.reason}`);
         if (outcome.status === 'failed') throw new CliError(`backup failed: ${outcome.error}`);
         const { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target } = outcome.backup;

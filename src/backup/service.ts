@@ -29,7 +29,7 @@ export async function performBackup(
   db: Db,
   dataDir: string,
   logger: RunLogger,
-  options: { trigger: 'scheduled' | 'manual' | 'emsctl' | 'upgrade'; target?: string; pagesPerStep?: number; signal?: AbortSignal },
+  options: { trigger: 'scheduled' | 'manual' | 'emsctl'; target?: string; pagesPerStep?: number; signal?: AbortSignal },
 ): Promise<BackupOutcome> {
   let outcome: BackupOutcome;
   try {
