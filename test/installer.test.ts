@@ -320,6 +320,76 @@ describe('installer', () => {
     assert.ok(!fs.existsSync(at('etc/systemd/system/ems.service.d')));
   });
 
+  test('npm run package makes a release tarball that installs with no npm, no compiler and no registry, and runs', { timeout: 180_000 }, async (t) => {
+    // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
+    const tree = temp('ems-pack-');
+    for (const item of ['package.json', 'package-lock.json', 'README.md', 'src', 'cli', 'systemd', 'installer']) {
+      fs.cpSync(path.join(repoRoot, item), path.join(tree, item), { recursive: true });
+    }
+    fs.cpSync(path.join(buildDir, 'dist'), path.join(tree, 'dist'), { recursive: true });
+    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(tree, 'node_modules'));
+    const out = temp('ems-release-');
+    const packed = spawnSync('bash', [path.join(tree, 'installer', 'package.sh'), '--no-build', '--out', out], { encoding: 'utf8', env: cleanEnv({}) });
+    assert.equal(packed.status, 0, packed.stderr + packed.stdout);
+    const [tarball] = fs.readdirSync(out);
+    assert.match(tarball, new RegExp(`^ems-\\d+\\.\\d+\\.\\d+-${process.platform}-${process.arch}-node${process.versions.modules}\\.tar\\.gz$`));
+
+    // Every build tool on PATH is a trap that records being called.
+    const traps = temp('ems-no-tools-');
+    const called = path.join(traps, 'called.log');
+    for (const tool of ['npm', 'npx', 'node-gyp', 'gcc', 'g++', 'cc', 'c++', 'make', 'python3']) {
+      fs.writeFileSync(path.join(traps, tool), `#!/bin/sh\necho ${tool} >>${called}\nexit 97\n`, { mode: 0o755 });
+    }
+    const root = temp('ems-root-');
+    const at = (p: string) => path.join(root, p);
+    const installed = run(install, ['--root', root, '--from-tarball', path.join(out, tarball)], { PATH: `${traps}:${process.env.PATH}`, npm_config_registry: 'http://127.0.0.1:9/' });
+    assert.equal(installed.code, 0, installed.stderr + installed.stdout);
+    assert.ok(!fs.existsSync(called), `no build tool was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
+    assert.ok(!fs.lstatSync(at('opt/ems/node_modules')).isSymbolicLink());
+    assert.ok(fs.statSync(at('opt/ems/node_modules/better-sqlite3/build/Release/better_sqlite3.node')).isFile(), 'the native binary ships compiled');
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/typescript')), 'production modules only');
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/better-sqlite3/deps')), 'no sources of the native modules');
+    assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/ems-release.json'), 'utf8')).nodeAbi, process.versions.modules);
+    assert.deepEqual(fs.readdirSync(at('opt')).sort(), ['ems'], 'nothing left from unpacking');
+
+    // The installed release runs: the compiled service answers health and emsctl status reads it.
+    const dataDir = temp('ems-data-');
+    const envFile = at('etc/ems/ems.env');
+    const service = await spawnService(dataDir, { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${envFile}`, at('opt/ems/dist/src/main.js')]);
+    t.after(() => service.child.kill('SIGKILL'));
+    const health = (await (await fetch(`${service.url}/api/health`)).json()) as { database: string; backup: { enabled: boolean } };
+    assert.equal(health.database, 'ok');
+    assert.equal(health.backup.enabled, true, 'backups on from the first start');
+    const status = spawnSync(process.execPath, [`--env-file=${envFile}`, at('opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'status'], {
+      encoding: 'utf8',
+      env: cleanEnv({ NODE_ENV: 'production', EMS_PORT: new URL(service.url).port, EMS_HOST: '127.0.0.1' }),
+    });
+    assert.equal(status.status, 0, status.stderr);
+    assert.equal(JSON.parse(status.stdout).service.state, 'running');
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0);
+  });
+
+  test('--from-tarball refuses a release for another Node ABI, or a file that is no release, before changing anything', () => {
+    const fake = temp('ems-fake-release-');
+    fs.mkdirSync(path.join(fake, 'ems'));
+    fs.writeFileSync(
+      path.join(fake, 'ems', 'ems-release.json'),
+      JSON.stringify({ name: 'ems', version: '9.9.9', platform: process.platform, arch: process.arch, nodeAbi: '1', builtWith: 'v0.1.0' }, null, 2),
+    );
+    execFileSync('tar', ['-czf', path.join(fake, 'old.tar.gz'), '-C', fake, 'ems']);
+    fs.writeFileSync(path.join(fake, 'other.txt'), 'x');
+    execFileSync('tar', ['-czf', path.join(fake, 'other.tar.gz'), '-C', fake, 'other.txt']);
+    const root = temp('ems-root-');
+    const abi = run(install, ['--root', root, '--from-tarball', path.join(fake, 'old.tar.gz')]);
+    assert.equal(abi.code, 1);
+    assert.match(abi.stderr, new RegExp(`built for Node ABI 1 \\(v0\\.1\\.0\\), this node .* has ABI ${process.versions.modules}`));
+    const other = run(install, ['--root', root, '--from-tarball', path.join(fake, 'other.tar.gz')]);
+    assert.equal(other.code, 1);
+    assert.match(other.stderr, /is not an EMS release/);
+    assert.deepEqual(fs.readdirSync(root), []);
+  });
+
   test('uninstall removes the program and keeps data and settings; --purge removes those too', () => {
     const { root } = stagedInstall();
     const at = (p: string) => path.join(root, p);
