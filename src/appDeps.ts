@@ -11,6 +11,7 @@ import type { Logger } from './logger.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { ReportRunner } from './reports/runs.ts';
 import type { AlarmNotifier } from './alarms/notifier.ts';
+import type { Collector } from './energy/collector.ts';
 
 export type AppDeps = FeatureServices & {
   config: Config;
@@ -23,6 +24,7 @@ export type AppDeps = FeatureServices & {
   backups: BackupScheduler;
   reportRuns: ReportRunner;
   notifier: AlarmNotifier;
+  collector: Collector;
   lifecycle: Lifecycle;
   startedAt: number;
 };

@@ -34,10 +34,16 @@ export type Config = {
   uploadMaxBytes: number;
   /** How often the gateway's alarms are read into alerts; 0 (`off`): not at all. */
   alarmPollIntervalMs: number;
+  /** How often the energy collector reads the meters; 0 (`off`): not at all. */
+  collectIntervalMs: number;
+  /** With the built-in simulator: how many sub-meters it simulates. */
+  simMeters: number;
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
   trustProxy: string[];
+  /** PEM certificate (chain) and key to serve HTTPS directly; null: plain HTTP. Read at start and on SIGHUP. */
+  tls: { certFile: string; keyFile: string } | null;
   reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
   /** A second folder (USB disk, NFS mount) each verified backup is copied to; undefined: backups stay in the data dir only. */
   backupTarget: string | undefined;
@@ -189,6 +195,8 @@ export function loadConfig(env: Env = process.env): Config {
     };
   }
 
+  const tlsFiles = pair(env, 'EMS_TLS_CERT', 'EMS_TLS_KEY');
+
   const iotBase = read(env, 'EMS_IOT_BASE_URL') ?? 'sim';
   const iotUsername = read(env, 'EMS_IOT_USERNAME');
   const iotPassword = read(env, 'EMS_IOT_PASSWORD');
@@ -199,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     host,
     port: integer(env, 'EMS_PORT', 3000, 0, 65535),
+    tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     dataDir: path.resolve(read(env, 'EMS_DATA_DIR') ?? './data'),
     jwtSecret,
     accessTokenTtlSec: duration(env, 'EMS_ACCESS_TOKEN_TTL', '15m'),
@@ -206,7 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     codeTtlSec: duration(env, 'EMS_CODE_TTL', '5m'),
     smtpUrl: url(env, 'EMS_SMTP_URL'),
     mailFrom,
-    publicUrl: url(env, 'EMS_PUBLIC_URL', 'http://localhost:3000')!,
+    publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
     portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
     oauth,
     iot: {
@@ -219,6 +228,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
     alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
+    collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
+    simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),

@@ -6,6 +6,7 @@ import { unlockUser } from './auth/loginThrottle.ts';
 import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
 import type { AuditLog } from './db/auditTrail.ts';
 import type { Db } from './db/client.ts';
+import { buildEnergy, type Energy } from './energy/module.ts';
 import { FaultService } from './faults/service.ts';
 import type { Logger } from './logger.ts';
 import { MaintenanceService } from './maintenance/service.ts';
@@ -16,6 +17,7 @@ export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Lo
 
 export type FeatureServices = {
   alerts: AlertService;
+  energy: Energy;
   faults: FaultService;
   maintenance: MaintenanceService;
   notificationRules: NotificationRules;
@@ -42,6 +44,7 @@ export function buildUserDirectory({ db, audit, dataDir, logger, throttle }: Fea
 export function buildFeatureServices(core: FeatureCore): FeatureServices {
   return {
     alerts: new AlertService(core.db, core.audit),
+    energy: buildEnergy(core.db, core.audit),
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),
     notificationRules: new NotificationRules(core.db, core.audit),

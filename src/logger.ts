@@ -1,14 +1,55 @@
 // Structured JSON logs to stdout (journald keeps them); secrets are redacted by path as a second line of defence.
+import fs from 'node:fs';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * sd-daemon priority prefixes by the first letter of the level label (fatal/error → err, warn → warning,
+ * info → info, debug/trace → debug): journald reads `<N>` off the start of a line and files it at that priority.
+ */
+const PRIORITY_PREFIX: Record<string, string> = { f: '<3>', e: '<3>', w: '<4>', i: '<6>', d: '<7>', t: '<7>' };
+/** Every line starts `{"level":"<label>"` (the level formatter below): the label's first letter is at this index. */
+const LABEL_AT = '{"level":"'.length;
+
+function withPriority(line: string): string {
+  return (PRIORITY_PREFIX[line[LABEL_AT]] ?? '') + line;
+}
+
+/**
+ * True when file descriptor `fd` is the journal stream systemd connected (JOURNAL_STREAM holds its
+ * `device:inode`). Checked against the descriptor itself, not just the variable's presence: a process started
+ * from a service's shell inherits JOURNAL_STREAM while its output goes somewhere else.
+ */
+export function writesToJournal(fd: number, env: Record<string, string | undefined> = process.env): boolean {
+  const stream = env.JOURNAL_STREAM;
+  if (!stream) return false;
+  try {
+    const stat = fs.fstatSync(fd, { bigint: true });
+    return stream === `${stat.dev}:${stat.ino}`;
+  } catch {
+    return false;
+  }
+}
+
+/** One line on stderr for a start-up that cannot go on; prefixed `<3>` (err) when stderr is the journal. */
+export function startupFailureLine(message: string): string {
+  return `${writesToJournal(2) ? '<3>' : ''}ems: ${message}\n`;
+}
+
+/**
+ * `journal`: prefix every line with its sd-daemon priority (default: when stdout is the journal stream).
+ * Levels are written as strings ("level":"warn"), which also keeps the label at a fixed place for the prefix.
+ */
+export function createLogger(level: string, destination?: pino.DestinationStream, options: { journal?: boolean } = {}): Logger {
+  const journal = options.journal ?? (destination === undefined && writesToJournal(1));
   return pino(
     {
       level,
       base: { service: 'ems' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: journal ? { streamWrite: withPriority } : {},
       redact: {
         paths: ['password', '*.password', 'token', '*.token', 'accessToken', 'refreshToken', '*.accessToken', '*.refreshToken', 'authorization', '*.authorization'],
         censor: '[redacted]',

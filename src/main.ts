@@ -1,7 +1,8 @@
-// Entry point: config, service, listen, graceful shutdown on SIGTERM/SIGINT.
+// Entry point: config, the port, the service, then serve; graceful shutdown on SIGTERM/SIGINT, certificate reload on SIGHUP.
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DatabaseOpenError } from './db/client.ts';
-import { createLogger } from './logger.ts';
+import { bindListener, StartupError, type Listener } from './listener.ts';
+import { createLogger, startupFailureLine, type Logger } from './logger.ts';
 import { version } from './packageRoot.ts';
 import { createService } from './service.ts';
 
@@ -25,31 +26,40 @@ function configSummary(config: Config) {
   };
 }
 
+/** A start-up that cannot go on: one line on stderr (journald: priority err) and exit 2, so systemd need not retry it. */
+function refuseToStart(message: string): never {
+  process.stderr.write(startupFailureLine(message));
+  process.exit(2);
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`ems: configuration error: ${error.message}\n`);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) refuseToStart(`configuration error: ${error.message}`);
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // The port (and certificate) first: a start that cannot serve must not create a database or an admin account.
+  let listener: Listener;
   let service;
   try {
+    listener = await bindListener(config);
     service = await createService(config, { logger });
   } catch (error) {
+    if (error instanceof StartupError) refuseToStart(error.message);
     if (error instanceof DatabaseOpenError) {
       logger.fatal(error.message);
-      process.stderr.write(`ems: ${error.message}\n`);
+      process.stderr.write(startupFailureLine(error.message));
       process.exit(3);
     }
     throw error;
   }
-  const { url } = await service.listen();
-  logger.info({ version, url, startupMs: Math.round(performance.now() - bootStarted), config: configSummary(config) }, 'EMS started');
+  const { url } = await service.listen(listener);
+  const tls = listener.credentials ? { subject: listener.credentials.subject, validTo: listener.credentials.validTo } : null;
+  logger.info({ version, url, tls, startupMs: Math.round(performance.now() - bootStarted), config: configSummary(config) }, 'EMS started');
+  if (listener.credentials) warnIfExpiring(logger, listener.credentials.validTo);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -69,9 +79,29 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // SIGHUP reloads the certificate (e.g. after a renewal); without TLS there is nothing to reload, and it must not kill the process.
+  process.on('SIGHUP', () => {
+    if (!listener.credentials) {
+      logger.info({ signal: 'SIGHUP' }, 'nothing to reload: the service speaks plain HTTP (EMS_TLS_CERT unset)');
+      return;
+    }
+    try {
+      const fresh = listener.reloadTls();
+      logger.info({ signal: 'SIGHUP', subject: fresh.subject, validTo: fresh.validTo }, 'TLS certificate reloaded');
+      warnIfExpiring(logger, fresh.validTo);
+    } catch (error) {
+      logger.error({ signal: 'SIGHUP', problem: (error as Error).message }, 'TLS certificate not reloaded: the previous one is still served');
+    }
+  });
+}
+
+/** An expired or nearly expired certificate: browsers will refuse it, so the operator hears about it at start and reload. */
+function warnIfExpiring(logger: Logger, validTo: string): void {
+  const daysLeft = Math.floor((Date.parse(validTo) - Date.now()) / 86_400_000);
+  if (daysLeft < 14) logger.warn({ validTo, daysLeft }, daysLeft < 0 ? 'the TLS certificate has expired' : 'the TLS certificate expires soon');
 }
 
 main().catch((error) => {
-  process.stderr.write(`ems: failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.stderr.write(startupFailureLine(`failed to start: ${(error as Error).stack ?? String(error)}`));
   process.exit(1);
 });

@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
@@ -13,15 +12,19 @@ import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, type Db } from './db/client.ts';
 import { Lifecycle } from './lifecycle.ts';
+import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { startIotGateway } from './iot/service.ts';
 import { startReports } from './reports/start.ts';
 import { AlarmNotifier } from './alarms/notifier.ts';
 import { AlarmPoller } from './alarms/poller.ts';
+import { Collector } from './energy/collector.ts';
+import { ensureSimulatorMeters } from './energy/module.ts';
+import { DemandWatch } from './energy/demandWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices } from './features.ts';
-import { hashPassword } from './auth/passwords.ts';
+import { hashPassword, verifyPassword } from './auth/passwords.ts';
 import { staticModels } from './models/staticModels.ts';
 import { sweepStaleUploads } from './uploads/receiveUpload.ts';
 
@@ -31,25 +34,39 @@ export type Service = {
   app: Koa;
   deps: AppDeps;
   server?: http.Server;
-  listen(): Promise<{ url: string; port: number }>;
+  listener?: Listener;
+  /** Serves the app on `bound` (bound before the service was created), else binds EMS_HOST:EMS_PORT now. */
+  listen(bound?: Listener): Promise<{ url: string; port: number }>;
   close(): Promise<void>;
 };
 
 /** How long a shutdown waits for in-flight requests before cutting connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/**
+ * Creates the data dir and its subfolders and checks the service may write in each; a problem is one StartupError
+ * naming the folder (checked before the database is opened, so nothing is left half made).
+ */
 export function prepareDataDir(dataDir: string): void {
-  restrictFileModes(dataDir);
-  for (const sub of DATA_SUBDIRS) fs.mkdirSync(path.join(dataDir, sub), { recursive: true, mode: 0o750 });
-}
-
-/** Slow or stalled clients cannot hold the server: header, request and keep-alive limits. */
-export function applyServerTimeouts(server: http.Server): void {
-  server.headersTimeout = 20_000;
-  // Large enough for a 100 MiB upload over a slow LAN link.
-  server.requestTimeout = 15 * 60_000;
-  server.keepAliveTimeout = 5_000;
-  server.maxHeadersCount = 100;
+  let current = dataDir;
+  try {
+    restrictFileModes(dataDir);
+    fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.X_OK);
+    for (const sub of DATA_SUBDIRS) {
+      current = path.join(dataDir, sub);
+      fs.mkdirSync(current, { recursive: true, mode: 0o750 });
+      fs.accessSync(current, fs.constants.W_OK | fs.constants.X_OK);
+    }
+    // A database left by a process running as another user (root) would open, then fail on its first write.
+    for (const suffix of ['', '-wal', '-shm']) {
+      current = databasePath(dataDir) + suffix;
+      if (fs.existsSync(current)) fs.accessSync(current, fs.constants.R_OK | fs.constants.W_OK);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new StartupError(`EMS_DATA_DIR: ${current} is not writable for this service (${code})`);
+  }
 }
 
 export async function createService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
@@ -86,7 +103,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
-  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts });
+  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures });
   const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();
@@ -94,8 +111,15 @@ export async function createService(config: Config, options: { logger?: Logger }
   const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
   if (config.alarmPollIntervalMs > 0) alarmPoller.start();
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
+  const { energy } = features;
+  const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
+  const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, afterCollect: (now) => demand.check(now) });
+  if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
+  if (config.collectIntervalMs > 0) collector.start();
+  lifecycle.onClose('energy collector', () => collector.stop());
   const deps: AppDeps = {
     ...features,
+    collector,
     config,
     db,
     logger,
@@ -116,7 +140,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
-    await ensureInitialAdmin(db, config.dataDir, logger, hashPassword);
+    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword });
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;
@@ -129,20 +153,12 @@ export async function createService(config: Config, options: { logger?: Logger }
   const service: Service = {
     app,
     deps,
-    async listen() {
-      const server = http.createServer(app.callback());
-      applyServerTimeouts(server);
-      service.server = server;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const { port } = server.address() as AddressInfo;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      return { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, port };
+    async listen(bound) {
+      const listener = bound ?? (await bindListener(config));
+      listener.attach(app.callback());
+      service.listener = listener;
+      service.server = listener.server;
+      return { url: listener.url, port: listener.port };
     },
     async close() {
       const server = service.server;

@@ -214,6 +214,8 @@ test('GET /overview/stats computes the KPI cards from the tables', async (t) => 
     costToday: 37.58, // 150.3 kWh × 0.25 (seeded price)
     currency: 'EUR',
     carbonTodayKg: 60.12, // × 0.4 kg/kWh
+    costMonth: 750.13, // 3000.5 kWh × 0.25
+    carbonMonthKg: 1200.2,
     activeAlerts: 2,
     criticalAlerts: 1,
     openFaults: 2,

@@ -164,6 +164,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ],
       ['empty file', fileBody('', 'empty.txt'), /empty/],
       ['too many parts', multipartBody(Array.from({ length: 12 }, (_, i) => ({ name: `f${i}`, data: 'x' }))), /Too many form parts/],
+      // A header field value may not hold a NUL: the part header is malformed, so the name never reaches the service.
+      ['NUL in a part header', fileBody('payload', 'nul\u0000byte.txt', 'text/plain'), /Malformed multipart body/],
     ];
     for (const [name, multipart, message] of cases) {
       const response = await post(server, token, multipart);
@@ -175,11 +177,89 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
     const truncated = await post(server, token, { body: whole.body.subarray(0, whole.body.length - 20), contentType: whole.contentType });
     assert.equal(truncated.status, 400);
     assert.match(truncated.body.error, /Malformed multipart body/);
-    // A file part without a Content-Type is still a file (not a text field buffered in memory).
+    // A file part without a Content-Type is still a file (not a text field buffered in memory), of the
+    // multipart default type text/plain.
     const untyped = await post(server, token, fileBody('no type given', 'plain', null));
     assert.equal(untyped.status, 201);
-    assert.equal(untyped.body.mimeType, 'application/octet-stream');
+    assert.equal(untyped.body.mimeType, 'text/plain');
     await server.request('DELETE', `/api/files/${untyped.body.id}`, { token });
+    assertNoLeftovers(server);
+  });
+
+  /** A body from raw part sections ("headers CRLF CRLF data"), for shapes the form helpers cannot write. */
+  function rawMultipart(sections: string[], boundary = 'ems-raw-boundary') {
+    const body = sections.map((section) => `--${boundary}\r\n${section}\r\n`).join('') + `--${boundary}--\r\n`;
+    return { body: Buffer.from(body, 'utf8'), contentType: `multipart/form-data; boundary=${boundary}` };
+  }
+  const filePart = 'Content-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nfile bytes';
+  const fieldPart = (name: string, value: string) => `Content-Disposition: form-data; name="${name}"\r\n\r\n${value}`;
+  // A part with no Content-Disposition names nothing and is skipped, but it is still a part.
+  const anonymousPart = 'Content-Type: text/plain\r\n\r\nignored';
+
+  test('part caps: 8 parts and 6 fields pass, one more of either is 400; fields past 16 KiB in all are 413', async () => {
+    const token = operator.accessToken;
+    const fields = (count: number) => Array.from({ length: count }, (_, i) => fieldPart(`note${i}`, 'x'));
+    const accepted: Array<[string, { body: Buffer; contentType: string }]> = [
+      ['8 parts', rawMultipart([filePart, ...fields(6), anonymousPart])],
+      ['16 KiB of fields', rawMultipart([filePart, fieldPart('a', 'x'.repeat(10_000)), fieldPart('b', 'y'.repeat(16 * 1024 - 10_000))])],
+    ];
+    for (const [name, multipart] of accepted) {
+      const response = await post(server, token, multipart);
+      assert.equal(response.status, 201, `${name}: ${response.text}`);
+      assert.equal(response.body.size, 'file bytes'.length, name);
+      await server.request('DELETE', `/api/files/${response.body.id}`, { token });
+    }
+    // The file comes first in each, so it is already on its way to tmp/ when the refusal comes.
+    const refused: Array<[string, { body: Buffer; contentType: string }, number, RegExp]> = [
+      ['9 parts', rawMultipart([filePart, ...fields(6), anonymousPart, anonymousPart]), 400, /Too many form parts/],
+      ['7 fields', rawMultipart([filePart, ...fields(7)]), 400, /Too many form parts/],
+      ['one field past 16 KiB', rawMultipart([filePart, fieldPart('a', 'x'.repeat(16 * 1024 + 1))]), 413, /at most 16384 bytes/],
+      ['fields past 16 KiB in all', rawMultipart([filePart, fieldPart('a', 'x'.repeat(10_000)), fieldPart('b', 'y'.repeat(16 * 1024 - 10_000 + 1))]), 413, /at most 16384 bytes/],
+    ];
+    for (const [name, multipart, status, message] of refused) {
+      const response = await post(server, token, multipart);
+      assert.equal(response.status, status, `${name}: ${response.text}`);
+      assert.match(response.body.error, message, name);
+    }
+    assertNoLeftovers(server);
+  });
+
+  test('malformed part headers and bodies are 400 and leave nothing behind', async () => {
+    const token = operator.accessToken;
+    const cases: Array<[string, { body: Buffer; contentType: string }, RegExp]> = [
+      ['a header line without a colon', rawMultipart(['Content-Disposition form-data; name="file"; filename="a.txt"\r\n\r\nx']), /Malformed multipart body/],
+      ['a file after a broken header', rawMultipart([filePart, 'Content-Type text/plain\r\n\r\nx']), /Malformed multipart body/],
+      ['no boundary anywhere in the body', { body: Buffer.from('just some bytes\r\n'), contentType: 'multipart/form-data; boundary=never-sent' }, /Malformed multipart body/],
+      ['an empty boundary', { body: Buffer.from('--\r\n'), contentType: 'multipart/form-data; boundary=' }, /Malformed multipart body/],
+      ['an unterminated quoted boundary', { body: Buffer.from('--x\r\n'), contentType: 'multipart/form-data; boundary="x' }, /Malformed multipart body/],
+      ['the body ends inside a part header', { body: Buffer.from('--b\r\nContent-Disposition: form-data; na'), contentType: 'multipart/form-data; boundary=b' }, /Malformed multipart body/],
+      ['only the closing boundary', { body: Buffer.from('--b--\r\n'), contentType: 'multipart/form-data; boundary=b' }, /No file in field "file"/],
+      ['field "file" as text, not a file', multipartBody([{ name: 'file', data: 'just text' }]), /No file in field "file"/],
+      ['a file part without a field name', rawMultipart(['Content-Disposition: form-data; filename="a.txt"\r\n\r\nx']), /Unexpected file in field "": send it in field "file"/],
+      ['a part that is not form-data', rawMultipart(['Content-Disposition: attachment; name="file"; filename="a.txt"\r\n\r\nx']), /No file in field "file"/],
+    ];
+    for (const [name, multipart, message] of cases) {
+      const response = await post(server, token, multipart);
+      assert.equal(response.status, 400, `${name}: ${response.text}`);
+      assert.match(response.body.error, message, name);
+    }
+    assertNoLeftovers(server);
+  });
+
+  test('names: raw UTF-8, RFC 5987 filename*, and character references are read as the client meant', async () => {
+    const token = operator.accessToken;
+    const cases: Array<[string, string]> = [
+      ['filename="Zählerstand März.pdf"', 'Zählerstand März.pdf'],
+      [`filename="fallback.txt"; filename*=UTF-8''%E2%82%AC%20tariff.txt`, '€ tariff.txt'],
+      ['filename="&#26085;&#26412;.txt"', '日本.txt'],
+      ['filename="C:\\fakepath\\plan.pdf"', 'plan.pdf'],
+    ];
+    for (const [parameters, expected] of cases) {
+      const response = await post(server, token, rawMultipart([`Content-Disposition: form-data; name="file"; ${parameters}\r\nContent-Type: text/plain\r\n\r\nnamed`]));
+      assert.equal(response.status, 201, `${parameters}: ${response.text}`);
+      assert.equal(response.body.originalName, expected, parameters);
+      await server.request('DELETE', `/api/files/${response.body.id}`, { token });
+    }
     assertNoLeftovers(server);
   });
 
@@ -188,8 +268,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['../../x', 'x'],
       ['..\\..\\windows\\evil.txt', 'evil.txt'],
       ['/etc/passwd', 'passwd'],
-      ['nul\u0000byte.txt', 'nulbyte.txt'],
-      // formidable decodes HTML entities in part headers: this reaches the service as CR LF.
+      // Browsers write characters their form's charset lacks as "&#NNNN;", read back on receipt: this reaches the
+      // service as CR LF.
       ['crlf&#0013;&#0010;Set-Cookie: a=b.txt', 'crlfSet-Cookie: a=b.txt'],
       ['quote%22 and ; semicolon.txt', 'quote" and ; semicolon.txt'],
       ['..', 'file'],

@@ -3,17 +3,19 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, parseDuration } from '../src/config.ts';
 import { DatabaseOpenError, openDatabase, closeDatabase } from '../src/db/client.ts';
+import { bindListener } from '../src/listener.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
 
 const mainTs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/main.ts');
 
-function runMain(env: Record<string, string>, waitForMs = 15000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runMain(env: Record<string, string>, waitForMs = 15000, as: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', mainTs], { env: { ...process.env, EMS_LOG_LEVEL: 'info', ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', mainTs], { env: { ...process.env, EMS_LOG_LEVEL: 'info', ...env }, ...as });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -81,6 +83,67 @@ describe('configuration', () => {
   });
 });
 
+describe('a start that cannot serve', () => {
+  test('port in use: one line naming it, exit 2, and nothing created (no database, no admin account)', async (t) => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    t.after(() => blocker.close());
+    const port = (blocker.address() as net.AddressInfo).port;
+    const dataDir = tempDir();
+    t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+    const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_HOST: '127.0.0.1', EMS_PORT: String(port) });
+    assert.equal(result.code, 2, result.stderr);
+    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_PORT: port ${port} on 127.0.0.1 is already in use (is another EMS or another program listening there?)`, '']);
+    assert.equal(result.stdout, '');
+    assert.deepEqual(fs.readdirSync(dataDir), [], 'no database, no initial-admin-password, no folders');
+  });
+
+  test('a data dir that cannot be created (a file is in the way): one line naming it, exit 2', async (t) => {
+    const parent = tempDir();
+    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(parent, 'not-a-dir'), '');
+    const dataDir = path.join(parent, 'not-a-dir', 'data');
+    const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_PORT: '0' });
+    assert.equal(result.code, 2, result.stderr);
+    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_DATA_DIR: ${dataDir} is not writable for this service (ENOTDIR)`, '']);
+  });
+
+  test('a data dir the service user may not write: one line naming it, exit 2, nothing created', async (t) => {
+    const parent = tempDir();
+    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const dataDir = path.join(parent, 'data');
+    fs.mkdirSync(dataDir);
+    let as: { uid?: number; gid?: number } = {};
+    if (process.getuid?.() === 0) {
+      // root may write anywhere: run the service as nobody against a folder owned by root, as after a root-run copy.
+      fs.chmodSync(parent, 0o755);
+      fs.chmodSync(dataDir, 0o755);
+      as = { uid: 65534, gid: 65534 };
+    } else {
+      fs.chmodSync(dataDir, 0o500);
+      t.after(() => fs.chmodSync(dataDir, 0o700));
+    }
+    const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_PORT: '0' }, 15000, as);
+    assert.equal(result.code, 2, result.stderr);
+    const lines = result.stderr.split('\n');
+    assert.equal(lines.length, 2, result.stderr);
+    assert.match(lines[0], new RegExp(`^ems: EMS_DATA_DIR: ${dataDir}(/[a-z]+)? is not writable for this service \\((EACCES|EPERM)\\)$`));
+    assert.deepEqual(fs.readdirSync(dataDir), []);
+  });
+
+  test('while the service is still starting, its port answers 503 with Retry-After, then the app takes over', async (t) => {
+    const listener = await bindListener({ host: '127.0.0.1', port: 0, tls: null });
+    t.after(() => new Promise<void>((resolve) => listener.server.close(() => resolve())));
+    const early = await fetch(`${listener.url}/api/health`);
+    assert.equal(early.status, 503);
+    assert.equal(early.headers.get('retry-after'), '1');
+    assert.equal(((await early.json()) as { code: string }).code, 'UNAVAILABLE');
+    listener.attach((_req, res) => res.end('ready'));
+    assert.equal(await (await fetch(`${listener.url}/api/health`)).text(), 'ready');
+  });
+});
+
 describe('database', () => {
   test('WAL, synchronous=NORMAL, foreign keys and a busy timeout', () => {
     const dir = tempDir();
@@ -130,17 +193,45 @@ describe('first start', () => {
     }
   });
 
-  test('a second start keeps the existing users and does not print a password again', async () => {
+  test('each later start logs the password again while its file exists; a changed password or a deleted file ends it', async () => {
     const dir = tempDir();
     const first = await startTestServer({ EMS_DATA_DIR: dir });
-    const password = fs.readFileSync(path.join(dir, 'initial-admin-password'), 'utf8').trim();
+    const file = path.join(dir, 'initial-admin-password');
+    const password = fs.readFileSync(file, 'utf8').trim();
     await first.service.close();
+
     const second = await startTestServer({ EMS_DATA_DIR: dir });
     try {
-      assert.equal(second.logs.some((line) => line.includes(password)), false);
-      assert.equal((await second.request('POST', '/api/auth/login', { body: { username: 'admin', password } })).status, 200);
+      const reminder = second.logs.map((line) => JSON.parse(line)).find((entry) => entry.initialPassword === password);
+      assert.ok(reminder, 'the password is logged again while its file exists');
+      assert.equal(reminder.level, 'warn');
+      assert.equal(reminder.file, file);
+      const login = await second.request('POST', '/api/auth/login', { body: { username: 'admin', password } });
+      assert.equal(login.status, 200);
+      const changed = await second.request('PUT', `/api/users/${login.body.user.id}/password`, { token: login.body.accessToken, body: { currentPassword: password, newPassword: 'the-new-admin-password' } });
+      assert.equal(changed.status, 200, changed.text);
     } finally {
-      await second.close();
+      await second.service.close();
+    }
+
+    // Changed but the file kept: it is named as out of date, its content is not logged.
+    const third = await startTestServer({ EMS_DATA_DIR: dir });
+    try {
+      assert.equal(third.logs.some((line) => line.includes(password)), false);
+      const stale = third.logs.map((line) => JSON.parse(line)).find((entry) => String(entry.msg).includes('initial admin password file is out of date'));
+      assert.ok(stale);
+      assert.equal(stale.file, file);
+    } finally {
+      await third.service.close();
+    }
+
+    fs.rmSync(file);
+    const fourth = await startTestServer({ EMS_DATA_DIR: dir });
+    try {
+      assert.equal(fourth.logs.some((line) => line.includes('initial admin password') || line.includes('initialPassword')), false);
+      assert.equal(fs.existsSync(file), false, 'not written again');
+    } finally {
+      await fourth.close();
     }
   });
 

@@ -8,15 +8,15 @@ export function registerGatewayCommands(program: Command): void {
     .command('gateway')
     .description('the upstream IoT gateway')
     .command('simulate')
-    .description('run the gateway simulator until interrupted; it accepts EMS_IOT_USERNAME / EMS_IOT_PASSWORD (default ems / ems-simulator)')
+    .description('run the gateway simulator until interrupted; it accepts EMS_IOT_USERNAME / EMS_IOT_PASSWORD (default ems / ems-simulator) and EMS_SIM_METERS')
     .option('--port <port>', 'port to listen on (0: any free port)', integerOption('--port', 0, 65535), 8090)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--token-ttl <seconds>', 'lifetime of the tokens it issues', integerOption('--token-ttl', 1, 86_400 * 30), 3600)
     .action(async (options: { port: number; host: string; tokenTtl: number }, command: Command) => {
-      const { iot } = cliConfig(command);
+      const { iot, simMeters } = cliConfig(command);
       let simulator;
       try {
-        simulator = await startGatewaySimulator({ host: options.host, port: options.port, username: iot.username, password: iot.password, tokenTtlSec: options.tokenTtl });
+        simulator = await startGatewaySimulator({ host: options.host, port: options.port, username: iot.username, password: iot.password, tokenTtlSec: options.tokenTtl, subMeters: simMeters });
       } catch (error) {
         throw new CliError(`cannot listen on ${options.host}:${options.port} (${(error as Error).message})`);
       }

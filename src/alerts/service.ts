@@ -10,7 +10,7 @@ import { BadRequest, Conflict } from '../errors.ts';
 import type { AlertBulkInput, AlertCreateInput, AlertListFilters, AlertNoteView, AlertUpdateInput, AlertView } from './schemas.ts';
 
 /** What a gateway alarm occurrence brings: its key (stable across restarts), when and what. */
-export type GatewayAlarm = { key: string; code: string; level: AlertView['level']; message: string; raisedAt: string; clearedAt: string | null };
+export type GatewayAlarm = { key: string; code: string; level: AlertView['level']; message: string; raisedAt: string; clearedAt: string | null; detail?: string };
 
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
 export const BULK_LIMIT = 5000;
@@ -97,7 +97,7 @@ export class AlertService {
   fromGatewayAlarm(alarm: GatewayAlarm): 'raised' | 'cleared' | 'unchanged' {
     const known = this.byAlarmKey.get({ key: alarm.key }) as { id: number; clearedAt: string | null } | undefined;
     if (!known) {
-      this.create({ title: alarm.message, message: `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt }, null, {
+      this.create({ title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt }, null, {
         alarmKey: alarm.key,
         clearedAt: alarm.clearedAt,
       });

@@ -17,6 +17,12 @@ const addressKey = (address: string) => `ip:${address}`;
 /** A password check that has been counted as a failure up front; `succeeded()` gives the attempt back. */
 export type Attempt = { succeeded(): void };
 
+/** A budget that is spent: told once per lockout window, on the first refused attempt. */
+export type Lockout = { what: 'account' | 'address'; key: string; login: string; address: string; retryAfterSec: number };
+
+/** Lockouts already told, by counter key; bounded even when a flood locks many names at once. */
+const MAX_TOLD_LOCKOUTS = 10_000;
+
 export class LoginThrottle {
   private readonly get;
   private readonly bump;
@@ -28,7 +34,7 @@ export class LoginThrottle {
   constructor(
     private readonly db: Db,
     private readonly now: () => number = Date.now,
-    private readonly onLockout: (what: 'account' | 'address', key: string) => void = () => {},
+    private readonly onLockout: (lockout: Lockout) => void = () => {},
   ) {
     const sqlite = db.sqlite;
     this.get = sqlite.prepare('SELECT failures, window_started_at AS windowStartedAt FROM login_throttle WHERE key = ?');
@@ -54,10 +60,31 @@ export class LoginThrottle {
     });
   }
 
-  private waitMs(key: string, limit: number, now: number): number {
+  /** Counter key → start of the window whose lockout was told (each refused attempt after the first stays quiet). */
+  private readonly told = new Map<string, number>();
+
+  /** The start of the key's window while its budget is spent, else undefined. */
+  private lockedSince(key: string, limit: number, now: number): number | undefined {
     const row = this.get.get(key) as { failures: number; windowStartedAt: number } | undefined;
-    if (!row || row.failures < limit || row.windowStartedAt + WINDOW_MS <= now) return 0;
-    return row.windowStartedAt + WINDOW_MS - now;
+    if (!row || row.failures < limit || row.windowStartedAt + WINDOW_MS <= now) return undefined;
+    return row.windowStartedAt;
+  }
+
+  private waitMs(key: string, limit: number, now: number): number {
+    const since = this.lockedSince(key, limit, now);
+    return since === undefined ? 0 : since + WINDOW_MS - now;
+  }
+
+  private tell(what: Lockout['what'], key: string, login: string, address: string, wait: number): void {
+    const since = this.lockedSince(key, what === 'account' ? MAX_FAILURES_PER_USER : MAX_FAILURES_PER_ADDRESS, this.now());
+    if (since === undefined || this.told.get(key) === since) return;
+    if (this.told.size >= MAX_TOLD_LOCKOUTS) {
+      const cutoff = this.now() - WINDOW_MS;
+      for (const [told, start] of this.told) if (start <= cutoff) this.told.delete(told);
+      if (this.told.size >= MAX_TOLD_LOCKOUTS) this.told.delete(this.told.keys().next().value!);
+    }
+    this.told.set(key, since);
+    this.onLockout({ what, key, login, address, retryAfterSec: Math.ceil(wait / 1000) });
   }
 
   /**
@@ -70,7 +97,7 @@ export class LoginThrottle {
     const wait = this.reserveBoth.immediate(account, ip) as number;
     if (wait > 0) {
       const accountLocked = this.waitMs(account, MAX_FAILURES_PER_USER, this.now()) > 0;
-      this.onLockout(accountLocked ? 'account' : 'address', accountLocked ? account : ip);
+      this.tell(accountLocked ? 'account' : 'address', accountLocked ? account : ip, login, address, wait);
       throw new TooManyRequests('Too many failed sign-in attempts; try again later', wait / 1000, 'AUTH_THROTTLED');
     }
     let settled = false;

@@ -55,8 +55,12 @@ export class AuthService {
     this.refreshTokens = new RefreshTokens(options.db, options.refreshTokenTtlSec);
     this.codes = new VerificationCodes(options.codeTtlSec * 1000);
     this.sendBudget = options.sendBudget ?? new SendBudget();
-    this.throttle = new LoginThrottle(options.db, Date.now, (what, key) =>
-      options.logger.warn({ lockout: what, key }, `sign-in locked out for this ${what}: too many failed password checks`),
+    // The name as typed only when it named an account (never a password typed into the name field by mistake).
+    this.throttle = new LoginThrottle(options.db, Date.now, ({ what, key, login, address, retryAfterSec }) =>
+      options.logger.warn(
+        { lockout: what, key, login: key.startsWith('user:') ? login : undefined, ip: address, retryAfterSec },
+        `sign-in locked out for this ${what}: too many failed password checks`,
+      ),
     );
     this.users = new UserLookup(options.db);
     this.touchLogin = options.db.sqlite.prepare('UPDATE users SET last_login_at = ? WHERE id = ?');

@@ -1,7 +1,6 @@
 // /api/dashboard: the public portal payload (no token), recent alerts and each user's own dashboard settings.
 import type { AppDeps } from '../appDeps.ts';
 import { ConfigStore } from '../configs/service.ts';
-import { EnergyService } from '../energy/service.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
 import { OverviewService } from '../overview/service.ts';
@@ -10,11 +9,11 @@ import { DashboardService } from './service.ts';
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ db, audit, iot }: AppDeps) {
+export function dashboardRoutes({ db, audit, iot, energy }: AppDeps) {
   const dashboard = new DashboardService(db, audit, {
     configs: new ConfigStore(db, audit),
-    energy: new EnergyService(db, audit),
-    overview: new OverviewService(db),
+    energy: energy.areas,
+    overview: new OverviewService(db, energy.figures),
     gateway: () => {
       const { gateway, checkedAt } = iot.health();
       return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : 'unknown', checkedAt };

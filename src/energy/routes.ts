@@ -1,36 +1,242 @@
-// /api/energy/areas: the per-area summary cards; operators replace the set.
+// /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../appDeps.ts';
-import { defineRoute } from '../http/route.ts';
-import { ErrorBody } from '../http/schemas.ts';
-import { EnergyAreas, EnergyAreasBody } from './schemas.ts';
-import { EnergyService } from './service.ts';
+import { BadRequest } from '../errors.ts';
+import { defineRoute, Reply } from '../http/route.ts';
+import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
+import { addDays } from './calendar.ts';
+import {
+  CollectorStatus,
+  EnergyAreas,
+  EnergyAreasBody,
+  EnergySummary,
+  ExportQuery,
+  Meter,
+  MeterCreate,
+  MeterProposals,
+  MeterUpdate,
+  Peaks,
+  PeaksQuery,
+  PeriodQuery,
+  Series,
+  SeriesQuery,
+  TariffCreate,
+  TariffUpdate,
+  TariffVersion,
+} from './schemas.ts';
 
 const tags = ['energy'];
+const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+/** Longest range one call may ask for, by resolution: a 15-minute year is 35,000 points; the CSV export streams. */
+const MAX_DAYS = { '15min': 366, hour: 366 * 2, day: 366 * 10, month: 366 * 20, csv: 366 * 10 } as const;
 
-export function energyRoutes({ db, audit }: AppDeps) {
-  const energy = new EnergyService(db, audit);
+function checkRange(from: string, to: string, maxDays: number): void {
+  if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
+  if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
+}
+
+export function energyRoutes({ energy, iot, collector }: AppDeps) {
+  const { meters, tariffs, figures, areas } = energy;
   return [
     defineRoute({
       method: 'GET',
       path: '/api/energy/areas',
       access: 'viewer',
       summary: 'Per-area energy summary cards',
+      description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      handler: () => ({ areas: energy.list() }),
+      handler: () => ({ areas: areas.list() }),
     }),
     defineRoute({
       method: 'PUT',
       path: '/api/energy/areas',
       access: 'operator',
-      summary: 'Replace the set of area cards',
+      summary: 'Replace the set of hand-entered area cards',
       description:
         'One transaction: areas not listed are removed, listed ones are created or updated by name (ids are kept). ' +
+        'Areas with meters are computed: listing one changes nothing and leaving it out keeps it. ' +
         "Also writes today's energy_daily rows (site day in the configured time zone): one per area and area \"total\" = the sum of todayKwh, " +
-        'which feeds GET /api/overview/energy/weekly. Names are unique case-insensitively; todayKwh ≤ monthKwh ≤ yearKwh.',
+        'which feeds GET /api/overview/energy/weekly while no meter exists. Names are unique case-insensitively; todayKwh ≤ monthKwh ≤ yearKwh.',
       tags,
       schemas: { body: EnergyAreasBody, response: { 200: EnergyAreas, 400: ErrorBody } },
-      handler: ({ body, user }) => ({ areas: energy.replace(user, body.areas) }),
+      handler: ({ body, user }) => ({ areas: areas.replace(user, body.areas) }),
+    }),
+
+    defineRoute({
+      method: 'GET',
+      path: '/api/meters',
+      access: 'viewer',
+      summary: 'Meters read from the gateway (and virtual meters built on them)',
+      tags,
+      schemas: { query: ListQuery, response: { 200: Page(Meter) } },
+      handler: ({ query }) => meters.page(query.page, query.pageSize),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/meters',
+      access: 'admin',
+      summary: 'Add a meter',
+      description: 'A meter read for the first time is backfilled from the gateway history (7 days) by the next collection.',
+      tags,
+      schemas: { body: MeterCreate, response: { 201: Meter, 400: ErrorBody, 409: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, meters.create(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/meters/discover',
+      access: 'admin',
+      summary: "Meters proposed from the gateway's point catalogue (energy counters and power points)",
+      tags,
+      schemas: { response: { 200: MeterProposals, 502: ErrorBody } },
+      handler: () => meters.discover(iot),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/meters/:id',
+      access: 'viewer',
+      summary: 'Read one meter',
+      tags,
+      schemas: { params: IdParams, response: { 200: Meter, 404: ErrorBody } },
+      handler: ({ params }) => meters.get(params.id),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/meters/:id',
+      access: 'admin',
+      summary: 'Change a meter (partial; its kind never changes)',
+      tags,
+      schemas: { params: IdParams, body: MeterUpdate, response: { 200: Meter, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => meters.update(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/meters/:id',
+      access: 'admin',
+      summary: 'Remove a meter and its stored intervals',
+      description: '409 while a virtual meter is built on it.',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, user }) => {
+        meters.delete(params.id, user);
+        return new Reply(204, null);
+      },
+    }),
+
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/tariffs',
+      access: 'viewer',
+      summary: 'Tariff versions, oldest first',
+      tags,
+      schemas: { query: ListQuery, response: { 200: Page(TariffVersion) } },
+      handler: ({ query }) => tariffs.page(query.page, query.pageSize),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/energy/tariffs',
+      access: 'admin',
+      summary: 'Add a tariff version from a future day',
+      description: 'A version applies from validFrom until the next version. validFrom must be after today, so a cost once computed never changes.',
+      tags,
+      schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, tariffs.create(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/tariffs/:id',
+      access: 'viewer',
+      summary: 'Read one tariff version',
+      tags,
+      schemas: { params: IdParams, response: { 200: TariffVersion, 404: ErrorBody } },
+      handler: ({ params }) => tariffs.get(params.id),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/energy/tariffs/:id',
+      access: 'admin',
+      summary: 'Change a version that is not yet in effect (partial)',
+      tags,
+      schemas: { params: IdParams, body: TariffUpdate, response: { 200: TariffVersion, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => tariffs.update(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/energy/tariffs/:id',
+      access: 'admin',
+      summary: 'Remove a version that is not yet in effect',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, user }) => {
+        tariffs.delete(params.id, user);
+        return new Reply(204, null);
+      },
+    }),
+
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/summary',
+      access: 'viewer',
+      summary: 'Site energy, cost and carbon per day and per area over [from, to), with peak demand',
+      description: 'The same figures the reports print for the period.',
+      tags,
+      schemas: { query: PeriodQuery, response: { 200: EnergySummary, 400: ErrorBody } },
+      handler: ({ query }) => {
+        checkRange(query.from, query.to, MAX_DAYS.day);
+        return figures.periodFigures(query.from, query.to);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/series',
+      access: 'viewer',
+      summary: 'Energy of a meter, an area or the site (neither given) at 15 minutes, hour, day or month',
+      tags,
+      schemas: { query: SeriesQuery, response: { 200: Series, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ query }) => {
+        checkRange(query.from, query.to, MAX_DAYS[query.resolution]);
+        if (query.meterId !== undefined && query.area !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
+        if (query.meterId !== undefined) meters.get(query.meterId);
+        const target = query.meterId !== undefined ? { meterId: query.meterId } : query.area !== undefined ? { area: query.area } : {};
+        return { resolution: query.resolution, timezone: figures.settings().timezone, points: figures.series(query.from, query.to, query.resolution, target) };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/export.csv',
+      access: 'viewer',
+      summary: "One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed",
+      description: 'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.',
+      tags,
+      raw: { contentType: 'text/csv; charset=utf-8' },
+      schemas: { query: ExportQuery, response: { 200: Type.String({ description: 'CSV' }), 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ query, ctx }) => {
+        checkRange(query.from, query.to, MAX_DAYS.csv);
+        const meter = meters.get(query.meterId);
+        ctx.status = 200;
+        ctx.type = 'text/csv; charset=utf-8';
+        ctx.attachment(`meter-${meter.id}-${query.from}-${query.to}.csv`);
+        ctx.body = Readable.from(figures.csv(meter.id, query.from, query.to));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/peaks',
+      access: 'viewer',
+      summary: "The month's highest 15-minute mean demand, per meter and for the site, with when it happened",
+      tags,
+      schemas: { query: Type.Partial(PeaksQuery), response: { 200: Peaks, 400: ErrorBody } },
+      handler: ({ query }) => figures.peaks(query.month ?? figures.today().slice(0, 7)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/collector',
+      access: 'operator',
+      summary: 'The meter collector: last run, last good collection, lag and last error',
+      tags,
+      schemas: { response: { 200: CollectorStatus } },
+      handler: () => collector.health(),
     }),
   ];
 }

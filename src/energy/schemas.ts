@@ -1,6 +1,7 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../http/schemas.ts';
+import { METER_KINDS, WEEKDAYS } from '../db/schema/index.ts';
+import { stringEnum, Timestamp } from '../http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
 
@@ -11,6 +12,7 @@ export const EnergyArea = Type.Object({
   monthKwh: Type.Number(),
   yearKwh: Type.Number(),
   powerKw: Type.Number({ description: 'current demand' }),
+  source: stringEnum(['meters', 'manual'] as const, { description: 'meters: computed from the meters in the area; manual: the figures set by PUT' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -34,3 +36,138 @@ export const EnergyAreasBody = Type.Object(
 );
 
 export const EnergyAreas = Type.Object({ areas: Type.Array(EnergyArea, { description: 'sorted by name' }) });
+
+// --- Meters, tariffs and the figures computed from the interval store -------------------------------------------
+
+const Day = (description: string) => Type.String({ format: 'date', description });
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' });
+const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', description: 'the area its energy counts towards' });
+
+export const MeterTerm = Type.Object(
+  { meterId: Type.Integer({ minimum: 1 }), sign: Type.Union([Type.Literal(1), Type.Literal(-1)]) },
+  { additionalProperties: false },
+);
+
+export const Meter = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  code: Type.Union([Type.String(), Type.Null()], { description: 'the gateway point read; null for a virtual meter' }),
+  kind: stringEnum(METER_KINDS, { description: 'energy: a kWh counter; power: kW readings (energy is their integral); virtual: the signed sum of other meters' }),
+  area: Type.Union([Type.String(), Type.Null()]),
+  site: Type.Boolean({ description: "the site's consumption is the sum of the site meters (of every area's meters when none is marked)" }),
+  terms: Type.Array(MeterTerm),
+  enabled: Type.Boolean({ description: 'read by the collector' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const meterFields = {
+  name: Name,
+  code: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()]),
+  area: Type.Union([AreaName, Type.Null()]),
+  site: Type.Boolean(),
+  terms: Type.Array(MeterTerm, { maxItems: 1000, description: 'virtual meters only: e.g. rest of building = main (+1) − each sub-meter (−1)' }),
+  enabled: Type.Boolean(),
+};
+export const MeterCreate = Type.Object(
+  { ...meterFields, kind: stringEnum(METER_KINDS), code: Type.Optional(meterFields.code), area: Type.Optional(meterFields.area), site: Type.Optional(meterFields.site), terms: Type.Optional(meterFields.terms), enabled: Type.Optional(meterFields.enabled) },
+  { additionalProperties: false },
+);
+export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalProperties: false });
+
+export const MeterProposals = Type.Object({
+  catalogue: Type.Boolean({ description: 'false: the gateway has no point catalogue (GET {base}/codes answered 404); enter meters by hand' }),
+  proposals: Type.Array(
+    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }) }),
+  ),
+});
+
+const Clock = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', description: 'HH:MM, local time; 24:00 ends a band at midnight' });
+export const TariffBand = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 40 }),
+    days: Type.Array(stringEnum(WEEKDAYS), { minItems: 1, uniqueItems: true, maxItems: WEEKDAYS.length }),
+    from: Clock,
+    to: Clock,
+    price: Type.Number({ minimum: 0, maximum: 1e6 }),
+  },
+  { additionalProperties: false },
+);
+const tariffFields = {
+  validFrom: Day('first site day the version applies to; after today, so no past cost ever changes'),
+  price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per kWh outside every band' }),
+  bands: Type.Array(TariffBand, { maxItems: 50, description: 'time-of-use bands; the first that covers an interval prices it' }),
+  holidays: Type.Array(Day('a holiday: priced by the bands that list "holiday"'), { maxItems: 400 }),
+  standingChargePerDay: Type.Number({ minimum: 0, maximum: 1e7 }),
+  carbonFactor: Type.Number({ minimum: 0, maximum: 100, description: 'kg CO2 per kWh' }),
+  contractedPeakKw: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e7 }), Type.Null()], {
+    description: "the demand the supply contract allows: a site 15-minute mean above it raises an alert (null: none)",
+  }),
+  note: Type.String({ maxLength: 500 }),
+};
+export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, createdAt: Timestamp, updatedAt: Timestamp });
+export const TariffCreate = Type.Object(
+  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note) },
+  { additionalProperties: false },
+);
+export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });
+
+const Figures = { kwh: Type.Number(), cost: Type.Number(), carbonKg: Type.Number() };
+export const PeriodQuery = Type.Object(
+  { from: Day('first site day'), to: Day('the day after the last (exclusive)') },
+  { additionalProperties: false },
+);
+export const EnergySummary = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  timezone: Type.String(),
+  currency: Type.String(),
+  totalKwh: Type.Number(),
+  cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
+  carbonKg: Type.Number(),
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures })),
+  areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
+  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
+});
+
+export const SeriesQuery = Type.Object(
+  {
+    from: Day('first site day'),
+    to: Day('the day after the last (exclusive)'),
+    resolution: stringEnum(['15min', 'hour', 'day', 'month'] as const),
+    meterId: Type.Optional(Type.Integer({ minimum: 1 })),
+    area: Type.Optional(AreaName),
+  },
+  { additionalProperties: false },
+);
+export const Series = Type.Object({
+  resolution: Type.String(),
+  timezone: Type.String(),
+  points: Type.Array(
+    Type.Object({
+      start: Timestamp,
+      kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data for part of it (a gap the gateway could not fill)' }),
+      cost: Type.Union([Type.Number(), Type.Null()], { description: 'day and month points' }),
+    }),
+  ),
+});
+
+export const ExportQuery = Type.Object(
+  { meterId: Type.Integer({ minimum: 1 }), from: Day('first site day'), to: Day('the day after the last (exclusive)') },
+  { additionalProperties: false },
+);
+
+export const PeaksQuery = Type.Object({ month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM; this month when absent' }) }, { additionalProperties: false });
+export const Peaks = Type.Object({
+  month: Type.String(),
+  site: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()]),
+  meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), kw: Type.Number(), at: Timestamp })),
+});
+
+export const CollectorStatus = Type.Object({
+  lastRunAt: Type.Union([Timestamp, Type.Null()]),
+  lastOkAt: Type.Union([Timestamp, Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  meters: Type.Integer({ description: 'meters read by the collector' }),
+  lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
+});

@@ -3,28 +3,14 @@ import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import type { EnergyFigures } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 
 /** energy_daily.area of the whole site; no area card may use the name. */
 export const SITE_TOTAL = 'total';
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
-export function siteDay(timezone: string, at: Date = new Date()): string {
-  let format = dayFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    dayFormats.set(timezone, format);
-  }
-  return format.format(at);
-}
-
-/** `day` shifted by `offset` calendar days (no time zone involved: plain date arithmetic). */
-export function addDays(day: string, offset: number): string {
-  const [year, month, date] = day.split('-').map(Number);
-  return new Date(Date.UTC(year, month - 1, date + offset)).toISOString().slice(0, 10);
-}
+export { addDays, siteDay } from './calendar.ts';
+import { addDays, siteDay } from './calendar.ts';
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
@@ -40,13 +26,16 @@ export class EnergyService {
   private readonly removeOthers;
   private readonly upsertDaily;
   private readonly removeOtherDaily;
+  private readonly meteredNames;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
+    private readonly figures?: EnergyFigures,
   ) {
     const sqlite = db.sqlite;
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
+    this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
     this.timezone = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
     // Upsert by name keeps each card's id and createdAt across replaces.
     this.upsertArea = sqlite.prepare(
@@ -62,8 +51,28 @@ export class EnergyService {
     );
   }
 
-  list(): EnergyAreaView[] {
-    return this.all.all() as EnergyAreaView[];
+  /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */
+  list(at: Date = new Date()): EnergyAreaView[] {
+    const rows = this.all.all() as Omit<EnergyAreaView, 'source'>[];
+    const metered = new Set(this.meteredNames.all() as string[]);
+    if (!this.figures || !metered.size) return rows.map((row) => ({ ...row, source: 'manual' as const }));
+    const figures = this.figures;
+    const today = figures.today(at);
+    const month = `${today.slice(0, 7)}-01`;
+    const year = `${today.slice(0, 4)}-01-01`;
+    const tomorrow = addDays(today, 1);
+    const [day, monthly, yearly] = [today, month, year].map((from) => figures.areaTotals(from, tomorrow));
+    return rows.map((row) => {
+      if (!metered.has(row.name)) return { ...row, source: 'manual' as const };
+      return {
+        ...row,
+        todayKwh: round(day.get(row.name)?.kwh ?? 0),
+        monthKwh: round(monthly.get(row.name)?.kwh ?? 0),
+        yearKwh: round(yearly.get(row.name)?.kwh ?? 0),
+        powerKw: round(figures.demandKw({ area: row.name })),
+        source: 'meters' as const,
+      };
+    });
   }
 
   /** Today in the site's configured time zone. */
@@ -88,7 +97,10 @@ export class EnergyService {
     });
     if (details.length) throw new BadRequest('Invalid body', details);
 
-    const names = JSON.stringify(areas.map((area) => area.name));
+    // Areas with meters are computed: listed ones are left as they are, unlisted ones are kept.
+    const metered = new Set((this.meteredNames.all() as string[]).map((name) => name.toLowerCase()));
+    areas = areas.filter((area) => !metered.has(area.name.toLowerCase()));
+    const names = JSON.stringify([...areas.map((area) => area.name), ...(this.meteredNames.all() as string[])]);
     return this.db.sqlite.transaction(() => {
       const before = this.list();
       const now = new Date().toISOString();
@@ -101,7 +113,7 @@ export class EnergyService {
       this.removeOtherDaily.run(day, names);
       this.upsertDaily.run(day, SITE_TOTAL, round(areas.reduce((sum, area) => sum + area.todayKwh, 0)));
       const after = this.list();
-      const summary = (list: EnergyAreaView[]) => list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
+      const summary = (list: Omit<EnergyAreaView, 'source'>[]) => list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
       this.audit.record({ actor, action: 'replace', resource: 'energy_areas', before: summary(before), after: summary(after) });
       return after;
     })();

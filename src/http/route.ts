@@ -59,6 +59,8 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
    * or serialising it anew. A new object is validated as usual.
    */
   reusesBody?: true;
+  /** A POST that changes nothing (a query sent as a body): its 5xx answers are not logged as failed writes. */
+  readOnly?: true;
   handler: (request: RequestOf<S, A>) => unknown | Promise<unknown>;
 };
 

@@ -83,6 +83,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
   const chain: Middleware[] = [];
 
   chain.push(async (ctx: Context, next: Next) => {
+    if (route.readOnly) ctx.state.readOnly = true;
     if (route.access !== 'public') {
       const user = auth.authenticate(ctx);
       ctx.state.user = user;
@@ -249,6 +250,8 @@ function httpMessage(status: number): string {
   return 'Bad request';
 }
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export function requestLog(logger: Logger): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
   // pass the service logger runs on every line: ~4 µs per line instead of ~13 µs.
@@ -260,18 +263,20 @@ export function requestLog(logger: Logger): Middleware {
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const user = ctx.state.user as AuthUser | undefined;
-      log.info(
-        {
-          reqId: ctx.state.requestId,
-          method: ctx.method,
-          route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
-          path: ctx.path,
-          status: ctx.status,
-          durationMs: Math.round(durationMs * 100) / 100,
-          userId: user?.id ?? null,
-        },
-        'request',
-      );
+      const line = {
+        reqId: ctx.state.requestId,
+        method: ctx.method,
+        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: Math.round(durationMs * 100) / 100,
+        userId: user?.id ?? null,
+        // Set by clientAddress(): the socket's peer, or the forwarded client when the peer is a trusted proxy.
+        ip: ctx.ip,
+      };
+      // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
+      if (ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true) log.warn(line, 'request');
+      else log.info(line, 'request');
     }
   };
 }

@@ -82,6 +82,7 @@ export function iotRoutes({ iot }: AppDeps) {
         description: RELAYED,
         tags,
         raw: json,
+        ...(read.method === 'POST' ? { readOnly: true as const } : {}),
         schemas: { ...(read.query ? { query: read.query } : {}), ...(read.body ? { body: read.body } : {}), response: { 200: read.answer, ...failures } },
         handler: async ({ body, ctx }) => {
           const answer = await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });

@@ -9,7 +9,7 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
-import { startGatewaySimulator } from './simulator/server.ts';
+import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
 
 export type { GatewayAnswer };
 
@@ -29,9 +29,13 @@ const PROBE_TIMEOUT_MS = 5_000;
 
 export class IotGateway {
   readonly client: GatewayClient;
+  /** The built-in simulator when EMS_IOT_BASE_URL=sim. */
+  simulator: RunningSimulator | undefined;
   readonly tokens: GatewayTokens;
   private state: { at: number; outcome: Exchange } | null = null;
   private probeTimer: NodeJS.Timeout | undefined;
+  /** When the gateway last stopped answering; null while it answers (or before anything was tried). */
+  private downSince: number | null = null;
 
   constructor(
     private readonly options: {
@@ -142,12 +146,22 @@ export class IotGateway {
     });
   }
 
+  /**
+   * Logs the transitions only: one warning when the gateway stops answering (also when it is down from the start),
+   * one when it answers again, also a warning so `journalctl -p warning` shows the outage's end and length
+   * beside its start — never one per failed request or probe.
+   */
   private noteExchange(outcome: Exchange): void {
-    const previous = this.state?.outcome;
-    this.state = { at: Date.now(), outcome };
-    if (previous && previous.ok !== outcome.ok) {
-      if (outcome.ok) this.options.logger.info('IoT gateway reachable again');
-      else this.options.logger.warn({ error: outcome.error }, 'IoT gateway unreachable');
+    const now = Date.now();
+    this.state = { at: now, outcome };
+    if (outcome.ok) {
+      if (this.downSince !== null) {
+        this.options.logger.warn({ downForSec: Math.round((now - this.downSince) / 1000) }, 'IoT gateway reachable again');
+        this.downSince = null;
+      }
+    } else if (this.downSince === null) {
+      this.downSince = now;
+      this.options.logger.warn({ error: outcome.error, gateway: this.client.origin.origin }, 'IoT gateway unreachable');
     }
   }
 }
@@ -159,11 +173,13 @@ export class IotGateway {
 export async function startIotGateway(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; lifecycle: Lifecycle }): Promise<IotGateway> {
   const { config, logger, lifecycle } = deps;
   let baseUrl = config.iot.baseUrl;
+  let simulator: RunningSimulator | undefined;
   if (baseUrl === 'sim') {
-    const simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0, username: config.iot.username, password: config.iot.password });
-    lifecycle.onClose('IoT gateway simulator', () => simulator.close());
+    simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0, username: config.iot.username, password: config.iot.password, subMeters: config.simMeters });
+    const running = simulator;
+    lifecycle.onClose('IoT gateway simulator', () => running.close());
     baseUrl = simulator.url;
-    logger.info({ url: simulator.url }, 'IoT gateway simulator started');
+    logger.info({ url: simulator.url, subMeters: config.simMeters }, 'IoT gateway simulator started');
   }
   const gateway = new IotGateway({
     baseUrl,
@@ -173,6 +189,7 @@ export async function startIotGateway(deps: { config: Config; db: Db; logger: Lo
     logger,
     audit: deps.audit,
   });
+  gateway.simulator = simulator;
   lifecycle.onClose('IoT gateway client', () => gateway.close());
   gateway.startProbe();
   return gateway;

@@ -6,8 +6,8 @@ import { OverviewService } from './service.ts';
 
 const tags = ['overview'];
 
-export function overviewRoutes({ db }: AppDeps) {
-  const overview = new OverviewService(db);
+export function overviewRoutes({ db, energy }: AppDeps) {
+  const overview = new OverviewService(db, energy.figures);
   return [
     defineRoute({
       method: 'GET',

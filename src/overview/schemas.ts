@@ -3,12 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from '../http/schemas.ts';
 
 export const OverviewStats = Type.Object({
-  energyTodayKwh: Type.Number({ description: 'sum of todayKwh over the energy areas' }),
-  energyMonthKwh: Type.Number({ description: 'sum of monthKwh over the energy areas' }),
-  powerKw: Type.Number({ description: 'sum of current demand over the energy areas' }),
-  costToday: Type.Number({ description: 'energyTodayKwh × the configured electricity price' }),
+  energyTodayKwh: Type.Number({ description: "the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards" }),
+  energyMonthKwh: Type.Number({ description: "the site's energy this month (same source)" }),
+  powerKw: Type.Number({ description: "the site's current demand" }),
+  costToday: Type.Number({ description: "today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price)" }),
   currency: Type.String(),
-  carbonTodayKg: Type.Number({ description: 'energyTodayKwh × the configured carbon factor' }),
+  carbonTodayKg: Type.Number({ description: "today's energy × the tariff's carbon factor" }),
+  costMonth: Type.Number({ description: 'this month, as costToday' }),
+  carbonMonthKg: Type.Number({ description: 'this month, as carbonTodayKg' }),
   activeAlerts: Type.Integer({ description: 'alerts with status active, shelved ones left out' }),
   criticalAlerts: Type.Integer({ description: 'active alerts with level critical' }),
   openFaults: Type.Integer({ description: 'faults open or in progress' }),

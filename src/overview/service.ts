@@ -1,5 +1,6 @@
 // KPI cards and the weekly chart, computed from the tables on each call (one prepared statement each).
 import type { Db } from '../db/client.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
 import { addDays, SITE_TOTAL, siteDay } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
 
@@ -9,14 +10,17 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-type Counts = Omit<OverviewStatsView, 'costToday' | 'carbonTodayKg' | 'generatedAt'> & { price: number; carbonFactor: number };
+type Counts = Omit<OverviewStatsView, 'costToday' | 'carbonTodayKg' | 'costMonth' | 'carbonMonthKg' | 'generatedAt'> & { price: number; carbonFactor: number };
 
 export class OverviewService {
   private readonly counts;
   private readonly settings;
   private readonly daily;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly figures?: EnergyFigures,
+  ) {
     const sqlite = db.sqlite;
     this.counts = sqlite.prepare(
       `SELECT
@@ -39,6 +43,24 @@ export class OverviewService {
     const now = at.toISOString();
     const row = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() }) as Counts;
     const { price, carbonFactor, ...counts } = row;
+    if (this.figures?.metered()) {
+      const figures = this.figures;
+      const today = figures.today(at);
+      const tomorrow = addDays(today, 1);
+      const day = figures.totals(today, tomorrow);
+      const month = figures.totals(`${today.slice(0, 7)}-01`, tomorrow);
+      return {
+        ...counts,
+        energyTodayKwh: round(day.kwh),
+        energyMonthKwh: round(month.kwh),
+        powerKw: round(figures.demandKw()),
+        costToday: Math.round(day.cost * 100) / 100,
+        carbonTodayKg: round(day.carbonKg),
+        costMonth: Math.round(month.cost * 100) / 100,
+        carbonMonthKg: round(month.carbonKg),
+        generatedAt: now,
+      };
+    }
     return {
       ...counts,
       energyTodayKwh: round(row.energyTodayKwh),
@@ -46,6 +68,8 @@ export class OverviewService {
       powerKw: round(row.powerKw),
       costToday: Math.round(row.energyTodayKwh * price * 100) / 100,
       carbonTodayKg: round(row.energyTodayKwh * carbonFactor),
+      costMonth: Math.round(row.energyMonthKwh * price * 100) / 100,
+      carbonMonthKg: round(row.energyMonthKwh * carbonFactor),
       generatedAt: now,
     };
   }
@@ -55,6 +79,14 @@ export class OverviewService {
     const timezone = this.settings.get() as string;
     const today = siteDay(timezone, at);
     const first = addDays(today, -6);
+    if (this.figures?.metered()) {
+      const byDay = this.figures.byDay(first, addDays(today, 1));
+      const days = Array.from({ length: 7 }, (_, i) => {
+        const day = addDays(first, i);
+        return { day, kwh: round(byDay.get(day)?.kwh ?? 0) };
+      });
+      return { days, totalKwh: round(days.reduce((sum, d) => sum + d.kwh, 0)), timezone };
+    }
     const recorded = new Map((this.daily.all(first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
     const days = Array.from({ length: 7 }, (_, i) => {
       const day = addDays(first, i);

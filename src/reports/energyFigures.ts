@@ -1,5 +1,7 @@
-// The energy figures a report is built from, read from energy_daily (what PUT /api/energy/areas records per site day).
+// The energy figures a report is built from: the interval store's once meters exist, else energy_daily (what PUT
+// /api/energy/areas records per site day, for a site without meters).
 import type { Db } from '../db/client.ts';
+import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
 import { addDays, SITE_TOTAL } from '../energy/service.ts';
 
 export type PeriodFigures = {
@@ -46,4 +48,10 @@ export function dailyEnergyFigures(db: Db): EnergyFigures {
       };
     },
   };
+}
+
+/** The metered figures (the same the energy API answers) when any meter exists, else the hand-entered daily totals. */
+export function siteEnergyFigures(db: Db, metered: MeteredFigures): EnergyFigures {
+  const daily = dailyEnergyFigures(db);
+  return { periodFigures: (from, to) => (metered.metered() ? metered.periodFigures(from, to) : daily.periodFigures(from, to)) };
 }

@@ -8,11 +8,12 @@ import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import path from 'node:path';
 import { ReportContentBuilder } from './content.ts';
-import { dailyEnergyFigures } from './energyFigures.ts';
+import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
+import { siteEnergyFigures } from './energyFigures.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
 
-export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService }): ReportRunner {
+export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService; energy: MeteredFigures }): ReportRunner {
   const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
   const runner = new ReportRunner({
     db,
@@ -20,7 +21,7 @@ export function startReports(deps: { config: Config; db: Db; logger: Logger; aud
     mailer,
     logger,
     directory: path.join(config.dataDir, 'reports'),
-    content: new ReportContentBuilder(db, dailyEnergyFigures(db)),
+    content: new ReportContentBuilder(db, siteEnergyFigures(db, deps.energy)),
     clock: systemClock,
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,

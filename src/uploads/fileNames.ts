@@ -20,7 +20,7 @@ export function cleanOriginalName(raw: string | null | undefined, fallback = 'fi
   name = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
   // C0/C1 controls (NUL, CR, LF, …) and the bidi controls that can disguise an extension ("exe.txt" shown as "txt.exe").
   name = name.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
-  // A lone surrogate (formidable decodes "&#55296;") would make encodeURIComponent throw later.
+  // A lone surrogate (a name may carry "&#55296;", decoded on receipt) would make encodeURIComponent throw later.
   name = name.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   if (name === '' || name === '.' || name === '..') return fallback;
   const chars = Array.from(name);

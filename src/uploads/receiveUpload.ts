@@ -1,10 +1,11 @@
 // The one streaming upload receiver (files, models, avatars): multipart → temp file with SHA-256 and size, limits, cleanup.
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Writable } from 'node:stream';
-import { errors as formidableErrors, formidable, multipart, type Part } from 'formidable';
+import { Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
 import { AppError, BadRequest, HttpError, PayloadTooLarge } from '../errors.ts';
 import { cleanOriginalName } from './fileNames.ts';
 import { cleanClaimedType } from './mediaTypes.ts';
@@ -39,9 +40,9 @@ const MAX_FIELDS_BYTES = 16 * 1024;
 const DRAIN_LIMIT = 8 * 1024 * 1024;
 
 /**
- * Bytes that may wait for the disk. formidable pauses the socket until each chunk's write callback; answering
- * that callback once the chunk is queued (not once it is on disk) lets receiving and writing overlap, at a
- * memory cost bounded by this.
+ * Bytes that may wait for the disk. The parser stops reading the request while the file stream is full; the file
+ * stream counts a chunk as taken once it is queued (not once it is on disk), so receiving and writing overlap, at
+ * a memory cost bounded by this.
  */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
@@ -59,32 +60,20 @@ function tooLarge(maxBytes: number, headers?: Record<string, string>): AppError 
   return headers ? new HttpError(413, message, undefined, headers) : new PayloadTooLarge(message);
 }
 
-/** formidable's numbered errors → our catalogue; file-system errors (ENOSPC, …) pass through to the error renderer. */
-function translate(error: unknown, maxBytes: number, field: string): unknown {
-  if (error instanceof AppError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'number') return error;
-  switch (code) {
-    case formidableErrors.biggerThanTotalMaxFileSize:
-    case formidableErrors.biggerThanMaxFileSize:
-      return tooLarge(maxBytes);
-    case formidableErrors.maxFieldsSizeExceeded:
-      return new PayloadTooLarge(`Form fields other than "${field}" may hold at most ${MAX_FIELDS_BYTES} bytes`);
-    case formidableErrors.maxFieldsExceeded:
-    case formidableErrors.maxFilesExceeded:
-      return new BadRequest(`Too many form parts: send one file in field "${field}"`);
-    case formidableErrors.noEmptyFiles:
-    case formidableErrors.smallerThanMinFileSize:
-      return new BadRequest('The file is empty');
-    case formidableErrors.aborted:
-      return new UploadAborted();
-    default:
-      return new BadRequest(`Malformed multipart body: send one file in field "${field}"`);
-  }
-}
+const malformed = (field: string) => new BadRequest(`Malformed multipart body: send one file in field "${field}"`);
 
 function isMultipart(req: IncomingMessage): boolean {
   return /^multipart\/form-data\s*;.*\bboundary=/i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * A browser writes a file name's '"' as %22 and a character its form charset lacks as "&#NNNN;"; both are read
+ * back here (what they decode to is cleaned afterwards like any other name).
+ */
+function decodeFormFileName(raw: string | undefined): string | undefined {
+  return raw
+    ?.replace(/%22/g, '"')
+    .replace(/&#(\d{1,7});/g, (whole, digits: string) => (Number(digits) <= 0x10ffff ? String.fromCodePoint(Number(digits)) : whole));
 }
 
 /** Reads and drops what is left of a refused body, up to DRAIN_LIMIT, so the refusal reaches the client. */
@@ -102,10 +91,23 @@ async function removeQuietly(file: string): Promise<void> {
   await fs.promises.rm(file, { force: true }).catch(() => undefined);
 }
 
-/** What formidable writes to: accepts a chunk while the file stream has room, forwards errors, finishes when the fd is closed. */
-function bufferedWriter(file: fs.WriteStream): Writable {
+/** Resolves once the file's descriptor is closed (after the fsync that `flush` asks for); rejects on a write error. */
+function closed(stream: fs.WriteStream): Promise<void> {
+  if (stream.closed) return stream.errored ? Promise.reject(stream.errored) : Promise.resolve();
+  return new Promise((resolve, reject) => {
+    stream.once('error', reject);
+    stream.once('close', () => resolve());
+  });
+}
+
+/** Where the file part is piped: hashes and counts each chunk, hands it to the file, finishes once the file is closed. */
+function hashingWriter(file: fs.WriteStream): { writer: Writable; digest(): { size: number; sha256: string } } {
+  const hash = createHash('sha256');
+  let size = 0;
   const writer = new Writable({
     write(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
       if (file.write(chunk)) done();
       else file.once('drain', () => done());
     },
@@ -119,19 +121,20 @@ function bufferedWriter(file: fs.WriteStream): Writable {
     },
   });
   file.on('error', (error) => writer.destroy(error));
-  return writer;
+  return { writer, digest: () => ({ size, sha256: hash.digest('hex') }) };
 }
 
-function closed(stream: fs.WriteStream): Promise<void> {
-  if (stream.closed) return Promise.resolve();
-  return new Promise((resolve) => stream.once('close', () => resolve()));
+/** A part that will not be stored still has to be read for the parser to move on; its errors are the parser's. */
+function discard(stream: Readable): void {
+  stream.on('error', () => undefined);
+  stream.resume();
 }
 
 /**
- * Streams the one file of a multipart request to a temp file while formidable hashes and counts it; the
- * request is paused while each chunk is written, so memory stays flat whatever the size. Resolves with the
- * temp file (the caller keeps or discards it); on any failure (over the limit, malformed, aborted, disk
- * full) the temp file is already gone when the error is thrown.
+ * Streams the one file of a multipart request to a temp file, hashing and counting it on the way; the request
+ * is not read while the file stream is full, so memory stays flat whatever the size. Resolves with the temp file
+ * (the caller keeps or discards it); on any failure (over the limit, malformed, aborted, disk full) the temp
+ * file is already gone when the error is thrown.
  */
 export async function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Promise<ReceivedUpload> {
   const { tmpDir, maxBytes } = options;
@@ -141,91 +144,117 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   // A body declared far over the limit is refused before a byte is read; closing stops the client sending it.
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge(maxBytes, { Connection: 'close' });
 
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      // Names are cleaned in one place (cleanOriginalName), after the browser escapes are read back.
+      preservePath: true,
+      defParamCharset: 'utf8',
+      limits: {
+        // One byte past the limit is what tells "too large" from "exactly the limit".
+        fileSize: maxBytes + 1,
+        // The parser signals the count once reached, and the closing boundary counts: one more lets exactly MAX_PARTS through.
+        parts: MAX_PARTS + 1,
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELDS_BYTES + 1,
+      },
+    });
+  } catch {
+    throw malformed(field);
+  }
+
   const tempPath = path.join(tmpDir, `${TEMP_PREFIX}${randomBytes(12).toString('hex')}${TEMP_SUFFIX}`);
   let output: fs.WriteStream | undefined;
-  let finished = false;
-  let parts = 0;
+  let stored: Promise<Omit<ReceivedUpload, 'tempPath'>> | undefined;
   let fileParts = 0;
-  let received: { size: number; hash?: unknown; originalFilename: string | null; mimetype: string | null } | undefined;
+  let fieldBytes = 0;
 
-  const form = formidable({
-    enabledPlugins: [multipart],
-    maxFiles: 1,
-    maxFileSize: maxBytes,
-    maxTotalFileSize: maxBytes,
-    maxFields: MAX_FIELDS,
-    maxFieldsSize: MAX_FIELDS_BYTES,
-    allowEmptyFiles: false,
-    minFileSize: 1,
-    hashAlgorithm: 'sha256',
-    fileWriteStreamHandler: () => {
-      // Only the first file part gets a file, and none once the request is settled: formidable can open a file
-      // after an await that raced an error, and that file must not outlive our cleanup.
-      if (output || finished) return new Writable({ write: (_chunk, _encoding, done) => done() });
-      // flush: fsync before close, so a row is only ever written for bytes that are on disk (see keepUpload).
-      output = fs.createWriteStream(tempPath, { flags: 'wx', mode: 0o640, highWaterMark: WRITE_BUFFER_BYTES, flush: true });
-      return bufferedWriter(output);
-    },
+  // The first failure decides the answer; each is put in the catalogue where it arises (a later echo of it
+  // through another stream is ignored).
+  let failed = false;
+  let settle!: () => void;
+  let refuse!: (error: unknown) => void;
+  const parsed = new Promise<void>((resolve, reject) => {
+    settle = resolve;
+    refuse = reject;
   });
-  // formidable's _error is the one way to fail the whole parse from a part handler; it is not in its typings.
-  const internals = form as unknown as { error: unknown; _error(error: unknown): void; _handlePart(part: Part): Promise<void> };
-  const fail = (error: unknown) => internals._error(error);
-
-  // Our own part policy runs before formidable's: count parts, one file in the named field, a file part without
-  // a Content-Type is still a file (formidable would buffer it as a text field).
-  form.onPart = (part: Part) => {
-    if (internals.error) return;
-    parts += 1;
-    if (parts > MAX_PARTS) return fail(new BadRequest(`Too many form parts: send one file in field "${field}"`));
-    const isFile = part.originalFilename !== null || part.mimetype !== null;
-    if (isFile) {
-      if (part.name !== field) return fail(new BadRequest(`Unexpected file in field "${part.name ?? ''}": send it in field "${field}"`));
-      fileParts += 1;
-      if (fileParts > 1) return fail(new BadRequest('One file per request'));
-      part.mimetype ??= 'application/octet-stream';
-      try {
-        options.accept?.(cleanOriginalName(part.originalFilename), cleanClaimedType(part.mimetype));
-      } catch (error) {
-        return fail(error);
-      }
-    }
-    // Returned so formidable awaits it; a rejection becomes a form error instead of an unhandled rejection.
-    return internals._handlePart(part).catch(fail) as unknown as void;
+  const fail = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    refuse(error);
   };
-  form.on('file', (_name, file) => {
-    received = file;
-  });
   const abortWatch = () => {
     if (!req.complete) fail(new UploadAborted());
   };
-  req.once('close', abortWatch);
+
+  parser.on('file', (name, stream, info) => {
+    if (failed) return discard(stream);
+    fileParts += 1;
+    if (name !== field) {
+      discard(stream);
+      // A Content-Disposition without a name gives none, whatever the typings say.
+      return fail(new BadRequest(`Unexpected file in field "${name ?? ''}": send it in field "${field}"`));
+    }
+    if (fileParts > 1) {
+      discard(stream);
+      return fail(new BadRequest('One file per request'));
+    }
+    const originalName = cleanOriginalName(decodeFormFileName(info.filename));
+    const claimedType = cleanClaimedType(info.mimeType);
+    try {
+      options.accept?.(originalName, claimedType);
+    } catch (error) {
+      discard(stream);
+      return fail(error);
+    }
+    stream.on('limit', () => fail(tooLarge(maxBytes)));
+    // The part's stream errors when the parser does (the body ends inside the file, a later part header is broken).
+    stream.on('error', () => fail(malformed(field)));
+    // flush: fsync before close, so a row is only ever written for bytes that are on disk (see keepUpload).
+    output = fs.createWriteStream(tempPath, { flags: 'wx', mode: 0o640, highWaterMark: WRITE_BUFFER_BYTES, flush: true });
+    // Before the pipeline hears of it: a disk error (ENOSPC, …) goes to the error renderer as it is.
+    output.on('error', fail);
+    const { writer, digest } = hashingWriter(output);
+    stored = pipeline(stream, writer).then(() => ({ originalName, claimedType, ...digest() }));
+    stored.catch(fail);
+  });
+  parser.on('field', (_name, value, info) => {
+    fieldBytes += Buffer.byteLength(value);
+    if (info.valueTruncated || fieldBytes > MAX_FIELDS_BYTES) {
+      fail(new PayloadTooLarge(`Form fields other than "${field}" may hold at most ${MAX_FIELDS_BYTES} bytes`));
+    }
+  });
+  parser.on('partsLimit', () => fail(new BadRequest(`Too many form parts: send one file in field "${field}"`)));
+  parser.on('fieldsLimit', () => fail(new BadRequest(`Too many form parts: send one file in field "${field}"`)));
+  parser.on('error', () => fail(malformed(field)));
+  parser.on('close', () => settle());
+  // A client that goes away mid-body: 'close' (or 'error', ECONNRESET) before the request completed.
+  req.on('close', abortWatch);
+  req.on('error', abortWatch);
+  req.pipe(parser);
 
   try {
-    await form.parse(req);
-    if (!received || !output) throw new BadRequest(`No file in field "${field}"`);
-    await closed(output);
-    const sha256 = typeof received.hash === 'string' ? received.hash : '';
-    if (!/^[a-f0-9]{64}$/.test(sha256)) throw new Error('upload finished without a SHA-256');
-    finished = true;
-    return {
-      tempPath,
-      originalName: cleanOriginalName(received.originalFilename),
-      claimedType: cleanClaimedType(received.mimetype),
-      size: received.size,
-      sha256,
-    };
+    await parsed;
+    if (!stored) throw new BadRequest(`No file in field "${field}"`);
+    const upload = await stored;
+    if (upload.size === 0) throw new BadRequest('The file is empty');
+    return { tempPath, ...upload };
   } catch (error) {
-    finished = true;
+    failed = true;
     const clientGone = req.destroyed && !req.complete;
+    req.unpipe(parser);
+    parser.destroy();
     if (output) {
       output.destroy();
-      await closed(output);
+      await closed(output).catch(() => undefined);
     }
     await removeQuietly(tempPath);
     if (!clientGone) drainRefused(req);
-    throw clientGone ? new UploadAborted() : translate(error, maxBytes, field);
+    throw clientGone ? new UploadAborted() : error;
   } finally {
     req.off('close', abortWatch);
+    req.off('error', abortWatch);
   }
 }
 

@@ -19,22 +19,48 @@ export function generatePassword(): string {
 
 export const INITIAL_ADMIN_FILE = 'initial-admin-password';
 
-/** First start with an empty users table: an `admin` with a random password, printed once and written 0600. */
-export async function ensureInitialAdmin(db: Db, dataDir: string, logger: Logger, hashPassword: (password: string) => Promise<string>): Promise<void> {
-  if (countUsers(db) > 0) return;
+/**
+ * First start with an empty users table: an `admin` with a random password, logged and written 0600. On every later
+ * start while that file is still there, the password is logged again (a first start's line may have scrolled out of
+ * the journal) — as long as it is still admin's password; a stale file is named, its content is not logged.
+ */
+export async function ensureInitialAdmin(
+  db: Db,
+  dataDir: string,
+  logger: Logger,
+  passwords: { hash(password: string): Promise<string>; verify(password: string, hash: string): Promise<boolean> },
+): Promise<void> {
+  const file = path.join(dataDir, INITIAL_ADMIN_FILE);
+  if (countUsers(db) > 0) return remindInitialAdmin(db, file, logger, passwords.verify);
   const password = generatePassword();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await passwords.hash(password);
   const created = db.sqlite.transaction(() => {
     if (countUsers(db) > 0) return false;
     insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin' });
     return true;
   })();
   if (!created) return;
-  const file = path.join(dataDir, INITIAL_ADMIN_FILE);
   fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
-  // The one deliberate exception to "no passwords in logs": the operator needs it once, and it is also in the 0600 file.
+  // The one deliberate exception to "no passwords in logs": the operator needs it, and it is also in the 0600 file.
   logger.warn({ username: 'admin', initialPassword: password, file }, 'created the initial admin account; change its password after the first sign-in');
+}
+
+async function remindInitialAdmin(db: Db, file: string, logger: Logger, verify: (password: string, hash: string) => Promise<boolean>): Promise<void> {
+  let password: string;
+  try {
+    password = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    logger.warn({ file, error: (error as NodeJS.ErrnoException).code }, 'cannot read the initial admin password file');
+    return;
+  }
+  const admin = new UserLookup(db).findByUsername('admin');
+  if (admin && password && (await verify(password, admin.passwordHash))) {
+    logger.warn({ username: 'admin', initialPassword: password, file }, 'the initial admin password is still in use; sign in, change it and delete the file');
+  } else {
+    logger.warn({ file }, 'the initial admin password file is out of date (the password was changed): delete it');
+  }
 }
 
 // ---- User management (the /api/users routes and emsctl): every write in one transaction with its audit entry. ----

@@ -122,6 +122,20 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
   sqlite
     .prepare(`INSERT INTO notification_sends (alert_id, rule_id, kind, recipient, status, error, alert_ids, at) VALUES (?, ?, 'alert', 'duty@example.test', 'delivered', NULL, '[]', ?)`)
     .run(alertId, rule, iso());
+  // Energy: a counter, a virtual meter on it, a day of intervals with its rollups, the collector's state.
+  const meter = sqlite
+    .prepare(`INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Main', 'meter.main.kwh', 'energy', NULL, 1, '[]', 1, ?, ?) RETURNING id`)
+    .pluck()
+    .get(iso(), iso()) as number;
+  sqlite
+    .prepare(`INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Rest', NULL, 'virtual', 'Hall A', 0, ?, 1, ?, ?)`)
+    .run(JSON.stringify([{ meterId: meter, sign: 1 }]), iso(), iso());
+  const kwh = Buffer.from(new Float32Array(96).fill(45).buffer);
+  sqlite
+    .prepare(`INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, 4320, 1080, 1728, 180, 0)`)
+    .run(meter, iso().slice(0, 10), kwh, Buffer.alloc(96));
+  sqlite.prepare(`INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, 4320, 1080, 1728, 180, ?)`).run(meter, iso().slice(0, 7), Date.now());
+  sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 1000, 180)').run(meter, Date.now());
   insertUpload(sqlite, dataDir, 'files', userId);
   const model = insertUpload(sqlite, dataDir, 'model_files', userId);
   sqlite.prepare('UPDATE three_d_config SET model_file_id = ? WHERE id = 1').run(model.id);

@@ -66,7 +66,7 @@ function defaultAnswer(request: RecordedRequest, res: http.ServerResponse, gatew
   }
 }
 
-export async function startFakeGateway(options: { username?: string; password?: string; expiresIn?: number } = {}): Promise<FakeGateway> {
+export async function startFakeGateway(options: { username?: string; password?: string; expiresIn?: number; port?: number } = {}): Promise<FakeGateway> {
   const tokens = new Map<string, number>();
   const scripts = new Map<string, { behaviour: Behaviour; remaining: number }>();
   const sockets = new Set<Socket>();
@@ -173,7 +173,7 @@ export async function startFakeGateway(options: { username?: string; password?: 
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   gateway.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return gateway;
 }

@@ -5,3 +5,4 @@ export * from './settings.ts';
 export * from './uploads.ts';
 export * from './reports.ts';
 export * from './alarms.ts';
+export * from './energy.ts';

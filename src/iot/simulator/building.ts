@@ -21,6 +21,8 @@ type PointDefinition = {
   max?: number;
   /** A zone temperature follows this setpoint. */
   follows?: string;
+  /** The main incomer: the sum of the sub-meters' loads and the building's unmetered load. */
+  main?: boolean;
 };
 
 const HOUR_MS = 3_600_000;
@@ -30,11 +32,11 @@ const OMEGA = (2 * Math.PI) / DAY_MS;
 const COUNTER_EPOCH = Date.UTC(2020, 0, 1);
 
 const POINTS: PointDefinition[] = [
-  { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', base: 180, swing: 0.35, peakHour: 14 },
+  { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', base: 0, main: true },
   { code: 'meter.hvac.kwh', name: 'HVAC energy', unit: 'kWh', kind: 'energy', base: 75, swing: 0.5, peakHour: 15 },
   { code: 'meter.lighting.kwh', name: 'Lighting energy', unit: 'kWh', kind: 'energy', base: 22, swing: 0.8, peakHour: 12 },
   { code: 'meter.it.kwh', name: 'Server room energy', unit: 'kWh', kind: 'energy', base: 38, swing: 0.05, peakHour: 11 },
-  { code: 'meter.main.kw', name: 'Main incomer power', unit: 'kW', kind: 'power', base: 180, swing: 0.35, peakHour: 14 },
+  { code: 'meter.main.kw', name: 'Main incomer power', unit: 'kW', kind: 'power', base: 0, main: true },
   { code: 'meter.hvac.kw', name: 'HVAC power', unit: 'kW', kind: 'power', base: 75, swing: 0.5, peakHour: 15 },
   { code: 'temp.outdoor', name: 'Outdoor temperature', unit: '°C', kind: 'temperature', base: 14, swing: 6, peakHour: 15 },
   { code: 'temp.zone1', name: 'Office floor 1 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.6, peakHour: 16, follows: 'sp.zone1' },
@@ -48,6 +50,20 @@ const POINTS: PointDefinition[] = [
   { code: 'sp.chw.supply', name: 'Chilled water supply setpoint', unit: '°C', kind: 'setpoint', base: 7, min: 5, max: 12 },
   { code: 'ahu1.run', name: 'Air handling unit 1 run command', unit: '', kind: 'command', base: 1, min: 0, max: 1 },
 ];
+
+/** What the main incomer carries beyond its sub-meters (plug loads, lifts): "rest of building" = main − sub-meters. */
+const UNMETERED: PointDefinition = { code: 'unmetered', name: 'Unmetered load', unit: 'kWh', kind: 'energy', base: 45, swing: 0.3, peakHour: 13 };
+/** The built-in sub-meters; EMS_SIM_METERS beyond them adds tenant sub-meters meter.sub.NNN.kwh. */
+export const DEFAULT_SUB_METERS = 3;
+const NAMED_SUBS = ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'];
+
+/** Extra sub-meters: small tenant loads with varied shapes, the same for a given index on every start. */
+function tenantMeters(count: number): PointDefinition[] {
+  return Array.from({ length: Math.max(0, count - NAMED_SUBS.length) }, (_, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    return { code: `meter.sub.${n}.kwh`, name: `Tenant sub-meter ${n}`, unit: 'kWh', kind: 'energy', base: 2 + ((i * 7) % 13), swing: 0.2 + ((i * 3) % 6) / 10, peakHour: 8 + (i % 10) };
+  });
+}
 
 export type AlarmConfig = { id: number; code: string; condition: 'above' | 'below'; threshold: number; level: 'info' | 'warning' | 'critical'; enabled: boolean; message: string };
 export type Alarm = { id: number; code: string; level: AlarmConfig['level']; message: string; state: 'active' | 'cleared'; raisedAt: string; clearedAt: string | null };
@@ -90,14 +106,26 @@ export class WriteRejected extends Error {
 }
 
 export class Building {
-  private readonly points = new Map<string, PointDefinition>(POINTS.map((point) => [point.code, point]));
+  private readonly points: Map<string, PointDefinition>;
+  /** The loads the main incomer sums: its sub-meters and the unmetered rest. */
+  private readonly mainLoads: PointDefinition[];
+  /** Counters reset by hand (`POST {base}/sim/meters/reset`): the raw reading at the reset, from then on subtracted. */
+  private readonly resets = new Map<string, { at: number; raw: number }>();
+  /** While true every gateway call answers 503 (`POST {base}/sim/offline`): an outage as the service sees it. */
+  offline = false;
   /** Setpoint and command writes, oldest first: [ts, value]. */
   private readonly writes = new Map<string, Array<[number, number]>>();
   private readonly forced = new Map<string, PointValue>();
   private readonly alarms: Alarm[];
   private nextAlarmId: number;
 
-  constructor(private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    subMeters = DEFAULT_SUB_METERS,
+  ) {
+    const tenants = tenantMeters(subMeters);
+    this.points = new Map([...POINTS, ...tenants].map((point) => [point.code, point]));
+    this.mainLoads = [...NAMED_SUBS.slice(0, Math.max(0, Math.min(subMeters, NAMED_SUBS.length))).map((code) => this.points.get(code)!), ...tenants, UNMETERED];
     // A few alarms the building "had" before the simulator started, newest last. Their times hang on the UTC day, not
     // on the start: a restarted simulator reports the same occurrences, as a real gateway would.
     const t = Math.floor(now() / (24 * HOUR_MS)) * 24 * HOUR_MS;
@@ -113,6 +141,21 @@ export class Building {
 
   has(code: string): boolean {
     return this.points.has(code);
+  }
+
+  /** The point catalogue (`GET {base}/codes`). */
+  catalogue(): Array<{ code: string; name: string; unit: string; kind: string }> {
+    return [...this.points.values()].map(({ code, name, unit, kind }) => ({ code, name, unit, kind }));
+  }
+
+  /** The counter restarts from zero now, as a replaced meter's would; false for a point that is not an energy counter. */
+  resetCounter(code: string): boolean {
+    const point = this.points.get(code);
+    if (!point || point.kind !== 'energy') return false;
+    const t = this.now();
+    this.resets.delete(code);
+    this.resets.set(code, { at: t, raw: this.valueAt(point, t) });
+    return true;
   }
 
   read(code: string): { code: string; value: PointValue | null; quality: Quality; ts: string } {
@@ -204,17 +247,37 @@ export class Building {
   }
 
   private valueAt(point: PointDefinition, t: number): number {
+    const reset = this.resets.get(point.code);
+    if (reset && t >= reset.at) return round(this.rawValueAt(point, t) - reset.raw, 2);
+    return this.rawValueAt(point, t);
+  }
+
+  /** The load curve's integral (kWh since the counter epoch) without rounding. */
+  private counter(point: PointDefinition, t: number): number {
+    const a = point.base;
+    const k = point.swing ?? 0;
+    const hours = (t - COUNTER_EPOCH) / HOUR_MS;
+    const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
+    const phase0 = OMEGA * (COUNTER_EPOCH - (point.peakHour ?? 12) * HOUR_MS);
+    return a * hours + ((a * k) / (OMEGA * HOUR_MS)) * (Math.sin(phase) - Math.sin(phase0));
+  }
+
+  private load(point: PointDefinition, t: number): number {
+    return point.base * (1 + (point.swing ?? 0) * Math.cos(OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS)));
+  }
+
+  private rawValueAt(point: PointDefinition, t: number): number {
     const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
     const slot = Math.floor(t / 10_000);
+    if (point.main && point.kind === 'energy') return round(this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0), 2);
+    if (point.main && point.kind === 'power') {
+      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0);
+      return round(total + total * 0.02 * noise(point.code, slot), 1);
+    }
     switch (point.kind) {
       case 'energy': {
         // Energy is the integral of a load that swings daily around its mean, so the counter only ever rises.
-        const a = point.base;
-        const k = point.swing ?? 0;
-        const hours = (t - COUNTER_EPOCH) / HOUR_MS;
-        const phase0 = OMEGA * (COUNTER_EPOCH - (point.peakHour ?? 12) * HOUR_MS);
-        const wave = ((a * k) / (OMEGA * HOUR_MS)) * (Math.sin(phase) - Math.sin(phase0));
-        return round(a * hours + wave, 2);
+        return round(this.counter(point, t), 2);
       }
       case 'power':
         return round(point.base * (1 + (point.swing ?? 0) * Math.cos(phase)) + point.base * 0.02 * noise(point.code, slot), 1);

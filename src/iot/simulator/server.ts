@@ -13,6 +13,8 @@ export type SimulatorOptions = {
   /** Lifetime of the tokens it issues. */
   tokenTtlSec?: number;
   now?: () => number;
+  /** How many sub-meters the building has (3 built in; more are tenant sub-meters). */
+  subMeters?: number;
 };
 
 export type RunningSimulator = { url: string; building: Building; close(): Promise<void> };
@@ -96,7 +98,7 @@ export class GatewaySimulator {
 
   constructor(options: SimulatorOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.building = new Building(this.now);
+    this.building = new Building(this.now, options.subMeters);
     this.username = options.username ?? 'ems';
     this.password = options.password ?? 'ems-simulator';
     this.tokenTtlSec = options.tokenTtlSec ?? 3600;
@@ -120,6 +122,16 @@ export class GatewaySimulator {
     const query = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const method = req.method ?? 'GET';
 
+    // Simulator controls (not part of the gateway contract): an outage, counter resets, alarms raised and cleared by hand.
+    if (path === '/sim/offline' && method === 'POST') {
+      this.building.offline = object(await readJson(req)).offline === true;
+      return [200, { offline: this.building.offline }];
+    }
+    if (this.building.offline) return [503, { error: 'gateway offline' }];
+    if (path === '/sim/meters/reset' && method === 'POST') {
+      const { code } = object(await readJson(req));
+      return typeof code === 'string' && this.building.resetCounter(code) ? [200, { success: true }] : [404, { error: 'no energy counter by that code' }];
+    }
     if (path === '/auth/token') {
       if (method !== 'POST') throw new ClientError(405, 'use POST');
       return this.issueToken(object(await readJson(req)));
@@ -127,6 +139,9 @@ export class GatewaySimulator {
     if (!this.authorized(req.headers.authorization)) return [401, { error: 'invalid or expired token' }];
 
     switch (path) {
+      case '/codes':
+        if (method === 'GET') return [200, { data: this.building.catalogue() }];
+        break;
       case '/codes/values': {
         if (method === 'POST') return this.values(object(await readJson(req)).codes);
         if (method === 'GET') return this.values(query.getAll('codes').flatMap((c) => c.split(',')).filter(Boolean));
@@ -148,7 +163,6 @@ export class GatewaySimulator {
       case '/alarm-configs':
         if (method === 'GET') return [200, { data: this.building.alarmConfigs() }];
         break;
-      // Simulator controls (not part of the gateway contract): raise and clear alarms by hand.
       case '/sim/alarms': {
         if (method !== 'POST') break;
         const body = object(await readJson(req));

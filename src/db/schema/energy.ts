@@ -1,0 +1,107 @@
+// Energy metering: meters, what the collector last read from each, the compact interval store and dated tariffs.
+import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { createdAt, id, updatedAt } from './columns.ts';
+
+export const METER_KINDS = ['energy', 'power', 'virtual'] as const;
+export type MeterKind = (typeof METER_KINDS)[number];
+/** A virtual meter's value per interval: the sum of its terms, each another meter's value times its sign. */
+export type MeterTerm = { meterId: number; sign: 1 | -1 };
+
+export const meters = sqliteTable(
+  'meters',
+  {
+    id: id(),
+    name: text('name').notNull(),
+    /** The gateway point read; null for a virtual meter. */
+    code: text('code'),
+    kind: text('kind', { enum: METER_KINDS }).notNull(),
+    /** The area its energy counts towards; null: site-level only (e.g. the main incomer). */
+    area: text('area'),
+    /** A site meter: the site's consumption is the sum of these (of the areas when there is none). */
+    site: integer('site', { mode: 'boolean' }).notNull().default(false),
+    terms: text('terms', { mode: 'json' }).$type<MeterTerm[]>().notNull().default([]),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('meters_code_unique').on(t.code), uniqueIndex('meters_name_unique').on(t.name)],
+);
+
+/** The collector's position per meter: the last reading it counted (a restart continues from it, counting nothing twice). */
+export const meterState = sqliteTable('meter_state', {
+  meterId: integer('meter_id')
+    .primaryKey()
+    .references(() => meters.id, { onDelete: 'cascade' }),
+  /** Epoch ms and value of the last reading counted. */
+  lastAt: integer('last_at').notNull(),
+  lastValue: real('last_value').notNull(),
+  /** Current demand in kW: a power meter's last reading, an energy meter's mean over its last two readings. */
+  demandKw: real('demand_kw'),
+});
+
+/**
+ * One row per meter per site day: the day's 15-minute intervals as little-endian Float32 (kWh; NaN = no data), a flag
+ * byte per interval, a power meter's highest reading per interval, and the day's rollups (energy, cost, carbon, peak).
+ */
+export const meterDays = sqliteTable(
+  'meter_days',
+  {
+    meterId: integer('meter_id')
+      .notNull()
+      .references(() => meters.id, { onDelete: 'cascade' }),
+    day: text('day').notNull(),
+    kwh: blob('kwh', { mode: 'buffer' }).notNull(),
+    flags: blob('flags', { mode: 'buffer' }).notNull(),
+    maxKw: blob('max_kw', { mode: 'buffer' }),
+    totalKwh: real('total_kwh').notNull(),
+    cost: real('cost').notNull(),
+    carbonKg: real('carbon_kg').notNull(),
+    /** The highest 15-minute mean demand of the day (kW) and its interval's index. */
+    peakKw: real('peak_kw'),
+    peakIndex: integer('peak_index'),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.day] })],
+);
+
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'holiday'] as const;
+export type TariffBand = { name: string; days: (typeof WEEKDAYS)[number][]; from: string; to: string; price: number };
+
+/** A tariff version applies from its first day until the next version's: adding one never changes a past cost. */
+export const tariffVersions = sqliteTable(
+  'tariff_versions',
+  {
+    id: id(),
+    validFrom: text('valid_from').notNull(),
+    /** Price per kWh outside every band. */
+    price: real('price').notNull(),
+    bands: text('bands', { mode: 'json' }).$type<TariffBand[]>().notNull().default([]),
+    holidays: text('holidays', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    standingChargePerDay: real('standing_charge_per_day').notNull().default(0),
+    carbonFactor: real('carbon_factor').notNull(),
+    /** The demand the supply contract allows; a site 15-minute mean above it raises an alert. Null: no such rule. */
+    contractedPeakKw: real('contracted_peak_kw'),
+    note: text('note').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('tariff_versions_valid_from_unique').on(t.validFrom)],
+);
+
+
+/** Month rollups per meter (site month 'YYYY-MM'), kept with each day row's write so year and month cards read 12 rows, not 365. */
+export const meterMonths = sqliteTable(
+  'meter_months',
+  {
+    meterId: integer('meter_id')
+      .notNull()
+      .references(() => meters.id, { onDelete: 'cascade' }),
+    month: text('month').notNull(),
+    totalKwh: real('total_kwh').notNull(),
+    cost: real('cost').notNull(),
+    carbonKg: real('carbon_kg').notNull(),
+    peakKw: real('peak_kw'),
+    /** The peak's interval start, epoch ms. */
+    peakAt: integer('peak_at'),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.month] })],
+);

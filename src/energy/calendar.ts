@@ -1,0 +1,90 @@
+// Site days in the platform time zone: where a day starts, how many 15-minute intervals it has (92, 96 or 100), which day an instant is in.
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
+export function siteDay(timezone: string, at: Date = new Date()): string {
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timezone, format);
+  }
+  return format.format(at);
+}
+
+/** `day` shifted by `offset` calendar days (no time zone involved: plain date arithmetic). */
+export function addDays(day: string, offset: number): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(Date.UTC(year, month - 1, date + offset)).toISOString().slice(0, 10);
+}
+
+export const INTERVAL_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The zone's offset from UTC at `ms`, in ms (every zone's offset is a whole number of 15 minutes, so intervals align). */
+export function zoneOffsetMs(timezone: string, ms: number): number {
+  let format = offsetFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    offsetFormats.set(timezone, format);
+  }
+  const parts: Record<string, number> = {};
+  for (const part of format.formatToParts(ms)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return wall - Math.floor(ms / 1000) * 1000;
+}
+
+const starts = new Map<string, number>();
+
+/** The instant the site day (YYYY-MM-DD) starts: local midnight, DST-aware. */
+export function dayStart(timezone: string, day: string): number {
+  const key = `${timezone}|${day}`;
+  let start = starts.get(key);
+  if (start === undefined) {
+    const [y, m, d] = day.split('-').map(Number);
+    const wall = Date.UTC(y, m - 1, d);
+    start = wall - zoneOffsetMs(timezone, wall);
+    const corrected = wall - zoneOffsetMs(timezone, start);
+    if (corrected !== start && siteDay(timezone, new Date(corrected)) === day) start = corrected;
+    if (starts.size > 20_000) starts.clear();
+    starts.set(key, start);
+  }
+  return start;
+}
+
+/** The day's first instant and its number of 15-minute intervals. */
+export function dayIntervals(timezone: string, day: string): { start: number; count: number } {
+  const start = dayStart(timezone, day);
+  return { start, count: Math.round((dayStart(timezone, addDays(day, 1)) - start) / INTERVAL_MS) };
+}
+
+/** The site day an instant falls in. */
+export function dayOf(timezone: string, ms: number): string {
+  return siteDay(timezone, new Date(ms));
+}
+
+/** Local weekday (0 = Monday … 6 = Sunday) and minutes since local midnight of an instant. */
+export function localClock(timezone: string, ms: number): { weekday: number; minute: number } {
+  const local = ms + zoneOffsetMs(timezone, ms);
+  const weekday = (new Date(local).getUTCDay() + 6) % 7;
+  return { weekday, minute: Math.floor((((local % DAY_MS) + DAY_MS) % DAY_MS) / 60_000) };
+}
+
+/** Days from `from` up to, not including, `to`. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day < to; day = addDays(day, 1)) days.push(day);
+  return days;
+}
+

@@ -1,0 +1,324 @@
+// Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
+// series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
+import type { Db } from '../db/client.ts';
+import type { MeterTerm } from '../db/schema/index.ts';
+import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
+import type { Tariffs } from './tariffs.ts';
+
+export type PeriodFigures = {
+  from: string;
+  to: string;
+  timezone: string;
+  currency: string;
+  totalKwh: number;
+  cost: number;
+  carbonKg: number;
+  days: { day: string; kwh: number; cost: number; carbonKg: number }[];
+  areas: { area: string; kwh: number; cost: number; carbonKg: number }[];
+  peak: { kw: number; at: string } | null;
+};
+
+export type Resolution = '15min' | 'hour' | 'day' | 'month';
+export type SeriesPoint = { start: string; kwh: number | null; cost: number | null };
+export type Totals = { kwh: number; cost: number; carbonKg: number };
+
+type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null };
+type Layout = { key: string; meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
+
+function floats(buffer: Buffer): Float32Array {
+  const copy = new Float32Array(buffer.length / 4);
+  new Uint8Array(copy.buffer).set(buffer);
+  return copy;
+}
+
+export class EnergyFigures {
+  private readonly layoutKey;
+  private readonly meterRows;
+  private readonly config;
+  private readonly dayTotals;
+  private readonly monthTotals;
+  private readonly monthPeaks;
+  private readonly areaDays;
+  private readonly areaMonths;
+  private readonly dayBlobs;
+  private readonly anyData;
+  private readonly dayRow;
+  private layoutCache: Layout | undefined;
+
+  constructor(
+    db: Db,
+    private readonly tariffs: Tariffs,
+  ) {
+    const sqlite = db.sqlite;
+    // total_changes() moves with every write on this connection (the collector's too), data_version with another's (emsctl).
+    this.layoutKey = sqlite.prepare("SELECT total_changes() || '|' || (SELECT data_version FROM pragma_data_version())").pluck();
+    this.meterRows = sqlite.prepare(
+      'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
+    );
+    this.config = sqlite.prepare('SELECT timezone, currency FROM platform_config WHERE id = 1');
+    this.dayTotals = sqlite.prepare(
+      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_days
+       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
+    );
+    this.monthTotals = sqlite.prepare(
+      `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
+       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
+    );
+    this.areaDays = sqlite.prepare(
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d JOIN meters m ON m.id = d.meter_id
+       WHERE m.area IS NOT NULL AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+    );
+    this.areaMonths = sqlite.prepare(
+      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r JOIN meters m ON m.id = r.meter_id
+       WHERE m.area IS NOT NULL AND r.month >= @from AND r.month < @to GROUP BY m.area`,
+    );
+    this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
+    this.dayBlobs = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+    this.anyData = sqlite.prepare('SELECT 1 FROM meters LIMIT 1').pluck();
+    this.dayRow = sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?');
+  }
+
+  /** True once any meter exists: figures then come from meters, not from the hand-entered area cards. */
+  metered(): boolean {
+    return this.anyData.get() !== undefined;
+  }
+
+  settings(): { timezone: string; currency: string } {
+    return this.config.get() as { timezone: string; currency: string };
+  }
+
+  /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
+  private layout(): Layout {
+    const key = this.layoutKey.get() as string;
+    if (this.layoutCache?.key === key) return this.layoutCache;
+    const rows = this.meterRows.all() as MeterRow[];
+    const demand = new Map<number, number>();
+    for (const row of rows) if (row.demandKw !== null) demand.set(row.id, row.demandKw);
+    for (const row of rows) {
+      if (row.kind !== 'virtual') continue;
+      const terms = JSON.parse(row.terms) as MeterTerm[];
+      if (terms.every((term) => demand.has(term.meterId))) demand.set(row.id, terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0));
+    }
+    const areas = new Map<string, number[]>();
+    for (const row of rows) {
+      if (row.area === null) continue;
+      let ids = areas.get(row.area);
+      if (!ids) areas.set(row.area, (ids = []));
+      ids.push(row.id);
+    }
+    const flagged = rows.filter((row) => row.site).map((row) => row.id);
+    const site = flagged.length ? flagged : [...areas.values()].flat();
+    this.layoutCache = { key, meters: rows, site, areas, demand };
+    return this.layoutCache;
+  }
+
+  private ids(target: { meterId?: number; area?: string } = {}): number[] {
+    const layout = this.layout();
+    if (target.meterId !== undefined) return layout.meters.some((meter) => meter.id === target.meterId) ? [target.meterId] : [];
+    if (target.area !== undefined) return layout.areas.get(target.area) ?? [];
+    return layout.site;
+  }
+
+  /** Energy, cost and carbon per site day in [from, to); a day without data is absent. The site adds its standing charge. */
+  byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals> {
+    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string } & Totals)[];
+    const site = target.meterId === undefined && target.area === undefined;
+    return new Map(rows.map((row) => [row.day, { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg }]));
+  }
+
+  /** Totals over [from, to) site days. Whole months are read from the month rollups. */
+  totals(from: string, to: string, target: { meterId?: number; area?: string } = {}): Totals {
+    const sum: Totals = { kwh: 0, cost: 0, carbonKg: 0 };
+    const add = (totals: Totals) => {
+      sum.kwh += totals.kwh;
+      sum.cost += totals.cost;
+      sum.carbonKg += totals.carbonKg;
+    };
+    // Whole months inside the range from the month rollups, the ragged ends by day.
+    const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
+    const lastWhole = to.slice(0, 7);
+    if (firstWhole < lastWhole) {
+      const ids = JSON.stringify(this.ids(target));
+      for (const row of this.monthTotals.all({ ids, from: firstWhole, to: lastWhole }) as Totals[]) add(row);
+      if (target.meterId === undefined && target.area === undefined) {
+        for (let day = `${firstWhole}-01`; day < `${lastWhole}-01`; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
+      }
+      for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) add(totals);
+      for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) add(totals);
+    } else {
+      for (const totals of this.byDay(from, to, target).values()) add(totals);
+    }
+    return sum;
+  }
+
+  /** Every area's totals over [from, to) site days in one grouped read per part (whole months from the rollups). */
+  areaTotals(from: string, to: string): Map<string, Totals> {
+    const totals = new Map<string, Totals>();
+    const add = (rows: unknown[]) => {
+      for (const row of rows as ({ area: string } & Totals)[]) {
+        const sum = totals.get(row.area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
+        totals.set(row.area, { kwh: sum.kwh + row.kwh, cost: sum.cost + row.cost, carbonKg: sum.carbonKg + row.carbonKg });
+      }
+    };
+    const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
+    const lastWhole = to.slice(0, 7);
+    if (firstWhole < lastWhole) {
+      add(this.areaMonths.all({ from: firstWhole, to: lastWhole }));
+      add(this.areaDays.all({ from, to: `${firstWhole}-01` }));
+      add(this.areaDays.all({ from: `${lastWhole}-01`, to }));
+    } else add(this.areaDays.all({ from, to }));
+    return totals;
+  }
+
+  /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */
+  demandKw(target: { area?: string } = {}): number {
+    const { demand } = this.layout();
+    return this.ids(target).reduce((sum, id) => sum + (demand.get(id) ?? 0), 0);
+  }
+
+  areaNames(): string[] {
+    return [...this.layout().areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+  }
+
+  /** Each 15-minute interval's kWh over [from, to) days for the target, summed over its meters (null where any has none). */
+  intervals(from: string, to: string, target: { meterId?: number; area?: string } = {}): { start: number; kwh: Float64Array } {
+    const { timezone } = this.settings();
+    const days = daysBetween(from, to);
+    const start = dayIntervals(timezone, from).start;
+    const end = days.length ? dayIntervals(timezone, to).start : start;
+    const count = Math.round((end - start) / INTERVAL_MS);
+    const sums = new Float64Array(count);
+    const seen = new Uint16Array(count);
+    const ids = this.ids(target);
+    for (const id of ids) {
+      for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
+        const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
+        const values = floats(blob);
+        for (let i = 0; i < values.length; i += 1) {
+          if (Number.isNaN(values[i])) continue;
+          sums[offset + i] += values[i];
+          seen[offset + i] += 1;
+        }
+      }
+    }
+    // An interval counts only when every meter of the target has data for it.
+    const kwh = new Float64Array(count);
+    for (let i = 0; i < count; i += 1) kwh[i] = ids.length && seen[i] === ids.length ? sums[i] : NaN;
+    return { start, kwh };
+  }
+
+  /** A series for a meter, an area or the site over [from, to) site days. */
+  series(from: string, to: string, resolution: Resolution, target: { meterId?: number; area?: string } = {}): SeriesPoint[] {
+    const { timezone } = this.settings();
+    if (resolution === 'day') {
+      const byDay = this.byDay(from, to, target);
+      return daysBetween(from, to).map((day) => {
+        const totals = byDay.get(day);
+        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals ? round(totals.cost, 2) : null };
+      });
+    }
+    if (resolution === 'month') {
+      const points: SeriesPoint[] = [];
+      for (let month = from.slice(0, 7); `${month}-01` < to; month = nextMonth(month)) {
+        const first = `${month}-01` < from ? from : `${month}-01`;
+        const last = `${nextMonth(month)}-01` > to ? to : `${nextMonth(month)}-01`;
+        const totals = this.totals(first, last, target);
+        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: round(totals.cost, 2) });
+      }
+      return points;
+    }
+    const { start, kwh } = this.intervals(from, to, target);
+    const step = resolution === 'hour' ? HOUR_INTERVALS : 1;
+    const points: SeriesPoint[] = [];
+    // Hours start at whole UTC hours; in a zone with a :30 or :45 offset the local hour's boundary is used instead.
+    for (let i = 0; i < kwh.length; i += step) {
+      let sum = 0;
+      let missing = false;
+      for (let j = i; j < Math.min(kwh.length, i + step); j += 1) {
+        if (Number.isNaN(kwh[j])) missing = true;
+        else sum += kwh[j];
+      }
+      points.push({ start: new Date(start + i * INTERVAL_MS).toISOString(), kwh: missing ? null : round(sum, 4), cost: null });
+    }
+    return points;
+  }
+
+  /** The month's highest 15-minute mean demand per meter and for the site, with when it happened. */
+  peaks(month: string): { month: string; site: { kw: number; at: string } | null; meters: { meterId: number; name: string; kw: number; at: string }[] } {
+    const layout = this.layout();
+    const names = new Map(layout.meters.map((meter) => [meter.id, meter.name]));
+    const rows = this.monthPeaks.all(month) as { meterId: number; kw: number; at: number }[];
+    const meters = rows
+      .filter((row) => names.has(row.meterId))
+      .map((row) => ({ meterId: row.meterId, name: names.get(row.meterId)!, kw: round(row.kw, 3), at: new Date(row.at).toISOString() }))
+      .sort((a, b) => b.kw - a.kw);
+    return { month, site: this.sitePeak(`${month}-01`, `${nextMonth(month)}-01`), meters };
+  }
+
+  /** The site's highest 15-minute mean over [from, to): its single meter's rollup, or the summed intervals of several. */
+  sitePeak(from: string, to: string): { kw: number; at: string } | null {
+    const { start, kwh } = this.intervals(from, to);
+    let best = -Infinity;
+    let index = -1;
+    kwh.forEach((value, i) => {
+      if (!Number.isNaN(value) && value > best) {
+        best = value;
+        index = i;
+      }
+    });
+    return index < 0 ? null : { kw: round(best * HOUR_INTERVALS, 3), at: new Date(start + index * INTERVAL_MS).toISOString() };
+  }
+
+  /** What a report shows for [from, to): the same figures the energy API answers. */
+  periodFigures(from: string, to: string): PeriodFigures {
+    const { timezone, currency } = this.settings();
+    const byDay = this.byDay(from, to);
+    const days = daysBetween(from, to).map((day) => {
+      const totals = byDay.get(day) ?? { kwh: 0, cost: 0, carbonKg: 0 };
+      return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
+    });
+    const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), { kwh: 0, cost: 0, carbonKg: 0 });
+    const byArea = this.areaTotals(from, to);
+    const areas = this.areaNames().map((area) => {
+      const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
+      return { area, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
+    });
+    return { from, to, timezone, currency, totalKwh: round(total.kwh, 3), cost: round(total.cost, 2), carbonKg: round(total.carbonKg, 3), days, areas, peak: this.sitePeak(from, to) };
+  }
+
+  /**
+   * One meter's intervals as CSV lines, a day at a time: each day is one short read, so a year streams without holding
+   * the range in memory or the database between chunks.
+   */
+  *csv(meterId: number, from: string, to: string): Generator<string> {
+    const { timezone } = this.settings();
+    yield 'start,end,kwh,mean_kw,flags\n';
+    for (const day of daysBetween(from, to)) {
+      const row = this.dayRow.get(meterId, day) as { kwh: Buffer; flags: Buffer } | undefined;
+      if (!row) continue;
+      const { start } = dayIntervals(timezone, day);
+      const values = floats(row.kwh);
+      let chunk = '';
+      for (let i = 0; i < values.length; i += 1) {
+        const at = start + i * INTERVAL_MS;
+        const value = values[i];
+        const kwh = Number.isNaN(value) ? '' : String(round(value, 4));
+        const kw = Number.isNaN(value) ? '' : String(round(value * HOUR_INTERVALS, 3));
+        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${row.flags[i] ?? 0}\n`;
+      }
+      yield chunk;
+    }
+  }
+
+  today(at: Date = new Date()): string {
+    return siteDay(this.settings().timezone, at);
+  }
+}
+
+export function nextMonth(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}

@@ -1,0 +1,114 @@
+// Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
+import { asc } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
+import type { Db } from '../db/client.ts';
+import type { PageResult } from '../db/listQuery.ts';
+import { meters, type MeterTerm } from '../db/schema/index.ts';
+import { BadGateway, BadRequest, Conflict } from '../errors.ts';
+import type { IotGateway } from '../iot/service.ts';
+
+export type Meter = RowOf<typeof meters>;
+export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled'>>;
+export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean };
+
+export class MeterDirectory {
+  private readonly table;
+  private readonly byCode;
+  private readonly kindsById;
+  private readonly clash;
+  private readonly ensureArea;
+
+  constructor(
+    private readonly db: Db,
+    audit: AuditLog,
+  ) {
+    this.table = new AuditedTable(db, audit, meters, {
+      resource: 'meters',
+      notFound: 'Meter not found',
+      orderBy: [asc(meters.name), asc(meters.id)],
+      check: (next, before) => this.check(next, before),
+      // An area named by a meter gets its card (computed from the meters from then on).
+      afterWrite: (_before, after, now) => {
+        if (after?.area) this.ensureArea.run(after.area, now, now);
+      },
+    });
+    this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+    this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.kindsById = db.sqlite.prepare('SELECT id, kind FROM meters WHERE id IN (SELECT value FROM json_each(?))');
+    this.clash = db.sqlite.prepare("SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id").pluck();
+  }
+
+  page(page: number, pageSize: number): PageResult<Meter> {
+    return this.table.page([], page, pageSize);
+  }
+
+  all(): Meter[] {
+    return this.table.page([], 1, 100_000).items;
+  }
+
+  get(id: number): Meter {
+    return this.table.get(id);
+  }
+
+  create(input: MeterInput, actor: Actor | null): Meter {
+    return this.table.create({ code: null, area: null, site: false, terms: [], enabled: true, ...input }, actor);
+  }
+
+  update(id: number, patch: Partial<MeterInput>, actor: Actor): Meter {
+    return this.table.update(id, patch, actor);
+  }
+
+  delete(id: number, actor: Actor): void {
+    const user = this.db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck().get(id);
+    if (user) throw new Conflict(`The virtual meter "${user as string}" is built on this meter; change or remove it first`);
+    this.table.delete(id, actor);
+  }
+
+  /**
+   * Proposes a meter for each energy or power point of the gateway's catalogue (`GET {base}/codes`); `known` marks
+   * codes already metered. A gateway without a catalogue (404) answers an empty list with `catalogue: false`.
+   */
+  async discover(iot: Pick<IotGateway, 'relay'>): Promise<{ catalogue: boolean; proposals: MeterProposal[] }> {
+    const answer = await iot.relay('GET', '/codes', {});
+    if (answer.status === 404) return { catalogue: false, proposals: [] };
+    const data = (answer.json as { data?: unknown })?.data;
+    if (answer.status !== 200 || !Array.isArray(data)) throw new BadGateway(`the gateway answered ${answer.status} without a point catalogue`);
+    const proposals: MeterProposal[] = [];
+    for (const row of data as { code?: unknown; name?: unknown; unit?: unknown; kind?: unknown }[]) {
+      if (typeof row?.code !== 'string' || (row.kind !== 'energy' && row.kind !== 'power')) continue;
+      const name = typeof row.name === 'string' && row.name ? row.name : row.code;
+      proposals.push({
+        code: row.code,
+        name,
+        unit: typeof row.unit === 'string' ? row.unit : row.kind === 'energy' ? 'kWh' : 'kW',
+        kind: row.kind,
+        site: /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
+        known: this.byCode.get(row.code) !== undefined,
+      });
+    }
+    return { catalogue: true, proposals };
+  }
+
+  private check(next: Omit<Meter, 'id'>, before: Meter | undefined): void {
+    const problem = (path: string, message: string) => new BadRequest('Invalid body', [{ path: `body.${path}`, message }]);
+    const clash = this.clash.get({ name: next.name, code: next.code, id: before?.id ?? 0 }) as string | undefined;
+    if (clash) throw new Conflict(clash === 'name' ? `A meter named "${next.name}" exists` : `The point ${next.code} is metered already`);
+    if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');
+    if (next.kind === 'virtual') {
+      if (next.code !== null) throw problem('code', 'a virtual meter reads no gateway point');
+      if (!next.terms.length) throw problem('terms', 'a virtual meter needs at least one term');
+      const ids = next.terms.map((term: MeterTerm) => term.meterId);
+      if (new Set(ids).size !== ids.length) throw problem('terms', 'names a meter twice');
+      const found = new Map((this.kindsById.all(JSON.stringify(ids)) as { id: number; kind: string }[]).map((row) => [row.id, row.kind]));
+      next.terms.forEach((term: MeterTerm, index: number) => {
+        const kind = found.get(term.meterId);
+        if (!kind) throw problem(`terms.${index}.meterId`, `no meter ${term.meterId}`);
+        if (kind === 'virtual') throw problem(`terms.${index}.meterId`, 'terms are gateway meters, not other virtual meters');
+      });
+    } else {
+      if (!next.code) throw problem('code', `a ${next.kind} meter reads a gateway point: code is required`);
+      if (next.terms.length) throw problem('terms', 'only a virtual meter has terms');
+    }
+  }
+}

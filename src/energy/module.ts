@@ -1,0 +1,46 @@
+// The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store and its figures.
+import type { AuditLog } from '../db/auditTrail.ts';
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import { siteDay } from './calendar.ts';
+import { EnergyFigures } from './figures.ts';
+import { MeterDirectory, type Meter } from './meters.ts';
+import { EnergyService } from './service.ts';
+import { IntervalStore } from './store.ts';
+import { Tariffs } from './tariffs.ts';
+
+export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string };
+
+export function buildEnergy(db: Db, audit: AuditLog): Energy {
+  const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+  const timezone = () => timezoneQuery.get() as string;
+  const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
+  const store = new IntervalStore(db, tariffs, timezone);
+  const figures = new EnergyFigures(db, tariffs);
+  return { meters: new MeterDirectory(db, audit), tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
+}
+
+/**
+ * With the built-in simulator, the first start meters its building: the main incomer (the site), each sub-meter in
+ * its area, and "Rest of building" = main − sub-meters. Done once: after any meter change it is never redone.
+ */
+export function ensureSimulatorMeters(db: Db, meters: MeterDirectory, catalogue: { code: string; name: string; kind: string }[], logger: Logger): number {
+  const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'meters' LIMIT 1").pluck().get();
+  if (touched || meters.all().length) return 0;
+  const areaOf = (code: string) => (code.startsWith('meter.hvac') ? 'HVAC' : code.startsWith('meter.lighting') ? 'Lighting' : code.startsWith('meter.it') ? 'Server room' : 'Tenants');
+  const counters = catalogue.filter((point) => point.kind === 'energy');
+  const main = counters.find((point) => point.code === 'meter.main.kwh');
+  if (!main) return 0;
+  const created: Meter[] = [];
+  db.sqlite.transaction(() => {
+    const site = meters.create({ name: 'Main incomer', code: main.code, kind: 'energy', site: true }, null);
+    const subs = counters.filter((point) => point !== main).map((point) => meters.create({ name: point.name.replace(/ energy$/, ''), code: point.code, kind: 'energy', area: areaOf(point.code) }, null));
+    const rest = meters.create(
+      { name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: site.id, sign: 1 }, ...subs.map((sub) => ({ meterId: sub.id, sign: -1 as const }))] },
+      null,
+    );
+    created.push(site, ...subs, rest);
+  })();
+  logger.info({ meters: created.length }, 'metered the simulated building: main incomer, sub-meters and rest of building');
+  return created.length;
+}

@@ -1,0 +1,232 @@
+// The compact interval store: one row per meter per site day holding its 15-minute intervals as Float32, plus day and
+// month rollups (energy, cost, carbon, peak demand) kept with every write. Virtual meters are derived rows, rebuilt
+// from their terms whenever a day of theirs is written.
+import type { Db } from '../db/client.ts';
+import type { MeterTerm } from '../db/schema/index.ts';
+import { addDays, dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
+import type { Tariffs } from './tariffs.ts';
+
+/** Interval flags, one byte each. */
+export const FLAG_BAD_QUALITY = 1;
+export const FLAG_RESET = 2;
+/** Spread evenly over a gap the gateway's history could not fill. */
+export const FLAG_ESTIMATED = 4;
+
+export type DayRecord = {
+  meterId: number;
+  day: string;
+  start: number;
+  kwh: Float32Array;
+  flags: Uint8Array;
+  maxKw: Float32Array | null;
+  /** Rollups as stored before this write (the month row moves by the difference). */
+  stored: { totalKwh: number; cost: number; carbonKg: number } | null;
+};
+
+type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+function floats(buffer: Buffer): Float32Array {
+  // A copy: the statement's buffer may be reused, and Float32Array needs 4-byte alignment.
+  const copy = new Float32Array(buffer.length / 4);
+  new Uint8Array(copy.buffer).set(buffer);
+  return copy;
+}
+
+function bytes(array: Float32Array | Uint8Array): Buffer {
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+}
+
+export type VirtualMeter = { id: number; terms: MeterTerm[] };
+
+export class IntervalStore {
+  private readonly selectDay;
+  private readonly upsertDay;
+  private readonly upsertMonth;
+
+  constructor(
+    private readonly db: Db,
+    private readonly tariffs: Tariffs,
+    private readonly timezone: () => string,
+  ) {
+    const sqlite = db.sqlite;
+    this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.upsertDay = sqlite.prepare(
+      `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
+       VALUES (@meterId, @day, @kwh, @flags, @maxKw, @totalKwh, @cost, @carbonKg, @peakKw, @peakIndex)
+       ON CONFLICT (meter_id, day) DO UPDATE SET kwh = excluded.kwh, flags = excluded.flags, max_kw = excluded.max_kw,
+         total_kwh = excluded.total_kwh, cost = excluded.cost, carbon_kg = excluded.carbon_kg, peak_kw = excluded.peak_kw, peak_index = excluded.peak_index`,
+    );
+    this.upsertMonth = sqlite.prepare(
+      `INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at)
+       VALUES (@meterId, @month, @totalKwh, @cost, @carbonKg, @peakKw, @peakAt)
+       ON CONFLICT (meter_id, month) DO UPDATE SET total_kwh = total_kwh + excluded.total_kwh, cost = cost + excluded.cost,
+         carbon_kg = carbon_kg + excluded.carbon_kg,
+         peak_at = CASE WHEN excluded.peak_kw > coalesce(peak_kw, -1e308) THEN excluded.peak_at ELSE peak_at END,
+         peak_kw = max(coalesce(peak_kw, -1e308), coalesce(excluded.peak_kw, -1e308))`,
+    );
+  }
+
+  /** The day's record as stored, or an empty one (every interval NaN: no data yet). */
+  load(meterId: number, day: string, withMax = false): DayRecord {
+    const { start, count } = dayIntervals(this.timezone(), day);
+    const row = this.selectDay.get(meterId, day) as StoredDay | undefined;
+    if (!row) {
+      return { meterId, day, start, kwh: new Float32Array(count).fill(NaN), flags: new Uint8Array(count), maxKw: withMax ? new Float32Array(count).fill(NaN) : null, stored: null };
+    }
+    return {
+      meterId,
+      day,
+      start,
+      kwh: floats(row.kwh),
+      flags: new Uint8Array(row.flags),
+      maxKw: row.maxKw ? floats(row.maxKw) : withMax ? new Float32Array(count).fill(NaN) : null,
+      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
+    };
+  }
+
+  /** Writes day records and moves their month rollups, in the caller's transaction. */
+  save(records: Iterable<DayRecord>): void {
+    const timezone = this.timezone();
+    for (const record of records) {
+      const { prices, version } = this.tariffs.prices(timezone, record.day, record.start, record.kwh.length);
+      let total = 0;
+      let cost = 0;
+      let peakKw: number | null = null;
+      let peakIndex: number | null = null;
+      record.kwh.forEach((kwh, i) => {
+        if (Number.isNaN(kwh)) return;
+        total += kwh;
+        cost += kwh * prices[i];
+        const kw = kwh * (3_600_000 / INTERVAL_MS);
+        if (peakKw === null || kw > peakKw) {
+          peakKw = kw;
+          peakIndex = i;
+        }
+      });
+      const carbonKg = total * version.carbonFactor;
+      this.upsertDay.run({
+        meterId: record.meterId,
+        day: record.day,
+        kwh: bytes(record.kwh),
+        flags: bytes(record.flags),
+        maxKw: record.maxKw ? bytes(record.maxKw) : null,
+        totalKwh: total,
+        cost,
+        carbonKg,
+        peakKw,
+        peakIndex,
+      });
+      const before = record.stored ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
+      this.upsertMonth.run({
+        meterId: record.meterId,
+        month: record.day.slice(0, 7),
+        totalKwh: total - before.totalKwh,
+        cost: cost - before.cost,
+        carbonKg: carbonKg - before.carbonKg,
+        peakKw,
+        peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
+      });
+      record.stored = { totalKwh: total, cost, carbonKg };
+    }
+  }
+
+  /** Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data. */
+  deriveVirtual(meter: VirtualMeter, day: string): DayRecord {
+    const record = this.load(meter.id, day);
+    const terms = meter.terms.map((term) => ({ sign: term.sign, day: this.load(term.meterId, day) }));
+    for (let i = 0; i < record.kwh.length; i += 1) {
+      let sum = 0;
+      let flags = 0;
+      for (const term of terms) {
+        sum += term.sign * term.day.kwh[i];
+        flags |= term.day.flags[i];
+      }
+      record.kwh[i] = sum;
+      record.flags[i] = flags;
+    }
+    return record;
+  }
+
+  /** Whole-transaction helper. */
+  transaction<R>(fn: () => R): R {
+    return this.db.sqlite.transaction(fn)();
+  }
+}
+
+/**
+ * Day records touched by one collection, loaded once and saved together: energy is added to intervals as readings
+ * arrive (a counter delta spread over the time it covers; a power reading integrated).
+ */
+export class DayBatch {
+  private readonly records = new Map<string, DayRecord>();
+
+  constructor(
+    private readonly store: IntervalStore,
+    private readonly timezone: string,
+  ) {}
+
+  private record(meterId: number, intervalStart: number, withMax: boolean): { record: DayRecord; index: number } {
+    const day = dayOf(this.timezone, intervalStart);
+    const key = `${meterId}|${day}`;
+    let record = this.records.get(key);
+    if (!record) this.records.set(key, (record = this.store.load(meterId, day, withMax)));
+    if (withMax && !record.maxKw) record.maxKw = new Float32Array(record.kwh.length).fill(NaN);
+    return { record, index: Math.round((intervalStart - record.start) / INTERVAL_MS) };
+  }
+
+  /** Adds `kwh` spread evenly over [from, to), split at interval boundaries. */
+  spread(meterId: number, from: number, to: number, kwh: number, flags = 0): void {
+    if (to <= from) return;
+    const rate = kwh / (to - from);
+    for (let t = from; t < to; ) {
+      const intervalStart = Math.floor(t / INTERVAL_MS) * INTERVAL_MS;
+      const end = Math.min(to, intervalStart + INTERVAL_MS);
+      const { record, index } = this.record(meterId, intervalStart, false);
+      const before = record.kwh[index];
+      record.kwh[index] = (Number.isNaN(before) ? 0 : before) + rate * (end - t);
+      record.flags[index] |= flags;
+      t = end;
+    }
+  }
+
+  /** A power meter between two readings: the trapezoid under the line, split at interval boundaries; each interval's highest reading kept. */
+  integrate(meterId: number, t1: number, kw1: number, t2: number, kw2: number, flags = 0): void {
+    if (t2 <= t1) return;
+    const slope = (kw2 - kw1) / (t2 - t1);
+    for (let t = t1; t < t2; ) {
+      const intervalStart = Math.floor(t / INTERVAL_MS) * INTERVAL_MS;
+      const end = Math.min(t2, intervalStart + INTERVAL_MS);
+      const a = kw1 + slope * (t - t1);
+      const b = kw1 + slope * (end - t1);
+      const { record, index } = this.record(meterId, intervalStart, true);
+      const before = record.kwh[index];
+      record.kwh[index] = (Number.isNaN(before) ? 0 : before) + ((a + b) / 2) * ((end - t) / 3_600_000);
+      record.flags[index] |= flags;
+      const max = record.maxKw![index];
+      record.maxKw![index] = Number.isNaN(max) ? Math.max(a, b) : Math.max(max, a, b);
+      t = end;
+    }
+  }
+
+  /** Marks an interval (e.g. a bad-quality reading's) without adding energy. */
+  flag(meterId: number, at: number, flags: number): void {
+    const { record, index } = this.record(meterId, Math.floor(at / INTERVAL_MS) * INTERVAL_MS, false);
+    record.flags[index] |= flags;
+  }
+
+  /** Days touched, for virtual meters built on them. */
+  days(): Set<string> {
+    return new Set([...this.records.values()].map((record) => record.day));
+  }
+
+  save(virtuals: VirtualMeter[]): void {
+    this.store.save(this.records.values());
+    const days = this.days();
+    for (const day of days) this.store.save(virtuals.map((meter) => this.store.deriveVirtual(meter, day)));
+    this.records.clear();
+  }
+}
+
+export { addDays, round };

@@ -1,0 +1,117 @@
+// Dated tariff versions: price per kWh with time-of-use bands by weekday and holidays, a standing charge per day, a CO2 factor.
+// A version applies from its first day until the next one's; versions in effect are never changed, so no past cost moves.
+import { asc } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
+import type { Db } from '../db/client.ts';
+import type { PageResult } from '../db/listQuery.ts';
+import { tariffVersions, WEEKDAYS, type TariffBand } from '../db/schema/index.ts';
+import { BadRequest, Conflict } from '../errors.ts';
+import { INTERVAL_MS, localClock } from './calendar.ts';
+
+export type TariffVersion = RowOf<typeof tariffVersions>;
+export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
+  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note'>>;
+
+function minutes(clock: string): number {
+  const [h, m] = clock.split(':').map(Number);
+  return h * 60 + m;
+}
+
+function bandCovers(band: TariffBand, dayType: number | 'holiday', minute: number): boolean {
+  const day = dayType === 'holiday' ? 'holiday' : WEEKDAYS[dayType];
+  if (!band.days.includes(day)) return false;
+  const from = minutes(band.from);
+  const to = minutes(band.to);
+  // A band whose end is before its start runs over midnight (22:00–06:00).
+  return from <= to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
+export class Tariffs {
+  private readonly table;
+  private versions: TariffVersion[] | undefined;
+
+  constructor(
+    db: Db,
+    audit: AuditLog,
+    private readonly today: () => string,
+  ) {
+    this.table = new AuditedTable(db, audit, tariffVersions, {
+      resource: 'tariff_versions',
+      notFound: 'Tariff version not found',
+      orderBy: [asc(tariffVersions.validFrom)],
+      check: (next) => checkVersion(next),
+      afterWrite: () => {
+        this.versions = undefined;
+      },
+    });
+  }
+
+  page(page: number, pageSize: number): PageResult<TariffVersion> {
+    return this.table.page([], page, pageSize);
+  }
+
+  get(id: number): TariffVersion {
+    return this.table.get(id);
+  }
+
+  create(input: TariffVersionInput, actor: Actor): TariffVersion {
+    this.assertFuture(input.validFrom, 'validFrom');
+    return this.table.create({ bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', ...input }, actor);
+  }
+
+  update(id: number, patch: Partial<TariffVersionInput>, actor: Actor): TariffVersion {
+    this.assertChangeable(this.table.row(id));
+    if (patch.validFrom !== undefined) this.assertFuture(patch.validFrom, 'validFrom');
+    return this.table.update(id, patch, actor);
+  }
+
+  delete(id: number, actor: Actor): void {
+    this.assertChangeable(this.table.row(id));
+    this.table.delete(id, actor);
+  }
+
+  /** The version in effect on a site day. */
+  versionOn(day: string): TariffVersion {
+    const versions = (this.versions ??= this.table.page([], 1, 10_000).items);
+    let found = versions[0];
+    for (const version of versions) if (version.validFrom <= day) found = version;
+    if (!found) throw new Error('no tariff version: the energy migration seeds one');
+    return found;
+  }
+
+  /** Price per kWh of each interval of a site day (its first instant and interval count given). */
+  prices(timezone: string, day: string, start: number, count: number): { prices: Float64Array; version: TariffVersion } {
+    const version = this.versionOn(day);
+    const prices = new Float64Array(count).fill(version.price);
+    if (version.bands.length) {
+      const holiday = version.holidays.includes(day);
+      for (let i = 0; i < count; i += 1) {
+        const { weekday, minute } = localClock(timezone, start + i * INTERVAL_MS);
+        const band = version.bands.find((candidate) => bandCovers(candidate, holiday ? 'holiday' : weekday, minute));
+        if (band) prices[i] = band.price;
+      }
+    }
+    return { prices, version };
+  }
+
+  private assertFuture(validFrom: string, field: string): void {
+    const today = this.today();
+    if (validFrom <= today) {
+      throw new BadRequest('Invalid body', [{ path: `body.${field}`, message: `must be after today (${today}): a version in effect is never changed, so past costs stay as billed` }]);
+    }
+  }
+
+  private assertChangeable(version: TariffVersion): void {
+    if (version.validFrom <= this.today()) throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
+  }
+}
+
+function checkVersion(next: Omit<TariffVersion, 'id'>): void {
+  const details: { path: string; message: string }[] = [];
+  next.bands.forEach((band, index) => {
+    if (minutes(band.from) === minutes(band.to)) details.push({ path: `body.bands.${index}.to`, message: 'must differ from from' });
+  });
+  if (new Set(next.holidays).size !== next.holidays.length) details.push({ path: 'body.holidays', message: 'must not repeat a day' });
+  if (details.length) throw new BadRequest('Invalid body', details);
+}
