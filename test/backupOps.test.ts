@@ -1,5 +1,6 @@
 // Operating backups: the copy to EMS_BACKUP_TARGET, the restore drill, emsctl backup schedule, and emsctl status against a real service.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -305,5 +306,24 @@ describe('emsctl status', () => {
     assert.equal(down.gateway, null);
     assert.equal(down.backup.lastStatus, 'ok', 'what is on disk is still reported');
     assert.match((await status()).stdout, /^service +NOT RUNNING \(http:\/\/127\.0\.0\.1:\d+\/api\/health: ECONNREFUSED\)$/m);
+  });
+
+  test('a service that speaks HTTPS (EMS_TLS_CERT, self-signed) is asked over HTTPS and counts as running', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const tls = tempDir('ems-tls-');
+    cleanups.push(() => fs.rmSync(tls, { recursive: true, force: true }));
+    const [cert, key] = [path.join(tls, 'box.crt'), path.join(tls, 'box.key')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=box', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    const env = { EMS_TLS_CERT: cert, EMS_TLS_KEY: key };
+    const service = await spawnService(dataDir, env);
+    cleanups.push(() => service.child.kill('SIGKILL'));
+    const result = await runCli(['--data-dir', dataDir, '--json', 'status'], { env: { ...env, EMS_PORT: new URL(service.url).port, EMS_HOST: '127.0.0.1' } });
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.service.state, 'running');
+    assert.match(report.service.healthUrl, /^https:\/\/127\.0\.0\.1:\d+\/api\/health$/);
+    service.child.kill('SIGTERM');
+    await service.exited;
   });
 });

@@ -30,8 +30,7 @@ type Health = {
  */
 export function healthUrl(config: Config): string {
   const host = config.host === '0.0.0.0' || config.host === '' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
-  // The TLS settings belong to the start-up code; their presence is all this needs to know.
-  const scheme = process.env.EMS_TLS_CERT ? 'https' : 'http';
+  const scheme = config.tls ? 'https' : 'http';
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`;
 }
 
