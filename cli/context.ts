@@ -60,3 +60,12 @@ export function printRows(command: Command, rows: Record<string, unknown>[], col
 export function printResult(command: Command, result: Record<string, unknown>, text: string): void {
   process.stdout.write(wantsJson(command) ? `${JSON.stringify(result)}\n` : `${text}\n`);
 }
+
+/** A commander option parser for an integer within bounds; anything else is a one-line error. */
+export function integerOption(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) throw new CliError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+    return value;
+  };
+}

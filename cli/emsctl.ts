@@ -6,6 +6,7 @@ import { registerUserCommands } from './commands/users.ts';
 import { registerSystemCommands } from './commands/system.ts';
 import { registerBackupCommands } from './commands/backup.ts';
 import { registerGatewayCommands } from './commands/gateway.ts';
+import { registerStatusCommand } from './commands/status.ts';
 
 const program = new Command('emsctl')
   .description('Administer the EMS service on this box (safe while it runs)')
@@ -20,6 +21,7 @@ registerUserCommands(program);
 registerSystemCommands(program);
 registerBackupCommands(program);
 registerGatewayCommands(program);
+registerStatusCommand(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -2,9 +2,14 @@
 # Installs or upgrades EMS on a systemd box: user ems, program in /opt/ems, data in /var/lib/ems,
 # settings in /etc/ems/ems.env, unit ems.service, /usr/local/bin/emsctl. Upgrade = run it again.
 #
-#   sudo installer/install.sh                      install/upgrade from this checkout (npm ci, build, prune)
-#   sudo installer/install.sh --from-build DIR     use a tree that already holds dist/ and production node_modules/
-#   installer/install.sh --root DIR [...]          stage everything under DIR: no user, no chown, no systemctl
+#   sudo installer/install.sh --from-tarball FILE   install/upgrade from a release tarball (npm run package): no compiler, no registry
+#   sudo installer/install.sh                       install/upgrade from this checkout (npm ci, build, prune: needs npm and a compiler)
+#   sudo installer/install.sh --from-build DIR      use a tree that already holds dist/ and production node_modules/
+#   sudo installer/install.sh --rollback            put the previous version back (kept in /opt/ems.previous by each upgrade)
+#   --tls-self-signed [--tls-name NAME]             also create a self-signed certificate for NAME (default: this host's name)
+#                                                   in /etc/ems/tls/ and point EMS_TLS_CERT/EMS_TLS_KEY at it
+#   --dry-run                                       run every check, print what would be done, change nothing
+#   --root DIR                                      stage everything under DIR: no user, no chown, no systemctl
 set -euo pipefail
 
 readonly MIN_NODE=20.18.0
@@ -12,17 +17,30 @@ readonly APP_DIR=/opt/ems
 readonly DATA_DIR=/var/lib/ems
 readonly CONF_DIR=/etc/ems
 readonly ENV_FILE=/etc/ems/ems.env
+readonly TLS_DIR=/etc/ems/tls
 readonly UNIT_FILE=/etc/systemd/system/ems.service
+readonly DROPIN_DIR=/etc/systemd/system/ems.service.d
 readonly WRAPPER=/usr/local/bin/emsctl
 readonly SERVICE_USER=ems
 readonly SERVICE=ems
+# Room the program needs beside the one it replaces (a release unpacks to ~150 MB; npm ci with dev tools ~600 MB).
+readonly NEED_PROGRAM_MB_RELEASE=400
+readonly NEED_PROGRAM_MB_SOURCE=1200
+# How long to wait for /api/health after starting (migrations on a large database take a while).
+readonly HEALTH_WAIT_SEC=90
 
 SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT=""
 FROM_BUILD=""
+FROM_TARBALL=""
+DRY_RUN=no
+ROLLBACK=no
+TLS_SELF_SIGNED=no
+TLS_NAME=""
+UNPACKED=""
 
 usage() {
-  sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 log() { printf 'ems-install: %s\n' "$*"; }
@@ -30,6 +48,10 @@ die() {
   printf 'ems-install: error: %s\n' "$*" >&2
   exit 1
 }
+cleanup() {
+  if [ -n "$UNPACKED" ]; then rm -rf "$UNPACKED"; fi
+}
+trap cleanup EXIT
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -43,6 +65,29 @@ while [ $# -gt 0 ]; do
       FROM_BUILD=$(cd "$2" && pwd) || die "--from-build: no such directory: $2"
       shift 2
       ;;
+    --from-tarball)
+      [ $# -ge 2 ] || die "--from-tarball needs a file"
+      [ -f "$2" ] || die "--from-tarball: no such file: $2"
+      FROM_TARBALL=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+      shift 2
+      ;;
+    --rollback)
+      ROLLBACK=yes
+      shift
+      ;;
+    --tls-self-signed)
+      TLS_SELF_SIGNED=yes
+      shift
+      ;;
+    --tls-name)
+      [ $# -ge 2 ] || die "--tls-name needs a host name"
+      TLS_NAME=$2
+      shift 2
+      ;;
+    --dry-run)
+      DRY_RUN=yes
+      shift
+      ;;
     -h | --help)
       usage
       exit 0
@@ -52,8 +97,18 @@ while [ $# -gt 0 ]; do
 done
 
 staged() { [ -n "$ROOT" ]; }
+dry() { [ "$DRY_RUN" = yes ]; }
 
-# --- Checks ------------------------------------------------------------------------------------------
+[ -z "$FROM_BUILD" ] || [ -z "$FROM_TARBALL" ] || die "give --from-build or --from-tarball, not both"
+if [ "$ROLLBACK" = yes ] && { [ -n "$FROM_BUILD" ] || [ -n "$FROM_TARBALL" ] || [ "$TLS_SELF_SIGNED" = yes ]; }; then
+  die "--rollback takes no other source or option (besides --root and --dry-run)"
+fi
+if [ -n "$TLS_NAME" ] && [ "$TLS_SELF_SIGNED" != yes ]; then die "--tls-name goes with --tls-self-signed"; fi
+if [ -n "$TLS_NAME" ] && ! [[ "$TLS_NAME" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]]; then
+  die "--tls-name: \"$TLS_NAME\" is not a host name"
+fi
+
+# --- Checks: all of them before anything is changed ---------------------------------------------------
 
 version_at_least() {
   # $1 >= $2, both "major.minor.patch"
@@ -69,6 +124,22 @@ version_at_least() {
   return 0
 }
 
+# Free megabytes on the file system that holds $1 (or its nearest existing parent).
+free_mb() {
+  local dir=$1
+  while [ ! -e "$dir" ]; do dir=$(dirname "$dir"); done
+  df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1024) }'
+}
+
+if ! staged && [ "$(id -u)" -ne 0 ]; then
+  die "run as root (sudo $0), or stage into a directory with --root DIR"
+fi
+
+# systemd must be running (not just installed): the service, its restarts and its logs depend on it.
+if ! staged && [ ! -d /run/systemd/system ]; then
+  die "systemd is not running on this box (PID 1 is $(ps -p 1 -o comm= 2>/dev/null || echo unknown)); EMS runs as a systemd service. Nothing was changed (use --root DIR to stage the files)"
+fi
+
 NODE_BIN=$(command -v node || true)
 [ -n "$NODE_BIN" ] || die "Node.js >= $MIN_NODE is required and 'node' is not on PATH"
 case "$NODE_BIN" in
@@ -79,20 +150,168 @@ case "$NODE_BIN" in
 esac
 NODE_VERSION=$("$NODE_BIN" -p 'process.versions.node')
 version_at_least "$NODE_VERSION" "$MIN_NODE" || die "Node.js >= $MIN_NODE is required, found $NODE_VERSION at $NODE_BIN"
+NODE_ABI=$("$NODE_BIN" -p 'process.versions.modules')
+NODE_PLATFORM=$("$NODE_BIN" -p 'process.platform + "-" + process.arch')
 
-if ! staged && [ "$(id -u)" -ne 0 ]; then
-  die "run as root (sudo $0), or stage into a directory with --root DIR"
-fi
-if [ -n "$FROM_BUILD" ]; then
+TARGET="$ROOT$APP_DIR"
+PREVIOUS="$TARGET.previous"
+UPGRADE=no
+[ -f "$TARGET/package.json" ] && UPGRADE=yes
+
+if [ "$ROLLBACK" = yes ]; then
+  [ -f "$PREVIOUS/package.json" ] || die "no previous version to roll back to ($APP_DIR.previous is missing: it is kept by an upgrade)"
+  [ -f "$TARGET/package.json" ] || die "EMS is not installed in $APP_DIR"
+elif [ -n "$FROM_TARBALL" ]; then
+  # The release's platform and Node ABI must match this box: its native modules are compiled for them.
+  RELEASE=$(tar -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null) || die "--from-tarball: $FROM_TARBALL is not an EMS release (no ems/ems-release.json; build one with npm run package)"
+  field() { printf '%s' "$RELEASE" | sed -n "s/^ *\"$1\": *\"\([^\"]*\)\".*/\1/p"; }
+  RELEASE_VERSION=$(field version)
+  [ "$(field platform)-$(field arch)" = "$NODE_PLATFORM" ] ||
+    die "--from-tarball: the release is built for $(field platform)-$(field arch), this box is $NODE_PLATFORM"
+  [ "$(field nodeAbi)" = "$NODE_ABI" ] ||
+    die "--from-tarball: the release is built for Node ABI $(field nodeAbi) ($(field builtWith)), this node $NODE_VERSION has ABI $NODE_ABI: install that Node major version, or package on a box with this one"
+elif [ -n "$FROM_BUILD" ]; then
   [ -f "$FROM_BUILD/dist/src/main.js" ] || die "--from-build: $FROM_BUILD/dist/src/main.js is missing (run npm run build there)"
   [ -e "$FROM_BUILD/node_modules" ] || die "--from-build: $FROM_BUILD/node_modules is missing (npm ci --omit=dev there)"
 else
-  command -v npm >/dev/null || die "npm is required to build EMS (or pass --from-build DIR)"
+  command -v npm >/dev/null || die "npm is required to build EMS from a checkout (or use a release: --from-tarball FILE)"
 fi
 
-UPGRADE=no
-[ -f "$ROOT$APP_DIR/package.json" ] && UPGRADE=yes
-log "installing EMS from ${FROM_BUILD:-$SOURCE_DIR} (node $NODE_VERSION at $NODE_BIN)${ROOT:+ into staging root $ROOT}"
+if [ "$TLS_SELF_SIGNED" = yes ]; then
+  command -v openssl >/dev/null || die "--tls-self-signed needs openssl (apt-get install openssl)"
+  [ -n "$TLS_NAME" ] || TLS_NAME=$(hostname -f 2>/dev/null || hostname)
+fi
+
+# Free space: the new program beside the old one, and a pre-upgrade backup the size of the database.
+if [ "$ROLLBACK" = no ]; then
+  need_program=$NEED_PROGRAM_MB_RELEASE
+  if [ -z "$FROM_BUILD" ] && [ -z "$FROM_TARBALL" ]; then need_program=$NEED_PROGRAM_MB_SOURCE; fi
+  have_program=$(free_mb "$(dirname "$TARGET")")
+  ((have_program >= need_program)) || die "not enough free space for the program: $(dirname "$APP_DIR") has ${have_program} MB free, ${need_program} MB needed"
+  db_mb=0
+  if [ -f "$ROOT$DATA_DIR/ems.db" ]; then db_mb=$(($(wc -c <"$ROOT$DATA_DIR/ems.db") / 1048576)); fi
+  need_data=$((db_mb * 2 + 100))
+  have_data=$(free_mb "$ROOT$DATA_DIR")
+  ((have_data >= need_data)) || die "not enough free space for the data: $DATA_DIR has ${have_data} MB free, ${need_data} MB needed (database ${db_mb} MB, a backup before the upgrade)"
+fi
+
+if [ "$ROLLBACK" = yes ]; then
+  ACTION="roll back to version $("$NODE_BIN" -p "require('$PREVIOUS/package.json').version")"
+elif [ "$UPGRADE" = yes ]; then
+  ACTION="upgrade version $("$NODE_BIN" -p "require('$TARGET/package.json').version") to ${RELEASE_VERSION:-the new build}"
+else
+  ACTION="install ${RELEASE_VERSION:+version $RELEASE_VERSION}"
+fi
+log "checks passed: node $NODE_VERSION ($NODE_PLATFORM, ABI $NODE_ABI) at $NODE_BIN${ROOT:+; staging root $ROOT}"
+
+if dry; then
+  log "dry run: nothing is changed. Would:"
+  log "  $ACTION from ${FROM_TARBALL:-${FROM_BUILD:-$SOURCE_DIR (npm ci, build, prune)}}"
+  if [ "$ROLLBACK" = yes ]; then
+    log "  stop $SERVICE, swap $APP_DIR and $APP_DIR.previous, start $SERVICE, wait for /api/health"
+  else
+    if [ "$UPGRADE" = yes ]; then
+      log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE"
+      log "  keep the installed version in $APP_DIR.previous (for --rollback)"
+    else
+      log "  create the system user $SERVICE_USER, $DATA_DIR (0750) and $ENV_FILE (0640)"
+    fi
+    log "  put the new program in $APP_DIR, write $UNIT_FILE and $WRAPPER"
+    if [ "$TLS_SELF_SIGNED" = yes ]; then log "  create a self-signed certificate for $TLS_NAME in $TLS_DIR and set EMS_TLS_CERT/EMS_TLS_KEY"; fi
+    log "  enable and start $SERVICE, wait for /api/health"
+  fi
+  exit 0
+fi
+
+log "$ACTION"
+
+# own OWNER:GROUP MODE PATH...: ownership only on a real install; the mode always.
+own() {
+  local owner=$1 mode=$2
+  shift 2
+  if ! staged; then chown "$owner" "$@"; fi
+  chmod "$mode" "$@"
+}
+
+# The port and scheme the service listens on, from the env file (the wrapper and the unit read the same file).
+env_value() {
+  sed -n "s/^$1=//p" "$ROOT$ENV_FILE" 2>/dev/null | tail -n 1
+}
+
+# Waits until /api/health answers 200 (HTTPS without verifying: it is this box's own, maybe self-signed, certificate).
+wait_for_health() {
+  local port scheme url
+  port=$(env_value EMS_PORT)
+  scheme=http
+  if [ -n "$(env_value EMS_TLS_CERT)" ]; then scheme=https; fi
+  url="$scheme://127.0.0.1:${port:-3000}/api/health"
+  log "waiting for $url (up to ${HEALTH_WAIT_SEC} s)"
+  "$NODE_BIN" -e '
+    const [url, seconds] = process.argv.slice(1);
+    const client = require(url.startsWith("https") ? "node:https" : "node:http");
+    const deadline = Date.now() + Number(seconds) * 1000;
+    const attempt = () => {
+      const request = client.get(url, { rejectUnauthorized: false, timeout: 2000 }, (response) => {
+        response.resume();
+        if (response.statusCode === 200) process.exit(0);
+        retry();
+      });
+      request.on("error", retry);
+      request.on("timeout", () => request.destroy());
+    };
+    const retry = () => (Date.now() > deadline ? process.exit(1) : setTimeout(attempt, 500));
+    attempt();
+  ' "$url" "$HEALTH_WAIT_SEC"
+}
+
+start_service() {
+  if staged; then
+    log "staging: systemctl not run (on the box: systemctl daemon-reload && systemctl enable --now $SERVICE)"
+    return 0
+  fi
+  systemctl daemon-reload
+  systemctl enable "$SERVICE" >/dev/null
+  systemctl restart "$SERVICE"
+  if ! wait_for_health; then
+    log "the service did not answer /api/health within ${HEALTH_WAIT_SEC} s; see: journalctl -u $SERVICE -n 50"
+    if [ -f "$PREVIOUS/package.json" ] && [ "$ROLLBACK" = no ]; then log "to go back to the previous version: sudo $APP_DIR/installer/install.sh --rollback"; fi
+    exit 1
+  fi
+}
+
+stop_service() {
+  if ! staged && systemctl is-active --quiet "$SERVICE"; then
+    log "stopping $SERVICE"
+    systemctl stop "$SERVICE"
+  fi
+}
+
+box_url() {
+  local port scheme host
+  port=$(env_value EMS_PORT)
+  scheme=http
+  if [ -n "$(env_value EMS_TLS_CERT)" ]; then scheme=https; fi
+  host=$(hostname -I 2>/dev/null | awk '{ print $1 }')
+  printf '%s://%s:%s/' "$scheme" "${host:-$(hostname)}" "${port:-3000}"
+}
+
+# --- Rollback: swap the program folders back ----------------------------------------------------------
+
+if [ "$ROLLBACK" = yes ]; then
+  stop_service
+  mv "$TARGET" "$TARGET.rollback"
+  mv "$PREVIOUS" "$TARGET"
+  # The version rolled back from becomes the previous one: --rollback again rolls forward.
+  mv "$TARGET.rollback" "$PREVIOUS"
+  log "program in $APP_DIR is version $("$NODE_BIN" -p "require('$TARGET/package.json').version") again; $APP_DIR.previous holds the one rolled back from"
+  start_service
+  if [ -f "$TARGET/.pre-upgrade-backup" ]; then
+    log "the data stays as the newer version left it (its migrations only add); should this version not cope with it,"
+    log "  restore the backup taken before the upgrade: sudo systemctl stop $SERVICE && sudo emsctl backup restore $(cat "$TARGET/.pre-upgrade-backup") && sudo systemctl start $SERVICE"
+  fi
+  if ! staged; then log "EMS answers at $(box_url)"; fi
+  exit 0
+fi
 
 # --- Service user ------------------------------------------------------------------------------------
 
@@ -106,58 +325,73 @@ else
   log "created system user $SERVICE_USER"
 fi
 
-# own OWNER:GROUP MODE PATH...: ownership only on a real install; the mode always.
-own() {
-  local owner=$1 mode=$2
-  shift 2
-  if ! staged; then chown "$owner" "$@"; fi
-  chmod "$mode" "$@"
-}
+# --- Program: prepared in a folder beside the target, swapped in at the end ---------------------------
 
-# --- Program: built in a staging folder beside the target, swapped in at the end ----------------------
-
-TARGET="$ROOT$APP_DIR"
 NEW="$TARGET.new"
 rm -rf "$NEW"
-mkdir -p "$NEW"
-FROM="${FROM_BUILD:-$SOURCE_DIR}"
-for item in package.json package-lock.json tsconfig.json tsconfig.build.json README.md src cli systemd installer; do
-  if [ -e "$FROM/$item" ]; then cp -R "$FROM/$item" "$NEW/"; fi
-done
-if [ -n "$FROM_BUILD" ]; then
-  cp -R "$FROM_BUILD/dist" "$FROM_BUILD/node_modules" "$NEW/"
-else
-  log "npm ci (with dev dependencies: the TypeScript compiler is one)"
-  (cd "$NEW" && npm ci --no-audit --no-fund)
-  log "npm run build"
-  (cd "$NEW" && npm run build)
-  log "npm prune --omit=dev"
-  (cd "$NEW" && npm prune --omit=dev --no-audit --no-fund)
-fi
-[ -f "$NEW/dist/src/main.js" ] || die "the build produced no dist/src/main.js"
-[ -f "$NEW/dist/cli/emsctl.js" ] || die "the build produced no dist/cli/emsctl.js"
-
-if [ "$UPGRADE" = yes ] && ! staged; then
-  # A safety copy before the new version migrates the database on its first start.
-  if [ -x "$WRAPPER" ] && [ -f "$DATA_DIR/ems.db" ]; then
-    log "taking a backup before the upgrade"
-    "$WRAPPER" backup run || log "warning: the pre-upgrade backup failed; continuing"
-  fi
-  if systemctl is-active --quiet "$SERVICE"; then
-    log "stopping $SERVICE"
-    systemctl stop "$SERVICE"
-  fi
-fi
-
 mkdir -p "$(dirname "$TARGET")"
-rm -rf "$TARGET.old"
-if [ -e "$TARGET" ]; then mv "$TARGET" "$TARGET.old"; fi
+if [ -n "$FROM_TARBALL" ]; then
+  # Unpacked beside the target (same file system, so the final move is a rename).
+  UNPACKED=$(mktemp -d "$(dirname "$TARGET")/.ems-unpack.XXXXXX")
+  tar -xzf "$FROM_TARBALL" -C "$UNPACKED"
+  mv "$UNPACKED/ems" "$NEW"
+  # The native modules must load with this node before anything else changes.
+  (cd "$NEW" && "$NODE_BIN" -e 'require("better-sqlite3")(":memory:").close(); require("bcrypt").hashSync("x", 4)') ||
+    { rm -rf "$NEW"; die "the release's native modules do not load with node $NODE_VERSION; nothing was changed"; }
+else
+  mkdir -p "$NEW"
+  FROM="${FROM_BUILD:-$SOURCE_DIR}"
+  for item in package.json package-lock.json tsconfig.json tsconfig.build.json README.md src cli systemd installer; do
+    if [ -e "$FROM/$item" ]; then cp -R "$FROM/$item" "$NEW/"; fi
+  done
+  # A build tree may lack the unit and the installer: this installer's own go with it.
+  for item in systemd installer; do
+    if [ ! -e "$NEW/$item" ]; then cp -R "$SOURCE_DIR/$item" "$NEW/"; fi
+  done
+  if [ -n "$FROM_BUILD" ]; then
+    cp -R "$FROM_BUILD/dist" "$FROM_BUILD/node_modules" "$NEW/"
+  else
+    log "npm ci (with dev dependencies: the TypeScript compiler is one)"
+    (cd "$NEW" && npm ci --no-audit --no-fund)
+    log "npm run build"
+    (cd "$NEW" && npm run build)
+    log "npm prune --omit=dev"
+    (cd "$NEW" && npm prune --omit=dev --no-audit --no-fund)
+  fi
+fi
+[ -f "$NEW/dist/src/main.js" ] || { rm -rf "$NEW"; die "the new program has no dist/src/main.js"; }
+[ -f "$NEW/dist/cli/emsctl.js" ] || { rm -rf "$NEW"; die "the new program has no dist/cli/emsctl.js"; }
+
+PRE_UPGRADE_BACKUP=""
+if [ "$UPGRADE" = yes ] && [ -f "$ROOT$DATA_DIR/ems.db" ]; then
+  # A safety copy before the new version migrates the database on its first start, taken by the installed
+  # version (it wrote the data). No backup, no upgrade: the installed version keeps running untouched.
+  log "taking a backup before the upgrade"
+  if staged; then
+    backup_cmd=(env NODE_ENV=production "$NODE_BIN" --env-file="$ROOT$ENV_FILE" "$TARGET/cli/emsctl.js" --data-dir "$ROOT$DATA_DIR" --json backup run)
+  else
+    backup_cmd=("$WRAPPER" --json backup run)
+  fi
+  if ! backup_out=$("${backup_cmd[@]}"); then
+    rm -rf "$NEW"
+    die "refusing to upgrade: the backup before the upgrade failed (see the emsctl line above); the installed version is unchanged and still running"
+  fi
+  PRE_UPGRADE_BACKUP=$(printf '%s' "$backup_out" | "$NODE_BIN" -e 'let s = ""; process.stdin.on("data", (c) => (s += c)).on("end", () => console.log(JSON.parse(s).name))')
+  log "backup taken: $PRE_UPGRADE_BACKUP"
+fi
+
+if [ "$UPGRADE" = yes ]; then stop_service; fi
+
+# The installed version is kept for --rollback; only the one before it is deleted.
+rm -rf "$PREVIOUS"
+if [ -e "$TARGET" ]; then mv "$TARGET" "$PREVIOUS"; fi
+if [ -n "$PRE_UPGRADE_BACKUP" ]; then printf '%s\n' "$PRE_UPGRADE_BACKUP" >"$PREVIOUS/.pre-upgrade-backup"; fi
 mv "$NEW" "$TARGET"
-rm -rf "$TARGET.old"
 # Root owns the program; the service can read it, never change it.
 if ! staged; then chown -R root:root "$TARGET"; fi
 chmod -R u=rwX,go=rX "$TARGET"
 log "program installed in $APP_DIR"
+if [ -d "$PREVIOUS" ]; then log "the version it replaced is kept in $APP_DIR.previous (sudo $APP_DIR/installer/install.sh --rollback)"; fi
 
 # --- Data and settings -----------------------------------------------------------------------------
 
@@ -167,16 +401,56 @@ own "root:$SERVICE_USER" 0750 "$ROOT$CONF_DIR"
 if [ -e "$ROOT$ENV_FILE" ]; then
   log "kept the existing settings in $ENV_FILE"
 else
-  install -m 0640 "$SOURCE_DIR/installer/ems.env" "$ROOT$ENV_FILE"
+  install -m 0640 "$TARGET/installer/ems.env" "$ROOT$ENV_FILE"
   own "root:$SERVICE_USER" 0640 "$ROOT$ENV_FILE"
   log "wrote $ENV_FILE (every setting documented there)"
 fi
 
-# --- systemd unit and the emsctl wrapper -------------------------------------------------------------
+# set_env NAME VALUE: replaces the NAME= line (or its commented-out default), else appends it.
+set_env() {
+  local file="$ROOT$ENV_FILE"
+  if grep -q "^#\{0,1\}$1=" "$file"; then
+    sed -i "0,/^#\{0,1\}$1=.*/s##$1=$2#" "$file"
+  else
+    printf '%s=%s\n' "$1" "$2" >>"$file"
+  fi
+}
+
+if [ "$TLS_SELF_SIGNED" = yes ]; then
+  mkdir -p "$ROOT$TLS_DIR"
+  own "root:$SERVICE_USER" 0750 "$ROOT$TLS_DIR"
+  if [ -f "$ROOT$TLS_DIR/ems.crt" ] && [ -f "$ROOT$TLS_DIR/ems.key" ]; then
+    log "kept the certificate in $TLS_DIR (delete ems.crt and ems.key there to make a new one)"
+  else
+    # P-256, valid 825 days (the most browsers accept for a certificate they are told to trust).
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \
+      -subj "/CN=$TLS_NAME" -addext "subjectAltName=DNS:$TLS_NAME,DNS:localhost,IP:127.0.0.1" \
+      -keyout "$ROOT$TLS_DIR/ems.key" -out "$ROOT$TLS_DIR/ems.crt" 2>/dev/null || die "openssl could not create the certificate"
+    own "root:$SERVICE_USER" 0640 "$ROOT$TLS_DIR/ems.key"
+    own "root:root" 0644 "$ROOT$TLS_DIR/ems.crt"
+    log "created a self-signed certificate for $TLS_NAME in $TLS_DIR (browsers warn until it is trusted; replace both files with a CA-signed pair and systemctl reload $SERVICE)"
+  fi
+  set_env EMS_TLS_CERT "$TLS_DIR/ems.crt"
+  set_env EMS_TLS_KEY "$TLS_DIR/ems.key"
+  log "EMS_TLS_CERT and EMS_TLS_KEY set in $ENV_FILE: the service speaks HTTPS"
+fi
+
+# --- systemd unit, its drop-in for the backup target, and the emsctl wrapper --------------------------
 
 mkdir -p "$(dirname "$ROOT$UNIT_FILE")"
-sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE_BIN #" "$SOURCE_DIR/systemd/ems.service" >"$ROOT$UNIT_FILE"
+sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE_BIN #" "$TARGET/systemd/ems.service" >"$ROOT$UNIT_FILE"
 chmod 0644 "$ROOT$UNIT_FILE"
+
+# ProtectSystem=strict leaves the service only its data dir: a backup target needs its own writable path.
+BACKUP_TARGET=$(env_value EMS_BACKUP_TARGET)
+if [ -n "$BACKUP_TARGET" ]; then
+  mkdir -p "$ROOT$DROPIN_DIR"
+  printf '# Written by the EMS installer from EMS_BACKUP_TARGET in %s.\n[Service]\nReadWritePaths=-%s\n' "$ENV_FILE" "$BACKUP_TARGET" >"$ROOT$DROPIN_DIR/backup-target.conf"
+  chmod 0644 "$ROOT$DROPIN_DIR/backup-target.conf"
+  log "the service may write to the backup target $BACKUP_TARGET ($DROPIN_DIR/backup-target.conf)"
+else
+  rm -f "$ROOT$DROPIN_DIR/backup-target.conf"
+fi
 
 mkdir -p "$(dirname "$ROOT$WRAPPER")"
 cat >"$ROOT$WRAPPER" <<EOF
@@ -208,14 +482,8 @@ log "installed $WRAPPER and the unit $UNIT_FILE"
 
 # --- Start -------------------------------------------------------------------------------------------
 
-if staged; then
-  log "staging: systemctl not run (on the box: systemctl daemon-reload && systemctl enable --now $SERVICE)"
-else
-  systemctl daemon-reload
-  systemctl enable "$SERVICE" >/dev/null
-  systemctl restart "$SERVICE"
-  log "$SERVICE enabled and started; migrations are applied on start (journalctl -u $SERVICE -f)"
-fi
+start_service
+if ! staged; then log "$SERVICE is running and healthy: $(box_url) (status: sudo emsctl status; logs: journalctl -u $SERVICE -f)"; fi
 
 if [ "$UPGRADE" = yes ]; then
   log "upgrade done: data in $DATA_DIR and settings in $ENV_FILE were kept"
@@ -223,4 +491,5 @@ else
   log "first install: on its first start the service creates the user 'admin' with a random password,"
   log "  written to $DATA_DIR/initial-admin-password (mode 0600): sudo cat $DATA_DIR/initial-admin-password"
   log "  sign in, change it, then delete that file"
+  log "backups run nightly at 03:30 into $DATA_DIR/backups; set EMS_BACKUP_TARGET in $ENV_FILE for a copy on another disk"
 fi

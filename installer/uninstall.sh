@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Removes EMS from a systemd box: the unit, /opt/ems and /usr/local/bin/emsctl. The data in /var/lib/ems,
+# Removes EMS from a systemd box: the unit, /opt/ems (and the version kept for rollback) and /usr/local/bin/emsctl. The data in /var/lib/ems,
 # the settings in /etc/ems and the user ems are kept unless --purge is given.
 #
 #   sudo installer/uninstall.sh               remove the program, keep data and settings
@@ -11,6 +11,7 @@ readonly APP_DIR=/opt/ems
 readonly DATA_DIR=/var/lib/ems
 readonly CONF_DIR=/etc/ems
 readonly UNIT_FILE=/etc/systemd/system/ems.service
+readonly DROPIN_DIR=/etc/systemd/system/ems.service.d
 readonly WRAPPER=/usr/local/bin/emsctl
 readonly SERVICE_USER=ems
 readonly SERVICE=ems
@@ -50,16 +51,23 @@ if ! staged && [ "$(id -u)" -ne 0 ]; then
   die "run as root (sudo $0), or act on a staging root with --root DIR"
 fi
 
+# Without a running systemd (a container, a rescue shell) there is no service to stop: remove the files anyway.
+SYSTEMD=yes
 if staged; then
+  SYSTEMD=no
   log "staging root $ROOT: systemctl not run"
+elif [ ! -d /run/systemd/system ]; then
+  SYSTEMD=no
+  log "warning: systemd is not running on this box; no service to stop, removing the files only"
 elif [ -f "$UNIT_FILE" ]; then
   systemctl disable --now "$SERVICE" >/dev/null 2>&1 || true
   log "stopped and disabled $SERVICE"
 fi
 
 rm -f "$ROOT$UNIT_FILE"
-staged || systemctl daemon-reload
-rm -rf "$ROOT$APP_DIR" "$ROOT$APP_DIR.new" "$ROOT$APP_DIR.old"
+rm -rf "$ROOT$DROPIN_DIR"
+if [ "$SYSTEMD" = yes ]; then systemctl daemon-reload || log "warning: systemctl daemon-reload failed"; fi
+rm -rf "$ROOT$APP_DIR" "$ROOT$APP_DIR.new" "$ROOT$APP_DIR.old" "$ROOT$APP_DIR.previous"
 rm -f "$ROOT$WRAPPER"
 log "removed $APP_DIR, $WRAPPER and $UNIT_FILE"
 

@@ -45,6 +45,8 @@ export type Config = {
   /** PEM certificate (chain) and key to serve HTTPS directly; null: plain HTTP. Read at start and on SIGHUP. */
   tls: { certFile: string; keyFile: string } | null;
   reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
+  /** A second folder (USB disk, NFS mount) each verified backup is copied to; undefined: backups stay in the data dir only. */
+  backupTarget: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 };
 
@@ -140,6 +142,14 @@ function delayList(env: Env, name: string, fallback: string): number[] {
   return delays;
 }
 
+/** An absolute folder path; its existence is checked when it is used (a disk may be plugged in later). */
+function absoluteDir(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  if (!path.isAbsolute(raw)) throw new ConfigError(`${name}: expected an absolute folder path such as /mnt/ems-backup, got "${raw}"`);
+  return path.normalize(raw).replace(/(.)\/+$/, '$1');
+}
+
 /** Both halves of a credential pair, or neither. */
 function pair(env: Env, idName: string, secretName: string): [string, string] | undefined {
   const id = read(env, idName);
@@ -224,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),
     },
+    backupTarget: absoluteDir(env, 'EMS_BACKUP_TARGET'),
     logLevel,
   };
 }

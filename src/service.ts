@@ -127,7 +127,7 @@ export async function createService(config: Config, options: { logger?: Logger }
     auth,
     audit,
     iot,
-    backups: new BackupScheduler({ db, dataDir: config.dataDir, logger }),
+    backups: new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget }),
     reportRuns,
     notifier,
     lifecycle,

@@ -44,55 +44,108 @@ after(async () => {
 });
 
 describe('backup schedule API', () => {
-  test('GET shows the seeded schedule; PUT changes it and records an audit entry', async (t) => {
+  test('backups are on by default: nightly at 03:30, 7 daily, 4 weekly, 6 monthly; PUT changes it and records an audit entry', async (t) => {
     const { server, token } = await adminServer();
     t.after(() => server.close());
 
     const initial = await server.request('GET', SCHEDULE, { token });
     assert.equal(initial.status, 200);
     assert.deepEqual(
-      { enabled: initial.body.enabled, cron: initial.body.cron, retention: initial.body.retention, lastRunAt: initial.body.lastRunAt, nextRunAt: initial.body.nextRunAt },
-      { enabled: false, cron: '0 3 * * *', retention: 7, lastRunAt: null, nextRunAt: null },
+      { enabled: initial.body.enabled, cron: initial.body.cron, retention: initial.body.retention, lastRunAt: initial.body.lastRunAt, target: initial.body.target, drill: initial.body.drill },
+      { enabled: true, cron: '30 3 * * *', retention: { daily: 7, weekly: 4, monthly: 6 }, lastRunAt: null, target: null, drill: null },
     );
+    const firstRun = new Date(initial.body.nextRunAt);
+    assert.deepEqual([firstRun.getHours(), firstRun.getMinutes()], [3, 30]);
+    assert.ok(firstRun.getTime() - Date.now() <= 86_400_000, 'the first backup is due within a day');
+    assert.ok(server.logs.some((line) => line.includes('backups switched on by default')));
 
-    const put = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '30 2 * * *', retention: 3, lastStatus: 'ignored' } });
+    const put = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '30 2 * * *', retention: { weekly: 8 }, lastStatus: 'ignored' } });
     assert.equal(put.status, 200);
     assert.equal(put.body.enabled, true);
     assert.equal(put.body.cron, '30 2 * * *');
-    assert.equal(put.body.retention, 3);
+    assert.deepEqual(put.body.retention, { daily: 7, weekly: 8, monthly: 6 });
     assert.equal(put.body.lastStatus, null, 'read-only fields are not writable');
     const next = new Date(put.body.nextRunAt);
     assert.equal(next.getMinutes(), 30);
     assert.equal(next.getHours(), 2);
 
+    // The earlier keep-N form still works: a plain number is the daily count.
     const partial = await server.request('PUT', SCHEDULE, { token, body: { retention: 4 } });
+    assert.equal(partial.status, 200);
     assert.equal(partial.body.cron, '30 2 * * *', 'fields left out keep their value');
-    assert.equal(partial.body.retention, 4);
+    assert.deepEqual(partial.body.retention, { daily: 4, weekly: 8, monthly: 6 });
 
     const audit = server.service.deps.db.sqlite
       .prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id")
       .pluck()
       .all() as string[];
-    assert.deepEqual(JSON.parse(audit.at(-1)!), { enabled: true, cron: '30 2 * * *', retention: 4 });
+    assert.deepEqual(JSON.parse(audit.at(-1)!), { enabled: true, cron: '30 2 * * *', retention: { daily: 4, weekly: 8, monthly: 6 } });
+    // What a version before this one reads: the daily count is its keep-N.
+    assert.equal(server.service.deps.db.sqlite.prepare('SELECT retention FROM backup_schedule').pluck().get(), 4);
 
     const disabled = await server.request('PUT', SCHEDULE, { token, body: { enabled: false } });
     assert.equal(disabled.body.nextRunAt, null);
   });
 
+  test('the default applies once, to a schedule nobody set: a schedule set before is kept, and so is one switched off', { timeout: 60_000 }, async () => {
+    const dataDir = tempDir();
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    // A box of an earlier version whose admin set an hourly keep-24 schedule and switched it off: as it was stored then.
+    const first = await startTestServer({ EMS_DATA_DIR: dataDir });
+    const { sqlite } = first.service.deps.db;
+    sqlite.prepare("DELETE FROM app_settings WHERE key LIKE 'backup.%'").run();
+    sqlite.prepare("UPDATE backup_schedule SET enabled = 0, cron = '0 * * * *', retention = 24").run();
+    sqlite.prepare("INSERT INTO audit_log (at, action, resource, resource_id) VALUES (?, 'update', 'backup_schedule', '1')").run(new Date().toISOString());
+    await first.service.close();
+
+    const second = await startTestServer({ EMS_DATA_DIR: dataDir });
+    const admin = await second.createUser({ role: 'admin' });
+    const kept = (await second.request('GET', SCHEDULE, { token: admin.accessToken })).body;
+    assert.deepEqual({ enabled: kept.enabled, cron: kept.cron, retention: kept.retention }, { enabled: false, cron: '0 * * * *', retention: { daily: 24, weekly: 4, monthly: 6 } });
+    assert.ok(!second.logs.some((line) => line.includes('backups switched on by default')));
+    await second.service.close();
+
+    // A seeded schedule is switched on at the first start; an admin who then switches it off is not overruled later.
+    const fresh = tempDir();
+    cleanups.push(() => fs.rmSync(fresh, { recursive: true, force: true }));
+    const third = await startTestServer({ EMS_DATA_DIR: fresh });
+    const owner = await third.createUser({ role: 'admin' });
+    assert.equal((await third.request('PUT', SCHEDULE, { token: owner.accessToken, body: { enabled: false } })).status, 200);
+    await third.service.close();
+    const fourth = await startTestServer({ EMS_DATA_DIR: fresh });
+    cleanups.push(() => fourth.close());
+    assert.equal((await fourth.request('GET', SCHEDULE, { token: owner.accessToken })).body.enabled, false);
+  });
+
   test('a bad cron expression or retention is a 400 and changes nothing', async (t) => {
     const { server, token } = await adminServer();
     t.after(() => server.close());
-    for (const body of [{ cron: 'not a cron' }, { cron: '61 * * * *' }, { cron: '* * * * * * *' }, { cron: '' }, { retention: 0 }, { retention: 1.5 }, { enabled: 'yes' }]) {
+    for (const body of [
+      { cron: 'not a cron' },
+      { cron: '61 * * * *' },
+      { cron: '* * * * * * *' },
+      { cron: '' },
+      { retention: 0 },
+      { retention: 1.5 },
+      { retention: {} },
+      { retention: { daily: 0 } },
+      { retention: { weekly: -1 } },
+      { retention: { monthly: 1001 } },
+      { retention: { daily: 'seven' } },
+      { retention: '7' + 'x' },
+      { enabled: 'yes' },
+    ]) {
       const response = await server.request('PUT', SCHEDULE, { token, body });
       assert.equal(response.status, 400, JSON.stringify(body));
       assert.equal(typeof response.body.error, 'string');
     }
-    const bad = await server.request('PUT', SCHEDULE, { token, body: { enabled: true, cron: '0 25 * * *' } });
+    const bad = await server.request('PUT', SCHEDULE, { token, body: { enabled: false, cron: '0 25 * * *' } });
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.body.details, [{ path: 'body.cron', message: 'must be a valid cron expression (5 or 6 fields, e.g. "0 3 * * *")' }]);
+    assert.deepEqual(bad.body.details, [{ path: 'body.cron', message: 'must be a valid cron expression (5 or 6 fields, e.g. "30 3 * * *")' }]);
     const unchanged = await server.request('GET', SCHEDULE, { token });
-    assert.equal(unchanged.body.enabled, false);
-    assert.equal(unchanged.body.cron, '0 3 * * *');
+    assert.equal(unchanged.body.enabled, true);
+    assert.equal(unchanged.body.cron, '30 3 * * *');
+    assert.deepEqual(unchanged.body.retention, { daily: 7, weekly: 4, monthly: 6 });
   });
 
   test('admin only: 401 without a token, 403 for viewer and operator', async (t) => {
@@ -162,21 +215,40 @@ describe('backup runs', () => {
     assert.equal(schedule.body.lastFile, path.basename(file));
   });
 
-  test('retention keeps the newest N backups and deletes older ones with their files', async (t) => {
+  test('retention after a run: backups of the last 24 hours stay, older ones keep the newest per day, week and month', async (t) => {
     const { server, token } = await adminServer();
     t.after(() => server.close());
     fs.writeFileSync(path.join(server.dataDir, 'uploads', 'keep.txt'), 'x');
-    await server.request('PUT', SCHEDULE, { token, body: { retention: 2 } });
-    const names: string[] = [];
-    for (let i = 0; i < 4; i += 1) {
-      const outcome = await server.service.deps.backups.runNow();
-      assert.equal(outcome.status, 'ok');
-      if (outcome.status === 'ok') names.push(outcome.backup.name);
+    await server.request('PUT', SCHEDULE, { token, body: { retention: { daily: 2, weekly: 0, monthly: 0 } } });
+    const first = await server.service.deps.backups.runNow();
+    assert.equal(first.status, 'ok');
+    const template = (first as { backup: { file: string; filesDir: string } }).backup;
+
+    // Earlier backups as a box that ran for days would have them: local noon 2, 3 and 4 days ago, plus one this morning.
+    const dir = backupsDir(server.dataDir);
+    const nameAt = (date: Date) => `ems-${date.toISOString().replace(/[-:]/g, '')}.db`;
+    const localNoon = (daysAgo: number) => {
+      const date = new Date();
+      date.setDate(date.getDate() - daysAgo);
+      date.setHours(12, 0, 0, 0);
+      return date;
+    };
+    const planted = [2, 3, 4].map((days) => nameAt(localNoon(days)));
+    planted.push(nameAt(new Date(Date.now() - 3_600_000)));
+    for (const name of planted) {
+      fs.copyFileSync(template.file, path.join(dir, name));
+      fs.cpSync(template.filesDir, path.join(dir, name.replace('.db', '.files')), { recursive: true });
     }
+
+    const second = await server.service.deps.backups.runNow();
+    assert.equal(second.status, 'ok');
+    const newest = (second as { backup: { name: string; deleted: string[] } }).backup;
     const kept = listBackups(server.dataDir).map((info) => info.name);
-    assert.deepEqual(kept, [names[3], names[2]]);
-    const onDisk = fs.readdirSync(backupsDir(server.dataDir)).filter((name) => name.startsWith('ems-')).sort();
-    assert.deepEqual(onDisk, [names[2], names[2].replace('.db', '.files'), names[3], names[3].replace('.db', '.files')].sort());
+    // Today: the new one, the first one and the one an hour ago (all within 24 h); then the second daily: 2 days ago.
+    assert.deepEqual(kept, [newest.name, (first as { backup: { name: string } }).backup.name, planted[3], planted[0]].sort().reverse());
+    assert.deepEqual(newest.deleted.sort(), [planted[1], planted[2]].sort());
+    const onDisk = fs.readdirSync(dir).filter((name) => name.startsWith('ems-')).sort();
+    assert.deepEqual(onDisk, kept.flatMap((name) => [name, name.replace('.db', '.files')]).sort(), 'each deleted backup goes with its files');
     assert.ok(fs.existsSync(path.join(server.dataDir, 'uploads', 'keep.txt')), 'deleting an old backup leaves the live file');
   });
 
@@ -234,7 +306,7 @@ describe('emsctl backup restore', () => {
     let first: TestServer | undefined = await startTestServer({ EMS_DATA_DIR: dataDir });
     cleanups.push(() => first?.service.close());
     const before = await first.createUser({ role: 'admin', username: 'made_before' });
-    await first.request('PUT', SCHEDULE, { token: before.accessToken, body: { retention: 5 } });
+    await first.request('PUT', SCHEDULE, { token: before.accessToken, body: { retention: { daily: 5 } } });
     fs.writeFileSync(path.join(dataDir, 'uploads', 'before.txt'), 'before the backup');
     fs.writeFileSync(path.join(dataDir, 'avatars', 'a1.png'), 'avatar');
 
@@ -243,7 +315,7 @@ describe('emsctl backup restore', () => {
     const name = (outcome as { backup: { name: string } }).backup.name;
 
     const afterUser = await first.createUser({ role: 'admin', username: 'made_after' });
-    await first.request('PUT', SCHEDULE, { token: afterUser.accessToken, body: { retention: 9 } });
+    await first.request('PUT', SCHEDULE, { token: afterUser.accessToken, body: { retention: { daily: 9 } } });
     fs.rmSync(path.join(dataDir, 'uploads', 'before.txt'));
     fs.writeFileSync(path.join(dataDir, 'uploads', 'after.txt'), 'after the backup');
 
@@ -292,7 +364,7 @@ describe('emsctl backup restore', () => {
     cleanups.push(() => second.close());
     const schedule = await second.request('GET', SCHEDULE, { token: before.accessToken });
     assert.equal(schedule.status, 200);
-    assert.equal(schedule.body.retention, 5);
+    assert.equal(schedule.body.retention.daily, 5);
     assert.equal((await second.request('GET', SCHEDULE, { token: afterUser.accessToken })).status, 401);
     assert.equal(second.service.deps.db.sqlite.pragma('integrity_check', { simple: true }), 'ok');
   });

@@ -1,18 +1,31 @@
-// installer/install.sh and uninstall.sh under --root into temp dirs: files, modes, the unit, the env file, upgrade, uninstall, the staged program running.
+// installer/install.sh, uninstall.sh and package.sh under --root into temp dirs: checks, dry run, files, modes, the unit, the env file,
+// upgrade with its backup and rollback, the release tarball installed without npm or a compiler, TLS, uninstall, the staged program running.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
 import { tempDir } from './helpers/server.ts';
 import { cleanEnv, repoRoot, spawnService } from './helpers/serviceProcess.ts';
 
 const install = path.join(repoRoot, 'installer', 'install.sh');
 const uninstall = path.join(repoRoot, 'installer', 'uninstall.sh');
+const packageScript = path.join(repoRoot, 'installer', 'package.sh');
 const nodeBin = execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim();
 
 function hasCommand(name: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+}
+
+/** Every file and folder under dir with its size, to show that a refused or dry run changed nothing. */
+function snapshot(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
+    .map((entry) => {
+      const stat = fs.lstatSync(path.join(dir, entry));
+      return `${entry}:${stat.isDirectory() ? 'dir' : stat.size}:${stat.mtimeMs}`;
+    })
+    .sort();
 }
 
 function run(script: string, args: string[], env: Record<string, string> = {}) {
@@ -62,7 +75,7 @@ describe('installer', () => {
   test('install.sh and uninstall.sh are shellcheck clean, and so is the emsctl wrapper they install', () => {
     assert.ok(hasCommand('shellcheck'), 'shellcheck is installed (Debian package shellcheck)');
     const { root } = stagedInstall();
-    const result = spawnSync('shellcheck', [install, uninstall, path.join(root, 'usr/local/bin/emsctl')], { encoding: 'utf8' });
+    const result = spawnSync('shellcheck', [install, uninstall, packageScript, path.join(root, 'usr/local/bin/emsctl')], { encoding: 'utf8' });
     assert.equal(result.status, 0, result.stdout);
   });
 
@@ -80,7 +93,7 @@ describe('installer', () => {
     assert.equal(mode(at('etc/ems/ems.env')), 0o640, 'the env file may hold secrets');
     assert.equal(mode(at('etc/systemd/system/ems.service')), 0o644);
     assert.equal(mode(at('usr/local/bin/emsctl')), 0o755);
-    assert.ok(!fs.existsSync(at('opt/ems.new')) && !fs.existsSync(at('opt/ems.old')));
+    assert.ok(!fs.existsSync(at('opt/ems.new')) && !fs.existsSync(at('opt/ems.previous')), 'a first install keeps no previous version');
     assert.match(stdout, /\/var\/lib\/ems\/initial-admin-password/, 'says where the initial admin password is');
 
     // The unit: the repository's, with this box's node, and it passes systemd-analyze verify.
@@ -94,14 +107,17 @@ describe('installer', () => {
       'Restart=on-failure',
       'NoNewPrivileges=yes',
       'ProtectSystem=strict',
-      'ReadWritePaths=/var/lib/ems',
+      'StateDirectory=ems',
+      'StateDirectoryMode=0750',
+      'MemoryMax=512M',
       'PrivateTmp=yes',
       'ProtectHome=yes',
       'CapabilityBoundingSet=',
     ]) {
       assert.ok(unit.split('\n').includes(line), `unit has "${line}"`);
     }
-    assert.equal(unit.split('\n').filter((line) => line.startsWith('ReadWritePaths=')).length, 1, 'the data dir is the only writable path');
+    assert.equal(unit.split('\n').filter((line) => line.startsWith('ReadWritePaths=')).length, 0, 'the state directory is the only writable path');
+    assert.ok(!fs.existsSync(at('etc/systemd/system/ems.service.d')), 'no backup-target drop-in without EMS_BACKUP_TARGET');
     if (hasCommand('systemd-analyze')) {
       const verify = spawnSync('systemd-analyze', ['verify', at('etc/systemd/system/ems.service')], { encoding: 'utf8' });
       assert.equal(verify.status, 0, verify.stderr);
@@ -149,22 +165,229 @@ describe('installer', () => {
     assert.match(JSON.parse(cli.stdout).name, /^ems-.*\.db$/);
   });
 
-  test('running it again upgrades: program replaced, data and settings kept', () => {
+  test('an upgrade backs up first, keeps the installed version for --rollback, and rollback swaps back (and forward)', { timeout: 90_000 }, async () => {
     const { root } = stagedInstall();
     const at = (p: string) => path.join(root, p);
     fs.appendFileSync(at('etc/ems/ems.env'), 'EMS_LOG_LEVEL=debug\n');
     const settings = fs.readFileSync(at('etc/ems/ems.env'), 'utf8');
-    fs.writeFileSync(at('var/lib/ems/ems.db'), 'the data');
-    fs.writeFileSync(at('opt/ems/left-over-from-the-old-version.js'), '');
+    // A real database, made by the installed program's first start.
+    const first = await spawnService(at('var/lib/ems'), { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${at('etc/ems/ems.env')}`, at('opt/ems/dist/src/main.js')]);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    const data = fs.readFileSync(at('var/lib/ems/ems.db'));
+    fs.writeFileSync(at('opt/ems/left-over-from-the-old-version.js'), 'old');
 
     const again = run(install, ['--root', root, '--from-build', buildDir]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /kept the existing settings/);
     assert.match(again.stdout, /upgrade done/);
+    const backup = /backup taken: (ems-\S+\.db)/.exec(again.stdout)?.[1];
+    assert.ok(backup, again.stdout);
+    assert.ok(fs.existsSync(at(`var/lib/ems/backups/${backup}`)), 'the pre-upgrade backup is in the data dir');
+    assert.equal(fs.readFileSync(at('opt/ems.previous/.pre-upgrade-backup'), 'utf8'), `${backup}\n`);
     assert.equal(fs.readFileSync(at('etc/ems/ems.env'), 'utf8'), settings);
-    assert.equal(fs.readFileSync(at('var/lib/ems/ems.db'), 'utf8'), 'the data');
+    // The backup run records itself in the schedule row; the accounts are as they were.
+    const users = (file: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare('SELECT username FROM users ORDER BY id').pluck().all() as string[]).join('\n');
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(users(at('var/lib/ems/ems.db')), users(at(`var/lib/ems/backups/${backup}`)));
+    assert.match(users(at('var/lib/ems/ems.db')), /^admin$/m);
+    const upgraded = fs.readFileSync(at('var/lib/ems/ems.db'));
+    assert.ok(data.length > 0);
     assert.ok(!fs.existsSync(at('opt/ems/left-over-from-the-old-version.js')), 'the program folder is replaced whole');
-    assert.ok(fs.existsSync(at('opt/ems/dist/src/main.js')));
+    assert.equal(fs.readFileSync(at('opt/ems.previous/left-over-from-the-old-version.js'), 'utf8'), 'old', 'the installed version is kept');
+    assert.match(again.stdout, /kept in \/opt\/ems\.previous \(sudo \/opt\/ems\/installer\/install\.sh --rollback\)/);
+
+    const back = run(install, ['--root', root, '--rollback']);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(fs.readFileSync(at('opt/ems/left-over-from-the-old-version.js'), 'utf8'), 'old', 'the previous version is back');
+    assert.ok(fs.existsSync(at('opt/ems.previous/dist/src/main.js')) && !fs.existsSync(at('opt/ems.previous/left-over-from-the-old-version.js')));
+    assert.match(back.stdout, new RegExp(`emsctl backup restore ${backup.replace(/\./g, '\\.')}`), 'names the backup taken before the upgrade');
+    assert.deepEqual(fs.readFileSync(at('var/lib/ems/ems.db')), upgraded, 'a rollback leaves the data alone');
+
+    const forward = run(install, ['--root', root, '--rollback']);
+    assert.equal(forward.code, 0, forward.stderr);
+    assert.ok(!fs.existsSync(at('opt/ems/left-over-from-the-old-version.js')), 'rolling back again rolls forward');
+
+    const uninstalled = run(uninstall, ['--root', root]);
+    assert.equal(uninstalled.code, 0, uninstalled.stderr);
+    assert.ok(!fs.existsSync(at('opt/ems')) && !fs.existsSync(at('opt/ems.previous')));
+    const nothing = run(install, ['--root', root, '--rollback']);
+    assert.notEqual(nothing.code, 0);
+    assert.match(nothing.stderr, /no previous version to roll back to/);
+  });
+
+  test('an upgrade whose backup fails is refused: the installed version stays as it was', () => {
+    const { root } = stagedInstall();
+    const at = (p: string) => path.join(root, p);
+    fs.writeFileSync(at('var/lib/ems/ems.db'), 'not a database');
+    fs.writeFileSync(at('opt/ems/marker-of-the-installed-version'), '');
+    const before = snapshot(at('opt'));
+
+    const refused = run(install, ['--root', root, '--from-build', buildDir]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /refusing to upgrade: the backup before the upgrade failed .*the installed version is unchanged/);
+    assert.deepEqual(snapshot(at('opt')), before, 'no new program, no previous, nothing moved');
+    assert.equal(fs.readFileSync(at('var/lib/ems/ems.db'), 'utf8'), 'not a database');
+  });
+
+  test('--dry-run runs the checks and says what it would do, changing nothing', () => {
+    const fresh = temp('ems-root-');
+    const dry = run(install, ['--root', fresh, '--from-build', buildDir, '--dry-run', '--tls-self-signed', '--tls-name', 'ems.example.lan']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /checks passed: node \d+\.\d+\.\d+ \(linux-\w+, ABI \d+\)/);
+    assert.match(dry.stdout, /dry run: nothing is changed/);
+    assert.match(dry.stdout, /create a self-signed certificate for ems\.example\.lan/);
+    assert.deepEqual(fs.readdirSync(fresh), [], 'nothing written');
+
+    const { root } = stagedInstall();
+    const before = snapshot(root);
+    const upgrade = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
+    assert.equal(upgrade.code, 0, upgrade.stderr);
+    assert.match(upgrade.stdout, /upgrade version \S+ to/);
+    assert.match(upgrade.stdout, /keep the installed version in \/opt\/ems\.previous/);
+    const rollback = run(install, ['--root', root, '--rollback', '--dry-run']);
+    assert.notEqual(rollback.code, 0, 'nothing to roll back to after a first install');
+    assert.deepEqual(snapshot(root), before);
+  });
+
+  test('checks come first: too little free space, or (on this box) no running systemd, stop it before anything changes', () => {
+    // df as the installer reads it (POSIX -P), with 50 MB free everywhere.
+    const fakeBin = temp('ems-fake-df-');
+    fs.writeFileSync(path.join(fakeBin, 'df'), '#!/bin/sh\necho "Filesystem 1024-blocks Used Available Capacity Mounted on"\necho "/dev/fake 1000000 948800 51200 95% /"\n', { mode: 0o755 });
+    const root = temp('ems-root-');
+    const full = run(install, ['--root', root, '--from-build', buildDir], { PATH: `${fakeBin}:${process.env.PATH}` });
+    assert.equal(full.code, 1);
+    assert.match(full.stderr, /not enough free space for the program: \/opt has 50 MB free, 400 MB needed/);
+    assert.deepEqual(fs.readdirSync(root), []);
+
+    // A real install (no --root) on a box without a running systemd: refused before anything is written.
+    // Where systemd does run, the same check passes and a dry run shows it, still without writing anything.
+    const systemdRuns = fs.existsSync('/run/systemd/system');
+    const real = run(install, ['--from-build', buildDir, ...(systemdRuns ? ['--dry-run'] : [])]);
+    if (process.getuid?.() !== 0) {
+      assert.match(real.stderr, /run as root/);
+    } else if (systemdRuns) {
+      assert.equal(real.code, 0, real.stderr);
+      assert.match(real.stdout, /dry run: nothing is changed/);
+    } else {
+      assert.equal(real.code, 1);
+      assert.match(real.stderr, /systemd is not running on this box \(PID 1 is .*\); EMS runs as a systemd service\. Nothing was changed/);
+      assert.ok(!fs.existsSync('/opt/ems.new') && !fs.existsSync('/etc/ems/ems.env'));
+    }
+  });
+
+  test('--tls-self-signed makes a certificate for the name and sets EMS_TLS_CERT/EMS_TLS_KEY; an upgrade keeps it', () => {
+    const root = temp('ems-root-');
+    const at = (p: string) => path.join(root, p);
+    const result = run(install, ['--root', root, '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'ems.plant.lan']);
+    assert.equal(result.code, 0, result.stderr);
+    const text = execFileSync('openssl', ['x509', '-in', at('etc/ems/tls/ems.crt'), '-noout', '-subject', '-ext', 'subjectAltName'], { encoding: 'utf8' });
+    assert.match(text, /CN ?= ?ems\.plant\.lan/);
+    assert.match(text, /DNS:ems\.plant\.lan, DNS:localhost, IP Address:127\.0\.0\.1/);
+    assert.equal(mode(at('etc/ems/tls/ems.key')), 0o640, 'the key is readable by root and the ems group only');
+    assert.equal(mode(at('etc/ems/tls')), 0o750);
+    const env = fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n');
+    assert.deepEqual(env.filter((line) => /^#?EMS_TLS_(CERT|KEY)=/.test(line)), ['EMS_TLS_CERT=/etc/ems/tls/ems.crt', 'EMS_TLS_KEY=/etc/ems/tls/ems.key']);
+    const cert = fs.readFileSync(at('etc/ems/tls/ems.crt'));
+
+    const again = run(install, ['--root', root, '--from-build', buildDir, '--tls-self-signed']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /kept the certificate/);
+    assert.deepEqual(fs.readFileSync(at('etc/ems/tls/ems.crt')), cert);
+    assert.equal(fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n').filter((line) => line.startsWith('EMS_TLS_CERT=')).length, 1);
+
+    const bad = run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'bad name;rm']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--tls-name: "bad name;rm" is not a host name/);
+  });
+
+  test('EMS_BACKUP_TARGET in the env file gets a drop-in that lets the service write there', () => {
+    const { root } = stagedInstall();
+    const at = (p: string) => path.join(root, p);
+    fs.appendFileSync(at('etc/ems/ems.env'), 'EMS_BACKUP_TARGET=/mnt/ems-backup\n');
+    const again = run(install, ['--root', root, '--from-build', buildDir]);
+    assert.equal(again.code, 0, again.stderr);
+    const dropIn = fs.readFileSync(at('etc/systemd/system/ems.service.d/backup-target.conf'), 'utf8');
+    assert.match(dropIn, /^\[Service\]\nReadWritePaths=-\/mnt\/ems-backup\n/m);
+    const removed = run(uninstall, ['--root', root]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.ok(!fs.existsSync(at('etc/systemd/system/ems.service.d')));
+  });
+
+  test('npm run package makes a release tarball that installs with no npm, no compiler and no registry, and runs', { timeout: 180_000 }, async (t) => {
+    // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
+    const tree = temp('ems-pack-');
+    for (const item of ['package.json', 'package-lock.json', 'README.md', 'src', 'cli', 'systemd', 'installer']) {
+      fs.cpSync(path.join(repoRoot, item), path.join(tree, item), { recursive: true });
+    }
+    fs.cpSync(path.join(buildDir, 'dist'), path.join(tree, 'dist'), { recursive: true });
+    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(tree, 'node_modules'));
+    const out = temp('ems-release-');
+    const packed = spawnSync('bash', [path.join(tree, 'installer', 'package.sh'), '--no-build', '--out', out], { encoding: 'utf8', env: cleanEnv({}) });
+    assert.equal(packed.status, 0, packed.stderr + packed.stdout);
+    const [tarball] = fs.readdirSync(out);
+    assert.match(tarball, new RegExp(`^ems-\\d+\\.\\d+\\.\\d+-${process.platform}-${process.arch}-node${process.versions.modules}\\.tar\\.gz$`));
+
+    // Every build tool on PATH is a trap that records being called.
+    const traps = temp('ems-no-tools-');
+    const called = path.join(traps, 'called.log');
+    for (const tool of ['npm', 'npx', 'node-gyp', 'gcc', 'g++', 'cc', 'c++', 'make', 'python3']) {
+      fs.writeFileSync(path.join(traps, tool), `#!/bin/sh\necho ${tool} >>${called}\nexit 97\n`, { mode: 0o755 });
+    }
+    const root = temp('ems-root-');
+    const at = (p: string) => path.join(root, p);
+    const installed = run(install, ['--root', root, '--from-tarball', path.join(out, tarball)], { PATH: `${traps}:${process.env.PATH}`, npm_config_registry: 'http://127.0.0.1:9/' });
+    assert.equal(installed.code, 0, installed.stderr + installed.stdout);
+    assert.ok(!fs.existsSync(called), `no build tool was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
+    assert.ok(!fs.lstatSync(at('opt/ems/node_modules')).isSymbolicLink());
+    assert.ok(fs.statSync(at('opt/ems/node_modules/better-sqlite3/build/Release/better_sqlite3.node')).isFile(), 'the native binary ships compiled');
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/typescript')), 'production modules only');
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/better-sqlite3/deps')), 'no sources of the native modules');
+    assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/ems-release.json'), 'utf8')).nodeAbi, process.versions.modules);
+    assert.deepEqual(fs.readdirSync(at('opt')).sort(), ['ems'], 'nothing left from unpacking');
+
+    // The installed release runs: the compiled service answers health and emsctl status reads it.
+    const dataDir = temp('ems-data-');
+    const envFile = at('etc/ems/ems.env');
+    const service = await spawnService(dataDir, { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${envFile}`, at('opt/ems/dist/src/main.js')]);
+    t.after(() => service.child.kill('SIGKILL'));
+    const health = (await (await fetch(`${service.url}/api/health`)).json()) as { database: string; backup: { enabled: boolean } };
+    assert.equal(health.database, 'ok');
+    assert.equal(health.backup.enabled, true, 'backups on from the first start');
+    const status = spawnSync(process.execPath, [`--env-file=${envFile}`, at('opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'status'], {
+      encoding: 'utf8',
+      env: cleanEnv({ NODE_ENV: 'production', EMS_PORT: new URL(service.url).port, EMS_HOST: '127.0.0.1' }),
+    });
+    assert.equal(status.status, 0, status.stderr);
+    assert.equal(JSON.parse(status.stdout).service.state, 'running');
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0);
+  });
+
+  test('--from-tarball refuses a release for another Node ABI, or a file that is no release, before changing anything', () => {
+    const fake = temp('ems-fake-release-');
+    fs.mkdirSync(path.join(fake, 'ems'));
+    fs.writeFileSync(
+      path.join(fake, 'ems', 'ems-release.json'),
+      JSON.stringify({ name: 'ems', version: '9.9.9', platform: process.platform, arch: process.arch, nodeAbi: '1', builtWith: 'v0.1.0' }, null, 2),
+    );
+    execFileSync('tar', ['-czf', path.join(fake, 'old.tar.gz'), '-C', fake, 'ems']);
+    fs.writeFileSync(path.join(fake, 'other.txt'), 'x');
+    execFileSync('tar', ['-czf', path.join(fake, 'other.tar.gz'), '-C', fake, 'other.txt']);
+    const root = temp('ems-root-');
+    const abi = run(install, ['--root', root, '--from-tarball', path.join(fake, 'old.tar.gz')]);
+    assert.equal(abi.code, 1);
+    assert.match(abi.stderr, new RegExp(`built for Node ABI 1 \\(v0\\.1\\.0\\), this node .* has ABI ${process.versions.modules}`));
+    const other = run(install, ['--root', root, '--from-tarball', path.join(fake, 'other.tar.gz')]);
+    assert.equal(other.code, 1);
+    assert.match(other.stderr, /is not an EMS release/);
+    assert.deepEqual(fs.readdirSync(root), []);
   });
 
   test('uninstall removes the program and keeps data and settings; --purge removes those too', () => {

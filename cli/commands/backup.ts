@@ -1,12 +1,54 @@
-// emsctl backup run | list | restore <file>: the same backup module the service's schedule uses.
+// emsctl backup run | list | restore <file> | drill [file] | schedule show|set: the same backup modules the service's schedule uses.
 import type { Command } from 'commander';
 import { BackupBusy, BackupInvalid, BackupNotFound, backupsDir, listBackups, restoreBackup, ServiceRunning } from '../../src/backup/archive.ts';
-import { performBackup } from '../../src/backup/service.ts';
+import { readChecks } from '../../src/backup/checks.ts';
+import { describeRetention } from '../../src/backup/retention.ts';
+import { CRON_MESSAGE, changeSchedule, nextRunOf, readStoredSchedule, type ScheduleChanges } from '../../src/backup/schedule.ts';
+import { performBackup, performDrill, presentSchedule } from '../../src/backup/service.ts';
+import type { Config } from '../../src/config.ts';
+import type { Db } from '../../src/db/client.ts';
+import { AppError } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
-import { CliError, cliConfig, printResult, printRows, withDb } from '../context.ts';
+import { CliError, cliConfig, integerOption, printResult, printRows, wantsJson, withDb } from '../context.ts';
 
 function megabytes(bytes: number | null): string {
   return bytes === null ? '-' : `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+/** emsctl acts without an account; the audit trail names it. */
+const EMSCTL = { id: null, username: 'emsctl' };
+
+function showSchedule(command: Command, db: Db, config: Config, heading?: string): void {
+  const stored = readStoredSchedule(db);
+  const view = presentSchedule(stored, readChecks(config.dataDir), config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
+  const target = view.target;
+  const text = [
+    ...(heading ? [heading] : []),
+    `enabled        ${view.enabled ? 'yes' : 'no'}`,
+    `cron           ${view.cron} (local time)`,
+    `next run       ${view.nextRunAt ?? '-'}`,
+    `retention      ${describeRetention(view.retention)}`,
+    `target         ${target ? `${target.dir} (last copy: ${target.status}${target.at ? ` at ${target.at}` : ''}${target.error ? `: ${target.error}` : ''})` : 'none (EMS_BACKUP_TARGET)'}`,
+    `last run       ${view.lastRunAt ? `${view.lastRunAt} ${view.lastStatus}` : 'never'}`,
+    `last file      ${view.lastFile ?? '-'}`,
+    `restore drill  ${view.drill ? `${view.drill.at} ${view.drill.status}${view.drill.error ? `: ${view.drill.error}` : ''}` : 'never'}`,
+  ].join('\n');
+  printResult(command, view, text);
+}
+
+type SetOptions = { cron?: string; at?: string; hour?: number; enable?: boolean; disable?: boolean; daily?: number; weekly?: number; monthly?: number };
+
+/** --at 02:15 / --hour 2 → a nightly cron; --cron as given. One way of saying the time at a time. */
+function cronFromOptions(options: SetOptions): string | undefined {
+  const given = [options.cron, options.at, options.hour].filter((value) => value !== undefined);
+  if (given.length > 1) throw new CliError('give one of --cron, --at and --hour');
+  if (options.hour !== undefined) return `0 ${options.hour} * * *`;
+  if (options.at !== undefined) {
+    const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(options.at);
+    if (!match) throw new CliError(`--at: expected a local time HH:MM such as 03:30, got "${options.at}"`);
+    return `${Number(match[2])} ${Number(match[1])} * * *`;
+  }
+  return options.cron;
 }
 
 export function registerBackupCommands(program: Command): void {
@@ -14,19 +56,21 @@ export function registerBackupCommands(program: Command): void {
 
   backup
     .command('run')
-    .description('take a backup now (safe while the service runs), keeping as many as the schedule\'s retention says')
+    .description("take a backup now (safe while the service runs), copy it to EMS_BACKUP_TARGET if set, and apply the schedule's retention")
     .action(async (_options, command: Command) => {
       await withDb(command, async (db, config) => {
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
-        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger: 'emsctl', pagesPerStep: 0x7fffffff });
+        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger: 'emsctl', target: config.backupTarget, pagesPerStep: 0x7fffffff });
         if (outcome.status === 'skipped') throw new CliError(`backup not taken: ${outcome.reason}`);
         if (outcome.status === 'failed') throw new CliError(`backup failed: ${outcome.error}`);
-        const { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted } = outcome.backup;
+        const { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target } = outcome.backup;
         const text = [
           `backup written: ${file} (${megabytes(sizeBytes)}, ${fileCount} files / ${megabytes(filesBytes)} hard-linked, ${durationMs} ms)`,
           ...deleted.map((old) => `deleted beyond retention: ${old}`),
+          ...(target?.status === 'ok' ? [`copied to ${target.dir} and verified there`, ...target.deleted.map((old) => `deleted from the target beyond retention: ${old}`)] : []),
+          ...(target?.status === 'failed' ? [`warning: not copied to ${target.dir}: ${target.error} (the local backup is kept)`] : []),
         ].join('\n');
-        printResult(command, { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted }, text);
+        printResult(command, { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target }, text);
       });
     });
 
@@ -44,7 +88,7 @@ export function registerBackupCommands(program: Command): void {
         filesBytes: info.filesBytes,
         files: info.fileCount === null ? 'none' : `${info.fileCount} (${megabytes(info.filesBytes)})`,
       }));
-      if (!rows.length && !(command.optsWithGlobals() as { json?: boolean }).json) {
+      if (!rows.length && !wantsJson(command)) {
         process.stdout.write(`no backups in ${backupsDir(dataDir)}\n`);
         return;
       }
@@ -73,5 +117,68 @@ export function registerBackupCommands(program: Command): void {
         'start the service again (systemctl start ems); it applies any newer migrations on start',
       ].join('\n');
       printResult(command, result, text);
+    });
+
+  backup
+    .command('drill')
+    .argument('[file]', 'a name from "emsctl backup list" (default: the newest)')
+    .description('restore drill now: restore a backup into a temp dir, integrity_check, rows per table, files; the live data is not touched (safe while the service runs)')
+    .action((file: string | undefined, _options, command: Command) => {
+      const { dataDir } = cliConfig(command);
+      let drill;
+      try {
+        drill = performDrill(dataDir, createLogger('silent'), { backup: file, trigger: 'emsctl' });
+      } catch (error) {
+        if (error instanceof BackupNotFound) throw new CliError(error.message);
+        throw error;
+      }
+      if (!drill) throw new CliError('restore drill not run: a backup or restore is in progress');
+      const text =
+        drill.status === 'ok'
+          ? `restore drill passed: ${drill.backup} restored, integrity_check ok, ${drill.tables} tables / ${drill.rows} rows as when it was taken, ${drill.files} files, ${drill.durationMs} ms`
+          : `restore drill FAILED${drill.backup ? ` for ${drill.backup}` : ''}: ${drill.error}`;
+      printResult(command, drill, text);
+      if (drill.status !== 'ok') process.exitCode = 1;
+    });
+
+  const schedule = backup.command('schedule').description('when backups run and how many are kept (the running service picks a change up within 10 s)');
+
+  schedule
+    .command('show')
+    .description('the schedule, its next and last run, the backup target and the last restore drill')
+    .action(async (_options, command: Command) => {
+      await withDb(command, (db, config) => showSchedule(command, db, config));
+    });
+
+  schedule
+    .command('set')
+    .description('change the schedule; options left out keep their value')
+    .option('--cron <expression>', 'node-cron expression in local time, e.g. "30 3 * * *"')
+    .option('--at <HH:MM>', 'nightly at this local time, e.g. 03:30')
+    .option('--hour <hour>', 'nightly at this full hour (0-23)', integerOption('--hour', 0, 23))
+    .option('--enable', 'switch scheduled backups on')
+    .option('--disable', 'switch scheduled backups off (not recommended)')
+    .option('--daily <n>', 'days that keep their newest backup (1-1000)', integerOption('--daily', 1, 1000))
+    .option('--weekly <n>', 'ISO weeks that keep their newest backup (0-1000)', integerOption('--weekly', 0, 1000))
+    .option('--monthly <n>', 'months that keep their newest backup (0-1000)', integerOption('--monthly', 0, 1000))
+    .action(async (options: SetOptions, command: Command) => {
+      if (options.enable && options.disable) throw new CliError('give --enable or --disable, not both');
+      const changes: ScheduleChanges = {};
+      const cron = cronFromOptions(options);
+      if (cron !== undefined) changes.cron = cron;
+      if (options.enable || options.disable) changes.enabled = Boolean(options.enable);
+      const retention = { daily: options.daily, weekly: options.weekly, monthly: options.monthly };
+      const given = Object.fromEntries(Object.entries(retention).filter(([, value]) => value !== undefined));
+      if (Object.keys(given).length) changes.retention = given;
+      if (!Object.keys(changes).length) throw new CliError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
+      await withDb(command, (db, config) => {
+        try {
+          changeSchedule(db, changes, EMSCTL);
+        } catch (error) {
+          if (error instanceof AppError) throw new CliError(`--cron: ${CRON_MESSAGE}`);
+          throw error;
+        }
+        showSchedule(command, db, config, 'backup schedule changed:');
+      });
     });
 }

@@ -1,15 +1,7 @@
 // emsctl gateway simulate: the IoT gateway simulator as a standalone server, for trying the dashboard or a second EMS against it.
 import type { Command } from 'commander';
 import { startGatewaySimulator } from '../../src/iot/simulator/server.ts';
-import { CliError, cliConfig, printResult } from '../context.ts';
-
-function integerOption(name: string, min: number, max: number) {
-  return (raw: string): number => {
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) throw new CliError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
-    return value;
-  };
-}
+import { CliError, cliConfig, integerOption, printResult } from '../context.ts';
 
 export function registerGatewayCommands(program: Command): void {
   program

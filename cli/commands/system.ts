@@ -1,10 +1,7 @@
-// emsctl secret …, tokens …, db …, status: service-wide operations.
-import fs from 'node:fs';
+// emsctl secret …, tokens …, db …: service-wide operations (status is in status.ts).
 import type { Command } from 'commander';
 import { rotateStoredSecret } from '../../src/auth/signingKeys.ts';
 import { RefreshTokens } from '../../src/auth/refreshTokens.ts';
-import { databasePath } from '../../src/db/client.ts';
-import { version } from '../../src/packageRoot.ts';
 import { CliError, printResult, withDb } from '../context.ts';
 
 export function registerSystemCommands(program: Command): void {
@@ -44,30 +41,6 @@ export function registerSystemCommands(program: Command): void {
         const problems = rows.map((row) => row.integrity_check).filter((line) => line !== 'ok');
         printResult(command, { ok: problems.length === 0, problems }, problems.length ? problems.join('\n') : 'integrity_check: ok');
         if (problems.length) process.exitCode = 1;
-      });
-    });
-
-  program
-    .command('status')
-    .description('what is on this box: version, data dir, database size, users, sessions')
-    .action(async (_options, command: Command) => {
-      await withDb(command, (db, config) => {
-        const count = (sql: string) => (db.sqlite.prepare(sql).get() as { n: number }).n;
-        const file = databasePath(config.dataDir);
-        const status = {
-          version,
-          dataDir: config.dataDir,
-          databaseBytes: fs.statSync(file).size + (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0),
-          users: count('SELECT count(*) AS n FROM users'),
-          admins: count("SELECT count(*) AS n FROM users WHERE role = 'admin'"),
-          activeRefreshTokens: count(`SELECT count(*) AS n FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
-          signingSecret: config.jwtSecret ? 'pinned by EMS_JWT_SECRET' : 'stored in the database',
-          migrations: count('SELECT count(*) AS n FROM __drizzle_migrations'),
-        };
-        const text = Object.entries(status)
-          .map(([key, value]) => `${key.padEnd(20)} ${value}`)
-          .join('\n');
-        printResult(command, status, text);
       });
     });
 }

@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { databasePath } from '../db/client.ts';
+import { CHECKS_FILE, recordCheck, type TargetCheck } from './checks.ts';
 import { acquireLock, BACKUP_LOCK_FILE, LockBusy, runningService, SERVICE_LOCK_FILE, type HeldLock } from './locks.ts';
+import { copyToTarget } from './offsite.ts';
+import { backupsDir } from './paths.ts';
+import { backupsToKeep, type RetentionPolicy } from './retention.ts';
+
+export { backupsDir };
 
 /** The data dir's file trees a backup captures next to the database. */
 export const CAPTURED_DIRS = ['uploads', 'models', 'avatars'] as const;
@@ -37,14 +43,26 @@ export type BackupInfo = {
   filesBytes: number | null;
 };
 
-export type BackupResult = BackupInfo & { durationMs: number; linked: number; copied: number; deleted: string[] };
+export type BackupResult = BackupInfo & {
+  durationMs: number;
+  linked: number;
+  copied: number;
+  deleted: string[];
+  /** The copy to EMS_BACKUP_TARGET; null when none is set. */
+  target: (TargetCheck & { deleted: string[] }) | null;
+};
 
 type ManifestEntry = { path: string; size: number };
-type Manifest = { format: 1; database: string; createdAt: string; capture: 'hardlink'; files: ManifestEntry[]; totalBytes: number };
-
-export function backupsDir(dataDir: string): string {
-  return path.join(dataDir, 'backups');
-}
+type Manifest = {
+  format: 1;
+  database: string;
+  createdAt: string;
+  capture: 'hardlink';
+  files: ManifestEntry[];
+  totalBytes: number;
+  /** Rows per table in the copy when it was taken, for the restore drill to compare with (absent in older backups). */
+  rowCounts?: Record<string, number>;
+};
 
 /** 2025-01-31T03:00:00.123Z → 20250131T030000.123Z: sorts by time as text and is safe in every file system. */
 function stamp(date: Date): string {
@@ -61,7 +79,7 @@ function filesDirOf(databaseFile: string): string {
 }
 
 /** A file created by root (emsctl run without the wrapper) gets the data dir's owner, so the service can still prune it. */
-function matchDataDirOwner(dataDir: string, paths: string[]): void {
+export function matchDataDirOwner(dataDir: string, paths: string[]): void {
   if (process.getuid?.() !== 0) return;
   const { uid, gid } = fs.statSync(dataDir);
   if (uid === 0) return;
@@ -74,7 +92,7 @@ function matchDataDirOwner(dataDir: string, paths: string[]): void {
   }
 }
 
-function backupLock(dataDir: string, purpose: string): HeldLock {
+export function backupLock(dataDir: string, purpose: string): HeldLock {
   try {
     return acquireLock(path.join(dataDir, BACKUP_LOCK_FILE), purpose);
   } catch (error) {
@@ -123,7 +141,7 @@ function mirrorTree(from: string, to: string, relativeTo: string, entries: Manif
   }
 }
 
-function readManifest(filesDir: string): Manifest | null {
+export function readManifest(filesDir: string): Manifest | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(filesDir, MANIFEST), 'utf8')) as Manifest;
   } catch {
@@ -185,7 +203,11 @@ function describe(file: string): BackupInfo {
 
 /** Completed backups, newest first. A run in progress is invisible: it renames its files into place last. */
 export function listBackups(dataDir: string): BackupInfo[] {
-  const dir = backupsDir(dataDir);
+  return listBackupsIn(backupsDir(dataDir));
+}
+
+/** The same for any folder of backups (EMS_BACKUP_TARGET). */
+export function listBackupsIn(dir: string): BackupInfo[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)
@@ -207,8 +229,21 @@ function removePartials(dir: string): void {
   }
 }
 
+/** Rows per table of an open database, the migrations' bookkeeping and SQLite's own tables left out. */
+export function rowCounts(sqlite: Database.Database): Record<string, number> {
+  const tables = sqlite
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  const counts: Record<string, number> = {};
+  for (const table of tables) counts[table] = sqlite.prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
+  return counts;
+}
+
 export type CreateBackupOptions = {
-  retention: number;
+  retention: RetentionPolicy;
+  /** EMS_BACKUP_TARGET: a second folder each verified backup is copied to. */
+  target?: string;
   /** Who runs it, written into the lock file. */
   purpose?: string;
   /**
@@ -229,7 +264,6 @@ export type CreateBackupOptions = {
  * (harmless), never a row without its file. Throws BackupBusy when another run or a restore holds the lock.
  */
 export async function createBackup(source: Database.Database, dataDir: string, options: CreateBackupOptions): Promise<BackupResult> {
-  if (!Number.isInteger(options.retention) || options.retention < 1) throw new RangeError('retention must be an integer of at least 1');
   const started = performance.now();
   const dir = backupsDir(dataDir);
   fs.mkdirSync(dir, { recursive: true, mode: 0o750 });
@@ -252,18 +286,20 @@ export async function createBackup(source: Database.Database, dataDir: string, o
       },
     });
     const copy = new Database(partialDb);
+    let counts: Record<string, number>;
     try {
       // The copy inherits WAL mode; a backup should be one self-contained file.
       copy.pragma('journal_mode = DELETE');
       const check = copy.pragma('integrity_check', { simple: true });
       if (check !== 'ok') throw new BackupInvalid(`the copy failed integrity_check: ${String(check)}`);
+      counts = rowCounts(copy);
     } finally {
       copy.close();
     }
 
     const files: ManifestEntry[] = [];
-    const counts = { linked: 0, copied: 0 };
-    for (const sub of CAPTURED_DIRS) mirrorTree(path.join(dataDir, sub), path.join(partialFiles, sub), partialFiles, files, counts);
+    const placed = { linked: 0, copied: 0 };
+    for (const sub of CAPTURED_DIRS) mirrorTree(path.join(dataDir, sub), path.join(partialFiles, sub), partialFiles, files, placed);
     const manifest: Manifest = {
       format: 1,
       database: name,
@@ -271,6 +307,7 @@ export async function createBackup(source: Database.Database, dataDir: string, o
       capture: 'hardlink',
       files,
       totalBytes: files.reduce((sum, entry) => sum + entry.size, 0),
+      rowCounts: counts,
     };
     fs.writeFileSync(path.join(partialFiles, MANIFEST), `${JSON.stringify(manifest, null, 1)}\n`, { mode: 0o640 });
 
@@ -281,12 +318,28 @@ export async function createBackup(source: Database.Database, dataDir: string, o
     fs.chmodSync(file, 0o640);
     matchDataDirOwner(dataDir, [file, filesDirOf(file)]);
 
+    const info = describe(file);
+    let target: BackupResult['target'] = null;
+    if (options.target) {
+      target = copyToTarget(dataDir, options.target, info, options.retention, {
+        checkDatabase: checkDatabaseFile,
+        checkFiles: (dir) => void checkFilesDir(dir),
+        list: listBackupsIn,
+      });
+      const { deleted: _pruned, ...check } = target;
+      recordCheck(dataDir, 'target', check);
+      matchDataDirOwner(dataDir, [path.join(dir, CHECKS_FILE)]);
+    }
+
     const deleted: string[] = [];
-    for (const old of listBackups(dataDir).slice(options.retention)) {
+    const all = listBackups(dataDir);
+    const keep = backupsToKeep(all, options.retention);
+    for (const old of all) {
+      if (keep.has(old.name)) continue;
       removeBackup(old);
       deleted.push(old.name);
     }
-    return { ...describe(file), durationMs: Math.round(performance.now() - started), ...counts, deleted };
+    return { ...info, durationMs: Math.round(performance.now() - started), ...placed, deleted, target };
   } catch (error) {
     try {
       removePartials(dir);
@@ -359,7 +412,11 @@ export function restoreBackup(dataDir: string, reference: string, options: { dbO
   }
 }
 
-function restoreLocked(dataDir: string, file: string, dbOnly: boolean, verified: ReturnType<typeof verifyBackup>): RestoreResult {
+/**
+ * The restore steps alone, into any folder (the restore drill's temp dir): the caller holds the locks and has
+ * verified the backup.
+ */
+export function restoreLocked(dataDir: string, file: string, dbOnly: boolean, verified: ReturnType<typeof verifyBackup>): RestoreResult {
   const { filesDir, fileCount } = verified;
   const replacedDir = path.join(dataDir, REPLACED_DIR, stamp(new Date()));
   fs.mkdirSync(replacedDir, { recursive: true, mode: 0o750 });

@@ -5,10 +5,45 @@ import { NullableTimestamp, Timestamp } from '../http/schemas.ts';
 const Cron = Type.String({
   minLength: 1,
   maxLength: 120,
-  description: 'node-cron expression, 5 fields (minute first) or 6 (second first), in the local time zone of the box; e.g. "0 3 * * *"',
-  examples: ['0 3 * * *'],
+  description: 'node-cron expression, 5 fields (minute first) or 6 (second first), in the local time zone of the box; default "30 3 * * *" (03:30 nightly)',
+  examples: ['30 3 * * *'],
 });
-const Retention = Type.Integer({ minimum: 1, maximum: 1000, description: 'how many backups to keep; older ones are deleted after each successful run' });
+
+const Count = (what: string, min: number) => Type.Integer({ minimum: min, maximum: 1000, description: what });
+
+const Retention = Type.Object(
+  {
+    daily: Count('the last N days with a backup keep their newest one (at least 1)', 1),
+    weekly: Count('the last N ISO weeks (Monday to Sunday) with a backup keep their newest one', 0),
+    monthly: Count('the last N calendar months with a backup keep their newest one', 0),
+  },
+  { description: 'Grandfather-father-son retention, counted in the local time of the box; one backup can count as daily, weekly and monthly at once. The newest backup is always kept. Applied after each successful run, here and on EMS_BACKUP_TARGET.' },
+);
+
+const TargetCheck = Type.Object(
+  {
+    dir: Type.String({ description: 'EMS_BACKUP_TARGET' }),
+    at: NullableTimestamp,
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('never')], { description: 'outcome of the last copy; "never": none since this target was set' }),
+    backup: Type.Union([Type.String(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'The last copy of a backup to EMS_BACKUP_TARGET; null when no target is set' },
+);
+
+export const DrillCheck = Type.Object(
+  {
+    at: Timestamp,
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+    backup: Type.Union([Type.String(), Type.Null()]),
+    durationMs: Type.Integer(),
+    tables: Type.Union([Type.Integer(), Type.Null()]),
+    rows: Type.Union([Type.Integer(), Type.Null()]),
+    files: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'The last restore drill (weekly, after a scheduled backup): the backup restored into a temp dir, integrity_check, rows per table compared with the backup, files checked, migrations applied' },
+);
 
 export const BackupSchedule = Type.Object({
   enabled: Type.Boolean(),
@@ -19,6 +54,8 @@ export const BackupSchedule = Type.Object({
   lastFile: Type.Union([Type.String(), Type.Null()], { description: 'name of the newest successful backup in <data dir>/backups/; read-only' }),
   nextRunAt: Type.Union([Timestamp, Type.Null()], { description: 'when the schedule fires next; null while disabled' }),
   updatedAt: Timestamp,
+  target: Type.Union([TargetCheck, Type.Null()]),
+  drill: Type.Union([DrillCheck, Type.Null()]),
 });
 export type BackupScheduleView = Static<typeof BackupSchedule>;
 
@@ -26,7 +63,12 @@ export const BackupScheduleUpdate = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
     cron: Type.Optional(Cron),
-    retention: Type.Optional(Retention),
+    retention: Type.Optional(
+      Type.Union([
+        Type.Partial(Retention, { minProperties: 1 }),
+        Type.Integer({ minimum: 1, maximum: 1000, description: 'a plain number (the earlier keep-N form) sets the daily count and leaves weekly and monthly' }),
+      ]),
+    ),
   },
   { description: 'Fields left out keep their value; read-only fields sent back from a GET are ignored.' },
 );

@@ -1,59 +1,42 @@
-// The backup schedule: its single row, the node-cron task that runs it, and one run recorded in that row (service and emsctl alike).
-import type { Statement } from 'better-sqlite3';
+// The backup schedule in the service: the node-cron task that runs it, one run recorded in the schedule row, the weekly restore drill.
 import cron, { type ScheduledTask } from 'node-cron';
-import { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
-import { BadRequest } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import { BackupBusy, createBackup, type BackupResult } from './archive.ts';
-import type { BackupScheduleChanges, BackupScheduleView } from './schemas.ts';
+import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
+import { drillDue, runRestoreDrill } from './drill.ts';
+import { applyScheduleDefaults, changeSchedule, DEFAULT_BACKUP_CRON, readSchedule, readStoredSchedule, type ScheduleChanges, type StoredSchedule } from './schedule.ts';
+import { describeRetention } from './retention.ts';
+import type { BackupScheduleView } from './schemas.ts';
 
-type ScheduleRow = {
-  enabled: number;
-  cron: string;
-  retention: number;
-  lastRunAt: string | null;
-  lastStatus: string | null;
-  lastFile: string | null;
-  updatedAt: string;
-};
-
-const SELECT_ROW = `SELECT enabled, cron, retention, last_run_at AS lastRunAt, last_status AS lastStatus, last_file AS lastFile,
-  updated_at AS updatedAt FROM backup_schedule WHERE id = 1`;
-
-const selectRow = new WeakMap<Db, Statement<[]>>();
-
-export function readSchedule(db: Db): ScheduleRow {
-  let statement = selectRow.get(db);
-  if (!statement) selectRow.set(db, (statement = db.sqlite.prepare(SELECT_ROW)));
-  const row = statement.get() as ScheduleRow | undefined;
-  // Seeded by migration 0001; a database without it was edited by hand.
-  if (!row) throw new Error('backup_schedule row 1 is missing');
-  return row;
-}
+export { assertValidCron, readSchedule } from './schedule.ts';
 
 export type BackupOutcome =
   | { status: 'ok'; backup: BackupResult }
   | { status: 'failed'; error: string }
   | { status: 'skipped'; reason: string };
 
+type RunLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
+
 /**
  * One backup run with the schedule's retention, recorded in the schedule row: lastRunAt always,
  * lastStatus "ok" or "failed: <reason>", lastFile only on success (it names the newest good backup).
- * A run refused because another is in progress is "skipped" and leaves the row alone. Never throws.
+ * A run refused because another is in progress is "skipped" and leaves the row alone. A failed copy to
+ * EMS_BACKUP_TARGET is a warning: the local backup stands and the run is "ok". Never throws.
  */
 export async function performBackup(
   db: Db,
   dataDir: string,
-  logger: Pick<Logger, 'info' | 'warn' | 'error'>,
-  options: { trigger: 'scheduled' | 'manual' | 'emsctl'; pagesPerStep?: number; signal?: AbortSignal },
+  logger: RunLogger,
+  options: { trigger: 'scheduled' | 'manual' | 'emsctl'; target?: string; pagesPerStep?: number; signal?: AbortSignal },
 ): Promise<BackupOutcome> {
   let outcome: BackupOutcome;
   try {
-    const { retention } = readSchedule(db);
+    const { retention } = readStoredSchedule(db);
     const backup = await createBackup(db.sqlite, dataDir, {
       retention,
+      target: options.target,
       purpose: `${options.trigger} backup (pid ${process.pid})`,
       pagesPerStep: options.pagesPerStep,
       signal: options.signal,
@@ -77,34 +60,79 @@ export async function performBackup(
     logger.error({ err: error }, 'could not record the backup outcome');
   }
   if (outcome.status === 'ok') {
-    const { name, sizeBytes, fileCount, linked, copied, durationMs, deleted } = outcome.backup;
+    const { name, sizeBytes, fileCount, linked, copied, durationMs, deleted, target } = outcome.backup;
     logger.info({ trigger: options.trigger, file: name, sizeBytes, fileCount, linked, copied, durationMs, deleted }, 'backup completed');
+    if (target?.status === 'ok') logger.info({ target: target.dir, file: name, deleted: target.deleted }, 'backup copied to the backup target');
+    else if (target) logger.warn({ target: target.dir, file: name, reason: target.error }, 'backup not copied to the backup target; the local backup is kept');
   } else {
     logger.error({ trigger: options.trigger, reason: outcome.error }, 'backup failed');
   }
   return outcome;
 }
 
-export function assertValidCron(expression: string): void {
-  if (!cron.validate(expression)) {
-    throw new BadRequest('Invalid cron expression', [{ path: 'body.cron', message: 'must be a valid cron expression (5 or 6 fields, e.g. "0 3 * * *")' }]);
+/** The drill with its log line; a drill refused because a backup or restore runs is skipped (null). */
+export function performDrill(dataDir: string, logger: RunLogger, options: { backup?: string; trigger: string }): DrillCheck | null {
+  let drill: DrillCheck;
+  try {
+    drill = runRestoreDrill(dataDir, { backup: options.backup, purpose: `${options.trigger} restore drill (pid ${process.pid})` });
+  } catch (error) {
+    if (error instanceof BackupBusy) {
+      logger.warn({ trigger: options.trigger, reason: error.message }, 'restore drill skipped: a backup or restore is in progress');
+      return null;
+    }
+    throw error;
   }
+  const { backup, durationMs, tables, rows, files, error } = drill;
+  if (drill.status === 'ok') logger.info({ trigger: options.trigger, backup, durationMs, tables, rows, files }, 'restore drill passed');
+  else logger.error({ trigger: options.trigger, backup, durationMs, reason: error }, 'restore drill failed');
+  return drill;
 }
 
-type SchedulerDeps = { db: Db; dataDir: string; logger: Logger };
+/** The schedule, its outcome and the checks as the API and emsctl show them. */
+export function presentSchedule(stored: StoredSchedule, checks: BackupChecks, target: string | undefined, nextRunAt: string | null): BackupScheduleView {
+  const { row } = stored;
+  return {
+    enabled: stored.enabled,
+    cron: stored.cron,
+    retention: stored.retention,
+    lastRunAt: row.lastRunAt,
+    lastStatus: row.lastStatus,
+    lastFile: row.lastFile,
+    nextRunAt: stored.enabled ? nextRunAt : null,
+    updatedAt: row.updatedAt,
+    // A check made for another folder than the one set now says nothing about it.
+    target: target ? (checks.target?.dir === target ? checks.target : { dir: target, at: null, status: 'never', backup: null, error: null }) : null,
+    drill: checks.drill,
+  };
+}
 
-/** Owns the node-cron task: started with the service, rescheduled by every PUT, stopped (and any run aborted) on close. */
+export type BackupHealth = {
+  enabled: boolean;
+  lastRunAt: string | null;
+  lastStatus: 'ok' | 'failed' | null;
+  lastGoodAt: string | null;
+  target: 'ok' | 'failed' | 'never' | 'off';
+  drill: { at: string; status: 'ok' | 'failed' } | null;
+};
+
+type SchedulerDeps = { db: Db; dataDir: string; logger: Logger; target?: string };
+
+/** How often the scheduler looks for a schedule changed by emsctl (another process) and reschedules. */
+const RELOAD_INTERVAL_MS = 10_000;
+
+/** Owns the node-cron task: started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
 export class BackupScheduler {
   private task: ScheduledTask | null = null;
   private running: Promise<BackupOutcome> | null = null;
   private readonly abort = new AbortController();
   private stopped = false;
-  private readonly update;
-  private readonly audit: AuditLog;
+  private scheduledFor: string | null = null;
+  private reload: NodeJS.Timeout | null = null;
+  /** checks.json as health reads it: re-read only when the file changed. */
+  readonly checks: () => BackupChecks;
 
   constructor(private readonly deps: SchedulerDeps) {
-    this.audit = new AuditLog(deps.db);
-    this.update = deps.db.sqlite.prepare('UPDATE backup_schedule SET enabled = @enabled, cron = @cron, retention = @retention, updated_at = @updatedAt WHERE id = 1');
+    this.checks = cachedChecks(deps.dataDir);
   }
 
   /** node-cron's own messages (missed runs under load) as JSON lines like every other log, not console text. */
@@ -116,36 +144,38 @@ export class BackupScheduler {
   };
 
   start(): void {
+    if (applyScheduleDefaults(this.deps.db)) {
+      this.deps.logger.info({ cron: DEFAULT_BACKUP_CRON }, 'backups switched on by default (nightly; change with emsctl backup schedule set)');
+    }
     this.reschedule(readSchedule(this.deps.db));
+    this.reload = setInterval(() => this.reloadIfChanged(), RELOAD_INTERVAL_MS);
+    this.reload.unref();
   }
 
   get(): BackupScheduleView {
-    return this.present(readSchedule(this.deps.db));
+    return presentSchedule(readStoredSchedule(this.deps.db), readChecks(this.deps.dataDir), this.deps.target, this.task?.getNextRun()?.toISOString() ?? null);
+  }
+
+  /** The public summary in /api/health: times and outcomes only, no names, paths or error text. */
+  health(): BackupHealth {
+    const row = readSchedule(this.deps.db);
+    const { target, drill } = this.checks();
+    const lastGood = row.lastFile ? /^ems-(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})Z\.db$/.exec(row.lastFile) : null;
+    return {
+      enabled: Boolean(row.enabled),
+      lastRunAt: row.lastRunAt,
+      lastStatus: row.lastStatus === null ? null : row.lastStatus === 'ok' ? 'ok' : 'failed',
+      lastGoodAt: lastGood ? `${lastGood[1]}-${lastGood[2]}-${lastGood[3]}T${lastGood[4]}:${lastGood[5]}:${lastGood[6]}.${lastGood[7]}Z` : null,
+      target: !this.deps.target ? 'off' : target?.dir === this.deps.target ? target.status : 'never',
+      drill: drill ? { at: drill.at, status: drill.status } : null,
+    };
   }
 
   /** Validates, stores (with its audit entry, in one transaction) and reschedules at once. */
-  change(changes: BackupScheduleChanges, actor: AuthUser): BackupScheduleView {
-    if (changes.cron !== undefined) assertValidCron(changes.cron);
-    const row = this.deps.db.sqlite.transaction(() => {
-      const before = readSchedule(this.deps.db);
-      const next = {
-        enabled: changes.enabled ?? Boolean(before.enabled),
-        cron: changes.cron ?? before.cron,
-        retention: changes.retention ?? before.retention,
-      };
-      this.update.run({ ...next, enabled: next.enabled ? 1 : 0, updatedAt: new Date().toISOString() });
-      this.audit.record({
-        actor,
-        action: 'update',
-        resource: 'backup_schedule',
-        resourceId: 1,
-        before: { enabled: Boolean(before.enabled), cron: before.cron, retention: before.retention },
-        after: next,
-      });
-      return readSchedule(this.deps.db);
-    })();
-    this.reschedule(row);
-    return this.present(row);
+  change(changes: ScheduleChanges, actor: AuthUser): BackupScheduleView {
+    const stored = changeSchedule(this.deps.db, changes, actor);
+    this.reschedule(stored.row);
+    return this.get();
   }
 
   /** Runs a backup now unless one is in progress in this process (the lock file covers other processes). */
@@ -155,19 +185,43 @@ export class BackupScheduler {
       this.deps.logger.warn({ trigger }, 'backup skipped: the previous run is still in progress');
       return Promise.resolve({ status: 'skipped', reason: 'the previous run is still in progress' });
     }
-    const run = performBackup(this.deps.db, this.deps.dataDir, this.deps.logger, { trigger, signal: this.abort.signal }).finally(() => {
+    const run = this.backupThenDrill(trigger).finally(() => {
       this.running = null;
     });
     this.running = run;
     return run;
   }
 
+  /** A scheduled backup is followed by the restore drill when the last one is a week old (or there is none yet). */
+  private async backupThenDrill(trigger: 'scheduled' | 'manual'): Promise<BackupOutcome> {
+    const { db, dataDir, logger, target } = this.deps;
+    const outcome = await performBackup(db, dataDir, logger, { trigger, target, signal: this.abort.signal });
+    if (trigger === 'scheduled' && outcome.status === 'ok' && !this.stopped && drillDue(readChecks(dataDir).drill)) {
+      try {
+        performDrill(dataDir, logger, { backup: outcome.backup.name, trigger: 'scheduled' });
+      } catch (error) {
+        logger.error({ err: error }, 'restore drill could not run');
+      }
+    }
+    return outcome;
+  }
+
   /** Stops the schedule, aborts a run in progress between two copy steps and waits for it to let go of the database. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.reload) clearInterval(this.reload);
     this.cancelTask();
     this.abort.abort();
     await this.running;
+  }
+
+  private reloadIfChanged(): void {
+    try {
+      const row = readSchedule(this.deps.db);
+      if (`${row.enabled}|${row.cron}` !== this.scheduledFor) this.reschedule(row);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'could not re-read the backup schedule');
+    }
   }
 
   private cancelTask(): void {
@@ -176,8 +230,9 @@ export class BackupScheduler {
     this.task = null;
   }
 
-  private reschedule(row: ScheduleRow): void {
+  private reschedule(row: { enabled: number; cron: string }): void {
     this.cancelTask();
+    this.scheduledFor = `${row.enabled}|${row.cron}`;
     if (this.stopped || !row.enabled) return;
     try {
       this.task = cron.schedule(row.cron, () => void this.runNow('scheduled'), { name: 'ems-backup', logger: this.cronLogger });
@@ -187,19 +242,11 @@ export class BackupScheduler {
       this.deps.db.sqlite.prepare('UPDATE backup_schedule SET last_status = ? WHERE id = 1').run(`failed: invalid cron expression "${row.cron}"`);
       return;
     }
-    this.deps.logger.info({ cron: row.cron, retention: row.retention, nextRunAt: this.task.getNextRun()?.toISOString() ?? null }, 'backup schedule active');
-  }
-
-  private present(row: ScheduleRow): BackupScheduleView {
-    return {
-      enabled: Boolean(row.enabled),
-      cron: row.cron,
-      retention: row.retention,
-      lastRunAt: row.lastRunAt,
-      lastStatus: row.lastStatus,
-      lastFile: row.lastFile,
-      nextRunAt: this.task?.getNextRun()?.toISOString() ?? null,
-      updatedAt: row.updatedAt,
-    };
+    const { retention } = readStoredSchedule(this.deps.db);
+    this.deps.logger.info(
+      { cron: row.cron, retention: describeRetention(retention), target: this.deps.target ?? null, nextRunAt: this.task.getNextRun()?.toISOString() ?? null },
+      'backup schedule active',
+    );
   }
 }
+

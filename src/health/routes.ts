@@ -4,6 +4,21 @@ import { defineRoute, Reply } from '../http/route.ts';
 import { version } from '../packageRoot.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { IotHealth } from '../iot/schemas.ts';
+import { Timestamp } from '../http/schemas.ts';
+
+/** Times and outcomes only: no file names, paths or error text on a public route. */
+const BackupHealth = Type.Object({
+  enabled: Type.Boolean(),
+  lastRunAt: Type.Union([Timestamp, Type.Null()]),
+  lastStatus: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Null()]),
+  lastGoodAt: Type.Union([Timestamp, Type.Null()], { description: 'when the newest good backup was taken' }),
+  target: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('never'), Type.Literal('off')], {
+    description: 'the last copy to EMS_BACKUP_TARGET; never: none since it was set; off: no target set',
+  }),
+  drill: Type.Union([Type.Object({ at: Timestamp, status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]) }), Type.Null()], {
+    description: 'the last weekly restore drill',
+  }),
+});
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
@@ -12,16 +27,18 @@ const Health = Type.Object({
   database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   /** An unreachable gateway does not make the service unhealthy: it is reported, not failed on. */
   iot: IotHealth,
+  /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
+  backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
 });
 
-export function healthRoutes({ db, startedAt, iot }: AppDeps) {
+export function healthRoutes({ db, startedAt, iot, backups }: AppDeps) {
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   return [
     defineRoute({
       method: 'GET',
       path: '/api/health',
       access: 'public',
-      summary: 'Service health: database reachable, version, uptime, IoT gateway last known state',
+      summary: 'Service health: database reachable, version, uptime, IoT gateway last known state, backups and the last restore drill',
       tags: ['system'],
       schemas: { response: { 200: Health, 503: Health } },
       handler: () => {
@@ -31,7 +48,13 @@ export function healthRoutes({ db, startedAt, iot }: AppDeps) {
         } catch {
           database = 'unavailable';
         }
-        const body = { status: database === 'ok' ? ('ok' as const) : ('degraded' as const), version, uptimeSec: Math.floor((Date.now() - startedAt) / 1000), database, iot: iot.health() };
+        let backup: ReturnType<typeof backups.health> | null = null;
+        try {
+          if (database === 'ok') backup = backups.health();
+        } catch {
+          // reported as null: the database answered the ping but not this read
+        }
+        const body = { status: database === 'ok' ? ('ok' as const) : ('degraded' as const), version, uptimeSec: Math.floor((Date.now() - startedAt) / 1000), database, iot: iot.health(), backup };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },
     }),

@@ -1,0 +1,187 @@
+// emsctl status: is the service running (its /api/health answered), what it runs, and how its data, backups, gateway and disk are.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { Agent } from 'undici';
+import { listBackups } from '../../src/backup/archive.ts';
+import { readChecks } from '../../src/backup/checks.ts';
+import { runningService } from '../../src/backup/locks.ts';
+import { describeRetention } from '../../src/backup/retention.ts';
+import { nextRunOf, readStoredSchedule } from '../../src/backup/schedule.ts';
+import { presentSchedule } from '../../src/backup/service.ts';
+import type { Config } from '../../src/config.ts';
+import { databasePath } from '../../src/db/client.ts';
+import { version } from '../../src/packageRoot.ts';
+import { wantsJson, withDb } from '../context.ts';
+
+/** How long the health request may take before the service counts as not answering. */
+const HEALTH_TIMEOUT_MS = 3000;
+
+type Health = {
+  status: string;
+  version: string;
+  uptimeSec: number;
+  database: string;
+  iot?: { gateway: string; checkedAt: string | null; lastError: string | null };
+};
+
+/**
+ * The service's own health URL from the settings it runs with (the installed emsctl reads the same env file):
+ * a wildcard listen address is asked on loopback; HTTPS when a certificate is configured.
+ */
+export function healthUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  const scheme = config.tls ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`;
+}
+
+async function askHealth(url: string): Promise<{ health: Health | null; error: string | null; ms: number }> {
+  const started = performance.now();
+  // The box's own certificate may be self-signed: this asks itself over loopback, so it does not verify it.
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false, timeout: HEALTH_TIMEOUT_MS }, headersTimeout: HEALTH_TIMEOUT_MS, bodyTimeout: HEALTH_TIMEOUT_MS });
+  try {
+    const response = await fetch(url, { dispatcher, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) } as RequestInit);
+    const body = (await response.json()) as Health;
+    if (typeof body?.version !== 'string') return { health: null, error: `${url} answered ${response.status} without an EMS health body`, ms: 0 };
+    return { health: body, error: null, ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return { health: null, error: cause?.code ?? cause?.message ?? (error as Error).message, ms: 0 };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function bytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '-';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+function duration(seconds: number): string {
+  const d = Math.floor(seconds / 86400);
+  const h = Math.floor((seconds % 86400) / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min` : `${seconds} s`;
+}
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('is the service running, and how are its database, backups, restore drill, gateway and disk; exit 3 when it is not running')
+    .action(async (_options, command: Command) => {
+      await withDb(command, async (db, config) => {
+        const url = healthUrl(config);
+        const holder = runningService(config.dataDir);
+        const answer = await askHealth(url);
+        // Something else may answer on that port: only a live service holding this data dir counts as running.
+        const running = Boolean(holder && answer.health);
+        const service = {
+          state: running ? 'running' : holder ? 'not answering' : 'not running',
+          pid: holder?.pid ?? null,
+          since: holder?.since ?? null,
+          healthUrl: url,
+          health: running ? answer.health!.status : null,
+          healthError: running ? null : (answer.error ?? (answer.health ? `something else answers at ${url}; no service holds ${config.dataDir}` : null)),
+          version: running ? answer.health!.version : null,
+          uptimeSec: running ? answer.health!.uptimeSec : null,
+        };
+
+        const file = databasePath(config.dataDir);
+        const stored = readStoredSchedule(db);
+        const checks = readChecks(config.dataDir);
+        const schedule = presentSchedule(stored, checks, config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
+        const backups = listBackups(config.dataDir);
+        const disk = fs.statfsSync(config.dataDir);
+        const count = (sql: string) => db.sqlite.prepare(sql).pluck().get() as number;
+
+        const status = {
+          service,
+          // Kept at the top level as before: scripts read these.
+          version,
+          dataDir: config.dataDir,
+          databaseBytes: fileSize(file) + fileSize(`${file}-wal`),
+          backup: {
+            enabled: schedule.enabled,
+            cron: schedule.cron,
+            retention: schedule.retention,
+            nextRunAt: schedule.nextRunAt,
+            lastRunAt: schedule.lastRunAt,
+            lastStatus: schedule.lastStatus,
+            newest: backups[0] ? { name: backups[0].name, createdAt: backups[0].createdAt, sizeBytes: backups[0].sizeBytes } : null,
+            kept: backups.length,
+            target: schedule.target,
+          },
+          drill: schedule.drill,
+          gateway: running && answer.health!.iot ? { state: answer.health!.iot.gateway, checkedAt: answer.health!.iot.checkedAt, lastError: answer.health!.iot.lastError } : null,
+          // Energy collector lag goes here once metering reports it.
+          collector: null,
+          disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
+          users: count('SELECT count(*) FROM users'),
+          admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
+          activeRefreshTokens: count(`SELECT count(*) FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
+          signingSecret: config.jwtSecret ? 'pinned by EMS_JWT_SECRET' : 'stored in the database',
+          migrations: count('SELECT count(*) FROM __drizzle_migrations'),
+        };
+
+        if (wantsJson(command)) {
+          process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+        } else {
+          const { backup, drill, gateway } = status;
+          const lines: Array<[string, string]> = [
+            [
+              'service',
+              service.state === 'running'
+                ? `running (pid ${service.pid}, ${service.health}, ${url.replace(/\/api\/health$/, '')})`
+                : service.state === 'not answering'
+                  ? `NOT ANSWERING: pid ${service.pid} holds the data dir but ${url} gave ${service.healthError}`
+                  : `NOT RUNNING (${url}: ${service.healthError ?? 'no answer'})`,
+            ],
+            ['version', service.version && service.version !== version ? `${service.version} running, ${version} installed (restart to switch)` : version],
+            ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
+            ['data dir', config.dataDir],
+            ['database', bytes(status.databaseBytes)],
+            [
+              'last backup',
+              backup.lastRunAt ? `${backup.lastRunAt} ${backup.lastStatus}${backup.newest ? ` (newest: ${backup.newest.name}, ${bytes(backup.newest.sizeBytes)})` : ''}` : 'never',
+            ],
+            ['schedule', backup.enabled ? `"${backup.cron}", next ${backup.nextRunAt ?? '-'}; keeps ${describeRetention(backup.retention)} (${backup.kept} now)` : 'OFF (emsctl backup schedule set --enable)'],
+            [
+              'backup target',
+              !backup.target
+                ? 'none (EMS_BACKUP_TARGET not set: backups stay on this disk)'
+                : `${backup.target.dir}: ${backup.target.status === 'never' ? 'no copy yet' : `${backup.target.status.toUpperCase()} at ${backup.target.at}${backup.target.error ? `: ${backup.target.error}` : ''}`}`,
+            ],
+            [
+              'restore drill',
+              drill
+                ? `${drill.at} ${drill.status.toUpperCase()} (${drill.backup ?? '-'}${drill.status === 'ok' ? `, ${drill.tables} tables, ${drill.rows} rows, ${drill.files} files, ${drill.durationMs} ms` : `: ${drill.error}`})`
+                : 'never (runs weekly after a scheduled backup, or: emsctl backup drill)',
+            ],
+            ['gateway', gateway ? `${gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}` : 'unknown (the service is not running)'],
+            ['collector lag', '-'],
+            ['free disk', `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`],
+            ['users', `${status.users} (${status.admins} admins), ${status.activeRefreshTokens} active sessions`],
+            ['signing secret', status.signingSecret],
+            ['migrations', String(status.migrations)],
+          ];
+          process.stdout.write(`${lines.map(([key, value]) => `${key.padEnd(14)} ${value}`).join('\n')}\n`);
+        }
+        // As systemctl status: 3 when the service is not running, so scripts and monitoring can use the exit code.
+        if (!running) process.exitCode = 3;
+      });
+    });
+}

@@ -1,0 +1,150 @@
+// The stored backup schedule: row 1 of backup_schedule plus the weekly/monthly retention in app_settings, its defaults, and audited changes.
+import type { Statement } from 'better-sqlite3';
+import cron from 'node-cron';
+import type { Actor } from '../db/auditTrail.ts';
+import { AuditLog } from '../db/auditTrail.ts';
+import type { Db } from '../db/client.ts';
+import { BadRequest } from '../http/errors.ts';
+import { DEFAULT_RETENTION, type RetentionPolicy } from './retention.ts';
+
+export type ScheduleRow = {
+  enabled: number;
+  cron: string;
+  /** Days that keep their newest backup (the "daily" of the retention; before it, the plain count kept). */
+  retention: number;
+  lastRunAt: string | null;
+  lastStatus: string | null;
+  lastFile: string | null;
+  updatedAt: string;
+};
+
+export type StoredSchedule = { enabled: boolean; cron: string; retention: RetentionPolicy; row: ScheduleRow };
+
+/**
+ * Nightly at 03:30 in the box's local time: after the daylight-saving changes of Europe and North America (which
+ * happen between 01:00 and 03:00, so 03:30 occurs exactly once every night), before a working day starts, and
+ * away from the full hours where report plans cluster.
+ */
+export const DEFAULT_BACKUP_CRON = '30 3 * * *';
+/** What migration 0001 seeded: off, 03:00, keep 7. */
+const SEEDED = { enabled: 0, cron: '0 3 * * *', retention: 7 };
+/** app_settings keys: the weekly/monthly half of the retention, and "the defaults of this version were applied". */
+const RETENTION_SETTING = 'backup.retention';
+const DEFAULTS_SETTING = 'backup.defaults';
+
+const SELECT_ROW = `SELECT enabled, cron, retention, last_run_at AS lastRunAt, last_status AS lastStatus, last_file AS lastFile,
+  updated_at AS updatedAt FROM backup_schedule WHERE id = 1`;
+
+const statements = new WeakMap<Db, { row: Statement<[]>; setting: Statement<[string]> }>();
+
+function prepared(db: Db) {
+  let found = statements.get(db);
+  if (!found) {
+    found = { row: db.sqlite.prepare(SELECT_ROW), setting: db.sqlite.prepare('SELECT value FROM app_settings WHERE key = ?').pluck() };
+    statements.set(db, found);
+  }
+  return found;
+}
+
+export function readSchedule(db: Db): ScheduleRow {
+  const row = prepared(db).row.get() as ScheduleRow | undefined;
+  // Seeded by migration 0001; a database without it was edited by hand.
+  if (!row) throw new Error('backup_schedule row 1 is missing');
+  return row;
+}
+
+export function readStoredSchedule(db: Db): StoredSchedule {
+  const row = readSchedule(db);
+  let stored: Partial<RetentionPolicy> = {};
+  try {
+    stored = JSON.parse((prepared(db).setting.get(RETENTION_SETTING) as string | undefined) ?? '{}') as Partial<RetentionPolicy>;
+  } catch {
+    // a value edited by hand: the defaults below
+  }
+  const count = (value: unknown, fallback: number) => (Number.isInteger(value) && (value as number) >= 0 ? (value as number) : fallback);
+  return {
+    enabled: Boolean(row.enabled),
+    cron: row.cron,
+    retention: { daily: row.retention, weekly: count(stored.weekly, DEFAULT_RETENTION.weekly), monthly: count(stored.monthly, DEFAULT_RETENTION.monthly) },
+    row,
+  };
+}
+
+function writeSetting(db: Db, key: string, value: string): void {
+  db.sqlite
+    .prepare('INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at')
+    .run(key, value, new Date().toISOString());
+}
+
+/**
+ * Backups are on by default. Once per database: a schedule nobody ever changed (still as seeded, no audit entry,
+ * never run) is switched on at DEFAULT_BACKUP_CRON; a schedule someone set keeps its cron, its on/off and its count
+ * (which becomes the daily part of the retention; weekly and monthly start at their defaults). Returns true when
+ * it switched backups on.
+ */
+export function applyScheduleDefaults(db: Db): boolean {
+  return db.sqlite.transaction(() => {
+    if (prepared(db).setting.get(DEFAULTS_SETTING) !== undefined) return false;
+    const row = readSchedule(db);
+    const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'backup_schedule' LIMIT 1").get() !== undefined;
+    const seeded = !touched && row.lastRunAt === null && row.enabled === SEEDED.enabled && row.cron === SEEDED.cron && row.retention === SEEDED.retention;
+    if (seeded) {
+      db.sqlite
+        .prepare('UPDATE backup_schedule SET enabled = 1, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
+        .run(DEFAULT_BACKUP_CRON, DEFAULT_RETENTION.daily, new Date().toISOString());
+    }
+    writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: seeded }));
+    return seeded;
+  }).immediate();
+}
+
+export type ScheduleChanges = {
+  enabled?: boolean;
+  cron?: string;
+  /** A plain number is the count of the keep-N schedule before: it sets the daily part and leaves the rest. */
+  retention?: number | Partial<RetentionPolicy>;
+};
+
+export const CRON_MESSAGE = 'must be a valid cron expression (5 or 6 fields, e.g. "30 3 * * *")';
+
+export function assertValidCron(expression: string): void {
+  if (!cron.validate(expression)) throw new BadRequest('Invalid cron expression', [{ path: 'body.cron', message: CRON_MESSAGE }]);
+}
+
+/** When the expression fires next, without scheduling anything (emsctl, and a service whose schedule is off). */
+export function nextRunOf(expression: string): string | null {
+  if (!cron.validate(expression)) return null;
+  const task = cron.createTask(expression, () => {});
+  try {
+    // getNextRun() answers null for a task that was never started; getNextRuns() does not look at that.
+    return task.getNextRuns(1)[0]?.toISOString() ?? null;
+  } finally {
+    void task.destroy();
+  }
+}
+
+/** Stores a change with its audit entry in one transaction (the API and emsctl alike); the caller reschedules. */
+export function changeSchedule(db: Db, changes: ScheduleChanges, actor: Actor | null): StoredSchedule {
+  if (changes.cron !== undefined) assertValidCron(changes.cron);
+  return db.sqlite.transaction(() => {
+    const before = readStoredSchedule(db);
+    const retention =
+      typeof changes.retention === 'number' ? { ...before.retention, daily: changes.retention } : { ...before.retention, ...(changes.retention ?? {}) };
+    const next = { enabled: changes.enabled ?? before.enabled, cron: changes.cron ?? before.cron, retention };
+    db.sqlite
+      .prepare('UPDATE backup_schedule SET enabled = ?, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
+      .run(next.enabled ? 1 : 0, next.cron, retention.daily, new Date().toISOString());
+    writeSetting(db, RETENTION_SETTING, JSON.stringify({ weekly: retention.weekly, monthly: retention.monthly }));
+    // Whoever sets the schedule has decided: the defaults of a later start must not override it.
+    if (prepared(db).setting.get(DEFAULTS_SETTING) === undefined) writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: false }));
+    new AuditLog(db).record({
+      actor,
+      action: 'update',
+      resource: 'backup_schedule',
+      resourceId: 1,
+      before: { enabled: before.enabled, cron: before.cron, retention: before.retention },
+      after: next,
+    });
+    return readStoredSchedule(db);
+  }).immediate();
+}
