@@ -22,6 +22,7 @@ type Health = {
   uptimeSec: number;
   database: string;
   iot?: { gateway: string; checkedAt: string | null; lastError: string | null };
+  collector?: { meters: number; lastOkAt: string | null; lagSec: number | null };
 };
 
 /**
@@ -127,8 +128,7 @@ export function registerStatusCommand(program: Command): void {
           },
           drill: schedule.drill,
           gateway: running && answer.health!.iot ? { state: answer.health!.iot.gateway, checkedAt: answer.health!.iot.checkedAt, lastError: answer.health!.iot.lastError } : null,
-          // Energy collector lag goes here once metering reports it.
-          collector: null,
+          collector: running && answer.health!.collector ? answer.health!.collector : null,
           disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
           users: count('SELECT count(*) FROM users'),
           admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
@@ -172,7 +172,12 @@ export function registerStatusCommand(program: Command): void {
                 : 'never (runs weekly after a scheduled backup, or: emsctl backup drill)',
             ],
             ['gateway', gateway ? `${gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}` : 'unknown (the service is not running)'],
-            ['collector lag', '-'],
+            [
+              'collector',
+              status.collector
+                ? `${status.collector.meters} meters, ${status.collector.lagSec === null ? 'no good collection yet' : `last good ${status.collector.lagSec} s ago`}`
+                : '-',
+            ],
             ['free disk', `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`],
             ['users', `${status.users} (${status.admins} admins), ${status.activeRefreshTokens} active sessions`],
             ['signing secret', status.signingSecret],

@@ -29,9 +29,17 @@ const Health = Type.Object({
   iot: IotHealth,
   /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
   backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
+  collector: Type.Object(
+    {
+      meters: Type.Integer({ description: 'meters read by the energy collector' }),
+      lastOkAt: Type.Union([Timestamp, Type.Null()]),
+      lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
+    },
+    { description: 'the energy collector; its errors are on GET /api/energy/collector (operators)' },
+  ),
 });
 
-export function healthRoutes({ db, startedAt, iot, backups }: AppDeps) {
+export function healthRoutes({ db, startedAt, iot, backups, collector }: AppDeps) {
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   return [
     defineRoute({
@@ -54,7 +62,7 @@ export function healthRoutes({ db, startedAt, iot, backups }: AppDeps) {
         } catch {
           // reported as null: the database answered the ping but not this read
         }
-        const body = { status: database === 'ok' ? ('ok' as const) : ('degraded' as const), version, uptimeSec: Math.floor((Date.now() - startedAt) / 1000), database, iot: iot.health(), backup };
+        const body = { status: database === 'ok' ? ('ok' as const) : ('degraded' as const), version, uptimeSec: Math.floor((Date.now() - startedAt) / 1000), database, iot: iot.health(), backup, collector: (({ meters, lastOkAt, lagSec }) => ({ meters, lastOkAt, lagSec }))(collector.health()) };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },
     }),
