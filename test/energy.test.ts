@@ -526,3 +526,24 @@ describe('site demand against the contracted peak', () => {
     }
   });
 });
+
+describe('power meters', () => {
+  test("readings are integrated into energy matching the counter of the same load; each interval's highest reading is kept", async () => {
+    const r = await rig({ start: Date.UTC(2026, 10, 12, 10, 3, 0) });
+    try {
+      const power = await r.meter({ name: 'Main power', code: 'meter.main.kw', kind: 'power' });
+      const counter = await r.meter({ name: 'Main energy', code: 'meter.main.kwh', kind: 'energy' });
+      await r.collector.collect();
+      const a = dayRow(r, power.id, '2026-11-10')!;
+      const b = dayRow(r, counter.id, '2026-11-10')!;
+      close(a.total, b.total, 0.02, 'integrated power vs counter over a day (2 % reading noise)');
+      const points = (await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${power.id}`, { token: r.admin.accessToken })).body.points;
+      assert.equal(points.length, 96);
+      for (const point of points) assert.ok(point.maxKw >= point.kwh * 4 * 0.999, `${point.start}: max ${point.maxKw} below mean ${point.kwh * 4}`);
+      const counterPoints = (await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${counter.id}`, { token: r.admin.accessToken })).body.points;
+      assert.ok(counterPoints.every((p: any) => !('maxKw' in p)), 'a counter has no readings of demand');
+    } finally {
+      await r.close();
+    }
+  });
+});

@@ -19,7 +19,7 @@ export type PeriodFigures = {
 };
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
-export type SeriesPoint = { start: string; kwh: number | null; cost: number | null };
+export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null };
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null };
@@ -44,6 +44,7 @@ export class EnergyFigures {
   private readonly areaDays;
   private readonly areaMonths;
   private readonly dayBlobs;
+  private readonly dayMax;
   private readonly anyData;
   private readonly dayRow;
   private layoutCache: Layout | undefined;
@@ -80,6 +81,7 @@ export class EnergyFigures {
     );
     this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
     this.dayBlobs = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+    this.dayMax = sqlite.prepare('SELECT day, max_kw FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
     this.anyData = sqlite.prepare('SELECT 1 FROM meters LIMIT 1').pluck();
     this.dayRow = sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?');
   }
@@ -266,6 +268,8 @@ export class EnergyFigures {
     }
     const { start, kwh } = this.intervals(from, to, target);
     const step = resolution === 'hour' ? HOUR_INTERVALS : 1;
+    // A power meter's highest reading per interval beside its mean (15-minute points of one meter).
+    const maxKw = resolution === '15min' && target.meterId !== undefined ? this.maxReadings(target.meterId, from, to, start, kwh.length) : null;
     const points: SeriesPoint[] = [];
     // Hours start at whole UTC hours; in a zone with a :30 or :45 offset the local hour's boundary is used instead.
     for (let i = 0; i < kwh.length; i += step) {
@@ -275,9 +279,24 @@ export class EnergyFigures {
         if (Number.isNaN(kwh[j])) missing = true;
         else sum += kwh[j];
       }
-      points.push({ start: new Date(start + i * INTERVAL_MS).toISOString(), kwh: missing ? null : round(sum, 4), cost: null });
+      const point: SeriesPoint = { start: new Date(start + i * INTERVAL_MS).toISOString(), kwh: missing ? null : round(sum, 4), cost: null };
+      if (maxKw) point.maxKw = Number.isNaN(maxKw[i]) ? null : round(maxKw[i], 3);
+      points.push(point);
     }
     return points;
+  }
+
+  private maxReadings(meterId: number, from: string, to: string, start: number, count: number): Float64Array | null {
+    const { timezone } = this.settings();
+    const rows = this.dayMax.all(meterId, from, to) as [string, Buffer | null][];
+    if (!rows.some(([, blob]) => blob)) return null;
+    const max = new Float64Array(count).fill(NaN);
+    for (const [day, blob] of rows) {
+      if (!blob) continue;
+      const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
+      floats(blob).forEach((value, i) => (max[offset + i] = value));
+    }
+    return max;
   }
 
   /** The month's highest 15-minute mean demand per meter and for the site, with when it happened. */

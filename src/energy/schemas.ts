@@ -148,6 +148,7 @@ export const Series = Type.Object({
       start: Timestamp,
       kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data for part of it (a gap the gateway could not fill)' }),
       cost: Type.Union([Type.Number(), Type.Null()], { description: 'day and month points' }),
+      maxKw: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "15-minute points of a power meter: the interval's highest reading" })),
     }),
   ),
 });
