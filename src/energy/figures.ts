@@ -139,6 +139,10 @@ export class EnergyFigures {
 
   /** Energy, cost and carbon per site day in [from, to); a day without data is absent. The site adds its standing charge. */
   byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals> {
+    return this.remember(`days|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}`, () => this.computeByDay(from, to, target));
+  }
+
+  private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals> {
     const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string } & Totals)[];
     const site = target.meterId === undefined && target.area === undefined;
     return new Map(rows.map((row) => [row.day, { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg }]));
