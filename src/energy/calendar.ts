@@ -21,11 +21,10 @@ export function addDays(day: string, offset: number): string {
 export const INTERVAL_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+const partFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** The zone's offset from UTC at `ms`, in ms (every zone's offset is a whole number of 15 minutes, so intervals align). */
-export function zoneOffsetMs(timezone: string, ms: number): number {
-  let format = offsetFormats.get(timezone);
+function partsFormat(timezone: string): Intl.DateTimeFormat {
+  let format = partFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone: timezone,
@@ -37,12 +36,24 @@ export function zoneOffsetMs(timezone: string, ms: number): number {
       minute: 'numeric',
       second: 'numeric',
     });
-    offsetFormats.set(timezone, format);
+    partFormats.set(timezone, format);
   }
+  return format;
+}
+
+/** The wall-clock time at `at` in `timezone`, written as if it were a UTC instant (ms). */
+export function wallClock(timezone: string, at: number): number {
   const parts: Record<string, number> = {};
-  for (const part of format.formatToParts(ms)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-  return wall - Math.floor(ms / 1000) * 1000;
+  for (const part of partsFormat(timezone).formatToParts(new Date(at))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+}
+
+/** The zone's offset from UTC at `ms` (east positive); every zone's offset is a whole number of 15 minutes, so intervals align. */
+export function zoneOffsetMs(timezone: string, ms: number): number {
+  const whole = ms - (((ms % 1000) + 1000) % 1000);
+  return wallClock(timezone, whole) - whole;
 }
 
 const starts = new Map<string, number>();

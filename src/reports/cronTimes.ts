@@ -1,43 +1,12 @@
 // Site time for reports: when a cron expression next fires in a time zone (daylight-saving rules of classic cron) and where a local day starts.
 import cron from 'node-cron';
+import { wallClock, zoneOffsetMs } from '../energy/calendar.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 
-const partFormats = new Map<string, Intl.DateTimeFormat>();
+const offsetAt = zoneOffsetMs;
 
-function partsFormat(timezone: string): Intl.DateTimeFormat {
-  let format = partFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    partFormats.set(timezone, format);
-  }
-  return format;
-}
-
-/** The wall-clock time at `at` in `timezone`, written as if it were a UTC instant (ms). */
-function wallClock(timezone: string, at: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of partsFormat(timezone).formatToParts(new Date(at))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-}
-
-/** UTC offset (ms, east positive) in effect at `at`. */
-function offsetAt(timezone: string, at: number): number {
-  const whole = at - (((at % 1000) + 1000) % 1000);
-  return wallClock(timezone, whole) - whole;
-}
 
 type Fields = ReturnType<typeof cron.parse>;
 

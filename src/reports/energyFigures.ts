@@ -1,21 +1,10 @@
 // The energy figures a report is built from: the interval store's once meters exist, else energy_daily (what PUT
 // /api/energy/areas records per site day, for a site without meters).
 import type { Db } from '../db/client.ts';
-import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
+import type { EnergyFigures as MeteredFigures, PeriodFigures } from '../energy/figures.ts';
 import { addDays, SITE_TOTAL } from '../energy/service.ts';
 
-export type PeriodFigures = {
-  from: string;
-  to: string;
-  timezone: string;
-  currency: string;
-  totalKwh: number;
-  cost: number;
-  carbonKg: number;
-  days: { day: string; kwh: number; cost: number; carbonKg: number }[];
-  areas: { area: string; kwh: number; cost: number; carbonKg: number }[];
-  peak: { kw: number; at: string } | null;
-};
+export type { PeriodFigures };
 
 export type EnergyFigures = { periodFigures(from: string, to: string): PeriodFigures };
 
