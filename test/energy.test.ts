@@ -270,6 +270,23 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.equal(weekly.days.length, 7);
   });
 
+  test('a virtual meter added after the fact gets its whole history from its terms, and again when its terms change', async () => {
+    const token = r.admin.accessToken;
+    const meters = (await r.server.request('GET', '/api/meters?pageSize=50', { token })).body.items;
+    const plant = meters.filter((m: any) => m.area === 'Plant');
+    const late = await r.meter({ name: 'Plant total', kind: 'virtual', terms: plant.map((m: any) => ({ meterId: m.id, sign: 1 })) });
+    const day = '2026-11-17';
+    const sumOf = (ids: number[]) => ids.reduce((s, id) => s + dayRow(r, id, day)!.total, 0);
+    close(dayRow(r, late.id, day)!.total, sumOf(plant.map((m: any) => m.id)), 1e-6, 'rebuilt day');
+    const month = (await r.server.request('GET', `/api/energy/series?from=2026-11-01&to=2026-12-01&resolution=month&meterId=${late.id}`, { token })).body.points[0].kwh;
+    const expected = r.server.service.deps.energy.figures.totals('2026-11-01', '2026-12-01', { area: 'Plant' }).kwh;
+    close(month, expected, 1e-6, 'month rollup of the rebuilt meter');
+    const changed = await r.server.request('PUT', `/api/meters/${late.id}`, { token, body: { terms: [{ meterId: plant[0].id, sign: 1 }] } });
+    assert.equal(changed.status, 200);
+    close(dayRow(r, late.id, day)!.total, dayRow(r, plant[0].id, day)!.total, 1e-6, 'rebuilt after new terms');
+    assert.equal((await r.server.request('DELETE', `/api/meters/${late.id}`, { token })).status, 204);
+  });
+
   test("a weekly energy report's PDF carries the metered figures the summary API answers", async () => {
     const { deps } = r.server.service;
     const now = Date.UTC(2026, 10, 20, 9, 30);

@@ -22,6 +22,8 @@ export class MeterDirectory {
   constructor(
     private readonly db: Db,
     audit: AuditLog,
+    /** A virtual meter created or given new terms: its stored days are rebuilt from its terms' (inside the write). */
+    private readonly virtualChanged?: (meter: Meter) => void,
   ) {
     this.table = new AuditedTable(db, audit, meters, {
       resource: 'meters',
@@ -29,8 +31,9 @@ export class MeterDirectory {
       orderBy: [asc(meters.name), asc(meters.id)],
       check: (next, before) => this.check(next, before),
       // An area named by a meter gets its card (computed from the meters from then on).
-      afterWrite: (_before, after, now) => {
+      afterWrite: (before, after, now) => {
         if (after?.area) this.ensureArea.run(after.area, now, now);
+        if (after?.kind === 'virtual' && JSON.stringify(before?.terms) !== JSON.stringify(after.terms)) this.virtualChanged?.(after);
       },
     });
     this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');

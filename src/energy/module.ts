@@ -17,7 +17,8 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs);
-  return { meters: new MeterDirectory(db, audit), tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
+  const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
+  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
 }
 
 /**

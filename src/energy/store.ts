@@ -149,6 +149,22 @@ export class IntervalStore {
     return record;
   }
 
+  /**
+   * A virtual meter's whole history rebuilt from its terms: every day any term has data for. Runs in the caller's
+   * transaction (a meter write); its cost grows with terms × days (500 terms × a year: seconds).
+   */
+  rebuildVirtual(meter: VirtualMeter): number {
+    const sqlite = this.db.sqlite;
+    sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?').run(meter.id);
+    sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?').run(meter.id);
+    const days = sqlite
+      .prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) ORDER BY day')
+      .pluck()
+      .all(JSON.stringify(meter.terms.map((term) => term.meterId))) as string[];
+    for (const day of days) this.save([this.deriveVirtual(meter, day)]);
+    return days.length;
+  }
+
   /** Whole-transaction helper. */
   transaction<R>(fn: () => R): R {
     return this.db.sqlite.transaction(fn)();
