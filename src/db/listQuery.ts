@@ -3,6 +3,7 @@ import { and, eq, getTableColumns, gte, inArray, lt, or, sql, type SQL } from 'd
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { BadRequest } from '../errors.ts';
 import type { Db } from './client.ts';
+import { writeGenerationOf, type WriteGeneration } from './writeGeneration.ts';
 
 /**
  * One WHERE term: the SQL holds placeholders only, values travel in params. `shape` names the term's form (not its
@@ -63,13 +64,20 @@ export function contains(columns: SQLiteColumn[], q: string | undefined): Condit
   return where ? [{ shape: 'q', where, params: { q: pattern } }] : [];
 }
 
+/** Totals kept per filter (shape and values) until the next write; a bound on how many filters are remembered. */
+const KEPT_TOTALS = 64;
+
 /**
  * Count + one page of a table, typed by the table's columns. The statements are cached by the conditions' shape:
  * their number is bounded by the filter combinations a resource offers, so the cache cannot grow without limit.
+ * The count(*) of a filter is kept until the database's next write (any table, any connection): paging through a
+ * list, or polling its first page, counts once.
  */
 export class PagedQuery<T extends SQLiteTable> {
   private readonly statements = new Map<string, { count: CountStatement; rows: RowsStatement }>();
   private readonly toRow: (values: unknown[]) => T['$inferSelect'];
+  private readonly generation: WriteGeneration;
+  private totals = { generation: -1, byFilter: new Map<string, number>() };
 
   constructor(
     private readonly db: Db,
@@ -77,16 +85,31 @@ export class PagedQuery<T extends SQLiteTable> {
     private readonly orderBy: SQL[],
   ) {
     this.toRow = rowReader(table);
+    this.generation = writeGenerationOf(db.sqlite);
   }
 
   page(conditions: Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
     const { count, rows } = this.prepared(conditions);
     const params: Record<string, unknown> = {};
     for (const condition of conditions) Object.assign(params, condition.params);
-    const total = count.get(params)?.total ?? 0;
+    const total = this.total(conditions, params, count);
     const offset = (page - 1) * pageSize;
     const items = offset < total ? rows.values({ ...params, limit: pageSize, offset }).map(this.toRow) : [];
     return { items, total, page, pageSize };
+  }
+
+  private total(conditions: Condition[], params: Record<string, unknown>, count: CountStatement): number {
+    const generation = this.generation.current();
+    if (generation === undefined) return count.get(params)?.total ?? 0;
+    if (generation !== this.totals.generation) this.totals = { generation, byFilter: new Map() };
+    const key = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
+    let total = this.totals.byFilter.get(key);
+    if (total === undefined) {
+      total = count.get(params)?.total ?? 0;
+      if (this.totals.byFilter.size >= KEPT_TOTALS) this.totals.byFilter.delete(this.totals.byFilter.keys().next().value!);
+      this.totals.byFilter.set(key, total);
+    }
+    return total;
   }
 
   private prepared(conditions: Condition[]) {

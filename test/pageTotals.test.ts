@@ -1,0 +1,68 @@
+// A list's count(*) is kept until the database's next write: every way a row can change moves it — a write through the
+// service, raw SQL on the same connection, another connection (emsctl, a second process) — and a rolled-back
+// transaction leaves nothing behind.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { AlertService } from '../src/alerts/service.ts';
+import { AuditLog } from '../src/db/auditTrail.ts';
+import { closeDatabase, openDatabase } from '../src/db/client.ts';
+
+const actor = { id: null, username: 'tester' };
+
+function alertsOnTempDb() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-totals-'));
+  const db = openDatabase(path.join(dir, 'ems.db'));
+  after(() => {
+    closeDatabase(db);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const alerts = new AlertService(db, new AuditLog(db));
+  const total = (filters: Record<string, unknown> = {}) => alerts.page({ page: 1, pageSize: 20, ...filters } as Parameters<AlertService['page']>[0]).total;
+  return { db, alerts, total, file: path.join(dir, 'ems.db') };
+}
+
+test('writes through the service and raw SQL on the same connection move the total, per filter', () => {
+  const { db, alerts, total } = alertsOnTempDb();
+  assert.equal(total(), 0);
+  const first = alerts.create({ title: 'one', level: 'warning' }, actor);
+  assert.equal(total(), 1);
+  assert.equal(total({ status: ['active'] }), 1);
+  alerts.transition(first.id, 'resolved', actor);
+  assert.equal(total({ status: ['active'] }), 0);
+  assert.equal(total({ status: ['resolved'] }), 1);
+  db.sqlite.prepare("INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('raw', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+  assert.equal(total(), 2);
+  db.sqlite.prepare('DELETE FROM alerts').run();
+  assert.equal(total(), 0);
+});
+
+test("another connection's commit moves the total", () => {
+  const { alerts, total, file } = alertsOnTempDb();
+  alerts.create({ title: 'one', level: 'warning' }, actor);
+  assert.equal(total(), 1);
+  const other = new Database(file);
+  other.pragma('busy_timeout = 5000');
+  other.prepare("INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('elsewhere', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+  assert.equal(total(), 2);
+  other.prepare('DELETE FROM alerts').run();
+  other.close();
+  assert.equal(total(), 0);
+});
+
+test('a total read inside a transaction that rolls back is not kept', () => {
+  const { db, alerts, total } = alertsOnTempDb();
+  alerts.create({ title: 'one', level: 'warning' }, actor);
+  assert.equal(total(), 1);
+  assert.throws(() =>
+    db.sqlite.transaction(() => {
+      alerts.create({ title: 'two', level: 'warning' }, actor);
+      assert.equal(total(), 2);
+      throw new Error('roll back');
+    })(),
+  );
+  assert.equal(total(), 1);
+});
