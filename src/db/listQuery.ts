@@ -66,6 +66,9 @@ export function contains(columns: SQLiteColumn[], q: string | undefined): Condit
 
 /** Totals kept per filter (shape and values) until the next write; a bound on how many filters are remembered. */
 const KEPT_TOTALS = 64;
+/** Pages kept until the next write (keepPages tables), and the largest page kept: bulk reads of thousands are not. */
+const KEPT_PAGES = 16;
+const KEPT_PAGE_SIZE_MAX = 100;
 
 /**
  * Count + one page of a table, typed by the table's columns. The statements are cached by the conditions' shape:
@@ -77,12 +80,18 @@ export class PagedQuery<T extends SQLiteTable> {
   private readonly statements = new Map<string, { count: CountStatement; rows: RowsStatement }>();
   private readonly toRow: (values: unknown[]) => T['$inferSelect'];
   private readonly generation: WriteGeneration;
-  private totals = { generation: -1, byFilter: new Map<string, number>() };
+  private kept = { generation: -1, totals: new Map<string, number>(), pages: new Map<string, PageResult<T['$inferSelect']>>() };
 
+  /**
+   * keepPages: a page read is also kept until the next write and handed out again as the very same object (a route
+   * that reuses its validated JSON then answers a repeated read without reading or serialising anything). Only for
+   * tables whose rows nobody changes after reading them.
+   */
   constructor(
     private readonly db: Db,
     private readonly table: T,
     private readonly orderBy: SQL[],
+    private readonly options: { keepPages?: boolean } = {},
   ) {
     this.toRow = rowReader(table);
     this.generation = writeGenerationOf(db.sqlite);
@@ -92,24 +101,30 @@ export class PagedQuery<T extends SQLiteTable> {
     const { count, rows } = this.prepared(conditions);
     const params: Record<string, unknown> = {};
     for (const condition of conditions) Object.assign(params, condition.params);
-    const total = this.total(conditions, params, count);
+    const generation = this.generation.current();
+    if (generation === undefined) return this.read(count.get(params)?.total ?? 0, rows, params, page, pageSize);
+    if (generation !== this.kept.generation) this.kept = { generation, totals: new Map(), pages: new Map() };
+    const filter = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
+    const keepPage = this.options.keepPages === true && pageSize <= KEPT_PAGE_SIZE_MAX;
+    const pageKey = `${page}:${pageSize}\u0000${filter}`;
+    if (keepPage) {
+      const kept = this.kept.pages.get(pageKey);
+      if (kept) return kept;
+    }
+    let total = this.kept.totals.get(filter);
+    if (total === undefined) {
+      total = count.get(params)?.total ?? 0;
+      remember(this.kept.totals, filter, total, KEPT_TOTALS);
+    }
+    const result = this.read(total, rows, params, page, pageSize);
+    if (keepPage) remember(this.kept.pages, pageKey, result, KEPT_PAGES);
+    return result;
+  }
+
+  private read(total: number, rows: RowsStatement, params: Record<string, unknown>, page: number, pageSize: number): PageResult<T['$inferSelect']> {
     const offset = (page - 1) * pageSize;
     const items = offset < total ? rows.values({ ...params, limit: pageSize, offset }).map(this.toRow) : [];
     return { items, total, page, pageSize };
-  }
-
-  private total(conditions: Condition[], params: Record<string, unknown>, count: CountStatement): number {
-    const generation = this.generation.current();
-    if (generation === undefined) return count.get(params)?.total ?? 0;
-    if (generation !== this.totals.generation) this.totals = { generation, byFilter: new Map() };
-    const key = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
-    let total = this.totals.byFilter.get(key);
-    if (total === undefined) {
-      total = count.get(params)?.total ?? 0;
-      if (this.totals.byFilter.size >= KEPT_TOTALS) this.totals.byFilter.delete(this.totals.byFilter.keys().next().value!);
-      this.totals.byFilter.set(key, total);
-    }
-    return total;
   }
 
   private prepared(conditions: Condition[]) {
@@ -132,6 +147,12 @@ export class PagedQuery<T extends SQLiteTable> {
     }
     return statements;
   }
+}
+
+/** Adds to a bounded map, dropping the oldest entry when full. */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  if (map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }
 
 type CountStatement = { get(params: Record<string, unknown>): { total: number } | undefined };

@@ -77,8 +77,8 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
   const responses = new Map<number, Validator>(Object.entries(route.schemas.response).map(([status, schema]) => [Number(status), compileResponse(schema)]));
   const defaultStatus = successStatus(route);
   const bodyType = route.bodyType ?? (route.schemas.body ? 'json' : undefined);
-  /** For reusesBody routes: the last object answered and its validated JSON text. */
-  let reused: { body: object; json: string } | undefined;
+  /** For reusesBody routes: the objects answered (while someone still holds them) and their validated JSON text. */
+  const reused = new WeakMap<object, string>();
 
   const chain: Middleware[] = [];
 
@@ -107,10 +107,11 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
-    if (reused && reply.body === reused.body && reply.status === defaultStatus && Object.keys(reply.headers).length === 0) {
+    const reusedJson = route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
+    if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
       ctx.status = reply.status;
       ctx.type = 'application/json';
-      ctx.body = reused.json;
+      ctx.body = reusedJson;
       return;
     }
     const validator = responses.get(reply.status);
@@ -128,9 +129,10 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     ctx.status = reply.status;
     ctx.body = reply.status === 204 ? null : reply.body;
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
-      reused = { body: reply.body, json: JSON.stringify(reply.body) };
+      const json = JSON.stringify(reply.body);
+      reused.set(reply.body, json);
       ctx.type = 'application/json';
-      ctx.body = reused.json;
+      ctx.body = json;
     }
   });
   return chain;

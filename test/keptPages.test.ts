@@ -1,6 +1,6 @@
-// A list's count(*) is kept until the database's next write: every way a row can change moves it — a write through the
-// service, raw SQL on the same connection, another connection (emsctl, a second process) — and a rolled-back
-// transaction leaves nothing behind.
+// A list's count(*), and an alerts page itself, are kept until the database's next write: every way a row can change
+// moves it — a write through the service, raw SQL on the same connection, another connection (emsctl, a second
+// process) — and a rolled-back transaction leaves nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -21,8 +21,9 @@ function alertsOnTempDb() {
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const alerts = new AlertService(db, new AuditLog(db));
-  const total = (filters: Record<string, unknown> = {}) => alerts.page({ page: 1, pageSize: 20, ...filters } as Parameters<AlertService['page']>[0]).total;
-  return { db, alerts, total, file: path.join(dir, 'ems.db') };
+  const page = (filters: Record<string, unknown> = {}) => alerts.page({ page: 1, pageSize: 20, ...filters } as Parameters<AlertService['page']>[0]);
+  const total = (filters: Record<string, unknown> = {}) => page(filters).total;
+  return { db, alerts, page, total, file: path.join(dir, 'ems.db') };
 }
 
 test('writes through the service and raw SQL on the same connection move the total, per filter', () => {
@@ -65,4 +66,34 @@ test('a total read inside a transaction that rolls back is not kept', () => {
     })(),
   );
   assert.equal(total(), 1);
+});
+
+test('a page read again before any write is the same object; any write gives a fresh one with the change', () => {
+  const { db, alerts, page, file } = alertsOnTempDb();
+  const first = alerts.create({ title: 'one', level: 'warning' }, actor);
+  const before = page();
+  assert.equal(page(), before);
+  assert.equal(page({ status: ['active'] }), page({ status: ['active'] }));
+  assert.notEqual(page({ pageSize: 10 }), before, 'another page size is another page');
+
+  alerts.update(first.id, { title: 'renamed' }, actor);
+  const renamed = page();
+  assert.notEqual(renamed, before);
+  assert.equal(renamed.items[0].title, 'renamed');
+  assert.equal(before.items[0].title, 'one', 'a page handed out earlier is never changed in place');
+
+  const other = new Database(file);
+  other.prepare("UPDATE alerts SET title = 'from elsewhere'").run();
+  other.close();
+  assert.equal(page().items[0].title, 'from elsewhere');
+
+  db.sqlite.prepare("UPDATE alerts SET level = 'critical'").run();
+  assert.equal(page().items[0].level, 'critical');
+});
+
+test('large pages (bulk reads) are not kept', () => {
+  const { alerts, page } = alertsOnTempDb();
+  alerts.create({ title: 'one', level: 'warning' }, actor);
+  assert.notEqual(page({ pageSize: 200 }), page({ pageSize: 200 }));
+  assert.equal(page({ pageSize: 100 }), page({ pageSize: 100 }));
 });
