@@ -71,8 +71,10 @@ test('a total read inside a transaction that rolls back is not kept', () => {
 test('a page read again before any write is the same object; any write gives a fresh one with the change', () => {
   const { db, alerts, page, file } = alertsOnTempDb();
   const first = alerts.create({ title: 'one', level: 'warning' }, actor);
+  page();
   const before = page();
-  assert.equal(page(), before);
+  assert.equal(page(), before, 'kept from the second read on');
+  page({ status: ['active'] });
   assert.equal(page({ status: ['active'] }), page({ status: ['active'] }));
   assert.notEqual(page({ pageSize: 10 }), before, 'another page size is another page');
 
@@ -94,6 +96,19 @@ test('a page read again before any write is the same object; any write gives a f
 test('large pages (bulk reads) are not kept', () => {
   const { alerts, page } = alertsOnTempDb();
   alerts.create({ title: 'one', level: 'warning' }, actor);
+  page({ pageSize: 200 });
   assert.notEqual(page({ pageSize: 200 }), page({ pageSize: 200 }));
+  page({ pageSize: 100 });
   assert.equal(page({ pageSize: 100 }), page({ pageSize: 100 }));
+});
+
+test('a page is kept only when it is asked for again among the last 16 pages: paging through history keeps nothing', () => {
+  const { alerts, page } = alertsOnTempDb();
+  for (let i = 0; i < 40; i++) alerts.create({ title: `alert ${i}`, level: 'info' }, actor);
+  const walk = () => Array.from({ length: 20 }, (_, i) => page({ page: i + 1, pageSize: 2 }));
+  const first = walk();
+  const second = walk();
+  assert.ok(first.every((result, i) => result !== second[i]), 'twenty pages in turn: none read again among the last 16');
+  page({ page: 3, pageSize: 2 });
+  assert.equal(page({ page: 3, pageSize: 2 }), page({ page: 3, pageSize: 2 }));
 });

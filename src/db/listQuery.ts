@@ -66,7 +66,11 @@ export function contains(columns: SQLiteColumn[], q: string | undefined): Condit
 
 /** Totals kept per filter (shape and values) until the next write; a bound on how many filters are remembered. */
 const KEPT_TOTALS = 64;
-/** Pages kept until the next write (keepPages tables), and the largest page kept: bulk reads of thousands are not. */
+/**
+ * Pages kept until the next write (keepPages tables), and the largest page kept: bulk reads of thousands are not. A
+ * page is kept from its second read among the last KEPT_PAGES pages asked for: one-off reads (someone paging through
+ * the history) never enter, so they leave nothing behind for the collector to promote and sweep.
+ */
 const KEPT_PAGES = 16;
 const KEPT_PAGE_SIZE_MAX = 100;
 
@@ -80,7 +84,7 @@ export class PagedQuery<T extends SQLiteTable> {
   private readonly statements = new Map<string, { count: CountStatement; rows: RowsStatement }>();
   private readonly toRow: (values: unknown[]) => T['$inferSelect'];
   private readonly generation: WriteGeneration;
-  private kept = { generation: -1, totals: new Map<string, number>(), pages: new Map<string, PageResult<T['$inferSelect']>>() };
+  private kept = { generation: -1, totals: new Map<string, number>(), pages: new Map<string, PageResult<T['$inferSelect']>>(), asked: new Map<string, true>() };
 
   /**
    * keepPages: a page read is also kept until the next write and handed out again as the very same object (a route
@@ -103,13 +107,15 @@ export class PagedQuery<T extends SQLiteTable> {
     for (const condition of conditions) Object.assign(params, condition.params);
     const generation = this.generation.current();
     if (generation === undefined) return this.read(count.get(params)?.total ?? 0, rows, params, page, pageSize);
-    if (generation !== this.kept.generation) this.kept = { generation, totals: new Map(), pages: new Map() };
+    if (generation !== this.kept.generation) this.kept = { generation, totals: new Map(), pages: new Map(), asked: new Map() };
     const filter = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
-    const keepPage = this.options.keepPages === true && pageSize <= KEPT_PAGE_SIZE_MAX;
+    let keepPage = this.options.keepPages === true && pageSize <= KEPT_PAGE_SIZE_MAX;
     const pageKey = `${page}:${pageSize}\u0000${filter}`;
     if (keepPage) {
       const kept = this.kept.pages.get(pageKey);
       if (kept) return kept;
+      keepPage = this.kept.asked.has(pageKey);
+      if (!keepPage) remember(this.kept.asked, pageKey, true, KEPT_PAGES);
     }
     let total = this.kept.totals.get(filter);
     if (total === undefined) {

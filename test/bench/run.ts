@@ -1,7 +1,7 @@
 // `npm run bench`: every scenario in one run, as ratios to a bare Koa server measured in the same rounds (CPU per request
 // the primary figure, throughput beside it), with a fastify + better-sqlite3 alerts page as the reference row.
-// Flags: --quick (short windows, 1 round), --rounds N, --only id,id (alerts, fastify, me, dashboard, iot, alertCreate,
-// login, meWarn), --profile (service under --cpu-prof, summarised per scenario), --no-build, --no-children (skip iot.ts
+// Flags: --quick (short windows, 1 round), --rounds N, --only id,id (alerts, alertPages, fastify, me, dashboard, iot,
+// alertCreate, login, meWarn), --profile (service under --cpu-prof, summarised per scenario), --no-build, --no-children (skip iot.ts
 // and uploads.ts), --no-cold-start, --against DIR (A/B: a second checkout's build — e.g. a git worktree of the commit
 // before, with node_modules — runs every scenario beside this one in the same rounds, and idle RSS is read for both).
 // `npm run bench -- --quick --only alerts --no-children --no-cold-start` takes about 30 s.
@@ -94,6 +94,8 @@ type Scenario = {
   pid?(ctx: Context): number;
   /** Not run against the --against build (it measures something else than the service). */
   ownOnly?: true;
+  /** Shown as the target when the scenario has no checks. */
+  note?: string;
 };
 
 const json = { 'content-type': 'application/json' };
@@ -123,8 +125,16 @@ const SCENARIOS: Scenario[] = [
     checks: (s) => [ratioCheck(s, 0.4), { what: 'p99', target: '≤ 20 ms', value: s.p99.median, unit: 'ms', met: s.p99.median <= 20 }],
   },
   {
+    id: 'alertPages',
+    title: 'GET /api/alerts, pages 1–32 of 20 in turn (viewer)',
+    note: '(every read misses the 16 kept pages)',
+    jobs: (ctx) => [{ ...alertsJob(ctx, CONNECTIONS, 'GET /api/alerts?page=1..32'), paths: Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`) }],
+    checks: () => [],
+  },
+  {
     id: 'fastify',
     title: 'reference: the same page on fastify + better-sqlite3',
+    note: '(reference: what a user would pick instead)',
     ownOnly: true,
     pid: (ctx) => ctx.services.reference!.pid,
     jobs: (ctx) => [{ ...alertsJob(ctx, CONNECTIONS, 'fastify GET /api/alerts (reference)'), url: ctx.services.reference!.url }],
@@ -525,7 +535,7 @@ async function main(): Promise<void> {
       p99: fmt(summary.p99, 2),
       ratio: scenario.id === 'login' ? '–' : fmt(summary.ratio, 2),
       cpu: scenario.id === 'login' ? '–' : `${summary.cpuUs.median.toFixed(0)} (${summary.cpuRatio.median.toFixed(2)})`,
-      target: checks.map((c) => `${c.what} ${c.target}`).join('; ') || (scenario.id === 'fastify' ? '(reference: what a user would pick instead)' : '(cost of the info request log)'),
+      target: checks.map((c) => `${c.what} ${c.target}`).join('; ') || (scenario.note ?? '(cost of the info request log)'),
       result:
         (checks.map((c) => `${c.value.toFixed(c.unit === 'ms' ? 1 : 2)}${c.unit === 'ms' ? ' ms' : c.unit === '/s' ? '/s' : ''} ${c.met ? 'met' : 'MISSED'}`).join('; ') || '–') +
         (scenario.id === 'login' && ceiling ? ` (bcrypt alone: ${ceiling.hashesPerSec}/s)` : '') +
