@@ -1,6 +1,6 @@
-// A list's count(*), and an alerts page itself, are kept until the database's next write: every way a row can change
-// moves it — a write through the service, raw SQL on the same connection, another connection (emsctl, a second
-// process) — and a rolled-back transaction leaves nothing behind.
+// Reads kept until the database's next write — a list's count(*), an alerts page, the caller's user row: every way a
+// row can change ends them — a write through the service, raw SQL on the same connection, another connection (emsctl,
+// a second process) — and a rolled-back transaction leaves nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { AlertService } from '../src/alerts/service.ts';
 import { AuditLog } from '../src/db/auditTrail.ts';
 import { closeDatabase, openDatabase } from '../src/db/client.ts';
+import { startTestServer } from './helpers/server.ts';
 
 const actor = { id: null, username: 'tester' };
 
@@ -111,4 +112,21 @@ test('a page is kept only when it is asked for again among the last 16 pages: pa
   assert.ok(first.every((result, i) => result !== second[i]), 'twenty pages in turn: none read again among the last 16');
   page({ page: 3, pageSize: 2 });
   assert.equal(page({ page: 3, pageSize: 2 }), page({ page: 3, pageSize: 2 }));
+});
+
+test("the caller's row, kept between writes, follows a change by another connection on the very next request", async () => {
+  const server = await startTestServer();
+  after(() => server.close());
+  const { accessToken, user } = await server.createUser({ role: 'viewer' });
+  for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', '/api/users', { token: accessToken })).status, 403);
+  assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).body.role, 'viewer');
+  const other = new Database(path.join(server.dataDir, 'ems.db'));
+  other.pragma('busy_timeout = 5000');
+  after(() => other.close());
+  other.prepare("UPDATE users SET role = 'admin' WHERE id = ?").run(user.id);
+  assert.equal((await server.request('GET', '/api/users', { token: accessToken })).status, 200);
+  assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).body.role, 'admin');
+  other.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(user.id);
+  other.prepare('DELETE FROM users WHERE id = ?').run(user.id);
+  assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).status, 401);
 });
