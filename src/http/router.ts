@@ -7,17 +7,20 @@ import type { Context, Middleware, Next } from 'koa';
 import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, MethodNotAllowed, NotFound, TooManyRequests, UnsupportedMediaType, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { plainAddress } from '../config.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
+import { leanJsonBody } from './jsonBody.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export type Authenticator = {
   /** The user behind the request's bearer token; throws Unauthorized when there is none or it is invalid. */
   authenticate(ctx: Context): AuthUser;
 };
 
-const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
+// koa-body stays for compressed JSON bodies and for form routes.
+const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES, koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true }));
 const formBody = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
 
 /** Bodies one client address may be sending at once (JSON and form routes): slow senders cannot pile up connections. */
