@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import type { KoaBodyMiddlewareOptions } from 'koa-body';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, MethodNotAllowed, NotFound, TooManyRequests, UnsupportedMediaType, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { plainAddress } from '../config.ts';
@@ -19,9 +19,20 @@ export type Authenticator = {
   authenticate(ctx: Context): AuthUser;
 };
 
-// koa-body stays for compressed JSON bodies and for form routes.
-const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES, koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true }));
-const formBody = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
+/**
+ * koa-body stays for compressed JSON bodies and for form routes (provider callbacks), loaded on the first such body:
+ * with co-body, raw-body, iconv-lite, formidable and zod it is ~6 MiB of resident memory most appliances never use.
+ */
+function lazyKoaBody(options: Partial<KoaBodyMiddlewareOptions>): Middleware {
+  let parser: Promise<Middleware> | undefined;
+  return async (ctx, next) => {
+    parser ??= import('koa-body').then(({ koaBody }) => koaBody(options) as Middleware);
+    return (await parser)(ctx, next);
+  };
+}
+
+const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES, lazyKoaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true }));
+const formBody = lazyKoaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
 
 /** Bodies one client address may be sending at once (JSON and form routes): slow senders cannot pile up connections. */
 export const MAX_PENDING_BODIES_PER_ADDRESS = 64;
