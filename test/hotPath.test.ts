@@ -1,7 +1,7 @@
 // What the benchmark (test/bench) changed on the shared hot path keeps its guarantees: the verified-token cache still
 // expires and dies with a rotated secret, the request log line keeps its fields, lazily compiled schemas all compile,
 // the fixed dummy hash is a real hash at the service's cost, bcrypt runs on worker threads below the event loop, a
-// reusesBody route re-sends validated JSON only for the very object it validated.
+// reusesBody route re-sends validated JSON only for the very objects it validated.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -172,6 +172,14 @@ describe('reusesBody routes', () => {
     payload = { value: 'not an integer' };
     assert.equal((await get()).status, 400);
     payload = { value: 3 };
+    assert.equal((await get()).body, '{"value":3}');
+    // Every object still held keeps its validated text, not only the last one: handing back an earlier object sends
+    // what was validated for it (changing it in place breaks the route's promise; here it shows nothing is redone).
+    const earlier = payload;
+    payload = { value: 4 };
+    assert.equal((await get()).body, '{"value":4}');
+    payload = earlier;
+    earlier.value = 'changed in place';
     assert.equal((await get()).body, '{"value":3}');
   });
 });

@@ -16,6 +16,8 @@ export function alertRoutes({ alerts }: { alerts: AlertService }) {
       summary: 'List alerts, newest first by occurredAt',
       tags,
       schemas: { query: AlertListQuery, response: { 200: Page(Alert) } },
+      // A page read again before the next write is the same object: its validated JSON is sent again.
+      reusesBody: true,
       handler: ({ query }) => alerts.page(query),
     }),
     defineRoute({

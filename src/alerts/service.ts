@@ -50,6 +50,8 @@ export class AlertService {
       // occurred_at DESC, id DESC walks alerts_occurred_idx (or alerts_status_idx under a status filter) backwards: no sort step.
       orderBy: [desc(alerts.occurredAt), desc(alerts.id)],
       updateAction: (before, next) => (next.status !== before.status ? statusAction(next.status) : 'update'),
+      // Wallboards and dashboards poll the first page; alerts arrive far less often.
+      keepPages: true,
     });
   }
 

@@ -31,6 +31,11 @@ export type TableRules<T extends IdTable, View> = {
   updateAction?: (before: RowOf<T>, next: RowOf<T>) => string;
   /** Runs inside every write's transaction, after the write: rows derived from this table (e.g. fault stats). */
   afterWrite?: (before: RowOf<T> | null, after: RowOf<T> | null, now: string) => void;
+  /**
+   * Pages are kept until the next write and handed out again as the same objects (see PagedQuery): for a list that
+   * is read far more often than written, whose rows the API shows whole and no reader changes.
+   */
+  keepPages?: true;
 };
 
 /** Partial update that runs after the merge of the body: a resource's lifecycle rules (who and when of a status move). */
@@ -53,6 +58,8 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
   private readonly save: Prepared;
   private readonly remove: Prepared;
   private readonly present: (row: RowOf<T>) => View;
+  /** The presented form of each kept page, so a kept page stays one object after presenting too. */
+  private readonly presentedPages = new WeakMap<PageResult<unknown>, PageResult<View>>();
 
   constructor(
     private readonly db: Db,
@@ -70,7 +77,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     // Generic over the table, drizzle's builders lose the row type; rows are typed back by the reader.
     const orm = db.orm;
     const any = table as SQLiteTable;
-    this.list = new PagedQuery(db, table, rules.orderBy);
+    this.list = new PagedQuery(db, table, rules.orderBy, { keepPages: rules.keepPages === true });
     this.byId = orm.select().from(any).where(byId).prepare();
     this.insert = orm.insert(any).values(slots).returning().prepare();
     this.save = orm.update(any).set(slots).where(byId).returning().prepare();
@@ -80,7 +87,13 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
 
   page(conditions: Condition[], page: number, pageSize: number): PageResult<View> {
     const result = this.list.page(conditions, page, pageSize);
-    return this.rules.present ? { ...result, items: (result.items as RowOf<T>[]).map(this.present) } : (result as PageResult<View>);
+    if (!this.rules.present) return result as PageResult<View>;
+    let presented = this.presentedPages.get(result);
+    if (!presented) {
+      presented = { ...result, items: (result.items as RowOf<T>[]).map(this.present) };
+      if (this.rules.keepPages) this.presentedPages.set(result, presented);
+    }
+    return presented;
   }
 
   get(id: number): View {

@@ -3,6 +3,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import { Conflict } from '../errors.ts';
 import type { Db } from './client.ts';
 import { users, type Role } from './schema/index.ts';
+import { writeGenerationOf, type WriteGeneration } from './writeGeneration.ts';
 
 export type UserRow = typeof users.$inferSelect;
 /** A user as anyone may see it: never the password hash or the avatar's storage internals. */
@@ -27,14 +28,24 @@ export function presentUser(row: UserRow): PublicUser {
 
 const login = sql.placeholder('login');
 
-/** Prepared once: these run on every authenticated request. */
+/** Users whose rows are kept per write generation; more distinct callers than this between two writes start over. */
+const KEPT_USERS = 256;
+
+/**
+ * Prepared once: these run on every authenticated request. The caller's row is kept until the database's next write
+ * (any table, any connection: a role change, a removal by emsctl), frozen: a read by id costs two counter reads
+ * instead of a query through drizzle (~3 µs against ~12 µs).
+ */
 export class UserLookup {
   private readonly byId;
   private readonly authById;
   private readonly byLogin;
   private readonly byEmail;
+  private readonly generation: WriteGeneration;
+  private kept = { generation: -1, auth: new Map<number, AuthUser | undefined>(), rows: new Map<number, UserRow | undefined>() };
 
   constructor(db: Db) {
+    this.generation = writeGenerationOf(db.sqlite);
     const orm = db.orm;
     this.byId = orm.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
     this.authById = orm
@@ -53,11 +64,21 @@ export class UserLookup {
   }
 
   authUser(id: number): AuthUser | undefined {
-    return this.authById.get({ id });
+    const kept = this.keptNow();
+    return kept ? keptRead(kept.auth, id, () => this.authById.get({ id })) : this.authById.get({ id });
   }
 
   findById(id: number): UserRow | undefined {
-    return this.byId.get({ id });
+    const kept = this.keptNow();
+    return kept ? keptRead(kept.rows, id, () => this.byId.get({ id })) : this.byId.get({ id });
+  }
+
+  /** The rows kept for the current write generation; none inside a transaction (its reads may be rolled back). */
+  private keptNow() {
+    const generation = this.generation.current();
+    if (generation === undefined) return undefined;
+    if (generation !== this.kept.generation) this.kept = { generation, auth: new Map(), rows: new Map() };
+    return this.kept;
   }
 
   /** The login name may be a username or an email. */
@@ -74,6 +95,15 @@ export class UserLookup {
   findByEmail(email: string): UserRow | undefined {
     return this.byEmail.get({ email });
   }
+}
+
+function keptRead<V extends object>(kept: Map<number, V | undefined>, id: number, read: () => V | undefined): V | undefined {
+  if (kept.has(id)) return kept.get(id);
+  const value = read();
+  if (value) Object.freeze(value);
+  if (kept.size >= KEPT_USERS) kept.delete(kept.keys().next().value!);
+  kept.set(id, value);
+  return value;
 }
 
 export type NewUser = { username: string; email: string; passwordHash: string; role: Role; displayName?: string | null; phone?: string | null };

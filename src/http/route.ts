@@ -55,8 +55,9 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
   raw?: { contentType: string };
   /**
    * The handler hands back the very same object for as long as its content is unchanged (a cached payload, never
-   * mutated in place): while it does, the JSON text validated for it last time is sent again without validating
-   * or serialising it anew. A new object is validated as usual.
+   * mutated in place): while it does, the JSON text validated for it is sent again without validating or
+   * serialising it anew — for every such object still held (a kept page per filter), not only the last one. A new
+   * object is validated as usual.
    */
   reusesBody?: true;
   /** A POST that changes nothing (a query sent as a body): its 5xx answers are not logged as failed writes. */

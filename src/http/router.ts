@@ -2,23 +2,37 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import type { KoaBodyMiddlewareOptions } from 'koa-body';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, MethodNotAllowed, NotFound, TooManyRequests, UnsupportedMediaType, type ErrorCode, type ErrorDetail } from './errors.ts';
 import { plainAddress } from '../config.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
+import { leanJsonBody } from './jsonBody.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export type Authenticator = {
   /** The user behind the request's bearer token; throws Unauthorized when there is none or it is invalid. */
   authenticate(ctx: Context): AuthUser;
 };
 
-const jsonBody = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
-const formBody = koaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
+/**
+ * koa-body stays for compressed JSON bodies and for form routes (provider callbacks), loaded on the first such body:
+ * with co-body, raw-body, iconv-lite, formidable and zod it is ~6 MiB of resident memory most appliances never use.
+ */
+function lazyKoaBody(options: Partial<KoaBodyMiddlewareOptions>): Middleware {
+  let parser: Promise<Middleware> | undefined;
+  return async (ctx, next) => {
+    parser ??= import('koa-body').then(({ koaBody }) => koaBody(options) as Middleware);
+    return (await parser)(ctx, next);
+  };
+}
+
+const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES, lazyKoaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true }));
+const formBody = lazyKoaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
 
 /** Bodies one client address may be sending at once (JSON and form routes): slow senders cannot pile up connections. */
 export const MAX_PENDING_BODIES_PER_ADDRESS = 64;
@@ -77,8 +91,8 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
   const responses = new Map<number, Validator>(Object.entries(route.schemas.response).map(([status, schema]) => [Number(status), compileResponse(schema)]));
   const defaultStatus = successStatus(route);
   const bodyType = route.bodyType ?? (route.schemas.body ? 'json' : undefined);
-  /** For reusesBody routes: the last object answered and its validated JSON text. */
-  let reused: { body: object; json: string } | undefined;
+  /** For reusesBody routes: the objects answered (while someone still holds them) and their validated JSON text. */
+  const reused = new WeakMap<object, string>();
 
   const chain: Middleware[] = [];
 
@@ -108,10 +122,11 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
-    if (reused && reply.body === reused.body && reply.status === defaultStatus && Object.keys(reply.headers).length === 0) {
+    const reusedJson = route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
+    if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
       ctx.status = reply.status;
       ctx.type = 'application/json';
-      ctx.body = reused.json;
+      ctx.body = reusedJson;
       return;
     }
     const validator = responses.get(reply.status);
@@ -129,9 +144,10 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     ctx.status = reply.status;
     ctx.body = reply.status === 204 ? null : reply.body;
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
-      reused = { body: reply.body, json: JSON.stringify(reply.body) };
+      const json = JSON.stringify(reply.body);
+      reused.set(reply.body, json);
       ctx.type = 'application/json';
-      ctx.body = reused.json;
+      ctx.body = json;
     }
   });
   return chain;

@@ -1,5 +1,5 @@
 // Outgoing mail through nodemailer; with no SMTP configured the message goes to the log with a warning instead.
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from '../logger.ts';
 
 export type MailAttachment = { filename: string; content: Buffer; contentType: string };
@@ -23,13 +23,15 @@ export function createMailer(options: { smtpUrl?: string; from: string; logger: 
       close() {},
     };
   }
-  const transport: Transporter = nodemailer.createTransport(smtpUrl);
+  // nodemailer is loaded with the first mail (~6 MiB of resident memory an idle appliance does not need).
+  let transport: Promise<Transporter> | undefined;
   return {
     async send(mail) {
-      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });
+      transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
+      await (await transport).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });
     },
     close() {
-      transport.close();
+      void transport?.then((opened) => opened.close());
     },
   };
 }

@@ -2,8 +2,7 @@
 import type { GithubProviderConfig } from '../config.ts';
 import { BadGateway } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
-import { calculatePKCECodeChallenge } from 'openid-client';
-import { buildProfile, PROVIDER_TIMEOUT_MS, type AuthorizationRequest, type CodeExchange, type OAuthProvider } from './providers.ts';
+import { buildProfile, openidClient, PROVIDER_TIMEOUT_MS, type AuthorizationRequest, type CodeExchange, type OAuthProvider } from './providers.ts';
 import type { ProviderProfile } from './schemas.ts';
 
 const SCOPE = 'read:user user:email';
@@ -28,7 +27,7 @@ export class GithubProvider implements OAuthProvider {
     url.searchParams.set('scope', SCOPE);
     url.searchParams.set('state', request.state);
     // GitHub accepts PKCE on OAuth apps; it costs nothing and protects a leaked code.
-    url.searchParams.set('code_challenge', await calculatePKCECodeChallenge(request.codeVerifier));
+    url.searchParams.set('code_challenge', await (await openidClient()).calculatePKCECodeChallenge(request.codeVerifier));
     url.searchParams.set('code_challenge_method', 'S256');
     return url.href;
   }

@@ -1,9 +1,9 @@
 // Provider `oidc`: any OpenID Connect issuer through discovery; code + PKCE (S256) + nonce, the id_token checked against the issuer's JWKS.
-import * as client from 'openid-client';
+import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../config.ts';
 import { BadGateway } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
-import { buildProfile, PROVIDER_TIMEOUT_MS, type AuthorizationRequest, type CodeExchange, type OAuthProvider } from './providers.ts';
+import { buildProfile, openidClient, openidIfLoaded, PROVIDER_TIMEOUT_MS, type AuthorizationRequest, type CodeExchange, type OAuthProvider } from './providers.ts';
 import type { ProviderProfile } from './schemas.ts';
 
 const SCOPE = 'openid profile email';
@@ -23,7 +23,7 @@ const VERIFICATION_CODES = new Set([
 export class OidcProvider implements OAuthProvider {
   readonly name = 'oidc' as const;
   readonly displayName: string;
-  private discovered: Promise<client.Configuration> | undefined;
+  private discovered: Promise<OpenId.Configuration> | undefined;
   private warnedInsecure = false;
 
   constructor(
@@ -35,6 +35,7 @@ export class OidcProvider implements OAuthProvider {
 
   async authorizationUrl(request: AuthorizationRequest): Promise<string> {
     const configuration = await this.configuration();
+    const client = await openidClient();
     const url = client.buildAuthorizationUrl(configuration, {
       redirect_uri: request.redirectUri,
       scope: SCOPE,
@@ -48,12 +49,13 @@ export class OidcProvider implements OAuthProvider {
 
   async exchange(exchange: CodeExchange): Promise<ProviderProfile> {
     const configuration = await this.configuration();
+    const client = await openidClient();
     const callbackUrl = new URL(exchange.redirectUri);
     callbackUrl.searchParams.set('code', exchange.code);
     callbackUrl.searchParams.set('state', exchange.state);
     if (exchange.iss) callbackUrl.searchParams.set('iss', exchange.iss);
 
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(configuration, callbackUrl, {
         pkceCodeVerifier: exchange.codeVerifier,
@@ -92,7 +94,7 @@ export class OidcProvider implements OAuthProvider {
    * Discovery runs on first use, not at start: the service must come up while the issuer is down.
    * A failed discovery is not cached, so the next sign-in tries again.
    */
-  private configuration(): Promise<client.Configuration> {
+  private configuration(): Promise<OpenId.Configuration> {
     this.discovered ??= this.discover().catch((error: unknown) => {
       this.discovered = undefined;
       throw error;
@@ -100,10 +102,11 @@ export class OidcProvider implements OAuthProvider {
     return this.discovered;
   }
 
-  private async discover(): Promise<client.Configuration> {
+  private async discover(): Promise<OpenId.Configuration> {
+    const client = await openidClient();
     const issuer = new URL(this.config.issuer);
     // Signature checks against the JWKS are off by default in openid-client (it trusts TLS); SPEC wants them.
-    const execute: Array<(configuration: client.Configuration) => void> = [client.enableNonRepudiationChecks];
+    const execute: Array<(configuration: OpenId.Configuration) => void> = [client.enableNonRepudiationChecks];
     if (issuer.protocol === 'http:') {
       // The operator configured a plain-http issuer (a LAN Keycloak, a test issuer): honour it, but say so once.
       execute.unshift(client.allowInsecureRequests);
@@ -123,7 +126,9 @@ export class OidcProvider implements OAuthProvider {
 
   private translate(error: unknown, step: string): BadGateway {
     this.logger.warn({ provider: 'oidc', step, err: describe(error) }, 'OIDC sign-in failed');
-    if (error instanceof client.ResponseBodyError) {
+    // An error of openid-client's own can only come once it is loaded.
+    const loaded = openidIfLoaded();
+    if (loaded && error instanceof loaded.ResponseBodyError) {
       return new BadGateway(`The sign-in provider refused the sign-in (${String(error.error).slice(0, 64)})`);
     }
     const code = (error as { code?: unknown }).code;

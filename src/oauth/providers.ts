@@ -1,5 +1,18 @@
 // What a sign-in provider does for the service, and the profile clean-up both providers share.
 import type { ProviderName, ProviderProfile } from './schemas.ts';
+import type * as OpenId from 'openid-client';
+
+/** openid-client (with oauth4webapi and jose) is loaded with the first sign-in through a provider, not at start-up. */
+let openid: typeof OpenId | undefined;
+
+export async function openidClient(): Promise<typeof OpenId> {
+  return (openid ??= await import('openid-client'));
+}
+
+/** openid-client if a sign-in has loaded it (its error classes can only be met after that). */
+export function openidIfLoaded(): typeof OpenId | undefined {
+  return openid;
+}
 
 export type AuthorizationRequest = { state: string; codeVerifier: string; nonce: string; redirectUri: string };
 

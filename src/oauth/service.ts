@@ -1,6 +1,5 @@
 // Provider sign-in: pending states, the code exchange outcome (linked or bind_required), binding, and the oauth_links rows.
 import { randomBytes } from 'node:crypto';
-import { randomNonce, randomPKCECodeVerifier, randomState } from 'openid-client';
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { AuthService, SignedIn } from '../auth/service.ts';
 import { DEFAULT_ROLE } from '../auth/service.ts';
@@ -15,7 +14,7 @@ import { generatePassword } from '../users/service.ts';
 import { ExpiringStore } from './expiringStore.ts';
 import { GithubProvider } from './github.ts';
 import { OidcProvider } from './oidc.ts';
-import type { OAuthProvider } from './providers.ts';
+import { openidClient, type OAuthProvider } from './providers.ts';
 import { PROVIDER_NAMES, type CallbackOutcome, type OAuthLinkView, type ProviderName, type ProviderProfile } from './schemas.ts';
 
 /** DESIGN.md: state and bind token both live 10 minutes and are single use. */
@@ -85,6 +84,7 @@ export class OAuthService {
 
   async authorize(providerName: string, address: string): Promise<string> {
     const provider = this.provider(providerName);
+    const { randomNonce, randomPKCECodeVerifier, randomState } = await openidClient();
     const state = randomState();
     const pending: PendingAuthorization = { provider: provider.name, codeVerifier: randomPKCECodeVerifier(), nonce: randomNonce() };
     // Built before the state is stored: an issuer that is down leaves nothing behind.

@@ -13,7 +13,7 @@ export type { LoadFigures, LoadJob };
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(BENCH_DIR, '..', '..');
 export const RESULTS_DIR = path.join(BENCH_DIR, 'results');
-const SERVICE_ENTRY = path.join(ROOT, 'dist', 'src', 'main.js');
+const serviceEntry = (root: string) => path.join(root, 'dist', 'src', 'main.js');
 const CLI_ENTRY = path.join(ROOT, 'dist', 'cli', 'emsctl.js');
 /** The simulator's default credentials (`emsctl gateway simulate` without EMS_IOT_USERNAME/PASSWORD). */
 export const SIMULATOR_CREDENTIALS = { username: 'ems', password: 'ems-simulator' };
@@ -22,12 +22,15 @@ const CLOCK_TICKS = 100;
 export type Child = { pid: number; url: string; child: ChildProcess; stop(): Promise<void> };
 export type ServiceChild = Child & { logFile: string; startupMs: number; stderr: () => string };
 
-/** `npm run build`. tsc still emits when another file in the tree has a type error, so a failure is reported, not fatal. */
-export async function buildService(): Promise<{ ok: boolean; ms: number; errors: string[] }> {
+/**
+ * `npm run build` in this checkout (or `root`, another checkout compared against). tsc still emits when another file in
+ * the tree has a type error, so a failure is reported, not fatal.
+ */
+export async function buildService(root = ROOT): Promise<{ ok: boolean; ms: number; errors: string[] }> {
   const started = performance.now();
-  const { code, output } = await collect(spawn('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const { code, output } = await collect(spawn('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }));
   const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
-  if (!fs.existsSync(SERVICE_ENTRY)) throw new Error(`npm run build produced no ${path.relative(ROOT, SERVICE_ENTRY)}:\n${output}`);
+  if (!fs.existsSync(serviceEntry(root))) throw new Error(`npm run build produced no ${serviceEntry(root)}:\n${output}`);
   return { ok: code === 0, ms: Math.round(performance.now() - started), errors };
 }
 
@@ -78,6 +81,13 @@ function firstLine(child: ChildProcess): Promise<string> {
     });
     child.once('exit', (code) => reject(new Error(`child exited (${code}) before it was ready`)));
   });
+}
+
+/** The fastify + better-sqlite3 alerts page (fastifyAlerts.ts) on the service's database file, logging to `logFile`. */
+export async function startFastifyReference(dataDir: string, logFile: string): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'fastifyAlerts.ts'), dataDir, logFile], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const { url } = JSON.parse(await firstLine(child)) as { url: string };
+  return { pid: child.pid!, url, child, stop: stopper(child) };
 }
 
 export async function startBaseline(): Promise<Child> {
@@ -141,14 +151,14 @@ function probe(url: string): Promise<number | undefined> {
  * `node dist/src/main.js` in production mode on `dataDir`, its stdout (the JSON log) going to a file as journald
  * would take it. Resolves at the first 200 from GET /api/health; startupMs runs from spawn() to that answer.
  */
-export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number; gatewayUrl?: string }): Promise<ServiceChild> {
+export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number; gatewayUrl?: string; root?: string }): Promise<ServiceChild> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = path.join(options.dataDir, `service-${port}.log`);
   const log = fs.openSync(logFile, 'w');
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), SERVICE_ENTRY], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serviceEntry(options.root ?? ROOT)], {
+    cwd: options.root ?? ROOT,
     env: serviceEnv(options.dataDir, port, options.logLevel, options.gatewayUrl),
     stdio: ['ignore', log, 'pipe'],
   });

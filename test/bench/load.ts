@@ -10,6 +10,8 @@ export type LoadJob = {
   body?: string;
   /** Request bodies used in turn (e.g. one login per user); overrides `body`. */
   bodies?: string[];
+  /** Paths (with query) used in turn on the url's host, e.g. every page of a list. */
+  paths?: string[];
   connections: number;
   /** Requests per second over all connections (an open-ended load when left out). */
   overallRate?: number;
@@ -52,17 +54,19 @@ function options(job: LoadJob, durationSec: number): autocannon.Options {
     timeout: 30,
     ...(job.overallRate ? { overallRate: job.overallRate } : {}),
   };
-  const bodies = job.bodies;
-  if (!bodies?.length) return base;
-  let next = 0;
+  const { bodies, paths } = job;
+  if (!bodies?.length && !paths?.length) return base;
+  let nextBody = 0;
+  let nextPath = 0;
   return {
     ...base,
-    body: undefined,
+    body: bodies?.length ? undefined : job.body,
     requests: [
       {
         method: job.method,
         setupRequest: (request: Record<string, unknown>) => {
-          request.body = bodies[next++ % bodies.length];
+          if (bodies?.length) request.body = bodies[nextBody++ % bodies.length];
+          if (paths?.length) request.path = paths[nextPath++ % paths.length];
           return request;
         },
       },
