@@ -43,3 +43,26 @@ export function writeGenerationOf(sqlite: Database.Database): WriteGeneration {
   if (!generation) perConnection.set(sqlite, (generation = new WriteGeneration(sqlite)));
   return generation;
 }
+
+/**
+ * A computed value kept until the next write (any connection) or until its key moves (e.g. the day, the second);
+ * recomputed inside a transaction, where nothing read may be kept.
+ */
+export class KeptUntilWrite<T> {
+  private kept: { generation: number; key: string; value: T } | undefined;
+  private readonly generation: WriteGeneration;
+
+  constructor(sqlite: Database.Database) {
+    this.generation = writeGenerationOf(sqlite);
+  }
+
+  get(key: string, compute: () => T): T {
+    const generation = this.generation.current();
+    if (generation === undefined) return compute();
+    const kept = this.kept;
+    if (kept && kept.generation === generation && kept.key === key) return kept.value;
+    const value = compute();
+    this.kept = { generation, key, value };
+    return value;
+  }
+}

@@ -1,6 +1,7 @@
 // Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
 // series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
 import type { Db } from '../db/client.ts';
+import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
 import type { Tariffs } from './tariffs.ts';
@@ -23,7 +24,7 @@ export type SeriesPoint = { start: string; kwh: number | null; cost: number | nu
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null };
-type Layout = { key: string; meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
+type Layout = { key: number; meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
@@ -35,7 +36,7 @@ function floats(buffer: Buffer): Float32Array {
 }
 
 export class EnergyFigures {
-  private readonly layoutKey;
+  private readonly generation: WriteGeneration;
   private readonly meterRows;
   private readonly config;
   private readonly dayTotals;
@@ -49,15 +50,14 @@ export class EnergyFigures {
   private readonly dayRow;
   private layoutCache: Layout | undefined;
   /** Results of totals and area totals, kept while nothing is written (the collector writes once an interval). */
-  private memo = { key: '', values: new Map<string, unknown>() };
+  private memo = { generation: -1, values: new Map<string, unknown>() };
 
   constructor(
     db: Db,
     private readonly tariffs: Tariffs,
   ) {
     const sqlite = db.sqlite;
-    // total_changes() moves with every write on this connection (the collector's too), data_version with another's (emsctl).
-    this.layoutKey = sqlite.prepare("SELECT total_changes() || '|' || (SELECT data_version FROM pragma_data_version())").pluck();
+    this.generation = writeGenerationOf(sqlite);
     this.meterRows = sqlite.prepare(
       'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
     );
@@ -97,8 +97,10 @@ export class EnergyFigures {
 
   /** A computed figure, reused until the next write to the database (any connection) or the next day. */
   private remember<T>(name: string, compute: () => T): T {
-    const key = this.layoutKey.get() as string;
-    if (this.memo.key !== key) this.memo = { key, values: new Map() };
+    const generation = this.generation.current();
+    // Inside a transaction nothing is kept: what is read there may still be rolled back.
+    if (generation === undefined) return compute();
+    if (this.memo.generation !== generation) this.memo = { generation, values: new Map() };
     if (this.memo.values.size > 1000) this.memo.values.clear();
     let value = this.memo.values.get(name) as T | undefined;
     if (value === undefined) this.memo.values.set(name, (value = compute()));
@@ -107,8 +109,8 @@ export class EnergyFigures {
 
   /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
   private layout(): Layout {
-    const key = this.layoutKey.get() as string;
-    if (this.layoutCache?.key === key) return this.layoutCache;
+    const key = this.generation.current() ?? -1;
+    if (key !== -1 && this.layoutCache?.key === key) return this.layoutCache;
     const rows = this.meterRows.all() as MeterRow[];
     const demand = new Map<number, number>();
     for (const row of rows) if (row.demandKw !== null) demand.set(row.id, row.demandKw);

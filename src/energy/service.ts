@@ -1,6 +1,7 @@
 // Per-area energy cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly chart.
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
+import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { EnergyFigures } from './figures.ts';
@@ -27,6 +28,7 @@ export class EnergyService {
   private readonly upsertDaily;
   private readonly removeOtherDaily;
   private readonly meteredNames;
+  private readonly kept;
 
   constructor(
     private readonly db: Db,
@@ -36,6 +38,7 @@ export class EnergyService {
     const sqlite = db.sqlite;
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
+    this.kept = new KeptUntilWrite<EnergyAreaView[]>(sqlite);
     this.timezone = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
     // Upsert by name keeps each card's id and createdAt across replaces.
     this.upsertArea = sqlite.prepare(
@@ -53,6 +56,11 @@ export class EnergyService {
 
   /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */
   list(at: Date = new Date()): EnergyAreaView[] {
+    // Kept until the next write or the next site day (the collector writes once an interval).
+    return this.kept.get(this.today(at), () => this.computeList(at));
+  }
+
+  private computeList(at: Date): EnergyAreaView[] {
     const rows = this.all.all() as Omit<EnergyAreaView, 'source'>[];
     const metered = new Set(this.meteredNames.all() as string[]);
     if (!this.figures || !metered.size) return rows.map((row) => ({ ...row, source: 'manual' as const }));

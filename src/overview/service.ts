@@ -1,5 +1,6 @@
 // KPI cards and the weekly chart, computed from the tables on each call (one prepared statement each).
 import type { Db } from '../db/client.ts';
+import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import { addDays, SITE_TOTAL, siteDay } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
@@ -17,11 +18,16 @@ export class OverviewService {
   private readonly settings;
   private readonly daily;
 
+  private readonly keptStats;
+  private readonly keptWeekly;
+
   constructor(
     db: Db,
     private readonly figures?: EnergyFigures,
   ) {
     const sqlite = db.sqlite;
+    this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
+    this.keptWeekly = new KeptUntilWrite<WeeklyEnergyView>(sqlite);
     this.counts = sqlite.prepare(
       `SELECT
         (SELECT coalesce(sum(today_kwh), 0) FROM energy_areas) AS energyTodayKwh,
@@ -39,7 +45,14 @@ export class OverviewService {
     this.daily = sqlite.prepare(`SELECT day, kwh FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day BETWEEN ? AND ?`);
   }
 
-  stats(at: Date = new Date()): OverviewStatsView {
+  /** Kept until the next write, and at most within one second (due and shelved counts move with the clock). */
+  stats(at?: Date): OverviewStatsView {
+    if (at) return this.computeStats(at);
+    const now = new Date();
+    return this.keptStats.get(String(Math.floor(now.getTime() / 1000)), () => this.computeStats(now));
+  }
+
+  private computeStats(at: Date): OverviewStatsView {
     const now = at.toISOString();
     const row = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() }) as Counts;
     const { price, carbonFactor, ...counts } = row;
@@ -75,7 +88,13 @@ export class OverviewService {
   }
 
   /** The last 7 site days from energy_daily's 'total' rows (written by PUT /energy/areas), zeros where there is none. */
-  weekly(at: Date = new Date()): WeeklyEnergyView {
+  weekly(at?: Date): WeeklyEnergyView {
+    if (at) return this.computeWeekly(at);
+    const now = new Date();
+    return this.keptWeekly.get(siteDay(this.settings.get() as string, now), () => this.computeWeekly(now));
+  }
+
+  private computeWeekly(at: Date): WeeklyEnergyView {
     const timezone = this.settings.get() as string;
     const today = siteDay(timezone, at);
     const first = addDays(today, -6);
