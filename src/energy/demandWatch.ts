@@ -28,7 +28,9 @@ export class DemandWatch {
     const index = Math.round((current - start) / INTERVAL_MS);
     const thisOne = kwh[index];
     const previous = kwh[index - 1];
-    if (Number.isNaN(thisOne) || Number.isNaN(previous)) return null;
+    if (Number.isNaN(previous)) return null;
+    // No reading yet in an interval that has just begun: the window is the previous interval.
+    if (Number.isNaN(thisOne)) return previous / 0.25;
     // The current interval holds energy up to the last reading; the previous one counts for the part of the window it covers.
     const elapsed = (now - current) / INTERVAL_MS;
     return ((thisOne + previous * (1 - elapsed)) / 0.25);
