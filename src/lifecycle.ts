@@ -17,3 +17,33 @@ export class Lifecycle {
     }
   }
 }
+
+/**
+ * A task run now and then again `intervalMs` after each run ends: runs never overlap, and stop() waits for the one in
+ * flight. The task must not throw (a failure is the task's to log).
+ */
+export class Repeating {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly task: () => Promise<unknown>,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.running = this.task().finally(() => {
+        this.running = undefined;
+        if (this.timer !== undefined) this.timer = setTimeout(tick, this.intervalMs);
+      });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}

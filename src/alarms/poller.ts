@@ -1,6 +1,7 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
 import type { IotGateway } from '../iot/service.ts';
+import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 
 /** How far back each poll looks: an alarm raised within it that clears later is still seen clearing. */
@@ -30,28 +31,21 @@ export function occurrenceOf(row: GatewayAlarmRow): GatewayAlarm | null {
 }
 
 export class AlarmPoller {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly repeating: Repeating;
   private failing = false;
 
   constructor(
     private readonly deps: { iot: Pick<IotGateway, 'relay'>; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; intervalMs: number; now?: () => number },
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running = this.poll().then(() => undefined).finally(() => {
-        this.running = undefined;
-        if (this.timer !== undefined) this.timer = setTimeout(tick, this.deps.intervalMs);
-      });
-    };
-    this.timer = setTimeout(tick, 0);
+  ) {
+    this.repeating = new Repeating(() => this.poll(), deps.intervalMs);
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  start(): void {
+    this.repeating.start();
+  }
+
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 
   /** One poll; never throws (a gateway that is down is logged once, and once when it answers again). */

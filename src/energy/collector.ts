@@ -4,6 +4,7 @@
 import type { Db } from '../db/client.ts';
 import type { MeterKind, MeterTerm } from '../db/schema/index.ts';
 import type { IotGateway } from '../iot/service.ts';
+import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_RESET, type IntervalStore } from './store.ts';
 
@@ -24,8 +25,7 @@ type Reading = { at: number; value: number };
 export type CollectorStatus = { lastRunAt: string | null; lastOkAt: string | null; lastError: string | null; meters: number; lagSec: number | null };
 
 export class Collector {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly repeating: Repeating;
   private failing = false;
   private readonly status: CollectorStatus = { lastRunAt: null, lastOkAt: null, lastError: null, meters: 0, lagSec: null };
   private readonly selectMeters;
@@ -46,6 +46,7 @@ export class Collector {
       afterCollect?: (now: number) => void;
     },
   ) {
+    this.repeating = new Repeating(() => this.collect(), deps.intervalMs);
     const sqlite = deps.db.sqlite;
     this.selectMeters = sqlite.prepare("SELECT id, code, kind FROM meters WHERE enabled = 1 AND kind <> 'virtual' AND code IS NOT NULL ORDER BY id");
     this.selectVirtuals = sqlite.prepare("SELECT id, terms FROM meters WHERE kind = 'virtual' AND enabled = 1 ORDER BY id");
@@ -61,19 +62,11 @@ export class Collector {
   }
 
   start(): void {
-    const tick = () => {
-      this.running = this.collect().finally(() => {
-        this.running = undefined;
-        if (this.timer !== undefined) this.timer = setTimeout(tick, this.deps.intervalMs);
-      });
-    };
-    this.timer = setTimeout(tick, 0);
+    this.repeating.start();
   }
 
-  async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.repeating.stop();
   }
 
   health(): CollectorStatus {
