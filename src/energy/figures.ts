@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts';
 import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
+import { floats } from './store.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export type PeriodFigures = {
@@ -24,16 +25,11 @@ export type SeriesPoint = { start: string; kwh: number | null; cost: number | nu
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null };
-type Layout = { key: number; meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
+type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 
-function floats(buffer: Buffer): Float32Array {
-  const copy = new Float32Array(buffer.length / 4);
-  new Uint8Array(copy.buffer).set(buffer);
-  return copy;
-}
 
 export class EnergyFigures {
   private readonly generation: WriteGeneration;
@@ -48,7 +44,6 @@ export class EnergyFigures {
   private readonly dayMax;
   private readonly anyData;
   private readonly dayRow;
-  private layoutCache: Layout | undefined;
   /** Results of totals and area totals, kept while nothing is written (the collector writes once an interval). */
   private memo = { generation: -1, values: new Map<string, unknown>() };
 
@@ -109,8 +104,10 @@ export class EnergyFigures {
 
   /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
   private layout(): Layout {
-    const key = this.generation.current() ?? -1;
-    if (key !== -1 && this.layoutCache?.key === key) return this.layoutCache;
+    return this.remember('layout', () => this.readLayout());
+  }
+
+  private readLayout(): Layout {
     const rows = this.meterRows.all() as MeterRow[];
     const demand = new Map<number, number>();
     for (const row of rows) if (row.demandKw !== null) demand.set(row.id, row.demandKw);
@@ -128,8 +125,7 @@ export class EnergyFigures {
     }
     const flagged = rows.filter((row) => row.site).map((row) => row.id);
     const site = flagged.length ? flagged : [...areas.values()].flat();
-    this.layoutCache = { key, meters: rows, site, areas, demand };
-    return this.layoutCache;
+    return { meters: rows, site, areas, demand };
   }
 
   private ids(target: { meterId?: number; area?: string } = {}): number[] {

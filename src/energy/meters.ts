@@ -15,12 +15,13 @@ export type MeterProposal = { code: string; name: string; unit: string; kind: 'e
 export class MeterDirectory {
   private readonly table;
   private readonly byCode;
+  private readonly builtOn;
   private readonly kindsById;
   private readonly clash;
   private readonly ensureArea;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     audit: AuditLog,
     /** A virtual meter created or given new terms: its stored days are rebuilt from its terms' (inside the write). */
     private readonly virtualChanged?: (meter: Meter) => void,
@@ -38,6 +39,7 @@ export class MeterDirectory {
     });
     this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
     this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.builtOn = db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck();
     this.kindsById = db.sqlite.prepare('SELECT id, kind FROM meters WHERE id IN (SELECT value FROM json_each(?))');
     this.clash = db.sqlite.prepare("SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id").pluck();
   }
@@ -63,7 +65,7 @@ export class MeterDirectory {
   }
 
   delete(id: number, actor: Actor): void {
-    const user = this.db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck().get(id);
+    const user = this.builtOn.get(id);
     if (user) throw new Conflict(`The virtual meter "${user as string}" is built on this meter; change or remove it first`);
     this.table.delete(id, actor);
   }

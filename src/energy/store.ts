@@ -3,7 +3,7 @@
 // from their terms whenever a day of theirs is written.
 import type { Db } from '../db/client.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
-import { addDays, dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
+import { dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
 import type { Tariffs } from './tariffs.ts';
 
 /** Interval flags, one byte each. */
@@ -25,9 +25,8 @@ export type DayRecord = {
 
 type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
-
-function floats(buffer: Buffer): Float32Array {
+/** A stored interval blob as Float32 values. */
+export function floats(buffer: Buffer): Float32Array {
   // A copy: the statement's buffer may be reused, and Float32Array needs 4-byte alignment.
   const copy = new Float32Array(buffer.length / 4);
   new Uint8Array(copy.buffer).set(buffer);
@@ -245,4 +244,3 @@ export class DayBatch {
   }
 }
 
-export { addDays, round };
