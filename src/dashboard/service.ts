@@ -2,6 +2,7 @@
 import type { AuditLog } from '../audit/service.ts';
 import type { ConfigStore } from '../configs/service.ts';
 import type { Db } from '../db/client.ts';
+import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { DashboardWidget } from '../db/schema/settings.ts';
 import type { EnergyService } from '../energy/service.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
@@ -34,9 +35,8 @@ export class DashboardService {
   private readonly settingsOf;
   private readonly saveSettings;
   private readonly defaultRefresh;
-  private readonly localChanges;
-  private readonly otherChanges;
-  private cached: { payload: PublicDashboardView; at: number; version: string } | undefined;
+  private readonly generation: WriteGeneration;
+  private cached: { payload: PublicDashboardView; at: number; version: number | undefined } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -65,17 +65,15 @@ export class DashboardService {
          theme = excluded.theme, updated_at = excluded.updated_at`,
     );
     this.defaultRefresh = sqlite.prepare('SELECT refresh_interval_sec FROM platform_config WHERE id = 1').pluck();
-    // total_changes() counts writes on this connection, data_version moves when another connection (emsctl) commits:
-    // together they say whether anything the payload reads can have changed.
-    this.localChanges = sqlite.prepare('SELECT total_changes()').pluck();
-    this.otherChanges = sqlite.prepare('PRAGMA data_version').pluck();
+    // Moves with any write on this connection or a commit of another (emsctl): whether anything the payload reads changed.
+    this.generation = writeGenerationOf(sqlite);
   }
 
   /** The public payload: no user names, ids or message text. Recomputed when the data changed or after PUBLIC_CACHE_MS. */
   publicPayload(now: number = Date.now()): PublicDashboardView {
-    const version = `${this.localChanges.get()}:${this.otherChanges.get()}`;
+    const version = this.generation.current();
     const cached = this.cached;
-    if (cached && cached.version === version && now - cached.at < PUBLIC_CACHE_MS) return cached.payload;
+    if (cached && version !== undefined && cached.version === version && now - cached.at < PUBLIC_CACHE_MS) return cached.payload;
 
     const at = new Date(now);
     const platform = this.parts.configs.platform();
