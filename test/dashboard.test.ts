@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { insertAlert, insertEnergyDaily, insertFault, insertMaintenance, insertUpload } from './helpers/facilityRows.ts';
-import { addDays, siteDay } from '../src/energy/service.ts';
+import { addDays, siteDay } from '../src/energy/calendar.ts';
 import { DEFAULT_LAYOUT } from '../src/dashboard/service.ts';
 
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { addDays, siteDay } from '../src/energy/service.ts';
+import { addDays, siteDay } from '../src/energy/calendar.ts';
 import { formatCell } from '../src/reports/renderCsv.ts';
 import { attachmentsOf } from './helpers/mailParts.ts';
 import { signInAdmin, spawnService } from './helpers/serviceProcess.ts';

@@ -10,7 +10,6 @@ import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 /** energy_daily.area of the whole site; no area card may use the name. */
 export const SITE_TOTAL = 'total';
 
-export { addDays, siteDay } from './calendar.ts';
 import { addDays, siteDay } from './calendar.ts';
 
 function round(value: number): number {

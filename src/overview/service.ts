@@ -2,7 +2,8 @@
 import type { Db } from '../db/client.ts';
 import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
-import { addDays, SITE_TOTAL, siteDay } from '../energy/service.ts';
+import { addDays, siteDay } from '../energy/calendar.ts';
+import { SITE_TOTAL } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;

@@ -1,6 +1,6 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Db } from '../db/client.ts';
-import { addDays, siteDay } from '../energy/service.ts';
+import { addDays, siteDay } from '../energy/calendar.ts';
 import { localDayStart } from './cronTimes.ts';
 import type { EnergyFigures, PeriodFigures } from './energyFigures.ts';
 

@@ -2,7 +2,8 @@
 // /api/energy/areas records per site day, for a site without meters).
 import type { Db } from '../db/client.ts';
 import type { EnergyFigures as MeteredFigures, PeriodFigures } from '../energy/figures.ts';
-import { addDays, SITE_TOTAL } from '../energy/service.ts';
+import { addDays } from '../energy/calendar.ts';
+import { SITE_TOTAL } from '../energy/service.ts';
 
 export type { PeriodFigures };
 
