@@ -11,7 +11,7 @@ import { createLogger } from '../src/logger.ts';
 import { createMailer } from '../src/mail/mailer.ts';
 import { OverviewService } from '../src/overview/service.ts';
 import { startMailCatcher, type MailCatcher } from './helpers/smtp.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
 
 const POLL = '1s';
 let sim: RunningSimulator;
@@ -31,15 +31,7 @@ async function simCall(path: string, body: unknown): Promise<any> {
   return response.json();
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined>) => eventually(probe, what, 15_000);
 
 const gatewayEnv = (dataDir?: string) => ({
   EMS_IOT_BASE_URL: sim.url,

@@ -8,7 +8,7 @@ import { acquireLock, BACKUP_LOCK_FILE, SERVICE_LOCK_FILE } from '../src/backup/
 import { backupsDir, listBackups } from '../src/backup/archive.ts';
 import { runCli } from './helpers/cli.ts';
 import { spawnService } from './helpers/serviceProcess.ts';
-import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
+import { eventually, startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 
 const SCHEDULE = '/api/system/backup-schedule';
 
@@ -16,17 +16,6 @@ async function adminServer(env: Record<string, string> = {}) {
   const server = await startTestServer(env);
   const admin = await server.createUser({ role: 'admin' });
   return { server, token: admin.accessToken };
-}
-
-/** Polls until `check` returns a value; the deadline only stops a broken test from hanging. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 20_000): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 function readRows<T>(file: string, sql: string): T[] {

@@ -10,7 +10,7 @@ import { backupsDir, listBackups, listBackupsIn } from '../src/backup/archive.ts
 import { version } from '../src/packageRoot.ts';
 import { runCli } from './helpers/cli.ts';
 import { spawnService } from './helpers/serviceProcess.ts';
-import { startTestServer, tempDir } from './helpers/server.ts';
+import { eventually as eventuallyWithin, startTestServer, tempDir } from './helpers/server.ts';
 
 const SCHEDULE = '/api/system/backup-schedule';
 
@@ -34,15 +34,8 @@ async function adminServer(env: Record<string, string> = {}) {
   return { server, token: admin.accessToken };
 }
 
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 30_000): Promise<T> {
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Up to 30 s: these wait for a spawned service and its scheduler. */
+const eventually = <T>(check: () => Promise<T | undefined>, what: string) => eventuallyWithin(check, what, 30_000);
 
 const sha256 = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 

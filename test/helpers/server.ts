@@ -99,3 +99,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** Polls `check` every 100 ms until it returns a value; the deadline only stops a broken test from hanging. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 20_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
