@@ -130,3 +130,35 @@ test("the caller's row, kept between writes, follows a change by another connect
   other.prepare('DELETE FROM users WHERE id = ?').run(user.id);
   assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).status, 401);
 });
+
+test("the tariff list and the fault stats see another connection's commit (emsctl, a manual SQL fix)", async () => {
+  const { Tariffs } = await import('../src/energy/tariffs.ts');
+  const { FaultService } = await import('../src/faults/service.ts');
+  const { insertFault } = await import('./helpers/facilityRows.ts');
+  const { db, file } = alertsOnTempDb();
+  const audit = new AuditLog(db);
+  const tariffs = new Tariffs(db, audit, () => '2026-01-01');
+  const faults = new FaultService(db, audit);
+  faults.recountStats();
+  const before = tariffs.versionOn('2030-06-01');
+  assert.equal(faults.stats().total, 0);
+
+  const other = new Database(file);
+  other.pragma('busy_timeout = 5000');
+  const now = new Date().toISOString();
+  other
+    .prepare("INSERT INTO tariff_versions (valid_from, price, carbon_factor, created_at, updated_at) VALUES ('2030-01-01', 0.42, 0.1, ?, ?)")
+    .run(now, now);
+  insertFault(other, 'open');
+  insertFault(other, 'resolved');
+  other.close();
+
+  assert.notEqual(before.validFrom, '2030-01-01');
+  assert.equal(tariffs.versionOn('2030-06-01').price, 0.42, 'the new version prices days from its start');
+  assert.equal(faults.stats().total, 2);
+  assert.equal(faults.stats().open, 1);
+  // A write through the service afterwards builds on the recounted snapshot, not the stale one.
+  faults.create({ device: 'Pump 1', code: 'P1', description: 'Leak', severity: 'low', status: 'open' } as Parameters<typeof faults.create>[0], actor);
+  assert.equal(faults.stats().total, 3);
+  assert.equal(faults.stats().open, 2);
+});

@@ -29,7 +29,14 @@ function bandCovers(band: TariffBand, dayType: number | 'holiday', minute: numbe
 
 export class Tariffs {
   private readonly table;
+  /**
+   * Kept until this service writes a version or another connection commits (`emsctl`, a manual SQL fix, a restore):
+   * `PRAGMA data_version` moves with every other connection's commit and, unlike the write generation, can be read
+   * inside the collector's transactions, where every price lookup happens.
+   */
   private versions: TariffVersion[] | undefined;
+  private readonly otherCommits;
+  private seenOtherCommits = -1;
 
   constructor(
     db: Db,
@@ -45,6 +52,7 @@ export class Tariffs {
         this.versions = undefined;
       },
     });
+    this.otherCommits = db.sqlite.prepare('PRAGMA data_version').pluck();
   }
 
   page(page: number, pageSize: number): PageResult<TariffVersion> {
@@ -73,6 +81,11 @@ export class Tariffs {
 
   /** The version in effect on a site day. */
   versionOn(day: string): TariffVersion {
+    const otherCommits = this.otherCommits.get() as number;
+    if (otherCommits !== this.seenOtherCommits) {
+      this.seenOtherCommits = otherCommits;
+      this.versions = undefined;
+    }
     const versions = (this.versions ??= this.table.page([], 1, 10_000).items);
     let found = versions[0];
     for (const version of versions) if (version.validFrom <= day) found = version;

@@ -22,6 +22,8 @@ export class FaultService {
   private readonly recount;
   private readonly storeStats;
   private readonly readStats;
+  private readonly otherCommits;
+  private seenOtherCommits: number | undefined;
 
   constructor(
     private readonly db: Db,
@@ -70,6 +72,8 @@ export class FaultService {
       .onConflictDoUpdate({ target: faultStats.id, set: stored })
       .prepare();
     this.readStats = db.orm.select().from(faultStats).where(eq(faultStats.id, 1)).prepare();
+    // Another connection's commit (emsctl, a manual SQL fix, a restore) may have changed faults without the deltas.
+    this.otherCommits = db.sqlite.prepare('PRAGMA data_version').pluck();
   }
 
   page(filters: FaultListFilters): PageResult<FaultView> {
@@ -91,7 +95,7 @@ export class FaultService {
   }
 
   stats(): FaultStatsView {
-    const row = this.snapshot() ?? this.recountStats();
+    const row = (this.otherConnectionCommitted() ? undefined : this.snapshot()) ?? this.recountStats();
     // The row keeps full precision (later deltas build on it); a ten-thousandth of an hour (0.36 s) is finer than anyone reads an MTTR.
     return { ...row, mttrHours: row.mttrHours === null ? null : Math.round(row.mttrHours * 10_000) / 10_000 };
   }
@@ -128,6 +132,14 @@ export class FaultService {
     return { ...counts, bySeverity: { low: 0, medium: 0, high: 0, critical: 0, ...bySeverity } };
   }
 
+  /** True once per commit of another connection since the last look (the first look only records where it stands). */
+  private otherConnectionCommitted(): boolean {
+    const otherCommits = this.otherCommits.get() as number;
+    const seen = this.seenOtherCommits;
+    this.seenOtherCommits = otherCommits;
+    return seen !== undefined && seen !== otherCommits;
+  }
+
   private store(stats: FaultStatsView): void {
     this.storeStats.run({ ...stats, bySeverity: JSON.stringify(stats.bySeverity) });
   }
@@ -138,8 +150,8 @@ export class FaultService {
    * float error (~1e-16 relative per write) stays far below the 4 decimals shown.
    */
   private applyToStats(before: FaultRow | null, after: FaultRow | null, now: string): void {
-    const stats = this.snapshot();
-    // No row to build on (deleted by hand): a recount already sees this write.
+    const stats = this.otherConnectionCommitted() ? undefined : this.snapshot();
+    // No row to build on (deleted by hand), or faults changed through another connection: a recount already sees this write.
     if (!stats) return void this.recountStats();
     let repairHoursSum = stats.mttrHours === null ? 0 : stats.mttrHours * (stats.resolved + stats.closed);
     for (const [row, sign] of [
