@@ -13,8 +13,15 @@ export const ErrorBody = Type.Object({
   details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
 });
 
+/**
+ * The highest page a list answers: past it the offset (page × pageSize) leaves the integers SQLite and JSON carry
+ * exactly, and a 401-digit page was read as a float and answered `"page": null`. 1,000,000 pages of 200 is far past
+ * any table the appliance holds.
+ */
+export const MAX_PAGE = 1_000_000;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
 };
 
