@@ -34,6 +34,18 @@ export function Page<T extends TSchema>(item: T) {
   });
 }
 
+/**
+ * Characters a name shown to people may not hold: C0/C1 controls (newlines, escape sequences), the line and paragraph
+ * separators, and the bidirectional marks, embeddings, overrides and isolates (U+202E turns "exe.txt" into "txt.exe"
+ * on a wallboard; Trojan Source, CVE-2021-42574). ajv compiles patterns with the `u` flag, so \p{Cc} is understood.
+ */
+export const DISPLAY_FORBIDDEN = '\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+/** A pattern for display text: none of DISPLAY_FORBIDDEN; `trimmed` also refuses leading or trailing white space. */
+export function displayTextPattern(trimmed = false): string {
+  return trimmed ? `^(?=[^${DISPLAY_FORBIDDEN}]*$)\\S(.*\\S)?$` : `^[^${DISPLAY_FORBIDDEN}]*$`;
+}
+export const DISPLAY_TEXT_RULE = 'no control, line-separator or bidirectional-override characters';
+
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 
 /** A string enum as plain JSON Schema `enum`: ajv then reports "must be one of: a, b, c" instead of one error per literal. */

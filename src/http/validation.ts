@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from './errors.ts';
+import { DISPLAY_FORBIDDEN, DISPLAY_TEXT_RULE } from './schemas.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on .default.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, options?: { mode?: 'full' | 'fast' }) => Ajv;
@@ -171,6 +172,9 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'enum') message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
     if (error.keyword === 'format') message = FORMAT_MESSAGES[String(error.params.format)] ?? message;
+    if (error.keyword === 'pattern' && String(error.params.pattern).includes(DISPLAY_FORBIDDEN)) {
+      message = `must hold ${DISPLAY_TEXT_RULE}${String(error.params.pattern).startsWith('^(?=') ? ', and no space at either end' : ''}`;
+    }
     return { path: path || '(root)', message };
   });
 }
