@@ -13,7 +13,8 @@ function bearerAuthenticator(deps: AppDeps): Authenticator {
   return {
     authenticate(ctx) {
       const header = ctx.get('authorization');
-      const match = /^Bearer ([A-Za-z0-9\-_.]+)$/.exec(header);
+      // RFC 7235 §2.1: the scheme name is case-insensitive (`bearer`, `BEARER`), one or more spaces before the token.
+      const match = /^Bearer +([A-Za-z0-9\-_.]+)$/i.exec(header);
       if (!match) throw new Unauthorized(header ? 'Malformed Authorization header: expected "Bearer <accessToken>"' : 'Authentication required');
       const user = deps.auth.userFromAccessToken(match[1]);
       if (!user) throw new Unauthorized('Invalid or expired access token');
@@ -22,8 +23,16 @@ function bearerAuthenticator(deps: AppDeps): Authenticator {
   };
 }
 
+/** Answers that carry or exchange credentials: tokens, codes, the gateway token (RFC 6749 §5.1, RFC 9700). */
+const CREDENTIAL_PATHS = /^\/api\/(auth\/|iot\/token$)/;
+
 function securityHeaders(): Middleware {
   return async (ctx, next) => {
+    // A shared cache or the browser's disk must never keep a token answer; set first so error answers carry it too.
+    if (CREDENTIAL_PATHS.test(ctx.path)) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Pragma', 'no-cache');
+    }
     await next();
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');

@@ -4,7 +4,7 @@ import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import type { AlertView } from '../alerts/schemas.ts';
 import type { Db } from '../db/client.ts';
 import { slot } from '../db/listQuery.ts';
-import { alerts, notificationRules, notificationSends } from '../db/schema/index.ts';
+import { notificationRules, notificationSends } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 
@@ -28,6 +28,13 @@ export type NotifierOptions = {
   staleAfterMs?: number;
 };
 
+/** Up to this many alerts escalating under one rule in one check get a mail each; more get one list per recipient. */
+export const ESCALATION_SINGLE_MAILS = 10;
+/** Alerts one rule escalates per check (every 10 s): a backlog of thousands goes out in lists of this size. */
+export const ESCALATION_BATCH = 2000;
+
+type EscalatingAlert = { id: number; title: string; source: string | null; area: string | null; occurredAt: string };
+
 type PendingSummary = { alertIds: number[]; timer: NodeJS.Timeout | undefined };
 
 export class AlarmNotifier {
@@ -46,6 +53,7 @@ export class AlarmNotifier {
   /** Mails to each recipient decided in this process but maybe not yet recorded (sends are async). */
   private readonly inFlight = new Map<string, number>();
   private escalationTimer: NodeJS.Timeout | undefined;
+  private escalating = false;
   private readonly work = new Set<Promise<unknown>>();
 
   constructor(private readonly options: NotifierOptions) {
@@ -82,14 +90,20 @@ export class AlarmNotifier {
       })
       .prepare();
     this.sendsOf = db.orm.select().from(notificationSends).where(eq(notificationSends.alertId, sql.placeholder('alertId'))).orderBy(notificationSends.id).prepare();
-    // Critical, still active (unacknowledged), not shelved, first told under this rule, not yet escalated under it.
+    // Critical, still active (unacknowledged), not shelved, covered by this rule (its area; arrived while the rule
+    // existed and fresh enough to be told, as alertRaised decides), not yet escalated under it. Covered, not "mailed
+    // under the rule": an alert folded into a flood summary has no mail of its own and must escalate too.
     this.escalationDue = db.sqlite.prepare(
-      `SELECT a.id FROM alerts a
+      `SELECT a.id, a.title, a.source, a.area, a.occurred_at AS occurredAt FROM alerts a
        WHERE a.level = 'critical' AND a.status = 'active' AND (a.shelved_until IS NULL OR a.shelved_until <= @now)
          AND a.occurred_at <= @deadline
-         AND EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'alert')
-         AND NOT EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'escalation')`,
-    ).pluck();
+         AND (@area IS NULL OR a.area = @area)
+         AND a.created_at >= @ruleCreatedAt
+         AND (julianday(a.created_at) - julianday(a.occurred_at)) * 86400000.0 <= @staleAfterMs
+         AND NOT EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'escalation')
+       ORDER BY a.occurred_at, a.id
+       LIMIT @limit`,
+    );
   }
 
   start(): void {
@@ -140,25 +154,47 @@ export class AlarmNotifier {
     }
   }
 
-  /** Sends the escalation mail for every critical alert past its rule's deadline; returns how many went out. */
+  /**
+   * Sends the escalation for every critical alert past its rule's deadline; returns how many alerts escalated. Up to
+   * ESCALATION_SINGLE_MAILS due at once under a rule get a mail each; more get one list per recipient (a flood of
+   * 5,000 is 1 mail, not 5,000), each alert still recorded as escalated. At most ESCALATION_BATCH per rule per check.
+   */
   async checkEscalations(): Promise<number> {
-    let count = 0;
-    const now = this.now();
-    for (const rule of this.enabledRules.all() as Rule[]) {
-      if (!rule.escalateAfterMin || rule.escalateTo.length === 0) continue;
-      const deadline = new Date(now - rule.escalateAfterMin * 60_000).toISOString();
-      const ids = this.escalationDue.all({ now: new Date(now).toISOString(), deadline, ruleId: rule.id }) as number[];
-      for (const id of ids) {
-        const alert = this.options.db.orm.select().from(alerts).where(eq(alerts.id, id)).get() as unknown as AlertView;
-        if (rule.area && alert.area !== rule.area) continue;
-        const sends = rule.escalateTo.map((recipient) =>
-          this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.options.publicUrl), { alertId: id, ruleId: rule.id }),
-        );
-        await Promise.all(sends);
-        count += 1;
+    // The timer fires every 10 s; a check still sending (slow SMTP) must not be overlapped by the next, which would
+    // escalate the same alerts twice.
+    if (this.escalating) return 0;
+    this.escalating = true;
+    try {
+      let count = 0;
+      const now = this.now();
+      for (const rule of this.enabledRules.all() as Rule[]) {
+        if (!rule.escalateAfterMin || rule.escalateTo.length === 0 || !rule.levels.includes('critical')) continue;
+        const deadline = new Date(now - rule.escalateAfterMin * 60_000).toISOString();
+        const due = this.escalationDue.all({
+          now: new Date(now).toISOString(),
+          deadline,
+          area: rule.area,
+          ruleCreatedAt: rule.createdAt,
+          staleAfterMs: this.staleAfterMs,
+          ruleId: rule.id,
+          limit: ESCALATION_BATCH,
+        }) as EscalatingAlert[];
+        if (due.length === 0) continue;
+        if (due.length <= ESCALATION_SINGLE_MAILS) {
+          for (const alert of due) {
+            await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.options.publicUrl), { alertId: alert.id, ruleId: rule.id })));
+          }
+        } else {
+          const ids = due.map((alert) => alert.id);
+          const mail = escalationListMail(due, rule.escalateAfterMin, this.options.publicUrl);
+          await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, mail, { alertId: null, ruleId: rule.id, alertIds: ids })));
+        }
+        count += due.length;
       }
+      return count;
+    } finally {
+      this.escalating = false;
     }
-    return count;
   }
 
   private rulesFor(alert: AlertView): Rule[] {
@@ -201,7 +237,16 @@ export class AlarmNotifier {
       this.options.logger.warn({ recipient, kind, alertId: about.alertId, err: { message: error } }, 'an alert notification could not be sent');
     }
     try {
-      this.record.run({ ...about, alertIds: JSON.stringify(about.alertIds ?? []), kind, recipient, status, error, at: new Date(this.now()).toISOString() });
+      const at = new Date(this.now()).toISOString();
+      if (kind === 'escalation' && about.alertId === null && about.alertIds) {
+        // An escalation list is recorded on each alert it names, so each shows it escalated (and escalates once).
+        const ids = about.alertIds;
+        this.options.db.sqlite.transaction(() => {
+          for (const alertId of ids) this.record.run({ alertId, ruleId: about.ruleId, alertIds: '[]', kind, recipient, status, error, at });
+        })();
+      } else {
+        this.record.run({ ...about, alertIds: JSON.stringify(about.alertIds ?? []), kind, recipient, status, error, at });
+      }
     } catch (failure) {
       // The alert was deleted meanwhile: nothing to attach the record to.
       this.options.logger.warn({ alertId: about.alertId, err: { message: (failure as Error).message } }, 'notification not recorded');
@@ -233,7 +278,20 @@ function alertMail(alert: AlertView, publicUrl: string) {
   };
 }
 
-function escalationMail(alert: AlertView, minutes: number, publicUrl: string) {
+function escalationListMail(alerts: EscalatingAlert[], minutes: number, publicUrl: string) {
+  const lines = alerts.slice(0, 50).map((alert) => `${alert.occurredAt}  ${alert.title}  (area ${alert.area ?? '-'}, ${link(publicUrl, alert.id)})`);
+  return {
+    subject: `[EMS escalation] ${alerts.length} critical alerts not acknowledged after ${minutes} min`,
+    text: [
+      `${alerts.length} critical alerts have not been acknowledged within ${minutes} minutes.`,
+      '',
+      ...lines,
+      alerts.length > 50 ? `… and ${alerts.length - 50} more.` : '',
+    ].join('\n'),
+  };
+}
+
+function escalationMail(alert: EscalatingAlert, minutes: number, publicUrl: string) {
   return {
     subject: `[EMS escalation] ${alert.title} — not acknowledged after ${minutes} min`,
     text: `The critical alert "${alert.title}" (since ${alert.occurredAt}, source ${alert.source ?? '-'}, area ${alert.area ?? '-'}) has not been acknowledged within ${minutes} minutes.\n\nAlert ${alert.id}: ${link(publicUrl, alert.id)}`,

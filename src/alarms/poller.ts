@@ -14,19 +14,59 @@ type GatewayAlarmRow = { id?: unknown; code?: unknown; level?: unknown; message?
 
 const LEVELS = new Set(['info', 'warning', 'critical']);
 
-/** The gateway's alarm as an occurrence; null for a row without a code or a time (logged, skipped). */
-export function occurrenceOf(row: GatewayAlarmRow): GatewayAlarm | null {
-  if (typeof row.code !== 'string' || typeof row.raisedAt !== 'string' || !Number.isFinite(Date.parse(row.raisedAt))) return null;
-  const raisedAt = new Date(row.raisedAt).toISOString();
-  const clearedAt = typeof row.clearedAt === 'string' && Number.isFinite(Date.parse(row.clearedAt)) ? new Date(row.clearedAt).toISOString() : null;
+/**
+ * Bounds on what a gateway may hand us. A code is an identity (it names the point and keys the occurrence), so a
+ * longer one is refused rather than cut (two cut codes could merge); the message becomes the alert's title and is
+ * cut. A 1 MiB code cost ~7.3 MB of database and made a search answer 62 MB.
+ */
+export const ALARM_CODE_MAX = 128;
+export const ALARM_MESSAGE_MAX = 200;
+/** Times before this are a gateway clock that lost its setting (year −271821 made its alert unreadable). */
+export const ALARM_EARLIEST = Date.UTC(2000, 0, 1);
+/** How far ahead of our clock a gateway's may run before its times are replaced by the time we saw the alarm. */
+export const ALARM_CLOCK_SKEW_MS = 5 * 60_000;
+
+export type Occurrence = { alarm: GatewayAlarm; clamped: boolean } | { refused: string };
+
+function instant(value: unknown): number | null {
+  if (typeof value !== 'string' || value.length > 40) return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/**
+ * The gateway's alarm as an occurrence, or why it is refused (no code, a code over ALARM_CODE_MAX, no readable
+ * time). A raisedAt or clearedAt outside [2000-01-01, now + 5 min] is replaced by `now` (`clamped`): a year-2999
+ * alarm would top the wallboard forever. The key keeps the gateway's own text, so the same row is the same
+ * occurrence on every poll.
+ */
+export function occurrenceOf(row: GatewayAlarmRow, now: number): Occurrence {
+  if (typeof row.code !== 'string' || row.code === '') return { refused: 'no code' };
+  if (row.code.length > ALARM_CODE_MAX) return { refused: `a code of ${row.code.length} characters (at most ${ALARM_CODE_MAX})` };
+  const raised = instant(row.raisedAt);
+  if (raised === null) return { refused: 'no readable raisedAt' };
+  const inRange = (ms: number) => ms >= ALARM_EARLIEST && ms <= now + ALARM_CLOCK_SKEW_MS;
+  let clamped = false;
+  const within = (ms: number) => {
+    if (inRange(ms)) return ms;
+    clamped = true;
+    return now;
+  };
+  const raisedAt = new Date(within(raised)).toISOString();
+  const cleared = row.clearedAt === null || row.clearedAt === undefined ? null : instant(row.clearedAt);
+  const clearedAt = cleared === null ? null : new Date(Math.max(within(cleared), Date.parse(raisedAt))).toISOString();
   return {
-    // Code and time identify an occurrence on any gateway, whatever its own ids do across its restarts.
-    key: `${row.code}@${raisedAt}`,
-    code: row.code,
-    level: (LEVELS.has(row.level as string) ? row.level : 'warning') as GatewayAlarm['level'],
-    message: typeof row.message === 'string' && row.message ? row.message.slice(0, 200) : `Alarm on ${row.code}`,
-    raisedAt,
-    clearedAt,
+    clamped,
+    alarm: {
+      // Code and the gateway's time identify an occurrence on any gateway, whatever its own ids do across its
+      // restarts; a gateway whose raisedAt moves with its clock is matched by its open occurrence (AlertService).
+      key: `${row.code}@${inRange(raised) ? raisedAt : String(row.raisedAt)}`,
+      code: row.code,
+      level: (LEVELS.has(row.level as string) ? row.level : 'warning') as GatewayAlarm['level'],
+      message: typeof row.message === 'string' && row.message.trim() ? row.message.slice(0, ALARM_MESSAGE_MAX) : `Alarm on ${row.code}`,
+      raisedAt,
+      clearedAt,
+    },
   };
 }
 
@@ -51,6 +91,7 @@ export class AlarmPoller {
   /** One poll; never throws (a gateway that is down is logged once, and once when it answers again). */
   async poll(): Promise<{ raised: number; cleared: number }> {
     const counts = { raised: 0, cleared: 0 };
+    const oddities: { refused: number; clamped: number; example?: string } = { refused: 0, clamped: 0 };
     const now = this.deps.now?.() ?? Date.now();
     const start = new Date(now - ALARM_LOOKBACK_MS).toISOString();
     try {
@@ -61,13 +102,24 @@ export class AlarmPoller {
         const body = answer.json as { data?: unknown; total?: unknown };
         const rows = Array.isArray(body?.data) ? (body.data as GatewayAlarmRow[]) : [];
         for (const row of rows) {
-          const occurrence = occurrenceOf(row);
-          if (!occurrence) continue;
-          const outcome = this.deps.alerts.fromGatewayAlarm(occurrence);
+          const occurrence = occurrenceOf(row ?? {}, now);
+          if ('refused' in occurrence) {
+            oddities.refused += 1;
+            oddities.example ??= occurrence.refused;
+            continue;
+          }
+          if (occurrence.clamped) oddities.clamped += 1;
+          const outcome = this.deps.alerts.fromGatewayAlarm(occurrence.alarm);
           if (outcome === 'raised') counts.raised += 1;
           if (outcome === 'cleared') counts.cleared += 1;
         }
         if (rows.length < PAGE_SIZE || page * PAGE_SIZE >= Number(body.total ?? 0)) break;
+      }
+      if (oddities.refused || oddities.clamped) {
+        this.deps.logger.warn(
+          { refused: oddities.refused, clamped: oddities.clamped, reason: oddities.example },
+          'gateway alarms out of bounds: rows refused (no code, an over-long code, no time), times outside 2000-01-01 .. now+5min replaced by the time seen',
+        );
       }
       if (this.failing) this.deps.logger.warn('gateway alarms are read again');
       this.failing = false;

@@ -30,6 +30,7 @@ export class AlertService {
   private readonly insertNote;
   private readonly notesOf;
   private readonly byAlarmKey;
+  private readonly openOccurrence;
   private readonly createdListeners: Array<(alert: AlertView) => void> = [];
 
   constructor(
@@ -44,6 +45,10 @@ export class AlertService {
       .prepare();
     this.notesOf = db.orm.select().from(alertNotes).where(eq(alertNotes.alertId, sql.placeholder('alertId'))).orderBy(asc(alertNotes.id)).prepare();
     this.byAlarmKey = db.orm.select({ id: alerts.id, clearedAt: alerts.clearedAt }).from(alerts).where(eq(alerts.alarmKey, sql.placeholder('key'))).prepare();
+    // Walks the partial index alerts_open_alarm_idx (migration 0006): only gateway alerts not yet cleared.
+    this.openOccurrence = db.sqlite.prepare(
+      'SELECT id, cleared_at AS clearedAt FROM alerts WHERE source = @source AND alarm_key IS NOT NULL AND cleared_at IS NULL AND title = @title AND level = @level ORDER BY id DESC LIMIT 1',
+    );
     this.table = new AuditedTable(db, audit, alerts, {
       resource: 'alerts',
       notFound: 'Alert not found',
@@ -97,7 +102,10 @@ export class AlertService {
    * Returns what happened, for the poller's log.
    */
   fromGatewayAlarm(alarm: GatewayAlarm): 'raised' | 'cleared' | 'unchanged' {
-    const known = this.byAlarmKey.get({ key: alarm.key }) as { id: number; clearedAt: string | null } | undefined;
+    type Known = { id: number; clearedAt: string | null } | undefined;
+    // A gateway whose raisedAt moves with its clock sends a new key every poll: an occurrence still open with the same
+    // code, level and text is that one (an alarm is active until it clears, so it cannot be raised twice meanwhile).
+    const known = (this.byAlarmKey.get({ key: alarm.key }) as Known) ?? (this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level }) as Known);
     if (!known) {
       this.create({ title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt }, null, {
         alarmKey: alarm.key,

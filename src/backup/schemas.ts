@@ -70,6 +70,6 @@ export const BackupScheduleUpdate = Type.Object(
       ]),
     ),
   },
-  { description: 'Fields left out keep their value; read-only fields sent back from a GET are ignored.' },
+  { minProperties: 1, description: 'Fields left out keep their value; read-only fields sent back from a GET are ignored. A body with no writable field is 400.' },
 );
 export type BackupScheduleChanges = Static<typeof BackupScheduleUpdate>;

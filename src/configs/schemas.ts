@@ -1,6 +1,6 @@
 // Shapes of the platform configuration and the 3D scene configuration (both single rows).
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../http/schemas.ts';
+import { displayTextPattern, Timestamp } from '../http/schemas.ts';
 import { NullableString } from '../users/schemas.ts';
 
 const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
@@ -25,7 +25,7 @@ export type PlatformConfigView = Static<typeof PlatformConfig>;
 
 export const PlatformConfigUpdate = Type.Object(
   {
-    siteName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    siteName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: displayTextPattern(), description: 'no control or bidirectional-override characters' })),
     logoUrl: Type.Optional(LogoUrl),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),

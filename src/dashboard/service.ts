@@ -45,7 +45,10 @@ export class DashboardService {
   ) {
     const sqlite = db.sqlite;
     this.publicAlerts = sqlite.prepare(
-      `SELECT id, title, level, status, area, occurred_at AS occurredAt FROM alerts ORDER BY occurred_at DESC, id DESC LIMIT ${PUBLIC_ALERTS}`,
+      // A gateway alarm's title is the gateway's own alarm text (it may name people, tenants or faults in detail): the
+      // public payload names only the point it is on. Alerts people wrote keep their title.
+      `SELECT id, CASE WHEN alarm_key IS NULL THEN title ELSE 'Alarm on ' || coalesce(source, 'the gateway') END AS title, level, status, area, occurred_at AS occurredAt
+       FROM alerts ORDER BY occurred_at DESC, id DESC LIMIT ${PUBLIC_ALERTS}`,
     );
     this.activeByLevel = sqlite
       .prepare("SELECT level, count(*) FROM alerts WHERE status = 'active' AND (shelved_until IS NULL OR shelved_until <= ?) GROUP BY level")

@@ -7,6 +7,7 @@ import type { PageResult } from '../db/listQuery.ts';
 import { meters, type MeterTerm } from '../db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../errors.ts';
 import type { IotGateway } from '../iot/service.ts';
+import { SITE_TOTAL } from './service.ts';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled'>>;
@@ -19,6 +20,7 @@ export class MeterDirectory {
   private readonly kindsById;
   private readonly clash;
   private readonly ensureArea;
+  private readonly areaSpelling;
 
   constructor(
     db: Db,
@@ -38,6 +40,9 @@ export class MeterDirectory {
       },
     });
     this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+    this.areaSpelling = db.sqlite
+      .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
+      .pluck();
     this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
     this.builtOn = db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck();
     this.kindsById = db.sqlite.prepare('SELECT id, kind FROM meters WHERE id IN (SELECT value FROM json_each(?))');
@@ -99,6 +104,12 @@ export class MeterDirectory {
     const problem = (path: string, message: string) => new BadRequest('Invalid body', [{ path: `body.${path}`, message }]);
     const clash = this.clash.get({ name: next.name, code: next.code, id: before?.id ?? 0 }) as string | undefined;
     if (clash) throw new Conflict(clash === 'name' ? `A meter named "${next.name}" exists` : `The point ${next.code} is metered already`);
+    if (next.area !== null) {
+      // The area-name rules of PUT /api/energy/areas: "total" is the site sum, names are one area however they are cased.
+      if (next.area.toLowerCase() === SITE_TOTAL) throw problem('area', `"${SITE_TOTAL}" is reserved for the site sum`);
+      const spelled = this.areaSpelling.get(next.area, next.area, before?.id ?? 0) as string | undefined;
+      if (spelled !== undefined && spelled !== next.area) throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
+    }
     if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');
     if (next.kind === 'virtual') {
       if (next.code !== null) throw problem('code', 'a virtual meter reads no gateway point');

@@ -31,7 +31,22 @@ const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
 /** Longest range one call may ask for, by resolution: a 15-minute year is 35,000 points; the CSV export streams. */
 const MAX_DAYS = { '15min': 366, hour: 366 * 2, day: 366 * 10, month: 366 * 20, csv: 366 * 10 } as const;
 
+/**
+ * Years the energy figures answer for. The store holds nothing before 1970, and a year outside four digits broke the
+ * day arithmetic (0899-05 lost its leading zero and made a range of ~1,100 years: 7-30 s and hundreds of MB).
+ */
+export const ENERGY_YEARS = { min: 1970, max: 2200 } as const;
+
+function checkYear(value: string, path: string): void {
+  const year = Number(value.slice(0, 4));
+  if (!(year >= ENERGY_YEARS.min && year <= ENERGY_YEARS.max)) {
+    throw new BadRequest('Invalid query', [{ path, message: `must be in the years ${ENERGY_YEARS.min} to ${ENERGY_YEARS.max}` }]);
+  }
+}
+
 function checkRange(from: string, to: string, maxDays: number): void {
+  checkYear(from, 'query.from');
+  checkYear(to, 'query.to');
   if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
@@ -140,7 +155,7 @@ export function energyRoutes({ energy, iot, collector }: AppDeps) {
       summary: 'Add a tariff version from a future day',
       description: 'A version applies from validFrom until the next version. validFrom must be after today, so a cost once computed never changes.',
       tags,
-      schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody } },
+      schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody, 409: ErrorBody } },
       handler: ({ body, user }) => new Reply(201, tariffs.create(body, user)),
     }),
     defineRoute({
@@ -227,7 +242,10 @@ export function energyRoutes({ energy, iot, collector }: AppDeps) {
       summary: "The month's highest 15-minute mean demand, per meter and for the site, with when it happened",
       tags,
       schemas: { query: Type.Partial(PeaksQuery), response: { 200: Peaks, 400: ErrorBody } },
-      handler: ({ query }) => figures.peaks(query.month ?? figures.today().slice(0, 7)),
+      handler: ({ query }) => {
+        if (query.month !== undefined) checkYear(query.month, 'query.month');
+        return figures.peaks(query.month ?? figures.today().slice(0, 7));
+      },
     }),
     defineRoute({
       method: 'GET',

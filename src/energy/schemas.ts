@@ -1,7 +1,7 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
 import { METER_KINDS, WEEKDAYS } from '../db/schema/index.ts';
-import { stringEnum, Timestamp } from '../http/schemas.ts';
+import { displayTextPattern, stringEnum, Timestamp } from '../http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
 
@@ -20,7 +20,7 @@ export type EnergyAreaView = Static<typeof EnergyArea>;
 
 export const EnergyAreaInput = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', description: 'unique (case-insensitive); "total" is reserved for the site sum' }),
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: displayTextPattern(true), description: 'unique (case-insensitive); "total" is reserved for the site sum' }),
     todayKwh: Kwh('consumption since the site midnight'),
     monthKwh: Kwh('consumption this month, at least todayKwh'),
     yearKwh: Kwh('consumption this year, at least monthKwh'),
@@ -40,8 +40,8 @@ export const EnergyAreas = Type.Object({ areas: Type.Array(EnergyArea, { descrip
 // --- Meters, tariffs and the figures computed from the interval store -------------------------------------------
 
 const Day = (description: string) => Type.String({ format: 'date', description });
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' });
-const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', description: 'the area its energy counts towards' });
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: displayTextPattern(true) });
+const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: displayTextPattern(true), description: 'the area its energy counts towards; "total" is reserved' });
 
 export const MeterTerm = Type.Object(
   { meterId: Type.Integer({ minimum: 1 }), sign: Type.Union([Type.Literal(1), Type.Literal(-1)]) },

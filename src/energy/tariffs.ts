@@ -37,17 +37,24 @@ export class Tariffs {
   private versions: TariffVersion[] | undefined;
   private readonly otherCommits;
   private seenOtherCommits = -1;
+  private readonly byValidFrom;
 
   constructor(
     db: Db,
     audit: AuditLog,
     private readonly today: () => string,
   ) {
+    this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE valid_from = ?');
     this.table = new AuditedTable(db, audit, tariffVersions, {
       resource: 'tariff_versions',
       notFound: 'Tariff version not found',
       orderBy: [asc(tariffVersions.validFrom)],
-      check: (next) => checkVersion(next),
+      check: (next, before) => {
+        checkVersion(next);
+        // The unique index would answer 500 (SQLITE_CONSTRAINT): two versions of one day leave no tariff for it.
+        const clash = this.byValidFrom.get(next.validFrom) as { id: number } | undefined;
+        if (clash && clash.id !== before?.id) throw new Conflict(`A tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+      },
       afterWrite: () => {
         this.versions = undefined;
       },

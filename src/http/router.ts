@@ -20,7 +20,7 @@ export type Authenticator = {
 };
 
 /**
- * koa-body stays for compressed JSON bodies and for form routes (provider callbacks), loaded on the first such body:
+ * koa-body stays for form routes (provider callbacks), loaded on the first such body:
  * with co-body, raw-body, iconv-lite, formidable and zod it is ~6 MiB of resident memory most appliances never use.
  */
 function lazyKoaBody(options: Partial<KoaBodyMiddlewareOptions>): Middleware {
@@ -31,8 +31,14 @@ function lazyKoaBody(options: Partial<KoaBodyMiddlewareOptions>): Middleware {
   };
 }
 
-const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES, lazyKoaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true }));
-const formBody = lazyKoaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
+const jsonBody = leanJsonBody(JSON_BODY_LIMIT_BYTES);
+const koaFormBody = lazyKoaBody({ json: true, urlencoded: true, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, formLimit: '64kb' });
+/** Provider callbacks post small forms uncompressed: a compressed one is refused (415) before koa-body could fail on it. */
+const formBody: Middleware = async (ctx, next) => {
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  if (encoding !== 'identity') throw new UnsupportedMediaType('Send the form uncompressed (no Content-Encoding)');
+  return koaFormBody(ctx, next);
+};
 
 /** Bodies one client address may be sending at once (JSON and form routes): slow senders cannot pile up connections. */
 export const MAX_PENDING_BODIES_PER_ADDRESS = 64;

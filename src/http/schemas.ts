@@ -13,8 +13,15 @@ export const ErrorBody = Type.Object({
   details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
 });
 
+/**
+ * The highest page a list answers: past it the offset (page × pageSize) leaves the integers SQLite and JSON carry
+ * exactly, and a 401-digit page was read as a float and answered `"page": null`. 1,000,000 pages of 200 is far past
+ * any table the appliance holds.
+ */
+export const MAX_PAGE = 1_000_000;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, default: 1 }),
+  page: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 }),
   pageSize: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
 };
 
@@ -26,6 +33,18 @@ export function Page<T extends TSchema>(item: T) {
     pageSize: Type.Integer({ minimum: 1 }),
   });
 }
+
+/**
+ * Characters a name shown to people may not hold: C0/C1 controls (newlines, escape sequences), the line and paragraph
+ * separators, and the bidirectional marks, embeddings, overrides and isolates (U+202E turns "exe.txt" into "txt.exe"
+ * on a wallboard; Trojan Source, CVE-2021-42574). ajv compiles patterns with the `u` flag, so \p{Cc} is understood.
+ */
+export const DISPLAY_FORBIDDEN = '\\p{Cc}\\u2028\\u2029\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
+/** A pattern for display text: none of DISPLAY_FORBIDDEN; `trimmed` also refuses leading or trailing white space. */
+export function displayTextPattern(trimmed = false): string {
+  return trimmed ? `^(?=[^${DISPLAY_FORBIDDEN}]*$)\\S(.*\\S)?$` : `^[^${DISPLAY_FORBIDDEN}]*$`;
+}
+export const DISPLAY_TEXT_RULE = 'no control, line-separator or bidirectional-override characters';
 
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 

@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorDetail } from './errors.ts';
+import { DISPLAY_FORBIDDEN, DISPLAY_TEXT_RULE } from './schemas.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on .default.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, options?: { mode?: 'full' | 'fast' }) => Ajv;
@@ -11,10 +12,29 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * RFC 3339 as the service means it: seconds 00-59 and a full ±hh:mm offset. ajv's full check accepts a leap second
  * (…T23:59:60Z) and `+01`, which Date.parse turns into NaN: input must be a time the service can compute with.
  */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isDateTime = (value: string) => DATE_TIME.test(value) && Number.isFinite(Date.parse(value));
-const isDate = (value: string) => DATE.test(value) && Number.isFinite(Date.parse(value)) && new Date(Date.parse(value)).toISOString().startsWith(value);
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A real calendar day: Date.parse moves 2026-02-30 to 2 March and reads T24:00:00 as the next midnight, so the parts
+ * are checked themselves (hours 00-23, minutes and seconds 00-59, offsets within ±23:59).
+ */
+function realDay(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  return day <= new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !leapYear(year) ? 1 : 0);
+}
+const leapYear = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+const isDateTime = (value: string) => {
+  const parts = DATE_TIME.exec(value);
+  if (!parts) return false;
+  const [, year, month, day, hour, minute, second, offsetHour, offsetMinute] = parts.map((part) => Number(part ?? 0));
+  return realDay(year, month, day) && hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59 && Number.isFinite(Date.parse(value));
+};
+const isDate = (value: string) => {
+  const parts = DATE.exec(value);
+  return parts !== null && realDay(Number(parts[1]), Number(parts[2]), Number(parts[3]));
+};
 
 function build(options: ConstructorParameters<typeof Ajv>[0], formatMode: 'full' | 'fast' = 'full'): Ajv {
   const ajv = new Ajv({ allErrors: false, strict: false, ...options });
@@ -152,6 +172,9 @@ function toDetails(errors: ErrorObject[]): ErrorDetail[] {
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'enum') message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
     if (error.keyword === 'format') message = FORMAT_MESSAGES[String(error.params.format)] ?? message;
+    if (error.keyword === 'pattern' && String(error.params.pattern).includes(DISPLAY_FORBIDDEN)) {
+      message = `must hold ${DISPLAY_TEXT_RULE}${String(error.params.pattern).startsWith('^(?=') ? ', and no space at either end' : ''}`;
+    }
     return { path: path || '(root)', message };
   });
 }

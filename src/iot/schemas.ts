@@ -1,6 +1,6 @@
 // The gateway contract (DESIGN.md "IoT gateway contract") as TypeBox: validates what goes upstream and documents what comes back.
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../http/schemas.ts';
+import { MAX_PAGE, Timestamp } from '../http/schemas.ts';
 
 export const PointCode = Type.String({ minLength: 1, maxLength: 128, description: 'Point code as the gateway names it, e.g. meter.main.kwh' });
 const Codes = Type.Array(PointCode, { minItems: 1, maxItems: 500 });
@@ -36,7 +36,7 @@ export const WriteAnswer = Type.Object({ success: Type.Boolean() });
 export const AlarmsQuery = Type.Object({
   start: Type.Optional(Instant),
   end: Type.Optional(Instant),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 });
 export const AlarmsAnswer = Type.Object({

@@ -1,7 +1,7 @@
 // The user record as the API shows it: never a password hash, avatar internals or token data.
 import { Type, type Static } from '@sinclair/typebox';
 import { ROLES, type Role } from '../db/schema/users.ts';
-import { Email, NullableTimestamp, Timestamp } from '../http/schemas.ts';
+import { displayTextPattern, Email, NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.ts';
 
 export const Username = Type.String({ minLength: 3, maxLength: 32, pattern: '^[a-zA-Z0-9_.-]+$' });
 /** A plain enum rather than a union of literals: one validation error ("must be one of: …") instead of one per role. */
@@ -30,12 +30,11 @@ export { Email };
 export function NullableString(options: { maxLength: number; pattern?: string; description?: string }) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 }
-export const DisplayName = NullableString({ maxLength: 100 });
+export const DisplayName = NullableString({ maxLength: 100, pattern: displayTextPattern(), description: 'no control or bidirectional-override characters' });
 export const Phone = NullableString({ maxLength: 32, pattern: '^[0-9+()./ -]*$', description: 'digits, spaces and + ( ) . / -' });
 
 export const UserListQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  pageSize: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+  ...PageQuery,
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'matches username, email or display name (case-insensitive substring)' })),
   role: Type.Optional(RoleName),
 });

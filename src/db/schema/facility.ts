@@ -1,4 +1,5 @@
 // Operational records: alerts, faults (with their stats snapshot), maintenance, reports, energy.
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, nowIso, updatedAt } from './columns.ts';
 import { users } from './users.ts';
@@ -35,6 +36,7 @@ export const alerts = sqliteTable(
     index('alerts_occurred_idx').on(t.occurredAt),
     index('alerts_status_idx').on(t.status, t.occurredAt),
     uniqueIndex('alerts_alarm_key_idx').on(t.alarmKey),
+    index('alerts_open_alarm_idx').on(t.source).where(sql`alarm_key IS NOT NULL AND cleared_at IS NULL`),
   ],
 );
 
