@@ -15,7 +15,6 @@ import { WallboardPayload, WallboardQuery } from './schemas.ts';
 import { WallboardService } from './service.ts';
 
 const PUBLIC_DIR = path.join(packageRoot, 'src', 'wallboard', 'public');
-const UPLOT_DIR = path.join(packageRoot, 'node_modules', 'uplot', 'dist');
 
 /** No inline script or style anywhere; data only from this origin; the logo may be an http(s) URL (PUT /api/configs). */
 export const WALLBOARD_CSP =
@@ -30,8 +29,6 @@ export const WALLBOARD_ASSETS: Record<string, Asset> = {
   '/wallboard': { file: path.join(PUBLIC_DIR, 'index.html'), type: 'text/html; charset=utf-8', html: true },
   '/wallboard/assets/wallboard.js': { file: path.join(PUBLIC_DIR, 'wallboard.js'), type: 'text/javascript; charset=utf-8' },
   '/wallboard/assets/wallboard.css': { file: path.join(PUBLIC_DIR, 'wallboard.css'), type: 'text/css; charset=utf-8' },
-  '/wallboard/assets/uPlot.iife.min.js': { file: path.join(UPLOT_DIR, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
-  '/wallboard/assets/uPlot.min.css': { file: path.join(UPLOT_DIR, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
   '/favicon.ico': { file: path.join(PUBLIC_DIR, 'favicon.ico'), type: 'image/x-icon' },
 };
 
