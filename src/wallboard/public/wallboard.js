@@ -53,7 +53,7 @@ const MIN_POLL_SEC = 2;
 /** Rows an areas or alerts panel shows when the page scrolls (phone, portrait). */
 const PAGE_ROWS = 8;
 const requestedArea = params.get('area') || null;
-const rotateSec = Math.max(10, Number(params.get('rotate')) || 0);
+const rotateSec = Math.max(3, Number(params.get('rotate')) || 20);
 const rotating = params.has('rotate') && !requestedArea;
 
 let view = requestedArea; // the area on screen, null for the site
@@ -272,6 +272,7 @@ function render(payload) {
   document.body.classList.remove('unknown-area');
   document.querySelector('.notice').hidden = true;
   document.body.classList.toggle('area-view', scope.area !== null);
+  document.body.classList.toggle('no-areas', payload.areas.length === 0);
   setFigure('siteName', platform.siteName, platform.siteName);
   $('scope').textContent = scope.area ?? '';
   const logo = document.querySelector('.logo');
@@ -305,6 +306,8 @@ function render(payload) {
 /** Everything whose size depends on the screen: figures shrunk to fit, bars, and how many rows the panels hold. */
 function layout() {
   if (!lastPayload) return;
+  // Counts layouts, so a test (or a curious operator) can tell one has happened after a resize.
+  document.body.dataset.layouts = String(Number(document.body.dataset.layouts ?? 0) + 1);
   fitFigures();
   renderChart(lastPayload);
   if (lastPayload.scope.area === null) renderAreas(lastPayload);
@@ -328,7 +331,10 @@ function showState(state, since, reason) {
   banner.hidden = false;
 }
 
-function showUnknownArea(name, names) {
+function showUnknownArea(name, site) {
+  const names = site?.areas.map((area) => area.name) ?? [];
+  if (site) setFigure('siteName', site.platform.siteName, site.platform.siteName);
+  $('updated').textContent = '';
   document.body.classList.add('unknown-area');
   document.body.dataset.state = 'unknown-area';
   $('noticeTitle').textContent = LABELS.unknownArea(name);
@@ -362,7 +368,7 @@ async function refresh() {
     const answer = await fetchView(view, Math.max(5, pollSec()) * 1000);
     if (answer.status === 404 && view !== null) {
       const site = await fetchView(null, 5000).catch(() => undefined);
-      showUnknownArea(view, site?.body?.areas?.map((area) => area.name) ?? []);
+      showUnknownArea(view, site?.status === 200 ? site.body : undefined);
       lastPayload = undefined;
       return;
     }
