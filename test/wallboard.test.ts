@@ -241,7 +241,8 @@ describe('in Chromium', () => {
           const restToday = rest.reduce((sum: number, area: any) => sum + area.todayKwh, 0);
           assert.ok(Math.abs(Number(await restRow.getAttribute('data-today')) - restToday) < 1e-6);
         } else assert.equal(restRow, null);
-        const oneScreen = viewport.width > viewport.height;
+        // Every screen from 700 px wide is one screen (landscape or portrait); a phone scrolls, downwards only.
+        const oneScreen = viewport.width >= 700;
         const found = await page.evaluate(layoutProblems, oneScreen);
         const file = path.join(shots, `areas${count}-${viewport.width}x${viewport.height}.png`);
         await page.screenshot({ path: file, fullPage: !oneScreen });
