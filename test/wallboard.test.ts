@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type ElementHandle, type Page } from 'playwright-core';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
 import { startFakeGateway, type FakeGateway, type RecordedRequest } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
@@ -230,20 +230,20 @@ describe('in Chromium', () => {
         await resize(page, viewport);
         const payload = await sameFiguresAsApi(page, '/api/wallboard');
         // The largest areas in order, and one row summing exactly the rest.
-        const rows = await page.$$eval('.area[data-area]', (nodes) => nodes.map((node) => [node.getAttribute('data-area'), Number(node.getAttribute('data-today')), Number(node.getAttribute('data-power'))]));
+        const rows: (string | number | null)[][] = await page.$$eval('.area[data-area]', (nodes) => nodes.map((node) => [node.getAttribute('data-area'), Number(node.getAttribute('data-today')), Number(node.getAttribute('data-power'))]));
         assert.ok(rows.length >= Math.min(count, 3), `${rows.length} area rows at ${viewport.width}×${viewport.height}`);
         assert.deepEqual(rows, payload.areas.slice(0, rows.length).map((area: any) => [area.name, area.todayKwh, area.powerKw]));
-        const rest = payload.areas.slice(rows.length);
-        const restRow = await page.$('.area.rest');
+        const rest: { todayKwh: number }[] = payload.areas.slice(rows.length);
+        const restRow: ElementHandle | null = await page.$('.area.rest');
         if (rest.length) {
           assert.ok(restRow, 'a row for the rest');
           assert.equal(Number(await restRow.getAttribute('data-rest-count')), rest.length);
-          const restToday = rest.reduce((sum: number, area: any) => sum + area.todayKwh, 0);
+          const restToday = rest.reduce((sum, area) => sum + area.todayKwh, 0);
           assert.ok(Math.abs(Number(await restRow.getAttribute('data-today')) - restToday) < 1e-6);
         } else assert.equal(restRow, null);
         // Every screen from 700 px wide is one screen (landscape or portrait); a phone scrolls, downwards only.
         const oneScreen = viewport.width >= 700;
-        const found = await page.evaluate(layoutProblems, oneScreen);
+        const found: string[] = await page.evaluate(layoutProblems, oneScreen);
         const file = path.join(shots, `areas${count}-${viewport.width}x${viewport.height}.png`);
         await page.screenshot({ path: file, fullPage: !oneScreen });
         assert.deepEqual(found, [], `${count} areas at ${viewport.width}×${viewport.height} (${file})`);
