@@ -13,6 +13,7 @@ import { reportRoutes } from './reports/routes.ts';
 import { userRoutes } from './users/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
+import { wallboardRoutes } from './wallboard/routes.ts';
 import { overviewRoutes } from './overview/routes.ts';
 import { energyRoutes } from './energy/routes.ts';
 import { configRoutes } from './configs/routes.ts';
@@ -35,6 +36,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...userRoutes(deps),
     ...auditRoutes(deps),
     ...dashboardRoutes(deps),
+    ...wallboardRoutes(deps),
     ...overviewRoutes(deps),
     ...energyRoutes(deps),
     ...configRoutes(deps),

@@ -31,6 +31,7 @@ describe('public allow-list', () => {
     for (const route of expected) assert.ok(listed.has(route), `${route} is public`);
     const allowedExtra = [
       'GET /api/dashboard',
+      'GET /api/wallboard',
       'GET /api/auth/oauth/providers',
       'GET /api/auth/oauth/:provider/authorize',
       'GET /api/auth/oauth/:provider/callback',

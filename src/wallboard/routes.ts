@@ -1,14 +1,20 @@
-// The wallboard page (GET / and /wallboard), its few static assets and /favicon.ico: public, read-only, built only
-// from the public dashboard payload. Exact paths, never a prefix; no other file on disk can be reached through here.
+// The wallboard page (GET / and /wallboard), its few static assets, /favicon.ico and its payload (GET /api/wallboard):
+// public, read-only. Exact paths, never a prefix; no other file on disk can be reached through here.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Middleware } from 'koa';
+import type { AppDeps } from '../appDeps.ts';
+import { ConfigStore } from '../configs/service.ts';
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody } from '../http/schemas.ts';
+import { OverviewService } from '../overview/service.ts';
 import { packageRoot } from '../packageRoot.ts';
+import { WallboardPayload, WallboardQuery } from './schemas.ts';
+import { WallboardService } from './service.ts';
 
 const PUBLIC_DIR = path.join(packageRoot, 'src', 'wallboard', 'public');
-const UPLOT_DIR = path.join(packageRoot, 'node_modules', 'uplot', 'dist');
 
 /** No inline script or style anywhere; data only from this origin; the logo may be an http(s) URL (PUT /api/configs). */
 export const WALLBOARD_CSP =
@@ -23,8 +29,6 @@ export const WALLBOARD_ASSETS: Record<string, Asset> = {
   '/wallboard': { file: path.join(PUBLIC_DIR, 'index.html'), type: 'text/html; charset=utf-8', html: true },
   '/wallboard/assets/wallboard.js': { file: path.join(PUBLIC_DIR, 'wallboard.js'), type: 'text/javascript; charset=utf-8' },
   '/wallboard/assets/wallboard.css': { file: path.join(PUBLIC_DIR, 'wallboard.css'), type: 'text/css; charset=utf-8' },
-  '/wallboard/assets/uPlot.iife.min.js': { file: path.join(UPLOT_DIR, 'uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
-  '/wallboard/assets/uPlot.min.css': { file: path.join(UPLOT_DIR, 'uPlot.min.css'), type: 'text/css; charset=utf-8' },
   '/favicon.ico': { file: path.join(PUBLIC_DIR, 'favicon.ico'), type: 'image/x-icon' },
 };
 
@@ -62,4 +66,30 @@ export function wallboardPages(): Middleware {
       ctx.body = file.body;
     }
   };
+}
+
+export function wallboardRoutes({ db, audit, iot, energy, collector, config, startedAt }: AppDeps) {
+  const wallboard = new WallboardService(db, {
+    configs: new ConfigStore(db, audit),
+    overview: new OverviewService(db, energy.figures),
+    areas: energy.areas,
+    figures: energy.figures,
+    collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
+    gatewayCheckedAt: () => iot.health().checkedAt,
+  });
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/wallboard',
+      access: 'public',
+      summary: 'What the wallboard shows, for the site or one area (no token needed)',
+      description:
+        'Figures, the last 7 days, every area largest first, active critical and warning alert titles with the time each became active, ' +
+        'and dataState: live, failing (the last meter collection failed) or stale (no good collection within two intervals). ' +
+        '`?area=` narrows it to one area; an unknown area is 404. No personal data, no alert message text.',
+      tags: ['dashboard'],
+      schemas: { query: WallboardQuery, response: { 200: WallboardPayload, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ query }) => wallboard.payload(query.area),
+    }),
+  ];
 }

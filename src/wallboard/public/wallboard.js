@@ -1,36 +1,111 @@
-// The wallboard: polls the public dashboard payload, renders it, and keeps the last good figures (marked stale) when
-// the service or the gateway cannot be reached. Plain module, no build step; uPlot draws the weekly chart.
+// The wallboard: polls GET /api/wallboard (the site, or ?area=), renders it, fits every figure to its box, and keeps
+// the last good figures under a banner when the data is not live: the service says so (dataState), or it cannot be
+// reached at all. Plain module, no build step, no chart library: seven bars are seven boxes.
 const params = new URLSearchParams(location.search);
-const areaFilter = params.get('area');
 if (params.get('theme') === 'light') document.documentElement.classList.replace('theme-dark', 'theme-light');
 
-const $ = (field) => document.querySelector(`[data-field="${field}"]`);
-const MIN_INTERVAL_SEC = 5;
-let chart;
-let lastPayload;
-let lastOkAt;
-let staleSince;
+/** Every word the page shows, in one table (to be swapped for the i18n dictionaries). */
+const LABELS = {
+  powerNow: 'Power now',
+  energyToday: 'Energy today',
+  thisMonth: 'This month',
+  lastSevenDays: 'Energy, last 7 days',
+  kwhPerDay: 'kWh per day',
+  areas: 'Areas',
+  activeAlerts: 'Active alerts',
+  apiReference: 'API reference (staff sign-in)',
+  footer: 'EMS wallboard · refreshes itself',
+  showSite: 'Show the whole site',
+  areaHead: 'Area',
+  nowHead: 'Now',
+  todayHead: 'Today',
+  waiting: 'waiting for data…',
+  updated: (time) => `Updated ${time}`,
+  critical: (n) => `${n} critical`,
+  warning: (n) => `${n} warning`,
+  gateway: { up: 'Gateway online', degraded: 'Gateway failing', down: 'Gateway offline', unknown: 'Gateway unknown' },
+  openFaults: (n) => `${n} open fault${n === 1 ? '' : 's'}`,
+  carbon: (kg) => `${kg} kg CO₂`,
+  restAreas: (n) => `${n} more area${n === 1 ? '' : 's'}`,
+  noAlerts: 'No active critical or warning alerts',
+  moreAlerts: (n) => `and ${n} more`,
+  levelBadge: { critical: 'CRIT', warning: 'WARN' },
+  activeFor: (duration, area) => (area ? `${area} · for ${duration}` : `for ${duration}`),
+  duration: (days, hours, minutes) => (days ? `${days} d ${hours} h` : hours ? `${hours} h ${minutes} min` : minutes ? `${minutes} min` : '< 1 min'),
+  rotation: (index, count) => `view ${index} of ${count}`,
+  staleTitle: 'Stale',
+  failingTitle: 'Not updating',
+  reasons: {
+    'gateway-errors': 'the IoT gateway answers, but the meter readings fail',
+    'gateway-unreachable': 'the IoT gateway cannot be reached',
+    'collector-stalled': 'no meter readings are coming in',
+    'no-collection-yet': 'no meter readings since the service started',
+    service: 'the EMS service cannot be reached',
+  },
+  staleText: (time, reason) => `since ${time} — ${reason}; showing the last figures received.`,
+  unknownArea: (name) => `No area called “${name}”`,
+  unknownAreaText: (names) => (names.length ? `This site's areas: ${names.join(', ')}.` : 'This site has no areas yet.'),
+};
 
-function numberFormat(locale, digits) {
+const $ = (field) => document.querySelector(`[data-field="${field}"]`);
+/** Never poll faster than this, however short the collection interval. */
+const MIN_POLL_SEC = 2;
+/** Rows an areas or alerts panel shows when the page scrolls (phone, portrait). */
+const PAGE_ROWS = 8;
+const requestedArea = params.get('area') || null;
+const rotateSec = Math.max(3, Number(params.get('rotate')) || 20);
+const rotating = params.has('rotate') && !requestedArea;
+
+let view = requestedArea; // the area on screen, null for the site
+let lastPayload; // the last payload of the view on screen
+let lastOkAt;
+let clientStaleSince;
+let receivedAt = 0;
+let rotation = { index: 0, views: [null] };
+let pollTimer;
+
+for (const element of document.querySelectorAll('[data-label]')) element.textContent = LABELS[element.dataset.label];
+$('updated').textContent = LABELS.waiting;
+
+function numberFormat(locale, digits, extra = {}) {
+  const options = { minimumFractionDigits: digits, maximumFractionDigits: digits, ...extra };
   try {
-    return new Intl.NumberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    return new Intl.NumberFormat(locale, options);
   } catch {
-    return new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+    return new Intl.NumberFormat('en', options);
   }
+}
+
+/** Energy and power: one decimal below 1000, whole numbers from there (a six-digit month needs no tenths). */
+function figure(locale, value) {
+  return numberFormat(locale, Math.abs(value) >= 1000 ? 0 : 1).format(value);
 }
 
 function money(locale, currency, value) {
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 }).format(value);
   } catch {
     return `${numberFormat(locale, 2).format(value)} ${currency}`;
   }
 }
 
+function timeOf(locale, timezone, date) {
+  try {
+    return new Intl.DateTimeFormat(locale, { timeZone: timezone, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(date);
+  } catch {
+    return date.toLocaleTimeString();
+  }
+}
+
+function durationText(ms) {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  const days = Math.floor(minutes / 1440);
+  return LABELS.duration(days, Math.floor((minutes % 1440) / 60), minutes % 60);
+}
+
 /** Sets a figure's text and keeps the raw number beside it (data-value), so what is shown can be checked. */
 function setFigure(field, value, text) {
   const element = $(field);
-  if (!element) return;
   if (value === undefined || value === null) {
     element.textContent = '';
     element.removeAttribute('data-value');
@@ -40,161 +115,295 @@ function setFigure(field, value, text) {
   element.textContent = text;
 }
 
-function timeOf(locale, timezone, iso) {
-  try {
-    return new Intl.DateTimeFormat(locale, { timeZone: timezone, hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso));
-  } catch {
-    return new Date(iso).toLocaleTimeString();
+function make(tag, className, text) {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** Shrinks an element's font until its content fits its width (never grows it past the stylesheet's size). */
+function shrinkToFit(element) {
+  element.style.fontSize = '';
+  for (let i = 0; i < 4 && element.scrollWidth > element.clientWidth + 0.5 && element.clientWidth > 0; i += 1) {
+    const size = parseFloat(getComputedStyle(element).fontSize);
+    element.style.fontSize = `${Math.floor(size * (element.clientWidth / element.scrollWidth) * 0.98 * 10) / 10}px`;
   }
 }
 
-function renderAreas(payload, kwh, kw) {
+/**
+ * Shows as many of `total` rows as the panel holds: `render(count)` draws `count` rows (the last may sum the rest).
+ * A panel that scrolls with the page (portrait, phone) gets at most PAGE_ROWS.
+ */
+function fitRows(container, total, render) {
+  const panel = container.parentElement;
+  if (getComputedStyle(panel).overflow !== 'hidden') return render(Math.min(total, PAGE_ROWS));
+  render(total);
+  const bottom = panel.getBoundingClientRect().bottom - parseFloat(getComputedStyle(panel).paddingBottom);
+  const rows = [...container.children];
+  let count = rows.filter((row) => row.getBoundingClientRect().bottom <= bottom + 0.5).length;
+  if (count >= rows.length) return;
+  // Room for the row that sums the rest, then check (rows may wrap to two lines).
+  render(count);
+  while (count > 1 && panel.scrollHeight > panel.clientHeight + 0.5) render((count -= 1));
+}
+
+function renderAreas(payload) {
   const container = document.querySelector('.areas');
-  const areas = payload.areas.filter((area) => !areaFilter || area.name === areaFilter);
-  container.replaceChildren(
-    ...areas.map((area) => {
-      const card = document.createElement('article');
-      card.className = 'area';
+  const { areas, platform } = payload;
+  const locale = platform.locale;
+  const row = (className, name, power, today) => {
+    const card = make('div', className);
+    card.append(make('h3', '', name), make('span', 'now', power), make('span', 'today', today));
+    return card;
+  };
+  const draw = (count) => {
+    // `count` rows in all: the largest areas, and the last row sums the rest when any is left out.
+    const shown = count >= areas.length ? areas : areas.slice(0, Math.max(1, count - 1));
+    const rest = areas.slice(shown.length);
+    const rows = [row('area head', LABELS.areaHead, `${LABELS.nowHead} kW`, `${LABELS.todayHead} kWh`)];
+    for (const area of shown) {
+      const card = row('area', area.name, figure(locale, area.powerKw), figure(locale, area.todayKwh));
       card.dataset.area = area.name;
-      const title = document.createElement('h3');
-      title.textContent = area.name;
-      if (area.source) {
-        const source = document.createElement('span');
-        source.className = 'source';
-        source.textContent = area.source === 'meters' ? 'metered' : 'manual';
-        title.append(source);
-      }
-      const now = document.createElement('span');
-      now.className = 'now';
-      now.dataset.value = String(area.powerKw);
-      now.textContent = `${kw.format(area.powerKw)} kW`;
-      const figures = document.createElement('span');
-      figures.className = 'figures';
-      figures.dataset.today = String(area.todayKwh);
-      figures.dataset.month = String(area.monthKwh);
-      figures.textContent = `today ${kwh.format(area.todayKwh)} kWh · month ${kwh.format(area.monthKwh)} kWh`;
-      card.append(title, now, figures);
-      return card;
-    }),
-  );
+      card.dataset.power = String(area.powerKw);
+      card.dataset.today = String(area.todayKwh);
+      rows.push(card);
+    }
+    if (rest.length) {
+      const power = rest.reduce((sum, area) => sum + area.powerKw, 0);
+      const today = rest.reduce((sum, area) => sum + area.todayKwh, 0);
+      const card = row('area rest', LABELS.restAreas(rest.length), figure(locale, power), figure(locale, today));
+      card.dataset.restCount = String(rest.length);
+      card.dataset.power = String(power);
+      card.dataset.today = String(today);
+      rows.push(card);
+    }
+    container.replaceChildren(...rows);
+  };
+  // The header row is drawn too: `count` counts area rows only.
+  fitRows(container, areas.length + 1, (count) => draw(count - 1));
+}
+
+function renderAlerts(payload) {
+  const list = document.querySelector('.alerts');
+  const { active, more } = payload.alerts;
+  const serverNow = Date.parse(payload.generatedAt) + (Date.now() - receivedAt);
+  const draw = (count) => {
+    if (!active.length) return list.replaceChildren(make('li', 'none', LABELS.noAlerts));
+    const shown = active.slice(0, count);
+    const items = shown.map((alert) => {
+      const item = make('li', 'alert');
+      item.dataset.level = alert.level;
+      item.dataset.since = alert.since;
+      item.append(make('span', 'badge', LABELS.levelBadge[alert.level]), make('span', 'title', alert.title), make('span', 'meta', LABELS.activeFor(durationText(serverNow - Date.parse(alert.since)), alert.area)));
+      return item;
+    });
+    const hidden = active.length - shown.length + more;
+    if (hidden > 0) {
+      const rest = make('li', 'more', LABELS.moreAlerts(hidden));
+      rest.dataset.more = String(hidden);
+      items.push(rest);
+    }
+    list.replaceChildren(...items);
+  };
+  fitRows(list, active.length, (count) => draw(Math.max(1, count)));
 }
 
 function renderChart(payload) {
   const host = document.querySelector('.chart');
-  const days = payload.weeklyEnergy.days;
-  const xs = days.map((_, i) => i);
-  const ys = days.map((day) => day.kwh);
-  host.dataset.values = JSON.stringify(ys);
-  if (typeof window.uPlot !== 'function') return;
-  const styles = getComputedStyle(document.documentElement);
-  const width = Math.max(280, host.clientWidth);
-  // The panel decides the height (it fills the row on a wall screen); the chart's own height never feeds back into it.
-  const height = Math.max(240, host.clientHeight - 8);
-  const labels = days.map((day) => new Date(`${day.day}T12:00:00Z`).toLocaleDateString(payload.platform.locale, { weekday: 'short', day: 'numeric', timeZone: 'UTC' }));
-  const axis = { stroke: styles.getPropertyValue('--muted').trim(), grid: { stroke: 'rgba(128,128,128,0.2)' }, ticks: { show: false }, font: '16px system-ui' };
-  const options = {
-    width,
-    height,
-    legend: { show: false },
-    cursor: { show: false },
-    scales: { x: { time: false, range: [-0.6, days.length - 0.4] }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
-    axes: [
-      { ...axis, values: (_u, splits) => splits.map((i) => labels[i] ?? ''), splits: () => xs },
-      { ...axis, size: 70 },
-    ],
-    series: [{}, { fill: styles.getPropertyValue('--bar').trim(), stroke: styles.getPropertyValue('--bar').trim(), paths: window.uPlot.paths.bars({ size: [0.6, 120] }), points: { show: false } }],
+  const { days } = payload.weeklyEnergy;
+  const locale = payload.platform.locale;
+  host.dataset.values = JSON.stringify(days.map((day) => day.kwh));
+  const max = Math.max(1, ...days.map((day) => day.kwh));
+  const formats = [
+    { weekday: 'short', day: 'numeric' },
+    { weekday: 'short' },
+    { weekday: 'narrow' },
+  ];
+  const label = (day, format) => {
+    try {
+      return new Date(`${day}T12:00:00Z`).toLocaleDateString(locale, { ...format, timeZone: 'UTC' });
+    } catch {
+      return day.slice(5);
+    }
   };
-  if (chart) {
-    chart.setSize({ width, height });
-    chart.setData([xs, ys]);
-  } else {
-    chart = new window.uPlot(options, [xs, ys], host);
+  const bars = make('div', 'bars');
+  host.setAttribute('aria-label', `${LABELS.lastSevenDays}: ${days.map((day) => `${day.day} ${day.kwh} kWh`).join(', ')}`);
+  const columns = days.map((day, i) => {
+    const column = make('div', i === days.length - 1 ? 'bar-col today' : 'bar-col');
+    column.dataset.day = day.day;
+    column.dataset.value = String(day.kwh);
+    const track = make('div', 'bar-track');
+    const bar = make('div', 'bar');
+    // The tallest bar leaves room above it for its figure.
+    const share = (day.kwh / max) * 82;
+    bar.style.height = `${share}%`;
+    const value = make('span', 'bar-value', figure(locale, day.kwh));
+    value.style.bottom = `calc(${share}% + 0.15rem)`;
+    track.append(bar, value);
+    column.append(track, make('span', 'bar-label', label(day.day, formats[0])));
+    return column;
+  });
+  bars.append(...columns);
+  host.replaceChildren(bars);
+  // Narrow screens: the shorter day names first, then compact figures, then smaller type — never overlapping text.
+  const labels = [...host.querySelectorAll('.bar-label')];
+  for (const format of formats) {
+    labels.forEach((element, i) => (element.textContent = label(days[i].day, format)));
+    if (labels.every((element) => element.scrollWidth <= element.clientWidth)) break;
   }
+  labels.forEach(shrinkToFit);
+  const values = [...host.querySelectorAll('.bar-value')];
+  if (values.some((element) => element.scrollWidth > element.clientWidth)) {
+    const compact = numberFormat(locale, 0, { notation: 'compact', maximumFractionDigits: 1, minimumFractionDigits: 0 });
+    values.forEach((element, i) => (element.textContent = compact.format(days[i].kwh)));
+  }
+  values.forEach(shrinkToFit);
+}
+
+function fitFigures() {
+  for (const element of document.querySelectorAll('.big')) shrinkToFit(element);
 }
 
 function render(payload) {
-  const { platform, overview } = payload;
+  const { platform, figures, scope } = payload;
   const locale = platform.locale;
-  const kw = numberFormat(locale, 1);
-  const kwh = numberFormat(locale, 1);
-  const kg = numberFormat(locale, 1);
-  document.title = `${platform.siteName} · EMS wallboard`;
+  document.title = `${platform.siteName}${scope.area ? ` · ${scope.area}` : ''} · EMS wallboard`;
+  document.body.classList.remove('unknown-area');
+  document.querySelector('.notice').hidden = true;
+  document.body.classList.toggle('area-view', scope.area !== null);
+  document.body.classList.toggle('no-areas', payload.areas.length === 0);
   setFigure('siteName', platform.siteName, platform.siteName);
-  $('scope').textContent = areaFilter ? `· ${areaFilter}` : '';
+  $('scope').textContent = scope.area ?? '';
   const logo = document.querySelector('.logo');
   if (platform.logoUrl) {
     if (logo.getAttribute('src') !== platform.logoUrl) logo.src = platform.logoUrl;
     logo.hidden = false;
   } else logo.hidden = true;
 
-  const area = areaFilter ? payload.areas.find((candidate) => candidate.name === areaFilter) : undefined;
-  if (areaFilter) {
-    // One area: its own figures; cost and carbon are only known for the site as a whole.
-    setFigure('powerKw', area?.powerKw ?? 0, kw.format(area?.powerKw ?? 0));
-    setFigure('todayKwh', area?.todayKwh ?? 0, kwh.format(area?.todayKwh ?? 0));
-    setFigure('monthKwh', area?.monthKwh ?? 0, kwh.format(area?.monthKwh ?? 0));
-    for (const field of ['todayCost', 'todayCarbon', 'monthCost', 'monthCarbon']) setFigure(field, null);
-  } else {
-    setFigure('powerKw', overview.powerKw, kw.format(overview.powerKw));
-    setFigure('todayKwh', overview.energyTodayKwh, kwh.format(overview.energyTodayKwh));
-    setFigure('monthKwh', overview.energyMonthKwh, kwh.format(overview.energyMonthKwh));
-    setFigure('todayCost', overview.costToday, money(locale, overview.currency, overview.costToday));
-    setFigure('todayCarbon', overview.carbonTodayKg, `${kg.format(overview.carbonTodayKg)} kg CO₂`);
-    setFigure('monthCost', overview.costMonth, money(locale, overview.currency, overview.costMonth ?? 0));
-    setFigure('monthCarbon', overview.carbonMonthKg, `${kg.format(overview.carbonMonthKg ?? 0)} kg CO₂`);
+  setFigure('powerKw', figures.powerKw, figure(locale, figures.powerKw));
+  setFigure('todayKwh', figures.todayKwh, figure(locale, figures.todayKwh));
+  setFigure('monthKwh', figures.monthKwh, figure(locale, figures.monthKwh));
+  const kg = (value) => LABELS.carbon(figure(locale, value));
+  setFigure('todayCost', figures.costToday, figures.costToday === null ? '' : money(locale, platform.currency, figures.costToday));
+  setFigure('monthCost', figures.costMonth, figures.costMonth === null ? '' : money(locale, platform.currency, figures.costMonth));
+  setFigure('todayCarbon', figures.carbonTodayKg, figures.carbonTodayKg === null ? '' : kg(figures.carbonTodayKg));
+  setFigure('monthCarbon', figures.carbonMonthKg, figures.carbonMonthKg === null ? '' : kg(figures.carbonMonthKg));
+  setFigure('openFaults', payload.openFaults, LABELS.openFaults(payload.openFaults));
+  for (const level of ['critical', 'warning']) {
+    const count = payload.alerts.counts[level];
+    setFigure(`alerts.${level}`, count, LABELS[level](count));
   }
-  setFigure('activeAlerts', overview.activeAlerts, String(overview.activeAlerts));
-  setFigure('openFaults', overview.openFaults, `${overview.openFaults} open fault${overview.openFaults === 1 ? '' : 's'}`);
-  for (const level of ['critical', 'warning', 'info']) {
-    const count = payload.alertCounts?.[level] ?? 0;
-    setFigure(`alerts.${level}`, count, `${count} ${level}`);
-  }
-  const gateway = payload.gateway ?? { state: 'unknown' };
   const pill = $('gateway');
-  pill.dataset.state = gateway.state;
-  pill.textContent = gateway.state === 'up' ? 'Gateway online' : gateway.state === 'down' ? 'Gateway offline' : 'Gateway unknown';
-  $('updated').textContent = `Updated ${timeOf(locale, platform.timezone, payload.generatedAt)}`;
+  pill.dataset.state = payload.gateway.state;
+  pill.textContent = LABELS.gateway[payload.gateway.state];
+  $('updated').textContent = LABELS.updated(timeOf(locale, platform.timezone, new Date(payload.generatedAt)));
   $('updated').dateTime = payload.generatedAt;
-  renderAreas(payload, kwh, kw);
-  renderChart(payload);
+  $('rotation').textContent = rotating ? LABELS.rotation(rotation.index + 1, rotation.views.length) : '';
+  layout();
 }
 
-function showStale(reason) {
-  const banner = document.querySelector('.stale');
-  if (!reason) {
-    staleSince = undefined;
+/** Everything whose size depends on the screen: figures shrunk to fit, bars, and how many rows the panels hold. */
+function layout() {
+  if (!lastPayload) return;
+  // Counts layouts, so a test (or a curious operator) can tell one has happened after a resize.
+  document.body.dataset.layouts = String(Number(document.body.dataset.layouts ?? 0) + 1);
+  fitFigures();
+  renderChart(lastPayload);
+  if (lastPayload.scope.area === null) renderAreas(lastPayload);
+  renderAlerts(lastPayload);
+}
+
+/** The banner: the service's own verdict on its data, or the page's when it cannot reach the service. */
+function showState(state, since, reason) {
+  const banner = document.querySelector('.banner');
+  document.body.dataset.state = state;
+  document.body.classList.toggle('is-stale', state !== 'live');
+  if (state === 'live') {
     banner.hidden = true;
-    document.body.classList.remove('is-stale');
     return;
   }
-  staleSince ??= lastOkAt ?? new Date();
   const locale = lastPayload?.platform.locale ?? 'en';
   const timezone = lastPayload?.platform.timezone ?? 'UTC';
-  $('staleText').textContent = `since ${timeOf(locale, timezone, staleSince.toISOString())} — ${reason}; showing the last figures received.`;
+  banner.dataset.state = state;
+  $('bannerTitle').textContent = state === 'failing' ? LABELS.failingTitle : LABELS.staleTitle;
+  $('bannerText').textContent = LABELS.staleText(timeOf(locale, timezone, since), LABELS.reasons[reason] ?? reason);
   banner.hidden = false;
-  document.body.classList.add('is-stale');
+}
+
+function showUnknownArea(name, site) {
+  const names = site?.areas.map((area) => area.name) ?? [];
+  if (site) setFigure('siteName', site.platform.siteName, site.platform.siteName);
+  $('updated').textContent = '';
+  document.body.classList.add('unknown-area');
+  document.body.dataset.state = 'unknown-area';
+  $('noticeTitle').textContent = LABELS.unknownArea(name);
+  $('noticeText').textContent = LABELS.unknownAreaText(names);
+  document.querySelector('.notice').hidden = false;
+  document.querySelector('.banner').hidden = true;
+}
+
+async function fetchView(area, timeoutMs) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const url = area === null ? '/api/wallboard' : `/api/wallboard?area=${encodeURIComponent(area)}`;
+    const response = await fetch(url, { cache: 'no-store', headers: { accept: 'application/json' }, signal: controller.signal });
+    return { status: response.status, body: response.ok || response.status === 404 ? await response.json() : undefined };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How often to ask: the site's refresh setting, but at least as often as the meters are collected. */
+function pollSec() {
+  const refresh = lastPayload?.platform.refreshIntervalSec ?? 30;
+  const collect = lastPayload?.dataState.collectIntervalSec ?? refresh;
+  return Math.max(MIN_POLL_SEC, Math.min(refresh, collect));
 }
 
 async function refresh() {
-  let interval = lastPayload?.platform.refreshIntervalSec ?? 30;
+  clearTimeout(pollTimer);
   try {
-    const response = await fetch('/api/dashboard', { cache: 'no-store', headers: { accept: 'application/json' } });
-    if (!response.ok) throw new Error(`the service answered ${response.status}`);
-    const payload = await response.json();
-    lastPayload = payload;
-    interval = payload.platform.refreshIntervalSec;
-    render(payload);
+    const answer = await fetchView(view, Math.max(5, pollSec()) * 1000);
+    if (answer.status === 404 && view !== null) {
+      const site = await fetchView(null, 5000).catch(() => undefined);
+      showUnknownArea(view, site?.status === 200 ? site.body : undefined);
+      lastPayload = undefined;
+      return;
+    }
+    if (answer.status !== 200) throw new Error(`the service answered ${answer.status}`);
+    lastPayload = answer.body;
+    receivedAt = Date.now();
     lastOkAt = new Date();
-    showStale(payload.gateway?.state === 'down' ? 'the IoT gateway cannot be reached' : undefined);
+    clientStaleSince = undefined;
+    if (rotating && view === null) rotation.views = [null, ...answer.body.areas.map((area) => area.name)];
+    render(answer.body);
+    const { dataState } = answer.body;
+    showState(dataState.state, dataState.since ? new Date(dataState.since) : lastOkAt, dataState.reason);
   } catch {
+    clientStaleSince ??= lastOkAt ?? new Date();
     const pill = $('gateway');
     pill.dataset.state = 'unknown';
-    pill.textContent = 'Gateway unknown';
-    showStale('the EMS service cannot be reached');
+    pill.textContent = LABELS.gateway.unknown;
+    showState('stale', clientStaleSince, 'service');
   } finally {
-    setTimeout(refresh, Math.max(MIN_INTERVAL_SEC, interval) * 1000);
+    pollTimer = setTimeout(refresh, pollSec() * 1000);
   }
 }
 
-window.addEventListener('resize', () => lastPayload && renderChart(lastPayload));
+function rotate() {
+  rotation.index = (rotation.index + 1) % rotation.views.length;
+  view = rotation.views[rotation.index];
+  refresh();
+}
+
+let resizeTimer;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(layout, 100);
+});
+// Alert durations move with the clock between polls.
+setInterval(() => lastPayload && renderAlerts(lastPayload), 30_000);
+if (rotating) setInterval(rotate, rotateSec * 1000);
 refresh();

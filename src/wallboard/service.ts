@@ -1,0 +1,167 @@
+// The wallboard payload: the site or one area, its figures, its active alert titles and an honest data state.
+import type { ConfigStore } from '../configs/service.ts';
+import type { Db } from '../db/client.ts';
+import { addDays, siteDay } from '../energy/calendar.ts';
+import type { CollectorStatus } from '../energy/collector.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import type { EnergyService } from '../energy/service.ts';
+import { NotFound } from '../errors.ts';
+import type { IotHealth } from '../iot/service.ts';
+import type { OverviewService } from '../overview/service.ts';
+import type { DataStateView, WallboardPayloadView } from './schemas.ts';
+
+/** Active critical and warning titles listed; the rest is a count. */
+export const WALLBOARD_ALERTS = 12;
+/** Data is stale when no collection succeeded within this many intervals. */
+export const STALE_AFTER_INTERVALS = 2;
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+export type CollectionFacts = {
+  /** 0: collection is off (figures are entered by hand). */
+  intervalMs: number;
+  collector: CollectorStatus;
+  gateway: IotHealth['gateway'];
+  startedAt: number;
+  now: number;
+};
+
+/**
+ * Live, failing or stale, from what the collector last did — never from whether the gateway accepts a TCP connection:
+ * a gateway that answers 503 to every read is "reachable" and still freezes the figures.
+ */
+export function dataStateOf({ intervalMs, collector, gateway, startedAt, now }: CollectionFacts): DataStateView {
+  const lastGoodAt = collector.lastOkAt;
+  const base = { collectIntervalSec: intervalMs > 0 ? Math.round(intervalMs / 1000) : null, lastGoodAt };
+  // Collection off, or on with no meter to read: the figures are the hand-entered cards, as fresh as their last PUT.
+  if (intervalMs <= 0 || (collector.lastRunAt !== null && collector.meters === 0 && collector.lastError === null)) {
+    return { state: 'live', since: null, reason: null, source: 'manual', ...base };
+  }
+  const since = lastGoodAt ?? new Date(startedAt).toISOString();
+  if (collector.lastError !== null) {
+    return { state: 'failing', since, reason: gateway === 'unreachable' ? 'gateway-unreachable' : 'gateway-errors', source: 'meters', ...base };
+  }
+  const lastGood = lastGoodAt === null ? startedAt : Date.parse(lastGoodAt);
+  if (now - lastGood > STALE_AFTER_INTERVALS * intervalMs) {
+    return { state: 'stale', since, reason: lastGoodAt === null ? 'no-collection-yet' : 'collector-stalled', source: 'meters', ...base };
+  }
+  return { state: 'live', since: null, reason: null, source: 'meters', ...base };
+}
+
+type Parts = {
+  configs: ConfigStore;
+  overview: OverviewService;
+  areas: EnergyService;
+  figures: EnergyFigures;
+  collection: () => Omit<CollectionFacts, 'now'>;
+  gatewayCheckedAt: () => string | null;
+};
+
+type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string };
+
+export class WallboardService {
+  private readonly activeAlerts;
+  private readonly activeCounts;
+  private readonly areaDaily;
+
+  constructor(
+    db: Db,
+    private readonly parts: Parts,
+  ) {
+    const sqlite = db.sqlite;
+    // @area NULL: the whole site. Shelved alerts are left out until their shelf time passes, as on the dashboard.
+    const active = "status = 'active' AND (shelved_until IS NULL OR shelved_until <= @now) AND (@area IS NULL OR area = @area)";
+    this.activeAlerts = sqlite.prepare(
+      `SELECT title, level, area, occurred_at AS since FROM alerts WHERE ${active} AND level IN ('critical', 'warning')
+       ORDER BY CASE level WHEN 'critical' THEN 0 ELSE 1 END, occurred_at, id LIMIT ${WALLBOARD_ALERTS}`,
+    );
+    this.activeCounts = sqlite.prepare(`SELECT level, count(*) FROM alerts WHERE ${active} GROUP BY level`).raw();
+    this.areaDaily = sqlite.prepare('SELECT day, kwh FROM energy_daily WHERE area = ? AND day BETWEEN ? AND ?');
+  }
+
+  /** The payload for the site (no area) or one area; an area that does not exist is a NotFound naming it. */
+  payload(areaName?: string, now: number = Date.now()): WallboardPayloadView {
+    const at = new Date(now);
+    const platform = this.parts.configs.platform();
+    const cards = this.parts.areas.list(at);
+    let area: (typeof cards)[number] | undefined;
+    if (areaName !== undefined) {
+      area = cards.find((card) => card.name === areaName);
+      if (!area) {
+        const folded = cards.filter((card) => card.name.toLowerCase() === areaName.toLowerCase());
+        if (folded.length === 1) area = folded[0];
+      }
+      if (!area) throw new NotFound(`No area named "${areaName}"`);
+    }
+    const timezone = platform.timezone;
+    const today = siteDay(timezone, at);
+    const first = addDays(today, -6);
+
+    let figures: WallboardPayloadView['figures'];
+    let days: { day: string; kwh: number }[];
+    if (!area) {
+      const stats = this.parts.overview.stats();
+      figures = {
+        powerKw: stats.powerKw,
+        todayKwh: stats.energyTodayKwh,
+        monthKwh: stats.energyMonthKwh,
+        costToday: stats.costToday,
+        costMonth: stats.costMonth,
+        carbonTodayKg: stats.carbonTodayKg,
+        carbonMonthKg: stats.carbonMonthKg,
+      };
+      days = this.parts.overview.weekly().days;
+    } else if (area.source === 'meters') {
+      const tomorrow = addDays(today, 1);
+      const day = this.parts.figures.totals(today, tomorrow, { area: area.name });
+      const month = this.parts.figures.totals(`${today.slice(0, 7)}-01`, tomorrow, { area: area.name });
+      figures = {
+        powerKw: area.powerKw,
+        todayKwh: area.todayKwh,
+        monthKwh: area.monthKwh,
+        costToday: Math.round(day.cost * 100) / 100,
+        costMonth: Math.round(month.cost * 100) / 100,
+        carbonTodayKg: round(day.carbonKg),
+        carbonMonthKg: round(month.carbonKg),
+      };
+      const byDay = this.parts.figures.byDay(first, tomorrow, { area: area.name });
+      days = Array.from({ length: 7 }, (_, i) => ({ day: addDays(first, i), kwh: round(byDay.get(addDays(first, i))?.kwh ?? 0) }));
+    } else {
+      // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
+      figures = { powerKw: area.powerKw, todayKwh: area.todayKwh, monthKwh: area.monthKwh, costToday: null, costMonth: null, carbonTodayKg: null, carbonMonthKg: null };
+      const recorded = new Map((this.areaDaily.all(area.name, first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
+      days = Array.from({ length: 7 }, (_, i) => ({ day: addDays(first, i), kwh: round(recorded.get(addDays(first, i)) ?? 0) }));
+    }
+
+    const filter = { now: at.toISOString(), area: area?.name ?? null };
+    const counts = { critical: 0, warning: 0, info: 0, ...Object.fromEntries(this.activeCounts.all(filter) as [string, number][]) };
+    const active = this.activeAlerts.all(filter) as AlertRow[];
+    const collection = this.parts.collection();
+    const dataState = dataStateOf({ ...collection, now });
+    const gateway = collection.gateway === 'reachable' ? (dataState.state === 'failing' ? 'degraded' : 'up') : collection.gateway === 'unreachable' ? 'down' : 'unknown';
+
+    return {
+      platform: {
+        siteName: platform.siteName,
+        logoUrl: platform.logoUrl,
+        timezone,
+        locale: platform.locale,
+        currency: platform.currency,
+        refreshIntervalSec: platform.refreshIntervalSec,
+      },
+      scope: { area: area?.name ?? null },
+      figures,
+      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, day) => sum + day.kwh, 0)) },
+      areas: cards
+        .map(({ name, powerKw, todayKwh, monthKwh }) => ({ name, powerKw, todayKwh, monthKwh }))
+        .sort((a, b) => b.todayKwh - a.todayKwh || b.powerKw - a.powerKw || a.name.localeCompare(b.name)),
+      alerts: { counts: { critical: counts.critical, warning: counts.warning, info: counts.info }, active, more: Math.max(0, counts.critical + counts.warning - active.length) },
+      openFaults: this.parts.overview.stats().openFaults,
+      gateway: { state: gateway, checkedAt: this.parts.gatewayCheckedAt() },
+      dataState,
+      generatedAt: at.toISOString(),
+    };
+  }
+}
