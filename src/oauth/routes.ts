@@ -80,7 +80,7 @@ export function oauthRoutes(deps: AppDeps) {
       summary: 'Provider redirect target: exchange the code, then linked or bind_required',
       description: CALLBACK_DESCRIPTION,
       tags,
-      raw: { contentType: 'text/html' },
+      raw: { contentType: 'text/html; charset=utf-8', contentTypes: ['text/html; charset=utf-8', 'application/json'] },
       schemas: { params: ProviderParams, query: CallbackParams, response: { 200: CallbackOutcome, 404: ErrorBody, 502: ErrorBody } },
       handler: ({ params, query, ctx }) => answerCallback(ctx, params.provider, query),
     }),

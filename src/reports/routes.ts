@@ -119,7 +119,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
       summary: 'Download a file of a report run (PDF, CSV or JSON)',
       description: '404 for a name the run did not produce, or once retention removed the files (EMS_REPORT_KEEP_FILES runs are kept per plan).',
       tags,
-      raw: { contentType: 'application/octet-stream' },
+      raw: { contentType: 'application/pdf', contentTypes: ['application/pdf', 'text/csv; charset=utf-8', 'application/json'], storedFile: true },
       schemas: { params: ReportRunFileParams, response: { 200: BinaryBody, 404: ErrorBody } },
       handler: async ({ params, ctx }) => {
         const file = runner.file(params.id, params.name);

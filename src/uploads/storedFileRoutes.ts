@@ -22,6 +22,8 @@ export type StoredFileResource = {
   /** Refuse a part by its name/claimed type before its bytes are stored. */
   accept?(originalName: string, claimedType: string): void;
   uploadDescription: string;
+  /** Every Content-Type a download can carry (the reference lists them). */
+  downloadTypes: readonly string[];
 };
 
 export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResource) {
@@ -74,7 +76,7 @@ export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResour
         'X-Content-Type-Options: nosniff. One `Range: bytes=a-b` is honoured (206 with Content-Range; 416 when it lies ' +
         'beyond the end; If-Range respected); several ranges get the whole file.',
       tags,
-      raw: { contentType: 'application/octet-stream' },
+      raw: { contentType: 'application/octet-stream', contentTypes: resource.downloadTypes, storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody, 416: ErrorBody } },
       handler: async ({ params, ctx }) => {
         const row = store.get(params.id);

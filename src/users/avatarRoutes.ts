@@ -30,7 +30,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       description: `Multipart field "file": a PNG, JPEG or WebP image of at most ${AVATAR_MAX_BYTES} bytes. The type is read from the bytes; anything else is 415.`,
       tags,
       bodyType: 'multipart',
-      schemas: { params: IdParams, response: { 200: AvatarSet, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      schemas: { params: IdParams, response: { 200: AvatarSet, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
       handler: async ({ params, user, ctx }) => {
         assertSelfOrAdmin(user, params.id);
         avatars.user(params.id);
@@ -43,7 +43,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       access: 'viewer',
       summary: "A user's avatar image",
       tags,
-      raw: { contentType: 'image/*' },
+      raw: { contentType: 'image/png', contentTypes: ['image/png', 'image/jpeg', 'image/webp'], storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody } },
       handler: ({ params, ctx }) => sendStoredFile(ctx, avatars.bytes(params.id)),
     }),
@@ -53,7 +53,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       access: 'viewer',
       summary: 'Remove the avatar (self or admin)',
       tags,
-      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      schemas: { params: IdParams, response: { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody } },
       handler: async ({ params, user }) => {
         assertSelfOrAdmin(user, params.id);
         await avatars.remove(params.id, user);
