@@ -42,6 +42,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       path: '/api/users/:id/avatar',
       access: 'viewer',
       summary: "A user's avatar image",
+      description: "The image as uploaded (PNG, JPEG or WebP), with an ETag (If-None-Match → 304) and Range support. 404 when the user has none. Changes nothing.",
       tags,
       raw: { contentType: 'image/png', contentTypes: ['image/png', 'image/jpeg', 'image/webp'], storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody } },
@@ -52,6 +53,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       path: '/api/users/:id/avatar',
       access: 'viewer',
       summary: 'Remove the avatar (self or admin)',
+      description: "Deletes the image; avatarUrl becomes null. A user may remove their own; admins anyone's (403 otherwise).",
       tags,
       schemas: { params: IdParams, response: { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody } },
       handler: async ({ params, user }) => {
