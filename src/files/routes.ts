@@ -1,5 +1,6 @@
 // /api/files: viewer reads, operator uploads and deletes (DESIGN.md roles).
 import type { AppDeps } from '../appDeps.ts';
+import { SERVABLE_TYPES } from '../uploads/mediaTypes.ts';
 import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
 import { FileView } from './schemas.ts';
 import { createFileStore, fileDownload, presentFile } from './service.ts';
@@ -13,6 +14,7 @@ export function fileRoutes(deps: AppDeps) {
     view: FileView,
     present: presentFile,
     download: fileDownload,
+    downloadTypes: [...SERVABLE_TYPES, 'application/octet-stream'],
     uploadDescription:
       `One file per request in field "file", at most EMS_UPLOAD_MAX_BYTES (now ${deps.config.uploadMaxBytes} bytes; 413 above). ` +
       'The bytes stream to disk (never held in memory) while their SHA-256 is computed; the name on disk is generated.',

@@ -47,6 +47,7 @@ export function healthRoutes({ db, startedAt, iot, backups, collector }: AppDeps
       path: '/api/health',
       access: 'public',
       summary: 'Service health: database reachable, version, uptime, IoT gateway last known state, backups and the last restore drill',
+      description: "For monitoring and the installer: 200 while the database answers, 503 (same body, status degraded) when it does not. An unreachable gateway or a failed backup is reported in its field, never failed on. Changes nothing.",
       tags: ['system'],
       schemas: { response: { 200: Health, 503: Health } },
       handler: () => {

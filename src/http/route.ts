@@ -51,8 +51,14 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
    * 'multipart' (the handler streams the request itself) or 'none'.
    */
   bodyType?: 'json' | 'form' | 'multipart';
-  /** The handler writes ctx.body itself (streams, HTML); no response validation. */
-  raw?: { contentType: string };
+  /**
+   * The handler writes ctx.body itself (streams, HTML); no response validation. `contentTypes` lists every type the
+   * success answer can carry when there are several (the document declares them all); `storedFile`: sent by
+   * sendStoredFile, so the document also declares 206 (one Range), 304 (If-None-Match) and 416.
+   */
+  raw?: { contentType: string; contentTypes?: readonly string[]; storedFile?: true };
+  /** A valid JSON request body, shown in the reference; test/apiReference.test.ts validates it against schemas.body. */
+  example?: unknown;
   /**
    * The handler hands back the very same object for as long as its content is unchanged (a cached payload, never
    * mutated in place): while it does, the JSON text validated for it is sent again without validating or

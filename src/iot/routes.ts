@@ -49,17 +49,17 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
 }
 
 export function iotRoutes({ iot }: AppDeps) {
-  const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema }> = [
-    { method: 'GET', path: '/codes/values', summary: 'Current values of points (codes in the query)', query: ValuesQuery, answer: ValuesAnswer },
-    { method: 'POST', path: '/codes/values', summary: 'Current values of points', body: ValuesBody, answer: ValuesAnswer },
+  const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
+    { method: 'GET', path: '/codes/values', summary: 'Current values of points (codes in the query; request line and headers must stay under 16 KiB, else 431: use POST for many codes)', query: ValuesQuery, answer: ValuesAnswer },
+    { method: 'POST', path: '/codes/values', summary: 'Current values of points', body: ValuesBody, answer: ValuesAnswer, example: { codes: ['meter.main.kwh', 'temp.outdoor'] } },
     { method: 'GET', path: '/codes/history', summary: 'History of one point between start and end (query)', query: HistoryQuery, answer: HistoryAnswer },
-    { method: 'POST', path: '/codes/history', summary: 'History of one point between start and end', body: HistoryBody, answer: HistoryAnswer },
+    { method: 'POST', path: '/codes/history', summary: 'History of one point between start and end', body: HistoryBody, answer: HistoryAnswer, example: { code: 'meter.main.kwh', start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } },
     { method: 'GET', path: '/alarms', summary: 'Alarm history, newest first', query: AlarmsQuery, answer: AlarmsAnswer },
     { method: 'GET', path: '/alarm-configs', summary: 'Alarm configuration', answer: AlarmConfigsAnswer },
   ];
-  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string; body: typeof WriteBody | typeof ForceWriteBody }> = [
-    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)', body: WriteBody },
-    { path: '/codes/force-set', access: 'admin', summary: 'Override any point value', body: ForceWriteBody },
+  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string; body: typeof WriteBody | typeof ForceWriteBody; example: unknown }> = [
+    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)', body: WriteBody, example: { code: 'sp.zone1', value: 21.5 } },
+    { path: '/codes/force-set', access: 'admin', summary: 'Override any point value', body: ForceWriteBody, example: { code: 'temp.zone1', value: 35 } },
   ];
 
   return [
@@ -80,6 +80,7 @@ export function iotRoutes({ iot }: AppDeps) {
         access: 'viewer',
         summary: read.summary,
         description: RELAYED,
+        example: read.example,
         tags,
         raw: json,
         ...(read.method === 'POST' ? { readOnly: true as const } : {}),
@@ -97,6 +98,7 @@ export function iotRoutes({ iot }: AppDeps) {
         access: write.access,
         summary: write.summary,
         description: `${RELAYED} Sent once (again only after a token renewal); logged and audited with the gateway's answer.`,
+        example: write.example,
         tags,
         raw: json,
         schemas: { body: write.body, response: { 200: WriteAnswer, ...failures } },

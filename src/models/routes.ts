@@ -14,6 +14,7 @@ export function modelRoutes(deps: AppDeps) {
     view: ModelView,
     present: presentModel,
     download: modelDownload,
+    downloadTypes: [...new Set(Object.values(MODEL_TYPES)), 'application/octet-stream'],
     accept: acceptModelName,
     uploadDescription:
       `One model per request in field "file" (${Object.keys(MODEL_TYPES).join(', ')}; 415 otherwise), at most ` +

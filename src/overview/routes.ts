@@ -14,6 +14,7 @@ export function overviewRoutes({ db, energy }: AppDeps) {
       path: '/api/overview/stats',
       access: 'viewer',
       summary: 'KPI cards computed from the tables',
+      description: "Energy today and this month, power, cost and carbon, alert, fault and maintenance counts, as the overview cards show them. Changes nothing.",
       tags,
       schemas: { response: { 200: OverviewStats } },
       handler: () => overview.stats(),

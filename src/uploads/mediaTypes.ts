@@ -12,7 +12,7 @@ export function cleanClaimedType(claimed: string | null | undefined): string {
  * Types a download may be labelled with. Everything else (HTML, SVG, XML, scripts, unknown) goes out as
  * application/octet-stream, so an uploaded page can never run in the service's origin, whatever its claim.
  */
-const SERVABLE_TYPES = new Set([
+export const SERVABLE_TYPES: ReadonlySet<string> = new Set([
   'application/gzip',
   'application/json',
   'application/pdf',

@@ -22,6 +22,8 @@ export type StoredFileResource = {
   /** Refuse a part by its name/claimed type before its bytes are stored. */
   accept?(originalName: string, claimedType: string): void;
   uploadDescription: string;
+  /** Every Content-Type a download can carry (the reference lists them). */
+  downloadTypes: readonly string[];
 };
 
 export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResource) {
@@ -34,6 +36,7 @@ export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResour
       path: base,
       access: 'viewer',
       summary: `List ${noun}s, newest first`,
+      description: "A page of the uploaded records, newest first (metadata only). Changes nothing.",
       tags,
       schemas: { query: StoredFileListQuery, response: { 200: Page(resource.view) } },
       handler: ({ query }) => {
@@ -60,6 +63,7 @@ export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResour
       path: `${base}/:id`,
       access: 'viewer',
       summary: `Metadata of one ${noun}`,
+      description: "Name, type, size, SHA-256 and who uploaded it; the bytes are at .../raw. Changes nothing.",
       tags,
       schemas: { params: IdParams, response: { 200: resource.view, 404: ErrorBody } },
       handler: ({ params }) => present(store.get(params.id)),
@@ -74,7 +78,7 @@ export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResour
         'X-Content-Type-Options: nosniff. One `Range: bytes=a-b` is honoured (206 with Content-Range; 416 when it lies ' +
         'beyond the end; If-Range respected); several ranges get the whole file.',
       tags,
-      raw: { contentType: 'application/octet-stream' },
+      raw: { contentType: 'application/octet-stream', contentTypes: resource.downloadTypes, storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody, 416: ErrorBody } },
       handler: async ({ params, ctx }) => {
         const row = store.get(params.id);
@@ -86,6 +90,7 @@ export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResour
       path: `${base}/:id`,
       access: 'operator',
       summary: `Delete a ${noun}: its row and its bytes`,
+      description: "Removes the record and its stored bytes. Audited.",
       tags,
       schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
       handler: async ({ params, user }) => {

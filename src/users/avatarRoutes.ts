@@ -30,7 +30,7 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       description: `Multipart field "file": a PNG, JPEG or WebP image of at most ${AVATAR_MAX_BYTES} bytes. The type is read from the bytes; anything else is 415.`,
       tags,
       bodyType: 'multipart',
-      schemas: { params: IdParams, response: { 200: AvatarSet, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      schemas: { params: IdParams, response: { 200: AvatarSet, 403: ErrorBody, 404: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
       handler: async ({ params, user, ctx }) => {
         assertSelfOrAdmin(user, params.id);
         avatars.user(params.id);
@@ -42,8 +42,9 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       path: '/api/users/:id/avatar',
       access: 'viewer',
       summary: "A user's avatar image",
+      description: "The image as uploaded (PNG, JPEG or WebP), with an ETag (If-None-Match → 304) and Range support. 404 when the user has none. Changes nothing.",
       tags,
-      raw: { contentType: 'image/*' },
+      raw: { contentType: 'image/png', contentTypes: ['image/png', 'image/jpeg', 'image/webp'], storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody } },
       handler: ({ params, ctx }) => sendStoredFile(ctx, avatars.bytes(params.id)),
     }),
@@ -52,8 +53,9 @@ export function avatarRoutes({ db, audit, config }: AppDeps) {
       path: '/api/users/:id/avatar',
       access: 'viewer',
       summary: 'Remove the avatar (self or admin)',
+      description: "Deletes the image; avatarUrl becomes null. A user may remove their own; admins anyone's (403 otherwise).",
       tags,
-      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      schemas: { params: IdParams, response: { 204: Type.Null(), 403: ErrorBody, 404: ErrorBody } },
       handler: async ({ params, user }) => {
         assertSelfOrAdmin(user, params.id);
         await avatars.remove(params.id, user);

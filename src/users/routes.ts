@@ -15,6 +15,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users',
       access: 'admin',
       summary: 'List users, newest first',
+      description: "A page of user records (never a password hash). Changes nothing.",
       tags,
       schemas: { query: UserListQuery, response: { 200: Page(User), 400: ErrorBody } },
       handler: ({ query }) => users.list(query),
@@ -24,6 +25,8 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users',
       access: 'admin',
       summary: 'Create a user with a password (default role: viewer)',
+      description: "Creates an account that can sign in at once with the password given. 409 when the username or email is taken. Audited.",
+      example: {"username": "jane.doe", "email": "jane@example.com", "password": "a-long-passphrase", "role": "operator", "displayName": "Jane Doe"},
       tags,
       schemas: { body: CreateUserBody, response: { 201: User, 400: ErrorBody, 409: ErrorBody } },
       handler: async ({ body, user }) => new Reply(201, await users.create(user, body)),
@@ -34,6 +37,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users/roles',
       access: 'viewer',
       summary: 'The roles, lowest first',
+      description: "viewer, operator, admin: each may do everything the one before it may. Changes nothing.",
       tags,
       schemas: { response: { 200: RoleList } },
       handler: () => ({ roles: [...ROLES] }),
@@ -43,6 +47,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users/:id',
       access: 'viewer',
       summary: 'Read a user (admins: anyone; others: themselves)',
+      description: "One user record: admins may read anyone's, others only their own (403). Changes nothing.",
       tags,
       schemas: { params: IdParams, response: { 200: User, 403: ErrorBody, 404: ErrorBody } },
       handler: ({ params, user }) => users.get(user, params.id),
@@ -52,6 +57,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users/:id',
       access: 'viewer',
       summary: 'Update a user (partial)',
+      example: {"displayName": "Jane Doe", "phone": "+49 30 1234567"},
       description:
         'Admins may change username, email, displayName, phone and role. Anyone may change email, displayName and phone on their own record; ' +
         'changing your own username or role without being admin is 403. Demoting the last admin is 409.',
@@ -77,6 +83,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users/:id/role',
       access: 'admin',
       summary: "Change a user's role (effective on the user's next request)",
+      example: {"role": "operator"},
       description: 'Demoting the last admin is 409.',
       tags,
       schemas: { params: IdParams, body: RoleBody, response: { 200: User, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
@@ -87,6 +94,7 @@ export function userRoutes({ users }: { users: UserDirectory }) {
       path: '/api/users/:id/password',
       access: 'viewer',
       summary: 'Change a password',
+      example: {"currentPassword": "correct-horse-42", "newPassword": "a-new-passphrase"},
       description:
         'Your own password needs currentPassword (a wrong one is 400 and counts towards the sign-in throttle, 429 after repeated failures). ' +
         "Admins may set another user's password without it. Existing sessions stay valid.",
