@@ -15,6 +15,7 @@ import { auditRoutes } from './audit/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { overviewRoutes } from './overview/routes.ts';
 import { energyRoutes } from './energy/routes.ts';
+import { analysisRoutes } from './analysis/routes.ts';
 import { configRoutes } from './configs/routes.ts';
 import { fileRoutes } from './files/routes.ts';
 import { modelRoutes } from './models/routes.ts';
@@ -37,6 +38,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...dashboardRoutes(deps),
     ...overviewRoutes(deps),
     ...energyRoutes(deps),
+    ...analysisRoutes(deps),
     ...configRoutes(deps),
     ...fileRoutes(deps),
     ...modelRoutes(deps),

@@ -5,6 +5,7 @@ import type { EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import { SITE_TOTAL } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
+import type { Comparisons } from '../analysis/comparisons.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
 
@@ -25,6 +26,7 @@ export class OverviewService {
   constructor(
     db: Db,
     private readonly figures?: EnergyFigures,
+    private readonly comparisons?: Comparisons,
   ) {
     const sqlite = db.sqlite;
     this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
@@ -73,6 +75,7 @@ export class OverviewService {
         costMonth: Math.round(month.cost * 100) / 100,
         carbonMonthKg: round(month.carbonKg),
         generatedAt: now,
+        ...(this.comparisons ? { comparison: this.comparison(at) } : {}),
       };
     }
     return {
@@ -85,6 +88,17 @@ export class OverviewService {
       costMonth: Math.round(row.energyMonthKwh * price * 100) / 100,
       carbonMonthKg: round(row.energyMonthKwh * carbonFactor),
       generatedAt: now,
+    };
+  }
+
+  private comparison(at: Date): NonNullable<OverviewStatsView['comparison']> {
+    const day = this.comparisons!.compare('day', {}, { now: at.getTime() });
+    const month = this.comparisons!.compare('month', {}, { now: at.getTime() });
+    return {
+      todayVsYesterdayPercent: day.change.previous.percent,
+      todayVsLastYearPercent: day.change.lastYear.percent,
+      monthVsPreviousPercent: month.change.previous.percent,
+      complete: [day.current, day.previous, day.lastYear, month.current, month.previous].every((figure) => figure.complete),
     };
   }
 

@@ -1,0 +1,10 @@
+// The energy-management pieces (comparisons, demand charges, baselines, EnPIs, anomalies), built once on the energy feature.
+import type { Db } from '../db/client.ts';
+import type { Energy } from '../energy/module.ts';
+import { Comparisons } from './comparisons.ts';
+
+export type Analysis = { comparisons: Comparisons };
+
+export function buildAnalysis(db: Db, energy: Energy): Analysis {
+  return { comparisons: new Comparisons(db, energy.figures, energy.tariffs) };
+}

@@ -1,0 +1,53 @@
+// Shapes of the energy-management answers: comparisons, demand charges, baselines, EnPIs.
+import { Type } from '@sinclair/typebox';
+import { stringEnum } from '../http/schemas.ts';
+import { PERIODS } from './comparisons.ts';
+
+const Day = (description: string) => Type.String({ format: 'date', description });
+const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
+
+/** A meter (meterId), an area (area) or the site (neither). */
+export const TargetQuery = {
+  meterId: Type.Optional(Type.Integer({ minimum: 1, description: 'one meter' })),
+  area: Type.Optional(AreaName),
+};
+
+export const CompareQuery = Type.Object(
+  {
+    period: stringEnum(PERIODS, { description: 'day, week (Monday first), month, year, or custom [from, to)' }),
+    at: Type.Optional(Day('a day inside the period (default today); not for custom')),
+    from: Type.Optional(Day('custom: first day')),
+    to: Type.Optional(Day('custom: the day after the last (exclusive)')),
+    ...TargetQuery,
+  },
+  { additionalProperties: false },
+);
+
+const PeriodFigure = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date', description: 'exclusive' }),
+  through: Type.String({ format: 'date-time', description: 'the instant the figures run to' }),
+  kwh: Type.Number(),
+  cost: Type.Number({ description: 'energy at the tariff of each interval; the site adds its standing charge per whole day' }),
+  carbonKg: Type.Number(),
+  partial: Type.Boolean({ description: 'the figures stop before the period ends: a running period, and its references cut like for like' }),
+  complete: Type.Boolean({ description: 'every meter of the target has a stored day for every day counted' }),
+  coverage: Type.Number({ description: 'stored meter-days ÷ expected meter-days over the days counted' }),
+  missingDays: Type.Array(Type.String({ format: 'date' }), { description: 'days a meter of the target has nothing for (at most 31)' }),
+});
+const Change = Type.Object({
+  kwh: Type.Number({ description: 'current − reference' }),
+  percent: Type.Union([Type.Number(), Type.Null()], { description: '(current − reference) ÷ reference × 100; null when the reference is 0' }),
+  cost: Type.Number(),
+});
+
+export const ComparisonBody = Type.Object({
+  period: Type.String(),
+  target: Type.Object({ kind: stringEnum(['site', 'area', 'meter'] as const), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()), meters: Type.Integer() }),
+  timezone: Type.String(),
+  currency: Type.String(),
+  current: PeriodFigure,
+  previous: PeriodFigure,
+  lastYear: PeriodFigure,
+  change: Type.Object({ previous: Change, lastYear: Change }),
+});
