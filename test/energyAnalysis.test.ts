@@ -9,17 +9,37 @@ const close = (actual: number, expected: number, tolerance: number, what: string
   assert.ok(Math.abs(actual - expected) <= Math.abs(expected) * tolerance + 1e-9, `${what}: ${actual} vs ${expected} (±${tolerance * 100}%)`);
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const midnight = (day: string) => dayIntervals('UTC', day).start;
+const QUARTER = 15 * 60_000;
+const monthAfter = (month: string) => addDays(`${month}-28`, 7).slice(0, 7);
+const monthBefore = (month: string) => addDays(`${month}-01`, -1).slice(0, 7);
 
-/** A year and a bit of the simulated building, collected a week at a time up to the wall clock's now. */
+/** The site's highest 15-minute mean in a month, from the simulated main counter alone (the hand computation). */
+function handPeak(r: EnergyRig, month: string, dataFrom: number, dataTo: number): number {
+  let best = 0;
+  for (let t = Math.max(midnight(`${month}-01`), dataFrom); t + QUARTER <= Math.min(midnight(`${monthAfter(month)}-01`), dataTo); t += QUARTER) {
+    best = Math.max(best, (r.counter('meter.main.kwh', t + QUARTER) - r.counter('meter.main.kwh', t)) * 4);
+  }
+  return best;
+}
+
+/**
+ * A year and a bit of the simulated building, collected a week at a time up to the wall clock's now, then on into the
+ * next two months, which two tariff versions with demand charges (added now, as versions must be) will bill.
+ */
 describe('a simulated year', () => {
   let r: EnergyRig;
   let main: any;
   let hvac: any;
   let lighting: any;
   let end: number;
+  let dataFrom: number;
+  let dataTo: number;
+  let m1: string;
+  let m2: string;
   before(async () => {
     end = Date.now();
     r = await energyRig({ start: end - 400 * DAY });
+    dataFrom = Math.ceil((end - 407 * DAY) / QUARTER) * QUARTER + QUARTER;
     main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     hvac = await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
     await r.collector.collect();
@@ -27,6 +47,17 @@ describe('a simulated year', () => {
     // Lighting is metered only now: its past is a backfilled week, the year before it has nothing.
     lighting = await r.meter({ name: 'Lighting', code: 'meter.lighting.kwh', kind: 'energy', area: 'Lighting' });
     await r.collector.collect();
+    m1 = monthAfter(utcDay(end).slice(0, 7));
+    m2 = monthAfter(m1);
+    const token = r.admin.accessToken;
+    const tariff = async (body: Record<string, unknown>) => {
+      const response = await r.server.request('POST', '/api/energy/tariffs', { token, body: { price: 0.25, carbonFactor: 0.4, ...body } });
+      assert.equal(response.status, 201, response.text);
+    };
+    await tariff({ validFrom: `${m1}-01`, demandChargePerKw: 8.5 });
+    await tariff({ validFrom: `${m2}-01`, demandChargePerKw: 4, demandChargeBasis: 'rolling_12_month_average', demandChargeMinimumKw: 2.5 });
+    dataTo = midnight(`${m2}-04`);
+    await r.run(dataTo, 7 * DAY);
   });
   after(() => r?.close());
 
@@ -47,7 +78,7 @@ describe('a simulated year', () => {
     test('the running week is compared like for like: the same elapsed days and intervals of last week and of the week a year earlier', async () => {
       const body = await r.get('/api/analysis/compare?period=week');
       const through = Date.parse(body.current.through);
-      assert.ok(through <= end && through > end - 30 * 60_000, `through ${body.current.through}, data to ${new Date(end).toISOString()}`);
+      assert.equal(through, Math.floor(Date.now() / QUARTER) * QUARTER, 'cut at the last finished interval');
       const elapsed = through - midnight(body.current.from);
       for (const part of [body.current, body.previous, body.lastYear]) {
         assert.equal(part.partial, true);
@@ -91,6 +122,43 @@ describe('a simulated year', () => {
       }
       assert.equal((await ask(`period=month&meterId=${hvac.id}`)).body.target.meters, 1);
       assert.ok(lighting.id > 0);
+    });
+  });
+
+  describe('demand charges', () => {
+    test("a month on the monthly peak: 8.5 per kW of the site's highest 15-minute mean, as computed by hand from the counters; its cost includes it", async () => {
+      const body = await r.get(`/api/analysis/demand-charges?month=${m1}`);
+      const peak = handPeak(r, m1, dataFrom, dataTo);
+      assert.equal(body.version.basis, 'monthly_peak');
+      close(body.peak.kw, peak, 0.0001, 'peak');
+      close(body.billedKw, peak, 0.0001, 'billed');
+      close(body.demandCharge, 8.5 * peak, 0.0001, 'charge');
+      const summary = await r.get(`/api/energy/summary?from=${m1}-01&to=${m2}-01`);
+      close(body.energyCost, summary.cost, 0.0001, 'energy cost = the summary cost');
+      close(body.totalCost, summary.cost + 8.5 * peak, 0.0001, 'total');
+      const past = await r.get(`/api/analysis/demand-charges?month=${monthBefore(utcDay(end).slice(0, 7))}`);
+      assert.equal(past.running, false);
+      assert.equal(past.demandCharge, 0, 'before the versions with a demand price: none');
+    });
+
+    test('a month on the rolling 12-month average (Flemish): the mean of 12 hand-computed monthly peaks; the running month shows its charge so far, also in the overview', async () => {
+      const body = await r.get(`/api/analysis/demand-charges?month=${m2}`);
+      const months = [m2];
+      while (months.length < 12) months.unshift(monthBefore(months[0]));
+      const peaks = months.map((month) => handPeak(r, month, dataFrom, dataTo));
+      const mean = peaks.reduce((a, b) => a + b, 0) / 12;
+      assert.deepEqual(body.monthlyPeaks.map((p: any) => p.month), months);
+      body.monthlyPeaks.forEach((p: any, i: number) => close(p.kw, peaks[i], 0.0001, p.month));
+      close(body.rollingAverageKw, mean, 0.0001, 'rolling average');
+      close(body.demandCharge, 4 * Math.max(2.5, mean), 0.0001, 'charge');
+      assert.equal(body.running, true);
+      const { deps } = r.server.service;
+      const { OverviewService } = await import('../src/overview/service.ts');
+      const stats = new OverviewService(deps.db, deps.energy.figures, deps.analysis.comparisons, deps.analysis.demandCharges).stats(new Date(midnight(`${m2}-03`) + 12 * 3_600_000));
+      assert.equal(stats.demandChargeMonth, body.demandCharge);
+      close(stats.costMonth, body.totalCost, 0.0001, 'the month card includes the demand charge');
+      const bad = await r.server.request('GET', '/api/analysis/demand-charges?month=2026-13', { token: r.admin.accessToken });
+      assert.equal(bad.status, 400);
     });
   });
 });

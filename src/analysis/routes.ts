@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { CompareQuery, ComparisonBody } from './schemas.ts';
+import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -39,6 +39,18 @@ export function analysisRoutes({ energy, analysis }: AppDeps) {
         if (query.period !== 'custom' && (query.from !== undefined || query.to !== undefined)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'from and to are for period=custom' }]);
         return analysis.comparisons.compare(query.period, target(energy, query), { at: query.at, from: query.from, to: query.to });
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/demand-charges',
+      access: 'viewer',
+      summary: "A month's demand charge (capacity tariff): billed kW, the charge, and the month's cost with it; the running month so far",
+      description:
+        "billedKw = max(minimumKw, the month's highest site 15-minute mean) or, for basis rolling_12_month_average, max(minimumKw, the mean of the monthly peaks of the 12 months ending with it). " +
+        'demandCharge = demandChargePerKw × billedKw, priced by the tariff version in effect on the first day of the month.',
+      tags,
+      schemas: { query: MonthQuery, response: { 200: DemandChargeBody, 400: ErrorBody } },
+      handler: ({ query }) => analysis.demandCharges.month(query.month ?? energy.figures.today().slice(0, 7)),
     }),
   ];
 }

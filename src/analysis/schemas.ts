@@ -51,3 +51,28 @@ export const ComparisonBody = Type.Object({
   lastYear: PeriodFigure,
   change: Type.Object({ previous: Change, lastYear: Change }),
 });
+
+export const MonthQuery = Type.Object(
+  { month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM (default: this month)' })) },
+  { additionalProperties: false },
+);
+
+export const DemandChargeBody = Type.Object({
+  month: Type.String(),
+  currency: Type.String(),
+  running: Type.Boolean({ description: 'the month is not over: month-to-date, and its peak may still grow' }),
+  version: Type.Object({
+    id: Type.Integer(),
+    validFrom: Type.String({ format: 'date' }),
+    demandChargePerKw: Type.Number(),
+    basis: Type.String(),
+    minimumKw: Type.Number(),
+  }, { description: 'the tariff version in effect on the first day of the month' }),
+  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Type.String({ format: 'date-time' }) }), Type.Null()], { description: "the month's highest site 15-minute mean" }),
+  monthlyPeaks: Type.Array(Type.Object({ month: Type.String(), kw: Type.Union([Type.Number(), Type.Null()]) }), { description: 'the 12 months ending with this one' }),
+  rollingAverageKw: Type.Union([Type.Number(), Type.Null()], { description: 'mean of the monthly peaks of the months with data among those 12' }),
+  billedKw: Type.Number({ description: 'max(minimumKw, peak or rolling average, by basis)' }),
+  demandCharge: Type.Number({ description: 'demandChargePerKw × billedKw' }),
+  energyCost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
+  totalCost: Type.Number({ description: 'energyCost + demandCharge' }),
+});

@@ -17,6 +17,7 @@ export const OverviewStats = Type.Object({
   maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
   maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),
   generatedAt: Timestamp,
+  demandChargeMonth: Type.Optional(Type.Number({ description: "with meters: this month's demand charge so far (capacity tariff), included in costMonth" })),
   comparison: Type.Optional(
     Type.Object(
       {
