@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery } from './schemas.ts';
+import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -51,6 +51,18 @@ export function analysisRoutes({ energy, analysis }: AppDeps) {
       tags,
       schemas: { query: MonthQuery, response: { 200: DemandChargeBody, 400: ErrorBody } },
       handler: ({ query }) => analysis.demandCharges.month(query.month ?? energy.figures.today().slice(0, 7)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/peak-warnings',
+      access: 'viewer',
+      summary: 'Peak warnings: each 15-minute window whose projected mean passed the contracted peak, and how early it warned',
+      description:
+        "After each collection the window's mean is projected as (energy so far + the site's demand now × time left) ÷ 15 min; above the tariff's contractedPeakKw " +
+        `(after the window's first minute) an alert with code site.demand.warning is raised, which the notification rules can mail.`,
+      tags,
+      schemas: { response: { 200: PeakWarningList } },
+      handler: () => ({ items: analysis.peakWarnings.list() }),
     }),
   ];
 }

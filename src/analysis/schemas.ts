@@ -76,3 +76,19 @@ export const DemandChargeBody = Type.Object({
   energyCost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
   totalCost: Type.Number({ description: 'energyCost + demandCharge' }),
 });
+
+export const PeakWarningList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      windowStart: Type.String({ format: 'date-time' }),
+      warnedAt: Type.String({ format: 'date-time' }),
+      projectedKw: Type.Number({ description: '(energy so far + demand now × time left) ÷ 15 min, when it warned' }),
+      limitKw: Type.Number({ description: 'the contracted peak then' }),
+      crossedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: "when the window's energy passed limit × 15 min" }),
+      leadSec: Type.Union([Type.Integer(), Type.Null()], { description: 'crossedAt − warnedAt: how early it warned' }),
+      finalKw: Type.Union([Type.Number(), Type.Null()], { description: "the window's mean once over" }),
+      outcome: stringEnum(['running', 'crossed', 'stayed below'] as const),
+    }),
+    { description: 'newest first, at most 100' },
+  ),
+});
