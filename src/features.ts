@@ -7,6 +7,7 @@ import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passw
 import type { AuditLog } from './db/auditTrail.ts';
 import type { Db } from './db/client.ts';
 import { buildEnergy, type Energy } from './energy/module.ts';
+import { buildAnalysis, type Analysis } from './analysis/module.ts';
 import { FaultService } from './faults/service.ts';
 import type { Logger } from './logger.ts';
 import { MaintenanceService } from './maintenance/service.ts';
@@ -17,6 +18,7 @@ export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Lo
 
 export type FeatureServices = {
   alerts: AlertService;
+  analysis: Analysis;
   energy: Energy;
   faults: FaultService;
   maintenance: MaintenanceService;
@@ -42,9 +44,11 @@ export function buildUserDirectory({ db, audit, dataDir, logger, throttle }: Fea
 
 /** Constructing prepares statements only; nothing here writes to the database. */
 export function buildFeatureServices(core: FeatureCore): FeatureServices {
+  const energy = buildEnergy(core.db, core.audit);
   return {
     alerts: new AlertService(core.db, core.audit),
-    energy: buildEnergy(core.db, core.audit),
+    analysis: buildAnalysis(core.db, energy),
+    energy,
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),
     notificationRules: new NotificationRules(core.db, core.audit),

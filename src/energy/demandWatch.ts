@@ -1,5 +1,8 @@
 // The site's demand against the contracted peak: after each collection, the mean over the running 15 minutes; above the
 // contract (the tariff version's contractedPeakKw) it raises one alert per episode, cleared when demand is back below.
+// Before that, a peak warning: each 15-minute window's mean is projected from its energy so far and the demand now;
+// when the projection passes the contract the warning is raised (an alert, so the rules can mail it) and recorded
+// with when the window's energy actually passed the contract's, which gives how early it warned.
 import type { AlertService } from '../alerts/service.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
@@ -8,15 +11,102 @@ import type { EnergyFigures } from './figures.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export const DEMAND_CODE = 'site.demand';
+export const WARNING_CODE = 'site.demand.warning';
+/** A projection made in a window's first minute rests on too little; the warning waits this long into the window. */
+export const WARNING_MIN_ELAPSED_MS = 60_000;
+const WINDOW_HOURS = INTERVAL_MS / 3_600_000;
+
+type WarningRow = { id: number; windowStart: number; warnedAt: number; crossedAt: number | null; finalKw: number | null; alertKey: string };
 
 export class DemandWatch {
   private readonly openEpisode;
+  private readonly warningFor;
+  private readonly insertWarning;
+  private readonly markCrossed;
+  private readonly unfinished;
+  private readonly finish;
 
   constructor(
     private readonly deps: { db: Db; figures: EnergyFigures; tariffs: Tariffs; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; timezone: () => string },
   ) {
     // An episode still open after a restart keeps its key: the same alert, not a second one.
     this.openEpisode = deps.db.sqlite.prepare(`SELECT alarm_key FROM alerts WHERE alarm_key LIKE '${DEMAND_CODE}@%' AND cleared_at IS NULL ORDER BY id DESC LIMIT 1`).pluck();
+    const sqlite = deps.db.sqlite;
+    const columns = 'id, window_start AS windowStart, warned_at AS warnedAt, crossed_at AS crossedAt, final_kw AS finalKw, alert_key AS alertKey';
+    this.warningFor = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE window_start = ?`);
+    this.insertWarning = sqlite.prepare(
+      'INSERT INTO peak_warnings (window_start, warned_at, projected_kw, limit_kw, crossed_at, alert_key) VALUES (@windowStart, @warnedAt, @projectedKw, @limitKw, @crossedAt, @alertKey)',
+    );
+    this.markCrossed = sqlite.prepare('UPDATE peak_warnings SET crossed_at = ? WHERE id = ? AND crossed_at IS NULL');
+    this.unfinished = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE final_kw IS NULL AND window_start < ? ORDER BY window_start`);
+    this.finish = sqlite.prepare('UPDATE peak_warnings SET final_kw = ? WHERE id = ?');
+  }
+
+  /** The site's energy (kWh) in one 15-minute window so far, from the stored intervals; NaN without a reading in it. */
+  private windowKwh(windowStart: number): number {
+    const timezone = this.deps.timezone();
+    const day = dayOf(timezone, windowStart);
+    const { start, kwh } = this.deps.figures.intervals(day, addDays(day, 1));
+    return kwh[Math.round((windowStart - start) / INTERVAL_MS)];
+  }
+
+  /**
+   * The current window's mean projected to its end: its energy so far plus the site's demand now for the time left.
+   * On a rising load the demand now is above the window's mean so far, so the projection runs ahead of the mean.
+   */
+  projectedKw(now: number): { windowStart: number; soFarKwh: number; demandKw: number; projectedKw: number } | null {
+    const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
+    const soFar = this.windowKwh(windowStart);
+    if (Number.isNaN(soFar)) return null;
+    const demandKw = this.deps.figures.demandKw();
+    const leftHours = (windowStart + INTERVAL_MS - now) / 3_600_000;
+    return { windowStart, soFarKwh: soFar, demandKw, projectedKw: (soFar + Math.max(0, demandKw) * leftHours) / WINDOW_HOURS };
+  }
+
+  /**
+   * The peak warning for the window `now` is in: raised once when the projection passes the contract; its crossing
+   * (the window's energy past the contract's share) recorded when it comes; windows that are over get their final mean
+   * and their warning alert cleared.
+   */
+  warn(now: number): 'warned' | 'unchanged' {
+    const limit = this.deps.tariffs.versionOn(dayOf(this.deps.timezone(), now)).contractedPeakKw;
+    const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
+    for (const row of this.unfinished.all(windowStart) as WarningRow[]) {
+      const kwh = this.windowKwh(row.windowStart);
+      this.finish.run(Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, row.id);
+      this.deps.alerts.fromGatewayAlarm({ key: row.alertKey, code: WARNING_CODE, level: 'warning', message: '', raisedAt: new Date(row.warnedAt).toISOString(), clearedAt: new Date(row.windowStart + INTERVAL_MS).toISOString() });
+    }
+    if (limit === null) return 'unchanged';
+    const projection = this.projectedKw(now);
+    if (!projection) return 'unchanged';
+    const crossed = projection.soFarKwh >= limit * WINDOW_HOURS;
+    const existing = this.warningFor.get(windowStart) as WarningRow | undefined;
+    if (existing) {
+      if (crossed && existing.crossedAt === null) this.markCrossed.run(now, existing.id);
+      return 'unchanged';
+    }
+    if (!crossed && (now - windowStart < WARNING_MIN_ELAPSED_MS || projection.projectedKw <= limit)) return 'unchanged';
+    const at = new Date(now).toISOString();
+    const key = `${WARNING_CODE}@${new Date(windowStart).toISOString()}`;
+    const kw = (value: number) => Math.round(value * 10) / 10;
+    const ends = new Date(windowStart + INTERVAL_MS).toISOString().slice(11, 16);
+    const minutes = Math.round((now - windowStart) / 60_000);
+    this.deps.db.sqlite.transaction(() => {
+      this.insertWarning.run({ windowStart, warnedAt: now, projectedKw: projection.projectedKw, limitKw: limit, crossedAt: crossed ? now : null, alertKey: key });
+      this.deps.alerts.fromGatewayAlarm({
+        key,
+        code: WARNING_CODE,
+        level: 'warning',
+        message: `Site demand heading for ${kw(projection.projectedKw)} kW in the 15-minute window ending ${ends} UTC (contract ${limit} kW)`,
+        detail:
+          `Projected 15-minute mean ${kw(projection.projectedKw)} kW against the contract of ${limit} kW: ` +
+          `${Math.round(projection.soFarKwh * 100) / 100} kWh used in the window's first ${minutes} min, the site drawing ${kw(projection.demandKw)} kW now.`,
+        raisedAt: at,
+        clearedAt: null,
+      });
+    })();
+    this.deps.logger.warn({ projectedKw: kw(projection.projectedKw), contractedPeakKw: limit }, 'site demand projected above the contracted peak');
+    return 'warned';
   }
 
   /** The site's mean demand (kW) over the 15 minutes before `now`, from the stored intervals; null without data. */
@@ -37,6 +127,11 @@ export class DemandWatch {
   }
 
   check(now: number): 'raised' | 'cleared' | 'unchanged' {
+    try {
+      this.warn(now);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'peak warning failed');
+    }
     const limit = this.deps.tariffs.versionOn(dayOf(this.deps.timezone(), now)).contractedPeakKw;
     const open = this.openEpisode.get() as string | undefined;
     const demand = limit === null ? null : this.runningDemandKw(now);

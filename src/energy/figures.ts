@@ -128,7 +128,8 @@ export class EnergyFigures {
     return { meters: rows, site, areas, demand };
   }
 
-  private ids(target: { meterId?: number; area?: string } = {}): number[] {
+  /** The meters a target sums: the one meter, the area's meters, or the site's. */
+  ids(target: { meterId?: number; area?: string } = {}): number[] {
     const layout = this.layout();
     if (target.meterId !== undefined) return layout.meters.some((meter) => meter.id === target.meterId) ? [target.meterId] : [];
     if (target.area !== undefined) return layout.areas.get(target.area) ?? [];

@@ -1,6 +1,6 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
-import { METER_KINDS, WEEKDAYS } from '../db/schema/index.ts';
+import { DEMAND_CHARGE_BASES, METER_KINDS, WEEKDAYS } from '../db/schema/index.ts';
 import { displayTextPattern, stringEnum, Timestamp } from '../http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
@@ -103,11 +103,16 @@ const tariffFields = {
   contractedPeakKw: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e7 }), Type.Null()], {
     description: "the demand the supply contract allows: a site 15-minute mean above it raises an alert (null: none)",
   }),
+  demandChargePerKw: Type.Number({ minimum: 0, maximum: 1e6, description: 'per kW of the billed demand each month (capacity tariff); 0: none' }),
+  demandChargeBasis: stringEnum(DEMAND_CHARGE_BASES, {
+    description: "monthly_peak: the month's highest site 15-minute mean; rolling_12_month_average: the mean of the monthly peaks of the 12 months ending with it (Flemish capacity tariff)",
+  }),
+  demandChargeMinimumKw: Type.Number({ minimum: 0, maximum: 1e7, description: 'the billed demand is at least this (Flanders: 2.5 kW)' }),
   note: Type.String({ maxLength: 500 }),
 };
 export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, createdAt: Timestamp, updatedAt: Timestamp });
 export const TariffCreate = Type.Object(
-  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note) },
+  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note), demandChargePerKw: Type.Optional(tariffFields.demandChargePerKw), demandChargeBasis: Type.Optional(tariffFields.demandChargeBasis), demandChargeMinimumKw: Type.Optional(tariffFields.demandChargeMinimumKw) },
   { additionalProperties: false },
 );
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });

@@ -11,7 +11,7 @@ import { INTERVAL_MS, localClock } from './calendar.ts';
 
 export type TariffVersion = RowOf<typeof tariffVersions>;
 export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
-  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note'>>;
+  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note' | 'demandChargePerKw' | 'demandChargeBasis' | 'demandChargeMinimumKw'>>;
 
 function minutes(clock: string): number {
   const [h, m] = clock.split(':').map(Number);
@@ -72,7 +72,10 @@ export class Tariffs {
 
   create(input: TariffVersionInput, actor: Actor): TariffVersion {
     this.assertFuture(input.validFrom, 'validFrom');
-    return this.table.create({ bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', ...input }, actor);
+    return this.table.create(
+      { bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', demandChargePerKw: 0, demandChargeBasis: 'monthly_peak', demandChargeMinimumKw: 0, ...input },
+      actor,
+    );
   }
 
   update(id: number, patch: Partial<TariffVersionInput>, actor: Actor): TariffVersion {

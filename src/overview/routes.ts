@@ -6,8 +6,8 @@ import { OverviewService } from './service.ts';
 
 const tags = ['overview'];
 
-export function overviewRoutes({ db, energy }: AppDeps) {
-  const overview = new OverviewService(db, energy.figures);
+export function overviewRoutes({ db, energy, analysis }: AppDeps) {
+  const overview = new OverviewService(db, energy.figures, analysis.comparisons, analysis.demandCharges);
   return [
     defineRoute({
       method: 'GET',

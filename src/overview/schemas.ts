@@ -17,6 +17,18 @@ export const OverviewStats = Type.Object({
   maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
   maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),
   generatedAt: Timestamp,
+  demandChargeMonth: Type.Optional(Type.Number({ description: "with meters: this month's demand charge so far (capacity tariff), included in costMonth" })),
+  comparison: Type.Optional(
+    Type.Object(
+      {
+        todayVsYesterdayPercent: Type.Union([Type.Number(), Type.Null()], { description: 'today so far against yesterday up to the same 15-minute interval' }),
+        todayVsLastYearPercent: Type.Union([Type.Number(), Type.Null()], { description: 'against the same weekday 52 weeks ago, up to the same interval' }),
+        monthVsPreviousPercent: Type.Union([Type.Number(), Type.Null()], { description: 'this month so far against the previous month over the same elapsed days' }),
+        complete: Type.Boolean({ description: 'false when a site meter lacks a day in any of the periods compared' }),
+      },
+      { description: 'with meters: like-for-like site comparisons (GET /api/analysis/compare gives the full answer)' },
+    ),
+  ),
 });
 export type OverviewStatsView = Static<typeof OverviewStats>;
 

@@ -5,6 +5,8 @@ import type { EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import { SITE_TOTAL } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
+import type { Comparisons } from '../analysis/comparisons.ts';
+import type { DemandCharges } from '../analysis/demandCharges.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
 
@@ -25,6 +27,8 @@ export class OverviewService {
   constructor(
     db: Db,
     private readonly figures?: EnergyFigures,
+    private readonly comparisons?: Comparisons,
+    private readonly demandCharges?: DemandCharges,
   ) {
     const sqlite = db.sqlite;
     this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
@@ -63,6 +67,7 @@ export class OverviewService {
       const tomorrow = addDays(today, 1);
       const day = figures.totals(today, tomorrow);
       const month = figures.totals(`${today.slice(0, 7)}-01`, tomorrow);
+      const demandCharge = this.demandCharges?.charge(today.slice(0, 7));
       return {
         ...counts,
         energyTodayKwh: round(day.kwh),
@@ -70,9 +75,11 @@ export class OverviewService {
         powerKw: round(figures.demandKw()),
         costToday: Math.round(day.cost * 100) / 100,
         carbonTodayKg: round(day.carbonKg),
-        costMonth: Math.round(month.cost * 100) / 100,
+        costMonth: Math.round((month.cost + (demandCharge ?? 0)) * 100) / 100,
         carbonMonthKg: round(month.carbonKg),
         generatedAt: now,
+        ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
+        ...(this.comparisons ? { comparison: this.comparison(at) } : {}),
       };
     }
     return {
@@ -85,6 +92,17 @@ export class OverviewService {
       costMonth: Math.round(row.energyMonthKwh * price * 100) / 100,
       carbonMonthKg: round(row.energyMonthKwh * carbonFactor),
       generatedAt: now,
+    };
+  }
+
+  private comparison(at: Date): NonNullable<OverviewStatsView['comparison']> {
+    const day = this.comparisons!.compare('day', {}, { now: at.getTime() });
+    const month = this.comparisons!.compare('month', {}, { now: at.getTime() });
+    return {
+      todayVsYesterdayPercent: day.change.previous.percent,
+      todayVsLastYearPercent: day.change.lastYear.percent,
+      monthVsPreviousPercent: month.change.previous.percent,
+      complete: [day.current, day.previous, day.lastYear, month.current, month.previous].every((figure) => figure.complete),
     };
   }
 

@@ -3,6 +3,7 @@ import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 
 import { createdAt, id, updatedAt } from './columns.ts';
 
 export const METER_KINDS = ['energy', 'power', 'virtual'] as const;
+export const DEMAND_CHARGE_BASES = ['monthly_peak', 'rolling_12_month_average'] as const;
 export type MeterKind = (typeof METER_KINDS)[number];
 /** A virtual meter's value per interval: the sum of its terms, each another meter's value times its sign. */
 export type MeterTerm = { meterId: number; sign: 1 | -1 };
@@ -80,6 +81,12 @@ export const tariffVersions = sqliteTable(
     carbonFactor: real('carbon_factor').notNull(),
     /** The demand the supply contract allows; a site 15-minute mean above it raises an alert. Null: no such rule. */
     contractedPeakKw: real('contracted_peak_kw'),
+    /** Per kW of the billed demand each month (capacity tariff); 0: none. */
+    demandChargePerKw: real('demand_charge_per_kw').notNull().default(0),
+    /** What is billed: the month's highest 15-minute mean, or the rolling 12-month average of monthly peaks (Flanders). */
+    demandChargeBasis: text('demand_charge_basis', { enum: DEMAND_CHARGE_BASES }).notNull().default('monthly_peak'),
+    /** The billed demand is never below this (Flanders: 2.5 kW). */
+    demandChargeMinimumKw: real('demand_charge_minimum_kw').notNull().default(0),
     note: text('note').notNull().default(''),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -104,4 +111,56 @@ export const meterMonths = sqliteTable(
     peakAt: integer('peak_at'),
   },
   (t) => [primaryKey({ columns: [t.meterId, t.month] })],
+);
+
+// --- Energy management (issue 25): demand warnings, floor areas, EnPI drivers, outdoor temperature days ---------
+
+/** A 15-minute window whose projected mean passed the contracted peak: when it warned and whether the window did pass it. */
+export const peakWarnings = sqliteTable(
+  'peak_warnings',
+  {
+    id: id(),
+    windowStart: integer('window_start').notNull(),
+    warnedAt: integer('warned_at').notNull(),
+    projectedKw: real('projected_kw').notNull(),
+    limitKw: real('limit_kw').notNull(),
+    /** When the window's running energy passed the limit's (null: it never did; the warning was early enough or wrong). */
+    crossedAt: integer('crossed_at'),
+    /** The window's mean once it was over. */
+    finalKw: real('final_kw'),
+    alertKey: text('alert_key').notNull(),
+  },
+  (t) => [uniqueIndex('peak_warnings_window_unique').on(t.windowStart)],
+);
+
+/** An area's floor area, for kWh per m². */
+export const areaFloorAreas = sqliteTable('area_floor_areas', {
+  area: text('area').primaryKey(),
+  floorAreaM2: real('floor_area_m2').notNull(),
+  updatedAt: updatedAt(),
+});
+
+/** A monthly production or occupancy figure entered by hand (units produced, occupied desk-days): EnPI denominators. */
+export const enpiDrivers = sqliteTable(
+  'enpi_drivers',
+  {
+    name: text('name').notNull(),
+    month: text('month').notNull(),
+    value: real('value').notNull(),
+    unit: text('unit').notNull().default(''),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.month] })],
+);
+
+/** An outdoor temperature point's hourly means per site day (Float32), read once from the gateway's history. */
+export const outdoorDays = sqliteTable(
+  'outdoor_days',
+  {
+    code: text('code').notNull(),
+    day: text('day').notNull(),
+    hourlyC: blob('hourly_c', { mode: 'buffer' }).notNull(),
+    samples: integer('samples').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.code, t.day] })],
 );

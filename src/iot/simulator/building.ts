@@ -1,4 +1,6 @@
 // The simulated building behind the gateway simulator: points whose values are functions of time, writable setpoints, alarms.
+// Meter loads come from the climate model (climate.ts): weather-driven heating and cooling, occupancy, night base load.
+import { Climate, type LoadShape } from './climate.ts';
 
 export type PointValue = number | boolean | string;
 export type Quality = 'good' | 'forced' | 'bad';
@@ -23,22 +25,29 @@ type PointDefinition = {
   follows?: string;
   /** The main incomer: the sum of the sub-meters' loads and the building's unmetered load. */
   main?: boolean;
+  /** energy/power of a sub-meter: how its load is made (climate.ts). */
+  shape?: LoadShape;
+  /** The outdoor temperature: the climate's, not a daily sine. */
+  outdoor?: boolean;
 };
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const OMEGA = (2 * Math.PI) / DAY_MS;
-/** Counters start from a plausible reading, not zero: the meters were installed years ago. */
-const COUNTER_EPOCH = Date.UTC(2020, 0, 1);
+
+/** Load shapes of the named loads: HVAC follows the weather, lighting the occupancy, the server room runs flat. */
+const HVAC: LoadShape = { base: 12, occupied: 25, heatingPerK: 5, coolingPerK: 9 };
+const LIGHTING: LoadShape = { base: 3, occupied: 35, heatingPerK: 0, coolingPerK: 0 };
+const IT: LoadShape = { base: 37, occupied: 3, heatingPerK: 0, coolingPerK: 0 };
 
 const POINTS: PointDefinition[] = [
   { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', base: 0, main: true },
-  { code: 'meter.hvac.kwh', name: 'HVAC energy', unit: 'kWh', kind: 'energy', base: 75, swing: 0.5, peakHour: 15 },
-  { code: 'meter.lighting.kwh', name: 'Lighting energy', unit: 'kWh', kind: 'energy', base: 22, swing: 0.8, peakHour: 12 },
-  { code: 'meter.it.kwh', name: 'Server room energy', unit: 'kWh', kind: 'energy', base: 38, swing: 0.05, peakHour: 11 },
+  { code: 'meter.hvac.kwh', name: 'HVAC energy', unit: 'kWh', kind: 'energy', base: 0, shape: HVAC },
+  { code: 'meter.lighting.kwh', name: 'Lighting energy', unit: 'kWh', kind: 'energy', base: 0, shape: LIGHTING },
+  { code: 'meter.it.kwh', name: 'Server room energy', unit: 'kWh', kind: 'energy', base: 0, shape: IT },
   { code: 'meter.main.kw', name: 'Main incomer power', unit: 'kW', kind: 'power', base: 0, main: true },
-  { code: 'meter.hvac.kw', name: 'HVAC power', unit: 'kW', kind: 'power', base: 75, swing: 0.5, peakHour: 15 },
-  { code: 'temp.outdoor', name: 'Outdoor temperature', unit: '°C', kind: 'temperature', base: 14, swing: 6, peakHour: 15 },
+  { code: 'meter.hvac.kw', name: 'HVAC power', unit: 'kW', kind: 'power', base: 0, shape: HVAC },
+  { code: 'temp.outdoor', name: 'Outdoor temperature', unit: '°C', kind: 'temperature', base: 0, outdoor: true },
   { code: 'temp.zone1', name: 'Office floor 1 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.6, peakHour: 16, follows: 'sp.zone1' },
   { code: 'temp.zone2', name: 'Office floor 2 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.8, peakHour: 16, follows: 'sp.zone2' },
   { code: 'temp.serverroom', name: 'Server room temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.4, peakHour: 14, follows: 'sp.serverroom' },
@@ -52,7 +61,7 @@ const POINTS: PointDefinition[] = [
 ];
 
 /** What the main incomer carries beyond its sub-meters (plug loads, lifts): "rest of building" = main − sub-meters. */
-const UNMETERED: PointDefinition = { code: 'unmetered', name: 'Unmetered load', unit: 'kWh', kind: 'energy', base: 45, swing: 0.3, peakHour: 13 };
+const UNMETERED: PointDefinition = { code: 'unmetered', name: 'Unmetered load', unit: 'kWh', kind: 'energy', base: 0, shape: { base: 14, occupied: 55, heatingPerK: 0, coolingPerK: 0 } };
 /** The built-in sub-meters; EMS_SIM_METERS beyond them adds tenant sub-meters meter.sub.NNN.kwh. */
 export const DEFAULT_SUB_METERS = 3;
 const NAMED_SUBS = ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'];
@@ -61,7 +70,9 @@ const NAMED_SUBS = ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'];
 function tenantMeters(count: number): PointDefinition[] {
   return Array.from({ length: Math.max(0, count - NAMED_SUBS.length) }, (_, i) => {
     const n = String(i + 1).padStart(3, '0');
-    return { code: `meter.sub.${n}.kwh`, name: `Tenant sub-meter ${n}`, unit: 'kWh', kind: 'energy', base: 2 + ((i * 7) % 13), swing: 0.2 + ((i * 3) % 6) / 10, peakHour: 8 + (i % 10) };
+    const size = 2 + ((i * 7) % 13);
+    const shape = { base: size * (0.3 + ((i * 3) % 5) / 10), occupied: size * (0.4 + ((i * 5) % 7) / 10), heatingPerK: (size * (i % 3)) / 20, coolingPerK: (size * ((i + 1) % 3)) / 20 };
+    return { code: `meter.sub.${n}.kwh`, name: `Tenant sub-meter ${n}`, unit: 'kWh', kind: 'energy', base: 0, shape };
   });
 }
 
@@ -118,6 +129,8 @@ export class Building {
   private readonly forced = new Map<string, PointValue>();
   private readonly alarms: Alarm[];
   private nextAlarmId: number;
+  private readonly climate = new Climate();
+  private readonly extraLoads: Array<{ from: number; to: number; kw: number; kwPerMinute: number }> = [];
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -252,35 +265,74 @@ export class Building {
     return this.rawValueAt(point, t);
   }
 
-  /** The load curve's integral (kWh since the counter epoch) without rounding. */
+  /** A meter's energy (kWh since the counter epoch) without rounding: the climate model's exact integral of its load. */
   private counter(point: PointDefinition, t: number): number {
-    const a = point.base;
-    const k = point.swing ?? 0;
-    const hours = (t - COUNTER_EPOCH) / HOUR_MS;
-    const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
-    const phase0 = OMEGA * (COUNTER_EPOCH - (point.peakHour ?? 12) * HOUR_MS);
-    return a * hours + ((a * k) / (OMEGA * HOUR_MS)) * (Math.sin(phase) - Math.sin(phase0));
+    return point.shape ? this.climate.energy(point.shape, t) : 0;
   }
 
   private load(point: PointDefinition, t: number): number {
-    return point.base * (1 + (point.swing ?? 0) * Math.cos(OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS)));
+    return point.shape ? this.climate.load(point.shape, t) : 0;
+  }
+
+  /** The outdoor temperature, the occupancy and the day type the loads follow at t (for tests, demos and docs). */
+  conditions(t: number): { outdoorC: number; occupancy: number; dayType: 'working' | 'weekend' | 'holiday' } {
+    return { outdoorC: this.climate.outdoorC(t), occupancy: this.climate.occupancy(t), dayType: this.climate.dayType(t) };
+  }
+
+  /** A meter's counter at any instant without moving the clock (tests compare stored figures with it). */
+  counterAt(code: string, t: number): number | undefined {
+    const point = this.points.get(code);
+    if (!point || point.kind !== 'energy') return undefined;
+    return this.rawValueAt(point, t);
+  }
+
+  /**
+   * An extra load on the main incomer from now (`POST {base}/sim/load`): `kw` at once, rising by `kwPerMinute`, for
+   * `minutes`: a chiller starting, a car park of chargers; what demand warnings are tested against.
+   */
+  addLoad(kw: number, kwPerMinute: number, minutes: number): { from: string; to: string } {
+    const from = this.now();
+    const to = from + minutes * 60_000;
+    this.extraLoads.push({ from, to, kw, kwPerMinute });
+    if (this.extraLoads.length > 100) this.extraLoads.shift();
+    return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  }
+
+  private extraKw(t: number): number {
+    let kw = 0;
+    for (const load of this.extraLoads) if (t >= load.from && t < load.to) kw += load.kw + (load.kwPerMinute * (t - load.from)) / 60_000;
+    return kw;
+  }
+
+  /** kWh the extra loads added up to t (the integral of a line over each load's time). */
+  private extraKwh(t: number): number {
+    let kwh = 0;
+    for (const load of this.extraLoads) {
+      if (t <= load.from) continue;
+      const minutes = (Math.min(t, load.to) - load.from) / 60_000;
+      kwh += (load.kw * minutes + (load.kwPerMinute * minutes * minutes) / 2) / 60;
+    }
+    return kwh;
   }
 
   private rawValueAt(point: PointDefinition, t: number): number {
     const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
     const slot = Math.floor(t / 10_000);
-    if (point.main && point.kind === 'energy') return round(this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0), 2);
+    if (point.main && point.kind === 'energy') return round(this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0) + this.extraKwh(t), 2);
     if (point.main && point.kind === 'power') {
-      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0);
+      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t);
       return round(total + total * 0.02 * noise(point.code, slot), 1);
     }
+    if (point.outdoor) return round(this.climate.outdoorC(t) + 0.15 * noise(point.code, slot), 1);
     switch (point.kind) {
       case 'energy': {
-        // Energy is the integral of a load that swings daily around its mean, so the counter only ever rises.
+        // Energy is the integral of the load, so the counter only ever rises.
         return round(this.counter(point, t), 2);
       }
-      case 'power':
-        return round(point.base * (1 + (point.swing ?? 0) * Math.cos(phase)) + point.base * 0.02 * noise(point.code, slot), 1);
+      case 'power': {
+        const kw = this.load(point, t);
+        return round(kw + kw * 0.02 * noise(point.code, slot), 1);
+      }
       case 'temperature':
       case 'humidity': {
         const mean = point.follows ? this.written(point.follows, t, this.points.get(point.follows)!.base) : point.base;

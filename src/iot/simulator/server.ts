@@ -132,6 +132,17 @@ export class GatewaySimulator {
       const { code } = object(await readJson(req));
       return typeof code === 'string' && this.building.resetCounter(code) ? [200, { success: true }] : [404, { error: 'no energy counter by that code' }];
     }
+    if (path === '/sim/load' && method === 'POST') {
+      const { kw, kwPerMinute, minutes } = object(await readJson(req));
+      const number = (value: unknown, name: string, fallback?: number) => {
+        if (value === undefined && fallback !== undefined) return fallback;
+        if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > 100_000) throw new ClientError(400, `${name} must be a number`);
+        return value;
+      };
+      const span = number(minutes, 'minutes');
+      if (span <= 0 || span > 7 * 24 * 60) throw new ClientError(400, 'minutes must be from 0 to a week');
+      return [200, this.building.addLoad(number(kw, 'kw'), number(kwPerMinute, 'kwPerMinute', 0), span)];
+    }
     if (path === '/auth/token') {
       if (method !== 'POST') throw new ClientError(405, 'use POST');
       return this.issueToken(object(await readJson(req)));

@@ -1,0 +1,196 @@
+// Period comparisons for the site, an area or a meter: a period against the one before it and the same period a year
+// earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
+// intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
+import type { Db } from '../db/client.ts';
+import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../energy/calendar.ts';
+import type { EnergyFigures, Totals } from '../energy/figures.ts';
+import type { Tariffs } from '../energy/tariffs.ts';
+import { BadRequest } from '../errors.ts';
+
+export const PERIODS = ['day', 'week', 'month', 'year', 'custom'] as const;
+export type PeriodKind = (typeof PERIODS)[number];
+export type Target = { meterId?: number; area?: string };
+
+export type PeriodFigure = {
+  from: string;
+  to: string;
+  /** The instant the figures run to: the period's end, or for a running period the like-for-like cut. */
+  through: string;
+  kwh: number;
+  cost: number;
+  carbonKg: number;
+  /** The figures stop before the period's end (a running period, and the references cut to match it). */
+  partial: boolean;
+  /** Every meter of the target has a stored day for every day counted. */
+  complete: boolean;
+  /** Stored meter-days ÷ expected meter-days over the days counted (0…1). */
+  coverage: number;
+  /** Days where at least one meter of the target has nothing stored (at most 31 listed). */
+  missingDays: string[];
+};
+
+export type Comparison = {
+  period: PeriodKind;
+  target: { kind: 'site' | 'area' | 'meter'; meterId?: number; area?: string; meters: number };
+  timezone: string;
+  currency: string;
+  current: PeriodFigure;
+  previous: PeriodFigure;
+  lastYear: PeriodFigure;
+  change: { previous: Change; lastYear: Change };
+};
+type Change = { kwh: number; percent: number | null; cost: number };
+
+const MAX_MISSING_LISTED = 31;
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+/** The calendar date `years` later (29 February becomes the 28th in a common year). */
+function addYears(day: string, years: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  const last = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
+  return `${y + years}-${String(m).padStart(2, '0')}-${String(Math.min(d, last)).padStart(2, '0')}`;
+}
+
+function addMonths(day: string, months: number): string {
+  const [y, m] = day.split('-').map(Number);
+  const index = y * 12 + (m - 1) + months;
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}-01`;
+}
+
+/** The period of a kind containing `at` (custom: [from, to)), its predecessor and the same period a year earlier. */
+export function periodsOf(kind: PeriodKind, at: string, custom?: { from: string; to: string }): { current: [string, string]; previous: [string, string]; lastYear: [string, string] } {
+  switch (kind) {
+    case 'day':
+      // A year earlier is 364 days back: the same weekday, so a Monday is compared with a Monday.
+      return { current: [at, addDays(at, 1)], previous: [addDays(at, -1), at], lastYear: [addDays(at, -364), addDays(at, -363)] };
+    case 'week': {
+      const weekday = (new Date(`${at}T00:00:00Z`).getUTCDay() + 6) % 7;
+      const monday = addDays(at, -weekday);
+      return { current: [monday, addDays(monday, 7)], previous: [addDays(monday, -7), monday], lastYear: [addDays(monday, -364), addDays(monday, -357)] };
+    }
+    case 'month': {
+      const first = `${at.slice(0, 7)}-01`;
+      return { current: [first, addMonths(first, 1)], previous: [addMonths(first, -1), first], lastYear: [addMonths(first, -12), addMonths(first, -11)] };
+    }
+    case 'year': {
+      const first = `${at.slice(0, 4)}-01-01`;
+      return { current: [first, addYears(first, 1)], previous: [addYears(first, -1), first], lastYear: [addYears(first, -1), first] };
+    }
+    case 'custom': {
+      const { from, to } = custom!;
+      const length = daysBetween(from, to).length;
+      return { current: [from, to], previous: [addDays(from, -length), from], lastYear: [addYears(from, -1), addYears(to, -1)] };
+    }
+  }
+}
+
+export class Comparisons {
+  private readonly meterDays;
+  private readonly missing;
+
+  constructor(
+    db: Db,
+    private readonly figures: EnergyFigures,
+    private readonly tariffs: Tariffs,
+  ) {
+    const sqlite = db.sqlite;
+    // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
+    this.meterDays = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to').pluck();
+    this.missing = sqlite.prepare(
+      'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
+    );
+  }
+
+  compare(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string; now?: number } = {}): Comparison {
+    const now = options.now ?? Date.now();
+    const today = this.figures.today(new Date(now));
+    if (kind === 'custom' && (!options.from || !options.to)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'a custom period needs from and to' }]);
+    const at = options.at ?? today;
+    const periods = periodsOf(kind, at, kind === 'custom' ? { from: options.from!, to: options.to! } : undefined);
+    const [from, to] = periods.current;
+    if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
+    if (from > today) throw new BadRequest('Invalid query', [{ path: kind === 'custom' ? 'query.from' : 'query.at', message: `the period starts after today (${today})` }]);
+    if (daysBetween(from, to).length > 366 * 5) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'at most 5 years' }]);
+    const ids = this.figures.ids(target);
+    const { timezone, currency } = this.figures.settings();
+    // A running period counts its whole days up to today and today's finished intervals; each reference the same.
+    const running = to > today;
+    const cut = running ? { days: daysBetween(from, today).length, intervals: this.finishedIntervals(today, target, now, timezone) } : null;
+    const figure = ([f, t]: [string, string]) => this.figure(f, t, cut, target, ids, timezone);
+    const current = figure(periods.current);
+    const previous = figure(periods.previous);
+    const lastYear = figure(periods.lastYear);
+    const change = (reference: PeriodFigure): Change => ({
+      kwh: round(current.kwh - reference.kwh, 3),
+      percent: reference.kwh > 0 ? round(((current.kwh - reference.kwh) / reference.kwh) * 100, 2) : null,
+      cost: round(current.cost - reference.cost, 2),
+    });
+    const kindOf = target.meterId !== undefined ? 'meter' : target.area !== undefined ? 'area' : 'site';
+    return {
+      period: kind,
+      target: { kind: kindOf, ...target, meters: ids.length },
+      timezone,
+      currency,
+      current,
+      previous,
+      lastYear,
+      change: { previous: change(previous), lastYear: change(lastYear) },
+    };
+  }
+
+  /**
+   * Today's intervals that are over and hold data: the last interval with data may still be filling (the collector
+   * reads every minute, or lags after an outage), so it is left out, and so is anything after it.
+   */
+  private finishedIntervals(today: string, target: Target, now: number, timezone: string): number {
+    const elapsed = Math.floor((now - dayIntervals(timezone, today).start) / INTERVAL_MS);
+    const { kwh } = this.figures.intervals(today, addDays(today, 1), target);
+    let last = -1;
+    for (let i = 0; i < kwh.length; i += 1) if (!Number.isNaN(kwh[i])) last = i;
+    return Math.max(0, Math.min(elapsed, last));
+  }
+
+  /** A period's figures, cut after `cut.days` whole days and `cut.intervals` intervals of the next when given. */
+  private figure(from: string, to: string, cut: { days: number; intervals: number } | null, target: Target, ids: number[], timezone: string): PeriodFigure {
+    const wholeEnd = cut ? (addDays(from, cut.days) < to ? addDays(from, cut.days) : to) : to;
+    const totals: Totals = wholeEnd > from ? { ...this.figures.totals(from, wholeEnd, target) } : { kwh: 0, cost: 0, carbonKg: 0 };
+    let through = dayIntervals(timezone, wholeEnd).start;
+    let countedTo = wholeEnd;
+    if (cut && wholeEnd < to && cut.intervals > 0) {
+      // The running day's finished intervals, priced at the tariff of each.
+      const { start, kwh } = this.figures.intervals(wholeEnd, addDays(wholeEnd, 1), target);
+      const { prices, version } = this.tariffs.prices(timezone, wholeEnd, start, kwh.length);
+      const n = Math.min(cut.intervals, kwh.length);
+      for (let i = 0; i < n; i += 1) {
+        if (Number.isNaN(kwh[i])) continue;
+        totals.kwh += kwh[i];
+        totals.cost += kwh[i] * prices[i];
+        totals.carbonKg += kwh[i] * version.carbonFactor;
+      }
+      through = start + n * INTERVAL_MS;
+      countedTo = addDays(wholeEnd, 1);
+    }
+    const days = daysBetween(from, countedTo).length;
+    const expected = days * ids.length;
+    const stored = expected ? (this.meterDays.get({ ids: JSON.stringify(ids), from, to: countedTo }) as number) : 0;
+    let missingDays: string[] = [];
+    if (stored < expected) {
+      const present = new Map((this.missing.all({ ids: JSON.stringify(ids), from, to: countedTo }) as { day: string; meters: number }[]).map((row) => [row.day, row.meters]));
+      missingDays = daysBetween(from, countedTo)
+        .filter((day) => (present.get(day) ?? 0) < ids.length)
+        .slice(0, MAX_MISSING_LISTED);
+    }
+    return {
+      from,
+      to,
+      through: new Date(through).toISOString(),
+      kwh: round(totals.kwh, 3),
+      cost: round(totals.cost, 2),
+      carbonKg: round(totals.carbonKg, 3),
+      partial: countedTo < to || through < dayIntervals(timezone, to).start,
+      complete: expected > 0 && stored === expected,
+      coverage: expected ? round(stored / expected, 4) : 0,
+      missingDays,
+    };
+  }
+}

@@ -1,0 +1,68 @@
+// /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
+import type { AppDeps } from '../appDeps.ts';
+import { BadRequest, NotFound } from '../errors.ts';
+import { defineRoute } from '../http/route.ts';
+import { ErrorBody } from '../http/schemas.ts';
+import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
+
+const tags = ['analysis'];
+
+/** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
+function target(energy: AppDeps['energy'], query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
+  if (query.meterId !== undefined && query.area !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
+  if (query.meterId !== undefined) {
+    energy.meters.get(query.meterId);
+    return { meterId: query.meterId };
+  }
+  if (query.area !== undefined) {
+    if (!energy.figures.areaNames().includes(query.area)) throw new NotFound('No meter counts towards this area');
+    return { area: query.area };
+  }
+  return {};
+}
+
+export function analysisRoutes({ energy, analysis }: AppDeps) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/compare',
+      access: 'viewer',
+      summary: 'A period of the site, an area or a meter against the previous period and the same period a year earlier',
+      description:
+        'day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. ' +
+        'A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). ' +
+        'complete: false with missingDays where a meter of the target has no stored day.',
+      tags,
+      schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ query }) => {
+        if (query.period === 'custom' && query.at !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.at', message: 'a custom period takes from and to' }]);
+        if (query.period !== 'custom' && (query.from !== undefined || query.to !== undefined)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'from and to are for period=custom' }]);
+        return analysis.comparisons.compare(query.period, target(energy, query), { at: query.at, from: query.from, to: query.to });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/demand-charges',
+      access: 'viewer',
+      summary: "A month's demand charge (capacity tariff): billed kW, the charge, and the month's cost with it; the running month so far",
+      description:
+        "billedKw = max(minimumKw, the month's highest site 15-minute mean) or, for basis rolling_12_month_average, max(minimumKw, the mean of the monthly peaks of the 12 months ending with it). " +
+        'demandCharge = demandChargePerKw × billedKw, priced by the tariff version in effect on the first day of the month.',
+      tags,
+      schemas: { query: MonthQuery, response: { 200: DemandChargeBody, 400: ErrorBody } },
+      handler: ({ query }) => analysis.demandCharges.month(query.month ?? energy.figures.today().slice(0, 7)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/peak-warnings',
+      access: 'viewer',
+      summary: 'Peak warnings: each 15-minute window whose projected mean passed the contracted peak, and how early it warned',
+      description:
+        "After each collection the window's mean is projected as (energy so far + the site's demand now × time left) ÷ 15 min; above the tariff's contractedPeakKw " +
+        `(after the window's first minute) an alert with code site.demand.warning is raised, which the notification rules can mail.`,
+      tags,
+      schemas: { response: { 200: PeakWarningList } },
+      handler: () => ({ items: analysis.peakWarnings.list() }),
+    }),
+  ];
+}

@@ -1,0 +1,164 @@
+// Energy management on a simulated year, over real HTTP: comparisons, demand charges, baselines, EnPIs and anomalies,
+// each checked against what the simulated building's counters and climate say (the known answers).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { addDays, dayIntervals } from '../src/energy/calendar.ts';
+import { DAY, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+
+const close = (actual: number, expected: number, tolerance: number, what: string) =>
+  assert.ok(Math.abs(actual - expected) <= Math.abs(expected) * tolerance + 1e-9, `${what}: ${actual} vs ${expected} (±${tolerance * 100}%)`);
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const midnight = (day: string) => dayIntervals('UTC', day).start;
+const QUARTER = 15 * 60_000;
+const monthAfter = (month: string) => addDays(`${month}-28`, 7).slice(0, 7);
+const monthBefore = (month: string) => addDays(`${month}-01`, -1).slice(0, 7);
+
+/** The site's highest 15-minute mean in a month, from the simulated main counter alone (the hand computation). */
+function handPeak(r: EnergyRig, month: string, dataFrom: number, dataTo: number): number {
+  let best = 0;
+  for (let t = Math.max(midnight(`${month}-01`), dataFrom); t + QUARTER <= Math.min(midnight(`${monthAfter(month)}-01`), dataTo); t += QUARTER) {
+    best = Math.max(best, (r.counter('meter.main.kwh', t + QUARTER) - r.counter('meter.main.kwh', t)) * 4);
+  }
+  return best;
+}
+
+/**
+ * A year and a bit of the simulated building, collected a week at a time up to the wall clock's now, then on into the
+ * next two months, which two tariff versions with demand charges (added now, as versions must be) will bill.
+ */
+describe('a simulated year', () => {
+  let r: EnergyRig;
+  let main: any;
+  let hvac: any;
+  let lighting: any;
+  let end: number;
+  let dataFrom: number;
+  let dataTo: number;
+  let m1: string;
+  let m2: string;
+  before(async () => {
+    end = Date.now();
+    r = await energyRig({ start: end - 400 * DAY });
+    dataFrom = Math.ceil((end - 407 * DAY) / QUARTER) * QUARTER + QUARTER;
+    main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+    hvac = await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
+    await r.collector.collect();
+    await r.run(end, 7 * DAY);
+    // Lighting is metered only now: its past is a backfilled week, the year before it has nothing.
+    lighting = await r.meter({ name: 'Lighting', code: 'meter.lighting.kwh', kind: 'energy', area: 'Lighting' });
+    await r.collector.collect();
+    m1 = monthAfter(utcDay(end).slice(0, 7));
+    m2 = monthAfter(m1);
+    const token = r.admin.accessToken;
+    const tariff = async (body: Record<string, unknown>) => {
+      const response = await r.server.request('POST', '/api/energy/tariffs', { token, body: { price: 0.25, carbonFactor: 0.4, ...body } });
+      assert.equal(response.status, 201, response.text);
+    };
+    await tariff({ validFrom: `${m1}-01`, demandChargePerKw: 8.5 });
+    await tariff({ validFrom: `${m2}-01`, demandChargePerKw: 4, demandChargeBasis: 'rolling_12_month_average', demandChargeMinimumKw: 2.5 });
+    dataTo = midnight(`${m2}-04`);
+    await r.run(dataTo, 7 * DAY);
+  });
+  after(() => r?.close());
+
+  describe('comparisons', () => {
+    test('a past day against the day before and 364 days earlier: each the simulated counter difference, complete', async () => {
+      const day = utcDay(end - 9 * DAY);
+      const body = await r.get(`/api/analysis/compare?period=day&at=${day}`);
+      const kwh = (from: string) => r.counter('meter.main.kwh', midnight(addDays(from, 1))) - r.counter('meter.main.kwh', midnight(from));
+      assert.equal(body.target.kind, 'site');
+      assert.deepEqual([body.current.from, body.previous.from, body.lastYear.from], [day, addDays(day, -1), addDays(day, -364)]);
+      close(body.current.kwh, kwh(day), 0.0005, 'current');
+      close(body.previous.kwh, kwh(addDays(day, -1)), 0.0005, 'previous');
+      close(body.lastYear.kwh, kwh(addDays(day, -364)), 0.0005, 'last year');
+      for (const part of [body.current, body.previous, body.lastYear]) assert.ok(part.complete && !part.partial && part.coverage === 1 && part.missingDays.length === 0, JSON.stringify(part));
+      close(body.change.previous.percent, ((body.current.kwh - body.previous.kwh) / body.previous.kwh) * 100, 0.001, 'percent');
+    });
+
+    test('the running week is compared like for like: the same elapsed days and intervals of last week and of the week a year earlier', async () => {
+      const body = await r.get('/api/analysis/compare?period=week');
+      const through = Date.parse(body.current.through);
+      assert.equal(through, Math.floor(Date.now() / QUARTER) * QUARTER, 'cut at the last finished interval');
+      const elapsed = through - midnight(body.current.from);
+      for (const part of [body.current, body.previous, body.lastYear]) {
+        assert.equal(part.partial, true);
+        const start = midnight(part.from);
+        close(part.kwh, r.counter('meter.main.kwh', start + elapsed) - r.counter('meter.main.kwh', start), 0.0005, `${part.from} like for like`);
+        assert.equal(Date.parse(part.through) - start, elapsed);
+      }
+    });
+
+    test('an area metered only lately: the year-earlier week is marked incomplete with its days named; the overview carries the site comparison', async () => {
+      const body = await r.get(`/api/analysis/compare?period=custom&from=${utcDay(end - 6 * DAY)}&to=${utcDay(end - DAY)}&area=Lighting`);
+      assert.equal(body.target.kind, 'area');
+      assert.equal(body.current.complete, true);
+      assert.equal(body.lastYear.complete, false);
+      assert.equal(body.lastYear.coverage, 0);
+      assert.equal(body.lastYear.missingDays.length, 5);
+      assert.equal(body.change.lastYear.percent, null, 'no reference energy: no percentage');
+      const stats = await r.get('/api/overview/stats');
+      const day = await r.get('/api/analysis/compare?period=day');
+      assert.equal(stats.comparison.todayVsYesterdayPercent, day.change.previous.percent);
+      assert.equal(stats.comparison.todayVsLastYearPercent, day.change.lastYear.percent);
+    });
+
+    test('bad questions are 400 with the field named, an unknown meter or area 404', async () => {
+      const token = r.admin.accessToken;
+      const ask = (query: string) => r.server.request('GET', `/api/analysis/compare?${query}`, { token });
+      const cases: [string, number, string | null][] = [
+        ['period=fortnight', 400, 'query.period'],
+        ['period=custom&from=2026-01-01', 400, 'query.from'],
+        ['period=custom&from=2026-02-01&to=2026-01-01', 400, 'query.to'],
+        ['period=day&at=2999-01-01', 400, 'query.at'],
+        ['period=day&from=2026-01-01', 400, 'query.from'],
+        [`period=day&meterId=${main.id}&area=HVAC`, 400, 'query.area'],
+        ['period=day&meterId=99999', 404, null],
+        ['period=day&area=Nowhere', 404, null],
+      ];
+      for (const [query, status, path] of cases) {
+        const response = await ask(query);
+        assert.equal(response.status, status, `${query}: ${response.text}`);
+        if (path) assert.ok(response.body.details?.some((d: any) => d.path === path), `${query}: ${response.text}`);
+      }
+      assert.equal((await ask(`period=month&meterId=${hvac.id}`)).body.target.meters, 1);
+      assert.ok(lighting.id > 0);
+    });
+  });
+
+  describe('demand charges', () => {
+    test("a month on the monthly peak: 8.5 per kW of the site's highest 15-minute mean, as computed by hand from the counters; its cost includes it", async () => {
+      const body = await r.get(`/api/analysis/demand-charges?month=${m1}`);
+      const peak = handPeak(r, m1, dataFrom, dataTo);
+      assert.equal(body.version.basis, 'monthly_peak');
+      close(body.peak.kw, peak, 0.0001, 'peak');
+      close(body.billedKw, peak, 0.0001, 'billed');
+      close(body.demandCharge, 8.5 * peak, 0.0001, 'charge');
+      const summary = await r.get(`/api/energy/summary?from=${m1}-01&to=${m2}-01`);
+      close(body.energyCost, summary.cost, 0.0001, 'energy cost = the summary cost');
+      close(body.totalCost, summary.cost + 8.5 * peak, 0.0001, 'total');
+      const past = await r.get(`/api/analysis/demand-charges?month=${monthBefore(utcDay(end).slice(0, 7))}`);
+      assert.equal(past.running, false);
+      assert.equal(past.demandCharge, 0, 'before the versions with a demand price: none');
+    });
+
+    test('a month on the rolling 12-month average (Flemish): the mean of 12 hand-computed monthly peaks; the running month shows its charge so far, also in the overview', async () => {
+      const body = await r.get(`/api/analysis/demand-charges?month=${m2}`);
+      const months = [m2];
+      while (months.length < 12) months.unshift(monthBefore(months[0]));
+      const peaks = months.map((month) => handPeak(r, month, dataFrom, dataTo));
+      const mean = peaks.reduce((a, b) => a + b, 0) / 12;
+      assert.deepEqual(body.monthlyPeaks.map((p: any) => p.month), months);
+      body.monthlyPeaks.forEach((p: any, i: number) => close(p.kw, peaks[i], 0.0001, p.month));
+      close(body.rollingAverageKw, mean, 0.0001, 'rolling average');
+      close(body.demandCharge, 4 * Math.max(2.5, mean), 0.0001, 'charge');
+      assert.equal(body.running, true);
+      const { deps } = r.server.service;
+      const { OverviewService } = await import('../src/overview/service.ts');
+      const stats = new OverviewService(deps.db, deps.energy.figures, deps.analysis.comparisons, deps.analysis.demandCharges).stats(new Date(midnight(`${m2}-03`) + 12 * 3_600_000));
+      assert.equal(stats.demandChargeMonth, body.demandCharge);
+      close(stats.costMonth, body.totalCost, 0.0001, 'the month card includes the demand charge');
+      const bad = await r.server.request('GET', '/api/analysis/demand-charges?month=2026-13', { token: r.admin.accessToken });
+      assert.equal(bad.status, 400);
+    });
+  });
+});
