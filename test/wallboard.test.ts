@@ -196,9 +196,8 @@ describe('in Chromium', () => {
   }
 
   async function resize(page: Page, viewport: { width: number; height: number }): Promise<void> {
-    const before = await page.evaluate(() => document.body.dataset.layouts);
     await page.setViewportSize(viewport);
-    await page.waitForFunction((was) => document.body.dataset.layouts !== was, before);
+    await page.waitForFunction((size) => document.body.dataset.layoutFor === size, `${viewport.width}x${viewport.height}`);
   }
 
   const value = (page: Page, field: string) => page.getAttribute(`[data-field="${field}"]`, 'data-value');

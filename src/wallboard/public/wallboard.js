@@ -306,12 +306,12 @@ function render(payload) {
 /** Everything whose size depends on the screen: figures shrunk to fit, bars, and how many rows the panels hold. */
 function layout() {
   if (!lastPayload) return;
-  // Counts layouts, so a test (or a curious operator) can tell one has happened after a resize.
-  document.body.dataset.layouts = String(Number(document.body.dataset.layouts ?? 0) + 1);
   fitFigures();
   renderChart(lastPayload);
   if (lastPayload.scope.area === null) renderAreas(lastPayload);
   renderAlerts(lastPayload);
+  // The viewport this layout was fitted to, so a test (or a curious operator) can tell a resize has been handled.
+  document.body.dataset.layoutFor = `${innerWidth}x${innerHeight}`;
 }
 
 /** The banner: the service's own verdict on its data, or the page's when it cannot reach the service. */
