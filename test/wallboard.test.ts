@@ -305,6 +305,9 @@ describe('in Chromium', () => {
     await server.service.close();
     await page.waitForSelector('.banner:not([hidden])', { timeout: 20_000 });
     assert.match((await page.textContent('.banner'))!, /Stale.*since .* service cannot be reached/);
+    // Since the time of the figures on screen, the same time the header shows them "Updated" at.
+    const updated = (await page.textContent('[data-field="updated"]'))!.replace('Updated ', '');
+    assert.ok((await page.textContent('.banner'))!.includes(`since ${updated}`), 'since the figures on screen');
     assert.equal(await value(page, 'powerKw'), before, 'the last good figures stay');
     await page.screenshot({ path: path.join(shots, 'service-stopped-1920x1080.png') });
     server = await startTestServer({ EMS_DATA_DIR: dataDir, EMS_PORT: port });

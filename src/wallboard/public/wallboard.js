@@ -58,7 +58,6 @@ const rotating = params.has('rotate') && !requestedArea;
 
 let view = requestedArea; // the area on screen, null for the site
 let lastPayload; // the last payload of the view on screen
-let lastOkAt;
 let clientStaleSince;
 let receivedAt = 0;
 let rotation = { index: 0, views: [null] };
@@ -375,14 +374,15 @@ async function refresh() {
     if (answer.status !== 200) throw new Error(`the service answered ${answer.status}`);
     lastPayload = answer.body;
     receivedAt = Date.now();
-    lastOkAt = new Date();
     clientStaleSince = undefined;
     if (rotating && view === null) rotation.views = [null, ...answer.body.areas.map((area) => area.name)];
     render(answer.body);
     const { dataState } = answer.body;
-    showState(dataState.state, dataState.since ? new Date(dataState.since) : lastOkAt, dataState.reason);
+    showState(dataState.state, new Date(dataState.since ?? answer.body.generatedAt), dataState.reason);
   } catch {
-    clientStaleSince ??= lastOkAt ?? new Date();
+    // The figures on screen are as of the last payload (or of when its data stopped moving, if it already had).
+    const asOf = lastPayload?.dataState.since ?? lastPayload?.generatedAt;
+    clientStaleSince ??= asOf ? new Date(asOf) : new Date();
     const pill = $('gateway');
     pill.dataset.state = 'unknown';
     pill.textContent = LABELS.gateway.unknown;
