@@ -275,6 +275,14 @@ describe('in Chromium', () => {
     await page.close();
   });
 
+  test('?theme=light: the same layout on a bright background, nothing clipped or overlapping', async () => {
+    const page = await open(`${server.url}/?theme=light`, { width: 1280, height: 720 });
+    assert.equal(await page.evaluate(() => document.documentElement.className), 'theme-light');
+    assert.deepEqual(await page.evaluate(layoutProblems, true), []);
+    await page.screenshot({ path: path.join(shots, 'light-1280x720.png') });
+    await page.close();
+  });
+
   test('?rotate= moves between the site and each area by itself', async () => {
     const page = await open(`${server.url}/?rotate=3`);
     assert.equal(await page.textContent('[data-field="scope"]'), '');
