@@ -196,9 +196,8 @@ describe('in Chromium', () => {
   }
 
   async function resize(page: Page, viewport: { width: number; height: number }): Promise<void> {
-    const before = await page.evaluate(() => document.body.dataset.layouts);
     await page.setViewportSize(viewport);
-    await page.waitForFunction((was) => document.body.dataset.layouts !== was, before);
+    await page.waitForFunction((size) => document.body.dataset.layoutFor === size, `${viewport.width}x${viewport.height}`);
   }
 
   const value = (page: Page, field: string) => page.getAttribute(`[data-field="${field}"]`, 'data-value');
@@ -276,6 +275,14 @@ describe('in Chromium', () => {
     await page.close();
   });
 
+  test('?theme=light: the same layout on a bright background, nothing clipped or overlapping', async () => {
+    const page = await open(`${server.url}/?theme=light`, { width: 1280, height: 720 });
+    assert.equal(await page.evaluate(() => document.documentElement.className), 'theme-light');
+    assert.deepEqual(await page.evaluate(layoutProblems, true), []);
+    await page.screenshot({ path: path.join(shots, 'light-1280x720.png') });
+    await page.close();
+  });
+
   test('?rotate= moves between the site and each area by itself', async () => {
     const page = await open(`${server.url}/?rotate=3`);
     assert.equal(await page.textContent('[data-field="scope"]'), '');
@@ -306,6 +313,9 @@ describe('in Chromium', () => {
     await server.service.close();
     await page.waitForSelector('.banner:not([hidden])', { timeout: 20_000 });
     assert.match((await page.textContent('.banner'))!, /Stale.*since .* service cannot be reached/);
+    // Since the time of the figures on screen, the same time the header shows them "Updated" at.
+    const updated = (await page.textContent('[data-field="updated"]'))!.replace('Updated ', '');
+    assert.ok((await page.textContent('.banner'))!.includes(`since ${updated}`), 'since the figures on screen');
     assert.equal(await value(page, 'powerKw'), before, 'the last good figures stay');
     await page.screenshot({ path: path.join(shots, 'service-stopped-1920x1080.png') });
     server = await startTestServer({ EMS_DATA_DIR: dataDir, EMS_PORT: port });

@@ -58,7 +58,6 @@ const rotating = params.has('rotate') && !requestedArea;
 
 let view = requestedArea; // the area on screen, null for the site
 let lastPayload; // the last payload of the view on screen
-let lastOkAt;
 let clientStaleSince;
 let receivedAt = 0;
 let rotation = { index: 0, views: [null] };
@@ -306,12 +305,12 @@ function render(payload) {
 /** Everything whose size depends on the screen: figures shrunk to fit, bars, and how many rows the panels hold. */
 function layout() {
   if (!lastPayload) return;
-  // Counts layouts, so a test (or a curious operator) can tell one has happened after a resize.
-  document.body.dataset.layouts = String(Number(document.body.dataset.layouts ?? 0) + 1);
   fitFigures();
   renderChart(lastPayload);
   if (lastPayload.scope.area === null) renderAreas(lastPayload);
   renderAlerts(lastPayload);
+  // The viewport this layout was fitted to, so a test (or a curious operator) can tell a resize has been handled.
+  document.body.dataset.layoutFor = `${innerWidth}x${innerHeight}`;
 }
 
 /** The banner: the service's own verdict on its data, or the page's when it cannot reach the service. */
@@ -375,14 +374,15 @@ async function refresh() {
     if (answer.status !== 200) throw new Error(`the service answered ${answer.status}`);
     lastPayload = answer.body;
     receivedAt = Date.now();
-    lastOkAt = new Date();
     clientStaleSince = undefined;
     if (rotating && view === null) rotation.views = [null, ...answer.body.areas.map((area) => area.name)];
     render(answer.body);
     const { dataState } = answer.body;
-    showState(dataState.state, dataState.since ? new Date(dataState.since) : lastOkAt, dataState.reason);
+    showState(dataState.state, new Date(dataState.since ?? answer.body.generatedAt), dataState.reason);
   } catch {
-    clientStaleSince ??= lastOkAt ?? new Date();
+    // The figures on screen are as of the last payload (or of when its data stopped moving, if it already had).
+    const asOf = lastPayload?.dataState.since ?? lastPayload?.generatedAt;
+    clientStaleSince ??= asOf ? new Date(asOf) : new Date();
     const pill = $('gateway');
     pill.dataset.state = 'unknown';
     pill.textContent = LABELS.gateway.unknown;
