@@ -44,7 +44,8 @@ export type Config = {
   trustProxy: string[];
   /** PEM certificate (chain) and key to serve HTTPS directly; null: plain HTTP. Read at start and on SIGHUP. */
   tls: { certFile: string; keyFile: string } | null;
-  reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number };
+  /** minIntervalMin: the shortest gap a plan's cron may leave between two runs (EMS_REPORT_MIN_INTERVAL, 15m). */
+  reports: { mailRetryDelaysMs: number[]; keepFilesPerPlan: number; minIntervalMin: number };
   /** A second folder (USB disk, NFS mount) each verified backup is copied to; undefined: backups stay in the data dir only. */
   backupTarget: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -233,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),
+      minIntervalMin: Math.max(1, Math.round(duration(env, 'EMS_REPORT_MIN_INTERVAL', '15m') / 60)),
     },
     backupTarget: absoluteDir(env, 'EMS_BACKUP_TARGET'),
     logLevel,

@@ -14,7 +14,7 @@ import { MaintenanceService } from './maintenance/service.ts';
 import { ReportService } from './reports/service.ts';
 import { UserDirectory } from './users/service.ts';
 
-export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Logger; throttle: Pick<LoginThrottle, 'reserve'> };
+export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Logger; throttle: Pick<LoginThrottle, 'reserve'>; reportMinIntervalMin?: number };
 
 export type FeatureServices = {
   alerts: AlertService;
@@ -52,7 +52,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),
     notificationRules: new NotificationRules(core.db, core.audit),
-    reports: new ReportService(core.db, core.audit),
+    reports: new ReportService(core.db, core.audit, core.reportMinIntervalMin),
     users: buildUserDirectory(core),
   };
 }

@@ -93,6 +93,13 @@ export type Listener = {
 };
 
 /** Answered while the service is still starting (database, migrations, first admin): try again in a second. */
+/**
+ * Request line plus headers. Node's default (16 KiB) answered 431 to a valid GET /api/iot/codes/values with ~130
+ * point codes of 128 characters; 96 KiB holds the schema's 500 ASCII codes. headersTimeout (20 s) still bounds a slow
+ * sender, and one connection holds one request head at a time.
+ */
+export const MAX_HEADER_BYTES = 96 * 1024;
+
 const startingUp: http.RequestListener = (_req, res) => {
   res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1' });
   res.end(JSON.stringify({ error: 'The service is starting; try again in a moment', code: 'UNAVAILABLE' }));
@@ -103,8 +110,8 @@ export async function bindListener(config: Pick<Config, 'host' | 'port' | 'tls'>
   const files = config.tls;
   let credentials = files ? readTlsCredentials(files) : null;
   const server: http.Server = credentials
-    ? https.createServer({ cert: credentials.cert, key: credentials.key, minVersion: 'TLSv1.2' }, startingUp)
-    : http.createServer(startingUp);
+    ? https.createServer({ cert: credentials.cert, key: credentials.key, minVersion: 'TLSv1.2', maxHeaderSize: MAX_HEADER_BYTES }, startingUp)
+    : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, startingUp);
   applyServerTimeouts(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -100,7 +100,7 @@ export async function createService(config: Config, options: { logger?: Logger }
     refreshTokenTtlSec: config.refreshTokenTtlSec,
     codeTtlSec: config.codeTtlSec,
   });
-  const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
+  const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle, reportMinIntervalMin: config.reports.minIntervalMin });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
   const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures });

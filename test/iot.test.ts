@@ -101,6 +101,7 @@ test('against the simulator over real HTTP: values, history, alarms and configs 
   const outOfRange = await server.request('POST', '/api/iot/codes/set', { token: operator, body: { code: 'sp.zone2', value: 40 } });
   assert.equal(outOfRange.status, 400);
   assert.equal(outOfRange.body.success, false);
+  assert.equal(outOfRange.body.code, 'VALIDATION');
   assert.match(outOfRange.body.error, /16 to 28/);
 });
 
@@ -177,7 +178,8 @@ test('relays the gateway status and body byte for byte, fields outside the contr
     res.end('{"error":"maintenance window","retryInMin":5}');
   });
   const unavailable = await server.request('GET', '/api/iot/alarm-configs', { token: viewer });
-  assert.deepEqual([unavailable.status, unavailable.body], [503, { error: 'maintenance window', retryInMin: 5 }]);
+  // A gateway error gets the service's error shape and a declared status (test/hardeningIot.test.ts).
+  assert.deepEqual([unavailable.status, unavailable.body], [502, { error: 'maintenance window', retryInMin: 5, code: 'BAD_GATEWAY', gatewayStatus: 503 }]);
 
   // An error body carrying the gateway's stack trace is relayed without it: no body of this service carries a stack.
   fake.script('/alarm-configs', (_request, res) => {
@@ -185,7 +187,7 @@ test('relays the gateway status and body byte for byte, fields outside the contr
     res.end('{"error":"NullPointerException","stack":"at com.vendor.Gateway.read(Gateway.java:42)","trace":["x"]}');
   });
   const crashed = await server.request('GET', '/api/iot/alarm-configs', { token: viewer });
-  assert.deepEqual([crashed.status, crashed.body], [500, { error: 'NullPointerException' }]);
+  assert.deepEqual([crashed.status, crashed.body], [502, { error: 'NullPointerException', code: 'BAD_GATEWAY', gatewayStatus: 500 }]);
   assert.doesNotMatch(crashed.text, /Gateway\.java/);
 
   const alarms = await server.request('GET', '/api/iot/alarms?start=2024-05-01T00:00:00.000Z&page=2&pageSize=5', { token: viewer });

@@ -37,8 +37,8 @@ async function waitForRun(server: TestServer, token: string, runId: number): Pro
 }
 
 test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", and bad values named', () => {
-  assert.deepEqual(loadConfig({}).reports, { mailRetryDelaysMs: [60_000, 300_000, 900_000], keepFilesPerPlan: 10 });
-  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: '250ms, 30s,2h', EMS_REPORT_KEEP_FILES: '3' }).reports, { mailRetryDelaysMs: [250, 30_000, 7_200_000], keepFilesPerPlan: 3 });
+  assert.deepEqual(loadConfig({}).reports, { mailRetryDelaysMs: [60_000, 300_000, 900_000], keepFilesPerPlan: 10, minIntervalMin: 15 });
+  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: '250ms, 30s,2h', EMS_REPORT_KEEP_FILES: '3', EMS_REPORT_MIN_INTERVAL: '1m' }).reports, { mailRetryDelaysMs: [250, 30_000, 7_200_000], keepFilesPerPlan: 3, minIntervalMin: 1 });
   assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: 'none' }).reports.mailRetryDelaysMs, []);
   for (const [env, name] of [
     [{ EMS_REPORT_MAIL_RETRY: '5 minutes' }, 'EMS_REPORT_MAIL_RETRY'],

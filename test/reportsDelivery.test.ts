@@ -16,7 +16,7 @@ import { startMailCatcher } from './helpers/smtp.ts';
 test('a pdf plan on * * * * * delivers its PDF and CSV within 70 s of a fresh start', { timeout: 120_000 }, async () => {
   const mail = await startMailCatcher();
   const dataDir = tempDir();
-  const service = await spawnService(dataDir, { EMS_SMTP_URL: mail.url });
+  const service = await spawnService(dataDir, { EMS_SMTP_URL: mail.url, EMS_REPORT_MIN_INTERVAL: '1m' });
   try {
     const token = await signInAdmin(service.url, dataDir);
     // The fresh service meters the simulated building and backfills 7 days at start: the report carries those figures.

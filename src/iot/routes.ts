@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { AppDeps } from '../appDeps.ts';
+import { codeForStatus } from '../http/errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
 import type { GatewayPath } from './client.ts';
@@ -26,26 +27,36 @@ const tags = ['iot'];
 const RELAYED =
   "The gateway's status and JSON body are relayed unchanged (the 200 schema below is the gateway contract). " +
   'An upstream 401 renews the gateway token and retries once; a 401 after that is answered 502. Unreachable gateway: 502; no answer within EMS_IOT_TIMEOUT_MS: 504.';
-const failures = { 400: ErrorBody, 502: ErrorBody, 504: ErrorBody };
+const failures = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 504: ErrorBody };
+/** Gateway refusals whose meaning is the client's (bad value, no such point, state): relayed with their status. */
+const CLIENT_REFUSALS = new Set([400, 404, 409]);
 const json = { contentType: 'application/json' };
 
 /** Fields of a gateway's error body that describe its internals; no answer of this service carries them. */
 const INTERNALS = new Set(['stack', 'stacktrace', 'stackTrace', 'trace', 'exception']);
 
 /**
- * The gateway's answer, byte for byte, with its status — except an error body with a stack trace (or the like),
- * which is relayed without those fields: no response body of the service carries a stack.
+ * A success is the gateway's answer byte for byte. A gateway error gets the service's error shape and a declared
+ * status: 400 (also for 422), 404 and 409 keep their meaning; anything else (403, 429, 5xx, …) is 502 BAD_GATEWAY with
+ * `gatewayStatus`. `error` is the gateway's own message; its other fields stay, except a stack trace or the like: no
+ * response body of the service carries a stack.
  */
 function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
-  ctx.status = answer.status;
-  if (answer.status === 204 || answer.status === 304) return;
-  ctx.type = 'application/json';
-  const body = answer.json;
-  if (answer.status >= 400 && body !== null && typeof body === 'object' && !Array.isArray(body) && Object.keys(body).some((key) => INTERNALS.has(key))) {
-    ctx.body = JSON.stringify(Object.fromEntries(Object.entries(body).filter(([key]) => !INTERNALS.has(key))));
+  if (answer.status < 400) {
+    ctx.status = answer.status;
+    if (answer.status === 204 || answer.status === 304) return;
+    ctx.type = 'application/json';
+    ctx.body = answer.raw;
     return;
   }
-  ctx.body = answer.raw;
+  const upstream = answer.status === 422 ? 400 : answer.status;
+  const status = CLIENT_REFUSALS.has(upstream) ? upstream : 502;
+  const body = answer.json !== null && typeof answer.json === 'object' && !Array.isArray(answer.json) ? (answer.json as Record<string, unknown>) : {};
+  const kept = Object.fromEntries(Object.entries(body).filter(([key]) => !INTERNALS.has(key) && key !== 'code'));
+  const said = typeof body.error === 'string' ? body.error : typeof body.message === 'string' ? body.message : `the gateway answered ${answer.status}`;
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify({ ...kept, error: said.slice(0, 500), code: codeForStatus(status), ...(status === 502 ? { gatewayStatus: answer.status } : {}) });
 }
 
 export function iotRoutes({ iot }: AppDeps) {
@@ -85,8 +96,13 @@ export function iotRoutes({ iot }: AppDeps) {
         raw: json,
         ...(read.method === 'POST' ? { readOnly: true as const } : {}),
         schemas: { ...(read.query ? { query: read.query } : {}), ...(read.body ? { body: read.body } : {}), response: { 200: read.answer, ...failures } },
-        handler: async ({ body, ctx }) => {
-          const answer = await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
+        handler: async ({ body, query, ctx }) => {
+          // Codes go upstream in a POST body (the contract allows both): in a query string ~130 long codes pass a gateway's
+          // header limit (16 KiB on a Node-based one such as the simulator) and it answers 431.
+          const answer =
+            read.path === '/codes/values' && read.method === 'GET'
+              ? await iot.relay('POST', '/codes/values', { body: { codes: (query as unknown as { codes: string[] }).codes.flatMap((code) => code.split(',')).filter(Boolean) } })
+              : await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
           relayAnswer(ctx, answer);
         },
       }),

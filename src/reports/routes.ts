@@ -108,7 +108,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
         'Starts a run at once (also for a disabled plan) and answers 202 with it (status running); follow it with ' +
         'GET /api/reports/runs/{id}. 409 while a run of the plan is in progress: runs of one plan never overlap.',
       tags,
-      schemas: { params: IdParams, response: { 202: ReportRun, 404: ErrorBody, 409: ErrorBody } },
+      schemas: { params: IdParams, response: { 202: ReportRun, 404: ErrorBody, 409: ErrorBody, 429: ErrorBody } },
       handler: ({ params, user }) => new Reply(202, runner.start(params.id, 'manual', user).run),
     }),
     defineRoute({

@@ -8,7 +8,7 @@ import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { equals, PagedQuery, type PageResult } from '../db/listQuery.ts';
 import { platformConfig, reportPlans, reportRuns, reportTemplates, type ReportRunFile } from '../db/schema/index.ts';
-import { Conflict, NotFound } from '../errors.ts';
+import { Conflict, NotFound, TooManyRequests } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer, MailAttachment } from '../mail/mailer.ts';
 import { lastDay, reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
@@ -20,6 +20,19 @@ export type Clock = { now(): number };
 export const systemClock: Clock = { now: () => Date.now() };
 
 export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
+
+/**
+ * "Run now" is for a person checking a plan, not a mail cannon (a loop made 180 runs in 20 s, each mailing up to 50
+ * addresses through the site's SMTP): at most MANUAL_RUNS_PER_PLAN per plan and MANUAL_RUNS_PER_SITE in all within
+ * MANUAL_WINDOW_MS, counted from the run history (so a restart does not reset them); beyond, 429 with Retry-After.
+ */
+export const MANUAL_RUNS_PER_PLAN = 5;
+export const MANUAL_RUNS_PER_SITE = 30;
+export const MANUAL_WINDOW_MS = 10 * 60_000;
+/** Report mails one plan sends in 24 hours, whatever triggers its runs; a run past the cap keeps its files, unmailed. */
+export const MAILS_PER_PLAN_PER_DAY = 100;
+const DAY_MS = 86_400_000;
+const CAPPED = 'not mailed: ';
 
 type RunRow = typeof reportRuns.$inferSelect;
 
@@ -71,11 +84,17 @@ export class ReportRunner {
   private readonly alerts: AlertService;
   private readonly list: PagedQuery<typeof reportRuns>;
   private readonly historyRows: number;
+  private readonly manualSince;
+  private readonly mailedSince;
+  private readonly cappedSince;
 
   constructor(private readonly deps: RunnerDeps) {
     this.alerts = deps.alerts;
     this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
+    this.manualSince = deps.db.sqlite.prepare("SELECT plan_id AS planId, started_at AS startedAt FROM report_runs WHERE trigger = 'manual' AND started_at >= @since ORDER BY started_at DESC");
+    this.mailedSince = deps.db.sqlite.prepare('SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND mail_attempts > 0').pluck();
+    this.cappedSince = deps.db.sqlite.prepare("SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND error LIKE 'not mailed: %'").pluck();
   }
 
   /** Runs left 'running' by a process that ended mid-run (crash, power cut) are failed: call once at start, before any run. */
@@ -85,6 +104,21 @@ export class ReportRunner {
       .set({ status: 'failed', finishedAt: new Date(this.deps.clock.now()).toISOString(), error: 'interrupted: the service stopped during the run' })
       .where(eq(reportRuns.status, 'running'))
       .run().changes;
+  }
+
+  /** Checked and followed by the run's insert in one synchronous step: requests in flight at once cannot all pass. */
+  private assertManualBudget(planId: number, now: number): void {
+    const since = new Date(now - MANUAL_WINDOW_MS).toISOString();
+    const manual = this.manualSince.all({ since }) as { planId: number; startedAt: string }[];
+    const ofPlan = manual.filter((run) => run.planId === planId);
+    const over = ofPlan.length >= MANUAL_RUNS_PER_PLAN ? { runs: ofPlan, limit: MANUAL_RUNS_PER_PLAN, what: 'this plan' } : manual.length >= MANUAL_RUNS_PER_SITE ? { runs: manual, limit: MANUAL_RUNS_PER_SITE, what: 'all plans' } : null;
+    if (!over) return;
+    // The window frees a slot when the oldest counted run leaves it (runs come newest first).
+    const oldest = Date.parse(over.runs[over.limit - 1].startedAt);
+    throw new TooManyRequests(
+      `At most ${over.limit} "run now" calls for ${over.what} in ${MANUAL_WINDOW_MS / 60_000} minutes; scheduled runs are not affected`,
+      (oldest + MANUAL_WINDOW_MS - now) / 1000,
+    );
   }
 
   isRunning(planId: number): boolean {
@@ -100,6 +134,7 @@ export class ReportRunner {
     const plan = planToRun(this.deps.db, planId);
     if (!plan) throw new NotFound('Report plan not found');
     const startedAt = this.deps.clock.now();
+    if (trigger === 'manual') this.assertManualBudget(planId, startedAt);
     const template = plan.templateKey as TemplateKey;
     if (!TEMPLATE_KEYS.includes(template)) throw new Conflict(`Report template "${plan.templateKey}" cannot be rendered`);
     const period = reportPeriod(template, plan.timezone, startedAt);
@@ -186,6 +221,16 @@ export class ReportRunner {
       error = `could not build the report: ${(cause as Error).message}`;
       logger.error({ err: cause, planId: plan.id, runId }, 'report build failed');
     }
+    let firstCapped = false;
+    if (status === 'ok' && content) {
+      const since = new Date(startedAt - DAY_MS).toISOString();
+      if ((this.mailedSince.get(plan.id, since) as number) >= MAILS_PER_PLAN_PER_DAY) {
+        status = 'failed';
+        error = `${CAPPED}the plan has mailed ${MAILS_PER_PLAN_PER_DAY} times in the last 24 hours (the cap); the files are kept`;
+        firstCapped = (this.cappedSince.get(plan.id, since) as number) === 0;
+        content = undefined;
+      }
+    }
     if (status === 'ok' && content) {
       const outcome = await this.mail(plan, content, attachments);
       mailAttempts = outcome.attempts;
@@ -208,7 +253,8 @@ export class ReportRunner {
         resourceId: plan.id,
         after: { runId, trigger, status, format: plan.format, sizeBytes, mailAttempts, error },
       });
-      if (status === 'failed') {
+      // A capped plan raises one alert a day, not one per run.
+      if (status === 'failed' && (!error?.startsWith(CAPPED) || firstCapped)) {
         this.alerts.create({ title: `Report "${plan.name}" not delivered`.slice(0, 200), message: error ?? '', level: 'warning', source: 'reports', area: null }, null);
       }
     });

@@ -14,7 +14,12 @@ export class ReportService {
   private readonly templates;
   private readonly templateByKey;
 
-  constructor(db: Db, audit: AuditLog) {
+  constructor(
+    db: Db,
+    audit: AuditLog,
+    /** The shortest gap a plan's cron may leave between two runs: each run mails up to 50 addresses. */
+    private readonly minIntervalMin = DEFAULT_MIN_INTERVAL_MIN,
+  ) {
     this.templates = db.orm.select().from(reportTemplates).orderBy(asc(reportTemplates.id)).prepare();
     this.templateByKey = db.orm
       .select({ id: reportTemplates.id })
@@ -73,10 +78,36 @@ export class ReportService {
   /** What JSON Schema cannot say: the cron expression parses, the template exists. Both reported at once. */
   private assertValid(plan: { templateId: number; cron: string }): void {
     const details = cronProblems(plan.cron);
+    if (details.length === 0) {
+      const gap = shortestGapSec(plan.cron);
+      if (gap < this.minIntervalMin * 60) {
+        details.push({ path: 'body.cron', message: `runs ${formatGap(gap)} apart at times; a report plan may run at most every ${this.minIntervalMin} minutes` });
+      }
+    }
     if (!this.templateByKey.get({ id: plan.templateId, key: null })) details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
     if (details.length) throw new BadRequest('Invalid body', details);
   }
 }
+
+/** EMS_REPORT_MIN_INTERVAL's default: a plan runs at most 96 times a day. */
+export const DEFAULT_MIN_INTERVAL_MIN = 15;
+
+/**
+ * The shortest gap between two runs of a cron expression, in seconds, from its fields: the times of day it fires,
+ * sorted, and the gap from the last of a day to the first of the next (counted as if every day fired, so the answer
+ * is never longer than the truth).
+ */
+export function shortestGapSec(expression: string): number {
+  const fields = cron.parse(expression);
+  const times: number[] = [];
+  for (const hour of fields.hour) for (const minute of fields.minute) for (const second of fields.second) times.push(hour * 3600 + minute * 60 + second);
+  times.sort((a, b) => a - b);
+  let shortest = 86_400 - times[times.length - 1] + times[0];
+  for (let i = 1; i < times.length; i += 1) shortest = Math.min(shortest, times[i] - times[i - 1]);
+  return shortest;
+}
+
+const formatGap = (seconds: number) => (seconds < 60 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
 
 function cronProblems(expression: string): ErrorDetail[] {
   if (cron.validate(expression)) return [];
