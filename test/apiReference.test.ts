@@ -9,6 +9,7 @@ import { allRoutes } from '../src/routes.ts';
 import { compileBody } from '../src/http/validation.ts';
 import { operationId, TAGS } from '../src/http/openapi.ts';
 import type { AnyRoute } from '../src/http/route.ts';
+import { ERROR_CODES, type ErrorCode } from '../src/errors.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
@@ -92,6 +93,14 @@ describe('API reference', () => {
       assert.ok(declared.has(431) && declared.has(503), `${name} 431, 503`);
       assert.equal(declared.has(507), route.method !== 'GET', `${name} 507 for writes`);
       assert.ok(!declared.has(500), `${name}: 500 is never declared`);
+    }
+    // Every error example carries a code whose catalogue status is the status it is shown under.
+    for (const route of routes) {
+      for (const [status, declared] of Object.entries<any>(operationOf(route).responses)) {
+        const response = declared.$ref ? doc.components.responses[declared.$ref.split('/').pop()] : declared;
+        const example = response.content?.['application/json']?.example;
+        if (Number(status) >= 400 && example) assert.equal(ERROR_CODES[example.code as ErrorCode]?.status, Number(status), `${route.method} ${route.path} ${status} example`);
+      }
     }
     const raw = doc.paths['/api/files/{id}/raw'].get.responses;
     assert.ok(raw['206'] && raw['304'] && raw['416'], 'downloads declare 206, 304 and 416');

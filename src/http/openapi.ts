@@ -1,7 +1,7 @@
 // Builds the OpenAPI 3.1 document from the same route definitions the router uses: every status an operation can
 // answer is declared, most of them derived here from what the router itself does (access, params, body, middleware).
 import type { TSchema } from '@sinclair/typebox';
-import { ERROR_CODES } from './errors.ts';
+import { codeForStatus, ERROR_CODES, type ErrorCode } from './errors.ts';
 import { successStatus, type AnyRoute } from './route.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -110,26 +110,29 @@ const ERROR_SCHEMA = {
   },
 };
 
-const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+/** An error body with an example carrying its real code (swagger-ui would otherwise show the enum's first value). */
+function errorContent(code: ErrorCode, error: string): JsonObject {
+  return { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error, code } } };
+}
 
 /**
  * Answers the router, its middleware or Node give an operation whatever its handler does; an operation refers to
  * them by name (components.responses) when what it has makes them possible.
  */
 const COMMON_RESPONSES: Record<string, JsonObject> = {
-  BadRequest: { description: 'VALIDATION: a parameter or the body breaks its schema (details name the fields), or the body is not JSON', content: errorContent },
-  Unauthenticated: { description: 'UNAUTHENTICATED: no, a malformed, an invalid or an expired access token', content: errorContent },
-  RoleTooLow: { description: 'FORBIDDEN: the caller’s role is below the one this operation requires', content: errorContent },
-  NotFound: { description: 'NOT_FOUND: no record with this id (or name)', content: errorContent },
-  BodyTimeout: { description: 'REQUEST_TIMEOUT: the body did not arrive within EMS_BODY_TIMEOUT; the connection is closed', content: errorContent },
-  PayloadTooLarge: { description: 'PAYLOAD_TOO_LARGE: the JSON body is over 1 MiB (declared or received)', content: errorContent },
-  UnsupportedMediaType: { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON (or a form, where accepted), or its Content-Encoding cannot be read', content: errorContent },
-  TooManyBodies: { description: 'RATE_LIMITED: this address already has 64 bodies on their way; Retry-After says when to try again', content: errorContent },
+  BadRequest: { description: 'VALIDATION: a parameter or the body breaks its schema (details name the fields), or the body is not JSON', content: errorContent('VALIDATION', 'Invalid body') },
+  Unauthenticated: { description: 'UNAUTHENTICATED: no, a malformed, an invalid or an expired access token', content: errorContent('UNAUTHENTICATED', 'Authentication required') },
+  RoleTooLow: { description: 'FORBIDDEN: the caller’s role is below the one this operation requires', content: errorContent('FORBIDDEN', 'Your role does not allow this') },
+  NotFound: { description: 'NOT_FOUND: no record with this id (or name)', content: errorContent('NOT_FOUND', 'Not found') },
+  BodyTimeout: { description: 'REQUEST_TIMEOUT: the body did not arrive within EMS_BODY_TIMEOUT; the connection is closed', content: errorContent('REQUEST_TIMEOUT', 'The request body did not arrive in time') },
+  PayloadTooLarge: { description: 'PAYLOAD_TOO_LARGE: the JSON body is over 1 MiB (declared or received)', content: errorContent('PAYLOAD_TOO_LARGE', 'request entity too large') },
+  UnsupportedMediaType: { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON (or a form, where accepted), or its Content-Encoding cannot be read', content: errorContent('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON (Content-Type: application/json)') },
+  TooManyBodies: { description: 'RATE_LIMITED: this address already has 64 bodies on their way; Retry-After says when to try again', content: errorContent('RATE_LIMITED', 'Too many unfinished requests from this address') },
   HeadersTooLarge: { description: 'The request line and headers exceed Node’s 16 KiB limit (a long query string counts): answered by Node, no body, connection closed' },
-  DatabaseBusy: { description: 'UNAVAILABLE: the database is busy (another process holds its lock); Retry-After: 1', content: errorContent },
-  StorageFull: { description: 'STORAGE_FULL: the appliance’s disk is full', content: errorContent },
+  DatabaseBusy: { description: 'UNAVAILABLE: the database is busy (another process holds its lock); Retry-After: 1', content: errorContent('UNAVAILABLE', 'The database is busy, try again') },
+  StorageFull: { description: 'STORAGE_FULL: the appliance’s disk is full', content: errorContent('STORAGE_FULL', 'Storage is full: free disk space on the appliance') },
   NotModified: { description: 'If-None-Match named the current ETag: no body' },
-  RangeNotSatisfiable: { description: 'RANGE_NOT_SATISFIABLE: the Range lies beyond the end (Content-Range: bytes */size)', content: errorContent },
+  RangeNotSatisfiable: { description: 'RANGE_NOT_SATISFIABLE: the Range lies beyond the end (Content-Range: bytes */size)', content: errorContent('RANGE_NOT_SATISFIABLE', 'Range not satisfiable') },
 };
 
 const ref = (name: keyof typeof COMMON_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
@@ -138,6 +141,13 @@ const STATUS_TEXT: Record<number, string> = {
   200: 'Success', 201: 'Created', 202: 'Accepted', 206: 'Partial content', 400: 'Validation error', 401: 'Not signed in or wrong credentials', 403: 'Not allowed',
   404: 'Not found', 409: 'Conflict with the record’s state', 413: 'Too large', 415: 'Unsupported type', 416: 'Range not satisfiable', 429: 'Too many requests',
   502: 'The upstream (gateway or provider) failed', 503: 'Unavailable', 504: 'The upstream did not answer in time',
+};
+
+/** The example error of a status a route declares itself (its message varies by case; the code does not). */
+const STATUS_EXAMPLE_MESSAGE: Record<number, string> = {
+  400: 'Invalid body', 401: 'Invalid username or password', 403: 'Your role does not allow this', 404: 'Not found', 409: 'The record’s state does not allow this',
+  413: 'Payload too large', 415: 'Unsupported media type', 416: 'Range not satisfiable', 429: 'Too many attempts, try again later', 502: 'The gateway answered with an error',
+  504: 'The gateway did not answer in time',
 };
 
 /** The content types of a raw route's success answer. */
@@ -160,7 +170,9 @@ function responses(route: AnyRoute): JsonObject {
       out[status] = { description, content: Object.fromEntries(rawTypes(route).map((type) => [type, { schema: body }])) };
       continue;
     }
-    out[status] = { description, content: { 'application/json': { schema: plain(schema) } } };
+    const json: JsonObject = { schema: plain(schema) };
+    if (code >= 400 && code in STATUS_EXAMPLE_MESSAGE) json.example = { error: STATUS_EXAMPLE_MESSAGE[code], code: codeForStatus(code) };
+    out[status] = { description, content: { 'application/json': json } };
   }
   const type = bodyType(route);
   const add = (status: number, response: JsonObject) => {
