@@ -334,7 +334,8 @@ stop_service() {
 
 # This box's addresses (IPv4 and IPv6, without link-local), space-separated.
 box_addresses() {
-  hostname -I 2>/dev/null | tr ' ' '\n' | grep -v -e '^fe80:' -e '^$' | tr '\n' ' ' | sed 's/ $//'
+  # A box without an address (only loopback) lists none: grep then finds nothing, which is no error here.
+  { hostname -I 2>/dev/null || true; } | tr ' ' '\n' | { grep -v -e '^fe80:' -e '^$' || true; } | tr '\n' ' ' | sed 's/ $//'
 }
 
 # The URL a browser uses. With a certificate, the host is the first name it carries (a browser refuses any other);

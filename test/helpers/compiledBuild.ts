@@ -45,7 +45,11 @@ export function compiledBuild(): string {
   const dir = path.join(os.tmpdir(), `ems-compiled-${sourceHash()}`);
   const lock = `${dir}.lock`;
   for (;;) {
-    if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) return (cached = dir);
+    if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) {
+      // Readable by every user: a test runs the service as nobody against it.
+      if ((fs.statSync(dir).mode & 0o777) !== 0o755) fs.chmodSync(dir, 0o755);
+      return (cached = dir);
+    }
     try {
       fs.mkdirSync(lock);
     } catch {
