@@ -61,7 +61,7 @@ export function wantsJson(command: Command): boolean {
  * checked: the database is migrated (as the service does on start) when the newest shipped migration is missing,
  * which skips reading and hashing every migration file on each call.
  */
-export async function withDb<T>(command: Command, fn: (db: Db, config: Config) => T | Promise<T>): Promise<T> {
+export async function withDb<T>(command: Command, fn: (db: Db, config: Config) => T | Promise<T>, options: { quickCheck?: boolean } = {}): Promise<T> {
   const config = cliConfig(command);
   const { closeDatabase, databasePath, openDatabase } = await import('../src/db/client.ts');
   const file = databasePath(config.dataDir);
@@ -69,10 +69,10 @@ export async function withDb<T>(command: Command, fn: (db: Db, config: Config) =
   if (!fs.existsSync(file)) throw new CliError(`no database at ${file}: start the service once, or pass the right --data-dir`);
   let db: Db;
   try {
-    db = openDatabase(file, { migrate: false });
+    db = openDatabase(file, { migrate: false, quickCheck: options.quickCheck });
     if (!(await migrationsCurrent(db))) {
       closeDatabase(db);
-      db = openDatabase(file);
+      db = openDatabase(file, { quickCheck: options.quickCheck });
     }
   } catch (error) {
     throw new CliError((error as Error).message);

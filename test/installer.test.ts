@@ -328,6 +328,16 @@ describe('installer', () => {
     assert.deepEqual(fs.readFileSync(at('etc/ems/tls/ems.crt')), cert);
     assert.equal(fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n').filter((line) => line.startsWith('EMS_TLS_CERT=')).length, 1);
 
+    // A box with no address but loopback (hostname -I lists none): the certificate names the name and loopback.
+    const fakeBin = temp('ems-no-addresses-');
+    fs.writeFileSync(path.join(fakeBin, 'hostname'), `#!/bin/sh\n[ "$1" = -I ] && exit 0\nexec ${execFileSync('sh', ['-c', 'command -v hostname'], { encoding: 'utf8' }).trim()} "$@"\n`, { mode: 0o755 });
+    const lonely = temp('ems-root-');
+    const noAddresses = run(install, ['--root', lonely, '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'ems.lonely.lan'], { PATH: `${fakeBin}:${process.env.PATH}` });
+    assert.equal(noAddresses.code, 0, noAddresses.stderr + noAddresses.stdout);
+    const lonelyText = execFileSync('openssl', ['x509', '-in', path.join(lonely, 'etc/ems/tls/ems.crt'), '-noout', '-ext', 'subjectAltName'], { encoding: 'utf8' });
+    assert.match(lonelyText, /DNS:ems\.lonely\.lan, DNS:localhost, IP Address:127\.0\.0\.1\s*$/);
+    assert.match(noAddresses.stdout, /on the box EMS will answer at https:\/\/ems\.lonely\.lan:3000\//);
+
     const bad = run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'bad name;rm']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /--tls-name: "bad name;rm" is not a host name/);

@@ -34,7 +34,8 @@ async function showSchedule(command: Command, db: Db, config: Config, heading?: 
   const text = [
     ...(heading ? [heading] : []),
     `enabled        ${view.enabled ? 'yes' : 'no'}`,
-    `cron           ${view.cron} (in the box's time zone, ${zone})`,
+    // Local time: the box's time zone, named, which is the one node-cron runs the schedule in.
+    `cron           ${view.cron} (local time: ${zone})`,
     `next run       ${view.nextRunAt ? `${zonedTime(view.nextRunAt)} ${zone} (${view.nextRunAt})` : '-'}`,
     `retention      ${describeRetention(view.retention)}`,
     `target         ${target ? `${target.dir} (last copy: ${target.status}${target.at ? ` at ${target.at}` : ''}${target.error ? `: ${target.error}` : ''})` : 'none (EMS_BACKUP_TARGET)'}`,
@@ -54,7 +55,7 @@ function cronFromOptions(options: SetOptions): string | undefined {
   if (options.hour !== undefined) return `0 ${options.hour} * * *`;
   if (options.at !== undefined) {
     const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(options.at);
-    if (!match) throw new CliError(`--at: expected a time HH:MM (box time zone) such as 03:30, got "${options.at}"`);
+    if (!match) throw new CliError(`--at: expected a local time HH:MM such as 03:30, got "${options.at}"`);
     return `${Number(match[2])} ${Number(match[1])} * * *`;
   }
   return options.cron;

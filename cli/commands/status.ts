@@ -207,6 +207,8 @@ export function registerStatusCommand(program: Command): void {
         }
         // As systemctl status: 3 when the service is not running, so scripts and monitoring can use the exit code.
         if (!running) process.exitCode = 3;
-      });
+        // No quick_check: it reads every page of the file (seconds on a year of data) and status reads a few rows;
+        // `emsctl db check` and every other command still check.
+      }, { quickCheck: false });
     });
 }

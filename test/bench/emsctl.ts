@@ -36,11 +36,16 @@ function baselineTree(ref: string): string {
   return dir;
 }
 
-/** Wall time of one child process, from spawn to exit, in ms. */
+/**
+ * Wall time of one child process, from spawn to exit, in ms, and its CPU time (user + system, from GNU time): on a
+ * shared box the wall time follows the neighbours' load, the CPU time much less.
+ */
+const cpuFile = path.join(os.tmpdir(), `ems-bench-emsctl-cpu-${process.pid}`);
+const cpu: number[] = [];
 function timed(argv: string[], env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, argv, { env: cleanEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, process.execPath, ...argv], { env: cleanEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
@@ -48,7 +53,11 @@ function timed(argv: string[], env: Record<string, string>): Promise<number> {
       const ms = performance.now() - started;
       // status exits 3 when the service is not running: here it runs, so every call must succeed.
       if (code !== 0) reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(ms);
+      else {
+        const [user, system] = fs.readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+        cpu.push((user + system) * 1000);
+        resolve(ms);
+      }
     });
   });
 }
@@ -72,7 +81,11 @@ try {
     { name: 'user list', argv: (tree) => cli(tree, ['user', 'list']) },
   ];
   const samples = new Map<string, number[]>();
-  const add = (key: string, ms: number) => samples.set(key, [...(samples.get(key) ?? []), ms]);
+  const cpuSamples = new Map<string, number[]>();
+  const add = (key: string, ms: number) => {
+    samples.set(key, [...(samples.get(key) ?? []), ms]);
+    cpuSamples.set(key, [...(cpuSamples.get(key) ?? []), cpu.at(-1)!]);
+  };
   // One warm-up round (page cache), then alternating calls.
   for (const item of cases) {
     await timed(item.argv(baseline), env);
@@ -87,7 +100,7 @@ try {
   }
   const load = os.loadavg()[0].toFixed(1);
   console.log(`\nemsctl as installed (compiled, NODE_ENV=production, --env-file), ${runs} calls each, alternating; load average ${load} on ${os.cpus().length} cores`);
-  console.log(`floor: node -e 0  median ${fmt(median(samples.get('floor')!))}`);
+  console.log(`floor: node -e 0  median ${fmt(median(samples.get('floor')!))} wall, ${fmt(median(cpuSamples.get('floor')!))} CPU`);
   console.log(`${'command'.padEnd(12)} ${`before (${baselineRef})`.padEnd(20)} ${'after'.padEnd(10)} ${'ratio'.padEnd(7)} ${'after - floor'.padEnd(14)} target`);
   for (const item of cases) {
     const before = median(samples.get(`before ${item.name}`)!);
@@ -98,8 +111,12 @@ try {
       `${item.name.padEnd(12)} ${fmt(before).padEnd(20)} ${fmt(after).padEnd(10)} ${(after / before).toFixed(2).padEnd(7)} ${fmt(after - floor).padEnd(14)} ${item.name === 'user list' ? '-' : `${TARGET_MS} ms: ${after <= TARGET_MS ? 'met' : 'NOT met'}`}`,
     );
     console.log(`${''.padEnd(12)} ${spread(`before ${item.name}`).padEnd(20)} ${spread(`after ${item.name}`)}`);
+    const cpuBefore = median(cpuSamples.get(`before ${item.name}`)!);
+    const cpuAfter = median(cpuSamples.get(`after ${item.name}`)!);
+    console.log(`${'  CPU time'.padEnd(12)} ${fmt(cpuBefore).padEnd(20)} ${fmt(cpuAfter).padEnd(10)} ${(cpuAfter / cpuBefore).toFixed(2)}`);
   }
 } finally {
+  fs.rmSync(cpuFile, { force: true });
   service.child.kill('SIGTERM');
   await service.exited;
   fs.rmSync(dataDir, { recursive: true, force: true });
