@@ -2,7 +2,8 @@
 # Installs or upgrades EMS on a systemd box: user ems, program in /opt/ems, data in /var/lib/ems,
 # settings in /etc/ems/ems.env, unit ems.service, /usr/local/bin/emsctl. Upgrade = run it again.
 #
-#   sudo installer/install.sh --from-tarball FILE   install/upgrade from a release tarball (npm run package): no compiler, no registry
+#   tar -xzf FILE && sudo ems/installer/install.sh --from-tarball FILE
+#                                                   install/upgrade from a release tarball (npm run package): no compiler, no registry
 #   sudo installer/install.sh                       install/upgrade from this checkout (npm ci, build, prune: needs npm and a compiler)
 #   sudo installer/install.sh --from-build DIR      use a tree that already holds dist/ and production node_modules/
 #   sudo installer/install.sh --rollback            put the previous version back (kept in /opt/ems.previous by each upgrade)
@@ -40,7 +41,7 @@ TLS_NAME=""
 UNPACKED=""
 
 usage() {
-  sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 log() { printf 'ems-install: %s\n' "$*"; }
@@ -142,10 +143,20 @@ fi
 
 NODE_BIN=$(command -v node || true)
 [ -n "$NODE_BIN" ] || die "Node.js >= $MIN_NODE is required and 'node' is not on PATH"
-case "$NODE_BIN" in
-  /home/* | /root/*)
-    # The unit's ProtectHome=yes hides home directories from the service (nvm and similar install there).
-    staged || die "node at $NODE_BIN lives in a home directory, which the service cannot see; install Node.js system-wide (e.g. /usr/bin/node)"
+# The file the service would execute: /usr/local/bin/node may be a link into /root/.nvm/... (readlink -f follows
+# every link), and what counts is where the binary really is.
+NODE_REAL=$(readlink -f "$NODE_BIN" 2>/dev/null || printf '%s' "$NODE_BIN")
+case "$NODE_REAL" in
+  /home/* | /root/* | /run/user/*)
+    # The unit's ProtectHome=yes hides home directories from the service (nvm and similar install there): it would
+    # fail with 203/EXEC on every start.
+    where="node at $NODE_BIN"
+    [ "$NODE_REAL" = "$NODE_BIN" ] || where="$where (a link to $NODE_REAL)"
+    if staged; then
+      log "warning: $where lives in a home directory, which the service on a real box cannot see (ProtectHome=yes)"
+    else
+      die "$where lives in a home directory, which the service cannot see (ProtectHome=yes); install Node.js system-wide (e.g. /usr/bin/node from a Debian or NodeSource package). Nothing was changed"
+    fi
     ;;
 esac
 NODE_VERSION=$("$NODE_BIN" -p 'process.versions.node')
@@ -155,8 +166,28 @@ NODE_PLATFORM=$("$NODE_BIN" -p 'process.platform + "-" + process.arch')
 
 TARGET="$ROOT$APP_DIR"
 PREVIOUS="$TARGET.previous"
+# UPGRADE: another version is installed (it is kept in /opt/ems.previous for --rollback). REINSTALL: the same
+# version again (e.g. to pick up EMS_BACKUP_TARGET): the program is replaced, /opt/ems.previous stays as it is.
 UPGRADE=no
-[ -f "$TARGET/package.json" ] && UPGRADE=yes
+REINSTALL=no
+# Data left by an earlier install (kept by uninstall.sh): no new admin, no initial password.
+KEPT_DATA=no
+[ -f "$ROOT$DATA_DIR/ems.db" ] && KEPT_DATA=yes
+
+# json_field FILE NAME: a top-level string field of a small JSON file (package.json, ems-release.json), or nothing.
+json_field() {
+  [ -f "$1" ] || return 0
+  sed -n "s/^ *\"$2\": *\"\([^\"]*\)\".*/\1/p" "$1" | head -n 1
+}
+# A version as "0.4.0" or, for a release (ems-release.json names its commit), "0.4.0 (commit abc1234)".
+version_of_tree() {
+  local version commit
+  version=$(json_field "$1/package.json" version)
+  commit=$(json_field "$1/ems-release.json" commit)
+  printf '%s%s' "$version" "${commit:+ (commit $commit)}"
+}
+INSTALLED_VERSION=""
+[ -f "$TARGET/package.json" ] && INSTALLED_VERSION=$(version_of_tree "$TARGET")
 
 if [ "$ROLLBACK" = yes ]; then
   [ -f "$PREVIOUS/package.json" ] || die "no previous version to roll back to ($APP_DIR.previous is missing: it is kept by an upgrade)"
@@ -166,6 +197,8 @@ elif [ -n "$FROM_TARBALL" ]; then
   RELEASE=$(tar -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null) || die "--from-tarball: $FROM_TARBALL is not an EMS release (no ems/ems-release.json; build one with npm run package)"
   field() { printf '%s' "$RELEASE" | sed -n "s/^ *\"$1\": *\"\([^\"]*\)\".*/\1/p"; }
   RELEASE_VERSION=$(field version)
+  RELEASE_COMMIT=$(field commit)
+  NEW_VERSION="$RELEASE_VERSION${RELEASE_COMMIT:+ (commit $RELEASE_COMMIT)}"
   [ "$(field platform)-$(field arch)" = "$NODE_PLATFORM" ] ||
     die "--from-tarball: the release is built for $(field platform)-$(field arch), this box is $NODE_PLATFORM"
   [ "$(field nodeAbi)" = "$NODE_ABI" ] ||
@@ -173,8 +206,13 @@ elif [ -n "$FROM_TARBALL" ]; then
 elif [ -n "$FROM_BUILD" ]; then
   [ -f "$FROM_BUILD/dist/src/main.js" ] || die "--from-build: $FROM_BUILD/dist/src/main.js is missing (run npm run build there)"
   [ -e "$FROM_BUILD/node_modules" ] || die "--from-build: $FROM_BUILD/node_modules is missing (npm ci --omit=dev there)"
+  NEW_VERSION=$(version_of_tree "$FROM_BUILD")
 else
   command -v npm >/dev/null || die "npm is required to build EMS from a checkout (or use a release: --from-tarball FILE)"
+  NEW_VERSION=$(version_of_tree "$SOURCE_DIR")
+fi
+if [ "$ROLLBACK" = no ] && [ -n "$INSTALLED_VERSION" ]; then
+  if [ "$INSTALLED_VERSION" = "$NEW_VERSION" ]; then REINSTALL=yes; else UPGRADE=yes; fi
 fi
 
 if [ "$TLS_SELF_SIGNED" = yes ]; then
@@ -195,24 +233,32 @@ if [ "$ROLLBACK" = no ]; then
   ((have_data >= need_data)) || die "not enough free space for the data: $DATA_DIR has ${have_data} MB free, ${need_data} MB needed (database ${db_mb} MB, a backup before the upgrade)"
 fi
 
+SOURCE_TEXT=${FROM_TARBALL:-${FROM_BUILD:-$SOURCE_DIR (npm ci, build, prune)}}
 if [ "$ROLLBACK" = yes ]; then
-  ACTION="roll back to version $("$NODE_BIN" -p "require('$PREVIOUS/package.json').version")"
+  ACTION="roll back from version $INSTALLED_VERSION to version $(version_of_tree "$PREVIOUS") (kept in $APP_DIR.previous)"
 elif [ "$UPGRADE" = yes ]; then
-  ACTION="upgrade version $("$NODE_BIN" -p "require('$TARGET/package.json').version") to ${RELEASE_VERSION:-the new build}"
+  ACTION="upgrade version $INSTALLED_VERSION to version $NEW_VERSION from $SOURCE_TEXT"
+elif [ "$REINSTALL" = yes ]; then
+  ACTION="reinstall version $NEW_VERSION (the version installed) from $SOURCE_TEXT"
 else
-  ACTION="install ${RELEASE_VERSION:+version $RELEASE_VERSION}"
+  ACTION="install version $NEW_VERSION from $SOURCE_TEXT"
 fi
 log "checks passed: node $NODE_VERSION ($NODE_PLATFORM, ABI $NODE_ABI) at $NODE_BIN${ROOT:+; staging root $ROOT}"
 
 if dry; then
   log "dry run: nothing is changed. Would:"
-  log "  $ACTION from ${FROM_TARBALL:-${FROM_BUILD:-$SOURCE_DIR (npm ci, build, prune)}}"
+  log "  $ACTION"
   if [ "$ROLLBACK" = yes ]; then
-    log "  stop $SERVICE, swap $APP_DIR and $APP_DIR.previous, start $SERVICE, wait for /api/health"
+    log "  stop $SERVICE, swap $APP_DIR and $APP_DIR.previous (nothing is downloaded or built), start $SERVICE, wait for /api/health"
+    log "  leave the data in $DATA_DIR and the settings in $ENV_FILE as they are"
   else
     if [ "$UPGRADE" = yes ]; then
       log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE"
       log "  keep the installed version in $APP_DIR.previous (for --rollback)"
+    elif [ "$REINSTALL" = yes ]; then
+      log "  stop $SERVICE and replace the program; $APP_DIR.previous stays as it is (the same version needs no backup)"
+    elif [ "$KEPT_DATA" = yes ]; then
+      log "  use the data kept in $DATA_DIR (its users, settings and history; no new admin password)"
     else
       log "  create the system user $SERVICE_USER, $DATA_DIR (0750) and $ENV_FILE (0640)"
     fi
@@ -286,12 +332,27 @@ stop_service() {
   fi
 }
 
+# This box's addresses (IPv4 and IPv6, without link-local), space-separated.
+box_addresses() {
+  # A box without an address (only loopback) lists none: grep then finds nothing, which is no error here.
+  { hostname -I 2>/dev/null || true; } | tr ' ' '\n' | { grep -v -e '^fe80:' -e '^$' || true; } | tr '\n' ' ' | sed 's/ $//'
+}
+
+# The URL a browser uses. With a certificate, the host is the first name it carries (a browser refuses any other);
+# without one, this box's first address.
 box_url() {
-  local port scheme host
+  local port scheme host="" cert
   port=$(env_value EMS_PORT)
   scheme=http
-  if [ -n "$(env_value EMS_TLS_CERT)" ]; then scheme=https; fi
-  host=$(hostname -I 2>/dev/null | awk '{ print $1 }')
+  cert=$(env_value EMS_TLS_CERT)
+  if [ -n "$cert" ]; then
+    scheme=https
+    if command -v openssl >/dev/null && [ -r "$ROOT$cert" ]; then
+      host=$(openssl x509 -in "$ROOT$cert" -noout -ext subjectAltName 2>/dev/null | grep -o 'DNS:[^,]*' | grep -v '^DNS:localhost$' | head -n 1 | cut -d: -f2 || true)
+    fi
+  fi
+  [ -n "$host" ] || host=$(box_addresses | awk '{ print $1 }')
+  case "$host" in *:*) host="[$host]" ;; esac
   printf '%s://%s:%s/' "$scheme" "${host:-$(hostname)}" "${port:-3000}"
 }
 
@@ -380,18 +441,28 @@ if [ "$UPGRADE" = yes ] && [ -f "$ROOT$DATA_DIR/ems.db" ]; then
   log "backup taken: $PRE_UPGRADE_BACKUP"
 fi
 
-if [ "$UPGRADE" = yes ]; then stop_service; fi
+if [ "$UPGRADE" = yes ] || [ "$REINSTALL" = yes ]; then stop_service; fi
 
-# The installed version is kept for --rollback; only the one before it is deleted.
-rm -rf "$PREVIOUS"
-if [ -e "$TARGET" ]; then mv "$TARGET" "$PREVIOUS"; fi
-if [ -n "$PRE_UPGRADE_BACKUP" ]; then printf '%s\n' "$PRE_UPGRADE_BACKUP" >"$PREVIOUS/.pre-upgrade-backup"; fi
+if [ "$UPGRADE" = yes ]; then
+  # The installed version is kept for --rollback; only the one before it is deleted.
+  rm -rf "$PREVIOUS"
+  mv "$TARGET" "$PREVIOUS"
+  if [ -n "$PRE_UPGRADE_BACKUP" ]; then printf '%s\n' "$PRE_UPGRADE_BACKUP" >"$PREVIOUS/.pre-upgrade-backup"; fi
+elif [ -e "$TARGET" ]; then
+  # A reinstall (or a half-removed program): the same version goes; the rollback target stays what it was.
+  mv "$TARGET" "$TARGET.old"
+  rm -rf "$TARGET.old"
+fi
 mv "$NEW" "$TARGET"
 # Root owns the program; the service can read it, never change it.
 if ! staged; then chown -R root:root "$TARGET"; fi
 chmod -R u=rwX,go=rX "$TARGET"
 log "program installed in $APP_DIR"
-if [ -d "$PREVIOUS" ]; then log "the version it replaced is kept in $APP_DIR.previous (sudo $APP_DIR/installer/install.sh --rollback)"; fi
+if [ "$UPGRADE" = yes ]; then
+  log "the version it replaced is kept in $APP_DIR.previous (sudo $APP_DIR/installer/install.sh --rollback)"
+elif [ -f "$PREVIOUS/package.json" ]; then
+  log "$APP_DIR.previous (version $(version_of_tree "$PREVIOUS")) is kept as it was: still the target of --rollback"
+fi
 
 # --- Data and settings -----------------------------------------------------------------------------
 
@@ -423,12 +494,16 @@ if [ "$TLS_SELF_SIGNED" = yes ]; then
     log "kept the certificate in $TLS_DIR (delete ems.crt and ems.key there to make a new one)"
   else
     # P-256, valid 825 days (the most browsers accept for a certificate they are told to trust).
+    # The name, and every address of this box: a browser pointed at https://<IP>:<port>/ accepts it once trusted.
+    TLS_IPS=$(box_addresses)
+    san="DNS:$TLS_NAME,DNS:localhost,IP:127.0.0.1"
+    for ip in $TLS_IPS; do san="$san,IP:$ip"; done
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 825 \
-      -subj "/CN=$TLS_NAME" -addext "subjectAltName=DNS:$TLS_NAME,DNS:localhost,IP:127.0.0.1" \
+      -subj "/CN=$TLS_NAME" -addext "subjectAltName=$san" \
       -keyout "$ROOT$TLS_DIR/ems.key" -out "$ROOT$TLS_DIR/ems.crt" 2>/dev/null || die "openssl could not create the certificate"
     own "root:$SERVICE_USER" 0640 "$ROOT$TLS_DIR/ems.key"
     own "root:root" 0644 "$ROOT$TLS_DIR/ems.crt"
-    log "created a self-signed certificate for $TLS_NAME in $TLS_DIR (browsers warn until it is trusted; replace both files with a CA-signed pair and systemctl reload $SERVICE)"
+    log "created a self-signed certificate for $TLS_NAME${TLS_IPS:+ and ${TLS_IPS// /, }} in $TLS_DIR (browsers warn until it is trusted; replace both files with a CA-signed pair, then: systemctl kill -s HUP $SERVICE)"
   fi
   set_env EMS_TLS_CERT "$TLS_DIR/ems.crt"
   set_env EMS_TLS_KEY "$TLS_DIR/ems.key"
@@ -483,10 +558,22 @@ log "installed $WRAPPER and the unit $UNIT_FILE"
 # --- Start -------------------------------------------------------------------------------------------
 
 start_service
-if ! staged; then log "$SERVICE is running and healthy: $(box_url) (status: sudo emsctl status; logs: journalctl -u $SERVICE -f)"; fi
+if staged; then
+  log "on the box EMS will answer at $(box_url)"
+else
+  log "$SERVICE is running and healthy: $(box_url) (status: sudo emsctl status)"
+fi
+# systemd's own lines ("Started ems.service") are not JSON: fromjson? keeps only the service's lines.
+log "logs: journalctl -u $SERVICE -f (as JSON: journalctl -u $SERVICE -o cat | jq -R 'fromjson?')"
 
 if [ "$UPGRADE" = yes ]; then
   log "upgrade done: data in $DATA_DIR and settings in $ENV_FILE were kept"
+elif [ "$REINSTALL" = yes ]; then
+  log "reinstall done: the same version, with the unit, wrapper and drop-ins written again; data and settings were kept"
+elif [ "$KEPT_DATA" = yes ]; then
+  log "installed on the data kept in $DATA_DIR: its users, settings and history are as they were"
+  log "  sign in with an existing account (no new admin password is made; a forgotten one: sudo emsctl user set-password NAME)"
+  log "backups: the schedule stored in the data applies (sudo emsctl backup schedule show)"
 else
   log "first install: on its first start the service creates the user 'admin' with a random password,"
   log "  written to $DATA_DIR/initial-admin-password (mode 0600): sudo cat $DATA_DIR/initial-admin-password"

@@ -88,4 +88,4 @@ JSON
 
 mkdir -p "$OUT"
 tar -czf "$OUT/$NAME.tar.gz" -C "$STAGE" ems
-log "wrote $OUT/$NAME.tar.gz ($(du -h "$OUT/$NAME.tar.gz" | cut -f1); installs with: sudo installer/install.sh --from-tarball $NAME.tar.gz)"
+log "wrote $OUT/$NAME.tar.gz ($(du -h "$OUT/$NAME.tar.gz" | cut -f1); installs with: tar -xzf $NAME.tar.gz && sudo ems/installer/install.sh --from-tarball $NAME.tar.gz)"

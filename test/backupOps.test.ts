@@ -206,7 +206,7 @@ describe('emsctl backup schedule', () => {
     const shown = await cli('backup', 'schedule', 'show');
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, /^enabled +yes$/m);
-    assert.match(shown.stdout, /^cron +30 3 \* \* \* \(local time\)$/m);
+    assert.match(shown.stdout, /^cron +30 3 \* \* \* \(local time: \S+\)$/m);
     assert.match(shown.stdout, /^retention +7 daily, 4 weekly, 6 monthly$/m);
 
     const set = await cli('--json', 'backup', 'schedule', 'set', '--at', '02:15', '--daily', '10', '--monthly', '12');

@@ -153,6 +153,108 @@ describe('emsctl against a running server', () => {
     assert.match(missing.stderr, /no database/);
   });
 
+  test('user add without arguments names every missing one; --json errors are {"error"} on stderr with stdout empty', async () => {
+    const bare = await cli('user', 'add');
+    assert.equal(bare.code, 1);
+    assert.equal(bare.stderr, 'emsctl: missing <username> and --email <email>\n');
+    const noEmail = await cli('user', 'add', 'someone');
+    assert.equal(noEmail.stderr, 'emsctl: missing --email <email>\n');
+
+    const cases: Array<[string[], RegExp]> = [
+      [['user', 'add'], /^missing <username> and --email <email>$/],
+      [['user', 'set-role', 'nobody_at_all', 'admin'], /nobody_at_all/],
+      [['user', 'add', 'valid_name', '--email', 'not-an-email'], /not an email address/],
+      // commander's own complaints too.
+      [['user', 'frobnicate'], /unknown command/],
+      [['user', 'set-role', 'admin'], /missing required argument/],
+      [['backup', 'schedule', 'set', '--hour', '25'], /--hour: expected an integer from 0 to 23/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli('--json', ...args);
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.equal(result.stdout, '', 'nothing on stdout: a script reading it sees no result');
+      const lines = result.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, result.stderr);
+      const parsed = JSON.parse(lines[0]) as { error: string };
+      assert.deepEqual(Object.keys(parsed), ['error']);
+      assert.match(parsed.error, message, args.join(' '));
+    }
+  });
+
+  test('--json: one thing is printed with the same fields as its entry in the list', async () => {
+    const added = JSON.parse((await cli('--json', 'user', 'add', 'shape_user', '--email', 'shape@example.test', '--role', 'operator')).stdout);
+    const listed = (JSON.parse((await cli('--json', 'user', 'list')).stdout) as Array<Record<string, unknown>>).find((user) => user.username === 'shape_user')!;
+    const { password, ...addedUser } = added;
+    assert.equal(typeof password, 'string');
+    assert.deepEqual(addedUser, listed, 'user add prints the user as user list does, plus the generated password');
+    const changed = JSON.parse((await cli('--json', 'user', 'set-role', 'shape_user', 'viewer')).stdout);
+    const relisted = (JSON.parse((await cli('--json', 'user', 'list')).stdout) as Array<Record<string, unknown>>).find((user) => user.username === 'shape_user')!;
+    assert.deepEqual(changed, relisted);
+    for (const args of [['user', 'unlock', 'shape_user'], ['user', 'set-password', 'shape_user'], ['user', 'remove', 'shape_user']]) {
+      const single = JSON.parse((await cli('--json', ...args)).stdout) as Record<string, unknown>;
+      for (const key of Object.keys(relisted)) assert.ok(key in single, `${args.join(' ')} prints ${key}`);
+    }
+
+    const ran = JSON.parse((await cli('--json', 'backup', 'run')).stdout) as Record<string, unknown>;
+    const entry = (JSON.parse((await cli('--json', 'backup', 'list')).stdout) as Array<Record<string, unknown>>).find((row) => row.name === ran.name)!;
+    assert.deepEqual(Object.keys(entry), ['name', 'createdAt', 'sizeBytes', 'fileCount', 'filesBytes'], 'list entries hold data, not display text');
+    for (const [key, value] of Object.entries(entry)) assert.deepEqual(ran[key], value, `backup run prints ${key} as backup list does`);
+    const roles = JSON.parse((await cli('--json', 'role', 'list')).stdout);
+    assert.ok(Array.isArray(roles) && roles.every((role: object) => Object.keys(role).join() === 'name,rank'));
+  });
+
+  test('backup schedule show and status give the next run in the time zone the cron runs in, and name it', async () => {
+    for (const zone of ['America/New_York', 'Asia/Kolkata']) {
+      const env = { TZ: zone };
+      const set = await runCli(['--data-dir', server.dataDir, 'backup', 'schedule', 'set', '--at', '03:30', '--enable'], { env });
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, new RegExp(`cron +30 3 \\* \\* \\* \\(local time: ${zone}\\)`));
+      const offset = zone === 'Asia/Kolkata' ? '\\+05:30' : '-0[45]:00';
+      const next = new RegExp(`next run +\\d{4}-\\d\\d-\\d\\d 03:30 ${offset} ${zone} \\((\\S+)\\)`).exec(set.stdout);
+      assert.ok(next, set.stdout);
+      // The local time shown is the UTC instant beside it, in that zone.
+      assert.equal(next[1], new Date(next[1]).toISOString());
+      const local = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(next[1]));
+      assert.equal(local, '03:30');
+      const json = JSON.parse((await runCli(['--data-dir', server.dataDir, '--json', 'backup', 'schedule', 'show'], { env })).stdout);
+      assert.equal(json.timeZone, zone);
+      assert.equal(json.nextRunAt, next[1]);
+      const status = await runCli(['--data-dir', server.dataDir, 'status'], { env });
+      assert.match(status.stdout, new RegExp(`schedule +"30 3 \\* \\* \\*" \\(${zone}\\), next \\d{4}-\\d\\d-\\d\\d 03:30 ${offset};`));
+    }
+  });
+
+  test('status reads port, host and TLS from --env-file (the service\'s settings), the environment winning', async (t) => {
+    const port = new URL(server.url).port;
+    const envFile = path.join(server.dataDir, 'ems.env');
+    fs.writeFileSync(envFile, `# as /etc/ems/ems.env\nEMS_HOST=127.0.0.1\nEMS_PORT=${port}\nEMS_DATA_DIR=${server.dataDir}\n`);
+    t.after(() => fs.rmSync(envFile, { force: true }));
+    // No EMS_PORT in the environment: without the file it would ask port 3000.
+    const status = await runCli(['--env-file', envFile, '--json', 'status']);
+    assert.equal(status.code, 0, status.stderr + status.stdout);
+    const report = JSON.parse(status.stdout);
+    assert.equal(report.service.state, 'running');
+    assert.equal(report.service.healthUrl, `http://127.0.0.1:${port}/api/health`);
+    assert.equal(report.envFile, envFile);
+    assert.equal(report.dataDir, server.dataDir);
+    // The environment wins over the file (as with node --env-file and systemd's Environment= over EnvironmentFile=).
+    const overridden = await runCli(['--env-file', envFile, '--json', 'status'], { env: { EMS_PORT: '9' } });
+    assert.equal(overridden.code, 3);
+    assert.equal(JSON.parse(overridden.stdout).service.healthUrl, 'http://127.0.0.1:9/api/health');
+    // TLS from the file: https.
+    fs.appendFileSync(envFile, `EMS_TLS_CERT=${path.join(server.dataDir, 'no.crt')}\nEMS_TLS_KEY=${path.join(server.dataDir, 'no.key')}\n`);
+    const tls = await runCli(['--env-file', envFile, '--json', 'status']);
+    // The test server speaks plain HTTP: asked over HTTPS it does not answer as a service (exit 3), but the URL shows the file was read.
+    assert.equal(tls.code, 3, tls.stderr);
+    assert.equal(JSON.parse(tls.stdout).service.healthUrl, `https://127.0.0.1:${port}/api/health`);
+    assert.equal(JSON.parse(tls.stdout).service.state, 'not answering');
+    // A missing file is an error naming it. (Node 20 itself also reads an --env-file given after the script and stops
+    // first with exit 9 and its own one line; newer Node leaves it to emsctl.)
+    const missing = await runCli(['--env-file', path.join(server.dataDir, 'nope.env'), 'status']);
+    assert.ok(missing.code === 1 || missing.code === 9, String(missing.code));
+    assert.match(missing.stderr, /^(emsctl: cannot read the env file .*nope\.env: ENOENT|node: .*nope\.env: not found)\n$/);
+  });
+
   test('secret rotate refuses when EMS_JWT_SECRET pins the secret', async () => {
     const result = await runCli(['--data-dir', server.dataDir, 'secret', 'rotate'], { env: { EMS_JWT_SECRET: 's'.repeat(40) } });
     assert.notEqual(result.code, 0);

@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from './helpers/server.ts';
+import { compiledBuild } from './helpers/compiledBuild.ts';
 import { cleanEnv, repoRoot, spawnService } from './helpers/serviceProcess.ts';
 
 const install = path.join(repoRoot, 'installer', 'install.sh');
@@ -50,19 +52,24 @@ after(() => {
 /**
  * A built tree for --from-build, as `npm ci && npm run build` would leave it: the sources, dist/ compiled by
  * tsc, and node_modules (a link to this checkout's, so the test does not copy 200 MB). The real npm path is
- * the installer's default and is what an admin runs.
+ * the installer's default and is what an admin runs. The compiled tree is shared with the other spawn-heavy tests.
  */
 let buildDir: string;
 before(() => {
-  buildDir = temp('ems-build-');
-  for (const item of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'cli']) {
-    fs.cpSync(path.join(repoRoot, item), path.join(buildDir, item), { recursive: true });
-  }
-  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(buildDir, 'node_modules'));
-  // Type errors are the typecheck step's business; tsc still emits, and the files below must exist.
-  spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: buildDir });
+  buildDir = compiledBuild();
   assert.ok(fs.existsSync(path.join(buildDir, 'dist', 'src', 'main.js')), 'tsc produced dist/src/main.js');
 });
+
+/** The same build as another version (what an upgrade installs): its package.json says `version`. */
+function buildOfVersion(version: string): string {
+  const dir = temp('ems-build-');
+  for (const item of ['package-lock.json', 'src', 'cli', 'dist']) fs.cpSync(path.join(buildDir, item), path.join(dir, item), { recursive: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(buildDir, 'package.json'), 'utf8'));
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...manifest, version }, null, 2));
+  fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
+  return dir;
+}
+const installedVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string;
 
 function stagedInstall(): { root: string; stdout: string } {
   const root = temp('ems-root-');
@@ -177,8 +184,9 @@ describe('installer', () => {
     const data = fs.readFileSync(at('var/lib/ems/ems.db'));
     fs.writeFileSync(at('opt/ems/left-over-from-the-old-version.js'), 'old');
 
-    const again = run(install, ['--root', root, '--from-build', buildDir]);
+    const again = run(install, ['--root', root, '--from-build', buildOfVersion('99.0.0')]);
     assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, new RegExp(`upgrade version ${installedVersion.replace(/\./g, '\\.')} to version 99\\.0\\.0 from `));
     assert.match(again.stdout, /kept the existing settings/);
     assert.match(again.stdout, /upgrade done/);
     const backup = /backup taken: (ems-\S+\.db)/.exec(again.stdout)?.[1];
@@ -202,6 +210,13 @@ describe('installer', () => {
     assert.ok(!fs.existsSync(at('opt/ems/left-over-from-the-old-version.js')), 'the program folder is replaced whole');
     assert.equal(fs.readFileSync(at('opt/ems.previous/left-over-from-the-old-version.js'), 'utf8'), 'old', 'the installed version is kept');
     assert.match(again.stdout, /kept in \/opt\/ems\.previous \(sudo \/opt\/ems\/installer\/install\.sh --rollback\)/);
+
+    // The dry run of a rollback names both versions and builds nothing.
+    const dryBack = run(install, ['--root', root, '--rollback', '--dry-run']);
+    assert.equal(dryBack.code, 0, dryBack.stderr);
+    assert.match(dryBack.stdout, new RegExp(`roll back from version 99\\.0\\.0 to version ${installedVersion.replace(/\./g, '\\.')} \\(kept in /opt/ems\\.previous\\)`));
+    assert.match(dryBack.stdout, /swap \/opt\/ems and \/opt\/ems\.previous \(nothing is downloaded or built\)/);
+    assert.doesNotMatch(dryBack.stdout, /npm|build, prune/);
 
     const back = run(install, ['--root', root, '--rollback']);
     assert.equal(back.code, 0, back.stderr);
@@ -229,7 +244,7 @@ describe('installer', () => {
     fs.writeFileSync(at('opt/ems/marker-of-the-installed-version'), '');
     const before = snapshot(at('opt'));
 
-    const refused = run(install, ['--root', root, '--from-build', buildDir]);
+    const refused = run(install, ['--root', root, '--from-build', buildOfVersion('99.0.0')]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /refusing to upgrade: the backup before the upgrade failed .*the installed version is unchanged/);
     assert.deepEqual(snapshot(at('opt')), before, 'no new program, no previous, nothing moved');
@@ -247,10 +262,14 @@ describe('installer', () => {
 
     const { root } = stagedInstall();
     const before = snapshot(root);
-    const upgrade = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
+    const upgrade = run(install, ['--root', root, '--from-build', buildOfVersion('99.0.0'), '--dry-run']);
     assert.equal(upgrade.code, 0, upgrade.stderr);
-    assert.match(upgrade.stdout, /upgrade version \S+ to/);
+    assert.match(upgrade.stdout, /upgrade version \S+ to version 99\.0\.0/);
     assert.match(upgrade.stdout, /keep the installed version in \/opt\/ems\.previous/);
+    const same = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
+    assert.equal(same.code, 0, same.stderr);
+    assert.match(same.stdout, /reinstall version \S+ \(the version installed\)/);
+    assert.match(same.stdout, /\/opt\/ems\.previous stays as it is/);
     const rollback = run(install, ['--root', root, '--rollback', '--dry-run']);
     assert.notEqual(rollback.code, 0, 'nothing to roll back to after a first install');
     assert.deepEqual(snapshot(root), before);
@@ -290,6 +309,13 @@ describe('installer', () => {
     const text = execFileSync('openssl', ['x509', '-in', at('etc/ems/tls/ems.crt'), '-noout', '-subject', '-ext', 'subjectAltName'], { encoding: 'utf8' });
     assert.match(text, /CN ?= ?ems\.plant\.lan/);
     assert.match(text, /DNS:ems\.plant\.lan, DNS:localhost, IP Address:127\.0\.0\.1/);
+    // Every address of the box is named too, and the URL printed is one the certificate names.
+    const addresses = execFileSync('hostname', ['-I'], { encoding: 'utf8' }).split(/\s+/).filter((ip) => ip && !ip.startsWith('fe80:'));
+    for (const ip of addresses.filter((ip) => !ip.includes(':'))) assert.ok(text.includes(`IP Address:${ip}`), `the certificate names ${ip}: ${text}`);
+    assert.equal(text.match(/IP Address:/g)?.length, 1 + addresses.length, 'loopback and every address of the box (IPv6 too)');
+    assert.match(result.stdout, /on the box EMS will answer at https:\/\/ems\.plant\.lan:3000\//);
+    assert.match(result.stdout, /replace both files with a CA-signed pair, then: systemctl kill -s HUP ems/);
+    assert.doesNotMatch(result.stdout, /systemctl reload/);
     assert.equal(mode(at('etc/ems/tls/ems.key')), 0o640, 'the key is readable by root and the ems group only');
     assert.equal(mode(at('etc/ems/tls')), 0o750);
     const env = fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n');
@@ -301,6 +327,16 @@ describe('installer', () => {
     assert.match(again.stdout, /kept the certificate/);
     assert.deepEqual(fs.readFileSync(at('etc/ems/tls/ems.crt')), cert);
     assert.equal(fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n').filter((line) => line.startsWith('EMS_TLS_CERT=')).length, 1);
+
+    // A box with no address but loopback (hostname -I lists none): the certificate names the name and loopback.
+    const fakeBin = temp('ems-no-addresses-');
+    fs.writeFileSync(path.join(fakeBin, 'hostname'), `#!/bin/sh\n[ "$1" = -I ] && exit 0\nexec ${execFileSync('sh', ['-c', 'command -v hostname'], { encoding: 'utf8' }).trim()} "$@"\n`, { mode: 0o755 });
+    const lonely = temp('ems-root-');
+    const noAddresses = run(install, ['--root', lonely, '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'ems.lonely.lan'], { PATH: `${fakeBin}:${process.env.PATH}` });
+    assert.equal(noAddresses.code, 0, noAddresses.stderr + noAddresses.stdout);
+    const lonelyText = execFileSync('openssl', ['x509', '-in', path.join(lonely, 'etc/ems/tls/ems.crt'), '-noout', '-ext', 'subjectAltName'], { encoding: 'utf8' });
+    assert.match(lonelyText, /DNS:ems\.lonely\.lan, DNS:localhost, IP Address:127\.0\.0\.1\s*$/);
+    assert.match(noAddresses.stdout, /on the box EMS will answer at https:\/\/ems\.lonely\.lan:3000\//);
 
     const bad = run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'bad name;rm']);
     assert.equal(bad.code, 1);
@@ -320,6 +356,85 @@ describe('installer', () => {
     assert.ok(!fs.existsSync(at('etc/systemd/system/ems.service.d')));
   });
 
+  test('re-running the installer on the installed version (after setting EMS_BACKUP_TARGET) is a reinstall: /opt/ems.previous stays', () => {
+    const { root } = stagedInstall();
+    const at = (p: string) => path.join(root, p);
+    // An upgrade first, so that there is a real rollback target to lose.
+    const upgraded = run(install, ['--root', root, '--from-build', buildOfVersion('99.0.0')]);
+    assert.equal(upgraded.code, 0, upgraded.stderr);
+    fs.writeFileSync(at('opt/ems.previous/marker-of-the-rollback-target'), 'keep me');
+    fs.writeFileSync(at('opt/ems/left-over'), 'x');
+    const previous = snapshot(at('opt/ems.previous'));
+    fs.appendFileSync(at('etc/ems/ems.env'), 'EMS_BACKUP_TARGET=/mnt/ems-backup\n');
+
+    const again = run(install, ['--root', root, '--from-build', buildOfVersion('99.0.0')]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /reinstall version 99\.0\.0 \(the version installed\)/);
+    assert.doesNotMatch(again.stdout, /backup taken|upgrade done|first install/);
+    assert.match(again.stdout, new RegExp(`/opt/ems\\.previous \\(version ${installedVersion.replace(/\./g, '\\.')}\\) is kept as it was: still the target of --rollback`));
+    assert.match(again.stdout, /reinstall done/);
+    assert.deepEqual(snapshot(at('opt/ems.previous')), previous, 'the rollback target is untouched');
+    assert.ok(!fs.existsSync(at('opt/ems/left-over')), 'the program itself is replaced');
+    assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/package.json'), 'utf8')).version, '99.0.0');
+    assert.match(fs.readFileSync(at('etc/systemd/system/ems.service.d/backup-target.conf'), 'utf8'), /ReadWritePaths=-\/mnt\/ems-backup/);
+    assert.deepEqual(fs.readdirSync(at('opt')).sort(), ['ems', 'ems.previous']);
+  });
+
+  test('an install on the data an uninstall kept says so, and makes no new admin password', () => {
+    const { root } = stagedInstall();
+    const at = (p: string) => path.join(root, p);
+    fs.writeFileSync(at('var/lib/ems/ems.db'), 'the data');
+    assert.equal(run(uninstall, ['--root', root]).code, 0);
+    const dry = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
+    assert.match(dry.stdout, /use the data kept in \/var\/lib\/ems \(its users, settings and history; no new admin password\)/);
+    const again = run(install, ['--root', root, '--from-build', buildDir]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /install version \S+ from /);
+    assert.match(again.stdout, /installed on the data kept in \/var\/lib\/ems: its users, settings and history are as they were/);
+    assert.doesNotMatch(again.stdout, /first install|initial-admin-password/);
+    assert.equal(fs.readFileSync(at('var/lib/ems/ems.db'), 'utf8'), 'the data');
+  });
+
+  test('node linked into a home directory is judged by where the link leads (the service could not run it)', () => {
+    // nvm's layout: a node in the home directory, linked from a directory on PATH that is not in a home.
+    assert.match(os.homedir(), /^\/(home|root)(\/|$)/, 'the test user has a home directory under /home or /root');
+    const home = fs.mkdtempSync(path.join(os.homedir(), '.ems-test-nvm-'));
+    temps.push(home);
+    const realNode = path.join(home, 'node');
+    fs.writeFileSync(realNode, `#!/bin/sh\nexec ${process.execPath} "$@"\n`, { mode: 0o755 });
+    const bin = temp('ems-usr-local-bin-');
+    fs.symlinkSync(realNode, path.join(bin, 'node'));
+    const result = run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--dry-run'], { PATH: `${bin}:${process.env.PATH}` });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(
+      result.stdout.includes(`warning: node at ${path.join(bin, 'node')} (a link to ${realNode}) lives in a home directory, which the service on a real box cannot see`),
+      result.stdout,
+    );
+    // Node on a system path raises no warning.
+    assert.doesNotMatch(run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--dry-run']).stdout, /warning: node/);
+  });
+
+  test('the JSON-log command in the unit, the installer and docs/operating.md keeps the service lines and skips systemd\'s', async (t) => {
+    const command = "journalctl -u ems -o cat | jq -R 'fromjson?'";
+    assert.ok(fs.readFileSync(path.join(repoRoot, 'systemd', 'ems.service'), 'utf8').includes(command));
+    assert.ok(fs.readFileSync(path.join(repoRoot, 'docs', 'operating.md'), 'utf8').includes(command));
+    assert.ok(stagedInstall().stdout.includes(command));
+    // What `journalctl -o cat` prints: systemd's lines around the service's own JSON lines (real ones, from a start).
+    const dataDir = temp('ems-data-');
+    const service = await spawnService(dataDir, { NODE_ENV: 'production' }, [path.join(buildDir, 'dist', 'src', 'main.js')]);
+    t.after(() => service.child.kill('SIGKILL'));
+    service.child.kill('SIGTERM');
+    await service.exited;
+    const serviceLines = service.lines().map((line) => JSON.stringify(line));
+    assert.ok(serviceLines.length >= 2);
+    const journal = ['Started ems.service - EMS energy-management service.', ...serviceLines, 'Stopping ems.service - EMS energy-management service...', 'ems.service: Deactivated successfully.'].join('\n');
+    const filter = spawnSync('jq', ['-c', '-R', 'fromjson?'], { input: journal, encoding: 'utf8' });
+    assert.equal(filter.status, 0, filter.stderr);
+    assert.deepEqual(filter.stdout.trim().split('\n').map((line) => JSON.parse(line)), service.lines());
+    // The old advice fails on the same input.
+    assert.notEqual(spawnSync('jq', ['.'], { input: journal, encoding: 'utf8' }).status, 0);
+  });
+
   test('npm run package makes a release tarball that installs with no npm, no compiler and no registry, and runs', { timeout: 180_000 }, async (t) => {
     // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
     const tree = temp('ems-pack-');
@@ -332,6 +447,7 @@ describe('installer', () => {
     const packed = spawnSync('bash', [path.join(tree, 'installer', 'package.sh'), '--no-build', '--out', out], { encoding: 'utf8', env: cleanEnv({}) });
     assert.equal(packed.status, 0, packed.stderr + packed.stdout);
     const [tarball] = fs.readdirSync(out);
+    assert.ok(packed.stdout.includes(`installs with: tar -xzf ${tarball} && sudo ems/installer/install.sh --from-tarball ${tarball}`), packed.stdout);
     assert.match(tarball, new RegExp(`^ems-\\d+\\.\\d+\\.\\d+-${process.platform}-${process.arch}-node${process.versions.modules}\\.tar\\.gz$`));
 
     // Every build tool on PATH is a trap that records being called.

@@ -1,39 +1,49 @@
 // emsctl backup run | list | restore <file> | drill [file] | schedule show|set: the same backup modules the service's schedule uses.
+// The backup modules load when a backup command runs (see cli/emsctl.ts).
 import type { Command } from 'commander';
-import { BackupBusy, BackupInvalid, BackupNotFound, backupsDir, listBackups, restoreBackup, ServiceRunning } from '../../src/backup/archive.ts';
-import { readChecks } from '../../src/backup/checks.ts';
-import { describeRetention } from '../../src/backup/retention.ts';
-import { CRON_MESSAGE, changeSchedule, nextRunOf, readStoredSchedule, type ScheduleChanges } from '../../src/backup/schedule.ts';
-import { performBackup, performDrill, presentSchedule } from '../../src/backup/service.ts';
+import type { ScheduleChanges } from '../../src/backup/schedule.ts';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/client.ts';
-import { AppError } from '../../src/errors.ts';
-import { createLogger } from '../../src/logger.ts';
 import { CliError, cliConfig, integerOption, printResult, printRows, wantsJson, withDb } from '../context.ts';
+import { localTimeZone, zonedTime } from '../zonedTime.ts';
 
 function megabytes(bytes: number | null): string {
   return bytes === null ? '-' : `${(bytes / 1048576).toFixed(1)} MB`;
 }
 
+/** One backup in --json output, in "backup list" and "backup run" alike. */
+function backupEntry(info: { name: string; createdAt: string; sizeBytes: number; fileCount: number | null; filesBytes: number | null }) {
+  return { name: info.name, createdAt: info.createdAt, sizeBytes: info.sizeBytes, fileCount: info.fileCount, filesBytes: info.filesBytes };
+}
+
 /** emsctl acts without an account; the audit trail names it. */
 const EMSCTL = { id: null, username: 'emsctl' };
 
-function showSchedule(command: Command, db: Db, config: Config, heading?: string): void {
+/** The schedule as the API shows it; the cron runs in the box's time zone, and so does the next run shown. */
+async function showSchedule(command: Command, db: Db, config: Config, heading?: string): Promise<void> {
+  const [{ readChecks }, { describeRetention }, { nextRunOf, readStoredSchedule }, { presentSchedule }] = await Promise.all([
+    import('../../src/backup/checks.ts'),
+    import('../../src/backup/retention.ts'),
+    import('../../src/backup/schedule.ts'),
+    import('../../src/backup/service.ts'),
+  ]);
   const stored = readStoredSchedule(db);
   const view = presentSchedule(stored, readChecks(config.dataDir), config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
   const target = view.target;
+  const zone = localTimeZone();
   const text = [
     ...(heading ? [heading] : []),
     `enabled        ${view.enabled ? 'yes' : 'no'}`,
-    `cron           ${view.cron} (local time)`,
-    `next run       ${view.nextRunAt ?? '-'}`,
+    // Local time: the box's time zone, named, which is the one node-cron runs the schedule in.
+    `cron           ${view.cron} (local time: ${zone})`,
+    `next run       ${view.nextRunAt ? `${zonedTime(view.nextRunAt)} ${zone} (${view.nextRunAt})` : '-'}`,
     `retention      ${describeRetention(view.retention)}`,
     `target         ${target ? `${target.dir} (last copy: ${target.status}${target.at ? ` at ${target.at}` : ''}${target.error ? `: ${target.error}` : ''})` : 'none (EMS_BACKUP_TARGET)'}`,
     `last run       ${view.lastRunAt ? `${view.lastRunAt} ${view.lastStatus}` : 'never'}`,
     `last file      ${view.lastFile ?? '-'}`,
     `restore drill  ${view.drill ? `${view.drill.at} ${view.drill.status}${view.drill.error ? `: ${view.drill.error}` : ''}` : 'never'}`,
   ].join('\n');
-  printResult(command, view, text);
+  printResult(command, { ...view, timeZone: zone }, text);
 }
 
 type SetOptions = { cron?: string; at?: string; hour?: number; enable?: boolean; disable?: boolean; daily?: number; weekly?: number; monthly?: number };
@@ -58,41 +68,42 @@ export function registerBackupCommands(program: Command): void {
     .command('run')
     .description("take a backup now (safe while the service runs), copy it to EMS_BACKUP_TARGET if set, and apply the schedule's retention")
     .action(async (_options, command: Command) => {
+      const [{ performBackup }, { createLogger }] = await Promise.all([import('../../src/backup/service.ts'), import('../../src/logger.ts')]);
       await withDb(command, async (db, config) => {
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
+        const { listBackups } = await import('../../src/backup/archive.ts');
         const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger: 'emsctl', target: config.backupTarget, pagesPerStep: 0x7fffffff });
         if (outcome.status === 'skipped') throw new CliError(`backup not taken: ${outcome.reason}`);
         if (outcome.status === 'failed') throw new CliError(`backup failed: ${outcome.error}`);
         const { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target } = outcome.backup;
+        // The fields of its "backup list" entry first, then what the run adds.
+        const listed = listBackups(config.dataDir).find((info) => info.name === name);
         const text = [
           `backup written: ${file} (${megabytes(sizeBytes)}, ${fileCount} files / ${megabytes(filesBytes)} hard-linked, ${durationMs} ms)`,
           ...deleted.map((old) => `deleted beyond retention: ${old}`),
           ...(target?.status === 'ok' ? [`copied to ${target.dir} and verified there`, ...target.deleted.map((old) => `deleted from the target beyond retention: ${old}`)] : []),
           ...(target?.status === 'failed' ? [`warning: not copied to ${target.dir}: ${target.error} (the local backup is kept)`] : []),
         ].join('\n');
-        printResult(command, { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target }, text);
+        printResult(command, { ...(listed ? backupEntry(listed) : { name, sizeBytes, fileCount, filesBytes }), file, durationMs, deleted, target }, text);
       });
     });
 
   backup
     .command('list')
     .description('list the backups, newest first')
-    .action((_options, command: Command) => {
+    .action(async (_options, command: Command) => {
       const { dataDir } = cliConfig(command);
-      const rows = listBackups(dataDir).map((info) => ({
-        name: info.name,
-        createdAt: info.createdAt,
-        sizeBytes: info.sizeBytes,
-        size: megabytes(info.sizeBytes),
-        fileCount: info.fileCount,
-        filesBytes: info.filesBytes,
-        files: info.fileCount === null ? 'none' : `${info.fileCount} (${megabytes(info.filesBytes)})`,
-      }));
+      const { backupsDir, listBackups } = await import('../../src/backup/archive.ts');
+      const rows = listBackups(dataDir).map(backupEntry);
       if (!rows.length && !wantsJson(command)) {
         process.stdout.write(`no backups in ${backupsDir(dataDir)}\n`);
         return;
       }
-      printRows(command, rows, ['name', 'createdAt', 'size', 'files']);
+      printRows(command, rows, ['name', 'createdAt', 'size', 'files'], (row) => ({
+        ...row,
+        size: megabytes(row.sizeBytes as number),
+        files: row.fileCount === null ? 'none' : `${row.fileCount as number} (${megabytes(row.filesBytes as number | null)})`,
+      }));
     });
 
   backup
@@ -100,8 +111,9 @@ export function registerBackupCommands(program: Command): void {
     .argument('<file>', 'a name from "emsctl backup list", or a path to a backup file')
     .option('--db-only', 'restore the database alone (for a backup without its .files folder); uploads stay as they are')
     .description('replace the database and the uploaded files with a backup; the service must be stopped first')
-    .action((file: string, options: { dbOnly?: boolean }, command: Command) => {
+    .action(async (file: string, options: { dbOnly?: boolean }, command: Command) => {
       const { dataDir } = cliConfig(command);
+      const { BackupBusy, BackupInvalid, BackupNotFound, restoreBackup, ServiceRunning } = await import('../../src/backup/archive.ts');
       let result;
       try {
         result = restoreBackup(dataDir, file, { dbOnly: options.dbOnly });
@@ -123,8 +135,13 @@ export function registerBackupCommands(program: Command): void {
     .command('drill')
     .argument('[file]', 'a name from "emsctl backup list" (default: the newest)')
     .description('restore drill now: restore a backup into a temp dir, integrity_check, rows per table, files; the live data is not touched (safe while the service runs)')
-    .action((file: string | undefined, _options, command: Command) => {
+    .action(async (file: string | undefined, _options, command: Command) => {
       const { dataDir } = cliConfig(command);
+      const [{ BackupNotFound }, { performDrill }, { createLogger }] = await Promise.all([
+        import('../../src/backup/archive.ts'),
+        import('../../src/backup/service.ts'),
+        import('../../src/logger.ts'),
+      ]);
       let drill;
       try {
         drill = performDrill(dataDir, createLogger('silent'), { backup: file, trigger: 'emsctl' });
@@ -153,8 +170,8 @@ export function registerBackupCommands(program: Command): void {
   schedule
     .command('set')
     .description('change the schedule; options left out keep their value')
-    .option('--cron <expression>', 'node-cron expression in local time, e.g. "30 3 * * *"')
-    .option('--at <HH:MM>', 'nightly at this local time, e.g. 03:30')
+    .option('--cron <expression>', 'node-cron expression in the box\'s time zone (emsctl backup schedule show names it), e.g. "30 3 * * *"')
+    .option('--at <HH:MM>', 'nightly at this time of the box\'s time zone, e.g. 03:30')
     .option('--hour <hour>', 'nightly at this full hour (0-23)', integerOption('--hour', 0, 23))
     .option('--enable', 'switch scheduled backups on')
     .option('--disable', 'switch scheduled backups off (not recommended)')
@@ -171,14 +188,15 @@ export function registerBackupCommands(program: Command): void {
       const given = Object.fromEntries(Object.entries(retention).filter(([, value]) => value !== undefined));
       if (Object.keys(given).length) changes.retention = given;
       if (!Object.keys(changes).length) throw new CliError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
-      await withDb(command, (db, config) => {
+      const [{ CRON_MESSAGE, changeSchedule }, { AppError }] = await Promise.all([import('../../src/backup/schedule.ts'), import('../../src/errors.ts')]);
+      await withDb(command, async (db, config) => {
         try {
           changeSchedule(db, changes, EMSCTL);
         } catch (error) {
           if (error instanceof AppError) throw new CliError(`--cron: ${CRON_MESSAGE}`);
           throw error;
         }
-        showSchedule(command, db, config, 'backup schedule changed:');
+        await showSchedule(command, db, config, 'backup schedule changed:');
       });
     });
 }

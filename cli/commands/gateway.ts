@@ -1,6 +1,5 @@
 // emsctl gateway simulate: the IoT gateway simulator as a standalone server, for trying the dashboard or a second EMS against it.
 import type { Command } from 'commander';
-import { startGatewaySimulator } from '../../src/iot/simulator/server.ts';
 import { CliError, cliConfig, integerOption, printResult } from '../context.ts';
 
 export function registerGatewayCommands(program: Command): void {
@@ -14,6 +13,7 @@ export function registerGatewayCommands(program: Command): void {
     .option('--token-ttl <seconds>', 'lifetime of the tokens it issues', integerOption('--token-ttl', 1, 86_400 * 30), 3600)
     .action(async (options: { port: number; host: string; tokenTtl: number }, command: Command) => {
       const { iot, simMeters } = cliConfig(command);
+      const { startGatewaySimulator } = await import('../../src/iot/simulator/server.ts');
       let simulator;
       try {
         simulator = await startGatewaySimulator({ host: options.host, port: options.port, username: iot.username, password: iot.password, tokenTtlSec: options.tokenTtl, subMeters: simMeters });

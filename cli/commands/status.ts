@@ -1,17 +1,10 @@
 // emsctl status: is the service running (its /api/health answered), what it runs, and how its data, backups, gateway and disk are.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { Agent } from 'undici';
-import { listBackups } from '../../src/backup/archive.ts';
-import { readChecks } from '../../src/backup/checks.ts';
-import { runningService } from '../../src/backup/locks.ts';
-import { describeRetention } from '../../src/backup/retention.ts';
-import { nextRunOf, readStoredSchedule } from '../../src/backup/schedule.ts';
-import { presentSchedule } from '../../src/backup/service.ts';
 import type { Config } from '../../src/config.ts';
-import { databasePath } from '../../src/db/client.ts';
 import { version } from '../../src/packageRoot.ts';
-import { wantsJson, withDb } from '../context.ts';
+import { envFileOf, wantsJson, withDb, type GlobalOptions } from '../context.ts';
+import { localTimeZone, zonedTime } from '../zonedTime.ts';
 
 /** How long the health request may take before the service counts as not answering. */
 const HEALTH_TIMEOUT_MS = 3000;
@@ -35,21 +28,33 @@ export function healthUrl(config: Config): string {
   return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${config.port}/api/health`;
 }
 
+/**
+ * GET the health URL with node:http(s) (cheaper to load than a fetch client: status must answer fast). The box's own
+ * certificate may be self-signed and this asks itself over loopback, so it does not verify it.
+ */
 async function askHealth(url: string): Promise<{ health: Health | null; error: string | null; ms: number }> {
   const started = performance.now();
-  // The box's own certificate may be self-signed: this asks itself over loopback, so it does not verify it.
-  const dispatcher = new Agent({ connect: { rejectUnauthorized: false, timeout: HEALTH_TIMEOUT_MS }, headersTimeout: HEALTH_TIMEOUT_MS, bodyTimeout: HEALTH_TIMEOUT_MS });
-  try {
-    const response = await fetch(url, { dispatcher, signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) } as RequestInit);
-    const body = (await response.json()) as Health;
-    if (typeof body?.version !== 'string') return { health: null, error: `${url} answered ${response.status} without an EMS health body`, ms: 0 };
-    return { health: body, error: null, ms: Math.round(performance.now() - started) };
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return { health: null, error: cause?.code ?? cause?.message ?? (error as Error).message, ms: 0 };
-  } finally {
-    await dispatcher.close();
-  }
+  const client = url.startsWith('https:') ? await import('node:https') : await import('node:http');
+  return new Promise((resolve) => {
+    const request = client.get(url, { rejectUnauthorized: false, timeout: HEALTH_TIMEOUT_MS }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('error', (error) => resolve({ health: null, error: error.message, ms: 0 }));
+      response.on('end', () => {
+        let body: Health | undefined;
+        try {
+          body = JSON.parse(text) as Health;
+        } catch {
+          // not JSON: not an EMS health answer
+        }
+        if (typeof body?.version !== 'string') resolve({ health: null, error: `${url} answered ${response.statusCode} without an EMS health body`, ms: 0 });
+        else resolve({ health: body, error: null, ms: Math.round(performance.now() - started) });
+      });
+    });
+    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ health: null, error: error.code ?? error.message, ms: 0 }));
+  });
 }
 
 function fileSize(file: string): number {
@@ -84,6 +89,16 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('is the service running, and how are its database, backups, restore drill, gateway and disk; exit 3 when it is not running')
     .action(async (_options, command: Command) => {
+      const [{ listBackups }, { readChecks }, { runningService }, { describeRetention }, { nextRunOf, readStoredSchedule }, { presentSchedule }, { databasePath }] = await Promise.all([
+        import('../../src/backup/archive.ts'),
+        import('../../src/backup/checks.ts'),
+        import('../../src/backup/locks.ts'),
+        import('../../src/backup/retention.ts'),
+        import('../../src/backup/schedule.ts'),
+        import('../../src/backup/service.ts'),
+        import('../../src/db/client.ts'),
+      ]);
+      const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
       await withDb(command, async (db, config) => {
         const url = healthUrl(config);
         const holder = runningService(config.dataDir);
@@ -114,12 +129,16 @@ export function registerStatusCommand(program: Command): void {
           // Kept at the top level as before: scripts read these.
           version,
           dataDir: config.dataDir,
+          // Where the port, host and TLS settings came from besides the environment (null: the environment alone).
+          envFile,
           databaseBytes: fileSize(file) + fileSize(`${file}-wal`),
           backup: {
             enabled: schedule.enabled,
             cron: schedule.cron,
             retention: schedule.retention,
             nextRunAt: schedule.nextRunAt,
+            // The cron and the next run are in the box's time zone.
+            timeZone: localTimeZone(),
             lastRunAt: schedule.lastRunAt,
             lastStatus: schedule.lastStatus,
             newest: backups[0] ? { name: backups[0].name, createdAt: backups[0].createdAt, sizeBytes: backups[0].sizeBytes } : null,
@@ -153,12 +172,13 @@ export function registerStatusCommand(program: Command): void {
             ['version', service.version && service.version !== version ? `${service.version} running, ${version} installed (restart to switch)` : version],
             ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
             ['data dir', config.dataDir],
+            ['settings', envFile ? `${envFile} (and the environment)` : 'the environment (no env file: --env-file)'],
             ['database', bytes(status.databaseBytes)],
             [
               'last backup',
               backup.lastRunAt ? `${backup.lastRunAt} ${backup.lastStatus}${backup.newest ? ` (newest: ${backup.newest.name}, ${bytes(backup.newest.sizeBytes)})` : ''}` : 'never',
             ],
-            ['schedule', backup.enabled ? `"${backup.cron}", next ${backup.nextRunAt ?? '-'}; keeps ${describeRetention(backup.retention)} (${backup.kept} now)` : 'OFF (emsctl backup schedule set --enable)'],
+            ['schedule', backup.enabled ? `"${backup.cron}" (${backup.timeZone}), next ${backup.nextRunAt ? zonedTime(backup.nextRunAt) : '-'}; keeps ${describeRetention(backup.retention)} (${backup.kept} now)` : 'OFF (emsctl backup schedule set --enable)'],
             [
               'backup target',
               !backup.target
@@ -187,6 +207,8 @@ export function registerStatusCommand(program: Command): void {
         }
         // As systemctl status: 3 when the service is not running, so scripts and monitoring can use the exit code.
         if (!running) process.exitCode = 3;
-      });
+        // No quick_check: it reads every page of the file (seconds on a year of data) and status reads a few rows;
+        // `emsctl db check` and every other command still check.
+      }, { quickCheck: false });
     });
 }

@@ -1,18 +1,12 @@
 // emsctl user … and role …: account administration through the same user service as the API, audited as `emsctl`.
+// The user service and its dependencies load when a user command runs (role list needs none of it).
 import type { Command } from 'commander';
-import { Value } from '@sinclair/typebox/value';
 import { ROLES, type Role } from '../../src/roles.ts';
-import { assertPasswordLength } from '../../src/auth/passwords.ts';
-import { LoginThrottle } from '../../src/auth/loginThrottle.ts';
-import { AuditLog } from '../../src/db/auditTrail.ts';
 import type { Db } from '../../src/db/client.ts';
-import { AppError } from '../../src/errors.ts';
-import { buildUserDirectory } from '../../src/features.ts';
-import { createLogger } from '../../src/logger.ts';
-import { generatePassword, type Caller, type UserDirectory } from '../../src/users/service.ts';
-import { Username } from '../../src/users/schemas.ts';
 import type { Config } from '../../src/config.ts';
-import { CliError, printResult, printRows, withDb } from '../context.ts';
+import type { Caller, UserDirectory } from '../../src/users/service.ts';
+import type { UserView } from '../../src/users/schemas.ts';
+import { CliError, printResult, printRows, requireGiven, withDb } from '../context.ts';
 
 /** emsctl runs as root on the box: an admin without an account, named in the audit trail. */
 const EMSCTL: Caller = { id: null, username: 'emsctl', role: 'admin' };
@@ -30,7 +24,8 @@ async function readStdinPassword(): Promise<string> {
   return password;
 }
 
-function checkedPassword(password: string): string {
+async function checkedPassword(password: string): Promise<string> {
+  const { assertPasswordLength } = await import('../../src/auth/passwords.ts');
   try {
     assertPasswordLength(password);
   } catch {
@@ -39,23 +34,39 @@ function checkedPassword(password: string): string {
   return password;
 }
 
+async function newPassword(fromStdin: boolean | undefined): Promise<string> {
+  if (fromStdin) return checkedPassword(await readStdinPassword());
+  const { generatePassword } = await import('../../src/users/service.ts');
+  return generatePassword();
+}
+
 /** The user service on emsctl's database connection; its typed errors become one-line emsctl errors. */
 async function withUsers<T>(command: Command, fn: (users: UserDirectory, db: Db, config: Config) => T | Promise<T>): Promise<T> {
+  const [{ LoginThrottle }, { AuditLog }, { AppError }, { buildUserDirectory }, { createLogger }] = await Promise.all([
+    import('../../src/auth/loginThrottle.ts'),
+    import('../../src/db/auditTrail.ts'),
+    import('../../src/errors.ts'),
+    import('../../src/features.ts'),
+    import('../../src/logger.ts'),
+  ]);
   return withDb(command, async (db, config) => {
     const users = buildUserDirectory({ db, audit: new AuditLog(db), dataDir: config.dataDir, logger: createLogger('silent'), throttle: new LoginThrottle(db) });
     try {
       return await fn(users, db, config);
     } catch (error) {
-      if (error instanceof AppError) throw new CliError(cliMessage(error));
+      if (error instanceof AppError) {
+        // The service's message, with the detail when there is one (e.g. which field was refused).
+        const detail = error.details?.[0];
+        throw new CliError(detail ? `${error.message}: ${detail.path.replace(/^body\./, '')} ${detail.message}` : error.message);
+      }
       throw error;
     }
   });
 }
 
-/** The service's message, with the detail when there is one (e.g. which field was refused). */
-function cliMessage(error: AppError): string {
-  const detail = error.details?.[0];
-  return detail ? `${error.message}: ${detail.path.replace(/^body\./, '')} ${detail.message}` : error.message;
+/** One user in --json output: the same object as in "user list", plus what the command adds. */
+function userResult(user: UserView, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...user, ...extra };
 }
 
 export function registerUserCommands(program: Command): void {
@@ -79,23 +90,28 @@ export function registerUserCommands(program: Command): void {
     });
 
   user
-    .command('add <username>')
+    .command('add')
+    // Both checked in the action, so that one error names everything missing (commander stops at the first).
+    .argument('[username]', 'the new account\'s name (required)')
     .description('create a user; without --password-stdin a password is generated and printed once')
-    .requiredOption('--email <email>', 'email address')
+    .option('--email <email>', 'email address (required)')
     .option('--role <role>', `one of ${ROLES.join(', ')}`, 'viewer')
     .option('--password-stdin', 'read the password from standard input')
-    .action(async (username: string, options: { email: string; role: string; passwordStdin?: boolean }, command: Command) => {
+    .action(async (username: string | undefined, options: { email?: string; role: string; passwordStdin?: boolean }, command: Command) => {
+      requireGiven([
+        ['<username>', username],
+        ['--email <email>', options.email],
+      ]);
       const role = parseRole(options.role);
       // The API's own schema for the name, so emsctl and the API cannot drift apart.
+      const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/users/schemas.ts')]);
       if (!Value.Check(Username, username)) throw new CliError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
-      if (!/^[^\s@]+@[^\s@]+$/.test(options.email)) throw new CliError(`"${options.email}" is not an email address`);
+      if (!/^[^\s@]+@[^\s@]+$/.test(options.email!)) throw new CliError(`"${options.email}" is not an email address`);
       const generated = !options.passwordStdin;
-      const password = generated ? generatePassword() : checkedPassword(await readStdinPassword());
+      const password = await newPassword(options.passwordStdin);
       await withUsers(command, async (users) => {
-        const created = await users.create(EMSCTL, { username, email: options.email, password, role });
-        const result: Record<string, unknown> = { id: created.id, username: created.username, email: created.email, role: created.role };
-        if (generated) result.password = password;
-        printResult(command, result, `created ${created.username} (${created.role})${generated ? `\npassword: ${password}` : ''}`);
+        const created = await users.create(EMSCTL, { username: username!, email: options.email!, password, role });
+        printResult(command, userResult(created, generated ? { password } : {}), `created ${created.username} (${created.role})${generated ? `\npassword: ${password}` : ''}`);
       });
     });
 
@@ -106,8 +122,8 @@ export function registerUserCommands(program: Command): void {
       const role = parseRole(roleName);
       await withUsers(command, (users) => {
         const target = users.byUsername(username);
-        users.setRole(EMSCTL, target.id, role);
-        printResult(command, { username: target.username, role }, `${target.username} is now ${role}`);
+        const changed = users.setRole(EMSCTL, target.id, role);
+        printResult(command, userResult(changed), `${target.username} is now ${role}`);
       });
     });
 
@@ -117,13 +133,11 @@ export function registerUserCommands(program: Command): void {
     .option('--password-stdin', 'read the password from standard input')
     .action(async (username: string, options: { passwordStdin?: boolean }, command: Command) => {
       const generated = !options.passwordStdin;
-      const password = generated ? generatePassword() : checkedPassword(await readStdinPassword());
+      const password = await newPassword(options.passwordStdin);
       await withUsers(command, async (users) => {
         const target = users.byUsername(username);
         await users.setPassword(EMSCTL, target.id, { newPassword: password }, 'emsctl');
-        const result: Record<string, unknown> = { username: target.username };
-        if (generated) result.password = password;
-        printResult(command, result, `password of ${target.username} changed${generated ? `\npassword: ${password}` : ''}`);
+        printResult(command, userResult(target, generated ? { password } : {}), `password of ${target.username} changed${generated ? `\npassword: ${password}` : ''}`);
       });
     });
 
@@ -134,7 +148,7 @@ export function registerUserCommands(program: Command): void {
       await withUsers(command, async (users) => {
         const target = users.byUsername(username);
         await users.deleteUser(EMSCTL, target.id);
-        printResult(command, { username: target.username, removed: true }, `removed ${target.username}`);
+        printResult(command, userResult(target, { removed: true }), `removed ${target.username}`);
       });
     });
 
@@ -145,7 +159,7 @@ export function registerUserCommands(program: Command): void {
       await withUsers(command, (users) => {
         const target = users.byUsername(username);
         const { cleared } = users.unlock(EMSCTL, target.id);
-        printResult(command, { username: target.username, cleared }, cleared ? `unlocked ${target.username}` : `${target.username} had no failed sign-ins recorded`);
+        printResult(command, userResult(target, { cleared }), cleared ? `unlocked ${target.username}` : `${target.username} had no failed sign-ins recorded`);
       });
     });
 

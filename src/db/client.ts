@@ -54,15 +54,18 @@ function tighten(file: string, allowed: number): void {
   }
 }
 
-export function openDatabase(file: string, options: { migrate?: boolean } = {}): Db {
+/** quickCheck: false skips the start-up quick_check (it reads every page): for emsctl status, which only reads a few rows. */
+export function openDatabase(file: string, options: { migrate?: boolean; quickCheck?: boolean } = {}): Db {
   restrictFileModes(path.dirname(file));
   for (const suffix of ['', '-wal', '-shm']) tighten(file + suffix, 0o640);
   let sqlite: Database.Database;
   try {
     sqlite = new Database(file);
     applyPragmas(sqlite);
-    const check = sqlite.pragma('quick_check', { simple: true });
-    if (check !== 'ok') throw new Error(`quick_check reported: ${String(check)}`);
+    if (options.quickCheck !== false) {
+      const check = sqlite.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`quick_check reported: ${String(check)}`);
+    }
   } catch (error) {
     throw new DatabaseOpenError(`database ${file} cannot be used (${(error as Error).message}); restore a backup with "emsctl backup restore"`);
   }

@@ -1,5 +1,5 @@
 // The real service as a child process (`node --import tsx src/main.ts`), for crash, shutdown and restore tests.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,26 @@ export type ServiceProcess = {
   exited: Promise<number | string>;
 };
 
+/**
+ * Every child a helper spawned and that has not ended yet. When the test file's process ends by any path (a test
+ * timed out, an assertion threw before the test's own kill, the runner cancelled the file), they are killed with it,
+ * so no service or CLI outlives its test and holds a port or a data dir.
+ */
+const liveChildren = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of liveChildren) child.kill('SIGKILL');
+});
+
+export function trackChild<T extends ChildProcess>(child: T): T {
+  liveChildren.add(child);
+  child.once('close', () => liveChildren.delete(child));
+  child.once('error', () => liveChildren.delete(child));
+  return child;
+}
+
+/** How long a started service may take to log "EMS started" (migrations, a busy box) before it is killed as stuck. */
+export const START_LIMIT_MS = 180_000;
+
 /** Environment without the caller's EMS_* settings, so a developer's shell cannot change what the test sees. */
 export function cleanEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
@@ -28,10 +48,12 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
 
 /** `args` default to the TS entry point through tsx; an installed tree passes its compiled dist/src/main.js. */
 export async function spawnService(dataDir: string, env: Record<string, string> = {}, args = ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')]): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: cleanEnv({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env }),
-  });
+  const child = trackChild(
+    spawn(process.execPath, args, {
+      cwd: repoRoot,
+      env: cleanEnv({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env }),
+    }),
+  );
   const parsed: Array<Record<string, unknown>> = [];
   const waiters: Array<{ msg: string; resolve: (line: Record<string, unknown>) => void }> = [];
   let buffer = '';
@@ -64,8 +86,24 @@ export async function spawnService(dataDir: string, env: Record<string, string> 
       void exited.then((code) => reject(new Error(`service exited (${code}) before logging "${msg}": ${stderr.slice(-2000)}`)));
     });
   };
-  const started = await waitForLog('EMS started');
-  return { url: String(started.url), child, lines: () => parsed, waitForLog, exited };
+  // A start that neither logs "EMS started" nor exits within the limit is killed here: the caller never got the child
+  // to kill, and a test waiting on it would otherwise hang the file.
+  let limit: NodeJS.Timeout | undefined;
+  try {
+    const started = await Promise.race([
+      waitForLog('EMS started'),
+      new Promise<never>((_, reject) => {
+        limit = setTimeout(() => reject(new Error(`service did not log "EMS started" within ${START_LIMIT_MS / 1000} s (killed): ${stderr.slice(-2000)}`)), START_LIMIT_MS);
+      }),
+    ]);
+    return { url: String(started.url), child, lines: () => parsed, waitForLog, exited };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  } finally {
+    clearTimeout(limit);
+  }
 }
 
 export function initialAdminPassword(dataDir: string): string {
