@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
+import { BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -21,7 +21,8 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis }: AppDeps) {
+export function analysisRoutes({ energy, analysis, iot }: AppDeps) {
+  const baselines = analysis.baselines(iot);
   return [
     defineRoute({
       method: 'GET',
@@ -63,6 +64,19 @@ export function analysisRoutes({ energy, analysis }: AppDeps) {
       tags,
       schemas: { response: { 200: PeakWarningList } },
       handler: () => ({ items: analysis.peakWarnings.list() }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/baseline',
+      access: 'viewer',
+      summary: 'A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it',
+      description:
+        'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
+        "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
+        'Holidays: the tariff versions\' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected).',
+      tags,
+      schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
     }),
   ];
 }
