@@ -229,4 +229,34 @@ describe('a simulated year', () => {
       }
     });
   });
+
+  describe('EnPIs', () => {
+    test('kWh per m², per degree day and per desk-day by month equal the simulated counters divided by the entered figures; viewers cannot enter them', async () => {
+      const token = r.admin.accessToken;
+      const floors = await r.server.request('PUT', '/api/analysis/floor-areas', { token, body: { areas: [{ area: 'HVAC', floorAreaM2: 1200 }, { area: 'Lighting', floorAreaM2: 800 }] } });
+      assert.equal(floors.status, 200, floors.text);
+      const first = monthBefore(monthBefore(utcDay(end).slice(0, 7)));
+      const second = monthAfter(first);
+      const drivers = await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'desk-days', month: first, value: 2100, unit: 'desk-days' }, { name: 'desk-days', month: second, value: 1900, unit: 'desk-days' }] } });
+      assert.equal(drivers.status, 200, drivers.text);
+      const body = await r.get(`/api/analysis/enpi?area=HVAC&from=${first}&to=${monthAfter(second)}&driver=desk-days`);
+      assert.equal(body.floorAreaM2, 1200);
+      assert.equal(body.months.length, 2);
+      for (const [i, month] of [first, second].entries()) {
+        const row = body.months[i];
+        const kwh = r.counter('meter.hvac.kwh', midnight(`${monthAfter(month)}-01`)) - r.counter('meter.hvac.kwh', midnight(`${month}-01`));
+        close(row.kwh, kwh, 0.0005, `${month} kWh`);
+        close(row.kwhPerM2, kwh / 1200, 0.001, `${month} kWh/m²`);
+        close(row.kwhPerDriverUnit, kwh / [2100, 1900][i], 0.001, `${month} kWh/desk-day`);
+        assert.ok(row.temperatureDays >= 28 && row.hdd > 0, JSON.stringify(row));
+        close(row.kwhPerDegreeDay, row.kwh / (row.hdd + row.cdd), 0.001, `${month} kWh/degree day`);
+      }
+      const site = await r.get(`/api/analysis/enpi?from=${first}&to=${second}`);
+      assert.equal(site.floorAreaM2, 2000, "the site's floor area is its areas'");
+      const viewer = await r.server.createUser({ role: 'viewer' });
+      assert.equal((await r.server.request('PUT', '/api/analysis/floor-areas', { token: viewer.accessToken, body: { areas: [] } })).status, 403);
+      assert.equal((await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'x', month: '2026-13', value: 1 }] } })).status, 400);
+      assert.equal((await r.server.request('GET', `/api/analysis/enpi?from=${second}&to=${first}`, { token })).status, 400);
+    });
+  });
 });

@@ -3,17 +3,22 @@ import type { Db } from '../db/client.ts';
 import type { Energy } from '../energy/module.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { Baselines } from './baselines.ts';
+import { Enpis } from './enpi.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
 import { OutdoorTemperatures } from './weather.ts';
 import { Comparisons } from './comparisons.ts';
 import { DemandCharges } from './demandCharges.ts';
 import { PeakWarnings } from './peakWarnings.ts';
 
-export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines };
+export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
+  enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
+};
 
-export function buildAnalysis(db: Db, energy: Energy): Analysis {
+export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
   return {
     comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs), peakWarnings: new PeakWarnings(db),
     // The gateway is started after the features are built: baselines get it when the routes are.
     baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+    enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
   };
 }

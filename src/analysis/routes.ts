@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
+import { BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -23,6 +23,7 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
 
 export function analysisRoutes({ energy, analysis, iot }: AppDeps) {
   const baselines = analysis.baselines(iot);
+  const enpis = analysis.enpis(iot);
   return [
     defineRoute({
       method: 'GET',
@@ -77,6 +78,52 @@ export function analysisRoutes({ energy, analysis, iot }: AppDeps) {
       tags,
       schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/floor-areas',
+      access: 'viewer',
+      summary: 'Floor areas of the areas (for kWh per m²)',
+      tags,
+      schemas: { response: { 200: FloorAreaList } },
+      handler: () => ({ areas: enpis.listFloorAreas() }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/analysis/floor-areas',
+      access: 'operator',
+      summary: 'Replace the set of floor areas (an area not listed loses its figure)',
+      tags,
+      schemas: { body: FloorAreaList, response: { 200: FloorAreaList, 400: ErrorBody } },
+      handler: ({ body, user }) => ({ areas: enpis.replaceFloorAreas(body.areas, user) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/drivers',
+      access: 'viewer',
+      summary: 'Monthly production or occupancy figures the EnPIs divide by',
+      tags,
+      schemas: { response: { 200: DriverList } },
+      handler: () => ({ items: enpis.listDrivers() }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/analysis/drivers',
+      access: 'operator',
+      summary: 'Set monthly figures of named drivers (a name and month already set is overwritten)',
+      tags,
+      schemas: { body: DriverBody, response: { 200: DriverList, 400: ErrorBody } },
+      handler: ({ body, user }) => ({ items: enpis.setDrivers(body.values.map((v) => ({ ...v, unit: v.unit ?? '' })), user) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/enpi',
+      access: 'viewer',
+      summary: 'EnPIs per month: kWh per m², per degree day and per unit of a monthly driver, for the site, an area or a meter',
+      description: 'kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver\'s figure.',
+      tags,
+      schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),
     }),
   ];
 }

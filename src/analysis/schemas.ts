@@ -159,3 +159,59 @@ export const BaselineBody = Type.Object({
   ]),
   temperatureDaysFetched: Type.Integer({ description: "days of temperature read from the gateway's history by this call (kept for the next)" }),
 });
+
+const Month = (description: string) => Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description });
+export const FloorAreaList = Type.Object({
+  areas: Type.Array(Type.Object({ area: AreaName, floorAreaM2: Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }) }, { additionalProperties: false }), { maxItems: 500 }),
+});
+export const DriverBody = Type.Object(
+  {
+    values: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', description: 'e.g. "units produced", "occupied desk-days"' }),
+          month: Month('YYYY-MM'),
+          value: Type.Number({ minimum: 0, maximum: 1e12 }),
+          unit: Type.String({ maxLength: 32, default: '' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1200 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const DriverList = Type.Object({ items: Type.Array(Type.Object({ name: Type.String(), month: Type.String(), value: Type.Number(), unit: Type.String() })) });
+
+export const EnpiQuery = Type.Object(
+  {
+    ...TargetQuery,
+    from: Month('first month'),
+    to: Month('the month after the last (exclusive)'),
+    driver: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a monthly figure entered under PUT /api/analysis/drivers' })),
+    temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor' }),
+    heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5 }),
+    coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21 }),
+  },
+  { additionalProperties: false },
+);
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+export const EnpiBody = Type.Object({
+  target: Type.Object({ meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  floorAreaM2: NullableNumber("the area's floor area; the site's is the sum of every area's; null for a meter or when none is set"),
+  driver: Type.Union([Type.String(), Type.Null()]),
+  months: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      kwh: Type.Number(),
+      kwhPerM2: NullableNumber('kwh ÷ floorAreaM2'),
+      hdd: Type.Number(),
+      cdd: Type.Number(),
+      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      kwhPerDegreeDay: NullableNumber('kwh ÷ (HDD + CDD) of the month'),
+      driverValue: NullableNumber("the driver's figure for the month"),
+      driverUnit: Type.Union([Type.String(), Type.Null()]),
+      kwhPerDriverUnit: NullableNumber('kwh ÷ driverValue'),
+    }),
+  ),
+});
