@@ -92,11 +92,13 @@ export class Baselines {
   }
 
   /** Days of [from, to) with energy from every meter of the target and a temperature, each with its regressors. */
-  private async observations(query: BaselineQuery, from: string, to: string, today: string) {
+  private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
     const ids = this.figures.ids(query.target);
     const whole = new Set(
       (this.meterDays.all({ ids: JSON.stringify(ids), from, to }) as { day: string; meters: number }[]).filter((row) => row.meters === ids.length).map((row) => row.day),
     );
+    // Too few days of energy: said before the gateway is asked for a year of temperatures.
+    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, to < today ? to : today), fetched: 0 };
     const energy = this.figures.byDay(from, to, query.target);
     const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today);
     const holidays = new Set(query.holidays);
@@ -120,7 +122,7 @@ export class Baselines {
     if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
     if (query.baselineTo > addDays(query.baselineFrom, 366 * 5)) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 5 years' }]);
     if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo) throw new BadRequest('Invalid query', [{ path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' }]);
-    const base = await this.observations(query, query.baselineFrom, query.baselineTo, today);
+    const base = await this.observations(query, query.baselineFrom, query.baselineTo, today, MIN_BASELINE_DAYS);
     if (base.observed.length < MIN_BASELINE_DAYS) {
       throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `the baseline period has ${base.observed.length} days with energy and temperature; at least ${MIN_BASELINE_DAYS} are needed` }]);
     }

@@ -4,6 +4,9 @@ import type { Energy } from '../energy/module.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { Baselines } from './baselines.ts';
 import { Enpis } from './enpi.ts';
+import { AnomalyWatch } from './anomalies.ts';
+import type { AlertService } from '../alerts/service.ts';
+import type { Logger } from '../logger.ts';
 import type { AuditLog } from '../db/auditTrail.ts';
 import { OutdoorTemperatures } from './weather.ts';
 import { Comparisons } from './comparisons.ts';
@@ -12,6 +15,7 @@ import { PeakWarnings } from './peakWarnings.ts';
 
 export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
   enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
+  anomalies: (iot: Pick<IotGateway, 'relay'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
 };
 
 export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
@@ -20,5 +24,7 @@ export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis
     // The gateway is started after the features are built: baselines get it when the routes are.
     baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
+    anomalies: (iot, alerts, logger) =>
+      new AnomalyWatch({ figures: energy.figures, baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)), alerts, logger }),
   };
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
+import { AnomalyCheckBody, AnomalyFindings, BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -21,9 +21,10 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis, iot }: AppDeps) {
+export function analysisRoutes({ energy, analysis, iot, alerts, logger }: AppDeps) {
   const baselines = analysis.baselines(iot);
   const enpis = analysis.enpis(iot);
+  const anomalies = analysis.anomalies(iot, alerts, logger);
   return [
     defineRoute({
       method: 'GET',
@@ -124,6 +125,21 @@ export function analysisRoutes({ energy, analysis, iot }: AppDeps) {
       tags,
       schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/analysis/anomalies/check',
+      access: 'operator',
+      summary: 'Check a finished site day for energy anomalies now (the service checks each day once it is over)',
+      description:
+        'For the site and each area: the night base load (mean kW 00:00–05:00) above 1.2 × the median of the 28 nights before; on a weekend day its mean kW above 1.2 × the median of the weekend days ' +
+        "among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence.",
+      tags,
+      schemas: { body: AnomalyCheckBody, response: { 200: AnomalyFindings, 400: ErrorBody } },
+      handler: async ({ body }) => {
+        if (body.day >= energy.figures.today()) throw new BadRequest('Invalid body', [{ path: 'body.day', message: 'must be a day that is over' }]);
+        return { findings: await anomalies.check(body.day) };
+      },
     }),
   ];
 }

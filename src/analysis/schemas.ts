@@ -215,3 +215,16 @@ export const EnpiBody = Type.Object({
     }),
   ),
 });
+
+export const AnomalyCheckBody = Type.Object({ day: Day('a finished site day to check') }, { additionalProperties: false });
+export const AnomalyFindings = Type.Object({
+  findings: Type.Array(
+    Type.Object({
+      kind: stringEnum(['night_base_load', 'weekend_load', 'baseline_deviation'] as const),
+      target: Type.String(),
+      day: Type.String({ format: 'date' }),
+      message: Type.String(),
+      detail: Type.String({ description: 'the evidence: the figures compared and the threshold' }),
+    }),
+  ),
+});
