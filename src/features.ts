@@ -47,7 +47,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
   const energy = buildEnergy(core.db, core.audit);
   return {
     alerts: new AlertService(core.db, core.audit),
-    analysis: buildAnalysis(core.db, energy),
+    analysis: buildAnalysis(core.db, core.audit, energy),
     energy,
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),

@@ -11,7 +11,7 @@ import { holdServiceLock } from './backup/locks.ts';
 import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, type Db } from './db/client.ts';
-import { Lifecycle } from './lifecycle.ts';
+import { Lifecycle, Repeating } from './lifecycle.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -117,6 +117,11 @@ export async function createService(config: Config, options: { logger?: Logger }
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());
+  // Energy anomalies of each finished site day (issue 25): hourly, each day checked once.
+  const anomalies = features.analysis.anomalies(iot, features.alerts, logger);
+  const anomalyRuns = new Repeating(() => anomalies.checkYesterday(), 3_600_000);
+  if (config.collectIntervalMs > 0) anomalyRuns.start();
+  lifecycle.onClose('energy anomaly check', () => anomalyRuns.stop());
   const deps: AppDeps = {
     ...features,
     collector,

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, dayIntervals } from '../src/energy/calendar.ts';
 import { DAY, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { COOLING_BASE_C, HEATING_BASE_C, HOLIDAYS } from '../src/iot/simulator/climate.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
   assert.ok(Math.abs(actual - expected) <= Math.abs(expected) * tolerance + 1e-9, `${what}: ${actual} vs ${expected} (±${tolerance * 100}%)`);
@@ -159,6 +160,103 @@ describe('a simulated year', () => {
       close(stats.costMonth, body.totalCost, 0.0001, 'the month card includes the demand charge');
       const bad = await r.server.request('GET', '/api/analysis/demand-charges?month=2026-13', { token: r.admin.accessToken });
       assert.equal(bad.status, 400);
+    });
+  });
+
+  describe('baselines', () => {
+    /** The simulated building's holidays over the years the fixture spans. */
+    const holidays = () => [0, 1, 2].flatMap((k) => HOLIDAYS.map((mmdd) => `${new Date(end).getUTCFullYear() - 1 + k}-${mmdd}`));
+
+    test("a year's baseline of HVAC recovers the simulator's heating slope (5 kW/K × 24 h = 120 kWh per degree day) within 2 %; its G14 statistics match a hand computation; the month after it is on the baseline", async (t) => {
+      const baselineFrom = utcDay(end - 399 * DAY);
+      const baselineTo = addDays(baselineFrom, 365);
+      const query = new URLSearchParams({ meterId: String(hvac.id), baselineFrom, baselineTo, reportFrom: baselineTo, reportTo: utcDay(end), heatingBaseC: String(HEATING_BASE_C), coolingBaseC: String(COOLING_BASE_C) });
+      for (const day of holidays()) query.append('holidays', day);
+      const body = await r.get(`/api/analysis/baseline?${query}`);
+      t.diagnostic(`HVAC baseline: ${JSON.stringify(body.model.coefficients)} ${JSON.stringify(body.statistics)}`);
+      close(body.model.coefficients.perHdd, 120, 0.02, 'kWh per heating degree day');
+      assert.ok(body.temperatureDaysFetched >= 365, 'read from the gateway history');
+      assert.equal(body.statistics.n, 365);
+      // G14 by hand from the days the answer lists.
+      const y = body.baselineDays.map((d: any) => d.actualKwh);
+      const yHat = body.baselineDays.map((d: any) => d.expectedKwh);
+      const n = y.length;
+      const p = body.statistics.p;
+      const mean = y.reduce((a: number, b: number) => a + b, 0) / n;
+      const ssRes = y.reduce((sum: number, v: number, i: number) => sum + (v - yHat[i]) ** 2, 0);
+      const ssTot = y.reduce((sum: number, v: number) => sum + (v - mean) ** 2, 0);
+      const bias = y.reduce((sum: number, v: number, i: number) => sum + (v - yHat[i]), 0);
+      close(body.statistics.cvRmsePercent, (Math.sqrt(ssRes / (n - p)) / mean) * 100, 0.001, 'CV(RMSE)');
+      close(body.statistics.r2, 1 - ssRes / ssTot, 0.001, 'R²');
+      assert.ok(Math.abs(body.statistics.nmbePercent - (bias / ((n - p) * mean)) * 100) < 0.001, 'NMBE');
+      assert.equal(body.statistics.pass.all, body.statistics.cvRmsePercent <= 20 && Math.abs(body.statistics.nmbePercent) <= 5 && body.statistics.r2 >= 0.75);
+      assert.equal(body.statistics.pass.all, true);
+      // A day's HDD against the simulated climate's own, from its 5-minute slots.
+      const sample = body.baselineDays.find((d: any) => d.hdd > 3);
+      let exact = 0;
+      for (let k = 0; k < 288; k += 1) exact += Math.max(0, HEATING_BASE_C - r.sim.building.conditions(midnight(sample.day) + k * 300_000 + 150_000).outdoorC);
+      assert.ok(Math.abs(sample.hdd - exact / 288) < 0.15, `${sample.day}: HDD ${sample.hdd} vs ${exact / 288}`);
+      // The building did not change: the month after the baseline is within a few % of what it predicts; CUSUM is the running sum.
+      const report = body.report;
+      assert.ok(Math.abs(report.savingsPercent) < 5, `savings ${report.savingsPercent} %`);
+      let cusum = 0;
+      for (const d of report.days) {
+        cusum += d.actualKwh - d.expectedKwh;
+        assert.ok(Math.abs(d.cusumKwh - cusum) < 0.01 * report.days.length, `${d.day}: CUSUM ${d.cusumKwh} vs ${cusum}`);
+      }
+      close(report.savingsKwh, report.expectedKwh - report.actualKwh, 0.0001, 'savings');
+      // Asked again: the temperatures are kept, nothing is read from the gateway.
+      const again = await r.get(`/api/analysis/baseline?${query}`);
+      assert.equal(again.temperatureDaysFetched, 0);
+      assert.deepEqual(again.model, body.model);
+    });
+
+    test('bad baseline questions are 400 with the field named', async () => {
+      const token = r.admin.accessToken;
+      const ask = (query: string) => r.server.request('GET', `/api/analysis/baseline?${query}`, { token });
+      const from = utcDay(end - 300 * DAY);
+      const cases: [string, string][] = [
+        [`baselineFrom=${from}&baselineTo=${from}`, 'query.baselineTo'],
+        [`baselineFrom=${from}&baselineTo=${addDays(from, 10)}`, 'query.baselineFrom'],
+        [`baselineFrom=${from}&baselineTo=${addDays(from, 60)}&reportFrom=${addDays(from, 30)}`, 'query.reportFrom'],
+        [`baselineFrom=${from}&baselineTo=${addDays(from, 60)}&temperatureCode=no.such.point`, 'query.temperatureCode'],
+        [`baselineFrom=${from}&baselineTo=${addDays(from, 60)}&heatingBaseC=hot`, 'query.heatingBaseC'],
+      ];
+      for (const [query, path] of cases) {
+        const response = await ask(query);
+        assert.equal(response.status, 400, `${query}: ${response.text}`);
+        assert.ok(response.body.details?.some((d: any) => d.path === path), `${query}: ${response.text}`);
+      }
+    });
+  });
+
+  describe('EnPIs', () => {
+    test('kWh per m², per degree day and per desk-day by month equal the simulated counters divided by the entered figures; viewers cannot enter them', async () => {
+      const token = r.admin.accessToken;
+      const floors = await r.server.request('PUT', '/api/analysis/floor-areas', { token, body: { areas: [{ area: 'HVAC', floorAreaM2: 1200 }, { area: 'Lighting', floorAreaM2: 800 }] } });
+      assert.equal(floors.status, 200, floors.text);
+      const first = monthBefore(monthBefore(utcDay(end).slice(0, 7)));
+      const second = monthAfter(first);
+      const drivers = await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'desk-days', month: first, value: 2100, unit: 'desk-days' }, { name: 'desk-days', month: second, value: 1900, unit: 'desk-days' }] } });
+      assert.equal(drivers.status, 200, drivers.text);
+      const body = await r.get(`/api/analysis/enpi?area=HVAC&from=${first}&to=${monthAfter(second)}&driver=desk-days`);
+      assert.equal(body.floorAreaM2, 1200);
+      assert.equal(body.months.length, 2);
+      for (const [i, month] of [first, second].entries()) {
+        const row = body.months[i];
+        const kwh = r.counter('meter.hvac.kwh', midnight(`${monthAfter(month)}-01`)) - r.counter('meter.hvac.kwh', midnight(`${month}-01`));
+        close(row.kwh, kwh, 0.0005, `${month} kWh`);
+        close(row.kwhPerM2, kwh / 1200, 0.001, `${month} kWh/m²`);
+        close(row.kwhPerDriverUnit, kwh / [2100, 1900][i], 0.001, `${month} kWh/desk-day`);
+        assert.ok(row.temperatureDays >= 28 && row.hdd > 0, JSON.stringify(row));
+        close(row.kwhPerDegreeDay, row.kwh / (row.hdd + row.cdd), 0.001, `${month} kWh/degree day`);
+      }
+      const site = await r.get(`/api/analysis/enpi?from=${first}&to=${second}`);
+      assert.equal(site.floorAreaM2, 2000, "the site's floor area is its areas'");
+      const viewer = await r.server.createUser({ role: 'viewer' });
+      assert.equal((await r.server.request('PUT', '/api/analysis/floor-areas', { token: viewer.accessToken, body: { areas: [] } })).status, 403);
+      assert.equal((await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'x', month: '2026-13', value: 1 }] } })).status, 400);
+      assert.equal((await r.server.request('GET', `/api/analysis/enpi?from=${second}&to=${first}`, { token })).status, 400);
     });
   });
 });

@@ -1,12 +1,30 @@
 // The energy-management pieces (comparisons, demand charges, baselines, EnPIs, anomalies), built once on the energy feature.
 import type { Db } from '../db/client.ts';
 import type { Energy } from '../energy/module.ts';
+import type { IotGateway } from '../iot/service.ts';
+import { Baselines } from './baselines.ts';
+import { Enpis } from './enpi.ts';
+import { AnomalyWatch } from './anomalies.ts';
+import type { AlertService } from '../alerts/service.ts';
+import type { Logger } from '../logger.ts';
+import type { AuditLog } from '../db/auditTrail.ts';
+import { OutdoorTemperatures } from './weather.ts';
 import { Comparisons } from './comparisons.ts';
 import { DemandCharges } from './demandCharges.ts';
 import { PeakWarnings } from './peakWarnings.ts';
 
-export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings };
+export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
+  enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
+  anomalies: (iot: Pick<IotGateway, 'relay'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
+};
 
-export function buildAnalysis(db: Db, energy: Energy): Analysis {
-  return { comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs), peakWarnings: new PeakWarnings(db) };
+export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
+  return {
+    comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs), peakWarnings: new PeakWarnings(db),
+    // The gateway is started after the features are built: baselines get it when the routes are.
+    baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+    enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
+    anomalies: (iot, alerts, logger) =>
+      new AnomalyWatch({ figures: energy.figures, baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)), alerts, logger }),
+  };
 }

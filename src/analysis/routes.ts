@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { CompareQuery, ComparisonBody, DemandChargeBody, MonthQuery, PeakWarningList } from './schemas.ts';
+import { AnomalyCheckBody, AnomalyFindings, BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -21,7 +21,10 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis }: AppDeps) {
+export function analysisRoutes({ energy, analysis, iot, alerts, logger }: AppDeps) {
+  const baselines = analysis.baselines(iot);
+  const enpis = analysis.enpis(iot);
+  const anomalies = analysis.anomalies(iot, alerts, logger);
   return [
     defineRoute({
       method: 'GET',
@@ -63,6 +66,80 @@ export function analysisRoutes({ energy, analysis }: AppDeps) {
       tags,
       schemas: { response: { 200: PeakWarningList } },
       handler: () => ({ items: analysis.peakWarnings.list() }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/baseline',
+      access: 'viewer',
+      summary: 'A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it',
+      description:
+        'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
+        "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
+        'Holidays: the tariff versions\' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected).',
+      tags,
+      schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/floor-areas',
+      access: 'viewer',
+      summary: 'Floor areas of the areas (for kWh per m²)',
+      tags,
+      schemas: { response: { 200: FloorAreaList } },
+      handler: () => ({ areas: enpis.listFloorAreas() }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/analysis/floor-areas',
+      access: 'operator',
+      summary: 'Replace the set of floor areas (an area not listed loses its figure)',
+      tags,
+      schemas: { body: FloorAreaList, response: { 200: FloorAreaList, 400: ErrorBody } },
+      handler: ({ body, user }) => ({ areas: enpis.replaceFloorAreas(body.areas, user) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/drivers',
+      access: 'viewer',
+      summary: 'Monthly production or occupancy figures the EnPIs divide by',
+      tags,
+      schemas: { response: { 200: DriverList } },
+      handler: () => ({ items: enpis.listDrivers() }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/analysis/drivers',
+      access: 'operator',
+      summary: 'Set monthly figures of named drivers (a name and month already set is overwritten)',
+      tags,
+      schemas: { body: DriverBody, response: { 200: DriverList, 400: ErrorBody } },
+      handler: ({ body, user }) => ({ items: enpis.setDrivers(body.values.map((v) => ({ ...v, unit: v.unit ?? '' })), user) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/enpi',
+      access: 'viewer',
+      summary: 'EnPIs per month: kWh per m², per degree day and per unit of a monthly driver, for the site, an area or a meter',
+      description: 'kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver\'s figure.',
+      tags,
+      schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/analysis/anomalies/check',
+      access: 'operator',
+      summary: 'Check a finished site day for energy anomalies now (the service checks each day once it is over)',
+      description:
+        'For the site and each area: the night base load (mean kW 00:00–05:00) above 1.2 × the median of the 28 nights before; on a weekend day its mean kW above 1.2 × the median of the weekend days ' +
+        "among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence.",
+      tags,
+      schemas: { body: AnomalyCheckBody, response: { 200: AnomalyFindings, 400: ErrorBody } },
+      handler: async ({ body }) => {
+        if (body.day >= energy.figures.today()) throw new BadRequest('Invalid body', [{ path: 'body.day', message: 'must be a day that is over' }]);
+        return { findings: await anomalies.check(body.day) };
+      },
     }),
   ];
 }

@@ -92,3 +92,139 @@ export const PeakWarningList = Type.Object({
     { description: 'newest first, at most 100' },
   ),
 });
+
+export const BaselineQuery = Type.Object(
+  {
+    ...TargetQuery,
+    baselineFrom: Day('first day of the baseline period'),
+    baselineTo: Day('the day after its last (exclusive); at least 30 days with data'),
+    reportFrom: Type.Optional(Day('first day to compare with the baseline (not before baselineTo)')),
+    reportTo: Type.Optional(Day('exclusive; default tomorrow')),
+    temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor', description: 'the gateway point of the outdoor temperature' }),
+    heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5, description: 'HDD base temperature' }),
+    coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21, description: 'CDD base temperature' }),
+    holidays: Type.Array(Day('a holiday'), { maxItems: 400, default: [], description: "holidays besides those of the tariff versions; repeat the parameter" }),
+  },
+  { additionalProperties: false },
+);
+
+const BaselineDay = Type.Object({
+  day: Type.String({ format: 'date' }),
+  dayType: stringEnum(['working', 'weekend', 'holiday'] as const),
+  hdd: Type.Number(),
+  cdd: Type.Number(),
+  meanC: Type.Number(),
+  actualKwh: Type.Number(),
+  expectedKwh: Type.Number(),
+});
+const Nullable = <T extends ReturnType<typeof Type.Number>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const BaselineBody = Type.Object({
+  target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  temperatureCode: Type.String(),
+  heatingBaseC: Type.Number(),
+  coolingBaseC: Type.Number(),
+  model: Type.Object({
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    coefficients: Type.Object(
+      { intercept: Type.Number(), perHdd: Type.Number(), perCdd: Type.Number(), weekend: Type.Number(), holiday: Type.Number() },
+      { description: 'expected kWh/day = intercept + perHdd·HDD + perCdd·CDD + weekend·[weekend] + holiday·[holiday]' },
+    ),
+    fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the baseline period is left at 0' }),
+  }),
+  statistics: Type.Object({
+    n: Type.Integer(),
+    p: Type.Integer(),
+    cvRmsePercent: Type.Number({ description: '√(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100' }),
+    nmbePercent: Type.Number({ description: 'Σ(y−ŷ) ÷ ((n−p)·ȳ) × 100' }),
+    r2: Type.Number({ description: '1 − Σ(y−ŷ)² ÷ Σ(y−ȳ)²' }),
+    limits: Type.Object({ cvRmsePercent: Type.Number(), nmbePercent: Type.Number(), r2: Type.Number() }),
+    pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
+  }),
+  baselineDays: Type.Array(BaselineDay),
+  missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
+  report: Type.Union([
+    Type.Object({
+      from: Type.String({ format: 'date' }),
+      to: Type.String({ format: 'date' }),
+      expectedKwh: Type.Number(),
+      actualKwh: Type.Number(),
+      savingsKwh: Type.Number({ description: 'expected − actual' }),
+      savingsPercent: Nullable(Type.Number()),
+      days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
+      missingDays: Type.Array(Type.String({ format: 'date' })),
+    }),
+    Type.Null(),
+  ]),
+  temperatureDaysFetched: Type.Integer({ description: "days of temperature read from the gateway's history by this call (kept for the next)" }),
+});
+
+const Month = (description: string) => Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description });
+export const FloorAreaList = Type.Object({
+  areas: Type.Array(Type.Object({ area: AreaName, floorAreaM2: Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }) }, { additionalProperties: false }), { maxItems: 500 }),
+});
+export const DriverBody = Type.Object(
+  {
+    values: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$', description: 'e.g. "units produced", "occupied desk-days"' }),
+          month: Month('YYYY-MM'),
+          value: Type.Number({ minimum: 0, maximum: 1e12 }),
+          unit: Type.String({ maxLength: 32, default: '' }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 1200 },
+    ),
+  },
+  { additionalProperties: false },
+);
+export const DriverList = Type.Object({ items: Type.Array(Type.Object({ name: Type.String(), month: Type.String(), value: Type.Number(), unit: Type.String() })) });
+
+export const EnpiQuery = Type.Object(
+  {
+    ...TargetQuery,
+    from: Month('first month'),
+    to: Month('the month after the last (exclusive)'),
+    driver: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'a monthly figure entered under PUT /api/analysis/drivers' })),
+    temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor' }),
+    heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5 }),
+    coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21 }),
+  },
+  { additionalProperties: false },
+);
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+export const EnpiBody = Type.Object({
+  target: Type.Object({ meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  floorAreaM2: NullableNumber("the area's floor area; the site's is the sum of every area's; null for a meter or when none is set"),
+  driver: Type.Union([Type.String(), Type.Null()]),
+  months: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      kwh: Type.Number(),
+      kwhPerM2: NullableNumber('kwh ÷ floorAreaM2'),
+      hdd: Type.Number(),
+      cdd: Type.Number(),
+      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      kwhPerDegreeDay: NullableNumber('kwh ÷ (HDD + CDD) of the month'),
+      driverValue: NullableNumber("the driver's figure for the month"),
+      driverUnit: Type.Union([Type.String(), Type.Null()]),
+      kwhPerDriverUnit: NullableNumber('kwh ÷ driverValue'),
+    }),
+  ),
+});
+
+export const AnomalyCheckBody = Type.Object({ day: Day('a finished site day to check') }, { additionalProperties: false });
+export const AnomalyFindings = Type.Object({
+  findings: Type.Array(
+    Type.Object({
+      kind: stringEnum(['night_base_load', 'weekend_load', 'baseline_deviation'] as const),
+      target: Type.String(),
+      day: Type.String({ format: 'date' }),
+      message: Type.String(),
+      detail: Type.String({ description: 'the evidence: the figures compared and the threshold' }),
+    }),
+  ),
+});

@@ -1,0 +1,165 @@
+// Anomalies in a site day, raised as alerts with their evidence: the night base load (00:00–05:00) above its own
+// history, a weekend day's load above earlier weekend days', and a day's energy far from its weather-normalised baseline.
+import type { AlertService } from '../alerts/service.ts';
+import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import type { Logger } from '../logger.ts';
+import type { Baselines } from './baselines.ts';
+import type { Target } from './comparisons.ts';
+
+export const ANOMALY_CODE = 'energy.anomaly';
+/** A base load this much above the median of its history is an anomaly (and at least MIN_RISE_KW above it). */
+export const BASE_LOAD_RATIO = 1.2;
+const MIN_RISE_KW = 1;
+const HISTORY_DAYS = 28;
+const NIGHT_INTERVALS = 20; // 00:00–05:00
+/** A day whose energy is further from its baseline than this many standard errors, and by more than MIN_DEVIATION, is an anomaly. */
+export const BASELINE_SIGMAS = 3;
+const MIN_DEVIATION = 0.1;
+const BASELINE_DAYS = 365;
+
+export type Finding = { kind: 'night_base_load' | 'weekend_load' | 'baseline_deviation'; target: string; day: string; message: string; detail: string };
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const kw = (value: number) => Math.round(value * 10) / 10;
+const isWeekend = (day: string) => [0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay());
+
+export class AnomalyWatch {
+  private lastChecked: string | undefined;
+
+  constructor(
+    private readonly deps: { figures: EnergyFigures; baselines: Baselines; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; temperatureCode?: string },
+  ) {}
+
+  /** Once a site day is over, its check (the service runs this every hour; a day is checked once per process). */
+  async checkYesterday(now: number = Date.now()): Promise<Finding[]> {
+    const day = addDays(this.deps.figures.today(new Date(now)), -1);
+    if (this.lastChecked === day || !this.deps.figures.metered()) return [];
+    this.lastChecked = day;
+    try {
+      return await this.check(day);
+    } catch (error) {
+      this.deps.logger.error({ err: error, day }, 'energy anomaly check failed');
+      return [];
+    }
+  }
+
+  /** The site and every area, each checked for a finished site day; each finding becomes one alert (keyed: never twice). */
+  async check(day: string): Promise<Finding[]> {
+    const targets: { name: string; target: Target }[] = [{ name: 'site', target: {} }, ...this.deps.figures.areaNames().map((area) => ({ name: `area ${area}`, target: { area } }))];
+    const findings: Finding[] = [];
+    for (const { name, target } of targets) {
+      findings.push(...this.baseLoad(name, target, day));
+      const deviation = await this.baselineDeviation(name, target, day);
+      if (deviation) findings.push(deviation);
+    }
+    for (const finding of findings) {
+      this.deps.alerts.fromGatewayAlarm({
+        key: `${ANOMALY_CODE}.${finding.kind}@${finding.target}@${finding.day}`,
+        code: `${ANOMALY_CODE}.${finding.kind}`,
+        level: 'warning',
+        message: finding.message,
+        detail: finding.detail,
+        raisedAt: new Date().toISOString(),
+        clearedAt: null,
+      });
+    }
+    if (findings.length) this.deps.logger.warn({ day, findings: findings.length }, 'energy anomalies found');
+    return findings;
+  }
+
+  /** Mean kW of each day's night intervals and whole day over [from, to], from the stored intervals (NaN where incomplete). */
+  private loads(target: Target, from: string, day: string): Map<string, { night: number; day: number }> {
+    const { timezone } = this.deps.figures.settings();
+    const { kwh } = this.deps.figures.intervals(from, addDays(day, 1), target);
+    const result = new Map<string, { night: number; day: number }>();
+    const mean = (values: number[]) => (!values.length || values.some(Number.isNaN) ? NaN : (values.reduce((a, b) => a + b, 0) / values.length) * 4);
+    let offset = 0;
+    for (const d of daysBetween(from, addDays(day, 1))) {
+      // 92, 96 or 100 intervals: the night window is the day's first five hours whatever its length.
+      const { count } = dayIntervals(timezone, d);
+      const dayKwh = Array.from(kwh.subarray(offset, offset + count));
+      result.set(d, { night: mean(dayKwh.slice(0, NIGHT_INTERVALS)), day: mean(dayKwh) });
+      offset += count;
+    }
+    return result;
+  }
+
+  private baseLoad(name: string, target: Target, day: string): Finding[] {
+    const loads = this.loads(target, addDays(day, -HISTORY_DAYS), day);
+    const today = loads.get(day);
+    if (!today) return [];
+    const findings: Finding[] = [];
+    const history = [...loads.entries()].filter(([d]) => d < day);
+    const nights = history.map(([, l]) => l.night).filter((v) => !Number.isNaN(v));
+    if (!Number.isNaN(today.night) && nights.length >= 14) {
+      const usual = median(nights);
+      if (today.night > usual * BASE_LOAD_RATIO && today.night - usual >= MIN_RISE_KW) {
+        findings.push({
+          kind: 'night_base_load',
+          target: name,
+          day,
+          message: `Night base load of the ${name} up ${Math.round((today.night / usual - 1) * 100)} % on ${day}: ${kw(today.night)} kW against a usual ${kw(usual)} kW`,
+          detail: `Mean demand 00:00–05:00 on ${day} was ${kw(today.night)} kW; the median of the ${nights.length} nights before it was ${kw(usual)} kW (threshold ×${BASE_LOAD_RATIO}).`,
+        });
+      }
+    }
+    if (isWeekend(day) && !Number.isNaN(today.day)) {
+      const weekends = history.filter(([d]) => isWeekend(d)).map(([, l]) => l.day).filter((v) => !Number.isNaN(v));
+      if (weekends.length >= 4) {
+        const usual = median(weekends);
+        if (today.day > usual * BASE_LOAD_RATIO && today.day - usual >= MIN_RISE_KW) {
+          findings.push({
+            kind: 'weekend_load',
+            target: name,
+            day,
+            message: `Weekend load of the ${name} up ${Math.round((today.day / usual - 1) * 100)} % on ${day}: ${kw(today.day)} kW against a usual ${kw(usual)} kW`,
+            detail: `Mean demand over ${day} was ${kw(today.day)} kW; the median of the ${weekends.length} weekend days before it was ${kw(usual)} kW (threshold ×${BASE_LOAD_RATIO}).`,
+          });
+        }
+      }
+    }
+    return findings;
+  }
+
+  private async baselineDeviation(name: string, target: Target, day: string): Promise<Finding | null> {
+    let fit;
+    try {
+      fit = await this.deps.baselines.fit({
+        target,
+        baselineFrom: addDays(day, -BASELINE_DAYS),
+        baselineTo: day,
+        reportFrom: day,
+        reportTo: addDays(day, 1),
+        temperatureCode: this.deps.temperatureCode ?? 'temp.outdoor',
+        heatingBaseC: 15.5,
+        coolingBaseC: 21,
+        holidays: [],
+      });
+    } catch (error) {
+      // Too little history or no temperature yet: nothing to compare with.
+      this.deps.logger.debug({ err: error, target: name, day }, 'no baseline for the anomaly check');
+      return null;
+    }
+    const observed = fit.report?.days[0];
+    if (!observed || !fit.statistics.pass.all) return null;
+    const mean = fit.baselineDays.reduce((sum, d) => sum + d.actualKwh, 0) / fit.baselineDays.length;
+    const sigma = (fit.statistics.cvRmsePercent / 100) * mean;
+    const deviation = observed.actualKwh - observed.expectedKwh;
+    if (Math.abs(deviation) <= BASELINE_SIGMAS * sigma || Math.abs(deviation) <= MIN_DEVIATION * observed.expectedKwh) return null;
+    const percent = Math.round((deviation / observed.expectedKwh) * 100);
+    return {
+      kind: 'baseline_deviation',
+      target: name,
+      day,
+      message: `${name[0].toUpperCase()}${name.slice(1)} used ${Math.round(observed.actualKwh)} kWh on ${day}, ${percent > 0 ? '+' : ''}${percent} % against its baseline's ${Math.round(observed.expectedKwh)} kWh`,
+      detail:
+        `Baseline ${fit.model.from}–${fit.model.to} (CV(RMSE) ${fit.statistics.cvRmsePercent} %, R² ${fit.statistics.r2}) expects ${Math.round(observed.expectedKwh)} kWh for a ${observed.dayType} day ` +
+        `with ${observed.hdd} HDD and ${observed.cdd} CDD; the deviation of ${Math.round(deviation)} kWh is ${kw(Math.abs(deviation) / sigma)} standard errors (threshold ${BASELINE_SIGMAS}).`,
+    };
+  }
+}

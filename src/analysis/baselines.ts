@@ -1,0 +1,223 @@
+// Baselines: a regression of a meter's or an area's daily energy on heating and cooling degree days and day type,
+// E = a + b·HDD + c·CDD + d·weekend + e·holiday, fitted by least squares over a baseline period; its fit judged by the
+// ASHRAE Guideline 14 statistics (CV(RMSE), NMBE, R²); then expected vs actual and CUSUM for any later period.
+import type { Db } from '../db/client.ts';
+import { addDays, daysBetween } from '../energy/calendar.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import type { Tariffs } from '../energy/tariffs.ts';
+import { BadRequest } from '../errors.ts';
+import { degreeDays, type OutdoorTemperatures } from './weather.ts';
+import type { Target } from './comparisons.ts';
+
+export type DayType = 'working' | 'weekend' | 'holiday';
+export type BaselineDay = { day: string; dayType: DayType; hdd: number; cdd: number; meanC: number; actualKwh: number; expectedKwh: number };
+export type FitStatistics = { n: number; p: number; cvRmsePercent: number; nmbePercent: number; r2: number };
+
+/** The limits a daily baseline is held to (G14 whole-building baseline: CV(RMSE) ≤ 20 % for energy use; |NMBE| ≤ 5 %; R² ≥ 0.75). */
+export const G14_LIMITS = { cvRmsePercent: 20, nmbePercent: 5, r2: 0.75 };
+const MIN_BASELINE_DAYS = 30;
+const TERMS = ['intercept', 'perHdd', 'perCdd', 'weekend', 'holiday'] as const;
+type Coefficients = Record<(typeof TERMS)[number], number>;
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+/** Least squares by the normal equations (5 × 5 at most), solved by Gaussian elimination with partial pivoting. */
+export function leastSquares(rows: number[][], y: number[]): number[] {
+  const p = rows[0].length;
+  const a = Array.from({ length: p }, () => new Float64Array(p + 1));
+  rows.forEach((x, k) => {
+    for (let i = 0; i < p; i += 1) {
+      for (let j = 0; j < p; j += 1) a[i][j] += x[i] * x[j];
+      a[i][p] += x[i] * y[k];
+    }
+  });
+  for (let c = 0; c < p; c += 1) {
+    let pivot = c;
+    for (let r = c + 1; r < p; r += 1) if (Math.abs(a[r][c]) > Math.abs(a[pivot][c])) pivot = r;
+    [a[c], a[pivot]] = [a[pivot], a[c]];
+    if (Math.abs(a[c][c]) < 1e-12) throw new Error('singular');
+    for (let r = 0; r < p; r += 1) {
+      if (r === c) continue;
+      const f = a[r][c] / a[c][c];
+      for (let j = c; j <= p; j += 1) a[r][j] -= f * a[c][j];
+    }
+  }
+  return Array.from({ length: p }, (_, i) => a[i][p] / a[i][i]);
+}
+
+/** ASHRAE Guideline 14: CV(RMSE) = √(Σ(y−ŷ)²/(n−p)) ÷ ȳ, NMBE = Σ(y−ŷ) ÷ ((n−p)·ȳ), R² = 1 − SSres/SStot. */
+export function g14Statistics(actual: number[], expected: number[], p: number): FitStatistics {
+  const n = actual.length;
+  const mean = actual.reduce((a, b) => a + b, 0) / n;
+  let ssRes = 0;
+  let bias = 0;
+  let ssTot = 0;
+  for (let i = 0; i < n; i += 1) {
+    ssRes += (actual[i] - expected[i]) ** 2;
+    bias += actual[i] - expected[i];
+    ssTot += (actual[i] - mean) ** 2;
+  }
+  return { n, p, cvRmsePercent: (Math.sqrt(ssRes / (n - p)) / mean) * 100, nmbePercent: (bias / ((n - p) * mean)) * 100, r2: ssTot > 0 ? 1 - ssRes / ssTot : 0 };
+}
+
+export type BaselineQuery = {
+  target: Target;
+  baselineFrom: string;
+  baselineTo: string;
+  reportFrom?: string;
+  reportTo?: string;
+  temperatureCode: string;
+  heatingBaseC: number;
+  coolingBaseC: number;
+  holidays: string[];
+};
+
+export class Baselines {
+  private readonly meterDays;
+
+  constructor(
+    db: Db,
+    private readonly figures: EnergyFigures,
+    private readonly tariffs: Tariffs,
+    private readonly outdoor: OutdoorTemperatures,
+  ) {
+    // Raw SQL: which days every meter of the target has stored (a day a meter lacks would look like a saving).
+    this.meterDays = db.sqlite.prepare('SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day');
+  }
+
+  private dayType(day: string, holidays: Set<string>): DayType {
+    if (holidays.has(day) || this.tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
+    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+    return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+  }
+
+  /** Days of [from, to) with energy from every meter of the target and a temperature, each with its regressors. */
+  private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
+    const ids = this.figures.ids(query.target);
+    const whole = new Set(
+      (this.meterDays.all({ ids: JSON.stringify(ids), from, to }) as { day: string; meters: number }[]).filter((row) => row.meters === ids.length).map((row) => row.day),
+    );
+    // Too few days of energy: said before the gateway is asked for a year of temperatures.
+    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, to < today ? to : today), fetched: 0 };
+    const energy = this.figures.byDay(from, to, query.target);
+    const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today);
+    const holidays = new Set(query.holidays);
+    const observed: Omit<BaselineDay, 'expectedKwh'>[] = [];
+    const missing: string[] = [];
+    for (const day of daysBetween(from, to < today ? to : today)) {
+      const totals = energy.get(day);
+      const hourly = temperatures.get(day);
+      if (!totals || !whole.has(day) || !hourly) {
+        missing.push(day);
+        continue;
+      }
+      const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
+      observed.push({ day, dayType: this.dayType(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
+    }
+    return { observed, missing, fetched };
+  }
+
+  async fit(query: BaselineQuery, now: number = Date.now()) {
+    const today = this.figures.today(new Date(now));
+    if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
+    if (query.baselineTo > addDays(query.baselineFrom, 366 * 5)) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 5 years' }]);
+    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo) throw new BadRequest('Invalid query', [{ path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' }]);
+    const base = await this.observations(query, query.baselineFrom, query.baselineTo, today, MIN_BASELINE_DAYS);
+    if (base.observed.length < MIN_BASELINE_DAYS) {
+      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `the baseline period has ${base.observed.length} days with energy and temperature; at least ${MIN_BASELINE_DAYS} are needed` }]);
+    }
+    // A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out.
+    const columns = TERMS.filter((term) => {
+      if (term === 'intercept') return true;
+      const values = base.observed.map((o) => regressor(term, o));
+      return values.some((v) => v !== values[0]);
+    });
+    const rows = base.observed.map((o) => columns.map((term) => regressor(term, o)));
+    const y = base.observed.map((o) => o.actualKwh);
+    let solved: number[];
+    try {
+      solved = leastSquares(rows, y);
+    } catch {
+      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' }]);
+    }
+    const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
+    columns.forEach((term, i) => (coefficients[term] = solved[i]));
+    const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, o), 0);
+    const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predict(o) }));
+    const statistics = g14Statistics(y, baselineDays.map((d) => d.expectedKwh), columns.length);
+    const pass = {
+      cvRmse: statistics.cvRmsePercent <= G14_LIMITS.cvRmsePercent,
+      nmbe: Math.abs(statistics.nmbePercent) <= G14_LIMITS.nmbePercent,
+      r2: statistics.r2 >= G14_LIMITS.r2,
+    };
+    let report = null;
+    if (query.reportFrom !== undefined) {
+      const reportTo = query.reportTo ?? addDays(today, 1);
+      if (reportTo <= query.reportFrom) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
+      if (reportTo > addDays(query.reportFrom, 366 * 5)) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most 5 years' }]);
+      const later = await this.observations(query, query.reportFrom, reportTo, today);
+      let cusum = 0;
+      const days = later.observed.map((o) => {
+        const expectedKwh = predict(o);
+        cusum += o.actualKwh - expectedKwh;
+        return { ...shape({ ...o, expectedKwh }), cusumKwh: round(cusum, 3) };
+      });
+      const expected = later.observed.reduce((sum, o) => sum + predict(o), 0);
+      const actual = later.observed.reduce((sum, o) => sum + o.actualKwh, 0);
+      report = {
+        from: query.reportFrom,
+        to: reportTo,
+        expectedKwh: round(expected, 3),
+        actualKwh: round(actual, 3),
+        savingsKwh: round(expected - actual, 3),
+        savingsPercent: expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
+        days,
+        missingDays: later.missing.slice(0, 400),
+      };
+    }
+    return {
+      target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
+      temperatureCode: query.temperatureCode,
+      heatingBaseC: query.heatingBaseC,
+      coolingBaseC: query.coolingBaseC,
+      model: {
+        from: query.baselineFrom,
+        to: query.baselineTo,
+        coefficients: Object.fromEntries(TERMS.map((term) => [term, round(coefficients[term], 4)])) as Coefficients,
+        fitted: columns,
+      },
+      statistics: {
+        n: statistics.n,
+        p: statistics.p,
+        cvRmsePercent: round(statistics.cvRmsePercent, 3),
+        nmbePercent: round(statistics.nmbePercent, 4),
+        r2: round(statistics.r2, 4),
+        limits: G14_LIMITS,
+        pass: { ...pass, all: pass.cvRmse && pass.nmbe && pass.r2 },
+      },
+      baselineDays: baselineDays.map(shape),
+      missingBaselineDays: base.missing.slice(0, 400),
+      report,
+      temperatureDaysFetched: base.fetched,
+    };
+  }
+}
+
+function regressor(term: (typeof TERMS)[number], o: { hdd: number; cdd: number; dayType: DayType }): number {
+  switch (term) {
+    case 'intercept':
+      return 1;
+    case 'perHdd':
+      return o.hdd;
+    case 'perCdd':
+      return o.cdd;
+    case 'weekend':
+      return o.dayType === 'weekend' ? 1 : 0;
+    case 'holiday':
+      return o.dayType === 'holiday' ? 1 : 0;
+  }
+}
+
+function shape(d: BaselineDay) {
+  return { day: d.day, dayType: d.dayType, hdd: round(d.hdd, 3), cdd: round(d.cdd, 3), meanC: round(d.meanC, 2), actualKwh: round(d.actualKwh, 3), expectedKwh: round(d.expectedKwh, 3) };
+}

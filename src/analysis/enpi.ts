@@ -1,0 +1,122 @@
+// Energy performance indicators (ISO 50001 EnPIs) by month: kWh per m² of floor area, per degree day, and per unit of
+// a production or occupancy figure entered per month; with the floor areas and monthly figures they divide by.
+import type { Actor, AuditLog } from '../db/auditTrail.ts';
+import type { Db } from '../db/client.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import { nextMonth } from '../energy/figures.ts';
+import { BadRequest } from '../errors.ts';
+import type { Target } from './comparisons.ts';
+import { degreeDays, type OutdoorTemperatures } from './weather.ts';
+
+export type FloorArea = { area: string; floorAreaM2: number };
+export type Driver = { name: string; month: string; value: number; unit: string };
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+export class Enpis {
+  private readonly floorAreas;
+  private readonly upsertFloor;
+  private readonly removeFloors;
+  private readonly drivers;
+  private readonly driverMonths;
+  private readonly upsertDriver;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    private readonly figures: EnergyFigures,
+    private readonly outdoor: OutdoorTemperatures,
+  ) {
+    const sqlite = db.sqlite;
+    this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
+    this.upsertFloor = sqlite.prepare(
+      'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
+    );
+    this.removeFloors = sqlite.prepare('DELETE FROM area_floor_areas WHERE area NOT IN (SELECT value FROM json_each(?))');
+    this.drivers = sqlite.prepare('SELECT name, month, value, unit FROM enpi_drivers ORDER BY name, month');
+    this.driverMonths = sqlite.prepare('SELECT month, value, unit FROM enpi_drivers WHERE name = ? AND month >= ? AND month < ?');
+    this.upsertDriver = sqlite.prepare(
+      'INSERT INTO enpi_drivers (name, month, value, unit, updated_at) VALUES (@name, @month, @value, @unit, @now) ON CONFLICT (name, month) DO UPDATE SET value = excluded.value, unit = excluded.unit, updated_at = excluded.updated_at',
+    );
+  }
+
+  listFloorAreas(): FloorArea[] {
+    return this.floorAreas.all() as FloorArea[];
+  }
+
+  /** Replaces the set of floor areas (an area not listed loses its figure), audited in the same transaction. */
+  replaceFloorAreas(areas: FloorArea[], actor: Actor): FloorArea[] {
+    const names = areas.map((a) => a.area);
+    const duplicate = names.findIndex((name, i) => names.indexOf(name) !== i);
+    if (duplicate >= 0) throw new BadRequest('Invalid body', [{ path: `body.areas.${duplicate}.area`, message: 'listed twice' }]);
+    return this.db.sqlite.transaction(() => {
+      const before = this.listFloorAreas();
+      const now = new Date().toISOString();
+      this.removeFloors.run(JSON.stringify(names));
+      for (const area of areas) this.upsertFloor.run(area.area, area.floorAreaM2, now);
+      const after = this.listFloorAreas();
+      this.audit.record({ actor, action: 'replace', resource: 'area_floor_areas', before, after });
+      return after;
+    })();
+  }
+
+  listDrivers(): Driver[] {
+    return this.drivers.all() as Driver[];
+  }
+
+  /** Sets monthly figures of named drivers (units produced, occupied desk-days), audited. */
+  setDrivers(values: Driver[], actor: Actor): Driver[] {
+    return this.db.sqlite.transaction(() => {
+      const now = new Date().toISOString();
+      for (const value of values) this.upsertDriver.run({ ...value, now });
+      this.audit.record({ actor, action: 'update', resource: 'enpi_drivers', before: null, after: values });
+      return this.listDrivers();
+    })();
+  }
+
+  /** Per month of [from, to): energy and each EnPI the data allow (null where a denominator is missing or 0). */
+  async monthly(query: { target: Target; from: string; to: string; driver?: string; temperatureCode: string; heatingBaseC: number; coolingBaseC: number }, now = Date.now()) {
+    if (query.to <= query.from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
+    const months: string[] = [];
+    for (let m = query.from; m < query.to; m = nextMonth(m)) months.push(m);
+    if (months.length > 120) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'at most 120 months' }]);
+    const today = this.figures.today(new Date(now));
+    const floors = this.listFloorAreas();
+    // The site's floor area is every area's; an area's its own; a meter has none.
+    const floorM2 = query.target.meterId !== undefined ? null : query.target.area !== undefined ? (floors.find((f) => f.area === query.target.area)?.floorAreaM2 ?? null) : floors.length ? floors.reduce((s, f) => s + f.floorAreaM2, 0) : null;
+    const drivers = query.driver ? new Map((this.driverMonths.all(query.driver, query.from, query.to) as { month: string; value: number; unit: string }[]).map((d) => [d.month, d])) : new Map();
+    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today);
+    return {
+      target: query.target,
+      floorAreaM2: floorM2,
+      driver: query.driver ?? null,
+      months: months.map((month) => {
+        const kwh = this.figures.totals(`${month}-01`, `${nextMonth(month)}-01`, query.target).kwh;
+        let hdd = 0;
+        let cdd = 0;
+        let tempDays = 0;
+        for (const [day, hourly] of temperatures) {
+          if (!day.startsWith(month)) continue;
+          const dd = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
+          hdd += dd.hdd;
+          cdd += dd.cdd;
+          tempDays += 1;
+        }
+        const driver = drivers.get(month);
+        const degree = hdd + cdd;
+        return {
+          month,
+          kwh: round(kwh, 3),
+          kwhPerM2: floorM2 ? round(kwh / floorM2, 4) : null,
+          hdd: round(hdd, 2),
+          cdd: round(cdd, 2),
+          temperatureDays: tempDays,
+          kwhPerDegreeDay: degree > 0 ? round(kwh / degree, 3) : null,
+          driverValue: driver?.value ?? null,
+          driverUnit: driver?.unit ?? null,
+          kwhPerDriverUnit: driver && driver.value > 0 ? round(kwh / driver.value, 4) : null,
+        };
+      }),
+    };
+  }
+}

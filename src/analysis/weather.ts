@@ -1,0 +1,108 @@
+// Outdoor temperature per site day, read from a temperature point's history on the gateway once and kept as hourly
+// means (outdoor_days), and the heating and cooling degree days a baseline regresses on.
+import type { Db } from '../db/client.ts';
+import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
+import { floats } from '../energy/store.ts';
+import type { IotGateway } from '../iot/service.ts';
+import { BadGateway, BadRequest } from '../errors.ts';
+
+/** History asked for per request: 10 days comes back at a 29-minute step from the simulator's 500-sample cap, 2 a hour. */
+const CHUNK_DAYS = 10;
+
+export type OutdoorDay = { day: string; hourlyC: Float32Array };
+
+/** Degree days of a day from its hourly means (the integration method): Σ max(0, base − T_h) ÷ hours. */
+export function degreeDays(hourlyC: Float32Array, heatingBaseC: number, coolingBaseC: number): { hdd: number; cdd: number; meanC: number } {
+  let hdd = 0;
+  let cdd = 0;
+  let sum = 0;
+  let n = 0;
+  for (const t of hourlyC) {
+    if (Number.isNaN(t)) continue;
+    hdd += Math.max(0, heatingBaseC - t);
+    cdd += Math.max(0, t - coolingBaseC);
+    sum += t;
+    n += 1;
+  }
+  return n ? { hdd: hdd / n, cdd: cdd / n, meanC: sum / n } : { hdd: NaN, cdd: NaN, meanC: NaN };
+}
+
+export class OutdoorTemperatures {
+  private readonly stored;
+  private readonly insert;
+
+  constructor(
+    private readonly db: Db,
+    private readonly iot: Pick<IotGateway, 'relay'>,
+    private readonly timezone: () => string,
+  ) {
+    this.stored = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ? ORDER BY day');
+    this.insert = db.sqlite.prepare('INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?) ON CONFLICT (code, day) DO UPDATE SET hourly_c = excluded.hourly_c, samples = excluded.samples');
+  }
+
+  /** Hourly means of [from, to) days before `today`; days not yet kept are read from the gateway's history first. */
+  async days(code: string, from: string, to: string, today: string): Promise<{ days: Map<string, Float32Array>; fetched: number }> {
+    const end = to < today ? to : today;
+    const have = this.read(code, from, end);
+    const missing = daysBetween(from, end).filter((day) => !have.has(day));
+    let fetched = 0;
+    for (let i = 0; i < missing.length; ) {
+      // One request covers a run of up to CHUNK_DAYS missing days.
+      const first = missing[i];
+      let last = first;
+      while (i + 1 < missing.length && missing[i + 1] === addDays(last, 1) && daysBetween(first, missing[i + 1]).length < CHUNK_DAYS) last = missing[++i];
+      i += 1;
+      fetched += await this.fetch(code, first, addDays(last, 1));
+    }
+    return { days: fetched ? this.read(code, from, end) : have, fetched };
+  }
+
+  private read(code: string, from: string, to: string): Map<string, Float32Array> {
+    return new Map((this.stored.all(code, from, to) as { day: string; hourlyC: Buffer }[]).map((row) => [row.day, floats(row.hourlyC)]));
+  }
+
+  private async fetch(code: string, from: string, to: string): Promise<number> {
+    const timezone = this.timezone();
+    const start = dayIntervals(timezone, from).start;
+    const end = dayIntervals(timezone, to).start;
+    const answer = await this.iot.relay('POST', '/codes/history', { body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() } });
+    if (answer.status === 404 || answer.status === 400) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
+    if (answer.status !== 200) throw new BadGateway(`the gateway answered ${answer.status} to codes/history for ${code}`);
+    const data = (answer.json as { data?: unknown })?.data;
+    if (!Array.isArray(data)) throw new BadGateway('the gateway answered codes/history without a data list');
+    const sums = new Map<string, { sum: Float64Array; n: Uint16Array }>();
+    let samples = 0;
+    for (const row of data as { ts?: unknown; value?: unknown }[]) {
+      const at = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
+      if (!Number.isFinite(at) || at < start || at >= end || typeof row.value !== 'number' || !Number.isFinite(row.value) || Math.abs(row.value) > 100) continue;
+      for (const day of daysBetween(from, to)) {
+        const { start: dayStart, count } = dayIntervals(timezone, day);
+        if (at < dayStart || at >= dayStart + count * 900_000) continue;
+        let bins = sums.get(day);
+        if (!bins) sums.set(day, (bins = { sum: new Float64Array(count / 4), n: new Uint16Array(count / 4) }));
+        const hour = Math.floor((at - dayStart) / 3_600_000);
+        bins.sum[hour] += row.value;
+        bins.n[hour] += 1;
+        samples += 1;
+        break;
+      }
+    }
+    if (!samples) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no readings of ${code} from ${from} to ${to}` }]);
+    let kept = 0;
+    this.db.sqlite.transaction(() => {
+      for (const [day, bins] of sums) {
+        const hourly = new Float32Array(bins.sum.length);
+        let filled = 0;
+        for (let h = 0; h < hourly.length; h += 1) {
+          hourly[h] = bins.n[h] ? bins.sum[h] / bins.n[h] : NaN;
+          if (bins.n[h]) filled += 1;
+        }
+        // A day with fewer than 18 of its hours read is left out (and asked for again next time).
+        if (filled < hourly.length * 0.75) continue;
+        this.insert.run(code, day, Buffer.from(hourly.buffer), bins.n.reduce((a, b) => a + b, 0));
+        kept += 1;
+      }
+    })();
+    return kept;
+  }
+}

@@ -1,0 +1,50 @@
+// Energy anomalies on the simulated building over real HTTP: a day with an extra 80 kW day and night is found for its
+// night base load and its distance from the baseline, raised once as alerts with the evidence; an ordinary day is on its baseline.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DAY, energyRig } from './helpers/energyRig.ts';
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+test('an extra 80 kW all day raises a night base load and a baseline alert with their figures, once; the day before is on its baseline', async (t) => {
+  const anomalyStart = Math.floor((Date.now() - 3 * DAY) / DAY) * DAY;
+  const r = await energyRig({ start: anomalyStart - 75 * DAY });
+  t.after(() => r.close());
+  const token = r.admin.accessToken;
+  await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+  await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
+  await r.collector.collect();
+  await r.run(anomalyStart, 7 * DAY);
+  const check = async (day: string) => {
+    const response = await r.server.request('POST', '/api/analysis/anomalies/check', { token, body: { day } });
+    assert.equal(response.status, 200, response.text);
+    return response.body.findings as any[];
+  };
+  const before = await check(utcDay(anomalyStart - DAY));
+  assert.ok(!before.some((f) => f.kind === 'baseline_deviation'), `an ordinary day: ${JSON.stringify(before)}`);
+
+  const load = await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 80, minutes: 24 * 60 }) });
+  assert.equal(load.status, 200);
+  await r.run(anomalyStart + DAY, DAY);
+  const day = utcDay(anomalyStart);
+  const findings = await check(day);
+  const kinds = findings.filter((f) => f.target === 'site').map((f) => f.kind);
+  assert.ok(kinds.includes('night_base_load') && kinds.includes('baseline_deviation'), JSON.stringify(findings));
+  assert.ok(!findings.some((f) => f.target === 'area HVAC'), 'the extra load is not on the HVAC meter');
+  const night = findings.find((f) => f.kind === 'night_base_load');
+  const rise = Number(/against a usual ([\d.]+) kW/.exec(night.message)![1]);
+  const measured = Number(/: ([\d.]+) kW against/.exec(night.message)![1]);
+  assert.ok(Math.abs(measured - rise - 80) < 25, `night base rose by ${measured - rise} kW, 80 kW were added`);
+  assert.match(night.detail, /median of the \d+ nights before it/);
+  const deviation = findings.find((f) => f.kind === 'baseline_deviation');
+  assert.match(deviation.detail, /standard errors \(threshold 3\)/);
+
+  const alerts = async () => (await r.server.request('GET', `/api/alerts?q=${encodeURIComponent(day)}`, { token })).body;
+  const raised = await alerts();
+  assert.equal(raised.total, findings.length);
+  assert.ok(raised.items.every((a: any) => a.source.startsWith('energy.anomaly.')));
+  await check(day);
+  assert.equal((await alerts()).total, findings.length, 'checked again: no second alert');
+  const today = await r.server.request('POST', '/api/analysis/anomalies/check', { token, body: { day: utcDay(Date.now()) } });
+  assert.equal(today.status, 400, 'a day that is not over');
+});
