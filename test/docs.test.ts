@@ -82,7 +82,7 @@ describe('reference page in headless Chromium', () => {
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`${server.url}/documentation`);
-    await page.waitForSelector('.swagger-ui .info .title', { timeout: 20000 });
+    await page.waitForSelector('.swagger-ui .info .title', { timeout: 120_000 });
     assert.deepEqual(errors, []);
 
     const run = async (operationId: string, body?: string) => {
@@ -101,7 +101,7 @@ describe('reference page in headless Chromium', () => {
     const login = await run('postApiAuthLogin', JSON.stringify({ username: user.username, password: TEST_PASSWORD }));
     assert.equal(login.status, 200);
     // The interceptor runs after the network response arrives: wait for it rather than racing it.
-    await page.waitForFunction(() => window.localStorage.getItem('ems.accessToken') !== null, undefined, { timeout: 10000 });
+    await page.waitForFunction(() => window.localStorage.getItem('ems.accessToken') !== null, undefined, { timeout: 60_000 });
     const stored = await page.evaluate(() => window.localStorage.getItem('ems.accessToken'));
     assert.ok(stored && stored.split('.').length === 3, 'the access token is stored in the browser');
 
