@@ -3,7 +3,7 @@ import type { AuditLog } from './db/auditTrail.ts';
 import type { AuthService } from './auth/service.ts';
 import type { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
-import type { FeatureServices } from './features.ts';
+import type { FeatureServices, PortalServices } from './features.ts';
 import type { Db } from './db/client.ts';
 import type { IotGateway } from './iot/service.ts';
 import type { Lifecycle } from './lifecycle.ts';
@@ -13,7 +13,8 @@ import type { ReportRunner } from './reports/runs.ts';
 import type { AlarmNotifier } from './alarms/notifier.ts';
 import type { Collector } from './energy/collector.ts';
 
-export type AppDeps = FeatureServices & {
+export type AppDeps = FeatureServices &
+  PortalServices & {
   config: Config;
   db: Db;
   logger: Logger;

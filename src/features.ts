@@ -13,12 +13,36 @@ import type { Logger } from './logger.ts';
 import { MaintenanceService } from './maintenance/service.ts';
 import { ReportService } from './reports/service.ts';
 import { UserDirectory } from './users/service.ts';
+import { AuditReader } from './audit/service.ts';
+import { ConfigStore } from './configs/service.ts';
+import { OverviewService } from './overview/service.ts';
+import { createFileStore } from './files/service.ts';
+import { createModelStore } from './models/service.ts';
+import type { StoredFiles } from './uploads/storedFiles.ts';
+import type { AuthService } from './auth/service.ts';
+import type { Config } from './config.ts';
+import { DashboardService } from './dashboard/service.ts';
+import type { Collector } from './energy/collector.ts';
+import type { IotGateway } from './iot/service.ts';
+import { OAuthService } from './oauth/service.ts';
+import { WallboardService } from './wallboard/service.ts';
+import { AvatarStore } from './uploads/avatarStore.ts';
 
 export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Logger; throttle: Pick<LoginThrottle, 'reserve'>; reportMinIntervalMin?: number };
 
+/**
+ * Every feature service, built once. Caches live inside them (each declared where it is kept, with what ends it), so
+ * one instance per service means one cache: a second ConfigStore or OverviewService would keep a second copy.
+ */
 export type FeatureServices = {
   alerts: AlertService;
   analysis: Analysis;
+  auditTrail: AuditReader;
+  avatars: AvatarStore;
+  configs: ConfigStore;
+  files: StoredFiles;
+  models: StoredFiles;
+  overview: OverviewService;
   energy: Energy;
   faults: FaultService;
   maintenance: MaintenanceService;
@@ -45,14 +69,60 @@ export function buildUserDirectory({ db, audit, dataDir, logger, throttle }: Fea
 /** Constructing prepares statements only; nothing here writes to the database. */
 export function buildFeatureServices(core: FeatureCore): FeatureServices {
   const energy = buildEnergy(core.db, core.audit);
+  const analysis = buildAnalysis(core.db, core.audit, energy);
   return {
     alerts: new AlertService(core.db, core.audit),
-    analysis: buildAnalysis(core.db, core.audit, energy),
+    analysis,
+    auditTrail: new AuditReader(core.db),
+    avatars: new AvatarStore(core.db, core.audit, core.dataDir),
+    configs: new ConfigStore(core.db, core.audit),
+    files: createFileStore(core.db, core.audit, core.dataDir),
+    models: createModelStore(core.db, core.audit, core.dataDir),
+    overview: new OverviewService(core.db, energy.figures, analysis.comparisons, analysis.demandCharges),
     energy,
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),
     notificationRules: new NotificationRules(core.db, core.audit),
     reports: new ReportService(core.db, core.audit, core.reportMinIntervalMin),
     users: buildUserDirectory(core),
+  };
+}
+
+export type PortalCore = {
+  db: Db;
+  audit: AuditLog;
+  config: Config;
+  logger: Logger;
+  auth: AuthService;
+  iot: IotGateway;
+  collector: Collector;
+  features: FeatureServices;
+  startedAt: number;
+};
+
+export type PortalServices = { dashboard: DashboardService; wallboard: WallboardService; oauth: OAuthService };
+
+/** The services that also need the gateway, the collector or sign-in: built once, after those, by createService. */
+export function buildPortalServices({ db, audit, config, logger, auth, iot, collector, features, startedAt }: PortalCore): PortalServices {
+  const { configs, overview, energy } = features;
+  return {
+    dashboard: new DashboardService(db, audit, {
+      configs,
+      energy: energy.areas,
+      overview,
+      gateway: () => {
+        const { gateway, checkedAt } = iot.health();
+        return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : 'unknown', checkedAt };
+      },
+    }),
+    wallboard: new WallboardService(db, {
+      configs,
+      overview,
+      areas: energy.areas,
+      figures: energy.figures,
+      collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
+      gatewayCheckedAt: () => iot.health().checkedAt,
+    }),
+    oauth: new OAuthService({ config, db, logger, auth, audit }),
   };
 }

@@ -23,7 +23,7 @@ import { Collector } from './energy/collector.ts';
 import { ensureSimulatorMeters } from './energy/module.ts';
 import { DemandWatch } from './energy/demandWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
-import { buildFeatureServices } from './features.ts';
+import { buildFeatureServices, buildPortalServices } from './features.ts';
 import { hashPassword, verifyPassword } from './auth/passwords.ts';
 import { staticModels } from './models/staticModels.ts';
 import { sweepStaleUploads } from './uploads/receiveUpload.ts';
@@ -122,8 +122,10 @@ export async function createService(config: Config, options: { logger?: Logger }
   const anomalyRuns = new Repeating(() => anomalies.checkYesterday(), 3_600_000);
   if (config.collectIntervalMs > 0) anomalyRuns.start();
   lifecycle.onClose('energy anomaly check', () => anomalyRuns.stop());
+  const startedAt = Date.now();
   const deps: AppDeps = {
     ...features,
+    ...buildPortalServices({ db, audit, config, logger, auth, iot, collector, features, startedAt }),
     collector,
     config,
     db,
@@ -136,7 +138,7 @@ export async function createService(config: Config, options: { logger?: Logger }
     reportRuns,
     notifier,
     lifecycle,
-    startedAt: Date.now(),
+    startedAt,
   };
   const sweep = setInterval(() => deps.auth.codes.sweep(), 60_000);
   sweep.unref();

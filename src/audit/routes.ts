@@ -3,10 +3,8 @@ import type { AppDeps } from '../appDeps.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody, Page } from '../http/schemas.ts';
 import { AuditEntry, AuditQuery } from './schemas.ts';
-import { AuditReader } from './service.ts';
 
-export function auditRoutes({ db }: AppDeps) {
-  const reader = new AuditReader(db);
+export function auditRoutes({ auditTrail: reader }: Pick<AppDeps, 'auditTrail'>) {
   return [
     defineRoute({
       method: 'GET',

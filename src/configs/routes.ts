@@ -3,12 +3,10 @@ import type { AppDeps } from '../appDeps.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
 import { PlatformConfig, PlatformConfigUpdate, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
-import { ConfigStore } from './service.ts';
 
 const tags = ['configs'];
 
-export function configRoutes({ db, audit }: AppDeps) {
-  const store = new ConfigStore(db, audit);
+export function configRoutes({ configs: store }: Pick<AppDeps, 'configs'>) {
   return [
     defineRoute({
       method: 'GET',

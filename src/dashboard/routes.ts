@@ -1,24 +1,12 @@
 // /api/dashboard: the public portal payload (no token), recent alerts and each user's own dashboard settings.
 import type { AppDeps } from '../appDeps.ts';
-import { ConfigStore } from '../configs/service.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { OverviewService } from '../overview/service.ts';
 import { DashboardSettings, DashboardSettingsUpdate, PublicDashboard, RecentAlerts, RecentAlertsQuery } from './schemas.ts';
-import { DashboardService } from './service.ts';
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ db, audit, iot, energy }: AppDeps) {
-  const dashboard = new DashboardService(db, audit, {
-    configs: new ConfigStore(db, audit),
-    energy: energy.areas,
-    overview: new OverviewService(db, energy.figures),
-    gateway: () => {
-      const { gateway, checkedAt } = iot.health();
-      return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : 'unknown', checkedAt };
-    },
-  });
+export function dashboardRoutes({ dashboard }: Pick<AppDeps, 'dashboard'>) {
   return [
     defineRoute({
       method: 'GET',

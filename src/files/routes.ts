@@ -3,14 +3,14 @@ import type { AppDeps } from '../appDeps.ts';
 import { SERVABLE_TYPES } from '../uploads/mediaTypes.ts';
 import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
 import { FileView } from './schemas.ts';
-import { createFileStore, fileDownload, presentFile } from './service.ts';
+import { fileDownload, presentFile } from './service.ts';
 
-export function fileRoutes(deps: AppDeps) {
+export function fileRoutes(deps: Pick<AppDeps, 'files' | 'config'>) {
   return storedFileRoutes(deps, {
     base: '/api/files',
     tag: 'files',
     noun: 'file',
-    store: createFileStore(deps.db, deps.audit, deps.config.dataDir),
+    store: deps.files,
     view: FileView,
     present: presentFile,
     download: fileDownload,

@@ -3,14 +3,14 @@ import type { AppDeps } from '../appDeps.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
 import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
 import { ModelView } from './schemas.ts';
-import { acceptModelName, createModelStore, modelDownload, presentModel } from './service.ts';
+import { acceptModelName, modelDownload, presentModel } from './service.ts';
 
-export function modelRoutes(deps: AppDeps) {
+export function modelRoutes(deps: Pick<AppDeps, 'models' | 'config'>) {
   return storedFileRoutes(deps, {
     base: '/api/models',
     tag: 'models',
     noun: 'model',
-    store: createModelStore(deps.db, deps.audit, deps.config.dataDir),
+    store: deps.models,
     view: ModelView,
     present: presentModel,
     download: modelDownload,

@@ -20,7 +20,7 @@ import {
   UserLinkParams,
   UserProviderParams,
 } from './schemas.ts';
-import { OAuthService, type CallbackParams as CallbackInput } from './service.ts';
+import type { CallbackParams as CallbackInput } from './service.ts';
 
 const tags = ['auth'];
 const CALLBACK_PATH = '/api/auth/oauth/:provider/callback';
@@ -31,8 +31,7 @@ const CALLBACK_DESCRIPTION =
 
 const validateOutcome = compileResponse(CallbackOutcome);
 
-export function oauthRoutes(deps: AppDeps) {
-  const oauth = new OAuthService({ config: deps.config, db: deps.db, logger: deps.logger, auth: deps.auth, audit: deps.audit });
+export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
 
   /** Streams its own answer (JSON or the popup page), so it checks the outcome against its schema itself. */
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {

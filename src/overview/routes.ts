@@ -2,12 +2,10 @@
 import type { AppDeps } from '../appDeps.ts';
 import { defineRoute } from '../http/route.ts';
 import { OverviewStats, WeeklyEnergy } from './schemas.ts';
-import { OverviewService } from './service.ts';
 
 const tags = ['overview'];
 
-export function overviewRoutes({ db, energy, analysis }: AppDeps) {
-  const overview = new OverviewService(db, energy.figures, analysis.comparisons, analysis.demandCharges);
+export function overviewRoutes({ overview }: Pick<AppDeps, 'overview'>) {
   return [
     defineRoute({
       method: 'GET',

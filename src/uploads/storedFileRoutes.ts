@@ -26,7 +26,7 @@ export type StoredFileResource = {
   downloadTypes: readonly string[];
 };
 
-export function storedFileRoutes({ config }: AppDeps, resource: StoredFileResource) {
+export function storedFileRoutes({ config }: Pick<AppDeps, 'config'>, resource: StoredFileResource) {
   const { base, noun, store, present } = resource;
   const tags = [resource.tag];
   const tmpDir = path.join(config.dataDir, 'tmp');

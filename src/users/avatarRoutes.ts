@@ -5,7 +5,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { Forbidden } from '../http/errors.ts';
 import { defineRoute, Reply, type AuthUser } from '../http/route.ts';
 import { ErrorBody, IdParams } from '../http/schemas.ts';
-import { AVATAR_MAX_BYTES, AvatarStore } from '../uploads/avatarStore.ts';
+import { AVATAR_MAX_BYTES } from '../uploads/avatarStore.ts';
 import { withUpload } from '../uploads/receiveUpload.ts';
 import { BinaryBody } from '../uploads/schemas.ts';
 import { sendStoredFile } from '../uploads/sendFile.ts';
@@ -18,8 +18,7 @@ function assertSelfOrAdmin(user: AuthUser, userId: number): void {
   if (user.id !== userId && user.role !== 'admin') throw new Forbidden('Only the user or an admin may change this avatar');
 }
 
-export function avatarRoutes({ db, audit, config }: AppDeps) {
-  const avatars = new AvatarStore(db, audit, config.dataDir);
+export function avatarRoutes({ avatars, config }: Pick<AppDeps, 'avatars' | 'config'>) {
   const tmpDir = path.join(config.dataDir, 'tmp');
   return [
     defineRoute({

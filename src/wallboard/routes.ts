@@ -6,13 +6,10 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Middleware } from 'koa';
 import type { AppDeps } from '../appDeps.ts';
-import { ConfigStore } from '../configs/service.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { OverviewService } from '../overview/service.ts';
 import { packageRoot } from '../packageRoot.ts';
 import { WallboardPayload, WallboardQuery } from './schemas.ts';
-import { WallboardService } from './service.ts';
 
 const PUBLIC_DIR = path.join(packageRoot, 'src', 'wallboard', 'public');
 
@@ -68,15 +65,7 @@ export function wallboardPages(): Middleware {
   };
 }
 
-export function wallboardRoutes({ db, audit, iot, energy, collector, config, startedAt }: AppDeps) {
-  const wallboard = new WallboardService(db, {
-    configs: new ConfigStore(db, audit),
-    overview: new OverviewService(db, energy.figures),
-    areas: energy.areas,
-    figures: energy.figures,
-    collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
-    gatewayCheckedAt: () => iot.health().checkedAt,
-  });
+export function wallboardRoutes({ wallboard }: Pick<AppDeps, 'wallboard'>) {
   return [
     defineRoute({
       method: 'GET',
