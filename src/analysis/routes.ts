@@ -21,7 +21,7 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis, iot, alerts, logger }: AppDeps) {
+export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<AppDeps, 'energy' | 'analysis' | 'iot' | 'alerts' | 'logger'>) {
   const baselines = analysis.baselines(iot);
   const enpis = analysis.enpis(iot);
   const anomalies = analysis.anomalies(iot, alerts, logger);

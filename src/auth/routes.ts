@@ -8,7 +8,7 @@ import { CodeSent, EmailBody, LoginBody, Ok, RefreshBody, RegisterBody, ResetBod
 
 const tags = ['auth'];
 
-export function authRoutes({ auth, config }: AppDeps) {
+export function authRoutes({ auth, config }: Pick<AppDeps, 'auth' | 'config'>) {
   const codeSent = { ok: true as const, expiresInSec: config.codeTtlSec };
   return [
     defineRoute({

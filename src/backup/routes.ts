@@ -6,7 +6,7 @@ import { BackupSchedule, BackupScheduleUpdate } from './schemas.ts';
 
 const tags = ['system'];
 
-export function backupRoutes({ backups }: AppDeps) {
+export function backupRoutes({ backups }: Pick<AppDeps, 'backups'>) {
   return [
     defineRoute({
       method: 'GET',

@@ -51,7 +51,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
 
-export function energyRoutes({ energy, iot, collector }: AppDeps) {
+export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
   const { meters, tariffs, figures, areas } = energy;
   return [
     defineRoute({

@@ -39,7 +39,7 @@ const Health = Type.Object({
   ),
 });
 
-export function healthRoutes({ db, startedAt, iot, backups, collector }: AppDeps) {
+export function healthRoutes({ db, startedAt, iot, backups, collector }: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector'>) {
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   return [
     defineRoute({

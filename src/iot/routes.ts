@@ -59,7 +59,7 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
   ctx.body = JSON.stringify({ ...kept, error: said.slice(0, 500), code: codeForStatus(status), ...(status === 502 ? { gatewayStatus: answer.status } : {}) });
 }
 
-export function iotRoutes({ iot }: AppDeps) {
+export function iotRoutes({ iot }: Pick<AppDeps, 'iot'>) {
   const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
     { method: 'GET', path: '/codes/values', summary: 'Current values of points (codes in the query; request line and headers must stay under 16 KiB, else 431: use POST for many codes)', query: ValuesQuery, answer: ValuesAnswer },
     { method: 'POST', path: '/codes/values', summary: 'Current values of points', body: ValuesBody, answer: ValuesAnswer, example: { codes: ['meter.main.kwh', 'temp.outdoor'] } },
