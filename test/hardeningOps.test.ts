@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { closeDatabase, openDatabase } from '../src/db/client.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
 
 describe('a backup killed mid-run', () => {
@@ -68,6 +69,39 @@ describe('a full database', () => {
       assert.equal(healthy.body.database, 'ok');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('migration 0006', () => {
+  test('repairs gateway alerts stored with times outside 2000 .. created_at + 5 min; other alerts keep theirs', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'ems.db');
+    try {
+      // A database as 0004 left it, with the alerts the unbounded poller wrote: 0006 undone, then applied at the next open.
+      let db = openDatabase(file);
+      db.sqlite.exec('DROP INDEX alerts_open_alarm_idx; DROP TABLE refresh_tokens_retired;');
+      db.sqlite.prepare("DELETE FROM __drizzle_migrations WHERE created_at = 1795500001000").run();
+      const insert = db.sqlite.prepare(
+        "INSERT INTO alerts (title, level, source, status, occurred_at, alarm_key, cleared_at, created_at, updated_at) VALUES (?, 'critical', 'p', 'active', ?, ?, ?, '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:00.000Z')",
+      );
+      insert.run('ancient', '-271821-04-20T00:00:00.000Z', 'p@ancient', null);
+      insert.run('future', '2999-01-01T00:00:00.000Z', 'p@future', null);
+      insert.run('fine', '2026-11-20T09:59:00.000Z', 'p@fine', '2026-11-20T10:30:00.000Z');
+      insert.run('by hand', '2999-01-01T00:00:00.000Z', null, null);
+      closeDatabase(db);
+      db = openDatabase(file);
+      const rows = db.sqlite.prepare('SELECT title, occurred_at AS occurredAt, cleared_at AS clearedAt FROM alerts ORDER BY id').all();
+      assert.deepEqual(rows, [
+        { title: 'ancient', occurredAt: '2026-11-20T10:00:00.000Z', clearedAt: null },
+        { title: 'future', occurredAt: '2026-11-20T10:00:00.000Z', clearedAt: null },
+        { title: 'fine', occurredAt: '2026-11-20T09:59:00.000Z', clearedAt: '2026-11-20T10:30:00.000Z' },
+        { title: 'by hand', occurredAt: '2999-01-01T00:00:00.000Z', clearedAt: null },
+      ]);
+      assert.equal(db.sqlite.prepare("SELECT count(*) FROM sqlite_master WHERE name IN ('alerts_open_alarm_idx', 'refresh_tokens_retired')").pluck().get(), 2);
+      closeDatabase(db);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
