@@ -8,6 +8,7 @@ import { buildRouter, clientAddress, errorRenderer, MAX_PENDING_BODIES_PER_ADDRE
 import { version } from './packageRoot.ts';
 import { wallboardPages } from './wallboard/routes.ts';
 import { allRoutes } from './routes.ts';
+import { storageWatchOf } from './db/storageWatch.ts';
 
 function bearerAuthenticator(deps: AppDeps): Authenticator {
   return {
@@ -67,7 +68,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
   app.use(requestLog(deps.logger));
-  app.use(errorRenderer(deps.logger));
+  app.use(errorRenderer(deps.logger, () => storageWatchOf(deps.db, deps.config.dataDir).noteFull()));
   app.use(securityHeaders());
   app.use(portalCors(deps.config.portalOrigin));
   app.use(documentationPage());

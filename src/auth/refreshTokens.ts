@@ -12,7 +12,11 @@ export class RefreshTokens {
   private readonly findByHash;
   private readonly deleteById;
   readonly issue: (userId: number) => string;
-  readonly rotate: (token: string) => { userId: number; token: string } | null;
+  /** The new pair's token; `reused` when the token was already rotated away (the user's session is ended); null when unknown or expired. */
+  readonly rotate: (token: string) => { userId: number; token: string } | { reused: number } | null;
+  private readonly retire;
+  private readonly findRetired;
+  private readonly sweepRetired;
 
   constructor(
     private readonly db: Db,
@@ -23,6 +27,9 @@ export class RefreshTokens {
     this.insert = sqlite.prepare('INSERT INTO refresh_tokens (user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?)');
     this.findByHash = sqlite.prepare('SELECT id, user_id AS userId, expires_at AS expiresAt FROM refresh_tokens WHERE token_hash = ?');
     this.deleteById = sqlite.prepare('DELETE FROM refresh_tokens WHERE id = ?');
+    this.retire = sqlite.prepare('INSERT OR REPLACE INTO refresh_tokens_retired (token_hash, user_id, expires_at) VALUES (?, ?, ?)');
+    this.findRetired = sqlite.prepare('SELECT user_id AS userId FROM refresh_tokens_retired WHERE token_hash = ? AND expires_at > ?');
+    this.sweepRetired = sqlite.prepare('DELETE FROM refresh_tokens_retired WHERE expires_at <= ?');
 
     /** Deletes the user's earlier token first: one session per user (SPEC.md state table). */
     this.issue = sqlite.transaction((userId: number) => {
@@ -31,10 +38,23 @@ export class RefreshTokens {
     });
 
     // No await inside: better-sqlite3 runs this start to finish, so of N concurrent refreshes of one token exactly one wins.
+    // A token rotated away and presented again means two parties hold the family: whoever holds the current token
+    // loses it too (RFC 9700 §4.14.2, reuse detection). Also among concurrent refreshes of one token: one wins, and
+    // the others end the session it got, as the RFC intends for a replayed token.
     this.rotate = sqlite.transaction((token: string) => {
-      const row = this.findByHash.get(hashRefreshToken(token)) as { id: number; userId: number; expiresAt: number } | undefined;
-      if (!row || row.expiresAt <= Date.now()) return null;
+      const hash = hashRefreshToken(token);
+      const now = Date.now();
+      const row = this.findByHash.get(hash) as { id: number; userId: number; expiresAt: number } | undefined;
+      if (!row) {
+        const retired = this.findRetired.get(hash, now) as { userId: number } | undefined;
+        if (!retired) return null;
+        this.deleteForUser.run(retired.userId);
+        return { reused: retired.userId };
+      }
+      if (row.expiresAt <= now) return null;
       this.deleteById.run(row.id);
+      this.sweepRetired.run(now);
+      this.retire.run(hash, row.userId, row.expiresAt);
       return { userId: row.userId, token: this.store(row.userId) };
     });
   }

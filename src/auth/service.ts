@@ -103,7 +103,12 @@ export class AuthService {
   }
 
   refresh(refreshToken: string): TokenPair {
-    const rotated = this.refreshTokens.rotate(refreshToken);
+    const outcome = this.refreshTokens.rotate(refreshToken);
+    if (outcome && 'reused' in outcome) {
+      this.logger.warn({ userId: outcome.reused }, 'a refresh token was used again after its rotation: the session is ended (sign in again)');
+      throw new Unauthorized('Refresh token is invalid or expired; sign in again');
+    }
+    const rotated = outcome;
     const user = rotated && this.users.findById(rotated.userId);
     if (!rotated || !user) throw new Unauthorized('Refresh token is invalid or expired; sign in again');
     return { accessToken: this.keys.sign({ userId: user.id, username: user.username }), refreshToken: rotated.token };

@@ -222,6 +222,30 @@ function removeBackup(info: Pick<BackupInfo, 'file'>): void {
   fs.rmSync(filesDirOf(info.file), { recursive: true, force: true });
 }
 
+/**
+ * At start: the `.partial` leftovers of a run that died (kill -9, power loss) are removed at once, not at the next
+ * run, and their names returned so the run is recorded as failed. Nothing is touched while another process (emsctl)
+ * holds the backup lock: its partials are a run in progress.
+ */
+export function clearInterruptedRun(dataDir: string): string[] {
+  const dir = backupsDir(dataDir);
+  if (!fs.existsSync(dir) || !fs.readdirSync(dir).some((name) => name.endsWith('.partial'))) return [];
+  let lock: HeldLock;
+  try {
+    lock = backupLock(dataDir, `clean-up of an interrupted backup (pid ${process.pid})`);
+  } catch (error) {
+    if (error instanceof BackupBusy) return [];
+    throw error;
+  }
+  try {
+    const left = fs.readdirSync(dir).filter((name) => name.endsWith('.partial'));
+    removePartials(dir);
+    return left;
+  } finally {
+    lock.release();
+  }
+}
+
 /** Leftovers of a run that died (kill -9, power loss): only ever called under the backup lock. */
 function removePartials(dir: string): void {
   for (const name of fs.readdirSync(dir)) {

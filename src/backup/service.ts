@@ -3,7 +3,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Db } from '../db/client.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
-import { BackupBusy, createBackup, type BackupResult } from './archive.ts';
+import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from './archive.ts';
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
 import { applyScheduleDefaults, changeSchedule, DEFAULT_BACKUP_CRON, readSchedule, readStoredSchedule, type ScheduleChanges, type StoredSchedule } from './schedule.ts';
@@ -147,9 +147,25 @@ export class BackupScheduler {
     if (applyScheduleDefaults(this.deps.db)) {
       this.deps.logger.info({ cron: DEFAULT_BACKUP_CRON }, 'backups switched on by default (nightly; change with emsctl backup schedule set)');
     }
+    this.recordInterruptedRun();
     this.reschedule(readSchedule(this.deps.db));
     this.reload = setInterval(() => this.reloadIfChanged(), RELOAD_INTERVAL_MS);
     this.reload.unref();
+  }
+
+  /** A run the last process did not finish (its `.partial` files are left) is failed, and its files go at once. */
+  private recordInterruptedRun(): void {
+    const { db, dataDir, logger } = this.deps;
+    try {
+      const left = clearInterruptedRun(dataDir);
+      if (left.length === 0) return;
+      db.sqlite
+        .prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ? WHERE id = 1')
+        .run(new Date().toISOString(), 'failed: interrupted (the service stopped during the run); its partial files were removed');
+      logger.warn({ removed: left }, 'a backup interrupted by the last shutdown is recorded as failed; its partial files were removed');
+    } catch (error) {
+      logger.error({ err: error }, 'could not clean up an interrupted backup');
+    }
   }
 
   get(): BackupScheduleView {

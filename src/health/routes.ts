@@ -5,6 +5,7 @@ import { version } from '../packageRoot.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { IotHealth } from '../iot/schemas.ts';
 import { Timestamp } from '../http/schemas.ts';
+import { storageWatchOf } from '../db/storageWatch.ts';
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
 const BackupHealth = Type.Object({
@@ -24,7 +25,9 @@ const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   version: Type.String(),
   uptimeSec: Type.Integer(),
-  database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('unavailable')], {
+    description: 'full: a write failed for lack of disk space and none has succeeded since, or under 1 MiB is left',
+  }),
   /** An unreachable gateway does not make the service unhealthy: it is reported, not failed on. */
   iot: IotHealth,
   /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
@@ -39,8 +42,9 @@ const Health = Type.Object({
   ),
 });
 
-export function healthRoutes({ db, startedAt, iot, backups, collector }: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector'>) {
+export function healthRoutes({ db, startedAt, iot, backups, collector, config }: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config'>) {
   const ping = db.sqlite.prepare('SELECT 1').pluck();
+  const storage = storageWatchOf(db, config.dataDir);
   return [
     defineRoute({
       method: 'GET',
@@ -51,15 +55,16 @@ export function healthRoutes({ db, startedAt, iot, backups, collector }: Pick<Ap
       tags: ['system'],
       schemas: { response: { 200: Health, 503: Health } },
       handler: () => {
-        let database: 'ok' | 'unavailable' = 'ok';
+        let database: 'ok' | 'full' | 'unavailable' = 'ok';
         try {
           ping.get();
+          database = storage.state();
         } catch {
           database = 'unavailable';
         }
         let backup: ReturnType<typeof backups.health> | null = null;
         try {
-          if (database === 'ok') backup = backups.health();
+          if (database !== 'unavailable') backup = backups.health();
         } catch {
           // reported as null: the database answered the ping but not this read
         }

@@ -225,7 +225,7 @@ function storageError(error: unknown): boolean {
 }
 
 /** Renders every error as { error, code, details? }; 5xx bodies never carry a stack, SQL or message text. */
-export function errorRenderer(logger: Logger): Middleware {
+export function errorRenderer(logger: Logger, onStorageFull: () => void = () => {}): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -241,6 +241,7 @@ export function errorRenderer(logger: Logger): Middleware {
       } else if (storageError(error)) {
         code = 'STORAGE_FULL';
         message = 'Storage is full: free disk space on the appliance';
+        onStorageFull();
         logger.error({ err: error, reqId: ctx.state.requestId }, 'storage full');
       } else {
         const err = error as { status?: number; statusCode?: number; expose?: boolean; message?: string; code?: string };

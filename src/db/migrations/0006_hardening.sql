@@ -8,3 +8,11 @@ WHERE `alarm_key` IS NOT NULL
 UPDATE `alerts` SET `cleared_at` = `created_at`
 WHERE `alarm_key` IS NOT NULL AND `cleared_at` IS NOT NULL
   AND (`cleared_at` NOT GLOB '[0-9][0-9][0-9][0-9]-*' OR `cleared_at` < `occurred_at`);
+--> statement-breakpoint
+-- Refresh tokens already rotated away, until they would have expired: one presented again ends the session (RFC 9700 reuse detection).
+CREATE TABLE `refresh_tokens_retired` (
+	`token_hash` text PRIMARY KEY NOT NULL,
+	`user_id` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);

@@ -43,6 +43,16 @@ export const refreshTokens = sqliteTable(
   (t) => [uniqueIndex('refresh_tokens_hash_unique').on(t.tokenHash), uniqueIndex('refresh_tokens_user_unique').on(t.userId)],
 );
 
+/**
+ * Hashes of refresh tokens already rotated away, until they would have expired: one presented again is a replay
+ * (RFC 9700 §4.14.2) and ends the user's session (migration 0006).
+ */
+export const retiredRefreshTokens = sqliteTable('refresh_tokens_retired', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  expiresAt: integer('expires_at').notNull(),
+});
+
 export const oauthLinks = sqliteTable(
   'oauth_links',
   {
