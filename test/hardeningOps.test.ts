@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { closeDatabase, openDatabase } from '../src/db/client.ts';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { closeDatabase, migrationsFolder, openDatabase } from '../src/db/client.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
 
 describe('a backup killed mid-run', () => {
@@ -78,10 +81,18 @@ describe('migration 0006', () => {
     const dir = tempDir();
     const file = path.join(dir, 'ems.db');
     try {
-      // A database as 0004 left it, with the alerts the unbounded poller wrote: 0006 undone, then applied at the next open.
-      let db = openDatabase(file);
-      db.sqlite.exec('DROP INDEX alerts_open_alarm_idx; DROP TABLE refresh_tokens_retired;');
-      db.sqlite.prepare("DELETE FROM __drizzle_migrations WHERE created_at = 1795500001000").run();
+      // A database as 0004 left it (the migrations up to 0004 only), with the alerts the unbounded poller wrote; every
+      // later migration, 0006 among them, is applied at the next open.
+      const upTo0004 = path.join(dir, 'migrations');
+      fs.mkdirSync(path.join(upTo0004, 'meta'), { recursive: true });
+      const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8'));
+      journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag <= '0004');
+      fs.writeFileSync(path.join(upTo0004, 'meta', '_journal.json'), JSON.stringify(journal));
+      for (const entry of journal.entries) fs.copyFileSync(path.join(migrationsFolder(), `${entry.tag}.sql`), path.join(upTo0004, `${entry.tag}.sql`));
+      const old = new Database(file);
+      migrate(drizzle(old), { migrationsFolder: upTo0004 });
+      old.close();
+      let db = openDatabase(file, { migrate: false });
       const insert = db.sqlite.prepare(
         "INSERT INTO alerts (title, level, source, status, occurred_at, alarm_key, cleared_at, created_at, updated_at) VALUES (?, 'critical', 'p', 'active', ?, ?, ?, '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:00.000Z')",
       );
