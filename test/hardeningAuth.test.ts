@@ -46,4 +46,22 @@ describe('refresh token reuse detection', () => {
     assert.equal((await refresh(rotated.body.refreshToken)).status, 200, 'an unknown token is no replay');
     assert.equal((await refresh(bystander.refreshToken)).status, 200);
   });
+
+  test('two tabs refreshing with the same token at the same moment: one wins, the other gets 401, and the session lives on', async () => {
+    const user = await server.createUser();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => refresh(user.refreshToken)));
+    const won = answers.filter((answer) => answer.status === 200);
+    assert.equal(won.length, 1, 'exactly one concurrent refresh wins');
+    assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 401));
+    assert.equal((await refresh(won[0]!.body.refreshToken)).status, 200, "the winner's token still works: a concurrent refresh is no replay");
+  });
+
+  test("a token two rotations old ends the session even seconds after its rotation (only the current token's predecessor has the grace)", async () => {
+    const user = await server.createUser();
+    const first = await refresh(user.refreshToken);
+    const second = await refresh(first.body.refreshToken);
+    // first.refreshToken is the predecessor of the live token: presented at once, it is a second tab, not a thief.
+    assert.equal((await refresh(first.body.refreshToken)).status, 401);
+    assert.equal((await refresh(second.body.refreshToken)).status, 200, 'the predecessor within the window ends nothing');
+  });
 });

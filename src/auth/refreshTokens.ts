@@ -1,5 +1,9 @@
 // Opaque refresh tokens: 32 random bytes, only a SHA-256 stored, one per user, rotated in one synchronous transaction.
 import { createHash, randomBytes } from 'node:crypto';
+
+/** A rotated token presented again this soon after its rotation is a concurrent refresh, not a replay (see rotate). */
+export const REUSE_GRACE_MS = 10_000;
+const RECENT_ROTATIONS_CAP = 10_000;
 import type { Db } from '../db/client.ts';
 
 export function hashRefreshToken(token: string): string {
@@ -39,8 +43,10 @@ export class RefreshTokens {
 
     // No await inside: better-sqlite3 runs this start to finish, so of N concurrent refreshes of one token exactly one wins.
     // A token rotated away and presented again means two parties hold the family: whoever holds the current token
-    // loses it too (RFC 9700 §4.14.2, reuse detection). Also among concurrent refreshes of one token: one wins, and
-    // the others end the session it got, as the RFC intends for a replayed token.
+    // loses it too (RFC 9700 §4.14.2, reuse detection) — unless it is the current token's direct predecessor, presented
+    // within REUSE_GRACE_MS of its rotation: that is the same browser's second tab refreshing at the same moment (the
+    // losers get 401 and keep the session the winner got, as Auth0's reuse interval and Okta's grace period do). A
+    // replay seconds after the owner's own refresh is the case this leaves open; any older token, or later, ends it.
     this.rotate = sqlite.transaction((token: string) => {
       const hash = hashRefreshToken(token);
       const now = Date.now();
@@ -48,6 +54,8 @@ export class RefreshTokens {
       if (!row) {
         const retired = this.findRetired.get(hash, now) as { userId: number } | undefined;
         if (!retired) return null;
+        const rotation = this.recentlyRotated.get(hash);
+        if (rotation && now - rotation.at < REUSE_GRACE_MS && this.findByHash.get(rotation.successor)) return null;
         this.deleteForUser.run(retired.userId);
         return { reused: retired.userId };
       }
@@ -55,8 +63,21 @@ export class RefreshTokens {
       this.deleteById.run(row.id);
       this.sweepRetired.run(now);
       this.retire.run(hash, row.userId, row.expiresAt);
-      return { userId: row.userId, token: this.store(row.userId) };
+      const next = this.store(row.userId);
+      this.rememberRotation(hash, hashRefreshToken(next), now);
+      return { userId: row.userId, token: next };
     });
+  }
+
+  /** Rotations of the last REUSE_GRACE_MS, oldest first (a Map keeps insertion order); bounded by the window and a cap. */
+  private readonly recentlyRotated = new Map<string, { at: number; successor: string }>();
+
+  private rememberRotation(hash: string, successor: string, now: number): void {
+    for (const [oldHash, { at }] of this.recentlyRotated) {
+      if (now - at < REUSE_GRACE_MS && this.recentlyRotated.size < RECENT_ROTATIONS_CAP) break;
+      this.recentlyRotated.delete(oldHash);
+    }
+    this.recentlyRotated.set(hash, { at: now, successor });
   }
 
   private store(userId: number): string {
