@@ -7,7 +7,7 @@
 // The tree looks like a checkout after `npm run build`: package.json, src/ (the migrations are read from there),
 // cli/, dist/, and node_modules as a link to this checkout's.
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,8 +46,11 @@ export function compiledBuild(): string {
   const lock = `${dir}.lock`;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) {
-      // Readable by every user: a test runs the service as nobody against it.
-      if ((fs.statSync(dir).mode & 0o777) !== 0o755) fs.chmodSync(dir, 0o755);
+      // Readable by every user: a test runs the service as nobody against it. tsc may have run under the umask 027
+      // an in-process test service sets (restrictFileModes), and mkdtemp makes 0700: open both up (links not followed).
+      if ((fs.statSync(dir).mode & 0o777) !== 0o755 || (fs.statSync(path.join(dir, 'dist')).mode & 0o777) !== 0o755) {
+        execFileSync('chmod', ['-R', 'u=rwX,go=rX', dir]);
+      }
       return (cached = dir);
     }
     try {

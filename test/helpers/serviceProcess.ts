@@ -23,9 +23,17 @@ export type ServiceProcess = {
  * so no service or CLI outlives its test and holds a port or a data dir.
  */
 const liveChildren = new Set<ChildProcess>();
-process.on('exit', () => {
+const killLiveChildren = () => {
   for (const child of liveChildren) child.kill('SIGKILL');
-});
+};
+process.on('exit', killLiveChildren);
+// A live child's pipes keep the test file's process from ever exiting (so 'exit' never comes): a service left by a
+// timed-out test kept a file of `npm test` alive for 20 minutes. Under the test runner, a file-level after hook
+// kills what is left once the file's tests are done. (Outside it, e.g. in a benchmark, the exit handler alone.)
+if (process.env.NODE_TEST_CONTEXT) {
+  const { after } = await import('node:test');
+  after(killLiveChildren);
+}
 
 export function trackChild<T extends ChildProcess>(child: T): T {
   liveChildren.add(child);
