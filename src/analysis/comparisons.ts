@@ -2,6 +2,7 @@
 // earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
 // intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
 import type { Db } from '../db/client.ts';
+import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../energy/calendar.ts';
 import type { EnergyFigures, Totals } from '../energy/figures.ts';
 import type { Tariffs } from '../energy/tariffs.ts';
@@ -89,6 +90,9 @@ export function periodsOf(kind: PeriodKind, at: string, custom?: { from: string;
 export class Comparisons {
   private readonly meterDays;
   private readonly missing;
+  private readonly generation: WriteGeneration;
+  /** Meter-day counts, kept until the next write: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
+  private counts = { generation: -1, values: new Map<string, number>() };
 
   constructor(
     db: Db,
@@ -96,6 +100,7 @@ export class Comparisons {
     private readonly tariffs: Tariffs,
   ) {
     const sqlite = db.sqlite;
+    this.generation = writeGenerationOf(sqlite);
     // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
     this.meterDays = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to').pluck();
     this.missing = sqlite.prepare(
@@ -140,6 +145,18 @@ export class Comparisons {
     };
   }
 
+  private countMeterDays(ids: number[], from: string, to: string): number {
+    const count = () => this.meterDays.get({ ids: JSON.stringify(ids), from, to }) as number;
+    const generation = this.generation.current();
+    // Inside a transaction nothing is kept: what is read there may still be rolled back.
+    if (generation === undefined) return count();
+    if (this.counts.generation !== generation || this.counts.values.size > 5000) this.counts = { generation, values: new Map() };
+    const key = `${ids.join(',')}|${from}|${to}`;
+    let value = this.counts.values.get(key);
+    if (value === undefined) this.counts.values.set(key, (value = count()));
+    return value;
+  }
+
   /**
    * Today's intervals that are over and hold data: the last interval with data may still be filling (the collector
    * reads every minute, or lags after an outage), so it is left out, and so is anything after it.
@@ -174,7 +191,7 @@ export class Comparisons {
     }
     const days = dayCount(from, countedTo);
     const expected = days * ids.length;
-    const stored = expected ? (this.meterDays.get({ ids: JSON.stringify(ids), from, to: countedTo }) as number) : 0;
+    const stored = expected ? this.countMeterDays(ids, from, countedTo) : 0;
     let missingDays: string[] = [];
     if (stored < expected) {
       const present = new Map((this.missing.all({ ids: JSON.stringify(ids), from, to: countedTo }) as { day: string; meters: number }[]).map((row) => [row.day, row.meters]));
