@@ -53,6 +53,9 @@ export class Collector {
     },
   ) {
     this.repeating = new Repeating(() => this.collect(), deps.intervalMs);
+    if (deps.holdOpenInterval) {
+      deps.store.open = { kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh, demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw };
+    }
     const sqlite = deps.db.sqlite;
     this.selectMeters = sqlite.prepare("SELECT id, code, kind FROM meters WHERE enabled = 1 AND kind <> 'virtual' AND code IS NOT NULL ORDER BY id");
     this.selectVirtuals = sqlite.prepare("SELECT id, terms FROM meters WHERE kind = 'virtual' AND enabled = 1 ORDER BY id");

@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts';
 import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
-import { storedFlags, storedKwh, storedMaxKw } from './store.ts';
+import { storedFlags, storedKwh, storedMaxKw, type IntervalStore } from './store.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export type PeriodFigures = {
@@ -50,6 +50,8 @@ export class EnergyFigures {
   constructor(
     db: Db,
     private readonly tariffs: Tariffs,
+    /** The interval store: what its collector holds in memory, not yet written, overlays the stored rows. */
+    private readonly store?: Pick<IntervalStore, 'open'>,
   ) {
     const sqlite = db.sqlite;
     this.generation = writeGenerationOf(sqlite);
@@ -214,7 +216,8 @@ export class EnergyFigures {
   /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */
   demandKw(target: { area?: string } = {}): number {
     const { demand } = this.layout();
-    return this.ids(target).reduce((sum, id) => sum + (demand.get(id) ?? 0), 0);
+    const open = this.store?.open;
+    return this.ids(target).reduce((sum, id) => sum + (open?.demandKw(id) ?? demand.get(id) ?? 0), 0);
   }
 
   areaNames(): string[] {
@@ -231,10 +234,11 @@ export class EnergyFigures {
     const sums = new Float64Array(count);
     const seen = new Uint16Array(count);
     const ids = this.ids(target);
+    const open = this.store?.open;
     for (const id of ids) {
       for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
         const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-        const values = storedKwh(blob);
+        const values = open?.kwh(id, day) ?? storedKwh(blob);
         for (let i = 0; i < values.length; i += 1) {
           if (Number.isNaN(values[i])) continue;
           sums[offset + i] += values[i];

@@ -44,11 +44,16 @@ export function storedFlags(flags: Uint8Array, kwh: Uint8Array, count: number): 
 
 export type VirtualMeter = { id: number; terms: MeterTerm[] };
 
+/** What the collector has counted but not yet written (it holds the open interval), for reads that must be current. */
+export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<number> | undefined; demandKw(meterId: number): number | null | undefined };
+
 export class IntervalStore {
   private readonly selectDay;
   private readonly selectRollups;
   private readonly upsertDay;
   private readonly upsertMonth;
+  /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
+  open: OpenIntervals | null = null;
 
   constructor(
     private readonly db: Db,
