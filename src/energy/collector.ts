@@ -133,6 +133,8 @@ export class Collector {
     try {
       const current = await this.readValues(meters);
       const states = new Map((this.selectState.all() as (State & { meterId: number })[]).map((row) => [row.meterId, row as State]));
+      // What is held in memory is ahead of the database.
+      if (this.held) for (const [meterId, state] of this.held.states) states.set(meterId, state);
       // Gaps first: history for every meter whose last reading is too old (or that was never read), a few at a time.
       const gapMs = Math.max(MIN_GAP_MS, 3 * this.deps.intervalMs);
       const histories = new Map<number, Reading[] | null>();
@@ -150,8 +152,7 @@ export class Collector {
 
       const timezone = this.deps.timezone();
       const virtuals = (this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as MeterTerm[] }));
-      // What is held in memory is ahead of the database; a time-zone change writes it under the zone it was counted in.
-      if (this.held) for (const [meterId, state] of this.held.states) states.set(meterId, state);
+      // A time-zone change writes what is held under the zone it was counted in.
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
       const counted = new Map<number, State>();
