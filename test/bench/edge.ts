@@ -7,6 +7,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AuditLog } from '../../src/db/auditTrail.ts';
+import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
+import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { buildEnergy } from '../../src/energy/module.ts';
 import { buildService, ROOT, sleep, startService, type ServiceChild } from './harness.ts';
 
 const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,rss,scale').split(','));
@@ -14,6 +18,8 @@ const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
 /** Simulated minutes measured: two whole 15-minute periods wherever the window starts. */
 const WINDOW_MIN = Number(process.env.BENCH_EDGE_WINDOW_MIN ?? 31);
 const BASELINE_WINDOW_MIN = Number(process.env.BENCH_EDGE_BASELINE_MIN ?? 5);
+const STORAGE_METERS = Number(process.env.BENCH_METERS ?? 500);
+const STORAGE_DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const MiB = 1024 * 1024;
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -126,6 +132,55 @@ if (ONLY.has('disk')) {
     target: 'grows with meters',
     met: null,
   });
+}
+
+if (ONLY.has('storage')) {
+  console.log(`\nStorage (${STORAGE_METERS} meters × ${STORAGE_DAYS} days seeded through the interval store, VACUUMed; tables and their indexes)`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-storage-'));
+  try {
+    const db = openDatabase(databasePath(dir));
+    const energy = buildEnergy(db, new AuditLog(db));
+    const ids: number[] = [];
+    db.sqlite.transaction(() => {
+      for (let m = 0; m < STORAGE_METERS; m += 1) ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
+    })();
+    const today = new Date().toISOString().slice(0, 10);
+    let intervals = 0;
+    for (let day = addDays(today, -STORAGE_DAYS + 1); day <= today; day = addDays(day, 1)) {
+      const { start, count } = dayIntervals('UTC', day);
+      db.sqlite.transaction(() => {
+        energy.store.save(
+          ids.map((meterId, m) => {
+            // The energy benchmark's load: a daily curve per meter with 5 % noise.
+            const kwh = new Float64Array(count);
+            for (let i = 0; i < count; i += 1) kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
+            intervals += count;
+            return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+          }),
+        );
+      })();
+    }
+    db.sqlite.exec('VACUUM');
+    const bytes = db.sqlite.prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')").pluck().get() as number;
+    closeDatabase(db);
+    const perInterval = bytes / intervals;
+    report({
+      name: 'bytes per meter-interval (before: 6.12, Float32 + a flag byte per interval, issue 29)',
+      value: `${fmt(perInterval, 2)} (0.1 Wh resolution; flags kept as runs)`,
+      target: '≤ 4',
+      met: perInterval <= 4,
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (ONLY.has('blocks')) {
+  console.log('\nLongest event-loop block during each background task (perf_hooks.monitorEventLoopDelay, 10 ms resolution, in-process)');
+  const blocks = await import('./edgeBlocks.ts');
+  for (const row of await blocks.measureBlocks()) {
+    report({ name: row.task, value: `${fmt(row.maxMs, 0)} ms`, target: '≤ 50 ms', met: row.maxMs <= 50, note: row.note });
+  }
 }
 
 const summary = path.join(os.tmpdir(), 'ems-bench-edge-figures.json');
