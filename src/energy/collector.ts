@@ -18,6 +18,8 @@ const MIN_GAP_MS = 5 * 60_000;
 const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
 const VALUES_BATCH = 1000;
+/** How long counting may hold the event loop before it lets requests through. */
+const SLICE_MS = 20;
 
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
@@ -156,7 +158,14 @@ export class Collector {
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
       const counted = new Map<number, State>();
+      // Counting runs in memory, outside any transaction: it gives the event loop back every SLICE_MS (a 7-day
+      // backfill of 500 meters is a million readings).
+      let sliceStart = performance.now();
       for (const meter of meters) {
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
         let state = states.get(meter.id) ?? null;
         const history = histories.get(meter.id);
         if (history) {
