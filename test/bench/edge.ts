@@ -183,6 +183,18 @@ if (ONLY.has('blocks')) {
   }
 }
 
+// Not built yet: printed so the run shows every target of issue 29 (see docs/performance-edge.md).
+for (const [name, target] of [
+  ['idle RSS 30 s after start, a seeded year of 500 meters and 10,000 alerts (before 124 MiB)', '≤ 90 MiB'],
+  ['RSS 60 s after the load of npm run bench (before 164 MiB)', '≤ 120 MiB'],
+  ['2,000 meters × 3 years: collection CPU', '≤ 2 % of a core'],
+  ['2,000 meters × 3 years: overview/weekly/areas p99 at 50 connections', '≤ 20 ms'],
+  ['2,000 meters × 3 years: a year of one meter as CSV', '≤ 1 s'],
+  ['longest block: restore drill, backup, retention, report building', '≤ 50 ms'],
+] as const) {
+  if (ONLY.has('rss') || ONLY.has('scale')) report({ name, value: 'not measured by this benchmark yet', target, met: false });
+}
+
 const summary = path.join(os.tmpdir(), 'ems-bench-edge-figures.json');
 fs.writeFileSync(summary, JSON.stringify(figures, null, 2));
 console.log(`\n${figures.length} figures; ${figures.filter((f) => f.met === false).length} not met (also in ${summary})`);
