@@ -4,7 +4,7 @@ import { retryWhileBusy } from '../busyRetry.ts';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
-import { contains, equals, oneOf, timeWindow, type PageResult } from '../db/listQuery.ts';
+import { contains, equals, oneOf, timeWindow, type Condition, type PageResult } from '../db/listQuery.ts';
 import { alertNotes, alerts } from '../db/schema/index.ts';
 import { slot } from '../db/listQuery.ts';
 import { BadRequest, Conflict, NotFound } from '../errors.ts';
@@ -59,17 +59,31 @@ export class AlertService {
   }
 
   page(filters: AlertListFilters): PageResult<AlertView> {
-    return this.table.page(
-      [
-        ...oneOf(alerts.status, 'status', filters.status),
-        ...oneOf(alerts.level, 'level', filters.level),
-        ...equals(alerts.area, 'area', filters.area),
-        ...contains([alerts.title, alerts.message, alerts.source], filters.q),
-        ...timeWindow(alerts.occurredAt, filters.from, filters.to),
-      ],
-      filters.page,
-      filters.pageSize,
-    );
+    return this.table.page(this.conditions(filters), filters.page, filters.pageSize);
+  }
+
+  private conditions(filters: Omit<AlertListFilters, 'page' | 'pageSize'>): Condition[] {
+    return [
+      ...oneOf(alerts.status, 'status', filters.status),
+      ...oneOf(alerts.level, 'level', filters.level),
+      ...equals(alerts.area, 'area', filters.area),
+      ...contains([alerts.title, alerts.message, alerts.source], filters.q),
+      ...timeWindow(alerts.occurredAt, filters.from, filters.to),
+    ];
+  }
+
+  /** The ids a filter matches, newest first, at most `limit` (a bulk action needs no presented rows: 5,000 took ~0.5 s). */
+  private matchingIds(filters: Omit<AlertListFilters, 'page' | 'pageSize'>, limit: number): number[] {
+    const conditions = this.conditions(filters);
+    const params = Object.assign({}, ...conditions.map((condition) => condition.params)) as Record<string, unknown>;
+    const query = this.db.orm
+      .select({ id: alerts.id })
+      .from(alerts)
+      .where(and(...conditions.map((condition) => condition.where)))
+      .orderBy(desc(alerts.occurredAt), desc(alerts.id))
+      .limit(limit)
+      .prepare();
+    return (query.all(params) as { id: number }[]).map((row) => row.id);
   }
 
   get(id: number): AlertView {
@@ -183,10 +197,13 @@ export class AlertService {
     if (input.action === 'shelve' && (input.durationMin === undefined || !input.reason)) {
       throw new BadRequest('Invalid body', [{ path: 'body', message: 'shelve needs durationMin and reason' }]);
     }
-    const { items, total } = this.page({ ...input.filter, page: 1, pageSize: BULK_LIMIT });
-    if (total > BULK_LIMIT && !input.filter.ids) throw new BadRequest(`The filter matches ${total} alerts; narrow it to at most ${BULK_LIMIT}`);
+    const matching = this.matchingIds(input.filter, BULK_LIMIT + 1);
+    if (matching.length > BULK_LIMIT && !input.filter.ids) {
+      const { total } = this.page({ ...input.filter, page: 1, pageSize: 1 });
+      throw new BadRequest(`The filter matches ${total} alerts; narrow it to at most ${BULK_LIMIT}`);
+    }
     const ids = input.filter.ids ? new Set(input.filter.ids) : undefined;
-    const targets = items.filter((alert) => !ids || ids.has(alert.id)).map((alert) => alert.id);
+    const targets = matching.slice(0, BULK_LIMIT).filter((id) => !ids || ids.has(id));
     let changed = 0;
     const moveOne = (id: number) => {
       try {
