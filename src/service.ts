@@ -10,7 +10,7 @@ import { AuthService } from './auth/service.ts';
 import { holdServiceLock } from './backup/locks.ts';
 import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
-import { closeDatabase, databasePath, openDatabase, restrictFileModes, type Db } from './db/client.ts';
+import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from './db/client.ts';
 import { Lifecycle, Repeating } from './lifecycle.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -76,7 +76,7 @@ export async function createService(config: Config, options: { logger?: Logger }
   const serviceLock = holdServiceLock(config.dataDir);
   let db: Db;
   try {
-    db = openDatabase(databasePath(config.dataDir));
+    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS });
   } catch (error) {
     serviceLock.release();
     throw error;
@@ -113,7 +113,17 @@ export async function createService(config: Config, options: { logger?: Logger }
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
   const { energy } = features;
   const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
-  const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, afterCollect: (now) => demand.check(now) });
+  const collector = new Collector({
+    db,
+    iot,
+    store: energy.store,
+    logger,
+    intervalMs: config.collectIntervalMs,
+    timezone: energy.timezone,
+    // Edge boxes run on flash: day rows are written at 15-minute boundaries, not every collection (docs/performance-edge.md).
+    holdOpenInterval: true,
+    afterCollect: (now) => demand.check(now),
+  });
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());

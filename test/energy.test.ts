@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
 import { Collector } from '../src/energy/collector.ts';
 import { dayIntervals } from '../src/energy/calendar.ts';
-import { FLAG_ESTIMATED, FLAG_RESET } from '../src/energy/store.ts';
+import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
@@ -79,14 +79,13 @@ async function run(r: Rig, until: number, stepMs = MIN): Promise<void> {
   }
 }
 
-function dayRow(r: Rig, meterId: number, day: string): { kwh: Float32Array; flags: Uint8Array; total: number; cost: number } | undefined {
+function dayRow(r: Rig, meterId: number, day: string): { kwh: Float64Array; flags: Uint8Array; total: number; cost: number } | undefined {
   const row = r.server.service.deps.db.sqlite.prepare('SELECT kwh, flags, total_kwh AS total, cost FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, day) as
     | { kwh: Buffer; flags: Buffer; total: number; cost: number }
     | undefined;
   if (!row) return undefined;
-  const kwh = new Float32Array(row.kwh.length / 4);
-  new Uint8Array(kwh.buffer).set(row.kwh);
-  return { kwh, flags: new Uint8Array(row.flags), total: row.total, cost: row.cost };
+  const kwh = storedKwh(row.kwh);
+  return { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length), total: row.total, cost: row.cost };
 }
 
 const sum = (values: ArrayLike<number>) => Array.from(values).reduce((a, b) => a + (Number.isNaN(b) ? 0 : b), 0);

@@ -23,15 +23,23 @@ export function databasePath(dataDir: string): string {
   return path.join(dataDir, 'ems.db');
 }
 
+/** How long emsctl waits for another process's write lock: it has no requests to keep answering. */
+export const BLOCKING_BUSY_TIMEOUT_MS = 5000;
+/**
+ * How long the service waits for it inside a statement: better-sqlite3 waits on the event-loop thread, so every
+ * request waited with it (up to 5 s). Longer waits happen between tries, with the event loop free (retryWhileBusy).
+ */
+export const SERVICE_BUSY_TIMEOUT_MS = 40;
+
 /**
  * synchronous=NORMAL in WAL mode: a committed transaction survives a process crash; only a power loss
  * can drop the last few commits (never corrupt the file). ~18 µs per insert against ~257 µs for FULL.
  */
-function applyPragmas(sqlite: Database.Database): void {
+function applyPragmas(sqlite: Database.Database, busyTimeoutMs: number): void {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
 }
 
 /**
@@ -54,14 +62,18 @@ function tighten(file: string, allowed: number): void {
   }
 }
 
-/** quickCheck: false skips the start-up quick_check (it reads every page): for emsctl status, which only reads a few rows. */
-export function openDatabase(file: string, options: { migrate?: boolean; quickCheck?: boolean } = {}): Db {
+/**
+ * quickCheck: false skips the start-up quick_check (it reads every page): for emsctl status, which only reads a few rows.
+ * busyTimeoutMs: how long a statement waits for another process's lock (the service waits briefly and retries off the
+ * event loop; emsctl waits the default).
+ */
+export function openDatabase(file: string, options: { migrate?: boolean; quickCheck?: boolean; busyTimeoutMs?: number } = {}): Db {
   restrictFileModes(path.dirname(file));
   for (const suffix of ['', '-wal', '-shm']) tighten(file + suffix, 0o640);
   let sqlite: Database.Database;
   try {
     sqlite = new Database(file);
-    applyPragmas(sqlite);
+    applyPragmas(sqlite, BLOCKING_BUSY_TIMEOUT_MS);
     if (options.quickCheck !== false) {
       const check = sqlite.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check reported: ${String(check)}`);
@@ -81,6 +93,8 @@ export function openDatabase(file: string, options: { migrate?: boolean; quickCh
   // quick_check read every page of the file into this connection's cache (up to 16 MiB): let them go, an idle
   // service need not hold them, and requests read back only what they use.
   sqlite.pragma('shrink_memory');
+  // Opening and migrating may wait the long way (nothing is served yet); what the caller runs later waits its own.
+  if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   return { sqlite, orm, path: file };
 }
 

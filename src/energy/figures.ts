@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts';
 import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
-import { floats } from './store.ts';
+import { storedFlags, storedKwh, storedMaxKw, type IntervalStore } from './store.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export type PeriodFigures = {
@@ -50,6 +50,8 @@ export class EnergyFigures {
   constructor(
     db: Db,
     private readonly tariffs: Tariffs,
+    /** The interval store: what its collector holds in memory, not yet written, overlays the stored rows. */
+    private readonly store?: Pick<IntervalStore, 'open'>,
   ) {
     const sqlite = db.sqlite;
     this.generation = writeGenerationOf(sqlite);
@@ -215,7 +217,8 @@ export class EnergyFigures {
   /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */
   demandKw(target: { area?: string } = {}): number {
     const { demand } = this.layout();
-    return this.ids(target).reduce((sum, id) => sum + (demand.get(id) ?? 0), 0);
+    const open = this.store?.open;
+    return this.ids(target).reduce((sum, id) => sum + (open?.demandKw(id) ?? demand.get(id) ?? 0), 0);
   }
 
   areaNames(): string[] {
@@ -232,10 +235,11 @@ export class EnergyFigures {
     const sums = new Float64Array(count);
     const seen = new Uint16Array(count);
     const ids = this.ids(target);
+    const open = this.store?.open;
     for (const id of ids) {
       for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
         const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-        const values = floats(blob);
+        const values = open?.kwh(id, day) ?? storedKwh(blob);
         for (let i = 0; i < values.length; i += 1) {
           if (Number.isNaN(values[i])) continue;
           sums[offset + i] += values[i];
@@ -297,7 +301,7 @@ export class EnergyFigures {
     for (const [day, blob] of rows) {
       if (!blob) continue;
       const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-      floats(blob).forEach((value, i) => (max[offset + i] = value));
+      storedMaxKw(blob).forEach((value, i) => (max[offset + i] = value));
     }
     return max;
   }
@@ -356,14 +360,15 @@ export class EnergyFigures {
       const row = this.dayRow.get(meterId, day) as { kwh: Buffer; flags: Buffer } | undefined;
       if (!row) continue;
       const { start } = dayIntervals(timezone, day);
-      const values = floats(row.kwh);
+      const values = storedKwh(row.kwh);
+      const flags = storedFlags(row.flags, row.kwh, values.length);
       let chunk = '';
       for (let i = 0; i < values.length; i += 1) {
         const at = start + i * INTERVAL_MS;
         const value = values[i];
         const kwh = Number.isNaN(value) ? '' : String(round(value, 4));
         const kw = Number.isNaN(value) ? '' : String(round(value * HOUR_INTERVALS, 3));
-        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${row.flags[i] ?? 0}\n`;
+        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${flags[i] ?? 0}\n`;
       }
       yield chunk;
     }

@@ -16,7 +16,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezone = () => timezoneQuery.get() as string;
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
-  const figures = new EnergyFigures(db, tariffs);
+  const figures = new EnergyFigures(db, tariffs, store);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
   return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
 }

@@ -1,12 +1,13 @@
-// The compact interval store: one row per meter per site day holding its 15-minute intervals as Float32, plus day and
-// month rollups (energy, cost, carbon, peak demand) kept with every write. Virtual meters are derived rows, rebuilt
-// from their terms whenever a day of theirs is written.
+// The compact interval store: one row per meter per site day holding its 15-minute intervals (fixed-point, delta- and
+// varint-encoded: intervalCodec.ts), plus day and month rollups (energy, cost, carbon, peak demand) kept with every
+// write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written.
 import type { Db } from '../db/client.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
+import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
 import type { Tariffs } from './tariffs.ts';
 
-/** Interval flags, one byte each. */
+/** Interval flags, one byte each in memory (stored as runs). */
 export const FLAG_BAD_QUALITY = 1;
 export const FLAG_RESET = 2;
 /** Spread evenly over a gap the gateway's history could not fill. */
@@ -16,33 +17,43 @@ export type DayRecord = {
   meterId: number;
   day: string;
   start: number;
-  kwh: Float32Array;
+  kwh: Float64Array | Float32Array;
   flags: Uint8Array;
-  maxKw: Float32Array | null;
+  maxKw: Float64Array | Float32Array | null;
   /** Rollups as stored before this write (the month row moves by the difference). */
   stored: { totalKwh: number; cost: number; carbonKg: number } | null;
 };
 
 type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
+type Rollups = { totalKwh: number; cost: number; carbonKg: number };
 
-/** A stored interval blob as Float32 values. */
-export function floats(buffer: Buffer): Float32Array {
-  // A copy: the statement's buffer may be reused, and Float32Array needs 4-byte alignment.
-  const copy = new Float32Array(buffer.length / 4);
-  new Uint8Array(copy.buffer).set(buffer);
-  return copy;
+/** A stored kWh blob (either format) as values; NaN: no data. */
+export function storedKwh(blob: Uint8Array): Float64Array {
+  return decodeValues(blob, KWH_SCALE);
 }
 
-function bytes(array: Float32Array | Uint8Array): Buffer {
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+/** A stored highest-reading blob (either format) as kW values; NaN: no reading. */
+export function storedMaxKw(blob: Uint8Array): Float64Array {
+  return decodeValues(blob, KW_SCALE);
+}
+
+/** The flags of a stored row; its kWh blob tells the format. */
+export function storedFlags(flags: Uint8Array, kwh: Uint8Array, count: number): Uint8Array {
+  return decodeFlags(flags, kwh, count);
 }
 
 export type VirtualMeter = { id: number; terms: MeterTerm[] };
 
+/** What the collector has counted but not yet written (it holds the open interval), for reads that must be current. */
+export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<number> | undefined; demandKw(meterId: number): number | null | undefined };
+
 export class IntervalStore {
   private readonly selectDay;
+  private readonly selectRollups;
   private readonly upsertDay;
   private readonly upsertMonth;
+  /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
+  open: OpenIntervals | null = null;
 
   constructor(
     private readonly db: Db,
@@ -51,6 +62,7 @@ export class IntervalStore {
   ) {
     const sqlite = db.sqlite;
     this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
     this.upsertDay = sqlite.prepare(
       `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
        VALUES (@meterId, @day, @kwh, @flags, @maxKw, @totalKwh, @cost, @carbonKg, @peakKw, @peakIndex)
@@ -72,20 +84,25 @@ export class IntervalStore {
     const { start, count } = dayIntervals(this.timezone(), day);
     const row = this.selectDay.get(meterId, day) as StoredDay | undefined;
     if (!row) {
-      return { meterId, day, start, kwh: new Float32Array(count).fill(NaN), flags: new Uint8Array(count), maxKw: withMax ? new Float32Array(count).fill(NaN) : null, stored: null };
+      return { meterId, day, start, kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count), maxKw: withMax ? new Float64Array(count).fill(NaN) : null, stored: null };
     }
+    const kwh = storedKwh(row.kwh);
     return {
       meterId,
       day,
       start,
-      kwh: floats(row.kwh),
-      flags: new Uint8Array(row.flags),
-      maxKw: row.maxKw ? floats(row.maxKw) : withMax ? new Float32Array(count).fill(NaN) : null,
+      kwh,
+      flags: storedFlags(row.flags, row.kwh, kwh.length),
+      maxKw: row.maxKw ? storedMaxKw(row.maxKw) : withMax ? new Float64Array(count).fill(NaN) : null,
       stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
     };
   }
 
-  /** Writes day records and moves their month rollups, in the caller's transaction. */
+  /**
+   * Writes day records and moves their month rollups, in the caller's transaction. The rollups are those of the values
+   * as stored (0.1 Wh), and the month moves by the difference to the row's rollups as they are in the database now (a
+   * record kept in memory across writes cannot go stale there).
+   */
   save(records: Iterable<DayRecord>): void {
     const timezone = this.timezone();
     for (const record of records) {
@@ -94,8 +111,9 @@ export class IntervalStore {
       let cost = 0;
       let peakKw: number | null = null;
       let peakIndex: number | null = null;
-      record.kwh.forEach((kwh, i) => {
-        if (Number.isNaN(kwh)) return;
+      record.kwh.forEach((raw, i) => {
+        if (Number.isNaN(raw)) return;
+        const kwh = quantize(raw, KWH_SCALE);
         total += kwh;
         cost += kwh * prices[i];
         const kw = kwh * (3_600_000 / INTERVAL_MS);
@@ -105,19 +123,19 @@ export class IntervalStore {
         }
       });
       const carbonKg = total * version.carbonFactor;
+      const before = (this.selectRollups.get(record.meterId, record.day) as Rollups | undefined) ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
       this.upsertDay.run({
         meterId: record.meterId,
         day: record.day,
-        kwh: bytes(record.kwh),
-        flags: bytes(record.flags),
-        maxKw: record.maxKw ? bytes(record.maxKw) : null,
+        kwh: encodeValues(record.kwh, KWH_SCALE),
+        flags: encodeFlags(record.flags),
+        maxKw: record.maxKw ? encodeValues(record.maxKw, KW_SCALE) : null,
         totalKwh: total,
         cost,
         carbonKg,
         peakKw,
         peakIndex,
       });
-      const before = record.stored ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
       this.upsertMonth.run({
         meterId: record.meterId,
         month: record.day.slice(0, 7),
@@ -179,15 +197,29 @@ export class DayBatch {
 
   constructor(
     private readonly store: IntervalStore,
-    private readonly timezone: string,
+    readonly timezone: string,
   ) {}
+
+  /** The record of a meter's day this batch holds (counted, not yet written), if any. */
+  held(meterId: number, day: string): DayRecord | undefined {
+    return this.records.get(`${meterId}|${day}`);
+  }
+
+  /** Forgets the records of meters not in `meterIds` (deleted since: their rows are gone and a write would fail). */
+  retain(meterIds: Set<number>): void {
+    for (const [key, record] of this.records) if (!meterIds.has(record.meterId)) this.records.delete(key);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
 
   private record(meterId: number, intervalStart: number, withMax: boolean): { record: DayRecord; index: number } {
     const day = dayOf(this.timezone, intervalStart);
     const key = `${meterId}|${day}`;
     let record = this.records.get(key);
     if (!record) this.records.set(key, (record = this.store.load(meterId, day, withMax)));
-    if (withMax && !record.maxKw) record.maxKw = new Float32Array(record.kwh.length).fill(NaN);
+    if (withMax && !record.maxKw) record.maxKw = new Float64Array(record.kwh.length).fill(NaN);
     return { record, index: Math.round((intervalStart - record.start) / INTERVAL_MS) };
   }
 

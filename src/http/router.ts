@@ -10,6 +10,7 @@ import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from 
 import { leanJsonBody } from './jsonBody.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
+import { retryWhileBusy } from '../busyRetry.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -124,7 +125,9 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
       requestId: ctx.state.requestId as string,
       ctx,
     };
-    const result = await route.handler(request as never);
+    // A write that meets another process's lock is tried again with the event loop free (db/client.ts), not waited for
+    // inside the statement; a streamed (multipart) body cannot be read twice.
+    const result = READ_METHODS.has(route.method) || bodyType === 'multipart' ? await route.handler(request as never) : await retryWhileBusy(() => route.handler(request as never));
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);

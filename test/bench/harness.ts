@@ -151,7 +151,16 @@ function probe(url: string): Promise<number | undefined> {
  * `node dist/src/main.js` in production mode on `dataDir`, its stdout (the JSON log) going to a file as journald
  * would take it. Resolves at the first 200 from GET /api/health; startupMs runs from spawn() to that answer.
  */
-export async function startService(options: { dataDir: string; logLevel: string; nodeArgs?: string[]; timeoutMs?: number; gatewayUrl?: string; root?: string }): Promise<ServiceChild> {
+export async function startService(options: {
+  dataDir: string;
+  logLevel: string;
+  nodeArgs?: string[];
+  timeoutMs?: number;
+  gatewayUrl?: string;
+  root?: string;
+  /** Added to the service's environment (e.g. EMS_SIM_METERS, or LD_PRELOAD + FAKETIME for a sped-up clock). */
+  env?: NodeJS.ProcessEnv;
+}): Promise<ServiceChild> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const logFile = path.join(options.dataDir, `service-${port}.log`);
@@ -159,7 +168,7 @@ export async function startService(options: { dataDir: string; logLevel: string;
   const started = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), serviceEntry(options.root ?? ROOT)], {
     cwd: options.root ?? ROOT,
-    env: serviceEnv(options.dataDir, port, options.logLevel, options.gatewayUrl),
+    env: { ...serviceEnv(options.dataDir, port, options.logLevel, options.gatewayUrl), ...options.env },
     stdio: ['ignore', log, 'pipe'],
   });
   fs.closeSync(log);

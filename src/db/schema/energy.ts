@@ -1,5 +1,5 @@
 // Energy metering: meters, what the collector last read from each, the compact interval store and dated tariffs.
-import { blob, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
 
 export const METER_KINDS = ['energy', 'power', 'virtual'] as const;
@@ -41,8 +41,10 @@ export const meterState = sqliteTable('meter_state', {
 });
 
 /**
- * One row per meter per site day: the day's 15-minute intervals as little-endian Float32 (kWh; NaN = no data), a flag
- * byte per interval, a power meter's highest reading per interval, and the day's rollups (energy, cost, carbon, peak).
+ * One row per meter per site day: the day's 15-minute intervals (kWh to 0.1 Wh, delta-varint encoded; rows of the first
+ * format: little-endian Float32, NaN = no data — see energy/intervalCodec.ts), the flags as runs (first format: a byte
+ * per interval), a power meter's highest reading per interval, and the day's rollups (energy, cost, carbon, peak).
+ * Keyed by day first: the rows one write touches (every meter's today) share a few pages.
  */
 export const meterDays = sqliteTable(
   'meter_days',
@@ -61,7 +63,7 @@ export const meterDays = sqliteTable(
     peakKw: real('peak_kw'),
     peakIndex: integer('peak_index'),
   },
-  (t) => [primaryKey({ columns: [t.meterId, t.day] })],
+  (t) => [primaryKey({ columns: [t.day, t.meterId] }), index('meter_days_meter_day').on(t.meterId, t.day)],
 );
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'holiday'] as const;
@@ -110,7 +112,7 @@ export const meterMonths = sqliteTable(
     /** The peak's interval start, epoch ms. */
     peakAt: integer('peak_at'),
   },
-  (t) => [primaryKey({ columns: [t.meterId, t.month] })],
+  (t) => [primaryKey({ columns: [t.month, t.meterId] }), index('meter_months_meter_month').on(t.meterId, t.month)],
 );
 
 // --- Energy management (issue 25): demand warnings, floor areas, EnPI drivers, outdoor temperature days ---------
