@@ -2,12 +2,18 @@
 // means (outdoor_days), and the heating and cooling degree days a baseline regresses on.
 import type { Db } from '../db/client.ts';
 import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
-import { floats } from '../energy/store.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { BadGateway, BadRequest } from '../errors.ts';
 
 /** History asked for per request: 10 days comes back at a 29-minute step from the simulator's 500-sample cap, 2 a hour. */
 const CHUNK_DAYS = 10;
+
+/** A stored hourly-temperature blob (little-endian Float32) as values; a copy, 4-byte aligned. */
+function floats(buffer: Buffer): Float32Array {
+  const copy = new Float32Array(buffer.length / 4);
+  new Uint8Array(copy.buffer).set(buffer);
+  return copy;
+}
 
 export type OutdoorDay = { day: string; hourlyC: Float32Array };
 
