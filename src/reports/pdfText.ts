@@ -123,9 +123,15 @@ export function drawLine(doc: Doc, text: string, x: number, y: number, options: 
   const savedY = doc.y;
   const savedX = doc.x;
   doc.fillColor(options.color ?? '#1f2933');
+  // pdfkit places a line by its top (the font's ascender above the baseline); fonts differ in ascender, so each run is
+  // moved to share the Latin font's baseline.
+  const ascender = () => (doc as Doc & { _font: { ascender: number } })._font.ascender;
+  doc.font(fontName(doc, 'latin', weight));
+  const baseline = ascender();
   for (const run of visualRuns(shown)) {
     doc.font(fontName(doc, run.family, weight)).fontSize(options.size);
-    doc.text(run.text, left, y, { lineBreak: false, ...layoutOf(run) });
+    const shift = ((baseline - ascender()) / 1000) * options.size;
+    doc.text(run.text, left, y + shift, { lineBreak: false, ...layoutOf(run) });
     left += doc.widthOfString(run.text, layoutOf(run));
   }
   doc.x = savedX;
