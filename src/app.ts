@@ -9,6 +9,7 @@ import { version } from './packageRoot.ts';
 import { wallboardPages } from './wallboard/routes.ts';
 import { allRoutes } from './routes.ts';
 import { storageWatchOf } from './db/storageWatch.ts';
+import { Metrics } from './metrics/service.ts';
 
 function bearerAuthenticator(deps: AppDeps): Authenticator {
   return {
@@ -68,11 +69,23 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(clientAddress(deps.config.trustProxy));
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  const metrics = new Metrics({
+    db: deps.db,
+    token: deps.config.metricsToken,
+    collector: deps.collector,
+    gateway: deps.iot,
+    backups: deps.backups,
+    meters: deps.energy.meters,
+    figures: deps.energy.figures,
+    startedAt: deps.startedAt,
+  });
+  app.use(metrics.counter());
   app.use(errorRenderer(deps.logger, () => storageWatchOf(deps.db, deps.config.dataDir).noteFull()));
   app.use(securityHeaders());
   app.use(portalCors(deps.config.portalOrigin));
   app.use(documentationPage());
   app.use(wallboardPages());
+  app.use(metrics.endpoint());
   app.use(documentationJson(() => buildOpenApi(routes, { version })));
   for (const middleware of extra.publicMiddleware ?? []) app.use(middleware);
   app.use(router.routes());

@@ -29,6 +29,8 @@ export type Config = {
   mailFrom: string;
   publicUrl: string;
   portalOrigin: string | undefined;
+  /** Bearer token that opens GET /metrics to a scraper; unset: /metrics answers 404. */
+  metricsToken: string | undefined;
   oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
   iot: { baseUrl: string; username: string; password: string; timeoutMs: number };
   uploadMaxBytes: number;
@@ -218,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom,
     publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
     portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
+    metricsToken: metricsToken(env),
     oauth,
     iot: {
       baseUrl: iotBase === 'sim' ? 'sim' : url(env, 'EMS_IOT_BASE_URL')!,
@@ -239,4 +242,12 @@ export function loadConfig(env: Env = process.env): Config {
     backupTarget: absoluteDir(env, 'EMS_BACKUP_TARGET'),
     logLevel,
   };
+}
+
+/** EMS_METRICS_TOKEN: at least 16 printable characters without spaces (it travels in an Authorization header). */
+function metricsToken(env: Env): string | undefined {
+  const value = env.EMS_METRICS_TOKEN;
+  if (value === undefined || value === '') return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value)) throw new ConfigError('EMS_METRICS_TOKEN: must be 16 to 256 printable characters without spaces');
+  return value;
 }

@@ -22,6 +22,7 @@ import { fileRoutes } from './files/routes.ts';
 import { modelRoutes } from './models/routes.ts';
 import { avatarRoutes } from './users/avatarRoutes.ts';
 import { iotRoutes } from './iot/routes.ts';
+import { exportRoutes } from './exports/routes.ts';
 
 export function allRoutes(deps: AppDeps): AnyRoute[] {
   return [
@@ -46,6 +47,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...modelRoutes(deps),
     ...avatarRoutes(deps),
     ...iotRoutes(deps),
+    ...exportRoutes(deps),
   ];
 }
 

@@ -15,6 +15,7 @@ import { Lifecycle, Repeating } from './lifecycle.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
+import { mailBaseUrl, siteMailReader } from './mail/siteMail.ts';
 import { startIotGateway } from './iot/service.ts';
 import { startReports } from './reports/start.ts';
 import { AlarmNotifier } from './alarms/notifier.ts';
@@ -99,12 +100,13 @@ export async function createService(config: Config, options: { logger?: Logger }
     accessTokenTtlSec: config.accessTokenTtlSec,
     refreshTokenTtlSec: config.refreshTokenTtlSec,
     codeTtlSec: config.codeTtlSec,
+    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle, reportMinIntervalMin: config.reports.minIntervalMin });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
   const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures });
-  const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl });
+  const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl, siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)) });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();
   lifecycle.onClose('alert notifications', () => notifier.stop());

@@ -13,7 +13,7 @@ import { startTestServer, tempDir, type TestServer, type TestUser } from './help
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
 import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
 import { renderPdf } from '../src/reports/renderPdf.ts';
-import { formatCell } from '../src/reports/renderCsv.ts';
+import { SiteFormat } from '../src/i18n/format.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -297,9 +297,11 @@ describe('sub-meters, virtual meters and the figures', () => {
     const file = path.join(tempDir(), 'weekly.pdf');
     fs.writeFileSync(file, await renderPdf(content));
     const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-    assert.ok(text.includes(`${formatCell(summary.totalKwh)} kWh`), 'the period total');
-    for (const area of summary.areas) assert.match(text, new RegExp(`${area.area}\\s+${formatCell(area.kwh).replace('.', '\\.')}\\s`), `area ${area.area}`);
-    assert.ok(text.includes(`${formatCell(summary.peak.kw)} kW`), 'the peak');
+    // The PDF writes the site's locale (en-US by default): grouped, one decimal.
+    const site = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
+    assert.ok(text.includes(site.kwh(summary.totalKwh)), 'the period total');
+    for (const area of summary.areas) assert.match(text, new RegExp(`${area.area}\\s+${site.number(area.kwh, 1).replace(/[.,]/g, '\\$&')}\\s`), `area ${area.area}`);
+    assert.ok(text.includes(site.kw(summary.peak.kw)), 'the peak');
   });
 
   test('a year of 15-minute CSV streams one line per interval with its flags', async () => {

@@ -21,6 +21,7 @@ import { ReportRunner } from '../src/reports/runs.ts';
 import { ReportScheduler } from '../src/reports/scheduler.ts';
 import { startTestServer, tempDir, type TestServer } from './helpers/server.ts';
 import { startMailCatcher, type MailCatcher } from './helpers/smtp.ts';
+import { SiteFormat } from '../src/i18n/format.ts';
 import { attachmentsOf } from './helpers/mailParts.ts';
 import { insertAlert, insertEnergyDaily } from './helpers/facilityRows.ts';
 import { auditRows, createRoles, type Roles } from './helpers/facility.ts';
@@ -235,10 +236,13 @@ describe('report runs through the API', () => {
     const file = path.join(server.dataDir, 'tmp', 'report.pdf');
     fs.writeFileSync(file, pdf.content);
     const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
-    for (const expected of ['Riverside Plant', 'Weekly energy', `Period: ${from} to ${last}`, `${totalKwh} kWh`, `${totalKwh * 0.3} EUR`, `${totalKwh * 0.5} kg`, 'HVAC', String(hvac), String(hvac * 0.3), 'Lighting', 'Chiller 2 tripped']) {
-      assert.ok(text.includes(expected), `PDF text has ${expected}:\n${text}`);
+    // The PDF writes the site's locale (en-US here): grouped numbers, the currency sign, medium dates.
+    const f = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
+    const norm = (value: string) => value.replace(/\s+/g, ' ');
+    for (const expected of ['Riverside Plant', 'Weekly energy', `Period: ${f.date(from)} to ${f.date(last)}`, f.kwh(totalKwh), f.money(totalKwh * 0.3), f.carbon(totalKwh * 0.5), 'HVAC', f.number(hvac, 1), f.number(hvac * 0.3, 2), 'Lighting', 'Chiller 2 tripped']) {
+      assert.ok(norm(text).includes(norm(expected)), `PDF text has ${expected}:\n${text}`);
     }
-    assert.ok(!text.includes('99999'), 'a day outside the period is not counted');
+    assert.ok(!text.includes('99999') && !text.includes('99,999'), 'a day outside the period is not counted');
     assert.match(csv, new RegExp(`^totals\\r\\nkwh,cost,carbon_kg\\r\\n${totalKwh},${totalKwh * 0.3},${totalKwh * 0.5}\\r\\n`, 'm'));
     assert.match(csv, new RegExp(`^HVAC,${hvac},${hvac * 0.3},${hvac * 0.5}\\r$`, 'm'));
     for (let offset = 1; offset <= 7; offset += 1) {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
 import { formatCell } from '../src/reports/renderCsv.ts';
+import { SiteFormat } from '../src/i18n/format.ts';
 import { attachmentsOf } from './helpers/mailParts.ts';
 import { signInAdmin, spawnService } from './helpers/serviceProcess.ts';
 import { tempDir } from './helpers/server.ts';
@@ -45,8 +46,10 @@ test('a pdf plan on * * * * * delivers its PDF and CSV within 70 s of a fresh st
     const summary = (await (await fetch(`${service.url}/api/energy/summary?from=${addDays(today, -7)}&to=${today}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { totalKwh: number };
     assert.ok(summary.totalKwh > 20_000, `a week of the simulated building: ${summary.totalKwh} kWh`);
     const totalKwh = formatCell(summary.totalKwh);
-    assert.ok(text.includes(`${totalKwh} kWh`), text);
-    assert.ok(text.includes(`Period: ${addDays(today, -7)} to ${addDays(today, -1)}`), text);
+    // The PDF in the site's locale (en-US, UTC by default); the CSV keeps the API's plain numbers.
+    const site = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
+    assert.ok(text.includes(site.kwh(summary.totalKwh)), text);
+    assert.ok(text.includes(`Period: ${site.date(addDays(today, -7))} to ${site.date(addDays(today, -1))}`), text);
     assert.match(csv.content.toString(), new RegExp(`^totals\\r\\nkwh,cost,carbon_kg\\r\\n${totalKwh},`, 'm'));
   } finally {
     service.child.kill('SIGTERM');

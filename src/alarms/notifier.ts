@@ -7,6 +7,7 @@ import { slot } from '../db/listQuery.ts';
 import { notificationRules, notificationSends } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import { siteMailReader, type SiteMail } from '../mail/siteMail.ts';
 
 type Rule = typeof notificationRules.$inferSelect;
 export type NotificationSendView = typeof notificationSends.$inferSelect;
@@ -16,6 +17,8 @@ export type NotifierOptions = {
   mailer: Mailer;
   logger: Logger;
   publicUrl: string;
+  /** Site name, language and link base of the mails; read from the platform config with publicUrl as the base unless given. */
+  siteMail?: () => SiteMail;
   now?: () => number;
   /** More new-alert mails than this to one recipient within `floodWindowMs` turns into summaries. */
   floodLimit?: number;
@@ -56,8 +59,11 @@ export class AlarmNotifier {
   private escalating = false;
   private readonly work = new Set<Promise<unknown>>();
 
+  private readonly siteMail: () => SiteMail;
+
   constructor(private readonly options: NotifierOptions) {
     const { db } = options;
+    this.siteMail = options.siteMail ?? siteMailReader(db, options.publicUrl.replace(/\/$/, ''));
     this.now = options.now ?? Date.now;
     this.floodLimit = options.floodLimit ?? 10;
     this.floodWindowMs = options.floodWindowMs ?? 10 * 60_000;
@@ -141,7 +147,7 @@ export class AlarmNotifier {
         if (sent < this.floodLimit && !this.pending.has(recipient)) {
           this.inFlight.set(recipient, (this.inFlight.get(recipient) ?? 0) + 1);
           this.track(
-            this.send('alert', recipient, alertMail(alert, this.options.publicUrl), { alertId: alert.id, ruleId: rule.id }).finally(() => {
+            this.send('alert', recipient, alertMail(alert, this.siteMail()), { alertId: alert.id, ruleId: rule.id }).finally(() => {
               const left = (this.inFlight.get(recipient) ?? 1) - 1;
               if (left <= 0) this.inFlight.delete(recipient);
               else this.inFlight.set(recipient, left);
@@ -182,11 +188,11 @@ export class AlarmNotifier {
         if (due.length === 0) continue;
         if (due.length <= ESCALATION_SINGLE_MAILS) {
           for (const alert of due) {
-            await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.options.publicUrl), { alertId: alert.id, ruleId: rule.id })));
+            await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.siteMail()), { alertId: alert.id, ruleId: rule.id })));
           }
         } else {
           const ids = due.map((alert) => alert.id);
-          const mail = escalationListMail(due, rule.escalateAfterMin, this.options.publicUrl);
+          const mail = escalationListMail(due, rule.escalateAfterMin, this.siteMail());
           await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, mail, { alertId: null, ruleId: rule.id, alertIds: ids })));
         }
         count += due.length;
@@ -223,7 +229,7 @@ export class AlarmNotifier {
     const rows = this.options.db.sqlite
       .prepare(`SELECT id, title, level, occurred_at AS occurredAt FROM alerts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY occurred_at`)
       .all(JSON.stringify(summary.alertIds)) as { id: number; title: string; level: string; occurredAt: string }[];
-    await this.send('summary', recipient, summaryMail(rows, this.options.publicUrl), { alertId: null, ruleId: null, alertIds: summary.alertIds });
+    await this.send('summary', recipient, summaryMail(rows, this.siteMail()), { alertId: null, ruleId: null, alertIds: summary.alertIds });
   }
 
   private async send(kind: NotificationSendView['kind'], recipient: string, mail: { subject: string; text: string }, about: { alertId: number | null; ruleId: number | null; alertIds?: number[] }): Promise<void> {
@@ -259,55 +265,71 @@ export class AlarmNotifier {
   }
 }
 
-const link = (publicUrl: string, id: number) => `${publicUrl.replace(/\/$/, '')}/api/alerts/${id}`;
+const link = (mail: SiteMail, id: number) => `${mail.baseUrl}/api/alerts/${id}`;
 
-function alertMail(alert: AlertView, publicUrl: string) {
+// The mail texts are the site's language (src/i18n); level names stay the API's words in subjects so filters keep working.
+function alertMail(alert: AlertView, mail: SiteMail) {
+  const { t, format } = mail;
   return {
-    subject: `[EMS ${alert.level}] ${alert.title}`,
+    subject: t('mail.alert.subject', { site: mail.site, level: alert.level, title: alert.title }),
     text: [
       `${alert.title}`,
       '',
-      `Level: ${alert.level}`,
-      `Source: ${alert.source ?? '-'}`,
-      `Area: ${alert.area ?? '-'}`,
-      `Since: ${alert.occurredAt}`,
+      `${t('mail.alert.level')}: ${t(`value.${alert.level}`)}`,
+      `${t('mail.alert.source')}: ${alert.source ?? '-'}`,
+      `${t('mail.alert.area')}: ${alert.area ?? '-'}`,
+      `${t('mail.alert.since')}: ${format.dateTime(alert.occurredAt)} (${format.timezone})`,
       alert.message ? `\n${alert.message}` : '',
       '',
-      `Alert ${alert.id}: ${link(publicUrl, alert.id)}`,
+      t('mail.alert.open', { id: alert.id, url: link(mail, alert.id) }),
+      '',
+      `${mail.footer}`,
     ].join('\n'),
   };
 }
 
-function escalationListMail(alerts: EscalatingAlert[], minutes: number, publicUrl: string) {
-  const lines = alerts.slice(0, 50).map((alert) => `${alert.occurredAt}  ${alert.title}  (area ${alert.area ?? '-'}, ${link(publicUrl, alert.id)})`);
+function escalationListMail(alerts: EscalatingAlert[], minutes: number, mail: SiteMail) {
+  const lines = alerts.slice(0, 50).map((alert) => `${alert.occurredAt}  ${alert.title}  (area ${alert.area ?? '-'}, ${link(mail, alert.id)})`);
   return {
-    subject: `[EMS escalation] ${alerts.length} critical alerts not acknowledged after ${minutes} min`,
+    subject: `[EMS escalation] ${mail.site}: ${alerts.length} critical alerts not acknowledged after ${minutes} min`,
     text: [
       `${alerts.length} critical alerts have not been acknowledged within ${minutes} minutes.`,
       '',
       ...lines,
       alerts.length > 50 ? `… and ${alerts.length - 50} more.` : '',
+      '',
+      mail.footer,
     ].join('\n'),
   };
 }
 
-function escalationMail(alert: EscalatingAlert, minutes: number, publicUrl: string) {
+function escalationMail(alert: EscalatingAlert, minutes: number, mail: SiteMail) {
+  const { t, format } = mail;
   return {
-    subject: `[EMS escalation] ${alert.title} — not acknowledged after ${minutes} min`,
-    text: `The critical alert "${alert.title}" (since ${alert.occurredAt}, source ${alert.source ?? '-'}, area ${alert.area ?? '-'}) has not been acknowledged within ${minutes} minutes.\n\nAlert ${alert.id}: ${link(publicUrl, alert.id)}`,
+    subject: t('mail.escalation.subject', { site: mail.site, title: alert.title, minutes }),
+    text: [
+      t('mail.escalation.body', { title: alert.title, since: `${format.dateTime(alert.occurredAt)} (${format.timezone})`, source: alert.source ?? '-', area: alert.area ?? '-', minutes }),
+      '',
+      t('mail.alert.open', { id: alert.id, url: link(mail, alert.id) }),
+      '',
+      `${mail.footer}`,
+    ].join('\n'),
   };
 }
 
-function summaryMail(rows: { id: number; title: string; level: string; occurredAt: string }[], publicUrl: string) {
+function summaryMail(rows: { id: number; title: string; level: string; occurredAt: string }[], mail: SiteMail) {
+  const { t, format } = mail;
   const byLevel = (level: string) => rows.filter((row) => row.level === level).length;
-  const lines = rows.slice(0, 50).map((row) => `${row.occurredAt}  ${row.level.padEnd(8)} ${row.title}  (${link(publicUrl, row.id)})`);
+  const lines = rows.slice(0, 50).map((row) => `${format.dateTime(row.occurredAt)}  ${row.level.padEnd(8)} ${row.title}  (${link(mail, row.id)})`);
   return {
-    subject: `[EMS] ${rows.length} new alerts (${byLevel('critical')} critical, ${byLevel('warning')} warning, ${byLevel('info')} info)`,
+    subject: t('mail.summary.subject', { site: mail.site, count: rows.length, critical: byLevel('critical'), warning: byLevel('warning'), info: byLevel('info') }),
     text: [
-      `${rows.length} new alerts arrived faster than one mail each would be useful; here they are in one message.`,
+      t('mail.summary.intro', { count: rows.length }),
       '',
       ...lines,
-      rows.length > 50 ? `… and ${rows.length - 50} more.` : '',
+      rows.length > 50 ? t('mail.summary.more', { count: rows.length - 50 }) : '',
+      '',
+      `${mail.footer}`,
     ].join('\n'),
   };
 }

@@ -5,6 +5,7 @@ import { ROLES } from '../db/schema/users.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { SiteMail } from '../mail/siteMail.ts';
 import { assertUnique, insertUser, presentUser, setPasswordHash, UserLookup, type UserRow } from '../db/userRecords.ts';
 import type { UserView } from '../users/schemas.ts';
 import { LoginThrottle } from './loginThrottle.ts';
@@ -30,6 +31,8 @@ export type AuthServiceOptions = {
   accessTokenTtlSec: number;
   refreshTokenTtlSec: number;
   codeTtlSec: number;
+  /** Site name, language and link base of the code mails (plain English "EMS" mails without it). */
+  siteMail?: () => SiteMail;
   sendBudget?: SendBudget;
 };
 
@@ -44,6 +47,7 @@ export class AuthService {
   private readonly logger: Logger;
   private readonly mailer: Mailer;
   private readonly codeTtlSec: number;
+  private readonly siteMail: (() => SiteMail) | undefined;
   private readonly touchLogin;
 
   constructor(options: AuthServiceOptions) {
@@ -51,6 +55,7 @@ export class AuthService {
     this.logger = options.logger;
     this.mailer = options.mailer;
     this.codeTtlSec = options.codeTtlSec;
+    this.siteMail = options.siteMail;
     this.keys = new SigningKeys(options.db, options.jwtSecret, options.accessTokenTtlSec);
     this.refreshTokens = new RefreshTokens(options.db, options.refreshTokenTtlSec);
     this.codes = new VerificationCodes(options.codeTtlSec * 1000);
@@ -127,8 +132,13 @@ export class AuthService {
     const code = this.codes.peek(email, purpose);
     if (code === undefined) return;
     const minutes = Math.round(this.codeTtlSec / 60);
-    const subject = purpose === 'register' ? 'Your EMS registration code' : 'Your EMS password reset code';
-    const text = `Your EMS ${purpose === 'register' ? 'registration' : 'password reset'} code is ${code}.\nIt is valid for ${minutes} minute${minutes === 1 ? '' : 's'} and can be used once.\nIf you did not ask for it, ignore this message.`;
+    let subject = purpose === 'register' ? 'Your EMS registration code' : 'Your EMS password reset code';
+    let text = `Your EMS ${purpose === 'register' ? 'registration' : 'password reset'} code is ${code}.\nIt is valid for ${minutes} minute${minutes === 1 ? '' : 's'} and can be used once.\nIf you did not ask for it, ignore this message.`;
+    const site = this.siteMail?.();
+    if (site) {
+      subject = site.t(`mail.code.subject.${purpose}`, { site: site.site });
+      text = `${site.t(`mail.code.body.${purpose}`, { site: site.site, code })}\n${site.t('mail.code.validity', { minutes })}\n\n${site.footer}`;
+    }
     try {
       await this.mailer.send({ to: email, subject, text }, { code, purpose });
     } catch (error) {

@@ -2,7 +2,7 @@
 import type { Db } from '../db/client.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import { localDayStart } from './cronTimes.ts';
-import type { EnergyFigures, PeriodFigures } from './energyFigures.ts';
+import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'] as const;
 export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
@@ -15,14 +15,25 @@ export type ReportContent = {
   title: string;
   site: string;
   timezone: string;
+  /** BCP 47 tag from the platform config: the PDF's language, number and date formats. */
+  locale: string;
   currency: string;
   /** Local dates, `to` exclusive. */
   period: { from: string; to: string };
   generatedAt: string;
   /** The energy templates' figures, also drawn as the daily chart. */
   energy: PeriodFigures | null;
+  /** How much of the period holds data (energy templates). */
+  coverage: Coverage | null;
+  /** The same figures over the period before and the same period a year earlier (energy templates). */
+  comparison: { previous: Compared; lastYear: Compared } | null;
+  /** The site's load on the day of the period's peak. */
+  loadCurve: LoadCurve | null;
   tables: Table[];
 };
+
+/** A comparison period's totals; `hasData` false when nothing was recorded then (no change is computed against it). */
+export type Compared = { from: string; to: string; hasData: boolean; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null };
 
 /** The last day of a period whose `to` is exclusive. */
 export function lastDay(to: string): string {
@@ -50,7 +61,34 @@ export function reportPeriod(template: TemplateKey, timezone: string, now: numbe
 const TOP_ALERTS = 10;
 const LEVEL_RANK = `CASE level WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
 
-type Site = { siteName: string; timezone: string; currency: string };
+type Site = { siteName: string; timezone: string; locale: string; currency: string };
+
+/** The period of the same length just before [from, to): the previous calendar month for a whole month. */
+export function previousPeriod(period: { from: string; to: string }): { from: string; to: string } {
+  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1) return { from: shiftMonths(period.from, -1), to: period.from };
+  const length = Math.round((Date.parse(period.to) - Date.parse(period.from)) / 86_400_000);
+  return { from: addDays(period.from, -length), to: period.from };
+}
+
+/** The same dates a year earlier (29 February becomes the 28th). */
+export function lastYearPeriod(period: { from: string; to: string }): { from: string; to: string } {
+  return { from: shiftMonths(period.from, -12), to: shiftMonths(period.to, -12) };
+}
+
+function monthsBetween(from: string, to: string): number {
+  const [fy, fm] = from.split('-').map(Number);
+  const [ty, tm] = to.split('-').map(Number);
+  return (ty - fy) * 12 + (tm - fm);
+}
+
+function shiftMonths(day: string, months: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  const index = y * 12 + (m - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = (index % 12) + 1;
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return `${year}-${String(month).padStart(2, '0')}-${String(Math.min(d, last)).padStart(2, '0')}`;
+}
 
 export class ReportContentBuilder {
   private readonly site;
@@ -66,7 +104,7 @@ export class ReportContentBuilder {
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
-    this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, currency FROM platform_config WHERE id = 1');
+    this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, locale, currency FROM platform_config WHERE id = 1');
     this.topAlerts = sqlite
       .prepare(
         `SELECT occurred_at, level, title, area, status FROM alerts WHERE occurred_at >= ? AND occurred_at < ?
@@ -105,7 +143,19 @@ export class ReportContentBuilder {
     const site = this.site.get() as Site;
     const period = reportPeriod(template, site.timezone, now);
     const window = [new Date(localDayStart(site.timezone, period.from)).toISOString(), new Date(localDayStart(site.timezone, period.to)).toISOString()];
-    const base = { template, title, site: site.siteName, timezone: site.timezone, currency: site.currency, period, generatedAt: new Date(now).toISOString() };
+    const base = {
+      template,
+      title,
+      site: site.siteName,
+      timezone: site.timezone,
+      locale: site.locale,
+      currency: site.currency,
+      period,
+      generatedAt: new Date(now).toISOString(),
+      coverage: null,
+      comparison: null,
+      loadCurve: null,
+    };
     const topAlerts: Table = {
       key: 'top-alerts',
       title: 'Top alerts',
@@ -116,7 +166,10 @@ export class ReportContentBuilder {
       case 'weekly-energy':
       case 'monthly-energy': {
         const energy = this.energy.periodFigures(period.from, period.to);
-        return { ...base, energy, tables: [...energyTables(energy), topAlerts] };
+        const coverage = this.energy.coverage(period.from, period.to);
+        const comparison = { previous: this.compared(previousPeriod(period)), lastYear: this.compared(lastYearPeriod(period)) };
+        const loadCurve = energy.peak ? this.energy.loadCurve(siteDay(site.timezone, new Date(energy.peak.at))) : null;
+        return { ...base, energy, coverage, comparison, loadCurve, tables: [...energyTables(energy), topAlerts] };
       }
       case 'alerts-faults':
         return {
@@ -148,6 +201,12 @@ export class ReportContentBuilder {
           ],
         };
     }
+  }
+
+  private compared(period: { from: string; to: string }): Compared {
+    const figures = this.energy.periodFigures(period.from, period.to);
+    const hasData = this.energy.coverage(period.from, period.to).share > 0;
+    return { ...period, hasData, totalKwh: figures.totalKwh, cost: figures.cost, carbonKg: figures.carbonKg, peakKw: figures.peak?.kw ?? null };
   }
 }
 

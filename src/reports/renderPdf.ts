@@ -1,13 +1,21 @@
-// A report as PDF (pdfkit): a cover with site, period and key figures, the daily-energy chart drawn as vectors, then every table.
+// A report as PDF (pdfkit) worth forwarding: a cover with the period's key figures and their change against the
+// previous period and the same period last year, data completeness, vector charts (energy per day, by area, the peak
+// day's load curve) and every table, in the site's language, number and date formats and time zone. Byte-identical
+// for the same content: the document date is the period's end, not the clock.
 import type PDFKit from 'pdfkit';
-import { lastDay, type Cell, type ReportContent, type Table } from './content.ts';
-import { formatCell } from './renderCsv.ts';
+import { SiteFormat } from '../i18n/format.ts';
+import { lastDay, type Cell, type Compared, type ReportContent, type Table } from './content.ts';
+import type { LoadCurve } from './energyFigures.ts';
+import { drawLine, fontName, paragraph, textWidth } from './pdfText.ts';
 
 const MARGIN = 50;
 const INK = '#1f2933';
 const MUTED = '#616e7c';
 const ACCENT = '#2f6fb2';
+const UP = '#b54708';
+const DOWN = '#1f7a4d';
 const RULE = '#cbd2d9';
+const NO_DATA = '–';
 
 type Doc = InstanceType<typeof PDFKit>;
 
@@ -15,10 +23,19 @@ export async function renderPdf(content: ReportContent): Promise<Buffer> {
   // pdfkit (fontkit, its fonts and tables) is loaded with the first PDF: ~6 MiB of resident memory and ~160 ms of
   // start-up an appliance spends only when a report plan runs.
   const { default: PDFDocument } = await import('pdfkit');
+  const format = new SiteFormat(content);
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
-    info: { Title: `${content.title}: ${content.site}`, Author: 'EMS', Subject: `${content.period.from} to ${content.period.to}` },
+    bufferPages: true,
+    info: {
+      Title: `${content.title}: ${content.site}`,
+      Author: content.site,
+      Creator: 'EMS',
+      Subject: `${content.period.from} – ${lastDay(content.period.to)}`,
+      // The same content gives the same bytes: the file ID is a hash of this info, so no clock reading goes in.
+      CreationDate: new Date(`${content.period.to}T00:00:00Z`),
+    },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -26,83 +43,211 @@ export async function renderPdf(content: ReportContent): Promise<Buffer> {
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  cover(doc, content);
+  cover(doc, content, format);
   doc.addPage();
+  doc.y = MARGIN;
   if (content.energy) {
-    heading(doc, 'Energy per day (kWh)');
-    dailyChart(
-      doc,
-      content.energy.days.map((d) => ({ label: d.day.slice(5), value: d.kwh })),
-    );
+    const noData = content.coverage !== null && content.coverage.share === 0;
+    heading(doc, format.t('report.chart.daily'));
+    if (noData) note(doc, format.t('report.noDataSection'));
+    else {
+      const withData = new Set(content.coverage?.days ?? content.energy.days.map((d) => d.day));
+      dailyChart(doc, format, content.energy.days.map((d) => ({ day: d.day, value: withData.has(d.day) ? d.kwh : null })));
+    }
+    heading(doc, format.t('report.chart.areas'));
+    if (noData || content.energy.areas.length === 0) note(doc, format.t('report.noDataSection'));
+    else areaChart(doc, format, content.energy.areas);
+    if (content.loadCurve) {
+      heading(doc, format.t('report.chart.peakDay', { day: format.date(content.loadCurve.day) }), 200);
+      loadCurveChart(doc, format, content.loadCurve);
+    }
   }
-  for (const table of content.tables) await drawTable(doc, table, content.currency);
+  for (const table of content.tables) await drawTable(doc, table, content, format);
+  footers(doc, content, format);
   doc.end();
   return done;
 }
 
-function cover(doc: Doc, content: ReportContent): void {
+function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
+  const { t } = format;
   const width = doc.page.width - 2 * MARGIN;
   doc.rect(0, 0, doc.page.width, 8).fill(ACCENT);
-  doc.fillColor(MUTED).font('Helvetica').fontSize(12).text(content.site, MARGIN, 140, { width });
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(28).text(content.title, { width });
-  doc.moveDown(0.5);
-  doc.font('Helvetica').fontSize(14).fillColor(INK).text(`Period: ${content.period.from} to ${lastDay(content.period.to)}`, { width });
-  doc.fontSize(11).fillColor(MUTED).text(`Days in the site time zone ${content.timezone}; generated ${content.generatedAt}`, { width });
-  if (content.energy) {
-    const e = content.energy;
-    const figures: [string, string][] = [
-      ['Energy', `${formatCell(e.totalKwh)} kWh`],
-      ['Cost', `${formatCell(e.cost)} ${content.currency}`],
-      ['Carbon', `${formatCell(e.carbonKg)} kg CO2e`],
-      ['Peak demand', e.peak ? `${formatCell(e.peak.kw)} kW at ${e.peak.at}` : 'no reading'],
-    ];
-    let y = 330;
-    for (const [label, value] of figures) {
-      doc.fillColor(MUTED).font('Helvetica').fontSize(11).text(label, MARGIN, y);
-      doc.fillColor(INK).font('Helvetica-Bold').fontSize(18).text(value, MARGIN + 130, y - 4, { width: width - 130 });
-      y += 40;
+  drawLine(doc, content.site, MARGIN, 110, { size: 13, color: MUTED, width });
+  drawLine(doc, content.title, MARGIN, 132, { size: 26, weight: 'bold', width });
+  paragraph(doc, t('report.period', { from: format.date(content.period.from), to: format.date(lastDay(content.period.to)) }), MARGIN, 178, { size: 13, width });
+  paragraph(doc, t('report.timezone', { timezone: content.timezone }), MARGIN, 198, { size: 10, color: MUTED, width });
+  const energy = content.energy;
+  if (!energy) return;
+  let y = 250;
+  paragraph(doc, t('report.keyFigures'), MARGIN, y, { size: 14, weight: 'bold', width });
+  y += 30;
+  const noData = content.coverage !== null && content.coverage.share === 0;
+  const comparison = content.comparison;
+  const figures: { label: string; value: string | null; current: number | null; pick: (c: Compared) => number | null }[] = [
+    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: energy.totalKwh, pick: (c) => c.totalKwh },
+    { label: t('report.cost'), value: format.money(energy.cost), current: energy.cost, pick: (c) => c.cost },
+    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: energy.carbonKg, pick: (c) => c.carbonKg },
+    {
+      label: t('report.peak'),
+      value: energy.peak ? t('report.peakAt', { kw: format.kw(energy.peak.kw), at: format.dateTime(energy.peak.at) }) : null,
+      current: energy.peak?.kw ?? null,
+      pick: (c) => c.peakKw,
+    },
+  ];
+  for (const figure of figures) {
+    doc.moveTo(MARGIN, y - 8).lineTo(MARGIN + width, y - 8).lineWidth(0.4).strokeColor(RULE).stroke();
+    paragraph(doc, figure.label, MARGIN, y, { size: 11, color: MUTED, width: 120 });
+    const shown = noData || figure.value === null ? t('report.noData') : figure.value;
+    paragraph(doc, shown, MARGIN + 125, y - 4, { size: 17, weight: 'bold', width: width - 125, color: noData || figure.value === null ? MUTED : INK });
+    let line = y + 20;
+    if (comparison && !noData && figure.current !== null) {
+      for (const [key, compared] of [['report.vsPrevious', comparison.previous], ['report.vsLastYear', comparison.lastYear]] as const) {
+        const before = compared.hasData ? figure.pick(compared) : null;
+        const label = t(key, { period: periodLabel(format, compared) });
+        if (before === null || before === 0) {
+          paragraph(doc, `${t('report.noComparison')} ${label}`, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+        } else {
+          const change = (figure.current - before) / Math.abs(before);
+          const changeText = format.change(change);
+          const changeWidth = textWidth(doc, changeText, 9.5, 'bold');
+          drawLine(doc, changeText, MARGIN + 125, line, { size: 9.5, weight: 'bold', color: change > 0 ? UP : change < 0 ? DOWN : MUTED });
+          paragraph(doc, label, MARGIN + 125 + changeWidth + 5, line, { size: 9.5, color: MUTED, width: width - 130 - changeWidth });
+        }
+        line += 14;
+      }
     }
+    y = line + 20;
   }
-  doc.moveTo(MARGIN, doc.page.height - 90).lineTo(doc.page.width - MARGIN, doc.page.height - 90).lineWidth(0.5).strokeColor(RULE).stroke();
-  doc.fillColor(MUTED).font('Helvetica').fontSize(9).text('EMS scheduled report. The CSV beside this file carries the same figures.', MARGIN, doc.page.height - 80, { width });
+  if (content.coverage) {
+    const key = content.coverage.unit === 'intervals' ? 'report.completeness' : 'report.completenessDays';
+    paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, { size: 10.5, width, color: content.coverage.share < 0.99 ? UP : INK });
+    y += 18;
+  }
+  if (noData) paragraph(doc, t('report.noDataPeriod'), MARGIN, y, { size: 10.5, width, color: UP });
 }
 
-function heading(doc: Doc, text: string): void {
-  if (doc.y > doc.page.height - MARGIN - 80) doc.addPage();
-  doc.moveDown(0.6);
-  doc.fillColor(INK).font('Helvetica-Bold').fontSize(13).text(text, MARGIN, doc.y);
-  doc.moveDown(0.3);
+/** "October 2026" for a whole month, else "1 Nov 2026 – 7 Nov 2026". */
+function periodLabel(format: SiteFormat, period: { from: string; to: string }): string {
+  const last = lastDay(period.to);
+  if (period.from.endsWith('-01') && period.from.slice(0, 7) === last.slice(0, 7) && period.to.endsWith('-01')) return format.month(period.from.slice(0, 7));
+  return `${format.date(period.from)} – ${format.date(last)}`;
 }
 
-/** Bars with a value axis (rounded to a nice step), gridlines and a label under each bar: all vector paths. */
-function dailyChart(doc: Doc, bars: { label: string; value: number }[]): void {
-  const left = MARGIN + 40;
-  const width = doc.page.width - MARGIN - left;
-  const height = 180;
-  const top = doc.y + 5;
-  const bottom = top + height;
-  const max = Math.max(0, ...bars.map((b) => b.value));
+function footers(doc: Doc, content: ReportContent, format: SiteFormat): void {
+  const range = doc.bufferedPageRange();
+  const width = doc.page.width - 2 * MARGIN;
+  for (let index = range.start; index < range.start + range.count; index += 1) {
+    doc.switchToPage(index);
+    const y = doc.page.height - 40;
+    doc.moveTo(MARGIN, y - 8).lineTo(doc.page.width - MARGIN, y - 8).lineWidth(0.5).strokeColor(RULE).stroke();
+    drawLine(doc, format.t('report.footer', { site: content.site }), MARGIN, y, { size: 8, color: MUTED, width: width - 90 });
+    drawLine(doc, format.t('report.page', { page: index + 1, pages: range.count }), MARGIN, y, { size: 8, color: MUTED, width, align: 'right' });
+  }
+}
+
+/** A section title; starts a new page when less than `room` points are left below it. */
+function heading(doc: Doc, text: string, room = 110): void {
+  if (doc.y > doc.page.height - MARGIN - room) {
+    doc.addPage();
+    doc.y = MARGIN;
+  }
+  doc.y += 10;
+  paragraph(doc, text, MARGIN, doc.y, { size: 13, weight: 'bold' });
+  doc.y += 4;
+}
+
+function note(doc: Doc, text: string): void {
+  paragraph(doc, text, MARGIN + 3, doc.y + 2, { size: 9.5, color: MUTED });
+  doc.y += 6;
+}
+
+/** The value axis: a nice step, gridlines and labels, returning the axis maximum. */
+function valueAxis(doc: Doc, format: SiteFormat, box: { left: number; top: number; width: number; height: number }, max: number): number {
   const step = niceStep(max / 4);
   const axisMax = Math.max(step, Math.ceil(max / step) * step);
-  doc.font('Helvetica').fontSize(8);
+  const bottom = box.top + box.height;
   for (let tick = 0; tick <= axisMax + step / 2; tick += step) {
-    const y = bottom - (tick / axisMax) * height;
-    doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.4).strokeColor(RULE).stroke();
-    doc.fillColor(MUTED).text(formatCell(Number(tick.toPrecision(6))), MARGIN - 10, y - 4, { width: 45, align: 'right' });
+    const y = bottom - (tick / axisMax) * box.height;
+    doc.moveTo(box.left, y).lineTo(box.left + box.width, y).lineWidth(0.4).strokeColor(RULE).stroke();
+    drawLine(doc, format.number(tick, step < 1 ? 1 : 0), MARGIN - 10, y - 4, { size: 7.5, color: MUTED, width: box.left - MARGIN + 4, align: 'right' });
   }
-  const slot = bars.length ? width / bars.length : width;
-  const barWidth = Math.max(2, Math.min(40, slot * 0.65));
-  bars.forEach((bar, index) => {
-    const x = left + index * slot + (slot - barWidth) / 2;
-    const barHeight = axisMax > 0 ? (bar.value / axisMax) * height : 0;
-    doc.rect(x, bottom - barHeight, barWidth, barHeight).fill(ACCENT);
-    // Every label when they fit, otherwise every few (a month has ~31 bars).
-    const every = Math.ceil(bars.length / 16);
-    if (index % every === 0) doc.fillColor(MUTED).text(bar.label, x - 10, bottom + 4, { width: barWidth + 20, align: 'center' });
+  return axisMax;
+}
+
+/** One bar per day; a day without data has no bar and a dash under its slot (never a zero that looks like a reading). */
+function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: number | null }[]): void {
+  const left = MARGIN + 45;
+  const box = { left, top: doc.y + 8, width: doc.page.width - MARGIN - left, height: 160 };
+  const bottom = box.top + box.height;
+  const axisMax = valueAxis(doc, format, box, Math.max(0, ...days.map((d) => d.value ?? 0)));
+  const slot = days.length ? box.width / days.length : box.width;
+  const barWidth = Math.max(2, Math.min(36, slot * 0.7));
+  const every = Math.ceil(days.length / 16);
+  days.forEach((entry, index) => {
+    const x = box.left + index * slot + (slot - barWidth) / 2;
+    if (entry.value === null) drawLine(doc, NO_DATA, x, bottom - 10, { size: 8, color: UP, width: barWidth, align: 'center' });
+    else {
+      const height = axisMax > 0 ? (entry.value / axisMax) * box.height : 0;
+      doc.rect(x, bottom - height, barWidth, height).fill(ACCENT);
+    }
+    if (index % every === 0) drawLine(doc, format.shortDate(entry.day), x - 12, bottom + 4, { size: 7, color: MUTED, width: barWidth + 24, align: 'center' });
   });
-  doc.moveTo(left, bottom).lineTo(left + width, bottom).lineWidth(0.8).strokeColor(INK).stroke();
-  doc.x = MARGIN;
-  doc.y = bottom + 22;
+  doc.moveTo(box.left, bottom).lineTo(box.left + box.width, bottom).lineWidth(0.8).strokeColor(INK).stroke();
+  doc.y = bottom + 20;
+}
+
+/** Horizontal bars, one per area, with its energy and share written beside it. */
+function areaChart(doc: Doc, format: SiteFormat, areas: { area: string; kwh: number }[]): void {
+  const labelWidth = 130;
+  const valueWidth = 120;
+  const left = MARGIN + labelWidth + 6;
+  const width = doc.page.width - MARGIN - valueWidth - left;
+  const max = Math.max(0, ...areas.map((a) => a.kwh));
+  const total = areas.reduce((sum, a) => sum + a.kwh, 0);
+  const rowHeight = 17;
+  let y = doc.y + 6;
+  for (const area of areas) {
+    if (y + rowHeight > doc.page.height - MARGIN - 20) {
+      doc.addPage();
+      y = MARGIN;
+    }
+    drawLine(doc, area.area, MARGIN, y + 3, { size: 9, width: labelWidth });
+    const length = max > 0 ? (area.kwh / max) * width : 0;
+    doc.rect(left, y + 2, Math.max(0.5, length), rowHeight - 6).fill(ACCENT);
+    const share = total > 0 ? ` (${format.percent(area.kwh / total)})` : '';
+    drawLine(doc, `${format.number(area.kwh, 1)}${share}`, left + width + 6, y + 3, { size: 8.5, color: MUTED, width: valueWidth - 6 });
+    y += rowHeight;
+  }
+  doc.y = y + 10;
+}
+
+/** The peak day's 96 (92, 100) quarter hours as a line; gaps where an interval has no data. */
+function loadCurveChart(doc: Doc, format: SiteFormat, curve: LoadCurve): void {
+  const left = MARGIN + 45;
+  const box = { left, top: doc.y + 8, width: doc.page.width - MARGIN - left, height: 140 };
+  const bottom = box.top + box.height;
+  const axisMax = valueAxis(doc, format, box, Math.max(0, ...curve.points.map((p) => p.kw ?? 0)));
+  const step = curve.points.length > 1 ? box.width / (curve.points.length - 1) : box.width;
+  let drawing = false;
+  curve.points.forEach((point, index) => {
+    const x = box.left + index * step;
+    if (point.kw === null) {
+      drawing = false;
+      return;
+    }
+    const y = bottom - (point.kw / axisMax) * box.height;
+    if (drawing) doc.lineTo(x, y);
+    else doc.moveTo(x, y);
+    drawing = true;
+  });
+  doc.lineWidth(1.4).strokeColor(ACCENT).stroke();
+  // Hour labels every three hours, in the site's clock.
+  curve.points.forEach((point, index) => {
+    const label = format.dateTime(point.at).slice(-5);
+    if (index % 12 === 0) drawLine(doc, label, box.left + index * step - 15, bottom + 4, { size: 7, color: MUTED, width: 30, align: 'center' });
+  });
+  doc.moveTo(box.left, bottom).lineTo(box.left + box.width, bottom).lineWidth(0.8).strokeColor(INK).stroke();
+  doc.y = bottom + 20;
 }
 
 function niceStep(raw: number): number {
@@ -112,70 +257,70 @@ function niceStep(raw: number): number {
   return (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * power;
 }
 
-const LABELS: Record<string, (currency: string) => string> = {
-  kwh: () => 'kWh',
-  cost: (currency) => `Cost (${currency})`,
-  carbon_kg: () => 'Carbon (kg)',
-  kw: () => 'kW',
-  mttr_hours: () => 'MTTR (hours)',
-};
+const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
+const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours']);
+const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue']);
 
-function columnLabel(column: string, currency: string): string {
-  const known = LABELS[column];
-  if (known) return known(currency);
-  const words = column.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+/** A cell as the site reads it: grouped numbers, local dates and times, translated states. */
+export function pdfCell(format: SiteFormat, column: string, cell: Cell): string {
+  if (cell === null) return NO_DATA;
+  if (typeof cell === 'number') {
+    if (column === 'cost') return format.number(cell, 2);
+    return format.number(cell, ONE_DECIMAL.has(column) ? 1 : 0);
+  }
+  if (column === 'day' && /^\d{4}-\d{2}-\d{2}$/.test(cell)) return format.date(cell);
+  if (TIME_COLUMNS.has(column) && !Number.isNaN(Date.parse(cell))) return format.dateTime(cell);
+  if (TRANSLATED.has(column)) {
+    const key = `value.${cell}`;
+    const text = format.t(key);
+    return text === key ? cell : text;
+  }
+  return cell;
 }
 
-/** Times read as "2026-11-21 02:25 UTC" on paper (the CSV keeps the full ISO text). */
-function pdfCell(cell: Cell): string {
-  if (typeof cell === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(cell)) return `${cell.slice(0, 10)} ${cell.slice(11, 16)} UTC`;
-  return cell === null ? '–' : formatCell(cell);
-}
-
-async function drawTable(doc: Doc, table: Table, currency: string): Promise<void> {
-  heading(doc, table.title);
+async function drawTable(doc: Doc, table: Table, content: ReportContent, format: SiteFormat): Promise<void> {
+  heading(doc, format.t(`table.${table.key}`));
   const width = doc.page.width - 2 * MARGIN;
+  const size = 8.5;
+  // The daily table says "no data" for a day nothing was recorded on, instead of its zeros.
+  const missingDays = table.key === 'daily' && content.coverage ? new Set(table.rows.map((row) => row[0] as string).filter((day) => !content.coverage!.days.includes(day))) : new Set<string>();
+  const noDataText = format.t('report.chart.noDataDay');
+  const cells = (row: Cell[]): string[] =>
+    missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
-  // Each column as wide as its widest cell (header included), then scaled together to the page width.
-  const headers = table.columns.map((column) => columnLabel(column, currency));
-  doc.fontSize(9);
-  const natural = table.columns.map((_, index) => {
-    doc.font('Helvetica-Bold');
-    let widest = doc.widthOfString(headers[index]);
-    doc.font('Helvetica');
-    for (const row of table.rows.slice(0, 200)) widest = Math.max(widest, doc.widthOfString(pdfCell(row[index])));
-    return widest + 12;
-  });
+  const headers = table.columns.map((column) => format.t(`column.${column}`, { currency: content.currency }));
+  const sample = table.rows.slice(0, 200).map(cells);
+  const natural = table.columns.map((_, index) => Math.max(textWidth(doc, headers[index], size, 'bold'), ...sample.map((row) => textWidth(doc, row[index], size))) + 12);
   const scale = width / natural.reduce((sum, w) => sum + w, 0);
   const widths = natural.map((w) => w * scale);
   const xs: number[] = [];
   widths.reduce((x, w) => (xs.push(x), x + w), MARGIN);
   const rowHeight = 16;
-  const drawRow = (cells: Cell[], bold: boolean): void => {
-    if (doc.y + rowHeight > doc.page.height - MARGIN) {
+  const drawRow = (texts: string[], bold: boolean, muted = false): void => {
+    if (doc.y + rowHeight > doc.page.height - MARGIN - 20) {
       doc.addPage();
+      doc.y = MARGIN;
       // A table that goes on over a page break repeats its header row.
       if (!bold) drawRow(headers, true);
     }
     const y = doc.y;
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor(INK);
-    cells.forEach((cell, index) => {
+    texts.forEach((text, index) => {
       const align = textColumns.has(index) ? 'left' : 'right';
-      doc.text(pdfCell(cell), xs[index] + 3, y + 4, { width: widths[index] - 6, height: rowHeight - 6, align, ellipsis: true });
+      drawLine(doc, text, xs[index] + 3, y + 4, { size, weight: bold ? 'bold' : 'regular', color: muted ? MUTED : INK, width: widths[index] - 6, align });
     });
     doc.moveTo(MARGIN, y + rowHeight).lineTo(MARGIN + width, y + rowHeight).lineWidth(bold ? 0.8 : 0.3).strokeColor(bold ? INK : RULE).stroke();
-    doc.x = MARGIN;
     doc.y = y + rowHeight;
   };
   drawRow(headers, true);
-  if (table.rows.length === 0) {
-    doc.font('Helvetica-Oblique').fontSize(9).fillColor(MUTED).text('None in this period.', MARGIN + 3, doc.y + 4);
-    doc.y += 4;
+  const energyTable = ['daily', 'areas', 'totals', 'peak'].includes(table.key);
+  if (table.rows.length === 0 || (energyTable && content.coverage?.share === 0)) {
+    note(doc, format.t(energyTable ? 'report.noDataSection' : 'report.noneInPeriod'));
+    return;
   }
   for (const [index, row] of table.rows.entries()) {
-    drawRow(row, false);
+    drawRow(cells(row), false, missingDays.has(row[0] as string));
     // pdfkit draws synchronously: a long table lets requests in every 50 rows instead of holding the event loop throughout.
     if (index % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
   }
+  doc.font(fontName(doc, 'latin', 'regular'));
 }

@@ -11,6 +11,7 @@ import { platformConfig, reportPlans, reportRuns, reportTemplates, type ReportRu
 import { Conflict, NotFound, TooManyRequests } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer, MailAttachment } from '../mail/mailer.ts';
+import type { SiteMail } from '../mail/siteMail.ts';
 import { lastDay, reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
 import { renderCsv } from './renderCsv.ts';
 import { renderPdf } from './renderPdf.ts';
@@ -74,6 +75,8 @@ export type RunnerDeps = {
   keepFilesPerPlan: number;
   /** The one alert service, so an undelivered report is notified like any other alert. */
   alerts: AlertService;
+  /** Site name, language and link base of the report mails (plain English without it). */
+  siteMail?: () => SiteMail;
   /** History rows kept per plan (1000 unless given); older rows go: a `* * * * *` plan would add half a million a year. */
   historyRowsPerPlan?: number;
 };
@@ -291,15 +294,31 @@ export class ReportRunner {
 
   /** One message to all recipients; a failure waits out the next configured delay and tries again. */
   private async mail(plan: PlanToRun, content: ReportContent, attachments: MailAttachment[]): Promise<{ attempts: number; error?: string }> {
-    const period = `${content.period.from} to ${lastDay(content.period.to)}`;
-    const mail = {
-      to: plan.recipients,
-      subject: `${plan.name}: ${content.site}, ${period}`,
-      text:
+    const site = this.deps.siteMail?.();
+    let subject: string;
+    let text: string;
+    if (site) {
+      const { t, format } = site;
+      const period = `${format.date(content.period.from)} – ${format.date(lastDay(content.period.to))}`;
+      subject = t('mail.report.subject', { plan: plan.name, site: content.site, period });
+      text = [
+        t('mail.report.body', { title: content.title, site: content.site, period, timezone: content.timezone }),
+        '',
+        t('mail.report.attached', { files: attachments.map((file) => file.filename).join(', ') }),
+        '',
+        t('mail.report.sentBy', { plan: plan.name }),
+        '',
+        `${site.footer}`,
+        '',
+      ].join('\n');
+    } else {
+      const period = `${content.period.from} to ${lastDay(content.period.to)}`;
+      subject = `${plan.name}: ${content.site}, ${period}`;
+      text =
         `${content.title} for ${content.site}, ${period} (${content.timezone}).\n\n` +
-        `Attached: ${attachments.map((file) => file.filename).join(', ')}.\n\nSent by EMS for the report plan "${plan.name}".\n`,
-      attachments,
-    };
+        `Attached: ${attachments.map((file) => file.filename).join(', ')}.\n\nSent by EMS for the report plan "${plan.name}".\n`;
+    }
+    const mail = { to: plan.recipients, subject, text, attachments };
     const delays = this.deps.mailRetryDelaysMs;
     let lastError = '';
     for (let attempt = 0; attempt <= delays.length; attempt += 1) {

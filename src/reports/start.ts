@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ReportContentBuilder } from './content.ts';
 import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
 import { siteEnergyFigures } from './energyFigures.ts';
+import { mailBaseUrl, siteMailReader } from '../mail/siteMail.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
 
@@ -26,6 +27,7 @@ export function startReports(deps: { config: Config; db: Db; logger: Logger; aud
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,
     alerts,
+    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
   const interrupted = runner.failInterrupted();
   if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');

@@ -1,0 +1,98 @@
+// Export benchmark: a year of 15-minute data for 100 meters seeded into the real interval store, then exported over
+// HTTP from the service in its own process as wide CSV, long CSV and wide XLSX while its resident memory is sampled
+// every 20 ms. The bar: RSS growth ≤ 50 MiB for each (the file is streamed, never held). The baseline in the same run:
+// one day of the same meters.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AuditLog } from '../../src/db/auditTrail.ts';
+import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
+import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { buildEnergy } from '../../src/energy/module.ts';
+import { buildService, postJson, rssMiB, sleep, startService } from './harness.ts';
+
+const METERS = Number(process.env.BENCH_METERS ?? 100);
+const DAYS = Number(process.env.BENCH_DAYS ?? 365);
+const LIMIT_MIB = 50;
+
+function seed(dataDir: string): { from: string; to: string; seconds: number } {
+  const db = openDatabase(databasePath(dataDir));
+  const energy = buildEnergy(db, new AuditLog(db));
+  const started = performance.now();
+  const ids: number[] = [];
+  db.sqlite.transaction(() => {
+    for (let i = 0; i < METERS; i += 1) ids.push(energy.meters.create({ name: `Meter ${String(i + 1).padStart(3, '0')}`, code: `meter.${i}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}`, site: i === 0 }, null).id);
+  })();
+  const to = new Date().toISOString().slice(0, 10);
+  const from = addDays(to, -DAYS);
+  for (let day = from; day < to; day = addDays(day, 1)) {
+    const { start, count } = dayIntervals('UTC', day);
+    db.sqlite.transaction(() => {
+      energy.store.save(
+        ids.map((meterId, m) => {
+          const kwh = new Float32Array(count);
+          for (let i = 0; i < count; i += 1) kwh[i] = (1 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m));
+          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+        }),
+      );
+    })();
+  }
+  closeDatabase(db);
+  return { from, to, seconds: (performance.now() - started) / 1000 };
+}
+
+type Figures = { name: string; mib: number; seconds: number; growthMiB: number };
+
+async function measure(name: string, url: string, token: string, pid: number): Promise<Figures> {
+  // The service settles between downloads: the growth is over its RSS right before this one.
+  await sleep(1500);
+  const before = rssMiB(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 20);
+  const started = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok || !response.body) throw new Error(`${name}: ${response.status} ${await response.text()}`);
+  let bytes = 0;
+  for await (const chunk of response.body) bytes += (chunk as Uint8Array).length;
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  peak = Math.max(peak, rssMiB(pid));
+  return { name, mib: bytes / 2 ** 20, seconds, growthMiB: peak - before };
+}
+
+// The service runs compiled, as in production.
+const build = await buildService();
+if (!build.ok) throw new Error(`build failed: ${build.errors.join('\n')}`);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-exports-'));
+const seeded = seed(dataDir);
+console.log(`seeded ${METERS} meters × ${DAYS} days (${METERS * DAYS * 96} intervals) in ${seeded.seconds.toFixed(1)} s`);
+// As the systemd unit runs it (systemd/ems.service sets MALLOC_ARENA_MAX=2).
+process.env.MALLOC_ARENA_MAX = '2';
+const service = await startService({ dataDir, logLevel: 'warn' });
+try {
+  const password = fs.readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
+  const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'admin', password });
+  const base = `${service.url}/api/exports/energy?from=${seeded.from}&to=${seeded.to}`;
+  const oneDay = `${service.url}/api/exports/energy?from=${seeded.from}&to=${addDays(seeded.from, 1)}`;
+  // Warm-up: load the export modules (exceljs is loaded with the first XLSX) before anything is measured.
+  await measure('warm-up csv', `${oneDay}`, accessToken, service.pid);
+  await measure('warm-up xlsx', `${oneDay}&format=xlsx`, accessToken, service.pid);
+  const rows: Figures[] = [];
+  rows.push(await measure('baseline: 1 day wide CSV', `${oneDay}`, accessToken, service.pid));
+  rows.push(await measure('baseline: 1 day wide XLSX', `${oneDay}&format=xlsx`, accessToken, service.pid));
+  rows.push(await measure(`${DAYS} days wide CSV`, `${base}`, accessToken, service.pid));
+  rows.push(await measure(`${DAYS} days wide CSV, again`, `${base}`, accessToken, service.pid));
+  rows.push(await measure(`${DAYS} days long CSV (de, BOM)`, `${base}&layout=long&locale=de-DE&bom=true`, accessToken, service.pid));
+  rows.push(await measure(`${DAYS} days wide XLSX`, `${base}&format=xlsx`, accessToken, service.pid));
+  console.log(`\n${'export'.padEnd(34)} ${'MiB'.padStart(8)} ${'s'.padStart(7)} ${'MiB/s'.padStart(7)} ${'RSS growth'.padStart(11)}`);
+  for (const row of rows) {
+    console.log(`${row.name.padEnd(34)} ${row.mib.toFixed(1).padStart(8)} ${row.seconds.toFixed(1).padStart(7)} ${(row.mib / row.seconds).toFixed(1).padStart(7)} ${`${row.growthMiB.toFixed(1)} MiB`.padStart(11)}`);
+  }
+  const baseline = Math.max(rows[0].growthMiB, rows[1].growthMiB);
+  const worst = Math.max(...rows.slice(2).map((row) => row.growthMiB));
+  console.log(`\nworst year RSS growth ${worst.toFixed(1)} MiB (limit ${LIMIT_MIB}); one-day baseline ${baseline.toFixed(1)} MiB; ${worst <= LIMIT_MIB ? 'within' : 'OVER'} the limit`);
+  process.exitCode = worst <= LIMIT_MIB ? 0 : 1;
+} finally {
+  await service.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}

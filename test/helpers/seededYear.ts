@@ -1,0 +1,60 @@
+// A site with meters and 14 months of 15-minute data written through the real interval store (what a year of the
+// collector leaves), areas named in several scripts, and one day in the last whole month without any data.
+import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
+import type { TestServer } from './server.ts';
+
+export type SeededYear = { meterIds: number[]; siteId: number; areas: string[]; gapDay: string; lastMonth: { from: string; to: string } };
+
+export const AREA_NAMES = ['Heizung / HVAC', 'Освещение', 'مبنى الإدارة 2', '数据中心'];
+
+/** The previous whole month of the site's today (what a monthly plan run now reports). */
+export function lastWholeMonth(timezone: string): { from: string; to: string } {
+  const today = siteDay(timezone, new Date());
+  const to = `${today.slice(0, 7)}-01`;
+  const [y, m] = to.split('-').map(Number);
+  return { from: m === 1 ? `${y - 1}-12-01` : `${y}-${String(m - 1).padStart(2, '0')}-01`, to };
+}
+
+export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number } = {}): SeededYear {
+  const { energy, db } = server.service.deps;
+  const subMeters = options.subMeters ?? AREA_NAMES.length;
+  const ids: number[] = [];
+  db.sqlite.transaction(() => {
+    ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
+    for (let i = 0; i < subMeters; i += 1) {
+      ids.push(energy.meters.create({ name: `Sub-meter ${i + 1}`, code: `meter.sub.${i + 1}.kwh`, kind: 'energy', area: AREA_NAMES[i % AREA_NAMES.length] }, null).id);
+    }
+  })();
+  const month = lastWholeMonth(timezone);
+  const gapDay = addDays(month.from, 11);
+  const today = siteDay(timezone, new Date());
+  const first = addDays(month.from, -(options.days ?? 420));
+  for (let day = first; day < today; day = addDays(day, 1)) {
+    if (day === gapDay) continue;
+    const { start, count } = dayIntervals(timezone, day);
+    const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
+    const growth = day >= month.from ? 1.08 : 1;
+    db.sqlite.transaction(() => {
+      energy.store.save(
+        ids.map((meterId, m) => {
+          const kwh = new Float32Array(count);
+          for (let i = 0; i < count; i += 1) {
+            const daily = 1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI);
+            const sub = (2 + m) * daily * seasonal * growth;
+            kwh[i] = m === 0 ? 0 : sub;
+          }
+          // The main incomer is the sum of its sub-meters plus a constant base.
+          if (m === 0) {
+            for (let i = 0; i < count; i += 1) {
+              let sum = 6;
+              for (let s = 1; s < ids.length; s += 1) sum += (2 + s) * (1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI)) * seasonal * growth;
+              kwh[i] = sum;
+            }
+          }
+          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+        }),
+      );
+    })();
+  }
+  return { meterIds: ids.slice(1), siteId: ids[0], areas: AREA_NAMES.slice(0, subMeters), gapDay, lastMonth: month };
+}

@@ -1,0 +1,131 @@
+// The monthly energy report's PDF on a seeded year: site language, number and date formats and time zone; key figures
+// with their change against the previous month and the same month last year; completeness; charts; names in
+// Cyrillic, Arabic and Chinese; the same bytes twice; every figure checked against the energy API.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { addDays } from '../src/energy/calendar.ts';
+import { SiteFormat } from '../src/i18n/format.ts';
+import { eventually, startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
+import { seedYear, type SeededYear } from './helpers/seededYear.ts';
+
+const TIMEZONE = 'Europe/Berlin';
+const SITE = 'Werk Süd – Πύλη / Завод / 工厂';
+
+describe('monthly report PDF', () => {
+  let server: TestServer;
+  let admin: TestUser;
+  let seeded: SeededYear;
+  const outDir = process.env.EMS_REPORT_PNG_DIR ?? tempDir('ems-report-pages-');
+
+  before(async () => {
+    server = await startTestServer();
+    admin = await server.createUser({ role: 'admin' });
+    const config = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: SITE, timezone: TIMEZONE, locale: 'de-DE', currency: 'EUR' } });
+    assert.equal(config.status, 200, config.text);
+    seeded = seedYear(server, TIMEZONE);
+  });
+  after(() => server.close());
+
+  async function runPlan(body: Record<string, unknown>): Promise<{ pdf: Buffer; csv: string }> {
+    const plan = await server.request('POST', '/api/reports/plans', { token: admin.accessToken, body: { cron: '0 6 1 * *', recipients: ['energy@example.test'], ...body } });
+    assert.equal(plan.status, 201, plan.text);
+    const started = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
+    assert.equal(started.status, 202, started.text);
+    const run = await eventually(async () => {
+      const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
+      return read.body.status === 'running' ? undefined : read.body;
+    }, 'the report run', 60_000);
+    assert.equal(run.status, 'ok', run.error);
+    const file = async (name: string) => {
+      const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+      assert.equal(response.status, 200);
+      return Buffer.from(await response.arrayBuffer());
+    };
+    const names = run.files.map((f: { name: string }) => f.name);
+    return { pdf: await file(names.find((n: string) => n.endsWith('.pdf'))), csv: (await file(names.find((n: string) => n.endsWith('.csv')))).toString() };
+  }
+
+  function pdfText(pdf: Buffer, name: string): string {
+    const file = path.join(outDir, `${name}.pdf`);
+    fs.writeFileSync(file, pdf);
+    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  }
+
+  test('figures, comparisons and completeness agree with the energy API, written the German way', async () => {
+    const { pdf } = await runPlan({ name: 'Monatsbericht Energie', templateId: 'monthly-energy' });
+    const text = pdfText(pdf, 'monthly-de');
+    const { from, to } = seeded.lastMonth;
+    const token = admin.accessToken;
+    const summary = (await server.request('GET', `/api/energy/summary?from=${from}&to=${to}`, { token })).body;
+    const previousFrom = `${addDays(from, -1).slice(0, 7)}-01`;
+    const previous = (await server.request('GET', `/api/energy/summary?from=${previousFrom}&to=${from}`, { token })).body;
+    const lastYear = (await server.request('GET', `/api/energy/summary?from=${Number(from.slice(0, 4)) - 1}${from.slice(4)}&to=${Number(to.slice(0, 4)) - 1}${to.slice(4)}`, { token })).body;
+    const format = new SiteFormat({ locale: 'de-DE', timezone: TIMEZONE, currency: 'EUR' });
+    // Intl puts (narrow) no-break spaces between number and unit; pdftotext may give them back as plain spaces.
+    const norm = (value: string) => value.replace(/\s+/g, ' ');
+    const flat = norm(text);
+    // German grouping and decimals: "12.345,6 kWh", "3.086,42 €".
+    assert.match(format.kwh(summary.totalKwh), /^\d{1,3}(\.\d{3})*,\d kWh$/);
+    for (const expected of [
+      'Monatsbericht Energie',
+      `Zeitraum: ${format.date(from)} bis ${format.date(addDays(to, -1))}`,
+      format.kwh(summary.totalKwh),
+      format.money(summary.cost),
+      format.carbon(summary.carbonKg),
+      `${format.kw(summary.peak.kw)} am ${format.dateTime(summary.peak.at)}`,
+      `${format.change((summary.totalKwh - previous.totalKwh) / previous.totalKwh)} ggü. Vorperiode`,
+      `${format.change((summary.totalKwh - lastYear.totalKwh) / lastYear.totalKwh)} ggü. Vorjahreszeitraum`,
+      `${format.change((summary.cost - previous.cost) / previous.cost)} ggü. Vorperiode`,
+    ]) {
+      assert.ok(flat.includes(norm(expected)), `PDF has "${expected}":\n${text}`);
+    }
+    // One day of the month had no data: completeness below 100 %, and that day reads "keine Daten", not 0.
+    const days = summary.days.length;
+    const share = (days - 1) / days;
+    assert.ok(flat.includes(norm(`Datenvollständigkeit: ${format.percent(share)}`)), `completeness ${format.percent(share)}:\n${text}`);
+    assert.match(flat, new RegExp(`${format.date(seeded.gapDay).replace(/\./g, '\\.')} keine Daten`));
+    for (const day of summary.days.filter((d: { day: string }) => d.day !== seeded.gapDay).slice(0, 5)) {
+      assert.ok(flat.includes(norm(`${format.date(day.day)} ${format.number(day.kwh, 1)} ${format.number(day.cost, 2)}`)), `day ${day.day}`);
+    }
+    for (const area of summary.areas) assert.ok(flat.includes(format.number(area.kwh, 1)), `area ${area.area} ${area.kwh}`);
+    // Area and site names in Cyrillic, Greek and Chinese come out as text (pdftotext reads them back through the embedded fonts).
+    for (const name of ['Освещение', '数据中心', 'Πύλη', 'Завод']) assert.ok(text.includes(name), `name ${name} in the PDF:\n${text}`);
+    // Every font embedded as a subset (tag "ABCDEF+Name"), none of the 14 standard fonts.
+    const fonts = execFileSync('pdffonts', [path.join(outDir, 'monthly-de.pdf')], { encoding: 'utf8' });
+    assert.match(fonts, /\+NotoSans-Regular/);
+    assert.match(fonts, /\+NotoNaskhArabic/);
+    assert.match(fonts, /\+NotoSansHans/);
+    assert.doesNotMatch(fonts, /Helvetica/);
+    for (const line of fonts.split('\n').slice(2).filter(Boolean)) assert.match(line, /yes\s+yes\s+yes/, `embedded, subset, unicode: ${line}`);
+  });
+
+  test('the same plan and period give the same bytes twice; pages render', async () => {
+    const first = await runPlan({ name: 'Monthly energy', templateId: 'monthly-energy' });
+    const second = await runPlan({ name: 'Monthly energy', templateId: 'monthly-energy' });
+    assert.ok(first.pdf.equals(second.pdf), 'byte-identical PDFs');
+    const file = path.join(outDir, 'monthly-en.pdf');
+    fs.writeFileSync(file, first.pdf);
+    execFileSync('pdftoppm', ['-png', '-r', '60', file, path.join(outDir, 'monthly')]);
+    const pages = fs.readdirSync(outDir).filter((name) => name.startsWith('monthly-') && name.endsWith('.png'));
+    assert.ok(pages.length >= 3, `pages: ${pages.join(', ')}`);
+    for (const page of pages) assert.ok(fs.statSync(path.join(outDir, page)).size > 5_000, `${page} has content`);
+  });
+
+  test('Arabic text is laid out right to left in logical order', async () => {
+    const { visualRuns } = await import('../src/reports/pdfText.ts');
+    // "مبنى الإدارة 2": the Arabic words run right to left, the digit stays at the logical end (left on the page).
+    const runs = visualRuns('مبنى الإدارة 2');
+    assert.equal(runs[0].text, '2', 'the number at the left');
+    assert.deepEqual(runs.at(-1), { text: 'مبنى الإدارة', family: 'arabic' }, 'the words in logical order, for the shaper to lay out right to left');
+    assert.equal(runs.map((r) => r.text).join('').length, 'مبنى الإدارة 2'.length, 'nothing lost');
+    // Latin with an Arabic name and a number inside: the number belongs to the Arabic phrase (rule W2), so the page
+    // reads "Area 7 ⟵مبنى total".
+    const mixed = visualRuns('Area مبنى 7 total');
+    assert.equal(mixed[0].text, 'Area 7');
+    assert.equal(mixed.at(-1)!.text, 'total');
+    assert.ok(mixed.some((r) => r.family === 'arabic' && r.text.startsWith('مبنى')));
+  });
+});
