@@ -3,13 +3,14 @@ import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import { siteDay } from './calendar.ts';
+import { CalorificValues } from './calorific.ts';
 import { EnergyFigures } from './figures.ts';
 import { MeterDirectory, type Meter } from './meters.ts';
 import { EnergyService } from './service.ts';
 import { IntervalStore } from './store.ts';
 import { Tariffs } from './tariffs.ts';
 
-export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string };
+export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string; calorific: CalorificValues };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
@@ -18,7 +19,8 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
-  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
+  const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
+  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone, calorific };
 }
 
 /**
