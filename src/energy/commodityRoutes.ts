@@ -3,14 +3,44 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../appDeps.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
-import { CalorificCreate, CalorificUpdate, CalorificVersion } from './commoditySchemas.ts';
+import { BadRequest } from '../errors.ts';
+import { addDays } from './calendar.ts';
+import { CalorificCreate, CalorificUpdate, CalorificVersion, CommodityFigures } from './commoditySchemas.ts';
+import { ENERGY_YEARS } from './routes.ts';
+import { PeriodQuery } from './schemas.ts';
 
 const tags = ['energy'];
 const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
 
+/** A year of days per call: the figures read each meter's day rows. */
+const MAX_DAYS = 366 * 2;
+
+function checkPeriod(from: string, to: string): void {
+  for (const [value, path] of [[from, 'query.from'], [to, 'query.to']]) {
+    const year = Number(value.slice(0, 4));
+    if (!(year >= ENERGY_YEARS.min && year <= ENERGY_YEARS.max)) throw new BadRequest('Invalid query', [{ path, message: `must be in the years ${ENERGY_YEARS.min} to ${ENERGY_YEARS.max}` }]);
+  }
+  if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
+  if (to > addDays(from, MAX_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${MAX_DAYS} days after from` }]);
+}
+
 export function commodityRoutes({ energy }: AppDeps) {
-  const { calorific } = energy;
+  const { calorific, commodities } = energy;
   return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/commodities',
+      access: 'viewer',
+      summary: 'Every utility over a period: electricity balance with PV, gas (m³ and kWh), water (m³), heat',
+      description:
+        'Per commodity its quantity in its own unit, energy, cost and CO2; the electricity balance (import, export, generation, consumption, self-consumption, self-sufficiency, net import); gas per day with the calorific value in force. m³ is never added to kWh. Changes nothing.',
+      tags,
+      schemas: { query: PeriodQuery, response: { 200: CommodityFigures, 400: ErrorBody } },
+      handler: ({ query }) => {
+        checkPeriod(query.from, query.to);
+        return commodities.period(query.from, query.to);
+      },
+    }),
     defineRoute({
       method: 'GET',
       path: '/api/energy/calorific-values',

@@ -16,3 +16,37 @@ export const CalorificCreate = Type.Object(
   { additionalProperties: false },
 );
 export const CalorificUpdate = Type.Partial(Type.Object(calorificFields), { additionalProperties: false });
+
+const Num = (description: string) => Type.Number({ description });
+const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+export const CommodityFigures = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  timezone: Type.String(),
+  currency: Type.String(),
+  commodities: Type.Array(
+    Type.Object({
+      commodity: Type.String({ description: 'electricity, gas, water or heat; a commodity without meters is absent' }),
+      unit: Type.String({ description: 'the unit of quantity: kWh for electricity and heat, m³ for gas and water' }),
+      quantity: Num('electricity: consumption; gas and water: volume; heat: kWh thermal'),
+      kwh: Nullable('energy: electricity consumption, gas volume × calorific value × correction of each day, heat; null for water'),
+      cost: Nullable("at the commodity's tariff versions (electricity: import cost with standing charges less feed-in revenue); null when a day with data has no version"),
+      carbonKg: Nullable("at the commodity's tariff versions' CO2 factors; null when a day with data has no version"),
+      meters: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), quantity: Num('in the commodity unit') })),
+    }),
+  ),
+  electricity: Type.Object({
+    importKwh: Num("drawn from the grid: the site meters' sum, the figure every other energy total shows"),
+    exportKwh: Num('fed back to the grid'),
+    generationKwh: Num('made on site (PV)'),
+    consumptionKwh: Num('import − export + generation'),
+    selfConsumptionKwh: Num('generation − export: what the site used of what it made'),
+    selfConsumptionRate: Nullable('self-consumption / generation; null without generation'),
+    selfSufficiency: Nullable('self-consumption / consumption; null without consumption'),
+    netImportKwh: Num('import − export'),
+    importCost: Num('the site cost: interval prices plus standing charges'),
+    feedInRevenue: Num("export × the electricity version's feedInPrice of each day"),
+  }),
+  gasDays: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), m3: Type.Number(), kwhPerM3: Num('calorific value × correction factor in force that day'), kwh: Type.Number() })),
+  energyKwh: Num('electricity consumption + gas kWh + heat kWh: never water, never m³'),
+});

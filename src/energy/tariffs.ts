@@ -157,6 +157,7 @@ function checkVersion(next: Omit<TariffVersion, 'id'>): void {
   if (new Set(next.holidays).size !== next.holidays.length) details.push({ path: 'body.holidays', message: 'must not repeat a day' });
   if (next.commodity !== 'electricity') {
     // Feed-in, contracted peak and demand charges are terms of an electricity grid connection.
+    if (next.bands.length) details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a gas, water or heat tariff has one price' });
     if (next.feedInPrice !== 0) details.push({ path: 'body.feedInPrice', message: 'only an electricity tariff pays for export' });
     if (next.contractedPeakKw !== null) details.push({ path: 'body.contractedPeakKw', message: 'only an electricity tariff has a contracted peak' });
     if (next.demandChargePerKw !== 0) details.push({ path: 'body.demandChargePerKw', message: 'only an electricity tariff has a demand charge' });
