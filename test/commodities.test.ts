@@ -71,6 +71,19 @@ test('PV, export and import over a summer week: import − export + generation i
     assert.equal(change.status, 400, change.text);
     assert.equal((await r.server.request('GET', '/api/meters?pageSize=100', { token })).body.items.length, 4);
 
+    // Discovery proposes each utility point with its commodity and role; only the grid import is a site meter.
+    const proposals = new Map((await r.server.request('GET', '/api/meters/discover', { token })).body.proposals.map((p: any) => [p.code, p]));
+    const proposed = (code: string) => {
+      const p = proposals.get(code) as any;
+      return [p.commodity, p.role, p.site, p.unit];
+    };
+    assert.deepEqual(proposed('meter.main.kwh'), ['electricity', 'import', true, 'kWh']);
+    assert.deepEqual(proposed('meter.gas.m3'), ['gas', 'import', false, 'm³']);
+    assert.deepEqual(proposed('meter.water.m3'), ['water', 'import', false, 'm³']);
+    assert.deepEqual(proposed('meter.pv.kwh'), ['electricity', 'generation', false, 'kWh']);
+    assert.deepEqual(proposed('meter.export.kwh'), ['electricity', 'export', false, 'kWh']);
+    assert.deepEqual(proposed('meter.hvac.kwh'), ['electricity', 'import', false, 'kWh']);
+
     await r.collector.collect();
     // The backfill's first day starts at its first history sample: whole days from the second on.
     const from = iso(start - 6 * DAY);
@@ -189,5 +202,24 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
     assert.equal((await r.server.request('GET', `/api/energy/commodities?from=${to}&to=${from}`, { token })).status, 400);
   } finally {
     await r.close();
+  }
+});
+
+test('a fresh install with the built-in simulator meters gas, water, PV and export with their commodity and role; rest of building is the consumption less the sub-meters', async () => {
+  const server = await startTestServer({ EMS_COLLECT_INTERVAL: '60s' });
+  try {
+    const admin = await server.createUser({ role: 'admin' });
+    const items = (await server.request('GET', '/api/meters?pageSize=100', { token: admin.accessToken })).body.items as any[];
+    const byName = new Map(items.map((m) => [m.name, m]));
+    const of = (name: string) => [byName.get(name)?.commodity, byName.get(name)?.role, byName.get(name)?.site];
+    assert.deepEqual(of('Main incomer'), ['electricity', 'import', true]);
+    assert.deepEqual(of('Gas meter'), ['gas', 'import', false]);
+    assert.deepEqual(of('Water meter'), ['water', 'import', false]);
+    assert.deepEqual(of('PV generation'), ['electricity', 'generation', false]);
+    assert.deepEqual(of('Grid export'), ['electricity', 'export', false]);
+    const signs = new Map((byName.get('Rest of building').terms as { meterId: number; sign: number }[]).map((t) => [items.find((m) => m.id === t.meterId).name, t.sign]));
+    assert.deepEqual(Object.fromEntries(signs), { 'Main incomer': 1, 'PV generation': 1, 'Grid export': -1, HVAC: -1, Lighting: -1, 'Server room': -1 });
+  } finally {
+    await server.close();
   }
 });
