@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
 import { Collector } from '../src/energy/collector.ts';
 import { addDays } from '../src/energy/calendar.ts';
-import { startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
+import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -219,6 +219,18 @@ test('a fresh install with the built-in simulator meters gas, water, PV and expo
     assert.deepEqual(of('Grid export'), ['electricity', 'export', false]);
     const signs = new Map((byName.get('Rest of building').terms as { meterId: number; sign: number }[]).map((t) => [items.find((m) => m.id === t.meterId).name, t.sign]));
     assert.deepEqual(Object.fromEntries(signs), { 'Main incomer': 1, 'PV generation': 1, 'Grid export': -1, HVAC: -1, Lighting: -1, 'Server room': -1 });
+    // The overview cards carry each utility this month in its own unit once the first collection is in.
+    const stats = await eventually(async () => {
+      const body = (await server.request('GET', '/api/overview/stats', { token: admin.accessToken })).body;
+      return body.energyMonthKwh > 0 && body.commodities?.some((c: any) => c.commodity === 'gas' && c.quantity > 0) ? body : undefined;
+    }, 'the overview shows the first collection', 60_000);
+    const entry = (name: string) => stats.commodities.find((c: any) => c.commodity === name);
+    assert.deepEqual(stats.commodities.map((c: any) => [c.commodity, c.unit]), [['electricity', 'kWh'], ['gas', 'm³'], ['water', 'm³']]);
+    assert.ok(Math.abs(entry('gas').kwh - entry('gas').quantity * 11.0 * 1.02264) < 0.01 * entry('gas').quantity, JSON.stringify(entry('gas')));
+    assert.equal(entry('water').kwh, null);
+    assert.ok(entry('water').quantity > 0);
+    // Consumption = import + generation − export ≥ the grid import the site figure shows.
+    assert.ok(entry('electricity').quantity >= stats.energyMonthKwh - 0.01, `${entry('electricity').quantity} vs ${stats.energyMonthKwh}`);
   } finally {
     await server.close();
   }

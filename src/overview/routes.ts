@@ -7,7 +7,7 @@ import { OverviewService } from './service.ts';
 const tags = ['overview'];
 
 export function overviewRoutes({ db, energy, analysis }: AppDeps) {
-  const overview = new OverviewService(db, energy.figures, analysis.comparisons, analysis.demandCharges);
+  const overview = new OverviewService(db, energy.figures, analysis.comparisons, analysis.demandCharges, energy.commodities);
   return [
     defineRoute({
       method: 'GET',
