@@ -130,6 +130,12 @@ test('PV, export and import over a summer week: import − export + generation i
     assert.ok(!summary.areas.some((a: any) => a.area === 'Kitchen'), 'an area metered only for water has no energy');
     const cards = (await r.server.request('GET', '/api/energy/areas', { token })).body.areas;
     assert.ok(cards.every((c: any) => c.name !== 'Kitchen' || (c.todayKwh === 0 && c.monthKwh === 0 && c.yearKwh === 0)), JSON.stringify(cards));
+    // A water meter's own series is in m³ and carries no electricity price.
+    const waterDays = (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=day&meterId=${water.id}`, { token })).body.points;
+    assert.ok(Math.abs(waterDays.reduce((s: number, p: any) => s + p.kwh, 0) - waterM3) < 0.01);
+    assert.ok(waterDays.every((p: any) => p.cost === null), JSON.stringify(waterDays[0]));
+    const mainDays = (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=day&meterId=${main.id}`, { token })).body.points;
+    assert.ok(mainDays.every((p: any) => p.cost > 0));
     const peaks = (await r.server.request('GET', '/api/energy/peaks?month=2027-06', { token })).body;
     assert.ok(!peaks.meters.some((m: any) => m.meterId === water.id), 'a water meter has no kW peak');
   } finally {

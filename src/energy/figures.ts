@@ -254,11 +254,14 @@ export class EnergyFigures {
   /** A series for a meter, an area or the site over [from, to) site days. */
   series(from: string, to: string, resolution: Resolution, target: { meterId?: number; area?: string } = {}): SeriesPoint[] {
     const { timezone } = this.settings();
+    // A gas, water, heat, export or PV meter's stored cost is at the electricity import tariff: not its cost (issue 26).
+    const row = target.meterId === undefined ? undefined : this.layout().meters.find((meter) => meter.id === target.meterId);
+    const priced = !row || isGridImport(row);
     if (resolution === 'day') {
       const byDay = this.byDay(from, to, target);
       return daysBetween(from, to).map((day) => {
         const totals = byDay.get(day);
-        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals ? round(totals.cost, 2) : null };
+        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals && priced ? round(totals.cost, 2) : null };
       });
     }
     if (resolution === 'month') {
@@ -267,7 +270,7 @@ export class EnergyFigures {
         const first = `${month}-01` < from ? from : `${month}-01`;
         const last = `${nextMonth(month)}-01` > to ? to : `${nextMonth(month)}-01`;
         const totals = this.totals(first, last, target);
-        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: round(totals.cost, 2) });
+        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: priced ? round(totals.cost, 2) : null });
       }
       return points;
     }
