@@ -16,6 +16,7 @@ import { dashboardRoutes } from './dashboard/routes.ts';
 import { wallboardRoutes } from './wallboard/routes.ts';
 import { overviewRoutes } from './overview/routes.ts';
 import { energyRoutes } from './energy/routes.ts';
+import { commodityRoutes } from './energy/commodityRoutes.ts';
 import { analysisRoutes } from './analysis/routes.ts';
 import { configRoutes } from './configs/routes.ts';
 import { fileRoutes } from './files/routes.ts';
@@ -41,6 +42,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...wallboardRoutes(deps),
     ...overviewRoutes(deps),
     ...energyRoutes(deps),
+    ...commodityRoutes(deps),
     ...analysisRoutes(deps),
     ...configRoutes(deps),
     ...fileRoutes(deps),

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
 import { Collector } from '../src/energy/collector.ts';
-import { dayIntervals } from '../src/energy/calendar.ts';
+import { addDays, dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
@@ -439,7 +439,7 @@ describe('discovery from the gateway catalogue', () => {
       assert.equal(found.status, 200);
       assert.equal(found.body.catalogue, true);
       const byCode = new Map(found.body.proposals.map((p: any) => [p.code, p]));
-      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true });
+      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true, commodity: 'electricity', role: 'import' });
       assert.equal((byCode.get('meter.main.kw') as any).kind, 'power');
       assert.equal((byCode.get('meter.sub.002.kwh') as any).known, false);
       assert.ok(!byCode.has('temp.outdoor'), 'only energy and power points');
@@ -501,12 +501,16 @@ describe('a fresh start with the built-in simulator', () => {
         close(d.kwh, building.counterAt('meter.main.kwh', start + DAY)! - building.counterAt('meter.main.kwh', start)!, 0.001, `weekly chart ${d.day}`);
       }
       const meters = (await server.request('GET', '/api/meters', { token })).body.items;
-      assert.deepEqual(meters.map((m: any) => m.name).sort(), ['HVAC', 'Lighting', 'Main incomer', 'Rest of building', 'Server room']);
+      assert.deepEqual(meters.map((m: any) => m.name).sort(), ['Gas meter', 'Grid export', 'HVAC', 'Lighting', 'Main incomer', 'PV generation', 'Rest of building', 'Server room', 'Water meter']);
       const areas = (await server.request('GET', '/api/energy/areas', { token })).body.areas;
       assert.ok(areas.every((a: any) => a.source === 'meters' && a.todayKwh > 0), JSON.stringify(areas));
-      close(areas.reduce((s: number, a: any) => s + a.todayKwh, 0), stats.energyTodayKwh, 0.001, 'areas add up to the site');
-      close(areas.reduce((s: number, a: any) => s + a.monthKwh, 0), stats.energyMonthKwh, 0.001, 'month: areas add up to the site');
       const today = new Date().toISOString().slice(0, 10);
+      // The areas share the building's consumption (grid import + PV − export); the site figure is the grid import.
+      const consumption = async (from: string) => (await server.request('GET', `/api/energy/commodities?from=${from}&to=${addDays(today, 1)}`, { token })).body.electricity;
+      const [day, month] = [await consumption(today), await consumption(`${today.slice(0, 8)}01`)];
+      close(day.importKwh, stats.energyTodayKwh, 0.001, 'the site is the grid import');
+      close(areas.reduce((s: number, a: any) => s + a.todayKwh, 0), day.consumptionKwh, 0.001, 'areas add up to the consumption');
+      close(areas.reduce((s: number, a: any) => s + a.monthKwh, 0), month.consumptionKwh, 0.001, 'month: areas add up to the consumption');
       // On the 1st the month is today alone (an empty range is refused).
       const byDay = today.endsWith('-01') ? [] : (await server.request('GET', `/api/energy/series?from=${today.slice(0, 8)}01&to=${today}&resolution=day`, { token })).body.points;
       const monthByDays = byDay.reduce((s: number, p: any) => s + (p.kwh ?? 0), 0) + stats.energyTodayKwh;

@@ -24,7 +24,9 @@ export type Resolution = '15min' | 'hour' | 'day' | 'month';
 export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null };
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
-type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null };
+type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null; commodity: string; role: string };
+/** Site and area energy count electricity drawn from the grid only: never m³, never export or generation (issue 26). */
+const isGridImport = (row: { commodity: string; role: string }) => row.commodity === 'electricity' && row.role === 'import';
 type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
@@ -56,7 +58,7 @@ export class EnergyFigures {
     const sqlite = db.sqlite;
     this.generation = writeGenerationOf(sqlite);
     this.meterRows = sqlite.prepare(
-      'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
+      'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw, m.commodity, m.role FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
     );
     this.config = sqlite.prepare('SELECT timezone, currency FROM platform_config WHERE id = 1');
     this.dayTotals = sqlite.prepare(
@@ -70,11 +72,11 @@ export class EnergyFigures {
     // CROSS JOIN keeps meters outside: each meter's days are then a primary-key range, never a scan of every stored day.
     this.areaDays = sqlite.prepare(
       `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_days d ON d.meter_id = m.id
-       WHERE m.area IS NOT NULL AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.day >= @from AND d.day < @to GROUP BY m.area`,
     );
     this.areaMonths = sqlite.prepare(
       `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_months r ON r.meter_id = m.id
-       WHERE m.area IS NOT NULL AND r.month >= @from AND r.month < @to GROUP BY m.area`,
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND r.month >= @from AND r.month < @to GROUP BY m.area`,
     );
     this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
     this.dayBlobs = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
@@ -120,12 +122,12 @@ export class EnergyFigures {
     }
     const areas = new Map<string, number[]>();
     for (const row of rows) {
-      if (row.area === null) continue;
+      if (row.area === null || !isGridImport(row)) continue;
       let ids = areas.get(row.area);
       if (!ids) areas.set(row.area, (ids = []));
       ids.push(row.id);
     }
-    const flagged = rows.filter((row) => row.site).map((row) => row.id);
+    const flagged = rows.filter((row) => row.site && isGridImport(row)).map((row) => row.id);
     const site = flagged.length ? flagged : [...areas.values()].flat();
     return { meters: rows, site, areas, demand };
   }
@@ -256,11 +258,14 @@ export class EnergyFigures {
   /** A series for a meter, an area or the site over [from, to) site days. */
   series(from: string, to: string, resolution: Resolution, target: { meterId?: number; area?: string } = {}): SeriesPoint[] {
     const { timezone } = this.settings();
+    // A gas, water, heat, export or PV meter's stored cost is at the electricity import tariff: not its cost (issue 26).
+    const row = target.meterId === undefined ? undefined : this.layout().meters.find((meter) => meter.id === target.meterId);
+    const priced = !row || isGridImport(row);
     if (resolution === 'day') {
       const byDay = this.byDay(from, to, target);
       return daysBetween(from, to).map((day) => {
         const totals = byDay.get(day);
-        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals ? round(totals.cost, 2) : null };
+        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals && priced ? round(totals.cost, 2) : null };
       });
     }
     if (resolution === 'month') {
@@ -269,7 +274,7 @@ export class EnergyFigures {
         const first = `${month}-01` < from ? from : `${month}-01`;
         const last = `${nextMonth(month)}-01` > to ? to : `${nextMonth(month)}-01`;
         const totals = this.totals(first, last, target);
-        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: round(totals.cost, 2) });
+        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: priced ? round(totals.cost, 2) : null });
       }
       return points;
     }
@@ -309,7 +314,8 @@ export class EnergyFigures {
   /** The month's highest 15-minute mean demand per meter and for the site, with when it happened. */
   peaks(month: string): { month: string; site: { kw: number; at: string } | null; meters: { meterId: number; name: string; kw: number; at: string }[] } {
     const layout = this.layout();
-    const names = new Map(layout.meters.map((meter) => [meter.id, meter.name]));
+    // Demand peaks are electricity's: a gas or water meter's m³ per interval is no kW.
+    const names = new Map(layout.meters.filter((meter) => meter.commodity === 'electricity').map((meter) => [meter.id, meter.name]));
     const rows = this.monthPeaks.all(month) as { meterId: number; kw: number; at: number }[];
     const meters = rows
       .filter((row) => names.has(row.meterId))

@@ -4,14 +4,14 @@ import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
 import type { PageResult } from '../db/listQuery.ts';
-import { meters, type MeterTerm } from '../db/schema/index.ts';
+import { meters, type Commodity, type MeterRole, type MeterTerm } from '../db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../errors.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { SITE_TOTAL } from './service.ts';
 
 export type Meter = RowOf<typeof meters>;
-export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled'>>;
-export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean };
+export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
+export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean; commodity: Commodity; role: MeterRole };
 
 export class MeterDirectory {
   private readonly table;
@@ -45,7 +45,7 @@ export class MeterDirectory {
       .pluck();
     this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
     this.builtOn = db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck();
-    this.kindsById = db.sqlite.prepare('SELECT id, kind FROM meters WHERE id IN (SELECT value FROM json_each(?))');
+    this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
     this.clash = db.sqlite.prepare("SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id").pluck();
   }
 
@@ -62,7 +62,7 @@ export class MeterDirectory {
   }
 
   create(input: MeterInput, actor: Actor | null): Meter {
-    return this.table.create({ code: null, area: null, site: false, terms: [], enabled: true, ...input }, actor);
+    return this.table.create({ code: null, area: null, site: false, terms: [], enabled: true, commodity: 'electricity', role: 'import', ...input }, actor);
   }
 
   update(id: number, patch: Partial<MeterInput>, actor: Actor): Meter {
@@ -86,15 +86,20 @@ export class MeterDirectory {
     if (answer.status !== 200 || !Array.isArray(data)) throw new BadGateway(`the gateway answered ${answer.status} without a point catalogue`);
     const proposals: MeterProposal[] = [];
     for (const row of data as { code?: unknown; name?: unknown; unit?: unknown; kind?: unknown }[]) {
-      if (typeof row?.code !== 'string' || (row.kind !== 'energy' && row.kind !== 'power')) continue;
+      if (typeof row?.code !== 'string' || typeof row.kind !== 'string') continue;
       const name = typeof row.name === 'string' && row.name ? row.name : row.code;
+      const unit = typeof row.unit === 'string' ? row.unit : row.kind === 'power' ? 'kW' : 'kWh';
+      const what = commodityOf(row.kind, unit, `${row.code.replace(/[._-]/g, ' ')} ${name}`);
+      if (!what) continue;
       proposals.push({
         code: row.code,
         name,
-        unit: typeof row.unit === 'string' ? row.unit : row.kind === 'energy' ? 'kWh' : 'kW',
-        kind: row.kind,
-        site: /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
+        unit,
+        kind: row.kind === 'power' ? 'power' : 'energy',
+        // Only the grid connection's import is the site's consumption meter; a gas or PV "main" is not.
+        site: what.commodity === 'electricity' && what.role === 'import' && /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
         known: this.byCode.get(row.code) !== undefined,
+        ...what,
       });
     }
     return { catalogue: true, proposals };
@@ -111,20 +116,43 @@ export class MeterDirectory {
       if (spelled !== undefined && spelled !== next.area) throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
     }
     if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');
+    if (before && before.commodity !== next.commodity) throw problem('commodity', 'cannot change: add a new meter instead (its intervals are in another unit)');
+    if (before && before.role !== next.role) throw problem('role', 'cannot change: add a new meter instead (its intervals count the other way)');
+    if (next.commodity !== 'electricity' && next.role !== 'import') throw problem('role', 'export and generation are electricity roles; a gas, water or heat meter is import');
+    if (next.kind === 'power' && (next.commodity === 'gas' || next.commodity === 'water')) throw problem('kind', 'a gas or water meter is a volume counter (m³): kind energy');
+    if (next.site && (next.commodity !== 'electricity' || next.role !== 'import')) throw problem('site', "only an electricity import meter is the site's consumption");
     if (next.kind === 'virtual') {
       if (next.code !== null) throw problem('code', 'a virtual meter reads no gateway point');
       if (!next.terms.length) throw problem('terms', 'a virtual meter needs at least one term');
       const ids = next.terms.map((term: MeterTerm) => term.meterId);
       if (new Set(ids).size !== ids.length) throw problem('terms', 'names a meter twice');
-      const found = new Map((this.kindsById.all(JSON.stringify(ids)) as { id: number; kind: string }[]).map((row) => [row.id, row.kind]));
+      const found = new Map((this.kindsById.all(JSON.stringify(ids)) as { id: number; kind: string; commodity: string }[]).map((row) => [row.id, row]));
       next.terms.forEach((term: MeterTerm, index: number) => {
-        const kind = found.get(term.meterId);
-        if (!kind) throw problem(`terms.${index}.meterId`, `no meter ${term.meterId}`);
-        if (kind === 'virtual') throw problem(`terms.${index}.meterId`, 'terms are gateway meters, not other virtual meters');
+        const row = found.get(term.meterId);
+        if (!row) throw problem(`terms.${index}.meterId`, `no meter ${term.meterId}`);
+        if (row.kind === 'virtual') throw problem(`terms.${index}.meterId`, 'terms are gateway meters, not other virtual meters');
+        // Never m³ added to kWh.
+        if (row.commodity !== next.commodity) throw problem(`terms.${index}.meterId`, `meters a different commodity (${row.commodity}) from this ${next.commodity} meter`);
       });
     } else {
       if (!next.code) throw problem('code', `a ${next.kind} meter reads a gateway point: code is required`);
       if (next.terms.length) throw problem('terms', 'only a virtual meter has terms');
     }
   }
+}
+
+/**
+ * The commodity and role a catalogue point meters, from its kind, unit and name: m³ is gas or water (gas when named so,
+ * water otherwise), kWh/kW is electricity unless named heat; an electricity point named for PV is generation, for
+ * export (feed-in) export. Null: not a meter (a temperature, a setpoint).
+ */
+export function commodityOf(kind: string, unit: string, label: string): { commodity: Commodity; role: MeterRole } | null {
+  const units = unit.trim().toLowerCase();
+  if (kind === 'gas' || kind === 'water') return { commodity: kind, role: 'import' };
+  if (units === 'm³' || units === 'm3') return { commodity: /\bgas\b/i.test(label) ? 'gas' : 'water', role: 'import' };
+  if (kind !== 'energy' && kind !== 'power') return null;
+  if (/\b(heat|thermal|district)\b/i.test(label) || /\bkwh ?th\b/.test(units)) return { commodity: 'heat', role: 'import' };
+  if (/\b(pv|solar|photovoltaic|generation)\b/i.test(label)) return { commodity: 'electricity', role: 'generation' };
+  if (/\b(export|feed in|feed-in)\b/i.test(label)) return { commodity: 'electricity', role: 'export' };
+  return { commodity: 'electricity', role: 'import' };
 }

@@ -3,13 +3,15 @@ import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import { siteDay } from './calendar.ts';
+import { CalorificValues } from './calorific.ts';
+import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
-import { MeterDirectory, type Meter } from './meters.ts';
+import { commodityOf, MeterDirectory, type Meter } from './meters.ts';
 import { EnergyService } from './service.ts';
 import { IntervalStore } from './store.ts';
 import { Tariffs } from './tariffs.ts';
 
-export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string };
+export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string; calorific: CalorificValues; commodities: CommodityFigures };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
@@ -18,29 +20,44 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs, store);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
-  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone };
+  const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
+  const commodities = new CommodityFigures(db, figures, tariffs, calorific);
+  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone, calorific, commodities };
 }
 
 /**
- * With the built-in simulator, the first start meters its building: the main incomer (the site), each sub-meter in
- * its area, and "Rest of building" = main − sub-meters. Done once: after any meter change it is never redone.
+ * With the built-in simulator, the first start meters its building: the main incomer (the site's grid import), each
+ * sub-meter in its area, the PV array and the grid export, gas and water, and "Rest of building" = the building's
+ * consumption (import + generation − export) − sub-meters. Done once: after any meter change it is never redone.
  */
-export function ensureSimulatorMeters(db: Db, meters: MeterDirectory, catalogue: { code: string; name: string; kind: string }[], logger: Logger): number {
+export function ensureSimulatorMeters(db: Db, meters: MeterDirectory, catalogue: { code: string; name: string; kind: string; unit?: string }[], logger: Logger): number {
   const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'meters' LIMIT 1").pluck().get();
   if (touched || meters.all().length) return 0;
   const areaOf = (code: string) => (code.startsWith('meter.hvac') ? 'HVAC' : code.startsWith('meter.lighting') ? 'Lighting' : code.startsWith('meter.it') ? 'Server room' : 'Tenants');
   const counters = catalogue.filter((point) => point.kind === 'energy');
   const main = counters.find((point) => point.code === 'meter.main.kwh');
   if (!main) return 0;
+  // Utility counters (issue 26) by what the catalogue says they measure; the rest are electricity sub-meters.
+  const utility = (point: { code: string; name: string; kind: string; unit?: string }) => {
+    const what = commodityOf(point.kind, point.unit ?? 'kWh', `${point.code.replace(/[._-]/g, ' ')} ${point.name}`);
+    return what && (what.commodity !== 'electricity' || what.role !== 'import') ? what : null;
+  };
   const created: Meter[] = [];
   db.sqlite.transaction(() => {
     const site = meters.create({ name: 'Main incomer', code: main.code, kind: 'energy', site: true }, null);
-    const subs = counters.filter((point) => point !== main).map((point) => meters.create({ name: point.name.replace(/ energy$/, ''), code: point.code, kind: 'energy', area: areaOf(point.code) }, null));
+    const subs = counters
+      .filter((point) => point !== main && !utility(point))
+      .map((point) => meters.create({ name: point.name.replace(/ energy$/, ''), code: point.code, kind: 'energy', area: areaOf(point.code) }, null));
+    const others = counters
+      .filter((point) => utility(point))
+      .map((point) => meters.create({ name: point.name.replace(/ (energy|volume)$/, ''), code: point.code, kind: 'energy', ...utility(point)! }, null));
+    // The building's consumption is what it draws plus what its panels make less what it feeds back.
+    const flows = others.filter((meter) => meter.commodity === 'electricity').map((meter) => ({ meterId: meter.id, sign: meter.role === 'generation' ? (1 as const) : (-1 as const) }));
     const rest = meters.create(
-      { name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: site.id, sign: 1 }, ...subs.map((sub) => ({ meterId: sub.id, sign: -1 as const }))] },
+      { name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: site.id, sign: 1 }, ...flows, ...subs.map((sub) => ({ meterId: sub.id, sign: -1 as const }))] },
       null,
     );
-    created.push(site, ...subs, rest);
+    created.push(site, ...subs, ...others, rest);
   })();
   logger.info({ meters: created.length }, 'metered the simulated building: main incomer, sub-meters and rest of building');
   return created.length;

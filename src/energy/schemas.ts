@@ -1,6 +1,6 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
-import { DEMAND_CHARGE_BASES, METER_KINDS, WEEKDAYS } from '../db/schema/index.ts';
+import { COMMODITIES, DEMAND_CHARGE_BASES, METER_KINDS, METER_ROLES, WEEKDAYS } from '../db/schema/index.ts';
 import { displayTextPattern, stringEnum, Timestamp } from '../http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
@@ -57,6 +57,8 @@ export const Meter = Type.Object({
   site: Type.Boolean({ description: "the site's consumption is the sum of the site meters (of every area's meters when none is marked)" }),
   terms: Type.Array(MeterTerm),
   enabled: Type.Boolean({ description: 'read by the collector' }),
+  commodity: stringEnum(COMMODITIES, { description: 'electricity (kWh), gas (m³), water (m³) or heat (kWh thermal): the unit of its intervals' }),
+  role: stringEnum(METER_ROLES, { description: 'electricity: import from the grid, export to it, or on-site generation (PV); every other commodity is import' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -68,9 +70,11 @@ const meterFields = {
   site: Type.Boolean(),
   terms: Type.Array(MeterTerm, { maxItems: 1000, description: 'virtual meters only: e.g. rest of building = main (+1) − each sub-meter (−1)' }),
   enabled: Type.Boolean(),
+  commodity: stringEnum(COMMODITIES, { description: 'electricity when absent; cannot change later' }),
+  role: stringEnum(METER_ROLES, { description: 'import when absent; export and generation are electricity only; cannot change later' }),
 };
 export const MeterCreate = Type.Object(
-  { ...meterFields, kind: stringEnum(METER_KINDS), code: Type.Optional(meterFields.code), area: Type.Optional(meterFields.area), site: Type.Optional(meterFields.site), terms: Type.Optional(meterFields.terms), enabled: Type.Optional(meterFields.enabled) },
+  { ...meterFields, kind: stringEnum(METER_KINDS), code: Type.Optional(meterFields.code), area: Type.Optional(meterFields.area), site: Type.Optional(meterFields.site), terms: Type.Optional(meterFields.terms), enabled: Type.Optional(meterFields.enabled), commodity: Type.Optional(meterFields.commodity), role: Type.Optional(meterFields.role) },
   { additionalProperties: false },
 );
 export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalProperties: false });
@@ -78,7 +82,7 @@ export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalPr
 export const MeterProposals = Type.Object({
   catalogue: Type.Boolean({ description: 'false: the gateway has no point catalogue (GET {base}/codes answered 404); enter meters by hand' }),
   proposals: Type.Array(
-    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }) }),
+    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }), commodity: stringEnum(COMMODITIES, { description: 'm³: gas when named so, water otherwise; kWh: electricity unless named heat' }), role: stringEnum(METER_ROLES, { description: 'generation when named PV/solar, export when named export/feed-in' }) }),
   ),
 });
 
@@ -109,10 +113,12 @@ const tariffFields = {
   }),
   demandChargeMinimumKw: Type.Number({ minimum: 0, maximum: 1e7, description: 'the billed demand is at least this (Flanders: 2.5 kW)' }),
   note: Type.String({ maxLength: 500 }),
+  feedInPrice: Type.Number({ minimum: 0, maximum: 1e6, description: 'electricity: paid per kWh exported to the grid; 0 for other commodities' }),
 };
-export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, createdAt: Timestamp, updatedAt: Timestamp });
+const TariffCommodity = stringEnum(COMMODITIES, { description: 'what it prices: electricity and heat per kWh, gas per kWh (after the calorific conversion), water per m³; carbonFactor is kg CO2 per the same unit. Versions are dated per commodity.' });
+export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, commodity: TariffCommodity, createdAt: Timestamp, updatedAt: Timestamp });
 export const TariffCreate = Type.Object(
-  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note), demandChargePerKw: Type.Optional(tariffFields.demandChargePerKw), demandChargeBasis: Type.Optional(tariffFields.demandChargeBasis), demandChargeMinimumKw: Type.Optional(tariffFields.demandChargeMinimumKw) },
+  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note), demandChargePerKw: Type.Optional(tariffFields.demandChargePerKw), demandChargeBasis: Type.Optional(tariffFields.demandChargeBasis), demandChargeMinimumKw: Type.Optional(tariffFields.demandChargeMinimumKw), commodity: Type.Optional(TariffCommodity), feedInPrice: Type.Optional(tariffFields.feedInPrice) },
   { additionalProperties: false },
 );
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });

@@ -5,13 +5,13 @@ import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
 import type { PageResult } from '../db/listQuery.ts';
-import { tariffVersions, WEEKDAYS, type TariffBand } from '../db/schema/index.ts';
+import { tariffVersions, WEEKDAYS, type Commodity, type TariffBand } from '../db/schema/index.ts';
 import { BadRequest, Conflict } from '../errors.ts';
 import { INTERVAL_MS, localClock } from './calendar.ts';
 
 export type TariffVersion = RowOf<typeof tariffVersions>;
 export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
-  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note' | 'demandChargePerKw' | 'demandChargeBasis' | 'demandChargeMinimumKw'>>;
+  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note' | 'demandChargePerKw' | 'demandChargeBasis' | 'demandChargeMinimumKw' | 'commodity' | 'feedInPrice'>>;
 
 function minutes(clock: string): number {
   const [h, m] = clock.split(':').map(Number);
@@ -44,7 +44,7 @@ export class Tariffs {
     audit: AuditLog,
     private readonly today: () => string,
   ) {
-    this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE valid_from = ?');
+    this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE commodity = ? AND valid_from = ?');
     this.table = new AuditedTable(db, audit, tariffVersions, {
       resource: 'tariff_versions',
       notFound: 'Tariff version not found',
@@ -52,8 +52,8 @@ export class Tariffs {
       check: (next, before) => {
         checkVersion(next);
         // The unique index would answer 500 (SQLITE_CONSTRAINT): two versions of one day leave no tariff for it.
-        const clash = this.byValidFrom.get(next.validFrom) as { id: number } | undefined;
-        if (clash && clash.id !== before?.id) throw new Conflict(`A tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+        const clash = this.byValidFrom.get(next.commodity, next.validFrom) as { id: number } | undefined;
+        if (clash && clash.id !== before?.id) throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },
       afterWrite: () => {
         this.versions = undefined;
@@ -73,7 +73,7 @@ export class Tariffs {
   create(input: TariffVersionInput, actor: Actor): TariffVersion {
     this.assertFuture(input.validFrom, 'validFrom');
     return this.table.create(
-      { bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', demandChargePerKw: 0, demandChargeBasis: 'monthly_peak', demandChargeMinimumKw: 0, ...input },
+      { bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', demandChargePerKw: 0, demandChargeBasis: 'monthly_peak', demandChargeMinimumKw: 0, commodity: 'electricity', feedInPrice: 0, ...input },
       actor,
     );
   }
@@ -89,23 +89,42 @@ export class Tariffs {
     this.table.delete(id, actor);
   }
 
-  /** The version in effect on a site day. */
+  /** The electricity version in effect on a site day. */
   versionOn(day: string): TariffVersion {
-    const otherCommits = this.otherCommits.get() as number;
-    if (otherCommits !== this.seenOtherCommits) {
-      this.seenOtherCommits = otherCommits;
-      this.versions = undefined;
-    }
-    const versions = (this.versions ??= this.table.page([], 1, 10_000).items);
+    const versions = this.all().filter((version) => version.commodity === 'electricity');
     let found = versions[0];
     for (const version of versions) if (version.validFrom <= day) found = version;
     if (!found) throw new Error('no tariff version: the energy migration seeds one');
     return found;
   }
 
+  /**
+   * A commodity's version in effect on a site day; electricity's first version also covers the days before it (as
+   * versionOn), any other commodity is unpriced (null) before its first version.
+   */
+  versionFor(commodity: Commodity, day: string): TariffVersion | null {
+    if (commodity === 'electricity') return this.versionOn(day);
+    let found: TariffVersion | null = null;
+    for (const version of this.all()) if (version.commodity === commodity && version.validFrom <= day) found = version;
+    return found;
+  }
+
+  private all(): TariffVersion[] {
+    const otherCommits = this.otherCommits.get() as number;
+    if (otherCommits !== this.seenOtherCommits) {
+      this.seenOtherCommits = otherCommits;
+      this.versions = undefined;
+    }
+    return (this.versions ??= this.table.page([], 1, 10_000).items);
+  }
+
   /** Price per kWh of each interval of a site day (its first instant and interval count given). */
   prices(timezone: string, day: string, start: number, count: number): { prices: Float64Array; version: TariffVersion } {
-    const version = this.versionOn(day);
+    return this.bandPrices(this.versionOn(day), timezone, day, start, count);
+  }
+
+  /** Price per unit of each interval under a given version (any commodity). */
+  bandPrices(version: TariffVersion, timezone: string, day: string, start: number, count: number): { prices: Float64Array; version: TariffVersion } {
     const prices = new Float64Array(count).fill(version.price);
     if (version.bands.length) {
       const holiday = version.holidays.includes(day);
@@ -136,5 +155,12 @@ function checkVersion(next: Omit<TariffVersion, 'id'>): void {
     if (minutes(band.from) === minutes(band.to)) details.push({ path: `body.bands.${index}.to`, message: 'must differ from from' });
   });
   if (new Set(next.holidays).size !== next.holidays.length) details.push({ path: 'body.holidays', message: 'must not repeat a day' });
+  if (next.commodity !== 'electricity') {
+    // Feed-in, contracted peak and demand charges are terms of an electricity grid connection.
+    if (next.bands.length) details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a gas, water or heat tariff has one price' });
+    if (next.feedInPrice !== 0) details.push({ path: 'body.feedInPrice', message: 'only an electricity tariff pays for export' });
+    if (next.contractedPeakKw !== null) details.push({ path: 'body.contractedPeakKw', message: 'only an electricity tariff has a contracted peak' });
+    if (next.demandChargePerKw !== 0) details.push({ path: 'body.demandChargePerKw', message: 'only an electricity tariff has a demand charge' });
+  }
   if (details.length) throw new BadRequest('Invalid body', details);
 }

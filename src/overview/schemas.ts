@@ -29,6 +29,19 @@ export const OverviewStats = Type.Object({
       { description: 'with meters: like-for-like site comparisons (GET /api/analysis/compare gives the full answer)' },
     ),
   ),
+  // Issue 26: every utility this month; GET /api/energy/commodities gives the full answer.
+  commodities: Type.Optional(
+    Type.Array(
+      Type.Object({
+        commodity: Type.String(),
+        unit: Type.String({ description: 'of quantity: kWh (electricity, heat) or m³ (gas, water)' }),
+        quantity: Type.Number({ description: 'this month so far; electricity: its consumption (grid import − export + generation)' }),
+        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy; null for water' }),
+        cost: Type.Union([Type.Number(), Type.Null()], { description: "at the commodity's tariff; null without one" }),
+      }),
+      { description: 'with meters: each metered commodity this month, in its own unit (never m³ added to kWh)' },
+    ),
+  ),
 });
 export type OverviewStatsView = Static<typeof OverviewStats>;
 

@@ -7,6 +7,7 @@ import { SITE_TOTAL } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
 import type { Comparisons } from '../analysis/comparisons.ts';
 import type { DemandCharges } from '../analysis/demandCharges.ts';
+import type { CommodityFigures } from '../energy/commodities.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
 
@@ -29,6 +30,7 @@ export class OverviewService {
     private readonly figures?: EnergyFigures,
     private readonly comparisons?: Comparisons,
     private readonly demandCharges?: DemandCharges,
+    private readonly commodities?: CommodityFigures,
   ) {
     const sqlite = db.sqlite;
     this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
@@ -80,6 +82,9 @@ export class OverviewService {
         generatedAt: now,
         ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
         ...(this.comparisons ? { comparison: this.comparison(at) } : {}),
+        ...(this.commodities
+          ? { commodities: this.commodities.period(`${today.slice(0, 7)}-01`, tomorrow).commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })) }
+          : {}),
       };
     }
     return {

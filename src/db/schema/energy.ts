@@ -5,6 +5,12 @@ import { createdAt, id, updatedAt } from './columns.ts';
 export const METER_KINDS = ['energy', 'power', 'virtual'] as const;
 export const DEMAND_CHARGE_BASES = ['monthly_peak', 'rolling_12_month_average'] as const;
 export type MeterKind = (typeof METER_KINDS)[number];
+/** What a meter measures (issue 26): its unit follows (electricity kWh, gas m³, water m³, heat kWh thermal). */
+export const COMMODITIES = ['electricity', 'gas', 'water', 'heat'] as const;
+export type Commodity = (typeof COMMODITIES)[number];
+/** An electricity meter's direction: what the site draws from the grid, what it feeds back, what its own panels make. */
+export const METER_ROLES = ['import', 'export', 'generation'] as const;
+export type MeterRole = (typeof METER_ROLES)[number];
 /** A virtual meter's value per interval: the sum of its terms, each another meter's value times its sign. */
 export type MeterTerm = { meterId: number; sign: 1 | -1 };
 
@@ -22,6 +28,9 @@ export const meters = sqliteTable(
     site: integer('site', { mode: 'boolean' }).notNull().default(false),
     terms: text('terms', { mode: 'json' }).$type<MeterTerm[]>().notNull().default([]),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    commodity: text('commodity', { enum: COMMODITIES }).notNull().default('electricity'),
+    /** Electricity only; every other commodity is 'import' (drawn from its supply). */
+    role: text('role', { enum: METER_ROLES }).notNull().default('import'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -90,10 +99,14 @@ export const tariffVersions = sqliteTable(
     /** The billed demand is never below this (Flanders: 2.5 kW). */
     demandChargeMinimumKw: real('demand_charge_minimum_kw').notNull().default(0),
     note: text('note').notNull().default(''),
+    /** Which supply it prices: electricity per kWh, gas per kWh (after conversion), water per m³, heat per kWh. */
+    commodity: text('commodity', { enum: COMMODITIES }).notNull().default('electricity'),
+    /** Electricity: paid per kWh exported to the grid. */
+    feedInPrice: real('feed_in_price').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('tariff_versions_valid_from_unique').on(t.validFrom)],
+  (t) => [uniqueIndex('tariff_versions_commodity_valid_from_unique').on(t.commodity, t.validFrom)],
 );
 
 
@@ -165,4 +178,23 @@ export const outdoorDays = sqliteTable(
     samples: integer('samples').notNull(),
   },
   (t) => [primaryKey({ columns: [t.code, t.day] })],
+);
+
+// --- Commodities (issue 26) ---------------------------------------------------------------------------------------
+
+/** Gas volume to energy: kWh = m³ × kwhPerM3 × correctionFactor, by the version in force on the site day. */
+export const calorificVersions = sqliteTable(
+  'calorific_versions',
+  {
+    id: id(),
+    validFrom: text('valid_from').notNull(),
+    /** Calorific value (kWh per m³), as on the gas bill. */
+    kwhPerM3: real('kwh_per_m3').notNull(),
+    /** Volume correction to standard conditions (temperature, pressure). */
+    correctionFactor: real('correction_factor').notNull().default(1),
+    note: text('note').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('calorific_versions_valid_from_unique').on(t.validFrom)],
 );

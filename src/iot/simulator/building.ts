@@ -1,6 +1,7 @@
 // The simulated building behind the gateway simulator: points whose values are functions of time, writable setpoints, alarms.
 // Meter loads come from the climate model (climate.ts): weather-driven heating and cooling, occupancy, night base load.
 import { Climate, type LoadShape } from './climate.ts';
+import { Utilities, type UtilityKind } from './utilities.ts';
 
 export type PointValue = number | boolean | string;
 export type Quality = 'good' | 'forced' | 'bad';
@@ -29,6 +30,8 @@ type PointDefinition = {
   shape?: LoadShape;
   /** The outdoor temperature: the climate's, not a daily sine. */
   outdoor?: boolean;
+  /** A gas, water, PV or export point (utilities.ts). */
+  utility?: UtilityKind;
 };
 
 const HOUR_MS = 3_600_000;
@@ -58,6 +61,12 @@ const POINTS: PointDefinition[] = [
   { code: 'sp.serverroom', name: 'Server room setpoint', unit: '°C', kind: 'setpoint', base: 23, min: 18, max: 27 },
   { code: 'sp.chw.supply', name: 'Chilled water supply setpoint', unit: '°C', kind: 'setpoint', base: 7, min: 5, max: 12 },
   { code: 'ahu1.run', name: 'Air handling unit 1 run command', unit: '', kind: 'command', base: 1, min: 0, max: 1 },
+  // Issue 26: the other utilities. The main incomer above counts only what the site draws from the grid.
+  { code: 'meter.gas.m3', name: 'Gas meter volume', unit: 'm³', kind: 'energy', base: 0, utility: 'gas' },
+  { code: 'meter.water.m3', name: 'Water meter volume', unit: 'm³', kind: 'energy', base: 0, utility: 'water' },
+  { code: 'meter.pv.kwh', name: 'PV generation energy', unit: 'kWh', kind: 'energy', base: 0, utility: 'pv' },
+  { code: 'meter.pv.kw', name: 'PV generation power', unit: 'kW', kind: 'power', base: 0, utility: 'pv' },
+  { code: 'meter.export.kwh', name: 'Grid export energy', unit: 'kWh', kind: 'energy', base: 0, utility: 'export' },
 ];
 
 /** What the main incomer carries beyond its sub-meters (plug loads, lifts): "rest of building" = main − sub-meters. */
@@ -131,6 +140,7 @@ export class Building {
   private nextAlarmId: number;
   private readonly climate = new Climate();
   private readonly extraLoads: Array<{ from: number; to: number; kw: number; kwPerMinute: number }> = [];
+  private readonly utilities: Utilities;
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -139,6 +149,9 @@ export class Building {
     const tenants = tenantMeters(subMeters);
     this.points = new Map([...POINTS, ...tenants].map((point) => [point.code, point]));
     this.mainLoads = [...NAMED_SUBS.slice(0, Math.max(0, Math.min(subMeters, NAMED_SUBS.length))).map((code) => this.points.get(code)!), ...tenants, UNMETERED];
+    const mainShape = { base: 0, occupied: 0, heatingPerK: 0, coolingPerK: 0 };
+    for (const load of this.mainLoads) for (const key of Object.keys(mainShape) as (keyof LoadShape)[]) mainShape[key] += load.shape![key];
+    this.utilities = new Utilities(this.climate, mainShape);
     // A few alarms the building "had" before the simulator started, newest last. Their times hang on the UTC day, not
     // on the start: a restarted simulator reports the same occurrences, as a real gateway would.
     const t = Math.floor(now() / (24 * HOUR_MS)) * 24 * HOUR_MS;
@@ -315,12 +328,20 @@ export class Building {
     return kwh;
   }
 
+  /** The building's electricity consumption (kWh since the counter epoch): what the main incomer metered before PV. */
+  consumptionAt(t: number): number {
+    return this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0) + this.extraKwh(t);
+  }
+
   private rawValueAt(point: PointDefinition, t: number): number {
     const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
     const slot = Math.floor(t / 10_000);
-    if (point.main && point.kind === 'energy') return round(this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0) + this.extraKwh(t), 2);
+    if (point.utility && point.kind === 'energy') return round(this.utilities.counter(point.utility, t), 3);
+    if (point.utility) return round(this.utilities.rate(point.utility, t), 1);
+    // The grid import: consumption less what the panels make, plus what they make beyond it (exported, not drawn).
+    if (point.main && point.kind === 'energy') return round(this.consumptionAt(t) - this.utilities.counter('pv', t) + this.utilities.counter('export', t), 2);
     if (point.main && point.kind === 'power') {
-      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t);
+      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t) - this.utilities.rate('pv', t) + this.utilities.rate('export', t);
       return round(total + total * 0.02 * noise(point.code, slot), 1);
     }
     if (point.outdoor) return round(this.climate.outdoorC(t) + 0.15 * noise(point.code, slot), 1);

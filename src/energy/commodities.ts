@@ -1,0 +1,177 @@
+// Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
+// kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
+// of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
+import type { Db } from '../db/client.ts';
+import { COMMODITIES, type Commodity } from '../db/schema/index.ts';
+import { daysBetween } from './calendar.ts';
+import type { CalorificValues } from './calorific.ts';
+import type { EnergyFigures } from './figures.ts';
+import type { Tariffs } from './tariffs.ts';
+
+export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
+
+export type CommodityTotals = {
+  commodity: Commodity;
+  unit: string;
+  /** In the commodity's unit: electricity its consumption, gas and water m³, heat kWh thermal. */
+  quantity: number;
+  /** Energy: electricity consumption, gas converted, heat; null for water. */
+  kwh: number | null;
+  /** Null when a day with data has no tariff version of the commodity. */
+  cost: number | null;
+  carbonKg: number | null;
+  meters: { id: number; name: string; quantity: number }[];
+};
+
+export type ElectricityBalance = {
+  importKwh: number;
+  exportKwh: number;
+  generationKwh: number;
+  consumptionKwh: number;
+  selfConsumptionKwh: number;
+  selfConsumptionRate: number | null;
+  selfSufficiency: number | null;
+  netImportKwh: number;
+  importCost: number;
+  feedInRevenue: number;
+};
+
+export type CommodityFiguresView = {
+  from: string;
+  to: string;
+  timezone: string;
+  currency: string;
+  commodities: CommodityTotals[];
+  electricity: ElectricityBalance;
+  gasDays: { day: string; m3: number; kwhPerM3: number; kwh: number }[];
+  energyKwh: number;
+};
+
+type MeterRow = { id: number; name: string; kind: string; area: string | null; commodity: Commodity; role: string };
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+export class CommodityFigures {
+  private readonly meterRows;
+  private readonly dayTotals;
+
+  constructor(
+    db: Db,
+    private readonly figures: EnergyFigures,
+    private readonly tariffs: Tariffs,
+    private readonly calorific: CalorificValues,
+  ) {
+    this.meterRows = db.sqlite.prepare('SELECT id, name, kind, area, commodity, role FROM meters ORDER BY id');
+    this.dayTotals = db.sqlite.prepare(
+      'SELECT meter_id AS meterId, day, total_kwh AS total FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?',
+    );
+  }
+
+  /**
+   * The meters a commodity's supply total sums: electricity export and generation meters; for gas, water and heat the
+   * meters without an area (the supply meters), or all of them when every one is in an area. Virtual meters are derived
+   * from others and never summed again.
+   */
+  private supply(meters: MeterRow[], commodity: Commodity, role = 'import'): MeterRow[] {
+    const own = meters.filter((meter) => meter.commodity === commodity && meter.role === role && meter.kind !== 'virtual');
+    if (commodity === 'electricity') return own;
+    const unzoned = own.filter((meter) => meter.area === null);
+    return unzoned.length ? unzoned : own;
+  }
+
+  period(from: string, to: string): CommodityFiguresView {
+    const { timezone, currency } = this.figures.settings();
+    const meters = this.meterRows.all() as MeterRow[];
+    const days = daysBetween(from, to);
+    const perMeter = new Map<number, Map<string, number>>();
+    for (const row of this.dayTotals.all(JSON.stringify(meters.map((meter) => meter.id)), from, to) as { meterId: number; day: string; total: number }[]) {
+      let byDay = perMeter.get(row.meterId);
+      if (!byDay) perMeter.set(row.meterId, (byDay = new Map()));
+      byDay.set(row.day, row.total);
+    }
+    const sumByDay = (group: MeterRow[]) => {
+      const out = new Map<string, number>();
+      for (const meter of group) for (const [day, total] of perMeter.get(meter.id) ?? []) out.set(day, (out.get(day) ?? 0) + total);
+      return out;
+    };
+    const total = (byDay: Map<string, number>) => [...byDay.values()].reduce((sum, value) => sum + value, 0);
+    const meterList = (group: MeterRow[]) => group.map((meter) => ({ id: meter.id, name: meter.name, quantity: round(total(perMeter.get(meter.id) ?? new Map()), 3) }));
+
+    // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
+    const site = this.figures.totals(from, to);
+    const exportMeters = this.supply(meters, 'electricity', 'export');
+    const generationMeters = this.supply(meters, 'electricity', 'generation');
+    const exportByDay = sumByDay(exportMeters);
+    const exportKwh = total(exportByDay);
+    const generationKwh = total(sumByDay(generationMeters));
+    const consumptionKwh = site.kwh - exportKwh + generationKwh;
+    const selfConsumptionKwh = generationKwh - exportKwh;
+    let feedInRevenue = 0;
+    for (const [day, kwh] of exportByDay) feedInRevenue += kwh * this.tariffs.versionOn(day).feedInPrice;
+    const electricity: ElectricityBalance = {
+      importKwh: round(site.kwh, 3),
+      exportKwh: round(exportKwh, 3),
+      generationKwh: round(generationKwh, 3),
+      consumptionKwh: round(consumptionKwh, 3),
+      selfConsumptionKwh: round(selfConsumptionKwh, 3),
+      selfConsumptionRate: generationKwh > 0 ? round(selfConsumptionKwh / generationKwh, 4) : null,
+      selfSufficiency: consumptionKwh > 0 ? round(selfConsumptionKwh / consumptionKwh, 4) : null,
+      netImportKwh: round(site.kwh - exportKwh, 3),
+      importCost: round(site.cost, 2),
+      feedInRevenue: round(feedInRevenue, 2),
+    };
+    const siteIds = new Set(this.figures.ids());
+    const commodities: CommodityTotals[] = [
+      {
+        commodity: 'electricity',
+        unit: 'kWh',
+        quantity: electricity.consumptionKwh,
+        kwh: electricity.consumptionKwh,
+        // What the site pays the grid less what the grid pays it back.
+        cost: round(site.cost - feedInRevenue, 2),
+        carbonKg: round(site.carbonKg, 3),
+        meters: meterList(meters.filter((meter) => siteIds.has(meter.id) || exportMeters.includes(meter) || generationMeters.includes(meter))),
+      },
+    ];
+
+    // Gas, water, heat: quantity in the commodity's unit, gas converted day by day; cost and CO2 per the commodity's tariff.
+    const kwhPerM3 = this.calorific.kwhPerM3(days);
+    const gasDays: CommodityFiguresView['gasDays'] = [];
+    for (const commodity of COMMODITIES.filter((name) => name !== 'electricity')) {
+      const group = this.supply(meters, commodity);
+      if (!group.length) continue;
+      const byDay = sumByDay(group);
+      let quantity = 0;
+      let kwh = 0;
+      let cost: number | null = 0;
+      let carbonKg: number | null = 0;
+      for (const day of days) {
+        const amount = byDay.get(day);
+        if (amount === undefined) continue;
+        quantity += amount;
+        const energy = commodity === 'gas' ? amount * kwhPerM3.get(day)! : amount;
+        kwh += energy;
+        if (commodity === 'gas') gasDays.push({ day, m3: round(amount, 3), kwhPerM3: kwhPerM3.get(day)!, kwh: round(energy, 3) });
+        const version = this.tariffs.versionFor(commodity, day);
+        // Gas is billed per kWh (after conversion), water per m³, heat per kWh.
+        const billed = commodity === 'water' ? amount : energy;
+        if (!version || cost === null || carbonKg === null) cost = carbonKg = null;
+        else {
+          cost += billed * version.price + version.standingChargePerDay;
+          carbonKg += billed * version.carbonFactor;
+        }
+      }
+      commodities.push({
+        commodity,
+        unit: COMMODITY_UNITS[commodity],
+        quantity: round(quantity, 3),
+        kwh: commodity === 'water' ? null : round(kwh, 3),
+        cost: cost === null ? null : round(cost, 2),
+        carbonKg: carbonKg === null ? null : round(carbonKg, 3),
+        meters: meterList(group),
+      });
+    }
+    const energyKwh = commodities.reduce((sum, entry) => sum + (entry.kwh ?? 0), 0);
+    return { from, to, timezone, currency, commodities, electricity, gasDays, energyKwh: round(energyKwh, 3) };
+  }
+}

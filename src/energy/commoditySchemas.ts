@@ -1,0 +1,52 @@
+// Shapes of the gas calorific value versions and the figures by commodity (issue 26).
+import { Type } from '@sinclair/typebox';
+import { displayTextPattern, Timestamp } from '../http/schemas.ts';
+
+const Day = (description: string) => Type.String({ format: 'date', description });
+
+const calorificFields = {
+  validFrom: Day('first site day the version applies to; after today, so no past gas energy ever changes'),
+  kwhPerM3: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'calorific value in kWh per m³, as on the gas bill (natural gas: about 10–12)' }),
+  correctionFactor: Type.Number({ exclusiveMinimum: 0, maximum: 10, description: 'volume correction to standard temperature and pressure (1 when the bill has none)' }),
+  note: Type.String({ maxLength: 500, pattern: displayTextPattern(true) }),
+};
+export const CalorificVersion = Type.Object({ id: Type.Integer(), ...calorificFields, createdAt: Timestamp, updatedAt: Timestamp });
+export const CalorificCreate = Type.Object(
+  { ...calorificFields, correctionFactor: Type.Optional(calorificFields.correctionFactor), note: Type.Optional(calorificFields.note) },
+  { additionalProperties: false },
+);
+export const CalorificUpdate = Type.Partial(Type.Object(calorificFields), { additionalProperties: false });
+
+const Num = (description: string) => Type.Number({ description });
+const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+export const CommodityFigures = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  timezone: Type.String(),
+  currency: Type.String(),
+  commodities: Type.Array(
+    Type.Object({
+      commodity: Type.String({ description: 'electricity, gas, water or heat; a commodity without meters is absent' }),
+      unit: Type.String({ description: 'the unit of quantity: kWh for electricity and heat, m³ for gas and water' }),
+      quantity: Num('electricity: consumption; gas and water: volume; heat: kWh thermal'),
+      kwh: Nullable('energy: electricity consumption, gas volume × calorific value × correction of each day, heat; null for water'),
+      cost: Nullable("at the commodity's tariff versions (electricity: import cost with standing charges less feed-in revenue); null when a day with data has no version"),
+      carbonKg: Nullable("at the commodity's tariff versions' CO2 factors; null when a day with data has no version"),
+      meters: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), quantity: Num('in the commodity unit') })),
+    }),
+  ),
+  electricity: Type.Object({
+    importKwh: Num("drawn from the grid: the site meters' sum, the figure every other energy total shows"),
+    exportKwh: Num('fed back to the grid'),
+    generationKwh: Num('made on site (PV)'),
+    consumptionKwh: Num('import − export + generation'),
+    selfConsumptionKwh: Num('generation − export: what the site used of what it made'),
+    selfConsumptionRate: Nullable('self-consumption / generation; null without generation'),
+    selfSufficiency: Nullable('self-consumption / consumption; null without consumption'),
+    netImportKwh: Num('import − export'),
+    importCost: Num('the site cost: interval prices plus standing charges'),
+    feedInRevenue: Num("export × the electricity version's feedInPrice of each day"),
+  }),
+  gasDays: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), m3: Type.Number(), kwhPerM3: Num('calorific value × correction factor in force that day'), kwh: Type.Number() })),
+  energyKwh: Num('electricity consumption + gas kWh + heat kWh: never water, never m³'),
+});
