@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { backupsDir, listBackups, listBackupsIn } from '../src/backup/archive.ts';
+import { listBackups, listBackupsIn } from '../src/backup/archive.ts';
 import { version } from '../src/packageRoot.ts';
 import { runCli } from './helpers/cli.ts';
 import { spawnService } from './helpers/serviceProcess.ts';

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
 import { Collector } from '../src/energy/collector.ts';
-import { addDays } from '../src/energy/calendar.ts';
 import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
 
 const MIN = 60_000;

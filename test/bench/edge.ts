@@ -23,7 +23,6 @@ const STORAGE_DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const MiB = 1024 * 1024;
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const verdict = (value: number, target: number) => (value <= target ? 'met' : 'NOT met');
 
 export type Figure = { name: string; value: string; target: string; met: boolean | null; note?: string };
 const figures: Figure[] = [];

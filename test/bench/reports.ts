@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { AlertService } from '../../src/alerts/service.ts';
 import { AuditLog } from '../../src/audit/service.ts';
 import { closeDatabase, openDatabase } from '../../src/db/client.ts';
-import { addDays, siteDay } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/energy/calendar.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import { ReportContentBuilder } from '../../src/reports/content.ts';
