@@ -282,12 +282,13 @@ describe('emsctl status', () => {
     assert.equal(report.drill.status, 'ok');
     assert.equal(report.gateway.state, 'reachable');
     assert.ok(report.disk.freeBytes > 0 && report.disk.freeBytes <= report.disk.totalBytes);
-    // A fresh start meters the simulated building: main, three sub-meters (the virtual rest is not read).
-    assert.equal(report.collector.meters, 4);
+    // A fresh start meters the simulated building: main, three sub-meters, gas, water, PV and grid export (the virtual
+    // rest is not read).
+    assert.equal(report.collector.meters, 8);
 
     const text = await status();
     assert.equal(text.code, 0);
-    for (const line of [/^service +running \(pid \d+, ok, http:\/\/127\.0\.0\.1:\d+\)$/m, /^uptime +\d/m, /^last backup +\S+ ok \(newest: ems-/m, /^restore drill +\S+ OK \(ems-/m, /^gateway +reachable/m, /^collector +4 meters, /m, /^free disk +[\d.]+ [KMGT]?B of /m]) {
+    for (const line of [/^service +running \(pid \d+, ok, http:\/\/127\.0\.0\.1:\d+\)$/m, /^uptime +\d/m, /^last backup +\S+ ok \(newest: ems-/m, /^restore drill +\S+ OK \(ems-/m, /^gateway +reachable/m, /^collector +8 meters, /m, /^free disk +[\d.]+ [KMGT]?B of /m]) {
       assert.match(text.stdout, line);
     }
 
