@@ -69,7 +69,7 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
-export async function createService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
+export async function createService(config: Config, options: { logger?: Logger; /** The energy collector's clock (tests move it); the box's by default. */ collectorNow?: () => number } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
   // Tells emsctl restore that a service runs here; released last, after the database is closed.
@@ -113,7 +113,9 @@ export async function createService(config: Config, options: { logger?: Logger }
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
   const { energy } = features;
   const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
-  const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, afterCollect: (now) => demand.check(now) });
+  const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, now: options.collectorNow, afterCollect: (now, ok) => {
+    if (ok) demand.check(now);
+  } });
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());

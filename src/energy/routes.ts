@@ -233,10 +233,10 @@ export function energyRoutes({ energy, iot, collector }: AppDeps) {
       method: 'GET',
       path: '/api/energy/collector',
       access: 'operator',
-      summary: 'The meter collector: last run, last good collection, lag and last error',
+      summary: 'The meter collector: last run, last good collection, lag and last error, and each meter’s state',
       tags,
       schemas: { response: { 200: CollectorStatus } },
-      handler: () => collector.health(),
+      handler: () => ({ ...collector.health(), meterStates: collector.meterHealth() }),
     }),
   ];
 }
