@@ -2,6 +2,7 @@
 import type { AppDeps } from '../appDeps.ts';
 import { ConfigStore } from '../configs/service.ts';
 import { defineRoute } from '../http/route.ts';
+import { gatewayCondition } from '../health/gatewayCondition.ts';
 import { ErrorBody } from '../http/schemas.ts';
 import { OverviewService } from '../overview/service.ts';
 import { DashboardSettings, DashboardSettingsUpdate, PublicDashboard, RecentAlerts, RecentAlertsQuery } from './schemas.ts';
@@ -9,14 +10,16 @@ import { DashboardService } from './service.ts';
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ db, audit, iot, energy }: AppDeps) {
+export function dashboardRoutes({ db, audit, iot, energy, collector }: AppDeps) {
   const dashboard = new DashboardService(db, audit, {
     configs: new ConfigStore(db, audit),
     energy: energy.areas,
     overview: new OverviewService(db, energy.figures),
     gateway: () => {
-      const { gateway, checkedAt } = iot.health();
-      return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : 'unknown', checkedAt };
+      const health = iot.health();
+      const collected = collector.health();
+      const gateway = gatewayCondition(health, collected);
+      return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : gateway, checkedAt: health.checkedAt, dataAt: collected.lastOkAt };
     },
   });
   return [
