@@ -22,6 +22,7 @@ import { AlarmPoller } from './alarms/poller.ts';
 import { Collector } from './energy/collector.ts';
 import { ensureSimulatorMeters } from './energy/module.ts';
 import { DemandWatch } from './energy/demandWatch.ts';
+import { DataWatch } from './energy/dataWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices } from './features.ts';
 import { hashPassword, verifyPassword } from './auth/passwords.ts';
@@ -115,7 +116,9 @@ export async function createService(config: Config, options: { logger?: Logger; 
   const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
   const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: config.collectIntervalMs, timezone: energy.timezone, now: options.collectorNow, afterCollect: (now, ok) => {
     if (ok) demand.check(now);
+    dataWatch.check(now);
   } });
+  const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());
