@@ -19,6 +19,8 @@ const MIN_GAP_MS = 5 * 60_000;
 /** The history asked for per request: one day keeps the simulator's (and most gateways') 5-minute resolution. */
 const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
+/** History readings further apart than this leave a hole: what is spread across it is estimated, not measured. */
+const HISTORY_HOLE_MS = 30 * 60_000;
 const VALUES_BATCH = 1000;
 /** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
 const SLICE_MS = 15;
@@ -296,7 +298,8 @@ export class Collector {
     let state = states.get(meter.id) ?? null;
     const watch = this.watch(meter.id);
     if (history) {
-      for (const past of history) state = this.apply(batch, meter, state, past, 0, now);
+      // A hole in the history itself (readings further apart than two intervals) is spread too, but as estimated.
+      for (const past of history) state = this.apply(batch, meter, state, past, state && past.at - state.lastAt > HISTORY_HOLE_MS ? FLAG_ESTIMATED : 0, now);
       counts.filled += history.length;
     }
     if (!reading) watch.last = 'absent';
@@ -311,8 +314,8 @@ export class Collector {
       } else {
         // Up to the tolerance ahead is taken as now: no interval after now is ever written.
         const at = Math.min(reading.at, now);
-        // A gap the history could not fill is spread evenly and flagged as estimated.
-        const estimated = state && history === null && at - state.lastAt > gapMs ? FLAG_ESTIMATED : 0;
+        // A gap the history could not fill (no answer, or none for that span) is spread evenly and flagged as estimated.
+        const estimated = state && at - state.lastAt > gapMs ? FLAG_ESTIMATED : 0;
         const before = watch.refused;
         state = this.apply(batch, meter, state, { at, value: reading.value }, estimated, now);
         if (watch.refused === before) watch.last = 'counted';

@@ -35,7 +35,14 @@ export const EnergyAreasBody = Type.Object(
   { description: 'The complete set: areas not listed are removed. An empty list removes every area.' },
 );
 
-export const EnergyAreas = Type.Object({ areas: Type.Array(EnergyArea, { description: 'sorted by name' }) });
+export const EnergyAreas = Type.Object({
+  areas: Type.Array(EnergyArea, { description: 'sorted by name' }),
+  unallocated: Type.Optional(
+    Type.Union([Type.Object({ todayKwh: Type.Number(), monthKwh: Type.Number(), yearKwh: Type.Number() }), Type.Null()], {
+      description: "the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters",
+    }),
+  ),
+});
 
 // --- Meters, tariffs and the figures computed from the interval store -------------------------------------------
 
@@ -113,6 +120,13 @@ export const TariffCreate = Type.Object(
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });
 
 const Figures = { kwh: Type.Number(), cost: Type.Number(), carbonKg: Type.Number() };
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** Shares of the intervals that have happened (0..1): a figure with missing intervals is not a zero but an unknown. */
+const ShareFields = {
+  measured: Share('share of intervals measured'),
+  estimated: Share('share of intervals estimated (a gap the gateway history could not fill, spread evenly)'),
+  missing: Share('share of intervals with no data (counted as nothing in the sums)'),
+};
 export const PeriodQuery = Type.Object(
   { from: Day('first site day'), to: Day('the day after the last (exclusive)') },
   { additionalProperties: false },
@@ -125,9 +139,12 @@ export const EnergySummary = Type.Object({
   totalKwh: Type.Number(),
   cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
   carbonKg: Type.Number(),
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures })),
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures, ...ShareFields })),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
+  completeness: Type.Object({ intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields }, {
+    description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
+  }),
 });
 
 export const SeriesQuery = Type.Object(
@@ -149,6 +166,8 @@ export const Series = Type.Object({
       kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data for part of it (a gap the gateway could not fill)' }),
       cost: Type.Union([Type.Number(), Type.Null()], { description: 'day and month points' }),
       maxKw: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "15-minute points of a power meter: the interval's highest reading" })),
+      missing: Type.Optional(Share('day and month points: share of the intervals so far with no data (1 with kwh null: no data at all)')),
+      estimated: Type.Optional(Share('day and month points: share of the intervals so far that are estimated')),
     }),
   ),
 });
@@ -195,4 +214,22 @@ export const CollectorStatus = Type.Object({
     }),
     { description: 'each collected meter' },
   ),
+});
+
+export const CompletenessQuery = Type.Object(
+  {
+    from: Day('first site day'),
+    to: Day('the day after the last (exclusive)'),
+    meterId: Type.Optional(Type.Integer({ minimum: 1, description: 'one meter (up to 366 days); without it every meter and the site (up to 31 days)' })),
+  },
+  { additionalProperties: false },
+);
+const CompletenessDay = Type.Object({ day: Type.String({ format: 'date' }), intervals: Type.Integer({ description: 'intervals of the day that have happened' }), ...ShareFields });
+const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, days: Type.Array(CompletenessDay) };
+export const Completeness = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  timezone: Type.String(),
+  site: Type.Union([Type.Object(CompletenessOf), Type.Null()], { description: 'the site (its site meters together); null when one meter was asked for' }),
+  meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), ...CompletenessOf })),
 });
