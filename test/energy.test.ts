@@ -438,7 +438,7 @@ describe('discovery from the gateway catalogue', () => {
       assert.equal(found.status, 200);
       assert.equal(found.body.catalogue, true);
       const byCode = new Map(found.body.proposals.map((p: any) => [p.code, p]));
-      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true });
+      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true, sameMeterAs: null });
       assert.equal((byCode.get('meter.main.kw') as any).kind, 'power');
       assert.equal((byCode.get('meter.sub.002.kwh') as any).known, false);
       assert.ok(!byCode.has('temp.outdoor'), 'only energy and power points');

@@ -85,7 +85,8 @@ export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalPr
 export const MeterProposals = Type.Object({
   catalogue: Type.Boolean({ description: 'false: the gateway has no point catalogue (GET {base}/codes answered 404); enter meters by hand' }),
   proposals: Type.Array(
-    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }) }),
+    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }),
+      sameMeterAs: Type.Union([Type.String(), Type.Null()], { description: 'another point of the same physical meter (its energy counter): do not add both, never both as site meters' }) }),
   ),
 });
 
