@@ -21,6 +21,8 @@ const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
 /** History readings further apart than this leave a hole: what is spread across it is estimated, not measured. */
 const HISTORY_HOLE_MS = 30 * 60_000;
+/** History readings applied between two looks at the clock (a day of 5-minute readings). */
+const HISTORY_STEP = 288;
 const VALUES_BATCH = 1000;
 /** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
 const SLICE_MS = 15;
@@ -236,14 +238,24 @@ export class Collector {
       const days = new Set<string>();
       // Applied in slices, one transaction each, the event loop given back between them: a 7-day backfill of hundreds
       // of meters never holds requests up for more than a slice.
+      // A meter's history is applied HISTORY_STEP readings at a time, so one meter's week never makes a long slice.
       let next = 0;
+      let position = 0;
       while (next < meters.length) {
         this.deps.store.transaction(() => {
           const batch = new DayBatch(this.deps.store, timezone);
           const sliceStart = performance.now();
           do {
-            const meter = meters[next++];
-            this.collectMeter(batch, meter, states, histories.get(meter.id), current.get(meter.code), started, gapMs, counts);
+            const meter = meters[next];
+            const history = histories.get(meter.id);
+            if (history && position < history.length) {
+              position = this.applyHistory(batch, meter, states, history, position, started);
+              if (position < history.length) continue;
+              counts.filled += history.length;
+            }
+            this.collectMeter(batch, meter, states, current.get(meter.code), started, gapMs, counts);
+            next += 1;
+            position = 0;
           } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
           for (const day of batch.days()) days.add(day);
           batch.save([]);
@@ -285,11 +297,26 @@ export class Collector {
     return counts;
   }
 
+  /** Applies up to HISTORY_STEP of a meter's history readings from `position`; answers where it stopped. */
+  private applyHistory(batch: DayBatch, meter: CollectedMeter, states: Map<number, State>, history: Reading[], position: number, now: number): number {
+    let state = states.get(meter.id) ?? null;
+    const end = Math.min(history.length, position + HISTORY_STEP);
+    for (; position < end; position += 1) {
+      const past = history[position];
+      // A hole in the history itself (readings further apart than two intervals) is spread too, but as estimated.
+      state = this.apply(batch, meter, state, past, state && past.at - state.lastAt > HISTORY_HOLE_MS ? FLAG_ESTIMATED : 0, now);
+    }
+    if (state) {
+      states.set(meter.id, state);
+      this.upsertState.run({ meterId: meter.id, ...state });
+    }
+    return position;
+  }
+
   private collectMeter(
     batch: DayBatch,
     meter: CollectedMeter,
     states: Map<number, State>,
-    history: Reading[] | null | undefined,
     reading: Current | undefined,
     now: number,
     gapMs: number,
@@ -297,11 +324,6 @@ export class Collector {
   ): void {
     let state = states.get(meter.id) ?? null;
     const watch = this.watch(meter.id);
-    if (history) {
-      // A hole in the history itself (readings further apart than two intervals) is spread too, but as estimated.
-      for (const past of history) state = this.apply(batch, meter, state, past, state && past.at - state.lastAt > HISTORY_HOLE_MS ? FLAG_ESTIMATED : 0, now);
-      counts.filled += history.length;
-    }
     if (!reading) watch.last = 'absent';
     else if ('bad' in reading) {
       batch.flag(meter.id, checkTime(reading.at, now).ok ? Math.min(reading.at, now) : now, FLAG_BAD_QUALITY);
