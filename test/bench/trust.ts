@@ -47,6 +47,7 @@ const baseline = idle.stop();
 // The collector's own slices (each one transaction), timed from outside.
 let longestSlice = 0;
 let longestWork = 0;
+const works: number[] = [];
 const transaction = deps.energy.store.transaction.bind(deps.energy.store);
 deps.energy.store.transaction = <R>(fn: () => R): R => {
   const t0 = performance.now();
@@ -56,7 +57,9 @@ deps.energy.store.transaction = <R>(fn: () => R): R => {
       try {
         return fn();
       } finally {
-        longestWork = Math.max(longestWork, performance.now() - t1);
+        const took = performance.now() - t1;
+        longestWork = Math.max(longestWork, took);
+        works.push(took);
       }
     });
   } finally {
@@ -71,6 +74,8 @@ const longest = watch.stop();
 const rows = deps.db.sqlite.prepare('SELECT count(*) FROM meter_days').pluck().get() as number;
 console.log(`7-day backfill of ${METERS} meters: ${result.filled} history readings, ${rows} day rows in ${seconds.toFixed(1)} s`);
 console.log(`longest collector slice (one transaction): ${longestSlice.toFixed(1)} ms, of which the work inside it ${longestWork.toFixed(1)} ms`);
+const sorted = [...works].sort((a, b) => b - a);
+console.log(`slices: ${works.length}; first ${works[0]?.toFixed(1)} ms; median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms; 95th percentile ${sorted[Math.floor(sorted.length * 0.05)]?.toFixed(1)} ms`);
 console.log(`longest event-loop block: ${longest.toFixed(1)} ms during the backfill, ${baseline.toFixed(1)} ms idle (baseline); ratio ${(longest / Math.max(baseline, 0.1)).toFixed(1)}×`);
 await server.close();
 await gateway.close();
