@@ -23,6 +23,7 @@ import { AlarmPoller } from './alarms/poller.ts';
 import { Collector } from './energy/collector.ts';
 import { ensureSimulatorMeters } from './energy/module.ts';
 import { DemandWatch } from './energy/demandWatch.ts';
+import { DataWatch } from './energy/dataWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices, buildPortalServices } from './features.ts';
 import { hashPassword, verifyPassword } from './auth/passwords.ts';
@@ -70,7 +71,7 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
-export async function createService(config: Config, options: { logger?: Logger } = {}): Promise<Service> {
+export async function createService(config: Config, options: { logger?: Logger; /** The energy collector's clock (tests move it); the box's by default. */ collectorNow?: () => number } = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
   // Tells emsctl restore that a service runs here; released last, after the database is closed.
@@ -122,10 +123,15 @@ export async function createService(config: Config, options: { logger?: Logger }
     logger,
     intervalMs: config.collectIntervalMs,
     timezone: energy.timezone,
+    now: options.collectorNow,
     // Edge boxes run on flash: day rows are written at 15-minute boundaries, not every collection (docs/performance-edge.md).
     holdOpenInterval: true,
-    afterCollect: (now) => demand.check(now),
+    afterCollect: (now, ok) => {
+      if (ok) demand.check(now);
+      dataWatch.check(now);
+    },
   });
+  const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());

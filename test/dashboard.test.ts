@@ -266,7 +266,7 @@ test('energy areas: operators replace the set in one transaction; viewers read',
   const operator = await server.createUser({ role: 'operator' });
   const sqlite = server.service.deps.db.sqlite;
 
-  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, { areas: [] });
+  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, { areas: [], unallocated: null });
   assert.equal((await server.request('PUT', '/api/energy/areas', { token: viewer.accessToken, body: { areas: [area('A', 1)] } })).status, 403);
   assert.equal((await server.request('GET', '/api/energy/areas')).status, 401);
 
@@ -288,7 +288,7 @@ test('energy areas: operators replace the set in one transaction; viewers read',
     ],
   );
   assert.equal(second.body.areas[1].id, workshopId, 'an area keeps its id across replaces');
-  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, second.body);
+  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, { ...second.body, unallocated: null });
 
   const today = siteDay('UTC');
   const daily = sqlite.prepare('SELECT area, kwh FROM energy_daily WHERE day = ? ORDER BY area').all(today);
@@ -311,7 +311,7 @@ test('energy areas: operators replace the set in one transaction; viewers read',
   const missing = await server.request('PUT', '/api/energy/areas', { token: operator.accessToken, body: { areas: [{ name: 'Hall', todayKwh: 1 }] } });
   assert.equal(missing.status, 400);
   assert.match(detailPaths(missing.body)[0], /^body\.areas\.0\./);
-  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, second.body);
+  assert.deepEqual((await server.request('GET', '/api/energy/areas', { token: viewer.accessToken })).body, { ...second.body, unallocated: null });
 
   const cleared = await server.request('PUT', '/api/energy/areas', { token: operator.accessToken, body: { areas: [] } });
   assert.deepEqual(cleared.body, { areas: [] });

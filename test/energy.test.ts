@@ -179,7 +179,7 @@ describe('collection into the interval store', () => {
     // Energy before the reset in the first minute is lost with the old counter; at most one minute of HVAC load (~2.5 kWh).
     assert.ok(added > 0 && added < 75 * (20 / 60) * 1.6, `energy over the reset window: ${added}`);
     const csv = await r.server.request('GET', `/api/energy/export.csv?meterId=${hvac.id}&from=2026-11-10&to=2026-11-11`, { token: r.admin.accessToken });
-    assert.ok(csv.text.split('\n').some((line) => line.endsWith(`,${FLAG_RESET}`)), 'the CSV shows the flag');
+    assert.ok(csv.text.split('\n').some((line) => line.endsWith(`,${FLAG_RESET},measured`)), 'the CSV shows the flag');
   });
 
   test('a giant counter jump (a replaced meter) is not counted as energy', async () => {
@@ -310,9 +310,9 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.match(response.headers.get('content-type')!, /text\/csv/);
     assert.match(response.headers.get('content-disposition')!, /attachment/);
     const lines = (await response.text()).trim().split('\n');
-    assert.equal(lines[0], 'start,end,kwh,mean_kw,flags');
+    assert.equal(lines[0], 'start,end,kwh,mean_kw,flags,quality');
     assert.equal(lines.length, 1 + 5 * 96);
-    assert.match(lines[1], /^2026-11-15T00:00:00\.000Z,2026-11-15T00:15:00\.000Z,\d+(\.\d+)?,\d+(\.\d+)?,0$/);
+    assert.match(lines[1], /^2026-11-15T00:00:00\.000Z,2026-11-15T00:15:00\.000Z,\d+(\.\d+)?,\d+(\.\d+)?,0,measured$/);
   });
 
   test('bad queries are 400 with the field named, an unknown meter 404', async () => {
@@ -439,7 +439,7 @@ describe('discovery from the gateway catalogue', () => {
       assert.equal(found.status, 200);
       assert.equal(found.body.catalogue, true);
       const byCode = new Map(found.body.proposals.map((p: any) => [p.code, p]));
-      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true, commodity: 'electricity', role: 'import' });
+      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true, commodity: 'electricity', role: 'import', sameMeterAs: null });
       assert.equal((byCode.get('meter.main.kw') as any).kind, 'power');
       assert.equal((byCode.get('meter.sub.002.kwh') as any).known, false);
       assert.ok(!byCode.has('temp.outdoor'), 'only energy and power points');

@@ -8,7 +8,7 @@ import { dataStateOf, WALLBOARD_ALERTS } from '../src/wallboard/service.ts';
 import { startFakeGateway, type FakeGateway, type RecordedRequest } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
 
-const idle: CollectorStatus = { lastRunAt: null, lastOkAt: null, lastError: null, meters: 0, lagSec: null };
+const idle: CollectorStatus = { lastRunAt: null, lastOkAt: null, lastError: null, meters: 0, lagSec: null, state: 'idle', failingSince: null, consecutiveFailures: 0, clockStepsBack: 0, refused: 0 };
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -168,9 +168,9 @@ describe('with a real collector and a gateway that starts failing', () => {
     const failing = await eventually(async () => { const s = await state(); return s.dataState.state === 'failing' ? s : undefined; }, 'failing');
     assert.deepEqual([failing.dataState.reason, failing.gateway.state], ['gateway-errors', 'degraded']);
     assert.ok(failing.dataState.since && Date.parse(failing.dataState.since) >= Date.parse(live.dataState.lastGoodAt!), 'since the last good collection');
-    // The TCP-level view still says the gateway answers: that is what the old "Gateway online" was built on.
+    // Health says the same since issue #22 (branch trust): a gateway that answers while every collection fails is degraded.
     const health = await server.request('GET', '/api/health');
-    assert.equal(health.body.iot.gateway, 'reachable');
+    assert.equal(health.body.iot.gateway, 'degraded');
 
     broken = false;
     await eventually(async () => ((await state()).dataState.state === 'live' ? true : undefined), 'live again');

@@ -15,7 +15,7 @@ type Health = {
   uptimeSec: number;
   database: string;
   iot?: { gateway: string; checkedAt: string | null; lastError: string | null };
-  collector?: { meters: number; lastOkAt: string | null; lagSec: number | null };
+  collector?: { meters: number; lastOkAt: string | null; lagSec: number | null; state?: string; failingSince?: string | null; metersNotOk?: number };
 };
 
 /**
@@ -191,11 +191,13 @@ export function registerStatusCommand(program: Command): void {
                 ? `${drill.at} ${drill.status.toUpperCase()} (${drill.backup ?? '-'}${drill.status === 'ok' ? `, ${drill.tables} tables, ${drill.rows} rows, ${drill.files} files, ${drill.durationMs} ms` : `: ${drill.error}`})`
                 : 'never (runs weekly after a scheduled backup, or: emsctl backup drill)',
             ],
-            ['gateway', gateway ? `${gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}` : 'unknown (the service is not running)'],
+            ['gateway', gateway ? `${gateway.state === 'degraded' ? 'DEGRADED (answers, but the meter collection fails)' : gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}` : 'unknown (the service is not running)'],
             [
               'collector',
               status.collector
-                ? `${status.collector.meters} meters, ${status.collector.lagSec === null ? 'no good collection yet' : `last good ${status.collector.lagSec} s ago`}`
+                ? `${status.collector.meters} meters, ${status.collector.lagSec === null ? 'no good collection yet' : `last good ${status.collector.lagSec} s ago`}${
+                    status.collector.state === 'failing' ? `; FAILING since ${status.collector.failingSince ?? '-'}` : ''
+                  }${status.collector.metersNotOk ? `; ${status.collector.metersNotOk} meters not ok (GET /api/energy/collector)` : ''}`
                 : '-',
             ],
             ['free disk', `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`],

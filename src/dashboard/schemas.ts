@@ -42,8 +42,11 @@ export const PublicDashboard = Type.Object(
     ),
     gateway: Type.Object(
       {
-        state: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('unknown')]),
+        state: Type.Union([Type.Literal('up'), Type.Literal('degraded'), Type.Literal('down'), Type.Literal('unknown')], {
+          description: 'degraded: the gateway answers but the meter collection fails (figures are not current)',
+        }),
         checkedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the service last reached, or failed to reach, the IoT gateway' }),
+        dataAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: 'the last good meter collection: figures are as of then' })),
       },
       { description: 'the IoT gateway as the service last saw it (never waits for it)' },
     ),

@@ -1,40 +1,94 @@
 // The collector: one batched codes/values read of every enabled meter per interval, turned into 15-minute interval
-// energy. Counter deltas are spread over the time they cover (split at interval boundaries); resets and rollovers are
-// detected; a gap (outage, restart) is filled from codes/history; a meter read for the first time is backfilled 7 days.
+// energy. Every reading is checked before it counts (readingCheck.ts): a time in the future or older than the 7-day
+// backfill span is refused and never moves the meter's last reading; a small counter decrease is held as jitter; a reset
+// is a real drop, a rollover happens only at the counter's range. A gap (outage, restart) is filled from codes/history,
+// a meter read for the first time is backfilled 7 days; both are applied in slices that give the event loop back every
+// SLICE_MS. The box's clock stepping back is detected: intervals after the new now are dropped and meters whose last
+// reading lies ahead of the clock start again from their next reading (never frozen until the clock catches up).
+// On an edge box (holdOpenInterval) what is counted is held in memory and written at 15-minute boundaries, after a gap
+// was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
 import type { Db } from '../db/client.ts';
 import type { MeterKind, MeterTerm } from '../db/schema/index.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { INTERVAL_MS } from './calendar.ts';
-import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_RESET, type IntervalStore, type VirtualMeter } from './store.ts';
+import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
+import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, type VirtualMeter } from './store.ts';
 
-export const BACKFILL_MS = 7 * 86_400_000;
-/** Larger than any real load behind one meter (100 MW): a counter jump beyond it is a replaced meter, not energy. */
-const MAX_PLAUSIBLE_KW = 100_000;
+export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
 const MIN_GAP_MS = 5 * 60_000;
 /** The history asked for per request: one day keeps the simulator's (and most gateways') 5-minute resolution. */
 const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
+/** History readings further apart than this leave a hole: what is spread across it is estimated, not measured. */
+const HISTORY_HOLE_MS = 30 * 60_000;
+/** History readings applied between two looks at the clock (a day of 5-minute readings). */
+const HISTORY_STEP = 288;
 const VALUES_BATCH = 1000;
-/** How long counting may hold the event loop before it lets requests through. */
-const SLICE_MS = 20;
+/** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
+const SLICE_MS = 15;
 
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
-type Reading = { at: number; value: number };
+type Current = Reading | { at: number; bad: true };
 
-export type CollectorStatus = { lastRunAt: string | null; lastOkAt: string | null; lastError: string | null; meters: number; lagSec: number | null };
+export type MeterCondition = 'ok' | 'stale' | 'failing' | 'refusing';
+export type Refusal = { at: string; readingAt: string | null; value: number | null; reason: string };
+
+/** What the collector knows of one meter since the service started (the last counted reading is also in meter_state). */
+type MeterWatch = {
+  /** The outcome of the meter's last read: a reading counted, refused, of bad quality, or not answered at all. */
+  last: 'counted' | 'refused' | 'bad' | 'absent' | null;
+  refused: number;
+  jitter: number;
+  lastRefusal: Refusal | null;
+  /** Implausible counter readings in a row: REBASE_AFTER of them make the meter's new base. */
+  implausibleRun: number;
+};
+
+export type MeterHealth = {
+  meterId: number;
+  code: string;
+  state: MeterCondition;
+  lastReadingAt: string | null;
+  lastValue: number | null;
+  lagSec: number | null;
+  refused: number;
+  jitter: number;
+  lastRefusal: Refusal | null;
+};
+
+export type CollectorStatus = {
+  lastRunAt: string | null;
+  lastOkAt: string | null;
+  lastError: string | null;
+  meters: number;
+  lagSec: number | null;
+  /** ok: the last collection worked; failing: the gateway answered (or not) but the collection did not work; idle: nothing collected yet. */
+  state: 'ok' | 'failing' | 'idle';
+  failingSince: string | null;
+  consecutiveFailures: number;
+  /** Times the box's clock was seen to step back (since the service started). */
+  clockStepsBack: number;
+  refused: number;
+};
 
 export class Collector {
   private readonly repeating: Repeating;
   private failing = false;
-  private readonly status: CollectorStatus = { lastRunAt: null, lastOkAt: null, lastError: null, meters: 0, lagSec: null };
+  private failingSince: number | null = null;
+  private consecutiveFailures = 0;
+  private lastStartedAt: number | null = null;
+  private clockStepsBack = 0;
+  private readonly watches = new Map<number, MeterWatch>();
+  private readonly status = { lastRunAt: null as string | null, lastOkAt: null as string | null, lastError: null as string | null, meters: 0 };
   private readonly selectMeters;
   private readonly selectVirtuals;
   private readonly selectState;
   private readonly upsertState;
+  private readonly deleteState;
   private readonly selectMeterIds;
   /** Counted since the last write (holdOpenInterval): day records, meter states, and the interval last written in. */
   private held: { batch: DayBatch; states: Map<number, State>; interval: number } | null = null;
@@ -50,8 +104,8 @@ export class Collector {
       now?: () => number;
       /** Keep what is counted in memory and write at 15-minute boundaries (see hold()); false: write every collection. */
       holdOpenInterval?: boolean;
-      /** Runs after each good collection (e.g. the demand watch); an error there is logged, never the collection's. */
-      afterCollect?: (now: number) => void;
+      /** Runs after each collection, good or not (e.g. the demand and data watches); an error there is logged, never the collection's. */
+      afterCollect?: (now: number, ok: boolean) => void;
     },
   ) {
     this.repeating = new Repeating(() => this.collect(), deps.intervalMs);
@@ -62,15 +116,20 @@ export class Collector {
     this.selectMeters = sqlite.prepare("SELECT id, code, kind FROM meters WHERE enabled = 1 AND kind <> 'virtual' AND code IS NOT NULL ORDER BY id");
     this.selectVirtuals = sqlite.prepare("SELECT id, terms FROM meters WHERE kind = 'virtual' AND enabled = 1 ORDER BY id");
     this.selectState = sqlite.prepare('SELECT meter_id AS meterId, last_at AS lastAt, last_value AS lastValue, demand_kw AS demandKw FROM meter_state');
-    this.selectMeterIds = sqlite.prepare('SELECT id FROM meters').pluck();
     this.upsertState = sqlite.prepare(
       `INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (@meterId, @lastAt, @lastValue, @demandKw)
        ON CONFLICT (meter_id) DO UPDATE SET last_at = excluded.last_at, last_value = excluded.last_value, demand_kw = excluded.demand_kw`,
     );
+    this.deleteState = sqlite.prepare('DELETE FROM meter_state WHERE meter_id = ?');
+    this.selectMeterIds = sqlite.prepare('SELECT id FROM meters').pluck();
   }
 
   private now(): number {
     return this.deps.now?.() ?? Date.now();
+  }
+
+  get intervalMs(): number {
+    return this.deps.intervalMs;
   }
 
   start(): void {
@@ -82,10 +141,26 @@ export class Collector {
     await this.repeating.stop();
     if (!this.held?.batch.size && !this.held?.states.size) return;
     try {
-      this.persist((this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as MeterTerm[] })));
+      this.persist(this.virtuals());
     } catch (error) {
       this.deps.logger.error({ err: error }, 'energy counted since the last interval boundary could not be written; the gateway history fills it at the next start');
     }
+  }
+
+  /** Writes what is held in memory now (as at a 15-minute boundary); for callers that read the database directly. */
+  flush(): void {
+    this.persist(this.virtuals());
+  }
+
+  private virtuals(): VirtualMeter[] {
+    return (this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as MeterTerm[] }));
+  }
+
+  /** The meter states: the stored ones with what is held in memory (ahead of the database) on top. */
+  private currentStates(): Map<number, State> {
+    const states = new Map((this.selectState.all() as (State & { meterId: number })[]).map((row) => [row.meterId, row as State]));
+    if (this.held) for (const [meterId, state] of this.held.states) states.set(meterId, state);
+    return states;
   }
 
   /**
@@ -121,35 +196,117 @@ export class Collector {
 
   health(): CollectorStatus {
     const lastOk = this.status.lastOkAt ? Date.parse(this.status.lastOkAt) : null;
-    return { ...this.status, lagSec: lastOk === null ? null : Math.max(0, Math.round((this.now() - lastOk) / 1000)) };
+    let refused = 0;
+    for (const watch of this.watches.values()) refused += watch.refused;
+    return {
+      ...this.status,
+      lagSec: lastOk === null ? null : Math.max(0, Math.round((this.now() - lastOk) / 1000)),
+      state: this.failing ? 'failing' : this.status.lastOkAt ? 'ok' : 'idle',
+      failingSince: this.failingSince === null ? null : new Date(this.failingSince).toISOString(),
+      consecutiveFailures: this.consecutiveFailures,
+      clockStepsBack: this.clockStepsBack,
+      refused,
+    };
+  }
+
+  /**
+   * Each collected meter's condition: refusing (its last reading was refused), failing (the collection fails, or the
+   * gateway gave no good value), stale (its last counted reading is older than two intervals), else ok.
+   */
+  meterHealth(): MeterHealth[] {
+    const now = this.now();
+    const states = this.currentStates();
+    const staleAfter = 2 * Math.max(this.deps.intervalMs, 60_000) + 30_000;
+    return (this.selectMeters.all() as CollectedMeter[]).map((meter) => {
+      const state = states.get(meter.id);
+      const watch = this.watches.get(meter.id);
+      const lag = state ? Math.max(0, now - state.lastAt) : null;
+      const condition: MeterCondition =
+        watch?.last === 'refused' ? 'refusing' : this.failing || watch?.last === 'bad' || watch?.last === 'absent' ? 'failing' : lag === null || lag > staleAfter ? 'stale' : 'ok';
+      return {
+        meterId: meter.id,
+        code: meter.code,
+        state: condition,
+        lastReadingAt: state ? new Date(state.lastAt).toISOString() : null,
+        lastValue: state ? state.lastValue : null,
+        lagSec: lag === null ? null : Math.round(lag / 1000),
+        refused: watch?.refused ?? 0,
+        jitter: watch?.jitter ?? 0,
+        lastRefusal: watch?.lastRefusal ?? null,
+      };
+    });
+  }
+
+  private watch(meterId: number): MeterWatch {
+    let watch = this.watches.get(meterId);
+    if (!watch) this.watches.set(meterId, (watch = { last: null, refused: 0, jitter: 0, lastRefusal: null, implausibleRun: 0 }));
+    return watch;
+  }
+
+  private refuse(meter: CollectedMeter, reading: { at: number; value?: number }, reason: string, now: number, batch: DayBatch): void {
+    const watch = this.watch(meter.id);
+    watch.refused += 1;
+    watch.last = 'refused';
+    const readingAt = Number.isFinite(reading.at) && Math.abs(reading.at) <= 8.64e15 ? new Date(reading.at).toISOString() : null;
+    watch.lastRefusal = { at: new Date(now).toISOString(), readingAt, value: reading.value ?? null, reason };
+    // Flagged where it arrived (now), never at a time that has not happened or lies outside the stored span.
+    const at = reading.at <= now && reading.at >= now - BACKFILL_MS ? reading.at : now;
+    batch.flag(meter.id, at, FLAG_REFUSED);
+    if (watch.refused === 1 || watch.refused % 100 === 0) this.deps.logger.warn({ meterId: meter.id, code: meter.code, reason, readingAt, refused: watch.refused }, 'meter reading refused');
   }
 
   /** One collection; never throws (a gateway that is down is logged once, and once when it answers again). */
-  async collect(): Promise<{ meters: number; readings: number; filled: number }> {
+  async collect(): Promise<{ meters: number; readings: number; filled: number; refused: number }> {
     const started = this.now();
     this.status.lastRunAt = new Date(started).toISOString();
+    const steppedBack = this.lastStartedAt !== null && started < this.lastStartedAt - FUTURE_TOLERANCE_MS;
+    this.lastStartedAt = started;
     const meters = this.selectMeters.all() as CollectedMeter[];
     this.status.meters = meters.length;
-    const counts = { meters: meters.length, readings: 0, filled: 0 };
+    const counts = { meters: meters.length, readings: 0, filled: 0, refused: 0 };
     if (!meters.length) return counts;
+    let ok = false;
     try {
       const current = await this.readValues(meters);
-      const states = new Map((this.selectState.all() as (State & { meterId: number })[]).map((row) => [row.meterId, row as State]));
+      // The values were stamped while they were read, after `started`: they are checked against the clock after the read
+      // (clamping them to `started` stored a reading's value under an earlier time than it was read at).
+      const readAt = Math.max(started, this.now());
       // What is held in memory is ahead of the database.
-      if (this.held) for (const [meterId, state] of this.held.states) states.set(meterId, state);
+      const states = this.currentStates();
+      // A last reading ahead of the clock: the box's clock stepped back (or a future reading was taken before readings
+      // were checked). What lies after now is dropped; those meters start again from their next reading.
+      const ahead = [...states].filter(([, state]) => state.lastAt > started + FUTURE_TOLERANCE_MS).map(([id]) => id);
+      const rebase = new Set<number>(ahead);
+      if (steppedBack || ahead.length) {
+        if (steppedBack) this.clockStepsBack += 1;
+        // What is held in memory is written first, so that the drop below removes its intervals after now as well;
+        // nothing of it stays held (a held record or state ahead of the clock would come back at the next write).
+        if (this.held) {
+          this.persist(this.virtuals());
+          this.held = null;
+        }
+        const dropped = this.deps.store.transaction(() => {
+          for (const id of ahead) this.deleteState.run(id);
+          return this.deps.store.dropAfter(started);
+        });
+        for (const id of ahead) states.delete(id);
+        this.deps.logger.warn({ steppedBack, metersAhead: ahead.length, dayRowsChanged: dropped }, 'the clock stepped back: intervals after now dropped, meters ahead of it start again');
+      }
       // Gaps first: history for every meter whose last reading is too old (or that was never read), a few at a time.
       const gapMs = Math.max(MIN_GAP_MS, 3 * this.deps.intervalMs);
       const histories = new Map<number, Reading[] | null>();
       const needing = meters.filter((meter) => {
+        if (rebase.has(meter.id)) return false;
         const state = states.get(meter.id);
         const reading = current.get(meter.code);
-        const at = reading && 'value' in reading ? reading.at : started;
+        const at = reading && 'value' in reading && checkTime(reading.at, readAt).ok ? Math.min(reading.at, readAt) : started;
         return !state || at - state.lastAt > gapMs;
       });
       await mapLimit(needing, HISTORY_CONCURRENCY, async (meter) => {
         const state = states.get(meter.id);
+        // Never before the backfill span, never after now.
         const from = Math.max(state?.lastAt ?? 0, started - BACKFILL_MS);
-        histories.set(meter.id, await this.readHistory(meter.code, from, started));
+        histories.set(meter.id, from < started ? await this.readHistory(meter.code, from, started) : []);
       });
 
       const timezone = this.deps.timezone();
@@ -158,79 +315,147 @@ export class Collector {
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
       const counted = new Map<number, State>();
-      // Counting runs in memory, outside any transaction: it gives the event loop back every SLICE_MS (a 7-day
-      // backfill of 500 meters is a million readings).
-      let sliceStart = performance.now();
-      for (const meter of meters) {
-        if (performance.now() - sliceStart > SLICE_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
-        let state = states.get(meter.id) ?? null;
-        const history = histories.get(meter.id);
-        if (history) {
-          for (const reading of history) state = this.apply(batch, meter, state, reading, 0);
-          counts.filled += history.length;
-        }
-        const reading = current.get(meter.code);
-        if (reading && 'bad' in reading) batch.flag(meter.id, reading.at, FLAG_BAD_QUALITY);
-        else if (reading) {
-          // A gap the history could not fill is spread evenly and flagged as estimated.
-          const estimated = state && history === null && reading.at - state.lastAt > gapMs ? FLAG_ESTIMATED : 0;
-          state = this.apply(batch, meter, state, reading, estimated);
-          counts.readings += 1;
-        }
-        if (state) counted.set(meter.id, state);
+      // Counting runs in memory, outside any transaction, in slices: the event loop is given back every SLICE_MS (a
+      // 7-day backfill of 500 meters is a million readings), and a meter's history is applied HISTORY_STEP readings at
+      // a time, so one meter's week never makes a long slice. What was counted is written by hold().
+      let next = 0;
+      let position = 0;
+      while (next < meters.length) {
+        const sliceStart = performance.now();
+        do {
+          const meter = meters[next];
+          const history = histories.get(meter.id);
+          if (history && position < history.length) {
+            position = this.applyHistory(batch, meter, states, counted, history, position, started);
+            if (position < history.length) continue;
+            counts.filled += history.length;
+          }
+          this.collectMeter(batch, meter, states, counted, current.get(meter.code), readAt, gapMs, counts);
+          next += 1;
+          position = 0;
+        } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
+        if (next < meters.length) await yieldToLoop();
       }
       this.hold(batch, counted, started, virtuals, histories.size > 0);
       this.status.lastOkAt = new Date(this.now()).toISOString();
-      try {
-        this.deps.afterCollect?.(this.now());
-      } catch (error) {
-        this.deps.logger.error({ err: error }, 'after-collection check failed');
-      }
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');
       this.failing = false;
+      this.failingSince = null;
+      this.consecutiveFailures = 0;
+      ok = true;
     } catch (error) {
       this.status.lastError = (error as Error).message;
       if (!this.failing) this.deps.logger.warn({ err: error }, 'energy collection failed; it goes on trying every interval');
+      if (!this.failing) this.failingSince = started;
       this.failing = true;
+      this.consecutiveFailures += 1;
+    }
+    try {
+      this.deps.afterCollect?.(this.now(), ok);
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'after-collection check failed');
     }
     return counts;
   }
 
-  /** Counts one reading on top of the meter's state; answers the new state. */
-  private apply(batch: DayBatch, meter: CollectedMeter, state: State | null, reading: Reading, flags: number): State | null {
-    if (!state) return { lastAt: reading.at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
-    if (reading.at <= state.lastAt) return state;
-    const hours = (reading.at - state.lastAt) / 3_600_000;
-    if (meter.kind === 'power') {
-      if (reading.value < -MAX_PLAUSIBLE_KW || reading.value > MAX_PLAUSIBLE_KW) {
-        batch.flag(meter.id, reading.at, FLAG_BAD_QUALITY);
-        return state;
-      }
-      batch.integrate(meter.id, state.lastAt, state.lastValue, reading.at, reading.value, flags);
-      return { lastAt: reading.at, lastValue: reading.value, demandKw: reading.value };
+  /** Applies up to HISTORY_STEP of a meter's history readings from `position`; answers where it stopped. */
+  private applyHistory(batch: DayBatch, meter: CollectedMeter, states: Map<number, State>, counted: Map<number, State>, history: Reading[], position: number, now: number): number {
+    let state = states.get(meter.id) ?? null;
+    const end = Math.min(history.length, position + HISTORY_STEP);
+    for (; position < end; position += 1) {
+      const past = history[position];
+      // A hole in the history itself (readings further apart than two intervals) is spread too, but as estimated.
+      state = this.apply(batch, meter, state, past, state && past.at - state.lastAt > HISTORY_HOLE_MS ? FLAG_ESTIMATED : 0, now);
     }
-    const maxKwh = MAX_PLAUSIBLE_KW * hours;
-    let delta = reading.value - state.lastValue;
-    if (delta < 0) {
-      // A counter that wrapped at a power of ten (999999 → 0) goes on; anything else went back to zero (replaced, reset).
-      const wrap = 10 ** Math.ceil(Math.log10(state.lastValue + 1));
-      const wrapped = wrap - state.lastValue + reading.value;
-      delta = state.lastValue >= 0.9 * wrap && wrapped <= maxKwh ? wrapped : reading.value >= 0 && reading.value <= maxKwh ? reading.value : 0;
-      flags |= FLAG_RESET;
-    } else if (delta > maxKwh) {
-      delta = 0;
-      flags |= FLAG_RESET;
+    if (state) {
+      states.set(meter.id, state);
+      counted.set(meter.id, state);
     }
-    batch.spread(meter.id, state.lastAt, reading.at, delta, flags);
-    return { lastAt: reading.at, lastValue: reading.value, demandKw: delta / hours };
+    return position;
   }
 
-  private async readValues(meters: CollectedMeter[]): Promise<Map<string, Reading | { at: number; bad: true }>> {
-    const readings = new Map<string, Reading | { at: number; bad: true }>();
+  private collectMeter(
+    batch: DayBatch,
+    meter: CollectedMeter,
+    states: Map<number, State>,
+    counted: Map<number, State>,
+    reading: Current | undefined,
+    now: number,
+    gapMs: number,
+    counts: { readings: number; filled: number; refused: number },
+  ): void {
+    let state = states.get(meter.id) ?? null;
+    const watch = this.watch(meter.id);
+    if (!reading) watch.last = 'absent';
+    else if ('bad' in reading) {
+      batch.flag(meter.id, checkTime(reading.at, now).ok ? Math.min(reading.at, now) : now, FLAG_BAD_QUALITY);
+      watch.last = 'bad';
+    } else {
+      const time = checkTime(reading.at, now);
+      if (!time.ok) {
+        this.refuse(meter, reading, time.reason === 'future' ? 'a time in the future' : 'a time older than the 7-day backfill span', now, batch);
+        counts.refused += 1;
+      } else {
+        // Up to the tolerance ahead is taken as now: no interval after now is ever written.
+        const at = Math.min(reading.at, now);
+        // A gap the history could not fill (no answer, or none for that span) is spread evenly and flagged as estimated.
+        const estimated = state && at - state.lastAt > gapMs ? FLAG_ESTIMATED : 0;
+        const before = watch.refused;
+        state = this.apply(batch, meter, state, { at, value: reading.value }, estimated, now);
+        if (watch.refused === before) watch.last = 'counted';
+        else counts.refused += 1;
+        counts.readings += 1;
+      }
+    }
+    if (state) {
+      states.set(meter.id, state);
+      counted.set(meter.id, state);
+    }
+  }
+
+  /** Counts one checked reading on top of the meter's state; answers the new state. */
+  private apply(batch: DayBatch, meter: CollectedMeter, state: State | null, reading: Reading, flags: number, now: number): State | null {
+    if (!checkTime(reading.at, now).ok) return state;
+    const at = Math.min(reading.at, now);
+    if (!state) return { lastAt: at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
+    if (at <= state.lastAt) return state;
+    // Further apart than the backfill span: nothing between them can be placed honestly; the gap stays missing.
+    if (at - state.lastAt > BACKFILL_MS) return { lastAt: at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
+    const hours = (at - state.lastAt) / 3_600_000;
+    const watch = this.watch(meter.id);
+    if (meter.kind === 'power') {
+      if (reading.value < -MAX_PLAUSIBLE_KW || reading.value > MAX_PLAUSIBLE_KW) {
+        this.refuse(meter, reading, `${reading.value} kW is beyond any real load`, now, batch);
+        return state;
+      }
+      batch.integrate(meter.id, state.lastAt, state.lastValue, at, reading.value, flags);
+      return { lastAt: at, lastValue: reading.value, demandKw: reading.value };
+    }
+    const step = counterStep(state.lastValue, reading.value, hours);
+    if (step.kind === 'implausible') {
+      watch.implausibleRun += 1;
+      if (watch.implausibleRun < REBASE_AFTER) {
+        this.refuse(meter, reading, step.why, now, batch);
+        return state;
+      }
+      // The same story REBASE_AFTER times: the counter really is somewhere else now (replaced, reset to a non-zero value).
+      watch.implausibleRun = 0;
+      batch.spread(meter.id, state.lastAt, at, 0, flags | FLAG_RESET);
+      return { lastAt: at, lastValue: reading.value, demandKw: 0 };
+    }
+    watch.implausibleRun = 0;
+    if (step.kind === 'jitter') {
+      watch.jitter += 1;
+      batch.spread(meter.id, state.lastAt, at, 0, flags | FLAG_JITTER);
+      return { lastAt: at, lastValue: state.lastValue, demandKw: 0 };
+    }
+    batch.spread(meter.id, state.lastAt, at, step.kwh, step.kind === 'energy' ? flags : flags | FLAG_RESET);
+    return { lastAt: at, lastValue: reading.value, demandKw: step.kwh / hours };
+  }
+
+  private async readValues(meters: CollectedMeter[]): Promise<Map<string, Current>> {
+    const readings = new Map<string, Current>();
     for (let i = 0; i < meters.length; i += VALUES_BATCH) {
       const codes = meters.slice(i, i + VALUES_BATCH).map((meter) => meter.code);
       const answer = await this.deps.iot.relay('POST', '/codes/values', { body: { codes } });
@@ -258,6 +483,7 @@ export class Collector {
         if (answer.status !== 200) return null;
         const data = (answer.json as { data?: unknown })?.data;
         if (!Array.isArray(data)) return null;
+        // Only what was asked for: a gateway answering readings outside (from, to] is not believed about them.
         for (const row of data as { ts?: unknown; value?: unknown }[]) {
           const at = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
           if (Number.isFinite(at) && at > from && at <= to && typeof row.value === 'number' && Number.isFinite(row.value)) readings.push({ at, value: row.value });
@@ -269,6 +495,10 @@ export class Collector {
     readings.sort((a, b) => a.at - b.at);
     return readings;
   }
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -4,7 +4,8 @@ import type { Db } from '../db/client.ts';
 import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
-import { storedFlags, storedKwh, storedMaxKw, type IntervalStore } from './store.ts';
+import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
+import { FLAG_ESTIMATED, storedFlags, storedKwh, storedMaxKw, type IntervalStore } from './store.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export type PeriodFigures = {
@@ -15,13 +16,15 @@ export type PeriodFigures = {
   totalKwh: number;
   cost: number;
   carbonKg: number;
-  days: { day: string; kwh: number; cost: number; carbonKg: number }[];
+  days: ({ day: string; kwh: number; cost: number; carbonKg: number } & Partial<Shares>)[];
   areas: { area: string; kwh: number; cost: number; carbonKg: number }[];
   peak: { kw: number; at: string } | null;
+  /** How much of the period's intervals (those that have happened) the site's figures rest on. */
+  completeness?: Shares & { intervals: number };
 };
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
-export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null };
+export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null; commodity: string; role: string };
@@ -46,6 +49,7 @@ export class EnergyFigures {
   private readonly dayMax;
   private readonly anyData;
   private readonly dayRow;
+  private readonly completenessOf: EnergyCompleteness;
   /** Results of totals and area totals, kept while nothing is written (the collector writes once an interval). */
   private memo = { generation: -1, values: new Map<string, unknown>() };
 
@@ -83,6 +87,30 @@ export class EnergyFigures {
     this.dayMax = sqlite.prepare('SELECT day, max_kw FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
     this.anyData = sqlite.prepare('SELECT 1 FROM meters LIMIT 1').pluck();
     this.dayRow = sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.completenessOf = new EnergyCompleteness(db, () => this.store?.open);
+  }
+
+  /** Per site day in [from, to): the shares of the intervals so far that are measured, estimated and missing for the target. */
+  completeness(from: string, to: string, target: { meterId?: number; area?: string } = {}): DayCompleteness[] {
+    // Now is part of the key: an interval that has just happened counts from then on.
+    const minute = Math.floor(Date.now() / 60_000);
+    return this.remember(`completeness|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}|${minute}`, () =>
+      this.completenessOf.byDay(this.ids(target), from, to, this.settings().timezone),
+    );
+  }
+
+  completenessTotal(days: DayCompleteness[]): Shares & { intervals: number } {
+    return this.completenessOf.total(days);
+  }
+
+  /** True when meters are marked as the site's (else the site is the sum of the areas, and nothing is unallocated). */
+  hasSiteMeters(): boolean {
+    return this.layout().meters.some((meter) => meter.site);
+  }
+
+  /** Meters with their names, for per-meter listings. */
+  meterList(): { id: number; name: string; kind: string }[] {
+    return this.layout().meters.map(({ id, name, kind }) => ({ id, name, kind }));
   }
 
   /** True once any meter exists: figures then come from meters, not from the hand-entered area cards. */
@@ -263,9 +291,16 @@ export class EnergyFigures {
     const priced = !row || isGridImport(row);
     if (resolution === 'day') {
       const byDay = this.byDay(from, to, target);
-      return daysBetween(from, to).map((day) => {
+      const complete = this.completeness(from, to, target);
+      return daysBetween(from, to).map((day, i) => {
         const totals = byDay.get(day);
-        return { start: new Date(dayIntervals(timezone, day).start).toISOString(), kwh: totals ? round(totals.kwh, 3) : null, cost: totals && priced ? round(totals.cost, 2) : null };
+        return {
+          start: new Date(dayIntervals(timezone, day).start).toISOString(),
+          kwh: totals ? round(totals.kwh, 3) : null,
+          cost: totals && priced ? round(totals.cost, 2) : null,
+          missing: complete[i].missing,
+          estimated: complete[i].estimated,
+        };
       });
     }
     if (resolution === 'month') {
@@ -274,7 +309,16 @@ export class EnergyFigures {
         const first = `${month}-01` < from ? from : `${month}-01`;
         const last = `${nextMonth(month)}-01` > to ? to : `${nextMonth(month)}-01`;
         const totals = this.totals(first, last, target);
-        points.push({ start: new Date(dayIntervals(timezone, first).start).toISOString(), kwh: round(totals.kwh, 3), cost: priced ? round(totals.cost, 2) : null });
+        const complete = this.completenessOf.total(this.completeness(first, last, target));
+        // A month with no data at all is no data, not zero.
+        const none = complete.intervals > 0 && complete.missing === 1;
+        points.push({
+          start: new Date(dayIntervals(timezone, first).start).toISOString(),
+          kwh: none ? null : round(totals.kwh, 3),
+          cost: none || !priced ? null : round(totals.cost, 2),
+          missing: complete.missing,
+          estimated: complete.estimated,
+        });
       }
       return points;
     }
@@ -342,9 +386,11 @@ export class EnergyFigures {
   periodFigures(from: string, to: string): PeriodFigures {
     const { timezone, currency } = this.settings();
     const byDay = this.byDay(from, to);
-    const days = daysBetween(from, to).map((day) => {
+    const complete = this.completeness(from, to);
+    const days = daysBetween(from, to).map((day, i) => {
       const totals = byDay.get(day) ?? { kwh: 0, cost: 0, carbonKg: 0 };
-      return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
+      const { measured, estimated, missing } = complete[i];
+      return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3), measured, estimated, missing };
     });
     const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), { kwh: 0, cost: 0, carbonKg: 0 });
     const byArea = this.areaTotals(from, to);
@@ -352,7 +398,19 @@ export class EnergyFigures {
       const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
       return { area, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3) };
     });
-    return { from, to, timezone, currency, totalKwh: round(total.kwh, 3), cost: round(total.cost, 2), carbonKg: round(total.carbonKg, 3), days, areas, peak: this.sitePeak(from, to) };
+    return {
+      from,
+      to,
+      timezone,
+      currency,
+      totalKwh: round(total.kwh, 3),
+      cost: round(total.cost, 2),
+      carbonKg: round(total.carbonKg, 3),
+      days,
+      areas,
+      peak: this.sitePeak(from, to),
+      completeness: this.completenessOf.total(complete),
+    };
   }
 
   /**
@@ -361,20 +419,28 @@ export class EnergyFigures {
    */
   *csv(meterId: number, from: string, to: string): Generator<string> {
     const { timezone } = this.settings();
-    yield 'start,end,kwh,mean_kw,flags\n';
+    // quality: measured, estimated or missing (an empty kwh, never 0); intervals that have not happened are left out.
+    yield 'start,end,kwh,mean_kw,flags,quality\n';
+    const now = Date.now();
     for (const day of daysBetween(from, to)) {
+      const { start, count } = dayIntervals(timezone, day);
+      if (start >= now) break;
       const row = this.dayRow.get(meterId, day) as { kwh: Buffer; flags: Buffer } | undefined;
-      if (!row) continue;
-      const { start } = dayIntervals(timezone, day);
-      const values = storedKwh(row.kwh);
-      const flags = storedFlags(row.flags, row.kwh, values.length);
+      // What the collector holds for the open interval counts as well (edge: it is written at 15-minute boundaries).
+      const held = this.store?.open?.kwh(meterId, day);
+      const values = held ?? (row ? storedKwh(row.kwh) : null);
+      const rowFlags = row ? storedFlags(row.flags, row.kwh, storedKwh(row.kwh).length) : null;
       let chunk = '';
-      for (let i = 0; i < values.length; i += 1) {
+      for (let i = 0; i < count; i += 1) {
         const at = start + i * INTERVAL_MS;
-        const value = values[i];
-        const kwh = Number.isNaN(value) ? '' : String(round(value, 4));
-        const kw = Number.isNaN(value) ? '' : String(round(value * HOUR_INTERVALS, 3));
-        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${flags[i] ?? 0}\n`;
+        if (at >= now) break;
+        const value = values ? values[i] : NaN;
+        const flags = rowFlags?.[i] ?? 0;
+        const missing = value === undefined || Number.isNaN(value);
+        const kwh = missing ? '' : String(round(value, 4));
+        const kw = missing ? '' : String(round(value * HOUR_INTERVALS, 3));
+        const quality = missing ? 'missing' : flags & FLAG_ESTIMATED ? 'estimated' : 'measured';
+        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${flags},${quality}\n`;
       }
       yield chunk;
     }

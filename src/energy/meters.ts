@@ -11,7 +11,17 @@ import { SITE_TOTAL } from './service.ts';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
-export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean; commodity: Commodity; role: MeterRole };
+export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean; commodity: Commodity; role: MeterRole; sameMeterAs: string | null };
+
+/**
+ * The physical meter a point belongs to: its code without the last segment (meter.main.kwh and meter.main.kw are the
+ * main incomer's counter and power point), else its name without the quantity word.
+ */
+export function physicalMeter(code: string, name = ''): string {
+  const cut = code.search(/[._-][^._-]*$/);
+  if (cut > 0) return code.slice(0, cut).toLowerCase();
+  return name.replace(/\b(energy|power|counter|demand|kwh|kw)\b/gi, '').trim().toLowerCase() || code.toLowerCase();
+}
 
 export class MeterDirectory {
   private readonly table;
@@ -21,6 +31,7 @@ export class MeterDirectory {
   private readonly clash;
   private readonly ensureArea;
   private readonly areaSpelling;
+  private readonly siteMeters;
 
   constructor(
     db: Db,
@@ -44,6 +55,12 @@ export class MeterDirectory {
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
     this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.siteMeters = {
+      statement: db.sqlite.prepare("SELECT name, code FROM meters WHERE site = 1 AND kind <> 'virtual' AND id <> ?"),
+      all(id: number) {
+        return this.statement.all(id) as { name: string; code: string | null }[];
+      },
+    };
     this.builtOn = db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck();
     this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
     this.clash = db.sqlite.prepare("SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id").pluck();
@@ -100,7 +117,21 @@ export class MeterDirectory {
         site: what.commodity === 'electricity' && what.role === 'import' && /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
         known: this.byCode.get(row.code) !== undefined,
         ...what,
+        sameMeterAs: null,
       });
+    }
+    // One physical meter, one proposal that counts: its energy counter (exact) before its power point (integrated).
+    // The other points of the same meter are marked sameMeterAs and never proposed as a site meter: accepting both
+    // would count the site twice.
+    const chosen = new Map<string, MeterProposal>();
+    for (const proposal of [...proposals].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'energy' ? -1 : 1))) {
+      const key = physicalMeter(proposal.code, proposal.name);
+      const first = chosen.get(key);
+      if (!first) chosen.set(key, proposal);
+      else {
+        proposal.sameMeterAs = first.code;
+        proposal.site = false;
+      }
     }
     return { catalogue: true, proposals };
   }
@@ -121,6 +152,10 @@ export class MeterDirectory {
     if (next.commodity !== 'electricity' && next.role !== 'import') throw problem('role', 'export and generation are electricity roles; a gas, water or heat meter is import');
     if (next.kind === 'power' && (next.commodity === 'gas' || next.commodity === 'water')) throw problem('kind', 'a gas or water meter is a volume counter (m³): kind energy');
     if (next.site && (next.commodity !== 'electricity' || next.role !== 'import')) throw problem('site', "only an electricity import meter is the site's consumption");
+    if (next.site && next.code) {
+      const twin = this.siteMeters.all(before?.id ?? 0).find((row) => row.code && physicalMeter(row.code) === physicalMeter(next.code!));
+      if (twin) throw new Conflict(`"${twin.name}" (${twin.code}) is the same physical meter and already a site meter: both would count the site twice`);
+    }
     if (next.kind === 'virtual') {
       if (next.code !== null) throw problem('code', 'a virtual meter reads no gateway point');
       if (!next.terms.length) throw problem('terms', 'a virtual meter needs at least one term');

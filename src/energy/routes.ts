@@ -8,6 +8,8 @@ import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
 import { addDays } from './calendar.ts';
 import {
   CollectorStatus,
+  Completeness,
+  CompletenessQuery,
   EnergyAreas,
   EnergyAreasBody,
   EnergySummary,
@@ -62,7 +64,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      handler: () => ({ areas: areas.list() }),
+      handler: () => ({ areas: areas.list(), unallocated: areas.unallocated() }),
     }),
     defineRoute({
       method: 'PUT',
@@ -264,13 +266,37 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
     }),
     defineRoute({
       method: 'GET',
+      path: '/api/energy/completeness',
+      access: 'viewer',
+      summary: 'Data completeness: per meter (and the site) and site day, the share of measured, estimated and missing intervals',
+      description: 'Only intervals that have happened count. A site interval is measured when every site meter measured it, missing when any lacks it.',
+      tags,
+      schemas: { query: CompletenessQuery, response: { 200: Completeness, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ query }) => {
+        checkRange(query.from, query.to, query.meterId === undefined ? 31 : 366);
+        const of = (target: { meterId?: number }) => {
+          const days = figures.completeness(query.from, query.to, target);
+          return { ...figures.completenessTotal(days), days };
+        };
+        const list = query.meterId === undefined ? figures.meterList() : [{ ...meters.get(query.meterId) }];
+        return {
+          from: query.from,
+          to: query.to,
+          timezone: figures.settings().timezone,
+          site: query.meterId === undefined ? of({}) : null,
+          meters: list.map((meter) => ({ meterId: meter.id, name: meter.name, ...of({ meterId: meter.id }) })),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
       path: '/api/energy/collector',
       access: 'operator',
-      summary: 'The meter collector: last run, last good collection, lag and last error',
+      summary: 'The meter collector: last run, last good collection, lag and last error, and each meter’s state',
       description: "The state of the background collector that reads the meters from the gateway every interval. Changes nothing.",
       tags,
       schemas: { response: { 200: CollectorStatus } },
-      handler: () => collector.health(),
+      handler: () => ({ ...collector.health(), meterStates: collector.meterHealth() }),
     }),
   ];
 }

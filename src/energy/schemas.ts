@@ -35,7 +35,14 @@ export const EnergyAreasBody = Type.Object(
   { description: 'The complete set: areas not listed are removed. An empty list removes every area.' },
 );
 
-export const EnergyAreas = Type.Object({ areas: Type.Array(EnergyArea, { description: 'sorted by name' }) });
+export const EnergyAreas = Type.Object({
+  areas: Type.Array(EnergyArea, { description: 'sorted by name' }),
+  unallocated: Type.Optional(
+    Type.Union([Type.Object({ todayKwh: Type.Number(), monthKwh: Type.Number(), yearKwh: Type.Number() }), Type.Null()], {
+      description: "the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters",
+    }),
+  ),
+});
 
 // --- Meters, tariffs and the figures computed from the interval store -------------------------------------------
 
@@ -82,7 +89,8 @@ export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalPr
 export const MeterProposals = Type.Object({
   catalogue: Type.Boolean({ description: 'false: the gateway has no point catalogue (GET {base}/codes answered 404); enter meters by hand' }),
   proposals: Type.Array(
-    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }), commodity: stringEnum(COMMODITIES, { description: 'm³: gas when named so, water otherwise; kWh: electricity unless named heat' }), role: stringEnum(METER_ROLES, { description: 'generation when named PV/solar, export when named export/feed-in' }) }),
+    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }), commodity: stringEnum(COMMODITIES, { description: 'm³: gas when named so, water otherwise; kWh: electricity unless named heat' }), role: stringEnum(METER_ROLES, { description: 'generation when named PV/solar, export when named export/feed-in' }),
+      sameMeterAs: Type.Union([Type.String(), Type.Null()], { description: 'another point of the same physical meter (its energy counter): do not add both, never both as site meters' }) }),
   ),
 });
 
@@ -124,6 +132,13 @@ export const TariffCreate = Type.Object(
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });
 
 const Figures = { kwh: Type.Number(), cost: Type.Number(), carbonKg: Type.Number() };
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** Shares of the intervals that have happened (0..1): a figure with missing intervals is not a zero but an unknown. */
+const ShareFields = {
+  measured: Share('share of intervals measured'),
+  estimated: Share('share of intervals estimated (a gap the gateway history could not fill, spread evenly)'),
+  missing: Share('share of intervals with no data (counted as nothing in the sums)'),
+};
 export const PeriodQuery = Type.Object(
   { from: Day('first site day'), to: Day('the day after the last (exclusive)') },
   { additionalProperties: false },
@@ -136,9 +151,12 @@ export const EnergySummary = Type.Object({
   totalKwh: Type.Number(),
   cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
   carbonKg: Type.Number(),
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures })),
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures, ...ShareFields })),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
+  completeness: Type.Object({ intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields }, {
+    description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
+  }),
 });
 
 export const SeriesQuery = Type.Object(
@@ -160,6 +178,8 @@ export const Series = Type.Object({
       kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data for part of it (a gap the gateway could not fill)' }),
       cost: Type.Union([Type.Number(), Type.Null()], { description: 'day and month points' }),
       maxKw: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "15-minute points of a power meter: the interval's highest reading" })),
+      missing: Type.Optional(Share('day and month points: share of the intervals so far with no data (1 with kwh null: no data at all)')),
+      estimated: Type.Optional(Share('day and month points: share of the intervals so far that are estimated')),
     }),
   ),
 });
@@ -182,4 +202,46 @@ export const CollectorStatus = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()]),
   meters: Type.Integer({ description: 'meters read by the collector' }),
   lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
+  state: stringEnum(['ok', 'failing', 'idle'] as const, { description: 'failing: the last collection did not work (the gateway may still answer: see lastError); idle: none yet' }),
+  failingSince: Type.Union([Timestamp, Type.Null()]),
+  consecutiveFailures: Type.Integer(),
+  clockStepsBack: Type.Integer({ description: "times the box's clock was seen stepping back since the service started" }),
+  refused: Type.Integer({ description: 'readings refused since the service started, all meters' }),
+  meterStates: Type.Array(
+    Type.Object({
+      meterId: Type.Integer(),
+      code: Type.String(),
+      state: stringEnum(['ok', 'stale', 'failing', 'refusing'] as const, {
+        description: 'refusing: its last reading was refused; failing: no good value (collection failing, bad quality, not answered); stale: last counted reading older than two intervals',
+      }),
+      lastReadingAt: Type.Union([Timestamp, Type.Null()], { description: 'the last reading counted (the gateway’s time)' }),
+      lastValue: Type.Union([Type.Number(), Type.Null()]),
+      lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds from the last counted reading to now' }),
+      refused: Type.Integer({ description: 'readings refused since the service started' }),
+      jitter: Type.Integer({ description: 'small counter decreases held as register jitter since the service started' }),
+      lastRefusal: Type.Union([
+        Type.Object({ at: Timestamp, readingAt: Type.Union([Type.String(), Type.Null()]), value: Type.Union([Type.Number(), Type.Null()]), reason: Type.String() }),
+        Type.Null(),
+      ]),
+    }),
+    { description: 'each collected meter' },
+  ),
+});
+
+export const CompletenessQuery = Type.Object(
+  {
+    from: Day('first site day'),
+    to: Day('the day after the last (exclusive)'),
+    meterId: Type.Optional(Type.Integer({ minimum: 1, description: 'one meter (up to 366 days); without it every meter and the site (up to 31 days)' })),
+  },
+  { additionalProperties: false },
+);
+const CompletenessDay = Type.Object({ day: Type.String({ format: 'date' }), intervals: Type.Integer({ description: 'intervals of the day that have happened' }), ...ShareFields });
+const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, days: Type.Array(CompletenessDay) };
+export const Completeness = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date' }),
+  timezone: Type.String(),
+  site: Type.Union([Type.Object(CompletenessOf), Type.Null()], { description: 'the site (its site meters together); null when one meter was asked for' }),
+  meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), ...CompletenessOf })),
 });

@@ -82,6 +82,24 @@ export class EnergyService {
     });
   }
 
+  /**
+   * The site's metered energy no area card accounts for (today, this month, this year): the site meters' total minus
+   * every metered area's. Null while no meter is marked as a site meter (the site is then the sum of the areas).
+   */
+  unallocated(at: Date = new Date()): { todayKwh: number; monthKwh: number; yearKwh: number } | null {
+    const figures = this.figures;
+    if (!figures?.metered() || !figures.hasSiteMeters()) return null;
+    const today = figures.today(at);
+    const tomorrow = addDays(today, 1);
+    const rest = (from: string) => {
+      const site = figures.totals(from, tomorrow).kwh;
+      let areas = 0;
+      for (const totals of figures.areaTotals(from, tomorrow).values()) areas += totals.kwh;
+      return round(site - areas);
+    };
+    return { todayKwh: rest(today), monthKwh: rest(`${today.slice(0, 7)}-01`), yearKwh: rest(`${today.slice(0, 4)}-01-01`) };
+  }
+
   /** Today in the site's configured time zone. */
   today(at: Date = new Date()): string {
     return siteDay(this.timezone.get() as string, at);

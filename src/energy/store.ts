@@ -12,6 +12,10 @@ export const FLAG_BAD_QUALITY = 1;
 export const FLAG_RESET = 2;
 /** Spread evenly over a gap the gateway's history could not fill. */
 export const FLAG_ESTIMATED = 4;
+/** A counter decrease small enough to be register jitter: held (no energy), never taken for a reset. */
+export const FLAG_JITTER = 8;
+/** A reading refused here (a time in the future or too old, an implausible step): it counted for nothing. */
+export const FLAG_REFUSED = 16;
 
 export type DayRecord = {
   meterId: number;
@@ -180,6 +184,66 @@ export class IntervalStore {
       .all(JSON.stringify(meter.terms.map((term) => term.meterId))) as string[];
     for (const day of days) this.save([this.deriveVirtual(meter, day)]);
     return days.length;
+  }
+
+  /**
+   * Removes every interval after `at` (the box's clock stepped back, or a reading from the future was once taken): day
+   * rows of later days are deleted, the day holding `at` keeps what lies before it, and the month rollups follow. Answers
+   * how many day rows changed. In the caller's transaction.
+   */
+  dropAfter(at: number): number {
+    const sqlite = this.db.sqlite;
+    const timezone = this.timezone();
+    const day = dayOf(timezone, at);
+    const later = sqlite.prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?').all(day) as {
+      meterId: number;
+      day: string;
+      totalKwh: number;
+      cost: number;
+      carbonKg: number;
+    }[];
+    const touchedMonths = new Set<string>();
+    const moveMonth = sqlite.prepare('UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?');
+    for (const row of later) {
+      moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
+      touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
+    }
+    sqlite.prepare('DELETE FROM meter_days WHERE day > ?').run(day);
+    // Months with no day left go; a month's peak is recomputed from the days it keeps.
+    sqlite.prepare('DELETE FROM meter_months WHERE month > ?').run(day.slice(0, 7));
+    const first = Math.ceil((at - dayIntervals(timezone, day).start) / INTERVAL_MS);
+    const today = sqlite.prepare('SELECT meter_id AS meterId FROM meter_days WHERE day = ?').pluck().all(day) as number[];
+    let changed = later.length;
+    for (const meterId of today) {
+      const record = this.load(meterId, day);
+      let dropped = false;
+      for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
+        if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
+        record.kwh[i] = NaN;
+        record.flags[i] = 0;
+        if (record.maxKw) record.maxKw[i] = NaN;
+      }
+      if (!dropped) continue;
+      this.save([record]);
+      touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
+      changed += 1;
+    }
+    const peak = sqlite.prepare(
+      `UPDATE meter_months SET (peak_kw, peak_at) = (SELECT peak_kw, NULL FROM meter_days WHERE meter_id = @meterId AND day LIKE @month || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1)
+       WHERE meter_id = @meterId AND month = @month`,
+    );
+    const peakDay = sqlite.prepare(
+      `SELECT day, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
+    );
+    const setPeakAt = sqlite.prepare('UPDATE meter_months SET peak_at = ? WHERE meter_id = ? AND month = ?');
+    for (const key of touchedMonths) {
+      const [id, month] = key.split('|');
+      const meterId = Number(id);
+      peak.run({ meterId, month });
+      const best = peakDay.get(meterId, month) as { day: string; peakIndex: number } | undefined;
+      if (best) setPeakAt.run(dayIntervals(timezone, best.day).start + best.peakIndex * INTERVAL_MS, meterId, month);
+    }
+    return changed;
   }
 
   /** Whole-transaction helper. */

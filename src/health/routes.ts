@@ -4,6 +4,7 @@ import { defineRoute, Reply } from '../http/route.ts';
 import { version } from '../packageRoot.ts';
 import type { AppDeps } from '../appDeps.ts';
 import { IotHealth } from '../iot/schemas.ts';
+import { gatewayCondition } from './gatewayCondition.ts';
 import { Timestamp } from '../http/schemas.ts';
 import { storageWatchOf } from '../db/storageWatch.ts';
 
@@ -29,7 +30,14 @@ const Health = Type.Object({
     description: 'full: a write failed for lack of disk space and none has succeeded since, or under 1 MiB is left',
   }),
   /** An unreachable gateway does not make the service unhealthy: it is reported, not failed on. */
-  iot: IotHealth,
+  iot: Type.Composite([
+    Type.Omit(IotHealth, ['gateway']),
+    Type.Object({
+      gateway: Type.Union([Type.Literal('reachable'), Type.Literal('degraded'), Type.Literal('unreachable'), Type.Literal('unknown')], {
+        description: 'degraded: it answers, but the meter collection fails (e.g. 503 to every read)',
+      }),
+    }),
+  ]),
   /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
   backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
   collector: Type.Object(
@@ -37,6 +45,9 @@ const Health = Type.Object({
       meters: Type.Integer({ description: 'meters read by the energy collector' }),
       lastOkAt: Type.Union([Timestamp, Type.Null()]),
       lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
+      state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('idle')], { description: 'failing: the last collection did not work' }),
+      failingSince: Type.Union([Timestamp, Type.Null()]),
+      metersNotOk: Type.Integer({ description: 'meters stale, failing or refusing readings (GET /api/energy/collector lists them)' }),
     },
     { description: 'the energy collector; its errors are on GET /api/energy/collector (operators)' },
   ),
@@ -68,7 +79,23 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config }:
         } catch {
           // reported as null: the database answered the ping but not this read
         }
-        const body = { status: database === 'ok' ? ('ok' as const) : ('degraded' as const), version, uptimeSec: Math.floor((Date.now() - startedAt) / 1000), database, iot: iot.health(), backup, collector: (({ meters, lastOkAt, lagSec }) => ({ meters, lastOkAt, lagSec }))(collector.health()) };
+        const collected = collector.health();
+        const gateway = iot.health();
+        let metersNotOk = 0;
+        try {
+          if (database === 'ok') metersNotOk = collector.meterHealth().filter((meter) => meter.state !== 'ok').length;
+        } catch {
+          // the database answered the ping but not this read
+        }
+        const body = {
+          status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
+          version,
+          uptimeSec: Math.floor((Date.now() - startedAt) / 1000),
+          database,
+          iot: { ...gateway, gateway: gatewayCondition(gateway, collected) },
+          backup,
+          collector: { meters: collected.meters, lastOkAt: collected.lastOkAt, lagSec: collected.lagSec, state: collected.state, failingSince: collected.failingSince, metersNotOk },
+        };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },
     }),

@@ -36,7 +36,7 @@ export function tempDir(prefix = 'ems-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { collectorNow?: () => number } = {}): Promise<TestServer> {
   const dataDir = env.EMS_DATA_DIR ?? tempDir();
   // Gateway alarms are not polled and meters not collected unless a test asks: the simulator's alarms would otherwise
   // appear among its alerts, and its building's meters would replace the area cards a test sets.
@@ -48,7 +48,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       done();
     },
   });
-  const service = await createService(config, { logger: createLogger(config.logLevel, sink) });
+  const service = await createService(config, { logger: createLogger(config.logLevel, sink), collectorNow: options.collectorNow });
   const { url } = await service.listen();
 
   const request = async <T>(method: string, pathname: string, options: RequestOptions = {}): Promise<Response<T>> => {

@@ -1,0 +1,70 @@
+// How complete the stored energy is: per meter (or the site, or an area) and site day, the share of the intervals that
+// have happened which are measured, estimated (spread over a gap the history could not fill) or missing (no data).
+// An interval of several meters counts as measured only when every one of them measured it, as missing when any lacks it.
+import type { Db } from '../db/client.ts';
+import { dayIntervals, daysBetween, INTERVAL_MS } from './calendar.ts';
+import { FLAG_ESTIMATED, storedFlags, storedKwh, type OpenIntervals } from './store.ts';
+
+export type Shares = { measured: number; estimated: number; missing: number };
+export type DayCompleteness = { day: string; intervals: number } & Shares;
+
+const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+
+export class EnergyCompleteness {
+  private readonly dayRows;
+
+  /** open: what the collector holds in memory and has not written yet (edge), overlaid on the stored rows. */
+  constructor(
+    db: Db,
+    private readonly open: () => OpenIntervals | null | undefined = () => null,
+  ) {
+    this.dayRows = db.sqlite.prepare('SELECT day, kwh, flags FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+  }
+
+  /** Per site day in [from, to): shares over the intervals before `now` (a day still to come has none). */
+  byDay(ids: number[], from: string, to: string, timezone: string, now: number = Date.now()): DayCompleteness[] {
+    const days = daysBetween(from, to);
+    // Per interval of the range: 0 missing, 1 measured, 2 estimated; combined over the meters.
+    const layout = days.map((day) => dayIntervals(timezone, day));
+    const state = layout.map(({ count }) => new Uint8Array(count).fill(ids.length ? 1 : 0));
+    const index = new Map(days.map((day, i) => [day, i]));
+    const open = this.open();
+    for (const id of ids) {
+      const seen = days.map(() => false);
+      for (const [day, kwhBlob, flagsBlob] of this.dayRows.all(id, from, to) as [string, Buffer, Buffer][]) {
+        const i = index.get(day);
+        if (i === undefined) continue;
+        seen[i] = true;
+        const stored = storedKwh(kwhBlob);
+        const flags = storedFlags(flagsBlob, kwhBlob, stored.length);
+        const kwh = open?.kwh(id, day) ?? stored;
+        const target = state[i];
+        for (let k = 0; k < target.length; k += 1) {
+          if (k >= kwh.length || Number.isNaN(kwh[k])) target[k] = 0;
+          else if (target[k] !== 0 && (flags[k] ?? 0) & FLAG_ESTIMATED) target[k] = 2;
+        }
+      }
+      seen.forEach((was, i) => {
+        if (!was) state[i].fill(0);
+      });
+    }
+    return days.map((day, i) => {
+      const { start, count } = layout[i];
+      const happened = Math.max(0, Math.min(count, Math.ceil((now - start) / INTERVAL_MS)));
+      let measured = 0;
+      let estimated = 0;
+      for (let k = 0; k < happened; k += 1) {
+        if (state[i][k] === 1) measured += 1;
+        else if (state[i][k] === 2) estimated += 1;
+      }
+      return { day, intervals: happened, measured: share(measured, happened), estimated: share(estimated, happened), missing: share(happened - measured - estimated, happened) };
+    });
+  }
+
+  /** The shares over the whole range, weighted by intervals. */
+  total(days: DayCompleteness[]): Shares & { intervals: number } {
+    const intervals = days.reduce((sum, day) => sum + day.intervals, 0);
+    const weigh = (key: keyof Shares) => share(days.reduce((sum, day) => sum + day[key] * day.intervals, 0), intervals);
+    return { intervals, measured: weigh('measured'), estimated: weigh('estimated'), missing: weigh('missing') };
+  }
+}

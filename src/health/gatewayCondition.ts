@@ -1,0 +1,11 @@
+// One answer to "is the gateway working" for health, emsctl status and the public dashboard: a gateway that answers
+// while the meter collection fails (503 to every read, garbage) is degraded, not reachable.
+import type { CollectorStatus } from '../energy/collector.ts';
+import type { IotHealth } from '../iot/service.ts';
+
+export type GatewayCondition = 'reachable' | 'degraded' | 'unreachable' | 'unknown';
+
+export function gatewayCondition(iot: Pick<IotHealth, 'gateway'>, collector: Pick<CollectorStatus, 'state'>): GatewayCondition {
+  if (iot.gateway === 'reachable' && collector.state === 'failing') return 'degraded';
+  return iot.gateway;
+}

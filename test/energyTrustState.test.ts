@@ -1,0 +1,86 @@
+// Honest state against a misbehaving gateway over real HTTP: a gateway answering 503 to every read is "degraded" in
+// /api/health, the public dashboard and emsctl status, not "reachable"; each meter says whether it is ok, stale,
+// failing or refusing readings.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli } from './helpers/cli.ts';
+import { eventually } from './helpers/server.ts';
+import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+
+describe('a gateway that answers but every read fails', () => {
+  let r: TrustRig;
+  let meterId: number;
+  before(async () => {
+    r = await trustRig();
+    meterId = (await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true })).id;
+    r.gateway.set('meter.main.kwh', { value: 100 });
+    await r.collector.collect();
+  });
+  after(() => r.close());
+
+  const health = async () => (await r.server.request('GET', '/api/health')).body;
+  const status = async () =>
+    runCli(['--data-dir', r.server.dataDir, 'status'], { env: { EMS_PORT: new URL(r.server.url).port, EMS_HOST: '127.0.0.1' } });
+
+  test('while collections work: reachable, collector ok, the meter ok', async () => {
+    const body = await health();
+    assert.equal(body.iot.gateway, 'reachable');
+    assert.equal(body.collector.state, 'ok');
+    assert.equal(body.collector.metersNotOk, 0);
+    assert.equal((await r.meterState(meterId)).state, 'ok');
+  });
+
+  test('503 to every read: degraded in health, the dashboard and emsctl status; the meter failing; then well again', async () => {
+    r.gateway.readStatus = 503;
+    for (let i = 0; i < 3; i += 1) {
+      r.clock.now += MIN;
+      await r.collector.collect();
+    }
+    const body = await health();
+    assert.equal(body.iot.gateway, 'degraded');
+    assert.equal(body.collector.state, 'failing');
+    assert.ok(body.collector.failingSince);
+    assert.equal(body.collector.metersNotOk, 1);
+    const collector = await r.get('/api/energy/collector');
+    assert.equal(collector.state, 'failing');
+    assert.equal(collector.consecutiveFailures, 3);
+    assert.match(collector.lastError, /503/);
+    assert.equal(collector.lagSec, 180);
+    assert.equal(collector.meterStates[0].state, 'failing');
+    // The public payload is recomputed at most about once a second.
+    await eventually(async () => ((await r.server.request('GET', '/api/dashboard')).body.gateway.state === 'degraded' ? true : undefined), 'the dashboard saying degraded');
+    const dashboard = (await r.server.request('GET', '/api/dashboard')).body;
+    assert.equal(dashboard.gateway.dataAt, collector.lastOkAt);
+
+    const text = await status();
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /gateway\s+DEGRADED \(answers, but the meter collection fails\)/);
+    assert.match(text.stdout, /collector\s+1 meters, .*FAILING since/);
+
+    r.gateway.readStatus = null;
+    r.clock.now += MIN;
+    r.gateway.set('meter.main.kwh', { value: 101 });
+    await r.collector.collect();
+    const well = await health();
+    assert.equal(well.iot.gateway, 'reachable');
+    assert.equal(well.collector.state, 'ok');
+    assert.equal((await r.meterState(meterId)).state, 'ok');
+  });
+
+  test('a meter whose reading never moves on goes stale after two intervals; bad quality is failing', async () => {
+    const frozen = (await r.meter({ name: 'Frozen', code: 'meter.frozen.kwh', kind: 'energy' })).id;
+    const at = r.clock.now;
+    r.gateway.set('meter.frozen.kwh', { value: 5, ts: at });
+    await r.collector.collect();
+    assert.equal((await r.meterState(frozen)).state, 'ok');
+    r.clock.now += 3 * MIN;
+    await r.collector.collect();
+    const stale = await r.meterState(frozen);
+    assert.equal(stale.state, 'stale');
+    assert.equal(stale.lagSec, 180);
+    r.gateway.set('meter.frozen.kwh', { value: null, quality: 'bad' });
+    r.clock.now += MIN;
+    await r.collector.collect();
+    assert.equal((await r.meterState(frozen)).state, 'failing');
+  });
+});

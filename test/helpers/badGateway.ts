@@ -1,0 +1,99 @@
+// A misbehaving IoT gateway for the energy-trust tests, over real HTTP: the test sets each point's value, timestamp and
+// quality, the gateway's clock, the status it answers reads with, its history and its point catalogue.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type BadPoint = {
+  value: number | null;
+  /** The timestamp sent with the value; default: the gateway's clock. A string is sent as given (e.g. '9999-01-01T00:00:00Z'). */
+  ts?: number | string;
+  quality?: string;
+};
+
+export type BadGateway = {
+  url: string;
+  username: string;
+  password: string;
+  /** The gateway's own clock (ms); default: the real one. */
+  now: () => number;
+  points: Map<string, BadPoint>;
+  /** codes/history readings per code (ms, value); filtered to the asked (start, end] like a real gateway. */
+  history: Map<string, { at: number; value: number }[]>;
+  /** The status every codes/values and codes/history read answers with, instead of 200 (e.g. 503). */
+  readStatus: number | null;
+  /** GET /codes: the catalogue, or null for a gateway without one (404). */
+  catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
+  /** Requests per path. */
+  counts: Map<string, number>;
+  set(code: string, point: BadPoint): void;
+  close(): Promise<void>;
+};
+
+export async function startBadGateway(): Promise<BadGateway> {
+  const gateway: BadGateway = {
+    url: '',
+    username: 'svc',
+    password: 'svc-secret',
+    now: () => Date.now(),
+    points: new Map(),
+    history: new Map(),
+    readStatus: null,
+    catalogue: null,
+    counts: new Map(),
+    set(code, point) {
+      gateway.points.set(code, point);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  const send = (res: http.ServerResponse, status: number, body: unknown) => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0];
+      gateway.counts.set(path, (gateway.counts.get(path) ?? 0) + 1);
+      let body: Record<string, unknown> = {};
+      try {
+        body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      } catch {
+        return send(res, 400, { error: 'bad json' });
+      }
+      if (path === '/auth/token') {
+        if (body.username !== gateway.username || body.password !== gateway.password) return send(res, 401, { error: 'bad credentials' });
+        return send(res, 200, { token: 'bad-gateway-token', expiresIn: 10 * 365 * 86_400 });
+      }
+      if (req.headers.authorization !== 'Bearer bad-gateway-token') return send(res, 401, { error: 'invalid token' });
+      if (path === '/codes') return gateway.catalogue ? send(res, 200, { data: gateway.catalogue }) : send(res, 404, { error: 'no catalogue' });
+      if ((path === '/codes/values' || path === '/codes/history') && gateway.readStatus !== null) return send(res, gateway.readStatus, { error: 'service unavailable' });
+      if (path === '/codes/values') {
+        const codes = Array.isArray(body.codes) ? (body.codes as string[]) : [];
+        const data = codes
+          .filter((code) => gateway.points.has(code))
+          .map((code) => {
+            const point = gateway.points.get(code)!;
+            const ts = typeof point.ts === 'string' ? point.ts : new Date(point.ts ?? gateway.now()).toISOString();
+            return { code, value: point.value, quality: point.quality ?? 'good', ts };
+          });
+        return send(res, 200, { data });
+      }
+      if (path === '/codes/history') {
+        const start = Date.parse(String(body.start));
+        const end = Date.parse(String(body.end));
+        const rows = (gateway.history.get(String(body.code)) ?? []).filter((row) => row.at > start && row.at <= end);
+        return send(res, 200, { data: rows.map((row) => ({ ts: new Date(row.at).toISOString(), value: row.value })) });
+      }
+      send(res, 404, { error: 'no such endpoint' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  gateway.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return gateway;
+}
