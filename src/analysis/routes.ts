@@ -34,7 +34,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       description:
         'day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. ' +
         'A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). ' +
-        'complete: false with missingDays where a meter of the target has no stored day.',
+        'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,
       schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
       handler: ({ query }) => {
@@ -50,7 +50,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       summary: "A month's demand charge (capacity tariff): billed kW, the charge, and the month's cost with it; the running month so far",
       description:
         "billedKw = max(minimumKw, the month's highest site 15-minute mean) or, for basis rolling_12_month_average, max(minimumKw, the mean of the monthly peaks of the 12 months ending with it). " +
-        'demandCharge = demandChargePerKw × billedKw, priced by the tariff version in effect on the first day of the month.',
+        'demandCharge = demandChargePerKw × billedKw, priced by the tariff version in effect on the first day of the month. Changes nothing.',
       tags,
       schemas: { query: MonthQuery, response: { 200: DemandChargeBody, 400: ErrorBody } },
       handler: ({ query }) => analysis.demandCharges.month(query.month ?? energy.figures.today().slice(0, 7)),
@@ -62,7 +62,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       summary: 'Peak warnings: each 15-minute window whose projected mean passed the contracted peak, and how early it warned',
       description:
         "After each collection the window's mean is projected as (energy so far + the site's demand now × time left) ÷ 15 min; above the tariff's contractedPeakKw " +
-        `(after the window's first minute) an alert with code site.demand.warning is raised, which the notification rules can mail.`,
+        `(after the window's first minute) an alert with code site.demand.warning is raised, which the notification rules can mail. This list changes nothing.`,
       tags,
       schemas: { response: { 200: PeakWarningList } },
       handler: () => ({ items: analysis.peakWarnings.list() }),
@@ -75,7 +75,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       description:
         'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
         "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
-        'Holidays: the tariff versions\' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected).',
+        'Holidays: the tariff versions\' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). ' +
+        'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored).',
       tags,
       schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
@@ -85,6 +86,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/floor-areas',
       access: 'viewer',
       summary: 'Floor areas of the areas (for kWh per m²)',
+      description: "Every area's floor area in m², as last set by PUT; GET /api/analysis/enpi divides an area's kWh by it and the site's by their sum. Changes nothing.",
       tags,
       schemas: { response: { 200: FloorAreaList } },
       handler: () => ({ areas: enpis.listFloorAreas() }),
@@ -94,6 +96,10 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/floor-areas',
       access: 'operator',
       summary: 'Replace the set of floor areas (an area not listed loses its figure)',
+      description:
+        'One transaction: listed areas are created or updated by name, every area not listed loses its floor area (an empty list clears them all); audited with the set before and after. ' +
+        'An area named twice is 400. Answers the stored set.',
+      example: { areas: [{ area: 'Office', floorAreaM2: 1250 }, { area: 'Plant room', floorAreaM2: 180.5 }] },
       tags,
       schemas: { body: FloorAreaList, response: { 200: FloorAreaList, 400: ErrorBody } },
       handler: ({ body, user }) => ({ areas: enpis.replaceFloorAreas(body.areas, user) }),
@@ -103,6 +109,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/drivers',
       access: 'viewer',
       summary: 'Monthly production or occupancy figures the EnPIs divide by',
+      description: 'Every stored driver figure (name, month, value, unit), as set by PUT; GET /api/analysis/enpi?driver=name divides each month\'s kWh by that month\'s value. Changes nothing.',
       tags,
       schemas: { response: { 200: DriverList } },
       handler: () => ({ items: enpis.listDrivers() }),
@@ -112,6 +119,10 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/drivers',
       access: 'operator',
       summary: 'Set monthly figures of named drivers (a name and month already set is overwritten)',
+      description:
+        'Stores each listed value by name and month in one transaction, overwriting a figure already set for that name and month; figures not listed are kept. ' +
+        'unit defaults to an empty string. Audited. Answers every stored driver figure.',
+      example: { values: [{ name: 'units produced', month: '2026-10', value: 18400, unit: 'units' }, { name: 'units produced', month: '2026-11', value: 17250, unit: 'units' }] },
       tags,
       schemas: { body: DriverBody, response: { 200: DriverList, 400: ErrorBody } },
       handler: ({ body, user }) => ({ items: enpis.setDrivers(body.values.map((v) => ({ ...v, unit: v.unit ?? '' })), user) }),
@@ -121,7 +132,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/enpi',
       access: 'viewer',
       summary: 'EnPIs per month: kWh per m², per degree day and per unit of a monthly driver, for the site, an area or a meter',
-      description: 'kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver\'s figure.',
+      description: 'kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver\'s figure. Changes nothing but the kept outdoor temperatures (as the baseline).',
       tags,
       schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),
@@ -133,7 +144,9 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       summary: 'Check a finished site day for energy anomalies now (the service checks each day once it is over)',
       description:
         'For the site and each area: the night base load (mean kW 00:00–05:00) above 1.2 × the median of the 28 nights before; on a weekend day its mean kW above 1.2 × the median of the weekend days ' +
-        "among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence.",
+        "among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence. " +
+        'day must be over (before today, site time zone), else 400.',
+      example: { day: '2026-11-02' },
       tags,
       schemas: { body: AnomalyCheckBody, response: { 200: AnomalyFindings, 400: ErrorBody } },
       handler: async ({ body }) => {

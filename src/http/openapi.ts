@@ -19,6 +19,7 @@ export const TAGS: Readonly<Record<string, string>> = {
   dashboard: 'The public wallboard payload, the signed-in dashboard and its per-user settings.',
   overview: 'Overview statistics and the weekly energy chart.',
   energy: 'Energy area cards, meters, tariffs and the figures computed from the meter intervals.',
+  analysis: 'Energy analysis: period comparisons, demand charges, peak warnings, weather-normalised baselines, EnPIs with their floor areas and drivers, and anomaly checks.',
   configs: 'The platform configuration and the 3D scene configuration.',
   files: 'Uploaded files: upload, metadata, download, delete.',
   models: '3D model files: upload, metadata, download, delete.',
