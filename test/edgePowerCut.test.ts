@@ -91,7 +91,7 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
   type Point = { meterId: number; code: string; lastAt: number; lastValue: number; dayKwh: number };
   const pointsQuery = `SELECT m.id AS meterId, m.code, s.last_at AS lastAt, s.last_value AS lastValue,
       (SELECT total_kwh FROM meter_days d WHERE d.meter_id = m.id AND d.day = '${DAY}') AS dayKwh
-    FROM meters m JOIN meter_state s ON s.meter_id = m.id WHERE m.kind = 'energy' ORDER BY m.id`;
+    FROM meters m JOIN meter_state s ON s.meter_id = m.id WHERE m.kind = 'energy' AND m.commodity = 'electricity' ORDER BY m.id`;
   const readPoints = () => {
     const db = new Database(path.join(dataDir, 'ems.db'), { readonly: true });
     try {
