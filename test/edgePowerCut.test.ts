@@ -126,6 +126,8 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
   const end = readPoints();
   assert.ok(start.length >= 4 && start.every((point) => point.dayKwh !== null), `counter meters with a day row at the start: ${JSON.stringify(start)}`);
   assert.equal(end.length, start.length);
+  // Grid export stands still on a November morning; the import meters move tens of kWh.
+  let busy = 0;
   for (const [i, meter] of end.entries()) {
     let at = meter.lastAt;
     const building = new Building(() => at);
@@ -141,7 +143,9 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
     // memory, none counted twice. Stored values are kept to 0.1 Wh per interval.
     const counted = meter.dayKwh - start[i].dayKwh;
     const moved = counterAt(meter.lastAt) - counterAt(start[i].lastAt);
-    assert.ok(moved > 10, `${meter.code}: the counter moved ${moved} kWh`);
+    assert.ok(moved >= 0, `${meter.code}: the counter moved ${moved} kWh`);
+    if (moved > 10) busy += 1;
     assert.ok(Math.abs(counted - moved) <= 0.01, `${meter.code}: the day gained ${counted} kWh, the counter moved ${moved} kWh`);
   }
+  assert.ok(busy >= 4, `${busy} counter meters moved more than 10 kWh`);
 });
