@@ -15,6 +15,7 @@ import { ReportService } from './reports/service.ts';
 import { UserDirectory } from './users/service.ts';
 import { AuditReader } from './audit/service.ts';
 import { ConfigStore } from './configs/service.ts';
+import { TimeZoneMove } from './energy/rezone.ts';
 import { OverviewService } from './overview/service.ts';
 import { createFileStore } from './files/service.ts';
 import { createModelStore } from './models/service.ts';
@@ -41,6 +42,8 @@ export type FeatureServices = {
   auditTrail: AuditReader;
   avatars: AvatarStore;
   configs: ConfigStore;
+  /** Re-keys stored energy when the site time zone changes; the collector pauses for it (service.ts). */
+  zoneMove: TimeZoneMove;
   files: StoredFiles;
   models: StoredFiles;
   overview: OverviewService;
@@ -71,12 +74,14 @@ export function buildUserDirectory({ db, audit, dataDir, logger, throttle }: Fea
 export function buildFeatureServices(core: FeatureCore): FeatureServices {
   const energy = buildEnergy(core.db, core.audit);
   const analysis = buildAnalysis(core.db, core.audit, energy);
+  const zoneMove = new TimeZoneMove({ db: core.db, store: energy.store, timezone: energy.timezone, logger: core.logger });
   return {
     alerts: new AlertService(core.db, core.audit),
     analysis,
     auditTrail: new AuditReader(core.db),
     avatars: new AvatarStore(core.db, core.audit, core.dataDir),
-    configs: new ConfigStore(core.db, core.audit),
+    configs: new ConfigStore(core.db, core.audit, zoneMove),
+    zoneMove,
     files: createFileStore(core.db, core.audit, core.dataDir),
     models: createModelStore(core.db, core.audit, core.dataDir),
     overview: new OverviewService(core.db, energy.figures, analysis.comparisons, analysis.demandCharges, energy.commodities),

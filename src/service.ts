@@ -132,6 +132,9 @@ export async function createService(config: Config, options: { logger?: Logger; 
     },
   });
   const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
+  // A time-zone move cut short by a stop is carried to its end before the first collection.
+  features.zoneMove.pauseCollection(collector);
+  await features.zoneMove.resume();
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
   lifecycle.onClose('energy collector', () => collector.stop());

@@ -24,7 +24,7 @@ export function configRoutes({ configs: store }: Pick<AppDeps, 'configs'>) {
       access: 'admin',
       summary: 'Update the platform configuration (partial)',
       example: {"siteName": "HQ Berlin", "timezone": "Europe/Berlin", "currency": "EUR", "electricityPrice": 0.28},
-      description: 'timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code.',
+      description: 'timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone\'s days before the answer (every interval keeps its time; collection waits meanwhile).',
       tags,
       schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfig, 400: ErrorBody } },
       handler: ({ body, user }) => store.updatePlatform(user, body),

@@ -6,6 +6,7 @@ import type { CameraPreset, Hotspot, SceneLabel } from '../db/schema/settings.ts
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
+import type { TimeZoneMove } from '../energy/rezone.ts';
 
 /** Static URL of a model file; the models feature serves <data dir>/models under it. */
 export const MODEL_URL_PREFIX = '/static/models/';
@@ -56,6 +57,8 @@ export class ConfigStore {
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
+    /** Re-keys the stored energy when the time zone changes (src/energy/rezone.ts); none in tests of this table alone. */
+    private readonly zoneMove?: Pick<TimeZoneMove, 'change'>,
   ) {
     const sqlite = db.sqlite;
     this.selectPlatform = sqlite.prepare(
@@ -82,7 +85,7 @@ export class ConfigStore {
     return this.selectPlatform.get() as PlatformConfigView;
   }
 
-  updatePlatform(actor: AuthUser, patch: PlatformConfigPatch): PlatformConfigView {
+  async updatePlatform(actor: AuthUser, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
     const details: ErrorDetail[] = [];
     if (patch.timezone !== undefined && !isTimeZone(patch.timezone)) details.push({ path: 'body.timezone', message: 'is not a known IANA time zone (e.g. Europe/Berlin, UTC)' });
     let locale = patch.locale;
@@ -93,6 +96,12 @@ export class ConfigStore {
     if (patch.currency !== undefined && !CURRENCIES.has(patch.currency)) details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
     if (details.length) throw invalid(details);
 
+    const write = () => this.writePlatformPatch(actor, patch, locale);
+    if (this.zoneMove && patch.timezone !== undefined && patch.timezone !== this.platform().timezone) return this.zoneMove.change(write);
+    return write();
+  }
+
+  private writePlatformPatch(actor: AuthUser, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {
     return this.db.sqlite.transaction(() => {
       const before = this.platform();
       const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };

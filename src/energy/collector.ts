@@ -255,8 +255,21 @@ export class Collector {
     if (watch.refused === 1 || watch.refused % 100 === 0) this.deps.logger.warn({ meterId: meter.id, code: meter.code, reason, readingAt, refused: watch.refused }, 'meter reading refused');
   }
 
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /** Runs `task` with no collection in flight and none starting before it ends (a time-zone move re-keys the day rows). */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(task, task);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
   /** One collection; never throws (a gateway that is down is logged once, and once when it answers again). */
-  async collect(): Promise<{ meters: number; readings: number; filled: number; refused: number }> {
+  collect(): Promise<{ meters: number; readings: number; filled: number; refused: number }> {
+    return this.exclusive(() => this.collectNow());
+  }
+
+  private async collectNow(): Promise<{ meters: number; readings: number; filled: number; refused: number }> {
     const started = this.now();
     this.status.lastRunAt = new Date(started).toISOString();
     const steppedBack = this.lastStartedAt !== null && started < this.lastStartedAt - FUTURE_TOLERANCE_MS;
