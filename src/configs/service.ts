@@ -2,7 +2,9 @@
 import { auditChanges } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import type { AuditLog } from '../db/auditTrail.ts';
-import type { CameraPreset, Hotspot, SceneLabel } from '../db/schema/settings.ts';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { modelFiles } from '../db/schema/uploads.ts';
+import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
@@ -45,13 +47,11 @@ function duplicateIds(list: { id: string }[], path: string): ErrorDetail[] {
   return details;
 }
 
-type ThreeDRow = { cameraPreset: string; ambientIntensity: number; hotspots: string; labels: string; modelFileId: number | null; modelStoredName: string | null; updatedAt: string };
+type ThreeDRow = { cameraPreset: CameraPreset; ambientIntensity: number; hotspots: Hotspot[]; labels: SceneLabel[]; modelFileId: number | null; modelStoredName: string | null; updatedAt: string };
 
 export class ConfigStore {
   private readonly selectPlatform;
-  private readonly writePlatform;
   private readonly selectScene;
-  private readonly writeScene;
   private readonly modelExists;
 
   constructor(
@@ -60,25 +60,17 @@ export class ConfigStore {
     /** Re-keys the stored energy when the time zone changes (src/energy/rezone.ts); none in tests of this table alone. */
     private readonly zoneMove?: Pick<TimeZoneMove, 'change'>,
   ) {
-    const sqlite = db.sqlite;
-    this.selectPlatform = sqlite.prepare(
-      `SELECT site_name AS siteName, logo_url AS logoUrl, timezone, locale, currency, electricity_price AS electricityPrice,
-        carbon_factor AS carbonFactor, refresh_interval_sec AS refreshIntervalSec, updated_at AS updatedAt FROM platform_config WHERE id = 1`,
-    );
-    this.writePlatform = sqlite.prepare(
-      `UPDATE platform_config SET site_name = @siteName, logo_url = @logoUrl, timezone = @timezone, locale = @locale, currency = @currency,
-        electricity_price = @electricityPrice, carbon_factor = @carbonFactor, refresh_interval_sec = @refreshIntervalSec, updated_at = @updatedAt WHERE id = 1`,
-    );
-    this.selectScene = sqlite.prepare(
-      `SELECT t.camera_preset AS cameraPreset, t.ambient_intensity AS ambientIntensity, t.hotspots, t.labels, t.model_file_id AS modelFileId,
-        m.stored_name AS modelStoredName, t.updated_at AS updatedAt
-       FROM three_d_config t LEFT JOIN model_files m ON m.id = t.model_file_id WHERE t.id = 1`,
-    );
-    this.writeScene = sqlite.prepare(
-      `UPDATE three_d_config SET camera_preset = @cameraPreset, ambient_intensity = @ambientIntensity, hotspots = @hotspots, labels = @labels,
-        model_file_id = @modelFileId, updated_at = @updatedAt WHERE id = 1`,
-    );
-    this.modelExists = sqlite.prepare('SELECT 1 FROM model_files WHERE id = ?').pluck();
+    const { orm } = db;
+    const { id: _id, ...platformColumns } = getTableColumns(platformConfig);
+    this.selectPlatform = orm.select(platformColumns).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
+    const { id: _sceneId, ...sceneColumns } = getTableColumns(threeDConfig);
+    this.selectScene = orm
+      .select({ ...sceneColumns, modelStoredName: modelFiles.storedName })
+      .from(threeDConfig)
+      .leftJoin(modelFiles, eq(modelFiles.id, threeDConfig.modelFileId))
+      .where(eq(threeDConfig.id, 1))
+      .prepare();
+    this.modelExists = orm.select({ id: modelFiles.id }).from(modelFiles).where(eq(modelFiles.id, sql.placeholder('id'))).prepare();
   }
 
   platform(): PlatformConfigView {
@@ -107,42 +99,32 @@ export class ConfigStore {
       const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };
       const diff = auditChanges(before, next);
       if (!diff) return before;
-      this.writePlatform.run(next);
+      const { updatedAt: _at, ...values } = next;
+      this.db.orm.update(platformConfig).set({ ...values, updatedAt: next.updatedAt }).where(eq(platformConfig.id, 1)).run();
       this.audit.record({ actor, action: 'update', resource: 'platform_config', resourceId: 1, ...diff });
       return this.platform();
     })();
   }
 
   threeD(): ThreeDConfigView {
-    const row = this.selectScene.get() as ThreeDRow;
-    return {
-      cameraPreset: JSON.parse(row.cameraPreset) as CameraPreset,
-      ambientIntensity: row.ambientIntensity,
-      hotspots: JSON.parse(row.hotspots) as Hotspot[],
-      labels: JSON.parse(row.labels) as SceneLabel[],
-      modelFileId: row.modelFileId,
-      modelUrl: row.modelStoredName ? MODEL_URL_PREFIX + encodeURIComponent(row.modelStoredName) : null,
-      updatedAt: row.updatedAt,
-    };
+    const { modelStoredName, ...row } = this.selectScene.get() as ThreeDRow;
+    return { ...row, modelUrl: modelStoredName ? MODEL_URL_PREFIX + encodeURIComponent(modelStoredName) : null };
   }
 
   updateThreeD(actor: AuthUser, patch: ThreeDConfigPatch): ThreeDConfigView {
     const details = [...duplicateIds(patch.hotspots ?? [], 'body.hotspots'), ...duplicateIds(patch.labels ?? [], 'body.labels')];
     return this.db.sqlite.transaction(() => {
-      if (patch.modelFileId != null && !this.modelExists.get(patch.modelFileId)) details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
+      if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId })) details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
       if (details.length) throw invalid(details);
       const { modelUrl: _url, ...before } = this.threeD();
       const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
       const diff = auditChanges(before, next);
       if (!diff) return this.threeD();
-      this.writeScene.run({
-        cameraPreset: JSON.stringify(next.cameraPreset),
-        ambientIntensity: next.ambientIntensity,
-        hotspots: JSON.stringify(next.hotspots),
-        labels: JSON.stringify(next.labels),
-        modelFileId: next.modelFileId,
-        updatedAt: next.updatedAt,
-      });
+      this.db.orm
+        .update(threeDConfig)
+        .set({ cameraPreset: next.cameraPreset, ambientIntensity: next.ambientIntensity, hotspots: next.hotspots, labels: next.labels, modelFileId: next.modelFileId, updatedAt: next.updatedAt })
+        .where(eq(threeDConfig.id, 1))
+        .run();
       this.audit.record({ actor, action: 'update', resource: 'three_d_config', resourceId: 1, ...diff });
       return this.threeD();
     })();
