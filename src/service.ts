@@ -161,9 +161,9 @@ export async function createService(config: Config, options: { logger?: Logger; 
     lifecycle,
     startedAt,
   };
-  const sweep = setInterval(() => deps.auth.codes.sweep(), 60_000);
-  sweep.unref();
-  lifecycle.onClose('code sweeper', () => clearInterval(sweep));
+  const sweep = new Repeating(async () => deps.auth.codes.sweep(), 60_000);
+  sweep.start();
+  lifecycle.onClose('code sweeper', () => sweep.stop());
   deps.backups.start();
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 

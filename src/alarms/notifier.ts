@@ -8,6 +8,7 @@ import { notificationRules, notificationSends } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { siteMailReader, type SiteMail } from '../mail/siteMail.ts';
+import { Repeating } from '../lifecycle.ts';
 
 type Rule = typeof notificationRules.$inferSelect;
 export type NotificationSendView = typeof notificationSends.$inferSelect;
@@ -55,7 +56,7 @@ export class AlarmNotifier {
   private readonly pending = new Map<string, PendingSummary>();
   /** Mails to each recipient decided in this process but maybe not yet recorded (sends are async). */
   private readonly inFlight = new Map<string, number>();
-  private escalationTimer: NodeJS.Timeout | undefined;
+  private escalations: Repeating | undefined;
   private escalating = false;
   private readonly work = new Set<Promise<unknown>>();
 
@@ -114,13 +115,16 @@ export class AlarmNotifier {
 
   start(): void {
     const every = this.options.escalationCheckMs ?? 10_000;
-    this.escalationTimer = setInterval(() => this.track(this.checkEscalations()), every);
-    this.escalationTimer.unref();
+    this.escalations = new Repeating(
+      () => this.checkEscalations().catch((error: unknown) => this.options.logger.error({ err: error }, 'escalation check failed; tried again at the next run')),
+      every,
+    );
+    this.escalations.start();
   }
 
   /** Stops the timers; pending summaries go out now, so nothing decided is lost on a clean stop. */
   async stop(): Promise<void> {
-    clearInterval(this.escalationTimer);
+    await this.escalations?.stop();
     for (const recipient of [...this.pending.keys()]) this.track(this.flushSummary(recipient));
     await this.idle();
   }

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
 import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
+import { Repeating } from '../lifecycle.ts';
 
 export type { GatewayAnswer };
 
@@ -33,7 +34,7 @@ export class IotGateway {
   simulator: RunningSimulator | undefined;
   readonly tokens: GatewayTokens;
   private state: { at: number; outcome: Exchange } | null = null;
-  private probeTimer: NodeJS.Timeout | undefined;
+  private probes: Repeating | undefined;
   /** When the gateway last stopped answering; null while it answers (or before anything was tried). */
   private downSince: number | null = null;
 
@@ -115,15 +116,16 @@ export class IotGateway {
 
   /** A TCP connect now and whenever the gateway has been quiet for PROBE_INTERVAL_MS: no token, no request, no side effect. */
   startProbe(): void {
-    void this.probe();
-    this.probeTimer = setInterval(() => {
-      if (!this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) void this.probe();
+    let first = true;
+    this.probes = new Repeating(async () => {
+      if (first || !this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) await this.probe();
+      first = false;
     }, PROBE_INTERVAL_MS);
-    this.probeTimer.unref();
+    this.probes.start();
   }
 
   async close(): Promise<void> {
-    clearInterval(this.probeTimer);
+    await this.probes?.stop();
     await this.client.close();
   }
 
