@@ -123,6 +123,7 @@ export function buildPortalServices({ db, audit, config, logger, auth, iot, coll
       overview,
       areas: energy.areas,
       figures: energy.figures,
+      commodities: energy.commodities,
       collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
       gatewayCheckedAt: () => iot.health().checkedAt,
     }),
