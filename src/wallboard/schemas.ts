@@ -1,5 +1,6 @@
 // Shapes of the wallboard payload (GET /api/wallboard): one scope (the site or one area), with an explicit data state.
 import { Type, type Static } from '@sinclair/typebox';
+import { PublicDashboard } from '../dashboard/schemas.ts';
 import { Timestamp } from '../http/schemas.ts';
 
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -72,14 +73,8 @@ export type UtilityPeriodView = Static<typeof UtilityPeriod>;
 
 export const WallboardPayload = Type.Object(
   {
-    platform: Type.Object({
-      siteName: Type.String(),
-      logoUrl: NullableString,
-      timezone: Type.String(),
-      locale: Type.String(),
-      currency: Type.String(),
-      refreshIntervalSec: Type.Integer(),
-    }),
+    // The public dashboard's platform block, one definition for both public payloads.
+    platform: PublicDashboard.properties.platform,
     labels: Type.Record(Type.String(), Type.String(), {
       description: "the page's words in the site's language (src/i18n wallboard.* keys without the prefix; English for a key or language missing)",
     }),

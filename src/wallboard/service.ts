@@ -7,6 +7,7 @@ import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { EnergyService } from '../energy/service.ts';
 import { NotFound } from '../errors.ts';
+import { publicGatewayState } from '../health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../i18n/messages.ts';
 import type { IotHealth } from '../iot/service.ts';
 import type { OverviewService } from '../overview/service.ts';
@@ -190,7 +191,8 @@ export class WallboardService {
     const active = this.activeAlerts.all(filter) as AlertRow[];
     const collection = this.parts.collection();
     const dataState = dataStateOf({ ...collection, now });
-    const gateway = collection.gateway === 'reachable' ? (dataState.state === 'failing' ? 'degraded' : 'up') : collection.gateway === 'unreachable' ? 'down' : 'unknown';
+    // The same answer as the dashboard's: degraded when the gateway answers but the collection fails.
+    const gateway = publicGatewayState({ gateway: collection.gateway }, collection.collector);
 
     const utilityDay = area ? undefined : this.parts.commodities.period(today, tomorrow);
     // A site that meters only its grid import has nothing to add to the figures above.
