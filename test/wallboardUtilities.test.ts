@@ -1,7 +1,7 @@
 // The wallboard's utility tiles (issue 26) on a fresh install with the built-in simulator: electricity, gas (m³ and
 // kWh), water (m³) and the solar balance, today and this month, equal to GET /api/energy/commodities for the same
 // days; a metered commodity without data reads as missing, never 0; the words follow the site's language; nothing
-// clipped or overlapping at 1920×1080, 1080×1920 and 390×844 (screenshots for people to look at).
+// clipped or overlapping at 1920×1080, 1080×1920, 390×844 and 1280×720 (light theme) (screenshots for people to look at).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -102,8 +102,14 @@ test('a tile per utility and the solar balance, today and this month, equal to /
   assert.ok(gasToday.quantity > 0 && gasToday.kwh! > gasToday.quantity * 10, JSON.stringify(gasToday));
   assert.ok(todayFigures.electricity.generationKwh > 0, 'a November day has some sun');
 
-  for (const viewport of [{ width: 1920, height: 1080 }, { width: 1080, height: 1920 }, { width: 390, height: 844 }]) {
-    const page = await open(viewport);
+  for (const [viewport, query] of [
+    [{ width: 1920, height: 1080 }, ''],
+    [{ width: 1080, height: 1920 }, ''],
+    [{ width: 390, height: 844 }, ''],
+    // The smallest landscape screen, on the light theme.
+    [{ width: 1280, height: 720 }, '?theme=light'],
+  ] as const) {
+    const page = await open(viewport, query);
     try {
       await page.waitForSelector('.utility[data-commodity="solar"]');
       const tiles = await page.$$eval('.utility', (nodes) =>
@@ -150,7 +156,7 @@ test('a tile per utility and the solar balance, today and this month, equal to /
         }),
       );
       const found = [...outside, ...(await page.evaluate(layoutProblems, oneScreen))];
-      const file = path.join(shots, `utilities-${viewport.width}x${viewport.height}.png`);
+      const file = path.join(shots, `utilities-${query ? 'light-' : ''}${viewport.width}x${viewport.height}.png`);
       await page.screenshot({ path: file, fullPage: !oneScreen });
       assert.deepEqual(found, [], `${viewport.width}×${viewport.height} (${file})`);
     } finally {
