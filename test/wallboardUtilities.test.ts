@@ -1,7 +1,7 @@
 // The wallboard's utility tiles (issue 26) on a fresh install with the built-in simulator: electricity, gas (m³ and
 // kWh), water (m³) and the solar balance, today and this month, equal to GET /api/energy/commodities for the same
 // days; a metered commodity without data reads as missing, never 0; the words follow the site's language; nothing
-// clipped or overlapping at 1920×1080, 1080×1920, 390×844 and 1280×720 (light theme) (screenshots for people to look at).
+// clipped or overlapping at 1920×1080, 1080×1920, 390×844, 1280×720 (light theme), 768×1024 and 3840×2160 (screenshots for people to look at).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -108,6 +108,8 @@ test('a tile per utility and the solar balance, today and this month, equal to /
     [{ width: 390, height: 844 }, ''],
     // The smallest landscape screen, on the light theme.
     [{ width: 1280, height: 720 }, '?theme=light'],
+    [{ width: 768, height: 1024 }, ''],
+    [{ width: 3840, height: 2160 }, ''],
   ] as const) {
     const page = await open(viewport, query);
     try {
