@@ -23,7 +23,7 @@ import type { StoredFiles } from './uploads/storedFiles.ts';
 import type { AuthService } from './auth/service.ts';
 import type { Config } from './config.ts';
 import { DashboardService } from './dashboard/service.ts';
-import { gatewayCondition } from './health/gatewayCondition.ts';
+import { publicGatewayState } from './health/gatewayCondition.ts';
 import type { Collector } from './energy/collector.ts';
 import type { IotGateway } from './iot/service.ts';
 import { OAuthService } from './oauth/service.ts';
@@ -119,8 +119,7 @@ export function buildPortalServices({ db, audit, config, logger, auth, iot, coll
       gateway: () => {
         const health = iot.health();
         const collected = collector.health();
-        const gateway = gatewayCondition(health, collected);
-        return { state: gateway === 'reachable' ? 'up' : gateway === 'unreachable' ? 'down' : gateway, checkedAt: health.checkedAt, dataAt: collected.lastOkAt };
+        return { state: publicGatewayState(health, collected), checkedAt: health.checkedAt, dataAt: collected.lastOkAt };
       },
     }),
     wallboard: new WallboardService(db, {
@@ -128,6 +127,7 @@ export function buildPortalServices({ db, audit, config, logger, auth, iot, coll
       overview,
       areas: energy.areas,
       figures: energy.figures,
+      commodities: energy.commodities,
       collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
       gatewayCheckedAt: () => iot.health().checkedAt,
     }),

@@ -20,8 +20,13 @@ export type CommodityTotals = {
   /** Null when a day with data has no tariff version of the commodity. */
   cost: number | null;
   carbonKg: number | null;
+  /** Days of the period with a day row of at least one of its meters: 0 means no data, not a zero. */
+  recordedDays: number;
   meters: { id: number; name: string; quantity: number }[];
 };
+
+/** How many meters a part of the balance has, and on how many days of the period any of them recorded. */
+export type Coverage = { meters: number; recordedDays: number };
 
 export type ElectricityBalance = {
   importKwh: number;
@@ -34,6 +39,8 @@ export type ElectricityBalance = {
   netImportKwh: number;
   importCost: number;
   feedInRevenue: number;
+  /** A part with no meter is not metered; one with meters but no recorded day has no data (never read as 0). */
+  coverage: { import: Coverage; export: Coverage; generation: Coverage };
 };
 
 export type CommodityFiguresView = {
@@ -94,10 +101,13 @@ export class CommodityFigures {
       for (const meter of group) for (const [day, total] of perMeter.get(meter.id) ?? []) out.set(day, (out.get(day) ?? 0) + total);
       return out;
     };
+    const coverage = (group: MeterRow[]): Coverage => ({ meters: group.length, recordedDays: sumByDay(group).size });
     const total = (byDay: Map<string, number>) => [...byDay.values()].reduce((sum, value) => sum + value, 0);
     const meterList = (group: MeterRow[]) => group.map((meter) => ({ id: meter.id, name: meter.name, quantity: round(total(perMeter.get(meter.id) ?? new Map()), 3) }));
 
     // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
+    const siteIds = new Set(this.figures.ids());
+    const siteMeters = meters.filter((meter) => siteIds.has(meter.id));
     const site = this.figures.totals(from, to);
     const exportMeters = this.supply(meters, 'electricity', 'export');
     const generationMeters = this.supply(meters, 'electricity', 'generation');
@@ -119,8 +129,8 @@ export class CommodityFigures {
       netImportKwh: round(site.kwh - exportKwh, 3),
       importCost: round(site.cost, 2),
       feedInRevenue: round(feedInRevenue, 2),
+      coverage: { import: coverage(siteMeters), export: coverage(exportMeters), generation: coverage(generationMeters) },
     };
-    const siteIds = new Set(this.figures.ids());
     const commodities: CommodityTotals[] = [
       {
         commodity: 'electricity',
@@ -130,6 +140,7 @@ export class CommodityFigures {
         // What the site pays the grid less what the grid pays it back.
         cost: round(site.cost - feedInRevenue, 2),
         carbonKg: round(site.carbonKg, 3),
+        recordedDays: coverage(siteMeters).recordedDays,
         meters: meterList(meters.filter((meter) => siteIds.has(meter.id) || exportMeters.includes(meter) || generationMeters.includes(meter))),
       },
     ];
@@ -168,6 +179,7 @@ export class CommodityFigures {
         kwh: commodity === 'water' ? null : round(kwh, 3),
         cost: cost === null ? null : round(cost, 2),
         carbonKg: carbonKg === null ? null : round(carbonKg, 3),
+        recordedDays: byDay.size,
         meters: meterList(group),
       });
     }

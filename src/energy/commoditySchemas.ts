@@ -17,6 +17,7 @@ export const CalorificCreate = Type.Object(
 );
 export const CalorificUpdate = Type.Partial(Type.Object(calorificFields), { additionalProperties: false });
 
+const Coverage = () => Type.Object({ meters: Type.Integer(), recordedDays: Type.Integer() });
 const Num = (description: string) => Type.Number({ description });
 const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 export const CommodityFigures = Type.Object({
@@ -32,6 +33,7 @@ export const CommodityFigures = Type.Object({
       kwh: Nullable('energy: electricity consumption, gas volume × calorific value × correction of each day, heat; null for water'),
       cost: Nullable("at the commodity's tariff versions (electricity: import cost with standing charges less feed-in revenue); null when a day with data has no version"),
       carbonKg: Nullable("at the commodity's tariff versions' CO2 factors; null when a day with data has no version"),
+      recordedDays: Type.Integer({ description: 'days of the period with data from at least one of its meters: 0 means no data (its zeros are not measurements)' }),
       meters: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), quantity: Num('in the commodity unit') })),
     }),
   ),
@@ -46,6 +48,10 @@ export const CommodityFigures = Type.Object({
     netImportKwh: Num('import − export'),
     importCost: Num('the site cost: interval prices plus standing charges'),
     feedInRevenue: Num("export × the electricity version's feedInPrice of each day"),
+    coverage: Type.Object(
+      { import: Coverage(), export: Coverage(), generation: Coverage() },
+      { description: 'per part of the balance: its meters, and the days of the period any of them recorded (no meter: not metered; no day: no data)' },
+    ),
   }),
   gasDays: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), m3: Type.Number(), kwhPerM3: Num('calorific value × correction factor in force that day'), kwh: Type.Number() })),
   energyKwh: Num('electricity consumption + gas kWh + heat kWh: never water, never m³'),

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
+import { meterPrices } from './meterPricing.ts';
 import type { Tariffs } from './tariffs.ts';
 
 /** Interval flags, one byte each in memory (stored as runs). */
@@ -110,7 +111,8 @@ export class IntervalStore {
   save(records: Iterable<DayRecord>): void {
     const timezone = this.timezone();
     for (const record of records) {
-      const { prices, version } = this.tariffs.prices(timezone, record.day, record.start, record.kwh.length);
+      // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price.
+      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length);
       let total = 0;
       let cost = 0;
       let peakKw: number | null = null;
@@ -126,7 +128,7 @@ export class IntervalStore {
           peakIndex = i;
         }
       });
-      const carbonKg = total * version.carbonFactor;
+      const carbonKg = total * carbonFactor;
       const before = (this.selectRollups.get(record.meterId, record.day) as Rollups | undefined) ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
       this.upsertDay.run({
         meterId: record.meterId,

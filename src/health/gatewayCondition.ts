@@ -9,3 +9,11 @@ export function gatewayCondition(iot: Pick<IotHealth, 'gateway'>, collector: Pic
   if (iot.gateway === 'reachable' && collector.state === 'failing') return 'degraded';
   return iot.gateway;
 }
+
+/** The public pages' word for it (dashboard and wallboard alike): up, degraded, down or unknown. */
+export type PublicGatewayState = 'up' | 'degraded' | 'down' | 'unknown';
+
+export function publicGatewayState(iot: Pick<IotHealth, 'gateway'>, collector: Pick<CollectorStatus, 'state'>): PublicGatewayState {
+  const condition = gatewayCondition(iot, collector);
+  return condition === 'reachable' ? 'up' : condition === 'unreachable' ? 'down' : condition;
+}

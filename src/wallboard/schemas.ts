@@ -1,5 +1,6 @@
 // Shapes of the wallboard payload (GET /api/wallboard): one scope (the site or one area), with an explicit data state.
 import { Type, type Static } from '@sinclair/typebox';
+import { PublicDashboard } from '../dashboard/schemas.ts';
 import { Timestamp } from '../http/schemas.ts';
 
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
@@ -39,15 +40,43 @@ export const WallboardAlert = Type.Object({
   since: Timestamp,
 });
 
+export const UtilityPeriod = Type.Object(
+  {
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date', description: 'exclusive' }),
+    commodities: Type.Array(
+      Type.Object({
+        commodity: stringEnum(['electricity', 'gas', 'water', 'heat'] as const),
+        unit: Type.String({ description: 'of quantity: kWh for electricity and heat, m³ for gas and water' }),
+        quantity: Type.Union([Type.Number(), Type.Null()], { description: 'electricity: consumption (import − export + generation); null: metered, but no data in the period' }),
+        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy (gas converted by the calorific value in force); null for water and when there is no data' }),
+      }),
+      { description: 'each metered commodity, as GET /api/energy/commodities reports it for the same period' },
+    ),
+    solar: Type.Union(
+      [
+        Type.Object({
+          generationKwh: NullableNumber,
+          exportKwh: NullableNumber,
+          selfConsumptionKwh: NullableNumber,
+          selfConsumptionRate: Type.Union([Type.Number(), Type.Null()], { description: 'self-consumption / generation, 0..1' }),
+          selfSufficiency: Type.Union([Type.Number(), Type.Null()], { description: 'self-consumption / consumption, 0..1' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'null: no generation or export meter; a figure is null when its meters recorded nothing in the period (never 0 for missing)' },
+    ),
+  },
+  { description: 'the figures of GET /api/energy/commodities for one period' },
+);
+export type UtilityPeriodView = Static<typeof UtilityPeriod>;
+
 export const WallboardPayload = Type.Object(
   {
-    platform: Type.Object({
-      siteName: Type.String(),
-      logoUrl: NullableString,
-      timezone: Type.String(),
-      locale: Type.String(),
-      currency: Type.String(),
-      refreshIntervalSec: Type.Integer(),
+    // The public dashboard's platform block, one definition for both public payloads.
+    platform: PublicDashboard.properties.platform,
+    labels: Type.Record(Type.String(), Type.String(), {
+      description: "the page's words in the site's language (src/i18n wallboard.* keys without the prefix; English for a key or language missing)",
     }),
     scope: Type.Object({ area: Type.Union([Type.String(), Type.Null()], { description: 'the area shown, as it is named; null: the whole site' }) }),
     figures: Type.Object(
@@ -65,6 +94,9 @@ export const WallboardPayload = Type.Object(
     weeklyEnergy: Type.Object({
       days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Number() }), { minItems: 7, maxItems: 7, description: 'the last 7 site days of the scope, oldest first' }),
       totalKwh: Type.Number(),
+    }),
+    utilities: Type.Union([Type.Object({ today: UtilityPeriod, month: UtilityPeriod }), Type.Null()], {
+      description: 'every utility and the solar balance of the site, today and this month; null in an area view and on a site metering electricity import only',
     }),
     areas: Type.Array(WallboardArea, { description: 'every area, the largest energy today first' }),
     alerts: Type.Object({

@@ -3,12 +3,15 @@ import type { ConfigStore } from '../configs/service.ts';
 import type { Db } from '../db/client.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import type { CollectorStatus } from '../energy/collector.ts';
+import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy/commodities.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { EnergyService } from '../energy/service.ts';
 import { NotFound } from '../errors.ts';
+import { publicGatewayState } from '../health/gatewayCondition.ts';
+import { FALLBACK_LANGUAGE, languageOf, languages } from '../i18n/messages.ts';
 import type { IotHealth } from '../iot/service.ts';
 import type { OverviewService } from '../overview/service.ts';
-import type { DataStateView, WallboardPayloadView } from './schemas.ts';
+import type { DataStateView, UtilityPeriodView, WallboardPayloadView } from './schemas.ts';
 
 /** Active critical and warning titles listed; the rest is a count. */
 export const WALLBOARD_ALERTS = 12;
@@ -50,11 +53,59 @@ export function dataStateOf({ intervalMs, collector, gateway, startedAt, now }: 
   return { state: 'live', since: null, reason: null, source: 'meters', ...base };
 }
 
+/**
+ * One period of GET /api/energy/commodities as the wallboard shows it: a figure whose meters recorded nothing in the
+ * period is null (shown as missing), never the 0 the sums start from.
+ */
+export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
+  const { electricity } = view;
+  const { coverage } = electricity;
+  const has = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
+  const lacks = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
+  // Consumption = import − export + generation: missing when any metered part of it is.
+  const consumptionKnown = has(coverage.import) && !lacks(coverage.export) && !lacks(coverage.generation);
+  const commodities = view.commodities.map((entry) => {
+    const known = entry.commodity === 'electricity' ? consumptionKnown : entry.recordedDays > 0;
+    return { commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'], unit: entry.unit, quantity: known ? entry.quantity : null, kwh: known ? entry.kwh : null };
+  });
+  let solar: UtilityPeriodView['solar'] = null;
+  if (coverage.generation.meters > 0 || coverage.export.meters > 0) {
+    const generationKwh = has(coverage.generation) ? electricity.generationKwh : null;
+    const exportKwh = has(coverage.export) ? electricity.exportKwh : null;
+    const both = generationKwh !== null && exportKwh !== null;
+    solar = {
+      generationKwh,
+      exportKwh,
+      selfConsumptionKwh: both ? electricity.selfConsumptionKwh : null,
+      selfConsumptionRate: both ? electricity.selfConsumptionRate : null,
+      selfSufficiency: both && consumptionKnown ? electricity.selfSufficiency : null,
+    };
+  }
+  return { from: view.from, to: view.to, commodities, solar };
+}
+
+const labelCache = new Map<string, Record<string, string>>();
+
+/** The page's words in a locale's language: src/i18n's wallboard.* keys, prefix dropped, English where one is missing. */
+export function wallboardLabels(locale: string): Record<string, string> {
+  const language = languageOf(locale);
+  let labels = labelCache.get(language);
+  if (!labels) {
+    labels = {};
+    for (const dictionary of [languages().get(FALLBACK_LANGUAGE)!, languages().get(language)!]) {
+      for (const [key, text] of Object.entries(dictionary)) if (key.startsWith('wallboard.')) labels[key.slice('wallboard.'.length)] = text;
+    }
+    labelCache.set(language, labels);
+  }
+  return labels;
+}
+
 type Parts = {
   configs: ConfigStore;
   overview: OverviewService;
   areas: EnergyService;
   figures: EnergyFigures;
+  commodities: CommodityFigures;
   collection: () => Omit<CollectionFacts, 'now'>;
   gatewayCheckedAt: () => string | null;
 };
@@ -98,6 +149,7 @@ export class WallboardService {
     const timezone = platform.timezone;
     const today = siteDay(timezone, at);
     const first = addDays(today, -6);
+    const tomorrow = addDays(today, 1);
 
     let figures: WallboardPayloadView['figures'];
     let days: { day: string; kwh: number }[];
@@ -114,7 +166,6 @@ export class WallboardService {
       };
       days = this.parts.overview.weekly().days;
     } else if (area.source === 'meters') {
-      const tomorrow = addDays(today, 1);
       const day = this.parts.figures.totals(today, tomorrow, { area: area.name });
       const month = this.parts.figures.totals(`${today.slice(0, 7)}-01`, tomorrow, { area: area.name });
       figures = {
@@ -140,7 +191,15 @@ export class WallboardService {
     const active = this.activeAlerts.all(filter) as AlertRow[];
     const collection = this.parts.collection();
     const dataState = dataStateOf({ ...collection, now });
-    const gateway = collection.gateway === 'reachable' ? (dataState.state === 'failing' ? 'degraded' : 'up') : collection.gateway === 'unreachable' ? 'down' : 'unknown';
+    // The same answer as the dashboard's: degraded when the gateway answers but the collection fails.
+    const gateway = publicGatewayState({ gateway: collection.gateway }, collection.collector);
+
+    const utilityDay = area ? undefined : this.parts.commodities.period(today, tomorrow);
+    // A site that meters only its grid import has nothing to add to the figures above.
+    const utilities =
+      utilityDay && (utilityDay.commodities.length > 1 || utilityDay.electricity.coverage.export.meters > 0 || utilityDay.electricity.coverage.generation.meters > 0)
+        ? { today: utilityPeriod(utilityDay), month: utilityPeriod(this.parts.commodities.period(`${today.slice(0, 7)}-01`, tomorrow)) }
+        : null;
 
     return {
       platform: {
@@ -151,9 +210,11 @@ export class WallboardService {
         currency: platform.currency,
         refreshIntervalSec: platform.refreshIntervalSec,
       },
+      labels: wallboardLabels(platform.locale),
       scope: { area: area?.name ?? null },
       figures,
-      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, day) => sum + day.kwh, 0)) },
+      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, entry) => sum + entry.kwh, 0)) },
+      utilities,
       areas: cards
         .map(({ name, powerKw, todayKwh, monthKwh }) => ({ name, powerKw, todayKwh, monthKwh }))
         .sort((a, b) => b.todayKwh - a.todayKwh || b.powerKw - a.powerKw || a.name.localeCompare(b.name)),

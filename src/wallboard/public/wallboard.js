@@ -4,48 +4,37 @@
 const params = new URLSearchParams(location.search);
 if (params.get('theme') === 'light') document.documentElement.classList.replace('theme-dark', 'theme-light');
 
-/** Every word the page shows, in one table (to be swapped for the i18n dictionaries). */
-const LABELS = {
-  powerNow: 'Power now',
-  energyToday: 'Energy today',
-  thisMonth: 'This month',
-  lastSevenDays: 'Energy, last 7 days',
-  kwhPerDay: 'kWh per day',
-  areas: 'Areas',
-  activeAlerts: 'Active alerts',
-  apiReference: 'API reference (staff sign-in)',
-  footer: 'EMS wallboard · refreshes itself',
-  showSite: 'Show the whole site',
-  areaHead: 'Area',
-  nowHead: 'Now',
-  todayHead: 'Today',
+/**
+ * The page's words come with each payload (src/i18n, the site's language). These few are for before the first one
+ * arrives, or when the service cannot be reached at all.
+ */
+const ENGLISH = {
   waiting: 'waiting for data…',
-  updated: (time) => `Updated ${time}`,
-  critical: (n) => `${n} critical`,
-  warning: (n) => `${n} warning`,
-  gateway: { up: 'Gateway online', degraded: 'Gateway failing', down: 'Gateway offline', unknown: 'Gateway unknown' },
-  openFaults: (n) => `${n} open fault${n === 1 ? '' : 's'}`,
-  carbon: (kg) => `${kg} kg CO₂`,
-  restAreas: (n) => `${n} more area${n === 1 ? '' : 's'}`,
-  noAlerts: 'No active critical or warning alerts',
-  moreAlerts: (n) => `and ${n} more`,
-  levelBadge: { critical: 'CRIT', warning: 'WARN' },
-  activeFor: (duration, area) => (area ? `${area} · for ${duration}` : `for ${duration}`),
-  duration: (days, hours, minutes) => (days ? `${days} d ${hours} h` : hours ? `${hours} h ${minutes} min` : minutes ? `${minutes} min` : '< 1 min'),
-  rotation: (index, count) => `view ${index} of ${count}`,
   staleTitle: 'Stale',
-  failingTitle: 'Not updating',
-  reasons: {
-    'gateway-errors': 'the IoT gateway answers, but the meter readings fail',
-    'gateway-unreachable': 'the IoT gateway cannot be reached',
-    'collector-stalled': 'no meter readings are coming in',
-    'no-collection-yet': 'no meter readings since the service started',
-    service: 'the EMS service cannot be reached',
-  },
-  staleText: (time, reason) => `since ${time} — ${reason}; showing the last figures received.`,
-  unknownArea: (name) => `No area called “${name}”`,
-  unknownAreaText: (names) => (names.length ? `This site's areas: ${names.join(', ')}.` : 'This site has no areas yet.'),
+  staleText: 'since {time} — {reason}; showing the last figures received.',
+  'reason.service': 'the EMS service cannot be reached',
+  'gateway.unknown': 'Gateway unknown',
 };
+let labels = ENGLISH;
+let plurals = new Intl.PluralRules('en');
+
+/** A label with its {placeholders} filled; with `n`, the `.one`/`.few`… form when the language has it. */
+function t(key, values = {}) {
+  let text = labels[key] ?? ENGLISH[key] ?? key;
+  if (typeof values.n === 'number') text = labels[`${key}.${plurals.select(values.n)}`] ?? text;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+function useLabels(payload) {
+  labels = payload.labels;
+  try {
+    plurals = new Intl.PluralRules(payload.platform.locale);
+  } catch {
+    plurals = new Intl.PluralRules('en');
+  }
+  const grid = payload.utilities?.today.solar != null;
+  for (const element of document.querySelectorAll('[data-label]')) element.textContent = t((grid && element.dataset.gridLabel) || element.dataset.label);
+}
 
 const $ = (field) => document.querySelector(`[data-field="${field}"]`);
 /** Never poll faster than this, however short the collection interval. */
@@ -63,8 +52,7 @@ let receivedAt = 0;
 let rotation = { index: 0, views: [null] };
 let pollTimer;
 
-for (const element of document.querySelectorAll('[data-label]')) element.textContent = LABELS[element.dataset.label];
-$('updated').textContent = LABELS.waiting;
+$('updated').textContent = t('waiting');
 
 function numberFormat(locale, digits, extra = {}) {
   const options = { minimumFractionDigits: digits, maximumFractionDigits: digits, ...extra };
@@ -99,7 +87,9 @@ function timeOf(locale, timezone, date) {
 function durationText(ms) {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   const days = Math.floor(minutes / 1440);
-  return LABELS.duration(days, Math.floor((minutes % 1440) / 60), minutes % 60);
+  const hours = Math.floor((minutes % 1440) / 60);
+  const rest = minutes % 60;
+  return days ? `${days} d ${hours} h` : hours ? `${hours} h ${rest} min` : rest ? `${rest} min` : '< 1 min';
 }
 
 /** Sets a figure's text and keeps the raw number beside it (data-value), so what is shown can be checked. */
@@ -160,7 +150,7 @@ function renderAreas(payload) {
     // `count` rows in all: the largest areas, and the last row sums the rest when any is left out.
     const shown = count >= areas.length ? areas : areas.slice(0, Math.max(1, count - 1));
     const rest = areas.slice(shown.length);
-    const rows = [row('area head', LABELS.areaHead, `${LABELS.nowHead} kW`, `${LABELS.todayHead} kWh`)];
+    const rows = [row('area head', t('areaHead'), `${t('nowHead')} kW`, `${t('todayHead')} kWh`)];
     for (const area of shown) {
       const card = row('area', area.name, figure(locale, area.powerKw), figure(locale, area.todayKwh));
       card.dataset.area = area.name;
@@ -171,7 +161,7 @@ function renderAreas(payload) {
     if (rest.length) {
       const power = rest.reduce((sum, area) => sum + area.powerKw, 0);
       const today = rest.reduce((sum, area) => sum + area.todayKwh, 0);
-      const card = row('area rest', LABELS.restAreas(rest.length), figure(locale, power), figure(locale, today));
+      const card = row('area rest', t('restAreas', { n: rest.length }), figure(locale, power), figure(locale, today));
       card.dataset.restCount = String(rest.length);
       card.dataset.power = String(power);
       card.dataset.today = String(today);
@@ -188,18 +178,20 @@ function renderAlerts(payload) {
   const { active, more } = payload.alerts;
   const serverNow = Date.parse(payload.generatedAt) + (Date.now() - receivedAt);
   const draw = (count) => {
-    if (!active.length) return list.replaceChildren(make('li', 'none', LABELS.noAlerts));
+    if (!active.length) return list.replaceChildren(make('li', 'none', t('noActiveAlerts')));
     const shown = active.slice(0, count);
     const items = shown.map((alert) => {
       const item = make('li', 'alert');
       item.dataset.level = alert.level;
       item.dataset.since = alert.since;
-      item.append(make('span', 'badge', LABELS.levelBadge[alert.level]), make('span', 'title', alert.title), make('span', 'meta', LABELS.activeFor(durationText(serverNow - Date.parse(alert.since)), alert.area)));
+      item.append(make('span', 'badge', t(`badge.${alert.level}`)), make('span', 'title', alert.title));
+      const since = t('activeFor', { duration: durationText(serverNow - Date.parse(alert.since)) });
+      item.append(make('span', 'meta', alert.area ? `${alert.area} · ${since}` : since));
       return item;
     });
     const hidden = active.length - shown.length + more;
     if (hidden > 0) {
-      const rest = make('li', 'more', LABELS.moreAlerts(hidden));
+      const rest = make('li', 'more', t('moreAlerts', { n: hidden }));
       rest.dataset.more = String(hidden);
       items.push(rest);
     }
@@ -227,7 +219,7 @@ function renderChart(payload) {
     }
   };
   const bars = make('div', 'bars');
-  host.setAttribute('aria-label', `${LABELS.lastSevenDays}: ${days.map((day) => `${day.day} ${day.kwh} kWh`).join(', ')}`);
+  host.setAttribute('aria-label', `${t('lastSevenDays')}: ${days.map((day) => `${day.day} ${day.kwh} kWh`).join(', ')}`);
   const columns = days.map((day, i) => {
     const column = make('div', i === days.length - 1 ? 'bar-col today' : 'bar-col');
     column.dataset.day = day.day;
@@ -264,9 +256,82 @@ function fitFigures() {
   for (const element of document.querySelectorAll('.big')) shrinkToFit(element);
 }
 
+/** Percent of a 0..1 share, as the site's locale writes it. */
+function percent(locale, share) {
+  return numberFormat(locale, 0, { style: 'percent' }).format(share);
+}
+
+/**
+ * A tile per metered utility in its own unit, today big and the month below, and the solar balance. A figure the
+ * meters did not record is null in the payload and shown as missing ("–", "No data"), never as 0.
+ */
+function renderUtilities(payload) {
+  const host = document.querySelector('.utilities');
+  const utilities = payload.utilities;
+  document.body.classList.toggle('has-utilities', utilities !== null);
+  host.hidden = utilities === null;
+  if (!utilities) return host.replaceChildren();
+  const locale = payload.platform.locale;
+  const month = new Map(utilities.month.commodities.map((entry) => [entry.commodity, entry]));
+  const unitOf = (entry) => (entry.commodity === 'heat' ? 'kWh th' : entry.unit);
+  const amount = (value, unit) => `${figure(locale, value)} ${unit}`;
+  const part = (name, value, text) => {
+    const element = make('span', 'part', value === null ? `${text.label}: ${t('noData')}` : text.shown);
+    element.dataset.part = name;
+    if (value === null) element.dataset.missing = 'true';
+    else element.dataset.value = String(value);
+    return element;
+  };
+  const tile = (name, title, value, unit, parts) => {
+    const article = make('article', 'utility');
+    article.dataset.commodity = name;
+    const big = make('p', 'big');
+    if (value === null) {
+      const num = make('span', 'num', t('noData'));
+      num.dataset.missing = 'true';
+      big.append(num);
+    } else {
+      const num = make('span', 'num', figure(locale, value));
+      num.dataset.value = String(value);
+      big.append(num, make('small', '', unit));
+    }
+    const sub = make('p', 'sub');
+    sub.append(...parts);
+    const heading = make('h2', '', title);
+    heading.append(make('span', 'when', t('utilityToday')));
+    article.append(heading, big, sub);
+    return article;
+  };
+  const tiles = utilities.today.commodities.map((entry) => {
+    const unit = unitOf(entry);
+    const parts = [];
+    if (entry.commodity === 'gas') parts.push(part('kwh', entry.kwh, { label: 'kWh', shown: entry.kwh === null ? '' : amount(entry.kwh, 'kWh') }));
+    const inMonth = month.get(entry.commodity)?.quantity ?? null;
+    parts.push(part('month', inMonth, { label: t('utilityMonth', { value: '' }).trim(), shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, unit) }) }));
+    return tile(entry.commodity, t(`utility.${entry.commodity}`), entry.quantity, unit, parts);
+  });
+  const solar = utilities.today.solar;
+  if (solar) {
+    const share = (name, value, label) => part(name, value, { label, shown: value === null ? '' : `${label} ${percent(locale, value)}` });
+    const kwh = (name, value, label) => part(name, value, { label, shown: value === null ? '' : `${label} ${amount(value, 'kWh')}` });
+    const inMonth = utilities.month.solar?.generationKwh ?? null;
+    const card = tile('solar', t('solarYield'), solar.generationKwh, 'kWh', [
+      kwh('export', solar.exportKwh, t('solarExport')),
+      share('selfConsumptionRate', solar.selfConsumptionRate, t('solarSelfConsumption')),
+      share('selfSufficiency', solar.selfSufficiency, t('solarSelfSufficiency')),
+      part('month', inMonth, { label: t('utilityMonth', { value: '' }).trim(), shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, 'kWh') }) }),
+    ]);
+    card.classList.add('solar');
+    tiles.push(card);
+  }
+  host.replaceChildren(...tiles);
+}
+
 function render(payload) {
   const { platform, figures, scope } = payload;
   const locale = platform.locale;
+  useLabels(payload);
+  document.documentElement.lang = locale;
   document.title = `${platform.siteName}${scope.area ? ` · ${scope.area}` : ''} · EMS wallboard`;
   document.body.classList.remove('unknown-area');
   document.querySelector('.notice').hidden = true;
@@ -283,22 +348,23 @@ function render(payload) {
   setFigure('powerKw', figures.powerKw, figure(locale, figures.powerKw));
   setFigure('todayKwh', figures.todayKwh, figure(locale, figures.todayKwh));
   setFigure('monthKwh', figures.monthKwh, figure(locale, figures.monthKwh));
-  const kg = (value) => LABELS.carbon(figure(locale, value));
+  const kg = (value) => t('carbonKg', { kg: figure(locale, value) });
   setFigure('todayCost', figures.costToday, figures.costToday === null ? '' : money(locale, platform.currency, figures.costToday));
   setFigure('monthCost', figures.costMonth, figures.costMonth === null ? '' : money(locale, platform.currency, figures.costMonth));
   setFigure('todayCarbon', figures.carbonTodayKg, figures.carbonTodayKg === null ? '' : kg(figures.carbonTodayKg));
   setFigure('monthCarbon', figures.carbonMonthKg, figures.carbonMonthKg === null ? '' : kg(figures.carbonMonthKg));
-  setFigure('openFaults', payload.openFaults, LABELS.openFaults(payload.openFaults));
+  setFigure('openFaults', payload.openFaults, t('openFaults', { n: payload.openFaults }));
   for (const level of ['critical', 'warning']) {
     const count = payload.alerts.counts[level];
-    setFigure(`alerts.${level}`, count, LABELS[level](count));
+    setFigure(`alerts.${level}`, count, t(level, { n: count }));
   }
   const pill = $('gateway');
   pill.dataset.state = payload.gateway.state;
-  pill.textContent = LABELS.gateway[payload.gateway.state];
-  $('updated').textContent = LABELS.updated(timeOf(locale, platform.timezone, new Date(payload.generatedAt)));
+  pill.textContent = t(`gateway.${payload.gateway.state}`);
+  $('updated').textContent = t('updated', { time: timeOf(locale, platform.timezone, new Date(payload.generatedAt)) });
   $('updated').dateTime = payload.generatedAt;
-  $('rotation').textContent = rotating ? LABELS.rotation(rotation.index + 1, rotation.views.length) : '';
+  renderUtilities(payload);
+  $('rotation').textContent = rotating ? t('rotation', { index: rotation.index + 1, count: rotation.views.length }) : '';
   layout();
 }
 
@@ -325,8 +391,8 @@ function showState(state, since, reason) {
   const locale = lastPayload?.platform.locale ?? 'en';
   const timezone = lastPayload?.platform.timezone ?? 'UTC';
   banner.dataset.state = state;
-  $('bannerTitle').textContent = state === 'failing' ? LABELS.failingTitle : LABELS.staleTitle;
-  $('bannerText').textContent = LABELS.staleText(timeOf(locale, timezone, since), LABELS.reasons[reason] ?? reason);
+  $('bannerTitle').textContent = t(state === 'failing' ? 'failingTitle' : 'staleTitle');
+  $('bannerText').textContent = t('staleText', { time: timeOf(locale, timezone, since), reason: t(`reason.${reason}`) });
   banner.hidden = false;
 }
 
@@ -336,8 +402,9 @@ function showUnknownArea(name, site) {
   $('updated').textContent = '';
   document.body.classList.add('unknown-area');
   document.body.dataset.state = 'unknown-area';
-  $('noticeTitle').textContent = LABELS.unknownArea(name);
-  $('noticeText').textContent = LABELS.unknownAreaText(names);
+  if (site) useLabels(site);
+  $('noticeTitle').textContent = t('unknownArea', { name });
+  $('noticeText').textContent = names.length ? t('unknownAreaText', { names: names.join(', ') }) : t('noAreasYet');
   document.querySelector('.notice').hidden = false;
   document.querySelector('.banner').hidden = true;
 }
@@ -385,7 +452,7 @@ async function refresh() {
     clientStaleSince ??= asOf ? new Date(asOf) : new Date();
     const pill = $('gateway');
     pill.dataset.state = 'unknown';
-    pill.textContent = LABELS.gateway.unknown;
+    pill.textContent = t('gateway.unknown');
     showState('stale', clientStaleSince, 'service');
   } finally {
     pollTimer = setTimeout(refresh, pollSec() * 1000);
