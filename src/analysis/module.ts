@@ -3,6 +3,7 @@ import type { Db } from '../db/client.ts';
 import type { Energy } from '../energy/module.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { Baselines } from './baselines.ts';
+import { HourlyBaselines } from './hourlyBaselines.ts';
 import { Enpis } from './enpi.ts';
 import { AnomalyWatch } from './anomalies.ts';
 import type { AlertService } from '../alerts/service.ts';
@@ -14,6 +15,7 @@ import { DemandCharges } from './demandCharges.ts';
 import { PeakWarnings } from './peakWarnings.ts';
 
 export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
+  hourlyBaselines: (iot: Pick<IotGateway, 'relay'>) => HourlyBaselines;
   enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
   anomalies: (iot: Pick<IotGateway, 'relay'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
 };
@@ -23,6 +25,7 @@ export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis
     comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs), peakWarnings: new PeakWarnings(db),
     // The gateway is started after the features are built: baselines get it when the routes are.
     baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+    hourlyBaselines: (iot) => new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
     anomalies: (iot, alerts, logger) =>
       new AnomalyWatch({ figures: energy.figures, baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)), alerts, logger }),
