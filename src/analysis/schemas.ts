@@ -308,3 +308,41 @@ export const HourlyBaselineBody = Type.Object({
     Type.Null(),
   ]),
 });
+
+// --- Load shedding -------------------------------------------------------------------------------------------------
+
+const LoadShedPoint = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'a writable gateway point (setpoint or command)' }),
+    priority: Type.Integer({ minimum: 1, maximum: 1000, description: 'lowest number shed first and restored last' }),
+    shedValue: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'written when shed' }),
+    restoreValue: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'written when restored' }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoadSheddingBody = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'off by default; turning it off restores shed points once their minimum off time has passed' }),
+    minOffSec: Type.Integer({ minimum: 0, maximum: 86_400, description: 'a shed point stays shed at least this long' }),
+    maxShedSec: Type.Integer({ minimum: 60, maximum: 86_400, description: 'a shed point is restored after this long whatever the projection (at least minOffSec)' }),
+    points: Type.Array(LoadShedPoint, { maxItems: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoadSheddingView = Type.Object({
+  enabled: Type.Boolean(),
+  minOffSec: Type.Integer(),
+  maxShedSec: Type.Integer(),
+  points: Type.Array(
+    Type.Object({
+      ...LoadShedPoint.properties,
+      shed: Type.Boolean({ description: 'the shed value was written and read back' }),
+      shedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      notBefore: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'not shed again before (after an unconfirmed write or a forced restore)' }),
+      lastError: Type.Union([Type.String(), Type.Null()], { description: 'the last write the gateway did not confirm' }),
+      lastErrorAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+});
