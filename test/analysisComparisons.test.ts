@@ -82,6 +82,8 @@ describe('kept comparisons', () => {
     const alone = new Map<string, unknown>();
     for (const question of new Set(questions)) alone.set(question, await r.get(question));
     const together = await Promise.all(questions.map((question) => r.get(question)));
-    together.forEach((body, i) => assert.deepEqual(body, alone.get(questions[i])));
+    together.forEach((body, i) => {
+      assert.deepEqual(body, alone.get(questions[i]));
+    });
   });
 });

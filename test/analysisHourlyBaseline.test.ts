@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HEATING_BASE_C } from '../src/iot/simulator/climate.ts';
-import { DAY, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { energyRig, type EnergyRig } from './helpers/energyRig.ts';
 
 const HOUR = 3_600_000;
 /** The simulated HVAC meter's heating: kW per kelvin below the balance point (src/iot/simulator/building.ts). */

@@ -141,7 +141,9 @@ export class HourlyBaselines {
         throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` }]);
       }
       const coefficients: Record<Term, number> = { intercept: 0, perHdh: 0, perCdh: 0, weekend: 0, holiday: 0 };
-      columns.forEach((term, i) => (coefficients[term] = solved[i]));
+      columns.forEach((term, i) => {
+        coefficients[term] = solved[i];
+      });
       models.set(slot, { slot, n: hours.length, coefficients, fitted: columns });
     }
     const expected = base.hours.map((h) => predict(models.get(h.slot)!, h));
