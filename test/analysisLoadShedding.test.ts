@@ -9,6 +9,8 @@ import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { IotGateway } from '../src/iot/service.ts';
 import { DAY, MIN, energyRig, type EnergyRig } from './helpers/energyRig.ts';
 import { startFakeGateway } from './helpers/fakeGateway.ts';
+import { eventually, startTestServer } from './helpers/server.ts';
+import { startGatewaySimulator } from '../src/iot/simulator/server.ts';
 
 const QUARTER = 15 * MIN;
 const POINTS = [
@@ -173,4 +175,39 @@ test('a write the gateway cannot confirm is reported and the point not counted a
   assert.equal(alerts.items[0].source, UNCONFIRMED_CODE);
   assert.match(alerts.items.map((a: any) => a.message).join(' '), /not counted as shed/);
   assert.equal(await simValue(r, 'ahu1.run'), 1, 'nothing reached the building');
+});
+
+test("the service's own collector runs the load shedding after each collection (off by default, on once enabled)", async (t) => {
+  const start = Math.floor((Date.now() + 2 * DAY) / DAY) * DAY + 2 * 3_600_000;
+  const clock = { now: start };
+  const sim = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 10 * 365 * 86_400 });
+  t.after(() => sim.close());
+  const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' }, { collectorNow: () => clock.now });
+  t.after(() => server.close());
+  const admin = await server.createUser({ role: 'admin' });
+  const token = admin.accessToken;
+  assert.equal((await server.request('POST', '/api/meters', { token, body: { name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true } })).status, 201);
+  const { collector } = server.service.deps;
+  await collector.collect();
+  const load = (sim.building.counterAt('meter.main.kwh', start)! - sim.building.counterAt('meter.main.kwh', start - QUARTER)!) * 4;
+  const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
+  assert.equal((await server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: Math.round(load * 1.25) } })).status, 201);
+  const window = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
+  const runTo = async (until: number) => {
+    while (clock.now < until) {
+      clock.now += MIN;
+      await collector.collect();
+    }
+  };
+  await runTo(window);
+  await fetch(`${sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }) });
+  await runTo(window + 10 * MIN);
+  const state = async () => (await server.request('GET', '/api/analysis/load-shedding', { token })).body;
+  assert.deepEqual((await state()).points, [], 'off by default: nothing listed, nothing written');
+  const put = await server.request('PUT', '/api/analysis/load-shedding', { token, body: { enabled: true, minOffSec: 60, maxShedSec: 3600, points: [POINTS[0]] } });
+  assert.equal(put.status, 200, put.text);
+  await runTo(window + 12 * MIN);
+  // The evaluation runs after the collection without being awaited by it: polled for.
+  const shed = await eventually(async () => ((await state()).points[0].shed ? (await state()).points[0] : undefined), 'ahu1.run shed by the service');
+  assert.ok(Date.parse(shed.shedAt) >= window + 10 * MIN);
 });
