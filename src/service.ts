@@ -23,6 +23,7 @@ import { AlarmPoller } from './alarms/poller.ts';
 import { Collector } from './energy/collector.ts';
 import { ensureSimulatorMeters } from './energy/module.ts';
 import { DemandWatch } from './energy/demandWatch.ts';
+import { LoadShedder } from './analysis/loadShedding.ts';
 import { DataWatch } from './energy/dataWatch.ts';
 import { ensureInitialAdmin } from './users/service.ts';
 import { buildFeatureServices, buildPortalServices } from './features.ts';
@@ -128,10 +129,13 @@ export async function createService(config: Config, options: { logger?: Logger; 
     holdOpenInterval: true,
     afterCollect: (now, ok) => {
       if (ok) demand.check(now);
+      // Load shedding (issue 25, off by default): after the peak warning, from the same projection.
+      if (ok) void loadShedder.evaluate(now);
       dataWatch.check(now);
     },
   });
   const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
+  const loadShedder = new LoadShedder({ db, audit, config: features.analysis.loadShedding, iot, demand, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
   await features.zoneMove.resume();

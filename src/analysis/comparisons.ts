@@ -43,6 +43,7 @@ export type Comparison = {
 type Change = { kwh: number; percent: number | null; cost: number };
 
 const MAX_MISSING_LISTED = 31;
+type DayRead = (day: string) => { start: number; kwh: Float64Array };
 /** Days from `from` to `to` by date arithmetic (a year of addDays calls costs milliseconds a request). */
 const dayCount = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
@@ -87,12 +88,63 @@ export function periodsOf(kind: PeriodKind, at: string, custom?: { from: string;
   }
 }
 
+/**
+ * A stamp that moves whenever something a comparison reads may have changed: temporary triggers (this connection only,
+ * nothing in the database file) count writes to the day and month rows, the meters, the tariff versions and the
+ * platform settings; PRAGMA data_version moves with every commit of another connection (emsctl, a restore). The
+ * collector's minute-by-minute meter_state writes do not move it, so kept comparisons live until the interval store
+ * next writes (once a 15-minute interval) instead of a minute. A rolled-back write rolls its count back with it.
+ */
+export class ComparisonDataVersion {
+  private readonly counted;
+  private readonly otherCommits;
+
+  constructor(private readonly sqlite: Db['sqlite']) {
+    sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS analysis_data_version (n INTEGER NOT NULL)');
+    sqlite.exec('INSERT INTO temp.analysis_data_version (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.analysis_data_version)');
+    for (const table of WATCHED_TABLES) {
+      for (const operation of ['INSERT', 'UPDATE', 'DELETE']) {
+        sqlite.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS analysis_data_version_${table}_${operation.toLowerCase()} AFTER ${operation} ON main.${table} ` +
+            'BEGIN UPDATE temp.analysis_data_version SET n = n + 1; END',
+        );
+      }
+    }
+    this.counted = sqlite.prepare('SELECT n FROM temp.analysis_data_version').pluck();
+    this.otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** The stamp, or undefined inside a transaction: what is read there may still be rolled back, so nothing is kept. */
+  current(): string | undefined {
+    if (this.sqlite.inTransaction) return undefined;
+    return `${this.counted.get() as number}|${this.otherCommits.get() as number}`;
+  }
+}
+
+/** What a comparison reads: day and month rows, which meters a target sums, prices, the site's time zone. */
+const WATCHED_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'] as const;
+/** Comparisons kept at most (least recently asked dropped first): 2,048 × ~1.5 KB. */
+export const KEPT_COMPARISONS = 2048;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 export class Comparisons {
   private readonly meterDays;
   private readonly missing;
   private readonly generation: WriteGeneration;
   /** Meter-day counts, kept until the next write: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
   private counts = { generation: -1, values: new Map<string, number>() };
+  private readonly dataVersion: ComparisonDataVersion;
+  /** Answers kept per question and 15-minute interval until the data version moves; least recently asked dropped first. */
+  private kept = { version: '', answers: new Map<string, Comparison>() };
+  /** How the kept answers were used since start (for the benchmark and the docs' figures). */
+  readonly keptStats = { hits: 0, misses: 0, cleared: 0 };
 
   constructor(
     db: Db,
@@ -101,6 +153,7 @@ export class Comparisons {
   ) {
     const sqlite = db.sqlite;
     this.generation = writeGenerationOf(sqlite);
+    this.dataVersion = new ComparisonDataVersion(sqlite);
     // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
     this.meterDays = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to').pluck();
     this.missing = sqlite.prepare(
@@ -108,8 +161,37 @@ export class Comparisons {
     );
   }
 
+  /**
+   * The comparison, kept: the same question in the same 15-minute interval is answered from memory until the data
+   * version moves (a new interval written, a meter, tariff or setting changed). The answer is frozen: shared, not to be
+   * modified.
+   */
   compare(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string; now?: number } = {}): Comparison {
     const now = options.now ?? Date.now();
+    const version = this.dataVersion.current();
+    if (version === undefined) return this.compute(kind, target, options, now);
+    if (version !== this.kept.version) {
+      if (this.kept.answers.size) this.keptStats.cleared += 1;
+      this.kept = { version, answers: new Map() };
+    }
+    // The interval index moves the like-for-like cut; the day is part of it (a day starts on an interval boundary).
+    const key = `${kind}|${target.meterId ?? ''}|${target.area ?? ''}|${options.at ?? ''}|${options.from ?? ''}|${options.to ?? ''}|${Math.floor(now / INTERVAL_MS)}`;
+    const answers = this.kept.answers;
+    const found = answers.get(key);
+    if (found) {
+      this.keptStats.hits += 1;
+      answers.delete(key);
+      answers.set(key, found);
+      return found;
+    }
+    this.keptStats.misses += 1;
+    const answer = deepFreeze(this.compute(kind, target, options, now));
+    answers.set(key, answer);
+    if (answers.size > KEPT_COMPARISONS) answers.delete(answers.keys().next().value!);
+    return answer;
+  }
+
+  private compute(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string }, now: number): Comparison {
     const today = this.figures.today(new Date(now));
     if (kind === 'custom' && (!options.from || !options.to)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'a custom period needs from and to' }]);
     const at = options.at ?? today;
@@ -122,8 +204,15 @@ export class Comparisons {
     const { timezone, currency } = this.figures.settings();
     // A running period counts its whole days up to today and today's finished intervals; each reference the same.
     const running = to > today;
-    const cut = running ? { days: dayCount(from, today), intervals: this.finishedIntervals(today, target, now, timezone) } : null;
-    const figure = ([f, t]: [string, string]) => this.figure(f, t, cut, target, ids, timezone);
+    // One read of a day's intervals per call: today's serves both the cut and the current period's running day.
+    const dayReads = new Map<string, { start: number; kwh: Float64Array }>();
+    const readDay = (day: string) => {
+      let read = dayReads.get(day);
+      if (!read) dayReads.set(day, (read = this.figures.intervals(day, addDays(day, 1), target)));
+      return read;
+    };
+    const cut = running ? { days: dayCount(from, today), intervals: this.finishedIntervals(today, readDay, now, timezone) } : null;
+    const figure = ([f, t]: [string, string]) => this.figure(f, t, cut, target, ids, timezone, readDay);
     const current = figure(periods.current);
     const previous = figure(periods.previous);
     const lastYear = figure(periods.lastYear);
@@ -161,23 +250,23 @@ export class Comparisons {
    * Today's intervals that are over and hold data: the last interval with data may still be filling (the collector
    * reads every minute, or lags after an outage), so it is left out, and so is anything after it.
    */
-  private finishedIntervals(today: string, target: Target, now: number, timezone: string): number {
+  private finishedIntervals(today: string, readDay: DayRead, now: number, timezone: string): number {
     const elapsed = Math.floor((now - dayIntervals(timezone, today).start) / INTERVAL_MS);
-    const { kwh } = this.figures.intervals(today, addDays(today, 1), target);
+    const { kwh } = readDay(today);
     let last = -1;
     for (let i = 0; i < kwh.length; i += 1) if (!Number.isNaN(kwh[i])) last = i;
     return Math.max(0, Math.min(elapsed, last));
   }
 
   /** A period's figures, cut after `cut.days` whole days and `cut.intervals` intervals of the next when given. */
-  private figure(from: string, to: string, cut: { days: number; intervals: number } | null, target: Target, ids: number[], timezone: string): PeriodFigure {
+  private figure(from: string, to: string, cut: { days: number; intervals: number } | null, target: Target, ids: number[], timezone: string, readDay: DayRead): PeriodFigure {
     const wholeEnd = cut ? (addDays(from, cut.days) < to ? addDays(from, cut.days) : to) : to;
     const totals: Totals = wholeEnd > from ? { ...this.figures.totals(from, wholeEnd, target) } : { kwh: 0, cost: 0, carbonKg: 0 };
     let through = dayIntervals(timezone, wholeEnd).start;
     let countedTo = wholeEnd;
     if (cut && wholeEnd < to && cut.intervals > 0) {
       // The running day's finished intervals, priced at the tariff of each.
-      const { start, kwh } = this.figures.intervals(wholeEnd, addDays(wholeEnd, 1), target);
+      const { start, kwh } = readDay(wholeEnd);
       const { prices, version } = this.tariffs.prices(timezone, wholeEnd, start, kwh.length);
       const n = Math.min(cut.intervals, kwh.length);
       for (let i = 0; i < n; i += 1) {

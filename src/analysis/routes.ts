@@ -3,7 +3,7 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { AnomalyCheckBody, AnomalyFindings, BaselineBody, BaselineQuery, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
+import { AnomalyCheckBody, AnomalyFindings, BaselineBody, BaselineQuery, HourlyBaselineBody, HourlyBaselineQuery, LoadSheddingBody, LoadSheddingView, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
 
 const tags = ['analysis'];
 
@@ -23,6 +23,7 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
 
 export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<AppDeps, 'energy' | 'analysis' | 'iot' | 'alerts' | 'logger'>) {
   const baselines = analysis.baselines(iot);
+  const hourlyBaselines = analysis.hourlyBaselines(iot);
   const enpis = analysis.enpis(iot);
   const anomalies = analysis.anomalies(iot, alerts, logger);
   return [
@@ -80,6 +81,47 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       tags,
       schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/baseline/hourly',
+      access: 'viewer',
+      summary: 'An hourly baseline (per hour of the day or of the week) on degree-hours and day type, its ASHRAE Guideline 14 fit at the hourly limits, and expected vs actual with CUSUM per hour',
+      description:
+        'Fits, per slot s (the local hour, or weekday × 24 + hour), kWh in an hour = a_s + b_s·HDH + c_s·CDH + d_s·weekend + e_s·holiday by least squares over the hours of [baselineFrom, baselineTo) ' +
+        "(by=hour-of-week has no weekend term: the slot is the weekday). HDH = max(0, heatingBaseC − T), CDH = max(0, T − coolingBaseC), T the hour's mean of the gateway's outdoor temperature point. " +
+        'An hour counts when all four of its 15-minute intervals hold data from every meter of the target and the temperature is known. ' +
+        'Guideline 14 statistics over all baseline hours, n hours and p coefficients of all slots, with the hourly limits CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 % (and R² ≥ 0.75). ' +
+        'With reportFrom: expected vs actual per hour, CUSUM = Σ (actual − expected), summed per day; hours are listed for periods of at most 31 days. ' +
+        'Changes nothing but the kept outdoor temperatures (as the daily baseline).',
+      tags,
+      schemas: { query: HourlyBaselineQuery, response: { 200: HourlyBaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => hourlyBaselines.fit({ ...query, target: target(energy, query) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/analysis/load-shedding',
+      access: 'admin',
+      summary: 'Load shedding: whether it runs, its safety times and its points with their state',
+      description: 'Admin only. Each point: its priority, shed and restore values, whether it is shed now and the last write the gateway did not confirm. Changes nothing.',
+      tags,
+      schemas: { response: { 200: LoadSheddingView } },
+      handler: () => analysis.loadShedding.view(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/analysis/load-shedding',
+      access: 'admin',
+      summary: 'Replace the load-shedding settings and point list (off by default)',
+      description:
+        "Admin only; one audited transaction. When enabled, after each collection: if the peak warning's projection of the running 15-minute window passes the contracted peak, " +
+        'the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert ' +
+        '(energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most ' +
+        '95 % of the contract, never before minOffSec, and always after maxShedSec. Every write is audited. A point shed now cannot be removed (409).',
+      example: { enabled: true, minOffSec: 300, maxShedSec: 1800, points: [{ code: 'ahu1.run', priority: 1, shedValue: 0, restoreValue: 1 }, { code: 'sp.zone1', priority: 2, shedValue: 26, restoreValue: 21.5 }] },
+      tags,
+      schemas: { body: LoadSheddingBody, response: { 200: LoadSheddingView, 400: ErrorBody, 409: ErrorBody } },
+      handler: ({ body, user }) => analysis.loadShedding.replace(body, user),
     }),
     defineRoute({
       method: 'GET',

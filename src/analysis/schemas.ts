@@ -228,3 +228,121 @@ export const AnomalyFindings = Type.Object({
     }),
   ),
 });
+
+// --- Hourly baselines --------------------------------------------------------------------------------------------
+
+export const HourlyBaselineQuery = Type.Object(
+  {
+    ...BaselineQuery.properties,
+    baselineTo: Day('the day after its last (exclusive); at least 14 days of hours with data, at most 2 years'),
+    reportTo: Type.Optional(Day('exclusive; default tomorrow; at most a year after reportFrom')),
+    by: Type.Unsafe<'hour-of-day' | 'hour-of-week'>({
+      type: 'string',
+      enum: ['hour-of-day', 'hour-of-week'],
+      default: 'hour-of-day',
+      description: 'hour-of-day: 24 models (slot = local hour) with a weekend term; hour-of-week: 168 models (slot = weekday × 24 + hour, Monday 0) without',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const HourRow = {
+  start: Type.String({ format: 'date-time' }),
+  slot: Type.Integer({ description: 'the model the hour belongs to: local hour (0–23) or weekday × 24 + hour (0–167, Monday 0)' }),
+  dayType: stringEnum(['working', 'weekend', 'holiday'] as const),
+  temperatureC: Type.Number({ description: "the hour's mean outdoor temperature" }),
+  hdh: Type.Number({ description: 'heating degree-hours: max(0, heatingBaseC − T)' }),
+  cdh: Type.Number({ description: 'cooling degree-hours: max(0, T − coolingBaseC)' }),
+  actualKwh: Type.Number(),
+  expectedKwh: Type.Number(),
+};
+
+export const HourlyBaselineBody = Type.Object({
+  target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  by: stringEnum(['hour-of-day', 'hour-of-week'] as const),
+  temperatureCode: Type.String(),
+  heatingBaseC: Type.Number(),
+  coolingBaseC: Type.Number(),
+  model: Type.Object({
+    from: Type.String({ format: 'date' }),
+    to: Type.String({ format: 'date' }),
+    slots: Type.Array(
+      Type.Object({
+        slot: Type.Integer(),
+        n: Type.Integer({ description: 'baseline hours in the slot' }),
+        coefficients: Type.Object(
+          { intercept: Type.Number(), perHdh: Type.Number(), perCdh: Type.Number(), weekend: Type.Number(), holiday: Type.Number() },
+          { description: 'expected kWh in an hour of the slot = intercept + perHdh·HDH + perCdh·CDH + weekend·[weekend] + holiday·[holiday]' },
+        ),
+        fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the slot is left at 0' }),
+      }),
+    ),
+  }),
+  statistics: Type.Object({
+    n: Type.Integer({ description: 'baseline hours over all slots' }),
+    p: Type.Integer({ description: 'coefficients fitted over all slots' }),
+    cvRmsePercent: Type.Number({ description: '√(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100, over every baseline hour' }),
+    nmbePercent: Type.Number({ description: 'Σ(y−ŷ) ÷ ((n−p)·ȳ) × 100' }),
+    r2: Type.Number({ description: '1 − Σ(y−ŷ)² ÷ Σ(y−ȳ)²' }),
+    limits: Type.Object({ cvRmsePercent: Type.Number(), nmbePercent: Type.Number(), r2: Type.Number() }),
+    pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
+  }),
+  baselineHoursListed: Type.Boolean({ description: 'hours are listed for a period of at most 31 days' }),
+  baselineHours: Type.Array(Type.Object(HourRow)),
+  missingBaselineHours: Type.Integer({ description: 'hours without energy from every meter or without temperature' }),
+  report: Type.Union([
+    Type.Object({
+      from: Type.String({ format: 'date' }),
+      to: Type.String({ format: 'date' }),
+      expectedKwh: Type.Number(),
+      actualKwh: Type.Number(),
+      savingsKwh: Type.Number({ description: 'expected − actual' }),
+      savingsPercent: Nullable(Type.Number()),
+      hoursListed: Type.Boolean(),
+      hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),
+      days: Type.Array(
+        Type.Object({ day: Type.String({ format: 'date' }), hours: Type.Integer(), actualKwh: Type.Number(), expectedKwh: Type.Number(), cusumKwh: Type.Number({ description: 'the CUSUM at the day\'s last hour' }) }),
+      ),
+      missingHours: Type.Integer(),
+    }),
+    Type.Null(),
+  ]),
+});
+
+// --- Load shedding -------------------------------------------------------------------------------------------------
+
+const LoadShedPoint = Type.Object(
+  {
+    code: Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'a writable gateway point (setpoint or command)' }),
+    priority: Type.Integer({ minimum: 1, maximum: 1000, description: 'lowest number shed first and restored last' }),
+    shedValue: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'written when shed' }),
+    restoreValue: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'written when restored' }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoadSheddingBody = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'off by default; turning it off restores shed points once their minimum off time has passed' }),
+    minOffSec: Type.Integer({ minimum: 0, maximum: 86_400, description: 'a shed point stays shed at least this long' }),
+    maxShedSec: Type.Integer({ minimum: 60, maximum: 86_400, description: 'a shed point is restored after this long whatever the projection (at least minOffSec)' }),
+    points: Type.Array(LoadShedPoint, { maxItems: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const LoadSheddingView = Type.Object({
+  enabled: Type.Boolean(),
+  minOffSec: Type.Integer(),
+  maxShedSec: Type.Integer(),
+  points: Type.Array(
+    Type.Object({
+      ...LoadShedPoint.properties,
+      shed: Type.Boolean({ description: 'the shed value was written and read back' }),
+      shedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      notBefore: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'not shed again before (after an unconfirmed write or a forced restore)' }),
+      lastError: Type.Union([Type.String(), Type.Null()], { description: 'the last write the gateway did not confirm' }),
+      lastErrorAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+});

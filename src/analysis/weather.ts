@@ -5,8 +5,11 @@ import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
 import type { IotGateway } from '../iot/service.ts';
 import { BadGateway, BadRequest } from '../errors.ts';
 
-/** History asked for per request: 10 days comes back at a 29-minute step from the simulator's 500-sample cap, 2 a hour. */
-const CHUNK_DAYS = 10;
+/**
+ * History asked for per request: 2 days come back at a ~6-minute step from the simulator's 500-sample cap, ~10 samples
+ * an hour (10 days gave 2 an hour: enough for a day's mean, too few for an hourly baseline's degree-hours).
+ */
+const CHUNK_DAYS = 2;
 
 /** A stored hourly-temperature blob (little-endian Float32) as values; a copy, 4-byte aligned. */
 function floats(buffer: Buffer): Float32Array {

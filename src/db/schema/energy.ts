@@ -198,3 +198,36 @@ export const calorificVersions = sqliteTable(
   },
   (t) => [uniqueIndex('calorific_versions_valid_from_unique').on(t.validFrom)],
 );
+
+// --- Load shedding (issue 25): off by default, admin-only -----------------------------------------------------------
+
+/** One row (id 1): whether load shedding runs, and its safety times. */
+export const loadShedSettings = sqliteTable('load_shed_settings', {
+  id: integer('id').primaryKey(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull().default(false),
+  /** A shed point stays shed at least this long (no short cycling of the equipment). */
+  minOffSec: integer('min_off_sec').notNull().default(300),
+  /** A shed point is restored after this long whatever the projection says. */
+  maxShedSec: integer('max_shed_sec').notNull().default(1800),
+});
+
+/** A gateway point the load shedding writes: lowest priority number shed first, restored last. */
+export const loadShedPoints = sqliteTable(
+  'load_shed_points',
+  {
+    id: id(),
+    code: text('code').notNull(),
+    priority: integer('priority').notNull(),
+    shedValue: real('shed_value').notNull(),
+    restoreValue: real('restore_value').notNull(),
+    /** When the shed value was written and read back (null: not shed). */
+    shedAt: integer('shed_at'),
+    /** The 15-minute window (start, epoch ms) it was shed in. */
+    shedWindow: integer('shed_window'),
+    /** Not shed again before this instant (after an unconfirmed write, or a restore forced by the maximum duration). */
+    notBefore: integer('not_before'),
+    lastError: text('last_error'),
+    lastErrorAt: integer('last_error_at'),
+  },
+  (t) => [uniqueIndex('load_shed_points_code_unique').on(t.code)],
+);

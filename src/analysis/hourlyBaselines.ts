@@ -1,0 +1,233 @@
+// Hourly baselines: a meter's or an area's energy per hour regressed, per hour of the day (24 models) or per hour of
+// the week (168 models), on that hour's heating and cooling degree-hours and the day type:
+//   kWh_h = a_s + b_s·HDH_h + c_s·CDH_h + d_s·[weekend] + e_s·[holiday]   (s = the hour's slot; no weekend term by week)
+// judged as a whole by the ASHRAE Guideline 14 statistics at the hourly limits (CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 %), then
+// expected vs actual with CUSUM, per hour, for a later period.
+import { addDays, dayIntervals, daysBetween, localClock } from '../energy/calendar.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import type { Tariffs } from '../energy/tariffs.ts';
+import { BadRequest } from '../errors.ts';
+import { g14Statistics, leastSquares, type BaselineQuery, type DayType } from './baselines.ts';
+import type { OutdoorTemperatures } from './weather.ts';
+
+export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
+export type HourlySlots = (typeof HOURLY_SLOTS)[number];
+export type HourlyBaselineQuery = BaselineQuery & { by: HourlySlots };
+
+/** ASHRAE Guideline 14 limits for an hourly model: CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 %; R² held to the daily 0.75. */
+export const G14_HOURLY_LIMITS = { cvRmsePercent: 30, nmbePercent: 10, r2: 0.75 };
+/** Periods of at most this many days list their hours; longer ones list days (a year of hours is 8,760 rows). */
+export const HOURS_LISTED_UP_TO_DAYS = 31;
+const MAX_BASELINE_DAYS = 731;
+const MIN_BASELINE_DAYS = 14;
+const TERMS = ['intercept', 'perHdh', 'perCdh', 'weekend', 'holiday'] as const;
+type Term = (typeof TERMS)[number];
+const HOUR_MS = 3_600_000;
+
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+type Hour = { start: number; day: string; slot: number; dayType: DayType; temperatureC: number; hdh: number; cdh: number; actualKwh: number };
+type SlotModel = { slot: number; n: number; coefficients: Record<Term, number>; fitted: Term[] };
+
+function regressor(term: Term, hour: Hour): number {
+  switch (term) {
+    case 'intercept':
+      return 1;
+    case 'perHdh':
+      return hour.hdh;
+    case 'perCdh':
+      return hour.cdh;
+    case 'weekend':
+      return hour.dayType === 'weekend' ? 1 : 0;
+    case 'holiday':
+      return hour.dayType === 'holiday' ? 1 : 0;
+  }
+}
+
+const predict = (model: SlotModel, hour: Hour) => TERMS.reduce((sum, term) => sum + model.coefficients[term] * regressor(term, hour), 0);
+
+export class HourlyBaselines {
+  constructor(
+    private readonly figures: EnergyFigures,
+    private readonly tariffs: Tariffs,
+    private readonly outdoor: OutdoorTemperatures,
+  ) {}
+
+  private dayType(day: string, holidays: Set<string>): DayType {
+    if (holidays.has(day) || this.tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
+    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+    return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+  }
+
+  /**
+   * The hours of [from, to) (before today) with all four 15-minute intervals from every meter of the target and an
+   * outdoor temperature mean, each with its slot and regressors; and how many hours lacked either.
+   */
+  private async hours(query: HourlyBaselineQuery, from: string, to: string, today: string): Promise<{ hours: Hour[]; missing: number }> {
+    const end = to < today ? to : today;
+    if (end <= from) return { hours: [], missing: 0 };
+    const { timezone } = this.figures.settings();
+    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, end, today);
+    const { start: first, kwh } = this.figures.intervals(from, end, query.target);
+    const holidays = new Set(query.holidays);
+    const hours: Hour[] = [];
+    let missing = 0;
+    for (const day of daysBetween(from, end)) {
+      const { start, count } = dayIntervals(timezone, day);
+      const offset = Math.round((start - first) / 900_000);
+      const hourly = temperatures.get(day);
+      const dayType = this.dayType(day, holidays);
+      // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
+      for (let k = 0; k < count / 4; k += 1) {
+        const i = offset + 4 * k;
+        const actualKwh = kwh[i] + kwh[i + 1] + kwh[i + 2] + kwh[i + 3];
+        const temperatureC = hourly?.[k] ?? NaN;
+        if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) {
+          missing += 1;
+          continue;
+        }
+        const at = start + k * HOUR_MS;
+        const { weekday, minute } = localClock(timezone, at);
+        const hourOfDay = Math.floor(minute / 60);
+        hours.push({
+          start: at,
+          day,
+          slot: query.by === 'hour-of-day' ? hourOfDay : weekday * 24 + hourOfDay,
+          dayType,
+          temperatureC,
+          hdh: Math.max(0, query.heatingBaseC - temperatureC),
+          cdh: Math.max(0, temperatureC - query.coolingBaseC),
+          actualKwh,
+        });
+      }
+    }
+    return { hours, missing };
+  }
+
+  async fit(query: HourlyBaselineQuery, now: number = Date.now()) {
+    const today = this.figures.today(new Date(now));
+    if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
+    if (query.baselineTo > addDays(query.baselineFrom, MAX_BASELINE_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 2 years for an hourly baseline' }]);
+    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo) throw new BadRequest('Invalid query', [{ path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' }]);
+    const reportTo = query.reportFrom === undefined ? undefined : (query.reportTo ?? addDays(today, 1));
+    if (query.reportFrom !== undefined && reportTo! <= query.reportFrom) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
+    if (query.reportFrom !== undefined && reportTo! > addDays(query.reportFrom, 366)) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most a year after reportFrom' }]);
+    const slotCount = query.by === 'hour-of-day' ? 24 : 168;
+    const base = await this.hours(query, query.baselineFrom, query.baselineTo, today);
+    if (base.hours.length < MIN_BASELINE_DAYS * 24) {
+      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `the baseline period has ${base.hours.length} hours with energy and temperature; at least ${MIN_BASELINE_DAYS * 24} are needed` }]);
+    }
+    const bySlot = new Map<number, Hour[]>();
+    for (const hour of base.hours) {
+      let list = bySlot.get(hour.slot);
+      if (!list) bySlot.set(hour.slot, (list = []));
+      list.push(hour);
+    }
+    const models = new Map<number, SlotModel>();
+    for (let slot = 0; slot < slotCount; slot += 1) {
+      const hours = bySlot.get(slot) ?? [];
+      // By week the slot is the weekday: a weekend term would repeat the intercept.
+      const candidates = TERMS.filter((term) => !(term === 'weekend' && query.by === 'hour-of-week'));
+      const columns = candidates.filter((term) => term === 'intercept' || hours.some((h) => regressor(term, h) !== regressor(term, hours[0])));
+      if (hours.length < columns.length + 3) {
+        throw new BadRequest('Invalid query', [
+          { path: 'query.baselineFrom', message: `slot ${slot} of ${query.by} has ${hours.length} hours with data; at least ${columns.length + 3} are needed (a longer baseline period)` },
+        ]);
+      }
+      let solved: number[];
+      try {
+        solved = leastSquares(hours.map((h) => columns.map((term) => regressor(term, h))), hours.map((h) => h.actualKwh));
+      } catch {
+        throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` }]);
+      }
+      const coefficients: Record<Term, number> = { intercept: 0, perHdh: 0, perCdh: 0, weekend: 0, holiday: 0 };
+      columns.forEach((term, i) => {
+        coefficients[term] = solved[i];
+      });
+      models.set(slot, { slot, n: hours.length, coefficients, fitted: columns });
+    }
+    const expected = base.hours.map((h) => predict(models.get(h.slot)!, h));
+    const p = [...models.values()].reduce((sum, model) => sum + model.fitted.length, 0);
+    const statistics = g14Statistics(base.hours.map((h) => h.actualKwh), expected, p);
+    const pass = {
+      cvRmse: statistics.cvRmsePercent <= G14_HOURLY_LIMITS.cvRmsePercent,
+      nmbe: Math.abs(statistics.nmbePercent) <= G14_HOURLY_LIMITS.nmbePercent,
+      r2: statistics.r2 >= G14_HOURLY_LIMITS.r2,
+    };
+    const listHours = (from: string, to: string) => daysBetween(from, to).length <= HOURS_LISTED_UP_TO_DAYS;
+    const shape = (h: Hour, expectedKwh: number) => ({
+      start: new Date(h.start).toISOString(),
+      slot: h.slot,
+      dayType: h.dayType,
+      temperatureC: round(h.temperatureC, 3),
+      hdh: round(h.hdh, 4),
+      cdh: round(h.cdh, 4),
+      actualKwh: round(h.actualKwh, 4),
+      expectedKwh: round(expectedKwh, 4),
+    });
+    let report = null;
+    if (query.reportFrom !== undefined) {
+      const later = await this.hours(query, query.reportFrom, reportTo!, today);
+      let cusum = 0;
+      let expectedSum = 0;
+      let actualSum = 0;
+      const hours: (ReturnType<typeof shape> & { cusumKwh: number })[] = [];
+      const days = new Map<string, { day: string; actualKwh: number; expectedKwh: number; hours: number; cusumKwh: number }>();
+      for (const h of later.hours) {
+        const e = predict(models.get(h.slot)!, h);
+        cusum += h.actualKwh - e;
+        expectedSum += e;
+        actualSum += h.actualKwh;
+        hours.push({ ...shape(h, e), cusumKwh: round(cusum, 4) });
+        let day = days.get(h.day);
+        if (!day) days.set(h.day, (day = { day: h.day, actualKwh: 0, expectedKwh: 0, hours: 0, cusumKwh: 0 }));
+        day.actualKwh += h.actualKwh;
+        day.expectedKwh += e;
+        day.hours += 1;
+        day.cusumKwh = cusum;
+      }
+      report = {
+        from: query.reportFrom,
+        to: reportTo!,
+        expectedKwh: round(expectedSum, 3),
+        actualKwh: round(actualSum, 3),
+        savingsKwh: round(expectedSum - actualSum, 3),
+        savingsPercent: expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
+        hoursListed: listHours(query.reportFrom, reportTo!),
+        hours: listHours(query.reportFrom, reportTo!) ? hours : [],
+        days: [...days.values()].map((d) => ({ day: d.day, hours: d.hours, actualKwh: round(d.actualKwh, 3), expectedKwh: round(d.expectedKwh, 3), cusumKwh: round(d.cusumKwh, 3) })),
+        missingHours: later.missing,
+      };
+    }
+    return {
+      target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
+      by: query.by,
+      temperatureCode: query.temperatureCode,
+      heatingBaseC: query.heatingBaseC,
+      coolingBaseC: query.coolingBaseC,
+      model: {
+        from: query.baselineFrom,
+        to: query.baselineTo,
+        slots: [...models.values()].map((model) => ({
+          slot: model.slot,
+          n: model.n,
+          coefficients: Object.fromEntries(TERMS.map((term) => [term, round(model.coefficients[term], 5)])) as Record<Term, number>,
+          fitted: model.fitted,
+        })),
+      },
+      statistics: {
+        n: statistics.n,
+        p: statistics.p,
+        cvRmsePercent: round(statistics.cvRmsePercent, 3),
+        nmbePercent: round(statistics.nmbePercent, 4),
+        r2: round(statistics.r2, 4),
+        limits: G14_HOURLY_LIMITS,
+        pass: { ...pass, all: pass.cvRmse && pass.nmbe && pass.r2 },
+      },
+      baselineHoursListed: listHours(query.baselineFrom, query.baselineTo),
+      baselineHours: listHours(query.baselineFrom, query.baselineTo) ? base.hours.map((h, i) => shape(h, expected[i])) : [],
+      missingBaselineHours: base.missing,
+      report,
+    };
+  }
+}
