@@ -151,7 +151,16 @@ export const EnergySummary = Type.Object({
   totalKwh: Type.Number(),
   cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
   carbonKg: Type.Number(),
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures, ...ShareFields })),
+  days: Type.Array(
+    Type.Object({
+      day: Type.String({ format: 'date' }),
+      kwh: Type.Union([Type.Number(), Type.Null()]),
+      cost: Type.Union([Type.Number(), Type.Null()]),
+      carbonKg: Type.Union([Type.Number(), Type.Null()]),
+      ...ShareFields,
+    }),
+    { description: 'kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0' },
+  ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
   completeness: Type.Object({ intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields }, {
