@@ -4,9 +4,10 @@
 // and the virtual meters built on them follow.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_IMPORTED, FLAG_JITTER, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
-import { startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
+import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
 
 const Q = 15 * 60_000;
 const today = siteDay('UTC');
@@ -256,11 +257,32 @@ describe('history import', () => {
     assert.equal(rollup, 288);
   });
 
+  test('an upload cut off half-way writes nothing and is no server error', async () => {
+    const d = day(-80);
+    const csv = intervalsCsv([{ code: 'meter.main.kwh', days: [d, addDays(d, 1)], kwh: () => 1 }]);
+    const half = Buffer.from(csv.slice(0, Math.floor(csv.length / 2)));
+    const url = new URL(`${server.url}/api/energy/import`);
+    const logsBefore = server.logs.length;
+    await new Promise<void>((resolve) => {
+      const request = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'text/csv', 'content-length': csv.length } });
+      request.on('error', () => resolve());
+      request.on('response', () => resolve());
+      request.write(half, () => setTimeout(() => request.destroy(), 200));
+    });
+    // The request is logged with the status it was answered with: 400 (the client is gone), never a 5xx.
+    const logged = await eventually(async () => server.logs.slice(logsBefore).find((line) => line.includes('"route":"/api/energy/import"') && line.includes('"msg":"request"') && line.includes(`"userId":${admin.user.id}`) && /"status":[45]\d\d/.test(line)), 'the aborted import logged');
+    assert.match(logged, /"status":400/);
+    assert.equal(rows(main.id, d), null, 'nothing written');
+    assert.equal((await post(csv)).status, 200, 'the whole file then imports');
+  });
+
   test('admin only, CSV only; the reference shows the body with its example', async () => {
     const operator = await server.createUser({ role: 'operator' });
     assert.equal((await post('meter,start,kwh\n', '', operator.accessToken)).status, 403);
     const json = await post('{"rows":[]}', '', admin.accessToken, 'application/json');
     assert.equal(json.status, 415);
+    const gzipped = await server.request('POST', '/api/energy/import', { token: admin.accessToken, raw: 'x', headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    assert.equal(gzipped.status, 415);
     assert.equal((await post('meter,start,kwh\n', '?replace=maybe')).status, 400);
     const doc = (await server.request('GET', '/documentation/json')).body;
     const content = doc.paths['/api/energy/import'].post.requestBody.content['text/csv'];

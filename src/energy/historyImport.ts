@@ -382,7 +382,17 @@ export class HistoryImport {
     const decoder = new TextDecoder('utf-8');
     let sliceStart = performance.now();
     let bytes = 0;
-    for await (const chunk of body) {
+    const chunks = body[Symbol.asyncIterator]();
+    for (;;) {
+      let step: IteratorResult<Buffer | string>;
+      try {
+        step = await chunks.next();
+      } catch {
+        // The client went away (or the connection broke) before the whole file arrived: nothing is written.
+        throw new BadRequest('The upload was aborted before the file was complete: nothing was imported');
+      }
+      if (step.done) break;
+      const chunk = step.value;
       bytes += chunk.length;
       if (bytes > IMPORT_MAX_BYTES) throw new HttpError(413, `The file is larger than ${IMPORT_MAX_BYTES} bytes: split it`);
       planner.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));

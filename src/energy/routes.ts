@@ -310,6 +310,8 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       schemas: { query: ImportQuery, response: { 200: ImportReport, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
       handler: ({ query, user, ctx }) => {
         if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
+        const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+        if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
         return history.run(ctx.req, { dryRun: query.dryRun, replace: query.replace }, user);
       },
     }),
