@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
-import { lastWrite } from '../../src/energy/historyImport.ts';
+import { lastRead, lastWrite } from '../../src/energy/historyImport.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);
@@ -58,11 +58,12 @@ function post(query: string): Promise<{ status: number; body: string }> {
 }
 
 /** Runs `work` while watching the loop and answering a health request every 100 ms. */
-async function measured<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; blockMs: number; slowestRequestMs: number; requests: number }> {
+async function measured<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; blockMs: number; slowestRequestMs: number; requests: number; rssMiB: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   let slowest = 0;
   let requests = 0;
+  let rss = process.memoryUsage.rss();
   let running = true;
   const poller = (async () => {
     while (running) {
@@ -70,6 +71,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; ms: num
       await fetch(`${server.url}/api/health`).then((response) => response.text());
       slowest = Math.max(slowest, performance.now() - t0);
       requests += 1;
+      rss = Math.max(rss, process.memoryUsage.rss());
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -79,7 +81,7 @@ async function measured<T>(work: () => Promise<T>): Promise<{ result: T; ms: num
   running = false;
   await poller;
   histogram.disable();
-  return { result, ms, blockMs: histogram.max / 1e6, slowestRequestMs: slowest, requests };
+  return { result, ms, blockMs: histogram.max / 1e6, slowestRequestMs: slowest, requests, rssMiB: Math.round(rss / 1048576) };
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -87,10 +89,12 @@ console.log(`history import: ${METERS} meters × ${DAYS} days = ${rows.toLocaleS
 const idle = await measured(() => new Promise((resolve) => setTimeout(resolve, 3000)));
 console.log(`baseline (idle 3 s):   longest loop block ${round(idle.blockMs)} ms, slowest /api/health ${round(idle.slowestRequestMs)} ms (${idle.requests} requests)`);
 const dry = await measured(() => post('?dryRun=true'));
-console.log(`dry run:  ${(dry.ms / 1000).toFixed(1)} s (status ${dry.result.status}), longest loop block ${round(dry.blockMs)} ms (×${round(dry.blockMs / idle.blockMs)} baseline), slowest /api/health ${round(dry.slowestRequestMs)} ms (${dry.requests} requests)`);
+const dryRead = lastRead.longestMs;
+console.log(`dry run:  ${(dry.ms / 1000).toFixed(1)} s (status ${dry.result.status}), longest loop block ${round(dry.blockMs)} ms (×${round(dry.blockMs / idle.blockMs)} baseline), slowest /api/health ${round(dry.slowestRequestMs)} ms (${dry.requests} requests); longest stretch of its own between yields ${round(dryRead)} ms`);
 const real = await measured(() => post(''));
 const report = real.result.status === 200 ? JSON.parse(real.result.body) : null;
-console.log(`import:   ${(real.ms / 1000).toFixed(1)} s (status ${real.result.status}${report ? `, ${report.meters.reduce((sum: number, meter: { intervals: { new: number } }) => sum + meter.intervals.new, 0).toLocaleString('en')} intervals` : `: ${real.result.body.slice(0, 200)}`}), longest loop block ${round(real.blockMs)} ms (×${round(real.blockMs / idle.blockMs)} baseline), slowest /api/health ${round(real.slowestRequestMs)} ms (${real.requests} requests)`);
+console.log(`import:   ${(real.ms / 1000).toFixed(1)} s (status ${real.result.status}${report ? `, ${report.meters.reduce((sum: number, meter: { intervals: { new: number } }) => sum + meter.intervals.new, 0).toLocaleString('en')} intervals` : `: ${real.result.body.slice(0, 200)}`}), longest loop block ${round(real.blockMs)} ms (×${round(real.blockMs / idle.blockMs)} baseline), slowest /api/health ${round(real.slowestRequestMs)} ms (${real.requests} requests), peak RSS ${real.rssMiB} MiB (idle ${idle.rssMiB} MiB; the service's cap is 512 MiB)`);
+console.log(`          reading and checking: longest stretch between yields ${round(lastRead.longestMs)} ms`);
 console.log(`          write slices: ${lastWrite.slices}, longest ${round(lastWrite.longestMs)} ms; rows/s ${Math.round(rows / (real.ms / 1000)).toLocaleString('en')}; target: < 30 s, blocks ≤ 50 ms`);
 const sorted = [...lastWrite.durations].sort((a, b) => a - b);
 console.log(`          slice ms: median ${round(sorted[Math.floor(sorted.length / 2)] ?? 0)}, p95 ${round(sorted[Math.floor(sorted.length * 0.95)] ?? 0)}, longest 5 ${sorted.slice(-5).map(round).join(' ')}; slices over 50 ms at ${lastWrite.durations.map((ms, i) => (ms > 50 ? i : -1)).filter((i) => i >= 0).slice(0, 10).join(' ')}`);
