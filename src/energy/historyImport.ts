@@ -303,9 +303,21 @@ class CsvPlanner {
     let day = plan.days.get(last.day);
     if (!day) {
       const count = (last.end - last.start) / INTERVAL_MS;
-      plan.days.set(last.day, (day = { day: last.day, start: last.start, kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count) }));
+      plan.days.set(last.day, (day = { day: last.day, start: last.start, ...this.arrays(count) }));
     }
     return { day, index: (t - last.start) / INTERVAL_MS };
+  }
+
+  /**
+   * A day's arrays, cut from slabs of 65,536 intervals: a year of 100 meters is 36,500 days, and as many small buffers
+   * of their own made the garbage collector's pauses longer.
+   */
+  private slab = { kwh: new Float64Array(0), flags: new Uint8Array(0), used: 0 };
+  private arrays(count: number): { kwh: Float64Array; flags: Uint8Array } {
+    if (this.slab.used + count > this.slab.kwh.length) this.slab = { kwh: new Float64Array(65_536).fill(NaN), flags: new Uint8Array(65_536), used: 0 };
+    const { kwh, flags, used } = this.slab;
+    this.slab.used += count;
+    return { kwh: kwh.subarray(used, used + count), flags: flags.subarray(used, used + count) };
   }
 
   /** Counter form: readings in time order, each step checked like a live one (jitter held, reset, rollover), spread. */
