@@ -225,7 +225,7 @@ test('GET /overview/stats computes the KPI cards from the tables', async (t) => 
   assert.equal((await server.request('GET', '/api/overview/stats')).status, 401);
 });
 
-test('GET /overview/energy/weekly: 7 site days, oldest first, zeros where nothing was recorded', async (t) => {
+test('GET /overview/energy/weekly: 7 site days, oldest first, null (missing) where nothing was recorded', async (t) => {
   const server = await serverFor(t);
   const viewer = await server.createUser();
   const operator = await server.createUser({ role: 'operator' });
@@ -238,8 +238,12 @@ test('GET /overview/energy/weekly: 7 site days, oldest first, zeros where nothin
   const weekly = await server.request('GET', '/api/overview/energy/weekly', { token: viewer.accessToken });
   assert.equal(weekly.status, 200);
   assert.deepEqual(weekly.body, {
-    days: [-6, -5, -4, -3, -2, -1, 0].map((offset) => ({ day: addDays(today, offset), kwh: offset === -3 ? 42.5 : offset === 0 ? 10.25 : 0 })),
+    days: [-6, -5, -4, -3, -2, -1, 0].map((offset) => {
+      const kwh = offset === -3 ? 42.5 : offset === 0 ? 10.25 : null;
+      return { day: addDays(today, offset), kwh, measured: kwh === null ? 0 : 1, estimated: 0, missing: kwh === null ? 1 : 0 };
+    }),
     totalKwh: 52.75,
+    completeness: { measured: 0.2857, estimated: 0, missing: 0.7143 },
     timezone: 'UTC',
   });
   assert.equal((await server.request('GET', '/api/overview/energy/weekly')).status, 401);
@@ -254,7 +258,7 @@ test('the site day follows the configured time zone', async (t) => {
     await server.request('PUT', '/api/energy/areas', { token: admin.accessToken, body: { areas: [area('Hall A', 4)] } });
     const weekly = await server.request('GET', '/api/overview/energy/weekly', { token: admin.accessToken });
     assert.equal(weekly.body.timezone, timezone);
-    assert.deepEqual(weekly.body.days[6], { day: siteDay(timezone), kwh: 4 });
+    assert.deepEqual(weekly.body.days[6], { day: siteDay(timezone), kwh: 4, measured: 1, estimated: 0, missing: 0 });
   }
   const days = server.service.deps.db.sqlite.prepare("SELECT day FROM energy_daily WHERE area = 'total' ORDER BY day").pluck().all();
   assert.equal(days.length, 2, 'one total row per site day');

@@ -95,7 +95,16 @@ describe('missing, estimated and measured', () => {
     assert.equal(month.points[0].missing, 1);
 
     const summary = await r.get(`/api/energy/summary?from=${yesterday}&to=${tomorrow}`);
-    assert.equal(summary.days[0].missing, 1, 'yesterday: 0 kWh, and all of it missing');
+    assert.equal(summary.days[0].missing, 1, 'yesterday: all of it missing');
+    assert.deepEqual([summary.days[0].kwh, summary.days[0].cost, summary.days[0].carbonKg], [null, null, null], 'yesterday: no data, never 0');
+    assert.equal(typeof summary.days[1].kwh, 'number', 'today: measured and estimated, a number');
+    // The weekly chart says the same: yesterday null and missing, today with its shares.
+    const weekly = await r.get('/api/overview/energy/weekly');
+    assert.deepEqual(weekly.days[5], { day: yesterday, kwh: null, measured: 0, estimated: 0, missing: 1 });
+    assert.equal(weekly.days[6].kwh, summary.days[1].kwh);
+    assert.ok(weekly.days[6].estimated > 0 && weekly.days[6].measured > 0);
+    assert.ok(weekly.completeness.missing > 0.8 && weekly.completeness.estimated > 0);
+    assert.equal(weekly.totalKwh, summary.days[1].kwh);
     assert.ok(summary.completeness.estimated > 0 && summary.completeness.missing > 0);
 
     const csv = await r.server.request('GET', `/api/energy/export.csv?meterId=${main.id}&from=${yesterday}&to=${tomorrow}`, { token: r.admin.accessToken });

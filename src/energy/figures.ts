@@ -16,7 +16,8 @@ export type PeriodFigures = {
   totalKwh: number;
   cost: number;
   carbonKg: number;
-  days: ({ day: string; kwh: number; cost: number; carbonKg: number } & Partial<Shares>)[];
+  /** A day with no data at all (none of its intervals so far, or none yet) has null figures: no data is never zero. */
+  days: ({ day: string; kwh: number | null; cost: number | null; carbonKg: number | null } & Partial<Shares>)[];
   areas: { area: string; kwh: number; cost: number; carbonKg: number }[];
   peak: { kw: number; at: string } | null;
   /** How much of the period's intervals (those that have happened) the site's figures rest on. */
@@ -388,8 +389,10 @@ export class EnergyFigures {
     const byDay = this.byDay(from, to);
     const complete = this.completeness(from, to);
     const days = daysBetween(from, to).map((day, i) => {
-      const totals = byDay.get(day) ?? { kwh: 0, cost: 0, carbonKg: 0 };
-      const { measured, estimated, missing } = complete[i];
+      const totals = byDay.get(day);
+      const { measured, estimated, missing, intervals } = complete[i];
+      // Nothing stored, or every interval so far missing: unknown, not 0 (the sums over the period count it as nothing).
+      if (!totals || missing === 1 || intervals === 0) return { day, kwh: null, cost: null, carbonKg: null, measured, estimated, missing };
       return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3), measured, estimated, missing };
     });
     const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), { kwh: 0, cost: 0, carbonKg: 0 });

@@ -6,12 +6,13 @@ import { siteDay } from './calendar.ts';
 import { CalorificValues } from './calorific.ts';
 import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
+import { HistoryImport } from './historyImport.ts';
 import { commodityOf, MeterDirectory, type Meter } from './meters.ts';
 import { EnergyService } from './service.ts';
 import { IntervalStore } from './store.ts';
 import { Tariffs } from './tariffs.ts';
 
-export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string; calorific: CalorificValues; commodities: CommodityFigures };
+export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string; calorific: CalorificValues; commodities: CommodityFigures; history: HistoryImport };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
@@ -22,7 +23,8 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
   const commodities = new CommodityFigures(db, figures, tariffs, calorific);
-  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone, calorific, commodities };
+  const history = new HistoryImport({ store, meters, audit, timezone });
+  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone, calorific, commodities, history };
 }
 
 /**

@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../appDeps.ts';
-import { BadRequest } from '../errors.ts';
+import { BadRequest, UnsupportedMediaType } from '../errors.ts';
 import { defineRoute, Reply } from '../http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
 import { addDays } from './calendar.ts';
@@ -14,6 +14,8 @@ import {
   EnergyAreasBody,
   EnergySummary,
   ExportQuery,
+  ImportQuery,
+  ImportReport,
   Meter,
   MeterCreate,
   MeterProposals,
@@ -54,7 +56,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
 }
 
 export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
-  const { meters, tariffs, figures, areas } = energy;
+  const { meters, tariffs, figures, areas, history } = energy;
   return [
     defineRoute({
       method: 'GET',
@@ -286,6 +288,31 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
           site: query.meterId === undefined ? of({}) : null,
           meters: list.map((meter) => ({ meterId: meter.id, name: meter.name, ...of({ meterId: meter.id }) })),
         };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/energy/import',
+      access: 'admin',
+      summary: 'Import past intervals or counter readings from a CSV (dryRun reports what it would change)',
+      description:
+        'Body: the CSV itself (Content-Type: text/csv), a header line then one row per interval or reading. Columns: `meter` (id or code), ' +
+        '`start` (ISO 8601 with Z or an offset, on a 15-minute boundary) and either `kwh` (the interval\'s energy; an optional `end` makes a row ' +
+        'cover several intervals, spread evenly and flagged estimated) or `reading` (a counter in kWh: steps are checked like live readings: ' +
+        'small decreases are held as jitter, a reset only a real drop, a rollover only at the range, spans over 7 days left missing). ' +
+        'Separators `,` `;` (then a decimal comma) or tab. Refused rows: a time in the future or today (the collector\'s), more than 3660 days ago, ' +
+        'negative energy or an implausible step. Bad rows (400) and refused rows (400; a dry run reports them) name their lines; an overlap ' +
+        'with stored intervals is 409 unless replace=true. Nothing is written when the file is refused. Imported intervals are measured ' +
+        '(flag 32). Imports run one at a time; each is audited (import.start, import). At most 5,000,000 rows or 256 MiB.',
+      tags,
+      rawBody: { contentType: 'text/csv' },
+      example: 'meter,start,kwh\nmeter.main.kwh,2025-01-06T00:00:00Z,12.5\nmeter.main.kwh,2025-01-06T00:15:00Z,12.75\n',
+      schemas: { query: ImportQuery, response: { 200: ImportReport, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: ({ query, user, ctx }) => {
+        if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
+        const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+        if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
+        return history.run(ctx.req, { dryRun: query.dryRun, replace: query.replace }, user);
       },
     }),
     defineRoute({

@@ -151,7 +151,16 @@ export const EnergySummary = Type.Object({
   totalKwh: Type.Number(),
   cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
   carbonKg: Type.Number(),
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), ...Figures, ...ShareFields })),
+  days: Type.Array(
+    Type.Object({
+      day: Type.String({ format: 'date' }),
+      kwh: Type.Union([Type.Number(), Type.Null()]),
+      cost: Type.Union([Type.Number(), Type.Null()]),
+      carbonKg: Type.Union([Type.Number(), Type.Null()]),
+      ...ShareFields,
+    }),
+    { description: 'kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0' },
+  ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
   completeness: Type.Object({ intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields }, {
@@ -244,4 +253,41 @@ export const Completeness = Type.Object({
   timezone: Type.String(),
   site: Type.Union([Type.Object(CompletenessOf), Type.Null()], { description: 'the site (its site meters together); null when one meter was asked for' }),
   meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), ...CompletenessOf })),
+});
+
+export const ImportQuery = Type.Object(
+  {
+    dryRun: Type.Boolean({ default: false, description: 'true: check the file and report what it would change; nothing is written' }),
+    replace: Type.Boolean({ default: false, description: 'true: intervals already stored are overwritten; false: any overlap refuses the whole file (409)' }),
+  },
+  { additionalProperties: false },
+);
+const ImportProblem = Type.Object({ line: Type.Integer({ description: 'line of the file (the header is line 1)' }), message: Type.String() });
+export const ImportReport = Type.Object({
+  dryRun: Type.Boolean(),
+  replace: Type.Boolean(),
+  form: stringEnum(['intervals', 'counter'] as const, { description: 'intervals: kWh per interval (column kwh); counter: counter readings (column reading)' }),
+  rows: Type.Integer({ description: 'data rows read (the header and blank lines not counted)' }),
+  accepted: Type.Boolean({ description: 'the file is (or, in a dry run, would be) written: nothing refused, and no overlap unless replace' }),
+  written: Type.Boolean(),
+  meters: Type.Array(
+    Type.Object({
+      meterId: Type.Integer(),
+      name: Type.String(),
+      from: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'first site day the file holds for the meter' }),
+      to: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'last site day (inclusive)' }),
+      kwh: Type.Number({ description: 'energy written (or to be written)' }),
+      intervals: Type.Object({
+        new: Type.Integer({ description: 'intervals with no stored data' }),
+        overlapping: Type.Integer({ description: 'intervals already stored (replaced only with replace=true)' }),
+        refused: Type.Integer({ description: 'rows refused: in the future, today, too old, negative, an implausible step' }),
+        estimated: Type.Integer({ description: 'intervals spread evenly from a longer row or counter span (flag 4)' }),
+      }),
+      days: Type.Integer({ description: 'site days changed' }),
+      refused: Type.Array(ImportProblem, { description: 'the first 50 refused rows with the reason' }),
+      jitter: Type.Integer({ description: 'counter form: small decreases held as noise (0 kWh, flag 8)' }),
+      resets: Type.Integer({ description: 'counter form: resets and rollovers recognised (flag 2)' }),
+      gaps: Type.Integer({ description: 'counter form: spans between readings longer than 7 days, left missing' }),
+    }),
+  ),
 });

@@ -17,6 +17,8 @@ export const FLAG_ESTIMATED = 4;
 export const FLAG_JITTER = 8;
 /** A reading refused here (a time in the future or too old, an implausible step): it counted for nothing. */
 export const FLAG_REFUSED = 16;
+/** Loaded by a history import (historyImport.ts): measured by another system, not read from the gateway here. */
+export const FLAG_IMPORTED = 32;
 
 export type DayRecord = {
   meterId: number;
@@ -246,6 +248,22 @@ export class IntervalStore {
       if (best) setPeakAt.run(dayIntervals(timezone, best.day).start + best.peakIndex * INTERVAL_MS, meterId, month);
     }
     return changed;
+  }
+
+  /**
+   * Takes each listed month's peak (`meterId|YYYY-MM`) again from its days: after intervals were replaced with lower
+   * ones, the month's running maximum may be one that no longer exists. In the caller's transaction.
+   */
+  recomputeMonthPeaks(months: Iterable<string>): void {
+    const sqlite = this.db.sqlite;
+    const timezone = this.timezone();
+    const best = sqlite.prepare(`SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`);
+    const set = sqlite.prepare('UPDATE meter_months SET peak_kw = ?, peak_at = ? WHERE meter_id = ? AND month = ?');
+    for (const key of months) {
+      const [id, month] = key.split('|');
+      const row = best.get(Number(id), month) as { day: string; peakKw: number; peakIndex: number } | undefined;
+      set.run(row?.peakKw ?? null, row ? dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS : null, Number(id), month);
+    }
   }
 
   /** Whole-transaction helper. */

@@ -80,6 +80,11 @@ const LENIENT_NOTE = 'Unknown fields are dropped, not refused.';
 
 function requestBody(route: AnyRoute): JsonObject | undefined {
   const type = bodyType(route);
+  if (route.rawBody) {
+    const raw: JsonObject = { schema: { type: 'string' } };
+    if (route.example !== undefined) raw.example = route.example;
+    return { required: true, content: { [route.rawBody.contentType]: raw } };
+  }
   if (type === 'multipart') {
     return {
       required: true,

@@ -51,6 +51,8 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
    * 'multipart' (the handler streams the request itself) or 'none'.
    */
   bodyType?: 'json' | 'form' | 'multipart';
+  /** A body the handler streams itself as it is (no schema, no parser), e.g. a CSV; the document shows its type and the example. */
+  rawBody?: { contentType: string };
   /**
    * The handler writes ctx.body itself (streams, HTML); no response validation. `contentTypes` lists every type the
    * success answer can carry when there are several (the document declares them all); `storedFile`: sent by

@@ -126,8 +126,8 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
       ctx,
     };
     // A write that meets another process's lock is tried again with the event loop free (db/client.ts), not waited for
-    // inside the statement; a streamed (multipart) body cannot be read twice.
-    const result = READ_METHODS.has(route.method) || bodyType === 'multipart' ? await route.handler(request as never) : await retryWhileBusy(() => route.handler(request as never));
+    // inside the statement; a streamed (multipart or raw) body cannot be read twice.
+    const result = READ_METHODS.has(route.method) || bodyType === 'multipart' || route.rawBody ? await route.handler(request as never) : await retryWhileBusy(() => route.handler(request as never));
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);

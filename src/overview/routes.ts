@@ -22,7 +22,7 @@ export function overviewRoutes({ overview }: Pick<AppDeps, 'overview'>) {
       path: '/api/overview/energy/weekly',
       access: 'viewer',
       summary: 'Site energy for each of the last 7 days',
-      description: 'Days are counted in the platform time zone; a day with no recorded total is 0.',
+      description: 'Days are counted in the platform time zone; a day with no data has kwh null (never 0), and every day and the week carry the shares of measured, estimated and missing data.',
       tags,
       schemas: { response: { 200: WeeklyEnergy } },
       handler: () => overview.weekly(),

@@ -45,13 +45,22 @@ export const OverviewStats = Type.Object({
 });
 export type OverviewStatsView = Static<typeof OverviewStats>;
 
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** As in the energy figures: shares of the intervals that have happened (hand-entered totals: of the days). */
+const Shares = {
+  measured: Share('share measured (imported history counts as measured; a hand-entered day total too)'),
+  estimated: Share('share estimated (a gap the gateway history could not fill, spread evenly)'),
+  missing: Share('share with no data (counted as nothing in totalKwh)'),
+};
+
 export const WeeklyEnergy = Type.Object({
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Number() }), {
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Union([Type.Number(), Type.Null()]), ...Shares }), {
     minItems: 7,
     maxItems: 7,
-    description: 'the last 7 site days, oldest first, today last; 0 where nothing was recorded',
+    description: 'the last 7 site days, oldest first, today last; kwh null where there is no data (missing = 1): no data is never 0',
   }),
-  totalKwh: Type.Number(),
+  totalKwh: Type.Number({ description: 'the sum of the days with data; completeness says how much of the week it rests on' }),
+  completeness: Type.Object(Shares, { description: 'the week as a whole, weighted by intervals (hand-entered totals: by days)' }),
   timezone: Type.String({ description: 'the site time zone the days are counted in' }),
 });
 export type WeeklyEnergyView = Static<typeof WeeklyEnergy>;

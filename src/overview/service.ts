@@ -111,11 +111,15 @@ export class OverviewService {
     };
   }
 
-  /** The last 7 site days from energy_daily's 'total' rows (written by PUT /energy/areas), zeros where there is none. */
+  /**
+   * The last 7 site days: from the site meters once meters exist, else from energy_daily's 'total' rows (written by PUT
+   * /energy/areas). A day with no data is null, never 0; each day and the week carry their completeness shares.
+   */
   weekly(at?: Date): WeeklyEnergyView {
     if (at) return this.computeWeekly(at);
     const now = new Date();
-    return this.keptWeekly.get(siteDay(this.settings.get() as string, now), () => this.computeWeekly(now));
+    // Today's shares move as its intervals happen: kept per 15 minutes at most.
+    return this.keptWeekly.get(`${siteDay(this.settings.get() as string, now)}|${Math.floor(now.getTime() / 900_000)}`, () => this.computeWeekly(now));
   }
 
   private computeWeekly(at: Date): WeeklyEnergyView {
@@ -123,18 +127,35 @@ export class OverviewService {
     const today = siteDay(timezone, at);
     const first = addDays(today, -6);
     if (this.figures?.metered()) {
-      const byDay = this.figures.byDay(first, addDays(today, 1));
-      const days = Array.from({ length: 7 }, (_, i) => {
-        const day = addDays(first, i);
-        return { day, kwh: round(byDay.get(day)?.kwh ?? 0) };
+      const figures = this.figures;
+      const byDay = figures.byDay(first, addDays(today, 1));
+      const shares = figures.completeness(first, addDays(today, 1));
+      // As the summary's days: nothing stored, or every interval so far missing, is no data.
+      const days = shares.map(({ day, intervals, measured, estimated, missing }) => {
+        const totals = byDay.get(day);
+        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh), measured, estimated, missing };
       });
-      return { days, totalKwh: round(days.reduce((sum, d) => sum + d.kwh, 0)), timezone };
+      const complete = figures.completenessTotal(shares);
+      return {
+        days,
+        totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)),
+        completeness: { measured: complete.measured, estimated: complete.estimated, missing: complete.missing },
+        timezone,
+      };
     }
+    // Hand-entered totals: a day is recorded or not (its share is all measured or all missing).
     const recorded = new Map((this.daily.all(first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
     const days = Array.from({ length: 7 }, (_, i) => {
       const day = addDays(first, i);
-      return { day, kwh: round(recorded.get(day) ?? 0) };
+      const kwh = recorded.get(day);
+      return kwh === undefined ? { day, kwh: null, measured: 0, estimated: 0, missing: 1 } : { day, kwh: round(kwh), measured: 1, estimated: 0, missing: 0 };
     });
-    return { days, totalKwh: round(days.reduce((sum, d) => sum + d.kwh, 0)), timezone };
+    const known = days.filter((d) => d.kwh !== null).length;
+    return {
+      days,
+      totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)),
+      completeness: { measured: Math.round((known / 7) * 10_000) / 10_000, estimated: 0, missing: Math.round(((7 - known) / 7) * 10_000) / 10_000 },
+      timezone,
+    };
   }
 }

@@ -38,7 +38,11 @@ export function dailyEnergyFigures(db: Db): EnergyFigures {
       const figures = (kwh: number) => ({ kwh: round(kwh, 3), cost: round(kwh * price, 2), carbonKg: round(kwh * factor, 3) });
       const byDay = new Map((totals.all(from, to) as [string, number][]).map(([day, kwh]) => [day, kwh]));
       const days: PeriodFigures['days'] = [];
-      for (let day = from; day < to; day = addDays(day, 1)) days.push({ day, ...figures(byDay.get(day) ?? 0) });
+      // A day with no recorded total is no data (null), never 0 (issue 22).
+      for (let day = from; day < to; day = addDays(day, 1)) {
+        const kwh = byDay.get(day);
+        days.push(kwh === undefined ? { day, kwh: null, cost: null, carbonKg: null } : { day, ...figures(kwh) });
+      }
       const total = figures(days.reduce((sum, day) => sum + (byDay.get(day.day) ?? 0), 0));
       return {
         from,

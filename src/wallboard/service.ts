@@ -164,7 +164,8 @@ export class WallboardService {
         carbonTodayKg: stats.carbonTodayKg,
         carbonMonthKg: stats.carbonMonthKg,
       };
-      days = this.parts.overview.weekly().days;
+      // The overview's days say null for no data (issue 22); the wallboard's chart still draws 0 until it marks them.
+      days = this.parts.overview.weekly().days.map(({ day, kwh }) => ({ day, kwh: kwh ?? 0 }));
     } else if (area.source === 'meters') {
       const day = this.parts.figures.totals(today, tomorrow, { area: area.name });
       const month = this.parts.figures.totals(`${today.slice(0, 7)}-01`, tomorrow, { area: area.name });
