@@ -172,7 +172,16 @@ describe('in Chromium', () => {
       assert.ok(Math.abs(shown - expected) <= 0.5, `${field} shows ${shown} for ${expected}`);
     }
     assert.deepEqual(JSON.parse((await page.getAttribute('.chart', 'data-values'))!), payload.weeklyEnergy.days.map((day: { kwh: number }) => day.kwh));
-    assert.deepEqual(await page.$$eval('.bar-col', (nodes) => nodes.map((node) => Number(node.getAttribute('data-value')))), payload.weeklyEnergy.days.map((day: { kwh: number }) => day.kwh));
+    assert.deepEqual(
+      await page.$$eval('.bar-col', (nodes) => nodes.map((node) => (node.getAttribute('data-value') === '' ? null : Number(node.getAttribute('data-value'))))),
+      payload.weeklyEnergy.days.map((day: { kwh: number | null }) => day.kwh),
+    );
+    // A day with no data says so instead of drawing a zero.
+    const shown = await page.$$eval('.bar-value', (nodes) => nodes.map((node) => node.textContent));
+    payload.weeklyEnergy.days.forEach((day: { kwh: number | null }, i: number) => {
+      if (day.kwh === null) assert.equal(shown[i], 'No data');
+      else assert.notEqual(shown[i], 'No data');
+    });
     const titles = await page.$$eval('.alert .title', (nodes) => nodes.map((node) => node.textContent));
     assert.ok(titles.length >= 1);
     assert.deepEqual(titles, payload.alerts.active.slice(0, titles.length).map((alert: { title: string }) => alert.title));

@@ -69,8 +69,9 @@ describe('GET /api/wallboard', () => {
       powerKw: overview.powerKw, todayKwh: overview.energyTodayKwh, monthKwh: overview.energyMonthKwh,
       costToday: overview.costToday, costMonth: overview.costMonth, carbonTodayKg: overview.carbonTodayKg, carbonMonthKg: overview.carbonMonthKg,
     });
-    // The dashboard's days say null for no data (issue 22); the wallboard still draws such a day as 0.
-    assert.deepEqual(board.body.weeklyEnergy.days, dashboard.body.weeklyEnergy.days.map(({ day, kwh }: { day: string; kwh: number | null }) => ({ day, kwh: kwh ?? 0 })));
+    // A day with no data is null on both (issue 22), never 0.
+    assert.deepEqual(board.body.weeklyEnergy.days, dashboard.body.weeklyEnergy.days.map(({ day, kwh }: { day: string; kwh: number | null }) => ({ day, kwh })));
+    assert.ok(board.body.weeklyEnergy.days.some((day: { kwh: number | null }) => day.kwh === null), 'the seeded week has days with no data');
     assert.deepEqual(board.body.areas.map((a: { name: string }) => a.name), ['Plant room', 'Office', 'Lab']);
     assert.equal(board.body.scope.area, null);
     assert.deepEqual([board.body.dataState.state, board.body.dataState.source], ['live', 'manual']);

@@ -92,7 +92,7 @@ export const WallboardPayload = Type.Object(
       { description: 'of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered' },
     ),
     weeklyEnergy: Type.Object({
-      days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Number() }), { minItems: 7, maxItems: 7, description: 'the last 7 site days of the scope, oldest first' }),
+      days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data that day' }) }), { minItems: 7, maxItems: 7, description: 'the last 7 site days of the scope, oldest first' }),
       totalKwh: Type.Number(),
     }),
     utilities: Type.Union([Type.Object({ today: UtilityPeriod, month: UtilityPeriod }), Type.Null()], {

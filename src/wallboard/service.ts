@@ -152,7 +152,7 @@ export class WallboardService {
     const tomorrow = addDays(today, 1);
 
     let figures: WallboardPayloadView['figures'];
-    let days: { day: string; kwh: number }[];
+    let days: { day: string; kwh: number | null }[];
     if (!area) {
       const stats = this.parts.overview.stats();
       figures = {
@@ -164,8 +164,8 @@ export class WallboardService {
         carbonTodayKg: stats.carbonTodayKg,
         carbonMonthKg: stats.carbonMonthKg,
       };
-      // The overview's days say null for no data (issue 22); the wallboard's chart still draws 0 until it marks them.
-      days = this.parts.overview.weekly().days.map(({ day, kwh }) => ({ day, kwh: kwh ?? 0 }));
+      // A day with no data is null (issue 22): the chart says "No data" there, never 0.
+      days = this.parts.overview.weekly().days.map(({ day, kwh }) => ({ day, kwh }));
     } else if (area.source === 'meters') {
       const day = this.parts.figures.totals(today, tomorrow, { area: area.name });
       const month = this.parts.figures.totals(`${today.slice(0, 7)}-01`, tomorrow, { area: area.name });
@@ -214,7 +214,7 @@ export class WallboardService {
       labels: wallboardLabels(platform.locale),
       scope: { area: area?.name ?? null },
       figures,
-      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, entry) => sum + entry.kwh, 0)) },
+      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, entry) => sum + (entry.kwh ?? 0), 0)) },
       utilities,
       areas: cards
         .map(({ name, powerKw, todayKwh, monthKwh }) => ({ name, powerKw, todayKwh, monthKwh }))

@@ -205,7 +205,8 @@ function renderChart(payload) {
   const { days } = payload.weeklyEnergy;
   const locale = payload.platform.locale;
   host.dataset.values = JSON.stringify(days.map((day) => day.kwh));
-  const max = Math.max(1, ...days.map((day) => day.kwh));
+  // A day with no data (null) is drawn as no bar with "No data", never as 0.
+  const max = Math.max(1, ...days.filter((day) => day.kwh !== null).map((day) => day.kwh));
   const formats = [
     { weekday: 'short', day: 'numeric' },
     { weekday: 'short' },
@@ -219,17 +220,17 @@ function renderChart(payload) {
     }
   };
   const bars = make('div', 'bars');
-  host.setAttribute('aria-label', `${t('lastSevenDays')}: ${days.map((day) => `${day.day} ${day.kwh} kWh`).join(', ')}`);
+  host.setAttribute('aria-label', `${t('lastSevenDays')}: ${days.map((day) => (day.kwh === null ? `${day.day} ${t('noData')}` : `${day.day} ${day.kwh} kWh`)).join(', ')}`);
   const columns = days.map((day, i) => {
     const column = make('div', i === days.length - 1 ? 'bar-col today' : 'bar-col');
     column.dataset.day = day.day;
-    column.dataset.value = String(day.kwh);
+    column.dataset.value = day.kwh === null ? '' : String(day.kwh);
     const track = make('div', 'bar-track');
     const bar = make('div', 'bar');
     // The tallest bar leaves room above it for its figure.
-    const share = (day.kwh / max) * 82;
+    const share = day.kwh === null ? 0 : (day.kwh / max) * 82;
     bar.style.height = `${share}%`;
-    const value = make('span', 'bar-value', figure(locale, day.kwh));
+    const value = day.kwh === null ? make('span', 'bar-value missing', t('noData')) : make('span', 'bar-value', figure(locale, day.kwh));
     value.style.bottom = `calc(${share}% + 0.15rem)`;
     track.append(bar, value);
     column.append(track, make('span', 'bar-label', label(day.day, formats[0])));
@@ -247,7 +248,9 @@ function renderChart(payload) {
   const values = [...host.querySelectorAll('.bar-value')];
   if (values.some((element) => element.scrollWidth > element.clientWidth)) {
     const compact = numberFormat(locale, 0, { notation: 'compact', maximumFractionDigits: 1, minimumFractionDigits: 0 });
-    values.forEach((element, i) => (element.textContent = compact.format(days[i].kwh)));
+    values.forEach((element, i) => {
+      if (days[i].kwh !== null) element.textContent = compact.format(days[i].kwh);
+    });
   }
   values.forEach(shrinkToFit);
 }
