@@ -9,7 +9,7 @@ import path from 'node:path';
 import { addDays } from '../src/energy/calendar.ts';
 import { SiteFormat } from '../src/i18n/format.ts';
 import { eventually, startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
-import { seedYear, type SeededYear } from './helpers/seededYear.ts';
+import { lastWholeMonth, seedYear, type SeededYear } from './helpers/seededYear.ts';
 
 const TIMEZONE = 'Europe/Berlin';
 const SITE = 'Werk Süd – Πύλη / Завод / 工厂';
@@ -25,7 +25,9 @@ describe('monthly report PDF', () => {
     admin = await server.createUser({ role: 'admin' });
     const config = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: SITE, timezone: TIMEZONE, locale: 'de-DE', currency: 'EUR' } });
     assert.equal(config.status, 200, config.text);
-    seeded = seedYear(server, TIMEZONE);
+    // A day without data in the month before the reported one too: its comparison is marked incomplete.
+    const month = lastWholeMonth(TIMEZONE);
+    seeded = seedYear(server, TIMEZONE, { gaps: [addDays(month.from, -10)] });
   });
   after(() => server.close());
 
@@ -60,10 +62,19 @@ describe('monthly report PDF', () => {
     const { from, to } = seeded.lastMonth;
     const token = admin.accessToken;
     const summary = (await server.request('GET', `/api/energy/summary?from=${from}&to=${to}`, { token })).body;
-    const previousFrom = `${addDays(from, -1).slice(0, 7)}-01`;
-    const previous = (await server.request('GET', `/api/energy/summary?from=${previousFrom}&to=${from}`, { token })).body;
-    const lastYear = (await server.request('GET', `/api/energy/summary?from=${Number(from.slice(0, 4)) - 1}${from.slice(4)}&to=${Number(to.slice(0, 4)) - 1}${to.slice(4)}`, { token })).body;
+    // One comparison logic: the cover's changes are /api/analysis/compare's for the site and the same month.
+    const compare = await server.request('GET', `/api/analysis/compare?period=month&at=${from}`, { token });
+    assert.equal(compare.status, 200, compare.text);
+    const { current, previous, lastYear } = compare.body;
+    assert.equal(current.kwh, summary.totalKwh, 'the report period is the compared period');
+    assert.equal(previous.from, `${addDays(from, -1).slice(0, 7)}-01`);
+    assert.equal(previous.complete, false, 'the seeded gap in the previous month');
+    assert.equal(lastYear.complete, true);
+    assert.deepEqual(current.missingDays, [seeded.gapDay]);
     const format = new SiteFormat({ locale: 'de-DE', timezone: TIMEZONE, currency: 'EUR' });
+    // The API's own rounded percentage gives the same text as the change the cover computes.
+    assert.equal(format.change(compare.body.change.previous.percent / 100), format.change((current.kwh - previous.kwh) / previous.kwh));
+    assert.equal(format.change(compare.body.change.lastYear.percent / 100), format.change((current.kwh - lastYear.kwh) / lastYear.kwh));
     // Intl puts (narrow) no-break spaces between number and unit; pdftotext may give them back as plain spaces.
     const norm = (value: string) => value.replace(/\s+/g, ' ');
     const flat = norm(text);
@@ -76,9 +87,12 @@ describe('monthly report PDF', () => {
       format.money(summary.cost),
       format.carbon(summary.carbonKg),
       `${format.kw(summary.peak.kw)} am ${format.dateTime(summary.peak.at)}`,
-      `${format.change((summary.totalKwh - previous.totalKwh) / previous.totalKwh)} ggü. Vorperiode`,
-      `${format.change((summary.totalKwh - lastYear.totalKwh) / lastYear.totalKwh)} ggü. Vorjahreszeitraum`,
-      `${format.change((summary.cost - previous.cost) / previous.cost)} ggü. Vorperiode`,
+      `${format.change((current.kwh - previous.kwh) / previous.kwh)} ggü. Vorperiode (${format.month(previous.from.slice(0, 7))}) · unvollständig: ${format.percent(previous.coverage)} der Zählertage vorhanden`,
+      `${format.change((current.kwh - lastYear.kwh) / lastYear.kwh)} ggü. Vorjahreszeitraum (${format.month(lastYear.from.slice(0, 7))})`,
+      `${format.change((current.cost - previous.cost) / previous.cost)} ggü. Vorperiode`,
+      `${format.change((current.cost - lastYear.cost) / lastYear.cost)} ggü. Vorjahreszeitraum`,
+      `${format.change((current.carbonKg - previous.carbonKg) / previous.carbonKg)} ggü. Vorperiode`,
+      `Tage ohne Daten: ${format.date(seeded.gapDay)}`,
     ]) {
       assert.ok(flat.includes(norm(expected)), `PDF has "${expected}":\n${text}`);
     }

@@ -1,6 +1,7 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Db } from '../db/client.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
+import type { Comparison, Comparisons, PeriodFigure } from '../analysis/comparisons.ts';
 import { localDayStart } from './cronTimes.ts';
 import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
 
@@ -25,15 +26,48 @@ export type ReportContent = {
   energy: PeriodFigures | null;
   /** How much of the period holds data (energy templates). */
   coverage: Coverage | null;
-  /** The same figures over the period before and the same period a year earlier (energy templates). */
-  comparison: { previous: Compared; lastYear: Compared } | null;
+  /**
+   * The same figures over the period before and the same period a year earlier (energy templates): on a metered site
+   * the answer of GET /api/analysis/compare for the site and the report's period (`source: 'analysis'`), else the
+   * hand-entered daily totals (`source: 'daily'`).
+   */
+  comparison: { source: 'analysis' | 'daily'; current: Compared; previous: Compared; lastYear: Compared } | null;
   /** The site's load on the day of the period's peak. */
   loadCurve: LoadCurve | null;
   tables: Table[];
 };
 
-/** A comparison period's totals; `hasData` false when nothing was recorded then (no change is computed against it). */
-export type Compared = { from: string; to: string; hasData: boolean; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null };
+/**
+ * A comparison period's totals; `hasData` false when nothing was recorded then (no change is computed against it).
+ * `partial`, `complete`, `coverage` and `missingDays` as the comparisons API marks them (a hand-entered site: complete
+ * when every day was entered). The peak is not part of the comparisons API: it is the site's highest 15-minute mean of
+ * the period, as on the cover.
+ */
+export type Compared = {
+  from: string;
+  to: string;
+  hasData: boolean;
+  totalKwh: number;
+  cost: number;
+  carbonKg: number;
+  peakKw: number | null;
+  partial: boolean;
+  complete: boolean;
+  coverage: number;
+  missingDays: string[];
+};
+
+/** The two things a report asks of the analysis feature (src/analysis): comparisons, and a month's demand charge. */
+export type ReportAnalysis = { comparisons: Pick<Comparisons, 'compare'> };
+
+/**
+ * The comparisons API's question for a report period: a whole calendar month is `period=month`, anything else (the
+ * weekly report's last seven days) `period=custom` with the same from and to.
+ */
+export function comparisonQuery(period: { from: string; to: string }): { kind: 'month'; at: string } | { kind: 'custom'; from: string; to: string } {
+  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1) return { kind: 'month', at: period.from };
+  return { kind: 'custom', from: period.from, to: period.to };
+}
 
 /** The last day of a period whose `to` is exclusive. */
 export function lastDay(to: string): string {
@@ -101,6 +135,8 @@ export class ReportContentBuilder {
   constructor(
     db: Db,
     private readonly energy: EnergyFigures,
+    private readonly analysis: ReportAnalysis | null = null,
+    private readonly metered: () => boolean = () => false,
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
@@ -167,7 +203,7 @@ export class ReportContentBuilder {
       case 'monthly-energy': {
         const energy = this.energy.periodFigures(period.from, period.to);
         const coverage = this.energy.coverage(period.from, period.to);
-        const comparison = { previous: this.compared(previousPeriod(period)), lastYear: this.compared(lastYearPeriod(period)) };
+        const comparison = this.comparison(period, energy, coverage, now);
         const loadCurve = energy.peak ? this.energy.loadCurve(siteDay(site.timezone, new Date(energy.peak.at))) : null;
         return { ...base, energy, coverage, comparison, loadCurve, tables: [...energyTables(energy), topAlerts] };
       }
@@ -203,10 +239,56 @@ export class ReportContentBuilder {
     }
   }
 
+  /** One comparison logic: a metered site's report asks the analysis comparisons, the same call as the API. */
+  private comparison(period: { from: string; to: string }, energy: PeriodFigures, coverage: Coverage, now: number): NonNullable<ReportContent['comparison']> {
+    if (this.analysis && this.metered()) {
+      const query = comparisonQuery(period);
+      const answer: Comparison =
+        query.kind === 'month' ? this.analysis.comparisons.compare('month', {}, { at: query.at, now }) : this.analysis.comparisons.compare('custom', {}, { from: query.from, to: query.to, now });
+      const fromApi = (figure: PeriodFigure, peakKw: number | null): Compared => ({
+        from: figure.from,
+        to: figure.to,
+        hasData: figure.coverage > 0,
+        totalKwh: figure.kwh,
+        cost: figure.cost,
+        carbonKg: figure.carbonKg,
+        peakKw,
+        partial: figure.partial,
+        complete: figure.complete,
+        coverage: figure.coverage,
+        missingDays: figure.missingDays,
+      });
+      const peakOf = (figure: PeriodFigure) => this.energy.periodFigures(figure.from, figure.to).peak?.kw ?? null;
+      return {
+        source: 'analysis',
+        current: fromApi(answer.current, energy.peak?.kw ?? null),
+        previous: fromApi(answer.previous, peakOf(answer.previous)),
+        lastYear: fromApi(answer.lastYear, peakOf(answer.lastYear)),
+      };
+    }
+    return { source: 'daily', current: this.daily(period, energy, coverage), previous: this.compared(previousPeriod(period)), lastYear: this.compared(lastYearPeriod(period)) };
+  }
+
+  /** A site without meters: the hand-entered daily totals, complete when every day of the period was entered. */
   private compared(period: { from: string; to: string }): Compared {
-    const figures = this.energy.periodFigures(period.from, period.to);
-    const hasData = this.energy.coverage(period.from, period.to).share > 0;
-    return { ...period, hasData, totalKwh: figures.totalKwh, cost: figures.cost, carbonKg: figures.carbonKg, peakKw: figures.peak?.kw ?? null };
+    return this.daily(period, this.energy.periodFigures(period.from, period.to), this.energy.coverage(period.from, period.to));
+  }
+
+  private daily(period: { from: string; to: string }, figures: PeriodFigures, coverage: Coverage): Compared {
+    const days = new Set(coverage.days);
+    const missingDays = figures.days.map((d) => d.day).filter((day) => !days.has(day));
+    return {
+      ...period,
+      hasData: coverage.share > 0,
+      totalKwh: figures.totalKwh,
+      cost: figures.cost,
+      carbonKg: figures.carbonKg,
+      peakKw: figures.peak?.kw ?? null,
+      partial: false,
+      complete: missingDays.length === 0,
+      coverage: Math.round(coverage.share * 10_000) / 10_000,
+      missingDays: missingDays.slice(0, 31),
+    };
   }
 }
 

@@ -83,10 +83,12 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   y += 30;
   const noData = content.coverage !== null && content.coverage.share === 0;
   const comparison = content.comparison;
+  // Changes are computed between the comparison's own figures (the comparisons API's current and reference periods).
+  const base = comparison?.current;
   const figures: { label: string; value: string | null; current: number | null; pick: (c: Compared) => number | null }[] = [
-    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: energy.totalKwh, pick: (c) => c.totalKwh },
-    { label: t('report.cost'), value: format.money(energy.cost), current: energy.cost, pick: (c) => c.cost },
-    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: energy.carbonKg, pick: (c) => c.carbonKg },
+    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: base?.totalKwh ?? energy.totalKwh, pick: (c) => c.totalKwh },
+    { label: t('report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
+    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: base?.carbonKg ?? energy.carbonKg, pick: (c) => c.carbonKg },
     {
       label: t('report.peak'),
       value: energy.peak ? t('report.peakAt', { kw: format.kw(energy.peak.kw), at: format.dateTime(energy.peak.at) }) : null,
@@ -102,18 +104,22 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     let line = y + 20;
     if (comparison && !noData && figure.current !== null) {
       for (const [key, compared] of [['report.vsPrevious', comparison.previous], ['report.vsLastYear', comparison.lastYear]] as const) {
+        let next = line + 14;
         const before = compared.hasData ? figure.pick(compared) : null;
-        const label = t(key, { period: periodLabel(format, compared) });
+        const label = t(key, { period: periodLabel(format, compared) }) + comparisonMarks(format, compared);
         if (before === null || before === 0) {
           paragraph(doc, `${t('report.noComparison')} ${label}`, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+          next = Math.max(next, doc.y + 2);
         } else {
           const change = (figure.current - before) / Math.abs(before);
           const changeText = format.change(change);
           const changeWidth = textWidth(doc, changeText, 9.5, 'bold');
           drawLine(doc, changeText, MARGIN + 125, line, { size: 9.5, weight: 'bold', color: change > 0 ? UP : change < 0 ? DOWN : MUTED });
           paragraph(doc, label, MARGIN + 125 + changeWidth + 5, line, { size: 9.5, color: MUTED, width: width - 130 - changeWidth });
+          next = Math.max(next, doc.y + 2);
         }
-        line += 14;
+        // A label with marks may wrap: the next line starts below it.
+        line = next;
       }
     }
     y = line + 20;
@@ -123,7 +129,20 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, { size: 10.5, width, color: content.coverage.share < 0.99 ? UP : INK });
     y += 18;
   }
+  if (comparison && !noData && !comparison.current.complete && comparison.current.missingDays.length) {
+    const days = comparison.current.missingDays.map((day) => format.date(day)).join(', ');
+    paragraph(doc, t('report.missingDays', { days }), MARGIN, y, { size: 10.5, width, color: UP });
+    y = doc.y + 6;
+  }
   if (noData) paragraph(doc, t('report.noDataPeriod'), MARGIN, y, { size: 10.5, width, color: UP });
+}
+
+/** What the comparisons API marks about a reference period, appended to its label: partial, incomplete. */
+function comparisonMarks(format: SiteFormat, compared: Compared): string {
+  let marks = '';
+  if (compared.partial) marks += ` · ${format.t('report.comparisonPartial')}`;
+  if (!compared.complete && compared.hasData) marks += ` · ${format.t('report.comparisonIncomplete', { coverage: format.percent(compared.coverage) })}`;
+  return marks;
 }
 
 /** "October 2026" for a whole month, else "1 Nov 2026 – 7 Nov 2026". */

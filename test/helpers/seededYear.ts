@@ -15,7 +15,8 @@ export function lastWholeMonth(timezone: string): { from: string; to: string } {
   return { from: m === 1 ? `${y - 1}-12-01` : `${y}-${String(m - 1).padStart(2, '0')}-01`, to };
 }
 
-export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number } = {}): SeededYear {
+/** gaps: further days without any data (besides the one in the last whole month). */
+export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number; gaps?: string[] } = {}): SeededYear {
   const { energy, db } = server.service.deps;
   const subMeters = options.subMeters ?? AREA_NAMES.length;
   const ids: number[] = [];
@@ -30,7 +31,7 @@ export function seedYear(server: TestServer, timezone: string, options: { subMet
   const today = siteDay(timezone, new Date());
   const first = addDays(month.from, -(options.days ?? 420));
   for (let day = first; day < today; day = addDays(day, 1)) {
-    if (day === gapDay) continue;
+    if (day === gapDay || options.gaps?.includes(day)) continue;
     const { start, count } = dayIntervals(timezone, day);
     const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
     const growth = day >= month.from ? 1.08 : 1;
