@@ -9,10 +9,24 @@ import path from 'node:path';
 import { addDays } from '../src/energy/calendar.ts';
 import { SiteFormat } from '../src/i18n/format.ts';
 import { eventually, startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
-import { lastWholeMonth, seedYear, type SeededYear } from './helpers/seededYear.ts';
+import Database from 'better-sqlite3';
+import { dayIntervals } from '../src/energy/calendar.ts';
+import { lastWholeMonth, seededKwh, seedYear, type SeededYear } from './helpers/seededYear.ts';
 
 const TIMEZONE = 'Europe/Berlin';
 const SITE = 'Werk Süd – Πύλη / Завод / 工厂';
+const DEMAND_PRICE = 9.5;
+
+/** The site's highest 15-minute mean over a month of the seed, computed from the seed's own formula. */
+function handPeakKw(seeded: SeededYear, from: string, to: string, skip: string[]): number {
+  let best = 0;
+  for (let day = from; day < to; day = addDays(day, 1)) {
+    if (skip.includes(day)) continue;
+    const { count } = dayIntervals(TIMEZONE, day);
+    for (let i = 0; i < count; i += 1) best = Math.max(best, seededKwh(day, i, count, 0, seeded.meterIds.length + 1, seeded.lastMonth.from) * 4);
+  }
+  return best;
+}
 
 describe('monthly report PDF', () => {
   let server: TestServer;
@@ -28,6 +42,14 @@ describe('monthly report PDF', () => {
     // A day without data in the month before the reported one too: its comparison is marked incomplete.
     const month = lastWholeMonth(TIMEZONE);
     seeded = seedYear(server, TIMEZONE, { gaps: [addDays(month.from, -10)] });
+    // A capacity tariff: 9.50 per kW of the month's peak. The API refuses to change a version in effect (past costs
+    // must not move), so the test sets it as an operator's SQL fix would, from another connection.
+    const other = new Database(path.join(server.dataDir, 'ems.db'));
+    try {
+      other.prepare("UPDATE tariff_versions SET demand_charge_per_kw = ? WHERE commodity = 'electricity'").run(DEMAND_PRICE);
+    } finally {
+      other.close();
+    }
   });
   after(() => server.close());
 
@@ -114,6 +136,43 @@ describe('monthly report PDF', () => {
     assert.match(fonts, /\+NotoSansHans/);
     assert.doesNotMatch(fonts, /Helvetica/);
     for (const line of fonts.split('\n').slice(2).filter(Boolean)) assert.match(line, /yes\s+yes\s+yes/, `embedded, subset, unicode: ${line}`);
+  });
+
+  test("the month's demand charge on the cover and in the tables: billed peak × price, by hand; total cost includes it", async () => {
+    const { pdf, csv } = await runPlan({ name: 'Monatsbericht Leistung', templateId: 'monthly-energy' });
+    const flat = pdfText(pdf, 'monthly-demand').replace(/\s+/g, ' ');
+    const { from, to } = seeded.lastMonth;
+    const previousFrom = `${addDays(from, -1).slice(0, 7)}-01`;
+    const peak = handPeakKw(seeded, from, to, [seeded.gapDay]);
+    const previousPeak = handPeakKw(seeded, previousFrom, from, [addDays(from, -10)]);
+    const charge = Math.round(DEMAND_PRICE * peak * 100) / 100;
+    const previousCharge = Math.round(DEMAND_PRICE * previousPeak * 100) / 100;
+    const summary = (await server.request('GET', `/api/energy/summary?from=${from}&to=${to}`, { token: admin.accessToken })).body;
+    const api = (await server.request('GET', `/api/analysis/demand-charges?month=${from.slice(0, 7)}`, { token: admin.accessToken })).body;
+    assert.ok(Math.abs(api.demandCharge - charge) < 0.011, `API ${api.demandCharge} vs hand ${charge}`);
+    const total = Math.round((summary.cost + charge) * 100) / 100;
+    const format = new SiteFormat({ locale: 'de-DE', timezone: TIMEZONE, currency: 'EUR' });
+    const norm = (value: string) => value.replace(/\s+/g, ' ');
+    for (const expected of [
+      `Leistungspreis ${format.money(charge)}`,
+      `abgerechnet ${format.kw(peak)} × ${format.money(DEMAND_PRICE)} je kW (Monatsspitze)`,
+      `${format.change((charge - previousCharge) / previousCharge)} ggü. Vorperiode`,
+      `Gesamtkosten ${format.money(total)}`,
+      `Kosten ${format.money(summary.cost)}`,
+    ]) {
+      assert.ok(flat.includes(norm(expected)), `PDF has "${expected}":\n${flat}`);
+    }
+    // The CSV carries the same figures unformatted, as the demand-charge API answers them.
+    const block = csv.split('\r\n\r\n').find((part) => part.startsWith('demand-charge'))!;
+    assert.ok(block, csv);
+    const [, header, row] = block.split('\r\n');
+    assert.equal(header, 'month,basis,peak_kw,billed_kw,demand_charge_per_kw,demand_charge,energy_cost,total_cost');
+    const cells = row.split(',');
+    assert.equal(cells[0], from.slice(0, 7));
+    assert.ok(Math.abs(Number(cells[3]) - peak) < 0.001, `billed ${cells[3]} vs ${peak}`);
+    assert.ok(Math.abs(Number(cells[5]) - charge) < 0.011);
+    assert.equal(Number(cells[6]), summary.cost);
+    assert.ok(Math.abs(Number(cells[7]) - total) < 0.011);
   });
 
   test('the same plan and period give the same bytes twice; pages render', async () => {

@@ -2,6 +2,7 @@
 import type { Db } from '../db/client.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import type { Comparison, Comparisons, PeriodFigure } from '../analysis/comparisons.ts';
+import type { DemandCharges, MonthDemandCharge } from '../analysis/demandCharges.ts';
 import { localDayStart } from './cronTimes.ts';
 import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
 
@@ -32,6 +33,11 @@ export type ReportContent = {
    * hand-entered daily totals (`source: 'daily'`).
    */
   comparison: { source: 'analysis' | 'daily'; current: Compared; previous: Compared; lastYear: Compared } | null;
+  /**
+   * A calendar month's demand charge (capacity tariff) when the tariff version billing it has a price per kW, with the
+   * same figure for the two comparison months (null where that month's version has none).
+   */
+  demandCharge: { current: MonthDemandCharge; previous: MonthDemandCharge | null; lastYear: MonthDemandCharge | null } | null;
   /** The site's load on the day of the period's peak. */
   loadCurve: LoadCurve | null;
   tables: Table[];
@@ -55,10 +61,13 @@ export type Compared = {
   complete: boolean;
   coverage: number;
   missingDays: string[];
+  /** The month's demand charge and energy cost + demand charge (monthly reports on a tariff with a demand price). */
+  demandCharge?: number | null;
+  totalCost?: number | null;
 };
 
 /** The two things a report asks of the analysis feature (src/analysis): comparisons, and a month's demand charge. */
-export type ReportAnalysis = { comparisons: Pick<Comparisons, 'compare'> };
+export type ReportAnalysis = { comparisons: Pick<Comparisons, 'compare'>; demandCharges?: Pick<DemandCharges, 'month'> };
 
 /**
  * The comparisons API's question for a report period: a whole calendar month is `period=month`, anything else (the
@@ -190,6 +199,7 @@ export class ReportContentBuilder {
       generatedAt: new Date(now).toISOString(),
       coverage: null,
       comparison: null,
+      demandCharge: null,
       loadCurve: null,
     };
     const topAlerts: Table = {
@@ -204,8 +214,10 @@ export class ReportContentBuilder {
         const energy = this.energy.periodFigures(period.from, period.to);
         const coverage = this.energy.coverage(period.from, period.to);
         const comparison = this.comparison(period, energy, coverage, now);
+        const demandCharge = this.demandCharge(comparison, now);
         const loadCurve = energy.peak ? this.energy.loadCurve(siteDay(site.timezone, new Date(energy.peak.at))) : null;
-        return { ...base, energy, coverage, comparison, loadCurve, tables: [...energyTables(energy), topAlerts] };
+        const tables = [...energyTables(energy), ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []), topAlerts];
+        return { ...base, energy, coverage, comparison, demandCharge, loadCurve, tables };
       }
       case 'alerts-faults':
         return {
@@ -269,6 +281,32 @@ export class ReportContentBuilder {
     return { source: 'daily', current: this.daily(period, energy, coverage), previous: this.compared(previousPeriod(period)), lastYear: this.compared(lastYearPeriod(period)) };
   }
 
+  /**
+   * A monthly report's demand charge (GET /api/analysis/demand-charges?month= for the month and its two comparison
+   * months), set on the comparison figures so the cover compares it and the total cost like every other figure.
+   */
+  private demandCharge(comparison: NonNullable<ReportContent['comparison']>, now: number): ReportContent['demandCharge'] {
+    const service = this.analysis?.demandCharges;
+    if (!service || comparison.source !== 'analysis' || comparisonQuery(comparison.current).kind !== 'month') return null;
+    const current = service.month(comparison.current.from.slice(0, 7), now);
+    if (current.version.demandChargePerKw <= 0) return null;
+    const reference = (compared: Compared): MonthDemandCharge | null => {
+      const charge = service.month(compared.from.slice(0, 7), now);
+      return charge.version.demandChargePerKw > 0 ? charge : null;
+    };
+    const previous = reference(comparison.previous);
+    const lastYear = reference(comparison.lastYear);
+    // Energy cost from the comparison (the compare API's), the charge from the demand-charge API.
+    const add = (compared: Compared, charge: MonthDemandCharge | null) => {
+      compared.demandCharge = charge && compared.hasData ? charge.demandCharge : null;
+      compared.totalCost = charge && compared.hasData ? Math.round((compared.cost + charge.demandCharge) * 100) / 100 : null;
+    };
+    add(comparison.current, current);
+    add(comparison.previous, previous);
+    add(comparison.lastYear, lastYear);
+    return { current, previous, lastYear };
+  }
+
   /** A site without meters: the hand-entered daily totals, complete when every day of the period was entered. */
   private compared(period: { from: string; to: string }): Compared {
     return this.daily(period, this.energy.periodFigures(period.from, period.to), this.energy.coverage(period.from, period.to));
@@ -290,6 +328,16 @@ export class ReportContentBuilder {
       missingDays: missingDays.slice(0, 31),
     };
   }
+}
+
+/** The month's demand charge as the demand-charge API answers it: billed kW × price per kW, and the cost with it. */
+function demandChargeTable(charge: MonthDemandCharge): Table {
+  return {
+    key: 'demand-charge',
+    title: 'Demand charge',
+    columns: ['month', 'basis', 'peak_kw', 'billed_kw', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost'],
+    rows: [[charge.month, charge.version.basis, charge.peak?.kw ?? null, charge.billedKw, charge.version.demandChargePerKw, charge.demandCharge, charge.energyCost, charge.totalCost]],
+  };
 }
 
 /** The energy figures as tables, in the units and precision the energy API answers with. */

@@ -81,13 +81,16 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   let y = 250;
   paragraph(doc, t('report.keyFigures'), MARGIN, y, { size: 14, weight: 'bold', width });
   y += 30;
+  // Six figures with a demand charge: a little closer together so the cover stays one page.
+  const gap = content.demandCharge ? 12 : 20;
   const noData = content.coverage !== null && content.coverage.share === 0;
   const comparison = content.comparison;
   // Changes are computed between the comparison's own figures (the comparisons API's current and reference periods).
   const base = comparison?.current;
-  const figures: { label: string; value: string | null; current: number | null; pick: (c: Compared) => number | null }[] = [
+  const figures: CoverFigure[] = [
     { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: base?.totalKwh ?? energy.totalKwh, pick: (c) => c.totalKwh },
     { label: t('report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
+    ...demandChargeFigures(content, format),
     { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: base?.carbonKg ?? energy.carbonKg, pick: (c) => c.carbonKg },
     {
       label: t('report.peak'),
@@ -102,6 +105,10 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     const shown = noData || figure.value === null ? t('report.noData') : figure.value;
     paragraph(doc, shown, MARGIN + 125, y - 4, { size: 17, weight: 'bold', width: width - 125, color: noData || figure.value === null ? MUTED : INK });
     let line = y + 20;
+    if (figure.detail && !noData) {
+      paragraph(doc, figure.detail, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+      line = doc.y + 2;
+    }
     if (comparison && !noData && figure.current !== null) {
       for (const [key, compared] of [['report.vsPrevious', comparison.previous], ['report.vsLastYear', comparison.lastYear]] as const) {
         let next = line + 14;
@@ -122,7 +129,7 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
         line = next;
       }
     }
-    y = line + 20;
+    y = line + gap;
   }
   if (content.coverage) {
     const key = content.coverage.unit === 'intervals' ? 'report.completeness' : 'report.completenessDays';
@@ -135,6 +142,25 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     y = doc.y + 6;
   }
   if (noData) paragraph(doc, t('report.noDataPeriod'), MARGIN, y, { size: 10.5, width, color: UP });
+}
+
+type CoverFigure = { label: string; value: string | null; detail?: string; current: number | null; pick: (c: Compared) => number | null };
+
+/** The month's demand charge (billed kW × price per kW) and the total cost with it, when the tariff carries one. */
+function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverFigure[] {
+  const charge = content.demandCharge?.current;
+  const current = content.comparison?.current;
+  if (!charge || !current) return [];
+  const { t } = format;
+  const detail = t('report.demandChargeDetail', {
+    kw: format.kw(charge.billedKw),
+    price: format.money(charge.version.demandChargePerKw),
+    basis: t(`value.${charge.version.basis}`),
+  });
+  return [
+    { label: t('report.demandCharge'), value: format.money(charge.demandCharge), detail, current: current.demandCharge ?? null, pick: (c) => c.demandCharge ?? null },
+    { label: t('report.totalCost'), value: format.money(charge.totalCost), current: current.totalCost ?? null, pick: (c) => c.totalCost ?? null },
+  ];
 }
 
 /** What the comparisons API marks about a reference period, appended to its label: partial, incomplete. */
@@ -277,17 +303,19 @@ function niceStep(raw: number): number {
 }
 
 const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
-const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours']);
-const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue']);
+const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw']);
+const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost']);
+const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis']);
 
 /** A cell as the site reads it: grouped numbers, local dates and times, translated states. */
 export function pdfCell(format: SiteFormat, column: string, cell: Cell): string {
   if (cell === null) return NO_DATA;
   if (typeof cell === 'number') {
-    if (column === 'cost') return format.number(cell, 2);
+    if (MONEY.has(column)) return format.number(cell, 2);
     return format.number(cell, ONE_DECIMAL.has(column) ? 1 : 0);
   }
   if (column === 'day' && /^\d{4}-\d{2}-\d{2}$/.test(cell)) return format.date(cell);
+  if (column === 'month' && /^\d{4}-\d{2}$/.test(cell)) return format.month(cell);
   if (TIME_COLUMNS.has(column) && !Number.isNaN(Date.parse(cell))) return format.dateTime(cell);
   if (TRANSLATED.has(column)) {
     const key = `value.${cell}`;
@@ -297,7 +325,18 @@ export function pdfCell(format: SiteFormat, column: string, cell: Cell): string 
   return cell;
 }
 
-async function drawTable(doc: Doc, table: Table, content: ReportContent, format: SiteFormat): Promise<void> {
+/** A one-row table of many columns (the demand charge) reads better turned on its side: one line per column. */
+function sideways(table: Table, format: SiteFormat, content: ReportContent): Table {
+  const row = table.rows[0];
+  return {
+    ...table,
+    columns: ['item', 'value'],
+    rows: table.columns.map((column, i) => [format.t(`column.${column}`, { currency: content.currency }), pdfCell(format, column, row[i])]),
+  };
+}
+
+async function drawTable(doc: Doc, original: Table, content: ReportContent, format: SiteFormat): Promise<void> {
+  const table = original.rows.length === 1 && original.columns.length > 5 ? sideways(original, format, content) : original;
   heading(doc, format.t(`table.${table.key}`));
   const width = doc.page.width - 2 * MARGIN;
   const size = 8.5;

@@ -16,6 +16,21 @@ export function lastWholeMonth(timezone: string): { from: string; to: string } {
 }
 
 /** gaps: further days without any data (besides the one in the last whole month). */
+/**
+ * What the seed writes for meter `m` (0: the main incomer) of `meters` in interval i of a day of `count` intervals: a
+ * daily sine, a seasonal factor by month, 8 % more from `growthFrom` on; the main incomer is the sum of its
+ * sub-meters plus a constant 6 kWh base. Exported for hand computations in the tests.
+ */
+export function seededKwh(day: string, i: number, count: number, m: number, meters: number, growthFrom: string): number {
+  const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
+  const growth = day >= growthFrom ? 1.08 : 1;
+  const daily = 1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI);
+  if (m > 0) return Math.fround((2 + m) * daily * seasonal * growth);
+  let sum = 6;
+  for (let s = 1; s < meters; s += 1) sum += (2 + s) * daily * seasonal * growth;
+  return Math.fround(sum);
+}
+
 export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number; gaps?: string[] } = {}): SeededYear {
   const { energy, db } = server.service.deps;
   const subMeters = options.subMeters ?? AREA_NAMES.length;
@@ -33,25 +48,11 @@ export function seedYear(server: TestServer, timezone: string, options: { subMet
   for (let day = first; day < today; day = addDays(day, 1)) {
     if (day === gapDay || options.gaps?.includes(day)) continue;
     const { start, count } = dayIntervals(timezone, day);
-    const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
-    const growth = day >= month.from ? 1.08 : 1;
     db.sqlite.transaction(() => {
       energy.store.save(
         ids.map((meterId, m) => {
           const kwh = new Float32Array(count);
-          for (let i = 0; i < count; i += 1) {
-            const daily = 1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI);
-            const sub = (2 + m) * daily * seasonal * growth;
-            kwh[i] = m === 0 ? 0 : sub;
-          }
-          // The main incomer is the sum of its sub-meters plus a constant base.
-          if (m === 0) {
-            for (let i = 0; i < count; i += 1) {
-              let sum = 6;
-              for (let s = 1; s < ids.length; s += 1) sum += (2 + s) * (1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI)) * seasonal * growth;
-              kwh[i] = sum;
-            }
-          }
+          for (let i = 0; i < count; i += 1) kwh[i] = seededKwh(day, i, count, m, ids.length, month.from);
           return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
         }),
       );
