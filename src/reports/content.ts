@@ -1,8 +1,9 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Db } from '../db/client.ts';
-import { addDays, siteDay } from '../energy/calendar.ts';
+import { addDays, daysBetween, siteDay } from '../energy/calendar.ts';
 import type { Comparison, Comparisons, PeriodFigure } from '../analysis/comparisons.ts';
 import type { DemandCharges, MonthDemandCharge } from '../analysis/demandCharges.ts';
+import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
 import { localDayStart } from './cronTimes.ts';
 import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
 
@@ -40,6 +41,8 @@ export type ReportContent = {
   demandCharge: { current: MonthDemandCharge; previous: MonthDemandCharge | null; lastYear: MonthDemandCharge | null } | null;
   /** The site's load on the day of the period's peak. */
   loadCurve: LoadCurve | null;
+  /** Every utility in its own unit (GET /api/energy/commodities for the period) and its days (energy templates, metered site). */
+  commodities: ReportCommodities | null;
   tables: Table[];
 };
 
@@ -64,6 +67,22 @@ export type Compared = {
   /** The month's demand charge and energy cost + demand charge (monthly reports on a tariff with a demand price). */
   demandCharge?: number | null;
   totalCost?: number | null;
+};
+
+/**
+ * A commodity's part of the report: the period's figures as the commodities API answers them, `hasData` false when no
+ * meter of it stored a day of the period (the report says "no data", never 0), and its days (null: no data that day).
+ */
+export type ReportCommodity = {
+  commodity: CommodityFiguresView['commodities'][number];
+  hasData: boolean;
+  days: { day: string; quantity: number | null; kwh: number | null }[];
+};
+export type ReportCommodities = {
+  view: CommodityFiguresView;
+  entries: ReportCommodity[];
+  /** The site has PV generation or grid-export meters: the balance (self-consumption, self-sufficiency) is shown. */
+  solar: { hasData: boolean; days: { day: string; generationKwh: number | null; exportKwh: number | null; selfConsumptionKwh: number | null }[] } | null;
 };
 
 /** The two things a report asks of the analysis feature (src/analysis): comparisons, and a month's demand charge. */
@@ -140,12 +159,15 @@ export class ReportContentBuilder {
   private readonly faultCounts;
   private readonly mttr;
   private readonly maintenanceDue;
+  private readonly storedDays;
+  private readonly flowMeters;
 
   constructor(
     db: Db,
     private readonly energy: EnergyFigures,
     private readonly analysis: ReportAnalysis | null = null,
     private readonly metered: () => boolean = () => false,
+    private readonly commodityFigures: Pick<CommodityFigures, 'period'> | null = null,
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
@@ -175,6 +197,9 @@ export class ReportContentBuilder {
          WHERE status IN ('resolved', 'closed') AND resolved_at >= ? AND resolved_at < ?`,
       )
       .pluck();
+    // Which of a commodity's meters stored each day (presence only: the quantities are the commodities API's).
+    this.storedDays = sqlite.prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?').pluck();
+    this.flowMeters = sqlite.prepare("SELECT id, role FROM meters WHERE commodity = 'electricity' AND role IN ('export', 'generation') AND kind <> 'virtual'");
     this.maintenanceDue = sqlite
       .prepare(
         `SELECT scheduled_at, equipment, type, status, assignee, CASE WHEN scheduled_at < ? THEN 'yes' ELSE 'no' END
@@ -201,6 +226,7 @@ export class ReportContentBuilder {
       comparison: null,
       demandCharge: null,
       loadCurve: null,
+      commodities: null,
     };
     const topAlerts: Table = {
       key: 'top-alerts',
@@ -216,8 +242,9 @@ export class ReportContentBuilder {
         const comparison = this.comparison(period, energy, coverage, now);
         const demandCharge = this.demandCharge(comparison, now);
         const loadCurve = energy.peak ? this.energy.loadCurve(siteDay(site.timezone, new Date(energy.peak.at))) : null;
-        const tables = [...energyTables(energy), ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []), topAlerts];
-        return { ...base, energy, coverage, comparison, demandCharge, loadCurve, tables };
+        const commodities = this.commodities(period);
+        const tables = [...energyTables(energy), ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []), ...(commodities ? commodityTables(commodities) : []), topAlerts];
+        return { ...base, energy, coverage, comparison, demandCharge, loadCurve, commodities, tables };
       }
       case 'alerts-faults':
         return {
@@ -307,6 +334,43 @@ export class ReportContentBuilder {
     return { current, previous, lastYear };
   }
 
+  /**
+   * By commodity: the period and each of its days through the commodities service (the figures of GET
+   * /api/energy/commodities for the same from and to); a commodity or day with no stored meter-day is "no data".
+   */
+  private commodities(period: { from: string; to: string }): ReportCommodities | null {
+    if (!this.commodityFigures || !this.metered()) return null;
+    const view = this.commodityFigures.period(period.from, period.to);
+    const dayViews = daysBetween(period.from, period.to).map((day) => ({ day, view: this.commodityFigures!.period(day, addDays(day, 1)) }));
+    const stored = (ids: number[]) => new Set(ids.length ? (this.storedDays.all(JSON.stringify(ids), period.from, period.to) as string[]) : []);
+    const entries = view.commodities.map((commodity): ReportCommodity => {
+      // Electricity's consumption needs the site's import: its days are the site meters' days.
+      const withData = stored(commodity.meters.map((meter) => meter.id));
+      return {
+        commodity,
+        hasData: withData.size > 0,
+        days: dayViews.map(({ day, view: one }) => {
+          const entry = one.commodities.find((c) => c.commodity === commodity.commodity);
+          return withData.has(day) && entry ? { day, quantity: entry.quantity, kwh: entry.kwh } : { day, quantity: null, kwh: null };
+        }),
+      };
+    });
+    const flows = this.flowMeters.all() as { id: number; role: string }[];
+    let solar: ReportCommodities['solar'] = null;
+    if (flows.length) {
+      const withData = stored(flows.map((meter) => meter.id));
+      solar = {
+        hasData: withData.size > 0,
+        days: dayViews.map(({ day, view: one }) =>
+          withData.has(day)
+            ? { day, generationKwh: one.electricity.generationKwh, exportKwh: one.electricity.exportKwh, selfConsumptionKwh: one.electricity.selfConsumptionKwh }
+            : { day, generationKwh: null, exportKwh: null, selfConsumptionKwh: null },
+        ),
+      };
+    }
+    return { view, entries, solar };
+  }
+
   /** A site without meters: the hand-entered daily totals, complete when every day of the period was entered. */
   private compared(period: { from: string; to: string }): Compared {
     return this.daily(period, this.energy.periodFigures(period.from, period.to), this.energy.coverage(period.from, period.to));
@@ -328,6 +392,30 @@ export class ReportContentBuilder {
       missingDays: missingDays.slice(0, 31),
     };
   }
+}
+
+/**
+ * By commodity as the commodities API answers it: quantity in the commodity's unit, kWh (null for water: m³ never
+ * enters an energy total), cost and CO2; a commodity without data has null figures. The energy total sums kWh only.
+ * With PV or export meters, the electricity balance as one row.
+ */
+function commodityTables(commodities: ReportCommodities): Table[] {
+  const { view, entries, solar } = commodities;
+  const rows: Cell[][] = entries.map(({ commodity: c, hasData }) => (hasData ? [c.commodity, c.unit, c.quantity, c.kwh, c.cost, c.carbonKg] : [c.commodity, c.unit, null, null, null, null]));
+  rows.push(['energy_total', 'kWh', view.energyKwh, view.energyKwh, null, null]);
+  const tables: Table[] = [{ key: 'commodities', title: 'By commodity', columns: ['commodity', 'unit', 'quantity', 'kwh', 'cost', 'carbon_kg'], rows }];
+  if (solar) {
+    const e = view.electricity;
+    tables.push({
+      key: 'electricity-balance',
+      title: 'Electricity balance',
+      columns: ['import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'self_consumption_rate', 'self_sufficiency', 'net_import_kwh', 'import_cost', 'feed_in_revenue'],
+      rows: solar.hasData
+        ? [[e.importKwh, e.exportKwh, e.generationKwh, e.consumptionKwh, e.selfConsumptionKwh, e.selfConsumptionRate, e.selfSufficiency, e.netImportKwh, e.importCost, e.feedInRevenue]]
+        : [],
+    });
+  }
+  return tables;
 }
 
 /** The month's demand charge as the demand-charge API answers it: billed kW × price per kW, and the cost with it. */

@@ -61,6 +61,7 @@ export async function renderPdf(content: ReportContent): Promise<Buffer> {
       heading(doc, format.t('report.chart.peakDay', { day: format.date(content.loadCurve.day) }), 200);
       loadCurveChart(doc, format, content.loadCurve);
     }
+    if (content.commodities) commodityCharts(doc, format, content.commodities);
   }
   for (const table of content.tables) await drawTable(doc, table, content, format);
   footers(doc, content, format);
@@ -241,6 +242,22 @@ function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: nu
   doc.y = bottom + 20;
 }
 
+/** A chart per utility in its own unit (a day without data: no bar), and the PV yield; "no data" for one without any. */
+function commodityCharts(doc: Doc, format: SiteFormat, commodities: NonNullable<ReportContent['commodities']>): void {
+  for (const entry of commodities.entries) {
+    const name = format.t(`value.${entry.commodity.commodity}`);
+    heading(doc, format.t('report.chart.commodity', { commodity: name, unit: entry.commodity.unit }), 200);
+    if (!entry.hasData) note(doc, format.t('report.noDataSection'));
+    else dailyChart(doc, format, entry.days.map((d) => ({ day: d.day, value: d.quantity })));
+  }
+  if (commodities.solar) {
+    heading(doc, format.t('report.chart.solar'), 200);
+    if (!commodities.solar.hasData) note(doc, format.t('report.noDataSection'));
+    else dailyChart(doc, format, commodities.solar.days.map((d) => ({ day: d.day, value: d.generationKwh })));
+  }
+  note(doc, format.t('report.energyTotalNote'));
+}
+
 /** Horizontal bars, one per area, with its energy and share written beside it. */
 function areaChart(doc: Doc, format: SiteFormat, areas: { area: string; kwh: number }[]): void {
   const labelWidth = 130;
@@ -303,15 +320,17 @@ function niceStep(raw: number): number {
 }
 
 const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
-const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw']);
-const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost']);
-const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis']);
+const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw', 'quantity', 'import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'net_import_kwh']);
+const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue']);
+const SHARE = new Set(['self_consumption_rate', 'self_sufficiency']);
+const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis', 'commodity']);
 
 /** A cell as the site reads it: grouped numbers, local dates and times, translated states. */
 export function pdfCell(format: SiteFormat, column: string, cell: Cell): string {
   if (cell === null) return NO_DATA;
   if (typeof cell === 'number') {
     if (MONEY.has(column)) return format.number(cell, 2);
+    if (SHARE.has(column)) return format.percent(cell);
     return format.number(cell, ONE_DECIMAL.has(column) ? 1 : 0);
   }
   if (column === 'day' && /^\d{4}-\d{2}-\d{2}$/.test(cell)) return format.date(cell);
@@ -338,13 +357,21 @@ function sideways(table: Table, format: SiteFormat, content: ReportContent): Tab
 async function drawTable(doc: Doc, original: Table, content: ReportContent, format: SiteFormat): Promise<void> {
   const table = original.rows.length === 1 && original.columns.length > 5 ? sideways(original, format, content) : original;
   heading(doc, format.t(`table.${table.key}`));
+  if (table.rows.length === 0 && table.columns.length > 5) {
+    note(doc, format.t('report.noDataSection'));
+    return;
+  }
   const width = doc.page.width - 2 * MARGIN;
   const size = 8.5;
   // The daily table says "no data" for a day nothing was recorded on, instead of its zeros.
   const missingDays = table.key === 'daily' && content.coverage ? new Set(table.rows.map((row) => row[0] as string).filter((day) => !content.coverage!.days.includes(day))) : new Set<string>();
   const noDataText = format.t('report.chart.noDataDay');
+  // A commodity without data reads "no data" where its quantity would be, not 0.
+  const noDataRow = (row: Cell[]) => table.key === 'commodities' && row[2] === null;
   const cells = (row: Cell[]): string[] =>
-    missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
+    noDataRow(row)
+      ? [pdfCell(format, 'commodity', row[0]), pdfCell(format, 'unit', row[1]), noDataText, ...row.slice(3).map(() => NO_DATA)]
+      : missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
   const headers = table.columns.map((column) => format.t(`column.${column}`, { currency: content.currency }));
   const sample = table.rows.slice(0, 200).map(cells);
@@ -370,7 +397,7 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
     doc.y = y + rowHeight;
   };
   drawRow(headers, true);
-  const energyTable = ['daily', 'areas', 'totals', 'peak'].includes(table.key);
+  const energyTable = ['daily', 'areas', 'totals', 'peak', 'electricity-balance'].includes(table.key);
   if (table.rows.length === 0 || (energyTable && content.coverage?.share === 0)) {
     note(doc, format.t(energyTable ? 'report.noDataSection' : 'report.noneInPeriod'));
     return;
