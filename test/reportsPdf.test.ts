@@ -41,7 +41,8 @@ describe('monthly report PDF', () => {
     assert.equal(config.status, 200, config.text);
     // A day without data in the month before the reported one too: its comparison is marked incomplete.
     const month = lastWholeMonth(TIMEZONE);
-    seeded = seedYear(server, TIMEZONE, { gaps: [addDays(month.from, -10)] });
+    // And 20 estimated intervals (the collector's spread over a gap) on the report month's fourth day.
+    seeded = seedYear(server, TIMEZONE, { gaps: [addDays(month.from, -10)], estimated: [{ day: addDays(month.from, 3), intervals: 20 }] });
     // A capacity tariff: 9.50 per kW of the month's peak. The API refuses to change a version in effect (past costs
     // must not move), so the test sets it as an operator's SQL fix would, from another connection.
     const other = new Database(path.join(server.dataDir, 'ems.db'));
@@ -109,7 +110,7 @@ describe('monthly report PDF', () => {
       format.money(summary.cost),
       format.carbon(summary.carbonKg),
       `${format.kw(summary.peak.kw)} am ${format.dateTime(summary.peak.at)}`,
-      `${format.change((current.kwh - previous.kwh) / previous.kwh)} ggü. Vorperiode (${format.month(previous.from.slice(0, 7))}) · unvollständig: ${format.percent(previous.coverage)} der Zählertage vorhanden`,
+      `${format.change((current.kwh - previous.kwh) / previous.kwh)} ggü. Vorperiode (${format.month(previous.from.slice(0, 7))}) · unvollständig (${format.percent(previous.coverage)} der Zählertage)`,
       `${format.change((current.kwh - lastYear.kwh) / lastYear.kwh)} ggü. Vorjahreszeitraum (${format.month(lastYear.from.slice(0, 7))})`,
       `${format.change((current.cost - previous.cost) / previous.cost)} ggü. Vorperiode`,
       `${format.change((current.cost - lastYear.cost) / lastYear.cost)} ggü. Vorjahreszeitraum`,
@@ -127,6 +128,20 @@ describe('monthly report PDF', () => {
       assert.ok(flat.includes(norm(`${format.date(day.day)} ${format.number(day.kwh, 1)} ${format.number(day.cost, 2)}`)), `day ${day.day}`);
     }
     for (const area of summary.areas) assert.ok(flat.includes(format.number(area.kwh, 1)), `area ${area.area} ${area.kwh}`);
+    // Completeness split by the interval flags, as the completeness API answers it: measured, estimated, missing.
+    const completeness = (await server.request('GET', `/api/energy/completeness?from=${from}&to=${to}`, { token })).body.site;
+    assert.ok(completeness.estimated > 0 && completeness.missing > 0, JSON.stringify({ ...completeness, days: undefined }));
+    const split = `Von den 15-Minuten-Intervallen des Zeitraums: ${format.percent(completeness.measured)} gemessen, ${format.percent(completeness.estimated)} geschätzt, ${format.percent(completeness.missing)} fehlend`;
+    assert.ok(flat.includes(norm(split)), `${split}:\n${text}`);
+    const estimatedDay = completeness.days.find((d: { day: string }) => d.day === addDays(from, 3));
+    assert.ok(Math.abs(estimatedDay.estimated - 20 / 96) < 0.0001);
+    const dayRow = summary.days.find((d: { day: string }) => d.day === estimatedDay.day);
+    // pdftotext's layout may drop the no-break space of a short right-aligned "0 %": compared without spaces.
+    const bare = (value: string) => value.replace(/\s+/g, '');
+    assert.ok(
+      bare(text).includes(bare(`${format.date(dayRow.day)} ${format.number(dayRow.kwh, 1)} ${format.number(dayRow.cost, 2)} ${format.number(dayRow.carbonKg, 1)} ${format.percent(estimatedDay.measured)} ${format.percent(estimatedDay.estimated)} ${format.percent(estimatedDay.missing)}`)),
+      `the daily row with its shares:\n${text}`,
+    );
     // Area and site names in Cyrillic, Greek and Chinese come out as text (pdftotext reads them back through the embedded fonts).
     for (const name of ['Освещение', '数据中心', 'Πύλη', 'Завод']) assert.ok(text.includes(name), `name ${name} in the PDF:\n${text}`);
     // Every font embedded as a subset (tag "ABCDEF+Name"), none of the 14 standard fonts.

@@ -431,7 +431,15 @@ function demandChargeTable(charge: MonthDemandCharge): Table {
 /** The energy figures as tables, in the units and precision the energy API answers with. */
 function energyTables(energy: PeriodFigures): Table[] {
   return [
-    { key: 'daily', title: 'Energy per day', columns: ['day', 'kwh', 'cost', 'carbon_kg'], rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg]) },
+    // Metered: each day's shares of measured, estimated and missing intervals (the interval flags), as the completeness API answers.
+    energy.completeness
+      ? {
+          key: 'daily',
+          title: 'Energy per day',
+          columns: ['day', 'kwh', 'cost', 'carbon_kg', 'measured', 'estimated', 'missing'],
+          rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg, d.measured ?? null, d.estimated ?? null, d.missing ?? null]),
+        }
+      : { key: 'daily', title: 'Energy per day', columns: ['day', 'kwh', 'cost', 'carbon_kg'], rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg]) },
     { key: 'areas', title: 'Energy by area', columns: ['area', 'kwh', 'cost', 'carbon_kg'], rows: energy.areas.map((a) => [a.area, a.kwh, a.cost, a.carbonKg]) },
     { key: 'totals', title: 'Period totals', columns: ['kwh', 'cost', 'carbon_kg'], rows: [[energy.totalKwh, energy.cost, energy.carbonKg]] },
     { key: 'peak', title: 'Peak demand', columns: ['kw', 'at'], rows: energy.peak ? [[energy.peak.kw, energy.peak.at]] : [] },

@@ -79,11 +79,11 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   paragraph(doc, t('report.timezone', { timezone: content.timezone }), MARGIN, 198, { size: 10, color: MUTED, width });
   const energy = content.energy;
   if (!energy) return;
-  let y = 250;
+  // Six figures with a demand charge: a little closer together so the cover stays one page.
+  let y = content.demandCharge ? 232 : 250;
   paragraph(doc, t('report.keyFigures'), MARGIN, y, { size: 14, weight: 'bold', width });
   y += 30;
-  // Six figures with a demand charge: a little closer together so the cover stays one page.
-  const gap = content.demandCharge ? 12 : 20;
+  const gap = content.demandCharge ? 10 : 20;
   const noData = content.coverage !== null && content.coverage.share === 0;
   const comparison = content.comparison;
   // Changes are computed between the comparison's own figures (the comparisons API's current and reference periods).
@@ -136,6 +136,13 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     const key = content.coverage.unit === 'intervals' ? 'report.completeness' : 'report.completenessDays';
     paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, { size: 10.5, width, color: content.coverage.share < 0.99 ? UP : INK });
     y += 18;
+    // Metered: the intervals split by their flags into measured, estimated (spread over a gap) and missing.
+    const split = energy.completeness;
+    if (split && split.intervals > 0) {
+      const text = t('report.completenessSplit', { measured: format.percent(split.measured), estimated: format.percent(split.estimated), missing: format.percent(split.missing) });
+      paragraph(doc, text, MARGIN, y, { size: 10.5, width, color: split.measured < 0.99 ? UP : INK });
+      y = doc.y + 6;
+    }
   }
   if (comparison && !noData && !comparison.current.complete && comparison.current.missingDays.length) {
     const days = comparison.current.missingDays.map((day) => format.date(day)).join(', ');
@@ -246,12 +253,12 @@ function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: nu
 function commodityCharts(doc: Doc, format: SiteFormat, commodities: NonNullable<ReportContent['commodities']>): void {
   for (const entry of commodities.entries) {
     const name = format.t(`value.${entry.commodity.commodity}`);
-    heading(doc, format.t('report.chart.commodity', { commodity: name, unit: entry.commodity.unit }), 200);
+    heading(doc, format.t('report.chart.commodity', { commodity: name, unit: entry.commodity.unit }), 230);
     if (!entry.hasData) note(doc, format.t('report.noDataSection'));
     else dailyChart(doc, format, entry.days.map((d) => ({ day: d.day, value: d.quantity })));
   }
   if (commodities.solar) {
-    heading(doc, format.t('report.chart.solar'), 200);
+    heading(doc, format.t('report.chart.solar'), 230);
     if (!commodities.solar.hasData) note(doc, format.t('report.noDataSection'));
     else dailyChart(doc, format, commodities.solar.days.map((d) => ({ day: d.day, value: d.generationKwh })));
   }
@@ -322,7 +329,7 @@ function niceStep(raw: number): number {
 const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
 const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw', 'quantity', 'import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'net_import_kwh']);
 const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue']);
-const SHARE = new Set(['self_consumption_rate', 'self_sufficiency']);
+const SHARE = new Set(['self_consumption_rate', 'self_sufficiency', 'measured', 'estimated', 'missing']);
 const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis', 'commodity']);
 
 /** A cell as the site reads it: grouped numbers, local dates and times, translated states. */

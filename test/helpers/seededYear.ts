@@ -1,6 +1,7 @@
 // A site with meters and 14 months of 15-minute data written through the real interval store (what a year of the
 // collector leaves), areas named in several scripts, and one day in the last whole month without any data.
 import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
+import { FLAG_ESTIMATED } from '../../src/energy/store.ts';
 import type { TestServer } from './server.ts';
 
 export type SeededYear = { meterIds: number[]; siteId: number; areas: string[]; gapDay: string; lastMonth: { from: string; to: string } };
@@ -15,7 +16,10 @@ export function lastWholeMonth(timezone: string): { from: string; to: string } {
   return { from: m === 1 ? `${y - 1}-12-01` : `${y}-${String(m - 1).padStart(2, '0')}-01`, to };
 }
 
-/** gaps: further days without any data (besides the one in the last whole month). */
+/**
+ * gaps: further days without any data (besides the one in the last whole month); estimated: days whose first
+ * `intervals` intervals every meter stores flagged estimated (what the collector spreads over a gap).
+ */
 /**
  * What the seed writes for meter `m` (0: the main incomer) of `meters` in interval i of a day of `count` intervals: a
  * daily sine, a seasonal factor by month, 8 % more from `growthFrom` on; the main incomer is the sum of its
@@ -31,7 +35,11 @@ export function seededKwh(day: string, i: number, count: number, m: number, mete
   return Math.fround(sum);
 }
 
-export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number; gaps?: string[] } = {}): SeededYear {
+export function seedYear(
+  server: TestServer,
+  timezone: string,
+  options: { subMeters?: number; days?: number; gaps?: string[]; estimated?: { day: string; intervals: number }[] } = {},
+): SeededYear {
   const { energy, db } = server.service.deps;
   const subMeters = options.subMeters ?? AREA_NAMES.length;
   const ids: number[] = [];
@@ -53,7 +61,9 @@ export function seedYear(server: TestServer, timezone: string, options: { subMet
         ids.map((meterId, m) => {
           const kwh = new Float32Array(count);
           for (let i = 0; i < count; i += 1) kwh[i] = seededKwh(day, i, count, m, ids.length, month.from);
-          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+          const flags = new Uint8Array(count);
+          flags.fill(FLAG_ESTIMATED, 0, options.estimated?.find((e) => e.day === day)?.intervals ?? 0);
+          return { meterId, day, start, kwh, flags, maxKw: null, stored: null };
         }),
       );
     })();
