@@ -85,7 +85,7 @@ const CSV_CHUNK_CHARS = 16 * 1024;
 
 const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
-/** One row of values: its start instant and each meter's kWh (NaN: no data). */
+/** One row of values: its start instant and each meter's quantity (NaN: no data); `values` is valid until the next slot. */
 type Slot = { start: number; end: number; values: Float64Array };
 
 export class EnergyExport {
@@ -139,8 +139,9 @@ export class EnergyExport {
     const none = new Float64Array(count).fill(NaN);
     const records = plan.meters.map((meter) => byMeter.get(meter.id) ?? none);
     const step = plan.resolution === '15min' ? 1 : plan.resolution === 'hour' ? 4 : count;
+    // One values array per day, refilled for each slot: a slot is used up before the next is asked for (both writers).
+    const values = new Float64Array(records.length);
     for (let i = 0; i < count; i += step) {
-      const values = new Float64Array(records.length);
       const width = Math.min(step, count - i);
       records.forEach((kwh, m) => {
         let sum = 0;
@@ -165,9 +166,22 @@ export class EnergyExport {
       : ['start', 'end', 'meter_id', 'meter', 'area', 'commodity', 'unit', 'quantity'];
   }
 
-  /** The CSV a day at a time, as UTF-8 buffers. */
-  *csvBytes(plan: ExportPlan, options: { locale: string; bom: boolean }): Generator<Buffer> {
-    for (const chunk of this.csv(plan, options)) yield Buffer.from(chunk, 'utf8');
+  /**
+   * The CSV as UTF-8 buffers of ~16 KiB. Every 1 MiB the event loop gets a turn: in a synchronous run V8 frees the
+   * garbage of the reads (blob and decoded day buffers, outside the heap) late, and the service's RSS grew by 58–78 MiB
+   * over a year of 100 meters (bench:exports).
+   */
+  async *csvBytes(plan: ExportPlan, options: { locale: string; bom: boolean }): AsyncGenerator<Buffer> {
+    let since = 0;
+    for (const chunk of this.csv(plan, options)) {
+      const bytes = Buffer.from(chunk, 'utf8');
+      yield bytes;
+      since += bytes.length;
+      if (since >= 1024 * 1024) {
+        since = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
   }
 
   /** The CSV a day at a time. */
