@@ -107,7 +107,7 @@ export async function createService(config: Config, options: { logger?: Logger; 
   const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle, reportMinIntervalMin: config.reports.minIntervalMin });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
-  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures });
+  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures, analysis: features.analysis, commodities: features.energy.commodities });
   const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl, siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)) });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { dayIntervals } from '../src/energy/calendar.ts';
 import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
 import { seedYear, type SeededYear } from './helpers/seededYear.ts';
 
@@ -44,7 +45,7 @@ describe('energy exports', () => {
     assert.equal(csv.status, 200);
     assert.match(csv.type, /text\/csv/);
     const lines = csv.body.toString('utf8').trimEnd().split('\r\n');
-    assert.equal(lines[0], `start,end,${ids.map((id, i) => `Sub-meter ${i + 1} (${id}) kWh`).join(',')}`);
+    assert.equal(lines[0], `start,end,${ids.map((id, i) => `Sub-meter ${i + 1} (${id}) electricity kWh`).join(',')}`);
     assert.equal(lines.length, 1 + 96 + 100 + 96, 'a 100-interval DST day between two 96-interval days');
     assert.equal(lines[1].split(',')[0], '2026-10-24T00:00:00+02:00');
     // The repeated hour of the DST change: 02:00 twice, first at +02:00, then at +01:00.
@@ -67,7 +68,7 @@ describe('energy exports', () => {
     assert.equal(csv.status, 200);
     assert.deepEqual([...csv.body.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 BOM');
     const lines = csv.body.toString('utf8').slice(1).trimEnd().split('\r\n');
-    assert.equal(lines[0], 'start;end;meter_id;meter;area;kwh');
+    assert.equal(lines[0], 'start;end;meter_id;meter;area;commodity;unit;quantity');
     const meter = seeded.meterIds[1];
     const hours = await series(meter, 'hour');
     const rows = lines.slice(1).map((line) => line.split(';'));
@@ -75,8 +76,9 @@ describe('energy exports', () => {
     rows.forEach((row, i) => {
       assert.equal(row[2], String(meter));
       assert.equal(row[4], area);
-      assert.match(row[5], /^\d+,\d+$/, 'decimal comma');
-      assert.equal(Number(row[5].replace(',', '.')), hours[i].kwh);
+      assert.deepEqual(row.slice(5, 7), ['electricity', 'kWh']);
+      assert.match(row[7], /^\d+,\d+$/, 'decimal comma');
+      assert.equal(Number(row[7].replace(',', '.')), hours[i].kwh);
     });
   });
 
@@ -107,7 +109,7 @@ describe('energy exports', () => {
     const [german, english] = await Promise.all([convert('de_DE', '59,34,76,1,,1031', 'de'), convert('en_US', '44,34,76,1,,1033', 'en')]);
     const hours = await Promise.all(ids.map((id) => series(id, 'hour')));
     assert.equal(german.length, 1 + hours[0].length);
-    assert.equal(german[0], `start;end;${ids.map((id, i) => `Sub-meter ${i + 1} (${id}) kWh`).join(';')}`);
+    assert.equal(german[0], `start;end;${ids.map((id, i) => `Sub-meter ${i + 1} (${id}) electricity kWh`).join(';')}`);
     for (let row = 0; row < hours[0].length; row += 1) {
       const de = german[row + 1].split(';');
       const en = english[row + 1].split(',');
@@ -122,6 +124,37 @@ describe('energy exports', () => {
         assert.equal(de[2 + m].replace(',', '.'), en[2 + m]);
       });
     }
+  });
+
+  test('gas and water columns say m³: the commodity and unit per meter column (wide) and per row (long), values as the series API', async () => {
+    const { energy, db } = server.service.deps;
+    const gas = energy.meters.create({ name: 'Gas', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas', area: 'Utilities' }, null).id;
+    const water = energy.meters.create({ name: 'Water', code: 'meter.water.m3', kind: 'energy', commodity: 'water', area: 'Utilities' }, null).id;
+    for (const day of ['2026-10-24', '2026-10-25', '2026-10-26']) {
+      const { start, count } = dayIntervals(TIMEZONE, day);
+      const values = (base: number) => Float32Array.from({ length: count }, (_, i) => base + (i % 10) / 100);
+      db.sqlite.transaction(() =>
+        energy.store.save([
+          { meterId: gas, day, start, kwh: values(1.5), flags: new Uint8Array(count), maxKw: null, stored: null },
+          { meterId: water, day, start, kwh: values(0.2), flags: new Uint8Array(count), maxKw: null, stored: null },
+        ]),
+      )();
+    }
+    const sub = seeded.meterIds[0];
+    const wide = (await download(`from=${FROM}&to=${TO}&meterIds=${gas},${water},${sub}&resolution=hour&locale=en-GB`)).body.toString('utf8').trimEnd().split('\r\n');
+    assert.equal(wide[0], `start,end,Gas (${gas}) gas m³,Water (${water}) water m³,Sub-meter 1 (${sub}) electricity kWh`);
+    const [gasHours, waterHours] = await Promise.all([series(gas, 'hour'), series(water, 'hour')]);
+    wide.slice(1).forEach((line, i) => {
+      const cells = line.split(',');
+      assert.equal(Number(cells[2]), gasHours[i].kwh, `gas m³ hour ${i}`);
+      assert.equal(Number(cells[3]), waterHours[i].kwh, `water m³ hour ${i}`);
+    });
+    const long = (await download(`from=${FROM}&to=${TO}&area=Utilities&layout=long&resolution=day&locale=en-GB`)).body.toString('utf8').trimEnd().split('\r\n');
+    assert.equal(long[0], 'start,end,meter_id,meter,area,commodity,unit,quantity');
+    const rows = long.slice(1).map((line) => line.split(','));
+    assert.equal(rows.length, 6, 'two meters × three days');
+    assert.deepEqual(rows.filter((row) => row[2] === String(gas)).map((row) => row.slice(5, 7)), Array(3).fill(['gas', 'm³']));
+    assert.deepEqual(rows.filter((row) => row[2] === String(water)).map((row) => row.slice(5, 7)), Array(3).fill(['water', 'm³']));
   });
 
   test('bad requests are 4xx naming the problem', async () => {

@@ -22,7 +22,7 @@ const ExportQuery = Type.Object(
 );
 
 export function exportRoutes({ energy, db }: AppDeps) {
-  const exporter = new EnergyExport(energy.meters, energy.store, energy.timezone);
+  const exporter = new EnergyExport(db, energy.meters, energy.timezone);
   const siteLocale = db.sqlite.prepare('SELECT locale FROM platform_config WHERE id = 1').pluck();
   return [
     defineRoute({

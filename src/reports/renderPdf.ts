@@ -61,6 +61,7 @@ export async function renderPdf(content: ReportContent): Promise<Buffer> {
       heading(doc, format.t('report.chart.peakDay', { day: format.date(content.loadCurve.day) }), 200);
       loadCurveChart(doc, format, content.loadCurve);
     }
+    if (content.commodities) commodityCharts(doc, format, content.commodities);
   }
   for (const table of content.tables) await drawTable(doc, table, content, format);
   footers(doc, content, format);
@@ -78,15 +79,20 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   paragraph(doc, t('report.timezone', { timezone: content.timezone }), MARGIN, 198, { size: 10, color: MUTED, width });
   const energy = content.energy;
   if (!energy) return;
-  let y = 250;
+  // Six figures with a demand charge: a little closer together so the cover stays one page.
+  let y = content.demandCharge ? 232 : 250;
   paragraph(doc, t('report.keyFigures'), MARGIN, y, { size: 14, weight: 'bold', width });
   y += 30;
+  const gap = content.demandCharge ? 10 : 20;
   const noData = content.coverage !== null && content.coverage.share === 0;
   const comparison = content.comparison;
-  const figures: { label: string; value: string | null; current: number | null; pick: (c: Compared) => number | null }[] = [
-    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: energy.totalKwh, pick: (c) => c.totalKwh },
-    { label: t('report.cost'), value: format.money(energy.cost), current: energy.cost, pick: (c) => c.cost },
-    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: energy.carbonKg, pick: (c) => c.carbonKg },
+  // Changes are computed between the comparison's own figures (the comparisons API's current and reference periods).
+  const base = comparison?.current;
+  const figures: CoverFigure[] = [
+    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: base?.totalKwh ?? energy.totalKwh, pick: (c) => c.totalKwh },
+    { label: t('report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
+    ...demandChargeFigures(content, format),
+    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: base?.carbonKg ?? energy.carbonKg, pick: (c) => c.carbonKg },
     {
       label: t('report.peak'),
       value: energy.peak ? t('report.peakAt', { kw: format.kw(energy.peak.kw), at: format.dateTime(energy.peak.at) }) : null,
@@ -100,30 +106,77 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     const shown = noData || figure.value === null ? t('report.noData') : figure.value;
     paragraph(doc, shown, MARGIN + 125, y - 4, { size: 17, weight: 'bold', width: width - 125, color: noData || figure.value === null ? MUTED : INK });
     let line = y + 20;
+    if (figure.detail && !noData) {
+      paragraph(doc, figure.detail, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+      line = doc.y + 2;
+    }
     if (comparison && !noData && figure.current !== null) {
       for (const [key, compared] of [['report.vsPrevious', comparison.previous], ['report.vsLastYear', comparison.lastYear]] as const) {
+        let next = line + 14;
         const before = compared.hasData ? figure.pick(compared) : null;
-        const label = t(key, { period: periodLabel(format, compared) });
+        const label = t(key, { period: periodLabel(format, compared) }) + comparisonMarks(format, compared);
         if (before === null || before === 0) {
           paragraph(doc, `${t('report.noComparison')} ${label}`, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+          next = Math.max(next, doc.y + 2);
         } else {
           const change = (figure.current - before) / Math.abs(before);
           const changeText = format.change(change);
           const changeWidth = textWidth(doc, changeText, 9.5, 'bold');
           drawLine(doc, changeText, MARGIN + 125, line, { size: 9.5, weight: 'bold', color: change > 0 ? UP : change < 0 ? DOWN : MUTED });
           paragraph(doc, label, MARGIN + 125 + changeWidth + 5, line, { size: 9.5, color: MUTED, width: width - 130 - changeWidth });
+          next = Math.max(next, doc.y + 2);
         }
-        line += 14;
+        // A label with marks may wrap: the next line starts below it.
+        line = next;
       }
     }
-    y = line + 20;
+    y = line + gap;
   }
   if (content.coverage) {
     const key = content.coverage.unit === 'intervals' ? 'report.completeness' : 'report.completenessDays';
     paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, { size: 10.5, width, color: content.coverage.share < 0.99 ? UP : INK });
     y += 18;
+    // Metered: the intervals split by their flags into measured, estimated (spread over a gap) and missing.
+    const split = energy.completeness;
+    if (split && split.intervals > 0) {
+      const text = t('report.completenessSplit', { measured: format.percent(split.measured), estimated: format.percent(split.estimated), missing: format.percent(split.missing) });
+      paragraph(doc, text, MARGIN, y, { size: 10.5, width, color: split.measured < 0.99 ? UP : INK });
+      y = doc.y + 6;
+    }
+  }
+  if (comparison && !noData && !comparison.current.complete && comparison.current.missingDays.length) {
+    const days = comparison.current.missingDays.map((day) => format.date(day)).join(', ');
+    paragraph(doc, t('report.missingDays', { days }), MARGIN, y, { size: 10.5, width, color: UP });
+    y = doc.y + 6;
   }
   if (noData) paragraph(doc, t('report.noDataPeriod'), MARGIN, y, { size: 10.5, width, color: UP });
+}
+
+type CoverFigure = { label: string; value: string | null; detail?: string; current: number | null; pick: (c: Compared) => number | null };
+
+/** The month's demand charge (billed kW × price per kW) and the total cost with it, when the tariff carries one. */
+function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverFigure[] {
+  const charge = content.demandCharge?.current;
+  const current = content.comparison?.current;
+  if (!charge || !current) return [];
+  const { t } = format;
+  const detail = t('report.demandChargeDetail', {
+    kw: format.kw(charge.billedKw),
+    price: format.money(charge.version.demandChargePerKw),
+    basis: t(`value.${charge.version.basis}`),
+  });
+  return [
+    { label: t('report.demandCharge'), value: format.money(charge.demandCharge), detail, current: current.demandCharge ?? null, pick: (c) => c.demandCharge ?? null },
+    { label: t('report.totalCost'), value: format.money(charge.totalCost), current: current.totalCost ?? null, pick: (c) => c.totalCost ?? null },
+  ];
+}
+
+/** What the comparisons API marks about a reference period, appended to its label: partial, incomplete. */
+function comparisonMarks(format: SiteFormat, compared: Compared): string {
+  let marks = '';
+  if (compared.partial) marks += ` · ${format.t('report.comparisonPartial')}`;
+  if (!compared.complete && compared.hasData) marks += ` · ${format.t('report.comparisonIncomplete', { coverage: format.percent(compared.coverage) })}`;
+  return marks;
 }
 
 /** "October 2026" for a whole month, else "1 Nov 2026 – 7 Nov 2026". */
@@ -196,6 +249,22 @@ function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: nu
   doc.y = bottom + 20;
 }
 
+/** A chart per utility in its own unit (a day without data: no bar), and the PV yield; "no data" for one without any. */
+function commodityCharts(doc: Doc, format: SiteFormat, commodities: NonNullable<ReportContent['commodities']>): void {
+  for (const entry of commodities.entries) {
+    const name = format.t(`value.${entry.commodity.commodity}`);
+    heading(doc, format.t('report.chart.commodity', { commodity: name, unit: entry.commodity.unit }), 230);
+    if (!entry.hasData) note(doc, format.t('report.noDataSection'));
+    else dailyChart(doc, format, entry.days.map((d) => ({ day: d.day, value: d.quantity })));
+  }
+  if (commodities.solar) {
+    heading(doc, format.t('report.chart.solar'), 230);
+    if (!commodities.solar.hasData) note(doc, format.t('report.noDataSection'));
+    else dailyChart(doc, format, commodities.solar.days.map((d) => ({ day: d.day, value: d.generationKwh })));
+  }
+  note(doc, format.t('report.energyTotalNote'));
+}
+
 /** Horizontal bars, one per area, with its energy and share written beside it. */
 function areaChart(doc: Doc, format: SiteFormat, areas: { area: string; kwh: number }[]): void {
   const labelWidth = 130;
@@ -258,17 +327,21 @@ function niceStep(raw: number): number {
 }
 
 const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
-const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours']);
-const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue']);
+const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw', 'quantity', 'import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'net_import_kwh']);
+const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue']);
+const SHARE = new Set(['self_consumption_rate', 'self_sufficiency', 'measured', 'estimated', 'missing']);
+const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis', 'commodity']);
 
 /** A cell as the site reads it: grouped numbers, local dates and times, translated states. */
 export function pdfCell(format: SiteFormat, column: string, cell: Cell): string {
   if (cell === null) return NO_DATA;
   if (typeof cell === 'number') {
-    if (column === 'cost') return format.number(cell, 2);
+    if (MONEY.has(column)) return format.number(cell, 2);
+    if (SHARE.has(column)) return format.percent(cell);
     return format.number(cell, ONE_DECIMAL.has(column) ? 1 : 0);
   }
   if (column === 'day' && /^\d{4}-\d{2}-\d{2}$/.test(cell)) return format.date(cell);
+  if (column === 'month' && /^\d{4}-\d{2}$/.test(cell)) return format.month(cell);
   if (TIME_COLUMNS.has(column) && !Number.isNaN(Date.parse(cell))) return format.dateTime(cell);
   if (TRANSLATED.has(column)) {
     const key = `value.${cell}`;
@@ -278,15 +351,34 @@ export function pdfCell(format: SiteFormat, column: string, cell: Cell): string 
   return cell;
 }
 
-async function drawTable(doc: Doc, table: Table, content: ReportContent, format: SiteFormat): Promise<void> {
+/** A one-row table of many columns (the demand charge) reads better turned on its side: one line per column. */
+function sideways(table: Table, format: SiteFormat, content: ReportContent): Table {
+  const row = table.rows[0];
+  return {
+    ...table,
+    columns: ['item', 'value'],
+    rows: table.columns.map((column, i) => [format.t(`column.${column}`, { currency: content.currency }), pdfCell(format, column, row[i])]),
+  };
+}
+
+async function drawTable(doc: Doc, original: Table, content: ReportContent, format: SiteFormat): Promise<void> {
+  const table = original.rows.length === 1 && original.columns.length > 5 ? sideways(original, format, content) : original;
   heading(doc, format.t(`table.${table.key}`));
+  if (table.rows.length === 0 && table.columns.length > 5) {
+    note(doc, format.t('report.noDataSection'));
+    return;
+  }
   const width = doc.page.width - 2 * MARGIN;
   const size = 8.5;
   // The daily table says "no data" for a day nothing was recorded on, instead of its zeros.
   const missingDays = table.key === 'daily' && content.coverage ? new Set(table.rows.map((row) => row[0] as string).filter((day) => !content.coverage!.days.includes(day))) : new Set<string>();
   const noDataText = format.t('report.chart.noDataDay');
+  // A commodity without data reads "no data" where its quantity would be, not 0.
+  const noDataRow = (row: Cell[]) => table.key === 'commodities' && row[2] === null;
   const cells = (row: Cell[]): string[] =>
-    missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
+    noDataRow(row)
+      ? [pdfCell(format, 'commodity', row[0]), pdfCell(format, 'unit', row[1]), noDataText, ...row.slice(3).map(() => NO_DATA)]
+      : missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
   const headers = table.columns.map((column) => format.t(`column.${column}`, { currency: content.currency }));
   const sample = table.rows.slice(0, 200).map(cells);
@@ -312,7 +404,7 @@ async function drawTable(doc: Doc, table: Table, content: ReportContent, format:
     doc.y = y + rowHeight;
   };
   drawRow(headers, true);
-  const energyTable = ['daily', 'areas', 'totals', 'peak'].includes(table.key);
+  const energyTable = ['daily', 'areas', 'totals', 'peak', 'electricity-balance'].includes(table.key);
   if (table.rows.length === 0 || (energyTable && content.coverage?.share === 0)) {
     note(doc, format.t(energyTable ? 'report.noDataSection' : 'report.noneInPeriod'));
     return;

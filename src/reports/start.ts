@@ -7,14 +7,15 @@ import type { Lifecycle } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import path from 'node:path';
-import { ReportContentBuilder } from './content.ts';
+import { ReportContentBuilder, type ReportAnalysis } from './content.ts';
 import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
+import type { CommodityFigures } from '../energy/commodities.ts';
 import { siteEnergyFigures } from './energyFigures.ts';
 import { mailBaseUrl, siteMailReader } from '../mail/siteMail.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
 
-export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService; energy: MeteredFigures }): ReportRunner {
+export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService; energy: MeteredFigures; analysis?: ReportAnalysis; commodities?: Pick<CommodityFigures, 'period'> }): ReportRunner {
   const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
   const runner = new ReportRunner({
     db,
@@ -22,7 +23,7 @@ export function startReports(deps: { config: Config; db: Db; logger: Logger; aud
     mailer,
     logger,
     directory: path.join(config.dataDir, 'reports'),
-    content: new ReportContentBuilder(db, siteEnergyFigures(db, deps.energy)),
+    content: new ReportContentBuilder(db, siteEnergyFigures(db, deps.energy), deps.analysis ?? null, () => deps.energy.metered(), deps.commodities ?? null),
     clock: systemClock,
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,

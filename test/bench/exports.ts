@@ -1,7 +1,9 @@
 // Export benchmark: a year of 15-minute data for 100 meters seeded into the real interval store, then exported over
 // HTTP from the service in its own process as wide CSV, long CSV and wide XLSX while its resident memory is sampled
 // every 20 ms. The bar: RSS growth ≤ 50 MiB for each (the file is streamed, never held). The baseline in the same run:
-// one day of the same meters.
+// one day of the same meters. BENCH_BEFORE=<git ref> also builds that commit's tree (git archive into a temp
+// directory) and measures it first on the same data: before/after figures from one run on the same box load.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +11,7 @@ import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
 import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
-import { buildService, postJson, rssMiB, sleep, startService } from './harness.ts';
+import { buildService, postJson, ROOT, rssMiB, sleep, startService } from './harness.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
@@ -60,39 +62,65 @@ async function measure(name: string, url: string, token: string, pid: number): P
   return { name, mib: bytes / 2 ** 20, seconds, growthMiB: peak - before };
 }
 
+/** The tree of a git ref, built, in a temp directory (node_modules linked from this checkout). */
+async function buildRef(ref: string): Promise<string> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-before-'));
+  const archive = execFileSync('git', ['archive', '--format=tar', ref], { cwd: ROOT, maxBuffer: 512 * 2 ** 20 });
+  execFileSync('tar', ['-x', '-C', root], { input: archive });
+  fs.symlinkSync(fs.realpathSync(path.join(ROOT, 'node_modules')), path.join(root, 'node_modules'));
+  const build = await buildService(root);
+  if (!build.ok) throw new Error(`build of ${ref} failed: ${build.errors.join('\n')}`);
+  return root;
+}
+
+async function exportsOf(label: string, dataDir: string, root: string | undefined): Promise<Figures[]> {
+  const service = await startService({ dataDir, logLevel: 'warn', root });
+  try {
+    const password = fs.readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
+    const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'admin', password });
+    const base = `${service.url}/api/exports/energy?from=${seeded.from}&to=${seeded.to}`;
+    const oneDay = `${service.url}/api/exports/energy?from=${seeded.from}&to=${addDays(seeded.from, 1)}`;
+    // Warm-up: load the export modules (exceljs is loaded with the first XLSX) before anything is measured.
+    await measure('warm-up csv', `${oneDay}`, accessToken, service.pid);
+    await measure('warm-up xlsx', `${oneDay}&format=xlsx`, accessToken, service.pid);
+    const rows: Figures[] = [];
+    rows.push(await measure(`${label}: 1 day wide CSV`, `${oneDay}`, accessToken, service.pid));
+    rows.push(await measure(`${label}: 1 day wide XLSX`, `${oneDay}&format=xlsx`, accessToken, service.pid));
+    rows.push(await measure(`${label}: ${DAYS} days wide CSV`, `${base}`, accessToken, service.pid));
+    rows.push(await measure(`${label}: ${DAYS} days long CSV (de, BOM)`, `${base}&layout=long&locale=de-DE&bom=true`, accessToken, service.pid));
+    rows.push(await measure(`${label}: ${DAYS} days wide XLSX`, `${base}&format=xlsx`, accessToken, service.pid));
+    return rows;
+  } finally {
+    await service.stop();
+  }
+}
+
 // The service runs compiled, as in production.
 const build = await buildService();
 if (!build.ok) throw new Error(`build failed: ${build.errors.join('\n')}`);
+const beforeRef = process.env.BENCH_BEFORE;
+const beforeRoot = beforeRef ? await buildRef(beforeRef) : undefined;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-exports-'));
 const seeded = seed(dataDir);
 console.log(`seeded ${METERS} meters × ${DAYS} days (${METERS * DAYS * 96} intervals) in ${seeded.seconds.toFixed(1)} s`);
 // As the systemd unit runs it (systemd/ems.service sets MALLOC_ARENA_MAX=2).
 process.env.MALLOC_ARENA_MAX = '2';
-const service = await startService({ dataDir, logLevel: 'warn' });
 try {
-  const password = fs.readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
-  const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'admin', password });
-  const base = `${service.url}/api/exports/energy?from=${seeded.from}&to=${seeded.to}`;
-  const oneDay = `${service.url}/api/exports/energy?from=${seeded.from}&to=${addDays(seeded.from, 1)}`;
-  // Warm-up: load the export modules (exceljs is loaded with the first XLSX) before anything is measured.
-  await measure('warm-up csv', `${oneDay}`, accessToken, service.pid);
-  await measure('warm-up xlsx', `${oneDay}&format=xlsx`, accessToken, service.pid);
-  const rows: Figures[] = [];
-  rows.push(await measure('baseline: 1 day wide CSV', `${oneDay}`, accessToken, service.pid));
-  rows.push(await measure('baseline: 1 day wide XLSX', `${oneDay}&format=xlsx`, accessToken, service.pid));
-  rows.push(await measure(`${DAYS} days wide CSV`, `${base}`, accessToken, service.pid));
-  rows.push(await measure(`${DAYS} days wide CSV, again`, `${base}`, accessToken, service.pid));
-  rows.push(await measure(`${DAYS} days long CSV (de, BOM)`, `${base}&layout=long&locale=de-DE&bom=true`, accessToken, service.pid));
-  rows.push(await measure(`${DAYS} days wide XLSX`, `${base}&format=xlsx`, accessToken, service.pid));
-  console.log(`\n${'export'.padEnd(34)} ${'MiB'.padStart(8)} ${'s'.padStart(7)} ${'MiB/s'.padStart(7)} ${'RSS growth'.padStart(11)}`);
-  for (const row of rows) {
-    console.log(`${row.name.padEnd(34)} ${row.mib.toFixed(1).padStart(8)} ${row.seconds.toFixed(1).padStart(7)} ${(row.mib / row.seconds).toFixed(1).padStart(7)} ${`${row.growthMiB.toFixed(1)} MiB`.padStart(11)}`);
+  const before = beforeRoot ? await exportsOf(`before (${beforeRef})`, dataDir, beforeRoot) : [];
+  const after = await exportsOf('this tree', dataDir, undefined);
+  console.log(`\n${'export'.padEnd(46)} ${'MiB'.padStart(8)} ${'s'.padStart(7)} ${'MiB/s'.padStart(7)} ${'RSS growth'.padStart(11)}`);
+  for (const row of [...before, ...after]) {
+    console.log(`${row.name.padEnd(46)} ${row.mib.toFixed(1).padStart(8)} ${row.seconds.toFixed(1).padStart(7)} ${(row.mib / row.seconds).toFixed(1).padStart(7)} ${`${row.growthMiB.toFixed(1)} MiB`.padStart(11)}`);
   }
-  const baseline = Math.max(rows[0].growthMiB, rows[1].growthMiB);
-  const worst = Math.max(...rows.slice(2).map((row) => row.growthMiB));
+  if (before.length) {
+    console.log('\nafter ÷ before (RSS growth, time):');
+    for (let i = 2; i < after.length; i += 1) console.log(`  ${after[i].name.replace(/^this tree: /, '').padEnd(34)} ${(after[i].growthMiB / before[i].growthMiB).toFixed(2)}  ${(after[i].seconds / before[i].seconds).toFixed(2)}`);
+  }
+  const baseline = Math.max(after[0].growthMiB, after[1].growthMiB);
+  const worst = Math.max(...after.slice(2).map((row) => row.growthMiB));
   console.log(`\nworst year RSS growth ${worst.toFixed(1)} MiB (limit ${LIMIT_MIB}); one-day baseline ${baseline.toFixed(1)} MiB; ${worst <= LIMIT_MIB ? 'within' : 'OVER'} the limit`);
   process.exitCode = worst <= LIMIT_MIB ? 0 : 1;
 } finally {
-  await service.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  if (beforeRoot) fs.rmSync(beforeRoot, { recursive: true, force: true });
 }

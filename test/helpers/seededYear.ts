@@ -1,6 +1,7 @@
 // A site with meters and 14 months of 15-minute data written through the real interval store (what a year of the
 // collector leaves), areas named in several scripts, and one day in the last whole month without any data.
 import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
+import { FLAG_ESTIMATED } from '../../src/energy/store.ts';
 import type { TestServer } from './server.ts';
 
 export type SeededYear = { meterIds: number[]; siteId: number; areas: string[]; gapDay: string; lastMonth: { from: string; to: string } };
@@ -15,7 +16,30 @@ export function lastWholeMonth(timezone: string): { from: string; to: string } {
   return { from: m === 1 ? `${y - 1}-12-01` : `${y}-${String(m - 1).padStart(2, '0')}-01`, to };
 }
 
-export function seedYear(server: TestServer, timezone: string, options: { subMeters?: number; days?: number } = {}): SeededYear {
+/**
+ * gaps: further days without any data (besides the one in the last whole month); estimated: days whose first
+ * `intervals` intervals every meter stores flagged estimated (what the collector spreads over a gap).
+ */
+/**
+ * What the seed writes for meter `m` (0: the main incomer) of `meters` in interval i of a day of `count` intervals: a
+ * daily sine, a seasonal factor by month, 8 % more from `growthFrom` on; the main incomer is the sum of its
+ * sub-meters plus a constant 6 kWh base. Exported for hand computations in the tests.
+ */
+export function seededKwh(day: string, i: number, count: number, m: number, meters: number, growthFrom: string): number {
+  const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
+  const growth = day >= growthFrom ? 1.08 : 1;
+  const daily = 1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI);
+  if (m > 0) return Math.fround((2 + m) * daily * seasonal * growth);
+  let sum = 6;
+  for (let s = 1; s < meters; s += 1) sum += (2 + s) * daily * seasonal * growth;
+  return Math.fround(sum);
+}
+
+export function seedYear(
+  server: TestServer,
+  timezone: string,
+  options: { subMeters?: number; days?: number; gaps?: string[]; estimated?: { day: string; intervals: number }[] } = {},
+): SeededYear {
   const { energy, db } = server.service.deps;
   const subMeters = options.subMeters ?? AREA_NAMES.length;
   const ids: number[] = [];
@@ -30,28 +54,16 @@ export function seedYear(server: TestServer, timezone: string, options: { subMet
   const today = siteDay(timezone, new Date());
   const first = addDays(month.from, -(options.days ?? 420));
   for (let day = first; day < today; day = addDays(day, 1)) {
-    if (day === gapDay) continue;
+    if (day === gapDay || options.gaps?.includes(day)) continue;
     const { start, count } = dayIntervals(timezone, day);
-    const seasonal = 1 + 0.25 * Math.cos(((Number(day.slice(5, 7)) - 1) / 12) * 2 * Math.PI);
-    const growth = day >= month.from ? 1.08 : 1;
     db.sqlite.transaction(() => {
       energy.store.save(
         ids.map((meterId, m) => {
           const kwh = new Float32Array(count);
-          for (let i = 0; i < count; i += 1) {
-            const daily = 1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI);
-            const sub = (2 + m) * daily * seasonal * growth;
-            kwh[i] = m === 0 ? 0 : sub;
-          }
-          // The main incomer is the sum of its sub-meters plus a constant base.
-          if (m === 0) {
-            for (let i = 0; i < count; i += 1) {
-              let sum = 6;
-              for (let s = 1; s < ids.length; s += 1) sum += (2 + s) * (1 + 0.6 * Math.sin(((i - count / 4) / count) * 2 * Math.PI)) * seasonal * growth;
-              kwh[i] = sum;
-            }
-          }
-          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+          for (let i = 0; i < count; i += 1) kwh[i] = seededKwh(day, i, count, m, ids.length, month.from);
+          const flags = new Uint8Array(count);
+          flags.fill(FLAG_ESTIMATED, 0, options.estimated?.find((e) => e.day === day)?.intervals ?? 0);
+          return { meterId, day, start, kwh, flags, maxKw: null, stored: null };
         }),
       );
     })();
