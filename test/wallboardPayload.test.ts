@@ -84,6 +84,8 @@ describe('GET /api/wallboard', () => {
     assert.deepEqual(plant.body.figures, { powerKw: 158.4, todayKwh: 1210.75, monthKwh: 25300.5, costToday: null, costMonth: null, carbonTodayKg: null, carbonMonthKg: null });
     const today = plant.body.weeklyEnergy.days.at(-1);
     assert.equal(today.kwh, 1210.75, "today's bar is the area's, not the site's");
+    // The days before the first entry have no data: null, never 0.
+    assert.deepEqual(plant.body.weeklyEnergy.days.slice(0, -1).map((day: { kwh: number | null }) => day.kwh), [null, null, null, null, null, null]);
     const site = await server.request('GET', '/api/wallboard');
     assert.equal(site.body.weeklyEnergy.days.at(-1).kwh, 1711.25);
     const folded = await server.request('GET', '/api/wallboard?area=PLANT%20ROOM');

@@ -179,12 +179,19 @@ export class WallboardService {
         carbonMonthKg: round(month.carbonKg),
       };
       const byDay = this.parts.figures.byDay(first, tomorrow, { area: area.name });
-      days = Array.from({ length: 7 }, (_, i) => ({ day: addDays(first, i), kwh: round(byDay.get(addDays(first, i))?.kwh ?? 0) }));
+      // A day the area has no stored row for is null ("No data" on the chart), as for the site.
+      days = Array.from({ length: 7 }, (_, i) => {
+        const stored = byDay.get(addDays(first, i));
+        return { day: addDays(first, i), kwh: stored ? round(stored.kwh) : null };
+      });
     } else {
       // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
       figures = { powerKw: area.powerKw, todayKwh: area.todayKwh, monthKwh: area.monthKwh, costToday: null, costMonth: null, carbonTodayKg: null, carbonMonthKg: null };
       const recorded = new Map((this.areaDaily.all(area.name, first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
-      days = Array.from({ length: 7 }, (_, i) => ({ day: addDays(first, i), kwh: round(recorded.get(addDays(first, i)) ?? 0) }));
+      days = Array.from({ length: 7 }, (_, i) => {
+        const entered = recorded.get(addDays(first, i));
+        return { day: addDays(first, i), kwh: entered === undefined ? null : round(entered) };
+      });
     }
 
     const filter = { now: at.toISOString(), area: area?.name ?? null };
