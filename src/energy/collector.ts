@@ -14,7 +14,7 @@ import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { INTERVAL_MS } from './calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
-import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, type VirtualMeter } from './store.ts';
+import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, SLICE_MS, type VirtualMeter, yieldToLoop } from './store.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
@@ -27,8 +27,6 @@ const HISTORY_HOLE_MS = 30 * 60_000;
 /** History readings applied between two looks at the clock (a day of 5-minute readings). */
 const HISTORY_STEP = 288;
 const VALUES_BATCH = 1000;
-/** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
-const SLICE_MS = 15;
 
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
@@ -90,6 +88,7 @@ export class Collector {
   private readonly upsertState;
   private readonly deleteState;
   private readonly selectMeterIds;
+  private readonly meterExists;
   /** Counted since the last write (holdOpenInterval): day records, meter states, and the interval last written in. */
   private held: { batch: DayBatch; states: Map<number, State>; interval: number } | null = null;
 
@@ -122,6 +121,7 @@ export class Collector {
     );
     this.deleteState = sqlite.prepare('DELETE FROM meter_state WHERE meter_id = ?');
     this.selectMeterIds = sqlite.prepare('SELECT id FROM meters').pluck();
+    this.meterExists = sqlite.prepare('SELECT 1 FROM meters WHERE id = ?').pluck();
   }
 
   private now(): number {
@@ -170,14 +170,14 @@ export class Collector {
    * cut loses only what is held: the meter states in the database still match the day rows, so the next start
    * counts the gap again (from the gateway's history, or the counter's difference spread over it).
    */
-  private hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): void {
+  private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): Promise<void> {
     const interval = Math.floor(at / INTERVAL_MS);
     const held = this.held ?? { batch, states: new Map<number, State>(), interval: -1 };
     for (const [meterId, state] of counted) held.states.set(meterId, state);
     this.held = held;
     if (this.deps.holdOpenInterval && !filled && held.interval === interval) return;
     held.interval = interval;
-    this.persist(virtuals);
+    await this.persistInSlices(virtuals);
   }
 
   /** Writes the held day rows and meter states in one transaction; kept in memory when that fails (tried again next time). */
@@ -190,6 +190,57 @@ export class Collector {
       for (const [meterId, state] of held.states) if (existing.has(meterId)) this.upsertState.run({ meterId, ...state });
       held.batch.save(virtuals.filter((meter) => existing.has(meter.id)));
     });
+    held.states.clear();
+    if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
+  }
+
+  /**
+   * persist() in slices, for what a collection writes (a backfill's thousands of day rows, or the 15-minute write of
+   * 500): each slice is one transaction holding whole meters — a meter's day records with its state, so the database
+   * never has a state ahead of its rows — then the virtual meters' days, one (meter, day) at a time; the event loop is
+   * free between slices. Nothing held is dropped until every slice is written: a failed slice leaves all of it held and
+   * the next collection writes it again (a rewrite of a row already written is the same row; its month moves by 0).
+   * A power cut between slices leaves whole meters written and a virtual day possibly behind its terms until the day is
+   * next written.
+   */
+  private async persistInSlices(virtuals: VirtualMeter[]): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    const existing = new Set(this.selectMeterIds.all() as number[]);
+    held.batch.retain(existing);
+    const records = held.batch.byMeter();
+    const meterIds = [...new Set([...records.keys(), ...held.states.keys()])].filter((id) => existing.has(id));
+    const days = held.batch.days();
+    const store = this.deps.store;
+    let next = 0;
+    while (next < meterIds.length) {
+      const sliceStart = performance.now();
+      store.transaction(() => {
+        do {
+          const meterId = meterIds[next++];
+          // Deleted during an earlier slice's pause: its rows are gone and a write would fail.
+          if (!this.meterExists.get(meterId)) continue;
+          const state = held.states.get(meterId);
+          if (state) this.upsertState.run({ meterId, ...state });
+          store.save(records.get(meterId) ?? []);
+        } while (next < meterIds.length && performance.now() - sliceStart < SLICE_MS);
+      });
+      await yieldToLoop();
+    }
+    const derived = virtuals.filter((meter) => existing.has(meter.id)).flatMap((meter) => [...days].map((day) => ({ meter, day })));
+    next = 0;
+    while (next < derived.length) {
+      const sliceStart = performance.now();
+      store.transaction(() => {
+        do {
+          const { meter, day } = derived[next++];
+          if (this.meterExists.get(meter.id)) store.save([store.deriveVirtual(meter, day)]);
+        } while (next < derived.length && performance.now() - sliceStart < SLICE_MS);
+      });
+      await yieldToLoop();
+    }
+    // Only what was written goes: a collection cannot run meanwhile (runs never overlap), so nothing was added.
+    held.batch.clear();
     held.states.clear();
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
   }
@@ -336,7 +387,7 @@ export class Collector {
         } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
         if (next < meters.length) await yieldToLoop();
       }
-      this.hold(batch, counted, started, virtuals, histories.size > 0);
+      await this.hold(batch, counted, started, virtuals, histories.size > 0);
       this.status.lastOkAt = new Date(this.now()).toISOString();
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');
@@ -495,10 +546,6 @@ export class Collector {
     readings.sort((a, b) => a.at - b.at);
     return readings;
   }
-}
-
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
