@@ -55,6 +55,7 @@ export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<numbe
 export class IntervalStore {
   private readonly selectDay;
   private readonly selectRollups;
+  private readonly selectDayOf;
   private readonly upsertDay;
   private readonly upsertMonth;
   /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
@@ -71,6 +72,7 @@ export class IntervalStore {
   ) {
     const sqlite = db.sqlite;
     this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
     this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
     this.upsertDay = sqlite.prepare(
       `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
@@ -173,11 +175,31 @@ export class IntervalStore {
     return priced;
   }
 
-  /** Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data. */
-  deriveVirtual(meter: VirtualMeter, day: string): DayRecord {
+  /**
+   * Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data.
+   * `held`: term records in memory that were just saved (a collection's), used as stored (0.1 Wh) instead of read back;
+   * the other terms' rows are read in one query.
+   */
+  deriveVirtual(meter: VirtualMeter, day: string, held?: (meterId: number, day: string) => DayRecord | undefined): DayRecord {
     const record = this.load(meter.id, day);
-    const terms = meter.terms.map((term) => ({ sign: term.sign, day: this.load(term.meterId, day) }));
-    for (let i = 0; i < record.kwh.length; i += 1) {
+    const count = record.kwh.length;
+    const values = new Map<number, { kwh: ArrayLike<number>; flags: ArrayLike<number> }>();
+    const missing: number[] = [];
+    for (const term of meter.terms) {
+      const inMemory = held?.(term.meterId, day);
+      if (inMemory) values.set(term.meterId, { kwh: Array.from(inMemory.kwh, (v) => (Number.isNaN(v) ? v : quantize(v, KWH_SCALE))), flags: inMemory.flags });
+      else missing.push(term.meterId);
+    }
+    if (missing.length) {
+      const rows = this.selectDayOf.all(day, JSON.stringify(missing)) as { meterId: number; kwh: Buffer; flags: Buffer }[];
+      for (const row of rows) {
+        const kwh = storedKwh(row.kwh);
+        values.set(row.meterId, { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length) });
+      }
+    }
+    const empty = { kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count) };
+    const terms = meter.terms.map((term) => ({ sign: term.sign, day: values.get(term.meterId) ?? empty }));
+    for (let i = 0; i < count; i += 1) {
       let sum = 0;
       let flags = 0;
       for (const term of terms) {

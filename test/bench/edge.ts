@@ -177,8 +177,14 @@ if (ONLY.has('storage')) {
 if (ONLY.has('blocks')) {
   console.log('\nLongest event-loop block during each background task (perf_hooks.monitorEventLoopDelay, 10 ms resolution, in-process)');
   const blocks = await import('./edgeBlocks.ts');
+  // The code before this work first (main's commit, exported beside this checkout), then this one: same run, same box.
+  const { root, commit } = await baselineRoot();
+  const before = new Map((process.env.BENCH_EDGE_NO_BASELINE ? [] : await blocks.measureBlocks(root)).map((row) => [row.task.replace(/ \(before.*\)$/, ''), row]));
   for (const row of await blocks.measureBlocks()) {
-    report({ name: row.task, value: `${fmt(row.maxMs, 0)} ms`, target: '≤ 50 ms', met: row.maxMs <= 50, note: row.note });
+    const old = before.get(row.task.replace(/ \(before.*\)$/, ''));
+    const was = old ? `; before (${commit.slice(0, 8)}, same run): ${fmt(old.maxMs, 0)} ms${old.note ? `, ${old.note}` : ''}` : '';
+    const gc = row.gcMs === undefined ? '' : `longest GC pause ${fmt(row.gcMs, 0)} ms; `;
+    report({ name: row.task, value: `${fmt(row.maxMs, 0)} ms`, target: '≤ 50 ms', met: row.maxMs <= 50, note: `${gc}${row.note ?? ''}${was}` });
   }
 }
 
