@@ -154,3 +154,35 @@ describe('a virtual meter rebuilt after its write', () => {
     assert.ok((await r.get('/api/meters?pageSize=100')).items.some((meter: { id: number }) => meter.id === created.id), 'the service answers on');
   });
 });
+
+describe('backup work off the request thread', () => {
+  test('the restore drill runs in a worker thread (timers tick during it) and passes; a backup checked in a worker records its row counts', async () => {
+    const { startTestServer } = await import('./helpers/server.ts');
+    const { performDrillOffThread } = await import('../src/backup/service.ts');
+    const { readManifest } = await import('../src/backup/archive.ts');
+    const server = await startTestServer();
+    try {
+      const outcome = await server.service.deps.backups.runNow();
+      assert.equal(outcome.status, 'ok', JSON.stringify(outcome));
+      const backup = (outcome as { backup: { name: string; filesDir: string } }).backup;
+      const manifest = readManifest(backup.filesDir);
+      assert.ok(manifest.rowCounts && manifest.rowCounts.users >= 1, `row counts from the worker: ${JSON.stringify(manifest.rowCounts)}`);
+      const lines: string[] = [];
+      const logger = { info: (_: unknown, message: string) => lines.push(message), warn: (_: unknown, message: string) => lines.push(message), error: (_: unknown, message: string) => lines.push(message) };
+      let ticks = 0;
+      const timer = setInterval(() => (ticks += 1), 1);
+      let drill;
+      try {
+        drill = await performDrillOffThread(server.dataDir, logger, { backup: backup.name, trigger: 'test' });
+      } finally {
+        clearInterval(timer);
+      }
+      assert.equal(drill?.status, 'ok', JSON.stringify(drill));
+      assert.ok(drill!.tables! > 10, JSON.stringify(drill));
+      assert.ok(ticks > 3, `the event loop ran timers ${ticks} times during the drill`);
+      assert.deepEqual(lines, ['restore drill passed']);
+    } finally {
+      await server.close();
+    }
+  });
+});
