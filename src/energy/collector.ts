@@ -14,7 +14,7 @@ import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { INTERVAL_MS } from './calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
-import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, SLICE_MS, type VirtualMeter, yieldToLoop } from './store.ts';
+import { cpuMs, DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, SLICE_MS, type VirtualMeter, yieldToLoop } from './store.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
@@ -220,7 +220,7 @@ export class Collector {
     const store = this.deps.store;
     let next = 0;
     while (next < meterIds.length) {
-      const sliceStart = performance.now();
+      const sliceStart = cpuMs();
       store.transaction(() => {
         do {
           const meterId = meterIds[next++];
@@ -229,19 +229,19 @@ export class Collector {
           const state = held.states.get(meterId);
           if (state) this.upsertState.run({ meterId, ...state });
           store.save(records.get(meterId) ?? []);
-        } while (next < meterIds.length && performance.now() - sliceStart < SLICE_MS);
+        } while (next < meterIds.length && cpuMs() - sliceStart < SLICE_MS);
       });
       await yieldToLoop();
     }
     const derived = virtuals.filter((meter) => existing.has(meter.id)).flatMap((meter) => [...days].map((day) => ({ meter, day })));
     next = 0;
     while (next < derived.length) {
-      const sliceStart = performance.now();
+      const sliceStart = cpuMs();
       store.transaction(() => {
         do {
           const { meter, day } = derived[next++];
           if (this.meterExists.get(meter.id)) store.save([store.deriveVirtual(meter, day, (meterId, termDay) => held.batch.held(meterId, termDay))]);
-        } while (next < derived.length && performance.now() - sliceStart < SLICE_MS);
+        } while (next < derived.length && cpuMs() - sliceStart < SLICE_MS);
       });
       await yieldToLoop();
     }
