@@ -27,9 +27,9 @@ describe('a backfill written in slices', () => {
   });
   after(() => r.close());
 
-  test('requests get turns while 120 meters × 3 days are written; each meter lands whole with its state; every kWh counted', async () => {
+  test('requests get turns while 320 meters × 3 days (1,280 day rows, more than one write takes) are written; each meter lands whole with its state; every kWh counted', async () => {
     const { deps } = r.server.service;
-    const meters = 120;
+    const meters = 320;
     const codes: string[] = [];
     const ids: number[] = [];
     deps.db.sqlite.transaction(() => {
