@@ -6,6 +6,7 @@ import type { Logger } from '../logger.ts';
 import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from './archive.ts';
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
+import { restoreDrillOffThread } from './offThread.ts';
 import { applyScheduleDefaults, changeSchedule, DEFAULT_BACKUP_CRON, readSchedule, readStoredSchedule, type ScheduleChanges, type StoredSchedule } from './schedule.ts';
 import { describeRetention } from './retention.ts';
 import type { BackupScheduleView } from './schemas.ts';
@@ -68,6 +69,28 @@ export async function performBackup(
     logger.error({ trigger: options.trigger, reason: outcome.error }, 'backup failed');
   }
   return outcome;
+}
+
+/** performDrill with the drill in a worker thread: the service's weekly drill never holds its requests. */
+export async function performDrillOffThread(dataDir: string, logger: RunLogger, options: { backup?: string; trigger: string }): Promise<DrillCheck | null> {
+  let drill: DrillCheck;
+  try {
+    drill = await restoreDrillOffThread(dataDir, { backup: options.backup, purpose: `${options.trigger} restore drill (pid ${process.pid})` });
+  } catch (error) {
+    if (error instanceof BackupBusy) {
+      logger.warn({ trigger: options.trigger, reason: error.message }, 'restore drill skipped: a backup or restore is in progress');
+      return null;
+    }
+    throw error;
+  }
+  logDrill(drill, logger, options.trigger);
+  return drill;
+}
+
+function logDrill(drill: DrillCheck, logger: RunLogger, trigger: string): void {
+  const { backup, durationMs, tables, rows, files, error } = drill;
+  if (drill.status === 'ok') logger.info({ trigger, backup, durationMs, tables, rows, files }, 'restore drill passed');
+  else logger.error({ trigger, backup, durationMs, reason: error }, 'restore drill failed');
 }
 
 /** The drill with its log line; a drill refused because a backup or restore runs is skipped (null). */
@@ -214,7 +237,7 @@ export class BackupScheduler {
     const outcome = await performBackup(db, dataDir, logger, { trigger, target, signal: this.abort.signal });
     if (trigger === 'scheduled' && outcome.status === 'ok' && !this.stopped && drillDue(readChecks(dataDir).drill)) {
       try {
-        performDrill(dataDir, logger, { backup: outcome.backup.name, trigger: 'scheduled' });
+        await performDrillOffThread(dataDir, logger, { backup: outcome.backup.name, trigger: 'scheduled' });
       } catch (error) {
         logger.error({ err: error }, 'restore drill could not run');
       }

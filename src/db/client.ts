@@ -1,6 +1,7 @@
 // Opens the SQLite file fail-closed: pragmas, a quick_check, then the shipped migrations.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -47,7 +48,8 @@ function applyPragmas(sqlite: Database.Database, busyTimeoutMs: number): void {
  * local users, whatever umask the service or emsctl was started with. Files 0640 at most, directories 0750.
  */
 export function restrictFileModes(dataDir: string): void {
-  process.umask(process.umask() | 0o027);
+  // The umask is the process's: a worker thread (the backup checks) cannot set it, and its main thread already did.
+  if (isMainThread) process.umask(process.umask() | 0o027);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o750 });
   tighten(dataDir, 0o750);
 }

@@ -14,7 +14,7 @@ import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { INTERVAL_MS } from './calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
-import { DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, type VirtualMeter } from './store.ts';
+import { cpuMs, DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, SLICE_MS, type VirtualMeter, yieldToLoop } from './store.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
@@ -27,8 +27,14 @@ const HISTORY_HOLE_MS = 30 * 60_000;
 /** History readings applied between two looks at the clock (a day of 5-minute readings). */
 const HISTORY_STEP = 288;
 const VALUES_BATCH = 1000;
-/** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
-const SLICE_MS = 15;
+/** Held day records written in one transaction; more (a backfill, a catch-up) are written in slices. */
+const ONE_WRITE_RECORDS = 1200;
+
+/**
+ * A meter's history readings, oldest first, as two columns of plain numbers: a 7-day backfill of 500 meters is a
+ * million readings, and as objects they made the heap big enough for 250 ms garbage-collection pauses.
+ */
+type History = { at: number[]; value: number[] };
 
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
@@ -90,6 +96,7 @@ export class Collector {
   private readonly upsertState;
   private readonly deleteState;
   private readonly selectMeterIds;
+  private readonly meterExists;
   /** Counted since the last write (holdOpenInterval): day records, meter states, and the interval last written in. */
   private held: { batch: DayBatch; states: Map<number, State>; interval: number } | null = null;
 
@@ -122,6 +129,7 @@ export class Collector {
     );
     this.deleteState = sqlite.prepare('DELETE FROM meter_state WHERE meter_id = ?');
     this.selectMeterIds = sqlite.prepare('SELECT id FROM meters').pluck();
+    this.meterExists = sqlite.prepare('SELECT 1 FROM meters WHERE id = ?').pluck();
   }
 
   private now(): number {
@@ -170,14 +178,14 @@ export class Collector {
    * cut loses only what is held: the meter states in the database still match the day rows, so the next start
    * counts the gap again (from the gateway's history, or the counter's difference spread over it).
    */
-  private hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): void {
+  private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): Promise<void> {
     const interval = Math.floor(at / INTERVAL_MS);
     const held = this.held ?? { batch, states: new Map<number, State>(), interval: -1 };
     for (const [meterId, state] of counted) held.states.set(meterId, state);
     this.held = held;
     if (this.deps.holdOpenInterval && !filled && held.interval === interval) return;
     held.interval = interval;
-    this.persist(virtuals);
+    await this.persistInSlices(virtuals);
   }
 
   /** Writes the held day rows and meter states in one transaction; kept in memory when that fails (tried again next time). */
@@ -190,6 +198,63 @@ export class Collector {
       for (const [meterId, state] of held.states) if (existing.has(meterId)) this.upsertState.run({ meterId, ...state });
       held.batch.save(virtuals.filter((meter) => existing.has(meter.id)));
     });
+    held.states.clear();
+    if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
+  }
+
+  /**
+   * persist() in slices, for what a collection writes (a backfill's thousands of day rows, or the 15-minute write of
+   * 500): each slice is one transaction holding whole meters — a meter's day records with its state, so the database
+   * never has a state ahead of its rows — then the virtual meters' days, one (meter, day) at a time; the event loop is
+   * free between slices. Nothing held is dropped until every slice is written: a failed slice leaves all of it held and
+   * the next collection writes it again (a rewrite of a row already written is the same row; its month moves by 0).
+   * A power cut between slices leaves whole meters written and a virtual day possibly behind its terms until the day is
+   * next written.
+   */
+  private async persistInSlices(virtuals: VirtualMeter[]): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    // The steady 15-minute write (a day row or two per meter: 500 rows in ~13 ms) stays one transaction: every commit
+    // rewrites the pages it touched into the WAL, and today's rows of all meters share a few dozen pages.
+    if (held.batch.size <= ONE_WRITE_RECORDS) {
+      this.persist(virtuals);
+      return;
+    }
+    const existing = new Set(this.selectMeterIds.all() as number[]);
+    held.batch.retain(existing);
+    const records = held.batch.byMeter();
+    const meterIds = [...new Set([...records.keys(), ...held.states.keys()])].filter((id) => existing.has(id));
+    const days = held.batch.days();
+    const store = this.deps.store;
+    let next = 0;
+    while (next < meterIds.length) {
+      const sliceStart = cpuMs();
+      store.transaction(() => {
+        do {
+          const meterId = meterIds[next++];
+          // Deleted during an earlier slice's pause: its rows are gone and a write would fail.
+          if (!this.meterExists.get(meterId)) continue;
+          const state = held.states.get(meterId);
+          if (state) this.upsertState.run({ meterId, ...state });
+          store.save(records.get(meterId) ?? []);
+        } while (next < meterIds.length && cpuMs() - sliceStart < SLICE_MS);
+      });
+      await yieldToLoop();
+    }
+    const derived = virtuals.filter((meter) => existing.has(meter.id)).flatMap((meter) => [...days].map((day) => ({ meter, day })));
+    next = 0;
+    while (next < derived.length) {
+      const sliceStart = cpuMs();
+      store.transaction(() => {
+        do {
+          const { meter, day } = derived[next++];
+          if (this.meterExists.get(meter.id)) store.save([store.deriveVirtual(meter, day, (meterId, termDay) => held.batch.held(meterId, termDay))]);
+        } while (next < derived.length && cpuMs() - sliceStart < SLICE_MS);
+      });
+      await yieldToLoop();
+    }
+    // Only what was written goes: a collection cannot run meanwhile (runs never overlap), so nothing was added.
+    held.batch.clear();
     held.states.clear();
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
   }
@@ -307,7 +372,7 @@ export class Collector {
       }
       // Gaps first: history for every meter whose last reading is too old (or that was never read), a few at a time.
       const gapMs = Math.max(MIN_GAP_MS, 3 * this.deps.intervalMs);
-      const histories = new Map<number, Reading[] | null>();
+      const histories = new Map<number, History | null>();
       const needing = meters.filter((meter) => {
         if (rebase.has(meter.id)) return false;
         const state = states.get(meter.id);
@@ -319,7 +384,7 @@ export class Collector {
         const state = states.get(meter.id);
         // Never before the backfill span, never after now.
         const from = Math.max(state?.lastAt ?? 0, started - BACKFILL_MS);
-        histories.set(meter.id, from < started ? await this.readHistory(meter.code, from, started) : []);
+        histories.set(meter.id, from < started ? await this.readHistory(meter.code, from, started) : { at: [], value: [] });
       });
 
       const timezone = this.deps.timezone();
@@ -338,10 +403,10 @@ export class Collector {
         do {
           const meter = meters[next];
           const history = histories.get(meter.id);
-          if (history && position < history.length) {
+          if (history && position < history.at.length) {
             position = this.applyHistory(batch, meter, states, counted, history, position, started);
-            if (position < history.length) continue;
-            counts.filled += history.length;
+            if (position < history.at.length) continue;
+            counts.filled += history.at.length;
           }
           this.collectMeter(batch, meter, states, counted, current.get(meter.code), readAt, gapMs, counts);
           next += 1;
@@ -349,7 +414,7 @@ export class Collector {
         } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
         if (next < meters.length) await yieldToLoop();
       }
-      this.hold(batch, counted, started, virtuals, histories.size > 0);
+      await this.hold(batch, counted, started, virtuals, histories.size > 0);
       this.status.lastOkAt = new Date(this.now()).toISOString();
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');
@@ -373,11 +438,11 @@ export class Collector {
   }
 
   /** Applies up to HISTORY_STEP of a meter's history readings from `position`; answers where it stopped. */
-  private applyHistory(batch: DayBatch, meter: CollectedMeter, states: Map<number, State>, counted: Map<number, State>, history: Reading[], position: number, now: number): number {
+  private applyHistory(batch: DayBatch, meter: CollectedMeter, states: Map<number, State>, counted: Map<number, State>, history: History, position: number, now: number): number {
     let state = states.get(meter.id) ?? null;
-    const end = Math.min(history.length, position + HISTORY_STEP);
+    const end = Math.min(history.at.length, position + HISTORY_STEP);
     for (; position < end; position += 1) {
-      const past = history[position];
+      const past = { at: history.at[position], value: history.value[position] };
       // A hole in the history itself (readings further apart than two intervals) is spread too, but as estimated.
       state = this.apply(batch, meter, state, past, state && past.at - state.lastAt > HISTORY_HOLE_MS ? FLAG_ESTIMATED : 0, now);
     }
@@ -487,8 +552,10 @@ export class Collector {
   }
 
   /** The gateway's readings in (from, to], oldest first; null when it has no history for the code or cannot answer. */
-  private async readHistory(code: string, from: number, to: number): Promise<Reading[] | null> {
-    const readings: Reading[] = [];
+  private async readHistory(code: string, from: number, to: number): Promise<History | null> {
+    const at: number[] = [];
+    const value: number[] = [];
+    let sorted = true;
     try {
       for (let start = from; start < to; start += HISTORY_CHUNK_MS) {
         const end = Math.min(to, start + HISTORY_CHUNK_MS);
@@ -498,20 +565,22 @@ export class Collector {
         if (!Array.isArray(data)) return null;
         // Only what was asked for: a gateway answering readings outside (from, to] is not believed about them.
         for (const row of data as { ts?: unknown; value?: unknown }[]) {
-          const at = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
-          if (Number.isFinite(at) && at > from && at <= to && typeof row.value === 'number' && Number.isFinite(row.value)) readings.push({ at, value: row.value });
+          const time = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
+          if (Number.isFinite(time) && time > from && time <= to && typeof row.value === 'number' && Number.isFinite(row.value)) {
+            if (at.length && time < at[at.length - 1]) sorted = false;
+            at.push(time);
+            value.push(row.value);
+          }
         }
       }
     } catch {
       return null;
     }
-    readings.sort((a, b) => a.at - b.at);
-    return readings;
+    if (sorted) return { at, value };
+    // A gateway answering out of order: sorted by time (a stable sort, as before).
+    const order = at.map((_, i) => i).sort((a, b) => at[a] - at[b] || a - b);
+    return { at: order.map((i) => at[i]), value: order.map((i) => value[i]) };
   }
-}
-
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

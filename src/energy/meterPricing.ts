@@ -18,7 +18,17 @@ type Statement = ReturnType<Db['sqlite']['prepare']>;
  * generation (not billed), is unpriced: 0 cost and 0 CO2, since the rollup columns cannot hold null. Standing charges
  * are per day and stay with the figures, as for electricity.
  */
-export function meterPrices(db: Db, tariffs: Tariffs, meterId: number, timezone: string, day: string, start: number, count: number): DayPricing {
+export function meterPrices(
+  db: Db,
+  tariffs: Tariffs,
+  meterId: number,
+  timezone: string,
+  day: string,
+  start: number,
+  count: number,
+  /** The electricity tariff's prices of a day (the store passes its per-day memo). */
+  electricityPrices: (timezone: string, day: string, start: number, count: number) => ReturnType<Tariffs['prices']> = (...args) => tariffs.prices(...args),
+): DayPricing {
   let statements = pricingStatements.get(db);
   if (!statements) {
     statements = {
@@ -34,7 +44,7 @@ export function meterPrices(db: Db, tariffs: Tariffs, meterId: number, timezone:
   if (commodity === 'electricity') {
     if (role === 'generation') return unpriced;
     if (role === 'export') return { prices: new Float64Array(count).fill(-tariffs.versionOn(day).feedInPrice), carbonFactor: 0 };
-    const { prices, version } = tariffs.prices(timezone, day, start, count);
+    const { prices, version } = electricityPrices(timezone, day, start, count);
     return { prices, carbonFactor: version.carbonFactor };
   }
   const version = tariffs.versionFor(commodity, day);

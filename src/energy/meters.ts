@@ -36,7 +36,7 @@ export class MeterDirectory {
   constructor(
     db: Db,
     audit: AuditLog,
-    /** A virtual meter created or given new terms: its stored days are rebuilt from its terms' (inside the write). */
+    /** A virtual meter created or given new terms: its stored days are cleared in the write and rebuilt from its terms' after it. */
     private readonly virtualChanged?: (meter: Meter) => void,
   ) {
     this.table = new AuditedTable(db, audit, meters, {

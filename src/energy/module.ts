@@ -20,7 +20,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs, store);
-  const meters = new MeterDirectory(db, audit, (meter) => store.rebuildVirtual(meter));
+  const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
   const commodities = new CommodityFigures(db, figures, tariffs, calorific);
   const history = new HistoryImport({ store, meters, audit, timezone });

@@ -1,6 +1,7 @@
 // The compact interval store: one row per meter per site day holding its 15-minute intervals (fixed-point, delta- and
 // varint-encoded: intervalCodec.ts), plus day and month rollups (energy, cost, carbon, peak demand) kept with every
-// write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written.
+// write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
+// created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
 import type { Db } from '../db/client.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from './calendar.ts';
@@ -57,10 +58,15 @@ export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<numbe
 export class IntervalStore {
   private readonly selectDay;
   private readonly selectRollups;
+  private readonly selectDayOf;
   private readonly upsertDay;
   private readonly upsertMonth;
   /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
   open: OpenIntervals | null = null;
+  /** Interval prices of recent days (a backfill writes each day of 500 meters: priced once, not 500 times). */
+  private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
+  /** Virtual meters whose history is being rebuilt after a meter write. */
+  readonly rebuilds = new VirtualRebuilds(this);
 
   constructor(
     private readonly db: Db,
@@ -69,6 +75,7 @@ export class IntervalStore {
   ) {
     const sqlite = db.sqlite;
     this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
     this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
     this.upsertDay = sqlite.prepare(
       `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
@@ -113,8 +120,9 @@ export class IntervalStore {
   save(records: Iterable<DayRecord>): void {
     const timezone = this.timezone();
     for (const record of records) {
-      // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price.
-      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length);
+      // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
+      // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
+      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) => this.pricesOf(...day));
       let total = 0;
       let cost = 0;
       let peakKw: number | null = null;
@@ -157,11 +165,46 @@ export class IntervalStore {
     }
   }
 
-  /** Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data. */
-  deriveVirtual(meter: VirtualMeter, day: string): DayRecord {
+  /**
+   * The tariff's price of each interval of a day, computed once per day while the version in effect stays the same
+   * object (Tariffs reloads its versions after any write or another connection's commit, so a changed tariff misses).
+   */
+  private pricesOf(timezone: string, day: string, start: number, count: number): ReturnType<Tariffs['prices']> {
+    const key = `${timezone}|${day}|${start}|${count}`;
+    const version = this.tariffs.versionOn(day);
+    const cached = this.dayPrices.get(key);
+    if (cached && cached.version === version) return cached as ReturnType<Tariffs['prices']>;
+    const priced = this.tariffs.prices(timezone, day, start, count);
+    if (this.dayPrices.size >= 64) this.dayPrices.clear();
+    this.dayPrices.set(key, priced);
+    return priced;
+  }
+
+  /**
+   * Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data.
+   * `held`: term records in memory that were just saved (a collection's), used as stored (0.1 Wh) instead of read back;
+   * the other terms' rows are read in one query.
+   */
+  deriveVirtual(meter: VirtualMeter, day: string, held?: (meterId: number, day: string) => DayRecord | undefined): DayRecord {
     const record = this.load(meter.id, day);
-    const terms = meter.terms.map((term) => ({ sign: term.sign, day: this.load(term.meterId, day) }));
-    for (let i = 0; i < record.kwh.length; i += 1) {
+    const count = record.kwh.length;
+    const values = new Map<number, { kwh: ArrayLike<number>; flags: ArrayLike<number> }>();
+    const missing: number[] = [];
+    for (const term of meter.terms) {
+      const inMemory = held?.(term.meterId, day);
+      if (inMemory) values.set(term.meterId, { kwh: Array.from(inMemory.kwh, (v) => (Number.isNaN(v) ? v : quantize(v, KWH_SCALE))), flags: inMemory.flags });
+      else missing.push(term.meterId);
+    }
+    if (missing.length) {
+      const rows = this.selectDayOf.all(day, JSON.stringify(missing)) as { meterId: number; kwh: Buffer; flags: Buffer }[];
+      for (const row of rows) {
+        const kwh = storedKwh(row.kwh);
+        values.set(row.meterId, { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length) });
+      }
+    }
+    const empty = { kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count) };
+    const terms = meter.terms.map((term) => ({ sign: term.sign, day: values.get(term.meterId) ?? empty }));
+    for (let i = 0; i < count; i += 1) {
       let sum = 0;
       let flags = 0;
       for (const term of terms) {
@@ -175,19 +218,30 @@ export class IntervalStore {
   }
 
   /**
-   * A virtual meter's whole history rebuilt from its terms: every day any term has data for. Runs in the caller's
-   * transaction (a meter write); its cost grows with terms × days (500 terms × a year: seconds).
+   * A virtual meter's whole history rebuilt from its terms at once, in the caller's transaction: every day any term has
+   * data for. Its cost grows with terms × days (500 terms × a year: seconds); the service uses `rebuilds` instead.
    */
   rebuildVirtual(meter: VirtualMeter): number {
+    const days = this.clearVirtual(meter);
+    for (const day of days) this.save([this.deriveVirtual(meter, day)]);
+    return days.length;
+  }
+
+  /** Removes a virtual meter's stored days and months; answers the days its terms have data for, oldest first. */
+  clearVirtual(meter: VirtualMeter): string[] {
     const sqlite = this.db.sqlite;
     sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?').run(meter.id);
     sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?').run(meter.id);
-    const days = sqlite
+    return sqlite
       .prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) ORDER BY day')
       .pluck()
       .all(JSON.stringify(meter.terms.map((term) => term.meterId))) as string[];
-    for (const day of days) this.save([this.deriveVirtual(meter, day)]);
-    return days.length;
+  }
+
+  /** The terms a meter has now (termsKey), or undefined when it is gone or no longer virtual. */
+  termsNow(meterId: number): string | undefined {
+    const stored = this.db.sqlite.prepare("SELECT terms FROM meters WHERE id = ? AND kind = 'virtual' AND enabled = 1").pluck().get(meterId) as string | undefined;
+    return stored === undefined ? undefined : termsKey(JSON.parse(stored) as MeterTerm[]);
   }
 
   /**
@@ -272,6 +326,95 @@ export class IntervalStore {
   }
 }
 
+/** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
+export const SLICE_MS = 15;
+
+function termsKey(terms: MeterTerm[]): string {
+  return terms.map((term) => `${term.meterId}:${term.sign}`).join(',');
+}
+
+/**
+ * Milliseconds of CPU this process has used: the measure of a write slice's work. Wall-clock time would shrink the
+ * slices (and multiply the commits, each rewriting the same pages) wherever the clock runs fast — libfaketime's sped-up
+ * clock in bench:edge — and grow them nowhere a wall clock would not.
+ */
+export function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Virtual-meter history rebuilt outside the meter write: the write (a created meter, new terms) clears the meter's
+ * stored days in its own transaction; the days are then derived again oldest first, one transaction per slice of
+ * ≤ SLICE_MS with the event loop free between. A newer write of the same meter supersedes a rebuild under way (it
+ * stops at its next slice); a meter deleted meanwhile stops it too. Until it ends the meter's older days read as missing.
+ */
+export class VirtualRebuilds {
+  private readonly running = new Map<number, { generation: number; done: Promise<void> }>();
+  private generation = 0;
+
+  constructor(private readonly store: IntervalStore) {}
+
+  /** Clears the meter's days now (in the caller's transaction) and rebuilds them after it, in slices. */
+  schedule(meter: VirtualMeter): void {
+    const days = this.store.clearVirtual(meter);
+    const generation = ++this.generation;
+    const terms = termsKey(meter.terms);
+    const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.run(meter, terms, days, generation));
+    this.running.set(meter.id, { generation, done });
+    void done.finally(() => {
+      if (this.running.get(meter.id)?.generation === generation) this.running.delete(meter.id);
+    });
+  }
+
+  /** The last rebuild that gave up (its slice failed five times, e.g. the database stayed locked), for health and logs. */
+  lastError: { meterId: number; message: string } | null = null;
+
+  private async run(meter: VirtualMeter, terms: string, days: string[], generation: number): Promise<void> {
+    let next = 0;
+    let failures = 0;
+    while (next < days.length) {
+      if (this.running.get(meter.id)?.generation !== generation) return;
+      const sliceStart = cpuMs();
+      let until = next;
+      try {
+        const stillSo = this.store.transaction(() => {
+          // The write that scheduled this may have been rolled back, or the meter changed, disabled or deleted since.
+          if (this.store.termsNow(meter.id) !== terms) return false;
+          do this.store.save([this.store.deriveVirtual(meter, days[until++])]);
+          while (until < days.length && cpuMs() - sliceStart < SLICE_MS);
+          return true;
+        });
+        if (!stillSo) return;
+        next = until;
+        failures = 0;
+        await yieldToLoop();
+      } catch (error) {
+        // The slice was rolled back; it is tried again a little later (the next collection re-derives today anyway).
+        if (++failures >= 5) {
+          this.lastError = { meterId: meter.id, message: (error as Error).message };
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200 * failures));
+      }
+    }
+  }
+
+  /** Meters whose rebuild is under way. */
+  pending(): number[] {
+    return [...this.running.keys()];
+  }
+
+  /** Resolves when every rebuild under way (and any scheduled meanwhile) has ended. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all([...this.running.values()].map((run) => run.done.catch(() => undefined)));
+  }
+}
+
 /**
  * Day records touched by one collection, loaded once and saved together: energy is added to intervals as readings
  * arrive (a counter delta spread over the time it covers; a power reading integrated).
@@ -350,6 +493,21 @@ export class DayBatch {
   /** Days touched, for virtual meters built on them. */
   days(): Set<string> {
     return new Set([...this.records.values()].map((record) => record.day));
+  }
+
+  /** The held records by meter (one meter's records are written in one transaction with its state). */
+  byMeter(): Map<number, DayRecord[]> {
+    const grouped = new Map<number, DayRecord[]>();
+    for (const record of this.records.values()) {
+      const list = grouped.get(record.meterId);
+      if (list) list.push(record);
+      else grouped.set(record.meterId, [record]);
+    }
+    return grouped;
+  }
+
+  clear(): void {
+    this.records.clear();
   }
 
   save(virtuals: VirtualMeter[]): void {

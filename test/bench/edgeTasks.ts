@@ -1,0 +1,111 @@
+// The longest event-loop block of the service's other background tasks (issue 29): a backup (copy, integrity check,
+// retention), the weekly restore drill, and building a report (content and PDF), on a seeded data dir (50 users,
+// 10,000 alerts, faults, maintenance, and BENCH_EDGE_TASK_METERS × BENCH_EDGE_TASK_DAYS of interval data). Loads the
+// code under test from `root` (this checkout or the code before), like edgeBlocks.ts; the seeded dir is shared.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { longestBlock, type Block } from './edgeBlocks.ts';
+import { seedDataDir } from './seed.ts';
+
+export const TASK_METERS = Number(process.env.BENCH_EDGE_TASK_METERS ?? 500);
+export const TASK_DAYS = Number(process.env.BENCH_EDGE_TASK_DAYS ?? 365);
+
+/**
+ * A data dir with the bench seed (users, 10,000 alerts, faults, maintenance) and `meters` × `days` of interval data up
+ * to today through the interval store: a daily curve per meter with 5 % noise. Answers the seconds it took.
+ */
+export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, days = TASK_DAYS): Promise<number> {
+  const started = performance.now();
+  await seedDataDir(dataDir);
+  const [{ AuditLog }, { closeDatabase, databasePath, openDatabase }, { buildEnergy }] = await Promise.all([
+    import('../../src/db/auditTrail.ts'),
+    import('../../src/db/client.ts'),
+    import('../../src/energy/module.ts'),
+  ]);
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const energy = buildEnergy(db, new AuditLog(db));
+    const ids: number[] = [];
+    db.sqlite.transaction(() => {
+      ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
+      for (let m = 1; m < meters; m += 1) ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
+    })();
+    const today = new Date().toISOString().slice(0, 10);
+    for (let day = addDays(today, -days + 1); day <= today; day = addDays(day, 1)) {
+      const { start, count } = dayIntervals('UTC', day);
+      db.sqlite.transaction(() => {
+        energy.store.save(
+          ids.map((meterId, m) => {
+            const kwh = new Float64Array(count);
+            for (let i = 0; i < count; i += 1) kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
+            return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+          }),
+        );
+      })();
+    }
+  } finally {
+    closeDatabase(db);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+export async function measureTasks(dataDir: string, root: string): Promise<Block[]> {
+  const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
+  const [audit, client, module, backup, logger, content, pdf, reportFigures] = await Promise.all(
+    ['src/db/auditTrail.ts', 'src/db/client.ts', 'src/energy/module.ts', 'src/backup/service.ts', 'src/logger.ts', 'src/reports/content.ts', 'src/reports/renderPdf.ts', 'src/reports/energyFigures.ts'].map(load),
+  );
+  const db = client.openDatabase(client.databasePath(dataDir));
+  const log = logger.createLogger('silent');
+  const rows: Block[] = [];
+  try {
+    const energy = module.buildEnergy(db, new audit.AuditLog(db));
+    const size = fs.statSync(client.databasePath(dataDir)).size / 1024 / 1024;
+    let outcome: { status: string; backup?: { name: string } } = { status: '' };
+    let measured = await longestBlock(async () => {
+      outcome = await backup.performBackup(db, dataDir, log, { trigger: 'manual' });
+    });
+    rows.push({ task: `backup of a ${size.toFixed(0)} MiB database (copy, integrity check, retention)`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${outcome.status}, ${(measured.ms / 1000).toFixed(1)} s in all` });
+    const offThread = typeof backup.performDrillOffThread === 'function';
+    let drill: { status: string } | null = null;
+    measured = await longestBlock(async () => {
+      drill = offThread
+        ? await backup.performDrillOffThread(dataDir, log, { backup: outcome.backup?.name, trigger: 'bench' })
+        : backup.performDrill(dataDir, log, { backup: outcome.backup?.name, trigger: 'bench' });
+    });
+    rows.push({
+      task: 'restore drill (restore into a temp dir, integrity check, counts, migrations)',
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `${(drill as { status: string } | null)?.status ?? 'skipped'}${offThread ? ' in a worker thread' : ' on the request thread'}, ${(measured.ms / 1000).toFixed(1)} s in all`,
+    });
+    const builder = new content.ReportContentBuilder(db, reportFigures.siteEnergyFigures(db, energy.figures));
+    for (const template of ['weekly-energy', 'monthly-energy', 'alerts-faults']) {
+      let bytes = 0;
+      // The first PDF loads pdfkit and its fonts: measured apart, as the first report after a start.
+      for (const round of ['first', 'next']) {
+        measured = await longestBlock(async () => {
+          const built = builder.build(template, template, Date.now());
+          bytes = (await pdf.renderPdf(built)).length;
+        });
+        rows.push({ task: `report building: ${template} content + PDF (${round} after start)`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${(bytes / 1024).toFixed(0)} KiB, ${(measured.ms / 1000).toFixed(2)} s in all` });
+      }
+    }
+  } finally {
+    client.closeDatabase(db);
+  }
+  return rows;
+}
+
+/** A seeded data dir kept between runs of the bench (seeding a year of 500 meters takes minutes). */
+export async function seededDir(meters = TASK_METERS, days = TASK_DAYS): Promise<{ dir: string; seededSec: number | null }> {
+  const dir = path.join(os.tmpdir(), `ems-bench-edge-seeded-${meters}x${days}`);
+  if (fs.existsSync(path.join(dir, '.seeded'))) return { dir, seededSec: null };
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const seededSec = await seedEdgeDataDir(dir, meters, days);
+  fs.writeFileSync(path.join(dir, '.seeded'), `${new Date().toISOString()}\n`);
+  return { dir, seededSec };
+}
