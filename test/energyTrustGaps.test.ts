@@ -127,3 +127,53 @@ describe('missing, estimated and measured', () => {
     assert.ok(Math.abs(body.unallocated.todayKwh - 18) < 0.01, `site 30 − HVAC 12: ${body.unallocated.todayKwh}`);
   });
 });
+
+describe("a new meter's first reading while the gateway's history fails", () => {
+  let r: TrustRig;
+  before(async () => {
+    r = await trustRig({ start: Math.floor(Date.now() / INTERVAL) * INTERVAL });
+  });
+  after(() => r.close());
+
+  // A 2 kW load for the last 3 hours, in the gateway's 5-minute history.
+  const history = (code: string, start: number) => {
+    const rows = [];
+    for (let at = start - 3 * 60 * MIN; at <= start; at += 5 * MIN) rows.push({ at, value: 100 + (2 * (at - (start - 3 * 60 * MIN))) / 3_600_000 });
+    r.gateway.history.set(code, rows);
+    r.gateway.set(code, { value: 106 });
+  };
+  const stored = (meterId: number) => r.dayRows(meterId).reduce((sum, row) => sum + Array.from(row.kwh).reduce((a, b) => a + (Number.isNaN(b) ? 0 : b), 0), 0);
+
+  test('waits for the history instead of starting without it: the backfill is not lost', async () => {
+    const code = 'meter.slowhistory.kwh';
+    const meter = await r.meter({ name: 'Slow history', code, kind: 'energy' });
+    history(code, r.clock.now);
+    r.gateway.historyStatus = 503;
+    for (let i = 0; i < 3; i += 1) {
+      await r.collector.collect();
+      assert.equal((await r.meterState(meter.id))?.lastReadingAt ?? null, null, 'not started while its history fails');
+    }
+    r.gateway.historyStatus = null;
+    await r.collector.collect();
+    assert.ok((await r.meterState(meter.id)).lastReadingAt, 'started once the history answers');
+    // The 3 hours before the first reading, 6 kWh, are in the store.
+    assert.ok(Math.abs(stored(meter.id) - 6) < 0.01, `6 kWh backfilled, got ${stored(meter.id)}`);
+  });
+
+  test('a gateway that never answers history: the meter starts without it after 5 collections', async () => {
+    const code = 'meter.nohistory.kwh';
+    const meter = await r.meter({ name: 'No history', code, kind: 'energy' });
+    history(code, r.clock.now);
+    r.gateway.historyStatus = 503;
+    try {
+      for (let i = 0; i < 5; i += 1) await r.collector.collect();
+      assert.equal((await r.meterState(meter.id))?.lastReadingAt ?? null, null);
+      await r.collector.collect();
+      const state = await r.meterState(meter.id);
+      assert.ok(state.lastReadingAt, 'started on the sixth collection');
+      assert.equal(state.lastValue, 106);
+    } finally {
+      r.gateway.historyStatus = null;
+    }
+  });
+});

@@ -26,6 +26,8 @@ const HISTORY_CONCURRENCY = 8;
 const HISTORY_HOLE_MS = 30 * 60_000;
 /** History readings applied between two looks at the clock (a day of 5-minute readings). */
 const HISTORY_STEP = 288;
+/** Collections a meter's first reading waits for its history (a gateway slow or failing at start-up) before it starts without. */
+const FIRST_HISTORY_TRIES = 5;
 const VALUES_BATCH = 1000;
 /** Held day records written in one transaction; more (a backfill, a catch-up) are written in slices. */
 const ONE_WRITE_RECORDS = 1200;
@@ -52,6 +54,8 @@ type MeterWatch = {
   lastRefusal: Refusal | null;
   /** Implausible counter readings in a row: REBASE_AFTER of them make the meter's new base. */
   implausibleRun: number;
+  /** Collections in a row whose history read failed before the meter's first reading was counted. */
+  historyMisses: number;
 };
 
 export type MeterHealth = {
@@ -304,7 +308,7 @@ export class Collector {
 
   private watch(meterId: number): MeterWatch {
     let watch = this.watches.get(meterId);
-    if (!watch) this.watches.set(meterId, (watch = { last: null, refused: 0, jitter: 0, lastRefusal: null, implausibleRun: 0 }));
+    if (!watch) this.watches.set(meterId, (watch = { last: null, refused: 0, jitter: 0, lastRefusal: null, implausibleRun: 0, historyMisses: 0 }));
     return watch;
   }
 
@@ -403,6 +407,13 @@ export class Collector {
         do {
           const meter = meters[next];
           const history = histories.get(meter.id);
+          // A meter's first reading waits while its history cannot be read: counted now, the reading would become the
+          // meter's start and its backfill would be lost for good. The next collections ask again; after
+          // FIRST_HISTORY_TRIES failures it starts without (a gateway that keeps no history for the point).
+          if (history === null && !states.has(meter.id) && (this.watch(meter.id).historyMisses += 1) <= FIRST_HISTORY_TRIES) {
+            next += 1;
+            continue;
+          }
           if (history && position < history.at.length) {
             position = this.applyHistory(batch, meter, states, counted, history, position, started);
             if (position < history.at.length) continue;

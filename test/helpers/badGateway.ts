@@ -21,6 +21,8 @@ export type BadGateway = {
   history: Map<string, { at: number; value: number }[]>;
   /** The status every codes/values and codes/history read answers with, instead of 200 (e.g. 503). */
   readStatus: number | null;
+  /** The status codes/history alone answers with, instead of 200 (a gateway whose history store is slow or down). */
+  historyStatus: number | null;
   /** GET /codes: the catalogue, or null for a gateway without one (404). */
   catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
   /** Requests per path. */
@@ -38,6 +40,7 @@ export async function startBadGateway(): Promise<BadGateway> {
     points: new Map(),
     history: new Map(),
     readStatus: null,
+    historyStatus: null,
     catalogue: null,
     counts: new Map(),
     set(code, point) {
@@ -73,6 +76,7 @@ export async function startBadGateway(): Promise<BadGateway> {
       if (req.headers.authorization !== 'Bearer bad-gateway-token') return send(res, 401, { error: 'invalid token' });
       if (path === '/codes') return gateway.catalogue ? send(res, 200, { data: gateway.catalogue }) : send(res, 404, { error: 'no catalogue' });
       if ((path === '/codes/values' || path === '/codes/history') && gateway.readStatus !== null) return send(res, gateway.readStatus, { error: 'service unavailable' });
+      if (path === '/codes/history' && gateway.historyStatus !== null) return send(res, gateway.historyStatus, { error: 'history unavailable' });
       if (path === '/codes/values') {
         const codes = Array.isArray(body.codes) ? (body.codes as string[]) : [];
         const data = codes
