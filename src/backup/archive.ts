@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { databasePath } from '../db/client.ts';
 import { CHECKS_FILE, recordCheck, type TargetCheck } from './checks.ts';
 import { acquireLock, BACKUP_LOCK_FILE, LockBusy, runningService, SERVICE_LOCK_FILE, type HeldLock } from './locks.ts';
+import { BackupBusy, BackupInvalid, BackupNotFound } from './errors.ts';
 import { checkCopyOffThread } from './offThread.ts';
 import { copyToTarget } from './offsite.ts';
 import { backupsDir } from './paths.ts';
@@ -20,15 +21,7 @@ export const REPLACED_DIR = 'replaced';
 const BACKUP_NAME = /^ems-(\d{8}T\d{6}\.\d{3}Z)\.db$/;
 const MANIFEST = 'manifest.json';
 
-export class BackupBusy extends Error {
-  override name = 'BackupBusy';
-}
-export class BackupInvalid extends Error {
-  override name = 'BackupInvalid';
-}
-export class BackupNotFound extends Error {
-  override name = 'BackupNotFound';
-}
+export { BackupBusy, BackupInvalid, BackupNotFound } from './errors.ts';
 export class ServiceRunning extends Error {
   override name = 'ServiceRunning';
 }

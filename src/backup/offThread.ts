@@ -2,43 +2,28 @@
 // in a worker thread: on a year of data it takes seconds, and on the request thread it would hold every request (issue
 // 29: no background task blocks the event loop for more than 50 ms). One short-lived worker per task; its errors come
 // back as the same classes (BackupBusy, BackupNotFound, BackupInvalid), so callers handle them as before.
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
-import { BackupBusy, BackupInvalid, BackupNotFound, rowCounts } from './archive.ts';
+// The work itself is in backupWorker.ts, the worker's entry; this side only starts it and imports nothing of
+// archive.ts or drill.ts (they import this file).
+import { Worker } from 'node:worker_threads';
 import type { DrillCheck } from './checks.ts';
-import { runRestoreDrill } from './drill.ts';
+import { BackupBusy, BackupInvalid, BackupNotFound } from './errors.ts';
 
-type Task =
+export type BackupTask =
   | { kind: 'drill'; dataDir: string; options: { backup?: string; purpose?: string } }
   /** A fresh backup copy: switched to a self-contained file, checked, its rows counted. */
   | { kind: 'checkCopy'; file: string };
-type Answer = { ok: true; value: unknown } | { ok: false; name: string; message: string };
+export type BackupAnswer = { ok: true; value: unknown } | { ok: false; name: string; message: string };
 
-/** Built when first needed: archive.ts imports this module, so its classes are not there yet while this one loads. */
 function errorClass(name: string): new (message: string) => Error {
   const known: Record<string, new (message: string) => Error> = { BackupBusy, BackupInvalid, BackupNotFound };
   return known[name] ?? Error;
 }
 
-function run(task: Task): unknown {
-  if (task.kind === 'drill') return runRestoreDrill(task.dataDir, task.options);
-  const copy = new Database(task.file);
-  try {
-    // The copy inherits WAL mode; a backup should be one self-contained file.
-    copy.pragma('journal_mode = DELETE');
-    const check = copy.pragma('integrity_check', { simple: true });
-    if (check !== 'ok') throw new BackupInvalid(`the copy failed integrity_check: ${String(check)}`);
-    return rowCounts(copy);
-  } finally {
-    copy.close();
-  }
-}
-
-function inWorker<T>(task: Task): Promise<T> {
+function inWorker<T>(task: BackupTask): Promise<T> {
   // Compiled (dist/*.js), or from source: the worker needs tsx's loader, given explicitly (a worker does not run its
   // parent's --import on Node 20, and emsctl in a checkout registers tsx through its API).
-  const self = new URL(import.meta.url);
-  const fromSource = self.pathname.endsWith('.ts');
+  const fromSource = import.meta.url.endsWith('.ts');
+  const self = new URL(fromSource ? './backupWorker.ts' : './backupWorker.js', import.meta.url);
   return new Promise<T>((resolve, reject) => {
     // From source the entry is a one-line script importing this file once tsx's loader is in place (tsx registered in
     // the worker: Node 20 does not run a worker's --import before loading its entry).
@@ -46,7 +31,7 @@ function inWorker<T>(task: Task): Promise<T> {
       ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`, { eval: true, workerData: task })
       : new Worker(self, { workerData: task });
     let answered = false;
-    worker.once('message', (answer: Answer) => {
+    worker.once('message', (answer: BackupAnswer) => {
       answered = true;
       if (answer.ok) resolve(answer.value as T);
       else {
@@ -72,14 +57,4 @@ export function restoreDrillOffThread(dataDir: string, options: { backup?: strin
 /** A backup copy switched to one self-contained file, integrity-checked and its rows counted, in a worker thread. */
 export function checkCopyOffThread(file: string): Promise<Record<string, number>> {
   return inWorker<Record<string, number>>({ kind: 'checkCopy', file });
-}
-
-if (!isMainThread && parentPort && (workerData as Task | undefined)?.kind) {
-  let answer: Answer;
-  try {
-    answer = { ok: true, value: run(workerData as Task) };
-  } catch (error) {
-    answer = { ok: false, name: (error as Error).name, message: (error as Error).message };
-  }
-  parentPort.postMessage(answer);
 }
