@@ -10,7 +10,11 @@ import { FLAG_ESTIMATED, FLAG_IMPORTED, FLAG_JITTER, FLAG_RESET, storedFlags, st
 import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
 
 const Q = 15 * 60_000;
-const today = siteDay('UTC');
+// The site's zone is one where it is about noon when the file starts, so "today" has past intervals whatever the
+// hour of the run (Etc/GMT-12 is UTC+12).
+const OFFSET = 12 - new Date().getUTCHours();
+const ZONE = OFFSET === 0 ? 'UTC' : `Etc/GMT${OFFSET > 0 ? '-' : '+'}${Math.abs(OFFSET)}`;
+const today = siteDay(ZONE);
 const day = (offset: number) => addDays(today, offset);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -19,7 +23,7 @@ function intervalsCsv(rows: { code: string; days: string[]; kwh: (i: number) => 
   const lines = [header];
   for (const { code, days, kwh } of rows) {
     for (const d of days) {
-      const { start, count } = dayIntervals('UTC', d);
+      const { start, count } = dayIntervals(ZONE, d);
       for (let i = 0; i < count; i += 1) lines.push(`${code},${iso(start + i * Q)},${kwh(i)}`);
     }
   }
@@ -54,6 +58,8 @@ describe('history import', () => {
   before(async () => {
     server = await startTestServer();
     admin = await server.createUser({ role: 'admin' });
+    const zoned = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: ZONE } });
+    assert.equal(zoned.status, 200, zoned.text);
     const meter = async (body: Record<string, unknown>) => {
       const response = await server.request('POST', '/api/meters', { token: admin.accessToken, body });
       assert.equal(response.status, 201, response.text);
@@ -143,7 +149,7 @@ describe('history import', () => {
 
   test('bad rows: 400 naming each line, nothing written', async () => {
     const d = day(-40);
-    const { start } = dayIntervals('UTC', d);
+    const { start } = dayIntervals(ZONE, d);
     const csv = [
       'meter,start,kwh',
       `meter.main.kwh,${iso(start)},1`,
@@ -176,14 +182,14 @@ describe('history import', () => {
 
   test('refused rows (future, today, too old, negative, implausible): listed by a dry run, a 400 for the import', async () => {
     const d = day(-50);
-    const { start } = dayIntervals('UTC', d);
+    const { start } = dayIntervals(ZONE, d);
     const now = Date.now();
     const csv = [
       'meter;start;kwh',
       `meter.hvac.kwh;${iso(start)};1,5`,
       `meter.hvac.kwh;${iso(Math.floor(now / Q) * Q + 4 * Q)};1`,
-      `meter.hvac.kwh;${iso(dayIntervals('UTC', today).start)};1`,
-      `meter.hvac.kwh;${iso(dayIntervals('UTC', addDays(today, -4000)).start)};1`,
+      `meter.hvac.kwh;${iso(dayIntervals(ZONE, siteDay(ZONE, new Date(now))).start)};1`,
+      `meter.hvac.kwh;${iso(dayIntervals(ZONE, addDays(siteDay(ZONE, new Date(now)), -4000)).start)};1`,
       `meter.hvac.kwh;${iso(start + Q)};-0,5`,
       `meter.hvac.kwh;${iso(start + 2 * Q)};99999`,
     ].join('\n');
@@ -208,7 +214,7 @@ describe('history import', () => {
 
   test('counter readings: steps counted like live ones (jitter held, reset, hourly spans estimated, a long gap left missing)', async () => {
     const d = day(-60);
-    const { start } = dayIntervals('UTC', d);
+    const { start } = dayIntervals(ZONE, d);
     const at = (i: number) => iso(start + i * Q);
     const csv = [
       'meter,time,reading',

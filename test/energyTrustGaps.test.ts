@@ -13,13 +13,19 @@ describe('missing, estimated and measured', () => {
   let r: TrustRig;
   let main: { id: number };
   let hvac: { id: number };
-  const today = siteDay('UTC');
+  // The 3 hours before now must lie in the site's today whatever the hour of the run: the site's zone is one where it
+  // is about noon now (Etc/GMT-12 is UTC+12).
+  const offset = 12 - new Date().getUTCHours();
+  const zone = offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+  const today = siteDay(zone);
   const yesterday = addDays(today, -1);
   const tomorrow = addDays(today, 1);
 
   before(async () => {
     const start = Math.floor(Date.now() / INTERVAL) * INTERVAL - 3 * 60 * MIN;
     r = await trustRig({ start });
+    const zoned = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: zone } });
+    assert.equal(zoned.status, 200, zoned.text);
     main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     hvac = await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
     // The gateway keeps 5-minute history, except for the hour it could not be read.
