@@ -223,7 +223,11 @@ describe('backup runs', () => {
       return date;
     };
     const planted = [2, 3, 4].map((days) => nameAt(localNoon(days)));
-    planted.push(nameAt(new Date(Date.now() - 3_600_000)));
+    // "This morning": an hour ago, but not before today's local midnight (a run in the first hour of the day would put
+    // it on yesterday, which it then keeps as that day's daily backup).
+    const midnight = new Date();
+    midnight.setHours(0, 0, 0, 0);
+    planted.push(nameAt(new Date(Math.max(Date.now() - 3_600_000, Math.min(midnight.getTime() + 1000, Date.now() - 1000)))));
     for (const name of planted) {
       fs.copyFileSync(template.file, path.join(dir, name));
       fs.cpSync(template.filesDir, path.join(dir, name.replace('.db', '.files')), { recursive: true });
