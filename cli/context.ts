@@ -100,7 +100,12 @@ async function migrationsCurrent(db: Db): Promise<boolean> {
  * prints one object with the same fields as that thing's entry in its list (plus what the command adds, such as a
  * generated password). Errors are {"error": "..."} on standard error (see cli/emsctl.ts).
  */
-export function printRows(command: Command, rows: Record<string, unknown>[], columns: string[], table?: (row: Record<string, unknown>) => Record<string, unknown>): void {
+export function printRows(
+  command: Command,
+  rows: Record<string, unknown>[],
+  columns: string[],
+  table?: (row: Record<string, unknown>) => Record<string, unknown>,
+): void {
   if (wantsJson(command)) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
@@ -108,7 +113,11 @@ export function printRows(command: Command, rows: Record<string, unknown>[], col
   const shown = table ? rows.map(table) : rows;
   const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
   const widths = columns.map((column) => Math.max(column.length, ...shown.map((row) => cell(row[column]).length)));
-  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${line(columns.map((c) => c.toUpperCase()))}\n`);
   for (const row of shown) process.stdout.write(`${line(columns.map((column) => cell(row[column])))}\n`);
 }

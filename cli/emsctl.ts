@@ -20,7 +20,10 @@ const program = new Command('emsctl')
   .description('Administer the EMS service on this box (safe while it runs)')
   .version(version)
   .option('--data-dir <dir>', 'data directory (default: $EMS_DATA_DIR or ./data)')
-  .option('--env-file <file>', 'settings file (default: /etc/ems/ems.env when it exists and no --data-dir or EMS_DATA_DIR is given); the environment wins over it')
+  .option(
+    '--env-file <file>',
+    'settings file (default: /etc/ems/ems.env when it exists and no --data-dir or EMS_DATA_DIR is given); the environment wins over it',
+  )
   .option('--json', 'machine-readable output: a list is an array, one thing an object with the same fields; errors {"error": "..."} on stderr')
   .exitOverride()
   // commander's own complaints (a missing option, an unknown command) in the one-line form of every other error.

@@ -9,7 +9,16 @@ export function localTimeZone(): string {
 /** An ISO instant as "2026-11-24 03:30 +01:00" in the given zone (default: the process's). */
 export function zonedTime(iso: string, timeZone = localTimeZone()): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' })
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'longOffset',
+    })
       .formatToParts(new Date(iso))
       .map((part) => [part.type, part.value]),
   );

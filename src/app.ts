@@ -4,7 +4,16 @@ import type { AppDeps } from './appDeps.ts';
 import { Unauthorized } from './http/errors.ts';
 import { DOCS_PATH, documentationJson, documentationPage } from './http/docs.ts';
 import { buildOpenApi } from './http/openapi.ts';
-import { buildRouter, clientAddress, errorRenderer, MAX_PENDING_BODIES_PER_ADDRESS, requestId, requestLog, unmatchedRoute, type Authenticator } from './http/router.ts';
+import {
+  buildRouter,
+  clientAddress,
+  errorRenderer,
+  MAX_PENDING_BODIES_PER_ADDRESS,
+  requestId,
+  requestLog,
+  unmatchedRoute,
+  type Authenticator,
+} from './http/router.ts';
 import { version } from './packageRoot.ts';
 import { wallboardPages } from './wallboard/routes.ts';
 import { allRoutes } from './routes.ts';

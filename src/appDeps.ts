@@ -15,17 +15,17 @@ import type { Collector } from './energy/collector.ts';
 
 export type AppDeps = FeatureServices &
   PortalServices & {
-  config: Config;
-  db: Db;
-  logger: Logger;
-  mailer: Mailer;
-  auth: AuthService;
-  audit: AuditLog;
-  iot: IotGateway;
-  backups: BackupScheduler;
-  reportRuns: ReportRunner;
-  notifier: AlarmNotifier;
-  collector: Collector;
-  lifecycle: Lifecycle;
-  startedAt: number;
-};
+    config: Config;
+    db: Db;
+    logger: Logger;
+    mailer: Mailer;
+    auth: AuthService;
+    audit: AuditLog;
+    iot: IotGateway;
+    backups: BackupScheduler;
+    reportRuns: ReportRunner;
+    notifier: AlarmNotifier;
+    collector: Collector;
+    lifecycle: Lifecycle;
+    startedAt: number;
+  };

@@ -79,7 +79,10 @@ function read(env: Env, name: string): string | undefined {
 function addressList(env: Env, name: string): string[] {
   const raw = read(env, name);
   if (raw === undefined) return [];
-  const addresses = raw.split(',').map((item) => plainAddress(item.trim())).filter((item) => item !== '');
+  const addresses = raw
+    .split(',')
+    .map((item) => plainAddress(item.trim()))
+    .filter((item) => item !== '');
   const bad = addresses.find((address) => isIP(address) === 0);
   if (bad !== undefined) throw new ConfigError(`${name}: "${bad}" is not an IP address (expected a comma-separated list of proxy addresses)`);
   return addresses;

@@ -72,7 +72,10 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
-export async function createService(config: Config, options: { logger?: Logger; /** The energy collector's clock (tests move it); the box's by default. */ collectorNow?: () => number } = {}): Promise<Service> {
+export async function createService(
+  config: Config,
+  options: { logger?: Logger /** The energy collector's clock (tests move it); the box's by default. */; collectorNow?: () => number } = {},
+): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
   // Tells emsctl restore that a service runs here; released last, after the database is closed.
@@ -104,11 +107,35 @@ export async function createService(config: Config, options: { logger?: Logger; 
     codeTtlSec: config.codeTtlSec,
     siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
-  const features = buildFeatureServices({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle, reportMinIntervalMin: config.reports.minIntervalMin });
+  const features = buildFeatureServices({
+    db,
+    audit,
+    dataDir: config.dataDir,
+    logger,
+    throttle: auth.throttle,
+    reportMinIntervalMin: config.reports.minIntervalMin,
+  });
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   features.faults.recountStats();
-  const reportRuns = startReports({ config, db, logger, audit, mailer, lifecycle, alerts: features.alerts, energy: features.energy.figures, analysis: features.analysis, commodities: features.energy.commodities });
-  const notifier = new AlarmNotifier({ db, mailer, logger, publicUrl: config.publicUrl, siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)) });
+  const reportRuns = startReports({
+    config,
+    db,
+    logger,
+    audit,
+    mailer,
+    lifecycle,
+    alerts: features.alerts,
+    energy: features.energy.figures,
+    analysis: features.analysis,
+    commodities: features.energy.commodities,
+  });
+  const notifier = new AlarmNotifier({
+    db,
+    mailer,
+    logger,
+    publicUrl: config.publicUrl,
+    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+  });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();
   lifecycle.onClose('alert notifications', () => notifier.stop());
@@ -135,7 +162,17 @@ export async function createService(config: Config, options: { logger?: Logger; 
     },
   });
   const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
-  const loadShedder = new LoadShedder({ db, audit, config: features.analysis.loadShedding, iot, demand, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
+  const loadShedder = new LoadShedder({
+    db,
+    audit,
+    config: features.analysis.loadShedding,
+    iot,
+    demand,
+    tariffs: energy.tariffs,
+    alerts: features.alerts,
+    logger,
+    timezone: energy.timezone,
+  });
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
   await features.zoneMove.resume();

@@ -26,8 +26,20 @@ after(async () => {
 });
 
 async function simCall(path: string, body: unknown): Promise<any> {
-  const token = ((await (await fetch(`${sim.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }) })).json()) as { token: string }).token;
-  const response = await fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const token = (
+    (await (
+      await fetch(`${sim.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }),
+      })
+    ).json()) as { token: string }
+  ).token;
+  const response = await fetch(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   return response.json();
 }
 
@@ -47,7 +59,10 @@ describe('gateway alarms → alerts', () => {
     let server = await startTestServer(gatewayEnv());
     try {
       const admin = (await server.createUser({ role: 'admin' })).accessToken;
-      const rule = await server.request('POST', '/api/notification-rules', { token: admin, body: { name: 'Plant', levels: ['critical'], recipients: ['plant@example.test'] } });
+      const rule = await server.request('POST', '/api/notification-rules', {
+        token: admin,
+        body: { name: 'Plant', levels: ['critical'], recipients: ['plant@example.test'] },
+      });
       assert.equal(rule.status, 201, rule.text);
       const raisedAt = Date.now();
       const alarm = await simCall('/sim/alarms', { code: 'chiller.1', level: 'critical', message: 'Chiller 1 tripped' });
@@ -61,12 +76,18 @@ describe('gateway alarms → alerts', () => {
       assert.equal(alert.source, 'chiller.1');
       assert.equal(alert.alarmKey, `chiller.1@${alarm.raisedAt}`);
       assert.equal(alert.status, 'active');
-      assert.match(await until('the mail', async () => mail.messages.find((m) => m.to.includes('plant@example.test') && m.raw.includes('Chiller 1 tripped'))?.raw), /EMS critical/);
+      assert.match(
+        await until('the mail', async () => mail.messages.find((m) => m.to.includes('plant@example.test') && m.raw.includes('Chiller 1 tripped'))?.raw),
+        /EMS critical/,
+      );
       const sends = await until('the send record', async () => {
         const record = await server.request('GET', `/api/alerts/${alert.id}/notifications`, { token: admin });
         return record.body.items.length ? record.body.items : undefined;
       });
-      assert.deepEqual(sends.map((s: any) => [s.kind, s.recipient, s.status]), [['alert', 'plant@example.test', 'delivered']]);
+      assert.deepEqual(
+        sends.map((s: any) => [s.kind, s.recipient, s.status]),
+        [['alert', 'plant@example.test', 'delivered']],
+      );
 
       assert.deepEqual(await simCall('/sim/alarms/clear', { id: alarm.id }), { success: true });
       const cleared = await until('the clearing', async () => {
@@ -102,11 +123,24 @@ describe('working with alerts', () => {
 
   test('acknowledge, resolve and comment carry notes shown with who and when', async () => {
     const alert = await create({ title: 'Boiler pressure', level: 'warning' });
-    assert.equal((await server.request('POST', `/api/alerts/${alert.id}/acknowledge`, { token: operator.accessToken, body: { note: 'on my way' } })).status, 200);
-    assert.equal((await server.request('POST', `/api/alerts/${alert.id}/notes`, { token: operator.accessToken, body: { text: 'valve replaced' } })).status, 201);
+    assert.equal(
+      (await server.request('POST', `/api/alerts/${alert.id}/acknowledge`, { token: operator.accessToken, body: { note: 'on my way' } })).status,
+      200,
+    );
+    assert.equal(
+      (await server.request('POST', `/api/alerts/${alert.id}/notes`, { token: operator.accessToken, body: { text: 'valve replaced' } })).status,
+      201,
+    );
     assert.equal((await server.request('POST', `/api/alerts/${alert.id}/resolve`, { token: operator.accessToken })).status, 200);
     const notes = (await server.request('GET', `/api/alerts/${alert.id}/notes`, { token: operator.accessToken })).body.items;
-    assert.deepEqual(notes.map((n: any) => [n.kind, n.text, n.username]), [['acknowledge', 'on my way', operator.user.username], ['comment', 'valve replaced', operator.user.username], ['resolve', '', operator.user.username]]);
+    assert.deepEqual(
+      notes.map((n: any) => [n.kind, n.text, n.username]),
+      [
+        ['acknowledge', 'on my way', operator.user.username],
+        ['comment', 'valve replaced', operator.user.username],
+        ['resolve', '', operator.user.username],
+      ],
+    );
     assert.ok(notes.every((n: any) => Number.isFinite(Date.parse(n.at))));
   });
 
@@ -138,10 +172,16 @@ describe('working with alerts', () => {
     const ids = [];
     for (let i = 0; i < 5; i += 1) ids.push((await create({ title: `${tag} ${i}`, level: 'info' })).id);
     await server.request('POST', `/api/alerts/${ids[0]}/resolve`, { token: operator.accessToken });
-    const result = await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: tag }, note: 'seen, all of them' } });
+    const result = await server.request('POST', '/api/alerts/bulk', {
+      token: operator.accessToken,
+      body: { action: 'acknowledge', filter: { q: tag }, note: 'seen, all of them' },
+    });
     assert.equal(result.status, 200, result.text);
     assert.deepEqual(result.body, { matched: 5, changed: 4, skipped: 1 });
-    const audited = server.service.deps.db.sqlite.prepare("SELECT count(*) FROM audit_log WHERE resource = 'alerts' AND action = 'acknowledge' AND resource_id IN (SELECT value FROM json_each(?))").pluck().get(JSON.stringify(ids.map(String)));
+    const audited = server.service.deps.db.sqlite
+      .prepare("SELECT count(*) FROM audit_log WHERE resource = 'alerts' AND action = 'acknowledge' AND resource_id IN (SELECT value FROM json_each(?))")
+      .pluck()
+      .get(JSON.stringify(ids.map(String)));
     assert.equal(audited, 4);
     const refused = await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'shelve', filter: { q: tag } } });
     assert.equal(refused.status, 400);
@@ -151,8 +191,16 @@ describe('working with alerts', () => {
     const alert = await create({ title: 'AHU-2 belt slipping', level: 'warning', source: 'ahu2' });
     const fromAlert = await server.request('POST', `/api/alerts/${alert.id}/maintenance`, { token: operator.accessToken, body: {} });
     assert.equal(fromAlert.status, 201, fromAlert.text);
-    assert.deepEqual([fromAlert.body.alertId, fromAlert.body.equipment, fromAlert.body.type, fromAlert.body.status], [alert.id, 'ahu2', 'corrective', 'planned']);
-    const fault = (await server.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'pump-3', code: 'E42', description: 'seal leak', severity: 'high' } })).body;
+    assert.deepEqual(
+      [fromAlert.body.alertId, fromAlert.body.equipment, fromAlert.body.type, fromAlert.body.status],
+      [alert.id, 'ahu2', 'corrective', 'planned'],
+    );
+    const fault = (
+      await server.request('POST', '/api/faults', {
+        token: operator.accessToken,
+        body: { device: 'pump-3', code: 'E42', description: 'seal leak', severity: 'high' },
+      })
+    ).body;
     const fromFault = await server.request('POST', `/api/faults/${fault.id}/maintenance`, { token: operator.accessToken, body: { type: 'inspection' } });
     assert.equal(fromFault.status, 201);
     assert.deepEqual([fromFault.body.faultId, fromFault.body.equipment, fromFault.body.type], [fault.id, 'pump-3', 'inspection']);
@@ -173,12 +221,25 @@ describe('notifications', () => {
     const audit = new AuditLog(db);
     const tag = `flood${Date.now()}`;
     const recipients = [`a-${tag}@example.test`, `b-${tag}@example.test`];
-    await server.request('POST', '/api/notification-rules', { token: (await server.createUser({ role: 'admin' })).accessToken, body: { name: tag, levels: ['warning'], area: tag, recipients } });
-    const notifier = new AlarmNotifier({ db, mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }), logger, publicUrl: 'http://ems.local', summaryDelayMs: 200 });
+    await server.request('POST', '/api/notification-rules', {
+      token: (await server.createUser({ role: 'admin' })).accessToken,
+      body: { name: tag, levels: ['warning'], area: tag, recipients },
+    });
+    const notifier = new AlarmNotifier({
+      db,
+      mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
+      logger,
+      publicUrl: 'http://ems.local',
+      summaryDelayMs: 200,
+    });
     const alerts = new AlertService(db, audit);
     alerts.onCreated((alert) => notifier.alertRaised(alert));
     for (let i = 0; i < 1000; i += 1) alerts.create({ title: `${tag} ${i}`, level: 'warning', area: tag }, null);
-    await until('the summaries', async () => (mail.messages.filter((m) => m.raw.includes('new alerts arrived faster')).filter((m) => recipients.some((r) => m.to.includes(r))).length >= 2 ? true : undefined));
+    await until('the summaries', async () =>
+      mail.messages.filter((m) => m.raw.includes('new alerts arrived faster')).filter((m) => recipients.some((r) => m.to.includes(r))).length >= 2
+        ? true
+        : undefined,
+    );
     await notifier.idle();
     await sleep(500);
     for (const recipient of recipients) {
@@ -188,8 +249,14 @@ describe('notifications', () => {
       assert.equal(summaries.length, 1, `one summary for ${recipient}`);
       assert.match(summaries[0].raw, /990 new alerts/);
     }
-    const recorded = db.sqlite.prepare("SELECT kind, count(*) FROM notification_sends WHERE recipient IN (?, ?) GROUP BY kind ORDER BY kind").raw().all(...recipients);
-    assert.deepEqual(recorded, [['alert', 20], ['summary', 2]]);
+    const recorded = db.sqlite
+      .prepare('SELECT kind, count(*) FROM notification_sends WHERE recipient IN (?, ?) GROUP BY kind ORDER BY kind')
+      .raw()
+      .all(...recipients);
+    assert.deepEqual(recorded, [
+      ['alert', 20],
+      ['summary', 2],
+    ]);
     await notifier.stop();
   });
 
@@ -200,11 +267,24 @@ describe('notifications', () => {
     const admin = (await server.createUser({ role: 'admin' })).accessToken;
     const rule = await server.request('POST', '/api/notification-rules', {
       token: admin,
-      body: { name: tag, levels: ['critical'], area: tag, recipients: [`duty-${tag}@example.test`], escalateAfterMin: 15, escalateTo: [`boss-${tag}@example.test`] },
+      body: {
+        name: tag,
+        levels: ['critical'],
+        area: tag,
+        recipients: [`duty-${tag}@example.test`],
+        escalateAfterMin: 15,
+        escalateTo: [`boss-${tag}@example.test`],
+      },
     });
     assert.equal(rule.status, 201);
     let now = Date.now();
-    const notifier = new AlarmNotifier({ db, mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }), logger, publicUrl: 'http://ems.local', now: () => now });
+    const notifier = new AlarmNotifier({
+      db,
+      mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
+      logger,
+      publicUrl: 'http://ems.local',
+      now: () => now,
+    });
     const alerts = new AlertService(db, audit, () => now);
     alerts.onCreated((alert) => notifier.alertRaised(alert));
     const start = now;
@@ -220,14 +300,25 @@ describe('notifications', () => {
     const escalations = mail.messages.filter((m) => m.to.includes(`boss-${tag}@example.test`));
     assert.equal(escalations.length, 1);
     assert.match(escalations[0].raw, new RegExp(`${tag} late`));
-    assert.deepEqual(notifier.sends(late.id).map((s) => s.kind), ['alert', 'escalation']);
+    assert.deepEqual(
+      notifier.sends(late.id).map((s) => s.kind),
+      ['alert', 'escalation'],
+    );
   });
 
   test('a failed send is recorded with its reason on the alert', async () => {
     const db = server.service.deps.db;
     const tag = `fail${Date.now()}`;
-    await server.request('POST', '/api/notification-rules', { token: (await server.createUser({ role: 'admin' })).accessToken, body: { name: tag, levels: ['info'], area: tag, recipients: [`x-${tag}@example.test`] } });
-    const notifier = new AlarmNotifier({ db, mailer: createMailer({ smtpUrl: 'smtp://127.0.0.1:1', from: 'EMS <ems@localhost>', logger }), logger, publicUrl: 'http://ems.local' });
+    await server.request('POST', '/api/notification-rules', {
+      token: (await server.createUser({ role: 'admin' })).accessToken,
+      body: { name: tag, levels: ['info'], area: tag, recipients: [`x-${tag}@example.test`] },
+    });
+    const notifier = new AlarmNotifier({
+      db,
+      mailer: createMailer({ smtpUrl: 'smtp://127.0.0.1:1', from: 'EMS <ems@localhost>', logger }),
+      logger,
+      publicUrl: 'http://ems.local',
+    });
     const alerts = new AlertService(db, new AuditLog(db));
     alerts.onCreated((alert) => notifier.alertRaised(alert));
     const alert = alerts.create({ title: tag, level: 'info', area: tag }, null);

@@ -127,7 +127,10 @@ describe('alerts', () => {
 
     const again = await server.request('POST', `/api/alerts/${alert.id}/acknowledge`, { token: second.accessToken });
     assert.equal(again.status, 409);
-    const forged = await server.request('PUT', `/api/alerts/${alert.id}`, { token: second.accessToken, body: { acknowledgedBy: second.user.id, title: 'renamed' } });
+    const forged = await server.request('PUT', `/api/alerts/${alert.id}`, {
+      token: second.accessToken,
+      body: { acknowledgedBy: second.user.id, title: 'renamed' },
+    });
     assert.equal(forged.status, 200);
     assert.equal(forged.body.acknowledgedBy, users.operator.user.id, 'who acknowledged cannot be rewritten');
     assert.equal(forged.body.acknowledgedAt, acked.body.acknowledgedAt);
@@ -164,7 +167,10 @@ describe('alerts', () => {
     const alert = await createAlert();
     await server.request('POST', `/api/alerts/${alert.id}/acknowledge`, { token: users.operator.accessToken });
     await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { title: 'Chiller trip (CH-2)' } });
-    const unchanged = await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { title: 'Chiller trip (CH-2)', level: 'warning' } });
+    const unchanged = await server.request('PUT', `/api/alerts/${alert.id}`, {
+      token: users.admin.accessToken,
+      body: { title: 'Chiller trip (CH-2)', level: 'warning' },
+    });
     assert.equal(unchanged.status, 200, 'sending the current values back is fine, and is no write');
     await server.request('PUT', `/api/alerts/${alert.id}`, { token: users.admin.accessToken, body: { status: 'resolved' } });
     await server.request('DELETE', `/api/alerts/${alert.id}`, { token: users.admin.accessToken });
@@ -253,7 +259,10 @@ describe('alerts', () => {
         created.push(res.body.id);
       }
       // Two alerts at the same instant still page deterministically (newest id first).
-      const tie = await own.request('POST', '/api/alerts', { token: operator.accessToken, body: { title: 'tie', level: 'info', occurredAt: '2024-01-01T00:24:00Z' } });
+      const tie = await own.request('POST', '/api/alerts', {
+        token: operator.accessToken,
+        body: { title: 'tie', level: 'info', occurredAt: '2024-01-01T00:24:00Z' },
+      });
       created.push(tie.body.id);
       const newestFirst = [...created].reverse();
 
@@ -263,7 +272,10 @@ describe('alerts', () => {
       assert.equal(first.body.page, 1);
       assert.equal(first.body.pageSize, 20, 'default page size');
       assert.equal(first.body.total, 26);
-      assert.deepEqual(first.body.items.map((a: { id: number }) => a.id), newestFirst.slice(0, 20));
+      assert.deepEqual(
+        first.body.items.map((a: { id: number }) => a.id),
+        newestFirst.slice(0, 20),
+      );
 
       const pages = [];
       for (let page = 1; page <= 3; page++) {

@@ -40,7 +40,8 @@ describe('kept comparisons', () => {
     // The collector writes the rest of the day: the kept answer is dropped, not served.
     await r.run(end, 7 * DAY);
     const whole = await r.get(question);
-    const expectedWhole = r.counter('meter.main.kwh', Date.parse(`${utcDay(end)}T00:00:00Z`)) - r.counter('meter.main.kwh', Date.parse(`${yesterday}T00:00:00Z`));
+    const expectedWhole =
+      r.counter('meter.main.kwh', Date.parse(`${utcDay(end)}T00:00:00Z`)) - r.counter('meter.main.kwh', Date.parse(`${yesterday}T00:00:00Z`));
     assert.ok(Math.abs(whole.current.kwh - expectedWhole) <= expectedWhole * 0.001, `whole day ${whole.current.kwh} vs counters ${expectedWhole}`);
     assert.ok(whole.current.kwh > halfDay * 1.2, `${whole.current.kwh} after the write vs ${halfDay} before`);
   });
@@ -78,7 +79,10 @@ describe('kept comparisons', () => {
 
   test('50 questions in flight at once get the answers asked one at a time', async () => {
     const days = Array.from({ length: 3 }, (_, i) => addDays(utcDay(end), -1 - i));
-    const questions = Array.from({ length: 50 }, (_, i) => `/api/analysis/compare?period=${['day', 'week', 'month'][i % 3]}&meterId=${meterId}&at=${days[i % 3]}`);
+    const questions = Array.from(
+      { length: 50 },
+      (_, i) => `/api/analysis/compare?period=${['day', 'week', 'month'][i % 3]}&meterId=${meterId}&at=${days[i % 3]}`,
+    );
     const alone = new Map<string, unknown>();
     for (const question of new Set(questions)) alone.set(question, await r.get(question));
     const together = await Promise.all(questions.map((question) => r.get(question)));

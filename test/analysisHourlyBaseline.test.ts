@@ -52,7 +52,10 @@ describe('an hourly baseline on a simulated January', () => {
     // slopes move together, to 4.75–4.83 (−5 %). Held within 7 %, and all on the same side (one day-level cause).
     const occupied = body.model.slots.filter((s: any) => s.slot >= 8 && s.slot < 17).map((s: any) => s.coefficients.perHdh - HVAC_HEATING_PER_K);
     for (const error of occupied) assert.ok(Math.abs(error) <= HVAC_HEATING_PER_K * 0.07, `occupied slot error ${error}`);
-    assert.ok(occupied.every((e: number) => Math.sign(e) === Math.sign(occupied[0])), `one direction: ${occupied}`);
+    assert.ok(
+      occupied.every((e: number) => Math.sign(e) === Math.sign(occupied[0])),
+      `one direction: ${occupied}`,
+    );
     assert.equal(body.statistics.pass.all, true, JSON.stringify(body.statistics));
   });
 
@@ -102,7 +105,12 @@ describe('an hourly baseline on a simulated January', () => {
       assert.ok(Math.abs(hour.actualKwh - counted) <= counted * 0.001 + 1e-3);
       // The hour's expected figure is its slot's model at its degree-hours and day type.
       const model = body.model.slots[hour.slot].coefficients;
-      const predicted = model.intercept + model.perHdh * hour.hdh + model.perCdh * hour.cdh + (hour.dayType === 'weekend' ? model.weekend : 0) + (hour.dayType === 'holiday' ? model.holiday : 0);
+      const predicted =
+        model.intercept +
+        model.perHdh * hour.hdh +
+        model.perCdh * hour.cdh +
+        (hour.dayType === 'weekend' ? model.weekend : 0) +
+        (hour.dayType === 'holiday' ? model.holiday : 0);
       assert.ok(Math.abs(hour.expectedKwh - predicted) <= 0.01, `${hour.start}: ${hour.expectedKwh} vs ${predicted}`);
     }
     assert.ok(Math.abs(report.actualKwh - actual) <= 0.05);
@@ -112,7 +120,10 @@ describe('an hourly baseline on a simulated January', () => {
     assert.ok(Math.abs(report.savingsPercent) < 3, `savings ${report.savingsPercent} %`);
     assert.equal(report.days.length, 7);
     assert.ok(Math.abs(report.days.at(-1).cusumKwh - cusum) <= 0.05);
-    assert.equal(report.days.reduce((sum: number, d: any) => sum + d.hours, 0), report.hours.length);
+    assert.equal(
+      report.days.reduce((sum: number, d: any) => sum + d.hours, 0),
+      report.hours.length,
+    );
   });
 
   test('hour-of-week needs more than a month; bad input is a clear 400', async () => {
@@ -142,7 +153,9 @@ describe('an hourly baseline by hour of the week', () => {
   after(() => r?.close());
 
   test('168 models over eight weeks of an area, each night slot recovering the heating slope', async () => {
-    const body = await r.get(`/api/analysis/baseline/hourly?area=HVAC&by=hour-of-week&baselineFrom=2026-01-05&baselineTo=2026-03-01&heatingBaseC=${HEATING_BASE_C}`);
+    const body = await r.get(
+      `/api/analysis/baseline/hourly?area=HVAC&by=hour-of-week&baselineFrom=2026-01-05&baselineTo=2026-03-01&heatingBaseC=${HEATING_BASE_C}`,
+    );
     assert.equal(body.model.slots.length, 168);
     assert.equal(body.baselineHoursListed, false);
     assert.deepEqual(body.baselineHours, []);

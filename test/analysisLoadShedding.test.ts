@@ -28,7 +28,10 @@ async function rig(): Promise<{ r: EnergyRig; load: number; limit: number; start
     const load = (r.counter('meter.main.kwh', start) - r.counter('meter.main.kwh', start - QUARTER)) * 4;
     const limit = Math.round(load * 1.25);
     const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-    const version = await r.server.request('POST', '/api/energy/tariffs', { token: r.admin.accessToken, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit } });
+    const version = await r.server.request('POST', '/api/energy/tariffs', {
+      token: r.admin.accessToken,
+      body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit },
+    });
     assert.equal(version.status, 201, version.text);
     return { r, load, limit, start };
   } catch (error) {
@@ -39,8 +42,25 @@ async function rig(): Promise<{ r: EnergyRig; load: number; limit: number; start
 
 function shedder(r: EnergyRig, iot: Pick<IotGateway, 'relay'>) {
   const { deps } = r.server.service;
-  const demand = new DemandWatch({ db: deps.db, figures: deps.energy.figures, tariffs: deps.energy.tariffs, alerts: deps.alerts, logger: deps.logger, timezone: deps.energy.timezone });
-  const loadShedder = new LoadShedder({ db: deps.db, audit: deps.audit, config: deps.analysis.loadShedding, iot, demand, tariffs: deps.energy.tariffs, alerts: deps.alerts, logger: deps.logger, timezone: deps.energy.timezone });
+  const demand = new DemandWatch({
+    db: deps.db,
+    figures: deps.energy.figures,
+    tariffs: deps.energy.tariffs,
+    alerts: deps.alerts,
+    logger: deps.logger,
+    timezone: deps.energy.timezone,
+  });
+  const loadShedder = new LoadShedder({
+    db: deps.db,
+    audit: deps.audit,
+    config: deps.analysis.loadShedding,
+    iot,
+    demand,
+    tariffs: deps.energy.tariffs,
+    alerts: deps.alerts,
+    logger: deps.logger,
+    timezone: deps.energy.timezone,
+  });
   /** Collects every minute, then the peak warning and the load shedding, as the service's collector does. */
   return async (until: number) => {
     while (r.clock.now < until) {
@@ -53,13 +73,20 @@ function shedder(r: EnergyRig, iot: Pick<IotGateway, 'relay'>) {
 }
 
 async function enable(r: EnergyRig, body: Record<string, unknown> = {}) {
-  const response = await r.server.request('PUT', '/api/analysis/load-shedding', { token: r.admin.accessToken, body: { enabled: true, minOffSec: 120, maxShedSec: 3600, points: POINTS, ...body } });
+  const response = await r.server.request('PUT', '/api/analysis/load-shedding', {
+    token: r.admin.accessToken,
+    body: { enabled: true, minOffSec: 120, maxShedSec: 3600, points: POINTS, ...body },
+  });
   assert.equal(response.status, 200, response.text);
   return response.body;
 }
 
 async function simValue(r: EnergyRig, code: string): Promise<number> {
-  const response = await fetch(`${r.sim.url}/codes/values`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${await r.server.service.deps.iot.token().then((t) => t.token)}` }, body: JSON.stringify({ codes: [code] }) });
+  const response = await fetch(`${r.sim.url}/codes/values`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await r.server.service.deps.iot.token().then((t) => t.token)}` },
+    body: JSON.stringify({ codes: [code] }),
+  });
   assert.equal(response.status, 200);
   return Number(((await response.json()) as { data: { value: unknown }[] }).data[0].value);
 }
@@ -76,7 +103,15 @@ test('off by default and admin-only; bad settings are a clear 400', async (t) =>
   for (const role of ['viewer', 'operator'] as const) {
     const user = await r.server.createUser({ role });
     assert.equal((await r.server.request('GET', '/api/analysis/load-shedding', { token: user.accessToken })).status, 403);
-    assert.equal((await r.server.request('PUT', '/api/analysis/load-shedding', { token: user.accessToken, body: { enabled: true, minOffSec: 60, maxShedSec: 600, points: POINTS } })).status, 403);
+    assert.equal(
+      (
+        await r.server.request('PUT', '/api/analysis/load-shedding', {
+          token: user.accessToken,
+          body: { enabled: true, minOffSec: 60, maxShedSec: 600, points: POINTS },
+        })
+      ).status,
+      403,
+    );
   }
   const put = (body: unknown) => r.server.request('PUT', '/api/analysis/load-shedding', { token: r.admin.accessToken, body });
   assert.equal((await put({ enabled: true, minOffSec: 900, maxShedSec: 600, points: [] })).status, 400);
@@ -101,7 +136,11 @@ test('a rising load sheds in priority order before its window passes the contrac
   assert.equal(await simValue(r, 'ahu1.run'), 1);
 
   const risingWindow = flatWindow + QUARTER;
-  const sim = await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }) });
+  const sim = await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
+  });
   assert.equal(sim.status, 200);
   await runTo(risingWindow + 10 * MIN);
   const during = await r.get('/api/analysis/load-shedding');
@@ -121,21 +160,44 @@ test('a rising load sheds in priority order before its window passes the contrac
   // The extra load ends with its window; restored one a collection, last shed first, once the window is over.
   await runTo(risingWindow + QUARTER + 6 * MIN);
   const afterwards = await r.get('/api/analysis/load-shedding');
-  assert.deepEqual(afterwards.points.map((p: any) => p.shed), [false, false], JSON.stringify(afterwards));
+  assert.deepEqual(
+    afterwards.points.map((p: any) => p.shed),
+    [false, false],
+    JSON.stringify(afterwards),
+  );
   assert.equal(await simValue(r, 'ahu1.run'), 1);
   assert.equal(await simValue(r, 'sp.zone1'), 21.5);
   const sheds = await auditOf(r, 'load_shedding.shed');
   const restores = await auditOf(r, 'load_shedding.restore');
-  assert.deepEqual(sheds.map((e) => [e.resourceId, e.after.value, e.after.confirmed, e.userId]), [['ahu1.run', 0, true, null], ['sp.zone1', 26, true, null]]);
-  assert.deepEqual(restores.map((e) => [e.resourceId, e.after.value, e.after.confirmed]), [['sp.zone1', 21.5, true], ['ahu1.run', 1, true]]);
+  assert.deepEqual(
+    sheds.map((e) => [e.resourceId, e.after.value, e.after.confirmed, e.userId]),
+    [
+      ['ahu1.run', 0, true, null],
+      ['sp.zone1', 26, true, null],
+    ],
+  );
+  assert.deepEqual(
+    restores.map((e) => [e.resourceId, e.after.value, e.after.confirmed]),
+    [
+      ['sp.zone1', 21.5, true],
+      ['ahu1.run', 1, true],
+    ],
+  );
   assert.match(restores[0].after.reason, /below 95 % of/);
 
   // A point shed now cannot be dropped from the list; the maximum shed duration restores it whatever the projection.
-  await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: load, kwPerMinute: 0, minutes: 60 }) });
+  await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: load, kwPerMinute: 0, minutes: 60 }),
+  });
   await enable(r, { maxShedSec: 300 });
   await runTo(r.clock.now + 3 * MIN);
   assert.equal((await r.get('/api/analysis/load-shedding')).points[0].shed, true);
-  const drop = await r.server.request('PUT', '/api/analysis/load-shedding', { token: r.admin.accessToken, body: { enabled: true, minOffSec: 120, maxShedSec: 300, points: [POINTS[1]] } });
+  const drop = await r.server.request('PUT', '/api/analysis/load-shedding', {
+    token: r.admin.accessToken,
+    body: { enabled: true, minOffSec: 120, maxShedSec: 300, points: [POINTS[1]] },
+  });
   assert.equal(drop.status, 409, drop.text);
   await runTo(r.clock.now + 5 * MIN);
   const forced = (await auditOf(r, 'load_shedding.restore')).filter((e) => /maximum of 300 s/.test(e.after.reason));
@@ -149,17 +211,31 @@ test('a write the gateway cannot confirm is reported and the point not counted a
   const fake = await startFakeGateway();
   t.after(() => fake.close());
   const { deps } = r.server.service;
-  const gateway = new IotGateway({ baseUrl: fake.url, timeoutMs: 5000, credentials: { username: fake.username, password: fake.password }, db: deps.db, logger: deps.logger, audit: deps.audit });
+  const gateway = new IotGateway({
+    baseUrl: fake.url,
+    timeoutMs: 5000,
+    credentials: { username: fake.username, password: fake.password },
+    db: deps.db,
+    logger: deps.logger,
+    audit: deps.audit,
+  });
   t.after(() => gateway.close());
   await enable(r);
   const runTo = shedder(r, gateway);
   const window = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
   await runTo(window);
-  await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }) });
+  await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
+  });
   await runTo(window + 12 * MIN);
   assert.deepEqual(
     fake.executedWrites.map((w) => w.body),
-    [{ code: 'ahu1.run', value: 0 }, { code: 'sp.zone1', value: 26 }],
+    [
+      { code: 'ahu1.run', value: 0 },
+      { code: 'sp.zone1', value: 26 },
+    ],
     'each point tried once in the window, in priority order',
   );
   const state = await r.get('/api/analysis/load-shedding');
@@ -169,7 +245,13 @@ test('a write the gateway cannot confirm is reported and the point not counted a
     assert.equal(point.notBefore, new Date(window + QUARTER).toISOString());
   }
   const sheds = await auditOf(r, 'load_shedding.shed');
-  assert.deepEqual(sheds.map((e) => [e.resourceId, e.after.confirmed, e.after.readBack, e.after.status]), [['ahu1.run', false, 42.5, 200], ['sp.zone1', false, 42.5, 200]]);
+  assert.deepEqual(
+    sheds.map((e) => [e.resourceId, e.after.confirmed, e.after.readBack, e.after.status]),
+    [
+      ['ahu1.run', false, 42.5, 200],
+      ['sp.zone1', false, 42.5, 200],
+    ],
+  );
   const alerts = (await r.server.request('GET', `/api/alerts?q=${encodeURIComponent('could not shed')}`, { token: r.admin.accessToken })).body;
   assert.equal(alerts.total, 2, JSON.stringify(alerts));
   assert.equal(alerts.items[0].source, UNCONFIRMED_CODE);
@@ -182,16 +264,30 @@ test("the service's own collector runs the load shedding after each collection (
   const clock = { now: start };
   const sim = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 10 * 365 * 86_400 });
   t.after(() => sim.close());
-  const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' }, { collectorNow: () => clock.now });
+  const server = await startTestServer(
+    { EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' },
+    { collectorNow: () => clock.now },
+  );
   t.after(() => server.close());
   const admin = await server.createUser({ role: 'admin' });
   const token = admin.accessToken;
-  assert.equal((await server.request('POST', '/api/meters', { token, body: { name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true } })).status, 201);
+  assert.equal(
+    (await server.request('POST', '/api/meters', { token, body: { name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true } })).status,
+    201,
+  );
   const { collector } = server.service.deps;
   await collector.collect();
   const load = (sim.building.counterAt('meter.main.kwh', start)! - sim.building.counterAt('meter.main.kwh', start - QUARTER)!) * 4;
   const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-  assert.equal((await server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: Math.round(load * 1.25) } })).status, 201);
+  assert.equal(
+    (
+      await server.request('POST', '/api/energy/tariffs', {
+        token,
+        body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: Math.round(load * 1.25) },
+      })
+    ).status,
+    201,
+  );
   const window = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
   const runTo = async (until: number) => {
     while (clock.now < until) {
@@ -200,11 +296,18 @@ test("the service's own collector runs the load shedding after each collection (
     }
   };
   await runTo(window);
-  await fetch(`${sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }) });
+  await fetch(`${sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
+  });
   await runTo(window + 10 * MIN);
   const state = async () => (await server.request('GET', '/api/analysis/load-shedding', { token })).body;
   assert.deepEqual((await state()).points, [], 'off by default: nothing listed, nothing written');
-  const put = await server.request('PUT', '/api/analysis/load-shedding', { token, body: { enabled: true, minOffSec: 60, maxShedSec: 3600, points: [POINTS[0]] } });
+  const put = await server.request('PUT', '/api/analysis/load-shedding', {
+    token,
+    body: { enabled: true, minOffSec: 60, maxShedSec: 3600, points: [POINTS[0]] },
+  });
   assert.equal(put.status, 200, put.text);
   await runTo(window + 12 * MIN);
   // The evaluation runs after the collection without being awaited by it: polled for.

@@ -34,7 +34,8 @@ describe('API reference', () => {
       const text: string = operationOf(route).description;
       assert.ok(text.startsWith(route.description!), `${route.method} ${route.path}: the description comes first`);
       assert.ok(text.split('\n\n').at(-1)!.startsWith(lines[route.access]), `${route.method} ${route.path}: the last paragraph is the access line`);
-      for (const [access, line] of Object.entries(lines)) if (access !== route.access) assert.ok(!text.includes(line), `${route.method} ${route.path} names only its own access`);
+      for (const [access, line] of Object.entries(lines))
+        if (access !== route.access) assert.ok(!text.includes(line), `${route.method} ${route.path} names only its own access`);
     }
   });
 
@@ -59,7 +60,10 @@ describe('API reference', () => {
       const strict = ajv.compile(route.schemas.body!);
       assert.ok(strict(route.example), `${name}: example fits its schema: ${ajv.errorsText(strict.errors)}`);
       const withUnknownFieldsRefused = ajv.compile(refuseUnknown(route.schemas.body) as object);
-      assert.ok(withUnknownFieldsRefused(route.example), `${name}: example has no field its schema does not list: ${ajv.errorsText(withUnknownFieldsRefused.errors)}`);
+      assert.ok(
+        withUnknownFieldsRefused(route.example),
+        `${name}: example has no field its schema does not list: ${ajv.errorsText(withUnknownFieldsRefused.errors)}`,
+      );
       assert.equal(compileBody(route.schemas.body!)(structuredClone(route.example)), null, `${name}: the router accepts the example`);
       assert.deepEqual(operationOf(route).requestBody.content['application/json'].example, route.example, `${name}: example served`);
     }
@@ -87,7 +91,8 @@ describe('API reference', () => {
       const declared = new Set(Object.keys(operationOf(route).responses).map(Number));
       assert.equal(declared.has(401), route.access !== 'public' || 401 in route.schemas.response, `${name} 401`);
       if (route.access === 'operator' || route.access === 'admin') assert.ok(declared.has(403), `${name} 403`);
-      if (route.access === 'viewer' && !(403 in route.schemas.response)) assert.ok(!declared.has(403), `${name}: a viewer route answers 403 only if it says so`);
+      if (route.access === 'viewer' && !(403 in route.schemas.response))
+        assert.ok(!declared.has(403), `${name}: a viewer route answers 403 only if it says so`);
       if (route.schemas.params) assert.ok(declared.has(404), `${name} 404`);
       if (jsonBodied(route)) for (const status of [400, 408, 413, 415, 429]) assert.ok(declared.has(status), `${name} ${status}`);
       assert.ok(declared.has(431) && declared.has(503), `${name} 431, 503`);
@@ -99,7 +104,8 @@ describe('API reference', () => {
       for (const [status, declared] of Object.entries<any>(operationOf(route).responses)) {
         const response = declared.$ref ? doc.components.responses[declared.$ref.split('/').pop()] : declared;
         const example = response.content?.['application/json']?.example;
-        if (Number(status) >= 400 && example) assert.equal(ERROR_CODES[example.code as ErrorCode]?.status, Number(status), `${route.method} ${route.path} ${status} example`);
+        if (Number(status) >= 400 && example)
+          assert.equal(ERROR_CODES[example.code as ErrorCode]?.status, Number(status), `${route.method} ${route.path} ${status} example`);
       }
     }
     const raw = doc.paths['/api/files/{id}/raw'].get.responses;
@@ -114,7 +120,14 @@ function refuseUnknown(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(refuseUnknown);
   if (!schema || typeof schema !== 'object') return schema;
   const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, refuseUnknown(v)])) : refuseUnknown(value);
-  if ((schema as { type?: string }).type === 'object' && (schema as { properties?: unknown }).properties && !(schema as { patternProperties?: unknown }).patternProperties && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  for (const [key, value] of Object.entries(schema))
+    copy[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, refuseUnknown(v)])) : refuseUnknown(value);
+  if (
+    (schema as { type?: string }).type === 'object' &&
+    (schema as { properties?: unknown }).properties &&
+    !(schema as { patternProperties?: unknown }).patternProperties &&
+    copy.additionalProperties === undefined
+  )
+    copy.additionalProperties = false;
   return copy;
 }

@@ -9,7 +9,17 @@ before(async () => {
 });
 after(() => server.close());
 
-type Entry = { id: number; at: string; userId: number | null; username: string | null; action: string; resource: string; resourceId: string | null; before: any; after: any };
+type Entry = {
+  id: number;
+  at: string;
+  userId: number | null;
+  username: string | null;
+  action: string;
+  resource: string;
+  resourceId: string | null;
+  before: any;
+  after: any;
+};
 
 async function entries(token: string, query: string): Promise<Entry[]> {
   const response = await server.request('GET', `/api/audit?pageSize=200&${query}`, { token });
@@ -58,7 +68,10 @@ test('every write on these resources leaves one entry; reads and refused writes 
   const token = admin.accessToken;
   const count = () => server.service.deps.db.sqlite.prepare('SELECT count(*) FROM audit_log WHERE user_id = ?').pluck().get(admin.user.id) as number;
 
-  const created = await server.request('POST', '/api/users', { token, body: { username: `aud${process.pid}`, email: `aud${process.pid}@example.test`, password: 'a-good-password' } });
+  const created = await server.request('POST', '/api/users', {
+    token,
+    body: { username: `aud${process.pid}`, email: `aud${process.pid}@example.test`, password: 'a-good-password' },
+  });
   const id = created.body.id;
   const writes: [string, string, unknown][] = [
     ['PUT', `/api/users/${id}`, { phone: '+1 555 0101' }],
@@ -126,12 +139,19 @@ test('pagination shape and time filters', async () => {
   const fromOldest = await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&from=${encodeURIComponent(oldest.at)}`);
   assert.equal(fromOldest.length, 3);
   const upToOldest = await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&to=${encodeURIComponent(oldest.at)}`);
-  assert.ok(upToOldest.some((e) => e.id === oldest.id), '`to` is inclusive');
+  assert.ok(
+    upToOldest.some((e) => e.id === oldest.id),
+    '`to` is inclusive',
+  );
   assert.ok(upToOldest.length <= 3);
   const future = await entries(token, `from=${new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)}`);
   assert.deepEqual(future, []);
   const today = new Date().toISOString().slice(0, 10);
-  assert.equal((await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&from=${today}&to=${today}`)).length, 3, 'a date-only to covers the whole day');
+  assert.equal(
+    (await entries(token, `resource=dashboard_settings&userId=${admin.user.id}&from=${today}&to=${today}`)).length,
+    3,
+    'a date-only to covers the whole day',
+  );
 
   for (const [query, path] of [
     ['from=yesterday', 'query.from'],

@@ -38,7 +38,12 @@ describe('AuditedTable', () => {
   });
 
   const alertTable = (rules: Partial<ConstructorParameters<typeof AuditedTable<typeof alerts>>[3]> = {}) =>
-    new AuditedTable(db, audit, alerts, { resource: 'test_alerts', notFound: 'Alert not found', orderBy: [desc(alerts.occurredAt), desc(alerts.id)], ...rules });
+    new AuditedTable(db, audit, alerts, {
+      resource: 'test_alerts',
+      notFound: 'Alert not found',
+      orderBy: [desc(alerts.occurredAt), desc(alerts.id)],
+      ...rules,
+    });
 
   test('create fills column defaults, returns the stored row and audits it with NULL before', () => {
     const table = alertTable();
@@ -61,7 +66,10 @@ describe('AuditedTable', () => {
     assert.equal(plan.enabled, false);
     const stored = db.sqlite.prepare('SELECT recipients, enabled FROM report_plans WHERE id = ?').get(plan.id);
     assert.deepEqual(stored, { recipients: '["a@example.com"]', enabled: 0 });
-    assert.deepEqual(plans.page(equals(reportPlans.enabled, 'enabled', false), 1, 10).items.map((p) => p.id), [plan.id]);
+    assert.deepEqual(
+      plans.page(equals(reportPlans.enabled, 'enabled', false), 1, 10).items.map((p) => p.id),
+      [plan.id],
+    );
     assert.equal(plans.page(equals(reportPlans.enabled, 'enabled', true), 1, 10).items.filter((p) => p.id === plan.id).length, 0);
   });
 
@@ -72,7 +80,10 @@ describe('AuditedTable', () => {
     assert.equal(updated.title, 'Fan 2');
     assert.equal(updated.area, 'Roof', 'undefined keeps the stored value');
     const entries = auditRows('test_alerts').filter((row) => row.resourceId === String(created.id));
-    assert.deepEqual(entries.map((row) => row.action), ['create', 'update']);
+    assert.deepEqual(
+      entries.map((row) => row.action),
+      ['create', 'update'],
+    );
     assert.deepEqual(JSON.parse(entries[1].before!), { title: 'Fan' });
     assert.deepEqual(JSON.parse(entries[1].after!), { title: 'Fan 2' });
 
@@ -89,7 +100,13 @@ describe('AuditedTable', () => {
     assert.equal(moved.status, 'acknowledged');
     assert.equal(moved.acknowledgedAt, moved.updatedAt);
     assert.equal(auditRows('test_alerts').at(-1)!.action, 'to_acknowledged');
-    assert.throws(() => table.update(created.id, { title: 'x' }, actor, () => { throw new Conflict('no'); }), Conflict);
+    assert.throws(
+      () =>
+        table.update(created.id, { title: 'x' }, actor, () => {
+          throw new Conflict('no');
+        }),
+      Conflict,
+    );
     assert.equal(table.get(created.id).title, 'Door');
   });
 
@@ -148,13 +165,26 @@ describe('AuditedTable', () => {
     const byArea = equals(alerts.area, 'area', area);
     const first = table.page(byArea, 1, 2);
     assert.equal(first.total, 3);
-    assert.deepEqual(first.items.map((a) => a.id), [made[2].id, made[1].id], 'newest first');
-    assert.deepEqual(table.page(byArea, 2, 2).items.map((a) => a.id), [made[0].id]);
+    assert.deepEqual(
+      first.items.map((a) => a.id),
+      [made[2].id, made[1].id],
+      'newest first',
+    );
+    assert.deepEqual(
+      table.page(byArea, 2, 2).items.map((a) => a.id),
+      [made[0].id],
+    );
     assert.deepEqual(table.page(byArea, 5, 2), { items: [], total: 3, page: 5, pageSize: 2 });
-    assert.deepEqual(table.page([...byArea, ...oneOf(alerts.level, 'level', ['critical'])], 1, 10).items.map((a) => a.id), [made[0].id]);
+    assert.deepEqual(
+      table.page([...byArea, ...oneOf(alerts.level, 'level', ['critical'])], 1, 10).items.map((a) => a.id),
+      [made[0].id],
+    );
     assert.equal(table.page([...byArea, ...contains([alerts.title], '50%_')], 1, 10).total, 3);
     assert.equal(table.page([...byArea, ...contains([alerts.title], '50x')], 1, 10).total, 0, '% is literal');
-    assert.deepEqual(table.page([...byArea, ...timeWindow(alerts.occurredAt, '2024-01-02', '2024-01-02')], 1, 10).items.map((a) => a.id), [made[1].id]);
+    assert.deepEqual(
+      table.page([...byArea, ...timeWindow(alerts.occurredAt, '2024-01-02', '2024-01-02')], 1, 10).items.map((a) => a.id),
+      [made[1].id],
+    );
     assert.throws(() => timeWindow(alerts.occurredAt, '2024-01-03', '2024-01-02'), BadRequest);
   });
 });

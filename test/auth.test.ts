@@ -159,7 +159,9 @@ describe('registration', () => {
     const code = await mail.codeFor(email, { after: before });
     const wrong = code === '000000' ? '111111' : '000000';
     for (let i = 0; i < 5; i += 1) {
-      const attempt = await server.request('POST', '/api/auth/register', { body: { username: `wrong${seq}`, email, password: 'a-good-password', code: wrong } });
+      const attempt = await server.request('POST', '/api/auth/register', {
+        body: { username: `wrong${seq}`, email, password: 'a-good-password', code: wrong },
+      });
       assert.equal(attempt.status, 400);
     }
     const right = await server.request('POST', '/api/auth/register', { body: { username: `wrong${seq}`, email, password: 'a-good-password', code } });
@@ -171,7 +173,9 @@ describe('registration', () => {
     const before = mail.messages.length;
     await server.request('POST', '/api/auth/forgot-password/send-code', { body: { email: user.email } });
     const code = await mail.codeFor(user.email, { after: before });
-    const response = await server.request('POST', '/api/auth/register', { body: { username: `purpose${seq}`, email: user.email, password: 'a-good-password', code } });
+    const response = await server.request('POST', '/api/auth/register', {
+      body: { username: `purpose${seq}`, email: user.email, password: 'a-good-password', code },
+    });
     assert.ok(response.status === 400 || response.status === 409);
     const other = uniqueEmail();
     const cross = await server.request('POST', '/api/auth/register', { body: { username: `purpose${seq}`, email: other, password: 'a-good-password', code } });
@@ -280,7 +284,9 @@ describe('mail without SMTP', () => {
       assert.ok(line, 'a log line for the mail');
       assert.equal(line.level, 'warn');
       assert.match(String(line.code), /^\d{6}$/);
-      const registered = await quiet.request('POST', '/api/auth/register', { body: { username: `logged${seq}`, email, password: 'a-good-password', code: line.code } });
+      const registered = await quiet.request('POST', '/api/auth/register', {
+        body: { username: `logged${seq}`, email, password: 'a-good-password', code: line.code },
+      });
       assert.equal(registered.status, 201);
     } finally {
       await quiet.close();

@@ -143,7 +143,11 @@ describe('avatars', () => {
     assert.deepEqual(columns(owner.user.id), { storedName: null, mimeType: null, avatarUrl: null });
     assert.equal(fs.existsSync(path.join(avatarsDir(), second)), false);
     assert.equal((await server.request('GET', `/api/users/${owner.user.id}/avatar`, { token: owner.accessToken })).status, 404);
-    assert.equal((await server.request('DELETE', `/api/users/${owner.user.id}/avatar`, { token: owner.accessToken })).status, 204, 'deleting twice is harmless');
+    assert.equal(
+      (await server.request('DELETE', `/api/users/${owner.user.id}/avatar`, { token: owner.accessToken })).status,
+      204,
+      'deleting twice is harmless',
+    );
   });
 
   test('unknown users are 404 and nothing is read or stored for them', async () => {

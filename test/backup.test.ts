@@ -40,7 +40,14 @@ describe('backup schedule API', () => {
     const initial = await server.request('GET', SCHEDULE, { token });
     assert.equal(initial.status, 200);
     assert.deepEqual(
-      { enabled: initial.body.enabled, cron: initial.body.cron, retention: initial.body.retention, lastRunAt: initial.body.lastRunAt, target: initial.body.target, drill: initial.body.drill },
+      {
+        enabled: initial.body.enabled,
+        cron: initial.body.cron,
+        retention: initial.body.retention,
+        lastRunAt: initial.body.lastRunAt,
+        target: initial.body.target,
+        drill: initial.body.drill,
+      },
       { enabled: true, cron: '30 3 * * *', retention: { daily: 7, weekly: 4, monthly: 6 }, lastRunAt: null, target: null, drill: null },
     );
     const firstRun = new Date(initial.body.nextRunAt);
@@ -64,10 +71,7 @@ describe('backup schedule API', () => {
     assert.equal(partial.body.cron, '30 2 * * *', 'fields left out keep their value');
     assert.deepEqual(partial.body.retention, { daily: 4, weekly: 8, monthly: 6 });
 
-    const audit = server.service.deps.db.sqlite
-      .prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id")
-      .pluck()
-      .all() as string[];
+    const audit = server.service.deps.db.sqlite.prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id").pluck().all() as string[];
     assert.deepEqual(JSON.parse(audit.at(-1)!), { enabled: true, cron: '30 2 * * *', retention: { daily: 4, weekly: 8, monthly: 6 } });
     // What a version before this one reads: the daily count is its keep-N.
     assert.equal(server.service.deps.db.sqlite.prepare('SELECT retention FROM backup_schedule').pluck().get(), 4);
@@ -90,7 +94,10 @@ describe('backup schedule API', () => {
     const second = await startTestServer({ EMS_DATA_DIR: dataDir });
     const admin = await second.createUser({ role: 'admin' });
     const kept = (await second.request('GET', SCHEDULE, { token: admin.accessToken })).body;
-    assert.deepEqual({ enabled: kept.enabled, cron: kept.cron, retention: kept.retention }, { enabled: false, cron: '0 * * * *', retention: { daily: 24, weekly: 4, monthly: 6 } });
+    assert.deepEqual(
+      { enabled: kept.enabled, cron: kept.cron, retention: kept.retention },
+      { enabled: false, cron: '0 * * * *', retention: { daily: 24, weekly: 4, monthly: 6 } },
+    );
     assert.ok(!second.logs.some((line) => line.includes('backups switched on by default')));
     await second.service.close();
 
@@ -194,10 +201,10 @@ describe('backup runs', () => {
     const copy = fs.statSync(path.join(filesDir!, 'models', 'plant.glb'));
     assert.equal(copy.ino, live.ino, 'hard link: no second copy of the bytes');
     const manifest = JSON.parse(fs.readFileSync(path.join(filesDir!, 'manifest.json'), 'utf8'));
-    assert.deepEqual(
-      manifest.files.map((entry: { path: string; size: number }) => `${entry.path}:${entry.size}`).sort(),
-      ['models/plant.glb:4096', 'uploads/nested/u1.bin:12'],
-    );
+    assert.deepEqual(manifest.files.map((entry: { path: string; size: number }) => `${entry.path}:${entry.size}`).sort(), [
+      'models/plant.glb:4096',
+      'uploads/nested/u1.bin:12',
+    ]);
 
     const schedule = await server.request('GET', SCHEDULE, { token });
     assert.equal(schedule.body.lastStatus, 'ok');
@@ -240,7 +247,10 @@ describe('backup runs', () => {
     // Today: the new one, the first one and the one an hour ago (all within 24 h); then the second daily: 2 days ago.
     assert.deepEqual(kept, [newest.name, (first as { backup: { name: string } }).backup.name, planted[3], planted[0]].sort().reverse());
     assert.deepEqual(newest.deleted.sort(), [planted[1], planted[2]].sort());
-    const onDisk = fs.readdirSync(dir).filter((name) => name.startsWith('ems-')).sort();
+    const onDisk = fs
+      .readdirSync(dir)
+      .filter((name) => name.startsWith('ems-'))
+      .sort();
     assert.deepEqual(onDisk, kept.flatMap((name) => [name, name.replace('.db', '.files')]).sort(), 'each deleted backup goes with its files');
     assert.ok(fs.existsSync(path.join(server.dataDir, 'uploads', 'keep.txt')), 'deleting an old backup leaves the live file');
   });
@@ -337,7 +347,10 @@ describe('emsctl backup restore', () => {
 
     const listed = await runCli(['--data-dir', dataDir, '--json', 'backup', 'list']);
     assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual(JSON.parse(listed.stdout).map((row: { name: string }) => row.name), [name]);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).map((row: { name: string }) => row.name),
+      [name],
+    );
 
     const restored = await runCli(['--data-dir', dataDir, 'backup', 'restore', name]);
     assert.equal(restored.code, 0, restored.stderr);

@@ -78,7 +78,10 @@ describe('EMS_BACKUP_TARGET', () => {
     assert.ok(!fs.readdirSync(target).some((entry) => entry.endsWith('.partial')));
 
     const schedule = (await server.request('GET', SCHEDULE, { token })).body;
-    assert.deepEqual({ dir: schedule.target.dir, status: schedule.target.status, backup: schedule.target.backup, error: schedule.target.error }, { dir: target, status: 'ok', backup: name, error: null });
+    assert.deepEqual(
+      { dir: schedule.target.dir, status: schedule.target.status, backup: schedule.target.backup, error: schedule.target.error },
+      { dir: target, status: 'ok', backup: name, error: null },
+    );
     assert.equal((await server.request('GET', '/api/health')).body.backup.target, 'ok');
     assert.ok(server.logs.some((line) => line.includes('"backup copied to the backup target"')));
   });
@@ -109,7 +112,10 @@ describe('EMS_BACKUP_TARGET', () => {
       assert.equal(schedule.target.status, 'failed');
       assert.match(schedule.target.error, reason);
       assert.equal((await server.request('GET', '/api/health')).body.backup.target, 'failed');
-      assert.ok(server.logs.some((line) => line.includes('"level":40') || line.includes('"level":"warn"')) && server.logs.some((line) => line.includes('backup not copied to the backup target')));
+      assert.ok(
+        server.logs.some((line) => line.includes('"level":40') || line.includes('"level":"warn"')) &&
+          server.logs.some((line) => line.includes('backup not copied to the backup target')),
+      );
 
       const status = await runCli(['--data-dir', server.dataDir, 'status'], { env: { EMS_BACKUP_TARGET: target } });
       assert.match(status.stdout, new RegExp(`backup target +${target.replace(/[/.]/g, '\\$&')}: FAILED at .*${reason.source}`));
@@ -147,7 +153,11 @@ describe('restore drill', () => {
     assert.match(drill.backup, /^ems-.*\.db$/);
     assert.ok(drill.tables > 10 && drill.rows > 10, JSON.stringify(drill));
     assert.equal(drill.files, 1);
-    assert.deepEqual(fs.readdirSync(path.join(server.dataDir, 'tmp')).filter((name) => name.startsWith('restore-drill-')), [], 'the temp restore is removed');
+    assert.deepEqual(
+      fs.readdirSync(path.join(server.dataDir, 'tmp')).filter((name) => name.startsWith('restore-drill-')),
+      [],
+      'the temp restore is removed',
+    );
     assert.ok(server.logs.some((line) => line.includes('"restore drill passed"')));
 
     // More scheduled backups within the week: no second drill.
@@ -169,7 +179,10 @@ describe('restore drill', () => {
 
     const passed = await runCli(['--data-dir', server.dataDir, 'backup', 'drill']);
     assert.equal(passed.code, 0, passed.stderr);
-    assert.match(passed.stdout, new RegExp(`restore drill passed: ${backup.name} restored, integrity_check ok, \\d+ tables / \\d+ rows as when it was taken, 1 files`));
+    assert.match(
+      passed.stdout,
+      new RegExp(`restore drill passed: ${backup.name} restored, integrity_check ok, \\d+ tables / \\d+ rows as when it was taken, 1 files`),
+    );
 
     // The manifest says the backup held 999 users: a restore that lost rows would look like this.
     const manifestFile = path.join(backup.filesDir, 'manifest.json');
@@ -190,7 +203,10 @@ describe('restore drill', () => {
 
     assert.equal((await server.request('GET', '/api/health')).body.backup.drill.status, 'failed');
     assert.match((await server.request('GET', SCHEDULE, { token })).body.drill.error, /u\.bin/);
-    assert.deepEqual(fs.readdirSync(path.join(server.dataDir, 'tmp')).filter((name) => name.startsWith('restore-drill-')), []);
+    assert.deepEqual(
+      fs.readdirSync(path.join(server.dataDir, 'tmp')).filter((name) => name.startsWith('restore-drill-')),
+      [],
+    );
 
     const none = await runCli(['--data-dir', server.dataDir, 'backup', 'drill', 'ems-nope.db']);
     assert.equal(none.code, 1);
@@ -212,10 +228,16 @@ describe('emsctl backup schedule', () => {
     const set = await cli('--json', 'backup', 'schedule', 'set', '--at', '02:15', '--daily', '10', '--monthly', '12');
     assert.equal(set.code, 0, set.stderr);
     const view = JSON.parse(set.stdout);
-    assert.deepEqual({ enabled: view.enabled, cron: view.cron, retention: view.retention }, { enabled: true, cron: '15 2 * * *', retention: { daily: 10, weekly: 4, monthly: 12 } });
+    assert.deepEqual(
+      { enabled: view.enabled, cron: view.cron, retention: view.retention },
+      { enabled: true, cron: '15 2 * * *', retention: { daily: 10, weekly: 4, monthly: 12 } },
+    );
     const next = new Date(view.nextRunAt);
     assert.deepEqual([next.getHours(), next.getMinutes()], [2, 15]);
-    const audit = server.service.deps.db.sqlite.prepare("SELECT username, after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id DESC").get() as { username: string; after: string };
+    const audit = server.service.deps.db.sqlite.prepare("SELECT username, after FROM audit_log WHERE resource = 'backup_schedule' ORDER BY id DESC").get() as {
+      username: string;
+      after: string;
+    };
     assert.equal(audit.username, 'emsctl');
     assert.equal(JSON.parse(audit.after).cron, '15 2 * * *');
 
@@ -228,7 +250,10 @@ describe('emsctl backup schedule', () => {
     const off = await cli('backup', 'schedule', 'set', '--disable');
     assert.equal(off.code, 0, off.stderr);
     assert.match(off.stdout, /^enabled +no$/m);
-    await eventually(async () => ((await server.request('GET', SCHEDULE, { token })).body.nextRunAt === null ? true : undefined), 'the service to stop the schedule');
+    await eventually(
+      async () => ((await server.request('GET', SCHEDULE, { token })).body.nextRunAt === null ? true : undefined),
+      'the service to stop the schedule',
+    );
     const hourly = await cli('--json', 'backup', 'schedule', 'set', '--enable', '--hour', '4', '--weekly', '0');
     assert.equal(JSON.parse(hourly.stdout).cron, '0 4 * * *');
     assert.deepEqual(JSON.parse(hourly.stdout).retention, { daily: 10, weekly: 0, monthly: 12 });
@@ -288,7 +313,15 @@ describe('emsctl status', () => {
 
     const text = await status();
     assert.equal(text.code, 0);
-    for (const line of [/^service +running \(pid \d+, ok, http:\/\/127\.0\.0\.1:\d+\)$/m, /^uptime +\d/m, /^last backup +\S+ ok \(newest: ems-/m, /^restore drill +\S+ OK \(ems-/m, /^gateway +reachable/m, /^collector +8 meters, /m, /^free disk +[\d.]+ [KMGT]?B of /m]) {
+    for (const line of [
+      /^service +running \(pid \d+, ok, http:\/\/127\.0\.0\.1:\d+\)$/m,
+      /^uptime +\d/m,
+      /^last backup +\S+ ok \(newest: ems-/m,
+      /^restore drill +\S+ OK \(ems-/m,
+      /^gateway +reachable/m,
+      /^collector +8 meters, /m,
+      /^free disk +[\d.]+ [KMGT]?B of /m,
+    ]) {
       assert.match(text.stdout, line);
     }
 
@@ -309,7 +342,29 @@ describe('emsctl status', () => {
     const tls = tempDir('ems-tls-');
     cleanups.push(() => fs.rmSync(tls, { recursive: true, force: true }));
     const [cert, key] = [path.join(tls, 'box.crt'), path.join(tls, 'box.key')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=box', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=box',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     const env = { EMS_TLS_CERT: cert, EMS_TLS_KEY: key };
     const service = await spawnService(dataDir, env);
     cleanups.push(() => service.child.kill('SIGKILL'));

@@ -54,7 +54,9 @@ describe('emsctl against a running server', () => {
     assert.equal((await cli('user', 'set-role', 'cli_user', 'admin')).code, 0);
     assert.equal((await server.request('GET', '/api/auth/me', { token: login.body.accessToken })).body.role, 'admin');
 
-    const setPassword = await runCli(['--data-dir', server.dataDir, 'user', 'set-password', 'cli_user', '--password-stdin'], { input: 'from-standard-input\n' });
+    const setPassword = await runCli(['--data-dir', server.dataDir, 'user', 'set-password', 'cli_user', '--password-stdin'], {
+      input: 'from-standard-input\n',
+    });
     assert.equal(setPassword.code, 0, setPassword.stderr);
     assert.equal((await server.request('POST', '/api/auth/login', { body: { username: 'cli_user', password: 'from-standard-input' } })).status, 200);
 
@@ -66,7 +68,11 @@ describe('emsctl against a running server', () => {
     const target = await server.createUser({ role: 'operator' });
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
     const multipart = fileBody(png, 'me.png', 'image/png');
-    const set = await server.request('PUT', `/api/users/${target.user.id}/avatar`, { token: target.accessToken, raw: multipart.body, headers: { 'content-type': multipart.contentType } });
+    const set = await server.request('PUT', `/api/users/${target.user.id}/avatar`, {
+      token: target.accessToken,
+      raw: multipart.body,
+      headers: { 'content-type': multipart.contentType },
+    });
     assert.equal(set.status, 200, set.text);
     const db = server.service.deps.db.sqlite;
     const stored = db.prepare('SELECT avatar_stored_name FROM users WHERE id = ?').pluck().get(target.user.id) as string;
@@ -88,16 +94,24 @@ describe('emsctl against a running server', () => {
     assert.equal(fs.existsSync(avatarFile), false, 'the avatar file is removed with the user');
 
     const trail = db
-      .prepare("SELECT action, user_id AS userId, username, before, after FROM audit_log WHERE resource = 'users' AND resource_id = ? AND username = 'emsctl' ORDER BY id")
+      .prepare(
+        "SELECT action, user_id AS userId, username, before, after FROM audit_log WHERE resource = 'users' AND resource_id = ? AND username = 'emsctl' ORDER BY id",
+      )
       .all(String(target.user.id)) as { action: string; userId: number | null; before: string | null; after: string | null }[];
-    assert.deepEqual(trail.map((row) => row.action), ['unlock', 'role', 'password', 'delete']);
+    assert.deepEqual(
+      trail.map((row) => row.action),
+      ['unlock', 'role', 'password', 'delete'],
+    );
     assert.ok(trail.every((row) => row.userId === null));
     assert.deepEqual(JSON.parse(trail[1].after!), { role: 'viewer' });
     assert.equal(JSON.parse(trail[3].before!).username, target.user.username);
 
     const added = await cli('--json', 'user', 'add', 'cli_audited', '--email', 'cli_audited@example.test');
     assert.equal(added.code, 0, added.stderr);
-    const created = db.prepare("SELECT username FROM audit_log WHERE resource = 'users' AND action = 'create' AND resource_id = ?").pluck().get(String(JSON.parse(added.stdout).id));
+    const created = db
+      .prepare("SELECT username FROM audit_log WHERE resource = 'users' AND action = 'create' AND resource_id = ?")
+      .pluck()
+      .get(String(JSON.parse(added.stdout).id));
     assert.equal(created, 'emsctl');
   });
 
@@ -188,9 +202,15 @@ describe('emsctl against a running server', () => {
     assert.equal(typeof password, 'string');
     assert.deepEqual(addedUser, listed, 'user add prints the user as user list does, plus the generated password');
     const changed = JSON.parse((await cli('--json', 'user', 'set-role', 'shape_user', 'viewer')).stdout);
-    const relisted = (JSON.parse((await cli('--json', 'user', 'list')).stdout) as Array<Record<string, unknown>>).find((user) => user.username === 'shape_user')!;
+    const relisted = (JSON.parse((await cli('--json', 'user', 'list')).stdout) as Array<Record<string, unknown>>).find(
+      (user) => user.username === 'shape_user',
+    )!;
     assert.deepEqual(changed, relisted);
-    for (const args of [['user', 'unlock', 'shape_user'], ['user', 'set-password', 'shape_user'], ['user', 'remove', 'shape_user']]) {
+    for (const args of [
+      ['user', 'unlock', 'shape_user'],
+      ['user', 'set-password', 'shape_user'],
+      ['user', 'remove', 'shape_user'],
+    ]) {
       const single = JSON.parse((await cli('--json', ...args)).stdout) as Record<string, unknown>;
       for (const key of Object.keys(relisted)) assert.ok(key in single, `${args.join(' ')} prints ${key}`);
     }
@@ -225,7 +245,7 @@ describe('emsctl against a running server', () => {
     }
   });
 
-  test('status reads port, host and TLS from --env-file (the service\'s settings), the environment winning', async (t) => {
+  test("status reads port, host and TLS from --env-file (the service's settings), the environment winning", async (t) => {
     const port = new URL(server.url).port;
     const envFile = path.join(server.dataDir, 'ems.env');
     fs.writeFileSync(envFile, `# as /etc/ems/ems.env\nEMS_HOST=127.0.0.1\nEMS_PORT=${port}\nEMS_DATA_DIR=${server.dataDir}\n`);

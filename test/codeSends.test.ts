@@ -13,7 +13,9 @@ describe('send budget', () => {
   test(`60 register/send-code requests in flight from one address: ${SENDS_PER_ADDRESS} sent, the rest 429 with Retry-After`, async () => {
     const server = await startTestServer();
     try {
-      const responses = await Promise.all(Array.from({ length: 60 }, () => server.request('POST', '/api/auth/register/send-code', { body: { email: email() } })));
+      const responses = await Promise.all(
+        Array.from({ length: 60 }, () => server.request('POST', '/api/auth/register/send-code', { body: { email: email() } })),
+      );
       assert.equal(responses.filter((r) => r.status === 200).length, SENDS_PER_ADDRESS);
       const refused = responses.filter((r) => r.status === 429);
       assert.equal(refused.length, 60 - SENDS_PER_ADDRESS);

@@ -18,7 +18,15 @@ async function rig(start: number): Promise<Rig> {
   const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
   const admin = await server.createUser({ role: 'admin' });
   const { deps } = server.service;
-  const collector = new Collector({ db: deps.db, iot: deps.iot, store: deps.energy.store, logger: deps.logger, intervalMs: MIN, timezone: deps.energy.timezone, now: () => clock.now });
+  const collector = new Collector({
+    db: deps.db,
+    iot: deps.iot,
+    store: deps.energy.store,
+    logger: deps.logger,
+    intervalMs: MIN,
+    timezone: deps.energy.timezone,
+    now: () => clock.now,
+  });
   return {
     sim,
     server,
@@ -47,7 +55,10 @@ test('PV, export and import over a summer week: import − export + generation i
   try {
     const token = r.admin.accessToken;
     // A feed-in price from June 2027 (after today, as every new version must be).
-    const tariff = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: '2027-06-01', price: 0.25, carbonFactor: 0.4, feedInPrice: 0.05 } });
+    const tariff = await r.server.request('POST', '/api/energy/tariffs', {
+      token,
+      body: { validFrom: '2027-06-01', price: 0.25, carbonFactor: 0.4, feedInPrice: 0.05 },
+    });
     assert.equal(tariff.status, 201, tariff.text);
     assert.equal(tariff.body.commodity, 'electricity');
     const main = await meter(r, { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
@@ -59,7 +70,17 @@ test('PV, export and import over a summer week: import − export + generation i
     for (const [body, path] of [
       [{ name: 'Bad', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas', role: 'export' }, 'body.role'],
       [{ name: 'Bad', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas', site: true }, 'body.site'],
-      [{ name: 'Bad', kind: 'virtual', terms: [{ meterId: main.id, sign: 1 }, { meterId: water.id, sign: 1 }] }, 'body.terms.1.meterId'],
+      [
+        {
+          name: 'Bad',
+          kind: 'virtual',
+          terms: [
+            { meterId: main.id, sign: 1 },
+            { meterId: water.id, sign: 1 },
+          ],
+        },
+        'body.terms.1.meterId',
+      ],
       [{ name: 'Bad', code: 'meter.gas.m3', kind: 'energy', commodity: 'steam' }, 'body.commodity'],
     ] as const) {
       const response = await r.server.request('POST', '/api/meters', { token, body });
@@ -87,7 +108,11 @@ test('PV, export and import over a summer week: import − export + generation i
     // The backfill's first day starts at its first history sample: whole days from the second on.
     const from = iso(start - 6 * DAY);
     const to = iso(start);
-    const series = async (id: number) => (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=15min&meterId=${id}`, { token })).body.points as { start: string; kwh: number | null }[];
+    const series = async (id: number) =>
+      (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=15min&meterId=${id}`, { token })).body.points as {
+        start: string;
+        kwh: number | null;
+      }[];
     const [imp, exp, gen] = [await series(main.id), await series(exported.id), await series(pv.id)];
     let checked = 0;
     let exporting = 0;
@@ -96,7 +121,10 @@ test('PV, export and import over a summer week: import − export + generation i
       const consumption = r.sim.building.consumptionAt(at + 15 * MIN) - r.sim.building.consumptionAt(at);
       assert.ok(imp[i].kwh !== null && exp[i].kwh !== null && gen[i].kwh !== null, `interval ${imp[i].start} has data`);
       const balance = imp[i].kwh! - exp[i].kwh! + gen[i].kwh!;
-      assert.ok(Math.abs(balance - consumption) <= 0.001 * consumption, `${imp[i].start}: ${imp[i].kwh} − ${exp[i].kwh} + ${gen[i].kwh} = ${balance} vs ${consumption}`);
+      assert.ok(
+        Math.abs(balance - consumption) <= 0.001 * consumption,
+        `${imp[i].start}: ${imp[i].kwh} − ${exp[i].kwh} + ${gen[i].kwh} = ${balance} vs ${consumption}`,
+      );
       checked += 1;
       if (exp[i].kwh! > 0.1) exporting += 1;
     }
@@ -106,7 +134,10 @@ test('PV, export and import over a summer week: import − export + generation i
     const figures = (await r.server.request('GET', `/api/energy/commodities?from=${from}&to=${to}`, { token })).body;
     const e = figures.electricity;
     const sum = (points: { kwh: number | null }[]) => points.reduce((s, p) => s + (p.kwh ?? 0), 0);
-    assert.ok(Math.abs(e.importKwh - sum(imp)) < 0.05 && Math.abs(e.exportKwh - sum(exp)) < 0.05 && Math.abs(e.generationKwh - sum(gen)) < 0.05, JSON.stringify(e));
+    assert.ok(
+      Math.abs(e.importKwh - sum(imp)) < 0.05 && Math.abs(e.exportKwh - sum(exp)) < 0.05 && Math.abs(e.generationKwh - sum(gen)) < 0.05,
+      JSON.stringify(e),
+    );
     assert.ok(Math.abs(e.consumptionKwh - (e.importKwh - e.exportKwh + e.generationKwh)) < 0.002);
     const simConsumption = r.sim.building.consumptionAt(start) - r.sim.building.consumptionAt(start - 6 * DAY);
     assert.ok(Math.abs(e.consumptionKwh - simConsumption) < 0.001 * simConsumption, `${e.consumptionKwh} vs ${simConsumption}`);
@@ -128,11 +159,17 @@ test('PV, export and import over a summer week: import − export + generation i
     assert.ok(Math.abs(summary.totalKwh - e.importKwh) < 0.002, `summary ${summary.totalKwh} vs import ${e.importKwh}`);
     assert.ok(!summary.areas.some((a: any) => a.area === 'Kitchen'), 'an area metered only for water has no energy');
     const cards = (await r.server.request('GET', '/api/energy/areas', { token })).body.areas;
-    assert.ok(cards.every((c: any) => c.name !== 'Kitchen' || (c.todayKwh === 0 && c.monthKwh === 0 && c.yearKwh === 0)), JSON.stringify(cards));
+    assert.ok(
+      cards.every((c: any) => c.name !== 'Kitchen' || (c.todayKwh === 0 && c.monthKwh === 0 && c.yearKwh === 0)),
+      JSON.stringify(cards),
+    );
     // A water meter's own series is in m³ and carries no electricity price.
     const waterDays = (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=day&meterId=${water.id}`, { token })).body.points;
     assert.ok(Math.abs(waterDays.reduce((s: number, p: any) => s + p.kwh, 0) - waterM3) < 0.01);
-    assert.ok(waterDays.every((p: any) => p.cost === null), JSON.stringify(waterDays[0]));
+    assert.ok(
+      waterDays.every((p: any) => p.cost === null),
+      JSON.stringify(waterDays[0]),
+    );
     const mainDays = (await r.server.request('GET', `/api/energy/series?from=${from}&to=${to}&resolution=day&meterId=${main.id}`, { token })).body.points;
     assert.ok(mainDays.every((p: any) => p.cost > 0));
     const peaks = (await r.server.request('GET', '/api/energy/peaks?month=2027-06', { token })).body;
@@ -173,20 +210,45 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
     const pastMonth = await read(from, boundary);
 
     // Writes: admins only, audited, from a future day only; the version in force can no longer change.
-    assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token: (await r.server.createUser({ role: 'operator' })).accessToken, body: { validFrom: boundary, kwhPerM3: 10 } })).status, 403);
-    assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: iso(Date.now() - DAY), kwhPerM3: 10 } })).status, 400);
+    assert.equal(
+      (
+        await r.server.request('POST', '/api/energy/calorific-values', {
+          token: (await r.server.createUser({ role: 'operator' })).accessToken,
+          body: { validFrom: boundary, kwhPerM3: 10 },
+        })
+      ).status,
+      403,
+    );
+    assert.equal(
+      (await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: iso(Date.now() - DAY), kwhPerM3: 10 } })).status,
+      400,
+    );
     assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: boundary, kwhPerM3: -1 } })).status, 400);
     const seeded = (await r.server.request('GET', '/api/energy/calorific-values', { token })).body.items[0];
     assert.equal((await r.server.request('PUT', `/api/energy/calorific-values/${seeded.id}`, { token, body: { kwhPerM3: 12 } })).status, 409);
-    const added = await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: boundary, kwhPerM3: 10.5, correctionFactor: 1.01, note: 'new supplier' } });
+    const added = await r.server.request('POST', '/api/energy/calorific-values', {
+      token,
+      body: { validFrom: boundary, kwhPerM3: 10.5, correctionFactor: 1.01, note: 'new supplier' },
+    });
     assert.equal(added.status, 201, added.text);
     assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: boundary, kwhPerM3: 10 } })).status, 409);
     const audit = r.server.service.deps.db.sqlite.prepare("SELECT count(*) FROM audit_log WHERE resource = 'calorific_versions'").pluck().get();
     assert.equal(audit, 1);
     // A gas tariff from the same day: per kWh after conversion.
-    const gasTariff = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: boundary, commodity: 'gas', price: 0.1, carbonFactor: 0.2, standingChargePerDay: 1 } });
+    const gasTariff = await r.server.request('POST', '/api/energy/tariffs', {
+      token,
+      body: { validFrom: boundary, commodity: 'gas', price: 0.1, carbonFactor: 0.2, standingChargePerDay: 1 },
+    });
     assert.equal(gasTariff.status, 201, gasTariff.text);
-    assert.equal((await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: boundary, commodity: 'gas', price: 0.1, carbonFactor: 0.2, feedInPrice: 0.05 } })).status, 400);
+    assert.equal(
+      (
+        await r.server.request('POST', '/api/energy/tariffs', {
+          token,
+          body: { validFrom: boundary, commodity: 'gas', price: 0.1, carbonFactor: 0.2, feedInPrice: 0.05 },
+        })
+      ).status,
+      400,
+    );
 
     const after = await read();
     for (const [i, day] of after.gasDays.entries()) {
@@ -222,15 +284,28 @@ test('a fresh install with the built-in simulator meters gas, water, PV and expo
     assert.deepEqual(of('Water meter'), ['water', 'import', false]);
     assert.deepEqual(of('PV generation'), ['electricity', 'generation', false]);
     assert.deepEqual(of('Grid export'), ['electricity', 'export', false]);
-    const signs = new Map((byName.get('Rest of building').terms as { meterId: number; sign: number }[]).map((t) => [items.find((m) => m.id === t.meterId).name, t.sign]));
+    const signs = new Map(
+      (byName.get('Rest of building').terms as { meterId: number; sign: number }[]).map((t) => [items.find((m) => m.id === t.meterId).name, t.sign]),
+    );
     assert.deepEqual(Object.fromEntries(signs), { 'Main incomer': 1, 'PV generation': 1, 'Grid export': -1, HVAC: -1, Lighting: -1, 'Server room': -1 });
     // The overview cards carry each utility this month in its own unit once the first collection is in.
-    const stats = await eventually(async () => {
-      const body = (await server.request('GET', '/api/overview/stats', { token: admin.accessToken })).body;
-      return body.energyMonthKwh > 0 && body.commodities?.some((c: any) => c.commodity === 'gas' && c.quantity > 0) ? body : undefined;
-    }, 'the overview shows the first collection', 60_000);
+    const stats = await eventually(
+      async () => {
+        const body = (await server.request('GET', '/api/overview/stats', { token: admin.accessToken })).body;
+        return body.energyMonthKwh > 0 && body.commodities?.some((c: any) => c.commodity === 'gas' && c.quantity > 0) ? body : undefined;
+      },
+      'the overview shows the first collection',
+      60_000,
+    );
     const entry = (name: string) => stats.commodities.find((c: any) => c.commodity === name);
-    assert.deepEqual(stats.commodities.map((c: any) => [c.commodity, c.unit]), [['electricity', 'kWh'], ['gas', 'm³'], ['water', 'm³']]);
+    assert.deepEqual(
+      stats.commodities.map((c: any) => [c.commodity, c.unit]),
+      [
+        ['electricity', 'kWh'],
+        ['gas', 'm³'],
+        ['water', 'm³'],
+      ],
+    );
     assert.ok(Math.abs(entry('gas').kwh - entry('gas').quantity * 11.0 * 1.02264) < 0.01 * entry('gas').quantity, JSON.stringify(entry('gas')));
     assert.equal(entry('water').kwh, null);
     assert.ok(entry('water').quantity > 0);

@@ -41,7 +41,15 @@ test('day rows: each meter priced by its commodity’s tariff (feed-in for expor
       ids[key] = created.body.id;
     }
     const { deps } = server.service;
-    const collector = new Collector({ db: deps.db, iot: deps.iot, store: deps.energy.store, logger: deps.logger, intervalMs: MIN, timezone: deps.energy.timezone, now: () => clock.now });
+    const collector = new Collector({
+      db: deps.db,
+      iot: deps.iot,
+      store: deps.energy.store,
+      logger: deps.logger,
+      intervalMs: MIN,
+      timezone: deps.energy.timezone,
+      now: () => clock.now,
+    });
     await collector.collect();
 
     const kwhPerM3 = 11.0 * 1.02264;
@@ -53,15 +61,23 @@ test('day rows: each meter priced by its commodity’s tariff (feed-in for expor
       water: { price: 2.5, carbon: 0.3 },
       heat: { price: 0, carbon: 0 },
     };
-    const days = deps.db.sqlite.prepare("SELECT day, total_kwh AS total, cost, carbon_kg AS carbon FROM meter_days WHERE meter_id = ? AND day >= '2027-06-01' ORDER BY day");
+    const days = deps.db.sqlite.prepare(
+      "SELECT day, total_kwh AS total, cost, carbon_kg AS carbon FROM meter_days WHERE meter_id = ? AND day >= '2027-06-01' ORDER BY day",
+    );
     const month = deps.db.sqlite.prepare("SELECT total_kwh AS total, cost, carbon_kg AS carbon FROM meter_months WHERE meter_id = ? AND month = '2027-06'");
     for (const [key, { price, carbon }] of Object.entries(expected)) {
       const rows = days.all(ids[key]) as { day: string; total: number; cost: number; carbon: number }[];
       assert.ok(rows.length >= 6, `${key}: ${rows.length} day rows`);
-      assert.ok(rows.some((row) => row.total > 0), `${key} recorded something`);
+      assert.ok(
+        rows.some((row) => row.total > 0),
+        `${key} recorded something`,
+      );
       for (const row of rows) {
         assert.ok(Math.abs(row.cost - row.total * price) < 1e-6 * Math.max(1, row.total), `${key} ${row.day}: cost ${row.cost} for ${row.total} at ${price}`);
-        assert.ok(Math.abs(row.carbon - row.total * carbon) < 1e-6 * Math.max(1, row.total), `${key} ${row.day}: CO2 ${row.carbon} for ${row.total} at ${carbon}`);
+        assert.ok(
+          Math.abs(row.carbon - row.total * carbon) < 1e-6 * Math.max(1, row.total),
+          `${key} ${row.day}: CO2 ${row.carbon} for ${row.total} at ${carbon}`,
+        );
       }
       const sum = (field: 'total' | 'cost' | 'carbon') => rows.reduce((s, row) => s + row[field], 0);
       const monthRow = month.get(ids[key]) as { total: number; cost: number; carbon: number };
@@ -70,7 +86,11 @@ test('day rows: each meter priced by its commodity’s tariff (feed-in for expor
     // The figures that read the store agree: gas cost in the commodities API = its kWh × 0.1 + 1 a day.
     const figures = (await server.request('GET', '/api/energy/commodities?from=2027-06-08&to=2027-06-14', { token })).body;
     const gas = figures.commodities.find((c: any) => c.commodity === 'gas');
-    const stored = (deps.db.sqlite.prepare("SELECT sum(cost) FROM meter_days WHERE meter_id = ? AND day >= '2027-06-08' AND day < '2027-06-14'").pluck().get(ids.gas) as number) + 6;
+    const stored =
+      (deps.db.sqlite
+        .prepare("SELECT sum(cost) FROM meter_days WHERE meter_id = ? AND day >= '2027-06-08' AND day < '2027-06-14'")
+        .pluck()
+        .get(ids.gas) as number) + 6;
     assert.ok(Math.abs(gas.cost - stored) < 0.02, `gas ${gas.cost} vs stored ${stored}`);
   } finally {
     await server.close();

@@ -26,14 +26,13 @@ test('services are built once, in the composition root: no route table construct
   const fs = await import('node:fs');
   const path = await import('node:path');
   const src = path.resolve(import.meta.dirname, '../src');
-  const routeFiles = fs
-    .readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((file) => /(^|\/)([a-zA-Z]*Routes|routes)\.ts$/.test(file));
+  const routeFiles = fs.readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => /(^|\/)([a-zA-Z]*Routes|routes)\.ts$/.test(file));
   assert.ok(routeFiles.length >= 15, `found ${routeFiles.length} route files`);
   const offenders: string[] = [];
   for (const file of routeFiles) {
     const text = fs.readFileSync(path.join(src, file), 'utf8');
-    for (const match of text.matchAll(/new ([A-Z]\w*(?:Service|Store|Reader|Directory|Tariffs|Figures))\(|create\w*Store\(/g)) offenders.push(`${file}: ${match[0]}`);
+    for (const match of text.matchAll(/new ([A-Z]\w*(?:Service|Store|Reader|Directory|Tariffs|Figures))\(|create\w*Store\(/g))
+      offenders.push(`${file}: ${match[0]}`);
   }
   assert.deepEqual(offenders, [], 'route tables receive their services from src/features.ts');
 });

@@ -17,7 +17,11 @@ function cronFor(k: number): string {
 }
 
 function put(url: string, token: string, body: unknown): Promise<Response> {
-  return fetch(url + SCHEDULE, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(url + SCHEDULE, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /**
@@ -103,7 +107,9 @@ describe('crash safety', () => {
     t.after(() => db.close());
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     const written = new Set(
-      (db.prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule'").pluck().all() as string[]).map((after) => (JSON.parse(after) as { cron: string }).cron),
+      (db.prepare("SELECT after FROM audit_log WHERE resource = 'backup_schedule'").pluck().all() as string[]).map(
+        (after) => (JSON.parse(after) as { cron: string }).cron,
+      ),
     );
     const missing = [...acknowledged].filter((k) => !written.has(cronFor(k)));
     assert.deepEqual(missing, [], 'every write that got a 200 survived the kill');
@@ -140,7 +146,11 @@ describe('graceful shutdown', () => {
     const at = (msg: string) => Date.parse(String(lines.find((line) => line.msg === msg)?.time));
     t.diagnostic(`shutdown took ${at('stopped') - at('shutting down')} ms from SIGTERM to stopped`);
     assert.ok(lines.some((line) => line.msg === 'stopped'));
-    assert.deepEqual(lines.filter((line) => line.level === 'error' || line.level === 'fatal').map((line) => line.msg), [], 'no error while shutting down');
+    assert.deepEqual(
+      lines.filter((line) => line.level === 'error' || line.level === 'fatal').map((line) => line.msg),
+      [],
+      'no error while shutting down',
+    );
     assert.ok(!fs.existsSync(path.join(dataDir, SERVICE_LOCK_FILE)), 'the service lock is released');
     assert.ok(!fs.existsSync(path.join(dataDir, 'ems.db-wal')), 'the WAL was checkpointed into the database and removed');
     assert.ok(!fs.readdirSync(path.join(dataDir, 'backups')).some((name) => name.endsWith('.partial')), 'no half-written backup left behind');

@@ -33,7 +33,10 @@ test('GET /dashboard needs no token, carries the portal payload and no personal 
   const admin = await server.createUser({ role: 'admin', username: 'zelda_private', email: 'zelda.private@example.test' });
   await server.request('PUT', `/api/users/${admin.user.id}`, { token: admin.accessToken, body: { displayName: 'Zelda Secretname', phone: '+49 111 222' } });
   const operator = await server.createUser({ role: 'operator' });
-  assert.equal((await server.request('PUT', '/api/energy/areas', { token: operator.accessToken, body: { areas: [area('Hall A', 10), area('Office', 2.5)] } })).status, 200);
+  assert.equal(
+    (await server.request('PUT', '/api/energy/areas', { token: operator.accessToken, body: { areas: [area('Hall A', 10), area('Office', 2.5)] } })).status,
+    200,
+  );
   insertAlert(sqlite, { title: 'Boiler trip', level: 'critical', status: 'resolved', byUserId: admin.user.id, message: 'Reset by Zelda Secretname' });
   insertAlert(sqlite, { title: 'Door open', level: 'info', status: 'acknowledged', byUserId: admin.user.id });
   const model = insertUpload(sqlite, server.dataDir, 'model_files', admin.user.id);
@@ -42,7 +45,17 @@ test('GET /dashboard needs no token, carries the portal payload and no personal 
   const response = await server.request('GET', '/api/dashboard');
   assert.equal(response.status, 200);
   const body = response.body;
-  assert.deepEqual(Object.keys(body).sort(), ['alertCounts', 'areas', 'gateway', 'generatedAt', 'overview', 'platform', 'recentAlerts', 'scene', 'weeklyEnergy']);
+  assert.deepEqual(Object.keys(body).sort(), [
+    'alertCounts',
+    'areas',
+    'gateway',
+    'generatedAt',
+    'overview',
+    'platform',
+    'recentAlerts',
+    'scene',
+    'weeklyEnergy',
+  ]);
   assert.deepEqual(body.alertCounts, { info: 0, warning: 0, critical: 0 });
   assert.ok(['up', 'down', 'unknown'].includes(body.gateway.state));
   assert.equal(body.platform.siteName, 'EMS');
@@ -282,7 +295,10 @@ test('energy areas: operators replace the set in one transaction; viewers read',
   );
   const workshopId = first.body.areas[1].id;
 
-  const second = await server.request('PUT', '/api/energy/areas', { token: operator.accessToken, body: { areas: [area('Workshop', 6.5), area('Server room', 1)] } });
+  const second = await server.request('PUT', '/api/energy/areas', {
+    token: operator.accessToken,
+    body: { areas: [area('Workshop', 6.5), area('Server room', 1)] },
+  });
   assert.equal(second.status, 200);
   assert.deepEqual(
     second.body.areas.map((a: { name: string; todayKwh: number }) => [a.name, a.todayKwh]),

@@ -50,7 +50,11 @@ describe('reference page', () => {
       assert.equal(response.status, 200, asset);
       assert.ok(response.text.length > 1000);
     }
-    assert.equal((await server.request('GET', '/documentation/assets/0.0.0/swagger-ui-bundle.js')).status, 401, 'unknown asset paths fall through to the auth rule');
+    assert.equal(
+      (await server.request('GET', '/documentation/assets/0.0.0/swagger-ui-bundle.js')).status,
+      401,
+      'unknown asset paths fall through to the auth rule',
+    );
   });
 });
 
@@ -62,7 +66,15 @@ describe('reference page in headless Chromium', () => {
     assert.ok(chromiumPath, 'Debian chromium must be installed (.ci/run installs it)');
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(() => browser?.close());
@@ -122,7 +134,10 @@ describe('reference page in headless Chromium', () => {
     assert.equal(await afterLogin.request().headerValue('authorization'), `Bearer ${stored}`);
     const body = await afterLogin.json();
     assert.equal(body.username, user.username);
-    assert.ok(foreign.every((href) => href.startsWith('https://fonts.')), `unexpected external requests: ${foreign.join(', ')}`);
+    assert.ok(
+      foreign.every((href) => href.startsWith('https://fonts.')),
+      `unexpected external requests: ${foreign.join(', ')}`,
+    );
     await context.close();
   });
 });

@@ -35,7 +35,9 @@ describe('requests keep flowing during long writes', () => {
   test('a bulk acknowledge of 3,000 alerts commits in slices; requests answered meanwhile see part of it done', async () => {
     const acknowledged = reader.prepare("SELECT count(*) FROM alerts WHERE source = 'edge' AND status = 'acknowledged'").pluck();
     let done = false;
-    const bulk = server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: 'edge-bulk' }, note: 'all seen' } }).finally(() => (done = true));
+    const bulk = server
+      .request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: 'edge-bulk' }, note: 'all seen' } })
+      .finally(() => (done = true));
     // What other readers saw each time a request was answered while the bulk action ran.
     const seen: number[] = [];
     while (!done) {
@@ -76,7 +78,9 @@ describe('requests keep flowing during long writes', () => {
         holder.once('exit', (code) => reject(new Error(`lock holder exited (${code})`)));
       });
       let answered = false;
-      const write = server.request('POST', '/api/alerts', { token: operator.accessToken, body: { title: 'edge-lock write', level: 'info' } }).finally(() => (answered = true));
+      const write = server
+        .request('POST', '/api/alerts', { token: operator.accessToken, body: { title: 'edge-lock write', level: 'info' } })
+        .finally(() => (answered = true));
       // While the lock is held the write is pending, and other requests are answered: the event loop is free.
       let healthAnswers = 0;
       for (let i = 0; i < 5; i += 1) {

@@ -52,7 +52,9 @@ describe('a backfill written in slices', () => {
     const written = sqlite.prepare('SELECT count(*) FROM meter_state WHERE meter_id IN (SELECT value FROM json_each(?))').pluck();
     // A meter whose state is written but not (all) its days would count twice after a power cut.
     const ahead = sqlite
-      .prepare(`SELECT count(*) FROM meter_state s WHERE s.meter_id IN (SELECT value FROM json_each(?)) AND (SELECT count(*) FROM meter_days d WHERE d.meter_id = s.meter_id) < ?`)
+      .prepare(
+        `SELECT count(*) FROM meter_state s WHERE s.meter_id IN (SELECT value FROM json_each(?)) AND (SELECT count(*) FROM meter_days d WHERE d.meter_id = s.meter_id) < ?`,
+      )
       .pluck();
     const days = new Set<string>();
     for (let at = from; at <= now; at += 15 * MIN) days.add(siteDay('UTC', new Date(at)));
@@ -95,22 +97,41 @@ describe('a virtual meter rebuilt after its write', () => {
     firstDay = addDays(today, -DAYS + 1);
     // 40 meters × 200 days written straight into the store (what a long-running site has).
     deps.db.sqlite.transaction(() => {
-      for (let m = 0; m < 40; m += 1) terms.push(deps.energy.meters.create({ name: `Term ${m}`, kind: 'energy', code: `meter.term.${m}.kwh`, area: 'Terms' }, null).id);
+      for (let m = 0; m < 40; m += 1)
+        terms.push(deps.energy.meters.create({ name: `Term ${m}`, kind: 'energy', code: `meter.term.${m}.kwh`, area: 'Terms' }, null).id);
       for (let day = firstDay; day <= today; day = addDays(day, 1)) {
         const { start, count } = dayIntervals('UTC', day);
-        deps.energy.store.save(terms.map((meterId, m) => ({ meterId, day, start, kwh: new Float64Array(count).fill(0.25 * (m + 1)), flags: new Uint8Array(count), maxKw: null, stored: null })));
+        deps.energy.store.save(
+          terms.map((meterId, m) => ({
+            meterId,
+            day,
+            start,
+            kwh: new Float64Array(count).fill(0.25 * (m + 1)),
+            flags: new Uint8Array(count),
+            maxKw: null,
+            stored: null,
+          })),
+        );
       }
     })();
   });
   after(() => r.close());
 
   const virtualDays = (meterId: number) =>
-    r.server.service.deps.db.sqlite.prepare('SELECT day, kwh, total_kwh AS total FROM meter_days WHERE meter_id = ? ORDER BY day').all(meterId) as { day: string; kwh: Buffer; total: number }[];
+    r.server.service.deps.db.sqlite.prepare('SELECT day, kwh, total_kwh AS total FROM meter_days WHERE meter_id = ? ORDER BY day').all(meterId) as {
+      day: string;
+      kwh: Buffer;
+      total: number;
+    }[];
 
   test('the write answers before the history is rebuilt; slices follow with turns between, and the result is the signed sum', async () => {
     const rebuilds = r.server.service.deps.energy.store.rebuilds;
     const rowCount = r.server.service.deps.db.sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id = ?').pluck();
-    const created = await r.meter({ name: 'Terms net', kind: 'virtual', terms: [{ meterId: terms[0], sign: 1 }, ...terms.slice(1).map((meterId) => ({ meterId, sign: -1 }))] });
+    const created = await r.meter({
+      name: 'Terms net',
+      kind: 'virtual',
+      terms: [{ meterId: terms[0], sign: 1 }, ...terms.slice(1).map((meterId) => ({ meterId, sign: -1 }))],
+    });
     const seen = await watchWhile(
       () => rebuilds.idle(),
       () => rowCount.get(created.id) as number,
@@ -128,7 +149,11 @@ describe('a virtual meter rebuilt after its write', () => {
       assert.ok(Math.abs(kwh[10] - expected) < 1e-6, `${row.day}: ${kwh[10]}`);
       assert.ok(Math.abs(row.total - expected * kwh.length) < 1e-3, `${row.day} total ${row.total}`);
     }
-    const month = (await r.get(`/api/energy/series?from=${firstDay.slice(0, 7)}-01&to=${addDays(siteDay('UTC', new Date(r.clock.now)), 1)}&resolution=day&meterId=${created.id}`)).points;
+    const month = (
+      await r.get(
+        `/api/energy/series?from=${firstDay.slice(0, 7)}-01&to=${addDays(siteDay('UTC', new Date(r.clock.now)), 1)}&resolution=day&meterId=${created.id}`,
+      )
+    ).points;
     assert.equal(month.filter((point: { kwh: number | null }) => point.kwh !== null).length, DAYS);
   });
 
@@ -151,7 +176,10 @@ describe('a virtual meter rebuilt after its write', () => {
     await rebuilds.idle();
     assert.equal(virtualDays(doomed.id).length, 0, 'nothing written for a deleted meter');
     assert.equal(rebuilds.lastError, null);
-    assert.ok((await r.get('/api/meters?pageSize=100')).items.some((meter: { id: number }) => meter.id === created.id), 'the service answers on');
+    assert.ok(
+      (await r.get('/api/meters?pageSize=100')).items.some((meter: { id: number }) => meter.id === created.id),
+      'the service answers on',
+    );
   });
 });
 

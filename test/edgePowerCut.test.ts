@@ -111,11 +111,16 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
     // The starting point: every counter meter with its state and day row written together. A meter whose 7-day
     // history read failed in the first collection (seen on a loaded box) has a state but no day row until the next
     // 15-minute write: wait for that write rather than start from a row that is not there.
-    if (round === 0) start = await eventually(async () => {
-      const points = readPoints();
-      // A new meter whose history read fails waits (up to 5 collections) before its first reading counts: no state yet.
-      return points.length >= 4 && points.every((point) => point.lastAt !== null && point.dayKwh !== null) ? points : undefined;
-    }, 'a day row for every counter meter', 90_000);
+    if (round === 0)
+      start = await eventually(
+        async () => {
+          const points = readPoints();
+          // A new meter whose history read fails waits (up to 5 collections) before its first reading counts: no state yet.
+          return points.length >= 4 && points.every((point) => point.lastAt !== null && point.dayKwh !== null) ? points : undefined;
+        },
+        'a day row for every counter meter',
+        90_000,
+      );
     // Then a random stretch of collections (1 real s each): 4 to 12 simulated minutes, across a 15-minute write or not.
     const waitMs = 4_000 + rand() * 8_000;
     await new Promise((resolve) => setTimeout(resolve, waitMs));
@@ -161,6 +166,10 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
     if (meter.commodity !== 'electricity') assert.ok(moved > 0.5, `${meter.code}: the counter moved ${moved} ${unit}`);
     assert.ok(Math.abs(counted - moved) <= 0.01, `${meter.code}: the day gained ${counted} ${unit}, the counter moved ${moved} ${unit}`);
   }
-  assert.deepEqual(end.filter((point) => point.commodity !== 'electricity').map((point) => point.code), ['meter.gas.m3', 'meter.water.m3'], 'gas and water are checked too');
+  assert.deepEqual(
+    end.filter((point) => point.commodity !== 'electricity').map((point) => point.code),
+    ['meter.gas.m3', 'meter.water.m3'],
+    'gas and water are checked too',
+  );
   assert.ok(busy >= 4, `${busy} counter meters moved more than 10 kWh`);
 });

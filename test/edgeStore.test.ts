@@ -22,7 +22,9 @@ function legacyBlob(values: number[]): Buffer {
 
 describe('interval codec', () => {
   test('values read back to 0.1 Wh, gaps stay gaps, and the format never looks like a Float32 row', () => {
-    const values = Array.from({ length: 96 }, (_, i) => (i % 17 === 5 ? NaN : i === 40 ? -3.21987 : i === 41 ? 25_000.00004 : 0.5 + Math.sin(i) * 0.37 + i * 1e-5));
+    const values = Array.from({ length: 96 }, (_, i) =>
+      i % 17 === 5 ? NaN : i === 40 ? -3.21987 : i === 41 ? 25_000.00004 : 0.5 + Math.sin(i) * 0.37 + i * 1e-5,
+    );
     const blob = encodeValues(values, KWH_SCALE);
     assert.equal(isLegacyBlob(blob), false);
     assert.notEqual(blob.length % 4, 0);
@@ -39,7 +41,10 @@ describe('interval codec', () => {
     const full = Array.from({ length: 96 }, (_, i) => 2 + Math.sin(i / 8) + (i % 3) * 0.013);
     const fullBlob = encodeValues(full, KWH_SCALE);
     assert.ok(fullBlob.length < 96 * 3, `a full day takes ${fullBlob.length} bytes`);
-    assert.deepEqual(Array.from(decodeValues(encodeValues(new Array(92).fill(NaN), KWH_SCALE), KWH_SCALE)).filter((v) => !Number.isNaN(v)), []);
+    assert.deepEqual(
+      Array.from(decodeValues(encodeValues(new Array(92).fill(NaN), KWH_SCALE), KWH_SCALE)).filter((v) => !Number.isNaN(v)),
+      [],
+    );
     for (const count of [92, 96, 100]) assert.equal(decodeValues(encodeValues(new Array(count).fill(1.25), KWH_SCALE), KWH_SCALE).length, count);
   });
 
@@ -68,7 +73,10 @@ describe('rows of the first format', () => {
   after(() => server.close());
 
   test('are answered as they were, and a write of their day keeps every value and flag in the new format', async () => {
-    const created = await server.request('POST', '/api/meters', { token: admin.accessToken, body: { name: 'Old box meter', code: 'meter.old.kwh', kind: 'energy', site: true } });
+    const created = await server.request('POST', '/api/meters', {
+      token: admin.accessToken,
+      body: { name: 'Old box meter', code: 'meter.old.kwh', kind: 'energy', site: true },
+    });
     assert.equal(created.status, 201, created.text);
     const meterId = created.body.id as number;
     const day = '2026-03-10';
@@ -79,7 +87,9 @@ describe('rows of the first format', () => {
     const sqlite = server.service.deps.db.sqlite;
     const total = values.reduce((sum, v) => sum + (Number.isNaN(v) ? 0 : Math.fround(v)), 0);
     sqlite
-      .prepare('INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, ?, 0, 0, NULL, NULL)')
+      .prepare(
+        'INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, ?, 0, 0, NULL, NULL)',
+      )
       .run(meterId, day, legacyBlob(values), Buffer.from(flags), total);
     const csv = async () => {
       const response = await server.request('GET', `/api/energy/export.csv?meterId=${meterId}&from=${day}&to=${addDays(day, 1)}`, { token: admin.accessToken });
@@ -95,14 +105,20 @@ describe('rows of the first format', () => {
       else assert.ok(Math.abs(Number(kwh) - values[i]) < 1e-4, `interval ${i}: ${kwh} vs ${values[i]}`);
       assert.equal(Number(flag), flags[i], `interval ${i} flags`);
     });
-    const series = await server.request('GET', `/api/energy/series?meterId=${meterId}&from=${day}&to=${addDays(day, 1)}&resolution=15min`, { token: admin.accessToken });
+    const series = await server.request('GET', `/api/energy/series?meterId=${meterId}&from=${day}&to=${addDays(day, 1)}&resolution=15min`, {
+      token: admin.accessToken,
+    });
     assert.equal(series.status, 200, series.text);
     assert.equal(series.body.points[8].kwh, Math.round(Math.fround(values[8]) * 1e4) / 1e4);
 
     // A write of that day (the collector's, a virtual meter's rebuild) stores it in the new format.
     const { store } = server.service.deps.energy;
     store.transaction(() => store.save([store.load(meterId, day)]));
-    const row = sqlite.prepare('SELECT kwh, flags, total_kwh AS total FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, day) as { kwh: Buffer; flags: Buffer; total: number };
+    const row = sqlite.prepare('SELECT kwh, flags, total_kwh AS total FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, day) as {
+      kwh: Buffer;
+      flags: Buffer;
+      total: number;
+    };
     assert.equal(isLegacyBlob(row.kwh), false);
     assert.ok(row.kwh.length + row.flags.length < (96 * 5) / 2, `the row shrank to ${row.kwh.length + row.flags.length} bytes`);
     assert.ok(Math.abs(row.total - total) < 0.005, `day total ${row.total} vs ${total}`);
@@ -126,17 +142,26 @@ describe('migration to day-first rows', () => {
       migrate(drizzle(old), { migrationsFolder: older });
       const at = new Date().toISOString();
       const meters = [1, 2, 3].map(
-        (n) => old.prepare("INSERT INTO meters (name, code, kind, terms, created_at, updated_at) VALUES (?, ?, 'energy', '[]', ?, ?) RETURNING id").pluck().get(`M${n}`, `m.${n}.kwh`, at, at) as number,
+        (n) =>
+          old
+            .prepare("INSERT INTO meters (name, code, kind, terms, created_at, updated_at) VALUES (?, ?, 'energy', '[]', ?, ?) RETURNING id")
+            .pluck()
+            .get(`M${n}`, `m.${n}.kwh`, at, at) as number,
       );
-      const insertDay = old.prepare('INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, 4, 1)');
+      const insertDay = old.prepare(
+        'INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, ?, ?, 0, 4, 1)',
+      );
       const insertMonth = old.prepare('INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, ?, 0, 0, 4, 0)');
       for (const id of meters) {
-        for (let d = 0; d < 40; d += 1) insertDay.run(id, addDays('2026-01-01', d), legacyBlob(new Array(96).fill(id + d / 100)), Buffer.alloc(96), 96 * (id + d / 100), id);
+        for (let d = 0; d < 40; d += 1)
+          insertDay.run(id, addDays('2026-01-01', d), legacyBlob(new Array(96).fill(id + d / 100)), Buffer.alloc(96), 96 * (id + d / 100), id);
         insertMonth.run(id, '2026-01', 100 * id);
         insertMonth.run(id, '2026-02', 10 * id);
       }
       const dump = (sqlite: Database.Database) => ({
-        days: sqlite.prepare('SELECT meter_id, day, hex(kwh) AS kwh, hex(flags) AS flags, total_kwh, cost, peak_kw, peak_index FROM meter_days ORDER BY meter_id, day').all(),
+        days: sqlite
+          .prepare('SELECT meter_id, day, hex(kwh) AS kwh, hex(flags) AS flags, total_kwh, cost, peak_kw, peak_index FROM meter_days ORDER BY meter_id, day')
+          .all(),
         months: sqlite.prepare('SELECT * FROM meter_months ORDER BY meter_id, month').all(),
       });
       const beforeRows = dump(old);
@@ -146,10 +171,15 @@ describe('migration to day-first rows', () => {
       try {
         assert.deepEqual(dump(db.sqlite), beforeRows);
         assert.equal(beforeRows.days.length, 120);
-        const primaryKey = db.sqlite.prepare("SELECT name FROM pragma_index_info((SELECT name FROM pragma_index_list('meter_days') WHERE origin = 'pk'))").pluck().all();
+        const primaryKey = db.sqlite
+          .prepare("SELECT name FROM pragma_index_info((SELECT name FROM pragma_index_list('meter_days') WHERE origin = 'pk'))")
+          .pluck()
+          .all();
         assert.deepEqual(primaryKey, ['day', 'meter_id']);
         // One meter's range reads through its index, not a scan of every stored day.
-        const plan = db.sqlite.prepare('EXPLAIN QUERY PLAN SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ?').all(1, '2026-01-01', '2026-02-01') as { detail: string }[];
+        const plan = db.sqlite
+          .prepare('EXPLAIN QUERY PLAN SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ?')
+          .all(1, '2026-01-01', '2026-02-01') as { detail: string }[];
         assert.match(plan.map((step) => step.detail).join(' | '), /meter_days_meter_day/);
         // And the store reads the old rows as they were.
         const energy = buildEnergy(db, new AuditLog(db));
@@ -173,7 +203,8 @@ describe('storage per meter-interval', () => {
       const energy = buildEnergy(db, new AuditLog(db));
       const ids: number[] = [];
       db.sqlite.transaction(() => {
-        for (let m = 0; m < 40; m += 1) ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.s${m}.kwh`, kind: 'energy', area: `Area ${m % 4}` }, null).id);
+        for (let m = 0; m < 40; m += 1)
+          ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.s${m}.kwh`, kind: 'energy', area: `Area ${m % 4}` }, null).id);
       })();
       let intervals = 0;
       let seed = 7;
@@ -192,7 +223,10 @@ describe('storage per meter-interval', () => {
         })();
       }
       db.sqlite.exec('VACUUM');
-      const bytes = db.sqlite.prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')").pluck().get() as number;
+      const bytes = db.sqlite
+        .prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')")
+        .pluck()
+        .get() as number;
       closeDatabase(db);
       const perInterval = bytes / intervals;
       assert.ok(perInterval <= 4, `${perInterval.toFixed(2)} bytes per meter-interval`);

@@ -38,9 +38,18 @@ async function rig(options: { start: number; timezone?: string; subMeters?: numb
   const sim = await startGatewaySimulator({ now: () => clock.now, subMeters: options.subMeters, tokenTtlSec: 10 * 365 * 86_400 });
   const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
   const admin = await server.createUser({ role: 'admin' });
-  if (options.timezone) assert.equal((await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: options.timezone } })).status, 200);
+  if (options.timezone)
+    assert.equal((await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: options.timezone } })).status, 200);
   const { deps } = server.service;
-  const collector = new Collector({ db: deps.db, iot: deps.iot, store: deps.energy.store, logger: deps.logger, intervalMs: MIN, timezone: deps.energy.timezone, now: () => clock.now });
+  const collector = new Collector({
+    db: deps.db,
+    iot: deps.iot,
+    store: deps.energy.store,
+    logger: deps.logger,
+    intervalMs: MIN,
+    timezone: deps.energy.timezone,
+    now: () => clock.now,
+  });
   return {
     sim,
     server,
@@ -80,9 +89,9 @@ async function run(r: Rig, until: number, stepMs = MIN): Promise<void> {
 }
 
 function dayRow(r: Rig, meterId: number, day: string): { kwh: Float64Array; flags: Uint8Array; total: number; cost: number } | undefined {
-  const row = r.server.service.deps.db.sqlite.prepare('SELECT kwh, flags, total_kwh AS total, cost FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, day) as
-    | { kwh: Buffer; flags: Buffer; total: number; cost: number }
-    | undefined;
+  const row = r.server.service.deps.db.sqlite
+    .prepare('SELECT kwh, flags, total_kwh AS total, cost FROM meter_days WHERE meter_id = ? AND day = ?')
+    .get(meterId, day) as { kwh: Buffer; flags: Buffer; total: number; cost: number } | undefined;
   if (!row) return undefined;
   const kwh = storedKwh(row.kwh);
   return { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length), total: row.total, cost: row.cost };
@@ -113,7 +122,10 @@ describe('collection into the interval store', () => {
       const { start: dayStart } = dayIntervals('UTC', day);
       const row = dayRow(r, main.id, day)!;
       assert.equal(row.kwh.length, 96);
-      assert.ok(row.kwh.every((v) => !Number.isNaN(v) && v > 0), 'every interval has energy');
+      assert.ok(
+        row.kwh.every((v) => !Number.isNaN(v) && v > 0),
+        'every interval has energy',
+      );
       const expected = r.counterAt('meter.main.kwh', dayStart + DAY) - r.counterAt('meter.main.kwh', dayStart);
       close(sum(row.kwh), expected, 0.001, `${day} intervals`);
       close(row.total, expected, 0.001, `${day} rollup`);
@@ -143,7 +155,15 @@ describe('collection into the interval store', () => {
     const at = r.clock.now;
     const { deps } = r.server.service;
     // A new collector is what a restarted service builds: its state comes from the database only.
-    r.collector = new Collector({ db: deps.db, iot: deps.iot, store: deps.energy.store, logger: deps.logger, intervalMs: MIN, timezone: deps.energy.timezone, now: () => r.clock.now });
+    r.collector = new Collector({
+      db: deps.db,
+      iot: deps.iot,
+      store: deps.energy.store,
+      logger: deps.logger,
+      intervalMs: MIN,
+      timezone: deps.energy.timezone,
+      now: () => r.clock.now,
+    });
     await run(r, at + 30 * MIN);
     const added = dayRow(r, main.id, '2026-11-10')!.total - before;
     close(added, r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', at), 0.001, 'energy after the restart');
@@ -163,7 +183,10 @@ describe('collection into the interval store', () => {
     assert.equal(r.collector.health().lastError, null);
     const row = dayRow(r, main.id, '2026-11-10')!;
     close(row.total - totalBefore, r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', from), 0.001, 'energy over the outage');
-    assert.ok(row.flags.every((f) => (f & FLAG_ESTIMATED) === 0), 'filled from history, not estimated');
+    assert.ok(
+      row.flags.every((f) => (f & FLAG_ESTIMATED) === 0),
+      'filled from history, not estimated',
+    );
   });
 
   test('a counter reset is detected: the interval is flagged, never negative, and counts what the new counter shows', async () => {
@@ -173,22 +196,39 @@ describe('collection into the interval store', () => {
     assert.equal(await r.simCall('/sim/meters/reset', { code: 'meter.hvac.kwh' }), 200);
     await run(r, at + 20 * MIN);
     const row = dayRow(r, hvac.id, '2026-11-10')!;
-    assert.ok(row.kwh.every((v) => Number.isNaN(v) || v >= 0), 'no negative interval');
-    assert.ok(row.flags.some((f) => f & FLAG_RESET), 'reset flagged');
+    assert.ok(
+      row.kwh.every((v) => Number.isNaN(v) || v >= 0),
+      'no negative interval',
+    );
+    assert.ok(
+      row.flags.some((f) => f & FLAG_RESET),
+      'reset flagged',
+    );
     const added = row.total - totalBefore;
     // Energy before the reset in the first minute is lost with the old counter; at most one minute of HVAC load (~2.5 kWh).
     assert.ok(added > 0 && added < 75 * (20 / 60) * 1.6, `energy over the reset window: ${added}`);
     const csv = await r.server.request('GET', `/api/energy/export.csv?meterId=${hvac.id}&from=2026-11-10&to=2026-11-11`, { token: r.admin.accessToken });
-    assert.ok(csv.text.split('\n').some((line) => line.endsWith(`,${FLAG_RESET},measured`)), 'the CSV shows the flag');
+    assert.ok(
+      csv.text.split('\n').some((line) => line.endsWith(`,${FLAG_RESET},measured`)),
+      'the CSV shows the flag',
+    );
   });
 
   test('a giant counter jump (a replaced meter) is not counted as energy', async () => {
     const totalBefore = dayRow(r, main.id, '2026-11-10')!.total;
     const forced = await (async () => {
-      const tokenAnswer = await fetch(`${r.sim.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }) });
+      const tokenAnswer = await fetch(`${r.sim.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }),
+      });
       const { token } = (await tokenAnswer.json()) as { token: string };
       const value = r.counterAt('meter.main.kwh', r.clock.now) + 5e9;
-      const answer = await fetch(`${r.sim.url}/codes/force-set`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ code: 'meter.main.kwh', value }) });
+      const answer = await fetch(`${r.sim.url}/codes/force-set`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ code: 'meter.main.kwh', value }),
+      });
       return answer.status;
     })();
     assert.equal(forced, 200);
@@ -212,7 +252,12 @@ describe('sub-meters, virtual meters and the figures', () => {
     for (const code of ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh', ...Array.from({ length: 5 }, (_, i) => `meter.sub.00${i + 1}.kwh`)]) {
       subs.push(await r.meter({ name: code, code, kind: 'energy', area: code.startsWith('meter.sub') ? 'Tenants' : 'Plant' }));
     }
-    const rest = await r.meter({ name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: main.id, sign: 1 }, ...subs.map((s) => ({ meterId: s.id, sign: -1 }))] });
+    const rest = await r.meter({
+      name: 'Rest of building',
+      kind: 'virtual',
+      area: 'Other',
+      terms: [{ meterId: main.id, sign: 1 }, ...subs.map((s) => ({ meterId: s.id, sign: -1 }))],
+    });
     ids.rest = rest.id;
     await r.collector.collect();
     await run(r, start + 30 * MIN);
@@ -221,7 +266,8 @@ describe('sub-meters, virtual meters and the figures', () => {
 
   test('sub-meters plus "rest of building" equal the main meter in every interval and every day', async () => {
     const token = r.admin.accessToken;
-    const series = async (q: string) => (await r.server.request('GET', `/api/energy/series?from=2026-11-15&to=2026-11-21&resolution=15min&${q}`, { token })).body.points;
+    const series = async (q: string) =>
+      (await r.server.request('GET', `/api/energy/series?from=2026-11-15&to=2026-11-21&resolution=15min&${q}`, { token })).body.points;
     const main = await series(`meterId=${ids.main}`);
     const parts = await Promise.all(['area=Plant', 'area=Tenants', 'area=Other'].map(series));
     assert.equal(main.length, 6 * 96);
@@ -236,7 +282,10 @@ describe('sub-meters, virtual meters and the figures', () => {
     const summary = (await r.server.request('GET', '/api/energy/summary?from=2026-11-15&to=2026-11-20', { token })).body;
     const areaSum = summary.areas.reduce((s: number, a: any) => s + a.kwh, 0);
     close(areaSum, summary.totalKwh, 0.0001, 'areas vs site');
-    assert.deepEqual(summary.areas.map((a: any) => a.area), ['Other', 'Plant', 'Tenants']);
+    assert.deepEqual(
+      summary.areas.map((a: any) => a.area),
+      ['Other', 'Plant', 'Tenants'],
+    );
   });
 
   test('overview, weekly chart, area cards, series and summary agree with each other', async () => {
@@ -244,8 +293,12 @@ describe('sub-meters, virtual meters and the figures', () => {
     // The API's "today" is the wall clock's; the figures for the simulated days are read by date.
     const summary = (await r.server.request('GET', '/api/energy/summary?from=2026-11-14&to=2026-11-21', { token })).body;
     const days = (await r.server.request('GET', '/api/energy/series?from=2026-11-14&to=2026-11-21&resolution=day', { token })).body.points;
-    assert.deepEqual(days.map((d: any) => d.kwh), summary.days.map((d: any) => d.kwh));
-    const hours = (await r.server.request('GET', `/api/energy/series?from=2026-11-19&to=2026-11-20&resolution=hour&meterId=${ids.main}`, { token })).body.points;
+    assert.deepEqual(
+      days.map((d: any) => d.kwh),
+      summary.days.map((d: any) => d.kwh),
+    );
+    const hours = (await r.server.request('GET', `/api/energy/series?from=2026-11-19&to=2026-11-20&resolution=hour&meterId=${ids.main}`, { token })).body
+      .points;
     assert.equal(hours.length, 24);
     close(sum(hours.map((h: any) => h.kwh)), summary.days.find((d: any) => d.day === '2026-11-19').kwh, 0.0001, 'hours vs day');
     const month = (await r.server.request('GET', '/api/energy/series?from=2026-11-01&to=2026-12-01&resolution=month', { token })).body.points;
@@ -262,7 +315,14 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.ok(summary.peak.kw <= peaks.site.kw);
 
     const areas = (await r.server.request('GET', '/api/energy/areas', { token })).body.areas;
-    assert.deepEqual(areas.map((a: any) => [a.name, a.source]), [['Other', 'meters'], ['Plant', 'meters'], ['Tenants', 'meters']]);
+    assert.deepEqual(
+      areas.map((a: any) => [a.name, a.source]),
+      [
+        ['Other', 'meters'],
+        ['Plant', 'meters'],
+        ['Tenants', 'meters'],
+      ],
+    );
     const stats = (await r.server.request('GET', '/api/overview/stats', { token })).body;
     assert.ok(stats.powerKw > 100, `power now ${stats.powerKw}`);
     const weekly = (await r.server.request('GET', '/api/overview/energy/weekly', { token })).body;
@@ -279,7 +339,8 @@ describe('sub-meters, virtual meters and the figures', () => {
     const day = '2026-11-17';
     const sumOf = (ids: number[]) => ids.reduce((s, id) => s + dayRow(r, id, day)!.total, 0);
     close(dayRow(r, late.id, day)!.total, sumOf(plant.map((m: any) => m.id)), 1e-6, 'rebuilt day');
-    const month = (await r.server.request('GET', `/api/energy/series?from=2026-11-01&to=2026-12-01&resolution=month&meterId=${late.id}`, { token })).body.points[0].kwh;
+    const month = (await r.server.request('GET', `/api/energy/series?from=2026-11-01&to=2026-12-01&resolution=month&meterId=${late.id}`, { token })).body
+      .points[0].kwh;
     const expected = r.server.service.deps.energy.figures.totals('2026-11-01', '2026-12-01', { area: 'Plant' }).kwh;
     close(month, expected, 1e-6, 'month rollup of the rebuilt meter');
     const changed = await r.server.request('PUT', `/api/meters/${late.id}`, { token, body: { terms: [{ meterId: plant[0].id, sign: 1 }] } });
@@ -303,12 +364,15 @@ describe('sub-meters, virtual meters and the figures', () => {
     // The PDF writes the site's locale (en-US by default): grouped, one decimal.
     const site = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
     assert.ok(text.includes(site.kwh(summary.totalKwh)), 'the period total');
-    for (const area of summary.areas) assert.match(text, new RegExp(`${area.area}\\s+${site.number(area.kwh, 1).replace(/[.,]/g, '\\$&')}\\s`), `area ${area.area}`);
+    for (const area of summary.areas)
+      assert.match(text, new RegExp(`${area.area}\\s+${site.number(area.kwh, 1).replace(/[.,]/g, '\\$&')}\\s`), `area ${area.area}`);
     assert.ok(text.includes(site.kw(summary.peak.kw)), 'the peak');
   });
 
   test('a year of 15-minute CSV streams one line per interval with its flags', async () => {
-    const response = await fetch(`${r.server.url}/api/energy/export.csv?meterId=${ids.rest}&from=2026-11-15&to=2026-11-20`, { headers: { authorization: `Bearer ${r.admin.accessToken}` } });
+    const response = await fetch(`${r.server.url}/api/energy/export.csv?meterId=${ids.rest}&from=2026-11-15&to=2026-11-20`, {
+      headers: { authorization: `Bearer ${r.admin.accessToken}` },
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type')!, /text\/csv/);
     assert.match(response.headers.get('content-disposition')!, /attachment/);
@@ -332,7 +396,11 @@ describe('sub-meters, virtual meters and the figures', () => {
     for (const [path, status, field] of cases) {
       const response = await r.server.request('GET', path, { token });
       assert.equal(response.status, status, `${path}: ${response.text}`);
-      if (field) assert.ok(response.body.details.some((d: any) => d.path === field), `${path}: ${response.text}`);
+      if (field)
+        assert.ok(
+          response.body.details.some((d: any) => d.path === field),
+          `${path}: ${response.text}`,
+        );
     }
   });
 
@@ -363,7 +431,12 @@ describe('site days in the platform time zone', () => {
       assert.equal(spring.kwh.length, 92);
       const { start: s0 } = dayIntervals('Europe/Berlin', '2026-03-29');
       assert.equal(new Date(s0).toISOString(), '2026-03-28T23:00:00.000Z');
-      close(spring.total, r.counterAt('meter.main.kwh', dayIntervals('Europe/Berlin', '2026-03-30').start) - r.counterAt('meter.main.kwh', s0), 0.001, 'spring day');
+      close(
+        spring.total,
+        r.counterAt('meter.main.kwh', dayIntervals('Europe/Berlin', '2026-03-30').start) - r.counterAt('meter.main.kwh', s0),
+        0.001,
+        'spring day',
+      );
       assert.equal(dayRow(r, meter.id, '2026-03-28')!.kwh.length, 96);
       // The autumn change: the clock moves on, and the gap is filled from history.
       r.clock.now = Date.UTC(2026, 9, 26, 12, 0, 0);
@@ -371,8 +444,15 @@ describe('site days in the platform time zone', () => {
       const autumn = dayRow(r, meter.id, '2026-10-25')!;
       assert.equal(autumn.kwh.length, 100);
       const { start: a0 } = dayIntervals('Europe/Berlin', '2026-10-25');
-      close(autumn.total, r.counterAt('meter.main.kwh', dayIntervals('Europe/Berlin', '2026-10-26').start) - r.counterAt('meter.main.kwh', a0), 0.001, 'autumn day');
-      const points = (await r.server.request('GET', `/api/energy/series?from=2026-10-25&to=2026-10-26&resolution=15min&meterId=${meter.id}`, { token: r.admin.accessToken })).body.points;
+      close(
+        autumn.total,
+        r.counterAt('meter.main.kwh', dayIntervals('Europe/Berlin', '2026-10-26').start) - r.counterAt('meter.main.kwh', a0),
+        0.001,
+        'autumn day',
+      );
+      const points = (
+        await r.server.request('GET', `/api/energy/series?from=2026-10-25&to=2026-10-26&resolution=15min&meterId=${meter.id}`, { token: r.admin.accessToken })
+      ).body.points;
       assert.equal(points.length, 100);
     } finally {
       await r.close();
@@ -412,7 +492,11 @@ describe('tariffs', () => {
       const seeded = (await r.server.request('GET', '/api/energy/tariffs', { token })).body.items[0];
       assert.equal((await r.server.request('PUT', `/api/energy/tariffs/${seeded.id}`, { token, body: { price: 9 } })).status, 409);
       assert.equal((await r.server.request('DELETE', `/api/energy/tariffs/${seeded.id}`, { token })).status, 409);
-      assert.equal((await r.server.request('PUT', `/api/energy/tariffs/${created.body.id}`, { token, body: { note: 'signed' } })).status, 200, 'a future version can still change');
+      assert.equal(
+        (await r.server.request('PUT', `/api/energy/tariffs/${created.body.id}`, { token, body: { note: 'signed' } })).status,
+        200,
+        'a future version can still change',
+      );
 
       // Prices per interval of a weekday under the new version, checked against the interval energies.
       const tariffs = r.server.service.deps.energy.tariffs;
@@ -442,7 +526,17 @@ describe('discovery from the gateway catalogue', () => {
       assert.equal(found.status, 200);
       assert.equal(found.body.catalogue, true);
       const byCode = new Map(found.body.proposals.map((p: any) => [p.code, p]));
-      assert.deepEqual(byCode.get('meter.main.kwh'), { code: 'meter.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy', site: true, known: true, commodity: 'electricity', role: 'import', sameMeterAs: null });
+      assert.deepEqual(byCode.get('meter.main.kwh'), {
+        code: 'meter.main.kwh',
+        name: 'Main incomer energy',
+        unit: 'kWh',
+        kind: 'energy',
+        site: true,
+        known: true,
+        commodity: 'electricity',
+        role: 'import',
+        sameMeterAs: null,
+      });
       assert.equal((byCode.get('meter.main.kw') as any).kind, 'power');
       assert.equal((byCode.get('meter.sub.002.kwh') as any).known, false);
       assert.ok(!byCode.has('temp.outdoor'), 'only energy and power points');
@@ -463,7 +557,11 @@ describe('discovery from the gateway catalogue', () => {
       }
     });
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-    const server = await startTestServer({ EMS_IOT_BASE_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, EMS_IOT_USERNAME: 'u', EMS_IOT_PASSWORD: 'p' });
+    const server = await startTestServer({
+      EMS_IOT_BASE_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+      EMS_IOT_USERNAME: 'u',
+      EMS_IOT_PASSWORD: 'p',
+    });
     try {
       const admin = await server.createUser({ role: 'admin' });
       const found = await server.request('GET', '/api/meters/discover', { token: admin.accessToken });
@@ -496,7 +594,10 @@ describe('a fresh start with the built-in simulator', () => {
       close(stats.powerKw, load, 0.15, "demand vs the simulated building's load now");
       assert.ok(stats.energyMonthKwh >= stats.energyTodayKwh);
       // Costs are rounded to the cent: just after midnight today's cost is a few cents, so a cent is allowed too.
-      assert.ok(Math.abs(stats.costToday - stats.energyTodayKwh * 0.25) <= Math.max(0.01 * stats.energyTodayKwh * 0.25, 0.006), `cost today at the seeded price: ${stats.costToday} vs ${stats.energyTodayKwh * 0.25}`);
+      assert.ok(
+        Math.abs(stats.costToday - stats.energyTodayKwh * 0.25) <= Math.max(0.01 * stats.energyTodayKwh * 0.25, 0.006),
+        `cost today at the seeded price: ${stats.costToday} vs ${stats.energyTodayKwh * 0.25}`,
+      );
       close(stats.carbonTodayKg, stats.energyTodayKwh * 0.4, 0.01, 'carbon today at the seeded factor');
       const weekly = (await server.request('GET', '/api/overview/energy/weekly', { token })).body;
       // Every whole day of the backfilled week is what the simulated main counter ran between the day's midnights.
@@ -505,18 +606,44 @@ describe('a fresh start with the built-in simulator', () => {
         close(d.kwh, building.counterAt('meter.main.kwh', start + DAY)! - building.counterAt('meter.main.kwh', start)!, 0.001, `weekly chart ${d.day}`);
       }
       const meters = (await server.request('GET', '/api/meters', { token })).body.items;
-      assert.deepEqual(meters.map((m: any) => m.name).sort(), ['Gas meter', 'Grid export', 'HVAC', 'Lighting', 'Main incomer', 'PV generation', 'Rest of building', 'Server room', 'Water meter']);
+      assert.deepEqual(meters.map((m: any) => m.name).sort(), [
+        'Gas meter',
+        'Grid export',
+        'HVAC',
+        'Lighting',
+        'Main incomer',
+        'PV generation',
+        'Rest of building',
+        'Server room',
+        'Water meter',
+      ]);
       const areas = (await server.request('GET', '/api/energy/areas', { token })).body.areas;
-      assert.ok(areas.every((a: any) => a.source === 'meters' && a.todayKwh > 0), JSON.stringify(areas));
+      assert.ok(
+        areas.every((a: any) => a.source === 'meters' && a.todayKwh > 0),
+        JSON.stringify(areas),
+      );
       const today = new Date().toISOString().slice(0, 10);
       // The areas share the building's consumption (grid import + PV − export); the site figure is the grid import.
-      const consumption = async (from: string) => (await server.request('GET', `/api/energy/commodities?from=${from}&to=${addDays(today, 1)}`, { token })).body.electricity;
+      const consumption = async (from: string) =>
+        (await server.request('GET', `/api/energy/commodities?from=${from}&to=${addDays(today, 1)}`, { token })).body.electricity;
       const [day, month] = [await consumption(today), await consumption(`${today.slice(0, 8)}01`)];
       close(day.importKwh, stats.energyTodayKwh, 0.001, 'the site is the grid import');
-      close(areas.reduce((s: number, a: any) => s + a.todayKwh, 0), day.consumptionKwh, 0.001, 'areas add up to the consumption');
-      close(areas.reduce((s: number, a: any) => s + a.monthKwh, 0), month.consumptionKwh, 0.001, 'month: areas add up to the consumption');
+      close(
+        areas.reduce((s: number, a: any) => s + a.todayKwh, 0),
+        day.consumptionKwh,
+        0.001,
+        'areas add up to the consumption',
+      );
+      close(
+        areas.reduce((s: number, a: any) => s + a.monthKwh, 0),
+        month.consumptionKwh,
+        0.001,
+        'month: areas add up to the consumption',
+      );
       // On the 1st the month is today alone (an empty range is refused).
-      const byDay = today.endsWith('-01') ? [] : (await server.request('GET', `/api/energy/series?from=${today.slice(0, 8)}01&to=${today}&resolution=day`, { token })).body.points;
+      const byDay = today.endsWith('-01')
+        ? []
+        : (await server.request('GET', `/api/energy/series?from=${today.slice(0, 8)}01&to=${today}&resolution=day`, { token })).body.points;
       const monthByDays = byDay.reduce((s: number, p: any) => s + (p.kwh ?? 0), 0) + stats.energyTodayKwh;
       close(stats.energyMonthKwh, monthByDays, 0.001, 'month rollup = its days');
       const dashboard = (await server.request('GET', '/api/dashboard')).body;
@@ -538,12 +665,23 @@ describe('site demand against the contracted peak', () => {
       await r.collector.collect();
       await run(r, r.clock.now + 20 * MIN);
       const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-      const version = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: 50 } });
+      const version = await r.server.request('POST', '/api/energy/tariffs', {
+        token,
+        body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: 50 },
+      });
       assert.equal(version.status, 201, version.text);
       const { deps } = r.server.service;
-      const watch = () => new DemandWatch({ db: deps.db, figures: deps.energy.figures, tariffs: deps.energy.tariffs, alerts: deps.alerts, logger: deps.logger, timezone: deps.energy.timezone });
+      const watch = () =>
+        new DemandWatch({
+          db: deps.db,
+          figures: deps.energy.figures,
+          tariffs: deps.energy.tariffs,
+          alerts: deps.alerts,
+          logger: deps.logger,
+          timezone: deps.energy.timezone,
+        });
       const demand = watch().runningDemandKw(r.clock.now)!;
-      const truth = ((r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', r.clock.now - 15 * MIN)) / 0.25);
+      const truth = (r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', r.clock.now - 15 * MIN)) / 0.25;
       close(demand, truth, 0.02, 'running 15-minute mean');
       const nextBoundary = Math.ceil(r.clock.now / (15 * MIN)) * 15 * MIN;
       assert.ok(watch().runningDemandKw(nextBoundary + 1000)! > 0, 'an interval with no reading yet: the window is the one before');
@@ -575,11 +713,18 @@ describe('power meters', () => {
       const a = dayRow(r, power.id, '2026-11-10')!;
       const b = dayRow(r, counter.id, '2026-11-10')!;
       close(a.total, b.total, 0.02, 'integrated power vs counter over a day (2 % reading noise)');
-      const points = (await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${power.id}`, { token: r.admin.accessToken })).body.points;
+      const points = (
+        await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${power.id}`, { token: r.admin.accessToken })
+      ).body.points;
       assert.equal(points.length, 96);
       for (const point of points) assert.ok(point.maxKw >= point.kwh * 4 * 0.999, `${point.start}: max ${point.maxKw} below mean ${point.kwh * 4}`);
-      const counterPoints = (await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${counter.id}`, { token: r.admin.accessToken })).body.points;
-      assert.ok(counterPoints.every((p: any) => !('maxKw' in p)), 'a counter has no readings of demand');
+      const counterPoints = (
+        await r.server.request('GET', `/api/energy/series?from=2026-11-10&to=2026-11-11&resolution=15min&meterId=${counter.id}`, { token: r.admin.accessToken })
+      ).body.points;
+      assert.ok(
+        counterPoints.every((p: any) => !('maxKw' in p)),
+        'a counter has no readings of demand',
+      );
     } finally {
       await r.close();
     }

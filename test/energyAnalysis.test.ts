@@ -72,7 +72,8 @@ describe('a simulated year', () => {
       close(body.current.kwh, kwh(day), 0.0005, 'current');
       close(body.previous.kwh, kwh(addDays(day, -1)), 0.0005, 'previous');
       close(body.lastYear.kwh, kwh(addDays(day, -364)), 0.0005, 'last year');
-      for (const part of [body.current, body.previous, body.lastYear]) assert.ok(part.complete && !part.partial && part.coverage === 1 && part.missingDays.length === 0, JSON.stringify(part));
+      for (const part of [body.current, body.previous, body.lastYear])
+        assert.ok(part.complete && !part.partial && part.coverage === 1 && part.missingDays.length === 0, JSON.stringify(part));
       close(body.change.previous.percent, ((body.current.kwh - body.previous.kwh) / body.previous.kwh) * 100, 0.001, 'percent');
     });
 
@@ -119,7 +120,11 @@ describe('a simulated year', () => {
       for (const [query, status, path] of cases) {
         const response = await ask(query);
         assert.equal(response.status, status, `${query}: ${response.text}`);
-        if (path) assert.ok(response.body.details?.some((d: any) => d.path === path), `${query}: ${response.text}`);
+        if (path)
+          assert.ok(
+            response.body.details?.some((d: any) => d.path === path),
+            `${query}: ${response.text}`,
+          );
       }
       assert.equal((await ask(`period=month&meterId=${hvac.id}`)).body.target.meters, 1);
       assert.ok(lighting.id > 0);
@@ -148,14 +153,19 @@ describe('a simulated year', () => {
       while (months.length < 12) months.unshift(monthBefore(months[0]));
       const peaks = months.map((month) => handPeak(r, month, dataFrom, dataTo));
       const mean = peaks.reduce((a, b) => a + b, 0) / 12;
-      assert.deepEqual(body.monthlyPeaks.map((p: any) => p.month), months);
+      assert.deepEqual(
+        body.monthlyPeaks.map((p: any) => p.month),
+        months,
+      );
       body.monthlyPeaks.forEach((p: any, i: number) => close(p.kw, peaks[i], 0.0001, p.month));
       close(body.rollingAverageKw, mean, 0.0001, 'rolling average');
       close(body.demandCharge, 4 * Math.max(2.5, mean), 0.0001, 'charge');
       assert.equal(body.running, true);
       const { deps } = r.server.service;
       const { OverviewService } = await import('../src/overview/service.ts');
-      const stats = new OverviewService(deps.db, deps.energy.figures, deps.analysis.comparisons, deps.analysis.demandCharges).stats(new Date(midnight(`${m2}-03`) + 12 * 3_600_000));
+      const stats = new OverviewService(deps.db, deps.energy.figures, deps.analysis.comparisons, deps.analysis.demandCharges).stats(
+        new Date(midnight(`${m2}-03`) + 12 * 3_600_000),
+      );
       assert.equal(stats.demandChargeMonth, body.demandCharge);
       close(stats.costMonth, body.totalCost, 0.0001, 'the month card includes the demand charge');
       const bad = await r.server.request('GET', '/api/analysis/demand-charges?month=2026-13', { token: r.admin.accessToken });
@@ -170,7 +180,15 @@ describe('a simulated year', () => {
     test("a year's baseline of HVAC recovers the simulator's heating slope (5 kW/K × 24 h = 120 kWh per degree day) within 2 %; its G14 statistics match a hand computation; the month after it is on the baseline", async (t) => {
       const baselineFrom = utcDay(end - 399 * DAY);
       const baselineTo = addDays(baselineFrom, 365);
-      const query = new URLSearchParams({ meterId: String(hvac.id), baselineFrom, baselineTo, reportFrom: baselineTo, reportTo: utcDay(end), heatingBaseC: String(HEATING_BASE_C), coolingBaseC: String(COOLING_BASE_C) });
+      const query = new URLSearchParams({
+        meterId: String(hvac.id),
+        baselineFrom,
+        baselineTo,
+        reportFrom: baselineTo,
+        reportTo: utcDay(end),
+        heatingBaseC: String(HEATING_BASE_C),
+        coolingBaseC: String(COOLING_BASE_C),
+      });
       for (const day of holidays()) query.append('holidays', day);
       const body = await r.get(`/api/analysis/baseline?${query}`);
       t.diagnostic(`HVAC baseline: ${JSON.stringify(body.model.coefficients)} ${JSON.stringify(body.statistics)}`);
@@ -225,7 +243,10 @@ describe('a simulated year', () => {
       for (const [query, path] of cases) {
         const response = await ask(query);
         assert.equal(response.status, 400, `${query}: ${response.text}`);
-        assert.ok(response.body.details?.some((d: any) => d.path === path), `${query}: ${response.text}`);
+        assert.ok(
+          response.body.details?.some((d: any) => d.path === path),
+          `${query}: ${response.text}`,
+        );
       }
     });
   });
@@ -233,11 +254,27 @@ describe('a simulated year', () => {
   describe('EnPIs', () => {
     test('kWh per m², per degree day and per desk-day by month equal the simulated counters divided by the entered figures; viewers cannot enter them', async () => {
       const token = r.admin.accessToken;
-      const floors = await r.server.request('PUT', '/api/analysis/floor-areas', { token, body: { areas: [{ area: 'HVAC', floorAreaM2: 1200 }, { area: 'Lighting', floorAreaM2: 800 }] } });
+      const floors = await r.server.request('PUT', '/api/analysis/floor-areas', {
+        token,
+        body: {
+          areas: [
+            { area: 'HVAC', floorAreaM2: 1200 },
+            { area: 'Lighting', floorAreaM2: 800 },
+          ],
+        },
+      });
       assert.equal(floors.status, 200, floors.text);
       const first = monthBefore(monthBefore(utcDay(end).slice(0, 7)));
       const second = monthAfter(first);
-      const drivers = await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'desk-days', month: first, value: 2100, unit: 'desk-days' }, { name: 'desk-days', month: second, value: 1900, unit: 'desk-days' }] } });
+      const drivers = await r.server.request('PUT', '/api/analysis/drivers', {
+        token,
+        body: {
+          values: [
+            { name: 'desk-days', month: first, value: 2100, unit: 'desk-days' },
+            { name: 'desk-days', month: second, value: 1900, unit: 'desk-days' },
+          ],
+        },
+      });
       assert.equal(drivers.status, 200, drivers.text);
       const body = await r.get(`/api/analysis/enpi?area=HVAC&from=${first}&to=${monthAfter(second)}&driver=desk-days`);
       assert.equal(body.floorAreaM2, 1200);
@@ -255,7 +292,10 @@ describe('a simulated year', () => {
       assert.equal(site.floorAreaM2, 2000, "the site's floor area is its areas'");
       const viewer = await r.server.createUser({ role: 'viewer' });
       assert.equal((await r.server.request('PUT', '/api/analysis/floor-areas', { token: viewer.accessToken, body: { areas: [] } })).status, 403);
-      assert.equal((await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'x', month: '2026-13', value: 1 }] } })).status, 400);
+      assert.equal(
+        (await r.server.request('PUT', '/api/analysis/drivers', { token, body: { values: [{ name: 'x', month: '2026-13', value: 1 }] } })).status,
+        400,
+      );
       assert.equal((await r.server.request('GET', `/api/analysis/enpi?from=${second}&to=${first}`, { token })).status, 400);
     });
   });

@@ -25,7 +25,11 @@ test('an extra 80 kW all day raises a night base load and a baseline alert with 
   const before = await check(utcDay(anomalyStart - DAY));
   assert.ok(!before.some((f) => f.kind === 'baseline_deviation'), `an ordinary day: ${JSON.stringify(before)}`);
 
-  const load = await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 80, minutes: 24 * 60 }) });
+  const load = await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 80, minutes: 24 * 60 }),
+  });
   assert.equal(load.status, 200);
   await r.run(anomalyStart + DAY, DAY);
   const day = utcDay(anomalyStart);

@@ -49,7 +49,9 @@ describe('history import', () => {
     return body.points[0].kwh as number | null;
   };
   const rows = (meterId: number, d: string) => {
-    const row = server.service.deps.db.sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, d) as { kwh: Buffer; flags: Buffer } | undefined;
+    const row = server.service.deps.db.sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, d) as
+      | { kwh: Buffer; flags: Buffer }
+      | undefined;
     if (!row) return null;
     const kwh = storedKwh(row.kwh);
     return { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length) };
@@ -67,7 +69,15 @@ describe('history import', () => {
     };
     main = await meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     hvac = await meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
-    rest = await meter({ name: 'Rest', kind: 'virtual', area: 'Other', terms: [{ meterId: main.id, sign: 1 }, { meterId: hvac.id, sign: -1 }] });
+    rest = await meter({
+      name: 'Rest',
+      kind: 'virtual',
+      area: 'Other',
+      terms: [
+        { meterId: main.id, sign: 1 },
+        { meterId: hvac.id, sign: -1 },
+      ],
+    });
   });
   after(() => server.close());
 
@@ -99,7 +109,10 @@ describe('history import', () => {
     assert.equal(await dayKwh(hvac.id, d), 36);
     assert.equal(await dayKwh(rest.id, d), 60, 'the virtual meter is rebuilt from the imported terms');
     const stored = rows(main.id, d)!;
-    assert.ok(stored.flags.every((flag) => flag === FLAG_IMPORTED), 'every interval marked imported');
+    assert.ok(
+      stored.flags.every((flag) => flag === FLAG_IMPORTED),
+      'every interval marked imported',
+    );
     // Measured: the completeness and the CSV export say so.
     const completeness = await get(`/api/energy/completeness?from=${d}&to=${addDays(d, 1)}&meterId=${main.id}`);
     assert.equal(completeness.meters[0].measured, 1);
@@ -142,8 +155,14 @@ describe('history import', () => {
     // Lower values replacing higher ones: the month's peak is taken again from its days, not kept from before.
     const lower = await post(intervalsCsv([{ code: 'meter.main.kwh', days: [d, addDays(d, 1)], kwh: () => 0.5 }]), '?replace=true');
     assert.equal(lower.status, 200);
-    const peak = server.service.deps.db.sqlite.prepare('SELECT peak_kw FROM meter_months WHERE meter_id = ? AND month = ?').pluck().get(main.id, d.slice(0, 7)) as number;
-    const dayPeaks = server.service.deps.db.sqlite.prepare("SELECT max(peak_kw) FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%'").pluck().get(main.id, d.slice(0, 7)) as number;
+    const peak = server.service.deps.db.sqlite
+      .prepare('SELECT peak_kw FROM meter_months WHERE meter_id = ? AND month = ?')
+      .pluck()
+      .get(main.id, d.slice(0, 7)) as number;
+    const dayPeaks = server.service.deps.db.sqlite
+      .prepare("SELECT max(peak_kw) FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%'")
+      .pluck()
+      .get(main.id, d.slice(0, 7)) as number;
     assert.equal(peak, dayPeaks);
   });
 
@@ -200,7 +219,10 @@ describe('history import', () => {
     assert.equal(report.intervals.refused, 5);
     assert.equal(report.intervals.new, 1);
     assert.equal(report.kwh, 1.5, 'a decimal comma with semicolons');
-    assert.deepEqual(report.refused.map((row: { line: number }) => row.line), [3, 4, 5, 6, 7]);
+    assert.deepEqual(
+      report.refused.map((row: { line: number }) => row.line),
+      [3, 4, 5, 6, 7],
+    );
     assert.match(report.refused[0].message, /future/);
     assert.match(report.refused[1].message, /today/);
     assert.match(report.refused[2].message, /days ago/);
@@ -208,7 +230,10 @@ describe('history import', () => {
     assert.match(report.refused[4].message, /more than any real load/);
     const response = await post(csv);
     assert.equal(response.status, 400);
-    assert.deepEqual(response.body.details.map((detail: { path: string }) => detail.path), ['line 3', 'line 4', 'line 5', 'line 6', 'line 7']);
+    assert.deepEqual(
+      response.body.details.map((detail: { path: string }) => detail.path),
+      ['line 3', 'line 4', 'line 5', 'line 6', 'line 7'],
+    );
     assert.equal(rows(hvac.id, d), null);
   });
 
@@ -244,7 +269,10 @@ describe('history import', () => {
     // An implausible step is refused with its line.
     const jump = await post(['meter,time,reading', `meter.hvac.kwh,${at(0)},10`, `meter.hvac.kwh,${at(1)},900000`].join('\n'));
     assert.equal(jump.status, 400);
-    assert.deepEqual(jump.body.details.map((detail: { path: string }) => detail.path), ['line 3']);
+    assert.deepEqual(
+      jump.body.details.map((detail: { path: string }) => detail.path),
+      ['line 3'],
+    );
     assert.equal(rows(hvac.id, d), null);
   });
 
@@ -258,11 +286,23 @@ describe('history import', () => {
     assert.equal(await dayKwh(main.id, d), 96);
     // Both replacing at once: each writes the file's values, neither adds to the other's.
     const replaced = await Promise.all(Array.from({ length: 12 }, () => post(csv, '?replace=true')));
-    assert.deepEqual(replaced.map((response) => response.status), Array(12).fill(200));
-    assert.ok(replaced.every((response) => response.body.meters[0].intervals.overlapping === 288), 'each one replaced the same intervals');
+    assert.deepEqual(
+      replaced.map((response) => response.status),
+      Array(12).fill(200),
+    );
+    assert.ok(
+      replaced.every((response) => response.body.meters[0].intervals.overlapping === 288),
+      'each one replaced the same intervals',
+    );
     const month = await get(`/api/energy/series?meterId=${main.id}&from=${d}&to=${addDays(d, 3)}&resolution=day`);
-    assert.deepEqual(month.points.map((point: { kwh: number }) => point.kwh), [96, 96, 96]);
-    const rollup = server.service.deps.db.sqlite.prepare('SELECT sum(total_kwh) FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ?').pluck().get(main.id, d, addDays(d, 3));
+    assert.deepEqual(
+      month.points.map((point: { kwh: number }) => point.kwh),
+      [96, 96, 96],
+    );
+    const rollup = server.service.deps.db.sqlite
+      .prepare('SELECT sum(total_kwh) FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ?')
+      .pluck()
+      .get(main.id, d, addDays(d, 3));
     assert.equal(rollup, 288);
   });
 
@@ -273,13 +313,31 @@ describe('history import', () => {
     const url = new URL(`${server.url}/api/energy/import`);
     const logsBefore = server.logs.length;
     await new Promise<void>((resolve) => {
-      const request = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'text/csv', 'content-length': csv.length } });
+      const request = http.request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin.accessToken}`, 'content-type': 'text/csv', 'content-length': csv.length },
+      });
       request.on('error', () => resolve());
       request.on('response', () => resolve());
       request.write(half, () => setTimeout(() => request.destroy(), 200));
     });
     // The request is logged with the status it was answered with: 400 (the client is gone), never a 5xx.
-    const logged = await eventually(async () => server.logs.slice(logsBefore).find((line) => line.includes('"route":"/api/energy/import"') && line.includes('"msg":"request"') && line.includes(`"userId":${admin.user.id}`) && /"status":[45]\d\d/.test(line)), 'the aborted import logged');
+    const logged = await eventually(
+      async () =>
+        server.logs
+          .slice(logsBefore)
+          .find(
+            (line) =>
+              line.includes('"route":"/api/energy/import"') &&
+              line.includes('"msg":"request"') &&
+              line.includes(`"userId":${admin.user.id}`) &&
+              /"status":[45]\d\d/.test(line),
+          ),
+      'the aborted import logged',
+    );
     assert.match(logged, /"status":400/);
     assert.equal(rows(main.id, d), null, 'nothing written');
     assert.equal((await post(csv)).status, 200, 'the whole file then imports');
@@ -290,7 +348,11 @@ describe('history import', () => {
     assert.equal((await post('meter,start,kwh\n', '', operator.accessToken)).status, 403);
     const json = await post('{"rows":[]}', '', admin.accessToken, 'application/json');
     assert.equal(json.status, 415);
-    const gzipped = await server.request('POST', '/api/energy/import', { token: admin.accessToken, raw: 'x', headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' } });
+    const gzipped = await server.request('POST', '/api/energy/import', {
+      token: admin.accessToken,
+      raw: 'x',
+      headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' },
+    });
     assert.equal(gzipped.status, 415);
     assert.equal((await post('meter,start,kwh\n', '?replace=maybe')).status, 400);
     const doc = (await server.request('GET', '/documentation/json')).body;

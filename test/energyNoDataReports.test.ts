@@ -23,23 +23,36 @@ before(async () => {
 after(() => server.close());
 
 test('a weekly report of hand-entered totals: missing days empty (CSV) and "no data" (PDF), the rest as the weekly chart', async () => {
-  const plan = await server.request('POST', '/api/reports/plans', { token: admin.accessToken, body: { cron: '0 6 * * 1', recipients: ['e@example.test'], name: 'Weekly', templateId: 'weekly-energy' } });
+  const plan = await server.request('POST', '/api/reports/plans', {
+    token: admin.accessToken,
+    body: { cron: '0 6 * * 1', recipients: ['e@example.test'], name: 'Weekly', templateId: 'weekly-energy' },
+  });
   assert.equal(plan.status, 201, plan.text);
   const started = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
   assert.equal(started.status, 202, started.text);
-  const run = await eventually(async () => {
-    const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
-    return read.body.status === 'running' ? undefined : read.body;
-  }, 'the report run', 60_000);
+  const run = await eventually(
+    async () => {
+      const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
+      return read.body.status === 'running' ? undefined : read.body;
+    },
+    'the report run',
+    60_000,
+  );
   assert.equal(run.status, 'ok', run.error);
   const file = async (suffix: string) => {
     const name = run.files.map((f: { name: string }) => f.name).find((n: string) => n.endsWith(suffix));
-    const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+    const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, {
+      headers: { authorization: `Bearer ${admin.accessToken}` },
+    });
     assert.equal(response.status, 200);
     return Buffer.from(await response.arrayBuffer());
   };
   const csv = (await file('.csv')).toString().replace(/\r\n/g, '\n');
-  const daily = csv.split('\n\n').find((block) => block.startsWith('daily'))!.split('\n').slice(2);
+  const daily = csv
+    .split('\n\n')
+    .find((block) => block.startsWith('daily'))!
+    .split('\n')
+    .slice(2);
   assert.equal(daily.length, 7);
   const weekly = (await server.request('GET', '/api/overview/energy/weekly', { token: admin.accessToken })).body;
   let missing = 0;

@@ -18,10 +18,20 @@ test('a rising load is warned of minutes before its window passes the contracted
   const load = (r.counter('meter.main.kwh', start) - r.counter('meter.main.kwh', start - QUARTER)) * 4;
   const limit = Math.round(load * 1.25);
   const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-  const version = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit } });
+  const version = await r.server.request('POST', '/api/energy/tariffs', {
+    token,
+    body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit },
+  });
   assert.equal(version.status, 201, version.text);
   const { deps } = r.server.service;
-  const watch = new DemandWatch({ db: deps.db, figures: deps.energy.figures, tariffs: deps.energy.tariffs, alerts: deps.alerts, logger: deps.logger, timezone: deps.energy.timezone });
+  const watch = new DemandWatch({
+    db: deps.db,
+    figures: deps.energy.figures,
+    tariffs: deps.energy.tariffs,
+    alerts: deps.alerts,
+    logger: deps.logger,
+    timezone: deps.energy.timezone,
+  });
   /** Collects and checks every minute, as the service's collector does with the watch after each collection. */
   const runTo = async (until: number) => {
     while (r.clock.now < until) {
@@ -37,7 +47,11 @@ test('a rising load is warned of minutes before its window passes the contracted
   // From the next window on, a load rising by 6 % of the base per minute: the window's mean ends near 1.45 × base.
   const risingWindow = flatWindow + QUARTER;
   assert.equal(r.clock.now, risingWindow);
-  const sim = await fetch(`${r.sim.url}/sim/load`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }) });
+  const sim = await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
+  });
   assert.equal(sim.status, 200);
   await runTo(risingWindow + QUARTER + MIN);
   const items = (await r.get('/api/analysis/peak-warnings')).items;
@@ -51,7 +65,9 @@ test('a rising load is warned of minutes before its window passes the contracted
   assert.equal(warning.crossedAt, new Date(crossing).toISOString());
   assert.ok(Date.parse(warning.warnedAt) < crossing && warning.leadSec >= 3 * 60, `warned ${warning.leadSec} s before the crossing`);
   assert.ok(warning.projectedKw > limit && warning.finalKw > limit, JSON.stringify(warning));
-  t.diagnostic(`base ${load.toFixed(1)} kW, contract ${limit} kW: warned at ${warning.warnedAt}, crossed at ${warning.crossedAt}, lead ${warning.leadSec} s, final ${warning.finalKw} kW`);
+  t.diagnostic(
+    `base ${load.toFixed(1)} kW, contract ${limit} kW: warned at ${warning.warnedAt}, crossed at ${warning.crossedAt}, lead ${warning.leadSec} s, final ${warning.finalKw} kW`,
+  );
 
   const alerts = (await r.server.request('GET', `/api/alerts?q=${encodeURIComponent('heading for')}`, { token })).body;
   assert.equal(alerts.total, 1);

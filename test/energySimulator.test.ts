@@ -9,7 +9,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 async function token(url: string): Promise<string> {
-  const response = await fetch(`${url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }) });
+  const response = await fetch(`${url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'ems', password: 'ems-simulator' }),
+  });
   return ((await response.json()) as { token: string }).token;
 }
 
@@ -38,7 +42,9 @@ test('days differ as a building’s do: winter above spring, working days above 
   const winterSunday = Date.UTC(2026, 0, 11);
   const springMonday = Date.UTC(2026, 3, 13);
   const holiday = Date.UTC(2026, 4, 1); // a Friday, 1 May
-  const [winter, sunday, spring, mayDay] = await Promise.all([winterMonday, winterSunday, springMonday, holiday].map((day) => dayKwh(sim.url, auth, 'meter.main.kwh', day)));
+  const [winter, sunday, spring, mayDay] = await Promise.all(
+    [winterMonday, winterSunday, springMonday, holiday].map((day) => dayKwh(sim.url, auth, 'meter.main.kwh', day)),
+  );
   assert.ok(winter > spring * 1.1, `winter ${winter} vs spring ${spring}`);
   assert.ok(winter > sunday * 1.2, `working day ${winter} vs Sunday ${sunday}`);
   const friday = await dayKwh(sim.url, auth, 'meter.main.kwh', holiday - 7 * DAY);
@@ -52,7 +58,10 @@ test('days differ as a building’s do: winter above spring, working days above 
   assert.ok(rate(11) > rate(3) * 5, `lighting 11:00 ${rate(11)} kW vs 03:00 ${rate(3)} kW`);
   // The outdoor temperature point is the one the heating follows: every January reading is below the heating base.
   const outdoor = await history(sim.url, auth, 'temp.outdoor', winterMonday, winterMonday + DAY);
-  assert.ok(outdoor.every((s) => s.value > -20 && s.value < HEATING_BASE_C), 'a January day is a heating day');
+  assert.ok(
+    outdoor.every((s) => s.value > -20 && s.value < HEATING_BASE_C),
+    'a January day is a heating day',
+  );
   // Deterministic: a second simulator answers the same history.
   const again = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 86_400 * 3650 });
   t.after(() => again.close());

@@ -39,7 +39,10 @@ async function collectFor(r: TrustRig, counter: { value: number }, minutes: numb
 }
 
 const monthTotals = (r: TrustRig, meterId: number) =>
-  r.server.service.deps.db.sqlite.prepare('SELECT month, round(total_kwh, 4) AS total FROM meter_months WHERE meter_id = ? ORDER BY month').all(meterId) as { month: string; total: number }[];
+  r.server.service.deps.db.sqlite.prepare('SELECT month, round(total_kwh, 4) AS total FROM meter_months WHERE meter_id = ? ORDER BY month').all(meterId) as {
+    month: string;
+    total: number;
+  }[];
 
 const dayTotalsByMonth = (r: TrustRig, meterId: number) => {
   const months = new Map<string, number>();
@@ -56,7 +59,10 @@ test('UTC+14 to UTC−10 at 02:00 local on the 1st: the rows move to the new zon
     const counter = { value: 1000 };
     await collectFor(r, counter, 90);
     const before = byTime(r, meter.id, 'Pacific/Kiritimati');
-    assert.ok(r.dayRows(meter.id).some((row) => row.day === '2026-12-01'), 'a December row in the old zone');
+    assert.ok(
+      r.dayRows(meter.id).some((row) => row.day === '2026-12-01'),
+      'a December row in the old zone',
+    );
 
     await setZone(r, 'Pacific/Honolulu');
     const today = siteDay('Pacific/Honolulu', new Date(r.clock.now));
@@ -116,7 +122,9 @@ test('a move cut short by a stop is finished at the next start, before the first
     // As if the service stopped right after the zone was changed: the new zone and the marker are stored, no row moved.
     const { sqlite } = r.server.service.deps.db;
     sqlite.prepare("UPDATE platform_config SET timezone = 'Asia/Kathmandu' WHERE id = 1").run();
-    sqlite.prepare("INSERT INTO app_settings (key, value, updated_at) VALUES ('energy_time_zone_move', ?, '2026-11-21T00:30:00Z')").run(JSON.stringify({ from: 'UTC', to: 'Asia/Kathmandu', after: 0 }));
+    sqlite
+      .prepare("INSERT INTO app_settings (key, value, updated_at) VALUES ('energy_time_zone_move', ?, '2026-11-21T00:30:00Z')")
+      .run(JSON.stringify({ from: 'UTC', to: 'Asia/Kathmandu', after: 0 }));
     await r.server.service.close();
   } finally {
     await r.gateway.close();

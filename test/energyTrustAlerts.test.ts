@@ -44,7 +44,10 @@ describe('energy data alerts', () => {
     assert.equal(alert.level, 'critical');
     assert.match(alert.title, /Energy collection failing since/);
     assert.equal(alert.clearedAt, null);
-    await eventually(async () => (mail.messages.some((m) => m.to.includes('energy@example.test') && /Energy collection failing/.test(m.raw)) ? true : undefined), 'the alert mail');
+    await eventually(
+      async () => (mail.messages.some((m) => m.to.includes('energy@example.test') && /Energy collection failing/.test(m.raw)) ? true : undefined),
+      'the alert mail',
+    );
 
     r.gateway.readStatus = null;
     r.gateway.set('meter.main.kwh', { value: 101 });

@@ -10,9 +10,11 @@ import { eventually, tempDir } from './helpers/server.ts';
 import { spawnService } from './helpers/serviceProcess.ts';
 import { databasePath } from '../src/db/client.ts';
 
-const LIBFAKETIME = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/faketime/libfaketime.so.1'].find((file) =>
-  fs.existsSync(file),
-);
+const LIBFAKETIME = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/faketime/libfaketime.so.1',
+].find((file) => fs.existsSync(file));
 
 test("the box's clock steps a day ahead and back: no future energy, no frozen meter", { timeout: 120_000 }, async (t) => {
   assert.ok(LIBFAKETIME, 'libfaketime is installed (test/setup/systemPackages.sh)');
@@ -36,7 +38,10 @@ test("the box's clock steps a day ahead and back: no future energy, no frozen me
     await service.exited;
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const main = () => db.prepare("SELECT s.last_at AS lastAt FROM meter_state s JOIN meters m ON m.id = s.meter_id WHERE m.code = 'meter.main.kwh'").get() as { lastAt: number } | undefined;
+  const main = () =>
+    db.prepare("SELECT s.last_at AS lastAt FROM meter_state s JOIN meters m ON m.id = s.meter_id WHERE m.code = 'meter.main.kwh'").get() as
+      | { lastAt: number }
+      | undefined;
   const lastDay = () => db.prepare('SELECT max(day) FROM meter_days').pluck().get() as string | null;
   const realToday = () => new Date().toISOString().slice(0, 10);
   const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -49,7 +54,11 @@ test("the box's clock steps a day ahead and back: no future energy, no frozen me
   await eventually(async () => (lastDay() === tomorrow() ? true : undefined), "the stepped clock's day written", 60_000);
 
   fs.writeFileSync(clockFile, '+0s\n');
-  await eventually(async () => (lastDay()! <= realToday() && (main()?.lastAt ?? 0) <= Date.now() + 5 * 60_000 ? true : undefined), 'the future dropped', 60_000);
+  await eventually(
+    async () => (lastDay()! <= realToday() && (main()?.lastAt ?? 0) <= Date.now() + 5 * 60_000 ? true : undefined),
+    'the future dropped',
+    60_000,
+  );
   const dropped = await service.waitForLog('the clock stepped back: intervals after now dropped, meters ahead of it start again');
   assert.equal(dropped.steppedBack, true);
   // Not frozen: the main meter's last reading moves on with the real clock. The collector holds what it counts in memory

@@ -23,7 +23,10 @@ describe('discovery and the site counted once', () => {
     const byCode = new Map(found.proposals.map((p: any) => [p.code, p]));
     assert.equal(found.proposals.filter((p: any) => p.site).length, 1, 'one site meter for one incomer');
     assert.equal((byCode.get('incomer.main.kwh') as any).site, true);
-    assert.deepEqual({ site: (byCode.get('incomer.main.kw') as any).site, sameMeterAs: (byCode.get('incomer.main.kw') as any).sameMeterAs }, { site: false, sameMeterAs: 'incomer.main.kwh' });
+    assert.deepEqual(
+      { site: (byCode.get('incomer.main.kw') as any).site, sameMeterAs: (byCode.get('incomer.main.kw') as any).sameMeterAs },
+      { site: false, sameMeterAs: 'incomer.main.kwh' },
+    );
     assert.equal((byCode.get('hvac.kw') as any).sameMeterAs, 'hvac.kwh');
     assert.equal((byCode.get('hvac.kwh') as any).sameMeterAs, null);
   });
@@ -32,14 +35,21 @@ describe('discovery and the site counted once', () => {
     const found = await r.get('/api/meters/discover');
     const statuses = [];
     for (const proposal of found.proposals) {
-      const response = await r.server.request('POST', '/api/meters', { token: r.admin.accessToken, body: { name: proposal.name, code: proposal.code, kind: proposal.kind, site: proposal.site } });
+      const response = await r.server.request('POST', '/api/meters', {
+        token: r.admin.accessToken,
+        body: { name: proposal.name, code: proposal.code, kind: proposal.kind, site: proposal.site },
+      });
       statuses.push(response.status);
     }
     assert.deepEqual(statuses, [201, 201, 201, 201]);
-    const twin = await r.server.request('PUT', `/api/meters/${(await r.get('/api/meters?pageSize=200')).items.find((m: any) => m.code === 'incomer.main.kw').id}`, {
-      token: r.admin.accessToken,
-      body: { site: true },
-    });
+    const twin = await r.server.request(
+      'PUT',
+      `/api/meters/${(await r.get('/api/meters?pageSize=200')).items.find((m: any) => m.code === 'incomer.main.kw').id}`,
+      {
+        token: r.admin.accessToken,
+        body: { site: true },
+      },
+    );
     assert.equal(twin.status, 409);
     assert.match(twin.body.error, /count the site twice/);
 

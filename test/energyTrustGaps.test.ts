@@ -29,9 +29,13 @@ describe('missing, estimated and measured', () => {
     main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     hvac = await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
     // The gateway keeps 5-minute history, except for the hour it could not be read.
-    for (const [code, base, kw] of [['meter.main.kwh', 1000, 10], ['meter.hvac.kwh', 500, 4]] as const) {
+    for (const [code, base, kw] of [
+      ['meter.main.kwh', 1000, 10],
+      ['meter.hvac.kwh', 500, 4],
+    ] as const) {
       const rows = [];
-      for (let at = start + 5 * MIN; at <= start + 3 * 60 * MIN; at += 5 * MIN) if (at <= start + 60 * MIN || at >= start + 120 * MIN) rows.push({ at, value: base + (kw * (at - start)) / 3_600_000 });
+      for (let at = start + 5 * MIN; at <= start + 3 * 60 * MIN; at += 5 * MIN)
+        if (at <= start + 60 * MIN || at >= start + 120 * MIN) rows.push({ at, value: base + (kw * (at - start)) / 3_600_000 });
       r.gateway.history.set(code, rows);
     }
     const read = async () => {
@@ -122,8 +126,14 @@ describe('missing, estimated and measured', () => {
     assert.equal(rows.filter((row) => row[5] === 'estimated').length, 4);
     const missing = rows.filter((row) => row[5] === 'missing');
     assert.ok(missing.length >= 96, 'yesterday is listed, as missing');
-    assert.ok(missing.every((row) => row[2] === ''), 'a missing interval is empty, never 0');
-    assert.ok(rows.every((row) => Date.parse(row[0]) < Date.now()), 'no interval that has not happened');
+    assert.ok(
+      missing.every((row) => row[2] === ''),
+      'a missing interval is empty, never 0',
+    );
+    assert.ok(
+      rows.every((row) => Date.parse(row[0]) < Date.now()),
+      'no interval that has not happened',
+    );
   });
 
   test("area cards show the site's unallocated energy", async () => {

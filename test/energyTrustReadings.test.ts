@@ -42,8 +42,14 @@ describe('readings from the future or the far past', () => {
       assert.equal(refused.lastRefusal.reason, 'a time in the future');
       assert.equal(refused.lastRefusal.readingAt, ts);
       const rows = r.dayRows(meter.id);
-      assert.ok(rows.every((row) => row.day <= today(r.clock.now)), `no day after today: ${rows.map((row) => row.day)}`);
-      assert.ok(rows.some((row) => row.flags.some((flag) => flag & FLAG_REFUSED)), 'the refusal is flagged where it arrived');
+      assert.ok(
+        rows.every((row) => row.day <= today(r.clock.now)),
+        `no day after today: ${rows.map((row) => row.day)}`,
+      );
+      assert.ok(
+        rows.some((row) => row.flags.some((flag) => flag & FLAG_REFUSED)),
+        'the refusal is flagged where it arrived',
+      );
 
       // The gateway's clock is right again: the meter goes on from where it was, counting the energy since.
       r.clock.now += MIN;
@@ -65,7 +71,10 @@ describe('readings from the future or the far past', () => {
     assert.equal(state.state, 'refusing');
     assert.equal(state.lastReadingAt, null);
     assert.equal(state.lastRefusal.reason, 'a time older than the 7-day backfill span');
-    assert.ok(r.dayRows(meter.id).every((row) => row.day === today(r.clock.now)), 'at most today’s row, for the flag');
+    assert.ok(
+      r.dayRows(meter.id).every((row) => row.day === today(r.clock.now)),
+      'at most today’s row, for the flag',
+    );
   });
 
   test('a gap longer than the backfill span writes nothing before it and nothing after now', async () => {
@@ -161,7 +170,10 @@ describe("the box's clock stepping forward a day and back (injected clock, gatew
     r.clock.now = real + DAY;
     r.gateway.set('meter.step.kwh', { value: 12 });
     await r.collector.collect();
-    assert.ok(r.dayRows(meter.id).some((row) => row.day === today(real + DAY)), 'tomorrow was written while the clock said so');
+    assert.ok(
+      r.dayRows(meter.id).some((row) => row.day === today(real + DAY)),
+      'tomorrow was written while the clock said so',
+    );
 
     // Back to the real time: what lies after now is dropped, the meter counts on from its next reading.
     r.clock.now = real + MIN;
@@ -169,7 +181,10 @@ describe("the box's clock stepping forward a day and back (injected clock, gatew
     await r.collector.collect();
     const health = await r.get('/api/energy/collector');
     assert.equal(health.clockStepsBack, 1);
-    assert.ok(r.dayRows(meter.id).every((row) => row.day <= today(r.clock.now)), 'no day after today');
+    assert.ok(
+      r.dayRows(meter.id).every((row) => row.day <= today(r.clock.now)),
+      'no day after today',
+    );
     const state = await r.meterState(meter.id);
     assert.equal(state.lastValue, 10.5, 'rebased on the first reading after the step');
     r.clock.now += MIN;
@@ -180,7 +195,9 @@ describe("the box's clock stepping forward a day and back (injected clock, gatew
     assert.equal(after.lastValue, 11, 'not frozen');
     const intervalsAfterNow = r.dayRows(meter.id).flatMap((row) => {
       const start = Date.parse(`${row.day}T00:00:00Z`);
-      return Array.from(row.kwh).map((kwh, i) => ({ at: start + i * 15 * MIN, kwh })).filter((x) => x.at > r.clock.now && !Number.isNaN(x.kwh));
+      return Array.from(row.kwh)
+        .map((kwh, i) => ({ at: start + i * 15 * MIN, kwh }))
+        .filter((x) => x.at > r.clock.now && !Number.isNaN(x.kwh));
     });
     assert.deepEqual(intervalsAfterNow, [], 'no interval after now holds energy');
   });

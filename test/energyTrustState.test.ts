@@ -19,8 +19,7 @@ describe('a gateway that answers but every read fails', () => {
   after(() => r.close());
 
   const health = async () => (await r.server.request('GET', '/api/health')).body;
-  const status = async () =>
-    runCli(['--data-dir', r.server.dataDir, 'status'], { env: { EMS_PORT: new URL(r.server.url).port, EMS_HOST: '127.0.0.1' } });
+  const status = async () => runCli(['--data-dir', r.server.dataDir, 'status'], { env: { EMS_PORT: new URL(r.server.url).port, EMS_HOST: '127.0.0.1' } });
 
   test('while collections work: reachable, collector ok, the meter ok', async () => {
     const body = await health();
@@ -48,7 +47,10 @@ describe('a gateway that answers but every read fails', () => {
     assert.equal(collector.lagSec, 180);
     assert.equal(collector.meterStates[0].state, 'failing');
     // The public payload is recomputed at most about once a second.
-    await eventually(async () => ((await r.server.request('GET', '/api/dashboard')).body.gateway.state === 'degraded' ? true : undefined), 'the dashboard saying degraded');
+    await eventually(
+      async () => ((await r.server.request('GET', '/api/dashboard')).body.gateway.state === 'degraded' ? true : undefined),
+      'the dashboard saying degraded',
+    );
     const dashboard = (await r.server.request('GET', '/api/dashboard')).body;
     assert.equal(dashboard.gateway.dataAt, collector.lastOkAt);
 

@@ -26,10 +26,17 @@ describe('error codes', () => {
     const res = await server.request('POST', '/api/alerts', { token: users.operator.accessToken, body: { level: 'nope' } });
     expectError(res, 400, 'VALIDATION');
     assert.ok(res.body.details.length > 0);
-    const rule = await server.request('POST', '/api/reports/plans', { token: users.operator.accessToken, body: { name: 'x', templateId: 999, cron: 'bad', recipients: ['a@example.com'] } });
+    const rule = await server.request('POST', '/api/reports/plans', {
+      token: users.operator.accessToken,
+      body: { name: 'x', templateId: 999, cron: 'bad', recipients: ['a@example.com'] },
+    });
     expectError(rule, 400, 'VALIDATION');
     assert.deepEqual(rule.body.details.map((d: { path: string }) => d.path).sort(), ['body.cron', 'body.templateId']);
-    const malformed = await server.request('POST', '/api/alerts', { token: users.operator.accessToken, raw: '{"title":', headers: { 'content-type': 'application/json' } });
+    const malformed = await server.request('POST', '/api/alerts', {
+      token: users.operator.accessToken,
+      raw: '{"title":',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(malformed, 400, 'VALIDATION');
   });
 

@@ -37,7 +37,8 @@ describe('energy exports', () => {
     return { status: response.status, type: response.headers.get('content-type') ?? '', body: Buffer.from(await response.arrayBuffer()) };
   };
   const series = async (meterId: number, resolution: string): Promise<{ start: string; kwh: number | null }[]> =>
-    (await server.request('GET', `/api/energy/series?meterId=${meterId}&from=${FROM}&to=${TO}&resolution=${resolution}`, { token: viewer.accessToken })).body.points;
+    (await server.request('GET', `/api/energy/series?meterId=${meterId}&from=${FROM}&to=${TO}&resolution=${resolution}`, { token: viewer.accessToken })).body
+      .points;
 
   test('wide CSV of a meter list: one column per meter, site time with offsets, values equal to the series API', async () => {
     const ids = seeded.meterIds.slice(0, 3);
@@ -83,7 +84,9 @@ describe('energy exports', () => {
   });
 
   test('the whole site when no meter is named; a day without data is empty, not 0', async () => {
-    const csv = await download(`from=${seeded.gapDay}&to=${seeded.gapDay.slice(0, 8)}${String(Number(seeded.gapDay.slice(8)) + 1).padStart(2, '0')}&resolution=day&locale=en-US`);
+    const csv = await download(
+      `from=${seeded.gapDay}&to=${seeded.gapDay.slice(0, 8)}${String(Number(seeded.gapDay.slice(8)) + 1).padStart(2, '0')}&resolution=day&locale=en-US`,
+    );
     assert.equal(csv.status, 200);
     const lines = csv.body.toString('utf8').trimEnd().split('\r\n');
     assert.equal(lines[0].split(',').length, 2 + 1 + seeded.meterIds.length, 'every meter, the main incomer too');
@@ -100,11 +103,26 @@ describe('energy exports', () => {
     fs.writeFileSync(file, xlsx.body);
     // Two spreadsheet engines' settings: German (decimal comma, ';' between fields) and US English.
     const convert = async (lang: string, filter: string, out: string) => {
-      await run('soffice', ['--headless', `-env:UserInstallation=file://${dir}/profile-${lang}`, '--convert-to', `csv:Text - txt - csv (StarCalc):${filter}`, '--outdir', path.join(dir, out), file], {
-        env: { ...process.env, LANG: `${lang}.UTF-8`, LC_ALL: `${lang}.UTF-8` },
-        timeout: 120_000,
-      });
-      return fs.readFileSync(path.join(dir, out, 'export.csv'), 'utf8').trimEnd().split(/\r?\n/);
+      await run(
+        'soffice',
+        [
+          '--headless',
+          `-env:UserInstallation=file://${dir}/profile-${lang}`,
+          '--convert-to',
+          `csv:Text - txt - csv (StarCalc):${filter}`,
+          '--outdir',
+          path.join(dir, out),
+          file,
+        ],
+        {
+          env: { ...process.env, LANG: `${lang}.UTF-8`, LC_ALL: `${lang}.UTF-8` },
+          timeout: 120_000,
+        },
+      );
+      return fs
+        .readFileSync(path.join(dir, out, 'export.csv'), 'utf8')
+        .trimEnd()
+        .split(/\r?\n/);
     };
     const [german, english] = await Promise.all([convert('de_DE', '59,34,76,1,,1031', 'de'), convert('en_US', '44,34,76,1,,1033', 'en')]);
     const hours = await Promise.all(ids.map((id) => series(id, 'hour')));
@@ -141,7 +159,10 @@ describe('energy exports', () => {
       )();
     }
     const sub = seeded.meterIds[0];
-    const wide = (await download(`from=${FROM}&to=${TO}&meterIds=${gas},${water},${sub}&resolution=hour&locale=en-GB`)).body.toString('utf8').trimEnd().split('\r\n');
+    const wide = (await download(`from=${FROM}&to=${TO}&meterIds=${gas},${water},${sub}&resolution=hour&locale=en-GB`)).body
+      .toString('utf8')
+      .trimEnd()
+      .split('\r\n');
     assert.equal(wide[0], `start,end,Gas (${gas}) gas m³,Water (${water}) water m³,Sub-meter 1 (${sub}) electricity kWh`);
     const [gasHours, waterHours] = await Promise.all([series(gas, 'hour'), series(water, 'hour')]);
     wide.slice(1).forEach((line, i) => {
@@ -153,8 +174,14 @@ describe('energy exports', () => {
     assert.equal(long[0], 'start,end,meter_id,meter,area,commodity,unit,quantity');
     const rows = long.slice(1).map((line) => line.split(','));
     assert.equal(rows.length, 6, 'two meters × three days');
-    assert.deepEqual(rows.filter((row) => row[2] === String(gas)).map((row) => row.slice(5, 7)), Array(3).fill(['gas', 'm³']));
-    assert.deepEqual(rows.filter((row) => row[2] === String(water)).map((row) => row.slice(5, 7)), Array(3).fill(['water', 'm³']));
+    assert.deepEqual(
+      rows.filter((row) => row[2] === String(gas)).map((row) => row.slice(5, 7)),
+      Array(3).fill(['gas', 'm³']),
+    );
+    assert.deepEqual(
+      rows.filter((row) => row[2] === String(water)).map((row) => row.slice(5, 7)),
+      Array(3).fill(['water', 'm³']),
+    );
   });
 
   test('bad requests are 4xx naming the problem', async () => {

@@ -8,7 +8,9 @@ type Fault = { id: number; device: string; severity: string; status: string; rep
 
 /** The snapshot as it should be, counted straight from the faults table in JavaScript. */
 function recount(server: TestServer) {
-  const rows = server.service.deps.db.sqlite.prepare('SELECT status, severity, reported_at AS reportedAt, resolved_at AS resolvedAt FROM faults').all() as Fault[];
+  const rows = server.service.deps.db.sqlite
+    .prepare('SELECT status, severity, reported_at AS reportedAt, resolved_at AS resolvedAt FROM faults')
+    .all() as Fault[];
   const count = (pick: (row: Fault) => boolean) => rows.filter(pick).length;
   const repaired = rows.filter((row) => (row.status === 'resolved' || row.status === 'closed') && row.resolvedAt);
   const hours = repaired.map((row) => (Date.parse(row.resolvedAt!) - Date.parse(row.reportedAt)) / 3_600_000);
@@ -108,7 +110,10 @@ describe('faults', () => {
     for (const [method, path, body, where] of cases) {
       const res = await server.request(method, path, { token, body });
       assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
-      assert.ok(res.body.details?.some((d: { path: string }) => d.path.startsWith(where)), `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.body.details?.some((d: { path: string }) => d.path.startsWith(where)),
+        `${method} ${path}: ${JSON.stringify(res.body)}`,
+      );
     }
     for (const [method, body] of [['GET'], ['PUT', { status: 'closed' }], ['DELETE']] as const) {
       assert.equal((await server.request(method, '/api/faults/999999', { token, body })).status, 404, method);
@@ -141,10 +146,19 @@ describe('faults', () => {
       const operator = await own.createUser({ role: 'operator' });
       const stats = async () => (await own.request('GET', '/api/faults/stats', { token: operator.accessToken })).body;
       const empty = await stats();
-      assert.deepEqual({ ...empty, updatedAt: 'x' }, {
-        total: 0, open: 0, inProgress: 0, resolved: 0, closed: 0,
-        bySeverity: { low: 0, medium: 0, high: 0, critical: 0 }, mttrHours: null, updatedAt: 'x',
-      });
+      assert.deepEqual(
+        { ...empty, updatedAt: 'x' },
+        {
+          total: 0,
+          open: 0,
+          inProgress: 0,
+          resolved: 0,
+          closed: 0,
+          bySeverity: { low: 0, medium: 0, high: 0, critical: 0 },
+          mttrHours: null,
+          updatedAt: 'x',
+        },
+      );
 
       const post = async (body: object) => (await own.request('POST', '/api/faults', { token: operator.accessToken, body })).body as Fault;
       const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
@@ -188,7 +202,10 @@ describe('faults', () => {
       const statuses = ['open', 'in_progress', 'resolved', 'closed'];
       const seed = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          own.request('POST', '/api/faults', { token: token(i), body: { device: `seed-${i}`, severity: severities[i % 4], reportedAt: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() } }),
+          own.request('POST', '/api/faults', {
+            token: token(i),
+            body: { device: `seed-${i}`, severity: severities[i % 4], reportedAt: new Date(Date.now() - (i + 1) * 3_600_000).toISOString() },
+          }),
         ),
       );
       const ids = seed.map((res) => res.body.id as number);
@@ -224,8 +241,12 @@ describe('faults', () => {
     await first.request('POST', '/api/faults', { token: operator.accessToken, body: { device: 'A', severity: 'low' } });
     const sqlite = first.service.deps.db.sqlite;
     // As a restored backup or a hand edit would: rows change, the snapshot does not.
-    sqlite.prepare("INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('B', 'high', 'closed', '2024-01-01T00:00:00.000Z', '2024-01-01T06:00:00.000Z', 'x', 'x')").run();
-    sqlite.prepare("UPDATE fault_stats SET total = 99 WHERE id = 1").run();
+    sqlite
+      .prepare(
+        "INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('B', 'high', 'closed', '2024-01-01T00:00:00.000Z', '2024-01-01T06:00:00.000Z', 'x', 'x')",
+      )
+      .run();
+    sqlite.prepare('UPDATE fault_stats SET total = 99 WHERE id = 1').run();
     assert.equal((await first.request('GET', '/api/faults/stats', { token: operator.accessToken })).body.total, 99);
     await first.service.close();
 

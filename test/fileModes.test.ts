@@ -34,7 +34,10 @@ test('with umask 022, the service and emsctl create nothing group-writable or ot
 
   const files = [dataDir, ...walk(dataDir)];
   assert.ok(files.some((file) => file.endsWith('ems.db')));
-  assert.ok(files.some((file) => file.includes(`${path.sep}backups${path.sep}`)), 'a backup was written');
+  assert.ok(
+    files.some((file) => file.includes(`${path.sep}backups${path.sep}`)),
+    'a backup was written',
+  );
   for (const file of files) {
     const mode = modeOf(file);
     assert.equal(mode & 0o027, 0, `${path.relative(root, file)} is ${mode.toString(8)}`);

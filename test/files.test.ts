@@ -214,7 +214,12 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['9 parts', rawMultipart([filePart, ...fields(6), anonymousPart, anonymousPart]), 400, /Too many form parts/],
       ['7 fields', rawMultipart([filePart, ...fields(7)]), 400, /Too many form parts/],
       ['one field past 16 KiB', rawMultipart([filePart, fieldPart('a', 'x'.repeat(16 * 1024 + 1))]), 413, /at most 16384 bytes/],
-      ['fields past 16 KiB in all', rawMultipart([filePart, fieldPart('a', 'x'.repeat(10_000)), fieldPart('b', 'y'.repeat(16 * 1024 - 10_000 + 1))]), 413, /at most 16384 bytes/],
+      [
+        'fields past 16 KiB in all',
+        rawMultipart([filePart, fieldPart('a', 'x'.repeat(10_000)), fieldPart('b', 'y'.repeat(16 * 1024 - 10_000 + 1))]),
+        413,
+        /at most 16384 bytes/,
+      ],
     ];
     for (const [name, multipart, status, message] of refused) {
       const response = await post(server, token, multipart);
@@ -229,13 +234,25 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
     const cases: Array<[string, { body: Buffer; contentType: string }, RegExp]> = [
       ['a header line without a colon', rawMultipart(['Content-Disposition form-data; name="file"; filename="a.txt"\r\n\r\nx']), /Malformed multipart body/],
       ['a file after a broken header', rawMultipart([filePart, 'Content-Type text/plain\r\n\r\nx']), /Malformed multipart body/],
-      ['no boundary anywhere in the body', { body: Buffer.from('just some bytes\r\n'), contentType: 'multipart/form-data; boundary=never-sent' }, /Malformed multipart body/],
+      [
+        'no boundary anywhere in the body',
+        { body: Buffer.from('just some bytes\r\n'), contentType: 'multipart/form-data; boundary=never-sent' },
+        /Malformed multipart body/,
+      ],
       ['an empty boundary', { body: Buffer.from('--\r\n'), contentType: 'multipart/form-data; boundary=' }, /Malformed multipart body/],
       ['an unterminated quoted boundary', { body: Buffer.from('--x\r\n'), contentType: 'multipart/form-data; boundary="x' }, /Malformed multipart body/],
-      ['the body ends inside a part header', { body: Buffer.from('--b\r\nContent-Disposition: form-data; na'), contentType: 'multipart/form-data; boundary=b' }, /Malformed multipart body/],
+      [
+        'the body ends inside a part header',
+        { body: Buffer.from('--b\r\nContent-Disposition: form-data; na'), contentType: 'multipart/form-data; boundary=b' },
+        /Malformed multipart body/,
+      ],
       ['only the closing boundary', { body: Buffer.from('--b--\r\n'), contentType: 'multipart/form-data; boundary=b' }, /No file in field "file"/],
       ['field "file" as text, not a file', multipartBody([{ name: 'file', data: 'just text' }]), /No file in field "file"/],
-      ['a file part without a field name', rawMultipart(['Content-Disposition: form-data; filename="a.txt"\r\n\r\nx']), /Unexpected file in field "": send it in field "file"/],
+      [
+        'a file part without a field name',
+        rawMultipart(['Content-Disposition: form-data; filename="a.txt"\r\n\r\nx']),
+        /Unexpected file in field "": send it in field "file"/,
+      ],
       ['a part that is not form-data', rawMultipart(['Content-Disposition: attachment; name="file"; filename="a.txt"\r\n\r\nx']), /No file in field "file"/],
     ];
     for (const [name, multipart, message] of cases) {
@@ -255,7 +272,11 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       ['filename="C:\\fakepath\\plan.pdf"', 'plan.pdf'],
     ];
     for (const [parameters, expected] of cases) {
-      const response = await post(server, token, rawMultipart([`Content-Disposition: form-data; name="file"; ${parameters}\r\nContent-Type: text/plain\r\n\r\nnamed`]));
+      const response = await post(
+        server,
+        token,
+        rawMultipart([`Content-Disposition: form-data; name="file"; ${parameters}\r\nContent-Type: text/plain\r\n\r\nnamed`]),
+      );
       assert.equal(response.status, 201, `${parameters}: ${response.text}`);
       assert.equal(response.body.originalName, expected, parameters);
       await server.request('DELETE', `/api/files/${response.body.id}`, { token });
@@ -281,7 +302,9 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       assert.equal(response.status, 201, `${JSON.stringify(raw)}: ${response.text}`);
       assert.equal(response.body.originalName, expected, JSON.stringify(raw));
       assert.match(response.body.storedName, /^[a-f0-9]{32}$/);
-      const download = await rawRequest(server.url, 'GET', `/api/files/${response.body.id}/raw`, { headers: { authorization: `Bearer ${operator.accessToken}` } });
+      const download = await rawRequest(server.url, 'GET', `/api/files/${response.body.id}/raw`, {
+        headers: { authorization: `Bearer ${operator.accessToken}` },
+      });
       assert.equal(download.status, 200);
       const disposition = String(download.headers['content-disposition']);
       assert.match(disposition, /^attachment; filename="[\x20-\x7e]*"; filename\*=UTF-8''[A-Za-z0-9%!._~-]+$/, disposition);
@@ -309,7 +332,8 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
     const data = randomBytes(1000);
     const created = await upload(data, 'ranged.bin', 'application/octet-stream');
     const url = `/api/files/${created.id}/raw`;
-    const get = (headers: Record<string, string>) => rawRequest(server.url, 'GET', url, { headers: { authorization: `Bearer ${viewer.accessToken}`, ...headers } });
+    const get = (headers: Record<string, string>) =>
+      rawRequest(server.url, 'GET', url, { headers: { authorization: `Bearer ${viewer.accessToken}`, ...headers } });
 
     const cases: Array<[string, number, number]> = [
       ['bytes=0-99', 0, 99],
@@ -331,7 +355,12 @@ describe('files with a small EMS_UPLOAD_MAX_BYTES', () => {
       assert.equal(response.headers['content-range'], 'bytes */1000', range);
       assert.equal(response.json.error, 'Range not satisfiable');
     }
-    for (const headers of <Array<Record<string, string>>>[{ range: 'bytes=0-1,5-6' }, { range: 'bytes=9-3' }, { range: 'items=0-5' }, { range: 'bytes=0-9', 'if-range': '"stale-etag"' }]) {
+    for (const headers of <Array<Record<string, string>>>[
+      { range: 'bytes=0-1,5-6' },
+      { range: 'bytes=9-3' },
+      { range: 'items=0-5' },
+      { range: 'bytes=0-9', 'if-range': '"stale-etag"' },
+    ]) {
       const response = await get(headers);
       assert.equal(response.status, 200, JSON.stringify(headers));
       assert.ok(response.body.equals(data), JSON.stringify(headers));

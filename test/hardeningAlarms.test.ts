@@ -32,14 +32,31 @@ describe('escalation covers every critical alert its rule covers', () => {
     const admin = (await server.createUser({ role: 'admin' })).accessToken;
     const rule = await server.request('POST', '/api/notification-rules', {
       token: admin,
-      body: { name: tag, levels: ['critical'], area: tag, recipients: [`duty-${tag}@example.test`], escalateAfterMin: 15, escalateTo: [`boss-${tag}@example.test`, `deputy-${tag}@example.test`] },
+      body: {
+        name: tag,
+        levels: ['critical'],
+        area: tag,
+        recipients: [`duty-${tag}@example.test`],
+        escalateAfterMin: 15,
+        escalateTo: [`boss-${tag}@example.test`, `deputy-${tag}@example.test`],
+      },
     });
     assert.equal(rule.status, 201, rule.text);
     const db = server.service.deps.db;
-    const notifier = new AlarmNotifier({ db, mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }), logger, publicUrl: 'http://ems.local', now, summaryDelayMs: 100 });
+    const notifier = new AlarmNotifier({
+      db,
+      mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
+      logger,
+      publicUrl: 'http://ems.local',
+      now,
+      summaryDelayMs: 100,
+    });
     const alerts = new AlertService(db, new AuditLog(db), now);
     const escalated = () =>
-      db.sqlite.prepare("SELECT count(DISTINCT alert_id) FROM notification_sends WHERE kind = 'escalation' AND rule_id = ? AND recipient = ?").pluck().get(rule.body.id, `boss-${tag}@example.test`) as number;
+      db.sqlite
+        .prepare("SELECT count(DISTINCT alert_id) FROM notification_sends WHERE kind = 'escalation' AND rule_id = ? AND recipient = ?")
+        .pluck()
+        .get(rule.body.id, `boss-${tag}@example.test`) as number;
     return { notifier, alerts, escalated, rule: rule.body };
   }
 
@@ -50,7 +67,10 @@ describe('escalation covers every critical alert its rule covers', () => {
     alerts.onCreated((alert) => notifier.alertRaised(alert));
     const start = now;
     for (let i = 0; i < 15; i += 1) alerts.create({ title: `${tag} pump ${i}`, level: 'critical', area: tag, occurredAt: new Date(start).toISOString() }, null);
-    await eventually(async () => (mail.messages.some((m) => m.to.includes(`duty-${tag}@example.test`) && m.raw.includes('new alerts arrived faster')) ? true : undefined), 'the flood summary');
+    await eventually(
+      async () => (mail.messages.some((m) => m.to.includes(`duty-${tag}@example.test`) && m.raw.includes('new alerts arrived faster')) ? true : undefined),
+      'the flood summary',
+    );
     await notifier.idle();
     const direct = mail.messages.filter((m) => m.to.includes(`duty-${tag}@example.test`) && m.raw.includes('[EMS critical]'));
     assert.equal(direct.length, 10, 'the flood limit folded 5 into the summary');
@@ -91,7 +111,10 @@ describe('escalation covers every critical alert its rule covers', () => {
     assert.equal(escalated(), 5020);
     const lists = mail.messages.filter((m) => m.to.includes(`boss-${tag}@example.test`));
     assert.equal(lists.length, 3);
-    assert.ok(lists.some((m) => /and 1950 more/.test(m.raw.replace(/=\r?\n/g, ''))), 'a list names the first 50 and counts the rest');
+    assert.ok(
+      lists.some((m) => /and 1950 more/.test(m.raw.replace(/=\r?\n/g, ''))),
+      'a list names the first 50 and counts the rest',
+    );
     assert.deepEqual(notifier.sends(handled.id), []);
     await notifier.stop();
   });
@@ -117,7 +140,8 @@ describe('a hostile gateway', () => {
     await gateway.close();
   });
 
-  const poller = (now: () => number) => new AlarmPoller({ iot: server.service.deps.iot, alerts: server.service.deps.alerts, logger: server.service.deps.logger, intervalMs: 60_000, now });
+  const poller = (now: () => number) =>
+    new AlarmPoller({ iot: server.service.deps.iot, alerts: server.service.deps.alerts, logger: server.service.deps.logger, intervalMs: 60_000, now });
   const alertsOf = async (q: string) => (await server.request('GET', `/api/alerts?pageSize=200&q=${encodeURIComponent(q)}`, { token: admin })).body;
   const warnings = () => server.logs.map((line) => JSON.parse(line)).filter((line) => /gateway alarms out of bounds/.test(line.msg));
 
@@ -171,7 +195,9 @@ describe('a hostile gateway', () => {
   test('a gateway whose raisedAt moves with its clock raises one alert, and its clearing is still seen', async () => {
     let now = Date.now();
     const p = poller(() => now);
-    const moving = () => [{ id: 9, code: 'chiller.moving', level: 'critical', message: 'Chiller tripped (moving clock)', raisedAt: new Date(now).toISOString(), clearedAt: null }];
+    const moving = () => [
+      { id: 9, code: 'chiller.moving', level: 'critical', message: 'Chiller tripped (moving clock)', raisedAt: new Date(now).toISOString(), clearedAt: null },
+    ];
     for (let poll = 0; poll < 5; poll += 1) {
       rows = moving();
       await p.poll();
@@ -191,7 +217,16 @@ describe('a hostile gateway', () => {
 
   test('the public payload names the point of a gateway alarm, never its text', async () => {
     const now = Date.now();
-    rows = [{ id: 11, code: 'door.lobby', level: 'warning', message: 'Tenant Jane Doe forced door 3 (badge 4711)', raisedAt: new Date(now).toISOString(), clearedAt: null }];
+    rows = [
+      {
+        id: 11,
+        code: 'door.lobby',
+        level: 'warning',
+        message: 'Tenant Jane Doe forced door 3 (badge 4711)',
+        raisedAt: new Date(now).toISOString(),
+        clearedAt: null,
+      },
+    ];
     assert.equal((await poller(() => now).poll()).raised, 1);
     const written = await server.request('POST', '/api/alerts', { token: admin, body: { title: 'Hand-written notice', level: 'info' } });
     assert.equal(written.status, 201);

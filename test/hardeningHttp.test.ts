@@ -68,7 +68,8 @@ describe('pages', () => {
     const paths: string[] = [];
     for (const [path, operations] of Object.entries<any>(doc.paths)) {
       const get = operations.get;
-      if (get?.parameters?.some((parameter: any) => parameter.in === 'query' && parameter.name === 'page')) paths.push(path.replace('{id}', String(admin.user.id)));
+      if (get?.parameters?.some((parameter: any) => parameter.in === 'query' && parameter.name === 'page'))
+        paths.push(path.replace('{id}', String(admin.user.id)));
     }
     return paths;
   };
@@ -95,7 +96,15 @@ describe('pages', () => {
 });
 
 describe('calendar dates', () => {
-  for (const value of ['2026-02-30T10:00:00Z', '2026-02-29T10:00:00Z', '2026-04-31T10:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z', '2026-01-01T10:00:00+24:00', '2025-02-29']) {
+  for (const value of [
+    '2026-02-30T10:00:00Z',
+    '2026-02-29T10:00:00Z',
+    '2026-04-31T10:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T10:60:00Z',
+    '2026-01-01T10:00:00+24:00',
+    '2025-02-29',
+  ]) {
     test(`${value} is refused with 400 in a query and a body`, async () => {
       const query = await server.request('GET', `/api/alerts?from=${encodeURIComponent(value)}`, { token: admin.accessToken });
       assert.equal(query.status, 400, query.text);

@@ -18,7 +18,9 @@ describe('tariff versions', () => {
   test('a second version of the same validFrom is 409, on create (also in parallel) and on update', async () => {
     const day = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
     const later = new Date(Date.now() + 41 * 86_400_000).toISOString().slice(0, 10);
-    const answers = await Promise.all(Array.from({ length: 8 }, () => server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: day, price: 0.3, carbonFactor: 0.2 } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: day, price: 0.3, carbonFactor: 0.2 } })),
+    );
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
     const conflict = answers.find((answer) => answer.status === 409)!;
     assert.equal(conflict.body.code, 'CONFLICT');
@@ -100,7 +102,10 @@ describe('display names', () => {
       assert.equal(display.status, 400, `displayName ${JSON.stringify(value)}`);
       const meter = await server.request('POST', '/api/meters', { token, body: { name: value, code: 'meter.x.kwh', kind: 'energy' } });
       assert.equal(meter.status, 400, `meter ${JSON.stringify(value)}`);
-      const area = await server.request('PUT', '/api/energy/areas', { token, body: { areas: [{ name: value, todayKwh: 1, monthKwh: 1, yearKwh: 1, powerKw: 1 }] } });
+      const area = await server.request('PUT', '/api/energy/areas', {
+        token,
+        body: { areas: [{ name: value, todayKwh: 1, monthKwh: 1, yearKwh: 1, powerKw: 1 }] },
+      });
       assert.equal(area.status, 400, `area ${JSON.stringify(value)}`);
     }
   });
@@ -116,10 +121,16 @@ describe('meter areas follow the area-name rules', () => {
     }
     const first = await server.request('POST', '/api/meters', { token, body: { name: 'Hall meter', code: 'meter.hall.kwh', kind: 'energy', area: 'Hall A' } });
     assert.equal(first.status, 201, first.text);
-    const other = await server.request('POST', '/api/meters', { token, body: { name: 'Hall meter 2', code: 'meter.hall2.kwh', kind: 'energy', area: 'HALL a' } });
+    const other = await server.request('POST', '/api/meters', {
+      token,
+      body: { name: 'Hall meter 2', code: 'meter.hall2.kwh', kind: 'energy', area: 'HALL a' },
+    });
     assert.equal(other.status, 400, other.text);
     assert.match(other.body.details[0].message, /"Hall A"/);
-    const same = await server.request('POST', '/api/meters', { token, body: { name: 'Hall meter 3', code: 'meter.hall3.kwh', kind: 'energy', area: 'Hall A' } });
+    const same = await server.request('POST', '/api/meters', {
+      token,
+      body: { name: 'Hall meter 3', code: 'meter.hall3.kwh', kind: 'energy', area: 'Hall A' },
+    });
     assert.equal(same.status, 201, same.text);
     const renamed = await server.request('PUT', `/api/meters/${first.body.id}`, { token, body: { area: 'TOTAL' } });
     assert.equal(renamed.status, 400);

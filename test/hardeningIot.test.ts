@@ -22,14 +22,20 @@ describe('many long codes in a GET', () => {
       assert.ok(codes.every((code) => code.length === 128));
       const answer = await server.request('GET', `/api/iot/codes/values?${codes.map((code) => `codes=${code}`).join('&')}`, { token });
       assert.equal(answer.status, 200, answer.text.slice(0, 200));
-      assert.deepEqual(answer.body.data.map((row: { code: string }) => row.code), codes);
+      assert.deepEqual(
+        answer.body.data.map((row: { code: string }) => row.code),
+        codes,
+      );
     });
   }
 
   test('the comma form still reads each code', async () => {
     const answer = await server.request('GET', '/api/iot/codes/values?codes=meter.main.kwh,temp.zone1', { token });
     assert.equal(answer.status, 200, answer.text);
-    assert.deepEqual(answer.body.data.map((row: { code: string }) => row.code), ['meter.main.kwh', 'temp.zone1']);
+    assert.deepEqual(
+      answer.body.data.map((row: { code: string }) => row.code),
+      ['meter.main.kwh', 'temp.zone1'],
+    );
   });
 });
 
@@ -97,10 +103,14 @@ describe('gateway errors', () => {
   }
 
   test("the gateway's own message and fields are kept; a 5xx names the gateway's status", async () => {
-    fake.script('/codes/set', (_request, res: http.ServerResponse) => {
-      res.writeHead(503, { 'content-type': 'application/json' });
-      res.end('{"error":"maintenance window","retryInMin":5}');
-    }, 1);
+    fake.script(
+      '/codes/set',
+      (_request, res: http.ServerResponse) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":"maintenance window","retryInMin":5}');
+      },
+      1,
+    );
     const answer = await server.request('POST', '/api/iot/codes/set', { token: admin, body: { code: 'a', value: 1 } });
     assert.deepEqual([answer.status, answer.body], [502, { error: 'maintenance window', retryInMin: 5, code: 'BAD_GATEWAY', gatewayStatus: 503 }]);
   });

@@ -20,7 +20,10 @@ describe('a backup killed mid-run', () => {
     fs.writeFileSync(path.join(backups, 'ems-20261123T030000.000Z.files.partial', 'uploads', 'a.bin'), 'x');
     const server = await startTestServer({ EMS_DATA_DIR: dataDir });
     try {
-      assert.deepEqual(fs.readdirSync(backups).filter((name) => name.endsWith('.partial')), []);
+      assert.deepEqual(
+        fs.readdirSync(backups).filter((name) => name.endsWith('.partial')),
+        [],
+      );
       const admin = (await server.createUser({ role: 'admin' })).accessToken;
       const schedule = (await server.request('GET', '/api/system/backup-schedule', { token: admin })).body;
       assert.match(schedule.lastStatus, /^failed: interrupted/);

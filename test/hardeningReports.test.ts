@@ -22,7 +22,10 @@ after(async () => {
 let plans = 0;
 async function createPlan(recipient: string, cron = '0 7 * * *') {
   plans += 1;
-  const answer = await server.request('POST', '/api/reports/plans', { token, body: { name: `Plan ${plans}`, templateId: 'alerts-faults', cron, format: 'csv', recipients: [recipient] } });
+  const answer = await server.request('POST', '/api/reports/plans', {
+    token,
+    body: { name: `Plan ${plans}`, templateId: 'alerts-faults', cron, format: 'csv', recipients: [recipient] },
+  });
   assert.equal(answer.status, 201, answer.text);
   return answer.body as { id: number };
 }
@@ -47,7 +50,10 @@ function pastRuns(planId: number, count: number, fields: { trigger: string; mail
 describe('schedule interval', () => {
   test('a cron running more often than every 15 minutes is 400 on create and update; every 15 minutes is fine', async () => {
     for (const cron of ['* * * * *', '* * * * * *', '*/10 * * * *', '0,5 7 * * *', '*/30 * * * * *', '0,55 * * * *']) {
-      const answer = await server.request('POST', '/api/reports/plans', { token, body: { name: 'Spam', templateId: 'alerts-faults', cron, recipients: ['x@example.test'] } });
+      const answer = await server.request('POST', '/api/reports/plans', {
+        token,
+        body: { name: 'Spam', templateId: 'alerts-faults', cron, recipients: ['x@example.test'] },
+      });
       assert.equal(answer.status, 400, `${cron}: ${answer.text}`);
       assert.equal(answer.body.details[0].path, 'body.cron');
       assert.match(answer.body.details[0].message, /at most every 15 minutes/);
@@ -68,7 +74,10 @@ describe('run now', () => {
     const statuses = answers.map((answer) => answer.status);
     let accepted = statuses.filter((status) => status === 202).length;
     assert.ok(accepted >= 1 && accepted <= MANUAL_RUNS_PER_PLAN, statuses.join(','));
-    assert.ok(statuses.every((status) => status === 202 || status === 409 || status === 429), statuses.join(','));
+    assert.ok(
+      statuses.every((status) => status === 202 || status === 409 || status === 429),
+      statuses.join(','),
+    );
     for (const answer of answers) if (answer.status === 202) await finished(answer.body.id);
     let refused;
     for (let i = 0; i < 20 && !refused; i += 1) {
@@ -85,14 +94,18 @@ describe('run now', () => {
     assert.ok(retryAfter >= 1 && retryAfter <= 600, `Retry-After ${retryAfter}`);
     assert.equal(mail.messages.filter((m) => m.to.includes('burst@example.test')).length, MANUAL_RUNS_PER_PLAN);
     // A run more than 10 minutes old no longer counts.
-    server.service.deps.db.sqlite.prepare('UPDATE report_runs SET started_at = ? WHERE plan_id = ?').run(new Date(Date.now() - 11 * 60_000).toISOString(), plan.id);
+    server.service.deps.db.sqlite
+      .prepare('UPDATE report_runs SET started_at = ? WHERE plan_id = ?')
+      .run(new Date(Date.now() - 11 * 60_000).toISOString(), plan.id);
     const again = await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token });
     assert.equal(again.status, 202, again.text);
     await finished(again.body.id);
   });
 
   test(`${MANUAL_RUNS_PER_SITE + 10} plans run at once: exactly ${MANUAL_RUNS_PER_SITE} start, the rest are 429; scheduled runs go on`, async () => {
-    server.service.deps.db.sqlite.prepare("UPDATE report_runs SET started_at = ? WHERE trigger = 'manual'").run(new Date(Date.now() - 11 * 60_000).toISOString());
+    server.service.deps.db.sqlite
+      .prepare("UPDATE report_runs SET started_at = ? WHERE trigger = 'manual'")
+      .run(new Date(Date.now() - 11 * 60_000).toISOString());
     const many = [];
     for (let i = 0; i < MANUAL_RUNS_PER_SITE + 10; i += 1) many.push(await createPlan(`site-${i}@example.test`));
     const answers = await Promise.all(many.map((plan) => server.request('POST', `/api/reports/plans/${plan.id}/run`, { token })));
@@ -104,7 +117,9 @@ describe('run now', () => {
     const idle = many[statuses.indexOf(429)];
     const started = server.service.deps.reportRuns.start(idle.id, 'schedule', null);
     assert.equal((await started.finished).status, 'ok');
-    server.service.deps.db.sqlite.prepare("UPDATE report_runs SET started_at = ? WHERE trigger = 'manual'").run(new Date(Date.now() - 11 * 60_000).toISOString());
+    server.service.deps.db.sqlite
+      .prepare("UPDATE report_runs SET started_at = ? WHERE trigger = 'manual'")
+      .run(new Date(Date.now() - 11 * 60_000).toISOString());
   });
 });
 
@@ -124,7 +139,9 @@ describe('mails per plan', () => {
     const alertsAfter = (await server.request('GET', '/api/alerts?q=not%20delivered&pageSize=200', { token })).body.total;
     assert.equal(alertsAfter - alertsBefore, 1);
     // Once the oldest mails leave the 24 hours, the plan mails again.
-    server.service.deps.db.sqlite.prepare('UPDATE report_runs SET started_at = ? WHERE plan_id = ? AND mail_attempts > 0').run(new Date(Date.now() - 25 * 3_600_000).toISOString(), plan.id);
+    server.service.deps.db.sqlite
+      .prepare('UPDATE report_runs SET started_at = ? WHERE plan_id = ? AND mail_attempts > 0')
+      .run(new Date(Date.now() - 25 * 3_600_000).toISOString(), plan.id);
     const run = await server.service.deps.reportRuns.start(plan.id, 'schedule', null).finished;
     assert.equal(run.status, 'ok', run.error ?? '');
     assert.equal(mail.messages.filter((m) => m.to.includes('capped@example.test')).length, 1);

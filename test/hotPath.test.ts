@@ -61,7 +61,10 @@ describe('SigningKeys verify cache', () => {
     const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), userId: 1 })).toString('base64url');
     assert.equal(keys.verify(`${header}.${forgedPayload}.${signature}`), null);
     assert.equal(keys.verify(`${token}x`), null);
-    assert.equal(keys.verify(jwt.sign({ userId: 2, username: 'viewer' }, 'another secret of at least 32 bytes!!', { algorithm: 'HS256', expiresIn: 900 })), null);
+    assert.equal(
+      keys.verify(jwt.sign({ userId: 2, username: 'viewer' }, 'another secret of at least 32 bytes!!', { algorithm: 'HS256', expiresIn: 900 })),
+      null,
+    );
     assert.ok(keys.verify(token));
   });
 });

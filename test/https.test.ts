@@ -19,10 +19,29 @@ type Pair = { cert: string; key: string };
 function makeCertificate(dir: string, name: string): Pair {
   const cert = path.join(dir, `${name}.crt`);
   const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', `/CN=${name}`, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert: fs.readFileSync(cert, 'utf8'), key: fs.readFileSync(key, 'utf8') };
 }
 
@@ -43,7 +62,10 @@ function get(url: string, ca: string, agent: https.Agent | false = false): Promi
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], { cwd: repoRoot, env: cleanEnv({ EMS_PORT: '0', ...env }) });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+      cwd: repoRoot,
+      env: cleanEnv({ EMS_PORT: '0', ...env }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -85,7 +107,11 @@ describe('a service serving HTTPS', () => {
     const health = await get(`${service.url}/api/health`, first.cert);
     assert.equal(health.status, 200);
     assert.equal(health.served, fingerprint(first.cert));
-    await assert.rejects(get(`${service.url}/api/health`, second.cert), /self.signed|unable to verify|certificate/i, 'a client trusting another certificate refuses it');
+    await assert.rejects(
+      get(`${service.url}/api/health`, second.cert),
+      /self.signed|unable to verify|certificate/i,
+      'a client trusting another certificate refuses it',
+    );
   });
 
   test('SIGHUP with a new certificate: the new one is served, the process and open connections stay', async () => {
@@ -150,8 +176,14 @@ describe('certificate files that cannot be served', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   test('both variables or neither', () => {
-    assert.throws(() => loadConfig({ EMS_TLS_CERT: '/etc/ems/tls/ems.crt' }), (error: unknown) => error instanceof ConfigError && error.message === 'EMS_TLS_KEY: must be set together with EMS_TLS_CERT');
-    assert.throws(() => loadConfig({ EMS_TLS_KEY: '/etc/ems/tls/ems.key' }), (error: unknown) => error instanceof ConfigError && error.message.startsWith('EMS_TLS_CERT:'));
+    assert.throws(
+      () => loadConfig({ EMS_TLS_CERT: '/etc/ems/tls/ems.crt' }),
+      (error: unknown) => error instanceof ConfigError && error.message === 'EMS_TLS_KEY: must be set together with EMS_TLS_CERT',
+    );
+    assert.throws(
+      () => loadConfig({ EMS_TLS_KEY: '/etc/ems/tls/ems.key' }),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith('EMS_TLS_CERT:'),
+    );
     assert.equal(loadConfig({}).tls, null);
     assert.equal(loadConfig({ EMS_TLS_CERT: 'c.pem', EMS_TLS_KEY: 'k.pem' }).publicUrl, 'https://localhost:3000');
   });
@@ -165,10 +197,18 @@ describe('certificate files that cannot be served', () => {
       [file('junk.pem', 'hello\n'), keyA, /^EMS_TLS_CERT: .*junk\.pem holds no PEM certificate$/],
       [certA, file('junk.key', 'hello\n'), /^EMS_TLS_KEY: .*junk\.key holds no usable PEM private key/],
       [certA, file('b-key.pem', b.key), /^EMS_TLS_KEY: .*b-key\.pem is not the key of the certificate in .*a\.pem$/],
-      [certA, file('enc.key', execFileSync('openssl', ['pkey', '-aes256', '-passout', 'pass:secret'], { input: a.key }).toString()), /^EMS_TLS_KEY: .*enc\.key holds no usable PEM private key/],
+      [
+        certA,
+        file('enc.key', execFileSync('openssl', ['pkey', '-aes256', '-passout', 'pass:secret'], { input: a.key }).toString()),
+        /^EMS_TLS_KEY: .*enc\.key holds no usable PEM private key/,
+      ],
     ];
     for (const [certFile, keyFile, expected] of cases) {
-      assert.throws(() => readTlsCredentials({ certFile, keyFile }), (error: unknown) => error instanceof StartupError && expected.test(error.message), String(expected));
+      assert.throws(
+        () => readTlsCredentials({ certFile, keyFile }),
+        (error: unknown) => error instanceof StartupError && expected.test(error.message),
+        String(expected),
+      );
     }
     const good = readTlsCredentials({ certFile: certA, keyFile: keyA });
     assert.equal(good.subject, 'CN=a');

@@ -16,7 +16,12 @@ function readMail(raw: string): { subject: string; text: string } {
     .replace(/\r\n[ \t]/g, ' ')
     .replace(/\?=\s+=\?/g, '?==?')
     .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
-      kind.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'),
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(
+            text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
     );
   const part = raw.split(/--[^\r\n]+\r\n/).find((chunk) => /Content-Type: text\/plain/i.test(chunk)) ?? raw;
   const split = part.indexOf('\r\n\r\n');
@@ -24,7 +29,10 @@ function readMail(raw: string): { subject: string; text: string } {
   let body = part.slice(split + 4);
   if (/Content-Transfer-Encoding: base64/i.test(headers)) body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   else if (/Content-Transfer-Encoding: quoted-printable/i.test(headers)) {
-    body = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+    body = Buffer.from(
+      body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    ).toString('utf8');
   }
   return { subject, text: body.replace(/\r\n/g, '\n') };
 }
@@ -77,7 +85,10 @@ describe('mails in the site language', () => {
     mail = await startMailCatcher();
     server = await startTestServer({ EMS_SMTP_URL: mail.url, EMS_MAIL_FROM: 'EMS <ems@example.test>', EMS_PUBLIC_URL: 'https://ems.werk-sued.example' });
     admin = await server.createUser({ role: 'admin' });
-    const config = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: 'Werk Süd', locale: 'de-DE', timezone: 'Europe/Berlin' } });
+    const config = await server.request('PUT', '/api/configs', {
+      token: admin.accessToken,
+      body: { siteName: 'Werk Süd', locale: 'de-DE', timezone: 'Europe/Berlin' },
+    });
     assert.equal(config.status, 200, config.text);
   });
   after(async () => {
@@ -88,11 +99,17 @@ describe('mails in the site language', () => {
   const received = (to: string) => eventually(async () => mail.messages.find((m) => m.to.includes(to))?.raw, `a mail to ${to}`, 30_000);
 
   test('an alert mail names the site, speaks German, shows local time and links to EMS_PUBLIC_URL', async () => {
-    const rule = await server.request('POST', '/api/notification-rules', { token: admin.accessToken, body: { name: 'Leitstand', levels: ['critical'], recipients: ['leitstand@example.test'] } });
+    const rule = await server.request('POST', '/api/notification-rules', {
+      token: admin.accessToken,
+      body: { name: 'Leitstand', levels: ['critical'], recipients: ['leitstand@example.test'] },
+    });
     assert.equal(rule.status, 201, rule.text);
     // A recent alert (older ones, read late from the gateway's history, are not mailed).
     const occurredAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
-    const created = await server.request('POST', '/api/alerts', { token: admin.accessToken, body: { title: 'Kältemaschine 2 gestört', level: 'critical', source: 'chiller.2', occurredAt } });
+    const created = await server.request('POST', '/api/alerts', {
+      token: admin.accessToken,
+      body: { title: 'Kältemaschine 2 gestört', level: 'critical', source: 'chiller.2', occurredAt },
+    });
     assert.equal(created.status, 201, created.text);
     const { subject, text } = readMail(await received('leitstand@example.test'));
     assert.equal(subject, '[Werk Süd critical] Kältemaschine 2 gestört');
@@ -115,7 +132,10 @@ describe('mails in the site language', () => {
   });
 
   test('a report mail names the site and the period in German dates', async () => {
-    const plan = await server.request('POST', '/api/reports/plans', { token: admin.accessToken, body: { name: 'Wochenbericht', templateId: 'weekly-energy', cron: '0 7 * * MON', format: 'csv', recipients: ['chef@example.test'] } });
+    const plan = await server.request('POST', '/api/reports/plans', {
+      token: admin.accessToken,
+      body: { name: 'Wochenbericht', templateId: 'weekly-energy', cron: '0 7 * * MON', format: 'csv', recipients: ['chef@example.test'] },
+    });
     assert.equal(plan.status, 201, plan.text);
     const run = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
     assert.equal(run.status, 202, run.text);

@@ -19,8 +19,13 @@ function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const text = fs.readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/g)].map((match) => path.relative(SRC, path.resolve(path.dirname(file), match[1])));
-    graph.set(path.relative(SRC, file), targets.filter((target) => !target.startsWith('..')));
+    const targets = [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/g)].map((match) =>
+      path.relative(SRC, path.resolve(path.dirname(file), match[1])),
+    );
+    graph.set(
+      path.relative(SRC, file),
+      targets.filter((target) => !target.startsWith('..')),
+    );
   }
   return graph;
 }

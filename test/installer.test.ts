@@ -90,7 +90,13 @@ describe('installer', () => {
     const { root, stdout } = stagedInstall();
     const at = (p: string) => path.join(root, p);
 
-    for (const file of ['opt/ems/dist/src/main.js', 'opt/ems/dist/cli/emsctl.js', 'opt/ems/cli/emsctl.js', 'opt/ems/package.json', 'opt/ems/src/db/migrations/0000_init.sql']) {
+    for (const file of [
+      'opt/ems/dist/src/main.js',
+      'opt/ems/dist/cli/emsctl.js',
+      'opt/ems/cli/emsctl.js',
+      'opt/ems/package.json',
+      'opt/ems/src/db/migrations/0000_init.sql',
+    ]) {
       assert.ok(fs.existsSync(at(file)), file);
     }
     assert.equal(mode(at('opt/ems/dist/src/main.js')), 0o644);
@@ -128,7 +134,11 @@ describe('installer', () => {
     if (hasCommand('systemd-analyze')) {
       const verify = spawnSync('systemd-analyze', ['verify', at('etc/systemd/system/ems.service')], { encoding: 'utf8' });
       assert.equal(verify.status, 0, verify.stderr);
-      assert.deepEqual(verify.stderr.split('\n').filter((line) => line.includes('ems.service')), [], 'no warning about the unit');
+      assert.deepEqual(
+        verify.stderr.split('\n').filter((line) => line.includes('ems.service')),
+        [],
+        'no warning about the unit',
+      );
     } else {
       // .ci/run installs Debian's systemd package, so CI always verifies.
       assert.ok(!process.env.CI, 'systemd-analyze is installed in CI');
@@ -156,7 +166,10 @@ describe('installer', () => {
     const dataDir = temp('ems-data-');
     // As the unit and the wrapper do: settings from the env file; the test's own values win (the environment beats --env-file).
     const envFile = path.join(root, 'etc/ems/ems.env');
-    const service = await spawnService(dataDir, { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${envFile}`, path.join(root, 'opt/ems/dist/src/main.js')]);
+    const service = await spawnService(dataDir, { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [
+      `--env-file=${envFile}`,
+      path.join(root, 'opt/ems/dist/src/main.js'),
+    ]);
     t.after(() => service.child.kill('SIGKILL'));
     const health = await fetch(`${service.url}/api/health`);
     assert.equal(health.status, 200);
@@ -164,10 +177,14 @@ describe('installer', () => {
     service.child.kill('SIGTERM');
     assert.equal(await service.exited, 0);
 
-    const cli = spawnSync(process.execPath, [`--env-file=${envFile}`, path.join(root, 'opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'backup', 'run'], {
-      encoding: 'utf8',
-      env: cleanEnv({ NODE_ENV: 'production' }),
-    });
+    const cli = spawnSync(
+      process.execPath,
+      [`--env-file=${envFile}`, path.join(root, 'opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'backup', 'run'],
+      {
+        encoding: 'utf8',
+        env: cleanEnv({ NODE_ENV: 'production' }),
+      },
+    );
     assert.equal(cli.status, 0, cli.stderr);
     assert.match(JSON.parse(cli.stdout).name, /^ems-.*\.db$/);
   });
@@ -178,7 +195,10 @@ describe('installer', () => {
     fs.appendFileSync(at('etc/ems/ems.env'), 'EMS_LOG_LEVEL=debug\n');
     const settings = fs.readFileSync(at('etc/ems/ems.env'), 'utf8');
     // A real database, made by the installed program's first start.
-    const first = await spawnService(at('var/lib/ems'), { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${at('etc/ems/ems.env')}`, at('opt/ems/dist/src/main.js')]);
+    const first = await spawnService(at('var/lib/ems'), { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [
+      `--env-file=${at('etc/ems/ems.env')}`,
+      at('opt/ems/dist/src/main.js'),
+    ]);
     first.child.kill('SIGTERM');
     assert.equal(await first.exited, 0);
     const data = fs.readFileSync(at('var/lib/ems/ems.db'));
@@ -214,7 +234,10 @@ describe('installer', () => {
     // The dry run of a rollback names both versions and builds nothing.
     const dryBack = run(install, ['--root', root, '--rollback', '--dry-run']);
     assert.equal(dryBack.code, 0, dryBack.stderr);
-    assert.match(dryBack.stdout, new RegExp(`roll back from version 99\\.0\\.0 to version ${installedVersion.replace(/\./g, '\\.')} \\(kept in /opt/ems\\.previous\\)`));
+    assert.match(
+      dryBack.stdout,
+      new RegExp(`roll back from version 99\\.0\\.0 to version ${installedVersion.replace(/\./g, '\\.')} \\(kept in /opt/ems\\.previous\\)`),
+    );
     assert.match(dryBack.stdout, /swap \/opt\/ems and \/opt\/ems\.previous \(nothing is downloaded or built\)/);
     assert.doesNotMatch(dryBack.stdout, /npm|build, prune/);
 
@@ -278,7 +301,11 @@ describe('installer', () => {
   test('checks come first: too little free space, or (on this box) no running systemd, stop it before anything changes', () => {
     // df as the installer reads it (POSIX -P), with 50 MB free everywhere.
     const fakeBin = temp('ems-fake-df-');
-    fs.writeFileSync(path.join(fakeBin, 'df'), '#!/bin/sh\necho "Filesystem 1024-blocks Used Available Capacity Mounted on"\necho "/dev/fake 1000000 948800 51200 95% /"\n', { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(fakeBin, 'df'),
+      '#!/bin/sh\necho "Filesystem 1024-blocks Used Available Capacity Mounted on"\necho "/dev/fake 1000000 948800 51200 95% /"\n',
+      { mode: 0o755 },
+    );
     const root = temp('ems-root-');
     const full = run(install, ['--root', root, '--from-build', buildDir], { PATH: `${fakeBin}:${process.env.PATH}` });
     assert.equal(full.code, 1);
@@ -310,7 +337,9 @@ describe('installer', () => {
     assert.match(text, /CN ?= ?ems\.plant\.lan/);
     assert.match(text, /DNS:ems\.plant\.lan, DNS:localhost, IP Address:127\.0\.0\.1/);
     // Every address of the box is named too, and the URL printed is one the certificate names.
-    const addresses = execFileSync('hostname', ['-I'], { encoding: 'utf8' }).split(/\s+/).filter((ip) => ip && !ip.startsWith('fe80:'));
+    const addresses = execFileSync('hostname', ['-I'], { encoding: 'utf8' })
+      .split(/\s+/)
+      .filter((ip) => ip && !ip.startsWith('fe80:'));
     for (const ip of addresses.filter((ip) => !ip.includes(':'))) assert.ok(text.includes(`IP Address:${ip}`), `the certificate names ${ip}: ${text}`);
     assert.equal(text.match(/IP Address:/g)?.length, 1 + addresses.length, 'loopback and every address of the box (IPv6 too)');
     assert.match(result.stdout, /on the box EMS will answer at https:\/\/ems\.plant\.lan:3000\//);
@@ -319,22 +348,39 @@ describe('installer', () => {
     assert.equal(mode(at('etc/ems/tls/ems.key')), 0o640, 'the key is readable by root and the ems group only');
     assert.equal(mode(at('etc/ems/tls')), 0o750);
     const env = fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n');
-    assert.deepEqual(env.filter((line) => /^#?EMS_TLS_(CERT|KEY)=/.test(line)), ['EMS_TLS_CERT=/etc/ems/tls/ems.crt', 'EMS_TLS_KEY=/etc/ems/tls/ems.key']);
+    assert.deepEqual(
+      env.filter((line) => /^#?EMS_TLS_(CERT|KEY)=/.test(line)),
+      ['EMS_TLS_CERT=/etc/ems/tls/ems.crt', 'EMS_TLS_KEY=/etc/ems/tls/ems.key'],
+    );
     const cert = fs.readFileSync(at('etc/ems/tls/ems.crt'));
 
     const again = run(install, ['--root', root, '--from-build', buildDir, '--tls-self-signed']);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /kept the certificate/);
     assert.deepEqual(fs.readFileSync(at('etc/ems/tls/ems.crt')), cert);
-    assert.equal(fs.readFileSync(at('etc/ems/ems.env'), 'utf8').split('\n').filter((line) => line.startsWith('EMS_TLS_CERT=')).length, 1);
+    assert.equal(
+      fs
+        .readFileSync(at('etc/ems/ems.env'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('EMS_TLS_CERT=')).length,
+      1,
+    );
 
     // A box with no address but loopback (hostname -I lists none): the certificate names the name and loopback.
     const fakeBin = temp('ems-no-addresses-');
-    fs.writeFileSync(path.join(fakeBin, 'hostname'), `#!/bin/sh\n[ "$1" = -I ] && exit 0\nexec ${execFileSync('sh', ['-c', 'command -v hostname'], { encoding: 'utf8' }).trim()} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(fakeBin, 'hostname'),
+      `#!/bin/sh\n[ "$1" = -I ] && exit 0\nexec ${execFileSync('sh', ['-c', 'command -v hostname'], { encoding: 'utf8' }).trim()} "$@"\n`,
+      { mode: 0o755 },
+    );
     const lonely = temp('ems-root-');
-    const noAddresses = run(install, ['--root', lonely, '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'ems.lonely.lan'], { PATH: `${fakeBin}:${process.env.PATH}` });
+    const noAddresses = run(install, ['--root', lonely, '--from-build', buildDir, '--tls-self-signed', '--tls-name', 'ems.lonely.lan'], {
+      PATH: `${fakeBin}:${process.env.PATH}`,
+    });
     assert.equal(noAddresses.code, 0, noAddresses.stderr + noAddresses.stdout);
-    const lonelyText = execFileSync('openssl', ['x509', '-in', path.join(lonely, 'etc/ems/tls/ems.crt'), '-noout', '-ext', 'subjectAltName'], { encoding: 'utf8' });
+    const lonelyText = execFileSync('openssl', ['x509', '-in', path.join(lonely, 'etc/ems/tls/ems.crt'), '-noout', '-ext', 'subjectAltName'], {
+      encoding: 'utf8',
+    });
     assert.match(lonelyText, /DNS:ems\.lonely\.lan, DNS:localhost, IP Address:127\.0\.0\.1\s*$/);
     assert.match(noAddresses.stdout, /on the box EMS will answer at https:\/\/ems\.lonely\.lan:3000\//);
 
@@ -371,7 +417,10 @@ describe('installer', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /reinstall version 99\.0\.0 \(the version installed\)/);
     assert.doesNotMatch(again.stdout, /backup taken|upgrade done|first install/);
-    assert.match(again.stdout, new RegExp(`/opt/ems\\.previous \\(version ${installedVersion.replace(/\./g, '\\.')}\\) is kept as it was: still the target of --rollback`));
+    assert.match(
+      again.stdout,
+      new RegExp(`/opt/ems\\.previous \\(version ${installedVersion.replace(/\./g, '\\.')}\\) is kept as it was: still the target of --rollback`),
+    );
     assert.match(again.stdout, /reinstall done/);
     assert.deepEqual(snapshot(at('opt/ems.previous')), previous, 'the rollback target is untouched');
     assert.ok(!fs.existsSync(at('opt/ems/left-over')), 'the program itself is replaced');
@@ -407,14 +456,16 @@ describe('installer', () => {
     const result = run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--dry-run'], { PATH: `${bin}:${process.env.PATH}` });
     assert.equal(result.code, 0, result.stderr);
     assert.ok(
-      result.stdout.includes(`warning: node at ${path.join(bin, 'node')} (a link to ${realNode}) lives in a home directory, which the service on a real box cannot see`),
+      result.stdout.includes(
+        `warning: node at ${path.join(bin, 'node')} (a link to ${realNode}) lives in a home directory, which the service on a real box cannot see`,
+      ),
       result.stdout,
     );
     // Node on a system path raises no warning.
     assert.doesNotMatch(run(install, ['--root', temp('ems-root-'), '--from-build', buildDir, '--dry-run']).stdout, /warning: node/);
   });
 
-  test('the JSON-log command in the unit, the installer and docs/operating.md keeps the service lines and skips systemd\'s', async (t) => {
+  test("the JSON-log command in the unit, the installer and docs/operating.md keeps the service lines and skips systemd's", async (t) => {
     const command = "journalctl -u ems -o cat | jq -R 'fromjson?'";
     assert.ok(fs.readFileSync(path.join(repoRoot, 'systemd', 'ems.service'), 'utf8').includes(command));
     assert.ok(fs.readFileSync(path.join(repoRoot, 'docs', 'operating.md'), 'utf8').includes(command));
@@ -427,10 +478,21 @@ describe('installer', () => {
     await service.exited;
     const serviceLines = service.lines().map((line) => JSON.stringify(line));
     assert.ok(serviceLines.length >= 2);
-    const journal = ['Started ems.service - EMS energy-management service.', ...serviceLines, 'Stopping ems.service - EMS energy-management service...', 'ems.service: Deactivated successfully.'].join('\n');
+    const journal = [
+      'Started ems.service - EMS energy-management service.',
+      ...serviceLines,
+      'Stopping ems.service - EMS energy-management service...',
+      'ems.service: Deactivated successfully.',
+    ].join('\n');
     const filter = spawnSync('jq', ['-c', '-R', 'fromjson?'], { input: journal, encoding: 'utf8' });
     assert.equal(filter.status, 0, filter.stderr);
-    assert.deepEqual(filter.stdout.trim().split('\n').map((line) => JSON.parse(line)), service.lines());
+    assert.deepEqual(
+      filter.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+      service.lines(),
+    );
     // The old advice fails on the same input.
     assert.notEqual(spawnSync('jq', ['.'], { input: journal, encoding: 'utf8' }).status, 0);
   });
@@ -458,7 +520,10 @@ describe('installer', () => {
     }
     const root = temp('ems-root-');
     const at = (p: string) => path.join(root, p);
-    const installed = run(install, ['--root', root, '--from-tarball', path.join(out, tarball)], { PATH: `${traps}:${process.env.PATH}`, npm_config_registry: 'http://127.0.0.1:9/' });
+    const installed = run(install, ['--root', root, '--from-tarball', path.join(out, tarball)], {
+      PATH: `${traps}:${process.env.PATH}`,
+      npm_config_registry: 'http://127.0.0.1:9/',
+    });
     assert.equal(installed.code, 0, installed.stderr + installed.stdout);
     assert.ok(!fs.existsSync(called), `no build tool was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
     assert.ok(!fs.lstatSync(at('opt/ems/node_modules')).isSymbolicLink());

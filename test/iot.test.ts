@@ -17,7 +17,11 @@ async function serverWithSimulator(t: TestContext): Promise<TestServer> {
   return server;
 }
 
-async function serverWithFake(t: TestContext, env: Record<string, string> = {}, fakeOptions: Parameters<typeof startFakeGateway>[0] = {}): Promise<{ server: TestServer; fake: FakeGateway }> {
+async function serverWithFake(
+  t: TestContext,
+  env: Record<string, string> = {},
+  fakeOptions: Parameters<typeof startFakeGateway>[0] = {},
+): Promise<{ server: TestServer; fake: FakeGateway }> {
   const fake = await startFakeGateway(fakeOptions);
   const server = await startTestServer({ EMS_IOT_BASE_URL: fake.url, EMS_IOT_USERNAME: fake.username, EMS_IOT_PASSWORD: fake.password, ...env });
   t.after(async () => {
@@ -28,7 +32,11 @@ async function serverWithFake(t: TestContext, env: Record<string, string> = {}, 
 }
 
 async function gatewayToken(baseUrl: string, username = 'ems', password = 'ems-simulator'): Promise<string> {
-  const response = await fetch(`${baseUrl}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const response = await fetch(`${baseUrl}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
   assert.equal(response.status, 200);
   return ((await response.json()) as { token: string }).token;
 }
@@ -37,12 +45,15 @@ async function gatewayToken(baseUrl: string, username = 'ems', password = 'ems-s
 function rawRequest(url: string, method: string, rawPath: string, token: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url);
-    const req = http.request({ host: hostname, port, method, path: rawPath, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = http.request(
+      { host: hostname, port, method, path: rawPath, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end(method === 'POST' ? JSON.stringify({ codes: ['a'] }) : undefined);
   });
@@ -50,7 +61,9 @@ function rawRequest(url: string, method: string, rawPath: string, token: string)
 
 type AuditRow = { username: string; action: string; resource: string; resource_id: string; after: string };
 function auditRows(server: TestServer, action: string): AuditRow[] {
-  return server.service.deps.db.sqlite.prepare('SELECT username, action, resource, resource_id, after FROM audit_log WHERE action = ? ORDER BY id').all(action) as AuditRow[];
+  return server.service.deps.db.sqlite
+    .prepare('SELECT username, action, resource, resource_id, after FROM audit_log WHERE action = ? ORDER BY id')
+    .all(action) as AuditRow[];
 }
 
 test('against the simulator over real HTTP: values, history, alarms and configs come back as the simulator sent them; a setpoint write reads back', async (t) => {
@@ -87,7 +100,10 @@ test('against the simulator over real HTTP: values, history, alarms and configs 
 
   const end = new Date();
   const start = new Date(end.getTime() - 6 * 3600_000);
-  const history = await server.request('POST', '/api/iot/codes/history', { token: viewer, body: { code: 'meter.main.kwh', start: start.toISOString(), end: end.toISOString() } });
+  const history = await server.request('POST', '/api/iot/codes/history', {
+    token: viewer,
+    body: { code: 'meter.main.kwh', start: start.toISOString(), end: end.toISOString() },
+  });
   assert.equal(history.status, 200);
   assert.ok(history.body.data.length >= 60);
   for (let i = 1; i < history.body.data.length; i++) assert.ok(history.body.data[i].value >= history.body.data[i - 1].value);
@@ -141,9 +157,17 @@ test('the simulator checks its own tokens: missing, unknown and expired tokens a
   const simulator = await startGatewaySimulator({ tokenTtlSec: 60, now: () => clock });
   t.after(() => simulator.close());
   const values = (token?: string) =>
-    fetch(`${simulator.url}/codes/values`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ codes: ['temp.outdoor'] }) });
+    fetch(`${simulator.url}/codes/values`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ codes: ['temp.outdoor'] }),
+    });
 
-  const refused = await fetch(`${simulator.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'ems', password: 'wrong' }) });
+  const refused = await fetch(`${simulator.url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'ems', password: 'wrong' }),
+  });
   assert.equal(refused.status, 401);
   assert.equal((await values()).status, 401);
   assert.equal((await values('made-up')).status, 401);
@@ -161,7 +185,16 @@ test('relays the gateway status and body byte for byte, fields outside the contr
 
   const values = await server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: ['a.b', 'c'] } });
   assert.equal(values.status, 200);
-  assert.equal(values.text, JSON.stringify({ data: [{ code: 'a.b', value: 42.5, quality: 'good', ts: '2024-05-01T12:00:00.000Z' }, { code: 'c', value: 42.5, quality: 'good', ts: '2024-05-01T12:00:00.000Z' }], vendor: 'fake-gateway' }));
+  assert.equal(
+    values.text,
+    JSON.stringify({
+      data: [
+        { code: 'a.b', value: 42.5, quality: 'good', ts: '2024-05-01T12:00:00.000Z' },
+        { code: 'c', value: 42.5, quality: 'good', ts: '2024-05-01T12:00:00.000Z' },
+      ],
+      vendor: 'fake-gateway',
+    }),
+  );
   assert.deepEqual(fake.calls('/codes/values')[0].body, { codes: ['a.b', 'c'] });
 
   const odd = '{ "data" : [ ],\n  "note": "spacing kept" }';
@@ -246,7 +279,11 @@ test('malformed input is refused with 400 before anything goes upstream', async 
     assert.equal(typeof response.body.error, 'string');
     assert.ok(Array.isArray(response.body.details));
   }
-  const garbage = await server.request('POST', '/api/iot/codes/set', { token: admin, raw: '{"code": "sp.zone1", "value": ', headers: { 'content-type': 'application/json' } });
+  const garbage = await server.request('POST', '/api/iot/codes/set', {
+    token: admin,
+    raw: '{"code": "sp.zone1", "value": ',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal(garbage.status, 400);
   assert.equal(fake.requests.length, 0);
 });
@@ -301,11 +338,19 @@ test('20 concurrent calls after the token expired share one token request', asyn
   fake.expiresIn = 3600;
   await new Promise((resolve) => setTimeout(resolve, 1100));
 
-  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: [`p${i}`] } })));
-  assert.deepEqual(answers.map((answer) => answer.status), Array(20).fill(200));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: [`p${i}`] } })),
+  );
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    Array(20).fill(200),
+  );
   assert.equal(fake.tokenRequests(), 2);
   // Renewed before use: the gateway never had to refuse an expired token.
-  assert.deepEqual(fake.calls('/codes/values').map((request) => request.token), Array(20).fill('tok-2'));
+  assert.deepEqual(
+    fake.calls('/codes/values').map((request) => request.token),
+    Array(20).fill('tok-2'),
+  );
 });
 
 test('20 concurrent calls that all meet a 401 share one refresh, then each is retried once', async (t) => {
@@ -315,7 +360,10 @@ test('20 concurrent calls that all meet a 401 share one refresh, then each is re
   fake.revokeTokens();
 
   const answers = await Promise.all(Array.from({ length: 20 }, () => server.request('GET', '/api/iot/alarm-configs', { token: viewer })));
-  assert.deepEqual(answers.map((answer) => answer.status), Array(20).fill(200));
+  assert.deepEqual(
+    answers.map((answer) => answer.status),
+    Array(20).fill(200),
+  );
   assert.equal(fake.tokenRequests(), 2);
   // Calls that left before the refresh met a 401 and went once more; later ones used the new token at once.
   const calls = fake.calls('/alarm-configs').slice(1);
@@ -340,7 +388,10 @@ test('the gateway token row is reused across restarts', async (t) => {
   t.after(() => second.close());
   assert.equal((await second.request('GET', '/api/iot/alarm-configs', { token: accessToken })).status, 200);
   assert.equal(fake.tokenRequests(), 1);
-  assert.deepEqual(fake.calls('/alarm-configs').map((request) => request.token), ['tok-1', 'tok-1']);
+  assert.deepEqual(
+    fake.calls('/alarm-configs').map((request) => request.token),
+    ['tok-1', 'tok-1'],
+  );
   const health = await second.request('GET', '/api/health');
   assert.equal(typeof health.body.iot.tokenAgeSec, 'number');
   assert.ok(health.body.iot.tokenExpiresInSec > 3500);
@@ -354,7 +405,10 @@ test('a write that meets a 401 is executed exactly once after the refresh, logge
 
   const response = await server.request('POST', '/api/iot/codes/set', { token: operator, body: { code: 'sp.zone1', value: 23.5 } });
   assert.deepEqual([response.status, response.body], [200, { success: true }]);
-  assert.deepEqual(fake.calls('/codes/set').map((request) => request.token), ['tok-1', 'tok-2']);
+  assert.deepEqual(
+    fake.calls('/codes/set').map((request) => request.token),
+    ['tok-1', 'tok-2'],
+  );
   assert.equal(fake.executedWrites.length, 1);
   assert.deepEqual(fake.executedWrites[0].body, { code: 'sp.zone1', value: 23.5 });
 
@@ -363,7 +417,10 @@ test('a write that meets a 401 is executed exactly once after the refresh, logge
   assert.deepEqual(JSON.parse(row.after), { value: 23.5, status: 200, answer: { success: true } });
   const logged = server.logs.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'IoT point write');
   assert.deepEqual([logged.username, logged.code, logged.value, logged.status], [user.username, 'sp.zone1', 23.5, 200]);
-  assert.ok(!server.logs.some((line) => line.includes('tok-1') || line.includes('tok-2') || line.includes(fake.password)), 'no gateway token or password in the logs');
+  assert.ok(
+    !server.logs.some((line) => line.includes('tok-1') || line.includes('tok-2') || line.includes(fake.password)),
+    'no gateway token or password in the logs',
+  );
 });
 
 test("a 401 that survives the refresh is a 502 naming the service's credentials, for reads and writes, each sent only twice", async (t) => {

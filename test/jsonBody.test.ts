@@ -39,7 +39,11 @@ describe('JSON request bodies', () => {
   after(() => server.close());
 
   const send = async (body: string | Buffer, headers: Record<string, string> = {}, method = 'POST') => {
-    const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+    const response = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 

@@ -36,7 +36,11 @@ test('writes through the service and raw SQL on the same connection move the tot
   alerts.transition(first.id, 'resolved', actor);
   assert.equal(total({ status: ['active'] }), 0);
   assert.equal(total({ status: ['resolved'] }), 1);
-  db.sqlite.prepare("INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('raw', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+  db.sqlite
+    .prepare(
+      "INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('raw', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+    )
+    .run();
   assert.equal(total(), 2);
   db.sqlite.prepare('DELETE FROM alerts').run();
   assert.equal(total(), 0);
@@ -48,7 +52,11 @@ test("another connection's commit moves the total", () => {
   assert.equal(total(), 1);
   const other = new Database(file);
   other.pragma('busy_timeout = 5000');
-  other.prepare("INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('elsewhere', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+  other
+    .prepare(
+      "INSERT INTO alerts (title, level, occurred_at, created_at, updated_at) VALUES ('elsewhere', 'info', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+    )
+    .run();
   assert.equal(total(), 2);
   other.prepare('DELETE FROM alerts').run();
   other.close();
@@ -109,7 +117,10 @@ test('a page is kept only when it is asked for again among the last 16 pages: pa
   const walk = () => Array.from({ length: 20 }, (_, i) => page({ page: i + 1, pageSize: 2 }));
   const first = walk();
   const second = walk();
-  assert.ok(first.every((result, i) => result !== second[i]), 'twenty pages in turn: none read again among the last 16');
+  assert.ok(
+    first.every((result, i) => result !== second[i]),
+    'twenty pages in turn: none read again among the last 16',
+  );
   page({ page: 3, pageSize: 2 });
   assert.equal(page({ page: 3, pageSize: 2 }), page({ page: 3, pageSize: 2 }));
 });
@@ -146,9 +157,7 @@ test("the tariff list and the fault stats see another connection's commit (emsct
   const other = new Database(file);
   other.pragma('busy_timeout = 5000');
   const now = new Date().toISOString();
-  other
-    .prepare("INSERT INTO tariff_versions (valid_from, price, carbon_factor, created_at, updated_at) VALUES ('2030-01-01', 0.42, 0.1, ?, ?)")
-    .run(now, now);
+  other.prepare("INSERT INTO tariff_versions (valid_from, price, carbon_factor, created_at, updated_at) VALUES ('2030-01-01', 0.42, 0.1, ?, ?)").run(now, now);
   insertFault(other, 'open');
   insertFault(other, 'resolved');
   other.close();

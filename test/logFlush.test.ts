@@ -13,8 +13,15 @@ function runLogging(ending: string): { lines: Array<Record<string, unknown>>; st
     for (let i = 0; i < 5000; i++) logger.info({ i, pad: 'x'.repeat(200) }, 'line');
     ${ending}
   `;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  const lines = result.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const lines = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { lines, status: result.status };
 }
 
@@ -22,7 +29,10 @@ test('every line reaches stdout when the process exits, crashes or just ends', (
   for (const ending of ['process.exit(0);', "setTimeout(() => { throw new Error('crash'); }, 0);", '']) {
     const { lines, status } = runLogging(ending);
     assert.equal(lines.length, 5000, `after "${ending || 'the end of the script'}" (exit ${status})`);
-    assert.deepEqual(lines.map((line) => line.i), Array.from({ length: 5000 }, (_, i) => i));
+    assert.deepEqual(
+      lines.map((line) => line.i),
+      Array.from({ length: 5000 }, (_, i) => i),
+    );
   }
 });
 

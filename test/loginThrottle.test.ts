@@ -15,8 +15,7 @@ function statuses(responses: { status: number }[]): Record<number, number> {
   return counts;
 }
 
-const login = (username: string, password: string) =>
-  server.request('POST', '/api/auth/login', { body: { username, password } });
+const login = (username: string, password: string) => server.request('POST', '/api/auth/login', { body: { username, password } });
 
 describe('login throttle under parallel load', () => {
   test('60 wrong passwords in flight at once: 10 are checked (401), the other 50 are refused with 429', async () => {
@@ -54,7 +53,10 @@ describe('login throttle under parallel load', () => {
     const { user, accessToken } = await server.createUser();
     const responses = await Promise.all(
       Array.from({ length: 30 }, () =>
-        server.request('PUT', `/api/users/${user.id}/password`, { token: accessToken, body: { currentPassword: 'wrong-password', newPassword: 'brand-new-password' } }),
+        server.request('PUT', `/api/users/${user.id}/password`, {
+          token: accessToken,
+          body: { currentPassword: 'wrong-password', newPassword: 'brand-new-password' },
+        }),
       ),
     );
     assert.deepEqual(statuses(responses), { 400: 10, 429: 20 });

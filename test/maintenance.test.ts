@@ -17,7 +17,10 @@ describe('maintenance', () => {
   after(() => server.close());
 
   const createRecord = async (body: Record<string, unknown> = {}): Promise<Record_> => {
-    const res = await server.request('POST', '/api/maintenance', { token: users.operator.accessToken, body: { equipment: 'Chiller 1', type: 'preventive', ...body } });
+    const res = await server.request('POST', '/api/maintenance', {
+      token: users.operator.accessToken,
+      body: { equipment: 'Chiller 1', type: 'preventive', ...body },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body;
   };
@@ -29,7 +32,14 @@ describe('maintenance', () => {
 
   test('operator creates, reads, updates and deletes a record linked to a fault', async () => {
     const fault = await createFault();
-    const created = await createRecord({ type: 'corrective', description: 'replace valve', scheduledAt: '2024-06-01T08:00:00Z', assignee: 'Kim', cost: 120.5, faultId: fault.id });
+    const created = await createRecord({
+      type: 'corrective',
+      description: 'replace valve',
+      scheduledAt: '2024-06-01T08:00:00Z',
+      assignee: 'Kim',
+      cost: 120.5,
+      faultId: fault.id,
+    });
     assert.equal(created.status, 'planned');
     assert.equal(created.faultId, fault.id);
     assert.equal(created.cost, 120.5);
@@ -39,7 +49,10 @@ describe('maintenance', () => {
     const read = await server.request('GET', `/api/maintenance/${created.id}`, { token: users.viewer.accessToken });
     assert.deepEqual(read.body, created);
 
-    const updated = await server.request('PUT', `/api/maintenance/${created.id}`, { token: users.operator.accessToken, body: { cost: null, faultId: null, status: 'in_progress' } });
+    const updated = await server.request('PUT', `/api/maintenance/${created.id}`, {
+      token: users.operator.accessToken,
+      body: { cost: null, faultId: null, status: 'in_progress' },
+    });
     assert.equal(updated.status, 200);
     assert.equal(updated.body.cost, null);
     assert.equal(updated.body.faultId, null);
@@ -63,20 +76,32 @@ describe('maintenance', () => {
       assert.equal((await server.request(method, path, { token: viewer, body })).status, 403, `${method} ${path}`);
     }
     assert.equal((await server.request('GET', `/api/maintenance/${record.id}`, { token: viewer })).body.status, 'planned');
-    assert.equal((await server.request('POST', '/api/maintenance', { token: users.admin.accessToken, body: { equipment: 'x', type: 'inspection' } })).status, 201);
+    assert.equal(
+      (await server.request('POST', '/api/maintenance', { token: users.admin.accessToken, body: { equipment: 'x', type: 'inspection' } })).status,
+      201,
+    );
   });
 
   test('faultId must name an existing fault: 400 with details, nothing written', async () => {
     const record = await createRecord();
-    const missing = await server.request('POST', '/api/maintenance', { token: users.operator.accessToken, body: { equipment: 'x', type: 'corrective', faultId: 987654 } });
+    const missing = await server.request('POST', '/api/maintenance', {
+      token: users.operator.accessToken,
+      body: { equipment: 'x', type: 'corrective', faultId: 987654 },
+    });
     assert.equal(missing.status, 400);
     assert.deepEqual(missing.body.details, [{ path: 'body.faultId', message: 'no fault with id 987654' }]);
-    const relink = await server.request('PUT', `/api/maintenance/${record.id}`, { token: users.operator.accessToken, body: { faultId: 987654, equipment: 'renamed' } });
+    const relink = await server.request('PUT', `/api/maintenance/${record.id}`, {
+      token: users.operator.accessToken,
+      body: { faultId: 987654, equipment: 'renamed' },
+    });
     assert.equal(relink.status, 400);
     assert.equal(relink.body.details[0].path, 'body.faultId');
     const unchanged = await server.request('GET', `/api/maintenance/${record.id}`, { token: users.viewer.accessToken });
     assert.equal(unchanged.body.equipment, 'Chiller 1', 'the refused update changed nothing');
-    assert.deepEqual(auditRows(server, 'maintenance', record.id).map((row) => row.action), ['create']);
+    assert.deepEqual(
+      auditRows(server, 'maintenance', record.id).map((row) => row.action),
+      ['create'],
+    );
   });
 
   test('deleting a fault unlinks its maintenance records', async () => {
@@ -105,7 +130,10 @@ describe('maintenance', () => {
     for (const [method, path, body, where] of cases) {
       const res = await server.request(method, path, { token, body });
       assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
-      assert.ok(res.body.details?.some((d: { path: string }) => d.path.startsWith(where)), `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.body.details?.some((d: { path: string }) => d.path.startsWith(where)),
+        `${method} ${path}: ${JSON.stringify(res.body)}`,
+      );
     }
     for (const [method, body] of [['GET'], ['PUT', { status: 'done' }], ['DELETE']] as const) {
       assert.equal((await server.request(method, '/api/maintenance/999999', { token, body })).status, 404, method);

@@ -20,7 +20,9 @@ describe('/metrics', () => {
     server = await startTestServer({ EMS_METRICS_TOKEN: TOKEN });
     admin = await server.createUser({ role: 'admin' });
     seeded = seedYear(server, 'UTC', { days: 3 });
-    server.service.deps.db.sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 0, ?)').run(seeded.meterIds[0], Date.now(), 42.5);
+    server.service.deps.db.sqlite
+      .prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 0, ?)')
+      .run(seeded.meterIds[0], Date.now(), 42.5);
   });
   after(() => server.close());
 
@@ -33,7 +35,15 @@ describe('/metrics', () => {
     assert.match(response.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
     const parsed = parsePrometheusTextFormat(await response.text()) as Parsed;
     const family = (name: string) => parsed.find((f) => f.name === name)!;
-    for (const name of ['ems_up', 'ems_collector_lag_seconds', 'ems_gateway_up', 'ems_backup_age_seconds', 'ems_http_requests_total', 'ems_meter_power_kw', 'ems_meter_energy_kwh_total']) {
+    for (const name of [
+      'ems_up',
+      'ems_collector_lag_seconds',
+      'ems_gateway_up',
+      'ems_backup_age_seconds',
+      'ems_http_requests_total',
+      'ems_meter_power_kw',
+      'ems_meter_energy_kwh_total',
+    ]) {
       assert.ok(family(name), `${name} present`);
     }
     assert.equal(family('ems_http_requests_total').type, 'COUNTER');
@@ -41,7 +51,10 @@ describe('/metrics', () => {
     assert.ok(Number(health!.value) >= 3, 'the health calls were counted');
     assert.equal(family('ems_collector_lag_seconds').metrics[0].value, 'NaN', 'collection is off in tests: never collected');
     const power = family('ems_meter_power_kw').metrics;
-    assert.deepEqual(power.map((m) => [m.labels?.meter_id, Number(m.value)]), [[String(seeded.meterIds[0]), 42.5]]);
+    assert.deepEqual(
+      power.map((m) => [m.labels?.meter_id, Number(m.value)]),
+      [[String(seeded.meterIds[0]), 42.5]],
+    );
     // Each meter's energy counter equals the series API's monthly sum over everything stored.
     const token = admin.accessToken;
     const energy = family('ems_meter_energy_kwh_total').metrics;
@@ -80,7 +93,11 @@ describe('/metrics', () => {
     const responses = await Promise.all(Array.from({ length: 60 }, () => scrape()));
     const texts = await Promise.all(responses.map((r) => r.text()));
     assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([200]));
-    const meters = (text: string) => text.split('\n').filter((line) => line.startsWith('ems_meter_energy_kwh_total')).join('\n');
+    const meters = (text: string) =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('ems_meter_energy_kwh_total'))
+        .join('\n');
     assert.equal(new Set(texts.map(meters)).size, 1);
   });
 

@@ -69,7 +69,9 @@ describe('models', () => {
       assert.equal(head.status, 200);
       assert.equal(head.body.length, 0);
 
-      const raw = await rawRequest(server.url, 'GET', created.body.downloadUrl, { headers: { authorization: `Bearer ${viewer.accessToken}`, range: 'bytes=100-199' } });
+      const raw = await rawRequest(server.url, 'GET', created.body.downloadUrl, {
+        headers: { authorization: `Bearer ${viewer.accessToken}`, range: 'bytes=100-199' },
+      });
       assert.equal(raw.status, 206);
       assert.ok(raw.body.equals(data.subarray(100, 200)));
       assert.equal(raw.headers['content-type'], type);
@@ -141,7 +143,11 @@ describe('models', () => {
 
   test('roles: viewers read, operators write', async () => {
     const multipart = fileBody(randomBytes(10), 'v.glb');
-    const refused = await server.request('POST', '/api/models', { token: viewer.accessToken, raw: multipart.body, headers: { 'content-type': multipart.contentType } });
+    const refused = await server.request('POST', '/api/models', {
+      token: viewer.accessToken,
+      raw: multipart.body,
+      headers: { 'content-type': multipart.contentType },
+    });
     assert.equal(refused.status, 403);
     assert.equal((await server.request('GET', '/api/models')).status, 401);
     assert.equal((await server.request('GET', '/api/models', { token: viewer.accessToken })).status, 200);

@@ -70,7 +70,9 @@ test('no GET route returns a password hash, a refresh-token hash or a refresh to
   await server.request('PUT', `/api/users/${created.body.id}/role`, { token, body: { role: 'viewer' } });
 
   const tables = new Set(sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[]);
-  const emptyTables = [...tables].filter((table) => !table.startsWith('sqlite_') && !table.startsWith('__drizzle') && !sqlite.prepare(`SELECT count(*) FROM "${table}"`).pluck().get());
+  const emptyTables = [...tables].filter(
+    (table) => !table.startsWith('sqlite_') && !table.startsWith('__drizzle') && !sqlite.prepare(`SELECT count(*) FROM "${table}"`).pluck().get(),
+  );
   assert.deepEqual(emptyTables, [], 'every table holds sample rows');
 
   const idsOf = (table: string): number[] => {
@@ -106,7 +108,14 @@ test('no GET route returns a password hash, a refresh-token hash or a refresh to
   const serverErrors = [...statuses].filter(([, status]) => status >= 500);
   assert.deepEqual(serverErrors, [], 'no GET route fails with a server error on sample data');
   // The walk reached the records that hold secrets, rather than bouncing off 4xx.
-  for (const path of ['/api/auth/me', '/api/users', `/api/users/${other.user.id}`, `/api/users/${created.body.id}`, '/api/audit', `/api/users/${other.user.id}/avatar`]) {
+  for (const path of [
+    '/api/auth/me',
+    '/api/users',
+    `/api/users/${other.user.id}`,
+    `/api/users/${created.body.id}`,
+    '/api/audit',
+    `/api/users/${other.user.id}/avatar`,
+  ]) {
     assert.equal(statuses.get(path), 200, `${path} answered ${statuses.get(path)}`);
   }
   assert.ok(routes.length >= 30 && responses.length > routes.length, `walked ${routes.length} routes as ${responses.length} requests`);

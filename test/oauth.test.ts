@@ -32,7 +32,12 @@ async function startIssuer(t: TestContext, claims: Record<string, unknown> = {})
   return {
     server,
     url,
-    env: { EMS_OAUTH_OIDC_ISSUER: url, EMS_OAUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID, EMS_OAUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET, EMS_OAUTH_OIDC_NAME: 'Corp SSO' },
+    env: {
+      EMS_OAUTH_OIDC_ISSUER: url,
+      EMS_OAUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      EMS_OAUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET,
+      EMS_OAUTH_OIDC_NAME: 'Corp SSO',
+    },
   };
 }
 
@@ -141,9 +146,16 @@ describe('providers', () => {
         }),
     );
     issuer.url = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
-    const server = await startServer(t, { EMS_OAUTH_OIDC_ISSUER: issuer.url, EMS_OAUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID, EMS_OAUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET });
+    const server = await startServer(t, {
+      EMS_OAUTH_OIDC_ISSUER: issuer.url,
+      EMS_OAUTH_OIDC_CLIENT_ID: OIDC_CLIENT_ID,
+      EMS_OAUTH_OIDC_CLIENT_SECRET: OIDC_CLIENT_SECRET,
+    });
 
-    assert.deepEqual((await server.request('GET', '/api/auth/oauth/providers')).body.providers.map((p: { name: string }) => p.name), ['oidc']);
+    assert.deepEqual(
+      (await server.request('GET', '/api/auth/oauth/providers')).body.providers.map((p: { name: string }) => p.name),
+      ['oidc'],
+    );
     const refused = await server.request('GET', '/api/auth/oauth/oidc/authorize');
     assert.equal(refused.status, 502);
     assert.match(refused.body.error, /could not be reached/);
@@ -178,7 +190,13 @@ describe('oidc', () => {
     assert.equal(first.status, 200, first.text);
     assert.equal(first.headers.get('cache-control'), 'no-store');
     assert.equal(first.body.status, 'bind_required');
-    assert.deepEqual(first.body.profile, { provider: 'oidc', providerUserId: 'johndoe', username: 'john.doe', email: 'john.doe@corp.example', name: 'John Doe' });
+    assert.deepEqual(first.body.profile, {
+      provider: 'oidc',
+      providerUserId: 'johndoe',
+      username: 'john.doe',
+      email: 'john.doe@corp.example',
+      name: 'John Doe',
+    });
     assert.equal(first.body.accessToken, undefined);
 
     const created = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: first.body.bindToken } });
@@ -242,11 +260,15 @@ describe('oidc', () => {
           }),
       ],
       ['wrong nonce', () => onIdToken((token) => (token.payload.nonce = 'not-the-nonce-we-sent'))],
-      ['no signature', () => issuer.server.service.once('beforeResponse', (response: MutableResponse) => {
-        const body = response.body as Record<string, string>;
-        const [, payload] = body.id_token.split('.');
-        body.id_token = `${base64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
-      })],
+      [
+        'no signature',
+        () =>
+          issuer.server.service.once('beforeResponse', (response: MutableResponse) => {
+            const body = response.body as Record<string, string>;
+            const [, payload] = body.id_token.split('.');
+            body.id_token = `${base64url({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+          }),
+      ],
     ];
     for (const [name, forge] of forgeries) {
       const location = await providerRedirect(server, 'oidc');
@@ -303,13 +325,21 @@ describe('github', () => {
     const first = await signIn(server, 'github');
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.status, 'bind_required');
-    assert.deepEqual(first.body.profile, { provider: 'github', providerUserId: String(octo.id), username: octo.login, email: octo.emails![0].email, name: octo.name });
+    assert.deepEqual(first.body.profile, {
+      provider: 'github',
+      providerUserId: String(octo.id),
+      username: octo.login,
+      email: octo.emails![0].email,
+      name: octo.name,
+    });
     const tokenRequest = github.tokenRequests.at(-1)!;
     assert.equal(tokenRequest.get('redirect_uri'), 'https://ems.example.test/api/auth/oauth/github/callback');
     assert.match(tokenRequest.get('code_verifier')!, /^[A-Za-z0-9_-]{43,128}$/);
 
     // The login name may be the email.
-    const bound = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.email, password: TEST_PASSWORD } });
+    const bound = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: first.body.bindToken, username: existing.user.email, password: TEST_PASSWORD },
+    });
     assert.equal(bound.status, 200, bound.text);
     assert.equal(bound.body.user.id, existing.user.id);
     assert.equal(bound.body.user.role, 'operator');
@@ -332,16 +362,22 @@ describe('github', () => {
     github.signInAs(githubUser());
     const first = await signIn(server, 'github');
 
-    const wrong = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.username, password: 'not-the-password' } });
+    const wrong = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: first.body.bindToken, username: existing.user.username, password: 'not-the-password' },
+    });
     assert.equal(wrong.status, 401);
     assert.equal(typeof wrong.body.error, 'string');
     assert.equal(wrong.body.accessToken, undefined);
     assert.equal((await server.request('GET', `/api/users/${existing.user.id}/oauth-links`, { token: existing.accessToken })).body.total, 0);
     assert.equal(auditActions(server, 'oauth_link').length, 0);
 
-    const right = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD } });
+    const right = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(right.status, 200, right.text);
-    const reused = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD } });
+    const reused = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: first.body.bindToken, username: existing.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(reused.status, 400);
     assert.match(reused.body.error, /bind token/);
 
@@ -350,10 +386,14 @@ describe('github', () => {
     github.signInAs(githubUser());
     const second = await signIn(server, 'github');
     for (let i = 0; i < 5; i++) {
-      const miss = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: second.body.bindToken, username: other.user.username, password: `wrong-${i}` } });
+      const miss = await server.request('POST', '/api/auth/oauth/bind', {
+        body: { bindToken: second.body.bindToken, username: other.user.username, password: `wrong-${i}` },
+      });
       assert.equal(miss.status, 401);
     }
-    const late = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: second.body.bindToken, username: other.user.username, password: TEST_PASSWORD } });
+    const late = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: second.body.bindToken, username: other.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(late.status, 400);
   });
 
@@ -365,12 +405,18 @@ describe('github', () => {
 
     const created = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: first.body.bindToken } });
     assert.equal(created.status, 201, created.text);
-    const again = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: first.body.bindToken, username: 'someone_else', email: 'someone@else.example' } });
+    const again = await server.request('POST', '/api/auth/oauth/register-and-bind', {
+      body: { bindToken: first.body.bindToken, username: 'someone_else', email: 'someone@else.example' },
+    });
     assert.equal(again.status, 400);
     const other = await server.createUser();
-    const bindAfter = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: other.user.username, password: TEST_PASSWORD } });
+    const bindAfter = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: first.body.bindToken, username: other.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(bindAfter.status, 400);
-    const madeUp = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: 'A'.repeat(43), username: 'made_up', email: 'made@up.example' } });
+    const madeUp = await server.request('POST', '/api/auth/oauth/register-and-bind', {
+      body: { bindToken: 'A'.repeat(43), username: 'made_up', email: 'made@up.example' },
+    });
     assert.equal(madeUp.status, 400);
     assert.equal((server.service.deps.db.sqlite.prepare('SELECT count(*) AS n FROM users WHERE username = ?').get('someone_else') as { n: number }).n, 0);
   });
@@ -388,7 +434,9 @@ describe('github', () => {
     assert.equal(noEmail.status, 400);
     assert.ok(noEmail.body.details.some((detail: { path: string }) => detail.path === 'body.email'));
 
-    const nameTaken = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: first.body.bindToken, email: 'octo@new.example' } });
+    const nameTaken = await server.request('POST', '/api/auth/oauth/register-and-bind', {
+      body: { bindToken: first.body.bindToken, email: 'octo@new.example' },
+    });
     assert.equal(nameTaken.status, 409);
     assert.match(nameTaken.body.error, /username is already taken.*choose another username/);
 
@@ -398,7 +446,9 @@ describe('github', () => {
     assert.equal(emailTaken.status, 409);
     assert.match(emailTaken.body.error, /email is already registered/);
 
-    const created = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: first.body.bindToken, username: 'octo_new', email: 'octo@new.example' } });
+    const created = await server.request('POST', '/api/auth/oauth/register-and-bind', {
+      body: { bindToken: first.body.bindToken, username: 'octo_new', email: 'octo@new.example' },
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.user.username, 'octo_new');
     assert.equal(created.body.user.role, 'viewer');
@@ -417,16 +467,29 @@ describe('github', () => {
     const two = await signIn(server, 'github');
     assert.equal(two.body.status, 'bind_required');
 
-    assert.equal((await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: one.body.bindToken, username: alice.user.username, password: TEST_PASSWORD } })).status, 200);
-    const stolen = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: two.body.bindToken, username: bob.user.username, password: TEST_PASSWORD } });
+    assert.equal(
+      (
+        await server.request('POST', '/api/auth/oauth/bind', {
+          body: { bindToken: one.body.bindToken, username: alice.user.username, password: TEST_PASSWORD },
+        })
+      ).status,
+      200,
+    );
+    const stolen = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: two.body.bindToken, username: bob.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(stolen.status, 409);
     assert.match(stolen.body.error, /already linked to another user/);
-    const stolenNew = await server.request('POST', '/api/auth/oauth/register-and-bind', { body: { bindToken: two.body.bindToken, username: 'thief', email: 'thief@example.test' } });
+    const stolenNew = await server.request('POST', '/api/auth/oauth/register-and-bind', {
+      body: { bindToken: two.body.bindToken, username: 'thief', email: 'thief@example.test' },
+    });
     assert.equal(stolenNew.status, 409);
 
     github.signInAs(githubUser());
     const second = await signIn(server, 'github');
-    const double = await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: second.body.bindToken, username: alice.user.username, password: TEST_PASSWORD } });
+    const double = await server.request('POST', '/api/auth/oauth/bind', {
+      body: { bindToken: second.body.bindToken, username: alice.user.username, password: TEST_PASSWORD },
+    });
     assert.equal(double.status, 409);
     assert.match(double.body.error, /already linked to a different GitHub account/);
     const rows = server.service.deps.db.sqlite.prepare('SELECT user_id AS userId FROM oauth_links').all() as Array<{ userId: number }>;
@@ -533,7 +596,7 @@ describe('state', () => {
 });
 
 describe('pending sign-ins under a flood', () => {
-  test('one address starting 200 sign-ins evicts only its own: a real user\'s pending sign-in still completes', async (t) => {
+  test("one address starting 200 sign-ins evicts only its own: a real user's pending sign-in still completes", async (t) => {
     const github = await startGithub(t);
     // Behind a listed proxy, so the test can speak as two clients.
     const server = await startServer(t, { ...github.env, EMS_TRUST_PROXY: '127.0.0.1,::1' });
@@ -554,7 +617,7 @@ describe('pending sign-ins under a flood', () => {
     assert.equal((await callback(server, 'github', oldest.search)).status, 400);
   });
 
-  test('an owner past its quota loses its own oldest entry, nobody else\'s', () => {
+  test("an owner past its quota loses its own oldest entry, nobody else's", () => {
     const store = new ExpiringStore<number>({ ttlMs: 60_000, maxEntries: 100, maxPerOwner: 3 });
     store.set('victim', 1, 'b');
     for (let i = 0; i < 50; i += 1) store.set(`flood-${i}`, i, 'a');
@@ -626,7 +689,14 @@ describe('links', () => {
     const octo = githubUser();
     github.signInAs(octo);
     const first = await signIn(server, 'github');
-    assert.equal((await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: first.body.bindToken, username: owner.user.username, password: TEST_PASSWORD } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', '/api/auth/oauth/bind', {
+          body: { bindToken: first.body.bindToken, username: owner.user.username, password: TEST_PASSWORD },
+        })
+      ).status,
+      200,
+    );
 
     const path = `/api/users/${owner.user.id}/oauth-links`;
     const own = await server.request('GET', path, { token: owner.accessToken });
@@ -654,7 +724,14 @@ describe('links', () => {
     const again = await signIn(server, 'github');
     assert.equal(again.body.status, 'bind_required');
     // An admin can undo a link too.
-    assert.equal((await server.request('POST', '/api/auth/oauth/bind', { body: { bindToken: again.body.bindToken, username: owner.user.username, password: TEST_PASSWORD } })).status, 200);
+    assert.equal(
+      (
+        await server.request('POST', '/api/auth/oauth/bind', {
+          body: { bindToken: again.body.bindToken, username: owner.user.username, password: TEST_PASSWORD },
+        })
+      ).status,
+      200,
+    );
     assert.equal((await server.request('DELETE', `${path}/github`, { token: admin.accessToken })).status, 200);
   });
 });

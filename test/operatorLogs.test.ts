@@ -42,7 +42,15 @@ describe('log lines', () => {
     const lines = parseLines(written.join('\n'));
     assert.deepEqual(
       lines.map((line) => [line.entry.level, line.priority]),
-      [['fatal', 3], ['error', 3], ['warn', 4], ['info', 6], ['debug', 7], ['trace', 7], ['warn', 4]],
+      [
+        ['fatal', 3],
+        ['error', 3],
+        ['warn', 4],
+        ['info', 6],
+        ['debug', 7],
+        ['trace', 7],
+        ['warn', 4],
+      ],
     );
 
     const plain: string[] = [];
@@ -107,7 +115,11 @@ describe('a service writing to the journal stream', () => {
   const api = (method: string, pathname: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(url + pathname, {
       method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}), ...headers },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
@@ -210,7 +222,10 @@ describe('a service writing to the journal stream', () => {
     const warnings = lines().filter((line) => String(line.entry.msg).startsWith('sign-in locked out'));
     assert.equal(warnings.length, 1, 'one warning per lockout, not one per refused attempt');
     assert.equal(warnings[0].priority, 4);
-    assert.deepEqual([warnings[0].entry.lockout, warnings[0].entry.key, warnings[0].entry.login, warnings[0].entry.ip], ['account', `user:${id}`, 'locked.out', '198.51.100.23']);
+    assert.deepEqual(
+      [warnings[0].entry.lockout, warnings[0].entry.key, warnings[0].entry.login, warnings[0].entry.ip],
+      ['account', `user:${id}`, 'locked.out', '198.51.100.23'],
+    );
     assert.ok(!JSON.stringify(warnings[0].entry).includes('a-wrong-password'));
   });
 

@@ -58,6 +58,6 @@ test('no raw SQL statement outside the energy store, reports, exports and analys
 });
 
 test('the pattern finds raw statements and leaves drizzle alone', () => {
-  const sample = "db.sqlite.prepare('SELECT 1'); sqlite.exec(`PRAGMA x`); orm.select().from(users).prepare(); db.sqlite.prepare(\n  \"SELECT 2\");";
+  const sample = 'db.sqlite.prepare(\'SELECT 1\'); sqlite.exec(`PRAGMA x`); orm.select().from(users).prepare(); db.sqlite.prepare(\n  "SELECT 2");';
   assert.equal(sample.match(RAW)?.length, 3);
 });

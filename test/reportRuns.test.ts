@@ -39,7 +39,11 @@ async function waitForRun(server: TestServer, token: string, runId: number): Pro
 
 test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", and bad values named', () => {
   assert.deepEqual(loadConfig({}).reports, { mailRetryDelaysMs: [60_000, 300_000, 900_000], keepFilesPerPlan: 10, minIntervalMin: 15 });
-  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: '250ms, 30s,2h', EMS_REPORT_KEEP_FILES: '3', EMS_REPORT_MIN_INTERVAL: '1m' }).reports, { mailRetryDelaysMs: [250, 30_000, 7_200_000], keepFilesPerPlan: 3, minIntervalMin: 1 });
+  assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: '250ms, 30s,2h', EMS_REPORT_KEEP_FILES: '3', EMS_REPORT_MIN_INTERVAL: '1m' }).reports, {
+    mailRetryDelaysMs: [250, 30_000, 7_200_000],
+    keepFilesPerPlan: 3,
+    minIntervalMin: 1,
+  });
   assert.deepEqual(loadConfig({ EMS_REPORT_MAIL_RETRY: 'none' }).reports.mailRetryDelaysMs, []);
   for (const [env, name] of [
     [{ EMS_REPORT_MAIL_RETRY: '5 minutes' }, 'EMS_REPORT_MAIL_RETRY'],
@@ -48,7 +52,11 @@ test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", 
     [{ EMS_REPORT_MAIL_RETRY: Array(11).fill('1s').join(',') }, 'EMS_REPORT_MAIL_RETRY'],
     [{ EMS_REPORT_KEEP_FILES: '0' }, 'EMS_REPORT_KEEP_FILES'],
   ] as const) {
-    assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}:`), name);
+    assert.throws(
+      () => loadConfig(env),
+      (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}:`),
+      name,
+    );
   }
 });
 
@@ -78,8 +86,7 @@ describe('report scheduler on an injected clock (Europe/Berlin): DST change days
     `INSERT INTO report_plans (name, template_id, cron, format, recipients, enabled, created_at, updated_at)
      VALUES (?, (SELECT id FROM report_templates WHERE key = 'alerts-faults'), ?, 'csv', '["ops@example.test"]', 1, ?, ?)`,
   );
-  const runsOf = (planId: number) =>
-    (db.sqlite.prepare('SELECT started_at FROM report_runs WHERE plan_id = ? ORDER BY id').pluck().all(planId) as string[]);
+  const runsOf = (planId: number) => db.sqlite.prepare('SELECT started_at FROM report_runs WHERE plan_id = ? ORDER BY id').pluck().all(planId) as string[];
 
   after(() => {
     closeDatabase(db);
@@ -103,9 +110,18 @@ describe('report scheduler on an injected clock (Europe/Berlin): DST change days
     const id = Number(insertPlan.run('every minute', '* * * * *', written, written).lastInsertRowid);
     for (now = Date.parse('2026-06-01T10:00:00.000Z'); now <= Date.parse('2026-06-01T10:09:00.000Z'); now += MINUTE) await Promise.all(scheduler.tick());
     db.sqlite.prepare('UPDATE report_plans SET enabled = 0 WHERE id = ?').run(id);
-    const rows = db.sqlite.prepare('SELECT started_at AS startedAt, files FROM report_runs WHERE plan_id = ? ORDER BY id').all(id) as { startedAt: string; files: string }[];
-    assert.deepEqual(rows.map((r) => r.startedAt.slice(11, 16)), ['10:06', '10:07', '10:08', '10:09']);
-    assert.deepEqual(rows.map((r) => JSON.parse(r.files).length), [0, 0, 1, 1]);
+    const rows = db.sqlite.prepare('SELECT started_at AS startedAt, files FROM report_runs WHERE plan_id = ? ORDER BY id').all(id) as {
+      startedAt: string;
+      files: string;
+    }[];
+    assert.deepEqual(
+      rows.map((r) => r.startedAt.slice(11, 16)),
+      ['10:06', '10:07', '10:08', '10:09'],
+    );
+    assert.deepEqual(
+      rows.map((r) => JSON.parse(r.files).length),
+      [0, 0, 1, 1],
+    );
     assert.equal(fs.readdirSync(path.join(dataDir, 'reports', String(id))).length, 2);
   });
 
@@ -138,7 +154,10 @@ describe('report scheduler on an injected clock (Europe/Berlin): DST change days
       now += MINUTE;
       await Promise.all(scheduler.tick());
       db.sqlite.prepare('UPDATE report_plans SET enabled = 0 WHERE id = ?').run(id);
-      assert.deepEqual(runsOf(id).map((at) => at.slice(11, 16)), ['10:00', '10:02']);
+      assert.deepEqual(
+        runsOf(id).map((at) => at.slice(11, 16)),
+        ['10:00', '10:02'],
+      );
     } finally {
       mailer.close();
       await new Promise<void>((resolve) => holding.close(() => resolve()));
@@ -171,7 +190,9 @@ describe('report runs through the API', () => {
     server = await startTestServer({ EMS_SMTP_URL: mail.url, EMS_REPORT_KEEP_FILES: '2' });
     users = await createRoles(server);
     const sqlite = server.service.deps.db.sqlite;
-    sqlite.prepare(`UPDATE platform_config SET site_name = 'Riverside Plant', currency = 'EUR', electricity_price = 0.3, carbon_factor = 0.5 WHERE id = 1`).run();
+    sqlite
+      .prepare(`UPDATE platform_config SET site_name = 'Riverside Plant', currency = 'EUR', electricity_price = 0.3, carbon_factor = 0.5 WHERE id = 1`)
+      .run();
     // Seven days before today: site totals and two areas; a day outside the period that must not count.
     for (let offset = 1; offset <= 7; offset += 1) {
       const day = addDays(today(), -offset);
@@ -184,7 +205,9 @@ describe('report runs through the API', () => {
     // A fault reported three days ago and resolved six hours later (MTTR 6), one reported today (outside the period).
     const reported = Date.parse(`${addDays(today(), -3)}T08:00:00.000Z`);
     sqlite
-      .prepare(`INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('AHU-1', 'high', 'resolved', ?, ?, ?, ?)`)
+      .prepare(
+        `INSERT INTO faults (device, severity, status, reported_at, resolved_at, created_at, updated_at) VALUES ('AHU-1', 'high', 'resolved', ?, ?, ?, ?)`,
+      )
       .run(new Date(reported).toISOString(), new Date(reported + 6 * 3_600_000).toISOString(), new Date().toISOString(), new Date().toISOString());
     sqlite
       .prepare(`INSERT INTO faults (device, severity, status, reported_at, created_at, updated_at) VALUES ('AHU-2', 'low', 'open', ?, ?, ?)`)
@@ -239,7 +262,19 @@ describe('report runs through the API', () => {
     // The PDF writes the site's locale (en-US here): grouped numbers, the currency sign, medium dates.
     const f = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
     const norm = (value: string) => value.replace(/\s+/g, ' ');
-    for (const expected of ['Riverside Plant', 'Weekly energy', `Period: ${f.date(from)} to ${f.date(last)}`, f.kwh(totalKwh), f.money(totalKwh * 0.3), f.carbon(totalKwh * 0.5), 'HVAC', f.number(hvac, 1), f.number(hvac * 0.3, 2), 'Lighting', 'Chiller 2 tripped']) {
+    for (const expected of [
+      'Riverside Plant',
+      'Weekly energy',
+      `Period: ${f.date(from)} to ${f.date(last)}`,
+      f.kwh(totalKwh),
+      f.money(totalKwh * 0.3),
+      f.carbon(totalKwh * 0.5),
+      'HVAC',
+      f.number(hvac, 1),
+      f.number(hvac * 0.3, 2),
+      'Lighting',
+      'Chiller 2 tripped',
+    ]) {
       assert.ok(norm(text).includes(norm(expected)), `PDF text has ${expected}:\n${text}`);
     }
     assert.ok(!text.includes('99999') && !text.includes('99,999'), 'a day outside the period is not counted');
@@ -250,7 +285,9 @@ describe('report runs through the API', () => {
       assert.match(csv, new RegExp(`^${addDays(today(), -offset)},${kwh},${Math.round(kwh * 0.3 * 100) / 100},${kwh * 0.5}\\r$`, 'm'));
     }
 
-    const download = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(pdf.filename)}`, { headers: { authorization: `Bearer ${users.viewer.accessToken}` } });
+    const download = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(pdf.filename)}`, {
+      headers: { authorization: `Bearer ${users.viewer.accessToken}` },
+    });
     assert.equal(download.status, 200);
     assert.equal(download.headers.get('content-type'), 'application/pdf');
     assert.deepEqual(Buffer.from(await download.arrayBuffer()), pdf.content);
@@ -275,12 +312,20 @@ describe('report runs through the API', () => {
   test('csv and json plans mail their one file', async () => {
     for (const format of ['csv', 'json'] as const) {
       const plan = await createPlan({ format, templateId: 'alerts-faults', recipients: [`${format}@example.test`] });
-      const run = await waitForRun(server, users.viewer.accessToken, (await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })).body.id);
+      const run = await waitForRun(
+        server,
+        users.viewer.accessToken,
+        (await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })).body.id,
+      );
       assert.equal(run.status, 'ok', run.error);
       const message = mail.messages.find((m) => m.to.includes(`${format}@example.test`))!;
       const parts = attachmentsOf(message.raw);
-      assert.deepEqual(parts.map((p) => p.filename.split('.').pop()), [format]);
-      if (format === 'json') assert.equal(JSON.parse(parts[0].content.toString()).tables.find((t: any) => t.key === 'top-alerts').rows[0][2], 'Chiller 2 tripped');
+      assert.deepEqual(
+        parts.map((p) => p.filename.split('.').pop()),
+        [format],
+      );
+      if (format === 'json')
+        assert.equal(JSON.parse(parts[0].content.toString()).tables.find((t: any) => t.key === 'top-alerts').rows[0][2], 'Chiller 2 tripped');
       else {
         const text = parts[0].content.toString();
         assert.match(text, /^alerts\r\nlevel,active,acknowledged,resolved,total\r\ncritical,1,0,0,1\r$/m);
@@ -307,15 +352,31 @@ describe('report runs through the API', () => {
     const oldest = (await server.request('GET', `/api/reports/runs/${runs[0].id}`, { token: users.viewer.accessToken })).body;
     assert.deepEqual(oldest.files, []);
     assert.notEqual(oldest.filesDeletedAt, null);
-    assert.equal((await server.request('GET', `/api/reports/runs/${runs[0].id}/files/${runs[0].files[0].name}`, { token: users.viewer.accessToken })).status, 404);
-    assert.equal((await server.request('GET', `/api/reports/runs/${runs[2].id}/files/${runs[2].files[0].name}`, { token: users.viewer.accessToken })).status, 200);
-    assert.deepEqual(fs.readdirSync(path.join(server.dataDir, 'reports', String(plan.id))).sort(), runs.slice(1).map((r) => `${r.id}-${r.files[0].name}`).sort());
+    assert.equal(
+      (await server.request('GET', `/api/reports/runs/${runs[0].id}/files/${runs[0].files[0].name}`, { token: users.viewer.accessToken })).status,
+      404,
+    );
+    assert.equal(
+      (await server.request('GET', `/api/reports/runs/${runs[2].id}/files/${runs[2].files[0].name}`, { token: users.viewer.accessToken })).status,
+      200,
+    );
+    assert.deepEqual(
+      fs.readdirSync(path.join(server.dataDir, 'reports', String(plan.id))).sort(),
+      runs
+        .slice(1)
+        .map((r) => `${r.id}-${r.files[0].name}`)
+        .sort(),
+    );
 
     // A deleted plan takes its history along; its folder goes with the next run of any plan.
     assert.equal((await server.request('DELETE', `/api/reports/plans/${plan.id}`, { token: users.operator.accessToken })).status, 204);
     assert.equal((await server.request('GET', `/api/reports/runs/${runs[2].id}`, { token: users.viewer.accessToken })).status, 404);
     const other = await createPlan({ format: 'csv' });
-    await waitForRun(server, users.viewer.accessToken, (await server.request('POST', `/api/reports/plans/${other.id}/run`, { token: users.operator.accessToken })).body.id);
+    await waitForRun(
+      server,
+      users.viewer.accessToken,
+      (await server.request('POST', `/api/reports/plans/${other.id}/run`, { token: users.operator.accessToken })).body.id,
+    );
     assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.id))));
   });
 });
@@ -341,10 +402,12 @@ describe('runs of one plan never overlap', () => {
     const server = await startTestServer({ EMS_SMTP_URL: `smtp://127.0.0.1:${(holding.server.address() as AddressInfo).port}` });
     try {
       const users = await createRoles(server);
-      const plan = (await server.request('POST', '/api/reports/plans', {
-        token: users.operator.accessToken,
-        body: { name: 'Held', templateId: 'alerts-faults', cron: '0 7 * * *', format: 'csv', recipients: ['ops@example.test'] },
-      })).body;
+      const plan = (
+        await server.request('POST', '/api/reports/plans', {
+          token: users.operator.accessToken,
+          body: { name: 'Held', templateId: 'alerts-faults', cron: '0 7 * * *', format: 'csv', recipients: ['ops@example.test'] },
+        })
+      ).body;
       const answers = await Promise.all(
         Array.from({ length: 60 }, () => server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })),
       );
@@ -367,7 +430,11 @@ describe('runs of one plan never overlap', () => {
       assert.equal(doomed.status, 202);
       assert.equal((await server.request('DELETE', `/api/reports/plans/${plan.id}`, { token: users.operator.accessToken })).status, 204);
       release();
-      while (!server.logs.some((line) => JSON.parse(line).runId === doomed.body.id && /report (delivered|run failed|run could not be recorded)/.test(JSON.parse(line).msg))) {
+      while (
+        !server.logs.some(
+          (line) => JSON.parse(line).runId === doomed.body.id && /report (delivered|run failed|run could not be recorded)/.test(JSON.parse(line).msg),
+        )
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       assert.equal((await server.request('GET', '/api/health')).status, 200);
@@ -397,13 +464,18 @@ describe('failing SMTP', () => {
       },
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
-    const server = await startTestServer({ EMS_SMTP_URL: `smtp://127.0.0.1:${(refusing.server.address() as AddressInfo).port}`, EMS_REPORT_MAIL_RETRY: '20ms,40ms' });
+    const server = await startTestServer({
+      EMS_SMTP_URL: `smtp://127.0.0.1:${(refusing.server.address() as AddressInfo).port}`,
+      EMS_REPORT_MAIL_RETRY: '20ms,40ms',
+    });
     try {
       const users = await createRoles(server);
-      const plan = (await server.request('POST', '/api/reports/plans', {
-        token: users.operator.accessToken,
-        body: { name: 'Maintenance list', templateId: 'maintenance-due', cron: '0 7 * * *', format: 'csv', recipients: ['ops@example.test'] },
-      })).body;
+      const plan = (
+        await server.request('POST', '/api/reports/plans', {
+          token: users.operator.accessToken,
+          body: { name: 'Maintenance list', templateId: 'maintenance-due', cron: '0 7 * * *', format: 'csv', recipients: ['ops@example.test'] },
+        })
+      ).body;
       const started = await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken });
       const run = await waitForRun(server, users.viewer.accessToken, started.body.id);
       assert.equal(run.status, 'failed');
@@ -437,14 +509,23 @@ describe('failing SMTP', () => {
       },
     });
     await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
-    const server = await startTestServer({ EMS_SMTP_URL: `smtp://127.0.0.1:${(flaky.server.address() as AddressInfo).port}`, EMS_REPORT_MAIL_RETRY: '20ms,20ms,20ms' });
+    const server = await startTestServer({
+      EMS_SMTP_URL: `smtp://127.0.0.1:${(flaky.server.address() as AddressInfo).port}`,
+      EMS_REPORT_MAIL_RETRY: '20ms,20ms,20ms',
+    });
     try {
       const users = await createRoles(server);
-      const plan = (await server.request('POST', '/api/reports/plans', {
-        token: users.operator.accessToken,
-        body: { name: 'Alerts', templateId: 'alerts-faults', cron: '0 7 * * *', format: 'json', recipients: ['ops@example.test'] },
-      })).body;
-      const run = await waitForRun(server, users.viewer.accessToken, (await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })).body.id);
+      const plan = (
+        await server.request('POST', '/api/reports/plans', {
+          token: users.operator.accessToken,
+          body: { name: 'Alerts', templateId: 'alerts-faults', cron: '0 7 * * *', format: 'json', recipients: ['ops@example.test'] },
+        })
+      ).body;
+      const run = await waitForRun(
+        server,
+        users.viewer.accessToken,
+        (await server.request('POST', `/api/reports/plans/${plan.id}/run`, { token: users.operator.accessToken })).body.id,
+      );
       assert.equal(run.status, 'ok', run.error);
       assert.equal(run.mailAttempts, 3);
       assert.equal((await server.request('GET', '/api/alerts?q=not%20delivered', { token: users.viewer.accessToken })).body.total, 0);
@@ -461,10 +542,12 @@ describe('a time missed while the service was down', () => {
     const dataDir = tempDir();
     const first = await startTestServer({ EMS_DATA_DIR: dataDir, EMS_SMTP_URL: mail.url });
     const users = await createRoles(first);
-    const plan = (await first.request('POST', '/api/reports/plans', {
-      token: users.operator.accessToken,
-      body: { name: 'Hourly', templateId: 'alerts-faults', cron: '0 * * * *', format: 'csv', recipients: ['ops@example.test'] },
-    })).body;
+    const plan = (
+      await first.request('POST', '/api/reports/plans', {
+        token: users.operator.accessToken,
+        body: { name: 'Hourly', templateId: 'alerts-faults', cron: '0 * * * *', format: 'csv', recipients: ['ops@example.test'] },
+      })
+    ).body;
     await first.service.close();
     // The plan was written three hours ago and the service was down since: three hourly times passed.
     const db = openDatabase(path.join(dataDir, 'ems.db'));
@@ -472,7 +555,9 @@ describe('a time missed while the service was down', () => {
     // And a run the process was in the middle of when it died.
     const interrupted = Number(
       db.sqlite
-        .prepare(`INSERT INTO report_runs (plan_id, trigger, status, format, period_from, period_to, started_at) VALUES (?, 'schedule', 'running', 'csv', '2026-01-01', '2026-01-08', ?)`)
+        .prepare(
+          `INSERT INTO report_runs (plan_id, trigger, status, format, period_from, period_to, started_at) VALUES (?, 'schedule', 'running', 'csv', '2026-01-01', '2026-01-08', ?)`,
+        )
         .run(plan.id, new Date(Date.now() - 4 * 3_600_000).toISOString()).lastInsertRowid,
     );
     closeDatabase(db);

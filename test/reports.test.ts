@@ -119,7 +119,11 @@ describe('reports', () => {
       if (message) assert.match(detail.message, message);
     }
     const both = await server.request('POST', '/api/reports/plans', { token, body: validPlan({ cron: 'x', templateId: 999999 }) });
-    assert.deepEqual(both.body.details.map((d: { path: string }) => d.path), ['body.cron', 'body.templateId'], 'both problems at once');
+    assert.deepEqual(
+      both.body.details.map((d: { path: string }) => d.path),
+      ['body.cron', 'body.templateId'],
+      'both problems at once',
+    );
 
     const plan = await createPlan();
     const badUpdate = await server.request('PUT', `/api/reports/plans/${plan.id}`, { token, body: { cron: '0 25 * * *', name: 'renamed' } });

@@ -24,7 +24,10 @@ describe('monthly report by commodity', () => {
   before(async () => {
     server = await startTestServer();
     admin = await server.createUser({ role: 'admin' });
-    const config = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: 'Campus Nord', timezone: TIMEZONE, locale: 'en-GB', currency: 'EUR' } });
+    const config = await server.request('PUT', '/api/configs', {
+      token: admin.accessToken,
+      body: { siteName: 'Campus Nord', timezone: TIMEZONE, locale: 'en-GB', currency: 'EUR' },
+    });
     assert.equal(config.status, 200, config.text);
     const { energy, db } = server.service.deps;
     const meter = (body: Record<string, unknown>) => energy.meters.create({ kind: 'energy', ...body } as never, null).id;
@@ -56,18 +59,27 @@ describe('monthly report by commodity', () => {
   after(() => server.close());
 
   test('a section and chart per utility with the figures of the commodities API; heat: no data; water never in the energy total', async () => {
-    const plan = await server.request('POST', '/api/reports/plans', { token: admin.accessToken, body: { name: 'Utilities', templateId: 'monthly-energy', cron: '0 6 1 * *', recipients: ['energy@example.test'] } });
+    const plan = await server.request('POST', '/api/reports/plans', {
+      token: admin.accessToken,
+      body: { name: 'Utilities', templateId: 'monthly-energy', cron: '0 6 1 * *', recipients: ['energy@example.test'] },
+    });
     assert.equal(plan.status, 201, plan.text);
     const started = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
     assert.equal(started.status, 202, started.text);
-    const run = await eventually(async () => {
-      const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
-      return read.body.status === 'running' ? undefined : read.body;
-    }, 'the report run', 60_000);
+    const run = await eventually(
+      async () => {
+        const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
+        return read.body.status === 'running' ? undefined : read.body;
+      },
+      'the report run',
+      60_000,
+    );
     assert.equal(run.status, 'ok', run.error);
     const file = async (suffix: string) => {
       const name = run.files.map((f: { name: string }) => f.name).find((n: string) => n.endsWith(suffix));
-      const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+      const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, {
+        headers: { authorization: `Bearer ${admin.accessToken}` },
+      });
       assert.equal(response.status, 200);
       return Buffer.from(await response.arrayBuffer());
     };

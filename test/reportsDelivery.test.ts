@@ -43,7 +43,9 @@ test('a pdf plan on * * * * * delivers its PDF and CSV within 70 s of a fresh st
     const file = path.join(dataDir, 'tmp', 'delivered.pdf');
     fs.writeFileSync(file, pdf.content);
     const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
-    const summary = (await (await fetch(`${service.url}/api/energy/summary?from=${addDays(today, -7)}&to=${today}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { totalKwh: number };
+    const summary = (await (
+      await fetch(`${service.url}/api/energy/summary?from=${addDays(today, -7)}&to=${today}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { totalKwh: number };
     assert.ok(summary.totalKwh > 20_000, `a week of the simulated building: ${summary.totalKwh} kWh`);
     const totalKwh = formatCell(summary.totalKwh);
     // The PDF in the site's locale (en-US, UTC by default); the CSV keeps the API's plain numbers.

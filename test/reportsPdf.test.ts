@@ -37,7 +37,10 @@ describe('monthly report PDF', () => {
   before(async () => {
     server = await startTestServer();
     admin = await server.createUser({ role: 'admin' });
-    const config = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: SITE, timezone: TIMEZONE, locale: 'de-DE', currency: 'EUR' } });
+    const config = await server.request('PUT', '/api/configs', {
+      token: admin.accessToken,
+      body: { siteName: SITE, timezone: TIMEZONE, locale: 'de-DE', currency: 'EUR' },
+    });
     assert.equal(config.status, 200, config.text);
     // A day without data in the month before the reported one too: its comparison is marked incomplete.
     const month = lastWholeMonth(TIMEZONE);
@@ -55,17 +58,26 @@ describe('monthly report PDF', () => {
   after(() => server.close());
 
   async function runPlan(body: Record<string, unknown>): Promise<{ pdf: Buffer; csv: string }> {
-    const plan = await server.request('POST', '/api/reports/plans', { token: admin.accessToken, body: { cron: '0 6 1 * *', recipients: ['energy@example.test'], ...body } });
+    const plan = await server.request('POST', '/api/reports/plans', {
+      token: admin.accessToken,
+      body: { cron: '0 6 1 * *', recipients: ['energy@example.test'], ...body },
+    });
     assert.equal(plan.status, 201, plan.text);
     const started = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
     assert.equal(started.status, 202, started.text);
-    const run = await eventually(async () => {
-      const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
-      return read.body.status === 'running' ? undefined : read.body;
-    }, 'the report run', 60_000);
+    const run = await eventually(
+      async () => {
+        const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
+        return read.body.status === 'running' ? undefined : read.body;
+      },
+      'the report run',
+      60_000,
+    );
     assert.equal(run.status, 'ok', run.error);
     const file = async (name: string) => {
-      const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+      const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, {
+        headers: { authorization: `Bearer ${admin.accessToken}` },
+      });
       assert.equal(response.status, 200);
       return Buffer.from(await response.arrayBuffer());
     };
@@ -139,7 +151,11 @@ describe('monthly report PDF', () => {
     // pdftotext's layout may drop the no-break space of a short right-aligned "0 %": compared without spaces.
     const bare = (value: string) => value.replace(/\s+/g, '');
     assert.ok(
-      bare(text).includes(bare(`${format.date(dayRow.day)} ${format.number(dayRow.kwh, 1)} ${format.number(dayRow.cost, 2)} ${format.number(dayRow.carbonKg, 1)} ${format.percent(estimatedDay.measured)} ${format.percent(estimatedDay.estimated)} ${format.percent(estimatedDay.missing)}`)),
+      bare(text).includes(
+        bare(
+          `${format.date(dayRow.day)} ${format.number(dayRow.kwh, 1)} ${format.number(dayRow.cost, 2)} ${format.number(dayRow.carbonKg, 1)} ${format.percent(estimatedDay.measured)} ${format.percent(estimatedDay.estimated)} ${format.percent(estimatedDay.missing)}`,
+        ),
+      ),
       `the daily row with its shares:\n${text}`,
     );
     // Area and site names in Cyrillic, Greek and Chinese come out as text (pdftotext reads them back through the embedded fonts).

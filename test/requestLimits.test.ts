@@ -49,7 +49,10 @@ describe('methods and media types', () => {
   });
 
   test('a form body on a JSON route is 415', async () => {
-    const response = await server.request('POST', '/api/auth/login', { raw: 'username=a&password=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const response = await server.request('POST', '/api/auth/login', {
+      raw: 'username=a&password=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(response.status, 415);
     assert.equal(response.body.code, 'UNSUPPORTED_MEDIA_TYPE');
   });
@@ -93,7 +96,10 @@ describe('slow bodies', () => {
 
 describe('EMS_TRUST_PROXY', () => {
   const sendCode = (target: TestServer, forwardedFor: string, n: number) =>
-    target.request('POST', '/api/auth/register/send-code', { body: { email: `proxy-${forwardedFor.replace(/[^0-9]/g, "")}-${n}-${process.pid}@example.test` }, headers: { 'x-forwarded-for': forwardedFor } });
+    target.request('POST', '/api/auth/register/send-code', {
+      body: { email: `proxy-${forwardedFor.replace(/[^0-9]/g, '')}-${n}-${process.pid}@example.test` },
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
 
   test('behind a listed proxy, per-address limits apply to each forwarded client', async () => {
     const own = await startTestServer({ EMS_TRUST_PROXY: '127.0.0.1,::1' });

@@ -18,7 +18,9 @@ type Shape = Map<string, unknown>;
 /** Tables with their columns and indexes with their columns and uniqueness, as SQLite itself reports them. */
 function shapeOf(sqlite: Database.Database): Shape {
   const shape: Shape = new Map();
-  const objects = sqlite.prepare("SELECT type, name, tbl_name AS tableName FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' ORDER BY name").all() as {
+  const objects = sqlite
+    .prepare("SELECT type, name, tbl_name AS tableName FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' ORDER BY name")
+    .all() as {
     type: string;
     name: string;
     tableName: string;

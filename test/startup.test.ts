@@ -83,7 +83,11 @@ describe('configuration', () => {
       [{ EMS_LOG_LEVEL: 'loud' }, 'EMS_LOG_LEVEL'],
     ];
     for (const [env, name] of cases) {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}:`), name);
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith(`${name}:`),
+        name,
+      );
     }
   });
 
@@ -106,7 +110,10 @@ describe('a start that cannot serve', () => {
 
     const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_HOST: '127.0.0.1', EMS_PORT: String(port) });
     assert.equal(result.code, 2, result.stderr);
-    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_PORT: port ${port} on 127.0.0.1 is already in use (is another EMS or another program listening there?)`, '']);
+    assert.deepEqual(result.stderr.split('\n'), [
+      `ems: EMS_PORT: port ${port} on 127.0.0.1 is already in use (is another EMS or another program listening there?)`,
+      '',
+    ]);
     assert.equal(result.stdout, '');
     assert.deepEqual(fs.readdirSync(dataDir), [], 'no database, no initial-admin-password, no folders');
   });
@@ -220,7 +227,10 @@ describe('first start', () => {
       assert.equal(reminder.file, file);
       const login = await second.request('POST', '/api/auth/login', { body: { username: 'admin', password } });
       assert.equal(login.status, 200);
-      const changed = await second.request('PUT', `/api/users/${login.body.user.id}/password`, { token: login.body.accessToken, body: { currentPassword: password, newPassword: 'the-new-admin-password' } });
+      const changed = await second.request('PUT', `/api/users/${login.body.user.id}/password`, {
+        token: login.body.accessToken,
+        body: { currentPassword: password, newPassword: 'the-new-admin-password' },
+      });
       assert.equal(changed.status, 200, changed.text);
     } finally {
       await second.service.close();
@@ -229,7 +239,10 @@ describe('first start', () => {
     // Changed but the file kept: it is named as out of date, its content is not logged.
     const third = await startTestServer({ EMS_DATA_DIR: dir });
     try {
-      assert.equal(third.logs.some((line) => line.includes(password)), false);
+      assert.equal(
+        third.logs.some((line) => line.includes(password)),
+        false,
+      );
       const stale = third.logs.map((line) => JSON.parse(line)).find((entry) => String(entry.msg).includes('initial admin password file is out of date'));
       assert.ok(stale);
       assert.equal(stale.file, file);
@@ -240,7 +253,10 @@ describe('first start', () => {
     fs.rmSync(file);
     const fourth = await startTestServer({ EMS_DATA_DIR: dir });
     try {
-      assert.equal(fourth.logs.some((line) => line.includes('initial admin password') || line.includes('initialPassword')), false);
+      assert.equal(
+        fourth.logs.some((line) => line.includes('initial admin password') || line.includes('initialPassword')),
+        false,
+      );
       assert.equal(fs.existsSync(file), false, 'not written again');
     } finally {
       await fourth.close();

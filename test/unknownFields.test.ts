@@ -25,7 +25,9 @@ describe('unknown fields', () => {
     const mixed = await server.request('PUT', `/api/users/${user.id}`, { token: admin.accessToken, body: { displayName: 'Mixed', passwordHash: 'x' } });
     assert.equal(mixed.status, 200);
     assert.equal(mixed.body.displayName, 'Mixed');
-    const trail = server.service.deps.db.sqlite.prepare("SELECT before, after FROM audit_log WHERE resource = 'users' AND resource_id = ?").all(String(user.id)) as { before: string; after: string }[];
+    const trail = server.service.deps.db.sqlite
+      .prepare("SELECT before, after FROM audit_log WHERE resource = 'users' AND resource_id = ?")
+      .all(String(user.id)) as { before: string; after: string }[];
     assert.ok(trail.length > 0);
     for (const entry of trail) assert.doesNotMatch(`${entry.before}${entry.after}`, /\$2[aby]\$|passwordHash/);
   });
@@ -36,7 +38,11 @@ describe('unknown fields', () => {
     assert.equal(response.status, 200);
   });
 
-  for (const [path, role] of [['/api/configs', 'admin'], ['/api/three-d-config', 'admin'], ['/api/dashboard/settings', 'viewer']] as const) {
+  for (const [path, role] of [
+    ['/api/configs', 'admin'],
+    ['/api/three-d-config', 'admin'],
+    ['/api/dashboard/settings', 'viewer'],
+  ] as const) {
     test(`PUT ${path} with { foo: 1 } is 400 as on every other resource`, async () => {
       const actor = role === 'admin' ? admin : await server.createUser();
       const response = await server.request('PUT', path, { token: actor.accessToken, body: { foo: 1 } });
@@ -47,8 +53,18 @@ describe('unknown fields', () => {
 
   test('the audit writer drops secret keys whatever a caller passes', () => {
     const audit = new AuditLog(server.service.deps.db);
-    audit.record({ actor: null, action: 'update', resource: 'probe', resourceId: 1, before: { passwordHash: '$2b$10$x', name: 'a', nested: { refreshToken: 't', jwtSecret: 's' } }, after: { clientSecret: 'c', name: 'b' } });
-    const row = server.service.deps.db.sqlite.prepare("SELECT before, after FROM audit_log WHERE resource = 'probe'").get() as { before: string; after: string };
+    audit.record({
+      actor: null,
+      action: 'update',
+      resource: 'probe',
+      resourceId: 1,
+      before: { passwordHash: '$2b$10$x', name: 'a', nested: { refreshToken: 't', jwtSecret: 's' } },
+      after: { clientSecret: 'c', name: 'b' },
+    });
+    const row = server.service.deps.db.sqlite.prepare("SELECT before, after FROM audit_log WHERE resource = 'probe'").get() as {
+      before: string;
+      after: string;
+    };
     assert.deepEqual(JSON.parse(row.before), { name: 'a', nested: {} });
     assert.deepEqual(JSON.parse(row.after), { name: 'b' });
   });
@@ -65,7 +81,10 @@ describe('passwords past 72 bytes', () => {
   test('nor as the current password of a password change', async () => {
     const password = 'b'.repeat(72);
     const me = await server.createUser({ password });
-    const response = await server.request('PUT', `/api/users/${me.user.id}/password`, { token: me.accessToken, body: { currentPassword: `${password}x`, newPassword: TEST_PASSWORD } });
+    const response = await server.request('PUT', `/api/users/${me.user.id}/password`, {
+      token: me.accessToken,
+      body: { currentPassword: `${password}x`, newPassword: TEST_PASSWORD },
+    });
     assert.equal(response.status, 400);
     assert.equal(response.body.error, 'Current password is incorrect');
   });

@@ -44,7 +44,10 @@ describe('users CRUD as admin', () => {
       [id],
     );
 
-    const updated = await server.request('PUT', `/api/users/${id}`, { token: admin.accessToken, body: { displayName: 'Dana D.', phone: null, role: 'operator' } });
+    const updated = await server.request('PUT', `/api/users/${id}`, {
+      token: admin.accessToken,
+      body: { displayName: 'Dana D.', phone: null, role: 'operator' },
+    });
     assert.equal(updated.status, 200);
     assert.equal(updated.body.displayName, 'Dana D.');
     assert.equal(updated.body.phone, null);
@@ -60,20 +63,32 @@ describe('users CRUD as admin', () => {
 
   test('400 with details for invalid input', async () => {
     const admin = await server.createUser({ role: 'admin' });
-    const bad = await server.request('POST', '/api/users', { token: admin.accessToken, body: { username: 'x', email: 'e@example.test', password: 'a-good-password' } });
+    const bad = await server.request('POST', '/api/users', {
+      token: admin.accessToken,
+      body: { username: 'x', email: 'e@example.test', password: 'a-good-password' },
+    });
     assert.equal(bad.status, 400);
     assert.deepEqual(detailPaths(bad.body), ['body.username']);
 
-    const noEmail = await server.request('POST', '/api/users', { token: admin.accessToken, body: { username: unique('v'), email: 'not-an-email', password: 'a-good-password' } });
+    const noEmail = await server.request('POST', '/api/users', {
+      token: admin.accessToken,
+      body: { username: unique('v'), email: 'not-an-email', password: 'a-good-password' },
+    });
     assert.equal(noEmail.status, 400);
     assert.deepEqual(detailPaths(noEmail.body), ['body.email']);
 
-    const shortPassword = await server.request('POST', '/api/users', { token: admin.accessToken, body: { username: unique('v'), email: `${unique('v')}@example.test`, password: 'short' } });
+    const shortPassword = await server.request('POST', '/api/users', {
+      token: admin.accessToken,
+      body: { username: unique('v'), email: `${unique('v')}@example.test`, password: 'short' },
+    });
     assert.equal(shortPassword.status, 400);
     assert.deepEqual(detailPaths(shortPassword.body), ['body.password']);
 
     // 40 two-byte characters: within 72 characters but 80 bytes, which bcrypt would silently truncate.
-    const longPassword = await server.request('POST', '/api/users', { token: admin.accessToken, body: { username: unique('v'), email: `${unique('v')}@example.test`, password: 'é'.repeat(40) } });
+    const longPassword = await server.request('POST', '/api/users', {
+      token: admin.accessToken,
+      body: { username: unique('v'), email: `${unique('v')}@example.test`, password: 'é'.repeat(40) },
+    });
     assert.equal(longPassword.status, 400);
     assert.deepEqual(detailPaths(longPassword.body), ['body.password']);
 
@@ -99,7 +114,10 @@ describe('users CRUD as admin', () => {
     });
     assert.equal(sameName.status, 409);
     assert.match(sameName.body.error, /username/);
-    const sameEmail = await server.request('PUT', `/api/users/${admin.user.id}`, { token: admin.accessToken, body: { email: existing.user.email.toUpperCase() } });
+    const sameEmail = await server.request('PUT', `/api/users/${admin.user.id}`, {
+      token: admin.accessToken,
+      body: { email: existing.user.email.toUpperCase() },
+    });
     assert.equal(sameEmail.status, 409);
     assert.match(sameEmail.body.error, /email/);
   });
@@ -233,7 +251,7 @@ describe('role matrix', () => {
 });
 
 describe('sessions and passwords', () => {
-  test("deleting a user ends its sessions at once: access token 401, refresh token 401", async () => {
+  test('deleting a user ends its sessions at once: access token 401, refresh token 401', async () => {
     const admin = await server.createUser({ role: 'admin' });
     const doomed = await server.createUser();
     assert.equal((await server.request('GET', '/api/auth/me', { token: doomed.accessToken })).status, 200);
@@ -294,7 +312,10 @@ describe('sessions and passwords', () => {
     server.service.deps.db.sqlite
       .prepare('INSERT INTO login_throttle (key, failures, window_started_at) VALUES (?, 9, ?)')
       .run(`user:${user.user.id}`, Date.now());
-    const tenth = await server.request('PUT', path, { token: user.accessToken, body: { currentPassword: 'guess-number-10', newPassword: 'brand-new-password' } });
+    const tenth = await server.request('PUT', path, {
+      token: user.accessToken,
+      body: { currentPassword: 'guess-number-10', newPassword: 'brand-new-password' },
+    });
     assert.equal(tenth.status, 400);
     const blocked = await server.request('PUT', path, { token: user.accessToken, body: { currentPassword: TEST_PASSWORD, newPassword: 'brand-new-password' } });
     assert.equal(blocked.status, 429);

@@ -51,7 +51,10 @@ before(async () => {
     ['AHU-3 filter differential pressure high', 'warning', 20],
     ['Supply air temperature deviation in the east wing', 'warning', 600],
   ] as const) {
-    const created = await server.request('POST', '/api/alerts', { token: admin, body: { title, level, message: PERSONAL, area: 'Area 01', occurredAt: new Date(now - minutesAgo * 60_000).toISOString() } });
+    const created = await server.request('POST', '/api/alerts', {
+      token: admin,
+      body: { title, level, message: PERSONAL, area: 'Area 01', occurredAt: new Date(now - minutesAgo * 60_000).toISOString() },
+    });
     assert.equal(created.status, 201);
   }
 });
@@ -63,7 +66,9 @@ async function useAreas(n: number): Promise<void> {
   assert.equal((await server.request('PUT', '/api/energy/areas', { token: admin, body: { areas } })).status, 200);
   const today = siteDay('UTC');
   const total = areas.reduce((sum, area) => sum + area.todayKwh, 0);
-  const upsert = server.service.deps.db.sqlite.prepare('INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh');
+  const upsert = server.service.deps.db.sqlite.prepare(
+    'INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh',
+  );
   for (let back = 1; back <= 6; back += 1) {
     const factor = 0.7 + ((back * 13) % 7) / 10;
     upsert.run(addDays(today, -back), 'total', Math.round(total * factor * 10) / 10);
@@ -128,7 +133,15 @@ describe('in Chromium', () => {
   before(async () => {
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -149,7 +162,10 @@ describe('in Chromium', () => {
       return route.abort();
     });
     // A failed fetch while a test stops the service on purpose is logged by Chromium as a console error: not a fault.
-    page.on('console', (message) => message.type() === 'error' && !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(message.text()) && problems.push(message.text()));
+    page.on(
+      'console',
+      (message) => message.type() === 'error' && !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(message.text()) && problems.push(message.text()),
+    );
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(url);
     await page.waitForSelector(ready);
@@ -166,12 +182,19 @@ describe('in Chromium', () => {
   /** Everything the page shows against the payload it was built from, as the API answers it now. */
   async function sameFiguresAsApi(page: Page, apiPath: string): Promise<any> {
     const payload = (await server.request('GET', apiPath)).body;
-    for (const [field, expected] of [['powerKw', payload.figures.powerKw], ['todayKwh', payload.figures.todayKwh], ['monthKwh', payload.figures.monthKwh]] as const) {
+    for (const [field, expected] of [
+      ['powerKw', payload.figures.powerKw],
+      ['todayKwh', payload.figures.todayKwh],
+      ['monthKwh', payload.figures.monthKwh],
+    ] as const) {
       assert.equal(Number(await value(page, field)), expected, field);
       const shown = Number((await page.textContent(`[data-field="${field}"]`))!.replace(/[^\d.]/g, ''));
       assert.ok(Math.abs(shown - expected) <= 0.5, `${field} shows ${shown} for ${expected}`);
     }
-    assert.deepEqual(JSON.parse((await page.getAttribute('.chart', 'data-values'))!), payload.weeklyEnergy.days.map((day: { kwh: number }) => day.kwh));
+    assert.deepEqual(
+      JSON.parse((await page.getAttribute('.chart', 'data-values'))!),
+      payload.weeklyEnergy.days.map((day: { kwh: number }) => day.kwh),
+    );
     assert.deepEqual(
       await page.$$eval('.bar-col', (nodes) => nodes.map((node) => (node.getAttribute('data-value') === '' ? null : Number(node.getAttribute('data-value'))))),
       payload.weeklyEnergy.days.map((day: { kwh: number | null }) => day.kwh),
@@ -184,7 +207,10 @@ describe('in Chromium', () => {
     });
     const titles = await page.$$eval('.alert .title', (nodes) => nodes.map((node) => node.textContent));
     assert.ok(titles.length >= 1);
-    assert.deepEqual(titles, payload.alerts.active.slice(0, titles.length).map((alert: { title: string }) => alert.title));
+    assert.deepEqual(
+      titles,
+      payload.alerts.active.slice(0, titles.length).map((alert: { title: string }) => alert.title),
+    );
     return payload;
   }
 
@@ -199,9 +225,14 @@ describe('in Chromium', () => {
         await resize(page, viewport);
         const payload = await sameFiguresAsApi(page, '/api/wallboard');
         // The largest areas in order, and one row summing exactly the rest.
-        const rows: (string | number | null)[][] = await page.$$eval('.area[data-area]', (nodes) => nodes.map((node) => [node.getAttribute('data-area'), Number(node.getAttribute('data-today')), Number(node.getAttribute('data-power'))]));
+        const rows: (string | number | null)[][] = await page.$$eval('.area[data-area]', (nodes) =>
+          nodes.map((node) => [node.getAttribute('data-area'), Number(node.getAttribute('data-today')), Number(node.getAttribute('data-power'))]),
+        );
         assert.ok(rows.length >= Math.min(count, 3), `${rows.length} area rows at ${viewport.width}×${viewport.height}`);
-        assert.deepEqual(rows, payload.areas.slice(0, rows.length).map((area: any) => [area.name, area.todayKwh, area.powerKw]));
+        assert.deepEqual(
+          rows,
+          payload.areas.slice(0, rows.length).map((area: any) => [area.name, area.todayKwh, area.powerKw]),
+        );
         const rest: { todayKwh: number }[] = payload.areas.slice(rows.length);
         const restRow: ElementHandle | null = await page.$('.area.rest');
         if (rest.length) {
@@ -218,7 +249,7 @@ describe('in Chromium', () => {
         assert.deepEqual(found, [], `${count} areas at ${viewport.width}×${viewport.height} (${file})`);
       }
     }
-    assert.doesNotMatch(await page!.textContent('body') ?? '', /Jane|0123/, 'no alert message text');
+    assert.doesNotMatch((await page!.textContent('body')) ?? '', /Jane|0123/, 'no alert message text');
     await page!.close();
   });
 
@@ -303,13 +334,23 @@ describe('in Chromium', () => {
       gateway.script('/codes/values', (request: RecordedRequest, res: http.ServerResponse) => {
         kwh += 0.25;
         const codes = (request.body as { codes: string[] }).codes;
-        const body = broken ? '{"error":"service unavailable"}' : JSON.stringify({ data: codes.map((code) => ({ code, value: kwh, quality: 'good', ts: new Date().toISOString() })) });
+        const body = broken
+          ? '{"error":"service unavailable"}'
+          : JSON.stringify({ data: codes.map((code) => ({ code, value: kwh, quality: 'good', ts: new Date().toISOString() })) });
         res.writeHead(broken ? 503 : 200, { 'content-type': 'application/json' });
         res.end(body);
       });
-      metered = await startTestServer({ EMS_IOT_BASE_URL: gateway.url, EMS_IOT_USERNAME: gateway.username, EMS_IOT_PASSWORD: gateway.password, EMS_COLLECT_INTERVAL: '2s' });
+      metered = await startTestServer({
+        EMS_IOT_BASE_URL: gateway.url,
+        EMS_IOT_USERNAME: gateway.username,
+        EMS_IOT_PASSWORD: gateway.password,
+        EMS_COLLECT_INTERVAL: '2s',
+      });
       const token = (await metered.createUser({ role: 'admin' })).accessToken;
-      assert.equal((await metered.request('POST', '/api/meters', { token, body: { name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true } })).status, 201);
+      assert.equal(
+        (await metered.request('POST', '/api/meters', { token, body: { name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true } })).status,
+        201,
+      );
       assert.equal((await metered.request('PUT', '/api/configs', { token, body: { refreshIntervalSec: 5 } })).status, 200);
       await eventually(async () => ((await metered.request('GET', '/api/wallboard')).body.dataState.lastGoodAt ? true : undefined), 'a good collection');
     });

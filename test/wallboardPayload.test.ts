@@ -8,7 +8,18 @@ import { dataStateOf, WALLBOARD_ALERTS } from '../src/wallboard/service.ts';
 import { startFakeGateway, type FakeGateway, type RecordedRequest } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
 
-const idle: CollectorStatus = { lastRunAt: null, lastOkAt: null, lastError: null, meters: 0, lagSec: null, state: 'idle', failingSince: null, consecutiveFailures: 0, clockStepsBack: 0, refused: 0 };
+const idle: CollectorStatus = {
+  lastRunAt: null,
+  lastOkAt: null,
+  lastError: null,
+  meters: 0,
+  lagSec: null,
+  state: 'idle',
+  failingSince: null,
+  consecutiveFailures: 0,
+  clockStepsBack: 0,
+  refused: 0,
+};
 const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -19,7 +30,12 @@ describe('dataStateOf', () => {
 
   test('collection off, or no meter to read: the hand-entered figures are live', () => {
     assert.deepEqual(dataStateOf({ intervalMs: 0, collector: idle, gateway: 'unknown', startedAt: T0, now: T0 + 3_600_000 }), {
-      state: 'live', since: null, reason: null, source: 'manual', collectIntervalSec: null, lastGoodAt: null,
+      state: 'live',
+      since: null,
+      reason: null,
+      source: 'manual',
+      collectIntervalSec: null,
+      lastGoodAt: null,
     });
     assert.equal(facts({ lastRunAt: iso(T0), meters: 0 }, T0 + 10 * minute).source, 'manual');
     assert.equal(facts({ lastRunAt: iso(T0), meters: 0 }, T0 + 10 * minute).state, 'live');
@@ -34,7 +50,10 @@ describe('dataStateOf', () => {
 
   test('the last collection failed: failing at once, since the last good one; the reason says whether the gateway answers', () => {
     const failed = { lastRunAt: iso(T0 + 2 * minute), lastOkAt: iso(T0 + minute), lastError: 'the gateway answered 503 to codes/values', meters: 3 };
-    assert.deepEqual([facts(failed, T0 + 2 * minute).state, facts(failed, T0 + 2 * minute).reason, facts(failed, T0 + 2 * minute).since], ['failing', 'gateway-errors', iso(T0 + minute)]);
+    assert.deepEqual(
+      [facts(failed, T0 + 2 * minute).state, facts(failed, T0 + 2 * minute).reason, facts(failed, T0 + 2 * minute).since],
+      ['failing', 'gateway-errors', iso(T0 + minute)],
+    );
     assert.equal(facts(failed, T0 + 2 * minute, 'unreachable').reason, 'gateway-unreachable');
     // Never a good collection since the start: since = the start.
     assert.equal(facts({ ...failed, lastOkAt: null }, T0 + minute).since, iso(T0));
@@ -66,13 +85,27 @@ describe('GET /api/wallboard', () => {
     assert.equal(board.status, 200);
     const { overview } = dashboard.body;
     assert.deepEqual(board.body.figures, {
-      powerKw: overview.powerKw, todayKwh: overview.energyTodayKwh, monthKwh: overview.energyMonthKwh,
-      costToday: overview.costToday, costMonth: overview.costMonth, carbonTodayKg: overview.carbonTodayKg, carbonMonthKg: overview.carbonMonthKg,
+      powerKw: overview.powerKw,
+      todayKwh: overview.energyTodayKwh,
+      monthKwh: overview.energyMonthKwh,
+      costToday: overview.costToday,
+      costMonth: overview.costMonth,
+      carbonTodayKg: overview.carbonTodayKg,
+      carbonMonthKg: overview.carbonMonthKg,
     });
     // A day with no data is null on both (issue 22), never 0.
-    assert.deepEqual(board.body.weeklyEnergy.days, dashboard.body.weeklyEnergy.days.map(({ day, kwh }: { day: string; kwh: number | null }) => ({ day, kwh })));
-    assert.ok(board.body.weeklyEnergy.days.some((day: { kwh: number | null }) => day.kwh === null), 'the seeded week has days with no data');
-    assert.deepEqual(board.body.areas.map((a: { name: string }) => a.name), ['Plant room', 'Office', 'Lab']);
+    assert.deepEqual(
+      board.body.weeklyEnergy.days,
+      dashboard.body.weeklyEnergy.days.map(({ day, kwh }: { day: string; kwh: number | null }) => ({ day, kwh })),
+    );
+    assert.ok(
+      board.body.weeklyEnergy.days.some((day: { kwh: number | null }) => day.kwh === null),
+      'the seeded week has days with no data',
+    );
+    assert.deepEqual(
+      board.body.areas.map((a: { name: string }) => a.name),
+      ['Plant room', 'Office', 'Lab'],
+    );
     assert.equal(board.body.scope.area, null);
     assert.deepEqual([board.body.dataState.state, board.body.dataState.source], ['live', 'manual']);
   });
@@ -81,11 +114,22 @@ describe('GET /api/wallboard', () => {
     const plant = await server.request('GET', `/api/wallboard?area=${encodeURIComponent('Plant room')}`);
     assert.equal(plant.status, 200);
     assert.equal(plant.body.scope.area, 'Plant room');
-    assert.deepEqual(plant.body.figures, { powerKw: 158.4, todayKwh: 1210.75, monthKwh: 25300.5, costToday: null, costMonth: null, carbonTodayKg: null, carbonMonthKg: null });
+    assert.deepEqual(plant.body.figures, {
+      powerKw: 158.4,
+      todayKwh: 1210.75,
+      monthKwh: 25300.5,
+      costToday: null,
+      costMonth: null,
+      carbonTodayKg: null,
+      carbonMonthKg: null,
+    });
     const today = plant.body.weeklyEnergy.days.at(-1);
     assert.equal(today.kwh, 1210.75, "today's bar is the area's, not the site's");
     // The days before the first entry have no data: null, never 0.
-    assert.deepEqual(plant.body.weeklyEnergy.days.slice(0, -1).map((day: { kwh: number | null }) => day.kwh), [null, null, null, null, null, null]);
+    assert.deepEqual(
+      plant.body.weeklyEnergy.days.slice(0, -1).map((day: { kwh: number | null }) => day.kwh),
+      [null, null, null, null, null, null],
+    );
     const site = await server.request('GET', '/api/wallboard');
     assert.equal(site.body.weeklyEnergy.days.at(-1).kwh, 1711.25);
     const folded = await server.request('GET', '/api/wallboard?area=PLANT%20ROOM');
@@ -114,12 +158,18 @@ describe('GET /api/wallboard', () => {
     const shelved = await post({ title: 'Pump noisy', level: 'warning', area: 'Office' });
     assert.equal((await server.request('POST', `/api/alerts/${shelved.id}/shelve`, { token: admin, body: { durationMin: 60, reason: 'known' } })).status, 200);
     const board = await server.request('GET', '/api/wallboard');
-    assert.deepEqual(board.body.alerts.active.map((a: { title: string }) => a.title), ['Boiler lockout', 'Chiller trip', 'Filter dirty']);
+    assert.deepEqual(
+      board.body.alerts.active.map((a: { title: string }) => a.title),
+      ['Boiler lockout', 'Chiller trip', 'Filter dirty'],
+    );
     assert.equal(board.body.alerts.active[0].since, iso(now - 7_200_000));
     assert.deepEqual(board.body.alerts.counts, { critical: 2, warning: 1, info: 1 });
     assert.doesNotMatch(board.text, /Jane|0123|Pump noisy/);
     const office = await server.request('GET', '/api/wallboard?area=Office');
-    assert.deepEqual(office.body.alerts.active.map((a: { title: string }) => a.title), ['Filter dirty']);
+    assert.deepEqual(
+      office.body.alerts.active.map((a: { title: string }) => a.title),
+      ['Filter dirty'],
+    );
     assert.deepEqual(office.body.alerts.counts, { critical: 0, warning: 1, info: 1 });
 
     for (let i = 0; i < WALLBOARD_ALERTS + 2; i += 1) await post({ title: `Sensor ${i} lost`, level: 'warning', area: 'Lab' });
@@ -147,12 +197,19 @@ describe('with a real collector and a gateway that starts failing', () => {
       const status = broken ? 503 : 200;
       kwh += 0.5;
       const codes = (request.body as { codes: string[] }).codes;
-      const text = broken ? '{"error":"busy"}' : JSON.stringify({ data: codes.map((code) => ({ code, value: kwh, quality: 'good', ts: new Date().toISOString() })) });
+      const text = broken
+        ? '{"error":"busy"}'
+        : JSON.stringify({ data: codes.map((code) => ({ code, value: kwh, quality: 'good', ts: new Date().toISOString() })) });
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(text);
     };
     gateway.script('/codes/values', values);
-    server = await startTestServer({ EMS_IOT_BASE_URL: gateway.url, EMS_IOT_USERNAME: gateway.username, EMS_IOT_PASSWORD: gateway.password, EMS_COLLECT_INTERVAL: '1s' });
+    server = await startTestServer({
+      EMS_IOT_BASE_URL: gateway.url,
+      EMS_IOT_USERNAME: gateway.username,
+      EMS_IOT_PASSWORD: gateway.password,
+      EMS_COLLECT_INTERVAL: '1s',
+    });
     const admin = (await server.createUser({ role: 'admin' })).accessToken;
     const meter = await server.request('POST', '/api/meters', { token: admin, body: { name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' } });
     assert.equal(meter.status, 201, meter.text);
@@ -162,14 +219,21 @@ describe('with a real collector and a gateway that starts failing', () => {
     await gateway?.close();
   });
 
-  const state = async () => (await server.request('GET', '/api/wallboard')).body as { dataState: { state: string; reason: string | null; since: string | null; lastGoodAt: string | null }; gateway: { state: string } };
+  const state = async () =>
+    (await server.request('GET', '/api/wallboard')).body as {
+      dataState: { state: string; reason: string | null; since: string | null; lastGoodAt: string | null };
+      gateway: { state: string };
+    };
 
   test('live from the meters, failing (gateway degraded) after the first 503, live again when it answers, stale when the collector stops', async () => {
     const live = await eventually(async () => ((await state()).dataState.lastGoodAt ? state() : undefined), 'a good collection');
     assert.deepEqual([live.dataState.state, live.gateway.state], ['live', 'up']);
 
     broken = true;
-    const failing = await eventually(async () => { const s = await state(); return s.dataState.state === 'failing' ? s : undefined; }, 'failing');
+    const failing = await eventually(async () => {
+      const s = await state();
+      return s.dataState.state === 'failing' ? s : undefined;
+    }, 'failing');
     assert.deepEqual([failing.dataState.reason, failing.gateway.state], ['gateway-errors', 'degraded']);
     assert.ok(failing.dataState.since && Date.parse(failing.dataState.since) >= Date.parse(live.dataState.lastGoodAt!), 'since the last good collection');
     // Health says the same since issue #22 (branch trust): a gateway that answers while every collection fails is degraded.
@@ -180,7 +244,10 @@ describe('with a real collector and a gateway that starts failing', () => {
     await eventually(async () => ((await state()).dataState.state === 'live' ? true : undefined), 'live again');
 
     await server.service.deps.collector.stop();
-    const stale = await eventually(async () => { const s = await state(); return s.dataState.state === 'stale' ? s : undefined; }, 'stale');
+    const stale = await eventually(async () => {
+      const s = await state();
+      return s.dataState.state === 'stale' ? s : undefined;
+    }, 'stale');
     assert.equal(stale.dataState.reason, 'collector-stalled');
     assert.equal(stale.gateway.state, 'up');
   });

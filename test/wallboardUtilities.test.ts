@@ -27,10 +27,16 @@ before(async () => {
   admin = (await server.createUser({ role: 'admin' })).accessToken;
   await eventually(async () => server.service.deps.collector.health().lastOkAt ?? undefined, 'the first collection', 90_000);
   // A heat meter added after the collection: metered, no data yet.
-  const heat = await server.request('POST', '/api/meters', { token: admin, body: { name: 'District heat', code: 'meter.heat.kwh', kind: 'energy', commodity: 'heat' } });
+  const heat = await server.request('POST', '/api/meters', {
+    token: admin,
+    body: { name: 'District heat', code: 'meter.heat.kwh', kind: 'energy', commodity: 'heat' },
+  });
   assert.equal(heat.status, 201, heat.text);
   assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { siteName: 'North Campus' } })).status, 200);
-  browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
 });
 after(async () => {
   await browser?.close();
@@ -57,7 +63,18 @@ async function open(viewport: { width: number; height: number }, query = ''): Pr
 
 test('utilityPeriod: a part with meters but no recorded day is null, never 0; a site without PV has no solar balance', () => {
   const zero = { meters: 1, recordedDays: 0 };
-  const base = { importKwh: 100, exportKwh: 0, generationKwh: 0, consumptionKwh: 100, selfConsumptionKwh: 0, selfConsumptionRate: null, selfSufficiency: 0, netImportKwh: 100, importCost: 10, feedInRevenue: 0 };
+  const base = {
+    importKwh: 100,
+    exportKwh: 0,
+    generationKwh: 0,
+    consumptionKwh: 100,
+    selfConsumptionKwh: 0,
+    selfConsumptionRate: null,
+    selfSufficiency: 0,
+    netImportKwh: 100,
+    importCost: 10,
+    feedInRevenue: 0,
+  };
   const view = (coverage: any, entries: any[] = []): CommodityFiguresView => ({
     from: '2026-01-01',
     to: '2026-01-02',
@@ -69,9 +86,17 @@ test('utilityPeriod: a part with meters but no recorded day is null, never 0; a 
     energyKwh: 100,
   });
   const gasNone = { commodity: 'gas', unit: 'm³', quantity: 0, kwh: 0, cost: null, carbonKg: null, recordedDays: 0, meters: [] };
-  const noPv = utilityPeriod(view({ import: { meters: 1, recordedDays: 1 }, export: { meters: 0, recordedDays: 0 }, generation: { meters: 0, recordedDays: 0 } }, [gasNone]));
+  const noPv = utilityPeriod(
+    view({ import: { meters: 1, recordedDays: 1 }, export: { meters: 0, recordedDays: 0 }, generation: { meters: 0, recordedDays: 0 } }, [gasNone]),
+  );
   assert.equal(noPv.solar, null);
-  assert.deepEqual(noPv.commodities.map((c) => [c.commodity, c.quantity, c.kwh]), [['electricity', 100, 100], ['gas', null, null]]);
+  assert.deepEqual(
+    noPv.commodities.map((c) => [c.commodity, c.quantity, c.kwh]),
+    [
+      ['electricity', 100, 100],
+      ['gas', null, null],
+    ],
+  );
   // PV metered, but its meter recorded nothing: yield, self-consumption, self-sufficiency and consumption are missing.
   const pvSilent = utilityPeriod(view({ import: { meters: 1, recordedDays: 1 }, export: { meters: 1, recordedDays: 1 }, generation: zero }));
   assert.deepEqual(pvSilent.solar, { generationKwh: null, exportKwh: 0, selfConsumptionKwh: null, selfConsumptionRate: null, selfSufficiency: null });
@@ -85,16 +110,31 @@ test('a tile per utility and the solar balance, today and this month, equal to /
   assert.ok(payload.utilities, 'a site with gas, water and PV has utilities');
   assert.equal(payload.labels.utilityToday, 'today');
   // Every commodity the API reports, in the same order and unit; heat is metered but has recorded nothing.
-  assert.deepEqual(payload.utilities.today.commodities.map((c: any) => [c.commodity, c.unit]), todayFigures.commodities.map((c) => [c.commodity, c.unit]));
-  assert.deepEqual(payload.utilities.today.commodities.map((c: any) => c.commodity), ['electricity', 'gas', 'water', 'heat']);
-  for (const [period, figures] of [[payload.utilities.today, todayFigures], [payload.utilities.month, monthFigures]] as const) {
+  assert.deepEqual(
+    payload.utilities.today.commodities.map((c: any) => [c.commodity, c.unit]),
+    todayFigures.commodities.map((c) => [c.commodity, c.unit]),
+  );
+  assert.deepEqual(
+    payload.utilities.today.commodities.map((c: any) => c.commodity),
+    ['electricity', 'gas', 'water', 'heat'],
+  );
+  for (const [period, figures] of [
+    [payload.utilities.today, todayFigures],
+    [payload.utilities.month, monthFigures],
+  ] as const) {
     for (const entry of figures.commodities) {
       const shown = period.commodities.find((c: any) => c.commodity === entry.commodity);
       if (entry.recordedDays === 0) assert.deepEqual([shown.quantity, shown.kwh], [null, null], `${entry.commodity}: no data is null`);
       else assert.deepEqual([shown.quantity, shown.kwh], [entry.quantity, entry.kwh], entry.commodity);
     }
     const e = figures.electricity;
-    assert.deepEqual(period.solar, { generationKwh: e.generationKwh, exportKwh: e.exportKwh, selfConsumptionKwh: e.selfConsumptionKwh, selfConsumptionRate: e.selfConsumptionRate, selfSufficiency: e.selfSufficiency });
+    assert.deepEqual(period.solar, {
+      generationKwh: e.generationKwh,
+      exportKwh: e.exportKwh,
+      selfConsumptionKwh: e.selfConsumptionKwh,
+      selfConsumptionRate: e.selfConsumptionRate,
+      selfSufficiency: e.selfSufficiency,
+    });
   }
   const heatApi = todayFigures.commodities.find((c) => c.commodity === 'heat')!;
   assert.deepEqual([heatApi.quantity, heatApi.recordedDays], [0, 0], 'the API sums to 0 but says no day was recorded');
@@ -126,7 +166,10 @@ test('a tile per utility and the solar balance, today and this month, equal to /
           parts: Object.fromEntries([...node.querySelectorAll('.part')].map((part) => [part.getAttribute('data-part'), part.getAttribute('data-value')])),
         })),
       );
-      assert.deepEqual(tiles.map((tile) => tile.commodity), ['electricity', 'gas', 'water', 'heat', 'solar']);
+      assert.deepEqual(
+        tiles.map((tile) => tile.commodity),
+        ['electricity', 'gas', 'water', 'heat', 'solar'],
+      );
       for (const tile of tiles.filter((t) => t.commodity !== 'solar')) {
         const api = todayFigures.commodities.find((c) => c.commodity === tile.commodity)!;
         const month = monthFigures.commodities.find((c) => c.commodity === tile.commodity)!;
@@ -183,7 +226,10 @@ test('the words follow the site language (de, fr, es); an area view shows no sit
       try {
         await page.waitForSelector('.utility[data-commodity="gas"]');
         assert.equal((await page.textContent('.utility[data-commodity="gas"] h2'))!.replace("'", '’'), title);
-        assert.equal(await page.textContent('.utility[data-commodity="heat"] .num'), { 'de-DE': 'Keine Daten', 'fr-FR': 'Aucune donnée', 'es-ES': 'Sin datos' }[locale]);
+        assert.equal(
+          await page.textContent('.utility[data-commodity="heat"] .num'),
+          { 'de-DE': 'Keine Daten', 'fr-FR': 'Aucune donnée', 'es-ES': 'Sin datos' }[locale],
+        );
         assert.equal(await page.textContent('.kpi h2'), grid);
         assert.equal(await page.getAttribute('html', 'lang'), locale);
         if (locale === 'de-DE') {

@@ -72,7 +72,11 @@ export function registerBackupCommands(program: Command): void {
       await withDb(command, async (db, config) => {
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
         const { listBackups } = await import('../../src/backup/archive.ts');
-        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), { trigger: 'emsctl', target: config.backupTarget, pagesPerStep: 0x7fffffff });
+        const outcome = await performBackup(db, config.dataDir, createLogger('silent'), {
+          trigger: 'emsctl',
+          target: config.backupTarget,
+          pagesPerStep: 0x7fffffff,
+        });
         if (outcome.status === 'skipped') throw new CliError(`backup not taken: ${outcome.reason}`);
         if (outcome.status === 'failed') throw new CliError(`backup failed: ${outcome.error}`);
         const { name, file, sizeBytes, fileCount, filesBytes, durationMs, deleted, target } = outcome.backup;
@@ -81,7 +85,9 @@ export function registerBackupCommands(program: Command): void {
         const text = [
           `backup written: ${file} (${megabytes(sizeBytes)}, ${fileCount} files / ${megabytes(filesBytes)} hard-linked, ${durationMs} ms)`,
           ...deleted.map((old) => `deleted beyond retention: ${old}`),
-          ...(target?.status === 'ok' ? [`copied to ${target.dir} and verified there`, ...target.deleted.map((old) => `deleted from the target beyond retention: ${old}`)] : []),
+          ...(target?.status === 'ok'
+            ? [`copied to ${target.dir} and verified there`, ...target.deleted.map((old) => `deleted from the target beyond retention: ${old}`)]
+            : []),
           ...(target?.status === 'failed' ? [`warning: not copied to ${target.dir}: ${target.error} (the local backup is kept)`] : []),
         ].join('\n');
         printResult(command, { ...(listed ? backupEntry(listed) : { name, sizeBytes, fileCount, filesBytes }), file, durationMs, deleted, target }, text);
@@ -134,7 +140,9 @@ export function registerBackupCommands(program: Command): void {
   backup
     .command('drill')
     .argument('[file]', 'a name from "emsctl backup list" (default: the newest)')
-    .description('restore drill now: restore a backup into a temp dir, integrity_check, rows per table, files; the live data is not touched (safe while the service runs)')
+    .description(
+      'restore drill now: restore a backup into a temp dir, integrity_check, rows per table, files; the live data is not touched (safe while the service runs)',
+    )
     .action(async (file: string | undefined, _options, command: Command) => {
       const { dataDir } = cliConfig(command);
       const [{ BackupNotFound }, { performDrill }, { createLogger }] = await Promise.all([
@@ -171,7 +179,7 @@ export function registerBackupCommands(program: Command): void {
     .command('set')
     .description('change the schedule; options left out keep their value')
     .option('--cron <expression>', 'node-cron expression in the box\'s time zone (emsctl backup schedule show names it), e.g. "30 3 * * *"')
-    .option('--at <HH:MM>', 'nightly at this time of the box\'s time zone, e.g. 03:30')
+    .option('--at <HH:MM>', "nightly at this time of the box's time zone, e.g. 03:30")
     .option('--hour <hour>', 'nightly at this full hour (0-23)', integerOption('--hour', 0, 23))
     .option('--enable', 'switch scheduled backups on')
     .option('--disable', 'switch scheduled backups off (not recommended)')

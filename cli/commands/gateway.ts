@@ -16,7 +16,14 @@ export function registerGatewayCommands(program: Command): void {
       const { startGatewaySimulator } = await import('../../src/iot/simulator/server.ts');
       let simulator;
       try {
-        simulator = await startGatewaySimulator({ host: options.host, port: options.port, username: iot.username, password: iot.password, tokenTtlSec: options.tokenTtl, subMeters: simMeters });
+        simulator = await startGatewaySimulator({
+          host: options.host,
+          port: options.port,
+          username: iot.username,
+          password: iot.password,
+          tokenTtlSec: options.tokenTtl,
+          subMeters: simMeters,
+        });
       } catch (error) {
         throw new CliError(`cannot listen on ${options.host}:${options.port} (${(error as Error).message})`);
       }

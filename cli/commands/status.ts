@@ -89,7 +89,15 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('is the service running, and how are its database, backups, restore drill, gateway and disk; exit 3 when it is not running')
     .action(async (_options, command: Command) => {
-      const [{ listBackups }, { readChecks }, { runningService }, { describeRetention }, { nextRunOf, readStoredSchedule }, { presentSchedule }, { databasePath }] = await Promise.all([
+      const [
+        { listBackups },
+        { readChecks },
+        { runningService },
+        { describeRetention },
+        { nextRunOf, readStoredSchedule },
+        { presentSchedule },
+        { databasePath },
+      ] = await Promise.all([
         import('../../src/backup/archive.ts'),
         import('../../src/backup/checks.ts'),
         import('../../src/backup/locks.ts'),
@@ -99,118 +107,140 @@ export function registerStatusCommand(program: Command): void {
         import('../../src/db/client.ts'),
       ]);
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
-      await withDb(command, async (db, config) => {
-        const url = healthUrl(config);
-        const holder = runningService(config.dataDir);
-        const answer = await askHealth(url);
-        // Something else may answer on that port: only a live service holding this data dir counts as running.
-        const running = Boolean(holder && answer.health);
-        const service = {
-          state: running ? 'running' : holder ? 'not answering' : 'not running',
-          pid: holder?.pid ?? null,
-          since: holder?.since ?? null,
-          healthUrl: url,
-          health: running ? answer.health!.status : null,
-          healthError: running ? null : (answer.error ?? (answer.health ? `something else answers at ${url}; no service holds ${config.dataDir}` : null)),
-          version: running ? answer.health!.version : null,
-          uptimeSec: running ? answer.health!.uptimeSec : null,
-        };
+      await withDb(
+        command,
+        async (db, config) => {
+          const url = healthUrl(config);
+          const holder = runningService(config.dataDir);
+          const answer = await askHealth(url);
+          // Something else may answer on that port: only a live service holding this data dir counts as running.
+          const running = Boolean(holder && answer.health);
+          const service = {
+            state: running ? 'running' : holder ? 'not answering' : 'not running',
+            pid: holder?.pid ?? null,
+            since: holder?.since ?? null,
+            healthUrl: url,
+            health: running ? answer.health!.status : null,
+            healthError: running ? null : (answer.error ?? (answer.health ? `something else answers at ${url}; no service holds ${config.dataDir}` : null)),
+            version: running ? answer.health!.version : null,
+            uptimeSec: running ? answer.health!.uptimeSec : null,
+          };
 
-        const file = databasePath(config.dataDir);
-        const stored = readStoredSchedule(db);
-        const checks = readChecks(config.dataDir);
-        const schedule = presentSchedule(stored, checks, config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
-        const backups = listBackups(config.dataDir);
-        const disk = fs.statfsSync(config.dataDir);
-        const count = (sql: string) => db.sqlite.prepare(sql).pluck().get() as number;
+          const file = databasePath(config.dataDir);
+          const stored = readStoredSchedule(db);
+          const checks = readChecks(config.dataDir);
+          const schedule = presentSchedule(stored, checks, config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
+          const backups = listBackups(config.dataDir);
+          const disk = fs.statfsSync(config.dataDir);
+          const count = (sql: string) => db.sqlite.prepare(sql).pluck().get() as number;
 
-        const status = {
-          service,
-          // Kept at the top level as before: scripts read these.
-          version,
-          dataDir: config.dataDir,
-          // Where the port, host and TLS settings came from besides the environment (null: the environment alone).
-          envFile,
-          databaseBytes: fileSize(file) + fileSize(`${file}-wal`),
-          backup: {
-            enabled: schedule.enabled,
-            cron: schedule.cron,
-            retention: schedule.retention,
-            nextRunAt: schedule.nextRunAt,
-            // The cron and the next run are in the box's time zone.
-            timeZone: localTimeZone(),
-            lastRunAt: schedule.lastRunAt,
-            lastStatus: schedule.lastStatus,
-            newest: backups[0] ? { name: backups[0].name, createdAt: backups[0].createdAt, sizeBytes: backups[0].sizeBytes } : null,
-            kept: backups.length,
-            target: schedule.target,
-          },
-          drill: schedule.drill,
-          gateway: running && answer.health!.iot ? { state: answer.health!.iot.gateway, checkedAt: answer.health!.iot.checkedAt, lastError: answer.health!.iot.lastError } : null,
-          collector: running && answer.health!.collector ? answer.health!.collector : null,
-          disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
-          users: count('SELECT count(*) FROM users'),
-          admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
-          activeRefreshTokens: count(`SELECT count(*) FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
-          signingSecret: config.jwtSecret ? 'pinned by EMS_JWT_SECRET' : 'stored in the database',
-          migrations: count('SELECT count(*) FROM __drizzle_migrations'),
-        };
+          const status = {
+            service,
+            // Kept at the top level as before: scripts read these.
+            version,
+            dataDir: config.dataDir,
+            // Where the port, host and TLS settings came from besides the environment (null: the environment alone).
+            envFile,
+            databaseBytes: fileSize(file) + fileSize(`${file}-wal`),
+            backup: {
+              enabled: schedule.enabled,
+              cron: schedule.cron,
+              retention: schedule.retention,
+              nextRunAt: schedule.nextRunAt,
+              // The cron and the next run are in the box's time zone.
+              timeZone: localTimeZone(),
+              lastRunAt: schedule.lastRunAt,
+              lastStatus: schedule.lastStatus,
+              newest: backups[0] ? { name: backups[0].name, createdAt: backups[0].createdAt, sizeBytes: backups[0].sizeBytes } : null,
+              kept: backups.length,
+              target: schedule.target,
+            },
+            drill: schedule.drill,
+            gateway:
+              running && answer.health!.iot
+                ? { state: answer.health!.iot.gateway, checkedAt: answer.health!.iot.checkedAt, lastError: answer.health!.iot.lastError }
+                : null,
+            collector: running && answer.health!.collector ? answer.health!.collector : null,
+            disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
+            users: count('SELECT count(*) FROM users'),
+            admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
+            activeRefreshTokens: count(`SELECT count(*) FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
+            signingSecret: config.jwtSecret ? 'pinned by EMS_JWT_SECRET' : 'stored in the database',
+            migrations: count('SELECT count(*) FROM __drizzle_migrations'),
+          };
 
-        if (wantsJson(command)) {
-          process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
-        } else {
-          const { backup, drill, gateway } = status;
-          const lines: Array<[string, string]> = [
-            [
-              'service',
-              service.state === 'running'
-                ? `running (pid ${service.pid}, ${service.health}, ${url.replace(/\/api\/health$/, '')})`
-                : service.state === 'not answering'
-                  ? `NOT ANSWERING: pid ${service.pid} holds the data dir but ${url} gave ${service.healthError}`
-                  : `NOT RUNNING (${url}: ${service.healthError ?? 'no answer'})`,
-            ],
-            ['version', service.version && service.version !== version ? `${service.version} running, ${version} installed (restart to switch)` : version],
-            ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
-            ['data dir', config.dataDir],
-            ['settings', envFile ? `${envFile} (and the environment)` : 'the environment (no env file: --env-file)'],
-            ['database', bytes(status.databaseBytes)],
-            [
-              'last backup',
-              backup.lastRunAt ? `${backup.lastRunAt} ${backup.lastStatus}${backup.newest ? ` (newest: ${backup.newest.name}, ${bytes(backup.newest.sizeBytes)})` : ''}` : 'never',
-            ],
-            ['schedule', backup.enabled ? `"${backup.cron}" (${backup.timeZone}), next ${backup.nextRunAt ? zonedTime(backup.nextRunAt) : '-'}; keeps ${describeRetention(backup.retention)} (${backup.kept} now)` : 'OFF (emsctl backup schedule set --enable)'],
-            [
-              'backup target',
-              !backup.target
-                ? 'none (EMS_BACKUP_TARGET not set: backups stay on this disk)'
-                : `${backup.target.dir}: ${backup.target.status === 'never' ? 'no copy yet' : `${backup.target.status.toUpperCase()} at ${backup.target.at}${backup.target.error ? `: ${backup.target.error}` : ''}`}`,
-            ],
-            [
-              'restore drill',
-              drill
-                ? `${drill.at} ${drill.status.toUpperCase()} (${drill.backup ?? '-'}${drill.status === 'ok' ? `, ${drill.tables} tables, ${drill.rows} rows, ${drill.files} files, ${drill.durationMs} ms` : `: ${drill.error}`})`
-                : 'never (runs weekly after a scheduled backup, or: emsctl backup drill)',
-            ],
-            ['gateway', gateway ? `${gateway.state === 'degraded' ? 'DEGRADED (answers, but the meter collection fails)' : gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}` : 'unknown (the service is not running)'],
-            [
-              'collector',
-              status.collector
-                ? `${status.collector.meters} meters, ${status.collector.lagSec === null ? 'no good collection yet' : `last good ${status.collector.lagSec} s ago`}${
-                    status.collector.state === 'failing' ? `; FAILING since ${status.collector.failingSince ?? '-'}` : ''
-                  }${status.collector.metersNotOk ? `; ${status.collector.metersNotOk} meters not ok (GET /api/energy/collector)` : ''}`
-                : '-',
-            ],
-            ['free disk', `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`],
-            ['users', `${status.users} (${status.admins} admins), ${status.activeRefreshTokens} active sessions`],
-            ['signing secret', status.signingSecret],
-            ['migrations', String(status.migrations)],
-          ];
-          process.stdout.write(`${lines.map(([key, value]) => `${key.padEnd(14)} ${value}`).join('\n')}\n`);
-        }
-        // As systemctl status: 3 when the service is not running, so scripts and monitoring can use the exit code.
-        if (!running) process.exitCode = 3;
-        // No quick_check: it reads every page of the file (seconds on a year of data) and status reads a few rows;
-        // `emsctl db check` and every other command still check.
-      }, { quickCheck: false });
+          if (wantsJson(command)) {
+            process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+          } else {
+            const { backup, drill, gateway } = status;
+            const lines: Array<[string, string]> = [
+              [
+                'service',
+                service.state === 'running'
+                  ? `running (pid ${service.pid}, ${service.health}, ${url.replace(/\/api\/health$/, '')})`
+                  : service.state === 'not answering'
+                    ? `NOT ANSWERING: pid ${service.pid} holds the data dir but ${url} gave ${service.healthError}`
+                    : `NOT RUNNING (${url}: ${service.healthError ?? 'no answer'})`,
+              ],
+              ['version', service.version && service.version !== version ? `${service.version} running, ${version} installed (restart to switch)` : version],
+              ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
+              ['data dir', config.dataDir],
+              ['settings', envFile ? `${envFile} (and the environment)` : 'the environment (no env file: --env-file)'],
+              ['database', bytes(status.databaseBytes)],
+              [
+                'last backup',
+                backup.lastRunAt
+                  ? `${backup.lastRunAt} ${backup.lastStatus}${backup.newest ? ` (newest: ${backup.newest.name}, ${bytes(backup.newest.sizeBytes)})` : ''}`
+                  : 'never',
+              ],
+              [
+                'schedule',
+                backup.enabled
+                  ? `"${backup.cron}" (${backup.timeZone}), next ${backup.nextRunAt ? zonedTime(backup.nextRunAt) : '-'}; keeps ${describeRetention(backup.retention)} (${backup.kept} now)`
+                  : 'OFF (emsctl backup schedule set --enable)',
+              ],
+              [
+                'backup target',
+                !backup.target
+                  ? 'none (EMS_BACKUP_TARGET not set: backups stay on this disk)'
+                  : `${backup.target.dir}: ${backup.target.status === 'never' ? 'no copy yet' : `${backup.target.status.toUpperCase()} at ${backup.target.at}${backup.target.error ? `: ${backup.target.error}` : ''}`}`,
+              ],
+              [
+                'restore drill',
+                drill
+                  ? `${drill.at} ${drill.status.toUpperCase()} (${drill.backup ?? '-'}${drill.status === 'ok' ? `, ${drill.tables} tables, ${drill.rows} rows, ${drill.files} files, ${drill.durationMs} ms` : `: ${drill.error}`})`
+                  : 'never (runs weekly after a scheduled backup, or: emsctl backup drill)',
+              ],
+              [
+                'gateway',
+                gateway
+                  ? `${gateway.state === 'degraded' ? 'DEGRADED (answers, but the meter collection fails)' : gateway.state}${gateway.checkedAt ? ` (checked ${gateway.checkedAt})` : ''}${gateway.lastError ? `: ${gateway.lastError}` : ''}`
+                  : 'unknown (the service is not running)',
+              ],
+              [
+                'collector',
+                status.collector
+                  ? `${status.collector.meters} meters, ${status.collector.lagSec === null ? 'no good collection yet' : `last good ${status.collector.lagSec} s ago`}${
+                      status.collector.state === 'failing' ? `; FAILING since ${status.collector.failingSince ?? '-'}` : ''
+                    }${status.collector.metersNotOk ? `; ${status.collector.metersNotOk} meters not ok (GET /api/energy/collector)` : ''}`
+                  : '-',
+              ],
+              [
+                'free disk',
+                `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`,
+              ],
+              ['users', `${status.users} (${status.admins} admins), ${status.activeRefreshTokens} active sessions`],
+              ['signing secret', status.signingSecret],
+              ['migrations', String(status.migrations)],
+            ];
+            process.stdout.write(`${lines.map(([key, value]) => `${key.padEnd(14)} ${value}`).join('\n')}\n`);
+          }
+          // As systemctl status: 3 when the service is not running, so scripts and monitoring can use the exit code.
+          if (!running) process.exitCode = 3;
+          // No quick_check: it reads every page of the file (seconds on a year of data) and status reads a few rows;
+          // `emsctl db check` and every other command still check.
+        },
+        { quickCheck: false },
+      );
     });
 }

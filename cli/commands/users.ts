@@ -20,7 +20,9 @@ async function readStdinPassword(): Promise<string> {
   if (process.stdin.isTTY) throw new CliError('--password-stdin expects the password on standard input (e.g. printf %s "$PW" | emsctl …)');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   return password;
 }
 
@@ -92,7 +94,7 @@ export function registerUserCommands(program: Command): void {
   user
     .command('add')
     // Both checked in the action, so that one error names everything missing (commander stops at the first).
-    .argument('[username]', 'the new account\'s name (required)')
+    .argument('[username]', "the new account's name (required)")
     .description('create a user; without --password-stdin a password is generated and printed once')
     .option('--email <email>', 'email address (required)')
     .option('--role <role>', `one of ${ROLES.join(', ')}`, 'viewer')
@@ -111,7 +113,11 @@ export function registerUserCommands(program: Command): void {
       const password = await newPassword(options.passwordStdin);
       await withUsers(command, async (users) => {
         const created = await users.create(EMSCTL, { username: username!, email: options.email!, password, role });
-        printResult(command, userResult(created, generated ? { password } : {}), `created ${created.username} (${created.role})${generated ? `\npassword: ${password}` : ''}`);
+        printResult(
+          command,
+          userResult(created, generated ? { password } : {}),
+          `created ${created.username} (${created.role})${generated ? `\npassword: ${password}` : ''}`,
+        );
       });
     });
 
@@ -137,7 +143,11 @@ export function registerUserCommands(program: Command): void {
       await withUsers(command, async (users) => {
         const target = users.byUsername(username);
         await users.setPassword(EMSCTL, target.id, { newPassword: password }, 'emsctl');
-        printResult(command, userResult(target, generated ? { password } : {}), `password of ${target.username} changed${generated ? `\npassword: ${password}` : ''}`);
+        printResult(
+          command,
+          userResult(target, generated ? { password } : {}),
+          `password of ${target.username} changed${generated ? `\npassword: ${password}` : ''}`,
+        );
       });
     });
 

@@ -74,7 +74,13 @@ export class AlarmNotifier {
     this.recentSends = db.orm
       .select({ n: sql<number>`count(*)` })
       .from(notificationSends)
-      .where(and(eq(notificationSends.recipient, sql.placeholder('recipient')), eq(notificationSends.kind, 'alert'), gte(notificationSends.at, sql.placeholder('since'))))
+      .where(
+        and(
+          eq(notificationSends.recipient, sql.placeholder('recipient')),
+          eq(notificationSends.kind, 'alert'),
+          gte(notificationSends.at, sql.placeholder('since')),
+        ),
+      )
       .prepare();
     this.lastSummary = db.orm
       .select({ at: notificationSends.at })
@@ -96,7 +102,12 @@ export class AlarmNotifier {
         at: slot('at'),
       })
       .prepare();
-    this.sendsOf = db.orm.select().from(notificationSends).where(eq(notificationSends.alertId, sql.placeholder('alertId'))).orderBy(notificationSends.id).prepare();
+    this.sendsOf = db.orm
+      .select()
+      .from(notificationSends)
+      .where(eq(notificationSends.alertId, sql.placeholder('alertId')))
+      .orderBy(notificationSends.id)
+      .prepare();
     // Critical, still active (unacknowledged), not shelved, covered by this rule (its area; arrived while the rule
     // existed and fresh enough to be told, as alertRaised decides), not yet escalated under it. Covered, not "mailed
     // under the rule": an alert folded into a flood summary has no mail of its own and must escalate too.
@@ -116,7 +127,8 @@ export class AlarmNotifier {
   start(): void {
     const every = this.options.escalationCheckMs ?? 10_000;
     this.escalations = new Repeating(
-      () => this.checkEscalations().catch((error: unknown) => this.options.logger.error({ err: error }, 'escalation check failed; tried again at the next run')),
+      () =>
+        this.checkEscalations().catch((error: unknown) => this.options.logger.error({ err: error }, 'escalation check failed; tried again at the next run')),
       every,
     );
     this.escalations.start();
@@ -192,7 +204,11 @@ export class AlarmNotifier {
         if (due.length === 0) continue;
         if (due.length <= ESCALATION_SINGLE_MAILS) {
           for (const alert of due) {
-            await Promise.all(rule.escalateTo.map((recipient) => this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.siteMail()), { alertId: alert.id, ruleId: rule.id })));
+            await Promise.all(
+              rule.escalateTo.map((recipient) =>
+                this.send('escalation', recipient, escalationMail(alert, rule.escalateAfterMin!, this.siteMail()), { alertId: alert.id, ruleId: rule.id }),
+              ),
+            );
           }
         } else {
           const ids = due.map((alert) => alert.id);
@@ -236,7 +252,12 @@ export class AlarmNotifier {
     await this.send('summary', recipient, summaryMail(rows, this.siteMail()), { alertId: null, ruleId: null, alertIds: summary.alertIds });
   }
 
-  private async send(kind: NotificationSendView['kind'], recipient: string, mail: { subject: string; text: string }, about: { alertId: number | null; ruleId: number | null; alertIds?: number[] }): Promise<void> {
+  private async send(
+    kind: NotificationSendView['kind'],
+    recipient: string,
+    mail: { subject: string; text: string },
+    about: { alertId: number | null; ruleId: number | null; alertIds?: number[] },
+  ): Promise<void> {
     let status: 'delivered' | 'failed' = 'delivered';
     let error: string | null = null;
     try {
@@ -312,7 +333,13 @@ function escalationMail(alert: EscalatingAlert, minutes: number, mail: SiteMail)
   return {
     subject: t('mail.escalation.subject', { site: mail.site, title: alert.title, minutes }),
     text: [
-      t('mail.escalation.body', { title: alert.title, since: `${format.dateTime(alert.occurredAt)} (${format.timezone})`, source: alert.source ?? '-', area: alert.area ?? '-', minutes }),
+      t('mail.escalation.body', {
+        title: alert.title,
+        since: `${format.dateTime(alert.occurredAt)} (${format.timezone})`,
+        source: alert.source ?? '-',
+        area: alert.area ?? '-',
+        minutes,
+      }),
       '',
       t('mail.alert.open', { id: alert.id, url: link(mail, alert.id) }),
       '',
@@ -326,7 +353,13 @@ function summaryMail(rows: { id: number; title: string; level: string; occurredA
   const byLevel = (level: string) => rows.filter((row) => row.level === level).length;
   const lines = rows.slice(0, 50).map((row) => `${format.dateTime(row.occurredAt)}  ${row.level.padEnd(8)} ${row.title}  (${link(mail, row.id)})`);
   return {
-    subject: t('mail.summary.subject', { site: mail.site, count: rows.length, critical: byLevel('critical'), warning: byLevel('warning'), info: byLevel('info') }),
+    subject: t('mail.summary.subject', {
+      site: mail.site,
+      count: rows.length,
+      critical: byLevel('critical'),
+      warning: byLevel('warning'),
+      info: byLevel('info'),
+    }),
     text: [
       t('mail.summary.intro', { count: rows.length }),
       '',

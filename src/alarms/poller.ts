@@ -75,7 +75,13 @@ export class AlarmPoller {
   private failing = false;
 
   constructor(
-    private readonly deps: { iot: Pick<IotGateway, 'relay'>; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; intervalMs: number; now?: () => number },
+    private readonly deps: {
+      iot: Pick<IotGateway, 'relay'>;
+      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      logger: Logger;
+      intervalMs: number;
+      now?: () => number;
+    },
   ) {
     this.repeating = new Repeating(() => this.poll(), deps.intervalMs);
   }

@@ -12,7 +12,9 @@ export const NotificationRule = Type.Object({
   levels: Type.Array(stringEnum(ALERT_LEVELS)),
   area: Type.Union([Type.String(), Type.Null()], { description: 'null: every area' }),
   recipients: Type.Array(Type.String()),
-  escalateAfterMin: Type.Union([Type.Integer(), Type.Null()], { description: 'a critical alert still unacknowledged after this many minutes goes to escalateTo' }),
+  escalateAfterMin: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'a critical alert still unacknowledged after this many minutes goes to escalateTo',
+  }),
   escalateTo: Type.Array(Type.String()),
   enabled: Type.Boolean(),
   createdAt: Timestamp,

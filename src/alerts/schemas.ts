@@ -27,8 +27,12 @@ export const Alert = Type.Object({
   resolvedAt: NullableTimestamp,
   resolvedBy: UserId,
   alarmKey: Type.Union([Type.String(), Type.Null()], { description: 'the gateway alarm occurrence this alert was raised for; null for other alerts' }),
-  clearedAt: Type.Union([Timestamp, Type.Null()], { description: 'when the gateway reported the condition back to normal; the alert still needs acknowledging' }),
-  shelvedUntil: Type.Union([Timestamp, Type.Null()], { description: 'shelved until then: out of the active counts (a time in the past means no longer shelved)' }),
+  clearedAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'when the gateway reported the condition back to normal; the alert still needs acknowledging',
+  }),
+  shelvedUntil: Type.Union([Timestamp, Type.Null()], {
+    description: 'shelved until then: out of the active counts (a time in the past means no longer shelved)',
+  }),
   shelvedBy: UserId,
   shelveReason: Type.Union([Type.String(), Type.Null()]),
   createdAt: Timestamp,
@@ -134,4 +138,8 @@ export const AlertBulk = Type.Object(
   { additionalProperties: false, description: 'shelve needs durationMin and reason' },
 );
 export type AlertBulkInput = Static<typeof AlertBulk>;
-export const AlertBulkResult = Type.Object({ matched: Type.Integer(), changed: Type.Integer(), skipped: Type.Integer({ description: 'matched, but the move did not apply (e.g. already resolved)' }) });
+export const AlertBulkResult = Type.Object({
+  matched: Type.Integer(),
+  changed: Type.Integer(),
+  skipped: Type.Integer({ description: 'matched, but the move did not apply (e.g. already resolved)' }),
+});

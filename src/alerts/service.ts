@@ -11,7 +11,15 @@ import { BadRequest, Conflict, NotFound } from '../errors.ts';
 import type { AlertBulkInput, AlertCreateInput, AlertListFilters, AlertNoteView, AlertUpdateInput, AlertView } from './schemas.ts';
 
 /** What a gateway alarm occurrence brings: its key (stable across restarts), when and what. */
-export type GatewayAlarm = { key: string; code: string; level: AlertView['level']; message: string; raisedAt: string; clearedAt: string | null; detail?: string };
+export type GatewayAlarm = {
+  key: string;
+  code: string;
+  level: AlertView['level'];
+  message: string;
+  raisedAt: string;
+  clearedAt: string | null;
+  detail?: string;
+};
 
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
 export const BULK_LIMIT = 5000;
@@ -46,8 +54,17 @@ export class AlertService {
       .values({ alertId: slot('alertId'), kind: slot('kind'), text: slot('text'), userId: slot('userId'), username: slot('username'), at: slot('at') })
       .returning({ id: alertNotes.id })
       .prepare();
-    this.notesOf = db.orm.select().from(alertNotes).where(eq(alertNotes.alertId, sql.placeholder('alertId'))).orderBy(asc(alertNotes.id)).prepare();
-    this.byAlarmKey = db.orm.select({ id: alerts.id, clearedAt: alerts.clearedAt }).from(alerts).where(eq(alerts.alarmKey, sql.placeholder('key'))).prepare();
+    this.notesOf = db.orm
+      .select()
+      .from(alertNotes)
+      .where(eq(alertNotes.alertId, sql.placeholder('alertId')))
+      .orderBy(asc(alertNotes.id))
+      .prepare();
+    this.byAlarmKey = db.orm
+      .select({ id: alerts.id, clearedAt: alerts.clearedAt })
+      .from(alerts)
+      .where(eq(alerts.alarmKey, sql.placeholder('key')))
+      .prepare();
     // Walks the partial index alerts_open_alarm_idx (migration 0006): only gateway alerts not yet cleared.
     this.openOccurrence = db.sqlite.prepare(
       'SELECT id, cleared_at AS clearedAt FROM alerts WHERE source = @source AND alarm_key IS NOT NULL AND cleared_at IS NULL AND title = @title AND level = @level ORDER BY id DESC LIMIT 1',
@@ -106,7 +123,13 @@ export class AlertService {
    */
   create(input: AlertCreateInput, actor: Actor | null, origin: { alarmKey?: string; clearedAt?: string | null } = {}): AlertView {
     const created = this.table.create(
-      { ...input, status: 'active', occurredAt: input.occurredAt && new Date(input.occurredAt).toISOString(), alarmKey: origin.alarmKey ?? null, clearedAt: origin.clearedAt ?? null },
+      {
+        ...input,
+        status: 'active',
+        occurredAt: input.occurredAt && new Date(input.occurredAt).toISOString(),
+        alarmKey: origin.alarmKey ?? null,
+        clearedAt: origin.clearedAt ?? null,
+      },
       actor,
     );
     for (const listener of this.createdListeners) listener(created);
@@ -122,12 +145,18 @@ export class AlertService {
     type Known = { id: number; clearedAt: string | null } | undefined;
     // A gateway whose raisedAt moves with its clock sends a new key every poll: an occurrence still open with the same
     // code, level and text is that one (an alarm is active until it clears, so it cannot be raised twice meanwhile).
-    const known = (this.byAlarmKey.get({ key: alarm.key }) as Known) ?? (this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level }) as Known);
+    const known =
+      (this.byAlarmKey.get({ key: alarm.key }) as Known) ??
+      (this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level }) as Known);
     if (!known) {
-      this.create({ title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt }, null, {
-        alarmKey: alarm.key,
-        clearedAt: alarm.clearedAt,
-      });
+      this.create(
+        { title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt },
+        null,
+        {
+          alarmKey: alarm.key,
+          clearedAt: alarm.clearedAt,
+        },
+      );
       return 'raised';
     }
     if (alarm.clearedAt && !known.clearedAt) {

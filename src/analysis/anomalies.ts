@@ -32,7 +32,13 @@ export class AnomalyWatch {
   private lastChecked: string | undefined;
 
   constructor(
-    private readonly deps: { figures: EnergyFigures; baselines: Baselines; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; temperatureCode?: string },
+    private readonly deps: {
+      figures: EnergyFigures;
+      baselines: Baselines;
+      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      logger: Logger;
+      temperatureCode?: string;
+    },
   ) {}
 
   /** Once a site day is over, its check (the service runs this every hour; a day is checked once per process). */
@@ -50,7 +56,10 @@ export class AnomalyWatch {
 
   /** The site and every area, each checked for a finished site day; each finding becomes one alert (keyed: never twice). */
   async check(day: string): Promise<Finding[]> {
-    const targets: { name: string; target: Target }[] = [{ name: 'site', target: {} }, ...this.deps.figures.areaNames().map((area) => ({ name: `area ${area}`, target: { area } }))];
+    const targets: { name: string; target: Target }[] = [
+      { name: 'site', target: {} },
+      ...this.deps.figures.areaNames().map((area) => ({ name: `area ${area}`, target: { area } })),
+    ];
     const findings: Finding[] = [];
     for (const { name, target } of targets) {
       findings.push(...this.baseLoad(name, target, day));
@@ -109,7 +118,10 @@ export class AnomalyWatch {
       }
     }
     if (isWeekend(day) && !Number.isNaN(today.day)) {
-      const weekends = history.filter(([d]) => isWeekend(d)).map(([, l]) => l.day).filter((v) => !Number.isNaN(v));
+      const weekends = history
+        .filter(([d]) => isWeekend(d))
+        .map(([, l]) => l.day)
+        .filter((v) => !Number.isNaN(v));
       if (weekends.length >= 4) {
         const usual = median(weekends);
         if (today.day > usual * BASE_LOAD_RATIO && today.day - usual >= MIN_RISE_KW) {

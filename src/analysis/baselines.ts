@@ -57,7 +57,13 @@ export function g14Statistics(actual: number[], expected: number[], p: number): 
     bias += actual[i] - expected[i];
     ssTot += (actual[i] - mean) ** 2;
   }
-  return { n, p, cvRmsePercent: (Math.sqrt(ssRes / (n - p)) / mean) * 100, nmbePercent: (bias / ((n - p) * mean)) * 100, r2: ssTot > 0 ? 1 - ssRes / ssTot : 0 };
+  return {
+    n,
+    p,
+    cvRmsePercent: (Math.sqrt(ssRes / (n - p)) / mean) * 100,
+    nmbePercent: (bias / ((n - p) * mean)) * 100,
+    r2: ssTot > 0 ? 1 - ssRes / ssTot : 0,
+  };
 }
 
 export type BaselineQuery = {
@@ -82,7 +88,9 @@ export class Baselines {
     private readonly outdoor: OutdoorTemperatures,
   ) {
     // Raw SQL: which days every meter of the target has stored (a day a meter lacks would look like a saving).
-    this.meterDays = db.sqlite.prepare('SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day');
+    this.meterDays = db.sqlite.prepare(
+      'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
+    );
   }
 
   private dayType(day: string, holidays: Set<string>): DayType {
@@ -95,7 +103,9 @@ export class Baselines {
   private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
     const ids = this.figures.ids(query.target);
     const whole = new Set(
-      (this.meterDays.all({ ids: JSON.stringify(ids), from, to }) as { day: string; meters: number }[]).filter((row) => row.meters === ids.length).map((row) => row.day),
+      (this.meterDays.all({ ids: JSON.stringify(ids), from, to }) as { day: string; meters: number }[])
+        .filter((row) => row.meters === ids.length)
+        .map((row) => row.day),
     );
     // Too few days of energy: said before the gateway is asked for a year of temperatures.
     if (whole.size < minDays) return { observed: [], missing: daysBetween(from, to < today ? to : today), fetched: 0 };
@@ -120,11 +130,20 @@ export class Baselines {
   async fit(query: BaselineQuery, now: number = Date.now()) {
     const today = this.figures.today(new Date(now));
     if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
-    if (query.baselineTo > addDays(query.baselineFrom, 366 * 5)) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 5 years' }]);
-    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo) throw new BadRequest('Invalid query', [{ path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' }]);
+    if (query.baselineTo > addDays(query.baselineFrom, 366 * 5))
+      throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 5 years' }]);
+    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo)
+      throw new BadRequest('Invalid query', [
+        { path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' },
+      ]);
     const base = await this.observations(query, query.baselineFrom, query.baselineTo, today, MIN_BASELINE_DAYS);
     if (base.observed.length < MIN_BASELINE_DAYS) {
-      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `the baseline period has ${base.observed.length} days with energy and temperature; at least ${MIN_BASELINE_DAYS} are needed` }]);
+      throw new BadRequest('Invalid query', [
+        {
+          path: 'query.baselineFrom',
+          message: `the baseline period has ${base.observed.length} days with energy and temperature; at least ${MIN_BASELINE_DAYS} are needed`,
+        },
+      ]);
     }
     // A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out.
     const columns = TERMS.filter((term) => {
@@ -138,13 +157,19 @@ export class Baselines {
     try {
       solved = leastSquares(rows, y);
     } catch {
-      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' }]);
+      throw new BadRequest('Invalid query', [
+        { path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' },
+      ]);
     }
     const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
     columns.forEach((term, i) => (coefficients[term] = solved[i]));
     const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, o), 0);
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predict(o) }));
-    const statistics = g14Statistics(y, baselineDays.map((d) => d.expectedKwh), columns.length);
+    const statistics = g14Statistics(
+      y,
+      baselineDays.map((d) => d.expectedKwh),
+      columns.length,
+    );
     const pass = {
       cvRmse: statistics.cvRmsePercent <= G14_LIMITS.cvRmsePercent,
       nmbe: Math.abs(statistics.nmbePercent) <= G14_LIMITS.nmbePercent,
@@ -219,5 +244,13 @@ function regressor(term: (typeof TERMS)[number], o: { hdd: number; cdd: number; 
 }
 
 function shape(d: BaselineDay) {
-  return { day: d.day, dayType: d.dayType, hdd: round(d.hdd, 3), cdd: round(d.cdd, 3), meanC: round(d.meanC, 2), actualKwh: round(d.actualKwh, 3), expectedKwh: round(d.expectedKwh, 3) };
+  return {
+    day: d.day,
+    dayType: d.dayType,
+    hdd: round(d.hdd, 3),
+    cdd: round(d.cdd, 3),
+    meanC: round(d.meanC, 2),
+    actualKwh: round(d.actualKwh, 3),
+    expectedKwh: round(d.expectedKwh, 3),
+  };
 }

@@ -62,7 +62,11 @@ function addMonths(day: string, months: number): string {
 }
 
 /** The period of a kind containing `at` (custom: [from, to)), its predecessor and the same period a year earlier. */
-export function periodsOf(kind: PeriodKind, at: string, custom?: { from: string; to: string }): { current: [string, string]; previous: [string, string]; lastYear: [string, string] } {
+export function periodsOf(
+  kind: PeriodKind,
+  at: string,
+  custom?: { from: string; to: string },
+): { current: [string, string]; previous: [string, string]; lastYear: [string, string] } {
   switch (kind) {
     case 'day':
       // A year earlier is 364 days back: the same weekday, so a Monday is compared with a Monday.
@@ -155,7 +159,9 @@ export class Comparisons {
     this.generation = writeGenerationOf(sqlite);
     this.dataVersion = new ComparisonDataVersion(sqlite);
     // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
-    this.meterDays = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to').pluck();
+    this.meterDays = sqlite
+      .prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to')
+      .pluck();
     this.missing = sqlite.prepare(
       'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
     );
@@ -193,12 +199,14 @@ export class Comparisons {
 
   private compute(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string }, now: number): Comparison {
     const today = this.figures.today(new Date(now));
-    if (kind === 'custom' && (!options.from || !options.to)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'a custom period needs from and to' }]);
+    if (kind === 'custom' && (!options.from || !options.to))
+      throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'a custom period needs from and to' }]);
     const at = options.at ?? today;
     const periods = periodsOf(kind, at, kind === 'custom' ? { from: options.from!, to: options.to! } : undefined);
     const [from, to] = periods.current;
     if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
-    if (from > today) throw new BadRequest('Invalid query', [{ path: kind === 'custom' ? 'query.from' : 'query.at', message: `the period starts after today (${today})` }]);
+    if (from > today)
+      throw new BadRequest('Invalid query', [{ path: kind === 'custom' ? 'query.from' : 'query.at', message: `the period starts after today (${today})` }]);
     if (dayCount(from, to) > 366 * 5) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'at most 5 years' }]);
     const ids = this.figures.ids(target);
     const { timezone, currency } = this.figures.settings();
@@ -259,7 +267,15 @@ export class Comparisons {
   }
 
   /** A period's figures, cut after `cut.days` whole days and `cut.intervals` intervals of the next when given. */
-  private figure(from: string, to: string, cut: { days: number; intervals: number } | null, target: Target, ids: number[], timezone: string, readDay: DayRead): PeriodFigure {
+  private figure(
+    from: string,
+    to: string,
+    cut: { days: number; intervals: number } | null,
+    target: Target,
+    ids: number[],
+    timezone: string,
+    readDay: DayRead,
+  ): PeriodFigure {
     const wholeEnd = cut ? (addDays(from, cut.days) < to ? addDays(from, cut.days) : to) : to;
     const totals: Totals = wholeEnd > from ? { ...this.figures.totals(from, wholeEnd, target) } : { kwh: 0, cost: 0, carbonKg: 0 };
     let through = dayIntervals(timezone, wholeEnd).start;
@@ -283,7 +299,9 @@ export class Comparisons {
     const stored = expected ? this.countMeterDays(ids, from, countedTo) : 0;
     let missingDays: string[] = [];
     if (stored < expected) {
-      const present = new Map((this.missing.all({ ids: JSON.stringify(ids), from, to: countedTo }) as { day: string; meters: number }[]).map((row) => [row.day, row.meters]));
+      const present = new Map(
+        (this.missing.all({ ids: JSON.stringify(ids), from, to: countedTo }) as { day: string; meters: number }[]).map((row) => [row.day, row.meters]),
+      );
       missingDays = daysBetween(from, countedTo)
         .filter((day) => (present.get(day) ?? 0) < ids.length)
         .slice(0, MAX_MISSING_LISTED);

@@ -75,7 +75,10 @@ export class Enpis {
   }
 
   /** Per month of [from, to): energy and each EnPI the data allow (null where a denominator is missing or 0). */
-  async monthly(query: { target: Target; from: string; to: string; driver?: string; temperatureCode: string; heatingBaseC: number; coolingBaseC: number }, now = Date.now()) {
+  async monthly(
+    query: { target: Target; from: string; to: string; driver?: string; temperatureCode: string; heatingBaseC: number; coolingBaseC: number },
+    now = Date.now(),
+  ) {
     if (query.to <= query.from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
     const months: string[] = [];
     for (let m = query.from; m < query.to; m = nextMonth(m)) months.push(m);
@@ -83,8 +86,17 @@ export class Enpis {
     const today = this.figures.today(new Date(now));
     const floors = this.listFloorAreas();
     // The site's floor area is every area's; an area's its own; a meter has none.
-    const floorM2 = query.target.meterId !== undefined ? null : query.target.area !== undefined ? (floors.find((f) => f.area === query.target.area)?.floorAreaM2 ?? null) : floors.length ? floors.reduce((s, f) => s + f.floorAreaM2, 0) : null;
-    const drivers = query.driver ? new Map((this.driverMonths.all(query.driver, query.from, query.to) as { month: string; value: number; unit: string }[]).map((d) => [d.month, d])) : new Map();
+    const floorM2 =
+      query.target.meterId !== undefined
+        ? null
+        : query.target.area !== undefined
+          ? (floors.find((f) => f.area === query.target.area)?.floorAreaM2 ?? null)
+          : floors.length
+            ? floors.reduce((s, f) => s + f.floorAreaM2, 0)
+            : null;
+    const drivers = query.driver
+      ? new Map((this.driverMonths.all(query.driver, query.from, query.to) as { month: string; value: number; unit: string }[]).map((d) => [d.month, d]))
+      : new Map();
     const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today);
     return {
       target: query.target,

@@ -107,15 +107,26 @@ export class HourlyBaselines {
   async fit(query: HourlyBaselineQuery, now: number = Date.now()) {
     const today = this.figures.today(new Date(now));
     if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
-    if (query.baselineTo > addDays(query.baselineFrom, MAX_BASELINE_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 2 years for an hourly baseline' }]);
-    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo) throw new BadRequest('Invalid query', [{ path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' }]);
+    if (query.baselineTo > addDays(query.baselineFrom, MAX_BASELINE_DAYS))
+      throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 2 years for an hourly baseline' }]);
+    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo)
+      throw new BadRequest('Invalid query', [
+        { path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' },
+      ]);
     const reportTo = query.reportFrom === undefined ? undefined : (query.reportTo ?? addDays(today, 1));
-    if (query.reportFrom !== undefined && reportTo! <= query.reportFrom) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
-    if (query.reportFrom !== undefined && reportTo! > addDays(query.reportFrom, 366)) throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most a year after reportFrom' }]);
+    if (query.reportFrom !== undefined && reportTo! <= query.reportFrom)
+      throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
+    if (query.reportFrom !== undefined && reportTo! > addDays(query.reportFrom, 366))
+      throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most a year after reportFrom' }]);
     const slotCount = query.by === 'hour-of-day' ? 24 : 168;
     const base = await this.hours(query, query.baselineFrom, query.baselineTo, today);
     if (base.hours.length < MIN_BASELINE_DAYS * 24) {
-      throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `the baseline period has ${base.hours.length} hours with energy and temperature; at least ${MIN_BASELINE_DAYS * 24} are needed` }]);
+      throw new BadRequest('Invalid query', [
+        {
+          path: 'query.baselineFrom',
+          message: `the baseline period has ${base.hours.length} hours with energy and temperature; at least ${MIN_BASELINE_DAYS * 24} are needed`,
+        },
+      ]);
     }
     const bySlot = new Map<number, Hour[]>();
     for (const hour of base.hours) {
@@ -131,14 +142,22 @@ export class HourlyBaselines {
       const columns = candidates.filter((term) => term === 'intercept' || hours.some((h) => regressor(term, h) !== regressor(term, hours[0])));
       if (hours.length < columns.length + 3) {
         throw new BadRequest('Invalid query', [
-          { path: 'query.baselineFrom', message: `slot ${slot} of ${query.by} has ${hours.length} hours with data; at least ${columns.length + 3} are needed (a longer baseline period)` },
+          {
+            path: 'query.baselineFrom',
+            message: `slot ${slot} of ${query.by} has ${hours.length} hours with data; at least ${columns.length + 3} are needed (a longer baseline period)`,
+          },
         ]);
       }
       let solved: number[];
       try {
-        solved = leastSquares(hours.map((h) => columns.map((term) => regressor(term, h))), hours.map((h) => h.actualKwh));
+        solved = leastSquares(
+          hours.map((h) => columns.map((term) => regressor(term, h))),
+          hours.map((h) => h.actualKwh),
+        );
       } catch {
-        throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` }]);
+        throw new BadRequest('Invalid query', [
+          { path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` },
+        ]);
       }
       const coefficients: Record<Term, number> = { intercept: 0, perHdh: 0, perCdh: 0, weekend: 0, holiday: 0 };
       columns.forEach((term, i) => {
@@ -148,7 +167,11 @@ export class HourlyBaselines {
     }
     const expected = base.hours.map((h) => predict(models.get(h.slot)!, h));
     const p = [...models.values()].reduce((sum, model) => sum + model.fitted.length, 0);
-    const statistics = g14Statistics(base.hours.map((h) => h.actualKwh), expected, p);
+    const statistics = g14Statistics(
+      base.hours.map((h) => h.actualKwh),
+      expected,
+      p,
+    );
     const pass = {
       cvRmse: statistics.cvRmsePercent <= G14_HOURLY_LIMITS.cvRmsePercent,
       nmbe: Math.abs(statistics.nmbePercent) <= G14_HOURLY_LIMITS.nmbePercent,
@@ -195,7 +218,13 @@ export class HourlyBaselines {
         savingsPercent: expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
         hoursListed: listHours(query.reportFrom, reportTo!),
         hours: listHours(query.reportFrom, reportTo!) ? hours : [],
-        days: [...days.values()].map((d) => ({ day: d.day, hours: d.hours, actualKwh: round(d.actualKwh, 3), expectedKwh: round(d.expectedKwh, 3), cusumKwh: round(d.cusumKwh, 3) })),
+        days: [...days.values()].map((d) => ({
+          day: d.day,
+          hours: d.hours,
+          actualKwh: round(d.actualKwh, 3),
+          expectedKwh: round(d.expectedKwh, 3),
+          cusumKwh: round(d.cusumKwh, 3),
+        })),
         missingHours: later.missing,
       };
     }

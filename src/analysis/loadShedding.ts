@@ -23,7 +23,14 @@ const READ_BACK_TOLERANCE = 1e-6;
 
 export type LoadShedSettings = { enabled: boolean; minOffSec: number; maxShedSec: number };
 export type LoadShedPointInput = { code: string; priority: number; shedValue: number; restoreValue: number };
-type PointRow = LoadShedPointInput & { id: number; shedAt: number | null; shedWindow: number | null; notBefore: number | null; lastError: string | null; lastErrorAt: number | null };
+type PointRow = LoadShedPointInput & {
+  id: number;
+  shedAt: number | null;
+  shedWindow: number | null;
+  notBefore: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+};
 export type LoadShedAction = { code: string; action: 'shed' | 'restore'; confirmed: boolean; reason: string };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -48,8 +55,12 @@ export class LoadSheddingConfig {
       `SELECT id, code, priority, shed_value AS shedValue, restore_value AS restoreValue, shed_at AS shedAt, shed_window AS shedWindow, not_before AS notBefore,
        last_error AS lastError, last_error_at AS lastErrorAt FROM load_shed_points ORDER BY priority, id`,
     );
-    this.insertPoint = sqlite.prepare('INSERT INTO load_shed_points (code, priority, shed_value, restore_value) VALUES (@code, @priority, @shedValue, @restoreValue)');
-    this.updatePoint = sqlite.prepare('UPDATE load_shed_points SET priority = @priority, shed_value = @shedValue, restore_value = @restoreValue WHERE code = @code');
+    this.insertPoint = sqlite.prepare(
+      'INSERT INTO load_shed_points (code, priority, shed_value, restore_value) VALUES (@code, @priority, @shedValue, @restoreValue)',
+    );
+    this.updatePoint = sqlite.prepare(
+      'UPDATE load_shed_points SET priority = @priority, shed_value = @shedValue, restore_value = @restoreValue WHERE code = @code',
+    );
     this.deletePoint = sqlite.prepare('DELETE FROM load_shed_points WHERE code = ?');
   }
 
@@ -132,7 +143,9 @@ export class LoadShedder {
   ) {
     const sqlite = deps.db.sqlite;
     this.markShed = sqlite.prepare('UPDATE load_shed_points SET shed_at = ?, shed_window = ?, last_error = NULL, last_error_at = NULL WHERE id = ?');
-    this.markRestored = sqlite.prepare('UPDATE load_shed_points SET shed_at = NULL, shed_window = NULL, not_before = ?, last_error = NULL, last_error_at = NULL WHERE id = ?');
+    this.markRestored = sqlite.prepare(
+      'UPDATE load_shed_points SET shed_at = NULL, shed_window = NULL, not_before = ?, last_error = NULL, last_error_at = NULL WHERE id = ?',
+    );
     this.markError = sqlite.prepare('UPDATE load_shed_points SET last_error = ?, last_error_at = ?, not_before = coalesce(?, not_before) WHERE id = ?');
   }
 
@@ -160,7 +173,8 @@ export class LoadShedder {
     const minOffMs = settings.minOffSec * 1000;
     // The maximum shed duration comes first, whatever the projection: the point rests a minimum off time before it may be shed again.
     for (const point of shed) {
-      if (now - point.shedAt! >= settings.maxShedSec * 1000) actions.push(await this.restore(point, now, `shed for the maximum of ${settings.maxShedSec} s`, now + minOffMs));
+      if (now - point.shedAt! >= settings.maxShedSec * 1000)
+        actions.push(await this.restore(point, now, `shed for the maximum of ${settings.maxShedSec} s`, now + minOffMs));
     }
     if (actions.length) return actions;
     const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
@@ -175,11 +189,13 @@ export class LoadShedder {
     // Back below (or disabled, or no contract): the last shed first, once its window is over and its minimum off time has passed.
     const calm = limit === null || (projection !== null && projection.projectedKw <= limit * RESTORE_BELOW_SHARE);
     if (!calm) return [];
-    const due = shed
-      .filter((p) => p.shedWindow! < windowStart && now - p.shedAt! >= minOffMs)
-      .sort((a, b) => b.priority - a.priority || b.id - a.id);
+    const due = shed.filter((p) => p.shedWindow! < windowStart && now - p.shedAt! >= minOffMs).sort((a, b) => b.priority - a.priority || b.id - a.id);
     if (!due.length) return [];
-    const reason = !settings.enabled ? 'load shedding disabled' : limit === null ? 'no contracted peak in effect' : `projected ${round(projection!.projectedKw)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`;
+    const reason = !settings.enabled
+      ? 'load shedding disabled'
+      : limit === null
+        ? 'no contracted peak in effect'
+        : `projected ${round(projection!.projectedKw)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`;
     return [await this.restore(due[0], now, reason, null)];
   }
 
@@ -232,13 +248,26 @@ export class LoadShedder {
     }
   }
 
-  private record(point: PointRow, action: 'shed' | 'restore', value: number, outcome: { confirmed: boolean; status: number | null; readBack: unknown; error: string | null }, reason: string): void {
+  private record(
+    point: PointRow,
+    action: 'shed' | 'restore',
+    value: number,
+    outcome: { confirmed: boolean; status: number | null; readBack: unknown; error: string | null },
+    reason: string,
+  ): void {
     this.deps.audit.record({
       actor: null,
       action: `load_shedding.${action}`,
       resource: 'iot_point',
       resourceId: point.code,
-      after: { value, reason, status: outcome.status, readBack: outcome.readBack, confirmed: outcome.confirmed, ...(outcome.error ? { error: outcome.error } : {}) },
+      after: {
+        value,
+        reason,
+        status: outcome.status,
+        readBack: outcome.readBack,
+        confirmed: outcome.confirmed,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      },
     });
   }
 

@@ -15,7 +15,12 @@ import { DemandCharges } from './demandCharges.ts';
 import { PeakWarnings } from './peakWarnings.ts';
 import { LoadSheddingConfig } from './loadShedding.ts';
 
-export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges; peakWarnings: PeakWarnings; loadShedding: LoadSheddingConfig; baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
+export type Analysis = {
+  comparisons: Comparisons;
+  demandCharges: DemandCharges;
+  peakWarnings: PeakWarnings;
+  loadShedding: LoadSheddingConfig;
+  baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
   hourlyBaselines: (iot: Pick<IotGateway, 'relay'>) => HourlyBaselines;
   enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
   anomalies: (iot: Pick<IotGateway, 'relay'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
@@ -23,13 +28,20 @@ export type Analysis = { comparisons: Comparisons; demandCharges: DemandCharges;
 
 export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
   return {
-    comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs), peakWarnings: new PeakWarnings(db),
+    comparisons: new Comparisons(db, energy.figures, energy.tariffs),
+    demandCharges: new DemandCharges(energy.figures, energy.tariffs),
+    peakWarnings: new PeakWarnings(db),
     loadShedding: new LoadSheddingConfig(db, audit),
     // The gateway is started after the features are built: baselines get it when the routes are.
     baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     hourlyBaselines: (iot) => new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
     anomalies: (iot, alerts, logger) =>
-      new AnomalyWatch({ figures: energy.figures, baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)), alerts, logger }),
+      new AnomalyWatch({
+        figures: energy.figures,
+        baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+        alerts,
+        logger,
+      }),
   };
 }

@@ -29,7 +29,14 @@ export class PeakWarnings {
   }
 
   list(limit = 100): PeakWarningView[] {
-    const rows = this.recent.all(limit) as { windowStart: number; warnedAt: number; projectedKw: number; limitKw: number; crossedAt: number | null; finalKw: number | null }[];
+    const rows = this.recent.all(limit) as {
+      windowStart: number;
+      warnedAt: number;
+      projectedKw: number;
+      limitKw: number;
+      crossedAt: number | null;
+      finalKw: number | null;
+    }[];
     return rows.map((row) => ({
       windowStart: new Date(row.windowStart).toISOString(),
       warnedAt: new Date(row.warnedAt).toISOString(),

@@ -3,13 +3,33 @@ import type { AppDeps } from '../appDeps.ts';
 import { BadRequest, NotFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { ErrorBody } from '../http/schemas.ts';
-import { AnomalyCheckBody, AnomalyFindings, BaselineBody, BaselineQuery, HourlyBaselineBody, HourlyBaselineQuery, LoadSheddingBody, LoadSheddingView, CompareQuery, ComparisonBody, DemandChargeBody, DriverBody, DriverList, EnpiBody, EnpiQuery, FloorAreaList, MonthQuery, PeakWarningList } from './schemas.ts';
+import {
+  AnomalyCheckBody,
+  AnomalyFindings,
+  BaselineBody,
+  BaselineQuery,
+  HourlyBaselineBody,
+  HourlyBaselineQuery,
+  LoadSheddingBody,
+  LoadSheddingView,
+  CompareQuery,
+  ComparisonBody,
+  DemandChargeBody,
+  DriverBody,
+  DriverList,
+  EnpiBody,
+  EnpiQuery,
+  FloorAreaList,
+  MonthQuery,
+  PeakWarningList,
+} from './schemas.ts';
 
 const tags = ['analysis'];
 
 /** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
 function target(energy: AppDeps['energy'], query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
-  if (query.meterId !== undefined && query.area !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
+  if (query.meterId !== undefined && query.area !== undefined)
+    throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
   if (query.meterId !== undefined) {
     energy.meters.get(query.meterId);
     return { meterId: query.meterId };
@@ -39,8 +59,10 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       tags,
       schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
       handler: ({ query }) => {
-        if (query.period === 'custom' && query.at !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.at', message: 'a custom period takes from and to' }]);
-        if (query.period !== 'custom' && (query.from !== undefined || query.to !== undefined)) throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'from and to are for period=custom' }]);
+        if (query.period === 'custom' && query.at !== undefined)
+          throw new BadRequest('Invalid query', [{ path: 'query.at', message: 'a custom period takes from and to' }]);
+        if (query.period !== 'custom' && (query.from !== undefined || query.to !== undefined))
+          throw new BadRequest('Invalid query', [{ path: 'query.from', message: 'from and to are for period=custom' }]);
         return analysis.comparisons.compare(query.period, target(energy, query), { at: query.at, from: query.from, to: query.to });
       },
     }),
@@ -76,7 +98,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       description:
         'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
         "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
-        'Holidays: the tariff versions\' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). ' +
+        "Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). " +
         'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored).',
       tags,
       schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
@@ -86,7 +108,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       method: 'GET',
       path: '/api/analysis/baseline/hourly',
       access: 'viewer',
-      summary: 'An hourly baseline (per hour of the day or of the week) on degree-hours and day type, its ASHRAE Guideline 14 fit at the hourly limits, and expected vs actual with CUSUM per hour',
+      summary:
+        'An hourly baseline (per hour of the day or of the week) on degree-hours and day type, its ASHRAE Guideline 14 fit at the hourly limits, and expected vs actual with CUSUM per hour',
       description:
         'Fits, per slot s (the local hour, or weekday × 24 + hour), kWh in an hour = a_s + b_s·HDH + c_s·CDH + d_s·weekend + e_s·holiday by least squares over the hours of [baselineFrom, baselineTo) ' +
         "(by=hour-of-week has no weekend term: the slot is the weekday). HDH = max(0, heatingBaseC − T), CDH = max(0, T − coolingBaseC), T the hour's mean of the gateway's outdoor temperature point. " +
@@ -103,7 +126,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/load-shedding',
       access: 'admin',
       summary: 'Load shedding: whether it runs, its safety times and its points with their state',
-      description: 'Admin only. Each point: its priority, shed and restore values, whether it is shed now and the last write the gateway did not confirm. Changes nothing.',
+      description:
+        'Admin only. Each point: its priority, shed and restore values, whether it is shed now and the last write the gateway did not confirm. Changes nothing.',
       tags,
       schemas: { response: { 200: LoadSheddingView } },
       handler: () => analysis.loadShedding.view(),
@@ -118,7 +142,15 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
         'the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert ' +
         '(energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most ' +
         '95 % of the contract, never before minOffSec, and always after maxShedSec. Every write is audited. A point shed now cannot be removed (409).',
-      example: { enabled: true, minOffSec: 300, maxShedSec: 1800, points: [{ code: 'ahu1.run', priority: 1, shedValue: 0, restoreValue: 1 }, { code: 'sp.zone1', priority: 2, shedValue: 26, restoreValue: 21.5 }] },
+      example: {
+        enabled: true,
+        minOffSec: 300,
+        maxShedSec: 1800,
+        points: [
+          { code: 'ahu1.run', priority: 1, shedValue: 0, restoreValue: 1 },
+          { code: 'sp.zone1', priority: 2, shedValue: 26, restoreValue: 21.5 },
+        ],
+      },
       tags,
       schemas: { body: LoadSheddingBody, response: { 200: LoadSheddingView, 400: ErrorBody, 409: ErrorBody } },
       handler: ({ body, user }) => analysis.loadShedding.replace(body, user),
@@ -128,7 +160,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/floor-areas',
       access: 'viewer',
       summary: 'Floor areas of the areas (for kWh per m²)',
-      description: "Every area's floor area in m², as last set by PUT; GET /api/analysis/enpi divides an area's kWh by it and the site's by their sum. Changes nothing.",
+      description:
+        "Every area's floor area in m², as last set by PUT; GET /api/analysis/enpi divides an area's kWh by it and the site's by their sum. Changes nothing.",
       tags,
       schemas: { response: { 200: FloorAreaList } },
       handler: () => ({ areas: enpis.listFloorAreas() }),
@@ -141,7 +174,12 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       description:
         'One transaction: listed areas are created or updated by name, every area not listed loses its floor area (an empty list clears them all); audited with the set before and after. ' +
         'An area named twice is 400. Answers the stored set.',
-      example: { areas: [{ area: 'Office', floorAreaM2: 1250 }, { area: 'Plant room', floorAreaM2: 180.5 }] },
+      example: {
+        areas: [
+          { area: 'Office', floorAreaM2: 1250 },
+          { area: 'Plant room', floorAreaM2: 180.5 },
+        ],
+      },
       tags,
       schemas: { body: FloorAreaList, response: { 200: FloorAreaList, 400: ErrorBody } },
       handler: ({ body, user }) => ({ areas: enpis.replaceFloorAreas(body.areas, user) }),
@@ -151,7 +189,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       path: '/api/analysis/drivers',
       access: 'viewer',
       summary: 'Monthly production or occupancy figures the EnPIs divide by',
-      description: 'Every stored driver figure (name, month, value, unit), as set by PUT; GET /api/analysis/enpi?driver=name divides each month\'s kWh by that month\'s value. Changes nothing.',
+      description:
+        "Every stored driver figure (name, month, value, unit), as set by PUT; GET /api/analysis/enpi?driver=name divides each month's kWh by that month's value. Changes nothing.",
       tags,
       schemas: { response: { 200: DriverList } },
       handler: () => ({ items: enpis.listDrivers() }),
@@ -164,17 +203,28 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       description:
         'Stores each listed value by name and month in one transaction, overwriting a figure already set for that name and month; figures not listed are kept. ' +
         'unit defaults to an empty string. Audited. Answers every stored driver figure.',
-      example: { values: [{ name: 'units produced', month: '2026-10', value: 18400, unit: 'units' }, { name: 'units produced', month: '2026-11', value: 17250, unit: 'units' }] },
+      example: {
+        values: [
+          { name: 'units produced', month: '2026-10', value: 18400, unit: 'units' },
+          { name: 'units produced', month: '2026-11', value: 17250, unit: 'units' },
+        ],
+      },
       tags,
       schemas: { body: DriverBody, response: { 200: DriverList, 400: ErrorBody } },
-      handler: ({ body, user }) => ({ items: enpis.setDrivers(body.values.map((v) => ({ ...v, unit: v.unit ?? '' })), user) }),
+      handler: ({ body, user }) => ({
+        items: enpis.setDrivers(
+          body.values.map((v) => ({ ...v, unit: v.unit ?? '' })),
+          user,
+        ),
+      }),
     }),
     defineRoute({
       method: 'GET',
       path: '/api/analysis/enpi',
       access: 'viewer',
       summary: 'EnPIs per month: kWh per m², per degree day and per unit of a monthly driver, for the site, an area or a meter',
-      description: 'kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver\'s figure. Changes nothing but the kept outdoor temperatures (as the baseline).',
+      description:
+        "kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver's figure. Changes nothing but the kept outdoor temperatures (as the baseline).",
       tags,
       schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
       handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),

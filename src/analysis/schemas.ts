@@ -43,7 +43,12 @@ const Change = Type.Object({
 
 export const ComparisonBody = Type.Object({
   period: Type.String(),
-  target: Type.Object({ kind: stringEnum(['site', 'area', 'meter'] as const), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()), meters: Type.Integer() }),
+  target: Type.Object({
+    kind: stringEnum(['site', 'area', 'meter'] as const),
+    meterId: Type.Optional(Type.Integer()),
+    area: Type.Optional(Type.String()),
+    meters: Type.Integer(),
+  }),
   timezone: Type.String(),
   currency: Type.String(),
   current: PeriodFigure,
@@ -61,15 +66,22 @@ export const DemandChargeBody = Type.Object({
   month: Type.String(),
   currency: Type.String(),
   running: Type.Boolean({ description: 'the month is not over: month-to-date, and its peak may still grow' }),
-  version: Type.Object({
-    id: Type.Integer(),
-    validFrom: Type.String({ format: 'date' }),
-    demandChargePerKw: Type.Number(),
-    basis: Type.String(),
-    minimumKw: Type.Number(),
-  }, { description: 'the tariff version in effect on the first day of the month' }),
-  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Type.String({ format: 'date-time' }) }), Type.Null()], { description: "the month's highest site 15-minute mean" }),
-  monthlyPeaks: Type.Array(Type.Object({ month: Type.String(), kw: Type.Union([Type.Number(), Type.Null()]) }), { description: 'the 12 months ending with this one' }),
+  version: Type.Object(
+    {
+      id: Type.Integer(),
+      validFrom: Type.String({ format: 'date' }),
+      demandChargePerKw: Type.Number(),
+      basis: Type.String(),
+      minimumKw: Type.Number(),
+    },
+    { description: 'the tariff version in effect on the first day of the month' },
+  ),
+  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Type.String({ format: 'date-time' }) }), Type.Null()], {
+    description: "the month's highest site 15-minute mean",
+  }),
+  monthlyPeaks: Type.Array(Type.Object({ month: Type.String(), kw: Type.Union([Type.Number(), Type.Null()]) }), {
+    description: 'the 12 months ending with this one',
+  }),
   rollingAverageKw: Type.Union([Type.Number(), Type.Null()], { description: 'mean of the monthly peaks of the months with data among those 12' }),
   billedKw: Type.Number({ description: 'max(minimumKw, peak or rolling average, by basis)' }),
   demandCharge: Type.Number({ description: 'demandChargePerKw × billedKw' }),
@@ -103,7 +115,7 @@ export const BaselineQuery = Type.Object(
     temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor', description: 'the gateway point of the outdoor temperature' }),
     heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5, description: 'HDD base temperature' }),
     coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21, description: 'CDD base temperature' }),
-    holidays: Type.Array(Day('a holiday'), { maxItems: 400, default: [], description: "holidays besides those of the tariff versions; repeat the parameter" }),
+    holidays: Type.Array(Day('a holiday'), { maxItems: 400, default: [], description: 'holidays besides those of the tariff versions; repeat the parameter' }),
   },
   { additionalProperties: false },
 );
@@ -162,7 +174,9 @@ export const BaselineBody = Type.Object({
 
 const Month = (description: string) => Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description });
 export const FloorAreaList = Type.Object({
-  areas: Type.Array(Type.Object({ area: AreaName, floorAreaM2: Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }) }, { additionalProperties: false }), { maxItems: 500 }),
+  areas: Type.Array(Type.Object({ area: AreaName, floorAreaM2: Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }) }, { additionalProperties: false }), {
+    maxItems: 500,
+  }),
 });
 export const DriverBody = Type.Object(
   {
@@ -181,7 +195,9 @@ export const DriverBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const DriverList = Type.Object({ items: Type.Array(Type.Object({ name: Type.String(), month: Type.String(), value: Type.Number(), unit: Type.String() })) });
+export const DriverList = Type.Object({
+  items: Type.Array(Type.Object({ name: Type.String(), month: Type.String(), value: Type.Number(), unit: Type.String() })),
+});
 
 export const EnpiQuery = Type.Object(
   {
@@ -301,7 +317,13 @@ export const HourlyBaselineBody = Type.Object({
       hoursListed: Type.Boolean(),
       hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),
       days: Type.Array(
-        Type.Object({ day: Type.String({ format: 'date' }), hours: Type.Integer(), actualKwh: Type.Number(), expectedKwh: Type.Number(), cusumKwh: Type.Number({ description: 'the CUSUM at the day\'s last hour' }) }),
+        Type.Object({
+          day: Type.String({ format: 'date' }),
+          hours: Type.Integer(),
+          actualKwh: Type.Number(),
+          expectedKwh: Type.Number(),
+          cusumKwh: Type.Number({ description: "the CUSUM at the day's last hour" }),
+        }),
       ),
       missingHours: Type.Integer(),
     }),
@@ -325,7 +347,11 @@ export const LoadSheddingBody = Type.Object(
   {
     enabled: Type.Boolean({ description: 'off by default; turning it off restores shed points once their minimum off time has passed' }),
     minOffSec: Type.Integer({ minimum: 0, maximum: 86_400, description: 'a shed point stays shed at least this long' }),
-    maxShedSec: Type.Integer({ minimum: 60, maximum: 86_400, description: 'a shed point is restored after this long whatever the projection (at least minOffSec)' }),
+    maxShedSec: Type.Integer({
+      minimum: 60,
+      maximum: 86_400,
+      description: 'a shed point is restored after this long whatever the projection (at least minOffSec)',
+    }),
     points: Type.Array(LoadShedPoint, { maxItems: 50 }),
   },
   { additionalProperties: false },
@@ -340,7 +366,9 @@ export const LoadSheddingView = Type.Object({
       ...LoadShedPoint.properties,
       shed: Type.Boolean({ description: 'the shed value was written and read back' }),
       shedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      notBefore: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'not shed again before (after an unconfirmed write or a forced restore)' }),
+      notBefore: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'not shed again before (after an unconfirmed write or a forced restore)',
+      }),
       lastError: Type.Union([Type.String(), Type.Null()], { description: 'the last write the gateway did not confirm' }),
       lastErrorAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     }),

@@ -46,7 +46,9 @@ export class OutdoorTemperatures {
     private readonly timezone: () => string,
   ) {
     this.stored = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ? ORDER BY day');
-    this.insert = db.sqlite.prepare('INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?) ON CONFLICT (code, day) DO UPDATE SET hourly_c = excluded.hourly_c, samples = excluded.samples');
+    this.insert = db.sqlite.prepare(
+      'INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?) ON CONFLICT (code, day) DO UPDATE SET hourly_c = excluded.hourly_c, samples = excluded.samples',
+    );
   }
 
   /** Hourly means of [from, to) days before `today`; days not yet kept are read from the gateway's history first. */
@@ -75,7 +77,8 @@ export class OutdoorTemperatures {
     const start = dayIntervals(timezone, from).start;
     const end = dayIntervals(timezone, to).start;
     const answer = await this.iot.relay('POST', '/codes/history', { body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() } });
-    if (answer.status === 404 || answer.status === 400) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
+    if (answer.status === 404 || answer.status === 400)
+      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
     if (answer.status !== 200) throw new BadGateway(`the gateway answered ${answer.status} to codes/history for ${code}`);
     const data = (answer.json as { data?: unknown })?.data;
     if (!Array.isArray(data)) throw new BadGateway('the gateway answered codes/history without a data list');
@@ -83,7 +86,8 @@ export class OutdoorTemperatures {
     let samples = 0;
     for (const row of data as { ts?: unknown; value?: unknown }[]) {
       const at = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
-      if (!Number.isFinite(at) || at < start || at >= end || typeof row.value !== 'number' || !Number.isFinite(row.value) || Math.abs(row.value) > 100) continue;
+      if (!Number.isFinite(at) || at < start || at >= end || typeof row.value !== 'number' || !Number.isFinite(row.value) || Math.abs(row.value) > 100)
+        continue;
       for (const day of daysBetween(from, to)) {
         const { start: dayStart, count } = dayIntervals(timezone, day);
         if (at < dayStart || at >= dayStart + count * 900_000) continue;
@@ -96,7 +100,8 @@ export class OutdoorTemperatures {
         break;
       }
     }
-    if (!samples) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no readings of ${code} from ${from} to ${to}` }]);
+    if (!samples)
+      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no readings of ${code} from ${from} to ${to}` }]);
     let kept = 0;
     this.db.sqlite.transaction(() => {
       for (const [day, bins] of sums) {
@@ -108,7 +113,12 @@ export class OutdoorTemperatures {
         }
         // A day with fewer than 18 of its hours read is left out (and asked for again next time).
         if (filled < hourly.length * 0.75) continue;
-        this.insert.run(code, day, Buffer.from(hourly.buffer), bins.n.reduce((a, b) => a + b, 0));
+        this.insert.run(
+          code,
+          day,
+          Buffer.from(hourly.buffer),
+          bins.n.reduce((a, b) => a + b, 0),
+        );
         kept += 1;
       }
     })();

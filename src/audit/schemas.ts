@@ -2,12 +2,13 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, Timestamp } from '../http/schemas.ts';
 
-const TimeBound = (description: string) =>
-  Type.String({ format: 'date-time-or-date', description: `${description}; a date-only value means UTC midnight` });
+const TimeBound = (description: string) => Type.String({ format: 'date-time-or-date', description: `${description}; a date-only value means UTC midnight` });
 
 export const AuditQuery = Type.Object({
   ...PageQuery,
-  resource: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the table name, e.g. users, alerts, faults, energy_areas, platform_config' })),
+  resource: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'the table name, e.g. users, alerts, faults, energy_areas, platform_config' }),
+  ),
   resourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   userId: Type.Optional(Type.Integer({ minimum: 1, description: 'the acting user' })),

@@ -7,7 +7,16 @@ import { auditLog } from '../db/schema/index.ts';
 /** The writer moved to the data layer; kept here for code that still imports it from the audit feature. */
 export { AuditLog, type AuditEntry } from '../db/auditTrail.ts';
 
-export type AuditFilters = { page: number; pageSize: number; resource?: string; resourceId?: string; action?: string; userId?: number; from?: string; to?: string };
+export type AuditFilters = {
+  page: number;
+  pageSize: number;
+  resource?: string;
+  resourceId?: string;
+  action?: string;
+  userId?: number;
+  from?: string;
+  to?: string;
+};
 
 export type AuditRecord = typeof auditLog.$inferSelect;
 

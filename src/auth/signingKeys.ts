@@ -25,7 +25,9 @@ export function ensureStoredSecret(db: Db): string {
 
 export function rotateStoredSecret(db: Db): void {
   db.sqlite
-    .prepare('INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at')
+    .prepare(
+      'INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    )
     .run(JWT_SECRET_SETTING, generateSecret(), new Date().toISOString());
 }
 

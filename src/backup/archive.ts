@@ -254,7 +254,11 @@ export function rowCounts(sqlite: Database.Database): Record<string, number> {
     .pluck()
     .all() as string[];
   const counts: Record<string, number> = {};
-  for (const table of tables) counts[table] = sqlite.prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
+  for (const table of tables)
+    counts[table] = sqlite
+      .prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`)
+      .pluck()
+      .get() as number;
   return counts;
 }
 

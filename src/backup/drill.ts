@@ -3,17 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { closeDatabase, openDatabase } from '../db/client.ts';
-import {
-  backupLock,
-  BackupInvalid,
-  listBackups,
-  matchDataDirOwner,
-  readManifest,
-  resolveBackup,
-  restoreLocked,
-  rowCounts,
-  verifyBackup,
-} from './archive.ts';
+import { backupLock, BackupInvalid, listBackups, matchDataDirOwner, readManifest, resolveBackup, restoreLocked, rowCounts, verifyBackup } from './archive.ts';
 import { CHECKS_FILE, recordCheck, type DrillCheck } from './checks.ts';
 import { backupsDir } from './paths.ts';
 

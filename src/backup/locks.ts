@@ -117,7 +117,9 @@ export function holdServiceLock(dataDir: string): HeldLock {
   } catch (error) {
     if (!(error instanceof LockBusy)) throw error;
     if (error.holder?.pid !== process.pid) {
-      throw new DatabaseOpenError(`data dir ${dataDir} is in use by ${error.holder?.purpose ?? 'another process'} (pid ${error.holder?.pid ?? '?'}); only one service may run on it`);
+      throw new DatabaseOpenError(
+        `data dir ${dataDir} is in use by ${error.holder?.purpose ?? 'another process'} (pid ${error.holder?.pid ?? '?'}); only one service may run on it`,
+      );
     }
     fs.rmSync(file, { force: true });
     return acquireLock(file, 'the EMS service');

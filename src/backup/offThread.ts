@@ -28,7 +28,10 @@ function inWorker<T>(task: BackupTask): Promise<T> {
     // From source the entry is a one-line script importing this file once tsx's loader is in place (tsx registered in
     // the worker: Node 20 does not run a worker's --import before loading its entry).
     const worker = fromSource
-      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`, { eval: true, workerData: task })
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`,
+          { eval: true, workerData: task },
+        )
       : new Worker(self, { workerData: task });
     let answered = false;
     worker.once('message', (answer: BackupAnswer) => {

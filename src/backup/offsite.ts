@@ -46,7 +46,8 @@ export function targetProblem(dataDir: string, targetDir: string): string | null
     return code === 'ENOENT' ? `${targetDir} does not exist (is the disk mounted?)` : `${targetDir} cannot be read (${code})`;
   }
   if (!stat.isDirectory()) return `${targetDir} is not a folder`;
-  if (stat.dev === fs.statSync(dataDir).dev) return `${targetDir} is on the same file system as the data dir ${dataDir} (is the disk mounted?); a copy there protects nothing`;
+  if (stat.dev === fs.statSync(dataDir).dev)
+    return `${targetDir} is on the same file system as the data dir ${dataDir} (is the disk mounted?); a copy there protects nothing`;
   try {
     fs.accessSync(targetDir, fs.constants.W_OK);
   } catch {
@@ -61,7 +62,13 @@ export function targetProblem(dataDir: string, targetDir: string): string | null
  * size), renames it into place, then applies the same retention to the target. Never throws: the local backup is
  * already complete, so a failure here is reported, not fatal.
  */
-export function copyToTarget(dataDir: string, targetDir: string, backup: LocalBackup, policy: RetentionPolicy, deps: TargetDeps): TargetCheck & { deleted: string[] } {
+export function copyToTarget(
+  dataDir: string,
+  targetDir: string,
+  backup: LocalBackup,
+  policy: RetentionPolicy,
+  deps: TargetDeps,
+): TargetCheck & { deleted: string[] } {
   const at = new Date().toISOString();
   const failed = (error: string) => ({ dir: targetDir, at, status: 'failed' as const, backup: backup.name, error, deleted: [] });
   const problem = targetProblem(dataDir, targetDir);

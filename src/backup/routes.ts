@@ -13,7 +13,7 @@ export function backupRoutes({ backups }: Pick<AppDeps, 'backups'>) {
       path: '/api/system/backup-schedule',
       access: 'admin',
       summary: 'Read the backup schedule and the outcome of its last run',
-      description: "The cron expression, the retention counts, whether backups are enabled, and the last run (time, status, file, duration). Changes nothing.",
+      description: 'The cron expression, the retention counts, whether backups are enabled, and the last run (time, status, file, duration). Changes nothing.',
       tags,
       schemas: { response: { 200: BackupSchedule, 401: ErrorBody, 403: ErrorBody } },
       handler: () => backups.get(),
@@ -23,7 +23,7 @@ export function backupRoutes({ backups }: Pick<AppDeps, 'backups'>) {
       path: '/api/system/backup-schedule',
       access: 'admin',
       summary: 'Change the backup schedule; it takes effect at once',
-      example: {"enabled": true, "cron": "30 3 * * *", "retention": {"daily": 7, "weekly": 4, "monthly": 6}},
+      example: { enabled: true, cron: '30 3 * * *', retention: { daily: 7, weekly: 4, monthly: 6 } },
       description:
         'Backups go to <data dir>/backups/ems-<UTC timestamp>.db with the uploads, models and avatars trees hard-linked into ems-<UTC timestamp>.files/. ' +
         'Restore with "emsctl backup restore <name>" while the service is stopped.',

@@ -72,7 +72,9 @@ export function readStoredSchedule(db: Db): StoredSchedule {
 
 function writeSetting(db: Db, key: string, value: string): void {
   db.sqlite
-    .prepare('INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at')
+    .prepare(
+      'INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+    )
     .run(key, value, new Date().toISOString());
 }
 
@@ -83,19 +85,21 @@ function writeSetting(db: Db, key: string, value: string): void {
  * it switched backups on.
  */
 export function applyScheduleDefaults(db: Db): boolean {
-  return db.sqlite.transaction(() => {
-    if (prepared(db).setting.get(DEFAULTS_SETTING) !== undefined) return false;
-    const row = readSchedule(db);
-    const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'backup_schedule' LIMIT 1").get() !== undefined;
-    const seeded = !touched && row.lastRunAt === null && row.enabled === SEEDED.enabled && row.cron === SEEDED.cron && row.retention === SEEDED.retention;
-    if (seeded) {
-      db.sqlite
-        .prepare('UPDATE backup_schedule SET enabled = 1, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
-        .run(DEFAULT_BACKUP_CRON, DEFAULT_RETENTION.daily, new Date().toISOString());
-    }
-    writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: seeded }));
-    return seeded;
-  }).immediate();
+  return db.sqlite
+    .transaction(() => {
+      if (prepared(db).setting.get(DEFAULTS_SETTING) !== undefined) return false;
+      const row = readSchedule(db);
+      const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'backup_schedule' LIMIT 1").get() !== undefined;
+      const seeded = !touched && row.lastRunAt === null && row.enabled === SEEDED.enabled && row.cron === SEEDED.cron && row.retention === SEEDED.retention;
+      if (seeded) {
+        db.sqlite
+          .prepare('UPDATE backup_schedule SET enabled = 1, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
+          .run(DEFAULT_BACKUP_CRON, DEFAULT_RETENTION.daily, new Date().toISOString());
+      }
+      writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: seeded }));
+      return seeded;
+    })
+    .immediate();
 }
 
 export type ScheduleChanges = {
@@ -126,25 +130,28 @@ export function nextRunOf(expression: string): string | null {
 /** Stores a change with its audit entry in one transaction (the API and emsctl alike); the caller reschedules. */
 export function changeSchedule(db: Db, changes: ScheduleChanges, actor: Actor | null): StoredSchedule {
   if (changes.cron !== undefined) assertValidCron(changes.cron);
-  return db.sqlite.transaction(() => {
-    const before = readStoredSchedule(db);
-    const retention =
-      typeof changes.retention === 'number' ? { ...before.retention, daily: changes.retention } : { ...before.retention, ...(changes.retention ?? {}) };
-    const next = { enabled: changes.enabled ?? before.enabled, cron: changes.cron ?? before.cron, retention };
-    db.sqlite
-      .prepare('UPDATE backup_schedule SET enabled = ?, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
-      .run(next.enabled ? 1 : 0, next.cron, retention.daily, new Date().toISOString());
-    writeSetting(db, RETENTION_SETTING, JSON.stringify({ weekly: retention.weekly, monthly: retention.monthly }));
-    // Whoever sets the schedule has decided: the defaults of a later start must not override it.
-    if (prepared(db).setting.get(DEFAULTS_SETTING) === undefined) writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: false }));
-    new AuditLog(db).record({
-      actor,
-      action: 'update',
-      resource: 'backup_schedule',
-      resourceId: 1,
-      before: { enabled: before.enabled, cron: before.cron, retention: before.retention },
-      after: next,
-    });
-    return readStoredSchedule(db);
-  }).immediate();
+  return db.sqlite
+    .transaction(() => {
+      const before = readStoredSchedule(db);
+      const retention =
+        typeof changes.retention === 'number' ? { ...before.retention, daily: changes.retention } : { ...before.retention, ...(changes.retention ?? {}) };
+      const next = { enabled: changes.enabled ?? before.enabled, cron: changes.cron ?? before.cron, retention };
+      db.sqlite
+        .prepare('UPDATE backup_schedule SET enabled = ?, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
+        .run(next.enabled ? 1 : 0, next.cron, retention.daily, new Date().toISOString());
+      writeSetting(db, RETENTION_SETTING, JSON.stringify({ weekly: retention.weekly, monthly: retention.monthly }));
+      // Whoever sets the schedule has decided: the defaults of a later start must not override it.
+      if (prepared(db).setting.get(DEFAULTS_SETTING) === undefined)
+        writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: false }));
+      new AuditLog(db).record({
+        actor,
+        action: 'update',
+        resource: 'backup_schedule',
+        resourceId: 1,
+        before: { enabled: before.enabled, cron: before.cron, retention: before.retention },
+        after: next,
+      });
+      return readStoredSchedule(db);
+    })
+    .immediate();
 }

@@ -17,14 +17,19 @@ const Retention = Type.Object(
     weekly: Count('the last N ISO weeks (Monday to Sunday) with a backup keep their newest one', 0),
     monthly: Count('the last N calendar months with a backup keep their newest one', 0),
   },
-  { description: 'Grandfather-father-son retention, counted in the local time of the box; one backup can count as daily, weekly and monthly at once. The newest backup is always kept. Applied after each successful run, here and on EMS_BACKUP_TARGET.' },
+  {
+    description:
+      'Grandfather-father-son retention, counted in the local time of the box; one backup can count as daily, weekly and monthly at once. The newest backup is always kept. Applied after each successful run, here and on EMS_BACKUP_TARGET.',
+  },
 );
 
 const TargetCheck = Type.Object(
   {
     dir: Type.String({ description: 'EMS_BACKUP_TARGET' }),
     at: NullableTimestamp,
-    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('never')], { description: 'outcome of the last copy; "never": none since this target was set' }),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('never')], {
+      description: 'outcome of the last copy; "never": none since this target was set',
+    }),
     backup: Type.Union([Type.String(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()]),
   },
@@ -42,7 +47,10 @@ export const DrillCheck = Type.Object(
     files: Type.Union([Type.Integer(), Type.Null()]),
     error: Type.Union([Type.String(), Type.Null()]),
   },
-  { description: 'The last restore drill (weekly, after a scheduled backup): the backup restored into a temp dir, integrity_check, rows per table compared with the backup, files checked, migrations applied' },
+  {
+    description:
+      'The last restore drill (weekly, after a scheduled backup): the backup restored into a temp dir, integrity_check, rows per table compared with the backup, files checked, migrations applied',
+  },
 );
 
 export const BackupSchedule = Type.Object({
@@ -70,6 +78,9 @@ export const BackupScheduleUpdate = Type.Object(
       ]),
     ),
   },
-  { minProperties: 1, description: 'Fields left out keep their value; read-only fields sent back from a GET are ignored. A body with no writable field is 400.' },
+  {
+    minProperties: 1,
+    description: 'Fields left out keep their value; read-only fields sent back from a GET are ignored. A body with no writable field is 400.',
+  },
 );
 export type BackupScheduleChanges = Static<typeof BackupScheduleUpdate>;

@@ -7,16 +7,21 @@ import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
 import { restoreDrillOffThread } from './offThread.ts';
-import { applyScheduleDefaults, changeSchedule, DEFAULT_BACKUP_CRON, readSchedule, readStoredSchedule, type ScheduleChanges, type StoredSchedule } from './schedule.ts';
+import {
+  applyScheduleDefaults,
+  changeSchedule,
+  DEFAULT_BACKUP_CRON,
+  readSchedule,
+  readStoredSchedule,
+  type ScheduleChanges,
+  type StoredSchedule,
+} from './schedule.ts';
 import { describeRetention } from './retention.ts';
 import type { BackupScheduleView } from './schemas.ts';
 
 export { assertValidCron, readSchedule } from './schedule.ts';
 
-export type BackupOutcome =
-  | { status: 'ok'; backup: BackupResult }
-  | { status: 'failed'; error: string }
-  | { status: 'skipped'; reason: string };
+export type BackupOutcome = { status: 'ok'; backup: BackupResult } | { status: 'failed'; error: string } | { status: 'skipped'; reason: string };
 
 type RunLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
@@ -288,4 +293,3 @@ export class BackupScheduler {
     );
   }
 }
-

@@ -8,7 +8,11 @@ export const Vec3 = Type.Object({ x: Coordinate, y: Coordinate, z: Coordinate })
 const ItemId = Type.String({ minLength: 1, maxLength: 64, description: 'unique within its list' });
 
 // A path is a path: `//host/x` and `/\host/x` are other hosts to a browser, so a path may not start with either.
-export const LogoUrl = NullableString({ maxLength: 2048, pattern: '^(https?://[^\\s/\\\\]+[^\\s]*|/(?![/\\\\])[^\\s]*)$', description: 'http(s) URL, or a path on this host (not starting with // or /\\)' });
+export const LogoUrl = NullableString({
+  maxLength: 2048,
+  pattern: '^(https?://[^\\s/\\\\]+[^\\s]*|/(?![/\\\\])[^\\s]*)$',
+  description: 'http(s) URL, or a path on this host (not starting with // or /\\)',
+});
 
 export const PlatformConfig = Type.Object({
   siteName: Type.String(),
@@ -25,7 +29,9 @@ export type PlatformConfigView = Static<typeof PlatformConfig>;
 
 export const PlatformConfigUpdate = Type.Object(
   {
-    siteName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: displayTextPattern(), description: 'no control or bidirectional-override characters' })),
+    siteName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, pattern: displayTextPattern(), description: 'no control or bidirectional-override characters' }),
+    ),
     logoUrl: Type.Optional(LogoUrl),
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),

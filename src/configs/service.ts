@@ -47,7 +47,15 @@ function duplicateIds(list: { id: string }[], path: string): ErrorDetail[] {
   return details;
 }
 
-type ThreeDRow = { cameraPreset: CameraPreset; ambientIntensity: number; hotspots: Hotspot[]; labels: SceneLabel[]; modelFileId: number | null; modelStoredName: string | null; updatedAt: string };
+type ThreeDRow = {
+  cameraPreset: CameraPreset;
+  ambientIntensity: number;
+  hotspots: Hotspot[];
+  labels: SceneLabel[];
+  modelFileId: number | null;
+  modelStoredName: string | null;
+  updatedAt: string;
+};
 
 export class ConfigStore {
   private readonly selectPlatform;
@@ -70,7 +78,11 @@ export class ConfigStore {
       .leftJoin(modelFiles, eq(modelFiles.id, threeDConfig.modelFileId))
       .where(eq(threeDConfig.id, 1))
       .prepare();
-    this.modelExists = orm.select({ id: modelFiles.id }).from(modelFiles).where(eq(modelFiles.id, sql.placeholder('id'))).prepare();
+    this.modelExists = orm
+      .select({ id: modelFiles.id })
+      .from(modelFiles)
+      .where(eq(modelFiles.id, sql.placeholder('id')))
+      .prepare();
   }
 
   platform(): PlatformConfigView {
@@ -79,13 +91,15 @@ export class ConfigStore {
 
   async updatePlatform(actor: AuthUser, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
     const details: ErrorDetail[] = [];
-    if (patch.timezone !== undefined && !isTimeZone(patch.timezone)) details.push({ path: 'body.timezone', message: 'is not a known IANA time zone (e.g. Europe/Berlin, UTC)' });
+    if (patch.timezone !== undefined && !isTimeZone(patch.timezone))
+      details.push({ path: 'body.timezone', message: 'is not a known IANA time zone (e.g. Europe/Berlin, UTC)' });
     let locale = patch.locale;
     if (locale !== undefined) {
       locale = canonicalLocale(locale);
       if (!locale) details.push({ path: 'body.locale', message: 'is not a valid BCP 47 language tag (e.g. en-US)' });
     }
-    if (patch.currency !== undefined && !CURRENCIES.has(patch.currency)) details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
+    if (patch.currency !== undefined && !CURRENCIES.has(patch.currency))
+      details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
     if (details.length) throw invalid(details);
 
     const write = () => this.writePlatformPatch(actor, patch, locale);
@@ -100,7 +114,11 @@ export class ConfigStore {
       const diff = auditChanges(before, next);
       if (!diff) return before;
       const { updatedAt: _at, ...values } = next;
-      this.db.orm.update(platformConfig).set({ ...values, updatedAt: next.updatedAt }).where(eq(platformConfig.id, 1)).run();
+      this.db.orm
+        .update(platformConfig)
+        .set({ ...values, updatedAt: next.updatedAt })
+        .where(eq(platformConfig.id, 1))
+        .run();
       this.audit.record({ actor, action: 'update', resource: 'platform_config', resourceId: 1, ...diff });
       return this.platform();
     })();
@@ -114,7 +132,8 @@ export class ConfigStore {
   updateThreeD(actor: AuthUser, patch: ThreeDConfigPatch): ThreeDConfigView {
     const details = [...duplicateIds(patch.hotspots ?? [], 'body.hotspots'), ...duplicateIds(patch.labels ?? [], 'body.labels')];
     return this.db.sqlite.transaction(() => {
-      if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId })) details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
+      if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId }))
+        details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
       if (details.length) throw invalid(details);
       const { modelUrl: _url, ...before } = this.threeD();
       const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
@@ -122,7 +141,14 @@ export class ConfigStore {
       if (!diff) return this.threeD();
       this.db.orm
         .update(threeDConfig)
-        .set({ cameraPreset: next.cameraPreset, ambientIntensity: next.ambientIntensity, hotspots: next.hotspots, labels: next.labels, modelFileId: next.modelFileId, updatedAt: next.updatedAt })
+        .set({
+          cameraPreset: next.cameraPreset,
+          ambientIntensity: next.ambientIntensity,
+          hotspots: next.hotspots,
+          labels: next.labels,
+          modelFileId: next.modelFileId,
+          updatedAt: next.updatedAt,
+        })
         .where(eq(threeDConfig.id, 1))
         .run();
       this.audit.record({ actor, action: 'update', resource: 'three_d_config', resourceId: 1, ...diff });

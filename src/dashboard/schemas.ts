@@ -11,7 +11,14 @@ const Status = Type.Unsafe<(typeof ALERT_STATUSES)[number]>({ type: 'string', en
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** What the public portal may show about an alert: no message text, no people. */
-export const PublicAlert = Type.Object({ id: Type.Integer(), title: Type.String({ description: 'a gateway alarm shows "Alarm on <point code>", never the gateway\'s alarm text' }), level: Level, status: Status, area: NullableString, occurredAt: Timestamp });
+export const PublicAlert = Type.Object({
+  id: Type.Integer(),
+  title: Type.String({ description: 'a gateway alarm shows "Alarm on <point code>", never the gateway\'s alarm text' }),
+  level: Level,
+  status: Status,
+  area: NullableString,
+  occurredAt: Timestamp,
+});
 
 export const PublicDashboard = Type.Object(
   {
@@ -26,7 +33,14 @@ export const PublicDashboard = Type.Object(
     overview: OverviewStats,
     weeklyEnergy: WeeklyEnergy,
     areas: Type.Array(
-      Type.Object({ name: Type.String(), todayKwh: Type.Number(), monthKwh: Type.Number(), yearKwh: Type.Number(), powerKw: Type.Number(), updatedAt: Timestamp }),
+      Type.Object({
+        name: Type.String(),
+        todayKwh: Type.Number(),
+        monthKwh: Type.Number(),
+        yearKwh: Type.Number(),
+        powerKw: Type.Number(),
+        updatedAt: Timestamp,
+      }),
     ),
     scene: Type.Object({
       cameraPreset: CameraPreset,

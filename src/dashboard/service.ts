@@ -61,7 +61,9 @@ export class DashboardService {
          AND (@levels IS NULL OR level IN (SELECT value FROM json_each(@levels)))
        ORDER BY occurred_at DESC, id DESC LIMIT @limit`,
     );
-    this.settingsOf = sqlite.prepare('SELECT layout, refresh_interval_sec AS refreshIntervalSec, theme, updated_at AS updatedAt FROM dashboard_settings WHERE user_id = ?');
+    this.settingsOf = sqlite.prepare(
+      'SELECT layout, refresh_interval_sec AS refreshIntervalSec, theme, updated_at AS updatedAt FROM dashboard_settings WHERE user_id = ?',
+    );
     this.saveSettings = sqlite.prepare(
       `INSERT INTO dashboard_settings (user_id, layout, refresh_interval_sec, theme, updated_at) VALUES (@userId, @layout, @refreshIntervalSec, @theme, @updatedAt)
        ON CONFLICT(user_id) DO UPDATE SET layout = excluded.layout, refresh_interval_sec = excluded.refresh_interval_sec,
@@ -92,8 +94,16 @@ export class DashboardService {
       },
       overview: this.parts.overview.stats(at),
       weeklyEnergy: this.parts.overview.weekly(at),
-      areas: this.parts.energy.list().map(({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt })),
-      scene: { cameraPreset: scene.cameraPreset, ambientIntensity: scene.ambientIntensity, hotspots: scene.hotspots, labels: scene.labels, modelUrl: scene.modelUrl },
+      areas: this.parts.energy
+        .list()
+        .map(({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw, updatedAt })),
+      scene: {
+        cameraPreset: scene.cameraPreset,
+        ambientIntensity: scene.ambientIntensity,
+        hotspots: scene.hotspots,
+        labels: scene.labels,
+        modelUrl: scene.modelUrl,
+      },
       recentAlerts: this.publicAlerts.all() as PublicDashboardView['recentAlerts'],
       alertCounts: { info: 0, warning: 0, critical: 0, ...Object.fromEntries(this.activeByLevel.all(at.toISOString()) as [string, number][]) },
       gateway: this.parts.gateway(),
@@ -112,7 +122,9 @@ export class DashboardService {
   }
 
   settings(userId: number): DashboardSettingsView {
-    const row = this.settingsOf.get(userId) as { layout: string; refreshIntervalSec: number; theme: DashboardSettingsView['theme']; updatedAt: string } | undefined;
+    const row = this.settingsOf.get(userId) as
+      | { layout: string; refreshIntervalSec: number; theme: DashboardSettingsView['theme']; updatedAt: string }
+      | undefined;
     if (!row) return { layout: DEFAULT_LAYOUT, refreshIntervalSec: this.defaultRefresh.get() as number, theme: 'light', updatedAt: null };
     return { ...row, layout: JSON.parse(row.layout) as DashboardWidget[] };
   }
@@ -126,14 +138,21 @@ export class DashboardService {
         if (ids.has(widget.id)) details.push({ path: `body.layout.${index}.id`, message: `duplicates layout.${ids.get(widget.id)}.id` });
         ids.set(widget.id, index);
       });
-      if (Buffer.byteLength(JSON.stringify(patch.layout)) > MAX_LAYOUT_BYTES) details.push({ path: 'body.layout', message: `must be at most ${MAX_LAYOUT_BYTES} bytes as JSON` });
+      if (Buffer.byteLength(JSON.stringify(patch.layout)) > MAX_LAYOUT_BYTES)
+        details.push({ path: 'body.layout', message: `must be at most ${MAX_LAYOUT_BYTES} bytes as JSON` });
     }
     if (details.length) throw new BadRequest('Invalid body', details);
 
     return this.db.sqlite.transaction(() => {
       const before = this.settings(actor.id);
       const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
-      this.saveSettings.run({ userId: actor.id, layout: JSON.stringify(next.layout), refreshIntervalSec: next.refreshIntervalSec, theme: next.theme, updatedAt: next.updatedAt });
+      this.saveSettings.run({
+        userId: actor.id,
+        layout: JSON.stringify(next.layout),
+        refreshIntervalSec: next.refreshIntervalSec,
+        theme: next.theme,
+        updatedAt: next.updatedAt,
+      });
       const changed = (Object.keys(patch) as (keyof DashboardSettingsPatch)[]).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(next[key]));
       this.audit.record({
         actor,

@@ -187,5 +187,4 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     }
     return params;
   }
-
 }

@@ -43,7 +43,16 @@ export function oneOf(column: SQLiteColumn, name: string, values: readonly unkno
   if (!values || values.length === 0) return [];
   const params: Record<string, unknown> = {};
   values.forEach((value, i) => (params[`${name}${i}`] = encoded(column, value)));
-  return [{ shape: `${name}:${values.length}`, where: inArray(column, values.map((_, i) => sql.placeholder(`${name}${i}`))), params }];
+  return [
+    {
+      shape: `${name}:${values.length}`,
+      where: inArray(
+        column,
+        values.map((_, i) => sql.placeholder(`${name}${i}`)),
+      ),
+      params,
+    },
+  ];
 }
 
 export function equals(column: SQLiteColumn, name: string, value: unknown): Condition[] {
@@ -139,7 +148,11 @@ export class PagedQuery<T extends SQLiteTable> {
     if (!statements) {
       const where = and(...conditions.map((condition) => condition.where));
       const orm = this.db.orm;
-      const count = orm.select({ total: sql<number>`count(*)` }).from(this.table as SQLiteTable).where(where).prepare();
+      const count = orm
+        .select({ total: sql<number>`count(*)` })
+        .from(this.table as SQLiteTable)
+        .where(where)
+        .prepare();
       // Read as arrays through .values(): rowReader builds the rows.
       const rows = orm
         .select()

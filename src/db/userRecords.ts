@@ -47,7 +47,11 @@ export class UserLookup {
   constructor(db: Db) {
     this.generation = writeGenerationOf(db.sqlite);
     const orm = db.orm;
-    this.byId = orm.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare();
+    this.byId = orm
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare();
     this.authById = orm
       .select({ id: users.id, username: users.username, email: users.email, role: users.role })
       .from(users)
@@ -60,7 +64,11 @@ export class UserLookup {
       .where(sql`${users.username} = ${login} COLLATE NOCASE OR ${users.email} = ${login} COLLATE NOCASE`)
       .limit(1)
       .prepare();
-    this.byEmail = orm.select().from(users).where(sql`${users.email} = ${sql.placeholder('email')} COLLATE NOCASE`).prepare();
+    this.byEmail = orm
+      .select()
+      .from(users)
+      .where(sql`${users.email} = ${sql.placeholder('email')} COLLATE NOCASE`)
+      .prepare();
   }
 
   authUser(id: number): AuthUser | undefined {
@@ -134,5 +142,11 @@ export function setPasswordHash(db: Db, userId: number, passwordHash: string): v
 }
 
 export function countUsers(db: Db, role?: Role): number {
-  return db.orm.select({ n: count() }).from(users).where(role && eq(users.role, role)).get()?.n ?? 0;
+  return (
+    db.orm
+      .select({ n: count() })
+      .from(users)
+      .where(role && eq(users.role, role))
+      .get()?.n ?? 0
+  );
 }

@@ -98,4 +98,3 @@ export function daysBetween(from: string, to: string): string[] {
   for (let day = from; day < to; day = addDays(day, 1)) days.push(day);
   return days;
 }
-

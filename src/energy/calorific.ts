@@ -23,14 +23,17 @@ export class CalorificValues {
   ) {
     this.byValidFrom = db.sqlite.prepare('SELECT id FROM calorific_versions WHERE valid_from = ?');
     // Read on every figure request: a handful of rows, so no cache to keep in step with other connections' writes.
-    this.ordered = db.sqlite.prepare('SELECT valid_from AS validFrom, kwh_per_m3 AS kwhPerM3, correction_factor AS correctionFactor FROM calorific_versions ORDER BY valid_from');
+    this.ordered = db.sqlite.prepare(
+      'SELECT valid_from AS validFrom, kwh_per_m3 AS kwhPerM3, correction_factor AS correctionFactor FROM calorific_versions ORDER BY valid_from',
+    );
     this.table = new AuditedTable(db, audit, calorificVersions, {
       resource: 'calorific_versions',
       notFound: 'Calorific value version not found',
       orderBy: [asc(calorificVersions.validFrom)],
       check: (next, before) => {
         const clash = this.byValidFrom.get(next.validFrom) as { id: number } | undefined;
-        if (clash && clash.id !== before?.id) throw new Conflict(`A calorific value version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+        if (clash && clash.id !== before?.id)
+          throw new Conflict(`A calorific value version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },
     });
   }
@@ -77,11 +80,14 @@ export class CalorificValues {
   private assertFuture(validFrom: string): void {
     const today = this.today();
     if (validFrom <= today) {
-      throw new BadRequest('Invalid body', [{ path: 'body.validFrom', message: `must be after today (${today}): a version in effect is never changed, so past gas energy stays as reported` }]);
+      throw new BadRequest('Invalid body', [
+        { path: 'body.validFrom', message: `must be after today (${today}): a version in effect is never changed, so past gas energy stays as reported` },
+      ]);
     }
   }
 
   private assertChangeable(version: CalorificVersion): void {
-    if (version.validFrom <= this.today()) throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
+    if (version.validFrom <= this.today())
+      throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
   }
 }

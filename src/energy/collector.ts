@@ -14,7 +14,19 @@ import { Repeating } from '../lifecycle.ts';
 import type { Logger } from '../logger.ts';
 import { INTERVAL_MS } from './calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
-import { cpuMs, DayBatch, FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_JITTER, FLAG_REFUSED, FLAG_RESET, type IntervalStore, SLICE_MS, type VirtualMeter, yieldToLoop } from './store.ts';
+import {
+  cpuMs,
+  DayBatch,
+  FLAG_BAD_QUALITY,
+  FLAG_ESTIMATED,
+  FLAG_JITTER,
+  FLAG_REFUSED,
+  FLAG_RESET,
+  type IntervalStore,
+  SLICE_MS,
+  type VirtualMeter,
+  yieldToLoop,
+} from './store.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
@@ -155,7 +167,10 @@ export class Collector {
     try {
       this.persist(this.virtuals());
     } catch (error) {
-      this.deps.logger.error({ err: error }, 'energy counted since the last interval boundary could not be written; the gateway history fills it at the next start');
+      this.deps.logger.error(
+        { err: error },
+        'energy counted since the last interval boundary could not be written; the gateway history fills it at the next start',
+      );
     }
   }
 
@@ -291,7 +306,13 @@ export class Collector {
       const watch = this.watches.get(meter.id);
       const lag = state ? Math.max(0, now - state.lastAt) : null;
       const condition: MeterCondition =
-        watch?.last === 'refused' ? 'refusing' : this.failing || watch?.last === 'bad' || watch?.last === 'absent' ? 'failing' : lag === null || lag > staleAfter ? 'stale' : 'ok';
+        watch?.last === 'refused'
+          ? 'refusing'
+          : this.failing || watch?.last === 'bad' || watch?.last === 'absent'
+            ? 'failing'
+            : lag === null || lag > staleAfter
+              ? 'stale'
+              : 'ok';
       return {
         meterId: meter.id,
         code: meter.code,
@@ -321,7 +342,8 @@ export class Collector {
     // Flagged where it arrived (now), never at a time that has not happened or lies outside the stored span.
     const at = reading.at <= now && reading.at >= now - BACKFILL_MS ? reading.at : now;
     batch.flag(meter.id, at, FLAG_REFUSED);
-    if (watch.refused === 1 || watch.refused % 100 === 0) this.deps.logger.warn({ meterId: meter.id, code: meter.code, reason, readingAt, refused: watch.refused }, 'meter reading refused');
+    if (watch.refused === 1 || watch.refused % 100 === 0)
+      this.deps.logger.warn({ meterId: meter.id, code: meter.code, reason, readingAt, refused: watch.refused }, 'meter reading refused');
   }
 
   private turn: Promise<unknown> = Promise.resolve();
@@ -372,7 +394,10 @@ export class Collector {
           return this.deps.store.dropAfter(started);
         });
         for (const id of ahead) states.delete(id);
-        this.deps.logger.warn({ steppedBack, metersAhead: ahead.length, dayRowsChanged: dropped }, 'the clock stepped back: intervals after now dropped, meters ahead of it start again');
+        this.deps.logger.warn(
+          { steppedBack, metersAhead: ahead.length, dayRowsChanged: dropped },
+          'the clock stepped back: intervals after now dropped, meters ahead of it start again',
+        );
       }
       // Gaps first: history for every meter whose last reading is too old (or that was never read), a few at a time.
       const gapMs = Math.max(MIN_GAP_MS, 3 * this.deps.intervalMs);
@@ -392,7 +417,10 @@ export class Collector {
       });
 
       const timezone = this.deps.timezone();
-      const virtuals = (this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({ id: row.id, terms: JSON.parse(row.terms) as MeterTerm[] }));
+      const virtuals = (this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({
+        id: row.id,
+        terms: JSON.parse(row.terms) as MeterTerm[],
+      }));
       // A time-zone change writes what is held under the zone it was counted in.
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
@@ -449,7 +477,15 @@ export class Collector {
   }
 
   /** Applies up to HISTORY_STEP of a meter's history readings from `position`; answers where it stopped. */
-  private applyHistory(batch: DayBatch, meter: CollectedMeter, states: Map<number, State>, counted: Map<number, State>, history: History, position: number, now: number): number {
+  private applyHistory(
+    batch: DayBatch,
+    meter: CollectedMeter,
+    states: Map<number, State>,
+    counted: Map<number, State>,
+    history: History,
+    position: number,
+    now: number,
+  ): number {
     let state = states.get(meter.id) ?? null;
     const end = Math.min(history.at.length, position + HISTORY_STEP);
     for (; position < end; position += 1) {
@@ -570,7 +606,9 @@ export class Collector {
     try {
       for (let start = from; start < to; start += HISTORY_CHUNK_MS) {
         const end = Math.min(to, start + HISTORY_CHUNK_MS);
-        const answer = await this.deps.iot.relay('POST', '/codes/history', { body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() } });
+        const answer = await this.deps.iot.relay('POST', '/codes/history', {
+          body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() },
+        });
         if (answer.status !== 200) return null;
         const data = (answer.json as { data?: unknown })?.data;
         if (!Array.isArray(data)) return null;

@@ -103,7 +103,8 @@ export class CommodityFigures {
     };
     const coverage = (group: MeterRow[]): Coverage => ({ meters: group.length, recordedDays: sumByDay(group).size });
     const total = (byDay: Map<string, number>) => [...byDay.values()].reduce((sum, value) => sum + value, 0);
-    const meterList = (group: MeterRow[]) => group.map((meter) => ({ id: meter.id, name: meter.name, quantity: round(total(perMeter.get(meter.id) ?? new Map()), 3) }));
+    const meterList = (group: MeterRow[]) =>
+      group.map((meter) => ({ id: meter.id, name: meter.name, quantity: round(total(perMeter.get(meter.id) ?? new Map()), 3) }));
 
     // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
     const siteIds = new Set(this.figures.ids());

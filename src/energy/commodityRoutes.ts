@@ -16,9 +16,13 @@ const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false })
 const MAX_DAYS = 366 * 2;
 
 function checkPeriod(from: string, to: string): void {
-  for (const [value, path] of [[from, 'query.from'], [to, 'query.to']]) {
+  for (const [value, path] of [
+    [from, 'query.from'],
+    [to, 'query.to'],
+  ]) {
     const year = Number(value.slice(0, 4));
-    if (!(year >= ENERGY_YEARS.min && year <= ENERGY_YEARS.max)) throw new BadRequest('Invalid query', [{ path, message: `must be in the years ${ENERGY_YEARS.min} to ${ENERGY_YEARS.max}` }]);
+    if (!(year >= ENERGY_YEARS.min && year <= ENERGY_YEARS.max))
+      throw new BadRequest('Invalid query', [{ path, message: `must be in the years ${ENERGY_YEARS.min} to ${ENERGY_YEARS.max}` }]);
   }
   if (to <= from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
   if (to > addDays(from, MAX_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${MAX_DAYS} days after from` }]);

@@ -7,7 +7,11 @@ const Day = (description: string) => Type.String({ format: 'date', description }
 const calorificFields = {
   validFrom: Day('first site day the version applies to; after today, so no past gas energy ever changes'),
   kwhPerM3: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'calorific value in kWh per m³, as on the gas bill (natural gas: about 10–12)' }),
-  correctionFactor: Type.Number({ exclusiveMinimum: 0, maximum: 10, description: 'volume correction to standard temperature and pressure (1 when the bill has none)' }),
+  correctionFactor: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 10,
+    description: 'volume correction to standard temperature and pressure (1 when the bill has none)',
+  }),
   note: Type.String({ maxLength: 500, pattern: displayTextPattern(true) }),
 };
 export const CalorificVersion = Type.Object({ id: Type.Integer(), ...calorificFields, createdAt: Timestamp, updatedAt: Timestamp });
@@ -31,9 +35,13 @@ export const CommodityFigures = Type.Object({
       unit: Type.String({ description: 'the unit of quantity: kWh for electricity and heat, m³ for gas and water' }),
       quantity: Num('electricity: consumption; gas and water: volume; heat: kWh thermal'),
       kwh: Nullable('energy: electricity consumption, gas volume × calorific value × correction of each day, heat; null for water'),
-      cost: Nullable("at the commodity's tariff versions (electricity: import cost with standing charges less feed-in revenue); null when a day with data has no version"),
+      cost: Nullable(
+        "at the commodity's tariff versions (electricity: import cost with standing charges less feed-in revenue); null when a day with data has no version",
+      ),
       carbonKg: Nullable("at the commodity's tariff versions' CO2 factors; null when a day with data has no version"),
-      recordedDays: Type.Integer({ description: 'days of the period with data from at least one of its meters: 0 means no data (its zeros are not measurements)' }),
+      recordedDays: Type.Integer({
+        description: 'days of the period with data from at least one of its meters: 0 means no data (its zeros are not measurements)',
+      }),
       meters: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), quantity: Num('in the commodity unit') })),
     }),
   ),
@@ -53,6 +61,13 @@ export const CommodityFigures = Type.Object({
       { description: 'per part of the balance: its meters, and the days of the period any of them recorded (no meter: not metered; no day: no data)' },
     ),
   }),
-  gasDays: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), m3: Type.Number(), kwhPerM3: Num('calorific value × correction factor in force that day'), kwh: Type.Number() })),
+  gasDays: Type.Array(
+    Type.Object({
+      day: Type.String({ format: 'date' }),
+      m3: Type.Number(),
+      kwhPerM3: Num('calorific value × correction factor in force that day'),
+      kwh: Type.Number(),
+    }),
+  ),
   energyKwh: Num('electricity consumption + gas kWh + heat kWh: never water, never m³'),
 });

@@ -57,14 +57,24 @@ export class EnergyCompleteness {
         if (state[i][k] === 1) measured += 1;
         else if (state[i][k] === 2) estimated += 1;
       }
-      return { day, intervals: happened, measured: share(measured, happened), estimated: share(estimated, happened), missing: share(happened - measured - estimated, happened) };
+      return {
+        day,
+        intervals: happened,
+        measured: share(measured, happened),
+        estimated: share(estimated, happened),
+        missing: share(happened - measured - estimated, happened),
+      };
     });
   }
 
   /** The shares over the whole range, weighted by intervals. */
   total(days: DayCompleteness[]): Shares & { intervals: number } {
     const intervals = days.reduce((sum, day) => sum + day.intervals, 0);
-    const weigh = (key: keyof Shares) => share(days.reduce((sum, day) => sum + day[key] * day.intervals, 0), intervals);
+    const weigh = (key: keyof Shares) =>
+      share(
+        days.reduce((sum, day) => sum + day[key] * day.intervals, 0),
+        intervals,
+      );
     return { intervals, measured: weigh('measured'), estimated: weigh('estimated'), missing: weigh('missing') };
   }
 }

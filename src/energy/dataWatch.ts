@@ -20,7 +20,12 @@ export class DataWatch {
   private readonly meterNames;
 
   constructor(
-    private readonly deps: { db: Db; collector: Pick<Collector, 'health' | 'meterHealth' | 'intervalMs'>; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger },
+    private readonly deps: {
+      db: Db;
+      collector: Pick<Collector, 'health' | 'meterHealth' | 'intervalMs'>;
+      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      logger: Logger;
+    },
   ) {
     // Episodes still open after a restart keep their keys: the same alert, not a second one.
     this.openEpisodes = deps.db.sqlite.prepare("SELECT alarm_key FROM alerts WHERE alarm_key LIKE 'energy.%@%' AND cleared_at IS NULL").pluck();
@@ -65,7 +70,18 @@ export class DataWatch {
     for (const [code, problem] of problems) {
       if (open.has(code)) continue;
       this.deps.logger.warn({ code }, problem.message);
-      if (this.deps.alerts.fromGatewayAlarm({ key: `${code}@${at}`, code, level: problem.level, message: problem.message, detail: problem.detail, raisedAt: at, clearedAt: null }) === 'raised') raised += 1;
+      if (
+        this.deps.alerts.fromGatewayAlarm({
+          key: `${code}@${at}`,
+          code,
+          level: problem.level,
+          message: problem.message,
+          detail: problem.detail,
+          raisedAt: at,
+          clearedAt: null,
+        }) === 'raised'
+      )
+        raised += 1;
     }
     for (const [code, key] of open) {
       if (problems.has(code)) continue;

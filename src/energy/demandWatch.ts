@@ -27,10 +27,19 @@ export class DemandWatch {
   private readonly finish;
 
   constructor(
-    private readonly deps: { db: Db; figures: EnergyFigures; tariffs: Tariffs; alerts: Pick<AlertService, 'fromGatewayAlarm'>; logger: Logger; timezone: () => string },
+    private readonly deps: {
+      db: Db;
+      figures: EnergyFigures;
+      tariffs: Tariffs;
+      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      logger: Logger;
+      timezone: () => string;
+    },
   ) {
     // An episode still open after a restart keeps its key: the same alert, not a second one.
-    this.openEpisode = deps.db.sqlite.prepare(`SELECT alarm_key FROM alerts WHERE alarm_key LIKE '${DEMAND_CODE}@%' AND cleared_at IS NULL ORDER BY id DESC LIMIT 1`).pluck();
+    this.openEpisode = deps.db.sqlite
+      .prepare(`SELECT alarm_key FROM alerts WHERE alarm_key LIKE '${DEMAND_CODE}@%' AND cleared_at IS NULL ORDER BY id DESC LIMIT 1`)
+      .pluck();
     const sqlite = deps.db.sqlite;
     const columns = 'id, window_start AS windowStart, warned_at AS warnedAt, crossed_at AS crossedAt, final_kw AS finalKw, alert_key AS alertKey';
     this.warningFor = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE window_start = ?`);
@@ -74,7 +83,14 @@ export class DemandWatch {
     for (const row of this.unfinished.all(windowStart) as WarningRow[]) {
       const kwh = this.windowKwh(row.windowStart);
       this.finish.run(Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, row.id);
-      this.deps.alerts.fromGatewayAlarm({ key: row.alertKey, code: WARNING_CODE, level: 'warning', message: '', raisedAt: new Date(row.warnedAt).toISOString(), clearedAt: new Date(row.windowStart + INTERVAL_MS).toISOString() });
+      this.deps.alerts.fromGatewayAlarm({
+        key: row.alertKey,
+        code: WARNING_CODE,
+        level: 'warning',
+        message: '',
+        raisedAt: new Date(row.warnedAt).toISOString(),
+        clearedAt: new Date(row.windowStart + INTERVAL_MS).toISOString(),
+      });
     }
     if (limit === null) return 'unchanged';
     const projection = this.projectedKw(now);
@@ -92,7 +108,14 @@ export class DemandWatch {
     const ends = new Date(windowStart + INTERVAL_MS).toISOString().slice(11, 16);
     const minutes = Math.round((now - windowStart) / 60_000);
     this.deps.db.sqlite.transaction(() => {
-      this.insertWarning.run({ windowStart, warnedAt: now, projectedKw: projection.projectedKw, limitKw: limit, crossedAt: crossed ? now : null, alertKey: key });
+      this.insertWarning.run({
+        windowStart,
+        warnedAt: now,
+        projectedKw: projection.projectedKw,
+        limitKw: limit,
+        crossedAt: crossed ? now : null,
+        alertKey: key,
+      });
       this.deps.alerts.fromGatewayAlarm({
         key,
         code: WARNING_CODE,
@@ -123,7 +146,7 @@ export class DemandWatch {
     if (Number.isNaN(thisOne)) return previous / 0.25;
     // The current interval holds energy up to the last reading; the previous one counts for the part of the window it covers.
     const elapsed = (now - current) / INTERVAL_MS;
-    return ((thisOne + previous * (1 - elapsed)) / 0.25);
+    return (thisOne + previous * (1 - elapsed)) / 0.25;
   }
 
   check(now: number): 'raised' | 'cleared' | 'unchanged' {
@@ -151,7 +174,14 @@ export class DemandWatch {
       });
     }
     if (open && (limit === null || (demand !== null && demand <= limit))) {
-      return this.deps.alerts.fromGatewayAlarm({ key: open, code: DEMAND_CODE, level: 'warning', message: '', raisedAt: open.slice(DEMAND_CODE.length + 1), clearedAt: at });
+      return this.deps.alerts.fromGatewayAlarm({
+        key: open,
+        code: DEMAND_CODE,
+        level: 'warning',
+        message: '',
+        raisedAt: open.slice(DEMAND_CODE.length + 1),
+        clearedAt: at,
+      });
     }
     return 'unchanged';
   }

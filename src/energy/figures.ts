@@ -28,14 +28,23 @@ export type Resolution = '15min' | 'hour' | 'day' | 'month';
 export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
-type MeterRow = { id: number; name: string; kind: string; area: string | null; site: number; terms: string; demandKw: number | null; commodity: string; role: string };
+type MeterRow = {
+  id: number;
+  name: string;
+  kind: string;
+  area: string | null;
+  site: number;
+  terms: string;
+  demandKw: number | null;
+  commodity: string;
+  role: string;
+};
 /** Site and area energy count electricity drawn from the grid only: never m³, never export or generation (issue 26). */
 const isGridImport = (row: { commodity: string; role: string }) => row.commodity === 'electricity' && row.role === 'import';
 type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
-
 
 export class EnergyFigures {
   private readonly generation: WriteGeneration;
@@ -147,7 +156,11 @@ export class EnergyFigures {
     for (const row of rows) {
       if (row.kind !== 'virtual') continue;
       const terms = JSON.parse(row.terms) as MeterTerm[];
-      if (terms.every((term) => demand.has(term.meterId))) demand.set(row.id, terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0));
+      if (terms.every((term) => demand.has(term.meterId)))
+        demand.set(
+          row.id,
+          terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0),
+        );
     }
     const areas = new Map<string, number[]>();
     for (const row of rows) {
@@ -177,13 +190,20 @@ export class EnergyFigures {
   private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals> {
     const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string } & Totals)[];
     const site = target.meterId === undefined && target.area === undefined;
-    return new Map(rows.map((row) => [row.day, { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg }]));
+    return new Map(
+      rows.map((row) => [
+        row.day,
+        { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg },
+      ]),
+    );
   }
 
   /** Totals over [from, to) site days. Whole months are read from the month rollups. */
   totals(from: string, to: string, target: { meterId?: number; area?: string } = {}): Totals {
     // "to past today" decides how months are read: the wall-clock day is part of the key.
-    return this.remember(`totals|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}|${this.today()}`, () => ({ ...this.computeTotals(from, to, target) }));
+    return this.remember(`totals|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}|${this.today()}`, () => ({
+      ...this.computeTotals(from, to, target),
+    }));
   }
 
   private computeTotals(from: string, to: string, target: { meterId?: number; area?: string }): Totals {
@@ -395,7 +415,11 @@ export class EnergyFigures {
       if (!totals || missing === 1 || intervals === 0) return { day, kwh: null, cost: null, carbonKg: null, measured, estimated, missing };
       return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3), measured, estimated, missing };
     });
-    const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), { kwh: 0, cost: 0, carbonKg: 0 });
+    const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), {
+      kwh: 0,
+      cost: 0,
+      carbonKg: 0,
+    });
     const byArea = this.areaTotals(from, to);
     const areas = this.areaNames().map((area) => {
       const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };

@@ -112,7 +112,8 @@ export function parseInstant(text: string): number {
   let offset: number;
   const zone = s.slice(i);
   if (zone === 'Z' || zone === 'z') offset = 0;
-  else if ((zone[0] === '+' || zone[0] === '-') && zone.length === 6 && zone[3] === ':') offset = (zone[0] === '-' ? -1 : 1) * (n(i + 1, 2) * 60 + n(i + 4, 2)) * 60_000;
+  else if ((zone[0] === '+' || zone[0] === '-') && zone.length === 6 && zone[3] === ':')
+    offset = (zone[0] === '-' ? -1 : 1) * (n(i + 1, 2) * 60 + n(i + 4, 2)) * 60_000;
   else if ((zone[0] === '+' || zone[0] === '-') && zone.length === 5) offset = (zone[0] === '-' ? -1 : 1) * (n(i + 1, 2) * 60 + n(i + 3, 2)) * 60_000;
   else return NaN;
   if (!(month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
@@ -216,15 +217,27 @@ class CsvPlanner {
   private header(text: string): false {
     this.separator = text.includes(';') && !text.includes(',') ? ';' : text.includes('\t') && !text.includes(',') ? '\t' : ',';
     this.decimalComma = this.separator !== ',';
-    const names = fields(text, this.separator).map((name) => name.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/[\s-]+/g, '_'));
+    const names = fields(text, this.separator).map((name) =>
+      name
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, '_'),
+    );
     const find = (list: string[]) => names.findIndex((name) => list.includes(name));
     const meter = find(COLUMNS.meter);
     const time = find(COLUMNS.time);
     const kwh = find(COLUMNS.kwh);
     const reading = find(COLUMNS.reading);
     const missing = [meter < 0 && 'meter', time < 0 && 'start (or time)', kwh < 0 && reading < 0 && 'kwh (intervals) or reading (counter)'].filter(Boolean);
-    if (missing.length) throw new BadRequest('The header line does not name the columns', [{ path: 'line 1', message: `missing: ${missing.join(', ')}; found: ${names.join(', ')}` }]);
-    if (kwh >= 0 && reading >= 0) throw new BadRequest('The header line names both kwh and reading', [{ path: 'line 1', message: 'send intervals (kwh) or counter readings (reading), one form per file' }]);
+    if (missing.length)
+      throw new BadRequest('The header line does not name the columns', [
+        { path: 'line 1', message: `missing: ${missing.join(', ')}; found: ${names.join(', ')}` },
+      ]);
+    if (kwh >= 0 && reading >= 0)
+      throw new BadRequest('The header line names both kwh and reading', [
+        { path: 'line 1', message: 'send intervals (kwh) or counter readings (reading), one form per file' },
+      ]);
     this.form = kwh >= 0 ? 'intervals' : 'counter';
     this.columns = { meter, time, value: kwh >= 0 ? kwh : reading, end: names.indexOf('end') };
     return false;
@@ -254,7 +267,11 @@ class CsvPlanner {
     const value = parseNumber(cells[valueColumn], this.decimalComma);
     if (!Number.isFinite(value)) return this.problem(line, `"${cells[valueColumn].trim().slice(0, 40)}" is not a number`);
     let plan = this.plans.get(meter.id);
-    if (!plan) this.plans.set(meter.id, (plan = { meterId: meter.id, name: meter.name, days: new Map(), readings: [], refused: [], refusedCount: 0, jitter: 0, resets: 0, gaps: 0 }));
+    if (!plan)
+      this.plans.set(
+        meter.id,
+        (plan = { meterId: meter.id, name: meter.name, days: new Map(), readings: [], refused: [], refusedCount: 0, jitter: 0, resets: 0, gaps: 0 }),
+      );
 
     if (this.form === 'counter') {
       const why = this.timeRefusal(at, at);
@@ -266,13 +283,15 @@ class CsvPlanner {
     let end = at + INTERVAL_MS;
     if (endColumn >= 0 && cells[endColumn]?.trim()) {
       end = parseInstant(cells[endColumn]);
-      if (Number.isNaN(end) || end % INTERVAL_MS !== 0) return this.problem(line, `end "${cells[endColumn].trim().slice(0, 40)}" is not a time on a 15-minute boundary`);
+      if (Number.isNaN(end) || end % INTERVAL_MS !== 0)
+        return this.problem(line, `end "${cells[endColumn].trim().slice(0, 40)}" is not a time on a 15-minute boundary`);
       if (end <= at || end - at > 86_400_000) return this.problem(line, 'end must be after start, by at most a day');
     }
     const why = this.timeRefusal(at, end);
     if (why) return this.refuse(plan, line, why);
     if (value < 0) return this.refuse(plan, line, `negative energy (${value} kWh)`);
-    if (value > (MAX_PLAUSIBLE_KW * (end - at)) / 3_600_000) return this.refuse(plan, line, `${value} kWh in ${(end - at) / 60_000} minutes is more than any real load`);
+    if (value > (MAX_PLAUSIBLE_KW * (end - at)) / 3_600_000)
+      return this.refuse(plan, line, `${value} kWh in ${(end - at) / 60_000} minutes is more than any real load`);
     const count = (end - at) / INTERVAL_MS;
     for (let t = at; t < end; t += INTERVAL_MS) {
       const { day, index } = this.slot(plan, t);
@@ -437,7 +456,10 @@ export class HistoryImport {
       }
     }
     if (planner.badCount) {
-      throw new BadRequest(`${planner.badCount} bad row${planner.badCount === 1 ? '' : 's'}: nothing was imported`, planner.bad.map(({ line, message }) => ({ path: `line ${line}`, message })));
+      throw new BadRequest(
+        `${planner.badCount} bad row${planner.badCount === 1 ? '' : 's'}: nothing was imported`,
+        planner.bad.map(({ line, message }) => ({ path: `line ${line}`, message })),
+      );
     }
     const plans = [...planner.plans.values()].sort((a, b) => a.meterId - b.meterId);
     const header = { dryRun: options.dryRun, replace: options.replace, form: planner.form!, rows: planner.rows };
@@ -473,14 +495,20 @@ export class HistoryImport {
 
   private async write(plans: MeterPlan[], header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>, actor: Actor | null): Promise<ImportReport> {
     const surveyed = await this.survey(plans, header.replace);
-    const refused = surveyed.flatMap((meter) => meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })));
-    if (refused.length) throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
+    const refused = surveyed.flatMap((meter) =>
+      meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })),
+    );
+    if (refused.length)
+      throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
     const overlapping = surveyed.filter((meter) => meter.intervals.overlapping > 0);
     if (overlapping.length && !header.replace) {
       throw new HttpError(
         409,
         'The file overlaps intervals already stored: nothing was imported (send replace=true to overwrite them)',
-        overlapping.map((meter) => ({ path: `meter ${meter.meterId}`, message: `${meter.intervals.overlapping} intervals between ${meter.from} and ${meter.to} are stored` })),
+        overlapping.map((meter) => ({
+          path: `meter ${meter.meterId}`,
+          message: `${meter.intervals.overlapping} intervals between ${meter.from} and ${meter.to} are stored`,
+        })),
       );
     }
     const { store } = this.deps;
@@ -489,7 +517,21 @@ export class HistoryImport {
       .filter((meter) => meter.kind === 'virtual')
       .map((meter) => ({ id: meter.id, terms: (meter.terms ?? []) as MeterTerm[] }));
     store.transaction(() =>
-      this.deps.audit.record({ actor, action: 'import.start', resource: 'energy_history', after: { ...header, meters: surveyed.map((meter) => ({ meterId: meter.meterId, from: meter.from, to: meter.to, intervals: meter.intervals.new + meter.intervals.overlapping, kwh: meter.kwh })) } }),
+      this.deps.audit.record({
+        actor,
+        action: 'import.start',
+        resource: 'energy_history',
+        after: {
+          ...header,
+          meters: surveyed.map((meter) => ({
+            meterId: meter.meterId,
+            from: meter.from,
+            to: meter.to,
+            intervals: meter.intervals.new + meter.intervals.overlapping,
+            kwh: meter.kwh,
+          })),
+        },
+      }),
     );
     // The work as a flat list of steps, run a slice (one transaction) at a time: day by day, every meter of the day,
     // then the virtual meters built on them (derived once a day, not once a meter), then the month peaks and the audit.
@@ -538,7 +580,12 @@ export class HistoryImport {
     }
     steps.push(() => {
       const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
-      this.deps.audit.record({ actor, action: 'import', resource: 'energy_history', after: { ...header, meters: meters.map(({ meterId, from, to, kwh, intervals, days }) => ({ meterId, from, to, kwh, intervals, days })) } });
+      this.deps.audit.record({
+        actor,
+        action: 'import',
+        resource: 'energy_history',
+        after: { ...header, meters: meters.map(({ meterId, from, to, kwh, intervals, days }) => ({ meterId, from, to, kwh, intervals, days })) },
+      });
     });
     const durations: number[] = [];
     const commits: number[] = [];

@@ -33,7 +33,9 @@ export function meterPrices(
   if (!statements) {
     statements = {
       meter: db.sqlite.prepare('SELECT commodity, role FROM meters WHERE id = ?'),
-      calorific: db.sqlite.prepare('SELECT kwh_per_m3 * correction_factor FROM calorific_versions WHERE valid_from <= ? ORDER BY valid_from DESC LIMIT 1').pluck(),
+      calorific: db.sqlite
+        .prepare('SELECT kwh_per_m3 * correction_factor FROM calorific_versions WHERE valid_from <= ? ORDER BY valid_from DESC LIMIT 1')
+        .pluck(),
     };
     pricingStatements.set(db, statements);
   }

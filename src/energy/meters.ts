@@ -11,7 +11,17 @@ import { SITE_TOTAL } from './service.ts';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
-export type MeterProposal = { code: string; name: string; unit: string; kind: 'energy' | 'power'; site: boolean; known: boolean; commodity: Commodity; role: MeterRole; sameMeterAs: string | null };
+export type MeterProposal = {
+  code: string;
+  name: string;
+  unit: string;
+  kind: 'energy' | 'power';
+  site: boolean;
+  known: boolean;
+  commodity: Commodity;
+  role: MeterRole;
+  sameMeterAs: string | null;
+};
 
 /**
  * The physical meter a point belongs to: its code without the last segment (meter.main.kwh and meter.main.kw are the
@@ -20,7 +30,12 @@ export type MeterProposal = { code: string; name: string; unit: string; kind: 'e
 export function physicalMeter(code: string, name = ''): string {
   const cut = code.search(/[._-][^._-]*$/);
   if (cut > 0) return code.slice(0, cut).toLowerCase();
-  return name.replace(/\b(energy|power|counter|demand|kwh|kw)\b/gi, '').trim().toLowerCase() || code.toLowerCase();
+  return (
+    name
+      .replace(/\b(energy|power|counter|demand|kwh|kw)\b/gi, '')
+      .trim()
+      .toLowerCase() || code.toLowerCase()
+  );
 }
 
 export class MeterDirectory {
@@ -61,9 +76,15 @@ export class MeterDirectory {
         return this.statement.all(id) as { name: string; code: string | null }[];
       },
     };
-    this.builtOn = db.sqlite.prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?").pluck();
+    this.builtOn = db.sqlite
+      .prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?")
+      .pluck();
     this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
-    this.clash = db.sqlite.prepare("SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id").pluck();
+    this.clash = db.sqlite
+      .prepare(
+        "SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id",
+      )
+      .pluck();
   }
 
   page(page: number, pageSize: number): PageResult<Meter> {
@@ -144,14 +165,18 @@ export class MeterDirectory {
       // The area-name rules of PUT /api/energy/areas: "total" is the site sum, names are one area however they are cased.
       if (next.area.toLowerCase() === SITE_TOTAL) throw problem('area', `"${SITE_TOTAL}" is reserved for the site sum`);
       const spelled = this.areaSpelling.get(next.area, next.area, before?.id ?? 0) as string | undefined;
-      if (spelled !== undefined && spelled !== next.area) throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
+      if (spelled !== undefined && spelled !== next.area)
+        throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
     }
     if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');
     if (before && before.commodity !== next.commodity) throw problem('commodity', 'cannot change: add a new meter instead (its intervals are in another unit)');
     if (before && before.role !== next.role) throw problem('role', 'cannot change: add a new meter instead (its intervals count the other way)');
-    if (next.commodity !== 'electricity' && next.role !== 'import') throw problem('role', 'export and generation are electricity roles; a gas, water or heat meter is import');
-    if (next.kind === 'power' && (next.commodity === 'gas' || next.commodity === 'water')) throw problem('kind', 'a gas or water meter is a volume counter (m³): kind energy');
-    if (next.site && (next.commodity !== 'electricity' || next.role !== 'import')) throw problem('site', "only an electricity import meter is the site's consumption");
+    if (next.commodity !== 'electricity' && next.role !== 'import')
+      throw problem('role', 'export and generation are electricity roles; a gas, water or heat meter is import');
+    if (next.kind === 'power' && (next.commodity === 'gas' || next.commodity === 'water'))
+      throw problem('kind', 'a gas or water meter is a volume counter (m³): kind energy');
+    if (next.site && (next.commodity !== 'electricity' || next.role !== 'import'))
+      throw problem('site', "only an electricity import meter is the site's consumption");
     if (next.site && next.code) {
       const twin = this.siteMeters.all(before?.id ?? 0).find((row) => row.code && physicalMeter(row.code) === physicalMeter(next.code!));
       if (twin) throw new Conflict(`"${twin.name}" (${twin.code}) is the same physical meter and already a site meter: both would count the site twice`);
@@ -167,7 +192,8 @@ export class MeterDirectory {
         if (!row) throw problem(`terms.${index}.meterId`, `no meter ${term.meterId}`);
         if (row.kind === 'virtual') throw problem(`terms.${index}.meterId`, 'terms are gateway meters, not other virtual meters');
         // Never m³ added to kWh.
-        if (row.commodity !== next.commodity) throw problem(`terms.${index}.meterId`, `meters a different commodity (${row.commodity}) from this ${next.commodity} meter`);
+        if (row.commodity !== next.commodity)
+          throw problem(`terms.${index}.meterId`, `meters a different commodity (${row.commodity}) from this ${next.commodity} meter`);
       });
     } else {
       if (!next.code) throw problem('code', `a ${next.kind} meter reads a gateway point: code is required`);

@@ -12,7 +12,17 @@ import { EnergyService } from './service.ts';
 import { IntervalStore } from './store.ts';
 import { Tariffs } from './tariffs.ts';
 
-export type Energy = { meters: MeterDirectory; tariffs: Tariffs; store: IntervalStore; figures: EnergyFigures; areas: EnergyService; timezone: () => string; calorific: CalorificValues; commodities: CommodityFigures; history: HistoryImport };
+export type Energy = {
+  meters: MeterDirectory;
+  tariffs: Tariffs;
+  store: IntervalStore;
+  figures: EnergyFigures;
+  areas: EnergyService;
+  timezone: () => string;
+  calorific: CalorificValues;
+  commodities: CommodityFigures;
+  history: HistoryImport;
+};
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
@@ -32,10 +42,16 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
  * sub-meter in its area, the PV array and the grid export, gas and water, and "Rest of building" = the building's
  * consumption (import + generation − export) − sub-meters. Done once: after any meter change it is never redone.
  */
-export function ensureSimulatorMeters(db: Db, meters: MeterDirectory, catalogue: { code: string; name: string; kind: string; unit?: string }[], logger: Logger): number {
+export function ensureSimulatorMeters(
+  db: Db,
+  meters: MeterDirectory,
+  catalogue: { code: string; name: string; kind: string; unit?: string }[],
+  logger: Logger,
+): number {
   const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'meters' LIMIT 1").pluck().get();
   if (touched || meters.all().length) return 0;
-  const areaOf = (code: string) => (code.startsWith('meter.hvac') ? 'HVAC' : code.startsWith('meter.lighting') ? 'Lighting' : code.startsWith('meter.it') ? 'Server room' : 'Tenants');
+  const areaOf = (code: string) =>
+    code.startsWith('meter.hvac') ? 'HVAC' : code.startsWith('meter.lighting') ? 'Lighting' : code.startsWith('meter.it') ? 'Server room' : 'Tenants';
   const counters = catalogue.filter((point) => point.kind === 'energy');
   const main = counters.find((point) => point.code === 'meter.main.kwh');
   if (!main) return 0;
@@ -54,9 +70,16 @@ export function ensureSimulatorMeters(db: Db, meters: MeterDirectory, catalogue:
       .filter((point) => utility(point))
       .map((point) => meters.create({ name: point.name.replace(/ (energy|volume)$/, ''), code: point.code, kind: 'energy', ...utility(point)! }, null));
     // The building's consumption is what it draws plus what its panels make less what it feeds back.
-    const flows = others.filter((meter) => meter.commodity === 'electricity').map((meter) => ({ meterId: meter.id, sign: meter.role === 'generation' ? (1 as const) : (-1 as const) }));
+    const flows = others
+      .filter((meter) => meter.commodity === 'electricity')
+      .map((meter) => ({ meterId: meter.id, sign: meter.role === 'generation' ? (1 as const) : (-1 as const) }));
     const rest = meters.create(
-      { name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: site.id, sign: 1 }, ...flows, ...subs.map((sub) => ({ meterId: sub.id, sign: -1 as const }))] },
+      {
+        name: 'Rest of building',
+        kind: 'virtual',
+        area: 'Other',
+        terms: [{ meterId: site.id, sign: 1 }, ...flows, ...subs.map((sub) => ({ meterId: sub.id, sign: -1 as const }))],
+      },
       null,
     );
     created.push(site, ...subs, ...others, rest);

@@ -28,9 +28,7 @@ export class TimeZoneMove {
   private readonly dropMonths;
   private readonly dropOutdoorDays;
 
-  constructor(
-    private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; collector?: CollectionPause },
-  ) {
+  constructor(private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; collector?: CollectionPause }) {
     const sqlite = deps.db.sqlite;
     this.readMarker = sqlite.prepare('SELECT value FROM app_settings WHERE key = ?').pluck();
     this.writeMarker = sqlite.prepare(

@@ -73,11 +73,11 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/areas',
       access: 'operator',
       summary: 'Replace the set of hand-entered area cards',
-      example: {"areas": [{"name": "Office", "todayKwh": 120.5, "monthKwh": 2400, "yearKwh": 28000, "powerKw": 35.2}]},
+      example: { areas: [{ name: 'Office', todayKwh: 120.5, monthKwh: 2400, yearKwh: 28000, powerKw: 35.2 }] },
       description:
         'One transaction: areas not listed are removed, listed ones are created or updated by name (ids are kept). ' +
         'Areas with meters are computed: listing one changes nothing and leaving it out keeps it. ' +
-        "Also writes today's energy_daily rows (site day in the configured time zone): one per area and area \"total\" = the sum of todayKwh, " +
+        'Also writes today\'s energy_daily rows (site day in the configured time zone): one per area and area "total" = the sum of todayKwh, ' +
         'which feeds GET /api/overview/energy/weekly while no meter exists. Names are unique case-insensitively; todayKwh ≤ monthKwh ≤ yearKwh.',
       tags,
       schemas: { body: EnergyAreasBody, response: { 200: EnergyAreas, 400: ErrorBody } },
@@ -89,7 +89,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/meters',
       access: 'viewer',
       summary: 'Meters read from the gateway (and virtual meters built on them)',
-      description: "A page of meters: gateway energy and power meters and virtual meters (sums and differences of others). Changes nothing.",
+      description: 'A page of meters: gateway energy and power meters and virtual meters (sums and differences of others). Changes nothing.',
       tags,
       schemas: { query: ListQuery, response: { 200: Page(Meter) } },
       handler: ({ query }) => meters.page(query.page, query.pageSize),
@@ -99,7 +99,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/meters',
       access: 'admin',
       summary: 'Add a meter',
-      example: {"name": "Main incomer", "code": "meter.main.kwh", "kind": "energy", "site": true},
+      example: { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true },
       description: 'A meter read for the first time is backfilled from the gateway history (7 days) by the next collection.',
       tags,
       schemas: { body: MeterCreate, response: { 201: Meter, 400: ErrorBody, 409: ErrorBody } },
@@ -110,7 +110,8 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/meters/discover',
       access: 'admin',
       summary: "Meters proposed from the gateway's point catalogue (energy counters and power points)",
-      description: "Reads the gateway's point catalogue and proposes a meter for each energy counter and power point not yet a meter; nothing is created. 502 when the gateway fails.",
+      description:
+        "Reads the gateway's point catalogue and proposes a meter for each energy counter and power point not yet a meter; nothing is created. 502 when the gateway fails.",
       tags,
       schemas: { response: { 200: MeterProposals, 502: ErrorBody } },
       handler: () => meters.discover(iot),
@@ -120,7 +121,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/meters/:id',
       access: 'viewer',
       summary: 'Read one meter',
-      description: "One meter. Changes nothing.",
+      description: 'One meter. Changes nothing.',
       tags,
       schemas: { params: IdParams, response: { 200: Meter, 404: ErrorBody } },
       handler: ({ params }) => meters.get(params.id),
@@ -130,8 +131,8 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/meters/:id',
       access: 'admin',
       summary: 'Change a meter (partial; its kind never changes)',
-      description: "Changes the fields sent; the stored intervals stay. 409 when another meter has the name or reads the point already. Audited.",
-      example: {"enabled": false},
+      description: 'Changes the fields sent; the stored intervals stay. 409 when another meter has the name or reads the point already. Audited.',
+      example: { enabled: false },
       tags,
       schemas: { params: IdParams, body: MeterUpdate, response: { 200: Meter, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => meters.update(params.id, body, user),
@@ -155,7 +156,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/tariffs',
       access: 'viewer',
       summary: 'Tariff versions, oldest first',
-      description: "A page of tariff versions: each applies from its validFrom until the next. Changes nothing.",
+      description: 'A page of tariff versions: each applies from its validFrom until the next. Changes nothing.',
       tags,
       schemas: { query: ListQuery, response: { 200: Page(TariffVersion) } },
       handler: ({ query }) => tariffs.page(query.page, query.pageSize),
@@ -165,7 +166,14 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/tariffs',
       access: 'admin',
       summary: 'Add a tariff version from a future day',
-      example: {"validFrom": "2099-01-01", "price": 0.28, "bands": [{"name": "peak", "days": ["mon", "tue", "wed", "thu", "fri"], "from": "08:00", "to": "20:00", "price": 0.34}], "holidays": ["2099-12-25"], "standingChargePerDay": 0.45, "carbonFactor": 0.38},
+      example: {
+        validFrom: '2099-01-01',
+        price: 0.28,
+        bands: [{ name: 'peak', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.34 }],
+        holidays: ['2099-12-25'],
+        standingChargePerDay: 0.45,
+        carbonFactor: 0.38,
+      },
       description: 'A version applies from validFrom until the next version. validFrom must be after today, so a cost once computed never changes.',
       tags,
       schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody, 409: ErrorBody } },
@@ -176,7 +184,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/tariffs/:id',
       access: 'viewer',
       summary: 'Read one tariff version',
-      description: "One tariff version. Changes nothing.",
+      description: 'One tariff version. Changes nothing.',
       tags,
       schemas: { params: IdParams, response: { 200: TariffVersion, 404: ErrorBody } },
       handler: ({ params }) => tariffs.get(params.id),
@@ -186,8 +194,9 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/tariffs/:id',
       access: 'admin',
       summary: 'Change a version that is not yet in effect (partial)',
-      description: "Changes the fields sent of a version whose validFrom is still in the future (409 once it is in effect, so no computed cost changes). Audited.",
-      example: {"price": 0.3, "note": "Supplier letter of 2026-11-02"},
+      description:
+        'Changes the fields sent of a version whose validFrom is still in the future (409 once it is in effect, so no computed cost changes). Audited.',
+      example: { price: 0.3, note: 'Supplier letter of 2026-11-02' },
       tags,
       schemas: { params: IdParams, body: TariffUpdate, response: { 200: TariffVersion, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => tariffs.update(params.id, body, user),
@@ -197,7 +206,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/tariffs/:id',
       access: 'admin',
       summary: 'Remove a version that is not yet in effect',
-      description: "Removes a version whose validFrom is still in the future (409 once it is in effect). Audited.",
+      description: 'Removes a version whose validFrom is still in the future (409 once it is in effect). Audited.',
       tags,
       schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, user }) => {
@@ -224,12 +233,14 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/series',
       access: 'viewer',
       summary: 'Energy of a meter, an area or the site (neither given) at 15 minutes, hour, day or month',
-      description: "Points from `from` to `to` (site days, `to` exclusive) at the resolution asked, in the configured time zone; at most 366 days at 15 minutes or hour resolution. 404 for an unknown meterId. Changes nothing.",
+      description:
+        'Points from `from` to `to` (site days, `to` exclusive) at the resolution asked, in the configured time zone; at most 366 days at 15 minutes or hour resolution. 404 for an unknown meterId. Changes nothing.',
       tags,
       schemas: { query: SeriesQuery, response: { 200: Series, 400: ErrorBody, 404: ErrorBody } },
       handler: ({ query }) => {
         checkRange(query.from, query.to, MAX_DAYS[query.resolution]);
-        if (query.meterId !== undefined && query.area !== undefined) throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
+        if (query.meterId !== undefined && query.area !== undefined)
+          throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
         if (query.meterId !== undefined) meters.get(query.meterId);
         const target = query.meterId !== undefined ? { meterId: query.meterId } : query.area !== undefined ? { area: query.area } : {};
         return { resolution: query.resolution, timezone: figures.settings().timezone, points: figures.series(query.from, query.to, query.resolution, target) };
@@ -240,7 +251,8 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/export.csv',
       access: 'viewer',
       summary: "One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed",
-      description: 'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.',
+      description:
+        'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.',
       tags,
       raw: { contentType: 'text/csv; charset=utf-8' },
       schemas: { query: ExportQuery, response: { 200: Type.String({ description: 'CSV' }), 400: ErrorBody, 404: ErrorBody } },
@@ -258,7 +270,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/peaks',
       access: 'viewer',
       summary: "The month's highest 15-minute mean demand, per meter and for the site, with when it happened",
-      description: "month defaults to the current site month. Changes nothing.",
+      description: 'month defaults to the current site month. Changes nothing.',
       tags,
       schemas: { query: Type.Partial(PeaksQuery), response: { 200: Peaks, 400: ErrorBody } },
       handler: ({ query }) => {
@@ -297,10 +309,10 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       summary: 'Import past intervals or counter readings from a CSV (dryRun reports what it would change)',
       description:
         'Body: the CSV itself (Content-Type: text/csv), a header line then one row per interval or reading. Columns: `meter` (id or code), ' +
-        '`start` (ISO 8601 with Z or an offset, on a 15-minute boundary) and either `kwh` (the interval\'s energy; an optional `end` makes a row ' +
+        "`start` (ISO 8601 with Z or an offset, on a 15-minute boundary) and either `kwh` (the interval's energy; an optional `end` makes a row " +
         'cover several intervals, spread evenly and flagged estimated) or `reading` (a counter in kWh: steps are checked like live readings: ' +
         'small decreases are held as jitter, a reset only a real drop, a rollover only at the range, spans over 7 days left missing). ' +
-        'Separators `,` `;` (then a decimal comma) or tab. Refused rows: a time in the future or today (the collector\'s), more than 3660 days ago, ' +
+        "Separators `,` `;` (then a decimal comma) or tab. Refused rows: a time in the future or today (the collector's), more than 3660 days ago, " +
         'negative energy or an implausible step. Bad rows (400) and refused rows (400; a dry run reports them) name their lines; an overlap ' +
         'with stored intervals is 409 unless replace=true. Nothing is written when the file is refused. Imported intervals are measured ' +
         '(flag 32). Imports run one at a time; each is audited (import.start, import). At most 5,000,000 rows or 256 MiB.',
@@ -320,7 +332,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       path: '/api/energy/collector',
       access: 'operator',
       summary: 'The meter collector: last run, last good collection, lag and last error, and each meter’s state',
-      description: "The state of the background collector that reads the meters from the gateway every interval. Changes nothing.",
+      description: 'The state of the background collector that reads the meters from the gateway every interval. Changes nothing.',
       tags,
       schemas: { response: { 200: CollectorStatus } },
       handler: () => ({ ...collector.health(), meterStates: collector.meterHealth() }),

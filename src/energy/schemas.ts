@@ -20,7 +20,12 @@ export type EnergyAreaView = Static<typeof EnergyArea>;
 
 export const EnergyAreaInput = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 64, pattern: displayTextPattern(true), description: 'unique (case-insensitive); "total" is reserved for the site sum' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: displayTextPattern(true),
+      description: 'unique (case-insensitive); "total" is reserved for the site sum',
+    }),
     todayKwh: Kwh('consumption since the site midnight'),
     monthKwh: Kwh('consumption this month, at least todayKwh'),
     yearKwh: Kwh('consumption this year, at least monthKwh'),
@@ -48,7 +53,12 @@ export const EnergyAreas = Type.Object({
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: displayTextPattern(true) });
-const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: displayTextPattern(true), description: 'the area its energy counts towards; "total" is reserved' });
+const AreaName = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: displayTextPattern(true),
+  description: 'the area its energy counts towards; "total" is reserved',
+});
 
 export const MeterTerm = Type.Object(
   { meterId: Type.Integer({ minimum: 1 }), sign: Type.Union([Type.Literal(1), Type.Literal(-1)]) },
@@ -59,13 +69,17 @@ export const Meter = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   code: Type.Union([Type.String(), Type.Null()], { description: 'the gateway point read; null for a virtual meter' }),
-  kind: stringEnum(METER_KINDS, { description: 'energy: a kWh counter; power: kW readings (energy is their integral); virtual: the signed sum of other meters' }),
+  kind: stringEnum(METER_KINDS, {
+    description: 'energy: a kWh counter; power: kW readings (energy is their integral); virtual: the signed sum of other meters',
+  }),
   area: Type.Union([Type.String(), Type.Null()]),
   site: Type.Boolean({ description: "the site's consumption is the sum of the site meters (of every area's meters when none is marked)" }),
   terms: Type.Array(MeterTerm),
   enabled: Type.Boolean({ description: 'read by the collector' }),
   commodity: stringEnum(COMMODITIES, { description: 'electricity (kWh), gas (m³), water (m³) or heat (kWh thermal): the unit of its intervals' }),
-  role: stringEnum(METER_ROLES, { description: 'electricity: import from the grid, export to it, or on-site generation (PV); every other commodity is import' }),
+  role: stringEnum(METER_ROLES, {
+    description: 'electricity: import from the grid, export to it, or on-site generation (PV); every other commodity is import',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -81,7 +95,17 @@ const meterFields = {
   role: stringEnum(METER_ROLES, { description: 'import when absent; export and generation are electricity only; cannot change later' }),
 };
 export const MeterCreate = Type.Object(
-  { ...meterFields, kind: stringEnum(METER_KINDS), code: Type.Optional(meterFields.code), area: Type.Optional(meterFields.area), site: Type.Optional(meterFields.site), terms: Type.Optional(meterFields.terms), enabled: Type.Optional(meterFields.enabled), commodity: Type.Optional(meterFields.commodity), role: Type.Optional(meterFields.role) },
+  {
+    ...meterFields,
+    kind: stringEnum(METER_KINDS),
+    code: Type.Optional(meterFields.code),
+    area: Type.Optional(meterFields.area),
+    site: Type.Optional(meterFields.site),
+    terms: Type.Optional(meterFields.terms),
+    enabled: Type.Optional(meterFields.enabled),
+    commodity: Type.Optional(meterFields.commodity),
+    role: Type.Optional(meterFields.role),
+  },
   { additionalProperties: false },
 );
 export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalProperties: false });
@@ -89,8 +113,19 @@ export const MeterUpdate = Type.Partial(Type.Object(meterFields), { additionalPr
 export const MeterProposals = Type.Object({
   catalogue: Type.Boolean({ description: 'false: the gateway has no point catalogue (GET {base}/codes answered 404); enter meters by hand' }),
   proposals: Type.Array(
-    Type.Object({ code: Type.String(), name: Type.String(), unit: Type.String(), kind: stringEnum(['energy', 'power'] as const), site: Type.Boolean(), known: Type.Boolean({ description: 'already metered' }), commodity: stringEnum(COMMODITIES, { description: 'm³: gas when named so, water otherwise; kWh: electricity unless named heat' }), role: stringEnum(METER_ROLES, { description: 'generation when named PV/solar, export when named export/feed-in' }),
-      sameMeterAs: Type.Union([Type.String(), Type.Null()], { description: 'another point of the same physical meter (its energy counter): do not add both, never both as site meters' }) }),
+    Type.Object({
+      code: Type.String(),
+      name: Type.String(),
+      unit: Type.String(),
+      kind: stringEnum(['energy', 'power'] as const),
+      site: Type.Boolean(),
+      known: Type.Boolean({ description: 'already metered' }),
+      commodity: stringEnum(COMMODITIES, { description: 'm³: gas when named so, water otherwise; kWh: electricity unless named heat' }),
+      role: stringEnum(METER_ROLES, { description: 'generation when named PV/solar, export when named export/feed-in' }),
+      sameMeterAs: Type.Union([Type.String(), Type.Null()], {
+        description: 'another point of the same physical meter (its energy counter): do not add both, never both as site meters',
+      }),
+    }),
   ),
 });
 
@@ -113,20 +148,36 @@ const tariffFields = {
   standingChargePerDay: Type.Number({ minimum: 0, maximum: 1e7 }),
   carbonFactor: Type.Number({ minimum: 0, maximum: 100, description: 'kg CO2 per kWh' }),
   contractedPeakKw: Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e7 }), Type.Null()], {
-    description: "the demand the supply contract allows: a site 15-minute mean above it raises an alert (null: none)",
+    description: 'the demand the supply contract allows: a site 15-minute mean above it raises an alert (null: none)',
   }),
   demandChargePerKw: Type.Number({ minimum: 0, maximum: 1e6, description: 'per kW of the billed demand each month (capacity tariff); 0: none' }),
   demandChargeBasis: stringEnum(DEMAND_CHARGE_BASES, {
-    description: "monthly_peak: the month's highest site 15-minute mean; rolling_12_month_average: the mean of the monthly peaks of the 12 months ending with it (Flemish capacity tariff)",
+    description:
+      "monthly_peak: the month's highest site 15-minute mean; rolling_12_month_average: the mean of the monthly peaks of the 12 months ending with it (Flemish capacity tariff)",
   }),
   demandChargeMinimumKw: Type.Number({ minimum: 0, maximum: 1e7, description: 'the billed demand is at least this (Flanders: 2.5 kW)' }),
   note: Type.String({ maxLength: 500 }),
   feedInPrice: Type.Number({ minimum: 0, maximum: 1e6, description: 'electricity: paid per kWh exported to the grid; 0 for other commodities' }),
 };
-const TariffCommodity = stringEnum(COMMODITIES, { description: 'what it prices: electricity and heat per kWh, gas per kWh (after the calorific conversion), water per m³; carbonFactor is kg CO2 per the same unit. Versions are dated per commodity.' });
+const TariffCommodity = stringEnum(COMMODITIES, {
+  description:
+    'what it prices: electricity and heat per kWh, gas per kWh (after the calorific conversion), water per m³; carbonFactor is kg CO2 per the same unit. Versions are dated per commodity.',
+});
 export const TariffVersion = Type.Object({ id: Type.Integer(), ...tariffFields, commodity: TariffCommodity, createdAt: Timestamp, updatedAt: Timestamp });
 export const TariffCreate = Type.Object(
-  { ...tariffFields, bands: Type.Optional(tariffFields.bands), holidays: Type.Optional(tariffFields.holidays), standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay), contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw), note: Type.Optional(tariffFields.note), demandChargePerKw: Type.Optional(tariffFields.demandChargePerKw), demandChargeBasis: Type.Optional(tariffFields.demandChargeBasis), demandChargeMinimumKw: Type.Optional(tariffFields.demandChargeMinimumKw), commodity: Type.Optional(TariffCommodity), feedInPrice: Type.Optional(tariffFields.feedInPrice) },
+  {
+    ...tariffFields,
+    bands: Type.Optional(tariffFields.bands),
+    holidays: Type.Optional(tariffFields.holidays),
+    standingChargePerDay: Type.Optional(tariffFields.standingChargePerDay),
+    contractedPeakKw: Type.Optional(tariffFields.contractedPeakKw),
+    note: Type.Optional(tariffFields.note),
+    demandChargePerKw: Type.Optional(tariffFields.demandChargePerKw),
+    demandChargeBasis: Type.Optional(tariffFields.demandChargeBasis),
+    demandChargeMinimumKw: Type.Optional(tariffFields.demandChargeMinimumKw),
+    commodity: Type.Optional(TariffCommodity),
+    feedInPrice: Type.Optional(tariffFields.feedInPrice),
+  },
   { additionalProperties: false },
 );
 export const TariffUpdate = Type.Partial(Type.Object(tariffFields), { additionalProperties: false });
@@ -139,10 +190,7 @@ const ShareFields = {
   estimated: Share('share of intervals estimated (a gap the gateway history could not fill, spread evenly)'),
   missing: Share('share of intervals with no data (counted as nothing in the sums)'),
 };
-export const PeriodQuery = Type.Object(
-  { from: Day('first site day'), to: Day('the day after the last (exclusive)') },
-  { additionalProperties: false },
-);
+export const PeriodQuery = Type.Object({ from: Day('first site day'), to: Day('the day after the last (exclusive)') }, { additionalProperties: false });
 export const EnergySummary = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
@@ -163,9 +211,12 @@ export const EnergySummary = Type.Object({
   ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
-  completeness: Type.Object({ intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields }, {
-    description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
-  }),
+  completeness: Type.Object(
+    { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields },
+    {
+      description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
+    },
+  ),
 });
 
 export const SeriesQuery = Type.Object(
@@ -198,7 +249,10 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const PeaksQuery = Type.Object({ month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM; this month when absent' }) }, { additionalProperties: false });
+export const PeaksQuery = Type.Object(
+  { month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM; this month when absent' }) },
+  { additionalProperties: false },
+);
 export const Peaks = Type.Object({
   month: Type.String(),
   site: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()]),
@@ -211,7 +265,9 @@ export const CollectorStatus = Type.Object({
   lastError: Type.Union([Type.String(), Type.Null()]),
   meters: Type.Integer({ description: 'meters read by the collector' }),
   lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
-  state: stringEnum(['ok', 'failing', 'idle'] as const, { description: 'failing: the last collection did not work (the gateway may still answer: see lastError); idle: none yet' }),
+  state: stringEnum(['ok', 'failing', 'idle'] as const, {
+    description: 'failing: the last collection did not work (the gateway may still answer: see lastError); idle: none yet',
+  }),
   failingSince: Type.Union([Timestamp, Type.Null()]),
   consecutiveFailures: Type.Integer(),
   clockStepsBack: Type.Integer({ description: "times the box's clock was seen stepping back since the service started" }),
@@ -221,7 +277,8 @@ export const CollectorStatus = Type.Object({
       meterId: Type.Integer(),
       code: Type.String(),
       state: stringEnum(['ok', 'stale', 'failing', 'refusing'] as const, {
-        description: 'refusing: its last reading was refused; failing: no good value (collection failing, bad quality, not answered); stale: last counted reading older than two intervals',
+        description:
+          'refusing: its last reading was refused; failing: no good value (collection failing, bad quality, not answered); stale: last counted reading older than two intervals',
       }),
       lastReadingAt: Type.Union([Timestamp, Type.Null()], { description: 'the last reading counted (the gateway’s time)' }),
       lastValue: Type.Union([Type.Number(), Type.Null()]),
@@ -229,7 +286,12 @@ export const CollectorStatus = Type.Object({
       refused: Type.Integer({ description: 'readings refused since the service started' }),
       jitter: Type.Integer({ description: 'small counter decreases held as register jitter since the service started' }),
       lastRefusal: Type.Union([
-        Type.Object({ at: Timestamp, readingAt: Type.Union([Type.String(), Type.Null()]), value: Type.Union([Type.Number(), Type.Null()]), reason: Type.String() }),
+        Type.Object({
+          at: Timestamp,
+          readingAt: Type.Union([Type.String(), Type.Null()]),
+          value: Type.Union([Type.Number(), Type.Null()]),
+          reason: Type.String(),
+        }),
         Type.Null(),
       ]),
     }),
@@ -245,7 +307,11 @@ export const CompletenessQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const CompletenessDay = Type.Object({ day: Type.String({ format: 'date' }), intervals: Type.Integer({ description: 'intervals of the day that have happened' }), ...ShareFields });
+const CompletenessDay = Type.Object({
+  day: Type.String({ format: 'date' }),
+  intervals: Type.Integer({ description: 'intervals of the day that have happened' }),
+  ...ShareFields,
+});
 const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, days: Type.Array(CompletenessDay) };
 export const Completeness = Type.Object({
   from: Type.String({ format: 'date' }),

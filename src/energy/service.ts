@@ -138,7 +138,8 @@ export class EnergyService {
       this.removeOtherDaily.run(day, names);
       this.upsertDaily.run(day, SITE_TOTAL, round(areas.reduce((sum, area) => sum + area.todayKwh, 0)));
       const after = this.list();
-      const summary = (list: Omit<EnergyAreaView, 'source'>[]) => list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
+      const summary = (list: Omit<EnergyAreaView, 'source'>[]) =>
+        list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));
       this.audit.record({ actor, action: 'replace', resource: 'energy_areas', before: summary(before), after: summary(after) });
       return after;
     })();

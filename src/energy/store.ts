@@ -74,7 +74,9 @@ export class IntervalStore {
     private readonly timezone: () => string,
   ) {
     const sqlite = db.sqlite;
-    this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.selectDay = sqlite.prepare(
+      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
+    );
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
     this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
     this.upsertDay = sqlite.prepare(
@@ -98,7 +100,15 @@ export class IntervalStore {
     const { start, count } = dayIntervals(this.timezone(), day);
     const row = this.selectDay.get(meterId, day) as StoredDay | undefined;
     if (!row) {
-      return { meterId, day, start, kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count), maxKw: withMax ? new Float64Array(count).fill(NaN) : null, stored: null };
+      return {
+        meterId,
+        day,
+        start,
+        kwh: new Float64Array(count).fill(NaN),
+        flags: new Uint8Array(count),
+        maxKw: withMax ? new Float64Array(count).fill(NaN) : null,
+        stored: null,
+      };
     }
     const kwh = storedKwh(row.kwh);
     return {
@@ -122,7 +132,9 @@ export class IntervalStore {
     for (const record of records) {
       // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
       // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
-      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) => this.pricesOf(...day));
+      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
+        this.pricesOf(...day),
+      );
       let total = 0;
       let cost = 0;
       let peakKw: number | null = null;
@@ -240,7 +252,9 @@ export class IntervalStore {
 
   /** The terms a meter has now (termsKey), or undefined when it is gone or no longer virtual. */
   termsNow(meterId: number): string | undefined {
-    const stored = this.db.sqlite.prepare("SELECT terms FROM meters WHERE id = ? AND kind = 'virtual' AND enabled = 1").pluck().get(meterId) as string | undefined;
+    const stored = this.db.sqlite.prepare("SELECT terms FROM meters WHERE id = ? AND kind = 'virtual' AND enabled = 1").pluck().get(meterId) as
+      | string
+      | undefined;
     return stored === undefined ? undefined : termsKey(JSON.parse(stored) as MeterTerm[]);
   }
 
@@ -253,7 +267,9 @@ export class IntervalStore {
     const sqlite = this.db.sqlite;
     const timezone = this.timezone();
     const day = dayOf(timezone, at);
-    const later = sqlite.prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?').all(day) as {
+    const later = sqlite
+      .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?')
+      .all(day) as {
       meterId: number;
       day: string;
       totalKwh: number;
@@ -261,7 +277,9 @@ export class IntervalStore {
       carbonKg: number;
     }[];
     const touchedMonths = new Set<string>();
-    const moveMonth = sqlite.prepare('UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?');
+    const moveMonth = sqlite.prepare(
+      'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
+    );
     for (const row of later) {
       moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
       touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
@@ -311,7 +329,9 @@ export class IntervalStore {
   recomputeMonthPeaks(months: Iterable<string>): void {
     const sqlite = this.db.sqlite;
     const timezone = this.timezone();
-    const best = sqlite.prepare(`SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`);
+    const best = sqlite.prepare(
+      `SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
+    );
     const set = sqlite.prepare('UPDATE meter_months SET peak_kw = ?, peak_at = ? WHERE meter_id = ? AND month = ?');
     for (const key of months) {
       const [id, month] = key.split('|');
@@ -517,4 +537,3 @@ export class DayBatch {
     this.records.clear();
   }
 }
-

@@ -11,7 +11,21 @@ import { INTERVAL_MS, localClock } from './calendar.ts';
 
 export type TariffVersion = RowOf<typeof tariffVersions>;
 export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
-  Partial<Pick<TariffVersion, 'bands' | 'holidays' | 'standingChargePerDay' | 'contractedPeakKw' | 'note' | 'demandChargePerKw' | 'demandChargeBasis' | 'demandChargeMinimumKw' | 'commodity' | 'feedInPrice'>>;
+  Partial<
+    Pick<
+      TariffVersion,
+      | 'bands'
+      | 'holidays'
+      | 'standingChargePerDay'
+      | 'contractedPeakKw'
+      | 'note'
+      | 'demandChargePerKw'
+      | 'demandChargeBasis'
+      | 'demandChargeMinimumKw'
+      | 'commodity'
+      | 'feedInPrice'
+    >
+  >;
 
 function minutes(clock: string): number {
   const [h, m] = clock.split(':').map(Number);
@@ -53,7 +67,8 @@ export class Tariffs {
         checkVersion(next);
         // The unique index would answer 500 (SQLITE_CONSTRAINT): two versions of one day leave no tariff for it.
         const clash = this.byValidFrom.get(next.commodity, next.validFrom) as { id: number } | undefined;
-        if (clash && clash.id !== before?.id) throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+        if (clash && clash.id !== before?.id)
+          throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },
       afterWrite: () => {
         this.versions = undefined;
@@ -73,7 +88,19 @@ export class Tariffs {
   create(input: TariffVersionInput, actor: Actor): TariffVersion {
     this.assertFuture(input.validFrom, 'validFrom');
     return this.table.create(
-      { bands: [], holidays: [], standingChargePerDay: 0, contractedPeakKw: null, note: '', demandChargePerKw: 0, demandChargeBasis: 'monthly_peak', demandChargeMinimumKw: 0, commodity: 'electricity', feedInPrice: 0, ...input },
+      {
+        bands: [],
+        holidays: [],
+        standingChargePerDay: 0,
+        contractedPeakKw: null,
+        note: '',
+        demandChargePerKw: 0,
+        demandChargeBasis: 'monthly_peak',
+        demandChargeMinimumKw: 0,
+        commodity: 'electricity',
+        feedInPrice: 0,
+        ...input,
+      },
       actor,
     );
   }
@@ -140,12 +167,15 @@ export class Tariffs {
   private assertFuture(validFrom: string, field: string): void {
     const today = this.today();
     if (validFrom <= today) {
-      throw new BadRequest('Invalid body', [{ path: `body.${field}`, message: `must be after today (${today}): a version in effect is never changed, so past costs stay as billed` }]);
+      throw new BadRequest('Invalid body', [
+        { path: `body.${field}`, message: `must be after today (${today}): a version in effect is never changed, so past costs stay as billed` },
+      ]);
     }
   }
 
   private assertChangeable(version: TariffVersion): void {
-    if (version.validFrom <= this.today()) throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
+    if (version.validFrom <= this.today())
+      throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
   }
 }
 
@@ -157,7 +187,8 @@ function checkVersion(next: Omit<TariffVersion, 'id'>): void {
   if (new Set(next.holidays).size !== next.holidays.length) details.push({ path: 'body.holidays', message: 'must not repeat a day' });
   if (next.commodity !== 'electricity') {
     // Feed-in, contracted peak and demand charges are terms of an electricity grid connection.
-    if (next.bands.length) details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a gas, water or heat tariff has one price' });
+    if (next.bands.length)
+      details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a gas, water or heat tariff has one price' });
     if (next.feedInPrice !== 0) details.push({ path: 'body.feedInPrice', message: 'only an electricity tariff pays for export' });
     if (next.contractedPeakKw !== null) details.push({ path: 'body.contractedPeakKw', message: 'only an electricity tariff has a contracted peak' });
     if (next.demandChargePerKw !== 0) details.push({ path: 'body.demandChargePerKw', message: 'only an electricity tariff has a demand charge' });

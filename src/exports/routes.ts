@@ -12,10 +12,18 @@ const ExportQuery = Type.Object(
     to: Type.String({ format: 'date', description: 'the day after the last (exclusive)' }),
     meterIds: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,999}$', description: 'comma-separated meter ids, e.g. 3,4,9' })),
     area: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'every meter of this area' })),
-    resolution: Type.Optional(stringEnum(['15min', 'hour', 'day'] as const, { description: `15min (default; at most ${MAX_EXPORT_DAYS['15min']} days), hour or day` })),
+    resolution: Type.Optional(
+      stringEnum(['15min', 'hour', 'day'] as const, { description: `15min (default; at most ${MAX_EXPORT_DAYS['15min']} days), hour or day` }),
+    ),
     layout: Type.Optional(stringEnum(['wide', 'long'] as const, { description: 'wide (default): a column per meter; long: a row per meter and interval' })),
     format: Type.Optional(stringEnum(['csv', 'xlsx'] as const, { description: 'csv (default) or xlsx' })),
-    locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: "CSV separators of this locale (de: ';' between fields, ',' decimal); default the site's locale" })),
+    locale: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 35,
+        description: "CSV separators of this locale (de: ';' between fields, ',' decimal); default the site's locale",
+      }),
+    ),
     bom: Type.Optional(Type.Boolean({ description: 'CSV starts with a UTF-8 byte order mark (Excel then reads it as UTF-8); default false' })),
   },
   { additionalProperties: false },
@@ -63,7 +71,9 @@ export function exportRoutes({ energy, db }: AppDeps) {
         ctx.type = 'text/csv; charset=utf-8';
         ctx.attachment(`${name}.csv`);
         // Byte mode: at most one day's chunk waits in the stream, not sixteen.
-        ctx.body = Readable.from(exporter.csvBytes(plan, { locale: query.locale ?? (siteLocale.get() as string), bom: query.bom ?? false }), { objectMode: false });
+        ctx.body = Readable.from(exporter.csvBytes(plan, { locale: query.locale ?? (siteLocale.get() as string), bom: query.bom ?? false }), {
+          objectMode: false,
+        });
       },
     }),
   ];

@@ -63,7 +63,8 @@ function zipBacklog(sheet: unknown, out: Writable, waits: { beforePipe: number }
     return new Promise((resolve) => setTimeout(resolve, 5));
   }
   // The zip's input is a readable-stream (npm) PassThrough without Node's writableNeedDrain getter: read its state.
-  for (const pipe of stream?.pipes ?? []) if (pipe.writableNeedDrain ?? (pipe as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain) return once(pipe, 'drain');
+  for (const pipe of stream?.pipes ?? [])
+    if (pipe.writableNeedDrain ?? (pipe as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain) return once(pipe, 'drain');
   if (out.writableNeedDrain) return once(out, 'drain');
   return null;
 }
@@ -104,7 +105,8 @@ export class EnergyExport {
   plan(request: ExportRequest): ExportPlan {
     const details: { path: string; message: string }[] = [];
     if (request.to <= request.from) details.push({ path: 'query.to', message: 'must be after from' });
-    else if (request.to > addDays(request.from, MAX_EXPORT_DAYS[request.resolution])) details.push({ path: 'query.to', message: `at most ${MAX_EXPORT_DAYS[request.resolution]} days after from at ${request.resolution}` });
+    else if (request.to > addDays(request.from, MAX_EXPORT_DAYS[request.resolution]))
+      details.push({ path: 'query.to', message: `at most ${MAX_EXPORT_DAYS[request.resolution]} days after from at ${request.resolution}` });
     if (request.meterIds && request.area !== undefined) details.push({ path: 'query.area', message: 'give meterIds or area, not both' });
     if (details.length) throw new BadRequest('Invalid query', details);
     const all = this.meters.all();
@@ -118,8 +120,13 @@ export class EnergyExport {
       chosen = all.filter((meter) => meter.area === request.area);
       if (!chosen.length) throw new NotFound(`No meter in area "${request.area}"`);
     } else chosen = all;
-    if (chosen.length > MAX_EXPORT_METERS) throw new BadRequest('Invalid query', [{ path: 'query.meterIds', message: `at most ${MAX_EXPORT_METERS} meters per export` }]);
-    return { ...request, meters: chosen.map(({ id, name, area, commodity }) => ({ id, name, area, commodity, unit: COMMODITY_UNITS[commodity] })), timezone: this.timezone() };
+    if (chosen.length > MAX_EXPORT_METERS)
+      throw new BadRequest('Invalid query', [{ path: 'query.meterIds', message: `at most ${MAX_EXPORT_METERS} meters per export` }]);
+    return {
+      ...request,
+      meters: chosen.map(({ id, name, area, commodity }) => ({ id, name, area, commodity, unit: COMMODITY_UNITS[commodity] })),
+      timezone: this.timezone(),
+    };
   }
 
   /** The rows an XLSX of the plan would have (header included); 400 past the sheet limit. */
@@ -127,7 +134,12 @@ export class EnergyExport {
     const perDay = plan.resolution === '15min' ? 100 : plan.resolution === 'hour' ? 25 : 1;
     const rows = daysBetween(plan.from, plan.to).length * perDay * (plan.layout === 'long' ? plan.meters.length : 1) + 1;
     if (rows > XLSX_MAX_ROWS) {
-      throw new BadRequest('Invalid query', [{ path: 'query.layout', message: `the long layout needs up to ${rows} rows, more than a sheet holds (${XLSX_MAX_ROWS}): use layout=wide, a coarser resolution or CSV` }]);
+      throw new BadRequest('Invalid query', [
+        {
+          path: 'query.layout',
+          message: `the long layout needs up to ${rows} rows, more than a sheet holds (${XLSX_MAX_ROWS}): use layout=wide, a coarser resolution or CSV`,
+        },
+      ]);
     }
   }
 
@@ -135,7 +147,8 @@ export class EnergyExport {
   private *daySlots(plan: ExportPlan, day: string): Generator<Slot> {
     const { start, count } = dayIntervals(plan.timezone, day);
     const byMeter = new Map<number, Float64Array>();
-    for (const [meterId, blob] of this.dayRows.all(day, JSON.stringify(plan.meters.map((meter) => meter.id))) as [number, Buffer][]) byMeter.set(meterId, storedKwh(blob));
+    for (const [meterId, blob] of this.dayRows.all(day, JSON.stringify(plan.meters.map((meter) => meter.id))) as [number, Buffer][])
+      byMeter.set(meterId, storedKwh(blob));
     const none = new Float64Array(count).fill(NaN);
     const records = plan.meters.map((meter) => byMeter.get(meter.id) ?? none);
     const step = plan.resolution === '15min' ? 1 : plan.resolution === 'hour' ? 4 : count;
@@ -227,7 +240,12 @@ export class EnergyExport {
     const sheet = workbook.addWorksheet('Intervals', { views: [{ state: 'frozen', xSplit: 2, ySplit: 1 }] });
     smallBuffers(sheet);
     const header = this.header(plan);
-    sheet.columns = header.map((name, index) => ({ header: name, key: String(index), width: index < 2 ? 26 : Math.min(40, Math.max(12, name.length + 2)), style: index >= 2 && (plan.layout === 'wide' || name === 'quantity') ? { numFmt: '0.000' } : {} }));
+    sheet.columns = header.map((name, index) => ({
+      header: name,
+      key: String(index),
+      width: index < 2 ? 26 : Math.min(40, Math.max(12, name.length + 2)),
+      style: index >= 2 && (plan.layout === 'wide' || name === 'quantity') ? { numFmt: '0.000' } : {},
+    }));
     sheet.getRow(1).font = { bold: true };
     sheet.getRow(1).commit();
     const value = (kwh: number) => (Number.isNaN(kwh) ? null : round(kwh));
@@ -242,7 +260,9 @@ export class EnergyExport {
       for (const slot of this.daySlots(plan, day)) {
         const times = [localTimestamp(plan.timezone, slot.start), localTimestamp(plan.timezone, slot.end)];
         if (plan.layout === 'wide') await commit(sheet.addRow([...times, ...Array.from(slot.values, value)]));
-        else for (const [m, meter] of plan.meters.entries()) await commit(sheet.addRow([...times, meter.id, meter.name, meter.area ?? '', meter.commodity, meter.unit, value(slot.values[m])]));
+        else
+          for (const [m, meter] of plan.meters.entries())
+            await commit(sheet.addRow([...times, meter.id, meter.name, meter.area ?? '', meter.commodity, meter.unit, value(slot.values[m])]));
       }
     }
     sheet.commit();

@@ -52,7 +52,6 @@ export const FaultUpdate = Type.Partial(Type.Object(writable), {
 });
 export type FaultUpdateInput = Static<typeof FaultUpdate>;
 
-
 export const FaultListQuery = Type.Object(
   {
     ...PageQuery,
@@ -75,7 +74,9 @@ export const FaultStats = Type.Object(
     resolved: Type.Integer(),
     closed: Type.Integer(),
     bySeverity: Type.Object({ low: Type.Integer(), medium: Type.Integer(), high: Type.Integer(), critical: Type.Integer() }),
-    mttrHours: Type.Union([Type.Number(), Type.Null()], { description: 'mean of resolvedAt − reportedAt over resolved and closed faults, in hours; null when there are none' }),
+    mttrHours: Type.Union([Type.Number(), Type.Null()], {
+      description: 'mean of resolvedAt − reportedAt over resolved and closed faults, in hours; null when there are none',
+    }),
     updatedAt: Timestamp,
   },
   { description: 'A snapshot row rewritten in the same transaction as every fault write, so it always matches the faults table.' },

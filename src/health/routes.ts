@@ -53,7 +53,14 @@ const Health = Type.Object({
   ),
 });
 
-export function healthRoutes({ db, startedAt, iot, backups, collector, config }: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config'>) {
+export function healthRoutes({
+  db,
+  startedAt,
+  iot,
+  backups,
+  collector,
+  config,
+}: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config'>) {
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);
   return [
@@ -62,7 +69,8 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config }:
       path: '/api/health',
       access: 'public',
       summary: 'Service health: database reachable, version, uptime, IoT gateway last known state, backups and the last restore drill',
-      description: "For monitoring and the installer: 200 while the database answers, 503 (same body, status degraded) when it does not. An unreachable gateway or a failed backup is reported in its field, never failed on. Changes nothing.",
+      description:
+        'For monitoring and the installer: 200 while the database answers, 503 (same body, status degraded) when it does not. An unreachable gateway or a failed backup is reported in its field, never failed on. Changes nothing.',
       tags: ['system'],
       schemas: { response: { 200: Health, 503: Health } },
       handler: () => {
@@ -94,7 +102,14 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config }:
           database,
           iot: { ...gateway, gateway: gatewayCondition(gateway, collected) },
           backup,
-          collector: { meters: collected.meters, lastOkAt: collected.lastOkAt, lagSec: collected.lagSec, state: collected.state, failingSince: collected.failingSince, metersNotOk },
+          collector: {
+            meters: collected.meters,
+            lastOkAt: collected.lastOkAt,
+            lagSec: collected.lagSec,
+            state: collected.state,
+            failingSince: collected.failingSince,
+            metersNotOk,
+          },
         };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },

@@ -7,14 +7,20 @@ const READ_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** Strict JSON (co-body's rule): the text must open an object or an array. */
 const OPENS_OBJECT_OR_ARRAY = /^[\x20\x09\x0a\x0d]*[[{]/;
 /** A "__proto__" key, however escaped (@hapi/bourne's test): only then is the parsed value scanned. */
-const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const SUSPECT_PROTO =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
 
 function httpError(status: number, message: string, expose: boolean): Error {
   return Object.assign(new Error(message), { status, expose });
 }
 
 type Inflate = (bytes: Buffer, options: { maxOutputLength: number }) => Buffer;
-const INFLATE: Record<string, Inflate | undefined> = { gzip: zlib.gunzipSync, 'x-gzip': zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync };
+const INFLATE: Record<string, Inflate | undefined> = {
+  gzip: zlib.gunzipSync,
+  'x-gzip': zlib.gunzipSync,
+  deflate: zlib.inflateSync,
+  br: zlib.brotliDecompressSync,
+};
 
 /** Synchronous: the input is at most the body limit and the output is capped at it too (~2 ms for 1 MiB). */
 function inflated(inflate: Inflate, bytes: Buffer, limitBytes: number, encoding: string): Buffer {
@@ -58,7 +64,8 @@ export function leanJsonBody(limitBytes: number): Middleware {
     if (!READ_METHODS.has(ctx.method)) return next();
     const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     const inflate = INFLATE[encoding];
-    if (encoding !== 'identity' && !inflate) throw httpError(415, `Unsupported Content-Encoding "${encoding.slice(0, 32)}": send gzip, deflate, br or none`, true);
+    if (encoding !== 'identity' && !inflate)
+      throw httpError(415, `Unsupported Content-Encoding "${encoding.slice(0, 32)}": send gzip, deflate, br or none`, true);
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limitBytes) throw httpError(413, 'request entity too large', true);
     const bytes = await new Promise<Buffer>((resolve, reject) => {

@@ -19,7 +19,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   dashboard: 'The public wallboard payload, the signed-in dashboard and its per-user settings.',
   overview: 'Overview statistics and the weekly energy chart.',
   energy: 'Energy area cards, meters, tariffs and the figures computed from the meter intervals.',
-  analysis: 'Energy analysis: period comparisons, demand charges, peak warnings, weather-normalised baselines, EnPIs with their floor areas and drivers, and anomaly checks.',
+  analysis:
+    'Energy analysis: period comparisons, demand charges, peak warnings, weather-normalised baselines, EnPIs with their floor areas and drivers, and anomaly checks.',
   configs: 'The platform configuration and the 3D scene configuration.',
   files: 'Uploaded files: upload, metadata, download, delete.',
   models: '3D model files: upload, metadata, download, delete.',
@@ -126,33 +127,86 @@ function errorContent(code: ErrorCode, error: string): JsonObject {
  * them by name (components.responses) when what it has makes them possible.
  */
 const COMMON_RESPONSES: Record<string, JsonObject> = {
-  BadRequest: { description: 'VALIDATION: a parameter or the body breaks its schema (details name the fields), or the body is not JSON', content: errorContent('VALIDATION', 'Invalid body') },
-  Unauthenticated: { description: 'UNAUTHENTICATED: no, a malformed, an invalid or an expired access token', content: errorContent('UNAUTHENTICATED', 'Authentication required') },
-  RoleTooLow: { description: 'FORBIDDEN: the caller’s role is below the one this operation requires', content: errorContent('FORBIDDEN', 'Your role does not allow this') },
+  BadRequest: {
+    description: 'VALIDATION: a parameter or the body breaks its schema (details name the fields), or the body is not JSON',
+    content: errorContent('VALIDATION', 'Invalid body'),
+  },
+  Unauthenticated: {
+    description: 'UNAUTHENTICATED: no, a malformed, an invalid or an expired access token',
+    content: errorContent('UNAUTHENTICATED', 'Authentication required'),
+  },
+  RoleTooLow: {
+    description: 'FORBIDDEN: the caller’s role is below the one this operation requires',
+    content: errorContent('FORBIDDEN', 'Your role does not allow this'),
+  },
   NotFound: { description: 'NOT_FOUND: no record with this id (or name)', content: errorContent('NOT_FOUND', 'Not found') },
-  BodyTimeout: { description: 'REQUEST_TIMEOUT: the body did not arrive within EMS_BODY_TIMEOUT; the connection is closed', content: errorContent('REQUEST_TIMEOUT', 'The request body did not arrive in time') },
-  PayloadTooLarge: { description: 'PAYLOAD_TOO_LARGE: the JSON body is over 1 MiB (declared or received)', content: errorContent('PAYLOAD_TOO_LARGE', 'request entity too large') },
-  UnsupportedMediaType: { description: 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON (or a form, where accepted), or its Content-Encoding cannot be read', content: errorContent('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON (Content-Type: application/json)') },
-  TooManyBodies: { description: 'RATE_LIMITED: this address already has 64 bodies on their way; Retry-After says when to try again', content: errorContent('RATE_LIMITED', 'Too many unfinished requests from this address') },
-  HeadersTooLarge: { description: 'The request line and headers exceed Node’s 16 KiB limit (a long query string counts): answered by Node, no body, connection closed' },
-  DatabaseBusy: { description: 'UNAVAILABLE: the database is busy (another process holds its lock); Retry-After: 1', content: errorContent('UNAVAILABLE', 'The database is busy, try again') },
-  StorageFull: { description: 'STORAGE_FULL: the appliance’s disk is full', content: errorContent('STORAGE_FULL', 'Storage is full: free disk space on the appliance') },
+  BodyTimeout: {
+    description: 'REQUEST_TIMEOUT: the body did not arrive within EMS_BODY_TIMEOUT; the connection is closed',
+    content: errorContent('REQUEST_TIMEOUT', 'The request body did not arrive in time'),
+  },
+  PayloadTooLarge: {
+    description: 'PAYLOAD_TOO_LARGE: the JSON body is over 1 MiB (declared or received)',
+    content: errorContent('PAYLOAD_TOO_LARGE', 'request entity too large'),
+  },
+  UnsupportedMediaType: {
+    description: 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON (or a form, where accepted), or its Content-Encoding cannot be read',
+    content: errorContent('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON (Content-Type: application/json)'),
+  },
+  TooManyBodies: {
+    description: 'RATE_LIMITED: this address already has 64 bodies on their way; Retry-After says when to try again',
+    content: errorContent('RATE_LIMITED', 'Too many unfinished requests from this address'),
+  },
+  HeadersTooLarge: {
+    description: 'The request line and headers exceed Node’s 16 KiB limit (a long query string counts): answered by Node, no body, connection closed',
+  },
+  DatabaseBusy: {
+    description: 'UNAVAILABLE: the database is busy (another process holds its lock); Retry-After: 1',
+    content: errorContent('UNAVAILABLE', 'The database is busy, try again'),
+  },
+  StorageFull: {
+    description: 'STORAGE_FULL: the appliance’s disk is full',
+    content: errorContent('STORAGE_FULL', 'Storage is full: free disk space on the appliance'),
+  },
   NotModified: { description: 'If-None-Match named the current ETag: no body' },
-  RangeNotSatisfiable: { description: 'RANGE_NOT_SATISFIABLE: the Range lies beyond the end (Content-Range: bytes */size)', content: errorContent('RANGE_NOT_SATISFIABLE', 'Range not satisfiable') },
+  RangeNotSatisfiable: {
+    description: 'RANGE_NOT_SATISFIABLE: the Range lies beyond the end (Content-Range: bytes */size)',
+    content: errorContent('RANGE_NOT_SATISFIABLE', 'Range not satisfiable'),
+  },
 };
 
 const ref = (name: keyof typeof COMMON_RESPONSES) => ({ $ref: `#/components/responses/${name}` });
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'Success', 201: 'Created', 202: 'Accepted', 206: 'Partial content', 400: 'Validation error', 401: 'Not signed in or wrong credentials', 403: 'Not allowed',
-  404: 'Not found', 409: 'Conflict with the record’s state', 413: 'Too large', 415: 'Unsupported type', 416: 'Range not satisfiable', 429: 'Too many requests',
-  502: 'The upstream (gateway or provider) failed', 503: 'Unavailable', 504: 'The upstream did not answer in time',
+  200: 'Success',
+  201: 'Created',
+  202: 'Accepted',
+  206: 'Partial content',
+  400: 'Validation error',
+  401: 'Not signed in or wrong credentials',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict with the record’s state',
+  413: 'Too large',
+  415: 'Unsupported type',
+  416: 'Range not satisfiable',
+  429: 'Too many requests',
+  502: 'The upstream (gateway or provider) failed',
+  503: 'Unavailable',
+  504: 'The upstream did not answer in time',
 };
 
 /** The example error of a status a route declares itself (its message varies by case; the code does not). */
 const STATUS_EXAMPLE_MESSAGE: Record<number, string> = {
-  400: 'Invalid body', 401: 'Invalid username or password', 403: 'Your role does not allow this', 404: 'Not found', 409: 'The record’s state does not allow this',
-  413: 'Payload too large', 415: 'Unsupported media type', 416: 'Range not satisfiable', 429: 'Too many attempts, try again later', 502: 'The gateway answered with an error',
+  400: 'Invalid body',
+  401: 'Invalid username or password',
+  403: 'Your role does not allow this',
+  404: 'Not found',
+  409: 'The record’s state does not allow this',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  416: 'Range not satisfiable',
+  429: 'Too many attempts, try again later',
+  502: 'The gateway answered with an error',
   504: 'The gateway did not answer in time',
 };
 
@@ -196,7 +250,10 @@ function responses(route: AnyRoute): JsonObject {
   }
   if (route.raw?.storedFile) {
     const body = plain(route.schemas.response[success]!);
-    add(206, { description: 'One Range: that part of the bytes, with Content-Range', content: Object.fromEntries(rawTypes(route).map((t) => [t, { schema: body }])) });
+    add(206, {
+      description: 'One Range: that part of the bytes, with Content-Range',
+      content: Object.fromEntries(rawTypes(route).map((t) => [t, { schema: body }])),
+    });
     add(304, ref('NotModified'));
     add(416, ref('RangeNotSatisfiable'));
   }

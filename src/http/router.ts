@@ -4,7 +4,19 @@ import { isIP } from 'node:net';
 import Router from '@koa/router';
 import type { KoaBodyMiddlewareOptions } from 'koa-body';
 import type { Context, Middleware, Next } from 'koa';
-import { AppError, BadRequest, codeForStatus, ERROR_CODES, Forbidden, MethodNotAllowed, NotFound, TooManyRequests, UnsupportedMediaType, type ErrorCode, type ErrorDetail } from './errors.ts';
+import {
+  AppError,
+  BadRequest,
+  codeForStatus,
+  ERROR_CODES,
+  Forbidden,
+  MethodNotAllowed,
+  NotFound,
+  TooManyRequests,
+  UnsupportedMediaType,
+  type ErrorCode,
+  type ErrorDetail,
+} from './errors.ts';
 import { plainAddress } from '../config.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
 import { leanJsonBody } from './jsonBody.ts';
@@ -87,7 +99,11 @@ function copyOf(value: unknown): Record<string, unknown> {
 function validated(validator: Validator | undefined, value: unknown, where: string): unknown {
   if (!validator) return {};
   const errors = validator(value);
-  if (errors) throw new BadRequest(`Invalid ${where}`, errors.map((detail) => ({ ...detail, path: detail.path === '(root)' ? where : `${where}.${detail.path}` })));
+  if (errors)
+    throw new BadRequest(
+      `Invalid ${where}`,
+      errors.map((detail) => ({ ...detail, path: detail.path === '(root)' ? where : `${where}.${detail.path}` })),
+    );
   return value;
 }
 
@@ -127,11 +143,15 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     };
     // A write that meets another process's lock is tried again with the event loop free (db/client.ts), not waited for
     // inside the statement; a streamed (multipart or raw) body cannot be read twice.
-    const result = READ_METHODS.has(route.method) || bodyType === 'multipart' || route.rawBody ? await route.handler(request as never) : await retryWhileBusy(() => route.handler(request as never));
+    const result =
+      READ_METHODS.has(route.method) || bodyType === 'multipart' || route.rawBody
+        ? await route.handler(request as never)
+        : await retryWhileBusy(() => route.handler(request as never));
     if (route.raw) return;
 
     const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
-    const reusedJson = route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
+    const reusedJson =
+      route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
     if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
       ctx.status = reply.status;
       ctx.type = 'application/json';
@@ -206,7 +226,10 @@ export function clientAddress(trusted: string[]): Middleware {
     const peer = plainAddress(ctx.req.socket.remoteAddress ?? '');
     let client = peer;
     if (proxies.has(peer)) {
-      const forwarded = (ctx.get('X-Forwarded-For') || '').split(',').map((item) => plainAddress(item.trim())).filter((item) => isIP(item) !== 0);
+      const forwarded = (ctx.get('X-Forwarded-For') || '')
+        .split(',')
+        .map((item) => plainAddress(item.trim()))
+        .filter((item) => isIP(item) !== 0);
       while (forwarded.length > 0 && proxies.has(client)) client = forwarded.pop()!;
     }
     ctx.request.ip = client;
@@ -306,4 +329,3 @@ export function requestLog(logger: Logger): Middleware {
     }
   };
 }
-

@@ -6,7 +6,10 @@ import type { ErrorDetail } from './errors.ts';
 import { DISPLAY_FORBIDDEN, DISPLAY_TEXT_RULE } from './schemas.ts';
 
 // ajv-formats ships CommonJS with a default export; under NodeNext the callable sits on .default.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, options?: { mode?: 'full' | 'fast' }) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+  options?: { mode?: 'full' | 'fast' },
+) => Ajv;
 
 /**
  * RFC 3339 as the service means it: seconds 00-59 and a full ±hh:mm offset. ajv's full check accepts a leap second
@@ -29,7 +32,9 @@ const isDateTime = (value: string) => {
   const parts = DATE_TIME.exec(value);
   if (!parts) return false;
   const [, year, month, day, hour, minute, second, offsetHour, offsetMinute] = parts.map((part) => Number(part ?? 0));
-  return realDay(year, month, day) && hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59 && Number.isFinite(Date.parse(value));
+  return (
+    realDay(year, month, day) && hour <= 23 && minute <= 59 && second <= 59 && offsetHour <= 23 && offsetMinute <= 59 && Number.isFinite(Date.parse(value))
+  );
 };
 const isDate = (value: string) => {
   const parts = DATE.exec(value);

@@ -15,7 +15,10 @@ let dictionaries: Map<string, Dictionary> | undefined;
 export function languages(): Map<string, Dictionary> {
   if (dictionaries) return dictionaries;
   const found = new Map<string, Dictionary>();
-  for (const name of fs.readdirSync(MESSAGES_DIR).filter((file) => /^[a-z]{2,3}\.json$/.test(file)).sort()) {
+  for (const name of fs
+    .readdirSync(MESSAGES_DIR)
+    .filter((file) => /^[a-z]{2,3}\.json$/.test(file))
+    .sort()) {
     const parsed = JSON.parse(fs.readFileSync(path.join(MESSAGES_DIR, name), 'utf8')) as unknown;
     if (!parsed || typeof parsed !== 'object' || Object.values(parsed).some((value) => typeof value !== 'string')) {
       throw new Error(`${name}: a language file is one JSON object of strings`);

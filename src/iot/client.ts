@@ -3,7 +3,16 @@ import { Pool, type Dispatcher } from 'undici';
 import { BadGateway, GatewayTimeout } from '../http/errors.ts';
 
 /** The gateway paths the service ever calls; anything else is refused before a byte leaves. */
-export const GATEWAY_PATHS = ['/auth/token', '/codes', '/codes/values', '/codes/history', '/codes/set', '/codes/force-set', '/alarms', '/alarm-configs'] as const;
+export const GATEWAY_PATHS = [
+  '/auth/token',
+  '/codes',
+  '/codes/values',
+  '/codes/history',
+  '/codes/set',
+  '/codes/force-set',
+  '/alarms',
+  '/alarm-configs',
+] as const;
 export type GatewayPath = (typeof GATEWAY_PATHS)[number];
 const ALLOWED = new Set<string>(GATEWAY_PATHS);
 

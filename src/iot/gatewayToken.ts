@@ -25,7 +25,9 @@ export class GatewayTokens {
     private readonly credentials: { username: string; password: string },
     private readonly logger: Logger,
   ) {
-    const stored = db.sqlite.prepare('SELECT token, expires_at AS expiresAt, refreshed_at AS refreshedAt FROM iot_gateway_token WHERE id = 1').get() as TokenRow | undefined;
+    const stored = db.sqlite.prepare('SELECT token, expires_at AS expiresAt, refreshed_at AS refreshedAt FROM iot_gateway_token WHERE id = 1').get() as
+      | TokenRow
+      | undefined;
     this.row = stored ?? { token: null, expiresAt: null, refreshedAt: null };
     this.renewAt = this.row.token && this.row.expiresAt ? this.row.expiresAt - renewMarginMs(this.row) : 0;
     // Upsert: the seed migration creates the row, but a hand-edited database must not lose the token.

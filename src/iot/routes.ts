@@ -61,15 +61,47 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
 
 export function iotRoutes({ iot }: Pick<AppDeps, 'iot'>) {
   const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
-    { method: 'GET', path: '/codes/values', summary: 'Current values of points (codes in the query; request line and headers must stay under 16 KiB, else 431: use POST for many codes)', query: ValuesQuery, answer: ValuesAnswer },
-    { method: 'POST', path: '/codes/values', summary: 'Current values of points', body: ValuesBody, answer: ValuesAnswer, example: { codes: ['meter.main.kwh', 'temp.outdoor'] } },
+    {
+      method: 'GET',
+      path: '/codes/values',
+      summary: 'Current values of points (codes in the query; request line and headers must stay under 16 KiB, else 431: use POST for many codes)',
+      query: ValuesQuery,
+      answer: ValuesAnswer,
+    },
+    {
+      method: 'POST',
+      path: '/codes/values',
+      summary: 'Current values of points',
+      body: ValuesBody,
+      answer: ValuesAnswer,
+      example: { codes: ['meter.main.kwh', 'temp.outdoor'] },
+    },
     { method: 'GET', path: '/codes/history', summary: 'History of one point between start and end (query)', query: HistoryQuery, answer: HistoryAnswer },
-    { method: 'POST', path: '/codes/history', summary: 'History of one point between start and end', body: HistoryBody, answer: HistoryAnswer, example: { code: 'meter.main.kwh', start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } },
+    {
+      method: 'POST',
+      path: '/codes/history',
+      summary: 'History of one point between start and end',
+      body: HistoryBody,
+      answer: HistoryAnswer,
+      example: { code: 'meter.main.kwh', start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' },
+    },
     { method: 'GET', path: '/alarms', summary: 'Alarm history, newest first', query: AlarmsQuery, answer: AlarmsAnswer },
     { method: 'GET', path: '/alarm-configs', summary: 'Alarm configuration', answer: AlarmConfigsAnswer },
   ];
-  const writes: Array<{ path: '/codes/set' | '/codes/force-set'; access: 'operator' | 'admin'; summary: string; body: typeof WriteBody | typeof ForceWriteBody; example: unknown }> = [
-    { path: '/codes/set', access: 'operator', summary: 'Write a point value (setpoints and commands, within range)', body: WriteBody, example: { code: 'sp.zone1', value: 21.5 } },
+  const writes: Array<{
+    path: '/codes/set' | '/codes/force-set';
+    access: 'operator' | 'admin';
+    summary: string;
+    body: typeof WriteBody | typeof ForceWriteBody;
+    example: unknown;
+  }> = [
+    {
+      path: '/codes/set',
+      access: 'operator',
+      summary: 'Write a point value (setpoints and commands, within range)',
+      body: WriteBody,
+      example: { code: 'sp.zone1', value: 21.5 },
+    },
     { path: '/codes/force-set', access: 'admin', summary: 'Override any point value', body: ForceWriteBody, example: { code: 'temp.zone1', value: 35 } },
   ];
 
@@ -101,7 +133,9 @@ export function iotRoutes({ iot }: Pick<AppDeps, 'iot'>) {
           // header limit (16 KiB on a Node-based one such as the simulator) and it answers 431.
           const answer =
             read.path === '/codes/values' && read.method === 'GET'
-              ? await iot.relay('POST', '/codes/values', { body: { codes: (query as unknown as { codes: string[] }).codes.flatMap((code) => code.split(',')).filter(Boolean) } })
+              ? await iot.relay('POST', '/codes/values', {
+                  body: { codes: (query as unknown as { codes: string[] }).codes.flatMap((code) => code.split(',')).filter(Boolean) },
+                })
               : await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
           relayAnswer(ctx, answer);
         },

@@ -4,7 +4,9 @@ import { MAX_PAGE, Timestamp } from '../http/schemas.ts';
 
 export const PointCode = Type.String({ minLength: 1, maxLength: 128, description: 'Point code as the gateway names it, e.g. meter.main.kwh' });
 const Codes = Type.Array(PointCode, { minItems: 1, maxItems: 500 });
-const Value = Type.Union([Type.Number(), Type.Boolean(), Type.String({ maxLength: 256 })], { description: 'A number for setpoints; booleans and strings for command points' });
+const Value = Type.Union([Type.Number(), Type.Boolean(), Type.String({ maxLength: 256 })], {
+  description: 'A number for setpoints; booleans and strings for command points',
+});
 const Instant = Type.String({ format: 'date-time', description: 'ISO 8601' });
 
 export const ValuesBody = Type.Object({ codes: Codes });
@@ -24,7 +26,9 @@ export const ValuesAnswer = Type.Object({
 
 export const HistoryBody = Type.Object({ code: PointCode, start: Instant, end: Instant });
 export const HistoryQuery = HistoryBody;
-export const HistoryAnswer = Type.Object({ data: Type.Array(Type.Object({ ts: Timestamp, value: Type.Union([Type.Number(), Type.Boolean(), Type.String(), Type.Null()]) })) });
+export const HistoryAnswer = Type.Object({
+  data: Type.Array(Type.Object({ ts: Timestamp, value: Type.Union([Type.Number(), Type.Boolean(), Type.String(), Type.Null()]) })),
+});
 
 export const WriteBody = Type.Object({ code: PointCode, value: Value });
 export const ForceWriteBody = Type.Object({

@@ -177,7 +177,13 @@ export async function startIotGateway(deps: { config: Config; db: Db; logger: Lo
   let baseUrl = config.iot.baseUrl;
   let simulator: RunningSimulator | undefined;
   if (baseUrl === 'sim') {
-    simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0, username: config.iot.username, password: config.iot.password, subMeters: config.simMeters });
+    simulator = await startGatewaySimulator({
+      host: '127.0.0.1',
+      port: 0,
+      username: config.iot.username,
+      password: config.iot.password,
+      subMeters: config.simMeters,
+    });
     const running = simulator;
     lifecycle.onClose('IoT gateway simulator', () => running.close());
     baseUrl = simulator.url;

@@ -18,7 +18,10 @@ export function createMailer(options: { smtpUrl?: string; from: string; logger: 
       async send(mail, logFallback) {
         // The documented fallback: the only place a verification code may appear in the log.
         const attachments = mail.attachments?.map(({ filename, content }) => ({ filename, sizeBytes: content.length }));
-        logger.warn({ to: mail.to, subject: mail.subject, ...(attachments && { attachments }), ...logFallback }, 'EMS_SMTP_URL is not set: mail written to the log instead of sent');
+        logger.warn(
+          { to: mail.to, subject: mail.subject, ...(attachments && { attachments }), ...logFallback },
+          'EMS_SMTP_URL is not set: mail written to the log instead of sent',
+        );
       },
       close() {},
     };

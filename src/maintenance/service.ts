@@ -16,7 +16,11 @@ export class MaintenanceService {
   private readonly faultExists;
 
   constructor(db: Db, audit: AuditLog) {
-    this.faultExists = db.orm.select({ id: faults.id }).from(faults).where(eq(faults.id, sql.placeholder('id'))).prepare();
+    this.faultExists = db.orm
+      .select({ id: faults.id })
+      .from(faults)
+      .where(eq(faults.id, sql.placeholder('id')))
+      .prepare();
     this.table = new AuditedTable(db, audit, maintenance, {
       resource: 'maintenance',
       notFound: 'Maintenance record not found',

@@ -25,7 +25,11 @@ type Family = { name: string; type: 'gauge' | 'counter'; help: string; unit?: st
 
 const escape = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 const labelText = (labels: Sample['labels']) =>
-  labels && Object.keys(labels).length ? `{${Object.entries(labels).map(([key, value]) => `${key}="${escape(String(value))}"`).join(',')}}` : '';
+  labels && Object.keys(labels).length
+    ? `{${Object.entries(labels)
+        .map(([key, value]) => `${key}="${escape(String(value))}"`)
+        .join(',')}}`
+    : '';
 const number = (value: number) => (Number.isNaN(value) ? 'NaN' : value === Infinity ? '+Inf' : value === -Infinity ? '-Inf' : String(value));
 
 /** Families as exposition text: OpenMetrics 1.0 (counter families named without _total, ending in # EOF) or Prometheus 0.0.4. */
@@ -106,7 +110,13 @@ export class Metrics {
     const until = addDays(figures.today(new Date(now)), 1);
     return [
       { name: 'ems_up', type: 'gauge', help: 'The EMS service answers (always 1 when scraped).', samples: [{ value: 1 }] },
-      { name: 'ems_uptime_seconds', type: 'gauge', help: 'Seconds since the service started.', unit: 'seconds', samples: [{ value: Math.round((now - this.sources.startedAt) / 1000) }] },
+      {
+        name: 'ems_uptime_seconds',
+        type: 'gauge',
+        help: 'Seconds since the service started.',
+        unit: 'seconds',
+        samples: [{ value: Math.round((now - this.sources.startedAt) / 1000) }],
+      },
       {
         name: 'ems_collector_lag_seconds',
         type: 'gauge',
@@ -127,7 +137,12 @@ export class Metrics {
         unit: 'seconds',
         samples: [{ value: backup.lastGoodAt ? Math.round((now - Date.parse(backup.lastGoodAt)) / 1000) : NaN }],
       },
-      { name: 'ems_backup_last_ok', type: 'gauge', help: 'The last backup run succeeded (1), failed (0), or none ran (NaN).', samples: [{ value: backup.lastStatus === 'ok' ? 1 : backup.lastStatus === 'failed' ? 0 : NaN }] },
+      {
+        name: 'ems_backup_last_ok',
+        type: 'gauge',
+        help: 'The last backup run succeeded (1), failed (0), or none ran (NaN).',
+        samples: [{ value: backup.lastStatus === 'ok' ? 1 : backup.lastStatus === 'failed' ? 0 : NaN }],
+      },
       {
         name: 'ems_http_requests_total',
         type: 'counter',
@@ -145,7 +160,10 @@ export class Metrics {
         name: 'ems_meter_energy_kwh_total',
         type: 'counter',
         help: "A meter's energy in kWh over every stored day (the sum of its 15-minute intervals, as the energy API counts it).",
-        samples: all.map((meter) => ({ labels: labels(meter), value: Math.round(figures.totals('1970-01-01', until, { meterId: meter.id }).kwh * 1000) / 1000 })),
+        samples: all.map((meter) => ({
+          labels: labels(meter),
+          value: Math.round(figures.totals('1970-01-01', until, { meterId: meter.id }).kwh * 1000) / 1000,
+        })),
       },
     ];
   }

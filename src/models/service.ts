@@ -53,5 +53,11 @@ export function presentModel(row: StoredFileRow): ModelView {
 }
 
 export function modelDownload(store: StoredFiles, row: StoredFileRow): StoredBytes {
-  return { path: store.pathOf(row), etag: row.sha256, contentType: MODEL_TYPES[extensionOf(row.storedName)] ?? 'application/octet-stream', downloadName: row.originalName, disposition: 'attachment' };
+  return {
+    path: store.pathOf(row),
+    etag: row.sha256,
+    contentType: MODEL_TYPES[extensionOf(row.storedName)] ?? 'application/octet-stream',
+    downloadName: row.originalName,
+    disposition: 'attachment',
+  };
 }

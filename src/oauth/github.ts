@@ -95,7 +95,10 @@ export class GithubProvider implements OAuthProvider {
     try {
       return await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
     } catch (error) {
-      this.logger.warn({ provider: 'github', url: new URL(url).origin + new URL(url).pathname, err: { message: (error as Error).message } }, 'GitHub request failed');
+      this.logger.warn(
+        { provider: 'github', url: new URL(url).origin + new URL(url).pathname, err: { message: (error as Error).message } },
+        'GitHub request failed',
+      );
       throw new BadGateway(UNREACHABLE);
     }
   }

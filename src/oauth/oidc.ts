@@ -3,7 +3,15 @@ import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../config.ts';
 import { BadGateway } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
-import { buildProfile, openidClient, openidIfLoaded, PROVIDER_TIMEOUT_MS, type AuthorizationRequest, type CodeExchange, type OAuthProvider } from './providers.ts';
+import {
+  buildProfile,
+  openidClient,
+  openidIfLoaded,
+  PROVIDER_TIMEOUT_MS,
+  type AuthorizationRequest,
+  type CodeExchange,
+  type OAuthProvider,
+} from './providers.ts';
 import type { ProviderProfile } from './schemas.ts';
 
 const SCOPE = 'openid profile email';

@@ -45,12 +45,8 @@ ${script}
 </body>
 </html>
 `;
-  const contentSecurityPolicy = [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  const contentSecurityPolicy = ["default-src 'none'", `script-src 'nonce-${nonce}'`, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'"].join(
+    '; ',
+  );
   return { html, contentSecurityPolicy };
 }

@@ -37,7 +37,10 @@ const USERNAME_MAX = 32;
 export function suggestUsername(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
   const local = raw.includes('@') ? raw.slice(0, raw.indexOf('@')) : raw;
-  const cleaned = local.replace(/[^a-zA-Z0-9_.-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, USERNAME_MAX);
+  const cleaned = local
+    .replace(/[^a-zA-Z0-9_.-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, USERNAME_MAX);
   return cleaned.length >= USERNAME_MIN ? cleaned : undefined;
 }
 

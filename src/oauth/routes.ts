@@ -32,7 +32,6 @@ const CALLBACK_DESCRIPTION =
 const validateOutcome = compileResponse(CallbackOutcome);
 
 export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
-
   /** Streams its own answer (JSON or the popup page), so it checks the outcome against its schema itself. */
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {
     const outcome = await oauth.callback(provider, input);
@@ -58,7 +57,7 @@ export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
       path: '/api/auth/oauth/providers',
       access: 'public',
       summary: 'The configured sign-in providers',
-      description: "The providers configured on this appliance (none unless EMS_OAUTH_* is set), for the sign-in page to offer. Changes nothing.",
+      description: 'The providers configured on this appliance (none unless EMS_OAUTH_* is set), for the sign-in page to offer. Changes nothing.',
       tags,
       schemas: { response: { 200: ProviderList } },
       handler: () => ({ providers: oauth.list() }),
@@ -89,7 +88,7 @@ export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
       path: CALLBACK_PATH,
       access: 'public',
       summary: 'Provider callback as a form post (or JSON): always answers JSON',
-      example: {"code": "SplxlOBeZQQYbYS6WxSbIA", "state": "af0ifjsldkj"},
+      example: { code: 'SplxlOBeZQQYbYS6WxSbIA', state: 'af0ifjsldkj' },
       description: CALLBACK_DESCRIPTION,
       tags,
       bodyType: 'form',
@@ -102,7 +101,7 @@ export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
       path: '/api/auth/oauth/bind',
       access: 'public',
       summary: 'Link the provider identity to an existing account (username or email, and password)',
-      example: {"bindToken": "Kq3v0bS1nDt0kEn", "username": "jane.doe", "password": "correct-horse-42"},
+      example: { bindToken: 'Kq3v0bS1nDt0kEn', username: 'jane.doe', password: 'correct-horse-42' },
       description: 'Counts as a sign-in attempt for throttling. The bind token is spent on success.',
       tags,
       schemas: { body: BindBody, response: { 200: SignedIn, 401: ErrorBody, 409: ErrorBody, 429: ErrorBody } },
@@ -113,7 +112,7 @@ export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
       path: '/api/auth/oauth/register-and-bind',
       access: 'public',
       summary: 'Create an account from the provider profile (default role) and link it',
-      example: {"bindToken": "Kq3v0bS1nDt0kEn", "username": "jane.doe", "email": "jane@example.com"},
+      example: { bindToken: 'Kq3v0bS1nDt0kEn', username: 'jane.doe', email: 'jane@example.com' },
       description: 'username and email default to the provider profile. 409 when either is taken.',
       tags,
       schemas: { body: RegisterAndBindBody, response: { 201: SignedIn, 409: ErrorBody } },
@@ -134,7 +133,8 @@ export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
       path: '/api/users/:id/oauth-links/:provider',
       access: 'viewer',
       summary: 'Unlink a sign-in provider from a user (self or admin)',
-      description: "Removes the link, so that provider identity no longer signs in as this user; the account and its password stay. A user may unlink their own; admins anyone's (403 otherwise). 404 when no such link exists.",
+      description:
+        "Removes the link, so that provider identity no longer signs in as this user; the account and its password stay. A user may unlink their own; admins anyone's (403 otherwise). 404 when no such link exists.",
       tags: ['users'],
       schemas: { params: UserProviderParams, response: { 200: Ok, 403: ErrorBody, 404: ErrorBody } },
       handler: ({ params, user }) => {

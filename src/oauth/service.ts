@@ -88,7 +88,12 @@ export class OAuthService {
     const state = randomState();
     const pending: PendingAuthorization = { provider: provider.name, codeVerifier: randomPKCECodeVerifier(), nonce: randomNonce() };
     // Built before the state is stored: an issuer that is down leaves nothing behind.
-    const url = await provider.authorizationUrl({ state, codeVerifier: pending.codeVerifier, nonce: pending.nonce, redirectUri: this.redirectUri(provider.name) });
+    const url = await provider.authorizationUrl({
+      state,
+      codeVerifier: pending.codeVerifier,
+      nonce: pending.nonce,
+      redirectUri: this.redirectUri(provider.name),
+    });
     this.states.set(state, pending, address);
     return url;
   }

@@ -12,7 +12,8 @@ export function overviewRoutes({ overview }: Pick<AppDeps, 'overview'>) {
       path: '/api/overview/stats',
       access: 'viewer',
       summary: 'KPI cards computed from the tables',
-      description: "Energy today and this month, power, cost and carbon, alert, fault and maintenance counts, as the overview cards show them. Changes nothing.",
+      description:
+        'Energy today and this month, power, cost and carbon, alert, fault and maintenance counts, as the overview cards show them. Changes nothing.',
       tags,
       schemas: { response: { 200: OverviewStats } },
       handler: () => overview.stats(),
@@ -22,7 +23,8 @@ export function overviewRoutes({ overview }: Pick<AppDeps, 'overview'>) {
       path: '/api/overview/energy/weekly',
       access: 'viewer',
       summary: 'Site energy for each of the last 7 days',
-      description: 'Days are counted in the platform time zone; a day with no data has kwh null (never 0), and every day and the week carry the shares of measured, estimated and missing data.',
+      description:
+        'Days are counted in the platform time zone; a day with no data has kwh null (never 0), and every day and the week carry the shares of measured, estimated and missing data.',
       tags,
       schemas: { response: { 200: WeeklyEnergy } },
       handler: () => overview.weekly(),

@@ -3,10 +3,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from '../http/schemas.ts';
 
 export const OverviewStats = Type.Object({
-  energyTodayKwh: Type.Number({ description: "the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards" }),
+  energyTodayKwh: Type.Number({
+    description: "the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards",
+  }),
   energyMonthKwh: Type.Number({ description: "the site's energy this month (same source)" }),
   powerKw: Type.Number({ description: "the site's current demand" }),
-  costToday: Type.Number({ description: "today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price)" }),
+  costToday: Type.Number({
+    description: "today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price)",
+  }),
   currency: Type.String(),
   carbonTodayKg: Type.Number({ description: "today's energy × the tariff's carbon factor" }),
   costMonth: Type.Number({ description: 'this month, as costToday' }),
@@ -23,7 +27,9 @@ export const OverviewStats = Type.Object({
       {
         todayVsYesterdayPercent: Type.Union([Type.Number(), Type.Null()], { description: 'today so far against yesterday up to the same 15-minute interval' }),
         todayVsLastYearPercent: Type.Union([Type.Number(), Type.Null()], { description: 'against the same weekday 52 weeks ago, up to the same interval' }),
-        monthVsPreviousPercent: Type.Union([Type.Number(), Type.Null()], { description: 'this month so far against the previous month over the same elapsed days' }),
+        monthVsPreviousPercent: Type.Union([Type.Number(), Type.Null()], {
+          description: 'this month so far against the previous month over the same elapsed days',
+        }),
         complete: Type.Boolean({ description: 'false when a site meter lacks a day in any of the periods compared' }),
       },
       { description: 'with meters: like-for-like site comparisons (GET /api/analysis/compare gives the full answer)' },

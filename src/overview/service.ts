@@ -83,7 +83,11 @@ export class OverviewService {
         ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
         ...(this.comparisons ? { comparison: this.comparison(at) } : {}),
         ...(this.commodities
-          ? { commodities: this.commodities.period(`${today.slice(0, 7)}-01`, tomorrow).commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })) }
+          ? {
+              commodities: this.commodities
+                .period(`${today.slice(0, 7)}-01`, tomorrow)
+                .commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
+            }
           : {}),
       };
     }

@@ -127,7 +127,8 @@ type Site = { siteName: string; timezone: string; locale: string; currency: stri
 
 /** The period of the same length just before [from, to): the previous calendar month for a whole month. */
 export function previousPeriod(period: { from: string; to: string }): { from: string; to: string } {
-  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1) return { from: shiftMonths(period.from, -1), to: period.from };
+  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1)
+    return { from: shiftMonths(period.from, -1), to: period.from };
   const length = Math.round((Date.parse(period.to) - Date.parse(period.from)) / 86_400_000);
   return { from: addDays(period.from, -length), to: period.from };
 }
@@ -243,7 +244,12 @@ export class ReportContentBuilder {
         const demandCharge = this.demandCharge(comparison, now);
         const loadCurve = energy.peak ? this.energy.loadCurve(siteDay(site.timezone, new Date(energy.peak.at))) : null;
         const commodities = this.commodities(period);
-        const tables = [...energyTables(energy), ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []), ...(commodities ? commodityTables(commodities) : []), topAlerts];
+        const tables = [
+          ...energyTables(energy),
+          ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []),
+          ...(commodities ? commodityTables(commodities) : []),
+          topAlerts,
+        ];
         return { ...base, energy, coverage, comparison, demandCharge, loadCurve, commodities, tables };
       }
       case 'alerts-faults':
@@ -251,7 +257,12 @@ export class ReportContentBuilder {
           ...base,
           energy: null,
           tables: [
-            { key: 'alerts', title: 'Alerts by level and status', columns: ['level', 'active', 'acknowledged', 'resolved', 'total'], rows: this.alertCounts.all(...window) as Cell[][] },
+            {
+              key: 'alerts',
+              title: 'Alerts by level and status',
+              columns: ['level', 'active', 'acknowledged', 'resolved', 'total'],
+              rows: this.alertCounts.all(...window) as Cell[][],
+            },
             {
               key: 'faults',
               title: 'Faults by severity and status',
@@ -283,7 +294,9 @@ export class ReportContentBuilder {
     if (this.analysis && this.metered()) {
       const query = comparisonQuery(period);
       const answer: Comparison =
-        query.kind === 'month' ? this.analysis.comparisons.compare('month', {}, { at: query.at, now }) : this.analysis.comparisons.compare('custom', {}, { from: query.from, to: query.to, now });
+        query.kind === 'month'
+          ? this.analysis.comparisons.compare('month', {}, { at: query.at, now })
+          : this.analysis.comparisons.compare('custom', {}, { from: query.from, to: query.to, now });
       const fromApi = (figure: PeriodFigure, peakKw: number | null): Compared => ({
         from: figure.from,
         to: figure.to,
@@ -305,7 +318,12 @@ export class ReportContentBuilder {
         lastYear: fromApi(answer.lastYear, peakOf(answer.lastYear)),
       };
     }
-    return { source: 'daily', current: this.daily(period, energy, coverage), previous: this.compared(previousPeriod(period)), lastYear: this.compared(lastYearPeriod(period)) };
+    return {
+      source: 'daily',
+      current: this.daily(period, energy, coverage),
+      previous: this.compared(previousPeriod(period)),
+      lastYear: this.compared(lastYearPeriod(period)),
+    };
   }
 
   /**
@@ -363,7 +381,12 @@ export class ReportContentBuilder {
         hasData: withData.size > 0,
         days: dayViews.map(({ day, view: one }) =>
           withData.has(day)
-            ? { day, generationKwh: one.electricity.generationKwh, exportKwh: one.electricity.exportKwh, selfConsumptionKwh: one.electricity.selfConsumptionKwh }
+            ? {
+                day,
+                generationKwh: one.electricity.generationKwh,
+                exportKwh: one.electricity.exportKwh,
+                selfConsumptionKwh: one.electricity.selfConsumptionKwh,
+              }
             : { day, generationKwh: null, exportKwh: null, selfConsumptionKwh: null },
         ),
       };
@@ -401,7 +424,9 @@ export class ReportContentBuilder {
  */
 function commodityTables(commodities: ReportCommodities): Table[] {
   const { view, entries, solar } = commodities;
-  const rows: Cell[][] = entries.map(({ commodity: c, hasData }) => (hasData ? [c.commodity, c.unit, c.quantity, c.kwh, c.cost, c.carbonKg] : [c.commodity, c.unit, null, null, null, null]));
+  const rows: Cell[][] = entries.map(({ commodity: c, hasData }) =>
+    hasData ? [c.commodity, c.unit, c.quantity, c.kwh, c.cost, c.carbonKg] : [c.commodity, c.unit, null, null, null, null],
+  );
   rows.push(['energy_total', 'kWh', view.energyKwh, view.energyKwh, null, null]);
   const tables: Table[] = [{ key: 'commodities', title: 'By commodity', columns: ['commodity', 'unit', 'quantity', 'kwh', 'cost', 'carbon_kg'], rows }];
   if (solar) {
@@ -409,9 +434,33 @@ function commodityTables(commodities: ReportCommodities): Table[] {
     tables.push({
       key: 'electricity-balance',
       title: 'Electricity balance',
-      columns: ['import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'self_consumption_rate', 'self_sufficiency', 'net_import_kwh', 'import_cost', 'feed_in_revenue'],
+      columns: [
+        'import_kwh',
+        'export_kwh',
+        'generation_kwh',
+        'consumption_kwh',
+        'self_consumption_kwh',
+        'self_consumption_rate',
+        'self_sufficiency',
+        'net_import_kwh',
+        'import_cost',
+        'feed_in_revenue',
+      ],
       rows: solar.hasData
-        ? [[e.importKwh, e.exportKwh, e.generationKwh, e.consumptionKwh, e.selfConsumptionKwh, e.selfConsumptionRate, e.selfSufficiency, e.netImportKwh, e.importCost, e.feedInRevenue]]
+        ? [
+            [
+              e.importKwh,
+              e.exportKwh,
+              e.generationKwh,
+              e.consumptionKwh,
+              e.selfConsumptionKwh,
+              e.selfConsumptionRate,
+              e.selfSufficiency,
+              e.netImportKwh,
+              e.importCost,
+              e.feedInRevenue,
+            ],
+          ]
         : [],
     });
   }
@@ -424,7 +473,18 @@ function demandChargeTable(charge: MonthDemandCharge): Table {
     key: 'demand-charge',
     title: 'Demand charge',
     columns: ['month', 'basis', 'peak_kw', 'billed_kw', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost'],
-    rows: [[charge.month, charge.version.basis, charge.peak?.kw ?? null, charge.billedKw, charge.version.demandChargePerKw, charge.demandCharge, charge.energyCost, charge.totalCost]],
+    rows: [
+      [
+        charge.month,
+        charge.version.basis,
+        charge.peak?.kw ?? null,
+        charge.billedKw,
+        charge.version.demandChargePerKw,
+        charge.demandCharge,
+        charge.energyCost,
+        charge.totalCost,
+      ],
+    ],
   };
 }
 
@@ -439,8 +499,18 @@ function energyTables(energy: PeriodFigures): Table[] {
           columns: ['day', 'kwh', 'cost', 'carbon_kg', 'measured', 'estimated', 'missing'],
           rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg, d.measured ?? null, d.estimated ?? null, d.missing ?? null]),
         }
-      : { key: 'daily', title: 'Energy per day', columns: ['day', 'kwh', 'cost', 'carbon_kg'], rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg]) },
-    { key: 'areas', title: 'Energy by area', columns: ['area', 'kwh', 'cost', 'carbon_kg'], rows: energy.areas.map((a) => [a.area, a.kwh, a.cost, a.carbonKg]) },
+      : {
+          key: 'daily',
+          title: 'Energy per day',
+          columns: ['day', 'kwh', 'cost', 'carbon_kg'],
+          rows: energy.days.map((d) => [d.day, d.kwh, d.cost, d.carbonKg]),
+        },
+    {
+      key: 'areas',
+      title: 'Energy by area',
+      columns: ['area', 'kwh', 'cost', 'carbon_kg'],
+      rows: energy.areas.map((a) => [a.area, a.kwh, a.cost, a.carbonKg]),
+    },
     { key: 'totals', title: 'Period totals', columns: ['kwh', 'cost', 'carbon_kg'], rows: [[energy.totalKwh, energy.cost, energy.carbonKg]] },
     { key: 'peak', title: 'Peak demand', columns: ['kw', 'at'], rows: energy.peak ? [[energy.peak.kw, energy.peak.at]] : [] },
   ];

@@ -7,7 +7,6 @@ const DAY = 86_400_000;
 
 const offsetAt = zoneOffsetMs;
 
-
 type Fields = ReturnType<typeof cron.parse>;
 
 function daysInMonth(year: number, month: number): number {

@@ -24,7 +24,9 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
 export function dailyEnergyFigures(db: Db): EnergyFigures {
   const config = db.sqlite.prepare('SELECT timezone, currency, electricity_price AS price, carbon_factor AS factor FROM platform_config WHERE id = 1');
   const totals = db.sqlite.prepare(`SELECT day, kwh FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ?`).raw();
-  const areas = db.sqlite.prepare(`SELECT area, SUM(kwh) FROM energy_daily WHERE area <> '${SITE_TOTAL}' AND day >= ? AND day < ? GROUP BY area ORDER BY area COLLATE NOCASE`).raw();
+  const areas = db.sqlite
+    .prepare(`SELECT area, SUM(kwh) FROM energy_daily WHERE area <> '${SITE_TOTAL}' AND day >= ? AND day < ? GROUP BY area ORDER BY area COLLATE NOCASE`)
+    .raw();
   const recordedDays = db.sqlite.prepare(`SELECT day FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ? ORDER BY day`).pluck();
   return {
     coverage(from, to) {
@@ -93,5 +95,8 @@ const INTERVALS_PER_HOUR = 4;
 function meteredLoadCurve(metered: MeteredFigures, day: string): LoadCurve | null {
   const points = metered.series(day, addDays(day, 1), '15min');
   if (!points.some((point) => point.kwh !== null)) return null;
-  return { day, points: points.map((point) => ({ at: point.start, kw: point.kwh === null ? null : Math.round(point.kwh * INTERVALS_PER_HOUR * 1000) / 1000 })) };
+  return {
+    day,
+    points: points.map((point) => ({ at: point.start, kw: point.kwh === null ? null : Math.round(point.kwh * INTERVALS_PER_HOUR * 1000) / 1000 })),
+  };
 }

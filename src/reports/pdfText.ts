@@ -23,7 +23,10 @@ const FILES: Record<Family, Record<Weight, string>> = {
     bold: path.join(fontDir('@embedpdf/fonts-arabic'), 'NotoNaskhArabic-Bold.ttf'),
   },
   // Noto Sans SC (GB 2312 set: Chinese, kana, full-width forms); Hangul is not in it.
-  cjk: { regular: path.join(fontDir('@embedpdf/fonts-sc'), 'NotoSansHans-Regular.otf'), bold: path.join(fontDir('@embedpdf/fonts-sc'), 'NotoSansHans-Bold.otf') },
+  cjk: {
+    regular: path.join(fontDir('@embedpdf/fonts-sc'), 'NotoSansHans-Regular.otf'),
+    bold: path.join(fontDir('@embedpdf/fonts-sc'), 'NotoSansHans-Bold.otf'),
+  },
 };
 
 const ARABIC = /[\p{Script=Arabic}]/u;
@@ -103,7 +106,11 @@ export type TextOptions = { size: number; weight?: Weight; color?: string; width
 /** Width of a one-line text at a size. */
 export function textWidth(doc: Doc, text: string, size: number, weight: Weight = 'regular'): number {
   let width = 0;
-  for (const run of visualRuns(text)) width += doc.font(fontName(doc, run.family, weight)).fontSize(size).widthOfString(run.text, layoutOf(run));
+  for (const run of visualRuns(text))
+    width += doc
+      .font(fontName(doc, run.family, weight))
+      .fontSize(size)
+      .widthOfString(run.text, layoutOf(run));
   return width;
 }
 

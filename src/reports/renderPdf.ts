@@ -52,7 +52,11 @@ export async function renderPdf(content: ReportContent): Promise<Buffer> {
     if (noData) note(doc, format.t('report.noDataSection'));
     else {
       const withData = new Set(content.coverage?.days ?? content.energy.days.map((d) => d.day));
-      dailyChart(doc, format, content.energy.days.map((d) => ({ day: d.day, value: withData.has(d.day) ? d.kwh : null })));
+      dailyChart(
+        doc,
+        format,
+        content.energy.days.map((d) => ({ day: d.day, value: withData.has(d.day) ? d.kwh : null })),
+      );
     }
     heading(doc, format.t('report.chart.areas'));
     if (noData || content.energy.areas.length === 0) note(doc, format.t('report.noDataSection'));
@@ -101,7 +105,12 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     },
   ];
   for (const figure of figures) {
-    doc.moveTo(MARGIN, y - 8).lineTo(MARGIN + width, y - 8).lineWidth(0.4).strokeColor(RULE).stroke();
+    doc
+      .moveTo(MARGIN, y - 8)
+      .lineTo(MARGIN + width, y - 8)
+      .lineWidth(0.4)
+      .strokeColor(RULE)
+      .stroke();
     paragraph(doc, figure.label, MARGIN, y, { size: 11, color: MUTED, width: 120 });
     const shown = noData || figure.value === null ? t('report.noData') : figure.value;
     paragraph(doc, shown, MARGIN + 125, y - 4, { size: 17, weight: 'bold', width: width - 125, color: noData || figure.value === null ? MUTED : INK });
@@ -111,7 +120,10 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
       line = doc.y + 2;
     }
     if (comparison && !noData && figure.current !== null) {
-      for (const [key, compared] of [['report.vsPrevious', comparison.previous], ['report.vsLastYear', comparison.lastYear]] as const) {
+      for (const [key, compared] of [
+        ['report.vsPrevious', comparison.previous],
+        ['report.vsLastYear', comparison.lastYear],
+      ] as const) {
         let next = line + 14;
         const before = compared.hasData ? figure.pick(compared) : null;
         const label = t(key, { period: periodLabel(format, compared) }) + comparisonMarks(format, compared);
@@ -134,12 +146,20 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   }
   if (content.coverage) {
     const key = content.coverage.unit === 'intervals' ? 'report.completeness' : 'report.completenessDays';
-    paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, { size: 10.5, width, color: content.coverage.share < 0.99 ? UP : INK });
+    paragraph(doc, t(key, { percent: format.percent(content.coverage.share) }), MARGIN, y, {
+      size: 10.5,
+      width,
+      color: content.coverage.share < 0.99 ? UP : INK,
+    });
     y += 18;
     // Metered: the intervals split by their flags into measured, estimated (spread over a gap) and missing.
     const split = energy.completeness;
     if (split && split.intervals > 0) {
-      const text = t('report.completenessSplit', { measured: format.percent(split.measured), estimated: format.percent(split.estimated), missing: format.percent(split.missing) });
+      const text = t('report.completenessSplit', {
+        measured: format.percent(split.measured),
+        estimated: format.percent(split.estimated),
+        missing: format.percent(split.missing),
+      });
       paragraph(doc, text, MARGIN, y, { size: 10.5, width, color: split.measured < 0.99 ? UP : INK });
       y = doc.y + 6;
     }
@@ -166,7 +186,13 @@ function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverF
     basis: t(`value.${charge.version.basis}`),
   });
   return [
-    { label: t('report.demandCharge'), value: format.money(charge.demandCharge), detail, current: current.demandCharge ?? null, pick: (c) => c.demandCharge ?? null },
+    {
+      label: t('report.demandCharge'),
+      value: format.money(charge.demandCharge),
+      detail,
+      current: current.demandCharge ?? null,
+      pick: (c) => c.demandCharge ?? null,
+    },
     { label: t('report.totalCost'), value: format.money(charge.totalCost), current: current.totalCost ?? null, pick: (c) => c.totalCost ?? null },
   ];
 }
@@ -192,7 +218,12 @@ function footers(doc: Doc, content: ReportContent, format: SiteFormat): void {
   for (let index = range.start; index < range.start + range.count; index += 1) {
     doc.switchToPage(index);
     const y = doc.page.height - 40;
-    doc.moveTo(MARGIN, y - 8).lineTo(doc.page.width - MARGIN, y - 8).lineWidth(0.5).strokeColor(RULE).stroke();
+    doc
+      .moveTo(MARGIN, y - 8)
+      .lineTo(doc.page.width - MARGIN, y - 8)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke();
     drawLine(doc, format.t('report.footer', { site: content.site }), MARGIN, y, { size: 8, color: MUTED, width: width - 90 });
     drawLine(doc, format.t('report.page', { page: index + 1, pages: range.count }), MARGIN, y, { size: 8, color: MUTED, width, align: 'right' });
   }
@@ -221,7 +252,12 @@ function valueAxis(doc: Doc, format: SiteFormat, box: { left: number; top: numbe
   const bottom = box.top + box.height;
   for (let tick = 0; tick <= axisMax + step / 2; tick += step) {
     const y = bottom - (tick / axisMax) * box.height;
-    doc.moveTo(box.left, y).lineTo(box.left + box.width, y).lineWidth(0.4).strokeColor(RULE).stroke();
+    doc
+      .moveTo(box.left, y)
+      .lineTo(box.left + box.width, y)
+      .lineWidth(0.4)
+      .strokeColor(RULE)
+      .stroke();
     drawLine(doc, format.number(tick, step < 1 ? 1 : 0), MARGIN - 10, y - 4, { size: 7.5, color: MUTED, width: box.left - MARGIN + 4, align: 'right' });
   }
   return axisMax;
@@ -245,7 +281,12 @@ function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: nu
     }
     if (index % every === 0) drawLine(doc, format.shortDate(entry.day), x - 12, bottom + 4, { size: 7, color: MUTED, width: barWidth + 24, align: 'center' });
   });
-  doc.moveTo(box.left, bottom).lineTo(box.left + box.width, bottom).lineWidth(0.8).strokeColor(INK).stroke();
+  doc
+    .moveTo(box.left, bottom)
+    .lineTo(box.left + box.width, bottom)
+    .lineWidth(0.8)
+    .strokeColor(INK)
+    .stroke();
   doc.y = bottom + 20;
 }
 
@@ -255,12 +296,22 @@ function commodityCharts(doc: Doc, format: SiteFormat, commodities: NonNullable<
     const name = format.t(`value.${entry.commodity.commodity}`);
     heading(doc, format.t('report.chart.commodity', { commodity: name, unit: entry.commodity.unit }), 230);
     if (!entry.hasData) note(doc, format.t('report.noDataSection'));
-    else dailyChart(doc, format, entry.days.map((d) => ({ day: d.day, value: d.quantity })));
+    else
+      dailyChart(
+        doc,
+        format,
+        entry.days.map((d) => ({ day: d.day, value: d.quantity })),
+      );
   }
   if (commodities.solar) {
     heading(doc, format.t('report.chart.solar'), 230);
     if (!commodities.solar.hasData) note(doc, format.t('report.noDataSection'));
-    else dailyChart(doc, format, commodities.solar.days.map((d) => ({ day: d.day, value: d.generationKwh })));
+    else
+      dailyChart(
+        doc,
+        format,
+        commodities.solar.days.map((d) => ({ day: d.day, value: d.generationKwh })),
+      );
   }
   note(doc, format.t('report.energyTotalNote'));
 }
@@ -315,7 +366,12 @@ function loadCurveChart(doc: Doc, format: SiteFormat, curve: LoadCurve): void {
     const label = format.dateTime(point.at).slice(-5);
     if (index % 12 === 0) drawLine(doc, label, box.left + index * step - 15, bottom + 4, { size: 7, color: MUTED, width: 30, align: 'center' });
   });
-  doc.moveTo(box.left, bottom).lineTo(box.left + box.width, bottom).lineWidth(0.8).strokeColor(INK).stroke();
+  doc
+    .moveTo(box.left, bottom)
+    .lineTo(box.left + box.width, bottom)
+    .lineWidth(0.8)
+    .strokeColor(INK)
+    .stroke();
   doc.y = bottom + 20;
 }
 
@@ -327,7 +383,21 @@ function niceStep(raw: number): number {
 }
 
 const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
-const ONE_DECIMAL = new Set(['kwh', 'carbon_kg', 'kw', 'mttr_hours', 'peak_kw', 'billed_kw', 'quantity', 'import_kwh', 'export_kwh', 'generation_kwh', 'consumption_kwh', 'self_consumption_kwh', 'net_import_kwh']);
+const ONE_DECIMAL = new Set([
+  'kwh',
+  'carbon_kg',
+  'kw',
+  'mttr_hours',
+  'peak_kw',
+  'billed_kw',
+  'quantity',
+  'import_kwh',
+  'export_kwh',
+  'generation_kwh',
+  'consumption_kwh',
+  'self_consumption_kwh',
+  'net_import_kwh',
+]);
 const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue']);
 const SHARE = new Set(['self_consumption_rate', 'self_sufficiency', 'measured', 'estimated', 'missing']);
 const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis', 'commodity']);
@@ -371,18 +441,25 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
   const width = doc.page.width - 2 * MARGIN;
   const size = 8.5;
   // The daily table says "no data" for a day nothing was recorded on, instead of its zeros.
-  const missingDays = table.key === 'daily' && content.coverage ? new Set(table.rows.map((row) => row[0] as string).filter((day) => !content.coverage!.days.includes(day))) : new Set<string>();
+  const missingDays =
+    table.key === 'daily' && content.coverage
+      ? new Set(table.rows.map((row) => row[0] as string).filter((day) => !content.coverage!.days.includes(day)))
+      : new Set<string>();
   const noDataText = format.t('report.chart.noDataDay');
   // A commodity without data reads "no data" where its quantity would be, not 0.
   const noDataRow = (row: Cell[]) => table.key === 'commodities' && row[2] === null;
   const cells = (row: Cell[]): string[] =>
     noDataRow(row)
       ? [pdfCell(format, 'commodity', row[0]), pdfCell(format, 'unit', row[1]), noDataText, ...row.slice(3).map(() => NO_DATA)]
-      : missingDays.has(row[0] as string) ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))] : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
+      : missingDays.has(row[0] as string)
+        ? [pdfCell(format, 'day', row[0]), ...row.slice(1).map((_, i) => (i === 0 ? noDataText : NO_DATA))]
+        : row.map((cell, i) => pdfCell(format, table.columns[i], cell));
   const textColumns = new Set(table.columns.map((_, index) => index).filter((index) => table.rows.some((row) => typeof row[index] === 'string')));
   const headers = table.columns.map((column) => format.t(`column.${column}`, { currency: content.currency }));
   const sample = table.rows.slice(0, 200).map(cells);
-  const natural = table.columns.map((_, index) => Math.max(textWidth(doc, headers[index], size, 'bold'), ...sample.map((row) => textWidth(doc, row[index], size))) + 12);
+  const natural = table.columns.map(
+    (_, index) => Math.max(textWidth(doc, headers[index], size, 'bold'), ...sample.map((row) => textWidth(doc, row[index], size))) + 12,
+  );
   const scale = width / natural.reduce((sum, w) => sum + w, 0);
   const widths = natural.map((w) => w * scale);
   const xs: number[] = [];
@@ -400,7 +477,12 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
       const align = textColumns.has(index) ? 'left' : 'right';
       drawLine(doc, text, xs[index] + 3, y + 4, { size, weight: bold ? 'bold' : 'regular', color: muted ? MUTED : INK, width: widths[index] - 6, align });
     });
-    doc.moveTo(MARGIN, y + rowHeight).lineTo(MARGIN + width, y + rowHeight).lineWidth(bold ? 0.8 : 0.3).strokeColor(bold ? INK : RULE).stroke();
+    doc
+      .moveTo(MARGIN, y + rowHeight)
+      .lineTo(MARGIN + width, y + rowHeight)
+      .lineWidth(bold ? 0.8 : 0.3)
+      .strokeColor(bold ? INK : RULE)
+      .stroke();
     doc.y = y + rowHeight;
   };
   drawRow(headers, true);

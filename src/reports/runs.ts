@@ -95,7 +95,9 @@ export class ReportRunner {
     this.alerts = deps.alerts;
     this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
-    this.manualSince = deps.db.sqlite.prepare("SELECT plan_id AS planId, started_at AS startedAt FROM report_runs WHERE trigger = 'manual' AND started_at >= @since ORDER BY started_at DESC");
+    this.manualSince = deps.db.sqlite.prepare(
+      "SELECT plan_id AS planId, started_at AS startedAt FROM report_runs WHERE trigger = 'manual' AND started_at >= @since ORDER BY started_at DESC",
+    );
     this.mailedSince = deps.db.sqlite.prepare('SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND mail_attempts > 0').pluck();
     this.cappedSince = deps.db.sqlite.prepare("SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND error LIKE 'not mailed: %'").pluck();
   }
@@ -114,7 +116,12 @@ export class ReportRunner {
     const since = new Date(now - MANUAL_WINDOW_MS).toISOString();
     const manual = this.manualSince.all({ since }) as { planId: number; startedAt: string }[];
     const ofPlan = manual.filter((run) => run.planId === planId);
-    const over = ofPlan.length >= MANUAL_RUNS_PER_PLAN ? { runs: ofPlan, limit: MANUAL_RUNS_PER_PLAN, what: 'this plan' } : manual.length >= MANUAL_RUNS_PER_SITE ? { runs: manual, limit: MANUAL_RUNS_PER_SITE, what: 'all plans' } : null;
+    const over =
+      ofPlan.length >= MANUAL_RUNS_PER_PLAN
+        ? { runs: ofPlan, limit: MANUAL_RUNS_PER_PLAN, what: 'this plan' }
+        : manual.length >= MANUAL_RUNS_PER_SITE
+          ? { runs: manual, limit: MANUAL_RUNS_PER_SITE, what: 'all plans' }
+          : null;
     if (!over) return;
     // The window frees a slot when the oldest counted run leaves it (runs come newest first).
     const oldest = Date.parse(over.runs[over.limit - 1].startedAt);
@@ -150,7 +157,10 @@ export class ReportRunner {
         .returning({ id: reportRuns.id })
         .get();
       // Not an edit of the plan: updated_at keeps its value (drizzle's $onUpdateFn would stamp it, and the scheduler reads a changed plan).
-      tx.update(reportPlans).set({ lastRunAt: started, updatedAt: sql`${reportPlans.updatedAt}` }).where(eq(reportPlans.id, planId)).run();
+      tx.update(reportPlans)
+        .set({ lastRunAt: started, updatedAt: sql`${reportPlans.updatedAt}` })
+        .where(eq(reportPlans.id, planId))
+        .run();
       return inserted.id;
     });
     const run = this.get(runId);
@@ -190,7 +200,13 @@ export class ReportRunner {
 
   /** Folders of plans that no longer exist (their rows went with the plan). */
   removeOrphanFolders(): void {
-    const known = new Set(this.deps.db.orm.select({ id: reportPlans.id }).from(reportPlans).all().map((plan) => String(plan.id)));
+    const known = new Set(
+      this.deps.db.orm
+        .select({ id: reportPlans.id })
+        .from(reportPlans)
+        .all()
+        .map((plan) => String(plan.id)),
+    );
     let entries: string[];
     try {
       entries = fs.readdirSync(this.deps.directory);
@@ -208,7 +224,14 @@ export class ReportRunner {
     return row;
   }
 
-  private async execute(plan: PlanToRun, template: TemplateKey, runId: number, startedAt: number, trigger: RunTrigger, actor: Actor | null): Promise<ReportRunView> {
+  private async execute(
+    plan: PlanToRun,
+    template: TemplateKey,
+    runId: number,
+    startedAt: number,
+    trigger: RunTrigger,
+    actor: Actor | null,
+  ): Promise<ReportRunView> {
     const { logger, clock } = this.deps;
     let status: 'ok' | 'failed' = 'ok';
     let error: string | null = null;
@@ -258,7 +281,10 @@ export class ReportRunner {
       });
       // A capped plan raises one alert a day, not one per run.
       if (status === 'failed' && (!error?.startsWith(CAPPED) || firstCapped)) {
-        this.alerts.create({ title: `Report "${plan.name}" not delivered`.slice(0, 200), message: error ?? '', level: 'warning', source: 'reports', area: null }, null);
+        this.alerts.create(
+          { title: `Report "${plan.name}" not delivered`.slice(0, 200), message: error ?? '', level: 'warning', source: 'reports', area: null },
+          null,
+        );
       }
     });
     const log = { planId: plan.id, runId, trigger, status, sizeBytes, mailAttempts, durationMs: finishedAt - startedAt };
@@ -356,8 +382,16 @@ export class ReportRunner {
         for (const file of run.files) fs.rmSync(path.join(this.deps.directory, String(planId), file.storedName), { force: true });
         orm.update(reportRuns).set({ files: [], filesDeletedAt: now }).where(eq(reportRuns.id, run.id)).run();
       }
-      const kept = orm.select({ id: reportRuns.id }).from(reportRuns).where(eq(reportRuns.planId, planId)).orderBy(...newestFirst).limit(this.historyRows);
-      orm.delete(reportRuns).where(and(eq(reportRuns.planId, planId), notInArray(reportRuns.id, kept))).run();
+      const kept = orm
+        .select({ id: reportRuns.id })
+        .from(reportRuns)
+        .where(eq(reportRuns.planId, planId))
+        .orderBy(...newestFirst)
+        .limit(this.historyRows);
+      orm
+        .delete(reportRuns)
+        .where(and(eq(reportRuns.planId, planId), notInArray(reportRuns.id, kept)))
+        .run();
       this.removeOrphanFolders();
     } catch (error) {
       this.deps.logger.error({ err: error, planId }, 'report retention failed');

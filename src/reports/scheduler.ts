@@ -20,11 +20,15 @@ export class ReportScheduler {
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
 
-  constructor(
-    private readonly deps: { db: Db; logger: Logger; runner: ReportRunner; clock: Clock; pollMs?: number },
-  ) {
+  constructor(private readonly deps: { db: Db; logger: Logger; runner: ReportRunner; clock: Clock; pollMs?: number }) {
     this.enabledPlans = deps.db.orm
-      .select({ id: reportPlans.id, cron: reportPlans.cron, lastRunAt: reportPlans.lastRunAt, updatedAt: reportPlans.updatedAt, timezone: platformConfig.timezone })
+      .select({
+        id: reportPlans.id,
+        cron: reportPlans.cron,
+        lastRunAt: reportPlans.lastRunAt,
+        updatedAt: reportPlans.updatedAt,
+        timezone: platformConfig.timezone,
+      })
       .from(reportPlans)
       .innerJoin(platformConfig, eq(platformConfig.id, 1))
       .where(eq(reportPlans.enabled, true))

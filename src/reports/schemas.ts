@@ -83,7 +83,9 @@ export const ReportRunFileView = Type.Object({
 export const ReportRun = Type.Object({
   id: Type.Integer(),
   planId: Type.Integer(),
-  trigger: stringEnum(REPORT_RUN_TRIGGERS, { description: 'schedule: on its cron; catch-up: a time missed while the service was down, run once at start; manual: run now' }),
+  trigger: stringEnum(REPORT_RUN_TRIGGERS, {
+    description: 'schedule: on its cron; catch-up: a time missed while the service was down, run once at start; manual: run now',
+  }),
   requestedBy: Type.Union([Type.Integer(), Type.Null()], { description: 'user who asked for a manual run' }),
   status: stringEnum(REPORT_RUN_STATUSES),
   format: Type.String(),

@@ -40,7 +40,11 @@ export class ReportService {
 
   page(filters: ReportPlanListFilters): PageResult<ReportPlanView> {
     return this.plans.page(
-      [...contains([reportPlans.name], filters.q), ...equals(reportPlans.templateId, 'templateId', filters.templateId), ...equals(reportPlans.enabled, 'enabled', filters.enabled)],
+      [
+        ...contains([reportPlans.name], filters.q),
+        ...equals(reportPlans.templateId, 'templateId', filters.templateId),
+        ...equals(reportPlans.enabled, 'enabled', filters.enabled),
+      ],
       filters.page,
       filters.pageSize,
     );
@@ -52,7 +56,10 @@ export class ReportService {
 
   /** A new plan is a pdf plan unless it says otherwise. */
   create(input: ReportPlanCreateInput, actor: Actor): ReportPlanView {
-    return this.plans.create({ ...input, format: input.format ?? 'pdf', templateId: this.templateId(input.templateId, input.cron), cron: input.cron.trim() }, actor);
+    return this.plans.create(
+      { ...input, format: input.format ?? 'pdf', templateId: this.templateId(input.templateId, input.cron), cron: input.cron.trim() },
+      actor,
+    );
   }
 
   update(id: number, input: ReportPlanUpdateInput, actor: Actor): ReportPlanView {
@@ -81,10 +88,14 @@ export class ReportService {
     if (details.length === 0) {
       const gap = shortestGapSec(plan.cron);
       if (gap < this.minIntervalMin * 60) {
-        details.push({ path: 'body.cron', message: `runs ${formatGap(gap)} apart at times; a report plan may run at most every ${this.minIntervalMin} minutes` });
+        details.push({
+          path: 'body.cron',
+          message: `runs ${formatGap(gap)} apart at times; a report plan may run at most every ${this.minIntervalMin} minutes`,
+        });
       }
     }
-    if (!this.templateByKey.get({ id: plan.templateId, key: null })) details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
+    if (!this.templateByKey.get({ id: plan.templateId, key: null }))
+      details.push({ path: 'body.templateId', message: `no report template with id ${plan.templateId}` });
     if (details.length) throw new BadRequest('Invalid body', details);
   }
 }

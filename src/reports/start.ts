@@ -15,7 +15,18 @@ import { mailBaseUrl, siteMailReader } from '../mail/siteMail.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
 
-export function startReports(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; mailer: Mailer; lifecycle: Lifecycle; alerts: AlertService; energy: MeteredFigures; analysis?: ReportAnalysis; commodities?: Pick<CommodityFigures, 'period'> }): ReportRunner {
+export function startReports(deps: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  audit: AuditLog;
+  mailer: Mailer;
+  lifecycle: Lifecycle;
+  alerts: AlertService;
+  energy: MeteredFigures;
+  analysis?: ReportAnalysis;
+  commodities?: Pick<CommodityFigures, 'period'>;
+}): ReportRunner {
   const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
   const runner = new ReportRunner({
     db,

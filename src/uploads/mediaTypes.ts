@@ -4,7 +4,10 @@ const TYPE_PATTERN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+
 
 /** The client's Content-Type, parameters dropped, lower-cased; anything malformed becomes application/octet-stream. */
 export function cleanClaimedType(claimed: string | null | undefined): string {
-  const type = String(claimed ?? '').split(';')[0].trim().toLowerCase();
+  const type = String(claimed ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   return TYPE_PATTERN.test(type) ? type : 'application/octet-stream';
 }
 

@@ -36,7 +36,7 @@ export function storedFileRoutes({ config }: Pick<AppDeps, 'config'>, resource: 
       path: base,
       access: 'viewer',
       summary: `List ${noun}s, newest first`,
-      description: "A page of the uploaded records, newest first (metadata only). Changes nothing.",
+      description: 'A page of the uploaded records, newest first (metadata only). Changes nothing.',
       tags,
       schemas: { query: StoredFileListQuery, response: { 200: Page(resource.view) } },
       handler: ({ query }) => {
@@ -63,7 +63,7 @@ export function storedFileRoutes({ config }: Pick<AppDeps, 'config'>, resource: 
       path: `${base}/:id`,
       access: 'viewer',
       summary: `Metadata of one ${noun}`,
-      description: "Name, type, size, SHA-256 and who uploaded it; the bytes are at .../raw. Changes nothing.",
+      description: 'Name, type, size, SHA-256 and who uploaded it; the bytes are at .../raw. Changes nothing.',
       tags,
       schemas: { params: IdParams, response: { 200: resource.view, 404: ErrorBody } },
       handler: ({ params }) => present(store.get(params.id)),
@@ -90,7 +90,7 @@ export function storedFileRoutes({ config }: Pick<AppDeps, 'config'>, resource: 
       path: `${base}/:id`,
       access: 'operator',
       summary: `Delete a ${noun}: its row and its bytes`,
-      description: "Removes the record and its stored bytes. Audited.",
+      description: 'Removes the record and its stored bytes. Audited.',
       tags,
       schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
       handler: async ({ params, user }) => {

@@ -41,7 +41,8 @@ export function avatarRoutes({ avatars, config }: Pick<AppDeps, 'avatars' | 'con
       path: '/api/users/:id/avatar',
       access: 'viewer',
       summary: "A user's avatar image",
-      description: "The image as uploaded (PNG, JPEG or WebP), with an ETag (If-None-Match → 304) and Range support. 404 when the user has none. Changes nothing.",
+      description:
+        'The image as uploaded (PNG, JPEG or WebP), with an ETag (If-None-Match → 304) and Range support. 404 when the user has none. Changes nothing.',
       tags,
       raw: { contentType: 'image/png', contentTypes: ['image/png', 'image/jpeg', 'image/webp'], storedFile: true },
       schemas: { params: IdParams, response: { 200: BinaryBody, 404: ErrorBody } },

@@ -79,7 +79,11 @@ const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
 export type UserDirectoryDeps = {
   db: Db;
   audit: AuditLog;
-  passwords: { hash(password: string): Promise<string>; verify(password: string, hash: string): Promise<boolean>; assertLength(password: string, field?: string): void };
+  passwords: {
+    hash(password: string): Promise<string>;
+    verify(password: string, hash: string): Promise<boolean>;
+    assertLength(password: string, field?: string): void;
+  };
   throttle: {
     /** Reserves one password check (counted as a failure until `succeeded()`); throws 429 while the budget is spent. */
     reserve(userId: number | undefined, login: string, address: string): { succeeded(): void };
@@ -120,9 +124,17 @@ export class UserDirectory {
       .where(id)
       .returning()
       .prepare();
-    this.saveRole = orm.update(users).set({ role: slot('role'), updatedAt: slot('updatedAt') }).where(id).returning().prepare();
+    this.saveRole = orm
+      .update(users)
+      .set({ role: slot('role'), updatedAt: slot('updatedAt') })
+      .where(id)
+      .returning()
+      .prepare();
     this.remove = orm.delete(users).where(id).returning().prepare();
-    this.revokeRefresh = orm.delete(refreshTokens).where(eq(refreshTokens.userId, sql.placeholder('id'))).prepare();
+    this.revokeRefresh = orm
+      .delete(refreshTokens)
+      .where(eq(refreshTokens.userId, sql.placeholder('id')))
+      .prepare();
   }
 
   list(filters: UserListFilters): PageResult<UserView> {
@@ -165,43 +177,48 @@ export class UserDirectory {
     const isAdmin = actor.role === 'admin';
     if (!isAdmin && actor.id !== id) throw new Forbidden('You can only edit your own user record');
     // IMMEDIATE: the last-admin check and the write cannot interleave with an emsctl process on the same file.
-    return this.db.sqlite.transaction(() => {
-      const row = this.existing(id);
-      // Only the writable fields are looked at, whatever else a caller put in the object.
-      const changed = USER_EDITABLE.filter((key) => input[key] !== undefined && input[key] !== row[key]);
-      if (changed.length === 0) return presentUser(row);
-      const refused = changed.filter((key) => !SELF_EDITABLE.has(key));
-      if (!isAdmin && refused.length > 0) throw new Forbidden(`Only an admin can change ${refused.join(' and ')}`);
-      const next: UserRow = { ...row, ...Object.fromEntries(changed.map((key) => [key, input[key]])) };
-      if (changed.includes('username') || changed.includes('email')) assertUnique(this.db, next.username, next.email, id);
-      if (row.role === 'admin' && next.role !== 'admin') this.assertNotLastAdmin('demote');
-      const saved = this.saveProfile.get({ ...next, updatedAt: new Date().toISOString() })!;
-      // A role change is its own 'role' entry, the same as PUT /users/:id/role writes, so ?action=role finds every one.
-      const profile = changed.filter((key) => key !== 'role');
-      if (profile.length > 0) {
-        this.audit.record({
-          actor,
-          action: 'update',
-          resource: 'users',
-          resourceId: id,
-          before: Object.fromEntries(profile.map((key) => [key, row[key]])),
-          after: Object.fromEntries(profile.map((key) => [key, next[key]])),
-        });
-      }
-      if (changed.includes('role')) this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role: next.role } });
-      return presentUser(saved);
-    }).immediate();
+    return this.db.sqlite
+      .transaction(() => {
+        const row = this.existing(id);
+        // Only the writable fields are looked at, whatever else a caller put in the object.
+        const changed = USER_EDITABLE.filter((key) => input[key] !== undefined && input[key] !== row[key]);
+        if (changed.length === 0) return presentUser(row);
+        const refused = changed.filter((key) => !SELF_EDITABLE.has(key));
+        if (!isAdmin && refused.length > 0) throw new Forbidden(`Only an admin can change ${refused.join(' and ')}`);
+        const next: UserRow = { ...row, ...Object.fromEntries(changed.map((key) => [key, input[key]])) };
+        if (changed.includes('username') || changed.includes('email')) assertUnique(this.db, next.username, next.email, id);
+        if (row.role === 'admin' && next.role !== 'admin') this.assertNotLastAdmin('demote');
+        const saved = this.saveProfile.get({ ...next, updatedAt: new Date().toISOString() })!;
+        // A role change is its own 'role' entry, the same as PUT /users/:id/role writes, so ?action=role finds every one.
+        const profile = changed.filter((key) => key !== 'role');
+        if (profile.length > 0) {
+          this.audit.record({
+            actor,
+            action: 'update',
+            resource: 'users',
+            resourceId: id,
+            before: Object.fromEntries(profile.map((key) => [key, row[key]])),
+            after: Object.fromEntries(profile.map((key) => [key, next[key]])),
+          });
+        }
+        if (changed.includes('role'))
+          this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role: next.role } });
+        return presentUser(saved);
+      })
+      .immediate();
   }
 
   setRole(actor: Caller, id: number, role: Role): UserView {
-    return this.db.sqlite.transaction(() => {
-      const row = this.existing(id);
-      if (row.role === role) return presentUser(row);
-      if (row.role === 'admin') this.assertNotLastAdmin('demote');
-      const saved = this.saveRole.get({ id, role, updatedAt: new Date().toISOString() })!;
-      this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role } });
-      return presentUser(saved);
-    }).immediate();
+    return this.db.sqlite
+      .transaction(() => {
+        const row = this.existing(id);
+        if (row.role === role) return presentUser(row);
+        if (row.role === 'admin') this.assertNotLastAdmin('demote');
+        const saved = this.saveRole.get({ id, role, updatedAt: new Date().toISOString() })!;
+        this.audit.record({ actor, action: 'role', resource: 'users', resourceId: id, before: { role: row.role }, after: { role } });
+        return presentUser(saved);
+      })
+      .immediate();
   }
 
   /**
@@ -247,14 +264,16 @@ export class UserDirectory {
    * the user. Resolves once the avatar file is gone (emsctl exits right after).
    */
   async deleteUser(actor: Caller, id: number): Promise<void> {
-    const removed = this.db.sqlite.transaction(() => {
-      const row = this.existing(id);
-      if (row.role === 'admin') this.assertNotLastAdmin('delete');
-      this.revokeRefresh.run({ id });
-      this.remove.get({ id });
-      this.audit.record({ actor, action: 'delete', resource: 'users', resourceId: id, before: presentUser(row) });
-      return row;
-    }).immediate();
+    const removed = this.db.sqlite
+      .transaction(() => {
+        const row = this.existing(id);
+        if (row.role === 'admin') this.assertNotLastAdmin('delete');
+        this.revokeRefresh.run({ id });
+        this.remove.get({ id });
+        this.audit.record({ actor, action: 'delete', resource: 'users', resourceId: id, before: presentUser(row) });
+        return row;
+      })
+      .immediate();
     if (removed.avatarStoredName) await this.removeAvatarFile(removed.avatarStoredName);
   }
 
@@ -277,9 +296,7 @@ export class UserDirectory {
   private assertNotLastAdmin(action: 'delete' | 'demote'): void {
     if (countUsers(this.db, 'admin') <= 1) {
       throw new Conflict(
-        action === 'delete'
-          ? 'Cannot delete the last admin: make another user admin first'
-          : 'Cannot demote the last admin: make another user admin first',
+        action === 'delete' ? 'Cannot delete the last admin: make another user admin first' : 'Cannot demote the last admin: make another user admin first',
       );
     }
   }

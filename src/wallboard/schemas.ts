@@ -14,14 +14,23 @@ export const DATA_STATE_REASONS = ['gateway-unreachable', 'gateway-errors', 'col
 export type DataStateReason = (typeof DATA_STATE_REASONS)[number];
 
 export const WallboardQuery = Type.Object(
-  { area: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'an area name (exact, or the one name equal to it ignoring case); omitted: the whole site' })) },
+  {
+    area: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'an area name (exact, or the one name equal to it ignoring case); omitted: the whole site' }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 export const DataState = Type.Object(
   {
-    state: stringEnum(DATA_STATES, 'live: figures from a collection within two intervals (or entered by hand); failing: the last collection failed; stale: no good collection within two intervals'),
-    since: Type.Union([Timestamp, Type.Null()], { description: 'not live: the time of the last good collection (the figures are as of then), or the service start when there was none' }),
+    state: stringEnum(
+      DATA_STATES,
+      'live: figures from a collection within two intervals (or entered by hand); failing: the last collection failed; stale: no good collection within two intervals',
+    ),
+    since: Type.Union([Timestamp, Type.Null()], {
+      description: 'not live: the time of the last good collection (the figures are as of then), or the service start when there was none',
+    }),
     reason: Type.Union([stringEnum(DATA_STATE_REASONS), Type.Null()], { description: 'not live: which part failed' }),
     source: stringEnum(['meters', 'manual'] as const, 'meters: collected from the gateway; manual: area cards entered through PUT /api/energy/areas'),
     collectIntervalSec: Type.Union([Type.Integer(), Type.Null()], { description: 'how often meters are read; null when collection is off' }),
@@ -48,8 +57,12 @@ export const UtilityPeriod = Type.Object(
       Type.Object({
         commodity: stringEnum(['electricity', 'gas', 'water', 'heat'] as const),
         unit: Type.String({ description: 'of quantity: kWh for electricity and heat, m³ for gas and water' }),
-        quantity: Type.Union([Type.Number(), Type.Null()], { description: 'electricity: consumption (import − export + generation); null: metered, but no data in the period' }),
-        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy (gas converted by the calorific value in force); null for water and when there is no data' }),
+        quantity: Type.Union([Type.Number(), Type.Null()], {
+          description: 'electricity: consumption (import − export + generation); null: metered, but no data in the period',
+        }),
+        kwh: Type.Union([Type.Number(), Type.Null()], {
+          description: 'energy (gas converted by the calorific value in force); null for water and when there is no data',
+        }),
       }),
       { description: 'each metered commodity, as GET /api/energy/commodities reports it for the same period' },
     ),
@@ -92,7 +105,10 @@ export const WallboardPayload = Type.Object(
       { description: 'of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered' },
     ),
     weeklyEnergy: Type.Object({
-      days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data that day' }) }), { minItems: 7, maxItems: 7, description: 'the last 7 site days of the scope, oldest first' }),
+      days: Type.Array(
+        Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Union([Type.Number(), Type.Null()], { description: 'null: no data that day' }) }),
+        { minItems: 7, maxItems: 7, description: 'the last 7 site days of the scope, oldest first' },
+      ),
       totalKwh: Type.Number(),
     }),
     utilities: Type.Union([Type.Object({ today: UtilityPeriod, month: UtilityPeriod }), Type.Null()], {
@@ -101,7 +117,9 @@ export const WallboardPayload = Type.Object(
     areas: Type.Array(WallboardArea, { description: 'every area, the largest energy today first' }),
     alerts: Type.Object({
       counts: Type.Object({ critical: Type.Integer(), warning: Type.Integer(), info: Type.Integer() }, { description: 'active, not shelved, in the scope' }),
-      active: Type.Array(WallboardAlert, { description: 'active critical then warning alerts of the scope, the longest-standing first within a level: titles only, no message text, no people' }),
+      active: Type.Array(WallboardAlert, {
+        description: 'active critical then warning alerts of the scope, the longest-standing first within a level: titles only, no message text, no people',
+      }),
       more: Type.Integer({ description: 'active critical and warning alerts beyond the list' }),
     }),
     openFaults: Type.Integer(),

@@ -66,7 +66,12 @@ export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
   const consumptionKnown = has(coverage.import) && !lacks(coverage.export) && !lacks(coverage.generation);
   const commodities = view.commodities.map((entry) => {
     const known = entry.commodity === 'electricity' ? consumptionKnown : entry.recordedDays > 0;
-    return { commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'], unit: entry.unit, quantity: known ? entry.quantity : null, kwh: known ? entry.kwh : null };
+    return {
+      commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'],
+      unit: entry.unit,
+      quantity: known ? entry.quantity : null,
+      kwh: known ? entry.kwh : null,
+    };
   });
   let solar: UtilityPeriodView['solar'] = null;
   if (coverage.generation.meters > 0 || coverage.export.meters > 0) {
@@ -186,7 +191,15 @@ export class WallboardService {
       });
     } else {
       // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
-      figures = { powerKw: area.powerKw, todayKwh: area.todayKwh, monthKwh: area.monthKwh, costToday: null, costMonth: null, carbonTodayKg: null, carbonMonthKg: null };
+      figures = {
+        powerKw: area.powerKw,
+        todayKwh: area.todayKwh,
+        monthKwh: area.monthKwh,
+        costToday: null,
+        costMonth: null,
+        carbonTodayKg: null,
+        carbonMonthKg: null,
+      };
       const recorded = new Map((this.areaDaily.all(area.name, first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
       days = Array.from({ length: 7 }, (_, i) => {
         const entered = recorded.get(addDays(first, i));
@@ -205,7 +218,8 @@ export class WallboardService {
     const utilityDay = area ? undefined : this.parts.commodities.period(today, tomorrow);
     // A site that meters only its grid import has nothing to add to the figures above.
     const utilities =
-      utilityDay && (utilityDay.commodities.length > 1 || utilityDay.electricity.coverage.export.meters > 0 || utilityDay.electricity.coverage.generation.meters > 0)
+      utilityDay &&
+      (utilityDay.commodities.length > 1 || utilityDay.electricity.coverage.export.meters > 0 || utilityDay.electricity.coverage.generation.meters > 0)
         ? { today: utilityPeriod(utilityDay), month: utilityPeriod(this.parts.commodities.period(`${today.slice(0, 7)}-01`, tomorrow)) }
         : null;
 
@@ -226,7 +240,11 @@ export class WallboardService {
       areas: cards
         .map(({ name, powerKw, todayKwh, monthKwh }) => ({ name, powerKw, todayKwh, monthKwh }))
         .sort((a, b) => b.todayKwh - a.todayKwh || b.powerKw - a.powerKw || a.name.localeCompare(b.name)),
-      alerts: { counts: { critical: counts.critical, warning: counts.warning, info: counts.info }, active, more: Math.max(0, counts.critical + counts.warning - active.length) },
+      alerts: {
+        counts: { critical: counts.critical, warning: counts.warning, info: counts.info },
+        active,
+        more: Math.max(0, counts.critical + counts.warning - active.length),
+      },
       openFaults: this.parts.overview.stats().openFaults,
       gateway: { state: gateway, checkedAt: this.parts.gatewayCheckedAt() },
       dataState,

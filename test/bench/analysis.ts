@@ -22,7 +22,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const fmt = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
 
 /** A deterministic outdoor temperature: season plus a weekly wobble, with a diurnal swing. */
-const outdoor = (dayIndex: number, hour: number) => 10.5 - 7.5 * Math.cos((2 * Math.PI * (dayIndex - 20)) / 365.25) + 3 * Math.sin(dayIndex * 0.9) + 3.5 * Math.cos((2 * Math.PI * (hour - 15)) / 24);
+const outdoor = (dayIndex: number, hour: number) =>
+  10.5 - 7.5 * Math.cos((2 * Math.PI * (dayIndex - 20)) / 365.25) + 3 * Math.sin(dayIndex * 0.9) + 3.5 * Math.cos((2 * Math.PI * (hour - 15)) / 24);
 
 function seed(dataDir: string, today: string): { seconds: number; ids: number[] } {
   const db = openDatabase(databasePath(dataDir));
@@ -77,7 +78,16 @@ async function baselineFigures(dataDir: string, ids: number[], today: string): P
   const cvs: number[] = [];
   started = performance.now();
   for (const meterId of ids) {
-    const fit = await baselines.fit({ target: { meterId }, baselineFrom, baselineTo, reportFrom: baselineTo, temperatureCode: 'temp.outdoor', heatingBaseC: 15.5, coolingBaseC: 21, holidays: [] });
+    const fit = await baselines.fit({
+      target: { meterId },
+      baselineFrom,
+      baselineTo,
+      reportFrom: baselineTo,
+      temperatureCode: 'temp.outdoor',
+      heatingBaseC: 15.5,
+      coolingBaseC: 21,
+      holidays: [],
+    });
     cvs.push(fit.statistics.cvRmsePercent);
   }
   const fitMs = performance.now() - started;
@@ -97,10 +107,11 @@ fs.mkdirSync(dataDir, { recursive: true });
 const seeded = reused ? { seconds: 0, ids: Array.from({ length: METERS }, (_, i) => i + 1) } : seed(dataDir, today);
 if (!reused) console.log(`seeded ${seeded.ids.length} meters × ${DAYS} days (and as many days of outdoor temperature) in ${fmt(seeded.seconds, 1)} s`);
 const fits = reused ? null : await baselineFigures(dataDir, seeded.ids, today);
-if (fits) console.log(
-  `baseline fit, 2 years of daily data + a 1-year report per meter: ${fmt(fits.fitMs / fits.meters, 2)} ms per meter, ${fmt(fits.fitMs / 1000, 1)} s for ${fits.meters} meters; ` +
-    `reading the same 3 years of days alone ${fmt(fits.readMs / fits.meters, 2)} ms per meter (ratio ${fmt(fits.fitMs / fits.readMs, 1)}); median CV(RMSE) ${fmt(fits.cvMedian, 1)} %`,
-);
+if (fits)
+  console.log(
+    `baseline fit, 2 years of daily data + a 1-year report per meter: ${fmt(fits.fitMs / fits.meters, 2)} ms per meter, ${fmt(fits.fitMs / 1000, 1)} s for ${fits.meters} meters; ` +
+      `reading the same 3 years of days alone ${fmt(fits.readMs / fits.meters, 2)} ms per meter (ratio ${fmt(fits.fitMs / fits.readMs, 1)}); median CV(RMSE) ${fmt(fits.cvMedian, 1)} %`,
+  );
 
 /** The code this work started from (the merge base with main), exported and built beside this checkout; node_modules shared. */
 async function beforeRoot(): Promise<{ root: string; commit: string }> {
@@ -118,7 +129,10 @@ async function beforeRoot(): Promise<{ root: string; commit: string }> {
 type Row = { name: string; rps: number; p99: number; cpuMsPerRequest: number };
 const measure = async (rows: Row[], name: string, url: string, pid: number, requestHeaders: Record<string, string> = {}, paths?: string[]) => {
   let cpuStart = 0;
-  const [figures] = await runLoad([{ name, url, method: 'GET', headers: requestHeaders, paths, connections: CONNECTIONS, warmupSec: 2, durationSec: SECONDS }], () => (cpuStart = cpuSeconds(pid)));
+  const [figures] = await runLoad(
+    [{ name, url, method: 'GET', headers: requestHeaders, paths, connections: CONNECTIONS, warmupSec: 2, durationSec: SECONDS }],
+    () => (cpuStart = cpuSeconds(pid)),
+  );
   const cpu = cpuSeconds(pid) - cpuStart;
   if (figures.non2xx || figures.errors) throw new Error(`${name}: ${JSON.stringify(figures.statuses)} errors ${figures.errors}`);
   rows.push({ name, rps: figures.rps, p99: figures.p99, cpuMsPerRequest: (cpu * 1000) / figures.answered });
@@ -133,7 +147,8 @@ async function settle(service: ServiceChild): Promise<void> {
   let last = cpuSeconds(service.pid);
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service stopped (${service.child.exitCode ?? service.child.signalCode}): ${service.stderr()}`);
+    if (service.child.exitCode !== null || service.child.signalCode !== null)
+      throw new Error(`the service stopped (${service.child.exitCode ?? service.child.signalCode}): ${service.stderr()}`);
     const now = cpuSeconds(service.pid);
     if (now - last < 0.05) return;
     last = now;
@@ -159,9 +174,16 @@ async function compareFigures(label: string, root: string): Promise<Row[]> {
     const kinds = ['day', 'week', 'month', 'year'];
     const paths = seeded.ids
       .filter((_, i) => i % 5 === 0)
-      .flatMap((id) => kinds.flatMap((kind) => [`/api/analysis/compare?period=${kind}&meterId=${id}`, `/api/analysis/compare?period=${kind}&meterId=${id}&at=${addDays(today, -365)}`]));
+      .flatMap((id) =>
+        kinds.flatMap((kind) => [
+          `/api/analysis/compare?period=${kind}&meterId=${id}`,
+          `/api/analysis/compare?period=${kind}&meterId=${id}&at=${addDays(today, -365)}`,
+        ]),
+      );
     await measure(rows, `compare, ${paths.length} meter × period questions in turn`, `${service.url}${paths[0]}`, service.pid, headers, paths);
-    const areas = Array.from({ length: 10 }, (_, i) => kinds.map((kind) => `/api/analysis/compare?period=${kind}&area=${encodeURIComponent(`Area ${i + 1}`)}`)).flat();
+    const areas = Array.from({ length: 10 }, (_, i) =>
+      kinds.map((kind) => `/api/analysis/compare?period=${kind}&area=${encodeURIComponent(`Area ${i + 1}`)}`),
+    ).flat();
     await measure(rows, `compare, areas of 50 meters (${areas.length} questions)`, `${service.url}${areas[0]}`, service.pid, headers, areas);
     await measure(rows, 'compare, the site this month', `${service.url}/api/analysis/compare?period=month`, service.pid, headers);
     // The worst case for kept answers: another connection commits every second, so every question is computed afresh
@@ -170,7 +192,14 @@ async function compareFigures(label: string, root: string): Promise<Row[]> {
     const touch = writer.sqlite.prepare('UPDATE platform_config SET timezone = timezone WHERE id = 1');
     const timer = setInterval(() => touch.run(), 1000);
     try {
-      await measure(rows, `compare, the ${paths.length} meter questions, another connection writing every second`, `${service.url}${paths[0]}`, service.pid, headers, paths);
+      await measure(
+        rows,
+        `compare, the ${paths.length} meter questions, another connection writing every second`,
+        `${service.url}${paths[0]}`,
+        service.pid,
+        headers,
+        paths,
+      );
     } finally {
       clearInterval(timer);
       closeDatabase(writer);
@@ -194,8 +223,12 @@ const before = process.env.BENCH_NO_BEFORE ? null : await beforeRoot();
 const beforeRows = before ? await compareFigures('before', before.root) : null;
 const afterRows = await compareFigures('after', ROOT);
 const base = koa[0];
-console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each; target p99 ≤ ${TARGET_P99_MS} ms. before = the merge base with main (${before?.commit.slice(0, 12) ?? 'not run'}), after = this checkout, same data, same run.`);
-console.log(`bare Koa /hello: ${Math.round(base.rps)} req/s, p99 ${fmt(base.p99, 1)} ms, ${fmt(base.cpuMsPerRequest, 3)} CPU ms/req (the box's floor in this run)`);
+console.log(
+  `\n${CONNECTIONS} connections, ${SECONDS} s each; target p99 ≤ ${TARGET_P99_MS} ms. before = the merge base with main (${before?.commit.slice(0, 12) ?? 'not run'}), after = this checkout, same data, same run.`,
+);
+console.log(
+  `bare Koa /hello: ${Math.round(base.rps)} req/s, p99 ${fmt(base.p99, 1)} ms, ${fmt(base.cpuMsPerRequest, 3)} CPU ms/req (the box's floor in this run)`,
+);
 console.log('| request | before req/s | before p99 ms | before CPU ms/req | after req/s | after p99 ms | after CPU ms/req | ratio to bare Koa | p99 ≤ 20 ms |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 afterRows.forEach((row, i) => {

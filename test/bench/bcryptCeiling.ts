@@ -20,4 +20,6 @@ await Promise.all(
 );
 const elapsed = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
-process.stdout.write(`${JSON.stringify({ cost: BCRYPT_COST, hashesPerSec: Math.round((done / elapsed) * 10) / 10, cpuMsEach: Math.round((used.user + used.system) / done / 100) / 10 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ cost: BCRYPT_COST, hashesPerSec: Math.round((done / elapsed) * 10) / 10, cpuMsEach: Math.round((used.user + used.system) / done / 100) / 10 })}\n`,
+);

@@ -67,7 +67,12 @@ async function health(service: ServiceChild): Promise<{ collector: { lastOkAt: s
  * "rest of building" on all of them) at the default 60 s interval, on a clock `speed` times faster. Measured from the
  * end of the first collection (the 7-day backfill) over `windowMin` simulated minutes; MiB/day = bytes × 1440 / windowMin.
  */
-async function diskWrites(options: { root?: string; meters: number; speed: number; windowMin: number }): Promise<{ mibPerDay: number; bytes: number; collections: number }> {
+async function diskWrites(options: {
+  root?: string;
+  meters: number;
+  speed: number;
+  windowMin: number;
+}): Promise<{ mibPerDay: number; bytes: number; collections: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-disk-'));
   const env: NodeJS.ProcessEnv = { EMS_SIM_METERS: String(options.meters - 1), EMS_COLLECT_INTERVAL: '60s' };
   if (options.speed !== 1) Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `+0 x${options.speed}`, FAKETIME_NO_CACHE: '1' });
@@ -147,7 +152,8 @@ if (ONLY.has('storage')) {
     const energy = buildEnergy(db, new AuditLog(db));
     const ids: number[] = [];
     db.sqlite.transaction(() => {
-      for (let m = 0; m < STORAGE_METERS; m += 1) ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
+      for (let m = 0; m < STORAGE_METERS; m += 1)
+        ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
     })();
     const today = new Date().toISOString().slice(0, 10);
     let intervals = 0;
@@ -158,7 +164,8 @@ if (ONLY.has('storage')) {
           ids.map((meterId, m) => {
             // The energy benchmark's load: a daily curve per meter with 5 % noise.
             const kwh = new Float64Array(count);
-            for (let i = 0; i < count; i += 1) kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
+            for (let i = 0; i < count; i += 1)
+              kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
             intervals += count;
             return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
           }),
@@ -166,7 +173,10 @@ if (ONLY.has('storage')) {
       })();
     }
     db.sqlite.exec('VACUUM');
-    const bytes = db.sqlite.prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')").pluck().get() as number;
+    const bytes = db.sqlite
+      .prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')")
+      .pluck()
+      .get() as number;
     closeDatabase(db);
     const perInterval = bytes / intervals;
     report({
@@ -185,7 +195,9 @@ if (ONLY.has('blocks')) {
   const blocks = await import('./edgeBlocks.ts');
   // The code before this work first (main's commit, exported beside this checkout), then this one: same run, same box.
   const { root, commit } = await baselineRoot();
-  const before = new Map((process.env.BENCH_EDGE_NO_BASELINE ? [] : await blocks.measureBlocks(root)).map((row) => [row.task.replace(/ \(before.*\)$/, ''), row]));
+  const before = new Map(
+    (process.env.BENCH_EDGE_NO_BASELINE ? [] : await blocks.measureBlocks(root)).map((row) => [row.task.replace(/ \(before.*\)$/, ''), row]),
+  );
   for (const row of await blocks.measureBlocks()) {
     const old = before.get(row.task.replace(/ \(before.*\)$/, ''));
     const was = old ? `; before (${commit.slice(0, 8)}, same run): ${fmt(old.maxMs, 0)} ms${old.note ? `, ${old.note}` : ''}` : '';
@@ -206,27 +218,54 @@ if (ONLY.has('tasks')) {
   for (const row of await tasks.measureTasks(dir, ROOT)) {
     const old = before.get(row.task);
     const was = old ? `; before (${commit.slice(0, 8)}, same run): ${fmt(old.maxMs, 0)} ms, ${old.note}` : '';
-    report({ name: row.task, value: `${fmt(row.maxMs, 0)} ms`, target: '≤ 50 ms', met: row.maxMs <= 50, note: `longest GC pause ${fmt(row.gcMs ?? 0, 0)} ms; ${row.note}${was}` });
+    report({
+      name: row.task,
+      value: `${fmt(row.maxMs, 0)} ms`,
+      target: '≤ 50 ms',
+      met: row.maxMs <= 50,
+      note: `longest GC pause ${fmt(row.gcMs ?? 0, 0)} ms; ${row.note}${was}`,
+    });
   }
 }
 
 if (ONLY.has('rss')) {
   const tasks = await import('./edgeTasks.ts');
   const { dir, seededSec } = await tasks.seededDir(500, Number(process.env.BENCH_EDGE_RSS_DAYS ?? 365));
-  console.log(`\nIdle RSS (the built service, NODE_ENV=production, built-in simulator; a seeded year: ${seededSec === null ? `reused ${dir}` : `seeded in ${fmt(seededSec, 0)} s`})`);
+  console.log(
+    `\nIdle RSS (the built service, NODE_ENV=production, built-in simulator; a seeded year: ${seededSec === null ? `reused ${dir}` : `seeded in ${fmt(seededSec, 0)} s`})`,
+  );
   const { BENCH_PASSWORD } = await import('./seed.ts');
   const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000 });
   try {
     await sleep(30_000);
     const idle = rssMiB(service.pid);
-    report({ name: 'idle RSS 30 s after start, 500 meters × a year, 10,000 alerts (before: 124 MiB, issue 29)', value: `${fmt(idle)} MiB`, target: '≤ 90 MiB', met: idle <= 90 });
+    report({
+      name: 'idle RSS 30 s after start, 500 meters × a year, 10,000 alerts (before: 124 MiB, issue 29)',
+      value: `${fmt(idle)} MiB`,
+      target: '≤ 90 MiB',
+      met: idle <= 90,
+    });
     // The read load of npm run bench: the alert list (32 pages), the dashboard and auth/me at 50 connections, then
     // the energy pages an operator opens, 10 s each.
-    const login = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD }).catch(() => null);
+    const login = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD }).catch(
+      () => null,
+    );
     const headers = login ? { authorization: `Bearer ${login.accessToken}` } : undefined;
-    const job = (name: string, paths: string[]): LoadJob => ({ name, url: `${service.url}${paths[0]}`, paths, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 });
+    const job = (name: string, paths: string[]): LoadJob => ({
+      name,
+      url: `${service.url}${paths[0]}`,
+      paths,
+      method: 'GET',
+      headers,
+      connections: 50,
+      warmupSec: 2,
+      durationSec: 10,
+    });
     const figures = await runLoad([
-      job('alerts', Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`)),
+      job(
+        'alerts',
+        Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`),
+      ),
       job('dashboard', ['/api/dashboard', '/api/auth/me', '/api/overview/stats', '/api/overview/energy/weekly', '/api/energy/areas']),
     ]);
     const peak = rssMiB(service.pid);
@@ -250,7 +289,9 @@ if (ONLY.has('scale')) {
   const days = Number(process.env.BENCH_EDGE_SCALE_DAYS ?? 365);
   const tasks = await import('./edgeTasks.ts');
   const { dir, seededSec } = await tasks.seededDir(meters, days);
-  console.log(`\nScale (${meters} meters × ${days} days seeded${seededSec === null ? ', reused' : ` in ${fmt(seededSec, 0)} s`}; the issue's 2,000 × 3 years not seeded here)`);
+  console.log(
+    `\nScale (${meters} meters × ${days} days seeded${seededSec === null ? ', reused' : ` in ${fmt(seededSec, 0)} s`}; the issue's 2,000 × 3 years not seeded here)`,
+  );
   const { BENCH_PASSWORD } = await import('./seed.ts');
   const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000 });
   try {
@@ -258,7 +299,12 @@ if (ONLY.has('scale')) {
     const headers = { authorization: `Bearer ${accessToken}` };
     for (const route of ['/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
       const [figure] = await runLoad([{ name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 }]);
-      report({ name: `${route} p99 at 50 connections`, value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`, target: '≤ 20 ms', met: figure.p99 <= 20 });
+      report({
+        name: `${route} p99 at 50 connections`,
+        value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`,
+        target: '≤ 20 ms',
+        met: figure.p99 <= 20,
+      });
     }
     const to = new Date().toISOString().slice(0, 10);
     const from = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
@@ -272,16 +318,19 @@ if (ONLY.has('scale')) {
       times.push(performance.now() - started);
     }
     const best = Math.min(...times);
-    report({ name: "a year of one meter's 15-minute intervals as CSV", value: `${fmt(best / 1000, 2)} s (best of 3: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s; ${fmt(bytes / MiB, 1)} MiB)`, target: '≤ 1 s', met: best <= 1000 });
+    report({
+      name: "a year of one meter's 15-minute intervals as CSV",
+      value: `${fmt(best / 1000, 2)} s (best of 3: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s; ${fmt(bytes / MiB, 1)} MiB)`,
+      target: '≤ 1 s',
+      met: best <= 1000,
+    });
   } finally {
     await service.stop();
   }
 }
 
 // Not built yet: printed so the run shows every target of issue 29 (see docs/performance-edge.md).
-for (const [name, target] of [
-  ['2,000 meters × 3 years: collection CPU', '≤ 2 % of a core'],
-] as const) {
+for (const [name, target] of [['2,000 meters × 3 years: collection CPU', '≤ 2 % of a core']] as const) {
   if (ONLY.has('scale')) report({ name, value: 'not measured by this benchmark yet', target, met: false });
 }
 

@@ -44,7 +44,15 @@ export async function longestBlock(task: () => Promise<unknown>): Promise<{ maxM
 async function codeAt(root: string) {
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
   const [audit, client, collector, module, iot, logger, server] = await Promise.all(
-    ['src/db/auditTrail.ts', 'src/db/client.ts', 'src/energy/collector.ts', 'src/energy/module.ts', 'src/iot/service.ts', 'src/logger.ts', 'test/helpers/server.ts'].map(load),
+    [
+      'src/db/auditTrail.ts',
+      'src/db/client.ts',
+      'src/energy/collector.ts',
+      'src/energy/module.ts',
+      'src/iot/service.ts',
+      'src/logger.ts',
+      'test/helpers/server.ts',
+    ].map(load),
   );
   return {
     AuditLog: audit.AuditLog as typeof import('../../src/db/auditTrail.ts').AuditLog,
@@ -63,16 +71,24 @@ async function bulkAction({ startTestServer }: Code): Promise<Block> {
   try {
     const operator = await server.createUser({ role: 'operator' });
     const sqlite = server.service.deps.db.sqlite;
-    const insert = sqlite.prepare(`INSERT INTO alerts (title, message, level, source, status, occurred_at, created_at, updated_at) VALUES (?, 'bench', 'warning', 'bench', 'active', ?, ?, ?)`);
+    const insert = sqlite.prepare(
+      `INSERT INTO alerts (title, message, level, source, status, occurred_at, created_at, updated_at) VALUES (?, 'bench', 'warning', 'bench', 'active', ?, ?, ?)`,
+    );
     const at = new Date().toISOString();
     sqlite.transaction(() => {
       for (let i = 0; i < ALERTS; i += 1) insert.run(`bench-bulk ${i}`, at, at, at);
     })();
     let status = 0;
     const { maxMs, ms, gcMs } = await longestBlock(async () => {
-      status = (await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: 'bench-bulk' } } })).status;
+      status = (await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: 'bench-bulk' } } }))
+        .status;
     });
-    return { task: `bulk acknowledge of ${ALERTS.toLocaleString('en-US')} alerts (before: 4.3 s)`, maxMs, gcMs, note: `answered ${status} after ${(ms / 1000).toFixed(1)} s` };
+    return {
+      task: `bulk acknowledge of ${ALERTS.toLocaleString('en-US')} alerts (before: 4.3 s)`,
+      maxMs,
+      gcMs,
+      note: `answered ${status} after ${(ms / 1000).toFixed(1)} s`,
+    };
   } finally {
     await server.close();
   }
@@ -94,7 +110,16 @@ async function simulator(subMeters: number): Promise<{ url: string; stop(): void
   return { url: (JSON.parse(line) as { url: string }).url, stop: () => child.kill('SIGTERM') };
 }
 
-async function collectorBlocks({ AuditLog, closeDatabase, databasePath, openDatabase, Collector, buildEnergy, IotGateway, createLogger }: Code): Promise<Block[]> {
+async function collectorBlocks({
+  AuditLog,
+  closeDatabase,
+  databasePath,
+  openDatabase,
+  Collector,
+  buildEnergy,
+  IotGateway,
+  createLogger,
+}: Code): Promise<Block[]> {
   const sim = await simulator(METERS);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-blocks-'));
   const db = openDatabase(databasePath(dataDir));
@@ -107,16 +132,31 @@ async function collectorBlocks({ AuditLog, closeDatabase, databasePath, openData
     const ids: number[] = [];
     db.sqlite.transaction(() => {
       ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-      for (const code of ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh']) ids.push(energy.meters.create({ name: code, code, kind: 'energy', area: 'Plant' }, null).id);
+      for (const code of ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'])
+        ids.push(energy.meters.create({ name: code, code, kind: 'energy', area: 'Plant' }, null).id);
       for (let i = 1; ids.length < METERS; i += 1) {
         const n = String(i).padStart(3, '0');
         ids.push(energy.meters.create({ name: `Tenant ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: 'Tenants' }, null).id);
       }
     })();
     let offset = 0;
-    const collector = new Collector({ db, iot, store: energy.store, logger, intervalMs: 60_000, timezone: energy.timezone, holdOpenInterval: true, now: () => Date.now() + offset });
+    const collector = new Collector({
+      db,
+      iot,
+      store: energy.store,
+      logger,
+      intervalMs: 60_000,
+      timezone: energy.timezone,
+      holdOpenInterval: true,
+      now: () => Date.now() + offset,
+    });
     let measured = await longestBlock(() => collector.collect());
-    rows.push({ task: `collector, first start: 7-day backfill of ${METERS} meters`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${(measured.ms / 1000).toFixed(1)} s in all` });
+    rows.push({
+      task: `collector, first start: 7-day backfill of ${METERS} meters`,
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `${(measured.ms / 1000).toFixed(1)} s in all`,
+    });
     measured = await longestBlock(() => collector.collect());
     rows.push({ task: `collector, one collection of ${METERS} meters held in memory`, maxMs: measured.maxMs, gcMs: measured.gcMs });
     // The next 15-minute interval: this collection writes every held day row.
@@ -127,14 +167,32 @@ async function collectorBlocks({ AuditLog, closeDatabase, databasePath, openData
     db.sqlite.prepare('UPDATE meter_state SET last_at = ?').run(Date.now() - 86_400_000);
     const fresh = new Collector({ db, iot, store: energy.store, logger, intervalMs: 60_000, timezone: energy.timezone, holdOpenInterval: true });
     measured = await longestBlock(() => fresh.collect());
-    rows.push({ task: `collector, one day of backfill × ${METERS} meters`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${(measured.ms / 1000).toFixed(1)} s in all` });
+    rows.push({
+      task: `collector, one day of backfill × ${METERS} meters`,
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `${(measured.ms / 1000).toFixed(1)} s in all`,
+    });
     await fresh.stop();
     const rebuilds = (energy.store as { rebuilds?: { idle(): Promise<void> } }).rebuilds;
     measured = await longestBlock(async () => {
-      energy.meters.create({ name: 'Rest of building', kind: 'virtual', area: 'Other', terms: [{ meterId: ids[0], sign: 1 }, ...ids.slice(1).map((meterId) => ({ meterId, sign: -1 as const }))] }, null);
+      energy.meters.create(
+        {
+          name: 'Rest of building',
+          kind: 'virtual',
+          area: 'Other',
+          terms: [{ meterId: ids[0], sign: 1 }, ...ids.slice(1).map((meterId) => ({ meterId, sign: -1 as const }))],
+        },
+        null,
+      );
       await rebuilds?.idle();
     });
-    rows.push({ task: `virtual meter on ${METERS} terms × 8 days: rebuild`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${rebuilds ? 'after the meter write, in slices' : 'inside the meter write'}; ${(measured.ms / 1000).toFixed(2)} s in all` });
+    rows.push({
+      task: `virtual meter on ${METERS} terms × 8 days: rebuild`,
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `${rebuilds ? 'after the meter write, in slices' : 'inside the meter write'}; ${(measured.ms / 1000).toFixed(2)} s in all`,
+    });
   } finally {
     await iot.close();
     closeDatabase(db);
@@ -152,6 +210,8 @@ export async function measureBlocks(root = ROOT): Promise<Block[]> {
   // process now and then; every figure below includes that).
   const idle = await longestBlock(() => new Promise((resolve) => setTimeout(resolve, 5000)));
   return [
-    { task: 'idle event loop, 5 s (the box\'s own noise)', maxMs: idle.maxMs, gcMs: idle.gcMs },
-    ...(parts.has('bulk') ? [await bulkAction(code)] : []), ...(parts.has('collector') ? await collectorBlocks(code) : [])];
+    { task: "idle event loop, 5 s (the box's own noise)", maxMs: idle.maxMs, gcMs: idle.gcMs },
+    ...(parts.has('bulk') ? [await bulkAction(code)] : []),
+    ...(parts.has('collector') ? await collectorBlocks(code) : []),
+  ];
 }

@@ -31,7 +31,8 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
     const ids: number[] = [];
     db.sqlite.transaction(() => {
       ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-      for (let m = 1; m < meters; m += 1) ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
+      for (let m = 1; m < meters; m += 1)
+        ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
     })();
     const today = new Date().toISOString().slice(0, 10);
     for (let day = addDays(today, -days + 1); day <= today; day = addDays(day, 1)) {
@@ -40,7 +41,8 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
         energy.store.save(
           ids.map((meterId, m) => {
             const kwh = new Float64Array(count);
-            for (let i = 0; i < count; i += 1) kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
+            for (let i = 0; i < count; i += 1)
+              kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
             return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
           }),
         );
@@ -55,7 +57,16 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
 export async function measureTasks(dataDir: string, root: string): Promise<Block[]> {
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
   const [audit, client, module, backup, logger, content, pdf, reportFigures] = await Promise.all(
-    ['src/db/auditTrail.ts', 'src/db/client.ts', 'src/energy/module.ts', 'src/backup/service.ts', 'src/logger.ts', 'src/reports/content.ts', 'src/reports/renderPdf.ts', 'src/reports/energyFigures.ts'].map(load),
+    [
+      'src/db/auditTrail.ts',
+      'src/db/client.ts',
+      'src/energy/module.ts',
+      'src/backup/service.ts',
+      'src/logger.ts',
+      'src/reports/content.ts',
+      'src/reports/renderPdf.ts',
+      'src/reports/energyFigures.ts',
+    ].map(load),
   );
   const db = client.openDatabase(client.databasePath(dataDir));
   const log = logger.createLogger('silent');
@@ -67,7 +78,12 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
     let measured = await longestBlock(async () => {
       outcome = await backup.performBackup(db, dataDir, log, { trigger: 'manual' });
     });
-    rows.push({ task: `backup of a ${size.toFixed(0)} MiB database (copy, integrity check, retention)`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${outcome.status}, ${(measured.ms / 1000).toFixed(1)} s in all` });
+    rows.push({
+      task: `backup of a ${size.toFixed(0)} MiB database (copy, integrity check, retention)`,
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `${outcome.status}, ${(measured.ms / 1000).toFixed(1)} s in all`,
+    });
     const offThread = typeof backup.performDrillOffThread === 'function';
     let drill: { status: string } | null = null;
     measured = await longestBlock(async () => {
@@ -90,7 +106,12 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
           const built = builder.build(template, template, Date.now());
           bytes = (await pdf.renderPdf(built)).length;
         });
-        rows.push({ task: `report building: ${template} content + PDF (${round} after start)`, maxMs: measured.maxMs, gcMs: measured.gcMs, note: `${(bytes / 1024).toFixed(0)} KiB, ${(measured.ms / 1000).toFixed(2)} s in all` });
+        rows.push({
+          task: `report building: ${template} content + PDF (${round} after start)`,
+          maxMs: measured.maxMs,
+          gcMs: measured.gcMs,
+          note: `${(bytes / 1024).toFixed(0)} KiB, ${(measured.ms / 1000).toFixed(2)} s in all`,
+        });
       }
     }
   } finally {

@@ -26,12 +26,18 @@ function baselineTree(ref: string): string {
   if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) return dir;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const archive = spawnSync('git', ['archive', ref, 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'cli'], { cwd: repoRoot, maxBuffer: 1 << 30 });
+  const archive = spawnSync('git', ['archive', ref, 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'cli'], {
+    cwd: repoRoot,
+    maxBuffer: 1 << 30,
+  });
   if (archive.status !== 0) throw new Error(`git archive ${ref}: ${archive.stderr}`);
   execFileSync('tar', ['-x', '-C', dir], { input: archive.stdout });
   fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
   console.log(`compiling the baseline ${ref} (tsc --noCheck) in ${dir}`);
-  spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--noCheck'], { cwd: dir, stdio: 'inherit' });
+  spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   if (!fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) throw new Error(`the baseline ${ref} did not compile`);
   return dir;
 }
@@ -45,7 +51,10 @@ const cpu: number[] = [];
 function timed(argv: string[], env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, process.execPath, ...argv], { env: cleanEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', cpuFile, process.execPath, ...argv], {
+      env: cleanEnv(env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
@@ -99,9 +108,13 @@ try {
     }
   }
   const load = os.loadavg()[0].toFixed(1);
-  console.log(`\nemsctl as installed (compiled, NODE_ENV=production, --env-file), ${runs} calls each, alternating; load average ${load} on ${os.cpus().length} cores`);
+  console.log(
+    `\nemsctl as installed (compiled, NODE_ENV=production, --env-file), ${runs} calls each, alternating; load average ${load} on ${os.cpus().length} cores`,
+  );
   console.log(`floor: node -e 0  median ${fmt(median(samples.get('floor')!))} wall, ${fmt(median(cpuSamples.get('floor')!))} CPU`);
-  console.log(`${'command'.padEnd(12)} ${`before (${baselineRef})`.padEnd(20)} ${'after'.padEnd(10)} ${'ratio'.padEnd(7)} ${'after - floor'.padEnd(14)} target`);
+  console.log(
+    `${'command'.padEnd(12)} ${`before (${baselineRef})`.padEnd(20)} ${'after'.padEnd(10)} ${'ratio'.padEnd(7)} ${'after - floor'.padEnd(14)} target`,
+  );
   for (const item of cases) {
     const before = median(samples.get(`before ${item.name}`)!);
     const after = median(samples.get(`after ${item.name}`)!);

@@ -41,7 +41,8 @@ function seed(dataDir: string): { seconds: number; bytesPerInterval: number; int
       energy.store.save(
         ids.map((meterId, m) => {
           const kwh = new Float32Array(count);
-          for (let i = 0; i < count; i += 1) kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
+          for (let i = 0; i < count; i += 1)
+            kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
           intervals += count;
           return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
         }),
@@ -86,7 +87,8 @@ async function collectorFigures(): Promise<{ cpuPercent: number; collectMs: numb
   const ids: number[] = [];
   db.sqlite.transaction(() => {
     ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-    for (const code of ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh']) ids.push(energy.meters.create({ name: code, code, kind: 'energy', area: 'Plant' }, null).id);
+    for (const code of ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'])
+      ids.push(energy.meters.create({ name: code, code, kind: 'energy', area: 'Plant' }, null).id);
     for (let i = 1; ids.length < METERS; i += 1) {
       const n = String(i).padStart(3, '0');
       ids.push(energy.meters.create({ name: `Tenant ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: 'Tenants' }, null).id);
@@ -120,7 +122,9 @@ console.log(`energy benchmark: ${METERS} meters × ${DAYS} days, ${os.cpus().len
 await buildService();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-energy-'));
 const seeded = seed(dataDir);
-console.log(`seeded ${seeded.intervals.toLocaleString('en-US')} meter-intervals in ${fmt(seeded.seconds, 1)} s; interval store on disk: ${fmt(seeded.bytesPerInterval)} bytes per meter-interval (target ≤ 12; 500 meters × 10 years ≈ ${fmt((seeded.bytesPerInterval * 500 * 35_064 * 10) / 1e9)} GB)`);
+console.log(
+  `seeded ${seeded.intervals.toLocaleString('en-US')} meter-intervals in ${fmt(seeded.seconds, 1)} s; interval store on disk: ${fmt(seeded.bytesPerInterval)} bytes per meter-interval (target ≤ 12; 500 meters × 10 years ≈ ${fmt((seeded.bytesPerInterval * 500 * 35_064 * 10) / 1e9)} GB)`,
+);
 
 const baseline = await startBaseline();
 const service = await startService({ dataDir, logLevel: 'warn' });
@@ -131,7 +135,10 @@ try {
   const rows: { name: string; rps: number; p99: number; cpuMsPerRequest: number }[] = [];
   const measure = async (name: string, url: string, pid: number, requestHeaders: Record<string, string> = {}) => {
     let cpuStart = 0;
-    const [figures] = await runLoad([{ name, url, method: 'GET', headers: requestHeaders, connections: CONNECTIONS, warmupSec: 2, durationSec: SECONDS }], () => (cpuStart = cpuSeconds(pid)));
+    const [figures] = await runLoad(
+      [{ name, url, method: 'GET', headers: requestHeaders, connections: CONNECTIONS, warmupSec: 2, durationSec: SECONDS }],
+      () => (cpuStart = cpuSeconds(pid)),
+    );
     const cpu = cpuSeconds(pid) - cpuStart;
     if (figures.non2xx || figures.errors) throw new Error(`${name}: ${JSON.stringify(figures.statuses)} errors ${figures.errors}`);
     rows.push({ name, rps: figures.rps, p99: figures.p99, cpuMsPerRequest: (cpu * 1000) / figures.answered });
@@ -144,7 +151,10 @@ try {
   console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each (ratio = throughput against bare Koa in this run; CPU per request beside it)`);
   console.log('| request | req/s | ratio | p99 ms | CPU ms/req | CPU ratio |');
   console.log('|---|---|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.name} | ${Math.round(row.rps)} | ${fmt(row.rps / base.rps)} | ${fmt(row.p99, 1)} | ${fmt(row.cpuMsPerRequest, 3)} | ${fmt(base.cpuMsPerRequest / row.cpuMsPerRequest)} |`);
+  for (const row of rows)
+    console.log(
+      `| ${row.name} | ${Math.round(row.rps)} | ${fmt(row.rps / base.rps)} | ${fmt(row.p99, 1)} | ${fmt(row.cpuMsPerRequest, 3)} | ${fmt(base.cpuMsPerRequest / row.cpuMsPerRequest)} |`,
+    );
 
   // A year of one meter's 15-minute intervals as CSV: time to the last byte, the service's RSS growth meanwhile.
   const today = new Date().toISOString().slice(0, 10);
@@ -164,7 +174,9 @@ try {
     await sleep(200);
   }
   const worst = csvRuns.reduce((a, b) => (b.ms > a.ms ? b : a));
-  console.log(`\nCSV export, one meter × ${DAYS} days (${(worst.bytes / 1e6).toFixed(1)} MB): ${csvRuns.map((r) => `${Math.round(r.ms)} ms`).join(', ')}; RSS growth at most ${fmt(Math.max(...csvRuns.map((r) => r.growth)), 1)} MiB (targets ≤ 1 s, ≤ 20 MiB)`);
+  console.log(
+    `\nCSV export, one meter × ${DAYS} days (${(worst.bytes / 1e6).toFixed(1)} MB): ${csvRuns.map((r) => `${Math.round(r.ms)} ms`).join(', ')}; RSS growth at most ${fmt(Math.max(...csvRuns.map((r) => r.growth)), 1)} MiB (targets ≤ 1 s, ≤ 20 MiB)`,
+  );
 } finally {
   await service.stop();
   await baseline.stop();

@@ -23,7 +23,13 @@ function seed(dataDir: string): { from: string; to: string; seconds: number } {
   const started = performance.now();
   const ids: number[] = [];
   db.sqlite.transaction(() => {
-    for (let i = 0; i < METERS; i += 1) ids.push(energy.meters.create({ name: `Meter ${String(i + 1).padStart(3, '0')}`, code: `meter.${i}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}`, site: i === 0 }, null).id);
+    for (let i = 0; i < METERS; i += 1)
+      ids.push(
+        energy.meters.create(
+          { name: `Meter ${String(i + 1).padStart(3, '0')}`, code: `meter.${i}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}`, site: i === 0 },
+          null,
+        ).id,
+      );
   })();
   const to = new Date().toISOString().slice(0, 10);
   const from = addDays(to, -DAYS);
@@ -110,15 +116,22 @@ try {
   const after = await exportsOf('this tree', dataDir, undefined);
   console.log(`\n${'export'.padEnd(46)} ${'MiB'.padStart(8)} ${'s'.padStart(7)} ${'MiB/s'.padStart(7)} ${'RSS growth'.padStart(11)}`);
   for (const row of [...before, ...after]) {
-    console.log(`${row.name.padEnd(46)} ${row.mib.toFixed(1).padStart(8)} ${row.seconds.toFixed(1).padStart(7)} ${(row.mib / row.seconds).toFixed(1).padStart(7)} ${`${row.growthMiB.toFixed(1)} MiB`.padStart(11)}`);
+    console.log(
+      `${row.name.padEnd(46)} ${row.mib.toFixed(1).padStart(8)} ${row.seconds.toFixed(1).padStart(7)} ${(row.mib / row.seconds).toFixed(1).padStart(7)} ${`${row.growthMiB.toFixed(1)} MiB`.padStart(11)}`,
+    );
   }
   if (before.length) {
     console.log('\nafter ÷ before (RSS growth, time):');
-    for (let i = 2; i < after.length; i += 1) console.log(`  ${after[i].name.replace(/^this tree: /, '').padEnd(34)} ${(after[i].growthMiB / before[i].growthMiB).toFixed(2)}  ${(after[i].seconds / before[i].seconds).toFixed(2)}`);
+    for (let i = 2; i < after.length; i += 1)
+      console.log(
+        `  ${after[i].name.replace(/^this tree: /, '').padEnd(34)} ${(after[i].growthMiB / before[i].growthMiB).toFixed(2)}  ${(after[i].seconds / before[i].seconds).toFixed(2)}`,
+      );
   }
   const baseline = Math.max(after[0].growthMiB, after[1].growthMiB);
   const worst = Math.max(...after.slice(2).map((row) => row.growthMiB));
-  console.log(`\nworst year RSS growth ${worst.toFixed(1)} MiB (limit ${LIMIT_MIB}); one-day baseline ${baseline.toFixed(1)} MiB; ${worst <= LIMIT_MIB ? 'within' : 'OVER'} the limit`);
+  console.log(
+    `\nworst year RSS growth ${worst.toFixed(1)} MiB (limit ${LIMIT_MIB}); one-day baseline ${baseline.toFixed(1)} MiB; ${worst <= LIMIT_MIB ? 'within' : 'OVER'} the limit`,
+  );
   process.exitCode = worst <= LIMIT_MIB ? 0 : 1;
 } finally {
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -72,7 +72,17 @@ app.addHook('onRequest', async (request, reply) => {
 });
 
 app.addHook('onResponse', async (request, reply) => {
-  log.info({ reqId: request.id, method: request.method, route: request.routeOptions.url ?? null, path: request.url, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
+  log.info(
+    {
+      reqId: request.id,
+      method: request.method,
+      route: request.routeOptions.url ?? null,
+      path: request.url,
+      status: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    },
+    'request',
+  );
 });
 
 app.get(
@@ -83,7 +93,12 @@ app.get(
         type: 'object',
         properties: { page: { type: 'integer', minimum: 1, default: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: 200, default: 20 } },
       },
-      response: { 200: { type: 'object', properties: { items: { type: 'array', items: Alert }, total: { type: 'integer' }, page: { type: 'integer' }, pageSize: { type: 'integer' } } } },
+      response: {
+        200: {
+          type: 'object',
+          properties: { items: { type: 'array', items: Alert }, total: { type: 'integer' }, page: { type: 'integer' }, pageSize: { type: 'integer' } },
+        },
+      },
     },
   },
   async (request) => {

@@ -85,7 +85,11 @@ function firstLine(child: ChildProcess): Promise<string> {
 
 /** The fastify + better-sqlite3 alerts page (fastifyAlerts.ts) on the service's database file, logging to `logFile`. */
 export async function startFastifyReference(dataDir: string, logFile: string): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'fastifyAlerts.ts'), dataDir, logFile], { cwd: ROOT, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'fastifyAlerts.ts'), dataDir, logFile], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const { url } = JSON.parse(await firstLine(child)) as { url: string };
   return { pid: child.pid!, url, child, stop: stopper(child) };
 }
@@ -124,14 +128,21 @@ function serviceEnv(dataDir: string, port: number, logLevel: string, gatewayUrl:
  * proxy's CPU is then the service's alone, not shared with an in-process simulator.
  */
 export async function startSimulator(): Promise<Child> {
-  const child = spawn(process.execPath, [CLI_ENTRY, '--json', 'gateway', 'simulate', '--port', '0'], { cwd: ROOT, env: withoutEmsVariables(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI_ENTRY, '--json', 'gateway', 'simulate', '--port', '0'], {
+    cwd: ROOT,
+    env: withoutEmsVariables(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const { url } = JSON.parse(await firstLine(child)) as { url: string };
   return { pid: child.pid!, url, child, stop: stopper(child) };
 }
 
 /** bcrypt's ceiling on this machine right now: cost-10 compares per second on every core, nothing else running. */
 export async function bcryptCeiling(seconds: number): Promise<{ hashesPerSec: number; cpuMsEach: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'bcryptCeiling.ts'), String(seconds)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'bcryptCeiling.ts'), String(seconds)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(await firstLine(child)) as { hashesPerSec: number; cpuMsEach: number };
 }
 
@@ -197,7 +208,10 @@ export function sleep(ms: number): Promise<void> {
  * measured window starts (the moment to read the server's CPU time).
  */
 export async function runLoad(jobs: LoadJob[], onMeasuring?: () => void): Promise<LoadFigures[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'load.ts'), JSON.stringify(jobs)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'load.ts'), JSON.stringify(jobs)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let seen = '';
   child.stdout!.on('data', (chunk: Buffer) => {
     const before = seen.includes('measuring\n');
@@ -253,7 +267,11 @@ export function spread(values: number[]): Spread {
 }
 
 /** Runs another benchmark script as a child; returns its stdout, stderr and exit code. */
-export async function runScript(file: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; stdout: string; output: string; ms: number }> {
+export async function runScript(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; output: string; ms: number }> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);

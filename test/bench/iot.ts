@@ -154,16 +154,31 @@ async function main(): Promise<void> {
     const plan: Array<{ target: Target; pid: number; connections: number[]; upstreamPid?: number }> = [
       { target: { name: 'bare Koa hello-world', url: `${koa.url}/`, method: 'GET', headers: {} }, pid: koa.pid, connections: [50, 1] },
       { target: { name: 'simulator direct', ...values(`${simulator.url}/codes/values`, gatewayToken) }, pid: simulator.pid, connections: [50, 1] },
-      { target: { name: 'proxied', ...values(`${proxy.url}/api/iot/codes/values`, proxy.accessToken) }, pid: proxy.pid, connections: [50, 1], upstreamPid: simulator.pid },
+      {
+        target: { name: 'proxied', ...values(`${proxy.url}/api/iot/codes/values`, proxy.accessToken) },
+        pid: proxy.pid,
+        connections: [50, 1],
+        upstreamPid: simulator.pid,
+      },
       // For reading the figures: the service's own chain without the gateway (public, then authenticated), the least
       // any Koa proxy costs here, and the default set-up with the simulator inside the service process.
       { target: { name: 'service GET /api/health', url: `${proxy.url}/api/health`, method: 'GET', headers: {} }, pid: proxy.pid, connections: [50] },
-      { target: { name: 'service GET /api/auth/me', url: `${proxy.url}/api/auth/me`, method: 'GET', headers: { authorization: `Bearer ${proxy.accessToken}` } }, pid: proxy.pid, connections: [50, 1] },
+      {
+        target: { name: 'service GET /api/auth/me', url: `${proxy.url}/api/auth/me`, method: 'GET', headers: { authorization: `Bearer ${proxy.accessToken}` } },
+        pid: proxy.pid,
+        connections: [50, 1],
+      },
       { target: { name: 'minimal Koa+undici relay', ...values(`${minimal.url}/`, '-') }, pid: minimal.pid, connections: [50, 1], upstreamPid: simulator.pid },
-      { target: { name: 'proxied, in-process sim', ...values(`${inProcess.url}/api/iot/codes/values`, inProcess.accessToken) }, pid: inProcess.pid, connections: [50, 1] },
+      {
+        target: { name: 'proxied, in-process sim', ...values(`${inProcess.url}/api/iot/codes/values`, inProcess.accessToken) },
+        pid: inProcess.pid,
+        connections: [50, 1],
+      },
     ];
 
-    process.stdout.write(`POST codes/values ${BODY}; ${DURATION} s per figure after ${WARMUP} s warm-up; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`);
+    process.stdout.write(
+      `POST codes/values ${BODY}; ${DURATION} s per figure after ${WARMUP} s warm-up; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`,
+    );
     process.stdout.write(`${'target'.padEnd(26)} conns    req/s   p50 ms   p99 ms  CPU µs/req: server  simulator\n`);
     const figures: Figures[] = [];
     for (const { target, pid, connections, upstreamPid } of plan) {
@@ -173,7 +188,8 @@ async function main(): Promise<void> {
         const result = await measure(target, count, DURATION);
         const after = [cpuSeconds(pid), upstreamPid ? cpuSeconds(upstreamPid) : undefined];
         figures.push(result);
-        const cpu = (i: number) => (before[i] === undefined || after[i] === undefined ? '-' : (((after[i]! - before[i]!) * 1e6) / (result.rps * DURATION)).toFixed(0));
+        const cpu = (i: number) =>
+          before[i] === undefined || after[i] === undefined ? '-' : (((after[i]! - before[i]!) * 1e6) / (result.rps * DURATION)).toFixed(0);
         process.stdout.write(
           `${target.name.padEnd(26)} ${String(count).padStart(5)} ${result.rps.toFixed(0).padStart(8)} ${result.p50.toFixed(3).padStart(8)} ${result.p99.toFixed(3).padStart(8)} ${cpu(0).padStart(18)} ${cpu(1).padStart(10)}` +
             `${result.non2xx || result.errors ? `  (non-2xx ${result.non2xx}, errors ${result.errors})` : ''}\n`,
@@ -187,8 +203,12 @@ async function main(): Promise<void> {
     const bare = find('bare Koa hello-world', 50).rps;
     const share = (name: string) => (find(name, 50).rps / bare).toFixed(2);
     process.stdout.write(`\nthroughput proxied / bare Koa at 50 connections: ${ratio.toFixed(2)} (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'MISSED'})\n`);
-    process.stdout.write(`  for reading it, / bare Koa: minimal relay ${share('minimal Koa+undici relay')}, service /api/health ${share('service GET /api/health')}, /api/auth/me ${share('service GET /api/auth/me')}, proxied with the in-process simulator ${share('proxied, in-process sim')}\n`);
-    process.stdout.write(`added p50 over the simulator direct at 1 connection: ${added.toFixed(3)} ms (target <= 0.3 ms: ${added <= 0.3 ? 'met' : 'MISSED'})\n`);
+    process.stdout.write(
+      `  for reading it, / bare Koa: minimal relay ${share('minimal Koa+undici relay')}, service /api/health ${share('service GET /api/health')}, /api/auth/me ${share('service GET /api/auth/me')}, proxied with the in-process simulator ${share('proxied, in-process sim')}\n`,
+    );
+    process.stdout.write(
+      `added p50 over the simulator direct at 1 connection: ${added.toFixed(3)} ms (target <= 0.3 ms: ${added <= 0.3 ? 'met' : 'MISSED'})\n`,
+    );
     process.stdout.write(
       `  for reading it, at 1 connection: minimal relay adds ${(find('minimal Koa+undici relay', 1).p50 - find('simulator direct', 1).p50).toFixed(3)} ms; ` +
         `proxied minus /api/auth/me ${(find('proxied', 1).p50 - find('service GET /api/auth/me', 1).p50).toFixed(3)} ms\n`,
@@ -213,7 +233,12 @@ async function serveMinimalProxy(): Promise<void> {
   app.use(async (ctx) => {
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-    const answer = await pool.request({ method: 'POST', path: '/codes/values', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: Buffer.concat(chunks) });
+    const answer = await pool.request({
+      method: 'POST',
+      path: '/codes/values',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: Buffer.concat(chunks),
+    });
     ctx.status = answer.statusCode;
     ctx.type = 'application/json';
     ctx.body = Buffer.from(await answer.body.arrayBuffer());

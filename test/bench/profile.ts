@@ -102,7 +102,10 @@ export function summarizeProfile(file: string, top = 25, window?: Window): Profi
 }
 
 export function formatProfile(summary: ProfileSummary & { window?: string }): string {
-  const lines = [`CPU profile ${path.basename(summary.file)}${summary.window ? `, during ${summary.window}` : ''} (${summary.totalMs} ms of samples)`, '  self time by package:'];
+  const lines = [
+    `CPU profile ${path.basename(summary.file)}${summary.window ? `, during ${summary.window}` : ''} (${summary.totalMs} ms of samples)`,
+    '  self time by package:',
+  ];
   for (const p of summary.packages) lines.push(`    ${String(p.percent).padStart(5)}%  ${String(p.selfMs).padStart(7)} ms  ${p.name}`);
   lines.push('  self time by function:');
   for (const f of summary.functions) lines.push(`    ${String(f.percent).padStart(5)}%  ${String(f.selfMs).padStart(7)} ms  ${f.name}  ${f.where}`);

@@ -79,7 +79,13 @@ for (let round = 0; round < ROUNDS; round += 1) {
   delay.disable();
   peak = Math.max(peak, process.memoryUsage.rss());
   if (run.status !== 'ok') throw new Error(`run failed: ${run.error}`);
-  results.push({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, rssGrowthMiB: (peak - rssBefore) / MiB, bytes: run.sizeBytes ?? 0, maxBlockMs: delay.max / 1e6 });
+  results.push({
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    rssGrowthMiB: (peak - rssBefore) / MiB,
+    bytes: run.sizeBytes ?? 0,
+    maxBlockMs: delay.max / 1e6,
+  });
 }
 closeDatabase(db);
 fs.rmSync(dataDir, { recursive: true, force: true });
@@ -87,7 +93,11 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (n: number) => n.toFixed(1);
 console.log(`monthly energy report, ${METERS} meters, ${from}..${to} (exclusive), ${ROUNDS} rounds, node ${process.version}, ${os.cpus().length} CPUs`);
-results.forEach((r, i) => console.log(`  round ${i + 1}: ${fmt(r.wallMs)} ms wall, ${fmt(r.cpuMs)} ms CPU, peak RSS +${fmt(r.rssGrowthMiB)} MiB, longest event-loop block ${fmt(r.maxBlockMs)} ms, ${r.bytes} bytes`));
+results.forEach((r, i) =>
+  console.log(
+    `  round ${i + 1}: ${fmt(r.wallMs)} ms wall, ${fmt(r.cpuMs)} ms CPU, peak RSS +${fmt(r.rssGrowthMiB)} MiB, longest event-loop block ${fmt(r.maxBlockMs)} ms, ${r.bytes} bytes`,
+  ),
+);
 console.log(
   `  first: ${fmt(results[0].wallMs)} ms; median ${fmt(median(results.map((r) => r.wallMs)))} ms (max ${fmt(Math.max(...results.map((r) => r.wallMs)))}); ` +
     `RSS growth max ${fmt(Math.max(...results.map((r) => r.rssGrowthMiB)))} MiB; targets ≤ 5000 ms, ≤ 50 MiB`,

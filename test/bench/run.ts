@@ -102,7 +102,13 @@ const json = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const IOT_BODY = JSON.stringify({ codes: ['meter.main.kwh', 'temp.zone1', 'sp.zone1'] });
 /** The issue's ratio targets are on CPU per request (bare Koa's / the scenario's): it barely moves when other tenants of the machine take CPU away, while throughput does. */
-const ratioCheck = (summary: Summary, min: number): Check => ({ what: 'CPU ratio to bare Koa', target: `≥ ${min}`, value: summary.cpuRatio.median, unit: '', met: summary.cpuRatio.median >= min });
+const ratioCheck = (summary: Summary, min: number): Check => ({
+  what: 'CPU ratio to bare Koa',
+  target: `≥ ${min}`,
+  value: summary.cpuRatio.median,
+  unit: '',
+  met: summary.cpuRatio.median >= min,
+});
 /** bcrypt's ceiling on this machine, measured after the rounds (the login target is a share of it). */
 let CEILING: { hashesPerSec: number; cpuMsEach: number } | undefined;
 
@@ -128,7 +134,9 @@ const SCENARIOS: Scenario[] = [
     id: 'alertPages',
     title: 'GET /api/alerts, pages 1–32 of 20 in turn (viewer)',
     note: '(every read misses the 16 kept pages)',
-    jobs: (ctx) => [{ ...alertsJob(ctx, CONNECTIONS, 'GET /api/alerts?page=1..32'), paths: Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`) }],
+    jobs: (ctx) => [
+      { ...alertsJob(ctx, CONNECTIONS, 'GET /api/alerts?page=1..32'), paths: Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`) },
+    ],
     checks: () => [],
   },
   {
@@ -143,13 +151,32 @@ const SCENARIOS: Scenario[] = [
   {
     id: 'me',
     title: 'GET /api/auth/me (viewer)',
-    jobs: (ctx) => [{ name: 'GET /api/auth/me', url: `${ctx.services.info.url}/api/auth/me`, method: 'GET', headers: bearer(ctx.tokens.viewer), connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    jobs: (ctx) => [
+      {
+        name: 'GET /api/auth/me',
+        url: `${ctx.services.info.url}/api/auth/me`,
+        method: 'GET',
+        headers: bearer(ctx.tokens.viewer),
+        connections: CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+    ],
     checks: (s) => [ratioCheck(s, 0.6)],
   },
   {
     id: 'dashboard',
     title: 'GET /api/dashboard (public)',
-    jobs: (ctx) => [{ name: 'GET /api/dashboard', url: `${ctx.services.info.url}/api/dashboard`, method: 'GET', connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    jobs: (ctx) => [
+      {
+        name: 'GET /api/dashboard',
+        url: `${ctx.services.info.url}/api/dashboard`,
+        method: 'GET',
+        connections: CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+    ],
     checks: (s) => [ratioCheck(s, 0.7)],
   },
   {
@@ -178,7 +205,13 @@ const SCENARIOS: Scenario[] = [
         url: `${ctx.services.info.url}/api/alerts`,
         method: 'POST',
         headers: { ...json, ...bearer(ctx.tokens.operator) },
-        body: JSON.stringify({ title: 'AHU-1 high temperature', message: 'Supply air above its band.', level: 'warning', source: 'ahu-1.temp', area: 'Office North' }),
+        body: JSON.stringify({
+          title: 'AHU-1 high temperature',
+          message: 'Supply air above its band.',
+          level: 'warning',
+          source: 'ahu-1.temp',
+          area: 'Office North',
+        }),
         connections: CONNECTIONS,
         warmupSec: WARMUP_SEC,
         durationSec: DURATION_SEC,
@@ -206,7 +239,17 @@ const SCENARIOS: Scenario[] = [
     ],
     extra: (figures) => ({ alertsP99: figures[1].p99, alertsRps: figures[1].rps }),
     checks: (s) => [
-      ...(CEILING ? [{ what: 'logins / bcrypt alone', target: '≥ 0.9', value: s.rps.median / CEILING.hashesPerSec, unit: '', met: s.rps.median / CEILING.hashesPerSec >= 0.9 }] : []),
+      ...(CEILING
+        ? [
+            {
+              what: 'logins / bcrypt alone',
+              target: '≥ 0.9',
+              value: s.rps.median / CEILING.hashesPerSec,
+              unit: '',
+              met: s.rps.median / CEILING.hashesPerSec >= 0.9,
+            },
+          ]
+        : []),
       { what: 'concurrent GET /api/alerts p99', target: '≤ 50 ms', value: s.extra.alertsP99.median, unit: 'ms', met: s.extra.alertsP99.median <= 50 },
     ],
   },
@@ -214,7 +257,17 @@ const SCENARIOS: Scenario[] = [
     id: 'meWarn',
     title: 'GET /api/auth/me at EMS_LOG_LEVEL=warn (request log cost)',
     firstRoundOnly: true,
-    jobs: (ctx) => [{ name: 'GET /api/auth/me (warn)', url: `${ctx.services.warn!.url}/api/auth/me`, method: 'GET', headers: bearer(ctx.tokens.warnViewer!), connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC }],
+    jobs: (ctx) => [
+      {
+        name: 'GET /api/auth/me (warn)',
+        url: `${ctx.services.warn!.url}/api/auth/me`,
+        method: 'GET',
+        headers: bearer(ctx.tokens.warnViewer!),
+        connections: CONNECTIONS,
+        warmupSec: WARMUP_SEC,
+        durationSec: DURATION_SEC,
+      },
+    ],
     checks: () => [],
   },
 ];
@@ -249,7 +302,12 @@ async function measure(jobs: LoadJob[], pid: number): Promise<Measured[]> {
   const cpu = cpuSeconds(pid) - cpuStart;
   const wall = (performance.now() - wallStart) / 1000;
   const answered = figures.reduce((total, f) => total + f.answered, 0);
-  return figures.map((f) => ({ ...f, serverCpuPercent: Math.round((cpu / wall) * 100), cpuUsPerRequest: Math.round((cpu / answered) * 1e6 * 10) / 10, window }));
+  return figures.map((f) => ({
+    ...f,
+    serverCpuPercent: Math.round((cpu / wall) * 100),
+    cpuUsPerRequest: Math.round((cpu / answered) * 1e6 * 10) / 10,
+    window,
+  }));
 }
 
 function describe(f: Measured): string {
@@ -322,7 +380,16 @@ const fmt = (s: Spread, digits = 0) => (Number.isFinite(s.median) ? `${s.median.
 type TableRow = { scenario: string; rps: string; p50: string; p99: string; ratio: string; cpu: string; target: string; result: string };
 
 function printTable(rows: TableRow[]): string {
-  const header: TableRow = { scenario: 'scenario', rps: 'req/s', p50: 'p50 ms', p99: 'p99 ms', ratio: 'ratio to bare Koa', cpu: 'CPU µs/req (cost ratio)', target: 'target', result: 'measured → verdict' };
+  const header: TableRow = {
+    scenario: 'scenario',
+    rps: 'req/s',
+    p50: 'p50 ms',
+    p99: 'p99 ms',
+    ratio: 'ratio to bare Koa',
+    cpu: 'CPU µs/req (cost ratio)',
+    target: 'target',
+    result: 'measured → verdict',
+  };
   const keys = Object.keys(header) as (keyof TableRow)[];
   const all = [header, ...rows];
   const widths = keys.map((key) => Math.max(...all.map((row) => row[key].length)));
@@ -345,10 +412,18 @@ function againstTable(
     const b = paired.map((r) => r.scenarios[scenario.id][0]);
     const cost = spread(paired.map((r) => r.scenarios[scenario.id][0].cpuUsPerRequest / r.against[scenario.id][0].cpuUsPerRequest));
     const m = (list: Measured[], key: 'cpuUsPerRequest' | 'rps' | 'p99', digits = 0) => spread(list.map((f) => f[key])).median.toFixed(digits);
-    lines.push(`| ${scenario.title} | ${m(a, 'cpuUsPerRequest')} | ${m(b, 'cpuUsPerRequest')} | ${fmt(cost, 2)} | ${m(a, 'rps')} | ${m(b, 'rps')} | ${m(a, 'p99', 1)} | ${m(b, 'p99', 1)} |`);
+    lines.push(
+      `| ${scenario.title} | ${m(a, 'cpuUsPerRequest')} | ${m(b, 'cpuUsPerRequest')} | ${fmt(cost, 2)} | ${m(a, 'rps')} | ${m(b, 'rps')} | ${m(a, 'p99', 1)} | ${m(b, 'p99', 1)} |`,
+    );
   }
-  if (idle?.againstMiB !== undefined) lines.push(`| idle RSS, ${IDLE_SETTLE_MS / 1000} s after start (MiB) | ${idle.againstMiB} | ${idle.settledMiB} | ${(idle.settledMiB / idle.againstMiB).toFixed(2)} | | | | |`);
-  if (afterLoad?.againstMiB !== undefined) lines.push(`| RSS ${AFTER_LOAD_SETTLE_MS / 1000} s after the load (MiB) | ${afterLoad.againstMiB.toFixed(1)} | ${afterLoad.rssMiB.toFixed(1)} | ${(afterLoad.rssMiB / afterLoad.againstMiB).toFixed(2)} | | | | |`);
+  if (idle?.againstMiB !== undefined)
+    lines.push(
+      `| idle RSS, ${IDLE_SETTLE_MS / 1000} s after start (MiB) | ${idle.againstMiB} | ${idle.settledMiB} | ${(idle.settledMiB / idle.againstMiB).toFixed(2)} | | | | |`,
+    );
+  if (afterLoad?.againstMiB !== undefined)
+    lines.push(
+      `| RSS ${AFTER_LOAD_SETTLE_MS / 1000} s after the load (MiB) | ${afterLoad.againstMiB.toFixed(1)} | ${afterLoad.rssMiB.toFixed(1)} | ${(afterLoad.rssMiB / afterLoad.againstMiB).toFixed(2)} | | | | |`,
+    );
   return lines.join('\n');
 }
 
@@ -358,7 +433,9 @@ async function main(): Promise<void> {
   const runStarted = performance.now();
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const scenarios = SCENARIOS.filter((s) => !ONLY || ONLY.includes(s.id));
-  process.stdout.write(`EMS benchmark: ${ROUNDS} round(s), ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s measured per run, ${CONNECTIONS} connections unless stated\n`);
+  process.stdout.write(
+    `EMS benchmark: ${ROUNDS} round(s), ${WARMUP_SEC} s warm-up + ${DURATION_SEC} s measured per run, ${CONNECTIONS} connections unless stated\n`,
+  );
 
   const build = flag('no-build') ? { ok: true, ms: 0, errors: [] as string[], skipped: true } : await buildService();
   process.stdout.write(`build: ${build.ok ? 'ok' : `tsc reported ${build.errors.length} error(s) in the tree; dist/ was still emitted`} (${build.ms} ms)\n`);
@@ -393,7 +470,12 @@ async function main(): Promise<void> {
     children.push(baseline);
     const simulator = await startSimulator();
     children.push(simulator);
-    const info = await startService({ dataDir, logLevel: 'info', gatewayUrl: simulator.url, nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
+    const info = await startService({
+      dataDir,
+      logLevel: 'info',
+      gatewayUrl: simulator.url,
+      nodeArgs: PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
     children.push(info);
     const services: Services = { info };
     if (needWarn) {
@@ -411,11 +493,22 @@ async function main(): Promise<void> {
     if (AGAINST) {
       const other = await startService({ dataDir: againstDir, logLevel: 'info', gatewayUrl: simulator.url, root: AGAINST });
       children.push(other);
-      againstCtx = { services: { info: other }, tokens: { viewer: await tokenFor(other.url, seed.viewer), operator: await tokenFor(other.url, seed.operator) }, seed };
+      againstCtx = {
+        services: { info: other },
+        tokens: { viewer: await tokenFor(other.url, seed.viewer), operator: await tokenFor(other.url, seed.operator) },
+        seed,
+      };
       for (const job of scenarios.filter((s) => !s.ownOnly && s.id !== 'meWarn').flatMap((s) => s.jobs(againstCtx!))) await checkRequest(job);
       deleteAlertsAbove(againstDir, SEEDED_ALERTS_MAX_ID);
     }
-    const baselineJob: LoadJob = { name: 'bare Koa + @koa/router (baseline)', url: baseline.url, method: 'GET', connections: CONNECTIONS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC };
+    const baselineJob: LoadJob = {
+      name: 'bare Koa + @koa/router (baseline)',
+      url: baseline.url,
+      method: 'GET',
+      connections: CONNECTIONS,
+      warmupSec: WARMUP_SEC,
+      durationSec: DURATION_SEC,
+    };
     for (const job of [baselineJob, ...scenarios.flatMap((s) => s.jobs(ctx))]) await checkRequest(job);
     deleteAlertsAbove(dataDir, SEEDED_ALERTS_MAX_ID);
 
@@ -430,7 +523,8 @@ async function main(): Promise<void> {
         const own = async () => {
           const figures = await measure(scenario.jobs(ctx), pid);
           entry.scenarios[scenario.id] = figures;
-          for (const f of figures) process.stdout.write(`  ${describe(f)}${f === figures[0] && scenario.id !== 'login' ? `  ratio ${(f.rps / base.rps).toFixed(2)}` : ''}\n`);
+          for (const f of figures)
+            process.stdout.write(`  ${describe(f)}${f === figures[0] && scenario.id !== 'login' ? `  ratio ${(f.rps / base.rps).toFixed(2)}` : ''}\n`);
           scenario.after?.(ctx, dataDir);
         };
         const other = async (context: Context) => {
@@ -495,7 +589,9 @@ async function main(): Promise<void> {
     idle = { justStartedMiB, settledMiB: Math.round(rssMiB(service.pid) * 10) / 10, ...(other ? { againstMiB: Math.round(rssMiB(other.pid) * 10) / 10 } : {}) };
     await service.stop();
     await other?.stop();
-    process.stdout.write(`  idle RSS: ${idle.justStartedMiB} MiB ${JUST_STARTED_MS / 1000} s after start, ${idle.settledMiB} MiB after ${IDLE_SETTLE_MS / 1000} s${other ? ` (A: ${idle.againstMiB} MiB)` : ''}\n`);
+    process.stdout.write(
+      `  idle RSS: ${idle.justStartedMiB} MiB ${JUST_STARTED_MS / 1000} s after start, ${idle.settledMiB} MiB after ${IDLE_SETTLE_MS / 1000} s${other ? ` (A: ${idle.againstMiB} MiB)` : ''}\n`,
+    );
   }
 
   // ---- summary ----
@@ -537,7 +633,9 @@ async function main(): Promise<void> {
       cpu: scenario.id === 'login' ? '–' : `${summary.cpuUs.median.toFixed(0)} (${summary.cpuRatio.median.toFixed(2)})`,
       target: checks.map((c) => `${c.what} ${c.target}`).join('; ') || (scenario.note ?? '(cost of the info request log)'),
       result:
-        (checks.map((c) => `${c.value.toFixed(c.unit === 'ms' ? 1 : 2)}${c.unit === 'ms' ? ' ms' : c.unit === '/s' ? '/s' : ''} ${c.met ? 'met' : 'MISSED'}`).join('; ') || '–') +
+        (checks
+          .map((c) => `${c.value.toFixed(c.unit === 'ms' ? 1 : 2)}${c.unit === 'ms' ? ' ms' : c.unit === '/s' ? '/s' : ''} ${c.met ? 'met' : 'MISSED'}`)
+          .join('; ') || '–') +
         (scenario.id === 'login' && ceiling ? ` (bcrypt alone: ${ceiling.hashesPerSec}/s)` : '') +
         (failures ? ` [${failures} non-2xx/errors]` : ''),
     });
@@ -557,7 +655,17 @@ async function main(): Promise<void> {
       target: 'added p50 ≤ 0.3 ms',
       result: Number.isFinite(added) ? `${added.toFixed(3)} ms ${added <= 0.3 ? 'met' : 'MISSED'}` : `not parsed (exit ${iot.code})`,
     });
-  } else if (iot) rows.push({ scenario: 'IoT proxy vs simulator direct, 1 conn.', rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–', target: 'added p50 ≤ 0.3 ms', result: iot.note ?? 'not run' });
+  } else if (iot)
+    rows.push({
+      scenario: 'IoT proxy vs simulator direct, 1 conn.',
+      rps: '–',
+      p50: '–',
+      p99: '–',
+      ratio: '–',
+      cpu: '–',
+      target: 'added p50 ≤ 0.3 ms',
+      result: iot.note ?? 'not run',
+    });
   if (uploads) {
     const f = uploads.figures as Record<string, number>;
     for (const way of ['upload', 'download'] as const) {
@@ -570,14 +678,23 @@ async function main(): Promise<void> {
         ratio: '–',
         cpu: '–',
         target: '≤ 40 MiB',
-        result: !uploads.ran ? (uploads.note ?? 'not run') : Number.isFinite(growth) ? `${growth.toFixed(1)} MiB ${growth <= 40 ? 'met' : 'MISSED'}` : `not parsed (exit ${uploads.code})`,
+        result: !uploads.ran
+          ? (uploads.note ?? 'not run')
+          : Number.isFinite(growth)
+            ? `${growth.toFixed(1)} MiB ${growth <= 40 ? 'met' : 'MISSED'}`
+            : `not parsed (exit ${uploads.code})`,
       });
     }
   }
   const blank = { rps: '–', p50: '–', p99: '–', ratio: '–', cpu: '–' };
   if (coldStarts.length) {
     const start = spread(coldStarts.map((c) => c.startupMs));
-    rows.push({ scenario: 'cold start to first answered request', ...blank, target: '≤ 1.5 s', result: `${fmt(start)} ms ${start.median <= 1500 ? 'met' : 'MISSED'}` });
+    rows.push({
+      scenario: 'cold start to first answered request',
+      ...blank,
+      target: '≤ 1.5 s',
+      result: `${fmt(start)} ms ${start.median <= 1500 ? 'met' : 'MISSED'}`,
+    });
   }
   if (idle) {
     const settled = `${IDLE_SETTLE_MS / 1000} s`;
@@ -599,7 +716,9 @@ async function main(): Promise<void> {
 
   const table = printTable(rows);
   const totalSec = Math.round((performance.now() - runStarted) / 1000);
-  process.stdout.write(`\n${table}\n\nmedian (min–max) over ${ROUNDS} round(s); ratios are taken round by round against the baseline measured in the same round. Whole run: ${totalSec} s.\n`);
+  process.stdout.write(
+    `\n${table}\n\nmedian (min–max) over ${ROUNDS} round(s); ratios are taken round by round against the baseline measured in the same round. Whole run: ${totalSec} s.\n`,
+  );
   const abTable = AGAINST ? againstTable(scenarios, rounds, idle, idleAfterLoad) : undefined;
   if (abTable) process.stdout.write(`\nA/B in the same rounds: A = ${AGAINST}, B = this checkout (cost ratio B/A < 1: B is cheaper)\n${abTable}\n`);
 
@@ -607,8 +726,26 @@ async function main(): Promise<void> {
   const report = {
     finishedAt: new Date().toISOString(),
     durationSec: totalSec,
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemMiB: Math.round(os.totalmem() / 2 ** 20), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    options: { quick: QUICK, rounds: ROUNDS, warmupSec: WARMUP_SEC, durationSec: DURATION_SEC, connections: CONNECTIONS, loginConnections: LOGIN_CONNECTIONS, loginBackgroundConnections: LOGIN_BACKGROUND_CONNECTIONS, loginBackgroundRate: LOGIN_BACKGROUND_RATE, logLevel: 'info', only: ONLY ?? null, profile: PROFILE },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model,
+      totalMemMiB: Math.round(os.totalmem() / 2 ** 20),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    options: {
+      quick: QUICK,
+      rounds: ROUNDS,
+      warmupSec: WARMUP_SEC,
+      durationSec: DURATION_SEC,
+      connections: CONNECTIONS,
+      loginConnections: LOGIN_CONNECTIONS,
+      loginBackgroundConnections: LOGIN_BACKGROUND_CONNECTIONS,
+      loginBackgroundRate: LOGIN_BACKGROUND_RATE,
+      logLevel: 'info',
+      only: ONLY ?? null,
+      profile: PROFILE,
+    },
     build,
     seed: seed!,
     scenarios: results,

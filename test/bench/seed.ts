@@ -70,7 +70,14 @@ export async function seedDataDir(dataDir: string): Promise<SeedSummary> {
     const roles = ['admin', 'operator', 'viewer'] as const;
     for (let i = 0; i < COUNTS.users; i++) {
       const username = i < 3 ? `bench-${roles[i]}` : `user${String(i + 1).padStart(2, '0')}`;
-      const role = i < 3 ? roles[i] : weighted<(typeof roles)[number]>([['viewer', 0.7], ['operator', 0.25], ['admin', 0.05]]);
+      const role =
+        i < 3
+          ? roles[i]
+          : weighted<(typeof roles)[number]>([
+              ['viewer', 0.7],
+              ['operator', 0.25],
+              ['admin', 0.05],
+            ]);
       const created = iso(now - (400 - i) * DAY_MS);
       insertUser.run(username, `${username}@facility.example`, passwordHash, role, `Bench ${username}`, null, created, created);
       usernames.push(username);
@@ -80,8 +87,23 @@ export async function seedDataDir(dataDir: string): Promise<SeedSummary> {
       // 90 days of history, oldest first so ids follow time as they do in production.
       const occurred = now - (COUNTS.alerts - i) * ((90 * DAY_MS) / COUNTS.alerts);
       const ageDays = (now - occurred) / DAY_MS;
-      const status = ageDays > 7 ? weighted<string>([['resolved', 0.9], ['acknowledged', 0.07], ['active', 0.03]]) : weighted<string>([['active', 0.5], ['acknowledged', 0.3], ['resolved', 0.2]]);
-      const level = weighted<string>([['info', 0.6], ['warning', 0.3], ['critical', 0.1]]);
+      const status =
+        ageDays > 7
+          ? weighted<string>([
+              ['resolved', 0.9],
+              ['acknowledged', 0.07],
+              ['active', 0.03],
+            ])
+          : weighted<string>([
+              ['active', 0.5],
+              ['acknowledged', 0.3],
+              ['resolved', 0.2],
+            ]);
+      const level = weighted<string>([
+        ['info', 0.6],
+        ['warning', 0.3],
+        ['critical', 0.1],
+      ]);
       const device = pick(DEVICES);
       const acknowledged = status !== 'active' ? occurred + rand() * 3_600_000 : null;
       const resolved = status === 'resolved' ? (acknowledged ?? occurred) + rand() * 6 * 3_600_000 : null;
@@ -103,13 +125,30 @@ export async function seedDataDir(dataDir: string): Promise<SeedSummary> {
 
     for (let i = 0; i < COUNTS.faults; i++) {
       const reported = now - (COUNTS.faults - i) * ((180 * DAY_MS) / COUNTS.faults);
-      const status = (now - reported) / DAY_MS > 14 ? weighted<string>([['closed', 0.6], ['resolved', 0.3], ['in_progress', 0.05], ['open', 0.05]]) : weighted<string>([['open', 0.4], ['in_progress', 0.4], ['resolved', 0.2]]);
+      const status =
+        (now - reported) / DAY_MS > 14
+          ? weighted<string>([
+              ['closed', 0.6],
+              ['resolved', 0.3],
+              ['in_progress', 0.05],
+              ['open', 0.05],
+            ])
+          : weighted<string>([
+              ['open', 0.4],
+              ['in_progress', 0.4],
+              ['resolved', 0.2],
+            ]);
       const resolved = status === 'resolved' || status === 'closed' ? reported + rand() * 72 * 3_600_000 : null;
       insertFault.run({
         device: pick(DEVICES),
         code: `E${100 + Math.floor(rand() * 900)}`,
         description: 'Unit tripped; reset did not hold.',
-        severity: weighted<string>([['low', 0.4], ['medium', 0.35], ['high', 0.2], ['critical', 0.05]]),
+        severity: weighted<string>([
+          ['low', 0.4],
+          ['medium', 0.35],
+          ['high', 0.2],
+          ['critical', 0.05],
+        ]),
         status,
         area: pick(AREAS),
         assignee: pick(usernames),
@@ -122,12 +161,24 @@ export async function seedDataDir(dataDir: string): Promise<SeedSummary> {
     for (let i = 0; i < COUNTS.maintenance; i++) {
       // A year back and a month ahead: some records are due, some overdue, most done.
       const scheduled = now - (COUNTS.maintenance - i) * ((365 * DAY_MS) / COUNTS.maintenance) + 30 * DAY_MS;
-      const status = scheduled < now ? weighted<string>([['done', 0.85], ['cancelled', 0.05], ['in_progress', 0.05], ['planned', 0.05]]) : 'planned';
+      const status =
+        scheduled < now
+          ? weighted<string>([
+              ['done', 0.85],
+              ['cancelled', 0.05],
+              ['in_progress', 0.05],
+              ['planned', 0.05],
+            ])
+          : 'planned';
       const completed = status === 'done' ? scheduled + rand() * 8 * 3_600_000 : null;
       const created = scheduled - 14 * DAY_MS;
       insertMaintenance.run({
         equipment: pick(DEVICES),
-        type: weighted<string>([['preventive', 0.6], ['corrective', 0.25], ['inspection', 0.15]]),
+        type: weighted<string>([
+          ['preventive', 0.6],
+          ['corrective', 0.25],
+          ['inspection', 0.15],
+        ]),
         description: 'Scheduled service per the maintenance plan.',
         status,
         scheduledAt: iso(scheduled),
@@ -158,7 +209,10 @@ export async function seedDataDir(dataDir: string): Promise<SeedSummary> {
   else recomputeFaultStats(sqlite);
 
   const counts = Object.fromEntries(
-    ['users', 'alerts', 'faults', 'maintenance', 'energy_areas'].map((table) => [table, sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number]),
+    ['users', 'alerts', 'faults', 'maintenance', 'energy_areas'].map((table) => [
+      table,
+      sqlite.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number,
+    ]),
   );
   closeDatabase(db);
   return {
@@ -185,6 +239,17 @@ function recomputeFaultStats(sqlite: ReturnType<typeof openDatabase>['sqlite']):
     )
     .get() as Record<string, number | null>;
   sqlite
-    .prepare('UPDATE fault_stats SET total = ?, open = ?, in_progress = ?, resolved = ?, closed = ?, by_severity = ?, mttr_hours = ?, updated_at = ? WHERE id = 1')
-    .run(row.total, row.open, row.inProgress, row.resolved, row.closed, JSON.stringify({ low: row.low, medium: row.medium, high: row.high, critical: row.critical }), row.mttrHours, new Date().toISOString());
+    .prepare(
+      'UPDATE fault_stats SET total = ?, open = ?, in_progress = ?, resolved = ?, closed = ?, by_severity = ?, mttr_hours = ?, updated_at = ? WHERE id = 1',
+    )
+    .run(
+      row.total,
+      row.open,
+      row.inProgress,
+      row.resolved,
+      row.closed,
+      JSON.stringify({ low: row.low, medium: row.medium, high: row.high, critical: row.critical }),
+      row.mttrHours,
+      new Date().toISOString(),
+    );
 }

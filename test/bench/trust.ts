@@ -75,7 +75,11 @@ const rows = deps.db.sqlite.prepare('SELECT count(*) FROM meter_days').pluck().g
 console.log(`7-day backfill of ${METERS} meters: ${result.filled} history readings, ${rows} day rows in ${seconds.toFixed(1)} s`);
 console.log(`longest collector slice (one transaction): ${longestSlice.toFixed(1)} ms, of which the work inside it ${longestWork.toFixed(1)} ms`);
 const sorted = [...works].sort((a, b) => b - a);
-console.log(`slices: ${works.length}; first ${works[0]?.toFixed(1)} ms; median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms; 95th percentile ${sorted[Math.floor(sorted.length * 0.05)]?.toFixed(1)} ms`);
-console.log(`longest event-loop block: ${longest.toFixed(1)} ms during the backfill, ${baseline.toFixed(1)} ms idle (baseline); ratio ${(longest / Math.max(baseline, 0.1)).toFixed(1)}×`);
+console.log(
+  `slices: ${works.length}; first ${works[0]?.toFixed(1)} ms; median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(1)} ms; 95th percentile ${sorted[Math.floor(sorted.length * 0.05)]?.toFixed(1)} ms`,
+);
+console.log(
+  `longest event-loop block: ${longest.toFixed(1)} ms during the backfill, ${baseline.toFixed(1)} ms idle (baseline); ratio ${(longest / Math.max(baseline, 0.1)).toFixed(1)}×`,
+);
 await server.close();
 await gateway.close();

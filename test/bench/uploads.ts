@@ -165,12 +165,21 @@ async function main(): Promise<void> {
       if (file.sha256 !== expected || file.size !== SIZE) throw new Error('the stored file differs from what was sent');
 
       const down = await withRssSampling(pid, () => download(url, `/api/files/${file.id}/raw`, token));
-      if (down.result.status !== 200 || down.result.sha256 !== file.sha256 || down.result.size !== SIZE) throw new Error('the download differs from the upload');
+      if (down.result.status !== 200 || down.result.sha256 !== file.sha256 || down.result.size !== SIZE)
+        throw new Error('the download differs from the upload');
       await fetch(`${url}/api/files/${file.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
       // The faster of the fs writes just before and just after the upload: the ratio is against the best the disk did.
       const reference = { ms: Math.min(before.ms, (await referenceWrite(dataDir, block)).ms) };
 
-      const row = { fsMs: reference.ms, upMs: up.ms, upGrowth: up.peak - up.baseline, upCpuMs: up.cpuMs, downMs: down.ms, downGrowth: down.peak - down.baseline, downCpuMs: down.cpuMs };
+      const row = {
+        fsMs: reference.ms,
+        upMs: up.ms,
+        upGrowth: up.peak - up.baseline,
+        upCpuMs: up.cpuMs,
+        downMs: down.ms,
+        downGrowth: down.peak - down.baseline,
+        downCpuMs: down.cpuMs,
+      };
       rows.push(row);
       console.log(
         `round ${round}: fs write+fsync (best of 2) ${rate(row.fsMs).toFixed(0)} MiB/s | upload ${rate(row.upMs).toFixed(0)} MiB/s, ` +
@@ -186,8 +195,12 @@ async function main(): Promise<void> {
     console.log(`peak server RSS growth, upload:   ${mib(worstUp)} MiB (worst of ${ROUNDS}; target ≤ 40 MiB)`);
     console.log(`peak server RSS growth, download: ${mib(worstDown)} MiB (worst of ${ROUNDS}; target ≤ 40 MiB)`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    console.log(`server CPU per ${mib(SIZE)} MiB: upload ${median(rows.map((r) => r.upCpuMs))} ms, download ${median(rows.map((r) => r.downCpuMs))} ms (median)`);
-    console.log(`upload throughput / fs write+fsync throughput: ${medianRatio.toFixed(2)} (median; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.5)`);
+    console.log(
+      `server CPU per ${mib(SIZE)} MiB: upload ${median(rows.map((r) => r.upCpuMs))} ms, download ${median(rows.map((r) => r.downCpuMs))} ms (median)`,
+    );
+    console.log(
+      `upload throughput / fs write+fsync throughput: ${medianRatio.toFixed(2)} (median; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}; target ≥ 0.5)`,
+    );
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');

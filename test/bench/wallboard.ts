@@ -11,13 +11,31 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const server = await startTestServer();
 const admin = (await server.createUser({ role: 'admin' })).accessToken;
-const areas = Array.from({ length: 60 }, (_, i) => ({ name: `Area ${i}`, todayKwh: 1000 + i * 13.7, monthKwh: 20000 + i * 101.3, yearKwh: 250000, powerKw: 40 + i }));
+const areas = Array.from({ length: 60 }, (_, i) => ({
+  name: `Area ${i}`,
+  todayKwh: 1000 + i * 13.7,
+  monthKwh: 20000 + i * 101.3,
+  yearKwh: 250000,
+  powerKw: 40 + i,
+}));
 await server.request('PUT', '/api/energy/areas', { token: admin, body: { areas } });
-for (let i = 0; i < 40; i += 1) await server.request('POST', '/api/alerts', { token: admin, body: { title: `Sensor ${i} lost contact`, level: i % 3 ? 'warning' : 'critical', message: 'x' } });
+for (let i = 0; i < 40; i += 1)
+  await server.request('POST', '/api/alerts', {
+    token: admin,
+    body: { title: `Sensor ${i} lost contact`, level: i % 3 ? 'warning' : 'critical', message: 'x' },
+  });
 const LIMIT = 50_000;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   // Bytes over the wire: a first visit, then a revalidating one (what a wall screen pays on each reload).
@@ -48,7 +66,10 @@ try {
   const wallboard: number[] = [];
   const baseline: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [url, selector, into] of [[`${server.url}/`, '[data-field="powerKw"][data-value]', wallboard], [bareUrl, '#done', baseline]] as const) {
+    for (const [url, selector, into] of [
+      [`${server.url}/`, '[data-field="powerKw"][data-value]', wallboard],
+      [bareUrl, '#done', baseline],
+    ] as const) {
       const fresh = await browser.newContext();
       const tab = await fresh.newPage();
       await tab.goto(url, { waitUntil: 'commit' });
@@ -60,8 +81,12 @@ try {
   bare.close();
   const w = median(wallboard);
   const b = median(baseline);
-  console.log(`wallboard bytes over the wire (headers included): first visit ${first} B (limit ${LIMIT} B: ${first <= LIMIT ? 'within' : 'OVER'}), revalidating reload ${revisit} B`);
-  console.log(`time to first figures (median of ${ROUNDS}, fresh context each): wallboard ${w.toFixed(0)} ms, static page of the same size ${b.toFixed(0)} ms, ratio ${(w / b).toFixed(2)}`);
+  console.log(
+    `wallboard bytes over the wire (headers included): first visit ${first} B (limit ${LIMIT} B: ${first <= LIMIT ? 'within' : 'OVER'}), revalidating reload ${revisit} B`,
+  );
+  console.log(
+    `time to first figures (median of ${ROUNDS}, fresh context each): wallboard ${w.toFixed(0)} ms, static page of the same size ${b.toFixed(0)} ms, ratio ${(w / b).toFixed(2)}`,
+  );
 } finally {
   await browser.close();
   await server.close();

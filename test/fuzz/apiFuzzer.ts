@@ -5,7 +5,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, options?: { mode?: 'full' | 'fast' }) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+  options?: { mode?: 'full' | 'fast' },
+) => Ajv;
 
 type Json = any;
 type Role = 'anonymous' | 'viewer' | 'operator' | 'admin';
@@ -58,23 +61,53 @@ export type FuzzFigures = {
  * Known cases from issue #23 that the `harden` branch fixes. Each is tolerated only in exactly the shape named here;
  * the coordinator deletes an entry once its fix is merged (see docs/api-reference.md and notes/apidoc.md).
  */
-const KNOWN: { name: string; matches(request: SentRequest, status: number, body: Json): boolean }[] = [
-];
+const KNOWN: { name: string; matches(request: SentRequest, status: number, body: Json): boolean }[] = [];
 
 type SentRequest = { method: string; url: string; headers: Record<string, string>; body?: string | Buffer; note: string };
 
 // ---------------------------------------------------------------- values from schemas
 
 const STRING_CANDIDATES = [
-  '00:00', '08:30', '17:45', '23:59', '24:00', '2026-05', '2025-12', '2026-05-01', '30 3 * * *', '*/5 * * * *', 'abc', 'meter.main.kwh',
-  'temp.outdoor', 'EUR', 'USD', '123456', '000000', '+1 (555) 010-0199', 'http://127.0.0.1:9/x.png', '/static/logo.png', 'a'.repeat(64).replace(/a/g, 'f'),
-  'github', 'oidc', 'report.pdf', 'x', 'Main hall', 'ok', 'Europe/Berlin', 'UTC', 'en', 'de-DE',
+  '00:00',
+  '08:30',
+  '17:45',
+  '23:59',
+  '24:00',
+  '2026-05',
+  '2025-12',
+  '2026-05-01',
+  '30 3 * * *',
+  '*/5 * * * *',
+  'abc',
+  'meter.main.kwh',
+  'temp.outdoor',
+  'EUR',
+  'USD',
+  '123456',
+  '000000',
+  '+1 (555) 010-0199',
+  'http://127.0.0.1:9/x.png',
+  '/static/logo.png',
+  'a'.repeat(64).replace(/a/g, 'f'),
+  'github',
+  'oidc',
+  'report.pdf',
+  'x',
+  'Main hall',
+  'ok',
+  'Europe/Berlin',
+  'UTC',
+  'en',
+  'de-DE',
 ];
 
 function deref(doc: Json, schema: Json): Json {
   let current = schema;
   for (let guard = 0; current && typeof current === 'object' && typeof current.$ref === 'string' && guard < 10; guard += 1) {
-    current = (current.$ref as string).slice(2).split('/').reduce((node: Json, key: string) => node?.[key], doc);
+    current = (current.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, key: string) => node?.[key], doc);
   }
   return current;
 }
@@ -107,7 +140,9 @@ function stringFor(random: Random, schema: Json): string {
   }
   if (schema.pattern) {
     const pattern = new RegExp(schema.pattern, 'u');
-    const fits = [...(schema.examples ?? []), ...STRING_CANDIDATES].filter((text) => typeof text === 'string' && pattern.test(text) && text.length >= min && text.length <= max);
+    const fits = [...(schema.examples ?? []), ...STRING_CANDIDATES].filter(
+      (text) => typeof text === 'string' && pattern.test(text) && text.length >= min && text.length <= max,
+    );
     if (fits.length > 0) return random.pick(fits);
     for (let attempt = 0; attempt < 20; attempt += 1) {
       const text = randomText(random, Math.max(min, 1), max).trim() || 'x';
@@ -175,16 +210,48 @@ export function validValue(doc: Json, random: Random, input: Json, depth = 0): u
 }
 
 const HOSTILE_VALUES: unknown[] = [
-  null, true, -1, 0, 1.5, 1e308, -1e308, '', ' ', 'x'.repeat(5000), '9'.repeat(401), '-9'.repeat(30), [], {}, [null], { a: 1 },
-  '2026-02-30T08:00:00Z', '2026-01-31T24:00:00Z', '2026-13-01', '0000-00-00', '+275760-09-13T00:00:00Z', '1e3', '0x10', 'Infinity', 'NaN',
-  '\u0000', '../../etc/passwd', '%00', '<script>alert(1)</script>', '\u202eevil', '🙂'.repeat(300), 'null', 'undefined', '__proto__',
+  null,
+  true,
+  -1,
+  0,
+  1.5,
+  1e308,
+  -1e308,
+  '',
+  ' ',
+  'x'.repeat(5000),
+  '9'.repeat(401),
+  '-9'.repeat(30),
+  [],
+  {},
+  [null],
+  { a: 1 },
+  '2026-02-30T08:00:00Z',
+  '2026-01-31T24:00:00Z',
+  '2026-13-01',
+  '0000-00-00',
+  '+275760-09-13T00:00:00Z',
+  '1e3',
+  '0x10',
+  'Infinity',
+  'NaN',
+  '\u0000',
+  '../../etc/passwd',
+  '%00',
+  '<script>alert(1)</script>',
+  '\u202eevil',
+  '🙂'.repeat(300),
+  'null',
+  'undefined',
+  '__proto__',
 ];
 
 /** A value that breaks the schema, or at least probes its edges. */
 export function hostileValue(doc: Json, random: Random, input: Json): unknown {
   const schema = deref(doc, input) ?? {};
   if (random.chance(0.6)) return random.pick(HOSTILE_VALUES);
-  if (schema.type === 'integer' || schema.type === 'number') return random.pick([(schema.maximum ?? 1e9) + 1, (schema.minimum ?? -1e9) - 1, 2 ** 53, -(2 ** 53), 1e21]);
+  if (schema.type === 'integer' || schema.type === 'number')
+    return random.pick([(schema.maximum ?? 1e9) + 1, (schema.minimum ?? -1e9) - 1, 2 ** 53, -(2 ** 53), 1e21]);
   if (schema.type === 'string') return schema.maxLength !== undefined ? 'y'.repeat(schema.maxLength + 1) : random.pick(['\u0000', 'x'.repeat(100_000)]);
   if (schema.type === 'array') return Array.from({ length: (schema.maxItems ?? 50) + 1 }, () => validValue(doc, random, schema.items ?? {}));
   return random.pick(HOSTILE_VALUES);
@@ -256,7 +323,8 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
 
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries<Json>(doc.paths)) {
-    for (const [method, op] of Object.entries<Json>(methods)) operations.push({ method: method.toUpperCase(), path, id: op.operationId, access: op['x-access'], op });
+    for (const [method, op] of Object.entries<Json>(methods))
+      operations.push({ method: method.toUpperCase(), path, id: op.operationId, access: op['x-access'], op });
   }
   // Creates first (they fill the id pools), then changes and reads, deletes last in each round.
   const rank = (o: Operation) => (o.method === 'POST' && !o.path.includes('{') ? 0 : o.method === 'DELETE' ? 3 : o.method === 'GET' ? 2 : 1);
@@ -280,7 +348,18 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     if (Array.isArray(body?.files)) for (const file of body.files) if (typeof file?.name === 'string') names.push(file.name);
   };
 
-  const figures: FuzzFigures = { seed: options.seed, rounds: options.rounds, requests: 0, operations: operations.length, operationsWithSuccess: 0, statuses: {}, tolerated: {}, failures: [], durationMs: 0, neverSucceeded: [] };
+  const figures: FuzzFigures = {
+    seed: options.seed,
+    rounds: options.rounds,
+    requests: 0,
+    operations: operations.length,
+    operationsWithSuccess: 0,
+    statuses: {},
+    tolerated: {},
+    failures: [],
+    durationMs: 0,
+    neverSucceeded: [],
+  };
   const succeeded = new Set<string>();
 
   const pathValue = (operation: Operation, name: string, schema: Json, hostile: boolean): string => {
@@ -324,7 +403,9 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     if (hostile && random.chance(0.05)) query.append('pad', 'q'.repeat(17_000));
     const headers: Record<string, string> = {};
     const token = tokens[role];
-    if (token) headers.authorization = hostile && random.chance(0.05) ? random.pick([`bearer ${token}`, `Bearer ${token}x`, 'Bearer', `Basic ${token}`]) : `Bearer ${token}`;
+    if (token)
+      headers.authorization =
+        hostile && random.chance(0.05) ? random.pick([`bearer ${token}`, `Bearer ${token}x`, 'Bearer', `Basic ${token}`]) : `Bearer ${token}`;
     let body: string | Buffer | undefined;
     const content = operation.op.requestBody?.content ?? {};
     const json = content['application/json'];
@@ -339,7 +420,8 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
       headers['content-type'] = 'application/json';
       if (hostile && random.chance(0.25)) {
         const kind = random.int(0, 5);
-        if (kind === 0) (headers['content-type'] = random.pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x'])), notes.push('wrong content-type');
+        if (kind === 0)
+          (headers['content-type'] = random.pick(['text/plain', 'application/xml', 'multipart/form-data; boundary=x'])), notes.push('wrong content-type');
         else if (kind === 1) (body = body.slice(0, Math.max(1, body.length - 2))), notes.push('truncated JSON');
         else if (kind === 2) (body = `{"pad":"${'p'.repeat(1024 * 1024)}"}`), notes.push('over 1 MiB');
         else if (kind === 3) (body = random.pick(['[]', '"text"', '42', 'null', '{"__proto__":{"x":1}}'])), notes.push('not an object');
@@ -349,28 +431,37 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
           if (random.chance(0.5) && encoding === 'gzip') body = zlib.gzipSync(body);
           headers['content-encoding'] = encoding;
           notes.push(`content-encoding ${encoding}`);
-        }
-        else (body = ''), notes.push('empty body');
+        } else (body = ''), notes.push('empty body');
       }
     } else if (content['multipart/form-data']) {
       const boundary = `fuzz${random.int(0, 1e9)}`;
       const fileName = random.pick(['a.png', 'b.glb', 'c.txt', 'd.html', '../e.obj', 'f']);
       const bytes = random.chance(0.5) ? Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex') : Buffer.from(randomText(random, 0, 200));
       body = Buffer.concat([
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${hostile ? random.pick(['file', 'other', '']) : 'file'}"; filename="${fileName}"\r\nContent-Type: ${random.pick(['image/png', 'application/octet-stream', 'text/html'])}\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${hostile ? random.pick(['file', 'other', '']) : 'file'}"; filename="${fileName}"\r\nContent-Type: ${random.pick(['image/png', 'application/octet-stream', 'text/html'])}\r\n\r\n`,
+        ),
         bytes,
         Buffer.from(hostile && random.chance(0.3) ? '' : `\r\n--${boundary}--\r\n`),
       ]);
       headers['content-type'] = hostile && random.chance(0.2) ? 'application/json' : `multipart/form-data; boundary=${boundary}`;
     }
-    if (operation.op.responses['206'] && random.chance(0.3)) headers.range = random.pick(['bytes=0-3', 'bytes=-2', 'bytes=999999-', 'bytes=0-1,4-5', 'bytes=x']);
+    if (operation.op.responses['206'] && random.chance(0.3))
+      headers.range = random.pick(['bytes=0-3', 'bytes=-2', 'bytes=999999-', 'bytes=0-1,4-5', 'bytes=x']);
     const search = query.toString();
     return { method: operation.method, url: `${server.url}${path}${search ? `?${search}` : ''}`, headers, body, note: notes.join(', ') };
   };
 
   const check = (operation: Operation, role: Role, request: SentRequest, status: number, contentType: string, text: string) => {
     const fail = (problem: string) =>
-      figures.failures.push({ operation: `${operation.method} ${operation.path}`, role, request: `${request.method} ${request.url.slice(server.url.length, server.url.length + 300)} ${request.note}`.trim(), status, problem, body: text.slice(0, 300) });
+      figures.failures.push({
+        operation: `${operation.method} ${operation.path}`,
+        role,
+        request: `${request.method} ${request.url.slice(server.url.length, server.url.length + 300)} ${request.note}`.trim(),
+        status,
+        problem,
+        body: text.slice(0, 300),
+      });
     let body: Json;
     try {
       body = contentType.includes('json') && text ? JSON.parse(text) : undefined;
@@ -419,7 +510,14 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
           contentType = response.headers.get('content-type') ?? '';
           text = await response.text();
         } catch (error) {
-          figures.failures.push({ operation: `${operation.method} ${operation.path}`, role, request: request.note, status: 0, problem: `no answer: ${(error as Error).message}`, body: '' });
+          figures.failures.push({
+            operation: `${operation.method} ${operation.path}`,
+            role,
+            request: request.note,
+            status: 0,
+            problem: `no answer: ${(error as Error).message}`,
+            body: '',
+          });
           continue;
         }
         figures.requests += 1;

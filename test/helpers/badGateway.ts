@@ -75,7 +75,8 @@ export async function startBadGateway(): Promise<BadGateway> {
       }
       if (req.headers.authorization !== 'Bearer bad-gateway-token') return send(res, 401, { error: 'invalid token' });
       if (path === '/codes') return gateway.catalogue ? send(res, 200, { data: gateway.catalogue }) : send(res, 404, { error: 'no catalogue' });
-      if ((path === '/codes/values' || path === '/codes/history') && gateway.readStatus !== null) return send(res, gateway.readStatus, { error: 'service unavailable' });
+      if ((path === '/codes/values' || path === '/codes/history') && gateway.readStatus !== null)
+        return send(res, gateway.readStatus, { error: 'service unavailable' });
       if (path === '/codes/history' && gateway.historyStatus !== null) return send(res, gateway.historyStatus, { error: 'history unavailable' });
       if (path === '/codes/values') {
         const codes = Array.isArray(body.codes) ? (body.codes as string[]) : [];

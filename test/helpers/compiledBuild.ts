@@ -67,7 +67,10 @@ export function compiledBuild(): string {
       for (const item of SOURCES) fs.cpSync(path.join(repoRoot, item), path.join(work, item), { recursive: true });
       fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(work, 'node_modules'));
       // Type errors are the typecheck step's business: tsc still emits, and the entry points must exist.
-      spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: work, stdio: 'ignore' });
+      spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+        cwd: work,
+        stdio: 'ignore',
+      });
       for (const entry of ['dist/src/main.js', 'dist/cli/emsctl.js']) {
         if (!fs.existsSync(path.join(work, entry))) throw new Error(`tsc did not produce ${entry} in ${work}`);
       }

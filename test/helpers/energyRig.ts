@@ -35,7 +35,15 @@ export async function energyRig(options: { start: number; env?: Record<string, s
   const running = server;
   const admin = await running.createUser({ role: 'admin' });
   const { deps } = running.service;
-  const collector = new Collector({ db: deps.db, iot: deps.iot, store: deps.energy.store, logger: deps.logger, intervalMs: MIN, timezone: deps.energy.timezone, now: () => clock.now });
+  const collector = new Collector({
+    db: deps.db,
+    iot: deps.iot,
+    store: deps.energy.store,
+    logger: deps.logger,
+    intervalMs: MIN,
+    timezone: deps.energy.timezone,
+    now: () => clock.now,
+  });
   const rig: EnergyRig = {
     sim,
     server: running,

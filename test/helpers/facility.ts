@@ -6,7 +6,9 @@ export type AuditRow = { userId: number | null; username: string | null; action:
 /** Audit rows of one record, oldest first, with before/after parsed. */
 export function auditRows(server: TestServer, resource: string, resourceId: number): AuditRow[] {
   const rows = server.service.deps.db.sqlite
-    .prepare('SELECT user_id AS userId, username, action, resource, resource_id AS resourceId, before, after FROM audit_log WHERE resource = ? AND resource_id = ? ORDER BY id')
+    .prepare(
+      'SELECT user_id AS userId, username, action, resource, resource_id AS resourceId, before, after FROM audit_log WHERE resource = ? AND resource_id = ? ORDER BY id',
+    )
     .all(resource, String(resourceId)) as AuditRow[];
   return rows.map((row) => ({ ...row, before: row.before === null ? null : JSON.parse(row.before), after: row.after === null ? null : JSON.parse(row.after) }));
 }

@@ -7,7 +7,15 @@ const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-export type AlertSeed = { title?: string; message?: string; level?: 'info' | 'warning' | 'critical'; status?: 'active' | 'acknowledged' | 'resolved'; area?: string | null; occurredAt?: string; byUserId?: number | null };
+export type AlertSeed = {
+  title?: string;
+  message?: string;
+  level?: 'info' | 'warning' | 'critical';
+  status?: 'active' | 'acknowledged' | 'resolved';
+  area?: string | null;
+  occurredAt?: string;
+  byUserId?: number | null;
+};
 
 export function insertAlert(sqlite: Database.Database, seed: AlertSeed = {}): number {
   const status = seed.status ?? 'active';
@@ -66,7 +74,12 @@ export function insertMaintenance(
 }
 
 /** An uploaded file or model row with its bytes on disk under <dataDir>/<uploads|models>. */
-export function insertUpload(sqlite: Database.Database, dataDir: string, table: 'files' | 'model_files', uploadedBy: number | null): { id: number; storedName: string } {
+export function insertUpload(
+  sqlite: Database.Database,
+  dataDir: string,
+  table: 'files' | 'model_files',
+  uploadedBy: number | null,
+): { id: number; storedName: string } {
   const storedName = `${table}-${process.hrtime.bigint()}.bin`;
   const bytes = Buffer.from('sample bytes\n');
   fs.writeFileSync(path.join(dataDir, table === 'files' ? 'uploads' : 'models', storedName), bytes);
@@ -108,7 +121,9 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     .prepare(`INSERT INTO dashboard_settings (user_id, layout, refresh_interval_sec, theme, updated_at) VALUES (?, '[{"id":"k","type":"kpi","x":0,"y":0,"w":4,"h":2}]', 15, 'dark', ?)
               ON CONFLICT(user_id) DO NOTHING`)
     .run(userId, iso());
-  sqlite.prepare(`INSERT INTO audit_log (at, user_id, username, action, resource, resource_id) VALUES (?, ?, 'seed', 'create', 'sample', '1')`).run(iso(), userId);
+  sqlite
+    .prepare(`INSERT INTO audit_log (at, user_id, username, action, resource, resource_id) VALUES (?, ?, 'seed', 'create', 'sample', '1')`)
+    .run(iso(), userId);
   sqlite.prepare(`INSERT OR IGNORE INTO oauth_links (user_id, provider, provider_user_id, created_at) VALUES (?, 'github', '4242', ?)`).run(userId, iso());
   sqlite.prepare(`INSERT OR REPLACE INTO login_throttle (key, failures, window_started_at) VALUES ('user:nobody', 1, ?)`).run(Date.now());
   // Alarm handling: a rule with its JSON lists, a note and a recorded send on the first alert.
@@ -118,28 +133,42 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     .pluck()
     .get(iso(), iso()) as number;
   const alertId = sqlite.prepare('SELECT min(id) FROM alerts').pluck().get() as number;
-  sqlite.prepare(`INSERT INTO alert_notes (alert_id, kind, text, user_id, username, at) VALUES (?, 'comment', 'checked on site', ?, 'seed', ?)`).run(alertId, userId, iso());
   sqlite
-    .prepare(`INSERT INTO notification_sends (alert_id, rule_id, kind, recipient, status, error, alert_ids, at) VALUES (?, ?, 'alert', 'duty@example.test', 'delivered', NULL, '[]', ?)`)
+    .prepare(`INSERT INTO alert_notes (alert_id, kind, text, user_id, username, at) VALUES (?, 'comment', 'checked on site', ?, 'seed', ?)`)
+    .run(alertId, userId, iso());
+  sqlite
+    .prepare(
+      `INSERT INTO notification_sends (alert_id, rule_id, kind, recipient, status, error, alert_ids, at) VALUES (?, ?, 'alert', 'duty@example.test', 'delivered', NULL, '[]', ?)`,
+    )
     .run(alertId, rule, iso());
   // Energy: a counter, a virtual meter on it, a day of intervals with its rollups, the collector's state.
   const meter = sqlite
-    .prepare(`INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Main', 'meter.main.kwh', 'energy', NULL, 1, '[]', 1, ?, ?) RETURNING id`)
+    .prepare(
+      `INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Main', 'meter.main.kwh', 'energy', NULL, 1, '[]', 1, ?, ?) RETURNING id`,
+    )
     .pluck()
     .get(iso(), iso()) as number;
   sqlite
-    .prepare(`INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Rest', NULL, 'virtual', 'Hall A', 0, ?, 1, ?, ?)`)
+    .prepare(
+      `INSERT INTO meters (name, code, kind, area, site, terms, enabled, created_at, updated_at) VALUES ('Rest', NULL, 'virtual', 'Hall A', 0, ?, 1, ?, ?)`,
+    )
     .run(JSON.stringify([{ meterId: meter, sign: 1 }]), iso(), iso());
   const kwh = Buffer.from(new Float32Array(96).fill(45).buffer);
   sqlite
-    .prepare(`INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, 4320, 1080, 1728, 180, 0)`)
+    .prepare(
+      `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index) VALUES (?, ?, ?, ?, NULL, 4320, 1080, 1728, 180, 0)`,
+    )
     .run(meter, iso().slice(0, 10), kwh, Buffer.alloc(96));
-  sqlite.prepare(`INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, 4320, 1080, 1728, 180, ?)`).run(meter, iso().slice(0, 7), Date.now());
+  sqlite
+    .prepare(`INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, 4320, 1080, 1728, 180, ?)`)
+    .run(meter, iso().slice(0, 7), Date.now());
   sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 1000, 180)').run(meter, Date.now());
   insertUpload(sqlite, dataDir, 'files', userId);
   const model = insertUpload(sqlite, dataDir, 'model_files', userId);
   sqlite.prepare('UPDATE three_d_config SET model_file_id = ? WHERE id = 1').run(model.id);
-  sqlite.prepare(`UPDATE iot_gateway_token SET token = 'gateway-token-sample', expires_at = ?, refreshed_at = ? WHERE id = 1`).run(Date.now() + HOUR, Date.now());
+  sqlite
+    .prepare(`UPDATE iot_gateway_token SET token = 'gateway-token-sample', expires_at = ?, refreshed_at = ? WHERE id = 1`)
+    .run(Date.now() + HOUR, Date.now());
   fillEmptyTables(sqlite);
 }
 
@@ -155,7 +184,9 @@ function fillEmptyTables(sqlite: Database.Database): void {
     const needed = columns.filter((c) => c.notnull && c.dflt_value === null && !(c.pk && c.type.toLowerCase() === 'integer'));
     const values = needed.map((c) => (/int|real|num/i.test(c.type) ? 1 : /_at$/.test(c.name) ? new Date().toISOString() : 'sample'));
     try {
-      sqlite.prepare(`INSERT INTO "${table}" (${needed.map((c) => `"${c.name}"`).join(', ') || 'rowid'}) VALUES (${needed.map(() => '?').join(', ') || 'NULL'})`).run(...values);
+      sqlite
+        .prepare(`INSERT INTO "${table}" (${needed.map((c) => `"${c.name}"`).join(', ') || 'rowid'}) VALUES (${needed.map(() => '?').join(', ') || 'NULL'})`)
+        .run(...values);
     } catch {
       // A constraint the generic values cannot meet (a foreign key, a CHECK): that table stays empty.
     }

@@ -52,7 +52,12 @@ function defaultAnswer(request: RecordedRequest, res: http.ServerResponse, gatew
       return json(res, 200, { data: codes.map((code) => ({ code, value: 42.5, quality: 'good', ts: FIXED_TS })), vendor: 'fake-gateway' });
     }
     case '/codes/history':
-      return json(res, 200, { data: [{ ts: FIXED_TS, value: 1 }, { ts: '2024-05-01T12:05:00.000Z', value: 2 }] });
+      return json(res, 200, {
+        data: [
+          { ts: FIXED_TS, value: 1 },
+          { ts: '2024-05-01T12:05:00.000Z', value: 2 },
+        ],
+      });
     case '/codes/set':
     case '/codes/force-set':
       gateway.executedWrites.push(request);

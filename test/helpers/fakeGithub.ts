@@ -101,7 +101,11 @@ export async function startFakeGithub(): Promise<FakeGithub> {
         const primary = user.emails?.find((entry) => entry.primary);
         return json(res, 200, { id: user.id, login: user.login, name: user.name ?? null, email: primary?.email ?? null });
       }
-      return json(res, 200, (user.emails ?? []).map((entry) => ({ ...entry, visibility: entry.primary ? 'private' : null })));
+      return json(
+        res,
+        200,
+        (user.emails ?? []).map((entry) => ({ ...entry, visibility: entry.primary ? 'private' : null })),
+      );
     }
     json(res, 404, { message: 'Not Found' });
   });

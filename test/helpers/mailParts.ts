@@ -14,7 +14,11 @@ export function attachmentsOf(raw: string): MailPart[] {
       const body = chunk.slice(split + 4).replace(/\r\n$/, '');
       const base64 = /Content-Transfer-Encoding:\s*base64/i.test(headers);
       const contentType = /Content-Type:\s*([^;\r\n]+)/i.exec(headers)?.[1] ?? '';
-      parts.push({ filename: decodeURIComponent(filename), contentType, content: base64 ? Buffer.from(body.replace(/\s+/g, ''), 'base64') : Buffer.from(body) });
+      parts.push({
+        filename: decodeURIComponent(filename),
+        contentType,
+        content: base64 ? Buffer.from(body.replace(/\s+/g, ''), 'base64') : Buffer.from(body),
+      });
     }
   }
   return parts;

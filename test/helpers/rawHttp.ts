@@ -1,7 +1,13 @@
 // Sends a request line exactly as given (fetch would normalise "..", "//" and percent-encoding away).
 import http from 'node:http';
 
-export function rawRequest(baseUrl: string, method: string, rawPath: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string }> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const allHeaders = body === undefined ? headers : { 'content-length': String(Buffer.byteLength(body)), ...headers };

@@ -46,7 +46,9 @@ export function seedYear(
   db.sqlite.transaction(() => {
     ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
     for (let i = 0; i < subMeters; i += 1) {
-      ids.push(energy.meters.create({ name: `Sub-meter ${i + 1}`, code: `meter.sub.${i + 1}.kwh`, kind: 'energy', area: AREA_NAMES[i % AREA_NAMES.length] }, null).id);
+      ids.push(
+        energy.meters.create({ name: `Sub-meter ${i + 1}`, code: `meter.sub.${i + 1}.kwh`, kind: 'energy', area: AREA_NAMES[i % AREA_NAMES.length] }, null).id,
+      );
     }
   })();
   const month = lastWholeMonth(timezone);

@@ -40,7 +40,15 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const dataDir = env.EMS_DATA_DIR ?? tempDir();
   // Gateway alarms are not polled and meters not collected unless a test asks: the simulator's alarms would otherwise
   // appear among its alerts, and its building's meters would replace the area cards a test sets.
-  const config = loadConfig({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', EMS_ALARM_POLL_INTERVAL: 'off', EMS_COLLECT_INTERVAL: 'off', ...env });
+  const config = loadConfig({
+    EMS_DATA_DIR: dataDir,
+    EMS_PORT: '0',
+    EMS_HOST: '127.0.0.1',
+    EMS_LOG_LEVEL: 'info',
+    EMS_ALARM_POLL_INTERVAL: 'off',
+    EMS_COLLECT_INTERVAL: 'off',
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

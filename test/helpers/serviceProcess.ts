@@ -55,7 +55,11 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
 }
 
 /** `args` default to the TS entry point through tsx; an installed tree passes its compiled dist/src/main.js. */
-export async function spawnService(dataDir: string, env: Record<string, string> = {}, args = ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')]): Promise<ServiceProcess> {
+export async function spawnService(
+  dataDir: string,
+  env: Record<string, string> = {},
+  args = ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')],
+): Promise<ServiceProcess> {
   const child = trackChild(
     spawn(process.execPath, args, {
       cwd: repoRoot,
@@ -101,7 +105,10 @@ export async function spawnService(dataDir: string, env: Record<string, string> 
     const started = await Promise.race([
       waitForLog('EMS started'),
       new Promise<never>((_, reject) => {
-        limit = setTimeout(() => reject(new Error(`service did not log "EMS started" within ${START_LIMIT_MS / 1000} s (killed): ${stderr.slice(-2000)}`)), START_LIMIT_MS);
+        limit = setTimeout(
+          () => reject(new Error(`service did not log "EMS started" within ${START_LIMIT_MS / 1000} s (killed): ${stderr.slice(-2000)}`)),
+          START_LIMIT_MS,
+        );
       }),
     ]);
     return { url: String(started.url), child, lines: () => parsed, waitForLog, exited };

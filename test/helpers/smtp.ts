@@ -37,8 +37,7 @@ export async function startMailCatcher(options: { hold?: (release: () => void) =
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
 
-  const find = (email: string, after: number) =>
-    messages.slice(after).find((message) => message.to.includes(email.toLowerCase()));
+  const find = (email: string, after: number) => messages.slice(after).find((message) => message.to.includes(email.toLowerCase()));
 
   return {
     url: `smtp://127.0.0.1:${port}`,

@@ -27,7 +27,10 @@ export async function trustRig(options: { start?: number; env?: Record<string, s
   const clock = { now: options.start ?? Date.now() };
   const gateway = await startBadGateway();
   gateway.now = () => clock.now;
-  const server = await startTestServer({ EMS_IOT_BASE_URL: gateway.url, EMS_IOT_USERNAME: gateway.username, EMS_IOT_PASSWORD: gateway.password, ...options.env }, { collectorNow: () => clock.now });
+  const server = await startTestServer(
+    { EMS_IOT_BASE_URL: gateway.url, EMS_IOT_USERNAME: gateway.username, EMS_IOT_PASSWORD: gateway.password, ...options.env },
+    { collectorNow: () => clock.now },
+  );
   const admin = await server.createUser({ role: 'admin' });
   const { deps } = server.service;
   // The service's own collector (its interval is EMS_COLLECT_INTERVAL=off here: the test calls collect()).
@@ -55,7 +58,12 @@ export async function trustRig(options: { start?: number; env?: Record<string, s
     dayRows(meterId) {
       // The service's collector holds the open interval in memory (edge): written first, as at a 15-minute boundary.
       collector.flush();
-      const rows = deps.db.sqlite.prepare('SELECT day, kwh, flags, total_kwh AS total FROM meter_days WHERE meter_id = ? ORDER BY day').all(meterId) as { day: string; kwh: Buffer; flags: Buffer; total: number }[];
+      const rows = deps.db.sqlite.prepare('SELECT day, kwh, flags, total_kwh AS total FROM meter_days WHERE meter_id = ? ORDER BY day').all(meterId) as {
+        day: string;
+        kwh: Buffer;
+        flags: Buffer;
+        total: number;
+      }[];
       // Decoded by the store (edge's compact encoding: 0.1 Wh delta-varints, flags as runs).
       return rows.map((row) => {
         const kwh = storedKwh(row.kwh);

@@ -35,7 +35,12 @@ export function fileBody(data: Buffer | string, filename = 'data.bin', contentTy
 export type RawResponse = { status: number; headers: http.IncomingHttpHeaders; body: Buffer; json: any };
 
 /** A raw HTTP/1.1 request (no URL normalisation: "/static/models/../x" goes out as written). */
-export function rawRequest(baseUrl: string, method: string, pathname: string, options: { headers?: Record<string, string>; body?: Buffer } = {}): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  pathname: string,
+  options: { headers?: Record<string, string>; body?: Buffer } = {},
+): Promise<RawResponse> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, method, path: pathname, headers: options.headers, agent: false }, (res) => {
@@ -158,7 +163,11 @@ export function streamUpload(
 }
 
 /** Streams a download through SHA-256 without keeping it. */
-export async function hashDownload(baseUrl: string, pathname: string, token?: string): Promise<{ status: number; headers: Headers; sha256: string; size: number }> {
+export async function hashDownload(
+  baseUrl: string,
+  pathname: string,
+  token?: string,
+): Promise<{ status: number; headers: Headers; sha256: string; size: number }> {
   const response = await fetch(baseUrl + pathname, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const hash = createHash('sha256');
   let size = 0;

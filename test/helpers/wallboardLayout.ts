@@ -3,11 +3,13 @@
 /** Problems a person would see, found from element boxes: clipped or cut-off text, overlapping siblings, anything off-screen. */
 export function layoutProblems(oneScreen: boolean): string[] {
   const problems: string[] = [];
-  const name = (el: Element) => `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}${el.getAttribute('data-field') ? `[${el.getAttribute('data-field')}]` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
+  const name = (el: Element) =>
+    `${el.tagName.toLowerCase()}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''}${el.getAttribute('data-field') ? `[${el.getAttribute('data-field')}]` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}"`;
   const visible = (el: Element) => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
   const width = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth > width) problems.push(`page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}`);
-  if (oneScreen && document.documentElement.scrollHeight > innerHeight + 1) problems.push(`a wall screen scrolls: ${document.documentElement.scrollHeight} > ${innerHeight}`);
+  if (oneScreen && document.documentElement.scrollHeight > innerHeight + 1)
+    problems.push(`a wall screen scrolls: ${document.documentElement.scrollHeight} > ${innerHeight}`);
   for (const el of document.body.querySelectorAll('*')) {
     if (!visible(el)) continue;
     const box = el.getBoundingClientRect();
@@ -26,7 +28,10 @@ export function layoutProblems(oneScreen: boolean): string[] {
       while (block && getComputedStyle(block).display === 'inline') block = block.parentElement;
       if (block && block.scrollWidth > block.clientWidth + 1) problems.push(`clipped: ${name(block)} ${block.scrollWidth} > ${block.clientWidth}`);
     }
-    const children = [...el.children].filter(visible).map((child) => [child, child.getBoundingClientRect()] as const).filter(([, r]) => r.width > 0.5 && r.height > 0.5);
+    const children = [...el.children]
+      .filter(visible)
+      .map((child) => [child, child.getBoundingClientRect()] as const)
+      .filter(([, r]) => r.width > 0.5 && r.height > 0.5);
     for (let i = 0; i < children.length; i += 1) {
       for (let j = i + 1; j < children.length; j += 1) {
         const [a, ra] = children[i];

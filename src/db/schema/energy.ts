@@ -109,7 +109,6 @@ export const tariffVersions = sqliteTable(
   (t) => [uniqueIndex('tariff_versions_commodity_valid_from_unique').on(t.commodity, t.validFrom)],
 );
 
-
 /** Month rollups per meter (site month 'YYYY-MM'), kept with each day row's write so year and month cards read 12 rows, not 365. */
 export const meterMonths = sqliteTable(
   'meter_months',

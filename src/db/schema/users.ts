@@ -24,10 +24,7 @@ export const users = sqliteTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('users_username_unique').on(sql`${t.username} COLLATE NOCASE`),
-    uniqueIndex('users_email_unique').on(sql`${t.email} COLLATE NOCASE`),
-  ],
+  (t) => [uniqueIndex('users_username_unique').on(sql`${t.username} COLLATE NOCASE`), uniqueIndex('users_email_unique').on(sql`${t.email} COLLATE NOCASE`)],
 );
 
 /** One row per user at most: login and register replace it, refresh rotates it. Only a SHA-256 of the token is kept. */
@@ -35,7 +32,9 @@ export const refreshTokens = sqliteTable(
   'refresh_tokens',
   {
     id: id(),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     tokenHash: text('token_hash').notNull(),
     expiresAt: integer('expires_at').notNull(),
     createdAt: integer('created_at').notNull(),
@@ -49,7 +48,9 @@ export const refreshTokens = sqliteTable(
  */
 export const retiredRefreshTokens = sqliteTable('refresh_tokens_retired', {
   tokenHash: text('token_hash').primaryKey(),
-  userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  userId: integer('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
   expiresAt: integer('expires_at').notNull(),
 });
 
@@ -57,7 +58,9 @@ export const oauthLinks = sqliteTable(
   'oauth_links',
   {
     id: id(),
-    userId: integer('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     provider: text('provider').notNull(),
     providerUserId: text('provider_user_id').notNull(),
     createdAt: createdAt(),

@@ -54,7 +54,16 @@ const POINTS: PointDefinition[] = [
   { code: 'temp.zone1', name: 'Office floor 1 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.6, peakHour: 16, follows: 'sp.zone1' },
   { code: 'temp.zone2', name: 'Office floor 2 temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.8, peakHour: 16, follows: 'sp.zone2' },
   { code: 'temp.serverroom', name: 'Server room temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.4, peakHour: 14, follows: 'sp.serverroom' },
-  { code: 'temp.chw.supply', name: 'Chilled water supply temperature', unit: '°C', kind: 'temperature', base: 0, swing: 0.3, peakHour: 15, follows: 'sp.chw.supply' },
+  {
+    code: 'temp.chw.supply',
+    name: 'Chilled water supply temperature',
+    unit: '°C',
+    kind: 'temperature',
+    base: 0,
+    swing: 0.3,
+    peakHour: 15,
+    follows: 'sp.chw.supply',
+  },
   { code: 'humidity.zone1', name: 'Office floor 1 relative humidity', unit: '%', kind: 'humidity', base: 45, swing: 6, peakHour: 6 },
   { code: 'sp.zone1', name: 'Office floor 1 setpoint', unit: '°C', kind: 'setpoint', base: 21.5, min: 16, max: 28 },
   { code: 'sp.zone2', name: 'Office floor 2 setpoint', unit: '°C', kind: 'setpoint', base: 22, min: 16, max: 28 },
@@ -70,7 +79,14 @@ const POINTS: PointDefinition[] = [
 ];
 
 /** What the main incomer carries beyond its sub-meters (plug loads, lifts): "rest of building" = main − sub-meters. */
-const UNMETERED: PointDefinition = { code: 'unmetered', name: 'Unmetered load', unit: 'kWh', kind: 'energy', base: 0, shape: { base: 14, occupied: 55, heatingPerK: 0, coolingPerK: 0 } };
+const UNMETERED: PointDefinition = {
+  code: 'unmetered',
+  name: 'Unmetered load',
+  unit: 'kWh',
+  kind: 'energy',
+  base: 0,
+  shape: { base: 14, occupied: 55, heatingPerK: 0, coolingPerK: 0 },
+};
 /** The built-in sub-meters; EMS_SIM_METERS beyond them adds tenant sub-meters meter.sub.NNN.kwh. */
 export const DEFAULT_SUB_METERS = 3;
 const NAMED_SUBS = ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'];
@@ -80,13 +96,34 @@ function tenantMeters(count: number): PointDefinition[] {
   return Array.from({ length: Math.max(0, count - NAMED_SUBS.length) }, (_, i) => {
     const n = String(i + 1).padStart(3, '0');
     const size = 2 + ((i * 7) % 13);
-    const shape = { base: size * (0.3 + ((i * 3) % 5) / 10), occupied: size * (0.4 + ((i * 5) % 7) / 10), heatingPerK: (size * (i % 3)) / 20, coolingPerK: (size * ((i + 1) % 3)) / 20 };
+    const shape = {
+      base: size * (0.3 + ((i * 3) % 5) / 10),
+      occupied: size * (0.4 + ((i * 5) % 7) / 10),
+      heatingPerK: (size * (i % 3)) / 20,
+      coolingPerK: (size * ((i + 1) % 3)) / 20,
+    };
     return { code: `meter.sub.${n}.kwh`, name: `Tenant sub-meter ${n}`, unit: 'kWh', kind: 'energy', base: 0, shape };
   });
 }
 
-export type AlarmConfig = { id: number; code: string; condition: 'above' | 'below'; threshold: number; level: 'info' | 'warning' | 'critical'; enabled: boolean; message: string };
-export type Alarm = { id: number; code: string; level: AlarmConfig['level']; message: string; state: 'active' | 'cleared'; raisedAt: string; clearedAt: string | null };
+export type AlarmConfig = {
+  id: number;
+  code: string;
+  condition: 'above' | 'below';
+  threshold: number;
+  level: 'info' | 'warning' | 'critical';
+  enabled: boolean;
+  message: string;
+};
+export type Alarm = {
+  id: number;
+  code: string;
+  level: AlarmConfig['level'];
+  message: string;
+  state: 'active' | 'cleared';
+  raisedAt: string;
+  clearedAt: string | null;
+};
 
 const ALARM_CONFIGS: AlarmConfig[] = [
   { id: 1, code: 'temp.serverroom', condition: 'above', threshold: 27, level: 'critical', enabled: true, message: 'Server room temperature above 27 °C' },
@@ -157,10 +194,42 @@ export class Building {
     const t = Math.floor(now() / (24 * HOUR_MS)) * 24 * HOUR_MS;
     const iso = (offsetMs: number) => new Date(t - offsetMs).toISOString();
     this.alarms = [
-      { id: 1, code: 'temp.serverroom', level: 'critical', message: 'Server room temperature above 27 °C', state: 'cleared', raisedAt: iso(50 * HOUR_MS), clearedAt: iso(49.5 * HOUR_MS) },
-      { id: 2, code: 'meter.it.kwh', level: 'warning', message: 'Meter communication lost', state: 'cleared', raisedAt: iso(26 * HOUR_MS), clearedAt: iso(25.8 * HOUR_MS) },
-      { id: 3, code: 'ahu1.run', level: 'warning', message: 'AHU-1 filter differential pressure high', state: 'active', raisedAt: iso(2 * HOUR_MS), clearedAt: null },
-      { id: 4, code: 'temp.zone2', level: 'info', message: 'Office floor 2 deviates from its setpoint by more than 2 K', state: 'active', raisedAt: iso(20 * 60_000), clearedAt: null },
+      {
+        id: 1,
+        code: 'temp.serverroom',
+        level: 'critical',
+        message: 'Server room temperature above 27 °C',
+        state: 'cleared',
+        raisedAt: iso(50 * HOUR_MS),
+        clearedAt: iso(49.5 * HOUR_MS),
+      },
+      {
+        id: 2,
+        code: 'meter.it.kwh',
+        level: 'warning',
+        message: 'Meter communication lost',
+        state: 'cleared',
+        raisedAt: iso(26 * HOUR_MS),
+        clearedAt: iso(25.8 * HOUR_MS),
+      },
+      {
+        id: 3,
+        code: 'ahu1.run',
+        level: 'warning',
+        message: 'AHU-1 filter differential pressure high',
+        state: 'active',
+        raisedAt: iso(2 * HOUR_MS),
+        clearedAt: null,
+      },
+      {
+        id: 4,
+        code: 'temp.zone2',
+        level: 'info',
+        message: 'Office floor 2 deviates from its setpoint by more than 2 K',
+        state: 'active',
+        raisedAt: iso(20 * 60_000),
+        clearedAt: null,
+      },
     ];
     this.nextAlarmId = this.alarms.length + 1;
   }
@@ -341,7 +410,8 @@ export class Building {
     // The grid import: consumption less what the panels make, plus what they make beyond it (exported, not drawn).
     if (point.main && point.kind === 'energy') return round(this.consumptionAt(t) - this.utilities.counter('pv', t) + this.utilities.counter('export', t), 2);
     if (point.main && point.kind === 'power') {
-      const total = this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t) - this.utilities.rate('pv', t) + this.utilities.rate('export', t);
+      const total =
+        this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t) - this.utilities.rate('pv', t) + this.utilities.rate('export', t);
       return round(total + total * 0.02 * noise(point.code, slot), 1);
     }
     if (point.outdoor) return round(this.climate.outdoorC(t) + 0.15 * noise(point.code, slot), 1);

@@ -155,7 +155,13 @@ export class GatewaySimulator {
         break;
       case '/codes/values': {
         if (method === 'POST') return this.values(object(await readJson(req)).codes);
-        if (method === 'GET') return this.values(query.getAll('codes').flatMap((c) => c.split(',')).filter(Boolean));
+        if (method === 'GET')
+          return this.values(
+            query
+              .getAll('codes')
+              .flatMap((c) => c.split(','))
+              .filter(Boolean),
+          );
         break;
       }
       case '/codes/history': {

@@ -207,11 +207,7 @@ function renderChart(payload) {
   host.dataset.values = JSON.stringify(days.map((day) => day.kwh));
   // A day with no data (null) is drawn as no bar with "No data", never as 0.
   const max = Math.max(1, ...days.filter((day) => day.kwh !== null).map((day) => day.kwh));
-  const formats = [
-    { weekday: 'short', day: 'numeric' },
-    { weekday: 'short' },
-    { weekday: 'narrow' },
-  ];
+  const formats = [{ weekday: 'short', day: 'numeric' }, { weekday: 'short' }, { weekday: 'narrow' }];
   const label = (day, format) => {
     try {
       return new Date(`${day}T12:00:00Z`).toLocaleDateString(locale, { ...format, timeZone: 'UTC' });
@@ -220,7 +216,10 @@ function renderChart(payload) {
     }
   };
   const bars = make('div', 'bars');
-  host.setAttribute('aria-label', `${t('lastSevenDays')}: ${days.map((day) => (day.kwh === null ? `${day.day} ${t('noData')}` : `${day.day} ${day.kwh} kWh`)).join(', ')}`);
+  host.setAttribute(
+    'aria-label',
+    `${t('lastSevenDays')}: ${days.map((day) => (day.kwh === null ? `${day.day} ${t('noData')}` : `${day.day} ${day.kwh} kWh`)).join(', ')}`,
+  );
   const columns = days.map((day, i) => {
     const column = make('div', i === days.length - 1 ? 'bar-col today' : 'bar-col');
     column.dataset.day = day.day;
@@ -310,7 +309,12 @@ function renderUtilities(payload) {
     const parts = [];
     if (entry.commodity === 'gas') parts.push(part('kwh', entry.kwh, { label: 'kWh', shown: entry.kwh === null ? '' : amount(entry.kwh, 'kWh') }));
     const inMonth = month.get(entry.commodity)?.quantity ?? null;
-    parts.push(part('month', inMonth, { label: t('utilityMonth', { value: '' }).trim(), shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, unit) }) }));
+    parts.push(
+      part('month', inMonth, {
+        label: t('utilityMonth', { value: '' }).trim(),
+        shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, unit) }),
+      }),
+    );
     return tile(entry.commodity, t(`utility.${entry.commodity}`), entry.quantity, unit, parts);
   });
   const solar = utilities.today.solar;
@@ -322,7 +326,10 @@ function renderUtilities(payload) {
       kwh('export', solar.exportKwh, t('solarExport')),
       share('selfConsumptionRate', solar.selfConsumptionRate, t('solarSelfConsumption')),
       share('selfSufficiency', solar.selfSufficiency, t('solarSelfSufficiency')),
-      part('month', inMonth, { label: t('utilityMonth', { value: '' }).trim(), shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, 'kWh') }) }),
+      part('month', inMonth, {
+        label: t('utilityMonth', { value: '' }).trim(),
+        shown: inMonth === null ? '' : t('utilityMonth', { value: amount(inMonth, 'kWh') }),
+      }),
     ]);
     card.classList.add('solar');
     tiles.push(card);
