@@ -1,6 +1,6 @@
 // Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
@@ -83,6 +83,10 @@ export async function createService(
   let db: Db;
   try {
     db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS });
+    // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
+    // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. No mmap_size
+    // (SQLite's default 0): mapped pages would count in the service's RSS and a disk error would be a SIGBUS.
+    db.sqlite.pragma('cache_size = -2048');
   } catch (error) {
     serviceLock.release();
     throw error;

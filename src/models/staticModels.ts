@@ -1,6 +1,7 @@
 // GET /static/models/<storedName>: public (the portal's 3D scene), koa-static over <data dir>/models/, nothing outside it.
+import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';
-import serve from 'koa-static';
+import type serveStatic from 'koa-static';
 import { HttpError, NotFound } from '../http/errors.ts';
 import { extensionOf, STORED_NAME_PATTERN } from '../uploads/fileNames.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
@@ -10,18 +11,21 @@ import { STATIC_MODELS_PATH } from './service.ts';
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 export function staticModels(modelsDir: string): Middleware {
-  const send = serve(modelsDir, {
-    index: false,
-    hidden: false,
-    gzip: false,
-    brotli: false,
-    setHeaders(res, file, stats) {
-      res.setHeader('Content-Type', MODEL_TYPES[extensionOf(file)] ?? 'application/octet-stream');
-      res.setHeader('Cache-Control', CACHE_CONTROL);
-      res.setHeader('ETag', `W/"${stats.size.toString(16)}-${stats.mtime.getTime().toString(16)}"`);
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-    },
-  });
+  // koa-static (and koa-send) load on the first model request, not at start-up: idle RSS (issue 29).
+  let send: Middleware | undefined;
+  const sender = (): Middleware =>
+    (send ??= (createRequire(import.meta.url)('koa-static') as typeof serveStatic)(modelsDir, {
+      index: false,
+      hidden: false,
+      gzip: false,
+      brotli: false,
+      setHeaders(res, file, stats) {
+        res.setHeader('Content-Type', MODEL_TYPES[extensionOf(file)] ?? 'application/octet-stream');
+        res.setHeader('Cache-Control', CACHE_CONTROL);
+        res.setHeader('ETag', `W/"${stats.size.toString(16)}-${stats.mtime.getTime().toString(16)}"`);
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+      },
+    }));
   const notFound = async () => {
     throw new NotFound('No such model file');
   };
@@ -36,7 +40,7 @@ export function staticModels(modelsDir: string): Middleware {
     const requestPath = ctx.path;
     ctx.path = `/${name}`;
     try {
-      await send(ctx, notFound);
+      await sender()(ctx, notFound);
     } finally {
       ctx.path = requestPath;
     }

@@ -3,7 +3,7 @@
 // bidirectional algorithm (bidi-js), and the runs are placed left to right in visual order.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import bidiModule, { type Bidi } from 'bidi-js';
+import type { Bidi } from 'bidi-js';
 import type PDFKit from 'pdfkit';
 
 type Doc = InstanceType<typeof PDFKit>;
@@ -34,9 +34,16 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Bopo
 const NEUTRAL = /[\p{Script=Common}\p{Script=Inherited}]/u;
 const RTL_SCRIPT = /[\p{Script=Arabic}\p{Script=Hebrew}]/u;
 
-// bidi-js is CommonJS whose module.exports is the factory; TypeScript's view of the default import differs by resolution mode.
-const bidiFactory = (typeof bidiModule === 'function' ? bidiModule : (bidiModule as unknown as { default: () => Bidi }).default) as unknown as () => Bidi;
-const bidi = bidiFactory();
+// bidi-js is CommonJS whose module.exports is the factory. Loaded on the first line laid out, not at start-up: an idle
+// service that builds no PDF does not hold it (issue 29, idle RSS).
+let bidiInstance: Bidi | undefined;
+function bidiAlgorithm(): Bidi {
+  if (!bidiInstance) {
+    const loaded = require('bidi-js') as (() => Bidi) | { default: () => Bidi };
+    bidiInstance = (typeof loaded === 'function' ? loaded : loaded.default)();
+  }
+  return bidiInstance;
+}
 
 /** The font families are registered on first use, so a document embeds only the fonts its text needs. */
 export function fontName(doc: Doc, family: Family, weight: Weight): string {
@@ -61,6 +68,7 @@ export function visualRuns(text: string): Run[] {
   if (!text) return [];
   const chars = [...text];
   // bidi-js works on UTF-16 indices: map them back to code points.
+  const bidi = bidiAlgorithm();
   const levels = bidi.getEmbeddingLevels(text, 'auto');
   const order = bidi.getReorderedIndices(text, levels);
   const mirrored = bidi.getMirroredCharactersMap(text, levels.levels);

@@ -1,12 +1,13 @@
 // The one streaming upload receiver (files, models, avatars): multipart → temp file with SHA-256 and size, limits, cleanup.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
-import { AppError, BadRequest, HttpError, PayloadTooLarge } from '../errors.ts';
+import type busboy from 'busboy';
+import { type AppError, BadRequest, HttpError, PayloadTooLarge } from '../errors.ts';
 import { cleanOriginalName } from './fileNames.ts';
 import { cleanClaimedType } from './mediaTypes.ts';
 
@@ -146,7 +147,8 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
 
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    // Loaded on the first upload, not at start-up: idle RSS (issue 29).
+    parser = (createRequire(import.meta.url)('busboy') as typeof busboy)({
       headers: req.headers,
       // Names are cleaned in one place (cleanOriginalName), after the browser escapes are read back.
       preservePath: true,

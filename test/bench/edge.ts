@@ -11,7 +11,7 @@ import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
 import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
-import { buildService, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, type ServiceChild } from './harness.ts';
+import { buildService, installedRuntime, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, type ServiceChild } from './harness.ts';
 
 const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale').split(','));
 const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
@@ -232,54 +232,66 @@ if (ONLY.has('rss')) {
   const tasks = await import('./edgeTasks.ts');
   const { dir, seededSec } = await tasks.seededDir(500, Number(process.env.BENCH_EDGE_RSS_DAYS ?? 365));
   console.log(
-    `\nIdle RSS (the built service, NODE_ENV=production, built-in simulator; a seeded year: ${seededSec === null ? `reused ${dir}` : `seeded in ${fmt(seededSec, 0)} s`})`,
+    `\nIdle RSS (the built service as installed: NODE_ENV=production, the node flags and Environment= of its systemd unit, built-in simulator; a seeded year: ${seededSec === null ? `reused ${dir}` : `seeded in ${fmt(seededSec, 0)} s`})`,
   );
   const { BENCH_PASSWORD } = await import('./seed.ts');
-  const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000 });
-  try {
-    await sleep(30_000);
-    const idle = rssMiB(service.pid);
-    report({
-      name: 'idle RSS 30 s after start, 500 meters × a year, 10,000 alerts (before: 124 MiB, issue 29)',
-      value: `${fmt(idle)} MiB`,
-      target: '≤ 90 MiB',
-      met: idle <= 90,
-    });
-    // The read load of npm run bench: the alert list (32 pages), the dashboard and auth/me at 50 connections, then
-    // the energy pages an operator opens, 10 s each.
-    const login = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD }).catch(
-      () => null,
-    );
-    const headers = login ? { authorization: `Bearer ${login.accessToken}` } : undefined;
-    const job = (name: string, paths: string[]): LoadJob => ({
-      name,
-      url: `${service.url}${paths[0]}`,
-      paths,
-      method: 'GET',
-      headers,
-      connections: 50,
-      warmupSec: 2,
-      durationSec: 10,
-    });
-    const figures = await runLoad([
-      job(
-        'alerts',
-        Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`),
-      ),
-      job('dashboard', ['/api/dashboard', '/api/auth/me', '/api/overview/stats', '/api/overview/energy/weekly', '/api/energy/areas']),
-    ]);
-    const peak = rssMiB(service.pid);
-    await sleep(60_000);
-    const after = rssMiB(service.pid);
-    report({
-      name: 'RSS 60 s after the read load of npm run bench (before: 164 MiB, issue 29)',
-      value: `${fmt(after)} MiB (${fmt(peak)} MiB at the end of the load; ${figures.map((f) => `${f.name} ${fmt(f.rps, 0)} req/s`).join(', ')}${login ? '' : '; no viewer token: requests answered 401'})`,
-      target: '≤ 120 MiB',
-      met: after <= 120,
-    });
-  } finally {
-    await service.stop();
+  /** Idle 30 s after start, then the read load of npm run bench, then 60 s later; `root`'s code with `root`'s unit. */
+  async function rssRun(root: string): Promise<{ idle: number; peak: number; after: number; note: string; flags: string }> {
+    const runtime = installedRuntime(root);
+    const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000, root, nodeArgs: runtime.nodeArgs, env: runtime.env });
+    try {
+      await sleep(30_000);
+      const idle = rssMiB(service.pid);
+      // The read load of npm run bench: the alert list (32 pages), the dashboard and auth/me at 50 connections, then
+      // the energy pages an operator opens, 10 s each.
+      const login = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD }).catch(
+        () => null,
+      );
+      const headers = login ? { authorization: `Bearer ${login.accessToken}` } : undefined;
+      const job = (name: string, paths: string[]): LoadJob => ({
+        name,
+        url: `${service.url}${paths[0]}`,
+        paths,
+        method: 'GET',
+        headers,
+        connections: 50,
+        warmupSec: 2,
+        durationSec: 10,
+      });
+      const loads = await runLoad([
+        job(
+          'alerts',
+          Array.from({ length: 32 }, (_, i) => `/api/alerts?page=${i + 1}&pageSize=20`),
+        ),
+        job('dashboard', ['/api/dashboard', '/api/auth/me', '/api/overview/stats', '/api/overview/energy/weekly', '/api/energy/areas']),
+      ]);
+      const peak = rssMiB(service.pid);
+      await sleep(60_000);
+      const after = rssMiB(service.pid);
+      const note = `${loads.map((f) => `${f.name} ${fmt(f.rps, 0)} req/s, p99 ${fmt(f.p99, 0)} ms`).join('; ')}${login ? '' : '; no viewer token: requests answered 401'}`;
+      return { idle, peak, after, note, flags: [...runtime.nodeArgs, ...Object.entries(runtime.env).map(([k, v]) => `${k}=${v}`)].join(' ') || 'none' };
+    } finally {
+      await service.stop();
+    }
   }
+  const base = process.env.BENCH_EDGE_NO_BASELINE ? null : await baselineRoot();
+  const before = base ? await rssRun(base.root) : null;
+  const now = await rssRun(ROOT);
+  const was = (value: number | undefined) => (before && value !== undefined ? `; before (${base!.commit.slice(0, 8)}, same run): ${fmt(value)} MiB` : '');
+  report({
+    name: 'idle RSS 30 s after start, 500 meters × a year, 10,000 alerts (issue 29 measured 124 MiB)',
+    value: `${fmt(now.idle)} MiB`,
+    target: '≤ 90 MiB',
+    met: now.idle <= 90,
+    note: `flags: ${now.flags}${was(before?.idle)}${before ? ` (flags: ${before.flags})` : ''}`,
+  });
+  report({
+    name: 'RSS 60 s after the read load of npm run bench (issue 29 measured 164 MiB)',
+    value: `${fmt(now.after)} MiB (${fmt(now.peak)} MiB at the end of the load; ${now.note})`,
+    target: '≤ 120 MiB',
+    met: now.after <= 120,
+    note: before ? `before: ${fmt(before.after)} MiB (${fmt(before.peak)} at the end of the load; ${before.note})` : '',
+  });
 }
 
 if (ONLY.has('scale')) {

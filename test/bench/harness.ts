@@ -199,6 +199,18 @@ export async function startService(options: {
   return { pid: child.pid!, url, child, logFile, startupMs, stderr: () => stderr, stop: stopper(child) };
 }
 
+/**
+ * How systemd/ems.service in `root` runs node: the flags of its ExecStart line and its Environment= settings (but
+ * NODE_ENV, which startService sets). A bench that measures memory starts the service with these, as installed.
+ */
+export function installedRuntime(root = ROOT): { nodeArgs: string[]; env: NodeJS.ProcessEnv } {
+  const unit = fs.readFileSync(path.join(root, 'systemd', 'ems.service'), 'utf8');
+  const exec = /^ExecStart=(.*)$/m.exec(unit)?.[1].trim().split(/\s+/) ?? [];
+  const env: NodeJS.ProcessEnv = {};
+  for (const [, key, value] of unit.matchAll(/^Environment=([A-Z_][A-Z0-9_]*)=(.*)$/gm)) if (key !== 'NODE_ENV') env[key] = value.trim();
+  return { nodeArgs: exec.slice(1, -1), env };
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
