@@ -66,10 +66,26 @@ export function decodeValues(blob: Uint8Array, scale: number): Float64Array {
     new Uint8Array(floats.buffer).set(blob);
     return Float64Array.from(floats);
   }
+  const values = new Float64Array(blob[0]);
+  decodeValuesInto(blob, scale, values);
+  return values;
+}
+
+/**
+ * decodeValues into `values` (at least as long as the day; what is past it is left as it is), for a reader that decodes
+ * many days into one array (the exports: a buffer per stored day was garbage freed late, issue 27). Answers the count.
+ */
+export function decodeValuesInto(blob: Uint8Array, scale: number, values: Float64Array): number {
+  if (isLegacyBlob(blob)) {
+    const count = blob.length / 4;
+    const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+    for (let i = 0; i < count; i += 1) values[i] = view.getFloat32(i * 4, true);
+    return count;
+  }
   const count = blob[0];
   const mode = blob[1];
-  const values = new Float64Array(count).fill(NaN);
-  if (mode === NONE_PRESENT) return values;
+  values.fill(NaN, 0, count);
+  if (mode === NONE_PRESENT) return count;
   let at = 2;
   const bitmap = mode === BITMAP ? at : -1;
   if (mode === BITMAP) at += Math.ceil(count / 8);
@@ -87,7 +103,7 @@ export function decodeValues(blob: Uint8Array, scale: number): Float64Array {
     previous += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
     values[i] = previous / scale;
   }
-  return values;
+  return count;
 }
 
 /** Flags as runs of (first interval, length, flags); an empty blob when no interval has any. */

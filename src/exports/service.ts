@@ -10,7 +10,7 @@ import { addDays, dayIntervals, daysBetween, INTERVAL_MS, zoneOffsetMs } from '.
 import type { Db } from '../db/client.ts';
 import { COMMODITY_UNITS } from '../energy/commodities.ts';
 import type { Meter, MeterDirectory } from '../energy/meters.ts';
-import { storedKwh } from '../energy/store.ts';
+import { decodeValuesInto, KWH_SCALE } from '../energy/intervalCodec.ts';
 import { supportedLocale } from '../i18n/format.ts';
 
 export type ExportResolution = '15min' | 'hour' | 'day';
@@ -89,6 +89,19 @@ const round = (value: number) => Math.round(value * 10_000) / 10_000;
 /** One row of values: its start instant and each meter's quantity (NaN: no data); `values` is valid until the next slot. */
 type Slot = { start: number; end: number; values: Float64Array };
 
+/** What one export reads days into: a decoded day per meter (the longest day has 100 intervals), reused day after day. */
+type DayReader = { records: Float64Array[]; present: Uint8Array; index: Map<number, number>; values: Float64Array; idsJson: string };
+
+function dayReader(plan: ExportPlan): DayReader {
+  return {
+    records: plan.meters.map(() => new Float64Array(100)),
+    present: new Uint8Array(plan.meters.length),
+    index: new Map(plan.meters.map((meter, m) => [meter.id, m])),
+    values: new Float64Array(plan.meters.length),
+    idsJson: JSON.stringify(plan.meters.map((meter) => meter.id)),
+  };
+}
+
 export class EnergyExport {
   private readonly dayRows;
 
@@ -143,20 +156,28 @@ export class EnergyExport {
     }
   }
 
-  /** The slots of one site day at the plan's resolution (a DST day has 23 or 25 hours, 92 or 100 quarter hours). */
-  private *daySlots(plan: ExportPlan, day: string): Generator<Slot> {
+  /**
+   * The slots of one site day at the plan's resolution (a DST day has 23 or 25 hours, 92 or 100 quarter hours). The
+   * stored days are decoded into the reader's arrays, one per meter for the whole export (issue 27: a fresh array per
+   * stored day was ~28 MiB of garbage over a year of 100 meters, outside the heap and freed late), and read row by row.
+   */
+  private *daySlots(plan: ExportPlan, day: string, reader: DayReader): Generator<Slot> {
     const { start, count } = dayIntervals(plan.timezone, day);
-    const byMeter = new Map<number, Float64Array>();
-    for (const [meterId, blob] of this.dayRows.all(day, JSON.stringify(plan.meters.map((meter) => meter.id))) as [number, Buffer][])
-      byMeter.set(meterId, storedKwh(blob));
-    const none = new Float64Array(count).fill(NaN);
-    const records = plan.meters.map((meter) => byMeter.get(meter.id) ?? none);
+    const { records, present, index, values } = reader;
+    present.fill(0);
+    for (const [meterId, blob] of this.dayRows.iterate(day, reader.idsJson) as IterableIterator<[number, Uint8Array]>) {
+      const m = index.get(meterId);
+      if (m === undefined) continue;
+      decodeValuesInto(blob, KWH_SCALE, records[m]);
+      present[m] = 1;
+    }
+    for (let m = 0; m < records.length; m += 1) if (!present[m]) records[m].fill(NaN, 0, count);
     const step = plan.resolution === '15min' ? 1 : plan.resolution === 'hour' ? 4 : count;
-    // One values array per day, refilled for each slot: a slot is used up before the next is asked for (both writers).
-    const values = new Float64Array(records.length);
+    // One values array per export, refilled for each slot: a slot is used up before the next is asked for (both writers).
     for (let i = 0; i < count; i += step) {
       const width = Math.min(step, count - i);
-      records.forEach((kwh, m) => {
+      for (let m = 0; m < records.length; m += 1) {
+        const kwh = records[m];
         let sum = 0;
         for (let j = i; j < i + width; j += 1) {
           // A slot with any interval missing has no value: a partial sum would read as a low reading.
@@ -167,7 +188,7 @@ export class EnergyExport {
           sum += kwh[j];
         }
         values[m] = sum;
-      });
+      }
       yield { start: start + i * INTERVAL_MS, end: start + (i + width) * INTERVAL_MS, values };
     }
   }
@@ -209,8 +230,9 @@ export class EnergyExport {
     yield `${options.bom ? '\uFEFF' : ''}${this.header(plan).map(field).join(separator)}\r\n`;
     const names = plan.meters.map((meter) => [String(meter.id), field(meter.name), field(meter.area ?? ''), meter.commodity, meter.unit].join(separator));
     let chunk = '';
+    const reader = dayReader(plan);
     for (const day of daysBetween(plan.from, plan.to)) {
-      for (const slot of this.daySlots(plan, day)) {
+      for (const slot of this.daySlots(plan, day, reader)) {
         const times = `${localTimestamp(plan.timezone, slot.start)}${separator}${localTimestamp(plan.timezone, slot.end)}`;
         if (plan.layout === 'wide') chunk += `${times}${separator}${Array.from(slot.values, number).join(separator)}\r\n`;
         else
@@ -255,9 +277,10 @@ export class EnergyExport {
       const backlog = zipBacklog(sheet, out, waits);
       if (backlog) await backlog;
     };
+    const reader = dayReader(plan);
     for (const day of daysBetween(plan.from, plan.to)) {
       if (aborted()) break;
-      for (const slot of this.daySlots(plan, day)) {
+      for (const slot of this.daySlots(plan, day, reader)) {
         const times = [localTimestamp(plan.timezone, slot.start), localTimestamp(plan.timezone, slot.end)];
         if (plan.layout === 'wide') await commit(sheet.addRow([...times, ...Array.from(slot.values, value)]));
         else

@@ -11,7 +11,7 @@ import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
 import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
-import { buildService, postJson, ROOT, rssMiB, sleep, startService } from './harness.ts';
+import { buildService, installedRuntime, postJson, ROOT, rssMiB, sleep, startService } from './harness.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
@@ -80,7 +80,9 @@ async function buildRef(ref: string): Promise<string> {
 }
 
 async function exportsOf(label: string, dataDir: string, root: string | undefined): Promise<Figures[]> {
-  const service = await startService({ dataDir, logLevel: 'warn', root });
+  // As the systemd unit of that tree runs it: its node flags and Environment= (MALLOC_ARENA_MAX=2).
+  const runtime = installedRuntime(root);
+  const service = await startService({ dataDir, logLevel: 'warn', root, nodeArgs: runtime.nodeArgs, env: runtime.env });
   try {
     const password = fs.readFileSync(path.join(dataDir, 'initial-admin-password'), 'utf8').trim();
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'admin', password });
@@ -109,8 +111,6 @@ const beforeRoot = beforeRef ? await buildRef(beforeRef) : undefined;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-exports-'));
 const seeded = seed(dataDir);
 console.log(`seeded ${METERS} meters × ${DAYS} days (${METERS * DAYS * 96} intervals) in ${seeded.seconds.toFixed(1)} s`);
-// As the systemd unit runs it (systemd/ems.service sets MALLOC_ARENA_MAX=2).
-process.env.MALLOC_ARENA_MAX = '2';
 try {
   const before = beforeRoot ? await exportsOf(`before (${beforeRef})`, dataDir, beforeRoot) : [];
   const after = await exportsOf('this tree', dataDir, undefined);
