@@ -11,7 +11,7 @@ import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
 import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
-import { buildService, installedRuntime, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, type ServiceChild } from './harness.ts';
+import { buildService, collectorHealth, installedRuntime, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, writeBytes } from './harness.ts';
 
 const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale').split(','));
 const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
@@ -31,11 +31,6 @@ function report(figure: Figure): void {
   console.log(`  ${figure.name}: ${figure.value} (target ${figure.target})${mark}${figure.note ? `; ${figure.note}` : ''}`);
 }
 
-function writeBytes(pid: number): number {
-  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
-  return Number(/write_bytes:\s+(\d+)/.exec(io)?.[1] ?? Number.NaN);
-}
-
 /** The code this work started from (main's commit), exported and built beside this checkout; node_modules shared. */
 async function baselineRoot(): Promise<{ root: string; commit: string }> {
   const commit = execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -47,19 +42,6 @@ async function baselineRoot(): Promise<{ root: string; commit: string }> {
     await buildService(root);
   }
   return { root, commit };
-}
-
-/** The collector's last good collection; a failed probe (a kept-alive socket the server just closed) is asked again. */
-async function health(service: ServiceChild): Promise<{ collector: { lastOkAt: string | null; meters: number } }> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const response = await fetch(`${service.url}/api/health`);
-      return (await response.json()) as { collector: { lastOkAt: string | null; meters: number } };
-    } catch (error) {
-      if (attempt >= 20) throw error;
-      await sleep(250);
-    }
-  }
 }
 
 /**
@@ -80,20 +62,20 @@ async function diskWrites(options: {
   try {
     const deadline = performance.now() + 600_000;
     let first: string | null = null;
-    while (!(first = (await health(service)).collector.lastOkAt)) {
+    while (!(first = (await collectorHealth(service)).collector.lastOkAt)) {
       if (performance.now() > deadline) throw new Error('the first collection did not finish in 10 minutes');
       await sleep(500);
     }
     // One more collection after the backfill: the steady state from there on.
-    while ((await health(service)).collector.lastOkAt === first) await sleep(200);
+    while ((await collectorHealth(service)).collector.lastOkAt === first) await sleep(200);
     const bytes0 = writeBytes(service.pid);
     const started = performance.now();
     const windowMs = (options.windowMin * 60_000) / options.speed;
-    let last = (await health(service)).collector.lastOkAt;
+    let last = (await collectorHealth(service)).collector.lastOkAt;
     let collections = 0;
     while (performance.now() - started < windowMs) {
       await sleep(Math.min(1000, windowMs / 50));
-      const now = (await health(service)).collector.lastOkAt;
+      const now = (await collectorHealth(service)).collector.lastOkAt;
       if (now !== last) collections += 1;
       last = now;
     }

@@ -211,6 +211,36 @@ export function installedRuntime(root = ROOT): { nodeArgs: string[]; env: NodeJS
   return { nodeArgs: exec.slice(1, -1), env };
 }
 
+/** Bytes the process has caused to be written to storage so far (/proc/<pid>/io write_bytes). */
+export function writeBytes(pid: number): number {
+  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+  return Number(/write_bytes:\s+(\d+)/.exec(io)?.[1] ?? Number.NaN);
+}
+
+/** The collector's last good collection; a failed probe (a kept-alive socket the server just closed) is asked again. */
+export async function collectorHealth(service: { url: string }): Promise<{ collector: { lastOkAt: string | null; meters: number } }> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const response = await fetch(`${service.url}/api/health`);
+      return (await response.json()) as { collector: { lastOkAt: string | null; meters: number } };
+    } catch (error) {
+      if (attempt >= 20) throw error;
+      await sleep(250);
+    }
+  }
+}
+
+/** Waits until the collector has finished a collection (the first one, after a start, is the backfill); its time. */
+export async function firstCollection(service: { url: string }, timeoutMs = 600_000): Promise<string> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const at = (await collectorHealth(service)).collector.lastOkAt;
+    if (at) return at;
+    if (performance.now() > deadline) throw new Error(`no collection finished in ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,176 @@
+// Scale benchmark (issue 29): 2,000 meters × 3 years seeded (fast path: the last week through the interval store, the
+// earlier days copied with SQL; the dir is kept in /tmp and reused), then the built service as installed (its unit's
+// node flags and Environment=) with the built-in simulator metering all 2,000 meters:
+// - overview/weekly, energy/areas and overview/stats p99 at 50 connections, and a year's CSV of one meter;
+// - collection CPU (user + system of the service over a window of collections, as % of one core) and disk writes per
+//   day (/proc/<pid>/io write_bytes) at 2,000 meters and, for how it grows, 500, on a clock BENCH_SCALE_SPEED (10)
+//   times faster (libfaketime): every figure per simulated time.
+// BENCH_SCALE_METERS / BENCH_SCALE_DAYS / BENCH_SCALE_DISK=2000,500 / BENCH_SCALE_WINDOW_MIN (31) change the run.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { addDays } from '../../src/energy/calendar.ts';
+import {
+  buildService,
+  collectorHealth,
+  cpuSeconds,
+  firstCollection,
+  installedRuntime,
+  postJson,
+  runLoad,
+  sleep,
+  startService,
+  writeBytes,
+  type ServiceChild,
+} from './harness.ts';
+import { BENCH_PASSWORD, seedDataDir } from './seed.ts';
+import { createSiteMeters, openSeeding, seedDaysFast } from './seeding.ts';
+
+const METERS = Number(process.env.BENCH_SCALE_METERS ?? 2000);
+const DAYS = Number(process.env.BENCH_SCALE_DAYS ?? 1095);
+const SPEED = Number(process.env.BENCH_SCALE_SPEED ?? 10);
+const WINDOW_MIN = Number(process.env.BENCH_SCALE_WINDOW_MIN ?? 31);
+const DISK_METERS = (process.env.BENCH_SCALE_DISK ?? `${METERS},500`).split(',').map(Number);
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+const MiB = 1024 * 1024;
+const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+
+type Figure = { name: string; value: string; target: string; met: boolean | null };
+const figures: Figure[] = [];
+function report(figure: Figure): void {
+  figures.push(figure);
+  const mark = figure.met === null ? '' : figure.met ? ' — met' : ' — NOT met';
+  console.log(`  ${figure.name}: ${figure.value} (target ${figure.target})${mark}`);
+}
+
+/** The seeded dir (users, 10,000 alerts, METERS meters × DAYS days up to yesterday), kept between runs. */
+async function scaleDir(): Promise<{ dir: string; seededSec: number | null; rows: number | null }> {
+  const dir = path.join(os.tmpdir(), `ems-bench-scale-${METERS}x${DAYS}`);
+  if (fs.existsSync(path.join(dir, '.seeded'))) return { dir, seededSec: null, rows: null };
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const started = performance.now();
+  await seedDataDir(dir);
+  const seeded = openSeeding(dir);
+  let rows = 0;
+  try {
+    const ids = createSiteMeters(seeded, METERS);
+    const today = new Date().toISOString().slice(0, 10);
+    rows = seedDaysFast(seeded, ids, addDays(today, -DAYS), today).rows + 7 * METERS;
+  } finally {
+    seeded.close();
+  }
+  fs.writeFileSync(path.join(dir, '.seeded'), `${new Date().toISOString()}\n`);
+  return { dir, seededSec: (performance.now() - started) / 1000, rows };
+}
+
+function serviceEnv(meters: number, speed: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...installedRuntime().env, EMS_SIM_METERS: String(meters - 1), EMS_COLLECT_INTERVAL: '60s' };
+  if (speed !== 1) Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `+0 x${speed}`, FAKETIME_NO_CACHE: '1' });
+  return env;
+}
+
+async function start(dir: string, meters: number, speed: number): Promise<ServiceChild> {
+  return startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 300_000, nodeArgs: installedRuntime().nodeArgs, env: serviceEnv(meters, speed) });
+}
+
+/** CPU and disk writes of the service per simulated day, from the end of the collection after the first. */
+async function collectionCost(dir: string, meters: number): Promise<{ cpuPct: number; mibPerDay: number; collections: number }> {
+  const service = await start(dir, meters, SPEED);
+  try {
+    const first = await firstCollection(service);
+    while ((await collectorHealth(service)).collector.lastOkAt === first) await sleep(200);
+    const bytes0 = writeBytes(service.pid);
+    const cpu0 = cpuSeconds(service.pid);
+    const started = performance.now();
+    const windowMs = (WINDOW_MIN * 60_000) / SPEED;
+    let last = (await collectorHealth(service)).collector.lastOkAt;
+    let collections = 0;
+    while (performance.now() - started < windowMs) {
+      await sleep(1000);
+      const now = (await collectorHealth(service)).collector.lastOkAt;
+      if (now !== last) collections += 1;
+      last = now;
+    }
+    const wallSec = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(service.pid) - cpu0;
+    const bytes = writeBytes(service.pid) - bytes0;
+    return { cpuPct: (cpu / (wallSec * SPEED)) * 100, mibPerDay: (bytes / MiB) * (1440 / WINDOW_MIN), collections };
+  } finally {
+    await service.stop();
+  }
+}
+
+console.log(`scale benchmark: ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)}`);
+await buildService();
+const { dir, seededSec, rows } = await scaleDir();
+const size = fs.statSync(path.join(dir, 'ems.db')).size / MiB;
+console.log(
+  `${METERS} meters × ${DAYS} days: ${seededSec === null ? `reused ${dir}` : `seeded in ${fmt(seededSec, 0)} s (${rows} day rows)`}, database ${fmt(size, 0)} MiB`,
+);
+
+{
+  console.log(`\nReads at 50 connections while the simulator's ${METERS} meters are collected every 60 s (real clock)`);
+  const service = await start(dir, METERS, 1);
+  try {
+    const backfill = performance.now();
+    await firstCollection(service);
+    console.log(`  first collection (gap backfill of ${METERS} meters) done ${fmt((performance.now() - backfill) / 1000, 0)} s after start`);
+    const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
+    const headers = { authorization: `Bearer ${accessToken}` };
+    for (const route of ['/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
+      const [figure] = await runLoad([{ name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 }]);
+      report({
+        name: `${route} p99 at 50 connections`,
+        value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`,
+        target: '≤ 20 ms',
+        met: figure.p99 <= 20,
+      });
+    }
+    const to = new Date().toISOString().slice(0, 10);
+    const from = addDays(to, -365);
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < 3; i += 1) {
+      const started = performance.now();
+      const response = await fetch(`${service.url}/api/energy/export.csv?meterId=2&from=${from}&to=${to}`, { headers });
+      if (!response.ok) throw new Error(`export.csv answered ${response.status}`);
+      bytes = (await response.arrayBuffer()).byteLength;
+      times.push(performance.now() - started);
+    }
+    report({
+      name: "a year of one meter's 15-minute intervals as CSV",
+      value: `${fmt(Math.min(...times) / 1000, 2)} s (best of 3: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s; ${fmt(bytes / MiB, 1)} MiB)`,
+      target: '≤ 1 s',
+      met: Math.min(...times) <= 1000,
+    });
+  } finally {
+    await service.stop();
+  }
+}
+
+console.log(`\nCollection cost (clock ×${SPEED}, ${WINDOW_MIN} simulated minutes from the collection after the first; per simulated time)`);
+const disk = new Map<number, number>();
+for (const meters of DISK_METERS) {
+  const cost = await collectionCost(dir, meters);
+  disk.set(meters, cost.mibPerDay);
+  report({
+    name: `collection CPU at ${meters} meters`,
+    value: `${fmt(cost.cpuPct, 2)} % of a core (${cost.collections} collections; the whole service, every timer ×${SPEED} too)`,
+    target: '≤ 2 % of a core',
+    met: cost.cpuPct <= 2,
+  });
+  const at500 = disk.get(500);
+  report({
+    name: `disk writes at ${meters} meters`,
+    value: `${fmt(cost.mibPerDay)} MiB/day${at500 && meters !== 500 ? ` (${fmt(cost.mibPerDay / at500, 2)}× the 500-meter figure)` : ''}`,
+    target: meters === 500 ? '≤ 25 MiB/day, goal 10' : 'scale it, say how it grows',
+    met: meters === 500 ? cost.mibPerDay <= 25 : null,
+  });
+}
+if (disk.has(500) && disk.has(METERS) && METERS !== 500)
+  console.log(`  growth: ${fmt(disk.get(METERS)! / disk.get(500)!, 2)}× the writes for ${fmt(METERS / 500, 0)}× the meters`);
+
+const summary = path.join(os.tmpdir(), 'ems-bench-scale-figures.json');
+fs.writeFileSync(summary, JSON.stringify(figures, null, 2));
+console.log(`\n${figures.length} figures; ${figures.filter((f) => f.met === false).length} not met (also in ${summary})`);
