@@ -15,20 +15,24 @@ export function openSeeding(dataDir: string): Seeded {
   return { db, energy, close: () => closeDatabase(db) };
 }
 
+/** The built-in simulator's counters in its order: the main incomer, three named sub-meters, then tenants. */
+const NAMED_SUBS = ['meter.hvac.kwh', 'meter.lighting.kwh', 'meter.it.kwh'];
+export function simulatorMeterCode(n: number): string {
+  if (n === 0) return 'meter.main.kwh';
+  return n <= NAMED_SUBS.length ? NAMED_SUBS[n - 1] : `meter.sub.${String(n - NAMED_SUBS.length).padStart(3, '0')}.kwh`;
+}
+
 /**
- * The main incomer (`meter.main.kwh`, the site meter) and `count - 1` sub-meters `meter.sub.<n>.kwh` in `areas` areas:
- * the codes of the built-in simulator, so a service started with EMS_SIM_METERS=count-1 collects into them.
+ * The main incomer (the site meter) and `count - 1` sub-meters in `areas` areas, with the codes of the built-in
+ * simulator (src/iot/simulator/building.ts), so a service started with EMS_SIM_METERS=count-1 collects into them.
  */
-export function createSiteMeters({ db, energy }: Seeded, count: number, options: { areas?: number; subName?: string } = {}): number[] {
+export function createSiteMeters({ db, energy }: Seeded, count: number, options: { areas?: number } = {}): number[] {
   const areas = options.areas ?? 10;
   const ids: number[] = [];
   db.sqlite.transaction(() => {
-    ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
+    ids.push(energy.meters.create({ name: 'Main incomer', code: simulatorMeterCode(0), kind: 'energy', site: true }, null).id);
     for (let n = 1; n < count; n += 1)
-      ids.push(
-        energy.meters.create({ name: `${options.subName ?? 'Meter'} ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: `Area ${(n % areas) + 1}` }, null)
-          .id,
-      );
+      ids.push(energy.meters.create({ name: `Meter ${n}`, code: simulatorMeterCode(n), kind: 'energy', area: `Area ${(n % areas) + 1}` }, null).id);
   })();
   return ids;
 }
