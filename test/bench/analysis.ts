@@ -14,6 +14,7 @@ import { buildEnergy } from '../../src/energy/module.ts';
 import { Baselines } from '../../src/analysis/baselines.ts';
 import { OutdoorTemperatures } from '../../src/analysis/weather.ts';
 import { buildService, cpuSeconds, postJson, ROOT, runLoad, startBaseline, startService, type ServiceChild } from './harness.ts';
+import { createSiteMeters, openSeeding } from './seeding.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 500);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365 * 3);
@@ -26,17 +27,10 @@ const outdoor = (dayIndex: number, hour: number) =>
   10.5 - 7.5 * Math.cos((2 * Math.PI * (dayIndex - 20)) / 365.25) + 3 * Math.sin(dayIndex * 0.9) + 3.5 * Math.cos((2 * Math.PI * (hour - 15)) / 24);
 
 function seed(dataDir: string, today: string): { seconds: number; ids: number[] } {
-  const db = openDatabase(databasePath(dataDir));
-  const energy = buildEnergy(db, new AuditLog(db));
+  const seeded = openSeeding(dataDir);
+  const { db, energy } = seeded;
   const started = performance.now();
-  const ids: number[] = [];
-  db.sqlite.transaction(() => {
-    ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-    for (let i = 1; i < METERS; i += 1) {
-      const n = String(i).padStart(3, '0');
-      ids.push(energy.meters.create({ name: `Sub-meter ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}` }, null).id);
-    }
-  })();
+  const ids = createSiteMeters(seeded, METERS);
   const first = addDays(today, -DAYS);
   const temps = db.sqlite.prepare("INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES ('temp.outdoor', ?, ?, 48)");
   daysBetween(first, today).forEach((day, d) => {

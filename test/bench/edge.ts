@@ -7,11 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AuditLog } from '../../src/db/auditTrail.ts';
-import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
-import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
-import { buildEnergy } from '../../src/energy/module.ts';
+import { addDays } from '../../src/energy/calendar.ts';
 import { buildService, collectorHealth, installedRuntime, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, writeBytes } from './harness.ts';
+import { createSiteMeters, openSeeding, seedDays } from './seeding.ts';
 
 const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale').split(','));
 const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
@@ -130,36 +128,16 @@ if (ONLY.has('storage')) {
   console.log(`\nStorage (${STORAGE_METERS} meters × ${STORAGE_DAYS} days seeded through the interval store, VACUUMed; tables and their indexes)`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-storage-'));
   try {
-    const db = openDatabase(databasePath(dir));
-    const energy = buildEnergy(db, new AuditLog(db));
-    const ids: number[] = [];
-    db.sqlite.transaction(() => {
-      for (let m = 0; m < STORAGE_METERS; m += 1)
-        ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
-    })();
+    const seeded = openSeeding(dir);
+    const { db } = seeded;
     const today = new Date().toISOString().slice(0, 10);
-    let intervals = 0;
-    for (let day = addDays(today, -STORAGE_DAYS + 1); day <= today; day = addDays(day, 1)) {
-      const { start, count } = dayIntervals('UTC', day);
-      db.sqlite.transaction(() => {
-        energy.store.save(
-          ids.map((meterId, m) => {
-            // The energy benchmark's load: a daily curve per meter with 5 % noise.
-            const kwh = new Float64Array(count);
-            for (let i = 0; i < count; i += 1)
-              kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
-            intervals += count;
-            return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
-          }),
-        );
-      })();
-    }
+    const intervals = seedDays(seeded, createSiteMeters(seeded, STORAGE_METERS), addDays(today, -STORAGE_DAYS + 1), addDays(today, 1));
     db.sqlite.exec('VACUUM');
     const bytes = db.sqlite
       .prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')")
       .pluck()
       .get() as number;
-    closeDatabase(db);
+    seeded.close();
     const perInterval = bytes / intervals;
     report({
       name: 'bytes per meter-interval (before: 6.12, Float32 + a flag byte per interval, issue 29)',

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/energy/calendar.ts';
 import { longestBlock, type Block } from './edgeBlocks.ts';
 import { seedDataDir } from './seed.ts';
 
@@ -20,36 +20,13 @@ export const TASK_DAYS = Number(process.env.BENCH_EDGE_TASK_DAYS ?? 365);
 export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, days = TASK_DAYS): Promise<number> {
   const started = performance.now();
   await seedDataDir(dataDir);
-  const [{ AuditLog }, { closeDatabase, databasePath, openDatabase }, { buildEnergy }] = await Promise.all([
-    import('../../src/db/auditTrail.ts'),
-    import('../../src/db/client.ts'),
-    import('../../src/energy/module.ts'),
-  ]);
-  const db = openDatabase(databasePath(dataDir));
+  const { createSiteMeters, openSeeding, seedDays } = await import('./seeding.ts');
+  const seeded = openSeeding(dataDir);
   try {
-    const energy = buildEnergy(db, new AuditLog(db));
-    const ids: number[] = [];
-    db.sqlite.transaction(() => {
-      ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-      for (let m = 1; m < meters; m += 1)
-        ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.sub.${m}.kwh`, kind: 'energy', area: `Area ${(m % 10) + 1}` }, null).id);
-    })();
     const today = new Date().toISOString().slice(0, 10);
-    for (let day = addDays(today, -days + 1); day <= today; day = addDays(day, 1)) {
-      const { start, count } = dayIntervals('UTC', day);
-      db.sqlite.transaction(() => {
-        energy.store.save(
-          ids.map((meterId, m) => {
-            const kwh = new Float64Array(count);
-            for (let i = 0; i < count; i += 1)
-              kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
-            return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
-          }),
-        );
-      })();
-    }
+    seedDays(seeded, createSiteMeters(seeded, meters), addDays(today, -days + 1), addDays(today, 1));
   } finally {
-    closeDatabase(db);
+    seeded.close();
   }
   return (performance.now() - started) / 1000;
 }

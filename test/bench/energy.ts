@@ -13,6 +13,7 @@ import { buildEnergy } from '../../src/energy/module.ts';
 import { IotGateway } from '../../src/iot/service.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildService, cpuSeconds, freePort, postJson, rssMiB, runLoad, sleep, startBaseline, startService, SIMULATOR_CREDENTIALS, ROOT } from './harness.ts';
+import { createSiteMeters, openSeeding, seedDays } from './seeding.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 500);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
@@ -21,34 +22,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const fmt = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits));
 
 function seed(dataDir: string): { seconds: number; bytesPerInterval: number; intervals: number } {
-  const db = openDatabase(databasePath(dataDir));
-  const energy = buildEnergy(db, new AuditLog(db));
+  const seeded = openSeeding(dataDir);
+  const { db } = seeded;
   const started = performance.now();
-  const ids: number[] = [];
-  db.sqlite.transaction(() => {
-    ids.push(energy.meters.create({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id);
-    for (let i = 1; i < METERS; i += 1) {
-      const n = String(i).padStart(3, '0');
-      ids.push(energy.meters.create({ name: `Sub-meter ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}` }, null).id);
-    }
-  })();
   const today = new Date().toISOString().slice(0, 10);
-  const first = addDays(today, -DAYS + 1);
-  let intervals = 0;
-  for (let day = first; day <= today; day = addDays(day, 1)) {
-    const { start, count } = dayIntervals('UTC', day);
-    db.sqlite.transaction(() => {
-      energy.store.save(
-        ids.map((meterId, m) => {
-          const kwh = new Float32Array(count);
-          for (let i = 0; i < count; i += 1)
-            kwh[i] = (m === 0 ? 45 : 0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + 0.05 * Math.random());
-          intervals += count;
-          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
-        }),
-      );
-    })();
-  }
+  const ids = createSiteMeters(seeded, METERS);
+  const intervals = seedDays(seeded, ids, addDays(today, -DAYS + 1), addDays(today, 1));
   // The collector's state as a running box would have it: read a minute ago, nothing to backfill.
   const state = db.sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 0, 100)');
   db.sqlite.transaction(() => ids.forEach((id) => state.run(id, Date.now() - 60_000)))();
@@ -56,7 +35,7 @@ function seed(dataDir: string): { seconds: number; bytesPerInterval: number; int
   db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   db.sqlite.exec('VACUUM');
   const pages = (db.sqlite.prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months')").pluck().get() as number) ?? 0;
-  closeDatabase(db);
+  seeded.close();
   return { seconds, bytesPerInterval: pages / intervals, intervals };
 }
 

@@ -7,45 +7,22 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AuditLog } from '../../src/db/auditTrail.ts';
-import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
-import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
-import { buildEnergy } from '../../src/energy/module.ts';
+import { addDays } from '../../src/energy/calendar.ts';
 import { buildService, installedRuntime, postJson, ROOT, rssMiB, sleep, startService } from './harness.ts';
+import { createSiteMeters, dailyCurve, openSeeding, seedDays } from './seeding.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);
 const DAYS = Number(process.env.BENCH_DAYS ?? 365);
 const LIMIT_MIB = 50;
 
 function seed(dataDir: string): { from: string; to: string; seconds: number } {
-  const db = openDatabase(databasePath(dataDir));
-  const energy = buildEnergy(db, new AuditLog(db));
+  const seeded = openSeeding(dataDir);
   const started = performance.now();
-  const ids: number[] = [];
-  db.sqlite.transaction(() => {
-    for (let i = 0; i < METERS; i += 1)
-      ids.push(
-        energy.meters.create(
-          { name: `Meter ${String(i + 1).padStart(3, '0')}`, code: `meter.${i}.kwh`, kind: 'energy', area: `Area ${(i % 10) + 1}`, site: i === 0 },
-          null,
-        ).id,
-      );
-  })();
   const to = new Date().toISOString().slice(0, 10);
   const from = addDays(to, -DAYS);
-  for (let day = from; day < to; day = addDays(day, 1)) {
-    const { start, count } = dayIntervals('UTC', day);
-    db.sqlite.transaction(() => {
-      energy.store.save(
-        ids.map((meterId, m) => {
-          const kwh = new Float32Array(count);
-          for (let i = 0; i < count; i += 1) kwh[i] = (1 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m));
-          return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
-        }),
-      );
-    })();
-  }
-  closeDatabase(db);
+  // The daily curve without noise (the figures are about memory, not values).
+  seedDays(seeded, createSiteMeters(seeded, METERS), from, to, (m, count) => dailyCurve(m, count, 0));
+  seeded.close();
   return { from, to, seconds: (performance.now() - started) / 1000 };
 }
 
