@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
-import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/energy/calendar.ts';
 import { Collector } from '../../src/energy/collector.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
 import { IotGateway } from '../../src/iot/service.ts';
@@ -30,7 +30,9 @@ function seed(dataDir: string): { seconds: number; bytesPerInterval: number; int
   const intervals = seedDays(seeded, ids, addDays(today, -DAYS + 1), addDays(today, 1));
   // The collector's state as a running box would have it: read a minute ago, nothing to backfill.
   const state = db.sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 0, 100)');
-  db.sqlite.transaction(() => ids.forEach((id) => state.run(id, Date.now() - 60_000)))();
+  db.sqlite.transaction(() => {
+    for (const id of ids) state.run(id, Date.now() - 60_000);
+  })();
   const seconds = (performance.now() - started) / 1000;
   db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
   db.sqlite.exec('VACUUM');
