@@ -22,12 +22,7 @@ const LEFT = new Map<string, number>([
   ['src/db/writeGeneration.ts', 2],
   ['src/faults/service.ts', 1],
   ['src/health/routes.ts', 1],
-  ['src/iot/gatewayToken.ts', 2],
-  ['src/mail/siteMail.ts', 1],
-  ['src/metrics/service.ts', 1],
-  ['src/models/service.ts', 1],
   ['src/overview/service.ts', 3],
-  ['src/uploads/avatarStore.ts', 2],
   ['src/wallboard/service.ts', 3],
 ]);
 

@@ -1,6 +1,7 @@
 // Sign-in core: login, registration, refresh rotation, logout, password reset; no Koa types here.
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { slot } from '../db/listQuery.ts';
 import { BadGateway, BadRequest, Conflict, Unauthorized } from '../http/errors.ts';
 import { ROLES, users } from '../db/schema/users.ts';
 import type { AuthUser } from '../http/route.ts';
@@ -72,7 +73,7 @@ export class AuthService {
     // A sign-in is not an edit of the account: updated_at stays (drizzle would set it to the time of preparing).
     this.touchLogin = options.db.orm
       .update(users)
-      .set({ lastLoginAt: sql`${sql.placeholder('now')}`, updatedAt: sql`${users.updatedAt}` })
+      .set({ lastLoginAt: slot('now'), updatedAt: sql`${users.updatedAt}` })
       .where(eq(users.id, sql.placeholder('id')))
       .prepare();
   }
