@@ -13,8 +13,6 @@ const RAW_ALLOWED = ['src/energy/', 'src/reports/', 'src/exports/', 'src/analysi
 
 /** The raw statements left elsewhere: a ratchet, never to grow. */
 const LEFT = new Map<string, number>([
-  ['src/alarms/notifier.ts', 2],
-  ['src/alerts/service.ts', 1],
   ['src/backup/archive.ts', 3],
   ['src/backup/schedule.ts', 5],
   ['src/backup/service.ts', 4],
