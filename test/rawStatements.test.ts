@@ -8,8 +8,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** A raw statement and the start of its text (up to the first quote: enough to tell what kind of statement it is). */
-const RAW = /\.(?:prepare|exec)\(\s*[`'"]([^`'"]*)/g;
+/**
+ * A raw statement and the start of its text (up to the first quote: enough to tell what kind of statement it is).
+ * Comments between the parenthesis and the text are skipped: the dashboard's public alerts query hid behind one.
+ */
+const RAW = /\.(?:prepare|exec)\(\s*(?:\/\/[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*[`'"]([^`'"]*)/g;
 
 /** Raw statements that are not queries of the application's tables, by what they are. Anchored: nothing may follow. */
 const NOT_QUERIES: Array<{ what: string; pattern: RegExp }> = [
@@ -61,6 +64,8 @@ test('no raw SQL statement outside the energy store, reports, exports and analys
 test('the pattern finds raw statements and leaves drizzle alone', () => {
   const sample = 'db.sqlite.prepare(\'SELECT 1\'); sqlite.exec(`PRAGMA x`); orm.select().from(users).prepare(); db.sqlite.prepare(\n  "SELECT 2");';
   assert.equal(sample.match(RAW)?.length, 3);
+  const commented = "sqlite.prepare(\n  // why\n  `SELECT id FROM alerts`); sqlite.prepare(/* why */ 'SELECT 3');";
+  assert.deepEqual(rawQueries(commented), ['SELECT id FROM alerts', 'SELECT 3']);
 });
 
 test('only statements that query no table are let through as not queries', () => {
