@@ -1,4 +1,4 @@
-// Site time for reports: when a cron expression next fires in a time zone (daylight-saving rules of classic cron) and where a local day starts.
+// Site time for reports: when a cron expression next fires in a time zone (daylight-saving rules of classic cron).
 import cron from 'node-cron';
 import { wallClock, zoneOffsetMs } from '../energy/calendar.ts';
 
@@ -87,13 +87,4 @@ export function nextCronRun(expression: string, timezone: string, after: number)
     if (best !== null) return best;
   }
   return null;
-}
-
-/** The instant local midnight starts `day` (YYYY-MM-DD) in `timezone` (the first instant of that date, also on change days). */
-export function localDayStart(timezone: string, day: string): number {
-  const [year, month, date] = day.split('-').map(Number);
-  const wall = Date.UTC(year, month - 1, date);
-  const first = wall - offsetAt(timezone, wall - offsetAt(timezone, wall));
-  // A change at midnight (some zones) makes 00:00 fall in a gap: the day then starts at the change.
-  return wallClock(timezone, first) >= wall ? first : first + 3_600_000;
 }

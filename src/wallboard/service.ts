@@ -5,7 +5,7 @@ import { addDays, siteDay } from '../energy/calendar.ts';
 import type { CollectorStatus } from '../energy/collector.ts';
 import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy/commodities.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
-import type { EnergyService } from '../energy/service.ts';
+import type { AreaCards } from '../energy/areaCards.ts';
 import { NotFound } from '../errors.ts';
 import { publicGatewayState } from '../health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../i18n/messages.ts';
@@ -108,7 +108,7 @@ export function wallboardLabels(locale: string): Record<string, string> {
 type Parts = {
   configs: ConfigStore;
   overview: OverviewService;
-  areas: EnergyService;
+  areas: AreaCards;
   figures: EnergyFigures;
   commodities: CommodityFigures;
   collection: () => Omit<CollectionFacts, 'now'>;
