@@ -2,6 +2,7 @@
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
 import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
@@ -41,7 +42,7 @@ export class AreaCards {
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
     this.kept = new KeptUntilWrite<EnergyAreaView[]>(sqlite);
-    this.timezone = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+    this.timezone = siteTimezone(db);
     // Upsert by name keeps each card's id and createdAt across replaces.
     this.upsertArea = sqlite.prepare(
       `INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at)
@@ -77,7 +78,7 @@ export class AreaCards {
 
   /** Today in the site's configured time zone. */
   today(at: Date = new Date()): string {
-    return siteDay(this.timezone.get() as string, at);
+    return siteDay(this.timezone(), at);
   }
 
   /**

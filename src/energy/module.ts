@@ -2,6 +2,7 @@
 // the hand-entered area cards and the site's energy over both (SiteEnergy).
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
 import type { Logger } from '../logger.ts';
 import { siteDay } from './calendar.ts';
 import { CalorificValues } from './calorific.ts';
@@ -31,8 +32,7 @@ export type Energy = {
 };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
-  const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
-  const timezone = () => timezoneQuery.get() as string;
+  const timezone = siteTimezone(db);
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs, store);

@@ -1,5 +1,8 @@
 // KPI cards and the weekly chart: the site's energy from SiteEnergy (meters or hand-entered cards), the counts from the tables.
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { alerts, faults, maintenance, platformConfig } from '../db/schema/index.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
 import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
@@ -15,11 +18,9 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-type Counts = Pick<OverviewStatsView, 'activeAlerts' | 'criticalAlerts' | 'openFaults' | 'maintenanceDue' | 'maintenanceOverdue' | 'currency'>;
-
 export class OverviewService {
   private readonly counts;
-  private readonly settings;
+  private readonly settings: { get(): string };
   private readonly energy: SiteEnergy;
 
   private readonly keptStats;
@@ -37,17 +38,24 @@ export class OverviewService {
     this.energy = energy instanceof SiteEnergy ? energy : new SiteEnergy(db, energy);
     this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
     this.keptWeekly = new KeptUntilWrite<WeeklyEnergyView>(sqlite);
-    this.counts = sqlite.prepare(
-      `SELECT
-        (SELECT count(*) FROM alerts WHERE status = 'active' AND (shelved_until IS NULL OR shelved_until <= @now)) AS activeAlerts,
-        (SELECT count(*) FROM alerts WHERE status = 'active' AND level = 'critical' AND (shelved_until IS NULL OR shelved_until <= @now)) AS criticalAlerts,
-        (SELECT count(*) FROM faults WHERE status IN ('open', 'in_progress')) AS openFaults,
-        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @horizon) AS maintenanceDue,
-        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @now) AS maintenanceOverdue,
-        currency
-       FROM platform_config WHERE id = 1`,
-    );
-    this.settings = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+    const now = sql.placeholder('now');
+    const horizon = sql.placeholder('horizon');
+    const shown = and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)));
+    const pending = inArray(maintenance.status, ['planned', 'in_progress']);
+    this.counts = db.orm
+      .select({
+        activeAlerts: db.orm.$count(alerts, shown),
+        criticalAlerts: db.orm.$count(alerts, and(shown, eq(alerts.level, 'critical'))),
+        openFaults: db.orm.$count(faults, inArray(faults.status, ['open', 'in_progress'])),
+        maintenanceDue: db.orm.$count(maintenance, and(pending, lt(maintenance.scheduledAt, horizon))),
+        maintenanceOverdue: db.orm.$count(maintenance, and(pending, lt(maintenance.scheduledAt, now))),
+        currency: platformConfig.currency,
+      })
+      .from(platformConfig)
+      .where(eq(platformConfig.id, 1))
+      .prepare();
+    // The weekly key's site day: settings.get() is the site's time zone.
+    this.settings = { get: siteTimezone(db) };
   }
 
   /** Kept until the next write, and at most within one second (due and shelved counts move with the clock). */
@@ -59,7 +67,7 @@ export class OverviewService {
 
   private computeStats(at: Date): OverviewStatsView {
     const now = at.toISOString();
-    const counts = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() }) as Counts;
+    const counts = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() })!;
     const site = this.energy.now(at);
     // Demand charges, comparisons and the utilities are the meters' (a hand-entered card has no intervals to rest on).
     const metered = site.source === 'meters';
@@ -110,7 +118,7 @@ export class OverviewService {
   }
 
   private computeWeekly(at: Date): WeeklyEnergyView {
-    const timezone = this.settings.get() as string;
+    const timezone = this.settings.get();
     const today = siteDay(timezone, at);
     const { days, completeness } = this.energy.days(addDays(today, -6), addDays(today, 1));
     return { days, totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)), completeness, timezone };
