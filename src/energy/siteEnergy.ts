@@ -91,8 +91,8 @@ export class SiteEnergy {
 
   /** Each named area's figures from its meters (an area without electricity import meters has zeros); empty without meters. */
   meteredAreas(names: string[], at: Date = new Date()): Map<string, AreaFigures> {
-    const meters = this.meteredFigures();
-    if (!meters || !names.length) return new Map();
+    const meters = names.length ? this.meteredFigures() : undefined;
+    if (!meters) return new Map();
     const today = meters.today(at);
     const tomorrow = addDays(today, 1);
     const [day, monthly, yearly] = [today, `${today.slice(0, 7)}-01`, `${today.slice(0, 4)}-01-01`].map((from) => meters.areaTotals(from, tomorrow));
