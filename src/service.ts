@@ -1,6 +1,6 @@
 // Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
@@ -125,7 +125,7 @@ export async function createService(
     mailer,
     lifecycle,
     alerts: features.alerts,
-    energy: features.energy.figures,
+    energy: features.energy.site,
     analysis: features.analysis,
     commodities: features.energy.commodities,
   });

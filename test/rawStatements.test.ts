@@ -37,8 +37,6 @@ const LEFT = new Map<string, number>([
   ['src/backup/service.ts', 4],
   ['src/db/writeGeneration.ts', 2],
   ['src/faults/service.ts', 1],
-  ['src/overview/service.ts', 3],
-  ['src/wallboard/service.ts', 3],
 ]);
 
 function sources(dir: string): string[] {

@@ -1,6 +1,7 @@
 // The stored backup schedule: row 1 of backup_schedule plus the weekly/monthly retention in app_settings, its defaults, and audited changes.
 import type { Statement } from 'better-sqlite3';
 import cron from 'node-cron';
+import { boxTimezone, nextCronRun } from '../cron.ts';
 import type { Actor } from '../db/auditTrail.ts';
 import { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
@@ -118,13 +119,8 @@ export function assertValidCron(expression: string): void {
 /** When the expression fires next, without scheduling anything (emsctl, and a service whose schedule is off). */
 export function nextRunOf(expression: string): string | null {
   if (!cron.validate(expression)) return null;
-  const task = cron.createTask(expression, () => {});
-  try {
-    // getNextRun() answers null for a task that was never started; getNextRuns() does not look at that.
-    return task.getNextRuns(1)[0]?.toISOString() ?? null;
-  } finally {
-    void task.destroy();
-  }
+  const next = nextCronRun(expression, boxTimezone(), Date.now());
+  return next === null ? null : new Date(next).toISOString();
 }
 
 /** Stores a change with its audit entry in one transaction (the API and emsctl alike); the caller reschedules. */

@@ -1,5 +1,5 @@
-// The backup schedule in the service: the node-cron task that runs it, one run recorded in the schedule row, the weekly restore drill.
-import cron, { type ScheduledTask } from 'node-cron';
+// The backup schedule in the service: the cron timer that runs it (box clock), one run recorded in the schedule row, the weekly restore drill.
+import { boxTimezone, CronTimer } from '../cron.ts';
 import type { Db } from '../db/client.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
@@ -148,9 +148,9 @@ type SchedulerDeps = { db: Db; dataDir: string; logger: Logger; target?: string 
 /** How often the scheduler looks for a schedule changed by emsctl (another process) and reschedules. */
 const RELOAD_INTERVAL_MS = 10_000;
 
-/** Owns the node-cron task: started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
+/** Owns the cron timer (src/cron.ts, in the box's time zone): started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
 export class BackupScheduler {
-  private task: ScheduledTask | null = null;
+  private task: CronTimer | null = null;
   private running: Promise<BackupOutcome> | null = null;
   private readonly abort = new AbortController();
   private stopped = false;
@@ -162,14 +162,6 @@ export class BackupScheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.checks = cachedChecks(deps.dataDir);
   }
-
-  /** node-cron's own messages (missed runs under load) as JSON lines like every other log, not console text. */
-  private readonly cronLogger = {
-    info: (message: string) => this.deps.logger.debug({ component: 'node-cron' }, message),
-    warn: (message: string) => this.deps.logger.warn({ component: 'node-cron' }, message),
-    error: (message: string | Error, err?: Error) => this.deps.logger.error({ component: 'node-cron', err: err ?? message }, String(message)),
-    debug: (message: string | Error) => this.deps.logger.debug({ component: 'node-cron' }, String(message)),
-  };
 
   start(): void {
     if (applyScheduleDefaults(this.deps.db)) {
@@ -197,7 +189,7 @@ export class BackupScheduler {
   }
 
   get(): BackupScheduleView {
-    return presentSchedule(readStoredSchedule(this.deps.db), readChecks(this.deps.dataDir), this.deps.target, this.task?.getNextRun()?.toISOString() ?? null);
+    return presentSchedule(readStoredSchedule(this.deps.db), readChecks(this.deps.dataDir), this.deps.target, this.task?.nextRun()?.toISOString() ?? null);
   }
 
   /** The public summary in /api/health: times and outcomes only, no names, paths or error text. */
@@ -269,8 +261,7 @@ export class BackupScheduler {
   }
 
   private cancelTask(): void {
-    // destroy() also removes the task from node-cron's global registry.
-    void this.task?.destroy();
+    this.task?.stop();
     this.task = null;
   }
 
@@ -279,7 +270,9 @@ export class BackupScheduler {
     this.scheduledFor = `${row.enabled}|${row.cron}`;
     if (this.stopped || !row.enabled) return;
     try {
-      this.task = cron.schedule(row.cron, () => void this.runNow('scheduled'), { name: 'ems-backup', logger: this.cronLogger });
+      const task = new CronTimer(row.cron, boxTimezone(), () => void this.runNow('scheduled'));
+      task.start();
+      this.task = task;
     } catch (error) {
       // A row edited by hand with a bad expression: the service keeps running, the status says why.
       this.deps.logger.error({ err: error, cron: row.cron }, 'backup schedule not started: invalid cron expression');
@@ -288,7 +281,7 @@ export class BackupScheduler {
     }
     const { retention } = readStoredSchedule(this.deps.db);
     this.deps.logger.info(
-      { cron: row.cron, retention: describeRetention(retention), target: this.deps.target ?? null, nextRunAt: this.task.getNextRun()?.toISOString() ?? null },
+      { cron: row.cron, retention: describeRetention(retention), target: this.deps.target ?? null, nextRunAt: this.task.nextRun()?.toISOString() ?? null },
       'backup schedule active',
     );
   }

@@ -6,7 +6,7 @@ import type { Db } from '../db/client.ts';
 import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import { alerts, dashboardSettings, platformConfig } from '../db/schema/index.ts';
 import type { DashboardWidget } from '../db/schema/settings.ts';
-import type { EnergyService } from '../energy/service.ts';
+import type { AreaCards } from '../energy/areaCards.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { OverviewService } from '../overview/service.ts';
@@ -28,7 +28,7 @@ export const DEFAULT_LAYOUT: DashboardWidget[] = [
 
 export type GatewayState = PublicDashboardView['gateway'];
 
-type Parts = { configs: ConfigStore; energy: EnergyService; overview: OverviewService; gateway: () => GatewayState };
+type Parts = { configs: ConfigStore; energy: AreaCards; overview: OverviewService; gateway: () => GatewayState };
 
 export class DashboardService {
   private readonly publicAlerts;

@@ -1,11 +1,10 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Db } from '../db/client.ts';
-import { addDays, daysBetween, siteDay } from '../energy/calendar.ts';
+import { addDays, dayStart, daysBetween, siteDay } from '../energy/calendar.ts';
 import type { Comparison, Comparisons, PeriodFigure } from '../analysis/comparisons.ts';
 import type { DemandCharges, MonthDemandCharge } from '../analysis/demandCharges.ts';
 import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
-import { localDayStart } from './cronTimes.ts';
-import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
+import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'] as const;
 export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
@@ -165,9 +164,10 @@ export class ReportContentBuilder {
 
   constructor(
     db: Db,
-    private readonly energy: EnergyFigures,
+    private readonly energy: ReportEnergySource,
     private readonly analysis: ReportAnalysis | null = null,
-    private readonly metered: () => boolean = () => false,
+    /** Whether comparisons and utilities come from the meters (the analysis and commodities services): by default, the energy source says. */
+    private readonly fromMeters: () => boolean = () => energy.source() === 'meters',
     private readonly commodityFigures: Pick<CommodityFigures, 'period'> | null = null,
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
@@ -213,7 +213,7 @@ export class ReportContentBuilder {
   build(template: TemplateKey, title: string, now: number): ReportContent {
     const site = this.site.get() as Site;
     const period = reportPeriod(template, site.timezone, now);
-    const window = [new Date(localDayStart(site.timezone, period.from)).toISOString(), new Date(localDayStart(site.timezone, period.to)).toISOString()];
+    const window = [new Date(dayStart(site.timezone, period.from)).toISOString(), new Date(dayStart(site.timezone, period.to)).toISOString()];
     const base = {
       template,
       title,
@@ -291,7 +291,7 @@ export class ReportContentBuilder {
 
   /** One comparison logic: a metered site's report asks the analysis comparisons, the same call as the API. */
   private comparison(period: { from: string; to: string }, energy: PeriodFigures, coverage: Coverage, now: number): NonNullable<ReportContent['comparison']> {
-    if (this.analysis && this.metered()) {
+    if (this.analysis && this.fromMeters()) {
       const query = comparisonQuery(period);
       const answer: Comparison =
         query.kind === 'month'
@@ -357,7 +357,7 @@ export class ReportContentBuilder {
    * /api/energy/commodities for the same from and to); a commodity or day with no stored meter-day is "no data".
    */
   private commodities(period: { from: string; to: string }): ReportCommodities | null {
-    if (!this.commodityFigures || !this.metered()) return null;
+    if (!this.commodityFigures || !this.fromMeters()) return null;
     const view = this.commodityFigures.period(period.from, period.to);
     const dayViews = daysBetween(period.from, period.to).map((day) => ({ day, view: this.commodityFigures!.period(day, addDays(day, 1)) }));
     const stored = (ids: number[]) => new Set(ids.length ? (this.storedDays.all(JSON.stringify(ids), period.from, period.to) as string[]) : []);

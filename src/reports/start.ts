@@ -8,9 +8,8 @@ import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import path from 'node:path';
 import { ReportContentBuilder, type ReportAnalysis } from './content.ts';
-import type { EnergyFigures as MeteredFigures } from '../energy/figures.ts';
+import type { SiteEnergy } from '../energy/siteEnergy.ts';
 import type { CommodityFigures } from '../energy/commodities.ts';
-import { siteEnergyFigures } from './energyFigures.ts';
 import { mailBaseUrl, siteMailReader } from '../mail/siteMail.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
@@ -23,7 +22,7 @@ export function startReports(deps: {
   mailer: Mailer;
   lifecycle: Lifecycle;
   alerts: AlertService;
-  energy: MeteredFigures;
+  energy: SiteEnergy;
   analysis?: ReportAnalysis;
   commodities?: Pick<CommodityFigures, 'period'>;
 }): ReportRunner {
@@ -34,7 +33,7 @@ export function startReports(deps: {
     mailer,
     logger,
     directory: path.join(config.dataDir, 'reports'),
-    content: new ReportContentBuilder(db, siteEnergyFigures(db, deps.energy), deps.analysis ?? null, () => deps.energy.metered(), deps.commodities ?? null),
+    content: new ReportContentBuilder(db, deps.energy, deps.analysis ?? null, undefined, deps.commodities ?? null),
     clock: systemClock,
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,
