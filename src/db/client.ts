@@ -100,6 +100,20 @@ export function openDatabase(file: string, options: { migrate?: boolean; quickCh
   return { sqlite, orm, path: file };
 }
 
+/**
+ * A second, read-only connection to the service's database, for work in a worker thread (report building): no
+ * migrations, no checks, no writes; it reads the committed state like any WAL reader and never blocks the service.
+ */
+export function openReadOnlyDatabase(file: string): Db {
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  sqlite.pragma(`busy_timeout = ${BLOCKING_BUSY_TIMEOUT_MS}`);
+  return { sqlite, orm: drizzle(sqlite, { schema }), path: file };
+}
+
+export function closeReadOnlyDatabase(db: Db): void {
+  if (db.sqlite.open) db.sqlite.close();
+}
+
 export function closeDatabase(db: Db): void {
   if (!db.sqlite.open) return;
   try {
