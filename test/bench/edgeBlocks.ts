@@ -202,16 +202,60 @@ async function collectorBlocks({
   return rows;
 }
 
+/**
+ * Commits of 100 pages each (alerts with a 3,000-character message) on the database as the service opens it, 40 in a
+ * row (4,000 pages, four times SQLite's automatic checkpoint threshold): the slowest COMMIT and the longest block.
+ * Before edgeloop2 the service's connection checkpointed inside the commit crossing 1,000 pages; since, a job does it
+ * in a worker thread (src/walCheckpoint.ts), run here as the service runs it after every commit.
+ */
+async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, root: string): Promise<Block> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-wal-'));
+  const db = openDatabase(databasePath(dataDir), { autoCheckpoint: false } as Parameters<typeof openDatabase>[1]);
+  const wal = fs.existsSync(path.join(root, 'src/walCheckpoint.ts')) ? await import(pathToFileURL(path.join(root, 'src/walCheckpoint.ts')).href) : null;
+  const job = wal ? wal.walCheckpointJob(db.path, (error: unknown) => console.error(error)) : null;
+  const auto = db.sqlite.pragma('wal_autocheckpoint', { simple: true });
+  const statement = db.sqlite.prepare(
+    `INSERT INTO alerts (title, message, level, source, status, occurred_at, created_at, updated_at) VALUES ('wal', ?, 'info', 'bench', 'resolved', ?, ?, ?)`,
+  );
+  const message = 'x'.repeat(3000);
+  let slowest = 0;
+  let checkpoints = 0;
+  try {
+    const measured = await longestBlock(async () => {
+      for (let round = 0; round < 40; round += 1) {
+        const at = new Date().toISOString();
+        const started = performance.now();
+        db.sqlite.transaction(() => {
+          for (let i = 0; i < 100; i += 1) statement.run(message, at, at, at);
+        })();
+        slowest = Math.max(slowest, performance.now() - started);
+        if (job && (await job())) checkpoints += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    return {
+      task: 'commits of 100 pages × 40 (WAL checkpoints: in the commit, or off the loop)',
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      note: `slowest COMMIT ${slowest.toFixed(0)} ms; wal_autocheckpoint ${auto}${job ? `, ${checkpoints} checkpoints in a worker thread` : ''}; WAL ${(fs.statSync(`${db.path}-wal`).size / 1048576).toFixed(1)} MiB at the end`,
+    };
+  } finally {
+    closeDatabase(db);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function measureBlocks(root = ROOT): Promise<Block[]> {
   const code = await codeAt(root);
-  // BENCH_EDGE_BLOCKS=bulk,collector runs a part.
-  const parts = new Set((process.env.BENCH_EDGE_BLOCKS ?? 'bulk,collector').split(','));
+  // BENCH_EDGE_BLOCKS=bulk,wal,collector runs a part.
+  const parts = new Set((process.env.BENCH_EDGE_BLOCKS ?? 'bulk,wal,collector').split(','));
   // The box's own noise: the longest block of a loop doing nothing but timers, over 5 s (a busy shared box starves the
   // process now and then; every figure below includes that).
   const idle = await longestBlock(() => new Promise((resolve) => setTimeout(resolve, 5000)));
   return [
     { task: "idle event loop, 5 s (the box's own noise)", maxMs: idle.maxMs, gcMs: idle.gcMs },
     ...(parts.has('bulk') ? [await bulkAction(code)] : []),
+    ...(parts.has('wal') ? [await walCommits(code, root)] : []),
     ...(parts.has('collector') ? await collectorBlocks(code) : []),
   ];
 }
