@@ -82,13 +82,16 @@ async function bulkAction({ startTestServer }: Code): Promise<Block> {
     sqlite.transaction(() => {
       for (let i = 0; i < ALERTS; i += 1) insert.run(`bench-bulk ${i}`, at, at, at);
     })();
+    // The route's validators are compiled on its first request (src/http/validation.ts, ~0.1-0.2 s once after a start):
+    // warmed with a call that matches nothing, so the figure is the bulk action's, not the route's cold start.
+    await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { ids: [0] } } });
     let status = 0;
     const { maxMs, ms, gcMs, activeMs } = await longestBlock(async () => {
       status = (await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { q: 'bench-bulk' } } }))
         .status;
     });
     return {
-      task: `bulk acknowledge of ${ALERTS.toLocaleString('en-US')} alerts (before: 4.3 s)`,
+      task: `bulk acknowledge of ${ALERTS.toLocaleString('en-US')} alerts, route warmed (before: 4.3 s)`,
       maxMs,
       gcMs,
       activeMs,
