@@ -12,6 +12,7 @@ import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from './db/client.ts';
 import { Lifecycle, Repeating } from './lifecycle.ts';
+import { CHECK_INTERVAL_MS, walCheckpointJob } from './walCheckpoint.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -82,7 +83,7 @@ export async function createService(
   const serviceLock = holdServiceLock(config.dataDir);
   let db: Db;
   try {
-    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS });
+    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false });
   } catch (error) {
     serviceLock.release();
     throw error;
@@ -90,6 +91,14 @@ export async function createService(
   const lifecycle = new Lifecycle();
   lifecycle.onClose('service lock', () => serviceLock.release());
   lifecycle.onClose('database', () => closeDatabase(db));
+  // The WAL checkpoints SQLite would run inside a COMMIT, off the event loop (src/walCheckpoint.ts); stopped before the
+  // database closes (hooks run in reverse).
+  const checkpoints = new Repeating(
+    walCheckpointJob(db.path, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
+    CHECK_INTERVAL_MS,
+  );
+  checkpoints.start();
+  lifecycle.onClose('WAL checkpoints', () => checkpoints.stop());
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   lifecycle.onClose('mailer', () => mailer.close());

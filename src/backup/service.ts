@@ -6,7 +6,7 @@ import type { Logger } from '../logger.ts';
 import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from './archive.ts';
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
-import { restoreDrillOffThread } from './offThread.ts';
+import { backupOffThread, restoreDrillOffThread } from './offThread.ts';
 import {
   applyScheduleDefaults,
   changeSchedule,
@@ -40,13 +40,13 @@ export async function performBackup(
   let outcome: BackupOutcome;
   try {
     const { retention } = readStoredSchedule(db);
-    const backup = await createBackup(db.sqlite, dataDir, {
-      retention,
-      target: options.target,
-      purpose: `${options.trigger} backup (pid ${process.pid})`,
-      pagesPerStep: options.pagesPerStep,
-      signal: options.signal,
-    });
+    const purpose = `${options.trigger} backup (pid ${process.pid})`;
+    // The service's runs in a worker thread (issue 29: no background task holds the event loop over 50 ms); emsctl
+    // has no requests to serve and copies through its own connection.
+    const backup =
+      options.trigger === 'emsctl'
+        ? await createBackup(db.sqlite, dataDir, { retention, target: options.target, purpose, pagesPerStep: options.pagesPerStep, signal: options.signal })
+        : await backupOffThread<BackupResult>(dataDir, { retention, target: options.target, purpose }, options.signal);
     outcome = { status: 'ok', backup };
   } catch (error) {
     if (error instanceof BackupBusy) {
