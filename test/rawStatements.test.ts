@@ -33,8 +33,6 @@ const RAW_ALLOWED = ['src/energy/', 'src/reports/', 'src/exports/', 'src/analysi
 /** The raw statements left elsewhere: a ratchet, never to grow. */
 const LEFT = new Map<string, number>([
   ['src/backup/archive.ts', 3],
-  ['src/backup/schedule.ts', 5],
-  ['src/backup/service.ts', 4],
   ['src/db/writeGeneration.ts', 2],
   ['src/faults/service.ts', 1],
 ]);

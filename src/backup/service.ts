@@ -12,6 +12,7 @@ import {
   changeSchedule,
   DEFAULT_BACKUP_CRON,
   readSchedule,
+  recordRun,
   readStoredSchedule,
   type ScheduleChanges,
   type StoredSchedule,
@@ -58,9 +59,9 @@ export async function performBackup(
   const now = new Date().toISOString();
   try {
     if (outcome.status === 'ok') {
-      db.sqlite.prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ?, last_file = ? WHERE id = 1').run(now, 'ok', outcome.backup.name);
+      recordRun(db, { lastRunAt: now, lastStatus: 'ok', lastFile: outcome.backup.name });
     } else {
-      db.sqlite.prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ? WHERE id = 1').run(now, `failed: ${outcome.error}`.slice(0, 500));
+      recordRun(db, { lastRunAt: now, lastStatus: `failed: ${outcome.error}`.slice(0, 500) });
     }
   } catch (error) {
     logger.error({ err: error }, 'could not record the backup outcome');
@@ -179,9 +180,10 @@ export class BackupScheduler {
     try {
       const left = clearInterruptedRun(dataDir);
       if (left.length === 0) return;
-      db.sqlite
-        .prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ? WHERE id = 1')
-        .run(new Date().toISOString(), 'failed: interrupted (the service stopped during the run); its partial files were removed');
+      recordRun(db, {
+        lastRunAt: new Date().toISOString(),
+        lastStatus: 'failed: interrupted (the service stopped during the run); its partial files were removed',
+      });
       logger.warn({ removed: left }, 'a backup interrupted by the last shutdown is recorded as failed; its partial files were removed');
     } catch (error) {
       logger.error({ err: error }, 'could not clean up an interrupted backup');
@@ -265,7 +267,7 @@ export class BackupScheduler {
     this.task = null;
   }
 
-  private reschedule(row: { enabled: number; cron: string }): void {
+  private reschedule(row: { enabled: boolean; cron: string }): void {
     this.cancelTask();
     this.scheduledFor = `${row.enabled}|${row.cron}`;
     if (this.stopped || !row.enabled) return;
@@ -276,7 +278,7 @@ export class BackupScheduler {
     } catch (error) {
       // A row edited by hand with a bad expression: the service keeps running, the status says why.
       this.deps.logger.error({ err: error, cron: row.cron }, 'backup schedule not started: invalid cron expression');
-      this.deps.db.sqlite.prepare('UPDATE backup_schedule SET last_status = ? WHERE id = 1').run(`failed: invalid cron expression "${row.cron}"`);
+      recordRun(this.deps.db, { lastStatus: `failed: invalid cron expression "${row.cron}"` });
       return;
     }
     const { retention } = readStoredSchedule(this.deps.db);
