@@ -24,6 +24,7 @@ const LEFT = new Map<string, number>([
   ['src/backup/service.ts', 4],
   ['src/dashboard/service.ts', 5],
   ['src/db/storageWatch.ts', 1],
+  ['src/db/kept.ts', 2],
   ['src/db/writeGeneration.ts', 2],
   ['src/faults/service.ts', 1],
   ['src/health/routes.ts', 1],
