@@ -1,7 +1,7 @@
 // KPI cards and the weekly chart, computed from the tables on each call (one prepared statement each).
 import type { Db } from '../db/client.ts';
-import { KeptUntilWrite } from '../db/writeGeneration.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
+import { Kept } from '../db/kept.ts';
+import { FIGURE_TABLES, type EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import { SITE_TOTAL } from '../energy/service.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
@@ -33,8 +33,14 @@ export class OverviewService {
     private readonly commodities?: CommodityFigures,
   ) {
     const sqlite = db.sqlite;
-    this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
-    this.keptWeekly = new KeptUntilWrite<WeeklyEnergyView>(sqlite);
+    // What the cards read (src/db/kept.ts): counts of alerts, faults, maintenance, the area cards and settings, the
+    // figures, demand, commodities (calorific values) and comparisons.
+    this.keptStats = new Kept<OverviewStatsView>(sqlite, {
+      name: 'overview.stats',
+      tables: [...FIGURE_TABLES, 'energy_areas', 'alerts', 'faults', 'maintenance', 'meter_state', 'calorific_versions'],
+      max: 2,
+    });
+    this.keptWeekly = new Kept<WeeklyEnergyView>(sqlite, { name: 'overview.weekly', tables: [...FIGURE_TABLES, 'energy_daily'], max: 2 });
     this.counts = sqlite.prepare(
       `SELECT
         (SELECT coalesce(sum(today_kwh), 0) FROM energy_areas) AS energyTodayKwh,
