@@ -22,7 +22,8 @@ import type Database from 'better-sqlite3';
  *
  * The rule: an entry is kept until one of the tables it depends on is written on this connection (temporary
  * triggers, local to the connection, nothing in the database file, call back into a per-table counter here) or
- * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process). Then
+ * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process; read once
+ * per synchronous run of JavaScript, ~5 µs a read, so a commit shows from the next run: no request spans one). Then
  * every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
  * carries it in its key instead, so a new interval is a new key and old ones age out of the LRU.
  *
@@ -129,6 +130,15 @@ class TableWrites {
   private static readonly perConnection = new WeakMap<Database.Database, TableWrites>();
   private readonly counts = new Map<string, number>();
   private readonly otherCommits: Database.Statement;
+  /**
+   * data_version as read in the current synchronous run of JavaScript (null: not yet). A commit elsewhere during the
+   * run then counts as one just after it: a value kept in the run is stamped older than it is (dropped at the next
+   * look, never stale), and a hit in the run answers as of its start. Saves ~1 µs statement per lookup after the first.
+   */
+  private otherInThisRun: number | null = null;
+  private readonly endRun = () => {
+    this.otherInThisRun = null;
+  };
 
   static of(sqlite: Database.Database): TableWrites {
     let writes = TableWrites.perConnection.get(sqlite);
@@ -167,6 +177,11 @@ class TableWrites {
   stamp(tables: readonly string[]): Stamp {
     let own = 0;
     for (let i = 0; i < tables.length; i++) own += this.counts.get(tables[i]) ?? 0;
-    return { own, other: this.otherCommits.get() as number };
+    let other = this.otherInThisRun;
+    if (other === null) {
+      other = this.otherInThisRun = this.otherCommits.get() as number;
+      queueMicrotask(this.endRun);
+    }
+    return { own, other };
   }
 }

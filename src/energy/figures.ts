@@ -40,7 +40,7 @@ type MeterRow = {
 };
 /** Site and area energy count electricity drawn from the grid only: never m³, never export or generation (issue 26). */
 const isGridImport = (row: { commodity: string; role: string }) => row.commodity === 'electricity' && row.role === 'import';
-type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]> };
+type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; areaNames: readonly string[] };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 /**
@@ -164,7 +164,8 @@ export class EnergyFigures {
     }
     const flagged = rows.filter((row) => row.site && isGridImport(row)).map((row) => row.id);
     const site = flagged.length ? flagged : [...areas.values()].flat();
-    return { meters: rows, site, areas };
+    const areaNames = [...areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+    return { meters: rows, site, areas, areaNames };
   }
 
   /** Each meter's last demand (kW) as stored; a virtual meter's from its terms once all of them have one. */
@@ -285,8 +286,9 @@ export class EnergyFigures {
     return this.ids(target).reduce((sum, id) => sum + (open?.demandKw(id) ?? demand.get(id) ?? 0), 0);
   }
 
-  areaNames(): string[] {
-    return [...this.layout().areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+  /** Sorted once per layout (a locale-aware sort on every request cost more than the kept comparison it guarded). */
+  areaNames(): readonly string[] {
+    return this.layout().areaNames;
   }
 
   /** Each 15-minute interval's kWh over [from, to) days for the target, summed over its meters (null where any has none). */
