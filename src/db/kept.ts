@@ -4,26 +4,31 @@ import type Database from 'better-sqlite3';
 /**
  * Every cache of the service is a `Kept`, each declared with the tables it reads (search `new Kept` for the code):
  *
- * | name                   | where                              | tables it reads                                         | key                                |
- * |------------------------|------------------------------------|---------------------------------------------------------|------------------------------------|
- * | comparisons            | src/analysis/comparisons.ts        | meter_days, meter_months, meters, tariff_versions, platform_config | question + 15-minute interval |
- * | comparisons.meterDays  | src/analysis/comparisons.ts        | meter_days, meters                                      | meters + days                      |
- * | energy.figures         | src/energy/figures.ts              | meter_days, meter_months, meters, tariff_versions, platform_config | figure + range (+ site day / minute) |
- * | energy.layout          | src/energy/figures.ts              | meters, meter_state                                     | one entry                          |
- * | energy.areaCards       | src/energy/service.ts              | the figures' tables, energy_areas, meter_state          | site day + 15-minute interval      |
- * | overview.stats         | src/overview/service.ts            | the figures' tables, energy_areas, alerts, faults, maintenance, meter_state, demand and commodity tables | second |
- * | overview.weekly        | src/overview/service.ts            | the figures' tables, energy_daily                        | site day + 15-minute interval      |
- * | tariffs.versions       | src/energy/tariffs.ts              | tariff_versions                                         | one entry                          |
- * | faults.statsRowCurrent | src/faults/service.ts              | none: only other connections' commits (see there)       | one entry                          |
- * | list.<table>           | src/db/listQuery.ts                | the listed table                                        | filter (totals), page + filter     |
- * | users.auth / users.rows| src/db/userRecords.ts              | users                                                   | user id                            |
- * | dashboard.public       | src/dashboard/service.ts           | every table the public payload reads                    | second                             |
- * | auth.sessions          | src/http/auth middleware (auth/)   | users (and the signing keys, by key)                    | access token                       |
+ * | name                       | where                       | tables it reads (besides other connections' commits)     | key                         |
+ * |----------------------------|-----------------------------|----------------------------------------------------------|-----------------------------|
+ * | comparisons                | src/analysis/comparisons.ts | meter_days, meter_months, meters, tariff_versions, platform_config | question + 15-min interval |
+ * | comparisons.meterDays      | src/analysis/comparisons.ts | meter_days                                               | meters + days               |
+ * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (the comparisons' five)                    | figure + range (+ day/minute) |
+ * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
+ * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
+ * | energy.areaCards           | src/energy/service.ts       | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
+ * | overview.stats             | src/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
+ * | overview.weekly            | src/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
+ * | dashboard.public           | src/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
+ * | tariffs.versions           | src/energy/tariffs.ts       | tariff_versions                                          | one entry                   |
+ * | faults.statsRowCurrent     | src/faults/service.ts       | none: only other connections' commits (see there)        | one entry                   |
+ * | list.<table>.totals/pages/asked | src/db/listQuery.ts    | its one table                                            | filter; page + filter       |
+ * | users.auth, users.rows     | src/db/userRecords.ts       | users                                                    | user id                     |
+ * | auth.signingKey            | src/auth/signingKeys.ts     | app_settings                                             | one entry                   |
+ * | auth.verifiedTokens        | src/auth/signingKeys.ts     | app_settings                                             | access token                |
+ *
+ * Not on it, on purpose: pure memos of values, not of tables (the store's interval prices per tariff version object,
+ * compiled schemas, time-zone formatters), and stores that are state rather than copies (throttles, codes, OAuth state).
  *
  * The rule: an entry is kept until one of the tables it depends on is written on this connection (temporary
  * triggers, local to the connection, nothing in the database file, call back into a per-table counter here) or
  * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process; read once
- * per synchronous run of JavaScript, ~5 µs a read, so a commit shows from the next run: no request spans one). Then
+ * per synchronous run of JavaScript, ~7 µs a read here, so a commit shows from the next run on). Then
  * every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
  * carries it in its key instead, so a new interval is a new key and old ones age out of the LRU.
  *

@@ -11,7 +11,7 @@ import { AuditLog } from '../../src/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
 import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
-import { buildService, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, type ServiceChild } from './harness.ts';
+import { buildService, cpuSeconds, postJson, ROOT, rssMiB, runLoad, sleep, startService, type LoadJob, type ServiceChild } from './harness.ts';
 
 const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale').split(','));
 const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
@@ -294,6 +294,17 @@ if (ONLY.has('scale')) {
   );
   const { BENCH_PASSWORD } = await import('./seed.ts');
   const routes = ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats'];
+  // A service just started backfills the simulated meters first: measure once it is idle (< 5 % of a core for a second).
+  const settle = async (service: ServiceChild) => {
+    const deadline = Date.now() + 120_000;
+    let last = cpuSeconds(service.pid);
+    while (Date.now() < deadline) {
+      await sleep(1000);
+      const now = cpuSeconds(service.pid);
+      if (now - last < 0.05) return;
+      last = now;
+    }
+  };
   const load = async (url: string, route: string, accessToken: string) =>
     (
       await runLoad([
@@ -315,6 +326,7 @@ if (ONLY.has('scale')) {
     const { root, commit } = await baselineRoot();
     const old = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000, root });
     try {
+      await settle(old);
       const { accessToken } = await postJson<{ accessToken: string }>(`${old.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
       for (const route of routes) {
         const figure = await load(old.url, route, accessToken);
@@ -329,6 +341,7 @@ if (ONLY.has('scale')) {
   }
   const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000 });
   try {
+    await settle(service);
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
     const headers = { authorization: `Bearer ${accessToken}` };
     for (const route of routes) {
