@@ -12,6 +12,7 @@ import type Database from 'better-sqlite3';
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
  * | energy.areaCards           | src/energy/service.ts       | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
+ * | energy.unallocated         | src/energy/service.ts       | FIGURE_TABLES                                            | site day                    |
  * | overview.stats             | src/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
  * | overview.weekly            | src/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
  * | dashboard.public           | src/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
