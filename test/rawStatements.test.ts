@@ -31,11 +31,7 @@ function rawQueries(text: string): string[] {
 const RAW_ALLOWED = ['src/energy/', 'src/reports/', 'src/exports/', 'src/analysis/'];
 
 /** The raw statements left elsewhere: a ratchet, never to grow. */
-const LEFT = new Map<string, number>([
-  ['src/backup/archive.ts', 3],
-  ['src/db/writeGeneration.ts', 2],
-  ['src/faults/service.ts', 1],
-]);
+const LEFT = new Map<string, number>([['src/backup/archive.ts', 3]]);
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

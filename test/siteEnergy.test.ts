@@ -21,7 +21,7 @@ test('only SiteEnergy asks whether the site is metered', () => {
 });
 
 test('one type is called EnergyFigures, and it is the meters’ figures', () => {
-  const declaring = files.filter(({ text }) => /(?:class|type|interface)\s+EnergyFigures\b/.test(text)).map(({ name }) => name);
+  const declaring = files.filter(({ text }) => /^\s*(?:export\s+)?(?:(?:class|interface)\s+EnergyFigures\b|type\s+EnergyFigures\s*=)/m.test(text)).map(({ name }) => name);
   assert.deepEqual(declaring, ['src/energy/figures.ts']);
 });
 

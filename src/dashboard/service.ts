@@ -3,8 +3,9 @@ import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AuditLog } from '../audit/service.ts';
 import type { ConfigStore } from '../configs/service.ts';
 import type { Db } from '../db/client.ts';
-import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
 import { alerts, dashboardSettings, platformConfig } from '../db/schema/index.ts';
+import { Kept } from '../db/kept.ts';
+import { FIGURE_TABLES } from '../energy/figures.ts';
 import type { DashboardWidget } from '../db/schema/settings.ts';
 import type { AreaCards } from '../energy/areaCards.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
@@ -12,7 +13,7 @@ import type { AuthUser } from '../http/route.ts';
 import type { OverviewService } from '../overview/service.ts';
 import type { DashboardAlertView, DashboardSettingsPatch, DashboardSettingsView, PublicDashboardView } from './schemas.ts';
 
-/** Wall screens poll this; within this age an unchanged database serves the same payload object. */
+/** Wall screens poll this; within one such period an unchanged database serves the same payload object. */
 export const PUBLIC_CACHE_MS = 1000;
 const PUBLIC_ALERTS = 10;
 /** Bounds what one user's layout may store (widget options are free-form). */
@@ -37,8 +38,8 @@ export class DashboardService {
   private readonly settingsOf;
   private readonly saveSettings;
   private readonly defaultRefresh;
-  private readonly generation: WriteGeneration;
-  private cached: { payload: PublicDashboardView; at: number; version: number | undefined } | undefined;
+  /** The public payload, per second, kept until a table it reads is written (the gateway state moves without one). */
+  private readonly kept: Kept<PublicDashboardView>;
 
   constructor(
     private readonly db: Db,
@@ -123,16 +124,31 @@ export class DashboardService {
       })
       .prepare();
     this.defaultRefresh = orm.select({ refreshIntervalSec: platformConfig.refreshIntervalSec }).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
-    // Moves with any write on this connection or a commit of another (emsctl): whether anything the payload reads changed.
-    this.generation = writeGenerationOf(db.sqlite);
+    // Everything the payload reads: the overview cards and weekly chart, the area cards, alerts, settings, the scene.
+    this.kept = new Kept(db.sqlite, {
+      name: 'dashboard.public',
+      tables: [
+        ...FIGURE_TABLES,
+        'energy_areas',
+        'energy_daily',
+        'meter_state',
+        'alerts',
+        'faults',
+        'maintenance',
+        'calorific_versions',
+        'three_d_config',
+        'model_files',
+      ],
+      max: 2,
+    });
   }
 
   /** The public payload: no user names, ids or message text. Recomputed when the data changed or after PUBLIC_CACHE_MS. */
   publicPayload(now: number = Date.now()): PublicDashboardView {
-    const version = this.generation.current();
-    const cached = this.cached;
-    if (cached && version !== undefined && cached.version === version && now - cached.at < PUBLIC_CACHE_MS) return cached.payload;
+    return this.kept.get(String(Math.floor(now / PUBLIC_CACHE_MS)), () => this.computePublicPayload(now));
+  }
 
+  private computePublicPayload(now: number): PublicDashboardView {
     const at = new Date(now);
     const platform = this.parts.configs.platform();
     const scene = this.parts.configs.threeD();
@@ -167,7 +183,6 @@ export class DashboardService {
       gateway: this.parts.gateway(),
       generatedAt: at.toISOString(),
     };
-    this.cached = { payload, at: now, version };
     return payload;
   }
 

@@ -2,10 +2,11 @@
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
+import { Kept } from '../db/kept.ts';
 import { siteTimezone } from '../db/siteTimezone.ts';
-import { KeptUntilWrite } from '../db/writeGeneration.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
+import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 
 /** energy_daily.area of the whole site; no area card may use the name. */
@@ -41,7 +42,8 @@ export class AreaCards {
     const sqlite = db.sqlite;
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
-    this.kept = new KeptUntilWrite<EnergyAreaView[]>(sqlite);
+    // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/db/kept.ts).
+    this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
     // Upsert by name keeps each card's id and createdAt across replaces.
     this.upsertArea = sqlite.prepare(
@@ -59,8 +61,9 @@ export class AreaCards {
 
   /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */
   list(at: Date = new Date()): EnergyAreaView[] {
-    // Kept until the next write or the next site day (the collector writes once an interval).
-    return this.kept.get(this.today(at), () => this.computeList(at));
+    // Kept until a table it reads is written, per site day and minute: powerKw is the demand the collector holds in
+    // memory, which moves without a write.
+    return this.kept.get(`${this.today(at)}|${Math.floor(at.getTime() / 60_000)}`, () => this.computeList(at));
   }
 
   private computeList(at: Date): EnergyAreaView[] {

@@ -2,10 +2,11 @@
 // its hand-entered card (AreaCards, recorded per day in energy_daily) where not; the site's come from its meters once
 // any meter exists, else from the sum of the cards. Callers ask here and never branch on where figures come from.
 import type { Db } from '../db/client.ts';
+import { Kept } from '../db/kept.ts';
 import { SITE_TOTAL } from './areaCards.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
 import type { Shares } from './completeness.ts';
-import type { EnergyFigures, PeriodFigures, Totals } from './figures.ts';
+import { FIGURE_TABLES, type EnergyFigures, type PeriodFigures, type Totals } from './figures.ts';
 
 export type { PeriodFigures, Totals };
 
@@ -33,6 +34,8 @@ export class SiteEnergy {
   private readonly dailyTotals;
   private readonly dailyAreas;
   private readonly recordedDays;
+  /** unallocated(): six figure lookups and their site-day reads (~0.1 ms a request at 500 meters), kept per site day. */
+  private readonly keptUnallocated: Kept<{ todayKwh: number; monthKwh: number; yearKwh: number } | null>;
 
   /** meters: the interval store's figures; without them (tests, the report benchmark) the site has only its cards. */
   constructor(
@@ -50,6 +53,7 @@ export class SiteEnergy {
       .prepare(`SELECT area, SUM(kwh) FROM energy_daily WHERE area <> '${SITE_TOTAL}' AND day >= ? AND day < ? GROUP BY area ORDER BY area COLLATE NOCASE`)
       .raw();
     this.recordedDays = sqlite.prepare(`SELECT day FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ? ORDER BY day`).pluck();
+    this.keptUnallocated = new Kept(sqlite, { name: 'energy.unallocated', tables: FIGURE_TABLES, max: 4 });
   }
 
   source(): EnergySource {
@@ -116,6 +120,10 @@ export class SiteEnergy {
   unallocated(at: Date = new Date()): { todayKwh: number; monthKwh: number; yearKwh: number } | null {
     const meters = this.meteredFigures();
     if (!meters?.hasSiteMeters()) return null;
+    return this.keptUnallocated.get(meters.today(at), () => this.computeUnallocated(meters, at));
+  }
+
+  private computeUnallocated(meters: EnergyFigures, at: Date): { todayKwh: number; monthKwh: number; yearKwh: number } {
     const today = meters.today(at);
     const tomorrow = addDays(today, 1);
     const rest = (from: string) => {

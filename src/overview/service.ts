@@ -3,8 +3,8 @@ import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { alerts, faults, maintenance, platformConfig } from '../db/schema/index.ts';
 import { siteTimezone } from '../db/siteTimezone.ts';
-import { KeptUntilWrite } from '../db/writeGeneration.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
+import { Kept } from '../db/kept.ts';
+import { FIGURE_TABLES, type EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import { SiteEnergy } from '../energy/siteEnergy.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
@@ -36,8 +36,14 @@ export class OverviewService {
   ) {
     const sqlite = db.sqlite;
     this.energy = energy instanceof SiteEnergy ? energy : new SiteEnergy(db, energy);
-    this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
-    this.keptWeekly = new KeptUntilWrite<WeeklyEnergyView>(sqlite);
+    // What the cards read (src/db/kept.ts): counts of alerts, faults, maintenance, the area cards and settings, the
+    // figures, demand, commodities (calorific values) and comparisons.
+    this.keptStats = new Kept<OverviewStatsView>(sqlite, {
+      name: 'overview.stats',
+      tables: [...FIGURE_TABLES, 'energy_areas', 'energy_daily', 'alerts', 'faults', 'maintenance', 'meter_state', 'calorific_versions'],
+      max: 2,
+    });
+    this.keptWeekly = new Kept<WeeklyEnergyView>(sqlite, { name: 'overview.weekly', tables: [...FIGURE_TABLES, 'energy_daily'], max: 2 });
     const now = sql.placeholder('now');
     const horizon = sql.placeholder('horizon');
     const shown = and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)));
