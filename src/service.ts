@@ -1,6 +1,6 @@
 // Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
@@ -175,6 +175,7 @@ export async function createService(
   });
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
+  features.energy.history.takeTurnsWith(collector);
   await features.zoneMove.resume();
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();
