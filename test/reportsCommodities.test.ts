@@ -97,7 +97,7 @@ describe('monthly report by commodity', () => {
     const water = entry('water');
     const electricity = entry('electricity');
     assert.ok(gas.quantity > 0 && water.quantity > 0 && electricity.quantity > 0 && api.body.electricity.exportKwh > 0);
-    assert.equal(entry('heat').quantity, 0, 'the API says 0 for heat; the report must say no data');
+    assert.equal(entry('heat').quantity, null, 'heat recorded nothing: the API says null, the report no data');
     // The table by utility: quantity in its unit, kWh (none for water), cost; heat "no data"; the energy total is kWh only.
     for (const expected of [
       `Electricity kWh ${n1(electricity.quantity)} ${n1(electricity.kwh)}`,
