@@ -3,7 +3,7 @@ import type { ConfigStore } from '../configs/service.ts';
 import type { Db } from '../db/client.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import type { CollectorStatus } from '../energy/collector.ts';
-import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy/commodities.ts';
+import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { EnergyService } from '../energy/service.ts';
 import { NotFound } from '../errors.ts';
