@@ -4,12 +4,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
-import { FLAG_IMPORTED, storedFlags, storedKwh } from '../src/energy/store.ts';
-import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
+import { FLAG_IMPORTED } from '../src/energy/store.ts';
+import { MIN, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { noonZone } from './helpers/siteClock.ts';
-import { startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
 
-const MIN = 60_000;
 const Q = 15 * MIN;
 const ZONE = noonZone();
 const today = siteDay(ZONE);
@@ -25,58 +23,38 @@ function csv(code: string, days: string[], kwh: number): string {
 }
 
 describe('history import beside the collector', () => {
-  let sim: RunningSimulator;
-  let server: TestServer;
-  let admin: TestUser;
-  const clock = { now: Math.floor(Date.now() / MIN) * MIN };
+  let r: SimulatorRig;
 
   before(async () => {
     // Forty meters: a first collection backfills a week of each from the gateway's history (hundreds of thousands of
-    // readings counted in slices, and as many day rows written), long enough for an import to arrive meanwhile.
-    sim = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 86_400, subMeters: 40 });
-    server = await startTestServer(
-      { EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' },
-      { collectorNow: () => clock.now },
-    );
-    admin = await server.createUser({ role: 'admin' });
-    const zoned = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: ZONE } });
+    // readings counted in slices, and as many day rows written), long enough for an import to arrive meanwhile. The
+    // service's own collector: the one whose turns the import takes.
+    r = await simulatorRig({ start: Math.floor(Date.now() / MIN) * MIN, collector: 'service', simulator: { subMeters: 40 } });
+    const zoned = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: ZONE } });
     assert.equal(zoned.status, 200, zoned.text);
   });
-  after(async () => {
-    await server?.close();
-    await sim?.close();
-  });
+  after(() => r?.close());
 
-  const meter = async (body: Record<string, unknown>) => {
-    const response = await server.request('POST', '/api/meters', { token: admin.accessToken, body });
-    assert.equal(response.status, 201, response.text);
-    return response.body as { id: number };
-  };
+  const post = (file: string, query = '') =>
+    r.server.request('POST', `/api/energy/import${query}`, { token: r.admin.accessToken, raw: file, headers: { 'content-type': 'text/csv' } });
   const row = (meterId: number, d: string) => {
-    const found = server.service.deps.db.sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?').get(meterId, d) as
-      | { kwh: Buffer; flags: Buffer }
-      | undefined;
+    const found = r.dayRows(meterId).find((one) => one.day === d);
     assert.ok(found, `a row for meter ${meterId} on ${d}`);
-    const kwh = storedKwh(found.kwh);
-    return { kwh, flags: storedFlags(found.flags, found.kwh, kwh.length) };
+    return found;
   };
 
   test('an import posted during a backfilling collection keeps every imported interval, counted once', async () => {
-    const { collector } = server.service.deps;
+    const { collector, clock } = r;
     const codes = ['meter.main.kwh', ...Array.from({ length: 37 }, (_, i) => `meter.sub.${String(i + 1).padStart(3, '0')}.kwh`)];
     const meters = [];
-    for (const code of codes) meters.push(await meter({ name: code, code, kind: 'energy', area: 'Tenants' }));
+    for (const code of codes) meters.push(await r.meter({ name: code, code, kind: 'energy', area: 'Tenants' }));
     const target = meters[0];
     const days = [addDays(today, -5), addDays(today, -4), addDays(today, -3)];
     const file = csv('meter.main.kwh', days, 0.125);
 
     // The first collection (a week's backfill of every meter) is under way when the import arrives.
     const first = collector.collect();
-    const imported = server.request('POST', '/api/energy/import?replace=true', {
-      token: admin.accessToken,
-      raw: file,
-      headers: { 'content-type': 'text/csv' },
-    });
+    const imported = post(file, '?replace=true');
     // Collections go on meanwhile, a minute of the gateway's clock each.
     let done = false;
     const collecting = (async () => {
@@ -92,7 +70,6 @@ describe('history import beside the collector', () => {
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.meters[0].meterId, target.id);
 
-    collector.flush();
     for (const d of days) {
       const stored = row(target.id, d);
       const count = stored.kwh.length;
@@ -109,7 +86,7 @@ describe('history import beside the collector', () => {
   });
 
   test('collections go on during a long import: each waits for one slice, not for the whole file', async () => {
-    const { collector } = server.service.deps;
+    const { collector, clock } = r;
     // Thirty days of twenty meters (57,600 rows): written in many slices.
     const days = Array.from({ length: 30 }, (_, i) => addDays(today, -60 + i));
     const codes = Array.from({ length: 20 }, (_, i) => `meter.sub.${String(i + 1).padStart(3, '0')}.kwh`);
@@ -123,18 +100,18 @@ describe('history import beside the collector', () => {
         finished.push(Date.now());
       }
     })();
-    const answer = await server.request('POST', '/api/energy/import', { token: admin.accessToken, raw: file, headers: { 'content-type': 'text/csv' } });
+    const answer = await post(file);
     done = true;
     await collecting;
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.rows, 20 * 30 * 96);
-    const audit = await server.request('GET', '/api/audit?resource=energy_history', { token: admin.accessToken });
-    const at = (action: string) => Date.parse(audit.body.items.find((item: { action: string }) => item.action === action).at);
+    const audit = await r.get('/api/audit?resource=energy_history');
+    const at = (action: string) => Date.parse(audit.items.find((item: { action: string }) => item.action === action).at);
     const [from, to] = [at('import.start'), at('import')];
     const during = finished.filter((t) => t > from && t < to);
     assert.ok(during.length >= 2, `collections finished while the import wrote (${to - from} ms): ${during.length}`);
     // Every imported day is whole and counted once.
-    const totals = server.service.deps.db.sqlite
+    const totals = r.server.service.deps.db.sqlite
       .prepare('SELECT meter_id AS meterId, sum(total_kwh) AS kwh FROM meter_days WHERE day >= ? AND day <= ? GROUP BY meter_id ORDER BY meter_id')
       .all(days[0], days[days.length - 1]) as { meterId: number; kwh: number }[];
     assert.equal(totals.length, 20);

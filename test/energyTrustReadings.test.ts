@@ -6,14 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAG_JITTER, FLAG_REFUSED, FLAG_RESET } from '../src/energy/store.ts';
 import { siteDay } from '../src/energy/calendar.ts';
-import { DAY, MIN, sumKwh, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { DAY, MIN, sumKwh, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 const today = (now: number) => siteDay('UTC', new Date(now));
 
 describe('readings from the future or the far past', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -93,9 +93,9 @@ describe('readings from the future or the far past', () => {
 });
 
 describe('counter steps: jitter, reset, rollover', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -155,9 +155,9 @@ describe('counter steps: jitter, reset, rollover', () => {
 });
 
 describe("the box's clock stepping forward a day and back (injected clock, gateway stamping with the box's time)", () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 

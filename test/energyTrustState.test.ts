@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import { addDays } from '../src/energy/calendar.ts';
 import { runCli } from './helpers/cli.ts';
 import { eventually } from './helpers/server.ts';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 describe('a gateway that answers but every read fails', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   let meterId: number;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
     meterId = (await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true })).id;
     r.gateway.set('meter.main.kwh', { value: 100 });
     await r.collector.collect();
