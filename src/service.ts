@@ -184,6 +184,7 @@ export async function createService(
   });
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
+  features.energy.history.takeTurnsWith(collector);
   await features.zoneMove.resume();
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();

@@ -87,7 +87,7 @@ export class EnergyFigures {
     this.demandRows = sqlite.prepare('SELECT meter_id, demand_kw FROM meter_state WHERE demand_kw IS NOT NULL').raw();
     this.config = sqlite.prepare('SELECT timezone, currency FROM platform_config WHERE id = 1');
     this.dayTotals = sqlite.prepare(
-      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_days
+      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
     );
     this.monthTotals = sqlite.prepare(
@@ -197,18 +197,21 @@ export class EnergyFigures {
   }
 
   /** Energy, cost and carbon per site day in [from, to); a day without data is absent. The site adds its standing charge. */
-  byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals> {
+  /** Every day of [from, to) in order: its totals, or null when no meter of the target recorded an interval that day (no data, not 0). */
+  byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals | null> {
     return this.remember(`days|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}`, () => this.computeByDay(from, to, target));
   }
 
-  private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals> {
-    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string } & Totals)[];
+  private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals | null> {
+    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string; recorded: number } & Totals)[];
     const site = target.meterId === undefined && target.area === undefined;
+    // A day row whose intervals are all missing (only flags: a refused or bad reading) records nothing either.
+    const stored = new Map(rows.filter((row) => row.recorded > 0).map((row) => [row.day, row]));
     return new Map(
-      rows.map((row) => [
-        row.day,
-        { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg },
-      ]),
+      daysBetween(from, to).map((day) => {
+        const row = stored.get(day);
+        return [day, row ? { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(day).standingChargePerDay : 0), carbonKg: row.carbonKg } : null];
+      }),
     );
   }
 
@@ -237,10 +240,10 @@ export class EnergyFigures {
         const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
         for (let day = `${firstWhole}-01`; day < end; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
-      for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) add(totals);
-      if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) add(totals);
+      for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) if (totals) add(totals);
+      if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) if (totals) add(totals);
     } else {
-      for (const totals of this.byDay(from, to, target).values()) add(totals);
+      for (const totals of this.byDay(from, to, target).values()) if (totals) add(totals);
     }
     return sum;
   }
@@ -430,11 +433,10 @@ export class EnergyFigures {
       if (!totals || missing === 1 || intervals === 0) return { day, kwh: null, cost: null, carbonKg: null, measured, estimated, missing };
       return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3), measured, estimated, missing };
     });
-    const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), {
-      kwh: 0,
-      cost: 0,
-      carbonKg: 0,
-    });
+    const total = [...byDay.values()].reduce<Totals>(
+      (sum, t) => (t ? { kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg } : sum),
+      { kwh: 0, cost: 0, carbonKg: 0 },
+    );
     const byArea = this.areaTotals(from, to);
     const areas = this.areaNames().map((area) => {
       const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };

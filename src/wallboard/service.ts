@@ -5,7 +5,7 @@ import type { Db } from '../db/client.ts';
 import { alerts, energyDaily } from '../db/schema/index.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import type { CollectorStatus } from '../energy/collector.ts';
-import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy/commodities.ts';
+import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { AreaCards } from '../energy/areaCards.ts';
 import { NotFound } from '../errors.ts';
@@ -56,38 +56,28 @@ export function dataStateOf({ intervalMs, collector, gateway, startedAt, now }: 
 }
 
 /**
- * One period of GET /api/energy/commodities as the wallboard shows it: a figure whose meters recorded nothing in the
- * period is null (shown as missing), never the 0 the sums start from.
+ * One period of GET /api/energy/commodities as the wallboard shows it: its figures as the API answers them (null: no
+ * data); the solar balance where the site meters generation or export.
  */
 export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
   const { electricity } = view;
-  const { coverage } = electricity;
-  const has = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
-  const lacks = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
-  // Consumption = import − export + generation: missing when any metered part of it is.
-  const consumptionKnown = has(coverage.import) && !lacks(coverage.export) && !lacks(coverage.generation);
-  const commodities = view.commodities.map((entry) => {
-    const known = entry.commodity === 'electricity' ? consumptionKnown : entry.recordedDays > 0;
-    return {
-      commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'],
-      unit: entry.unit,
-      quantity: known ? entry.quantity : null,
-      kwh: known ? entry.kwh : null,
-    };
-  });
-  let solar: UtilityPeriodView['solar'] = null;
-  if (coverage.generation.meters > 0 || coverage.export.meters > 0) {
-    const generationKwh = has(coverage.generation) ? electricity.generationKwh : null;
-    const exportKwh = has(coverage.export) ? electricity.exportKwh : null;
-    const both = generationKwh !== null && exportKwh !== null;
-    solar = {
-      generationKwh,
-      exportKwh,
-      selfConsumptionKwh: both ? electricity.selfConsumptionKwh : null,
-      selfConsumptionRate: both ? electricity.selfConsumptionRate : null,
-      selfSufficiency: both && consumptionKnown ? electricity.selfSufficiency : null,
-    };
-  }
+  const commodities = view.commodities.map((entry) => ({
+    commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'],
+    unit: entry.unit,
+    quantity: entry.quantity,
+    kwh: entry.kwh,
+  }));
+  const { generation, export: fedBack } = electricity.coverage;
+  const solar: UtilityPeriodView['solar'] =
+    generation.meters > 0 || fedBack.meters > 0
+      ? {
+          generationKwh: electricity.generationKwh,
+          exportKwh: electricity.exportKwh,
+          selfConsumptionKwh: electricity.selfConsumptionKwh,
+          selfConsumptionRate: electricity.selfConsumptionRate,
+          selfSufficiency: electricity.selfSufficiency,
+        }
+      : null;
   return { from: view.from, to: view.to, commodities, solar };
 }
 
@@ -197,12 +187,7 @@ export class WallboardService {
         carbonTodayKg: round(day.carbonKg),
         carbonMonthKg: round(month.carbonKg),
       };
-      const byDay = this.parts.figures.byDay(first, tomorrow, { area: area.name });
-      // A day the area has no stored row for is null ("No data" on the chart), as for the site.
-      days = Array.from({ length: 7 }, (_, i) => {
-        const stored = byDay.get(addDays(first, i));
-        return { day: addDays(first, i), kwh: stored ? round(stored.kwh) : null };
-      });
+      days = [...this.parts.figures.byDay(first, tomorrow, { area: area.name })].map(([day, totals]) => ({ day, kwh: totals && round(totals.kwh) }));
     } else {
       // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
       figures = {
