@@ -84,7 +84,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
     zoneMove,
     files: createFileStore(core.db, core.audit, core.dataDir),
     models: createModelStore(core.db, core.audit, core.dataDir),
-    overview: new OverviewService(core.db, energy.figures, analysis.comparisons, analysis.demandCharges, energy.commodities),
+    overview: new OverviewService(core.db, energy.site, analysis.comparisons, analysis.demandCharges, energy.commodities),
     energy,
     faults: new FaultService(core.db, core.audit),
     maintenance: new MaintenanceService(core.db, core.audit),

@@ -12,6 +12,7 @@ import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from './db/client.ts';
 import { Lifecycle, Repeating } from './lifecycle.ts';
+import { CHECK_INTERVAL_MS, walCheckpointJob } from './walCheckpoint.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -82,7 +83,7 @@ export async function createService(
   const serviceLock = holdServiceLock(config.dataDir);
   let db: Db;
   try {
-    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS });
+    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false });
     // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
     // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. No mmap_size
     // (SQLite's default 0): mapped pages would count in the service's RSS and a disk error would be a SIGBUS.
@@ -94,6 +95,14 @@ export async function createService(
   const lifecycle = new Lifecycle();
   lifecycle.onClose('service lock', () => serviceLock.release());
   lifecycle.onClose('database', () => closeDatabase(db));
+  // The WAL checkpoints SQLite would run inside a COMMIT, off the event loop (src/walCheckpoint.ts); stopped before the
+  // database closes (hooks run in reverse).
+  const checkpoints = new Repeating(
+    walCheckpointJob(db.path, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
+    CHECK_INTERVAL_MS,
+  );
+  checkpoints.start();
+  lifecycle.onClose('WAL checkpoints', () => checkpoints.stop());
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   lifecycle.onClose('mailer', () => mailer.close());
@@ -129,7 +138,7 @@ export async function createService(
     mailer,
     lifecycle,
     alerts: features.alerts,
-    energy: features.energy.figures,
+    energy: features.energy.site,
     analysis: features.analysis,
     commodities: features.energy.commodities,
   });
@@ -179,6 +188,7 @@ export async function createService(
   });
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
+  features.energy.history.takeTurnsWith(collector);
   await features.zoneMove.resume();
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
   if (config.collectIntervalMs > 0) collector.start();

@@ -5,17 +5,17 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { addDays } from '../src/energy/calendar.ts';
-import { DAY, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { DAY, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 describe('kept comparisons', () => {
-  let r: EnergyRig;
+  let r: SimulatorRig;
   let meterId: number;
   let end: number;
   before(async () => {
     end = Date.now();
-    r = await energyRig({ start: end - 4 * DAY });
+    r = await simulatorRig({ start: end - 4 * DAY });
     meterId = (await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true })).id;
     await r.collector.collect();
   });

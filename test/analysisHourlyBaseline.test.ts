@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HEATING_BASE_C } from '../src/iot/simulator/climate.ts';
-import { energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 
 const HOUR = 3_600_000;
 /** The simulated HVAC meter's heating: kW per kelvin below the balance point (src/iot/simulator/building.ts). */
@@ -14,12 +14,12 @@ const BASELINE = { from: '2026-01-01', to: '2026-02-01' };
 const REPORT = { from: '2026-02-01', to: '2026-02-08' };
 
 describe('an hourly baseline on a simulated January', () => {
-  let r: EnergyRig;
+  let r: SimulatorRig;
   let hvacId: number;
   const query = (extra: string) =>
     `/api/analysis/baseline/hourly?meterId=${hvacId}&baselineFrom=${BASELINE.from}&baselineTo=${BASELINE.to}&heatingBaseC=${HEATING_BASE_C}&holidays=2026-01-01${extra}`;
   before(async () => {
-    r = await energyRig({ start: Date.parse('2025-12-31T00:00:00Z') });
+    r = await simulatorRig({ start: Date.parse('2025-12-31T00:00:00Z') });
     hvacId = (await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' })).id;
     await r.collector.collect();
     // Read on the hour: every hour's energy is then the counter's exact difference.
@@ -143,9 +143,9 @@ describe('an hourly baseline on a simulated January', () => {
 });
 
 describe('an hourly baseline by hour of the week', () => {
-  let r: EnergyRig;
+  let r: SimulatorRig;
   before(async () => {
-    r = await energyRig({ start: Date.parse('2026-01-04T00:00:00Z') });
+    r = await simulatorRig({ start: Date.parse('2026-01-04T00:00:00Z') });
     await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
     await r.collector.collect();
     await r.run(Date.parse('2026-03-01T00:00:00Z'), HOUR);

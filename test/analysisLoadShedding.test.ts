@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { LoadShedder, UNCONFIRMED_CODE } from '../src/analysis/loadShedding.ts';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { IotGateway } from '../src/iot/service.ts';
-import { DAY, MIN, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { DAY, MIN, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { startFakeGateway } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer } from './helpers/server.ts';
 import { startGatewaySimulator } from '../src/iot/simulator/server.ts';
@@ -19,9 +19,9 @@ const POINTS = [
 ];
 
 /** A rig at 02:00 two days ahead (an empty building, a flat load) with a contract 25 % above that load from tomorrow. */
-async function rig(): Promise<{ r: EnergyRig; load: number; limit: number; start: number }> {
+async function rig(): Promise<{ r: SimulatorRig; load: number; limit: number; start: number }> {
   const start = Math.floor((Date.now() + 2 * DAY) / DAY) * DAY + 2 * 3_600_000;
-  const r = await energyRig({ start });
+  const r = await simulatorRig({ start });
   try {
     await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     await r.collector.collect();
@@ -40,7 +40,7 @@ async function rig(): Promise<{ r: EnergyRig; load: number; limit: number; start
   }
 }
 
-function shedder(r: EnergyRig, iot: Pick<IotGateway, 'relay'>) {
+function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'relay'>) {
   const { deps } = r.server.service;
   const demand = new DemandWatch({
     db: deps.db,
@@ -72,7 +72,7 @@ function shedder(r: EnergyRig, iot: Pick<IotGateway, 'relay'>) {
   };
 }
 
-async function enable(r: EnergyRig, body: Record<string, unknown> = {}) {
+async function enable(r: SimulatorRig, body: Record<string, unknown> = {}) {
   const response = await r.server.request('PUT', '/api/analysis/load-shedding', {
     token: r.admin.accessToken,
     body: { enabled: true, minOffSec: 120, maxShedSec: 3600, points: POINTS, ...body },
@@ -81,7 +81,7 @@ async function enable(r: EnergyRig, body: Record<string, unknown> = {}) {
   return response.body;
 }
 
-async function simValue(r: EnergyRig, code: string): Promise<number> {
+async function simValue(r: SimulatorRig, code: string): Promise<number> {
   const response = await fetch(`${r.sim.url}/codes/values`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${await r.server.service.deps.iot.token().then((t) => t.token)}` },
@@ -91,7 +91,7 @@ async function simValue(r: EnergyRig, code: string): Promise<number> {
   return Number(((await response.json()) as { data: { value: unknown }[] }).data[0].value);
 }
 
-async function auditOf(r: EnergyRig, action: string): Promise<any[]> {
+async function auditOf(r: SimulatorRig, action: string): Promise<any[]> {
   return (await r.get(`/api/audit?action=${action}&pageSize=100`)).items.reverse();
 }
 

@@ -42,6 +42,18 @@ describe('login', () => {
     }
   });
 
+  test('a sign-in records lastLoginAt and is not an edit of the account (updatedAt stays)', async () => {
+    const { user } = await server.createUser();
+    await sleep(5);
+    const before = Date.now();
+    const login = await server.request('POST', '/api/auth/login', { body: { username: user.username, password: TEST_PASSWORD } });
+    assert.equal(login.status, 200, login.text);
+    const me = await server.request('GET', '/api/auth/me', { token: login.body.accessToken });
+    assert.equal(me.status, 200, me.text);
+    assert.ok(Date.parse(me.body.lastLoginAt) >= before, `lastLoginAt ${me.body.lastLoginAt} is this sign-in's`);
+    assert.equal(me.body.updatedAt, user.updatedAt);
+  });
+
   test('the same 401 for an unknown user and a wrong password', async () => {
     const { user } = await server.createUser();
     const wrong = await server.request('POST', '/api/auth/login', { body: { username: user.username, password: 'not-the-password' } });

@@ -184,6 +184,7 @@ describe('backup runs', () => {
     fs.writeFileSync(path.join(server.dataDir, 'uploads', 'nested', 'u1.bin'), 'upload bytes');
     fs.writeFileSync(path.join(server.dataDir, 'models', 'plant.glb'), Buffer.alloc(4096, 7));
 
+    const settingsChanged = (await server.request('GET', SCHEDULE, { token })).body.updatedAt;
     const outcome = await server.service.deps.backups.runNow();
     assert.equal(outcome.status, 'ok');
     if (outcome.status !== 'ok') return;
@@ -209,6 +210,7 @@ describe('backup runs', () => {
     const schedule = await server.request('GET', SCHEDULE, { token });
     assert.equal(schedule.body.lastStatus, 'ok');
     assert.equal(schedule.body.lastFile, path.basename(file));
+    assert.equal(schedule.body.updatedAt, settingsChanged, 'a run is not a change of the schedule');
   });
 
   test('retention after a run: backups of the last 24 hours stay, older ones keep the newest per day, week and month', async (t) => {

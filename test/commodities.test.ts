@@ -315,3 +315,59 @@ test('a fresh install with the built-in simulator meters gas, water, PV and expo
     await server.close();
   }
 });
+
+test('no data is null where the figures are made: a metered part or commodity that recorded nothing is null in the API, the overview and the wallboard alike', async () => {
+  // Monday 14 June 2027 at noon (UTC): the first read backfills the week before it.
+  const start = Date.UTC(2027, 5, 14, 12);
+  const r = await rig(start);
+  try {
+    const token = r.admin.accessToken;
+    await meter(r, { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
+    await meter(r, { name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
+    // Metered, but the gateway has no such points: they never record a day.
+    await meter(r, { name: 'PV', code: 'meter.pv.gone.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
+    await meter(r, { name: 'Heat', code: 'meter.heat.gone.kwh', kind: 'energy', commodity: 'heat' });
+    const get = async (path: string) => {
+      const response = await r.server.request('GET', path, { token });
+      assert.equal(response.status, 200, `${path}: ${response.text}`);
+      return response.body;
+    };
+    // Before any collection nothing has data: no figure is 0.
+    const empty = await get('/api/energy/commodities?from=2027-06-13&to=2027-06-14');
+    assert.deepEqual(
+      empty.commodities.map((c: any) => [c.commodity, c.quantity, c.kwh, c.cost, c.carbonKg, c.recordedDays]),
+      [
+        ['electricity', null, null, null, null, 0],
+        ['heat', null, null, null, null, 0],
+      ],
+    );
+    const e0 = empty.electricity;
+    assert.deepEqual(
+      [e0.importKwh, e0.exportKwh, e0.generationKwh, e0.consumptionKwh, e0.netImportKwh, e0.importCost, e0.feedInRevenue],
+      [null, null, null, null, null, null, null],
+    );
+
+    await r.collector.collect();
+    const day = await get('/api/energy/commodities?from=2027-06-13&to=2027-06-14');
+    const e = day.electricity;
+    assert.ok(e.importKwh > 0 && e.exportKwh >= 0 && e.netImportKwh === Math.round((e.importKwh - e.exportKwh) * 1000) / 1000, JSON.stringify(e));
+    assert.deepEqual(e.coverage.generation, { meters: 1, recordedDays: 0 });
+    // Generation has no data: it, consumption (import − export + generation) and everything made of them are null.
+    assert.deepEqual([e.generationKwh, e.consumptionKwh, e.selfConsumptionKwh, e.selfConsumptionRate, e.selfSufficiency], [null, null, null, null, null]);
+    const electricity = day.commodities.find((c: any) => c.commodity === 'electricity');
+    assert.deepEqual([electricity.quantity, electricity.kwh], [null, null]);
+    assert.equal(typeof electricity.cost, 'number', 'what the grid is paid is known');
+    const heat = day.commodities.find((c: any) => c.commodity === 'heat');
+    assert.deepEqual([heat.quantity, heat.kwh, heat.cost, heat.recordedDays], [null, null, null, 0]);
+
+    // The day series of the PV meter: no data each day, never 0.
+    const pv = (await get('/api/meters?pageSize=100')).items.find((m: any) => m.name === 'PV');
+    const series = await get(`/api/energy/series?meterId=${pv.id}&from=2027-06-10&to=2027-06-14&resolution=day`);
+    assert.deepEqual(
+      series.points.map((p: any) => p.kwh),
+      [null, null, null, null],
+    );
+  } finally {
+    await r.close();
+  }
+});

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
 import { storedKwh } from '../src/energy/store.ts';
-import { DAY, MIN, sumKwh, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { DAY, MIN, sumKwh, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 /** Runs `probe` on every timer turn while `work` runs; answers what it saw. */
 async function watchWhile<T>(work: () => Promise<unknown>, probe: () => T): Promise<T[]> {
@@ -21,9 +21,9 @@ async function watchWhile<T>(work: () => Promise<unknown>, probe: () => T): Prom
 }
 
 describe('a backfill written in slices', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -86,12 +86,12 @@ describe('a backfill written in slices', () => {
 });
 
 describe('a virtual meter rebuilt after its write', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   const terms: number[] = [];
   const DAYS = 200;
   let firstDay = '';
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
     const { deps } = r.server.service;
     const today = siteDay('UTC', new Date(r.clock.now));
     firstDay = addDays(today, -DAYS + 1);

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, dayIntervals } from '../src/energy/calendar.ts';
-import { DAY, energyRig, type EnergyRig } from './helpers/energyRig.ts';
+import { DAY, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { COOLING_BASE_C, HEATING_BASE_C, HOLIDAYS } from '../src/iot/simulator/climate.ts';
 
 const close = (actual: number, expected: number, tolerance: number, what: string) =>
@@ -15,7 +15,7 @@ const monthAfter = (month: string) => addDays(`${month}-28`, 7).slice(0, 7);
 const monthBefore = (month: string) => addDays(`${month}-01`, -1).slice(0, 7);
 
 /** The site's highest 15-minute mean in a month, from the simulated main counter alone (the hand computation). */
-function handPeak(r: EnergyRig, month: string, dataFrom: number, dataTo: number): number {
+function handPeak(r: SimulatorRig, month: string, dataFrom: number, dataTo: number): number {
   let best = 0;
   for (let t = Math.max(midnight(`${month}-01`), dataFrom); t + QUARTER <= Math.min(midnight(`${monthAfter(month)}-01`), dataTo); t += QUARTER) {
     best = Math.max(best, (r.counter('meter.main.kwh', t + QUARTER) - r.counter('meter.main.kwh', t)) * 4);
@@ -28,7 +28,7 @@ function handPeak(r: EnergyRig, month: string, dataFrom: number, dataTo: number)
  * next two months, which two tariff versions with demand charges (added now, as versions must be) will bill.
  */
 describe('a simulated year', () => {
-  let r: EnergyRig;
+  let r: SimulatorRig;
   let main: any;
   let hvac: any;
   let lighting: any;
@@ -39,7 +39,7 @@ describe('a simulated year', () => {
   let m2: string;
   before(async () => {
     end = Date.now();
-    r = await energyRig({ start: end - 400 * DAY });
+    r = await simulatorRig({ start: end - 400 * DAY });
     dataFrom = Math.ceil((end - 407 * DAY) / QUARTER) * QUARTER + QUARTER;
     main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
     hvac = await r.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });

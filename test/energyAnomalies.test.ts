@@ -2,7 +2,7 @@
 // night base load and its distance from the baseline, raised once as alerts with the evidence; an ordinary day is on its baseline.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DAY, energyRig } from './helpers/energyRig.ts';
+import { DAY, simulatorRig } from './helpers/rig.ts';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -10,7 +10,7 @@ test('an extra 80 kW all day raises a night base load and a baseline alert with 
   // A fixed week of the simulated weather (whether HVAC leaves its baseline depends on the day's weather): Friday
   // 20 November 2026, after 75 days of history; in the past for every run.
   const anomalyStart = Date.parse('2026-11-20T00:00:00Z');
-  const r = await energyRig({ start: anomalyStart - 75 * DAY });
+  const r = await simulatorRig({ start: anomalyStart - 75 * DAY });
   t.after(() => r.close());
   const token = r.admin.accessToken;
   await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });

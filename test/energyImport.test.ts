@@ -8,12 +8,12 @@ import http from 'node:http';
 import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_IMPORTED, FLAG_JITTER, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
+import { noonZone } from './helpers/siteClock.ts';
 
 const Q = 15 * 60_000;
 // The site's zone is one where it is about noon when the file starts, so "today" has past intervals whatever the
-// hour of the run (Etc/GMT-12 is UTC+12).
-const OFFSET = 12 - new Date().getUTCHours();
-const ZONE = OFFSET === 0 ? 'UTC' : `Etc/GMT${OFFSET > 0 ? '-' : '+'}${Math.abs(OFFSET)}`;
+// hour of the run.
+const ZONE = noonZone();
 const today = siteDay(ZONE);
 const day = (offset: number) => addDays(today, offset);
 const iso = (ms: number) => new Date(ms).toISOString();

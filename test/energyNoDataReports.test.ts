@@ -2,12 +2,12 @@
 // an empty cell in the report's CSV and "no data" in its PDF, and the days with a total agree with the weekly chart.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
 import { insertEnergyDaily } from './helpers/facilityRows.ts';
-import { eventually, startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
+import { pdfText, runReportNow } from './helpers/reportRun.ts';
+import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
 
 let server: TestServer;
 let admin: TestUser;
@@ -23,30 +23,12 @@ before(async () => {
 after(() => server.close());
 
 test('a weekly report of hand-entered totals: missing days empty (CSV) and "no data" (PDF), the rest as the weekly chart', async () => {
-  const plan = await server.request('POST', '/api/reports/plans', {
-    token: admin.accessToken,
-    body: { cron: '0 6 * * 1', recipients: ['e@example.test'], name: 'Weekly', templateId: 'weekly-energy' },
+  const { file } = await runReportNow(server, admin.accessToken, {
+    cron: '0 6 * * 1',
+    recipients: ['e@example.test'],
+    name: 'Weekly',
+    templateId: 'weekly-energy',
   });
-  assert.equal(plan.status, 201, plan.text);
-  const started = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token: admin.accessToken });
-  assert.equal(started.status, 202, started.text);
-  const run = await eventually(
-    async () => {
-      const read = await server.request('GET', `/api/reports/runs/${started.body.id}`, { token: admin.accessToken });
-      return read.body.status === 'running' ? undefined : read.body;
-    },
-    'the report run',
-    60_000,
-  );
-  assert.equal(run.status, 'ok', run.error);
-  const file = async (suffix: string) => {
-    const name = run.files.map((f: { name: string }) => f.name).find((n: string) => n.endsWith(suffix));
-    const response = await fetch(`${server.url}/api/reports/runs/${run.id}/files/${encodeURIComponent(name)}`, {
-      headers: { authorization: `Bearer ${admin.accessToken}` },
-    });
-    assert.equal(response.status, 200);
-    return Buffer.from(await response.arrayBuffer());
-  };
   const csv = (await file('.csv')).toString().replace(/\r\n/g, '\n');
   const daily = csv
     .split('\n\n')
@@ -72,8 +54,7 @@ test('a weekly report of hand-entered totals: missing days empty (CSV) and "no d
   // The PDF's daily table says "no data" once per missing day.
   const dir = tempDir('ems-nodata-report-');
   try {
-    fs.writeFileSync(path.join(dir, 'report.pdf'), await file('.pdf'));
-    const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'report.pdf'), '-'], { encoding: 'utf8' });
+    const text = pdfText(await file('.pdf'), path.join(dir, 'report.pdf'));
     assert.equal(text.match(/\d{4} +no data/g)?.length ?? 0, missing, text);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -3,14 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
-import { DAY, MIN, energyRig } from './helpers/energyRig.ts';
+import { DAY, MIN, simulatorRig } from './helpers/rig.ts';
 
 const QUARTER = 15 * MIN;
 
 test('a rising load is warned of minutes before its window passes the contracted peak, a flat one below it never; the warning is an alert with its evidence, cleared with its window', async (t) => {
   // Two days ahead of the wall clock, at 02:00 UTC: the building is empty, its load flat; a version from tomorrow is in effect.
   const start = Math.floor((Date.now() + 2 * DAY) / DAY) * DAY + 2 * 3_600_000;
-  const r = await energyRig({ start });
+  const r = await simulatorRig({ start });
   t.after(() => r.close());
   const token = r.admin.accessToken;
   await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { dayIntervals, INTERVAL_MS, siteDay } from '../src/energy/calendar.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 const CODE = 'meter.zone.kwh';
 
 /** Absolute interval start → kWh of a meter's stored rows, read in the zone they are keyed in. */
-function byTime(r: TrustRig, meterId: number, timezone: string): Map<number, number> {
+function byTime(r: MisbehavingRig, meterId: number, timezone: string): Map<number, number> {
   const intervals = new Map<number, number>();
   for (const row of r.dayRows(meterId)) {
     const { start } = dayIntervals(timezone, row.day);
@@ -22,14 +22,14 @@ function byTime(r: TrustRig, meterId: number, timezone: string): Map<number, num
   return intervals;
 }
 
-async function setZone(r: TrustRig, timezone: string): Promise<void> {
+async function setZone(r: MisbehavingRig, timezone: string): Promise<void> {
   const response = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone } });
   assert.equal(response.status, 200, response.text);
   assert.equal(response.body.timezone, timezone);
 }
 
 /** One reading a minute for `minutes`, the counter rising 1 kWh a minute. */
-async function collectFor(r: TrustRig, counter: { value: number }, minutes: number): Promise<void> {
+async function collectFor(r: MisbehavingRig, counter: { value: number }, minutes: number): Promise<void> {
   for (let i = 0; i < minutes; i += 1) {
     r.gateway.set(CODE, { value: counter.value });
     await r.collector.collect();
@@ -38,13 +38,13 @@ async function collectFor(r: TrustRig, counter: { value: number }, minutes: numb
   }
 }
 
-const monthTotals = (r: TrustRig, meterId: number) =>
+const monthTotals = (r: MisbehavingRig, meterId: number) =>
   r.server.service.deps.db.sqlite.prepare('SELECT month, round(total_kwh, 4) AS total FROM meter_months WHERE meter_id = ? ORDER BY month').all(meterId) as {
     month: string;
     total: number;
   }[];
 
-const dayTotalsByMonth = (r: TrustRig, meterId: number) => {
+const dayTotalsByMonth = (r: MisbehavingRig, meterId: number) => {
   const months = new Map<string, number>();
   for (const row of r.dayRows(meterId)) months.set(row.day.slice(0, 7), (months.get(row.day.slice(0, 7)) ?? 0) + row.total);
   return [...months].map(([month, total]) => ({ month, total: Math.round(total * 10_000) / 10_000 }));
@@ -52,7 +52,7 @@ const dayTotalsByMonth = (r: TrustRig, meterId: number) => {
 
 test('UTC+14 to UTC−10 at 02:00 local on the 1st: the rows move to the new zone, no row for tomorrow, nothing lost', async () => {
   // 2026-11-30T12:00Z is 2026-12-01 02:00 in Kiritimati (UTC+14) and 2026-11-30 02:00 in Honolulu (UTC−10).
-  const r = await trustRig({ start: Date.parse('2026-11-30T11:00:00Z') });
+  const r = await misbehavingRig({ start: Date.parse('2026-11-30T11:00:00Z') });
   try {
     await setZone(r, 'Pacific/Kiritimati');
     const meter = await r.meter({ name: 'Zone', code: CODE, kind: 'energy' });
@@ -95,7 +95,7 @@ test('UTC+14 to UTC−10 at 02:00 local on the 1st: the rows move to the new zon
 });
 
 test('the same zone again, or a change with no stored energy, re-keys nothing', async () => {
-  const r = await trustRig({ start: Date.parse('2026-11-20T08:00:00Z') });
+  const r = await misbehavingRig({ start: Date.parse('2026-11-20T08:00:00Z') });
   try {
     await setZone(r, 'Europe/Berlin');
     const meter = await r.meter({ name: 'Zone', code: CODE, kind: 'energy' });
@@ -111,7 +111,7 @@ test('the same zone again, or a change with no stored energy, re-keys nothing', 
 
 test('a move cut short by a stop is finished at the next start, before the first collection', async () => {
   const dataDir = tempDir('ems-zone-');
-  const r = await trustRig({ start: Date.parse('2026-11-20T22:00:00Z'), env: { EMS_DATA_DIR: dataDir } });
+  const r = await misbehavingRig({ start: Date.parse('2026-11-20T22:00:00Z'), env: { EMS_DATA_DIR: dataDir } });
   let meterId = 0;
   let before = new Map<number, number>();
   try {

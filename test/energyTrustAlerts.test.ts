@@ -4,14 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMailCatcher, type MailCatcher } from './helpers/smtp.ts';
 import { eventually } from './helpers/server.ts';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 describe('energy data alerts', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   let mail: MailCatcher;
   before(async () => {
     mail = await startMailCatcher();
-    r = await trustRig({ env: { EMS_SMTP_URL: mail.url } });
+    r = await misbehavingRig({ env: { EMS_SMTP_URL: mail.url } });
     const rule = await r.server.request('POST', '/api/notification-rules', {
       token: r.admin.accessToken,
       body: { name: 'Energy data', levels: ['warning', 'critical'], recipients: ['energy@example.test'] },

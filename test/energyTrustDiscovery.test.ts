@@ -2,12 +2,12 @@
 // meter), and a meter set that would count the site twice is refused; against a gateway catalogue over real HTTP.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 describe('discovery and the site counted once', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
     r.gateway.catalogue = [
       { code: 'incomer.main.kwh', name: 'Main incomer energy', unit: 'kWh', kind: 'energy' },
       { code: 'incomer.main.kw', name: 'Main incomer power', unit: 'kW', kind: 'power' },

@@ -5,25 +5,25 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
+import { noonZone } from './helpers/siteClock.ts';
 
 const INTERVAL = 15 * MIN;
 
 describe('missing, estimated and measured', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   let main: { id: number };
   let hvac: { id: number };
   // The 3 hours before now must lie in the site's today whatever the hour of the run: the site's zone is one where it
-  // is about noon now (Etc/GMT-12 is UTC+12).
-  const offset = 12 - new Date().getUTCHours();
-  const zone = offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+  // is about noon now.
+  const zone = noonZone();
   const today = siteDay(zone);
   const yesterday = addDays(today, -1);
   const tomorrow = addDays(today, 1);
 
   before(async () => {
     const start = Math.floor(Date.now() / INTERVAL) * INTERVAL - 3 * 60 * MIN;
-    r = await trustRig({ start });
+    r = await misbehavingRig({ start });
     const zoned = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: zone } });
     assert.equal(zoned.status, 200, zoned.text);
     main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
@@ -145,9 +145,9 @@ describe('missing, estimated and measured', () => {
 });
 
 describe("a new meter's first reading while the gateway's history fails", () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig({ start: Math.floor(Date.now() / INTERVAL) * INTERVAL });
+    r = await misbehavingRig({ start: Math.floor(Date.now() / INTERVAL) * INTERVAL });
   });
   after(() => r.close());
 

@@ -6,14 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAG_JITTER, FLAG_REFUSED, FLAG_RESET } from '../src/energy/store.ts';
 import { siteDay } from '../src/energy/calendar.ts';
-import { DAY, MIN, sumKwh, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { DAY, MIN, sumKwh, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 const today = (now: number) => siteDay('UTC', new Date(now));
 
 describe('readings from the future or the far past', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -93,9 +93,9 @@ describe('readings from the future or the far past', () => {
 });
 
 describe('counter steps: jitter, reset, rollover', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -155,9 +155,9 @@ describe('counter steps: jitter, reset, rollover', () => {
 });
 
 describe("the box's clock stepping forward a day and back (injected clock, gateway stamping with the box's time)", () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
   });
   after(() => r.close());
 
@@ -200,5 +200,21 @@ describe("the box's clock stepping forward a day and back (injected clock, gatew
         .filter((x) => x.at > r.clock.now && !Number.isNaN(x.kwh));
     });
     assert.deepEqual(intervalsAfterNow, [], 'no interval after now holds energy');
+    // The month rollups follow: each month's peak is the highest of the days it keeps, not the dropped future's.
+    r.collector.flush();
+    const months = r.server.service.deps.db.sqlite
+      .prepare(
+        `SELECT m.month, m.peak_kw AS peakKw, m.peak_at AS peakAt, m.total_kwh AS totalKwh,
+                (SELECT max(d.peak_kw) FROM meter_days d WHERE d.meter_id = m.meter_id AND d.day LIKE m.month || '%') AS dayPeak,
+                (SELECT sum(d.total_kwh) FROM meter_days d WHERE d.meter_id = m.meter_id AND d.day LIKE m.month || '%') AS dayTotal
+         FROM meter_months m WHERE m.meter_id = ?`,
+      )
+      .all(meter.id) as { month: string; peakKw: number | null; peakAt: number | null; totalKwh: number; dayPeak: number | null; dayTotal: number }[];
+    assert.ok(months.length > 0);
+    for (const month of months) {
+      assert.equal(month.peakKw, month.dayPeak, `${month.month}: the peak of the days kept`);
+      assert.ok(Math.abs(month.totalKwh - month.dayTotal) < 1e-9, `${month.month}: the total of the days kept`);
+      assert.ok(month.peakAt === null || month.peakAt <= r.clock.now, `${month.month}: the peak's time is not in the future`);
+    }
   });
 });

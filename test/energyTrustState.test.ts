@@ -3,15 +3,16 @@
 // failing or refusing readings.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { addDays } from '../src/energy/calendar.ts';
 import { runCli } from './helpers/cli.ts';
 import { eventually } from './helpers/server.ts';
-import { MIN, trustRig, type TrustRig } from './helpers/trustRig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig } from './helpers/rig.ts';
 
 describe('a gateway that answers but every read fails', () => {
-  let r: TrustRig;
+  let r: MisbehavingRig;
   let meterId: number;
   before(async () => {
-    r = await trustRig();
+    r = await misbehavingRig();
     meterId = (await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true })).id;
     r.gateway.set('meter.main.kwh', { value: 100 });
     await r.collector.collect();
@@ -84,5 +85,25 @@ describe('a gateway that answers but every read fails', () => {
     r.clock.now += MIN;
     await r.collector.collect();
     assert.equal((await r.meterState(frozen)).state, 'failing');
+  });
+
+  test('a day row that holds only flags (every reading bad quality) is no data: null in the day series and the wallboard, not 0', async () => {
+    const only = (await r.meter({ name: 'Only bad', code: 'meter.onlybad.kwh', kind: 'energy', area: 'Quality' })).id;
+    // Stamped with the real time: the wallboard's last day is the real today.
+    const at = Date.now();
+    r.gateway.set('meter.onlybad.kwh', { value: null, quality: 'bad', ts: at });
+    r.clock.now = Math.max(r.clock.now, at) + MIN;
+    await r.collector.collect();
+    const [row] = r.dayRows(only);
+    assert.ok(row && row.kwh.every(Number.isNaN) && row.flags.some((flag) => flag !== 0), 'a row with flags and no energy');
+    const day = row.day;
+    const series = await r.get(`/api/energy/series?meterId=${only}&from=${day}&to=${addDays(day, 1)}&resolution=day`);
+    assert.equal(series.points[0].kwh, null);
+    const wallboard = await r.server.request('GET', '/api/wallboard?area=Quality');
+    assert.equal(wallboard.status, 200, wallboard.text);
+    assert.deepEqual(
+      wallboard.body.weeklyEnergy.days.find((d: { day: string }) => d.day === day),
+      { day, kwh: null },
+    );
   });
 });

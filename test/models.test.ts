@@ -133,12 +133,15 @@ describe('models', () => {
     const created = await upload(randomBytes(500), 'plant.glb');
     const sqlite = server.service.deps.db.sqlite;
     sqlite.prepare('UPDATE three_d_config SET model_file_id = ?').run(created.body.id);
+    const sceneUpdatedAt = sqlite.prepare('SELECT updated_at FROM three_d_config').pluck().get();
     assert.equal((await server.request('DELETE', `/api/models/${created.body.id}`, { token: viewer.accessToken })).status, 403);
     assert.equal((await server.request('DELETE', `/api/models/${created.body.id}`, { token: operator.accessToken })).status, 204);
     assert.equal(fs.existsSync(path.join(modelsDir(), created.body.storedName)), false);
     assert.equal((await rawRequest(server.url, 'GET', created.body.url)).status, 404);
     assert.equal((await server.request('GET', `/api/models/${created.body.id}`, { token: viewer.accessToken })).status, 404);
     assert.equal(sqlite.prepare('SELECT model_file_id FROM three_d_config').pluck().get(), null);
+    // Taking the deleted model out is not an edit of the scene by anyone.
+    assert.equal(sqlite.prepare('SELECT updated_at FROM three_d_config').pluck().get(), sceneUpdatedAt);
   });
 
   test('roles: viewers read, operators write', async () => {

@@ -284,6 +284,22 @@ describe('in Chromium', () => {
     await page.close();
   });
 
+  test("how long an alert has been active is written in the site's language and units", async () => {
+    const since = async (page: Page) => page.$eval('.alert[data-level="critical"]:has(.title:text-is("Boiler lockout")) .meta', (node) => node.textContent);
+    const english = await open(`${server.url}/`);
+    // Raised 3 days, 2 hours and 5 minutes ago.
+    assert.equal(await since(english), 'Area 01 · for 3 days 2 hr');
+    await english.close();
+    assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { locale: 'de-DE' } })).status, 200);
+    try {
+      const german = await open(`${server.url}/`);
+      assert.equal(await since(german), 'Area 01 · seit 3 Tg. 2 Std.');
+      await german.close();
+    } finally {
+      assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { locale: 'en-US' } })).status, 200);
+    }
+  });
+
   test('?rotate= moves between the site and each area by itself', async () => {
     const page = await open(`${server.url}/?rotate=3`);
     assert.equal(await page.textContent('[data-field="scope"]'), '');

@@ -34,7 +34,7 @@ async function showSchedule(command: Command, db: Db, config: Config, heading?: 
   const text = [
     ...(heading ? [heading] : []),
     `enabled        ${view.enabled ? 'yes' : 'no'}`,
-    // Local time: the box's time zone, named, which is the one node-cron runs the schedule in.
+    // Local time: the box's time zone, named, which is the one the backup's cron timer runs in.
     `cron           ${view.cron} (local time: ${zone})`,
     `next run       ${view.nextRunAt ? `${zonedTime(view.nextRunAt)} ${zone} (${view.nextRunAt})` : '-'}`,
     `retention      ${describeRetention(view.retention)}`,

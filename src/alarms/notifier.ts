@@ -1,10 +1,10 @@
 // Tells people about alerts by email: rules by level and area, escalation of unacknowledged critical alerts, one
 // summary instead of a flood, and a record of every send (delivered or failed, with the reason) kept on the alert.
-import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNull, lte, notExists, or, sql } from 'drizzle-orm';
 import type { AlertView } from '../alerts/schemas.ts';
 import type { Db } from '../db/client.ts';
 import { slot } from '../db/listQuery.ts';
-import { notificationRules, notificationSends } from '../db/schema/index.ts';
+import { alerts, notificationRules, notificationSends } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { siteMailReader, type SiteMail } from '../mail/siteMail.ts';
@@ -52,6 +52,7 @@ export class AlarmNotifier {
   private readonly record;
   private readonly sendsOf;
   private readonly escalationDue;
+  private readonly summaryRows;
   private readonly enabledRules;
   private readonly pending = new Map<string, PendingSummary>();
   /** Mails to each recipient decided in this process but maybe not yet recorded (sends are async). */
@@ -111,17 +112,43 @@ export class AlarmNotifier {
     // Critical, still active (unacknowledged), not shelved, covered by this rule (its area; arrived while the rule
     // existed and fresh enough to be told, as alertRaised decides), not yet escalated under it. Covered, not "mailed
     // under the rule": an alert folded into a flood summary has no mail of its own and must escalate too.
-    this.escalationDue = db.sqlite.prepare(
-      `SELECT a.id, a.title, a.source, a.area, a.occurred_at AS occurredAt FROM alerts a
-       WHERE a.level = 'critical' AND a.status = 'active' AND (a.shelved_until IS NULL OR a.shelved_until <= @now)
-         AND a.occurred_at <= @deadline
-         AND (@area IS NULL OR a.area = @area)
-         AND a.created_at >= @ruleCreatedAt
-         AND (julianday(a.created_at) - julianday(a.occurred_at)) * 86400000.0 <= @staleAfterMs
-         AND NOT EXISTS (SELECT 1 FROM notification_sends s WHERE s.alert_id = a.id AND s.rule_id = @ruleId AND s.kind = 'escalation')
-       ORDER BY a.occurred_at, a.id
-       LIMIT @limit`,
-    );
+    const area = sql.placeholder('area');
+    this.escalationDue = db.orm
+      .select({ id: alerts.id, title: alerts.title, source: alerts.source, area: alerts.area, occurredAt: alerts.occurredAt })
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.level, 'critical'),
+          eq(alerts.status, 'active'),
+          or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, sql.placeholder('now'))),
+          lte(alerts.occurredAt, sql.placeholder('deadline')),
+          sql`(${area} IS NULL OR ${alerts.area} = ${area})`,
+          gte(alerts.createdAt, sql.placeholder('ruleCreatedAt')),
+          sql`(julianday(${alerts.createdAt}) - julianday(${alerts.occurredAt})) * 86400000.0 <= ${sql.placeholder('staleAfterMs')}`,
+          notExists(
+            db.orm
+              .select({ one: sql`1` })
+              .from(notificationSends)
+              .where(
+                and(
+                  eq(notificationSends.alertId, alerts.id),
+                  eq(notificationSends.ruleId, sql.placeholder('ruleId')),
+                  eq(notificationSends.kind, 'escalation'),
+                ),
+              ),
+          ),
+        ),
+      )
+      .orderBy(asc(alerts.occurredAt), asc(alerts.id))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    // The ids of one summary, as JSON text: a flood's list needs no statement per length, nor a bound variable per id.
+    this.summaryRows = db.orm
+      .select({ id: alerts.id, title: alerts.title, level: alerts.level, occurredAt: alerts.occurredAt })
+      .from(alerts)
+      .where(sql`${alerts.id} IN (SELECT value FROM json_each(${sql.placeholder('ids')}))`)
+      .orderBy(asc(alerts.occurredAt))
+      .prepare();
   }
 
   start(): void {
@@ -189,7 +216,7 @@ export class AlarmNotifier {
     try {
       let count = 0;
       const now = this.now();
-      for (const rule of this.enabledRules.all() as Rule[]) {
+      for (const rule of this.enabledRules.all()) {
         if (!rule.escalateAfterMin || rule.escalateTo.length === 0 || !rule.levels.includes('critical')) continue;
         const deadline = new Date(now - rule.escalateAfterMin * 60_000).toISOString();
         const due = this.escalationDue.all({
@@ -200,7 +227,7 @@ export class AlarmNotifier {
           staleAfterMs: this.staleAfterMs,
           ruleId: rule.id,
           limit: ESCALATION_BATCH,
-        }) as EscalatingAlert[];
+        });
         if (due.length === 0) continue;
         if (due.length <= ESCALATION_SINGLE_MAILS) {
           for (const alert of due) {
@@ -224,7 +251,7 @@ export class AlarmNotifier {
   }
 
   private rulesFor(alert: AlertView): Rule[] {
-    return (this.enabledRules.all() as Rule[]).filter((rule) => rule.levels.includes(alert.level) && (!rule.area || rule.area === alert.area));
+    return this.enabledRules.all().filter((rule) => rule.levels.includes(alert.level) && (!rule.area || rule.area === alert.area));
   }
 
   /** At most one summary per recipient per flood window; the first one gathers for summaryDelayMs. */
@@ -246,9 +273,7 @@ export class AlarmNotifier {
     if (!summary) return;
     clearTimeout(summary.timer);
     this.pending.delete(recipient);
-    const rows = this.options.db.sqlite
-      .prepare(`SELECT id, title, level, occurred_at AS occurredAt FROM alerts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY occurred_at`)
-      .all(JSON.stringify(summary.alertIds)) as { id: number; title: string; level: string; occurredAt: string }[];
+    const rows = this.summaryRows.all({ ids: JSON.stringify(summary.alertIds) });
     await this.send('summary', recipient, summaryMail(rows, this.siteMail()), { alertId: null, ruleId: null, alertIds: summary.alertIds });
   }
 

@@ -7,6 +7,7 @@ import type { Db } from '../db/client.ts';
 import { contains, equals, oneOf, timeWindow, type Condition, type PageResult } from '../db/listQuery.ts';
 import { alertNotes, alerts } from '../db/schema/index.ts';
 import { slot } from '../db/listQuery.ts';
+import { isNotNull, isNull } from 'drizzle-orm';
 import { BadRequest, Conflict, NotFound } from '../errors.ts';
 import type { AlertBulkInput, AlertCreateInput, AlertListFilters, AlertNoteView, AlertUpdateInput, AlertView } from './schemas.ts';
 
@@ -66,9 +67,21 @@ export class AlertService {
       .where(eq(alerts.alarmKey, sql.placeholder('key')))
       .prepare();
     // Walks the partial index alerts_open_alarm_idx (migration 0006): only gateway alerts not yet cleared.
-    this.openOccurrence = db.sqlite.prepare(
-      'SELECT id, cleared_at AS clearedAt FROM alerts WHERE source = @source AND alarm_key IS NOT NULL AND cleared_at IS NULL AND title = @title AND level = @level ORDER BY id DESC LIMIT 1',
-    );
+    this.openOccurrence = db.orm
+      .select({ id: alerts.id, clearedAt: alerts.clearedAt })
+      .from(alerts)
+      .where(
+        and(
+          eq(alerts.source, sql.placeholder('source')),
+          isNotNull(alerts.alarmKey),
+          isNull(alerts.clearedAt),
+          eq(alerts.title, sql.placeholder('title')),
+          eq(alerts.level, sql.placeholder('level')),
+        ),
+      )
+      .orderBy(desc(alerts.id))
+      .limit(1)
+      .prepare();
     this.table = new AuditedTable(db, audit, alerts, {
       resource: 'alerts',
       notFound: 'Alert not found',
@@ -142,12 +155,9 @@ export class AlertService {
    * Returns what happened, for the poller's log.
    */
   fromGatewayAlarm(alarm: GatewayAlarm): 'raised' | 'cleared' | 'unchanged' {
-    type Known = { id: number; clearedAt: string | null } | undefined;
     // A gateway whose raisedAt moves with its clock sends a new key every poll: an occurrence still open with the same
     // code, level and text is that one (an alarm is active until it clears, so it cannot be raised twice meanwhile).
-    const known =
-      (this.byAlarmKey.get({ key: alarm.key }) as Known) ??
-      (this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level }) as Known);
+    const known = this.byAlarmKey.get({ key: alarm.key }) ?? this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level });
     if (!known) {
       this.create(
         { title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt },

@@ -2,7 +2,7 @@
 // history, a weekend day's load above earlier weekend days', and a day's energy far from its weather-normalised baseline.
 import type { AlertService } from '../alerts/service.ts';
 import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
+import type { SiteEnergy } from '../energy/siteEnergy.ts';
 import type { Logger } from '../logger.ts';
 import type { Baselines } from './baselines.ts';
 import type { Target } from './comparisons.ts';
@@ -33,7 +33,8 @@ export class AnomalyWatch {
 
   constructor(
     private readonly deps: {
-      figures: EnergyFigures;
+      /** The site's energy: its targets with 15-minute intervals (none without meters) and their intervals. */
+      energy: Pick<SiteEnergy, 'today' | 'timezone' | 'intervalTargets' | 'intervals'>;
       baselines: Baselines;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       logger: Logger;
@@ -43,8 +44,9 @@ export class AnomalyWatch {
 
   /** Once a site day is over, its check (the service runs this every hour; a day is checked once per process). */
   async checkYesterday(now: number = Date.now()): Promise<Finding[]> {
-    const day = addDays(this.deps.figures.today(new Date(now)), -1);
-    if (this.lastChecked === day || !this.deps.figures.metered()) return [];
+    const day = addDays(this.deps.energy.today(new Date(now)), -1);
+    // A site without meters has no intervals to check (and is checked once they exist).
+    if (this.lastChecked === day || !this.deps.energy.intervalTargets().length) return [];
     this.lastChecked = day;
     try {
       return await this.check(day);
@@ -56,10 +58,9 @@ export class AnomalyWatch {
 
   /** The site and every area, each checked for a finished site day; each finding becomes one alert (keyed: never twice). */
   async check(day: string): Promise<Finding[]> {
-    const targets: { name: string; target: Target }[] = [
-      { name: 'site', target: {} },
-      ...this.deps.figures.areaNames().map((area) => ({ name: `area ${area}`, target: { area } })),
-    ];
+    const targets: { name: string; target: Target }[] = this.deps.energy
+      .intervalTargets()
+      .map((target) => ({ name: target.area === undefined ? 'site' : `area ${target.area}`, target }));
     const findings: Finding[] = [];
     for (const { name, target } of targets) {
       findings.push(...this.baseLoad(name, target, day));
@@ -83,8 +84,8 @@ export class AnomalyWatch {
 
   /** Mean kW of each day's night intervals and whole day over [from, to], from the stored intervals (NaN where incomplete). */
   private loads(target: Target, from: string, day: string): Map<string, { night: number; day: number }> {
-    const { timezone } = this.deps.figures.settings();
-    const { kwh } = this.deps.figures.intervals(from, addDays(day, 1), target);
+    const timezone = this.deps.energy.timezone();
+    const { kwh } = this.deps.energy.intervals(from, addDays(day, 1), target);
     const result = new Map<string, { night: number; day: number }>();
     const mean = (values: number[]) => (!values.length || values.some(Number.isNaN) ? NaN : (values.reduce((a, b) => a + b, 0) / values.length) * 4);
     let offset = 0;

@@ -93,12 +93,6 @@ export class Baselines {
     );
   }
 
-  private dayType(day: string, holidays: Set<string>): DayType {
-    if (holidays.has(day) || this.tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
-    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-    return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
-  }
-
   /** Days of [from, to) with energy from every meter of the target and a temperature, each with its regressors. */
   private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
     const ids = this.figures.ids(query.target);
@@ -122,7 +116,7 @@ export class Baselines {
         continue;
       }
       const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
-      observed.push({ day, dayType: this.dayType(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
+      observed.push({ day, dayType: dayTypeOf(day, holidays, this.tariffs), hdd, cdd, meanC, actualKwh: totals.kwh });
     }
     return { observed, missing, fetched };
   }
@@ -228,20 +222,39 @@ export class Baselines {
   }
 }
 
-function regressor(term: (typeof TERMS)[number], o: { hdd: number; cdd: number; dayType: DayType }): number {
+/** A baseline's terms: the intercept, heating and cooling degree-days (daily) or degree-hours (hourly), the day type. */
+export type RegressorTerm = 'intercept' | 'perHdd' | 'perCdd' | 'perHdh' | 'perCdh' | 'weekend' | 'holiday';
+
+/**
+ * One regressor's value for a day or an hour: `heat` and `cool` are its heating and cooling degree-days (daily) or
+ * degree-hours (hourly). The daily and the hourly baselines both fit and predict with it.
+ */
+export function regressorValue(term: RegressorTerm, x: { heat: number; cool: number; dayType: DayType }): number {
   switch (term) {
     case 'intercept':
       return 1;
     case 'perHdd':
-      return o.hdd;
+    case 'perHdh':
+      return x.heat;
     case 'perCdd':
-      return o.cdd;
+    case 'perCdh':
+      return x.cool;
     case 'weekend':
-      return o.dayType === 'weekend' ? 1 : 0;
+      return x.dayType === 'weekend' ? 1 : 0;
     case 'holiday':
-      return o.dayType === 'holiday' ? 1 : 0;
+      return x.dayType === 'holiday' ? 1 : 0;
   }
 }
+
+/** A site day's type: a holiday (the query's, or the tariff's in force that day), a weekend, or a working day. */
+export function dayTypeOf(day: string, holidays: Set<string>, tariffs: Tariffs): DayType {
+  if (holidays.has(day) || tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+}
+
+const regressor = (term: RegressorTerm, o: { hdd: number; cdd: number; dayType: DayType }) =>
+  regressorValue(term, { heat: o.hdd, cool: o.cdd, dayType: o.dayType });
 
 function shape(d: BaselineDay) {
   return {

@@ -2,7 +2,7 @@
 // earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
 // intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
 import type { Db } from '../db/client.ts';
-import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
+import { Kept } from '../db/kept.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../energy/calendar.ts';
 import type { EnergyFigures, Totals } from '../energy/figures.ts';
 import type { Tariffs } from '../energy/tariffs.ts';
@@ -93,40 +93,10 @@ export function periodsOf(
 }
 
 /**
- * A stamp that moves whenever something a comparison reads may have changed: temporary triggers (this connection only,
- * nothing in the database file) count writes to the day and month rows, the meters, the tariff versions and the
- * platform settings; PRAGMA data_version moves with every commit of another connection (emsctl, a restore). The
- * collector's minute-by-minute meter_state writes do not move it, so kept comparisons live until the interval store
- * next writes (once a 15-minute interval) instead of a minute. A rolled-back write rolls its count back with it.
+ * What a comparison reads: day and month rows, which meters a target sums, prices, the site's time zone. The
+ * collector's meter_state writes are not among them, so kept comparisons live until the interval store next writes.
  */
-export class ComparisonDataVersion {
-  private readonly counted;
-  private readonly otherCommits;
-
-  constructor(private readonly sqlite: Db['sqlite']) {
-    sqlite.exec('CREATE TEMP TABLE IF NOT EXISTS analysis_data_version (n INTEGER NOT NULL)');
-    sqlite.exec('INSERT INTO temp.analysis_data_version (n) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.analysis_data_version)');
-    for (const table of WATCHED_TABLES) {
-      for (const operation of ['INSERT', 'UPDATE', 'DELETE']) {
-        sqlite.exec(
-          `CREATE TEMP TRIGGER IF NOT EXISTS analysis_data_version_${table}_${operation.toLowerCase()} AFTER ${operation} ON main.${table} ` +
-            'BEGIN UPDATE temp.analysis_data_version SET n = n + 1; END',
-        );
-      }
-    }
-    this.counted = sqlite.prepare('SELECT n FROM temp.analysis_data_version').pluck();
-    this.otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
-  }
-
-  /** The stamp, or undefined inside a transaction: what is read there may still be rolled back, so nothing is kept. */
-  current(): string | undefined {
-    if (this.sqlite.inTransaction) return undefined;
-    return `${this.counted.get() as number}|${this.otherCommits.get() as number}`;
-  }
-}
-
-/** What a comparison reads: day and month rows, which meters a target sums, prices, the site's time zone. */
-const WATCHED_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'] as const;
+const WATCHED_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'];
 /** Comparisons kept at most (least recently asked dropped first): 2,048 × ~1.5 KB. */
 export const KEPT_COMPARISONS = 2048;
 
@@ -141,14 +111,10 @@ function deepFreeze<T>(value: T): T {
 export class Comparisons {
   private readonly meterDays;
   private readonly missing;
-  private readonly generation: WriteGeneration;
-  /** Meter-day counts, kept until the next write: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
-  private counts = { generation: -1, values: new Map<string, number>() };
-  private readonly dataVersion: ComparisonDataVersion;
-  /** Answers kept per question and 15-minute interval until the data version moves; least recently asked dropped first. */
-  private kept = { version: '', answers: new Map<string, Comparison>() };
-  /** How the kept answers were used since start (for the benchmark and the docs' figures). */
-  readonly keptStats = { hits: 0, misses: 0, cleared: 0 };
+  /** Meter-day counts, kept until meter_days is written: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
+  private readonly counts: Kept<number>;
+  /** Answers kept per question and 15-minute interval until a table they read is written; least recently asked dropped first. */
+  private readonly kept: Kept<Comparison>;
 
   constructor(
     db: Db,
@@ -156,8 +122,8 @@ export class Comparisons {
     private readonly tariffs: Tariffs,
   ) {
     const sqlite = db.sqlite;
-    this.generation = writeGenerationOf(sqlite);
-    this.dataVersion = new ComparisonDataVersion(sqlite);
+    this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
+    this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
     // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
     this.meterDays = sqlite
       .prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to')
@@ -174,27 +140,14 @@ export class Comparisons {
    */
   compare(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string; now?: number } = {}): Comparison {
     const now = options.now ?? Date.now();
-    const version = this.dataVersion.current();
-    if (version === undefined) return this.compute(kind, target, options, now);
-    if (version !== this.kept.version) {
-      if (this.kept.answers.size) this.keptStats.cleared += 1;
-      this.kept = { version, answers: new Map() };
-    }
     // The interval index moves the like-for-like cut; the day is part of it (a day starts on an interval boundary).
     const key = `${kind}|${target.meterId ?? ''}|${target.area ?? ''}|${options.at ?? ''}|${options.from ?? ''}|${options.to ?? ''}|${Math.floor(now / INTERVAL_MS)}`;
-    const answers = this.kept.answers;
-    const found = answers.get(key);
-    if (found) {
-      this.keptStats.hits += 1;
-      answers.delete(key);
-      answers.set(key, found);
-      return found;
-    }
-    this.keptStats.misses += 1;
-    const answer = deepFreeze(this.compute(kind, target, options, now));
-    answers.set(key, answer);
-    if (answers.size > KEPT_COMPARISONS) answers.delete(answers.keys().next().value!);
-    return answer;
+    return this.kept.get(key, () => deepFreeze(this.compute(kind, target, options, now)));
+  }
+
+  /** How the kept answers were used since start (for the benchmark and the docs' figures). */
+  get keptStats(): Kept<Comparison>['stats'] {
+    return this.kept.stats;
   }
 
   private compute(kind: PeriodKind, target: Target, options: { at?: string; from?: string; to?: string }, now: number): Comparison {
@@ -243,15 +196,7 @@ export class Comparisons {
   }
 
   private countMeterDays(ids: number[], from: string, to: string): number {
-    const count = () => this.meterDays.get({ ids: JSON.stringify(ids), from, to }) as number;
-    const generation = this.generation.current();
-    // Inside a transaction nothing is kept: what is read there may still be rolled back.
-    if (generation === undefined) return count();
-    if (this.counts.generation !== generation || this.counts.values.size > 5000) this.counts = { generation, values: new Map() };
-    const key = `${ids.join(',')}|${from}|${to}`;
-    let value = this.counts.values.get(key);
-    if (value === undefined) this.counts.values.set(key, (value = count()));
-    return value;
+    return this.counts.get(`${ids.join(',')}|${from}|${to}`, () => this.meterDays.get({ ids: JSON.stringify(ids), from, to }) as number);
   }
 
   /**

@@ -7,7 +7,7 @@ import { addDays, dayIntervals, daysBetween, localClock } from '../energy/calend
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { Tariffs } from '../energy/tariffs.ts';
 import { BadRequest } from '../errors.ts';
-import { g14Statistics, leastSquares, type BaselineQuery, type DayType } from './baselines.ts';
+import { dayTypeOf, g14Statistics, leastSquares, regressorValue, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
@@ -29,20 +29,7 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
 type Hour = { start: number; day: string; slot: number; dayType: DayType; temperatureC: number; hdh: number; cdh: number; actualKwh: number };
 type SlotModel = { slot: number; n: number; coefficients: Record<Term, number>; fitted: Term[] };
 
-function regressor(term: Term, hour: Hour): number {
-  switch (term) {
-    case 'intercept':
-      return 1;
-    case 'perHdh':
-      return hour.hdh;
-    case 'perCdh':
-      return hour.cdh;
-    case 'weekend':
-      return hour.dayType === 'weekend' ? 1 : 0;
-    case 'holiday':
-      return hour.dayType === 'holiday' ? 1 : 0;
-  }
-}
+const regressor = (term: Term, hour: Hour) => regressorValue(term, { heat: hour.hdh, cool: hour.cdh, dayType: hour.dayType });
 
 const predict = (model: SlotModel, hour: Hour) => TERMS.reduce((sum, term) => sum + model.coefficients[term] * regressor(term, hour), 0);
 
@@ -52,12 +39,6 @@ export class HourlyBaselines {
     private readonly tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {}
-
-  private dayType(day: string, holidays: Set<string>): DayType {
-    if (holidays.has(day) || this.tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
-    const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-    return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
-  }
 
   /**
    * The hours of [from, to) (before today) with all four 15-minute intervals from every meter of the target and an
@@ -76,7 +57,7 @@ export class HourlyBaselines {
       const { start, count } = dayIntervals(timezone, day);
       const offset = Math.round((start - first) / 900_000);
       const hourly = temperatures.get(day);
-      const dayType = this.dayType(day, holidays);
+      const dayType = dayTypeOf(day, holidays, this.tariffs);
       // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
       for (let k = 0; k < count / 4; k += 1) {
         const i = offset + 4 * k;

@@ -38,7 +38,7 @@ export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis
     enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
     anomalies: (iot, alerts, logger) =>
       new AnomalyWatch({
-        figures: energy.figures,
+        energy: energy.site,
         baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
         alerts,
         logger,

@@ -58,6 +58,8 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
         'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,
       schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
+      // A kept comparison (src/db/kept.ts) is the same frozen object until it changes: its validated JSON is sent again.
+      reusesBody: true,
       handler: ({ query }) => {
         if (query.period === 'custom' && query.at !== undefined)
           throw new BadRequest('Invalid query', [{ path: 'query.at', message: 'a custom period takes from and to' }]);

@@ -131,6 +131,17 @@ const BaselineDay = Type.Object({
 });
 const Nullable = <T extends ReturnType<typeof Type.Number>>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/** ASHRAE Guideline 14 fit statistics of a baseline, daily or hourly (over every baseline hour of all slots). */
+const FitStatistics = Type.Object({
+  n: Type.Integer({ description: 'baseline observations: days, or hours over all slots' }),
+  p: Type.Integer({ description: 'coefficients fitted (hourly: over all slots)' }),
+  cvRmsePercent: Type.Number({ description: '√(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100' }),
+  nmbePercent: Type.Number({ description: 'Σ(y−ŷ) ÷ ((n−p)·ȳ) × 100' }),
+  r2: Type.Number({ description: '1 − Σ(y−ŷ)² ÷ Σ(y−ȳ)²' }),
+  limits: Type.Object({ cvRmsePercent: Type.Number(), nmbePercent: Type.Number(), r2: Type.Number() }),
+  pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
+});
+
 export const BaselineBody = Type.Object({
   target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
   temperatureCode: Type.String(),
@@ -145,15 +156,7 @@ export const BaselineBody = Type.Object({
     ),
     fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the baseline period is left at 0' }),
   }),
-  statistics: Type.Object({
-    n: Type.Integer(),
-    p: Type.Integer(),
-    cvRmsePercent: Type.Number({ description: '√(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100' }),
-    nmbePercent: Type.Number({ description: 'Σ(y−ŷ) ÷ ((n−p)·ȳ) × 100' }),
-    r2: Type.Number({ description: '1 − Σ(y−ŷ)² ÷ Σ(y−ȳ)²' }),
-    limits: Type.Object({ cvRmsePercent: Type.Number(), nmbePercent: Type.Number(), r2: Type.Number() }),
-    pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
-  }),
+  statistics: FitStatistics,
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
   report: Type.Union([
@@ -294,15 +297,7 @@ export const HourlyBaselineBody = Type.Object({
       }),
     ),
   }),
-  statistics: Type.Object({
-    n: Type.Integer({ description: 'baseline hours over all slots' }),
-    p: Type.Integer({ description: 'coefficients fitted over all slots' }),
-    cvRmsePercent: Type.Number({ description: '√(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100, over every baseline hour' }),
-    nmbePercent: Type.Number({ description: 'Σ(y−ŷ) ÷ ((n−p)·ȳ) × 100' }),
-    r2: Type.Number({ description: '1 − Σ(y−ŷ)² ÷ Σ(y−ȳ)²' }),
-    limits: Type.Object({ cvRmsePercent: Type.Number(), nmbePercent: Type.Number(), r2: Type.Number() }),
-    pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
-  }),
+  statistics: FitStatistics,
   baselineHoursListed: Type.Boolean({ description: 'hours are listed for a period of at most 31 days' }),
   baselineHours: Type.Array(Type.Object(HourRow)),
   missingBaselineHours: Type.Integer({ description: 'hours without energy from every meter or without temperature' }),

@@ -1,5 +1,7 @@
 // Password-check budget per account and per client address, kept in SQLite so `emsctl user unlock` reaches a running server.
+import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { loginThrottle } from '../db/schema/index.ts';
 import { TooManyRequests } from '../errors.ts';
 
 export const WINDOW_MS = 15 * 60_000;
@@ -36,24 +38,40 @@ export class LoginThrottle {
     private readonly now: () => number = Date.now,
     private readonly onLockout: (lockout: Lockout) => void = () => {},
   ) {
-    const sqlite = db.sqlite;
-    this.get = sqlite.prepare('SELECT failures, window_started_at AS windowStartedAt FROM login_throttle WHERE key = ?');
-    // A window that has passed starts over at 1.
-    this.bump = sqlite.prepare(`INSERT INTO login_throttle (key, failures, window_started_at) VALUES (@key, 1, @now)
-      ON CONFLICT(key) DO UPDATE SET
-        failures = CASE WHEN window_started_at <= @cutoff THEN 1 ELSE failures + 1 END,
-        window_started_at = CASE WHEN window_started_at <= @cutoff THEN @now ELSE window_started_at END`);
-    this.giveBack = sqlite.prepare('UPDATE login_throttle SET failures = failures - 1 WHERE key = ? AND failures > 0');
-    this.clear = sqlite.prepare('DELETE FROM login_throttle WHERE key = ?');
-    this.purge = sqlite.prepare('DELETE FROM login_throttle WHERE window_started_at <= ?');
+    const orm = db.orm;
+    const key = eq(loginThrottle.key, sql.placeholder('key'));
+    const cutoffSlot = sql.placeholder('cutoff');
+    const nowSlot = sql.placeholder('now');
+    // Prepared once: every sign-in attempt runs these.
+    this.get = orm.select({ failures: loginThrottle.failures, windowStartedAt: loginThrottle.windowStartedAt }).from(loginThrottle).where(key).prepare();
+    // A window that has passed starts over at 1 (both CASEs read the row as it was before this update).
+    const passed = sql`${loginThrottle.windowStartedAt} <= ${cutoffSlot}`;
+    this.bump = orm
+      .insert(loginThrottle)
+      .values({ key: sql.placeholder('key'), failures: 1, windowStartedAt: nowSlot })
+      .onConflictDoUpdate({
+        target: loginThrottle.key,
+        set: {
+          failures: sql`CASE WHEN ${passed} THEN 1 ELSE ${loginThrottle.failures} + 1 END`,
+          windowStartedAt: sql`CASE WHEN ${passed} THEN ${nowSlot} ELSE ${loginThrottle.windowStartedAt} END`,
+        },
+      })
+      .prepare();
+    this.giveBack = orm
+      .update(loginThrottle)
+      .set({ failures: sql`${loginThrottle.failures} - 1` })
+      .where(and(key, gt(loginThrottle.failures, 0)))
+      .prepare();
+    this.clear = orm.delete(loginThrottle).where(key).prepare();
+    this.purge = orm.delete(loginThrottle).where(lte(loginThrottle.windowStartedAt, cutoffSlot)).prepare();
     // Check and count in one synchronous transaction: requests in flight at once cannot all pass the check
     // before any of them is counted (each bcrypt compare happens only after its attempt was reserved).
-    this.reserveBoth = sqlite.transaction((account: string, address: string) => {
+    this.reserveBoth = db.sqlite.transaction((account: string, address: string) => {
       const now = this.now();
       const cutoff = now - WINDOW_MS;
       const wait = Math.max(this.waitMs(account, MAX_FAILURES_PER_USER, now), this.waitMs(address, MAX_FAILURES_PER_ADDRESS, now));
       if (wait > 0) return wait;
-      this.purge.run(cutoff);
+      this.purge.run({ cutoff });
       this.bump.run({ key: account, now, cutoff });
       this.bump.run({ key: address, now, cutoff });
       return 0;
@@ -65,7 +83,7 @@ export class LoginThrottle {
 
   /** The start of the key's window while its budget is spent, else undefined. */
   private lockedSince(key: string, limit: number, now: number): number | undefined {
-    const row = this.get.get(key) as { failures: number; windowStartedAt: number } | undefined;
+    const row = this.get.get({ key });
     if (!row || row.failures < limit || row.windowStartedAt + WINDOW_MS <= now) return undefined;
     return row.windowStartedAt;
   }
@@ -107,8 +125,8 @@ export class LoginThrottle {
         settled = true;
         // A right password clears the account's failures and gives the address its attempt back.
         this.db.sqlite.transaction(() => {
-          this.clear.run(account);
-          this.giveBack.run(ip);
+          this.clear.run({ key: account });
+          this.giveBack.run({ key: ip });
         })();
       },
     };
@@ -117,6 +135,6 @@ export class LoginThrottle {
 
 /** Used by `emsctl user unlock`: clears the account's counter (by id) and any counter kept under its names. */
 export function unlockUser(db: Db, user: { id: number; username: string; email: string }): boolean {
-  const remove = db.sqlite.prepare('DELETE FROM login_throttle WHERE key IN (?, ?, ?)');
-  return remove.run(accountKey(user.id, ''), accountKey(undefined, user.username), accountKey(undefined, user.email)).changes > 0;
+  const keys = [accountKey(user.id, ''), accountKey(undefined, user.username), accountKey(undefined, user.email)];
+  return db.orm.delete(loginThrottle).where(inArray(loginThrottle.key, keys)).run().changes > 0;
 }

@@ -4,7 +4,9 @@ import { createHash, randomBytes } from 'node:crypto';
 /** A rotated token presented again this soon after its rotation is a concurrent refresh, not a replay (see rotate). */
 export const REUSE_GRACE_MS = 10_000;
 const RECENT_ROTATIONS_CAP = 10_000;
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { refreshTokens, retiredRefreshTokens } from '../db/schema/index.ts';
 
 export function hashRefreshToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -26,18 +28,43 @@ export class RefreshTokens {
     private readonly db: Db,
     private readonly ttlSec: number,
   ) {
+    const orm = db.orm;
+    const hash = sql.placeholder('hash');
+    const now = sql.placeholder('now');
+    this.deleteForUser = orm
+      .delete(refreshTokens)
+      .where(eq(refreshTokens.userId, sql.placeholder('userId')))
+      .prepare();
+    this.insert = orm
+      .insert(refreshTokens)
+      .values({ userId: sql.placeholder('userId'), tokenHash: hash, expiresAt: sql.placeholder('expiresAt'), createdAt: now })
+      .prepare();
+    this.findByHash = orm
+      .select({ id: refreshTokens.id, userId: refreshTokens.userId, expiresAt: refreshTokens.expiresAt })
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, hash))
+      .prepare();
+    this.deleteById = orm
+      .delete(refreshTokens)
+      .where(eq(refreshTokens.id, sql.placeholder('id')))
+      .prepare();
+    // A hash is retired once; a second retirement of it (never expected) takes the newer row, as INSERT OR REPLACE did.
+    this.retire = orm
+      .insert(retiredRefreshTokens)
+      .values({ tokenHash: hash, userId: sql.placeholder('userId'), expiresAt: sql.placeholder('expiresAt') })
+      .onConflictDoUpdate({ target: retiredRefreshTokens.tokenHash, set: { userId: sql`excluded.user_id`, expiresAt: sql`excluded.expires_at` } })
+      .prepare();
+    this.findRetired = orm
+      .select({ userId: retiredRefreshTokens.userId })
+      .from(retiredRefreshTokens)
+      .where(and(eq(retiredRefreshTokens.tokenHash, hash), gt(retiredRefreshTokens.expiresAt, now)))
+      .prepare();
+    this.sweepRetired = orm.delete(retiredRefreshTokens).where(lte(retiredRefreshTokens.expiresAt, now)).prepare();
     const sqlite = db.sqlite;
-    this.deleteForUser = sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?');
-    this.insert = sqlite.prepare('INSERT INTO refresh_tokens (user_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?)');
-    this.findByHash = sqlite.prepare('SELECT id, user_id AS userId, expires_at AS expiresAt FROM refresh_tokens WHERE token_hash = ?');
-    this.deleteById = sqlite.prepare('DELETE FROM refresh_tokens WHERE id = ?');
-    this.retire = sqlite.prepare('INSERT OR REPLACE INTO refresh_tokens_retired (token_hash, user_id, expires_at) VALUES (?, ?, ?)');
-    this.findRetired = sqlite.prepare('SELECT user_id AS userId FROM refresh_tokens_retired WHERE token_hash = ? AND expires_at > ?');
-    this.sweepRetired = sqlite.prepare('DELETE FROM refresh_tokens_retired WHERE expires_at <= ?');
 
     /** Deletes the user's earlier token first: one session per user (SPEC.md state table). */
     this.issue = sqlite.transaction((userId: number) => {
-      this.deleteForUser.run(userId);
+      this.deleteForUser.run({ userId });
       return this.store(userId);
     });
 
@@ -50,19 +77,19 @@ export class RefreshTokens {
     this.rotate = sqlite.transaction((token: string) => {
       const hash = hashRefreshToken(token);
       const now = Date.now();
-      const row = this.findByHash.get(hash) as { id: number; userId: number; expiresAt: number } | undefined;
+      const row = this.findByHash.get({ hash });
       if (!row) {
-        const retired = this.findRetired.get(hash, now) as { userId: number } | undefined;
+        const retired = this.findRetired.get({ hash, now });
         if (!retired) return null;
         const rotation = this.recentlyRotated.get(hash);
-        if (rotation && now - rotation.at < REUSE_GRACE_MS && this.findByHash.get(rotation.successor)) return null;
-        this.deleteForUser.run(retired.userId);
+        if (rotation && now - rotation.at < REUSE_GRACE_MS && this.findByHash.get({ hash: rotation.successor })) return null;
+        this.deleteForUser.run({ userId: retired.userId });
         return { reused: retired.userId };
       }
       if (row.expiresAt <= now) return null;
-      this.deleteById.run(row.id);
-      this.sweepRetired.run(now);
-      this.retire.run(hash, row.userId, row.expiresAt);
+      this.deleteById.run({ id: row.id });
+      this.sweepRetired.run({ now });
+      this.retire.run({ hash, userId: row.userId, expiresAt: row.expiresAt });
       const next = this.store(row.userId);
       this.rememberRotation(hash, hashRefreshToken(next), now);
       return { userId: row.userId, token: next };
@@ -83,15 +110,15 @@ export class RefreshTokens {
   private store(userId: number): string {
     const token = randomBytes(32).toString('base64');
     const now = Date.now();
-    this.insert.run(userId, hashRefreshToken(token), now + this.ttlSec * 1000, now);
+    this.insert.run({ userId, hash: hashRefreshToken(token), expiresAt: now + this.ttlSec * 1000, now });
     return token;
   }
 
   revokeForUser(userId: number): number {
-    return this.deleteForUser.run(userId).changes;
+    return this.deleteForUser.run({ userId }).changes;
   }
 
   revokeAll(): number {
-    return this.db.sqlite.prepare('DELETE FROM refresh_tokens').run().changes;
+    return this.db.orm.delete(refreshTokens).run().changes;
   }
 }

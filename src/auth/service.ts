@@ -1,7 +1,9 @@
 // Sign-in core: login, registration, refresh rotation, logout, password reset; no Koa types here.
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { slot } from '../db/listQuery.ts';
 import { BadGateway, BadRequest, Conflict, Unauthorized } from '../http/errors.ts';
-import { ROLES } from '../db/schema/users.ts';
+import { ROLES, users } from '../db/schema/users.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -68,7 +70,12 @@ export class AuthService {
       ),
     );
     this.users = new UserLookup(options.db);
-    this.touchLogin = options.db.sqlite.prepare('UPDATE users SET last_login_at = ? WHERE id = ?');
+    // A sign-in is not an edit of the account: updated_at stays (drizzle would set it to the time of preparing).
+    this.touchLogin = options.db.orm
+      .update(users)
+      .set({ lastLoginAt: slot('now'), updatedAt: sql`${users.updatedAt}` })
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare();
   }
 
   /** The user behind a bearer token, re-read on every call so deletions and role changes apply at once. */
@@ -82,7 +89,7 @@ export class AuthService {
   signIn(user: UserRow): SignedIn {
     const refreshToken = this.refreshTokens.issue(user.id);
     const now = new Date().toISOString();
-    this.touchLogin.run(now, user.id);
+    this.touchLogin.run({ now, id: user.id });
     return { accessToken: this.keys.sign({ userId: user.id, username: user.username }), refreshToken, user: presentUser({ ...user, lastLoginAt: now }) };
   }
 

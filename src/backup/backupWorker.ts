@@ -1,15 +1,35 @@
-// The entry of the backup worker thread (started by offThread.ts): integrity check and row counts of a fresh copy, or
-// the whole restore drill, away from the request thread. Nothing imports this file; it answers one task and ends.
+// The entry of the backup worker thread (started by offThread.ts): a whole backup run, the integrity check and row
+// counts of a fresh copy, or the whole restore drill, away from the request thread. Nothing imports this file; it answers one task and ends.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { rowCounts } from './archive.ts';
+import { databasePath } from '../db/client.ts';
+import { createBackup, rowCounts } from './archive.ts';
 import { runRestoreDrill } from './drill.ts';
 import { BackupInvalid } from './errors.ts';
-import type { BackupAnswer, BackupTask } from './offThread.ts';
+import { answerParent, yieldCpuToRequests } from '../workerThread.ts';
+import type { BackupTask } from './offThread.ts';
 
-function run(task: BackupTask): unknown {
+/**
+ * A whole backup run (copy, check, captured trees, manifest, target copy, retention) from this thread's own read-only
+ * connection, copied in one step: a stepwise copy restarts at every write of the service (another connection now).
+ */
+async function backup(task: Extract<BackupTask, { kind: 'backup' }>, signal: AbortSignal): Promise<unknown> {
+  const source = new Database(databasePath(task.dataDir), { readonly: true, fileMustExist: true });
+  try {
+    return await createBackup(source, task.dataDir, { ...task.options, pagesPerStep: 0x7fffffff, signal, checkCopy: async (file) => checkCopy(file) });
+  } finally {
+    source.close();
+  }
+}
+
+function run(task: BackupTask, signal: AbortSignal): unknown {
   if (task.kind === 'drill') return runRestoreDrill(task.dataDir, task.options);
-  const copy = new Database(task.file);
+  if (task.kind === 'backup') return backup(task, signal);
+  return checkCopy(task.file);
+}
+
+function checkCopy(file: string): Record<string, number> {
+  const copy = new Database(file);
   try {
     // The copy inherits WAL mode; a backup should be one self-contained file.
     copy.pragma('journal_mode = DELETE');
@@ -22,11 +42,18 @@ function run(task: BackupTask): unknown {
 }
 
 if (!isMainThread && parentPort && (workerData as BackupTask | undefined)?.kind) {
-  let answer: BackupAnswer;
-  try {
-    answer = { ok: true, value: run(workerData as BackupTask) };
-  } catch (error) {
-    answer = { ok: false, name: (error as Error).name, message: (error as Error).message };
-  }
-  parentPort.postMessage(answer);
+  const port = parentPort;
+  yieldCpuToRequests();
+  // The service stopping aborts a backup between its steps.
+  const abort = new AbortController();
+  port.on('message', (message: { abort?: boolean }) => {
+    if (message.abort) abort.abort();
+  });
+  void answerParent(
+    (answer) => {
+      port.postMessage(answer);
+      port.close();
+    },
+    () => run(workerData as BackupTask, abort.signal),
+  );
 }

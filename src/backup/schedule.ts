@@ -1,14 +1,16 @@
 // The stored backup schedule: row 1 of backup_schedule plus the weekly/monthly retention in app_settings, its defaults, and audited changes.
-import type { Statement } from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
 import cron from 'node-cron';
+import { boxTimezone, nextCronRun } from '../cron.ts';
 import type { Actor } from '../db/auditTrail.ts';
 import { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
+import { appSettings, auditLog, backupSchedule } from '../db/schema/system.ts';
 import { BadRequest } from '../http/errors.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './retention.ts';
 
 export type ScheduleRow = {
-  enabled: number;
+  enabled: boolean;
   cron: string;
   /** Days that keep their newest backup (the "daily" of the retention; before it, the plain count kept). */
   retention: number;
@@ -27,27 +29,41 @@ export type StoredSchedule = { enabled: boolean; cron: string; retention: Retent
  */
 export const DEFAULT_BACKUP_CRON = '30 3 * * *';
 /** What migration 0001 seeded: off, 03:00, keep 7. */
-const SEEDED = { enabled: 0, cron: '0 3 * * *', retention: 7 };
+const SEEDED = { enabled: false, cron: '0 3 * * *', retention: 7 };
 /** app_settings keys: the weekly/monthly half of the retention, and "the defaults of this version were applied". */
 const RETENTION_SETTING = 'backup.retention';
 const DEFAULTS_SETTING = 'backup.defaults';
 
-const SELECT_ROW = `SELECT enabled, cron, retention, last_run_at AS lastRunAt, last_status AS lastStatus, last_file AS lastFile,
-  updated_at AS updatedAt FROM backup_schedule WHERE id = 1`;
-
-const statements = new WeakMap<Db, { row: Statement<[]>; setting: Statement<[string]> }>();
-
 function prepared(db: Db) {
   let found = statements.get(db);
   if (!found) {
-    found = { row: db.sqlite.prepare(SELECT_ROW), setting: db.sqlite.prepare('SELECT value FROM app_settings WHERE key = ?').pluck() };
+    const { enabled, cron, retention, lastRunAt, lastStatus, lastFile, updatedAt } = backupSchedule;
+    found = {
+      row: db.orm
+        .select({ enabled, cron, retention, lastRunAt, lastStatus, lastFile, updatedAt })
+        .from(backupSchedule)
+        .where(eq(backupSchedule.id, 1))
+        .prepare(),
+      setting: db.orm
+        .select({ value: appSettings.value })
+        .from(appSettings)
+        .where(eq(appSettings.key, sql.placeholder('key')))
+        .prepare(),
+    };
     statements.set(db, found);
   }
   return found;
 }
 
+type Prepared = { row: { get(): ScheduleRow | undefined }; setting: { get(values: { key: string }): { value: string } | undefined } };
+const statements = new WeakMap<Db, Prepared>();
+
+function setting(db: Db, key: string): string | undefined {
+  return prepared(db).setting.get({ key })?.value;
+}
+
 export function readSchedule(db: Db): ScheduleRow {
-  const row = prepared(db).row.get() as ScheduleRow | undefined;
+  const row = prepared(db).row.get();
   // Seeded by migration 0001; a database without it was edited by hand.
   if (!row) throw new Error('backup_schedule row 1 is missing');
   return row;
@@ -57,13 +73,13 @@ export function readStoredSchedule(db: Db): StoredSchedule {
   const row = readSchedule(db);
   let stored: Partial<RetentionPolicy> = {};
   try {
-    stored = JSON.parse((prepared(db).setting.get(RETENTION_SETTING) as string | undefined) ?? '{}') as Partial<RetentionPolicy>;
+    stored = JSON.parse(setting(db, RETENTION_SETTING) ?? '{}') as Partial<RetentionPolicy>;
   } catch {
     // a value edited by hand: the defaults below
   }
   const count = (value: unknown, fallback: number) => (Number.isInteger(value) && (value as number) >= 0 ? (value as number) : fallback);
   return {
-    enabled: Boolean(row.enabled),
+    enabled: row.enabled,
     cron: row.cron,
     retention: { daily: row.retention, weekly: count(stored.weekly, DEFAULT_RETENTION.weekly), monthly: count(stored.monthly, DEFAULT_RETENTION.monthly) },
     row,
@@ -71,11 +87,8 @@ export function readStoredSchedule(db: Db): StoredSchedule {
 }
 
 function writeSetting(db: Db, key: string, value: string): void {
-  db.sqlite
-    .prepare(
-      'INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    )
-    .run(key, value, new Date().toISOString());
+  const updatedAt = new Date().toISOString();
+  db.orm.insert(appSettings).values({ key, value, updatedAt }).onConflictDoUpdate({ target: appSettings.key, set: { value, updatedAt } }).run();
 }
 
 /**
@@ -87,19 +100,30 @@ function writeSetting(db: Db, key: string, value: string): void {
 export function applyScheduleDefaults(db: Db): boolean {
   return db.sqlite
     .transaction(() => {
-      if (prepared(db).setting.get(DEFAULTS_SETTING) !== undefined) return false;
+      if (setting(db, DEFAULTS_SETTING) !== undefined) return false;
       const row = readSchedule(db);
-      const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'backup_schedule' LIMIT 1").get() !== undefined;
+      const touched = db.orm.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.resource, 'backup_schedule')).limit(1).get() !== undefined;
       const seeded = !touched && row.lastRunAt === null && row.enabled === SEEDED.enabled && row.cron === SEEDED.cron && row.retention === SEEDED.retention;
       if (seeded) {
-        db.sqlite
-          .prepare('UPDATE backup_schedule SET enabled = 1, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
-          .run(DEFAULT_BACKUP_CRON, DEFAULT_RETENTION.daily, new Date().toISOString());
+        db.orm
+          .update(backupSchedule)
+          .set({ enabled: true, cron: DEFAULT_BACKUP_CRON, retention: DEFAULT_RETENTION.daily, updatedAt: new Date().toISOString() })
+          .where(eq(backupSchedule.id, 1))
+          .run();
       }
       writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: seeded }));
       return seeded;
     })
     .immediate();
+}
+
+/** The outcome of a run (or why none starts) in the schedule row; the schedule's own updated_at stays as it was. */
+export function recordRun(db: Db, outcome: { lastRunAt?: string; lastStatus: string; lastFile?: string }): void {
+  db.orm
+    .update(backupSchedule)
+    .set({ ...outcome, updatedAt: sql`${backupSchedule.updatedAt}` })
+    .where(eq(backupSchedule.id, 1))
+    .run();
 }
 
 export type ScheduleChanges = {
@@ -118,13 +142,8 @@ export function assertValidCron(expression: string): void {
 /** When the expression fires next, without scheduling anything (emsctl, and a service whose schedule is off). */
 export function nextRunOf(expression: string): string | null {
   if (!cron.validate(expression)) return null;
-  const task = cron.createTask(expression, () => {});
-  try {
-    // getNextRun() answers null for a task that was never started; getNextRuns() does not look at that.
-    return task.getNextRuns(1)[0]?.toISOString() ?? null;
-  } finally {
-    void task.destroy();
-  }
+  const next = nextCronRun(expression, boxTimezone(), Date.now());
+  return next === null ? null : new Date(next).toISOString();
 }
 
 /** Stores a change with its audit entry in one transaction (the API and emsctl alike); the caller reschedules. */
@@ -136,13 +155,14 @@ export function changeSchedule(db: Db, changes: ScheduleChanges, actor: Actor | 
       const retention =
         typeof changes.retention === 'number' ? { ...before.retention, daily: changes.retention } : { ...before.retention, ...(changes.retention ?? {}) };
       const next = { enabled: changes.enabled ?? before.enabled, cron: changes.cron ?? before.cron, retention };
-      db.sqlite
-        .prepare('UPDATE backup_schedule SET enabled = ?, cron = ?, retention = ?, updated_at = ? WHERE id = 1')
-        .run(next.enabled ? 1 : 0, next.cron, retention.daily, new Date().toISOString());
+      db.orm
+        .update(backupSchedule)
+        .set({ enabled: next.enabled, cron: next.cron, retention: retention.daily, updatedAt: new Date().toISOString() })
+        .where(eq(backupSchedule.id, 1))
+        .run();
       writeSetting(db, RETENTION_SETTING, JSON.stringify({ weekly: retention.weekly, monthly: retention.monthly }));
       // Whoever sets the schedule has decided: the defaults of a later start must not override it.
-      if (prepared(db).setting.get(DEFAULTS_SETTING) === undefined)
-        writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: false }));
+      if (setting(db, DEFAULTS_SETTING) === undefined) writeSetting(db, DEFAULTS_SETTING, JSON.stringify({ at: new Date().toISOString(), switchedOn: false }));
       new AuditLog(db).record({
         actor,
         action: 'update',

@@ -1,17 +1,18 @@
-// The backup schedule in the service: the node-cron task that runs it, one run recorded in the schedule row, the weekly restore drill.
-import cron, { type ScheduledTask } from 'node-cron';
+// The backup schedule in the service: the cron timer that runs it (box clock), one run recorded in the schedule row, the weekly restore drill.
+import { boxTimezone, CronTimer } from '../cron.ts';
 import type { Db } from '../db/client.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
 import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from './archive.ts';
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
-import { restoreDrillOffThread } from './offThread.ts';
+import { backupOffThread, restoreDrillOffThread } from './offThread.ts';
 import {
   applyScheduleDefaults,
   changeSchedule,
   DEFAULT_BACKUP_CRON,
   readSchedule,
+  recordRun,
   readStoredSchedule,
   type ScheduleChanges,
   type StoredSchedule,
@@ -40,13 +41,13 @@ export async function performBackup(
   let outcome: BackupOutcome;
   try {
     const { retention } = readStoredSchedule(db);
-    const backup = await createBackup(db.sqlite, dataDir, {
-      retention,
-      target: options.target,
-      purpose: `${options.trigger} backup (pid ${process.pid})`,
-      pagesPerStep: options.pagesPerStep,
-      signal: options.signal,
-    });
+    const purpose = `${options.trigger} backup (pid ${process.pid})`;
+    // The service's runs in a worker thread (issue 29: no background task holds the event loop over 50 ms); emsctl
+    // has no requests to serve and copies through its own connection.
+    const backup =
+      options.trigger === 'emsctl'
+        ? await createBackup(db.sqlite, dataDir, { retention, target: options.target, purpose, pagesPerStep: options.pagesPerStep, signal: options.signal })
+        : await backupOffThread<BackupResult>(dataDir, { retention, target: options.target, purpose }, options.signal);
     outcome = { status: 'ok', backup };
   } catch (error) {
     if (error instanceof BackupBusy) {
@@ -58,9 +59,9 @@ export async function performBackup(
   const now = new Date().toISOString();
   try {
     if (outcome.status === 'ok') {
-      db.sqlite.prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ?, last_file = ? WHERE id = 1').run(now, 'ok', outcome.backup.name);
+      recordRun(db, { lastRunAt: now, lastStatus: 'ok', lastFile: outcome.backup.name });
     } else {
-      db.sqlite.prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ? WHERE id = 1').run(now, `failed: ${outcome.error}`.slice(0, 500));
+      recordRun(db, { lastRunAt: now, lastStatus: `failed: ${outcome.error}`.slice(0, 500) });
     }
   } catch (error) {
     logger.error({ err: error }, 'could not record the backup outcome');
@@ -148,9 +149,9 @@ type SchedulerDeps = { db: Db; dataDir: string; logger: Logger; target?: string 
 /** How often the scheduler looks for a schedule changed by emsctl (another process) and reschedules. */
 const RELOAD_INTERVAL_MS = 10_000;
 
-/** Owns the node-cron task: started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
+/** Owns the cron timer (src/cron.ts, in the box's time zone): started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
 export class BackupScheduler {
-  private task: ScheduledTask | null = null;
+  private task: CronTimer | null = null;
   private running: Promise<BackupOutcome> | null = null;
   private readonly abort = new AbortController();
   private stopped = false;
@@ -162,14 +163,6 @@ export class BackupScheduler {
   constructor(private readonly deps: SchedulerDeps) {
     this.checks = cachedChecks(deps.dataDir);
   }
-
-  /** node-cron's own messages (missed runs under load) as JSON lines like every other log, not console text. */
-  private readonly cronLogger = {
-    info: (message: string) => this.deps.logger.debug({ component: 'node-cron' }, message),
-    warn: (message: string) => this.deps.logger.warn({ component: 'node-cron' }, message),
-    error: (message: string | Error, err?: Error) => this.deps.logger.error({ component: 'node-cron', err: err ?? message }, String(message)),
-    debug: (message: string | Error) => this.deps.logger.debug({ component: 'node-cron' }, String(message)),
-  };
 
   start(): void {
     if (applyScheduleDefaults(this.deps.db)) {
@@ -187,9 +180,10 @@ export class BackupScheduler {
     try {
       const left = clearInterruptedRun(dataDir);
       if (left.length === 0) return;
-      db.sqlite
-        .prepare('UPDATE backup_schedule SET last_run_at = ?, last_status = ? WHERE id = 1')
-        .run(new Date().toISOString(), 'failed: interrupted (the service stopped during the run); its partial files were removed');
+      recordRun(db, {
+        lastRunAt: new Date().toISOString(),
+        lastStatus: 'failed: interrupted (the service stopped during the run); its partial files were removed',
+      });
       logger.warn({ removed: left }, 'a backup interrupted by the last shutdown is recorded as failed; its partial files were removed');
     } catch (error) {
       logger.error({ err: error }, 'could not clean up an interrupted backup');
@@ -197,7 +191,7 @@ export class BackupScheduler {
   }
 
   get(): BackupScheduleView {
-    return presentSchedule(readStoredSchedule(this.deps.db), readChecks(this.deps.dataDir), this.deps.target, this.task?.getNextRun()?.toISOString() ?? null);
+    return presentSchedule(readStoredSchedule(this.deps.db), readChecks(this.deps.dataDir), this.deps.target, this.task?.nextRun()?.toISOString() ?? null);
   }
 
   /** The public summary in /api/health: times and outcomes only, no names, paths or error text. */
@@ -269,26 +263,27 @@ export class BackupScheduler {
   }
 
   private cancelTask(): void {
-    // destroy() also removes the task from node-cron's global registry.
-    void this.task?.destroy();
+    this.task?.stop();
     this.task = null;
   }
 
-  private reschedule(row: { enabled: number; cron: string }): void {
+  private reschedule(row: { enabled: boolean; cron: string }): void {
     this.cancelTask();
     this.scheduledFor = `${row.enabled}|${row.cron}`;
     if (this.stopped || !row.enabled) return;
     try {
-      this.task = cron.schedule(row.cron, () => void this.runNow('scheduled'), { name: 'ems-backup', logger: this.cronLogger });
+      const task = new CronTimer(row.cron, boxTimezone(), () => void this.runNow('scheduled'));
+      task.start();
+      this.task = task;
     } catch (error) {
       // A row edited by hand with a bad expression: the service keeps running, the status says why.
       this.deps.logger.error({ err: error, cron: row.cron }, 'backup schedule not started: invalid cron expression');
-      this.deps.db.sqlite.prepare('UPDATE backup_schedule SET last_status = ? WHERE id = 1').run(`failed: invalid cron expression "${row.cron}"`);
+      recordRun(this.deps.db, { lastStatus: `failed: invalid cron expression "${row.cron}"` });
       return;
     }
     const { retention } = readStoredSchedule(this.deps.db);
     this.deps.logger.info(
-      { cron: row.cron, retention: describeRetention(retention), target: this.deps.target ?? null, nextRunAt: this.task.getNextRun()?.toISOString() ?? null },
+      { cron: row.cron, retention: describeRetention(retention), target: this.deps.target ?? null, nextRunAt: this.task.nextRun()?.toISOString() ?? null },
       'backup schedule active',
     );
   }

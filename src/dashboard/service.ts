@@ -1,16 +1,19 @@
 // The public dashboard payload (cached while the database is unchanged), recent alerts and per-user dashboard settings.
+import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AuditLog } from '../audit/service.ts';
 import type { ConfigStore } from '../configs/service.ts';
 import type { Db } from '../db/client.ts';
-import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
+import { alerts, dashboardSettings, platformConfig } from '../db/schema/index.ts';
+import { Kept } from '../db/kept.ts';
+import { FIGURE_TABLES } from '../energy/figures.ts';
 import type { DashboardWidget } from '../db/schema/settings.ts';
-import type { EnergyService } from '../energy/service.ts';
+import type { AreaCards } from '../energy/areaCards.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { OverviewService } from '../overview/service.ts';
 import type { DashboardAlertView, DashboardSettingsPatch, DashboardSettingsView, PublicDashboardView } from './schemas.ts';
 
-/** Wall screens poll this; within this age an unchanged database serves the same payload object. */
+/** Wall screens poll this; within one such period an unchanged database serves the same payload object. */
 export const PUBLIC_CACHE_MS = 1000;
 const PUBLIC_ALERTS = 10;
 /** Bounds what one user's layout may store (widget options are free-form). */
@@ -26,7 +29,7 @@ export const DEFAULT_LAYOUT: DashboardWidget[] = [
 
 export type GatewayState = PublicDashboardView['gateway'];
 
-type Parts = { configs: ConfigStore; energy: EnergyService; overview: OverviewService; gateway: () => GatewayState };
+type Parts = { configs: ConfigStore; energy: AreaCards; overview: OverviewService; gateway: () => GatewayState };
 
 export class DashboardService {
   private readonly publicAlerts;
@@ -35,51 +38,117 @@ export class DashboardService {
   private readonly settingsOf;
   private readonly saveSettings;
   private readonly defaultRefresh;
-  private readonly generation: WriteGeneration;
-  private cached: { payload: PublicDashboardView; at: number; version: number | undefined } | undefined;
+  /** The public payload, per second, kept until a table it reads is written (the gateway state moves without one). */
+  private readonly kept: Kept<PublicDashboardView>;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
     private readonly parts: Parts,
   ) {
-    const sqlite = db.sqlite;
-    this.publicAlerts = sqlite.prepare(
-      // A gateway alarm's title is the gateway's own alarm text (it may name people, tenants or faults in detail): the
-      // public payload names only the point it is on. Alerts people wrote keep their title.
-      `SELECT id, CASE WHEN alarm_key IS NULL THEN title ELSE 'Alarm on ' || coalesce(source, 'the gateway') END AS title, level, status, area, occurred_at AS occurredAt
-       FROM alerts ORDER BY occurred_at DESC, id DESC LIMIT ${PUBLIC_ALERTS}`,
-    );
-    this.activeByLevel = sqlite
-      .prepare("SELECT level, count(*) FROM alerts WHERE status = 'active' AND (shelved_until IS NULL OR shelved_until <= ?) GROUP BY level")
-      .raw();
-    // Arrays arrive as JSON text, so every filter combination is this one prepared statement.
-    this.recent = sqlite.prepare(
-      `SELECT id, title, message, level, source, area, status, occurred_at AS occurredAt, acknowledged_at AS acknowledgedAt, resolved_at AS resolvedAt
-       FROM alerts
-       WHERE (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
-         AND (@levels IS NULL OR level IN (SELECT value FROM json_each(@levels)))
-       ORDER BY occurred_at DESC, id DESC LIMIT @limit`,
-    );
-    this.settingsOf = sqlite.prepare(
-      'SELECT layout, refresh_interval_sec AS refreshIntervalSec, theme, updated_at AS updatedAt FROM dashboard_settings WHERE user_id = ?',
-    );
-    this.saveSettings = sqlite.prepare(
-      `INSERT INTO dashboard_settings (user_id, layout, refresh_interval_sec, theme, updated_at) VALUES (@userId, @layout, @refreshIntervalSec, @theme, @updatedAt)
-       ON CONFLICT(user_id) DO UPDATE SET layout = excluded.layout, refresh_interval_sec = excluded.refresh_interval_sec,
-         theme = excluded.theme, updated_at = excluded.updated_at`,
-    );
-    this.defaultRefresh = sqlite.prepare('SELECT refresh_interval_sec FROM platform_config WHERE id = 1').pluck();
-    // Moves with any write on this connection or a commit of another (emsctl): whether anything the payload reads changed.
-    this.generation = writeGenerationOf(sqlite);
+    const orm = db.orm;
+    this.publicAlerts = orm
+      .select({
+        id: alerts.id,
+        // A gateway alarm's title is the gateway's own alarm text (it may name people, tenants or faults in detail): the
+        // public payload names only the point it is on. Alerts people wrote keep their title.
+        title: sql<string>`CASE WHEN ${alerts.alarmKey} IS NULL THEN ${alerts.title} ELSE 'Alarm on ' || coalesce(${alerts.source}, 'the gateway') END`,
+        level: alerts.level,
+        status: alerts.status,
+        area: alerts.area,
+        occurredAt: alerts.occurredAt,
+      })
+      .from(alerts)
+      .orderBy(desc(alerts.occurredAt), desc(alerts.id))
+      .limit(PUBLIC_ALERTS)
+      .prepare();
+    this.activeByLevel = orm
+      .select({ level: alerts.level, n: count() })
+      .from(alerts)
+      .where(and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, sql.placeholder('now')))))
+      .groupBy(alerts.level)
+      .prepare();
+    // Arrays arrive as JSON text, so every filter combination is this one prepared statement (json_each: drizzle has no word for it).
+    const statuses = sql.placeholder('statuses');
+    const levels = sql.placeholder('levels');
+    this.recent = orm
+      .select({
+        id: alerts.id,
+        title: alerts.title,
+        message: alerts.message,
+        level: alerts.level,
+        source: alerts.source,
+        area: alerts.area,
+        status: alerts.status,
+        occurredAt: alerts.occurredAt,
+        acknowledgedAt: alerts.acknowledgedAt,
+        resolvedAt: alerts.resolvedAt,
+      })
+      .from(alerts)
+      .where(
+        and(
+          sql`(${statuses} IS NULL OR ${alerts.status} IN (SELECT value FROM json_each(${statuses})))`,
+          sql`(${levels} IS NULL OR ${alerts.level} IN (SELECT value FROM json_each(${levels})))`,
+        ),
+      )
+      .orderBy(desc(alerts.occurredAt), desc(alerts.id))
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    this.settingsOf = orm
+      .select({
+        layout: dashboardSettings.layout,
+        refreshIntervalSec: dashboardSettings.refreshIntervalSec,
+        theme: dashboardSettings.theme,
+        updatedAt: dashboardSettings.updatedAt,
+      })
+      .from(dashboardSettings)
+      .where(eq(dashboardSettings.userId, sql.placeholder('userId')))
+      .prepare();
+    this.saveSettings = orm
+      .insert(dashboardSettings)
+      .values({
+        userId: sql.placeholder('userId'),
+        layout: sql.placeholder('layout'),
+        refreshIntervalSec: sql.placeholder('refreshIntervalSec'),
+        theme: sql.placeholder('theme'),
+        updatedAt: sql.placeholder('updatedAt'),
+      })
+      .onConflictDoUpdate({
+        target: dashboardSettings.userId,
+        set: {
+          layout: sql`excluded.layout`,
+          refreshIntervalSec: sql`excluded.refresh_interval_sec`,
+          theme: sql`excluded.theme`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+      })
+      .prepare();
+    this.defaultRefresh = orm.select({ refreshIntervalSec: platformConfig.refreshIntervalSec }).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
+    // Everything the payload reads: the overview cards and weekly chart, the area cards, alerts, settings, the scene.
+    this.kept = new Kept(db.sqlite, {
+      name: 'dashboard.public',
+      tables: [
+        ...FIGURE_TABLES,
+        'energy_areas',
+        'energy_daily',
+        'meter_state',
+        'alerts',
+        'faults',
+        'maintenance',
+        'calorific_versions',
+        'three_d_config',
+        'model_files',
+      ],
+      max: 2,
+    });
   }
 
   /** The public payload: no user names, ids or message text. Recomputed when the data changed or after PUBLIC_CACHE_MS. */
   publicPayload(now: number = Date.now()): PublicDashboardView {
-    const version = this.generation.current();
-    const cached = this.cached;
-    if (cached && version !== undefined && cached.version === version && now - cached.at < PUBLIC_CACHE_MS) return cached.payload;
+    return this.kept.get(String(Math.floor(now / PUBLIC_CACHE_MS)), () => this.computePublicPayload(now));
+  }
 
+  private computePublicPayload(now: number): PublicDashboardView {
     const at = new Date(now);
     const platform = this.parts.configs.platform();
     const scene = this.parts.configs.threeD();
@@ -104,12 +173,16 @@ export class DashboardService {
         labels: scene.labels,
         modelUrl: scene.modelUrl,
       },
-      recentAlerts: this.publicAlerts.all() as PublicDashboardView['recentAlerts'],
-      alertCounts: { info: 0, warning: 0, critical: 0, ...Object.fromEntries(this.activeByLevel.all(at.toISOString()) as [string, number][]) },
+      recentAlerts: this.publicAlerts.all(),
+      alertCounts: {
+        info: 0,
+        warning: 0,
+        critical: 0,
+        ...Object.fromEntries(this.activeByLevel.all({ now: at.toISOString() }).map(({ level, n }) => [level, n])),
+      },
       gateway: this.parts.gateway(),
       generatedAt: at.toISOString(),
     };
-    this.cached = { payload, at: now, version };
     return payload;
   }
 
@@ -118,15 +191,14 @@ export class DashboardService {
       limit: filters.limit,
       statuses: filters.status?.length ? JSON.stringify(filters.status) : null,
       levels: filters.level?.length ? JSON.stringify(filters.level) : null,
-    }) as DashboardAlertView[];
+    });
   }
 
   settings(userId: number): DashboardSettingsView {
-    const row = this.settingsOf.get(userId) as
-      | { layout: string; refreshIntervalSec: number; theme: DashboardSettingsView['theme']; updatedAt: string }
-      | undefined;
-    if (!row) return { layout: DEFAULT_LAYOUT, refreshIntervalSec: this.defaultRefresh.get() as number, theme: 'light', updatedAt: null };
-    return { ...row, layout: JSON.parse(row.layout) as DashboardWidget[] };
+    const row = this.settingsOf.get({ userId });
+    if (!row) return { layout: DEFAULT_LAYOUT, refreshIntervalSec: this.defaultRefresh.get()!.refreshIntervalSec, theme: 'light', updatedAt: null };
+    // The column holds what updateSettings stored: a theme the request schema accepted.
+    return { ...row, theme: row.theme as DashboardSettingsView['theme'] };
   }
 
   /** Merges the patch over the stored settings (or the defaults) and stores the result for this user only. */
@@ -148,7 +220,7 @@ export class DashboardService {
       const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
       this.saveSettings.run({
         userId: actor.id,
-        layout: JSON.stringify(next.layout),
+        layout: next.layout,
         refreshIntervalSec: next.refreshIntervalSec,
         theme: next.theme,
         updatedAt: next.updatedAt,

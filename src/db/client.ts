@@ -32,6 +32,9 @@ export const BLOCKING_BUSY_TIMEOUT_MS = 5000;
  */
 export const SERVICE_BUSY_TIMEOUT_MS = 40;
 
+/** What a reset WAL is cut back to when the service checkpoints it itself: 4 MiB, the 1,000 pages of SQLite's default. */
+export const WAL_SIZE_LIMIT = 4 * 1024 * 1024;
+
 /**
  * synchronous=NORMAL in WAL mode: a committed transaction survives a process crash; only a power loss
  * can drop the last few commits (never corrupt the file). ~18 µs per insert against ~257 µs for FULL.
@@ -69,7 +72,19 @@ function tighten(file: string, allowed: number): void {
  * busyTimeoutMs: how long a statement waits for another process's lock (the service waits briefly and retries off the
  * event loop; emsctl waits the default).
  */
-export function openDatabase(file: string, options: { migrate?: boolean; quickCheck?: boolean; busyTimeoutMs?: number } = {}): Db {
+export function openDatabase(
+  file: string,
+  options: {
+    migrate?: boolean;
+    quickCheck?: boolean;
+    busyTimeoutMs?: number;
+    /**
+     * false: no automatic WAL checkpoint inside a COMMIT (the service: its job checkpoints off the event loop,
+     * src/walCheckpoint.ts), and the WAL cut back to WAL_SIZE_LIMIT when it is reset.
+     */
+    autoCheckpoint?: boolean;
+  } = {},
+): Db {
   restrictFileModes(path.dirname(file));
   for (const suffix of ['', '-wal', '-shm']) tighten(file + suffix, 0o640);
   let sqlite: Database.Database;
@@ -95,9 +110,27 @@ export function openDatabase(file: string, options: { migrate?: boolean; quickCh
   // quick_check read every page of the file into this connection's cache (up to 16 MiB): let them go, an idle
   // service need not hold them, and requests read back only what they use.
   sqlite.pragma('shrink_memory');
+  if (options.autoCheckpoint === false) {
+    sqlite.pragma('wal_autocheckpoint = 0');
+    sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  }
   // Opening and migrating may wait the long way (nothing is served yet); what the caller runs later waits its own.
   if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   return { sqlite, orm, path: file };
+}
+
+/**
+ * A second, read-only connection to the service's database, for work in a worker thread (report building): no
+ * migrations, no checks, no writes; it reads the committed state like any WAL reader and never blocks the service.
+ */
+export function openReadOnlyDatabase(file: string): Db {
+  const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+  sqlite.pragma(`busy_timeout = ${BLOCKING_BUSY_TIMEOUT_MS}`);
+  return { sqlite, orm: drizzle(sqlite, { schema }), path: file };
+}
+
+export function closeReadOnlyDatabase(db: Db): void {
+  if (db.sqlite.open) db.sqlite.close();
 }
 
 export function closeDatabase(db: Db): void {

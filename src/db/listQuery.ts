@@ -1,9 +1,9 @@
 // Filtered, paginated reads over one drizzle table: conditions on placeholders, one prepared statement pair per filter shape.
-import { and, eq, getTableColumns, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { BadRequest } from '../errors.ts';
 import type { Db } from './client.ts';
-import { writeGenerationOf, type WriteGeneration } from './writeGeneration.ts';
+import { Kept } from './kept.ts';
 
 /**
  * One WHERE term: the SQL holds placeholders only, values travel in params. `shape` names the term's form (not its
@@ -73,7 +73,7 @@ export function contains(columns: SQLiteColumn[], q: string | undefined): Condit
   return where ? [{ shape: 'q', where, params: { q: pattern } }] : [];
 }
 
-/** Totals kept per filter (shape and values) until the next write; a bound on how many filters are remembered. */
+/** Totals kept per filter (shape and values) until the table's next write; a bound on how many filters are remembered. */
 const KEPT_TOTALS = 64;
 /**
  * Pages kept until the next write (keepPages tables), and the largest page kept: bulk reads of thousands are not. A
@@ -86,14 +86,16 @@ const KEPT_PAGE_SIZE_MAX = 100;
 /**
  * Count + one page of a table, typed by the table's columns. The statements are cached by the conditions' shape:
  * their number is bounded by the filter combinations a resource offers, so the cache cannot grow without limit.
- * The count(*) of a filter is kept until the database's next write (any table, any connection): paging through a
+ * The count(*) of a filter is kept until the table's next write (or another connection's commit): paging through a
  * list, or polling its first page, counts once.
  */
 export class PagedQuery<T extends SQLiteTable> {
   private readonly statements = new Map<string, { count: CountStatement; rows: RowsStatement }>();
   private readonly toRow: (values: unknown[]) => T['$inferSelect'];
-  private readonly generation: WriteGeneration;
-  private kept = { generation: -1, totals: new Map<string, number>(), pages: new Map<string, PageResult<T['$inferSelect']>>(), asked: new Map<string, true>() };
+  /** Kept caches (src/db/kept.ts) on this one table: counts per filter, pages, and which pages were asked for lately. */
+  private readonly totals: Kept<number>;
+  private readonly pages: Kept<PageResult<T['$inferSelect']>>;
+  private readonly asked: Kept<true>;
 
   /**
    * keepPages: a page read is also kept until the next write and handed out again as the very same object (a route
@@ -107,33 +109,26 @@ export class PagedQuery<T extends SQLiteTable> {
     private readonly options: { keepPages?: boolean } = {},
   ) {
     this.toRow = rowReader(table);
-    this.generation = writeGenerationOf(db.sqlite);
+    const tables = [getTableName(table)];
+    this.totals = new Kept(db.sqlite, { name: `list.${tables[0]}.totals`, tables, max: KEPT_TOTALS });
+    this.pages = new Kept(db.sqlite, { name: `list.${tables[0]}.pages`, tables, max: KEPT_PAGES });
+    this.asked = new Kept(db.sqlite, { name: `list.${tables[0]}.asked`, tables, max: KEPT_PAGES });
   }
 
   page(conditions: Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
     const { count, rows } = this.prepared(conditions);
     const params: Record<string, unknown> = {};
     for (const condition of conditions) Object.assign(params, condition.params);
-    const generation = this.generation.current();
-    if (generation === undefined) return this.read(count.get(params)?.total ?? 0, rows, params, page, pageSize);
-    if (generation !== this.kept.generation) this.kept = { generation, totals: new Map(), pages: new Map(), asked: new Map() };
     const filter = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
-    let keepPage = this.options.keepPages === true && pageSize <= KEPT_PAGE_SIZE_MAX;
+    const total = this.totals.get(filter, () => count.get(params)?.total ?? 0);
+    if (!this.options.keepPages || pageSize > KEPT_PAGE_SIZE_MAX) return this.read(total, rows, params, page, pageSize);
     const pageKey = `${page}:${pageSize}\u0000${filter}`;
-    if (keepPage) {
-      const kept = this.kept.pages.get(pageKey);
-      if (kept) return kept;
-      keepPage = this.kept.asked.has(pageKey);
-      if (!keepPage) remember(this.kept.asked, pageKey, true, KEPT_PAGES);
+    // The first read of a page only notes it was asked for; the second (still among the last asked) keeps it.
+    if (!this.asked.has(pageKey)) {
+      this.asked.get(pageKey, () => true);
+      return this.read(total, rows, params, page, pageSize);
     }
-    let total = this.kept.totals.get(filter);
-    if (total === undefined) {
-      total = count.get(params)?.total ?? 0;
-      remember(this.kept.totals, filter, total, KEPT_TOTALS);
-    }
-    const result = this.read(total, rows, params, page, pageSize);
-    if (keepPage) remember(this.kept.pages, pageKey, result, KEPT_PAGES);
-    return result;
+    return this.pages.get(pageKey, () => this.read(total, rows, params, page, pageSize));
   }
 
   private read(total: number, rows: RowsStatement, params: Record<string, unknown>, page: number, pageSize: number): PageResult<T['$inferSelect']> {
@@ -166,12 +161,6 @@ export class PagedQuery<T extends SQLiteTable> {
     }
     return statements;
   }
-}
-
-/** Adds to a bounded map, dropping the oldest entry when full. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  if (map.size >= max) map.delete(map.keys().next().value!);
-  map.set(key, value);
 }
 
 type CountStatement = { get(params: Record<string, unknown>): { total: number } | undefined };

@@ -15,6 +15,7 @@ export class StorageWatch {
     db: Db,
     private readonly dataDir: string,
   ) {
+    // Raw: the connection's change counter reads no table (test/rawStatements.test.ts lets such statements through).
     this.changes = db.sqlite.prepare('SELECT total_changes()').pluck();
   }
 

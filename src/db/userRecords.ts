@@ -3,7 +3,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import { Conflict } from '../errors.ts';
 import type { Db } from './client.ts';
 import { users, type Role } from './schema/index.ts';
-import { writeGenerationOf, type WriteGeneration } from './writeGeneration.ts';
+import { Kept } from './kept.ts';
 
 export type UserRow = typeof users.$inferSelect;
 /** A user as anyone may see it: never the password hash or the avatar's storage internals. */
@@ -28,12 +28,12 @@ export function presentUser(row: UserRow): PublicUser {
 
 const login = sql.placeholder('login');
 
-/** Users whose rows are kept per write generation; more distinct callers than this between two writes start over. */
+/** Users whose rows are kept (least recently used dropped first). */
 const KEPT_USERS = 256;
 
 /**
- * Prepared once: these run on every authenticated request. The caller's row is kept until the database's next write
- * (any table, any connection: a role change, a removal by emsctl), frozen: a read by id costs two counter reads
+ * Prepared once: these run on every authenticated request. The caller's row is kept until the users table is written
+ * (a role change, a removal) or another connection commits (emsctl), frozen: a read by id costs a data_version read
  * instead of a query through drizzle (~3 µs against ~12 µs).
  */
 export class UserLookup {
@@ -41,11 +41,12 @@ export class UserLookup {
   private readonly authById;
   private readonly byLogin;
   private readonly byEmail;
-  private readonly generation: WriteGeneration;
-  private kept = { generation: -1, auth: new Map<number, AuthUser | undefined>(), rows: new Map<number, UserRow | undefined>() };
+  private readonly keptAuth: Kept<AuthUser | undefined>;
+  private readonly keptRows: Kept<UserRow | undefined>;
 
   constructor(db: Db) {
-    this.generation = writeGenerationOf(db.sqlite);
+    this.keptAuth = new Kept(db.sqlite, { name: 'users.auth', tables: ['users'], max: KEPT_USERS });
+    this.keptRows = new Kept(db.sqlite, { name: 'users.rows', tables: ['users'], max: KEPT_USERS });
     const orm = db.orm;
     this.byId = orm
       .select()
@@ -72,21 +73,11 @@ export class UserLookup {
   }
 
   authUser(id: number): AuthUser | undefined {
-    const kept = this.keptNow();
-    return kept ? keptRead(kept.auth, id, () => this.authById.get({ id })) : this.authById.get({ id });
+    return this.keptAuth.get(String(id), () => frozen(this.authById.get({ id })));
   }
 
   findById(id: number): UserRow | undefined {
-    const kept = this.keptNow();
-    return kept ? keptRead(kept.rows, id, () => this.byId.get({ id })) : this.byId.get({ id });
-  }
-
-  /** The rows kept for the current write generation; none inside a transaction (its reads may be rolled back). */
-  private keptNow() {
-    const generation = this.generation.current();
-    if (generation === undefined) return undefined;
-    if (generation !== this.kept.generation) this.kept = { generation, auth: new Map(), rows: new Map() };
-    return this.kept;
+    return this.keptRows.get(String(id), () => frozen(this.byId.get({ id })));
   }
 
   /** The login name may be a username or an email. */
@@ -105,13 +96,8 @@ export class UserLookup {
   }
 }
 
-function keptRead<V extends object>(kept: Map<number, V | undefined>, id: number, read: () => V | undefined): V | undefined {
-  if (kept.has(id)) return kept.get(id);
-  const value = read();
-  if (value) Object.freeze(value);
-  if (kept.size >= KEPT_USERS) kept.delete(kept.keys().next().value!);
-  kept.set(id, value);
-  return value;
+function frozen<V extends object>(value: V | undefined): V | undefined {
+  return value && Object.freeze(value);
 }
 
 export type NewUser = { username: string; email: string; passwordHash: string; role: Role; displayName?: string | null; phone?: string | null };

@@ -176,6 +176,7 @@ export class Collector {
 
   /** Writes what is held in memory now (as at a 15-minute boundary); for callers that read the database directly. */
   flush(): void {
+    if (!this.held?.batch.size && !this.held?.states.size) return;
     this.persist(this.virtuals());
   }
 

@@ -13,11 +13,11 @@ export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', 
 export type CommodityTotals = {
   commodity: Commodity;
   unit: string;
-  /** In the commodity's unit: electricity its consumption, gas and water m³, heat kWh thermal. */
-  quantity: number;
-  /** Energy: electricity consumption, gas converted, heat; null for water. */
+  /** In the commodity's unit: electricity its consumption, gas and water m³, heat kWh thermal. Null: no data. */
+  quantity: number | null;
+  /** Energy: electricity consumption, gas converted, heat; null for water, and with no data. */
   kwh: number | null;
-  /** Null when a day with data has no tariff version of the commodity. */
+  /** Null with no data, and when a day with data has no tariff version of the commodity. */
   cost: number | null;
   carbonKg: number | null;
   /** Days of the period with a day row of at least one of its meters: 0 means no data, not a zero. */
@@ -28,17 +28,22 @@ export type CommodityTotals = {
 /** How many meters a part of the balance has, and on how many days of the period any of them recorded. */
 export type Coverage = { meters: number; recordedDays: number };
 
+/**
+ * The balance's figures are null when what they are made of has no data: a part with meters but no recorded day of the
+ * period (never the 0 its sum starts from), or, for export and generation, a part with no meter (not metered). In
+ * consumption (import − export + generation) a part without meters counts 0: a site without PV generates nothing.
+ */
 export type ElectricityBalance = {
-  importKwh: number;
-  exportKwh: number;
-  generationKwh: number;
-  consumptionKwh: number;
-  selfConsumptionKwh: number;
+  importKwh: number | null;
+  exportKwh: number | null;
+  generationKwh: number | null;
+  consumptionKwh: number | null;
+  selfConsumptionKwh: number | null;
   selfConsumptionRate: number | null;
   selfSufficiency: number | null;
-  netImportKwh: number;
-  importCost: number;
-  feedInRevenue: number;
+  netImportKwh: number | null;
+  importCost: number | null;
+  feedInRevenue: number | null;
   /** A part with no meter is not metered; one with meters but no recorded day has no data (never read as 0). */
   coverage: { import: Coverage; export: Coverage; generation: Coverage };
 };
@@ -57,6 +62,10 @@ export type CommodityFiguresView = {
 type MeterRow = { id: number; name: string; kind: string; area: string | null; commodity: Commodity; role: string };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+/** The value where `known`, else null (no data). */
+const known = <T>(ok: boolean, value: T): T | null => (ok ? value : null);
+const recorded = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
+const silent = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
 
 export class CommodityFigures {
   private readonly meterRows;
@@ -119,18 +128,23 @@ export class CommodityFigures {
     const selfConsumptionKwh = generationKwh - exportKwh;
     let feedInRevenue = 0;
     for (const [day, kwh] of exportByDay) feedInRevenue += kwh * this.tariffs.versionOn(day).feedInPrice;
+    const parts = { import: coverage(siteMeters), export: coverage(exportMeters), generation: coverage(generationMeters) };
+    const importKnown = recorded(parts.import);
+    const netKnown = importKnown && !silent(parts.export);
+    const consumptionKnown = netKnown && !silent(parts.generation);
+    const flowsKnown = recorded(parts.generation) && recorded(parts.export);
     const electricity: ElectricityBalance = {
-      importKwh: round(site.kwh, 3),
-      exportKwh: round(exportKwh, 3),
-      generationKwh: round(generationKwh, 3),
-      consumptionKwh: round(consumptionKwh, 3),
-      selfConsumptionKwh: round(selfConsumptionKwh, 3),
-      selfConsumptionRate: generationKwh > 0 ? round(selfConsumptionKwh / generationKwh, 4) : null,
-      selfSufficiency: consumptionKwh > 0 ? round(selfConsumptionKwh / consumptionKwh, 4) : null,
-      netImportKwh: round(site.kwh - exportKwh, 3),
-      importCost: round(site.cost, 2),
-      feedInRevenue: round(feedInRevenue, 2),
-      coverage: { import: coverage(siteMeters), export: coverage(exportMeters), generation: coverage(generationMeters) },
+      importKwh: known(importKnown, round(site.kwh, 3)),
+      exportKwh: known(recorded(parts.export), round(exportKwh, 3)),
+      generationKwh: known(recorded(parts.generation), round(generationKwh, 3)),
+      consumptionKwh: known(consumptionKnown, round(consumptionKwh, 3)),
+      selfConsumptionKwh: known(flowsKnown, round(selfConsumptionKwh, 3)),
+      selfConsumptionRate: flowsKnown && generationKwh > 0 ? round(selfConsumptionKwh / generationKwh, 4) : null,
+      selfSufficiency: flowsKnown && consumptionKnown && consumptionKwh > 0 ? round(selfConsumptionKwh / consumptionKwh, 4) : null,
+      netImportKwh: known(netKnown, round(site.kwh - exportKwh, 3)),
+      importCost: known(importKnown, round(site.cost, 2)),
+      feedInRevenue: known(recorded(parts.export), round(feedInRevenue, 2)),
+      coverage: parts,
     };
     const commodities: CommodityTotals[] = [
       {
@@ -139,9 +153,9 @@ export class CommodityFigures {
         quantity: electricity.consumptionKwh,
         kwh: electricity.consumptionKwh,
         // What the site pays the grid less what the grid pays it back.
-        cost: round(site.cost - feedInRevenue, 2),
-        carbonKg: round(site.carbonKg, 3),
-        recordedDays: coverage(siteMeters).recordedDays,
+        cost: known(netKnown, round(site.cost - feedInRevenue, 2)),
+        carbonKg: known(importKnown, round(site.carbonKg, 3)),
+        recordedDays: parts.import.recordedDays,
         meters: meterList(meters.filter((meter) => siteIds.has(meter.id) || exportMeters.includes(meter) || generationMeters.includes(meter))),
       },
     ];
@@ -173,13 +187,15 @@ export class CommodityFigures {
           carbonKg += billed * version.carbonFactor;
         }
       }
+      // No recorded day: no data, not the 0 the sums start from.
+      const any = byDay.size > 0;
       commodities.push({
         commodity,
         unit: COMMODITY_UNITS[commodity],
-        quantity: round(quantity, 3),
-        kwh: commodity === 'water' ? null : round(kwh, 3),
-        cost: cost === null ? null : round(cost, 2),
-        carbonKg: carbonKg === null ? null : round(carbonKg, 3),
+        quantity: known(any, round(quantity, 3)),
+        kwh: commodity === 'water' ? null : known(any, round(kwh, 3)),
+        cost: cost === null ? null : known(any, round(cost, 2)),
+        carbonKg: carbonKg === null ? null : known(any, round(carbonKg, 3)),
         recordedDays: byDay.size,
         meters: meterList(group),
       });

@@ -1,7 +1,7 @@
 // Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
 // series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
 import type { Db } from '../db/client.ts';
-import { writeGenerationOf, type WriteGeneration } from '../db/writeGeneration.ts';
+import { Kept } from '../db/kept.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
@@ -35,20 +35,26 @@ type MeterRow = {
   area: string | null;
   site: number;
   terms: string;
-  demandKw: number | null;
   commodity: string;
   role: string;
 };
 /** Site and area energy count electricity drawn from the grid only: never m³, never export or generation (issue 26). */
 const isGridImport = (row: { commodity: string; role: string }) => row.commodity === 'electricity' && row.role === 'import';
-type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; demand: Map<number, number> };
+type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; areaNames: readonly string[] };
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+/**
+ * What the kept figures read: day and month rows, which meters make the site and each area, the tariffs (standing
+ * charges), the site's time zone. Not meter_state: the collector's state writes change no kept figure.
+ */
+export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'];
+/** Figures kept at most (least recently used dropped first). */
+const KEPT_FIGURES = 1000;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 
 export class EnergyFigures {
-  private readonly generation: WriteGeneration;
   private readonly meterRows;
+  private readonly demandRows;
   private readonly config;
   private readonly dayTotals;
   private readonly monthTotals;
@@ -60,8 +66,12 @@ export class EnergyFigures {
   private readonly anyData;
   private readonly dayRow;
   private readonly completenessOf: EnergyCompleteness;
-  /** Results of totals and area totals, kept while nothing is written (the collector writes once an interval). */
-  private memo = { generation: -1, values: new Map<string, unknown>() };
+  /** Totals, area totals, days and completeness, kept until a table they read is written (the store writes once an interval). */
+  private readonly memo: Kept<unknown>;
+  /** Which meters make the site and each area; kept until meters are written. */
+  private readonly keptLayout: Kept<Layout>;
+  /** Each meter's last demand, kept until the collector writes its states (or a meter changes). */
+  private readonly keptDemand: Kept<Map<number, number>>;
 
   constructor(
     db: Db,
@@ -70,13 +80,14 @@ export class EnergyFigures {
     private readonly store?: Pick<IntervalStore, 'open'>,
   ) {
     const sqlite = db.sqlite;
-    this.generation = writeGenerationOf(sqlite);
-    this.meterRows = sqlite.prepare(
-      'SELECT m.id, m.name, m.kind, m.area, m.site, m.terms, s.demand_kw AS demandKw, m.commodity, m.role FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id ORDER BY m.id',
-    );
+    this.memo = new Kept(sqlite, { name: 'energy.figures', tables: FIGURE_TABLES, max: KEPT_FIGURES });
+    this.keptLayout = new Kept(sqlite, { name: 'energy.layout', tables: ['meters'], max: 1 });
+    this.keptDemand = new Kept(sqlite, { name: 'energy.demand', tables: ['meters', 'meter_state'], max: 1 });
+    this.meterRows = sqlite.prepare('SELECT id, name, kind, area, site, terms, commodity, role FROM meters ORDER BY id');
+    this.demandRows = sqlite.prepare('SELECT meter_id, demand_kw FROM meter_state WHERE demand_kw IS NOT NULL').raw();
     this.config = sqlite.prepare('SELECT timezone, currency FROM platform_config WHERE id = 1');
     this.dayTotals = sqlite.prepare(
-      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_days
+      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
     );
     this.monthTotals = sqlite.prepare(
@@ -132,36 +143,18 @@ export class EnergyFigures {
     return this.config.get() as { timezone: string; currency: string };
   }
 
-  /** A computed figure, reused until the next write to the database (any connection) or the next day. */
+  /** A computed figure, kept until a table it reads is written; what depends on the clock carries the day or minute in its name. */
   private remember<T>(name: string, compute: () => T): T {
-    const generation = this.generation.current();
-    // Inside a transaction nothing is kept: what is read there may still be rolled back.
-    if (generation === undefined) return compute();
-    if (this.memo.generation !== generation) this.memo = { generation, values: new Map() };
-    if (this.memo.values.size > 1000) this.memo.values.clear();
-    let value = this.memo.values.get(name) as T | undefined;
-    if (value === undefined) this.memo.values.set(name, (value = compute()));
-    return value;
+    return this.memo.get(name, compute) as T;
   }
 
-  /** Which meters make the site and each area, and their current demand; rebuilt only after a write to the database. */
+  /** Which meters make the site and each area; rebuilt only after a write to meters. */
   private layout(): Layout {
-    return this.remember('layout', () => this.readLayout());
+    return this.keptLayout.get('layout', () => this.readLayout());
   }
 
   private readLayout(): Layout {
     const rows = this.meterRows.all() as MeterRow[];
-    const demand = new Map<number, number>();
-    for (const row of rows) if (row.demandKw !== null) demand.set(row.id, row.demandKw);
-    for (const row of rows) {
-      if (row.kind !== 'virtual') continue;
-      const terms = JSON.parse(row.terms) as MeterTerm[];
-      if (terms.every((term) => demand.has(term.meterId)))
-        demand.set(
-          row.id,
-          terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0),
-        );
-    }
     const areas = new Map<string, number[]>();
     for (const row of rows) {
       if (row.area === null || !isGridImport(row)) continue;
@@ -171,7 +164,28 @@ export class EnergyFigures {
     }
     const flagged = rows.filter((row) => row.site && isGridImport(row)).map((row) => row.id);
     const site = flagged.length ? flagged : [...areas.values()].flat();
-    return { meters: rows, site, areas, demand };
+    const areaNames = [...areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+    return { meters: rows, site, areas, areaNames };
+  }
+
+  /** Each meter's last demand (kW) as stored; a virtual meter's from its terms once all of them have one. */
+  private demand(): Map<number, number> {
+    return this.keptDemand.get('demand', () => this.readDemand());
+  }
+
+  private readDemand(): Map<number, number> {
+    const rows = this.layout().meters;
+    const demand = new Map(this.demandRows.all() as [number, number][]);
+    for (const row of rows) {
+      if (row.kind !== 'virtual') continue;
+      const terms = JSON.parse(row.terms) as MeterTerm[];
+      if (terms.every((term) => demand.has(term.meterId)))
+        demand.set(
+          row.id,
+          terms.reduce((sum, term) => sum + term.sign * demand.get(term.meterId)!, 0),
+        );
+    }
+    return demand;
   }
 
   /** The meters a target sums: the one meter, the area's meters, or the site's. */
@@ -183,18 +197,21 @@ export class EnergyFigures {
   }
 
   /** Energy, cost and carbon per site day in [from, to); a day without data is absent. The site adds its standing charge. */
-  byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals> {
+  /** Every day of [from, to) in order: its totals, or null when no meter of the target recorded an interval that day (no data, not 0). */
+  byDay(from: string, to: string, target: { meterId?: number; area?: string } = {}): Map<string, Totals | null> {
     return this.remember(`days|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}`, () => this.computeByDay(from, to, target));
   }
 
-  private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals> {
-    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string } & Totals)[];
+  private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals | null> {
+    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string; recorded: number } & Totals)[];
     const site = target.meterId === undefined && target.area === undefined;
+    // A day row whose intervals are all missing (only flags: a refused or bad reading) records nothing either.
+    const stored = new Map(rows.filter((row) => row.recorded > 0).map((row) => [row.day, row]));
     return new Map(
-      rows.map((row) => [
-        row.day,
-        { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(row.day).standingChargePerDay : 0), carbonKg: row.carbonKg },
-      ]),
+      daysBetween(from, to).map((day) => {
+        const row = stored.get(day);
+        return [day, row ? { kwh: row.kwh, cost: row.cost + (site ? this.tariffs.versionOn(day).standingChargePerDay : 0), carbonKg: row.carbonKg } : null];
+      }),
     );
   }
 
@@ -223,10 +240,10 @@ export class EnergyFigures {
         const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
         for (let day = `${firstWhole}-01`; day < end; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
-      for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) add(totals);
-      if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) add(totals);
+      for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) if (totals) add(totals);
+      if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) if (totals) add(totals);
     } else {
-      for (const totals of this.byDay(from, to, target).values()) add(totals);
+      for (const totals of this.byDay(from, to, target).values()) if (totals) add(totals);
     }
     return sum;
   }
@@ -267,13 +284,14 @@ export class EnergyFigures {
 
   /** Current demand (kW) of the site or an area: power meters' last readings, energy meters' mean over their last two. */
   demandKw(target: { area?: string } = {}): number {
-    const { demand } = this.layout();
+    const demand = this.demand();
     const open = this.store?.open;
     return this.ids(target).reduce((sum, id) => sum + (open?.demandKw(id) ?? demand.get(id) ?? 0), 0);
   }
 
-  areaNames(): string[] {
-    return [...this.layout().areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+  /** Sorted once per layout (a locale-aware sort on every request cost more than the kept comparison it guarded). */
+  areaNames(): readonly string[] {
+    return this.layout().areaNames;
   }
 
   /** Each 15-minute interval's kWh over [from, to) days for the target, summed over its meters (null where any has none). */
@@ -415,11 +433,10 @@ export class EnergyFigures {
       if (!totals || missing === 1 || intervals === 0) return { day, kwh: null, cost: null, carbonKg: null, measured, estimated, missing };
       return { day, kwh: round(totals.kwh, 3), cost: round(totals.cost, 2), carbonKg: round(totals.carbonKg, 3), measured, estimated, missing };
     });
-    const total = [...byDay.values()].reduce((sum, t) => ({ kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg }), {
-      kwh: 0,
-      cost: 0,
-      carbonKg: 0,
-    });
+    const total = [...byDay.values()].reduce<Totals>(
+      (sum, t) => (t ? { kwh: sum.kwh + t.kwh, cost: sum.cost + t.cost, carbonKg: sum.carbonKg + t.carbonKg } : sum),
+      { kwh: 0, cost: 0, carbonKg: 0 },
+    );
     const byArea = this.areaTotals(from, to);
     const areas = this.areaNames().map((area) => {
       const totals = byArea.get(area) ?? { kwh: 0, cost: 0, carbonKg: 0 };

@@ -389,9 +389,17 @@ class CsvPlanner {
 /** The running total of an import's write, for the audit and the answer. */
 type Tally = { new: number; overlapping: number; estimated: number; kwh: number; days: number };
 
+/** What the import needs of the collector: its turns (no collection in flight), and what it holds written first. */
+export type CollectionTurns = { exclusive<T>(task: () => Promise<T>): Promise<T>; flush(): void };
+
 export class HistoryImport {
-  /** Imports that write run one after the other: each sees the last one's intervals as stored (overlap, never a double count). */
+  /**
+   * Imports that write run one after the other: each sees the last one's intervals as stored (overlap, never a double
+   * count). The collector's turns do not give that: they are taken a slice at a time, and two imports' slices would
+   * interleave (both surveyed before either wrote: two 200s, each writing part of the file).
+   */
   private queue: Promise<unknown> = Promise.resolve();
+  private collection: CollectionTurns | null = null;
 
   constructor(
     private readonly deps: {
@@ -402,6 +410,15 @@ export class HistoryImport {
       now?: () => number;
     },
   ) {}
+
+  /**
+   * Set once the collector exists (it is built after the energy pieces). Each write slice then takes a turn of the
+   * collector: a collection counts into day rows it loaded before, so a slice written in the middle of one was written
+   * over (or added to) when the collection saved them. A collection that starts meanwhile waits at most one slice.
+   */
+  takeTurnsWith(collection: CollectionTurns): void {
+    this.collection = collection;
+  }
 
   /**
    * Reads the CSV body (an async iterable of chunks), checks it, and writes it unless `dryRun`. Bad rows: 400 naming
@@ -467,7 +484,7 @@ export class HistoryImport {
       const meters = await this.survey(plans, options.replace);
       return { ...header, accepted: acceptable(meters, options.replace), written: false, meters };
     }
-    const run = this.queue.then(() => this.write(plans, header, actor));
+    const run = this.queue.then(() => this.write(plans, header, timezone, actor));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -493,7 +510,12 @@ export class HistoryImport {
     return reports;
   }
 
-  private async write(plans: MeterPlan[], header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>, actor: Actor | null): Promise<ImportReport> {
+  private async write(
+    plans: MeterPlan[],
+    header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>,
+    timezone: string,
+    actor: Actor | null,
+  ): Promise<ImportReport> {
     const surveyed = await this.survey(plans, header.replace);
     const refused = surveyed.flatMap((meter) =>
       meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })),
@@ -589,7 +611,17 @@ export class HistoryImport {
     });
     const durations: number[] = [];
     const commits: number[] = [];
-    while (next < steps.length) {
+    const slice = async () => {
+      // The file's days are the zone's it was read in: a time-zone move (which takes the collector's turns too) between
+      // two slices re-keyed the days written so far, and the rest would land on the wrong days.
+      if (this.deps.timezone() !== timezone)
+        throw new HttpError(
+          409,
+          `The site time zone changed during the import: the days written before the change were moved with it, the rest not written (send the file again with replace=true)`,
+        );
+      // What the collector counted and holds in memory (the open interval) is written first: held, it would be saved
+      // over this slice's rows later.
+      this.collection?.flush();
       const sliceStart = performance.now();
       let inside = sliceStart;
       store.transaction(() => {
@@ -599,6 +631,9 @@ export class HistoryImport {
       });
       commits.push(performance.now() - inside);
       durations.push(performance.now() - sliceStart);
+    };
+    while (next < steps.length) {
+      await (this.collection ? this.collection.exclusive(slice) : slice());
       await yieldLoop();
     }
     lastWrite = { slices: durations.length, longestMs: Math.max(0, ...durations), durations, commits };

@@ -7,7 +7,7 @@ import type { PageResult } from '../db/listQuery.ts';
 import { meters, type Commodity, type MeterRole, type MeterTerm } from '../db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../errors.ts';
 import type { IotGateway } from '../iot/service.ts';
-import { SITE_TOTAL } from './service.ts';
+import { SITE_TOTAL } from './areaCards.ts';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;

@@ -1,6 +1,8 @@
-// The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store and its figures.
+// The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store, its figures,
+// the hand-entered area cards and the site's energy over both (SiteEnergy).
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
 import type { Logger } from '../logger.ts';
 import { siteDay } from './calendar.ts';
 import { CalorificValues } from './calorific.ts';
@@ -8,7 +10,8 @@ import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
 import { HistoryImport } from './historyImport.ts';
 import { commodityOf, MeterDirectory, type Meter } from './meters.ts';
-import { EnergyService } from './service.ts';
+import { AreaCards } from './areaCards.ts';
+import { SiteEnergy } from './siteEnergy.ts';
 import { IntervalStore } from './store.ts';
 import { Tariffs } from './tariffs.ts';
 
@@ -16,8 +19,12 @@ export type Energy = {
   meters: MeterDirectory;
   tariffs: Tariffs;
   store: IntervalStore;
+  /** The meters' figures (the interval store): what a meter, an area's meters or the site meters measured. */
   figures: EnergyFigures;
-  areas: EnergyService;
+  /** The hand-entered area cards (PUT /api/energy/areas), metered areas listed with their meters' figures. */
+  areas: AreaCards;
+  /** The site's energy from meters where they exist and from the cards where not: what the overview, reports and anomalies ask. */
+  site: SiteEnergy;
   timezone: () => string;
   calorific: CalorificValues;
   commodities: CommodityFigures;
@@ -25,8 +32,7 @@ export type Energy = {
 };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
-  const timezoneQuery = db.sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
-  const timezone = () => timezoneQuery.get() as string;
+  const timezone = siteTimezone(db);
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
   const figures = new EnergyFigures(db, tariffs, store);
@@ -34,7 +40,9 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
   const commodities = new CommodityFigures(db, figures, tariffs, calorific);
   const history = new HistoryImport({ store, meters, audit, timezone });
-  return { meters, tariffs, store, figures, areas: new EnergyService(db, audit, figures), timezone, calorific, commodities, history };
+  const site = new SiteEnergy(db, figures);
+  const areas = new AreaCards(db, audit, (names, at) => site.meteredAreas(names, at));
+  return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history };
 }
 
 /**

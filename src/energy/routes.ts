@@ -56,7 +56,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
 }
 
 export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
-  const { meters, tariffs, figures, areas, history } = energy;
+  const { meters, tariffs, figures, areas, site, history } = energy;
   return [
     defineRoute({
       method: 'GET',
@@ -66,7 +66,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      handler: () => ({ areas: areas.list(), unallocated: areas.unallocated() }),
+      handler: () => ({ areas: areas.list(), unallocated: site.unallocated() }),
     }),
     defineRoute({
       method: 'PUT',

@@ -304,21 +304,7 @@ export class IntervalStore {
       touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
       changed += 1;
     }
-    const peak = sqlite.prepare(
-      `UPDATE meter_months SET (peak_kw, peak_at) = (SELECT peak_kw, NULL FROM meter_days WHERE meter_id = @meterId AND day LIKE @month || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1)
-       WHERE meter_id = @meterId AND month = @month`,
-    );
-    const peakDay = sqlite.prepare(
-      `SELECT day, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
-    );
-    const setPeakAt = sqlite.prepare('UPDATE meter_months SET peak_at = ? WHERE meter_id = ? AND month = ?');
-    for (const key of touchedMonths) {
-      const [id, month] = key.split('|');
-      const meterId = Number(id);
-      peak.run({ meterId, month });
-      const best = peakDay.get(meterId, month) as { day: string; peakIndex: number } | undefined;
-      if (best) setPeakAt.run(dayIntervals(timezone, best.day).start + best.peakIndex * INTERVAL_MS, meterId, month);
-    }
+    this.recomputeMonthPeaks(touchedMonths);
     return changed;
   }
 

@@ -4,6 +4,7 @@ import { asc } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
+import { Kept } from '../db/kept.ts';
 import type { PageResult } from '../db/listQuery.ts';
 import { tariffVersions, WEEKDAYS, type Commodity, type TariffBand } from '../db/schema/index.ts';
 import { BadRequest, Conflict } from '../errors.ts';
@@ -44,13 +45,10 @@ function bandCovers(band: TariffBand, dayType: number | 'holiday', minute: numbe
 export class Tariffs {
   private readonly table;
   /**
-   * Kept until this service writes a version or another connection commits (`emsctl`, a manual SQL fix, a restore):
-   * `PRAGMA data_version` moves with every other connection's commit and, unlike the write generation, can be read
-   * inside the collector's transactions, where every price lookup happens.
+   * Every version, kept until tariff_versions is written or another connection commits (`emsctl`, a manual SQL fix, a
+   * restore). Answered inside the collector's transactions too, where every price lookup happens.
    */
-  private versions: TariffVersion[] | undefined;
-  private readonly otherCommits;
-  private seenOtherCommits = -1;
+  private readonly versions: Kept<TariffVersion[]>;
   private readonly byValidFrom;
 
   constructor(
@@ -70,11 +68,8 @@ export class Tariffs {
         if (clash && clash.id !== before?.id)
           throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },
-      afterWrite: () => {
-        this.versions = undefined;
-      },
     });
-    this.otherCommits = db.sqlite.prepare('PRAGMA data_version').pluck();
+    this.versions = new Kept(db.sqlite, { name: 'tariffs.versions', tables: ['tariff_versions'], max: 1 });
   }
 
   page(page: number, pageSize: number): PageResult<TariffVersion> {
@@ -137,12 +132,7 @@ export class Tariffs {
   }
 
   private all(): TariffVersion[] {
-    const otherCommits = this.otherCommits.get() as number;
-    if (otherCommits !== this.seenOtherCommits) {
-      this.seenOtherCommits = otherCommits;
-      this.versions = undefined;
-    }
-    return (this.versions ??= this.table.page([], 1, 10_000).items);
+    return this.versions.get('all', () => this.table.page([], 1, 10_000).items);
   }
 
   /** Price per kWh of each interval of a site day (its first instant and interval count given). */

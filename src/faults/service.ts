@@ -3,6 +3,7 @@ import { desc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../db/auditedTable.ts';
 import type { Db } from '../db/client.ts';
+import { Kept } from '../db/kept.ts';
 import { contains, equals, oneOf, slot, timeWindow, type PageResult } from '../db/listQuery.ts';
 import { faults, faultStats } from '../db/schema/index.ts';
 import { BadRequest } from '../errors.ts';
@@ -22,8 +23,12 @@ export class FaultService {
   private readonly recount;
   private readonly storeStats;
   private readonly readStats;
-  private readonly otherCommits;
-  private seenOtherCommits: number | undefined;
+  /**
+   * Whether the snapshot row can be built on: kept (a single `true`) until another connection commits, since emsctl, a
+   * manual SQL fix or a restore may change faults without the deltas. This connection's fault writes keep the row
+   * current themselves (applyToStats), so the cache reads no table of this connection: only the other half of the rule.
+   */
+  private readonly rowCurrent: Kept<true>;
 
   constructor(
     private readonly db: Db,
@@ -72,8 +77,7 @@ export class FaultService {
       .onConflictDoUpdate({ target: faultStats.id, set: stored })
       .prepare();
     this.readStats = db.orm.select().from(faultStats).where(eq(faultStats.id, 1)).prepare();
-    // Another connection's commit (emsctl, a manual SQL fix, a restore) may have changed faults without the deltas.
-    this.otherCommits = db.sqlite.prepare('PRAGMA data_version').pluck();
+    this.rowCurrent = new Kept(db.sqlite, { name: 'faults.statsRowCurrent', tables: [], max: 1 });
   }
 
   page(filters: FaultListFilters): PageResult<FaultView> {
@@ -95,7 +99,8 @@ export class FaultService {
   }
 
   stats(): FaultStatsView {
-    const row = (this.otherConnectionCommitted() ? undefined : this.snapshot()) ?? this.recountStats();
+    // A recount (a write) when another connection committed since the last one; else the row is read as it stands.
+    const row = (this.rowCurrent.has('row') ? this.snapshot() : undefined) ?? this.recountStats();
     // The row keeps full precision (later deltas build on it); a ten-thousandth of an hour (0.36 s) is finer than anyone reads an MTTR.
     return { ...row, mttrHours: row.mttrHours === null ? null : Math.round(row.mttrHours * 10_000) / 10_000 };
   }
@@ -105,6 +110,18 @@ export class FaultService {
    * service (a restored backup, a manual edit) cannot leave the deltas building on a wrong base.
    */
   recountStats(): FaultStatsView {
+    let stats: FaultStatsView | undefined;
+    // The row is current as of before the recount: a commit elsewhere while it runs drops the mark again.
+    this.rowCurrent.clear();
+    this.rowCurrent.get('row', () => {
+      stats = this.recountRow();
+      return true;
+    });
+    return stats!;
+  }
+
+  /** The recount itself; inside a write's transaction nothing is marked (it may still roll back). */
+  private recountRow(): FaultStatsView {
     return this.table.transaction(() => {
       const { low, medium, high, critical, ...counts } = this.recount.get()!;
       const stats: FaultStatsView = { ...counts, bySeverity: { low, medium, high, critical }, updatedAt: new Date().toISOString() };
@@ -132,14 +149,6 @@ export class FaultService {
     return { ...counts, bySeverity: { low: 0, medium: 0, high: 0, critical: 0, ...bySeverity } };
   }
 
-  /** True once per commit of another connection since the last look (the first look only records where it stands). */
-  private otherConnectionCommitted(): boolean {
-    const otherCommits = this.otherCommits.get() as number;
-    const seen = this.seenOtherCommits;
-    this.seenOtherCommits = otherCommits;
-    return seen !== undefined && seen !== otherCommits;
-  }
-
   private store(stats: FaultStatsView): void {
     this.storeStats.run({ ...stats, bySeverity: JSON.stringify(stats.bySeverity) });
   }
@@ -150,9 +159,10 @@ export class FaultService {
    * float error (~1e-16 relative per write) stays far below the 4 decimals shown.
    */
   private applyToStats(before: FaultRow | null, after: FaultRow | null, now: string): void {
-    const stats = this.otherConnectionCommitted() ? undefined : this.snapshot();
+    // Inside the write's transaction: a kept mark still answers; a recount here is not marked (the next stats() recounts once more).
+    const stats = this.rowCurrent.has('row') ? this.snapshot() : undefined;
     // No row to build on (deleted by hand), or faults changed through another connection: a recount already sees this write.
-    if (!stats) return void this.recountStats();
+    if (!stats) return void this.recountRow();
     let repairHoursSum = stats.mttrHours === null ? 0 : stats.mttrHours * (stats.resolved + stats.closed);
     for (const [row, sign] of [
       [before, -1],

@@ -61,6 +61,7 @@ export function healthRoutes({
   collector,
   config,
 }: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config'>) {
+  // Raw: a probe of the connection that reads no table (test/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);
   return [

@@ -1,5 +1,7 @@
 // The gateway's bearer token: kept in the iot_gateway_token row (id 1) across restarts, renewed before expiry, one refresh at a time.
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { iotGatewayToken } from '../db/schema/index.ts';
 import { BadGateway } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { GatewayClient } from './client.ts';
@@ -25,15 +27,22 @@ export class GatewayTokens {
     private readonly credentials: { username: string; password: string },
     private readonly logger: Logger,
   ) {
-    const stored = db.sqlite.prepare('SELECT token, expires_at AS expiresAt, refreshed_at AS refreshedAt FROM iot_gateway_token WHERE id = 1').get() as
-      | TokenRow
-      | undefined;
+    const stored = db.orm
+      .select({ token: iotGatewayToken.token, expiresAt: iotGatewayToken.expiresAt, refreshedAt: iotGatewayToken.refreshedAt })
+      .from(iotGatewayToken)
+      .where(eq(iotGatewayToken.id, 1))
+      .get();
     this.row = stored ?? { token: null, expiresAt: null, refreshedAt: null };
     this.renewAt = this.row.token && this.row.expiresAt ? this.row.expiresAt - renewMarginMs(this.row) : 0;
     // Upsert: the seed migration creates the row, but a hand-edited database must not lose the token.
-    this.save = db.sqlite.prepare(
-      'INSERT INTO iot_gateway_token (id, token, expires_at, refreshed_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at, refreshed_at = excluded.refreshed_at',
-    );
+    this.save = db.orm
+      .insert(iotGatewayToken)
+      .values({ id: 1, token: sql.placeholder('token'), expiresAt: sql.placeholder('expiresAt'), refreshedAt: sql.placeholder('refreshedAt') })
+      .onConflictDoUpdate({
+        target: iotGatewayToken.id,
+        set: { token: sql`excluded.token`, expiresAt: sql`excluded.expires_at`, refreshedAt: sql`excluded.refreshed_at` },
+      })
+      .prepare();
   }
 
   /** The stored token, as the admin route shows it. */
@@ -79,7 +88,7 @@ export class GatewayTokens {
     }
     const now = Date.now();
     const row: TokenRow = { token, expiresAt: now + Math.round(expiresIn * 1000), refreshedAt: now };
-    this.save.run(row.token, row.expiresAt, row.refreshedAt);
+    this.save.run(row);
     this.row = row;
     this.renewAt = row.expiresAt! - renewMarginMs(row);
     this.logger.info({ expiresInSec: expiresIn }, 'IoT gateway token renewed');

@@ -1,7 +1,9 @@
 // What every outgoing mail says about where it comes from: the site's name, its language, number and date formats
 // and time zone (read from the platform config at each send, so a change applies to the next mail), and the base for
 // its links (EMS_PUBLIC_URL, or the web portal's origin when only that is configured).
+import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { platformConfig } from '../db/schema/index.ts';
 import { SiteFormat } from '../i18n/format.ts';
 import type { Translate } from '../i18n/messages.ts';
 
@@ -16,10 +18,15 @@ export function mailBaseUrl(publicUrl: string, portalOrigin: string | undefined)
 }
 
 export function siteMailReader(db: Db, baseUrl: string): () => SiteMail {
-  const config = db.sqlite.prepare('SELECT site_name AS site, locale, timezone, currency FROM platform_config WHERE id = 1');
+  const config = db.orm
+    .select({ site: platformConfig.siteName, locale: platformConfig.locale, timezone: platformConfig.timezone, currency: platformConfig.currency })
+    .from(platformConfig)
+    .where(eq(platformConfig.id, 1))
+    .prepare();
   let kept: { key: string; mail: SiteMail } | undefined;
   return () => {
-    const row = config.get() as { site: string; locale: string; timezone: string; currency: string };
+    // The seed migration creates the row and nothing deletes it.
+    const row = config.get()!;
     const key = `${row.site}|${row.locale}|${row.timezone}|${row.currency}`;
     if (kept?.key !== key) {
       const format = new SiteFormat(row);

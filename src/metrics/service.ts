@@ -2,8 +2,10 @@
 // answered) and per-meter power and energy, as OpenMetrics text (or Prometheus text 0.0.4 for a scraper that does not
 // ask for OpenMetrics). Opened by a static bearer token (EMS_METRICS_TOKEN): scrapers cannot refresh a 15-minute JWT.
 import crypto from 'node:crypto';
+import { isNotNull, sql } from 'drizzle-orm';
 import type { Middleware } from 'koa';
 import type { Db } from '../db/client.ts';
+import { meterState } from '../db/schema/index.ts';
 import { addDays } from '../energy/calendar.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
 import type { Meter } from '../energy/meters.ts';
@@ -51,7 +53,12 @@ export class Metrics {
   private readonly demand;
 
   constructor(private readonly sources: MetricsSources) {
-    this.demand = sources.db.sqlite.prepare('SELECT meter_id AS meterId, demand_kw AS kw FROM meter_state WHERE demand_kw IS NOT NULL');
+    this.demand = sources.db.orm
+      // kw typed as it is here: never null under this WHERE.
+      .select({ meterId: meterState.meterId, kw: sql<number>`${meterState.demandKw}` })
+      .from(meterState)
+      .where(isNotNull(meterState.demandKw))
+      .prepare();
   }
 
   /** Counts every answered request (the count is what a dashboard graphs as a rate). */
@@ -104,7 +111,7 @@ export class Metrics {
     const state = gateway.health().gateway;
     const backup = backups.health();
     const all = meters.all();
-    const demand = new Map((this.demand.all() as { meterId: number; kw: number }[]).map((row) => [row.meterId, row.kw]));
+    const demand = new Map(this.demand.all().map((row) => [row.meterId, row.kw]));
     const labels = (meter: Meter) => ({ meter_id: meter.id, meter: meter.name, area: meter.area ?? '' });
     // Energy since the first stored day: whole months from the rollups, the current month by day (tomorrow: today included).
     const until = addDays(figures.today(new Date(now)), 1);

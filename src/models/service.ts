@@ -1,7 +1,9 @@
 // 3D model files: glTF/GLB/FBX/OBJ/STL by extension, bytes under <data dir>/models/ (served at /static/models/), rows in `model_files`.
 import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
+import { threeDConfig } from '../db/schema/index.ts';
 import { HttpError } from '../http/errors.ts';
 import { extensionOf } from '../uploads/fileNames.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
@@ -21,8 +23,13 @@ export function acceptModelName(originalName: string): void {
 }
 
 export function createModelStore(db: Db, audit: AuditLog, dataDir: string): StoredFiles {
-  // three_d_config.model_file_id has no foreign key; a deleted model must not stay the scene's model.
-  const unlinkScene = db.sqlite.prepare('UPDATE three_d_config SET model_file_id = NULL WHERE model_file_id = ?');
+  // three_d_config.model_file_id has no foreign key; a deleted model must not stay the scene's model. Not an edit of
+  // the scene: updated_at stays (drizzle's onUpdate default would be the time of preparing).
+  const unlinkScene = db.orm
+    .update(threeDConfig)
+    .set({ modelFileId: null, updatedAt: sql`${threeDConfig.updatedAt}` })
+    .where(eq(threeDConfig.modelFileId, sql.placeholder('id')))
+    .prepare();
   return new StoredFiles(db, audit, {
     table: 'model_files',
     resource: 'models',
@@ -33,7 +40,7 @@ export function createModelStore(db: Db, audit: AuditLog, dataDir: string): Stor
       acceptModelName(upload.originalName);
       return { extension, mimeType: MODEL_TYPES[extension] };
     },
-    onDelete: (id) => unlinkScene.run(id),
+    onDelete: (id) => unlinkScene.run({ id }),
   });
 }
 

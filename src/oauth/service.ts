@@ -1,11 +1,13 @@
 // Provider sign-in: pending states, the code exchange outcome (linked or bind_required), binding, and the oauth_links rows.
 import { randomBytes } from 'node:crypto';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { AuthService, SignedIn } from '../auth/service.ts';
 import { DEFAULT_ROLE } from '../auth/service.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import { oauthLinks } from '../db/schema/index.ts';
 import { AppError, BadGateway, BadRequest, Conflict, Forbidden, NotFound, Unauthorized } from '../errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import type { Logger } from '../logger.ts';
@@ -28,7 +30,6 @@ export const MAX_BIND_FAILURES = 5;
 
 type PendingAuthorization = { provider: ProviderName; codeVerifier: string; nonce: string };
 type PendingBind = { profile: ProviderProfile; failures: number };
-type LinkRow = { userId: number; provider: string; providerUserId: string; createdAt: string };
 
 export type CallbackParams = { code?: string; state?: string; iss?: string; error?: string; error_description?: string };
 
@@ -56,15 +57,36 @@ export class OAuthService {
     if (github) this.providers.set('github', new GithubProvider(github, options.logger));
     if (oidc) this.providers.set('oidc', new OidcProvider(oidc, options.logger));
 
-    const sqlite = options.db.sqlite;
-    const columns = 'user_id AS userId, provider, provider_user_id AS providerUserId, created_at AS createdAt';
+    const orm = options.db.orm;
+    const columns = { userId: oauthLinks.userId, provider: oauthLinks.provider, providerUserId: oauthLinks.providerUserId, createdAt: oauthLinks.createdAt };
+    const ofUser = eq(oauthLinks.userId, sql.placeholder('userId'));
+    const ofProvider = eq(oauthLinks.provider, sql.placeholder('provider'));
     this.statements = {
-      byIdentity: sqlite.prepare(`SELECT ${columns} FROM oauth_links WHERE provider = ? AND provider_user_id = ?`),
-      byUserProvider: sqlite.prepare(`SELECT ${columns} FROM oauth_links WHERE user_id = ? AND provider = ?`),
-      pageForUser: sqlite.prepare(`SELECT ${columns} FROM oauth_links WHERE user_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`),
-      countForUser: sqlite.prepare('SELECT count(*) AS n FROM oauth_links WHERE user_id = ?').pluck(),
-      insert: sqlite.prepare('INSERT INTO oauth_links (user_id, provider, provider_user_id, created_at) VALUES (?, ?, ?, ?)'),
-      remove: sqlite.prepare('DELETE FROM oauth_links WHERE user_id = ? AND provider = ?'),
+      byIdentity: orm
+        .select(columns)
+        .from(oauthLinks)
+        .where(and(ofProvider, eq(oauthLinks.providerUserId, sql.placeholder('providerUserId'))))
+        .prepare(),
+      byUserProvider: orm.select(columns).from(oauthLinks).where(and(ofUser, ofProvider)).prepare(),
+      pageForUser: orm
+        .select(columns)
+        .from(oauthLinks)
+        .where(ofUser)
+        .orderBy(desc(oauthLinks.createdAt), desc(oauthLinks.id))
+        .limit(sql.placeholder('limit'))
+        .offset(sql.placeholder('offset'))
+        .prepare(),
+      countForUser: orm.select({ n: count() }).from(oauthLinks).where(ofUser).prepare(),
+      insert: orm
+        .insert(oauthLinks)
+        .values({
+          userId: sql.placeholder('userId'),
+          provider: sql.placeholder('provider'),
+          providerUserId: sql.placeholder('providerUserId'),
+          createdAt: sql.placeholder('createdAt'),
+        })
+        .prepare(),
+      remove: orm.delete(oauthLinks).where(and(ofUser, ofProvider)).prepare(),
     };
   }
 
@@ -117,7 +139,7 @@ export class OAuthService {
       redirectUri: this.redirectUri(provider.name),
     });
 
-    const link = this.statements.byIdentity.get(profile.provider, profile.providerUserId) as LinkRow | undefined;
+    const link = this.statements.byIdentity.get({ provider: profile.provider, providerUserId: profile.providerUserId });
     const user = link && this.auth.users.findById(link.userId);
     if (user) return { status: 'linked', ...this.auth.signIn(user) };
 
@@ -179,17 +201,17 @@ export class OAuthService {
 
   listLinks(caller: AuthUser, userId: number, page: number, pageSize: number): { items: OAuthLinkView[]; total: number; page: number; pageSize: number } {
     this.assertSelfOrAdmin(caller, userId);
-    const rows = this.statements.pageForUser.all(userId, pageSize, (page - 1) * pageSize) as LinkRow[];
-    const total = this.statements.countForUser.get(userId) as number;
+    const rows = this.statements.pageForUser.all({ userId, limit: pageSize, offset: (page - 1) * pageSize });
+    const total = this.statements.countForUser.get({ userId })?.n ?? 0;
     return { items: rows.map(({ provider, providerUserId, createdAt }) => ({ provider, providerUserId, createdAt })), total, page, pageSize };
   }
 
   unlink(caller: AuthUser, userId: number, provider: string): void {
     this.assertSelfOrAdmin(caller, userId);
     this.db.sqlite.transaction(() => {
-      const link = this.statements.byUserProvider.get(userId, provider) as LinkRow | undefined;
+      const link = this.statements.byUserProvider.get({ userId, provider });
       if (!link) throw new NotFound(`No ${provider} sign-in is linked to this user`);
-      this.statements.remove.run(userId, provider);
+      this.statements.remove.run({ userId, provider });
       this.audit.record({
         actor: caller,
         action: 'oauth_unlink',
@@ -213,12 +235,12 @@ export class OAuthService {
 
   /** One provider identity links to one user; a user links one identity per provider (both are unique indexes too). */
   private assertLinkable(userId: number | undefined, profile: ProviderProfile): void {
-    const existing = this.statements.byIdentity.get(profile.provider, profile.providerUserId) as LinkRow | undefined;
+    const existing = this.statements.byIdentity.get({ provider: profile.provider, providerUserId: profile.providerUserId });
     if (existing) {
       if (existing.userId === userId) return;
       throw new Conflict(`This ${this.displayName(profile.provider)} account is already linked to another user`);
     }
-    if (userId !== undefined && this.statements.byUserProvider.get(userId, profile.provider)) {
+    if (userId !== undefined && this.statements.byUserProvider.get({ userId, provider: profile.provider })) {
       throw new Conflict(`This user is already linked to a different ${this.displayName(profile.provider)} account; unlink it first`);
     }
   }
@@ -238,8 +260,8 @@ export class OAuthService {
   /** Inside the caller's transaction: the link row and its audit entry land together. */
   private link(user: UserRow, profile: ProviderProfile, actor: Pick<UserRow, 'id' | 'username'>): void {
     this.assertLinkable(user.id, profile);
-    if (this.statements.byIdentity.get(profile.provider, profile.providerUserId)) return;
-    this.statements.insert.run(user.id, profile.provider, profile.providerUserId, new Date().toISOString());
+    if (this.statements.byIdentity.get({ provider: profile.provider, providerUserId: profile.providerUserId })) return;
+    this.statements.insert.run({ userId: user.id, provider: profile.provider, providerUserId: profile.providerUserId, createdAt: new Date().toISOString() });
     this.audit.record({
       actor,
       action: 'oauth_link',

@@ -41,9 +41,11 @@ export const OverviewStats = Type.Object({
       Type.Object({
         commodity: Type.String(),
         unit: Type.String({ description: 'of quantity: kWh (electricity, heat) or m³ (gas, water)' }),
-        quantity: Type.Number({ description: 'this month so far; electricity: its consumption (grid import − export + generation)' }),
-        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy; null for water' }),
-        cost: Type.Union([Type.Number(), Type.Null()], { description: "at the commodity's tariff; null without one" }),
+        quantity: Type.Union([Type.Number(), Type.Null()], {
+          description: 'this month so far; electricity: its consumption (grid import − export + generation); null: no data',
+        }),
+        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy; null for water, and with no data' }),
+        cost: Type.Union([Type.Number(), Type.Null()], { description: "at the commodity's tariff; null without one, and with no data" }),
       }),
       { description: 'with meters: each metered commodity this month, in its own unit (never m³ added to kWh)' },
     ),

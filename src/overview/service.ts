@@ -1,9 +1,12 @@
-// KPI cards and the weekly chart, computed from the tables on each call (one prepared statement each).
+// KPI cards and the weekly chart: the site's energy from SiteEnergy (meters or hand-entered cards), the counts from the tables.
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { KeptUntilWrite } from '../db/writeGeneration.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
+import { alerts, faults, maintenance, platformConfig } from '../db/schema/index.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
+import { Kept } from '../db/kept.ts';
+import { FIGURE_TABLES, type EnergyFigures } from '../energy/figures.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
-import { SITE_TOTAL } from '../energy/service.ts';
+import { SiteEnergy } from '../energy/siteEnergy.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
 import type { Comparisons } from '../analysis/comparisons.ts';
 import type { DemandCharges } from '../analysis/demandCharges.ts';
@@ -15,41 +18,50 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-type Counts = Omit<OverviewStatsView, 'costToday' | 'carbonTodayKg' | 'costMonth' | 'carbonMonthKg' | 'generatedAt'> & { price: number; carbonFactor: number };
-
 export class OverviewService {
   private readonly counts;
-  private readonly settings;
-  private readonly daily;
+  private readonly settings: { get(): string };
+  private readonly energy: SiteEnergy;
 
   private readonly keptStats;
   private readonly keptWeekly;
 
   constructor(
     db: Db,
-    private readonly figures?: EnergyFigures,
+    /** The site's energy; the meters' figures are wrapped in one (without either, the site has only its cards). */
+    energy?: SiteEnergy | EnergyFigures,
     private readonly comparisons?: Comparisons,
     private readonly demandCharges?: DemandCharges,
     private readonly commodities?: CommodityFigures,
   ) {
     const sqlite = db.sqlite;
-    this.keptStats = new KeptUntilWrite<OverviewStatsView>(sqlite);
-    this.keptWeekly = new KeptUntilWrite<WeeklyEnergyView>(sqlite);
-    this.counts = sqlite.prepare(
-      `SELECT
-        (SELECT coalesce(sum(today_kwh), 0) FROM energy_areas) AS energyTodayKwh,
-        (SELECT coalesce(sum(month_kwh), 0) FROM energy_areas) AS energyMonthKwh,
-        (SELECT coalesce(sum(power_kw), 0) FROM energy_areas) AS powerKw,
-        (SELECT count(*) FROM alerts WHERE status = 'active' AND (shelved_until IS NULL OR shelved_until <= @now)) AS activeAlerts,
-        (SELECT count(*) FROM alerts WHERE status = 'active' AND level = 'critical' AND (shelved_until IS NULL OR shelved_until <= @now)) AS criticalAlerts,
-        (SELECT count(*) FROM faults WHERE status IN ('open', 'in_progress')) AS openFaults,
-        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @horizon) AS maintenanceDue,
-        (SELECT count(*) FROM maintenance WHERE status IN ('planned', 'in_progress') AND scheduled_at < @now) AS maintenanceOverdue,
-        electricity_price AS price, carbon_factor AS carbonFactor, currency
-       FROM platform_config WHERE id = 1`,
-    );
-    this.settings = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
-    this.daily = sqlite.prepare(`SELECT day, kwh FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day BETWEEN ? AND ?`);
+    this.energy = energy instanceof SiteEnergy ? energy : new SiteEnergy(db, energy);
+    // What the cards read (src/db/kept.ts): counts of alerts, faults, maintenance, the area cards and settings, the
+    // figures, demand, commodities (calorific values) and comparisons.
+    this.keptStats = new Kept<OverviewStatsView>(sqlite, {
+      name: 'overview.stats',
+      tables: [...FIGURE_TABLES, 'energy_areas', 'energy_daily', 'alerts', 'faults', 'maintenance', 'meter_state', 'calorific_versions'],
+      max: 2,
+    });
+    this.keptWeekly = new Kept<WeeklyEnergyView>(sqlite, { name: 'overview.weekly', tables: [...FIGURE_TABLES, 'energy_daily'], max: 2 });
+    const now = sql.placeholder('now');
+    const horizon = sql.placeholder('horizon');
+    const shown = and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)));
+    const pending = inArray(maintenance.status, ['planned', 'in_progress']);
+    this.counts = db.orm
+      .select({
+        activeAlerts: db.orm.$count(alerts, shown),
+        criticalAlerts: db.orm.$count(alerts, and(shown, eq(alerts.level, 'critical'))),
+        openFaults: db.orm.$count(faults, inArray(faults.status, ['open', 'in_progress'])),
+        maintenanceDue: db.orm.$count(maintenance, and(pending, lt(maintenance.scheduledAt, horizon))),
+        maintenanceOverdue: db.orm.$count(maintenance, and(pending, lt(maintenance.scheduledAt, now))),
+        currency: platformConfig.currency,
+      })
+      .from(platformConfig)
+      .where(eq(platformConfig.id, 1))
+      .prepare();
+    // The weekly key's site day: settings.get() is the site's time zone.
+    this.settings = { get: siteTimezone(db) };
   }
 
   /** Kept until the next write, and at most within one second (due and shelved counts move with the clock). */
@@ -61,46 +73,31 @@ export class OverviewService {
 
   private computeStats(at: Date): OverviewStatsView {
     const now = at.toISOString();
-    const row = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() }) as Counts;
-    const { price, carbonFactor, ...counts } = row;
-    if (this.figures?.metered()) {
-      const figures = this.figures;
-      const today = figures.today(at);
-      const tomorrow = addDays(today, 1);
-      const day = figures.totals(today, tomorrow);
-      const month = figures.totals(`${today.slice(0, 7)}-01`, tomorrow);
-      const demandCharge = this.demandCharges?.charge(today.slice(0, 7));
-      return {
-        ...counts,
-        energyTodayKwh: round(day.kwh),
-        energyMonthKwh: round(month.kwh),
-        powerKw: round(figures.demandKw()),
-        costToday: Math.round(day.cost * 100) / 100,
-        carbonTodayKg: round(day.carbonKg),
-        costMonth: Math.round((month.cost + (demandCharge ?? 0)) * 100) / 100,
-        carbonMonthKg: round(month.carbonKg),
-        generatedAt: now,
-        ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
-        ...(this.comparisons ? { comparison: this.comparison(at) } : {}),
-        ...(this.commodities
-          ? {
-              commodities: this.commodities
-                .period(`${today.slice(0, 7)}-01`, tomorrow)
-                .commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
-            }
-          : {}),
-      };
-    }
+    const counts = this.counts.get({ now, horizon: new Date(at.getTime() + DUE_WINDOW_MS).toISOString() })!;
+    const site = this.energy.now(at);
+    // Demand charges, comparisons and the utilities are the meters' (a hand-entered card has no intervals to rest on).
+    const metered = site.source === 'meters';
+    const month = site.day.slice(0, 7);
+    const demandCharge = metered ? this.demandCharges?.charge(month) : undefined;
     return {
       ...counts,
-      energyTodayKwh: round(row.energyTodayKwh),
-      energyMonthKwh: round(row.energyMonthKwh),
-      powerKw: round(row.powerKw),
-      costToday: Math.round(row.energyTodayKwh * price * 100) / 100,
-      carbonTodayKg: round(row.energyTodayKwh * carbonFactor),
-      costMonth: Math.round(row.energyMonthKwh * price * 100) / 100,
-      carbonMonthKg: round(row.energyMonthKwh * carbonFactor),
+      energyTodayKwh: round(site.today.kwh),
+      energyMonthKwh: round(site.month.kwh),
+      powerKw: round(site.powerKw),
+      costToday: Math.round(site.today.cost * 100) / 100,
+      carbonTodayKg: round(site.today.carbonKg),
+      costMonth: Math.round((site.month.cost + (demandCharge ?? 0)) * 100) / 100,
+      carbonMonthKg: round(site.month.carbonKg),
       generatedAt: now,
+      ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
+      ...(metered && this.comparisons ? { comparison: this.comparison(at) } : {}),
+      ...(metered && this.commodities
+        ? {
+            commodities: this.commodities
+              .period(`${month}-01`, addDays(site.day, 1))
+              .commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
+          }
+        : {}),
     };
   }
 
@@ -116,7 +113,7 @@ export class OverviewService {
   }
 
   /**
-   * The last 7 site days: from the site meters once meters exist, else from energy_daily's 'total' rows (written by PUT
+   * The last 7 site days (SiteEnergy: the site meters once meters exist, else energy_daily's 'total' rows written by PUT
    * /energy/areas). A day with no data is null, never 0; each day and the week carry their completeness shares.
    */
   weekly(at?: Date): WeeklyEnergyView {
@@ -127,39 +124,9 @@ export class OverviewService {
   }
 
   private computeWeekly(at: Date): WeeklyEnergyView {
-    const timezone = this.settings.get() as string;
+    const timezone = this.settings.get();
     const today = siteDay(timezone, at);
-    const first = addDays(today, -6);
-    if (this.figures?.metered()) {
-      const figures = this.figures;
-      const byDay = figures.byDay(first, addDays(today, 1));
-      const shares = figures.completeness(first, addDays(today, 1));
-      // As the summary's days: nothing stored, or every interval so far missing, is no data.
-      const days = shares.map(({ day, intervals, measured, estimated, missing }) => {
-        const totals = byDay.get(day);
-        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh), measured, estimated, missing };
-      });
-      const complete = figures.completenessTotal(shares);
-      return {
-        days,
-        totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)),
-        completeness: { measured: complete.measured, estimated: complete.estimated, missing: complete.missing },
-        timezone,
-      };
-    }
-    // Hand-entered totals: a day is recorded or not (its share is all measured or all missing).
-    const recorded = new Map((this.daily.all(first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
-    const days = Array.from({ length: 7 }, (_, i) => {
-      const day = addDays(first, i);
-      const kwh = recorded.get(day);
-      return kwh === undefined ? { day, kwh: null, measured: 0, estimated: 0, missing: 1 } : { day, kwh: round(kwh), measured: 1, estimated: 0, missing: 0 };
-    });
-    const known = days.filter((d) => d.kwh !== null).length;
-    return {
-      days,
-      totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)),
-      completeness: { measured: Math.round((known / 7) * 10_000) / 10_000, estimated: 0, missing: Math.round(((7 - known) / 7) * 10_000) / 10_000 },
-      timezone,
-    };
+    const { days, completeness } = this.energy.days(addDays(today, -6), addDays(today, 1));
+    return { days, totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)), completeness, timezone };
   }
 }

@@ -1,11 +1,10 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Db } from '../db/client.ts';
-import { addDays, daysBetween, siteDay } from '../energy/calendar.ts';
+import { addDays, dayStart, daysBetween, siteDay } from '../energy/calendar.ts';
 import type { Comparison, Comparisons, PeriodFigure } from '../analysis/comparisons.ts';
 import type { DemandCharges, MonthDemandCharge } from '../analysis/demandCharges.ts';
 import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
-import { localDayStart } from './cronTimes.ts';
-import type { Coverage, EnergyFigures, LoadCurve, PeriodFigures } from './energyFigures.ts';
+import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'] as const;
 export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
@@ -160,14 +159,13 @@ export class ReportContentBuilder {
   private readonly faultCounts;
   private readonly mttr;
   private readonly maintenanceDue;
-  private readonly storedDays;
-  private readonly flowMeters;
 
   constructor(
     db: Db,
-    private readonly energy: EnergyFigures,
+    private readonly energy: ReportEnergySource,
     private readonly analysis: ReportAnalysis | null = null,
-    private readonly metered: () => boolean = () => false,
+    /** Whether comparisons and utilities come from the meters (the analysis and commodities services): by default, the energy source says. */
+    private readonly fromMeters: () => boolean = () => energy.source() === 'meters',
     private readonly commodityFigures: Pick<CommodityFigures, 'period'> | null = null,
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
@@ -198,9 +196,6 @@ export class ReportContentBuilder {
          WHERE status IN ('resolved', 'closed') AND resolved_at >= ? AND resolved_at < ?`,
       )
       .pluck();
-    // Which of a commodity's meters stored each day (presence only: the quantities are the commodities API's).
-    this.storedDays = sqlite.prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?').pluck();
-    this.flowMeters = sqlite.prepare("SELECT id, role FROM meters WHERE commodity = 'electricity' AND role IN ('export', 'generation') AND kind <> 'virtual'");
     this.maintenanceDue = sqlite
       .prepare(
         `SELECT scheduled_at, equipment, type, status, assignee, CASE WHEN scheduled_at < ? THEN 'yes' ELSE 'no' END
@@ -213,7 +208,7 @@ export class ReportContentBuilder {
   build(template: TemplateKey, title: string, now: number): ReportContent {
     const site = this.site.get() as Site;
     const period = reportPeriod(template, site.timezone, now);
-    const window = [new Date(localDayStart(site.timezone, period.from)).toISOString(), new Date(localDayStart(site.timezone, period.to)).toISOString()];
+    const window = [new Date(dayStart(site.timezone, period.from)).toISOString(), new Date(dayStart(site.timezone, period.to)).toISOString()];
     const base = {
       template,
       title,
@@ -291,7 +286,7 @@ export class ReportContentBuilder {
 
   /** One comparison logic: a metered site's report asks the analysis comparisons, the same call as the API. */
   private comparison(period: { from: string; to: string }, energy: PeriodFigures, coverage: Coverage, now: number): NonNullable<ReportContent['comparison']> {
-    if (this.analysis && this.metered()) {
+    if (this.analysis && this.fromMeters()) {
       const query = comparisonQuery(period);
       const answer: Comparison =
         query.kind === 'month'
@@ -357,38 +352,31 @@ export class ReportContentBuilder {
    * /api/energy/commodities for the same from and to); a commodity or day with no stored meter-day is "no data".
    */
   private commodities(period: { from: string; to: string }): ReportCommodities | null {
-    if (!this.commodityFigures || !this.metered()) return null;
+    if (!this.commodityFigures || !this.fromMeters()) return null;
+    // The commodities API answers null for what has no data (a commodity, a day, a part of the balance): shown as such.
     const view = this.commodityFigures.period(period.from, period.to);
     const dayViews = daysBetween(period.from, period.to).map((day) => ({ day, view: this.commodityFigures!.period(day, addDays(day, 1)) }));
-    const stored = (ids: number[]) => new Set(ids.length ? (this.storedDays.all(JSON.stringify(ids), period.from, period.to) as string[]) : []);
-    const entries = view.commodities.map((commodity): ReportCommodity => {
-      // Electricity's consumption needs the site's import: its days are the site meters' days.
-      const withData = stored(commodity.meters.map((meter) => meter.id));
-      return {
+    const entries = view.commodities.map(
+      (commodity): ReportCommodity => ({
         commodity,
-        hasData: withData.size > 0,
+        hasData: commodity.quantity !== null,
         days: dayViews.map(({ day, view: one }) => {
           const entry = one.commodities.find((c) => c.commodity === commodity.commodity);
-          return withData.has(day) && entry ? { day, quantity: entry.quantity, kwh: entry.kwh } : { day, quantity: null, kwh: null };
+          return { day, quantity: entry?.quantity ?? null, kwh: entry?.kwh ?? null };
         }),
-      };
-    });
-    const flows = this.flowMeters.all() as { id: number; role: string }[];
+      }),
+    );
+    const { coverage } = view.electricity;
     let solar: ReportCommodities['solar'] = null;
-    if (flows.length) {
-      const withData = stored(flows.map((meter) => meter.id));
+    if (coverage.export.meters > 0 || coverage.generation.meters > 0) {
       solar = {
-        hasData: withData.size > 0,
-        days: dayViews.map(({ day, view: one }) =>
-          withData.has(day)
-            ? {
-                day,
-                generationKwh: one.electricity.generationKwh,
-                exportKwh: one.electricity.exportKwh,
-                selfConsumptionKwh: one.electricity.selfConsumptionKwh,
-              }
-            : { day, generationKwh: null, exportKwh: null, selfConsumptionKwh: null },
-        ),
+        hasData: view.electricity.generationKwh !== null || view.electricity.exportKwh !== null,
+        days: dayViews.map(({ day, view: one }) => ({
+          day,
+          generationKwh: one.electricity.generationKwh,
+          exportKwh: one.electricity.exportKwh,
+          selfConsumptionKwh: one.electricity.selfConsumptionKwh,
+        })),
       };
     }
     return { view, entries, solar };
@@ -424,9 +412,7 @@ export class ReportContentBuilder {
  */
 function commodityTables(commodities: ReportCommodities): Table[] {
   const { view, entries, solar } = commodities;
-  const rows: Cell[][] = entries.map(({ commodity: c, hasData }) =>
-    hasData ? [c.commodity, c.unit, c.quantity, c.kwh, c.cost, c.carbonKg] : [c.commodity, c.unit, null, null, null, null],
-  );
+  const rows: Cell[][] = entries.map(({ commodity: c }) => [c.commodity, c.unit, c.quantity, c.kwh, c.cost, c.carbonKg]);
   rows.push(['energy_total', 'kWh', view.energyKwh, view.energyKwh, null, null]);
   const tables: Table[] = [{ key: 'commodities', title: 'By commodity', columns: ['commodity', 'unit', 'quantity', 'kwh', 'cost', 'carbon_kg'], rows }];
   if (solar) {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, desc, eq, isNull, ne, notInArray, sql } from 'drizzle-orm';
-import { AlertService } from '../alerts/service.ts';
+import type { AlertService } from '../alerts/service.ts';
 import type { Actor, AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
 import { equals, PagedQuery, type PageResult } from '../db/listQuery.ts';
@@ -13,8 +13,8 @@ import type { Logger } from '../logger.ts';
 import type { Mailer, MailAttachment } from '../mail/mailer.ts';
 import type { SiteMail } from '../mail/siteMail.ts';
 import { lastDay, reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
-import { renderCsv } from './renderCsv.ts';
-import { renderPdf } from './renderPdf.ts';
+import { renderFiles, type BuiltReport, type ReportRequest } from './renderFiles.ts';
+import type { ReportWorkers } from './offThread.ts';
 import type { ReportRunView } from './schemas.ts';
 
 export type Clock = { now(): number };
@@ -70,6 +70,11 @@ export type RunnerDeps = {
   /** <data dir>/reports: one folder per plan. */
   directory: string;
   content: ReportContentBuilder;
+  /**
+   * Builds a run's content and files off the request thread (the service: a worker thread, src/reports/offThread.ts);
+   * without it they are built here from `content` (tests that inject their figures).
+   */
+  workers?: Pick<ReportWorkers, 'build' | 'stats'>;
   clock: Clock;
   mailRetryDelaysMs: number[];
   keepFilesPerPlan: number;
@@ -129,6 +134,11 @@ export class ReportRunner {
       `At most ${over.limit} "run now" calls for ${over.what} in ${MANUAL_WINDOW_MS / 60_000} minutes; scheduled runs are not affected`,
       (oldest + MANUAL_WINDOW_MS - now) / 1000,
     );
+  }
+
+  /** The report workers' load (null when reports are built in this thread). */
+  workerStats(): ReturnType<ReportWorkers['stats']> | null {
+    return this.deps.workers?.stats() ?? null;
   }
 
   isRunning(planId: number): boolean {
@@ -239,8 +249,9 @@ export class ReportRunner {
     let attachments: MailAttachment[] = [];
     let content: ReportContent | undefined;
     try {
-      content = this.deps.content.build(template, plan.name, startedAt);
-      attachments = await this.render(content, plan.format);
+      const built = await this.build({ template, title: plan.name, now: startedAt, format: plan.format });
+      content = built.content;
+      attachments = built.files;
       this.keep(plan.id, runId, attachments);
     } catch (cause) {
       status = 'failed';
@@ -294,12 +305,10 @@ export class ReportRunner {
     return this.get(runId);
   }
 
-  private async render(content: ReportContent, format: PlanToRun['format']): Promise<MailAttachment[]> {
-    const base = `${content.template}_${content.period.from}_${lastDay(content.period.to)}`;
-    const csv = { filename: `${base}.csv`, content: renderCsv(content), contentType: 'text/csv; charset=utf-8' };
-    if (format === 'csv') return [csv];
-    if (format === 'json') return [{ filename: `${base}.json`, content: Buffer.from(JSON.stringify(content, null, 2)), contentType: 'application/json' }];
-    return [{ filename: `${base}.pdf`, content: await renderPdf(content), contentType: 'application/pdf' }, csv];
+  private async build(request: ReportRequest): Promise<BuiltReport> {
+    if (this.deps.workers) return this.deps.workers.build(request);
+    const content = this.deps.content.build(request.template, request.title, request.now);
+    return { content, files: await renderFiles(content, request.format) };
   }
 
   /** Writes the files under reports/<plan id>/<run id>-<name> and lists them on the run row. */

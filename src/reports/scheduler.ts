@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { platformConfig, reportPlans } from '../db/schema/index.ts';
 import type { Logger } from '../logger.ts';
-import { nextCronRun } from './cronTimes.ts';
+import { nextCronRun } from '../cron.ts';
 import type { Clock, ReportRunner, RunTrigger } from './runs.ts';
 
 /** Plan changes (API, emsctl, a restore) are noticed within this, even when no run is due sooner. */

@@ -1,9 +1,11 @@
 // User avatars: PNG/JPEG/WebP proven by magic bytes, ≤ 2 MiB, under <data dir>/avatars/ with generated names; the users row points at them.
 import fs from 'node:fs';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import { eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../db/auditTrail.ts';
 import type { Db } from '../db/client.ts';
+import { slot } from '../db/listQuery.ts';
+import { users } from '../db/schema/index.ts';
 import { HttpError, NotFound } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
 import { generateStoredName, STORED_NAME_PATTERN } from './fileNames.ts';
@@ -14,7 +16,6 @@ import type { StoredBytes } from './sendFile.ts';
 export const AVATAR_MAX_BYTES = 2 * 1024 * 1024;
 
 type Actor = Pick<AuthUser, 'id' | 'username'>;
-type AvatarRow = { id: number; username: string; storedName: string | null; mimeType: string | null; avatarUrl: string | null };
 
 export function avatarUrl(userId: number): string {
   return `/api/users/${userId}/avatar`;
@@ -33,8 +34,8 @@ async function readHead(file: string, bytes: number): Promise<Buffer> {
 
 export class AvatarStore {
   readonly directory: string;
-  private readonly byUser: Database.Statement;
-  private readonly save: Database.Statement;
+  private readonly byUser;
+  private readonly save;
 
   constructor(
     private readonly db: Db,
@@ -42,17 +43,22 @@ export class AvatarStore {
     dataDir: string,
   ) {
     this.directory = path.join(dataDir, 'avatars');
-    this.byUser = db.sqlite.prepare(
-      'SELECT id, username, avatar_stored_name AS storedName, avatar_mime_type AS mimeType, avatar_url AS avatarUrl FROM users WHERE id = ?',
-    );
-    this.save = db.sqlite.prepare(
-      'UPDATE users SET avatar_stored_name = @storedName, avatar_mime_type = @mimeType, avatar_url = @avatarUrl, updated_at = @now WHERE id = @id',
-    );
+    const id = eq(users.id, sql.placeholder('id'));
+    this.byUser = db.orm
+      .select({ id: users.id, username: users.username, storedName: users.avatarStoredName, mimeType: users.avatarMimeType, avatarUrl: users.avatarUrl })
+      .from(users)
+      .where(id)
+      .prepare();
+    this.save = db.orm
+      .update(users)
+      .set({ avatarStoredName: slot('storedName'), avatarMimeType: slot('mimeType'), avatarUrl: slot('avatarUrl'), updatedAt: slot('now') })
+      .where(id)
+      .prepare();
   }
 
   /** The user's avatar columns; 404 when the user does not exist. */
-  user(userId: number): AvatarRow {
-    const row = this.byUser.get(userId) as AvatarRow | undefined;
+  user(userId: number) {
+    const row = this.byUser.get({ id: userId });
     if (!row) throw new NotFound('User not found');
     return row;
   }

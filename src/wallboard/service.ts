@@ -1,11 +1,13 @@
 // The wallboard payload: the site or one area, its figures, its active alert titles and an honest data state.
 import type { ConfigStore } from '../configs/service.ts';
+import { and, between, count, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { alerts, energyDaily } from '../db/schema/index.ts';
 import { addDays, siteDay } from '../energy/calendar.ts';
 import type { CollectorStatus } from '../energy/collector.ts';
-import type { CommodityFigures, CommodityFiguresView, Coverage } from '../energy/commodities.ts';
+import type { CommodityFigures, CommodityFiguresView } from '../energy/commodities.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
-import type { EnergyService } from '../energy/service.ts';
+import type { AreaCards } from '../energy/areaCards.ts';
 import { NotFound } from '../errors.ts';
 import { publicGatewayState } from '../health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../i18n/messages.ts';
@@ -54,38 +56,28 @@ export function dataStateOf({ intervalMs, collector, gateway, startedAt, now }: 
 }
 
 /**
- * One period of GET /api/energy/commodities as the wallboard shows it: a figure whose meters recorded nothing in the
- * period is null (shown as missing), never the 0 the sums start from.
+ * One period of GET /api/energy/commodities as the wallboard shows it: its figures as the API answers them (null: no
+ * data); the solar balance where the site meters generation or export.
  */
 export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
   const { electricity } = view;
-  const { coverage } = electricity;
-  const has = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
-  const lacks = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
-  // Consumption = import − export + generation: missing when any metered part of it is.
-  const consumptionKnown = has(coverage.import) && !lacks(coverage.export) && !lacks(coverage.generation);
-  const commodities = view.commodities.map((entry) => {
-    const known = entry.commodity === 'electricity' ? consumptionKnown : entry.recordedDays > 0;
-    return {
-      commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'],
-      unit: entry.unit,
-      quantity: known ? entry.quantity : null,
-      kwh: known ? entry.kwh : null,
-    };
-  });
-  let solar: UtilityPeriodView['solar'] = null;
-  if (coverage.generation.meters > 0 || coverage.export.meters > 0) {
-    const generationKwh = has(coverage.generation) ? electricity.generationKwh : null;
-    const exportKwh = has(coverage.export) ? electricity.exportKwh : null;
-    const both = generationKwh !== null && exportKwh !== null;
-    solar = {
-      generationKwh,
-      exportKwh,
-      selfConsumptionKwh: both ? electricity.selfConsumptionKwh : null,
-      selfConsumptionRate: both ? electricity.selfConsumptionRate : null,
-      selfSufficiency: both && consumptionKnown ? electricity.selfSufficiency : null,
-    };
-  }
+  const commodities = view.commodities.map((entry) => ({
+    commodity: entry.commodity as UtilityPeriodView['commodities'][number]['commodity'],
+    unit: entry.unit,
+    quantity: entry.quantity,
+    kwh: entry.kwh,
+  }));
+  const { generation, export: fedBack } = electricity.coverage;
+  const solar: UtilityPeriodView['solar'] =
+    generation.meters > 0 || fedBack.meters > 0
+      ? {
+          generationKwh: electricity.generationKwh,
+          exportKwh: electricity.exportKwh,
+          selfConsumptionKwh: electricity.selfConsumptionKwh,
+          selfConsumptionRate: electricity.selfConsumptionRate,
+          selfSufficiency: electricity.selfSufficiency,
+        }
+      : null;
   return { from: view.from, to: view.to, commodities, solar };
 }
 
@@ -108,7 +100,7 @@ export function wallboardLabels(locale: string): Record<string, string> {
 type Parts = {
   configs: ConfigStore;
   overview: OverviewService;
-  areas: EnergyService;
+  areas: AreaCards;
   figures: EnergyFigures;
   commodities: CommodityFigures;
   collection: () => Omit<CollectionFacts, 'now'>;
@@ -126,15 +118,27 @@ export class WallboardService {
     db: Db,
     private readonly parts: Parts,
   ) {
-    const sqlite = db.sqlite;
-    // @area NULL: the whole site. Shelved alerts are left out until their shelf time passes, as on the dashboard.
-    const active = "status = 'active' AND (shelved_until IS NULL OR shelved_until <= @now) AND (@area IS NULL OR area = @area)";
-    this.activeAlerts = sqlite.prepare(
-      `SELECT title, level, area, occurred_at AS since FROM alerts WHERE ${active} AND level IN ('critical', 'warning')
-       ORDER BY CASE level WHEN 'critical' THEN 0 ELSE 1 END, occurred_at, id LIMIT ${WALLBOARD_ALERTS}`,
+    // area NULL: the whole site. Shelved alerts are left out until their shelf time passes, as on the dashboard.
+    const now = sql.placeholder('now');
+    const area = sql.placeholder('area');
+    const active = and(
+      eq(alerts.status, 'active'),
+      or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)),
+      or(sql`${area} IS NULL`, eq(alerts.area, area)),
     );
-    this.activeCounts = sqlite.prepare(`SELECT level, count(*) FROM alerts WHERE ${active} GROUP BY level`).raw();
-    this.areaDaily = sqlite.prepare('SELECT day, kwh FROM energy_daily WHERE area = ? AND day BETWEEN ? AND ?');
+    this.activeAlerts = db.orm
+      .select({ title: alerts.title, level: alerts.level, area: alerts.area, since: alerts.occurredAt })
+      .from(alerts)
+      .where(and(active, inArray(alerts.level, ['critical', 'warning'])))
+      .orderBy(sql`CASE ${alerts.level} WHEN 'critical' THEN 0 ELSE 1 END`, alerts.occurredAt, alerts.id)
+      .limit(WALLBOARD_ALERTS)
+      .prepare();
+    this.activeCounts = db.orm.select({ level: alerts.level, count: count() }).from(alerts).where(active).groupBy(alerts.level).prepare();
+    this.areaDaily = db.orm
+      .select({ day: energyDaily.day, kwh: energyDaily.kwh })
+      .from(energyDaily)
+      .where(and(eq(energyDaily.area, sql.placeholder('area')), between(energyDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
+      .prepare();
   }
 
   /** The payload for the site (no area) or one area; an area that does not exist is a NotFound naming it. */
@@ -183,12 +187,7 @@ export class WallboardService {
         carbonTodayKg: round(day.carbonKg),
         carbonMonthKg: round(month.carbonKg),
       };
-      const byDay = this.parts.figures.byDay(first, tomorrow, { area: area.name });
-      // A day the area has no stored row for is null ("No data" on the chart), as for the site.
-      days = Array.from({ length: 7 }, (_, i) => {
-        const stored = byDay.get(addDays(first, i));
-        return { day: addDays(first, i), kwh: stored ? round(stored.kwh) : null };
-      });
+      days = [...this.parts.figures.byDay(first, tomorrow, { area: area.name })].map(([day, totals]) => ({ day, kwh: totals && round(totals.kwh) }));
     } else {
       // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
       figures = {
@@ -200,7 +199,7 @@ export class WallboardService {
         carbonTodayKg: null,
         carbonMonthKg: null,
       };
-      const recorded = new Map((this.areaDaily.all(area.name, first, today) as { day: string; kwh: number }[]).map((row) => [row.day, row.kwh]));
+      const recorded = new Map(this.areaDaily.all({ area: area.name, from: first, to: today }).map((row) => [row.day, row.kwh]));
       days = Array.from({ length: 7 }, (_, i) => {
         const entered = recorded.get(addDays(first, i));
         return { day: addDays(first, i), kwh: entered === undefined ? null : round(entered) };
@@ -208,7 +207,8 @@ export class WallboardService {
     }
 
     const filter = { now: at.toISOString(), area: area?.name ?? null };
-    const counts = { critical: 0, warning: 0, info: 0, ...Object.fromEntries(this.activeCounts.all(filter) as [string, number][]) };
+    const counts = { critical: 0, warning: 0, info: 0, ...Object.fromEntries(this.activeCounts.all(filter).map((row) => [row.level, row.count])) };
+    // The query keeps critical and warning only.
     const active = this.activeAlerts.all(filter) as AlertRow[];
     const collection = this.parts.collection();
     const dataState = dataStateOf({ ...collection, now });

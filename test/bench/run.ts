@@ -453,7 +453,7 @@ async function main(): Promise<void> {
   });
   const children: Child[] = [];
   const profileDir = path.join(RESULTS_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
-  let profiles: ProfileSummary[] = [];
+  const profiles: ProfileSummary[] = [];
   const rounds: { round: number; baseline: Measured; scenarios: Record<string, Measured[]>; against: Record<string, Measured[]> }[] = [];
   let idleAfterLoad: { rssMiB: number; againstMiB?: number } | undefined;
   let ceiling: { hashesPerSec: number; cpuMsEach: number } | undefined;

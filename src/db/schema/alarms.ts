@@ -1,7 +1,7 @@
 // Alarm handling: notes on alerts, notification rules and the record of every notification sent.
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
-import { ALERT_LEVELS, alerts } from './facility.ts';
+import { type ALERT_LEVELS, alerts } from './facility.ts';
 import { users } from './users.ts';
 
 export const ALERT_NOTE_KINDS = ['comment', 'acknowledge', 'resolve', 'shelve', 'unshelve'] as const;

@@ -49,7 +49,7 @@ let view = requestedArea; // the area on screen, null for the site
 let lastPayload; // the last payload of the view on screen
 let clientStaleSince;
 let receivedAt = 0;
-let rotation = { index: 0, views: [null] };
+const rotation = { index: 0, views: [null] };
 let pollTimer;
 
 $('updated').textContent = t('waiting');
@@ -84,12 +84,22 @@ function timeOf(locale, timezone, date) {
   }
 }
 
-function durationText(ms) {
+/** "3 days 2 hr", "3 Tg. 2 Std.", "3 j 2 h": units as the site's locale abbreviates them (Intl unit format). */
+function durationText(locale, ms) {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   const rest = minutes % 60;
-  return days ? `${days} d ${hours} h` : hours ? `${hours} h ${rest} min` : rest ? `${rest} min` : '< 1 min';
+  const unit = (name, n) => {
+    try {
+      return new Intl.NumberFormat(locale, { style: 'unit', unit: name, unitDisplay: 'short' }).format(n);
+    } catch {
+      return new Intl.NumberFormat('en', { style: 'unit', unit: name, unitDisplay: 'short' }).format(n);
+    }
+  };
+  if (days) return `${unit('day', days)} ${unit('hour', hours)}`;
+  if (hours) return `${unit('hour', hours)} ${unit('minute', rest)}`;
+  return rest ? unit('minute', rest) : `< ${unit('minute', 1)}`;
 }
 
 /** Sets a figure's text and keeps the raw number beside it (data-value), so what is shown can be checked. */
@@ -185,7 +195,7 @@ function renderAlerts(payload) {
       item.dataset.level = alert.level;
       item.dataset.since = alert.since;
       item.append(make('span', 'badge', t(`badge.${alert.level}`)), make('span', 'title', alert.title));
-      const since = t('activeFor', { duration: durationText(serverNow - Date.parse(alert.since)) });
+      const since = t('activeFor', { duration: durationText(payload.platform.locale, serverNow - Date.parse(alert.since)) });
       item.append(make('span', 'meta', alert.area ? `${alert.area} · ${since}` : since));
       return item;
     });

@@ -1,16 +1,18 @@
-// Per-area energy cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly chart.
+// The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
+// chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
 import type { AuditLog } from '../audit/service.ts';
 import type { Db } from '../db/client.ts';
-import { KeptUntilWrite } from '../db/writeGeneration.ts';
+import { Kept } from '../db/kept.ts';
+import { siteTimezone } from '../db/siteTimezone.ts';
 import { BadRequest, type ErrorDetail } from '../http/errors.ts';
 import type { AuthUser } from '../http/route.ts';
-import type { EnergyFigures } from './figures.ts';
+import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 
 /** energy_daily.area of the whole site; no area card may use the name. */
 export const SITE_TOTAL = 'total';
 
-import { addDays, siteDay } from './calendar.ts';
+import { siteDay } from './calendar.ts';
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
@@ -19,7 +21,10 @@ function round(value: number): number {
 const AREA_COLUMNS = `id, name, today_kwh AS todayKwh, month_kwh AS monthKwh, year_kwh AS yearKwh, power_kw AS powerKw,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-export class EnergyService {
+/** A metered area's figures by name, as SiteEnergy.meteredAreas answers them. */
+type MeteredAreas = (names: string[], at: Date) => Map<string, { todayKwh: number; monthKwh: number; yearKwh: number; powerKw: number }>;
+
+export class AreaCards {
   private readonly all;
   private readonly timezone;
   private readonly upsertArea;
@@ -32,13 +37,14 @@ export class EnergyService {
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
-    private readonly figures?: EnergyFigures,
+    private readonly meteredAreas?: MeteredAreas,
   ) {
     const sqlite = db.sqlite;
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
-    this.kept = new KeptUntilWrite<EnergyAreaView[]>(sqlite);
-    this.timezone = sqlite.prepare('SELECT timezone FROM platform_config WHERE id = 1').pluck();
+    // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/db/kept.ts).
+    this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
+    this.timezone = siteTimezone(db);
     // Upsert by name keeps each card's id and createdAt across replaces.
     this.upsertArea = sqlite.prepare(
       `INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at)
@@ -55,54 +61,27 @@ export class EnergyService {
 
   /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */
   list(at: Date = new Date()): EnergyAreaView[] {
-    // Kept until the next write or the next site day (the collector writes once an interval).
-    return this.kept.get(this.today(at), () => this.computeList(at));
+    // Kept until a table it reads is written, per site day and minute: powerKw is the demand the collector holds in
+    // memory, which moves without a write.
+    return this.kept.get(`${this.today(at)}|${Math.floor(at.getTime() / 60_000)}`, () => this.computeList(at));
   }
 
   private computeList(at: Date): EnergyAreaView[] {
     const rows = this.all.all() as Omit<EnergyAreaView, 'source'>[];
     const metered = new Set(this.meteredNames.all() as string[]);
-    if (!this.figures || !metered.size) return rows.map((row) => ({ ...row, source: 'manual' as const }));
-    const figures = this.figures;
-    const today = figures.today(at);
-    const month = `${today.slice(0, 7)}-01`;
-    const year = `${today.slice(0, 4)}-01-01`;
-    const tomorrow = addDays(today, 1);
-    const [day, monthly, yearly] = [today, month, year].map((from) => figures.areaTotals(from, tomorrow));
+    const figures = this.meteredAreas?.(
+      rows.filter((row) => metered.has(row.name)).map((row) => row.name),
+      at,
+    );
     return rows.map((row) => {
-      if (!metered.has(row.name)) return { ...row, source: 'manual' as const };
-      return {
-        ...row,
-        todayKwh: round(day.get(row.name)?.kwh ?? 0),
-        monthKwh: round(monthly.get(row.name)?.kwh ?? 0),
-        yearKwh: round(yearly.get(row.name)?.kwh ?? 0),
-        powerKw: round(figures.demandKw({ area: row.name })),
-        source: 'meters' as const,
-      };
+      const computed = figures?.get(row.name);
+      return computed ? { ...row, ...computed, source: 'meters' as const } : { ...row, source: 'manual' as const };
     });
-  }
-
-  /**
-   * The site's metered energy no area card accounts for (today, this month, this year): the site meters' total minus
-   * every metered area's. Null while no meter is marked as a site meter (the site is then the sum of the areas).
-   */
-  unallocated(at: Date = new Date()): { todayKwh: number; monthKwh: number; yearKwh: number } | null {
-    const figures = this.figures;
-    if (!figures?.metered() || !figures.hasSiteMeters()) return null;
-    const today = figures.today(at);
-    const tomorrow = addDays(today, 1);
-    const rest = (from: string) => {
-      const site = figures.totals(from, tomorrow).kwh;
-      let areas = 0;
-      for (const totals of figures.areaTotals(from, tomorrow).values()) areas += totals.kwh;
-      return round(site - areas);
-    };
-    return { todayKwh: rest(today), monthKwh: rest(`${today.slice(0, 7)}-01`), yearKwh: rest(`${today.slice(0, 4)}-01-01`) };
   }
 
   /** Today in the site's configured time zone. */
   today(at: Date = new Date()): string {
-    return siteDay(this.timezone.get() as string, at);
+    return siteDay(this.timezone(), at);
   }
 
   /**

@@ -1,6 +1,10 @@
-// Site time for reports: when a cron expression next fires in a time zone (daylight-saving rules of classic cron) and where a local day starts.
+// The one cron implementation: node-cron reads and validates expressions (report plans and the backup schedule);
+// nextCronRun says when one fires in a time zone, with classic cron's daylight-saving rules, and CronTimer runs a task
+// at those times. Report plans fire in the site's zone, the backup in the box's (docs/design-decisions.md, clock rule).
+// node-cron's own scheduler is not used: on change days it skips a time the spring change removes and runs a time the
+// autumn change repeats at its second occurrence (node-cron 4.6, measured), and it computes next runs only from now.
 import cron from 'node-cron';
-import { wallClock, zoneOffsetMs } from '../energy/calendar.ts';
+import { wallClock, zoneOffsetMs } from './energy/calendar.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -89,11 +93,63 @@ export function nextCronRun(expression: string, timezone: string, after: number)
   return null;
 }
 
-/** The instant local midnight starts `day` (YYYY-MM-DD) in `timezone` (the first instant of that date, also on change days). */
-export function localDayStart(timezone: string, day: string): number {
-  const [year, month, date] = day.split('-').map(Number);
-  const wall = Date.UTC(year, month - 1, date);
-  const first = wall - offsetAt(timezone, wall - offsetAt(timezone, wall));
-  // A change at midnight (some zones) makes 00:00 fall in a gap: the day then starts at the change.
-  return wallClock(timezone, first) >= wall ? first : first + 3_600_000;
+/** The box's own time zone (TZ, else the system's): backups and other box upkeep run on the box's clock. */
+export function boxTimezone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+}
+
+/** The longest single wait: a far fire time is reached in steps, so a clock step or a long sleep is noticed within it. */
+const MAX_WAIT_MS = 3_600_000;
+
+/**
+ * Runs `run` at every time `expression` fires in `timezone` (nextCronRun's rules), until stopped. A fire time the
+ * process missed (asleep, or the event loop blocked) runs once when it wakes, then the next time after now is armed.
+ */
+export class CronTimer {
+  private timer: NodeJS.Timeout | null = null;
+  private next: number | null = null;
+
+  constructor(
+    private readonly expression: string,
+    private readonly timezone: string,
+    private readonly run: (firedFor: Date) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Arms the first fire time; throws on an expression node-cron does not accept. */
+  start(): void {
+    if (!cron.validate(this.expression)) throw new Error(`invalid cron expression "${this.expression}"`);
+    this.next = nextCronRun(this.expression, this.timezone, this.now());
+    this.arm();
+  }
+
+  nextRun(): Date | null {
+    return this.next === null ? null : new Date(this.next);
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.next = null;
+  }
+
+  private arm(): void {
+    if (this.next === null) return;
+    this.timer = setTimeout(() => this.wake(), Math.min(Math.max(this.next - this.now(), 0), MAX_WAIT_MS));
+  }
+
+  private wake(): void {
+    this.timer = null;
+    const due = this.next;
+    if (due === null) return;
+    const now = this.now();
+    if (now < due) {
+      this.arm();
+      return;
+    }
+    // The next time is armed before the task starts: a task that throws or takes long does not stop the schedule.
+    this.next = nextCronRun(this.expression, this.timezone, Math.max(now, due));
+    this.arm();
+    this.run(new Date(due));
+  }
 }
