@@ -85,6 +85,27 @@ describe('history import beside the collector', () => {
     assert.ok(before.flags.every((flag) => (flag & FLAG_IMPORTED) === 0));
   });
 
+  test("a meter imported before its first collection: the backfill of the gateway's history leaves the imported days as imported", async () => {
+    const { collector, clock } = r;
+    const code = 'meter.hvac.kwh';
+    const meter = await r.meter({ name: code, code, kind: 'energy', area: 'Tenants' });
+    const days = [addDays(today, -5), addDays(today, -4)];
+    const answer = await post(csv(code, days, 0.125));
+    assert.equal(answer.status, 200, answer.text);
+    // Its first collection backfills a week from the gateway's history, over the imported days too.
+    clock.now += MIN;
+    await collector.collect();
+    collector.flush();
+    for (const d of days) {
+      const stored = row(meter.id, d);
+      assert.deepEqual(Array.from(stored.kwh), Array(stored.kwh.length).fill(0.125), `${d}: the imported intervals, not added to`);
+    }
+    // The days around them are the gateway's history, measured.
+    const measured = row(meter.id, addDays(today, -3));
+    assert.ok(measured.kwh.every((kwh) => kwh > 0));
+    assert.ok(measured.flags.every((flag) => (flag & FLAG_IMPORTED) === 0));
+  });
+
   test('collections go on during a long import: each waits for one slice, not for the whole file', async () => {
     const { collector, clock } = r;
     // Thirty days of twenty meters (57,600 rows): written in many slices.

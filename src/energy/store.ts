@@ -456,7 +456,11 @@ export class DayBatch {
     return { record, index: Math.round((intervalStart - record.start) / INTERVAL_MS) };
   }
 
-  /** Adds `kwh` spread evenly over [from, to), split at interval boundaries. */
+  /**
+   * Adds `kwh` spread evenly over [from, to), split at interval boundaries. An interval a history import wrote
+   * (FLAG_IMPORTED) already holds its whole energy: a later backfill over the same time (a meter imported before its
+   * first collection, a gap the gateway's history also covers) leaves it as imported instead of counting it twice.
+   */
   spread(meterId: number, from: number, to: number, kwh: number, flags = 0): void {
     if (to <= from) return;
     const rate = kwh / (to - from);
@@ -464,6 +468,10 @@ export class DayBatch {
       const intervalStart = Math.floor(t / INTERVAL_MS) * INTERVAL_MS;
       const end = Math.min(to, intervalStart + INTERVAL_MS);
       const { record, index } = this.record(meterId, intervalStart, false);
+      if (record.flags[index] & FLAG_IMPORTED) {
+        t = end;
+        continue;
+      }
       const before = record.kwh[index];
       record.kwh[index] = (Number.isNaN(before) ? 0 : before) + rate * (end - t);
       record.flags[index] |= flags;
@@ -481,6 +489,11 @@ export class DayBatch {
       const a = kw1 + slope * (t - t1);
       const b = kw1 + slope * (end - t1);
       const { record, index } = this.record(meterId, intervalStart, true);
+      if (record.flags[index] & FLAG_IMPORTED) {
+        // Imported: its energy is counted already (as in spread).
+        t = end;
+        continue;
+      }
       const before = record.kwh[index];
       record.kwh[index] = (Number.isNaN(before) ? 0 : before) + ((a + b) / 2) * ((end - t) / 3_600_000);
       record.flags[index] |= flags;
