@@ -34,6 +34,8 @@ const MIN_GAP_MS = 5 * 60_000;
 /** The history asked for per request: one day keeps the simulator's (and most gateways') 5-minute resolution. */
 const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
+/** How often a meter the gateway does not report, and whose history was empty, is asked for its history again. */
+const ABSENT_RETRY_MS = 15 * 60_000;
 /** History readings further apart than this leave a hole: what is spread across it is estimated, not measured. */
 const HISTORY_HOLE_MS = 30 * 60_000;
 /** History readings applied between two looks at the clock (a day of 5-minute readings). */
@@ -68,6 +70,8 @@ type MeterWatch = {
   implausibleRun: number;
   /** Collections in a row whose history read failed before the meter's first reading was counted. */
   historyMisses: number;
+  /** When the gateway last answered an empty history for the meter while not reporting it (a point removed or renamed). */
+  emptyHistoryAt: number | null;
 };
 
 export type MeterHealth = {
@@ -330,7 +334,8 @@ export class Collector {
 
   private watch(meterId: number): MeterWatch {
     let watch = this.watches.get(meterId);
-    if (!watch) this.watches.set(meterId, (watch = { last: null, refused: 0, jitter: 0, lastRefusal: null, implausibleRun: 0, historyMisses: 0 }));
+    if (!watch)
+      this.watches.set(meterId, (watch = { last: null, refused: 0, jitter: 0, lastRefusal: null, implausibleRun: 0, historyMisses: 0, emptyHistoryAt: null }));
     return watch;
   }
 
@@ -408,13 +413,19 @@ export class Collector {
         const state = states.get(meter.id);
         const reading = current.get(meter.code);
         const at = reading && 'value' in reading && checkTime(reading.at, readAt).ok ? Math.min(reading.at, readAt) : started;
-        return !state || at - state.lastAt > gapMs;
+        if (state && at - state.lastAt <= gapMs) return false;
+        // A meter the gateway does not report and whose history came back empty is asked again after ABSENT_RETRY_MS,
+        // not every collection (a gateway that lost 1,500 points got 1,500 history requests a minute).
+        const watch = this.watch(meter.id);
+        return reading !== undefined || watch.emptyHistoryAt === null || started - watch.emptyHistoryAt >= ABSENT_RETRY_MS;
       });
       await mapLimit(needing, HISTORY_CONCURRENCY, async (meter) => {
         const state = states.get(meter.id);
         // Never before the backfill span, never after now.
         const from = Math.max(state?.lastAt ?? 0, started - BACKFILL_MS);
-        histories.set(meter.id, from < started ? await this.readHistory(meter.code, from, started) : { at: [], value: [] });
+        const history = from < started ? await this.readHistory(meter.code, from, started) : { at: [], value: [] };
+        histories.set(meter.id, history);
+        this.watch(meter.id).emptyHistoryAt = history && history.at.length === 0 && !current.has(meter.code) ? started : null;
       });
 
       const timezone = this.deps.timezone();
