@@ -25,7 +25,7 @@ export type GatewayAlarm = {
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
 export const BULK_LIMIT = 5000;
 /** How long one slice of a bulk action may hold the event loop (and the write lock). */
-const BULK_SLICE_MS = 20;
+const BULK_SLICE_MS = 10;
 
 type AlertRow = RowOf<typeof alerts>;
 type AlertStatus = AlertView['status'];
