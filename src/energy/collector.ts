@@ -437,6 +437,7 @@ export class Collector {
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
       const counted = new Map<number, State>();
+      const knownBefore = new Set(states.keys());
       // Counting runs in memory, outside any transaction, in slices: the event loop is given back every SLICE_MS (a
       // 7-day backfill of 500 meters is a million readings), and a meter's history is applied HISTORY_STEP readings at
       // a time, so one meter's week never makes a long slice. What was counted is written by hold().
@@ -467,7 +468,9 @@ export class Collector {
       }
       // Written at once only when history filled a gap: a meter the gateway stopped reporting is asked for its history every
       // collection, and that alone must not turn the 15-minute write into one a minute (15× the disk writes).
-      await this.hold(batch, counted, started, virtuals, counts.filled > 0);
+      // A meter's first reading is written at once too (its start, even when the gateway's history was empty).
+      const firstReading = [...counted.keys()].some((id) => !knownBefore.has(id));
+      await this.hold(batch, counted, started, virtuals, counts.filled > 0 || firstReading);
       this.status.lastOkAt = new Date(this.now()).toISOString();
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');
