@@ -466,9 +466,9 @@ export class Collector {
         } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
         if (next < meters.length) await yieldToLoop();
       }
-      // Written at once only when history filled a gap: a meter the gateway stopped reporting is asked for its history every
-      // collection, and that alone must not turn the 15-minute write into one a minute (15× the disk writes).
-      // A meter's first reading is written at once too (its start, even when the gateway's history was empty).
+      // Written at once only when history filled a gap or a meter counted its first reading (its start, even when the
+      // gateway's history was empty): a history read that found nothing (a meter the gateway stopped reporting, asked
+      // again every ABSENT_RETRY_MS) must not turn the 15-minute write into one more often.
       const firstReading = [...counted.keys()].some((id) => !knownBefore.has(id));
       await this.hold(batch, counted, started, virtuals, counts.filled > 0 || firstReading);
       this.status.lastOkAt = new Date(this.now()).toISOString();
