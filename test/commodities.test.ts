@@ -234,6 +234,10 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
     assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: boundary, kwhPerM3: 10 } })).status, 409);
     const audit = r.server.service.deps.db.sqlite.prepare("SELECT count(*) FROM audit_log WHERE resource = 'calorific_versions'").pluck().get();
     assert.equal(audit, 1);
+    // The figures are kept (src/db/kept.ts) per period: the new version shows at once, before any other write.
+    const afterVersion = await read();
+    assert.ok(afterVersion.gasDays.length > 0 && afterVersion.gasDays.some((day: any) => day.day >= boundary));
+    for (const day of afterVersion.gasDays) assert.equal(day.kwhPerM3, day.day < boundary ? 11.0 * 1.02264 : 10.5 * 1.01, day.day);
     // A gas tariff from the same day: per kWh after conversion.
     const gasTariff = await r.server.request('POST', '/api/energy/tariffs', {
       token,

@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3';
  * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (the comparisons' five)                    | figure + range (+ day/minute) |
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
+ * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |
  * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
  * | energy.unallocated         | src/energy/siteEnergy.ts    | FIGURE_TABLES                                            | site day                    |
  * | overview.stats             | src/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |

@@ -5,7 +5,8 @@ import type { Db } from '../db/client.ts';
 import { COMMODITIES, type Commodity } from '../db/schema/index.ts';
 import { daysBetween } from './calendar.ts';
 import type { CalorificValues } from './calorific.ts';
-import type { EnergyFigures } from './figures.ts';
+import { FIGURE_TABLES, type EnergyFigures } from './figures.ts';
+import { Kept } from '../db/kept.ts';
 import type { Tariffs } from './tariffs.ts';
 
 export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
@@ -70,6 +71,7 @@ const silent = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
 export class CommodityFigures {
   private readonly meterRows;
   private readonly dayTotals;
+  private readonly kept: Kept<CommodityFiguresView>;
 
   constructor(
     db: Db,
@@ -81,6 +83,7 @@ export class CommodityFigures {
     this.dayTotals = db.sqlite.prepare(
       'SELECT meter_id AS meterId, day, total_kwh AS total FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?',
     );
+    this.kept = new Kept(db.sqlite, { name: 'energy.commodities', tables: [...FIGURE_TABLES, 'calorific_versions'], max: 16 });
   }
 
   /**
@@ -95,12 +98,28 @@ export class CommodityFigures {
     return unzoned.length ? unzoned : own;
   }
 
+  /**
+   * Kept (src/db/kept.ts) per period until a day row, meter, tariff or calorific value is written: the overview's
+   * cards ask for the month every second.
+   */
   period(from: string, to: string): CommodityFiguresView {
+    return this.kept.get(`${from}|${to}`, () => this.compute(from, to));
+  }
+
+  private compute(from: string, to: string): CommodityFiguresView {
     const { timezone, currency } = this.figures.settings();
     const meters = this.meterRows.all() as MeterRow[];
     const days = daysBetween(from, to);
+    // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
+    const siteIds = new Set(this.figures.ids());
+    const siteMeters = meters.filter((meter) => siteIds.has(meter.id));
+    const exportMeters = this.supply(meters, 'electricity', 'export');
+    const generationMeters = this.supply(meters, 'electricity', 'generation');
+    const utilityGroups = COMMODITIES.filter((name) => name !== 'electricity').map((commodity) => ({ commodity, group: this.supply(meters, commodity) }));
+    // Only the meters the balance sums: a sub-meter's days are never read here (1,999 of 2,000 meters on a big site).
+    const summed = new Set([...siteMeters, ...exportMeters, ...generationMeters, ...utilityGroups.flatMap(({ group }) => group)].map((meter) => meter.id));
     const perMeter = new Map<number, Map<string, number>>();
-    for (const row of this.dayTotals.all(JSON.stringify(meters.map((meter) => meter.id)), from, to) as { meterId: number; day: string; total: number }[]) {
+    for (const row of this.dayTotals.all(JSON.stringify([...summed]), from, to) as { meterId: number; day: string; total: number }[]) {
       let byDay = perMeter.get(row.meterId);
       if (!byDay) perMeter.set(row.meterId, (byDay = new Map()));
       byDay.set(row.day, row.total);
@@ -115,12 +134,7 @@ export class CommodityFigures {
     const meterList = (group: MeterRow[]) =>
       group.map((meter) => ({ id: meter.id, name: meter.name, quantity: round(total(perMeter.get(meter.id) ?? new Map()), 3) }));
 
-    // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
-    const siteIds = new Set(this.figures.ids());
-    const siteMeters = meters.filter((meter) => siteIds.has(meter.id));
     const site = this.figures.totals(from, to);
-    const exportMeters = this.supply(meters, 'electricity', 'export');
-    const generationMeters = this.supply(meters, 'electricity', 'generation');
     const exportByDay = sumByDay(exportMeters);
     const exportKwh = total(exportByDay);
     const generationKwh = total(sumByDay(generationMeters));
@@ -163,8 +177,7 @@ export class CommodityFigures {
     // Gas, water, heat: quantity in the commodity's unit, gas converted day by day; cost and CO2 per the commodity's tariff.
     const kwhPerM3 = this.calorific.kwhPerM3(days);
     const gasDays: CommodityFiguresView['gasDays'] = [];
-    for (const commodity of COMMODITIES.filter((name) => name !== 'electricity')) {
-      const group = this.supply(meters, commodity);
+    for (const { commodity, group } of utilityGroups) {
       if (!group.length) continue;
       const byDay = sumByDay(group);
       let quantity = 0;

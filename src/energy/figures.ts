@@ -94,13 +94,15 @@ export class EnergyFigures {
       `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
     );
-    // CROSS JOIN keeps meters outside: each meter's days are then a primary-key range, never a scan of every stored day.
+    // Every area meter's rows of the range: one range of the primary key (day, meter_id), each row's meter by its id.
+    // CROSS JOIN keeps that order. Meters outside with the (meter, day) index was 10-25 ms for today at 2,000 meters
+    // (a random lookup per meter) against ~1 ms, and 15 against 7 ms for a year of month rows.
     this.areaDays = sqlite.prepare(
-      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_days d ON d.meter_id = m.id
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d CROSS JOIN meters m ON m.id = d.meter_id
        WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.day >= @from AND d.day < @to GROUP BY m.area`,
     );
     this.areaMonths = sqlite.prepare(
-      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meters m CROSS JOIN meter_months r ON r.meter_id = m.id
+      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r CROSS JOIN meters m ON m.id = r.meter_id
        WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND r.month >= @from AND r.month < @to GROUP BY m.area`,
     );
     this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');

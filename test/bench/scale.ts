@@ -5,7 +5,7 @@
 // - collection CPU (user + system of the service over a window of collections, as % of one core) and disk writes per
 //   day (/proc/<pid>/io write_bytes) at 2,000 meters and, for how it grows, 500, on a clock BENCH_SCALE_SPEED (10)
 //   times faster (libfaketime): every figure per simulated time.
-// BENCH_SCALE_METERS / BENCH_SCALE_DAYS / BENCH_SCALE_DISK=2000,500 / BENCH_SCALE_WINDOW_MIN (31) /
+// BENCH_SCALE_METERS / BENCH_SCALE_DAYS / BENCH_SCALE_DISK=2000,500 (none: reads only) / BENCH_SCALE_PROFILE=<dir> / BENCH_SCALE_NODE_ARGS / BENCH_SCALE_WINDOW_MIN (31) /
 // BENCH_SCALE_NO_READS=1 (collection cost only) change the run. The reads run on the seeded dir, each cost pass on a copy.
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -32,7 +32,11 @@ const METERS = Number(process.env.BENCH_SCALE_METERS ?? 2000);
 const DAYS = Number(process.env.BENCH_SCALE_DAYS ?? 1095);
 const SPEED = Number(process.env.BENCH_SCALE_SPEED ?? 10);
 const WINDOW_MIN = Number(process.env.BENCH_SCALE_WINDOW_MIN ?? 31);
-const DISK_METERS = (process.env.BENCH_SCALE_DISK ?? `${METERS},500`).split(',').map(Number);
+const DISK_METERS = process.env.BENCH_SCALE_DISK === 'none' ? [] : (process.env.BENCH_SCALE_DISK ?? `${METERS},500`).split(',').map(Number);
+/** A directory for the reading service's V8 CPU profile (node --cpu-prof), summarised with test/bench/profile.ts. */
+const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE;
+/** Node flags added after the unit's for the reading service (a later flag wins: `--max-semi-space-size=4` to compare). */
+const EXTRA_NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const MiB = 1024 * 1024;
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -86,8 +90,9 @@ function serviceEnv(dir: string, meters: number, speed: number): NodeJS.ProcessE
   return env;
 }
 
-async function start(dir: string, meters: number, speed: number): Promise<ServiceChild> {
-  return startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 300_000, nodeArgs: installedRuntime().nodeArgs, env: serviceEnv(dir, meters, speed) });
+async function start(dir: string, meters: number, speed: number, extraNodeArgs: string[] = []): Promise<ServiceChild> {
+  const nodeArgs = [...installedRuntime().nodeArgs, ...extraNodeArgs];
+  return startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 300_000, nodeArgs, env: serviceEnv(dir, meters, speed) });
 }
 
 /** CPU and disk writes of the service per simulated day, from the end of the collection after the first. */
@@ -133,7 +138,7 @@ console.log(
 
 if (!process.env.BENCH_SCALE_NO_READS) {
   console.log(`\nReads at 50 connections while the simulator's ${METERS} meters are collected every 60 s (real clock)`);
-  const service = await start(dir, METERS, 1);
+  const service = await start(dir, METERS, 1, [...EXTRA_NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])]);
   try {
     const backfill = performance.now();
     await firstCollection(service);
