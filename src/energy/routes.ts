@@ -57,6 +57,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
 
 export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
   const { meters, tariffs, figures, areas, site, history } = energy;
+  let areasBody: { areas: ReturnType<typeof areas.list>; unallocated: ReturnType<typeof site.unallocated> } | undefined;
   return [
     defineRoute({
       method: 'GET',
@@ -66,7 +67,14 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      handler: () => ({ areas: areas.list(), unallocated: site.unallocated() }),
+      // Both parts are kept (src/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
+      reusesBody: true,
+      handler: () => {
+        const list = areas.list();
+        const unallocated = site.unallocated();
+        if (areasBody?.areas !== list || areasBody.unallocated !== unallocated) areasBody = { areas: list, unallocated };
+        return areasBody;
+      },
     }),
     defineRoute({
       method: 'PUT',
