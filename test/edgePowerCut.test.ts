@@ -6,26 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Building } from '../src/iot/simulator/building.ts';
+import { freePort } from './bench/harness.ts';
 import { eventually, tempDir } from './helpers/server.ts';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SPEED = 60;
 const DAY = '2026-11-20';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A fixed-seed generator: the kill points differ between rounds, not between runs. */
 function random(seed: number): () => number {

@@ -4,12 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Collector } from '../src/energy/collector.ts';
 import { addDays, dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
-import { DAY, MIN, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
+import { DAY, MIN, separateCollector, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
 import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
 import { renderPdf } from '../src/reports/renderPdf.ts';
@@ -118,17 +117,8 @@ describe('collection into the interval store', () => {
     await r.collector.collect();
     const before = dayRow(r, main.id, '2026-11-10')!.total;
     const at = r.clock.now;
-    const { deps } = r.server.service;
     // A new collector is what a restarted service builds: its state comes from the database only.
-    r.collector = new Collector({
-      db: deps.db,
-      iot: deps.iot,
-      store: deps.energy.store,
-      logger: deps.logger,
-      intervalMs: MIN,
-      timezone: deps.energy.timezone,
-      now: () => r.clock.now,
-    });
+    r.collector = separateCollector(r.server, r.clock);
     await run(r, at + 30 * MIN);
     const added = dayRow(r, main.id, '2026-11-10')!.total - before;
     close(added, r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', at), 0.001, 'energy after the restart');
