@@ -1,6 +1,5 @@
 // Operating backups: the copy to EMS_BACKUP_TARGET, the restore drill, emsctl backup schedule, and emsctl status against a real service.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +7,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { listBackups, listBackupsIn } from '../src/backup/archive.ts';
 import { version } from '../src/packageRoot.ts';
+import { selfSignedCertificate } from './helpers/certificate.ts';
 import { runCli } from './helpers/cli.ts';
 import { spawnService } from './helpers/serviceProcess.ts';
 import { eventually as eventuallyWithin, startTestServer, tempDir } from './helpers/server.ts';
@@ -341,31 +341,8 @@ describe('emsctl status', () => {
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     const tls = tempDir('ems-tls-');
     cleanups.push(() => fs.rmSync(tls, { recursive: true, force: true }));
-    const [cert, key] = [path.join(tls, 'box.crt'), path.join(tls, 'box.key')];
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=box',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore' },
-    );
-    const env = { EMS_TLS_CERT: cert, EMS_TLS_KEY: key };
+    const { certFile, keyFile } = selfSignedCertificate(tls, 'box');
+    const env = { EMS_TLS_CERT: certFile, EMS_TLS_KEY: keyFile };
     const service = await spawnService(dataDir, env);
     cleanups.push(() => service.child.kill('SIGKILL'));
     const result = await runCli(['--data-dir', dataDir, '--json', 'status'], { env: { ...env, EMS_PORT: new URL(service.url).port, EMS_HOST: '127.0.0.1' } });

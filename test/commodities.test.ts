@@ -3,55 +3,15 @@
 // calorific version that leaves past months as they were.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
-import { Collector } from '../src/energy/collector.ts';
-import { eventually, startTestServer, type TestServer, type TestUser } from './helpers/server.ts';
-
-const MIN = 60_000;
-const DAY = 86_400_000;
-
-type Rig = { sim: RunningSimulator; server: TestServer; admin: TestUser; clock: { now: number }; collector: Collector; close(): Promise<void> };
-
-async function rig(start: number): Promise<Rig> {
-  const clock = { now: start };
-  const sim = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 10 * 365 * 86_400 });
-  const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
-  const admin = await server.createUser({ role: 'admin' });
-  const { deps } = server.service;
-  const collector = new Collector({
-    db: deps.db,
-    iot: deps.iot,
-    store: deps.energy.store,
-    logger: deps.logger,
-    intervalMs: MIN,
-    timezone: deps.energy.timezone,
-    now: () => clock.now,
-  });
-  return {
-    sim,
-    server,
-    admin,
-    clock,
-    collector,
-    async close() {
-      await server.close();
-      await sim.close();
-    },
-  };
-}
-
-async function meter(r: Rig, body: Record<string, unknown>): Promise<{ id: number; commodity: string; role: string }> {
-  const response = await r.server.request('POST', '/api/meters', { token: r.admin.accessToken, body });
-  assert.equal(response.status, 201, response.text);
-  return response.body;
-}
+import { eventually, startTestServer } from './helpers/server.ts';
+import { DAY, MIN, simulatorRig } from './helpers/rig.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 test('PV, export and import over a summer week: import − export + generation is the building’s consumption in every 15-minute interval; water is in no energy total', async () => {
   // Monday 14 June 2027 (UTC): the first read backfills the week before it, a sunny weekend among it.
   const start = Date.UTC(2027, 5, 14);
-  const r = await rig(start);
+  const r = await simulatorRig({ start });
   try {
     const token = r.admin.accessToken;
     // A feed-in price from June 2027 (after today, as every new version must be).
@@ -61,10 +21,10 @@ test('PV, export and import over a summer week: import − export + generation i
     });
     assert.equal(tariff.status, 201, tariff.text);
     assert.equal(tariff.body.commodity, 'electricity');
-    const main = await meter(r, { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
-    const pv = await meter(r, { name: 'PV', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
-    const exported = await meter(r, { name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
-    const water = await meter(r, { name: 'Water', code: 'meter.water.m3', kind: 'energy', commodity: 'water', area: 'Kitchen' });
+    const main = await r.meter({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
+    const pv = await r.meter({ name: 'PV', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
+    const exported = await r.meter({ name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
+    const water = await r.meter({ name: 'Water', code: 'meter.water.m3', kind: 'energy', commodity: 'water', area: 'Kitchen' });
     assert.deepEqual([main.commodity, main.role, pv.role, exported.role, water.commodity], ['electricity', 'import', 'generation', 'export', 'water']);
     // What makes no sense is refused with a 400 that names the field, and nothing is stored.
     for (const [body, path] of [
@@ -184,10 +144,10 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
   const now = new Date();
   const monthStart = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 1);
   const start = monthStart + 3 * DAY;
-  const r = await rig(start);
+  const r = await simulatorRig({ start });
   try {
     const token = r.admin.accessToken;
-    const gas = await meter(r, { name: 'Gas', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas' });
+    const gas = await r.meter({ name: 'Gas', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas' });
     assert.equal(gas.commodity, 'gas');
     await r.collector.collect();
     // The backfill (7 days) starts at monthStart − 4 days; whole days from the next.
@@ -323,14 +283,14 @@ test('a fresh install with the built-in simulator meters gas, water, PV and expo
 test('no data is null where the figures are made: a metered part or commodity that recorded nothing is null in the API, the overview and the wallboard alike', async () => {
   // Monday 14 June 2027 at noon (UTC): the first read backfills the week before it.
   const start = Date.UTC(2027, 5, 14, 12);
-  const r = await rig(start);
+  const r = await simulatorRig({ start });
   try {
     const token = r.admin.accessToken;
-    await meter(r, { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
-    await meter(r, { name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
+    await r.meter({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
+    await r.meter({ name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
     // Metered, but the gateway has no such points: they never record a day.
-    await meter(r, { name: 'PV', code: 'meter.pv.gone.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
-    await meter(r, { name: 'Heat', code: 'meter.heat.gone.kwh', kind: 'energy', commodity: 'heat' });
+    await r.meter({ name: 'PV', code: 'meter.pv.gone.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
+    await r.meter({ name: 'Heat', code: 'meter.heat.gone.kwh', kind: 'energy', commodity: 'heat' });
     const get = async (path: string) => {
       const response = await r.server.request('GET', path, { token });
       assert.equal(response.status, 200, `${path}: ${response.text}`);

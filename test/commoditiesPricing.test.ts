@@ -4,20 +4,15 @@
 // the electricity price on a m³ or on a meter the site does not buy through.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewaySimulator } from '../src/iot/simulator/server.ts';
-import { Collector } from '../src/energy/collector.ts';
-import { startTestServer } from './helpers/server.ts';
-
-const MIN = 60_000;
+import { simulatorRig } from './helpers/rig.ts';
 
 test('day rows: each meter priced by its commodity’s tariff (feed-in for export), unpriced without one; month rows are the sum of their days', async () => {
   // Monday 14 June 2027 (UTC); every version below starts 1 June 2027, after the real today, as a new version must.
   const start = Date.UTC(2027, 5, 14);
-  const clock = { now: start };
-  const sim = await startGatewaySimulator({ now: () => clock.now, tokenTtlSec: 10 * 365 * 86_400 });
-  const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
+  const r = await simulatorRig({ start });
+  const { server } = r;
   try {
-    const token = (await server.createUser({ role: 'admin' })).accessToken;
+    const token = r.admin.accessToken;
     for (const body of [
       { validFrom: '2027-06-01', price: 0.25, carbonFactor: 0.4, feedInPrice: 0.08 },
       { validFrom: '2027-06-01', commodity: 'gas', price: 0.1, carbonFactor: 0.2, standingChargePerDay: 1 },
@@ -41,16 +36,7 @@ test('day rows: each meter priced by its commodity’s tariff (feed-in for expor
       ids[key] = created.body.id;
     }
     const { deps } = server.service;
-    const collector = new Collector({
-      db: deps.db,
-      iot: deps.iot,
-      store: deps.energy.store,
-      logger: deps.logger,
-      intervalMs: MIN,
-      timezone: deps.energy.timezone,
-      now: () => clock.now,
-    });
-    await collector.collect();
+    await r.collector.collect();
 
     const kwhPerM3 = 11.0 * 1.02264;
     const expected: Record<string, { price: number; carbon: number }> = {
@@ -93,7 +79,6 @@ test('day rows: each meter priced by its commodity’s tariff (feed-in for expor
         .get(ids.gas) as number) + 6;
     assert.ok(Math.abs(gas.cost - stored) < 0.02, `gas ${gas.cost} vs stored ${stored}`);
   } finally {
-    await server.close();
-    await sim.close();
+    await r.close();
   }
 });

@@ -1,8 +1,8 @@
 // The API reference: OpenAPI 3.1 from the route table, a page that works offline, and (in Chromium) the automatic bearer token.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './helpers/chromium.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from './helpers/server.ts';
 import { allRoutes } from '../src/routes.ts';
 
@@ -58,24 +58,10 @@ describe('reference page', () => {
   });
 });
 
-const chromiumPath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
-
 describe('reference page in headless Chromium', () => {
   let browser: Browser;
   before(async () => {
-    assert.ok(chromiumPath, 'Debian chromium must be installed (.ci/run installs it)');
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(() => browser?.close());
 

@@ -6,26 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Building } from '../src/iot/simulator/building.ts';
+import { freePort } from './bench/harness.ts';
 import { eventually, tempDir } from './helpers/server.ts';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SPEED = 60;
 const DAY = '2026-11-20';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A fixed-seed generator: the kill points differ between rounds, not between runs. */
 function random(seed: number): () => number {
@@ -75,6 +64,17 @@ async function lastCollection(running: Running): Promise<string | null | undefin
   }
 }
 
+/** What the service says when a wait gives up: exited (how), its collector's health, or why /api/health did not answer. */
+async function serviceState(running: Running): Promise<string> {
+  if (running.child.exitCode !== null || running.child.signalCode !== null) return `exited (${running.child.exitCode ?? running.child.signalCode})`;
+  try {
+    const response = await fetch(`${running.url}/api/health`);
+    return `collector ${JSON.stringify(((await response.json()) as { collector: unknown }).collector)}`;
+  } catch (error) {
+    return `/api/health did not answer: ${(error as Error).message}`;
+  }
+}
+
 /** The fake clock where a child started at `running` would be now (a little behind it: its start-up is not counted). */
 const fakeNow = (running: Running) => running.fakeStart + (Date.now() - running.realStart) * SPEED;
 
@@ -103,24 +103,35 @@ test('kill -9 at random points of the collection cycle loses no energy of counte
       db.close();
     }
   };
+  const describePoint = (point: Point) =>
+    `${point.code} (${point.commodity}): state ${point.lastAt === null ? 'none' : `${new Date(point.lastAt).toISOString()} = ${point.lastValue}`}, day row ${point.dayKwh ?? 'none'}`;
   let start: Point[] = [];
   for (let round = 0; round < 4; round += 1) {
     const running = await startService(dataDir, fakeStart);
     children.push(running.child);
-    const first = await eventually(async () => (await lastCollection(running)) ?? undefined, 'a first collection', 60_000);
+    const first = await eventually(async () => (await lastCollection(running)) ?? undefined, 'a first collection', 60_000).catch(async (error) => {
+      throw new Error(`round ${round}: ${(error as Error).message}; the service: ${await serviceState(running)}`);
+    });
     // The starting point: every counter meter with its state and day row written together. A meter whose 7-day
     // history read failed in the first collection (seen on a loaded box) has a state but no day row until the next
     // 15-minute write: wait for that write rather than start from a row that is not there.
-    if (round === 0)
+    if (round === 0) {
+      // What the wait saw last, said when it gives up (it once did at --test-concurrency=4 with no clue which meter lacked what).
+      let seen = 'no read yet';
       start = await eventually(
         async () => {
           const points = readPoints();
+          seen = `${points.length} meters: ${points.map(describePoint).join('; ')}`;
           // A new meter whose history read fails waits (up to 5 collections) before its first reading counts: no state yet.
           return points.length >= 4 && points.every((point) => point.lastAt !== null && point.dayKwh !== null) ? points : undefined;
         },
         'a day row for every counter meter',
         90_000,
-      );
+      ).catch(async (error) => {
+        const clock = new Date(fakeNow(running)).toISOString();
+        throw new Error(`${(error as Error).message}; last read ${seen}; fake clock about ${clock}; the service: ${await serviceState(running)}`);
+      });
+    }
     // Then a random stretch of collections (1 real s each): 4 to 12 simulated minutes, across a 15-minute write or not.
     const waitMs = 4_000 + rand() * 8_000;
     await new Promise((resolve) => setTimeout(resolve, waitMs));

@@ -4,12 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startGatewaySimulator, type RunningSimulator } from '../src/iot/simulator/server.ts';
-import { Collector } from '../src/energy/collector.ts';
 import { addDays, dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { DemandWatch } from '../src/energy/demandWatch.ts';
-import { startTestServer, tempDir, type TestServer, type TestUser } from './helpers/server.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
+import { DAY, MIN, separateCollector, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
 import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
 import { renderPdf } from '../src/reports/renderPdf.ts';
@@ -18,69 +17,34 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const MIN = 60_000;
-const DAY = 86_400_000;
-
-type Rig = {
-  sim: RunningSimulator;
-  server: TestServer;
-  admin: TestUser;
-  clock: { now: number };
-  collector: Collector;
+type Rig = SimulatorRig & {
+  /** The counter the simulator shows at an instant (its clock moved there and back). */
   counterAt(code: string, ms: number): number;
   simCall(path: string, body: unknown): Promise<number>;
-  meter(body: Record<string, unknown>): Promise<any>;
-  close(): Promise<void>;
 };
 
 async function rig(options: { start: number; timezone?: string; subMeters?: number }): Promise<Rig> {
-  const clock = { now: options.start };
-  const sim = await startGatewaySimulator({ now: () => clock.now, subMeters: options.subMeters, tokenTtlSec: 10 * 365 * 86_400 });
-  const server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
-  const admin = await server.createUser({ role: 'admin' });
+  const r = await simulatorRig({ start: options.start, simulator: { subMeters: options.subMeters } });
   if (options.timezone)
-    assert.equal((await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: options.timezone } })).status, 200);
-  const { deps } = server.service;
-  const collector = new Collector({
-    db: deps.db,
-    iot: deps.iot,
-    store: deps.energy.store,
-    logger: deps.logger,
-    intervalMs: MIN,
-    timezone: deps.energy.timezone,
-    now: () => clock.now,
-  });
+    assert.equal((await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: options.timezone } })).status, 200);
   return {
-    sim,
-    server,
-    admin,
-    clock,
-    collector,
+    ...r,
     counterAt(code, ms) {
-      const saved = clock.now;
-      clock.now = ms;
-      const value = sim.building.read(code).value as number;
-      clock.now = saved;
+      const saved = r.clock.now;
+      r.clock.now = ms;
+      const value = r.sim.building.read(code).value as number;
+      r.clock.now = saved;
       return value;
     },
     async simCall(path, body) {
-      const response = await fetch(sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const response = await fetch(r.sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       await response.arrayBuffer();
       return response.status;
-    },
-    async meter(body) {
-      const response = await server.request('POST', '/api/meters', { token: admin.accessToken, body });
-      assert.equal(response.status, 201, response.text);
-      return response.body;
-    },
-    async close() {
-      await server.close();
-      await sim.close();
     },
   };
 }
 
-/** Collects every `stepMs` from the clock's time until `until`. */
+/** Collects every `stepMs` from the clock's time until `until`, on the rig's collector of the moment (a test swaps it for a restarted one). */
 async function run(r: Rig, until: number, stepMs = MIN): Promise<void> {
   while (r.clock.now < until) {
     r.clock.now = Math.min(until, r.clock.now + stepMs);
@@ -153,17 +117,8 @@ describe('collection into the interval store', () => {
     await r.collector.collect();
     const before = dayRow(r, main.id, '2026-11-10')!.total;
     const at = r.clock.now;
-    const { deps } = r.server.service;
     // A new collector is what a restarted service builds: its state comes from the database only.
-    r.collector = new Collector({
-      db: deps.db,
-      iot: deps.iot,
-      store: deps.energy.store,
-      logger: deps.logger,
-      intervalMs: MIN,
-      timezone: deps.energy.timezone,
-      now: () => r.clock.now,
-    });
+    r.collector = separateCollector(r.server, r.clock);
     await run(r, at + 30 * MIN);
     const added = dayRow(r, main.id, '2026-11-10')!.total - before;
     close(added, r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', at), 0.001, 'energy after the restart');

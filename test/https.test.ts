@@ -10,39 +10,16 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { readTlsCredentials, StartupError } from '../src/listener.ts';
+import { selfSignedCertificate } from './helpers/certificate.ts';
 import { tempDir } from './helpers/server.ts';
-import { cleanEnv, repoRoot, spawnService, type ServiceProcess } from './helpers/serviceProcess.ts';
+import { cleanEnv, repoRoot, spawnService, trackChild, type ServiceProcess } from './helpers/serviceProcess.ts';
 
 type Pair = { cert: string; key: string };
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made by the openssl CLI. */
+/** A self-signed certificate for 127.0.0.1 and localhost, as PEM text. */
 function makeCertificate(dir: string, name: string): Pair {
-  const cert = path.join(dir, `${name}.crt`);
-  const key = path.join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert: fs.readFileSync(cert, 'utf8'), key: fs.readFileSync(key, 'utf8') };
+  const { certFile, keyFile } = selfSignedCertificate(dir, name, 'IP:127.0.0.1,DNS:localhost');
+  return { cert: fs.readFileSync(certFile, 'utf8'), key: fs.readFileSync(keyFile, 'utf8') };
 }
 
 const fingerprint = (pem: string) => new X509Certificate(pem).fingerprint256;
@@ -62,10 +39,13 @@ function get(url: string, ca: string, agent: https.Agent | false = false): Promi
 
 function runMain(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
-      cwd: repoRoot,
-      env: cleanEnv({ EMS_PORT: '0', ...env }),
-    });
+    // Tracked: killed with the test file if a start that should fail does not.
+    const child = trackChild(
+      spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
+        cwd: repoRoot,
+        env: cleanEnv({ EMS_PORT: '0', ...env }),
+      }),
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

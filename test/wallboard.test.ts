@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type ElementHandle, type Page } from 'playwright-core';
+import type { Browser, ElementHandle, Page } from 'playwright-core';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
+import { launchChromium } from './helpers/chromium.ts';
 import { startFakeGateway, type FakeGateway, type RecordedRequest } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
 import { layoutProblems } from './helpers/wallboardLayout.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots are for people to look at; they stay out of the repository. */
 const shots = process.env.WALLBOARD_SHOTS ?? '/work/notes/wallboard-shots';
 fs.mkdirSync(shots, { recursive: true });
@@ -131,18 +131,7 @@ describe('in Chromium', () => {
   const outside: string[] = [];
   const problems: string[] = [];
   before(async () => {
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -105,12 +105,7 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
     },
   ];
   for (const figure of figures) {
-    doc
-      .moveTo(MARGIN, y - 8)
-      .lineTo(MARGIN + width, y - 8)
-      .lineWidth(0.4)
-      .strokeColor(RULE)
-      .stroke();
+    rule(doc, MARGIN, MARGIN + width, y - 8, 0.4, RULE);
     paragraph(doc, figure.label, MARGIN, y, { size: 11, color: MUTED, width: 120 });
     const shown = noData || figure.value === null ? t('report.noData') : figure.value;
     paragraph(doc, shown, MARGIN + 125, y - 4, { size: 17, weight: 'bold', width: width - 125, color: noData || figure.value === null ? MUTED : INK });
@@ -218,12 +213,7 @@ function footers(doc: Doc, content: ReportContent, format: SiteFormat): void {
   for (let index = range.start; index < range.start + range.count; index += 1) {
     doc.switchToPage(index);
     const y = doc.page.height - 40;
-    doc
-      .moveTo(MARGIN, y - 8)
-      .lineTo(doc.page.width - MARGIN, y - 8)
-      .lineWidth(0.5)
-      .strokeColor(RULE)
-      .stroke();
+    rule(doc, MARGIN, doc.page.width - MARGIN, y - 8, 0.5, RULE);
     drawLine(doc, format.t('report.footer', { site: content.site }), MARGIN, y, { size: 8, color: MUTED, width: width - 90 });
     drawLine(doc, format.t('report.page', { page: index + 1, pages: range.count }), MARGIN, y, { size: 8, color: MUTED, width, align: 'right' });
   }
@@ -245,49 +235,50 @@ function note(doc: Doc, text: string): void {
   doc.y += 6;
 }
 
-/** The value axis: a nice step, gridlines and labels, returning the axis maximum. */
-function valueAxis(doc: Doc, format: SiteFormat, box: { left: number; top: number; width: number; height: number }, max: number): number {
+/** A horizontal line from x0 to x1: cover and table rules, footer line, gridlines, a chart's base line. */
+function rule(doc: Doc, x0: number, x1: number, y: number, width: number, color: string): void {
+  doc.moveTo(x0, y).lineTo(x1, y).lineWidth(width).strokeColor(color).stroke();
+}
+
+type ChartBox = { left: number; top: number; width: number; height: number; bottom: number };
+
+/**
+ * A chart below the current position over a value axis (a nice step, gridlines, tick labels): `plot` draws into the box
+ * scaled to the axis maximum, the base line goes over it, and the text goes on below.
+ */
+function valueChart(doc: Doc, format: SiteFormat, height: number, max: number, plot: (box: ChartBox, axisMax: number) => void): void {
+  const left = MARGIN + 45;
+  const top = doc.y + 8;
+  const box = { left, top, width: doc.page.width - MARGIN - left, height, bottom: top + height };
   const step = niceStep(max / 4);
   const axisMax = Math.max(step, Math.ceil(max / step) * step);
-  const bottom = box.top + box.height;
   for (let tick = 0; tick <= axisMax + step / 2; tick += step) {
-    const y = bottom - (tick / axisMax) * box.height;
-    doc
-      .moveTo(box.left, y)
-      .lineTo(box.left + box.width, y)
-      .lineWidth(0.4)
-      .strokeColor(RULE)
-      .stroke();
+    const y = box.bottom - (tick / axisMax) * box.height;
+    rule(doc, box.left, box.left + box.width, y, 0.4, RULE);
     drawLine(doc, format.number(tick, step < 1 ? 1 : 0), MARGIN - 10, y - 4, { size: 7.5, color: MUTED, width: box.left - MARGIN + 4, align: 'right' });
   }
-  return axisMax;
+  plot(box, axisMax);
+  rule(doc, box.left, box.left + box.width, box.bottom, 0.8, INK);
+  doc.y = box.bottom + 20;
 }
 
 /** One bar per day; a day without data has no bar and a dash under its slot (never a zero that looks like a reading). */
 function dailyChart(doc: Doc, format: SiteFormat, days: { day: string; value: number | null }[]): void {
-  const left = MARGIN + 45;
-  const box = { left, top: doc.y + 8, width: doc.page.width - MARGIN - left, height: 160 };
-  const bottom = box.top + box.height;
-  const axisMax = valueAxis(doc, format, box, Math.max(0, ...days.map((d) => d.value ?? 0)));
-  const slot = days.length ? box.width / days.length : box.width;
-  const barWidth = Math.max(2, Math.min(36, slot * 0.7));
-  const every = Math.ceil(days.length / 16);
-  days.forEach((entry, index) => {
-    const x = box.left + index * slot + (slot - barWidth) / 2;
-    if (entry.value === null) drawLine(doc, NO_DATA, x, bottom - 10, { size: 8, color: UP, width: barWidth, align: 'center' });
-    else {
-      const height = axisMax > 0 ? (entry.value / axisMax) * box.height : 0;
-      doc.rect(x, bottom - height, barWidth, height).fill(ACCENT);
-    }
-    if (index % every === 0) drawLine(doc, format.shortDate(entry.day), x - 12, bottom + 4, { size: 7, color: MUTED, width: barWidth + 24, align: 'center' });
+  valueChart(doc, format, 160, Math.max(0, ...days.map((d) => d.value ?? 0)), (box, axisMax) => {
+    const slot = days.length ? box.width / days.length : box.width;
+    const barWidth = Math.max(2, Math.min(36, slot * 0.7));
+    const every = Math.ceil(days.length / 16);
+    days.forEach((entry, index) => {
+      const x = box.left + index * slot + (slot - barWidth) / 2;
+      if (entry.value === null) drawLine(doc, NO_DATA, x, box.bottom - 10, { size: 8, color: UP, width: barWidth, align: 'center' });
+      else {
+        const height = axisMax > 0 ? (entry.value / axisMax) * box.height : 0;
+        doc.rect(x, box.bottom - height, barWidth, height).fill(ACCENT);
+      }
+      if (index % every === 0)
+        drawLine(doc, format.shortDate(entry.day), x - 12, box.bottom + 4, { size: 7, color: MUTED, width: barWidth + 24, align: 'center' });
+    });
   });
-  doc
-    .moveTo(box.left, bottom)
-    .lineTo(box.left + box.width, bottom)
-    .lineWidth(0.8)
-    .strokeColor(INK)
-    .stroke();
-  doc.y = bottom + 20;
 }
 
 /** A chart per utility in its own unit (a day without data: no bar), and the PV yield; "no data" for one without any. */
@@ -343,36 +334,27 @@ function areaChart(doc: Doc, format: SiteFormat, areas: { area: string; kwh: num
 
 /** The peak day's 96 (92, 100) quarter hours as a line; gaps where an interval has no data. */
 function loadCurveChart(doc: Doc, format: SiteFormat, curve: LoadCurve): void {
-  const left = MARGIN + 45;
-  const box = { left, top: doc.y + 8, width: doc.page.width - MARGIN - left, height: 140 };
-  const bottom = box.top + box.height;
-  const axisMax = valueAxis(doc, format, box, Math.max(0, ...curve.points.map((p) => p.kw ?? 0)));
-  const step = curve.points.length > 1 ? box.width / (curve.points.length - 1) : box.width;
-  let drawing = false;
-  curve.points.forEach((point, index) => {
-    const x = box.left + index * step;
-    if (point.kw === null) {
-      drawing = false;
-      return;
-    }
-    const y = bottom - (point.kw / axisMax) * box.height;
-    if (drawing) doc.lineTo(x, y);
-    else doc.moveTo(x, y);
-    drawing = true;
+  valueChart(doc, format, 140, Math.max(0, ...curve.points.map((p) => p.kw ?? 0)), (box, axisMax) => {
+    const step = curve.points.length > 1 ? box.width / (curve.points.length - 1) : box.width;
+    let drawing = false;
+    curve.points.forEach((point, index) => {
+      const x = box.left + index * step;
+      if (point.kw === null) {
+        drawing = false;
+        return;
+      }
+      const y = box.bottom - (point.kw / axisMax) * box.height;
+      if (drawing) doc.lineTo(x, y);
+      else doc.moveTo(x, y);
+      drawing = true;
+    });
+    doc.lineWidth(1.4).strokeColor(ACCENT).stroke();
+    // Hour labels every three hours, in the site's clock.
+    curve.points.forEach((point, index) => {
+      const label = format.dateTime(point.at).slice(-5);
+      if (index % 12 === 0) drawLine(doc, label, box.left + index * step - 15, box.bottom + 4, { size: 7, color: MUTED, width: 30, align: 'center' });
+    });
   });
-  doc.lineWidth(1.4).strokeColor(ACCENT).stroke();
-  // Hour labels every three hours, in the site's clock.
-  curve.points.forEach((point, index) => {
-    const label = format.dateTime(point.at).slice(-5);
-    if (index % 12 === 0) drawLine(doc, label, box.left + index * step - 15, bottom + 4, { size: 7, color: MUTED, width: 30, align: 'center' });
-  });
-  doc
-    .moveTo(box.left, bottom)
-    .lineTo(box.left + box.width, bottom)
-    .lineWidth(0.8)
-    .strokeColor(INK)
-    .stroke();
-  doc.y = bottom + 20;
 }
 
 function niceStep(raw: number): number {
@@ -477,12 +459,7 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
       const align = textColumns.has(index) ? 'left' : 'right';
       drawLine(doc, text, xs[index] + 3, y + 4, { size, weight: bold ? 'bold' : 'regular', color: muted ? MUTED : INK, width: widths[index] - 6, align });
     });
-    doc
-      .moveTo(MARGIN, y + rowHeight)
-      .lineTo(MARGIN + width, y + rowHeight)
-      .lineWidth(bold ? 0.8 : 0.3)
-      .strokeColor(bold ? INK : RULE)
-      .stroke();
+    rule(doc, MARGIN, MARGIN + width, y + rowHeight, bold ? 0.8 : 0.3, bold ? INK : RULE);
     doc.y = y + rowHeight;
   };
   drawRow(headers, true);

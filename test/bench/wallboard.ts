@@ -3,7 +3,7 @@
 // The weight is counted with 60 areas and 40 active alerts, the heaviest payload a lobby screen is likely to get.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const ROUNDS = 7;
@@ -25,18 +25,7 @@ for (let i = 0; i < 40; i += 1)
     body: { title: `Sensor ${i} lost contact`, level: i % 3 ? 'warning' : 'critical', message: 'x' },
   });
 const LIMIT = 50_000;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 try {
   // Bytes over the wire: a first visit, then a revalidating one (what a wall screen pays on each reload).
   const context = await browser.newContext();

@@ -70,18 +70,7 @@ async function rigOn(clock: { now: number }, env: Record<string, string>, which:
   }
   const admin = await server.createUser({ role: 'admin' });
   const { deps } = server.service;
-  const collector =
-    which === 'service'
-      ? deps.collector
-      : new Collector({
-          db: deps.db,
-          iot: deps.iot,
-          store: deps.energy.store,
-          logger: deps.logger,
-          intervalMs: MIN,
-          timezone: deps.energy.timezone,
-          now: () => clock.now,
-        });
+  const collector = which === 'service' ? deps.collector : separateCollector(server, clock);
   const rig: Rig = {
     server,
     admin,
@@ -127,6 +116,23 @@ async function rigOn(clock: { now: number }, env: Record<string, string>, which:
     },
   };
   return rig;
+}
+
+/**
+ * A collector beside the service's own, on the test's clock: it writes every collection and runs no watch. Also what a
+ * restarted service builds (its state comes from the database only).
+ */
+export function separateCollector(server: TestServer, clock: { now: number }): Collector {
+  const { deps } = server.service;
+  return new Collector({
+    db: deps.db,
+    iot: deps.iot,
+    store: deps.energy.store,
+    logger: deps.logger,
+    intervalMs: MIN,
+    timezone: deps.energy.timezone,
+    now: () => clock.now,
+  });
 }
 
 /** Sums an interval array, NaN as nothing. */
