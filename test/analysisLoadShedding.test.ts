@@ -5,9 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoadShedder, UNCONFIRMED_CODE } from '../src/analysis/loadShedding.ts';
-import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { IotGateway } from '../src/iot/service.ts';
-import { DAY, MIN, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
+import { DAY, demandWatch, MIN, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { startFakeGateway } from './helpers/fakeGateway.ts';
 import { eventually, startTestServer } from './helpers/server.ts';
 import { startGatewaySimulator } from '../src/iot/simulator/server.ts';
@@ -42,14 +41,7 @@ async function rig(): Promise<{ r: SimulatorRig; load: number; limit: number; st
 
 function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'relay'>) {
   const { deps } = r.server.service;
-  const demand = new DemandWatch({
-    db: deps.db,
-    figures: deps.energy.figures,
-    tariffs: deps.energy.tariffs,
-    alerts: deps.alerts,
-    logger: deps.logger,
-    timezone: deps.energy.timezone,
-  });
+  const demand = demandWatch(r.server);
   const loadShedder = new LoadShedder({
     db: deps.db,
     audit: deps.audit,

@@ -6,9 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addDays, dayIntervals } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
-import { DemandWatch } from '../src/energy/demandWatch.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
-import { DAY, MIN, separateCollector, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
+import { DAY, demandWatch, MIN, separateCollector, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
 import { ReportContentBuilder, reportPeriod } from '../src/reports/content.ts';
 import { siteEnergyFigures } from '../src/reports/energyFigures.ts';
 import { renderPdf } from '../src/reports/renderPdf.ts';
@@ -625,16 +624,7 @@ describe('site demand against the contracted peak', () => {
         body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: 50 },
       });
       assert.equal(version.status, 201, version.text);
-      const { deps } = r.server.service;
-      const watch = () =>
-        new DemandWatch({
-          db: deps.db,
-          figures: deps.energy.figures,
-          tariffs: deps.energy.tariffs,
-          alerts: deps.alerts,
-          logger: deps.logger,
-          timezone: deps.energy.timezone,
-        });
+      const watch = () => demandWatch(r.server);
       const demand = watch().runningDemandKw(r.clock.now)!;
       const truth = (r.counterAt('meter.main.kwh', r.clock.now) - r.counterAt('meter.main.kwh', r.clock.now - 15 * MIN)) / 0.25;
       close(demand, truth, 0.02, 'running 15-minute mean');

@@ -2,8 +2,7 @@
 // is warned of minutes before the window's energy passes the contracted peak's share; a flat load below it is not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DemandWatch } from '../src/energy/demandWatch.ts';
-import { DAY, MIN, simulatorRig } from './helpers/rig.ts';
+import { DAY, demandWatch, MIN, simulatorRig } from './helpers/rig.ts';
 
 const QUARTER = 15 * MIN;
 
@@ -23,15 +22,7 @@ test('a rising load is warned of minutes before its window passes the contracted
     body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit },
   });
   assert.equal(version.status, 201, version.text);
-  const { deps } = r.server.service;
-  const watch = new DemandWatch({
-    db: deps.db,
-    figures: deps.energy.figures,
-    tariffs: deps.energy.tariffs,
-    alerts: deps.alerts,
-    logger: deps.logger,
-    timezone: deps.energy.timezone,
-  });
+  const watch = demandWatch(r.server);
   /** Collects and checks every minute, as the service's collector does with the watch after each collection. */
   const runTo = async (until: number) => {
     while (r.clock.now < until) {

@@ -6,13 +6,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { addDays, siteDay } from '../src/energy/calendar.ts';
 import type { CommodityFiguresView } from '../src/energy/commodities.ts';
+import { launchChromium } from './helpers/chromium.ts';
 import { eventually, startTestServer, type TestServer } from './helpers/server.ts';
 import { layoutProblems } from './helpers/wallboardLayout.ts';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const shots = process.env.WALLBOARD_SHOTS ?? '/work/notes/wallboard-shots';
 fs.mkdirSync(shots, { recursive: true });
 
@@ -32,10 +32,7 @@ before(async () => {
   });
   assert.equal(heat.status, 201, heat.text);
   assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { siteName: 'North Campus' } })).status, 200);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

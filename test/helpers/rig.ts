@@ -4,6 +4,7 @@
 // memory, the demand, data and load-shedding watches after each collection, the turns imports and time-zone moves
 // take), or on a separate one that writes every collection and runs no watch (what the analysis tests were built on).
 import assert from 'node:assert/strict';
+import { DemandWatch } from '../../src/energy/demandWatch.ts';
 import { Collector } from '../../src/energy/collector.ts';
 import { storedFlags, storedKwh } from '../../src/energy/store.ts';
 import { startGatewaySimulator, type RunningSimulator, type SimulatorOptions } from '../../src/iot/simulator/server.ts';
@@ -132,6 +133,19 @@ export function separateCollector(server: TestServer, clock: { now: number }): C
     intervalMs: MIN,
     timezone: deps.energy.timezone,
     now: () => clock.now,
+  });
+}
+
+/** A demand watch over the service's own figures, tariffs and alerts, as the service builds its one; run by the test's clock. */
+export function demandWatch(server: TestServer): DemandWatch {
+  const { deps } = server.service;
+  return new DemandWatch({
+    db: deps.db,
+    figures: deps.energy.figures,
+    tariffs: deps.energy.tariffs,
+    alerts: deps.alerts,
+    logger: deps.logger,
+    timezone: deps.energy.timezone,
   });
 }
 
