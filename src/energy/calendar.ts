@@ -98,3 +98,11 @@ export function daysBetween(from: string, to: string): string[] {
   for (let day = from; day < to; day = addDays(day, 1)) days.push(day);
   return days;
 }
+
+/** [from, to) cut into consecutive [start, end) ranges of at most `size` days, in order (for work read in slices). */
+export function* daySlices(from: string, to: string, size: number): Generator<[string, string]> {
+  for (let start = from; start < to; start = addDays(start, size)) {
+    const end = addDays(start, size);
+    yield [start, end < to ? end : to];
+  }
+}

@@ -1,5 +1,5 @@
 // The longest event-loop block of the service's other background tasks (issue 29): a backup (copy, integrity check,
-// retention), the weekly restore drill, and building a report (content and PDF), on a seeded data dir (50 users,
+// retention), the weekly restore drill, the daily energy anomaly check, and building a report (content and PDF), on a seeded data dir (50 users,
 // 10,000 alerts, faults, maintenance, and BENCH_EDGE_TASK_METERS × BENCH_EDGE_TASK_DAYS of interval data). Loads the
 // code under test from `root` (this checkout or the code before), like edgeBlocks.ts; the seeded dir is shared.
 import fs from 'node:fs';
@@ -33,7 +33,7 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
 
 export async function measureTasks(dataDir: string, root: string): Promise<Block[]> {
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
-  const [audit, client, module, backup, logger, content, pdf, reportFigures] = await Promise.all(
+  const [audit, client, module, backup, logger, content, pdf, reportFigures, analysis] = await Promise.all(
     [
       'src/db/auditTrail.ts',
       'src/db/client.ts',
@@ -43,6 +43,7 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       'src/reports/content.ts',
       'src/reports/renderPdf.ts',
       'src/reports/energyFigures.ts',
+      'src/analysis/module.ts',
     ].map(load),
   );
   const db = client.openDatabase(client.databasePath(dataDir));
@@ -77,6 +78,22 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       gcMs: measured.gcMs,
       activeMs: measured.activeMs,
       note: `${(drill as { status: string } | null)?.status ?? 'skipped'}${offThread ? ' in a worker thread' : ' on the request thread'}, ${(measured.ms / 1000).toFixed(1)} s in all`,
+    });
+    // The daily anomaly check of yesterday (the site and each of its areas): night base load over 28 days, and the
+    // baseline's year of days. No gateway here: the temperatures fail, so it measures every energy read and no fit.
+    const noGateway = { relay: async () => Promise.reject(new Error('no gateway in the bench')) };
+    const raised: unknown[] = [];
+    const watch = analysis
+      .buildAnalysis(db, new audit.AuditLog(db), energy)
+      .anomalies(noGateway, { fromGatewayAlarm: (alarm: unknown) => raised.push(alarm) }, log);
+    const yesterday = addDays(new Date().toISOString().slice(0, 10), -1);
+    measured = await longestBlock(() => watch.check(yesterday));
+    rows.push({
+      task: `energy anomaly check of a day (site and ${energy.figures.areaNames().length} areas)`,
+      maxMs: measured.maxMs,
+      gcMs: measured.gcMs,
+      activeMs: measured.activeMs,
+      note: `${raised.length} findings, ${(measured.ms / 1000).toFixed(1)} s in all`,
     });
     const builder = new content.ReportContentBuilder(db, reportFigures.siteEnergyFigures(db, energy.figures));
     // Since edgeloop2 the service builds reports in a worker thread (src/reports/offThread.ts); before, on the loop.
