@@ -305,23 +305,14 @@ export class Collector {
   meterHealth(): MeterHealth[] {
     const now = this.now();
     const states = this.currentStates();
-    const staleAfter = 2 * Math.max(this.deps.intervalMs, 60_000) + 30_000;
     return (this.selectMeters.all() as CollectedMeter[]).map((meter) => {
       const state = states.get(meter.id);
       const watch = this.watches.get(meter.id);
       const lag = state ? Math.max(0, now - state.lastAt) : null;
-      const condition: MeterCondition =
-        watch?.last === 'refused'
-          ? 'refusing'
-          : this.failing || watch?.last === 'bad' || watch?.last === 'absent'
-            ? 'failing'
-            : lag === null || lag > staleAfter
-              ? 'stale'
-              : 'ok';
       return {
         meterId: meter.id,
         code: meter.code,
-        state: condition,
+        state: this.conditionOf(watch, lag),
         lastReadingAt: state ? new Date(state.lastAt).toISOString() : null,
         lastValue: state ? state.lastValue : null,
         lagSec: lag === null ? null : Math.round(lag / 1000),
@@ -330,6 +321,25 @@ export class Collector {
         lastRefusal: watch?.lastRefusal ?? null,
       };
     });
+  }
+
+  /** How many collected meters are not ok (the public health figure): meterHealth's rule without a row per meter. */
+  metersNotOk(): number {
+    const now = this.now();
+    const states = this.currentStates();
+    let count = 0;
+    for (const meter of this.selectMeters.all() as CollectedMeter[]) {
+      const state = states.get(meter.id);
+      if (this.conditionOf(this.watches.get(meter.id), state ? Math.max(0, now - state.lastAt) : null) !== 'ok') count += 1;
+    }
+    return count;
+  }
+
+  private conditionOf(watch: MeterWatch | undefined, lagMs: number | null): MeterCondition {
+    if (watch?.last === 'refused') return 'refusing';
+    if (this.failing || watch?.last === 'bad' || watch?.last === 'absent') return 'failing';
+    const staleAfter = 2 * Math.max(this.deps.intervalMs, 60_000) + 30_000;
+    return lagMs === null || lagMs > staleAfter ? 'stale' : 'ok';
   }
 
   private watch(meterId: number): MeterWatch {

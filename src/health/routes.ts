@@ -92,7 +92,7 @@ export function healthRoutes({
         const gateway = iot.health();
         let metersNotOk = 0;
         try {
-          if (database === 'ok') metersNotOk = collector.meterHealth().filter((meter) => meter.state !== 'ok').length;
+          if (database === 'ok') metersNotOk = collector.metersNotOk();
         } catch {
           // the database answered the ping but not this read
         }
