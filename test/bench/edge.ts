@@ -1,9 +1,10 @@
 // Edge-box benchmark (issue 29): disk writes per day of the collector at 500 and 2,000 meters against the code before
 // this work (main's commit, built beside it), storage per meter-interval, the longest event-loop block of each
 // background task, idle RSS, and the 2,000-meter scale figures. Every figure is printed against its target.
-// BENCH_EDGE_ONLY=disk,storage,blocks,rss,scale runs a part; BENCH_EDGE_SPEED (default 10) is the clock speed-up of the
+// BENCH_EDGE_ONLY=disk,storage,blocks,tasks,rss,scale,emsctl,scale2000 runs parts (default all: every figure of the
+// issue in one run; emsctl and scale2000 run test/bench/emsctl.ts and scale.ts and print their figures again); BENCH_EDGE_SPEED (default 10) is the clock speed-up of the
 // disk-write runs (libfaketime: timers and Date run that much faster, the kernel's writeback does not).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ import {
 } from './harness.ts';
 import { createSiteMeters, openSeeding, seedDays } from './seeding.ts';
 
-const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale').split(','));
+const ONLY = new Set((process.env.BENCH_EDGE_ONLY ?? 'disk,storage,blocks,tasks,rss,scale,emsctl,scale2000').split(','));
 const SPEED = Number(process.env.BENCH_EDGE_SPEED ?? 10);
 /** Simulated minutes measured: two whole 15-minute periods wherever the window starts. */
 const WINDOW_MIN = Number(process.env.BENCH_EDGE_WINDOW_MIN ?? 31);
@@ -47,12 +48,15 @@ function report(figure: Figure): void {
 async function baselineRoot(): Promise<{ root: string; commit: string }> {
   const commit = execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: ROOT, encoding: 'utf8' }).trim();
   const root = path.join(os.tmpdir(), `ems-edge-baseline-${commit.slice(0, 12)}`);
-  if (!fs.existsSync(path.join(root, 'dist', 'src', 'main.js'))) {
+  const built = fs.existsSync(path.join(root, 'dist', 'src', 'main.js'));
+  if (!built) {
     fs.mkdirSync(root, { recursive: true });
     execFileSync('bash', ['-c', `git archive ${commit} | tar -x -C ${JSON.stringify(root)}`], { cwd: ROOT });
-    if (!fs.existsSync(path.join(root, 'node_modules'))) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
-    await buildService(root);
   }
+  // Linked again on every run: a tree kept from an earlier run may link to a checkout that is gone.
+  fs.rmSync(path.join(root, 'node_modules'), { force: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  if (!built) await buildService(root);
   return { root, commit };
 }
 
@@ -369,7 +373,33 @@ if (ONLY.has('scale')) {
   }
 }
 
-// Collection CPU, and the reads and disk writes at 2,000 meters × 3 years: npm run bench:scale (test/bench/scale.ts).
+/** Runs another bench script (its output shown as it goes) and reports the figures it leaves in `figuresFile`. */
+function reportFrom(script: string, figuresFile: string, env: NodeJS.ProcessEnv = {}): void {
+  const file = path.join(os.tmpdir(), figuresFile);
+  fs.rmSync(file, { force: true });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test', 'bench', script)], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  if (run.status !== 0 || !fs.existsSync(file)) {
+    report({ name: `${script}`, value: `exited with ${run.status ?? run.signal}`, target: 'its figures', met: false });
+    return;
+  }
+  console.log(`  (the figures of ${script}, again:)`);
+  for (const figure of JSON.parse(fs.readFileSync(file, 'utf8')) as Figure[]) report(figure);
+}
+
+if (ONLY.has('emsctl')) {
+  console.log('\nemsctl as installed (test/bench/emsctl.ts)');
+  reportFrom('emsctl.ts', 'ems-bench-emsctl-figures.json');
+}
+
+// Collection CPU, and the reads and disk writes at 2,000 meters × 3 years (test/bench/scale.ts, also npm run bench:scale).
+if (ONLY.has('scale2000')) {
+  console.log('\nScale: 2,000 meters × 3 years (test/bench/scale.ts; the seeded dir is kept in /tmp and reused)');
+  reportFrom('scale.ts', 'ems-bench-scale-figures.json');
+}
 
 const summary = path.join(os.tmpdir(), 'ems-bench-edge-figures.json');
 fs.writeFileSync(summary, JSON.stringify(figures, null, 2));

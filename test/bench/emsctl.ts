@@ -23,7 +23,12 @@ const TARGET_MS = 500;
 
 function baselineTree(ref: string): string {
   const dir = path.join(os.tmpdir(), `ems-bench-emsctl-${execFileSync('git', ['rev-parse', '--short', ref], { cwd: repoRoot, encoding: 'utf8' }).trim()}`);
-  if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) return dir;
+  if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) {
+    // A tree kept from an earlier run may link to a checkout that is gone: link this one's dependencies again.
+    fs.rmSync(path.join(dir, 'node_modules'), { force: true });
+    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
+    return dir;
+  }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const archive = spawnSync('git', ['archive', ref, 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'cli'], {
@@ -115,6 +120,7 @@ try {
   console.log(
     `${'command'.padEnd(12)} ${`before (${baselineRef})`.padEnd(20)} ${'after'.padEnd(10)} ${'ratio'.padEnd(7)} ${'after - floor'.padEnd(14)} target`,
   );
+  const figures: { name: string; value: string; target: string; met: boolean | null }[] = [];
   for (const item of cases) {
     const before = median(samples.get(`before ${item.name}`)!);
     const after = median(samples.get(`after ${item.name}`)!);
@@ -127,7 +133,15 @@ try {
     const cpuBefore = median(cpuSamples.get(`before ${item.name}`)!);
     const cpuAfter = median(cpuSamples.get(`after ${item.name}`)!);
     console.log(`${'  CPU time'.padEnd(12)} ${fmt(cpuBefore).padEnd(20)} ${fmt(cpuAfter).padEnd(10)} ${(cpuAfter / cpuBefore).toFixed(2)}`);
+    figures.push({
+      name: `emsctl ${item.name} as installed (median of ${runs})`,
+      value: `${fmt(after)} (before ${baselineRef}: ${fmt(before)}; node -e 0: ${fmt(floor)})`,
+      target: item.name === 'user list' ? 'none' : `≤ ${TARGET_MS} ms`,
+      met: item.name === 'user list' ? null : after <= TARGET_MS,
+    });
   }
+  // bench:edge's emsctl part reads these, to print every figure of issue 29 in one run.
+  fs.writeFileSync(path.join(os.tmpdir(), 'ems-bench-emsctl-figures.json'), JSON.stringify(figures, null, 2));
 } finally {
   fs.rmSync(cpuFile, { force: true });
   service.child.kill('SIGTERM');
