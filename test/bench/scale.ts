@@ -143,15 +143,27 @@ if (!process.env.BENCH_SCALE_NO_READS) {
     const backfill = performance.now();
     await firstCollection(service);
     console.log(`  first collection (gap backfill of ${METERS} meters) done ${fmt((performance.now() - backfill) / 1000, 0)} s after start`);
+    // What a start runs besides (the anomaly check of yesterday, the day's write) would land in the first route's
+    // figures: measure once the service is idle (< 5 % of a core over a second), as bench:edge's scale part does.
+    const settled = performance.now();
+    for (let last = cpuSeconds(service.pid), deadline = Date.now() + 180_000; Date.now() < deadline; ) {
+      await sleep(1000);
+      const now = cpuSeconds(service.pid);
+      if (now - last < 0.05) break;
+      last = now;
+    }
+    console.log(`  idle ${fmt((performance.now() - settled) / 1000, 0)} s later`);
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
     const headers = { authorization: `Bearer ${accessToken}` };
-    for (const route of ['/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
+    // /api/auth/me first: the floor every signed-in route shares on this process (the collection, GC, the box's load).
+    for (const route of ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
       const [figure] = await runLoad([{ name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 }]);
+      const floor = route === '/api/auth/me';
       report({
         name: `${route} p99 at 50 connections`,
         value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`,
-        target: '≤ 20 ms',
-        met: figure.p99 <= 20,
+        target: floor ? 'none: the floor' : '≤ 20 ms',
+        met: floor ? null : figure.p99 <= 20,
       });
     }
     const to = new Date().toISOString().slice(0, 10);
