@@ -4,10 +4,11 @@ import type { Dispatcher, Pool as UndiciPool } from 'undici';
 import { BadGateway, GatewayTimeout } from '../http/errors.ts';
 
 /**
- * Only undici's Pool and its request(), not the package's index: that one loads all of undici (fetch, WebSocket,
- * EventSource, the cache and mock agents; 144 modules) for the one class used here. −3 MiB of V8 heap and ~4 MiB of
- * idle RSS (issue 29, docs/performance-edge.md). The index attaches request() to Dispatcher.prototype; here it is
- * called on the pool. Both paths are undici 7's (package.json pins ^7); test/iot.test.ts and test/hardeningIot.test.ts go through them.
+ * Only undici's Pool and its request(), not the package's index: the index loads all of undici (fetch, WebSocket,
+ * EventSource, the cache and mock agents; 144 modules) for the one class used here. Importing the service costs
+ * 3.2 MiB less V8 heap and 4.3 MiB less RSS this way (issue 29, docs/performance-edge.md). The index attaches
+ * request() to Dispatcher.prototype; here it is called on the pool. Both paths are undici 7's (package.json: ^7);
+ * test/iot.test.ts and test/hardeningIot.test.ts go through them, test/memoryAtStart.test.ts keeps the index out.
  */
 const require = createRequire(import.meta.url);
 const Pool = require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
