@@ -83,11 +83,12 @@ export async function createService(
   const serviceLock = holdServiceLock(config.dataDir);
   let db: Db;
   try {
-    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false });
     // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
-    // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. No mmap_size
-    // (SQLite's default 0): mapped pages would count in the service's RSS and a disk error would be a SIGBUS.
-    db.sqlite.pragma('cache_size = -2048');
+    // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. Set as the
+    // connection opens, before the start-up quick_check reads every page (a 16 MiB cache filled, then shrunk, left
+    // ~10 MiB of freed malloc memory behind). No mmap_size (SQLite's default 0): mapped pages would count in the
+    // service's RSS and a disk error would be a SIGBUS.
+    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false, cacheKiB: 2048 });
   } catch (error) {
     serviceLock.release();
     throw error;

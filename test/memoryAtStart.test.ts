@@ -1,0 +1,50 @@
+// What the service holds in memory from its start (issue 29, docs/performance-edge.md "Memory and scale"): the page
+// cache is small from the connection's first statement, and the gateway client loads undici's Pool, not all of undici.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { closeDatabase, openDatabase } from '../src/db/client.ts';
+import { startTestServer, tempDir } from './helpers/server.ts';
+
+const require = createRequire(import.meta.url);
+
+test('cacheKiB is the connection page cache from its start; without it SQLite keeps its default', () => {
+  const dir = tempDir();
+  try {
+    const small = openDatabase(path.join(dir, 'small.db'), { cacheKiB: 2048 });
+    const plain = openDatabase(path.join(dir, 'plain.db'));
+    try {
+      assert.equal(small.sqlite.pragma('cache_size', { simple: true }), -2048);
+      const fallback = plain.sqlite.pragma('cache_size', { simple: true }) as number;
+      assert.notEqual(fallback, -2048);
+      // The start-up check and the migrations ran with the small cache: the opened database is whole and migrated.
+      assert.equal(small.sqlite.pragma('quick_check', { simple: true }), 'ok');
+      const tables = small.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+      assert.ok(tables.includes('alerts'));
+    } finally {
+      closeDatabase(small);
+      closeDatabase(plain);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the service keeps a 2 MiB page cache, and its gateway client works on undici’s Pool without undici’s index', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  assert.equal(server.service.deps.db.sqlite.pragma('cache_size', { simple: true }), -2048);
+
+  // A request through the gateway client to the built-in simulator, over real HTTP.
+  const admin = await server.createUser({ role: 'admin' });
+  const configs = await server.request('GET', '/api/iot/alarm-configs', { token: admin.accessToken });
+  assert.equal(configs.status, 200);
+
+  const loaded = Object.keys(require.cache);
+  const undiciRoot = path.dirname(require.resolve('undici/package.json'));
+  assert.ok(loaded.includes(path.join(undiciRoot, 'lib', 'dispatcher', 'pool.js')), 'the Pool is loaded');
+  assert.ok(!loaded.includes(path.join(undiciRoot, 'index.js')), 'undici’s index (fetch, WebSocket, cache…) is not loaded');
+  assert.ok(!loaded.some((file) => file.startsWith(path.join(undiciRoot, 'lib', 'web'))), 'no module of undici’s fetch is loaded');
+});
