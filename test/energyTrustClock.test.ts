@@ -16,7 +16,7 @@ const LIBFAKETIME = [
   '/usr/lib/faketime/libfaketime.so.1',
 ].find((file) => fs.existsSync(file));
 
-test("the box's clock steps a day ahead and back: no future energy, no frozen meter", { timeout: 120_000 }, async (t) => {
+test("the box's clock steps a day ahead and back: no future energy, no frozen meter", { timeout: 420_000 }, async (t) => {
   assert.ok(LIBFAKETIME, 'libfaketime is installed (test/setup/systemPackages.sh)');
   const dataDir = tempDir();
   const clockFile = path.join(dataDir, 'faketime');
@@ -31,6 +31,10 @@ test("the box's clock steps a day ahead and back: no future energy, no frozen me
     // Timers run on the real monotonic clock: only the wall clock steps, as with an NTP correction.
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
   });
+  let stderr = '';
+  service.child.stderr.on('data', (chunk) => (stderr += chunk));
+  let exit: number | string | null = null;
+  void service.exited.then((code) => (exit = code));
   const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
   t.after(async () => {
     db.close();
@@ -46,19 +50,38 @@ test("the box's clock steps a day ahead and back: no future energy, no frozen me
   const realToday = () => new Date().toISOString().slice(0, 10);
   const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
-  await eventually(async () => main(), 'the first collection', 60_000);
+  await eventually(async () => main(), 'the first collection', 120_000);
   assert.ok(lastDay()! <= realToday());
+
+  /** What the service saw, for a wait that gives up: its warnings and errors, the meters' states and the days written. */
+  const seen = async (error: unknown): Promise<never> => {
+    const health = await fetch(`${service.url}/api/health`)
+      .then((response) => response.json())
+      .catch((failure: Error) => `no answer: ${failure.message}`);
+    const warnings = service
+      .lines()
+      .filter((line) => Number(line.level) >= 40)
+      .slice(-15);
+    const states = db.prepare('SELECT meter_id, last_at, last_value FROM meter_state').all();
+    const days = db.prepare('SELECT day, count(*) AS rows FROM meter_days GROUP BY day ORDER BY day DESC LIMIT 3').all();
+    throw new Error(
+      `${(error as Error).message}; clock file ${fs.readFileSync(clockFile, 'utf8').trim()}, real today ${realToday()}; ` +
+        `collector ${JSON.stringify((health as { collector?: unknown }).collector ?? health)}; meter states ${JSON.stringify(states)}; ` +
+        `days ${JSON.stringify(days)}; last warnings ${JSON.stringify(warnings)}; last log lines ${JSON.stringify(service.lines().slice(-5))}; ` +
+        `service ${exit === null ? 'running' : `exited (${exit})`}; stderr ${stderr.slice(-1500)}`,
+    );
+  };
 
   fs.writeFileSync(clockFile, '+1d\n');
   // Under the stepped clock the simulator's readings are tomorrow's: they are counted as such (the box cannot know).
-  await eventually(async () => (lastDay() === tomorrow() ? true : undefined), "the stepped clock's day written", 60_000);
+  await eventually(async () => (lastDay() === tomorrow() ? true : undefined), "the stepped clock's day written", 150_000).catch(seen);
 
   fs.writeFileSync(clockFile, '+0s\n');
   await eventually(
     async () => (lastDay()! <= realToday() && (main()?.lastAt ?? 0) <= Date.now() + 5 * 60_000 ? true : undefined),
     'the future dropped',
-    60_000,
-  );
+    150_000,
+  ).catch(seen);
   const dropped = await service.waitForLog('the clock stepped back: intervals after now dropped, meters ahead of it start again');
   assert.equal(dropped.steppedBack, true);
   // Not frozen: the main meter's last reading moves on with the real clock. The collector holds what it counts in memory
