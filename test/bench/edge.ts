@@ -12,7 +12,6 @@ import { addDays } from '../../src/energy/calendar.ts';
 import {
   buildService,
   collectorHealth,
-  cpuSeconds,
   installedRuntime,
   postJson,
   ROOT,
@@ -21,8 +20,10 @@ import {
   sleep,
   startService,
   type LoadJob,
-  type ServiceChild,
   writeBytes,
+  routeP99Figure,
+  waitUntilIdle,
+  yearCsvFigure,
 } from './harness.ts';
 import { createSiteMeters, openSeeding, seedDays } from './seeding.ts';
 
@@ -289,17 +290,6 @@ if (ONLY.has('scale')) {
   );
   const { BENCH_PASSWORD } = await import('./seed.ts');
   const routes = ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats'];
-  // A service just started backfills the simulated meters first: measure once it is idle (< 5 % of a core for a second).
-  const settle = async (service: ServiceChild) => {
-    const deadline = Date.now() + 120_000;
-    let last = cpuSeconds(service.pid);
-    while (Date.now() < deadline) {
-      await sleep(1000);
-      const now = cpuSeconds(service.pid);
-      if (now - last < 0.05) return;
-      last = now;
-    }
-  };
   const load = async (url: string, route: string, accessToken: string) =>
     (
       await runLoad([
@@ -321,7 +311,7 @@ if (ONLY.has('scale')) {
     const { root, commit } = await baselineRoot();
     const old = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000, root });
     try {
-      await settle(old);
+      await waitUntilIdle(old.pid);
       const { accessToken } = await postJson<{ accessToken: string }>(`${old.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
       for (const route of routes) {
         const figure = await load(old.url, route, accessToken);
@@ -336,38 +326,14 @@ if (ONLY.has('scale')) {
   }
   const service = await startService({ dataDir: dir, logLevel: 'warn', timeoutMs: 180_000 });
   try {
-    await settle(service);
+    await waitUntilIdle(service.pid);
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
     const headers = { authorization: `Bearer ${accessToken}` };
     for (const route of routes) {
       const figure = await load(service.url, route, accessToken);
-      const floor = route === '/api/auth/me';
-      report({
-        name: `${route} p99 at 50 connections`,
-        value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`,
-        target: floor ? 'none: the floor' : '≤ 20 ms',
-        met: floor ? null : figure.p99 <= 20,
-        note: before.get(route),
-      });
+      report({ ...routeP99Figure(route, figure), note: before.get(route) });
     }
-    const to = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
-    const meterId = 2;
-    const times: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < 3; i += 1) {
-      const started = performance.now();
-      const response = await fetch(`${service.url}/api/energy/export.csv?meterId=${meterId}&from=${from}&to=${to}`, { headers });
-      bytes = (await response.arrayBuffer()).byteLength;
-      times.push(performance.now() - started);
-    }
-    const best = Math.min(...times);
-    report({
-      name: "a year of one meter's 15-minute intervals as CSV",
-      value: `${fmt(best / 1000, 2)} s (best of 3: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s; ${fmt(bytes / MiB, 1)} MiB)`,
-      target: '≤ 1 s',
-      met: best <= 1000,
-    });
+    report(await yearCsvFigure(service.url, headers));
   } finally {
     await service.stop();
   }

@@ -24,6 +24,9 @@ import {
   startService,
   writeBytes,
   type ServiceChild,
+  routeP99Figure,
+  waitUntilIdle,
+  yearCsvFigure,
 } from './harness.ts';
 import { BENCH_PASSWORD, seedDataDir } from './seed.ts';
 import { createSiteMeters, openSeeding, seedDaysFast } from './seeding.ts';
@@ -146,43 +149,16 @@ if (!process.env.BENCH_SCALE_NO_READS) {
     // What a start runs besides (the anomaly check of yesterday, the day's write) would land in the first route's
     // figures: measure once the service is idle (< 5 % of a core over a second), as bench:edge's scale part does.
     const settled = performance.now();
-    for (let last = cpuSeconds(service.pid), deadline = Date.now() + 180_000; Date.now() < deadline; ) {
-      await sleep(1000);
-      const now = cpuSeconds(service.pid);
-      if (now - last < 0.05) break;
-      last = now;
-    }
+    await waitUntilIdle(service.pid, 180_000);
     console.log(`  idle ${fmt((performance.now() - settled) / 1000, 0)} s later`);
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
     const headers = { authorization: `Bearer ${accessToken}` };
     // /api/auth/me first: the floor every signed-in route shares on this process (the collection, GC, the box's load).
     for (const route of ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
       const [figure] = await runLoad([{ name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 }]);
-      const floor = route === '/api/auth/me';
-      report({
-        name: `${route} p99 at 50 connections`,
-        value: `${fmt(figure.p99, 1)} ms (p50 ${fmt(figure.p50, 1)} ms, ${fmt(figure.rps, 0)} req/s)`,
-        target: floor ? 'none: the floor' : '≤ 20 ms',
-        met: floor ? null : figure.p99 <= 20,
-      });
+      report(routeP99Figure(route, figure));
     }
-    const to = new Date().toISOString().slice(0, 10);
-    const from = addDays(to, -365);
-    const times: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < 3; i += 1) {
-      const started = performance.now();
-      const response = await fetch(`${service.url}/api/energy/export.csv?meterId=2&from=${from}&to=${to}`, { headers });
-      if (!response.ok) throw new Error(`export.csv answered ${response.status}`);
-      bytes = (await response.arrayBuffer()).byteLength;
-      times.push(performance.now() - started);
-    }
-    report({
-      name: "a year of one meter's 15-minute intervals as CSV",
-      value: `${fmt(Math.min(...times) / 1000, 2)} s (best of 3: ${times.map((t) => fmt(t / 1000, 2)).join(', ')} s; ${fmt(bytes / MiB, 1)} MiB)`,
-      target: '≤ 1 s',
-      met: Math.min(...times) <= 1000,
-    });
+    report(await yearCsvFigure(service.url, headers));
   } finally {
     await service.stop();
   }
