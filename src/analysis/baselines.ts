@@ -103,9 +103,10 @@ export class Baselines {
    */
   private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
     const ids = this.figures.ids(query.target);
+    const idsJson = JSON.stringify(ids);
     const whole = new Set<string>();
     for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
-      for (const row of this.meterDays.all({ ids: JSON.stringify(ids), from: sliceFrom, to: sliceTo }) as { day: string; meters: number }[])
+      for (const row of this.meterDays.all({ ids: idsJson, from: sliceFrom, to: sliceTo }) as { day: string; meters: number }[])
         if (row.meters === ids.length) whole.add(row.day);
       await yieldToLoop();
     }
