@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addDays, dayIntervals } from '../src/energy/calendar.ts';
+import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../src/energy/store.ts';
 import { startTestServer, tempDir } from './helpers/server.ts';
 import { DAY, demandWatch, MIN, separateCollector, simulatorRig, type SimulatorRig } from './helpers/rig.ts';
@@ -376,6 +376,25 @@ describe('sub-meters, virtual meters and the figures', () => {
 });
 
 describe('site days in the platform time zone', () => {
+  test('siteDay answers what Intl does for every instant, going forward, backward and between zones (it keeps the last day per zone)', () => {
+    const zones = ['Europe/Berlin', 'America/Santiago', 'Pacific/Chatham', 'Asia/Kathmandu', 'UTC'];
+    const fresh = (zone: string, ms: number) =>
+      new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
+    // Around both 2026 changes of the northern and southern zones, every 7.5 minutes, the zones interleaved.
+    const spans = [Date.UTC(2026, 2, 27), Date.UTC(2026, 3, 3), Date.UTC(2026, 8, 4), Date.UTC(2026, 9, 23)];
+    let checked = 0;
+    for (const from of spans) {
+      const instants = Array.from({ length: (4 * 86_400_000) / 450_000 }, (_, i) => from + i * 450_000);
+      for (const ms of [...instants, ...instants.reverse()]) {
+        for (const zone of zones) {
+          assert.equal(siteDay(zone, new Date(ms)), fresh(zone, ms), `${zone} at ${new Date(ms).toISOString()}`);
+          checked += 1;
+        }
+      }
+    }
+    assert.equal(checked, 4 * 2 * 768 * zones.length);
+  });
+
   test('the autumn DST day has 100 intervals, the spring one 92, each summing to the counter difference between local midnights', async () => {
     const r = await rig({ start: Date.UTC(2026, 2, 30, 12, 0, 0), timezone: 'Europe/Berlin' });
     try {

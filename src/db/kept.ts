@@ -17,6 +17,7 @@ import type Database from 'better-sqlite3';
  * | overview.stats             | src/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
  * | overview.weekly            | src/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
  * | dashboard.public           | src/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
+ * | site.settings              | src/db/siteTimezone.ts      | platform_config                                          | one entry                   |
  * | tariffs.versions           | src/energy/tariffs.ts       | tariff_versions                                          | one entry                   |
  * | faults.statsRowCurrent     | src/faults/service.ts       | none: only other connections' commits (see there)        | one entry                   |
  * | list.<table>.totals/pages/asked | src/db/listQuery.ts    | its one table                                            | filter; page + filter       |

@@ -3,6 +3,7 @@
 import type { Db } from '../db/client.ts';
 import { Kept } from '../db/kept.ts';
 import type { MeterTerm } from '../db/schema/index.ts';
+import { siteSettings, type SiteSettings } from '../db/siteTimezone.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
 import { FLAG_ESTIMATED, storedFlags, storedKwh, storedMaxKw, type IntervalStore } from './store.ts';
@@ -55,7 +56,7 @@ const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 export class EnergyFigures {
   private readonly meterRows;
   private readonly demandRows;
-  private readonly config;
+  private readonly config: () => SiteSettings;
   private readonly dayTotals;
   private readonly monthTotals;
   private readonly monthPeaks;
@@ -84,7 +85,7 @@ export class EnergyFigures {
     this.keptDemand = new Kept(sqlite, { name: 'energy.demand', tables: ['meters', 'meter_state'], max: 1 });
     this.meterRows = sqlite.prepare('SELECT id, name, kind, area, site, terms, commodity, role FROM meters ORDER BY id');
     this.demandRows = sqlite.prepare('SELECT meter_id, demand_kw FROM meter_state WHERE demand_kw IS NOT NULL').raw();
-    this.config = sqlite.prepare('SELECT timezone, currency FROM platform_config WHERE id = 1');
+    this.config = siteSettings(db);
     this.dayTotals = sqlite.prepare(
       `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
@@ -141,7 +142,7 @@ export class EnergyFigures {
   }
 
   settings(): { timezone: string; currency: string } {
-    return this.config.get() as { timezone: string; currency: string };
+    return this.config();
   }
 
   /** A computed figure, kept until a table it reads is written; what depends on the clock carries the day or minute in its name. */

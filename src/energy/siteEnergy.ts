@@ -3,6 +3,7 @@
 // any meter exists, else from the sum of the cards. Callers ask here and never branch on where figures come from.
 import type { Db } from '../db/client.ts';
 import { Kept } from '../db/kept.ts';
+import { siteSettings } from '../db/siteTimezone.ts';
 import { SITE_TOTAL } from './areaCards.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from './calendar.ts';
 import type { Shares } from './completeness.ts';
@@ -44,7 +45,7 @@ export class SiteEnergy {
   ) {
     // energy_daily and energy_areas are AreaCards' tables; the sums over them stay beside the meters' in src/energy.
     const sqlite = db.sqlite;
-    this.config = sqlite.prepare('SELECT timezone, currency, electricity_price AS price, carbon_factor AS factor FROM platform_config WHERE id = 1');
+    this.config = siteSettings(db);
     this.cardSums = sqlite.prepare(
       'SELECT coalesce(sum(today_kwh), 0) AS todayKwh, coalesce(sum(month_kwh), 0) AS monthKwh, coalesce(sum(power_kw), 0) AS powerKw FROM energy_areas',
     );
@@ -61,7 +62,8 @@ export class SiteEnergy {
   }
 
   private settings(): { timezone: string; currency: string; price: number; factor: number } {
-    return this.config.get() as { timezone: string; currency: string; price: number; factor: number };
+    const { timezone, currency, electricityPrice, carbonFactor } = this.config();
+    return { timezone, currency, price: electricityPrice, factor: carbonFactor };
   }
 
   timezone(): string {
