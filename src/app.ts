@@ -6,6 +6,7 @@ import { DOCS_PATH, documentationJson, documentationPage } from './http/docs.ts'
 import { buildOpenApi } from './http/openapi.ts';
 import {
   buildRouter,
+  routeDispatch,
   clientAddress,
   errorRenderer,
   MAX_PENDING_BODIES_PER_ADDRESS,
@@ -97,7 +98,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(metrics.endpoint());
   app.use(documentationJson(() => buildOpenApi(routes, { version })));
   for (const middleware of extra.publicMiddleware ?? []) app.use(middleware);
-  app.use(router.routes());
+  app.use(routeDispatch(router));
   app.use(unmatchedRoute(auth, router, routes));
   // Errors are rendered by the middleware above; this only keeps Koa from printing them a second time.
   app.silent = true;
