@@ -468,6 +468,56 @@ test('a gateway that hangs is a 504, and a hanging write is sent once and never 
   assert.equal((await server.request('POST', '/api/iot/codes/values', { token: operator, body: { codes: ['a'] } })).status, 200);
 });
 
+test('an answer that keeps trickling past the deadline is a 504; one past 32 MiB (declared or sent) is a 502', async (t) => {
+  const { server, fake } = await serverWithFake(t, { EMS_IOT_TIMEOUT_MS: '400' });
+  const { accessToken: viewer } = await server.createUser({ role: 'viewer' });
+  const values = () => server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: ['a'] } });
+  // A byte every 100 ms: never idle for the timeout, still arriving past it.
+  fake.script(
+    '/codes/values',
+    (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 100);
+      res.on('close', () => clearInterval(drip));
+    },
+    1,
+  );
+  const trickled = await values();
+  assert.deepEqual([trickled.status, trickled.body], [504, { error: 'IoT gateway did not answer within 400 ms', code: 'GATEWAY_TIMEOUT' }]);
+
+  fake.script(
+    '/codes/values',
+    (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(33 * 1024 * 1024) });
+      res.write('{"data":[');
+    },
+    1,
+  );
+  const declared = await values();
+  assert.deepEqual([declared.status, declared.body], [502, { error: 'IoT gateway answer is too large', code: 'BAD_GATEWAY' }]);
+
+  const mib = Buffer.alloc(1024 * 1024, 0x20);
+  fake.script(
+    '/codes/values',
+    (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      let sent = 0;
+      const more = () => {
+        while (!res.destroyed && sent < 40 && res.write(mib)) sent += 1;
+        if (!res.destroyed && sent < 40) res.once('drain', more);
+      };
+      more();
+    },
+    1,
+  );
+  const streamed = await values();
+  assert.deepEqual([streamed.status, streamed.body], [502, { error: 'IoT gateway answer is too large', code: 'BAD_GATEWAY' }]);
+  // Then the gateway answers normally again, on the connections kept alive.
+  assert.equal((await values()).status, 200);
+});
+
 test('garbage JSON and a gateway dying mid-answer are 502; a dead gateway is 502 while the service stays healthy', async (t) => {
   const { server, fake } = await serverWithFake(t);
   const { accessToken: viewer } = await server.createUser({ role: 'viewer' });
