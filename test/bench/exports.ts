@@ -57,7 +57,7 @@ async function buildRef(ref: string): Promise<string> {
 }
 
 async function exportsOf(label: string, dataDir: string, root: string | undefined): Promise<Figures[]> {
-  // As the systemd unit of that tree runs it: its node flags and Environment= (MALLOC_ARENA_MAX=2).
+  // As the systemd unit of that tree runs it: its node flags and Environment= (MALLOC_ARENA_MAX).
   const runtime = installedRuntime(root);
   const service = await startService({ dataDir, logLevel: 'warn', root, nodeArgs: runtime.nodeArgs, env: runtime.env });
   try {
