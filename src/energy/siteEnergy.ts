@@ -61,13 +61,8 @@ export class SiteEnergy {
     return this.meters?.metered() ? 'meters' : 'cards';
   }
 
-  private settings(): { timezone: string; currency: string; price: number; factor: number } {
-    const { timezone, currency, electricityPrice, carbonFactor } = this.config();
-    return { timezone, currency, price: electricityPrice, factor: carbonFactor };
-  }
-
   timezone(): string {
-    return this.settings().timezone;
+    return this.config().timezone;
   }
 
   /** Today in the site's time zone. */
@@ -89,9 +84,9 @@ export class SiteEnergy {
         powerKw: meters.demandKw(),
       };
     }
-    const { timezone, price, factor } = this.settings();
+    const { timezone, electricityPrice, carbonFactor } = this.config();
     const cards = this.cardSums.get() as { todayKwh: number; monthKwh: number; powerKw: number };
-    const priced = (kwh: number): Totals => ({ kwh, cost: kwh * price, carbonKg: kwh * factor });
+    const priced = (kwh: number): Totals => ({ kwh, cost: kwh * electricityPrice, carbonKg: kwh * carbonFactor });
     return { source: 'cards', day: siteDay(timezone, at), today: priced(cards.todayKwh), month: priced(cards.monthKwh), powerKw: cards.powerKw };
   }
 
@@ -166,8 +161,8 @@ export class SiteEnergy {
   periodFigures(from: string, to: string): PeriodFigures {
     const meters = this.meteredFigures();
     if (meters) return meters.periodFigures(from, to);
-    const { timezone, currency, price, factor } = this.settings();
-    const figures = (kwh: number) => ({ kwh: round(kwh, 3), cost: round(kwh * price, 2), carbonKg: round(kwh * factor, 3) });
+    const { timezone, currency, electricityPrice, carbonFactor } = this.config();
+    const figures = (kwh: number) => ({ kwh: round(kwh, 3), cost: round(kwh * electricityPrice, 2), carbonKg: round(kwh * carbonFactor, 3) });
     const byDay = new Map(this.dailyTotals.all(from, to) as [string, number][]);
     const days: PeriodFigures['days'] = [];
     // A day with no recorded total is no data (null), never 0 (issue 22).
