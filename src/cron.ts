@@ -3,8 +3,10 @@
 // at those times. Report plans fire in the site's zone, the backup in the box's (docs/design-decisions.md, clock rule).
 // node-cron's own scheduler is not used: on change days it skips a time the spring change removes and runs a time the
 // autumn change repeats at its second occurrence (node-cron 4.6, measured), and it computes next runs only from now.
+import fs from 'node:fs';
 import cron from 'node-cron';
 import { wallClock, zoneOffsetMs } from './energy/calendar.ts';
+import { zoneRules } from './energy/zoneinfo.ts';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -93,8 +95,22 @@ export function nextCronRun(expression: string, timezone: string, after: number)
   return null;
 }
 
-/** The box's own time zone (TZ, else the system's): backups and other box upkeep run on the box's clock. */
+/**
+ * The box's own time zone (TZ, else the system's): backups and other box upkeep run on the box's clock. Named as ICU
+ * finds it (TZ, else the zone /etc/localtime links to) without an Intl call when the tz database has that zone
+ * (zoneinfo.ts says why); Intl answers the rest.
+ */
 export function boxTimezone(): string {
+  const fromEnv = process.env.TZ?.replace(/^:/, '');
+  let named = fromEnv;
+  if (fromEnv === undefined) {
+    try {
+      named = /\/zoneinfo\/(.+)$/.exec(fs.readlinkSync('/etc/localtime'))?.[1];
+    } catch {
+      named = undefined;
+    }
+  }
+  if (named && zoneRules(named)) return named;
   return Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
 }
 

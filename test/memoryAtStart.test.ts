@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { closeDatabase, openDatabase } from '../src/db/client.ts';
-import { startTestServer, tempDir } from './helpers/server.ts';
+import { eventually, startTestServer, tempDir } from './helpers/server.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -49,4 +49,38 @@ test('the service keeps a 2 MiB page cache, and its gateway client works without
     [],
     'no module of undici is loaded',
   );
+});
+
+test('start-up, a collection and the overview build no Intl.DateTimeFormat: ICU date data stays out of memory', async (t) => {
+  // The first Intl.DateTimeFormat maps ~4.6 MiB of node's ICU data and ~1.3 MiB of its code into the process for good
+  // (src/energy/zoneinfo.ts); day boundaries, cron times and the box's zone come from the tz database instead.
+  const built: unknown[] = [];
+  const original = Intl.DateTimeFormat;
+  Intl.DateTimeFormat = new Proxy(original, {
+    construct(target, args) {
+      built.push(args);
+      return Reflect.construct(target, args);
+    },
+    apply(target, self, args) {
+      built.push(args);
+      return Reflect.apply(target, self, args);
+    },
+  });
+  t.after(() => {
+    Intl.DateTimeFormat = original;
+  });
+  const server = await startTestServer({ EMS_COLLECT_INTERVAL: '60s', EMS_ALARM_POLL_INTERVAL: '30s' });
+  t.after(() => server.close());
+  const admin = await server.createUser({ role: 'admin' });
+  await eventually(
+    async () => {
+      const stats = await server.request<{ energyTodayKwh: number }>('GET', '/api/overview/stats', { token: admin.accessToken });
+      return stats.body.energyTodayKwh > 0 ? true : undefined;
+    },
+    'a collection metered the simulated building',
+    30_000,
+  );
+  for (const pathname of ['/api/overview/energy/weekly', '/api/energy/areas', '/api/system/backup-schedule'])
+    assert.equal((await server.request('GET', pathname, { token: admin.accessToken })).status, 200, pathname);
+  assert.deepEqual(built, [], 'no Intl.DateTimeFormat was built');
 });

@@ -30,7 +30,12 @@ function canonicalLocale(value: string): string | undefined {
   }
 }
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+/** ISO 4217 codes ICU knows; read at the first currency written, not at start (ICU data mapped in stays: issue 29). */
+let currencies: Set<string> | undefined;
+function isCurrency(code: string): boolean {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return currencies.has(code);
+}
 
 function invalid(details: ErrorDetail[]): BadRequest {
   return new BadRequest('Invalid body', details);
@@ -98,8 +103,7 @@ export class ConfigStore {
       locale = canonicalLocale(locale);
       if (!locale) details.push({ path: 'body.locale', message: 'is not a valid BCP 47 language tag (e.g. en-US)' });
     }
-    if (patch.currency !== undefined && !CURRENCIES.has(patch.currency))
-      details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
+    if (patch.currency !== undefined && !isCurrency(patch.currency)) details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
     if (details.length) throw invalid(details);
 
     const write = () => this.writePlatformPatch(actor, patch, locale);

@@ -1,9 +1,16 @@
 // Site days in the platform time zone: where a day starts, how many 15-minute intervals it has (92, 96 or 100), which day an instant is in.
+// Offsets come from the system's tz database (zoneinfo.ts); Intl answers only for a zone without a readable file.
+import { zoneRules } from './zoneinfo.ts';
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** The calendar day at `at` in the zone, from Intl (~10 µs). */
+/** The calendar day at `at` in the zone. */
 function formatDay(timezone: string, at: Date): string {
+  const rules = zoneRules(timezone);
+  if (rules) {
+    const seconds = Math.floor(at.getTime() / 1000);
+    return new Date((seconds + rules.offsetSeconds(seconds)) * 1000).toISOString().slice(0, 10);
+  }
   let format = dayFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
@@ -58,6 +65,11 @@ function partsFormat(timezone: string): Intl.DateTimeFormat {
 
 /** The wall-clock time at `at` in `timezone`, written as if it were a UTC instant (ms). */
 export function wallClock(timezone: string, at: number): number {
+  const rules = zoneRules(timezone);
+  if (rules) {
+    const seconds = Math.floor(at / 1000);
+    return (seconds + rules.offsetSeconds(seconds)) * 1000;
+  }
   const parts: Record<string, number> = {};
   for (const part of partsFormat(timezone).formatToParts(new Date(at))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
