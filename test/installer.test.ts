@@ -116,7 +116,7 @@ describe('installer', () => {
       'EnvironmentFile=/etc/ems/ems.env',
       'Environment=NODE_ENV=production',
       'WorkingDirectory=/opt/ems',
-      `ExecStart=${nodeBin} --max-semi-space-size=1 --optimize-for-size --max-old-space-size=256 /opt/ems/dist/src/main.js`,
+      `ExecStart=${nodeBin} --max-semi-space-size=1 --max-old-space-size=256 /opt/ems/dist/src/main.js`,
       'Restart=on-failure',
       'NoNewPrivileges=yes',
       'ProtectSystem=strict',
