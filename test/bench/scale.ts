@@ -5,7 +5,7 @@
 // - collection CPU (user + system of the service over a window of collections, as % of one core) and disk writes per
 //   day (/proc/<pid>/io write_bytes) at 2,000 meters and, for how it grows, 500, on a clock BENCH_SCALE_SPEED (10)
 //   times faster (libfaketime): every figure per simulated time.
-// BENCH_SCALE_METERS / BENCH_SCALE_DAYS / BENCH_SCALE_DISK=2000,500 (none: reads only) / BENCH_SCALE_PROFILE=<dir> / BENCH_SCALE_NODE_ARGS / BENCH_SCALE_WINDOW_MIN (31) /
+// BENCH_SCALE_METERS / BENCH_SCALE_DAYS / BENCH_SCALE_DISK=2000,500 (none: reads only) / BENCH_SCALE_PROFILE=<dir> / BENCH_SCALE_NODE_ARGS / BENCH_SCALE_ROUNDS (3) / BENCH_SCALE_WINDOW_MIN (31) /
 // BENCH_SCALE_NO_READS=1 (collection cost only) change the run. The reads run on the seeded dir, each cost pass on a copy.
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
@@ -24,10 +24,11 @@ import {
   startService,
   writeBytes,
   type ServiceChild,
-  routeP99Figure,
+  routeP99MedianFigure,
   waitUntilIdle,
   yearCsvFigure,
 } from './harness.ts';
+import type { LoadFigures } from './load.ts';
 import { BENCH_PASSWORD, seedDataDir } from './seed.ts';
 import { createSiteMeters, openSeeding, seedDaysFast } from './seeding.ts';
 
@@ -40,6 +41,8 @@ const DISK_METERS = process.env.BENCH_SCALE_DISK === 'none' ? [] : (process.env.
 const PROFILE_DIR = process.env.BENCH_SCALE_PROFILE;
 /** Node flags added after the unit's for the reading service (a later flag wins: `--max-semi-space-size=4` to compare). */
 const EXTRA_NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Rounds of the four read routes (10 s each, interleaved); each route's figure is the median of its runs. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_SCALE_ROUNDS ?? 3));
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const MiB = 1024 * 1024;
 const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -154,10 +157,18 @@ if (!process.env.BENCH_SCALE_NO_READS) {
     const { accessToken } = await postJson<{ accessToken: string }>(`${service.url}/api/auth/login`, { username: 'bench-viewer', password: BENCH_PASSWORD });
     const headers = { authorization: `Bearer ${accessToken}` };
     // /api/auth/me first: the floor every signed-in route shares on this process (the collection, GC, the box's load).
-    for (const route of ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats']) {
-      const [figure] = await runLoad([{ name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 }]);
-      report(routeP99Figure(route, figure));
+    // ROUNDS rounds of the four routes, interleaved, so that each route meets the box's fast and slow minutes alike.
+    const routes = ['/api/auth/me', '/api/overview/energy/weekly', '/api/energy/areas', '/api/overview/stats'];
+    const runs = new Map<string, LoadFigures[]>(routes.map((route) => [route, []]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const route of routes) {
+        const [figure] = await runLoad([
+          { name: route, url: `${service.url}${route}`, method: 'GET', headers, connections: 50, warmupSec: 2, durationSec: 10 },
+        ]);
+        runs.get(route)!.push(figure);
+      }
     }
+    for (const route of routes) report(routeP99MedianFigure(route, runs.get(route)!));
     report(await yearCsvFigure(service.url, headers));
   } finally {
     await service.stop();
