@@ -6,11 +6,7 @@ const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** The calendar day at `at` in the zone. */
 function formatDay(timezone: string, at: Date): string {
-  const rules = zoneRules(timezone);
-  if (rules) {
-    const seconds = Math.floor(at.getTime() / 1000);
-    return new Date((seconds + rules.offsetSeconds(seconds)) * 1000).toISOString().slice(0, 10);
-  }
+  if (zoneRules(timezone)) return new Date(wallClock(timezone, at.getTime())).toISOString().slice(0, 10);
   let format = dayFormats.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
