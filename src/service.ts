@@ -12,7 +12,7 @@ import { BackupScheduler } from './backup/service.ts';
 import type { Config } from './config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from './db/client.ts';
 import { Lifecycle, Repeating } from './lifecycle.ts';
-import { CHECK_INTERVAL_MS, walCheckpointJob } from './walCheckpoint.ts';
+import { CHECK_INTERVAL_MS, WalIndex, walCheckpointJob } from './walCheckpoint.ts';
 import { bindListener, StartupError, type Listener } from './listener.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -95,11 +95,15 @@ export async function createService(
   }
   const lifecycle = new Lifecycle();
   lifecycle.onClose('service lock', () => serviceLock.release());
+  // The -shm descriptor the checkpoint job reads through is closed after the database (hooks run in reverse): closed
+  // before, it would drop the connection's locks on the file (src/walCheckpoint.ts).
+  const walIndex = new WalIndex(db.path);
+  lifecycle.onClose('WAL index', () => walIndex.close());
   lifecycle.onClose('database', () => closeDatabase(db));
   // The WAL checkpoints SQLite would run inside a COMMIT, off the event loop (src/walCheckpoint.ts); stopped before the
-  // database closes (hooks run in reverse).
+  // database closes.
   const checkpoints = new Repeating(
-    walCheckpointJob(db.path, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
+    walCheckpointJob(walIndex, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
     CHECK_INTERVAL_MS,
   );
   checkpoints.start();

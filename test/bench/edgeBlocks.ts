@@ -220,7 +220,9 @@ async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, r
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-wal-'));
   const db = openDatabase(databasePath(dataDir), { autoCheckpoint: false } as Parameters<typeof openDatabase>[1]);
   const wal = fs.existsSync(path.join(root, 'src/walCheckpoint.ts')) ? await import(pathToFileURL(path.join(root, 'src/walCheckpoint.ts')).href) : null;
-  const job = wal ? wal.walCheckpointJob(db.path, (error: unknown) => console.error(error)) : null;
+  // Since the lock fix the job reads through a held WalIndex; a baseline before it takes the path.
+  const walIndex = wal?.WalIndex ? new wal.WalIndex(db.path) : null;
+  const job = wal ? wal.walCheckpointJob(walIndex ?? db.path, (error: unknown) => console.error(error)) : null;
   const auto = db.sqlite.pragma('wal_autocheckpoint', { simple: true });
   const statement = db.sqlite.prepare(
     `INSERT INTO alerts (title, message, level, source, status, occurred_at, created_at, updated_at) VALUES ('wal', ?, 'info', 'bench', 'resolved', ?, ?, ?)`,
@@ -250,6 +252,7 @@ async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, r
     };
   } finally {
     closeDatabase(db);
+    walIndex?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
