@@ -2,7 +2,9 @@
 // this work (main's commit, built beside it), storage per meter-interval, the longest event-loop block of each
 // background task, idle RSS, and the 2,000-meter scale figures. Every figure is printed against its target.
 // BENCH_EDGE_ONLY=disk,storage,blocks,tasks,rss,scale,emsctl,scale2000 runs parts (default all: every figure of the
-// issue in one run; emsctl and scale2000 run test/bench/emsctl.ts and scale.ts and print their figures again); BENCH_EDGE_SPEED (default 10) is the clock speed-up of the
+// issue in one run; emsctl and scale2000 run test/bench/emsctl.ts and scale.ts and print their figures again).
+// BENCH_EDGE_BASELINE=<revision> is the "before" of each figure (default: main's merge-base). BENCH_EDGE_SPEED
+// (default 10) is the clock speed-up of the
 // disk-write runs (libfaketime: timers and Date run that much faster, the kernel's writeback does not).
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,9 +47,16 @@ function report(figure: Figure): void {
   console.log(`  ${figure.name}: ${figure.value} (target ${figure.target})${mark}${figure.note ? `; ${figure.note}` : ''}`);
 }
 
-/** The code this work started from (main's commit), exported and built beside this checkout; node_modules shared. */
+/**
+ * The code this work started from (main's commit, or BENCH_EDGE_BASELINE: any revision, e.g. to compare main with a
+ * round before), exported and built beside this checkout; node_modules shared.
+ */
 async function baselineRoot(): Promise<{ root: string; commit: string }> {
-  const commit = execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const revision = process.env.BENCH_EDGE_BASELINE;
+  const commit = execFileSync('git', revision ? ['rev-parse', '--verify', `${revision}^{commit}`] : ['merge-base', 'HEAD', 'main'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
   const root = path.join(os.tmpdir(), `ems-edge-baseline-${commit.slice(0, 12)}`);
   const built = fs.existsSync(path.join(root, 'dist', 'src', 'main.js'));
   if (!built) {

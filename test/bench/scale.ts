@@ -187,15 +187,21 @@ for (const meters of DISK_METERS) {
     met: cost.cpuPct <= 2,
   });
   const at500 = disk.get(500);
+  // A pass below METERS runs on a copy of the METERS-meter dir: the meters past `meters` stop answering and are still
+  // tracked (their state, gaps, alerts), so it is not the issue's 500-meter figure (bench:edge's disk part measures
+  // that on a dir of 500 meters).
+  const silent = METERS - meters;
   report({
-    name: `disk writes at ${meters} meters`,
+    name: `disk writes at ${meters} meters${silent > 0 ? ` (on the ${METERS}-meter dir: ${silent} meters silent)` : ''}`,
     value: `${fmt(cost.mibPerDay)} MiB/day${at500 && meters !== 500 ? ` (${fmt(cost.mibPerDay / at500, 2)}× the 500-meter figure)` : ''}`,
-    target: meters === 500 ? '≤ 25 MiB/day, goal 10' : 'scale it, say how it grows',
-    met: meters === 500 ? cost.mibPerDay <= 25 : null,
+    target: silent > 0 ? "none here (the issue's 500-meter figure: bench:edge's disk part)" : 'scale it, say how it grows',
+    met: null,
   });
 }
 if (disk.has(500) && disk.has(METERS) && METERS !== 500)
-  console.log(`  growth: ${fmt(disk.get(METERS)! / disk.get(500)!, 2)}× the writes for ${fmt(METERS / 500, 0)}× the meters`);
+  console.log(
+    `  growth: ${fmt(disk.get(METERS)! / disk.get(500)!, 2)}× the writes of the 500-meter pass on the same dir (its other meters silent) for ${fmt(METERS / 500, 0)}× the meters answering`,
+  );
 
 const summary = path.join(os.tmpdir(), 'ems-bench-scale-figures.json');
 fs.writeFileSync(summary, JSON.stringify(figures, null, 2));
