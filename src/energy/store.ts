@@ -326,8 +326,9 @@ export class IntervalStore {
     }
   }
 
-  /** Whole-transaction helper. */
+  /** Whole-transaction helper; the tariff versions every save() prices with are cached before it begins (Tariffs.load). */
   transaction<R>(fn: () => R): R {
+    this.tariffs.load();
     return this.db.sqlite.transaction(fn)();
   }
 }
