@@ -147,3 +147,15 @@ test('a move cut short by a stop is finished at the next start, before the first
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('siteDay answers instants that alternate between days (a backfill meter by meter) with each one its own day', () => {
+  // The last days asked are kept with the instants they span; instants around Berlin's spring change, at and either
+  // side of each midnight, asked in an order that keeps going back to earlier days.
+  const oracle = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit' });
+  const base = Date.UTC(2026, 2, 27, 22, 0); // 2026-03-27 23:00 in Berlin; DST starts 2026-03-29
+  const instants: number[] = [];
+  for (let meter = 0; meter < 5; meter += 1)
+    for (let step = 0; step < 4 * 24 * 4; step += 7) instants.push(base + step * INTERVAL_MS + meter * 60_000 - (step % 3) * 3_600_000);
+  for (const ms of [...instants, ...instants.reverse()])
+    assert.equal(siteDay('Europe/Berlin', new Date(ms)), oracle.format(new Date(ms)), new Date(ms).toISOString());
+});

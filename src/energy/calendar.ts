@@ -15,18 +15,27 @@ function formatDay(timezone: string, at: Date): string {
   return format.format(at);
 }
 
-/** Per zone, the day last answered and the instants it spans: most instants asked are in the same day as the last. */
-const lastDays = new Map<string, { day: string; from: number; to: number }>();
+/**
+ * Per zone, the days last answered and the instants they span, the latest first: most instants asked fall in a day
+ * asked just before. Four, not one: a backfill of the last 24 hours goes meter by meter across two days (yesterday's
+ * readings, then today's, then the next meter's yesterday), and with one kept day every meter missed twice (issue 29).
+ */
+const lastDays = new Map<string, { day: string; from: number; to: number }[]>();
+const KEPT_DAYS = 4;
 
 /** The calendar day (YYYY-MM-DD) at `at` in the site's time zone: energy days start at the site's midnight, not UTC's. */
 export function siteDay(timezone: string, at: Date = new Date()): string {
   const ms = at.getTime();
-  const last = lastDays.get(timezone);
-  if (last && ms >= last.from && ms < last.to) return last.day;
+  let kept = lastDays.get(timezone);
+  if (kept) for (const last of kept) if (ms >= last.from && ms < last.to) return last.day;
   const day = formatDay(timezone, at);
   const { start, count } = dayIntervals(timezone, day);
   const to = start + count * INTERVAL_MS;
-  if (ms >= start && ms < to) lastDays.set(timezone, { day, from: start, to });
+  if (ms >= start && ms < to) {
+    if (!kept) lastDays.set(timezone, (kept = []));
+    kept.unshift({ day, from: start, to });
+    if (kept.length > KEPT_DAYS) kept.pop();
+  }
   return day;
 }
 
