@@ -9,6 +9,8 @@ import { AuditLog } from '../src/db/auditTrail.ts';
 import type { Kept } from '../src/db/kept.ts';
 import { addDays, dayIntervals, siteDay } from '../src/energy/calendar.ts';
 import { buildEnergy } from '../src/energy/module.ts';
+import { TimeZoneMove } from '../src/energy/rezone.ts';
+import { createLogger } from '../src/logger.ts';
 import { tempDir } from './helpers/server.ts';
 
 test('a store transaction reads the tariff versions once, however many day rows it prices', () => {
@@ -49,4 +51,45 @@ test('a store transaction reads the tariff versions once, however many day rows 
   };
   assert.equal(priced.n, ids.length);
   assert.ok(Math.abs(priced.kwh - ids.length * count * 1.25) < 0.01, `${priced.kwh} kWh`);
+});
+
+test('a time-zone move reads the tariff versions once, not once per day row it prices again', async () => {
+  const dir = tempDir('ems-tariff-reads-move-');
+  const db = openDatabase(databasePath(dir));
+  after(() => {
+    closeDatabase(db);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const energy = buildEnergy(db, new AuditLog(db));
+  const ids = Array.from({ length: 4 }, (_, i) => energy.meters.create({ name: `Tenant ${i}`, code: `meter.m${i}.kwh`, kind: 'energy' }, null).id);
+  let zone = energy.timezone();
+  const today = siteDay(zone, new Date());
+  for (let back = 1; back <= 20; back += 1) {
+    const day = addDays(today, -back);
+    const { start, count } = dayIntervals(zone, day);
+    energy.store.transaction(() =>
+      energy.store.save(
+        ids.map((meterId) => ({
+          meterId,
+          day,
+          start,
+          kwh: Float32Array.from({ length: count }, () => 1),
+          flags: new Uint8Array(count),
+          maxKw: null,
+          stored: null,
+        })),
+      ),
+    );
+  }
+  // A new version drops the cache, as any tariff change before a move would.
+  energy.tariffs.create({ validFrom: addDays(today, 30), price: 0.3, carbonFactor: 0.2 }, { id: null, username: 'tester' });
+  const versions = (energy.tariffs as unknown as { versions: Kept<unknown> }).versions;
+  const misses = versions.stats.misses;
+  const move = new TimeZoneMove({ db, store: energy.store, timezone: () => zone, logger: createLogger('silent') });
+  const from = zone;
+  await move.change(() => {
+    zone = from === 'America/New_York' ? 'Europe/Berlin' : 'America/New_York';
+  });
+  assert.ok((db.sqlite.prepare('SELECT count(*) FROM meter_days').pluck().get() as number) >= ids.length * 20, 'the days were moved');
+  assert.equal(versions.stats.misses - misses, 1, `the versions were read once for ${ids.length} meters × 20 days`);
 });

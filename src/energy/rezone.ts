@@ -88,10 +88,11 @@ export class TimeZoneMove {
       const ids = this.meterIds.all(after) as number[];
       if (!ids.length) break;
       for (const meterId of ids) {
-        sqlite.transaction(() => {
+        // The store's transaction: the tariff versions its save() prices every moved day with are cached first.
+        this.deps.store.transaction(() => {
           this.moveMeter(meterId, from, to);
           this.writeMarker.run(MARKER_KEY, JSON.stringify({ from, to, after: meterId } satisfies Marker));
-        })();
+        });
         after = meterId;
         moved += 1;
         await new Promise((resolve) => setImmediate(resolve));
