@@ -17,6 +17,7 @@ import {
 } from './http/router.ts';
 import { version } from './packageRoot.ts';
 import { wallboardPages } from './wallboard/routes.ts';
+import { staffApp } from './web/serve.ts';
 import { allRoutes } from './routes.ts';
 import { storageWatchOf } from './db/storageWatch.ts';
 import { Metrics } from './metrics/service.ts';
@@ -94,6 +95,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(securityHeaders());
   app.use(portalCors(deps.config.portalOrigin));
   app.use(documentationPage());
+  app.use(staffApp(deps));
   app.use(wallboardPages());
   app.use(metrics.endpoint());
   app.use(documentationJson(() => buildOpenApi(routes, { version })));

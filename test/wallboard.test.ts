@@ -77,8 +77,8 @@ async function useAreas(n: number): Promise<void> {
 }
 
 describe('pages over HTTP', () => {
-  test('/ and /wallboard: public HTML under a CSP without inline script or style, ETag and 304', async () => {
-    for (const url of ['/', '/wallboard']) {
+  test('/wallboard and / with a wallboard parameter: public HTML under a CSP without inline script or style, ETag and 304', async () => {
+    for (const url of ['/?rotate=10', '/wallboard']) {
       const page = await server.request('GET', url);
       assert.equal(page.status, 200);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
@@ -94,8 +94,10 @@ describe('pages over HTTP', () => {
   });
 
   test('assets are gzip-encoded when asked, every one the page names is served, and a first visit stays under 50 KB', async () => {
-    const page = await server.request('GET', '/');
-    const assets = [...page.text.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]).filter((href) => href !== '/documentation' && href !== '/');
+    const page = await server.request('GET', '/wallboard');
+    const assets = [...page.text.matchAll(/(?:src|href)="(\/[^"]+)"/g)]
+      .map((m) => m[1])
+      .filter((href) => !['/documentation', '/wallboard', '/login'].includes(href));
     assert.ok(assets.length >= 3);
     const { get } = await import('node:http');
     const gzipped = (url: string) =>
@@ -107,7 +109,7 @@ describe('pages over HTTP', () => {
         }).on('error', reject);
       });
     let total = 0;
-    for (const url of ['/', ...assets, '/api/wallboard']) {
+    for (const url of ['/wallboard', ...assets, '/api/wallboard']) {
       const answer = await gzipped(url);
       assert.equal(answer.status, 200, url);
       total += answer.bytes;
@@ -207,7 +209,7 @@ describe('in Chromium', () => {
     let page: Page | undefined;
     for (const count of [5, 60]) {
       await useAreas(count);
-      if (!page) page = await open(`${server.url}/`);
+      if (!page) page = await open(`${server.url}/wallboard`);
       else await page.reload();
       await page.waitForSelector(`[data-field="todayKwh"][data-value]`);
       for (const viewport of VIEWPORTS) {
@@ -275,13 +277,13 @@ describe('in Chromium', () => {
 
   test("how long an alert has been active is written in the site's language and units", async () => {
     const since = async (page: Page) => page.$eval('.alert[data-level="critical"]:has(.title:text-is("Boiler lockout")) .meta', (node) => node.textContent);
-    const english = await open(`${server.url}/`);
+    const english = await open(`${server.url}/wallboard`);
     // Raised 3 days, 2 hours and 5 minutes ago.
     assert.equal(await since(english), 'Area 01 · for 3 days 2 hr');
     await english.close();
     assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { locale: 'de-DE' } })).status, 200);
     try {
-      const german = await open(`${server.url}/`);
+      const german = await open(`${server.url}/wallboard`);
       assert.equal(await since(german), 'Area 01 · seit 3 Tg. 2 Std.');
       await german.close();
     } finally {
@@ -300,7 +302,7 @@ describe('in Chromium', () => {
   });
 
   test('updates itself when the figures change, with no reload', async () => {
-    const page = await open(`${server.url}/`);
+    const page = await open(`${server.url}/wallboard`);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
     const before = Number(await value(page, 'alerts.critical'));
     const created = await server.request('POST', '/api/alerts', { token: admin, body: { title: 'Chiller 1 trip', level: 'critical' } });
@@ -312,7 +314,7 @@ describe('in Chromium', () => {
   });
 
   test('shows "stale since" while the service is away, keeps the figures, and recovers when it is back', async () => {
-    const page = await open(`${server.url}/`);
+    const page = await open(`${server.url}/wallboard`);
     const before = await value(page, 'powerKw');
     const { port } = new URL(server.url);
     const dataDir = server.dataDir;
@@ -365,7 +367,7 @@ describe('in Chromium', () => {
     });
 
     test('the page says the figures are not updating and the gateway is failing, then clears by itself', async () => {
-      const page = await open(`${metered.url}/`);
+      const page = await open(`${metered.url}/wallboard`);
       assert.equal(await page.getAttribute('body', 'data-state'), 'live');
       assert.equal(await page.textContent('[data-field="gateway"]'), 'Gateway online');
       broken = true;

@@ -34,7 +34,7 @@ try {
   await cdp.send('Network.enable');
   let bytes = 0;
   cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => (bytes += event.encodedDataLength));
-  await page.goto(`${server.url}/`);
+  await page.goto(`${server.url}/wallboard`);
   await page.waitForSelector('.bar-col');
   const first = bytes;
   bytes = 0;
@@ -56,7 +56,7 @@ try {
   const baseline: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const [url, selector, into] of [
-      [`${server.url}/`, '[data-field="powerKw"][data-value]', wallboard],
+      [`${server.url}/wallboard`, '[data-field="powerKw"][data-value]', wallboard],
       [bareUrl, '#done', baseline],
     ] as const) {
       const fresh = await browser.newContext();

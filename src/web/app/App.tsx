@@ -1,0 +1,183 @@
+// The frame (skip link, header, navigation, main) and the route table: each screen is its own chunk, loaded when
+// first opened; a screen that needs a role the person lacks is not linked and says so when opened.
+import type { ComponentType } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t, type Key } from './i18n';
+import { navigate, pathOf, route } from './state/router';
+import { can, ready, signOut, user } from './state/session';
+import { theme, toggleTheme } from './state/theme';
+
+type Role = 'viewer' | 'operator' | 'admin';
+type Screen = { pattern: RegExp; load: () => Promise<{ default: ComponentType<{ params: string[] }> }>; role: Role | 'public'; title: Key };
+
+const SCREENS: Screen[] = [
+  { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview' },
+  { pattern: /^\/areas\/([^/]+)$/, load: () => import('./screens/Area'), role: 'viewer', title: 'nav.overview' },
+  { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
+  { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
+  { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
+  { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings' },
+  { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },
+  { pattern: /^\/login$/, load: () => import('./screens/Login'), role: 'public', title: 'login.title' },
+  { pattern: /^\/forgot$/, load: () => import('./screens/Forgot'), role: 'public', title: 'forgot.title' },
+  { pattern: /^\/register$/, load: () => import('./screens/Register'), role: 'public', title: 'register.title' },
+];
+
+const NAV: { href: string; label: Key; role: Role }[] = [
+  { href: '/', label: 'nav.overview', role: 'viewer' },
+  { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
+  { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
+  { href: '/settings', label: 'nav.settings', role: 'admin' },
+];
+
+const loaded = new Map<Screen, ComponentType<{ params: string[] }>>();
+
+function Loader({ screen, params }: { screen: Screen; params: string[] }) {
+  const [Component, setComponent] = useState(() => loaded.get(screen));
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (loaded.has(screen)) return setComponent(() => loaded.get(screen));
+    setComponent(undefined);
+    screen.load().then(
+      (module) => {
+        loaded.set(screen, module.default);
+        setComponent(() => module.default);
+      },
+      () => setFailed(true),
+    );
+  }, [screen]);
+  if (failed) return <p role="alert">{t('app.loadFailed')}</p>;
+  if (!Component)
+    return (
+      <p class="muted" aria-busy="true">
+        {t('app.loading')}
+      </p>
+    );
+  return <Component params={params} />;
+}
+
+function find(path: string): { screen?: Screen; params: string[] } {
+  for (const screen of SCREENS) {
+    const match = screen.pattern.exec(path);
+    if (match) return { screen, params: match.slice(1).map(decodeURIComponent) };
+  }
+  return { params: [] };
+}
+
+const siteName = document.documentElement.dataset.siteName || 'EMS';
+
+function Header() {
+  const [open, setOpen] = useState(false);
+  const path = pathOf(route.value);
+  const signedIn = user.value !== null;
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <header class="top">
+      <a class="brand" href="/">
+        <span class="logo" aria-hidden="true">
+          ⚡
+        </span>
+        <span>{siteName}</span>
+      </a>
+      {signedIn && (
+        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+          {t('nav.menu')}
+        </button>
+      )}
+      {signedIn && (
+        <nav id="nav" class={open ? 'open' : ''} aria-label={t('nav.label')}>
+          <ul>
+            {NAV.filter((item) => can(item.role)).map((item) => {
+              const current = item.href === '/' ? path === '/' || /^\/(overview|areas|meters)/.test(path) : path.startsWith(item.href);
+              return (
+                <li key={item.href}>
+                  <a href={item.href} aria-current={current ? 'page' : undefined}>
+                    {t(item.label)}
+                  </a>
+                </li>
+              );
+            })}
+          </ul>
+        </nav>
+      )}
+      <div class="tools">
+        <button type="button" class="ghost" onClick={toggleTheme} aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}>
+          {theme.value === 'dark' ? '☀' : '☾'}
+        </button>
+        {signedIn ? (
+          <>
+            <a class="who" href="/account" title={t('nav.account')}>
+              {user.value!.displayName || user.value!.username}
+            </a>
+            <button type="button" class="ghost" onClick={() => signOut().then(() => navigate('/login'))}>
+              {t('nav.signOut')}
+            </button>
+          </>
+        ) : (
+          <a href="/wallboard">{t('nav.wallboard')}</a>
+        )}
+      </div>
+    </header>
+  );
+}
+
+export function App() {
+  const main = useRef<HTMLElement>(null);
+  const path = pathOf(route.value);
+  const { screen, params } = find(path);
+  const signedIn = user.value !== null;
+  let shown = screen;
+  let shownParams = params;
+  let forbidden = false;
+  if (screen && screen.role !== 'public' && !signedIn) {
+    shown = SCREENS.find((s) => s.title === 'login.title');
+    shownParams = [];
+  } else if (signedIn && user.value!.mustChangePassword && path !== '/account') {
+    shown = SCREENS.find((s) => s.title === 'nav.account');
+  } else if (signedIn && screen && screen.role === 'public') {
+    // Signed in on /login: go where the sign-in was asked for.
+    queueMicrotask(() => navigate(new URLSearchParams(location.search).get('next') || '/', true));
+  } else if (screen && screen.role !== 'public' && !can(screen.role)) {
+    forbidden = true;
+  }
+  const title = shown ? t(shown.title) : t('notFound.title');
+  useEffect(() => {
+    document.title = `${title} · ${siteName}`;
+  }, [title]);
+  // Focus moves to the new screen's heading on navigation, as a page load would, for keyboard and screen readers.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [path]);
+  if (!ready.value) return null;
+  return (
+    <>
+      <a class="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <Header />
+      <main id="main" ref={main} tabIndex={-1}>
+        {forbidden ? (
+          <section>
+            <h1>{t('app.forbiddenTitle')}</h1>
+            <p>{t('app.forbidden')}</p>
+          </section>
+        ) : shown ? (
+          <Loader key={shown.title + shownParams.join('/')} screen={shown} params={shownParams} />
+        ) : (
+          <section>
+            <h1>{t('notFound.title')}</h1>
+            <p>{t('notFound.text')}</p>
+            <p>
+              <a href="/">{t('nav.overview')}</a>
+            </p>
+          </section>
+        )}
+      </main>
+    </>
+  );
+}

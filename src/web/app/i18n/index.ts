@@ -1,0 +1,92 @@
+// The app's words in en/de/fr/es (one JSON file each, en the reference and the fallback), chosen from the person's
+// browser languages, else the site's locale (served on <html data-site-locale>), else English. Numbers and dates are
+// formatted with the site's locale when it speaks the chosen language (de-CH keeps its own separators), else the
+// browser's tag for it.
+import { signal } from '@preact/signals';
+import en from './en.json';
+
+export type Key = keyof typeof en;
+type Dictionary = Record<string, string>;
+
+export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Dictionary }>> = {
+  de: () => import('./de.json'),
+  fr: () => import('./fr.json'),
+  es: () => import('./es.json'),
+};
+
+const root = document.documentElement;
+export const siteLocale = root.dataset.siteLocale || 'en';
+export const siteTimeZone = root.dataset.siteTimezone || 'UTC';
+
+function supported(tag: string): Language | undefined {
+  const base = tag.toLowerCase().split('-')[0];
+  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : undefined;
+}
+
+export function chooseLanguage(browser: readonly string[], site: string): { language: Language; locale: string } {
+  for (const tag of browser) {
+    const language = supported(tag);
+    if (language) return { language, locale: supported(site) === language ? site : tag };
+  }
+  const language = supported(site) ?? 'en';
+  return { language, locale: supported(site) ? site : 'en' };
+}
+
+const chosen = chooseLanguage(navigator.languages?.length ? navigator.languages : [navigator.language], siteLocale);
+export const language = signal<Language>('en');
+export const locale = signal<string>(chosen.locale);
+let dictionary: Dictionary = en;
+
+export async function loadLanguage(next: Language = chosen.language): Promise<void> {
+  dictionary = next === 'en' ? en : { ...en, ...(await loaders[next]()).default };
+  root.lang = next;
+  language.value = next;
+}
+
+/** A text with its {placeholders} filled. Reading `language` subscribes the calling component to a language change. */
+export function t(key: Key, values: Record<string, string | number> = {}): string {
+  void language.value;
+  const text = dictionary[key] ?? en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+function numberFormat(options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = locale.value + JSON.stringify(options);
+  let format = numberFormats.get(key);
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale.value, options)));
+  return format;
+}
+
+/** 1,746 kWh / 1.746 kWh / 1 746 kWh: one decimal below 1000, none above. */
+export function num(value: number | null | undefined, digits?: number): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  const d = digits ?? (Math.abs(value) >= 1000 ? 0 : 1);
+  return numberFormat({ minimumFractionDigits: d, maximumFractionDigits: d }).format(value);
+}
+
+export function money(value: number | null | undefined, currency: string): string {
+  if (value === null || value === undefined) return '–';
+  try {
+    return numberFormat({ style: 'currency', currency, maximumFractionDigits: Math.abs(value) >= 1000 ? 0 : 2 }).format(value);
+  } catch {
+    return `${num(value, 2)} ${currency}`;
+  }
+}
+
+export function percent(value: number | null | undefined, signed = false): string {
+  if (value === null || value === undefined) return '–';
+  return numberFormat({ style: 'percent', maximumFractionDigits: 1, signDisplay: signed ? 'exceptZero' : 'auto' }).format(value);
+}
+
+export function dateTime(value: string | number | Date | null | undefined, timeZone = siteTimeZone): string {
+  if (value === null || value === undefined) return '–';
+  return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(value));
+}
+
+export function dateOnly(value: string | number | Date, timeZone = siteTimeZone): string {
+  return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeZone }).format(new Date(value));
+}

@@ -1,0 +1,256 @@
+// The alerts work-list: active, cleared at source but not acknowledged, acknowledged, shelved, resolved; filters by
+// level and text; acknowledge / resolve / shelve with a note, bulk acknowledge of the ticked ones, an alert's history,
+// and a maintenance record opened from an alert. Operators act; viewers read.
+// Requests: one GET /api/alerts per tab (the active tab's list holds the cleared and shelved ones too).
+import { useState } from 'preact/hooks';
+import { api, errorText } from '../api/client';
+import { Done, Field, Problem } from '../components/Field';
+import { useApi } from '../components/useApi';
+import { dateTime, t, type Key } from '../i18n';
+import { can } from '../state/session';
+
+type Alert = {
+  id: number;
+  title: string;
+  message: string;
+  level: 'info' | 'warning' | 'critical';
+  area: string | null;
+  source: string | null;
+  status: 'active' | 'acknowledged' | 'resolved';
+  occurredAt: string;
+  clearedAt: string | null;
+  shelvedUntil: string | null;
+  shelveReason: string | null;
+};
+type Tab = 'active' | 'cleared' | 'acknowledged' | 'shelved' | 'resolved';
+const TABS: Tab[] = ['active', 'cleared', 'acknowledged', 'shelved', 'resolved'];
+
+function tabOf(alert: Alert, now: number): Tab {
+  if (alert.status !== 'active') return alert.status;
+  if (alert.shelvedUntil && Date.parse(alert.shelvedUntil) > now) return 'shelved';
+  return alert.clearedAt ? 'cleared' : 'active';
+}
+
+const STATUS_FOR: Record<Tab, 'active' | 'acknowledged' | 'resolved'> = {
+  active: 'active',
+  cleared: 'active',
+  shelved: 'active',
+  acknowledged: 'acknowledged',
+  resolved: 'resolved',
+};
+
+export default function Alerts() {
+  const [tab, setTab] = useState<Tab>('active');
+  const [level, setLevel] = useState<'' | Alert['level']>('');
+  const [q, setQ] = useState('');
+  const [query, setQuery] = useState('');
+  const [picked, setPicked] = useState<Set<number>>(new Set());
+  const [open, setOpen] = useState<number | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const list = useApi(
+    () =>
+      api.GET('/api/alerts', {
+        params: { query: { status: [STATUS_FOR[tab]], pageSize: 200, ...(level ? { level: [level] } : {}), ...(query ? { q: query } : {}) } },
+      }),
+    [tab, level, query],
+  );
+  const now = Date.now();
+  const items = ((list.data?.items ?? []) as Alert[]).filter((alert) => tabOf(alert, now) === tab);
+  const operator = can('operator');
+
+  async function bulkAcknowledge() {
+    const ids = [...picked];
+    const { data, error, response } = await api.POST('/api/alerts/bulk', { body: { action: 'acknowledge', filter: { ids } } });
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setDone(t('alerts.bulkDone', { changed: data.changed, skipped: data.skipped }));
+    setPicked(new Set());
+    list.reload();
+  }
+
+  return (
+    <section>
+      <h1>{t('alerts.title')}</h1>
+      <div class="tabs" role="tablist" aria-label={t('alerts.title')}>
+        {TABS.map((name) => (
+          <button
+            type="button"
+            role="tab"
+            key={name}
+            aria-selected={tab === name}
+            onClick={() => {
+              setTab(name);
+              setPicked(new Set());
+              setOpen(null);
+            }}
+          >
+            {t(`alerts.tab.${name}` as Key)}
+          </button>
+        ))}
+      </div>
+      <form
+        class="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setQuery(q.trim());
+        }}
+      >
+        <Field label={t('alerts.level')}>
+          {(id) => (
+            <select id={id} value={level} onChange={(e) => setLevel(e.currentTarget.value as typeof level)}>
+              <option value="">{t('alerts.anyLevel')}</option>
+              <option value="critical">{t('level.critical')}</option>
+              <option value="warning">{t('level.warning')}</option>
+              <option value="info">{t('level.info')}</option>
+            </select>
+          )}
+        </Field>
+        <Field label={t('alerts.search')}>{(id) => <input id={id} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />}</Field>
+        <button type="submit">{t('alerts.filter')}</button>
+      </form>
+      {operator && tab !== 'resolved' && tab !== 'acknowledged' && (
+        <p>
+          <button type="button" disabled={picked.size === 0} onClick={bulkAcknowledge}>
+            {t('alerts.bulkAcknowledge', { n: picked.size })}
+          </button>
+        </p>
+      )}
+      <Problem text={problem ?? list.problem} />
+      <Done text={done} />
+      {list.data && items.length === 0 && <p class="muted">{t('alerts.none')}</p>}
+      <ul class="worklist">
+        {items.map((alert) => (
+          <li key={alert.id} class={`alert level-${alert.level}`} data-alert-id={alert.id}>
+            <div class="row">
+              {operator && tab !== 'resolved' && tab !== 'acknowledged' && (
+                <input
+                  type="checkbox"
+                  aria-label={t('alerts.pick', { title: alert.title })}
+                  checked={picked.has(alert.id)}
+                  onChange={(e) => {
+                    const next = new Set(picked);
+                    if (e.currentTarget.checked) next.add(alert.id);
+                    else next.delete(alert.id);
+                    setPicked(next);
+                  }}
+                />
+              )}
+              <span class={`badge ${alert.level}`}>{t(`level.${alert.level}`)}</span>
+              <button type="button" class="link title" aria-expanded={open === alert.id} onClick={() => setOpen(open === alert.id ? null : alert.id)}>
+                {alert.title}
+              </button>
+              <span class="muted when">
+                {dateTime(alert.occurredAt)}
+                {alert.area ? ` · ${alert.area}` : ''}
+              </span>
+            </div>
+            {alert.clearedAt && alert.status === 'active' && <p class="muted">{t('alerts.clearedAt', { at: dateTime(alert.clearedAt) })}</p>}
+            {open === alert.id && (
+              <AlertDetail
+                alert={alert}
+                operator={operator}
+                onChanged={(text) => {
+                  setDone(text);
+                  setOpen(null);
+                  list.reload();
+                }}
+              />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: boolean; onChanged: (text: string) => void }) {
+  const [note, setNote] = useState('');
+  const [minutes, setMinutes] = useState('60');
+  const [problem, setProblem] = useState<string | null>(null);
+  const history = useApi(() => api.GET('/api/alerts/{id}/notes', { params: { path: { id: alert.id } } }), [alert.id]);
+  const path = { params: { path: { id: alert.id } } };
+
+  async function act(kind: 'acknowledge' | 'resolve' | 'shelve' | 'maintenance') {
+    const answer =
+      kind === 'acknowledge'
+        ? await api.POST('/api/alerts/{id}/acknowledge', { ...path, body: note ? { note } : {} })
+        : kind === 'resolve'
+          ? await api.POST('/api/alerts/{id}/resolve', { ...path, body: note ? { note } : {} })
+          : kind === 'shelve'
+            ? await api.POST('/api/alerts/{id}/shelve', { ...path, body: { durationMin: Number(minutes), reason: note } })
+            : await api.POST('/api/alerts/{id}/maintenance', { ...path, body: note ? { description: note } : {} });
+    if (!answer.response.ok) return setProblem(errorText(answer.error, answer.response.status));
+    onChanged(t(`alerts.done.${kind}`, { title: alert.title }));
+  }
+
+  return (
+    <div class="detail">
+      <p class="message">{alert.message}</p>
+      <dl class="facts">
+        {alert.source && (
+          <>
+            <dt>{t('alerts.source')}</dt>
+            <dd>{alert.source}</dd>
+          </>
+        )}
+        {alert.shelvedUntil && (
+          <>
+            <dt>{t('alerts.shelvedUntil')}</dt>
+            <dd>
+              {dateTime(alert.shelvedUntil)} {alert.shelveReason ? `(${alert.shelveReason})` : ''}
+            </dd>
+          </>
+        )}
+      </dl>
+      <h3>{t('alerts.history')}</h3>
+      {history.data && history.data.items.length === 0 && <p class="muted">{t('alerts.noHistory')}</p>}
+      <ol class="history">
+        {(history.data?.items ?? []).map((entry) => (
+          <li key={entry.id}>
+            <span class="muted">{dateTime(entry.at)}</span> <strong>{entry.username ?? '–'}</strong> {t(`note.${entry.kind}`)}
+            {entry.text ? `: ${entry.text}` : ''}
+          </li>
+        ))}
+      </ol>
+      {operator && alert.status !== 'resolved' && (
+        <form class="stack" onSubmit={(e) => e.preventDefault()}>
+          <Field label={t('alerts.note')}>
+            {(id) => <textarea id={id} rows={2} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />}
+          </Field>
+          <Problem text={problem} />
+          <div class="actions">
+            {alert.status === 'active' && (
+              <button type="button" class="primary" onClick={() => act('acknowledge')}>
+                {t('alerts.acknowledge')}
+              </button>
+            )}
+            <button type="button" onClick={() => act('resolve')}>
+              {t('alerts.resolve')}
+            </button>
+            <button type="button" onClick={() => act('maintenance')}>
+              {t('alerts.createMaintenance')}
+            </button>
+          </div>
+          {alert.status === 'active' && (
+            <div class="actions">
+              <Field label={t('alerts.shelveFor')}>
+                {(id) => (
+                  <select id={id} value={minutes} onChange={(e) => setMinutes(e.currentTarget.value)}>
+                    <option value="60">{t('alerts.hours', { n: 1 })}</option>
+                    <option value="240">{t('alerts.hours', { n: 4 })}</option>
+                    <option value="1440">{t('alerts.hours', { n: 24 })}</option>
+                    <option value="10080">{t('alerts.days', { n: 7 })}</option>
+                  </select>
+                )}
+              </Field>
+              <button type="button" disabled={!note.trim()} onClick={() => act('shelve')} title={t('alerts.shelveNeedsNote')}>
+                {t('alerts.shelve')}
+              </button>
+            </div>
+          )}
+        </form>
+      )}
+    </div>
+  );
+}

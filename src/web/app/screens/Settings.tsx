@@ -1,0 +1,94 @@
+// Site settings for admins, also the first-run setup (after the initial admin's password change): site name, time
+// zone (a list, not typing), currency, energy price, language. GET and PUT /api/configs.
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText } from '../api/client';
+import { Done, Field, Problem } from '../components/Field';
+import { useApi } from '../components/useApi';
+import { t } from '../i18n';
+import { queryOf, route } from '../state/router';
+
+const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+const CURRENCIES = ['EUR', 'CHF', 'GBP', 'USD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK'];
+
+export default function Settings() {
+  const firstRun = queryOf(route.value).has('firstRun');
+  const config = useApi(() => api.GET('/api/configs'));
+  const [form, setForm] = useState({ siteName: '', timezone: 'UTC', currency: 'EUR', electricityPrice: '', locale: 'en' });
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  useEffect(() => {
+    const c = config.data;
+    if (c) setForm({ siteName: c.siteName, timezone: c.timezone, currency: c.currency, electricityPrice: String(c.electricityPrice), locale: c.locale });
+  }, [config.data]);
+  const set = (key: keyof typeof form) => (event: Event) => setForm({ ...form, [key]: (event.currentTarget as HTMLInputElement).value });
+  const zones = ZONES.includes(form.timezone) ? ZONES : [form.timezone, ...ZONES];
+
+  async function save(event: Event) {
+    event.preventDefault();
+    setDone(null);
+    const price = Number(form.electricityPrice.replace(',', '.'));
+    if (!Number.isFinite(price) || price < 0) return setProblem(t('settings.badPrice'));
+    const { data, error, response } = await api.PUT('/api/configs', {
+      body: { siteName: form.siteName.trim(), timezone: form.timezone, currency: form.currency, electricityPrice: price, locale: form.locale },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setDone(t('settings.saved'));
+    document.documentElement.dataset.siteTimezone = data.timezone;
+  }
+
+  return (
+    <section class="narrow">
+      <h1>{firstRun ? t('settings.firstRunTitle') : t('nav.settings')}</h1>
+      {firstRun && <p class="notice">{t('settings.firstRunText')}</p>}
+      <Problem text={config.problem} />
+      <form class="stack" onSubmit={save} noValidate>
+        <Field label={t('settings.siteName')}>{(id) => <input id={id} required maxLength={100} value={form.siteName} onInput={set('siteName')} />}</Field>
+        <Field label={t('settings.timezone')} hint={t('settings.timezoneHint')}>
+          {(id, hint) => (
+            <select id={id} aria-describedby={hint} value={form.timezone} onChange={set('timezone')}>
+              {zones.map((zone) => (
+                <option key={zone} value={zone}>
+                  {zone}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label={t('settings.currency')}>
+          {(id) => (
+            <select id={id} value={form.currency} onChange={set('currency')}>
+              {(CURRENCIES.includes(form.currency) ? CURRENCIES : [form.currency, ...CURRENCIES]).map((code) => (
+                <option key={code} value={code}>
+                  {code}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label={t('settings.price', { currency: form.currency })}>
+          {(id) => <input id={id} inputMode="decimal" required value={form.electricityPrice} onInput={set('electricityPrice')} />}
+        </Field>
+        <Field label={t('settings.locale')}>
+          {(id) => (
+            <select id={id} value={form.locale} onChange={set('locale')}>
+              {['en', 'en-GB', 'de', 'de-DE', 'de-AT', 'de-CH', 'fr', 'fr-FR', 'fr-CH', 'es', 'es-ES']
+                .concat(form.locale)
+                .filter((v, i, a) => a.indexOf(v) === i)
+                .map((tag) => (
+                  <option key={tag} value={tag}>
+                    {tag}
+                  </option>
+                ))}
+            </select>
+          )}
+        </Field>
+        <Problem text={problem} />
+        <Done text={done} />
+        <button type="submit" class="primary">
+          {t('settings.save')}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+// Who is signed in. Signing in stores the token pair (api/client.ts); a page load with a stored refresh token resumes
+// the session with one refresh and GET /api/auth/me.
+import { computed, signal } from '@preact/signals';
+import { api, errorText, refreshSession, tokens } from '../api/client';
+
+export type User = {
+  id: number;
+  username: string;
+  email: string;
+  role: 'viewer' | 'operator' | 'admin';
+  displayName: string | null;
+  mustChangePassword?: boolean;
+};
+
+export const user = signal<User | null>(null);
+/** false until the stored session was tried on load. */
+export const ready = signal(false);
+
+const RANK = { viewer: 0, operator: 1, admin: 2 } as const;
+export const role = computed(() => user.value?.role ?? null);
+export function can(needed: keyof typeof RANK): boolean {
+  return user.value !== null && RANK[user.value.role] >= RANK[needed];
+}
+
+tokens.onExpired(() => {
+  user.value = null;
+});
+
+export async function resume(): Promise<void> {
+  if (tokens.hasRefresh() && (await refreshSession())) {
+    const { data } = await api.GET('/api/auth/me');
+    if (data) user.value = data as User;
+  }
+  ready.value = true;
+}
+
+export async function signIn(username: string, password: string): Promise<string | null> {
+  const { data, error, response } = await api.POST('/api/auth/login', { body: { username, password } });
+  if (!data) return errorText(error, response.status);
+  tokens.set(data.accessToken, data.refreshToken);
+  user.value = data.user as User;
+  return null;
+}
+
+/** Tokens from the OAuth popup (postMessage from the service's callback page). */
+export async function adoptTokens(accessToken: string, refreshToken: string): Promise<void> {
+  tokens.set(accessToken, refreshToken);
+  const { data } = await api.GET('/api/auth/me');
+  if (data) user.value = data as User;
+}
+
+export async function signOut(): Promise<void> {
+  await api.POST('/api/auth/logout').catch(() => undefined);
+  tokens.clear();
+  user.value = null;
+}
