@@ -68,7 +68,10 @@ export function registerBackupCommands(program: Command): void {
     .command('run')
     .description("take a backup now (safe while the service runs), copy it to EMS_BACKUP_TARGET if set, and apply the schedule's retention")
     .action(async (_options, command: Command) => {
-      const [{ performBackup }, { createLogger }] = await Promise.all([import('../../src/operations/backup/service.ts'), import('../../src/platform/logger.ts')]);
+      const [{ performBackup }, { createLogger }] = await Promise.all([
+        import('../../src/operations/backup/service.ts'),
+        import('../../src/platform/logger.ts'),
+      ]);
       await withDb(command, async (db, config) => {
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
         const { listBackups } = await import('../../src/operations/backup/archive.ts');
@@ -196,7 +199,10 @@ export function registerBackupCommands(program: Command): void {
       const given = Object.fromEntries(Object.entries(retention).filter(([, value]) => value !== undefined));
       if (Object.keys(given).length) changes.retention = given;
       if (!Object.keys(changes).length) throw new CliError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
-      const [{ CRON_MESSAGE, changeSchedule }, { AppError }] = await Promise.all([import('../../src/operations/backup/schedule.ts'), import('../../src/platform/errors.ts')]);
+      const [{ CRON_MESSAGE, changeSchedule }, { AppError }] = await Promise.all([
+        import('../../src/operations/backup/schedule.ts'),
+        import('../../src/platform/errors.ts'),
+      ]);
       await withDb(command, async (db, config) => {
         try {
           changeSchedule(db, changes, EMSCTL);

@@ -219,7 +219,9 @@ async function collectorBlocks({
 async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, root: string): Promise<Block> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-wal-'));
   const db = openDatabase(databasePath(dataDir), { autoCheckpoint: false } as Parameters<typeof openDatabase>[1]);
-  const wal = fs.existsSync(path.join(root, 'src/platform/db/walCheckpoint.ts')) ? await import(pathToFileURL(path.join(root, 'src/platform/db/walCheckpoint.ts')).href) : null;
+  const wal = fs.existsSync(path.join(root, 'src/platform/db/walCheckpoint.ts'))
+    ? await import(pathToFileURL(path.join(root, 'src/platform/db/walCheckpoint.ts')).href)
+    : null;
   // Since the lock fix the job reads through a held WalIndex; a baseline before it takes the path.
   const walIndex = wal?.WalIndex ? new wal.WalIndex(db.path) : null;
   const job = wal ? wal.walCheckpointJob(walIndex ?? db.path, (error: unknown) => console.error(error)) : null;
