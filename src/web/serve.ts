@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
-import type { AppDeps } from '../appDeps.ts';
-import { packageRoot } from '../packageRoot.ts';
+import { packageRoot } from '../platform/packageRoot.ts';
+import type { ConfigStore } from '../site/service.ts';
 
 export const WEB_DIST = path.join(packageRoot, 'dist', 'web');
 export const ASSET_PREFIX = '/app-assets/';
@@ -85,7 +85,7 @@ function isNavigation(ctx: Context): boolean {
   return ctx.accepts('html', 'json') === 'html' && (ctx.get('Accept').includes('text/html') || ctx.path === '/');
 }
 
-export function staffApp({ configs }: Pick<AppDeps, 'configs'>, dir: string = WEB_DIST): Middleware {
+export function staffApp({ configs }: { configs: Pick<ConfigStore, 'platform'> }, dir: string = WEB_DIST): Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
   const pages = new Map<string, Asset>();
   return async (ctx, next) => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { generateSchemaTypes, openApiDocument, SCHEMA_FILE } from '../../src/web/tools/openapi.ts';
+import { generateSchemaTypes, openApiDocument, SCHEMA_FILE } from '../../src/app/webApiTypes.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 test('the committed API types equal a fresh generation from the route table', async () => {

@@ -3,7 +3,7 @@
 // on a fresh clone and a later start costs one directory walk.
 import fs from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../packageRoot.ts';
+import { packageRoot } from '../../platform/packageRoot.ts';
 
 const WEB = path.join(packageRoot, 'src', 'web');
 export const WEB_DIST = path.join(packageRoot, 'dist', 'web');

@@ -16600,7 +16600,7 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         generatedAt: string;
-                        /** @description the page's words in the site's language (src/i18n wallboard.* keys without the prefix; English for a key or language missing) */
+                        /** @description the page's words in the site's language (src/platform/i18n wallboard.* keys without the prefix; English for a key or language missing) */
                         labels: {
                             [key: string]: string;
                         };
