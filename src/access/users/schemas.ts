@@ -18,6 +18,9 @@ export const User = Type.Object({
   phone: Type.Union([Type.String(), Type.Null()]),
   avatarUrl: Type.Union([Type.String(), Type.Null()]),
   lastLoginAt: NullableTimestamp,
+  mustChangePassword: Type.Boolean({
+    description: 'true for the generated initial admin until its password is changed: a client asks for a new password before anything else',
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

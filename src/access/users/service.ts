@@ -36,7 +36,7 @@ export async function ensureInitialAdmin(
   const passwordHash = await passwords.hash(password);
   const created = db.sqlite.transaction(() => {
     if (countUsers(db) > 0) return false;
-    insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin' });
+    insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin', mustChangePassword: true });
     return true;
   })();
   if (!created) return;
@@ -57,6 +57,8 @@ async function remindInitialAdmin(db: Db, file: string, logger: Logger, verify: 
   }
   const admin = new UserLookup(db).findByUsername('admin');
   if (admin && password && (await verify(password, admin.passwordHash))) {
+    // A box installed before the flag existed: the generated password is still in use, so ask for a new one too.
+    if (!admin.mustChangePassword) db.orm.update(users).set({ mustChangePassword: true }).where(eq(users.id, admin.id)).run();
     logger.warn({ username: 'admin', initialPassword: password, file }, 'the initial admin password is still in use; sign in, change it and delete the file');
   } else {
     logger.warn({ file }, 'the initial admin password file is out of date (the password was changed): delete it');

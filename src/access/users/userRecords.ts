@@ -21,6 +21,7 @@ export function presentUser(row: UserRow): PublicUser {
     phone: row.phone,
     avatarUrl: row.avatarUrl,
     lastLoginAt: row.lastLoginAt,
+    mustChangePassword: row.mustChangePassword,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -100,7 +101,15 @@ function frozen<V extends object>(value: V | undefined): V | undefined {
   return value && Object.freeze(value);
 }
 
-export type NewUser = { username: string; email: string; passwordHash: string; role: Role; displayName?: string | null; phone?: string | null };
+export type NewUser = {
+  username: string;
+  email: string;
+  passwordHash: string;
+  role: Role;
+  displayName?: string | null;
+  phone?: string | null;
+  mustChangePassword?: boolean;
+};
 
 export function assertUnique(db: Db, username: string, email: string, exceptId?: number): void {
   const clash = db.orm
@@ -124,7 +133,7 @@ export function insertUser(db: Db, user: NewUser): UserRow {
 }
 
 export function setPasswordHash(db: Db, userId: number, passwordHash: string): void {
-  db.orm.update(users).set({ passwordHash, updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
+  db.orm.update(users).set({ passwordHash, mustChangePassword: false, updatedAt: new Date().toISOString() }).where(eq(users.id, userId)).run();
 }
 
 export function countUsers(db: Db, role?: Role): number {

@@ -21,6 +21,8 @@ export const users = sqliteTable(
     avatarStoredName: text('avatar_stored_name'),
     avatarMimeType: text('avatar_mime_type'),
     lastLoginAt: text('last_login_at'),
+    /** Set for the generated initial admin: the staff app asks for a new password before anything else; any password change clears it. */
+    mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -5693,6 +5693,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -5814,6 +5816,8 @@ export interface operations {
                         email: string;
                         id: number;
                         lastLoginAt: string | null;
+                        /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                        mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
@@ -5944,6 +5948,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -5984,6 +5990,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -6118,6 +6126,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -6246,6 +6256,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -6410,6 +6422,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -6571,6 +6585,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -15290,6 +15306,8 @@ export interface operations {
                             email: string;
                             id: number;
                             lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
@@ -15386,6 +15404,8 @@ export interface operations {
                         email: string;
                         id: number;
                         lastLoginAt: string | null;
+                        /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                        mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
@@ -15483,6 +15503,8 @@ export interface operations {
                         email: string;
                         id: number;
                         lastLoginAt: string | null;
+                        /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                        mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
@@ -15596,6 +15618,8 @@ export interface operations {
                         email: string;
                         id: number;
                         lastLoginAt: string | null;
+                        /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                        mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
@@ -16390,6 +16414,8 @@ export interface operations {
                         email: string;
                         id: number;
                         lastLoginAt: string | null;
+                        /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                        mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";

@@ -1,6 +1,7 @@
 // Overview: today and this month (energy, cost, carbon, the comparisons, how complete the data is), utilities,
 // areas largest first (each a link to its meters), alert and maintenance counts, and today's peak warnings.
-// Two requests: GET /api/dashboard (every figure) and GET /api/analysis/peak-warnings.
+// Three requests at once: GET /api/dashboard (every figure), GET /api/energy/areas (the energy no area accounts for)
+// and GET /api/analysis/peak-warnings.
 import { api } from '../api/client';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
@@ -19,6 +20,8 @@ function Change({ value, label }: { value: number | null | undefined; label: str
 export default function Overview() {
   const { data, problem } = useApi(() => api.GET('/api/dashboard'));
   const warnings = useApi(() => api.GET('/api/analysis/peak-warnings'));
+  const cards = useApi(() => api.GET('/api/energy/areas'));
+  const unallocated = cards.data?.unallocated;
   if (!data)
     return problem ? (
       <Problem text={problem} />
@@ -129,9 +132,20 @@ export default function Overview() {
                     <td class="n">{num(area.powerKw)}</td>
                   </tr>
                 ))}
+                {unallocated && (
+                  <tr data-area="">
+                    <th scope="row" class="muted" title={t('overview.unallocatedHint')}>
+                      {t('overview.unallocated')}
+                    </th>
+                    <td class="n">{num(unallocated.todayKwh)}</td>
+                    <td class="n">{num(unallocated.monthKwh)}</td>
+                    <td class="n" />
+                  </tr>
+                )}
               </tbody>
             </table>
           )}
+          {unallocated && unallocated.monthKwh < 0 && <p class="muted">{t('overview.unallocatedNegative')}</p>}
         </section>
         <section class="card" aria-labelledby="utilities-heading">
           <h2 id="utilities-heading">{t('overview.utilities')}</h2>

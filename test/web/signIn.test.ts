@@ -1,0 +1,152 @@
+// Sign-in, sign-out and the session in the staff app, in Chromium against a real service with 3-second access tokens:
+// the initial admin must choose a password first (mustChangePassword, then the first-run setup), concurrent 401s
+// cause exactly one POST /api/auth/refresh, a failed refresh returns to sign-in, sign-out ends the session on the
+// server, and forgotten password / registration work with the emailed code (here: the log, no SMTP).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { assertNoProblems, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+
+let rig: Rig;
+before(async () => {
+  rig = await startRig({ EMS_ACCESS_TOKEN_TTL: '3s' });
+});
+after(() => rig?.close());
+
+function countRefreshes(page: Page): { readonly count: number } {
+  const seen = { count: 0 };
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/auth/refresh') seen.count += 1;
+  });
+  return seen;
+}
+
+function codeFromLog(email: string, after: number): string {
+  const line = rig.server.logs
+    .slice(after)
+    .map((entry) => JSON.parse(entry) as { to?: string; code?: string })
+    .find((entry) => entry.to === email && entry.code);
+  assert.ok(line, `a logged mail to ${email}`);
+  return line.code!;
+}
+
+test('the initial admin signs in with the generated password, must choose a new one, then lands on the first-run setup', async () => {
+  const generated = fs.readFileSync(path.join(rig.server.dataDir, 'initial-admin-password'), 'utf8').trim();
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/alerts`);
+  await signInThroughForm(page, 'admin', generated);
+  await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
+  // Every other screen asks for the password first.
+  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
+  await page.getByLabel('Current password').fill(generated);
+  await page.getByLabel('New password', { exact: true }).fill('a-brand-new-passphrase');
+  await page.getByLabel('New password again').fill('a-different-one');
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await page.getByRole('alert').filter({ hasText: 'The two new passwords differ.' }).waitFor();
+  await page.getByLabel('New password again').fill('a-brand-new-passphrase');
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await page.getByRole('heading', { name: 'Set up this site' }).waitFor();
+  assert.equal(new URL(page.url()).pathname, '/settings');
+  // Checked against the API: the flag is gone, the old password no longer works, the new one does.
+  const login = await rig.server.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'a-brand-new-passphrase' } });
+  assert.equal(login.status, 200);
+  assert.equal(login.body.user.mustChangePassword, false);
+  assert.notEqual((await rig.server.request('POST', '/api/auth/login', { body: { username: 'admin', password: generated } })).status, 200);
+  assertNoProblems(
+    problems.filter((p) => !/status of 40[01]/.test(p)),
+    'first sign-in',
+  );
+  await context.close();
+});
+
+test('concurrent 401s cause exactly one refresh; the screen then shows its data', async () => {
+  const operator = await rig.server.createUser({ role: 'operator', username: 'single-flight' });
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/`);
+  const refreshes = countRefreshes(page);
+  await signInThroughForm(page, 'single-flight', operator.password);
+  await settled(page);
+  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  await settled(page);
+  await page.waitForTimeout(3_300);
+  const unauthorized: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 401) unauthorized.push(new URL(response.url()).pathname);
+  });
+  const before = refreshes.count;
+  await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
+  await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+  await settled(page);
+  assert.ok(unauthorized.length >= 2, `several calls got 401 at once: ${unauthorized}`);
+  assert.equal(refreshes.count - before, 1, 'one refresh for all of them');
+  assert.equal(await page.getByRole('heading', { name: 'Overview', level: 1 }).isVisible(), true);
+  // A reload resumes the session from the stored refresh token: one more refresh, no sign-in.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
+  assert.equal(refreshes.count - before, 2);
+  await context.close();
+});
+
+test('a refresh that fails returns to sign-in and forgets the stored token', async () => {
+  const viewer = await rig.server.createUser({ role: 'viewer', username: 'expiring' });
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/`);
+  await signInThroughForm(page, 'expiring', viewer.password);
+  await settled(page);
+  // The session ends on the server (as `emsctl tokens revoke-all` would), and the access token runs out.
+  rig.server.service.deps.db.sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(viewer.user.id);
+  await page.waitForTimeout(3_300);
+  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('ems.refreshToken')), null);
+  await context.close();
+});
+
+test('sign out ends the session on the server too', async () => {
+  const viewer = await rig.server.createUser({ role: 'viewer', username: 'leaving' });
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/`);
+  await signInThroughForm(page, 'leaving', viewer.password);
+  const stored = await page.evaluate(() => localStorage.getItem('ems.refreshToken'));
+  assert.ok(stored);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('ems.refreshToken')), null);
+  assert.equal((await rig.server.request('POST', '/api/auth/refresh', { body: { refreshToken: stored } })).status, 401);
+  await context.close();
+});
+
+test('a wrong password is announced; forgotten password and registration work with the emailed code', async () => {
+  const person = await rig.server.createUser({ role: 'viewer', username: 'forgetful', email: 'forgetful@example.test' });
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/login`);
+  await page.locator('input[name="username"]').fill('forgetful');
+  await page.locator('input[name="password"]').fill('not-the-password');
+  await page.keyboard.press('Enter');
+  const problem = page.getByRole('alert').filter({ hasText: /./ });
+  await problem.waitFor();
+  assert.match((await problem.textContent())!, /invalid|incorrect|wrong/i);
+
+  await page.getByRole('link', { name: 'Forgot your password?' }).click();
+  let mark = rig.server.logs.length;
+  await page.getByLabel('Email').fill(person.user.email);
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByLabel('Code from the email').waitFor();
+  await page.getByLabel('Code from the email').fill(codeFromLog(person.user.email, mark));
+  await page.getByLabel('New password').fill('remembered-at-last');
+  await page.getByRole('button', { name: 'Set new password' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  assert.equal((await rig.server.request('POST', '/api/auth/login', { body: { username: 'forgetful', password: 'remembered-at-last' } })).status, 200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+
+  await page.getByRole('link', { name: 'Create an account' }).click();
+  mark = rig.server.logs.length;
+  await page.getByLabel('Email').fill('newcomer@example.test');
+  await page.getByRole('button', { name: 'Email me a code' }).click();
+  await page.getByLabel('Code from the email').fill(codeFromLog('newcomer@example.test', mark));
+  await page.getByLabel('Username or email').fill('newcomer');
+  await page.getByLabel('Password').fill('a-fresh-passphrase');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  const created = await rig.server.request('POST', '/api/auth/login', { body: { username: 'newcomer', password: 'a-fresh-passphrase' } });
+  assert.equal(created.body.user.role, 'viewer');
+  await context.close();
+});
