@@ -33,8 +33,9 @@ export default function Overview() {
   const o = data.overview;
   const currency = o.currency;
   const today = data.weeklyEnergy.days.at(-1);
-  const areas = [...data.areas].sort((a, b) => b.todayKwh - a.todayKwh);
-  const largest = areas[0]?.todayKwh || 1;
+  const areas = [...data.areas].sort((a, b) => b.todayKwh - a.todayKwh || b.monthKwh - a.monthKwh);
+  const largest = areas[0]?.todayKwh || areas[0]?.monthKwh || 1;
+  const barOf = (area: (typeof areas)[number]) => (areas[0]?.todayKwh ? area.todayKwh : area.monthKwh) / largest;
   const running = (warnings.data?.items ?? []).filter((w) => w.outcome !== 'stayed below');
   return (
     <section class="overview">
@@ -124,7 +125,7 @@ export default function Overview() {
                     <th scope="row">
                       <a href={`/areas/${encodeURIComponent(area.name)}`}>{area.name}</a>
                       <span class="bar" aria-hidden="true">
-                        <span style={{ width: `${Math.max(0, (area.todayKwh / largest) * 100)}%` }} />
+                        <span style={{ width: `${Math.max(0, barOf(area) * 100)}%` }} />
                       </span>
                     </th>
                     <td class="n">{num(area.todayKwh)}</td>
