@@ -2,11 +2,13 @@
 import type { ConfigStore } from './service.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
-import { PlatformConfig, PlatformConfigUpdate, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
+import type { Mailer } from '../platform/mail/mailer.ts';
+import { MailState, PlatformConfig, PlatformConfigUpdate, TestMailBody, TestMailOutcome, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
+import { sendTestMail } from './testMail.ts';
 
 const tags = ['configs'];
 
-export function configRoutes({ configs: store }: { configs: ConfigStore }) {
+export function configRoutes({ configs: store, mailer }: { configs: ConfigStore; mailer: Mailer }) {
   return [
     defineRoute({
       method: 'GET',
@@ -29,6 +31,31 @@ export function configRoutes({ configs: store }: { configs: ConfigStore }) {
       tags,
       schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfig, 400: ErrorBody } },
       handler: ({ body, user }) => store.updatePlatform(user, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/configs/mail',
+      access: 'admin',
+      summary: 'Whether mail leaves the box',
+      description:
+        'smtpConfigured: EMS_SMTP_URL is set, so report mails and sign-in codes go to that mail server; false: they are written to the service log only. Changes nothing.',
+      tags,
+      schemas: { response: { 200: MailState } },
+      handler: () => ({ smtpConfigured: mailer.delivers !== false }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/configs/test-mail',
+      access: 'admin',
+      summary: 'Send a test mail and say what became of it',
+      example: {},
+      description:
+        'Sends one short message to `to` (default: your own email) through the configured mail transport, once, without retries. ' +
+        'delivery is sent (the mail server took it), logged (EMS_SMTP_URL is not set: it was written to the service log only and nobody received it) ' +
+        "or failed (error is the mail server's answer). smtpConfigured says whether EMS_SMTP_URL is set.",
+      tags,
+      schemas: { body: TestMailBody, response: { 200: TestMailOutcome, 400: ErrorBody } },
+      handler: ({ body, user }) => sendTestMail(mailer, store.platform().siteName, body.to ?? user.email),
     }),
     defineRoute({
       method: 'GET',

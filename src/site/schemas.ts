@@ -1,6 +1,6 @@
 // Shapes of the platform configuration and the 3D scene configuration (both single rows).
 import { Type, type Static } from '@sinclair/typebox';
-import { displayTextPattern, Timestamp } from '../platform/http/schemas.ts';
+import { displayTextPattern, Email, Timestamp } from '../platform/http/schemas.ts';
 import { NullableString } from '../access/users/schemas.ts';
 
 const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
@@ -78,3 +78,15 @@ export const ThreeDConfigUpdate = Type.Object(
   { additionalProperties: false, minProperties: 1, description: 'Partial update: omitted fields keep their value; a list given replaces the whole list.' },
 );
 export type ThreeDConfigPatch = Static<typeof ThreeDConfigUpdate>;
+
+export const TestMailBody = Type.Object({ to: Type.Optional(Email) }, { description: 'to: where the test goes; default your own email' });
+
+export const TestMailOutcome = Type.Object({
+  to: Type.String(),
+  smtpConfigured: Type.Boolean({ description: 'EMS_SMTP_URL is set' }),
+  delivery: Type.Union([Type.Literal('sent'), Type.Literal('logged'), Type.Literal('failed')]),
+  error: Type.Union([Type.String(), Type.Null()], { description: "the mail server's answer when delivery is failed" }),
+});
+export type TestMailOutcome = Static<typeof TestMailOutcome>;
+
+export const MailState = Type.Object({ smtpConfigured: Type.Boolean({ description: 'EMS_SMTP_URL is set' }) });

@@ -9,12 +9,23 @@ export type Mail = { to: string | string[]; subject: string; text: string; attac
 export type Mailer = {
   send(mail: Mail, logFallback?: Record<string, unknown>): Promise<void>;
   close(): void;
+  /** false when a sent message only goes to the log (EMS_SMTP_URL unset); absent means it is handed to a mail server. */
+  readonly delivers?: boolean;
 };
+
+/** What became of one message: handed to the mail server, written to the log only (no SMTP), or failed. */
+export type MailDelivery = 'sent' | 'logged' | 'failed';
+export const MAIL_DELIVERIES = ['sent', 'logged', 'failed'] as const;
+
+export function deliveryOf(mailer: Pick<Mailer, 'delivers'>): Exclude<MailDelivery, 'failed'> {
+  return mailer.delivers === false ? 'logged' : 'sent';
+}
 
 export function createMailer(options: { smtpUrl?: string; from: string; logger: Logger }): Mailer {
   const { smtpUrl, from, logger } = options;
   if (!smtpUrl) {
     return {
+      delivers: false,
       async send(mail, logFallback) {
         // The documented fallback: the only place a verification code may appear in the log.
         const attachments = mail.attachments?.map(({ filename, content }) => ({ filename, sizeBytes: content.length }));
@@ -29,6 +40,7 @@ export function createMailer(options: { smtpUrl?: string; from: string; logger: 
   // nodemailer is loaded with the first mail (~6 MiB of resident memory an idle appliance does not need).
   let transport: Promise<Transporter> | undefined;
   return {
+    delivers: true,
     async send(mail) {
       transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
       await (await transport).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, attachments: mail.attachments });

@@ -10,7 +10,7 @@ import { equals, PagedQuery, type PageResult } from '../../platform/db/listQuery
 import { platformConfig, reportPlans, reportRuns, reportTemplates, type ReportRunFile } from '../../platform/db/schema/index.ts';
 import { Conflict, NotFound, TooManyRequests } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { Mailer, MailAttachment } from '../../platform/mail/mailer.ts';
+import { deliveryOf, type Mailer, type MailAttachment } from '../../platform/mail/mailer.ts';
 import type { SiteMail } from '../../platform/mail/siteMail.ts';
 import { lastDay, reportPeriod, TEMPLATE_KEYS, type ReportContent, type ReportContentBuilder, type TemplateKey } from './content.ts';
 import { renderFiles, type BuiltReport, type ReportRequest } from './renderFiles.ts';
@@ -246,6 +246,7 @@ export class ReportRunner {
     let status: 'ok' | 'failed' = 'ok';
     let error: string | null = null;
     let mailAttempts = 0;
+    let delivery: 'sent' | 'logged' | 'failed' | null = null;
     let attachments: MailAttachment[] = [];
     let content: ReportContent | undefined;
     try {
@@ -271,6 +272,7 @@ export class ReportRunner {
     if (status === 'ok' && content) {
       const outcome = await this.mail(plan, content, attachments);
       mailAttempts = outcome.attempts;
+      delivery = outcome.error ? 'failed' : deliveryOf(this.deps.mailer);
       if (outcome.error) {
         status = 'failed';
         error = `mail not delivered after ${outcome.attempts} attempt${outcome.attempts === 1 ? '' : 's'}: ${outcome.error}`;
@@ -280,7 +282,7 @@ export class ReportRunner {
     const sizeBytes = attachments.reduce((sum, file) => sum + file.content.length, 0);
     this.deps.db.orm.transaction((tx) => {
       tx.update(reportRuns)
-        .set({ status, finishedAt: new Date(finishedAt).toISOString(), durationMs: finishedAt - startedAt, mailAttempts, error })
+        .set({ status, finishedAt: new Date(finishedAt).toISOString(), durationMs: finishedAt - startedAt, mailAttempts, delivery, error })
         .where(eq(reportRuns.id, runId))
         .run();
       this.deps.audit.record({
@@ -288,7 +290,7 @@ export class ReportRunner {
         action: 'run',
         resource: 'report_plans',
         resourceId: plan.id,
-        after: { runId, trigger, status, format: plan.format, sizeBytes, mailAttempts, error },
+        after: { runId, trigger, status, format: plan.format, sizeBytes, mailAttempts, delivery, error },
       });
       // A capped plan raises one alert a day, not one per run.
       if (status === 'failed' && (!error?.startsWith(CAPPED) || firstCapped)) {
@@ -298,8 +300,11 @@ export class ReportRunner {
         );
       }
     });
-    const log = { planId: plan.id, runId, trigger, status, sizeBytes, mailAttempts, durationMs: finishedAt - startedAt };
-    if (status === 'ok') logger.info(log, 'report delivered');
+    const log = { planId: plan.id, runId, trigger, status, delivery, sizeBytes, mailAttempts, durationMs: finishedAt - startedAt };
+    // Honest about the mail: "delivered" only when a mail server took it.
+    if (status === 'ok' && delivery === 'logged')
+      logger.warn(log, 'report built, but its mail was written to the log only (EMS_SMTP_URL is not set): nobody received it');
+    else if (status === 'ok') logger.info(log, 'report delivered');
     else logger.error({ ...log, error }, 'report run failed');
     this.applyRetention(plan.id);
     return this.get(runId);

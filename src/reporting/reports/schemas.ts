@@ -1,7 +1,7 @@
 // Report shapes: built-in templates and scheduled report plans.
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../../platform/db/schema/facility.ts';
-import { REPORT_RUN_STATUSES, REPORT_RUN_TRIGGERS } from '../../platform/db/schema/reports.ts';
+import { REPORT_RUN_DELIVERIES, REPORT_RUN_STATUSES, REPORT_RUN_TRIGGERS } from '../../platform/db/schema/reports.ts';
 import { Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../../platform/http/schemas.ts';
 
 export const ReportTemplate = Type.Object({
@@ -96,6 +96,11 @@ export const ReportRun = Type.Object({
   durationMs: Type.Union([Type.Integer(), Type.Null()]),
   sizeBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'bytes of all files of the run' }),
   mailAttempts: Type.Integer(),
+  delivery: Type.Union([stringEnum(REPORT_RUN_DELIVERIES), Type.Null()], {
+    description:
+      'what became of the mail: sent (handed to the mail server), logged (EMS_SMTP_URL is not set: written to the service log only, nobody received it), ' +
+      'failed (error says why); null while running or when no mail was tried (the build failed, or the daily cap)',
+  }),
   error: Type.Union([Type.String(), Type.Null()]),
   files: Type.Array(ReportRunFileView, { description: 'empty once retention removed them (filesDeletedAt)' }),
   filesDeletedAt: NullableTimestamp,

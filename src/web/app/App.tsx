@@ -16,6 +16,8 @@ const SCREENS: Screen[] = [
   { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
+  { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
+  { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin' },
   { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings' },
   { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },
   { pattern: /^\/login$/, load: () => import('./screens/Login'), role: 'public', title: 'login.title' },
@@ -27,7 +29,9 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/', label: 'nav.overview', role: 'viewer' },
   { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
   { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
+  { href: '/reports', label: 'nav.reports', role: 'viewer' },
   { href: '/settings', label: 'nav.settings', role: 'admin' },
+  { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
 
 const loaded = new Map<Screen, ComponentType<{ params: string[] }>>();

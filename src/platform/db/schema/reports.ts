@@ -6,6 +6,8 @@ import { users } from './users.ts';
 
 export const REPORT_RUN_TRIGGERS = ['schedule', 'catch-up', 'manual'] as const;
 export const REPORT_RUN_STATUSES = ['running', 'ok', 'failed'] as const;
+/** What became of a run's mail: sent (to the mail server), logged (EMS_SMTP_URL unset: written to the log only), failed (error says why). */
+export const REPORT_RUN_DELIVERIES = ['sent', 'logged', 'failed'] as const;
 
 /** A file a run produced: its download name, the name under <data dir>/reports/, its type and size. */
 export type ReportRunFile = { name: string; storedName: string; contentType: string; sizeBytes: number };
@@ -28,6 +30,8 @@ export const reportRuns = sqliteTable(
     durationMs: integer('duration_ms'),
     sizeBytes: integer('size_bytes'),
     mailAttempts: integer('mail_attempts').notNull().default(0),
+    /** null while running, and when no mail was tried (the build failed, or the plan's daily cap was reached). */
+    delivery: text('delivery', { enum: REPORT_RUN_DELIVERIES }),
     error: text('error'),
     files: text('files', { mode: 'json' }).$type<ReportRunFile[]>().notNull().default([]),
     /** Set when retention deleted the files: the row stays as history. */

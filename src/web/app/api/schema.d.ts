@@ -824,6 +824,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/configs/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether mail leaves the box
+         * @description smtpConfigured: EMS_SMTP_URL is set, so report mails and sign-in codes go to that mail server; false: they are written to the service log only. Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiConfigsMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/configs/test-mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test mail and say what became of it
+         * @description Sends one short message to `to` (default: your own email) through the configured mail transport, once, without retries. delivery is sent (the mail server took it), logged (EMS_SMTP_URL is not set: it was written to the service log only and nobody received it) or failed (error is the mail server's answer). smtpConfigured says whether EMS_SMTP_URL is set.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiConfigsTestMail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard": {
         parameters: {
             query?: never;
@@ -6826,6 +6870,101 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        details?: {
+                            message: string;
+                            path: string;
+                        }[];
+                        error: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiConfigsMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description EMS_SMTP_URL is set */
+                        smtpConfigured: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiConfigsTestMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": {
+                    /** Format: email */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: "sent" | "logged" | "failed";
+                        /** @description the mail server's answer when delivery is failed */
+                        error: string | null;
+                        /** @description EMS_SMTP_URL is set */
+                        smtpConfigured: boolean;
+                        to: string;
                     };
                 };
             };
@@ -14332,6 +14471,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what became of the mail: sent (handed to the mail server), logged (EMS_SMTP_URL is not set: written to the service log only, nobody received it), failed (error says why); null while running or when no mail was tried (the build failed, or the daily cap) */
+                        delivery: ("sent" | "logged" | "failed") | null;
                         durationMs: number | null;
                         error: string | null;
                         /** @description empty once retention removed them (filesDeletedAt) */
@@ -14475,6 +14616,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** @description what became of the mail: sent (handed to the mail server), logged (EMS_SMTP_URL is not set: written to the service log only, nobody received it), failed (error says why); null while running or when no mail was tried (the build failed, or the daily cap) */
+                            delivery: ("sent" | "logged" | "failed") | null;
                             durationMs: number | null;
                             error: string | null;
                             /** @description empty once retention removed them (filesDeletedAt) */
@@ -14570,6 +14713,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description what became of the mail: sent (handed to the mail server), logged (EMS_SMTP_URL is not set: written to the service log only, nobody received it), failed (error says why); null while running or when no mail was tried (the build failed, or the daily cap) */
+                        delivery: ("sent" | "logged" | "failed") | null;
                         durationMs: number | null;
                         error: string | null;
                         /** @description empty once retention removed them (filesDeletedAt) */

@@ -1,5 +1,6 @@
 // Site settings for admins, also the first-run setup (after the initial admin's password change): site name, time
-// zone (a list, not typing), currency, energy price, language. GET and PUT /api/configs.
+// zone (a list, not typing), currency, energy price, language (GET and PUT /api/configs); whether mail leaves the box
+// (GET /api/configs/mail) and "send me a test mail" with its outcome (POST /api/configs/test-mail).
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
@@ -89,6 +90,43 @@ export default function Settings() {
           {t('settings.save')}
         </button>
       </form>
+      <MailCheck />
+    </section>
+  );
+}
+
+function MailCheck() {
+  const state = useApi(() => api.GET('/api/configs/mail'));
+  const [outcome, setOutcome] = useState<{ delivery: 'sent' | 'logged' | 'failed'; to: string; error: string | null } | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function send() {
+    setBusy(true);
+    const { data } = await api.POST('/api/configs/test-mail', { body: {} });
+    setBusy(false);
+    if (data) setOutcome(data);
+  }
+  return (
+    <section class="stack mail-check" aria-labelledby="mail-heading">
+      <h2 id="mail-heading">{t('settings.mail')}</h2>
+      {state.data && (
+        <p class={state.data.smtpConfigured ? 'muted' : 'notice'} data-field="mailState">
+          {state.data.smtpConfigured ? t('settings.mailConfigured') : t('settings.mailNotConfigured')}
+        </p>
+      )}
+      <p>
+        <button type="button" onClick={send} disabled={busy}>
+          {t('settings.testMail')}
+        </button>
+      </p>
+      {outcome && (
+        <p role="status" class={`outcome ${outcome.delivery}`} data-delivery={outcome.delivery}>
+          {outcome.delivery === 'sent'
+            ? t('settings.testMail.sent', { to: outcome.to })
+            : outcome.delivery === 'logged'
+              ? t('settings.testMail.logged', { to: outcome.to })
+              : t('reports.delivery.failed', { error: outcome.error ?? '' })}
+        </p>
+      )}
     </section>
   );
 }
