@@ -51,11 +51,13 @@ TREE="$STAGE/ems"
 mkdir -p "$TREE"
 
 if [ "$BUILD" = yes ]; then
-  log "compiling (npm run build)"
+  log "compiling the service and building the staff app (npm run build)"
   rm -rf dist
   npm run build --silent >/dev/null
 fi
 if [ ! -f dist/src/main.js ] || [ ! -f dist/cli/emsctl.js ]; then die "no compiled dist/ (run without --no-build)"; fi
+# The staff app ships built (npm run build runs build:web): nothing is built on the box.
+if [ ! -f dist/web/index.html ]; then die "no staff app in dist/web (run without --no-build, or npm run build:web)"; fi
 for item in package.json package-lock.json README.md dist src cli systemd installer; do
   cp -R "$item" "$TREE/"
 done

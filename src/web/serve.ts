@@ -105,15 +105,16 @@ export function staffApp({ configs }: { configs: Pick<ConfigStore, 'platform'> }
       if (!file) return next();
       return send(ctx, file, 'public, max-age=31536000, immutable');
     }
-    // The site's language, time zone and name ride on <html>, so the first screen needs no request to know them.
+    // The site's language, time zone, name and currency ride on <html>, so the first screen needs no request to know them.
     const platform = configs.platform();
-    const key = `${platform.locale}\n${platform.timezone}\n${platform.siteName}`;
+    const key = `${platform.locale}\n${platform.timezone}\n${platform.siteName}\n${platform.currency}`;
     let page = pages.get(key);
     if (!page) {
       const html = build.index.replace(
         '<html lang="en">',
         `<html lang="${escapeAttribute(platform.locale.split('-')[0])}" data-site-locale="${escapeAttribute(platform.locale)}" ` +
-          `data-site-timezone="${escapeAttribute(platform.timezone)}" data-site-name="${escapeAttribute(platform.siteName)}">`,
+          `data-site-timezone="${escapeAttribute(platform.timezone)}" data-site-name="${escapeAttribute(platform.siteName)}" ` +
+          `data-site-currency="${escapeAttribute(platform.currency)}">`,
       );
       pages.clear();
       pages.set(key, (page = asset(Buffer.from(html), 'text/html; charset=utf-8')));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from '../helpers/server.ts';
+import { buildWeb, webBuildIsStale } from '../../src/web/tools/build.ts';
 import { compiledBuild } from '../helpers/compiledBuild.ts';
 import { cleanEnv, repoRoot, spawnService } from '../helpers/serviceProcess.ts';
 
@@ -504,6 +505,9 @@ describe('installer', () => {
       fs.cpSync(path.join(repoRoot, item), path.join(tree, item), { recursive: true });
     }
     fs.cpSync(path.join(buildDir, 'dist'), path.join(tree, 'dist'), { recursive: true });
+    // npm run build also builds the staff app into dist/web (vite); the release must carry it.
+    if (webBuildIsStale()) await buildWeb();
+    fs.cpSync(path.join(repoRoot, 'dist', 'web'), path.join(tree, 'dist', 'web'), { recursive: true });
     fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(tree, 'node_modules'));
     const out = temp('ems-release-');
     const packed = spawnSync('bash', [path.join(tree, 'installer', 'package.sh'), '--no-build', '--out', out], { encoding: 'utf8', env: cleanEnv({}) });
@@ -528,6 +532,7 @@ describe('installer', () => {
     assert.ok(!fs.existsSync(called), `no build tool was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
     assert.ok(!fs.lstatSync(at('opt/ems/node_modules')).isSymbolicLink());
     assert.ok(fs.statSync(at('opt/ems/node_modules/better-sqlite3/build/Release/better_sqlite3.node')).isFile(), 'the native binary ships compiled');
+    assert.ok(fs.statSync(at('opt/ems/dist/web/index.html')).isFile(), 'the staff app ships built');
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/typescript')), 'production modules only');
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/better-sqlite3/deps')), 'no sources of the native modules');
     assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/ems-release.json'), 'utf8')).nodeAbi, process.versions.modules);

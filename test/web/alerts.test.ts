@@ -175,3 +175,31 @@ test('a viewer reads the lists without actions', async () => {
   assert.equal(await page.getByRole('button', { name: 'Add a maintenance record' }).count(), 0);
   await context.close();
 });
+
+test('faults: report one with a date picker, move it, open a maintenance record from it', async () => {
+  const context = await rig.browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'Europe/Berlin' });
+  const page = await context.newPage();
+  await page.goto(`${rig.server.url}/faults`);
+  await signInThroughForm(page, 'fm', operator.password);
+  await settled(page);
+  await page.getByRole('button', { name: 'Report a fault' }).click();
+  await page.getByLabel('Device').fill('Pump 7');
+  await page.getByLabel('Severity').selectOption('high');
+  await page.getByLabel('Noticed at').fill('2026-11-20T14:05');
+  await page.getByLabel('Description').fill(`Leaking seal ${HOSTILE}`);
+  await page.getByRole('button', { name: 'Report fault' }).click();
+  await page.getByText('Fault on Pump 7 reported.').waitFor();
+  const fault = (await rig.server.request('GET', '/api/faults?q=Pump%207', { token: operator.accessToken })).body.items[0];
+  assert.deepEqual([fault.severity, fault.reportedAt, fault.description], ['high', '2026-11-20T13:05:00.000Z', `Leaking seal ${HOSTILE}`]);
+  const row = page.locator(`tr[data-fault-id="${fault.id}"]`);
+  assert.equal(await page.locator('main img, main script').count(), 0);
+  await row.getByLabel('Status of Pump 7').selectOption('in_progress');
+  await row.getByRole('button', { name: 'Open a maintenance record' }).click();
+  await page.getByText('Maintenance record opened for Pump 7.').waitFor();
+  assert.equal((await rig.server.request('GET', `/api/faults/${fault.id}`, { token: operator.accessToken })).body.status, 'in_progress');
+  const records = (await rig.server.request('GET', `/api/maintenance?faultId=${fault.id}`, { token: operator.accessToken })).body.items;
+  assert.equal(records.length, 1);
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on faults');
+  await shot(page, 'faults-1280x800-light');
+  await context.close();
+});

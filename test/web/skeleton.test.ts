@@ -55,6 +55,19 @@ describe('over HTTP', () => {
     }
   });
 
+  test('the site name rides on <html> escaped: a hostile one stays an attribute value', async () => {
+    const hostile = '"><script>alert(1)</script><html lang="x';
+    assert.equal((await rig.server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: hostile } })).status, 200);
+    try {
+      const page = await rig.server.request('GET', '/', { headers: HTML });
+      assert.doesNotMatch(page.text, /<script>alert/);
+      assert.match(page.text, /data-site-name="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;&lt;html lang=&quot;x"/);
+      assert.match(page.text, /data-site-currency="EUR"/);
+    } finally {
+      await rig.server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: 'EMS' } });
+    }
+  });
+
   test('the security floor is kept: API paths and non-browser requests answer as before', async () => {
     assert.equal((await rig.server.request('GET', '/api/nope')).status, 401);
     assert.equal((await rig.server.request('GET', '/api/nope', { headers: HTML })).status, 401, 'a browser asking for /api/... gets no page');
@@ -132,7 +145,7 @@ describe('in Chromium', () => {
     await context.close();
   });
 
-  test('four screen sizes, light and dark: nothing scrolls sideways; the phone folds the navigation into a menu', async () => {
+  test('four screen sizes, light and dark: nothing scrolls sideways; phone and tablet fold the navigation into a menu', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/`, { colorScheme });
       await signInThroughForm(page, 'frame-admin', admin.password);
@@ -145,8 +158,8 @@ describe('in Chromium', () => {
           await shot(page, `${path === '/' ? 'overview' : path.slice(1)}-${size.width}x${size.height}-${colorScheme}`);
         }
         const menu = page.getByRole('button', { name: 'Menu' });
-        assert.equal(await menu.isVisible(), size.width < 640, `menu button at ${size.width}`);
-        if (size.width < 640) {
+        assert.equal(await menu.isVisible(), size.width < 1000, `menu button at ${size.width}`);
+        if (size.width < 1000) {
           assert.equal(await page.getByRole('link', { name: 'Alerts' }).isVisible(), false);
           await menu.click();
           await page.getByRole('link', { name: 'Alerts' }).click();

@@ -15,6 +15,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/areas\/([^/]+)$/, load: () => import('./screens/Area'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
+  { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
   { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
   { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin' },
@@ -28,6 +29,7 @@ const SCREENS: Screen[] = [
 const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/', label: 'nav.overview', role: 'viewer' },
   { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
+  { href: '/faults', label: 'nav.faults', role: 'viewer' },
   { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
   { href: '/reports', label: 'nav.reports', role: 'viewer' },
   { href: '/settings', label: 'nav.settings', role: 'admin' },

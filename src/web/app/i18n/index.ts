@@ -20,6 +20,7 @@ const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Dictiona
 const root = document.documentElement;
 export const siteLocale = root.dataset.siteLocale || 'en';
 export const siteTimeZone = root.dataset.siteTimezone || 'UTC';
+export const siteCurrency = root.dataset.siteCurrency || 'EUR';
 
 function supported(tag: string): Language | undefined {
   const base = tag.toLowerCase().split('-')[0];

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { dateTime, money, t, type Key } from '../i18n';
+import { dateTime, money, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 const TYPES = ['preventive', 'corrective', 'inspection'] as const;
@@ -17,7 +17,6 @@ export default function Maintenance() {
   const [done, setDone] = useState<string | null>(null);
   const list = useApi(() => api.GET('/api/maintenance', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
   const operator = can('operator');
-  const currency = 'EUR';
 
   async function move(id: number, next: Status) {
     const { response } = await api.PUT('/api/maintenance/{id}', { params: { path: { id } }, body: { status: next } });
@@ -97,7 +96,7 @@ export default function Maintenance() {
                   <td>{record.assignee ?? '–'}</td>
                   <td class="wrap">
                     {record.description}
-                    {record.cost !== null ? ` (${money(record.cost, currency)})` : ''}
+                    {record.cost !== null ? ` (${money(record.cost, siteCurrency)})` : ''}
                   </td>
                 </tr>
               ))}

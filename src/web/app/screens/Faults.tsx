@@ -1,0 +1,175 @@
+// Faults: the list (status and severity filters), a form to report one with a date-and-time picker for when it was
+// noticed (default now), status moves, and a maintenance record opened from a fault. Operators act; viewers read.
+import { useState } from 'preact/hooks';
+import { api, errorText } from '../api/client';
+import { Done, Field, Problem } from '../components/Field';
+import { useApi } from '../components/useApi';
+import { dateTime, t, type Key } from '../i18n';
+import { can } from '../state/session';
+
+const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
+const STATUSES = ['open', 'in_progress', 'resolved', 'closed'] as const;
+type Status = (typeof STATUSES)[number];
+
+export default function Faults() {
+  const [status, setStatus] = useState<'' | Status>('');
+  const [adding, setAdding] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const list = useApi(() => api.GET('/api/faults', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
+  const operator = can('operator');
+
+  async function move(id: number, next: Status) {
+    const { error, response } = await api.PUT('/api/faults/{id}', { params: { path: { id } }, body: { status: next } });
+    if (!response.ok) return setProblem(errorText(error, response.status));
+    list.reload();
+  }
+
+  async function maintenance(id: number, device: string) {
+    const { error, response } = await api.POST('/api/faults/{id}/maintenance', { params: { path: { id } }, body: {} });
+    if (!response.ok) return setProblem(errorText(error, response.status));
+    setDone(t('faults.maintenanceOpened', { device }));
+  }
+
+  return (
+    <section>
+      <h1>{t('faults.title')}</h1>
+      <div class="filters">
+        <Field label={t('maintenance.status')}>
+          {(id) => (
+            <select id={id} value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
+              <option value="">{t('maintenance.anyStatus')}</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {t(`faults.status.${s}` as Key)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {operator && (
+          <button type="button" class="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
+            {t('faults.add')}
+          </button>
+        )}
+      </div>
+      {adding && (
+        <FaultForm
+          onSaved={(device) => {
+            setAdding(false);
+            setDone(t('faults.saved', { device }));
+            list.reload();
+          }}
+        />
+      )}
+      <Done text={done} />
+      <Problem text={problem ?? list.problem} />
+      {list.data && list.data.items.length === 0 && <p class="muted">{t('faults.none')}</p>}
+      {list.data && list.data.items.length > 0 && (
+        <div class="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('faults.device')}</th>
+                <th scope="col">{t('faults.severity')}</th>
+                <th scope="col">{t('maintenance.status')}</th>
+                <th scope="col">{t('faults.reportedAt')}</th>
+                <th scope="col">{t('maintenance.description')}</th>
+                {operator && <th scope="col">{t('faults.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.items.map((fault) => (
+                <tr key={fault.id} data-fault-id={fault.id}>
+                  <th scope="row" class="wrap">
+                    {fault.device}
+                    {fault.area ? <span class="muted"> · {fault.area}</span> : null}
+                  </th>
+                  <td>{t(`faults.severity.${fault.severity}` as Key)}</td>
+                  <td>
+                    {operator ? (
+                      <select
+                        aria-label={t('maintenance.statusOf', { equipment: fault.device })}
+                        value={fault.status}
+                        onChange={(e) => move(fault.id, e.currentTarget.value as Status)}
+                      >
+                        {STATUSES.map((s) => (
+                          <option key={s} value={s}>
+                            {t(`faults.status.${s}` as Key)}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      t(`faults.status.${fault.status}` as Key)
+                    )}
+                  </td>
+                  <td>{dateTime(fault.reportedAt)}</td>
+                  <td class="wrap">{fault.description}</td>
+                  {operator && (
+                    <td>
+                      <button type="button" onClick={() => maintenance(fault.id, fault.device)}>
+                        {t('alerts.createMaintenance')}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function localNow(): string {
+  const now = new Date();
+  return new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
+  const [device, setDevice] = useState('');
+  const [severity, setSeverity] = useState<(typeof SEVERITIES)[number]>('medium');
+  const [area, setArea] = useState('');
+  const [when, setWhen] = useState(localNow());
+  const [description, setDescription] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+
+  async function save(event: Event) {
+    event.preventDefault();
+    if (!device.trim()) return setProblem(t('faults.needDevice'));
+    const { data, error, response } = await api.POST('/api/faults', {
+      body: { device: device.trim(), severity, area: area.trim() || null, description, reportedAt: new Date(when).toISOString() },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    onSaved(data.device);
+  }
+
+  return (
+    <form class="card stack" onSubmit={save} noValidate aria-label={t('faults.add')}>
+      <Field label={t('faults.device')}>{(id) => <input id={id} maxLength={200} value={device} onInput={(e) => setDevice(e.currentTarget.value)} />}</Field>
+      <Field label={t('faults.severity')}>
+        {(id) => (
+          <select id={id} value={severity} onChange={(e) => setSeverity(e.currentTarget.value as typeof severity)}>
+            {SEVERITIES.map((s) => (
+              <option key={s} value={s}>
+                {t(`faults.severity.${s}` as Key)}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label={t('overview.area')}>{(id) => <input id={id} maxLength={200} value={area} onInput={(e) => setArea(e.currentTarget.value)} />}</Field>
+      <Field label={t('faults.reportedAt')}>
+        {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => setWhen(e.currentTarget.value || localNow())} />}
+      </Field>
+      <Field label={t('maintenance.description')}>
+        {(id) => <textarea id={id} rows={3} maxLength={4000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+      </Field>
+      <Problem text={problem} />
+      <button type="submit" class="primary">
+        {t('faults.save')}
+      </button>
+    </form>
+  );
+}
