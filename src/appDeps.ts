@@ -12,6 +12,7 @@ import type { Mailer } from './mail/mailer.ts';
 import type { ReportRunner } from './reports/runs.ts';
 import type { AlarmNotifier } from './alarms/notifier.ts';
 import type { Collector } from './energy/collector.ts';
+import type { LoadShedder } from './analysis/loadShedding.ts';
 
 export type AppDeps = FeatureServices &
   PortalServices & {
@@ -26,6 +27,8 @@ export type AppDeps = FeatureServices &
     reportRuns: ReportRunner;
     notifier: AlarmNotifier;
     collector: Collector;
+    /** The load-shedding controller (its guard restores on its own timer). */
+    loadShedder: LoadShedder;
     lifecycle: Lifecycle;
     startedAt: number;
   };

@@ -143,7 +143,9 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
         "Admin only; one audited transaction. When enabled, after each collection: if the peak warning's projection of the running 15-minute window passes the contracted peak, " +
         'the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert ' +
         '(energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most ' +
-        '95 % of the contract, never before minOffSec, and always after maxShedSec. Every write is audited. A point shed now cannot be removed (409).',
+        '95 % of the contract, never before minOffSec, and always after maxShedSec (counted on a clock that does not step), whether or not collections run. ' +
+        'Turning it off restores every shed point before the answer (waited for up to 8 s). A restore the gateway does not confirm is a critical alert ' +
+        '(energy.load_shedding.restore_failed), tried again every 5 s, and listed in /api/health. Every write is audited. A point shed now cannot be removed (409).',
       example: {
         enabled: true,
         minOffSec: 300,
@@ -155,7 +157,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
       },
       tags,
       schemas: { body: LoadSheddingBody, response: { 200: LoadSheddingView, 400: ErrorBody, 409: ErrorBody } },
-      handler: ({ body, user }) => analysis.loadShedding.replace(body, user),
+      handler: ({ body, user }) => analysis.loadShedding.replaceAndApply(body, user),
     }),
     defineRoute({
       method: 'GET',

@@ -51,6 +51,18 @@ const Health = Type.Object({
     },
     { description: 'the energy collector; its errors are on GET /api/energy/collector (operators)' },
   ),
+  loadShedding: Type.Union(
+    [
+      Type.Object({
+        shed: Type.Array(Type.String(), { description: 'gateway points load shedding holds switched off now' }),
+        restoreFailing: Type.Array(Type.String(), {
+          description: 'of those, the points whose restore the gateway did not confirm (a critical alert; tried again every 5 s)',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null while the database is unavailable' },
+  ),
 });
 
 export function healthRoutes({
@@ -60,7 +72,8 @@ export function healthRoutes({
   backups,
   collector,
   config,
-}: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config'>) {
+  analysis,
+}: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config' | 'analysis'>) {
   // Raw: a probe of the connection that reads no table (test/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);
@@ -96,6 +109,15 @@ export function healthRoutes({
         } catch {
           // the database answered the ping but not this read
         }
+        let loadShedding: { shed: string[]; restoreFailing: string[] } | null = null;
+        try {
+          if (database !== 'unavailable') {
+            const shed = analysis.loadShedding.points().filter((p) => p.shedAt !== null);
+            loadShedding = { shed: shed.map((p) => p.code), restoreFailing: shed.filter((p) => p.lastError !== null).map((p) => p.code) };
+          }
+        } catch {
+          // the database answered the ping but not this read
+        }
         const body = {
           status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
           version,
@@ -111,6 +133,7 @@ export function healthRoutes({
             failingSince: collected.failingSince,
             metersNotOk,
           },
+          loadShedding,
         };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },

@@ -23,6 +23,8 @@ export type BadGateway = {
   readStatus: number | null;
   /** The status codes/history alone answers with, instead of 200 (a gateway whose history store is slow or down). */
   historyStatus: number | null;
+  /** The status codes/set answers with instead of carrying out the write (e.g. 503: a gateway refusing writes). */
+  writeStatus: number | null;
   /** GET /codes: the catalogue, or null for a gateway without one (404). */
   catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
   /** Requests per path. */
@@ -41,6 +43,7 @@ export async function startBadGateway(): Promise<BadGateway> {
     history: new Map(),
     readStatus: null,
     historyStatus: null,
+    writeStatus: null,
     catalogue: null,
     counts: new Map(),
     set(code, point) {
@@ -88,6 +91,13 @@ export async function startBadGateway(): Promise<BadGateway> {
             return { code, value: point.value, quality: point.quality ?? 'good', ts };
           });
         return send(res, 200, { data });
+      }
+      if (path === '/codes/set') {
+        if (gateway.writeStatus !== null) return send(res, gateway.writeStatus, { error: 'write refused' });
+        // A point written holds the value (and keeps its timestamp and quality settings), as on a real gateway.
+        if (typeof body.code !== 'string' || typeof body.value !== 'number') return send(res, 400, { error: 'code and value required' });
+        gateway.set(body.code, { ...(gateway.points.get(body.code) ?? {}), value: body.value });
+        return send(res, 200, { success: true });
       }
       if (path === '/codes/history') {
         const start = Date.parse(String(body.start));
