@@ -9,17 +9,17 @@
 // Durations count on the monotonic clock too (the longer of the two wins): a wall clock stepping back cannot keep a
 // point shed, and a stored time ahead of the clock is a clock step, clamped to now and logged (issue 39).
 import { performance } from 'node:perf_hooks';
-import type { AlertService } from '../alerts/service.ts';
-import type { Actor, AuditLog } from '../db/auditTrail.ts';
-import type { Db } from '../db/client.ts';
-import { dayOf, INTERVAL_MS } from '../energy/calendar.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { DemandWatch } from '../energy/demandWatch.ts';
 import { WARNING_MIN_ELAPSED_MS } from '../energy/demandWatch.ts';
-import { FUTURE_TOLERANCE_MS } from '../energy/readingCheck.ts';
-import type { Tariffs } from '../energy/tariffs.ts';
-import { BadRequest, Conflict } from '../errors.ts';
-import type { IotGateway } from '../iot/service.ts';
-import type { Logger } from '../logger.ts';
+import { FUTURE_TOLERANCE_MS } from '../metering/readingCheck.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export const UNCONFIRMED_CODE = 'energy.load_shedding.unconfirmed';
 /** A shed point the service could not switch back on (critical): raised once per point while it fails, cleared by the restore. */

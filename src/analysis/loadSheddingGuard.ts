@@ -4,8 +4,8 @@
 // before the gateway client closes). A restore that cannot be written is a critical alert, an error line and a field of
 // /api/health, and is tried again every run. For the box itself dying, see docs/load-shedding.md (the gateway-side
 // fail-safe an installer configures).
-import type { Logger } from '../logger.ts';
-import { Repeating } from '../lifecycle.ts';
+import type { Logger } from '../platform/logger.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { LoadShedder } from './loadShedding.ts';
 
 /** How often the safety restores run. */
