@@ -23,6 +23,10 @@ export type BadGateway = {
   readStatus: number | null;
   /** The status codes/history alone answers with, instead of 200 (a gateway whose history store is slow or down). */
   historyStatus: number | null;
+  /** How long codes/history takes to answer (ms; default 0). */
+  historyDelayMs: number;
+  /** The most codes/history requests it had in hand at once. */
+  maxHistoryInFlight: number;
   /** The status codes/set answers with instead of carrying out the write (e.g. 503: a gateway refusing writes). */
   writeStatus: number | null;
   /** GET /codes: the catalogue, or null for a gateway without one (404). */
@@ -44,6 +48,8 @@ export async function startBadGateway(): Promise<BadGateway> {
     readStatus: null,
     historyStatus: null,
     writeStatus: null,
+    historyDelayMs: 0,
+    maxHistoryInFlight: 0,
     catalogue: null,
     counts: new Map(),
     set(code, point) {
@@ -55,6 +61,7 @@ export async function startBadGateway(): Promise<BadGateway> {
         server.closeAllConnections();
       }),
   };
+  let historyInFlight = 0;
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -103,7 +110,13 @@ export async function startBadGateway(): Promise<BadGateway> {
         const start = Date.parse(String(body.start));
         const end = Date.parse(String(body.end));
         const rows = (gateway.history.get(String(body.code)) ?? []).filter((row) => row.at > start && row.at <= end);
-        return send(res, 200, { data: rows.map((row) => ({ ts: new Date(row.at).toISOString(), value: row.value })) });
+        historyInFlight += 1;
+        gateway.maxHistoryInFlight = Math.max(gateway.maxHistoryInFlight, historyInFlight);
+        setTimeout(() => {
+          historyInFlight -= 1;
+          send(res, 200, { data: rows.map((row) => ({ ts: new Date(row.at).toISOString(), value: row.value })) });
+        }, gateway.historyDelayMs);
+        return;
       }
       send(res, 404, { error: 'no such endpoint' });
     });
