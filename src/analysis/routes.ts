@@ -1,5 +1,9 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
-import type { AppDeps } from '../app/appDeps.ts';
+import type { Energy } from '../energy/module.ts';
+import type { Analysis } from './module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import type { Logger } from '../platform/logger.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
@@ -27,7 +31,7 @@ import {
 const tags = ['analysis'];
 
 /** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
-function target(energy: AppDeps['energy'], query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
+function target(energy: Energy, query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
   if (query.meterId !== undefined && query.area !== undefined)
     throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
   if (query.meterId !== undefined) {
@@ -41,7 +45,7 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<AppDeps, 'energy' | 'analysis' | 'iot' | 'alerts' | 'logger'>) {
+export function analysisRoutes({ energy, analysis, iot, alerts, logger }: { energy: Energy; analysis: Analysis; iot: IotGateway; alerts: AlertService; logger: Logger }) {
   const baselines = analysis.baselines(iot);
   const hourlyBaselines = analysis.hourlyBaselines(iot);
   const enpis = analysis.enpis(iot);

@@ -1,6 +1,6 @@
 // The IoT gateway proxy: relays documented calls with the service's gateway token, audits writes, tracks reachability for /api/health.
 import net from 'node:net';
-import type { AuditLog } from '../access/audit/service.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/client.ts';
 import { AppError, BadGateway } from '../platform/errors.ts';

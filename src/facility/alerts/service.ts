@@ -1,6 +1,6 @@
 // Alerts: filtered pages (a benchmark hot path) and the active → acknowledged → resolved lifecycle with who and when.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { retryWhileBusy } from '../../platform/db/busyRetry.ts';
+import { retryWhileBusy } from '../../platform/busyRetry.ts';
 import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../../platform/db/auditedTable.ts';
 import type { Db } from '../../platform/db/client.ts';

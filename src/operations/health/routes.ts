@@ -1,10 +1,15 @@
 // GET /api/health: public liveness for monitoring and the installer.
+import type { Db } from '../../platform/db/client.ts';
+import type { IotGateway } from '../../gateway/service.ts';
+import type { BackupScheduler } from '../backup/service.ts';
+import type { Collector } from '../../metering/collector.ts';
+import type { Config } from '../../platform/config.ts';
+import type { LoadSheddingConfig } from '../../analysis/loadShedding.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { version } from '../../platform/packageRoot.ts';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { IotHealth } from '../../gateway/schemas.ts';
-import { gatewayCondition } from '../../gateway/condition.ts';
+import { gatewayCondition } from './gatewayCondition.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { storageWatchOf } from '../../platform/db/storageWatch.ts';
 
@@ -73,7 +78,15 @@ export function healthRoutes({
   collector,
   config,
   analysis,
-}: Pick<AppDeps, 'db' | 'startedAt' | 'iot' | 'backups' | 'collector' | 'config' | 'analysis'>) {
+}: {
+  db: Db;
+  startedAt: number;
+  iot: IotGateway;
+  backups: BackupScheduler;
+  collector: Collector;
+  config: Config;
+  analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
+}) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);

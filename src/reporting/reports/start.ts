@@ -1,6 +1,6 @@
 // Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
 import type { AlertService } from '../../facility/alerts/service.ts';
-import type { AuditLog } from '../../access/audit/service.ts';
+import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { Lifecycle } from '../../platform/jobs/lifecycle.ts';

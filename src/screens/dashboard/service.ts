@@ -1,6 +1,6 @@
 // The public dashboard payload (cached while the database is unchanged), recent alerts and per-user dashboard settings.
 import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import type { AuditLog } from '../../access/audit/service.ts';
+import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { ConfigStore } from '../../site/service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { alerts, dashboardSettings, platformConfig } from '../../platform/db/schema/index.ts';

@@ -10,7 +10,7 @@ import type { EnergyFigures } from '../../energy/figures.ts';
 import type { AreaCards } from '../../energy/areaCards.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
-import { publicGatewayState } from '../../gateway/condition.ts';
+import { publicGatewayState } from '../../operations/health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../../platform/i18n/messages.ts';
 import type { IotHealth } from '../../gateway/service.ts';
 import type { OverviewService } from '../overview/service.ts';
