@@ -14,21 +14,26 @@ export const GUARD_INTERVAL_MS = 5_000;
 export const STOP_WAIT_MS = 8_000;
 
 export class LoadSheddingGuard {
-  private readonly timer: Repeating;
+  /** Its timer, for the job registry (/metrics: ems_job_*). */
+  readonly job: Repeating;
 
   constructor(
     private readonly shedder: Pick<LoadShedder, 'enforce' | 'adoptLeftovers' | 'stop' | 'reportStillShed'>,
     private readonly deps: { now: () => number; logger: Logger; intervalMs?: number; stopWaitMs?: number },
   ) {
-    this.timer = new Repeating(async () => {
-      await this.shedder.enforce(this.deps.now());
-    }, deps.intervalMs ?? GUARD_INTERVAL_MS);
+    this.job = new Repeating(
+      async () => {
+        await this.shedder.enforce(this.deps.now());
+      },
+      deps.intervalMs ?? GUARD_INTERVAL_MS,
+      'load shedding guard',
+    );
   }
 
   /** Takes over the points a previous run left shed, then runs the safety restores now and every interval. */
   start(): void {
     this.shedder.adoptLeftovers(this.deps.now());
-    this.timer.start();
+    this.job.start();
   }
 
   /** After a settings change: the safety restores now (disabled restores every shed point), waited for at most STOP_WAIT_MS. */
@@ -42,7 +47,7 @@ export class LoadSheddingGuard {
    */
   async stop(): Promise<void> {
     this.shedder.stop();
-    await this.timer.stop();
+    await this.job.stop();
     const done = await this.bounded(this.shedder.enforce(this.deps.now(), 'the service is stopping'));
     if (done === 'timeout') {
       const codes = this.shedder.reportStillShed(this.deps.now(), `no restore confirmed within ${(this.deps.stopWaitMs ?? STOP_WAIT_MS) / 1000} s of the stop`);

@@ -7,6 +7,7 @@ import type { FeatureServices, PortalServices } from './features.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { IotGateway } from '../gateway/service.ts';
 import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
+import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { ReportRunner } from '../reporting/reports/runs.ts';
@@ -30,5 +31,6 @@ export type AppDeps = FeatureServices &
     /** The load-shedding controller (its guard restores on its own timer). */
     loadShedder: LoadShedder;
     lifecycle: Lifecycle;
+    jobs: JobRegistry;
     startedAt: number;
   };
