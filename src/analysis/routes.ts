@@ -1,8 +1,8 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
-import type { AppDeps } from '../appDeps.ts';
-import { BadRequest, NotFound } from '../errors.ts';
-import { defineRoute } from '../http/route.ts';
-import { ErrorBody } from '../http/schemas.ts';
+import type { AppDeps } from '../app/appDeps.ts';
+import { BadRequest, NotFound } from '../platform/errors.ts';
+import { defineRoute } from '../platform/http/route.ts';
+import { ErrorBody } from '../platform/http/schemas.ts';
 import {
   AnomalyCheckBody,
   AnomalyFindings,
@@ -58,7 +58,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
         'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,
       schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
-      // A kept comparison (src/db/kept.ts) is the same frozen object until it changes: its validated JSON is sent again.
+      // A kept comparison (src/platform/db/kept.ts) is the same frozen object until it changes: its validated JSON is sent again.
       reusesBody: true,
       handler: ({ query }) => {
         if (query.period === 'custom' && query.at !== undefined)

@@ -1,11 +1,11 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
-import { BadRequest, UnsupportedMediaType } from '../errors.ts';
-import { defineRoute, Reply } from '../http/route.ts';
-import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
-import { addDays } from './calendar.ts';
+import type { AppDeps } from '../app/appDeps.ts';
+import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
+import { defineRoute, Reply } from '../platform/http/route.ts';
+import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
+import { addDays } from '../platform/time/calendar.ts';
 import {
   CollectorStatus,
   Completeness,
@@ -67,7 +67,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      // Both parts are kept (src/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
+      // Both parts are kept (src/platform/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
       reusesBody: true,
       handler: () => {
         const list = areas.list();

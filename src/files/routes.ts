@@ -1,7 +1,7 @@
 // /api/files: viewer reads, operator uploads and deletes (DESIGN.md roles).
-import type { AppDeps } from '../appDeps.ts';
-import { SERVABLE_TYPES } from '../uploads/mediaTypes.ts';
-import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
+import type { AppDeps } from '../app/appDeps.ts';
+import { SERVABLE_TYPES } from './uploads/mediaTypes.ts';
+import { storedFileRoutes } from './uploads/storedFileRoutes.ts';
 import { FileView } from './schemas.ts';
 import { fileDownload, presentFile } from './service.ts';
 
