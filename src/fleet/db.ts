@@ -4,7 +4,7 @@ import path from 'node:path';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
-import { packageRoot } from '../packageRoot.ts';
+import { packageRoot } from '../platform/packageRoot.ts';
 import * as schema from './schema.ts';
 
 export type FleetOrm = NodePgDatabase<typeof schema>;

@@ -1,7 +1,7 @@
 // Entry point of the fleet service (`npm run start:fleet`, systemd/ems-fleet.service): config, migrations, serve.
 // Stateless: any number of instances may serve one database side by side.
-import { createLogger, startupFailureLine } from '../logger.ts';
-import { version } from '../packageRoot.ts';
+import { createLogger, startupFailureLine } from '../platform/logger.ts';
+import { version } from '../platform/packageRoot.ts';
 import { createFleetApp, listenFleet } from './app.ts';
 import { type FleetConfig, FleetConfigError, loadFleetConfig } from './config.ts';
 import { migrateFleetDb, openFleetDb } from './db.ts';
