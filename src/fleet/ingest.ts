@@ -18,6 +18,7 @@ export type IngestLimits = {
 export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxRows: 20_000, futureToleranceMs: 15 * 60_000, clockAlarmMs: 5 * 60_000 };
 
 export type IngestResult = {
+  /** The batch's `through`: every row of it is stored. The site moves its cursor there when the batch was contiguous. */
   acknowledged: number;
   stored: { intervals: number; days: number; alerts: number };
   quarantined: number;
@@ -101,18 +102,15 @@ export class Ingest {
       await client.query('begin');
       const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
       if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
-      const site = await client.query<{ acknowledged_sequence: string; revoked_at: Date | null }>(
-        'select acknowledged_sequence, revoked_at from sites where id = $1',
-        [siteId],
-      );
+      const site = await client.query<{ site_cursor: string; revoked_at: Date | null }>('select site_cursor, revoked_at from sites where id = $1', [siteId]);
       const row = site.rows[0];
       if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
-      const acknowledged = Number(row.acknowledged_sequence);
-      if (batch.through < acknowledged) {
+      const cursor = Number(row.site_cursor);
+      if (batch.after < cursor) {
         throw new FleetError(
           'sequence_backwards',
-          `batch refused: it ends at sequence ${batch.through}, below the ${acknowledged} the fleet already acknowledged (was the site restored from an older backup?)`,
-          { details: { acknowledged } },
+          `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
+          { details: { cursor } },
         );
       }
       await this.storeMetadata(client, siteId, batch);
@@ -125,12 +123,12 @@ export class Ingest {
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
       await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
       await client.query(
-        `update sites set acknowledged_sequence = greatest(acknowledged_sequence, $2), last_contact_at = now(), clock_skew_ms = $3,
+        `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
            health = coalesce($4::jsonb, health), last_refusal = null where id = $1`,
-        [siteId, batch.through, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null],
+        [siteId, batch.after, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null],
       );
       await client.query('commit');
-      return { acknowledged: Math.max(acknowledged, batch.through), stored, quarantined, clockSkewMs };
+      return { acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       await client.query('rollback').catch(() => {});
       if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {

@@ -21,8 +21,11 @@ export const sites = pgTable(
     enrolledAt: at('enrolled_at').notNull().defaultNow(),
     revokedAt: at('revoked_at'),
     lastContactAt: at('last_contact_at'),
-    /** The highest sequence the fleet has acknowledged to the site: a batch ending below it is refused as going backwards. */
-    acknowledgedSequence: bigint('acknowledged_sequence', { mode: 'number' }).notNull().default(0),
+    /**
+     * The highest cursor the site has reported (`after`: every row up to it was acknowledged to the site). A batch from
+     * a lower cursor means the site's sequence went backwards (restored from an older backup) and is refused.
+     */
+    siteCursor: bigint('site_cursor', { mode: 'number' }).notNull().default(0),
     /** The site's clock minus the fleet's at the last batch (ms): positive = the site is ahead. */
     clockSkewMs: integer('clock_skew_ms'),
     /** What the site said about itself in its last batch: version, collector, gateway, last backup, unsent rows. */

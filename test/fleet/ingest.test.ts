@@ -129,22 +129,26 @@ describe('ingest', () => {
       intervals: [{ meter: '1', start: new Date(from).toISOString(), value: 42.5, quality: 'imported', seq: 5 }],
     };
     assert.equal((await sendBatch(fleet.url, site.credential, restated)).status, 200);
-    // The first batch again (its ack was "lost"): through 4 is below the acknowledged 5, refused as going backwards…
-    const stale = await sendBatch(fleet.url, site.credential, intervalBatch({ after: 0, from, count: 4, meters: ['1'] }));
+    // The site's cursor is now 4 (it reported after: 4). A batch from cursor 0 again means its sequence went backwards
+    // (a restore from an older backup): refused, nothing stored.
+    const stale = await sendBatch(fleet.url, site.credential, intervalBatch({ after: 0, from, count: 4, meters: ['1'], value: () => 1234 }));
     assert.equal(stale.status, 409);
     assert.equal(stale.body.code, 'sequence_backwards');
-    assert.equal(stale.body.details.acknowledged, 5);
+    assert.equal(stale.body.details.cursor, 4);
     // …and a row-level older version inside an accepted batch loses to the stored newer one.
     const mixed = {
       sentAt: new Date().toISOString(),
-      after: 5,
+      after: 4,
       through: 6,
-      intervals: [{ meter: '1', start: new Date(from + 900_000).toISOString(), value: 7, quality: 'estimated', seq: 6 }],
+      intervals: [
+        { meter: '1', start: new Date(from).toISOString(), value: 1, quality: 'measured', seq: 5 },
+        { meter: '1', start: new Date(from + 900_000).toISOString(), value: 7, quality: 'estimated', seq: 6 },
+      ],
     };
     assert.equal((await sendBatch(fleet.url, site.credential, mixed)).status, 200);
     const rows = await sql.query('select value, quality, seq from intervals where site_id = $1 order by start', [site.siteId]);
     assert.deepEqual(rows.rows.slice(0, 2), [
-      { value: 42.5, quality: 'imported', seq: '5' },
+      { value: 42.5, quality: 'imported', seq: '5' }, // same sequence: the stored version stays
       { value: 7, quality: 'estimated', seq: '6' },
     ]);
   });

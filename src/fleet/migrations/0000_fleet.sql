@@ -125,7 +125,7 @@ CREATE TABLE "sites" (
 	"enrolled_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"revoked_at" timestamp with time zone,
 	"last_contact_at" timestamp with time zone,
-	"acknowledged_sequence" bigint DEFAULT 0 NOT NULL,
+	"site_cursor" bigint DEFAULT 0 NOT NULL,
 	"clock_skew_ms" integer,
 	"health" jsonb,
 	"last_refusal" text,
