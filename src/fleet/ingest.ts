@@ -252,7 +252,7 @@ export class Ingest {
     await client.query(
       `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
        select $1, m.commodity, date_trunc('month', d.day)::date, sum(d.value), sum(d.cost), sum(d.carbon_kg), count(distinct d.day)
-       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1
+       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1 and m.unit = 'kWh'
        where d.site_id = $1 and d.day >= $3::date and d.day < $4::date + interval '1 month'
          and date_trunc('month', d.day)::date = any($2::date[])
        group by m.commodity, date_trunc('month', d.day)

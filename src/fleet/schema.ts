@@ -188,7 +188,8 @@ export const siteDayCounts = pgTable(
 );
 
 /**
- * Monthly totals per site and commodity over the site's total meters, recomputed from day_rollups for each month a
+ * Monthly totals per site and commodity over the site's total meters metered in kWh (gas in m³ waits for the site to
+ * send its calorific conversion), recomputed from day_rollups for each month a
  * batch touched: the EUI ranking reads 24 rows per site and commodity instead of 730 days per meter.
  */
 export const siteMonths = pgTable(

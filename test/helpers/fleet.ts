@@ -19,7 +19,7 @@ export async function startFleetDatabase(): Promise<PostgresCluster> {
 
 export async function startFleet(
   databaseUrl: string,
-  options: { maxConcurrentIngests?: number; limits?: IngestLimits; now?: () => number; tls?: { certFile: string; keyFile: string } } = {},
+  options: { maxConcurrentIngests?: number; limits?: IngestLimits; now?: () => number; tls?: { certFile: string; keyFile: string }; port?: number } = {},
 ): Promise<FleetInstance> {
   const db = openFleetDb(databaseUrl, { poolSize: (options.maxConcurrentIngests ?? 4) + 4 });
   const app = createFleetApp({
@@ -29,7 +29,7 @@ export async function startFleet(
     limits: options.limits,
     now: options.now,
   });
-  const { server, url } = await listenFleet(app, { host: '127.0.0.1', port: 0, tls: options.tls ?? null });
+  const { server, url } = await listenFleet(app, { host: '127.0.0.1', port: options.port ?? 0, tls: options.tls ?? null });
   return {
     url,
     db,
