@@ -177,6 +177,7 @@ export class Ingest {
           m.map((x) => (x.siteTotal ? 1 : 0)),
         ],
       );
+      await client.query('update sites set meter_count = (select count(*) from site_meters where site_id = $1) where id = $1', [siteId]);
     }
   }
 

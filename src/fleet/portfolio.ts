@@ -41,7 +41,7 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
     open_alerts: string;
   }>(
     `select s.id, s.name, s.revoked_at, s.last_contact_at, s.latest_interval_at, s.clock_skew_ms, s.health, s.last_refusal,
-       (select count(*) from site_meters m where m.site_id = s.id) as meters,
+       s.meter_count as meters,
        (select c.rows from site_day_counts c where c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1) as yesterday_rows,
        exists (select 1 from fleet_alarms a where a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock') as clock_alarm,
        (select count(*) from site_alerts a where a.site_id = s.id and a.status <> 'resolved') as open_alerts

@@ -33,6 +33,8 @@ export const sites = pgTable(
     lastRefusal: text('last_refusal'),
     /** The newest interval start the fleet holds for the site: sync lag = now minus this. */
     latestIntervalAt: at('latest_interval_at'),
+    /** How many meters the site declared (kept with each metadata write): completeness without counting site_meters. */
+    meterCount: integer('meter_count').notNull().default(0),
   },
   (table) => [uniqueIndex('sites_credential_hash').on(table.credentialHash)],
 );
@@ -132,7 +134,12 @@ export const siteAlerts = pgTable(
     resolvedAt: at('resolved_at'),
     seq: bigint('seq', { mode: 'number' }).notNull(),
   },
-  (table) => [primaryKey({ columns: [table.siteId, table.alertId] }), index('site_alerts_open').on(table.status, table.occurredAt)],
+  (table) => [
+    primaryKey({ columns: [table.siteId, table.alertId] }),
+    // The open alerts across sites (the portfolio's alert list) and per site (its health row).
+    index('site_alerts_open').on(table.occurredAt).where(sql`${table.status} <> 'resolved'`),
+    index('site_alerts_open_by_site').on(table.siteId).where(sql`${table.status} <> 'resolved'`),
+  ],
 );
 
 /** Interval rows whose start lay too far ahead of the fleet's clock: kept, never dropped, until an operator looks. */

@@ -12,7 +12,11 @@ import { type PostgresCluster, startPostgres } from './postgres.ts';
 export type FleetInstance = { url: string; db: FleetDb; server: http.Server; close(): Promise<void> };
 
 export async function startFleetDatabase(): Promise<PostgresCluster> {
-  const cluster = await startPostgres();
+  return startFleetDatabaseWith({});
+}
+
+export async function startFleetDatabaseWith(options: { durable?: boolean }): Promise<PostgresCluster> {
+  const cluster = await startPostgres(options);
   await migrateFleetDb(cluster.url);
   return cluster;
 }

@@ -129,7 +129,8 @@ CREATE TABLE "sites" (
 	"clock_skew_ms" integer,
 	"health" jsonb,
 	"last_refusal" text,
-	"latest_interval_at" timestamp with time zone
+	"latest_interval_at" timestamp with time zone,
+	"meter_count" integer DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "enrolment_codes" ADD CONSTRAINT "enrolment_codes_site_id_sites_id_fk" FOREIGN KEY ("site_id") REFERENCES "public"."sites"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -140,5 +141,6 @@ ALTER TABLE "site_areas" ADD CONSTRAINT "site_areas_site_id_sites_id_fk" FOREIGN
 ALTER TABLE "site_meters" ADD CONSTRAINT "site_meters_site_id_sites_id_fk" FOREIGN KEY ("site_id") REFERENCES "public"."sites"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "day_rollups_day" ON "day_rollups" USING btree ("day");--> statement-breakpoint
 CREATE UNIQUE INDEX "fleet_alarms_open" ON "fleet_alarms" USING btree ("site_id","kind") WHERE "fleet_alarms"."cleared_at" is null;--> statement-breakpoint
-CREATE INDEX "site_alerts_open" ON "site_alerts" USING btree ("status","occurred_at");--> statement-breakpoint
+CREATE INDEX "site_alerts_open" ON "site_alerts" USING btree ("occurred_at") WHERE "site_alerts"."status" <> 'resolved';--> statement-breakpoint
+CREATE INDEX "site_alerts_open_by_site" ON "site_alerts" USING btree ("site_id") WHERE "site_alerts"."status" <> 'resolved';--> statement-breakpoint
 CREATE UNIQUE INDEX "sites_credential_hash" ON "sites" USING btree ("credential_hash");
