@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/client.ts';
 import { fleetLink } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
-import { historyBatch, metadata, newestDayBatch, type SiteBatch } from './batch.ts';
+import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, type SiteBatch } from './batch.ts';
 import { readLink, type FleetLink, unsentRows } from './link.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -21,6 +21,8 @@ export type FleetSyncOptions = {
   catchUpDelayMs: number;
   /** Batches sent in one tick at most (the event loop is yielded between them). */
   maxBatchesPerTick?: number;
+  /** Meter days per batch (DAYS_PER_BATCH); tests make it small to see the bounded batches. */
+  daysPerBatch?: number;
   random?: () => number;
   now?: () => number;
 };
@@ -53,7 +55,12 @@ export class FleetSync {
       const outage = link.lastSuccessAt !== null && this.now() - Date.parse(link.lastSuccessAt) > OUTAGE_MS;
       const today = siteDay(metadata(db).site!.timezone, new Date(this.now()));
       const ahead = outage && link.aheadDay !== today && unsentRows(db, link.cursor) > 0;
-      const batch = ahead ? newestDayBatch(db, link.cursor, today, new Date(this.now())) : historyBatch(db, link.cursor, new Date(this.now()));
+      const batch = ahead
+        ? newestDayBatch(db, link.cursor, today, new Date(this.now()))
+        : historyBatch(db, link.cursor, new Date(this.now()), {
+            days: this.options.daysPerBatch ?? DAYS_PER_BATCH,
+            alerts: ALERTS_PER_BATCH,
+          });
       const meta = metadata(db);
       const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
       const withMeta = hash !== this.sentMetadata;

@@ -54,7 +54,12 @@ test('EUI ranking: kWh/m²·year over the last 12 complete months, per commodity
   const low = await enrolSite(fleet, 'Low');
   const noArea = await enrolSite(fleet, 'No area');
   // 24 months of days: this year 100 kWh/day electricity + 50 gas; the year before 80 + 50. 1,000 m².
-  const sendYears = async (site: { credential: string }, cur: { electricity: number; gas: number }, prev: { electricity: number; gas: number }, area: number | null) => {
+  const sendYears = async (
+    site: { credential: string },
+    cur: { electricity: number; gas: number },
+    prev: { electricity: number; gas: number },
+    area: number | null,
+  ) => {
     let after = 0;
     for (let m = 24; m >= 1; m--) {
       const from = monthsAgo(m);
@@ -134,8 +139,21 @@ test('one alert list across sites, newest first, paged; resolved ones only when 
     resolvedAt: status === 'resolved' ? new Date().toISOString() : null,
     seq,
   });
-  assert.equal((await sendBatch(fleet.url, a.credential, { sentAt: new Date().toISOString(), after: 0, through: 2, alerts: [alert(1, 'active', 30, 1), alert(2, 'resolved', 20, 2)] })).status, 200);
-  assert.equal((await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 0, through: 1, alerts: [alert(1, 'acknowledged', 10, 1)] })).status, 200);
+  assert.equal(
+    (
+      await sendBatch(fleet.url, a.credential, {
+        sentAt: new Date().toISOString(),
+        after: 0,
+        through: 2,
+        alerts: [alert(1, 'active', 30, 1), alert(2, 'resolved', 20, 2)],
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 0, through: 1, alerts: [alert(1, 'acknowledged', 10, 1)] })).status,
+    200,
+  );
   const open = await getJson(`${fleet.url}/api/fleet/alerts?pageSize=200`, admin);
   const mine = open.body.items.filter((x: { siteId: string }) => x.siteId === a.siteId || x.siteId === b.siteId);
   assert.deepEqual(
@@ -146,7 +164,10 @@ test('one alert list across sites, newest first, paged; resolved ones only when 
     ],
   );
   // The lifecycle moves on at the site: the alert is resolved there and leaves the open list.
-  assert.equal((await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 1, through: 2, alerts: [alert(1, 'resolved', 10, 2)] })).status, 200);
+  assert.equal(
+    (await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 1, through: 2, alerts: [alert(1, 'resolved', 10, 2)] })).status,
+    200,
+  );
   const after = await getJson(`${fleet.url}/api/fleet/alerts?pageSize=200`, admin);
   assert.ok(!after.body.items.some((x: { siteId: string }) => x.siteId === b.siteId));
   const all = await getJson(`${fleet.url}/api/fleet/alerts?status=all&pageSize=200`, admin);
