@@ -47,6 +47,16 @@ function page(query: Record<string, unknown>): { page: number; pageSize: number;
   return { page: p, pageSize: s, includeResolved: query.status === 'all' };
 }
 
+/**
+ * PostgreSQL away or restarting: SQLSTATE class 57 (operator intervention: shutdown, restart) or 08 (connection
+ * exception), the socket refused or reset, or node-postgres's own words for a connection that died under a client.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  const code = String((error as { code?: string }).code ?? '');
+  if (/^(57|08)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
+  return /Connection terminated|not queryable|connection error|timeout exceeded when trying to connect/i.test(String((error as Error)?.message ?? error));
+}
+
 export function createFleetApp(options: FleetAppOptions): Koa {
   const { db, logger } = options;
   const pool = db.pool;
@@ -66,15 +76,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
         return;
       }
       // PostgreSQL away (restart, failover): the site keeps its rows and tries again.
-      const code = (error as { code?: string }).code;
-      if (
-        code === 'ECONNREFUSED' ||
-        code === 'ENOENT' ||
-        code === '57P01' ||
-        code === '57P03' ||
-        code === '08006' ||
-        /Connection terminated/.test(String(error))
-      ) {
+      if (databaseUnavailable(error)) {
         logger.warn({ err: error }, 'fleet database unavailable');
         ctx.status = 503;
         ctx.set('Retry-After', '5');

@@ -23,6 +23,9 @@ export function openFleetDb(url: string, options: { poolSize?: number } = {}): F
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000, options: '-c jit=off' });
   // An idle client whose server went away (PostgreSQL restarted) emits 'error'; without a listener that kills the process.
   pool.on('error', () => {});
+  // A client checked out when its connection dies (PostgreSQL restarted mid-batch) emits 'error' as well as failing its
+  // query; the query's rejection is what the request handles (503), the event must not kill the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return { pool, orm: drizzle(pool, { schema }) };
 }
 

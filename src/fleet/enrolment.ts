@@ -18,6 +18,7 @@ export async function createEnrolmentCode(pool: pg.Pool, siteName: string, valid
 export async function enrol(pool: pg.Pool, code: string): Promise<{ siteId: string; credential: string; siteName: string }> {
   const credential = newSecret('site');
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('begin');
     const claimed = await client.query<{ site_name: string }>(
@@ -35,10 +36,12 @@ export async function enrol(pool: pg.Pool, code: string): Promise<{ siteId: stri
     await client.query('commit');
     return { siteId, credential, siteName: row.site_name };
   } catch (error) {
+    if (!(error instanceof FleetError)) broken = error as Error;
     await client.query('rollback').catch(() => {});
     throw error;
   } finally {
-    client.release();
+    // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
+    client.release(broken);
   }
 }
 
@@ -66,6 +69,7 @@ export type FleetUser = { id: number; name: string; role: FleetRole; sites: stri
 export async function addUser(pool: pg.Pool, name: string, role: FleetRole, sites: string[] = []): Promise<{ token: string; id: number }> {
   const token = newSecret('user');
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('begin');
     const result = await client.query<{ id: string }>('insert into fleet_users (name, role, token_hash) values ($1, $2, $3) returning id', [
@@ -80,11 +84,13 @@ export async function addUser(pool: pg.Pool, name: string, role: FleetRole, site
     await client.query('commit');
     return { token, id };
   } catch (error) {
+    if (!(error instanceof FleetError)) broken = error as Error;
     await client.query('rollback').catch(() => {});
     if ((error as { code?: string }).code === '23505') throw new FleetError('invalid_request', `a fleet user named ${name} exists`);
     throw error;
   } finally {
-    client.release();
+    // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
+    client.release(broken);
   }
 }
 

@@ -98,6 +98,7 @@ export class Ingest {
     await this.partitions.ensure(live.map((row) => monthOf(Date.parse(row.start))));
 
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('begin');
       const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
@@ -130,6 +131,7 @@ export class Ingest {
       await client.query('commit');
       return { acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
+      if (!(error instanceof FleetError)) broken = error as Error;
       await client.query('rollback').catch(() => {});
       if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {
         // The refusal is what the portfolio shows for the site (its own sync status says the same).
@@ -137,7 +139,8 @@ export class Ingest {
       }
       throw error;
     } finally {
-      client.release();
+      // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
+      client.release(broken);
     }
   }
 

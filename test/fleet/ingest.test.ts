@@ -328,3 +328,23 @@ describe('ingest', () => {
     assert.equal(await count('intervals', site.siteId), 8);
   });
 });
+
+describe('PostgreSQL restarted mid-batch', () => {
+  test('a batch in flight when the server restarts is stored whole or not at all; sent again, it is stored once', async () => {
+    const site = await enrolSite(fleet, 'Mid-batch');
+    const batch = intervalBatch({ after: 0, from: quarterAgo(6_000), count: 6_000 });
+    const inFlight = sendBatch(fleet.url, site.credential, batch);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    cluster.restart();
+    const first = await inFlight;
+    assert.ok(first.status === 200 || first.status === 503, `${first.status} ${JSON.stringify(first.body)}`);
+    const stored = await count('intervals', site.siteId);
+    assert.ok(stored === 0 || stored === 12_000, `all or nothing: ${stored}`);
+    let again = await sendBatch(fleet.url, site.credential, batch);
+    for (let i = 0; i < 3 && again.status === 503; i++) again = await sendBatch(fleet.url, site.credential, batch);
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(await count('intervals', site.siteId), 12_000);
+    const counted = await sql.query('select sum(rows)::int as n from site_day_counts where site_id = $1', [site.siteId]);
+    assert.equal(counted.rows[0].n, 12_000, 'completeness counted each row once');
+  });
+});
