@@ -23,7 +23,7 @@ import type { StoredFiles } from '../files/uploads/storedFiles.ts';
 import type { AuthService } from '../access/auth/service.ts';
 import type { Config } from '../platform/config.ts';
 import { DashboardService } from '../screens/dashboard/service.ts';
-import { publicGatewayState } from '../gateway/condition.ts';
+import { publicGatewayState } from '../operations/health/gatewayCondition.ts';
 import type { Collector } from '../metering/collector.ts';
 import type { IotGateway } from '../gateway/service.ts';
 import { OAuthService } from '../access/oauth/service.ts';

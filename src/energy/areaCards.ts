@@ -1,6 +1,7 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
-import type { AuditLog } from '../access/audit/service.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import { SITE_TOTAL } from '../metering/meters.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { siteTimezone } from '../site/siteSettings.ts';
@@ -8,9 +9,6 @@ import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import type { AuthUser } from '../platform/http/route.ts';
 import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
-
-/** energy_daily.area of the whole site; no area card may use the name. */
-export const SITE_TOTAL = 'total';
 
 import { siteDay } from '../platform/time/calendar.ts';
 

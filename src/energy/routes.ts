@@ -1,7 +1,9 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
+import type { Energy } from './module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { Collector } from '../metering/collector.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../app/appDeps.ts';
 import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
@@ -55,7 +57,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
 
-export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
+export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: IotGateway; collector: Collector }) {
   const { meters, tariffs, figures, areas, site, history } = energy;
   let areasBody: { areas: ReturnType<typeof areas.list>; unallocated: ReturnType<typeof site.unallocated> } | undefined;
   return [

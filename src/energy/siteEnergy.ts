@@ -4,7 +4,7 @@
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { siteSettings } from '../site/siteSettings.ts';
-import { SITE_TOTAL } from './areaCards.ts';
+import { SITE_TOTAL } from '../metering/meters.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import type { Shares } from './completeness.ts';
 import { FIGURE_TABLES, type EnergyFigures, type PeriodFigures, type Totals } from './figures.ts';

@@ -1,7 +1,7 @@
 // /api/iot/*: the gateway's own contract, relayed. Each route maps to one fixed gateway path; nothing from the client picks the path.
+import type { IotGateway } from './service.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { AppDeps } from '../app/appDeps.ts';
 import { codeForStatus } from '../platform/errors.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
@@ -59,7 +59,7 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
   ctx.body = JSON.stringify({ ...kept, error: said.slice(0, 500), code: codeForStatus(status), ...(status === 502 ? { gatewayStatus: answer.status } : {}) });
 }
 
-export function iotRoutes({ iot }: Pick<AppDeps, 'iot'>) {
+export function iotRoutes({ iot }: { iot: IotGateway }) {
   const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
     {
       method: 'GET',

@@ -7,7 +7,9 @@ import type { PageResult } from '../platform/db/listQuery.ts';
 import { meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
 import type { IotGateway } from '../gateway/service.ts';
-import { SITE_TOTAL } from '../energy/areaCards.ts';
+
+/** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
+export const SITE_TOTAL = 'total';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;

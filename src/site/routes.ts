@@ -1,12 +1,12 @@
 // /api/configs (platform settings) and /api/three-d-config (the 3D scene): everyone signed in reads, admins write.
-import type { AppDeps } from '../app/appDeps.ts';
+import type { ConfigStore } from './service.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
 import { PlatformConfig, PlatformConfigUpdate, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
 
 const tags = ['configs'];
 
-export function configRoutes({ configs: store }: Pick<AppDeps, 'configs'>) {
+export function configRoutes({ configs: store }: { configs: ConfigStore }) {
   return [
     defineRoute({
       method: 'GET',

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import { AlertService } from '../../src/facility/alerts/service.ts';
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { addDays } from '../../src/platform/time/calendar.ts';
 import { createLogger } from '../../src/platform/logger.ts';

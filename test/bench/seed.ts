@@ -1,6 +1,6 @@
 // Seeds a benchmark data dir with realistic rows (50 users, 10k alerts, 2k faults, 2k maintenance records, energy areas)
 // straight through better-sqlite3 in one transaction, on a database opened with the shipped migrations.
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { hashPassword } from '../../src/access/auth/passwords.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { FaultService } from '../../src/facility/faults/service.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AlarmNotifier } from '../../src/facility/notifications/notifier.ts';
 import { AlertService } from '../../src/facility/alerts/service.ts';
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { startGatewaySimulator, type RunningSimulator } from '../../src/gateway/simulator/server.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createMailer } from '../../src/platform/mail/mailer.ts';

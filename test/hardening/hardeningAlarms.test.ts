@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { AlarmNotifier, ESCALATION_BATCH } from '../../src/facility/notifications/notifier.ts';
 import { AlarmPoller } from '../../src/facility/notifications/poller.ts';
 import { AlertService } from '../../src/facility/alerts/service.ts';
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createMailer } from '../../src/platform/mail/mailer.ts';
 import { startFakeGateway, type FakeGateway } from '../helpers/fakeGateway.ts';

@@ -2,7 +2,7 @@
 // trail never stores a secret, whatever a caller hands it. Passwords past 72 bytes never match (no truncation).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;

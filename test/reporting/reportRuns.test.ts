@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { AlertService } from '../../src/facility/alerts/service.ts';
-import { AuditLog } from '../../src/access/audit/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { addDays, siteDay } from '../../src/platform/time/calendar.ts';

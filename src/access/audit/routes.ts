@@ -1,10 +1,10 @@
 // GET /api/audit: the trail of writes, for admins reconstructing what happened after an incident.
-import type { AppDeps } from '../../app/appDeps.ts';
+import type { AuditReader } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, Page } from '../../platform/http/schemas.ts';
 import { AuditEntry, AuditQuery } from './schemas.ts';
 
-export function auditRoutes({ auditTrail: reader }: Pick<AppDeps, 'auditTrail'>) {
+export function auditRoutes({ auditTrail: reader }: { auditTrail: AuditReader }) {
   return [
     defineRoute({
       method: 'GET',

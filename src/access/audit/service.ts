@@ -4,9 +4,6 @@ import type { Db } from '../../platform/db/client.ts';
 import { equals, PagedQuery, timeWindow } from '../../platform/db/listQuery.ts';
 import { auditLog } from '../../platform/db/schema/index.ts';
 
-/** The writer moved to the data layer; kept here for code that still imports it from the audit feature. */
-export { AuditLog, type AuditEntry } from '../../platform/db/auditTrail.ts';
-
 export type AuditFilters = {
   page: number;
   pageSize: number;

@@ -1,14 +1,15 @@
 // SPEC.md "Authentication endpoints".
+import type { AuthService } from './service.ts';
+import type { Config } from '../../platform/config.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { presentUser } from '../users/userRecords.ts';
 import { NotFound } from '../../platform/errors.ts';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { CodeSent, EmailBody, LoginBody, Ok, RefreshBody, RegisterBody, ResetBody, SignedIn, TokenPair, User } from './schemas.ts';
 
 const tags = ['auth'];
 
-export function authRoutes({ auth, config }: Pick<AppDeps, 'auth' | 'config'>) {
+export function authRoutes({ auth, config }: { auth: AuthService; config: Config }) {
   const codeSent = { ok: true as const, expiresInSec: config.codeTtlSec };
   return [
     defineRoute({

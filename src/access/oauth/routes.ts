@@ -1,6 +1,6 @@
 // SPEC.md "OAuth endpoints" plus the per-user link list and unlink (DESIGN.md "OAuth sign-in").
+import type { OAuthService } from './service.ts';
 import type { Context } from 'koa';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { BadRequest } from '../../platform/errors.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, Ok } from '../../platform/http/schemas.ts';
@@ -31,7 +31,7 @@ const CALLBACK_DESCRIPTION =
 
 const validateOutcome = compileResponse(CallbackOutcome);
 
-export function oauthRoutes({ oauth }: Pick<AppDeps, 'oauth'>) {
+export function oauthRoutes({ oauth }: { oauth: OAuthService }) {
   /** Streams its own answer (JSON or the popup page), so it checks the outcome against its schema itself. */
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {
     const outcome = await oauth.callback(provider, input);

@@ -1,7 +1,8 @@
 // /api/users/:id/avatar: anyone signed in may see it; only the user or an admin may replace or remove it.
+import type { AvatarStore } from '../../files/uploads/avatarStore.ts';
+import type { Config } from '../../platform/config.ts';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { Forbidden } from '../../platform/errors.ts';
 import { defineRoute, Reply, type AuthUser } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams } from '../../platform/http/schemas.ts';
@@ -18,7 +19,7 @@ function assertSelfOrAdmin(user: AuthUser, userId: number): void {
   if (user.id !== userId && user.role !== 'admin') throw new Forbidden('Only the user or an admin may change this avatar');
 }
 
-export function avatarRoutes({ avatars, config }: Pick<AppDeps, 'avatars' | 'config'>) {
+export function avatarRoutes({ avatars, config }: { avatars: AvatarStore; config: Config }) {
   const tmpDir = path.join(config.dataDir, 'tmp');
   return [
     defineRoute({

@@ -1,6 +1,6 @@
 // Alerts: filtered pages (a benchmark hot path) and the active → acknowledged → resolved lifecycle with who and when.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { retryWhileBusy } from '../../platform/db/busyRetry.ts';
+import { retryWhileBusy } from '../../platform/busyRetry.ts';
 import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../../platform/db/auditedTable.ts';
 import type { Db } from '../../platform/db/client.ts';
@@ -174,6 +174,14 @@ export class AlertService {
       return 'cleared';
     }
     return 'unchanged';
+  }
+
+  /**
+   * A cleared alarm whose condition came back soon after (the service's data-problem alerts): the same alert returns
+   * to alarm (its cleared time emptied, audited), instead of a new one. Its status is left alone.
+   */
+  reopenCleared(id: number): void {
+    this.table.update(id, { clearedAt: null }, null);
   }
 
   /** Partial update; a status in the body goes through the same lifecycle rules as acknowledge/resolve. */

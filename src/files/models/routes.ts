@@ -1,11 +1,12 @@
 // /api/models: 3D model uploads (viewer reads, operator uploads and deletes); the files are public at /static/models/<storedName>.
-import type { AppDeps } from '../../app/appDeps.ts';
+import type { StoredFiles } from '../uploads/storedFiles.ts';
+import type { Config } from '../../platform/config.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
 import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
 import { ModelView } from './schemas.ts';
 import { acceptModelName, modelDownload, presentModel } from './service.ts';
 
-export function modelRoutes(deps: Pick<AppDeps, 'models' | 'config'>) {
+export function modelRoutes(deps: { models: StoredFiles; config: Config }) {
   return storedFileRoutes(deps, {
     base: '/api/models',
     tag: 'models',

@@ -1,7 +1,7 @@
 // The route table every stored-upload resource shares (list, upload, metadata, raw bytes, delete); files and models fill it in.
+import type { Config } from '../../platform/config.ts';
 import path from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { withUpload } from './receiveUpload.ts';
@@ -26,7 +26,7 @@ export type StoredFileResource = {
   downloadTypes: readonly string[];
 };
 
-export function storedFileRoutes({ config }: Pick<AppDeps, 'config'>, resource: StoredFileResource) {
+export function storedFileRoutes({ config }: { config: Config }, resource: StoredFileResource) {
   const { base, noun, store, present } = resource;
   const tags = [resource.tag];
   const tmpDir = path.join(config.dataDir, 'tmp');

@@ -1,12 +1,12 @@
 // GET/PUT /api/system/backup-schedule (admin): the schedule the service runs its backups on.
+import type { BackupScheduler } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { BackupSchedule, BackupScheduleUpdate } from './schemas.ts';
 
 const tags = ['system'];
 
-export function backupRoutes({ backups }: Pick<AppDeps, 'backups'>) {
+export function backupRoutes({ backups }: { backups: BackupScheduler }) {
   return [
     defineRoute({
       method: 'GET',

@@ -22,7 +22,7 @@ import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from 
 import { leanJsonBody } from './jsonBody.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
-import { retryWhileBusy } from '../db/busyRetry.ts';
+import { retryWhileBusy } from '../busyRetry.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 const JSON_BODY_LIMIT_BYTES = 1024 * 1024;

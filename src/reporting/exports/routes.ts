@@ -1,7 +1,8 @@
 // GET /api/exports/energy: many meters' intervals in one streamed CSV or XLSX (viewer and up).
+import type { Energy } from '../../energy/module.ts';
+import type { Db } from '../../platform/db/client.ts';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, stringEnum } from '../../platform/http/schemas.ts';
 import { EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
@@ -29,7 +30,7 @@ const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function exportRoutes({ energy, db }: AppDeps) {
+export function exportRoutes({ energy, db }: { energy: Energy; db: Db }) {
   const exporter = new EnergyExport(db, energy.meters, energy.timezone);
   const siteLocale = db.sqlite.prepare('SELECT locale FROM platform_config WHERE id = 1').pluck();
   return [

@@ -1,12 +1,12 @@
 // /api/dashboard: the public portal payload (no token), recent alerts and each user's own dashboard settings.
-import type { AppDeps } from '../../app/appDeps.ts';
+import type { DashboardService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { DashboardSettings, DashboardSettingsUpdate, PublicDashboard, RecentAlerts, RecentAlertsQuery } from './schemas.ts';
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ dashboard }: Pick<AppDeps, 'dashboard'>) {
+export function dashboardRoutes({ dashboard }: { dashboard: DashboardService }) {
   return [
     defineRoute({
       method: 'GET',

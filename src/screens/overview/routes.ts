@@ -1,11 +1,11 @@
 // /api/overview: KPI cards and the weekly energy chart for signed-in users.
-import type { AppDeps } from '../../app/appDeps.ts';
+import type { OverviewService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { OverviewStats, WeeklyEnergy } from './schemas.ts';
 
 const tags = ['overview'];
 
-export function overviewRoutes({ overview }: Pick<AppDeps, 'overview'>) {
+export function overviewRoutes({ overview }: { overview: OverviewService }) {
   return [
     defineRoute({
       method: 'GET',

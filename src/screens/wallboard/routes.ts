@@ -1,11 +1,11 @@
 // The wallboard page (GET / and /wallboard), its few static assets, /favicon.ico and its payload (GET /api/wallboard):
 // public, read-only. Exact paths, never a prefix; no other file on disk can be reached through here.
+import type { WallboardService } from './service.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Middleware } from 'koa';
-import type { AppDeps } from '../../app/appDeps.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { packageRoot } from '../../platform/packageRoot.ts';
@@ -65,7 +65,7 @@ export function wallboardPages(): Middleware {
   };
 }
 
-export function wallboardRoutes({ wallboard }: Pick<AppDeps, 'wallboard'>) {
+export function wallboardRoutes({ wallboard }: { wallboard: WallboardService }) {
   return [
     defineRoute({
       method: 'GET',

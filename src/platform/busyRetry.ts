@@ -1,5 +1,5 @@
 // Waiting for another process's SQLite write lock without holding the event loop: the service's connection waits at
-// most SERVICE_BUSY_TIMEOUT_MS inside a statement (db/client.ts); a write that still meets the lock is tried again here.
+// most SERVICE_BUSY_TIMEOUT_MS inside a statement (platform/db/client.ts); a write that still meets the lock is tried again here.
 const RETRY_BUDGET_MS = 5000;
 
 /** True for SQLite's "another connection holds the lock" errors. */
