@@ -9,6 +9,7 @@ import { registerSystemCommands } from './commands/system.ts';
 import { registerBackupCommands } from './commands/backup.ts';
 import { registerGatewayCommands } from './commands/gateway.ts';
 import { registerStatusCommand } from './commands/status.ts';
+import { registerFleetCommands } from './commands/fleet.ts';
 
 // --json anywhere before "--": errors too are JSON, {"error": "..."} on standard error (standard output stays empty,
 // so `emsctl --json … | jq` never parses an error as a result). Read from argv: commander's own complaints come
@@ -34,6 +35,7 @@ registerSystemCommands(program);
 registerBackupCommands(program);
 registerGatewayCommands(program);
 registerStatusCommand(program);
+registerFleetCommands(program);
 
 try {
   await program.parseAsync(process.argv);

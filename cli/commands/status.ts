@@ -106,6 +106,7 @@ export function registerStatusCommand(program: Command): void {
         import('../../src/operations/backup/service.ts'),
         import('../../src/platform/db/client.ts'),
       ]);
+      const { syncState } = await import('../../src/fleetSync/link.ts');
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
       await withDb(
         command,
@@ -161,6 +162,8 @@ export function registerStatusCommand(program: Command): void {
                 ? { state: answer.health!.iot.gateway, checkedAt: answer.health!.iot.checkedAt, lastError: answer.health!.iot.lastError }
                 : null,
             collector: running && answer.health!.collector ? answer.health!.collector : null,
+            // Read from the database (not the health answer): the sync state is there whether or not the service runs.
+            fleet: syncState(db),
             disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
             users: count('SELECT count(*) FROM users'),
             admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
@@ -224,6 +227,14 @@ export function registerStatusCommand(program: Command): void {
                       status.collector.state === 'failing' ? `; FAILING since ${status.collector.failingSince ?? '-'}` : ''
                     }${status.collector.metersNotOk ? `; ${status.collector.metersNotOk} meters not ok (GET /api/energy/collector)` : ''}`
                   : '-',
+              ],
+              [
+                'fleet sync',
+                status.fleet.state === 'off'
+                  ? 'off (not joined)'
+                  : `${status.fleet.state.toUpperCase()} to ${status.fleet.fleetUrl}; ${status.fleet.unsentRows} rows unsent; last stored ${status.fleet.lastSuccessAt ?? 'never'}${
+                      status.fleet.lastError ? `; ${status.fleet.lastError}` : ''
+                    }`,
               ],
               [
                 'free disk',

@@ -23,6 +23,9 @@ import { startReports } from '../reporting/reports/start.ts';
 import { AlarmNotifier } from '../facility/notifications/notifier.ts';
 import { AlarmPoller } from '../facility/notifications/poller.ts';
 import { Collector } from '../metering/collector.ts';
+import { FleetSync } from '../fleetSync/sync.ts';
+import { gatewayCondition } from '../operations/health/gatewayCondition.ts';
+import { version } from '../platform/packageRoot.ts';
 import { ensureSimulatorMeters } from '../energy/module.ts';
 import { DemandWatch } from '../energy/demandWatch.ts';
 import { LoadShedder } from '../analysis/loadShedding.ts';
@@ -248,6 +251,25 @@ export async function createService(
     jobs,
     startedAt,
   };
+  // Fleet sync: ticks always, sends only while the box is joined (the link row); a join or leave needs no restart.
+  const fleetSync = new FleetSync({
+    db,
+    logger,
+    catchUpDelayMs: config.fleetSync.catchUpDelayMs,
+    health: () => {
+      const collected = collector.health();
+      const backup = deps.backups.health();
+      return { version, collector: collected.state, gateway: gatewayCondition(iot.health(), collected), lastBackupAt: backup.lastGoodAt };
+    },
+  });
+  const fleetTicks = new Repeating(
+    () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
+    config.fleetSync.intervalMs,
+    'fleet sync',
+  );
+  fleetTicks.start();
+  jobs.add('fleet', fleetTicks);
+  lifecycle.onClose('fleet sync', () => fleetTicks.stop());
   const sweep = new Repeating(async () => deps.auth.codes.sweep(), 60_000, 'verification code sweep');
   sweep.start();
   jobs.add('access', sweep);

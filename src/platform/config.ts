@@ -40,6 +40,8 @@ export type Config = {
   collectIntervalMs: number;
   /** With the built-in simulator: how many sub-meters it simulates. */
   simMeters: number;
+  /** Fleet sync (only while the box is joined: emsctl fleet join): how often it sends, and the most it waits at random before re-sending history after an outage. */
+  fleetSync: { intervalMs: number; catchUpDelayMs: number };
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
   bodyTimeoutMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed; empty: the socket's peer is the client. */
@@ -237,6 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
     collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
+    fleetSync: {
+      intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '60s') * 1000,
+      catchUpDelayMs: duration(env, 'EMS_FLEET_CATCHUP_DELAY', '5m') * 1000,
+    },
     reports: {
       mailRetryDelaysMs: delayList(env, 'EMS_REPORT_MAIL_RETRY', '1m,5m,15m'),
       keepFilesPerPlan: integer(env, 'EMS_REPORT_KEEP_FILES', 10, 1, 1000),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: the Debian packages some tests drive for real (Chromium for the API reference page,
-# systemd-analyze and shellcheck for the installer, pdftotext and pdftoppm for report PDFs, LibreOffice for the XLSX exports, libfaketime for clock steps). Installs what is missing when run as root; otherwise says what to run.
+# systemd-analyze and shellcheck for the installer, pdftotext and pdftoppm for report PDFs, LibreOffice for the XLSX exports, libfaketime for clock steps, PostgreSQL for the fleet). Installs what is missing when run as root; otherwise says what to run.
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
@@ -11,6 +11,8 @@ command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v soffice >/dev/null 2>&1 || missing+=(libreoffice-calc-nogui)
 # libfaketime steps and speeds the service's clock (clock-step and power-cut tests).
 compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || compgen -G '/usr/lib/faketime/libfaketime.so.1' >/dev/null || missing+=(faketime)
+# PostgreSQL (>= 15) for the fleet service's tests and benchmark: each test file starts a private cluster (test/helpers/postgres.ts).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 ((${#missing[@]})) || exit 0
 if [[ $(id -u) -ne 0 ]]; then
   echo "tests need these Debian packages: sudo apt-get install ${missing[*]}" >&2

@@ -12,6 +12,21 @@ import { IotHealth } from '../../gateway/schemas.ts';
 import { gatewayCondition } from './gatewayCondition.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { storageWatchOf } from '../../platform/db/storageWatch.ts';
+import { syncState } from '../../fleetSync/link.ts';
+
+/** Fleet sync as monitoring needs it: the fleet's URL, the state and what waits; never the credential. */
+const FleetSyncHealth = Type.Object(
+  {
+    state: Type.Union([Type.Literal('off'), Type.Literal('ok'), Type.Literal('failing'), Type.Literal('refused')], {
+      description: 'off: not joined to a fleet; failing: unreachable or asked to wait; refused: the fleet refused a batch (lastError says why)',
+    }),
+    fleetUrl: Type.Union([Type.String(), Type.Null()]),
+    unsentRows: Type.Integer({ description: 'meter days and alerts written since the fleet last acknowledged' }),
+    lastSuccessAt: Type.Union([Timestamp, Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'fleet sync (emsctl fleet join); null while the database is unavailable' },
+);
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
 const BackupHealth = Type.Object({
@@ -45,6 +60,7 @@ const Health = Type.Object({
   ]),
   /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
   backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
+  fleet: Type.Union([FleetSyncHealth, Type.Null()]),
   collector: Type.Object(
     {
       meters: Type.Integer({ description: 'meters read by the energy collector' }),
@@ -114,6 +130,21 @@ export function healthRoutes({
         } catch {
           // reported as null: the database answered the ping but not this read
         }
+        let fleet: {
+          state: 'off' | 'ok' | 'failing' | 'refused';
+          fleetUrl: string | null;
+          unsentRows: number;
+          lastSuccessAt: string | null;
+          lastError: string | null;
+        } | null = null;
+        try {
+          if (database !== 'unavailable') {
+            const sync = syncState(db);
+            fleet = { state: sync.state, fleetUrl: sync.fleetUrl, unsentRows: sync.unsentRows, lastSuccessAt: sync.lastSuccessAt, lastError: sync.lastError };
+          }
+        } catch {
+          // reported as null: the database answered the ping but not this read
+        }
         const collected = collector.health();
         const gateway = iot.health();
         let metersNotOk = 0;
@@ -138,6 +169,7 @@ export function healthRoutes({
           database,
           iot: { ...gateway, gateway: gatewayCondition(gateway, collected) },
           backup,
+          fleet,
           collector: {
             meters: collected.meters,
             lastOkAt: collected.lastOkAt,

@@ -71,8 +71,10 @@ export const meterDays = sqliteTable(
     /** The highest 15-minute mean demand of the day (kW) and its interval's index. */
     peakKw: real('peak_kw'),
     peakIndex: integer('peak_index'),
+    /** Fleet sync: the sequence of this row's latest write, set by a trigger on every insert and change (fleet.ts). */
+    syncSeq: integer('sync_seq').notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.day, t.meterId] }), index('meter_days_meter_day').on(t.meterId, t.day)],
+  (t) => [primaryKey({ columns: [t.day, t.meterId] }), index('meter_days_meter_day').on(t.meterId, t.day), index('meter_days_sync_seq').on(t.syncSeq)],
 );
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'holiday'] as const;

@@ -31,8 +31,11 @@ export const alerts = sqliteTable(
     shelveReason: text('shelve_reason'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Fleet sync: the sequence of this alert's latest change, set by a trigger (fleet.ts). */
+    syncSeq: integer('sync_seq').notNull().default(0),
   },
   (t) => [
+    index('alerts_sync_seq').on(t.syncSeq),
     index('alerts_occurred_idx').on(t.occurredAt),
     index('alerts_status_idx').on(t.status, t.occurredAt),
     uniqueIndex('alerts_alarm_key_idx').on(t.alarmKey),

@@ -1,0 +1,203 @@
+// The fleet service's HTTP face: one route table (method, path, who may call, handler), errors rendered in one place.
+// Sites authenticate with their credential, people with a fleet user token; enrolment and health are public.
+import http from 'node:http';
+import https from 'node:https';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Logger } from '../platform/logger.ts';
+import { version } from '../platform/packageRoot.ts';
+import { bearer } from './credentials.ts';
+import type { FleetDb } from './db.ts';
+import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { FleetError } from './errors.ts';
+import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
+import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
+import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
+
+/** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
+export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+const MAX_JSON_BYTES = 64 * 1024;
+
+export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number };
+
+async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) throw new FleetError('batch_too_large', `request refused: ${declared} bytes, at most ${limit}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new FleetError('batch_too_large', `request refused: more than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new FleetError('invalid_batch', 'request refused: the body is not JSON');
+  }
+}
+
+function page(query: Record<string, unknown>): { page: number; pageSize: number; includeResolved: boolean } {
+  const p = Number(query.page ?? 1);
+  const s = Number(query.pageSize ?? 50);
+  if (!Number.isInteger(p) || p < 1 || p > 100_000) throw new FleetError('invalid_request', 'page must be a positive integer');
+  if (!Number.isInteger(s) || s < 1 || s > 200) throw new FleetError('invalid_request', 'pageSize must be an integer from 1 to 200');
+  return { page: p, pageSize: s, includeResolved: query.status === 'all' };
+}
+
+/**
+ * PostgreSQL away or restarting: SQLSTATE class 57 (operator intervention: shutdown, restart) or 08 (connection
+ * exception), the socket refused or reset, or node-postgres's own words for a connection that died under a client.
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  const code = String((error as { code?: string }).code ?? '');
+  if (/^(57|08)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT'].includes(code)) return true;
+  return /Connection terminated|not queryable|connection error|timeout exceeded when trying to connect/i.test(String((error as Error)?.message ?? error));
+}
+
+export function createFleetApp(options: FleetAppOptions): Koa {
+  const { db, logger } = options;
+  const pool = db.pool;
+  const ingest = new Ingest(pool, options.limits ?? DEFAULT_INGEST_LIMITS, options.now);
+  let ingesting = 0;
+  const app = new Koa();
+  const router = new Router();
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof FleetError) {
+        ctx.status = error.status;
+        ctx.body = { error: error.message, code: error.code, ...(error.extra.details ? { details: error.extra.details } : {}) };
+        if (error.extra.retryAfterSec) ctx.set('Retry-After', String(error.extra.retryAfterSec));
+        return;
+      }
+      // PostgreSQL away (restart, failover): the site keeps its rows and tries again.
+      if (databaseUnavailable(error)) {
+        logger.warn({ err: error }, 'fleet database unavailable');
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+        ctx.body = { error: 'the fleet database is unavailable; try again', code: 'unavailable' };
+        return;
+      }
+      logger.error({ err: error, path: ctx.path }, 'fleet request failed');
+      ctx.status = 500;
+      ctx.body = { error: 'Internal Server Error', code: 'internal' };
+    }
+  });
+
+  const asUser = async (ctx: Koa.Context, role: 'viewer' | 'admin'): Promise<FleetUser> => {
+    const user = await userForToken(pool, bearer(ctx.get('authorization')));
+    if (role === 'admin' && user.role !== 'admin') throw new FleetError('forbidden', 'this needs a fleet admin');
+    return user;
+  };
+
+  router.get('/api/fleet/health', async (ctx) => {
+    await pool.query('select 1');
+    ctx.body = { status: 'ok', version };
+  });
+
+  // Sites.
+  router.post('/api/fleet/enrol', async (ctx) => {
+    const body = await readJson(ctx.req, MAX_JSON_BYTES);
+    if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
+    const result = await enrol(pool, body.code);
+    logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
+    ctx.status = 201;
+    ctx.body = result;
+  });
+
+  router.post('/api/fleet/ingest', async (ctx) => {
+    const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
+    if (ingesting >= options.maxConcurrentIngests) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
+    ingesting++;
+    try {
+      const batch = ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
+      ctx.body = await ingest.store(siteId, batch);
+    } catch (error) {
+      if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
+      throw error;
+    } finally {
+      ingesting--;
+    }
+  });
+
+  router.post('/api/fleet/leave', async (ctx) => {
+    const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
+    await leave(pool, siteId);
+    logger.info({ siteId }, 'site left the fleet');
+    ctx.status = 204;
+  });
+
+  // Admins.
+  router.post('/api/fleet/enrolment-codes', async (ctx) => {
+    await asUser(ctx, 'admin');
+    const body = await readJson(ctx.req, MAX_JSON_BYTES);
+    if (!validateEnrolmentCodeRequest(body)) throw new FleetError('invalid_request', firstError(validateEnrolmentCodeRequest));
+    ctx.status = 201;
+    ctx.body = await createEnrolmentCode(pool, body.siteName, body.validHours);
+  });
+
+  router.post('/api/fleet/sites/:id/revoke', async (ctx) => {
+    const user = await asUser(ctx, 'admin');
+    if (!/^[0-9a-f-]{36}$/.test(ctx.params.id!)) throw new FleetError('not_found', 'no such site');
+    await revokeSite(pool, ctx.params.id!);
+    logger.info({ siteId: ctx.params.id, by: user.name }, 'site revoked');
+    ctx.status = 204;
+  });
+
+  // The portfolio.
+  router.get('/api/fleet/sites', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    ctx.body = { items: await siteHealth(pool, user.sites, options.now?.()) };
+  });
+
+  router.get('/api/fleet/sites/:id/meters', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    if (!/^[0-9a-f-]{36}$/.test(ctx.params.id!)) throw new FleetError('not_found', 'no such site');
+    ctx.body = { items: await siteMeters(pool, user.sites, ctx.params.id!, options.now?.()) };
+  });
+
+  router.get('/api/fleet/eui', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    ctx.body = { items: await euiRanking(pool, user.sites, options.now?.()) };
+  });
+
+  router.get('/api/fleet/alerts', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    ctx.body = await alertList(pool, user.sites, page(ctx.query));
+  });
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.use((ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: 'no such route', code: 'not_found' };
+  });
+  return app;
+}
+
+export { addUser };
+
+/** Listens on host:port (port 0: any free port), over HTTPS when a certificate is given. */
+export async function listenFleet(
+  app: Koa,
+  options: { host: string; port: number; tls: { certFile: string; keyFile: string } | null },
+): Promise<{ server: http.Server; url: string }> {
+  const handler = app.callback();
+  const server = options.tls
+    ? https.createServer({ cert: fs.readFileSync(options.tls.certFile), key: fs.readFileSync(options.tls.keyFile) }, handler)
+    : http.createServer(handler);
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 120_000;
+  server.keepAliveTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `${options.tls ? 'https' : 'http'}://${options.host}:${port}` };
+}

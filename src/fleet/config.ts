@@ -1,0 +1,40 @@
+// The fleet service's settings, read once at start; a bad value stops it with one line naming the variable.
+export type FleetConfig = {
+  databaseUrl: string;
+  host: string;
+  port: number;
+  tls: { certFile: string; keyFile: string } | null;
+  /** Batches one instance stores at once; more get 429 with Retry-After (each holds a PostgreSQL connection). */
+  maxConcurrentIngests: number;
+  poolSize: number;
+  logLevel: string;
+};
+
+export class FleetConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new FleetConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+export function loadFleetConfig(env: NodeJS.ProcessEnv = process.env): FleetConfig {
+  const databaseUrl = env.EMS_FLEET_DATABASE_URL;
+  if (!databaseUrl) throw new FleetConfigError('EMS_FLEET_DATABASE_URL is required (a PostgreSQL URL, e.g. postgresql://ems@db.example/ems_fleet)');
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new FleetConfigError('EMS_FLEET_DATABASE_URL must start with postgresql://');
+  const cert = env.EMS_FLEET_TLS_CERT;
+  const key = env.EMS_FLEET_TLS_KEY;
+  if (Boolean(cert) !== Boolean(key)) throw new FleetConfigError('EMS_FLEET_TLS_CERT and EMS_FLEET_TLS_KEY must be set together');
+  const maxConcurrentIngests = integer(env, 'EMS_FLEET_MAX_INGESTS', 4, 1, 64);
+  return {
+    databaseUrl,
+    host: env.EMS_FLEET_HOST || '127.0.0.1',
+    port: integer(env, 'EMS_FLEET_PORT', 3100, 0, 65535),
+    tls: cert && key ? { certFile: cert, keyFile: key } : null,
+    maxConcurrentIngests,
+    poolSize: maxConcurrentIngests + 4,
+    logLevel: env.EMS_LOG_LEVEL || 'info',
+  };
+}

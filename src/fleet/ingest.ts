@@ -1,0 +1,322 @@
+// The one write path for everything a site sends: live rows, re-sent history and restatements are the same idempotent
+// upserts keyed by (site, meter, start). A batch is checked whole before anything is written and written in one
+// transaction: refused batches store nothing. The site is the credential's site, never anything in the payload.
+import type pg from 'pg';
+import { FleetError } from './errors.ts';
+import { IntervalPartitions, monthOf } from './partitions.ts';
+import { type Batch, firstError, validateBatch } from './schemas.ts';
+
+export type IngestLimits = {
+  /** Rows (intervals + days + alerts) one batch may carry. */
+  maxRows: number;
+  /** Interval rows starting later than the fleet's clock plus this are quarantined. */
+  futureToleranceMs: number;
+  /** A send time further than this from the fleet's clock raises the site clock alarm. */
+  clockAlarmMs: number;
+};
+
+export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxRows: 20_000, futureToleranceMs: 15 * 60_000, clockAlarmMs: 5 * 60_000 };
+
+export type IngestResult = {
+  /** The batch's `through`: every row of it is stored. The site moves its cursor there when the batch was contiguous. */
+  acknowledged: number;
+  stored: { intervals: number; days: number; alerts: number };
+  quarantined: number;
+  clockSkewMs: number;
+};
+
+const INTERVAL_MS = 15 * 60_000;
+/** First key of the two-key advisory lock that lets one batch per site in at a time (second key: the site). */
+const SITE_LOCK = 4_204_303;
+
+/** Parses and checks a batch without touching the database; throws FleetError for anything that would be refused. */
+export function checkBatch(body: unknown, limits: IngestLimits): Batch {
+  if (!validateBatch(body)) throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
+  const batch = body;
+  const rows = (batch.intervals?.length ?? 0) + (batch.days?.length ?? 0) + (batch.alerts?.length ?? 0);
+  if (rows > limits.maxRows) throw new FleetError('batch_too_large', `batch refused: ${rows} rows, at most ${limits.maxRows} per batch`);
+  if (batch.through < batch.after) throw new FleetError('invalid_batch', `batch refused: through (${batch.through}) is below after (${batch.after})`);
+  const inRange = (seq: number, where: string) => {
+    if (seq <= batch.after || seq > batch.through) {
+      throw new FleetError('invalid_batch', `batch refused: ${where} has sequence ${seq}, outside (${batch.after}, ${batch.through}]`);
+    }
+  };
+  const seen = new Set<string>();
+  for (const [i, row] of (batch.intervals ?? []).entries()) {
+    inRange(row.seq, `intervals/${i}`);
+    const start = Date.parse(row.start);
+    if (start % INTERVAL_MS !== 0) throw new FleetError('invalid_batch', `batch refused: intervals/${i} start ${row.start} is not on a 15-minute boundary`);
+    if (!Number.isFinite(row.value)) throw new FleetError('invalid_batch', `batch refused: intervals/${i} value is not finite`);
+    const key = `${row.meter}\0${start}`;
+    if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: intervals/${i} repeats meter ${row.meter} at ${row.start}`);
+    seen.add(key);
+  }
+  seen.clear();
+  for (const [i, row] of (batch.days ?? []).entries()) {
+    inRange(row.seq, `days/${i}`);
+    const key = `${row.meter}\0${row.day}`;
+    if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: days/${i} repeats meter ${row.meter} on ${row.day}`);
+    seen.add(key);
+  }
+  seen.clear();
+  for (const [i, row] of (batch.alerts ?? []).entries()) {
+    inRange(row.seq, `alerts/${i}`);
+    if (seen.has(String(row.id))) throw new FleetError('invalid_batch', `batch refused: alerts/${i} repeats alert ${row.id}`);
+    seen.add(String(row.id));
+  }
+  const meterKeys = new Set<string>();
+  for (const meter of batch.meters ?? []) {
+    if (meterKeys.has(meter.key)) throw new FleetError('invalid_batch', `batch refused: meter ${meter.key} is declared twice`);
+    meterKeys.add(meter.key);
+  }
+  return batch;
+}
+
+export class Ingest {
+  private readonly partitions: IntervalPartitions;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly limits: IngestLimits = DEFAULT_INGEST_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.partitions = new IntervalPartitions(pool);
+  }
+
+  check(body: unknown): Batch {
+    return checkBatch(body, this.limits);
+  }
+
+  /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */
+  async store(siteId: string, batch: Batch): Promise<IngestResult> {
+    const now = this.now();
+    const clockSkewMs = Date.parse(batch.sentAt) - now;
+    const intervals = batch.intervals ?? [];
+    const live: typeof intervals = [];
+    const future: typeof intervals = [];
+    for (const row of intervals) (Date.parse(row.start) > now + this.limits.futureToleranceMs ? future : live).push(row);
+    await this.partitions.ensure(live.map((row) => monthOf(Date.parse(row.start))));
+
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
+      if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
+      const site = await client.query<{ site_cursor: string; revoked_at: Date | null }>('select site_cursor, revoked_at from sites where id = $1', [siteId]);
+      const row = site.rows[0];
+      if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+      const cursor = Number(row.site_cursor);
+      if (batch.after < cursor) {
+        throw new FleetError(
+          'sequence_backwards',
+          `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
+          { details: { cursor } },
+        );
+      }
+      await this.storeMetadata(client, siteId, batch);
+      await this.checkMeters(client, siteId, batch);
+      const stored = {
+        intervals: await this.upsertIntervals(client, siteId, live),
+        days: await this.upsertDays(client, siteId, batch.days ?? []),
+        alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
+      };
+      const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
+      await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
+      await client.query(
+        `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
+           health = coalesce($4::jsonb, health), last_refusal = null where id = $1`,
+        [siteId, batch.after, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null],
+      );
+      await client.query('commit');
+      return { acknowledged: batch.through, stored, quarantined, clockSkewMs };
+    } catch (error) {
+      if (!(error instanceof FleetError)) broken = error as Error;
+      await client.query('rollback').catch(() => {});
+      if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {
+        // The refusal is what the portfolio shows for the site (its own sync status says the same).
+        await this.pool.query('update sites set last_refusal = $2, last_contact_at = now() where id = $1', [siteId, error.message]).catch(() => {});
+      }
+      throw error;
+    } finally {
+      // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
+      client.release(broken);
+    }
+  }
+
+  private async storeMetadata(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
+    if (batch.site) {
+      await client.query('update sites set name = $2, timezone = $3, floor_area_m2 = $4 where id = $1', [
+        siteId,
+        batch.site.name,
+        batch.site.timezone,
+        batch.site.floorAreaM2,
+      ]);
+    }
+    if (batch.areas) {
+      // The site sends its whole list of areas: the set is replaced.
+      await client.query('delete from site_areas where site_id = $1', [siteId]);
+      await client.query('insert into site_areas (site_id, name, floor_area_m2) select $1, * from unnest($2::text[], $3::float8[])', [
+        siteId,
+        batch.areas.map((a) => a.name),
+        batch.areas.map((a) => a.floorAreaM2),
+      ]);
+    }
+    if (batch.meters && batch.meters.length > 0) {
+      // Meters are upserted, never deleted: their stored rows stay attributable after the site retires a meter.
+      const m = batch.meters;
+      await client.query(
+        `insert into site_meters (site_id, key, name, commodity, unit, area, site_total)
+         select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[])
+         on conflict (site_id, key) do update set name = excluded.name, commodity = excluded.commodity, unit = excluded.unit,
+           area = excluded.area, site_total = excluded.site_total`,
+        [
+          siteId,
+          m.map((x) => x.key),
+          m.map((x) => x.name),
+          m.map((x) => x.commodity),
+          m.map((x) => x.unit),
+          m.map((x) => x.area),
+          m.map((x) => (x.siteTotal ? 1 : 0)),
+        ],
+      );
+      await client.query('update sites set meter_count = (select count(*) from site_meters where site_id = $1) where id = $1', [siteId]);
+    }
+  }
+
+  /** Every meter a row names must have been declared (in this batch or an earlier one). */
+  private async checkMeters(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
+    const named = new Set<string>();
+    for (const row of batch.intervals ?? []) named.add(row.meter);
+    for (const row of batch.days ?? []) named.add(row.meter);
+    if (named.size === 0) return;
+    const declared = await client.query<{ key: string }>('select key from site_meters where site_id = $1 and key = any($2::text[])', [siteId, [...named]]);
+    const known = new Set(declared.rows.map((r) => r.key));
+    const unknown = [...named].filter((key) => !known.has(key));
+    if (unknown.length > 0) {
+      throw new FleetError('unknown_meter', `batch refused: rows for meters this site never declared: ${unknown.slice(0, 5).join(', ')}`, {
+        details: { meters: unknown.slice(0, 100) },
+      });
+    }
+  }
+
+  // The upserts below are raw SQL: drizzle cannot say INSERT … SELECT FROM unnest(arrays), which sends a whole batch
+  // as six parameters (one round trip, no 65,535-parameter ceiling). The WHERE keeps a newer version (higher seq).
+  // Two statements, one per case: rows new to the fleet (INSERT … ON CONFLICT DO NOTHING, whose RETURNING tells which
+  // were new, for completeness counts: xmax cannot be read from a partitioned table), then newer versions of stored rows
+  // (UPDATE … WHERE the stored sequence is lower). A live batch is all inserts; its UPDATE finds nothing to change.
+  private async upsertIntervals(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['intervals']>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const params = [siteId, rows.map((r) => r.meter), rows.map((r) => r.start), rows.map((r) => r.value), rows.map((r) => r.quality), rows.map((r) => r.seq)];
+    const inserted = await client.query<{ written: string }>(
+      `with written as (
+         insert into intervals (site_id, meter_key, start, value, quality, seq)
+         select $1, * from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[])
+         on conflict (site_id, meter_key, start) do nothing
+         returning start
+       ), counted as (
+         insert into site_day_counts (site_id, day, rows)
+         select $1, (start at time zone 'UTC')::date, count(*) from written group by 2
+         on conflict (site_id, day) do update set rows = site_day_counts.rows + excluded.rows
+       ), latest as (
+         update sites set latest_interval_at = greatest(latest_interval_at, (select max(start) from written)) where id = $1
+       )
+       select count(*) as written from written`,
+      params,
+    );
+    const updated = await client.query(
+      `update intervals i set value = u.v, quality = u.q, seq = u.n
+       from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
+       where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq < u.n`,
+      params,
+    );
+    return Number(inserted.rows[0]!.written) + (updated.rowCount ?? 0);
+  }
+
+  private async upsertDays(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['days']>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const result = await client.query(
+      `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq)
+       select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[])
+       on conflict (site_id, meter_key, day) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
+         seq = excluded.seq
+       where day_rollups.seq <= excluded.seq`,
+      [
+        siteId,
+        rows.map((r) => r.meter),
+        rows.map((r) => r.day),
+        rows.map((r) => r.value),
+        rows.map((r) => r.cost),
+        rows.map((r) => r.carbonKg),
+        rows.map((r) => r.seq),
+      ],
+    );
+    // Recompute the monthly totals of every month this batch touched, from the stored days of the site's total meters.
+    const months = [...new Set(rows.map((r) => `${r.day.slice(0, 7)}-01`))].sort();
+    await client.query(
+      `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
+       select $1, m.commodity, date_trunc('month', d.day)::date, sum(d.value), sum(d.cost), sum(d.carbon_kg), count(distinct d.day)
+       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1 and m.unit = 'kWh'
+       where d.site_id = $1 and d.day >= $3::date and d.day < $4::date + interval '1 month'
+         and date_trunc('month', d.day)::date = any($2::date[])
+       group by m.commodity, date_trunc('month', d.day)
+       on conflict (site_id, commodity, month) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
+         days = excluded.days`,
+      [siteId, months, months[0], months[months.length - 1]],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  private async upsertAlerts(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['alerts']>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const result = await client.query(
+      `insert into site_alerts (site_id, alert_id, title, level, status, occurred_at, acknowledged_at, resolved_at, seq)
+       select $1, * from unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
+       on conflict (site_id, alert_id) do update set title = excluded.title, level = excluded.level, status = excluded.status,
+         occurred_at = excluded.occurred_at, acknowledged_at = excluded.acknowledged_at, resolved_at = excluded.resolved_at, seq = excluded.seq
+       where site_alerts.seq <= excluded.seq`,
+      [
+        siteId,
+        rows.map((r) => r.id),
+        rows.map((r) => r.title),
+        rows.map((r) => r.level),
+        rows.map((r) => r.status),
+        rows.map((r) => r.occurredAt),
+        rows.map((r) => r.acknowledgedAt),
+        rows.map((r) => r.resolvedAt),
+        rows.map((r) => r.seq),
+      ],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  private async quarantine(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['intervals']>, sentAt: string): Promise<number> {
+    if (rows.length === 0) return 0;
+    await client.query(
+      `insert into quarantined_intervals (site_id, meter_key, start, value, quality, seq, site_sent_at)
+       select $1, m, s, v, q, n, $7 from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as t(m, s, v, q, n)
+       on conflict (site_id, meter_key, start) do update set value = excluded.value, quality = excluded.quality, seq = excluded.seq,
+         received_at = now(), site_sent_at = excluded.site_sent_at
+       where quarantined_intervals.seq <= excluded.seq`,
+      [siteId, rows.map((r) => r.meter), rows.map((r) => r.start), rows.map((r) => r.value), rows.map((r) => r.quality), rows.map((r) => r.seq), sentAt],
+    );
+    return rows.length;
+  }
+
+  /** Raises (once) or clears the site's "site clock" alarm from this batch's send time and quarantined rows. */
+  private async siteClockAlarm(client: pg.PoolClient, siteId: string, skewMs: number, quarantined: number): Promise<void> {
+    if (Math.abs(skewMs) > this.limits.clockAlarmMs || quarantined > 0) {
+      const hours = (skewMs / 3_600_000).toFixed(1);
+      const message = `site clock: the site's clock is ${hours} h ${skewMs >= 0 ? 'ahead of' : 'behind'} the fleet's${
+        quarantined > 0 ? `; ${quarantined} interval rows from the future were quarantined` : ''
+      }`;
+      await client.query(
+        `insert into fleet_alarms (site_id, kind, message) values ($1, 'site_clock', $2)
+         on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
+        [siteId, message],
+      );
+    } else {
+      await client.query(`update fleet_alarms set cleared_at = now() where site_id = $1 and kind = 'site_clock' and cleared_at is null`, [siteId]);
+    }
+  }
+}

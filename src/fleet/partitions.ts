@@ -1,0 +1,51 @@
+// Monthly partitions of `intervals`, made before a batch writes into a month that has none yet. The DDL runs in its own
+// short transaction under an advisory lock (two instances may meet the same new month), never inside an ingest.
+import type pg from 'pg';
+import { FleetError } from './errors.ts';
+
+const PARTITION_LOCK = 4_204_302;
+
+/** 'YYYY-MM' (UTC) of an instant. */
+export function monthOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 7);
+}
+
+function nextMonth(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
+}
+
+export class IntervalPartitions {
+  /** Months known to have a partition (this process made or saw it). Stateless across instances: a miss only costs a query. */
+  private readonly known = new Set<string>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async ensure(months: Iterable<string>): Promise<void> {
+    const missing = [...new Set(months)].filter((month) => !this.known.has(month));
+    if (missing.length === 0) return;
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
+      for (const month of missing) {
+        if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`bad month ${month}`);
+        const name = `intervals_${month.replace('-', '_')}`;
+        // DDL cannot take bind parameters; the month was checked against its pattern just above.
+        await client.query(
+          `create table if not exists ${name} partition of intervals for values from ('${month}-01T00:00:00Z') to ('${nextMonth(month)}-01T00:00:00Z')`,
+        );
+      }
+      await client.query('commit');
+      for (const month of missing) this.known.add(month);
+    } catch (error) {
+      if (!(error instanceof FleetError)) broken = error as Error;
+      await client.query('rollback').catch(() => {});
+      throw error;
+    } finally {
+      // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
+      client.release(broken);
+    }
+  }
+}

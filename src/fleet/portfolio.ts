@@ -1,0 +1,256 @@
+// The portfolio reads: health per site, the EUI ranking, one alert list across sites, a site's meters. Every read is
+// limited to the sites the user may see (`sites` null = all). All figures come from small per-site tables the ingest
+// keeps current (sites, site_day_counts, site_months), never from a scan of the interval partitions.
+import type pg from 'pg';
+import { FleetError } from './errors.ts';
+import type { SiteHealth } from './schema.ts';
+
+export type SiteHealthRow = {
+  id: string;
+  name: string;
+  status: 'ok' | 'stale' | 'refusing' | 'clock' | 'revoked' | 'never';
+  lastContactAt: string | null;
+  /** Seconds between now and the newest interval the fleet holds: "connected" is not health, fresh data is. */
+  syncLagSec: number | null;
+  unsentRows: number | null;
+  clockSkewSec: number | null;
+  /** Share of yesterday's (UTC) 15-minute intervals stored, over the site's declared meters. */
+  completeness: number | null;
+  version: string | null;
+  lastBackupAgeSec: number | null;
+  lastRefusal: string | null;
+  openAlerts: number;
+};
+
+/** Data older than this makes a site "stale". */
+const STALE_SEC = 3600;
+
+export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Date.now()): Promise<SiteHealthRow[]> {
+  const result = await pool.query<{
+    id: string;
+    name: string;
+    revoked_at: Date | null;
+    last_contact_at: Date | null;
+    latest_interval_at: Date | null;
+    clock_skew_ms: number | null;
+    health: SiteHealth | null;
+    last_refusal: string | null;
+    meters: string;
+    yesterday_rows: number | null;
+    clock_alarm: boolean;
+    open_alerts: string;
+  }>(
+    `select s.id, s.name, s.revoked_at, s.last_contact_at, s.latest_interval_at, s.clock_skew_ms, s.health, s.last_refusal,
+       s.meter_count as meters,
+       (select c.rows from site_day_counts c where c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1) as yesterday_rows,
+       exists (select 1 from fleet_alarms a where a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock') as clock_alarm,
+       (select count(*) from site_alerts a where a.site_id = s.id and a.status <> 'resolved') as open_alerts
+     from sites s where ($1::uuid[] is null or s.id = any($1::uuid[])) order by s.name, s.id`,
+    [sites, new Date(now)],
+  );
+  return result.rows.map((row) => {
+    const lag = row.latest_interval_at ? Math.round((now - row.latest_interval_at.getTime()) / 1000) : null;
+    const meters = Number(row.meters);
+    const backup = row.health?.lastBackupAt ? Date.parse(row.health.lastBackupAt) : null;
+    const status: SiteHealthRow['status'] = row.revoked_at
+      ? 'revoked'
+      : row.last_contact_at === null
+        ? 'never'
+        : row.last_refusal
+          ? 'refusing'
+          : row.clock_alarm
+            ? 'clock'
+            : lag === null || lag > STALE_SEC
+              ? 'stale'
+              : 'ok';
+    return {
+      id: row.id,
+      name: row.name,
+      status,
+      lastContactAt: row.last_contact_at?.toISOString() ?? null,
+      syncLagSec: lag,
+      unsentRows: row.health?.unsentRows ?? null,
+      clockSkewSec: row.clock_skew_ms === null ? null : Math.round(row.clock_skew_ms / 1000),
+      completeness: meters > 0 && row.yesterday_rows !== null ? Math.min(1, row.yesterday_rows / (meters * 96)) : meters > 0 ? 0 : null,
+      version: row.health?.version ?? null,
+      lastBackupAgeSec: backup === null ? null : Math.round((now - backup) / 1000),
+      lastRefusal: row.last_refusal,
+      openAlerts: Number(row.open_alerts),
+    };
+  });
+}
+
+export type EuiRow = {
+  id: string;
+  name: string;
+  floorAreaM2: number | null;
+  /** kWh/m²·year over the last 12 complete months, all fuels (water excluded) and per commodity. */
+  eui: number | null;
+  euiLastYear: number | null;
+  /** eui / euiLastYear - 1, or null when either is missing. */
+  change: number | null;
+  byCommodity: Record<string, { eui: number | null; euiLastYear: number | null; kwh: number; kwhLastYear: number }>;
+  rank: number | null;
+};
+
+/** Commodities that are not energy: kept out of the all-fuels EUI. */
+const NOT_ENERGY = new Set(['water']);
+
+export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Date.now()): Promise<EuiRow[]> {
+  const result = await pool.query<{
+    id: string;
+    name: string;
+    floor_area_m2: number | null;
+    commodity: string | null;
+    cur: number | null;
+    prev: number | null;
+  }>(
+    `with bounds as (select date_trunc('month', $2::timestamptz at time zone 'UTC')::date as this_month)
+     select s.id, s.name, s.floor_area_m2, t.commodity, t.cur, t.prev from sites s
+     left join lateral (
+       select m.commodity,
+         sum(m.value) filter (where m.month >= b.this_month - interval '12 months') as cur,
+         sum(m.value) filter (where m.month < b.this_month - interval '12 months') as prev
+       from site_months m, bounds b
+       where m.site_id = s.id and m.month >= b.this_month - interval '24 months' and m.month < b.this_month
+       group by m.commodity
+     ) t on true
+     where s.revoked_at is null and ($1::uuid[] is null or s.id = any($1::uuid[]))`,
+    [sites, new Date(now)],
+  );
+  const bySite = new Map<string, EuiRow & { total: number; totalPrev: number; anyPrev: boolean }>();
+  for (const row of result.rows) {
+    let site = bySite.get(row.id);
+    if (!site) {
+      site = {
+        id: row.id,
+        name: row.name,
+        floorAreaM2: row.floor_area_m2,
+        eui: null,
+        euiLastYear: null,
+        change: null,
+        byCommodity: {},
+        rank: null,
+        total: 0,
+        totalPrev: 0,
+        anyPrev: false,
+      };
+      bySite.set(row.id, site);
+    }
+    if (row.commodity === null) continue;
+    const cur = row.cur ?? 0;
+    const prev = row.prev ?? 0;
+    const area = row.floor_area_m2;
+    site.byCommodity[row.commodity] = {
+      kwh: cur,
+      kwhLastYear: prev,
+      eui: area ? cur / area : null,
+      euiLastYear: area && row.prev !== null ? prev / area : null,
+    };
+    if (!NOT_ENERGY.has(row.commodity)) {
+      site.total += cur;
+      site.totalPrev += prev;
+      site.anyPrev ||= row.prev !== null;
+    }
+  }
+  const rows = [...bySite.values()].map(({ total, totalPrev, anyPrev, ...site }) => {
+    const area = site.floorAreaM2;
+    const hasData = Object.keys(site.byCommodity).length > 0;
+    site.eui = area && hasData ? total / area : null;
+    site.euiLastYear = area && anyPrev ? totalPrev / area : null;
+    site.change = site.eui !== null && site.euiLastYear ? site.eui / site.euiLastYear - 1 : null;
+    return site;
+  });
+  // Highest intensity first: the sites most out of line lead. Sites without a floor area or data are listed last, unranked.
+  rows.sort((a, b) => (b.eui ?? -1) - (a.eui ?? -1) || a.name.localeCompare(b.name));
+  let rank = 0;
+  for (const row of rows) if (row.eui !== null) row.rank = ++rank;
+  return rows;
+}
+
+export type PortfolioAlert = {
+  siteId: string;
+  siteName: string;
+  source: 'site' | 'fleet';
+  id: string;
+  title: string;
+  level: string;
+  status: string;
+  occurredAt: string;
+};
+
+export async function alertList(
+  pool: pg.Pool,
+  sites: string[] | null,
+  page: { page: number; pageSize: number; includeResolved: boolean },
+): Promise<{ items: PortfolioAlert[]; total: number; page: number; pageSize: number }> {
+  const filter = `($1::uuid[] is null or a.site_id = any($1::uuid[]))`;
+  const union = `
+    select a.site_id, 'site' as source, a.alert_id::text as id, a.title, a.level, a.status, a.occurred_at
+      from site_alerts a where ${filter} and ($4 or a.status <> 'resolved')
+    union all
+    select a.site_id, 'fleet', 'fleet-' || a.id, a.message, 'warning', case when a.cleared_at is null then 'active' else 'resolved' end, a.raised_at
+      from fleet_alarms a where ${filter} and ($4 or a.cleared_at is null)`;
+  const result = await pool.query<{
+    site_id: string;
+    name: string;
+    source: 'site' | 'fleet';
+    id: string;
+    title: string;
+    level: string;
+    status: string;
+    occurred_at: Date;
+    total: string;
+  }>(
+    `select u.*, s.name, count(*) over () as total from (${union}) u join sites s on s.id = u.site_id
+     order by u.occurred_at desc, u.site_id, u.id limit $2 offset $3`,
+    [sites, page.pageSize, (page.page - 1) * page.pageSize, page.includeResolved],
+  );
+  return {
+    items: result.rows.map((r) => ({
+      siteId: r.site_id,
+      siteName: r.name,
+      source: r.source,
+      id: r.id,
+      title: r.title,
+      level: r.level,
+      status: r.status,
+      occurredAt: r.occurred_at.toISOString(),
+    })),
+    total: Number(result.rows[0]?.total ?? 0),
+    page: page.page,
+    pageSize: page.pageSize,
+  };
+}
+
+export async function siteMeters(pool: pg.Pool, sites: string[] | null, siteId: string, now = Date.now()) {
+  if (sites && !sites.includes(siteId)) throw new FleetError('not_found', 'no such site');
+  const site = await pool.query('select 1 from sites where id = $1', [siteId]);
+  if (site.rowCount === 0) throw new FleetError('not_found', 'no such site');
+  const result = await pool.query<{
+    key: string;
+    name: string;
+    commodity: string;
+    unit: string;
+    area: string | null;
+    site_total: number;
+    last30: number | null;
+    cost30: number | null;
+  }>(
+    `select m.key, m.name, m.commodity, m.unit, m.area, m.site_total,
+       (select sum(d.value) from day_rollups d where d.site_id = m.site_id and d.meter_key = m.key and d.day >= ($2::timestamptz at time zone 'UTC')::date - 30) as last30,
+       (select sum(d.cost) from day_rollups d where d.site_id = m.site_id and d.meter_key = m.key and d.day >= ($2::timestamptz at time zone 'UTC')::date - 30) as cost30
+     from site_meters m where m.site_id = $1 order by m.key`,
+    [siteId, new Date(now)],
+  );
+  return result.rows.map((r) => ({
+    key: r.key,
+    name: r.name,
+    commodity: r.commodity,
+    unit: r.unit,
+    area: r.area,
+    siteTotal: r.site_total === 1,
+    last30Days: r.last30,
+    last30DaysCost: r.cost30,
+  }));
+}

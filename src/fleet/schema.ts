@@ -1,0 +1,228 @@
+// The fleet's PostgreSQL schema (drizzle pg dialect). Migrations: `npx drizzle-kit generate --config drizzle.fleet.config.ts`
+// into src/fleet/migrations. `intervals` is partitioned by month on `start`, which drizzle-kit cannot say: its generated
+// CREATE TABLE was edited by hand to add PARTITION BY RANGE (see the migration); partitions are made on demand (partitions.ts).
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const FLEET_ROLES = ['viewer', 'admin'] as const;
+export type FleetRole = (typeof FLEET_ROLES)[number];
+
+/** One row per enrolled site box. The credential is kept only as its SHA-256 (it is 32 random bytes, so no salt/bcrypt). */
+export const sites = pgTable(
+  'sites',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    timezone: text('timezone'),
+    floorAreaM2: doublePrecision('floor_area_m2'),
+    credentialHash: text('credential_hash').notNull(),
+    enrolledAt: at('enrolled_at').notNull().defaultNow(),
+    revokedAt: at('revoked_at'),
+    lastContactAt: at('last_contact_at'),
+    /**
+     * The highest cursor the site has reported (`after`: every row up to it was acknowledged to the site). A batch from
+     * a lower cursor means the site's sequence went backwards (restored from an older backup) and is refused.
+     */
+    siteCursor: bigint('site_cursor', { mode: 'number' }).notNull().default(0),
+    /** The site's clock minus the fleet's at the last batch (ms): positive = the site is ahead. */
+    clockSkewMs: integer('clock_skew_ms'),
+    /** What the site said about itself in its last batch: version, collector, gateway, last backup, unsent rows. */
+    health: jsonb('health').$type<SiteHealth>(),
+    lastRefusal: text('last_refusal'),
+    /** The newest interval start the fleet holds for the site: sync lag = now minus this. */
+    latestIntervalAt: at('latest_interval_at'),
+    /** How many meters the site declared (kept with each metadata write): completeness without counting site_meters. */
+    meterCount: integer('meter_count').notNull().default(0),
+  },
+  (table) => [uniqueIndex('sites_credential_hash').on(table.credentialHash)],
+);
+
+export type SiteHealth = {
+  version?: string;
+  collector?: string;
+  gateway?: string;
+  lastBackupAt?: string | null;
+  unsentRows?: number;
+  oldestUnsentAt?: string | null;
+};
+
+/** One-time enrolment codes (hashed); `usedAt` set in the transaction that creates the site. */
+export const enrolmentCodes = pgTable('enrolment_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  siteName: text('site_name').notNull(),
+  createdAt: at('created_at').notNull().defaultNow(),
+  expiresAt: at('expires_at').notNull(),
+  usedAt: at('used_at'),
+  siteId: uuid('site_id').references(() => sites.id),
+});
+
+export const siteAreas = pgTable(
+  'site_areas',
+  {
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    floorAreaM2: doublePrecision('floor_area_m2'),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.name] })],
+);
+
+/** The meters a site declared; rows for any other meter key are refused. `key` is the site's own meter id as text. */
+export const siteMeters = pgTable(
+  'site_meters',
+  {
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    commodity: text('commodity').notNull(),
+    unit: text('unit').notNull(),
+    area: text('area'),
+    /** Counts toward the site's total (the site's main meters), as the site's own figures do. */
+    siteTotal: integer('site_total').notNull().default(0),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.key] })],
+);
+
+/**
+ * 15-minute intervals, partitioned by month on `start`. Upsert key (site, meter, start); `seq` is the site's sequence
+ * of the row's latest version, so an older re-send never overwrites a newer restatement.
+ */
+export const intervals = pgTable(
+  'intervals',
+  {
+    siteId: uuid('site_id').notNull(),
+    meterKey: text('meter_key').notNull(),
+    start: at('start').notNull(),
+    value: doublePrecision('value').notNull(),
+    quality: text('quality').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.meterKey, table.start] })],
+);
+
+/** Day rollups as the site computed them (its tariffs, its carbon factors). */
+export const dayRollups = pgTable(
+  'day_rollups',
+  {
+    siteId: uuid('site_id').notNull(),
+    meterKey: text('meter_key').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    value: doublePrecision('value').notNull(),
+    cost: doublePrecision('cost').notNull(),
+    carbonKg: doublePrecision('carbon_kg').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.meterKey, table.day] }), index('day_rollups_day').on(table.day)],
+);
+
+/** Site alerts with their lifecycle; `alertId` is the site's own id. */
+export const siteAlerts = pgTable(
+  'site_alerts',
+  {
+    siteId: uuid('site_id').notNull(),
+    alertId: bigint('alert_id', { mode: 'number' }).notNull(),
+    title: text('title').notNull(),
+    level: text('level').notNull(),
+    status: text('status').notNull(),
+    occurredAt: at('occurred_at').notNull(),
+    acknowledgedAt: at('acknowledged_at'),
+    resolvedAt: at('resolved_at'),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.siteId, table.alertId] }),
+    // The open alerts across sites (the portfolio's alert list) and per site (its health row).
+    index('site_alerts_open').on(table.occurredAt).where(sql`${table.status} <> 'resolved'`),
+    index('site_alerts_open_by_site').on(table.siteId).where(sql`${table.status} <> 'resolved'`),
+  ],
+);
+
+/** Interval rows whose start lay too far ahead of the fleet's clock: kept, never dropped, until an operator looks. */
+export const quarantinedIntervals = pgTable(
+  'quarantined_intervals',
+  {
+    siteId: uuid('site_id').notNull(),
+    meterKey: text('meter_key').notNull(),
+    start: at('start').notNull(),
+    value: doublePrecision('value').notNull(),
+    quality: text('quality').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    receivedAt: at('received_at').notNull().defaultNow(),
+    siteSentAt: at('site_sent_at').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.meterKey, table.start] })],
+);
+
+/** Fleet-side alarms about a site (kind `site_clock`): one open alarm per site and kind. */
+export const fleetAlarms = pgTable(
+  'fleet_alarms',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    message: text('message').notNull(),
+    raisedAt: at('raised_at').notNull().defaultNow(),
+    clearedAt: at('cleared_at'),
+  },
+  (table) => [uniqueIndex('fleet_alarms_open').on(table.siteId, table.kind).where(sql`${table.clearedAt} is null`)],
+);
+
+/** People who read the portfolio. A token is 32 random bytes, kept as its SHA-256. */
+export const fleetUsers = pgTable('fleet_users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull().unique(),
+  role: text('role', { enum: FLEET_ROLES }).notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: at('created_at').notNull().defaultNow(),
+});
+
+/** Interval rows stored per site and UTC day (counted when first inserted): completeness without scanning intervals. */
+export const siteDayCounts = pgTable(
+  'site_day_counts',
+  {
+    siteId: uuid('site_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    rows: integer('rows').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.day] })],
+);
+
+/**
+ * Monthly totals per site and commodity over the site's total meters metered in kWh (gas in m³ waits for the site to
+ * send its calorific conversion), recomputed from day_rollups for each month a
+ * batch touched: the EUI ranking reads 24 rows per site and commodity instead of 730 days per meter.
+ */
+export const siteMonths = pgTable(
+  'site_months',
+  {
+    siteId: uuid('site_id').notNull(),
+    commodity: text('commodity').notNull(),
+    month: date('month', { mode: 'string' }).notNull(),
+    value: doublePrecision('value').notNull(),
+    cost: doublePrecision('cost').notNull(),
+    carbonKg: doublePrecision('carbon_kg').notNull(),
+    days: integer('days').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.commodity, table.month] })],
+);
+
+/** A user with rows here sees only these sites; a user without any sees every site. */
+export const fleetUserSites = pgTable(
+  'fleet_user_sites',
+  {
+    userId: bigint('user_id', { mode: 'number' })
+      .notNull()
+      .references(() => fleetUsers.id, { onDelete: 'cascade' }),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.siteId] })],
+);

@@ -1,0 +1,132 @@
+// The ingest batch and the enrolment request, as TypeBox schemas compiled once with ajv: unknown fields are refused
+// (a typo in a field name must not silently drop data), and "missing" is not a quality: a missing interval is not sent.
+import { type Static, Type } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+
+const Seq = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Instant = Type.String({ format: 'date-time', maxLength: 40 });
+const Key = Type.String({ minLength: 1, maxLength: 100 });
+
+export const QUALITIES = ['measured', 'estimated', 'imported'] as const;
+
+export const BatchSchema = Type.Object(
+  {
+    /** The site's clock when it sent the batch. */
+    sentAt: Instant,
+    /** The cursor the site holds (the last sequence the fleet acknowledged to it) and the highest sequence in the batch. */
+    after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    through: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    site: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          timezone: Type.String({ minLength: 1, maxLength: 64 }),
+          floorAreaM2: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()]),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    areas: Type.Optional(
+      Type.Array(Type.Object({ name: Key, floorAreaM2: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()]) }, { additionalProperties: false }), {
+        maxItems: 1000,
+      }),
+    ),
+    meters: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            key: Key,
+            name: Type.String({ minLength: 1, maxLength: 200 }),
+            commodity: Type.String({ minLength: 1, maxLength: 32 }),
+            unit: Type.String({ minLength: 1, maxLength: 16 }),
+            area: Type.Union([Key, Type.Null()]),
+            siteTotal: Type.Boolean(),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 5000 },
+      ),
+    ),
+    intervals: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            meter: Key,
+            start: Instant,
+            value: Type.Number(),
+            quality: Type.Union(QUALITIES.map((q) => Type.Literal(q))),
+            seq: Seq,
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    days: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            meter: Key,
+            day: Type.String({ format: 'date' }),
+            value: Type.Number(),
+            cost: Type.Number(),
+            carbonKg: Type.Number(),
+            seq: Seq,
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    alerts: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.Integer({ minimum: 1 }),
+            title: Type.String({ maxLength: 500 }),
+            level: Type.String({ maxLength: 32 }),
+            status: Type.String({ maxLength: 32 }),
+            occurredAt: Instant,
+            acknowledgedAt: Type.Union([Instant, Type.Null()]),
+            resolvedAt: Type.Union([Instant, Type.Null()]),
+            seq: Seq,
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    health: Type.Optional(
+      Type.Object(
+        {
+          version: Type.Optional(Type.String({ maxLength: 64 })),
+          collector: Type.Optional(Type.String({ maxLength: 200 })),
+          gateway: Type.Optional(Type.String({ maxLength: 200 })),
+          lastBackupAt: Type.Optional(Type.Union([Instant, Type.Null()])),
+          unsentRows: Type.Optional(Type.Integer({ minimum: 0 })),
+          oldestUnsentAt: Type.Optional(Type.Union([Instant, Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Batch = Static<typeof BatchSchema>;
+
+export const EnrolSchema = Type.Object({ code: Type.String({ minLength: 8, maxLength: 100 }) }, { additionalProperties: false });
+export const EnrolmentCodeRequestSchema = Type.Object(
+  { siteName: Type.String({ minLength: 1, maxLength: 200 }), validHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 30 })) },
+  { additionalProperties: false },
+);
+
+const ajv = new Ajv({ allErrors: false, strict: true });
+addFormats.default(ajv, ['date-time', 'date']);
+
+export const validateBatch = ajv.compile<Batch>(BatchSchema);
+export const validateEnrol = ajv.compile<Static<typeof EnrolSchema>>(EnrolSchema);
+export const validateEnrolmentCodeRequest = ajv.compile<Static<typeof EnrolmentCodeRequestSchema>>(EnrolmentCodeRequestSchema);
+
+/** The first validation error as one line a site operator can read. */
+export function firstError(validate: { errors?: Array<{ instancePath: string; message?: string }> | null }): string {
+  const error = validate.errors?.[0];
+  return error ? `${error.instancePath || '/'} ${error.message ?? 'is invalid'}` : 'is invalid';
+}

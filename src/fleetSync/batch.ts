@@ -1,0 +1,129 @@
+// Builds the next batch from the site's SQLite: the rows whose sequence is above the cursor, oldest first and bounded
+// (contiguous: the fleet's acknowledgement may then move the cursor to the batch's last sequence), or after an
+// outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Db } from '../platform/db/client.ts';
+import { alerts, areaFloorAreas, meterDays, meters, platformConfig } from '../platform/db/schema/index.ts';
+import { dayIntervals } from '../platform/time/calendar.ts';
+import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/store.ts';
+
+/** Meter days per batch: at 96 intervals each, 150 days are ~14,400 rows, under the fleet's 20,000 per batch. */
+export const DAYS_PER_BATCH = 150;
+export const ALERTS_PER_BATCH = 500;
+
+export type SiteBatch = {
+  sentAt: string;
+  after: number;
+  through: number;
+  site?: { name: string; timezone: string; floorAreaM2: number | null };
+  areas?: Array<{ name: string; floorAreaM2: number | null }>;
+  meters?: Array<{ key: string; name: string; commodity: string; unit: string; area: string | null; siteTotal: boolean }>;
+  intervals: Array<{ meter: string; start: string; value: number; quality: 'measured' | 'estimated' | 'imported'; seq: number }>;
+  days: Array<{ meter: string; day: string; value: number; cost: number; carbonKg: number; seq: number }>;
+  alerts: Array<{
+    id: number;
+    title: string;
+    level: string;
+    status: string;
+    occurredAt: string;
+    acknowledgedAt: string | null;
+    resolvedAt: string | null;
+    seq: number;
+  }>;
+  health?: Record<string, unknown>;
+};
+
+/** Gas and water are metered in m³, electricity and heat in kWh (docs/commodities.md). */
+const UNITS: Record<string, string> = { electricity: 'kWh', heat: 'kWh', gas: 'm3', water: 'm3' };
+
+export function metadata(db: Db): Pick<SiteBatch, 'site' | 'areas' | 'meters'> {
+  const config = db.orm.select({ siteName: platformConfig.siteName, timezone: platformConfig.timezone }).from(platformConfig).get();
+  const areas = db.orm.select().from(areaFloorAreas).orderBy(asc(areaFloorAreas.area)).all();
+  const meterRows = db.orm.select().from(meters).orderBy(asc(meters.id)).all();
+  const areaNames = new Set([...areas.map((a) => a.area), ...meterRows.flatMap((m) => (m.area ? [m.area] : []))]);
+  const floor = areas.reduce((sum, a) => sum + a.floorAreaM2, 0);
+  return {
+    site: { name: config?.siteName ?? 'EMS', timezone: config?.timezone ?? 'UTC', floorAreaM2: floor > 0 ? floor : null },
+    areas: [...areaNames].sort().map((name) => ({ name, floorAreaM2: areas.find((a) => a.area === name)?.floorAreaM2 ?? null })),
+    meters: meterRows.map((m) => ({
+      key: String(m.id),
+      name: m.name,
+      commodity: m.commodity,
+      unit: UNITS[m.commodity] ?? 'kWh',
+      area: m.area,
+      siteTotal: m.site,
+    })),
+  };
+}
+
+function quality(flag: number): 'measured' | 'estimated' | 'imported' {
+  if (flag & FLAG_IMPORTED) return 'imported';
+  if (flag & FLAG_ESTIMATED) return 'estimated';
+  return 'measured';
+}
+
+type DayRow = typeof meterDays.$inferSelect;
+
+function addDay(batch: SiteBatch, row: DayRow, timezone: string): void {
+  const { start, count } = dayIntervals(timezone, row.day);
+  const kwh = storedKwh(row.kwh);
+  const flags = storedFlags(row.flags, row.kwh, count);
+  const meter = String(row.meterId);
+  for (let i = 0; i < Math.min(count, kwh.length); i++) {
+    const value = kwh[i]!;
+    if (Number.isNaN(value)) continue; // missing: never sent, never a 0
+    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: quality(flags[i] ?? 0), seq: row.syncSeq });
+  }
+  batch.days.push({ meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq });
+}
+
+function addAlert(batch: SiteBatch, row: typeof alerts.$inferSelect): void {
+  batch.alerts.push({
+    id: row.id,
+    title: row.title.slice(0, 500),
+    level: row.level,
+    status: row.status,
+    occurredAt: row.occurredAt,
+    acknowledgedAt: row.acknowledgedAt,
+    resolvedAt: row.resolvedAt,
+    seq: row.syncSeq,
+  });
+}
+
+/**
+ * The next contiguous batch above `cursor`: the first rows by sequence across meter days and alerts, read in one
+ * transaction (a consistent snapshot). `contiguous` is always true here; `through` is the last row's sequence, or the
+ * cursor when nothing is waiting.
+ */
+export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH }): SiteBatch {
+  return db.orm.transaction((tx) => {
+    const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
+    const days = tx.select().from(meterDays).where(gt(meterDays.syncSeq, cursor)).orderBy(asc(meterDays.syncSeq)).limit(limits.days).all();
+    const alertRows = tx.select().from(alerts).where(gt(alerts.syncSeq, cursor)).orderBy(asc(alerts.syncSeq)).limit(limits.alerts).all();
+    // The global first rows: everything up to the lower of the two lists' last sequences when a list was cut short.
+    let through = Number.POSITIVE_INFINITY;
+    if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
+    if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
+    const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
+    for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone);
+    for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
+    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
+    return batch;
+  });
+}
+
+/** The newest site day's rows above the cursor, sent ahead of the history after an outage (the cursor does not move). */
+export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date): SiteBatch {
+  return db.orm.transaction((tx) => {
+    const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
+    const days = tx
+      .select()
+      .from(meterDays)
+      .where(and(eq(meterDays.day, day), gt(meterDays.syncSeq, cursor)))
+      .all();
+    const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
+    for (const row of days) addDay(batch, row, timezone);
+    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
+    return batch;
+  });
+}

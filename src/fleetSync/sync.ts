@@ -1,0 +1,139 @@
+// The sync job on the site box: while the box is joined to a fleet, each tick sends what the fleet has not yet
+// acknowledged, batch after batch until nothing is left, then waits for the next tick. The cursor moves only on the
+// fleet's acknowledgement. After an outage: the newest day first, then a random delay, then history oldest-first.
+// Refusals are kept in the link row (emsctl fleet status, /api/health) with the rows: nothing is dropped.
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../platform/db/client.ts';
+import { fleetLink } from '../platform/db/schema/index.ts';
+import { siteDay } from '../platform/time/calendar.ts';
+import type { Logger } from '../platform/logger.ts';
+import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, type SiteBatch } from './batch.ts';
+import { readLink, type FleetLink, unsentRows } from './link.ts';
+
+export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
+
+export type FleetSyncOptions = {
+  db: Db;
+  logger: Logger;
+  health: SyncHealth;
+  /** Upper bound of the random wait between the newest day and the history after an outage (ms). */
+  catchUpDelayMs: number;
+  /** Batches sent in one tick at most (the event loop is yielded between them). */
+  maxBatchesPerTick?: number;
+  /** Meter days per batch (DAYS_PER_BATCH); tests make it small to see the bounded batches. */
+  daysPerBatch?: number;
+  random?: () => number;
+  now?: () => number;
+};
+
+/** An outage is this long without a stored batch: the next contact sends the newest day first. */
+const OUTAGE_MS = 10 * 60_000;
+
+export class FleetSync {
+  private failures = 0;
+  /** The metadata hash the fleet last stored in this process: a new process sends it once again. */
+  private sentMetadata: string | undefined;
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(private readonly options: FleetSyncOptions) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+  }
+
+  private update(values: Partial<FleetLink>): void {
+    this.options.db.orm.update(fleetLink).set(values).where(eq(fleetLink.id, 1)).run();
+  }
+
+  /** One tick: sends until the backlog is empty, the fleet says wait, or maxBatchesPerTick batches went. */
+  async tick(): Promise<void> {
+    const { db } = this.options;
+    for (let sent = 0; sent < (this.options.maxBatchesPerTick ?? 200); sent++) {
+      const link = readLink(db);
+      if (!link || this.now() < link.notBefore) return;
+      const outage = link.lastSuccessAt !== null && this.now() - Date.parse(link.lastSuccessAt) > OUTAGE_MS;
+      const today = siteDay(metadata(db).site!.timezone, new Date(this.now()));
+      const ahead = outage && link.aheadDay !== today && unsentRows(db, link.cursor) > 0;
+      const batch = ahead
+        ? newestDayBatch(db, link.cursor, today, new Date(this.now()))
+        : historyBatch(db, link.cursor, new Date(this.now()), {
+            days: this.options.daysPerBatch ?? DAYS_PER_BATCH,
+            alerts: ALERTS_PER_BATCH,
+          });
+      const meta = metadata(db);
+      const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
+      const withMeta = hash !== this.sentMetadata;
+      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && sent > 0) return;
+      const body: SiteBatch = { ...batch, ...(withMeta ? meta : {}), health: this.healthFields(link) };
+      const outcome = await this.send(link, body);
+      if (outcome !== 'stored') return;
+      if (withMeta) this.sentMetadata = hash;
+      if (ahead) {
+        // The newest day is at the fleet; the history follows after a random delay so returning sites do not stampede.
+        this.update({ aheadDay: today, notBefore: this.now() + Math.floor(this.random() * this.options.catchUpDelayMs) });
+        this.options.logger.info({ day: today, rows: batch.intervals.length }, 'fleet sync: newest day sent ahead of the history');
+        return;
+      }
+      this.update({ cursor: batch.through });
+      if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private healthFields(link: FleetLink): Record<string, unknown> {
+    const health = this.options.health();
+    return { ...health, unsentRows: unsentRows(this.options.db, link.cursor) };
+  }
+
+  private async send(link: FleetLink, batch: SiteBatch): Promise<'stored' | 'wait' | 'refused'> {
+    const attemptAt = new Date(this.now()).toISOString();
+    let response: Response;
+    try {
+      response = await fetch(`${link.fleetUrl}/api/fleet/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${link.credential}` },
+        body: JSON.stringify(batch),
+        signal: AbortSignal.timeout(60_000),
+      });
+    } catch (error) {
+      // The fleet is unreachable: back off exponentially with jitter (5 s doubling to 5 min).
+      this.failures++;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+      const backoff = Math.min(300_000, 5_000 * 2 ** Math.min(this.failures - 1, 6));
+      this.update({
+        lastAttemptAt: attemptAt,
+        lastError: `the fleet cannot be reached: ${reason}`,
+        lastErrorCode: 'unreachable',
+        notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
+      });
+      if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
+      return 'wait';
+    }
+    const body = (await response.json().catch(() => null)) as { error?: string; code?: string } | null;
+    if (response.status === 200) {
+      if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
+      this.failures = 0;
+      this.update({ lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 });
+      return 'stored';
+    }
+    if (response.status === 429 || response.status === 503) {
+      const retry = Number(response.headers.get('retry-after'));
+      const waitMs = (Number.isFinite(retry) && retry > 0 ? Math.min(retry, 600) : 5) * 1000;
+      this.update({
+        lastAttemptAt: attemptAt,
+        notBefore: this.now() + waitMs,
+        lastError: `the fleet asked to wait (${response.status})`,
+        lastErrorCode: 'busy',
+      });
+      return 'wait';
+    }
+    const code = body?.code ?? `http_${response.status}`;
+    const message = body?.error ?? `the fleet answered ${response.status}`;
+    if (link.lastErrorCode !== code)
+      this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
+    this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });
+    return 'refused';
+  }
+}

@@ -1,0 +1,30 @@
+// Fleet sync on the site box: the link to a fleet (absent: sync is off) and the one sequence every synced row takes.
+// The site's SQLite is the queue: triggers (migration 0017) stamp meter_days and alerts rows with the next sequence on
+// every insert and change, in the writing transaction, so commits and sequences run in the same order.
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** One row (id 1) while the box is joined to a fleet. The credential is the site's own secret, sent as a bearer token. */
+export const fleetLink = sqliteTable('fleet_link', {
+  id: integer('id').primaryKey(),
+  fleetUrl: text('fleet_url').notNull(),
+  siteId: text('site_id').notNull(),
+  credential: text('credential').notNull(),
+  joinedAt: text('joined_at').notNull(),
+  /** Every row with a sequence up to here is acknowledged by the fleet; only its acknowledgement moves it. */
+  cursor: integer('cursor').notNull().default(0),
+  /** The newest day was sent ahead of history after an outage (its day): not again until the history reaches it. */
+  aheadDay: text('ahead_day'),
+  lastAttemptAt: text('last_attempt_at'),
+  lastSuccessAt: text('last_success_at'),
+  /** The fleet's last refusal or the transport's last error; null after a batch is stored. */
+  lastError: text('last_error'),
+  lastErrorCode: text('last_error_code'),
+  /** Not before this instant (ms): the fleet's Retry-After, or the random delay after an outage. */
+  notBefore: integer('not_before').notNull().default(0),
+});
+
+/** The next sequence is value + 1 (one row, id 1). */
+export const syncSequence = sqliteTable('sync_sequence', {
+  id: integer('id').primaryKey(),
+  value: integer('value').notNull(),
+});

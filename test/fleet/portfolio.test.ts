@@ -1,0 +1,210 @@
+// The portfolio API over real HTTP on a real PostgreSQL: health per site ("connected" is not health), the EUI ranking
+// with last year's comparison, one alert list across sites, a site's meters, and who may see what.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { addUser } from '../../src/fleet/app.ts';
+import type { Batch } from '../../src/fleet/schemas.ts';
+import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
+import type { PostgresCluster } from '../helpers/postgres.ts';
+
+let cluster: PostgresCluster;
+let fleet: FleetInstance;
+
+before(async () => {
+  cluster = await startFleetDatabase();
+  fleet = await startFleet(cluster.url);
+});
+after(async () => {
+  await fleet?.close();
+  cluster?.destroy();
+});
+
+/** Day rollups for meter '1' (electricity, site total) and '2' (gas in kWh here) from `from` for `count` days. */
+function dayBatch(after: number, fromDay: string, count: number, perDay: { electricity: number; gas: number }, floorAreaM2: number | null): Batch {
+  const days: NonNullable<Batch['days']> = [];
+  let seq = after;
+  const start = Date.parse(`${fromDay}T00:00:00Z`);
+  for (let i = 0; i < count; i++) {
+    const day = new Date(start + i * 86_400_000).toISOString().slice(0, 10);
+    days.push({ meter: '1', day, value: perDay.electricity, cost: perDay.electricity * 0.3, carbonKg: perDay.electricity * 0.4, seq: ++seq });
+    days.push({ meter: '2', day, value: perDay.gas, cost: perDay.gas * 0.1, carbonKg: perDay.gas * 0.2, seq: ++seq });
+  }
+  return {
+    sentAt: new Date().toISOString(),
+    after,
+    through: seq,
+    site: { name: 'x', timezone: 'UTC', floorAreaM2 },
+    meters: [
+      { key: '1', name: 'Main', commodity: 'electricity', unit: 'kWh', area: null, siteTotal: true },
+      { key: '2', name: 'Boiler', commodity: 'gas', unit: 'kWh', area: null, siteTotal: true },
+      { key: '3', name: 'Water', commodity: 'water', unit: 'kWh', area: null, siteTotal: true },
+    ],
+    days,
+  };
+}
+
+function monthsAgo(months: number): string {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, 1)).toISOString().slice(0, 10);
+}
+
+test('EUI ranking: kWh/m²·year over the last 12 complete months, per commodity and all fuels, against the year before', async () => {
+  const admin = await adminToken(fleet.db);
+  const high = await enrolSite(fleet, 'High');
+  const low = await enrolSite(fleet, 'Low');
+  const noArea = await enrolSite(fleet, 'No area');
+  // 24 months of days: this year 100 kWh/day electricity + 50 gas; the year before 80 + 50. 1,000 m².
+  const sendYears = async (
+    site: { credential: string },
+    cur: { electricity: number; gas: number },
+    prev: { electricity: number; gas: number },
+    area: number | null,
+  ) => {
+    let after = 0;
+    for (let m = 24; m >= 1; m--) {
+      const from = monthsAgo(m);
+      const days = Math.round((Date.parse(monthsAgo(m - 1)) - Date.parse(from)) / 86_400_000);
+      const batch = dayBatch(after, from, days, m > 12 ? prev : cur, area);
+      const response = await sendBatch(fleet.url, site.credential, batch);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      after = batch.through;
+    }
+  };
+  await sendYears(high, { electricity: 100, gas: 50 }, { electricity: 80, gas: 50 }, 1000);
+  await sendYears(low, { electricity: 10, gas: 0 }, { electricity: 10, gas: 0 }, 2000);
+  await sendYears(noArea, { electricity: 10, gas: 0 }, { electricity: 10, gas: 0 }, null);
+  const yearDays = Math.round((Date.parse(monthsAgo(0)) - Date.parse(monthsAgo(12))) / 86_400_000);
+  const prevDays = Math.round((Date.parse(monthsAgo(12)) - Date.parse(monthsAgo(24))) / 86_400_000);
+
+  const { status, body } = await getJson(`${fleet.url}/api/fleet/eui`, admin);
+  assert.equal(status, 200);
+  const names = body.items.map((r: { name: string }) => r.name);
+  assert.deepEqual(names.slice(0, 2), ['x', 'x'], 'the sites renamed themselves in their metadata');
+  const first = body.items[0];
+  assert.equal(first.id, high.siteId, 'the most intensive site leads');
+  assert.equal(first.rank, 1);
+  assert.ok(Math.abs(first.eui - (150 * yearDays) / 1000) < 1e-6);
+  assert.ok(Math.abs(first.euiLastYear - (130 * prevDays) / 1000) < 1e-6);
+  assert.ok(Math.abs(first.byCommodity.electricity.eui - (100 * yearDays) / 1000) < 1e-6);
+  assert.ok(Math.abs(first.byCommodity.gas.eui - (50 * yearDays) / 1000) < 1e-6);
+  assert.ok(Math.abs(first.change - ((150 * yearDays) / (130 * prevDays) - 1)) < 1e-9);
+  assert.equal(body.items[1].id, low.siteId);
+  assert.ok(Math.abs(body.items[1].eui - (10 * yearDays) / 2000) < 1e-6);
+  const unranked = body.items.find((r: { id: string }) => r.id === noArea.siteId);
+  assert.equal(unranked.rank, null);
+  assert.equal(unranked.eui, null);
+
+  // A restated month moves the figure: the site re-sends one day with a higher sequence.
+  const restate = dayBatch(10_000, monthsAgo(1), 1, { electricity: 1100, gas: 50 }, 1000);
+  assert.equal((await sendBatch(fleet.url, high.credential, restate)).status, 200);
+  const again = await getJson(`${fleet.url}/api/fleet/eui`, admin);
+  assert.ok(Math.abs(again.body.items[0].byCommodity.electricity.kwh - (100 * yearDays + 1000)) < 1e-6);
+});
+
+test('site health: last contact, sync lag, unsent rows, version, backup age, completeness; a silent site is stale', async () => {
+  const admin = await adminToken(fleet.db);
+  const live = await enrolSite(fleet, 'Live');
+  const silent = await enrolSite(fleet, 'Silent');
+  const batch = intervalBatch({ after: 0, from: quarterAgo(4), count: 4 });
+  batch.health = { version: '1.2.3', collector: 'ok', gateway: 'reachable', lastBackupAt: new Date(Date.now() - 7200_000).toISOString(), unsentRows: 3 };
+  assert.equal((await sendBatch(fleet.url, live.credential, batch)).status, 200);
+  const old = intervalBatch({ after: 0, from: quarterAgo(4 * 24 * 2), count: 4 });
+  assert.equal((await sendBatch(fleet.url, silent.credential, old)).status, 200);
+  const { body } = await getJson(`${fleet.url}/api/fleet/sites`, admin);
+  const liveRow = body.items.find((s: { id: string }) => s.id === live.siteId);
+  assert.equal(liveRow.status, 'ok');
+  assert.equal(liveRow.version, '1.2.3');
+  assert.equal(liveRow.unsentRows, 3);
+  assert.ok(liveRow.syncLagSec >= 900 && liveRow.syncLagSec < 1900, `lag ${liveRow.syncLagSec}`);
+  assert.ok(Math.abs(liveRow.lastBackupAgeSec - 7200) < 60);
+  assert.ok(Date.now() - Date.parse(liveRow.lastContactAt) < 60_000);
+  const silentRow = body.items.find((s: { id: string }) => s.id === silent.siteId);
+  // It is "connected" (it sent a batch just now), but its newest data is two days old: stale.
+  assert.equal(silentRow.status, 'stale');
+  assert.ok(silentRow.syncLagSec > 86_400);
+  assert.equal(typeof silentRow.completeness, 'number');
+});
+
+test('one alert list across sites, newest first, paged; resolved ones only when asked', async () => {
+  const admin = await adminToken(fleet.db);
+  const a = await enrolSite(fleet, 'Alerts A');
+  const b = await enrolSite(fleet, 'Alerts B');
+  const alert = (id: number, status: string, minutesAgo: number, seq: number) => ({
+    id,
+    title: `alert ${id}`,
+    level: 'warning',
+    status,
+    occurredAt: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+    acknowledgedAt: null,
+    resolvedAt: status === 'resolved' ? new Date().toISOString() : null,
+    seq,
+  });
+  assert.equal(
+    (
+      await sendBatch(fleet.url, a.credential, {
+        sentAt: new Date().toISOString(),
+        after: 0,
+        through: 2,
+        alerts: [alert(1, 'active', 30, 1), alert(2, 'resolved', 20, 2)],
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 0, through: 1, alerts: [alert(1, 'acknowledged', 10, 1)] })).status,
+    200,
+  );
+  const open = await getJson(`${fleet.url}/api/fleet/alerts?pageSize=200`, admin);
+  const mine = open.body.items.filter((x: { siteId: string }) => x.siteId === a.siteId || x.siteId === b.siteId);
+  assert.deepEqual(
+    mine.map((x: { siteName: string; id: string; status: string }) => [x.siteName, x.id, x.status]),
+    [
+      ['Alerts B', '1', 'acknowledged'],
+      ['Alerts A', '1', 'active'],
+    ],
+  );
+  // The lifecycle moves on at the site: the alert is resolved there and leaves the open list.
+  assert.equal(
+    (await sendBatch(fleet.url, b.credential, { sentAt: new Date().toISOString(), after: 1, through: 2, alerts: [alert(1, 'resolved', 10, 2)] })).status,
+    200,
+  );
+  const after = await getJson(`${fleet.url}/api/fleet/alerts?pageSize=200`, admin);
+  assert.ok(!after.body.items.some((x: { siteId: string }) => x.siteId === b.siteId));
+  const all = await getJson(`${fleet.url}/api/fleet/alerts?status=all&pageSize=200`, admin);
+  assert.equal(all.body.items.filter((x: { siteId: string }) => x.siteId === a.siteId || x.siteId === b.siteId).length, 3);
+  assert.equal((await getJson(`${fleet.url}/api/fleet/alerts?pageSize=500`, admin)).status, 400);
+});
+
+test('roles: a viewer reads but cannot revoke; a user limited to one site sees only it; no token is 401', async () => {
+  const one = await enrolSite(fleet, 'Visible');
+  const other = await enrolSite(fleet, 'Hidden');
+  assert.equal((await sendBatch(fleet.url, one.credential, intervalBatch({ after: 0, from: quarterAgo(2), count: 2 }))).status, 200);
+  assert.equal((await sendBatch(fleet.url, other.credential, intervalBatch({ after: 0, from: quarterAgo(2), count: 2 }))).status, 200);
+  const limited = await addUser(fleet.db.pool, `limited-${Date.now()}`, 'viewer', [one.siteId]);
+  const sites = await getJson(`${fleet.url}/api/fleet/sites`, limited.token);
+  assert.deepEqual(
+    sites.body.items.map((s: { id: string }) => s.id),
+    [one.siteId],
+  );
+  const eui = await getJson(`${fleet.url}/api/fleet/eui`, limited.token);
+  assert.deepEqual(
+    eui.body.items.map((s: { id: string }) => s.id),
+    [one.siteId],
+  );
+  const meters = await getJson(`${fleet.url}/api/fleet/sites/${one.siteId}/meters`, limited.token);
+  assert.equal(meters.status, 200);
+  assert.deepEqual(
+    meters.body.items.map((m: { key: string; commodity: string; siteTotal: boolean }) => [m.key, m.commodity, m.siteTotal]),
+    [
+      ['1', 'electricity', true],
+      ['2', 'gas', true],
+      ['3', 'electricity', false],
+    ],
+  );
+  assert.equal((await getJson(`${fleet.url}/api/fleet/sites/${other.siteId}/meters`, limited.token)).status, 404);
+  assert.equal((await getJson(`${fleet.url}/api/fleet/sites/not-a-uuid/meters`, limited.token)).status, 404);
+  const revoke = await fetch(`${fleet.url}/api/fleet/sites/${one.siteId}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${limited.token}` } });
+  assert.equal(revoke.status, 403);
+  assert.equal((await fetch(`${fleet.url}/api/fleet/sites`)).status, 401);
+  assert.equal((await fetch(`${fleet.url}/api/fleet/nothing`)).status, 404);
+});
