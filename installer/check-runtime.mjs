@@ -21,11 +21,13 @@ if (typeof globalThis.gc !== 'function') {
   console.error('check-runtime: run with --expose-gc (the check forces garbage collection)');
   process.exit(2);
 }
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 const collect = async () => {
   globalThis.gc();
-  // Weak callbacks of freed native objects run after the collection: give them a turn of the event loop.
-  await new Promise((resolve) => setImmediate(resolve));
+  // Weak callbacks and finalizers of freed native objects run after the collection, as tasks: give them their turn.
+  await pause();
   globalThis.gc();
+  await pause();
 };
 
 const Database = requireFromTree('better-sqlite3');

@@ -62,10 +62,11 @@ runtime_node() {
 modules() {
   local target=$1
   shift
-  [ -f "$target/package.json" ] && [ -f "$target/package-lock.json" ] || die "$target has no package.json and package-lock.json"
+  { [ -f "$target/package.json" ] && [ -f "$target/package-lock.json" ]; } || die "$target has no package.json and package-lock.json"
   local node_dir
   node_dir=$(runtime_node)
   # runtime.json's dependency versions into DIR's package.json (exact versions: the lock file then says what shipped).
+  # shellcheck disable=SC2016
   "$node_dir/bin/node" -e '
     const fs = require("node:fs");
     const [spec, file] = process.argv.slice(1);
