@@ -100,7 +100,10 @@ describe('the runtime check (installer/check-runtime.mjs)', () => {
     fs.writeFileSync(path.join(tree, 'dist', 'cli', 'emsctl.js'), '');
     const refused = spawnSync('bash', [install, '--root', root, '--from-build', tree], { encoding: 'utf8', env: cleanEnv({ EMS_CHECK_STATEMENTS: '1500' }) });
     assert.equal(refused.status, 1, refused.stdout + refused.stderr);
-    assert.match(refused.stderr, /refusing version \S+: its runtime check failed on the Node that would run it \(killed by signal ABRT; output above\)\. Nothing was changed/);
+    assert.match(
+      refused.stderr,
+      /refusing version \S+: its runtime check failed on the Node that would run it \(killed by signal ABRT; output above\)\. Nothing was changed/,
+    );
     assert.deepEqual(fs.readdirSync(path.join(root, 'opt')), [], 'no program was put in place, no half-made folder left');
     assert.ok(!fs.existsSync(path.join(root, 'etc', 'systemd')), 'no unit written');
   });

@@ -24,7 +24,13 @@ export function readLastUpgrade(dataDir: string): LastUpgrade | null {
   try {
     const parsed = JSON.parse(fs.readFileSync(`${dataDir}/last-upgrade.json`, 'utf8')) as Partial<LastUpgrade>;
     if (parsed.result !== 'upgraded' && parsed.result !== 'rolled-back') return null;
-    return { result: parsed.result, at: String(parsed.at ?? ''), from: String(parsed.from ?? ''), to: String(parsed.to ?? ''), reason: String(parsed.reason ?? '') };
+    return {
+      result: parsed.result,
+      at: String(parsed.at ?? ''),
+      from: String(parsed.from ?? ''),
+      to: String(parsed.to ?? ''),
+      reason: String(parsed.reason ?? ''),
+    };
   } catch {
     return null;
   }
