@@ -5,7 +5,8 @@
 // with "Assertion failed: (env) != nullptr" when a statement is freed by the collector, seconds after a start that
 // looked fine. An abort ends this process with a signal, which the installer reports as a refusal.
 //
-//   node --expose-gc installer/check-runtime.mjs      prints one line and exits 0 when the tree is fit to run
+//   node --expose-gc [the service's V8 flags] installer/check-runtime.mjs
+//                                                      prints one line and exits 0 when the tree is fit to run
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -23,10 +24,13 @@ if (typeof globalThis.gc !== 'function') {
 }
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 const collect = async () => {
+  // Every way the collector frees objects in the service: a young-generation scavenge, a full collection from JavaScript,
+  // and one run as a task from the event loop with no JavaScript on the stack (the way V8's own collections end).
+  globalThis.gc({ type: 'minor' });
   globalThis.gc();
   // Weak callbacks and finalizers of freed native objects run after the collection, as tasks: give them their turn.
   await pause();
-  globalThis.gc();
+  await globalThis.gc({ type: 'major', execution: 'async' });
   await pause();
 };
 

@@ -247,12 +247,12 @@ box "cd /root/releases && rm -rf ems && tar -xzf $B3 && ems/installer/install.sh
 log "the broken upgrade and its rollback took $((SECONDS - started)) s"
 sed 's/^/    /' "$WORK/broken.log"
 check "it was rolled back without a person: /api/health answers $V1" health "$V1"
-check "the installer said why and that it rolled back" bash -c "grep -q 'rolling back: version $V3 exited at start' '$WORK/broken.log' && grep -q 'rolled back: version $V1 runs again on its data' '$WORK/broken.log'"
-check "the journal of the unit says so (journalctl -u ems)" box "journalctl -u ems --no-pager -o cat | grep -q 'ems-install: upgrade to version $V3 failed' && journalctl -u ems --no-pager -o cat | grep -q 'ems-install: rolled back to version $V1'"
-check "emsctl status says so" box "emsctl status | grep -q '^last upgrade .*ROLLED BACK: version $V3 exited at start' && emsctl --json status | jq -e '.lastUpgrade.result == \"rolled-back\"' >/dev/null"
+check "the installer said why and that it rolled back" bash -c "grep -q 'rolling back: version $V3 .*exited at start (status 3: database or migrations)' '$WORK/broken.log' && grep -q 'rolled back: version $V1 .*runs again on its data' '$WORK/broken.log'"
+check "the journal of the unit says so (journalctl -u ems)" box "journalctl -u ems --no-pager -o cat | grep -q 'ems-install: upgrade to version $V3 .*failed: it exited at start' && journalctl -u ems --no-pager -o cat | grep -q 'ems-install: rolled back to version $V1 .*it answers /api/health'"
+check "emsctl status says so" box "emsctl status | grep -q '^last upgrade .*ROLLED BACK: version $V3 .*exited at start' && emsctl --json status | jq -e '.lastUpgrade.result == \"rolled-back\"' >/dev/null"
 check "the data is as it was before the upgrade (its migrations undone, the user added before it kept)" \
   box "[ \"\$(emsctl --json status | jq .migrations)\" = '$migrations_before' ] && emsctl --json user list | jq -e '[.. | objects | select(.username? == \"broken-upgrade-probe\")] | length == 1' >/dev/null"
-check "the service runs on the rolled-back program's Node and nothing of the broken one is left" box '! test -e /opt/ems.failed && ! test -e /var/lib/ems/.upgrade-rollback && systemctl show -p ExecStart --value ems | grep -q "path=/opt/ems/runtime/bin/node"'
+check "the service runs on the rolled-back program's Node and nothing of the broken one is left" box '! test -e /opt/ems.discard && ! test -e /var/lib/ems/.upgrade-rollback && systemctl show -p ExecStart --value ems | grep -q "path=/opt/ems/runtime/bin/node"'
 
 # --- TLS ----------------------------------------------------------------------------------------------
 box "cd /root/releases && ems/installer/install.sh --from-tarball $B1 --tls-self-signed --tls-name ems-box.plant.lan" >"$WORK/tls.log" 2>&1 && pass "install with --tls-self-signed" || fail "install with --tls-self-signed"
