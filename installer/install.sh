@@ -291,8 +291,9 @@ if dry; then
     log "  stop $SERVICE, swap $APP_DIR and $APP_DIR.previous (nothing is downloaded or built), start $SERVICE, wait for /api/health"
     log "  leave the data in $DATA_DIR and the settings in $ENV_FILE as they are"
   else
+    log "  run the runtime check on the Node that will run the new program (refusing it if the check fails)"
     if [ "$UPGRADE" = yes ]; then
-      log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE"
+      log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE, copy its database"
       log "  keep the installed version in $APP_DIR.previous (for --rollback)"
     elif [ "$REINSTALL" = yes ]; then
       log "  stop $SERVICE and replace the program; $APP_DIR.previous stays as it is (the same version needs no backup)"
@@ -304,6 +305,7 @@ if dry; then
     log "  put the new program in $APP_DIR, write $UNIT_FILE and $WRAPPER"
     if [ "$TLS_SELF_SIGNED" = yes ]; then log "  create a self-signed certificate for $TLS_NAME in $TLS_DIR and set EMS_TLS_CERT/EMS_TLS_KEY"; fi
     log "  enable and start $SERVICE, wait for /api/health"
+    if [ "$UPGRADE" = yes ]; then log "  should it not be healthy within ${HEALTH_WAIT_SEC} s (or stop at start): roll back to version $INSTALLED_VERSION and its database"; fi
   fi
   exit 0
 fi
@@ -323,13 +325,17 @@ env_value() {
   sed -n "s/^$1=//p" "$ROOT$ENV_FILE" 2>/dev/null | tail -n 1
 }
 
+# The box's Node, for a program without its own (a release from before they carried one, rolled back to).
+box_node() {
+  printf '%s' "${NODE_BIN:-$(command -v node || printf /usr/bin/node)}"
+}
 # node_of DIR: the Node that runs the program in DIR (its own runtime/bin/node, or the box's).
 node_of() {
-  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$1/runtime/bin/node"; else printf '%s' "$NODE_BIN"; fi
+  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$1/runtime/bin/node"; else box_node; fi
 }
 # The same as the unit and the wrapper name it (the path on the box, without --root's prefix).
 service_node_of() {
-  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$APP_DIR/runtime/bin/node"; else printf '%s' "$NODE_BIN"; fi
+  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$APP_DIR/runtime/bin/node"; else box_node; fi
 }
 
 # What the last wait_for_health saw when it failed (a sentence for the journal and emsctl status).

@@ -291,6 +291,8 @@ describe('installer', () => {
     assert.equal(upgrade.code, 0, upgrade.stderr);
     assert.match(upgrade.stdout, /upgrade version \S+ to version 99\.0\.0/);
     assert.match(upgrade.stdout, /keep the installed version in \/opt\/ems\.previous/);
+    assert.match(upgrade.stdout, /run the runtime check on the Node that will run the new program/);
+    assert.match(upgrade.stdout, /should it not be healthy within 90 s \(or stop at start\): roll back to version \S+ and its database/);
     const same = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
     assert.equal(same.code, 0, same.stderr);
     assert.match(same.stdout, /reinstall version \S+ \(the version installed\)/);
