@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, type Config } from '../src/config.ts';
-import type { Db } from '../src/db/client.ts';
+import { ConfigError, loadConfig, type Config } from '../src/platform/config.ts';
+import type { Db } from '../src/platform/db/client.ts';
 
 export class CliError extends Error {
   override name = 'CliError';
@@ -63,7 +63,7 @@ export function wantsJson(command: Command): boolean {
  */
 export async function withDb<T>(command: Command, fn: (db: Db, config: Config) => T | Promise<T>, options: { quickCheck?: boolean } = {}): Promise<T> {
   const config = cliConfig(command);
-  const { closeDatabase, databasePath, openDatabase } = await import('../src/db/client.ts');
+  const { closeDatabase, databasePath, openDatabase } = await import('../src/platform/db/client.ts');
   const file = databasePath(config.dataDir);
   // Never create an empty database by accident: a wrong --data-dir would look like a box with no users.
   if (!fs.existsSync(file)) throw new CliError(`no database at ${file}: start the service once, or pass the right --data-dir`);
@@ -86,7 +86,7 @@ export async function withDb<T>(command: Command, fn: (db: Db, config: Config) =
 
 /** drizzle's own rule: a migration is applied when its folderMillis is not above the newest created_at recorded. */
 async function migrationsCurrent(db: Db): Promise<boolean> {
-  const { migrationsFolder } = await import('../src/db/client.ts');
+  const { migrationsFolder } = await import('../src/platform/db/client.ts');
   const journal = JSON.parse(fs.readFileSync(`${migrationsFolder()}/meta/_journal.json`, 'utf8')) as { entries: Array<{ when: number }> };
   const newest = Math.max(...journal.entries.map((entry) => entry.when));
   const table = db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();

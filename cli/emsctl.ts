@@ -2,7 +2,7 @@
 // registrations are light and each action imports the service code it needs when it runs, so a simple command
 // (role list, status) does not pay for loading the rest (test/bench/emsctl.ts measures it).
 import { Command, CommanderError } from 'commander';
-import { version } from '../src/packageRoot.ts';
+import { version } from '../src/platform/packageRoot.ts';
 import { CliError } from './context.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerSystemCommands } from './commands/system.ts';

@@ -1,5 +1,5 @@
 // Times as emsctl prints them beside a cron: in the zone the cron runs in. The backup schedule's cron runs in the
-// box's time zone (src/cron.ts boxTimezone(): the process's zone, /etc/localtime, or TZ when set).
+// box's time zone (src/platform/jobs/cron.ts boxTimezone(): the process's zone, /etc/localtime, or TZ when set).
 
 /** The process's IANA time zone, e.g. Europe/Berlin (UTC when none is configured). */
 export function localTimeZone(): string {

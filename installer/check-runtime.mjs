@@ -45,9 +45,13 @@ try {
 
   // The shipped migrations, applied as the service applies them (a release whose migrations fail on an empty
   // database is refused here too).
-  const migrationsFolder = path.join(tree, 'src', 'db', 'migrations');
+  // Wherever the release keeps them under src/ (the folder with drizzle's meta/_journal.json).
+  const journal = fs
+    .readdirSync(path.join(tree, 'src'), { recursive: true, encoding: 'utf8' })
+    .find((file) => file.endsWith(path.join('migrations', 'meta', '_journal.json')));
+  const migrationsFolder = journal ? path.dirname(path.dirname(path.join(tree, 'src', journal))) : null;
   let migrations = 0;
-  if (fs.existsSync(path.join(migrationsFolder, 'meta', '_journal.json'))) {
+  if (migrationsFolder) {
     const { drizzle } = await import(pathToFileURL(requireFromTree.resolve('drizzle-orm/better-sqlite3')).href);
     const { migrate } = await import(pathToFileURL(requireFromTree.resolve('drizzle-orm/better-sqlite3/migrator')).href);
     migrate(drizzle(sqlite), { migrationsFolder });

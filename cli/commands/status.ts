@@ -1,8 +1,8 @@
 // emsctl status: is the service running (its /api/health answered), what it runs, and how its data, backups, gateway and disk are.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { Config } from '../../src/config.ts';
-import { version } from '../../src/packageRoot.ts';
+import type { Config } from '../../src/platform/config.ts';
+import { version } from '../../src/platform/packageRoot.ts';
 import { envFileOf, wantsJson, withDb, type GlobalOptions } from '../context.ts';
 import { localTimeZone, zonedTime } from '../zonedTime.ts';
 
@@ -123,13 +123,13 @@ export function registerStatusCommand(program: Command): void {
         { presentSchedule },
         { databasePath },
       ] = await Promise.all([
-        import('../../src/backup/archive.ts'),
-        import('../../src/backup/checks.ts'),
-        import('../../src/backup/locks.ts'),
-        import('../../src/backup/retention.ts'),
-        import('../../src/backup/schedule.ts'),
-        import('../../src/backup/service.ts'),
-        import('../../src/db/client.ts'),
+        import('../../src/operations/backup/archive.ts'),
+        import('../../src/operations/backup/checks.ts'),
+        import('../../src/operations/backup/locks.ts'),
+        import('../../src/operations/backup/retention.ts'),
+        import('../../src/operations/backup/schedule.ts'),
+        import('../../src/operations/backup/service.ts'),
+        import('../../src/platform/db/client.ts'),
       ]);
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
       await withDb(

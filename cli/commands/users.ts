@@ -1,11 +1,11 @@
 // emsctl user … and role …: account administration through the same user service as the API, audited as `emsctl`.
 // The user service and its dependencies load when a user command runs (role list needs none of it).
 import type { Command } from 'commander';
-import { ROLES, type Role } from '../../src/roles.ts';
-import type { Db } from '../../src/db/client.ts';
-import type { Config } from '../../src/config.ts';
-import type { Caller, UserDirectory } from '../../src/users/service.ts';
-import type { UserView } from '../../src/users/schemas.ts';
+import { ROLES, type Role } from '../../src/platform/roles.ts';
+import type { Db } from '../../src/platform/db/client.ts';
+import type { Config } from '../../src/platform/config.ts';
+import type { Caller, UserDirectory } from '../../src/access/users/service.ts';
+import type { UserView } from '../../src/access/users/schemas.ts';
 import { CliError, printResult, printRows, requireGiven, withDb } from '../context.ts';
 
 /** emsctl runs as root on the box: an admin without an account, named in the audit trail. */
@@ -27,7 +27,7 @@ async function readStdinPassword(): Promise<string> {
 }
 
 async function checkedPassword(password: string): Promise<string> {
-  const { assertPasswordLength } = await import('../../src/auth/passwords.ts');
+  const { assertPasswordLength } = await import('../../src/access/auth/passwords.ts');
   try {
     assertPasswordLength(password);
   } catch {
@@ -38,18 +38,18 @@ async function checkedPassword(password: string): Promise<string> {
 
 async function newPassword(fromStdin: boolean | undefined): Promise<string> {
   if (fromStdin) return checkedPassword(await readStdinPassword());
-  const { generatePassword } = await import('../../src/users/service.ts');
+  const { generatePassword } = await import('../../src/access/users/service.ts');
   return generatePassword();
 }
 
 /** The user service on emsctl's database connection; its typed errors become one-line emsctl errors. */
 async function withUsers<T>(command: Command, fn: (users: UserDirectory, db: Db, config: Config) => T | Promise<T>): Promise<T> {
   const [{ LoginThrottle }, { AuditLog }, { AppError }, { buildUserDirectory }, { createLogger }] = await Promise.all([
-    import('../../src/auth/loginThrottle.ts'),
-    import('../../src/db/auditTrail.ts'),
-    import('../../src/errors.ts'),
-    import('../../src/features.ts'),
-    import('../../src/logger.ts'),
+    import('../../src/access/auth/loginThrottle.ts'),
+    import('../../src/platform/db/auditTrail.ts'),
+    import('../../src/platform/errors.ts'),
+    import('../../src/app/features.ts'),
+    import('../../src/platform/logger.ts'),
   ]);
   return withDb(command, async (db, config) => {
     const users = buildUserDirectory({ db, audit: new AuditLog(db), dataDir: config.dataDir, logger: createLogger('silent'), throttle: new LoginThrottle(db) });
@@ -106,7 +106,7 @@ export function registerUserCommands(program: Command): void {
       ]);
       const role = parseRole(options.role);
       // The API's own schema for the name, so emsctl and the API cannot drift apart.
-      const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/users/schemas.ts')]);
+      const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/access/users/schemas.ts')]);
       if (!Value.Check(Username, username)) throw new CliError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
       if (!/^[^\s@]+@[^\s@]+$/.test(options.email!)) throw new CliError(`"${options.email}" is not an email address`);
       const generated = !options.passwordStdin;

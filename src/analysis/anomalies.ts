@@ -1,10 +1,10 @@
 // Anomalies in a site day, raised as alerts with their evidence: the night base load (00:00–05:00) above its own
 // history, a weekend day's load above earlier weekend days', and a day's energy far from its weather-normalised baseline.
-import type { AlertService } from '../alerts/service.ts';
-import { addDays, dayIntervals, daySlices, daysBetween } from '../energy/calendar.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import { addDays, dayIntervals, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import type { SiteEnergy } from '../energy/siteEnergy.ts';
-import { yieldToLoop } from '../energy/store.ts';
-import type { Logger } from '../logger.ts';
+import { yieldToLoop } from '../metering/store.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Baselines } from './baselines.ts';
 import type { Target } from './comparisons.ts';
 

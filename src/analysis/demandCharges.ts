@@ -3,7 +3,7 @@
 // month shows its charge so far: its peak can only grow, so the figure is a floor for the bill.
 import type { EnergyFigures } from '../energy/figures.ts';
 import { nextMonth } from '../energy/figures.ts';
-import type { Tariffs } from '../energy/tariffs.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
 
 export type MonthDemandCharge = {
   month: string;

@@ -4,16 +4,16 @@
 // their window is over and the projection is back below 95 % of the contract, never before their minimum off time,
 // and always after their maximum shed duration. Every write is audited; a write the gateway cannot confirm (an error,
 // a refusal, or a read-back that differs) is reported as an alert and the point is not counted as shed.
-import type { AlertService } from '../alerts/service.ts';
-import type { Actor, AuditLog } from '../db/auditTrail.ts';
-import type { Db } from '../db/client.ts';
-import { dayOf, INTERVAL_MS } from '../energy/calendar.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { DemandWatch } from '../energy/demandWatch.ts';
 import { WARNING_MIN_ELAPSED_MS } from '../energy/demandWatch.ts';
-import type { Tariffs } from '../energy/tariffs.ts';
-import { BadRequest, Conflict } from '../errors.ts';
-import type { IotGateway } from '../iot/service.ts';
-import type { Logger } from '../logger.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export const UNCONFIRMED_CODE = 'energy.load_shedding.unconfirmed';
 /** Restored only once the projection is at most this share of the contract: no shed–restore flapping at the limit. */

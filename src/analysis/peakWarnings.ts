@@ -1,6 +1,6 @@
 // The record of peak warnings (written by the demand watch): when each warned, and how early before its window's
 // energy passed the contracted peak's share.
-import type { Db } from '../db/client.ts';
+import type { Db } from '../platform/db/client.ts';
 
 export type PeakWarningView = {
   windowStart: string;

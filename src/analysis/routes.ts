@@ -1,8 +1,12 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
-import type { AppDeps } from '../appDeps.ts';
-import { BadRequest, NotFound } from '../errors.ts';
-import { defineRoute } from '../http/route.ts';
-import { ErrorBody } from '../http/schemas.ts';
+import type { Energy } from '../energy/module.ts';
+import type { Analysis } from './module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import type { Logger } from '../platform/logger.ts';
+import { BadRequest, NotFound } from '../platform/errors.ts';
+import { defineRoute } from '../platform/http/route.ts';
+import { ErrorBody } from '../platform/http/schemas.ts';
 import {
   AnomalyCheckBody,
   AnomalyFindings,
@@ -27,7 +31,7 @@ import {
 const tags = ['analysis'];
 
 /** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
-function target(energy: AppDeps['energy'], query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
+function target(energy: Energy, query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
   if (query.meterId !== undefined && query.area !== undefined)
     throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
   if (query.meterId !== undefined) {
@@ -41,7 +45,19 @@ function target(energy: AppDeps['energy'], query: { meterId?: number; area?: str
   return {};
 }
 
-export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<AppDeps, 'energy' | 'analysis' | 'iot' | 'alerts' | 'logger'>) {
+export function analysisRoutes({
+  energy,
+  analysis,
+  iot,
+  alerts,
+  logger,
+}: {
+  energy: Energy;
+  analysis: Analysis;
+  iot: IotGateway;
+  alerts: AlertService;
+  logger: Logger;
+}) {
   const baselines = analysis.baselines(iot);
   const hourlyBaselines = analysis.hourlyBaselines(iot);
   const enpis = analysis.enpis(iot);
@@ -58,7 +74,7 @@ export function analysisRoutes({ energy, analysis, iot, alerts, logger }: Pick<A
         'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,
       schemas: { query: CompareQuery, response: { 200: ComparisonBody, 400: ErrorBody, 404: ErrorBody } },
-      // A kept comparison (src/db/kept.ts) is the same frozen object until it changes: its validated JSON is sent again.
+      // A kept comparison (src/platform/db/kept.ts) is the same frozen object until it changes: its validated JSON is sent again.
       reusesBody: true,
       handler: ({ query }) => {
         if (query.period === 'custom' && query.at !== undefined)

@@ -1,6 +1,6 @@
 // Shapes of the energy-management answers: comparisons, demand charges, baselines, EnPIs.
 import { Type } from '@sinclair/typebox';
-import { stringEnum } from '../http/schemas.ts';
+import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });

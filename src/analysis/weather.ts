@@ -1,9 +1,9 @@
 // Outdoor temperature per site day, read from a temperature point's history on the gateway once and kept as hourly
 // means (outdoor_days), and the heating and cooling degree days a baseline regresses on.
-import type { Db } from '../db/client.ts';
-import { addDays, dayIntervals, daysBetween } from '../energy/calendar.ts';
-import type { IotGateway } from '../iot/service.ts';
-import { BadGateway, BadRequest } from '../errors.ts';
+import type { Db } from '../platform/db/client.ts';
+import { addDays, dayIntervals, daysBetween } from '../platform/time/calendar.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import { BadGateway, BadRequest } from '../platform/errors.ts';
 
 /**
  * History asked for per request: 2 days come back at a ~6-minute step from the simulator's 500-sample cap, ~10 samples

@@ -1,18 +1,16 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
-import type { AuditLog } from '../audit/service.ts';
-import type { Db } from '../db/client.ts';
-import { Kept } from '../db/kept.ts';
-import { siteTimezone } from '../db/siteTimezone.ts';
-import { BadRequest, type ErrorDetail } from '../http/errors.ts';
-import type { AuthUser } from '../http/route.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import { SITE_TOTAL } from '../metering/meters.ts';
+import type { Db } from '../platform/db/client.ts';
+import { Kept } from '../platform/db/kept.ts';
+import { siteTimezone } from '../site/siteSettings.ts';
+import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
+import type { AuthUser } from '../platform/http/route.ts';
 import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 
-/** energy_daily.area of the whole site; no area card may use the name. */
-export const SITE_TOTAL = 'total';
-
-import { siteDay } from './calendar.ts';
+import { siteDay } from '../platform/time/calendar.ts';
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
@@ -42,7 +40,7 @@ export class AreaCards {
     const sqlite = db.sqlite;
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
-    // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/db/kept.ts).
+    // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/platform/db/kept.ts).
     this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
     // Upsert by name keeps each card's id and createdAt across replaces.

@@ -1,13 +1,13 @@
 // Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
 // kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
 // of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
-import type { Db } from '../db/client.ts';
-import { COMMODITIES, type Commodity } from '../db/schema/index.ts';
-import { daysBetween } from './calendar.ts';
-import type { CalorificValues } from './calorific.ts';
+import type { Db } from '../platform/db/client.ts';
+import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
+import { daysBetween } from '../platform/time/calendar.ts';
+import type { CalorificValues } from '../pricing/calorific.ts';
 import { FIGURE_TABLES, type EnergyFigures } from './figures.ts';
-import { Kept } from '../db/kept.ts';
-import type { Tariffs } from './tariffs.ts';
+import { Kept } from '../platform/db/kept.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
 
 export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 
@@ -99,7 +99,7 @@ export class CommodityFigures {
   }
 
   /**
-   * Kept (src/db/kept.ts) per period until a day row, meter, tariff or calorific value is written: the overview's
+   * Kept (src/platform/db/kept.ts) per period until a day row, meter, tariff or calorific value is written: the overview's
    * cards ask for the month every second.
    */
   period(from: string, to: string): CommodityFiguresView {

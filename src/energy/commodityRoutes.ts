@@ -1,10 +1,10 @@
 // /api/energy/calorific-values and /api/energy/commodities: gas conversion versions and the figures of every utility.
+import type { Energy } from './module.ts';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
-import { defineRoute, Reply } from '../http/route.ts';
-import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
-import { BadRequest } from '../errors.ts';
-import { addDays } from './calendar.ts';
+import { defineRoute, Reply } from '../platform/http/route.ts';
+import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
+import { BadRequest } from '../platform/errors.ts';
+import { addDays } from '../platform/time/calendar.ts';
 import { CalorificCreate, CalorificUpdate, CalorificVersion, CommodityFigures } from './commoditySchemas.ts';
 import { ENERGY_YEARS } from './routes.ts';
 import { PeriodQuery } from './schemas.ts';
@@ -28,7 +28,7 @@ function checkPeriod(from: string, to: string): void {
   if (to > addDays(from, MAX_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${MAX_DAYS} days after from` }]);
 }
 
-export function commodityRoutes({ energy }: AppDeps) {
+export function commodityRoutes({ energy }: { energy: Energy }) {
   const { calorific, commodities } = energy;
   return [
     defineRoute({

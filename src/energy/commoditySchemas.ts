@@ -1,6 +1,6 @@
 // Shapes of the gas calorific value versions and the figures by commodity (issue 26).
 import { Type } from '@sinclair/typebox';
-import { displayTextPattern, Timestamp } from '../http/schemas.ts';
+import { displayTextPattern, Timestamp } from '../platform/http/schemas.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 

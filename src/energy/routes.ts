@@ -1,11 +1,13 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
+import type { Energy } from './module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { Collector } from '../metering/collector.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../appDeps.ts';
-import { BadRequest, UnsupportedMediaType } from '../errors.ts';
-import { defineRoute, Reply } from '../http/route.ts';
-import { ErrorBody, IdParams, Page, PageQuery } from '../http/schemas.ts';
-import { addDays } from './calendar.ts';
+import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
+import { defineRoute, Reply } from '../platform/http/route.ts';
+import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
+import { addDays } from '../platform/time/calendar.ts';
 import {
   CollectorStatus,
   Completeness,
@@ -55,7 +57,7 @@ function checkRange(from: string, to: string, maxDays: number): void {
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
 
-export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' | 'iot' | 'collector'>) {
+export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: IotGateway; collector: Collector }) {
   const { meters, tariffs, figures, areas, site, history } = energy;
   let areasBody: { areas: ReturnType<typeof areas.list>; unallocated: ReturnType<typeof site.unallocated> } | undefined;
   return [
@@ -67,7 +69,7 @@ export function energyRoutes({ energy, iot, collector }: Pick<AppDeps, 'energy' 
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      // Both parts are kept (src/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
+      // Both parts are kept (src/platform/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
       reusesBody: true,
       handler: () => {
         const list = areas.list();

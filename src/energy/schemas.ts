@@ -1,7 +1,7 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
-import { COMMODITIES, DEMAND_CHARGE_BASES, METER_KINDS, METER_ROLES, WEEKDAYS } from '../db/schema/index.ts';
-import { displayTextPattern, stringEnum, Timestamp } from '../http/schemas.ts';
+import { COMMODITIES, DEMAND_CHARGE_BASES, METER_KINDS, METER_ROLES, WEEKDAYS } from '../platform/db/schema/index.ts';
+import { displayTextPattern, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
 

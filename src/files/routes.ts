@@ -1,11 +1,12 @@
 // /api/files: viewer reads, operator uploads and deletes (DESIGN.md roles).
-import type { AppDeps } from '../appDeps.ts';
-import { SERVABLE_TYPES } from '../uploads/mediaTypes.ts';
-import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
+import type { StoredFiles } from './uploads/storedFiles.ts';
+import type { Config } from '../platform/config.ts';
+import { SERVABLE_TYPES } from './uploads/mediaTypes.ts';
+import { storedFileRoutes } from './uploads/storedFileRoutes.ts';
 import { FileView } from './schemas.ts';
 import { fileDownload, presentFile } from './service.ts';
 
-export function fileRoutes(deps: Pick<AppDeps, 'files' | 'config'>) {
+export function fileRoutes(deps: { files: StoredFiles; config: Config }) {
   return storedFileRoutes(deps, {
     base: '/api/files',
     tag: 'files',

@@ -1,10 +1,10 @@
 // Uploaded files: bytes under <data dir>/uploads/ with generated names, rows in `files`; the client's type is recorded as a claim.
 import path from 'node:path';
-import type { AuditLog } from '../db/auditTrail.ts';
-import type { Db } from '../db/client.ts';
-import { servedType } from '../uploads/mediaTypes.ts';
-import type { StoredBytes } from '../uploads/sendFile.ts';
-import { StoredFiles, type StoredFileRow } from '../uploads/storedFiles.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import { servedType } from './uploads/mediaTypes.ts';
+import type { StoredBytes } from './uploads/sendFile.ts';
+import { StoredFiles, type StoredFileRow } from './uploads/storedFiles.ts';
 import type { FileView } from './schemas.ts';
 
 export function createFileStore(db: Db, audit: AuditLog, dataDir: string): StoredFiles {

@@ -2,7 +2,7 @@
 // Prints {"hashesPerSec","cpuMsEach"}: the physical limit the login scenario is read against.
 import os from 'node:os';
 import bcrypt from 'bcrypt';
-import { BCRYPT_COST, DUMMY_HASH } from '../../src/auth/passwords.ts';
+import { BCRYPT_COST, DUMMY_HASH } from '../../src/access/auth/passwords.ts';
 
 const seconds = Number(process.argv[2] ?? 5);
 const parallel = 2 * os.availableParallelism();

@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addDays } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/platform/time/calendar.ts';
 import {
   buildService,
   collectorHealth,

@@ -49,22 +49,22 @@ async function codeAt(root: string) {
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
   const [audit, client, collector, module, iot, logger, server] = await Promise.all(
     [
-      'src/db/auditTrail.ts',
-      'src/db/client.ts',
-      'src/energy/collector.ts',
+      'src/platform/db/auditTrail.ts',
+      'src/platform/db/client.ts',
+      'src/metering/collector.ts',
       'src/energy/module.ts',
-      'src/iot/service.ts',
-      'src/logger.ts',
+      'src/gateway/service.ts',
+      'src/platform/logger.ts',
       'test/helpers/server.ts',
     ].map(load),
   );
   return {
-    AuditLog: audit.AuditLog as typeof import('../../src/db/auditTrail.ts').AuditLog,
-    ...(client as typeof import('../../src/db/client.ts')),
-    Collector: collector.Collector as typeof import('../../src/energy/collector.ts').Collector,
+    AuditLog: audit.AuditLog as typeof import('../../src/platform/db/auditTrail.ts').AuditLog,
+    ...(client as typeof import('../../src/platform/db/client.ts')),
+    Collector: collector.Collector as typeof import('../../src/metering/collector.ts').Collector,
     buildEnergy: module.buildEnergy as typeof import('../../src/energy/module.ts').buildEnergy,
-    IotGateway: iot.IotGateway as typeof import('../../src/iot/service.ts').IotGateway,
-    createLogger: logger.createLogger as typeof import('../../src/logger.ts').createLogger,
+    IotGateway: iot.IotGateway as typeof import('../../src/gateway/service.ts').IotGateway,
+    createLogger: logger.createLogger as typeof import('../../src/platform/logger.ts').createLogger,
     startTestServer: server.startTestServer as typeof import('../helpers/server.ts').startTestServer,
   };
 }
@@ -82,7 +82,7 @@ async function bulkAction({ startTestServer }: Code): Promise<Block> {
     sqlite.transaction(() => {
       for (let i = 0; i < ALERTS; i += 1) insert.run(`bench-bulk ${i}`, at, at, at);
     })();
-    // The route's validators are compiled on its first request (src/http/validation.ts, ~0.1-0.2 s once after a start):
+    // The route's validators are compiled on its first request (src/platform/http/validation.ts, ~0.1-0.2 s once after a start):
     // warmed with a call that matches nothing, so the figure is the bulk action's, not the route's cold start.
     await server.request('POST', '/api/alerts/bulk', { token: operator.accessToken, body: { action: 'acknowledge', filter: { ids: [0] } } });
     let status = 0;
@@ -214,12 +214,14 @@ async function collectorBlocks({
  * Commits of 100 pages each (alerts with a 3,000-character message) on the database as the service opens it, 40 in a
  * row (4,000 pages, four times SQLite's automatic checkpoint threshold): the slowest COMMIT and the longest block.
  * Before edgeloop2 the service's connection checkpointed inside the commit crossing 1,000 pages; since, a job does it
- * in a worker thread (src/walCheckpoint.ts), run here as the service runs it after every commit.
+ * in a worker thread (src/platform/db/walCheckpoint.ts), run here as the service runs it after every commit.
  */
 async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, root: string): Promise<Block> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-wal-'));
   const db = openDatabase(databasePath(dataDir), { autoCheckpoint: false } as Parameters<typeof openDatabase>[1]);
-  const wal = fs.existsSync(path.join(root, 'src/walCheckpoint.ts')) ? await import(pathToFileURL(path.join(root, 'src/walCheckpoint.ts')).href) : null;
+  const wal = fs.existsSync(path.join(root, 'src/platform/db/walCheckpoint.ts'))
+    ? await import(pathToFileURL(path.join(root, 'src/platform/db/walCheckpoint.ts')).href)
+    : null;
   // Since the lock fix the job reads through a held WalIndex; a baseline before it takes the path.
   const walIndex = wal?.WalIndex ? new wal.WalIndex(db.path) : null;
   const job = wal ? wal.walCheckpointJob(walIndex ?? db.path, (error: unknown) => console.error(error)) : null;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { addDays } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/platform/time/calendar.ts';
 import { longestBlock, type Block } from './edgeBlocks.ts';
 import { seedDataDir } from './seed.ts';
 
@@ -35,14 +35,14 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
   const [audit, client, module, backup, logger, content, pdf, reportFigures, analysis] = await Promise.all(
     [
-      'src/db/auditTrail.ts',
-      'src/db/client.ts',
+      'src/platform/db/auditTrail.ts',
+      'src/platform/db/client.ts',
       'src/energy/module.ts',
-      'src/backup/service.ts',
-      'src/logger.ts',
-      'src/reports/content.ts',
-      'src/reports/renderPdf.ts',
-      'src/reports/energyFigures.ts',
+      'src/operations/backup/service.ts',
+      'src/platform/logger.ts',
+      'src/reporting/reports/content.ts',
+      'src/reporting/reports/renderPdf.ts',
+      'src/reporting/reports/energyFigures.ts',
       'src/analysis/module.ts',
     ].map(load),
   );
@@ -96,8 +96,8 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       note: `${raised.length} findings, ${(measured.ms / 1000).toFixed(1)} s in all`,
     });
     const builder = new content.ReportContentBuilder(db, reportFigures.siteEnergyFigures(db, energy.figures));
-    // Since edgeloop2 the service builds reports in a worker thread (src/reports/offThread.ts); before, on the loop.
-    const workersModule = fs.existsSync(path.join(root, 'src/reports/offThread.ts')) ? await load('src/reports/offThread.ts') : null;
+    // Since edgeloop2 the service builds reports in a worker thread (src/reporting/reports/offThread.ts); before, on the loop.
+    const workersModule = fs.existsSync(path.join(root, 'src/reporting/reports/offThread.ts')) ? await load('src/reporting/reports/offThread.ts') : null;
     const workers = workersModule ? new workersModule.ReportWorkers(client.databasePath(dataDir)) : null;
     for (const template of ['weekly-energy', 'monthly-energy', 'alerts-faults']) {
       let bytes = 0;

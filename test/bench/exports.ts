@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addDays } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/platform/time/calendar.ts';
 import { buildService, installedRuntime, postJson, ROOT, rssMiB, sleep, startService } from './harness.ts';
 import { createSiteMeters, dailyCurve, openSeeding, seedDays } from './seeding.ts';
 

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
-import { lastRead, lastWrite } from '../../src/energy/historyImport.ts';
+import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
+import { lastRead, lastWrite } from '../../src/metering/historyImport.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);

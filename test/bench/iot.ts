@@ -252,7 +252,7 @@ async function serveMinimalProxy(): Promise<void> {
 
 /** Child role: the simulator alone, as a gateway on its own box would be. */
 async function serveSimulator(): Promise<void> {
-  const { startGatewaySimulator } = await import('../../src/iot/simulator/server.ts');
+  const { startGatewaySimulator } = await import('../../src/gateway/simulator/server.ts');
   const simulator = await startGatewaySimulator({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url: simulator.url })}\n`);
   process.on('SIGTERM', () => void simulator.close().then(() => process.exit(0)));

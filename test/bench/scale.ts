@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { addDays } from '../../src/energy/calendar.ts';
+import { addDays } from '../../src/platform/time/calendar.ts';
 import {
   buildService,
   collectorHealth,

@@ -1,10 +1,10 @@
 // Seeds a benchmark data dir with realistic rows (50 users, 10k alerts, 2k faults, 2k maintenance records, energy areas)
 // straight through better-sqlite3 in one transaction, on a database opened with the shipped migrations.
-import { AuditLog } from '../../src/audit/service.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
-import { closeDatabase, databasePath, openDatabase } from '../../src/db/client.ts';
-import { FaultService } from '../../src/faults/service.ts';
-import { prepareDataDir } from '../../src/service.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
+import { hashPassword } from '../../src/access/auth/passwords.ts';
+import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
+import { FaultService } from '../../src/facility/faults/service.ts';
+import { prepareDataDir } from '../../src/app/compose.ts';
 
 export const BENCH_PASSWORD = 'bench-password-1';
 export const COUNTS = { users: 50, alerts: 10_000, faults: 2_000, maintenance: 2_000, energyAreas: 8 } as const;

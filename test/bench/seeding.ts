@@ -1,9 +1,9 @@
 // Interval data for the benchmarks, in one place (energy, edge, edgeTasks, analysis, exports and scale seeded it each
 // their own way): the site's meters as the built-in simulator names them, days written through the real interval
 // store, and a fast path for years of many meters that copies stored days with SQL instead of encoding each again.
-import { AuditLog } from '../../src/db/auditTrail.ts';
-import { closeDatabase, databasePath, openDatabase, type Db } from '../../src/db/client.ts';
-import { addDays, dayIntervals } from '../../src/energy/calendar.ts';
+import { AuditLog } from '../../src/platform/db/auditTrail.ts';
+import { closeDatabase, databasePath, openDatabase, type Db } from '../../src/platform/db/client.ts';
+import { addDays, dayIntervals } from '../../src/platform/time/calendar.ts';
 import { buildEnergy, type Energy } from '../../src/energy/module.ts';
 
 export type Seeded = { db: Db; energy: Energy; close(): void };
@@ -24,7 +24,7 @@ export function simulatorMeterCode(n: number): string {
 
 /**
  * The main incomer (the site meter) and `count - 1` sub-meters in `areas` areas, with the codes of the built-in
- * simulator (src/iot/simulator/building.ts), so a service started with EMS_SIM_METERS=count-1 collects into them.
+ * simulator (src/gateway/simulator/building.ts), so a service started with EMS_SIM_METERS=count-1 collects into them.
  */
 export function createSiteMeters({ db, energy }: Seeded, count: number, options: { areas?: number } = {}): number[] {
   const areas = options.areas ?? 10;

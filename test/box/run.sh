@@ -113,10 +113,11 @@ V3="$V1-box.3"
 mkdir -p "$WORK/v3"
 tar -xzf "$TARBALL" -C "$WORK/v3"
 sed -i "0,/\"version\": \"$V1\"/s//\"version\": \"$V3\"/" "$WORK/v3/ems/package.json" "$WORK/v3/ems/ems-release.json"
+MIGRATIONS=$(dirname "$(dirname "$(find "$WORK/v3/ems/src" -path '*/migrations/meta/_journal.json' | head -n 1)")")
 printf 'CREATE TABLE box_broken (users INTEGER NOT NULL CHECK (users = 0));\n--> statement-breakpoint\nINSERT INTO box_broken SELECT count(*) FROM users;\n' \
-  >"$WORK/v3/ems/src/db/migrations/9999_box_broken.sql"
+  >"$MIGRATIONS/9999_box_broken.sql"
 jq '.entries += [{ idx: 9999, version: "6", when: 4102444800000, tag: "9999_box_broken", breakpoints: true }]' \
-  "$WORK/v3/ems/src/db/migrations/meta/_journal.json" >"$WORK/journal.json" && mv "$WORK/journal.json" "$WORK/v3/ems/src/db/migrations/meta/_journal.json"
+  "$MIGRATIONS/meta/_journal.json" >"$WORK/journal.json" && mv "$WORK/journal.json" "$MIGRATIONS/meta/_journal.json"
 TARBALL3="$WORK/release/ems-$V3.tar.gz"
 tar -czf "$TARBALL3" -C "$WORK/v3" ems
 rm -rf "$WORK/v3"

@@ -5,9 +5,9 @@
 // take), or on a separate one that writes every collection and runs no watch (what the analysis tests were built on).
 import assert from 'node:assert/strict';
 import { DemandWatch } from '../../src/energy/demandWatch.ts';
-import { Collector } from '../../src/energy/collector.ts';
-import { storedFlags, storedKwh } from '../../src/energy/store.ts';
-import { startGatewaySimulator, type RunningSimulator, type SimulatorOptions } from '../../src/iot/simulator/server.ts';
+import { Collector } from '../../src/metering/collector.ts';
+import { storedFlags, storedKwh } from '../../src/metering/store.ts';
+import { startGatewaySimulator, type RunningSimulator, type SimulatorOptions } from '../../src/gateway/simulator/server.ts';
 import { startBadGateway, type BadGateway } from './badGateway.ts';
 import { startTestServer, type TestServer, type TestUser } from './server.ts';
 

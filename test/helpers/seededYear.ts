@@ -1,7 +1,7 @@
 // A site with meters and 14 months of 15-minute data written through the real interval store (what a year of the
 // collector leaves), areas named in several scripts, and one day in the last whole month without any data.
-import { addDays, dayIntervals, siteDay } from '../../src/energy/calendar.ts';
-import { FLAG_ESTIMATED } from '../../src/energy/store.ts';
+import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
+import { FLAG_ESTIMATED } from '../../src/metering/store.ts';
 import type { TestServer } from './server.ts';
 
 export type SeededYear = { meterIds: number[]; siteId: number; areas: string[]; gapDay: string; lastMonth: { from: string; to: string } };

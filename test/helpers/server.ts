@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createService, type Service } from '../../src/service.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
-import { insertUser, type UserRow } from '../../src/db/userRecords.ts';
-import type { Role } from '../../src/db/schema/users.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createService, type Service } from '../../src/app/compose.ts';
+import { hashPassword } from '../../src/access/auth/passwords.ts';
+import { insertUser, type UserRow } from '../../src/access/users/userRecords.ts';
+import type { Role } from '../../src/platform/db/schema/users.ts';
 
 export const TEST_PASSWORD = 'correct-horse-42';
 let testPasswordHash: Promise<string> | undefined;

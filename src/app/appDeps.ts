@@ -1,0 +1,33 @@
+// What every feature's routes are built from; createService assembles it once.
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { AuthService } from '../access/auth/service.ts';
+import type { BackupScheduler } from '../operations/backup/service.ts';
+import type { Config } from '../platform/config.ts';
+import type { FeatureServices, PortalServices } from './features.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
+import type { JobRegistry } from '../platform/jobs/jobs.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mail/mailer.ts';
+import type { ReportRunner } from '../reporting/reports/runs.ts';
+import type { AlarmNotifier } from '../facility/notifications/notifier.ts';
+import type { Collector } from '../metering/collector.ts';
+
+export type AppDeps = FeatureServices &
+  PortalServices & {
+    config: Config;
+    db: Db;
+    logger: Logger;
+    mailer: Mailer;
+    auth: AuthService;
+    audit: AuditLog;
+    iot: IotGateway;
+    backups: BackupScheduler;
+    reportRuns: ReportRunner;
+    notifier: AlarmNotifier;
+    collector: Collector;
+    lifecycle: Lifecycle;
+    jobs: JobRegistry;
+    startedAt: number;
+  };

@@ -1,0 +1,221 @@
+// Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
+import { asc } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { PageResult } from '../platform/db/listQuery.ts';
+import { meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
+import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
+import type { IotGateway } from '../gateway/service.ts';
+
+/** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
+export const SITE_TOTAL = 'total';
+
+export type Meter = RowOf<typeof meters>;
+export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
+export type MeterProposal = {
+  code: string;
+  name: string;
+  unit: string;
+  kind: 'energy' | 'power';
+  site: boolean;
+  known: boolean;
+  commodity: Commodity;
+  role: MeterRole;
+  sameMeterAs: string | null;
+};
+
+/**
+ * The physical meter a point belongs to: its code without the last segment (meter.main.kwh and meter.main.kw are the
+ * main incomer's counter and power point), else its name without the quantity word.
+ */
+export function physicalMeter(code: string, name = ''): string {
+  const cut = code.search(/[._-][^._-]*$/);
+  if (cut > 0) return code.slice(0, cut).toLowerCase();
+  return (
+    name
+      .replace(/\b(energy|power|counter|demand|kwh|kw)\b/gi, '')
+      .trim()
+      .toLowerCase() || code.toLowerCase()
+  );
+}
+
+export class MeterDirectory {
+  private readonly table;
+  private readonly byCode;
+  private readonly builtOn;
+  private readonly kindsById;
+  private readonly clash;
+  private readonly ensureArea;
+  private readonly areaSpelling;
+  private readonly siteMeters;
+
+  constructor(
+    db: Db,
+    audit: AuditLog,
+    /** A virtual meter created or given new terms: its stored days are cleared in the write and rebuilt from its terms' after it. */
+    private readonly virtualChanged?: (meter: Meter) => void,
+  ) {
+    this.table = new AuditedTable(db, audit, meters, {
+      resource: 'meters',
+      notFound: 'Meter not found',
+      orderBy: [asc(meters.name), asc(meters.id)],
+      check: (next, before) => this.check(next, before),
+      // An area named by a meter gets its card (computed from the meters from then on).
+      afterWrite: (before, after, now) => {
+        if (after?.area) this.ensureArea.run(after.area, now, now);
+        if (after?.kind === 'virtual' && JSON.stringify(before?.terms) !== JSON.stringify(after.terms)) this.virtualChanged?.(after);
+      },
+    });
+    this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+    this.areaSpelling = db.sqlite
+      .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
+      .pluck();
+    this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.siteMeters = {
+      statement: db.sqlite.prepare("SELECT name, code FROM meters WHERE site = 1 AND kind <> 'virtual' AND id <> ?"),
+      all(id: number) {
+        return this.statement.all(id) as { name: string; code: string | null }[];
+      },
+    };
+    this.builtOn = db.sqlite
+      .prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?")
+      .pluck();
+    this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
+    this.clash = db.sqlite
+      .prepare(
+        "SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id",
+      )
+      .pluck();
+  }
+
+  page(page: number, pageSize: number): PageResult<Meter> {
+    return this.table.page([], page, pageSize);
+  }
+
+  all(): Meter[] {
+    return this.table.page([], 1, 100_000).items;
+  }
+
+  get(id: number): Meter {
+    return this.table.get(id);
+  }
+
+  create(input: MeterInput, actor: Actor | null): Meter {
+    return this.table.create({ code: null, area: null, site: false, terms: [], enabled: true, commodity: 'electricity', role: 'import', ...input }, actor);
+  }
+
+  update(id: number, patch: Partial<MeterInput>, actor: Actor): Meter {
+    return this.table.update(id, patch, actor);
+  }
+
+  delete(id: number, actor: Actor): void {
+    const user = this.builtOn.get(id);
+    if (user) throw new Conflict(`The virtual meter "${user as string}" is built on this meter; change or remove it first`);
+    this.table.delete(id, actor);
+  }
+
+  /**
+   * Proposes a meter for each energy or power point of the gateway's catalogue (`GET {base}/codes`); `known` marks
+   * codes already metered. A gateway without a catalogue (404) answers an empty list with `catalogue: false`.
+   */
+  async discover(iot: Pick<IotGateway, 'relay'>): Promise<{ catalogue: boolean; proposals: MeterProposal[] }> {
+    const answer = await iot.relay('GET', '/codes', {});
+    if (answer.status === 404) return { catalogue: false, proposals: [] };
+    const data = (answer.json as { data?: unknown })?.data;
+    if (answer.status !== 200 || !Array.isArray(data)) throw new BadGateway(`the gateway answered ${answer.status} without a point catalogue`);
+    const proposals: MeterProposal[] = [];
+    for (const row of data as { code?: unknown; name?: unknown; unit?: unknown; kind?: unknown }[]) {
+      if (typeof row?.code !== 'string' || typeof row.kind !== 'string') continue;
+      const name = typeof row.name === 'string' && row.name ? row.name : row.code;
+      const unit = typeof row.unit === 'string' ? row.unit : row.kind === 'power' ? 'kW' : 'kWh';
+      const what = commodityOf(row.kind, unit, `${row.code.replace(/[._-]/g, ' ')} ${name}`);
+      if (!what) continue;
+      proposals.push({
+        code: row.code,
+        name,
+        unit,
+        kind: row.kind === 'power' ? 'power' : 'energy',
+        // Only the grid connection's import is the site's consumption meter; a gas or PV "main" is not.
+        site: what.commodity === 'electricity' && what.role === 'import' && /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
+        known: this.byCode.get(row.code) !== undefined,
+        ...what,
+        sameMeterAs: null,
+      });
+    }
+    // One physical meter, one proposal that counts: its energy counter (exact) before its power point (integrated).
+    // The other points of the same meter are marked sameMeterAs and never proposed as a site meter: accepting both
+    // would count the site twice.
+    const chosen = new Map<string, MeterProposal>();
+    for (const proposal of [...proposals].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'energy' ? -1 : 1))) {
+      const key = physicalMeter(proposal.code, proposal.name);
+      const first = chosen.get(key);
+      if (!first) chosen.set(key, proposal);
+      else {
+        proposal.sameMeterAs = first.code;
+        proposal.site = false;
+      }
+    }
+    return { catalogue: true, proposals };
+  }
+
+  private check(next: Omit<Meter, 'id'>, before: Meter | undefined): void {
+    const problem = (path: string, message: string) => new BadRequest('Invalid body', [{ path: `body.${path}`, message }]);
+    const clash = this.clash.get({ name: next.name, code: next.code, id: before?.id ?? 0 }) as string | undefined;
+    if (clash) throw new Conflict(clash === 'name' ? `A meter named "${next.name}" exists` : `The point ${next.code} is metered already`);
+    if (next.area !== null) {
+      // The area-name rules of PUT /api/energy/areas: "total" is the site sum, names are one area however they are cased.
+      if (next.area.toLowerCase() === SITE_TOTAL) throw problem('area', `"${SITE_TOTAL}" is reserved for the site sum`);
+      const spelled = this.areaSpelling.get(next.area, next.area, before?.id ?? 0) as string | undefined;
+      if (spelled !== undefined && spelled !== next.area)
+        throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
+    }
+    if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');
+    if (before && before.commodity !== next.commodity) throw problem('commodity', 'cannot change: add a new meter instead (its intervals are in another unit)');
+    if (before && before.role !== next.role) throw problem('role', 'cannot change: add a new meter instead (its intervals count the other way)');
+    if (next.commodity !== 'electricity' && next.role !== 'import')
+      throw problem('role', 'export and generation are electricity roles; a gas, water or heat meter is import');
+    if (next.kind === 'power' && (next.commodity === 'gas' || next.commodity === 'water'))
+      throw problem('kind', 'a gas or water meter is a volume counter (m³): kind energy');
+    if (next.site && (next.commodity !== 'electricity' || next.role !== 'import'))
+      throw problem('site', "only an electricity import meter is the site's consumption");
+    if (next.site && next.code) {
+      const twin = this.siteMeters.all(before?.id ?? 0).find((row) => row.code && physicalMeter(row.code) === physicalMeter(next.code!));
+      if (twin) throw new Conflict(`"${twin.name}" (${twin.code}) is the same physical meter and already a site meter: both would count the site twice`);
+    }
+    if (next.kind === 'virtual') {
+      if (next.code !== null) throw problem('code', 'a virtual meter reads no gateway point');
+      if (!next.terms.length) throw problem('terms', 'a virtual meter needs at least one term');
+      const ids = next.terms.map((term: MeterTerm) => term.meterId);
+      if (new Set(ids).size !== ids.length) throw problem('terms', 'names a meter twice');
+      const found = new Map((this.kindsById.all(JSON.stringify(ids)) as { id: number; kind: string; commodity: string }[]).map((row) => [row.id, row]));
+      next.terms.forEach((term: MeterTerm, index: number) => {
+        const row = found.get(term.meterId);
+        if (!row) throw problem(`terms.${index}.meterId`, `no meter ${term.meterId}`);
+        if (row.kind === 'virtual') throw problem(`terms.${index}.meterId`, 'terms are gateway meters, not other virtual meters');
+        // Never m³ added to kWh.
+        if (row.commodity !== next.commodity)
+          throw problem(`terms.${index}.meterId`, `meters a different commodity (${row.commodity}) from this ${next.commodity} meter`);
+      });
+    } else {
+      if (!next.code) throw problem('code', `a ${next.kind} meter reads a gateway point: code is required`);
+      if (next.terms.length) throw problem('terms', 'only a virtual meter has terms');
+    }
+  }
+}
+
+/**
+ * The commodity and role a catalogue point meters, from its kind, unit and name: m³ is gas or water (gas when named so,
+ * water otherwise), kWh/kW is electricity unless named heat; an electricity point named for PV is generation, for
+ * export (feed-in) export. Null: not a meter (a temperature, a setpoint).
+ */
+export function commodityOf(kind: string, unit: string, label: string): { commodity: Commodity; role: MeterRole } | null {
+  const units = unit.trim().toLowerCase();
+  if (kind === 'gas' || kind === 'water') return { commodity: kind, role: 'import' };
+  if (units === 'm³' || units === 'm3') return { commodity: /\bgas\b/i.test(label) ? 'gas' : 'water', role: 'import' };
+  if (kind !== 'energy' && kind !== 'power') return null;
+  if (/\b(heat|thermal|district)\b/i.test(label) || /\bkwh ?th\b/.test(units)) return { commodity: 'heat', role: 'import' };
+  if (/\b(pv|solar|photovoltaic|generation)\b/i.test(label)) return { commodity: 'electricity', role: 'generation' };
+  if (/\b(export|feed in|feed-in)\b/i.test(label)) return { commodity: 'electricity', role: 'export' };
+  return { commodity: 'electricity', role: 'import' };
+}

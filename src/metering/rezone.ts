@@ -1,0 +1,149 @@
+// A site time-zone change re-keys the stored energy. Day rows are keyed by the site day and their intervals count from
+// that day's local midnight, so a row only means something in the zone it was written in: left as it was, a change
+// from UTC+14 to UTC−10 leaves rows dated "tomorrow" and puts new intervals at other times of the same rows. The move
+// re-slices every meter's intervals by their absolute time into the new zone's days (15-minute intervals fit every
+// zone in use: all offsets are whole quarter hours), one meter per transaction, with a marker row that a restart resumes
+// from. The collector waits meanwhile (what it holds is written first, under the old zone).
+import type { Db } from '../platform/db/client.ts';
+import type { Logger } from '../platform/logger.ts';
+import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { type DayRecord, type IntervalStore, storedFlags, storedKwh, storedMaxKw } from './store.ts';
+
+const MARKER_KEY = 'energy_time_zone_move';
+
+type Marker = { from: string; to: string; after: number };
+type StoredRow = { day: string; kwh: Buffer; flags: Buffer; maxKw: Buffer | null };
+
+/** What the move needs of the collector: no collection in flight while it runs, and what it holds written first. */
+export type CollectionPause = { exclusive<T>(task: () => Promise<T>): Promise<T>; flush(): void };
+
+export class TimeZoneMove {
+  private readonly readMarker;
+  private readonly writeMarker;
+  private readonly dropMarker;
+  private readonly anyRow;
+  private readonly meterIds;
+  private readonly rows;
+  private readonly dropDays;
+  private readonly dropMonths;
+  private readonly dropOutdoorDays;
+
+  constructor(private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; collector?: CollectionPause }) {
+    const sqlite = deps.db.sqlite;
+    this.readMarker = sqlite.prepare('SELECT value FROM app_settings WHERE key = ?').pluck();
+    this.writeMarker = sqlite.prepare(
+      "INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    );
+    this.dropMarker = sqlite.prepare('DELETE FROM app_settings WHERE key = ?');
+    this.anyRow = sqlite.prepare('SELECT 1 FROM meter_days LIMIT 1').pluck();
+    this.meterIds = sqlite.prepare('SELECT DISTINCT meter_id FROM meter_days WHERE meter_id > ? ORDER BY meter_id').pluck();
+    this.rows = sqlite.prepare('SELECT day, kwh, flags, max_kw AS maxKw FROM meter_days WHERE meter_id = ? ORDER BY day');
+    this.dropDays = sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?');
+    this.dropMonths = sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?');
+    // Hourly outdoor means are kept per site day too: a cache, read again from the gateway when next needed.
+    this.dropOutdoorDays = sqlite.prepare('DELETE FROM outdoor_days');
+  }
+
+  /** Set once the collector exists (it is built after the configuration service). */
+  pauseCollection(collector: CollectionPause): void {
+    this.deps.collector = collector;
+  }
+
+  /** True while a move is under way (or was cut short and waits for the next start). */
+  pending(): boolean {
+    return this.marker() !== null;
+  }
+
+  /**
+   * Applies a platform change (`apply` runs in a transaction and may change the time zone) and, when the zone changed
+   * with energy stored, re-keys the stored days before answering. No collection runs in between.
+   */
+  async change<T>(apply: () => T): Promise<T> {
+    const run = async () => {
+      this.deps.collector?.flush();
+      const sqlite = this.deps.db.sqlite;
+      const result = sqlite.transaction(() => {
+        const from = this.deps.timezone();
+        const value = apply();
+        const to = this.deps.timezone();
+        if (to !== from && this.anyRow.get()) this.writeMarker.run(MARKER_KEY, JSON.stringify({ from, to, after: 0 } satisfies Marker));
+        return value;
+      })();
+      await this.resume();
+      return result;
+    };
+    return this.deps.collector ? this.deps.collector.exclusive(run) : run();
+  }
+
+  /** Carries a started move to its end, a meter per transaction, yielding between meters; answers the meters moved. */
+  async resume(): Promise<number> {
+    const first = this.marker();
+    if (!first) return 0;
+    const { from, to } = first;
+    let after = first.after;
+    const started = performance.now();
+    let moved = 0;
+    const sqlite = this.deps.db.sqlite;
+    for (;;) {
+      const ids = this.meterIds.all(after) as number[];
+      if (!ids.length) break;
+      for (const meterId of ids) {
+        // The store's transaction: the tariff versions its save() prices every moved day with are cached first.
+        this.deps.store.transaction(() => {
+          this.moveMeter(meterId, from, to);
+          this.writeMarker.run(MARKER_KEY, JSON.stringify({ from, to, after: meterId } satisfies Marker));
+        });
+        after = meterId;
+        moved += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    sqlite.transaction(() => {
+      this.dropOutdoorDays.run();
+      this.dropMarker.run(MARKER_KEY);
+    })();
+    this.deps.logger.info({ from, to, meters: moved, ms: Math.round(performance.now() - started) }, 'stored energy re-keyed to the new site time zone');
+    return moved;
+  }
+
+  private marker(): Marker | null {
+    const value = this.readMarker.get(MARKER_KEY) as string | undefined;
+    return value ? (JSON.parse(value) as Marker) : null;
+  }
+
+  /** One meter's rows re-sliced from `from`'s days into `to`'s; its month rollups are rebuilt by the store's save. */
+  private moveMeter(meterId: number, from: string, to: string): void {
+    const rows = this.rows.all(meterId) as StoredRow[];
+    const records = new Map<string, DayRecord>();
+    const recordAt = (at: number, withMax: boolean) => {
+      const day = dayOf(to, at);
+      let record = records.get(day);
+      if (!record) {
+        const { start, count } = dayIntervals(to, day);
+        record = { meterId, day, start, kwh: new Float64Array(count).fill(Number.NaN), flags: new Uint8Array(count), maxKw: null, stored: null };
+        records.set(day, record);
+      }
+      if (withMax && !record.maxKw) record.maxKw = new Float64Array(record.kwh.length).fill(Number.NaN);
+      return record;
+    };
+    for (const row of rows) {
+      const { start } = dayIntervals(from, row.day);
+      const kwh = storedKwh(row.kwh);
+      const flags = storedFlags(row.flags, row.kwh, kwh.length);
+      const maxKw = row.maxKw ? storedMaxKw(row.maxKw) : null;
+      for (let i = 0; i < kwh.length; i += 1) {
+        const hasMax = maxKw !== null && !Number.isNaN(maxKw[i]);
+        if (Number.isNaN(kwh[i]) && !flags[i] && !hasMax) continue;
+        const at = start + i * INTERVAL_MS;
+        const record = recordAt(at, hasMax);
+        const index = Math.round((at - record.start) / INTERVAL_MS);
+        record.kwh[index] = kwh[i];
+        record.flags[index] = flags[i];
+        if (hasMax && record.maxKw) record.maxKw[index] = maxKw[i];
+      }
+    }
+    this.dropDays.run(meterId);
+    this.dropMonths.run(meterId);
+    this.deps.store.save(records.values());
+  }
+}

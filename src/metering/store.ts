@@ -1,0 +1,539 @@
+// The compact interval store: one row per meter per site day holding its 15-minute intervals (fixed-point, delta- and
+// varint-encoded: intervalCodec.ts), plus day and month rollups (energy, cost, carbon, peak demand) kept with every
+// write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
+// created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
+import type { Db } from '../platform/db/client.ts';
+import type { MeterTerm } from '../platform/db/schema/index.ts';
+import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
+import { meterPrices } from '../pricing/meterPricing.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
+
+/** Interval flags, one byte each in memory (stored as runs). */
+export const FLAG_BAD_QUALITY = 1;
+export const FLAG_RESET = 2;
+/** Spread evenly over a gap the gateway's history could not fill. */
+export const FLAG_ESTIMATED = 4;
+/** A counter decrease small enough to be register jitter: held (no energy), never taken for a reset. */
+export const FLAG_JITTER = 8;
+/** A reading refused here (a time in the future or too old, an implausible step): it counted for nothing. */
+export const FLAG_REFUSED = 16;
+/** Loaded by a history import (historyImport.ts): measured by another system, not read from the gateway here. */
+export const FLAG_IMPORTED = 32;
+
+export type DayRecord = {
+  meterId: number;
+  day: string;
+  start: number;
+  kwh: Float64Array | Float32Array;
+  flags: Uint8Array;
+  maxKw: Float64Array | Float32Array | null;
+  /** Rollups as stored before this write (the month row moves by the difference). */
+  stored: { totalKwh: number; cost: number; carbonKg: number } | null;
+};
+
+type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
+type Rollups = { totalKwh: number; cost: number; carbonKg: number };
+
+/** A stored kWh blob (either format) as values; NaN: no data. */
+export function storedKwh(blob: Uint8Array): Float64Array {
+  return decodeValues(blob, KWH_SCALE);
+}
+
+/** A stored highest-reading blob (either format) as kW values; NaN: no reading. */
+export function storedMaxKw(blob: Uint8Array): Float64Array {
+  return decodeValues(blob, KW_SCALE);
+}
+
+/** The flags of a stored row; its kWh blob tells the format. */
+export function storedFlags(flags: Uint8Array, kwh: Uint8Array, count: number): Uint8Array {
+  return decodeFlags(flags, kwh, count);
+}
+
+export type VirtualMeter = { id: number; terms: MeterTerm[] };
+
+/** What the collector has counted but not yet written (it holds the open interval), for reads that must be current. */
+export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<number> | undefined; demandKw(meterId: number): number | null | undefined };
+
+export class IntervalStore {
+  private readonly selectDay;
+  private readonly selectRollups;
+  private readonly selectDayOf;
+  private readonly upsertDay;
+  private readonly upsertMonth;
+  /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
+  open: OpenIntervals | null = null;
+  /** Interval prices of recent days (a backfill writes each day of 500 meters: priced once, not 500 times). */
+  private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
+  /** Virtual meters whose history is being rebuilt after a meter write. */
+  readonly rebuilds = new VirtualRebuilds(this);
+
+  constructor(
+    private readonly db: Db,
+    private readonly tariffs: Tariffs,
+    private readonly timezone: () => string,
+  ) {
+    const sqlite = db.sqlite;
+    this.selectDay = sqlite.prepare(
+      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
+    );
+    this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
+    this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    this.upsertDay = sqlite.prepare(
+      `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
+       VALUES (@meterId, @day, @kwh, @flags, @maxKw, @totalKwh, @cost, @carbonKg, @peakKw, @peakIndex)
+       ON CONFLICT (meter_id, day) DO UPDATE SET kwh = excluded.kwh, flags = excluded.flags, max_kw = excluded.max_kw,
+         total_kwh = excluded.total_kwh, cost = excluded.cost, carbon_kg = excluded.carbon_kg, peak_kw = excluded.peak_kw, peak_index = excluded.peak_index`,
+    );
+    this.upsertMonth = sqlite.prepare(
+      `INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at)
+       VALUES (@meterId, @month, @totalKwh, @cost, @carbonKg, @peakKw, @peakAt)
+       ON CONFLICT (meter_id, month) DO UPDATE SET total_kwh = total_kwh + excluded.total_kwh, cost = cost + excluded.cost,
+         carbon_kg = carbon_kg + excluded.carbon_kg,
+         peak_at = CASE WHEN excluded.peak_kw > coalesce(peak_kw, -1e308) THEN excluded.peak_at ELSE peak_at END,
+         peak_kw = max(coalesce(peak_kw, -1e308), coalesce(excluded.peak_kw, -1e308))`,
+    );
+  }
+
+  /** The day's record as stored, or an empty one (every interval NaN: no data yet). */
+  load(meterId: number, day: string, withMax = false): DayRecord {
+    const { start, count } = dayIntervals(this.timezone(), day);
+    const row = this.selectDay.get(meterId, day) as StoredDay | undefined;
+    if (!row) {
+      return {
+        meterId,
+        day,
+        start,
+        kwh: new Float64Array(count).fill(NaN),
+        flags: new Uint8Array(count),
+        maxKw: withMax ? new Float64Array(count).fill(NaN) : null,
+        stored: null,
+      };
+    }
+    const kwh = storedKwh(row.kwh);
+    return {
+      meterId,
+      day,
+      start,
+      kwh,
+      flags: storedFlags(row.flags, row.kwh, kwh.length),
+      maxKw: row.maxKw ? storedMaxKw(row.maxKw) : withMax ? new Float64Array(count).fill(NaN) : null,
+      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
+    };
+  }
+
+  /**
+   * Writes day records and moves their month rollups, in the caller's transaction. The rollups are those of the values
+   * as stored (0.1 Wh), and the month moves by the difference to the row's rollups as they are in the database now (a
+   * record kept in memory across writes cannot go stale there).
+   */
+  save(records: Iterable<DayRecord>): void {
+    const timezone = this.timezone();
+    for (const record of records) {
+      // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
+      // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
+      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
+        this.pricesOf(...day),
+      );
+      let total = 0;
+      let cost = 0;
+      let peakKw: number | null = null;
+      let peakIndex: number | null = null;
+      record.kwh.forEach((raw, i) => {
+        if (Number.isNaN(raw)) return;
+        const kwh = quantize(raw, KWH_SCALE);
+        total += kwh;
+        cost += kwh * prices[i];
+        const kw = kwh * (3_600_000 / INTERVAL_MS);
+        if (peakKw === null || kw > peakKw) {
+          peakKw = kw;
+          peakIndex = i;
+        }
+      });
+      const carbonKg = total * carbonFactor;
+      const before = (this.selectRollups.get(record.meterId, record.day) as Rollups | undefined) ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
+      this.upsertDay.run({
+        meterId: record.meterId,
+        day: record.day,
+        kwh: encodeValues(record.kwh, KWH_SCALE),
+        flags: encodeFlags(record.flags),
+        maxKw: record.maxKw ? encodeValues(record.maxKw, KW_SCALE) : null,
+        totalKwh: total,
+        cost,
+        carbonKg,
+        peakKw,
+        peakIndex,
+      });
+      this.upsertMonth.run({
+        meterId: record.meterId,
+        month: record.day.slice(0, 7),
+        totalKwh: total - before.totalKwh,
+        cost: cost - before.cost,
+        carbonKg: carbonKg - before.carbonKg,
+        peakKw,
+        peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
+      });
+      record.stored = { totalKwh: total, cost, carbonKg };
+    }
+  }
+
+  /**
+   * The tariff's price of each interval of a day, computed once per day while the version in effect stays the same
+   * object (Tariffs reloads its versions after any write or another connection's commit, so a changed tariff misses).
+   */
+  private pricesOf(timezone: string, day: string, start: number, count: number): ReturnType<Tariffs['prices']> {
+    const key = `${timezone}|${day}|${start}|${count}`;
+    const version = this.tariffs.versionOn(day);
+    const cached = this.dayPrices.get(key);
+    if (cached && cached.version === version) return cached as ReturnType<Tariffs['prices']>;
+    const priced = this.tariffs.prices(timezone, day, start, count);
+    if (this.dayPrices.size >= 64) this.dayPrices.clear();
+    this.dayPrices.set(key, priced);
+    return priced;
+  }
+
+  /**
+   * Rebuilds a virtual meter's day from its terms: each interval is the signed sum, NaN where any term has no data.
+   * `held`: term records in memory that were just saved (a collection's), used as stored (0.1 Wh) instead of read back;
+   * the other terms' rows are read in one query.
+   */
+  deriveVirtual(meter: VirtualMeter, day: string, held?: (meterId: number, day: string) => DayRecord | undefined): DayRecord {
+    const record = this.load(meter.id, day);
+    const count = record.kwh.length;
+    const values = new Map<number, { kwh: ArrayLike<number>; flags: ArrayLike<number> }>();
+    const missing: number[] = [];
+    for (const term of meter.terms) {
+      const inMemory = held?.(term.meterId, day);
+      if (inMemory) values.set(term.meterId, { kwh: Array.from(inMemory.kwh, (v) => (Number.isNaN(v) ? v : quantize(v, KWH_SCALE))), flags: inMemory.flags });
+      else missing.push(term.meterId);
+    }
+    if (missing.length) {
+      const rows = this.selectDayOf.all(day, JSON.stringify(missing)) as { meterId: number; kwh: Buffer; flags: Buffer }[];
+      for (const row of rows) {
+        const kwh = storedKwh(row.kwh);
+        values.set(row.meterId, { kwh, flags: storedFlags(row.flags, row.kwh, kwh.length) });
+      }
+    }
+    const empty = { kwh: new Float64Array(count).fill(NaN), flags: new Uint8Array(count) };
+    const terms = meter.terms.map((term) => ({ sign: term.sign, day: values.get(term.meterId) ?? empty }));
+    for (let i = 0; i < count; i += 1) {
+      let sum = 0;
+      let flags = 0;
+      for (const term of terms) {
+        sum += term.sign * term.day.kwh[i];
+        flags |= term.day.flags[i];
+      }
+      record.kwh[i] = sum;
+      record.flags[i] = flags;
+    }
+    return record;
+  }
+
+  /**
+   * A virtual meter's whole history rebuilt from its terms at once, in the caller's transaction: every day any term has
+   * data for. Its cost grows with terms × days (500 terms × a year: seconds); the service uses `rebuilds` instead.
+   */
+  rebuildVirtual(meter: VirtualMeter): number {
+    const days = this.clearVirtual(meter);
+    for (const day of days) this.save([this.deriveVirtual(meter, day)]);
+    return days.length;
+  }
+
+  /** Removes a virtual meter's stored days and months; answers the days its terms have data for, oldest first. */
+  clearVirtual(meter: VirtualMeter): string[] {
+    const sqlite = this.db.sqlite;
+    sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?').run(meter.id);
+    sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?').run(meter.id);
+    return sqlite
+      .prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) ORDER BY day')
+      .pluck()
+      .all(JSON.stringify(meter.terms.map((term) => term.meterId))) as string[];
+  }
+
+  /** The terms a meter has now (termsKey), or undefined when it is gone or no longer virtual. */
+  termsNow(meterId: number): string | undefined {
+    const stored = this.db.sqlite.prepare("SELECT terms FROM meters WHERE id = ? AND kind = 'virtual' AND enabled = 1").pluck().get(meterId) as
+      | string
+      | undefined;
+    return stored === undefined ? undefined : termsKey(JSON.parse(stored) as MeterTerm[]);
+  }
+
+  /**
+   * Removes every interval after `at` (the box's clock stepped back, or a reading from the future was once taken): day
+   * rows of later days are deleted, the day holding `at` keeps what lies before it, and the month rollups follow. Answers
+   * how many day rows changed. In the caller's transaction.
+   */
+  dropAfter(at: number): number {
+    const sqlite = this.db.sqlite;
+    const timezone = this.timezone();
+    const day = dayOf(timezone, at);
+    const later = sqlite
+      .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?')
+      .all(day) as {
+      meterId: number;
+      day: string;
+      totalKwh: number;
+      cost: number;
+      carbonKg: number;
+    }[];
+    const touchedMonths = new Set<string>();
+    const moveMonth = sqlite.prepare(
+      'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
+    );
+    for (const row of later) {
+      moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
+      touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
+    }
+    sqlite.prepare('DELETE FROM meter_days WHERE day > ?').run(day);
+    // Months with no day left go; a month's peak is recomputed from the days it keeps.
+    sqlite.prepare('DELETE FROM meter_months WHERE month > ?').run(day.slice(0, 7));
+    const first = Math.ceil((at - dayIntervals(timezone, day).start) / INTERVAL_MS);
+    const today = sqlite.prepare('SELECT meter_id AS meterId FROM meter_days WHERE day = ?').pluck().all(day) as number[];
+    let changed = later.length;
+    for (const meterId of today) {
+      const record = this.load(meterId, day);
+      let dropped = false;
+      for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
+        if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
+        record.kwh[i] = NaN;
+        record.flags[i] = 0;
+        if (record.maxKw) record.maxKw[i] = NaN;
+      }
+      if (!dropped) continue;
+      this.save([record]);
+      touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
+      changed += 1;
+    }
+    this.recomputeMonthPeaks(touchedMonths);
+    return changed;
+  }
+
+  /**
+   * Takes each listed month's peak (`meterId|YYYY-MM`) again from its days: after intervals were replaced with lower
+   * ones, the month's running maximum may be one that no longer exists. In the caller's transaction.
+   */
+  recomputeMonthPeaks(months: Iterable<string>): void {
+    const sqlite = this.db.sqlite;
+    const timezone = this.timezone();
+    const best = sqlite.prepare(
+      `SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
+    );
+    const set = sqlite.prepare('UPDATE meter_months SET peak_kw = ?, peak_at = ? WHERE meter_id = ? AND month = ?');
+    for (const key of months) {
+      const [id, month] = key.split('|');
+      const row = best.get(Number(id), month) as { day: string; peakKw: number; peakIndex: number } | undefined;
+      set.run(row?.peakKw ?? null, row ? dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS : null, Number(id), month);
+    }
+  }
+
+  /** Whole-transaction helper; the tariff versions every save() prices with are cached before it begins (Tariffs.load). */
+  transaction<R>(fn: () => R): R {
+    this.tariffs.load();
+    return this.db.sqlite.transaction(fn)();
+  }
+}
+
+/** Work done between two returns to the event loop (one transaction each): well under the 50 ms a request may wait. */
+export const SLICE_MS = 15;
+
+function termsKey(terms: MeterTerm[]): string {
+  return terms.map((term) => `${term.meterId}:${term.sign}`).join(',');
+}
+
+/**
+ * Milliseconds of CPU this process has used: the measure of a write slice's work. Wall-clock time would shrink the
+ * slices (and multiply the commits, each rewriting the same pages) wherever the clock runs fast — libfaketime's sped-up
+ * clock in bench:edge — and grow them nowhere a wall clock would not.
+ */
+export function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Virtual-meter history rebuilt outside the meter write: the write (a created meter, new terms) clears the meter's
+ * stored days in its own transaction; the days are then derived again oldest first, one transaction per slice of
+ * ≤ SLICE_MS with the event loop free between. A newer write of the same meter supersedes a rebuild under way (it
+ * stops at its next slice); a meter deleted meanwhile stops it too. Until it ends the meter's older days read as missing.
+ */
+export class VirtualRebuilds {
+  private readonly running = new Map<number, { generation: number; done: Promise<void> }>();
+  private generation = 0;
+
+  constructor(private readonly store: IntervalStore) {}
+
+  /** Clears the meter's days now (in the caller's transaction) and rebuilds them after it, in slices. */
+  schedule(meter: VirtualMeter): void {
+    const days = this.store.clearVirtual(meter);
+    const generation = ++this.generation;
+    const terms = termsKey(meter.terms);
+    const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.run(meter, terms, days, generation));
+    this.running.set(meter.id, { generation, done });
+    void done.finally(() => {
+      if (this.running.get(meter.id)?.generation === generation) this.running.delete(meter.id);
+    });
+  }
+
+  /** The last rebuild that gave up (its slice failed five times, e.g. the database stayed locked), for health and logs. */
+  lastError: { meterId: number; message: string } | null = null;
+
+  private async run(meter: VirtualMeter, terms: string, days: string[], generation: number): Promise<void> {
+    let next = 0;
+    let failures = 0;
+    while (next < days.length) {
+      if (this.running.get(meter.id)?.generation !== generation) return;
+      const sliceStart = cpuMs();
+      let until = next;
+      try {
+        const stillSo = this.store.transaction(() => {
+          // The write that scheduled this may have been rolled back, or the meter changed, disabled or deleted since.
+          if (this.store.termsNow(meter.id) !== terms) return false;
+          do this.store.save([this.store.deriveVirtual(meter, days[until++])]);
+          while (until < days.length && cpuMs() - sliceStart < SLICE_MS);
+          return true;
+        });
+        if (!stillSo) return;
+        next = until;
+        failures = 0;
+        await yieldToLoop();
+      } catch (error) {
+        // The slice was rolled back; it is tried again a little later (the next collection re-derives today anyway).
+        if (++failures >= 5) {
+          this.lastError = { meterId: meter.id, message: (error as Error).message };
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200 * failures));
+      }
+    }
+  }
+
+  /** Meters whose rebuild is under way. */
+  pending(): number[] {
+    return [...this.running.keys()];
+  }
+
+  /** Resolves when every rebuild under way (and any scheduled meanwhile) has ended. */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.all([...this.running.values()].map((run) => run.done.catch(() => undefined)));
+  }
+}
+
+/**
+ * Day records touched by one collection, loaded once and saved together: energy is added to intervals as readings
+ * arrive (a counter delta spread over the time it covers; a power reading integrated).
+ */
+export class DayBatch {
+  private readonly records = new Map<string, DayRecord>();
+
+  constructor(
+    private readonly store: IntervalStore,
+    readonly timezone: string,
+  ) {}
+
+  /** The record of a meter's day this batch holds (counted, not yet written), if any. */
+  held(meterId: number, day: string): DayRecord | undefined {
+    return this.records.get(`${meterId}|${day}`);
+  }
+
+  /** Forgets the records of meters not in `meterIds` (deleted since: their rows are gone and a write would fail). */
+  retain(meterIds: Set<number>): void {
+    for (const [key, record] of this.records) if (!meterIds.has(record.meterId)) this.records.delete(key);
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  private record(meterId: number, intervalStart: number, withMax: boolean): { record: DayRecord; index: number } {
+    const day = dayOf(this.timezone, intervalStart);
+    const key = `${meterId}|${day}`;
+    let record = this.records.get(key);
+    if (!record) this.records.set(key, (record = this.store.load(meterId, day, withMax)));
+    if (withMax && !record.maxKw) record.maxKw = new Float64Array(record.kwh.length).fill(NaN);
+    return { record, index: Math.round((intervalStart - record.start) / INTERVAL_MS) };
+  }
+
+  /**
+   * Adds `kwh` spread evenly over [from, to), split at interval boundaries. An interval a history import wrote
+   * (FLAG_IMPORTED) already holds its whole energy: a later backfill over the same time (a meter imported before its
+   * first collection, a gap the gateway's history also covers) leaves it as imported instead of counting it twice.
+   */
+  spread(meterId: number, from: number, to: number, kwh: number, flags = 0): void {
+    if (to <= from) return;
+    const rate = kwh / (to - from);
+    for (let t = from; t < to; ) {
+      const intervalStart = Math.floor(t / INTERVAL_MS) * INTERVAL_MS;
+      const end = Math.min(to, intervalStart + INTERVAL_MS);
+      const { record, index } = this.record(meterId, intervalStart, false);
+      if (record.flags[index] & FLAG_IMPORTED) {
+        t = end;
+        continue;
+      }
+      const before = record.kwh[index];
+      record.kwh[index] = (Number.isNaN(before) ? 0 : before) + rate * (end - t);
+      record.flags[index] |= flags;
+      t = end;
+    }
+  }
+
+  /** A power meter between two readings: the trapezoid under the line, split at interval boundaries; each interval's highest reading kept. */
+  integrate(meterId: number, t1: number, kw1: number, t2: number, kw2: number, flags = 0): void {
+    if (t2 <= t1) return;
+    const slope = (kw2 - kw1) / (t2 - t1);
+    for (let t = t1; t < t2; ) {
+      const intervalStart = Math.floor(t / INTERVAL_MS) * INTERVAL_MS;
+      const end = Math.min(t2, intervalStart + INTERVAL_MS);
+      const a = kw1 + slope * (t - t1);
+      const b = kw1 + slope * (end - t1);
+      const { record, index } = this.record(meterId, intervalStart, true);
+      if (record.flags[index] & FLAG_IMPORTED) {
+        // Imported: its energy is counted already (as in spread).
+        t = end;
+        continue;
+      }
+      const before = record.kwh[index];
+      record.kwh[index] = (Number.isNaN(before) ? 0 : before) + ((a + b) / 2) * ((end - t) / 3_600_000);
+      record.flags[index] |= flags;
+      const max = record.maxKw![index];
+      record.maxKw![index] = Number.isNaN(max) ? Math.max(a, b) : Math.max(max, a, b);
+      t = end;
+    }
+  }
+
+  /** Marks an interval (e.g. a bad-quality reading's) without adding energy. */
+  flag(meterId: number, at: number, flags: number): void {
+    const { record, index } = this.record(meterId, Math.floor(at / INTERVAL_MS) * INTERVAL_MS, false);
+    record.flags[index] |= flags;
+  }
+
+  /** Days touched, for virtual meters built on them. */
+  days(): Set<string> {
+    return new Set([...this.records.values()].map((record) => record.day));
+  }
+
+  /** The held records by meter (one meter's records are written in one transaction with its state). */
+  byMeter(): Map<number, DayRecord[]> {
+    const grouped = new Map<number, DayRecord[]>();
+    for (const record of this.records.values()) {
+      const list = grouped.get(record.meterId);
+      if (list) list.push(record);
+      else grouped.set(record.meterId, [record]);
+    }
+    return grouped;
+  }
+
+  clear(): void {
+    this.records.clear();
+  }
+
+  save(virtuals: VirtualMeter[]): void {
+    this.store.save(this.records.values());
+    const days = this.days();
+    for (const day of days) this.store.save(virtuals.map((meter) => this.store.deriveVirtual(meter, day)));
+    this.records.clear();
+  }
+}

@@ -1,0 +1,130 @@
+// GET /api/health: public liveness for monitoring and the installer.
+import type { Db } from '../../platform/db/client.ts';
+import type { IotGateway } from '../../gateway/service.ts';
+import type { BackupScheduler } from '../backup/service.ts';
+import type { Collector } from '../../metering/collector.ts';
+import type { Config } from '../../platform/config.ts';
+import { Type } from '@sinclair/typebox';
+import { defineRoute, Reply } from '../../platform/http/route.ts';
+import { version } from '../../platform/packageRoot.ts';
+import { IotHealth } from '../../gateway/schemas.ts';
+import { gatewayCondition } from './gatewayCondition.ts';
+import { Timestamp } from '../../platform/http/schemas.ts';
+import { storageWatchOf } from '../../platform/db/storageWatch.ts';
+
+/** Times and outcomes only: no file names, paths or error text on a public route. */
+const BackupHealth = Type.Object({
+  enabled: Type.Boolean(),
+  lastRunAt: Type.Union([Timestamp, Type.Null()]),
+  lastStatus: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Null()]),
+  lastGoodAt: Type.Union([Timestamp, Type.Null()], { description: 'when the newest good backup was taken' }),
+  target: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('never'), Type.Literal('off')], {
+    description: 'the last copy to EMS_BACKUP_TARGET; never: none since it was set; off: no target set',
+  }),
+  drill: Type.Union([Type.Object({ at: Timestamp, status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]) }), Type.Null()], {
+    description: 'the last weekly restore drill',
+  }),
+});
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  version: Type.String(),
+  uptimeSec: Type.Integer(),
+  database: Type.Union([Type.Literal('ok'), Type.Literal('full'), Type.Literal('unavailable')], {
+    description: 'full: a write failed for lack of disk space and none has succeeded since, or under 1 MiB is left',
+  }),
+  /** An unreachable gateway does not make the service unhealthy: it is reported, not failed on. */
+  iot: Type.Composite([
+    Type.Omit(IotHealth, ['gateway']),
+    Type.Object({
+      gateway: Type.Union([Type.Literal('reachable'), Type.Literal('degraded'), Type.Literal('unreachable'), Type.Literal('unknown')], {
+        description: 'degraded: it answers, but the meter collection fails (e.g. 503 to every read)',
+      }),
+    }),
+  ]),
+  /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
+  backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
+  collector: Type.Object(
+    {
+      meters: Type.Integer({ description: 'meters read by the energy collector' }),
+      lastOkAt: Type.Union([Timestamp, Type.Null()]),
+      lagSec: Type.Union([Type.Integer(), Type.Null()], { description: 'seconds since the last good collection' }),
+      state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('idle')], { description: 'failing: the last collection did not work' }),
+      failingSince: Type.Union([Timestamp, Type.Null()]),
+      metersNotOk: Type.Integer({ description: 'meters stale, failing or refusing readings (GET /api/energy/collector lists them)' }),
+    },
+    { description: 'the energy collector; its errors are on GET /api/energy/collector (operators)' },
+  ),
+});
+
+export function healthRoutes({
+  db,
+  startedAt,
+  iot,
+  backups,
+  collector,
+  config,
+}: {
+  db: Db;
+  startedAt: number;
+  iot: IotGateway;
+  backups: BackupScheduler;
+  collector: Collector;
+  config: Config;
+}) {
+  // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
+  const ping = db.sqlite.prepare('SELECT 1').pluck();
+  const storage = storageWatchOf(db, config.dataDir);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/health',
+      access: 'public',
+      summary: 'Service health: database reachable, version, uptime, IoT gateway last known state, backups and the last restore drill',
+      description:
+        'For monitoring and the installer: 200 while the database answers, 503 (same body, status degraded) when it does not. An unreachable gateway or a failed backup is reported in its field, never failed on. Changes nothing.',
+      tags: ['system'],
+      schemas: { response: { 200: Health, 503: Health } },
+      handler: () => {
+        let database: 'ok' | 'full' | 'unavailable' = 'ok';
+        try {
+          ping.get();
+          database = storage.state();
+        } catch {
+          database = 'unavailable';
+        }
+        let backup: ReturnType<typeof backups.health> | null = null;
+        try {
+          if (database !== 'unavailable') backup = backups.health();
+        } catch {
+          // reported as null: the database answered the ping but not this read
+        }
+        const collected = collector.health();
+        const gateway = iot.health();
+        let metersNotOk = 0;
+        try {
+          if (database === 'ok') metersNotOk = collector.metersNotOk();
+        } catch {
+          // the database answered the ping but not this read
+        }
+        const body = {
+          status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
+          version,
+          uptimeSec: Math.floor((Date.now() - startedAt) / 1000),
+          database,
+          iot: { ...gateway, gateway: gatewayCondition(gateway, collected) },
+          backup,
+          collector: {
+            meters: collected.meters,
+            lastOkAt: collected.lastOkAt,
+            lagSec: collected.lagSec,
+            state: collected.state,
+            failingSince: collected.failingSince,
+            metersNotOk,
+          },
+        };
+        return new Reply(database === 'ok' ? 200 : 503, body);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,195 @@
+// The one cache piece: computed values kept by key, bounded, and dropped by one rule when what they were read from changes.
+import type Database from 'better-sqlite3';
+
+/**
+ * Every cache of the service is a `Kept`, each declared with the tables it reads (search `new Kept` for the code):
+ *
+ * | name                       | where                       | tables it reads (besides other connections' commits)     | key                         |
+ * |----------------------------|-----------------------------|----------------------------------------------------------|-----------------------------|
+ * | comparisons                | src/analysis/comparisons.ts | meter_days, meter_months, meters, tariff_versions, platform_config | question + 15-min interval |
+ * | comparisons.meterDays      | src/analysis/comparisons.ts | meter_days                                               | meters + days               |
+ * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (the comparisons' five)                    | figure + range (+ day/minute) |
+ * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
+ * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
+ * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |
+ * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
+ * | energy.unallocated         | src/energy/siteEnergy.ts    | FIGURE_TABLES                                            | site day                    |
+ * | overview.stats             | src/screens/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
+ * | overview.weekly            | src/screens/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
+ * | dashboard.public           | src/screens/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
+ * | site.settings              | src/site/siteSettings.ts      | platform_config                                          | one entry                   |
+ * | tariffs.versions           | src/pricing/tariffs.ts       | tariff_versions                                          | one entry                   |
+ * | faults.statsRowCurrent     | src/facility/faults/service.ts       | none: only other connections' commits (see there)        | one entry                   |
+ * | list.<table>.totals/pages/asked | src/platform/db/listQuery.ts    | its one table                                            | filter; page + filter       |
+ * | users.auth, users.rows     | src/access/users/userRecords.ts       | users                                                    | user id                     |
+ * | auth.signingKey            | src/access/auth/signingKeys.ts     | app_settings                                             | one entry                   |
+ * | auth.verifiedTokens        | src/access/auth/signingKeys.ts     | app_settings                                             | access token                |
+ *
+ * Not on it, on purpose: pure memos of values, not of tables (the store's interval prices per tariff version object,
+ * compiled schemas, time-zone formatters), and stores that are state rather than copies (throttles, codes, OAuth state).
+ *
+ * The rule: an entry is kept until one of the tables it depends on is written on this connection (temporary
+ * triggers, local to the connection, nothing in the database file, call back into a per-table counter here) or
+ * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process; read once
+ * per synchronous run of JavaScript, ~7 µs a read here, so a commit shows from the next run on). Then
+ * every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
+ * carries it in its key instead, so a new interval is a new key and old ones age out of the LRU.
+ *
+ * Inside a transaction a valid entry is still answered (nothing it read has been written since, or the counters
+ * would have moved), but nothing is stored: what is read there may still be rolled back, and a rollback moves no
+ * counter back. The counters only ever rise (a rolled-back write has moved them too: a needless drop, never a stale
+ * answer).
+ */
+export type KeptOptions = {
+  /** Names the cache in its statistics and the table above. */
+  name: string;
+  /** Tables (of `main`) whose writes on this connection drop every entry; [] for only other connections' commits. */
+  tables: readonly string[];
+  /** Entries kept at most; the least recently used is dropped first. */
+  max: number;
+};
+
+type Stamp = { own: number; other: number };
+
+export class Kept<V> {
+  private readonly writes: TableWrites;
+  private readonly tables: readonly string[];
+  private readonly entries = new Map<string, V>();
+  /** The stamp the entries were read under; null until the triggers exist (nothing is kept before). */
+  private stamp: Stamp | null = null;
+  private armed = false;
+  /** How the cache was used since start (tests and the benchmarks read them). */
+  readonly stats = { hits: 0, misses: 0, drops: 0 };
+
+  constructor(
+    sqlite: Database.Database,
+    readonly options: KeptOptions,
+  ) {
+    if (!Number.isInteger(options.max) || options.max < 1) throw new Error(`Kept ${options.name}: max must be a positive integer`);
+    this.writes = TableWrites.of(sqlite);
+    this.tables = [...new Set(options.tables)];
+    this.arm();
+  }
+
+  /** The kept value for the key, else compute() kept (outside a transaction). The value is shared: do not modify it. */
+  get(key: string, compute: () => V): V {
+    const now = this.current();
+    if (now !== null && this.entries.size) {
+      const found = this.entries.get(key);
+      if (found !== undefined || this.entries.has(key)) {
+        this.stats.hits += 1;
+        // Least recently used first: a hit moves to the end.
+        this.entries.delete(key);
+        this.entries.set(key, found as V);
+        return found as V;
+      }
+    }
+    this.stats.misses += 1;
+    const value = compute();
+    // Stamped as read before compute(): a write compute() made itself leaves the entry stale for the next get to drop.
+    if (now !== null && !this.writes.inTransaction()) this.store(key, value, now);
+    return value;
+  }
+
+  /** True when a value for the key is kept and still valid (also inside a transaction). */
+  has(key: string): boolean {
+    return this.current() !== null && this.entries.has(key);
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    if (this.entries.size) this.stats.drops += 1;
+    this.entries.clear();
+    this.stamp = null;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The stamp now (null before the triggers exist), after dropping entries read under another one. */
+  private current(): Stamp | null {
+    if (!this.armed && !this.arm()) return null;
+    const now = this.writes.stamp(this.tables);
+    const stamp = this.stamp;
+    if (stamp !== null && (now.own !== stamp.own || now.other !== stamp.other)) this.clear();
+    return now;
+  }
+
+  private store(key: string, value: V, now: Stamp): void {
+    if (this.stamp === null) this.stamp = now;
+    else if (this.stamp.own !== now.own || this.stamp.other !== now.other) return;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.options.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Creates the triggers; only outside a transaction (a rollback would take them away again). */
+  private arm(): boolean {
+    if (this.writes.inTransaction()) return false;
+    for (const table of this.tables) this.writes.watch(table);
+    this.armed = true;
+    return true;
+  }
+}
+
+/** Per connection: how often each watched table has been written on it, and another connection's commits. */
+class TableWrites {
+  private static readonly perConnection = new WeakMap<Database.Database, TableWrites>();
+  private readonly counts = new Map<string, number>();
+  private readonly otherCommits: Database.Statement;
+  /**
+   * data_version as read in the current synchronous run of JavaScript (null: not yet). A commit elsewhere during the
+   * run then counts as one just after it: a value kept in the run is stamped older than it is (dropped at the next
+   * look, never stale), and a hit in the run answers as of its start. Saves ~1 µs statement per lookup after the first.
+   */
+  private otherInThisRun: number | null = null;
+  private readonly endRun = () => {
+    this.otherInThisRun = null;
+  };
+
+  static of(sqlite: Database.Database): TableWrites {
+    let writes = TableWrites.perConnection.get(sqlite);
+    if (!writes) TableWrites.perConnection.set(sqlite, (writes = new TableWrites(sqlite)));
+    return writes;
+  }
+
+  private constructor(private readonly sqlite: Database.Database) {
+    // Raw SQL: drizzle has no PRAGMA; data_version moves with every commit of any other connection to the file.
+    this.otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
+    // Called by the triggers once per written row: a JS counter, so it never rolls back.
+    sqlite.function('kept_table_written', { deterministic: false }, (table) => {
+      const name = table as string;
+      this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+      return null;
+    });
+  }
+
+  inTransaction(): boolean {
+    return this.sqlite.inTransaction;
+  }
+
+  watch(table: string): void {
+    if (this.counts.has(table)) return;
+    if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`Kept: not a table name: ${table}`);
+    for (const operation of ['insert', 'update', 'delete']) {
+      // Raw SQL: drizzle cannot declare triggers. TEMP: this connection only, nothing written to the database file.
+      this.sqlite.exec(
+        `CREATE TEMP TRIGGER IF NOT EXISTS kept_${table}_${operation} AFTER ${operation.toUpperCase()} ON main.${table} BEGIN SELECT kept_table_written('${table}'); END`,
+      );
+    }
+    this.counts.set(table, 0);
+  }
+
+  /** own: the sum of the tables' write counts (each only rises, so the sum moves when any does); other: data_version. */
+  stamp(tables: readonly string[]): Stamp {
+    let own = 0;
+    for (let i = 0; i < tables.length; i++) own += this.counts.get(tables[i]) ?? 0;
+    let other = this.otherInThisRun;
+    if (other === null) {
+      other = this.otherInThisRun = this.otherCommits.get() as number;
+      queueMicrotask(this.endRun);
+    }
+    return { own, other };
+  }
+}

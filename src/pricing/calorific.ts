@@ -1,0 +1,93 @@
+// Dated gas calorific values: kWh = m³ × kwhPerM3 × correctionFactor by the version in force on the site day. As with
+// tariffs, a version in effect never changes and a new one starts after today, so no past month's gas energy moves.
+import { asc } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { PageResult } from '../platform/db/listQuery.ts';
+import { calorificVersions } from '../platform/db/schema/index.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
+
+export type CalorificVersion = RowOf<typeof calorificVersions>;
+export type CalorificVersionInput = Pick<CalorificVersion, 'validFrom' | 'kwhPerM3'> & Partial<Pick<CalorificVersion, 'correctionFactor' | 'note'>>;
+
+export class CalorificValues {
+  private readonly table;
+  private readonly byValidFrom;
+  private readonly ordered;
+
+  constructor(
+    db: Db,
+    audit: AuditLog,
+    private readonly today: () => string,
+  ) {
+    this.byValidFrom = db.sqlite.prepare('SELECT id FROM calorific_versions WHERE valid_from = ?');
+    // Read on every figure request: a handful of rows, so no cache to keep in step with other connections' writes.
+    this.ordered = db.sqlite.prepare(
+      'SELECT valid_from AS validFrom, kwh_per_m3 AS kwhPerM3, correction_factor AS correctionFactor FROM calorific_versions ORDER BY valid_from',
+    );
+    this.table = new AuditedTable(db, audit, calorificVersions, {
+      resource: 'calorific_versions',
+      notFound: 'Calorific value version not found',
+      orderBy: [asc(calorificVersions.validFrom)],
+      check: (next, before) => {
+        const clash = this.byValidFrom.get(next.validFrom) as { id: number } | undefined;
+        if (clash && clash.id !== before?.id)
+          throw new Conflict(`A calorific value version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+      },
+    });
+  }
+
+  page(page: number, pageSize: number): PageResult<CalorificVersion> {
+    return this.table.page([], page, pageSize);
+  }
+
+  get(id: number): CalorificVersion {
+    return this.table.get(id);
+  }
+
+  create(input: CalorificVersionInput, actor: Actor): CalorificVersion {
+    this.assertFuture(input.validFrom);
+    return this.table.create({ correctionFactor: 1, note: '', ...input }, actor);
+  }
+
+  update(id: number, patch: Partial<CalorificVersionInput>, actor: Actor): CalorificVersion {
+    this.assertChangeable(this.table.row(id));
+    if (patch.validFrom !== undefined) this.assertFuture(patch.validFrom);
+    return this.table.update(id, patch, actor);
+  }
+
+  delete(id: number, actor: Actor): void {
+    this.assertChangeable(this.table.row(id));
+    this.table.delete(id, actor);
+  }
+
+  /**
+   * kWh per m³ (calorific value × correction factor) for each day, by the version in force that day; the first version
+   * also covers days before it (the migration seeds one from 1970).
+   */
+  kwhPerM3(days: string[]): Map<string, number> {
+    const versions = this.ordered.all() as { validFrom: string; kwhPerM3: number; correctionFactor: number }[];
+    const out = new Map<string, number>();
+    for (const day of days) {
+      let found = versions[0];
+      for (const version of versions) if (version.validFrom <= day) found = version;
+      out.set(day, found ? found.kwhPerM3 * found.correctionFactor : NaN);
+    }
+    return out;
+  }
+
+  private assertFuture(validFrom: string): void {
+    const today = this.today();
+    if (validFrom <= today) {
+      throw new BadRequest('Invalid body', [
+        { path: 'body.validFrom', message: `must be after today (${today}): a version in effect is never changed, so past gas energy stays as reported` },
+      ]);
+    }
+  }
+
+  private assertChangeable(version: CalorificVersion): void {
+    if (version.validFrom <= this.today())
+      throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
+  }
+}

@@ -1,0 +1,195 @@
+// Dated tariff versions: price per kWh with time-of-use bands by weekday and holidays, a standing charge per day, a CO2 factor.
+// A version applies from its first day until the next one's; versions in effect are never changed, so no past cost moves.
+import { asc } from 'drizzle-orm';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
+import type { Db } from '../platform/db/client.ts';
+import { Kept } from '../platform/db/kept.ts';
+import type { PageResult } from '../platform/db/listQuery.ts';
+import { tariffVersions, WEEKDAYS, type Commodity, type TariffBand } from '../platform/db/schema/index.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
+import { INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
+
+export type TariffVersion = RowOf<typeof tariffVersions>;
+export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
+  Partial<
+    Pick<
+      TariffVersion,
+      | 'bands'
+      | 'holidays'
+      | 'standingChargePerDay'
+      | 'contractedPeakKw'
+      | 'note'
+      | 'demandChargePerKw'
+      | 'demandChargeBasis'
+      | 'demandChargeMinimumKw'
+      | 'commodity'
+      | 'feedInPrice'
+    >
+  >;
+
+function minutes(clock: string): number {
+  const [h, m] = clock.split(':').map(Number);
+  return h * 60 + m;
+}
+
+function bandCovers(band: TariffBand, dayType: number | 'holiday', minute: number): boolean {
+  const day = dayType === 'holiday' ? 'holiday' : WEEKDAYS[dayType];
+  if (!band.days.includes(day)) return false;
+  const from = minutes(band.from);
+  const to = minutes(band.to);
+  // A band whose end is before its start runs over midnight (22:00–06:00).
+  return from <= to ? minute >= from && minute < to : minute >= from || minute < to;
+}
+
+export class Tariffs {
+  private readonly table;
+  /**
+   * Every version, kept until tariff_versions is written or another connection commits (`emsctl`, a manual SQL fix, a
+   * restore). Answered inside the collector's transactions too, where every price lookup happens.
+   */
+  private readonly versions: Kept<TariffVersion[]>;
+  private readonly byValidFrom;
+
+  constructor(
+    db: Db,
+    audit: AuditLog,
+    private readonly today: () => string,
+  ) {
+    this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE commodity = ? AND valid_from = ?');
+    this.table = new AuditedTable(db, audit, tariffVersions, {
+      resource: 'tariff_versions',
+      notFound: 'Tariff version not found',
+      orderBy: [asc(tariffVersions.validFrom)],
+      check: (next, before) => {
+        checkVersion(next);
+        // The unique index would answer 500 (SQLITE_CONSTRAINT): two versions of one day leave no tariff for it.
+        const clash = this.byValidFrom.get(next.commodity, next.validFrom) as { id: number } | undefined;
+        if (clash && clash.id !== before?.id)
+          throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
+      },
+    });
+    this.versions = new Kept(db.sqlite, { name: 'tariffs.versions', tables: ['tariff_versions'], max: 1 });
+  }
+
+  page(page: number, pageSize: number): PageResult<TariffVersion> {
+    return this.table.page([], page, pageSize);
+  }
+
+  get(id: number): TariffVersion {
+    return this.table.get(id);
+  }
+
+  create(input: TariffVersionInput, actor: Actor): TariffVersion {
+    this.assertFuture(input.validFrom, 'validFrom');
+    return this.table.create(
+      {
+        bands: [],
+        holidays: [],
+        standingChargePerDay: 0,
+        contractedPeakKw: null,
+        note: '',
+        demandChargePerKw: 0,
+        demandChargeBasis: 'monthly_peak',
+        demandChargeMinimumKw: 0,
+        commodity: 'electricity',
+        feedInPrice: 0,
+        ...input,
+      },
+      actor,
+    );
+  }
+
+  update(id: number, patch: Partial<TariffVersionInput>, actor: Actor): TariffVersion {
+    this.assertChangeable(this.table.row(id));
+    if (patch.validFrom !== undefined) this.assertFuture(patch.validFrom, 'validFrom');
+    return this.table.update(id, patch, actor);
+  }
+
+  delete(id: number, actor: Actor): void {
+    this.assertChangeable(this.table.row(id));
+    this.table.delete(id, actor);
+  }
+
+  /** The electricity version in effect on a site day. */
+  versionOn(day: string): TariffVersion {
+    const versions = this.all().filter((version) => version.commodity === 'electricity');
+    let found = versions[0];
+    for (const version of versions) if (version.validFrom <= day) found = version;
+    if (!found) throw new Error('no tariff version: the energy migration seeds one');
+    return found;
+  }
+
+  /**
+   * A commodity's version in effect on a site day; electricity's first version also covers the days before it (as
+   * versionOn), any other commodity is unpriced (null) before its first version.
+   */
+  versionFor(commodity: Commodity, day: string): TariffVersion | null {
+    if (commodity === 'electricity') return this.versionOn(day);
+    let found: TariffVersion | null = null;
+    for (const version of this.all()) if (version.commodity === commodity && version.validFrom <= day) found = version;
+    return found;
+  }
+
+  /**
+   * Reads the versions into the cache now, outside a transaction: a cache is not filled inside one (src/platform/db/kept.ts), so a
+   * write pricing 500 day rows in one transaction would read every version 500 times (~0.6 ms each, issue 29).
+   */
+  load(): void {
+    this.all();
+  }
+
+  private all(): TariffVersion[] {
+    return this.versions.get('all', () => this.table.page([], 1, 10_000).items);
+  }
+
+  /** Price per kWh of each interval of a site day (its first instant and interval count given). */
+  prices(timezone: string, day: string, start: number, count: number): { prices: Float64Array; version: TariffVersion } {
+    return this.bandPrices(this.versionOn(day), timezone, day, start, count);
+  }
+
+  /** Price per unit of each interval under a given version (any commodity). */
+  bandPrices(version: TariffVersion, timezone: string, day: string, start: number, count: number): { prices: Float64Array; version: TariffVersion } {
+    const prices = new Float64Array(count).fill(version.price);
+    if (version.bands.length) {
+      const holiday = version.holidays.includes(day);
+      for (let i = 0; i < count; i += 1) {
+        const { weekday, minute } = localClock(timezone, start + i * INTERVAL_MS);
+        const band = version.bands.find((candidate) => bandCovers(candidate, holiday ? 'holiday' : weekday, minute));
+        if (band) prices[i] = band.price;
+      }
+    }
+    return { prices, version };
+  }
+
+  private assertFuture(validFrom: string, field: string): void {
+    const today = this.today();
+    if (validFrom <= today) {
+      throw new BadRequest('Invalid body', [
+        { path: `body.${field}`, message: `must be after today (${today}): a version in effect is never changed, so past costs stay as billed` },
+      ]);
+    }
+  }
+
+  private assertChangeable(version: TariffVersion): void {
+    if (version.validFrom <= this.today())
+      throw new Conflict(`The version valid from ${version.validFrom} is in effect and can no longer change; add a new version instead`);
+  }
+}
+
+function checkVersion(next: Omit<TariffVersion, 'id'>): void {
+  const details: { path: string; message: string }[] = [];
+  next.bands.forEach((band, index) => {
+    if (minutes(band.from) === minutes(band.to)) details.push({ path: `body.bands.${index}.to`, message: 'must differ from from' });
+  });
+  if (new Set(next.holidays).size !== next.holidays.length) details.push({ path: 'body.holidays', message: 'must not repeat a day' });
+  if (next.commodity !== 'electricity') {
+    // Feed-in, contracted peak and demand charges are terms of an electricity grid connection.
+    if (next.bands.length)
+      details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a gas, water or heat tariff has one price' });
+    if (next.feedInPrice !== 0) details.push({ path: 'body.feedInPrice', message: 'only an electricity tariff pays for export' });
+    if (next.contractedPeakKw !== null) details.push({ path: 'body.contractedPeakKw', message: 'only an electricity tariff has a contracted peak' });
+    if (next.demandChargePerKw !== 0) details.push({ path: 'body.demandChargePerKw', message: 'only an electricity tariff has a demand charge' });
+  }
+  if (details.length) throw new BadRequest('Invalid body', details);
+}

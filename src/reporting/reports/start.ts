@@ -1,0 +1,60 @@
+// Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
+import type { AlertService } from '../../facility/alerts/service.ts';
+import type { AuditLog } from '../../platform/db/auditTrail.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Db } from '../../platform/db/client.ts';
+import type { Lifecycle } from '../../platform/jobs/lifecycle.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Mailer } from '../../platform/mail/mailer.ts';
+import path from 'node:path';
+import { databasePath } from '../../platform/db/client.ts';
+import { ReportContentBuilder, type ReportAnalysis } from './content.ts';
+import type { SiteEnergy } from '../../energy/siteEnergy.ts';
+import type { CommodityFigures } from '../../energy/commodities.ts';
+import { mailBaseUrl, siteMailReader } from '../../platform/mail/siteMail.ts';
+import { ReportWorkers } from './offThread.ts';
+import { ReportRunner, systemClock } from './runs.ts';
+import { ReportScheduler } from './scheduler.ts';
+import type { JobRegistry } from '../../platform/jobs/jobs.ts';
+
+export function startReports(deps: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  audit: AuditLog;
+  mailer: Mailer;
+  lifecycle: Lifecycle;
+  /** The registry the plans' schedule is listed in; none in tests that start reports alone. */
+  jobs?: JobRegistry;
+  alerts: AlertService;
+  energy: SiteEnergy;
+  analysis?: ReportAnalysis;
+  commodities?: Pick<CommodityFigures, 'period'>;
+}): ReportRunner {
+  const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
+  const workers = new ReportWorkers(databasePath(config.dataDir));
+  // Closed after the scheduler stopped (hooks run in reverse): the runs in progress are built first.
+  lifecycle.onClose('report worker', () => workers.close());
+  const runner = new ReportRunner({
+    db,
+    audit,
+    mailer,
+    logger,
+    directory: path.join(config.dataDir, 'reports'),
+    content: new ReportContentBuilder(db, deps.energy, deps.analysis ?? null, undefined, deps.commodities ?? null),
+    // Built in a worker thread with its own read-only connection: a PDF held the event loop 0.1–0.3 s (issue 29).
+    workers,
+    clock: systemClock,
+    mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
+    keepFilesPerPlan: config.reports.keepFilesPerPlan,
+    alerts,
+    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+  });
+  const interrupted = runner.failInterrupted();
+  if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
+  const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
+  scheduler.start();
+  deps.jobs?.add('reporting', scheduler.job);
+  lifecycle.onClose('report scheduler', () => scheduler.stop());
+  return runner;
+}

@@ -1,0 +1,74 @@
+// Shapes of the KPI cards and the weekly energy chart.
+import { Type, type Static } from '@sinclair/typebox';
+import { Timestamp } from '../../platform/http/schemas.ts';
+
+export const OverviewStats = Type.Object({
+  energyTodayKwh: Type.Number({
+    description: "the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards",
+  }),
+  energyMonthKwh: Type.Number({ description: "the site's energy this month (same source)" }),
+  powerKw: Type.Number({ description: "the site's current demand" }),
+  costToday: Type.Number({
+    description: "today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price)",
+  }),
+  currency: Type.String(),
+  carbonTodayKg: Type.Number({ description: "today's energy × the tariff's carbon factor" }),
+  costMonth: Type.Number({ description: 'this month, as costToday' }),
+  carbonMonthKg: Type.Number({ description: 'this month, as carbonTodayKg' }),
+  activeAlerts: Type.Integer({ description: 'alerts with status active, shelved ones left out' }),
+  criticalAlerts: Type.Integer({ description: 'active alerts with level critical' }),
+  openFaults: Type.Integer({ description: 'faults open or in progress' }),
+  maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
+  maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),
+  generatedAt: Timestamp,
+  demandChargeMonth: Type.Optional(Type.Number({ description: "with meters: this month's demand charge so far (capacity tariff), included in costMonth" })),
+  comparison: Type.Optional(
+    Type.Object(
+      {
+        todayVsYesterdayPercent: Type.Union([Type.Number(), Type.Null()], { description: 'today so far against yesterday up to the same 15-minute interval' }),
+        todayVsLastYearPercent: Type.Union([Type.Number(), Type.Null()], { description: 'against the same weekday 52 weeks ago, up to the same interval' }),
+        monthVsPreviousPercent: Type.Union([Type.Number(), Type.Null()], {
+          description: 'this month so far against the previous month over the same elapsed days',
+        }),
+        complete: Type.Boolean({ description: 'false when a site meter lacks a day in any of the periods compared' }),
+      },
+      { description: 'with meters: like-for-like site comparisons (GET /api/analysis/compare gives the full answer)' },
+    ),
+  ),
+  // Issue 26: every utility this month; GET /api/energy/commodities gives the full answer.
+  commodities: Type.Optional(
+    Type.Array(
+      Type.Object({
+        commodity: Type.String(),
+        unit: Type.String({ description: 'of quantity: kWh (electricity, heat) or m³ (gas, water)' }),
+        quantity: Type.Union([Type.Number(), Type.Null()], {
+          description: 'this month so far; electricity: its consumption (grid import − export + generation); null: no data',
+        }),
+        kwh: Type.Union([Type.Number(), Type.Null()], { description: 'energy; null for water, and with no data' }),
+        cost: Type.Union([Type.Number(), Type.Null()], { description: "at the commodity's tariff; null without one, and with no data" }),
+      }),
+      { description: 'with meters: each metered commodity this month, in its own unit (never m³ added to kWh)' },
+    ),
+  ),
+});
+export type OverviewStatsView = Static<typeof OverviewStats>;
+
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** As in the energy figures: shares of the intervals that have happened (hand-entered totals: of the days). */
+const Shares = {
+  measured: Share('share measured (imported history counts as measured; a hand-entered day total too)'),
+  estimated: Share('share estimated (a gap the gateway history could not fill, spread evenly)'),
+  missing: Share('share with no data (counted as nothing in totalKwh)'),
+};
+
+export const WeeklyEnergy = Type.Object({
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), kwh: Type.Union([Type.Number(), Type.Null()]), ...Shares }), {
+    minItems: 7,
+    maxItems: 7,
+    description: 'the last 7 site days, oldest first, today last; kwh null where there is no data (missing = 1): no data is never 0',
+  }),
+  totalKwh: Type.Number({ description: 'the sum of the days with data; completeness says how much of the week it rests on' }),
+  completeness: Type.Object(Shares, { description: 'the week as a whole, weighted by intervals (hand-entered totals: by days)' }),
+  timezone: Type.String({ description: 'the site time zone the days are counted in' }),
+});
+export type WeeklyEnergyView = Static<typeof WeeklyEnergy>;

@@ -1,0 +1,55 @@
+// /api/configs (platform settings) and /api/three-d-config (the 3D scene): everyone signed in reads, admins write.
+import type { ConfigStore } from './service.ts';
+import { defineRoute } from '../platform/http/route.ts';
+import { ErrorBody } from '../platform/http/schemas.ts';
+import { PlatformConfig, PlatformConfigUpdate, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
+
+const tags = ['configs'];
+
+export function configRoutes({ configs: store }: { configs: ConfigStore }) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/configs',
+      access: 'viewer',
+      summary: 'The platform configuration',
+      description: 'Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval. Changes nothing.',
+      tags,
+      schemas: { response: { 200: PlatformConfig } },
+      handler: () => store.platform(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/configs',
+      access: 'admin',
+      summary: 'Update the platform configuration (partial)',
+      example: { siteName: 'HQ Berlin', timezone: 'Europe/Berlin', currency: 'EUR', electricityPrice: 0.28 },
+      description:
+        "timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile).",
+      tags,
+      schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfig, 400: ErrorBody } },
+      handler: ({ body, user }) => store.updatePlatform(user, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/three-d-config',
+      access: 'viewer',
+      summary: 'The 3D scene configuration',
+      description: 'Camera preset, lighting, hotspots, labels and the model file of the 3D scene. Changes nothing.',
+      tags,
+      schemas: { response: { 200: ThreeDConfig } },
+      handler: () => store.threeD(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/three-d-config',
+      access: 'admin',
+      summary: 'Update the 3D scene configuration (partial)',
+      example: { ambientIntensity: 0.6, hotspots: [{ id: 'chiller-2', name: 'Chiller 2', position: { x: 12, y: 0, z: -4 }, pointCode: 'temp.chw.supply' }] },
+      description: 'Hotspot and label ids must be unique within their list; modelFileId must name an uploaded model file.',
+      tags,
+      schemas: { body: ThreeDConfigUpdate, response: { 200: ThreeDConfig, 400: ErrorBody } },
+      handler: ({ body, user }) => store.updateThreeD(user, body),
+    }),
+  ];
+}

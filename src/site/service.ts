@@ -1,0 +1,162 @@
+// The platform configuration and the 3D scene: single rows (id 1, seeded by migration), admin writes audited.
+import { auditChanges } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { modelFiles } from '../platform/db/schema/uploads.ts';
+import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
+import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
+import type { AuthUser } from '../platform/http/route.ts';
+import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
+import type { TimeZoneMove } from '../metering/rezone.ts';
+
+/** Static URL of a model file; the models feature serves <data dir>/models under it. */
+export const MODEL_URL_PREFIX = '/static/models/';
+
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function canonicalLocale(value: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(value)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** ISO 4217 codes ICU knows; read at the first currency written, not at start (ICU data mapped in stays: issue 29). */
+let currencies: Set<string> | undefined;
+function isCurrency(code: string): boolean {
+  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return currencies.has(code);
+}
+
+function invalid(details: ErrorDetail[]): BadRequest {
+  return new BadRequest('Invalid body', details);
+}
+
+/** Fields whose value differs, for the audit entry's before/after. */
+function duplicateIds(list: { id: string }[], path: string): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  list.forEach((item, index) => {
+    if (seen.has(item.id)) details.push({ path: `${path}.${index}.id`, message: `duplicates the id "${item.id}"` });
+    seen.add(item.id);
+  });
+  return details;
+}
+
+type ThreeDRow = {
+  cameraPreset: CameraPreset;
+  ambientIntensity: number;
+  hotspots: Hotspot[];
+  labels: SceneLabel[];
+  modelFileId: number | null;
+  modelStoredName: string | null;
+  updatedAt: string;
+};
+
+export class ConfigStore {
+  private readonly selectPlatform;
+  private readonly selectScene;
+  private readonly modelExists;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    /** Re-keys the stored energy when the time zone changes (src/metering/rezone.ts); none in tests of this table alone. */
+    private readonly zoneMove?: Pick<TimeZoneMove, 'change'>,
+  ) {
+    const { orm } = db;
+    const { id: _id, ...platformColumns } = getTableColumns(platformConfig);
+    this.selectPlatform = orm.select(platformColumns).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
+    const { id: _sceneId, ...sceneColumns } = getTableColumns(threeDConfig);
+    this.selectScene = orm
+      .select({ ...sceneColumns, modelStoredName: modelFiles.storedName })
+      .from(threeDConfig)
+      .leftJoin(modelFiles, eq(modelFiles.id, threeDConfig.modelFileId))
+      .where(eq(threeDConfig.id, 1))
+      .prepare();
+    this.modelExists = orm
+      .select({ id: modelFiles.id })
+      .from(modelFiles)
+      .where(eq(modelFiles.id, sql.placeholder('id')))
+      .prepare();
+  }
+
+  platform(): PlatformConfigView {
+    return this.selectPlatform.get() as PlatformConfigView;
+  }
+
+  async updatePlatform(actor: AuthUser, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
+    const details: ErrorDetail[] = [];
+    if (patch.timezone !== undefined && !isTimeZone(patch.timezone))
+      details.push({ path: 'body.timezone', message: 'is not a known IANA time zone (e.g. Europe/Berlin, UTC)' });
+    let locale = patch.locale;
+    if (locale !== undefined) {
+      locale = canonicalLocale(locale);
+      if (!locale) details.push({ path: 'body.locale', message: 'is not a valid BCP 47 language tag (e.g. en-US)' });
+    }
+    if (patch.currency !== undefined && !isCurrency(patch.currency)) details.push({ path: 'body.currency', message: 'is not a known ISO 4217 currency code' });
+    if (details.length) throw invalid(details);
+
+    const write = () => this.writePlatformPatch(actor, patch, locale);
+    if (this.zoneMove && patch.timezone !== undefined && patch.timezone !== this.platform().timezone) return this.zoneMove.change(write);
+    return write();
+  }
+
+  private writePlatformPatch(actor: AuthUser, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {
+    return this.db.sqlite.transaction(() => {
+      const before = this.platform();
+      const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };
+      const diff = auditChanges(before, next);
+      if (!diff) return before;
+      const { updatedAt: _at, ...values } = next;
+      this.db.orm
+        .update(platformConfig)
+        .set({ ...values, updatedAt: next.updatedAt })
+        .where(eq(platformConfig.id, 1))
+        .run();
+      this.audit.record({ actor, action: 'update', resource: 'platform_config', resourceId: 1, ...diff });
+      return this.platform();
+    })();
+  }
+
+  threeD(): ThreeDConfigView {
+    const { modelStoredName, ...row } = this.selectScene.get() as ThreeDRow;
+    return { ...row, modelUrl: modelStoredName ? MODEL_URL_PREFIX + encodeURIComponent(modelStoredName) : null };
+  }
+
+  updateThreeD(actor: AuthUser, patch: ThreeDConfigPatch): ThreeDConfigView {
+    const details = [...duplicateIds(patch.hotspots ?? [], 'body.hotspots'), ...duplicateIds(patch.labels ?? [], 'body.labels')];
+    return this.db.sqlite.transaction(() => {
+      if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId }))
+        details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
+      if (details.length) throw invalid(details);
+      const { modelUrl: _url, ...before } = this.threeD();
+      const next = { ...before, ...patch, updatedAt: new Date().toISOString() };
+      const diff = auditChanges(before, next);
+      if (!diff) return this.threeD();
+      this.db.orm
+        .update(threeDConfig)
+        .set({
+          cameraPreset: next.cameraPreset,
+          ambientIntensity: next.ambientIntensity,
+          hotspots: next.hotspots,
+          labels: next.labels,
+          modelFileId: next.modelFileId,
+          updatedAt: next.updatedAt,
+        })
+        .where(eq(threeDConfig.id, 1))
+        .run();
+      this.audit.record({ actor, action: 'update', resource: 'three_d_config', resourceId: 1, ...diff });
+      return this.threeD();
+    })();
+  }
+}

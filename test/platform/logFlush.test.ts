@@ -1,0 +1,60 @@
+// The service log is written asynchronously (lines logged during a write go out together in the next one); none is
+// lost when the process ends: a clean stop, process.exit, or an uncaught exception.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { repoRoot } from '../helpers/serviceProcess.ts';
+
+function runLogging(ending: string): { lines: Array<Record<string, unknown>>; status: number | null } {
+  const script = `
+    import { createLogger } from ${JSON.stringify(path.join(repoRoot, 'src', 'platform', 'logger.ts'))};
+    const logger = createLogger('info');
+    for (let i = 0; i < 5000; i++) logger.info({ i, pad: 'x'.repeat(200) }, 'line');
+    ${ending}
+  `;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const lines = result.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { lines, status: result.status };
+}
+
+test('every line reaches stdout when the process exits, crashes or just ends', () => {
+  for (const ending of ['process.exit(0);', "setTimeout(() => { throw new Error('crash'); }, 0);", '']) {
+    const { lines, status } = runLogging(ending);
+    assert.equal(lines.length, 5000, `after "${ending || 'the end of the script'}" (exit ${status})`);
+    assert.deepEqual(
+      lines.map((line) => line.i),
+      Array.from({ length: 5000 }, (_, i) => i),
+    );
+  }
+});
+
+test('a lone line in a quiet process is written within the batching delay, before any exit', async () => {
+  const script = `
+    import { createLogger } from ${JSON.stringify(path.join(repoRoot, 'src', 'platform', 'logger.ts'))};
+    createLogger('info').info('quiet');
+    setInterval(() => {}, 1000);
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const seen = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 10_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('"msg":"quiet"')) {
+        clearTimeout(timer);
+        resolve(true);
+      }
+    });
+  });
+  // SIGKILL: no exit handler runs, so the line must already have been written on its own.
+  child.kill('SIGKILL');
+  assert.ok(seen, 'the line never reached stdout while the process ran');
+});

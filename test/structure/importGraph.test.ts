@@ -1,0 +1,115 @@
+// The import graph of src/: no cycles between files or feature folders; the data layer and the HTTP layer stay apart.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** file (relative to src) → the src files it imports, type-only imports included (they still tie the modules together). */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const text = fs.readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(/(?:import|export)\s[^'";]*?from\s+'(\.[^']+)'/g)].map((match) =>
+      path.relative(SRC, path.resolve(path.dirname(file), match[1])),
+    );
+    graph.set(
+      path.relative(SRC, file),
+      targets.filter((target) => !target.startsWith('..')),
+    );
+  }
+  return graph;
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+/** The context of a src file: its top folder (`metering`, `platform`, `app`), or the file itself at the top (`main.ts`). */
+const area = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
+
+/**
+ * The contexts in the order the composition root builds them: each may import the ones before it, never one after it.
+ * So imports run one way (platform ← contexts ← app), and a folder cycle cannot form, type imports included.
+ * A new context takes its place in this list; `docs/development.md` says what each one holds.
+ */
+const LAYERS = [
+  'platform',
+  'gateway',
+  'pricing',
+  'files',
+  'facility',
+  'metering',
+  'access',
+  'site',
+  'energy',
+  'analysis',
+  'operations',
+  'reporting',
+  'screens',
+  'app',
+  'main.ts',
+];
+
+test('no import cycle between files', () => {
+  assert.deepEqual(cycles(importGraph()), []);
+});
+
+test('every src folder is a context in the list, and a context imports only the contexts built before it', () => {
+  const graph = importGraph();
+  const unknown = [...new Set([...graph.keys()].map(area))].filter((context) => !LAYERS.includes(context));
+  assert.deepEqual(unknown, [], 'a new top-level folder or file of src/ takes its place in LAYERS');
+  const upward: string[] = [];
+  for (const [file, targets] of graph)
+    for (const target of targets) if (LAYERS.indexOf(area(target)) > LAYERS.indexOf(area(file))) upward.push(`${file} imports ${target}`);
+  assert.deepEqual(upward, []);
+});
+
+test('no import cycle between any two folders, type imports included', () => {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of importGraph()) {
+    const from = path.dirname(file);
+    const set = folders.get(from) ?? new Set<string>();
+    for (const target of targets) if (path.dirname(target) !== from) set.add(path.dirname(target));
+    folders.set(from, set);
+  }
+  const graph = new Map([...folders].map(([folder, targets]) => [folder, [...targets]]));
+  assert.deepEqual(cycles(graph), []);
+});
+
+test('the data layer imports no feature and no HTTP code; the HTTP layer imports no storage', () => {
+  const graph = importGraph();
+  const within = (file: string, folder: string) => file.startsWith(`${folder}/`);
+  for (const [file, targets] of graph) {
+    if (within(file, 'platform/db'))
+      for (const target of targets)
+        assert.ok(
+          within(target, 'platform/db') || ['platform/errors.ts', 'platform/roles.ts', 'platform/packageRoot.ts', 'platform/workerThread.ts'].includes(target),
+          `${file} imports ${target}`,
+        );
+    if (within(file, 'platform/http')) for (const target of targets) assert.ok(!within(target, 'platform/db'), `${file} imports ${target}`);
+  }
+});
