@@ -27,8 +27,9 @@ readonly SERVICE=ems
 # Room the program needs beside the one it replaces (a release unpacks to ~150 MB; npm ci with dev tools ~600 MB).
 readonly NEED_PROGRAM_MB_RELEASE=400
 readonly NEED_PROGRAM_MB_SOURCE=1200
-# How long to wait for /api/health after starting (migrations on a large database take a while).
-readonly HEALTH_WAIT_SEC=90
+# How long to wait for /api/health after starting (migrations on a large database take a while); an upgrade whose
+# new version is not healthy by then (or stops, or is restarted by systemd, before) is rolled back by itself.
+readonly HEALTH_WAIT_SEC=${EMS_INSTALL_HEALTH_WAIT_SEC:-90}
 
 SOURCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT=""
@@ -49,8 +50,12 @@ die() {
   printf 'ems-install: error: %s\n' "$*" >&2
   exit 1
 }
+DISCARD=""
 cleanup() {
   if [ -n "$UNPACKED" ]; then rm -rf "$UNPACKED"; fi
+  # Program folders set aside while the service was down are deleted once it runs again (deleting 300 MB of small
+  # files took 30 s of a rollback's downtime on a busy box).
+  if [ -n "$DISCARD" ]; then rm -rf "$DISCARD"; fi
 }
 trap cleanup EXIT
 
@@ -141,31 +146,56 @@ if ! staged && [ ! -d /run/systemd/system ]; then
   die "systemd is not running on this box (PID 1 is $(ps -p 1 -o comm= 2>/dev/null || echo unknown)); EMS runs as a systemd service. Nothing was changed (use --root DIR to stage the files)"
 fi
 
-NODE_BIN=$(command -v node || true)
-[ -n "$NODE_BIN" ] || die "Node.js >= $MIN_NODE is required and 'node' is not on PATH"
-# The file the service would execute: /usr/local/bin/node may be a link into /root/.nvm/... (readlink -f follows
-# every link), and what counts is where the binary really is.
-NODE_REAL=$(readlink -f "$NODE_BIN" 2>/dev/null || printf '%s' "$NODE_BIN")
-case "$NODE_REAL" in
-  /home/* | /root/* | /run/user/*)
-    # The unit's ProtectHome=yes hides home directories from the service (nvm and similar install there): it would
-    # fail with 203/EXEC on every start.
-    where="node at $NODE_BIN"
-    [ "$NODE_REAL" = "$NODE_BIN" ] || where="$where (a link to $NODE_REAL)"
-    if staged; then
-      log "warning: $where lives in a home directory, which the service on a real box cannot see (ProtectHome=yes)"
-    else
-      die "$where lives in a home directory, which the service cannot see (ProtectHome=yes); install Node.js system-wide (e.g. /usr/bin/node from a Debian or NodeSource package). Nothing was changed"
-    fi
-    ;;
+# The Node that runs the service. A release tarball brings its own (runtime/bin/node, installer/runtime.json): the
+# box needs none. A checkout or a --from-build tree runs on the box's Node, which must be system-wide and new enough.
+BUNDLED=no
+if [ -n "$FROM_TARBALL" ]; then
+  tar -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null | grep -q '"runtime": *"node ' && BUNDLED=yes
+elif [ "$ROLLBACK" = yes ] && [ -x "$ROOT$APP_DIR.previous/runtime/bin/node" ]; then
+  BUNDLED=yes
+fi
+BOX_ARCH=$(uname -m)
+case "$BOX_ARCH" in
+  x86_64) BOX_ARCH=x64 ;;
+  aarch64) BOX_ARCH=arm64 ;;
 esac
-NODE_VERSION=$("$NODE_BIN" -p 'process.versions.node')
-version_at_least "$NODE_VERSION" "$MIN_NODE" || die "Node.js >= $MIN_NODE is required, found $NODE_VERSION at $NODE_BIN"
-NODE_ABI=$("$NODE_BIN" -p 'process.versions.modules')
-NODE_PLATFORM=$("$NODE_BIN" -p 'process.platform + "-" + process.arch')
+BOX_PLATFORM="$(uname -s | tr '[:upper:]' '[:lower:]')-$BOX_ARCH"
+NODE_BIN=""
+if [ "$BUNDLED" = no ]; then
+  NODE_BIN=$(command -v node || true)
+  [ -n "$NODE_BIN" ] || die "Node.js >= $MIN_NODE is required and 'node' is not on PATH"
+  # The file the service would execute: /usr/local/bin/node may be a link into /root/.nvm/... (readlink -f follows
+  # every link), and what counts is where the binary really is.
+  NODE_REAL=$(readlink -f "$NODE_BIN" 2>/dev/null || printf '%s' "$NODE_BIN")
+  case "$NODE_REAL" in
+    /home/* | /root/* | /run/user/*)
+      # The unit's ProtectHome=yes hides home directories from the service (nvm and similar install there): it would
+      # fail with 203/EXEC on every start.
+      where="node at $NODE_BIN"
+      [ "$NODE_REAL" = "$NODE_BIN" ] || where="$where (a link to $NODE_REAL)"
+      if staged; then
+        log "warning: $where lives in a home directory, which the service on a real box cannot see (ProtectHome=yes)"
+      else
+        die "$where lives in a home directory, which the service cannot see (ProtectHome=yes); install Node.js system-wide (e.g. /usr/bin/node from a Debian or NodeSource package). Nothing was changed"
+      fi
+      ;;
+  esac
+  NODE_VERSION=$("$NODE_BIN" -p 'process.versions.node')
+  version_at_least "$NODE_VERSION" "$MIN_NODE" || die "Node.js >= $MIN_NODE is required, found $NODE_VERSION at $NODE_BIN"
+  NODE_ABI=$("$NODE_BIN" -p 'process.versions.modules')
+  NODE_PLATFORM=$("$NODE_BIN" -p 'process.platform + "-" + process.arch')
+fi
 
 TARGET="$ROOT$APP_DIR"
 PREVIOUS="$TARGET.previous"
+# The database copied when the installed version stops for an upgrade: an automatic rollback restores it.
+UPGRADE_COPY="$ROOT$DATA_DIR/.upgrade-rollback"
+# discard DIR: moves DIR out of the way at once (a rename); the exit deletes it.
+discard() {
+  DISCARD="$TARGET.discard"
+  mkdir -p "$DISCARD"
+  mv "$1" "$(mktemp -d "$DISCARD/$(basename "$1").XXXXXX")/"
+}
 # UPGRADE: another version is installed (it is kept in /opt/ems.previous for --rollback). REINSTALL: the same
 # version again (e.g. to pick up EMS_BACKUP_TARGET): the program is replaced, /opt/ems.previous stays as it is.
 UPGRADE=no
@@ -199,10 +229,14 @@ elif [ -n "$FROM_TARBALL" ]; then
   RELEASE_VERSION=$(field version)
   RELEASE_COMMIT=$(field commit)
   NEW_VERSION="$RELEASE_VERSION${RELEASE_COMMIT:+ (commit $RELEASE_COMMIT)}"
-  [ "$(field platform)-$(field arch)" = "$NODE_PLATFORM" ] ||
-    die "--from-tarball: the release is built for $(field platform)-$(field arch), this box is $NODE_PLATFORM"
-  [ "$(field nodeAbi)" = "$NODE_ABI" ] ||
-    die "--from-tarball: the release is built for Node ABI $(field nodeAbi) ($(field builtWith)), this node $NODE_VERSION has ABI $NODE_ABI: install that Node major version, or package on a box with this one"
+  [ "$(field platform)-$(field arch)" = "${NODE_PLATFORM:-$BOX_PLATFORM}" ] ||
+    die "--from-tarball: the release is built for $(field platform)-$(field arch), this box is ${NODE_PLATFORM:-$BOX_PLATFORM}"
+  # A release without its own runtime (built before the release carried one) runs on the box's Node: its ABI must match.
+  if [ "$BUNDLED" = no ]; then
+    [ "$(field nodeAbi)" = "$NODE_ABI" ] ||
+      die "--from-tarball: the release is built for Node ABI $(field nodeAbi) ($(field builtWith)), this node $NODE_VERSION has ABI $NODE_ABI: install that Node major version, or package on a box with this one"
+  fi
+  RELEASE_RUNTIME=$(field runtime)
 elif [ -n "$FROM_BUILD" ]; then
   [ -f "$FROM_BUILD/dist/src/main.js" ] || die "--from-build: $FROM_BUILD/dist/src/main.js is missing (run npm run build there)"
   [ -e "$FROM_BUILD/node_modules" ] || die "--from-build: $FROM_BUILD/node_modules is missing (npm ci --omit=dev there)"
@@ -243,7 +277,12 @@ elif [ "$REINSTALL" = yes ]; then
 else
   ACTION="install version $NEW_VERSION from $SOURCE_TEXT"
 fi
-log "checks passed: node $NODE_VERSION ($NODE_PLATFORM, ABI $NODE_ABI) at $NODE_BIN${ROOT:+; staging root $ROOT}"
+if [ "$BUNDLED" = yes ]; then
+  if [ "$ROLLBACK" = yes ]; then RUNS_ON="the node in $APP_DIR.previous/runtime"; else RUNS_ON="the release's own $RELEASE_RUNTIME"; fi
+  log "checks passed: $BOX_PLATFORM; the service runs on $RUNS_ON (no Node needed on the box)${ROOT:+; staging root $ROOT}"
+else
+  log "checks passed: node $NODE_VERSION ($NODE_PLATFORM, ABI $NODE_ABI) at $NODE_BIN${ROOT:+; staging root $ROOT}"
+fi
 
 if dry; then
   log "dry run: nothing is changed. Would:"
@@ -252,8 +291,9 @@ if dry; then
     log "  stop $SERVICE, swap $APP_DIR and $APP_DIR.previous (nothing is downloaded or built), start $SERVICE, wait for /api/health"
     log "  leave the data in $DATA_DIR and the settings in $ENV_FILE as they are"
   else
+    log "  run the runtime check on the Node that will run the new program (refusing it if the check fails)"
     if [ "$UPGRADE" = yes ]; then
-      log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE"
+      log "  take a backup with the installed emsctl (refusing the upgrade if it fails), stop $SERVICE, copy its database"
       log "  keep the installed version in $APP_DIR.previous (for --rollback)"
     elif [ "$REINSTALL" = yes ]; then
       log "  stop $SERVICE and replace the program; $APP_DIR.previous stays as it is (the same version needs no backup)"
@@ -265,6 +305,7 @@ if dry; then
     log "  put the new program in $APP_DIR, write $UNIT_FILE and $WRAPPER"
     if [ "$TLS_SELF_SIGNED" = yes ]; then log "  create a self-signed certificate for $TLS_NAME in $TLS_DIR and set EMS_TLS_CERT/EMS_TLS_KEY"; fi
     log "  enable and start $SERVICE, wait for /api/health"
+    if [ "$UPGRADE" = yes ]; then log "  should it not be healthy within ${HEALTH_WAIT_SEC} s (or stop at start): roll back to version $INSTALLED_VERSION and its database"; fi
   fi
   exit 0
 fi
@@ -284,30 +325,81 @@ env_value() {
   sed -n "s/^$1=//p" "$ROOT$ENV_FILE" 2>/dev/null | tail -n 1
 }
 
-# Waits until /api/health answers 200 (HTTPS without verifying: it is this box's own, maybe self-signed, certificate).
+# The box's Node, for a program without its own (a release from before they carried one, rolled back to).
+box_node() {
+  printf '%s' "${NODE_BIN:-$(command -v node || printf /usr/bin/node)}"
+}
+# node_of DIR: the Node that runs the program in DIR (its own runtime/bin/node, or the box's).
+node_of() {
+  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$1/runtime/bin/node"; else box_node; fi
+}
+# The same as the unit and the wrapper name it (the path on the box, without --root's prefix).
+service_node_of() {
+  if [ -x "$1/runtime/bin/node" ]; then printf '%s' "$APP_DIR/runtime/bin/node"; else box_node; fi
+}
+
+# What the last wait_for_health saw when it failed (a sentence for the journal and emsctl status).
+WAIT_REASON=""
+# wait_for_health [RESTARTS_BEFORE]: until /api/health answers 200 (HTTPS without verifying: it is this box's own,
+# maybe self-signed, certificate). Returns 1 as soon as the service stopped, failed or was restarted by systemd
+# (it crashed at start, or failed its migrations: exit 3), or when HEALTH_WAIT_SEC passed without a healthy answer.
 wait_for_health() {
-  local port scheme url
+  local port scheme url node restarts_before=${1:-0} deadline state restarts status
   port=$(env_value EMS_PORT)
   scheme=http
   if [ -n "$(env_value EMS_TLS_CERT)" ]; then scheme=https; fi
   url="$scheme://127.0.0.1:${port:-3000}/api/health"
+  node=$(node_of "$TARGET")
   log "waiting for $url (up to ${HEALTH_WAIT_SEC} s)"
-  "$NODE_BIN" -e '
-    const [url, seconds] = process.argv.slice(1);
-    const client = require(url.startsWith("https") ? "node:https" : "node:http");
-    const deadline = Date.now() + Number(seconds) * 1000;
-    const attempt = () => {
+  deadline=$((SECONDS + HEALTH_WAIT_SEC))
+  for (( ; ; )); do
+    if "$node" -e '
+      const url = process.argv[1];
+      const client = require(url.startsWith("https") ? "node:https" : "node:http");
       const request = client.get(url, { rejectUnauthorized: false, timeout: 2000 }, (response) => {
         response.resume();
-        if (response.statusCode === 200) process.exit(0);
-        retry();
+        process.exit(response.statusCode === 200 ? 0 : 1);
       });
-      request.on("error", retry);
+      request.on("error", () => process.exit(1));
       request.on("timeout", () => request.destroy());
-    };
-    const retry = () => (Date.now() > deadline ? process.exit(1) : setTimeout(attempt, 500));
-    attempt();
-  ' "$url" "$HEALTH_WAIT_SEC"
+    ' "$url"; then
+      return 0
+    fi
+    if ! staged; then
+      state=$(systemctl show -p ActiveState --value "$SERVICE")
+      restarts=$(systemctl show -p NRestarts --value "$SERVICE")
+      if [ "$state" = failed ] || [ "$state" = inactive ] || [ "${restarts:-0}" -gt "$restarts_before" ]; then
+        status=$(systemctl show -p ExecMainStatus --value "$SERVICE")
+        WAIT_REASON="exited at start (status ${status:-?}$([ "$status" = 3 ] && printf ': database or migrations'))"
+        return 1
+      fi
+    fi
+    if ((SECONDS >= deadline)); then
+      WAIT_REASON="did not answer $url healthy within ${HEALTH_WAIT_SEC} s"
+      return 1
+    fi
+    sleep 1
+  done
+}
+
+# journal MESSAGE: a line in the journal that `journalctl -u ems` shows (among systemd's own lines about the unit).
+journal() {
+  if staged; then return 0; fi
+  logger --journald <<EOF || logger -t ems-install -p daemon.err "$1" || true
+MESSAGE=ems-install: $1
+PRIORITY=3
+SYSLOG_IDENTIFIER=ems-install
+OBJECT_SYSTEMD_UNIT=$SERVICE.service
+EOF
+}
+
+# record_upgrade RESULT REASON: the last upgrade, as emsctl status shows it (in the data dir, readable by the service).
+record_upgrade() {
+  local file="$ROOT$DATA_DIR/last-upgrade.json"
+  printf '{\n  "result": "%s",\n  "at": "%s",\n  "from": "%s",\n  "to": "%s",\n  "reason": "%s"\n}\n' \
+    "$1" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$INSTALLED_VERSION" "$NEW_VERSION" "${2//\"/\'}" >"$file.tmp"
+  own "root:$SERVICE_USER" 0644 "$file.tmp"
+  mv "$file.tmp" "$file"
 }
 
 start_service() {
@@ -315,14 +407,48 @@ start_service() {
     log "staging: systemctl not run (on the box: systemctl daemon-reload && systemctl enable --now $SERVICE)"
     return 0
   fi
+  local restarts
   systemctl daemon-reload
+  systemctl reset-failed "$SERVICE" 2>/dev/null || true
   systemctl enable "$SERVICE" >/dev/null
+  restarts=$(systemctl show -p NRestarts --value "$SERVICE")
   systemctl restart "$SERVICE"
-  if ! wait_for_health; then
-    log "the service did not answer /api/health within ${HEALTH_WAIT_SEC} s; see: journalctl -u $SERVICE -n 50"
-    if [ -f "$PREVIOUS/package.json" ] && [ "$ROLLBACK" = no ]; then log "to go back to the previous version: sudo $APP_DIR/installer/install.sh --rollback"; fi
-    exit 1
+  if wait_for_health "${restarts:-0}"; then return 0; fi
+  log "the service $WAIT_REASON; see: journalctl -u $SERVICE -n 50"
+  if [ "$UPGRADE" = yes ] && [ "$ROLLBACK" = no ]; then auto_rollback; fi
+  exit 1
+}
+
+# An upgrade whose new version does not come up healthy: the installed version and the data as it stopped go back,
+# without a person, and the journal and emsctl status say so.
+auto_rollback() {
+  local reason="version $NEW_VERSION $WAIT_REASON" restarts began=$SECONDS
+  log "rolling back: $reason; putting version $INSTALLED_VERSION and its data back"
+  journal "upgrade to version $NEW_VERSION failed: it $WAIT_REASON; rolling back to version $INSTALLED_VERSION and the data as it stopped"
+  systemctl stop "$SERVICE" || true
+  # The data: the copy of the database taken when the installed version stopped (the new one's migrations undone).
+  if [ -d "$UPGRADE_COPY" ]; then
+    rm -f "$ROOT$DATA_DIR/ems.db" "$ROOT$DATA_DIR/ems.db-wal" "$ROOT$DATA_DIR/ems.db-shm"
+    cp -a "$UPGRADE_COPY/." "$ROOT$DATA_DIR/"
+    rm -rf "$UPGRADE_COPY"
   fi
+  discard "$TARGET"
+  mv "$PREVIOUS" "$TARGET"
+  write_unit_and_wrapper
+  record_upgrade rolled-back "$reason"
+  ROLLBACK=yes
+  systemctl daemon-reload
+  systemctl reset-failed "$SERVICE" 2>/dev/null || true
+  restarts=$(systemctl show -p NRestarts --value "$SERVICE")
+  systemctl restart "$SERVICE"
+  if wait_for_health "${restarts:-0}"; then
+    journal "rolled back to version $INSTALLED_VERSION after the failed upgrade to $NEW_VERSION; it answers /api/health"
+    log "rolled back: version $INSTALLED_VERSION runs again on its data, healthy $((SECONDS - began)) s after the failure was seen; the failed release was removed (emsctl status shows the last upgrade)"
+  else
+    journal "rolled back to version $INSTALLED_VERSION after the failed upgrade to $NEW_VERSION, but it $WAIT_REASON too"
+    log "rolled back to version $INSTALLED_VERSION, but it $WAIT_REASON too: see journalctl -u $SERVICE -n 50"
+  fi
+  exit 1
 }
 
 stop_service() {
@@ -356,6 +482,55 @@ box_url() {
   printf '%s://%s:%s/' "$scheme" "${host:-$(hostname)}" "${port:-3000}"
 }
 
+# The unit (its ExecStart on the Node that runs the program in /opt/ems), the drop-in for the backup target, and the
+# emsctl wrapper: written for whatever program is in /opt/ems (an install, a --rollback, an automatic rollback).
+write_unit_and_wrapper() {
+  local service_node backup_target
+  service_node=$(service_node_of "$TARGET")
+  mkdir -p "$(dirname "$ROOT$UNIT_FILE")"
+  sed "s#^ExecStart=/usr/bin/node #ExecStart=$service_node #" "$TARGET/systemd/ems.service" >"$ROOT$UNIT_FILE"
+  chmod 0644 "$ROOT$UNIT_FILE"
+
+  # ProtectSystem=strict leaves the service only its data dir: a backup target needs its own writable path.
+  backup_target=$(env_value EMS_BACKUP_TARGET)
+  if [ -n "$backup_target" ]; then
+    mkdir -p "$ROOT$DROPIN_DIR"
+    printf '# Written by the EMS installer from EMS_BACKUP_TARGET in %s.\n[Service]\nReadWritePaths=-%s\n' "$ENV_FILE" "$backup_target" >"$ROOT$DROPIN_DIR/backup-target.conf"
+    chmod 0644 "$ROOT$DROPIN_DIR/backup-target.conf"
+    log "the service may write to the backup target $backup_target ($DROPIN_DIR/backup-target.conf)"
+  else
+    rm -f "$ROOT$DROPIN_DIR/backup-target.conf"
+  fi
+
+  mkdir -p "$(dirname "$ROOT$WRAPPER")"
+  cat >"$ROOT$WRAPPER" <<EOF
+#!/bin/sh
+# emsctl: administer the EMS service on this box (written by the EMS installer).
+# Runs the CLI as user $SERVICE_USER with the service's settings, so what it writes stays the service's.
+set -eu
+NODE=$service_node
+APP_DIR=$APP_DIR
+ENV_FILE=$ENV_FILE
+SERVICE_USER=$SERVICE_USER
+
+if [ "\$(id -un)" != "\$SERVICE_USER" ]; then
+  if [ "\$(id -u)" -ne 0 ]; then
+    echo "emsctl: run it as root (sudo emsctl ...) or as user \$SERVICE_USER" >&2
+    exit 1
+  fi
+  exec runuser -u "\$SERVICE_USER" -- "\$0" "\$@"
+fi
+if [ ! -r "\$ENV_FILE" ]; then
+  echo "emsctl: cannot read \$ENV_FILE" >&2
+  exit 1
+fi
+cd "\$APP_DIR"
+exec env NODE_ENV=production "\$NODE" --env-file="\$ENV_FILE" "\$APP_DIR/cli/emsctl.js" "\$@"
+EOF
+  chmod 0755 "$ROOT$WRAPPER"
+  log "installed $WRAPPER and the unit $UNIT_FILE"
+}
+
 # --- Rollback: swap the program folders back ----------------------------------------------------------
 
 if [ "$ROLLBACK" = yes ]; then
@@ -364,7 +539,9 @@ if [ "$ROLLBACK" = yes ]; then
   mv "$PREVIOUS" "$TARGET"
   # The version rolled back from becomes the previous one: --rollback again rolls forward.
   mv "$TARGET.rollback" "$PREVIOUS"
-  log "program in $APP_DIR is version $("$NODE_BIN" -p "require('$TARGET/package.json').version") again; $APP_DIR.previous holds the one rolled back from"
+  log "program in $APP_DIR is version $(version_of_tree "$TARGET") again; $APP_DIR.previous holds the one rolled back from"
+  # The unit and the wrapper name the Node of the version now in place (a release's own, or the box's).
+  write_unit_and_wrapper
   start_service
   if [ -f "$TARGET/.pre-upgrade-backup" ]; then
     log "the data stays as the newer version left it (its migrations only add); should this version not cope with it,"
@@ -396,9 +573,6 @@ if [ -n "$FROM_TARBALL" ]; then
   UNPACKED=$(mktemp -d "$(dirname "$TARGET")/.ems-unpack.XXXXXX")
   tar -xzf "$FROM_TARBALL" -C "$UNPACKED"
   mv "$UNPACKED/ems" "$NEW"
-  # The native modules must load with this node before anything else changes.
-  (cd "$NEW" && "$NODE_BIN" -e 'require("better-sqlite3")(":memory:").close(); require("bcrypt").hashSync("x", 4)') ||
-    { rm -rf "$NEW"; die "the release's native modules do not load with node $NODE_VERSION; nothing was changed"; }
 else
   mkdir -p "$NEW"
   FROM="${FROM_BUILD:-$SOURCE_DIR}"
@@ -423,13 +597,38 @@ fi
 [ -f "$NEW/dist/src/main.js" ] || { rm -rf "$NEW"; die "the new program has no dist/src/main.js"; }
 [ -f "$NEW/dist/cli/emsctl.js" ] || { rm -rf "$NEW"; die "the new program has no dist/cli/emsctl.js"; }
 
+# The runtime check, before anything else changes: the Node that will run the new program uses its database modules
+# as the service does (the shipped migrations, thousands of statements prepared and dropped, forced garbage
+# collection) and bcrypt. A release that would crash (e.g. better-sqlite3 12 on Node >= 24.19 aborts when the
+# collector frees a statement) is refused here, and the installed version keeps running.
+NEW_NODE=$(node_of "$NEW")
+if [ ! -f "$NEW/installer/check-runtime.mjs" ]; then
+  mkdir -p "$NEW/installer"
+  cp "$SOURCE_DIR/installer/check-runtime.mjs" "$NEW/installer/"
+fi
+log "runtime check on node $("$NEW_NODE" -p process.versions.node) ($NEW_NODE)"
+# With the V8 flags the unit runs the service with (its ExecStart line): a 1 MiB semi-space collects far more often.
+read -r -a service_flags <<<"$(sed -n 's#^ExecStart=/usr/bin/node \(.*\) /opt/ems/dist/src/main.js$#\1#p' "$NEW/systemd/ems.service" 2>/dev/null | head -n 1)"
+set +e
+check_out=$(cd "$NEW" && "$NEW_NODE" --expose-gc "${service_flags[@]}" installer/check-runtime.mjs 2>&1)
+check_status=$?
+set -e
+if [ "$check_status" -ne 0 ]; then
+  rm -rf "$NEW"
+  printf '%s\n' "$check_out" | tail -n 5 | sed 's/^/    /' >&2
+  how="exit status $check_status"
+  if [ "$check_status" -gt 128 ]; then how="killed by signal $(kill -l $((check_status - 128)) 2>/dev/null || echo $((check_status - 128)))"; fi
+  die "refusing version $NEW_VERSION: its runtime check failed on the Node that would run it ($how; output above). Nothing was changed${INSTALLED_VERSION:+: version $INSTALLED_VERSION stays installed and running}"
+fi
+log "${check_out##*$'\n'}"
+
 PRE_UPGRADE_BACKUP=""
 if [ "$UPGRADE" = yes ] && [ -f "$ROOT$DATA_DIR/ems.db" ]; then
   # A safety copy before the new version migrates the database on its first start, taken by the installed
   # version (it wrote the data). No backup, no upgrade: the installed version keeps running untouched.
   log "taking a backup before the upgrade"
   if staged; then
-    backup_cmd=(env NODE_ENV=production "$NODE_BIN" --env-file="$ROOT$ENV_FILE" "$TARGET/cli/emsctl.js" --data-dir "$ROOT$DATA_DIR" --json backup run)
+    backup_cmd=(env NODE_ENV=production "$(node_of "$TARGET")" --env-file="$ROOT$ENV_FILE" "$TARGET/cli/emsctl.js" --data-dir "$ROOT$DATA_DIR" --json backup run)
   else
     backup_cmd=("$WRAPPER" --json backup run)
   fi
@@ -437,21 +636,30 @@ if [ "$UPGRADE" = yes ] && [ -f "$ROOT$DATA_DIR/ems.db" ]; then
     rm -rf "$NEW"
     die "refusing to upgrade: the backup before the upgrade failed (see the emsctl line above); the installed version is unchanged and still running"
   fi
-  PRE_UPGRADE_BACKUP=$(printf '%s' "$backup_out" | "$NODE_BIN" -e 'let s = ""; process.stdin.on("data", (c) => (s += c)).on("end", () => console.log(JSON.parse(s).name))')
+  PRE_UPGRADE_BACKUP=$(printf '%s' "$backup_out" | "$NEW_NODE" -e 'let s = ""; process.stdin.on("data", (c) => (s += c)).on("end", () => console.log(JSON.parse(s).name))')
   log "backup taken: $PRE_UPGRADE_BACKUP"
 fi
 
 if [ "$UPGRADE" = yes ] || [ "$REINSTALL" = yes ]; then stop_service; fi
+if [ "$UPGRADE" = yes ] && [ -f "$ROOT$DATA_DIR/ems.db" ]; then
+  # The database as the installed version left it when it stopped (nothing written after the backup is missing):
+  # what an automatic rollback puts back should the new version not come up. Deleted once it is healthy.
+  rm -rf "$UPGRADE_COPY"
+  mkdir -p "$UPGRADE_COPY"
+  for file in ems.db ems.db-wal ems.db-shm; do
+    if [ -f "$ROOT$DATA_DIR/$file" ]; then cp -a "$ROOT$DATA_DIR/$file" "$UPGRADE_COPY/"; fi
+  done
+  log "kept a copy of the stopped database for an automatic rollback ($(du -sh "$UPGRADE_COPY" | cut -f1))"
+fi
 
 if [ "$UPGRADE" = yes ]; then
   # The installed version is kept for --rollback; only the one before it is deleted.
-  rm -rf "$PREVIOUS"
+  if [ -e "$PREVIOUS" ]; then discard "$PREVIOUS"; fi
   mv "$TARGET" "$PREVIOUS"
   if [ -n "$PRE_UPGRADE_BACKUP" ]; then printf '%s\n' "$PRE_UPGRADE_BACKUP" >"$PREVIOUS/.pre-upgrade-backup"; fi
 elif [ -e "$TARGET" ]; then
   # A reinstall (or a half-removed program): the same version goes; the rollback target stays what it was.
-  mv "$TARGET" "$TARGET.old"
-  rm -rf "$TARGET.old"
+  discard "$TARGET"
 fi
 mv "$NEW" "$TARGET"
 # Root owns the program; the service can read it, never change it.
@@ -512,48 +720,7 @@ fi
 
 # --- systemd unit, its drop-in for the backup target, and the emsctl wrapper --------------------------
 
-mkdir -p "$(dirname "$ROOT$UNIT_FILE")"
-sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE_BIN #" "$TARGET/systemd/ems.service" >"$ROOT$UNIT_FILE"
-chmod 0644 "$ROOT$UNIT_FILE"
-
-# ProtectSystem=strict leaves the service only its data dir: a backup target needs its own writable path.
-BACKUP_TARGET=$(env_value EMS_BACKUP_TARGET)
-if [ -n "$BACKUP_TARGET" ]; then
-  mkdir -p "$ROOT$DROPIN_DIR"
-  printf '# Written by the EMS installer from EMS_BACKUP_TARGET in %s.\n[Service]\nReadWritePaths=-%s\n' "$ENV_FILE" "$BACKUP_TARGET" >"$ROOT$DROPIN_DIR/backup-target.conf"
-  chmod 0644 "$ROOT$DROPIN_DIR/backup-target.conf"
-  log "the service may write to the backup target $BACKUP_TARGET ($DROPIN_DIR/backup-target.conf)"
-else
-  rm -f "$ROOT$DROPIN_DIR/backup-target.conf"
-fi
-
-mkdir -p "$(dirname "$ROOT$WRAPPER")"
-cat >"$ROOT$WRAPPER" <<EOF
-#!/bin/sh
-# emsctl: administer the EMS service on this box (written by the EMS installer).
-# Runs the CLI as user $SERVICE_USER with the service's settings, so what it writes stays the service's.
-set -eu
-NODE=$NODE_BIN
-APP_DIR=$APP_DIR
-ENV_FILE=$ENV_FILE
-SERVICE_USER=$SERVICE_USER
-
-if [ "\$(id -un)" != "\$SERVICE_USER" ]; then
-  if [ "\$(id -u)" -ne 0 ]; then
-    echo "emsctl: run it as root (sudo emsctl ...) or as user \$SERVICE_USER" >&2
-    exit 1
-  fi
-  exec runuser -u "\$SERVICE_USER" -- "\$0" "\$@"
-fi
-if [ ! -r "\$ENV_FILE" ]; then
-  echo "emsctl: cannot read \$ENV_FILE" >&2
-  exit 1
-fi
-cd "\$APP_DIR"
-exec env NODE_ENV=production "\$NODE" --env-file="\$ENV_FILE" "\$APP_DIR/cli/emsctl.js" "\$@"
-EOF
-chmod 0755 "$ROOT$WRAPPER"
-log "installed $WRAPPER and the unit $UNIT_FILE"
+write_unit_and_wrapper
 
 # --- Start -------------------------------------------------------------------------------------------
 
@@ -567,6 +734,8 @@ fi
 log "logs: journalctl -u $SERVICE -f (as JSON: journalctl -u $SERVICE -o cat | jq -R 'fromjson?')"
 
 if [ "$UPGRADE" = yes ]; then
+  rm -rf "$UPGRADE_COPY"
+  record_upgrade upgraded ""
   log "upgrade done: data in $DATA_DIR and settings in $ENV_FILE were kept"
 elif [ "$REINSTALL" = yes ]; then
   log "reinstall done: the same version, with the unit, wrapper and drop-ins written again; data and settings were kept"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the release tarball (npm run package): compiled code, the shipped migrations and sources, the unit and
-# installer, and the production node_modules with their native binaries for this platform and Node ABI, so
-# `install.sh --from-tarball FILE` needs no compiler and no registry on the box.
+# installer, the release's own Node (installer/runtime.json: an LTS from the npm registry, in runtime/bin/node) and the
+# production node_modules installed for that Node, so `install.sh --from-tarball FILE` needs no Node, no compiler and
+# no registry on the box. Needs the npm registry here (the Node and the modules are fetched once, then cached).
 #
-#   npm run package [-- --out DIR]      writes DIR/ems-<version>-<platform>-<arch>-node<ABI>.tar.gz (default DIR: release/)
+#   npm run package [-- --out DIR]      writes DIR/ems-<version>-<platform>-<arch>.tar.gz (default DIR: release/)
 #   npm run package -- --no-build       package the dist/ already compiled here
 set -euo pipefail
 
@@ -36,14 +37,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-[ -d "$REPO/node_modules" ] || die "no node_modules in $REPO: run npm ci first"
 cd "$REPO"
 
 VERSION=$(node -p 'require("./package.json").version')
-PLATFORM=$(node -p 'process.platform')
-ARCH=$(node -p 'process.arch')
-ABI=$(node -p 'process.versions.modules')
-NAME="ems-$VERSION-$PLATFORM-$ARCH-node$ABI"
+NODE_DIR=$(bash "$REPO/installer/runtime.sh" node)
+RUNTIME_NODE="$NODE_DIR/bin/node"
+PLATFORM=$("$RUNTIME_NODE" -p 'process.platform')
+ARCH=$("$RUNTIME_NODE" -p 'process.arch')
+ABI=$("$RUNTIME_NODE" -p 'process.versions.modules')
+RUNTIME_VERSION=$("$RUNTIME_NODE" -p 'process.versions.node')
+NAME="ems-$VERSION-$PLATFORM-$ARCH"
 
 STAGE=$(mktemp -d "${TMPDIR:-/tmp}/ems-package.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
@@ -51,6 +54,7 @@ TREE="$STAGE/ems"
 mkdir -p "$TREE"
 
 if [ "$BUILD" = yes ]; then
+  [ -d "$REPO/node_modules" ] || die "no node_modules in $REPO: run npm ci first (the TypeScript compiler is one)"
   log "compiling the service and building the staff app (npm run build)"
   rm -rf dist
   npm run build --silent >/dev/null
@@ -62,17 +66,47 @@ for item in package.json package-lock.json README.md dist src cli systemd instal
   cp -R "$item" "$TREE/"
 done
 
-log "production node_modules (copied from this checkout, dev dependencies pruned offline)"
-mkdir "$TREE/node_modules"
-# readlink: a checkout whose node_modules is a link to another one's (worktrees) packages the real tree.
-cp -a "$(readlink -f node_modules)/." "$TREE/node_modules/"
-(cd "$TREE" && npm prune --omit=dev --offline --no-audit --no-fund --silent)
-# Build leftovers of the native modules: only the .node binaries are loaded at run time.
-rm -rf "$TREE/node_modules/better-sqlite3/deps" "$TREE/node_modules/better-sqlite3/src" \
-  "$TREE/node_modules/better-sqlite3/build/Release/obj.target" "$TREE/node_modules/better-sqlite3/build/Release/test_extension.node"
-# The binaries must load with this Node: the same check the installer repeats on the box.
-(cd "$TREE" && node -e 'require("better-sqlite3")(":memory:").close(); require("bcrypt").hashSync("x", 4)') ||
-  die "the native modules do not load from the packaged tree"
+log "the runtime: node $RUNTIME_VERSION (ABI $ABI) into runtime/bin/node"
+mkdir -p "$TREE/runtime/bin"
+cp "$RUNTIME_NODE" "$TREE/runtime/bin/node"
+cp "$NODE_DIR/LICENSE" "$TREE/runtime/LICENSE"
+
+# The production modules installed for that Node with runtime.json's versions, cached by what decides them (the lock
+# file, runtime.json, the Node): a second package of the same sources copies them (seconds, no registry).
+KEY=$(cat package-lock.json installer/runtime.json | sha256sum | cut -c1-16)
+MODULES_CACHE="${EMS_RUNTIME_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ems-runtime}/modules-$RUNTIME_VERSION-$KEY"
+if [ ! -d "$MODULES_CACHE/node_modules" ]; then
+  log "production node_modules for node $RUNTIME_VERSION (npm install --omit=dev; cached in $MODULES_CACHE)"
+  WORK="$STAGE/modules"
+  mkdir -p "$WORK"
+  cp package.json package-lock.json "$WORK/"
+  bash "$REPO/installer/runtime.sh" modules "$WORK" --omit=dev
+  # Build leftovers and what no release runs: sources of native modules, other platforms' prebuilt binaries.
+  (
+    cd "$WORK/node_modules"
+    rm -rf better-sqlite3/deps better-sqlite3/src better-sqlite3/build/Release/obj.target better-sqlite3/build/Release/test_extension.node
+    # prebuilds/<platform>-<arch>/*.node (bcrypt) and prebuilds/<platform>-<arch>.node (better-sqlite3 13).
+    find . -type d -path '*/prebuilds/*' ! -path '*/prebuilds/*/*' ! -name "$PLATFORM-$ARCH" -prune -exec rm -rf {} +
+    find . -type f -path '*/prebuilds/*.node' ! -path '*/prebuilds/*/*' ! -name "$PLATFORM-$ARCH.node" -delete
+    # Nothing at run time reads type declarations, source maps or the packages' own docs (licenses stay), nor
+    # exceljs's browser bundles (node loads its lib/): ~80 of 220 MB.
+    find . -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' -o -name '*.markdown' \) \
+      ! -iname 'licen[cs]e*' ! -iname 'notice*' -delete
+    rm -rf exceljs/dist
+  )
+  rm -rf "$MODULES_CACHE.tmp"
+  mkdir -p "$MODULES_CACHE.tmp"
+  mv "$WORK/node_modules" "$WORK/package.json" "$WORK/package-lock.json" "$MODULES_CACHE.tmp/"
+  mv "$MODULES_CACHE.tmp" "$MODULES_CACHE"
+fi
+cp -a "$MODULES_CACHE/node_modules" "$TREE/node_modules"
+# package.json and the lock file as installed: they name the versions that ship (better-sqlite3 for the runtime).
+cp "$MODULES_CACHE/package.json" "$MODULES_CACHE/package-lock.json" "$TREE/"
+
+# The check the installer repeats on the box: the database used as the service uses it, under forced GC, on the
+# release's own Node.
+(cd "$TREE" && runtime/bin/node --expose-gc installer/check-runtime.mjs) >&2 ||
+  die "the packaged tree fails its runtime check (installer/check-runtime.mjs) on node $RUNTIME_VERSION"
 
 COMMIT=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
 cat >"$TREE/ems-release.json" <<JSON
@@ -83,7 +117,8 @@ cat >"$TREE/ems-release.json" <<JSON
   "platform": "$PLATFORM",
   "arch": "$ARCH",
   "nodeAbi": "$ABI",
-  "builtWith": "$(node -p 'process.version')",
+  "runtime": "node $RUNTIME_VERSION",
+  "builtWith": "v$RUNTIME_VERSION",
   "builtAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
 JSON

@@ -67,7 +67,7 @@ fi
 rm -f "$ROOT$UNIT_FILE"
 rm -rf "$ROOT$DROPIN_DIR"
 if [ "$SYSTEMD" = yes ]; then systemctl daemon-reload || log "warning: systemctl daemon-reload failed"; fi
-rm -rf "$ROOT$APP_DIR" "$ROOT$APP_DIR.new" "$ROOT$APP_DIR.old" "$ROOT$APP_DIR.previous"
+rm -rf "$ROOT$APP_DIR" "$ROOT$APP_DIR.new" "$ROOT$APP_DIR.old" "$ROOT$APP_DIR.discard" "$ROOT$APP_DIR.previous"
 rm -f "$ROOT$WRAPPER"
 log "removed $APP_DIR, $WRAPPER and $UNIT_FILE"
 

@@ -18,6 +18,31 @@ type Health = {
   collector?: { meters: number; lastOkAt: string | null; lagSec: number | null; state?: string; failingSince?: string | null; metersNotOk?: number };
 };
 
+/** The last upgrade as the installer recorded it (installer/install.sh, last-upgrade.json in the data dir), or null. */
+type LastUpgrade = { result: 'upgraded' | 'rolled-back'; at: string; from: string; to: string; reason: string };
+export function readLastUpgrade(dataDir: string): LastUpgrade | null {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(`${dataDir}/last-upgrade.json`, 'utf8')) as Partial<LastUpgrade>;
+    if (parsed.result !== 'upgraded' && parsed.result !== 'rolled-back') return null;
+    return {
+      result: parsed.result,
+      at: String(parsed.at ?? ''),
+      from: String(parsed.from ?? ''),
+      to: String(parsed.to ?? ''),
+      reason: String(parsed.reason ?? ''),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** One line for a person: what the last upgrade did, and for a rollback why. */
+function describeUpgrade(upgrade: LastUpgrade | null): string {
+  if (!upgrade) return 'none recorded';
+  if (upgrade.result === 'upgraded') return `${upgrade.at} ${upgrade.from} -> ${upgrade.to}`;
+  return `${upgrade.at} ROLLED BACK: ${upgrade.reason}; ${upgrade.from} runs again on its data as it stopped`;
+}
+
 /**
  * The service's own health URL from the settings it runs with (the installed emsctl reads the same env file):
  * a wildcard listen address is asked on loopback; HTTPS when a certificate is configured.
@@ -170,6 +195,8 @@ export function registerStatusCommand(program: Command): void {
             activeRefreshTokens: count(`SELECT count(*) FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
             signingSecret: config.jwtSecret ? 'pinned by EMS_JWT_SECRET' : 'stored in the database',
             migrations: count('SELECT count(*) FROM __drizzle_migrations'),
+            // Written by the installer: an upgrade that did not come up healthy was rolled back by itself.
+            lastUpgrade: readLastUpgrade(config.dataDir),
           };
 
           if (wantsJson(command)) {
@@ -186,6 +213,7 @@ export function registerStatusCommand(program: Command): void {
                     : `NOT RUNNING (${url}: ${service.healthError ?? 'no answer'})`,
               ],
               ['version', service.version && service.version !== version ? `${service.version} running, ${version} installed (restart to switch)` : version],
+              ['last upgrade', describeUpgrade(status.lastUpgrade)],
               ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
               ['data dir', config.dataDir],
               ['settings', envFile ? `${envFile} (and the environment)` : 'the environment (no env file: --env-file)'],

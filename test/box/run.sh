@@ -9,16 +9,17 @@
 #     --keep       keep the work dir (the box's root, its journal, the release tarballs)
 #
 # The base is a minimal Debian (the release this machine runs, from the mirror its apt uses) with systemd, jq,
-# openssl and curl. Node.js is this machine's own binary copied to /usr/bin/node in the box (system-wide, as the
-# installer requires; Debian's own nodejs is older than EMS needs, and the release's native modules are built for
-# this node's ABI). The box boots with `systemd-nspawn -b` on a private network (only loopback: nothing here can
-# clash with a port of this machine); on a cgroup-v1 host with --register=no --keep-unit.
+# openssl and curl, and no Node.js at all: the release brings its own (runtime/bin/node). The box boots with
+# `systemd-nspawn -b` on a private network (only loopback: nothing here can clash with a port of this machine); on a
+# cgroup-v1 host with --register=no --keep-unit. debootstrap and systemd-container are installed when missing.
 #
-# Checked, in order: install from the tarball; /api/health; the service's JSON lines in the journal through the
-# documented jq filter; emsctl (status, role list and its time, user add); restart after kill -9; upgrade to a newer
-# release with its backup; a reinstall of the same version keeps /opt/ems.previous; rollback; TLS with a
-# self-signed certificate verified against the name the installer prints; a node linked into /root refused;
-# systemd-analyze security; uninstall, install on the kept data, uninstall --purge. Every step prints PASS or FAIL.
+# Checked, in order: no node in the box; install from the tarball; /api/health; the service's JSON lines in the
+# journal through the documented jq filter; emsctl (status, role list and its time, user add); restart after kill -9;
+# upgrade to a newer release with its backup; a reinstall of the same version keeps /opt/ems.previous; rollback; an
+# upgrade to a deliberately broken release (a migration that fails on the box's data, not on an empty database) rolls
+# itself back to the installed version and its data, and says so in the journal and in emsctl status; TLS with a
+# self-signed certificate verified against the name the installer prints; systemd-analyze security; uninstall,
+# install on the kept data, uninstall --purge. Every step prints PASS or FAIL.
 # Commands for the box are single-quoted on purpose (they expand inside it); pass/fail never fail.
 # shellcheck disable=SC2015,SC2016,SC1091
 set -euo pipefail
@@ -40,8 +41,10 @@ done
 log() { printf 'box: %s\n' "$*"; }
 die() { printf 'box: error: %s\n' "$*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "run as root (debootstrap and systemd-nspawn need it)"
-command -v debootstrap >/dev/null || die "needs debootstrap (apt-get install debootstrap)"
-command -v systemd-nspawn >/dev/null || die "needs systemd-nspawn (apt-get install systemd-container)"
+if ! command -v debootstrap >/dev/null || ! command -v systemd-nspawn >/dev/null; then
+  log "installing debootstrap and systemd-container (apt-get)"
+  apt-get install -y debootstrap systemd-container >/dev/null || die "needs debootstrap and systemd-nspawn (apt-get install debootstrap systemd-container)"
+fi
 
 FAILED=0
 PASSED=0
@@ -104,18 +107,32 @@ sed -i "0,/\"version\": \"$V1\"/s//\"version\": \"$V2\"/" "$WORK/v2/ems/package.
 TARBALL2="$WORK/release/ems-$V2.tar.gz"
 tar -czf "$TARBALL2" -C "$WORK/v2" ems
 rm -rf "$WORK/v2"
-log "releases: $(basename "$TARBALL") ($V1) and $(basename "$TARBALL2") ($V2)"
+# A broken release: version V3 with a migration that fails on a database that has users (the box's), while the
+# installer's runtime check (an empty database) passes it. Its upgrade must roll itself back.
+V3="$V1-box.3"
+mkdir -p "$WORK/v3"
+tar -xzf "$TARBALL" -C "$WORK/v3"
+sed -i "0,/\"version\": \"$V1\"/s//\"version\": \"$V3\"/" "$WORK/v3/ems/package.json" "$WORK/v3/ems/ems-release.json"
+MIGRATIONS=$(dirname "$(dirname "$(find "$WORK/v3/ems/src" -path '*/migrations/meta/_journal.json' | head -n 1)")")
+printf 'CREATE TABLE box_broken (users INTEGER NOT NULL CHECK (users = 0));\n--> statement-breakpoint\nINSERT INTO box_broken SELECT count(*) FROM users;\n' \
+  >"$MIGRATIONS/9999_box_broken.sql"
+jq '.entries += [{ idx: 9999, version: "6", when: 4102444800000, tag: "9999_box_broken", breakpoints: true }]' \
+  "$MIGRATIONS/meta/_journal.json" >"$WORK/journal.json" && mv "$WORK/journal.json" "$MIGRATIONS/meta/_journal.json"
+TARBALL3="$WORK/release/ems-$V3.tar.gz"
+tar -czf "$TARBALL3" -C "$WORK/v3" ems
+rm -rf "$WORK/v3"
+log "releases: $(basename "$TARBALL") ($V1, $(du -h "$TARBALL" | cut -f1)), $(basename "$TARBALL2") ($V2) and $(basename "$TARBALL3") ($V3, broken)"
 
 # --- The box ------------------------------------------------------------------------------------------
 
 log "copying the base into $ROOT"
 cp -a "$BASE" "$ROOT"
 echo emsbox >"$ROOT/etc/hostname"
-install -m 0755 "$(readlink -f "$(command -v node)")" "$ROOT/usr/bin/node"
 mkdir -p "$ROOT/root/releases"
-cp "$TARBALL" "$TARBALL2" "$ROOT/root/releases/"
+cp "$TARBALL" "$TARBALL2" "$TARBALL3" "$ROOT/root/releases/"
 B1=/root/releases/$(basename "$TARBALL")
 B2=/root/releases/$(basename "$TARBALL2")
+B3=/root/releases/$(basename "$TARBALL3")
 
 # /mnt/ems-backup: a file system of its own (EMS_BACKUP_TARGET must not be on the data dir's).
 nspawn_args=(-D "$ROOT" -b --private-network -M emsbox --tmpfs=/mnt/ems-backup:mode=0755)
@@ -154,6 +171,7 @@ for _ in $(seq 1 180); do
 done
 log "the box is up: systemd says \"$state\""
 check "systemd runs as PID 1 in the box" box '[ "$(cat /proc/1/comm)" = systemd ] && [ -d /run/systemd/system ]'
+check "the box has no Node.js at all" box '! command -v node && ! command -v nodejs && ! ls /usr/bin/node* /usr/local/bin/node* >/dev/null 2>&1'
 
 # health VERSION: /api/health answers 200 with that version (polling: a start takes a few seconds).
 health() {
@@ -162,8 +180,12 @@ health() {
 
 # --- Install ------------------------------------------------------------------------------------------
 log "install: tar -xzf $(basename "$B1") && ems/installer/install.sh --from-tarball $(basename "$B1")"
+started=$SECONDS
 box "cd /root/releases && tar -xzf $B1 && ems/installer/install.sh --from-tarball $B1" >"$WORK/install.log" 2>&1 && pass "install from the tarball" || { fail "install from the tarball"; cat "$WORK/install.log"; }
+log "install took $((SECONDS - started)) s (unpacking, the runtime check, the first start until /api/health)"
 sed 's/^/    /' "$WORK/install.log"
+check "the service runs on the release's own Node" box 'systemctl show -p ExecStart --value ems | grep -q "path=/opt/ems/runtime/bin/node" && grep -q "^NODE=/opt/ems/runtime/bin/node$" /usr/local/bin/emsctl'
+check "the installer ran the runtime check on that Node" grep -q 'check-runtime: ok on node' "$WORK/install.log"
 check "the service is active and /api/health answers $V1" health "$V1"
 check "the installer printed the tarball, the URL and the journal command" grep -q "jq -R 'fromjson?'" "$WORK/install.log"
 check "an initial admin password was written" box 'test -s /var/lib/ems/initial-admin-password'
@@ -189,10 +211,15 @@ times=$(box 'for i in 1 2 3 4 5; do s=$(date +%s%N); emsctl status >/dev/null; e
 log "emsctl status as installed, 5 calls in ms: $times"
 
 # --- Restart after kill -9 ----------------------------------------------------------------------------
-pid_before=$(box 'systemctl show -p MainPID --value ems')
-box "kill -9 $pid_before"
-check "after kill -9 of $pid_before systemd starts it again and it answers" \
-  box "for i in \$(seq 1 60); do p=\$(systemctl show -p MainPID --value ems); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid_before ] && curl -fsS http://127.0.0.1:3000/api/health >/dev/null 2>&1 && exit 0; sleep 1; done; exit 1"
+pid_before=$(box 'systemctl show -p MainPID --value ems' || true)
+# MainPID 0 (no service running): kill -9 0 would end this script's own process group, nspawn with it.
+if [[ "$pid_before" =~ ^[1-9][0-9]*$ ]]; then
+  box "kill -9 $pid_before"
+  check "after kill -9 of $pid_before systemd starts it again and it answers" \
+    box "for i in \$(seq 1 60); do p=\$(systemctl show -p MainPID --value ems); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid_before ] && curl -fsS http://127.0.0.1:3000/api/health >/dev/null 2>&1 && exit 0; sleep 1; done; exit 1"
+else
+  fail "kill -9 of the service: it has no main process (MainPID \"$pid_before\")"
+fi
 log "restarts counted by systemd: $(box 'systemctl show -p NRestarts --value ems')"
 
 # --- Upgrade, reinstall, rollback ---------------------------------------------------------------------
@@ -212,6 +239,22 @@ box "/opt/ems/installer/install.sh --rollback" >"$WORK/rollback.log" 2>&1 && pas
 sed 's/^/    /' "$WORK/rollback.log"
 check "/api/health answers $V1 after the rollback" health "$V1"
 
+# --- A broken upgrade rolls itself back ----------------------------------------------------------------
+migrations_before=$(box 'emsctl --json status | jq .migrations' || true)
+box 'emsctl --json user add broken-upgrade-probe --email probe@example.lan --role viewer >/dev/null' || true
+started=$SECONDS
+box "cd /root/releases && rm -rf ems && tar -xzf $B3 && ems/installer/install.sh --from-tarball $B3" >"$WORK/broken.log" 2>&1 &&
+  fail "the upgrade to the broken $V3 says it failed (exit 1)" || pass "the upgrade to the broken $V3 says it failed (exit 1)"
+log "the broken upgrade and its rollback took $((SECONDS - started)) s"
+sed 's/^/    /' "$WORK/broken.log"
+check "it was rolled back without a person: /api/health answers $V1" health "$V1"
+check "the installer said why and that it rolled back" bash -c "grep -q 'rolling back: version $V3 .*exited at start (status 3: database or migrations)' '$WORK/broken.log' && grep -q 'rolled back: version $V1 .*runs again on its data' '$WORK/broken.log'"
+check "the journal of the unit says so (journalctl -u ems)" box "journalctl -u ems --no-pager -o cat | grep -q 'ems-install: upgrade to version $V3 .*failed: it exited at start' && journalctl -u ems --no-pager -o cat | grep -q 'ems-install: rolled back to version $V1 .*it answers /api/health'"
+check "emsctl status says so" box "emsctl status | grep -q '^last upgrade .*ROLLED BACK: version $V3 .*exited at start' && emsctl --json status | jq -e '.lastUpgrade.result == \"rolled-back\"' >/dev/null"
+check "the data is as it was before the upgrade (its migrations undone, the user added before it kept)" \
+  box "[ \"\$(emsctl --json status | jq .migrations)\" = '$migrations_before' ] && emsctl --json user list | jq -e '[.. | objects | select(.username? == \"broken-upgrade-probe\")] | length == 1' >/dev/null"
+check "the service runs on the rolled-back program's Node and nothing of the broken one is left" box '! test -e /opt/ems.discard && ! test -e /var/lib/ems/.upgrade-rollback && systemctl show -p ExecStart --value ems | grep -q "path=/opt/ems/runtime/bin/node"'
+
 # --- TLS ----------------------------------------------------------------------------------------------
 box "cd /root/releases && ems/installer/install.sh --from-tarball $B1 --tls-self-signed --tls-name ems-box.plant.lan" >"$WORK/tls.log" 2>&1 && pass "install with --tls-self-signed" || fail "install with --tls-self-signed"
 sed 's/^/    /' "$WORK/tls.log"
@@ -220,13 +263,6 @@ check "curl verifies the certificate for https://ems-box.plant.lan:3000/ (name r
   box 'curl -fsS --cacert /etc/ems/tls/ems.crt --resolve ems-box.plant.lan:3000:127.0.0.1 https://ems-box.plant.lan:3000/api/health | jq -e .version >/dev/null'
 check "systemctl kill -s HUP ems keeps it serving" box 'systemctl kill -s HUP ems && sleep 2 && systemctl is-active --quiet ems && curl -fsSk https://127.0.0.1:3000/api/health >/dev/null'
 check "emsctl status reads https and the port from /etc/ems/ems.env" box 'emsctl --json status | jq -e ".service.healthUrl | startswith(\"https://\")" >/dev/null'
-
-# --- A node under /root, linked from /usr/local/bin (nvm's layout) ------------------------------------
-box 'mkdir -p /root/.nvm/versions/node/bin && cp /usr/bin/node /root/.nvm/versions/node/bin/node && ln -sf /root/.nvm/versions/node/bin/node /usr/local/bin/node'
-box "cd /root/releases && ems/installer/install.sh --from-tarball $B1 --dry-run" >"$WORK/nvm.log" 2>&1 && fail "a node linked into /root is refused" || {
-  grep -q 'a link to /root/.nvm' "$WORK/nvm.log" && pass "a node linked into /root is refused: $(tail -n 1 "$WORK/nvm.log")" || fail "a node linked into /root is refused"
-}
-box 'rm -f /usr/local/bin/node && rm -rf /root/.nvm'
 
 # --- systemd-analyze security ---------------------------------------------------------------------------
 log "systemd-analyze security ems: $(box 'systemd-analyze security ems --no-pager 2>/dev/null | tail -n 1')"

@@ -2,7 +2,9 @@
 // fraction of the time `node --import tsx cli/emsctl.ts` takes (~0.3 s against ~1.9 s a call on a busy box).
 //
 // Built once per source state and shared by every test file and run: the tree lands in <tmp>/ems-compiled-<hash>, the
-// hash covering every file tsc reads (src/, cli/, package.json, tsconfig*.json). The first test file that needs it
+// hash covering every file tsc reads (src/, cli/, package.json, tsconfig*.json), the checkout the tree links its
+// node_modules to, and the Node ABI those modules were built for (two checkouts, or one checkout's Node 20 and release
+// runtime runs, would otherwise share a tree whose node_modules link leads to the other's, possibly deleted, modules). The first test file that needs it
 // builds it (~60 s); the others wait on a lock directory, polling, with a limit generous enough for a busy box.
 // The tree looks like a checkout after `npm run build`: package.json, src/ (the migrations are read from there),
 // cli/, dist/, and node_modules as a link to this checkout's.
@@ -17,10 +19,12 @@ const SOURCES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig
 /** A build that has not finished after this long is taken to be dead (its process was killed) and started again. */
 const STALE_LOCK_MS = 15 * 60_000;
 
-function sourceHash(): string {
+/** The cache key of a checkout's compiled tree: its path, the Node ABI, and every source file tsc reads. */
+export function compiledBuildKey(root: string = repoRoot, abi: string = process.versions.modules): string {
   const hash = createHash('sha256');
+  hash.update(`${root}\0${abi}\0`);
   const add = (relative: string) => {
-    const full = path.join(repoRoot, relative);
+    const full = path.join(root, relative);
     const stat = fs.statSync(full);
     if (stat.isDirectory()) {
       for (const entry of fs.readdirSync(full).sort()) add(path.join(relative, entry));
@@ -42,7 +46,7 @@ let cached: string | undefined;
 /** The directory of a compiled tree matching the current sources (built now if no test built it before). */
 export function compiledBuild(): string {
   if (cached) return cached;
-  const dir = path.join(os.tmpdir(), `ems-compiled-${sourceHash()}`);
+  const dir = path.join(os.tmpdir(), `ems-compiled-${compiledBuildKey()}`);
   const lock = `${dir}.lock`;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'dist', 'cli', 'emsctl.js'))) {

@@ -64,9 +64,15 @@ function defaultArgs(): string[] {
 }
 
 /** `args` default to the compiled service (see defaultArgs); an installed tree passes its own dist/src/main.js. */
-export async function spawnService(dataDir: string, env: Record<string, string> = {}, args = defaultArgs()): Promise<ServiceProcess> {
+export async function spawnService(
+  dataDir: string,
+  env: Record<string, string> = {},
+  args = defaultArgs(),
+  /** The Node that runs it: this one, or e.g. a release's own runtime/bin/node. */
+  nodeBin = process.execPath,
+): Promise<ServiceProcess> {
   const child = trackChild(
-    spawn(process.execPath, args, {
+    spawn(nodeBin, args, {
       cwd: repoRoot,
       env: cleanEnv({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env }),
     }),

@@ -334,6 +334,19 @@ describe('emsctl status', () => {
     assert.equal(down.gateway, null);
     assert.equal(down.backup.lastStatus, 'ok', 'what is on disk is still reported');
     assert.match((await status()).stdout, /^service +NOT RUNNING \(http:\/\/127\.0\.0\.1:\d+\/api\/health: ECONNREFUSED\)$/m);
+    assert.equal(down.lastUpgrade, null);
+    assert.match((await status()).stdout, /^last upgrade +none recorded$/m);
+
+    // What the installer writes after an upgrade that rolled itself back (installer/install.sh, record_upgrade).
+    const upgrade = { result: 'rolled-back', at: '2026-11-26T14:00:00Z', from: '0.1.0', to: '0.2.0', reason: 'version 0.2.0 exited at start (status 1)' };
+    fs.writeFileSync(path.join(dataDir, 'last-upgrade.json'), JSON.stringify(upgrade));
+    assert.deepEqual(JSON.parse((await status('--json')).stdout).lastUpgrade, upgrade);
+    assert.match(
+      (await status()).stdout,
+      /^last upgrade +2026-11-26T14:00:00Z ROLLED BACK: version 0\.2\.0 exited at start \(status 1\); 0\.1\.0 runs again on its data as it stopped$/m,
+    );
+    fs.writeFileSync(path.join(dataDir, 'last-upgrade.json'), '{ not json');
+    assert.equal(JSON.parse((await status('--json')).stdout).lastUpgrade, null, 'an unreadable record is no upgrade, not a failure');
   });
 
   test('a service that speaks HTTPS (EMS_TLS_CERT, self-signed) is asked over HTTPS and counts as running', { timeout: 60_000 }, async () => {

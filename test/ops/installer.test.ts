@@ -32,7 +32,9 @@ function snapshot(dir: string): string[] {
 }
 
 function run(script: string, args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync('bash', [script, ...args], { encoding: 'utf8', env: cleanEnv(env) });
+  // The runtime check with 1,500 statements instead of 15,000: every install here runs it (test/runtimeCheck.test.ts
+  // tests the check itself).
+  const result = spawnSync('bash', [script, ...args], { encoding: 'utf8', env: cleanEnv({ EMS_CHECK_STATEMENTS: '1500', ...env }) });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -290,6 +292,8 @@ describe('installer', () => {
     assert.equal(upgrade.code, 0, upgrade.stderr);
     assert.match(upgrade.stdout, /upgrade version \S+ to version 99\.0\.0/);
     assert.match(upgrade.stdout, /keep the installed version in \/opt\/ems\.previous/);
+    assert.match(upgrade.stdout, /run the runtime check on the Node that will run the new program/);
+    assert.match(upgrade.stdout, /should it not be healthy within 90 s \(or stop at start\): roll back to version \S+ and its database/);
     const same = run(install, ['--root', root, '--from-build', buildDir, '--dry-run']);
     assert.equal(same.code, 0, same.stderr);
     assert.match(same.stdout, /reinstall version \S+ \(the version installed\)/);
@@ -498,7 +502,9 @@ describe('installer', () => {
     assert.notEqual(spawnSync('jq', ['.'], { input: journal, encoding: 'utf8' }).status, 0);
   });
 
-  test('npm run package makes a release tarball that installs with no npm, no compiler and no registry, and runs', { timeout: 180_000 }, async (t) => {
+  test('npm run package makes a release tarball with its own Node that installs with no Node, npm, compiler or registry, and runs', {
+    timeout: 240_000,
+  }, async (t) => {
     // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
     const tree = temp('ems-pack-');
     for (const item of ['package.json', 'package-lock.json', 'README.md', 'src', 'cli', 'systemd', 'installer']) {
@@ -514,12 +520,13 @@ describe('installer', () => {
     assert.equal(packed.status, 0, packed.stderr + packed.stdout);
     const [tarball] = fs.readdirSync(out);
     assert.ok(packed.stdout.includes(`installs with: tar -xzf ${tarball} && sudo ems/installer/install.sh --from-tarball ${tarball}`), packed.stdout);
-    assert.match(tarball, new RegExp(`^ems-\\d+\\.\\d+\\.\\d+-${process.platform}-${process.arch}-node${process.versions.modules}\\.tar\\.gz$`));
+    assert.match(tarball, new RegExp(`^ems-\\d+\\.\\d+\\.\\d+-${process.platform}-${process.arch}\\.tar\\.gz$`));
+    assert.match(packed.stderr, /check-runtime: ok on node 24\.\d+\.\d+ .* under forced GC/, 'the packaged tree passed the runtime check on its own Node');
 
-    // Every build tool on PATH is a trap that records being called.
+    // Every build tool on PATH, and Node itself, is a trap that records being called: the box needs none of them.
     const traps = temp('ems-no-tools-');
     const called = path.join(traps, 'called.log');
-    for (const tool of ['npm', 'npx', 'node-gyp', 'gcc', 'g++', 'cc', 'c++', 'make', 'python3']) {
+    for (const tool of ['node', 'nodejs', 'npm', 'npx', 'node-gyp', 'gcc', 'g++', 'cc', 'c++', 'make', 'python3']) {
       fs.writeFileSync(path.join(traps, tool), `#!/bin/sh\necho ${tool} >>${called}\nexit 97\n`, { mode: 0o755 });
     }
     const root = temp('ems-root-');
@@ -529,24 +536,61 @@ describe('installer', () => {
       npm_config_registry: 'http://127.0.0.1:9/',
     });
     assert.equal(installed.code, 0, installed.stderr + installed.stdout);
-    assert.ok(!fs.existsSync(called), `no build tool was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
+    assert.ok(!fs.existsSync(called), `no Node or build tool of the box was run: ${fs.existsSync(called) ? fs.readFileSync(called, 'utf8') : ''}`);
+    // The release's own Node, the one installer/runtime.json names, runs the service and emsctl.
+    const runtime = JSON.parse(fs.readFileSync(path.join(repoRoot, 'installer', 'runtime.json'), 'utf8')) as {
+      node: string;
+      dependencies: Record<string, string>;
+    };
+    const releaseNode = at('opt/ems/runtime/bin/node');
+    assert.equal(execFileSync(releaseNode, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim(), runtime.node);
+    const releaseAbi = execFileSync(releaseNode, ['-p', 'process.versions.modules'], { encoding: 'utf8' }).trim();
+    assert.match(
+      installed.stdout,
+      new RegExp(
+        `checks passed: ${process.platform}-${process.arch}; the service runs on the release's own node ${runtime.node} \\(no Node needed on the box\\)`,
+      ),
+    );
+    assert.match(
+      installed.stdout,
+      new RegExp(`check-runtime: ok on node ${runtime.node} \\(ABI ${releaseAbi}\\)`),
+      'the installer ran the runtime check on it',
+    );
+    assert.ok(fs.readFileSync(at('etc/systemd/system/ems.service'), 'utf8').includes('\nExecStart=/opt/ems/runtime/bin/node --max-semi-space-size=1 '));
+    assert.ok(fs.readFileSync(at('usr/local/bin/emsctl'), 'utf8').includes('\nNODE=/opt/ems/runtime/bin/node\n'));
+    const release = JSON.parse(fs.readFileSync(at('opt/ems/ems-release.json'), 'utf8'));
+    assert.equal(release.nodeAbi, releaseAbi);
+    assert.equal(release.runtime, `node ${runtime.node}`);
+    // The dependencies as they ship: runtime.json's versions, in package.json and in the modules.
+    for (const [name, wanted] of Object.entries(runtime.dependencies)) {
+      assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/package.json'), 'utf8')).dependencies[name], wanted);
+      assert.equal(JSON.parse(fs.readFileSync(at(`opt/ems/node_modules/${name}/package.json`), 'utf8')).version, wanted);
+    }
     assert.ok(!fs.lstatSync(at('opt/ems/node_modules')).isSymbolicLink());
-    assert.ok(fs.statSync(at('opt/ems/node_modules/better-sqlite3/build/Release/better_sqlite3.node')).isFile(), 'the native binary ships compiled');
+    const nativeBinaries = (fs.readdirSync(at('opt/ems/node_modules/better-sqlite3'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) =>
+      f.endsWith('.node'),
+    );
+    assert.deepEqual(nativeBinaries, [`prebuilds/${process.platform}-${process.arch}.node`], "the native binary ships built, this platform's only");
     assert.ok(fs.statSync(at('opt/ems/dist/web/index.html')).isFile(), 'the staff app ships built');
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/typescript')), 'production modules only');
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/better-sqlite3/deps')), 'no sources of the native modules');
-    assert.equal(JSON.parse(fs.readFileSync(at('opt/ems/ems-release.json'), 'utf8')).nodeAbi, process.versions.modules);
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/exceljs/dist')), 'no browser bundles');
     assert.deepEqual(fs.readdirSync(at('opt')).sort(), ['ems'], 'nothing left from unpacking');
 
     // The installed release runs: the compiled service answers health and emsctl status reads it.
     const dataDir = temp('ems-data-');
     const envFile = at('etc/ems/ems.env');
-    const service = await spawnService(dataDir, { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' }, [`--env-file=${envFile}`, at('opt/ems/dist/src/main.js')]);
+    const service = await spawnService(
+      dataDir,
+      { NODE_ENV: 'production', EMS_HOST: '127.0.0.1' },
+      [`--env-file=${envFile}`, at('opt/ems/dist/src/main.js')],
+      releaseNode,
+    );
     t.after(() => service.child.kill('SIGKILL'));
     const health = (await (await fetch(`${service.url}/api/health`)).json()) as { database: string; backup: { enabled: boolean } };
     assert.equal(health.database, 'ok');
     assert.equal(health.backup.enabled, true, 'backups on from the first start');
-    const status = spawnSync(process.execPath, [`--env-file=${envFile}`, at('opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'status'], {
+    const status = spawnSync(releaseNode, [`--env-file=${envFile}`, at('opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'status'], {
       encoding: 'utf8',
       env: cleanEnv({ NODE_ENV: 'production', EMS_PORT: new URL(service.url).port, EMS_HOST: '127.0.0.1' }),
     });

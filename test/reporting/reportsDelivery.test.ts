@@ -17,6 +17,12 @@ import { startMailCatcher } from '../helpers/smtp.ts';
 test('a pdf plan on * * * * * delivers its PDF and CSV at the next minute after a fresh start', { timeout: 360_000 }, async (t) => {
   const mail = await startMailCatcher();
   const dataDir = tempDir();
+  // Registered before the service starts: a service that fails to start must not leave the catcher listening (the
+  // open server kept the whole test run from ending).
+  t.after(async () => {
+    await mail.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
   const service = await spawnService(dataDir, { EMS_SMTP_URL: mail.url, EMS_REPORT_MIN_INTERVAL: '1m' });
   try {
     const token = await signInAdmin(service.url, dataDir);
@@ -56,7 +62,5 @@ test('a pdf plan on * * * * * delivers its PDF and CSV at the next minute after 
   } finally {
     service.child.kill('SIGTERM');
     await service.exited;
-    await mail.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
