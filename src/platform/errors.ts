@@ -118,3 +118,13 @@ export class ServiceUnavailable extends AppError {
     super('UNAVAILABLE', message);
   }
 }
+/**
+ * A handler's answer that fails its own response schema: a server fault (500 INTERNAL, no detail in the body; the
+ * caller logs the route and the failing fields at error). Never a client 400: by then the request was valid and a
+ * write may be committed.
+ */
+export class ResponseSchemaError extends AppError {
+  constructor() {
+    super('INTERNAL', 'Internal Server Error');
+  }
+}

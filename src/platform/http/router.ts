@@ -12,6 +12,7 @@ import {
   Forbidden,
   MethodNotAllowed,
   NotFound,
+  ResponseSchemaError,
   TooManyRequests,
   UnsupportedMediaType,
   type ErrorCode,
@@ -165,9 +166,10 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     }
     const errors = validator(reply.body);
     if (errors) {
-      // SPEC.md "Errors": a response that fails its schema is answered as a validation error (400).
-      logger.error({ route: `${route.method} ${route.path}`, details: errors }, 'response failed its schema');
-      throw new BadRequest('Response failed schema validation', errors as ErrorDetail[]);
+      // The request passed its schema and the handler ran (a write is committed by now): a response that fails its own
+      // schema is the server's fault, never the client's. 500 INTERNAL without detail; the log names the route and fields.
+      logger.error({ route: `${route.method} ${route.path}`, status: reply.status, details: errors }, 'response failed its schema');
+      throw new ResponseSchemaError();
     }
     for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
     ctx.status = reply.status;
