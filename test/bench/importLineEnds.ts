@@ -45,7 +45,13 @@ async function measure(body: string) {
   const ms = performance.now() - started;
   stall.disable();
   clearInterval(sampler);
-  return { status: answer.status, ms: Math.round(ms), peakRssMb: Math.round(peak / 1048576), maxStallMs: Math.round(stall.max / 1e6), answerBytes: answer.text.length };
+  return {
+    status: answer.status,
+    ms: Math.round(ms),
+    peakRssMb: Math.round(peak / 1048576),
+    maxStallMs: Math.round(stall.max / 1e6),
+    answerBytes: answer.text.length,
+  };
 }
 
 for (const mib of SIZES) {

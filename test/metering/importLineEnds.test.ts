@@ -51,8 +51,7 @@ describe('a CR-only history import over HTTP', () => {
     assert.equal(meter.status, 201, meter.text);
   });
   after(() => server.close());
-  const post = (body: string) =>
-    server.request('POST', '/api/energy/import?dryRun=true', { token, raw: body, headers: { 'content-type': 'text/csv' } });
+  const post = (body: string) => server.request('POST', '/api/energy/import?dryRun=true', { token, raw: body, headers: { 'content-type': 'text/csv' } });
 
   test('a multi-MiB CR-only file is read row by row, exactly as the same file with \\n; \\r\\n too', async () => {
     const days = 1000; // 96,000 rows, 4.5 MB: before, one header line of every field, a 400 echoing the whole file
