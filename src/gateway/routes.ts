@@ -59,6 +59,23 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
   ctx.body = JSON.stringify({ ...kept, error: said.slice(0, 500), code: codeForStatus(status), ...(status === 502 ? { gatewayStatus: answer.status } : {}) });
 }
 
+/**
+ * The query string sent upstream: only the fields the route's schema declares, as validated, never the client's raw
+ * string (an unknown or over-long parameter would reach the gateway, which may answer 431 to it).
+ */
+function upstreamQuery(schema: TSchema | undefined, query: unknown): string {
+  const declared = Object.keys((schema?.properties as Record<string, unknown> | undefined) ?? {});
+  const values = (query ?? {}) as Record<string, unknown>;
+  const out: string[] = [];
+  for (const name of declared) {
+    const value = values[name];
+    if (value === undefined || value === null) continue;
+    // ':' stays as it is (RFC 3986 allows it in a query): a time reads 2026-01-01T00:00:00Z upstream as it was sent.
+    for (const item of Array.isArray(value) ? value : [value]) out.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(item)).replace(/%3A/g, ':')}`);
+  }
+  return out.join('&');
+}
+
 export function iotRoutes({ iot }: { iot: IotGateway }) {
   const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
     {
@@ -136,7 +153,7 @@ export function iotRoutes({ iot }: { iot: IotGateway }) {
               ? await iot.relay('POST', '/codes/values', {
                   body: { codes: (query as unknown as { codes: string[] }).codes.flatMap((code) => code.split(',')).filter(Boolean) },
                 })
-              : await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
+              : await iot.relay(read.method, read.path, read.body ? { body } : { query: upstreamQuery(read.query, query) });
           relayAnswer(ctx, answer);
         },
       }),
