@@ -114,8 +114,9 @@ export class AuthService {
     return this.signIn(current);
   }
 
-  refresh(refreshToken: string): TokenPair {
-    const outcome = this.refreshTokens.rotate(refreshToken);
+  /** `client`: the caller's address and User-Agent (a concurrent refresh's grace holds only for the same client). */
+  refresh(refreshToken: string, client: string): TokenPair {
+    const outcome = this.refreshTokens.rotate(refreshToken, client);
     if (outcome && 'reused' in outcome) {
       this.logger.warn({ userId: outcome.reused }, 'a refresh token was used again after its rotation: the session is ended (sign in again)');
       throw new Unauthorized('Refresh token is invalid or expired; sign in again');
