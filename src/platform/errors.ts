@@ -7,7 +7,8 @@ export type ErrorDetail = { path: string; message: string };
  */
 export const ERROR_CODES = {
   VALIDATION: { status: 400, description: 'the request breaks its schema or a rule the schema cannot say; details name the fields' },
-  UNAUTHENTICATED: { status: 401, description: 'no, a malformed, an invalid or an expired access token, or wrong credentials' },
+  UNAUTHENTICATED: { status: 401, description: 'no, a malformed or an invalid access token, or wrong credentials: sign in' },
+  TOKEN_EXPIRED: { status: 401, description: 'the access token was valid but its time is up: refresh it (POST /api/auth/refresh), then retry' },
   FORBIDDEN: { status: 403, description: 'the caller’s role or ownership does not allow this' },
   NOT_FOUND: { status: 404, description: 'no such route or record' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists but not with this method' },
@@ -60,6 +61,13 @@ export class HttpError extends AppError {
 export class BadRequest extends AppError {
   constructor(message = 'Bad request', details?: ErrorDetail[]) {
     super('VALIDATION', message, details);
+  }
+}
+export class TokenExpired extends AppError {
+  constructor() {
+    super('TOKEN_EXPIRED', 'The access token has expired: refresh it', undefined, {
+      'WWW-Authenticate': 'Bearer error="invalid_token", error_description="expired"',
+    });
   }
 }
 export class Unauthorized extends AppError {

@@ -85,6 +85,13 @@ export class AuthService {
     return this.users.authUser(claims.userId);
   }
 
+  /** As userFromAccessToken, but 'expired' for a token this service signed whose time is up (a refresh can help). */
+  checkAccessToken(token: string): AuthUser | 'expired' | undefined {
+    const claims = this.keys.check(token);
+    if (claims === 'expired') return 'expired';
+    return claims ? this.users.authUser(claims.userId) : undefined;
+  }
+
   /** Issues the service's own pair; any earlier refresh token of the user is deleted first. */
   signIn(user: UserRow): SignedIn {
     const refreshToken = this.refreshTokens.issue(user.id);

@@ -287,6 +287,8 @@ const INTRO = [
     '400 when it takes parameters or a body, 401 when it needs a token, 403 when it needs operator or admin, 404 when its path names a record, ' +
     '408/413/415/429 when it reads a JSON body, 206/304/416 for file downloads, 431 (Node: request line and headers over 16 KiB), ' +
     '503 (database busy, Retry-After) and, for writes, 507 (disk full). A 500 is a bug: it is never declared.',
+  'A 401 says why in its code: `TOKEN_EXPIRED` for an access token this service signed whose time is up (refresh it with ' +
+    'POST /api/auth/refresh, then retry); `UNAUTHENTICATED` for none, a malformed or an invalid one (a refresh cannot help: sign in).',
   'Request bodies: unknown fields are dropped, not refused. Query parameters with a default may be left out.',
 ].join('\n\n');
 
