@@ -11,7 +11,7 @@ import PDFDocument from 'pdfkit';
 import { drawLine, textWidth } from '../../src/reporting/reports/pdfText.ts';
 import { fitColumns } from '../../src/reporting/reports/renderPdf.ts';
 import { pdfText, runReportNow } from '../helpers/reportRun.ts';
-import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import { eventually, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 const OUT = process.env.EMS_REPORT_PNG_DIR ?? tempDir('ems-maintenance-due-');
 
@@ -59,6 +59,25 @@ describe('maintenance-due PDF at the largest field lengths', () => {
     execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '2', path.join(OUT, 'maintenance-due.pdf'), path.join(OUT, 'maintenance-due')]);
     assert.ok(fs.readdirSync(OUT).some((name) => /^maintenance-due-0*1\.png$/.test(name)));
     console.log(`maintenance-due PDF, 150 records at maximum lengths: ${tookMs} ms, ${pdf.length} bytes`);
+  });
+
+  test('a plan deleted while its run is building: the run is dropped with an info line, not mailed, no error (issue 39 #12)', async () => {
+    // The 150 long records above make the build take seconds: the DELETE lands while it runs.
+    const plan = await server.request('POST', '/api/reports/plans', {
+      token,
+      body: { name: 'Deleted while building', templateId: 'maintenance-due', cron: '0 7 * * *', recipients: ['ops@example.test'] },
+    });
+    assert.equal(plan.status, 201, plan.text);
+    const run = await server.request('POST', `/api/reports/plans/${plan.body.id}/run`, { token });
+    assert.equal(run.status, 202, run.text);
+    assert.equal((await server.request('DELETE', `/api/reports/plans/${plan.body.id}`, { token })).status, 204);
+    const ofRun = () => server.logs.map((line) => JSON.parse(line)).filter((line) => line.runId === run.body.id);
+    await eventually(async () => (ofRun().length > 0 ? true : undefined), 'a log line of the run', 60_000);
+    assert.deepEqual(
+      ofRun().map((line) => [line.level, line.msg]),
+      [['info', 'report plan deleted during its run: the run is dropped']],
+    );
+    assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.body.id))), 'no files kept for the deleted plan');
   });
 });
 
