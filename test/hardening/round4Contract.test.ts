@@ -93,3 +93,73 @@ describe('calorific value versions without a note', () => {
     }
   });
 });
+
+describe('the document and the service agree (issue 39, contract findings)', () => {
+  let server: TestServer;
+  let admin: string;
+  let doc: any;
+  before(async () => {
+    server = await startTestServer();
+    admin = (await server.createUser({ role: 'admin' })).accessToken;
+    doc = (await server.request('GET', '/documentation/json')).body;
+  });
+  after(() => server.close());
+
+  test('a public path with an empty parameter is 404, which it declares, also with a Basic header (was an undeclared 401)', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/auth/oauth//authorize'],
+      ['GET', '/api/auth/oauth//callback'],
+      ['POST', '/api/auth/oauth//callback'],
+    ] as const) {
+      for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }]) {
+        const answer = await server.request(method, path, { headers });
+        assert.equal(answer.status, 404, `${method} ${path} ${JSON.stringify(headers)}: ${answer.text}`);
+        assert.equal(answer.body.code, 'NOT_FOUND');
+      }
+      const template = path.replace('//', '/{provider}/');
+      assert.ok(doc.paths[template][method.toLowerCase()].responses['404'], `${method} ${template} declares 404`);
+    }
+    // A protected route's path with an empty parameter keeps the unknown-path rule: 401 without a token.
+    assert.equal((await server.request('POST', '/api/alerts//resolve')).status, 401);
+  });
+
+  test('a .gltf model is declared as the JSON document it is; the energy export declares XLSX beside CSV', () => {
+    const model = doc.paths['/api/models/{id}/raw'].get.responses['200'].content;
+    assert.ok(model['model/gltf+json'], Object.keys(model).join(', '));
+    assert.equal(model['model/gltf+json'].schema.type, undefined, 'any JSON, not a string');
+    assert.equal(model['model/gltf-binary'].schema.type, 'string');
+    const exported = doc.paths['/api/exports/energy'].get.responses['200'].content;
+    assert.deepEqual(Object.keys(exported).sort(), ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv; charset=utf-8']);
+  });
+
+  test("an IoT refusal declares the gateway's fields it relays (success: false on a write's 404)", () => {
+    const declared = doc.paths['/api/iot/codes/set'].post.responses['404'].content['application/json'].schema;
+    const schema = declared.$ref ? doc.components.schemas[declared.$ref.split('/').pop()] : declared;
+    assert.equal(schema.properties.success.type, 'boolean');
+    assert.notEqual(schema.additionalProperties, false);
+  });
+
+  test('a body is declared required exactly where a missing one is refused', async () => {
+    const resolve = doc.paths['/api/alerts/{id}/resolve'].post.requestBody;
+    const fromFault = doc.paths['/api/faults/{id}/maintenance'].post.requestBody;
+    assert.equal(resolve.required, false);
+    assert.equal(fromFault.required, false);
+    assert.equal(doc.paths['/api/alerts'].post.requestBody.required, true);
+    // And the service: the all-optional write takes no body; the one with required fields refuses it.
+    const alert = await server.request('POST', '/api/alerts', { token: admin, body: { title: 'Pump 3 vibration', level: 'warning' } });
+    assert.equal(alert.status, 201, alert.text);
+    assert.equal((await server.request('POST', `/api/alerts/${alert.body.id}/resolve`, { token: admin })).status, 200);
+    assert.equal((await server.request('POST', '/api/alerts', { token: admin })).status, 400);
+  });
+
+  test('a report plan named " " (or with a leading space) is refused 400', async () => {
+    for (const name of [' ', '  ', ' Monthly', 'Monthly\n']) {
+      const answer = await server.request('POST', '/api/reports/plans', {
+        token: admin,
+        body: { name, templateId: 'weekly-energy', cron: '0 7 * * 1', recipients: ['ops@example.test'] },
+      });
+      assert.equal(answer.status, 400, `${JSON.stringify(name)}: ${answer.text}`);
+      assert.equal(answer.body.details[0].path, 'body.name');
+    }
+  });
+});
