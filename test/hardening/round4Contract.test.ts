@@ -111,7 +111,7 @@ describe('the document and the service agree (issue 39, contract findings)', () 
       ['GET', '/api/auth/oauth//callback'],
       ['POST', '/api/auth/oauth//callback'],
     ] as const) {
-      for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }]) {
+      for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
         const answer = await server.request(method, path, { headers });
         assert.equal(answer.status, 404, `${method} ${path} ${JSON.stringify(headers)}: ${answer.text}`);
         assert.equal(answer.body.code, 'NOT_FOUND');
