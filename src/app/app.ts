@@ -1,7 +1,8 @@
 // createApp(deps): the Koa application without listening, so tests run it in-process on port 0.
 import Koa, { type Middleware } from 'koa';
 import type { AppDeps } from './appDeps.ts';
-import { Unauthorized } from '../platform/errors.ts';
+import { TokenExpired, Unauthorized } from '../platform/errors.ts';
+import { bearerCredentials } from '../platform/http/bearer.ts';
 import { DOCS_PATH, documentationJson, documentationPage } from '../platform/http/docs.ts';
 import { buildOpenApi } from '../platform/http/openapi.ts';
 import {
@@ -26,11 +27,14 @@ function bearerAuthenticator(deps: AppDeps): Authenticator {
   return {
     authenticate(ctx) {
       const header = ctx.get('authorization');
-      // RFC 7235 §2.1: the scheme name is case-insensitive (`bearer`, `BEARER`), one or more spaces before the token.
-      const match = /^Bearer +([A-Za-z0-9\-_.]+)$/i.exec(header);
-      if (!match) throw new Unauthorized(header ? 'Malformed Authorization header: expected "Bearer <accessToken>"' : 'Authentication required');
-      const user = deps.auth.userFromAccessToken(match[1]);
-      if (!user) throw new Unauthorized('Invalid or expired access token');
+      const token = bearerCredentials(header);
+      // An access token is a JWT: base64url parts joined by dots.
+      if (!token || !/^[A-Za-z0-9\-_.]+$/.test(token))
+        throw new Unauthorized(header ? 'Malformed Authorization header: expected "Bearer <accessToken>"' : 'Authentication required');
+      const user = deps.auth.checkAccessToken(token);
+      // Expired: a refresh can help, so it has its own code; invalid (forged, another key, a deleted user): sign in.
+      if (user === 'expired') throw new TokenExpired();
+      if (!user) throw new Unauthorized('Invalid access token');
       return user;
     },
   };

@@ -12,7 +12,7 @@ const calorificFields = {
     maximum: 10,
     description: 'volume correction to standard temperature and pressure (1 when the bill has none)',
   }),
-  note: Type.String({ maxLength: 500, pattern: displayTextPattern(true) }),
+  note: Type.String({ maxLength: 500, pattern: displayTextPattern(), description: "free text; '' when none was given" }),
 };
 export const CalorificVersion = Type.Object({ id: Type.Integer(), ...calorificFields, createdAt: Timestamp, updatedAt: Timestamp });
 export const CalorificCreate = Type.Object(

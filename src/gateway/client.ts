@@ -97,6 +97,12 @@ export class GatewayClient {
       try {
         json = raw.length === 0 && status === 204 ? null : JSON.parse(raw.toString('utf8'));
       } catch {
+        // A refusal without a JSON body (a 431 from a Node-based gateway has none) is the gateway answering, not failing:
+        // handed on as it is, and the gateway stays reachable in /api/health.
+        if (status >= 400 && status < 500) {
+          this.onExchange({ ok: true });
+          return { status, raw, json: null };
+        }
         this.onExchange({ ok: false, error: 'invalid answer' });
         throw new BadGateway('IoT gateway answered with invalid JSON');
       }

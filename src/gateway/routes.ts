@@ -1,6 +1,6 @@
 // /api/iot/*: the gateway's own contract, relayed. Each route maps to one fixed gateway path; nothing from the client picks the path.
 import type { IotGateway } from './service.ts';
-import type { TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { codeForStatus } from '../platform/errors.ts';
 import { defineRoute } from '../platform/http/route.ts';
@@ -27,7 +27,19 @@ const tags = ['iot'];
 const RELAYED =
   "The gateway's status and JSON body are relayed unchanged (the 200 schema below is the gateway contract). " +
   'An upstream 401 renews the gateway token and retries once; a 401 after that is answered 502. Unreachable gateway: 502; no answer within EMS_IOT_TIMEOUT_MS: 504.';
-const failures = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 502: ErrorBody, 504: ErrorBody };
+/**
+ * A relayed gateway refusal: the service's error shape, plus the gateway's own fields (see relayAnswer), so declared
+ * open; `success: false` is the one a write refusal of the gateway contract carries.
+ */
+const RelayedError = Type.Object(
+  {
+    ...ErrorBody.properties,
+    gatewayStatus: Type.Optional(Type.Integer({ description: "502 only: the gateway's own status" })),
+    success: Type.Optional(Type.Boolean({ description: "a write refusal's field of the gateway contract, relayed" })),
+  },
+  { additionalProperties: true, description: "The gateway's other fields are relayed too, except a stack trace or the like." },
+);
+const failures = { 400: RelayedError, 404: RelayedError, 409: RelayedError, 502: RelayedError, 504: ErrorBody };
 /** Gateway refusals whose meaning is the client's (bad value, no such point, state): relayed with their status. */
 const CLIENT_REFUSALS = new Set([400, 404, 409]);
 const json = { contentType: 'application/json' };
@@ -57,6 +69,23 @@ function relayAnswer(ctx: Context, answer: GatewayAnswer): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({ ...kept, error: said.slice(0, 500), code: codeForStatus(status), ...(status === 502 ? { gatewayStatus: answer.status } : {}) });
+}
+
+/**
+ * The query string sent upstream: only the fields the route's schema declares, as validated, never the client's raw
+ * string (an unknown or over-long parameter would reach the gateway, which may answer 431 to it).
+ */
+function upstreamQuery(schema: TSchema | undefined, query: unknown): string {
+  const declared = Object.keys((schema?.properties as Record<string, unknown> | undefined) ?? {});
+  const values = (query ?? {}) as Record<string, unknown>;
+  const out: string[] = [];
+  for (const name of declared) {
+    const value = values[name];
+    if (value === undefined || value === null) continue;
+    // ':' stays as it is (RFC 3986 allows it in a query): a time reads 2026-01-01T00:00:00Z upstream as it was sent.
+    for (const item of Array.isArray(value) ? value : [value]) out.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(item)).replace(/%3A/g, ':')}`);
+  }
+  return out.join('&');
 }
 
 export function iotRoutes({ iot }: { iot: IotGateway }) {
@@ -136,7 +165,7 @@ export function iotRoutes({ iot }: { iot: IotGateway }) {
               ? await iot.relay('POST', '/codes/values', {
                   body: { codes: (query as unknown as { codes: string[] }).codes.flatMap((code) => code.split(',')).filter(Boolean) },
                 })
-              : await iot.relay(read.method, read.path, read.body ? { body } : { query: ctx.querystring });
+              : await iot.relay(read.method, read.path, read.body ? { body } : { query: upstreamQuery(read.query, query) });
           relayAnswer(ctx, answer);
         },
       }),

@@ -17,6 +17,11 @@ export const IMPORT_MAX_ROWS = 5_000_000;
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 /** Refused or bad rows listed in an answer; the count says how many there were in all. */
 const LISTED = 50;
+/** The longest line taken (characters): a row is under 200; a file without the line ends we know is refused, not buffered. */
+export const IMPORT_MAX_LINE = 64 * 1024;
+/** A header that names no known columns is quoted back in at most this many names of at most NAME_SHOWN characters. */
+const NAMES_SHOWN = 20;
+const NAME_SHOWN = 40;
 /** Work between two yields of the event loop (then a step may still finish, and the slice commits). */
 const SLICE_MS = 15;
 
@@ -64,6 +69,12 @@ export type ImportReport = {
   written: boolean;
   meters: MeterReport[];
 };
+
+/** A header's names for a message: the first NAMES_SHOWN, each cut to NAME_SHOWN characters, and how many more. */
+function shownNames(names: string[]): string {
+  const shown = names.slice(0, NAMES_SHOWN).map((name) => (name.length > NAME_SHOWN ? `${name.slice(0, NAME_SHOWN - 1)}…` : name));
+  return names.length > NAMES_SHOWN ? `${shown.join(', ')} and ${names.length - NAMES_SHOWN} more` : shown.join(', ');
+}
 
 const yieldLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -154,7 +165,7 @@ function fields(line: string, separator: string): string[] {
 }
 
 /** Parses the file as it arrives (chunk by chunk, yielding), into per-meter plans; bad rows are collected, not thrown. */
-class CsvPlanner {
+export class CsvPlanner {
   form: ImportForm | null = null;
   rows = 0;
   readonly bad: Problem[] = [];
@@ -165,6 +176,7 @@ class CsvPlanner {
   private columns: { meter: number; time: number; value: number; end: number } | null = null;
   private line = 0;
   private rest = '';
+  private afterCr = false;
   private readonly meterOf: Map<string, { id: number; name: string; kind: string }>;
   /** The day an instant falls in, kept for the next row (rows come in order: one Intl call per day, not per row). */
   private lastDay = { start: 0, end: 0, day: '' };
@@ -201,11 +213,26 @@ class CsvPlanner {
     return false;
   }
 
-  /** The whole lines of a chunk of the body (a line split across chunks is joined); feed each to takeLine. */
+  /**
+   * The whole lines of a chunk of the body (a line split across chunks is joined); feed each to takeLine. A line ends
+   * at \n, \r\n or a lone \r ("CSV (Macintosh)"). Only the unfinished last line is carried to the next chunk, and it
+   * may not grow past IMPORT_MAX_LINE, so the work is linear in the file.
+   */
   lines(text: string): string[] {
-    const lines = (this.rest + text).split('\n');
+    // The last chunk ended in \r (taken as a line end): a \n opening this one belongs to it.
+    if (this.afterCr && text.startsWith('\n')) text = text.slice(1);
+    this.afterCr = text.endsWith('\r');
+    const lines = (this.rest + text).split(/\r\n|\r|\n/);
     this.rest = lines.pop() ?? '';
+    for (let i = 0; i < lines.length; i += 1) if (lines[i].length > IMPORT_MAX_LINE) this.tooLong(this.line + i + 1);
+    if (this.rest.length > IMPORT_MAX_LINE) this.tooLong(this.line + lines.length + 1);
     return lines;
+  }
+
+  private tooLong(line: number): never {
+    throw new BadRequest(`Line ${line} is longer than ${IMPORT_MAX_LINE} characters: is this a CSV file with one row per line?`, [
+      { path: `line ${line}`, message: `longer than ${IMPORT_MAX_LINE} characters` },
+    ]);
   }
 
   end(): void {
@@ -232,7 +259,7 @@ class CsvPlanner {
     const missing = [meter < 0 && 'meter', time < 0 && 'start (or time)', kwh < 0 && reading < 0 && 'kwh (intervals) or reading (counter)'].filter(Boolean);
     if (missing.length)
       throw new BadRequest('The header line does not name the columns', [
-        { path: 'line 1', message: `missing: ${missing.join(', ')}; found: ${names.join(', ')}` },
+        { path: 'line 1', message: `missing: ${missing.join(', ')}; found: ${shownNames(names)}` },
       ]);
     if (kwh >= 0 && reading >= 0)
       throw new BadRequest('The header line names both kwh and reading', [

@@ -7,7 +7,8 @@ export type ErrorDetail = { path: string; message: string };
  */
 export const ERROR_CODES = {
   VALIDATION: { status: 400, description: 'the request breaks its schema or a rule the schema cannot say; details name the fields' },
-  UNAUTHENTICATED: { status: 401, description: 'no, a malformed, an invalid or an expired access token, or wrong credentials' },
+  UNAUTHENTICATED: { status: 401, description: 'no, a malformed or an invalid access token, or wrong credentials: sign in' },
+  TOKEN_EXPIRED: { status: 401, description: 'the access token was valid but its time is up: refresh it (POST /api/auth/refresh), then retry' },
   FORBIDDEN: { status: 403, description: 'the caller’s role or ownership does not allow this' },
   NOT_FOUND: { status: 404, description: 'no such route or record' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists but not with this method' },
@@ -60,6 +61,13 @@ export class HttpError extends AppError {
 export class BadRequest extends AppError {
   constructor(message = 'Bad request', details?: ErrorDetail[]) {
     super('VALIDATION', message, details);
+  }
+}
+export class TokenExpired extends AppError {
+  constructor() {
+    super('TOKEN_EXPIRED', 'The access token has expired: refresh it', undefined, {
+      'WWW-Authenticate': 'Bearer error="invalid_token", error_description="expired"',
+    });
   }
 }
 export class Unauthorized extends AppError {
@@ -116,5 +124,15 @@ export class GatewayTimeout extends AppError {
 export class ServiceUnavailable extends AppError {
   constructor(message: string) {
     super('UNAVAILABLE', message);
+  }
+}
+/**
+ * A handler's answer that fails its own response schema: a server fault (500 INTERNAL, no detail in the body; the
+ * caller logs the route and the failing fields at error). Never a client 400: by then the request was valid and a
+ * write may be committed.
+ */
+export class ResponseSchemaError extends AppError {
+  constructor() {
+    super('INTERNAL', 'Internal Server Error');
   }
 }

@@ -9,7 +9,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const refresh = (refreshToken: string) => server.request('POST', '/api/auth/refresh', { body: { refreshToken } });
+const refresh = (refreshToken: string, userAgent = 'ems-test-tab') =>
+  server.request('POST', '/api/auth/refresh', { body: { refreshToken }, headers: { 'user-agent': userAgent } });
 
 describe('refresh token reuse detection', () => {
   test('replaying a rotated token is 401 and the current token of that session stops working too', async () => {
@@ -63,5 +64,16 @@ describe('refresh token reuse detection', () => {
     // first.refreshToken is the predecessor of the live token: presented at once, it is a second tab, not a thief.
     assert.equal((await refresh(first.body.refreshToken)).status, 401);
     assert.equal((await refresh(second.body.refreshToken)).status, 200, 'the predecessor within the window ends nothing');
+  });
+
+  test('the grace is bound to the client: the predecessor from another User-Agent within the window ends the session (issue 39 #10)', async () => {
+    const user = await server.createUser();
+    const owner = await refresh(user.refreshToken, 'owner-browser');
+    assert.equal(owner.status, 200);
+    // A thief with a copy of the rotated token, seconds after the owner's refresh, from another client.
+    assert.equal((await refresh(user.refreshToken, 'thief-script')).status, 401);
+    assert.equal((await refresh(owner.body.refreshToken, 'owner-browser')).status, 401, "the owner's current token is revoked too");
+    const warned = server.logs.map((line) => JSON.parse(line)).filter((line) => /used again after its rotation/.test(line.msg));
+    assert.ok(warned.some((line) => line.userId === user.user.id));
   });
 });

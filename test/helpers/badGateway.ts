@@ -33,6 +33,10 @@ export type BadGateway = {
   catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
   /** Requests per path. */
   counts: Map<string, number>;
+  /** The request line (path and query string) of every request, in order. */
+  requested: string[];
+  /** The status every request after the token answers with, with an empty body (as a Node server's 431 has). */
+  bareStatus: number | null;
   set(code: string, point: BadPoint): void;
   close(): Promise<void>;
 };
@@ -52,6 +56,8 @@ export async function startBadGateway(): Promise<BadGateway> {
     maxHistoryInFlight: 0,
     catalogue: null,
     counts: new Map(),
+    requested: [],
+    bareStatus: null,
     set(code, point) {
       gateway.points.set(code, point);
     },
@@ -73,6 +79,7 @@ export async function startBadGateway(): Promise<BadGateway> {
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0];
       gateway.counts.set(path, (gateway.counts.get(path) ?? 0) + 1);
+      gateway.requested.push(req.url ?? '/');
       let body: Record<string, unknown> = {};
       try {
         body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
@@ -84,6 +91,11 @@ export async function startBadGateway(): Promise<BadGateway> {
         return send(res, 200, { token: 'bad-gateway-token', expiresIn: 10 * 365 * 86_400 });
       }
       if (req.headers.authorization !== 'Bearer bad-gateway-token') return send(res, 401, { error: 'invalid token' });
+      if (gateway.bareStatus !== null) {
+        res.writeHead(gateway.bareStatus, { connection: 'close', 'content-length': 0 });
+        return res.end();
+      }
+      if (path === '/alarms') return send(res, 200, { data: [], total: 0 });
       if (path === '/codes') return gateway.catalogue ? send(res, 200, { data: gateway.catalogue }) : send(res, 404, { error: 'no catalogue' });
       if ((path === '/codes/values' || path === '/codes/history') && gateway.readStatus !== null)
         return send(res, gateway.readStatus, { error: 'service unavailable' });

@@ -99,6 +99,16 @@ describe('/metrics', () => {
     assert.ok(text.endsWith('# EOF\n'));
   });
 
+  test('the scheme is read as the API reads it: any case, one or more spaces (RFC 7235; issue 39 #11)', async () => {
+    for (const authorization of [`bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer   ${TOKEN}`, `bEaReR ${TOKEN}`]) {
+      const answer = await scrape({ authorization });
+      assert.equal(answer.status, 200, authorization);
+      await answer.arrayBuffer();
+    }
+    for (const authorization of [`Basic ${TOKEN}`, `Bearer${TOKEN}`, `Bearer ${TOKEN} extra`, `Bearer ${TOKEN.slice(0, -1)}`])
+      assert.equal((await scrape({ authorization })).status, 401, authorization);
+  });
+
   test('without the token, with a wrong one or with a user JWT: 401; a POST is 405', async () => {
     assert.equal((await fetch(`${server.url}/metrics`)).status, 401);
     assert.equal((await scrape({ authorization: 'Bearer wrong-token-0123456789' })).status, 401);

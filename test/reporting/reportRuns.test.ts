@@ -432,11 +432,19 @@ describe('runs of one plan never overlap', () => {
       release();
       while (
         !server.logs.some(
-          (line) => JSON.parse(line).runId === doomed.body.id && /report (delivered|run failed|run could not be recorded)/.test(JSON.parse(line).msg),
+          (line) =>
+            JSON.parse(line).runId === doomed.body.id &&
+            /report (delivered|run failed|run could not be recorded|plan deleted during its run)/.test(JSON.parse(line).msg),
         )
       ) {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      // Not an error (issue 39 #12): one info line says the run was dropped.
+      const lines = server.logs.map((line) => JSON.parse(line)).filter((line) => line.runId === doomed.body.id);
+      assert.deepEqual(
+        lines.map((line) => [line.level, line.msg]),
+        [['info', 'report plan deleted during its run: the run is dropped']],
+      );
       assert.equal((await server.request('GET', '/api/health')).status, 200);
       assert.equal((await server.request('GET', `/api/reports/runs/${doomed.body.id}`, { token: users.viewer.accessToken })).status, 404);
       assert.ok(!fs.existsSync(path.join(server.dataDir, 'reports', String(plan.id))));

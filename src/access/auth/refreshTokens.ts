@@ -1,7 +1,7 @@
 // Opaque refresh tokens: 32 random bytes, only a SHA-256 stored, one per user, rotated in one synchronous transaction.
 import { createHash, randomBytes } from 'node:crypto';
 
-/** A rotated token presented again this soon after its rotation is a concurrent refresh, not a replay (see rotate). */
+/** A rotated token presented again this soon after its rotation, by the same client, is a concurrent refresh, not a replay (see rotate). */
 export const REUSE_GRACE_MS = 10_000;
 const RECENT_ROTATIONS_CAP = 10_000;
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
@@ -18,8 +18,11 @@ export class RefreshTokens {
   private readonly findByHash;
   private readonly deleteById;
   readonly issue: (userId: number) => string;
-  /** The new pair's token; `reused` when the token was already rotated away (the user's session is ended); null when unknown or expired. */
-  readonly rotate: (token: string) => { userId: number; token: string } | { reused: number } | null;
+  /**
+   * The new pair's token; `reused` when the token was already rotated away (the user's session is ended); null when
+   * unknown or expired. `client` names the caller (address and User-Agent), for the grace of a concurrent refresh.
+   */
+  readonly rotate: (token: string, client: string) => { userId: number; token: string } | { reused: number } | null;
   private readonly retire;
   private readonly findRetired;
   private readonly sweepRetired;
@@ -71,10 +74,11 @@ export class RefreshTokens {
     // No await inside: better-sqlite3 runs this start to finish, so of N concurrent refreshes of one token exactly one wins.
     // A token rotated away and presented again means two parties hold the family: whoever holds the current token
     // loses it too (RFC 9700 §4.14.2, reuse detection) — unless it is the current token's direct predecessor, presented
-    // within REUSE_GRACE_MS of its rotation: that is the same browser's second tab refreshing at the same moment (the
-    // losers get 401 and keep the session the winner got, as Auth0's reuse interval and Okta's grace period do). A
-    // replay seconds after the owner's own refresh is the case this leaves open; any older token, or later, ends it.
-    this.rotate = sqlite.transaction((token: string) => {
+    // within REUSE_GRACE_MS of its rotation by the same client (address and User-Agent): that is the same browser's
+    // second tab refreshing at the same moment (the losers get 401 and keep the session the winner got, as Auth0's
+    // reuse interval and Okta's grace period do; RFC 9700 §4.14.2 allows it when bound to the client). The same token
+    // from another client, an older token, or the same one later, ends the session.
+    this.rotate = sqlite.transaction((token: string, client: string) => {
       const hash = hashRefreshToken(token);
       const now = Date.now();
       const row = this.findByHash.get({ hash });
@@ -82,7 +86,8 @@ export class RefreshTokens {
         const retired = this.findRetired.get({ hash, now });
         if (!retired) return null;
         const rotation = this.recentlyRotated.get(hash);
-        if (rotation && now - rotation.at < REUSE_GRACE_MS && this.findByHash.get({ hash: rotation.successor })) return null;
+        if (rotation && now - rotation.at < REUSE_GRACE_MS && rotation.client === hashRefreshToken(client) && this.findByHash.get({ hash: rotation.successor }))
+          return null;
         this.deleteForUser.run({ userId: retired.userId });
         return { reused: retired.userId };
       }
@@ -91,20 +96,21 @@ export class RefreshTokens {
       this.sweepRetired.run({ now });
       this.retire.run({ hash, userId: row.userId, expiresAt: row.expiresAt });
       const next = this.store(row.userId);
-      this.rememberRotation(hash, hashRefreshToken(next), now);
+      this.rememberRotation(hash, { at: now, successor: hashRefreshToken(next), client: hashRefreshToken(client) });
       return { userId: row.userId, token: next };
     });
   }
 
   /** Rotations of the last REUSE_GRACE_MS, oldest first (a Map keeps insertion order); bounded by the window and a cap. */
-  private readonly recentlyRotated = new Map<string, { at: number; successor: string }>();
+  private readonly recentlyRotated = new Map<string, { at: number; successor: string; client: string }>();
 
-  private rememberRotation(hash: string, successor: string, now: number): void {
+  private rememberRotation(hash: string, rotation: { at: number; successor: string; client: string }): void {
+    const now = rotation.at;
     for (const [oldHash, { at }] of this.recentlyRotated) {
       if (now - at < REUSE_GRACE_MS && this.recentlyRotated.size < RECENT_ROTATIONS_CAP) break;
       this.recentlyRotated.delete(oldHash);
     }
-    this.recentlyRotated.set(hash, { at: now, successor });
+    this.recentlyRotated.set(hash, rotation);
   }
 
   private store(userId: number): string {

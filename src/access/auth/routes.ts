@@ -60,7 +60,7 @@ export function authRoutes({ auth, config }: { auth: AuthService; config: Config
       example: { refreshToken: 'dGhpcyBpcyBub3QgYSByZWFsIHJlZnJlc2ggdG9rZW4=' },
       tags,
       schemas: { body: RefreshBody, response: { 200: TokenPair, 401: ErrorBody } },
-      handler: ({ body }) => auth.refresh(body.refreshToken),
+      handler: ({ body, ctx }) => auth.refresh(body.refreshToken, `${ctx.ip} ${ctx.get('user-agent')}`),
     }),
     defineRoute({
       method: 'POST',

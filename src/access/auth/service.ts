@@ -85,6 +85,13 @@ export class AuthService {
     return this.users.authUser(claims.userId);
   }
 
+  /** As userFromAccessToken, but 'expired' for a token this service signed whose time is up (a refresh can help). */
+  checkAccessToken(token: string): AuthUser | 'expired' | undefined {
+    const claims = this.keys.check(token);
+    if (claims === 'expired') return 'expired';
+    return claims ? this.users.authUser(claims.userId) : undefined;
+  }
+
   /** Issues the service's own pair; any earlier refresh token of the user is deleted first. */
   signIn(user: UserRow): SignedIn {
     const refreshToken = this.refreshTokens.issue(user.id);
@@ -114,8 +121,9 @@ export class AuthService {
     return this.signIn(current);
   }
 
-  refresh(refreshToken: string): TokenPair {
-    const outcome = this.refreshTokens.rotate(refreshToken);
+  /** `client`: the caller's address and User-Agent (a concurrent refresh's grace holds only for the same client). */
+  refresh(refreshToken: string, client: string): TokenPair {
+    const outcome = this.refreshTokens.rotate(refreshToken, client);
     if (outcome && 'reused' in outcome) {
       this.logger.warn({ userId: outcome.reused }, 'a refresh token was used again after its rotation: the session is ended (sign in again)');
       throw new Unauthorized('Refresh token is invalid or expired; sign in again');

@@ -76,16 +76,31 @@ export class SigningKeys {
 
   /** The claims of a valid token, or null: wrong signature, other algorithm, expired or malformed. */
   verify(token: string): AccessClaims | null {
+    const checked = this.check(token);
+    return checked === 'expired' ? null : checked;
+  }
+
+  /** The claims of a valid token; 'expired' for one this service signed whose time is up (refreshing helps); else null. */
+  check(token: string): AccessClaims | 'expired' | null {
     const key = this.current();
     const known = this.verified.get(token, () => this.verifyOnce(token, key));
+    if (!known) return null;
     // jsonwebtoken's own rule: expired once the clock reaches exp.
-    return known && Math.floor(Date.now() / 1000) < known.exp ? known.claims : null;
+    return Math.floor(Date.now() / 1000) < known.exp ? known.claims : 'expired';
   }
 
   /** jwt.verify, pinned to HS256 (a failure is kept too: a bad token stays bad, and a flood of one costs no HMAC each). */
   private verifyOnce(token: string, key: KeyObject): { claims: AccessClaims; exp: number } | null {
     try {
-      const payload = jwt.verify(token, key, { algorithms: ['HS256'] });
+      let payload: string | jwt.JwtPayload;
+      try {
+        payload = jwt.verify(token, key, { algorithms: ['HS256'] });
+      } catch (error) {
+        // jsonwebtoken checks the signature before the time: an expired token is one this key signed. Its claims are
+        // kept with their past exp, so check() can tell "expired" from "invalid".
+        if (!(error instanceof jwt.TokenExpiredError)) return null;
+        payload = jwt.decode(token) ?? '';
+      }
       if (typeof payload !== 'object' || !Number.isSafeInteger(payload.userId) || typeof payload.username !== 'string') return null;
       const claims = { userId: payload.userId as number, username: payload.username };
       return { claims, exp: typeof payload.exp === 'number' ? payload.exp : Number.POSITIVE_INFINITY };

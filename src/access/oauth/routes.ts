@@ -1,7 +1,6 @@
 // SPEC.md "OAuth endpoints" plus the per-user link list and unlink (DESIGN.md "OAuth sign-in").
 import type { OAuthService } from './service.ts';
 import type { Context } from 'koa';
-import { BadRequest } from '../../platform/errors.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, Ok } from '../../platform/http/schemas.ts';
 import { compileResponse } from '../../platform/http/validation.ts';
@@ -36,7 +35,8 @@ export function oauthRoutes({ oauth }: { oauth: OAuthService }) {
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {
     const outcome = await oauth.callback(provider, input);
     const errors = validateOutcome(outcome);
-    if (errors) throw new BadRequest('Response failed schema validation', errors);
+    // A server fault, not the client's: the error renderer logs it at error with the route and answers 500 INTERNAL.
+    if (errors) throw Object.assign(new Error('the OAuth callback outcome failed its response schema'), { details: errors });
     // Tokens are in this answer: no cache may keep it.
     ctx.set('Cache-Control', 'no-store');
     ctx.status = 200;

@@ -1,6 +1,7 @@
 // GET /metrics for an existing Prometheus: the service's own health (collector lag, gateway state, backup age, requests
 // answered) and per-meter power and energy, as OpenMetrics text (or Prometheus text 0.0.4 for a scraper that does not
 // ask for OpenMetrics). Opened by a static bearer token (EMS_METRICS_TOKEN): scrapers cannot refresh a 15-minute JWT.
+import { bearerCredentials } from '../../platform/http/bearer.ts';
 import crypto from 'node:crypto';
 import { isNotNull, sql } from 'drizzle-orm';
 import type { Middleware } from 'koa';
@@ -92,7 +93,8 @@ export class Metrics {
         ctx.body = { error: 'Method not allowed', code: 'METHOD_NOT_ALLOWED' };
         return;
       }
-      const given = /^Bearer (\S+)$/.exec(ctx.get('authorization'))?.[1] ?? '';
+      // The API's reading of the header (RFC 7235: any case of "Bearer", one or more spaces).
+      const given = bearerCredentials(ctx.get('authorization')) ?? '';
       // Compared as digests of equal length: timingSafeEqual needs equal lengths, and a length must not leak either.
       if (!crypto.timingSafeEqual(crypto.createHash('sha256').update(given).digest(), expected)) {
         ctx.status = 401;

@@ -104,7 +104,9 @@ function requestBody(route: AnyRoute): JsonObject | undefined {
   if (route.example !== undefined) json.example = route.example;
   const content: JsonObject = { 'application/json': json };
   if (type === 'form') content['application/x-www-form-urlencoded'] = { schema };
-  return { required: true, description: LENIENT_NOTE, content };
+  // A missing body is read as {} (router.ts): where that is valid (every field optional) the body is optional.
+  const optional = !(Array.isArray(schema.required) && schema.required.length > 0) && schema.type === 'object';
+  return { required: !optional, description: optional ? `${LENIENT_NOTE} Every field is optional: no body is read as {}.` : LENIENT_NOTE, content };
 }
 
 const ERROR_SCHEMA = {
@@ -210,6 +212,14 @@ const STATUS_EXAMPLE_MESSAGE: Record<number, string> = {
   504: 'The gateway did not answer in time',
 };
 
+/**
+ * A stored file's bytes in a JSON type (a .gltf model is model/gltf+json) are the uploaded JSON document, whatever it
+ * holds: declared as any JSON value, not as the string the binary types are.
+ */
+function rawSchema(route: AnyRoute, type: string, body: JsonObject): JsonObject {
+  return route.raw?.storedFile && /[/+]json(;|$)/.test(type) ? { description: 'the stored JSON document, byte for byte as uploaded' } : body;
+}
+
 /** The content types of a raw route's success answer. */
 function rawTypes(route: AnyRoute): string[] {
   return [...(route.raw?.contentTypes ?? [route.raw!.contentType])];
@@ -227,7 +237,7 @@ function responses(route: AnyRoute): JsonObject {
     const description = STATUS_TEXT[code] ?? (code < 300 ? 'Success' : 'Error');
     if (code === success && route.raw) {
       const body = plain(schema);
-      out[status] = { description, content: Object.fromEntries(rawTypes(route).map((type) => [type, { schema: body }])) };
+      out[status] = { description, content: Object.fromEntries(rawTypes(route).map((type) => [type, { schema: rawSchema(route, type, body) }])) };
       continue;
     }
     const json: JsonObject = { schema: plain(schema) };
@@ -287,6 +297,8 @@ const INTRO = [
     '400 when it takes parameters or a body, 401 when it needs a token, 403 when it needs operator or admin, 404 when its path names a record, ' +
     '408/413/415/429 when it reads a JSON body, 206/304/416 for file downloads, 431 (Node: request line and headers over 16 KiB), ' +
     '503 (database busy, Retry-After) and, for writes, 507 (disk full). A 500 is a bug: it is never declared.',
+  'A 401 says why in its code: `TOKEN_EXPIRED` for an access token this service signed whose time is up (refresh it with ' +
+    'POST /api/auth/refresh, then retry); `UNAUTHENTICATED` for none, a malformed or an invalid one (a refresh cannot help: sign in).',
   'Request bodies: unknown fields are dropped, not refused. Query parameters with a default may be left out.',
 ].join('\n\n');
 

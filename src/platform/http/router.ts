@@ -12,6 +12,7 @@ import {
   Forbidden,
   MethodNotAllowed,
   NotFound,
+  ResponseSchemaError,
   TooManyRequests,
   UnsupportedMediaType,
   type ErrorCode,
@@ -165,9 +166,10 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     }
     const errors = validator(reply.body);
     if (errors) {
-      // SPEC.md "Errors": a response that fails its schema is answered as a validation error (400).
-      logger.error({ route: `${route.method} ${route.path}`, details: errors }, 'response failed its schema');
-      throw new BadRequest('Response failed schema validation', errors as ErrorDetail[]);
+      // The request passed its schema and the handler ran (a write is committed by now): a response that fails its own
+      // schema is the server's fault, never the client's. 500 INTERNAL without detail; the log names the route and fields.
+      logger.error({ route: `${route.method} ${route.path}`, status: reply.status, details: errors }, 'response failed its schema');
+      throw new ResponseSchemaError();
     }
     for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
     ctx.status = reply.status;
@@ -249,11 +251,21 @@ export function routeDispatch(router: Router): Middleware {
  */
 export function unmatchedRoute(auth: Authenticator, router: Router, routes: AnyRoute[]): Middleware {
   const accessOf = new Map(routes.map((route) => [`${route.method} ${route.path}`, route.access]));
+  const publicWithEmptyParameter = (path: string, method: string): boolean => {
+    const segments = path.split('/');
+    if (!segments.slice(1, -1).includes('')) return false;
+    const filled = segments.map((segment, i) => (segment === '' && i > 0 && i < segments.length - 1 ? '_' : segment)).join('/');
+    const layers = router.match(filled, method).pathAndMethod.filter((layer) => layer.methods.length > 0);
+    return layers.length > 0 && layers.every((layer) => accessOf.get(`${method} ${layer.path}`) === 'public');
+  };
   return async (ctx) => {
     if (ctx.body !== undefined || ctx.status !== 404) return;
     const layers = router.match(ctx.path, ctx.method).path.filter((layer) => layer.methods.length > 0);
     const allowed = [...new Set(layers.flatMap((layer) => layer.methods.filter((method) => method !== 'HEAD')))];
     const allPublic = layers.every((layer) => layer.methods.every((method) => method === 'HEAD' || accessOf.get(`${method} ${layer.path}`) === 'public'));
+    // A public route's path with an empty parameter (/api/auth/oauth//authorize) names no record of that route: 404,
+    // as the route itself would answer, not the 401 of an unknown path (which that public operation does not declare).
+    if (allowed.length === 0 && publicWithEmptyParameter(ctx.path, ctx.method)) throw new NotFound(`No route for ${ctx.method} ${ctx.path}`);
     if (allowed.length === 0 || !allPublic) auth.authenticate(ctx);
     if (allowed.length > 0) throw new MethodNotAllowed(ctx.method, ctx.path, allowed);
     throw new NotFound(`No route for ${ctx.method} ${ctx.path}`);

@@ -30,6 +30,8 @@ const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
 export function exportRoutes({ energy, db }: { energy: Energy; db: Db }) {
   const exporter = new EnergyExport(db, energy.meters, energy.timezone);
   const siteLocale = db.sqlite.prepare('SELECT locale FROM platform_config WHERE id = 1').pluck();
@@ -45,8 +47,11 @@ export function exportRoutes({ energy, db }: { energy: Energy; db: Db }) {
         '(an hour or day with any interval missing is empty, never a partial sum). 404 for an unknown meter or an area without ' +
         'meters; 400 for a range too long or an XLSX past the sheet row limit (long layout: use wide, a coarser resolution or CSV).',
       tags: ['energy'],
-      raw: { contentType: 'text/csv; charset=utf-8' },
-      schemas: { query: ExportQuery, response: { 200: Type.String({ description: 'CSV or XLSX' }), 400: ErrorBody, 404: ErrorBody } },
+      raw: { contentType: 'text/csv; charset=utf-8', contentTypes: ['text/csv; charset=utf-8', XLSX_TYPE] },
+      schemas: {
+        query: ExportQuery,
+        response: { 200: Type.String({ description: 'CSV (format=csv) or XLSX (format=xlsx)' }), 400: ErrorBody, 404: ErrorBody },
+      },
       handler: ({ query, ctx }) => {
         const plan = exporter.plan({
           from: query.from,
@@ -60,7 +65,7 @@ export function exportRoutes({ energy, db }: { energy: Energy; db: Db }) {
         ctx.status = 200;
         if (query.format === 'xlsx') {
           exporter.checkXlsx(plan);
-          ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+          ctx.type = XLSX_TYPE;
           ctx.attachment(`${name}.xlsx`);
           const out = new PassThrough();
           let closed = false;

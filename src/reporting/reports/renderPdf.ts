@@ -6,7 +6,7 @@ import type PDFKit from 'pdfkit';
 import { SiteFormat } from '../../platform/i18n/format.ts';
 import { lastDay, type Cell, type Compared, type ReportContent, type Table } from './content.ts';
 import type { LoadCurve } from './energyFigures.ts';
-import { drawLine, fontName, paragraph, textWidth } from './pdfText.ts';
+import { drawLine, fontName, paragraph, textWidth, visiblePart } from './pdfText.ts';
 
 const MARGIN = 50;
 const INK = '#1f2933';
@@ -440,10 +440,10 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
   const headers = table.columns.map((column) => format.t(`column.${column}`, { currency: content.currency }));
   const sample = table.rows.slice(0, 200).map(cells);
   const natural = table.columns.map(
-    (_, index) => Math.max(textWidth(doc, headers[index], size, 'bold'), ...sample.map((row) => textWidth(doc, row[index], size))) + 12,
+    (_, index) =>
+      Math.max(textWidth(doc, headers[index], size, 'bold'), ...sample.map((row) => textWidth(doc, visiblePart(row[index], width, size), size))) + 12,
   );
-  const scale = width / natural.reduce((sum, w) => sum + w, 0);
-  const widths = natural.map((w) => w * scale);
+  const widths = fitColumns(natural, width);
   const xs: number[] = [];
   widths.reduce((x, w) => (xs.push(x), x + w), MARGIN);
   const rowHeight = 16;
@@ -474,4 +474,24 @@ async function drawTable(doc: Doc, original: Table, content: ReportContent, form
     if (index % 50 === 49) await new Promise((resolve) => setImmediate(resolve));
   }
   doc.font(fontName(doc, 'latin', 'regular'));
+}
+
+/**
+ * Column widths filling `width`: proportional to the natural widths when they fit; when they do not, the narrow columns
+ * keep their natural width and only the columns wider than an equal share of what is left are narrowed, to that share
+ * (so a 200-character equipment name does not squeeze a date column to "…").
+ */
+export function fitColumns(natural: number[], width: number): number[] {
+  const total = natural.reduce((sum, w) => sum + w, 0);
+  if (total <= width) return natural.map((w) => (w * width) / total);
+  // Each round keeps at least one more column whole, or stops: at most one round per column.
+  let cap = width / natural.length;
+  for (let round = 0; round < natural.length; round += 1) {
+    const kept = natural.filter((w) => w <= cap);
+    if (kept.length === natural.length) break;
+    const next = (width - kept.reduce((sum, w) => sum + w, 0)) / (natural.length - kept.length);
+    if (next <= cap) break;
+    cap = next;
+  }
+  return natural.map((w) => Math.min(w, cap));
 }

@@ -62,6 +62,13 @@ function planToRun(db: Db, planId: number) {
 }
 type PlanToRun = NonNullable<ReturnType<typeof planToRun>>;
 
+/** The run's plan was deleted while the run was building (its run row went with it). */
+class PlanDeleted extends Error {
+  constructor() {
+    super('the report plan was deleted during the run');
+  }
+}
+
 export type RunnerDeps = {
   db: Db;
   audit: AuditLog;
@@ -174,9 +181,15 @@ export class ReportRunner {
       return inserted.id;
     });
     const run = this.get(runId);
-    // Nobody awaits a run started from a route: a failure to record it (disk full, the plan deleted meanwhile) is logged, never rejected.
+    // Nobody awaits a run started from a route: a failure to record it (disk full) is logged, never rejected. A plan
+    // deleted meanwhile took its runs with it: that run is dropped (not mailed, its files removed), an info line, no error.
     const finished = this.execute(plan, template, runId, startedAt, trigger, actor)
       .catch((error: unknown): ReportRunView => {
+        if (error instanceof PlanDeleted || !this.planExists(planId)) {
+          fs.rmSync(path.join(this.deps.directory, String(planId)), { recursive: true, force: true });
+          this.deps.logger.info({ planId, runId }, 'report plan deleted during its run: the run is dropped');
+          return { ...run, status: 'failed', error: 'the report plan was deleted during the run' };
+        }
         this.deps.logger.error({ err: error, planId, runId }, 'report run could not be recorded');
         return { ...run, status: 'failed', error: `could not be recorded: ${(error as Error).message}` };
       })
@@ -228,6 +241,10 @@ export class ReportRunner {
     }
   }
 
+  private planExists(planId: number): boolean {
+    return this.deps.db.orm.select({ id: reportPlans.id }).from(reportPlans).where(eq(reportPlans.id, planId)).get() !== undefined;
+  }
+
   private row(runId: number): RunRow {
     const row = this.deps.db.orm.select().from(reportRuns).where(eq(reportRuns.id, runId)).get();
     if (!row) throw new NotFound('Report run not found');
@@ -251,10 +268,12 @@ export class ReportRunner {
     let content: ReportContent | undefined;
     try {
       const built = await this.build({ template, title: plan.name, now: startedAt, format: plan.format });
+      if (!this.planExists(plan.id)) throw new PlanDeleted();
       content = built.content;
       attachments = built.files;
       this.keep(plan.id, runId, attachments);
     } catch (cause) {
+      if (cause instanceof PlanDeleted) throw cause;
       status = 'failed';
       error = `could not build the report: ${(cause as Error).message}`;
       logger.error({ err: cause, planId: plan.id, runId }, 'report build failed');
@@ -270,6 +289,7 @@ export class ReportRunner {
       }
     }
     if (status === 'ok' && content) {
+      if (!this.planExists(plan.id)) throw new PlanDeleted();
       const outcome = await this.mail(plan, content, attachments);
       mailAttempts = outcome.attempts;
       delivery = outcome.error ? 'failed' : deliveryOf(this.deps.mailer);

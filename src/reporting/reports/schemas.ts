@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { REPORT_FORMATS } from '../../platform/db/schema/facility.ts';
 import { REPORT_RUN_DELIVERIES, REPORT_RUN_STATUSES, REPORT_RUN_TRIGGERS } from '../../platform/db/schema/reports.ts';
-import { Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../../platform/http/schemas.ts';
+import { DISPLAY_TEXT_RULE, displayTextPattern, Email, NullableTimestamp, PageQuery, Timestamp, stringEnum } from '../../platform/http/schemas.ts';
 
 export const ReportTemplate = Type.Object({
   id: Type.Integer(),
@@ -40,7 +40,12 @@ export const ReportPlan = Type.Object({
 export type ReportPlanView = Static<typeof ReportPlan>;
 
 const writable = {
-  name: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: displayTextPattern(true),
+    description: `the report's title: no leading or trailing space, not blank; ${DISPLAY_TEXT_RULE}`,
+  }),
   templateId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: 100 })], {
     description: 'a report template: its id or its key, e.g. "weekly-energy" (400 when there is none); answered as the id',
   }),
