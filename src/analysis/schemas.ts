@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
+import { SitePeakSchema } from '../energy/schemas.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
@@ -76,12 +77,19 @@ export const DemandChargeBody = Type.Object({
     },
     { description: 'the tariff version in effect on the first day of the month' },
   ),
-  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Type.String({ format: 'date-time' }) }), Type.Null()], {
+  peak: Type.Union([SitePeakSchema, Type.Null()], {
     description: "the month's highest site 15-minute mean",
   }),
-  monthlyPeaks: Type.Array(Type.Object({ month: Type.String(), kw: Type.Union([Type.Number(), Type.Null()]) }), {
-    description: 'the 12 months ending with this one',
-  }),
+  monthlyPeaks: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      kw: Type.Union([Type.Number(), Type.Null()]),
+      complete: Type.Union([Type.Boolean(), Type.Null()], { description: 'false: some interval lacks a site meter, the peak is a floor' }),
+    }),
+    { description: 'the 12 months ending with this one' },
+  ),
+  complete: Type.Boolean({ description: 'every peak the charge rests on had every site meter in every interval' }),
+  dataNote: Type.Union([Type.String(), Type.Null()], { description: 'what incomplete data the charge rests on, in words' }),
   rollingAverageKw: Type.Union([Type.Number(), Type.Null()], { description: 'mean of the monthly peaks of the months with data among those 12' }),
   billedKw: Type.Number({ description: 'max(minimumKw, peak or rolling average, by basis)' }),
   demandCharge: Type.Number({ description: 'demandChargePerKw × billedKw' }),

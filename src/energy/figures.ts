@@ -27,6 +27,9 @@ export type PeriodFigures = {
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
 export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
+/** A site's highest 15-minute mean demand and what it rests on. */
+export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIntervals: number; metersAtPeak: number; meters: number };
+
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = {
@@ -298,6 +301,22 @@ export class EnergyFigures {
 
   /** Each 15-minute interval's kWh over [from, to) days for the target, summed over its meters (null where any has none). */
   intervals(from: string, to: string, target: { meterId?: number; area?: string } = {}): { start: number; kwh: Float64Array } {
+    const { start, sums, seen, meters } = this.summedIntervals(from, to, target);
+    // An interval counts only when every meter of the target has data for it.
+    const kwh = new Float64Array(sums.length);
+    for (let i = 0; i < sums.length; i += 1) kwh[i] = meters && seen[i] === meters ? sums[i] : NaN;
+    return { start, kwh };
+  }
+
+  /**
+   * Each interval's kWh summed over the meters that have it (NaN where none has), and how many of the target's meters
+   * have it: what demand is read from, where a missing interval on one incomer must not hide the others' demand.
+   */
+  summedIntervals(
+    from: string,
+    to: string,
+    target: { meterId?: number; area?: string } = {},
+  ): { start: number; sums: Float64Array; seen: Uint16Array; meters: number } {
     const { timezone } = this.settings();
     const days = daysBetween(from, to);
     const start = dayIntervals(timezone, from).start;
@@ -318,10 +337,8 @@ export class EnergyFigures {
         }
       }
     }
-    // An interval counts only when every meter of the target has data for it.
-    const kwh = new Float64Array(count);
-    for (let i = 0; i < count; i += 1) kwh[i] = ids.length && seen[i] === ids.length ? sums[i] : NaN;
-    return { start, kwh };
+    for (let i = 0; i < count; i += 1) if (seen[i] === 0) sums[i] = NaN;
+    return { start, sums, seen, meters: ids.length };
   }
 
   /** A series for a meter, an area or the site over [from, to) site days. */
@@ -409,18 +426,34 @@ export class EnergyFigures {
     return { month, site: this.sitePeak(`${month}-01`, `${nextMonth(month)}-01`), meters };
   }
 
-  /** The site's highest 15-minute mean over [from, to): its single meter's rollup, or the summed intervals of several. */
-  sitePeak(from: string, to: string): { kw: number; at: string } | null {
-    const { start, kwh } = this.intervals(from, to);
+  /**
+   * The site's highest 15-minute mean over [from, to), from the site meters' summed intervals. An interval one site
+   * meter lacks still counts with what the others measured (a missing interval on one incomer must not remove the
+   * other's demand): the peak is then a floor, and says so. `incompleteIntervals`: intervals that some but not all
+   * site meters have; `complete`: none, and the peak's own interval has every meter.
+   */
+  sitePeak(from: string, to: string): SitePeak | null {
+    const { start, sums, seen, meters } = this.summedIntervals(from, to);
     let best = -Infinity;
     let index = -1;
-    kwh.forEach((value, i) => {
-      if (!Number.isNaN(value) && value > best) {
+    let incomplete = 0;
+    sums.forEach((value, i) => {
+      if (Number.isNaN(value)) return;
+      if (seen[i] < meters) incomplete += 1;
+      if (value > best) {
         best = value;
         index = i;
       }
     });
-    return index < 0 ? null : { kw: round(best * HOUR_INTERVALS, 3), at: new Date(start + index * INTERVAL_MS).toISOString() };
+    if (index < 0) return null;
+    return {
+      kw: round(best * HOUR_INTERVALS, 3),
+      at: new Date(start + index * INTERVAL_MS).toISOString(),
+      complete: incomplete === 0,
+      incompleteIntervals: incomplete,
+      metersAtPeak: seen[index],
+      meters,
+    };
   }
 
   /** What a report shows for [from, to): the same figures the energy API answers. */
