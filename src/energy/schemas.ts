@@ -141,7 +141,7 @@ export const TariffBand = Type.Object(
   { additionalProperties: false },
 );
 const tariffFields = {
-  validFrom: Day('first site day the version applies to; after today, so no past cost ever changes'),
+  validFrom: Day('first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides'),
   price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per kWh outside every band' }),
   bands: Type.Array(TariffBand, { maxItems: 50, description: 'time-of-use bands; the first that covers an interval prices it' }),
   holidays: Type.Array(Day('a holiday: priced by the bands that list "holiday"'), { maxItems: 400 }),
