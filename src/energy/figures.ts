@@ -62,6 +62,7 @@ export class EnergyFigures {
   private readonly config: () => SiteSettings;
   private readonly dayTotals;
   private readonly monthTotals;
+  private readonly dataDays;
   private readonly monthPeaks;
   private readonly areaDays;
   private readonly areaMonths;
@@ -93,6 +94,11 @@ export class EnergyFigures {
       `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
     );
+    this.dataDays = sqlite
+      .prepare(
+        'SELECT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day HAVING count(peak_kw) > 0',
+      )
+      .pluck();
     this.monthTotals = sqlite.prepare(
       `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
@@ -242,8 +248,11 @@ export class EnergyFigures {
       const ids = JSON.stringify(this.ids(target));
       for (const row of this.monthTotals.all({ ids, from: firstWhole, to: lastWhole }) as Totals[]) add(row);
       if (target.meterId === undefined && target.area === undefined) {
+        // One rule with byDay (issue 41): a standing charge for each site day with data, none for a day without (a
+        // period with no data costs nothing, not its standing charges; today and the days to come count once they have data).
         const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
-        for (let day = `${firstWhole}-01`; day < end; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
+        for (const day of this.dataDays.all({ ids, from: `${firstWhole}-01`, to: end }) as string[])
+          sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
       for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) if (totals) add(totals);
       if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) if (totals) add(totals);
