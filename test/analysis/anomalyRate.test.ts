@@ -31,7 +31,9 @@ test('a normal year flags at most 2 % of its days; a +40 kW night step is caught
     for (const f of findings) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
   }
   const rate = flagged.length / days;
-  t.diagnostic(`normal days flagged: ${flagged.length} of ${days} (${(rate * 100).toFixed(2)} %), alerts ${raised.length}; by kind ${JSON.stringify([...kinds])}; ${flagged.join(' ')}`);
+  t.diagnostic(
+    `normal days flagged: ${flagged.length} of ${days} (${(rate * 100).toFixed(2)} %), alerts ${raised.length}; by kind ${JSON.stringify([...kinds])}; ${flagged.join(' ')}`,
+  );
   assert.ok(rate <= 0.02, `${(rate * 100).toFixed(2)} % of normal days flagged`);
   const normalAlerts = raised.length;
 
