@@ -335,15 +335,27 @@ export class EnergyFigures {
     const seen = new Uint16Array(count);
     const ids = this.ids(target);
     const open = this.store?.open;
+    // A meter's day the collector holds in memory without a stored row yet (a new meter's first day, before the
+    // first write) counts too, as in the CSV export: only the last days can be held, so only they are asked for.
+    const today = siteDay(timezone, new Date());
+    const heldDays = open ? daysBetween(from > addDays(today, -2) ? from : addDays(today, -2), to < addDays(today, 1) ? to : addDays(today, 1)) : [];
+    const add = (day: string, values: ArrayLike<number>) => {
+      const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
+      for (let i = 0; i < values.length; i += 1) {
+        if (Number.isNaN(values[i])) continue;
+        sums[offset + i] += values[i];
+        seen[offset + i] += 1;
+      }
+    };
     for (const id of ids) {
+      const stored = new Set<string>();
       for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
-        const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-        const values = open?.kwh(id, day) ?? storedKwh(blob);
-        for (let i = 0; i < values.length; i += 1) {
-          if (Number.isNaN(values[i])) continue;
-          sums[offset + i] += values[i];
-          seen[offset + i] += 1;
-        }
+        stored.add(day);
+        add(day, open?.kwh(id, day) ?? storedKwh(blob));
+      }
+      for (const day of heldDays) {
+        const held = stored.has(day) ? undefined : open?.kwh(id, day);
+        if (held) add(day, held);
       }
     }
     for (let i = 0; i < count; i += 1) if (seen[i] === 0) sums[i] = NaN;
