@@ -1,40 +1,56 @@
-// Anomalies in a site day, raised as alerts with their evidence: the night base load (00:00–05:00) above its own
-// history, a weekend day's load above earlier weekend days', and a day's energy far from its weather-normalised baseline.
+// Anomalies in a site day, raised as alerts with their evidence (issue 41): the night load (00:00–05:00) and a weekend
+// day's load above what the hourly model (weather- and hour-aware, fitted on the 28 days before) expects by more than
+// its prediction interval, the night only once it persists for two days; and a day's energy far from its daily
+// weather-normalised baseline. A day's findings are raised as one alert (a digest when there are several).
 import type { AlertService } from '../facility/alerts/service.ts';
-import { addDays, dayIntervals, daySlices, daysBetween } from '../platform/time/calendar.ts';
+import { addDays, dayOf as siteDayOf } from '../platform/time/calendar.ts';
 import type { SiteEnergy } from '../energy/siteEnergy.ts';
 import { yieldToLoop } from '../metering/store.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Baselines } from './baselines.ts';
+import type { HourlyBaselines } from './hourlyBaselines.ts';
+import { studentT } from './guardRails.ts';
 import type { Target } from './comparisons.ts';
 
 export const ANOMALY_CODE = 'energy.anomaly';
-/** A base load this much above the median of its history is an anomaly (and at least MIN_RISE_KW above it). */
-export const BASE_LOAD_RATIO = 1.2;
-const MIN_RISE_KW = 1;
+/** The hourly model is fitted on this many days before the days it judges. */
 const HISTORY_DAYS = 28;
-const NIGHT_INTERVALS = 20; // 00:00–05:00
+/** Local hours of the night window: 00:00–05:00. */
+const NIGHT_HOURS = 5;
+/** One-sided confidence of the prediction interval a night must exceed (on two consecutive days). */
+export const NIGHT_CONFIDENCE = 0.99;
+/** One-sided confidence for a weekend day's load (judged alone, so stricter). */
+export const WEEKEND_CONFIDENCE = 0.999;
+/** And at least this share above what the model expects (a model that fits very well must not flag noise-sized rises). */
+export const MIN_RISE = 0.05;
 /** A day whose energy is further from its baseline than this many standard errors, and by more than MIN_DEVIATION, is an anomaly. */
 export const BASELINE_SIGMAS = 3;
 const MIN_DEVIATION = 0.1;
 const BASELINE_DAYS = 365;
-/**
- * Days of intervals read between two turns of the event loop: an area of 200 meters reads ~6 ms a day (2,000 meters ×
- * 3 years), so a slice stays near 12 ms where the 29 days at once held requests for ~180 ms. With the baselines' own
- * slices the whole check's longest block there went from 3.96-4.42 s to 38 ms (500 meters × 365 days: 1.2-1.5 s to
- * 34-45 ms), the same findings, about the same time in all.
- */
-const SLICE_DAYS = 2;
 
 export type Finding = { kind: 'night_base_load' | 'weekend_load' | 'baseline_deviation'; target: string; day: string; message: string; detail: string };
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const kw = (value: number) => Math.round(value * 10) / 10;
 const isWeekend = (day: string) => [0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay());
+const std = (values: number[]) => {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, values.length - 1));
+};
+
+/** A day's residual against the hourly model over a window of its hours, and whether it is complete. */
+type WindowResidual = { actualKwh: number; expectedKwh: number; hours: number };
+
+/**
+ * Whether a window's energy is above the model's one-sided prediction interval: residual > t(conf, n − 1) × s_pred and
+ * > MIN_RISE × expected, with s_pred the baseline days' residual standard deviation of the same window inflated for
+ * prediction out of sample by √((n + p) ÷ (n − p)) (p ≈ the terms of a slot's model, n its days).
+ */
+export function aboveInterval(window: WindowResidual, s: number, n: number, p: number, confidence: number) {
+  const sPred = s * Math.sqrt((n + p) / Math.max(1, n - p));
+  const limit = studentT(2 * confidence - 1, Math.max(1, n - 1)) * sPred;
+  const rise = window.actualKwh - window.expectedKwh;
+  return { above: rise > limit && rise > MIN_RISE * window.expectedKwh, rise, limit, sPred };
+}
 
 export class AnomalyWatch {
   private lastChecked: string | undefined;
@@ -44,6 +60,8 @@ export class AnomalyWatch {
       /** The site's energy: its targets with 15-minute intervals (none without meters) and their intervals. */
       energy: Pick<SiteEnergy, 'today' | 'timezone' | 'intervalTargets' | 'intervals'>;
       baselines: Baselines;
+      /** The hourly model the night and weekend checks judge by (without it they are skipped). */
+      hourlyBaselines?: HourlyBaselines;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       logger: Logger;
       temperatureCode?: string;
@@ -72,12 +90,14 @@ export class AnomalyWatch {
     const findings: Finding[] = [];
     // In slices with the event loop free between them (issue 29): a year of an area's days is seconds at 2,000 meters.
     for (const { name, target } of targets) {
-      findings.push(...this.baseLoad(name, day, await this.loads(target, addDays(day, -HISTORY_DAYS), day)));
+      findings.push(...(await this.modelChecks(name, target, day)));
       const deviation = await this.baselineDeviation(name, target, day);
       if (deviation) findings.push(deviation);
       await yieldToLoop();
     }
-    for (const finding of findings) {
+    // One alert per day: the finding itself, or a digest of all of them (not one warning per target and kind).
+    if (findings.length === 1) {
+      const [finding] = findings;
       this.deps.alerts.fromGatewayAlarm({
         key: `${ANOMALY_CODE}.${finding.kind}@${finding.target}@${finding.day}`,
         code: `${ANOMALY_CODE}.${finding.kind}`,
@@ -87,70 +107,107 @@ export class AnomalyWatch {
         raisedAt: new Date().toISOString(),
         clearedAt: null,
       });
+    } else if (findings.length > 1) {
+      this.deps.alerts.fromGatewayAlarm({
+        key: `${ANOMALY_CODE}.digest@${day}`,
+        code: `${ANOMALY_CODE}.digest`,
+        level: 'warning',
+        message: `${findings.length} energy anomalies on ${day}: ${findings.map((f) => `${f.target} ${f.kind.replaceAll('_', ' ')}`).join(', ')}`,
+        detail: findings.map((f) => `${f.message}. ${f.detail}`).join('\n'),
+        raisedAt: new Date().toISOString(),
+        clearedAt: null,
+      });
     }
     if (findings.length) this.deps.logger.warn({ day, findings: findings.length }, 'energy anomalies found');
     return findings;
   }
 
   /**
-   * Mean kW of each day's night intervals and whole day over [from, to], from the stored intervals (NaN where
-   * incomplete); SLICE_DAYS at a time, the event loop free between.
+   * The night and weekend checks against the hourly model (hour of day, degree-hours, day type) fitted on the 28 days
+   * before the day before: the night (00:00–05:00 local) is flagged when it is above the model's one-sided 99 %
+   * prediction interval on the day and on the day before, and the day before's night was not (a new episode: a step
+   * that persists is raised once, on its second day); a weekend day when its whole load is above the 99.9 % interval.
    */
-  private async loads(target: Target, from: string, day: string): Promise<Map<string, { night: number; day: number }>> {
-    const timezone = this.deps.energy.timezone();
-    const end = addDays(day, 1);
-    const result = new Map<string, { night: number; day: number }>();
-    const mean = (values: number[]) => (!values.length || values.some(Number.isNaN) ? NaN : (values.reduce((a, b) => a + b, 0) / values.length) * 4);
-    for (const [sliceFrom, sliceTo] of daySlices(from, end, SLICE_DAYS)) {
-      const { kwh } = this.deps.energy.intervals(sliceFrom, sliceTo, target);
-      let offset = 0;
-      for (const d of daysBetween(sliceFrom, sliceTo)) {
-        // 92, 96 or 100 intervals: the night window is the day's first five hours whatever its length.
-        const { count } = dayIntervals(timezone, d);
-        const dayKwh = Array.from(kwh.subarray(offset, offset + count));
-        result.set(d, { night: mean(dayKwh.slice(0, NIGHT_INTERVALS)), day: mean(dayKwh) });
-        offset += count;
-      }
-      await yieldToLoop();
+  private async modelChecks(name: string, target: Target, day: string): Promise<Finding[]> {
+    if (!this.deps.hourlyBaselines) return [];
+    const first = addDays(day, -2);
+    let fit: Awaited<ReturnType<HourlyBaselines['fit']>>;
+    try {
+      fit = await this.deps.hourlyBaselines.fit({
+        target,
+        by: 'hour-of-day',
+        baselineFrom: addDays(first, -HISTORY_DAYS),
+        baselineTo: first,
+        reportFrom: first,
+        reportTo: addDays(day, 1),
+        temperatureCode: this.deps.temperatureCode ?? 'temp.outdoor',
+        heatingBaseC: 15.5,
+        coolingBaseC: 21,
+        holidays: [],
+      });
+    } catch (error) {
+      this.deps.logger.debug({ err: error, target: name, day }, 'no hourly model for the anomaly check');
+      return [];
     }
-    return result;
-  }
-
-  private baseLoad(name: string, day: string, loads: Map<string, { night: number; day: number }>): Finding[] {
-    const today = loads.get(day);
-    if (!today) return [];
+    const timezone = this.deps.energy.timezone();
+    const windows = (hours: { start: string; slot: number; actualKwh: number; expectedKwh: number }[]) => {
+      const byDay = new Map<string, { night: WindowResidual; whole: WindowResidual }>();
+      for (const hour of hours) {
+        const d = siteDayOf(timezone, Date.parse(hour.start));
+        let w = byDay.get(d);
+        if (!w) byDay.set(d, (w = { night: { actualKwh: 0, expectedKwh: 0, hours: 0 }, whole: { actualKwh: 0, expectedKwh: 0, hours: 0 } }));
+        for (const part of hour.slot < NIGHT_HOURS ? [w.night, w.whole] : [w.whole]) {
+          part.actualKwh += hour.actualKwh;
+          part.expectedKwh += hour.expectedKwh;
+          part.hours += 1;
+        }
+      }
+      return byDay;
+    };
+    const base = [...windows(fit.baselineHours).values()];
+    const nights = base.filter((w) => w.night.hours === NIGHT_HOURS).map((w) => w.night.actualKwh - w.night.expectedKwh);
+    const wholes = base.filter((w) => w.whole.hours >= 23).map((w) => w.whole.actualKwh - w.whole.expectedKwh);
+    const report = windows(fit.report?.hours ?? []);
+    // p: the terms of one slot's model (intercept, degree-hours, day type), n: the baseline days.
+    const p = Math.max(...fit.model.slots.map((slot) => slot.fitted.length));
     const findings: Finding[] = [];
-    const history = [...loads.entries()].filter(([d]) => d < day);
-    const nights = history.map(([, l]) => l.night).filter((v) => !Number.isNaN(v));
-    if (!Number.isNaN(today.night) && nights.length >= 14) {
-      const usual = median(nights);
-      if (today.night > usual * BASE_LOAD_RATIO && today.night - usual >= MIN_RISE_KW) {
+    if (nights.length >= 14) {
+      const s = std(nights);
+      const judge = (d: string) => {
+        const w = report.get(d)?.night;
+        return w && w.hours === NIGHT_HOURS ? { w, ...aboveInterval(w, s, nights.length, p, NIGHT_CONFIDENCE) } : null;
+      };
+      const [before, previous, current] = [first, addDays(day, -1), day].map(judge);
+      if (current?.above && previous?.above && !before?.above) {
+        const hours = NIGHT_HOURS;
         findings.push({
           kind: 'night_base_load',
           target: name,
           day,
-          message: `Night base load of the ${name} up ${Math.round((today.night / usual - 1) * 100)} % on ${day}: ${kw(today.night)} kW against a usual ${kw(usual)} kW`,
-          detail: `Mean demand 00:00–05:00 on ${day} was ${kw(today.night)} kW; the median of the ${nights.length} nights before it was ${kw(usual)} kW (threshold ×${BASE_LOAD_RATIO}).`,
+          message:
+            `Night load of the ${name} up ${Math.round((current.rise / current.w.expectedKwh) * 100)} % on ${addDays(day, -1)} and ${day}: ` +
+            `${kw(current.w.actualKwh / hours)} kW against the ${kw(current.w.expectedKwh / hours)} kW its model expects`,
+          detail:
+            `Mean demand 00:00–05:00 was ${kw(previous.w.actualKwh / hours)} kW on ${addDays(day, -1)} and ${kw(current.w.actualKwh / hours)} kW on ${day}; the hourly model ` +
+            `(${fit.model.from}–${fit.model.to}, weather and hour of day) expected ${kw(previous.w.expectedKwh / hours)} and ${kw(current.w.expectedKwh / hours)} kW. ` +
+            `Both nights are above its one-sided ${NIGHT_CONFIDENCE * 100} % prediction interval (+${kw(current.limit / hours)} kW; residual s ${kw(current.sPred / hours)} kW over ${nights.length} nights) ` +
+            `and ${MIN_RISE * 100} % above the expected load.`,
         });
       }
     }
-    if (isWeekend(day) && !Number.isNaN(today.day)) {
-      const weekends = history
-        .filter(([d]) => isWeekend(d))
-        .map(([, l]) => l.day)
-        .filter((v) => !Number.isNaN(v));
-      if (weekends.length >= 4) {
-        const usual = median(weekends);
-        if (today.day > usual * BASE_LOAD_RATIO && today.day - usual >= MIN_RISE_KW) {
-          findings.push({
-            kind: 'weekend_load',
-            target: name,
-            day,
-            message: `Weekend load of the ${name} up ${Math.round((today.day / usual - 1) * 100)} % on ${day}: ${kw(today.day)} kW against a usual ${kw(usual)} kW`,
-            detail: `Mean demand over ${day} was ${kw(today.day)} kW; the median of the ${weekends.length} weekend days before it was ${kw(usual)} kW (threshold ×${BASE_LOAD_RATIO}).`,
-          });
-        }
-      }
+    const whole = report.get(day)?.whole;
+    if (isWeekend(day) && whole && whole.hours >= 23 && wholes.length >= 14) {
+      const judged = aboveInterval(whole, std(wholes), wholes.length, p, WEEKEND_CONFIDENCE);
+      if (judged.above)
+        findings.push({
+          kind: 'weekend_load',
+          target: name,
+          day,
+          message: `Weekend load of the ${name} up ${Math.round((judged.rise / whole.expectedKwh) * 100)} % on ${day}: ${Math.round(whole.actualKwh)} kWh against the ${Math.round(whole.expectedKwh)} kWh its model expects`,
+          detail:
+            `The hourly model (${fit.model.from}–${fit.model.to}) expected ${Math.round(whole.expectedKwh)} kWh over ${day}; ${Math.round(whole.actualKwh)} kWh is above its one-sided ` +
+            `${WEEKEND_CONFIDENCE * 100} % prediction interval (+${Math.round(judged.limit)} kWh over ${wholes.length} days).`,
+        });
     }
     return findings;
   }

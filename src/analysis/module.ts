@@ -40,6 +40,7 @@ export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis
       new AnomalyWatch({
         energy: energy.site,
         baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+        hourlyBaselines: new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
         alerts,
         logger,
       }),

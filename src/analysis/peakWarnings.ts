@@ -45,7 +45,17 @@ export class PeakWarnings {
       crossedAt: row.crossedAt === null ? null : new Date(row.crossedAt).toISOString(),
       leadSec: row.crossedAt === null ? null : Math.round((row.crossedAt - row.warnedAt) / 1000),
       finalKw: row.finalKw === null ? null : round(row.finalKw),
-      outcome: row.crossedAt !== null ? 'crossed' : row.finalKw === null ? 'running' : 'stayed below',
+      // The outcome is the window's own mean once it is over (a crossing in its last minute is a crossing).
+      outcome:
+        row.finalKw !== null && row.finalKw >= 0
+          ? row.finalKw > row.limitKw
+            ? 'crossed'
+            : 'stayed below'
+          : row.crossedAt !== null
+            ? 'crossed'
+            : row.finalKw === null
+              ? 'running'
+              : 'stayed below',
     }));
   }
 }

@@ -259,8 +259,9 @@ export function analysisRoutes({
       access: 'operator',
       summary: 'Check a finished site day for energy anomalies now (the service checks each day once it is over)',
       description:
-        'For the site and each area: the night base load (mean kW 00:00–05:00) above 1.2 × the median of the 28 nights before; on a weekend day its mean kW above 1.2 × the median of the weekend days ' +
-        "among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence. " +
+        'For the site and each area, against the hourly model (hour of day, degree-hours, day type) fitted on the 28 days before: the night (00:00–05:00) above its one-sided 99 % prediction ' +
+        'interval (and 5 %) on the day and the day before, and not on the day before that (a new episode, raised once); a weekend day above its 99.9 % interval; and ' +
+        "the day's energy more than 3 standard errors (and 10 %) from its daily baseline fitted on the 365 days before. A day's findings are one alert (code energy.anomaly.<kind>, or energy.anomaly.digest for several) with the evidence. " +
         'day must be over (before today, site time zone), else 400.',
       example: { day: '2026-11-02' },
       tags,

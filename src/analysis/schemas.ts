@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
+import { SitePeakSchema } from '../energy/schemas.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
@@ -76,12 +77,19 @@ export const DemandChargeBody = Type.Object({
     },
     { description: 'the tariff version in effect on the first day of the month' },
   ),
-  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Type.String({ format: 'date-time' }) }), Type.Null()], {
+  peak: Type.Union([SitePeakSchema, Type.Null()], {
     description: "the month's highest site 15-minute mean",
   }),
-  monthlyPeaks: Type.Array(Type.Object({ month: Type.String(), kw: Type.Union([Type.Number(), Type.Null()]) }), {
-    description: 'the 12 months ending with this one',
-  }),
+  monthlyPeaks: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      kw: Type.Union([Type.Number(), Type.Null()]),
+      complete: Type.Union([Type.Boolean(), Type.Null()], { description: 'false: some interval lacks a site meter, the peak is a floor' }),
+    }),
+    { description: 'the 12 months ending with this one' },
+  ),
+  complete: Type.Boolean({ description: 'every peak the charge rests on had every site meter in every interval' }),
+  dataNote: Type.Union([Type.String(), Type.Null()], { description: 'what incomplete data the charge rests on, in words' }),
   rollingAverageKw: Type.Union([Type.Number(), Type.Null()], { description: 'mean of the monthly peaks of the months with data among those 12' }),
   billedKw: Type.Number({ description: 'max(minimumKw, peak or rolling average, by basis)' }),
   demandCharge: Type.Number({ description: 'demandChargePerKw × billedKw' }),
@@ -142,6 +150,50 @@ const FitStatistics = Type.Object({
   pass: Type.Object({ cvRmse: Type.Boolean(), nmbe: Type.Boolean(), r2: Type.Boolean(), all: Type.Boolean() }),
 });
 
+const Uncertainty = Type.Object({
+  confidencePercent: Type.Number(),
+  t: Type.Number({ description: "Student's t at n − p degrees of freedom" }),
+  kwh: Type.Number({ description: '± kWh on the savings' }),
+  fractional: Nullable(Type.Number({ description: 'kWh ÷ |savings|' })),
+});
+const SavingsUncertaintyBlock = Type.Object(
+  { autocorrelation: Type.Number(), effectiveN: Type.Number(), at68: Uncertainty, at90: Uncertainty },
+  { description: "G14 Annex B: ΔE = t·1.26·CV·E_expected·√((n/n')(1 + 2/n')/m), n' = n(1 − ρ)/(1 + ρ)" },
+);
+const Range = Type.Object({ min: Type.Number(), max: Type.Number() });
+/** The guard rails of baselineGuardRails (src/analysis/guardRails.ts). */
+export const GuardRailsBlock = Type.Object(
+  {
+    defensible: Type.Boolean({ description: 'every check that decides whether a savings figure may be given passed' }),
+    significant: Type.Union([Type.Boolean(), Type.Null()]),
+    reasons: Type.Array(Type.String()),
+    checks: Type.Object({
+      length: Type.Object({ pass: Type.Boolean(), spanDays: Type.Integer(), observedDays: Type.Number(), requiredDays: Type.Integer() }),
+      coverage: Type.Object({ pass: Type.Boolean(), share: Type.Number(), required: Type.Number() }),
+      fit: Type.Object({
+        pass: Type.Boolean(),
+        cvRmsePercent: Type.Number(),
+        cvRmseLimitPercent: Type.Number(),
+        netBiasPercent: Type.Number(),
+        netBiasLimitPercent: Type.Number(),
+      }),
+      ranges: Type.Union([
+        Type.Object({
+          pass: Type.Boolean(),
+          variables: Type.Array(Type.Object({ variable: Type.String(), baseline: Range, report: Type.Union([Range, Type.Null()]), outside: Type.Integer() })),
+          outsideShare: Type.Number(),
+          outsideEnergyShare: Type.Number(),
+          allowedShare: Type.Number(),
+        }),
+        Type.Null(),
+      ]),
+      droppedTerms: Type.Object({ pass: Type.Boolean(), dropped: Type.Array(Type.String()), neededInReport: Type.Array(Type.String()) }),
+    }),
+    uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
+  },
+  { description: 'ASHRAE Guideline 14-2014 / IPMVP checks before a savings figure is given' },
+);
+
 export const BaselineBody = Type.Object({
   target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
   temperatureCode: Type.String(),
@@ -157,6 +209,7 @@ export const BaselineBody = Type.Object({
     fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the baseline period is left at 0' }),
   }),
   statistics: FitStatistics,
+  guardRails: GuardRailsBlock,
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
   report: Type.Union([
@@ -165,8 +218,12 @@ export const BaselineBody = Type.Object({
       to: Type.String({ format: 'date' }),
       expectedKwh: Type.Number(),
       actualKwh: Type.Number(),
-      savingsKwh: Type.Number({ description: 'expected − actual' }),
+      savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
+      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
+      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
+      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
     }),
@@ -307,8 +364,12 @@ export const HourlyBaselineBody = Type.Object({
       to: Type.String({ format: 'date' }),
       expectedKwh: Type.Number(),
       actualKwh: Type.Number(),
-      savingsKwh: Type.Number({ description: 'expected − actual' }),
+      savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
+      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
+      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
+      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
       hoursListed: Type.Boolean(),
       hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),
       days: Type.Array(

@@ -59,12 +59,19 @@ export function commodityRoutes({ energy }: { energy: Energy }) {
       method: 'POST',
       path: '/api/energy/calorific-values',
       access: 'admin',
-      summary: 'Add a calorific value version from a future day',
+      summary: 'Add a calorific value version (from a future day, or back-dated from a bill)',
       example: { validFrom: '2099-01-01', kwhPerM3: 11.1, correctionFactor: 1.02264, note: 'Supplier bill of December' },
-      description: 'validFrom must be after today, so gas energy once reported never changes. Audited.',
+      description:
+        'A validFrom of today or earlier restates the gas days it decides (up to the next version or today): their kWh and stored cost follow the new value; audited (restate_costs).',
       tags,
       schemas: { body: CalorificCreate, response: { 201: CalorificVersion, 400: ErrorBody, 409: ErrorBody } },
-      handler: ({ body, user }) => new Reply(201, calorific.create(body, user)),
+      handler: async ({ body, user }) => {
+        const version = calorific.create(body, user);
+        // Back-dated: gas days it decides are priced again (their kWh are converted at read time already).
+        const days = calorific.restatedDays(version);
+        if (days) await energy.restate({ ...days, commodity: 'gas', reason: { resource: 'calorific_versions', resourceId: version.id } }, user);
+        return new Reply(201, version);
+      },
     }),
     defineRoute({
       method: 'GET',

@@ -5,7 +5,7 @@ import { displayTextPattern, Timestamp } from '../platform/http/schemas.ts';
 const Day = (description: string) => Type.String({ format: 'date', description });
 
 const calorificFields = {
-  validFrom: Day('first site day the version applies to; after today, so no past gas energy ever changes'),
+  validFrom: Day('first site day the version applies to; today or earlier (from a bill) restates the gas days it decides'),
   kwhPerM3: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'calorific value in kWh per m³, as on the gas bill (natural gas: about 10–12)' }),
   correctionFactor: Type.Number({
     exclusiveMinimum: 0,
@@ -14,7 +14,14 @@ const calorificFields = {
   }),
   note: Type.String({ maxLength: 500, pattern: displayTextPattern(), description: "free text; '' when none was given" }),
 };
-export const CalorificVersion = Type.Object({ id: Type.Integer(), ...calorificFields, createdAt: Timestamp, updatedAt: Timestamp });
+// A version created without a note has '' (the create body's note, when sent, is trimmed and non-empty).
+export const CalorificVersion = Type.Object({
+  id: Type.Integer(),
+  ...calorificFields,
+  note: Type.String({ maxLength: 500, pattern: displayTextPattern() }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export const CalorificCreate = Type.Object(
   { ...calorificFields, correctionFactor: Type.Optional(calorificFields.correctionFactor), note: Type.Optional(calorificFields.note) },
   { additionalProperties: false },

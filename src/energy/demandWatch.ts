@@ -14,6 +14,11 @@ export const DEMAND_CODE = 'site.demand';
 export const WARNING_CODE = 'site.demand.warning';
 /** A projection made in a window's first minute rests on too little; the warning waits this long into the window. */
 export const WARNING_MIN_ELAPSED_MS = 60_000;
+/**
+ * The projection must stay above the contract this long (two checks a minute apart and more) before it warns: a
+ * start-up inrush of a minute or two projects far above the contract for a window that ends well below it (issue 41).
+ */
+export const WARNING_PERSIST_MS = 120_000;
 const WINDOW_HOURS = INTERVAL_MS / 3_600_000;
 
 type WarningRow = { id: number; windowStart: number; warnedAt: number; crossedAt: number | null; finalKw: number | null; alertKey: string };
@@ -25,6 +30,9 @@ export class DemandWatch {
   private readonly markCrossed;
   private readonly unfinished;
   private readonly finish;
+  private readonly finishCrossed;
+  /** Since when the running window's projection has been above the contract (null: it is not). */
+  private above: { windowStart: number; since: number } | null = null;
 
   constructor(
     private readonly deps: {
@@ -49,6 +57,9 @@ export class DemandWatch {
     this.markCrossed = sqlite.prepare('UPDATE peak_warnings SET crossed_at = ? WHERE id = ? AND crossed_at IS NULL');
     this.unfinished = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE final_kw IS NULL AND window_start < ? ORDER BY window_start`);
     this.finish = sqlite.prepare('UPDATE peak_warnings SET final_kw = ? WHERE id = ?');
+    // A window whose energy reached the contract's share only in its last minute was never seen crossing by a check
+    // inside it: its crossing is its end.
+    this.finishCrossed = sqlite.prepare('UPDATE peak_warnings SET crossed_at = ? WHERE id = ? AND crossed_at IS NULL AND final_kw > limit_kw');
   }
 
   /** The site's energy (kWh) in one 15-minute window so far, from the stored intervals; NaN without a reading in it. */
@@ -83,6 +94,7 @@ export class DemandWatch {
     for (const row of this.unfinished.all(windowStart) as WarningRow[]) {
       const kwh = this.windowKwh(row.windowStart);
       this.finish.run(Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, row.id);
+      this.finishCrossed.run(row.windowStart + INTERVAL_MS, row.id);
       this.deps.alerts.fromGatewayAlarm({
         key: row.alertKey,
         code: WARNING_CODE,
@@ -101,11 +113,19 @@ export class DemandWatch {
       if (crossed && existing.crossedAt === null) this.markCrossed.run(now, existing.id);
       return 'unchanged';
     }
-    if (!crossed && (now - windowStart < WARNING_MIN_ELAPSED_MS || projection.projectedKw <= limit)) return 'unchanged';
+    const projectedAbove = now - windowStart >= WARNING_MIN_ELAPSED_MS && projection.projectedKw > limit;
+    if (!projectedAbove) this.above = null;
+    else if (this.above?.windowStart !== windowStart) this.above = { windowStart, since: now };
+    const persisted = this.above !== null && now - this.above.since >= WARNING_PERSIST_MS;
+    if (!crossed && !persisted) return 'unchanged';
     const at = new Date(now).toISOString();
     const key = `${WARNING_CODE}@${new Date(windowStart).toISOString()}`;
     const kw = (value: number) => Math.round(value * 10) / 10;
-    const ends = new Date(windowStart + INTERVAL_MS).toISOString().slice(11, 16);
+    // The window's end on the site's clock (what the people on site read), with its zone.
+    const timeZone = this.deps.timezone();
+    const ends = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+      new Date(windowStart + INTERVAL_MS),
+    );
     const minutes = Math.round((now - windowStart) / 60_000);
     this.deps.db.sqlite.transaction(() => {
       this.insertWarning.run({
@@ -120,7 +140,7 @@ export class DemandWatch {
         key,
         code: WARNING_CODE,
         level: 'warning',
-        message: `Site demand heading for ${kw(projection.projectedKw)} kW in the 15-minute window ending ${ends} UTC (contract ${limit} kW)`,
+        message: `Site demand heading for ${kw(projection.projectedKw)} kW in the 15-minute window ending ${ends} ${timeZone} (contract ${limit} kW)`,
         detail:
           `Projected 15-minute mean ${kw(projection.projectedKw)} kW against the contract of ${limit} kW: ` +
           `${Math.round(projection.soFarKwh * 100) / 100} kWh used in the window's first ${minutes} min, the site drawing ${kw(projection.demandKw)} kW now.`,

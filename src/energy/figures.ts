@@ -27,6 +27,9 @@ export type PeriodFigures = {
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
 export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
+/** A site's highest 15-minute mean demand and what it rests on. */
+export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIntervals: number; metersAtPeak: number; meters: number };
+
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
 type MeterRow = {
@@ -59,6 +62,7 @@ export class EnergyFigures {
   private readonly config: () => SiteSettings;
   private readonly dayTotals;
   private readonly monthTotals;
+  private readonly dataDays;
   private readonly monthPeaks;
   private readonly areaDays;
   private readonly areaMonths;
@@ -90,6 +94,11 @@ export class EnergyFigures {
       `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
     );
+    this.dataDays = sqlite
+      .prepare(
+        'SELECT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day HAVING count(peak_kw) > 0',
+      )
+      .pluck();
     this.monthTotals = sqlite.prepare(
       `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
        WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
@@ -239,8 +248,11 @@ export class EnergyFigures {
       const ids = JSON.stringify(this.ids(target));
       for (const row of this.monthTotals.all({ ids, from: firstWhole, to: lastWhole }) as Totals[]) add(row);
       if (target.meterId === undefined && target.area === undefined) {
+        // One rule with byDay (issue 41): a standing charge for each site day with data, none for a day without (a
+        // period with no data costs nothing, not its standing charges; today and the days to come count once they have data).
         const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
-        for (let day = `${firstWhole}-01`; day < end; day = addDays(day, 1)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
+        for (const day of this.dataDays.all({ ids, from: `${firstWhole}-01`, to: end }) as string[])
+          sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
       for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) if (totals) add(totals);
       if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) if (totals) add(totals);
@@ -298,6 +310,22 @@ export class EnergyFigures {
 
   /** Each 15-minute interval's kWh over [from, to) days for the target, summed over its meters (null where any has none). */
   intervals(from: string, to: string, target: { meterId?: number; area?: string } = {}): { start: number; kwh: Float64Array } {
+    const { start, sums, seen, meters } = this.summedIntervals(from, to, target);
+    // An interval counts only when every meter of the target has data for it.
+    const kwh = new Float64Array(sums.length);
+    for (let i = 0; i < sums.length; i += 1) kwh[i] = meters && seen[i] === meters ? sums[i] : NaN;
+    return { start, kwh };
+  }
+
+  /**
+   * Each interval's kWh summed over the meters that have it (NaN where none has), and how many of the target's meters
+   * have it: what demand is read from, where a missing interval on one incomer must not hide the others' demand.
+   */
+  summedIntervals(
+    from: string,
+    to: string,
+    target: { meterId?: number; area?: string } = {},
+  ): { start: number; sums: Float64Array; seen: Uint16Array; meters: number } {
     const { timezone } = this.settings();
     const days = daysBetween(from, to);
     const start = dayIntervals(timezone, from).start;
@@ -307,21 +335,31 @@ export class EnergyFigures {
     const seen = new Uint16Array(count);
     const ids = this.ids(target);
     const open = this.store?.open;
+    // A meter's day the collector holds in memory without a stored row yet (a new meter's first day, before the
+    // first write) counts too, as in the CSV export: only the last days can be held, so only they are asked for.
+    const today = siteDay(timezone, new Date());
+    const heldDays = open ? daysBetween(from > addDays(today, -2) ? from : addDays(today, -2), to < addDays(today, 1) ? to : addDays(today, 1)) : [];
+    const add = (day: string, values: ArrayLike<number>) => {
+      const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
+      for (let i = 0; i < values.length; i += 1) {
+        if (Number.isNaN(values[i])) continue;
+        sums[offset + i] += values[i];
+        seen[offset + i] += 1;
+      }
+    };
     for (const id of ids) {
+      const stored = new Set<string>();
       for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
-        const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-        const values = open?.kwh(id, day) ?? storedKwh(blob);
-        for (let i = 0; i < values.length; i += 1) {
-          if (Number.isNaN(values[i])) continue;
-          sums[offset + i] += values[i];
-          seen[offset + i] += 1;
-        }
+        stored.add(day);
+        add(day, open?.kwh(id, day) ?? storedKwh(blob));
+      }
+      for (const day of heldDays) {
+        const held = stored.has(day) ? undefined : open?.kwh(id, day);
+        if (held) add(day, held);
       }
     }
-    // An interval counts only when every meter of the target has data for it.
-    const kwh = new Float64Array(count);
-    for (let i = 0; i < count; i += 1) kwh[i] = ids.length && seen[i] === ids.length ? sums[i] : NaN;
-    return { start, kwh };
+    for (let i = 0; i < count; i += 1) if (seen[i] === 0) sums[i] = NaN;
+    return { start, sums, seen, meters: ids.length };
   }
 
   /** A series for a meter, an area or the site over [from, to) site days. */
@@ -409,18 +447,34 @@ export class EnergyFigures {
     return { month, site: this.sitePeak(`${month}-01`, `${nextMonth(month)}-01`), meters };
   }
 
-  /** The site's highest 15-minute mean over [from, to): its single meter's rollup, or the summed intervals of several. */
-  sitePeak(from: string, to: string): { kw: number; at: string } | null {
-    const { start, kwh } = this.intervals(from, to);
+  /**
+   * The site's highest 15-minute mean over [from, to), from the site meters' summed intervals. An interval one site
+   * meter lacks still counts with what the others measured (a missing interval on one incomer must not remove the
+   * other's demand): the peak is then a floor, and says so. `incompleteIntervals`: intervals that some but not all
+   * site meters have; `complete`: none, and the peak's own interval has every meter.
+   */
+  sitePeak(from: string, to: string): SitePeak | null {
+    const { start, sums, seen, meters } = this.summedIntervals(from, to);
     let best = -Infinity;
     let index = -1;
-    kwh.forEach((value, i) => {
-      if (!Number.isNaN(value) && value > best) {
+    let incomplete = 0;
+    sums.forEach((value, i) => {
+      if (Number.isNaN(value)) return;
+      if (seen[i] < meters) incomplete += 1;
+      if (value > best) {
         best = value;
         index = i;
       }
     });
-    return index < 0 ? null : { kw: round(best * HOUR_INTERVALS, 3), at: new Date(start + index * INTERVAL_MS).toISOString() };
+    if (index < 0) return null;
+    return {
+      kw: round(best * HOUR_INTERVALS, 3),
+      at: new Date(start + index * INTERVAL_MS).toISOString(),
+      complete: incomplete === 0,
+      incompleteIntervals: incomplete,
+      metersAtPeak: seen[index],
+      meters,
+    };
   }
 
   /** What a report shows for [from, to): the same figures the energy API answers. */

@@ -1,6 +1,7 @@
 // The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store, its figures,
 // the hand-entered area cards and the site's energy over both (SiteEnergy).
-import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { type Restatement, restateCosts } from '../metering/restate.ts';
 import type { Db } from '../platform/db/client.ts';
 import { siteTimezone } from '../site/siteSettings.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -29,6 +30,8 @@ export type Energy = {
   calorific: CalorificValues;
   commodities: CommodityFigures;
   history: HistoryImport;
+  /** Re-prices the stored days a back-dated tariff or calorific version covers, audited (issue 41). */
+  restate: (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
 };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
@@ -42,7 +45,8 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const history = new HistoryImport({ store, meters, audit, timezone });
   const site = new SiteEnergy(db, figures);
   const areas = new AreaCards(db, audit, (names, at) => site.meteredAreas(names, at));
-  return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history };
+  const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
+  return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
 }
 
 /**

@@ -175,7 +175,7 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
       method: 'POST',
       path: '/api/energy/tariffs',
       access: 'admin',
-      summary: 'Add a tariff version from a future day',
+      summary: 'Add a tariff version (from a future day, or back-dated from a bill)',
       example: {
         validFrom: '2099-01-01',
         price: 0.28,
@@ -184,10 +184,19 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
         standingChargePerDay: 0.45,
         carbonFactor: 0.38,
       },
-      description: 'A version applies from validFrom until the next version. validFrom must be after today, so a cost once computed never changes.',
+      description:
+        'A version applies from validFrom until the next version. A validFrom of today or earlier (a bill entered later) restates the stored cost of every ' +
+        'day it decides, up to the next version or today: each day of the meters of its commodity is priced again, and an audit entry (restate_costs) ' +
+        'records the cost before and after. A version in effect is never changed or removed (409): add a version instead.',
       tags,
       schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody, 409: ErrorBody } },
-      handler: ({ body, user }) => new Reply(201, tariffs.create(body, user)),
+      handler: async ({ body, user }) => {
+        const version = tariffs.create(body, user);
+        // Back-dated (from a bill): the stored costs of the days it decides are restated now, audited.
+        const days = tariffs.restatedDays(version);
+        if (days) await energy.restate({ ...days, commodity: version.commodity, reason: { resource: 'tariff_versions', resourceId: version.id } }, user);
+        return new Reply(201, version);
+      },
     }),
     defineRoute({
       method: 'GET',

@@ -141,7 +141,7 @@ export const TariffBand = Type.Object(
   { additionalProperties: false },
 );
 const tariffFields = {
-  validFrom: Day('first site day the version applies to; after today, so no past cost ever changes'),
+  validFrom: Day('first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides'),
   price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per kWh outside every band' }),
   bands: Type.Array(TariffBand, { maxItems: 50, description: 'time-of-use bands; the first that covers an interval prices it' }),
   holidays: Type.Array(Day('a holiday: priced by the bands that list "holiday"'), { maxItems: 400 }),
@@ -191,6 +191,16 @@ const ShareFields = {
   missing: Share('share of intervals with no data (counted as nothing in the sums)'),
 };
 export const PeriodQuery = Type.Object({ from: Day('first site day'), to: Day('the day after the last (exclusive)') }, { additionalProperties: false });
+/** A site's highest 15-minute mean demand and what it rests on. */
+export const SitePeakSchema = Type.Object({
+  kw: Type.Number(),
+  at: Type.String({ format: 'date-time' }),
+  complete: Type.Boolean({ description: 'every site meter had every interval of the period: else the peak is a floor' }),
+  incompleteIntervals: Type.Integer({ description: 'intervals some but not all site meters have (counted with what the others measured)' }),
+  metersAtPeak: Type.Integer({ description: "site meters with data in the peak's own interval" }),
+  meters: Type.Integer({ description: 'site meters' }),
+});
+
 export const EnergySummary = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
@@ -210,7 +220,7 @@ export const EnergySummary = Type.Object({
     { description: 'kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0' },
   ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
-  peak: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
+  peak: Type.Union([SitePeakSchema, Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
   completeness: Type.Object(
     { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields },
     {
@@ -255,7 +265,7 @@ export const PeaksQuery = Type.Object(
 );
 export const Peaks = Type.Object({
   month: Type.String(),
-  site: Type.Union([Type.Object({ kw: Type.Number(), at: Timestamp }), Type.Null()]),
+  site: Type.Union([SitePeakSchema, Type.Null()]),
   meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), kw: Type.Number(), at: Timestamp })),
 });
 

@@ -642,6 +642,9 @@ export class Collector {
         const answer = await this.deps.iot.relay('POST', '/codes/history', {
           body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() },
         });
+        // 404: the gateway keeps no history for the point (a new point): nothing to backfill, not a failure to wait on
+        // (issue 41: the first readings were held back for FIRST_HISTORY_TRIES collections and lost).
+        if (answer.status === 404) break;
         if (answer.status !== 200) return null;
         const data = (answer.json as { data?: unknown })?.data;
         if (!Array.isArray(data)) return null;

@@ -1,5 +1,5 @@
 // Dated gas calorific values: kWh = m³ × kwhPerM3 × correctionFactor by the version in force on the site day. As with
-// tariffs, a version in effect never changes and a new one starts after today, so no past month's gas energy moves.
+// tariffs, a version in effect never changes; one entered for the past (from a bill) restates the gas days it covers.
 import { asc } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/client.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
 import { calorificVersions } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
+import { addDays } from '../platform/time/calendar.ts';
 
 export type CalorificVersion = RowOf<typeof calorificVersions>;
 export type CalorificVersionInput = Pick<CalorificVersion, 'validFrom' | 'kwhPerM3'> & Partial<Pick<CalorificVersion, 'correctionFactor' | 'note'>>;
@@ -46,8 +47,8 @@ export class CalorificValues {
     return this.table.get(id);
   }
 
+  /** A version from a future day, or a back-dated one (issue 41): the caller restates the gas days it covers (restatedDays). */
   create(input: CalorificVersionInput, actor: Actor): CalorificVersion {
-    this.assertFuture(input.validFrom);
     return this.table.create({ correctionFactor: 1, note: '', ...input }, actor);
   }
 
@@ -60,6 +61,16 @@ export class CalorificValues {
   delete(id: number, actor: Actor): void {
     this.assertChangeable(this.table.row(id));
     this.table.delete(id, actor);
+  }
+
+  /** The site days up to today a version decides (from the earliest day for the first version); null when none has begun. */
+  restatedDays(version: CalorificVersion): { from: string; to: string } | null {
+    const tomorrow = addDays(this.today(), 1);
+    const versions = this.ordered.all() as { validFrom: string }[];
+    const next = versions.find((other) => other.validFrom > version.validFrom);
+    const from = versions[0]?.validFrom === version.validFrom ? '1970-01-01' : version.validFrom;
+    const to = next && next.validFrom < tomorrow ? next.validFrom : tomorrow;
+    return from < to ? { from, to } : null;
   }
 
   /**

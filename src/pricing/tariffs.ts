@@ -1,5 +1,6 @@
 // Dated tariff versions: price per kWh with time-of-use bands by weekday and holidays, a standing charge per day, a CO2 factor.
-// A version applies from its first day until the next one's; versions in effect are never changed, so no past cost moves.
+// A version applies from its first day until the next one's; versions in effect are never changed. A version may be
+// entered for the past (an admin, from a bill): the stored costs of the days it covers are then restated (issue 41).
 import { asc } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
@@ -8,7 +9,7 @@ import { Kept } from '../platform/db/kept.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
 import { tariffVersions, WEEKDAYS, type Commodity, type TariffBand } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
-import { INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
+import { addDays, INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
 
 export type TariffVersion = RowOf<typeof tariffVersions>;
 export type TariffVersionInput = Pick<TariffVersion, 'validFrom' | 'price' | 'carbonFactor'> &
@@ -80,8 +81,11 @@ export class Tariffs {
     return this.table.get(id);
   }
 
+  /**
+   * A version from a future day, or (issue 41) a back-dated one an admin enters from a bill: the days it covers up to
+   * today are then restated by the caller (restatedDays gives them), audited.
+   */
   create(input: TariffVersionInput, actor: Actor): TariffVersion {
-    this.assertFuture(input.validFrom, 'validFrom');
     return this.table.create(
       {
         bands: [],
@@ -109,6 +113,21 @@ export class Tariffs {
   delete(id: number, actor: Actor): void {
     this.assertChangeable(this.table.row(id));
     this.table.delete(id, actor);
+  }
+
+  /**
+   * The site days up to today whose prices a version decides: from its validFrom (from the earliest day for the first
+   * electricity version, which also covers the days before it) to the next version of its commodity, at most today.
+   * Null when none of them has begun.
+   */
+  restatedDays(version: TariffVersion): { from: string; to: string } | null {
+    const tomorrow = addDays(this.today(), 1);
+    const same = this.all().filter((other) => other.commodity === version.commodity);
+    const next = same.find((other) => other.validFrom > version.validFrom);
+    const first = same[0]?.id === version.id && version.commodity === 'electricity';
+    const from = first ? '1970-01-01' : version.validFrom;
+    const to = next && next.validFrom < tomorrow ? next.validFrom : tomorrow;
+    return from < to ? { from, to } : null;
   }
 
   /** The electricity version in effect on a site day. */

@@ -169,7 +169,7 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
     assert.equal(gasEntry(before).cost, null, 'no gas tariff yet');
     const pastMonth = await read(from, boundary);
 
-    // Writes: admins only, audited, from a future day only; the version in force can no longer change.
+    // Writes: admins only, audited; the version in force can no longer change.
     assert.equal(
       (
         await r.server.request('POST', '/api/energy/calorific-values', {
@@ -179,10 +179,7 @@ test('gas kWh = m³ × calorific value × correction of the version in force eac
       ).status,
       403,
     );
-    assert.equal(
-      (await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: iso(Date.now() - DAY), kwhPerM3: 10 } })).status,
-      400,
-    );
+    // A back-dated version (validFrom today or earlier) restates the days it covers: test/pricing/backdatedPrices.test.ts.
     assert.equal((await r.server.request('POST', '/api/energy/calorific-values', { token, body: { validFrom: boundary, kwhPerM3: -1 } })).status, 400);
     const seeded = (await r.server.request('GET', '/api/energy/calorific-values', { token })).body.items[0];
     assert.equal((await r.server.request('PUT', `/api/energy/calorific-values/${seeded.id}`, { token, body: { kwhPerM3: 12 } })).status, 409);

@@ -444,9 +444,8 @@ describe('tariffs', () => {
       assert.ok(before.cost > 0);
       const today = r.server.service.deps.energy.figures.today();
       const tomorrow = new Date(Date.parse(today) + DAY).toISOString().slice(0, 10);
-      const refused = await r.server.request('POST', '/api/energy/tariffs', { token, body: { validFrom: today, price: 1, carbonFactor: 0.1 } });
-      assert.equal(refused.status, 400);
-      assert.ok(refused.body.details.some((d: any) => d.path === 'body.validFrom'));
+      // A version from today or earlier is a back-dated one (restates the days it covers): test/pricing/backdatedPrices.test.ts.
+      assert.ok(today < tomorrow);
       const version = {
         validFrom: tomorrow,
         price: 0.3,

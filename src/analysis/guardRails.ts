@@ -1,0 +1,288 @@
+// Guard rails on a regression baseline (ASHRAE Guideline 14-2014 and IPMVP Core Concepts 2022): before a baseline's
+// prediction is turned into "savings", check that it may be applied to the reporting period at all, and say how
+// uncertain the savings are. Pure functions over the baseline's and the reporting period's observations, so the daily
+// baseline, billing and verified-savings work call the same rules.
+
+/** One observation's independent variables (a day: HDD/CDD; an hour: HDH/CDH) and its day type. */
+export type Conditions = { heat: number; cool: number; dayType: 'working' | 'weekend' | 'holiday' };
+
+/**
+ * G14-2014 §5.2.11.3 (whole-building regression baseline): CV(RMSE) at most 20 % when savings rest on less than 12
+ * months of reporting data, 25 % for 12–60 months, 30 % beyond; net determination bias at most 0.005 %.
+ */
+export function cvRmseLimitPercent(reportDays: number | null): number {
+  if (reportDays === null || reportDays < 365) return 20;
+  return reportDays <= 5 * 365 ? 25 : 30;
+}
+export const NET_BIAS_LIMIT_PERCENT = 0.005;
+/** IPMVP: the baseline spans a full cycle of operating conditions; for a weather-dependent daily model, 12 months. */
+export const FULL_CYCLE_DAYS = 365;
+/** Below this share of its span with data the baseline's coverage is too thin to stand for the cycle. */
+export const MIN_COVERAGE = 0.8;
+/** A reporting observation outside the baseline's range by more than this share of the range's width is extrapolated. */
+export const RANGE_TOLERANCE = 0.1;
+/** At most this share of reporting observations (and of their expected energy) may lie outside the baseline's range. */
+export const MAX_OUTSIDE_SHARE = 0.05;
+/** G14-2014 §5.2.11.3 / Annex B: the savings' uncertainty is at most 50 % of the savings at 68 % confidence. */
+export const FSU_LIMIT = 0.5;
+
+export type VariableRange = {
+  variable: 'heating degree days' | 'cooling degree days' | 'heating degree hours' | 'cooling degree hours';
+  baseline: { min: number; max: number };
+  report: { min: number; max: number } | null;
+  /** Reporting observations outside [min − 10 % of the width, max + 10 % of the width] of the baseline's. */
+  outside: number;
+};
+
+export type SavingsUncertainty = {
+  confidencePercent: number;
+  /** Student's t at the confidence, n − p degrees of freedom (two-sided). */
+  t: number;
+  /** ± kWh on the reporting period's savings. */
+  kwh: number;
+  /** kWh ÷ |savings| (null when the savings are 0). */
+  fractional: number | null;
+};
+
+export type GuardRails = {
+  /** Every check that decides whether a savings figure may be given passed. */
+  defensible: boolean;
+  /** The savings exceed their uncertainty as G14 asks (FSU ≤ 50 % at 68 %); null without a reporting period. */
+  significant: boolean | null;
+  /** Why the figure is withheld or qualified, in plain words (empty when nothing is to be said). */
+  reasons: string[];
+  checks: {
+    length: { pass: boolean; spanDays: number; observedDays: number; requiredDays: number };
+    coverage: { pass: boolean; share: number; required: number };
+    fit: { pass: boolean; cvRmsePercent: number; cvRmseLimitPercent: number; netBiasPercent: number; netBiasLimitPercent: number };
+    ranges: { pass: boolean; variables: VariableRange[]; outsideShare: number; outsideEnergyShare: number; allowedShare: number } | null;
+    droppedTerms: { pass: boolean; dropped: string[]; neededInReport: string[] };
+  };
+  uncertainty: { autocorrelation: number; effectiveN: number; at68: SavingsUncertainty; at90: SavingsUncertainty } | null;
+};
+
+export type GuardRailInput = {
+  resolution: 'day' | 'hour';
+  baselineFrom: string;
+  baselineTo: string;
+  /** Baseline observations in time order, their actual and predicted energy. */
+  baseline: (Conditions & { actualKwh: number; expectedKwh: number })[];
+  /** Coefficients fitted (p) and terms left out because they never varied in the baseline. */
+  p: number;
+  dropped: string[];
+  cvRmsePercent: number;
+  nmbePercent: number;
+  /** The reporting period's observations with the baseline's prediction for each; absent: no reporting period. */
+  report?: { days: number; observations: (Conditions & { expectedKwh: number; actualKwh: number })[] };
+};
+
+const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+/** The inverse of the standard normal distribution (Acklam's rational approximation, |error| < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const low = 0.02425;
+  if (p < low) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - low) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+/**
+ * Student's t quantile by the Cornish-Fisher expansion in 1/ν (Abramowitz & Stegun 26.7.5): within 0.1 % for ν ≥ 10
+ * at the confidences used here (68 %, 90 %), which is far inside the uncertainty it scales.
+ */
+export function studentT(confidence: number, dof: number): number {
+  const z = normalQuantile(0.5 + confidence / 2);
+  const v = Math.max(1, dof);
+  const z3 = z ** 3;
+  const z5 = z ** 5;
+  const z7 = z ** 7;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v ** 2) + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v ** 3);
+}
+
+/** Lag-1 autocorrelation of residuals in time order. */
+export function lag1Autocorrelation(residuals: number[]): number {
+  const n = residuals.length;
+  if (n < 3) return 0;
+  const mean = residuals.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i += 1) {
+    den += (residuals[i] - mean) ** 2;
+    if (i > 0) num += (residuals[i] - mean) * (residuals[i - 1] - mean);
+  }
+  return den > 0 ? num / den : 0;
+}
+
+/**
+ * Fractional savings uncertainty, G14-2014 Annex B (Reddy & Claridge 2000), for a regression baseline without
+ * change-point terms:  ΔE_save = t · 1.26 · CV · E_expected · √((n/n') · (1 + 2/n') · (1/m)),  FSU = ΔE_save ÷ |E_save|,
+ * with CV the baseline's CV(RMSE) as a fraction, n baseline observations, n' = n·(1 − ρ)/(1 + ρ) the effective number
+ * after the residuals' lag-1 autocorrelation ρ (n' = n when ρ ≤ 0), m reporting observations, t at n − p degrees of
+ * freedom.
+ */
+export function savingsUncertainty(
+  input: { n: number; p: number; cvRmsePercent: number; rho: number; m: number; expectedKwh: number; savingsKwh: number },
+  confidence: number,
+): SavingsUncertainty {
+  const rho = Math.max(0, input.rho);
+  const nEff = (input.n * (1 - rho)) / (1 + rho);
+  const t = studentT(confidence, input.n - input.p);
+  const kwh = t * 1.26 * (input.cvRmsePercent / 100) * Math.abs(input.expectedKwh) * Math.sqrt((input.n / nEff) * (1 + 2 / nEff) * (1 / input.m));
+  return {
+    confidencePercent: Math.round(confidence * 100),
+    t: round(t, 4),
+    kwh: round(kwh, 3),
+    fractional: input.savingsKwh === 0 ? null : round(kwh / Math.abs(input.savingsKwh), 4),
+  };
+}
+
+const VARIABLES = {
+  day: { heat: 'heating degree days', cool: 'cooling degree days', term: { heat: 'perHdd', cool: 'perCdd' } },
+  hour: { heat: 'heating degree hours', cool: 'cooling degree hours', term: { heat: 'perHdh', cool: 'perCdh' } },
+} as const;
+
+/**
+ * Whether a baseline may give a savings figure for a reporting period, and with what uncertainty. Withheld (not
+ * defensible) when: the baseline spans less than a full cycle (12 months) or has data on less than 80 % of its span;
+ * its CV(RMSE) exceeds G14's limit for the reporting length; more than 5 % of the reporting observations (or of their
+ * expected energy) lie outside the baseline's range of an independent variable (widened by 10 % of its width); or a
+ * term left out of the fit because it never varied in the baseline is needed in the reporting period.
+ */
+export function baselineGuardRails(input: GuardRailInput): GuardRails {
+  const reasons: string[] = [];
+  const names = VARIABLES[input.resolution];
+  const spanDays = daysBetween(input.baselineFrom, input.baselineTo);
+  const perDay = input.resolution === 'day' ? 1 : 24;
+  const observedDays = input.baseline.length / perDay;
+  const length = { pass: spanDays >= FULL_CYCLE_DAYS, spanDays, observedDays: round(observedDays, 2), requiredDays: FULL_CYCLE_DAYS };
+  if (!length.pass)
+    reasons.push(
+      `The baseline covers ${spanDays} days: less than the full cycle of operating conditions (12 months) IPMVP and ASHRAE Guideline 14 ask of a weather-dependent baseline.`,
+    );
+  const share = spanDays > 0 ? Math.min(1, observedDays / spanDays) : 0;
+  const coverage = { pass: share >= MIN_COVERAGE, share: round(share, 4), required: MIN_COVERAGE };
+  if (!coverage.pass)
+    reasons.push(
+      `The baseline has data on ${round(share * 100, 1)} % of its ${spanDays} days: at least ${MIN_COVERAGE * 100} % are needed to stand for the period.`,
+    );
+  const limit = input.resolution === 'day' ? cvRmseLimitPercent(input.report ? input.report.days : null) : 30;
+  const fit = {
+    pass: input.cvRmsePercent <= limit && Math.abs(input.nmbePercent) <= NET_BIAS_LIMIT_PERCENT,
+    cvRmsePercent: round(input.cvRmsePercent, 3),
+    cvRmseLimitPercent: limit,
+    netBiasPercent: round(input.nmbePercent, 6),
+    netBiasLimitPercent: NET_BIAS_LIMIT_PERCENT,
+  };
+  if (input.cvRmsePercent > limit)
+    reasons.push(`The baseline's CV(RMSE) is ${round(input.cvRmsePercent, 2)} %, above Guideline 14's ${limit} % for savings over this reporting period.`);
+  if (Math.abs(input.nmbePercent) > NET_BIAS_LIMIT_PERCENT)
+    reasons.push(
+      `The baseline's net bias is ${round(input.nmbePercent, 4)} %, above Guideline 14's ${NET_BIAS_LIMIT_PERCENT} %: the fit is numerically unsound.`,
+    );
+
+  let ranges: GuardRails['checks']['ranges'] = null;
+  const needed: string[] = [];
+  if (input.report?.observations.length) {
+    const report = input.report.observations;
+    const outsideAt = new Array<boolean>(report.length).fill(false);
+    const variables: VariableRange[] = (['heat', 'cool'] as const).map((key) => {
+      const base = input.baseline.map((o) => o[key]);
+      const min = Math.min(...base);
+      const max = Math.max(...base);
+      const slack = (max - min) * RANGE_TOLERANCE;
+      let outside = 0;
+      report.forEach((o, i) => {
+        if (o[key] < min - slack - 1e-9 || o[key] > max + slack + 1e-9) {
+          outside += 1;
+          outsideAt[i] = true;
+        }
+      });
+      const values = report.map((o) => o[key]);
+      return {
+        variable: names[key],
+        baseline: { min: round(min, 3), max: round(max, 3) },
+        report: { min: round(Math.min(...values), 3), max: round(Math.max(...values), 3) },
+        outside,
+      };
+    });
+    const outsideCount = outsideAt.filter(Boolean).length;
+    const expectedTotal = report.reduce((sum, o) => sum + Math.abs(o.expectedKwh), 0);
+    const outsideEnergy = report.reduce((sum, o, i) => sum + (outsideAt[i] ? Math.abs(o.expectedKwh) : 0), 0);
+    const outsideShare = outsideCount / report.length;
+    const outsideEnergyShare = expectedTotal > 0 ? outsideEnergy / expectedTotal : outsideShare;
+    ranges = {
+      pass: outsideShare <= MAX_OUTSIDE_SHARE && outsideEnergyShare <= MAX_OUTSIDE_SHARE,
+      variables,
+      outsideShare: round(outsideShare, 4),
+      outsideEnergyShare: round(outsideEnergyShare, 4),
+      allowedShare: MAX_OUTSIDE_SHARE,
+    };
+    for (const v of variables)
+      if (v.outside > 0)
+        reasons.push(
+          `${v.outside} of ${report.length} reporting ${input.resolution === 'day' ? 'days' : 'hours'} have ${v.variable} outside the baseline's range ` +
+            `(${v.baseline.min}–${v.baseline.max}; reporting ${v.report!.min}–${v.report!.max}): the model would be extrapolated.`,
+        );
+    // A term dropped because it never varied in the baseline, whose variable does vary in the reporting period.
+    for (const key of ['heat', 'cool'] as const) {
+      const term = names.term[key];
+      if (input.dropped.includes(term) && report.some((o) => o[key] > 0)) needed.push(term);
+    }
+    for (const dayType of ['weekend', 'holiday'] as const)
+      if (input.dropped.includes(dayType) && report.some((o) => o.dayType === dayType)) needed.push(dayType);
+    for (const term of needed)
+      reasons.push(
+        `The baseline has no ${DESCRIBE[term]}, so its "${term}" term was left out of the fit; the reporting period has them, which the model cannot predict.`,
+      );
+  }
+  const droppedTerms = { pass: needed.length === 0, dropped: input.dropped, neededInReport: needed };
+
+  const defensible = length.pass && coverage.pass && fit.pass && (ranges?.pass ?? true) && droppedTerms.pass;
+  let uncertainty: GuardRails['uncertainty'] = null;
+  let significant: boolean | null = null;
+  if (input.report?.observations.length) {
+    const residuals = input.baseline.map((o) => o.actualKwh - o.expectedKwh);
+    const rho = lag1Autocorrelation(residuals);
+    const expectedKwh = input.report.observations.reduce((sum, o) => sum + o.expectedKwh, 0);
+    const actualKwh = input.report.observations.reduce((sum, o) => sum + o.actualKwh, 0);
+    const args = {
+      n: input.baseline.length,
+      p: input.p,
+      cvRmsePercent: input.cvRmsePercent,
+      rho,
+      m: input.report.observations.length,
+      expectedKwh,
+      savingsKwh: expectedKwh - actualKwh,
+    };
+    const at68 = savingsUncertainty(args, 0.68);
+    const at90 = savingsUncertainty(args, 0.9);
+    const positiveRho = Math.max(0, rho);
+    uncertainty = { autocorrelation: round(rho, 4), effectiveN: round((args.n * (1 - positiveRho)) / (1 + positiveRho), 1), at68, at90 };
+    significant = at68.fractional !== null && at68.fractional <= FSU_LIMIT;
+    if (defensible && !significant)
+      reasons.push(
+        `The savings (${round(args.savingsKwh, 1)} kWh) are within ±${at68.kwh} kWh at 68 % confidence: Guideline 14 asks the uncertainty to be at most 50 % of the savings, ` +
+          'so no saving (or over-consumption) is demonstrated.',
+      );
+  }
+  return { defensible, significant, reasons, checks: { length, coverage, fit, ranges, droppedTerms }, uncertainty };
+}
+
+const DESCRIBE: Record<string, string> = {
+  perHdd: 'heating days (HDD > 0)',
+  perCdd: 'cooling days (CDD > 0)',
+  perHdh: 'heating hours',
+  perCdh: 'cooling hours',
+  weekend: 'weekend days',
+  holiday: 'holidays',
+};

@@ -1,0 +1,79 @@
+// Peak warnings at the edges (issue 41, item 3), on the simulated building with a simulated clock: a window that
+// crosses the contract only in its last minute is recorded as crossed, and a two-minute start-up inrush does not
+// warn for a window that ends well below the contract. The known answers come from the simulator's exact counter.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DAY, demandWatch, MIN, simulatorRig } from '../helpers/rig.ts';
+
+const QUARTER = 15 * MIN;
+
+test('a late surge that crosses in the last minute is "crossed" with crossedAt at the window end; a 2-minute inrush to 0.87 × the contract raises nothing', async (t) => {
+  // Two days ahead of the wall clock, at 02:00 UTC: the building is empty, its load flat; a version from tomorrow is in effect.
+  const start = Math.floor((Date.now() + 2 * DAY) / DAY) * DAY + 2 * 3_600_000;
+  const r = await simulatorRig({ start });
+  t.after(() => r.close());
+  // A site in Brussels: the alert's window end is read on the site's clock.
+  const zone = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: 'Europe/Brussels' } });
+  assert.equal(zone.status, 200, zone.text);
+  await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+  await r.collector.collect();
+  const base = (r.counter('meter.main.kwh', start) - r.counter('meter.main.kwh', start - QUARTER)) * 4;
+  const limit = Math.round(base * 1.25);
+  const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
+  const version = await r.server.request('POST', '/api/energy/tariffs', {
+    token: r.admin.accessToken,
+    body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit },
+  });
+  assert.equal(version.status, 201, version.text);
+  const watch = demandWatch(r.server);
+  const runTo = async (until: number) => {
+    while (r.clock.now < until) {
+      r.clock.now += MIN;
+      await r.collector.collect();
+      watch.check(r.clock.now);
+    }
+  };
+  const addLoad = async (kw: number, minutes: number) => {
+    const response = await fetch(`${r.sim.url}/sim/load`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kw, kwPerMinute: 0, minutes }),
+    });
+    assert.equal(response.status, 200);
+  };
+  const windowMean = (from: number) => (r.counter('meter.main.kwh', from + QUARTER) - r.counter('meter.main.kwh', from)) * 4;
+
+  // E: an inrush of +70 % of the base for 2 minutes from minute 2 (a chiller's start): the window ends at ~0.87 × contract.
+  const inrush = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
+  await runTo(inrush + 2 * MIN);
+  await addLoad(base * 0.7, 2);
+  await runTo(inrush + QUARTER + MIN);
+  const inrushMean = windowMean(inrush);
+  t.diagnostic(`inrush window: mean ${inrushMean.toFixed(1)} kW = ${(inrushMean / limit).toFixed(3)} × contract ${limit} kW`);
+  assert.ok(inrushMean < 0.9 * limit, `${inrushMean}`);
+  assert.deepEqual((await r.get('/api/analysis/peak-warnings')).items, [], 'no warning for a window ending at 0.87 × the contract');
+
+  // F: +150 % of the base from minute 11 to the end: mean 1.4 × base = 1.12 × contract; by minute 14 the window holds
+  // (14 + 3 × 1.5)/60 × base = 18.5/60 × base, short of the contract's 18.75/60 × base: it crosses in its last minute.
+  const surge = inrush + 2 * QUARTER;
+  await runTo(surge + 11 * MIN);
+  await addLoad(base * 1.5, 4);
+  await runTo(surge + QUARTER + MIN);
+  const surgeMean = windowMean(surge);
+  const atMinute14 = r.counter('meter.main.kwh', surge + 14 * MIN) - r.counter('meter.main.kwh', surge);
+  assert.ok(atMinute14 < limit / 4 && surgeMean > limit, `minute 14: ${atMinute14} kWh of ${limit / 4}; mean ${surgeMean}`);
+  const items = (await r.get('/api/analysis/peak-warnings')).items;
+  t.diagnostic(`surge window: ${JSON.stringify(items)}`);
+  assert.equal(items.length, 1, JSON.stringify(items));
+  const [warning] = items;
+  assert.equal(warning.windowStart, new Date(surge).toISOString());
+  assert.ok(Math.abs(warning.finalKw - surgeMean) < 0.01, `${warning.finalKw} vs ${surgeMean}`);
+  assert.equal(warning.outcome, 'crossed');
+  assert.equal(warning.crossedAt, new Date(surge + QUARTER).toISOString(), 'crossed at the window end');
+  assert.ok(warning.leadSec >= 0);
+  // The alert gives the window's end on the site's clock, not in UTC.
+  const alerts = (await r.server.request('GET', `/api/alerts?q=${encodeURIComponent('heading for')}`, { token: r.admin.accessToken })).body;
+  const end = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Brussels', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(surge + QUARTER);
+  assert.notEqual(end, new Date(surge + QUARTER).toISOString().slice(11, 16));
+  assert.match(alerts.items[0].title, new RegExp(`window ending ${end} Europe/Brussels \\(contract`));
+});
