@@ -6,3 +6,4 @@ export * from './uploads.ts';
 export * from './reports.ts';
 export * from './alarms.ts';
 export * from './energy.ts';
+export * from './billing.ts';

@@ -1,0 +1,240 @@
+// /api/billing: tenants and cost centres, meter splits, billing periods, runs and statements (PDF, XLSX, mailed on issue).
+// Viewers read; admins set up tenants, splits, rules and periods, run and issue.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, Reply } from '../platform/http/route.ts';
+import { ErrorBody, IdParams } from '../platform/http/schemas.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mail/mailer.ts';
+import { statementFileName, statementPdf, statementTitle, statementXlsx } from './documents.ts';
+import { Allocation, AllocationBody, MeterParams, Period, PeriodCreate, Run, Settings, Statement, Tenant, TenantCreate, TenantUpdate } from './schemas.ts';
+import type { Billing } from './service.ts';
+import { CALCULATION_DOC } from './calculation.ts';
+
+const tags = ['billing'];
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** Mails each statement of an issued run with a contact, PDF and XLSX attached; a failure is logged, the run stays issued. */
+async function mailStatements(billing: Billing, runId: number, mailer: Mailer, logger: Logger): Promise<void> {
+  for (const { id } of billing.run(runId).statements) {
+    const statement = billing.statement(id);
+    if (!statement.tenant.contactEmail) continue;
+    try {
+      await mailer.send({
+        to: statement.tenant.contactEmail,
+        subject: statementTitle(statement),
+        text: `${statementTitle(statement)}\nTotal: ${(statement.totalCents / 100).toFixed(2)} ${statement.currency}\n\nThe statement is attached as PDF and XLSX.`,
+        attachments: [
+          { filename: statementFileName(statement, 'pdf'), content: await statementPdf(statement), contentType: 'application/pdf' },
+          { filename: statementFileName(statement, 'xlsx'), content: await statementXlsx(statement), contentType: XLSX },
+        ],
+      });
+    } catch (error) {
+      logger.error({ err: error, statementId: id }, 'billing statement could not be mailed');
+    }
+  }
+}
+
+export function billingRoutes({ billing, mailer, logger }: { billing: Billing; mailer: Mailer; logger: Logger }) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/tenants',
+      access: 'viewer',
+      summary: 'Tenants and cost centres billed for energy',
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(Tenant) }) } },
+      handler: () => ({ items: billing.tenants() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/tenants',
+      access: 'admin',
+      summary: 'Add a tenant or cost centre',
+      description: 'Admin only; audited. Names are unique case-insensitively (409). floorAreaM2 is the key of meters split by floor area.',
+      example: { name: 'Café Nord', kind: 'tenant', contactEmail: 'accounts@cafe-nord.example', floorAreaM2: 120 },
+      tags,
+      schemas: { body: TenantCreate, response: { 201: Tenant, 400: ErrorBody, 409: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, billing.createTenant(body, user)),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/api/billing/tenants/:id',
+      access: 'admin',
+      summary: 'Change a tenant or cost centre',
+      description: 'Admin only; audited. Issued statements keep what they were issued with.',
+      example: { floorAreaM2: 140 },
+      tags,
+      schemas: { params: IdParams, body: TenantUpdate, response: { 200: Tenant, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => billing.updateTenant(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/allocations',
+      access: 'viewer',
+      summary: "Each billed meter's split between tenants, with the fractions it gives and the landlord's rest",
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(Allocation) }) } },
+      handler: () => ({ items: billing.allocations() }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/billing/allocations/:meterId',
+      access: 'admin',
+      summary: "Set how a meter's energy is split: by percentage, by floor area (common areas) or by a fixed key",
+      description:
+        "Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ " +
+        "(the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). " +
+        "Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's.",
+      example: {
+        method: 'percent',
+        shares: [
+          { tenantId: 1, value: 60 },
+          { tenantId: 2, value: 30 },
+        ],
+        landlordValue: 10,
+      },
+      tags,
+      schemas: { params: MeterParams, body: AllocationBody, response: { 200: Allocation, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ params, body, user }) => billing.putAllocation(params.meterId, body, user),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/billing/allocations/:meterId',
+      access: 'admin',
+      summary: 'Stop splitting a meter between tenants',
+      tags,
+      schemas: { params: MeterParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      handler: ({ params, user }) => {
+        billing.deleteAllocation(params.meterId, user);
+        return new Reply(204, null);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/settings',
+      access: 'viewer',
+      summary: "The site's billing rules: how much missing or estimated data a run may have and still be issued",
+      tags,
+      schemas: { response: { 200: Settings } },
+      handler: () => billing.settings(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/api/billing/settings',
+      access: 'admin',
+      summary: "Replace the site's billing rules",
+      description: 'Admin only; audited.',
+      example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 },
+      tags,
+      schemas: { body: Settings, response: { 200: Settings, 400: ErrorBody } },
+      handler: ({ body, user }) => billing.putSettings(body, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/periods',
+      access: 'viewer',
+      summary: 'Billing periods, oldest first',
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(Period) }) } },
+      handler: () => ({ items: billing.periods() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/periods',
+      access: 'admin',
+      summary: 'Add a billing period [from, to) of site days',
+      description: 'Admin only; audited. At most 366 days; a period overlapping another is 400 naming it.',
+      example: { name: 'January 2027', from: '2027-01-01', to: '2027-02-01' },
+      tags,
+      schemas: { body: PeriodCreate, response: { 201: Period, 400: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, billing.createPeriod(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/periods/:id/runs',
+      access: 'viewer',
+      summary: "A period's billing runs (issued ones and the draft), oldest first",
+      tags,
+      schemas: { params: IdParams, response: { 200: Type.Object({ items: Type.Array(Run) }), 404: ErrorBody } },
+      handler: ({ params }) => ({ items: billing.runs(params.id) }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/periods/:id/runs',
+      access: 'admin',
+      summary: "Compute the period's draft run: a statement per tenant, the site's bill and the landlord's share",
+      description:
+        `Admin only; audited. A period has at most one draft: running it again (or twice at once) recomputes that draft in place, so there is one statement set. ` +
+        `After an issued run the draft is a restatement: each statement carries its difference to the one issued. ${CALCULATION_DOC}`,
+      tags,
+      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ params, user }) => billing.runPeriod(params.id, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/runs/:id',
+      access: 'viewer',
+      summary: 'A billing run: the site bill, the landlord share, data quality, the reconciliation and its statements',
+      tags,
+      schemas: { params: IdParams, response: { 200: Run, 404: ErrorBody } },
+      handler: ({ params }) => billing.run(params.id),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/runs/:id/issue',
+      access: 'admin',
+      summary: 'Issue a draft run: its statements become final and are mailed to each tenant contact (PDF and XLSX)',
+      description:
+        "Admin only; audited. Refused (400, saying how many intervals are missing or estimated) where the run's data passes the site's rules (GET /api/billing/settings). " +
+        'An issued run never changes (409 when issued again); a later run of the period is a restatement.',
+      tags,
+      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, user }) => {
+        const run = billing.issue(params.id, user);
+        void mailStatements(billing, run.id, mailer, logger);
+        return run;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/statements/:id',
+      access: 'viewer',
+      summary: "A tenant's statement: energy per utility and band, standing and demand charges, carbon, each meter with its readings",
+      tags,
+      schemas: { params: IdParams, response: { 200: Statement, 404: ErrorBody } },
+      handler: ({ params }) => billing.statement(params.id),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/statements/:id/pdf',
+      access: 'viewer',
+      summary: 'A statement as PDF',
+      tags,
+      raw: { contentType: 'application/pdf' },
+      schemas: { params: IdParams, response: { 200: Type.String({ description: 'PDF' }), 404: ErrorBody } },
+      handler: async ({ params, ctx }) => {
+        const statement = billing.statement(params.id);
+        const body = await statementPdf(statement);
+        ctx.attachment(statementFileName(statement, 'pdf'));
+        ctx.type = 'application/pdf';
+        ctx.body = body;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/statements/:id/xlsx',
+      access: 'viewer',
+      summary: 'A statement as XLSX',
+      tags,
+      raw: { contentType: XLSX },
+      schemas: { params: IdParams, response: { 200: Type.String({ description: 'XLSX' }), 404: ErrorBody } },
+      handler: async ({ params, ctx }) => {
+        const statement = billing.statement(params.id);
+        const body = await statementXlsx(statement);
+        ctx.attachment(statementFileName(statement, 'xlsx'));
+        ctx.type = XLSX;
+        ctx.body = body;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,165 @@
+// Request and response shapes of /api/billing.
+import { Type } from '@sinclair/typebox';
+import { ALLOCATION_METHODS, BILLED_PARTY_KINDS, BILLING_RUN_KINDS, BILLING_RUN_STATUSES, COMMODITIES } from '../platform/db/schema/index.ts';
+import { displayTextPattern, Email, NullableTimestamp, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+
+const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
+const Name = Type.String({ minLength: 1, maxLength: 120, pattern: displayTextPattern(true) });
+const Cents = Type.Integer({ description: 'amount in cents of the site currency' });
+const Utility = stringEnum(COMMODITIES);
+
+export const MeterParams = Type.Object({ meterId: Type.Integer({ minimum: 1 }) });
+
+export const Tenant = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  kind: stringEnum(BILLED_PARTY_KINDS),
+  contactEmail: Type.Union([Type.String(), Type.Null()]),
+  floorAreaM2: Type.Number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export const TenantCreate = Type.Object(
+  {
+    name: Name,
+    kind: Type.Optional(stringEnum(BILLED_PARTY_KINDS)),
+    contactEmail: Type.Optional(Type.Union([Email, Type.Null()])),
+    floorAreaM2: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 });
+
+export const AllocationBody = Type.Object(
+  {
+    method: stringEnum(ALLOCATION_METHODS, {
+      description:
+        "percent: value is the tenant percentage (with landlordValue they add up to 100); floor_area: by the tenants' floor areas (value unused; landlordValue is vacant m²); fixed_key: value is a weight (landlordValue the landlord's)",
+    }),
+    shares: Type.Array(
+      Type.Object({ tenantId: Type.Integer({ minimum: 1 }), value: Type.Number({ minimum: 0, maximum: 1e9 }) }, { additionalProperties: false }),
+      {
+        minItems: 1,
+        maxItems: 500,
+      },
+    ),
+    landlordValue: Type.Optional(Type.Number({ minimum: 0, maximum: 1e9 })),
+  },
+  { additionalProperties: false },
+);
+export const Allocation = Type.Object({
+  meterId: Type.Integer(),
+  meterName: Type.String(),
+  method: stringEnum(ALLOCATION_METHODS),
+  shares: Type.Array(Type.Object({ tenantId: Type.Integer(), value: Type.Number() })),
+  landlordValue: Type.Number(),
+  fractions: Type.Array(Type.Object({ tenantId: Type.Integer(), fraction: Type.Number() })),
+  landlordFraction: Type.Number(),
+});
+
+export const Settings = Type.Object(
+  {
+    maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
+    maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
+    supplierBillTolerancePercent: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'a supplier bill line further than this from the shadow bill is flagged',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const Period = Type.Object({ id: Type.Integer(), name: Type.String(), from: Day, to: Day, createdAt: Timestamp });
+export const PeriodCreate = Type.Object(
+  { name: Type.Optional(Name), from: Day, to: Type.String({ format: 'date', description: 'the first day after the period' }) },
+  { additionalProperties: false },
+);
+
+const EnergyLine = Type.Object({ utility: Utility, unit: Type.String(), band: Type.String(), quantity: Type.Number(), amountCents: Cents });
+const ChargeLine = Type.Object({ utility: Utility, amountCents: Cents, rule: Type.String() });
+const DemandLine = Type.Object({
+  month: Type.String(),
+  billedKw: Type.Number(),
+  siteKwAtPeak: Type.Number(),
+  shareKw: Type.Number(),
+  share: Type.Number(),
+  amountCents: Cents,
+  peakAt: Type.Union([Timestamp, Type.Null()]),
+  rule: Type.String(),
+});
+const BillFields = {
+  energy: Type.Array(EnergyLine),
+  standing: Type.Array(ChargeLine),
+  demand: Type.Array(DemandLine),
+  carbonKg: Type.Number(),
+  totalCents: Cents,
+};
+const Bill = Type.Object(BillFields);
+const MeterLine = Type.Object({
+  meterId: Type.Integer(),
+  name: Type.String(),
+  utility: Utility,
+  unit: Type.String(),
+  method: Type.String(),
+  share: Type.Number(),
+  quantity: Type.Number(),
+  billedQuantity: Type.Number(),
+  startReading: Type.Union([Type.Number(), Type.Null()]),
+  endReading: Type.Union([Type.Number(), Type.Null()]),
+  intervals: Type.Integer(),
+  missing: Type.Integer(),
+  estimated: Type.Integer(),
+});
+const TenantBill = Type.Object({ ...BillFields, meters: Type.Array(MeterLine) });
+
+export const Run = Type.Object({
+  id: Type.Integer(),
+  periodId: Type.Integer(),
+  period: Period,
+  status: stringEnum(BILLING_RUN_STATUSES),
+  kind: stringEnum(BILLING_RUN_KINDS),
+  correctsRunId: Type.Union([Type.Integer(), Type.Null()]),
+  computedAt: Timestamp,
+  issuedAt: NullableTimestamp,
+  issuedBy: Type.Union([Type.String(), Type.Null()]),
+  summary: Type.Object({
+    currency: Type.String(),
+    site: Type.Object({ ...BillFields, meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), utility: Utility })) }),
+    landlord: Bill,
+    quality: Type.Object({
+      intervals: Type.Integer(),
+      missing: Type.Integer(),
+      estimated: Type.Integer(),
+      missingPercent: Type.Number(),
+      estimatedPercent: Type.Number(),
+    }),
+    reconciliation: Type.Object({ siteTotalCents: Cents, statementsCents: Cents, landlordCents: Cents }),
+  }),
+  statements: Type.Array(Type.Object({ id: Type.Integer(), tenantId: Type.Integer(), tenantName: Type.String(), totalCents: Cents })),
+});
+
+export const Statement = Type.Object({
+  id: Type.Integer(),
+  runId: Type.Integer(),
+  status: stringEnum(BILLING_RUN_STATUSES),
+  kind: stringEnum(BILLING_RUN_KINDS),
+  tenant: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    kind: stringEnum(BILLED_PARTY_KINDS),
+    contactEmail: Type.Union([Type.String(), Type.Null()]),
+  }),
+  period: Period,
+  currency: Type.String(),
+  totalCents: Cents,
+  content: TenantBill,
+  difference: Type.Union([
+    Type.Object({
+      correctsStatementId: Type.Union([Type.Integer(), Type.Null()]),
+      totalCents: Cents,
+      energy: Type.Array(Type.Object({ utility: Utility, band: Type.String(), quantity: Type.Number(), amountCents: Cents })),
+    }),
+    Type.Null(),
+  ]),
+});
