@@ -30,13 +30,16 @@ export function statementFileName(statement: Statement, extension: 'pdf' | 'xlsx
 type Row = { cells: string[]; bold?: boolean };
 
 /** The statement as table sections, shared by both formats. */
-function sections(statement: Statement): { title: string; head: string[]; rows: Row[]; widths: number[] }[] {
+type Section = { title: string; head: string[]; rows: Row[]; widths: number[]; right: number[] };
+
+function sections(statement: Statement): Section[] {
   const { content, currency } = statement;
-  const out: { title: string; head: string[]; rows: Row[]; widths: number[] }[] = [];
+  const out: Section[] = [];
   out.push({
     title: 'Energy',
     head: ['Utility', 'Band', 'Quantity', 'Amount'],
     widths: [110, 150, 120, 115],
+    right: [2, 3],
     rows: content.energy.map((line) => ({ cells: [line.utility, line.band, `${number(line.quantity)} ${line.unit}`, money(line.amountCents, currency)] })),
   });
   if (content.standing.length)
@@ -44,6 +47,7 @@ function sections(statement: Statement): { title: string; head: string[]; rows: 
       title: 'Standing charges',
       head: ['Utility', 'Rule', 'Amount'],
       widths: [110, 270, 115],
+      right: [2],
       rows: content.standing.map((line) => ({ cells: [line.utility, 'share of the site quantity', money(line.amountCents, currency)] })),
     });
   if (content.demand.length)
@@ -51,6 +55,7 @@ function sections(statement: Statement): { title: string; head: string[]; rows: 
       title: 'Demand charges',
       head: ['Month', 'Site billed kW', 'Your kW at the site peak', 'Share', 'Amount'],
       widths: [70, 90, 140, 80, 115],
+      right: [1, 2, 3, 4],
       rows: content.demand.map((line) => ({
         cells: [
           line.month,
@@ -65,6 +70,7 @@ function sections(statement: Statement): { title: string; head: string[]; rows: 
     title: 'Meters',
     head: ['Meter', 'Split', 'Share', 'Start reading', 'End reading', 'Billed'],
     widths: [115, 65, 55, 85, 85, 90],
+    right: [2, 3, 4, 5],
     rows: content.meters.map((meter) => ({
       cells: [
         meter.name,
@@ -81,6 +87,7 @@ function sections(statement: Statement): { title: string; head: string[]; rows: 
       title: 'Difference to the statement issued before',
       head: ['Utility', 'Band', 'Quantity', 'Amount'],
       widths: [110, 150, 120, 115],
+      right: [2, 3],
       rows: [
         ...statement.difference.energy.map((line) => ({ cells: [line.utility, line.band, number(line.quantity), money(line.amountCents, currency)] })),
         { cells: ['Total', '', '', money(statement.difference.totalCents, currency)], bold: true },
@@ -143,12 +150,11 @@ export async function statementPdf(statement: Statement): Promise<Buffer> {
       let height = 0;
       cells.forEach((cell, i) => {
         const width = section.widths[i];
-        const right = i >= cells.length - 1 || /^[-\d]/.test(cell);
         doc
           .font(font)
           .fontSize(9)
           .fillColor(color)
-          .text(cell, x, y, { width: width - 6, align: right && i > 0 ? 'right' : 'left' });
+          .text(cell, x, y, { width: width - 6, align: section.right.includes(i) ? 'right' : 'left' });
         height = Math.max(height, doc.y - y);
         x += width;
       });

@@ -15,10 +15,10 @@ const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
 
 /** Mails each statement of an issued run with a contact, PDF and XLSX attached; a failure is logged, the run stays issued. */
 async function mailStatements(billing: Billing, runId: number, mailer: Mailer, logger: Logger): Promise<void> {
-  for (const { id } of billing.run(runId).statements) {
-    const statement = billing.statement(id);
-    if (!statement.tenant.contactEmail) continue;
-    try {
+  try {
+    for (const { id } of billing.run(runId).statements) {
+      const statement = billing.statement(id);
+      if (!statement.tenant.contactEmail) continue;
       await mailer.send({
         to: statement.tenant.contactEmail,
         subject: statementTitle(statement),
@@ -28,9 +28,10 @@ async function mailStatements(billing: Billing, runId: number, mailer: Mailer, l
           { filename: statementFileName(statement, 'xlsx'), content: await statementXlsx(statement), contentType: XLSX },
         ],
       });
-    } catch (error) {
-      logger.error({ err: error, statementId: id }, 'billing statement could not be mailed');
     }
+  } catch (error) {
+    // The run stays issued; its statements can be downloaded and sent by hand.
+    logger.error({ err: error, runId }, 'billing statements could not all be mailed');
   }
 }
 
