@@ -8,8 +8,7 @@ import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { buildEnergy, type Energy } from '../energy/module.ts';
 import { buildAnalysis, type Analysis } from '../analysis/module.ts';
-import { buildBilling } from '../billing/module.ts';
-import type { Billing } from '../billing/service.ts';
+import { buildBilling, type BillingFeature } from '../billing/module.ts';
 import { FaultService } from '../facility/faults/service.ts';
 import type { Logger } from '../platform/logger.ts';
 import { MaintenanceService } from '../facility/maintenance/service.ts';
@@ -43,7 +42,7 @@ export type FeatureServices = {
   analysis: Analysis;
   auditTrail: AuditReader;
   avatars: AvatarStore;
-  billing: Billing;
+  billing: BillingFeature;
   configs: ConfigStore;
   /** Re-keys stored energy when the site time zone changes; the collector pauses for it (service.ts). */
   zoneMove: TimeZoneMove;

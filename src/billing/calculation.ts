@@ -27,6 +27,8 @@ type MeterPeriod = {
   missing: number;
   estimated: number;
   quantity: number;
+  /** The quantity of each day. */
+  byDay: Map<string, number>;
 };
 
 export type EnergyLine = { utility: Commodity; unit: string; band: string; quantity: number; amountCents: number };
@@ -112,9 +114,9 @@ export class BillingCalculation {
     return site;
   }
 
-  private meterPeriod(meter: BilledMeter, from: string, to: string): MeterPeriod {
+  meterPeriod(meter: BilledMeter, from: string, to: string): MeterPeriod {
     const timezone = this.timezone();
-    const result: MeterPeriod = { meter, bands: new Map(), carbonKg: 0, intervals: 0, missing: 0, estimated: 0, quantity: 0 };
+    const result: MeterPeriod = { meter, bands: new Map(), carbonKg: 0, intervals: 0, missing: 0, estimated: 0, quantity: 0, byDay: new Map() };
     for (const day of daysBetween(from, to)) {
       const record = this.store.load(meter.id, day);
       const count = record.kwh.length;
@@ -134,6 +136,7 @@ export class BillingCalculation {
         band.quantity += value;
         band.cost += value * prices[i];
         result.quantity += value;
+        result.byDay.set(day, (result.byDay.get(day) ?? 0) + value);
         result.carbonKg += value * carbonFactor;
       }
     }
@@ -163,7 +166,7 @@ export class BillingCalculation {
   }
 
   /** The months [from, to) touches, each with the share of its days inside the period. */
-  private months(from: string, to: string): { month: string; share: number }[] {
+  months(from: string, to: string): { month: string; share: number }[] {
     const days = new Map<string, { inside: number; all: number }>();
     for (const day of daysBetween(from, to)) {
       const month = day.slice(0, 7);

@@ -5,8 +5,21 @@ import type { Energy } from '../energy/module.ts';
 import type { Analysis } from '../analysis/module.ts';
 import { BillingCalculation } from './calculation.ts';
 import { Billing } from './service.ts';
+import { SupplierBills } from './supplierBills.ts';
 
-export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): Billing {
+export type BillingFeature = { statements: Billing; supplierBills: SupplierBills };
+
+export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
   const calculation = new BillingCalculation(db, energy.store, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
-  return new Billing(db, audit, calculation, () => energy.tariffs.load());
+  const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
+  const supplierBills = new SupplierBills(
+    db,
+    audit,
+    calculation,
+    energy.tariffs,
+    analysis.demandCharges,
+    energy.calorific,
+    () => statements.settings().supplierBillTolerancePercent,
+  );
+  return { statements, supplierBills };
 }

@@ -3,15 +3,47 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams } from '../platform/http/schemas.ts';
+import { PayloadTooLarge, UnsupportedMediaType } from '../platform/errors.ts';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { statementFileName, statementPdf, statementTitle, statementXlsx } from './documents.ts';
-import { Allocation, AllocationBody, MeterParams, Period, PeriodCreate, Run, Settings, Statement, Tenant, TenantCreate, TenantUpdate } from './schemas.ts';
+import {
+  Allocation,
+  AllocationBody,
+  BillCheck,
+  SupplierBill,
+  SupplierBillBody,
+  MeterParams,
+  Period,
+  PeriodCreate,
+  Run,
+  Settings,
+  Statement,
+  Tenant,
+  TenantCreate,
+  TenantUpdate,
+} from './schemas.ts';
 import type { Billing } from './service.ts';
+import type { BillingFeature } from './module.ts';
 import { CALCULATION_DOC } from './calculation.ts';
 
 const tags = ['billing'];
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+const MAX_CSV_BYTES = 1024 * 1024;
+
+/** The request body as UTF-8 text, refused past `limit` bytes. */
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new PayloadTooLarge(`A bill file is at most ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Mails each statement of an issued run with a contact, PDF and XLSX attached; a failure is logged, the run stays issued. */
 async function mailStatements(billing: Billing, runId: number, mailer: Mailer, logger: Logger): Promise<void> {
@@ -35,7 +67,9 @@ async function mailStatements(billing: Billing, runId: number, mailer: Mailer, l
   }
 }
 
-export function billingRoutes({ billing, mailer, logger }: { billing: Billing; mailer: Mailer; logger: Logger }) {
+export function billingRoutes({ billing: feature, mailer, logger }: { billing: BillingFeature; mailer: Mailer; logger: Logger }) {
+  const billing = feature.statements;
+  const supplierBills = feature.supplierBills;
   return [
     defineRoute({
       method: 'GET',
@@ -236,6 +270,66 @@ export function billingRoutes({ billing, mailer, logger }: { billing: Billing; m
         ctx.type = XLSX;
         ctx.body = body;
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/supplier-bills',
+      access: 'viewer',
+      summary: "The supplier's bills entered or imported, newest period first (at most 500)",
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(SupplierBill) }) } },
+      handler: () => ({ items: supplierBills.list() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/supplier-bills',
+      access: 'operator',
+      summary: "Enter a supplier's bill for a supply point and check it against the shadow bill from the meters",
+      description:
+        'Operator or admin; audited. Answers the check as GET …/check does: each line (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) ' +
+        "against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent.",
+      example: {
+        meterId: 1,
+        from: '2027-01-01',
+        to: '2027-02-01',
+        reference: 'INV-2027-001',
+        bands: { peak: 5200, base: 4100 },
+        billedKw: 48,
+        standingCharges: 31,
+        total: 2480.5,
+      },
+      tags,
+      schemas: { body: SupplierBillBody, response: { 201: BillCheck, 400: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, supplierBills.create(body, user)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/supplier-bills/import',
+      access: 'operator',
+      summary: "Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written",
+      description:
+        'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and one kwh:<band> column per band ' +
+        '(e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.',
+      rawBody: { contentType: 'text/csv' },
+      tags,
+      schemas: { response: { 201: Type.Object({ items: Type.Array(BillCheck) }), 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: async ({ user, ctx }) => {
+        if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
+        return new Reply(201, { items: supplierBills.importCsv(await readText(ctx.req, MAX_CSV_BYTES), user) });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/supplier-bills/:id/check',
+      access: 'viewer',
+      summary: 'A supplier bill against the shadow bill worked out from the meters and the dated tariffs, line by line',
+      description:
+        "Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, " +
+        "for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. " +
+        'A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). Changes nothing.',
+      tags,
+      schemas: { params: IdParams, response: { 200: BillCheck, 404: ErrorBody } },
+      handler: ({ params }) => supplierBills.check(params.id),
     }),
   ];
 }

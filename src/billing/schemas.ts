@@ -163,3 +163,45 @@ export const Statement = Type.Object({
     Type.Null(),
   ]),
 });
+
+const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0 }), {
+  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too)',
+});
+export const SupplierBillBody = Type.Object(
+  {
+    meterId: Type.Integer({ minimum: 1, description: 'the supply point: a site meter' }),
+    from: Day,
+    to: Type.String({ format: 'date', description: 'the first day after the bill period' }),
+    reference: Type.Optional(Type.String({ maxLength: 120, pattern: displayTextPattern() })),
+    bands: BandQuantities,
+    billedKw: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    standingCharges: Type.Optional(Type.Number({ minimum: 0 })),
+    total: Type.Number(),
+    calorificValue: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export const SupplierBill = Type.Object({
+  id: Type.Integer(),
+  meterId: Type.Integer(),
+  from: Day,
+  to: Day,
+  reference: Type.String(),
+  bands: Type.Record(Type.String(), Type.Number()),
+  billedKw: Type.Union([Type.Number(), Type.Null()]),
+  standingCharges: Type.Number(),
+  total: Type.Number(),
+  calorificValue: Type.Union([Type.Number(), Type.Null()]),
+  createdAt: Timestamp,
+  createdBy: Type.Union([Type.String(), Type.Null()]),
+});
+const Nullable = Type.Union([Type.Number(), Type.Null()]);
+export const BillCheck = Type.Object({
+  bill: SupplierBill,
+  tolerancePercent: Type.Number(),
+  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance' }),
+  lines: Type.Array(
+    Type.Object({ line: Type.String(), billed: Nullable, shadow: Nullable, difference: Nullable, differencePercent: Nullable, flagged: Type.Boolean() }),
+  ),
+  missingIntervals: Type.Integer({ description: "intervals of the bill's period the meter has no data for (the shadow counts them as 0)" }),
+});

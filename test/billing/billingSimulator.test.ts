@@ -23,14 +23,14 @@ test('statements on the simulator tenant sub-meters bill each counter, and recon
     return response.body;
   };
   await r.meter({ name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true });
-  const subs = [];
+  const subs: { id: number; name: string; code: string }[] = [];
   for (const n of ['001', '002', '003'])
     subs.push(await r.meter({ name: `Tenant sub-meter ${n}`, code: `meter.sub.${n}.kwh`, kind: 'energy', area: 'Tenants' }));
   const timezone = r.server.service.deps.energy.timezone();
   await r.collector.collect();
   await r.run(dayStart(timezone, addDays(TO, 1)), DAY / 4);
 
-  const tenants = [];
+  const tenants: { id: number }[] = [];
   for (const n of [1, 2, 3]) tenants.push(await post('/api/billing/tenants', { name: `Shop ${n}` }));
   for (const [i, sub] of subs.entries()) {
     const shares = i < 2 ? [{ tenantId: tenants[i].id, value: 100 }] : [{ tenantId: tenants[2].id, value: 60 }];
