@@ -9,6 +9,15 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { statementFileName, statementPdf, statementTitle, statementXlsx } from './documents.ts';
 import {
+  Budget,
+  BudgetBody,
+  AdjustmentBody,
+  AtQuery,
+  BudgetStatus,
+  Measure,
+  MeasureBody,
+  PeriodQuery,
+  Savings,
   Allocation,
   AllocationBody,
   BillCheck,
@@ -26,6 +35,9 @@ import {
 } from './schemas.ts';
 import type { Billing } from './service.ts';
 import type { BillingFeature } from './module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import type { AlertService } from '../facility/alerts/service.ts';
+import { BUDGET_ALERT_CODE } from './budgets.ts';
 import { CALCULATION_DOC } from './calculation.ts';
 
 const tags = ['billing'];
@@ -67,9 +79,22 @@ async function mailStatements(billing: Billing, runId: number, mailer: Mailer, l
   }
 }
 
-export function billingRoutes({ billing: feature, mailer, logger }: { billing: BillingFeature; mailer: Mailer; logger: Logger }) {
+export function billingRoutes({
+  billing: feature,
+  mailer,
+  logger,
+  iot,
+  alerts,
+}: {
+  billing: BillingFeature;
+  mailer: Mailer;
+  logger: Logger;
+  iot: Pick<IotGateway, 'relay'>;
+  alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+}) {
   const billing = feature.statements;
-  const supplierBills = feature.supplierBills;
+  const { supplierBills, budgets } = feature;
+  const measures = feature.measures(iot);
   return [
     defineRoute({
       method: 'GET',
@@ -330,6 +355,102 @@ export function billingRoutes({ billing: feature, mailer, logger }: { billing: B
       tags,
       schemas: { params: IdParams, response: { 200: BillCheck, 404: ErrorBody } },
       handler: ({ params }) => supplierBills.check(params.id),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/budgets',
+      access: 'viewer',
+      summary: 'Annual budgets per utility for the site, an area or a cost centre',
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(Budget) }) } },
+      handler: () => ({ items: budgets.list() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/budgets',
+      access: 'admin',
+      summary: "Set an annual budget in the utility's unit and in money",
+      description:
+        "Admin only; audited. One per year, utility and target (409). unit must be the utility's (kWh for electricity and heat, m³ for gas and water) and the target " +
+        'must have a meter of that utility (else 400 with the reason). phasing last_year spreads the budget over the months as the target used energy the year before ' +
+        '(evenly by days where a month of it has no data); even by the days of each month.',
+      example: { year: 2027, utility: 'electricity', scope: 'site', unit: 'kWh', quantity: 1200000, amount: 240000, phasing: 'last_year', marginPercent: 5 },
+      tags,
+      schemas: { body: BudgetBody, response: { 201: Budget, 400: ErrorBody, 409: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, budgets.create(body, user)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/budgets/:id/status',
+      access: 'viewer',
+      summary: 'A budget by month against the actuals, and the year-end forecast',
+      description:
+        'Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). ' +
+        "Forecast = year to date + for the rest of the year what the same months used the year before (the phased budget where that has no data), in money at this year's average price so far. " +
+        'alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.',
+      tags,
+      schemas: { params: IdParams, query: AtQuery, response: { 200: BudgetStatus, 404: ErrorBody } },
+      handler: ({ params, query }) => budgets.status(params.id, query.at),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/budgets/check',
+      access: 'operator',
+      summary: 'Check the budgets of the year now and raise an alert for each forecast past its budget (the service does it hourly)',
+      description: `Raises an alert (source ${BUDGET_ALERT_CODE}) once per budget and year, the first time its forecast passes it; the alert stays to be acknowledged. Answers every budget's status.`,
+      tags,
+      schemas: { query: AtQuery, response: { 200: Type.Object({ items: Type.Array(BudgetStatus) }) } },
+      handler: ({ query }) => ({ items: budgets.check((alarm) => alerts.fromGatewayAlarm(alarm), query.at) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/measures',
+      access: 'viewer',
+      summary: 'The register of energy conservation measures',
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(Measure) }) } },
+      handler: () => ({ items: measures.list() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/measures',
+      access: 'admin',
+      summary: 'Register a measure with its baseline period; refused when the baseline fails its guard rails',
+      description:
+        'Admin only; audited. Measured on a meter or an area (IPMVP Option B) or on the site meters (neither: Option C). The baseline is the daily weather and day-type model of ' +
+        'GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; a fit outside ASHRAE Guideline 14 (CV(RMSE) ≤ 20 %, |NMBE| ≤ 5 %, R² ≥ 0.75) is 400 naming each failed limit.',
+      example: { name: 'LED retrofit, floor 2', meterId: 3, installedOn: '2027-03-01', cost: 18000, baselineFrom: '2026-03-01', baselineTo: '2027-03-01' },
+      tags,
+      schemas: { body: MeasureBody, response: { 201: Measure, 400: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: async ({ body, user }) => {
+        const { baseline: _fit, ...created } = await measures.create(body, user);
+        return new Reply(201, created);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/measures/:id/adjustments',
+      access: 'admin',
+      summary: 'Add a non-routine adjustment to a measure (energy added to its baseline over a period), with the reason',
+      description:
+        'Admin only; audited. For a change the baseline model does not know (a floor let, a process added): kWh over [from, to), prorated by the days a savings period shares with it.',
+      example: { from: '2027-05-01', to: '2027-06-01', kwh: 4200, reason: 'Floor 3 let from May: new tenant load' },
+      tags,
+      schemas: { params: IdParams, body: AdjustmentBody, response: { 200: Measure, 400: ErrorBody, 404: ErrorBody } },
+      handler: ({ params, body, user }) => measures.addAdjustment(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/measures/:id/savings',
+      access: 'viewer',
+      summary: "A measure's verified savings: avoided energy and cost with their 90 % uncertainty, and payback",
+      description:
+        'Reporting period [from, to), default from installation to today. avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured. ' +
+        'Uncertainty (ASHRAE Guideline 14, 90 %): t · 1.26 · CV(RMSE) · ȳ · √(m (1 + 2/n)), n baseline days, m reporting days, ȳ the mean baseline day. ' +
+        "Avoided cost at the period's average price of the target's meters; payback = cost ÷ (avoided cost per year). Changes nothing but the kept outdoor temperatures.",
+      tags,
+      schemas: { params: IdParams, query: PeriodQuery, response: { 200: Savings, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ params, query }) => measures.savings(params.id, query),
     }),
   ];
 }

@@ -1,6 +1,14 @@
 // Request and response shapes of /api/billing.
 import { Type } from '@sinclair/typebox';
-import { ALLOCATION_METHODS, BILLED_PARTY_KINDS, BILLING_RUN_KINDS, BILLING_RUN_STATUSES, COMMODITIES } from '../platform/db/schema/index.ts';
+import {
+  ALLOCATION_METHODS,
+  BILLED_PARTY_KINDS,
+  BILLING_RUN_KINDS,
+  BILLING_RUN_STATUSES,
+  BUDGET_PHASINGS,
+  BUDGET_SCOPES,
+  COMMODITIES,
+} from '../platform/db/schema/index.ts';
 import { displayTextPattern, Email, NullableTimestamp, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
@@ -204,4 +212,123 @@ export const BillCheck = Type.Object({
     Type.Object({ line: Type.String(), billed: Nullable, shadow: Nullable, difference: Nullable, differencePercent: Nullable, flagged: Type.Boolean() }),
   ),
   missingIntervals: Type.Integer({ description: "intervals of the bill's period the meter has no data for (the shadow counts them as 0)" }),
+});
+
+export const BudgetBody = Type.Object(
+  {
+    year: Type.Integer({ minimum: 2000, maximum: 2100 }),
+    utility: Utility,
+    scope: stringEnum(BUDGET_SCOPES),
+    target: Type.Optional(Type.String({ maxLength: 120, description: "the area's name or the cost centre's id; none for the site" })),
+    unit: Type.String({ maxLength: 10, description: "the utility's unit: kWh for electricity and heat, m³ for gas and water" }),
+    quantity: Type.Number({ minimum: 0 }),
+    amount: Type.Number({ minimum: 0, description: 'money in the site currency' }),
+    phasing: Type.Optional(stringEnum(BUDGET_PHASINGS)),
+    marginPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+export const Budget = Type.Object({
+  id: Type.Integer(),
+  year: Type.Integer(),
+  utility: Utility,
+  scope: stringEnum(BUDGET_SCOPES),
+  target: Type.String(),
+  unit: Type.String(),
+  quantity: Type.Number(),
+  amount: Type.Number(),
+  phasing: stringEnum(BUDGET_PHASINGS),
+  marginPercent: Type.Number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+export const BudgetStatus = Type.Object({
+  budget: Budget,
+  at: Day,
+  phasingUsed: stringEnum(BUDGET_PHASINGS),
+  months: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      budgetQuantity: Type.Number(),
+      budgetAmount: Type.Number(),
+      actualQuantity: NullableNumber,
+      actualAmount: NullableNumber,
+      lastYearQuantity: Type.Number(),
+    }),
+  ),
+  ytd: Type.Object({ quantity: Type.Number(), amount: Type.Number(), budgetQuantity: Type.Number(), budgetAmount: Type.Number() }),
+  forecast: Type.Object({ quantity: Type.Number(), amount: Type.Number(), quantityPercentOfBudget: Type.Number(), amountPercentOfBudget: Type.Number() }),
+  alert: Type.Boolean(),
+  message: Type.String(),
+});
+export const AtQuery = Type.Object({ at: Type.Optional(Day) }, { additionalProperties: false });
+
+export const MeasureBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    meterId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    area: Type.Optional(Type.Union([Type.String({ maxLength: 120 }), Type.Null()])),
+    installedOn: Day,
+    cost: Type.Optional(Type.Number({ minimum: 0 })),
+    baselineFrom: Day,
+    baselineTo: Type.String({ format: 'date', description: 'the day after the baseline period (at least 30 days with data)' }),
+    temperatureCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    heatingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+    coolingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+  },
+  { additionalProperties: false },
+);
+const Adjustment = Type.Object({ from: Day, to: Day, kwh: Type.Number(), reason: Type.String() });
+export const AdjustmentBody = Type.Object(
+  {
+    from: Day,
+    to: Type.String({ format: 'date' }),
+    kwh: Type.Number({ description: 'energy added to the baseline over [from, to) (negative: removed)' }),
+    reason: Type.String({ minLength: 3, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+export const Measure = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  meterId: Type.Union([Type.Integer(), Type.Null()]),
+  area: Type.Union([Type.String(), Type.Null()]),
+  option: stringEnum(['B', 'C'] as const),
+  installedOn: Day,
+  cost: Type.Number(),
+  baselineFrom: Day,
+  baselineTo: Day,
+  temperatureCode: Type.String(),
+  heatingBaseC: Type.Number(),
+  coolingBaseC: Type.Number(),
+  adjustments: Type.Array(Adjustment),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export const PeriodQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) }, { additionalProperties: false });
+export const Savings = Type.Object({
+  measure: Measure,
+  option: stringEnum(['B', 'C'] as const),
+  baseline: Type.Object({ from: Day, to: Day, statistics: Type.Unknown(), model: Type.Unknown() }),
+  report: Type.Object({
+    from: Day,
+    to: Day,
+    days: Type.Integer(),
+    missingDays: Type.Integer(),
+    expectedKwh: Type.Number(),
+    nonRoutineKwh: Type.Number(),
+    adjustedBaselineKwh: Type.Number(),
+    actualKwh: Type.Number(),
+    avoidedKwh: Type.Number(),
+    uncertaintyKwh: Type.Number({ description: 'half-width of the 90 % interval' }),
+    confidence: Type.Number(),
+    relativePrecisionPercent: NullableNumber,
+    pricePerKwh: Type.Number(),
+    avoidedCost: Type.Number(),
+    uncertaintyCost: Type.Number(),
+    paybackYears: NullableNumber,
+  }),
 });

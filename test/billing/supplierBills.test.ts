@@ -127,7 +127,7 @@ describe('supplier bills against the shadow bill', () => {
   });
 
   test('a CSV with bad rows is refused naming each line, and writes nothing', async () => {
-    const before = count();
+    const initial = count() as number;
     const csv = [
       'meterId,from,to,reference,kwh:peak,kwh:base,billedKw,standingCharges,total',
       `${main},2030-01-01,2030-01-03,A,288,288,12,2,139.34`,
@@ -145,7 +145,7 @@ describe('supplier bills against the shadow bill', () => {
       refused.body.details.map((d: any) => d.path),
       ['line 3.from', 'line 4.kwh:peak', 'line 5.meterId'],
     );
-    assert.equal(count(), before);
+    assert.equal(count(), initial);
 
     const good = csv.split('\n').slice(0, 2).join('\n') + `\n${main},2030-01-01,2030-01-03,"E, corrected",320,288,12,2,147.34\n`;
     const imported = await server.request('POST', '/api/billing/supplier-bills/import', {
@@ -161,7 +161,7 @@ describe('supplier bills against the shadow bill', () => {
         ['E, corrected', true],
       ],
     );
-    assert.equal(count(), before + 2);
+    assert.equal(count(), initial + 2);
     const viewerTry = await server.request('POST', '/api/billing/supplier-bills/import', {
       token: viewer.accessToken,
       raw: good,

@@ -7,6 +7,21 @@ CREATE TABLE `billing_allocations` (
 	FOREIGN KEY (`meter_id`) REFERENCES `meters`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
+CREATE TABLE `billing_budgets` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`year` integer NOT NULL,
+	`utility` text NOT NULL,
+	`scope` text NOT NULL,
+	`target` text DEFAULT '' NOT NULL,
+	`quantity` real NOT NULL,
+	`amount` real NOT NULL,
+	`phasing` text DEFAULT 'last_year' NOT NULL,
+	`margin_percent` real DEFAULT 5 NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `billing_budgets_unique` ON `billing_budgets` (`year`,`utility`,`scope`,`target`);--> statement-breakpoint
 CREATE TABLE `billing_periods` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`name` text NOT NULL,
@@ -62,6 +77,25 @@ CREATE TABLE `billing_tenants` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `billing_tenants_name_unique` ON `billing_tenants` (`name`);--> statement-breakpoint
+CREATE TABLE `savings_measures` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`meter_id` integer,
+	`area` text,
+	`installed_on` text NOT NULL,
+	`cost` real DEFAULT 0 NOT NULL,
+	`baseline_from` text NOT NULL,
+	`baseline_to` text NOT NULL,
+	`temperature_code` text DEFAULT 'temp.outdoor' NOT NULL,
+	`heating_base_c` real DEFAULT 15.5 NOT NULL,
+	`cooling_base_c` real DEFAULT 21 NOT NULL,
+	`adjustments` text DEFAULT '[]' NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`meter_id`) REFERENCES `meters`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
 CREATE TABLE `supplier_bills` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`meter_id` integer NOT NULL,

@@ -131,3 +131,51 @@ export const supplierBills = sqliteTable(
   },
   (t) => [index('supplier_bills_meter').on(t.meterId, t.fromDay)],
 );
+
+export const BUDGET_SCOPES = ['site', 'area', 'cost_centre'] as const;
+/** last_year: by the scope's monthly quantities of the year before; even: by the days of each month. */
+export const BUDGET_PHASINGS = ['last_year', 'even'] as const;
+
+/** An annual budget per utility for the site, an area or a cost centre, in its unit and in money. */
+export const billingBudgets = sqliteTable(
+  'billing_budgets',
+  {
+    id: id(),
+    year: integer('year').notNull(),
+    utility: text('utility', { enum: ['electricity', 'gas', 'water', 'heat'] }).notNull(),
+    scope: text('scope', { enum: BUDGET_SCOPES }).notNull(),
+    /** The area's name, the cost centre's id; '' for the site. */
+    target: text('target').notNull().default(''),
+    quantity: real('quantity').notNull(),
+    amount: real('amount').notNull(),
+    phasing: text('phasing', { enum: BUDGET_PHASINGS }).notNull().default('last_year'),
+    /** The forecast may pass the budget by this much before it alerts. */
+    marginPercent: real('margin_percent').notNull().default(5),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('billing_budgets_unique').on(t.year, t.utility, t.scope, t.target)],
+);
+
+/** A non-routine adjustment of a measure's savings: energy added to the baseline's expectation over a period, with the reason. */
+export type NonRoutineAdjustment = { from: string; to: string; kwh: number; reason: string };
+
+/** An energy conservation measure, its baseline and what it saved (IPMVP Option B on a meter or area, C on the site). */
+export const savingsMeasures = sqliteTable('savings_measures', {
+  id: id(),
+  name: text('name').notNull(),
+  description: text('description').notNull().default(''),
+  /** What it is measured on: a meter (Option B), an area's meters (B), or neither: the site's meters (C). */
+  meterId: integer('meter_id').references(() => meters.id, { onDelete: 'set null' }),
+  area: text('area'),
+  installedOn: text('installed_on').notNull(),
+  cost: real('cost').notNull().default(0),
+  baselineFrom: text('baseline_from').notNull(),
+  baselineTo: text('baseline_to').notNull(),
+  temperatureCode: text('temperature_code').notNull().default('temp.outdoor'),
+  heatingBaseC: real('heating_base_c').notNull().default(15.5),
+  coolingBaseC: real('cooling_base_c').notNull().default(21),
+  adjustments: text('adjustments', { mode: 'json' }).$type<NonRoutineAdjustment[]>().notNull().default([]),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
