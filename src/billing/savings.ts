@@ -186,6 +186,11 @@ export class Measures {
     const price = kwh > 0 ? cost / kwh : 0;
     const avoidedCost = avoidedKwh * price;
     const yearlyCost = days > 0 ? (avoidedCost * 365) / days : 0;
+    // Reporting days whose weather the baseline never saw: the model extrapolates there, which its uncertainty does not cover.
+    const span = (values: number[]) => [Math.min(...values), Math.max(...values)];
+    const [hddLow, hddHigh] = span(fit.baselineDays.map((day) => day.hdd));
+    const [cddLow, cddHigh] = span(fit.baselineDays.map((day) => day.cdd));
+    const outside = report.days.filter((day) => day.hdd < hddLow || day.hdd > hddHigh || day.cdd < cddLow || day.cdd > cddHigh).length;
     return {
       measure,
       option: measure.option,
@@ -195,6 +200,7 @@ export class Measures {
         to,
         days,
         missingDays: report.missingDays.length,
+        daysOutsideBaselineConditions: outside,
         expectedKwh: round(report.expectedKwh, 3),
         nonRoutineKwh: round(nonRoutineKwh, 3),
         adjustedBaselineKwh: round(adjustedBaselineKwh, 3),

@@ -318,6 +318,9 @@ export const Savings = Type.Object({
     to: Day,
     days: Type.Integer(),
     missingDays: Type.Integer(),
+    daysOutsideBaselineConditions: Type.Integer({
+      description: 'reporting days with degree days outside the range of the baseline days: the model extrapolates there, beyond what its uncertainty covers',
+    }),
     expectedKwh: Type.Number(),
     nonRoutineKwh: Type.Number(),
     adjustedBaselineKwh: Type.Number(),
