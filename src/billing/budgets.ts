@@ -184,7 +184,7 @@ export class Budgets {
       restQuantity += (expected * (days - past)) / days;
       let actual: { quantity: number; amount: number } | null = null;
       if (past > 0) {
-        actual = this.totals(meters, from, to <= end ? to : end);
+        actual = this.totals(meters, from, [to, end].sort()[0]);
         ytdQuantity += actual.quantity;
         ytdAmount += actual.amount;
         ytdBudgetQuantity += (budgetQuantity * past) / days;

@@ -158,14 +158,14 @@ export class Measures {
    */
   async savings(id: number, period: { from?: string; to?: string } = {}) {
     const measure = this.get(id);
-    const from = period.from ?? (measure.installedOn < measure.baselineTo ? measure.baselineTo : measure.installedOn);
+    const from = period.from ?? [measure.installedOn, measure.baselineTo].sort()[1];
     const to = period.to ?? addDays(this.figures.today(), 1);
     const fit = await this.baselines().fit(this.query(measure, { from, to }));
     const report = fit.report!;
     const days = report.days.length;
     const nonRoutineKwh = measure.adjustments.reduce((sum, adjustment) => {
-      const start = adjustment.from > from ? adjustment.from : from;
-      const end = adjustment.to < to ? adjustment.to : to;
+      const start = [adjustment.from, from].sort()[1];
+      const end = [adjustment.to, to].sort()[0];
       if (end <= start) return sum;
       return sum + (adjustment.kwh * daysBetween(start, end).length) / daysBetween(adjustment.from, adjustment.to).length;
     }, 0);

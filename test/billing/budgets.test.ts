@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { addDays, daysBetween } from '../../src/platform/time/calendar.ts';
+import type { DayRecord } from '../../src/metering/store.ts';
 
 describe('budgets and their year-end forecast', () => {
   let server: TestServer;
@@ -27,7 +28,7 @@ describe('budgets and their year-end forecast', () => {
     viewer = await server.createUser({ role: 'viewer' });
     main = (await call(admin, 'POST', '/api/meters', { name: 'Main', code: 'm.main', kind: 'energy', site: true }, 201)).id;
     const { store } = server.service.deps.energy;
-    const records = [];
+    const records: DayRecord[] = [];
     for (let day = '2029-01-01'; day < '2030-04-01'; day = addDays(day, 1)) {
       const winter = ['01', '02', '12'].includes(day.slice(5, 7));
       const value = (winter ? 2 : 1) * (day >= '2030-01-01' ? 1.5 : 1);

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DAY, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 import { addDays } from '../../src/platform/time/calendar.ts';
+import type { DayRecord } from '../../src/metering/store.ts';
 
 let r: SimulatorRig;
 // The baseline spans the winter's conditions the reporting period sees (IPMVP: no extrapolation past them).
@@ -25,7 +26,7 @@ before(async () => {
   ecm = await r.meter({ name: 'AHU after retrofit', code: 'test.ecm.kwh', kind: 'energy', area: 'Retrofit' });
   noise = await r.meter({ name: 'Noisy', code: 'test.noise.kwh', kind: 'energy', area: 'Noise' });
   const { store } = r.server.service.deps.energy;
-  const records = [];
+  const records: DayRecord[] = [];
   let seed = 7;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
