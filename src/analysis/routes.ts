@@ -45,7 +45,19 @@ function target(energy: Energy, query: { meterId?: number; area?: string }): { m
   return {};
 }
 
-export function analysisRoutes({ energy, analysis, iot, alerts, logger }: { energy: Energy; analysis: Analysis; iot: IotGateway; alerts: AlertService; logger: Logger }) {
+export function analysisRoutes({
+  energy,
+  analysis,
+  iot,
+  alerts,
+  logger,
+}: {
+  energy: Energy;
+  analysis: Analysis;
+  iot: IotGateway;
+  alerts: AlertService;
+  logger: Logger;
+}) {
   const baselines = analysis.baselines(iot);
   const hourlyBaselines = analysis.hourlyBaselines(iot);
   const enpis = analysis.enpis(iot);

@@ -64,7 +64,14 @@ export function healthRoutes({
   backups,
   collector,
   config,
-}: { db: Db; startedAt: number; iot: IotGateway; backups: BackupScheduler; collector: Collector; config: Config }) {
+}: {
+  db: Db;
+  startedAt: number;
+  iot: IotGateway;
+  backups: BackupScheduler;
+  collector: Collector;
+  config: Config;
+}) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);
