@@ -3,7 +3,19 @@
 // period again makes a restatement whose statements show the difference to what was issued.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { AllocationMethod, AllocationShare, Commodity } from '../platform/db/schema/index.ts';
+import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import {
+  billingAllocations,
+  billingPeriods,
+  billingRuns,
+  billingSettings,
+  billingStatements,
+  billingTenants,
+  meters,
+  type AllocationMethod,
+  type AllocationShare,
+  type Commodity,
+} from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
@@ -68,18 +80,7 @@ export type Statement = {
   difference: Difference | null;
 };
 
-type RunRow = {
-  id: number;
-  periodId: number;
-  status: 'draft' | 'issued';
-  kind: 'initial' | 'restatement';
-  correctsRunId: number | null;
-  computedAt: string;
-  issuedAt: string | null;
-  issuedBy: string | null;
-  summary: string;
-};
-type AllocationRow = { meterId: number; method: AllocationMethod; shares: string; landlordValue: number };
+type RunRow = typeof billingRuns.$inferSelect;
 
 const MAX_PERIOD_DAYS = 366;
 const EPSILON = 1e-9;
@@ -93,67 +94,168 @@ export class Billing {
     private readonly calculation: BillingCalculation,
     private readonly loadTariffs: () => void,
   ) {
-    const s = db.sqlite;
+    const orm = db.orm;
+    const now = () => new Date().toISOString();
+    const byName = sql`${billingTenants.name} COLLATE NOCASE`;
+    const periodView = {
+      id: billingPeriods.id,
+      name: billingPeriods.name,
+      from: billingPeriods.fromDay,
+      to: billingPeriods.toDay,
+      createdAt: billingPeriods.createdAt,
+    };
+    const isDraft = eq(billingRuns.status, 'draft');
     this.sql = {
-      tenants: s.prepare(
-        'SELECT id, name, kind, contact_email AS contactEmail, floor_area_m2 AS floorAreaM2, created_at AS createdAt, updated_at AS updatedAt FROM billing_tenants ORDER BY name COLLATE NOCASE',
-      ),
-      tenant: s.prepare(
-        'SELECT id, name, kind, contact_email AS contactEmail, floor_area_m2 AS floorAreaM2, created_at AS createdAt, updated_at AS updatedAt FROM billing_tenants WHERE id = ?',
-      ),
-      tenantByName: s.prepare('SELECT id FROM billing_tenants WHERE name = ? COLLATE NOCASE'),
-      insertTenant: s.prepare(
-        'INSERT INTO billing_tenants (name, kind, contact_email, floor_area_m2, created_at, updated_at) VALUES (@name, @kind, @contactEmail, @floorAreaM2, @now, @now)',
-      ),
-      updateTenant: s.prepare(
-        'UPDATE billing_tenants SET name = @name, kind = @kind, contact_email = @contactEmail, floor_area_m2 = @floorAreaM2, updated_at = @now WHERE id = @id',
-      ),
-      meters: s.prepare('SELECT id, name, kind, commodity, role, site, area FROM meters ORDER BY id'),
-      allocations: s.prepare('SELECT meter_id AS meterId, method, shares, landlord_value AS landlordValue FROM billing_allocations ORDER BY meter_id'),
-      putAllocation: s.prepare(
-        `INSERT INTO billing_allocations (meter_id, method, shares, landlord_value, updated_at) VALUES (@meterId, @method, @shares, @landlordValue, @now)
-         ON CONFLICT (meter_id) DO UPDATE SET method = excluded.method, shares = excluded.shares, landlord_value = excluded.landlord_value, updated_at = excluded.updated_at`,
-      ),
-      deleteAllocation: s.prepare('DELETE FROM billing_allocations WHERE meter_id = ?'),
-      settings: s.prepare(
-        'SELECT max_missing_percent AS maxMissingPercent, max_estimated_percent AS maxEstimatedPercent, supplier_bill_tolerance_percent AS supplierBillTolerancePercent FROM billing_settings WHERE id = 1',
-      ),
-      putSettings: s.prepare(
-        `INSERT INTO billing_settings (id, max_missing_percent, max_estimated_percent, supplier_bill_tolerance_percent, updated_at)
-         VALUES (1, @maxMissingPercent, @maxEstimatedPercent, @supplierBillTolerancePercent, @now)
-         ON CONFLICT (id) DO UPDATE SET max_missing_percent = excluded.max_missing_percent, max_estimated_percent = excluded.max_estimated_percent,
-           supplier_bill_tolerance_percent = excluded.supplier_bill_tolerance_percent, updated_at = excluded.updated_at`,
-      ),
-      periods: s.prepare('SELECT id, name, from_day AS "from", to_day AS "to", created_at AS createdAt FROM billing_periods ORDER BY from_day'),
-      period: s.prepare('SELECT id, name, from_day AS "from", to_day AS "to", created_at AS createdAt FROM billing_periods WHERE id = ?'),
-      overlapping: s.prepare('SELECT id, name, from_day AS "from", to_day AS "to" FROM billing_periods WHERE from_day < @to AND @from < to_day LIMIT 1'),
-      insertPeriod: s.prepare('INSERT INTO billing_periods (name, from_day, to_day, created_at) VALUES (@name, @from, @to, @now)'),
-      run: s.prepare(
-        'SELECT id, period_id AS periodId, status, kind, corrects_run_id AS correctsRunId, computed_at AS computedAt, issued_at AS issuedAt, issued_by AS issuedBy, summary FROM billing_runs WHERE id = ?',
-      ),
-      runs: s.prepare(
-        'SELECT id, period_id AS periodId, status, kind, corrects_run_id AS correctsRunId, computed_at AS computedAt, issued_at AS issuedAt, issued_by AS issuedBy, summary FROM billing_runs WHERE period_id = ? ORDER BY id',
-      ),
-      draftOf: s.prepare("SELECT id FROM billing_runs WHERE period_id = ? AND status = 'draft'"),
-      lastIssuedOf: s.prepare("SELECT id FROM billing_runs WHERE period_id = ? AND status = 'issued' ORDER BY id DESC LIMIT 1"),
-      insertRun: s.prepare(
-        "INSERT INTO billing_runs (period_id, status, kind, corrects_run_id, computed_at, summary) VALUES (@periodId, 'draft', @kind, @correctsRunId, @now, @summary)",
-      ),
-      updateDraft: s.prepare(
-        "UPDATE billing_runs SET kind = @kind, corrects_run_id = @correctsRunId, computed_at = @now, summary = @summary WHERE id = @id AND status = 'draft'",
-      ),
-      issueRun: s.prepare("UPDATE billing_runs SET status = 'issued', issued_at = @now, issued_by = @by WHERE id = @id AND status = 'draft'"),
-      deleteStatements: s.prepare('DELETE FROM billing_statements WHERE run_id = ?'),
-      insertStatement: s.prepare(
-        'INSERT INTO billing_statements (run_id, tenant_id, total_cents, content, difference) VALUES (@runId, @tenantId, @totalCents, @content, @difference)',
-      ),
-      statementsOf: s.prepare(
-        'SELECT s.id, s.tenant_id AS tenantId, t.name AS tenantName, s.total_cents AS totalCents FROM billing_statements s JOIN billing_tenants t ON t.id = s.tenant_id WHERE s.run_id = ? ORDER BY t.name COLLATE NOCASE',
-      ),
-      statementRows: s.prepare('SELECT id, tenant_id AS tenantId, total_cents AS totalCents, content FROM billing_statements WHERE run_id = ?'),
-      statement: s.prepare(
-        'SELECT id, run_id AS runId, tenant_id AS tenantId, total_cents AS totalCents, content, difference FROM billing_statements WHERE id = ?',
-      ),
+      tenants: { all: () => orm.select().from(billingTenants).orderBy(byName).all() },
+      tenant: { get: (id: number) => orm.select().from(billingTenants).where(eq(billingTenants.id, id)).get() },
+      tenantByName: {
+        get: (name: string) => orm.select({ id: billingTenants.id }).from(billingTenants).where(sql`${billingTenants.name} = ${name} COLLATE NOCASE`).get(),
+      },
+      insertTenant: {
+        run: (row: { name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) => ({
+          lastInsertRowid: orm.insert(billingTenants).values(row).returning({ id: billingTenants.id }).get().id,
+        }),
+      },
+      updateTenant: {
+        run: ({ id, ...row }: { id: number; name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) =>
+          orm
+            .update(billingTenants)
+            .set({ ...row, updatedAt: now() })
+            .where(eq(billingTenants.id, id))
+            .run(),
+      },
+      meters: {
+        all: () =>
+          orm
+            .select({
+              id: meters.id,
+              name: meters.name,
+              kind: meters.kind,
+              commodity: meters.commodity,
+              role: meters.role,
+              site: meters.site,
+              area: meters.area,
+            })
+            .from(meters)
+            .orderBy(meters.id)
+            .all(),
+      },
+      allocations: { all: () => orm.select().from(billingAllocations).orderBy(billingAllocations.meterId).all() },
+      putAllocation: {
+        run: (row: { meterId: number; method: AllocationMethod; shares: AllocationShare[]; landlordValue: number }) =>
+          orm
+            .insert(billingAllocations)
+            .values({ ...row, updatedAt: now() })
+            .onConflictDoUpdate({
+              target: billingAllocations.meterId,
+              set: { method: row.method, shares: row.shares, landlordValue: row.landlordValue, updatedAt: now() },
+            })
+            .run(),
+      },
+      deleteAllocation: { run: (meterId: number) => orm.delete(billingAllocations).where(eq(billingAllocations.meterId, meterId)).run() },
+      settings: {
+        get: () =>
+          orm
+            .select({
+              maxMissingPercent: billingSettings.maxMissingPercent,
+              maxEstimatedPercent: billingSettings.maxEstimatedPercent,
+              supplierBillTolerancePercent: billingSettings.supplierBillTolerancePercent,
+            })
+            .from(billingSettings)
+            .where(eq(billingSettings.id, 1))
+            .get(),
+      },
+      putSettings: {
+        run: (row: BillingSettings) =>
+          orm
+            .insert(billingSettings)
+            .values({ id: 1, ...row, updatedAt: now() })
+            .onConflictDoUpdate({ target: billingSettings.id, set: { ...row, updatedAt: now() } })
+            .run(),
+      },
+      periods: { all: () => orm.select(periodView).from(billingPeriods).orderBy(billingPeriods.fromDay).all() },
+      period: { get: (id: number) => orm.select(periodView).from(billingPeriods).where(eq(billingPeriods.id, id)).get() },
+      overlapping: {
+        get: ({ from, to }: { from: string; to: string }) =>
+          orm
+            .select(periodView)
+            .from(billingPeriods)
+            .where(and(lt(billingPeriods.fromDay, to), gt(billingPeriods.toDay, from)))
+            .limit(1)
+            .get(),
+      },
+      insertPeriod: {
+        run: ({ name, from, to }: { name: string; from: string; to: string }) => ({
+          lastInsertRowid: orm.insert(billingPeriods).values({ name, fromDay: from, toDay: to }).returning({ id: billingPeriods.id }).get().id,
+        }),
+      },
+      run: { get: (id: number) => orm.select().from(billingRuns).where(eq(billingRuns.id, id)).get() },
+      runs: { all: (periodId: number) => orm.select().from(billingRuns).where(eq(billingRuns.periodId, periodId)).orderBy(billingRuns.id).all() },
+      draftOf: {
+        get: (periodId: number) =>
+          orm
+            .select({ id: billingRuns.id })
+            .from(billingRuns)
+            .where(and(eq(billingRuns.periodId, periodId), isDraft))
+            .get(),
+      },
+      lastIssuedOf: {
+        get: (periodId: number) =>
+          orm
+            .select({ id: billingRuns.id })
+            .from(billingRuns)
+            .where(and(eq(billingRuns.periodId, periodId), eq(billingRuns.status, 'issued')))
+            .orderBy(desc(billingRuns.id))
+            .limit(1)
+            .get(),
+      },
+      insertRun: {
+        run: (row: { periodId: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) => ({
+          lastInsertRowid: orm
+            .insert(billingRuns)
+            .values({ ...row, status: 'draft', computedAt: now() })
+            .returning({ id: billingRuns.id })
+            .get().id,
+        }),
+      },
+      updateDraft: {
+        run: ({ id, ...row }: { id: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) =>
+          orm
+            .update(billingRuns)
+            .set({ ...row, computedAt: now() })
+            .where(and(eq(billingRuns.id, id), isDraft))
+            .run(),
+      },
+      issueRun: {
+        run: ({ id, by }: { id: number; by: string }) =>
+          orm
+            .update(billingRuns)
+            .set({ status: 'issued', issuedAt: now(), issuedBy: by })
+            .where(and(eq(billingRuns.id, id), isDraft))
+            .run(),
+      },
+      deleteStatements: { run: (runId: number) => orm.delete(billingStatements).where(eq(billingStatements.runId, runId)).run() },
+      insertStatement: {
+        run: (row: { runId: number; tenantId: number; totalCents: number; content: TenantBill; difference: Difference | null }) =>
+          orm.insert(billingStatements).values(row).run(),
+      },
+      statementsOf: {
+        all: (runId: number) =>
+          orm
+            .select({
+              id: billingStatements.id,
+              tenantId: billingStatements.tenantId,
+              tenantName: billingTenants.name,
+              totalCents: billingStatements.totalCents,
+            })
+            .from(billingStatements)
+            .innerJoin(billingTenants, eq(billingTenants.id, billingStatements.tenantId))
+            .where(eq(billingStatements.runId, runId))
+            .orderBy(byName)
+            .all(),
+      },
+      statementRows: { all: (runId: number) => orm.select().from(billingStatements).where(eq(billingStatements.runId, runId)).all() },
+      statement: { get: (id: number) => orm.select().from(billingStatements).where(eq(billingStatements.id, id)).get() },
     };
   }
 
@@ -172,13 +274,11 @@ export class Billing {
   createTenant(input: TenantInput, actor: Actor): Tenant {
     return this.db.sqlite.transaction(() => {
       this.assertFreeName(input.name, null);
-      const now = new Date().toISOString();
       const { lastInsertRowid } = this.sql.insertTenant.run({
         name: input.name,
         kind: input.kind ?? 'tenant',
         contactEmail: input.contactEmail ?? null,
         floorAreaM2: input.floorAreaM2 ?? 0,
-        now,
       });
       const tenant = this.tenant(Number(lastInsertRowid));
       this.audit.record({ actor, action: 'create', resource: 'billing_tenants', resourceId: tenant.id, after: tenant });
@@ -197,7 +297,6 @@ export class Billing {
         kind: next.kind,
         contactEmail: next.contactEmail,
         floorAreaM2: next.floorAreaM2,
-        now: new Date().toISOString(),
       });
       const after = this.tenant(id);
       this.audit.record({ actor, action: 'update', resource: 'billing_tenants', resourceId: id, before, after });
@@ -213,14 +312,14 @@ export class Billing {
   // --- Meter splits -----------------------------------------------------------------------------------------------
 
   private meters(): BilledMeter[] {
-    return (this.sql.meters.all() as (Omit<BilledMeter, 'site'> & { site: number })[]).map((row) => ({ ...row, site: Boolean(row.site) }));
+    return this.sql.meters.all();
   }
 
   allocations(): Allocation[] {
     const meters = new Map(this.meters().map((meter) => [meter.id, meter]));
     const tenants = new Map(this.tenants().map((tenant) => [tenant.id, tenant]));
-    return (this.sql.allocations.all() as AllocationRow[]).map((row) => {
-      const shares = JSON.parse(row.shares) as AllocationShare[];
+    return this.sql.allocations.all().map((row) => {
+      const shares = row.shares;
       const fractions = splitFractions(row.method, shares, row.landlordValue, tenants);
       return {
         meterId: row.meterId,
@@ -259,8 +358,8 @@ export class Billing {
           details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round6(sum)} %, not 100 %` });
       }
       if (details.length) throw new BadRequest('The meter split does not add up', details);
-      const before = (this.sql.allocations.all() as AllocationRow[]).find((row) => row.meterId === meterId);
-      this.sql.putAllocation.run({ meterId, method: input.method, shares: JSON.stringify(input.shares), landlordValue, now: new Date().toISOString() });
+      const before = this.sql.allocations.all().find((row) => row.meterId === meterId);
+      this.sql.putAllocation.run({ meterId, method: input.method, shares: input.shares, landlordValue });
       this.audit.record({ actor, action: before ? 'update' : 'create', resource: 'billing_allocations', resourceId: meterId, before, after: input });
       return this.allocations().find((allocation) => allocation.meterId === meterId)!;
     })();
@@ -276,13 +375,13 @@ export class Billing {
   // --- Rules ------------------------------------------------------------------------------------------------------
 
   settings(): BillingSettings {
-    return (this.sql.settings.get() as BillingSettings | undefined) ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 };
+    return this.sql.settings.get() ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 };
   }
 
   putSettings(input: BillingSettings, actor: Actor): BillingSettings {
     return this.db.sqlite.transaction(() => {
       const before = this.settings();
-      this.sql.putSettings.run({ ...input, now: new Date().toISOString() });
+      this.sql.putSettings.run(input);
       this.audit.record({ actor, action: 'update', resource: 'billing_settings', resourceId: 1, before, after: input });
       return this.settings();
     })();
@@ -291,11 +390,11 @@ export class Billing {
   // --- Periods ----------------------------------------------------------------------------------------------------
 
   periods(): Period[] {
-    return this.sql.periods.all() as Period[];
+    return this.sql.periods.all();
   }
 
   period(id: number): Period {
-    const row = this.sql.period.get(id) as Period | undefined;
+    const row = this.sql.period.get(id);
     if (!row) throw new NotFound('Billing period not found');
     return row;
   }
@@ -306,7 +405,7 @@ export class Billing {
     if (daysBetween(input.from, input.to).length > MAX_PERIOD_DAYS)
       throw new BadRequest('Invalid body', [{ path: 'body.to', message: `a billing period is at most ${MAX_PERIOD_DAYS} days` }]);
     return this.db.sqlite.transaction(() => {
-      const clash = this.sql.overlapping.get({ from: input.from, to: input.to }) as Period | undefined;
+      const clash = this.sql.overlapping.get({ from: input.from, to: input.to });
       if (clash)
         throw new BadRequest('Billing periods may not overlap', [
           { path: 'body.from', message: `overlaps period ${clash.id} "${clash.name}" (${clash.from} to ${clash.to})` },
@@ -315,7 +414,6 @@ export class Billing {
         name: input.name ?? `${input.from} – ${input.to}`,
         from: input.from,
         to: input.to,
-        now: new Date().toISOString(),
       });
       const period = this.period(Number(lastInsertRowid));
       this.audit.record({ actor, action: 'create', resource: 'billing_periods', resourceId: period.id, after: period });
@@ -329,10 +427,10 @@ export class Billing {
     const meters = new Map(this.meters().map((meter) => [meter.id, meter]));
     const tenants = new Map(this.tenants().map((tenant) => [tenant.id, tenant]));
     const splits: Split[] = [];
-    for (const row of this.sql.allocations.all() as AllocationRow[]) {
+    for (const row of this.sql.allocations.all()) {
       const meter = meters.get(row.meterId);
       if (!meter) continue;
-      splits.push({ meter, method: row.method, fractions: splitFractions(row.method, JSON.parse(row.shares), row.landlordValue, tenants) });
+      splits.push({ meter, method: row.method, fractions: splitFractions(row.method, row.shares, row.landlordValue, tenants) });
     }
     const tenantIds = [...new Set(splits.flatMap((split) => [...split.fractions].filter(([, f]) => f > 0).map(([id]) => id)))];
     return { splits, tenantIds };
@@ -350,22 +448,20 @@ export class Billing {
       .transaction(() => {
         const { splits, tenantIds } = this.splits();
         if (!splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
-        const issuedId = (this.sql.lastIssuedOf.get(periodId) as { id: number } | undefined)?.id ?? null;
-        const issued =
-          issuedId === null ? [] : (this.sql.statementRows.all(issuedId) as { id: number; tenantId: number; totalCents: number; content: string }[]);
+        const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
+        const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
         const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
         const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids);
-        const summary = JSON.stringify(summaryOf(bill));
-        const now = new Date().toISOString();
+        const summary = summaryOf(bill);
         const kind = issuedId === null ? 'initial' : 'restatement';
-        const draft = this.sql.draftOf.get(periodId) as { id: number } | undefined;
+        const draft = this.sql.draftOf.get(periodId);
         let id: number;
         if (draft) {
-          this.sql.updateDraft.run({ id: draft.id, kind, correctsRunId: issuedId, now, summary });
+          this.sql.updateDraft.run({ id: draft.id, kind, correctsRunId: issuedId, summary });
           this.sql.deleteStatements.run(draft.id);
           id = draft.id;
         } else {
-          id = Number(this.sql.insertRun.run({ periodId, kind, correctsRunId: issuedId, now, summary }).lastInsertRowid);
+          id = this.sql.insertRun.run({ periodId, kind, correctsRunId: issuedId, summary }).lastInsertRowid;
         }
         for (const tenantId of ids) {
           const content = bill.tenants.get(tenantId)!;
@@ -374,9 +470,8 @@ export class Billing {
             runId: id,
             tenantId,
             totalCents: content.totalCents,
-            content: JSON.stringify(content),
-            difference:
-              issuedId === null ? null : JSON.stringify(differenceOf(content, before ? { id: before.id, content: JSON.parse(before.content) } : null)),
+            content,
+            difference: issuedId === null ? null : differenceOf(content, before ? { id: before.id, content: before.content as TenantBill } : null),
           });
         }
         this.audit.record({
@@ -393,14 +488,14 @@ export class Billing {
   }
 
   run(id: number): Run {
-    const row = this.sql.run.get(id) as RunRow | undefined;
+    const row = this.sql.run.get(id);
     if (!row) throw new NotFound('Billing run not found');
     return this.runView(row);
   }
 
   runs(periodId: number): Run[] {
     this.period(periodId);
-    return (this.sql.runs.all(periodId) as RunRow[]).map((row) => this.runView(row));
+    return this.sql.runs.all(periodId).map((row) => this.runView(row));
   }
 
   private runView(row: RunRow): Run {
@@ -414,7 +509,7 @@ export class Billing {
       computedAt: row.computedAt,
       issuedAt: row.issuedAt,
       issuedBy: row.issuedBy,
-      summary: JSON.parse(row.summary) as RunSummary,
+      summary: row.summary as RunSummary,
       statements: this.sql.statementsOf.all(row.id) as Run['statements'],
     };
   }
@@ -439,7 +534,7 @@ export class Billing {
             message: `${quality.estimated} of ${quality.intervals} metered intervals (${quality.estimatedPercent} %) are estimated; the site allows ${rules.maxEstimatedPercent} %`,
           });
         if (details.length) throw new BadRequest('The run cannot be issued: too much of its data is missing or estimated', details);
-        this.sql.issueRun.run({ id, now: new Date().toISOString(), by: actor.username });
+        this.sql.issueRun.run({ id, by: actor.username });
         this.audit.record({
           actor,
           action: 'issue',
@@ -453,11 +548,9 @@ export class Billing {
   }
 
   statement(id: number): Statement {
-    const row = this.sql.statement.get(id) as
-      | { id: number; runId: number; tenantId: number; totalCents: number; content: string; difference: string | null }
-      | undefined;
+    const row = this.sql.statement.get(id);
     if (!row) throw new NotFound('Statement not found');
-    const run = this.sql.run.get(row.runId) as RunRow;
+    const run = this.sql.run.get(row.runId)!;
     const tenant = this.tenant(row.tenantId);
     return {
       id: row.id,
@@ -466,10 +559,10 @@ export class Billing {
       kind: run.kind,
       tenant: { id: tenant.id, name: tenant.name, kind: tenant.kind, contactEmail: tenant.contactEmail },
       period: this.period(run.periodId),
-      currency: (JSON.parse(run.summary) as RunSummary).currency,
+      currency: (run.summary as RunSummary).currency,
       totalCents: row.totalCents,
-      content: JSON.parse(row.content) as TenantBill,
-      difference: row.difference === null ? null : (JSON.parse(row.difference) as Difference),
+      content: row.content as TenantBill,
+      difference: (row.difference ?? null) as Difference | null,
     };
   }
 }
