@@ -4,7 +4,8 @@
 // raised when the forecast passes the budget by more than its margin.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { Commodity } from '../platform/db/schema/index.ts';
+import { and, desc, eq } from 'drizzle-orm';
+import { billingBudgets, meters, type Commodity } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
@@ -44,7 +45,7 @@ export type BudgetStatus = {
   message: string;
 };
 
-type Row = Omit<Budget, 'unit'>;
+type Row = typeof billingBudgets.$inferSelect;
 export const BUDGET_ALERT_CODE = 'billing.budget.overspend';
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const monthsOf = (year: number) => Array.from({ length: 12 }, (_, i) => `${year}-${String(i + 1).padStart(2, '0')}`);
@@ -60,33 +61,51 @@ export class Budgets {
     private readonly calculation: BillingCalculation,
     private readonly billing: Billing,
   ) {
-    const columns =
-      'id, year, utility, scope, target, quantity, amount, phasing, margin_percent AS marginPercent, created_at AS createdAt, updated_at AS updatedAt';
+    const orm = db.orm;
+    const b = billingBudgets;
     this.sql = {
-      all: db.sqlite.prepare(`SELECT ${columns} FROM billing_budgets ORDER BY year DESC, utility, scope, target`),
-      one: db.sqlite.prepare(`SELECT ${columns} FROM billing_budgets WHERE id = ?`),
-      clash: db.sqlite.prepare('SELECT id FROM billing_budgets WHERE year = @year AND utility = @utility AND scope = @scope AND target = @target'),
-      insert: db.sqlite.prepare(
-        `INSERT INTO billing_budgets (year, utility, scope, target, quantity, amount, phasing, margin_percent, created_at, updated_at)
-         VALUES (@year, @utility, @scope, @target, @quantity, @amount, @phasing, @marginPercent, @now, @now)`,
-      ),
-      meters: db.sqlite.prepare('SELECT id, name, kind, commodity, role, site, area FROM meters'),
+      all: { all: () => orm.select().from(b).orderBy(desc(b.year), b.utility, b.scope, b.target).all() },
+      one: { get: (id: number) => orm.select().from(b).where(eq(b.id, id)).get() },
+      clash: {
+        get: (key: { year: number; utility: Commodity; scope: BudgetScope; target: string }) =>
+          orm
+            .select({ id: b.id })
+            .from(b)
+            .where(and(eq(b.year, key.year), eq(b.utility, key.utility), eq(b.scope, key.scope), eq(b.target, key.target)))
+            .get(),
+      },
+      insert: { run: (row: typeof b.$inferInsert) => ({ lastInsertRowid: orm.insert(b).values(row).returning({ id: b.id }).get().id }) },
+      meters: {
+        all: () =>
+          orm
+            .select({
+              id: meters.id,
+              name: meters.name,
+              kind: meters.kind,
+              commodity: meters.commodity,
+              role: meters.role,
+              site: meters.site,
+              area: meters.area,
+            })
+            .from(meters)
+            .all(),
+      },
     };
   }
 
   list(): Budget[] {
-    return (this.sql.all.all() as Row[]).map(view);
+    return this.sql.all.all().map(view);
   }
 
   get(id: number): Budget {
-    const row = this.sql.one.get(id) as Row | undefined;
+    const row = this.sql.one.get(id);
     if (!row) throw new NotFound('Budget not found');
     return view(row);
   }
 
   /** The meters a budget is measured on, each with the share of it that counts (a cost centre's split). */
   private meters(budget: { utility: Commodity; scope: BudgetScope; target: string }): { meterId: number; weight: number }[] {
-    const all = (this.sql.meters.all() as (Omit<BilledMeter, 'site'> & { site: number })[]).map((m) => ({ ...m, site: Boolean(m.site) }));
+    const all: BilledMeter[] = this.sql.meters.all();
     if (budget.scope === 'site')
       return this.calculation
         .siteMeters(all)
@@ -118,7 +137,7 @@ export class Budgets {
       });
     if (details.length) throw new BadRequest('Invalid budget', details);
     return this.db.sqlite.transaction(() => {
-      const clash = this.sql.clash.get({ year: input.year, utility: input.utility, scope: input.scope, target }) as { id: number } | undefined;
+      const clash = this.sql.clash.get({ year: input.year, utility: input.utility, scope: input.scope, target });
       if (clash) throw new Conflict(`A ${input.year} ${input.utility} budget for this ${input.scope.replace('_', ' ')} exists (id ${clash.id})`);
       const { lastInsertRowid } = this.sql.insert.run({
         year: input.year,
@@ -129,7 +148,6 @@ export class Budgets {
         amount: input.amount,
         phasing: input.phasing ?? 'last_year',
         marginPercent: input.marginPercent ?? 5,
-        now: new Date().toISOString(),
       });
       const budget = this.get(Number(lastInsertRowid));
       this.audit.record({ actor, action: 'create', resource: 'billing_budgets', resourceId: budget.id, after: budget });

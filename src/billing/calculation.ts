@@ -3,7 +3,8 @@
 // landlord's share as what remains of the site's bill, so the statements and the landlord's share add up to the bill.
 // Amounts are kept unrounded until a line is finished, then rounded to the cent; totals are sums of rounded lines.
 import type { Db } from '../platform/db/client.ts';
-import type { Commodity } from '../platform/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { meterState, type Commodity } from '../platform/db/schema/index.ts';
 import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { meterPrices } from '../pricing/meterPricing.ts';
 import type { Tariffs } from '../pricing/tariffs.ts';
@@ -89,7 +90,7 @@ export const DEMAND_RULE =
   "the month's demand charge (billed kW × price, as the supplier bills it), times the period's share of the month's days, shared by the tenant's allocated demand in the 15-minute interval of the site's monthly peak (coincident peak) ÷ the site's demand then";
 
 export class BillingCalculation {
-  private readonly stateOf;
+  private readonly stateOf: (meterId: number) => { lastAt: number; lastValue: number } | undefined;
 
   constructor(
     private readonly db: Db,
@@ -99,7 +100,8 @@ export class BillingCalculation {
     private readonly demandCharges: DemandCharges,
     private readonly timezone: () => string,
   ) {
-    this.stateOf = db.sqlite.prepare('SELECT last_at AS lastAt, last_value AS lastValue FROM meter_state WHERE meter_id = ?');
+    this.stateOf = (meterId: number) =>
+      db.orm.select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue }).from(meterState).where(eq(meterState.meterId, meterId)).get();
   }
 
   /** The site's meters per utility: electricity's are the figures' site meters; another utility's its site meters, else its area meters. */
@@ -157,7 +159,7 @@ export class BillingCalculation {
    */
   private readings(meter: BilledMeter, to: string, quantity: number): { start: number | null; end: number | null } {
     if (meter.kind !== 'energy') return { start: null, end: null };
-    const state = this.stateOf.get(meter.id) as { lastAt: number; lastValue: number } | undefined;
+    const state = this.stateOf(meter.id);
     if (!state) return { start: null, end: null };
     const lastDay = dayOf(this.timezone(), state.lastAt);
     const since = lastDay >= to ? this.figures.totals(to, addDays(lastDay, 1), { meterId: meter.id }).kwh : 0;

@@ -5,7 +5,8 @@
 // period's own average price; payback from the measure's cost.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { NonRoutineAdjustment } from '../platform/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { meters, savingsMeasures, type NonRoutineAdjustment } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
@@ -38,8 +39,6 @@ export function t90(dof: number): number {
   return z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3);
 }
 
-type Row = Omit<Measure, 'option' | 'adjustments'> & { adjustments: string };
-
 export class Measures {
   private readonly sql;
 
@@ -49,26 +48,26 @@ export class Measures {
     private readonly figures: EnergyFigures,
     private readonly baselines: () => Baselines,
   ) {
-    const columns =
-      'id, name, description, meter_id AS meterId, area, installed_on AS installedOn, cost, baseline_from AS baselineFrom, baseline_to AS baselineTo, temperature_code AS temperatureCode, heating_base_c AS heatingBaseC, cooling_base_c AS coolingBaseC, adjustments, created_at AS createdAt, updated_at AS updatedAt';
+    const orm = db.orm;
+    const m = savingsMeasures;
     this.sql = {
-      all: db.sqlite.prepare(`SELECT ${columns} FROM savings_measures ORDER BY installed_on, id`),
-      one: db.sqlite.prepare(`SELECT ${columns} FROM savings_measures WHERE id = ?`),
-      meter: db.sqlite.prepare('SELECT id FROM meters WHERE id = ?'),
-      insert: db.sqlite.prepare(
-        `INSERT INTO savings_measures (name, description, meter_id, area, installed_on, cost, baseline_from, baseline_to, temperature_code, heating_base_c, cooling_base_c, adjustments, created_at, updated_at)
-         VALUES (@name, @description, @meterId, @area, @installedOn, @cost, @baselineFrom, @baselineTo, @temperatureCode, @heatingBaseC, @coolingBaseC, '[]', @now, @now)`,
-      ),
-      adjustments: db.sqlite.prepare('UPDATE savings_measures SET adjustments = @adjustments, updated_at = @now WHERE id = @id'),
+      all: { all: () => orm.select().from(m).orderBy(m.installedOn, m.id).all() },
+      one: { get: (id: number) => orm.select().from(m).where(eq(m.id, id)).get() },
+      meter: { get: (id: number) => orm.select({ id: meters.id }).from(meters).where(eq(meters.id, id)).get() },
+      insert: { run: (row: typeof m.$inferInsert) => ({ lastInsertRowid: orm.insert(m).values(row).returning({ id: m.id }).get().id }) },
+      adjustments: {
+        run: ({ id, adjustments }: { id: number; adjustments: NonRoutineAdjustment[] }) =>
+          orm.update(m).set({ adjustments, updatedAt: new Date().toISOString() }).where(eq(m.id, id)).run(),
+      },
     };
   }
 
   list(): Measure[] {
-    return (this.sql.all.all() as Row[]).map(view);
+    return this.sql.all.all().map(view);
   }
 
   get(id: number): Measure {
-    const row = this.sql.one.get(id) as Row | undefined;
+    const row = this.sql.one.get(id);
     if (!row) throw new NotFound('Measure not found');
     return view(row);
   }
@@ -126,7 +125,7 @@ export class Measures {
       throw new BadRequest("The measure's baseline fails its guard rails (ASHRAE Guideline 14); choose another baseline period or target", failed);
     }
     const id = this.db.sqlite.transaction(() => {
-      const { lastInsertRowid } = this.sql.insert.run({ ...measure, now: new Date().toISOString() });
+      const { lastInsertRowid } = this.sql.insert.run(measure);
       const created = Number(lastInsertRowid);
       this.audit.record({ actor, action: 'create', resource: 'savings_measures', resourceId: created, after: measure });
       return created;
@@ -143,7 +142,7 @@ export class Measures {
           { path: 'body.from', message: 'a non-routine adjustment applies to the reporting period, after the baseline' },
         ]);
       const adjustments = [...measure.adjustments, adjustment];
-      this.sql.adjustments.run({ id, adjustments: JSON.stringify(adjustments), now: new Date().toISOString() });
+      this.sql.adjustments.run({ id, adjustments });
       this.audit.record({ actor, action: 'adjust', resource: 'savings_measures', resourceId: id, after: adjustment });
       return this.get(id);
     })();
@@ -218,7 +217,6 @@ export class Measures {
   }
 }
 
-function view(row: Row): Measure {
-  const adjustments = JSON.parse(row.adjustments) as NonRoutineAdjustment[];
-  return { ...row, adjustments, option: row.meterId === null && row.area === null ? 'C' : 'B' };
+function view(row: typeof savingsMeasures.$inferSelect): Measure {
+  return { ...row, option: row.meterId === null && row.area === null ? 'C' : 'B' };
 }

@@ -2,6 +2,8 @@
 // works out from its own intervals and dated tariffs: a line further from it than the site's tolerance is flagged.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
+import { desc, eq } from 'drizzle-orm';
+import { meters, supplierBills } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { CalorificValues } from '../pricing/calorific.ts';
@@ -63,25 +65,40 @@ export class SupplierBills {
     private readonly calorific: Pick<CalorificValues, 'kwhPerM3'>,
     private readonly tolerance: () => number,
   ) {
-    const columns =
-      'id, meter_id AS meterId, from_day AS "from", to_day AS "to", reference, bands, billed_kw AS billedKw, standing_charges AS standingCharges, total, calorific_value AS calorificValue, created_at AS createdAt, created_by AS createdBy';
+    const orm = db.orm;
     this.sql = {
-      meter: db.sqlite.prepare('SELECT id, name, kind, commodity, role, site, area FROM meters WHERE id = ?'),
-      insert: db.sqlite.prepare(
-        `INSERT INTO supplier_bills (meter_id, from_day, to_day, reference, bands, billed_kw, standing_charges, total, calorific_value, created_at, created_by)
-         VALUES (@meterId, @from, @to, @reference, @bands, @billedKw, @standingCharges, @total, @calorificValue, @now, @by)`,
-      ),
-      one: db.sqlite.prepare(`SELECT ${columns} FROM supplier_bills WHERE id = ?`),
-      all: db.sqlite.prepare(`SELECT ${columns} FROM supplier_bills ORDER BY from_day DESC, id DESC LIMIT 500`),
+      meter: {
+        get: (id: number) =>
+          orm
+            .select({
+              id: meters.id,
+              name: meters.name,
+              kind: meters.kind,
+              commodity: meters.commodity,
+              role: meters.role,
+              site: meters.site,
+              area: meters.area,
+            })
+            .from(meters)
+            .where(eq(meters.id, id))
+            .get(),
+      },
+      insert: {
+        run: (row: typeof supplierBills.$inferInsert) => ({
+          lastInsertRowid: orm.insert(supplierBills).values(row).returning({ id: supplierBills.id }).get().id,
+        }),
+      },
+      one: { get: (id: number) => orm.select().from(supplierBills).where(eq(supplierBills.id, id)).get() },
+      all: { all: () => orm.select().from(supplierBills).orderBy(desc(supplierBills.fromDay), desc(supplierBills.id)).limit(500).all() },
     };
   }
 
   list(): SupplierBill[] {
-    return (this.sql.all.all() as Row[]).map(view);
+    return this.sql.all.all().map(view);
   }
 
   get(id: number): SupplierBill {
-    const row = this.sql.one.get(id) as Row | undefined;
+    const row = this.sql.one.get(id);
     if (!row) throw new NotFound('Supplier bill not found');
     return view(row);
   }
@@ -94,7 +111,7 @@ export class SupplierBills {
     if (!isDay(input.to)) out.push({ path: `${at}.to`, message: 'must be a day YYYY-MM-DD' });
     else if (isDay(input.from) && input.to <= input.from) out.push({ path: `${at}.to`, message: 'must be after from (the first day after the bill period)' });
     else if (isDay(input.from) && daysBetween(input.from, input.to).length > 366) out.push({ path: `${at}.to`, message: 'a bill covers at most 366 days' });
-    const meter = this.sql.meter.get(input.meterId) as BilledMeter | undefined;
+    const meter = this.sql.meter.get(input.meterId);
     if (!meter) out.push({ path: `${at}.meterId`, message: `no meter ${input.meterId}` });
     else if (meter.role !== 'import') out.push({ path: `${at}.meterId`, message: `${meter.name} is not a supply point (it is an ${meter.role} meter)` });
     for (const [name, value] of Object.entries(input.bands))
@@ -175,16 +192,15 @@ export class SupplierBills {
   private insert(input: SupplierBillInput, actor: Actor): number {
     const { lastInsertRowid } = this.sql.insert.run({
       meterId: input.meterId,
-      from: input.from,
-      to: input.to,
+      fromDay: input.from,
+      toDay: input.to,
       reference: input.reference ?? '',
-      bands: JSON.stringify(input.bands),
+      bands: input.bands,
       billedKw: input.billedKw ?? null,
       standingCharges: input.standingCharges ?? 0,
       total: input.total,
       calorificValue: input.calorificValue ?? null,
-      now: new Date().toISOString(),
-      by: actor.username,
+      createdBy: actor.username,
     });
     const id = Number(lastInsertRowid);
     this.audit.record({ actor, action: 'create', resource: 'supplier_bills', resourceId: id, after: input });
@@ -242,8 +258,9 @@ export class SupplierBills {
   }
 }
 
-function view(row: Row): SupplierBill {
-  return { ...row, bands: JSON.parse(row.bands) as Record<string, number> };
+function view(row: typeof supplierBills.$inferSelect): SupplierBill {
+  const { fromDay, toDay, ...rest } = row;
+  return { ...rest, from: fromDay, to: toDay };
 }
 
 /** One CSV line's fields (RFC 4180 quotes: "a,b" and "" inside quotes). */
