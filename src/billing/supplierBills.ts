@@ -38,21 +38,6 @@ const MAX_ROWS = 1000;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
-type Row = {
-  id: number;
-  meterId: number;
-  from: string;
-  to: string;
-  reference: string;
-  bands: string;
-  billedKw: number | null;
-  standingCharges: number;
-  total: number;
-  calorificValue: number | null;
-  createdAt: string;
-  createdBy: string | null;
-};
-
 export class SupplierBills {
   private readonly sql;
 

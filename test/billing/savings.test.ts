@@ -61,7 +61,6 @@ test("a measure's avoided energy comes out within its stated uncertainty of the 
   const { report } = savings;
   assert.equal(report.days, 28);
   assert.equal(report.daysOutsideBaselineConditions, 0);
-    console.log(JSON.stringify({ avoided: report.avoidedKwh, uncertainty: report.uncertaintyKwh, trueSaving, cv: savings.baseline.statistics.cvRmsePercent }));
   assert.ok(report.uncertaintyKwh > 0);
   assert.ok(
     Math.abs(report.avoidedKwh - trueSaving) <= report.uncertaintyKwh,
