@@ -231,6 +231,23 @@ export async function createService(
     jobs.add('analysis', anomalyRuns);
   }
   lifecycle.onClose('energy anomaly check', () => anomalyRuns.stop());
+  // Budgets whose year-end forecast passes them (issue 42): hourly, an alert once per budget and year.
+  const budgetRuns = new Repeating(
+    async () => {
+      try {
+        features.billing.budgets.check((alarm) => features.alerts.fromGatewayAlarm(alarm));
+      } catch (error) {
+        logger.error({ err: error }, 'budget check failed');
+      }
+    },
+    3_600_000,
+    'budget check',
+  );
+  if (config.collectIntervalMs > 0) {
+    budgetRuns.start();
+    jobs.add('billing', budgetRuns);
+  }
+  lifecycle.onClose('budget check', () => budgetRuns.stop());
   const startedAt = Date.now();
   const deps: AppDeps = {
     ...features,

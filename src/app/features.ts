@@ -8,6 +8,7 @@ import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { buildEnergy, type Energy } from '../energy/module.ts';
 import { buildAnalysis, type Analysis } from '../analysis/module.ts';
+import { buildBilling, type BillingFeature } from '../billing/module.ts';
 import { FaultService } from '../facility/faults/service.ts';
 import type { Logger } from '../platform/logger.ts';
 import { MaintenanceService } from '../facility/maintenance/service.ts';
@@ -41,6 +42,7 @@ export type FeatureServices = {
   analysis: Analysis;
   auditTrail: AuditReader;
   avatars: AvatarStore;
+  billing: BillingFeature;
   configs: ConfigStore;
   /** Re-keys stored energy when the site time zone changes; the collector pauses for it (service.ts). */
   zoneMove: TimeZoneMove;
@@ -80,6 +82,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
     analysis,
     auditTrail: new AuditReader(core.db),
     avatars: new AvatarStore(core.db, core.audit, core.dataDir),
+    billing: buildBilling(core.db, core.audit, energy, analysis),
     configs: new ConfigStore(core.db, core.audit, zoneMove),
     zoneMove,
     files: createFileStore(core.db, core.audit, core.dataDir),

@@ -18,6 +18,7 @@ import { overviewRoutes } from '../screens/overview/routes.ts';
 import { energyRoutes } from '../energy/routes.ts';
 import { commodityRoutes } from '../energy/commodityRoutes.ts';
 import { analysisRoutes } from '../analysis/routes.ts';
+import { billingRoutes } from '../billing/routes.ts';
 import { configRoutes } from '../site/routes.ts';
 import { fileRoutes } from '../files/routes.ts';
 import { modelRoutes } from '../files/models/routes.ts';
@@ -44,6 +45,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...energyRoutes(deps),
     ...commodityRoutes(deps),
     ...analysisRoutes(deps),
+    ...billingRoutes(deps),
     ...configRoutes(deps),
     ...fileRoutes(deps),
     ...modelRoutes(deps),

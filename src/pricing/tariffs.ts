@@ -181,6 +181,19 @@ export class Tariffs {
     return { prices, version };
   }
 
+  /** The time-of-use band of each interval under a version: the first band covering it, else 'base' (the version's price). */
+  bandNames(version: TariffVersion, timezone: string, day: string, start: number, count: number): string[] {
+    const names = new Array<string>(count).fill('base');
+    if (!version.bands.length) return names;
+    const holiday = version.holidays.includes(day);
+    for (let i = 0; i < count; i += 1) {
+      const { weekday, minute } = localClock(timezone, start + i * INTERVAL_MS);
+      const band = version.bands.find((candidate) => bandCovers(candidate, holiday ? 'holiday' : weekday, minute));
+      if (band) names[i] = band.name;
+    }
+    return names;
+  }
+
   private assertFuture(validFrom: string, field: string): void {
     const today = this.today();
     if (validFrom <= today) {

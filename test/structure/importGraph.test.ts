@@ -67,6 +67,7 @@ const LAYERS = [
   'site',
   'energy',
   'analysis',
+  'billing',
   'operations',
   'reporting',
   'screens',

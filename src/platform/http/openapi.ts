@@ -21,6 +21,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   energy: 'Energy area cards, meters, tariffs and the figures computed from the meter intervals.',
   analysis:
     'Energy analysis: period comparisons, demand charges, peak warnings, weather-normalised baselines, EnPIs with their floor areas and drivers, and anomaly checks.',
+  billing:
+    'Who pays for what and did it work: tenants and cost centres, meter splits, billing periods, runs and statements (PDF, XLSX), supplier bills checked against the meters, budgets and verified savings.',
   configs: 'The platform configuration and the 3D scene configuration.',
   files: 'Uploaded files: upload, metadata, download, delete.',
   models: '3D model files: upload, metadata, download, delete.',

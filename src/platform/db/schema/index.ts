@@ -7,3 +7,4 @@ export * from './reports.ts';
 export * from './alarms.ts';
 export * from './energy.ts';
 export * from './fleet.ts';
+export * from './billing.ts';

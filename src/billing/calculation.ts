@@ -1,0 +1,412 @@
+// The billing calculation: a period's energy per meter, utility and time-of-use band from the interval store, priced
+// by the dated tariffs as the store prices it; each tenant's share of it; the site's bill for the period; and the
+// landlord's share as what remains of the site's bill, so the statements and the landlord's share add up to the bill.
+// Amounts are kept unrounded until a line is finished, then rounded to the cent; totals are sums of rounded lines.
+import type { Db } from '../platform/db/client.ts';
+import { eq } from 'drizzle-orm';
+import { meterState, type Commodity } from '../platform/db/schema/index.ts';
+import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { meterPrices } from '../pricing/meterPricing.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
+import { FLAG_ESTIMATED, type IntervalStore } from '../metering/store.ts';
+import type { EnergyFigures } from '../energy/figures.ts';
+import type { DemandCharges } from '../analysis/demandCharges.ts';
+
+export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
+
+export type BilledMeter = { id: number; name: string; kind: string; commodity: Commodity; role: string; site: boolean; area: string | null };
+
+/** A meter's split: tenant id → fraction of its energy; the landlord takes 1 − Σ. */
+export type Split = { meter: BilledMeter; fractions: Map<number, number>; method: string };
+
+/** One meter's period: quantity, cost and carbon per band, data quality, the quantity in each 15-minute interval by start. */
+type MeterPeriod = {
+  meter: BilledMeter;
+  bands: Map<string, { quantity: number; cost: number }>;
+  carbonKg: number;
+  intervals: number;
+  missing: number;
+  estimated: number;
+  quantity: number;
+  /** The quantity of each day. */
+  byDay: Map<string, number>;
+};
+
+export type EnergyLine = { utility: Commodity; unit: string; band: string; quantity: number; amountCents: number };
+export type ChargeLine = { utility: Commodity; amountCents: number; rule: string };
+export type DemandLine = {
+  month: string;
+  billedKw: number;
+  siteKwAtPeak: number;
+  shareKw: number;
+  share: number;
+  amountCents: number;
+  peakAt: string | null;
+  rule: string;
+};
+export type MeterLine = {
+  meterId: number;
+  name: string;
+  utility: Commodity;
+  unit: string;
+  method: string;
+  share: number;
+  quantity: number;
+  billedQuantity: number;
+  startReading: number | null;
+  endReading: number | null;
+  intervals: number;
+  missing: number;
+  estimated: number;
+};
+
+export type Bill = {
+  energy: EnergyLine[];
+  standing: ChargeLine[];
+  demand: DemandLine[];
+  carbonKg: number;
+  totalCents: number;
+};
+
+export type TenantBill = Bill & { meters: MeterLine[] };
+
+export type Quality = { intervals: number; missing: number; estimated: number; missingPercent: number; estimatedPercent: number };
+
+export type PeriodBill = {
+  from: string;
+  to: string;
+  currency: string;
+  site: Bill & { meters: { meterId: number; name: string; utility: Commodity }[] };
+  tenants: Map<number, TenantBill>;
+  landlord: Bill;
+  quality: Quality;
+};
+
+const cents = (amount: number) => Math.round(amount * 100);
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+export const STANDING_RULE = "the utility's standing charges of the period's days, shared by each tenant's share of the site's quantity of that utility";
+export const DEMAND_RULE =
+  "the month's demand charge (billed kW × price, as the supplier bills it), times the period's share of the month's days, shared by the tenant's allocated demand in the 15-minute interval of the site's monthly peak (coincident peak) ÷ the site's demand then";
+
+export class BillingCalculation {
+  private readonly stateOf: (meterId: number) => { lastAt: number; lastValue: number } | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: IntervalStore,
+    private readonly tariffs: Tariffs,
+    private readonly figures: EnergyFigures,
+    private readonly demandCharges: DemandCharges,
+    private readonly timezone: () => string,
+  ) {
+    this.stateOf = (meterId: number) =>
+      db.orm.select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue }).from(meterState).where(eq(meterState.meterId, meterId)).get();
+  }
+
+  /** The site's meters per utility: electricity's are the figures' site meters; another utility's its site meters, else its area meters. */
+  siteMeters(all: BilledMeter[]): BilledMeter[] {
+    const electricity = new Set(this.figures.ids());
+    const site = all.filter((meter) => meter.commodity === 'electricity' && electricity.has(meter.id));
+    for (const utility of ['gas', 'water', 'heat'] as const) {
+      const own = all.filter((meter) => meter.commodity === utility && meter.role === 'import');
+      const flagged = own.filter((meter) => meter.site);
+      site.push(...(flagged.length ? flagged : own.filter((meter) => meter.area !== null && meter.kind !== 'virtual')));
+    }
+    return site;
+  }
+
+  meterPeriod(meter: BilledMeter, from: string, to: string): MeterPeriod {
+    const timezone = this.timezone();
+    const result: MeterPeriod = { meter, bands: new Map(), carbonKg: 0, intervals: 0, missing: 0, estimated: 0, quantity: 0, byDay: new Map() };
+    for (const day of daysBetween(from, to)) {
+      const record = this.store.load(meter.id, day);
+      const count = record.kwh.length;
+      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, meter.id, timezone, day, record.start, count);
+      const version = meter.commodity === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(meter.commodity, day);
+      const names = version ? this.tariffs.bandNames(version, timezone, day, record.start, count) : new Array<string>(count).fill('base');
+      for (let i = 0; i < count; i += 1) {
+        result.intervals += 1;
+        const value = record.kwh[i];
+        if (Number.isNaN(value)) {
+          result.missing += 1;
+          continue;
+        }
+        if (record.flags[i] & FLAG_ESTIMATED) result.estimated += 1;
+        let band = result.bands.get(names[i]);
+        if (!band) result.bands.set(names[i], (band = { quantity: 0, cost: 0 }));
+        band.quantity += value;
+        band.cost += value * prices[i];
+        result.quantity += value;
+        result.byDay.set(day, (result.byDay.get(day) ?? 0) + value);
+        result.carbonKg += value * carbonFactor;
+      }
+    }
+    return result;
+  }
+
+  /** A meter's stored quantity in the interval starting at `at` (0 where it has none). */
+  private quantityAt(meterId: number, at: number): number {
+    const day = dayOf(this.timezone(), at);
+    const record = this.store.load(meterId, day);
+    const value = record.kwh[Math.round((at - record.start) / INTERVAL_MS)];
+    return value === undefined || Number.isNaN(value) ? 0 : value;
+  }
+
+  /**
+   * The register at the period's start and end, from the last reading counted less what was counted since (an energy
+   * meter read from the gateway; null for a power or virtual meter, or one never read).
+   */
+  private readings(meter: BilledMeter, to: string, quantity: number): { start: number | null; end: number | null } {
+    if (meter.kind !== 'energy') return { start: null, end: null };
+    const state = this.stateOf(meter.id);
+    if (!state) return { start: null, end: null };
+    const lastDay = dayOf(this.timezone(), state.lastAt);
+    const since = lastDay >= to ? this.figures.totals(to, addDays(lastDay, 1), { meterId: meter.id }).kwh : 0;
+    const end = state.lastValue - since;
+    return { start: round(end - quantity, 3), end: round(end, 3) };
+  }
+
+  /** The months [from, to) touches, each with the share of its days inside the period. */
+  months(from: string, to: string): { month: string; share: number }[] {
+    const days = new Map<string, { inside: number; all: number }>();
+    for (const day of daysBetween(from, to)) {
+      const month = day.slice(0, 7);
+      if (!days.has(month)) {
+        const first = `${month}-01`;
+        const [y, m] = month.split('-').map(Number);
+        const next = m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+        days.set(month, { inside: 0, all: daysBetween(first, next).length });
+      }
+      days.get(month)!.inside += 1;
+    }
+    return [...days].map(([month, { inside, all }]) => ({ month, share: inside / all }));
+  }
+
+  compute(from: string, to: string, allMeters: BilledMeter[], splits: Split[], tenantIds: number[]): PeriodBill {
+    const { currency } = this.figures.settings();
+    const siteMeters = this.siteMeters(allMeters);
+    const periods = new Map<number, MeterPeriod>();
+    const periodOf = (meter: BilledMeter) => {
+      let found = periods.get(meter.id);
+      if (!found) periods.set(meter.id, (found = this.meterPeriod(meter, from, to)));
+      return found;
+    };
+    const quality: Quality = { intervals: 0, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0 };
+    for (const meter of new Map([...siteMeters, ...splits.map((split) => split.meter)].map((m) => [m.id, m])).values()) {
+      const period = periodOf(meter);
+      quality.intervals += period.intervals;
+      quality.missing += period.missing;
+      quality.estimated += period.estimated;
+    }
+    quality.missingPercent = quality.intervals ? round((100 * quality.missing) / quality.intervals, 3) : 0;
+    quality.estimatedPercent = quality.intervals ? round((100 * quality.estimated) / quality.intervals, 3) : 0;
+
+    // The site's bill: energy per utility and band, standing charges per utility, demand charges per month.
+    const siteBands = new Map<string, { utility: Commodity; band: string; quantity: number; cost: number }>();
+    const siteQuantity = new Map<Commodity, number>();
+    let siteCarbon = 0;
+    for (const meter of siteMeters) {
+      const period = periodOf(meter);
+      siteCarbon += period.carbonKg;
+      siteQuantity.set(meter.commodity, (siteQuantity.get(meter.commodity) ?? 0) + period.quantity);
+      for (const [band, figures] of period.bands) {
+        const key = `${meter.commodity}|${band}`;
+        const line = siteBands.get(key) ?? { utility: meter.commodity, band, quantity: 0, cost: 0 };
+        line.quantity += figures.quantity;
+        line.cost += figures.cost;
+        siteBands.set(key, line);
+      }
+    }
+    const utilities = [...new Set([...siteMeters, ...splits.map((split) => split.meter)].map((meter) => meter.commodity))];
+    const standingOf = new Map<Commodity, number>();
+    for (const utility of utilities) {
+      let amount = 0;
+      for (const day of daysBetween(from, to)) {
+        const version = utility === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(utility, day);
+        amount += version?.standingChargePerDay ?? 0;
+      }
+      standingOf.set(utility, amount);
+    }
+    const siteElectricity = siteMeters.filter((meter) => meter.commodity === 'electricity');
+    const demandMonths = this.months(from, to).flatMap(({ month, share }) => {
+      const charge = this.demandCharges.month(month);
+      if (charge.demandCharge <= 0) return [];
+      const peakAt = charge.peak ? Date.parse(charge.peak.at) : null;
+      const siteAtPeak = peakAt === null ? 0 : siteElectricity.reduce((sum, meter) => sum + this.quantityAt(meter.id, peakAt), 0);
+      return [{ month, share, amount: charge.demandCharge * share, billedKw: charge.billedKw, peakAt, siteAtPeak }];
+    });
+
+    const site: PeriodBill['site'] = {
+      energy: [...siteBands.values()].map((line) => ({
+        utility: line.utility,
+        unit: UNITS[line.utility],
+        band: line.band,
+        quantity: round(line.quantity, 3),
+        amountCents: cents(line.cost),
+      })),
+      standing: [...standingOf].map(([utility, amount]) => ({
+        utility,
+        amountCents: cents(amount),
+        rule: 'Σ standingChargePerDay of the version in effect each day',
+      })),
+      demand: demandMonths.map((month) => ({
+        month: month.month,
+        billedKw: month.billedKw,
+        siteKwAtPeak: round(month.siteAtPeak * 4, 3),
+        shareKw: month.billedKw,
+        share: round(month.share, 6),
+        amountCents: cents(month.amount),
+        peakAt: month.peakAt === null ? null : new Date(month.peakAt).toISOString(),
+        rule: "the month's demand charge × the period's share of the month's days",
+      })),
+      carbonKg: round(siteCarbon, 3),
+      totalCents: 0,
+      meters: siteMeters.map((meter) => ({ meterId: meter.id, name: meter.name, utility: meter.commodity })),
+    };
+    site.totalCents = sumBill(site);
+
+    // Each tenant's share: its fraction of each allocated meter's bands, standing by quantity, demand by coincident peak.
+    const tenants = new Map<number, TenantBill>();
+    for (const tenantId of tenantIds) {
+      const bands = new Map<string, { utility: Commodity; band: string; quantity: number; cost: number }>();
+      const quantity = new Map<Commodity, number>();
+      let carbonKg = 0;
+      const meters: MeterLine[] = [];
+      for (const split of splits) {
+        const fraction = split.fractions.get(tenantId) ?? 0;
+        if (fraction <= 0) continue;
+        const period = periodOf(split.meter);
+        const readings = this.readings(split.meter, to, period.quantity);
+        meters.push({
+          meterId: split.meter.id,
+          name: split.meter.name,
+          utility: split.meter.commodity,
+          unit: UNITS[split.meter.commodity],
+          method: split.method,
+          share: round(fraction, 6),
+          quantity: round(period.quantity, 3),
+          billedQuantity: round(period.quantity * fraction, 3),
+          startReading: readings.start,
+          endReading: readings.end,
+          intervals: period.intervals,
+          missing: period.missing,
+          estimated: period.estimated,
+        });
+        carbonKg += period.carbonKg * fraction;
+        quantity.set(split.meter.commodity, (quantity.get(split.meter.commodity) ?? 0) + period.quantity * fraction);
+        for (const [band, figures] of period.bands) {
+          const key = `${split.meter.commodity}|${band}`;
+          const line = bands.get(key) ?? { utility: split.meter.commodity, band, quantity: 0, cost: 0 };
+          line.quantity += figures.quantity * fraction;
+          line.cost += figures.cost * fraction;
+          bands.set(key, line);
+        }
+      }
+      const standing: ChargeLine[] = [];
+      for (const [utility, amount] of standingOf) {
+        const own = quantity.get(utility) ?? 0;
+        const total = siteQuantity.get(utility) ?? 0;
+        if (own <= 0 || total <= 0) continue;
+        standing.push({ utility, amountCents: cents((amount * own) / total), rule: STANDING_RULE });
+      }
+      const demand: DemandLine[] = [];
+      for (const month of demandMonths) {
+        if (month.peakAt === null || month.siteAtPeak <= 0) continue;
+        let own = 0;
+        for (const split of splits)
+          if (split.meter.commodity === 'electricity') own += (split.fractions.get(tenantId) ?? 0) * this.quantityAt(split.meter.id, month.peakAt);
+        if (own <= 0) continue;
+        const share = own / month.siteAtPeak;
+        demand.push({
+          month: month.month,
+          billedKw: month.billedKw,
+          siteKwAtPeak: round(month.siteAtPeak * 4, 3),
+          shareKw: round(own * 4, 3),
+          share: round(share, 6),
+          amountCents: cents(month.amount * share),
+          peakAt: new Date(month.peakAt).toISOString(),
+          rule: DEMAND_RULE,
+        });
+      }
+      const bill: TenantBill = {
+        energy: [...bands.values()].map((line) => ({
+          utility: line.utility,
+          unit: UNITS[line.utility],
+          band: line.band,
+          quantity: round(line.quantity, 3),
+          amountCents: cents(line.cost),
+        })),
+        standing,
+        demand,
+        carbonKg: round(carbonKg, 3),
+        totalCents: 0,
+        meters,
+      };
+      bill.totalCents = sumBill(bill);
+      tenants.set(tenantId, bill);
+    }
+    return { from, to, currency, site, tenants, landlord: landlordShare(site, [...tenants.values()]), quality };
+  }
+}
+
+function sumBill(bill: Pick<Bill, 'energy' | 'standing' | 'demand'>): number {
+  return [...bill.energy, ...bill.standing, ...bill.demand].reduce((sum, line) => sum + line.amountCents, 0);
+}
+
+/**
+ * The landlord's share, line by line: the site's line less the tenants' same lines (its own allocations, unmetered
+ * and common use nobody is billed for, losses, and the tenants' rounding), so statements + landlord = the site's bill.
+ */
+function landlordShare(site: Bill, tenants: Bill[]): Bill {
+  const energy = site.energy.map((line) => {
+    const taken = tenants.flatMap((t) => t.energy).filter((own) => own.utility === line.utility && own.band === line.band);
+    return {
+      ...line,
+      quantity: round(line.quantity - taken.reduce((s, own) => s + own.quantity, 0), 3),
+      amountCents: line.amountCents - taken.reduce((s, own) => s + own.amountCents, 0),
+    };
+  });
+  // A band a tenant was billed in that the site's meters never saw (an allocated meter outside the site's): negative for the landlord.
+  for (const tenant of tenants)
+    for (const own of tenant.energy)
+      if (!site.energy.some((line) => line.utility === own.utility && line.band === own.band)) {
+        const existing = energy.find((line) => line.utility === own.utility && line.band === own.band);
+        if (existing) {
+          existing.quantity = round(existing.quantity - own.quantity, 3);
+          existing.amountCents -= own.amountCents;
+        } else energy.push({ ...own, quantity: -own.quantity, amountCents: -own.amountCents });
+      }
+  const standing = site.standing.map((line) => ({
+    ...line,
+    amountCents:
+      line.amountCents -
+      tenants
+        .flatMap((t) => t.standing)
+        .filter((own) => own.utility === line.utility)
+        .reduce((s, own) => s + own.amountCents, 0),
+    rule: 'what the tenants do not pay of it',
+  }));
+  const demand = site.demand.map((line) => {
+    const taken = tenants.flatMap((t) => t.demand).filter((own) => own.month === line.month);
+    return {
+      ...line,
+      shareKw: round(line.siteKwAtPeak - taken.reduce((s, own) => s + own.shareKw, 0), 3),
+      share: round(1 - taken.reduce((s, own) => s + own.share, 0), 6),
+      amountCents: line.amountCents - taken.reduce((s, own) => s + own.amountCents, 0),
+      rule: 'what the tenants do not pay of it',
+    };
+  });
+  const bill = { energy, standing, demand, carbonKg: round(site.carbonKg - tenants.reduce((s, t) => s + t.carbonKg, 0), 3), totalCents: 0 };
+  bill.totalCents = sumBill(bill);
+  return bill;
+}
+
+/** The calculation in one paragraph, for the API reference (docs/billing.md has it at length). */
+export const CALCULATION_DOC =
+  "Energy: each allocated meter's 15-minute intervals in the period, priced per interval as the interval store prices them (the tariff version of the day, its time-of-use band; gas per m³ by the calorific value), " +
+  "times the tenant's fraction; lines per utility and band, each rounded to the cent. Standing charges: " +
+  STANDING_RULE +
+  '. Demand charges: ' +
+  DEMAND_RULE +
+  ". The site's bill is the same calculation over the site meters; the landlord's share is the site's bill less the statements, line by line, so the statements plus the landlord's share equal the site's bill to the cent.";

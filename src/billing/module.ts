@@ -1,0 +1,39 @@
+// Tenant billing, built once on the energy and analysis features: the calculation reads the interval store and the
+// dated tariffs; budgets read the energy figures; measures fit the analysis baselines (which need the gateway, so
+// they are built with it, as the analysis routes build theirs).
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { Energy } from '../energy/module.ts';
+import type { Analysis } from '../analysis/module.ts';
+import type { IotGateway } from '../gateway/service.ts';
+import { BillingCalculation } from './calculation.ts';
+import { Budgets } from './budgets.ts';
+import { Measures } from './savings.ts';
+import { Billing } from './service.ts';
+import { SupplierBills } from './supplierBills.ts';
+
+export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<IotGateway, 'relay'>) => Measures };
+
+export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
+  const calculation = new BillingCalculation(db, energy.store, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
+  const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
+  const supplierBills = new SupplierBills(
+    db,
+    audit,
+    calculation,
+    energy.tariffs,
+    analysis.demandCharges,
+    energy.calorific,
+    () => statements.settings().supplierBillTolerancePercent,
+  );
+  const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
+  return {
+    statements,
+    supplierBills,
+    budgets,
+    measures: (iot) => {
+      const baselines = analysis.baselines(iot);
+      return new Measures(db, audit, energy.figures, () => baselines);
+    },
+  };
+}

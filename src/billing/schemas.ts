@@ -1,0 +1,337 @@
+// Request and response shapes of /api/billing.
+import { Type } from '@sinclair/typebox';
+import {
+  ALLOCATION_METHODS,
+  BILLED_PARTY_KINDS,
+  BILLING_RUN_KINDS,
+  BILLING_RUN_STATUSES,
+  BUDGET_PHASINGS,
+  BUDGET_SCOPES,
+  COMMODITIES,
+} from '../platform/db/schema/index.ts';
+import { displayTextPattern, Email, NullableTimestamp, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+
+const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
+const Name = Type.String({ minLength: 1, maxLength: 120, pattern: displayTextPattern(true) });
+const Cents = Type.Integer({ description: 'amount in cents of the site currency' });
+const Utility = stringEnum(COMMODITIES);
+
+export const MeterParams = Type.Object({ meterId: Type.Integer({ minimum: 1 }) });
+
+export const Tenant = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  kind: stringEnum(BILLED_PARTY_KINDS),
+  contactEmail: Type.Union([Type.String(), Type.Null()]),
+  floorAreaM2: Type.Number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export const TenantCreate = Type.Object(
+  {
+    name: Name,
+    kind: Type.Optional(stringEnum(BILLED_PARTY_KINDS)),
+    contactEmail: Type.Optional(Type.Union([Email, Type.Null()])),
+    floorAreaM2: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 });
+
+export const AllocationBody = Type.Object(
+  {
+    method: stringEnum(ALLOCATION_METHODS, {
+      description:
+        "percent: value is the tenant percentage (with landlordValue they add up to 100); floor_area: by the tenants' floor areas (value unused; landlordValue is vacant m²); fixed_key: value is a weight (landlordValue the landlord's)",
+    }),
+    shares: Type.Array(
+      Type.Object({ tenantId: Type.Integer({ minimum: 1 }), value: Type.Number({ minimum: 0, maximum: 1e9 }) }, { additionalProperties: false }),
+      {
+        minItems: 1,
+        maxItems: 500,
+      },
+    ),
+    landlordValue: Type.Optional(Type.Number({ minimum: 0, maximum: 1e9 })),
+  },
+  { additionalProperties: false },
+);
+export const Allocation = Type.Object({
+  meterId: Type.Integer(),
+  meterName: Type.String(),
+  method: stringEnum(ALLOCATION_METHODS),
+  shares: Type.Array(Type.Object({ tenantId: Type.Integer(), value: Type.Number() })),
+  landlordValue: Type.Number(),
+  fractions: Type.Array(Type.Object({ tenantId: Type.Integer(), fraction: Type.Number() })),
+  landlordFraction: Type.Number(),
+});
+
+export const Settings = Type.Object(
+  {
+    maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
+    maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
+    supplierBillTolerancePercent: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'a supplier bill line further than this from the shadow bill is flagged',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const Period = Type.Object({ id: Type.Integer(), name: Type.String(), from: Day, to: Day, createdAt: Timestamp });
+export const PeriodCreate = Type.Object(
+  { name: Type.Optional(Name), from: Day, to: Type.String({ format: 'date', description: 'the first day after the period' }) },
+  { additionalProperties: false },
+);
+
+const EnergyLine = Type.Object({ utility: Utility, unit: Type.String(), band: Type.String(), quantity: Type.Number(), amountCents: Cents });
+const ChargeLine = Type.Object({ utility: Utility, amountCents: Cents, rule: Type.String() });
+const DemandLine = Type.Object({
+  month: Type.String(),
+  billedKw: Type.Number(),
+  siteKwAtPeak: Type.Number(),
+  shareKw: Type.Number(),
+  share: Type.Number(),
+  amountCents: Cents,
+  peakAt: Type.Union([Timestamp, Type.Null()]),
+  rule: Type.String(),
+});
+const BillFields = {
+  energy: Type.Array(EnergyLine),
+  standing: Type.Array(ChargeLine),
+  demand: Type.Array(DemandLine),
+  carbonKg: Type.Number(),
+  totalCents: Cents,
+};
+const Bill = Type.Object(BillFields);
+const MeterLine = Type.Object({
+  meterId: Type.Integer(),
+  name: Type.String(),
+  utility: Utility,
+  unit: Type.String(),
+  method: Type.String(),
+  share: Type.Number(),
+  quantity: Type.Number(),
+  billedQuantity: Type.Number(),
+  startReading: Type.Union([Type.Number(), Type.Null()]),
+  endReading: Type.Union([Type.Number(), Type.Null()]),
+  intervals: Type.Integer(),
+  missing: Type.Integer(),
+  estimated: Type.Integer(),
+});
+const TenantBill = Type.Object({ ...BillFields, meters: Type.Array(MeterLine) });
+
+export const Run = Type.Object({
+  id: Type.Integer(),
+  periodId: Type.Integer(),
+  period: Period,
+  status: stringEnum(BILLING_RUN_STATUSES),
+  kind: stringEnum(BILLING_RUN_KINDS),
+  correctsRunId: Type.Union([Type.Integer(), Type.Null()]),
+  computedAt: Timestamp,
+  issuedAt: NullableTimestamp,
+  issuedBy: Type.Union([Type.String(), Type.Null()]),
+  summary: Type.Object({
+    currency: Type.String(),
+    site: Type.Object({ ...BillFields, meters: Type.Array(Type.Object({ meterId: Type.Integer(), name: Type.String(), utility: Utility })) }),
+    landlord: Bill,
+    quality: Type.Object({
+      intervals: Type.Integer(),
+      missing: Type.Integer(),
+      estimated: Type.Integer(),
+      missingPercent: Type.Number(),
+      estimatedPercent: Type.Number(),
+    }),
+    reconciliation: Type.Object({ siteTotalCents: Cents, statementsCents: Cents, landlordCents: Cents }),
+  }),
+  statements: Type.Array(Type.Object({ id: Type.Integer(), tenantId: Type.Integer(), tenantName: Type.String(), totalCents: Cents })),
+});
+
+export const Statement = Type.Object({
+  id: Type.Integer(),
+  runId: Type.Integer(),
+  status: stringEnum(BILLING_RUN_STATUSES),
+  kind: stringEnum(BILLING_RUN_KINDS),
+  tenant: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    kind: stringEnum(BILLED_PARTY_KINDS),
+    contactEmail: Type.Union([Type.String(), Type.Null()]),
+  }),
+  period: Period,
+  currency: Type.String(),
+  totalCents: Cents,
+  content: TenantBill,
+  difference: Type.Union([
+    Type.Object({
+      correctsStatementId: Type.Union([Type.Integer(), Type.Null()]),
+      totalCents: Cents,
+      energy: Type.Array(Type.Object({ utility: Utility, band: Type.String(), quantity: Type.Number(), amountCents: Cents })),
+    }),
+    Type.Null(),
+  ]),
+});
+
+const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0 }), {
+  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too)',
+});
+export const SupplierBillBody = Type.Object(
+  {
+    meterId: Type.Integer({ minimum: 1, description: 'the supply point: a site meter' }),
+    from: Day,
+    to: Type.String({ format: 'date', description: 'the first day after the bill period' }),
+    reference: Type.Optional(Type.String({ maxLength: 120, pattern: displayTextPattern() })),
+    bands: BandQuantities,
+    billedKw: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    standingCharges: Type.Optional(Type.Number({ minimum: 0 })),
+    total: Type.Number(),
+    calorificValue: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export const SupplierBill = Type.Object({
+  id: Type.Integer(),
+  meterId: Type.Integer(),
+  from: Day,
+  to: Day,
+  reference: Type.String(),
+  bands: Type.Record(Type.String(), Type.Number()),
+  billedKw: Type.Union([Type.Number(), Type.Null()]),
+  standingCharges: Type.Number(),
+  total: Type.Number(),
+  calorificValue: Type.Union([Type.Number(), Type.Null()]),
+  createdAt: Timestamp,
+  createdBy: Type.Union([Type.String(), Type.Null()]),
+});
+const Nullable = Type.Union([Type.Number(), Type.Null()]);
+export const BillCheck = Type.Object({
+  bill: SupplierBill,
+  tolerancePercent: Type.Number(),
+  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance' }),
+  lines: Type.Array(
+    Type.Object({ line: Type.String(), billed: Nullable, shadow: Nullable, difference: Nullable, differencePercent: Nullable, flagged: Type.Boolean() }),
+  ),
+  missingIntervals: Type.Integer({ description: "intervals of the bill's period the meter has no data for (the shadow counts them as 0)" }),
+});
+
+export const BudgetBody = Type.Object(
+  {
+    year: Type.Integer({ minimum: 2000, maximum: 2100 }),
+    utility: Utility,
+    scope: stringEnum(BUDGET_SCOPES),
+    target: Type.Optional(Type.String({ maxLength: 120, description: "the area's name or the cost centre's id; none for the site" })),
+    unit: Type.String({ maxLength: 10, description: "the utility's unit: kWh for electricity and heat, m³ for gas and water" }),
+    quantity: Type.Number({ minimum: 0 }),
+    amount: Type.Number({ minimum: 0, description: 'money in the site currency' }),
+    phasing: Type.Optional(stringEnum(BUDGET_PHASINGS)),
+    marginPercent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+export const Budget = Type.Object({
+  id: Type.Integer(),
+  year: Type.Integer(),
+  utility: Utility,
+  scope: stringEnum(BUDGET_SCOPES),
+  target: Type.String(),
+  unit: Type.String(),
+  quantity: Type.Number(),
+  amount: Type.Number(),
+  phasing: stringEnum(BUDGET_PHASINGS),
+  marginPercent: Type.Number(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+export const BudgetStatus = Type.Object({
+  budget: Budget,
+  at: Day,
+  phasingUsed: stringEnum(BUDGET_PHASINGS),
+  months: Type.Array(
+    Type.Object({
+      month: Type.String(),
+      budgetQuantity: Type.Number(),
+      budgetAmount: Type.Number(),
+      actualQuantity: NullableNumber,
+      actualAmount: NullableNumber,
+      lastYearQuantity: Type.Number(),
+    }),
+  ),
+  ytd: Type.Object({ quantity: Type.Number(), amount: Type.Number(), budgetQuantity: Type.Number(), budgetAmount: Type.Number() }),
+  forecast: Type.Object({ quantity: Type.Number(), amount: Type.Number(), quantityPercentOfBudget: Type.Number(), amountPercentOfBudget: Type.Number() }),
+  alert: Type.Boolean(),
+  message: Type.String(),
+});
+export const AtQuery = Type.Object({ at: Type.Optional(Day) }, { additionalProperties: false });
+
+export const MeasureBody = Type.Object(
+  {
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    meterId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    area: Type.Optional(Type.Union([Type.String({ maxLength: 120 }), Type.Null()])),
+    installedOn: Day,
+    cost: Type.Optional(Type.Number({ minimum: 0 })),
+    baselineFrom: Day,
+    baselineTo: Type.String({ format: 'date', description: 'the day after the baseline period (at least 30 days with data)' }),
+    temperatureCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    heatingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+    coolingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+  },
+  { additionalProperties: false },
+);
+const Adjustment = Type.Object({ from: Day, to: Day, kwh: Type.Number(), reason: Type.String() });
+export const AdjustmentBody = Type.Object(
+  {
+    from: Day,
+    to: Type.String({ format: 'date' }),
+    kwh: Type.Number({ description: 'energy added to the baseline over [from, to) (negative: removed)' }),
+    reason: Type.String({ minLength: 3, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+export const Measure = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  meterId: Type.Union([Type.Integer(), Type.Null()]),
+  area: Type.Union([Type.String(), Type.Null()]),
+  option: stringEnum(['B', 'C'] as const),
+  installedOn: Day,
+  cost: Type.Number(),
+  baselineFrom: Day,
+  baselineTo: Day,
+  temperatureCode: Type.String(),
+  heatingBaseC: Type.Number(),
+  coolingBaseC: Type.Number(),
+  adjustments: Type.Array(Adjustment),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export const PeriodQuery = Type.Object({ from: Type.Optional(Day), to: Type.Optional(Day) }, { additionalProperties: false });
+export const Savings = Type.Object({
+  measure: Measure,
+  option: stringEnum(['B', 'C'] as const),
+  baseline: Type.Object({ from: Day, to: Day, statistics: Type.Unknown(), model: Type.Unknown() }),
+  report: Type.Object({
+    from: Day,
+    to: Day,
+    days: Type.Integer(),
+    missingDays: Type.Integer(),
+    daysOutsideBaselineConditions: Type.Integer({
+      description: 'reporting days with degree days outside the range of the baseline days: the model extrapolates there, beyond what its uncertainty covers',
+    }),
+    expectedKwh: Type.Number(),
+    nonRoutineKwh: Type.Number(),
+    adjustedBaselineKwh: Type.Number(),
+    actualKwh: Type.Number(),
+    avoidedKwh: Type.Number(),
+    uncertaintyKwh: Type.Number({ description: 'half-width of the 90 % interval' }),
+    confidence: Type.Number(),
+    relativePrecisionPercent: NullableNumber,
+    pricePerKwh: Type.Number(),
+    avoidedCost: Type.Number(),
+    uncertaintyCost: Type.Number(),
+    paybackYears: NullableNumber,
+  }),
+});

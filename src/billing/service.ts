@@ -1,0 +1,612 @@
+// Tenant billing's commands and reads: tenants and cost centres, how each billed meter is split, billing periods, and
+// billing runs with a statement per tenant. A run is a draft until issued; issued runs never change: running an issued
+// period again makes a restatement whose statements show the difference to what was issued.
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
+import {
+  billingAllocations,
+  billingPeriods,
+  billingRuns,
+  billingSettings,
+  billingStatements,
+  billingTenants,
+  meters,
+  type AllocationMethod,
+  type AllocationShare,
+  type Commodity,
+} from '../platform/db/schema/index.ts';
+import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
+import { daysBetween } from '../platform/time/calendar.ts';
+import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
+
+export type Tenant = {
+  id: number;
+  name: string;
+  kind: 'tenant' | 'cost_centre';
+  contactEmail: string | null;
+  floorAreaM2: number;
+  createdAt: string;
+  updatedAt: string;
+};
+export type TenantInput = { name: string; kind?: 'tenant' | 'cost_centre'; contactEmail?: string | null; floorAreaM2?: number };
+export type Allocation = {
+  meterId: number;
+  meterName: string;
+  method: AllocationMethod;
+  shares: AllocationShare[];
+  landlordValue: number;
+  fractions: { tenantId: number; fraction: number }[];
+  landlordFraction: number;
+};
+export type AllocationInput = { method: AllocationMethod; shares: AllocationShare[]; landlordValue?: number };
+export type BillingSettings = { maxMissingPercent: number; maxEstimatedPercent: number; supplierBillTolerancePercent: number };
+export type Period = { id: number; name: string; from: string; to: string; createdAt: string };
+export type RunSummary = {
+  currency: string;
+  site: Bill & { meters: { meterId: number; name: string; utility: Commodity }[] };
+  landlord: Bill;
+  quality: Quality;
+  reconciliation: { siteTotalCents: number; statementsCents: number; landlordCents: number };
+};
+export type Run = {
+  id: number;
+  periodId: number;
+  period: Period;
+  status: 'draft' | 'issued';
+  kind: 'initial' | 'restatement';
+  correctsRunId: number | null;
+  computedAt: string;
+  issuedAt: string | null;
+  issuedBy: string | null;
+  summary: RunSummary;
+  statements: { id: number; tenantId: number; tenantName: string; totalCents: number }[];
+};
+export type Difference = {
+  correctsStatementId: number | null;
+  totalCents: number;
+  energy: { utility: Commodity; band: string; quantity: number; amountCents: number }[];
+};
+export type Statement = {
+  id: number;
+  runId: number;
+  status: 'draft' | 'issued';
+  kind: 'initial' | 'restatement';
+  tenant: { id: number; name: string; kind: 'tenant' | 'cost_centre'; contactEmail: string | null };
+  period: Period;
+  currency: string;
+  totalCents: number;
+  content: TenantBill;
+  difference: Difference | null;
+};
+
+type RunRow = typeof billingRuns.$inferSelect;
+
+const MAX_PERIOD_DAYS = 366;
+const EPSILON = 1e-9;
+
+export class Billing {
+  private readonly sql;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    private readonly calculation: BillingCalculation,
+    private readonly loadTariffs: () => void,
+  ) {
+    const orm = db.orm;
+    const now = () => new Date().toISOString();
+    const byName = sql`${billingTenants.name} COLLATE NOCASE`;
+    const periodView = {
+      id: billingPeriods.id,
+      name: billingPeriods.name,
+      from: billingPeriods.fromDay,
+      to: billingPeriods.toDay,
+      createdAt: billingPeriods.createdAt,
+    };
+    const isDraft = eq(billingRuns.status, 'draft');
+    this.sql = {
+      tenants: { all: () => orm.select().from(billingTenants).orderBy(byName).all() },
+      tenant: { get: (id: number) => orm.select().from(billingTenants).where(eq(billingTenants.id, id)).get() },
+      tenantByName: {
+        get: (name: string) => orm.select({ id: billingTenants.id }).from(billingTenants).where(sql`${billingTenants.name} = ${name} COLLATE NOCASE`).get(),
+      },
+      insertTenant: {
+        run: (row: { name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) => ({
+          lastInsertRowid: orm.insert(billingTenants).values(row).returning({ id: billingTenants.id }).get().id,
+        }),
+      },
+      updateTenant: {
+        run: ({ id, ...row }: { id: number; name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) =>
+          orm
+            .update(billingTenants)
+            .set({ ...row, updatedAt: now() })
+            .where(eq(billingTenants.id, id))
+            .run(),
+      },
+      meters: {
+        all: () =>
+          orm
+            .select({
+              id: meters.id,
+              name: meters.name,
+              kind: meters.kind,
+              commodity: meters.commodity,
+              role: meters.role,
+              site: meters.site,
+              area: meters.area,
+            })
+            .from(meters)
+            .orderBy(meters.id)
+            .all(),
+      },
+      allocations: { all: () => orm.select().from(billingAllocations).orderBy(billingAllocations.meterId).all() },
+      putAllocation: {
+        run: (row: { meterId: number; method: AllocationMethod; shares: AllocationShare[]; landlordValue: number }) =>
+          orm
+            .insert(billingAllocations)
+            .values({ ...row, updatedAt: now() })
+            .onConflictDoUpdate({
+              target: billingAllocations.meterId,
+              set: { method: row.method, shares: row.shares, landlordValue: row.landlordValue, updatedAt: now() },
+            })
+            .run(),
+      },
+      deleteAllocation: { run: (meterId: number) => orm.delete(billingAllocations).where(eq(billingAllocations.meterId, meterId)).run() },
+      settings: {
+        get: () =>
+          orm
+            .select({
+              maxMissingPercent: billingSettings.maxMissingPercent,
+              maxEstimatedPercent: billingSettings.maxEstimatedPercent,
+              supplierBillTolerancePercent: billingSettings.supplierBillTolerancePercent,
+            })
+            .from(billingSettings)
+            .where(eq(billingSettings.id, 1))
+            .get(),
+      },
+      putSettings: {
+        run: (row: BillingSettings) =>
+          orm
+            .insert(billingSettings)
+            .values({ id: 1, ...row, updatedAt: now() })
+            .onConflictDoUpdate({ target: billingSettings.id, set: { ...row, updatedAt: now() } })
+            .run(),
+      },
+      periods: { all: () => orm.select(periodView).from(billingPeriods).orderBy(billingPeriods.fromDay).all() },
+      period: { get: (id: number) => orm.select(periodView).from(billingPeriods).where(eq(billingPeriods.id, id)).get() },
+      overlapping: {
+        get: ({ from, to }: { from: string; to: string }) =>
+          orm
+            .select(periodView)
+            .from(billingPeriods)
+            .where(and(lt(billingPeriods.fromDay, to), gt(billingPeriods.toDay, from)))
+            .limit(1)
+            .get(),
+      },
+      insertPeriod: {
+        run: ({ name, from, to }: { name: string; from: string; to: string }) => ({
+          lastInsertRowid: orm.insert(billingPeriods).values({ name, fromDay: from, toDay: to }).returning({ id: billingPeriods.id }).get().id,
+        }),
+      },
+      run: { get: (id: number) => orm.select().from(billingRuns).where(eq(billingRuns.id, id)).get() },
+      runs: { all: (periodId: number) => orm.select().from(billingRuns).where(eq(billingRuns.periodId, periodId)).orderBy(billingRuns.id).all() },
+      draftOf: {
+        get: (periodId: number) =>
+          orm
+            .select({ id: billingRuns.id })
+            .from(billingRuns)
+            .where(and(eq(billingRuns.periodId, periodId), isDraft))
+            .get(),
+      },
+      lastIssuedOf: {
+        get: (periodId: number) =>
+          orm
+            .select({ id: billingRuns.id })
+            .from(billingRuns)
+            .where(and(eq(billingRuns.periodId, periodId), eq(billingRuns.status, 'issued')))
+            .orderBy(desc(billingRuns.id))
+            .limit(1)
+            .get(),
+      },
+      insertRun: {
+        run: (row: { periodId: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) => ({
+          lastInsertRowid: orm
+            .insert(billingRuns)
+            .values({ ...row, status: 'draft', computedAt: now() })
+            .returning({ id: billingRuns.id })
+            .get().id,
+        }),
+      },
+      updateDraft: {
+        run: ({ id, ...row }: { id: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) =>
+          orm
+            .update(billingRuns)
+            .set({ ...row, computedAt: now() })
+            .where(and(eq(billingRuns.id, id), isDraft))
+            .run(),
+      },
+      issueRun: {
+        run: ({ id, by }: { id: number; by: string }) =>
+          orm
+            .update(billingRuns)
+            .set({ status: 'issued', issuedAt: now(), issuedBy: by })
+            .where(and(eq(billingRuns.id, id), isDraft))
+            .run(),
+      },
+      deleteStatements: { run: (runId: number) => orm.delete(billingStatements).where(eq(billingStatements.runId, runId)).run() },
+      insertStatement: {
+        run: (row: { runId: number; tenantId: number; totalCents: number; content: TenantBill; difference: Difference | null }) =>
+          orm.insert(billingStatements).values(row).run(),
+      },
+      statementsOf: {
+        all: (runId: number) =>
+          orm
+            .select({
+              id: billingStatements.id,
+              tenantId: billingStatements.tenantId,
+              tenantName: billingTenants.name,
+              totalCents: billingStatements.totalCents,
+            })
+            .from(billingStatements)
+            .innerJoin(billingTenants, eq(billingTenants.id, billingStatements.tenantId))
+            .where(eq(billingStatements.runId, runId))
+            .orderBy(byName)
+            .all(),
+      },
+      statementRows: { all: (runId: number) => orm.select().from(billingStatements).where(eq(billingStatements.runId, runId)).all() },
+      statement: { get: (id: number) => orm.select().from(billingStatements).where(eq(billingStatements.id, id)).get() },
+    };
+  }
+
+  // --- Tenants and cost centres -----------------------------------------------------------------------------------
+
+  tenants(): Tenant[] {
+    return this.sql.tenants.all() as Tenant[];
+  }
+
+  tenant(id: number): Tenant {
+    const row = this.sql.tenant.get(id) as Tenant | undefined;
+    if (!row) throw new NotFound('Tenant not found');
+    return row;
+  }
+
+  createTenant(input: TenantInput, actor: Actor): Tenant {
+    return this.db.sqlite.transaction(() => {
+      this.assertFreeName(input.name, null);
+      const { lastInsertRowid } = this.sql.insertTenant.run({
+        name: input.name,
+        kind: input.kind ?? 'tenant',
+        contactEmail: input.contactEmail ?? null,
+        floorAreaM2: input.floorAreaM2 ?? 0,
+      });
+      const tenant = this.tenant(Number(lastInsertRowid));
+      this.audit.record({ actor, action: 'create', resource: 'billing_tenants', resourceId: tenant.id, after: tenant });
+      return tenant;
+    })();
+  }
+
+  updateTenant(id: number, patch: Partial<TenantInput>, actor: Actor): Tenant {
+    return this.db.sqlite.transaction(() => {
+      const before = this.tenant(id);
+      if (patch.name !== undefined) this.assertFreeName(patch.name, id);
+      const next = { ...before, ...patch };
+      this.sql.updateTenant.run({
+        id,
+        name: next.name,
+        kind: next.kind,
+        contactEmail: next.contactEmail,
+        floorAreaM2: next.floorAreaM2,
+      });
+      const after = this.tenant(id);
+      this.audit.record({ actor, action: 'update', resource: 'billing_tenants', resourceId: id, before, after });
+      return after;
+    })();
+  }
+
+  private assertFreeName(name: string, self: number | null): void {
+    const clash = this.sql.tenantByName.get(name) as { id: number } | undefined;
+    if (clash && clash.id !== self) throw new Conflict(`A tenant or cost centre named "${name}" exists (id ${clash.id})`);
+  }
+
+  // --- Meter splits -----------------------------------------------------------------------------------------------
+
+  private meters(): BilledMeter[] {
+    return this.sql.meters.all();
+  }
+
+  allocations(): Allocation[] {
+    const meters = new Map(this.meters().map((meter) => [meter.id, meter]));
+    const tenants = new Map(this.tenants().map((tenant) => [tenant.id, tenant]));
+    return this.sql.allocations.all().map((row) => {
+      const shares = row.shares;
+      const fractions = splitFractions(row.method, shares, row.landlordValue, tenants);
+      return {
+        meterId: row.meterId,
+        meterName: meters.get(row.meterId)?.name ?? '',
+        method: row.method,
+        shares,
+        landlordValue: row.landlordValue,
+        fractions: [...fractions].map(([tenantId, fraction]) => ({ tenantId, fraction: round6(fraction) })),
+        landlordFraction: round6(1 - [...fractions.values()].reduce((a, b) => a + b, 0)),
+      };
+    });
+  }
+
+  /** Replaces how a meter is split; shares that do not add up, unknown tenants, a meter that is not billed consumption: 400. */
+  putAllocation(meterId: number, input: AllocationInput, actor: Actor): Allocation {
+    return this.db.sqlite.transaction(() => {
+      const meter = this.meters().find((candidate) => candidate.id === meterId);
+      if (!meter) throw new NotFound('Meter not found');
+      if (meter.role !== 'import')
+        throw new BadRequest('Invalid body', [{ path: 'params.meterId', message: `a ${meter.role} meter is not consumption a tenant is billed for` }]);
+      const tenants = new Map(this.tenants().map((tenant) => [tenant.id, tenant]));
+      const landlordValue = input.landlordValue ?? 0;
+      const details: { path: string; message: string }[] = [];
+      const seen = new Set<number>();
+      input.shares.forEach((share, index) => {
+        if (!tenants.has(share.tenantId)) details.push({ path: `body.shares.${index}.tenantId`, message: `no tenant or cost centre ${share.tenantId}` });
+        if (seen.has(share.tenantId)) details.push({ path: `body.shares.${index}.tenantId`, message: 'a tenant appears once per meter' });
+        seen.add(share.tenantId);
+        if (input.method !== 'floor_area' && !(share.value > 0)) details.push({ path: `body.shares.${index}.value`, message: 'must be above 0' });
+        if (input.method === 'floor_area' && tenants.has(share.tenantId) && !(tenants.get(share.tenantId)!.floorAreaM2 > 0))
+          details.push({ path: `body.shares.${index}.tenantId`, message: `${tenants.get(share.tenantId)!.name} has no floor area to apportion by` });
+      });
+      if (input.method === 'percent') {
+        const sum = input.shares.reduce((a, share) => a + share.value, 0) + landlordValue;
+        if (Math.abs(sum - 100) > EPSILON)
+          details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round6(sum)} %, not 100 %` });
+      }
+      if (details.length) throw new BadRequest('The meter split does not add up', details);
+      const before = this.sql.allocations.all().find((row) => row.meterId === meterId);
+      this.sql.putAllocation.run({ meterId, method: input.method, shares: input.shares, landlordValue });
+      this.audit.record({ actor, action: before ? 'update' : 'create', resource: 'billing_allocations', resourceId: meterId, before, after: input });
+      return this.allocations().find((allocation) => allocation.meterId === meterId)!;
+    })();
+  }
+
+  deleteAllocation(meterId: number, actor: Actor): void {
+    this.db.sqlite.transaction(() => {
+      if (this.sql.deleteAllocation.run(meterId).changes === 0) throw new NotFound('The meter is not split for billing');
+      this.audit.record({ actor, action: 'delete', resource: 'billing_allocations', resourceId: meterId });
+    })();
+  }
+
+  // --- Rules ------------------------------------------------------------------------------------------------------
+
+  settings(): BillingSettings {
+    return this.sql.settings.get() ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 };
+  }
+
+  putSettings(input: BillingSettings, actor: Actor): BillingSettings {
+    return this.db.sqlite.transaction(() => {
+      const before = this.settings();
+      this.sql.putSettings.run(input);
+      this.audit.record({ actor, action: 'update', resource: 'billing_settings', resourceId: 1, before, after: input });
+      return this.settings();
+    })();
+  }
+
+  // --- Periods ----------------------------------------------------------------------------------------------------
+
+  periods(): Period[] {
+    return this.sql.periods.all();
+  }
+
+  period(id: number): Period {
+    const row = this.sql.period.get(id);
+    if (!row) throw new NotFound('Billing period not found');
+    return row;
+  }
+
+  createPeriod(input: { name?: string; from: string; to: string }, actor: Actor): Period {
+    if (input.to <= input.from)
+      throw new BadRequest('Invalid body', [{ path: 'body.to', message: 'must be after from (to is the first day after the period)' }]);
+    if (daysBetween(input.from, input.to).length > MAX_PERIOD_DAYS)
+      throw new BadRequest('Invalid body', [{ path: 'body.to', message: `a billing period is at most ${MAX_PERIOD_DAYS} days` }]);
+    return this.db.sqlite.transaction(() => {
+      const clash = this.sql.overlapping.get({ from: input.from, to: input.to });
+      if (clash)
+        throw new BadRequest('Billing periods may not overlap', [
+          { path: 'body.from', message: `overlaps period ${clash.id} "${clash.name}" (${clash.from} to ${clash.to})` },
+        ]);
+      const { lastInsertRowid } = this.sql.insertPeriod.run({
+        name: input.name ?? `${input.from} – ${input.to}`,
+        from: input.from,
+        to: input.to,
+      });
+      const period = this.period(Number(lastInsertRowid));
+      this.audit.record({ actor, action: 'create', resource: 'billing_periods', resourceId: period.id, after: period });
+      return period;
+    })();
+  }
+
+  // --- Runs and statements ----------------------------------------------------------------------------------------
+
+  private splits(): { splits: Split[]; tenantIds: number[] } {
+    const meters = new Map(this.meters().map((meter) => [meter.id, meter]));
+    const tenants = new Map(this.tenants().map((tenant) => [tenant.id, tenant]));
+    const splits: Split[] = [];
+    for (const row of this.sql.allocations.all()) {
+      const meter = meters.get(row.meterId);
+      if (!meter) continue;
+      splits.push({ meter, method: row.method, fractions: splitFractions(row.method, row.shares, row.landlordValue, tenants) });
+    }
+    const tenantIds = [...new Set(splits.flatMap((split) => [...split.fractions].filter(([, f]) => f > 0).map(([id]) => id)))];
+    return { splits, tenantIds };
+  }
+
+  /**
+   * Computes the period's draft: a new one, or the existing draft recomputed in place (its id kept), so two runs of
+   * one period at once leave one statement set. After an issued run, the draft is a restatement of it.
+   */
+  runPeriod(periodId: number, actor: Actor): Run {
+    const period = this.period(periodId);
+    // The tariff versions are cached before the transaction (a cache is not filled inside one).
+    this.loadTariffs();
+    const runId = this.db.sqlite
+      .transaction(() => {
+        const { splits, tenantIds } = this.splits();
+        if (!splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
+        const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
+        const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
+        const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
+        const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids);
+        const summary = summaryOf(bill);
+        const kind = issuedId === null ? 'initial' : 'restatement';
+        const draft = this.sql.draftOf.get(periodId);
+        let id: number;
+        if (draft) {
+          this.sql.updateDraft.run({ id: draft.id, kind, correctsRunId: issuedId, summary });
+          this.sql.deleteStatements.run(draft.id);
+          id = draft.id;
+        } else {
+          id = this.sql.insertRun.run({ periodId, kind, correctsRunId: issuedId, summary }).lastInsertRowid;
+        }
+        for (const tenantId of ids) {
+          const content = bill.tenants.get(tenantId)!;
+          const before = issued.find((row) => row.tenantId === tenantId);
+          this.sql.insertStatement.run({
+            runId: id,
+            tenantId,
+            totalCents: content.totalCents,
+            content,
+            difference: issuedId === null ? null : differenceOf(content, before ? { id: before.id, content: before.content as TenantBill } : null),
+          });
+        }
+        this.audit.record({
+          actor,
+          action: draft ? 'recompute' : 'create',
+          resource: 'billing_runs',
+          resourceId: id,
+          after: { periodId, kind, siteTotalCents: bill.site.totalCents, statements: ids.length },
+        });
+        return id;
+      })
+      .immediate();
+    return this.run(runId);
+  }
+
+  run(id: number): Run {
+    const row = this.sql.run.get(id);
+    if (!row) throw new NotFound('Billing run not found');
+    return this.runView(row);
+  }
+
+  runs(periodId: number): Run[] {
+    this.period(periodId);
+    return this.sql.runs.all(periodId).map((row) => this.runView(row));
+  }
+
+  private runView(row: RunRow): Run {
+    return {
+      id: row.id,
+      periodId: row.periodId,
+      period: this.period(row.periodId),
+      status: row.status,
+      kind: row.kind,
+      correctsRunId: row.correctsRunId,
+      computedAt: row.computedAt,
+      issuedAt: row.issuedAt,
+      issuedBy: row.issuedBy,
+      summary: row.summary as RunSummary,
+      statements: this.sql.statementsOf.all(row.id) as Run['statements'],
+    };
+  }
+
+  /** Issues a draft: refused (400) where the data is more missing or estimated than the site's rules allow. Audited; never changes after. */
+  issue(id: number, actor: Actor): Run {
+    this.db.sqlite
+      .transaction(() => {
+        const run = this.run(id);
+        if (run.status === 'issued') throw new Conflict('The run is issued already; run the period again for a restatement');
+        const rules = this.settings();
+        const { quality } = run.summary;
+        const details: { path: string; message: string }[] = [];
+        if (quality.missingPercent > rules.maxMissingPercent)
+          details.push({
+            path: 'quality.missing',
+            message: `${quality.missing} of ${quality.intervals} metered intervals (${quality.missingPercent} %) have no data; the site allows ${rules.maxMissingPercent} %`,
+          });
+        if (quality.estimatedPercent > rules.maxEstimatedPercent)
+          details.push({
+            path: 'quality.estimated',
+            message: `${quality.estimated} of ${quality.intervals} metered intervals (${quality.estimatedPercent} %) are estimated; the site allows ${rules.maxEstimatedPercent} %`,
+          });
+        if (details.length) throw new BadRequest('The run cannot be issued: too much of its data is missing or estimated', details);
+        this.sql.issueRun.run({ id, by: actor.username });
+        this.audit.record({
+          actor,
+          action: 'issue',
+          resource: 'billing_runs',
+          resourceId: id,
+          after: { periodId: run.periodId, kind: run.kind, reconciliation: run.summary.reconciliation, statements: run.statements },
+        });
+      })
+      .immediate();
+    return this.run(id);
+  }
+
+  statement(id: number): Statement {
+    const row = this.sql.statement.get(id);
+    if (!row) throw new NotFound('Statement not found');
+    const run = this.sql.run.get(row.runId)!;
+    const tenant = this.tenant(row.tenantId);
+    return {
+      id: row.id,
+      runId: row.runId,
+      status: run.status,
+      kind: run.kind,
+      tenant: { id: tenant.id, name: tenant.name, kind: tenant.kind, contactEmail: tenant.contactEmail },
+      period: this.period(run.periodId),
+      currency: (run.summary as RunSummary).currency,
+      totalCents: row.totalCents,
+      content: row.content as TenantBill,
+      difference: (row.difference ?? null) as Difference | null,
+    };
+  }
+}
+
+function round6(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/** A split's fractions per tenant; the landlord keeps the rest (its percentage, vacant floor area or weight). */
+export function splitFractions(
+  method: AllocationMethod,
+  shares: AllocationShare[],
+  landlordValue: number,
+  tenants: Map<number, { floorAreaM2: number }>,
+): Map<number, number> {
+  const weights = shares.map((share) => ({
+    tenantId: share.tenantId,
+    weight: method === 'floor_area' ? (tenants.get(share.tenantId)?.floorAreaM2 ?? 0) : share.value,
+  }));
+  const whole = method === 'percent' ? 100 : weights.reduce((a, w) => a + w.weight, 0) + landlordValue;
+  return new Map(weights.map((w) => [w.tenantId, whole > 0 ? w.weight / whole : 0]));
+}
+
+function summaryOf(bill: PeriodBill): RunSummary {
+  const statementsCents = [...bill.tenants.values()].reduce((sum, tenant) => sum + tenant.totalCents, 0);
+  return {
+    currency: bill.currency,
+    site: bill.site,
+    landlord: bill.landlord,
+    quality: bill.quality,
+    reconciliation: { siteTotalCents: bill.site.totalCents, statementsCents, landlordCents: bill.landlord.totalCents },
+  };
+}
+
+function differenceOf(now: TenantBill, before: { id: number; content: TenantBill } | null): Difference {
+  const energy = new Map<string, Difference['energy'][number]>();
+  const add = (line: TenantBill['energy'][number], sign: 1 | -1) => {
+    const key = `${line.utility}|${line.band}`;
+    const entry = energy.get(key) ?? { utility: line.utility, band: line.band, quantity: 0, amountCents: 0 };
+    entry.quantity = Math.round((entry.quantity + sign * line.quantity) * 1000) / 1000;
+    entry.amountCents += sign * line.amountCents;
+    energy.set(key, entry);
+  };
+  for (const line of now.energy) add(line, 1);
+  for (const line of before?.content.energy ?? []) add(line, -1);
+  return { correctsStatementId: before?.id ?? null, totalCents: now.totalCents - (before?.content.totalCents ?? 0), energy: [...energy.values()] };
+}

@@ -1,0 +1,272 @@
+// Supplier bills per supply point (a site meter), entered or imported as CSV, each checked against the shadow bill EMS
+// works out from its own intervals and dated tariffs: a line further from it than the site's tolerance is flagged.
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import { desc, eq } from 'drizzle-orm';
+import { meters, supplierBills } from '../platform/db/schema/index.ts';
+import { BadRequest, NotFound } from '../platform/errors.ts';
+import { daysBetween } from '../platform/time/calendar.ts';
+import type { CalorificValues } from '../pricing/calorific.ts';
+import type { Tariffs } from '../pricing/tariffs.ts';
+import type { DemandCharges } from '../analysis/demandCharges.ts';
+import type { BillingCalculation, BilledMeter } from './calculation.ts';
+
+export type SupplierBillInput = {
+  meterId: number;
+  from: string;
+  to: string;
+  reference?: string;
+  /** Quantity per time-of-use band as billed, in kWh (gas too: the bill's kWh). */
+  bands: Record<string, number>;
+  billedKw?: number | null;
+  standingCharges?: number;
+  total: number;
+  calorificValue?: number | null;
+};
+export type SupplierBill = Required<SupplierBillInput> & { id: number; createdAt: string; createdBy: string | null };
+export type CheckLine = {
+  line: string;
+  billed: number | null;
+  shadow: number | null;
+  difference: number | null;
+  differencePercent: number | null;
+  flagged: boolean;
+};
+export type BillCheck = { bill: SupplierBill; tolerancePercent: number; flagged: boolean; lines: CheckLine[]; missingIntervals: number };
+
+const MAX_ROWS = 1000;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+export class SupplierBills {
+  private readonly sql;
+
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditLog,
+    private readonly calculation: BillingCalculation,
+    private readonly tariffs: Tariffs,
+    private readonly demandCharges: DemandCharges,
+    private readonly calorific: Pick<CalorificValues, 'kwhPerM3'>,
+    private readonly tolerance: () => number,
+  ) {
+    const orm = db.orm;
+    this.sql = {
+      meter: {
+        get: (id: number) =>
+          orm
+            .select({
+              id: meters.id,
+              name: meters.name,
+              kind: meters.kind,
+              commodity: meters.commodity,
+              role: meters.role,
+              site: meters.site,
+              area: meters.area,
+            })
+            .from(meters)
+            .where(eq(meters.id, id))
+            .get(),
+      },
+      insert: {
+        run: (row: typeof supplierBills.$inferInsert) => ({
+          lastInsertRowid: orm.insert(supplierBills).values(row).returning({ id: supplierBills.id }).get().id,
+        }),
+      },
+      one: { get: (id: number) => orm.select().from(supplierBills).where(eq(supplierBills.id, id)).get() },
+      all: { all: () => orm.select().from(supplierBills).orderBy(desc(supplierBills.fromDay), desc(supplierBills.id)).limit(500).all() },
+    };
+  }
+
+  list(): SupplierBill[] {
+    return this.sql.all.all().map(view);
+  }
+
+  get(id: number): SupplierBill {
+    const row = this.sql.one.get(id);
+    if (!row) throw new NotFound('Supplier bill not found');
+    return view(row);
+  }
+
+  /** What is wrong with a bill, as messages (empty: fine); `at` prefixes each path (body, or the CSV line). */
+  private problems(input: SupplierBillInput, at: string): { path: string; message: string }[] {
+    const out: { path: string; message: string }[] = [];
+    const isDay = (value: string) => DAY.test(value) && !Number.isNaN(Date.parse(value));
+    if (!isDay(input.from)) out.push({ path: `${at}.from`, message: 'must be a day YYYY-MM-DD' });
+    if (!isDay(input.to)) out.push({ path: `${at}.to`, message: 'must be a day YYYY-MM-DD' });
+    else if (isDay(input.from) && input.to <= input.from) out.push({ path: `${at}.to`, message: 'must be after from (the first day after the bill period)' });
+    else if (isDay(input.from) && daysBetween(input.from, input.to).length > 366) out.push({ path: `${at}.to`, message: 'a bill covers at most 366 days' });
+    const meter = this.sql.meter.get(input.meterId);
+    if (!meter) out.push({ path: `${at}.meterId`, message: `no meter ${input.meterId}` });
+    else if (meter.role !== 'import') out.push({ path: `${at}.meterId`, message: `${meter.name} is not a supply point (it is an ${meter.role} meter)` });
+    for (const [name, value] of Object.entries(input.bands))
+      if (!Number.isFinite(value) || value < 0) out.push({ path: `${at}.bands.${name}`, message: 'must be a quantity of at least 0' });
+    if (!Number.isFinite(input.total)) out.push({ path: `${at}.total`, message: 'must be a number' });
+    return out;
+  }
+
+  create(input: SupplierBillInput, actor: Actor): BillCheck {
+    const problems = this.problems(input, 'body');
+    if (problems.length) throw new BadRequest('Invalid supplier bill', problems);
+    const id = this.db.sqlite.transaction(() => this.insert(input, actor))();
+    return this.check(id);
+  }
+
+  /**
+   * Imports a CSV (header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and a
+   * kwh:<band> column per band): every row checked first; any bad row refuses the file naming its lines, nothing written.
+   */
+  importCsv(text: string, actor: Actor): BillCheck[] {
+    const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+    const header = splitCsv(lines[0] ?? '').map((cell) => cell.trim());
+    const required = ['meterId', 'from', 'to', 'total'];
+    const absent = required.filter((name) => !header.includes(name));
+    if (absent.length) throw new BadRequest('The CSV header lacks columns', [{ path: 'line 1', message: `missing ${absent.join(', ')}` }]);
+    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue']);
+    const unknown = header.filter((name) => !known.has(name) && !/^kwh:.+/.test(name));
+    if (unknown.length)
+      throw new BadRequest('The CSV header has unknown columns', [{ path: 'line 1', message: `unknown ${unknown.join(', ')} (bands are kwh:<band>)` }]);
+    const bills: SupplierBillInput[] = [];
+    const problems: { path: string; message: string }[] = [];
+    lines.slice(1).forEach((line, index) => {
+      if (!line.trim()) return;
+      const at = `line ${index + 2}`;
+      const cells = splitCsv(line);
+      if (cells.length !== header.length) {
+        problems.push({ path: at, message: `has ${cells.length} fields, the header ${header.length}` });
+        return;
+      }
+      const field = (name: string) => cells[header.indexOf(name)]?.trim() ?? '';
+      const number = (name: string, optional: boolean): number | null => {
+        const raw = field(name);
+        if (raw === '' && optional) return null;
+        const value = Number(raw);
+        if (raw === '' || !Number.isFinite(value)) {
+          problems.push({ path: `${at}.${name}`, message: `"${raw}" is not a number` });
+          return null;
+        }
+        return value;
+      };
+      const bands: Record<string, number> = {};
+      for (const name of header.filter((h) => h.startsWith('kwh:'))) {
+        const value = number(name, true);
+        if (value !== null) bands[name.slice(4)] = value;
+      }
+      const meterId = number('meterId', false);
+      const bill: SupplierBillInput = {
+        meterId: meterId ?? 0,
+        from: field('from'),
+        to: field('to'),
+        reference: header.includes('reference') ? field('reference') : '',
+        bands,
+        billedKw: header.includes('billedKw') ? number('billedKw', true) : null,
+        standingCharges: header.includes('standingCharges') ? (number('standingCharges', true) ?? 0) : 0,
+        total: number('total', false) ?? Number.NaN,
+        calorificValue: header.includes('calorificValue') ? number('calorificValue', true) : null,
+      };
+      if (meterId !== null) problems.push(...this.problems(bill, at));
+      bills.push(bill);
+    });
+    if (problems.length) throw new BadRequest(`The CSV has bad rows; nothing was imported`, problems.slice(0, 100));
+    if (!bills.length) throw new BadRequest('The CSV has no bills', [{ path: 'line 2', message: 'no rows after the header' }]);
+    if (bills.length > MAX_ROWS) throw new BadRequest(`At most ${MAX_ROWS} bills per file`);
+    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(bill, actor)))();
+    return ids.map((id) => this.check(id));
+  }
+
+  private insert(input: SupplierBillInput, actor: Actor): number {
+    const { lastInsertRowid } = this.sql.insert.run({
+      meterId: input.meterId,
+      fromDay: input.from,
+      toDay: input.to,
+      reference: input.reference ?? '',
+      bands: input.bands,
+      billedKw: input.billedKw ?? null,
+      standingCharges: input.standingCharges ?? 0,
+      total: input.total,
+      calorificValue: input.calorificValue ?? null,
+      createdBy: actor.username,
+    });
+    const id = Number(lastInsertRowid);
+    this.audit.record({ actor, action: 'create', resource: 'supplier_bills', resourceId: id, after: input });
+    return id;
+  }
+
+  /**
+   * The bill against the shadow bill: the meter's intervals in the bill's period per band (gas converted to kWh by the
+   * calorific value in force each day), the standing charges of its days, for electricity the month's billed kW and
+   * its demand charge (× the period's share of the month), and the total. Each line is flagged when it differs from
+   * the shadow by more than the tolerance (percent of the shadow; any difference where the shadow is 0).
+   */
+  check(id: number): BillCheck {
+    this.tariffs.load();
+    const bill = this.get(id);
+    const meter = this.sql.meter.get(bill.meterId) as BilledMeter;
+    const period = this.calculation.meterPeriod(meter, bill.from, bill.to);
+    const tolerancePercent = this.tolerance();
+    const lines: CheckLine[] = [];
+    const compare = (line: string, billed: number | null, shadow: number | null) => {
+      const difference = billed === null || shadow === null ? null : round(billed - shadow, 4);
+      const differencePercent = difference === null || shadow === 0 ? null : round((difference / Math.abs(shadow!)) * 100, 3);
+      const flagged = difference !== null && (shadow === 0 ? Math.abs(difference) > 1e-6 : Math.abs(difference) > (Math.abs(shadow!) * tolerancePercent) / 100);
+      lines.push({ line, billed, shadow: shadow === null ? null : round(shadow, 4), difference, differencePercent, flagged });
+    };
+    const cv = meter.commodity === 'gas' ? this.calorific.kwhPerM3(daysBetween(bill.from, bill.to)) : null;
+    let gasKwh = 0;
+    if (cv) for (const [day, m3] of period.byDay) gasKwh += m3 * (cv.get(day) ?? Number.NaN);
+    const bands = new Set([...Object.keys(bill.bands), ...(meter.commodity === 'gas' ? [] : period.bands.keys())]);
+    if (meter.commodity === 'gas') {
+      const billed = Object.values(bill.bands).reduce((a, b) => a + b, 0);
+      compare('kWh', billed, Number.isFinite(gasKwh) ? gasKwh : null);
+      const days = [...(cv?.values() ?? [])].filter(Number.isFinite);
+      if (bill.calorificValue !== null && days.length) compare('calorificValue', bill.calorificValue, days.reduce((a, b) => a + b, 0) / days.length);
+    } else for (const band of bands) compare(`kWh ${band}`, bill.bands[band] ?? 0, period.bands.get(band)?.quantity ?? 0);
+    const days = daysBetween(bill.from, bill.to);
+    const standing = days.reduce((sum, day) => {
+      const version = meter.commodity === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(meter.commodity, day);
+      return sum + (version?.standingChargePerDay ?? 0);
+    }, 0);
+    compare('standingCharges', bill.standingCharges, standing);
+    let demandCharge = 0;
+    if (meter.commodity === 'electricity' && meter.site) {
+      let billedKw: number | null = null;
+      for (const { month, share } of this.calculation.months(bill.from, bill.to)) {
+        const charge = this.demandCharges.month(month);
+        demandCharge += charge.demandCharge * share;
+        billedKw = Math.max(billedKw ?? 0, charge.billedKw);
+      }
+      if (bill.billedKw !== null) compare('billedKw', bill.billedKw, billedKw);
+    }
+    const energyCost = [...period.bands.values()].reduce((sum, band) => sum + band.cost, 0);
+    compare('total', bill.total, energyCost + standing + demandCharge);
+    return { bill, tolerancePercent, flagged: lines.some((line) => line.flagged), lines, missingIntervals: period.missing };
+  }
+}
+
+function view(row: typeof supplierBills.$inferSelect): SupplierBill {
+  const { fromDay, toDay, ...rest } = row;
+  return { ...rest, from: fromDay, to: toDay };
+}
+
+/** One CSV line's fields (RFC 4180 quotes: "a,b" and "" inside quotes). */
+function splitCsv(line: string): string[] {
+  const out: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i += 1) {
+    const char = line[i];
+    if (quoted) {
+      if (char === '"' && line[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (char === '"') quoted = false;
+      else cell += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ',') {
+      out.push(cell);
+      cell = '';
+    } else cell += char;
+  }
+  out.push(cell);
+  return out;
+}
