@@ -68,10 +68,12 @@ const LAYERS = [
   'energy',
   'analysis',
   'billing',
+  'fleetSync',
   'operations',
   'reporting',
   'screens',
   'web',
+  'fleet',
   'app',
   'main.ts',
 ];
