@@ -275,7 +275,7 @@ export interface paths {
         };
         /**
          * A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it
-         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored).
+         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -448,7 +448,7 @@ export interface paths {
         get: operations["getApiAnalysisLoadShedding"];
         /**
          * Replace the load-shedding settings and point list (off by default)
-         * @description Admin only; one audited transaction. When enabled, after each collection: if the peak warning's projection of the running 15-minute window passes the contracted peak, the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert (energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most 95 % of the contract, never before minOffSec, and always after maxShedSec. Every write is audited. A point shed now cannot be removed (409).
+         * @description Admin only; one audited transaction. When enabled, after each collection: if the peak warning's projection of the running 15-minute window passes the contracted peak, the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert (energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most 95 % of the contract, never before minOffSec, and always after maxShedSec (counted on a clock that does not step), whether or not collections run. Turning it off restores every shed point before the answer (waited for up to 8 s). A restore the gateway does not confirm is a critical alert (energy.load_shedding.restore_failed), tried again every 5 s, and listed in /api/health. Every write is audited. A point shed now cannot be removed (409).
          *
          *     **Requires role admin**.
          */
@@ -4285,6 +4285,29 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        details?: {
+                            message: string;
+                            path: string;
+                        }[];
+                        error: string;
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -4537,6 +4560,29 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        details?: {
+                            message: string;
+                            path: string;
+                        }[];
+                        error: string;
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -5082,6 +5128,29 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        details?: {
+                            message: string;
+                            path: string;
+                        }[];
+                        error: string;
+                    };
+                };
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -5342,7 +5411,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description off by default; turning it off restores shed points once their minimum off time has passed */
+                    /** @description off by default; turning it off restores every shed point at once */
                     enabled: boolean;
                     /** @description a shed point is restored after this long whatever the projection (at least minOffSec) */
                     maxShedSec: number;
@@ -10703,6 +10772,13 @@ export interface operations {
                             tokenAgeSec: number | null;
                             tokenExpiresInSec: number | null;
                         };
+                        /** @description null while the database is unavailable */
+                        loadShedding: {
+                            /** @description of those, the points whose restore the gateway did not confirm (a critical alert; tried again every 5 s) */
+                            restoreFailing: string[];
+                            /** @description gateway points load shedding holds switched off now */
+                            shed: string[];
+                        } | null;
                         status: "ok" | "degraded";
                         uptimeSec: number;
                         version: string;
@@ -10760,6 +10836,13 @@ export interface operations {
                             tokenAgeSec: number | null;
                             tokenExpiresInSec: number | null;
                         };
+                        /** @description null while the database is unavailable */
+                        loadShedding: {
+                            /** @description of those, the points whose restore the gateway did not confirm (a critical alert; tried again every 5 s) */
+                            restoreFailing: string[];
+                            /** @description gateway points load shedding holds switched off now */
+                            shed: string[];
+                        } | null;
                         status: "ok" | "degraded";
                         uptimeSec: number;
                         version: string;
