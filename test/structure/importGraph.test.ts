@@ -67,9 +67,11 @@ const LAYERS = [
   'site',
   'energy',
   'analysis',
+  'fleetSync',
   'operations',
   'reporting',
   'screens',
+  'fleet',
   'app',
   'main.ts',
 ];
