@@ -11,6 +11,8 @@ command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v soffice >/dev/null 2>&1 || missing+=(libreoffice-calc-nogui)
 # libfaketime steps and speeds the service's clock (clock-step and power-cut tests).
 compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || compgen -G '/usr/lib/faketime/libfaketime.so.1' >/dev/null || missing+=(faketime)
+# jq runs docs/operating.md's log filters on real log lines.
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 ((${#missing[@]})) || exit 0
 if [[ $(id -u) -ne 0 ]]; then
   echo "tests need these Debian packages: sudo apt-get install ${missing[*]}" >&2
