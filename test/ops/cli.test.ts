@@ -229,7 +229,7 @@ describe('emsctl against a running server', () => {
     const results = await Promise.all(usage.map((args) => cli(...args)));
     for (const [i, result] of results.entries()) {
       assert.equal(result.code, 2, `${usage[i].join(' ')}: ${result.stderr}`);
-      assert.match(result.stderr, /^emsctl: .+\n$/);
+      assert.match(result.stderr, /^emsctl: \S/);
     }
     const refused = await Promise.all([cli('user', 'set-role', 'nobody_at_all', 'admin'), cli('backup', 'restore', 'ems-nope.db')]);
     assert.deepEqual(

@@ -10,7 +10,15 @@ import { appSettings, backupSchedule } from '../../platform/db/schema/system.ts'
 const UPKEEP_SETTINGS = ['backup.retention', 'backup.defaults'];
 
 export type Upkeep = {
-  schedule: { enabled: boolean; cron: string; retention: number; lastRunAt: string | null; lastStatus: string | null; lastFile: string | null; updatedAt: string };
+  schedule: {
+    enabled: boolean;
+    cron: string;
+    retention: number;
+    lastRunAt: string | null;
+    lastStatus: string | null;
+    lastFile: string | null;
+    updatedAt: string;
+  };
   settings: Array<{ key: string; value: string; updatedAt: string }>;
 };
 
@@ -24,7 +32,11 @@ export function readUpkeep(file: string): Upkeep | { error: string } {
   }
   try {
     const { enabled, cron, retention, lastRunAt, lastStatus, lastFile, updatedAt } = backupSchedule;
-    const schedule = db.orm.select({ enabled, cron, retention, lastRunAt, lastStatus, lastFile, updatedAt }).from(backupSchedule).where(eq(backupSchedule.id, 1)).get();
+    const schedule = db.orm
+      .select({ enabled, cron, retention, lastRunAt, lastStatus, lastFile, updatedAt })
+      .from(backupSchedule)
+      .where(eq(backupSchedule.id, 1))
+      .get();
     if (!schedule) return { error: 'it has no backup schedule row' };
     const settings = db.orm
       .select({ key: appSettings.key, value: appSettings.value, updatedAt: appSettings.updatedAt })
