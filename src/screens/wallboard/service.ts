@@ -107,7 +107,7 @@ type Parts = {
   gatewayCheckedAt: () => string | null;
 };
 
-type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string };
+type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string; clearedAt: string | null };
 
 export class WallboardService {
   private readonly activeAlerts;
@@ -127,7 +127,7 @@ export class WallboardService {
       or(sql`${area} IS NULL`, eq(alerts.area, area)),
     );
     this.activeAlerts = db.orm
-      .select({ title: alerts.title, level: alerts.level, area: alerts.area, since: alerts.occurredAt })
+      .select({ title: alerts.title, level: alerts.level, area: alerts.area, since: alerts.occurredAt, clearedAt: alerts.clearedAt })
       .from(alerts)
       .where(and(active, inArray(alerts.level, ['critical', 'warning'])))
       .orderBy(sql`CASE ${alerts.level} WHEN 'critical' THEN 0 ELSE 1 END`, alerts.occurredAt, alerts.id)
