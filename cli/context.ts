@@ -13,6 +13,11 @@ export class CliError extends Error {
   override name = 'CliError';
 }
 
+/** A command line that cannot run as given (a missing argument, a malformed or conflicting option): exit 2, as commander's own. */
+export class UsageError extends CliError {
+  override name = 'UsageError';
+}
+
 export type GlobalOptions = { dataDir?: string; json?: boolean; envFile?: string };
 
 /** The env file the installed service reads (EnvironmentFile= of its unit). */
@@ -129,14 +134,14 @@ export function printResult(command: Command, result: Record<string, unknown>, t
 /** Every required argument and option a command was given without, named together in one error. */
 export function requireGiven(given: Array<[name: string, value: unknown]>): void {
   const missing = given.filter(([, value]) => value === undefined || value === '').map(([name]) => name);
-  if (missing.length) throw new CliError(`missing ${missing.join(' and ').replace(/ and (?=.* and )/g, ', ')}`);
+  if (missing.length) throw new UsageError(`missing ${missing.join(' and ').replace(/ and (?=.* and )/g, ', ')}`);
 }
 
 /** A commander option parser for an integer within bounds; anything else is a one-line error. */
 export function integerOption(name: string, min: number, max: number) {
   return (raw: string): number => {
     const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) throw new CliError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
+    if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
     return value;
   };
 }

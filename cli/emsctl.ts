@@ -3,13 +3,14 @@
 // (role list, status) does not pay for loading the rest (test/bench/emsctl.ts measures it).
 import { Command, CommanderError } from 'commander';
 import { version } from '../src/platform/packageRoot.ts';
-import { CliError } from './context.ts';
+import { CliError, UsageError } from './context.ts';
 import { registerUserCommands } from './commands/users.ts';
 import { registerSystemCommands } from './commands/system.ts';
 import { registerBackupCommands } from './commands/backup.ts';
 import { registerGatewayCommands } from './commands/gateway.ts';
 import { registerStatusCommand } from './commands/status.ts';
 import { registerFleetCommands } from './commands/fleet.ts';
+import { registerSiteCommands } from './commands/site.ts';
 
 // --json anywhere before "--": errors too are JSON, {"error": "..."} on standard error (standard output stays empty,
 // so `emsctl --json … | jq` never parses an error as a result). Read from argv: commander's own complaints come
@@ -34,6 +35,7 @@ registerUserCommands(program);
 registerSystemCommands(program);
 registerBackupCommands(program);
 registerGatewayCommands(program);
+registerSiteCommands(program);
 registerStatusCommand(program);
 registerFleetCommands(program);
 
@@ -44,6 +46,7 @@ try {
     process.exitCode = error.exitCode === 0 ? 0 : 2;
   } else {
     fail(error instanceof CliError ? error.message : `unexpected error: ${(error as Error).message}`);
-    process.exitCode = 1;
+    // docs/operating.md: 2 for a usage error (as commander's own), 1 for a refused command.
+    process.exitCode = error instanceof UsageError ? 2 : 1;
   }
 }

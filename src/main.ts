@@ -1,8 +1,8 @@
 // Entry point: config, the port, the service, then serve; graceful shutdown on SIGTERM/SIGINT, certificate reload on SIGHUP.
-import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import { ConfigError, loadConfig, unknownSettings, type Config } from './platform/config.ts';
 import { DatabaseOpenError } from './platform/db/client.ts';
 import { bindListener, StartupError, type Listener } from './platform/http/listener.ts';
-import { createLogger, startupFailureLine, type Logger } from './platform/logger.ts';
+import { createLogger, startupFailureLine, writesToJournal, type Logger } from './platform/logger.ts';
 import { version } from './platform/packageRoot.ts';
 import { createService } from './app/compose.ts';
 
@@ -41,12 +41,17 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // A typo in a variable's name (EMS_PROT) would otherwise be ignored without a word.
+  for (const { name, closest } of unknownSettings()) {
+    logger.warn({ variable: name, closest }, `unknown setting ${name} is ignored (did you mean ${closest}?)`);
+  }
   // The port (and certificate) first: a start that cannot serve must not create a database or an admin account.
   let listener: Listener;
   let service;
   try {
     listener = await bindListener(config);
-    service = await createService(config, { logger });
+    // The first-start password also as a plain line on stderr (journald keeps it too, at priority notice).
+    service = await createService(config, { logger, announce: (line) => process.stderr.write(`${writesToJournal(2) ? '<5>' : ''}${line}`) });
   } catch (error) {
     if (error instanceof StartupError) refuseToStart(error.message);
     if (error instanceof DatabaseOpenError) {

@@ -4,12 +4,9 @@ import type { Command } from 'commander';
 import type { ScheduleChanges } from '../../src/operations/backup/schedule.ts';
 import type { Config } from '../../src/platform/config.ts';
 import type { Db } from '../../src/platform/db/client.ts';
-import { CliError, cliConfig, integerOption, printResult, printRows, wantsJson, withDb } from '../context.ts';
+import { CliError, UsageError, cliConfig, integerOption, printResult, printRows, wantsJson, withDb } from '../context.ts';
+import { formatBytes } from '../sizes.ts';
 import { localTimeZone, zonedTime } from '../zonedTime.ts';
-
-function megabytes(bytes: number | null): string {
-  return bytes === null ? '-' : `${(bytes / 1048576).toFixed(1)} MB`;
-}
 
 /** One backup in --json output, in "backup list" and "backup run" alike. */
 function backupEntry(info: { name: string; createdAt: string; sizeBytes: number; fileCount: number | null; filesBytes: number | null }) {
@@ -51,11 +48,11 @@ type SetOptions = { cron?: string; at?: string; hour?: number; enable?: boolean;
 /** --at 02:15 / --hour 2 → a nightly cron; --cron as given. One way of saying the time at a time. */
 function cronFromOptions(options: SetOptions): string | undefined {
   const given = [options.cron, options.at, options.hour].filter((value) => value !== undefined);
-  if (given.length > 1) throw new CliError('give one of --cron, --at and --hour');
+  if (given.length > 1) throw new UsageError('give one of --cron, --at and --hour');
   if (options.hour !== undefined) return `0 ${options.hour} * * *`;
   if (options.at !== undefined) {
     const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(options.at);
-    if (!match) throw new CliError(`--at: expected a local time HH:MM such as 03:30, got "${options.at}"`);
+    if (!match) throw new UsageError(`--at: expected a local time HH:MM such as 03:30, got "${options.at}"`);
     return `${Number(match[2])} ${Number(match[1])} * * *`;
   }
   return options.cron;
@@ -86,7 +83,7 @@ export function registerBackupCommands(program: Command): void {
         // The fields of its "backup list" entry first, then what the run adds.
         const listed = listBackups(config.dataDir).find((info) => info.name === name);
         const text = [
-          `backup written: ${file} (${megabytes(sizeBytes)}, ${fileCount} files / ${megabytes(filesBytes)} hard-linked, ${durationMs} ms)`,
+          `backup written: ${file} (${formatBytes(sizeBytes)}, ${fileCount} files / ${formatBytes(filesBytes)} hard-linked, ${durationMs} ms)`,
           ...deleted.map((old) => `deleted beyond retention: ${old}`),
           ...(target?.status === 'ok'
             ? [`copied to ${target.dir} and verified there`, ...target.deleted.map((old) => `deleted from the target beyond retention: ${old}`)]
@@ -110,8 +107,8 @@ export function registerBackupCommands(program: Command): void {
       }
       printRows(command, rows, ['name', 'createdAt', 'size', 'files'], (row) => ({
         ...row,
-        size: megabytes(row.sizeBytes as number),
-        files: row.fileCount === null ? 'none' : `${row.fileCount as number} (${megabytes(row.filesBytes as number | null)})`,
+        size: formatBytes(row.sizeBytes as number),
+        files: row.fileCount === null ? 'none' : `${row.fileCount as number} (${formatBytes(row.filesBytes as number | null)})`,
       }));
     });
 
@@ -135,6 +132,9 @@ export function registerBackupCommands(program: Command): void {
       const text = [
         `restored ${result.restored}${result.dbOnly ? ' (database only)' : ` with ${result.fileCount} files`}`,
         `what it replaced is kept in ${result.replacedDir}`,
+        result.upkeep.kept
+          ? "the backup schedule, its retention and the last backup's record are this box's, as before the restore"
+          : `the backup schedule, its retention and the last backup's record are now THE BACKUP'S (${result.upkeep.reason}): check them with emsctl backup schedule show`,
         'start the service again (systemctl start ems); it applies any newer migrations on start',
       ].join('\n');
       printResult(command, result, text);
@@ -190,7 +190,7 @@ export function registerBackupCommands(program: Command): void {
     .option('--weekly <n>', 'ISO weeks that keep their newest backup (0-1000)', integerOption('--weekly', 0, 1000))
     .option('--monthly <n>', 'months that keep their newest backup (0-1000)', integerOption('--monthly', 0, 1000))
     .action(async (options: SetOptions, command: Command) => {
-      if (options.enable && options.disable) throw new CliError('give --enable or --disable, not both');
+      if (options.enable && options.disable) throw new UsageError('give --enable or --disable, not both');
       const changes: ScheduleChanges = {};
       const cron = cronFromOptions(options);
       if (cron !== undefined) changes.cron = cron;
@@ -198,7 +198,7 @@ export function registerBackupCommands(program: Command): void {
       const retention = { daily: options.daily, weekly: options.weekly, monthly: options.monthly };
       const given = Object.fromEntries(Object.entries(retention).filter(([, value]) => value !== undefined));
       if (Object.keys(given).length) changes.retention = given;
-      if (!Object.keys(changes).length) throw new CliError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
+      if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
       const [{ CRON_MESSAGE, changeSchedule }, { AppError }] = await Promise.all([
         import('../../src/operations/backup/schedule.ts'),
         import('../../src/platform/errors.ts'),
@@ -207,7 +207,7 @@ export function registerBackupCommands(program: Command): void {
         try {
           changeSchedule(db, changes, EMSCTL);
         } catch (error) {
-          if (error instanceof AppError) throw new CliError(`--cron: ${CRON_MESSAGE}`);
+          if (error instanceof AppError) throw new UsageError(`--cron: ${CRON_MESSAGE}`);
           throw error;
         }
         await showSchedule(command, db, config, 'backup schedule changed:');

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../src/platform/config.ts';
 import { version } from '../../src/platform/packageRoot.ts';
 import { envFileOf, wantsJson, withDb, type GlobalOptions } from '../context.ts';
+import { formatBytes as bytes } from '../sizes.ts';
 import { localTimeZone, zonedTime } from '../zonedTime.ts';
 
 /** How long the health request may take before the service counts as not answering. */
@@ -67,19 +68,34 @@ async function askHealth(url: string): Promise<{ health: Health | null; error: s
       response.on('data', (chunk: string) => (text += chunk));
       response.on('error', (error) => resolve({ health: null, error: error.message, ms: 0 }));
       response.on('end', () => {
-        let body: Health | undefined;
+        let body: (Health & { error?: unknown }) | undefined;
         try {
           body = JSON.parse(text) as Health;
         } catch {
           // not JSON: not an EMS health answer
         }
-        if (typeof body?.version !== 'string') resolve({ health: null, error: `${url} answered ${response.statusCode} without an EMS health body`, ms: 0 });
-        else resolve({ health: body, error: null, ms: Math.round(performance.now() - started) });
+        if (typeof body?.version !== 'string') {
+          // An EMS error body says why (e.g. "This port speaks HTTPS: use https://…").
+          const said = typeof body?.error === 'string' ? `: ${body.error}` : ' without an EMS health body';
+          resolve({ health: null, error: `${url} answered ${response.statusCode}${said}`, ms: 0 });
+        } else resolve({ health: body, error: null, ms: Math.round(performance.now() - started) });
       });
     });
     request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ health: null, error: error.code ?? error.message, ms: 0 }));
   });
+}
+
+/**
+ * Asked over http:// while the service speaks HTTPS (its env file sets EMS_TLS_CERT but emsctl did not read it): the
+ * service answers "This port speaks HTTPS" (an older one resets the connection). Say what to pass.
+ */
+export function settingsHint(url: string, error: string | null, envFile: string | null): string {
+  if (!url.startsWith('http:') || error === null) return '';
+  if (!/speaks HTTPS|ECONNRESET|socket hang up|EPROTO|HPE_/.test(error)) return '';
+  return envFile
+    ? ` (the service may speak HTTPS: does ${envFile} set EMS_TLS_CERT and EMS_TLS_KEY?)`
+    : ' (the service may speak HTTPS: pass --env-file with the settings file it runs with, e.g. --env-file /etc/ems/ems.env)';
 }
 
 function fileSize(file: string): number {
@@ -88,18 +104,6 @@ function fileSize(file: string): number {
   } catch {
     return 0;
   }
-}
-
-function bytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '-';
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = n;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
 }
 
 function duration(seconds: number): string {
@@ -122,6 +126,7 @@ export function registerStatusCommand(program: Command): void {
         { nextRunOf, readStoredSchedule },
         { presentSchedule },
         { databasePath },
+        { settingsAtDefaults },
       ] = await Promise.all([
         import('../../src/operations/backup/archive.ts'),
         import('../../src/operations/backup/checks.ts'),
@@ -130,6 +135,7 @@ export function registerStatusCommand(program: Command): void {
         import('../../src/operations/backup/schedule.ts'),
         import('../../src/operations/backup/service.ts'),
         import('../../src/platform/db/client.ts'),
+        import('../../src/site/siteDefaults.ts'),
       ]);
       const { syncState } = await import('../../src/fleetSync/link.ts');
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
@@ -147,7 +153,13 @@ export function registerStatusCommand(program: Command): void {
             since: holder?.since ?? null,
             healthUrl: url,
             health: running ? answer.health!.status : null,
-            healthError: running ? null : (answer.error ?? (answer.health ? `something else answers at ${url}; no service holds ${config.dataDir}` : null)),
+            healthError: running
+              ? null
+              : answer.error
+                ? `${answer.error}${settingsHint(url, answer.error, envFile)}`
+                : answer.health
+                  ? `something else answers at ${url}; no service holds ${config.dataDir}`
+                  : null,
             version: running ? answer.health!.version : null,
             uptimeSec: running ? answer.health!.uptimeSec : null,
           };
@@ -159,6 +171,12 @@ export function registerStatusCommand(program: Command): void {
           const backups = listBackups(config.dataDir);
           const disk = fs.statfsSync(config.dataDir);
           const count = (sql: string) => db.sqlite.prepare(sql).pluck().get() as number;
+          const siteRow = db.sqlite.prepare('SELECT site_name AS siteName, timezone, currency FROM platform_config WHERE id = 1').get() as {
+            siteName: string;
+            timezone: string;
+            currency: string;
+          };
+          const site = { ...siteRow, defaults: settingsAtDefaults(siteRow) };
 
           const status = {
             service,
@@ -167,7 +185,12 @@ export function registerStatusCommand(program: Command): void {
             dataDir: config.dataDir,
             // Where the port, host and TLS settings came from besides the environment (null: the environment alone).
             envFile,
+            // The file and its write-ahead log together (what the data takes on disk now); the WAL part on its own, since
+            // it grows and shrinks between checkpoints and so moves the total from one call to the next.
+            // The name, time zone and currency, and which still hold the values a new box starts with.
+            site,
             databaseBytes: fileSize(file) + fileSize(`${file}-wal`),
+            databaseWalBytes: fileSize(`${file}-wal`),
             backup: {
               enabled: schedule.enabled,
               cron: schedule.cron,
@@ -217,7 +240,16 @@ export function registerStatusCommand(program: Command): void {
               ['uptime', service.uptimeSec === null ? '-' : duration(service.uptimeSec)],
               ['data dir', config.dataDir],
               ['settings', envFile ? `${envFile} (and the environment)` : 'the environment (no env file: --env-file)'],
-              ['database', bytes(status.databaseBytes)],
+              [
+                'site',
+                `"${site.siteName}", ${site.timezone}, ${site.currency}${
+                  site.defaults.length ? `: STILL THE DEFAULTS (${site.defaults.join(', ')}): emsctl site set --name … --timezone … --currency …` : ''
+                }`,
+              ],
+              [
+                'database',
+                `${bytes(status.databaseBytes)} (${status.databaseBytes.toLocaleString('en')} bytes; write-ahead log ${bytes(status.databaseWalBytes)})`,
+              ],
               [
                 'last backup',
                 backup.lastRunAt

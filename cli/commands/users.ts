@@ -6,18 +6,18 @@ import type { Db } from '../../src/platform/db/client.ts';
 import type { Config } from '../../src/platform/config.ts';
 import type { Caller, UserDirectory } from '../../src/access/users/service.ts';
 import type { UserView } from '../../src/access/users/schemas.ts';
-import { CliError, printResult, printRows, requireGiven, withDb } from '../context.ts';
+import { CliError, UsageError, printResult, printRows, requireGiven, withDb } from '../context.ts';
 
 /** emsctl runs as root on the box: an admin without an account, named in the audit trail. */
 const EMSCTL: Caller = { id: null, username: 'emsctl', role: 'admin' };
 
 function parseRole(value: string): Role {
-  if (!(ROLES as readonly string[]).includes(value)) throw new CliError(`unknown role "${value}"; roles are: ${ROLES.join(', ')}`);
+  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`unknown role "${value}"; roles are: ${ROLES.join(', ')}`);
   return value as Role;
 }
 
 async function readStdinPassword(): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError('--password-stdin expects the password on standard input (e.g. printf %s "$PW" | emsctl …)');
+  if (process.stdin.isTTY) throw new UsageError('--password-stdin expects the password on standard input (e.g. printf %s "$PW" | emsctl …)');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const password = Buffer.concat(chunks)
@@ -107,8 +107,8 @@ export function registerUserCommands(program: Command): void {
       const role = parseRole(options.role);
       // The API's own schema for the name, so emsctl and the API cannot drift apart.
       const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/access/users/schemas.ts')]);
-      if (!Value.Check(Username, username)) throw new CliError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
-      if (!/^[^\s@]+@[^\s@]+$/.test(options.email!)) throw new CliError(`"${options.email}" is not an email address`);
+      if (!Value.Check(Username, username)) throw new UsageError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
+      if (!/^[^\s@]+@[^\s@]+$/.test(options.email!)) throw new UsageError(`"${options.email}" is not an email address`);
       const generated = !options.passwordStdin;
       const password = await newPassword(options.passwordStdin);
       await withUsers(command, async (users) => {

@@ -80,7 +80,13 @@ export function prepareDataDir(dataDir: string): void {
 
 export async function createService(
   config: Config,
-  options: { logger?: Logger /** The energy collector's clock (tests move it); the box's by default. */; collectorNow?: () => number } = {},
+  options: {
+    logger?: Logger;
+    /** The energy collector's clock (tests move it); the box's by default. */
+    collectorNow?: () => number;
+    /** Where the first-start password's human line goes (main.ts: stderr); unset: the JSON log line only. */
+    announce?: (line: string) => void;
+  } = {},
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   prepareDataDir(config.dataDir);
@@ -296,7 +302,7 @@ export async function createService(
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
-    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword });
+    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;

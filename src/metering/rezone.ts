@@ -17,6 +17,20 @@ type StoredRow = { day: string; kwh: Buffer; flags: Buffer; maxKw: Buffer | null
 /** What the move needs of the collector: no collection in flight while it runs, and what it holds written first. */
 export type CollectionPause = { exclusive<T>(task: () => Promise<T>): Promise<T>; flush(): void };
 
+/**
+ * Records a move from one zone to another for the next start to carry out (resume() runs before the first collection):
+ * for a change written while the service is stopped (emsctl site set). Call it in the transaction that changes the zone.
+ */
+export function scheduleZoneMove(db: Db, from: string, to: string): void {
+  const sqlite = db.sqlite;
+  if (from === to || !sqlite.prepare('SELECT 1 FROM meter_days LIMIT 1').pluck().get()) return;
+  sqlite
+    .prepare(
+      "INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+    )
+    .run(MARKER_KEY, JSON.stringify({ from, to, after: 0 } satisfies Marker));
+}
+
 export class TimeZoneMove {
   private readonly readMarker;
   private readonly writeMarker;

@@ -181,25 +181,24 @@ export function loadConfig(env: Env = process.env): Config {
 
   const oauth: Config['oauth'] = {};
   const github = pair(env, 'EMS_OAUTH_GITHUB_CLIENT_ID', 'EMS_OAUTH_GITHUB_CLIENT_SECRET');
-  if (github) {
-    oauth.github = {
-      clientId: github[0],
-      clientSecret: github[1],
-      authorizeUrl: url(env, 'EMS_OAUTH_GITHUB_AUTHORIZE_URL', 'https://github.com/login/oauth/authorize')!,
-      tokenUrl: url(env, 'EMS_OAUTH_GITHUB_TOKEN_URL', 'https://github.com/login/oauth/access_token')!,
-      apiUrl: url(env, 'EMS_OAUTH_GITHUB_API_URL', 'https://api.github.com')!,
-    };
-  }
+  // Read (and checked) even without a client id: every setting is read on every start, so settingNames() knows it.
+  const githubUrls = {
+    authorizeUrl: url(env, 'EMS_OAUTH_GITHUB_AUTHORIZE_URL', 'https://github.com/login/oauth/authorize')!,
+    tokenUrl: url(env, 'EMS_OAUTH_GITHUB_TOKEN_URL', 'https://github.com/login/oauth/access_token')!,
+    apiUrl: url(env, 'EMS_OAUTH_GITHUB_API_URL', 'https://api.github.com')!,
+  };
+  if (github) oauth.github = { clientId: github[0], clientSecret: github[1], ...githubUrls };
   const oidc = pair(env, 'EMS_OAUTH_OIDC_CLIENT_ID', 'EMS_OAUTH_OIDC_CLIENT_SECRET');
   // An issuer identifier is compared verbatim by OIDC clients: some (Auth0) end in '/'.
   const issuer = url(env, 'EMS_OAUTH_OIDC_ISSUER', undefined, true);
+  const oidcName = read(env, 'EMS_OAUTH_OIDC_NAME') ?? 'Single sign-on';
   if (oidc && !issuer) throw new ConfigError('EMS_OAUTH_OIDC_ISSUER: must be set when the OIDC client id and secret are');
   if (oidc && issuer) {
     oauth.oidc = {
       issuer,
       clientId: oidc[0],
       clientSecret: oidc[1],
-      displayName: read(env, 'EMS_OAUTH_OIDC_NAME') ?? 'Single sign-on',
+      displayName: oidcName,
     };
   }
 
@@ -259,4 +258,46 @@ function metricsToken(env: Env): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^[\x21-\x7e]{16,256}$/.test(value)) throw new ConfigError('EMS_METRICS_TOKEN: must be 16 to 256 printable characters without spaces');
   return value;
+}
+
+/**
+ * Every EMS_* name loadConfig reads: found by running it over an empty environment that records each name asked for
+ * (loadConfig reads every setting on every start, whatever the others say), so a new setting is known the moment it is read.
+ */
+export function settingNames(): string[] {
+  const asked = new Set<string>();
+  const recorder = new Proxy({} as Env, {
+    get(_target, name) {
+      if (typeof name === 'string') asked.add(name);
+      return undefined;
+    },
+  });
+  loadConfig(recorder);
+  return [...asked].filter((name) => name.startsWith('EMS_')).sort();
+}
+
+/** Edit distance (insert, delete, substitute one character: each 1). */
+export function levenshtein(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** The EMS_* variables in env that no setting reads (a typo such as EMS_PROT), each with the closest known name. */
+export function unknownSettings(env: Env = process.env): { name: string; closest: string }[] {
+  const known = settingNames();
+  return Object.keys(env)
+    .filter((name) => name.startsWith('EMS_') && !known.includes(name))
+    .sort()
+    .map((name) => {
+      let closest = known[0];
+      for (const candidate of known) if (levenshtein(name, candidate) < levenshtein(name, closest)) closest = candidate;
+      return { name, closest };
+    });
 }

@@ -1,12 +1,11 @@
 // The platform configuration and the 3D scene: single rows (id 1, seeded by migration), admin writes audited.
 import { auditChanges } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { modelFiles } from '../platform/db/schema/uploads.ts';
 import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
-import type { AuthUser } from '../platform/http/route.ts';
 import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
 import type { TimeZoneMove } from '../metering/rezone.ts';
 
@@ -94,7 +93,7 @@ export class ConfigStore {
     return this.selectPlatform.get() as PlatformConfigView;
   }
 
-  async updatePlatform(actor: AuthUser, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
+  async updatePlatform(actor: Actor, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
     const details: ErrorDetail[] = [];
     if (patch.timezone !== undefined && !isTimeZone(patch.timezone))
       details.push({ path: 'body.timezone', message: 'is not a known IANA time zone (e.g. Europe/Berlin, UTC)' });
@@ -111,7 +110,7 @@ export class ConfigStore {
     return write();
   }
 
-  private writePlatformPatch(actor: AuthUser, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {
+  private writePlatformPatch(actor: Actor, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {
     return this.db.sqlite.transaction(() => {
       const before = this.platform();
       const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };
@@ -133,7 +132,7 @@ export class ConfigStore {
     return { ...row, modelUrl: modelStoredName ? MODEL_URL_PREFIX + encodeURIComponent(modelStoredName) : null };
   }
 
-  updateThreeD(actor: AuthUser, patch: ThreeDConfigPatch): ThreeDConfigView {
+  updateThreeD(actor: Actor, patch: ThreeDConfigPatch): ThreeDConfigView {
     const details = [...duplicateIds(patch.hotspots ?? [], 'body.hotspots'), ...duplicateIds(patch.labels ?? [], 'body.labels')];
     return this.db.sqlite.transaction(() => {
       if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId }))

@@ -18,6 +18,8 @@ export type ServiceProcess = {
   waitForLog(msg: string): Promise<Record<string, unknown>>;
   /** Resolves with the exit code (or the signal name). */
   exited: Promise<number | string>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
 };
 
 /**
@@ -122,7 +124,7 @@ export async function spawnService(
         );
       }),
     ]);
-    return { url: String(started.url), child, lines: () => parsed, waitForLog, exited };
+    return { url: String(started.url), child, lines: () => parsed, waitForLog, exited, stderr: () => stderr };
   } catch (error) {
     child.kill('SIGKILL');
     await exited;

@@ -354,9 +354,19 @@ describe('emsctl backup restore', () => {
       [name],
     );
 
+    const scheduleBefore = readRows<{ cron: string; retention: number; last_run_at: string; last_file: string }>(
+      path.join(dataDir, 'ems.db'),
+      'SELECT cron, retention, last_run_at, last_file FROM backup_schedule',
+    )[0];
+    assert.equal(scheduleBefore.retention, 9);
+    assert.ok(scheduleBefore.last_run_at);
+
     const restored = await runCli(['--data-dir', dataDir, 'backup', 'restore', name]);
     assert.equal(restored.code, 0, restored.stderr);
     const replacedDir = /kept in (.+)$/m.exec(restored.stdout)![1];
+    assert.match(restored.stdout, /the backup schedule, its retention and the last backup's record are this box's, as before the restore/);
+    // The box's upkeep is the box's: the schedule set after the backup and the record of that backup's own run stay.
+    assert.deepEqual(readRows(path.join(dataDir, 'ems.db'), 'SELECT cron, retention, last_run_at, last_file FROM backup_schedule')[0], scheduleBefore);
 
     // The replaced database and files are kept aside, whole.
     const asideUsers = readRows<{ username: string }>(path.join(replacedDir, 'ems.db'), 'SELECT username FROM users');
@@ -372,7 +382,8 @@ describe('emsctl backup restore', () => {
     cleanups.push(() => second.close());
     const schedule = await second.request('GET', SCHEDULE, { token: before.accessToken });
     assert.equal(schedule.status, 200);
-    assert.equal(schedule.body.retention.daily, 5);
+    assert.equal(schedule.body.retention.daily, 9, "the schedule set after the backup, not the backup's 5");
+    assert.equal(schedule.body.lastRunAt, scheduleBefore.last_run_at, 'not "last backup never"');
     assert.equal((await second.request('GET', SCHEDULE, { token: afterUser.accessToken })).status, 401);
     assert.equal(second.service.deps.db.sqlite.pragma('integrity_check', { simple: true }), 'ok');
   });

@@ -169,7 +169,7 @@ describe('emsctl against a running server', () => {
 
   test('user add without arguments names every missing one; --json errors are {"error"} on stderr with stdout empty', async () => {
     const bare = await cli('user', 'add');
-    assert.equal(bare.code, 1);
+    assert.equal(bare.code, 2, 'a usage error');
     assert.equal(bare.stderr, 'emsctl: missing <username> and --email <email>\n');
     const noEmail = await cli('user', 'add', 'someone');
     assert.equal(noEmail.stderr, 'emsctl: missing --email <email>\n');
@@ -193,6 +193,61 @@ describe('emsctl against a running server', () => {
       assert.deepEqual(Object.keys(parsed), ['error']);
       assert.match(parsed.error, message, args.join(' '));
     }
+  });
+
+  test("usage errors exit 2 in every command (as commander's own); a refused command exits 1", async () => {
+    const usage = [
+      ['user', 'add'],
+      ['user', 'add', 'someone'],
+      ['user', 'add', 'x', '--email', 'x@example.test'],
+      ['user', 'add', 'valid_name', '--email', 'not-an-email'],
+      ['user', 'add', 'valid_name', '--email', 'v@example.test', '--role', 'superuser'],
+      ['user', 'list', 'extra'],
+      ['user', 'set-role', 'admin'],
+      ['user', 'set-role', 'admin', 'emperor'],
+      ['user', 'set-password'],
+      ['user', 'remove'],
+      ['user', 'unlock'],
+      ['user', 'ad', 'foo'],
+      ['role', 'list', 'extra'],
+      ['secret', 'rotate', '--nope'],
+      ['tokens', 'revoke-all', 'extra'],
+      ['db', 'check', 'extra'],
+      ['backup', 'restore'],
+      ['backup', 'drill', 'a', 'b'],
+      ['backup', 'schedule', 'set'],
+      ['backup', 'schedule', 'set', '--hour', '25'],
+      ['backup', 'schedule', 'set', '--at', '25:00'],
+      ['backup', 'schedule', 'set', '--at', '02:00', '--hour', '3'],
+      ['backup', 'schedule', 'set', '--enable', '--disable'],
+      ['backup', 'schedule', 'set', '--cron', 'every month'],
+      ['gateway', 'simulate', '--port', 'abc'],
+      ['status', 'extra'],
+      ['frobnicate'],
+      ['--jsn', 'status'],
+    ];
+    const results = await Promise.all(usage.map((args) => cli(...args)));
+    for (const [i, result] of results.entries()) {
+      assert.equal(result.code, 2, `${usage[i].join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /^emsctl: \S/);
+    }
+    const refused = await Promise.all([cli('user', 'set-role', 'nobody_at_all', 'admin'), cli('backup', 'restore', 'ems-nope.db')]);
+    assert.deepEqual(
+      refused.map((result) => result.code),
+      [1, 1],
+    );
+  });
+
+  test('status: the database size is the same figure in text and --json, in binary units named as such', async () => {
+    const [text, json] = await Promise.all([cli('status'), cli('--json', 'status')]);
+    const report = JSON.parse(json.stdout) as { databaseBytes: number; databaseWalBytes: number };
+    const line = /^database +(\d+\.\d) (KiB|MiB) \(([\d,]+) bytes; write-ahead log ([\d.]+ (?:B|KiB|MiB))\)$/m.exec(text.stdout);
+    assert.ok(line, text.stdout);
+    const shownBytes = Number(line[3].replaceAll(',', ''));
+    // Two calls a moment apart: the WAL may have moved; the text's own figures agree with each other exactly.
+    assert.equal(Number(line[1]), Number((shownBytes / (line[2] === 'KiB' ? 1024 : 1048576)).toFixed(1)));
+    assert.ok(report.databaseBytes > 0 && report.databaseWalBytes <= report.databaseBytes);
+    assert.doesNotMatch(text.stdout, /\d (KB|MB|GB)\b/, 'no decimal-named units anywhere');
   });
 
   test('--json: one thing is printed with the same fields as its entry in the list', async () => {

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { readTlsCredentials, StartupError } from '../../src/platform/http/listener.ts';
 import { selfSignedCertificate } from '../helpers/certificate.ts';
+import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/server.ts';
 import { cleanEnv, repoRoot, spawnService, trackChild, type ServiceProcess } from '../helpers/serviceProcess.ts';
 
@@ -92,6 +94,28 @@ describe('a service serving HTTPS', () => {
       /self.signed|unable to verify|certificate/i,
       'a client trusting another certificate refuses it',
     );
+  });
+
+  test('plain http:// on the HTTPS port: 400 naming the https:// URL, not a reset; TLS on the same port still works after it', async () => {
+    const port = new URL(service.url).port;
+    const plain = await new Promise<{ status: number; body: string; type: string }>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${port}/api/health?x=1`, (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode!, body, type: String(response.headers['content-type']) }));
+        })
+        .on('error', reject);
+    });
+    assert.equal(plain.status, 400);
+    assert.match(plain.type, /^application\/json/);
+    assert.deepEqual(JSON.parse(plain.body), { error: `This port speaks HTTPS: use https://127.0.0.1:${port}/api/health?x=1`, code: 'VALIDATION' });
+    assert.equal((await get(`${service.url}/api/health`, first.cert)).status, 200);
+
+    // emsctl without the settings file asks over http:// and is told to pass --env-file.
+    const status = await runCli(['--data-dir', dataDir, 'status'], { env: { EMS_PORT: port, EMS_HOST: '127.0.0.1' } });
+    assert.equal(status.code, 3, status.stderr);
+    assert.match(status.stdout, /NOT ANSWERING: .*This port speaks HTTPS.*pass --env-file/);
   });
 
   test('SIGHUP with a new certificate: the new one is served, the process and open connections stay', async () => {

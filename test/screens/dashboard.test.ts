@@ -109,7 +109,7 @@ test('GET /dashboard reflects writes at once, including writes from another conn
   assert.equal(afterOther.body.recentAlerts[0].title, 'Written elsewhere');
 });
 
-test('GET /dashboard/alerts: recent alerts newest first, limit and filters, viewer allowed', async (t) => {
+test('GET /dashboard/alerts: recent alerts newest first, page/pageSize (limit deprecated) and filters, viewer allowed', async (t) => {
   const server = await serverFor(t);
   const viewer = await server.createUser();
   const sqlite = server.service.deps.db.sqlite;
@@ -130,6 +130,13 @@ test('GET /dashboard/alerts: recent alerts newest first, limit and filters, view
     limited.body.items.map((a: { id: number }) => a.id),
     [ids[2]],
   );
+  // page/pageSize like every other list, with the total; `limit` (deprecated) is the page size.
+  const second = await server.request('GET', '/api/dashboard/alerts?page=2&pageSize=2', { token: viewer.accessToken });
+  assert.equal(second.status, 200, second.text);
+  assert.deepEqual(second.body, { items: [all.body.items[2]], total: 3, page: 2, pageSize: 2 });
+  assert.deepEqual({ ...all.body, items: all.body.items.length }, { items: 3, total: 3, page: 1, pageSize: 20 });
+  const limitedPage = await server.request('GET', '/api/dashboard/alerts?limit=1&page=3', { token: viewer.accessToken });
+  assert.deepEqual([limitedPage.body.items.map((a: { id: number }) => a.id), limitedPage.body.pageSize], [[ids[0]], 1]);
   const active = await server.request('GET', '/api/dashboard/alerts?status=active&level=critical&level=info', { token: viewer.accessToken });
   assert.deepEqual(
     active.body.items.map((a: { id: number }) => a.id),

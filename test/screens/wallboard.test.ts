@@ -291,6 +291,39 @@ describe('in Chromium', () => {
     }
   });
 
+  test('a gateway alarm that cleared at the source reads "cleared at the source <time>, waiting for acknowledgement", not how long it has been active', async () => {
+    const raised = Date.now() - (2 * 24 * 60 + 13 * 60) * 60_000;
+    const clearedAt = new Date(raised + 30 * 60_000).toISOString();
+    const created = await server.request('POST', '/api/alerts', {
+      token: admin,
+      body: { title: 'Server room temperature above 27 °C', level: 'critical', message: PERSONAL, area: 'Area 01', occurredAt: new Date(raised).toISOString() },
+    });
+    assert.equal(created.status, 201);
+    const sqlite = server.service.deps.db.sqlite;
+    sqlite.prepare('UPDATE alerts SET cleared_at = ? WHERE id = ?').run(clearedAt, created.body.id);
+    try {
+      const payload = (await server.request('GET', '/api/wallboard')).body;
+      const listed = payload.alerts.active.find((alert: { title: string }) => alert.title === 'Server room temperature above 27 °C');
+      assert.equal(listed.clearedAt, clearedAt);
+      assert.ok(
+        payload.alerts.active
+          .filter((alert: { clearedAt: string | null }) => alert !== listed)
+          .every((alert: { clearedAt: string | null }) => alert.clearedAt === null),
+      );
+      const page = await open(`${server.url}/`);
+      const meta = await page.$eval('.alert[data-cleared] .meta', (node) => node.textContent);
+      const time = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
+        new Date(clearedAt),
+      );
+      assert.equal(meta, `Area 01 · cleared at the source ${time}, waiting for acknowledgement`);
+      assert.equal(await page.$eval('.alert:has(.title:text-is("Boiler lockout")) .meta', (node) => node.textContent), 'Area 01 · for 3 days 2 hr');
+      await page.screenshot({ path: path.join(shots, 'cleared-alarm-1280x720.png') });
+      await page.close();
+    } finally {
+      sqlite.prepare('DELETE FROM alerts WHERE id = ?').run(created.body.id);
+    }
+  });
+
   test('?rotate= moves between the site and each area by itself', async () => {
     const page = await open(`${server.url}/?rotate=3`);
     assert.equal(await page.textContent('[data-field="scope"]'), '');

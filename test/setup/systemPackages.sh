@@ -13,6 +13,8 @@ command -v soffice >/dev/null 2>&1 || missing+=(libreoffice-calc-nogui)
 compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || compgen -G '/usr/lib/faketime/libfaketime.so.1' >/dev/null || missing+=(faketime)
 # PostgreSQL (>= 15) for the fleet service's tests and benchmark: each test file starts a private cluster (test/helpers/postgres.ts).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# jq runs docs/operating.md's log filters on real log lines.
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 ((${#missing[@]})) || exit 0
 if [[ $(id -u) -ne 0 ]]; then
   echo "tests need these Debian packages: sudo apt-get install ${missing[*]}" >&2

@@ -29,9 +29,10 @@ export async function ensureInitialAdmin(
   dataDir: string,
   logger: Logger,
   passwords: { hash(password: string): Promise<string>; verify(password: string, hash: string): Promise<boolean> },
+  announce?: (line: string) => void,
 ): Promise<void> {
   const file = path.join(dataDir, INITIAL_ADMIN_FILE);
-  if (countUsers(db) > 0) return remindInitialAdmin(db, file, logger, passwords.verify);
+  if (countUsers(db) > 0) return remindInitialAdmin(db, file, logger, passwords.verify, announce);
   const password = generatePassword();
   const passwordHash = await passwords.hash(password);
   const created = db.sqlite.transaction(() => {
@@ -44,9 +45,21 @@ export async function ensureInitialAdmin(
   fs.chmodSync(file, 0o600);
   // The one deliberate exception to "no passwords in logs": the operator needs it, and it is also in the 0600 file.
   logger.warn({ username: 'admin', initialPassword: password, file }, 'created the initial admin account; change its password after the first sign-in');
+  announce?.(initialPasswordLine(password, file));
 }
 
-async function remindInitialAdmin(db: Db, file: string, logger: Logger, verify: (password: string, hash: string) => Promise<boolean>): Promise<void> {
+/** The human line beside the JSON one: easy to spot in a terminal or in `journalctl -u ems` (docs/operating.md). */
+export function initialPasswordLine(password: string, file: string): string {
+  return `ems: *** FIRST SIGN-IN: user admin, password ${password} (also in ${file}; change it after signing in) ***\n`;
+}
+
+async function remindInitialAdmin(
+  db: Db,
+  file: string,
+  logger: Logger,
+  verify: (password: string, hash: string) => Promise<boolean>,
+  announce?: (line: string) => void,
+): Promise<void> {
   let password: string;
   try {
     password = fs.readFileSync(file, 'utf8').trim();
@@ -60,6 +73,7 @@ async function remindInitialAdmin(db: Db, file: string, logger: Logger, verify: 
     // A box installed before the flag existed: the generated password is still in use, so ask for a new one too.
     if (!admin.mustChangePassword) db.orm.update(users).set({ mustChangePassword: true }).where(eq(users.id, admin.id)).run();
     logger.warn({ username: 'admin', initialPassword: password, file }, 'the initial admin password is still in use; sign in, change it and delete the file');
+    announce?.(initialPasswordLine(password, file));
   } else {
     logger.warn({ file }, 'the initial admin password file is out of date (the password was changed): delete it');
   }

@@ -8,6 +8,7 @@ import { acquireLock, BACKUP_LOCK_FILE, LockBusy, runningService, SERVICE_LOCK_F
 import { BackupBusy, BackupInvalid, BackupNotFound } from './errors.ts';
 import { checkCopyOffThread } from './offThread.ts';
 import { copyToTarget } from './offsite.ts';
+import { readUpkeep, writeUpkeep } from './upkeep.ts';
 import { backupsDir } from './paths.ts';
 import { backupsToKeep, type RetentionPolicy } from './retention.ts';
 
@@ -390,7 +391,17 @@ export function verifyBackup(file: string, options: { dbOnly?: boolean } = {}): 
   return { filesDir, fileCount: checkFilesDir(filesDir).files.length };
 }
 
-export type RestoreResult = { restored: string; replacedDir: string; fileCount: number; dbOnly: boolean };
+export type RestoreResult = {
+  restored: string;
+  replacedDir: string;
+  fileCount: number;
+  dbOnly: boolean;
+  /**
+   * kept: the backup schedule, retention and last-run record are the ones the box had before the restore; else why
+   * they are the backup's (no database was there, or it could not be read).
+   */
+  upkeep: { kept: true } | { kept: false; reason: string };
+};
 
 /** databasePath() and its WAL companions. */
 const DB_FILES = ['ems.db', 'ems.db-wal', 'ems.db-shm'];
@@ -421,7 +432,12 @@ export function restoreBackup(dataDir: string, reference: string, options: { dbO
   try {
     const lock = backupLock(dataDir, 'emsctl backup restore');
     try {
-      return restoreLocked(dataDir, file, options.dbOnly ?? false, verified);
+      const live = databasePath(dataDir);
+      const upkeep = fs.existsSync(live) ? readUpkeep(live) : { error: 'there was no database to keep it from' };
+      const result = restoreLocked(dataDir, file, options.dbOnly ?? false, verified);
+      if ('error' in upkeep) return { ...result, upkeep: { kept: false, reason: upkeep.error } };
+      writeUpkeep(live, upkeep);
+      return { ...result, upkeep: { kept: true } };
     } finally {
       lock.release();
     }
@@ -434,7 +450,7 @@ export function restoreBackup(dataDir: string, reference: string, options: { dbO
  * The restore steps alone, into any folder (the restore drill's temp dir): the caller holds the locks and has
  * verified the backup.
  */
-export function restoreLocked(dataDir: string, file: string, dbOnly: boolean, verified: ReturnType<typeof verifyBackup>): RestoreResult {
+export function restoreLocked(dataDir: string, file: string, dbOnly: boolean, verified: ReturnType<typeof verifyBackup>): Omit<RestoreResult, 'upkeep'> {
   const { filesDir, fileCount } = verified;
   const replacedDir = path.join(dataDir, REPLACED_DIR, stamp(new Date()));
   fs.mkdirSync(replacedDir, { recursive: true, mode: 0o750 });

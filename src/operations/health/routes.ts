@@ -27,6 +27,9 @@ const FleetSyncHealth = Type.Object(
   },
   { description: 'fleet sync (emsctl fleet join); null while the database is unavailable' },
 );
+import { platformConfig } from '../../platform/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { settingsAtDefaults, type SiteDefaultField } from '../../site/siteDefaults.ts';
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
 const BackupHealth = Type.Object({
@@ -61,6 +64,17 @@ const Health = Type.Object({
   /** Backups do not make the service unhealthy either: monitoring reads these fields to alert on them. */
   backup: Type.Union([BackupHealth, Type.Null()], { description: 'null while the database is unavailable' }),
   fleet: Type.Union([FleetSyncHealth, Type.Null()]),
+  site: Type.Union(
+    [
+      Type.Object({
+        defaults: Type.Array(Type.Union([Type.Literal('siteName'), Type.Literal('timezone'), Type.Literal('currency')]), {
+          description: 'the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'whether an admin has set the site settings (PUT /api/configs or emsctl site set); null while the database is unavailable' },
+  ),
   collector: Type.Object(
     {
       meters: Type.Integer({ description: 'meters read by the energy collector' }),
@@ -105,6 +119,11 @@ export function healthRoutes({
 }) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
+  const siteRow = db.orm
+    .select({ siteName: platformConfig.siteName, timezone: platformConfig.timezone, currency: platformConfig.currency })
+    .from(platformConfig)
+    .where(eq(platformConfig.id, 1))
+    .prepare();
   const storage = storageWatchOf(db, config.dataDir);
   return [
     defineRoute({
@@ -145,6 +164,12 @@ export function healthRoutes({
         } catch {
           // reported as null: the database answered the ping but not this read
         }
+        let site: { defaults: SiteDefaultField[] } | null = null;
+        try {
+          if (database !== 'unavailable') site = { defaults: settingsAtDefaults(siteRow.get() as { siteName: string; timezone: string; currency: string }) };
+        } catch {
+          // reported as null: the database answered the ping but not this read
+        }
         const collected = collector.health();
         const gateway = iot.health();
         let metersNotOk = 0;
@@ -170,6 +195,7 @@ export function healthRoutes({
           iot: { ...gateway, gateway: gatewayCondition(gateway, collected) },
           backup,
           fleet,
+          site,
           collector: {
             meters: collected.meters,
             lastOkAt: collected.lastOkAt,

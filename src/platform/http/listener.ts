@@ -4,7 +4,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
 import type { Config } from '../config.ts';
 
@@ -105,6 +105,42 @@ const startingUp: http.RequestListener = (_req, res) => {
   res.end(JSON.stringify({ error: 'The service is starting; try again in a moment', code: 'UNAVAILABLE' }));
 };
 
+/** A TLS connection opens with a handshake record (content type 22); a plain HTTP request opens with a method's letter. */
+const TLS_HANDSHAKE = 0x16;
+/** How long a new connection on the HTTPS port may stay silent before its first byte (then the TLS limits apply). */
+const FIRST_BYTE_TIMEOUT_MS = 20_000;
+
+/**
+ * On the HTTPS port, a plain http:// request would otherwise end in a connection reset with no hint. Each new
+ * connection's first byte is read before the TLS layer sees it: a handshake goes on to TLS unchanged (the byte is put
+ * back); anything else is answered in plain HTTP, 400 with the https:// URL to use, and closed.
+ */
+function answerPlainHttpOnTls(server: https.Server): void {
+  const tlsListeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+  server.removeAllListeners('connection');
+  server.on('connection', (socket: Socket) => {
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    socket.once('error', () => socket.destroy());
+    socket.once('data', (chunk: Buffer) => {
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(chunk);
+      if (chunk[0] === TLS_HANDSHAKE) {
+        for (const listener of tlsListeners) listener.call(server, socket);
+        return;
+      }
+      const head = chunk.toString('latin1');
+      const target = /^[A-Z]+ (\/[^\s]*) HTTP\/1/.exec(head)?.[1] ?? '/';
+      const host = /\r\nhost:[ \t]*([^\s]+)/i.exec(head)?.[1] ?? `${socket.localAddress}:${socket.localPort}`;
+      const url = `https://${host}${target}`;
+      const body = JSON.stringify({ error: `This port speaks HTTPS: use ${url}`, code: 'VALIDATION' });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    });
+  });
+}
+
 /** Binds EMS_HOST:EMS_PORT (HTTPS when EMS_TLS_CERT/EMS_TLS_KEY are set); a taken port is a StartupError. */
 export async function bindListener(config: Pick<Config, 'host' | 'port' | 'tls'>): Promise<Listener> {
   const files = config.tls;
@@ -113,6 +149,7 @@ export async function bindListener(config: Pick<Config, 'host' | 'port' | 'tls'>
     ? https.createServer({ cert: credentials.cert, key: credentials.key, minVersion: 'TLSv1.2', maxHeaderSize: MAX_HEADER_BYTES }, startingUp)
     : http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, startingUp);
   applyServerTimeouts(server);
+  if (credentials) answerPlainHttpOnTls(server as https.Server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

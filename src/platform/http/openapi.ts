@@ -111,6 +111,30 @@ function requestBody(route: AnyRoute): JsonObject | undefined {
   return { required: !optional, description: optional ? `${LENIENT_NOTE} Every field is optional: no body is read as {}.` : LENIENT_NOTE, content };
 }
 
+/** The shape of ErrorBody (src/platform/http/schemas.ts): { error, code, details? }. */
+function isErrorBody(schema: JsonObject): boolean {
+  const properties = Object.keys((schema.properties as JsonObject | undefined) ?? {}).sort();
+  return schema.type === 'object' && ['code,details,error', 'code,error'].includes(properties.join(','));
+}
+
+/**
+ * \p{Cc} (what the server's own check uses: ajv compiles patterns with the `u` flag) is not portable: without the `u`
+ * flag (Spectral, most JavaScript generators) the class means the letters p, {, C, c, } and valid names fail, and
+ * Python's `re` cannot compile it. The published document spells it out as the two ranges it stands for (C0 and
+ * DEL plus C1), which every regex dialect reads the same; the server keeps checking with the original.
+ */
+export const PORTABLE_CC = '\\u0000-\\u001f\\u007f-\\u009f';
+function portablePatterns(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(portablePatterns);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      key === 'pattern' && typeof item === 'string' ? item.replaceAll('\\p{Cc}', PORTABLE_CC) : portablePatterns(item),
+    ]),
+  );
+}
+
 const ERROR_SCHEMA = {
   type: 'object',
   required: ['error', 'code'],
@@ -242,7 +266,8 @@ function responses(route: AnyRoute): JsonObject {
       out[status] = { description, content: Object.fromEntries(rawTypes(route).map((type) => [type, { schema: rawSchema(route, type, body) }])) };
       continue;
     }
-    const json: JsonObject = { schema: plain(schema) };
+    // An error answer's body is the one shared Error schema: referenced, so a generator makes one type of it, not one per operation.
+    const json: JsonObject = { schema: code >= 400 && isErrorBody(plain(schema)) ? { $ref: '#/components/schemas/Error' } : plain(schema) };
     if (code >= 400 && code in STATUS_EXAMPLE_MESSAGE) json.example = { error: STATUS_EXAMPLE_MESSAGE[code], code: codeForStatus(code) };
     out[status] = { description, content: { 'application/json': json } };
   }
@@ -302,6 +327,11 @@ const INTRO = [
   'A 401 says why in its code: `TOKEN_EXPIRED` for an access token this service signed whose time is up (refresh it with ' +
     'POST /api/auth/refresh, then retry); `UNAUTHENTICATED` for none, a malformed or an invalid one (a refresh cannot help: sign in).',
   'Request bodies: unknown fields are dropped, not refused. Query parameters with a default may be left out.',
+  '**Tokens.** An access token lasts 15 minutes by default (EMS_ACCESS_TOKEN_TTL). On a 401, call POST /api/auth/refresh with the refresh token: ' +
+    'it answers a new pair and uses the old refresh token up. So a client refreshes **once**: when several calls get a 401 at the same time, ' +
+    'the first starts the one refresh and the others wait for it, then all repeat their call with the new access token. A client where each ' +
+    '401 refreshes by itself presents a used refresh token on every call but the first, gets 401 and signs the user out. If the one refresh fails, sign in again.',
+  'Text patterns: the server also refuses the Unicode control characters (\\p{Cc}); the published patterns spell them as the ranges \\u0000-\\u001f and \\u007f-\\u009f so that every regex dialect reads them.',
 ].join('\n\n');
 
 export function buildOpenApi(routes: AnyRoute[], info: { version: string; serverUrl?: string }): JsonObject {
@@ -321,16 +351,25 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; server
       responses: responses(route),
     };
   }
+  // Only the shared responses some operation refers to (an unused component is a lint warning and noise to a generator).
+  const used = new Set([...JSON.stringify(paths).matchAll(/#\/components\/responses\/(\w+)/g)].map((match) => match[1]));
   return {
     openapi: '3.1.0',
-    info: { title: 'EMS API', version: info.version, description: `${INTRO}\n\n${errorCodeTable()}` },
+    info: {
+      title: 'EMS API',
+      version: info.version,
+      description: `${INTRO}\n\n${errorCodeTable()}`,
+      contact: { name: 'The administrator of this EMS appliance' },
+      // package.json is private with no licence: proprietary, on the terms the appliance is supplied under (an SPDX LicenseRef).
+      license: { name: 'Proprietary: the terms the appliance was supplied under', identifier: 'LicenseRef-EMS-Proprietary' },
+    },
     servers: [{ url: info.serverUrl ?? '/' }],
     tags: Object.entries(TAGS).map(([name, text]) => ({ name, description: text })),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       schemas: { Error: ERROR_SCHEMA },
-      responses: COMMON_RESPONSES,
+      responses: Object.fromEntries(Object.entries(COMMON_RESPONSES).filter(([name]) => used.has(name))),
     },
-    paths,
+    paths: portablePatterns(paths) as Record<string, JsonObject>,
   };
 }

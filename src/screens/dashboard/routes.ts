@@ -27,10 +27,11 @@ export function dashboardRoutes({ dashboard }: { dashboard: DashboardService }) 
       path: '/api/dashboard/alerts',
       access: 'viewer',
       summary: 'Recent alerts, newest first',
-      description: 'The most recent alerts for the dashboard widget. Changes nothing.',
+      description:
+        'The most recent alerts for the dashboard widget, a page at a time (page and pageSize, as every list). `limit`, the earlier page size, still works and is deprecated. Changes nothing.',
       tags,
       schemas: { query: RecentAlertsQuery, response: { 200: RecentAlerts, 400: ErrorBody } },
-      handler: ({ query }) => ({ items: dashboard.recentAlerts(query) }),
+      handler: ({ query }) => dashboard.recentAlerts(query),
     }),
     defineRoute({
       method: 'GET',

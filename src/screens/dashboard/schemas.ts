@@ -1,7 +1,7 @@
 // Shapes of the public dashboard payload, the recent-alerts list and per-user dashboard settings.
 import { Type, type Static } from '@sinclair/typebox';
 import { ALERT_LEVELS, ALERT_STATUSES } from '../../platform/db/schema/facility.ts';
-import { NullableTimestamp, Timestamp } from '../../platform/http/schemas.ts';
+import { NullableTimestamp, Page, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
 import { CameraPreset, Hotspot, SceneLabel } from '../../site/schemas.ts';
 import { OverviewStats, WeeklyEnergy } from '../overview/schemas.ts';
 
@@ -71,7 +71,10 @@ export const PublicDashboard = Type.Object(
 export type PublicDashboardView = Static<typeof PublicDashboard>;
 
 export const RecentAlertsQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  ...PageQuery,
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, deprecated: true, description: 'deprecated: use pageSize (given, it is the page size; page still counts)' }),
+  ),
   status: Type.Optional(Type.Array(Status, { uniqueItems: true, maxItems: ALERT_STATUSES.length, description: 'one or more; repeat the parameter' })),
   level: Type.Optional(Type.Array(Level, { uniqueItems: true, maxItems: ALERT_LEVELS.length, description: 'one or more; repeat the parameter' })),
 });
@@ -90,7 +93,7 @@ export const DashboardAlert = Type.Object({
 });
 export type DashboardAlertView = Static<typeof DashboardAlert>;
 
-export const RecentAlerts = Type.Object({ items: Type.Array(DashboardAlert, { description: 'newest first' }) });
+export const RecentAlerts = Page(DashboardAlert);
 
 export const Widget = Type.Object(
   {

@@ -36,6 +36,7 @@ export class DashboardService {
   private readonly publicAlerts;
   private readonly activeByLevel;
   private readonly recent;
+  private readonly recentCount;
   private readonly settingsOf;
   private readonly saveSettings;
   private readonly defaultRefresh;
@@ -93,6 +94,17 @@ export class DashboardService {
       )
       .orderBy(desc(alerts.occurredAt), desc(alerts.id))
       .limit(sql.placeholder('limit'))
+      .offset(sql.placeholder('offset'))
+      .prepare();
+    this.recentCount = orm
+      .select({ n: count() })
+      .from(alerts)
+      .where(
+        and(
+          sql`(${statuses} IS NULL OR ${alerts.status} IN (SELECT value FROM json_each(${statuses})))`,
+          sql`(${levels} IS NULL OR ${alerts.level} IN (SELECT value FROM json_each(${levels})))`,
+        ),
+      )
       .prepare();
     this.settingsOf = orm
       .select({
@@ -186,12 +198,24 @@ export class DashboardService {
     return payload;
   }
 
-  recentAlerts(filters: { limit: number; status?: string[]; level?: string[] }): DashboardAlertView[] {
-    return this.recent.all({
-      limit: filters.limit,
+  /** A page of alerts, newest first; `limit` (deprecated) is the page size when given. */
+  recentAlerts(filters: { page: number; pageSize: number; limit?: number; status?: string[]; level?: string[] }): {
+    items: DashboardAlertView[];
+    total: number;
+    page: number;
+    pageSize: number;
+  } {
+    const pageSize = filters.limit ?? filters.pageSize;
+    const where = {
       statuses: filters.status?.length ? JSON.stringify(filters.status) : null,
       levels: filters.level?.length ? JSON.stringify(filters.level) : null,
-    });
+    };
+    return this.db.sqlite.transaction(() => ({
+      items: this.recent.all({ ...where, limit: pageSize, offset: (filters.page - 1) * pageSize }),
+      total: this.recentCount.get(where)!.n,
+      page: filters.page,
+      pageSize,
+    }))();
   }
 
   settings(userId: number): DashboardSettingsView {

@@ -47,6 +47,9 @@ export const WallboardAlert = Type.Object({
   level: stringEnum(['critical', 'warning'] as const),
   area: NullableString,
   since: Timestamp,
+  clearedAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'a gateway alarm whose condition ended at the source at this time: the alert stays active until someone acknowledges it',
+  }),
 });
 
 export const UtilityPeriod = Type.Object(

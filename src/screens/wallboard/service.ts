@@ -108,7 +108,7 @@ type Parts = {
   gatewayCheckedAt: () => string | null;
 };
 
-type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string };
+type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string; clearedAt: string | null };
 
 export class WallboardService {
   private readonly activeAlerts;
@@ -129,7 +129,7 @@ export class WallboardService {
     );
     // A public payload: titles by the one public-title rule (src/facility/alerts/publicTitle.ts), as on /api/dashboard.
     this.activeAlerts = db.orm
-      .select({ title: publicAlertTitle(), level: alerts.level, area: alerts.area, since: alerts.occurredAt })
+      .select({ title: publicAlertTitle(), level: alerts.level, area: alerts.area, since: alerts.occurredAt, clearedAt: alerts.clearedAt })
       .from(alerts)
       .where(and(active, inArray(alerts.level, ['critical', 'warning'])))
       .orderBy(sql`CASE ${alerts.level} WHEN 'critical' THEN 0 ELSE 1 END`, alerts.occurredAt, alerts.id)

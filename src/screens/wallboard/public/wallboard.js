@@ -84,6 +84,15 @@ function timeOf(locale, timezone, date) {
   }
 }
 
+/** "Nov 23, 10:30 PM": a day and a time of the site's zone. */
+function dateTimeOf(locale, timezone, date) {
+  try {
+    return new Intl.DateTimeFormat(locale, { timeZone: timezone, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }).format(date);
+  } catch {
+    return date.toLocaleString();
+  }
+}
+
 /** "3 days 2 hr", "3 Tg. 2 Std.", "3 j 2 h": units as the site's locale abbreviates them (Intl unit format). */
 function durationText(locale, ms) {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
@@ -195,7 +204,11 @@ function renderAlerts(payload) {
       item.dataset.level = alert.level;
       item.dataset.since = alert.since;
       item.append(make('span', 'badge', t(`badge.${alert.level}`)), make('span', 'title', alert.title));
-      const since = t('activeFor', { duration: durationText(payload.platform.locale, serverNow - Date.parse(alert.since)) });
+      // A gateway alarm that ended at the source stays active until acknowledged: say that, not "for 2 days".
+      const since = alert.clearedAt
+        ? t('clearedWaiting', { time: dateTimeOf(payload.platform.locale, payload.platform.timezone, new Date(alert.clearedAt)) })
+        : t('activeFor', { duration: durationText(payload.platform.locale, serverNow - Date.parse(alert.since)) });
+      if (alert.clearedAt) item.dataset.cleared = alert.clearedAt;
       item.append(make('span', 'meta', alert.area ? `${alert.area} · ${since}` : since));
       return item;
     });
