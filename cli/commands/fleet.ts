@@ -18,7 +18,7 @@ export function registerFleetCommands(program: Command): void {
           throw error;
         }
       });
-      printResult(command, result, `joined the fleet at ${result.fleetUrl} as site "${result.siteName}" (${result.siteId}); sync starts within a minute`);
+      printResult(command, result, `joined the fleet at ${result.fleetUrl} as site "${result.siteName}" (${result.siteId}); the first batch goes within 30 s`);
     });
   fleet
     .command('status')

@@ -279,6 +279,7 @@ export async function createService(
     db,
     logger,
     catchUpDelayMs: config.fleetSync.catchUpDelayMs,
+    intervalMs: config.fleetSync.intervalMs,
     health: () => {
       const collected = collector.health();
       const backup = deps.backups.health();
@@ -287,7 +288,8 @@ export async function createService(
   });
   const fleetTicks = new Repeating(
     () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
-    config.fleetSync.intervalMs,
+    // It looks every 30 s at most (a join is noticed soon); it sends every EMS_FLEET_SYNC_INTERVAL (FleetSync decides).
+    Math.min(30_000, config.fleetSync.intervalMs),
     'fleet sync',
   );
   fleetTicks.start();

@@ -3,7 +3,7 @@
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { alerts, areaFloorAreas, meterDays, meters, platformConfig } from '../platform/db/schema/index.ts';
+import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
 import { dayIntervals } from '../platform/time/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/store.ts';
 
@@ -90,6 +90,20 @@ function addAlert(batch: SiteBatch, row: typeof alerts.$inferSelect): void {
   });
 }
 
+type Tx = Parameters<Parameters<Db['orm']['transaction']>[0]>[0];
+
+/**
+ * Read and mark in one write transaction (BEGIN IMMEDIATE): a row changed after this read takes a new sequence (the
+ * update trigger compares with sent_through), so the batch never carries stale content under a sequence the cursor
+ * will pass. Written only when the mark moves: an idle tick writes nothing.
+ */
+const IMMEDIATE = { behavior: 'immediate' } as const;
+
+function markCarried(tx: Tx, through: number): void {
+  const current = tx.select({ sentThrough: syncSequence.sentThrough }).from(syncSequence).where(eq(syncSequence.id, 1)).get()?.sentThrough ?? 0;
+  if (through > current) tx.update(syncSequence).set({ sentThrough: through }).where(eq(syncSequence.id, 1)).run();
+}
+
 /**
  * The next contiguous batch above `cursor`: the first rows by sequence across meter days and alerts, read in one
  * transaction (a consistent snapshot). `contiguous` is always true here; `through` is the last row's sequence, or the
@@ -108,8 +122,9 @@ export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { da
     for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone);
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
+    markCarried(tx, batch.through);
     return batch;
-  });
+  }, IMMEDIATE);
 }
 
 /** The newest site day's rows above the cursor, sent ahead of the history after an outage (the cursor does not move). */
@@ -124,6 +139,7 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
     for (const row of days) addDay(batch, row, timezone);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
+    markCarried(tx, batch.through);
     return batch;
-  });
+  }, IMMEDIATE);
 }

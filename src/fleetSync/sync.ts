@@ -19,6 +19,8 @@ export type FleetSyncOptions = {
   health: SyncHealth;
   /** Upper bound of the random wait between the newest day and the history after an outage (ms). */
   catchUpDelayMs: number;
+  /** How often to send while nothing is pending (EMS_FLEET_SYNC_INTERVAL); a first send after joining goes at the next tick. */
+  intervalMs?: number;
   /** Batches sent in one tick at most (the event loop is yielded between them). */
   maxBatchesPerTick?: number;
   /** Meter days per batch (DAYS_PER_BATCH); tests make it small to see the bounded batches. */
@@ -32,6 +34,8 @@ const OUTAGE_MS = 10 * 60_000;
 
 export class FleetSync {
   private failures = 0;
+  /** The last tick ran out of batches with rows still waiting: the next tick goes on at once. */
+  private backlog = false;
   /** The metadata hash the fleet last stored in this process: a new process sends it once again. */
   private sentMetadata: string | undefined;
   private readonly now: () => number;
@@ -49,9 +53,16 @@ export class FleetSync {
   /** One tick: sends until the backlog is empty, the fleet says wait, or maxBatchesPerTick batches went. */
   async tick(): Promise<void> {
     const { db } = this.options;
-    for (let sent = 0; sent < (this.options.maxBatchesPerTick ?? 200); sent++) {
+    const first = readLink(db);
+    // Between sends the job only looks: a box sends every intervalMs, unless it never has (just joined) or the last tick
+    // stopped with a backlog left (catch-up).
+    if (first?.lastAttemptAt && !this.backlog && this.now() - Date.parse(first.lastAttemptAt) < (this.options.intervalMs ?? 0)) return;
+    const limit = this.options.maxBatchesPerTick ?? 200;
+    this.backlog = false;
+    for (let sent = 0; sent < limit; sent++) {
       const link = readLink(db);
       if (!link || this.now() < link.notBefore) return;
+      if (sent === limit - 1) this.backlog = true;
       const outage = link.lastSuccessAt !== null && this.now() - Date.parse(link.lastSuccessAt) > OUTAGE_MS;
       const today = siteDay(metadata(db).site!.timezone, new Date(this.now()));
       const ahead = outage && link.aheadDay !== today && unsentRows(db, link.cursor) > 0;

@@ -239,7 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
     collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     fleetSync: {
-      intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '60s') * 1000,
+      intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '5m') * 1000,
       catchUpDelayMs: duration(env, 'EMS_FLEET_CATCHUP_DELAY', '5m') * 1000,
     },
     reports: {

@@ -98,7 +98,10 @@ test('no GET route returns a password hash, a refresh-token hash or a refresh to
   const tokenHashes = sqlite.prepare('SELECT token_hash FROM refresh_tokens').pluck().all() as string[];
   const refreshTokens = [admin.refreshToken, other.refreshToken, signedIn.body.refreshToken as string];
   assert.ok(passwordHashes.length >= 4 && tokenHashes.length >= 3, 'the walk had secrets to leak');
-  const secrets = [...passwordHashes, ...tokenHashes, ...refreshTokens];
+  // The box's fleet credential (fleet_link, seeded with a sample row): /api/health shows the fleet's URL, never it.
+  const fleetCredentials = sqlite.prepare('SELECT credential FROM fleet_link').pluck().all() as string[];
+  assert.equal(fleetCredentials.length, 1);
+  const secrets = [...passwordHashes, ...tokenHashes, ...refreshTokens, ...fleetCredentials];
 
   for (const { path, text } of responses) {
     assert.doesNotMatch(text, BCRYPT, `${path} carries a bcrypt hash`);

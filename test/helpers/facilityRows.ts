@@ -169,6 +169,13 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
   sqlite
     .prepare(`UPDATE iot_gateway_token SET token = 'gateway-token-sample', expires_at = ?, refreshed_at = ? WHERE id = 1`)
     .run(Date.now() + HOUR, Date.now());
+  // Joined to a fleet (which is not asked: not_before is an hour away): the credential must stay in the database.
+  sqlite
+    .prepare(
+      `INSERT OR REPLACE INTO fleet_link (id, fleet_url, site_id, credential, joined_at, cursor, not_before)
+       VALUES (1, 'https://fleet.example.test', '00000000-0000-4000-8000-000000000001', 'ems_site_sampleCredentialNotToLeak0123456789abcdef', ?, 0, ?)`,
+    )
+    .run(iso(), Date.now() + HOUR);
   fillEmptyTables(sqlite);
 }
 

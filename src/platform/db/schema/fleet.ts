@@ -23,8 +23,15 @@ export const fleetLink = sqliteTable('fleet_link', {
   notBefore: integer('not_before').notNull().default(0),
 });
 
-/** The next sequence is value + 1 (one row, id 1). */
+/**
+ * The next sequence is value + 1 (one row, id 1). `sentThrough`: the highest sequence a batch has carried. A row is
+ * stamped anew only when it changes after a batch carried it (its sequence at or below sentThrough); a row not yet
+ * carried keeps its number, as the batch that carries it reads its content then. So a box not joined to a fleet, or one
+ * whose fleet is away, pays no index writes for rows changing again and again (the collector rewrites today's rows
+ * every minute).
+ */
 export const syncSequence = sqliteTable('sync_sequence', {
   id: integer('id').primaryKey(),
   value: integer('value').notNull(),
+  sentThrough: integer('sent_through').notNull().default(0),
 });
