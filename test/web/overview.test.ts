@@ -66,3 +66,29 @@ test('today and this month: energy, cost and the areas as the API has them; dril
   assertNoProblems(problems, 'overview and meter');
   await context.close();
 });
+
+test('analysis: the month against the previous one and a year earlier, and the demand charge, as the API has them', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/analysis`);
+  await signInThroughForm(page, 'looker', viewer.password);
+  await page.locator('tr[data-row="analysis.current"]').waitFor();
+  await settled(page);
+  const api = (await rig.server.request('GET', '/api/analysis/compare?period=month', { token: viewer.accessToken })).body;
+  for (const [row, figures] of [
+    ['analysis.current', api.current],
+    ['analysis.previous', api.previous],
+    ['analysis.lastYear', api.lastYear],
+  ] as const)
+    assert.equal(await page.locator(`tr[data-row="${row}"] [data-field="kwh"]`).textContent(), en(figures.kwh), row);
+  await page.getByRole('button', { name: 'This week' }).click();
+  await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent === 'This week');
+  await settled(page);
+  const week = (await rig.server.request('GET', '/api/analysis/compare?period=week', { token: viewer.accessToken })).body;
+  await page.waitForFunction(
+    (text) => document.querySelector('tr[data-row="analysis.previous"] [data-field="kwh"]')?.textContent === text,
+    en(week.previous.kwh),
+  );
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on analysis');
+  await shot(page, 'analysis-1280x800-light');
+  assertNoProblems(problems, 'analysis');
+  await context.close();
+});

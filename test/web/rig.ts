@@ -65,7 +65,8 @@ export async function signInThroughForm(page: Page, username: string, password: 
   await page.locator('input[name="username"]').fill(username);
   await page.locator('input[name="password"]').fill(password);
   await page.keyboard.press('Enter');
-  await page.getByRole('navigation').waitFor();
+  // Signed in: the navigation exists (on a phone or tablet it stays folded behind the menu button).
+  await page.locator('nav#nav').waitFor({ state: 'attached' });
 }
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -14,6 +14,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/areas\/([^/]+)$/, load: () => import('./screens/Area'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
+  { pattern: /^\/analysis$/, load: () => import('./screens/Analysis'), role: 'viewer', title: 'nav.analysis' },
   { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
   { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
@@ -28,6 +29,7 @@ const SCREENS: Screen[] = [
 
 const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/', label: 'nav.overview', role: 'viewer' },
+  { href: '/analysis', label: 'nav.analysis', role: 'viewer' },
   { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
   { href: '/faults', label: 'nav.faults', role: 'viewer' },
   { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },

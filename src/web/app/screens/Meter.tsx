@@ -26,6 +26,12 @@ function addDays(day: string, n: number): string {
   return date.toISOString().slice(0, 10);
 }
 
+function tickLabel(seconds: number, step: number): string {
+  const options: Intl.DateTimeFormatOptions =
+    step < 86_400 ? { hour: '2-digit', minute: '2-digit', timeZone: siteTimeZone } : { day: 'numeric', month: 'short', timeZone: siteTimeZone };
+  return new Intl.DateTimeFormat(locale.value, options).format(new Date(seconds * 1000));
+}
+
 export default function Meter({ params }: { params: string[] }) {
   const id = Number(params[0]);
   const [range, setRange] = useState<Range>('day');
@@ -57,7 +63,7 @@ export default function Meter({ params }: { params: string[] }) {
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), siteTimeZone),
         fmtDate: (template) => uPlot.fmtDate(template, undefined),
         series: [
-          { value: (_u, v) => (v == null ? '–' : dateTime(v * 1000)) },
+          { label: t('meter.time'), value: (_u, v) => (v == null ? '–' : dateTime(v * 1000)) },
           {
             label: 'kWh',
             stroke: accent,
@@ -67,7 +73,11 @@ export default function Meter({ params }: { params: string[] }) {
             paths: uPlot.paths.stepped!({ align: 1 }),
           },
         ],
-        axes: [axis, { ...axis, values: (_u, values) => values.map((v) => num(v)) }],
+        axes: [
+          // Ticks in the locale's form and the site's time zone: hours within a day, else day and month.
+          { ...axis, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
+          { ...axis, values: (_u, values) => values.map((v) => num(v)) },
+        ],
         cursor: { drag: { x: true, y: false } },
       },
       [xs, ys],

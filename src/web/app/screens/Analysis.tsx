@@ -1,0 +1,101 @@
+// Analysis (a first part): the site's day, week, month or year against the previous period and the same period a year
+// earlier, like for like, with how complete each is (GET /api/analysis/compare), and this month's demand charge
+// (GET /api/analysis/demand-charges). Baselines, EnPIs and anomalies are not on this screen yet.
+import { useState } from 'preact/hooks';
+import { api } from '../api/client';
+import { Problem } from '../components/Field';
+import { useApi } from '../components/useApi';
+import { dateOnly, money, num, percent, t, type Key } from '../i18n';
+
+const PERIODS = ['day', 'week', 'month', 'year'] as const;
+type Period = (typeof PERIODS)[number];
+
+export default function Analysis() {
+  const [period, setPeriod] = useState<Period>('month');
+  const compare = useApi(() => api.GET('/api/analysis/compare', { params: { query: { period } } }), [period]);
+  const demand = useApi(() => api.GET('/api/analysis/demand-charges'));
+  const c = compare.data;
+  const rows = c
+    ? ([
+        ['analysis.current', c.current, null],
+        ['analysis.previous', c.previous, c.change.previous],
+        ['analysis.lastYear', c.lastYear, c.change.lastYear],
+      ] as const)
+    : [];
+  return (
+    <section class="analysis">
+      <h1>{t('analysis.title')}</h1>
+      <fieldset class="segmented">
+        <legend class="sr-only">{t('meter.range')}</legend>
+        {PERIODS.map((key) => (
+          <button type="button" key={key} aria-pressed={period === key} onClick={() => setPeriod(key)}>
+            {t(`analysis.period.${key}` as Key)}
+          </button>
+        ))}
+      </fieldset>
+      <Problem text={compare.problem} />
+      {c && (
+        <section class="card" aria-labelledby="compare-heading">
+          <h2 id="compare-heading">{t('analysis.compare')}</h2>
+          {c.current.partial && <p class="muted">{t('analysis.partial')}</p>}
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{t('analysis.periodCol')}</th>
+                  <th scope="col" class="n">
+                    kWh
+                  </th>
+                  <th scope="col" class="n">
+                    {t('overview.cost')}
+                  </th>
+                  <th scope="col" class="n">
+                    {t('analysis.change')}
+                  </th>
+                  <th scope="col" class="n">
+                    {t('analysis.coverage')}
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map(([label, figures, change]) => (
+                  <tr key={label} data-row={label}>
+                    <th scope="row">
+                      {t(label)}
+                      <br />
+                      <span class="muted">
+                        {dateOnly(`${figures.from}T00:00:00Z`, 'UTC')} – {dateOnly(Date.parse(`${figures.to}T00:00:00Z`) - 86_400_000, 'UTC')}
+                      </span>
+                    </th>
+                    <td class="n" data-field="kwh">
+                      {num(figures.kwh)}
+                    </td>
+                    <td class="n">{money(figures.cost, c.currency)}</td>
+                    <td class="n">{change ? percent(change.percent === null ? null : change.percent / 100, true) : ''}</td>
+                    <td class="n">{percent(figures.coverage)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+      <Problem text={demand.problem} />
+      {demand.data && (
+        <section class="card" aria-labelledby="demand-heading">
+          <h2 id="demand-heading">{t('analysis.demand', { month: demand.data.month })}</h2>
+          <dl class="facts">
+            <dt>{t('analysis.peak')}</dt>
+            <dd>{demand.data.peak ? `${num(demand.data.peak.kw)} kW` : '–'}</dd>
+            <dt>{t('analysis.billedKw')}</dt>
+            <dd>{num(demand.data.billedKw)} kW</dd>
+            <dt>{t('analysis.demandCharge')}</dt>
+            <dd>{money(demand.data.demandCharge, demand.data.currency)}</dd>
+            <dt>{t('analysis.totalCost')}</dt>
+            <dd>{money(demand.data.totalCost, demand.data.currency)}</dd>
+          </dl>
+        </section>
+      )}
+    </section>
+  );
+}
