@@ -503,7 +503,7 @@ describe('installer', () => {
   });
 
   test('npm run package makes a release tarball with its own Node that installs with no Node, npm, compiler or registry, and runs', {
-    timeout: 240_000,
+    timeout: 420_000,
   }, async (t) => {
     // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
     const tree = temp('ems-pack-');
