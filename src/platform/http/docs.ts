@@ -11,6 +11,8 @@ const swaggerDistDir = path.dirname(require.resolve('swagger-ui-dist/package.jso
 const swaggerVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
 
 export const DOCS_PATH = '/documentation';
+/** Where the page sends a write whose body is still the prefilled example: answered 400, nothing written. */
+export const EXAMPLE_REFUSED_PATH = '/documentation/unedited-example';
 export const DOCS_JSON_PATH = '/documentation/json';
 const ASSETS_PATH = '/documentation/assets';
 
@@ -21,14 +23,86 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript; charset=utf-8' },
 };
 
-// The template pastes these in as source text, so they are strings, not closures (SPEC.md Authentication 10).
-const requestInterceptor = `function (request) {
-  var token = window.localStorage.getItem('ems.accessToken');
-  if (token && !request.headers.Authorization) request.headers.Authorization = 'Bearer ' + token;
-  return request;
+// The one refresh in flight, shared by every call that needs it; resolves with the new access token.
+const defineRefresh = `if (!window.__emsRefresh) window.__emsRefresh = function () {
+  var ems = window.__ems || (window.__ems = { refreshing: null, sent: {}, examples: null });
+  if (ems.refreshing) return ems.refreshing;
+  var refreshToken = window.localStorage.getItem('ems.refreshToken');
+  ems.refreshing = fetch('/api/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: refreshToken }) })
+    .then(function (res) {
+      if (!res.ok) throw new Error('refresh refused');
+      return res.json();
+    })
+    .then(function (pair) {
+      window.localStorage.setItem('ems.accessToken', pair.accessToken);
+      window.localStorage.setItem('ems.refreshToken', pair.refreshToken);
+      if (window.ui && window.ui.preauthorizeApiKey) window.ui.preauthorizeApiKey('bearerAuth', pair.accessToken);
+      return pair.accessToken;
+    })
+    .catch(function (error) {
+      window.localStorage.removeItem('ems.accessToken');
+      window.localStorage.removeItem('ems.refreshToken');
+      throw error;
+    })
+    .finally(function () { ems.refreshing = null; });
+  return ems.refreshing;
 }`;
 
+// The template pastes these in as source text, so they are strings, not closures (SPEC.md Authentication 10).
+// Both may answer a Promise (swagger-ui waits for it). window.__ems holds the page's state: the one refresh in flight,
+// the last request sent to each URL (to repeat it after a refresh) and the write examples of the document.
+//
+// Request: (1) an access token that expires within 30 s is refreshed first, once for every call waiting on it
+// (single-flight: a refresh token is used up by its refresh, SPEC Authentication 9); (2) a write whose body is still
+// the prefilled example is not sent: examples are for reading, and executed unedited they created plausible fake
+// records ("Chiller 2 / Quarterly service / J. Smith"). The body must be edited first (sign-in is exempt: its example
+// cannot sign anyone in).
+const requestInterceptor = `function (request) {
+  ${defineRefresh}
+  var ems = window.__ems || (window.__ems = { refreshing: null, sent: {}, examples: null });
+  var path = new URL(request.url, window.location.href).pathname;
+  var method = String(request.method || 'GET').toUpperCase();
+  if (method !== 'GET' && method !== 'HEAD' && typeof request.body === 'string' && !/^\\/api\\/auth\\/login$/.test(path)) {
+    if (!ems.examples) {
+      ems.examples = {};
+      try {
+        var spec = window.ui.specSelectors.specJson().toJS();
+        Object.keys(spec.paths || {}).forEach(function (p) {
+          Object.keys(spec.paths[p]).forEach(function (m) {
+            var body = spec.paths[p][m].requestBody;
+            var json = body && body.content && body.content['application/json'];
+            if (json && json.example !== undefined) ems.examples[JSON.stringify(json.example)] = true;
+          });
+        });
+      } catch (error) { /* no spec yet: nothing to compare with */ }
+    }
+    var sent = null;
+    try { sent = JSON.stringify(JSON.parse(request.body)); } catch (error) { /* not JSON: not an example */ }
+    if (sent !== null && ems.examples[sent]) {
+      // Sent to the page's own refusal instead, which answers 400 saying why (a rejected promise breaks swagger-ui's view).
+      request.url = new URL('${EXAMPLE_REFUSED_PATH}?to=' + encodeURIComponent(method + ' ' + path), window.location.href).href;
+      return request;
+    }
+  }
+  var authPath = /^\\/api\\/auth\\/(login|refresh)$/.test(path);
+  ems.sent[method + ' ' + request.url] = { url: request.url, method: method, headers: Object.assign({}, request.headers), body: request.body };
+  var apply = function () {
+    var token = window.localStorage.getItem('ems.accessToken');
+    if (token && !authPath) request.headers.Authorization = 'Bearer ' + token;
+    return request;
+  };
+  var token = window.localStorage.getItem('ems.accessToken');
+  if (!token || authPath || !window.localStorage.getItem('ems.refreshToken')) return apply();
+  var expiresAt = 0;
+  try { expiresAt = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).exp * 1000; } catch (error) { return apply(); }
+  if (expiresAt - Date.now() > 30000) return apply();
+  return window.__emsRefresh().then(apply, apply);
+}`;
+
+// Response: a token answer is stored; a 401 to any other call is refreshed once (shared with every call that gets a 401
+// meanwhile) and the call is repeated with the new token; if the refresh fails, the stored tokens are cleared.
 const responseInterceptor = `function (response) {
+  ${defineRefresh}
   try {
     var pathname = new URL(response.url, window.location.href).pathname;
     if (response.ok && /\\/api\\/auth\\/(login|refresh|register)$/.test(pathname)) {
@@ -38,6 +112,24 @@ const responseInterceptor = `function (response) {
         if (window.ui && window.ui.preauthorizeApiKey) window.ui.preauthorizeApiKey('bearerAuth', body.accessToken);
       }
       if (body.refreshToken) window.localStorage.setItem('ems.refreshToken', body.refreshToken);
+    }
+    var ems = window.__ems;
+    var original = ems && ems.sent[String(response.method || '').toUpperCase() + ' ' + response.url];
+    var again = ems && Object.keys(ems.sent).map(function (key) { return ems.sent[key]; }).filter(function (r) { return r.url === response.url; }).pop();
+    var sent = original || again;
+    if (response.status === 401 && sent && !/^\\/api\\/auth\\/(login|refresh)$/.test(pathname) && window.localStorage.getItem('ems.refreshToken')) {
+      return window.__emsRefresh().then(function (token) {
+        var headers = Object.assign({}, sent.headers, { Authorization: 'Bearer ' + token });
+        return fetch(sent.url, { method: sent.method, headers: headers, body: sent.method === 'GET' || sent.method === 'HEAD' ? undefined : sent.body }).then(function (res) {
+          return res.text().then(function (text) {
+            var parsed = text;
+            try { parsed = JSON.parse(text); } catch (error) { /* not JSON */ }
+            var out = { ok: res.ok, url: res.url, status: res.status, statusText: res.statusText, headers: {}, text: text, data: text, body: parsed, obj: parsed };
+            res.headers.forEach(function (value, key) { out.headers[key] = value; });
+            return out;
+          });
+        });
+      }, function () { return response; });
     }
   } catch (error) { /* not a token response */ }
   return response;
@@ -73,13 +165,26 @@ export function documentationPage(): Middleware {
         url: DOCS_JSON_PATH,
         persistAuthorization: true,
         displayRequestDuration: true,
+        // A search box over the operations (by tag, or with a word of the path).
+        filter: true,
         requestInterceptor,
         responseInterceptor,
         modelPropertyMacro,
+        // The schema section under the operations is not rendered: on load it walks every schema of the document.
+        // (The template writes the options as JSON; koa2-swagger-ui's type has no numbers.)
+        ...({ defaultModelsExpandDepth: -1 } as unknown as Record<string, string>),
       },
     });
   };
   return async (ctx, next) => {
+    if (ctx.path === EXAMPLE_REFUSED_PATH) {
+      ctx.status = 400;
+      ctx.body = {
+        error: `Not sent: the body of ${String(ctx.query.to ?? 'this call').slice(0, 200)} is still the prefilled EXAMPLE. Edit it to the record you mean, then Execute.`,
+        code: 'VALIDATION',
+      };
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path.startsWith(`${ASSETS_PATH}/`)) {
       const [version, name, ...rest] = ctx.path.slice(ASSETS_PATH.length + 1).split('/');

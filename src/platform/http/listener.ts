@@ -123,12 +123,16 @@ function answerPlainHttpOnTls(server: https.Server): void {
     socket.once('error', () => socket.destroy());
     socket.once('data', (chunk: Buffer) => {
       socket.setTimeout(0);
-      socket.pause();
-      socket.unshift(chunk);
       if (chunk[0] === TLS_HANDSHAKE) {
+        socket.pause();
+        socket.unshift(chunk);
         for (const listener of tlsListeners) listener.call(server, socket);
         return;
       }
+      // Whatever else the client sends is read and dropped (a paused socket would never see the client's FIN, and the
+      // connection would hold a graceful shutdown open); a client that does not close is cut off after 5 s.
+      socket.on('data', () => {});
+      socket.setTimeout(5_000, () => socket.destroy());
       const head = chunk.toString('latin1');
       const target = /^[A-Z]+ (\/[^\s]*) HTTP\/1/.exec(head)?.[1] ?? '/';
       const host = /\r\nhost:[ \t]*([^\s]+)/i.exec(head)?.[1] ?? `${socket.localAddress}:${socket.localPort}`;
