@@ -40,7 +40,7 @@ export type Comparison = {
   lastYear: PeriodFigure;
   change: { previous: Change; lastYear: Change };
 };
-type Change = { kwh: number; percent: number | null; cost: number };
+type Change = { kwh: number | null; percent: number | null; cost: number | null };
 
 const MAX_MISSING_LISTED = 31;
 type DayRead = (day: string) => { start: number; kwh: Float64Array };
@@ -177,11 +177,15 @@ export class Comparisons {
     const current = figure(periods.current);
     const previous = figure(periods.previous);
     const lastYear = figure(periods.lastYear);
-    const change = (reference: PeriodFigure): Change => ({
-      kwh: round(current.kwh - reference.kwh, 3),
-      percent: reference.kwh > 0 ? round(((current.kwh - reference.kwh) / reference.kwh) * 100, 2) : null,
-      cost: round(current.cost - reference.cost, 2),
-    });
+    // A reference without any data is no reference: no change at all, not the whole current figure (issue 41).
+    const change = (reference: PeriodFigure): Change =>
+      reference.coverage === 0
+        ? { kwh: null, percent: null, cost: null }
+        : {
+            kwh: round(current.kwh - reference.kwh, 3),
+            percent: reference.kwh > 0 ? round(((current.kwh - reference.kwh) / reference.kwh) * 100, 2) : null,
+            cost: round(current.cost - reference.cost, 2),
+          };
     const kindOf = target.meterId !== undefined ? 'meter' : target.area !== undefined ? 'area' : 'site';
     return {
       period: kind,

@@ -37,9 +37,9 @@ const PeriodFigure = Type.Object({
   missingDays: Type.Array(Type.String({ format: 'date' }), { description: 'days a meter of the target has nothing for (at most 31)' }),
 });
 const Change = Type.Object({
-  kwh: Type.Number({ description: 'current − reference' }),
-  percent: Type.Union([Type.Number(), Type.Null()], { description: '(current − reference) ÷ reference × 100; null when the reference is 0' }),
-  cost: Type.Number(),
+  kwh: Type.Union([Type.Number(), Type.Null()], { description: 'current − reference; null when the reference has no data (coverage 0)' }),
+  percent: Type.Union([Type.Number(), Type.Null()], { description: '(current − reference) ÷ reference × 100; null when the reference is 0 or has no data' }),
+  cost: Type.Union([Type.Number(), Type.Null()], { description: 'null when the reference has no data' }),
 });
 
 export const ComparisonBody = Type.Object({

@@ -437,8 +437,9 @@ export class EnergyFigures {
   /** The month's highest 15-minute mean demand per meter and for the site, with when it happened. */
   peaks(month: string): { month: string; site: { kw: number; at: string } | null; meters: { meterId: number; name: string; kw: number; at: string }[] } {
     const layout = this.layout();
-    // Demand peaks are electricity's: a gas or water meter's m³ per interval is no kW.
-    const names = new Map(layout.meters.filter((meter) => meter.commodity === 'electricity').map((meter) => [meter.id, meter.name]));
+    // Demand peaks are drawn electricity's: a gas or water meter's m³ per interval is no kW, and a PV or export meter's
+    // "peak" is no demand (issue 41).
+    const names = new Map(layout.meters.filter(isGridImport).map((meter) => [meter.id, meter.name]));
     const rows = this.monthPeaks.all(month) as { meterId: number; kw: number; at: number }[];
     const meters = rows
       .filter((row) => names.has(row.meterId))

@@ -237,6 +237,22 @@ export class SiteEnergy {
     return { start, kwh: new Float64Array(Math.round((end - start) / INTERVAL_MS)).fill(Number.NaN) };
   }
 
+  /**
+   * How much of today's and this month's intervals so far the site's metered figures rest on (measured or estimated:
+   * 1 − the missing share); null without meters (hand-entered cards) or before the period's first interval has ended.
+   */
+  headlineCoverage(at: Date = new Date()): { today: number | null; month: number | null } {
+    const meters = this.meteredFigures();
+    if (!meters) return { today: null, month: null };
+    const day = meters.today(at);
+    const tomorrow = addDays(day, 1);
+    const share = (from: string) => {
+      const total = meters.completenessTotal(meters.completeness(from, tomorrow));
+      return total.intervals > 0 ? Math.round((1 - total.missing) * 10_000) / 10_000 : null;
+    };
+    return { today: share(day), month: share(`${day.slice(0, 7)}-01`) };
+  }
+
   /** The meters' figures once any meter exists: the one place that asks which source answers. */
   private meteredFigures(): EnergyFigures | undefined {
     return this.meters?.metered() ? this.meters : undefined;

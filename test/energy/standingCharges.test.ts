@@ -64,6 +64,10 @@ describe('standing charges: days with data only, on every route', () => {
     assert.ok(Math.abs(compare.current.cost - expected) < 0.01, `compare ${compare.current.cost} vs ${expected}`);
     assert.ok(Math.abs(summary.cost - expected) < 0.01, `summary ${summary.cost} vs ${expected}`);
     assert.ok(Math.abs(byDay - expected) < 0.01, `days ${byDay} vs ${expected}`);
+    // A year earlier has no data at all: no change against it (before: the whole current figure), the previous period has one.
+    assert.equal(compare.lastYear.coverage, 0);
+    assert.deepEqual(compare.change.lastYear, { kwh: null, percent: null, cost: null });
+    assert.equal(typeof compare.change.previous.kwh, 'number');
   });
 
   test("the running month's cost to date agrees on the summary, the comparison, the overview and the demand charge", async (t) => {

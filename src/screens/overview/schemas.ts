@@ -21,6 +21,15 @@ export const OverviewStats = Type.Object({
   maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
   maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),
   generatedAt: Timestamp,
+  coverage: Type.Optional(
+    Type.Object(
+      {
+        today: Type.Union([Type.Number(), Type.Null()], { description: "share of today's intervals so far with data (1 − missing)" }),
+        month: Type.Union([Type.Number(), Type.Null()], { description: "share of this month's intervals so far with data" }),
+      },
+      { description: 'with meters: how complete the headline figures are (a month resting on 27 % of its intervals says 0.27)' },
+    ),
+  ),
   demandChargeMonth: Type.Optional(Type.Number({ description: "with meters: this month's demand charge so far (capacity tariff), included in costMonth" })),
   comparison: Type.Optional(
     Type.Object(

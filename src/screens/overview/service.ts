@@ -90,6 +90,8 @@ export class OverviewService {
       carbonMonthKg: round(site.month.carbonKg),
       generatedAt: now,
       ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
+      // Beside the headline figures: what share of the period's intervals so far they rest on (issue 41).
+      ...(metered ? { coverage: this.energy.headlineCoverage(at) } : {}),
       ...(metered && this.comparisons ? { comparison: this.comparison(at) } : {}),
       ...(metered && this.commodities
         ? {

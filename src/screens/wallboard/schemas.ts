@@ -10,7 +10,7 @@ const stringEnum = <T extends string>(values: readonly T[], description?: string
 
 export const DATA_STATES = ['live', 'stale', 'failing'] as const;
 export type DataStateName = (typeof DATA_STATES)[number];
-export const DATA_STATE_REASONS = ['gateway-unreachable', 'gateway-errors', 'collector-stalled', 'no-collection-yet'] as const;
+export const DATA_STATE_REASONS = ['gateway-unreachable', 'gateway-errors', 'collector-stalled', 'no-collection-yet', 'collection-off'] as const;
 export type DataStateReason = (typeof DATA_STATE_REASONS)[number];
 
 export const WallboardQuery = Type.Object(
@@ -104,6 +104,10 @@ export const WallboardPayload = Type.Object(
         costMonth: NullableNumber,
         carbonTodayKg: NullableNumber,
         carbonMonthKg: NullableNumber,
+        coverageToday: Type.Optional(
+          Type.Union([Type.Number(), Type.Null()], { description: "the site: share of today's intervals so far with data (null: no meters)" }),
+        ),
+        coverageMonth: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "the site: share of this month's intervals so far with data" })),
       },
       { description: 'of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered' },
     ),

@@ -32,15 +32,21 @@ export type CollectionFacts = {
   gateway: IotHealth['gateway'];
   startedAt: number;
   now: number;
+  /** The site's figures come from meters (not hand-entered cards). */
+  metered?: boolean;
 };
 
 /**
  * Live, failing or stale, from what the collector last did — never from whether the gateway accepts a TCP connection:
  * a gateway that answers 503 to every read is "reachable" and still freezes the figures.
  */
-export function dataStateOf({ intervalMs, collector, gateway, startedAt, now }: CollectionFacts): DataStateView {
+export function dataStateOf({ intervalMs, collector, gateway, startedAt, now, metered }: CollectionFacts): DataStateView {
   const lastGoodAt = collector.lastOkAt;
   const base = { collectIntervalSec: intervalMs > 0 ? Math.round(intervalMs / 1000) : null, lastGoodAt };
+  // Collection off on a site whose figures are meters' (imported history): nothing new comes in, so not "live" (issue 41).
+  if (intervalMs <= 0 && metered) {
+    return { state: 'stale', since: lastGoodAt ?? new Date(startedAt).toISOString(), reason: 'collection-off', source: 'meters', ...base };
+  }
   // Collection off, or on with no meter to read: the figures are the hand-entered cards, as fresh as their last PUT.
   if (intervalMs <= 0 || (collector.lastRunAt !== null && collector.meters === 0 && collector.lastError === null)) {
     return { state: 'live', since: null, reason: null, source: 'manual', ...base };
@@ -174,6 +180,8 @@ export class WallboardService {
         costMonth: stats.costMonth,
         carbonTodayKg: stats.carbonTodayKg,
         carbonMonthKg: stats.carbonMonthKg,
+        // With meters: the share of the period's intervals the figures rest on (hand-entered cards have none).
+        ...(stats.coverage ? { coverageToday: stats.coverage.today, coverageMonth: stats.coverage.month } : {}),
       };
       // A day with no data is null (issue 22): the chart says "No data" there, never 0.
       days = this.parts.overview.weekly().days.map(({ day, kwh }) => ({ day, kwh }));
@@ -213,7 +221,7 @@ export class WallboardService {
     // The query keeps critical and warning only.
     const active = this.activeAlerts.all(filter) as AlertRow[];
     const collection = this.parts.collection();
-    const dataState = dataStateOf({ ...collection, now });
+    const dataState = dataStateOf({ ...collection, now, metered: this.parts.figures.metered() });
     // The same answer as the dashboard's: degraded when the gateway answers but the collection fails.
     const gateway = publicGatewayState({ gateway: collection.gateway }, collection.collector);
 

@@ -386,6 +386,10 @@ function render(payload) {
   setFigure('monthCost', figures.costMonth, figures.costMonth === null ? '' : money(locale, platform.currency, figures.costMonth));
   setFigure('todayCarbon', figures.carbonTodayKg, figures.carbonTodayKg === null ? '' : kg(figures.carbonTodayKg));
   setFigure('monthCarbon', figures.carbonMonthKg, figures.carbonMonthKg === null ? '' : kg(figures.carbonMonthKg));
+  // Beside the headline figures: the share of the period's intervals they rest on, when it is not all of them (issue 41).
+  const coverage = (share) => (share === null || share === undefined || share >= 1 ? '' : t('coverage', { percent: Math.round(share * 100) }));
+  setFigure('todayCoverage', figures.coverageToday ?? null, coverage(figures.coverageToday));
+  setFigure('monthCoverage', figures.coverageMonth ?? null, coverage(figures.coverageMonth));
   setFigure('openFaults', payload.openFaults, t('openFaults', { n: payload.openFaults }));
   for (const level of ['critical', 'warning']) {
     const count = payload.alerts.counts[level];
