@@ -27,7 +27,12 @@ export function statementFileName(statement: Statement, extension: 'pdf' | 'xlsx
   return `statement-${statement.id}-${safe}-${statement.period.from}.${extension}`;
 }
 
-type Row = { cells: string[]; bold?: boolean };
+/** A cell: text, or a figure with its text (the PDF prints the text; the spreadsheet keeps the number). */
+type Cell = string | { text: string; value: number };
+type Row = { cells: Cell[]; bold?: boolean };
+const text = (cell: Cell) => (typeof cell === 'string' ? cell : cell.text);
+const amount = (cents: number, currency: string): Cell => ({ text: money(cents, currency), value: cents / 100 });
+const figure = (value: number, places = 3, suffix = ''): Cell => ({ text: `${number(value, places)}${suffix}`, value });
 
 /** The statement as table sections, shared by both formats. */
 type Section = { title: string; head: string[]; rows: Row[]; widths: number[]; right: number[] };
@@ -40,7 +45,7 @@ function sections(statement: Statement): Section[] {
     head: ['Utility', 'Band', 'Quantity', 'Amount'],
     widths: [110, 150, 120, 115],
     right: [2, 3],
-    rows: content.energy.map((line) => ({ cells: [line.utility, line.band, `${number(line.quantity)} ${line.unit}`, money(line.amountCents, currency)] })),
+    rows: content.energy.map((line) => ({ cells: [line.utility, line.band, figure(line.quantity, 3, ` ${line.unit}`), amount(line.amountCents, currency)] })),
   });
   if (content.standing.length)
     out.push({
@@ -48,7 +53,7 @@ function sections(statement: Statement): Section[] {
       head: ['Utility', 'Rule', 'Amount'],
       widths: [110, 270, 115],
       right: [2],
-      rows: content.standing.map((line) => ({ cells: [line.utility, 'share of the site quantity', money(line.amountCents, currency)] })),
+      rows: content.standing.map((line) => ({ cells: [line.utility, 'share of the site quantity', amount(line.amountCents, currency)] })),
     });
   if (content.demand.length)
     out.push({
@@ -59,10 +64,10 @@ function sections(statement: Statement): Section[] {
       rows: content.demand.map((line) => ({
         cells: [
           line.month,
-          number(line.billedKw),
+          figure(line.billedKw),
           `${number(line.shareKw)} of ${number(line.siteKwAtPeak)}`,
-          `${number(line.share * 100, 2)} %`,
-          money(line.amountCents, currency),
+          { text: `${number(line.share * 100, 2)} %`, value: line.share },
+          amount(line.amountCents, currency),
         ],
       })),
     });
@@ -75,10 +80,10 @@ function sections(statement: Statement): Section[] {
       cells: [
         meter.name,
         meter.method.replace('_', ' '),
-        `${number(meter.share * 100, 2)} %`,
-        meter.startReading === null ? '–' : number(meter.startReading),
-        meter.endReading === null ? '–' : number(meter.endReading),
-        `${number(meter.billedQuantity)} ${meter.unit}`,
+        { text: `${number(meter.share * 100, 2)} %`, value: meter.share },
+        meter.startReading === null ? '–' : figure(meter.startReading),
+        meter.endReading === null ? '–' : figure(meter.endReading),
+        figure(meter.billedQuantity, 3, ` ${meter.unit}`),
       ],
     })),
   });
@@ -89,8 +94,8 @@ function sections(statement: Statement): Section[] {
       widths: [110, 150, 120, 115],
       right: [2, 3],
       rows: [
-        ...statement.difference.energy.map((line) => ({ cells: [line.utility, line.band, number(line.quantity), money(line.amountCents, currency)] })),
-        { cells: ['Total', '', '', money(statement.difference.totalCents, currency)], bold: true },
+        ...statement.difference.energy.map((line) => ({ cells: [line.utility, line.band, figure(line.quantity), amount(line.amountCents, currency)] })),
+        { cells: ['Total', '', '', amount(statement.difference.totalCents, currency)], bold: true },
       ],
     });
   return out;
@@ -144,7 +149,7 @@ export async function statementPdf(statement: Statement): Promise<Buffer> {
       .fillColor('#1f2933')
       .text(section.title, left, doc.y + 6);
     doc.moveDown(0.2);
-    const line = (cells: string[], font: string, color: string) => {
+    const line = (cells: Cell[], font: string, color: string) => {
       const y = doc.y;
       let x = left;
       let height = 0;
@@ -154,7 +159,7 @@ export async function statementPdf(statement: Statement): Promise<Buffer> {
           .font(font)
           .fontSize(9)
           .fillColor(color)
-          .text(cell, x, y, { width: width - 6, align: section.right.includes(i) ? 'right' : 'left' });
+          .text(text(cell), x, y, { width: width - 6, align: section.right.includes(i) ? 'right' : 'left' });
         height = Math.max(height, doc.y - y);
         x += width;
       });
@@ -200,7 +205,15 @@ export async function statementXlsx(statement: Statement): Promise<Buffer> {
     sheet.addRow([]);
     sheet.addRow([section.title]).font = { bold: true };
     sheet.addRow(section.head).font = { bold: true };
-    for (const row of section.rows) sheet.addRow(row.cells);
+    for (const row of section.rows) {
+      const added = sheet.addRow(row.cells.map((cell) => (typeof cell === 'string' ? cell : cell.value)));
+      if (row.bold) added.font = { bold: true };
+      // Money as money, shares as percentages, quantities with three decimals.
+      row.cells.forEach((cell, i) => {
+        if (typeof cell === 'string') return;
+        added.getCell(i + 1).numFmt = cell.text.endsWith(statement.currency) ? '#,##0.00' : cell.text.endsWith('%') ? '0.00%' : '#,##0.###';
+      });
+    }
   }
   sheet.columns.forEach((column, i) => {
     column.width = i === 0 ? 28 : 18;

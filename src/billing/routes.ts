@@ -9,6 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { statementFileName, statementPdf, statementTitle, statementXlsx } from './documents.ts';
 import {
+  SiteSavings,
   Budget,
   BudgetBody,
   AdjustmentBody,
@@ -35,6 +36,7 @@ import {
 } from './schemas.ts';
 import type { Billing } from './service.ts';
 import type { BillingFeature } from './module.ts';
+import { siteSavings } from './savings.ts';
 import type { IotGateway } from '../gateway/service.ts';
 import type { AlertService } from '../facility/alerts/service.ts';
 import { BUDGET_ALERT_CODE } from './budgets.ts';
@@ -456,6 +458,19 @@ export function billingRoutes({
       tags,
       schemas: { params: IdParams, body: AdjustmentBody, response: { 200: Measure, 400: ErrorBody, 404: ErrorBody } },
       handler: ({ params, body, user }) => measures.addAdjustment(params.id, body, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/measures/savings',
+      access: 'viewer',
+      summary: "The site's savings report: every measure's avoided energy and cost with its uncertainty, and their sum",
+      description:
+        'Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total adds the avoided energy and cost and combines the 90 % uncertainties in quadrature. ' +
+        'Measures on the same meters (an Option C measure over the site and Option B measures inside it) are not deduplicated: their sum counts the overlap twice. ' +
+        'A measure that cannot be evaluated is listed with the reason and not summed. Changes nothing but the kept outdoor temperatures.',
+      tags,
+      schemas: { query: PeriodQuery, response: { 200: SiteSavings, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query }) => siteSavings(measures, query),
     }),
     defineRoute({
       method: 'GET',

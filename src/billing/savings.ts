@@ -217,6 +217,73 @@ export class Measures {
   }
 }
 
+/** The site's savings report: every measure's savings over its period (or the one given) and their sum. */
+export async function siteSavings(measures: Measures, period: { from?: string; to?: string }) {
+  const items = [];
+  for (const measure of measures.list()) {
+    try {
+      const { report } = await measures.savings(measure.id, period);
+      items.push({
+        id: measure.id,
+        name: measure.name,
+        option: measure.option,
+        from: report.from,
+        to: report.to,
+        avoidedKwh: report.avoidedKwh,
+        uncertaintyKwh: report.uncertaintyKwh,
+        avoidedCost: report.avoidedCost,
+        uncertaintyCost: report.uncertaintyCost,
+        paybackYears: report.paybackYears,
+        error: null,
+      });
+    } catch (error) {
+      // A measure that cannot be evaluated now (its meter gone, too few days) is listed with the reason, not summed.
+      if (!(error instanceof BadRequest)) throw error;
+      const reason = error.details?.map((detail) => detail.message).join('; ') || error.message;
+      items.push({
+        id: measure.id,
+        name: measure.name,
+        option: measure.option,
+        from: null,
+        to: null,
+        avoidedKwh: null,
+        uncertaintyKwh: null,
+        avoidedCost: null,
+        uncertaintyCost: null,
+        paybackYears: null,
+        error: reason,
+      });
+    }
+  }
+  const counted = items.filter((item) => item.error === null);
+  const sum = (pick: (item: (typeof counted)[number]) => number) => counted.reduce((total, item) => total + pick(item), 0);
+  // Independent errors add in quadrature.
+  const quadrature = (pick: (item: (typeof counted)[number]) => number) => Math.sqrt(sum((item) => pick(item) ** 2));
+  return {
+    items,
+    total: {
+      measures: counted.length,
+      avoidedKwh: round(
+        sum((item) => item.avoidedKwh!),
+        3,
+      ),
+      uncertaintyKwh: round(
+        quadrature((item) => item.uncertaintyKwh!),
+        3,
+      ),
+      avoidedCost: round(
+        sum((item) => item.avoidedCost!),
+        2,
+      ),
+      uncertaintyCost: round(
+        quadrature((item) => item.uncertaintyCost!),
+        2,
+      ),
+      confidence: CONFIDENCE,
+    },
+  };
+}
+
 function view(row: typeof savingsMeasures.$inferSelect): Measure {
   return { ...row, option: row.meterId === null && row.area === null ? 'C' : 'B' };
 }

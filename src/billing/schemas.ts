@@ -335,3 +335,30 @@ export const Savings = Type.Object({
     paybackYears: NullableNumber,
   }),
 });
+
+const NullableDay = Type.Union([Day, Type.Null()]);
+export const SiteSavings = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      option: stringEnum(['B', 'C'] as const),
+      from: NullableDay,
+      to: NullableDay,
+      avoidedKwh: NullableNumber,
+      uncertaintyKwh: NullableNumber,
+      avoidedCost: NullableNumber,
+      uncertaintyCost: NullableNumber,
+      paybackYears: NullableNumber,
+      error: Type.Union([Type.String(), Type.Null()], { description: 'why the measure could not be evaluated (then it is not summed)' }),
+    }),
+  ),
+  total: Type.Object({
+    measures: Type.Integer(),
+    avoidedKwh: Type.Number(),
+    uncertaintyKwh: Type.Number({ description: "the measures' uncertainties in quadrature" }),
+    avoidedCost: Type.Number(),
+    uncertaintyCost: Type.Number(),
+    confidence: Type.Number(),
+  }),
+});

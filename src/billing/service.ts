@@ -105,6 +105,17 @@ export class Billing {
       createdAt: billingPeriods.createdAt,
     };
     const isDraft = eq(billingRuns.status, 'draft');
+    // Prepared once: a run writes a statement per tenant.
+    const insertStatement = orm
+      .insert(billingStatements)
+      .values({
+        runId: sql.placeholder('runId'),
+        tenantId: sql.placeholder('tenantId'),
+        totalCents: sql.placeholder('totalCents'),
+        content: sql.placeholder('content'),
+        difference: sql.placeholder('difference'),
+      })
+      .prepare();
     this.sql = {
       tenants: { all: () => orm.select().from(billingTenants).orderBy(byName).all() },
       tenant: { get: (id: number) => orm.select().from(billingTenants).where(eq(billingTenants.id, id)).get() },
@@ -236,8 +247,7 @@ export class Billing {
       },
       deleteStatements: { run: (runId: number) => orm.delete(billingStatements).where(eq(billingStatements.runId, runId)).run() },
       insertStatement: {
-        run: (row: { runId: number; tenantId: number; totalCents: number; content: TenantBill; difference: Difference | null }) =>
-          orm.insert(billingStatements).values(row).run(),
+        run: (row: { runId: number; tenantId: number; totalCents: number; content: TenantBill; difference: Difference | null }) => insertStatement.run(row),
       },
       statementsOf: {
         all: (runId: number) =>
@@ -438,10 +448,17 @@ export class Billing {
 
   /**
    * Computes the period's draft: a new one, or the existing draft recomputed in place (its id kept), so two runs of
-   * one period at once leave one statement set. After an issued run, the draft is a restatement of it.
+   * one period at once leave one statement set. After an issued run, the draft is a restatement of it. The intervals
+   * are read before the transaction (a meter split meanwhile is read inside it).
    */
-  runPeriod(periodId: number, actor: Actor): Run {
+  async runPeriod(periodId: number, actor: Actor): Promise<Run> {
     const period = this.period(periodId);
+    if (!this.splits().splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
+    // The intervals are read and priced first, in slices with the event loop free; the transaction then bills them.
+    this.loadTariffs();
+    const all = this.meters();
+    const wanted = [...this.calculation.siteMeters(all), ...this.splits().splits.map((split) => split.meter)];
+    const read = await this.calculation.readPeriods(wanted, period.from, period.to);
     // The tariff versions are cached before the transaction (a cache is not filled inside one).
     this.loadTariffs();
     const runId = this.db.sqlite
@@ -451,7 +468,7 @@ export class Billing {
         const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
         const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
         const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
-        const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids);
+        const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids, read);
         const summary = summaryOf(bill);
         const kind = issuedId === null ? 'initial' : 'restatement';
         const draft = this.sql.draftOf.get(periodId);

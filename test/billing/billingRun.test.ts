@@ -284,6 +284,9 @@ describe('billing run on data with a known answer', () => {
     // Statements are listed by tenant name: Tenant One's, 76.04.
     assert.equal(runs.items[0].statements[0].tenantId, ids.t1);
     assert.equal(total?.[2], 76.04);
+    // The lines are figures, not text: the peak band's 146.25 kWh and 36.56.
+    const peak = rows.find((row) => row[1] === 'electricity' && row[2] === 'peak');
+    assert.deepEqual(peak?.slice(3, 5), [146.25, 36.56]);
     assert.equal((await fetch(`${server.url}/api/billing/statements/99999/pdf`, { headers: { authorization: `Bearer ${viewer.accessToken}` } })).status, 404);
   });
 });

@@ -95,6 +95,15 @@ test('a measure whose baseline fails the Guideline 14 limits is refused, naming 
   assert.ok(refused.body.details.some((d: { message: string }) => /CV\(RMSE\) [\d.]+ % is above 20 %/.test(d.message)));
   const list = (await r.server.request('GET', '/api/billing/measures', { token: r.admin.accessToken })).body;
   assert.equal(list.items.length, 1);
+  // The site's report sums the registered measures (one here), uncertainties in quadrature.
+  const site = (await r.server.request('GET', `/api/billing/measures/savings?from=${INSTALLED}&to=${REPORT_TO}`, { token: r.admin.accessToken })).body;
+  const one = (
+    await r.server.request('GET', `/api/billing/measures/${list.items[0].id}/savings?from=${INSTALLED}&to=${REPORT_TO}`, { token: r.admin.accessToken })
+  ).body;
+  assert.deepEqual(
+    [site.total.measures, site.total.avoidedKwh, site.total.uncertaintyKwh, site.items[0].error],
+    [1, one.report.avoidedKwh, one.report.uncertaintyKwh, null],
+  );
   const viewer = await r.server.createUser({ role: 'operator' });
   const forbidden = await r.server.request('POST', '/api/billing/measures', {
     token: viewer.accessToken,

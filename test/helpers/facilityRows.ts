@@ -163,6 +163,59 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     .prepare(`INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, 4320, 1080, 1728, 180, ?)`)
     .run(meter, iso().slice(0, 7), Date.now());
   sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 1000, 180)').run(meter, Date.now());
+  // Billing (issue 42): a tenant on the main meter, a period with a draft run and its statement, a supplier bill, a budget, a measure.
+  const tenant = sqlite
+    .prepare(
+      `INSERT INTO billing_tenants (name, kind, contact_email, floor_area_m2, created_at, updated_at) VALUES ('Shop', 'tenant', 'shop@example.test', 100, ?, ?) RETURNING id`,
+    )
+    .pluck()
+    .get(iso(), iso()) as number;
+  sqlite
+    .prepare(`INSERT INTO billing_allocations (meter_id, method, shares, landlord_value, updated_at) VALUES (?, 'percent', ?, 40, ?)`)
+    .run(meter, JSON.stringify([{ tenantId: tenant, value: 60 }]), iso());
+  sqlite
+    .prepare(
+      'INSERT INTO billing_settings (id, max_missing_percent, max_estimated_percent, supplier_bill_tolerance_percent, updated_at) VALUES (1, 0.5, 5, 2, ?)',
+    )
+    .run(iso());
+  const period = sqlite
+    .prepare(`INSERT INTO billing_periods (name, from_day, to_day, created_at) VALUES ('January', '2026-01-01', '2026-02-01', ?) RETURNING id`)
+    .pluck()
+    .get(iso()) as number;
+  const bill = { energy: [], standing: [], demand: [], carbonKg: 0, totalCents: 0 };
+  const summary = {
+    currency: 'EUR',
+    site: { ...bill, meters: [] },
+    landlord: bill,
+    quality: { intervals: 0, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0 },
+    reconciliation: { siteTotalCents: 0, statementsCents: 0, landlordCents: 0 },
+  };
+  const run = sqlite
+    .prepare(
+      `INSERT INTO billing_runs (period_id, status, kind, corrects_run_id, computed_at, summary) VALUES (?, 'draft', 'initial', NULL, ?, ?) RETURNING id`,
+    )
+    .pluck()
+    .get(period, iso(), JSON.stringify(summary)) as number;
+  sqlite
+    .prepare('INSERT INTO billing_statements (run_id, tenant_id, total_cents, content, difference) VALUES (?, ?, 0, ?, NULL)')
+    .run(run, tenant, JSON.stringify({ ...bill, meters: [] }));
+  sqlite
+    .prepare(
+      `INSERT INTO supplier_bills (meter_id, from_day, to_day, reference, bands, billed_kw, standing_charges, total, calorific_value, created_at, created_by)
+       VALUES (?, '2026-01-01', '2026-02-01', 'INV-1', '{"base":4320}', 180, 31, 1200, NULL, ?, 'seed')`,
+    )
+    .run(meter, iso());
+  sqlite
+    .prepare(
+      `INSERT INTO billing_budgets (year, utility, scope, target, quantity, amount, phasing, margin_percent, created_at, updated_at) VALUES (2026, 'electricity', 'site', '', 50000, 10000, 'last_year', 5, ?, ?)`,
+    )
+    .run(iso(), iso());
+  sqlite
+    .prepare(
+      `INSERT INTO savings_measures (name, description, meter_id, area, installed_on, cost, baseline_from, baseline_to, temperature_code, heating_base_c, cooling_base_c, adjustments, created_at, updated_at)
+       VALUES ('LED retrofit', '', ?, NULL, '2026-01-15', 1000, '2025-10-01', '2026-01-01', 'temp.outdoor', 15.5, 21, '[]', ?, ?)`,
+    )
+    .run(meter, iso(), iso());
   insertUpload(sqlite, dataDir, 'files', userId);
   const model = insertUpload(sqlite, dataDir, 'model_files', userId);
   sqlite.prepare('UPDATE three_d_config SET model_file_id = ? WHERE id = 1').run(model.id);
