@@ -113,6 +113,13 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
        VALUES ('Weekly energy', ?, '0 6 * * 1', 'csv', '["facility@example.test"]', 1, ?, ?)`,
     )
     .run(templateId, iso(), iso());
+  // A finished run of that plan, with valid values (the generic fill's 'sample' would fail the run's response schema).
+  sqlite
+    .prepare(
+      `INSERT INTO report_runs (plan_id, trigger, status, format, period_from, period_to, started_at, finished_at, duration_ms, size_bytes, mail_attempts, delivery, files)
+       VALUES ((SELECT max(id) FROM report_plans), 'manual', 'ok', 'csv', '2026-01-01', '2026-02-01', ?, ?, 120, 512, 1, 'logged', '[]')`,
+    )
+    .run(iso(), iso());
   sqlite
     .prepare(`INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at) VALUES ('Hall A', 12.5, 300, 4000, 8.2, ?, ?)`)
     .run(iso(), iso());

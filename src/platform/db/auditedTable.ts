@@ -113,7 +113,9 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       let row = this.completed(values as Params, now) as Omit<RowOf<T>, 'id'>;
       if (this.rules.lifecycle) row = this.rules.lifecycle(row, undefined, now);
       this.rules.check?.(row, undefined);
-      const inserted = this.first(this.insert, this.encoded(row))!;
+      // Read back: a trigger may have set columns of its own in the same statement (the fleet sync sequence), which
+      // RETURNING does not show. One point read (~5 µs) so the answer, the audit and get() see the same row.
+      const inserted = this.row(this.first(this.insert, this.encoded(row))!.id);
       const created = this.present(inserted);
       this.audit.record({ actor, action: 'create', resource: this.rules.resource, resourceId: inserted.id, after: created });
       this.rules.afterWrite?.(null, inserted, now);
@@ -139,7 +141,8 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
       const shownBefore = this.present(before);
       const changes = auditChanges(shownBefore as object, this.present(next) as object);
       if (!changes) return shownBefore;
-      const saved = this.first(this.save, { ...this.encoded({ ...next, updatedAt: now }), id })!;
+      this.first(this.save, { ...this.encoded({ ...next, updatedAt: now }), id });
+      const saved = this.row(id);
       const action = this.rules.updateAction?.(before, next) ?? 'update';
       this.audit.record({ actor, action, resource: this.rules.resource, resourceId: id, ...changes });
       this.rules.afterWrite?.(before, saved, now);
