@@ -95,6 +95,8 @@ function sections(statement: Statement): Section[] {
       right: [2, 3],
       rows: [
         ...statement.difference.energy.map((line) => ({ cells: [line.utility, line.band, figure(line.quantity), amount(line.amountCents, currency)] })),
+        { cells: ['Standing charges', '', '', amount(statement.difference.standingCents, currency)] },
+        { cells: ['Demand charges', '', '', amount(statement.difference.demandCents, currency)] },
         { cells: ['Total', '', '', amount(statement.difference.totalCents, currency)], bold: true },
       ],
     });

@@ -125,7 +125,8 @@ export class Measures {
       throw new BadRequest("The measure's baseline fails its guard rails (ASHRAE Guideline 14); choose another baseline period or target", failed);
     }
     const id = this.db.sqlite.transaction(() => {
-      const { lastInsertRowid } = this.sql.insert.run(measure);
+      const target = measure.meterId !== null ? 'meter' : measure.area !== null ? 'area' : 'site';
+      const { lastInsertRowid } = this.sql.insert.run({ ...measure, target });
       const created = Number(lastInsertRowid);
       this.audit.record({ actor, action: 'create', resource: 'savings_measures', resourceId: created, after: measure });
       return created;
@@ -157,6 +158,9 @@ export class Measures {
    */
   async savings(id: number, period: { from?: string; to?: string } = {}) {
     const measure = this.get(id);
+    const row = this.sql.one.get(id)!;
+    if (row.target === 'meter' && row.meterId === null)
+      throw new BadRequest("The measure's meter was deleted: its savings can no longer be measured", [{ path: 'measure.meterId', message: 'meter deleted' }]);
     const from = period.from ?? [measure.installedOn, measure.baselineTo].sort()[1];
     const to = period.to ?? addDays(this.figures.today(), 1);
     const fit = await this.baselines().fit(this.query(measure, { from, to }));
@@ -285,5 +289,6 @@ export async function siteSavings(measures: Measures, period: { from?: string; t
 }
 
 function view(row: typeof savingsMeasures.$inferSelect): Measure {
-  return { ...row, option: row.meterId === null && row.area === null ? 'C' : 'B' };
+  const { target, ...rest } = row;
+  return { ...rest, option: target === 'site' ? 'C' : 'B' };
 }

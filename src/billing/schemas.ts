@@ -167,6 +167,8 @@ export const Statement = Type.Object({
       correctsStatementId: Type.Union([Type.Integer(), Type.Null()]),
       totalCents: Cents,
       energy: Type.Array(Type.Object({ utility: Utility, band: Type.String(), quantity: Type.Number(), amountCents: Cents })),
+      standingCents: Cents,
+      demandCents: Cents,
     }),
     Type.Null(),
   ]),

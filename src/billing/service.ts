@@ -66,6 +66,9 @@ export type Difference = {
   correctsStatementId: number | null;
   totalCents: number;
   energy: { utility: Commodity; band: string; quantity: number; amountCents: number }[];
+  /** The change in standing and in demand charges, so the lines add up to totalCents. */
+  standingCents: number;
+  demandCents: number;
 };
 export type Statement = {
   id: number;
@@ -625,5 +628,12 @@ function differenceOf(now: TenantBill, before: { id: number; content: TenantBill
   };
   for (const line of now.energy) add(line, 1);
   for (const line of before?.content.energy ?? []) add(line, -1);
-  return { correctsStatementId: before?.id ?? null, totalCents: now.totalCents - (before?.content.totalCents ?? 0), energy: [...energy.values()] };
+  const cents = (bill: TenantBill | undefined, lines: 'standing' | 'demand') => (bill?.[lines] ?? []).reduce((sum, line) => sum + line.amountCents, 0);
+  return {
+    correctsStatementId: before?.id ?? null,
+    totalCents: now.totalCents - (before?.content.totalCents ?? 0),
+    energy: [...energy.values()],
+    standingCents: cents(now, 'standing') - cents(before?.content, 'standing'),
+    demandCents: cents(now, 'demand') - cents(before?.content, 'demand'),
+  };
 }

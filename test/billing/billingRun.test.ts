@@ -250,7 +250,14 @@ describe('billing run on data with a known answer', () => {
     // +48 kWh at 0.25 = 12.00 and +48 kWh at 0.20 = 9.60; standing and demand shares move too (the spike day is unchanged).
     assert.deepEqual([peak.quantity, peak.amountCents, base.quantity, base.amountCents], [48, 1200, 48, 960]);
     assert.equal(corrected.difference.correctsStatementId, oneId);
+    const correctedPdf = await fetch(`${server.url}/api/billing/statements/${corrected.id}/pdf`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+    assert.equal(correctedPdf.status, 200);
+    if (process.env.BILLING_PDF_OUT)
+      (await import('node:fs')).writeFileSync(`${process.env.BILLING_PDF_OUT}.restated.pdf`, Buffer.from(await correctedPdf.arrayBuffer()));
     assert.equal(corrected.difference.totalCents, corrected.totalCents - 7604);
+    // The lines of the difference add up to its total: energy, standing (2.00 × 386.25 / 579 = 1.33, was 1.00), demand (unchanged).
+    assert.deepEqual([corrected.difference.standingCents, corrected.difference.demandCents], [33, 0]);
+    assert.equal(1200 + 960 + 33, corrected.difference.totalCents);
     // The issued statement is as it was issued, and the restatement still reconciles.
     assert.deepEqual(await ok(api.get(`/api/billing/statements/${oneId}`)), issuedOne);
     const r = restated.summary.reconciliation;

@@ -104,6 +104,12 @@ test('a measure whose baseline fails the Guideline 14 limits is refused, naming 
     [site.total.measures, site.total.avoidedKwh, site.total.uncertaintyKwh, site.items[0].error],
     [1, one.report.avoidedKwh, one.report.uncertaintyKwh, null],
   );
+  // Its meter deleted, a measure stays Option B and says its savings can no longer be measured.
+  assert.equal((await r.server.request('DELETE', `/api/meters/${ecm.id}`, { token: r.admin.accessToken })).status, 204);
+  const orphan = await r.server.request('GET', `/api/billing/measures/${list.items[0].id}/savings`, { token: r.admin.accessToken });
+  assert.equal(orphan.status, 400);
+  assert.match(orphan.body.error, /meter was deleted/);
+  assert.equal((await r.server.request('GET', '/api/billing/measures', { token: r.admin.accessToken })).body.items[0].option, 'B');
   const viewer = await r.server.createUser({ role: 'operator' });
   const forbidden = await r.server.request('POST', '/api/billing/measures', {
     token: viewer.accessToken,

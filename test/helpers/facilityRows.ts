@@ -219,8 +219,8 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     .run(iso(), iso());
   sqlite
     .prepare(
-      `INSERT INTO savings_measures (name, description, meter_id, area, installed_on, cost, baseline_from, baseline_to, temperature_code, heating_base_c, cooling_base_c, adjustments, created_at, updated_at)
-       VALUES ('LED retrofit', '', ?, NULL, '2026-01-15', 1000, '2025-10-01', '2026-01-01', 'temp.outdoor', 15.5, 21, '[]', ?, ?)`,
+      `INSERT INTO savings_measures (name, description, meter_id, area, target, installed_on, cost, baseline_from, baseline_to, temperature_code, heating_base_c, cooling_base_c, adjustments, created_at, updated_at)
+       VALUES ('LED retrofit', '', ?, NULL, 'meter', '2026-01-15', 1000, '2025-10-01', '2026-01-01', 'temp.outdoor', 15.5, 21, '[]', ?, ?)`,
     )
     .run(meter, iso(), iso());
   insertUpload(sqlite, dataDir, 'files', userId);

@@ -83,6 +83,7 @@ CREATE TABLE `savings_measures` (
 	`description` text DEFAULT '' NOT NULL,
 	`meter_id` integer,
 	`area` text,
+	`target` text NOT NULL,
 	`installed_on` text NOT NULL,
 	`cost` real DEFAULT 0 NOT NULL,
 	`baseline_from` text NOT NULL,

@@ -168,6 +168,8 @@ export const savingsMeasures = sqliteTable('savings_measures', {
   /** What it is measured on: a meter (Option B), an area's meters (B), or neither: the site's meters (C). */
   meterId: integer('meter_id').references(() => meters.id, { onDelete: 'set null' }),
   area: text('area'),
+  /** What it was registered on: kept, so a measure whose meter is deleted (meterId set null) does not turn into a site measure. */
+  target: text('target', { enum: ['meter', 'area', 'site'] }).notNull(),
   installedOn: text('installed_on').notNull(),
   cost: real('cost').notNull().default(0),
   baselineFrom: text('baseline_from').notNull(),
