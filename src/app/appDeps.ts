@@ -13,6 +13,7 @@ import type { Mailer } from '../platform/mail/mailer.ts';
 import type { ReportRunner } from '../reporting/reports/runs.ts';
 import type { AlarmNotifier } from '../facility/notifications/notifier.ts';
 import type { Collector } from '../metering/collector.ts';
+import type { LoadShedder } from '../analysis/loadShedding.ts';
 
 export type AppDeps = FeatureServices &
   PortalServices & {
@@ -27,6 +28,8 @@ export type AppDeps = FeatureServices &
     reportRuns: ReportRunner;
     notifier: AlarmNotifier;
     collector: Collector;
+    /** The load-shedding controller (its guard restores on its own timer). */
+    loadShedder: LoadShedder;
     lifecycle: Lifecycle;
     jobs: JobRegistry;
     startedAt: number;

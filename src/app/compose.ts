@@ -26,6 +26,7 @@ import { Collector } from '../metering/collector.ts';
 import { ensureSimulatorMeters } from '../energy/module.ts';
 import { DemandWatch } from '../energy/demandWatch.ts';
 import { LoadShedder } from '../analysis/loadShedding.ts';
+import { LoadSheddingGuard } from '../analysis/loadSheddingGuard.ts';
 import { DataWatch } from '../metering/dataWatch.ts';
 import { ensureInitialAdmin } from '../access/users/service.ts';
 import { buildFeatureServices, buildPortalServices } from './features.ts';
@@ -202,6 +203,13 @@ export async function createService(
     logger,
     timezone: energy.timezone,
   });
+  // Its safety restores on their own timer, whatever the collector does; at stop every shed point is restored. Registered
+  // after the gateway client and the database, so (hooks run in reverse) it runs before they close, after the collector stops.
+  const loadSheddingGuard = new LoadSheddingGuard(loadShedder, { now: options.collectorNow ?? Date.now, logger });
+  features.analysis.loadShedding.afterReplace(() => loadSheddingGuard.applyNow());
+  loadSheddingGuard.start();
+  jobs.add('analysis', loadSheddingGuard.job);
+  lifecycle.onClose('load shedding (restores shed points)', () => loadSheddingGuard.stop());
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
   features.energy.history.takeTurnsWith(collector);
@@ -225,6 +233,7 @@ export async function createService(
     ...features,
     ...buildPortalServices({ db, audit, config, logger, auth, iot, collector, features, startedAt }),
     collector,
+    loadShedder,
     config,
     db,
     logger,

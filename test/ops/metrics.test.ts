@@ -77,7 +77,7 @@ describe('/metrics', () => {
     const listed = server.service.deps.jobs.list();
     assert.deepEqual([...runs.keys()].sort(), listed.map((job) => job.name).sort(), 'the metrics list the registry');
     // The test server runs without collection and the alarm poll (EMS_COLLECT_INTERVAL / EMS_ALARM_POLL_INTERVAL off).
-    for (const name of ['WAL checkpoint', 'gateway probe', 'alert escalations', 'verification code sweep', 'backup', 'report plans'])
+    for (const name of ['WAL checkpoint', 'gateway probe', 'alert escalations', 'verification code sweep', 'backup', 'report plans', 'load shedding guard'])
       assert.ok(runs.has(name), `${name} listed`);
     for (const name of ['energy collection', 'gateway alarm poll', 'energy anomaly check']) assert.ok(!runs.has(name), `${name} is off`);
     // A Repeating runs at once when started: the sweep and the WAL check have started by the time the server answers.

@@ -26,7 +26,8 @@ export class Lifecycle {
  *
  * The one runner for periodic work. Its users: the energy collector (EMS_COLLECT_INTERVAL), the gateway alarm poller
  * (EMS_ALARM_POLL_INTERVAL), escalation checks (10 s), the gateway reachability probe (PROBE_INTERVAL_MS), the
- * verification-code sweep (60 s), the daily energy-anomaly check (hourly) and the WAL checkpoint check (10 s,
+ * verification-code sweep (60 s), the daily energy-anomaly check (hourly), the load-shedding guard (5 s, whatever the
+ * collector does: src/analysis/loadSheddingGuard.ts) and the WAL checkpoint check (10 s,
  * src/platform/db/walCheckpoint.ts). Jobs at wall-clock times are cron expressions, timed by src/platform/jobs/cron.ts: backups (CronTimer, the
  * box's clock) and report plans (nextCronRun, the site's time zone); see docs/design-decisions.md for the clock rule.
  */
