@@ -79,6 +79,8 @@ export type BaselineQuery = {
   heatingBaseC: number;
   coolingBaseC: number;
   holidays: string[];
+  /** The caller may read any temperature point from the gateway (admins; others only the site's outdoor point). */
+  anyTemperatureCode?: boolean;
 };
 
 export class Baselines {
@@ -117,7 +119,7 @@ export class Baselines {
       for (const [day, totals] of this.figures.byDay(sliceFrom, sliceTo, query.target)) energy.set(day, totals);
       await yieldToLoop();
     }
-    const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today);
+    const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today, { anyCode: query.anyTemperatureCode });
     const holidays = new Set(query.holidays);
     const observed: Omit<BaselineDay, 'expectedKwh'>[] = [];
     const missing: string[] = [];
