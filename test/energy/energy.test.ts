@@ -323,6 +323,21 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.ok(text.includes(site.kw(summary.peak.kw)), 'the peak');
   });
 
+  test('a month-to-date report covers the first of this month up to and including today, and carries its metered figures', async () => {
+    const { deps } = r.server.service;
+    const now = Date.UTC(2026, 10, 20, 9, 30);
+    const period = reportPeriod('month-to-date', 'UTC', now);
+    assert.deepEqual(period, { from: '2026-11-01', to: '2026-11-21' });
+    const content = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures)).build('month-to-date', 'Month to date', now);
+    const summary = (await r.server.request('GET', `/api/energy/summary?from=${period.from}&to=${period.to}`, { token: r.admin.accessToken })).body;
+    assert.deepEqual(content.energy, summary);
+    assert.ok(summary.totalKwh > 1000, `metered energy so far this month: ${summary.totalKwh}`);
+    const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: await renderPdf(content), encoding: 'utf8' });
+    assert.ok(text.includes(new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' }).kwh(summary.totalKwh)), 'the total so far');
+    const templates = (await r.server.request('GET', '/api/reports/templates', { token: r.admin.accessToken })).body.items;
+    assert.ok(templates.some((template: { key: string }) => template.key === 'month-to-date'));
+  });
+
   test('a year of 15-minute CSV streams one line per interval with its flags', async () => {
     const response = await fetch(`${r.server.url}/api/energy/export.csv?meterId=${ids.rest}&from=2026-11-15&to=2026-11-20`, {
       headers: { authorization: `Bearer ${r.admin.accessToken}` },

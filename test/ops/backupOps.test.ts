@@ -320,7 +320,8 @@ describe('emsctl status', () => {
       /^restore drill +\S+ OK \(ems-/m,
       /^gateway +reachable/m,
       /^collector +8 meters, /m,
-      /^free disk +[\d.]+ [KMGT]?B of /m,
+      /^free disk +[\d.]+ (B|KiB|MiB|GiB|TiB) of /m,
+      /^database +[\d.]+ (B|KiB|MiB) \([\d,]+ bytes; write-ahead log /m,
     ]) {
       assert.match(text.stdout, line);
     }

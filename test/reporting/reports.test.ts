@@ -35,7 +35,7 @@ describe('reports', () => {
     assert.equal((await server.request('GET', '/api/reports/templates')).status, 401);
     assert.deepEqual(
       templates.map((t) => t.key),
-      ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'],
+      ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due', 'month-to-date'],
     );
     for (const template of templates) {
       assert.equal(typeof template.id, 'number');

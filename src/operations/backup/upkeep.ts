@@ -24,7 +24,7 @@ export type Upkeep = {
 
 /** The upkeep rows of a database file, or the reason they cannot be read (a damaged file: the restore goes on). */
 export function readUpkeep(file: string): Upkeep | { error: string } {
-  let db;
+  let db: ReturnType<typeof openDatabase>;
   try {
     db = openDatabase(file, { migrate: false, quickCheck: false });
   } catch (error) {

@@ -225,7 +225,7 @@ export function documentationJson(document: () => Record<string, unknown>): Midd
     ctx.set('Vary', 'Accept-Encoding');
     ctx.type = 'application/json';
     const match = ctx.get('If-None-Match');
-    if (match && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === cached!.etag)) {
+    if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === cached!.etag)) {
       ctx.status = 304;
       return;
     }

@@ -6,7 +6,7 @@ import type { DemandCharges, MonthDemandCharge } from '../../analysis/demandChar
 import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
 import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
-export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due'] as const;
+export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'month-to-date', 'alerts-faults', 'maintenance-due'] as const;
 export type TemplateKey = (typeof TEMPLATE_KEYS)[number];
 
 export type Cell = string | number | null;
@@ -114,6 +114,9 @@ export function reportPeriod(template: TemplateKey, timezone: string, now: numbe
       const from = month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
       return { from, to };
     }
+    case 'month-to-date':
+      // Today included, so far: the first report of a new box shows what it collected.
+      return { from: `${today.slice(0, 7)}-01`, to: addDays(today, 1) };
     case 'maintenance-due':
       return { from: today, to: addDays(today, 14) };
   }
@@ -232,7 +235,8 @@ export class ReportContentBuilder {
     };
     switch (template) {
       case 'weekly-energy':
-      case 'monthly-energy': {
+      case 'monthly-energy':
+      case 'month-to-date': {
         const energy = this.energy.periodFigures(period.from, period.to);
         const coverage = this.energy.coverage(period.from, period.to);
         const comparison = this.comparison(period, energy, coverage, now);

@@ -26,7 +26,8 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
       path: '/api/reports/templates',
       access: 'viewer',
       summary: 'List the built-in report templates',
-      description: 'The seeded templates (weekly-energy, monthly-energy, alerts-faults, maintenance-due) a plan may name by id or key. Changes nothing.',
+      description:
+        'The seeded templates (weekly-energy, monthly-energy, month-to-date, alerts-faults, maintenance-due) a plan may name by id or key. Changes nothing.',
       tags,
       schemas: { response: { 200: ReportTemplateList } },
       handler: () => ({ items: reports.listTemplates() }),
