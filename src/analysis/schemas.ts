@@ -210,6 +210,29 @@ export const BaselineBody = Type.Object({
   }),
   statistics: FitStatistics,
   guardRails: GuardRailsBlock,
+  changePoint: Type.Union(
+    [
+      Type.Object({
+        model: stringEnum(['3PH', '3PC', '4P', '5P'] as const),
+        heatingChangePointC: Type.Union([Type.Number(), Type.Null()]),
+        coolingChangePointC: Type.Union([Type.Number(), Type.Null()]),
+        coefficients: Type.Object({
+          intercept: Type.Number(),
+          heatingPerK: Type.Number({ description: 'kWh/day per K below the heating change point' }),
+          coolingPerK: Type.Number({ description: 'kWh/day per K above the cooling change point' }),
+          weekend: Type.Number(),
+          holiday: Type.Number(),
+        }),
+        n: Type.Integer(),
+        p: Type.Integer({ description: 'coefficients plus change points' }),
+        cvRmsePercent: Type.Number(),
+        r2: Type.Number(),
+        fitsBetter: Type.Boolean({ description: 'CV(RMSE) at least 10 % lower than the degree-day model' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the best change-point model (ASHRAE RP-1050) on the daily mean temperature, beside the degree-day model' },
+  ),
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
   report: Type.Union([
