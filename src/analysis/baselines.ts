@@ -87,6 +87,8 @@ export type BaselineQuery = {
   holidays: string[];
   /** Also search the change-point models (3P/4P/5P) beside the degree-day model (default true; the anomaly check skips it). */
   changePoint?: boolean;
+  /** The caller may read any temperature point from the gateway (admins; others only the site's outdoor point). */
+  anyTemperatureCode?: boolean;
 };
 
 export class Baselines {
@@ -125,7 +127,7 @@ export class Baselines {
       for (const [day, totals] of this.figures.byDay(sliceFrom, sliceTo, query.target)) energy.set(day, totals);
       await yieldToLoop();
     }
-    const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today);
+    const { days: temperatures, fetched } = await this.outdoor.days(query.temperatureCode, from, to, today, { anyCode: query.anyTemperatureCode });
     const holidays = new Set(query.holidays);
     const observed: Omit<BaselineDay, 'expectedKwh'>[] = [];
     const missing: string[] = [];

@@ -76,7 +76,16 @@ export class Enpis {
 
   /** Per month of [from, to): energy and each EnPI the data allow (null where a denominator is missing or 0). */
   async monthly(
-    query: { target: Target; from: string; to: string; driver?: string; temperatureCode: string; heatingBaseC: number; coolingBaseC: number },
+    query: {
+      target: Target;
+      from: string;
+      to: string;
+      driver?: string;
+      temperatureCode: string;
+      heatingBaseC: number;
+      coolingBaseC: number;
+      anyTemperatureCode?: boolean;
+    },
     now = Date.now(),
   ) {
     if (query.to <= query.from) throw new BadRequest('Invalid query', [{ path: 'query.to', message: 'must be after from' }]);
@@ -97,7 +106,9 @@ export class Enpis {
     const drivers = query.driver
       ? new Map((this.driverMonths.all(query.driver, query.from, query.to) as { month: string; value: number; unit: string }[]).map((d) => [d.month, d]))
       : new Map();
-    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today);
+    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today, {
+      anyCode: query.anyTemperatureCode,
+    });
     return {
       target: query.target,
       floorAreaM2: floorM2,

@@ -51,7 +51,7 @@ export class HourlyBaselines {
     const end = to < today ? to : today;
     if (end <= from) return { hours: [], missing: 0 };
     const { timezone } = this.figures.settings();
-    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, end, today);
+    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, end, today, { anyCode: query.anyTemperatureCode });
     const holidays = new Set(query.holidays);
     const hours: Hour[] = [];
     let missing = 0;

@@ -4,18 +4,28 @@
 // their window is over and the projection is back below 95 % of the contract, never before their minimum off time,
 // and always after their maximum shed duration. Every write is audited; a write the gateway cannot confirm (an error,
 // a refusal, or a read-back that differs) is reported as an alert and the point is not counted as shed.
+// The safety restores (maximum shed duration, disabled, no contract, left shed by an earlier run, a restore the gateway
+// refused) do not depend on collections: src/analysis/loadSheddingGuard.ts runs them on their own timer and at stop.
+// Durations count on the monotonic clock too (the longer of the two wins): a wall clock stepping back cannot keep a
+// point shed, and a stored time ahead of the clock is a clock step, clamped to now and logged (issue 39).
+import { performance } from 'node:perf_hooks';
 import type { AlertService } from '../facility/alerts/service.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { DemandWatch } from '../energy/demandWatch.ts';
 import { WARNING_MIN_ELAPSED_MS } from '../energy/demandWatch.ts';
+import { FUTURE_TOLERANCE_MS } from '../metering/readingCheck.ts';
 import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
 import type { IotGateway } from '../gateway/service.ts';
 import type { Logger } from '../platform/logger.ts';
 
 export const UNCONFIRMED_CODE = 'energy.load_shedding.unconfirmed';
+/** A shed point the service could not switch back on (critical): raised once per point while it fails, cleared by the restore. */
+export const RESTORE_FAILED_CODE = 'energy.load_shedding.restore_failed';
+/** A stored shed time, window or rest this far ahead of the clock means the clock stepped back. */
+export const CLOCK_STEP_TOLERANCE_MS = FUTURE_TOLERANCE_MS;
 /** Restored only once the projection is at most this share of the contract: no shed–restore flapping at the limit. */
 export const RESTORE_BELOW_SHARE = 0.95;
 /** A read-back this close to the written value confirms it. */
@@ -43,6 +53,7 @@ export class LoadSheddingConfig {
   private readonly insertPoint;
   private readonly updatePoint;
   private readonly deletePoint;
+  private apply: () => Promise<void> = async () => {};
 
   constructor(
     private readonly db: Db,
@@ -62,6 +73,18 @@ export class LoadSheddingConfig {
       'UPDATE load_shed_points SET priority = @priority, shed_value = @shedValue, restore_value = @restoreValue WHERE code = @code',
     );
     this.deletePoint = sqlite.prepare('DELETE FROM load_shed_points WHERE code = ?');
+  }
+
+  /** What runs after each replace (the service's guard: the safety restores, so turning it off restores at once). */
+  afterReplace(apply: () => Promise<void>): void {
+    this.apply = apply;
+  }
+
+  /** replace(), then the safety restores (bounded by the guard); answers the state after them. */
+  async replaceAndApply(input: LoadShedSettings & { points: LoadShedPointInput[] }, actor: Actor) {
+    this.replace(input, actor);
+    await this.apply();
+    return this.view();
   }
 
   settings(): LoadShedSettings {
@@ -121,12 +144,23 @@ export class LoadSheddingConfig {
   }
 }
 
-/** The controller: one evaluation after each collection (the service's collector calls it; never two at once). */
+/**
+ * The controller: one evaluation after each collection (the service's collector calls it), and the safety restores
+ * (enforce) on the guard's timer, after a settings change and at stop. Never two at once: an evaluation finding one
+ * running is skipped, a safety run waits its turn.
+ */
 export class LoadShedder {
-  private running = false;
+  private busy: Promise<LoadShedAction[]> | null = null;
+  private stopped = false;
+  /** Monotonic time (ms) each shed point has been shed since, as far as this process knows. */
+  private readonly shedSince = new Map<number, number>();
+  /** Points found shed when this process started: a run that stopped without restoring them left them. */
+  private readonly leftovers = new Set<number>();
   private readonly markShed;
   private readonly markRestored;
   private readonly markError;
+  private readonly clamp;
+  private readonly monotonic: () => number;
 
   constructor(
     private readonly deps: {
@@ -139,46 +173,143 @@ export class LoadShedder {
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       logger: Logger;
       timezone: () => string;
+      /** Milliseconds on a clock that never steps (performance.now by default). */
+      monotonic?: () => number;
     },
   ) {
     const sqlite = deps.db.sqlite;
+    this.monotonic = deps.monotonic ?? (() => performance.now());
     this.markShed = sqlite.prepare('UPDATE load_shed_points SET shed_at = ?, shed_window = ?, last_error = NULL, last_error_at = NULL WHERE id = ?');
     this.markRestored = sqlite.prepare(
       'UPDATE load_shed_points SET shed_at = NULL, shed_window = NULL, not_before = ?, last_error = NULL, last_error_at = NULL WHERE id = ?',
     );
     this.markError = sqlite.prepare('UPDATE load_shed_points SET last_error = ?, last_error_at = ?, not_before = coalesce(?, not_before) WHERE id = ?');
+    this.clamp = sqlite.prepare('UPDATE load_shed_points SET shed_at = @shedAt, shed_window = @shedWindow, not_before = @notBefore WHERE id = @id');
   }
 
-  /** What this evaluation wrote; nothing while another evaluation is still running. */
+  /** What this evaluation wrote; nothing while another evaluation is still running, or once stopping. */
   async evaluate(now: number): Promise<LoadShedAction[]> {
-    if (this.running) return [];
-    this.running = true;
-    try {
-      return await this.step(now);
-    } catch (error) {
+    if (this.busy || this.stopped) return [];
+    return this.exclusive(() => this.step(now));
+  }
+
+  /**
+   * The safety restores alone, whatever the collector does: after the maximum shed duration, when disabled, with no
+   * contract in effect, points left by an earlier run (after their minimum off time), and restores the gateway did not
+   * confirm. With `all`, every shed point is restored now for that reason (the service stopping). Waits for a run in flight.
+   */
+  async enforce(now: number, all?: string): Promise<LoadShedAction[]> {
+    while (this.busy) await this.busy;
+    return this.exclusive(() => this.safety(now, all));
+  }
+
+  /** At start: the points stored as shed were left by a run that did not restore them (a crash, a power cut). */
+  adoptLeftovers(now: number): string[] {
+    const shed = this.deps.config.points().filter((p) => p.shedAt !== null);
+    for (const point of shed) this.leftovers.add(point.id);
+    if (shed.length)
+      this.deps.logger.warn(
+        { points: shed.map((p) => ({ code: p.code, shedAt: iso(p.shedAt) })), now: iso(now) },
+        'load shedding: points left shed by an earlier run are restored once their minimum off time has passed',
+      );
+    return shed.map((p) => p.code);
+  }
+
+  /** No evaluation from now on (the service is stopping); safety runs still go. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Raises the critical alert for a point still shed when the service gives up on it (the stop's time ran out). */
+  reportStillShed(now: number, error: string): string[] {
+    const shed = this.deps.config.points().filter((p) => p.shedAt !== null);
+    for (const point of shed) this.report(point, 'restore', point.restoreValue, error, now);
+    return shed.map((p) => p.code);
+  }
+
+  private async exclusive(run: () => Promise<LoadShedAction[]>): Promise<LoadShedAction[]> {
+    const running = run().catch((error: unknown) => {
       this.deps.logger.error({ err: error }, 'load shedding evaluation failed');
-      return [];
+      return [] as LoadShedAction[];
+    });
+    this.busy = running;
+    try {
+      return await running;
     } finally {
-      this.running = false;
+      if (this.busy === running) this.busy = null;
     }
   }
 
+  /** How long a point has been shed: the longer of the wall clock's and the monotonic clock's count. */
+  private shedForMs(point: PointRow, now: number): number {
+    const since = this.shedSince.get(point.id);
+    return Math.max(now - point.shedAt!, since === undefined ? 0 : this.monotonic() - since);
+  }
+
+  /**
+   * A stored time ahead of the clock (beyond the tolerance) is a clock step back: shed time and window clamped to now,
+   * the rest to now + the minimum off time, and logged. The monotonic count of a point shed in this process goes on.
+   */
+  private clampClockStep(now: number, settings: LoadShedSettings, points: PointRow[]): PointRow[] {
+    const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
+    const minOffMs = settings.minOffSec * 1000;
+    return points.map((point) => {
+      const shedAt = point.shedAt !== null && point.shedAt > now + CLOCK_STEP_TOLERANCE_MS ? now : point.shedAt;
+      const shedWindow = point.shedWindow !== null && point.shedWindow > windowStart + CLOCK_STEP_TOLERANCE_MS ? windowStart : point.shedWindow;
+      const notBefore =
+        point.notBefore !== null && point.notBefore > now + Math.max(minOffMs, INTERVAL_MS) + CLOCK_STEP_TOLERANCE_MS ? now + minOffMs : point.notBefore;
+      if (shedAt === point.shedAt && shedWindow === point.shedWindow && notBefore === point.notBefore) return point;
+      this.clamp.run({ id: point.id, shedAt, shedWindow, notBefore });
+      this.deps.logger.warn(
+        { code: point.code, now: iso(now), shedAt: iso(point.shedAt), shedWindow: iso(point.shedWindow), notBefore: iso(point.notBefore) },
+        'the clock stepped back: load-shedding times ahead of now clamped to now',
+      );
+      return { ...point, shedAt, shedWindow, notBefore };
+    });
+  }
+
+  private async safety(now: number, all?: string): Promise<LoadShedAction[]> {
+    const { config, tariffs, timezone } = this.deps;
+    const settings = config.settings();
+    const points = this.clampClockStep(now, settings, config.points());
+    const shed = points.filter((p) => p.shedAt !== null);
+    for (const id of this.shedSince.keys()) if (!shed.some((p) => p.id === id)) this.shedSince.delete(id);
+    // First seen shed (at start, or shed by another controller): counted from its stored age, never from the future.
+    for (const point of shed) if (!this.shedSince.has(point.id)) this.shedSince.set(point.id, this.monotonic() - Math.max(0, now - point.shedAt!));
+    const minOffMs = settings.minOffSec * 1000;
+    const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
+    let contract: number | null | undefined;
+    const noContract = () => (contract ??= tariffs.versionOn(dayOf(timezone(), now)).contractedPeakKw) === null;
+    const due: { point: PointRow; reason: string; notBefore: number | null }[] = [];
+    for (const point of shed) {
+      const shedFor = this.shedForMs(point, now);
+      const rested = shedFor >= minOffMs;
+      if (all) due.push({ point, reason: all, notBefore: null });
+      else if (shedFor >= settings.maxShedSec * 1000)
+        due.push({ point, reason: `shed for the maximum of ${settings.maxShedSec} s`, notBefore: now + minOffMs });
+      else if (!settings.enabled) due.push({ point, reason: 'load shedding disabled', notBefore: null });
+      else if (this.leftovers.has(point.id) && rested) due.push({ point, reason: 'left shed by an earlier run of the service', notBefore: null });
+      else if (point.lastError !== null && rested) due.push({ point, reason: 'the restore the gateway did not confirm, tried again', notBefore: null });
+      else if (point.shedWindow! < windowStart && rested && noContract()) due.push({ point, reason: 'no contracted peak in effect', notBefore: null });
+    }
+    due.sort((a, b) => b.point.priority - a.point.priority || b.point.id - a.point.id);
+    const actions: LoadShedAction[] = [];
+    for (const { point, reason, notBefore } of due) actions.push(await this.restore(point, now, reason, notBefore));
+    return actions;
+  }
+
   private async step(now: number): Promise<LoadShedAction[]> {
+    // The safety restores come first, whatever the projection: a point restored after its maximum rests a minimum off time.
+    const restored = await this.safety(now);
+    if (restored.length) return restored;
     const { config, tariffs, demand, timezone } = this.deps;
     const settings = config.settings();
     const points = config.points();
     const shed = points.filter((p) => p.shedAt !== null);
-    if (!settings.enabled && !shed.length) return [];
-    const actions: LoadShedAction[] = [];
+    if (!settings.enabled) return [];
     const minOffMs = settings.minOffSec * 1000;
-    // The maximum shed duration comes first, whatever the projection: the point rests a minimum off time before it may be shed again.
-    for (const point of shed) {
-      if (now - point.shedAt! >= settings.maxShedSec * 1000)
-        actions.push(await this.restore(point, now, `shed for the maximum of ${settings.maxShedSec} s`, now + minOffMs));
-    }
-    if (actions.length) return actions;
     const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
-    const limit = settings.enabled ? tariffs.versionOn(dayOf(timezone(), now)).contractedPeakKw : null;
+    const limit = tariffs.versionOn(dayOf(timezone(), now)).contractedPeakKw;
     const projection = limit === null ? null : demand.projectedKw(now);
     const over = limit !== null && projection !== null && now - windowStart >= WARNING_MIN_ELAPSED_MS && projection.projectedKw > limit;
     if (over) {
@@ -186,17 +317,12 @@ export class LoadShedder {
       if (!next) return [];
       return [await this.shed(next, now, windowStart, `projected ${round(projection!.projectedKw)} kW above the contracted ${limit} kW`)];
     }
-    // Back below (or disabled, or no contract): the last shed first, once its window is over and its minimum off time has passed.
-    const calm = limit === null || (projection !== null && projection.projectedKw <= limit * RESTORE_BELOW_SHARE);
+    // Back below: the last shed first, once its window is over and its minimum off time has passed.
+    const calm = limit !== null && projection !== null && projection.projectedKw <= limit * RESTORE_BELOW_SHARE;
     if (!calm) return [];
-    const due = shed.filter((p) => p.shedWindow! < windowStart && now - p.shedAt! >= minOffMs).sort((a, b) => b.priority - a.priority || b.id - a.id);
+    const due = shed.filter((p) => p.shedWindow! < windowStart && this.shedForMs(p, now) >= minOffMs).sort((a, b) => b.priority - a.priority || b.id - a.id);
     if (!due.length) return [];
-    const reason = !settings.enabled
-      ? 'load shedding disabled'
-      : limit === null
-        ? 'no contracted peak in effect'
-        : `projected ${round(projection!.projectedKw)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`;
-    return [await this.restore(due[0], now, reason, null)];
+    return [await this.restore(due[0], now, `projected ${round(projection!.projectedKw)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`, null)];
   }
 
   private async shed(point: PointRow, now: number, windowStart: number, reason: string): Promise<LoadShedAction> {
@@ -204,6 +330,7 @@ export class LoadShedder {
     this.record(point, 'shed', point.shedValue, outcome, reason);
     if (outcome.confirmed) {
       this.markShed.run(now, windowStart, point.id);
+      this.shedSince.set(point.id, this.monotonic());
       this.deps.logger.warn({ code: point.code, value: point.shedValue, reason }, 'load shed');
     } else {
       // Not counted as shed; not tried again in this window (the next point is, at the next collection).
@@ -218,9 +345,12 @@ export class LoadShedder {
     this.record(point, 'restore', point.restoreValue, outcome, reason);
     if (outcome.confirmed) {
       this.markRestored.run(notBefore, point.id);
+      this.shedSince.delete(point.id);
+      this.leftovers.delete(point.id);
       this.deps.logger.warn({ code: point.code, value: point.restoreValue, reason }, 'load restored');
+      if (point.lastError !== null) this.clearRestoreAlert(point, now);
     } else {
-      // Still shed: the restore is tried again at the next collection.
+      // Still shed: the restore is tried again by the guard's next run (src/analysis/loadSheddingGuard.ts).
       this.markError.run(outcome.error, now, null, point.id);
       this.report(point, 'restore', point.restoreValue, outcome.error!, now);
     }
@@ -274,16 +404,44 @@ export class LoadShedder {
   private report(point: PointRow, action: 'shed' | 'restore', value: number, error: string, now: number): void {
     this.deps.logger.error({ code: point.code, value, action, error }, 'load shedding write not confirmed by the gateway');
     const at = new Date(now).toISOString();
+    if (action === 'restore') {
+      // Critical, one per point while it fails (an open occurrence with the same title is that one), cleared by the restore.
+      this.deps.alerts.fromGatewayAlarm({
+        key: `${RESTORE_FAILED_CODE}@${point.code}@${at}`,
+        code: RESTORE_FAILED_CODE,
+        level: 'critical',
+        message: restoreFailedTitle(point),
+        detail: `${error}. The point is still shed (it should hold ${value}); the restore is tried again every few seconds. Check the gateway, or set the point by hand.`,
+        raisedAt: at,
+        clearedAt: null,
+      });
+      return;
+    }
     this.deps.alerts.fromGatewayAlarm({
       key: `${UNCONFIRMED_CODE}@${point.code}@${at}`,
       code: UNCONFIRMED_CODE,
       level: 'warning',
       message: `Load shedding could not ${action} ${point.code}: the gateway did not confirm the write of ${value}`,
-      detail: `${error}. ${action === 'shed' ? 'The point is not counted as shed; the next point in priority order is tried.' : 'The point is still counted as shed; the restore is tried again at the next collection.'}`,
+      detail: `${error}. The point is not counted as shed; the next point in priority order is tried.`,
       raisedAt: at,
       clearedAt: null,
     });
   }
+
+  private clearRestoreAlert(point: PointRow, now: number): void {
+    const at = new Date(now).toISOString();
+    this.deps.alerts.fromGatewayAlarm({
+      key: `${RESTORE_FAILED_CODE}@${point.code}@cleared@${at}`,
+      code: RESTORE_FAILED_CODE,
+      level: 'critical',
+      message: restoreFailedTitle(point),
+      raisedAt: at,
+      clearedAt: at,
+    });
+  }
 }
+
+const restoreFailedTitle = (point: { code: string; restoreValue: number }) =>
+  `Load shedding could not switch ${point.code} back on (restore to ${point.restoreValue} not confirmed)`;
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -117,10 +117,11 @@ export function analysisRoutes({
         'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
         "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
         "Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). " +
-        'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored).',
+        'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, ' +
+        'at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).',
       tags,
-      schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
-      handler: ({ query }) => baselines.fit({ ...query, target: target(energy, query) }),
+      schemas: { query: BaselineQuery, response: { 200: BaselineBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query, user }) => baselines.fit({ ...query, target: target(energy, query), anyTemperatureCode: user.role === 'admin' }),
     }),
     defineRoute({
       method: 'GET',
@@ -136,8 +137,11 @@ export function analysisRoutes({
         'With reportFrom: expected vs actual per hour, CUSUM = Σ (actual − expected), summed per day; hours are listed for periods of at most 31 days. ' +
         'Changes nothing but the kept outdoor temperatures (as the daily baseline).',
       tags,
-      schemas: { query: HourlyBaselineQuery, response: { 200: HourlyBaselineBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
-      handler: ({ query }) => hourlyBaselines.fit({ ...query, target: target(energy, query) }),
+      schemas: {
+        query: HourlyBaselineQuery,
+        response: { 200: HourlyBaselineBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody },
+      },
+      handler: ({ query, user }) => hourlyBaselines.fit({ ...query, target: target(energy, query), anyTemperatureCode: user.role === 'admin' }),
     }),
     defineRoute({
       method: 'GET',
@@ -159,7 +163,9 @@ export function analysisRoutes({
         "Admin only; one audited transaction. When enabled, after each collection: if the peak warning's projection of the running 15-minute window passes the contracted peak, " +
         'the next point by priority (lowest number first) is written its shedValue through the gateway and read back; a write the gateway does not confirm is an alert ' +
         '(energy.load_shedding.unconfirmed) and the point is not counted as shed. Shed points are restored, last shed first, once their window is over and the projection is at most ' +
-        '95 % of the contract, never before minOffSec, and always after maxShedSec. Every write is audited. A point shed now cannot be removed (409).',
+        '95 % of the contract, never before minOffSec, and always after maxShedSec (counted on a clock that does not step), whether or not collections run. ' +
+        'Turning it off restores every shed point before the answer (waited for up to 8 s). A restore the gateway does not confirm is a critical alert ' +
+        '(energy.load_shedding.restore_failed), tried again every 5 s, and listed in /api/health. Every write is audited. A point shed now cannot be removed (409).',
       example: {
         enabled: true,
         minOffSec: 300,
@@ -171,7 +177,7 @@ export function analysisRoutes({
       },
       tags,
       schemas: { body: LoadSheddingBody, response: { 200: LoadSheddingView, 400: ErrorBody, 409: ErrorBody } },
-      handler: ({ body, user }) => analysis.loadShedding.replace(body, user),
+      handler: ({ body, user }) => analysis.loadShedding.replaceAndApply(body, user),
     }),
     defineRoute({
       method: 'GET',
@@ -244,8 +250,8 @@ export function analysisRoutes({
       description:
         "kwhPerM2 = kWh ÷ floor area; kwhPerDegreeDay = kWh ÷ (HDD + CDD) of the month (hourly outdoor temperature means, as the baseline); kwhPerDriverUnit = kWh ÷ the driver's figure. Changes nothing but the kept outdoor temperatures (as the baseline).",
       tags,
-      schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
-      handler: ({ query }) => enpis.monthly({ ...query, target: target(energy, query) }),
+      schemas: { query: EnpiQuery, response: { 200: EnpiBody, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: ({ query, user }) => enpis.monthly({ ...query, target: target(energy, query), anyTemperatureCode: user.role === 'admin' }),
     }),
     defineRoute({
       method: 'POST',

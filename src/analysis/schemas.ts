@@ -424,7 +424,7 @@ const LoadShedPoint = Type.Object(
 
 export const LoadSheddingBody = Type.Object(
   {
-    enabled: Type.Boolean({ description: 'off by default; turning it off restores shed points once their minimum off time has passed' }),
+    enabled: Type.Boolean({ description: 'off by default; turning it off restores every shed point at once' }),
     minOffSec: Type.Integer({ minimum: 0, maximum: 86_400, description: 'a shed point stays shed at least this long' }),
     maxShedSec: Type.Integer({
       minimum: 60,

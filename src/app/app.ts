@@ -88,6 +88,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
     meters: deps.energy.meters,
     figures: deps.energy.figures,
     startedAt: deps.startedAt,
+    jobs: deps.jobs,
   });
   app.use(metrics.counter());
   app.use(errorRenderer(deps.logger, () => storageWatchOf(deps.db, deps.config.dataDir).noteFull()));

@@ -7,11 +7,13 @@ import type { FeatureServices, PortalServices } from './features.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { IotGateway } from '../gateway/service.ts';
 import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
+import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { ReportRunner } from '../reporting/reports/runs.ts';
 import type { AlarmNotifier } from '../facility/notifications/notifier.ts';
 import type { Collector } from '../metering/collector.ts';
+import type { LoadShedder } from '../analysis/loadShedding.ts';
 
 export type AppDeps = FeatureServices &
   PortalServices & {
@@ -26,6 +28,9 @@ export type AppDeps = FeatureServices &
     reportRuns: ReportRunner;
     notifier: AlarmNotifier;
     collector: Collector;
+    /** The load-shedding controller (its guard restores on its own timer). */
+    loadShedder: LoadShedder;
     lifecycle: Lifecycle;
+    jobs: JobRegistry;
     startedAt: number;
   };

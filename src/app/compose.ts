@@ -12,6 +12,7 @@ import { BackupScheduler } from '../operations/backup/service.ts';
 import type { Config } from '../platform/config.ts';
 import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
 import { Lifecycle, Repeating } from '../platform/jobs/lifecycle.ts';
+import { JobRegistry } from '../platform/jobs/jobs.ts';
 import { CHECK_INTERVAL_MS, WalIndex, walCheckpointJob } from '../platform/db/walCheckpoint.ts';
 import { bindListener, StartupError, type Listener } from '../platform/http/listener.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
@@ -25,6 +26,7 @@ import { Collector } from '../metering/collector.ts';
 import { ensureSimulatorMeters } from '../energy/module.ts';
 import { DemandWatch } from '../energy/demandWatch.ts';
 import { LoadShedder } from '../analysis/loadShedding.ts';
+import { LoadSheddingGuard } from '../analysis/loadSheddingGuard.ts';
 import { DataWatch } from '../metering/dataWatch.ts';
 import { ensureInitialAdmin } from '../access/users/service.ts';
 import { buildFeatureServices, buildPortalServices } from './features.ts';
@@ -94,6 +96,8 @@ export async function createService(
     throw error;
   }
   const lifecycle = new Lifecycle();
+  // Every periodic job, by name, as it is started (/metrics lists them: ems_job_*).
+  const jobs = new JobRegistry();
   lifecycle.onClose('service lock', () => serviceLock.release());
   // The -shm descriptor the checkpoint job reads through is closed after the database (hooks run in reverse): closed
   // before, it would drop the connection's locks on the file (src/platform/db/walCheckpoint.ts).
@@ -105,8 +109,10 @@ export async function createService(
   const checkpoints = new Repeating(
     walCheckpointJob(walIndex, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
     CHECK_INTERVAL_MS,
+    'WAL checkpoint',
   );
   checkpoints.start();
+  jobs.add('platform', checkpoints);
   lifecycle.onClose('WAL checkpoints', () => checkpoints.stop());
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
@@ -114,6 +120,7 @@ export async function createService(
 
   const audit = new AuditLog(db);
   const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
+  if (iot.probeJob) jobs.add('gateway', iot.probeJob);
 
   const auth = new AuthService({
     db,
@@ -142,6 +149,7 @@ export async function createService(
     audit,
     mailer,
     lifecycle,
+    jobs,
     alerts: features.alerts,
     energy: features.energy.site,
     analysis: features.analysis,
@@ -156,9 +164,13 @@ export async function createService(
   });
   features.alerts.onCreated((alert) => notifier.alertRaised(alert));
   notifier.start();
+  if (notifier.escalationJob) jobs.add('facility', notifier.escalationJob);
   lifecycle.onClose('alert notifications', () => notifier.stop());
   const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
-  if (config.alarmPollIntervalMs > 0) alarmPoller.start();
+  if (config.alarmPollIntervalMs > 0) {
+    alarmPoller.start();
+    jobs.add('facility', alarmPoller.job);
+  }
   lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
   const { energy } = features;
   const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
@@ -191,23 +203,37 @@ export async function createService(
     logger,
     timezone: energy.timezone,
   });
+  // Its safety restores on their own timer, whatever the collector does; at stop every shed point is restored. Registered
+  // after the gateway client and the database, so (hooks run in reverse) it runs before they close, after the collector stops.
+  const loadSheddingGuard = new LoadSheddingGuard(loadShedder, { now: options.collectorNow ?? Date.now, logger });
+  features.analysis.loadShedding.afterReplace(() => loadSheddingGuard.applyNow());
+  loadSheddingGuard.start();
+  jobs.add('analysis', loadSheddingGuard.job);
+  lifecycle.onClose('load shedding (restores shed points)', () => loadSheddingGuard.stop());
   // A time-zone move cut short by a stop is carried to its end before the first collection.
   features.zoneMove.pauseCollection(collector);
   features.energy.history.takeTurnsWith(collector);
   await features.zoneMove.resume();
   if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
-  if (config.collectIntervalMs > 0) collector.start();
+  if (config.collectIntervalMs > 0) {
+    collector.start();
+    jobs.add('metering', collector.job);
+  }
   lifecycle.onClose('energy collector', () => collector.stop());
   // Energy anomalies of each finished site day (issue 25): hourly, each day checked once.
   const anomalies = features.analysis.anomalies(iot, features.alerts, logger);
-  const anomalyRuns = new Repeating(() => anomalies.checkYesterday(), 3_600_000);
-  if (config.collectIntervalMs > 0) anomalyRuns.start();
+  const anomalyRuns = new Repeating(() => anomalies.checkYesterday(), 3_600_000, 'energy anomaly check');
+  if (config.collectIntervalMs > 0) {
+    anomalyRuns.start();
+    jobs.add('analysis', anomalyRuns);
+  }
   lifecycle.onClose('energy anomaly check', () => anomalyRuns.stop());
   const startedAt = Date.now();
   const deps: AppDeps = {
     ...features,
     ...buildPortalServices({ db, audit, config, logger, auth, iot, collector, features, startedAt }),
     collector,
+    loadShedder,
     config,
     db,
     logger,
@@ -219,12 +245,15 @@ export async function createService(
     reportRuns,
     notifier,
     lifecycle,
+    jobs,
     startedAt,
   };
-  const sweep = new Repeating(async () => deps.auth.codes.sweep(), 60_000);
+  const sweep = new Repeating(async () => deps.auth.codes.sweep(), 60_000, 'verification code sweep');
   sweep.start();
+  jobs.add('access', sweep);
   lifecycle.onClose('code sweeper', () => sweep.stop());
   deps.backups.start();
+  jobs.add('operations', deps.backups.job);
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {

@@ -10,7 +10,6 @@ import type { AuthUser } from '../platform/http/route.ts';
 import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 
-
 import { siteDay } from '../platform/time/calendar.ts';
 
 function round(value: number): number {

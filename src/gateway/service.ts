@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
 import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
+import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 
 export type { GatewayAnswer };
@@ -114,13 +115,22 @@ export class IotGateway {
     };
   }
 
+  /** The reachability probe as a named job, once started. */
+  get probeJob(): Job | undefined {
+    return this.probes;
+  }
+
   /** A TCP connect now and whenever the gateway has been quiet for PROBE_INTERVAL_MS: no token, no request, no side effect. */
   startProbe(): void {
     let first = true;
-    this.probes = new Repeating(async () => {
-      if (first || !this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) await this.probe();
-      first = false;
-    }, PROBE_INTERVAL_MS);
+    this.probes = new Repeating(
+      async () => {
+        if (first || !this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) await this.probe();
+        first = false;
+      },
+      PROBE_INTERVAL_MS,
+      'gateway probe',
+    );
     this.probes.start();
   }
 

@@ -10,6 +10,7 @@
 import type { Db } from '../platform/db/client.ts';
 import type { MeterKind, MeterTerm } from '../platform/db/schema/index.ts';
 import type { IotGateway } from '../gateway/service.ts';
+import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
 import { INTERVAL_MS } from '../platform/time/calendar.ts';
@@ -135,7 +136,7 @@ export class Collector {
       afterCollect?: (now: number, ok: boolean) => void;
     },
   ) {
-    this.repeating = new Repeating(() => this.collect(), deps.intervalMs);
+    this.repeating = new Repeating(() => this.collect(), deps.intervalMs, 'energy collection');
     if (deps.holdOpenInterval) {
       deps.store.open = { kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh, demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw };
     }
@@ -158,6 +159,11 @@ export class Collector {
 
   get intervalMs(): number {
     return this.deps.intervalMs;
+  }
+
+  /** The collection as a named job (the registry in src/platform/jobs/jobs.ts lists it). */
+  get job(): Job {
+    return this.repeating;
   }
 
   start(): void {

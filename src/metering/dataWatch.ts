@@ -1,15 +1,18 @@
 // Data problems reach people: after each collection, good or not, the collector's state is held against three rules and
 // each problem is one alert through the alert pipeline (mail and escalation as for any alert), cleared by itself when the
 // problem ends: the collection failing for COLLECTION_FAILURES intervals, a meter silent for SILENT_INTERVALS intervals,
-// a meter whose readings are refused.
+// a meter whose readings are refused. No flapping (src/metering/dataAlertDamping.ts): cleared only after a hold-off,
+// reopened when back soon after, and a cap on new alerts per meter an hour.
 import type { AlertService } from '../facility/alerts/service.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Collector } from './collector.ts';
+import { DataAlertDamping } from './dataAlertDamping.ts';
 
 /** Alert sources (alarm keys are `<source>@<raised at>`). */
 export const COLLECTION_CODE = 'energy.collection';
-const meterCode = (meterId: number, problem: 'silent' | 'refused') => `energy.meter.${meterId}.${problem}`;
+const meterPrefix = (meterId: number) => `energy.meter.${meterId}.`;
+const meterCode = (meterId: number, problem: 'silent' | 'refused') => `${meterPrefix(meterId)}${problem}`;
 /** Failed collections in a row before anyone is told (a single gateway hiccup is not news). */
 export const COLLECTION_FAILURES = 3;
 /** Intervals without a counted reading before a meter counts as silent. */
@@ -18,18 +21,20 @@ export const SILENT_INTERVALS = 5;
 export class DataWatch {
   private readonly openEpisodes;
   private readonly meterNames;
+  private readonly damping: DataAlertDamping;
 
   constructor(
     private readonly deps: {
       db: Db;
       collector: Pick<Collector, 'health' | 'meterHealth' | 'intervalMs'>;
-      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      alerts: Pick<AlertService, 'fromGatewayAlarm' | 'reopenCleared'>;
       logger: Logger;
     },
   ) {
     // Episodes still open after a restart keep their keys: the same alert, not a second one.
     this.openEpisodes = deps.db.sqlite.prepare("SELECT alarm_key FROM alerts WHERE alarm_key LIKE 'energy.%@%' AND cleared_at IS NULL").pluck();
     this.meterNames = deps.db.sqlite.prepare('SELECT id, name FROM meters');
+    this.damping = new DataAlertDamping(deps.db);
   }
 
   /** Raises what is wrong and not yet raised, clears what is no longer wrong; answers how many of each. */
@@ -68,7 +73,22 @@ export class DataWatch {
     let raised = 0;
     let cleared = 0;
     for (const [code, problem] of problems) {
+      this.damping.present(code);
       if (open.has(code)) continue;
+      const reopen = this.damping.reopenable(code, now);
+      if (reopen) {
+        this.deps.alerts.reopenCleared(reopen.id);
+        this.deps.logger.warn({ code, alert: reopen.id }, `${problem.message} (again: its alert reopened)`);
+        continue;
+      }
+      const meter = /^energy\.meter\.\d+\./.exec(code)?.[0];
+      if (
+        meter &&
+        !this.damping.mayRaise(meter, now, (raisedInHour) =>
+          this.deps.logger.warn({ code, raisedInHour }, 'energy data-problem alerts for this meter capped: no new alert for the rest of the hour'),
+        )
+      )
+        continue;
       this.deps.logger.warn({ code }, problem.message);
       if (
         this.deps.alerts.fromGatewayAlarm({
@@ -84,7 +104,7 @@ export class DataWatch {
         raised += 1;
     }
     for (const [code, key] of open) {
-      if (problems.has(code)) continue;
+      if (problems.has(code) || !this.damping.clearDue(code, now)) continue;
       const result = this.deps.alerts.fromGatewayAlarm({ key, code, level: 'warning', message: '', raisedAt: key.slice(code.length + 1), clearedAt: at });
       if (result === 'cleared') {
         cleared += 1;

@@ -42,17 +42,22 @@ async function rig(): Promise<{ r: SimulatorRig; load: number; limit: number; st
 function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'relay'>) {
   const { deps } = r.server.service;
   const demand = demandWatch(r.server);
-  const loadShedder = new LoadShedder({
-    db: deps.db,
-    audit: deps.audit,
-    config: deps.analysis.loadShedding,
-    iot,
-    demand,
-    tariffs: deps.energy.tariffs,
-    alerts: deps.alerts,
-    logger: deps.logger,
-    timezone: deps.energy.timezone,
-  });
+  // On the service's own gateway, the service's controller (its guard's timer runs beside the test's collections and
+  // must not race a second controller); on another gateway, a controller of the test's own.
+  const loadShedder =
+    iot === deps.iot
+      ? deps.loadShedder
+      : new LoadShedder({
+          db: deps.db,
+          audit: deps.audit,
+          config: deps.analysis.loadShedding,
+          iot,
+          demand,
+          tariffs: deps.energy.tariffs,
+          alerts: deps.alerts,
+          logger: deps.logger,
+          timezone: deps.energy.timezone,
+        });
   /** Collects every minute, then the peak warning and the load shedding, as the service's collector does. */
   return async (until: number) => {
     while (r.clock.now < until) {

@@ -23,6 +23,12 @@ export type BadGateway = {
   readStatus: number | null;
   /** The status codes/history alone answers with, instead of 200 (a gateway whose history store is slow or down). */
   historyStatus: number | null;
+  /** How long codes/history takes to answer (ms; default 0). */
+  historyDelayMs: number;
+  /** The most codes/history requests it had in hand at once. */
+  maxHistoryInFlight: number;
+  /** The status codes/set answers with instead of carrying out the write (e.g. 503: a gateway refusing writes). */
+  writeStatus: number | null;
   /** GET /codes: the catalogue, or null for a gateway without one (404). */
   catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
   /** Requests per path. */
@@ -41,6 +47,9 @@ export async function startBadGateway(): Promise<BadGateway> {
     history: new Map(),
     readStatus: null,
     historyStatus: null,
+    writeStatus: null,
+    historyDelayMs: 0,
+    maxHistoryInFlight: 0,
     catalogue: null,
     counts: new Map(),
     set(code, point) {
@@ -52,6 +61,7 @@ export async function startBadGateway(): Promise<BadGateway> {
         server.closeAllConnections();
       }),
   };
+  let historyInFlight = 0;
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -89,11 +99,24 @@ export async function startBadGateway(): Promise<BadGateway> {
           });
         return send(res, 200, { data });
       }
+      if (path === '/codes/set') {
+        if (gateway.writeStatus !== null) return send(res, gateway.writeStatus, { error: 'write refused' });
+        // A point written holds the value (and keeps its timestamp and quality settings), as on a real gateway.
+        if (typeof body.code !== 'string' || typeof body.value !== 'number') return send(res, 400, { error: 'code and value required' });
+        gateway.set(body.code, { ...(gateway.points.get(body.code) ?? {}), value: body.value });
+        return send(res, 200, { success: true });
+      }
       if (path === '/codes/history') {
         const start = Date.parse(String(body.start));
         const end = Date.parse(String(body.end));
         const rows = (gateway.history.get(String(body.code)) ?? []).filter((row) => row.at > start && row.at <= end);
-        return send(res, 200, { data: rows.map((row) => ({ ts: new Date(row.at).toISOString(), value: row.value })) });
+        historyInFlight += 1;
+        gateway.maxHistoryInFlight = Math.max(gateway.maxHistoryInFlight, historyInFlight);
+        setTimeout(() => {
+          historyInFlight -= 1;
+          send(res, 200, { data: rows.map((row) => ({ ts: new Date(row.at).toISOString(), value: row.value })) });
+        }, gateway.historyDelayMs);
+        return;
       }
       send(res, 404, { error: 'no such endpoint' });
     });

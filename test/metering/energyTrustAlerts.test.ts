@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startMailCatcher, type MailCatcher } from '../helpers/smtp.ts';
 import { eventually } from '../helpers/server.ts';
 import { MIN, misbehavingRig, type MisbehavingRig } from '../helpers/rig.ts';
+import { CLEAR_AFTER_CHECKS, CLEAR_AFTER_MS } from '../../src/metering/dataAlertDamping.ts';
 
 describe('energy data alerts', () => {
   let r: MisbehavingRig;
@@ -31,6 +32,11 @@ describe('energy data alerts', () => {
     r.clock.now += MIN;
     await r.collector.collect();
   };
+  /** The first good collection does not clear an alert; the hold-off (checks and minutes) does. */
+  const holdOff = async () => {
+    const ticks = Math.max(CLEAR_AFTER_CHECKS, CLEAR_AFTER_MS / MIN + 1);
+    for (let i = 1; i < ticks; i += 1) await tick();
+  };
 
   test('collection failing: one critical alert after three failed intervals, mailed; cleared when it works again', async () => {
     r.gateway.readStatus = 503;
@@ -52,11 +58,13 @@ describe('energy data alerts', () => {
     r.gateway.readStatus = null;
     r.gateway.set('meter.main.kwh', { value: 101 });
     await tick();
+    assert.equal((await alerts('energy.collection'))[0].clearedAt, null, 'one good collection is not the end of it');
+    await holdOff();
     const [cleared] = await alerts('energy.collection');
-    assert.ok(cleared.clearedAt, 'cleared by itself');
+    assert.ok(cleared.clearedAt, 'cleared by itself after the hold-off');
   });
 
-  test('readings refused: a warning naming the meter and the reason, cleared by the next good reading', async () => {
+  test('readings refused: a warning naming the meter and the reason, cleared after the hold-off of good readings', async () => {
     const meter = await r.meter({ name: 'Clockless', code: 'meter.clockless.kwh', kind: 'energy' });
     r.gateway.set('meter.clockless.kwh', { value: 5 });
     await tick();
@@ -68,10 +76,11 @@ describe('energy data alerts', () => {
     assert.match(alert.message, /a time in the future/);
     r.gateway.set('meter.clockless.kwh', { value: 6 });
     await tick();
+    await holdOff();
     assert.ok((await alerts(`energy.meter.${meter.id}.refused`))[0].clearedAt);
   });
 
-  test('a meter silent for five intervals: a warning, cleared when it reads again', async () => {
+  test('a meter silent for five intervals: a warning, cleared once it has read again for the hold-off', async () => {
     const meter = await r.meter({ name: 'Quiet', code: 'meter.quiet.kwh', kind: 'energy' });
     r.gateway.set('meter.quiet.kwh', { value: 7, ts: r.clock.now });
     await tick();
@@ -83,6 +92,7 @@ describe('energy data alerts', () => {
     assert.match(alert.title, /Meter "Quiet" silent since/);
     r.gateway.set('meter.quiet.kwh', { value: 7.5 });
     await tick();
+    await holdOff();
     assert.ok((await alerts(`energy.meter.${meter.id}.silent`))[0].clearedAt);
   });
 });

@@ -70,6 +70,25 @@ describe('/metrics', () => {
     }
   });
 
+  test('every started job is listed by name with its runs, last start and next run; the jobs that are off are not', async () => {
+    const parsed = parsePrometheusTextFormat(await (await scrape()).text()) as Parsed;
+    const family = (name: string) => parsed.find((f) => f.name === name)!;
+    const runs = new Map(family('ems_job_runs_total').metrics.map((m) => [m.labels!.job, Number(m.value)]));
+    const listed = server.service.deps.jobs.list();
+    assert.deepEqual([...runs.keys()].sort(), listed.map((job) => job.name).sort(), 'the metrics list the registry');
+    // The test server runs without collection and the alarm poll (EMS_COLLECT_INTERVAL / EMS_ALARM_POLL_INTERVAL off).
+    for (const name of ['WAL checkpoint', 'gateway probe', 'alert escalations', 'verification code sweep', 'backup', 'report plans', 'load shedding guard'])
+      assert.ok(runs.has(name), `${name} listed`);
+    for (const name of ['energy collection', 'gateway alarm poll', 'energy anomaly check']) assert.ok(!runs.has(name), `${name} is off`);
+    // A Repeating runs at once when started: the sweep and the WAL check have started by the time the server answers.
+    const started = new Map(family('ems_job_last_start_timestamp_seconds').metrics.map((m) => [m.labels!.job, Number(m.value)]));
+    assert.ok(runs.get('verification code sweep')! >= 1 && started.get('verification code sweep')! * 1000 <= Date.now());
+    const next = new Map(family('ems_job_next_run_timestamp_seconds').metrics.map((m) => [m.labels!.job, m.value]));
+    assert.ok(Number(next.get('backup')) * 1000 > Date.now(), 'the nightly backup is due in the future');
+    const owner = family('ems_job_runs_total').metrics.find((m) => m.labels!.job === 'backup')!.labels!.owner;
+    assert.equal(owner, 'operations');
+  });
+
   test('OpenMetrics when asked: counters typed without _total, units, and # EOF last', async () => {
     const response = await scrape({ accept: 'application/openmetrics-text; version=1.0.0' });
     assert.match(response.headers.get('content-type')!, /^application\/openmetrics-text; version=1\.0\.0/);

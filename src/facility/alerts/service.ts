@@ -176,6 +176,14 @@ export class AlertService {
     return 'unchanged';
   }
 
+  /**
+   * A cleared alarm whose condition came back soon after (the service's data-problem alerts): the same alert returns
+   * to alarm (its cleared time emptied, audited), instead of a new one. Its status is left alone.
+   */
+  reopenCleared(id: number): void {
+    this.table.update(id, { clearedAt: null }, null);
+  }
+
   /** Partial update; a status in the body goes through the same lifecycle rules as acknowledge/resolve. */
   update(id: number, input: AlertUpdateInput, actor: Actor): AlertView {
     const { status, ...fields } = input;

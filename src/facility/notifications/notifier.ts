@@ -8,6 +8,7 @@ import { alerts, notificationRules, notificationSends } from '../../platform/db/
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import { siteMailReader, type SiteMail } from '../../platform/mail/siteMail.ts';
+import type { Job } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
 
 type Rule = typeof notificationRules.$inferSelect;
@@ -151,12 +152,18 @@ export class AlarmNotifier {
       .prepare();
   }
 
+  /** The escalation check as a named job, once started. */
+  get escalationJob(): Job | undefined {
+    return this.escalations;
+  }
+
   start(): void {
     const every = this.options.escalationCheckMs ?? 10_000;
     this.escalations = new Repeating(
       () =>
         this.checkEscalations().catch((error: unknown) => this.options.logger.error({ err: error }, 'escalation check failed; tried again at the next run')),
       every,
+      'alert escalations',
     );
     this.escalations.start();
   }

@@ -1,6 +1,7 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
 import type { IotGateway } from '../../gateway/service.ts';
+import type { Job } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
 
@@ -83,7 +84,11 @@ export class AlarmPoller {
       now?: () => number;
     },
   ) {
-    this.repeating = new Repeating(() => this.poll(), deps.intervalMs);
+    this.repeating = new Repeating(() => this.poll(), deps.intervalMs, 'gateway alarm poll');
+  }
+
+  get job(): Job {
+    return this.repeating;
   }
 
   start(): void {

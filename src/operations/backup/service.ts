@@ -1,5 +1,6 @@
 // The backup schedule in the service: the cron timer that runs it (box clock), one run recorded in the schedule row, the weekly restore drill.
 import { boxTimezone, CronTimer } from '../../platform/jobs/cron.ts';
+import { type Job, RunRecord } from '../../platform/jobs/jobs.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -152,6 +153,9 @@ const RELOAD_INTERVAL_MS = 10_000;
 /** Owns the cron timer (src/platform/jobs/cron.ts, in the box's time zone): started with the service, rescheduled by every change, stopped (and any run aborted) on close. */
 export class BackupScheduler {
   private task: CronTimer | null = null;
+  /** Scheduled runs, for the job registry (manual runs are the admin's, not the schedule's). */
+  private readonly scheduled = new RunRecord();
+  private scheduleText = 'off';
   private running: Promise<BackupOutcome> | null = null;
   private readonly abort = new AbortController();
   private stopped = false;
@@ -162,6 +166,18 @@ export class BackupScheduler {
 
   constructor(private readonly deps: SchedulerDeps) {
     this.checks = cachedChecks(deps.dataDir);
+  }
+
+  /** The backup schedule as a named job (src/platform/jobs/jobs.ts). */
+  get job(): Job {
+    const scheduler = this;
+    return {
+      name: 'backup',
+      get schedule() {
+        return scheduler.scheduleText;
+      },
+      state: () => this.scheduled.state(this.task?.nextRun()?.getTime() ?? null),
+    };
   }
 
   start(): void {
@@ -265,6 +281,7 @@ export class BackupScheduler {
   private cancelTask(): void {
     this.task?.stop();
     this.task = null;
+    this.scheduleText = 'off';
   }
 
   private reschedule(row: { enabled: boolean; cron: string }): void {
@@ -272,7 +289,8 @@ export class BackupScheduler {
     this.scheduledFor = `${row.enabled}|${row.cron}`;
     if (this.stopped || !row.enabled) return;
     try {
-      const task = new CronTimer(row.cron, boxTimezone(), () => void this.runNow('scheduled'));
+      const task = new CronTimer(row.cron, boxTimezone(), () => void this.scheduled.track(() => this.runNow('scheduled')).catch(() => {}));
+      this.scheduleText = `cron ${row.cron} (box time)`;
       task.start();
       this.task = task;
     } catch (error) {

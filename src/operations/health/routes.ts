@@ -4,6 +4,7 @@ import type { IotGateway } from '../../gateway/service.ts';
 import type { BackupScheduler } from '../backup/service.ts';
 import type { Collector } from '../../metering/collector.ts';
 import type { Config } from '../../platform/config.ts';
+import type { LoadSheddingConfig } from '../../analysis/loadShedding.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { version } from '../../platform/packageRoot.ts';
@@ -55,6 +56,18 @@ const Health = Type.Object({
     },
     { description: 'the energy collector; its errors are on GET /api/energy/collector (operators)' },
   ),
+  loadShedding: Type.Union(
+    [
+      Type.Object({
+        shed: Type.Array(Type.String(), { description: 'gateway points load shedding holds switched off now' }),
+        restoreFailing: Type.Array(Type.String(), {
+          description: 'of those, the points whose restore the gateway did not confirm (a critical alert; tried again every 5 s)',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'null while the database is unavailable' },
+  ),
 });
 
 export function healthRoutes({
@@ -64,7 +77,16 @@ export function healthRoutes({
   backups,
   collector,
   config,
-}: { db: Db; startedAt: number; iot: IotGateway; backups: BackupScheduler; collector: Collector; config: Config }) {
+  analysis,
+}: {
+  db: Db;
+  startedAt: number;
+  iot: IotGateway;
+  backups: BackupScheduler;
+  collector: Collector;
+  config: Config;
+  analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
+}) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   const storage = storageWatchOf(db, config.dataDir);
@@ -100,6 +122,15 @@ export function healthRoutes({
         } catch {
           // the database answered the ping but not this read
         }
+        let loadShedding: { shed: string[]; restoreFailing: string[] } | null = null;
+        try {
+          if (database !== 'unavailable') {
+            const shed = analysis.loadShedding.points().filter((p) => p.shedAt !== null);
+            loadShedding = { shed: shed.map((p) => p.code), restoreFailing: shed.filter((p) => p.lastError !== null).map((p) => p.code) };
+          }
+        } catch {
+          // the database answered the ping but not this read
+        }
         const body = {
           status: database === 'ok' ? ('ok' as const) : ('degraded' as const),
           version,
@@ -115,6 +146,7 @@ export function healthRoutes({
             failingSince: collected.failingSince,
             metersNotOk,
           },
+          loadShedding,
         };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },

@@ -9,6 +9,7 @@ import { meterState } from '../../platform/db/schema/index.ts';
 import { addDays } from '../../platform/time/calendar.ts';
 import type { EnergyFigures } from '../../energy/figures.ts';
 import type { Meter } from '../../metering/meters.ts';
+import type { JobView } from '../../platform/jobs/jobs.ts';
 
 export type MetricsSources = {
   db: Db;
@@ -19,6 +20,8 @@ export type MetricsSources = {
   meters: { all(): Meter[] };
   figures: EnergyFigures;
   startedAt: number;
+  /** The periodic jobs (src/platform/jobs/jobs.ts); none in tests that build the metrics alone. */
+  jobs?: { list(): JobView[] };
   now?: () => number;
 };
 
@@ -172,6 +175,39 @@ export class Metrics {
           value: Math.round(figures.totals('1970-01-01', until, { meterId: meter.id }).kwh * 1000) / 1000,
         })),
       },
+      ...jobFamilies(this.sources.jobs?.list() ?? []),
     ];
   }
+}
+
+/** The periodic jobs: a scraper alerts on a job whose last start is too old, or whose failures grow. */
+function jobFamilies(jobs: JobView[]): Family[] {
+  const seconds = (ms: number | null) => (ms === null ? NaN : ms / 1000);
+  const per = (value: (job: JobView) => number) => jobs.map((job) => ({ labels: { job: job.name, owner: job.owner }, value: value(job) }));
+  return [
+    { name: 'ems_job_runs_total', type: 'counter', help: 'Runs of each periodic job since the service started.', samples: per((job) => job.runs) },
+    { name: 'ems_job_failures_total', type: 'counter', help: 'Runs of each periodic job that ended in an error.', samples: per((job) => job.failures) },
+    { name: 'ems_job_running', type: 'gauge', help: 'The job is running now (1) or not (0).', samples: per((job) => (job.running ? 1 : 0)) },
+    {
+      name: 'ems_job_last_start_timestamp_seconds',
+      type: 'gauge',
+      help: 'When the job last started, Unix time (NaN: not yet).',
+      unit: 'seconds',
+      samples: per((job) => seconds(job.lastStartedAt)),
+    },
+    {
+      name: 'ems_job_last_duration_seconds',
+      type: 'gauge',
+      help: 'How long its last finished run took (NaN: none finished, or not measured).',
+      unit: 'seconds',
+      samples: per((job) => seconds(job.lastDurationMs)),
+    },
+    {
+      name: 'ems_job_next_run_timestamp_seconds',
+      type: 'gauge',
+      help: 'When the job runs next, Unix time (NaN: not scheduled, or running now).',
+      unit: 'seconds',
+      samples: per((job) => seconds(job.nextAt)),
+    },
+  ];
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { platformConfig, reportPlans } from '../../platform/db/schema/index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { nextCronRun } from '../../platform/jobs/cron.ts';
+import type { Job, JobState } from '../../platform/jobs/jobs.ts';
 import type { Clock, ReportRunner, RunTrigger } from './runs.ts';
 
 /** Plan changes (API, emsctl, a restore) are noticed within this, even when no run is due sooner. */
@@ -19,6 +20,8 @@ export class ReportScheduler {
   private readonly enabledPlans;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  private started = 0;
+  private lastStartedAt: number | null = null;
 
   constructor(private readonly deps: { db: Db; logger: Logger; runner: ReportRunner; clock: Clock; pollMs?: number }) {
     this.enabledPlans = deps.db.orm
@@ -46,6 +49,26 @@ export class ReportScheduler {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.deps.runner.stop();
+  }
+
+  /** The plans' schedule as one named job: its runs are the plan runs it started, its next time the soonest plan's. */
+  get job(): Job {
+    return {
+      name: 'report plans',
+      schedule: "each enabled plan's cron (site time zone)",
+      state: (): JobState => {
+        const next = Math.min(...[...this.slots.values()].map((slot) => slot.nextAt ?? Infinity));
+        const running = [...this.slots.keys()].some((id) => this.deps.runner.isRunning(id));
+        return {
+          runs: this.started,
+          failures: 0,
+          running,
+          lastStartedAt: this.lastStartedAt,
+          lastDurationMs: null,
+          nextAt: Number.isFinite(next) ? next : null,
+        };
+      },
+    };
   }
 
   /** When each enabled plan runs next (epoch ms), as of the last tick. */
@@ -80,6 +103,8 @@ export class ReportScheduler {
       }
       try {
         started.push(this.deps.runner.start(plan.id, trigger, null).finished);
+        this.started++;
+        this.lastStartedAt = now;
       } catch (error) {
         this.deps.logger.error({ err: error, planId: plan.id }, 'report run could not start');
       }

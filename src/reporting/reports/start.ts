@@ -15,6 +15,7 @@ import { mailBaseUrl, siteMailReader } from '../../platform/mail/siteMail.ts';
 import { ReportWorkers } from './offThread.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
+import type { JobRegistry } from '../../platform/jobs/jobs.ts';
 
 export function startReports(deps: {
   config: Config;
@@ -23,6 +24,8 @@ export function startReports(deps: {
   audit: AuditLog;
   mailer: Mailer;
   lifecycle: Lifecycle;
+  /** The registry the plans' schedule is listed in; none in tests that start reports alone. */
+  jobs?: JobRegistry;
   alerts: AlertService;
   energy: SiteEnergy;
   analysis?: ReportAnalysis;
@@ -51,6 +54,7 @@ export function startReports(deps: {
   if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
   const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
   scheduler.start();
+  deps.jobs?.add('reporting', scheduler.job);
   lifecycle.onClose('report scheduler', () => scheduler.stop());
   return runner;
 }

@@ -5,6 +5,7 @@ import type { ConfigStore } from '../../site/service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { alerts, dashboardSettings, platformConfig } from '../../platform/db/schema/index.ts';
 import { Kept } from '../../platform/db/kept.ts';
+import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
 import { FIGURE_TABLES } from '../../energy/figures.ts';
 import type { DashboardWidget } from '../../platform/db/schema/settings.ts';
 import type { AreaCards } from '../../energy/areaCards.ts';
@@ -50,9 +51,8 @@ export class DashboardService {
     this.publicAlerts = orm
       .select({
         id: alerts.id,
-        // A gateway alarm's title is the gateway's own alarm text (it may name people, tenants or faults in detail): the
-        // public payload names only the point it is on. Alerts people wrote keep their title.
-        title: sql<string>`CASE WHEN ${alerts.alarmKey} IS NULL THEN ${alerts.title} ELSE 'Alarm on ' || coalesce(${alerts.source}, 'the gateway') END`,
+        // The public-title rule (src/facility/alerts/publicTitle.ts): a gateway alarm names only its point.
+        title: publicAlertTitle(),
         level: alerts.level,
         status: alerts.status,
         area: alerts.area,

@@ -9,6 +9,7 @@ import type { CommodityFigures, CommodityFiguresView } from '../../energy/commod
 import type { EnergyFigures } from '../../energy/figures.ts';
 import type { AreaCards } from '../../energy/areaCards.ts';
 import { NotFound } from '../../platform/errors.ts';
+import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
 import { publicGatewayState } from '../../operations/health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../../platform/i18n/messages.ts';
 import type { IotHealth } from '../../gateway/service.ts';
@@ -132,8 +133,9 @@ export class WallboardService {
       or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)),
       or(sql`${area} IS NULL`, eq(alerts.area, area)),
     );
+    // A public payload: titles by the one public-title rule (src/facility/alerts/publicTitle.ts), as on /api/dashboard.
     this.activeAlerts = db.orm
-      .select({ title: alerts.title, level: alerts.level, area: alerts.area, since: alerts.occurredAt })
+      .select({ title: publicAlertTitle(), level: alerts.level, area: alerts.area, since: alerts.occurredAt })
       .from(alerts)
       .where(and(active, inArray(alerts.level, ['critical', 'warning'])))
       .orderBy(sql`CASE ${alerts.level} WHEN 'critical' THEN 0 ELSE 1 END`, alerts.occurredAt, alerts.id)
