@@ -243,10 +243,13 @@ export const BaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
-      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
-      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
-      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
+      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
+      savingsWithheld: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      ),
+      uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
+      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
     }),
@@ -389,10 +392,13 @@ export const HourlyBaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
-      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
-      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
-      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
+      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
+      savingsWithheld: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      ),
+      uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
+      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       hoursListed: Type.Boolean(),
       hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),
       days: Type.Array(
