@@ -210,7 +210,10 @@ describe('a simulated year', () => {
       close(body.statistics.cvRmsePercent, (Math.sqrt(ssRes / (n - p)) / mean) * 100, 0.001, 'CV(RMSE)');
       close(body.statistics.r2, 1 - ssRes / ssTot, 0.001, 'R²');
       assert.ok(Math.abs(body.statistics.nmbePercent - (bias / ((n - p) * mean)) * 100) < 0.001, 'NMBE');
-      assert.equal(body.statistics.pass.all, body.statistics.cvRmsePercent <= 20 && Math.abs(body.statistics.nmbePercent) <= 0.005 && body.statistics.r2 >= 0.75);
+      assert.equal(
+        body.statistics.pass.all,
+        body.statistics.cvRmsePercent <= 20 && Math.abs(body.statistics.nmbePercent) <= 0.005 && body.statistics.r2 >= 0.75,
+      );
       assert.equal(body.statistics.pass.all, true);
       // A day's HDD against the simulated climate's own, from its 5-minute slots.
       const sample = body.baselineDays.find((d: any) => d.hdd > 3);
