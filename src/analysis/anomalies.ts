@@ -225,6 +225,7 @@ export class AnomalyWatch {
         heatingBaseC: 15.5,
         coolingBaseC: 21,
         holidays: [],
+        changePoint: false,
       });
     } catch (error) {
       // Too little history or no temperature yet: nothing to compare with.

@@ -9,7 +9,7 @@ import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
 import type { Target } from './comparisons.ts';
-import { baselineGuardRails, cvRmseLimitPercent, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
 
 export type DayType = 'working' | 'weekend' | 'holiday';
 export type BaselineDay = { day: string; dayType: DayType; hdd: number; cdd: number; meanC: number; actualKwh: number; expectedKwh: number };
@@ -85,6 +85,8 @@ export type BaselineQuery = {
   heatingBaseC: number;
   coolingBaseC: number;
   holidays: string[];
+  /** Also search the change-point models (3P/4P/5P) beside the degree-day model (default true; the anomaly check skips it). */
+  changePoint?: boolean;
   /** The caller may read any temperature point from the gateway (admins; others only the site's outdoor point). */
   anyTemperatureCode?: boolean;
 };
@@ -215,6 +217,23 @@ export class Baselines {
         ? { days: later.observed.length, observations: later.observed.map((o) => ({ ...conditions(o), actualKwh: o.actualKwh, expectedKwh: predict(o) })) }
         : undefined,
     });
+    // Change-point models (ASHRAE RP-1050: 3P heating or cooling, 4P, 5P) on the days' mean temperature, beside the
+    // degree-day model: when one fits better (CV(RMSE) lower by 10 % or more) the guard rails say so.
+    const cp = query.changePoint === false ? null : bestChangePointModel(baselineDays);
+    const changePoint = cp && {
+      ...cp,
+      heatingChangePointC: cp.heatingChangePointC,
+      coolingChangePointC: cp.coolingChangePointC,
+      coefficients: Object.fromEntries(Object.entries(cp.coefficients).map(([k, v]) => [k, round(v, 4)])) as typeof cp.coefficients,
+      cvRmsePercent: round(cp.cvRmsePercent, 3),
+      r2: round(cp.r2, 4),
+      fitsBetter: cp.cvRmsePercent < statistics.cvRmsePercent * 0.9,
+    };
+    if (changePoint?.fitsBetter)
+      guardRails.reasons.push(
+        `A ${changePoint.model} change-point model on the daily mean temperature fits the baseline better (CV(RMSE) ${changePoint.cvRmsePercent} % against ` +
+          `${round(statistics.cvRmsePercent, 3)} %): the degree-day balance points ${query.heatingBaseC}/${query.coolingBaseC} °C may not suit this building.`,
+      );
     if (later && query.reportFrom !== undefined) {
       let cusum = 0;
       const days = later.observed.map((o) => {
@@ -263,6 +282,7 @@ export class Baselines {
         pass: { ...pass, all: pass.cvRmse && pass.nmbe && pass.r2 },
       },
       guardRails,
+      changePoint,
       baselineDays: baselineDays.map(shape),
       missingBaselineDays: base.missing.slice(0, 400),
       report,

@@ -286,3 +286,107 @@ const DESCRIBE: Record<string, string> = {
   weekend: 'weekend days',
   holiday: 'holidays',
 };
+
+/** A change-point model of daily energy on the day's mean outdoor temperature (ASHRAE RP-1050 inverse models). */
+export type ChangePointModel = {
+  model: '3PH' | '3PC' | '4P' | '5P';
+  /** Below this the heating slope applies (3PH, 4P, 5P). */
+  heatingChangePointC: number | null;
+  /** Above this the cooling slope applies (3PC, 4P: the same point, 5P). */
+  coolingChangePointC: number | null;
+  coefficients: { intercept: number; heatingPerK: number; coolingPerK: number; weekend: number; holiday: number };
+  n: number;
+  /** Coefficients plus change points. */
+  p: number;
+  cvRmsePercent: number;
+  r2: number;
+};
+
+type CpDay = { meanC: number; dayType: 'working' | 'weekend' | 'holiday'; actualKwh: number };
+
+/** Least squares by the normal equations with partial pivoting; null when singular. */
+function solve(rows: number[][], y: number[]): number[] | null {
+  const p = rows[0].length;
+  const a = Array.from({ length: p }, () => new Float64Array(p + 1));
+  rows.forEach((x, k) => {
+    for (let i = 0; i < p; i += 1) {
+      for (let j = 0; j < p; j += 1) a[i][j] += x[i] * x[j];
+      a[i][p] += x[i] * y[k];
+    }
+  });
+  for (let c = 0; c < p; c += 1) {
+    let pivot = c;
+    for (let r = c + 1; r < p; r += 1) if (Math.abs(a[r][c]) > Math.abs(a[pivot][c])) pivot = r;
+    [a[c], a[pivot]] = [a[pivot], a[c]];
+    if (Math.abs(a[c][c]) < 1e-9) return null;
+    for (let r = 0; r < p; r += 1) {
+      if (r === c) continue;
+      const f = a[r][c] / a[c][c];
+      for (let j = c; j <= p; j += 1) a[r][j] -= f * a[c][j];
+    }
+  }
+  return Array.from({ length: p }, (_, i) => a[i][p] / a[i][i]);
+}
+
+/**
+ * The best change-point model (3P heating, 3P cooling, 4P, 5P) by CV(RMSE) with p = coefficients + change points, the
+ * change points searched on a 0.5 K grid between the 10th and 90th percentile of the days' mean temperatures; day type
+ * dummies where they vary. Slopes must have their physical sign (heating rises as it gets colder, cooling as it gets
+ * warmer); a candidate that breaks it is skipped. Null with fewer than 30 days.
+ */
+export function bestChangePointModel(days: CpDay[]): ChangePointModel | null {
+  if (days.length < 30) return null;
+  const temps = days.map((d) => d.meanC).sort((a, b) => a - b);
+  const lo = Math.ceil(temps[Math.floor(temps.length * 0.1)] * 2) / 2;
+  const hi = Math.floor(temps[Math.floor(temps.length * 0.9)] * 2) / 2;
+  const grid: number[] = [];
+  for (let t = lo; t <= hi + 1e-9; t += 0.5) grid.push(Math.round(t * 10) / 10);
+  if (!grid.length) return null;
+  const dummies = (['weekend', 'holiday'] as const).filter((type) => days.some((d) => d.dayType === type) && days.some((d) => d.dayType !== type));
+  const y = days.map((d) => d.actualKwh);
+  const mean = y.reduce((a, b) => a + b, 0) / y.length;
+  const ssTot = y.reduce((a, b) => a + (b - mean) ** 2, 0);
+  let best: ChangePointModel | null = null;
+  const consider = (model: ChangePointModel['model'], th: number | null, tc: number | null) => {
+    const rows = days.map((d) => [
+      1,
+      ...(th !== null ? [Math.max(0, th - d.meanC)] : []),
+      ...(tc !== null ? [Math.max(0, d.meanC - tc)] : []),
+      ...dummies.map((type) => (d.dayType === type ? 1 : 0)),
+    ]);
+    const beta = solve(rows, y);
+    if (!beta) return;
+    let k = 1;
+    const heatingPerK = th !== null ? beta[k++] : 0;
+    const coolingPerK = tc !== null ? beta[k++] : 0;
+    if (heatingPerK < 0 || coolingPerK < 0) return;
+    const dummy = Object.fromEntries(dummies.map((type) => [type, beta[k++]])) as Record<string, number>;
+    let ssRes = 0;
+    rows.forEach((x, i) => {
+      const fitted = x.reduce((sum, v, j) => sum + v * beta[j], 0);
+      ssRes += (y[i] - fitted) ** 2;
+    });
+    const points = (th !== null ? 1 : 0) + (tc !== null && tc !== th ? 1 : 0);
+    const p = beta.length + points;
+    if (days.length - p <= 0) return;
+    const cv = (Math.sqrt(ssRes / (days.length - p)) / mean) * 100;
+    if (best && cv >= best.cvRmsePercent) return;
+    best = {
+      model,
+      heatingChangePointC: th,
+      coolingChangePointC: tc,
+      coefficients: { intercept: beta[0], heatingPerK, coolingPerK, weekend: dummy.weekend ?? 0, holiday: dummy.holiday ?? 0 },
+      n: days.length,
+      p,
+      cvRmsePercent: cv,
+      r2: ssTot > 0 ? 1 - ssRes / ssTot : 0,
+    };
+  };
+  for (const t of grid) {
+    consider('3PH', t, null);
+    consider('3PC', null, t);
+    consider('4P', t, t);
+  }
+  for (const th of grid) for (const tc of grid) if (tc > th) consider('5P', th, tc);
+  return best;
+}

@@ -210,6 +210,29 @@ export const BaselineBody = Type.Object({
   }),
   statistics: FitStatistics,
   guardRails: GuardRailsBlock,
+  changePoint: Type.Union(
+    [
+      Type.Object({
+        model: stringEnum(['3PH', '3PC', '4P', '5P'] as const),
+        heatingChangePointC: Type.Union([Type.Number(), Type.Null()]),
+        coolingChangePointC: Type.Union([Type.Number(), Type.Null()]),
+        coefficients: Type.Object({
+          intercept: Type.Number(),
+          heatingPerK: Type.Number({ description: 'kWh/day per K below the heating change point' }),
+          coolingPerK: Type.Number({ description: 'kWh/day per K above the cooling change point' }),
+          weekend: Type.Number(),
+          holiday: Type.Number(),
+        }),
+        n: Type.Integer(),
+        p: Type.Integer({ description: 'coefficients plus change points' }),
+        cvRmsePercent: Type.Number(),
+        r2: Type.Number(),
+        fitsBetter: Type.Boolean({ description: 'CV(RMSE) at least 10 % lower than the degree-day model' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the best change-point model (ASHRAE RP-1050) on the daily mean temperature, beside the degree-day model' },
+  ),
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
   report: Type.Union([
@@ -220,10 +243,13 @@ export const BaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
-      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
-      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
-      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
+      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
+      savingsWithheld: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      ),
+      uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
+      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
     }),
@@ -366,10 +392,13 @@ export const HourlyBaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      savingsWithheld: Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
-      uncertainty: Type.Union([SavingsUncertaintyBlock, Type.Null()]),
-      significant: Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' }),
-      coverage: Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' }),
+      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
+      savingsWithheld: Type.Optional(
+        Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
+      ),
+      uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
+      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       hoursListed: Type.Boolean(),
       hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),
       days: Type.Array(

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulatorRig, type SimulatorRig, DAY } from '../helpers/rig.ts';
-import { baselineGuardRails, lag1Autocorrelation, savingsUncertainty, studentT } from '../../src/analysis/guardRails.ts';
+import { baselineGuardRails, bestChangePointModel, lag1Autocorrelation, savingsUncertainty, studentT } from '../../src/analysis/guardRails.ts';
 
 describe('guard-rail arithmetic against hand computations', () => {
   test("Student's t: the table values (two-sided 68 % and 90 %)", () => {
@@ -63,6 +63,30 @@ describe('guard-rail arithmetic against hand computations', () => {
   });
 });
 
+describe('change-point models recover the building they were generated from', () => {
+  // A year of days whose mean temperature runs from −5 to 30 °C; weekends 30 kWh lower.
+  const days = (kwh: (t: number) => number) =>
+    Array.from({ length: 364 }, (_, i) => {
+      const meanC = -5 + 35 * (0.5 - 0.5 * Math.cos((((i * 7) % 364) / 364) * 2 * Math.PI)) + ((i * 13) % 7) * 0.1;
+      const dayType = i % 7 >= 5 ? ('weekend' as const) : ('working' as const);
+      return { meanC, dayType, actualKwh: kwh(meanC) - (dayType === 'weekend' ? 30 : 0) };
+    });
+  test('5P: 100 + 8·(12 − T)⁺ + 5·(T − 20)⁺ → 5P at 12 and 20 °C, slopes 8 and 5, weekend −30', () => {
+    const m = bestChangePointModel(days((t) => 100 + 8 * Math.max(0, 12 - t) + 5 * Math.max(0, t - 20)))!;
+    assert.equal(m.model, '5P');
+    assert.deepEqual([m.heatingChangePointC, m.coolingChangePointC], [12, 20]);
+    assert.ok(Math.abs(m.coefficients.heatingPerK - 8) < 1e-6 && Math.abs(m.coefficients.coolingPerK - 5) < 1e-6, JSON.stringify(m));
+    assert.ok(Math.abs(m.coefficients.weekend + 30) < 1e-6 && Math.abs(m.coefficients.intercept - 100) < 1e-6);
+    assert.ok(m.cvRmsePercent < 1e-6);
+  });
+  test('3P heating: 50 + 6·(15 − T)⁺ → 3PH at 15 °C (4P and 5P add a point and a zero slope: worse by n − p)', () => {
+    const m = bestChangePointModel(days((t) => 50 + 6 * Math.max(0, 15 - t) + ((t * 1000) % 3) * 0.01))!;
+    assert.equal(m.model, '3PH');
+    assert.equal(m.heatingChangePointC, 15);
+    assert.ok(Math.abs(m.coefficients.heatingPerK - 6) < 0.01, JSON.stringify(m));
+  });
+});
+
 describe('the unchanged simulated building: a January baseline used in July, and a year baseline', () => {
   let r: SimulatorRig;
   let hvacId: number;
@@ -84,6 +108,7 @@ describe('the unchanged simulated building: a January baseline used in July, and
         `what was reported before as savings ${Math.round(expectedKwh - actualKwh)} kWh (${Math.round(((expectedKwh - actualKwh) / expectedKwh) * 1000) / 10} %); now ${body.report.savingsKwh}`,
     );
     t.diagnostic(`withheld: ${body.report.savingsWithheld}`);
+    t.diagnostic(`change-point model: ${JSON.stringify(body.changePoint)}`);
     // The fit itself passes every statistical test (that was the trap: before, its extrapolation was reported as savings) ...
     assert.equal(body.statistics.pass.cvRmse, true);
     // ... but no number is given for a building that did not change.
