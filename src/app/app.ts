@@ -57,13 +57,26 @@ function securityHeaders(): Middleware {
   };
 }
 
-/** CORS for the one configured dashboard origin; nothing for any other. */
-function portalCors(origin: string | undefined): Middleware {
+/**
+ * CORS for the configured dashboard origins (EMS_PORTAL_ORIGIN, a list); nothing for any other. A preflight from any
+ * other origin gets a CORS answer too: 403 without Access-Control-Allow-Origin (the browser then refuses the request),
+ * not the router's "405 OPTIONS is not allowed".
+ */
+function portalCors(origins: string[]): Middleware {
+  const allowed = new Set(origins);
   return async (ctx, next) => {
-    if (!origin || ctx.get('Origin') !== origin) return next();
+    const origin = ctx.get('Origin');
+    const preflight = ctx.method === 'OPTIONS' && origin !== '' && ctx.get('Access-Control-Request-Method') !== '';
+    if (!allowed.has(origin)) {
+      if (!preflight) return next();
+      ctx.vary('Origin');
+      ctx.status = 403;
+      ctx.body = { error: `CORS: the origin ${origin.slice(0, 200)} is not allowed (EMS_PORTAL_ORIGIN lists the dashboard's origins)`, code: 'FORBIDDEN' };
+      return;
+    }
     ctx.set('Access-Control-Allow-Origin', origin);
     ctx.vary('Origin');
-    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+    if (preflight) {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
       ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
       ctx.set('Access-Control-Max-Age', '600');
@@ -98,7 +111,7 @@ export function createApp(deps: AppDeps, extra: { publicMiddleware?: Middleware[
   app.use(metrics.counter());
   app.use(errorRenderer(deps.logger, () => storageWatchOf(deps.db, deps.config.dataDir).noteFull()));
   app.use(securityHeaders());
-  app.use(portalCors(deps.config.portalOrigin));
+  app.use(portalCors(deps.config.portalOrigins));
   app.use(documentationPage());
   app.use(staffApp(deps));
   app.use(wallboardPages());

@@ -10,7 +10,7 @@ import { AuthService } from '../access/auth/service.ts';
 import { holdServiceLock } from '../operations/backup/locks.ts';
 import { BackupScheduler } from '../operations/backup/service.ts';
 import type { Config } from '../platform/config.ts';
-import { closeDatabase, databasePath, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
+import { closeDatabase, databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
 import { Lifecycle, Repeating } from '../platform/jobs/lifecycle.ts';
 import { JobRegistry } from '../platform/jobs/jobs.ts';
 import { CHECK_INTERVAL_MS, WalIndex, walCheckpointJob } from '../platform/db/walCheckpoint.ts';
@@ -63,7 +63,7 @@ export function prepareDataDir(dataDir: string): void {
     fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.X_OK);
     for (const sub of DATA_SUBDIRS) {
       current = path.join(dataDir, sub);
-      fs.mkdirSync(current, { recursive: true, mode: 0o750 });
+      ensureDirectory(current, 0o750);
       fs.accessSync(current, fs.constants.W_OK | fs.constants.X_OK);
     }
     // A database left by a process running as another user (root) would open, then fail on its first write.
@@ -72,8 +72,10 @@ export function prepareDataDir(dataDir: string): void {
       if (fs.existsSync(current)) fs.accessSync(current, fs.constants.R_OK | fs.constants.W_OK);
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const { code, path: where } = error as NodeJS.ErrnoException;
     if (code === undefined) throw error;
+    if (code === 'ENOTDIR' || code === 'EEXIST') throw new StartupError(`EMS_DATA_DIR: ${where ?? current} is not a directory (a file is in the way)`);
+    if (code === 'ENOENT' && where) throw new StartupError(`EMS_DATA_DIR: ${where} cannot be created here (ENOENT: its parent takes no new folders)`);
     throw new StartupError(`EMS_DATA_DIR: ${current} is not writable for this service (${code})`);
   }
 }

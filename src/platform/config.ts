@@ -28,7 +28,10 @@ export type Config = {
   smtpUrl: string | undefined;
   mailFrom: string;
   publicUrl: string;
+  /** The first of portalOrigins (links in mails); undefined when none is set. */
   portalOrigin: string | undefined;
+  /** EMS_PORTAL_ORIGIN: every origin of the web dashboard (CORS; the OAuth popup's postMessage targets). */
+  portalOrigins: string[];
   /** Bearer token that opens GET /metrics to a scraper; unset: /metrics answers 404. */
   metricsToken: string | undefined;
   oauth: { github?: GithubProviderConfig; oidc?: OidcProviderConfig };
@@ -135,6 +138,15 @@ function origin(env: Env, name: string): string | undefined {
   return parsed.origin;
 }
 
+/** A comma-separated list of origins ("https://dash.example.lan,http://localhost:5173"), each checked as origin() does. */
+function originList(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.some((item) => item === '')) throw new ConfigError(`${name}: an empty item in the list "${raw}"`);
+  return [...new Set(items.map((item) => origin({ [name]: item }, name)!))];
+}
+
 /** "30s,2m,10m": the waits before each retry of a failed report mail (ms, s, m or h per item). */
 function delayList(env: Env, name: string, fallback: string): number[] {
   const raw = read(env, name) ?? fallback;
@@ -203,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const tlsFiles = pair(env, 'EMS_TLS_CERT', 'EMS_TLS_KEY');
+  const portalOrigins = originList(env, 'EMS_PORTAL_ORIGIN');
 
   const iotBase = read(env, 'EMS_IOT_BASE_URL') ?? 'sim';
   const iotUsername = read(env, 'EMS_IOT_USERNAME');
@@ -223,7 +236,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'EMS_SMTP_URL'),
     mailFrom,
     publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
-    portalOrigin: origin(env, 'EMS_PORTAL_ORIGIN'),
+    portalOrigins,
+    portalOrigin: portalOrigins[0],
     metricsToken: metricsToken(env),
     oauth,
     iot: {

@@ -86,7 +86,22 @@ function auditActions(server: TestServer, action: string): Array<{ resourceId: s
 }
 
 /** The popup page's inline script, run with a stand-in opener: what it posts, and to which origin. */
-function runPopupScript(html: string): { message: any; targetOrigin: string; closed: boolean } {
+/**
+ * Runs the popup's script against an opener at `openerOrigin` (default: the first origin the page posts to) the way a
+ * browser does: a postMessage whose target origin is not the opener's is dropped. Exactly one must arrive.
+ */
+function runPopupScript(html: string, openerOrigin?: string): { message: any; targetOrigin: string; targets: string[]; closed: boolean } {
+  const delivered = popupDeliveries(html, openerOrigin);
+  assert.equal(delivered.received.length, 1, `posted to ${delivered.targets.join(', ')}`);
+  return {
+    message: JSON.parse(JSON.stringify(delivered.received[0])),
+    targetOrigin: delivered.received.length ? (openerOrigin ?? delivered.targets[0]!) : '',
+    targets: delivered.targets,
+    closed: delivered.closed,
+  };
+}
+
+function popupDeliveries(html: string, openerOrigin?: string): { received: unknown[]; targets: string[]; closed: boolean } {
   const script = /<script nonce="[^"]+">([\s\S]*?)<\/script>/.exec(html);
   assert.ok(script, 'the page has one nonce-carrying inline script');
   const posted: Array<{ message: unknown; targetOrigin: string }> = [];
@@ -96,8 +111,9 @@ function runPopupScript(html: string): { message: any; targetOrigin: string; clo
     close: () => (closed = true),
   };
   vm.runInNewContext(script[1], { window, document: { getElementById: () => ({}) } });
-  assert.equal(posted.length, 1);
-  return { message: JSON.parse(JSON.stringify(posted[0].message)), targetOrigin: posted[0].targetOrigin, closed };
+  const targets = posted.map((post) => post.targetOrigin);
+  const opener = openerOrigin ?? targets[0];
+  return { received: posted.filter((post) => post.targetOrigin === opener).map((post) => post.message), targets, closed };
 }
 
 const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -664,6 +680,20 @@ describe('popup page', () => {
     assert.equal(linked.message.user.id, created.body.user.id);
     assert.equal(typeof linked.message.accessToken, 'string');
     assert.equal(linked.targetOrigin, 'https://portal.example.test');
+  });
+
+  test('EMS_PORTAL_ORIGIN lists two dashboards: the opener at either gets the outcome once, any other origin nothing', async (t) => {
+    const github = await startGithub(t);
+    const server = await startServer(t, { ...github.env, EMS_PORTAL_ORIGIN: 'https://portal.example.test, http://localhost:5173' });
+    github.signInAs(githubUser());
+    const page = async () => (await callback(server, 'github', (await providerRedirect(server, 'github')).search, 'text/html')).text;
+    const dev = runPopupScript(await page(), 'http://localhost:5173');
+    assert.equal(dev.message.status, 'bind_required');
+    assert.deepEqual(dev.targets, ['https://portal.example.test', 'http://localhost:5173']);
+    assert.equal(runPopupScript(await page(), 'https://portal.example.test').message.status, 'bind_required');
+    const stranger = popupDeliveries(await page(), 'https://evil.example.test');
+    assert.deepEqual(stranger.received, []);
+    assert.ok(!stranger.targets.includes('*'));
   });
 
   test('without EMS_PORTAL_ORIGIN the target is the service origin from EMS_PUBLIC_URL, never *', async (t) => {

@@ -125,7 +125,25 @@ describe('a start that cannot serve', () => {
     const dataDir = path.join(parent, 'not-a-dir', 'data');
     const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_PORT: '0' });
     assert.equal(result.code, 2, result.stderr);
-    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_DATA_DIR: ${dataDir} is not writable for this service (ENOTDIR)`, '']);
+    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_DATA_DIR: ${path.join(parent, 'not-a-dir')} is not a directory (a file is in the way)`, '']);
+  });
+
+  test('a data dir that is a regular file: "not a directory", exit 2 (issue 39: was "not writable (EEXIST)")', async (t) => {
+    const parent = tempDir();
+    t.after(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const dataDir = path.join(parent, 'file');
+    fs.writeFileSync(dataDir, 'x');
+    const result = await runMain({ EMS_DATA_DIR: dataDir, EMS_PORT: '0' });
+    assert.equal(result.code, 2, result.stderr);
+    assert.deepEqual(result.stderr.split('\n'), [`ems: EMS_DATA_DIR: ${dataDir} is not a directory (a file is in the way)`, '']);
+  });
+
+  test("a data dir under /proc fails at once with one line (issue 39: Node's recursive mkdir spun there for 40 s and more)", async () => {
+    const started = Date.now();
+    const result = await runMain({ EMS_DATA_DIR: '/proc/ems-data/data', EMS_PORT: '0' });
+    assert.equal(result.code, 2, result.stderr);
+    assert.deepEqual(result.stderr.split('\n'), ['ems: EMS_DATA_DIR: /proc/ems-data cannot be created here (ENOENT: its parent takes no new folders)', '']);
+    console.log(`EMS_DATA_DIR=/proc/ems-data/data refused after ${Date.now() - started} ms (process start included)`);
   });
 
   test('a data dir the service user may not write: one line naming it, exit 2, nothing created', async (t) => {

@@ -1,4 +1,4 @@
-// The page the provider's popup lands on: it hands the outcome to window.opener at one fixed origin and closes.
+// The page the provider's popup lands on: it hands the outcome to window.opener at the configured origins and closes.
 import { randomBytes } from 'node:crypto';
 
 /** JSON that is also safe inside an inline <script>: no "</script>", no "<!--", no line separators that end JS strings. */
@@ -14,17 +14,20 @@ export function scriptSafeJson(value: unknown): string {
 export type PopupPage = { html: string; contentSecurityPolicy: string };
 
 /**
- * targetOrigin is always a concrete origin (the dashboard's or the service's own), never '*': a token pair posted
- * to '*' would reach whatever page opened the popup.
+ * targetOrigins are concrete origins (the dashboard's or the service's own), never '*': a token pair posted to '*'
+ * would reach whatever page opened the popup.
  */
-export function popupPage(message: unknown, targetOrigin: string): PopupPage {
-  if (!targetOrigin || targetOrigin === '*') throw new Error('the popup needs a concrete target origin');
+export function popupPage(message: unknown, targetOrigins: string[]): PopupPage {
+  if (targetOrigins.length === 0 || targetOrigins.some((origin) => !origin || origin === '*')) throw new Error('the popup needs concrete target origins');
   const nonce = randomBytes(16).toString('base64');
+  // Posted once per allowed origin: the browser drops every post whose target is not the opener's origin.
   const script = `(function () {
   var message = ${scriptSafeJson(message)};
-  var targetOrigin = ${scriptSafeJson(targetOrigin)};
+  var targetOrigins = ${scriptSafeJson(targetOrigins)};
   if (window.opener && !window.opener.closed) {
-    window.opener.postMessage(message, targetOrigin);
+    for (var i = 0; i < targetOrigins.length; i += 1) {
+      try { window.opener.postMessage(message, targetOrigins[i]); } catch (e) {}
+    }
     window.close();
   } else {
     document.getElementById('status').textContent = 'Sign-in finished, but the window that started it is gone. Close this window and sign in again.';

@@ -25,7 +25,8 @@ const tags = ['auth'];
 const CALLBACK_PATH = '/api/auth/oauth/:provider/callback';
 const CALLBACK_DESCRIPTION =
   'Answers JSON for a POST or `Accept: application/json`; otherwise a small HTML page that posts the same object to ' +
-  '`window.opener` (target origin EMS_PORTAL_ORIGIN, else the service origin) and closes. 400 for a bad or replayed state, ' +
+  "`window.opener` (posted to each origin listed in EMS_PORTAL_ORIGIN, of which the browser delivers only to the opener's own; " +
+  'else to the service origin) and closes. 400 for a bad or replayed state, ' +
   '502 when the provider fails or its answer does not verify.';
 
 const validateOutcome = compileResponse(CallbackOutcome);
@@ -45,7 +46,7 @@ export function oauthRoutes({ oauth }: { oauth: OAuthService }) {
       ctx.body = outcome;
       return;
     }
-    const page = popupPage(outcome, oauth.popupTargetOrigin());
+    const page = popupPage(outcome, oauth.popupTargetOrigins());
     ctx.set('Content-Security-Policy', page.contentSecurityPolicy);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page.html;

@@ -99,9 +99,13 @@ export class OAuthService {
     return `${this.config.publicUrl}/api/auth/oauth/${name}/callback`;
   }
 
-  /** Where the popup's postMessage may go: the dashboard's origin, else the service's own; never '*'. */
-  popupTargetOrigin(): string {
-    return this.config.portalOrigin ?? new URL(this.config.publicUrl).origin;
+  /**
+   * Where the popup's postMessage may go: the dashboard's origins (EMS_PORTAL_ORIGIN), else the service's own; never '*'.
+   * The popup posts to each: the browser delivers a message only to an opener of that exact origin, so the one matching
+   * the opener receives it and no other origin ever does.
+   */
+  popupTargetOrigins(): string[] {
+    return this.config.portalOrigins.length > 0 ? this.config.portalOrigins : [new URL(this.config.publicUrl).origin];
   }
 
   async authorize(providerName: string, address: string): Promise<string> {

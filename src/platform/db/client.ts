@@ -53,8 +53,43 @@ function applyPragmas(sqlite: Database.Database, busyTimeoutMs: number): void {
 export function restrictFileModes(dataDir: string): void {
   // The umask is the process's: a worker thread (the backup checks) cannot set it, and its main thread already did.
   if (isMainThread) process.umask(process.umask() | 0o027);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+  ensureDirectory(dataDir, 0o750);
   tighten(dataDir, 0o750);
+}
+
+/**
+ * mkdir -p, one level at a time. Node's recursive mkdir retries for ever (at full CPU) where a parent exists but refuses
+ * a new child with ENOENT, as /proc and /sys do; here that is one error at once. A file in the way is ENOTDIR naming
+ * that file (error.path).
+ */
+export function ensureDirectory(dir: string, mode: number): void {
+  const missing: string[] = [];
+  let current = path.resolve(dir);
+  for (;;) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(current);
+    } catch (error) {
+      // ENOTDIR: a parent is a file; go on up to name it.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    }
+    if (stat) {
+      if (!stat.isDirectory()) throw Object.assign(new Error(`${current} is not a directory`), { code: 'ENOTDIR', path: current });
+      break;
+    }
+    missing.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const level of missing) {
+    try {
+      fs.mkdirSync(level, { mode });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /** Removes group-write and all "other" bits from what an earlier version (or umask) left behind. */
