@@ -130,6 +130,7 @@ export function buildPortalServices({ db, audit, config, logger, auth, iot, coll
       overview,
       areas: energy.areas,
       figures: energy.figures,
+      site: energy.site,
       commodities: energy.commodities,
       collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
       gatewayCheckedAt: () => iot.health().checkedAt,

@@ -8,6 +8,7 @@ import type { CollectorStatus } from '../../metering/collector.ts';
 import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
 import type { EnergyFigures } from '../../energy/figures.ts';
 import type { AreaCards } from '../../energy/areaCards.ts';
+import type { SiteEnergy } from '../../energy/siteEnergy.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
 import { publicGatewayState } from '../../operations/health/gatewayCondition.ts';
@@ -109,6 +110,8 @@ type Parts = {
   overview: OverviewService;
   areas: AreaCards;
   figures: EnergyFigures;
+  /** Whether the site is metered is SiteEnergy's question (test/structure/siteEnergy.test.ts). */
+  site: Pick<SiteEnergy, 'source'>;
   commodities: CommodityFigures;
   collection: () => Omit<CollectionFacts, 'now'>;
   gatewayCheckedAt: () => string | null;
@@ -221,7 +224,7 @@ export class WallboardService {
     // The query keeps critical and warning only.
     const active = this.activeAlerts.all(filter) as AlertRow[];
     const collection = this.parts.collection();
-    const dataState = dataStateOf({ ...collection, now, metered: this.parts.figures.metered() });
+    const dataState = dataStateOf({ ...collection, now, metered: this.parts.site.source() === 'meters' });
     // The same answer as the dashboard's: degraded when the gateway answers but the collection fails.
     const gateway = publicGatewayState({ gateway: collection.gateway }, collection.collector);
 
