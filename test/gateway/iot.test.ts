@@ -472,7 +472,7 @@ test('a gateway that hangs is a 504, and a hanging write is sent once and never 
   assert.equal((await server.request('POST', '/api/iot/codes/values', { token: operator, body: { codes: ['a'] } })).status, 200);
 });
 
-test('an answer that keeps trickling past the deadline is a 504; one past 32 MiB (declared or sent) is a 502', async (t) => {
+test('an answer that keeps trickling past the deadline is a 504', async (t) => {
   const { server, fake } = await serverWithFake(t, { EMS_IOT_TIMEOUT_MS: '400' });
   const { accessToken: viewer } = await server.createUser({ role: 'viewer' });
   const values = () => server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: ['a'] } });
@@ -489,7 +489,14 @@ test('an answer that keeps trickling past the deadline is a 504; one past 32 MiB
   );
   const trickled = await values();
   assert.deepEqual([trickled.status, trickled.body], [504, { error: 'IoT gateway did not answer within 400 ms', code: 'GATEWAY_TIMEOUT' }]);
+});
 
+test('an answer past 32 MiB (declared or sent) is a 502, however long it takes to arrive', async (t) => {
+  // A timeout far above the time 33 MiB takes on a loaded box: the size limit, not the deadline, must end these (with
+  // the 400 ms of the trickle test, the streamed case raced the deadline and failed under load).
+  const { server, fake } = await serverWithFake(t, { EMS_IOT_TIMEOUT_MS: '30000' });
+  const { accessToken: viewer } = await server.createUser({ role: 'viewer' });
+  const values = () => server.request('POST', '/api/iot/codes/values', { token: viewer, body: { codes: ['a'] } });
   fake.script(
     '/codes/values',
     (_request, res) => {
