@@ -1,10 +1,10 @@
 // Entry point: config, the port, the service, then serve; graceful shutdown on SIGTERM/SIGINT, certificate reload on SIGHUP.
+import { createService } from './app/index.ts';
 import { ConfigError, loadConfig, unknownSettings, type Config } from './platform/config.ts';
 import { DatabaseOpenError } from './platform/db/client.ts';
 import { bindListener, StartupError, type Listener } from './platform/http/listener.ts';
 import { createLogger, startupFailureLine, writesToJournal, type Logger } from './platform/logger.ts';
 import { version } from './platform/packageRoot.ts';
-import { createService } from './app/compose.ts';
 
 const bootStarted = performance.now();
 

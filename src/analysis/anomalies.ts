@@ -2,10 +2,10 @@
 // day's load above what the hourly model (weather- and hour-aware, fitted on the 28 days before) expects by more than
 // its prediction interval, the night only once it persists for two days; and a day's energy far from its daily
 // weather-normalised baseline. A day's findings are raised as one alert (a digest when there are several).
-import type { AlertService } from '../facility/alerts/service.ts';
+import type { AlertService } from '../facility/index.ts';
+import type { SiteEnergy } from '../energy/index.ts';
+import { yieldToLoop } from '../metering/index.ts';
 import { addDays, dayOf as siteDayOf } from '../platform/time/calendar.ts';
-import type { SiteEnergy } from '../energy/siteEnergy.ts';
-import { yieldToLoop } from '../metering/store.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Baselines } from './baselines.ts';
 import type { HourlyBaselines } from './hourlyBaselines.ts';

@@ -1,11 +1,11 @@
 // Baselines: a regression of a meter's or an area's daily energy on heating and cooling degree days and day type,
 // E = a + b·HDD + c·CDD + d·weekend + e·holiday, fitted by least squares over a baseline period; its fit judged by the
 // ASHRAE Guideline 14 statistics (CV(RMSE), NMBE, R²); then expected vs actual and CUSUM for any later period.
+import type { EnergyFigures, Totals } from '../energy/index.ts';
+import { yieldToLoop } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
-import type { EnergyFigures, Totals } from '../energy/figures.ts';
-import { yieldToLoop } from '../metering/store.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
 import type { Target } from './comparisons.ts';

@@ -1,11 +1,11 @@
 // Period comparisons for the site, an area or a meter: a period against the one before it and the same period a year
 // earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
 // intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
+import type { EnergyFigures, Totals } from '../energy/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
-import type { EnergyFigures, Totals } from '../energy/figures.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest } from '../platform/errors.ts';
 
 export const PERIODS = ['day', 'week', 'month', 'year', 'custom'] as const;

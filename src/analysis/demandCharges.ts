@@ -1,9 +1,8 @@
 // Demand charges (capacity tariffs): a price per kW on the month's billed demand, which is the month's highest site
 // 15-minute mean, or the rolling 12-month average of monthly peaks (Flanders), never below a minimum. The running
 // month shows its charge so far: its peak can only grow, so the figure is a floor for the bill.
-import type { EnergyFigures, SitePeak } from '../energy/figures.ts';
-import { nextMonth } from '../energy/figures.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
+import { type EnergyFigures, type SitePeak, nextMonth } from '../energy/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 
 export type MonthDemandCharge = {
   month: string;

@@ -1,9 +1,8 @@
 // Energy performance indicators (ISO 50001 EnPIs) by month: kWh per m² of floor area, per degree day, and per unit of
 // a production or occupancy figure entered per month; with the floor areas and monthly figures they divide by.
+import { type EnergyFigures, nextMonth } from '../energy/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
-import { nextMonth } from '../energy/figures.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';

@@ -3,10 +3,10 @@
 //   kWh_h = a_s + b_s·HDH_h + c_s·CDH_h + d_s·[weekend] + e_s·[holiday]   (s = the hour's slot; no weekend term by week)
 // judged as a whole by the ASHRAE Guideline 14 statistics at the hourly limits (CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 %), then
 // expected vs actual with CUSUM, per hour, for a later period.
+import { yieldToLoop } from '../metering/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../platform/time/calendar.ts';
-import { yieldToLoop } from '../metering/store.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { dayTypeOf, g14Statistics, leastSquares, regressorValue, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';

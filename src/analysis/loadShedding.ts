@@ -8,17 +8,16 @@
 // refused) do not depend on collections: src/analysis/loadSheddingGuard.ts runs them on their own timer and at stop.
 // Durations count on the monotonic clock too (the longer of the two wins): a wall clock stepping back cannot keep a
 // point shed, and a stored time ahead of the clock is a clock step, clamped to now and logged (issue 39).
+import type { AlertService } from '../facility/index.ts';
+import { type DemandWatch, WARNING_MIN_ELAPSED_MS } from '../energy/index.ts';
+import { FUTURE_TOLERANCE_MS } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
 import { performance } from 'node:perf_hooks';
-import type { AlertService } from '../facility/alerts/service.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
-import type { DemandWatch } from '../energy/demandWatch.ts';
-import { WARNING_MIN_ELAPSED_MS } from '../energy/demandWatch.ts';
-import { FUTURE_TOLERANCE_MS } from '../metering/readingCheck.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import type { Logger } from '../platform/logger.ts';
 
 export const UNCONFIRMED_CODE = 'energy.load_shedding.unconfirmed';

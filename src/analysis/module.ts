@@ -1,12 +1,12 @@
 // The energy-management pieces (comparisons, demand charges, baselines, EnPIs, anomalies), built once on the energy feature.
+import type { Energy } from '../energy/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
+import type { AlertService } from '../facility/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { Energy } from '../energy/module.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import { Baselines } from './baselines.ts';
 import { HourlyBaselines } from './hourlyBaselines.ts';
 import { Enpis } from './enpi.ts';
 import { AnomalyWatch } from './anomalies.ts';
-import type { AlertService } from '../facility/alerts/service.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import { OutdoorTemperatures } from './weather.ts';

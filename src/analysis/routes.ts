@@ -1,8 +1,8 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
-import type { Energy } from '../energy/module.ts';
+import type { Energy } from '../energy/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
+import type { AlertService } from '../facility/index.ts';
 import type { Analysis } from './module.ts';
-import type { IotGateway } from '../gateway/service.ts';
-import type { AlertService } from '../facility/alerts/service.ts';
 import type { Logger } from '../platform/logger.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { defineRoute } from '../platform/http/route.ts';

@@ -1,8 +1,8 @@
 // Shapes of the energy-management answers: comparisons, demand charges, baselines, EnPIs.
+import { SitePeakSchema } from '../energy/index.ts';
 import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
-import { SitePeakSchema } from '../energy/schemas.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });

@@ -4,9 +4,9 @@
 // ~14,600): only the site's outdoor temperature point may be read from the gateway by any viewer (another point: admins
 // only; days already kept are read by anyone), at most MAX_UNCACHED_DAYS per call, and one fetch at a time per service
 // (callers queue, and a caller whose days were fetched while it waited reads them from the store).
+import type { IotGateway } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, dayIntervals, daysBetween } from '../platform/time/calendar.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import { BadGateway, BadRequest, Forbidden } from '../platform/errors.ts';
 
 /**

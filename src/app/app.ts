@@ -1,4 +1,7 @@
 // createApp(deps): the Koa application without listening, so tests run it in-process on port 0.
+import { wallboardPages } from '../screens/index.ts';
+import { staffApp } from '../web/index.ts';
+import { Metrics } from '../operations/index.ts';
 import Koa, { type Middleware } from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { TokenExpired, Unauthorized } from '../platform/errors.ts';
@@ -17,11 +20,8 @@ import {
   type Authenticator,
 } from '../platform/http/router.ts';
 import { version } from '../platform/packageRoot.ts';
-import { wallboardPages } from '../screens/wallboard/routes.ts';
-import { staffApp } from '../web/serve.ts';
 import { allRoutes } from './routes.ts';
 import { storageWatchOf } from '../platform/db/storageWatch.ts';
-import { Metrics } from '../operations/metrics/service.ts';
 
 function bearerAuthenticator(deps: AppDeps): Authenticator {
   return {

@@ -1,19 +1,19 @@
 // What every feature's routes are built from; createService assembles it once.
+import type { AuthService } from '../access/index.ts';
+import type { BackupScheduler } from '../operations/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
+import type { ReportRunner } from '../reporting/index.ts';
+import type { AlarmNotifier } from '../facility/index.ts';
+import type { Collector } from '../metering/index.ts';
+import type { LoadShedder } from '../analysis/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
-import type { AuthService } from '../access/auth/service.ts';
-import type { BackupScheduler } from '../operations/backup/service.ts';
 import type { Config } from '../platform/config.ts';
 import type { FeatureServices, PortalServices } from './features.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import type { ReportRunner } from '../reporting/reports/runs.ts';
-import type { AlarmNotifier } from '../facility/notifications/notifier.ts';
-import type { Collector } from '../metering/collector.ts';
-import type { LoadShedder } from '../analysis/loadShedding.ts';
 
 export type AppDeps = FeatureServices &
   PortalServices & {

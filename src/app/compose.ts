@@ -1,4 +1,14 @@
 // Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
+import { AuthService, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
+import { holdServiceLock, BackupScheduler, gatewayCondition } from '../operations/index.ts';
+import { startIotGateway } from '../gateway/index.ts';
+import { startReports } from '../reporting/index.ts';
+import { AlarmNotifier, AlarmPoller } from '../facility/index.ts';
+import { Collector, DataWatch } from '../metering/index.ts';
+import { FleetSync } from '../fleetSync/index.ts';
+import { ensureSimulatorMeters, DemandWatch } from '../energy/index.ts';
+import { LoadShedder, LoadSheddingGuard } from '../analysis/index.ts';
+import { staticModels, sweepStaleUploads } from '../files/index.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
@@ -6,9 +16,6 @@ import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
 import { AuditLog } from '../platform/db/auditTrail.ts';
-import { AuthService } from '../access/auth/service.ts';
-import { holdServiceLock } from '../operations/backup/locks.ts';
-import { BackupScheduler } from '../operations/backup/service.ts';
 import type { Config } from '../platform/config.ts';
 import { closeDatabase, databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
 import { Lifecycle, Repeating } from '../platform/jobs/lifecycle.ts';
@@ -18,24 +25,8 @@ import { bindListener, StartupError, type Listener } from '../platform/http/list
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { createMailer } from '../platform/mail/mailer.ts';
 import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
-import { startIotGateway } from '../gateway/service.ts';
-import { startReports } from '../reporting/reports/start.ts';
-import { AlarmNotifier } from '../facility/notifications/notifier.ts';
-import { AlarmPoller } from '../facility/notifications/poller.ts';
-import { Collector } from '../metering/collector.ts';
-import { FleetSync } from '../fleetSync/sync.ts';
-import { gatewayCondition } from '../operations/health/gatewayCondition.ts';
 import { version } from '../platform/packageRoot.ts';
-import { ensureSimulatorMeters } from '../energy/module.ts';
-import { DemandWatch } from '../energy/demandWatch.ts';
-import { LoadShedder } from '../analysis/loadShedding.ts';
-import { LoadSheddingGuard } from '../analysis/loadSheddingGuard.ts';
-import { DataWatch } from '../metering/dataWatch.ts';
-import { ensureInitialAdmin } from '../access/users/service.ts';
 import { buildFeatureServices, buildPortalServices } from './features.ts';
-import { hashPassword, verifyPassword } from '../access/auth/passwords.ts';
-import { staticModels } from '../files/models/staticModels.ts';
-import { sweepStaleUploads } from '../files/uploads/receiveUpload.ts';
 
 export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp', 'reports'] as const;
 

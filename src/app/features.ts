@@ -1,35 +1,30 @@
 // Builds the feature services once, from the core pieces; the route tables and emsctl are handed them from here.
-import { AlertService } from '../facility/alerts/service.ts';
-import { NotificationRules } from '../facility/notifications/rules.ts';
-import type { LoginThrottle } from '../access/auth/loginThrottle.ts';
-import { unlockUser } from '../access/auth/loginThrottle.ts';
-import { assertPasswordLength, hashPassword, verifyPassword } from '../access/auth/passwords.ts';
+import { AlertService, NotificationRules, FaultService, MaintenanceService } from '../facility/index.ts';
+import {
+  type LoginThrottle,
+  unlockUser,
+  assertPasswordLength,
+  hashPassword,
+  verifyPassword,
+  UserDirectory,
+  AuditReader,
+  type AuthService,
+  OAuthService,
+} from '../access/index.ts';
+import { buildEnergy, type Energy } from '../energy/index.ts';
+import { buildAnalysis, type Analysis } from '../analysis/index.ts';
+import { buildBilling, type BillingFeature } from '../billing/index.ts';
+import { ReportService } from '../reporting/index.ts';
+import { ConfigStore } from '../site/index.ts';
+import { TimeZoneMove, type Collector } from '../metering/index.ts';
+import { OverviewService, DashboardService, WallboardService } from '../screens/index.ts';
+import { createFileStore, createModelStore, type StoredFiles, AvatarStore } from '../files/index.ts';
+import { publicGatewayState } from '../operations/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import { buildEnergy, type Energy } from '../energy/module.ts';
-import { buildAnalysis, type Analysis } from '../analysis/module.ts';
-import { buildBilling, type BillingFeature } from '../billing/module.ts';
-import { FaultService } from '../facility/faults/service.ts';
 import type { Logger } from '../platform/logger.ts';
-import { MaintenanceService } from '../facility/maintenance/service.ts';
-import { ReportService } from '../reporting/reports/service.ts';
-import { UserDirectory } from '../access/users/service.ts';
-import { AuditReader } from '../access/audit/service.ts';
-import { ConfigStore } from '../site/service.ts';
-import { TimeZoneMove } from '../metering/rezone.ts';
-import { OverviewService } from '../screens/overview/service.ts';
-import { createFileStore } from '../files/service.ts';
-import { createModelStore } from '../files/models/service.ts';
-import type { StoredFiles } from '../files/uploads/storedFiles.ts';
-import type { AuthService } from '../access/auth/service.ts';
 import type { Config } from '../platform/config.ts';
-import { DashboardService } from '../screens/dashboard/service.ts';
-import { publicGatewayState } from '../operations/health/gatewayCondition.ts';
-import type { Collector } from '../metering/collector.ts';
-import type { IotGateway } from '../gateway/service.ts';
-import { OAuthService } from '../access/oauth/service.ts';
-import { WallboardService } from '../screens/wallboard/service.ts';
-import { AvatarStore } from '../files/uploads/avatarStore.ts';
 
 export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Logger; throttle: Pick<LoginThrottle, 'reserve'>; reportMinIntervalMin?: number };
 

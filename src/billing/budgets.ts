@@ -2,14 +2,14 @@
 // phased by month (last year's profile, or evenly by days); the year-end forecast is the year to date plus, for the
 // rest of the year, what the same months used last year (the phased budget where last year has no data); an alert is
 // raised when the forecast passes the budget by more than its margin.
+import type { EnergyFigures } from '../energy/index.ts';
+import type { GatewayAlarm } from '../facility/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { and, desc, eq } from 'drizzle-orm';
 import { billingBudgets, meters, type Commodity } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
-import type { GatewayAlarm } from '../facility/alerts/service.ts';
 import { type BillingCalculation, type BilledMeter, UNITS } from './calculation.ts';
 import type { Billing } from './service.ts';
 

@@ -2,15 +2,14 @@
 // by the dated tariffs as the store prices it; each tenant's share of it; the site's bill for the period; and the
 // landlord's share as what remains of the site's bill, so the statements and the landlord's share add up to the bill.
 // Amounts are kept unrounded until a line is finished, then rounded to the cent; totals are sums of rounded lines.
+import { meterPrices, type Tariffs } from '../pricing/index.ts';
+import { FLAG_ESTIMATED, SLICE_MS, yieldToLoop, type IntervalStore } from '../metering/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
+import type { DemandCharges } from '../analysis/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { eq, sql } from 'drizzle-orm';
 import { meterState, type Commodity } from '../platform/db/schema/index.ts';
 import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
-import { meterPrices } from '../pricing/meterPricing.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
-import { FLAG_ESTIMATED, SLICE_MS, yieldToLoop, type IntervalStore } from '../metering/store.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
-import type { DemandCharges } from '../analysis/demandCharges.ts';
 
 export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 

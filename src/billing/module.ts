@@ -1,11 +1,11 @@
 // Tenant billing, built once on the energy and analysis features: the calculation reads the interval store and the
 // dated tariffs; budgets read the energy figures; measures fit the analysis baselines (which need the gateway, so
 // they are built with it, as the analysis routes build theirs).
+import type { Energy } from '../energy/index.ts';
+import type { Analysis } from '../analysis/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { Energy } from '../energy/module.ts';
-import type { Analysis } from '../analysis/module.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import { BillingCalculation } from './calculation.ts';
 import { Budgets } from './budgets.ts';
 import { Measures } from './savings.ts';

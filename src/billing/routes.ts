@@ -1,5 +1,7 @@
 // /api/billing: tenants and cost centres, meter splits, billing periods, runs and statements (PDF, XLSX, mailed on issue).
 // Viewers read; admins set up tenants, splits, rules and periods, run and issue.
+import type { IotGateway } from '../gateway/index.ts';
+import type { AlertService } from '../facility/index.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams } from '../platform/http/schemas.ts';
@@ -37,8 +39,6 @@ import {
 import type { Billing } from './service.ts';
 import type { BillingFeature } from './module.ts';
 import { siteSavings } from './savings.ts';
-import type { IotGateway } from '../gateway/service.ts';
-import type { AlertService } from '../facility/alerts/service.ts';
 import { BUDGET_ALERT_CODE } from './budgets.ts';
 import { CALCULATION_DOC } from './calculation.ts';
 

@@ -3,14 +3,14 @@
 // held to its guard rails; avoided energy = the baseline's expectation for the reporting period (routine adjustment)
 // plus non-routine adjustments − the energy measured, with its ASHRAE Guideline 14 uncertainty; avoided cost at the
 // period's own average price; payback from the measure's cost.
+import type { EnergyFigures } from '../energy/index.ts';
+import type { Baselines } from '../analysis/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { eq } from 'drizzle-orm';
 import { meters, savingsMeasures, type NonRoutineAdjustment } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
-import type { EnergyFigures } from '../energy/figures.ts';
-import type { Baselines } from '../analysis/baselines.ts';
 
 export type MeasureInput = {
   name: string;

@@ -1,14 +1,13 @@
 // Supplier bills per supply point (a site meter), entered or imported as CSV, each checked against the shadow bill EMS
 // works out from its own intervals and dated tariffs: a line further from it than the site's tolerance is flagged.
+import type { CalorificValues, Tariffs } from '../pricing/index.ts';
+import type { DemandCharges } from '../analysis/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { desc, eq } from 'drizzle-orm';
 import { meters, supplierBills } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import type { CalorificValues } from '../pricing/calorific.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
-import type { DemandCharges } from '../analysis/demandCharges.ts';
 import type { BillingCalculation, BilledMeter } from './calculation.ts';
 
 export type SupplierBillInput = {

@@ -1,10 +1,10 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
+import { SITE_TOTAL } from '../metering/index.ts';
+import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
-import { SITE_TOTAL } from '../metering/meters.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
-import { siteTimezone } from '../site/siteSettings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import type { AuthUser } from '../platform/http/route.ts';
 import { FIGURE_TABLES } from './figures.ts';

@@ -1,13 +1,12 @@
 // Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
 // kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
 // of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
+import type { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import type { CalorificValues } from '../pricing/calorific.ts';
 import { FIGURE_TABLES, type EnergyFigures } from './figures.ts';
 import { Kept } from '../platform/db/kept.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 
 export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 

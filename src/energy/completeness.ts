@@ -1,9 +1,9 @@
 // How complete the stored energy is: per meter (or the site, or an area) and site day, the share of the intervals that
 // have happened which are measured, estimated (spread over a gap the history could not fill) or missing (no data).
 // An interval of several meters counts as measured only when every one of them measured it, as missing when any lacks it.
+import { FLAG_ESTIMATED, storedFlags, storedKwh, type OpenIntervals } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
-import { FLAG_ESTIMATED, storedFlags, storedKwh, type OpenIntervals } from '../metering/store.ts';
 
 export type Shares = { measured: number; estimated: number; missing: number };
 export type DayCompleteness = { day: string; intervals: number } & Shares;

@@ -3,12 +3,12 @@
 // Before that, a peak warning: each 15-minute window's mean is projected from its energy so far and the demand now;
 // when the projection passes the contract the warning is raised (an alert, so the rules can mail it) and recorded
 // with when the window's energy actually passed the contract's, which gives how early it warned.
-import type { AlertService } from '../facility/alerts/service.ts';
+import type { AlertService } from '../facility/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { addDays, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from './figures.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 
 export const DEMAND_CODE = 'site.demand';
 export const WARNING_CODE = 'site.demand.warning';

@@ -1,13 +1,13 @@
 // Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
 // series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
+import { siteSettings, type SiteSettings } from '../site/index.ts';
+import { FLAG_ESTIMATED, storedFlags, storedKwh, storedMaxKw, type IntervalStore } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import type { MeterTerm } from '../platform/db/schema/index.ts';
-import { siteSettings, type SiteSettings } from '../site/siteSettings.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
-import { FLAG_ESTIMATED, storedFlags, storedKwh, storedMaxKw, type IntervalStore } from '../metering/store.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 
 export type PeriodFigures = {
   from: string;

@@ -1,20 +1,16 @@
 // The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store, its figures,
 // the hand-entered area cards and the site's energy over both (SiteEnergy).
+import { type Restatement, restateCosts, HistoryImport, commodityOf, MeterDirectory, type Meter, IntervalStore } from '../metering/index.ts';
+import { siteTimezone } from '../site/index.ts';
+import { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
-import { type Restatement, restateCosts } from '../metering/restate.ts';
 import type { Db } from '../platform/db/client.ts';
-import { siteTimezone } from '../site/siteSettings.ts';
 import type { Logger } from '../platform/logger.ts';
 import { siteDay } from '../platform/time/calendar.ts';
-import { CalorificValues } from '../pricing/calorific.ts';
 import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
-import { HistoryImport } from '../metering/historyImport.ts';
-import { commodityOf, MeterDirectory, type Meter } from '../metering/meters.ts';
 import { AreaCards } from './areaCards.ts';
 import { SiteEnergy } from './siteEnergy.ts';
-import { IntervalStore } from '../metering/store.ts';
-import { Tariffs } from '../pricing/tariffs.ts';
 
 export type Energy = {
   meters: MeterDirectory;

@@ -1,7 +1,7 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
+import type { IotGateway } from '../gateway/index.ts';
+import type { Collector } from '../metering/index.ts';
 import type { Energy } from './module.ts';
-import type { IotGateway } from '../gateway/service.ts';
-import type { Collector } from '../metering/collector.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';

@@ -1,10 +1,10 @@
 // The site's energy, one view over its two sources: an area's figures come from its meters where it has them and from
 // its hand-entered card (AreaCards, recorded per day in energy_daily) where not; the site's come from its meters once
 // any meter exists, else from the sum of the cards. Callers ask here and never branch on where figures come from.
+import { siteSettings } from '../site/index.ts';
+import { SITE_TOTAL } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
-import { siteSettings } from '../site/siteSettings.ts';
-import { SITE_TOTAL } from '../metering/meters.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import type { Shares } from './completeness.ts';
 import { FIGURE_TABLES, type EnergyFigures, type PeriodFigures, type Totals } from './figures.ts';

@@ -1,11 +1,11 @@
 // Builds the next batch from the site's SQLite: the rows whose sequence is above the cursor, oldest first and bounded
 // (contiguous: the fleet's acknowledgement may then move the cursor to the batch's last sequence), or after an
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
+import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/index.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
 import { dayIntervals } from '../platform/time/calendar.ts';
-import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/store.ts';
 
 /** Meter days per batch: at 96 intervals each, 150 days are ~14,400 rows, under the fleet's 20,000 per batch. */
 export const DAYS_PER_BATCH = 150;

@@ -74,7 +74,7 @@ export const AlarmConfigsAnswer = Type.Object({
 export const GatewayTokenInfo = Type.Object({ token: Type.String(), expiresAt: Timestamp, refreshedAt: Timestamp });
 
 /** The gateway as /api/health shows it: the last known state, never a live call. */
-export const IotHealth = Type.Object({
+export const IotHealthSchema = Type.Object({
   gateway: Type.Union([Type.Literal('reachable'), Type.Literal('unreachable'), Type.Literal('unknown')]),
   checkedAt: Type.Union([Timestamp, Type.Null()], { description: 'When a request or the background probe last reached (or failed to reach) it' }),
   lastError: Type.Union([Type.String(), Type.Null()]),

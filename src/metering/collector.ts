@@ -7,9 +7,9 @@
 // reading lies ahead of the clock start again from their next reading (never frozen until the clock catches up).
 // On an edge box (holdOpenInterval) what is counted is held in memory and written at 15-minute boundaries, after a gap
 // was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
+import type { IotGateway } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { MeterKind, MeterTerm } from '../platform/db/schema/index.ts';
-import type { IotGateway } from '../gateway/service.ts';
 import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';

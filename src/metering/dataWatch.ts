@@ -3,7 +3,7 @@
 // problem ends: the collection failing for COLLECTION_FAILURES intervals, a meter silent for SILENT_INTERVALS intervals,
 // a meter whose readings are refused. No flapping (src/metering/dataAlertDamping.ts): cleared only after a hold-off,
 // reopened when back soon after, and a cap on new alerts per meter an hour.
-import type { AlertService } from '../facility/alerts/service.ts';
+import type { AlertService } from '../facility/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Collector } from './collector.ts';

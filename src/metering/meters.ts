@@ -1,4 +1,5 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
+import type { IotGateway } from '../gateway/index.ts';
 import { asc } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
@@ -6,7 +7,6 @@ import type { Db } from '../platform/db/client.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
 import { meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
-import type { IotGateway } from '../gateway/service.ts';
 
 /** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
 export const SITE_TOTAL = 'total';

@@ -2,12 +2,11 @@
 // varint-encoded: intervalCodec.ts), plus day and month rollups (energy, cost, carbon, peak demand) kept with every
 // write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
+import { meterPrices, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { MeterTerm } from '../platform/db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
-import { meterPrices } from '../pricing/meterPricing.ts';
-import type { Tariffs } from '../pricing/tariffs.ts';
 
 /** Interval flags, one byte each in memory (stored as runs). */
 export const FLAG_BAD_QUALITY = 1;

@@ -1,7 +1,7 @@
 // Shapes of the platform configuration and the 3D scene configuration (both single rows).
+import { NullableString } from '../access/index.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { displayTextPattern, Email, Timestamp } from '../platform/http/schemas.ts';
-import { NullableString } from '../access/users/schemas.ts';
 
 const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
 export const Vec3 = Type.Object({ x: Coordinate, y: Coordinate, z: Coordinate });

@@ -1,4 +1,5 @@
 // The platform configuration and the 3D scene: single rows (id 1, seeded by migration), admin writes audited.
+import type { TimeZoneMove } from '../metering/index.ts';
 import { auditChanges } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
@@ -7,7 +8,6 @@ import { modelFiles } from '../platform/db/schema/uploads.ts';
 import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
-import type { TimeZoneMove } from '../metering/rezone.ts';
 
 /** Static URL of a model file; the models feature serves <data dir>/models under it. */
 export const MODEL_URL_PREFIX = '/static/models/';

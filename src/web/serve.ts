@@ -4,13 +4,13 @@
 // answered here, so their security floor stays as it is: an unknown /api path is still 401 without a token.
 // `/` with a wallboard parameter (?area=, ?rotate=, ?theme=) stays the wallboard, so a lobby screen set up with
 // one keeps working; bare `/` is the app (docs/wallboard.md).
+import type { ConfigStore } from '../site/index.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
 import { packageRoot } from '../platform/packageRoot.ts';
-import type { ConfigStore } from '../site/service.ts';
 
 export const WEB_DIST = path.join(packageRoot, 'dist', 'web');
 export const ASSET_PREFIX = '/app-assets/';

@@ -2,6 +2,8 @@
 // (single-flight) when it expires or a call gets a 401, and a write whose body is still the prefilled example not sent.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { rotateStoredSecret } from '../../src/access/auth/signingKeys.ts';
 import { launchChromium } from '../helpers/chromium.ts';
@@ -89,7 +91,7 @@ test('signed in on the page: a 401 after the signing secret changed is refreshed
   assert.equal(await retried.request().headerValue('authorization'), `Bearer ${await page.evaluate(() => window.localStorage.getItem('ems.accessToken'))}`);
   // The repeated call's answer is what the page shows.
   await me.locator('.live-responses-table').getByText(`"username": "${user.username}"`).first().waitFor();
-  await page.screenshot({ path: '/work/notes/reference-refreshed.png' });
+  await page.screenshot({ path: path.join(os.tmpdir(), 'ems-shots', 'reference-refreshed.png') });
   assert.equal(refreshes(), 1);
   assert.notEqual(await page.evaluate(() => window.localStorage.getItem('ems.accessToken')), first);
 
@@ -124,7 +126,7 @@ test('Execute on a write whose body is still the prefilled example sends nothing
   const block = await tryOut(page, 'maintenance', 'postApiMaintenance');
   await block.locator('button.execute').click();
   await block.locator('.responses-wrapper').getByText('is still the prefilled EXAMPLE').first().waitFor();
-  await page.screenshot({ path: '/work/notes/reference-example-refused.png' });
+  await page.screenshot({ path: path.join(os.tmpdir(), 'ems-shots', 'reference-example-refused.png') });
   assert.deepEqual(sent, []);
   assert.equal((await server.request('GET', '/api/maintenance', { token: accessToken })).body.total, before);
 

@@ -77,6 +77,8 @@ describe('reference page in headless Chromium', () => {
       return route.abort();
     });
     const page = await context.newPage();
+    // A busy box: swagger-ui takes seconds to read the document, and each click re-renders it.
+    page.setDefaultTimeout(120_000);
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`${server.url}/documentation`);

@@ -92,6 +92,18 @@ test('every src folder is a context in the list, and a context imports only the 
   assert.deepEqual(upward, []);
 });
 
+test('outside a context, code imports only its face (index.ts); the platform, the floor, is imported by folder', () => {
+  // Dynamic imports (lazy modules) and worker entry URLs are not in the graph: they name the file they load on purpose.
+  const deep: string[] = [];
+  for (const [file, targets] of importGraph())
+    for (const target of targets) {
+      const context = area(target);
+      if (context === area(file) || context === 'platform' || !target.includes('/')) continue;
+      if (target !== `${context}/index.ts`) deep.push(`${file} imports ${target} (import it from ${context}/index.ts)`);
+    }
+  assert.deepEqual(deep, []);
+});
+
 test('no import cycle between any two folders, type imports included', () => {
   const folders = new Map<string, Set<string>>();
   for (const [file, targets] of importGraph()) {

@@ -1,15 +1,11 @@
 // /api/users/:id/avatar: anyone signed in may see it; only the user or an admin may replace or remove it.
-import type { AvatarStore } from '../../files/uploads/avatarStore.ts';
+import { type AvatarStore, AVATAR_MAX_BYTES, withUpload, BinaryBody, sendStoredFile } from '../../files/index.ts';
 import type { Config } from '../../platform/config.ts';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { Forbidden } from '../../platform/errors.ts';
 import { defineRoute, Reply, type AuthUser } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams } from '../../platform/http/schemas.ts';
-import { AVATAR_MAX_BYTES } from '../../files/uploads/avatarStore.ts';
-import { withUpload } from '../../files/uploads/receiveUpload.ts';
-import { BinaryBody } from '../../files/uploads/schemas.ts';
-import { sendStoredFile } from '../../files/uploads/sendFile.ts';
 
 const tags = ['users'];
 const AvatarSet = Type.Object({ avatarUrl: Type.String() });

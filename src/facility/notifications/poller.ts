@@ -1,6 +1,6 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
+import type { IotGateway } from '../../gateway/index.ts';
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
-import type { IotGateway } from '../../gateway/service.ts';
 import type { Job } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';

@@ -1,7 +1,7 @@
 // One answer to "is the gateway working" for health, emsctl status and the public dashboard: a gateway that answers
 // while the meter collection fails (503 to every read, garbage) is degraded, not reachable.
-import type { CollectorStatus } from '../../metering/collector.ts';
-import type { IotHealth } from '../../gateway/service.ts';
+import type { CollectorStatus } from '../../metering/index.ts';
+import type { IotHealth } from '../../gateway/index.ts';
 
 export type GatewayCondition = 'reachable' | 'degraded' | 'unreachable' | 'unknown';
 

@@ -1,18 +1,18 @@
 // GET /api/health: public liveness for monitoring and the installer.
+import { type IotGateway, IotHealthSchema } from '../../gateway/index.ts';
+import type { Collector } from '../../metering/index.ts';
+import type { LoadSheddingConfig } from '../../analysis/index.ts';
+import { syncState } from '../../fleetSync/index.ts';
+import { settingsAtDefaults, type SiteDefaultField } from '../../site/index.ts';
 import type { Db } from '../../platform/db/client.ts';
-import type { IotGateway } from '../../gateway/service.ts';
 import type { BackupScheduler } from '../backup/service.ts';
-import type { Collector } from '../../metering/collector.ts';
 import type { Config } from '../../platform/config.ts';
-import type { LoadSheddingConfig } from '../../analysis/loadShedding.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { version } from '../../platform/packageRoot.ts';
-import { IotHealth } from '../../gateway/schemas.ts';
 import { gatewayCondition } from './gatewayCondition.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { storageWatchOf } from '../../platform/db/storageWatch.ts';
-import { syncState } from '../../fleetSync/link.ts';
 
 /** Fleet sync as monitoring needs it: the fleet's URL, the state and what waits; never the credential. */
 const FleetSyncHealth = Type.Object(
@@ -29,7 +29,6 @@ const FleetSyncHealth = Type.Object(
 );
 import { platformConfig } from '../../platform/db/schema/index.ts';
 import { eq } from 'drizzle-orm';
-import { settingsAtDefaults, type SiteDefaultField } from '../../site/siteDefaults.ts';
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
 const BackupHealth = Type.Object({
@@ -54,7 +53,7 @@ const Health = Type.Object({
   }),
   /** An unreachable gateway does not make the service unhealthy: it is reported, not failed on. */
   iot: Type.Composite([
-    Type.Omit(IotHealth, ['gateway']),
+    Type.Omit(IotHealthSchema, ['gateway']),
     Type.Object({
       gateway: Type.Union([Type.Literal('reachable'), Type.Literal('degraded'), Type.Literal('unreachable'), Type.Literal('unknown')], {
         description: 'degraded: it answers, but the meter collection fails (e.g. 503 to every read)',

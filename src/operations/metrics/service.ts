@@ -1,6 +1,8 @@
 // GET /metrics for an existing Prometheus: the service's own health (collector lag, gateway state, backup age, requests
 // answered) and per-meter power and energy, as OpenMetrics text (or Prometheus text 0.0.4 for a scraper that does not
 // ask for OpenMetrics). Opened by a static bearer token (EMS_METRICS_TOKEN): scrapers cannot refresh a 15-minute JWT.
+import type { EnergyFigures } from '../../energy/index.ts';
+import type { Meter } from '../../metering/index.ts';
 import { bearerCredentials } from '../../platform/http/bearer.ts';
 import crypto from 'node:crypto';
 import { isNotNull, sql } from 'drizzle-orm';
@@ -8,8 +10,6 @@ import type { Middleware } from 'koa';
 import type { Db } from '../../platform/db/client.ts';
 import { meterState } from '../../platform/db/schema/index.ts';
 import { addDays } from '../../platform/time/calendar.ts';
-import type { EnergyFigures } from '../../energy/figures.ts';
-import type { Meter } from '../../metering/meters.ts';
 import type { JobView } from '../../platform/jobs/jobs.ts';
 
 export type MetricsSources = {

@@ -1,5 +1,5 @@
 // GET /api/exports/energy: many meters' intervals in one streamed CSV or XLSX (viewer and up).
-import type { Energy } from '../../energy/module.ts';
+import type { Energy } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';

@@ -3,14 +3,13 @@
 // or as XLSX. Each meter column says its commodity and unit (kWh; m³ for gas and water). Read a day of every meter in
 // one query and written as it is read, in small chunks that wait for the reader, so a year of 100 meters never sits in
 // memory (RSS growth measured by `npm run bench:exports`).
+import { COMMODITY_UNITS } from '../../energy/index.ts';
+import { type Meter, type MeterDirectory, decodeValuesInto, KWH_SCALE } from '../../metering/index.ts';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { BadRequest, NotFound } from '../../platform/errors.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, zoneOffsetMs } from '../../platform/time/calendar.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { COMMODITY_UNITS } from '../../energy/commodities.ts';
-import type { Meter, MeterDirectory } from '../../metering/meters.ts';
-import { decodeValuesInto, KWH_SCALE } from '../../metering/intervalCodec.ts';
 import { supportedLocale } from '../../platform/i18n/format.ts';
 
 export type ExportResolution = '15min' | 'hour' | 'day';

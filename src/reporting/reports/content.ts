@@ -1,9 +1,8 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
+import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge } from '../../analysis/index.ts';
+import type { CommodityFigures, CommodityFiguresView } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
-import type { Comparison, Comparisons, PeriodFigure } from '../../analysis/comparisons.ts';
-import type { DemandCharges, MonthDemandCharge } from '../../analysis/demandCharges.ts';
-import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
 import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'month-to-date', 'alerts-faults', 'maintenance-due'] as const;

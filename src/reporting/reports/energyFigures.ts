@@ -1,10 +1,9 @@
 // The energy a report is built from: the site's energy (SiteEnergy), from its meters once any meter exists, else from
 // energy_daily (what PUT /api/energy/areas records per site day, for a site without meters).
+import { type EnergyFigures, SiteEnergy, type Coverage, type LoadCurve, type PeriodFigures } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
-import type { EnergyFigures } from '../../energy/figures.ts';
-import { SiteEnergy } from '../../energy/siteEnergy.ts';
 
-export type { Coverage, LoadCurve, PeriodFigures } from '../../energy/siteEnergy.ts';
+export type { Coverage, LoadCurve, PeriodFigures };
 
 /** What a report asks of the site's energy: the period's figures, how much of it holds data, a day's load curve, and their source. */
 export type ReportEnergySource = Pick<SiteEnergy, 'source' | 'periodFigures' | 'coverage' | 'loadCurve'>;

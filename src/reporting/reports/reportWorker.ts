@@ -2,12 +2,11 @@
 // CSV, JSON) built away from the request thread, one per message, each on a fresh read-only connection with the same
 // code and figures the service uses (energy figures, comparisons and demand charges built here over that connection,
 // so no memo outlives a report). Nothing imports this file.
+import { Comparisons, DemandCharges } from '../../analysis/index.ts';
+import { buildEnergy } from '../../energy/index.ts';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { Comparisons } from '../../analysis/comparisons.ts';
-import { DemandCharges } from '../../analysis/demandCharges.ts';
 import { AuditLog } from '../../platform/db/auditTrail.ts';
 import { closeReadOnlyDatabase, openReadOnlyDatabase } from '../../platform/db/client.ts';
-import { buildEnergy } from '../../energy/module.ts';
 import { answerParent, yieldCpuToRequests } from '../../platform/workerThread.ts';
 import { ReportContentBuilder } from './content.ts';
 import type { ReportWorkerTask } from './offThread.ts';

@@ -1,9 +1,8 @@
 // /api/reports: template listing, plan CRUD, run history, run now and the files of a run (viewer reads, operator writes).
+import { sendStoredFile, BinaryBody } from '../../files/index.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
-import { sendStoredFile } from '../../files/uploads/sendFile.ts';
-import { BinaryBody } from '../../files/uploads/schemas.ts';
 import {
   ReportPlan,
   ReportPlanCreate,

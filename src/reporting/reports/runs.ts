@@ -1,9 +1,9 @@
 // One run of a report plan: build the figures, render the files, keep them, mail them (retried with backoff), record and audit it.
+import type { AlertService } from '../../facility/index.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { and, desc, eq, isNull, ne, notInArray, sql } from 'drizzle-orm';
-import type { AlertService } from '../../facility/alerts/service.ts';
 import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { equals, PagedQuery, type PageResult } from '../../platform/db/listQuery.ts';

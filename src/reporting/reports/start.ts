@@ -1,5 +1,6 @@
 // Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
-import type { AlertService } from '../../facility/alerts/service.ts';
+import type { AlertService } from '../../facility/index.ts';
+import type { SiteEnergy, CommodityFigures } from '../../energy/index.ts';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
@@ -9,8 +10,6 @@ import type { Mailer } from '../../platform/mail/mailer.ts';
 import path from 'node:path';
 import { databasePath } from '../../platform/db/client.ts';
 import { ReportContentBuilder, type ReportAnalysis } from './content.ts';
-import type { SiteEnergy } from '../../energy/siteEnergy.ts';
-import type { CommodityFigures } from '../../energy/commodities.ts';
 import { mailBaseUrl, siteMailReader } from '../../platform/mail/siteMail.ts';
 import { ReportWorkers } from './offThread.ts';
 import { ReportRunner, systemClock } from './runs.ts';

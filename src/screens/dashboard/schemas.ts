@@ -1,8 +1,8 @@
 // Shapes of the public dashboard payload, the recent-alerts list and per-user dashboard settings.
+import { CameraPreset, Hotspot, SceneLabel } from '../../site/index.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { ALERT_LEVELS, ALERT_STATUSES } from '../../platform/db/schema/facility.ts';
 import { NullableTimestamp, Page, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
-import { CameraPreset, Hotspot, SceneLabel } from '../../site/schemas.ts';
 import { OverviewStats, WeeklyEnergy } from '../overview/schemas.ts';
 
 // Plain enums: one validation error ("must be one of: …") instead of one per literal.

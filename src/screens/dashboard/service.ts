@@ -1,14 +1,13 @@
 // The public dashboard payload (cached while the database is unchanged), recent alerts and per-user dashboard settings.
+import type { ConfigStore } from '../../site/index.ts';
+import { publicAlertTitle } from '../../facility/index.ts';
+import { FIGURE_TABLES, type AreaCards } from '../../energy/index.ts';
 import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
-import type { ConfigStore } from '../../site/service.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { alerts, dashboardSettings, platformConfig } from '../../platform/db/schema/index.ts';
 import { Kept } from '../../platform/db/kept.ts';
-import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
-import { FIGURE_TABLES } from '../../energy/figures.ts';
 import type { DashboardWidget } from '../../platform/db/schema/settings.ts';
-import type { AreaCards } from '../../energy/areaCards.ts';
 import { BadRequest, type ErrorDetail } from '../../platform/errors.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import type { OverviewService } from '../overview/service.ts';

@@ -1,16 +1,13 @@
 // KPI cards and the weekly chart: the site's energy from SiteEnergy (meters or hand-entered cards), the counts from the tables.
+import { siteTimezone } from '../../site/index.ts';
+import { FIGURE_TABLES, type EnergyFigures, SiteEnergy, type CommodityFigures } from '../../energy/index.ts';
+import type { Comparisons, DemandCharges } from '../../analysis/index.ts';
 import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { alerts, faults, maintenance, platformConfig } from '../../platform/db/schema/index.ts';
-import { siteTimezone } from '../../site/siteSettings.ts';
 import { Kept } from '../../platform/db/kept.ts';
-import { FIGURE_TABLES, type EnergyFigures } from '../../energy/figures.ts';
 import { addDays, siteDay } from '../../platform/time/calendar.ts';
-import { SiteEnergy } from '../../energy/siteEnergy.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
-import type { Comparisons } from '../../analysis/comparisons.ts';
-import type { DemandCharges } from '../../analysis/demandCharges.ts';
-import type { CommodityFigures } from '../../energy/commodities.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
 

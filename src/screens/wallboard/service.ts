@@ -1,19 +1,16 @@
 // The wallboard payload: the site or one area, its figures, its active alert titles and an honest data state.
-import type { ConfigStore } from '../../site/service.ts';
+import type { ConfigStore } from '../../site/index.ts';
+import type { CollectorStatus } from '../../metering/index.ts';
+import type { CommodityFigures, CommodityFiguresView, EnergyFigures, AreaCards, SiteEnergy } from '../../energy/index.ts';
+import { publicAlertTitle } from '../../facility/index.ts';
+import { publicGatewayState } from '../../operations/index.ts';
+import type { IotHealth } from '../../gateway/index.ts';
 import { and, between, count, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { alerts, energyDaily } from '../../platform/db/schema/index.ts';
 import { addDays, siteDay } from '../../platform/time/calendar.ts';
-import type { CollectorStatus } from '../../metering/collector.ts';
-import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
-import type { EnergyFigures } from '../../energy/figures.ts';
-import type { AreaCards } from '../../energy/areaCards.ts';
-import type { SiteEnergy } from '../../energy/siteEnergy.ts';
 import { NotFound } from '../../platform/errors.ts';
-import { publicAlertTitle } from '../../facility/alerts/publicTitle.ts';
-import { publicGatewayState } from '../../operations/health/gatewayCondition.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../../platform/i18n/messages.ts';
-import type { IotHealth } from '../../gateway/service.ts';
 import type { OverviewService } from '../overview/service.ts';
 import type { DataStateView, UtilityPeriodView, WallboardPayloadView } from './schemas.ts';
 

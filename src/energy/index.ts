@@ -1,0 +1,11 @@
+// The face of energy/: what the other contexts use of it. Imports from outside energy/ come through this file
+// (test/structure/importGraph.test.ts); what is not listed here is energy's own business.
+export type { AreaCards } from './areaCards.ts';
+export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } from './commodities.ts';
+export { commodityRoutes } from './commodityRoutes.ts';
+export { DemandWatch, WARNING_MIN_ELAPSED_MS } from './demandWatch.ts';
+export { FIGURE_TABLES, nextMonth, type EnergyFigures, type SitePeak, type Totals } from './figures.ts';
+export { buildEnergy, ensureSimulatorMeters, type Energy } from './module.ts';
+export { energyRoutes } from './routes.ts';
+export { SitePeakSchema } from './schemas.ts';
+export { SiteEnergy, type Coverage, type LoadCurve, type PeriodFigures } from './siteEnergy.ts';

@@ -1,0 +1,11 @@
+// The face of metering/: what the other contexts use of it. Imports from outside metering/ come through this file
+// (test/structure/importGraph.test.ts); what is not listed here is metering's own business.
+export { Collector, type CollectorStatus } from './collector.ts';
+export { DataWatch } from './dataWatch.ts';
+export { HistoryImport } from './historyImport.ts';
+export { KWH_SCALE, decodeValuesInto } from './intervalCodec.ts';
+export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter } from './meters.ts';
+export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
+export { restateCosts, type Restatement } from './restate.ts';
+export { TimeZoneMove } from './rezone.ts';
+export { FLAG_ESTIMATED, FLAG_IMPORTED, IntervalStore, SLICE_MS, storedFlags, storedKwh, storedMaxKw, yieldToLoop, type OpenIntervals } from './store.ts';
