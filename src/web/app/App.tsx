@@ -19,6 +19,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
   { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
+  { pattern: /^\/exports$/, load: () => import('./screens/Exports'), role: 'viewer', title: 'nav.exports' },
   { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin' },
   { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings' },
   { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },
@@ -34,6 +35,7 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/faults', label: 'nav.faults', role: 'viewer' },
   { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
   { href: '/reports', label: 'nav.reports', role: 'viewer' },
+  { href: '/exports', label: 'nav.exports', role: 'viewer' },
   { href: '/settings', label: 'nav.settings', role: 'admin' },
   { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
