@@ -125,7 +125,7 @@ export default function AdminMeters() {
                     <input
                       type="checkbox"
                       aria-label={t('meters.siteOf', { name: meter.name })}
-                      checked={meter.site}
+                      defaultChecked={meter.site}
                       onChange={(e) => change(meter.id, meter.name, { site: e.currentTarget.checked })}
                     />
                   </td>
@@ -133,7 +133,7 @@ export default function AdminMeters() {
                     <input
                       type="checkbox"
                       aria-label={t('meters.enabledOf', { name: meter.name })}
-                      checked={meter.enabled}
+                      defaultChecked={meter.enabled}
                       onChange={(e) => change(meter.id, meter.name, { enabled: e.currentTarget.checked })}
                     />
                   </td>

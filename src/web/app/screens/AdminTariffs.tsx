@@ -136,7 +136,7 @@ export default function AdminTariffs() {
                         <th scope="col">{t('tariffs.days')}</th>
                         <th scope="col">{t('tariffs.hours')}</th>
                         <th scope="col" class="n">
-                          {t('tariffs.price')}
+                          {t('tariffs.priceCol')}
                         </th>
                       </tr>
                     </thead>
