@@ -32,7 +32,10 @@ test('a future version with a band written as entered; a future version removed;
   await signInThroughForm(page, 'tariff-admin', admin.password);
   await settled(page);
   const before = (await versions()).length;
-  await page.locator('li[data-tariff]').nth(before - 1).waitFor();
+  await page
+    .locator('li[data-tariff]')
+    .nth(before - 1)
+    .waitFor();
   assert.equal(await page.getByRole('button', { name: /^Remove the version/ }).count(), 0, 'versions in effect cannot be removed');
 
   await page.getByLabel('Applies from').fill(day(30));
