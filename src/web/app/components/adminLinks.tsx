@@ -1,4 +1,4 @@
-// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs.
+// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs; notification rules.
 import { t, type Key } from '../i18n';
 
 export function AdminLinks({ here }: { here: string }) {
@@ -6,6 +6,7 @@ export function AdminLinks({ here }: { here: string }) {
     { href: '/admin', label: 'admin.tab.general' },
     { href: '/admin/meters', label: 'admin.tab.meters' },
     { href: '/admin/tariffs', label: 'admin.tab.tariffs' },
+    { href: '/admin/notifications', label: 'admin.tab.notifications' },
   ];
   return (
     <nav class="tabs" aria-label={t('admin.tabs')}>
