@@ -26,6 +26,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/admin\/meters$/, load: () => import('./screens/AdminMeters'), role: 'admin', title: 'meters.title' },
   { pattern: /^\/admin\/tariffs$/, load: () => import('./screens/AdminTariffs'), role: 'admin', title: 'tariffs.title' },
   { pattern: /^\/admin\/notifications$/, load: () => import('./screens/AdminNotifications'), role: 'admin', title: 'rules.title' },
+  { pattern: /^\/admin\/load-shedding$/, load: () => import('./screens/AdminLoadShedding'), role: 'admin', title: 'shedding.title' },
   { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin' },
   { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings' },
   { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },

@@ -1,4 +1,4 @@
-// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs; notification rules.
+// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs; notification rules; load shedding.
 import { t, type Key } from '../i18n';
 
 export function AdminLinks({ here }: { here: string }) {
@@ -7,6 +7,7 @@ export function AdminLinks({ here }: { here: string }) {
     { href: '/admin/meters', label: 'admin.tab.meters' },
     { href: '/admin/tariffs', label: 'admin.tab.tariffs' },
     { href: '/admin/notifications', label: 'admin.tab.notifications' },
+    { href: '/admin/load-shedding', label: 'admin.tab.shedding' },
   ];
   return (
     <nav class="tabs" aria-label={t('admin.tabs')}>
