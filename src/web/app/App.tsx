@@ -22,6 +22,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
   { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
+  { pattern: /^\/billing$/, load: () => import('./screens/Billing'), role: 'viewer', title: 'nav.billing' },
   { pattern: /^\/exports$/, load: () => import('./screens/Exports'), role: 'viewer', title: 'nav.exports' },
   { pattern: /^\/admin\/meters$/, load: () => import('./screens/AdminMeters'), role: 'admin', title: 'meters.title' },
   { pattern: /^\/admin\/tariffs$/, load: () => import('./screens/AdminTariffs'), role: 'admin', title: 'tariffs.title' },
@@ -43,6 +44,7 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
   { href: '/reports', label: 'nav.reports', role: 'viewer' },
   { href: '/exports', label: 'nav.exports', role: 'viewer' },
+  { href: '/billing', label: 'nav.billing', role: 'viewer' },
   { href: '/settings', label: 'nav.settings', role: 'admin' },
   { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
