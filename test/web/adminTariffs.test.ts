@@ -1,6 +1,7 @@
 // Admin → tariffs in Chromium against the API: a future electricity version with a peak band added through the form
 // (the API has it as entered), a gas version listed with its own price, a version in effect not removable (no button)
-// while a future one is removed, numbers refused before any request. axe, light and dark.
+// while a future one is removed, numbers refused before any request; gas calorific values added and removed. axe, light
+// and dark.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
@@ -38,7 +39,7 @@ test('a future version with a band written as entered; a future version removed;
     .waitFor();
   assert.equal(await page.getByRole('button', { name: /^Remove the version/ }).count(), 0, 'versions in effect cannot be removed');
 
-  await page.getByLabel('Applies from').fill(day(30));
+  await page.getByLabel('Applies from', { exact: true }).fill(day(30));
   await page.getByLabel('Price per unit (EUR)').fill('abc');
   await page.getByRole('button', { name: 'Add a tariff version' }).click();
   await page.getByText('must be numbers of 0 or more').waitFor();
@@ -47,7 +48,7 @@ test('a future version with a band written as entered; a future version removed;
   await page.getByLabel('Price per unit (EUR)').fill('0,21');
   await page.getByLabel('Standing charge per day (EUR)').fill('1.5');
   await page.getByLabel('kg CO₂ per unit').fill('0.35');
-  await page.getByLabel('Note').fill('<i>new</i> contract');
+  await page.getByLabel('Note', { exact: true }).fill('<i>new</i> contract');
   await page.getByLabel('With a time-of-use band').check();
   await page.getByLabel('Band name').fill('peak');
   await page.getByLabel('Sat', { exact: true }).check();
@@ -86,6 +87,36 @@ test('a future version with a band written as entered; a future version removed;
   await page.getByText(`The version from ${day(30)} is removed.`).waitFor();
   assert.equal((await versions()).length, before);
   assertNoProblems(problems, 'admin tariffs');
+  await context.close();
+});
+
+test('gas calorific values: one added as entered (decimal comma), a zero refused before sending, removed', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/admin/tariffs`);
+  await signInThroughForm(page, 'tariff-admin', admin.password);
+  await settled(page);
+  const calorific = async () => (await rig.server.request('GET', '/api/energy/calorific-values?pageSize=200', { token: admin.accessToken })).body.items;
+  const before = (await calorific()).length;
+  await page.getByLabel('Calorific value applies from').fill(day(40));
+  await page.getByLabel('kWh per m³').fill('0');
+  await page.getByRole('button', { name: 'Add a calorific value' }).click();
+  await page.getByText('kWh per m³ and the correction factor must be numbers above 0.').waitFor();
+  assert.equal((await calorific()).length, before);
+  await page.getByLabel('kWh per m³').fill('11,2');
+  await page.getByLabel('Correction factor').fill('1.02264');
+  await page.getByLabel('Note (e.g. the bill)').fill('Bill of March');
+  await page.getByRole('button', { name: 'Add a calorific value' }).click();
+  await page.getByText(`A calorific value from ${day(40)} is added.`).waitFor();
+  const added = (await calorific()).find((v: { validFrom: string }) => v.validFrom === day(40));
+  assert.deepEqual([added.kwhPerM3, added.correctionFactor, added.note], [11.2, 1.02264, 'Bill of March']);
+  assert.equal(await page.locator(`tr[data-calorific="${added.id}"] [data-field="kwhPerM3"]`).textContent(), '11.200');
+  await shot(page, 'admin-tariffs-calorific-1280x800-light');
+  await page
+    .locator(`tr[data-calorific="${added.id}"]`)
+    .getByRole('button', { name: `Remove the version from ${day(40)}` })
+    .click();
+  await page.getByText(`The calorific value from ${day(40)} is removed.`).waitFor();
+  assert.equal((await calorific()).length, before);
+  assertNoProblems(problems, 'calorific values');
   await context.close();
 });
 

@@ -239,6 +239,121 @@ export default function AdminTariffs() {
           </div>
         </form>
       </div>
+      <Calorific today={today} />
+    </section>
+  );
+}
+
+/** Gas calorific value versions (GET/POST/DELETE /api/energy/calorific-values): m³ × kWh/m³ × correction = kWh. */
+function Calorific({ today }: { today: string }) {
+  const list = useApi(() => api.GET('/api/energy/calorific-values', { params: { query: { pageSize: 200 } } }));
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [form, setForm] = useState({ validFrom: siteDay(1), kwhPerM3: '', correctionFactor: '1', note: '' });
+
+  async function add(event: Event) {
+    event.preventDefault();
+    const kwh = decimal(form.kwhPerM3);
+    const factor = decimal(form.correctionFactor);
+    if (!(kwh > 0) || !(factor > 0)) return setProblem(t('calorific.badNumber'));
+    const { data, error, response } = await api.POST('/api/energy/calorific-values', {
+      body: { validFrom: form.validFrom, kwhPerM3: kwh, correctionFactor: factor, ...(form.note.trim() ? { note: form.note.trim() } : {}) },
+    });
+    if (!data) {
+      setDone(null);
+      return setProblem(errorText(error, response.status));
+    }
+    setProblem(null);
+    setDone(t('calorific.added', { day: data.validFrom }));
+    list.reload();
+  }
+
+  async function remove(id: number, validFrom: string) {
+    const { error, response } = await api.DELETE('/api/energy/calorific-values/{id}', { params: { path: { id } } });
+    if (!response.ok) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setDone(t('calorific.removed', { day: validFrom }));
+    list.reload();
+  }
+
+  const versions = [...(list.data?.items ?? [])].sort((a, b) => b.validFrom.localeCompare(a.validFrom));
+  return (
+    <section class="card calorific" aria-labelledby="calorific-heading">
+      <h2 id="calorific-heading">{t('calorific.title')}</h2>
+      <p class="muted">{t('calorific.intro')}</p>
+      <Problem text={problem ?? list.problem} />
+      <Done text={done} />
+      <div class="columns">
+        <div class="table-scroll">
+          <table data-table="calorific">
+            <thead>
+              <tr>
+                <th scope="col">{t('tariffs.validFrom')}</th>
+                <th scope="col" class="n">
+                  kWh/m³
+                </th>
+                <th scope="col" class="n">
+                  {t('calorific.correction')}
+                </th>
+                <th scope="col">{t('tariffs.note')}</th>
+                <th scope="col">
+                  <span class="sr-only">{t('shedding.actions')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {versions.map((v) => (
+                <tr key={v.id} data-calorific={v.id}>
+                  <th scope="row">{v.validFrom}</th>
+                  <td class="n" data-field="kwhPerM3">
+                    {num(v.kwhPerM3, 3)}
+                  </td>
+                  <td class="n">{num(v.correctionFactor, 5)}</td>
+                  <td class="wrap">{v.note}</td>
+                  <td>
+                    {v.validFrom > today && (
+                      <button type="button" class="link" onClick={() => remove(v.id, v.validFrom)}>
+                        {t('tariffs.remove', { day: v.validFrom })}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {versions.length === 0 && list.data && <p class="muted">{t('calorific.none')}</p>}
+        </div>
+        <form class="stack" onSubmit={add} noValidate aria-labelledby="add-calorific-heading">
+          <h3 id="add-calorific-heading">{t('calorific.add')}</h3>
+          <Field label={t('calorific.validFrom')} hint={form.validFrom <= today ? t('calorific.restates') : undefined}>
+            {(id, hint) => (
+              <input
+                id={id}
+                type="date"
+                aria-describedby={hint}
+                value={form.validFrom}
+                onInput={(e) => setForm({ ...form, validFrom: e.currentTarget.value })}
+              />
+            )}
+          </Field>
+          <Field label={t('calorific.kwhPerM3')}>
+            {(id) => <input id={id} inputMode="decimal" value={form.kwhPerM3} onInput={(e) => setForm({ ...form, kwhPerM3: e.currentTarget.value })} />}
+          </Field>
+          <Field label={t('calorific.correction')}>
+            {(id) => (
+              <input id={id} inputMode="decimal" value={form.correctionFactor} onInput={(e) => setForm({ ...form, correctionFactor: e.currentTarget.value })} />
+            )}
+          </Field>
+          <Field label={t('calorific.note')}>
+            {(id) => <input id={id} value={form.note} onInput={(e) => setForm({ ...form, note: e.currentTarget.value })} />}
+          </Field>
+          <div class="actions">
+            <button type="submit" class="primary">
+              {t('calorific.add')}
+            </button>
+          </div>
+        </form>
+      </div>
     </section>
   );
 }
