@@ -6,6 +6,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, t, type Key } from '../i18n';
 import { user as me } from '../state/session';
+import { AdminLinks } from '../components/adminLinks';
 
 const ROLES = ['viewer', 'operator', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -14,6 +15,7 @@ export default function Admin() {
   return (
     <section>
       <h1>{t('admin.title')}</h1>
+      <AdminLinks here="/admin" />
       <div class="columns">
         <Users />
         <div class="stack">

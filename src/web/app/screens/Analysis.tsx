@@ -1,8 +1,9 @@
 // Analysis (a first part): the site's day, week, month or year against the previous period and the same period a year
 // earlier, like for like, with how complete each is (GET /api/analysis/compare), and this month's demand charge
-// (GET /api/analysis/demand-charges). Baselines, EnPIs and anomalies are not on this screen yet.
+// (GET /api/analysis/demand-charges). Baselines, EnPIs and anomalies are the screens its tabs link to.
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
+import { AnalysisTabs } from '../components/analysisParts';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateOnly, money, num, percent, t, type Key } from '../i18n';
@@ -25,6 +26,7 @@ export default function Analysis() {
   return (
     <section class="analysis">
       <h1>{t('analysis.title')}</h1>
+      <AnalysisTabs />
       <fieldset class="segmented">
         <legend class="sr-only">{t('meter.range')}</legend>
         {PERIODS.map((key) => (
