@@ -1,5 +1,6 @@
 // Builds the feature services once, from the core pieces; the route tables and emsctl are handed them from here.
 import { AlertService } from '../facility/alerts/service.ts';
+import { AlarmAreas } from '../facility/alarmAreas/service.ts';
 import { NotificationRules } from '../facility/notifications/rules.ts';
 import type { LoginThrottle } from '../access/auth/loginThrottle.ts';
 import { unlockUser } from '../access/auth/loginThrottle.ts';
@@ -39,6 +40,8 @@ export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Lo
  */
 export type FeatureServices = {
   alerts: AlertService;
+  /** Which area a gateway alarm's alert is raised in (issue 45 item 11). */
+  alarmAreas: AlarmAreas;
   analysis: Analysis;
   auditTrail: AuditReader;
   avatars: AvatarStore;
@@ -79,6 +82,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
   const zoneMove = new TimeZoneMove({ db: core.db, store: energy.store, timezone: energy.timezone, logger: core.logger });
   return {
     alerts: new AlertService(core.db, core.audit),
+    alarmAreas: new AlarmAreas(core.db, core.audit),
     analysis,
     auditTrail: new AuditReader(core.db),
     avatars: new AvatarStore(core.db, core.audit, core.dataDir),

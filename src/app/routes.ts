@@ -8,6 +8,7 @@ import { oauthRoutes } from '../access/oauth/routes.ts';
 import { alertRoutes } from '../facility/alerts/routes.ts';
 import { faultRoutes } from '../facility/faults/routes.ts';
 import { alarmRoutes } from '../facility/notifications/routes.ts';
+import { alarmAreaRoutes } from '../facility/alarmAreas/routes.ts';
 import { maintenanceRoutes } from '../facility/maintenance/routes.ts';
 import { reportRoutes } from '../reporting/reports/routes.ts';
 import { userRoutes } from '../access/users/routes.ts';
@@ -35,6 +36,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...alertRoutes(deps),
     ...faultRoutes(deps),
     ...alarmRoutes(deps),
+    ...alarmAreaRoutes(deps),
     ...maintenanceRoutes(deps),
     ...reportRoutes(deps),
     ...userRoutes(deps),

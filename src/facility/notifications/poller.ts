@@ -1,4 +1,5 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
+import type { AlarmAreas } from '../alarmAreas/service.ts';
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
 import type { IotGateway } from '../../gateway/service.ts';
 import type { Job } from '../../platform/jobs/jobs.ts';
@@ -12,6 +13,11 @@ const PAGE_SIZE = 200;
 const MAX_PAGES = 25;
 
 type GatewayAlarmRow = { id?: unknown; code?: unknown; level?: unknown; message?: unknown; raisedAt?: unknown; clearedAt?: unknown };
+
+/** How long the gateway's point catalogue (its point names, read for alarms no mapping places) is used before it is read again. */
+export const CATALOGUE_TTL_MS = 10 * 60_000;
+/** A point name longer than this is not read as naming an area. */
+const POINT_NAME_MAX = 200;
 
 const LEVELS = new Set(['info', 'warning', 'critical']);
 
@@ -74,11 +80,15 @@ export function occurrenceOf(row: GatewayAlarmRow, now: number): Occurrence {
 export class AlarmPoller {
   private readonly repeating: Repeating;
   private failing = false;
+  /** The gateway's point names by code, as last read (null: not read, or the gateway would not give them). */
+  private catalogue: { at: number; names: Map<string, string> | null } | null = null;
 
   constructor(
     private readonly deps: {
       iot: Pick<IotGateway, 'relay'>;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      /** Where an alarm's alert is raised; without it, in no area. */
+      areas?: Pick<AlarmAreas, 'resolve'>;
       logger: Logger;
       intervalMs: number;
       now?: () => number;
@@ -97,6 +107,39 @@ export class AlarmPoller {
 
   stop(): Promise<void> {
     return this.repeating.stop();
+  }
+
+  /**
+   * The area of an alarm on `code` (AlarmAreas.resolve): the admin's map, the meter of that code, else the point's name
+   * in the gateway's catalogue (`GET {base}/codes`), read only when the first two place nothing and kept CATALOGUE_TTL_MS.
+   */
+  private async areaOf(code: string, now: number): Promise<string | null> {
+    const areas = this.deps.areas;
+    if (!areas) return null;
+    const placed = areas.resolve(code);
+    if (placed.area !== null) return placed.area;
+    const name = (await this.pointNames(now))?.get(code);
+    return name ? areas.resolve(code, name).area : null;
+  }
+
+  /** The catalogue's names by code; a gateway that does not answer it leaves names out until the next read is due. */
+  private async pointNames(now: number): Promise<Map<string, string> | null> {
+    if (this.catalogue && now - this.catalogue.at < CATALOGUE_TTL_MS) return this.catalogue.names;
+    let names: Map<string, string> | null = null;
+    try {
+      const answer = await this.deps.iot.relay('GET', '/codes', {});
+      const rows = (answer.json as { data?: unknown })?.data;
+      if (answer.status === 200 && Array.isArray(rows)) {
+        names = new Map();
+        for (const row of rows as Array<{ code?: unknown; name?: unknown }>) {
+          if (typeof row?.code === 'string' && typeof row.name === 'string' && row.name.length <= POINT_NAME_MAX) names.set(row.code, row.name);
+        }
+      }
+    } catch {
+      // The alarm still becomes an alert, in no area; the poll's own reads report a gateway that is down.
+    }
+    this.catalogue = { at: now, names };
+    return names;
   }
 
   /** One poll; never throws (a gateway that is down is logged once, and once when it answers again). */
@@ -120,7 +163,7 @@ export class AlarmPoller {
             continue;
           }
           if (occurrence.clamped) oddities.clamped += 1;
-          const outcome = this.deps.alerts.fromGatewayAlarm(occurrence.alarm);
+          const outcome = this.deps.alerts.fromGatewayAlarm({ ...occurrence.alarm, area: await this.areaOf(occurrence.alarm.code, now) });
           if (outcome === 'raised') counts.raised += 1;
           if (outcome === 'cleared') counts.cleared += 1;
         }
