@@ -11,6 +11,13 @@ export function alarmAreaRoutes({ alarmAreas }: { alarmAreas: AlarmAreas }) {
     defineRoute({
       method: 'GET',
       path: '/api/alarms/areas',
+      responseExample: {
+        mappings: [
+          { code: 'temp.serverroom', match: 'exact', area: 'Server room' },
+          { code: 'srv.', match: 'prefix', area: 'Server room' },
+        ],
+        areas: ['HVAC', 'Lighting', 'Other', 'Server room', 'Tenants'],
+      },
       access: 'operator',
       summary: 'Which area each gateway alarm point belongs to',
       description:

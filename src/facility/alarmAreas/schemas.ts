@@ -30,21 +30,8 @@ export const AlarmAreaMapBody = Type.Object({
   mappings: Type.Array(AlarmAreaMapping, { maxItems: ALARM_AREA_LIMIT, description: 'the whole map: mappings not listed are removed' }),
 });
 
-export const AlarmAreaMap = Type.Object(
-  {
-    mappings: Type.Array(AlarmAreaMapping, { description: 'exact codes first, then prefixes, each by code' }),
-    areas: Type.Array(Type.String(), { description: 'the areas a mapping may name: the meters’ areas and the area cards, by name' }),
-  },
-  {
-    examples: [
-      {
-        mappings: [
-          { code: 'temp.serverroom', match: 'exact', area: 'Server room' },
-          { code: 'srv.', match: 'prefix', area: 'Server room' },
-        ],
-        areas: ['HVAC', 'Lighting', 'Other', 'Server room', 'Tenants'],
-      },
-    ],
-  },
-);
+export const AlarmAreaMap = Type.Object({
+  mappings: Type.Array(AlarmAreaMapping, { description: 'exact codes first, then prefixes, each by code' }),
+  areas: Type.Array(Type.String(), { description: 'the areas a mapping may name: the meters’ areas and the area cards, by name' }),
+});
 export type AlarmAreaMapView = Static<typeof AlarmAreaMap>;

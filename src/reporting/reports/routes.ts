@@ -16,6 +16,7 @@ import {
 } from './schemas.ts';
 import type { ReportService } from './service.ts';
 import type { ReportRunner } from './runs.ts';
+import { REPORT_PLAN_EXAMPLE, REPORT_PLAN_PAGE_EXAMPLE, REPORT_RUN_EXAMPLE, REPORT_RUN_PAGE_EXAMPLE, REPORT_TEMPLATES_EXAMPLE } from './examples.ts';
 
 const tags = ['reports'];
 
@@ -24,6 +25,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/templates',
+      responseExample: REPORT_TEMPLATES_EXAMPLE,
       access: 'viewer',
       summary: 'List the built-in report templates',
       description:
@@ -35,6 +37,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans',
+      responseExample: REPORT_PLAN_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'List report plans, newest first',
       description: 'A page of report plans with their next scheduled run. Changes nothing.',
@@ -56,6 +59,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans/:id',
+      responseExample: REPORT_PLAN_EXAMPLE,
       access: 'viewer',
       summary: 'Read one report plan',
       description: 'One report plan. Changes nothing.',
@@ -90,6 +94,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans/:id/runs',
+      responseExample: REPORT_RUN_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'Run history of a report plan, newest first',
       description: "A page of the plan's runs (scheduled and manual) with their status and files. Changes nothing.",
@@ -115,6 +120,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/runs/:id',
+      responseExample: REPORT_RUN_EXAMPLE,
       access: 'viewer',
       summary: 'One report run: status, times, size, error and its files',
       description: 'One run; poll it after POST /api/reports/plans/{id}/run until status is no longer running. Changes nothing.',
