@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 let sim: RunningSimulator;
 let server: TestServer;
 let admin: string;
+let adminId: number;
 let operator: string;
 let viewer: string;
 let poller: AlarmPoller;
@@ -48,7 +49,9 @@ const putMap = (token: string, body: unknown) => server.request('PUT', '/api/ala
 before(async () => {
   sim = await startGatewaySimulator();
   server = await startTestServer({ EMS_IOT_BASE_URL: sim.url, EMS_IOT_USERNAME: 'ems', EMS_IOT_PASSWORD: 'ems-simulator' });
-  admin = (await server.createUser({ role: 'admin' })).accessToken;
+  const adminUser = await server.createUser({ role: 'admin' });
+  admin = adminUser.accessToken;
+  adminId = adminUser.user.id;
   operator = (await server.createUser({ role: 'operator' })).accessToken;
   viewer = (await server.createUser({ role: 'viewer' })).accessToken;
   const cards = await server.request('PUT', '/api/energy/areas', {
@@ -114,6 +117,29 @@ describe('the alarm area map', () => {
     assert.deepEqual((await server.request('GET', '/api/alarms/areas', { token: admin })).body.mappings, []);
   });
 
+  test('parallel replaces each land whole; at most 1,000 mappings', async () => {
+    const maps = Array.from({ length: 8 }, (_, i) => [
+      { code: `par${i}.`, match: 'prefix', area: 'Office' },
+      { code: `par${i}.x`, match: 'exact', area: 'Plant room' },
+    ]);
+    const answers = await Promise.all(maps.map((mappings) => putMap(admin, { mappings })));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      maps.map(() => 200),
+    );
+    const final = (await server.request('GET', '/api/alarms/areas', { token: admin })).body.mappings;
+    assert.equal(final.length, 2);
+    assert.ok(
+      maps.some((mappings) => JSON.stringify([mappings[1], mappings[0]]) === JSON.stringify(final)),
+      `one whole map: ${JSON.stringify(final)}`,
+    );
+    const audit = await server.request('GET', '/api/audit?resource=alarm_areas&pageSize=50', { token: admin });
+    assert.equal(audit.body.total, 8);
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ code: `p${i}`, match: 'exact', area: 'Office' }));
+    assert.equal((await putMap(admin, { mappings: tooMany })).status, 400);
+    assert.equal((await putMap(admin, { mappings: [] })).status, 200);
+  });
+
   test('alarms arrive in their area: exact beats prefix, then the meter, then the point name; on /api/alerts and the wallboard; a change applies to later alarms', async () => {
     const set = await putMap(admin, {
       mappings: [
@@ -128,9 +154,9 @@ describe('the alarm area map', () => {
       { code: 'srv.ups', match: 'exact', area: 'Plant room' },
       { code: 'srv.', match: 'prefix', area: 'Server room' },
     ]);
-    const audit = await server.request('GET', '/api/audit?resource=alarm_areas', { token: admin });
-    assert.equal(audit.body.items.length, 1);
+    const audit = await server.request('GET', '/api/audit?resource=alarm_areas&pageSize=1', { token: admin });
     assert.equal(audit.body.items[0].action, 'replace');
+    assert.equal(audit.body.items[0].userId, adminId);
     assert.deepEqual(audit.body.items[0].before, []);
     assert.equal(audit.body.items[0].after.length, 3);
 
