@@ -1,5 +1,4 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
-import type { AlarmAreas } from '../alarmAreas/service.ts';
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
 import type { IotGateway } from '../../gateway/service.ts';
 import type { Job } from '../../platform/jobs/jobs.ts';
@@ -87,8 +86,8 @@ export class AlarmPoller {
     private readonly deps: {
       iot: Pick<IotGateway, 'relay'>;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
-      /** Where an alarm's alert is raised; without it, in no area. */
-      areas?: Pick<AlarmAreas, 'resolve'>;
+      /** Where an alarm's alert is raised (facility/alarmAreas: AlarmAreas); without it, in no area. */
+      areas?: { resolve(code: string, pointName?: string | null): { area: string | null } };
       logger: Logger;
       intervalMs: number;
       now?: () => number;
