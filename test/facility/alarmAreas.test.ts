@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { AlarmPoller } from '../../src/facility/notifications/poller.ts';
 import { startGatewaySimulator, type RunningSimulator } from '../../src/gateway/simulator/server.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { startFakeGateway } from '../helpers/fakeGateway.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let sim: RunningSimulator;
@@ -198,5 +199,37 @@ describe('the alarm area map', () => {
     assert.equal((await alertTitled('Rack 1 inlet above 30 °C')).area, 'Server room', 'an alert already raised keeps its area');
     assert.equal((await alertTitled('IT meter reads zero')).area, 'Plant room', 'the meter of that code');
     assert.equal((await alertTitled('Meter communication lost')).area, 'Office', 'kept');
+  });
+});
+
+describe('a gateway without a readable point catalogue', () => {
+  test('its alarms still become alerts, in no area; the catalogue is asked once per 10 minutes, not per alarm or poll', async () => {
+    const gateway = await startFakeGateway();
+    const raisedAt = new Date(Date.now() - 60_000).toISOString();
+    gateway.script('/alarms', (_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({ data: ['a', 'b', 'c'].map((n) => ({ code: `room.${n}`, level: 'warning', message: `Room ${n} too warm`, raisedAt })), total: 3 }),
+      );
+    });
+    gateway.script('/codes', 'garbage');
+    const box = await startTestServer({ EMS_IOT_BASE_URL: gateway.url, EMS_IOT_USERNAME: gateway.username, EMS_IOT_PASSWORD: gateway.password });
+    try {
+      const { deps } = box.service;
+      const own = new AlarmPoller({ iot: deps.iot, alerts: deps.alerts, areas: deps.alarmAreas, logger: createLogger('error'), intervalMs: 60_000 });
+      assert.deepEqual(await own.poll(), { raised: 3, cleared: 0 });
+      assert.deepEqual(await own.poll(), { raised: 0, cleared: 0 });
+      const token = (await box.createUser({ role: 'viewer' })).accessToken;
+      const list = await box.request('GET', '/api/alerts?q=too%20warm', { token });
+      assert.deepEqual(list.body.items.map((item: any) => [item.source, item.area]).sort(), [
+        ['room.a', null],
+        ['room.b', null],
+        ['room.c', null],
+      ]);
+      assert.equal(gateway.calls('/codes').length, 1);
+    } finally {
+      await box.close();
+      await gateway.close();
+    }
   });
 });
