@@ -20,8 +20,11 @@ export type GatewayAlarm = {
   raisedAt: string;
   clearedAt: string | null;
   detail?: string;
-  /** The area its alert is raised in (AlarmAreas); an alert already raised keeps its own. */
-  area?: string | null;
+  /**
+   * The area its alert is raised in (AlarmAreas), asked only when a new alert is raised: an alert already raised keeps
+   * its own, and a poll re-reading known alarms pays nothing for it.
+   */
+  area?: () => string | null;
 };
 
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
@@ -167,7 +170,7 @@ export class AlertService {
           message: alarm.detail ?? `Gateway alarm on ${alarm.code}`,
           level: alarm.level,
           source: alarm.code,
-          area: alarm.area ?? null,
+          area: alarm.area?.() ?? null,
           occurredAt: alarm.raisedAt,
         },
         null,

@@ -110,14 +110,15 @@ export class AlarmPoller {
 
   /**
    * The area of an alarm on `code` (AlarmAreas.resolve): the admin's map, the meter of that code, else the point's name
-   * in the gateway's catalogue (`GET {base}/codes`), read only when the first two place nothing and kept CATALOGUE_TTL_MS.
+   * in the gateway's catalogue (`GET {base}/codes`, read by the poll, at most once per CATALOGUE_TTL_MS). Called only
+   * when the alarm raises a new alert.
    */
-  private async areaOf(code: string, now: number): Promise<string | null> {
+  private areaOf(code: string, names: Map<string, string> | null): string | null {
     const areas = this.deps.areas;
     if (!areas) return null;
     const placed = areas.resolve(code);
     if (placed.area !== null) return placed.area;
-    const name = (await this.pointNames(now))?.get(code);
+    const name = names?.get(code);
     return name ? areas.resolve(code, name).area : null;
   }
 
@@ -154,6 +155,8 @@ export class AlarmPoller {
         if (answer.status !== 200) throw new Error(`the gateway answered ${answer.status}`);
         const body = answer.json as { data?: unknown; total?: unknown };
         const rows = Array.isArray(body?.data) ? (body.data as GatewayAlarmRow[]) : [];
+        // Point names for alarms no mapping or meter places: one read of the catalogue, kept CATALOGUE_TTL_MS.
+        const names = rows.length && this.deps.areas ? await this.pointNames(now) : null;
         for (const row of rows) {
           const occurrence = occurrenceOf(row ?? {}, now);
           if ('refused' in occurrence) {
@@ -162,7 +165,8 @@ export class AlarmPoller {
             continue;
           }
           if (occurrence.clamped) oddities.clamped += 1;
-          const outcome = this.deps.alerts.fromGatewayAlarm({ ...occurrence.alarm, area: await this.areaOf(occurrence.alarm.code, now) });
+          const code = occurrence.alarm.code;
+          const outcome = this.deps.alerts.fromGatewayAlarm({ ...occurrence.alarm, area: () => this.areaOf(code, names) });
           if (outcome === 'raised') counts.raised += 1;
           if (outcome === 'cleared') counts.cleared += 1;
         }
