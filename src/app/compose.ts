@@ -168,7 +168,7 @@ export async function createService(
   notifier.start();
   if (notifier.escalationJob) jobs.add('facility', notifier.escalationJob);
   lifecycle.onClose('alert notifications', () => notifier.stop());
-  const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, logger, intervalMs: config.alarmPollIntervalMs });
+  const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, areas: features.alarmAreas, logger, intervalMs: config.alarmPollIntervalMs });
   if (config.alarmPollIntervalMs > 0) {
     alarmPoller.start();
     jobs.add('facility', alarmPoller.job);

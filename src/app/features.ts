@@ -1,5 +1,5 @@
 // Builds the feature services once, from the core pieces; the route tables and emsctl are handed them from here.
-import { AlertService, NotificationRules, FaultService, MaintenanceService } from '../facility/index.ts';
+import { AlertService, AlarmAreas, NotificationRules, FaultService, MaintenanceService } from '../facility/index.ts';
 import {
   type LoginThrottle,
   unlockUser,
@@ -34,6 +34,8 @@ export type FeatureCore = { db: Db; audit: AuditLog; dataDir: string; logger: Lo
  */
 export type FeatureServices = {
   alerts: AlertService;
+  /** Which area a gateway alarm's alert is raised in (issue 45 item 11). */
+  alarmAreas: AlarmAreas;
   analysis: Analysis;
   auditTrail: AuditReader;
   avatars: AvatarStore;
@@ -74,6 +76,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
   const zoneMove = new TimeZoneMove({ db: core.db, store: energy.store, timezone: energy.timezone, logger: core.logger });
   return {
     alerts: new AlertService(core.db, core.audit),
+    alarmAreas: new AlarmAreas(core.db, core.audit),
     analysis,
     auditTrail: new AuditReader(core.db),
     avatars: new AvatarStore(core.db, core.audit, core.dataDir),

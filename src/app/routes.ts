@@ -1,7 +1,7 @@
 // Every route of the service, in one list: the router, the public allow-list and the OpenAPI document come from it.
 import { authRoutes, oauthRoutes, userRoutes, auditRoutes, avatarRoutes } from '../access/index.ts';
 import { healthRoutes, backupRoutes } from '../operations/index.ts';
-import { alertRoutes, faultRoutes, alarmRoutes, maintenanceRoutes } from '../facility/index.ts';
+import { alertRoutes, faultRoutes, alarmRoutes, alarmAreaRoutes, maintenanceRoutes } from '../facility/index.ts';
 import { reportRoutes, exportRoutes } from '../reporting/index.ts';
 import { dashboardRoutes, wallboardRoutes, overviewRoutes } from '../screens/index.ts';
 import { energyRoutes, commodityRoutes } from '../energy/index.ts';
@@ -22,6 +22,7 @@ export function allRoutes(deps: AppDeps): AnyRoute[] {
     ...alertRoutes(deps),
     ...faultRoutes(deps),
     ...alarmRoutes(deps),
+    ...alarmAreaRoutes(deps),
     ...maintenanceRoutes(deps),
     ...reportRoutes(deps),
     ...userRoutes(deps),

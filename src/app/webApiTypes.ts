@@ -17,7 +17,7 @@ export const SCHEMA_FILE = path.join(packageRoot, 'src', 'web', 'app', 'api', 's
  * Route factories only read `config` while building the table (a few paths); every other service is used by the
  * handlers, which never run here, so a stand-in that answers itself for any property is enough.
  */
-function tableOnlyDeps(): AppDeps {
+export function tableOnlyDeps(): AppDeps {
   const standIn: any = new Proxy(() => standIn, { get: (_target, key) => (key === 'then' ? undefined : standIn), apply: () => standIn });
   const config = loadConfig({});
   return new Proxy({} as AppDeps, { get: (_target, key) => (key === 'config' ? config : standIn) });

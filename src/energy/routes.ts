@@ -31,6 +31,7 @@ import {
   TariffUpdate,
   TariffVersion,
 } from './schemas.ts';
+import { ENERGY_AREAS_EXAMPLE, ENERGY_SERIES_EXAMPLE, ENERGY_SUMMARY_EXAMPLE } from './examples.ts';
 
 const tags = ['energy'];
 const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
@@ -64,6 +65,7 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
     defineRoute({
       method: 'GET',
       path: '/api/energy/areas',
+      responseExample: ENERGY_AREAS_EXAMPLE,
       access: 'viewer',
       summary: 'Per-area energy summary cards',
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
@@ -237,6 +239,7 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
     defineRoute({
       method: 'GET',
       path: '/api/energy/summary',
+      responseExample: ENERGY_SUMMARY_EXAMPLE,
       access: 'viewer',
       summary: 'Site energy, cost and carbon per day and per area over [from, to), with peak demand',
       description: 'The same figures the reports print for the period.',
@@ -250,6 +253,7 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
     defineRoute({
       method: 'GET',
       path: '/api/energy/series',
+      responseExample: ENERGY_SERIES_EXAMPLE,
       access: 'viewer',
       summary: 'Energy of a meter, an area or the site (neither given) at 15 minutes, hour, day or month',
       description:

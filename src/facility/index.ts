@@ -1,5 +1,7 @@
 // The face of facility/: what the other contexts use of it. Imports from outside facility/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is facility's own business.
+export { alarmAreaRoutes } from './alarmAreas/routes.ts';
+export { AlarmAreas } from './alarmAreas/service.ts';
 export { publicAlertTitle } from './alerts/publicTitle.ts';
 export { alertRoutes } from './alerts/routes.ts';
 export { AlertService, type GatewayAlarm } from './alerts/service.ts';

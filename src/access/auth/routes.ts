@@ -6,6 +6,7 @@ import { ErrorBody } from '../../platform/http/schemas.ts';
 import { presentUser } from '../users/userRecords.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { CodeSent, EmailBody, LoginBody, Ok, RefreshBody, RegisterBody, ResetBody, SignedIn, TokenPair, User } from './schemas.ts';
+import { LOGIN_EXAMPLE, ME_EXAMPLE } from './examples.ts';
 
 const tags = ['auth'];
 
@@ -15,6 +16,7 @@ export function authRoutes({ auth, config }: { auth: AuthService; config: Config
     defineRoute({
       method: 'POST',
       path: '/api/auth/login',
+      responseExample: LOGIN_EXAMPLE,
       access: 'public',
       summary: 'Sign in with username or email and password',
       example: { username: 'operator1', password: 'correct-horse-42' },
@@ -107,6 +109,7 @@ export function authRoutes({ auth, config }: { auth: AuthService; config: Config
     defineRoute({
       method: 'GET',
       path: '/api/auth/me',
+      responseExample: ME_EXAMPLE,
       access: 'viewer',
       summary: 'The signed-in user',
       description: "The caller's own user record (the password hash never leaves the server). Changes nothing.",

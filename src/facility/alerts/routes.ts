@@ -15,6 +15,7 @@ import {
   AlertUpdate,
 } from './schemas.ts';
 import type { AlertService } from './service.ts';
+import { ALERT_EXAMPLE, ALERT_PAGE_EXAMPLE } from '../examples.ts';
 
 const tags = ['alerts'];
 
@@ -23,6 +24,7 @@ export function alertRoutes({ alerts }: { alerts: AlertService }) {
     defineRoute({
       method: 'GET',
       path: '/api/alerts',
+      responseExample: ALERT_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'List alerts, newest first by occurredAt',
       description: 'A page of alerts; filters (status, level, area, q in title and message, from/to on occurredAt) combine with AND. Changes nothing.',
@@ -53,6 +55,7 @@ export function alertRoutes({ alerts }: { alerts: AlertService }) {
     defineRoute({
       method: 'GET',
       path: '/api/alerts/:id',
+      responseExample: ALERT_EXAMPLE,
       access: 'viewer',
       summary: 'Read one alert',
       description: 'One alert with its lifecycle fields (who acknowledged and resolved it, when, shelving). Changes nothing.',

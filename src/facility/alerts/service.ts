@@ -20,6 +20,11 @@ export type GatewayAlarm = {
   raisedAt: string;
   clearedAt: string | null;
   detail?: string;
+  /**
+   * The area its alert is raised in (AlarmAreas), asked only when a new alert is raised: an alert already raised keeps
+   * its own, and a poll re-reading known alarms pays nothing for it.
+   */
+  area?: () => string | null;
 };
 
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
@@ -160,7 +165,14 @@ export class AlertService {
     const known = this.byAlarmKey.get({ key: alarm.key }) ?? this.openOccurrence.get({ source: alarm.code, title: alarm.message, level: alarm.level });
     if (!known) {
       this.create(
-        { title: alarm.message, message: alarm.detail ?? `Gateway alarm on ${alarm.code}`, level: alarm.level, source: alarm.code, occurredAt: alarm.raisedAt },
+        {
+          title: alarm.message,
+          message: alarm.detail ?? `Gateway alarm on ${alarm.code}`,
+          level: alarm.level,
+          source: alarm.code,
+          area: alarm.area?.() ?? null,
+          occurredAt: alarm.raisedAt,
+        },
         null,
         {
           alarmKey: alarm.key,

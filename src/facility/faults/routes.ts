@@ -4,6 +4,7 @@ import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { Fault, FaultCreate, FaultListQuery, FaultStats, FaultUpdate } from './schemas.ts';
 import type { FaultService } from './service.ts';
+import { FAULT_EXAMPLE, FAULT_PAGE_EXAMPLE } from '../examples.ts';
 
 const tags = ['faults'];
 
@@ -12,6 +13,7 @@ export function faultRoutes({ faults }: { faults: FaultService }) {
     defineRoute({
       method: 'GET',
       path: '/api/faults',
+      responseExample: FAULT_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'List faults, newest first by reportedAt',
       description: 'A page of faults; filters combine with AND. Changes nothing.',
@@ -44,6 +46,7 @@ export function faultRoutes({ faults }: { faults: FaultService }) {
     defineRoute({
       method: 'GET',
       path: '/api/faults/:id',
+      responseExample: FAULT_EXAMPLE,
       access: 'viewer',
       summary: 'Read one fault',
       description: 'One fault. Changes nothing.',

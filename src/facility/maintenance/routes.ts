@@ -4,6 +4,7 @@ import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { Maintenance, MaintenanceCreate, MaintenanceListQuery, MaintenanceUpdate } from './schemas.ts';
 import type { MaintenanceService } from './service.ts';
+import { MAINTENANCE_EXAMPLE, MAINTENANCE_PAGE_EXAMPLE } from '../examples.ts';
 
 const tags = ['maintenance'];
 
@@ -12,6 +13,7 @@ export function maintenanceRoutes({ maintenance }: { maintenance: MaintenanceSer
     defineRoute({
       method: 'GET',
       path: '/api/maintenance',
+      responseExample: MAINTENANCE_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'List maintenance records, newest first',
       description: 'A page of maintenance records; filters combine with AND. Changes nothing.',
@@ -33,6 +35,7 @@ export function maintenanceRoutes({ maintenance }: { maintenance: MaintenanceSer
     defineRoute({
       method: 'GET',
       path: '/api/maintenance/:id',
+      responseExample: MAINTENANCE_EXAMPLE,
       access: 'viewer',
       summary: 'Read one maintenance record',
       description: 'One maintenance record. Changes nothing.',

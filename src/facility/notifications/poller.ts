@@ -13,6 +13,11 @@ const MAX_PAGES = 25;
 
 type GatewayAlarmRow = { id?: unknown; code?: unknown; level?: unknown; message?: unknown; raisedAt?: unknown; clearedAt?: unknown };
 
+/** How long the gateway's point catalogue (its point names, read for alarms no mapping places) is used before it is read again. */
+export const CATALOGUE_TTL_MS = 10 * 60_000;
+/** A point name longer than this is not read as naming an area. */
+const POINT_NAME_MAX = 200;
+
 const LEVELS = new Set(['info', 'warning', 'critical']);
 
 /**
@@ -74,11 +79,15 @@ export function occurrenceOf(row: GatewayAlarmRow, now: number): Occurrence {
 export class AlarmPoller {
   private readonly repeating: Repeating;
   private failing = false;
+  /** The gateway's point names by code, as last read (null: not read, or the gateway would not give them). */
+  private catalogue: { at: number; names: Map<string, string> | null } | null = null;
 
   constructor(
     private readonly deps: {
       iot: Pick<IotGateway, 'relay'>;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      /** Where an alarm's alert is raised (facility/alarmAreas: AlarmAreas); without it, in no area. */
+      areas?: { resolve(code: string, pointName?: string | null): { area: string | null } };
       logger: Logger;
       intervalMs: number;
       now?: () => number;
@@ -99,6 +108,40 @@ export class AlarmPoller {
     return this.repeating.stop();
   }
 
+  /**
+   * The area of an alarm on `code` (AlarmAreas.resolve): the admin's map, the meter of that code, else the point's name
+   * in the gateway's catalogue (`GET {base}/codes`, read by the poll, at most once per CATALOGUE_TTL_MS). Called only
+   * when the alarm raises a new alert.
+   */
+  private areaOf(code: string, names: Map<string, string> | null): string | null {
+    const areas = this.deps.areas;
+    if (!areas) return null;
+    const placed = areas.resolve(code);
+    if (placed.area !== null) return placed.area;
+    const name = names?.get(code);
+    return name ? areas.resolve(code, name).area : null;
+  }
+
+  /** The catalogue's names by code; a gateway that does not answer it leaves names out until the next read is due. */
+  private async pointNames(now: number): Promise<Map<string, string> | null> {
+    if (this.catalogue && now - this.catalogue.at < CATALOGUE_TTL_MS) return this.catalogue.names;
+    let names: Map<string, string> | null = null;
+    try {
+      const answer = await this.deps.iot.relay('GET', '/codes', {});
+      const rows = (answer.json as { data?: unknown })?.data;
+      if (answer.status === 200 && Array.isArray(rows)) {
+        names = new Map();
+        for (const row of rows as Array<{ code?: unknown; name?: unknown }>) {
+          if (typeof row?.code === 'string' && typeof row.name === 'string' && row.name.length <= POINT_NAME_MAX) names.set(row.code, row.name);
+        }
+      }
+    } catch {
+      // The alarm still becomes an alert, in no area; the poll's own reads report a gateway that is down.
+    }
+    this.catalogue = { at: now, names };
+    return names;
+  }
+
   /** One poll; never throws (a gateway that is down is logged once, and once when it answers again). */
   async poll(): Promise<{ raised: number; cleared: number }> {
     const counts = { raised: 0, cleared: 0 };
@@ -112,6 +155,8 @@ export class AlarmPoller {
         if (answer.status !== 200) throw new Error(`the gateway answered ${answer.status}`);
         const body = answer.json as { data?: unknown; total?: unknown };
         const rows = Array.isArray(body?.data) ? (body.data as GatewayAlarmRow[]) : [];
+        // Point names for alarms no mapping or meter places: one read of the catalogue, kept CATALOGUE_TTL_MS.
+        const names = rows.length && this.deps.areas ? await this.pointNames(now) : null;
         for (const row of rows) {
           const occurrence = occurrenceOf(row ?? {}, now);
           if ('refused' in occurrence) {
@@ -120,7 +165,8 @@ export class AlarmPoller {
             continue;
           }
           if (occurrence.clamped) oddities.clamped += 1;
-          const outcome = this.deps.alerts.fromGatewayAlarm(occurrence.alarm);
+          const code = occurrence.alarm.code;
+          const outcome = this.deps.alerts.fromGatewayAlarm({ ...occurrence.alarm, area: () => this.areaOf(code, names) });
           if (outcome === 'raised') counts.raised += 1;
           if (outcome === 'cleared') counts.cleared += 1;
         }

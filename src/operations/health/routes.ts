@@ -29,6 +29,7 @@ const FleetSyncHealth = Type.Object(
 );
 import { platformConfig } from '../../platform/db/schema/index.ts';
 import { eq } from 'drizzle-orm';
+import { HEALTH_EXAMPLE } from './examples.ts';
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
 const BackupHealth = Type.Object({
@@ -128,6 +129,7 @@ export function healthRoutes({
     defineRoute({
       method: 'GET',
       path: '/api/health',
+      responseExample: HEALTH_EXAMPLE,
       access: 'public',
       summary: 'Service health: database reachable, version, uptime, IoT gateway last known state, backups and the last restore drill',
       description:

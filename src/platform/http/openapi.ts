@@ -268,6 +268,7 @@ function responses(route: AnyRoute): JsonObject {
     }
     // An error answer's body is the one shared Error schema: referenced, so a generator makes one type of it, not one per operation.
     const json: JsonObject = { schema: code >= 400 && isErrorBody(plain(schema)) ? { $ref: '#/components/schemas/Error' } : plain(schema) };
+    if (code === success && route.responseExample !== undefined) (json.schema as JsonObject).examples = [route.responseExample];
     if (code >= 400 && code in STATUS_EXAMPLE_MESSAGE) json.example = { error: STATUS_EXAMPLE_MESSAGE[code], code: codeForStatus(code) };
     out[status] = { description, content: { 'application/json': json } };
   }

@@ -62,6 +62,11 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
   /** A valid JSON request body, shown in the reference; test/platform/apiReference.test.ts validates it against schemas.body. */
   example?: unknown;
   /**
+   * A success answer as the service gives it (plausible example data), published as the success schema's `examples`;
+   * test/platform/responseExamples.test.ts checks it against that schema with the server's own response validator.
+   */
+  responseExample?: unknown;
+  /**
    * The handler hands back the very same object for as long as its content is unchanged (a cached payload, never
    * mutated in place): while it does, the JSON text validated for it is sent again without validating or
    * serialising it anew — for every such object still held (a kept page per filter), not only the last one. A new

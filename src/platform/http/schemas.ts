@@ -34,6 +34,11 @@ export function Page<T extends TSchema>(item: T) {
   });
 }
 
+/** A list answer's example: one item on the first page (for a route's responseExample). */
+export function pageExample<T>(item: T, total = 1): { items: T[]; total: number; page: number; pageSize: number } {
+  return { items: [item], total, page: 1, pageSize: 20 };
+}
+
 /**
  * Characters a name shown to people may not hold: C0/C1 controls (newlines, escape sequences), the line and paragraph
  * separators, and the bidirectional marks, embeddings, overrides and isolates (U+202E turns "exe.txt" into "txt.exe"

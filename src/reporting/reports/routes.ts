@@ -15,6 +15,7 @@ import {
 } from './schemas.ts';
 import type { ReportService } from './service.ts';
 import type { ReportRunner } from './runs.ts';
+import { REPORT_PLAN_EXAMPLE, REPORT_PLAN_PAGE_EXAMPLE, REPORT_RUN_EXAMPLE, REPORT_RUN_PAGE_EXAMPLE, REPORT_TEMPLATES_EXAMPLE } from './examples.ts';
 
 const tags = ['reports'];
 
@@ -23,6 +24,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/templates',
+      responseExample: REPORT_TEMPLATES_EXAMPLE,
       access: 'viewer',
       summary: 'List the built-in report templates',
       description:
@@ -34,6 +36,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans',
+      responseExample: REPORT_PLAN_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'List report plans, newest first',
       description: 'A page of report plans with their next scheduled run. Changes nothing.',
@@ -55,6 +58,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans/:id',
+      responseExample: REPORT_PLAN_EXAMPLE,
       access: 'viewer',
       summary: 'Read one report plan',
       description: 'One report plan. Changes nothing.',
@@ -89,6 +93,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/plans/:id/runs',
+      responseExample: REPORT_RUN_PAGE_EXAMPLE,
       access: 'viewer',
       summary: 'Run history of a report plan, newest first',
       description: "A page of the plan's runs (scheduled and manual) with their status and files. Changes nothing.",
@@ -114,6 +119,7 @@ export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportS
     defineRoute({
       method: 'GET',
       path: '/api/reports/runs/:id',
+      responseExample: REPORT_RUN_EXAMPLE,
       access: 'viewer',
       summary: 'One report run: status, times, size, error and its files',
       description: 'One run; poll it after POST /api/reports/plans/{id}/run until status is no longer running. Changes nothing.',

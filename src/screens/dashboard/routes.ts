@@ -3,6 +3,7 @@ import type { DashboardService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { DashboardSettings, DashboardSettingsUpdate, PublicDashboard, RecentAlerts, RecentAlertsQuery } from './schemas.ts';
+import { DASHBOARD_ALERTS_EXAMPLE, DASHBOARD_EXAMPLE } from '../examples.ts';
 
 const tags = ['dashboard'];
 
@@ -11,6 +12,7 @@ export function dashboardRoutes({ dashboard }: { dashboard: DashboardService }) 
     defineRoute({
       method: 'GET',
       path: '/api/dashboard',
+      responseExample: DASHBOARD_EXAMPLE,
       access: 'public',
       // The payload object is cached between writes: its validated JSON is sent again as long as it is the same object.
       reusesBody: true,
@@ -25,6 +27,7 @@ export function dashboardRoutes({ dashboard }: { dashboard: DashboardService }) 
     defineRoute({
       method: 'GET',
       path: '/api/dashboard/alerts',
+      responseExample: DASHBOARD_ALERTS_EXAMPLE,
       access: 'viewer',
       summary: 'Recent alerts, newest first',
       description:

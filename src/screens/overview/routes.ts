@@ -2,6 +2,7 @@
 import type { OverviewService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { OverviewStats, WeeklyEnergy } from './schemas.ts';
+import { OVERVIEW_STATS_EXAMPLE, OVERVIEW_WEEKLY_EXAMPLE } from '../examples.ts';
 
 const tags = ['overview'];
 
@@ -10,6 +11,7 @@ export function overviewRoutes({ overview }: { overview: OverviewService }) {
     defineRoute({
       method: 'GET',
       path: '/api/overview/stats',
+      responseExample: OVERVIEW_STATS_EXAMPLE,
       access: 'viewer',
       summary: 'KPI cards computed from the tables',
       description:
@@ -23,6 +25,7 @@ export function overviewRoutes({ overview }: { overview: OverviewService }) {
     defineRoute({
       method: 'GET',
       path: '/api/overview/energy/weekly',
+      responseExample: OVERVIEW_WEEKLY_EXAMPLE,
       access: 'viewer',
       summary: 'Site energy for each of the last 7 days',
       description:

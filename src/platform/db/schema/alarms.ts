@@ -1,5 +1,5 @@
 // Alarm handling: notes on alerts, notification rules and the record of every notification sent.
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
 import { type ALERT_LEVELS, alerts } from './facility.ts';
 import { users } from './users.ts';
@@ -55,4 +55,23 @@ export const notificationSends = sqliteTable(
     at: text('at').notNull(),
   },
   (t) => [index('notification_sends_alert_idx').on(t.alertId), index('notification_sends_recipient_idx').on(t.recipient, t.at)],
+);
+
+export const ALARM_AREA_MATCHES = ['exact', 'prefix'] as const;
+
+/**
+ * Which area a gateway alarm point belongs to (issue 45 item 11): an exact point code or a code prefix (`srv.`), set
+ * by an admin. Read when an alarm first becomes an alert; an alert keeps the area it was raised with.
+ */
+export const alarmAreas = sqliteTable(
+  'alarm_areas',
+  {
+    id: id(),
+    code: text('code').notNull(),
+    match: text('match', { enum: ALARM_AREA_MATCHES }).notNull(),
+    area: text('area').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('alarm_areas_code_match_unique').on(t.code, t.match)],
 );
