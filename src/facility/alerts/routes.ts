@@ -15,7 +15,7 @@ import {
   AlertUpdate,
 } from './schemas.ts';
 import type { AlertService } from './service.ts';
-import { ALERT_EXAMPLE, ALERT_PAGE_EXAMPLE } from '../examples.ts';
+import { ALERT_EXAMPLE, ALERT_PAGE_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['alerts'];
 

@@ -4,7 +4,7 @@ import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { Fault, FaultCreate, FaultListQuery, FaultStats, FaultUpdate } from './schemas.ts';
 import type { FaultService } from './service.ts';
-import { FAULT_EXAMPLE, FAULT_PAGE_EXAMPLE } from '../examples.ts';
+import { FAULT_EXAMPLE, FAULT_PAGE_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['faults'];
 

@@ -4,7 +4,7 @@ import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { Maintenance, MaintenanceCreate, MaintenanceListQuery, MaintenanceUpdate } from './schemas.ts';
 import type { MaintenanceService } from './service.ts';
-import { MAINTENANCE_EXAMPLE, MAINTENANCE_PAGE_EXAMPLE } from '../examples.ts';
+import { MAINTENANCE_EXAMPLE, MAINTENANCE_PAGE_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['maintenance'];
 

@@ -112,6 +112,21 @@ function requestBody(route: AnyRoute): JsonObject | undefined {
 }
 
 /** The shape of ErrorBody (src/platform/http/schemas.ts): { error, code, details? }. */
+/**
+ * The IoT proxy's relayed gateway refusal (src/gateway/routes.ts): the Error shape plus the gateway's own fields.
+ * Published once as RelayedError and referenced, like Error (36 inline copies before).
+ */
+function isRelayedError(schema: JsonObject): boolean {
+  const properties = Object.keys((schema.properties as JsonObject | undefined) ?? {}).sort();
+  return schema.type === 'object' && properties.join(',') === 'code,details,error,gatewayStatus,success';
+}
+
+let relayedError: JsonObject | undefined;
+function relayedErrorRef(schema: JsonObject): JsonObject {
+  relayedError ??= schema;
+  return { $ref: '#/components/schemas/RelayedError' };
+}
+
 function isErrorBody(schema: JsonObject): boolean {
   const properties = Object.keys((schema.properties as JsonObject | undefined) ?? {}).sort();
   return schema.type === 'object' && ['code,details,error', 'code,error'].includes(properties.join(','));
@@ -267,7 +282,10 @@ function responses(route: AnyRoute): JsonObject {
       continue;
     }
     // An error answer's body is the one shared Error schema: referenced, so a generator makes one type of it, not one per operation.
-    const json: JsonObject = { schema: code >= 400 && isErrorBody(plain(schema)) ? { $ref: '#/components/schemas/Error' } : plain(schema) };
+    const body = plain(schema);
+    const json: JsonObject = {
+      schema: code >= 400 && isErrorBody(body) ? { $ref: '#/components/schemas/Error' } : code >= 400 && isRelayedError(body) ? relayedErrorRef(body) : body,
+    };
     if (code === success && route.responseExample !== undefined) (json.schema as JsonObject).examples = [route.responseExample];
     if (code >= 400 && code in STATUS_EXAMPLE_MESSAGE) json.example = { error: STATUS_EXAMPLE_MESSAGE[code], code: codeForStatus(code) };
     out[status] = { description, content: { 'application/json': json } };
@@ -368,7 +386,10 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; server
     tags: Object.entries(TAGS).map(([name, text]) => ({ name, description: text })),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: {
+        Error: ERROR_SCHEMA,
+        ...(relayedError && JSON.stringify(paths).includes('#/components/schemas/RelayedError') ? { RelayedError: relayedError } : {}),
+      },
       responses: Object.fromEntries(Object.entries(COMMON_RESPONSES).filter(([name]) => used.has(name))),
     },
     paths: portablePatterns(paths) as Record<string, JsonObject>,

@@ -3,7 +3,7 @@ import type { DashboardService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { DashboardSettings, DashboardSettingsUpdate, PublicDashboard, RecentAlerts, RecentAlertsQuery } from './schemas.ts';
-import { DASHBOARD_ALERTS_EXAMPLE, DASHBOARD_EXAMPLE } from '../examples.ts';
+import { DASHBOARD_ALERTS_EXAMPLE, DASHBOARD_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['dashboard'];
 

@@ -2,7 +2,7 @@
 import type { OverviewService } from './service.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { OverviewStats, WeeklyEnergy } from './schemas.ts';
-import { OVERVIEW_STATS_EXAMPLE, OVERVIEW_WEEKLY_EXAMPLE } from '../examples.ts';
+import { OVERVIEW_STATS_EXAMPLE, OVERVIEW_WEEKLY_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['overview'];
 

@@ -1,6 +1,6 @@
 // Example answers of the facility routes (issue 45 item 14), shaped on real answers of a simulator box: obviously example
 // data (example.com, J. Smith). test/platform/responseExamples.test.ts checks each against its route's success schema.
-import { pageExample } from '../platform/http/schemas.ts';
+import { pageExample } from '../../platform/http/schemas.ts';
 
 export const ALERT_EXAMPLE = {
   id: 42,
