@@ -4,6 +4,7 @@ import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/cal
 import type { Comparison, Comparisons, PeriodFigure } from '../../analysis/comparisons.ts';
 import type { DemandCharges, MonthDemandCharge } from '../../analysis/demandCharges.ts';
 import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
+import { allUtilities, type AllUtilities } from '../../energy/allUtilities.ts';
 import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'month-to-date', 'alerts-faults', 'maintenance-due'] as const;
@@ -42,6 +43,11 @@ export type ReportContent = {
   loadCurve: LoadCurve | null;
   /** Every utility in its own unit (GET /api/energy/commodities for the period) and its days (energy templates, metered site). */
   commodities: ReportCommodities | null;
+  /**
+   * The headline over every utility (electricity import, gas, heat, water) with carbon by scope (src/energy/allUtilities.ts);
+   * the cover's energy, cost and carbon lines are grid electricity only. Null without the commodities figures.
+   */
+  allUtilities: AllUtilities | null;
   tables: Table[];
 };
 
@@ -226,6 +232,7 @@ export class ReportContentBuilder {
       demandCharge: null,
       loadCurve: null,
       commodities: null,
+      allUtilities: null,
     };
     const topAlerts: Table = {
       key: 'top-alerts',
@@ -249,7 +256,17 @@ export class ReportContentBuilder {
           ...(commodities ? commodityTables(commodities) : []),
           topAlerts,
         ];
-        return { ...base, energy, coverage, comparison, demandCharge, loadCurve, commodities, tables };
+        return {
+          ...base,
+          energy,
+          coverage,
+          comparison,
+          demandCharge,
+          loadCurve,
+          commodities,
+          allUtilities: commodities ? allUtilities(commodities.view) : null,
+          tables,
+        };
       }
       case 'alerts-faults':
         return {
