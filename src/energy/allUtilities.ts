@@ -1,7 +1,9 @@
 // The headline over every utility (issue 41 item 7): cost and carbon of electricity import, gas, heat and water for a
 // period, carbon split by GHG Protocol scope. Built from the commodities view (src/energy/commodities.ts), so each part
 // is the figure GET /api/energy/commodities gives for the same period; nothing is priced twice.
+import { Type } from '@sinclair/typebox';
 import type { Commodity } from '../platform/db/schema/index.ts';
+import { stringEnum } from '../platform/http/schemas.ts';
 import type { CommodityFiguresView } from './commodities.ts';
 
 /**
@@ -52,3 +54,24 @@ export function allUtilities(view: CommodityFiguresView): AllUtilities {
     unpriced,
   };
 }
+
+const NullableKg = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+/** The OpenAPI shape of {@link AllUtilities}, for every answer that carries the headline beside its grid-only figures. */
+export const AllUtilitiesSchema = Type.Object(
+  {
+    costTotal: Type.Union([Type.Number(), Type.Null()], {
+      description:
+        'electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced',
+    }),
+    carbonKg: NullableKg('scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out'),
+    scope1Kg: NullableKg('GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data'),
+    scope2Kg: NullableKg('scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor'),
+    energyKwh: Type.Number({
+      description: 'all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water',
+    }),
+    unpriced: Type.Array(stringEnum(['electricity', 'gas', 'water', 'heat'] as const), {
+      description: 'utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums',
+    }),
+  },
+  { description: 'the headline over every utility (docs/energy-management.md "Headline over all utilities")' },
+);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { addDays, dayIntervals, daysBetween } from '../../src/platform/time/calendar.ts';
+import { addDays, dayIntervals, daysBetween, siteDay } from '../../src/platform/time/calendar.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
 import type { DayRecord } from '../../src/metering/store.ts';
 import { pdfText, runReportNow } from '../helpers/reportRun.ts';
@@ -21,6 +21,7 @@ describe('report headline over all utilities, carbon by scope', () => {
   let admin: TestUser;
   const month = lastWholeMonth(TIMEZONE);
   const days = daysBetween(month.from, month.to).length;
+  const today = siteDay(TIMEZONE, new Date());
   const outDir = process.env.EMS_REPORT_PNG_DIR ?? tempDir('ems-report-all-utilities-');
 
   before(async () => {
@@ -34,7 +35,7 @@ describe('report headline over all utilities, carbon by scope', () => {
     assert.equal(config.status, 200, config.text);
     const validFrom = addDays(month.from, -3);
     for (const [route, body] of [
-      ['/api/energy/tariffs', { validFrom, price: 0.2, carbonFactor: 0.25, standingChargePerDay: 1 }],
+      ['/api/energy/tariffs', { validFrom, price: 0.2, carbonFactor: 0.25, standingChargePerDay: 1, demandChargePerKw: 5 }],
       ['/api/energy/tariffs', { validFrom, commodity: 'gas', price: 0.09, carbonFactor: 0.202, standingChargePerDay: 0.5 }],
       ['/api/energy/tariffs', { validFrom, commodity: 'heat', price: 0.08, carbonFactor: 0.1 }],
       ['/api/energy/tariffs', { validFrom, commodity: 'water', price: 4.2, carbonFactor: 0.3 }],
@@ -51,7 +52,8 @@ describe('report headline over all utilities, carbon by scope', () => {
       { id: meter({ name: 'District heat', code: 'meter.heat.kwh', commodity: 'heat' }), value: 0.5 },
       { id: meter({ name: 'Water', code: 'meter.water.m3', commodity: 'water' }), value: 0.01 },
     ];
-    for (let day = addDays(month.from, -2); day < month.to; day = addDays(day, 1)) {
+    // Through today (whole days): the overview's and the wallboard's month so far has data even on the 1st.
+    for (let day = addDays(month.from, -2); day <= today; day = addDays(day, 1)) {
       const { start, count } = dayIntervals(TIMEZONE, day);
       const rows: DayRecord[] = per.map(({ id, value }) => ({
         meterId: id,
@@ -116,7 +118,8 @@ describe('report headline over all utilities, carbon by scope', () => {
       `scope 1 (gas) ${format.number(scope1, 1)} kg`,
       `scope 2 (electricity, heat) ${format.number(scope2, 1)} kg`,
       `all fuels ${format.kwh(elecKwh + gasKwh + heatKwh)}`,
-      // The cover still holds on one page: its last lines are there.
+      // With the demand charge and total cost (seven figures) the cover still holds on one page: its last lines are there.
+      `Demand charge ${format.money(4 * 5)}`,
       'Peak demand',
       'Data completeness',
     ]) {
@@ -138,5 +141,29 @@ describe('report headline over all utilities, carbon by scope', () => {
     const heat = view.commodities.find((c) => c.commodity === 'heat')!;
     assert.ok(Math.abs(all.costTotal! - (full.costTotal! - heat.cost!)) < 0.011);
     assert.ok(Math.abs(all.scope2Kg! - (full.scope2Kg! - heat.carbonKg!)) < 0.002);
+  });
+
+  test('the overview and the wallboard carry the same headline for the month so far, by hand', async () => {
+    // Whole days from the 1st through today, each as above.
+    const n = daysBetween(`${today.slice(0, 7)}-01`, addDays(today, 1)).length;
+    const cost = n * (96 * 0.2 + 1 + 96 * 0.09 + 0.5 + 48 * 0.08 + 0.96 * 4.2);
+    const scope1 = n * 96 * 0.202;
+    const scope2 = n * (96 * 0.25 + 48 * 0.1);
+    const stats = await server.request('GET', '/api/overview/stats', { token: admin.accessToken });
+    assert.equal(stats.status, 200, stats.text);
+    const board = await server.request('GET', '/api/wallboard');
+    assert.equal(board.status, 200, board.text);
+    for (const [where, all] of [
+      ['overview allUtilitiesMonth', stats.body.allUtilitiesMonth],
+      ['wallboard utilities.month.allUtilities', board.body.utilities?.month.allUtilities],
+    ]) {
+      assert.ok(all, `${where} is there`);
+      assert.ok(Math.abs(all.costTotal - cost) < 0.02, `${where} cost ${all.costTotal} vs ${cost}`);
+      assert.ok(Math.abs(all.scope1Kg - scope1) < 0.01, `${where} scope 1 ${all.scope1Kg} vs ${scope1}`);
+      assert.ok(Math.abs(all.scope2Kg - scope2) < 0.01, `${where} scope 2 ${all.scope2Kg} vs ${scope2}`);
+      assert.ok(Math.abs(all.energyKwh - n * 240) < 0.01, `${where} all fuels ${all.energyKwh}`);
+    }
+    // The grid-only fields keep their meaning beside it.
+    assert.ok(Math.abs(stats.body.carbonMonthKg - n * 96 * 0.25) < 0.01, `carbonMonthKg ${stats.body.carbonMonthKg}`);
   });
 });

@@ -211,7 +211,8 @@ function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverF
  */
 function allUtilitiesFigures(content: ReportContent, format: SiteFormat): CoverFigure[] {
   const all = content.allUtilities;
-  if (!all || (all.costTotal === null && all.carbonKg === null)) return [];
+  // A site that meters electricity only: the grid lines above are the whole headline already.
+  if (!all || (content.commodities?.view.commodities.length ?? 0) < 2 || (all.costTotal === null && all.carbonKg === null)) return [];
   const { t } = format;
   const kg = (value: number | null) => (value === null ? NO_DATA : `${format.number(value, 1)} kg`);
   let detail = t('report.allUtilitiesDetail', {

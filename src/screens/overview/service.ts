@@ -11,6 +11,7 @@ import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
 import type { Comparisons } from '../../analysis/comparisons.ts';
 import type { DemandCharges } from '../../analysis/demandCharges.ts';
 import type { CommodityFigures } from '../../energy/commodities.ts';
+import { allUtilities } from '../../energy/allUtilities.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
 
@@ -93,13 +94,16 @@ export class OverviewService {
       // Beside the headline figures: what share of the period's intervals so far they rest on (issue 41).
       ...(metered ? { coverage: this.energy.headlineCoverage(at) } : {}),
       ...(metered && this.comparisons ? { comparison: this.comparison(at) } : {}),
-      ...(metered && this.commodities
-        ? {
-            commodities: this.commodities
-              .period(`${month}-01`, addDays(site.day, 1))
-              .commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
-          }
-        : {}),
+      ...(metered && this.commodities ? this.utilities(`${month}-01`, addDays(site.day, 1)) : {}),
+    };
+  }
+
+  /** Every utility this month, and the headline over them (the commodities view is kept: asked every second). */
+  private utilities(from: string, to: string): Pick<OverviewStatsView, 'commodities' | 'allUtilitiesMonth'> {
+    const view = this.commodities!.period(from, to);
+    return {
+      commodities: view.commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
+      allUtilitiesMonth: allUtilities(view),
     };
   }
 

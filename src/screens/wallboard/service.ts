@@ -6,6 +6,7 @@ import { alerts, energyDaily } from '../../platform/db/schema/index.ts';
 import { addDays, siteDay } from '../../platform/time/calendar.ts';
 import type { CollectorStatus } from '../../metering/collector.ts';
 import type { CommodityFigures, CommodityFiguresView } from '../../energy/commodities.ts';
+import { allUtilities } from '../../energy/allUtilities.ts';
 import type { EnergyFigures } from '../../energy/figures.ts';
 import type { AreaCards } from '../../energy/areaCards.ts';
 import { NotFound } from '../../platform/errors.ts';
@@ -85,7 +86,7 @@ export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
           selfSufficiency: electricity.selfSufficiency,
         }
       : null;
-  return { from: view.from, to: view.to, commodities, solar };
+  return { from: view.from, to: view.to, commodities, solar, allUtilities: allUtilities(view) };
 }
 
 const labelCache = new Map<string, Record<string, string>>();

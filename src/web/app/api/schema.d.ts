@@ -255,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Check a finished site day for energy anomalies now (the service checks each day once it is over)
-         * @description For the site and each area: the night base load (mean kW 00:00–05:00) above 1.2 × the median of the 28 nights before; on a weekend day its mean kW above 1.2 × the median of the weekend days among those 28; the day's energy more than 3 standard errors (and 10 %) from its baseline fitted on the 365 days before. Each finding is raised once as an alert (code energy.anomaly.*) with the evidence. day must be over (before today, site time zone), else 400.
+         * @description For the site and each area, against the hourly model (hour of day, degree-hours, day type) fitted on the 28 days before: the night (00:00–05:00) above its one-sided 99 % prediction interval (and 5 %) on the day and the day before, and not on the day before that (a new episode, raised once); a weekend day above its 99.9 % interval; and the day's energy more than 3 standard errors (and 10 %) from its daily baseline fitted on the 365 days before. A day's findings are one alert (code energy.anomaly.<kind>, or energy.anomaly.digest for several) with the evidence. day must be over (before today, site time zone), else 400.
          *
          *     **Requires role operator** (operator or admin).
          */
@@ -796,6 +796,538 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/allocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each billed meter's split between tenants, with the fractions it gives and the landlord's rest
+         * @description Each split meter: its method, the shares as entered, and the fraction of its energy each tenant and the landlord takes now. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingAllocations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/allocations/{meterId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set how a meter's energy is split: by percentage, by floor area (common areas) or by a fixed key
+         * @description Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ (the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiBillingAllocationsMeterId"];
+        post?: never;
+        /**
+         * Stop splitting a meter between tenants
+         * @description Admin only; audited. Later runs no longer bill the meter to anyone; issued statements keep it.
+         *
+         *     **Requires role admin**.
+         */
+        delete: operations["deleteApiBillingAllocationsMeterId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Annual budgets per utility for the site, an area or a cost centre
+         * @description Every budget, newest year first, in the utility's unit and in money. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingBudgets"];
+        put?: never;
+        /**
+         * Set an annual budget in the utility's unit and in money
+         * @description Admin only; audited. One per year, utility and target (409). unit must be the utility's (kWh for electricity and heat, m³ for gas and water) and the target must have a meter of that utility (else 400 with the reason). phasing last_year spreads the budget over the months as the target used energy the year before (evenly by days where a month of it has no data); even by the days of each month.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingBudgets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/budgets/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A budget by month against the actuals, and the year-end forecast
+         * @description Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). Forecast = year to date + for the rest of the year what the same months used the year before (the phased budget where that has no data), in money at this year's average price so far. alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingBudgetsIdStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/budgets/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the budgets of the year now and raise an alert for each forecast past its budget (the service does it hourly)
+         * @description Raises an alert (source billing.budget.overspend) once per budget and year, the first time its forecast passes it; the alert stays to be acknowledged. Answers every budget's status.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiBillingBudgetsCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/measures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The register of energy conservation measures
+         * @description Every measure with its target, installation day, cost, baseline period and non-routine adjustments. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingMeasures"];
+        put?: never;
+        /**
+         * Register a measure with its baseline period; refused when the baseline fails its guard rails
+         * @description Admin only; audited. Measured on a meter or an area (IPMVP Option B) or on the site meters (neither: Option C). The baseline is the daily weather and day-type model of GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; a fit outside ASHRAE Guideline 14 (CV(RMSE) ≤ 20 %, |NMBE| ≤ 5 %, R² ≥ 0.75) is 400 naming each failed limit.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingMeasures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/measures/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a non-routine adjustment to a measure (energy added to its baseline over a period), with the reason
+         * @description Admin only; audited. For a change the baseline model does not know (a floor let, a process added): kWh over [from, to), prorated by the days a savings period shares with it.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingMeasuresIdAdjustments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/measures/{id}/savings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A measure's verified savings: avoided energy and cost with their 90 % uncertainty, and payback
+         * @description Reporting period [from, to), default from installation to today. avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured. Uncertainty (ASHRAE Guideline 14, 90 %): t · 1.26 · CV(RMSE) · ȳ · √(m (1 + 2/n)), n baseline days, m reporting days, ȳ the mean baseline day. Avoided cost at the period's average price of the target's meters; payback = cost ÷ (avoided cost per year). Changes nothing but the kept outdoor temperatures.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingMeasuresIdSavings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/measures/savings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's savings report: every measure's avoided energy and cost with its uncertainty, and their sum
+         * @description Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total adds the avoided energy and cost and combines the 90 % uncertainties in quadrature. Measures on the same meters (an Option C measure over the site and Option B measures inside it) are not deduplicated: their sum counts the overlap twice. A measure that cannot be evaluated is listed with the reason and not summed. Changes nothing but the kept outdoor temperatures.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingMeasuresSavings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Billing periods, oldest first
+         * @description Every billing period [from, to) of site days; periods never overlap. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingPeriods"];
+        put?: never;
+        /**
+         * Add a billing period [from, to) of site days
+         * @description Admin only; audited. At most 366 days; a period overlapping another is 400 naming it.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingPeriods"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/periods/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A period's billing runs (issued ones and the draft), oldest first
+         * @description The issued runs of the period (the first, then each restatement) and its draft, if any, each with its statements. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingPeriodsIdRuns"];
+        put?: never;
+        /**
+         * Compute the period's draft run: a statement per tenant, the site's bill and the landlord's share
+         * @description Admin only; audited. A period has at most one draft: running it again (or twice at once) recomputes that draft in place, so there is one statement set. After an issued run the draft is a restatement: each statement carries its difference to the one issued. Energy: each allocated meter's 15-minute intervals in the period, priced per interval as the interval store prices them (the tariff version of the day, its time-of-use band; gas per m³ by the calorific value), times the tenant's fraction; lines per utility and band, each rounded to the cent. Standing charges: the utility's standing charges of the period's days, shared by each tenant's share of the site's quantity of that utility. Demand charges: the month's demand charge (billed kW × price, as the supplier bills it), times the period's share of the month's days, shared by the tenant's allocated demand in the 15-minute interval of the site's monthly peak (coincident peak) ÷ the site's demand then. The site's bill is the same calculation over the site meters; the landlord's share is the site's bill less the statements, line by line, so the statements plus the landlord's share equal the site's bill to the cent.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingPeriodsIdRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A billing run: the site bill, the landlord share, data quality, the reconciliation and its statements
+         * @description The site's bill line by line, the landlord's share (the site's bill less the statements), how many intervals were missing or estimated, and each statement's total. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingRunsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/runs/{id}/issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a draft run: its statements become final and are mailed to each tenant contact (PDF and XLSX)
+         * @description Admin only; audited. Refused (400, saying how many intervals are missing or estimated) where the run's data passes the site's rules (GET /api/billing/settings). An issued run never changes (409 when issued again); a later run of the period is a restatement.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingRunsIdIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The site's billing rules: how much missing or estimated data a run may have and still be issued
+         * @description maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingSettings"];
+        /**
+         * Replace the site's billing rules
+         * @description Admin only; audited.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiBillingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/statements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tenant's statement: energy per utility and band, standing and demand charges, carbon, each meter with its readings
+         * @description One tenant's statement; a restatement's carries its difference to the statement it corrects. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingStatementsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/statements/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement as PDF
+         * @description The statement as an A4 PDF (the lines, the rules of the shared charges, each meter with its readings), as mailed when the run is issued. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingStatementsIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/statements/{id}/xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement as XLSX
+         * @description The statement as a spreadsheet with the same sections as the PDF. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingStatementsIdXlsx"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/supplier-bills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The supplier's bills entered or imported, newest period first (at most 500)
+         * @description The bills as entered, with their supply point, period, band quantities, billed kW, standing charges, total and calorific value. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingSupplierBills"];
+        put?: never;
+        /**
+         * Enter a supplier's bill for a supply point and check it against the shadow bill from the meters
+         * @description Operator or admin; audited. Answers the check as GET …/check does: each line (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiBillingSupplierBills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/supplier-bills/{id}/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A supplier bill against the shadow bill worked out from the meters and the dated tariffs, line by line
+         * @description Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingSupplierBillsIdCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/supplier-bills/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written
+         * @description Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and one kwh:<band> column per band (e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiBillingSupplierBillsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenants and cost centres billed for energy
+         * @description Every tenant and cost centre, by name, with its contact and floor area. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingTenants"];
+        put?: never;
+        /**
+         * Add a tenant or cost centre
+         * @description Admin only; audited. Names are unique case-insensitively (409). floorAreaM2 is the key of meters split by floor area.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingTenants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/tenants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a tenant or cost centre
+         * @description Admin only; audited. Issued statements keep what they were issued with.
+         *
+         *     **Requires role admin**.
+         */
+        patch: operations["patchApiBillingTenantsId"];
+        trace?: never;
+    };
     "/api/configs": {
         parameters: {
             query?: never;
@@ -899,7 +1431,7 @@ export interface paths {
         };
         /**
          * Recent alerts, newest first
-         * @description The most recent alerts for the dashboard widget. Changes nothing.
+         * @description The most recent alerts for the dashboard widget, a page at a time (page and pageSize, as every list). `limit`, the earlier page size, still works and is deprecated. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -984,8 +1516,8 @@ export interface paths {
         get: operations["getApiEnergyCalorificValues"];
         put?: never;
         /**
-         * Add a calorific value version from a future day
-         * @description validFrom must be after today, so gas energy once reported never changes. Audited.
+         * Add a calorific value version (from a future day, or back-dated from a bill)
+         * @description A validFrom of today or earlier restates the gas days it decides (up to the next version or today): their kWh and stored cost follow the new value; audited (restate_costs).
          *
          *     **Requires role admin**.
          */
@@ -1222,8 +1754,8 @@ export interface paths {
         get: operations["getApiEnergyTariffs"];
         put?: never;
         /**
-         * Add a tariff version from a future day
-         * @description A version applies from validFrom until the next version. validFrom must be after today, so a cost once computed never changes.
+         * Add a tariff version (from a future day, or back-dated from a bill)
+         * @description A version applies from validFrom until the next version. A validFrom of today or earlier (a bill entered later) restates the stored cost of every day it decides, up to the next version or today: each day of the meters of its commodity is priced again, and an audit entry (restate_costs) records the cost before and after. A version in effect is never changed or removed (409): add a version instead.
          *
          *     **Requires role admin**.
          */
@@ -2151,7 +2683,7 @@ export interface paths {
         };
         /**
          * List the built-in report templates
-         * @description The seeded templates (weekly-energy, monthly-energy, alerts-faults, maintenance-due) a plan may name by id or key. Changes nothing.
+         * @description The seeded templates (weekly-energy, monthly-energy, month-to-date, alerts-faults, maintenance-due) a plan may name by id or key. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -2457,7 +2989,7 @@ export interface components {
              * @description stable, for programs; the table in the API description says what each means
              * @enum {string}
              */
-            code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+            code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
             details?: {
                 message: string;
                 path: string;
@@ -2518,21 +3050,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
-        };
-        /** @description NOT_FOUND: no record with this id (or name) */
-        NotFound: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": "Not found",
-                 *       "code": "NOT_FOUND"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
         };
         /** @description If-None-Match named the current ETag: no body */
         NotModified: {
@@ -2919,15 +3436,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -2943,8 +3452,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3041,15 +3550,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3065,15 +3566,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3117,15 +3610,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -3142,8 +3627,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3224,15 +3709,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3248,15 +3725,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3276,8 +3745,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3354,15 +3823,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3424,15 +3885,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -3500,15 +3953,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3572,15 +4017,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -3596,8 +4033,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -3678,15 +4115,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3702,15 +4131,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3815,15 +4236,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -3839,15 +4252,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3937,15 +4342,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -3960,15 +4357,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -4113,15 +4502,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -4182,7 +4563,100 @@ export interface operations {
                             hdd: number;
                             meanC: number;
                         }[];
+                        /** @description the best change-point model (ASHRAE RP-1050) on the daily mean temperature, beside the degree-day model */
+                        changePoint: {
+                            coefficients: {
+                                /** @description kWh/day per K above the cooling change point */
+                                coolingPerK: number;
+                                /** @description kWh/day per K below the heating change point */
+                                heatingPerK: number;
+                                holiday: number;
+                                intercept: number;
+                                weekend: number;
+                            };
+                            coolingChangePointC: number | null;
+                            cvRmsePercent: number;
+                            /** @description CV(RMSE) at least 10 % lower than the degree-day model */
+                            fitsBetter: boolean;
+                            heatingChangePointC: number | null;
+                            /** @enum {string} */
+                            model: "3PH" | "3PC" | "4P" | "5P";
+                            n: number;
+                            /** @description coefficients plus change points */
+                            p: number;
+                            r2: number;
+                        } | null;
                         coolingBaseC: number;
+                        /** @description ASHRAE Guideline 14-2014 / IPMVP checks before a savings figure is given */
+                        guardRails: {
+                            checks: {
+                                coverage: {
+                                    pass: boolean;
+                                    required: number;
+                                    share: number;
+                                };
+                                droppedTerms: {
+                                    dropped: string[];
+                                    neededInReport: string[];
+                                    pass: boolean;
+                                };
+                                fit: {
+                                    cvRmseLimitPercent: number;
+                                    cvRmsePercent: number;
+                                    netBiasLimitPercent: number;
+                                    netBiasPercent: number;
+                                    pass: boolean;
+                                };
+                                length: {
+                                    observedDays: number;
+                                    pass: boolean;
+                                    requiredDays: number;
+                                    spanDays: number;
+                                };
+                                ranges: {
+                                    allowedShare: number;
+                                    outsideEnergyShare: number;
+                                    outsideShare: number;
+                                    pass: boolean;
+                                    variables: {
+                                        baseline: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                        outside: number;
+                                        report: {
+                                            max: number;
+                                            min: number;
+                                        } | null;
+                                        variable: string;
+                                    }[];
+                                } | null;
+                            };
+                            /** @description every check that decides whether a savings figure may be given passed */
+                            defensible: boolean;
+                            reasons: string[];
+                            significant: boolean | null;
+                            uncertainty: {
+                                at68: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                at90: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                autocorrelation: number;
+                                effectiveN: number;
+                            } | null;
+                        };
                         heatingBaseC: number;
                         /** @description days without energy from every meter or without temperature */
                         missingBaselineDays: string[];
@@ -4204,6 +4678,8 @@ export interface operations {
                         };
                         report: {
                             actualKwh: number;
+                            /** @description reporting days with energy and temperature ÷ the days of the period so far */
+                            coverage?: number;
                             days: {
                                 actualKwh: number;
                                 cdd: number;
@@ -4221,11 +4697,34 @@ export interface operations {
                             /** Format: date */
                             from: string;
                             missingDays: string[];
-                            /** @description expected − actual */
-                            savingsKwh: number;
+                            savingsKwh: number | null;
                             savingsPercent: number | null;
+                            /** @description why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails) */
+                            savingsWithheld?: string | null;
+                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14) */
+                            significant?: boolean | null;
                             /** Format: date */
                             to: string;
+                            uncertainty?: {
+                                at68: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                at90: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                autocorrelation: number;
+                                effectiveN: number;
+                            } | null;
                         } | null;
                         statistics: {
                             /** @description √(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100 */
@@ -4273,15 +4772,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -4297,15 +4788,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4320,15 +4803,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -4344,15 +4819,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -4368,15 +4835,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4466,6 +4925,8 @@ export interface operations {
                         };
                         report: {
                             actualKwh: number;
+                            /** @description reporting days with energy and temperature ÷ the days of the period so far */
+                            coverage?: number;
                             days: {
                                 actualKwh: number;
                                 /** @description the CUSUM at the day's last hour */
@@ -4498,11 +4959,34 @@ export interface operations {
                             }[];
                             hoursListed: boolean;
                             missingHours: number;
-                            /** @description expected − actual */
-                            savingsKwh: number;
+                            savingsKwh: number | null;
                             savingsPercent: number | null;
+                            /** @description why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails) */
+                            savingsWithheld?: string | null;
+                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14) */
+                            significant?: boolean | null;
                             /** Format: date */
                             to: string;
+                            uncertainty?: {
+                                at68: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                at90: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                autocorrelation: number;
+                                effectiveN: number;
+                            } | null;
                         } | null;
                         statistics: {
                             /** @description √(Σ(y−ŷ)²/(n−p)) ÷ ȳ × 100 */
@@ -4548,15 +5032,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -4572,15 +5048,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -4595,15 +5063,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -4619,15 +5079,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -4643,15 +5095,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4686,31 +5130,35 @@ export interface operations {
                     "application/json": {
                         change: {
                             lastYear: {
-                                cost: number;
-                                /** @description current − reference */
-                                kwh: number;
-                                /** @description (current − reference) ÷ reference × 100; null when the reference is 0 */
+                                /** @description null when the reference has no data */
+                                cost: number | null;
+                                /** @description current − reference; null when the reference has no data (coverage 0) */
+                                kwh: number | null;
+                                /** @description (current − reference) ÷ reference × 100; null when the reference is 0 or has no data */
                                 percent: number | null;
                             };
                             previous: {
-                                cost: number;
-                                /** @description current − reference */
-                                kwh: number;
-                                /** @description (current − reference) ÷ reference × 100; null when the reference is 0 */
+                                /** @description null when the reference has no data */
+                                cost: number | null;
+                                /** @description current − reference; null when the reference has no data (coverage 0) */
+                                kwh: number | null;
+                                /** @description (current − reference) ÷ reference × 100; null when the reference is 0 or has no data */
                                 percent: number | null;
                             };
                         };
                         currency: string;
                         current: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -4728,15 +5176,17 @@ export interface operations {
                             to: string;
                         };
                         lastYear: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -4755,15 +5205,17 @@ export interface operations {
                         };
                         period: string;
                         previous: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -4803,15 +5255,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -4827,15 +5271,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -4863,7 +5299,11 @@ export interface operations {
                     "application/json": {
                         /** @description max(minimumKw, peak or rolling average, by basis) */
                         billedKw: number;
+                        /** @description every peak the charge rests on had every site meter in every interval */
+                        complete: boolean;
                         currency: string;
+                        /** @description what incomplete data the charge rests on, in words */
+                        dataNote: string | null;
                         /** @description demandChargePerKw × billedKw */
                         demandCharge: number;
                         /** @description energy at the tariff of each interval plus the standing charge of each day */
@@ -4871,6 +5311,8 @@ export interface operations {
                         month: string;
                         /** @description the 12 months ending with this one */
                         monthlyPeaks: {
+                            /** @description false: some interval lacks a site meter, the peak is a floor */
+                            complete: boolean | null;
                             kw: number | null;
                             month: string;
                         }[];
@@ -4878,7 +5320,15 @@ export interface operations {
                         peak: {
                             /** Format: date-time */
                             at: string;
+                            /** @description every site meter had every interval of the period: else the peak is a floor */
+                            complete: boolean;
+                            /** @description intervals some but not all site meters have (counted with what the others measured) */
+                            incompleteIntervals: number;
                             kw: number;
+                            /** @description site meters */
+                            meters: number;
+                            /** @description site meters with data in the peak's own interval */
+                            metersAtPeak: number;
                         } | null;
                         /** @description mean of the monthly peaks of the months with data among those 12 */
                         rollingAverageKw: number | null;
@@ -4910,15 +5360,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5026,15 +5468,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5086,12 +5520,13 @@ export interface operations {
                             /** @description the driver's figure for the month */
                             driverValue: number | null;
                             hdd: number;
+                            /** @description the target's metered electricity (the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out)) */
                             kwh: number;
-                            /** @description kwh ÷ (HDD + CDD) of the month */
+                            /** @description kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather */
                             kwhPerDegreeDay: number | null;
                             /** @description kwh ÷ driverValue */
                             kwhPerDriverUnit: number | null;
-                            /** @description kwh ÷ floorAreaM2 */
+                            /** @description kwh ÷ floorAreaM2: electricity only, not a whole-site EUI */
                             kwhPerM2: number | null;
                             month: string;
                             /** @description days of the month with an outdoor temperature */
@@ -5116,15 +5551,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5140,15 +5567,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -5163,15 +5582,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -5187,15 +5598,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -5211,15 +5614,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5311,15 +5706,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5474,15 +5861,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5500,15 +5879,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -5628,15 +5999,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -5746,15 +6109,7 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -5834,15 +6189,7 @@ export interface operations {
                      *       "code": "UNAUTHENTICATED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -5860,15 +6207,7 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -5984,15 +6323,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -6008,15 +6339,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -6144,15 +6467,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -6168,15 +6483,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -6191,8 +6498,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -6280,15 +6587,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -6308,15 +6607,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -6397,15 +6688,7 @@ export interface operations {
                      *       "code": "UNAUTHENTICATED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -6421,15 +6704,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -6446,15 +6721,7 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -6564,15 +6831,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -6629,15 +6888,7 @@ export interface operations {
                      *       "code": "UNAUTHENTICATED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -6727,15 +6978,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -6796,15 +7039,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -6821,17 +7056,3005 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingAllocations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
+                        items: {
+                            fractions: {
+                                fraction: number;
+                                tenantId: number;
+                            }[];
+                            landlordFraction: number;
+                            landlordValue: number;
+                            meterId: number;
+                            meterName: string;
+                            /** @enum {string} */
+                            method: "percent" | "floor_area" | "fixed_key";
+                            shares: {
+                                tenantId: number;
+                                value: number;
+                            }[];
                         }[];
-                        error: string;
                     };
                 };
             };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    putApiBillingAllocationsMeterId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meterId: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "method": "percent",
+                 *       "shares": [
+                 *         {
+                 *           "tenantId": 1,
+                 *           "value": 60
+                 *         },
+                 *         {
+                 *           "tenantId": 2,
+                 *           "value": 30
+                 *         }
+                 *       ],
+                 *       "landlordValue": 10
+                 *     }
+                 */
+                "application/json": {
+                    landlordValue?: number;
+                    /**
+                     * @description percent: value is the tenant percentage (with landlordValue they add up to 100); floor_area: by the tenants' floor areas (value unused; landlordValue is vacant m²); fixed_key: value is a weight (landlordValue the landlord's)
+                     * @enum {string}
+                     */
+                    method: "percent" | "floor_area" | "fixed_key";
+                    shares: {
+                        tenantId: number;
+                        value: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fractions: {
+                            fraction: number;
+                            tenantId: number;
+                        }[];
+                        landlordFraction: number;
+                        landlordValue: number;
+                        meterId: number;
+                        meterName: string;
+                        /** @enum {string} */
+                        method: "percent" | "floor_area" | "fixed_key";
+                        shares: {
+                            tenantId: number;
+                            value: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteApiBillingAllocationsMeterId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                meterId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            amount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            id: number;
+                            marginPercent: number;
+                            /** @enum {string} */
+                            phasing: "last_year" | "even";
+                            quantity: number;
+                            /** @enum {string} */
+                            scope: "site" | "area" | "cost_centre";
+                            target: string;
+                            unit: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            utility: "electricity" | "gas" | "water" | "heat";
+                            year: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "year": 2027,
+                 *       "utility": "electricity",
+                 *       "scope": "site",
+                 *       "unit": "kWh",
+                 *       "quantity": 1200000,
+                 *       "amount": 240000,
+                 *       "phasing": "last_year",
+                 *       "marginPercent": 5
+                 *     }
+                 */
+                "application/json": {
+                    /** @description money in the site currency */
+                    amount: number;
+                    marginPercent?: number;
+                    /** @enum {string} */
+                    phasing?: "last_year" | "even";
+                    quantity: number;
+                    /** @enum {string} */
+                    scope: "site" | "area" | "cost_centre";
+                    /** @description the area's name or the cost centre's id; none for the site */
+                    target?: string;
+                    /** @description the utility's unit: kWh for electricity and heat, m³ for gas and water */
+                    unit: string;
+                    /** @enum {string} */
+                    utility: "electricity" | "gas" | "water" | "heat";
+                    year: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        amount: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        id: number;
+                        marginPercent: number;
+                        /** @enum {string} */
+                        phasing: "last_year" | "even";
+                        quantity: number;
+                        /** @enum {string} */
+                        scope: "site" | "area" | "cost_centre";
+                        target: string;
+                        unit: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @enum {string} */
+                        utility: "electricity" | "gas" | "water" | "heat";
+                        year: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingBudgetsIdStatus: {
+        parameters: {
+            query?: {
+                /** @description site day YYYY-MM-DD */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alert: boolean;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        at: string;
+                        budget: {
+                            amount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            id: number;
+                            marginPercent: number;
+                            /** @enum {string} */
+                            phasing: "last_year" | "even";
+                            quantity: number;
+                            /** @enum {string} */
+                            scope: "site" | "area" | "cost_centre";
+                            target: string;
+                            unit: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            /** @enum {string} */
+                            utility: "electricity" | "gas" | "water" | "heat";
+                            year: number;
+                        };
+                        forecast: {
+                            amount: number;
+                            amountPercentOfBudget: number;
+                            quantity: number;
+                            quantityPercentOfBudget: number;
+                        };
+                        message: string;
+                        months: {
+                            actualAmount: number | null;
+                            actualQuantity: number | null;
+                            budgetAmount: number;
+                            budgetQuantity: number;
+                            lastYearQuantity: number;
+                            month: string;
+                        }[];
+                        /** @enum {string} */
+                        phasingUsed: "last_year" | "even";
+                        ytd: {
+                            amount: number;
+                            budgetAmount: number;
+                            budgetQuantity: number;
+                            quantity: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingBudgetsCheck: {
+        parameters: {
+            query?: {
+                /** @description site day YYYY-MM-DD */
+                at?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            alert: boolean;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            at: string;
+                            budget: {
+                                amount: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                createdAt: string;
+                                id: number;
+                                marginPercent: number;
+                                /** @enum {string} */
+                                phasing: "last_year" | "even";
+                                quantity: number;
+                                /** @enum {string} */
+                                scope: "site" | "area" | "cost_centre";
+                                target: string;
+                                unit: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                updatedAt: string;
+                                /** @enum {string} */
+                                utility: "electricity" | "gas" | "water" | "heat";
+                                year: number;
+                            };
+                            forecast: {
+                                amount: number;
+                                amountPercentOfBudget: number;
+                                quantity: number;
+                                quantityPercentOfBudget: number;
+                            };
+                            message: string;
+                            months: {
+                                actualAmount: number | null;
+                                actualQuantity: number | null;
+                                budgetAmount: number;
+                                budgetQuantity: number;
+                                lastYearQuantity: number;
+                                month: string;
+                            }[];
+                            /** @enum {string} */
+                            phasingUsed: "last_year" | "even";
+                            ytd: {
+                                amount: number;
+                                budgetAmount: number;
+                                budgetQuantity: number;
+                                quantity: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingMeasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            adjustments: {
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                from: string;
+                                kwh: number;
+                                reason: string;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                to: string;
+                            }[];
+                            area: string | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            baselineFrom: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            baselineTo: string;
+                            coolingBaseC: number;
+                            cost: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            description: string;
+                            heatingBaseC: number;
+                            id: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            installedOn: string;
+                            meterId: number | null;
+                            name: string;
+                            /** @enum {string} */
+                            option: "B" | "C";
+                            temperatureCode: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingMeasures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "LED retrofit, floor 2",
+                 *       "meterId": 3,
+                 *       "installedOn": "2027-03-01",
+                 *       "cost": 18000,
+                 *       "baselineFrom": "2026-03-01",
+                 *       "baselineTo": "2027-03-01"
+                 *     }
+                 */
+                "application/json": {
+                    area?: string | null;
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    baselineFrom: string;
+                    /**
+                     * Format: date
+                     * @description the day after the baseline period (at least 30 days with data)
+                     */
+                    baselineTo: string;
+                    coolingBaseC?: number;
+                    cost?: number;
+                    description?: string;
+                    heatingBaseC?: number;
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    installedOn: string;
+                    meterId?: number | null;
+                    name: string;
+                    temperatureCode?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        adjustments: {
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            kwh: number;
+                            reason: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        }[];
+                        area: string | null;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        baselineFrom: string;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        baselineTo: string;
+                        coolingBaseC: number;
+                        cost: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        description: string;
+                        heatingBaseC: number;
+                        id: number;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        installedOn: string;
+                        meterId: number | null;
+                        name: string;
+                        /** @enum {string} */
+                        option: "B" | "C";
+                        temperatureCode: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["DatabaseBusy"];
+            /** @description The upstream did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway did not answer in time",
+                     *       "code": "GATEWAY_TIMEOUT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiBillingMeasuresIdAdjustments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2027-05-01",
+                 *       "to": "2027-06-01",
+                 *       "kwh": 4200,
+                 *       "reason": "Floor 3 let from May: new tenant load"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    from: string;
+                    /** @description energy added to the baseline over [from, to) (negative: removed) */
+                    kwh: number;
+                    reason: string;
+                    /** Format: date */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        adjustments: {
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            kwh: number;
+                            reason: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        }[];
+                        area: string | null;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        baselineFrom: string;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        baselineTo: string;
+                        coolingBaseC: number;
+                        cost: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        description: string;
+                        heatingBaseC: number;
+                        id: number;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        installedOn: string;
+                        meterId: number | null;
+                        name: string;
+                        /** @enum {string} */
+                        option: "B" | "C";
+                        temperatureCode: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingMeasuresIdSavings: {
+        parameters: {
+            query?: {
+                /** @description site day YYYY-MM-DD */
+                from?: string;
+                /** @description site day YYYY-MM-DD */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        baseline: {
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            model: unknown;
+                            statistics: unknown;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        };
+                        measure: {
+                            adjustments: {
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                from: string;
+                                kwh: number;
+                                reason: string;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                to: string;
+                            }[];
+                            area: string | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            baselineFrom: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            baselineTo: string;
+                            coolingBaseC: number;
+                            cost: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            description: string;
+                            heatingBaseC: number;
+                            id: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            installedOn: string;
+                            meterId: number | null;
+                            name: string;
+                            /** @enum {string} */
+                            option: "B" | "C";
+                            temperatureCode: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        };
+                        /** @enum {string} */
+                        option: "B" | "C";
+                        report: {
+                            actualKwh: number;
+                            adjustedBaselineKwh: number;
+                            avoidedCost: number;
+                            avoidedKwh: number;
+                            confidence: number;
+                            days: number;
+                            /** @description reporting days with degree days outside the range of the baseline days: the model extrapolates there, beyond what its uncertainty covers */
+                            daysOutsideBaselineConditions: number;
+                            expectedKwh: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            missingDays: number;
+                            nonRoutineKwh: number;
+                            paybackYears: number | null;
+                            pricePerKwh: number;
+                            relativePrecisionPercent: number | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                            uncertaintyCost: number;
+                            /** @description half-width of the 90 % interval */
+                            uncertaintyKwh: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["DatabaseBusy"];
+            /** @description The upstream did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway did not answer in time",
+                     *       "code": "GATEWAY_TIMEOUT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiBillingMeasuresSavings: {
+        parameters: {
+            query?: {
+                /** @description site day YYYY-MM-DD */
+                from?: string;
+                /** @description site day YYYY-MM-DD */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            avoidedCost: number | null;
+                            avoidedKwh: number | null;
+                            /** @description why the measure could not be evaluated (then it is not summed) */
+                            error: string | null;
+                            from: string | null;
+                            id: number;
+                            name: string;
+                            /** @enum {string} */
+                            option: "B" | "C";
+                            paybackYears: number | null;
+                            to: string | null;
+                            uncertaintyCost: number | null;
+                            uncertaintyKwh: number | null;
+                        }[];
+                        total: {
+                            avoidedCost: number;
+                            avoidedKwh: number;
+                            confidence: number;
+                            measures: number;
+                            uncertaintyCost: number;
+                            /** @description the measures' uncertainties in quadrature */
+                            uncertaintyKwh: number;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["DatabaseBusy"];
+            /** @description The upstream did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway did not answer in time",
+                     *       "code": "GATEWAY_TIMEOUT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiBillingPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "January 2027",
+                 *       "from": "2027-01-01",
+                 *       "to": "2027-02-01"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    from: string;
+                    name?: string;
+                    /**
+                     * Format: date
+                     * @description the first day after the period
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        from: string;
+                        id: number;
+                        name: string;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        to: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingPeriodsIdRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            computedAt: string;
+                            correctsRunId: number | null;
+                            id: number;
+                            issuedAt: string | null;
+                            issuedBy: string | null;
+                            /** @enum {string} */
+                            kind: "initial" | "restatement";
+                            period: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                from: string;
+                                id: number;
+                                name: string;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                to: string;
+                            };
+                            periodId: number;
+                            statements: {
+                                id: number;
+                                tenantId: number;
+                                tenantName: string;
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "draft" | "issued";
+                            summary: {
+                                currency: string;
+                                landlord: {
+                                    carbonKg: number;
+                                    demand: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        billedKw: number;
+                                        month: string;
+                                        peakAt: string | null;
+                                        rule: string;
+                                        share: number;
+                                        shareKw: number;
+                                        siteKwAtPeak: number;
+                                    }[];
+                                    energy: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        band: string;
+                                        quantity: number;
+                                        unit: string;
+                                        /** @enum {string} */
+                                        utility: "electricity" | "gas" | "water" | "heat";
+                                    }[];
+                                    standing: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        rule: string;
+                                        /** @enum {string} */
+                                        utility: "electricity" | "gas" | "water" | "heat";
+                                    }[];
+                                    /** @description amount in cents of the site currency */
+                                    totalCents: number;
+                                };
+                                quality: {
+                                    estimated: number;
+                                    estimatedPercent: number;
+                                    intervals: number;
+                                    missing: number;
+                                    missingPercent: number;
+                                };
+                                reconciliation: {
+                                    /** @description amount in cents of the site currency */
+                                    landlordCents: number;
+                                    /** @description amount in cents of the site currency */
+                                    siteTotalCents: number;
+                                    /** @description amount in cents of the site currency */
+                                    statementsCents: number;
+                                };
+                                site: {
+                                    carbonKg: number;
+                                    demand: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        billedKw: number;
+                                        month: string;
+                                        peakAt: string | null;
+                                        rule: string;
+                                        share: number;
+                                        shareKw: number;
+                                        siteKwAtPeak: number;
+                                    }[];
+                                    energy: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        band: string;
+                                        quantity: number;
+                                        unit: string;
+                                        /** @enum {string} */
+                                        utility: "electricity" | "gas" | "water" | "heat";
+                                    }[];
+                                    meters: {
+                                        meterId: number;
+                                        name: string;
+                                        /** @enum {string} */
+                                        utility: "electricity" | "gas" | "water" | "heat";
+                                    }[];
+                                    standing: {
+                                        /** @description amount in cents of the site currency */
+                                        amountCents: number;
+                                        rule: string;
+                                        /** @enum {string} */
+                                        utility: "electricity" | "gas" | "water" | "heat";
+                                    }[];
+                                    /** @description amount in cents of the site currency */
+                                    totalCents: number;
+                                };
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingPeriodsIdRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        computedAt: string;
+                        correctsRunId: number | null;
+                        id: number;
+                        issuedAt: string | null;
+                        issuedBy: string | null;
+                        /** @enum {string} */
+                        kind: "initial" | "restatement";
+                        period: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        };
+                        periodId: number;
+                        statements: {
+                            id: number;
+                            tenantId: number;
+                            tenantName: string;
+                            /** @description amount in cents of the site currency */
+                            totalCents: number;
+                        }[];
+                        /** @enum {string} */
+                        status: "draft" | "issued";
+                        summary: {
+                            currency: string;
+                            landlord: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                            quality: {
+                                estimated: number;
+                                estimatedPercent: number;
+                                intervals: number;
+                                missing: number;
+                                missingPercent: number;
+                            };
+                            reconciliation: {
+                                /** @description amount in cents of the site currency */
+                                landlordCents: number;
+                                /** @description amount in cents of the site currency */
+                                siteTotalCents: number;
+                                /** @description amount in cents of the site currency */
+                                statementsCents: number;
+                            };
+                            site: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                meters: {
+                                    meterId: number;
+                                    name: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingRunsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        computedAt: string;
+                        correctsRunId: number | null;
+                        id: number;
+                        issuedAt: string | null;
+                        issuedBy: string | null;
+                        /** @enum {string} */
+                        kind: "initial" | "restatement";
+                        period: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        };
+                        periodId: number;
+                        statements: {
+                            id: number;
+                            tenantId: number;
+                            tenantName: string;
+                            /** @description amount in cents of the site currency */
+                            totalCents: number;
+                        }[];
+                        /** @enum {string} */
+                        status: "draft" | "issued";
+                        summary: {
+                            currency: string;
+                            landlord: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                            quality: {
+                                estimated: number;
+                                estimatedPercent: number;
+                                intervals: number;
+                                missing: number;
+                                missingPercent: number;
+                            };
+                            reconciliation: {
+                                /** @description amount in cents of the site currency */
+                                landlordCents: number;
+                                /** @description amount in cents of the site currency */
+                                siteTotalCents: number;
+                                /** @description amount in cents of the site currency */
+                                statementsCents: number;
+                            };
+                            site: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                meters: {
+                                    meterId: number;
+                                    name: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingRunsIdIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        computedAt: string;
+                        correctsRunId: number | null;
+                        id: number;
+                        issuedAt: string | null;
+                        issuedBy: string | null;
+                        /** @enum {string} */
+                        kind: "initial" | "restatement";
+                        period: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        };
+                        periodId: number;
+                        statements: {
+                            id: number;
+                            tenantId: number;
+                            tenantName: string;
+                            /** @description amount in cents of the site currency */
+                            totalCents: number;
+                        }[];
+                        /** @enum {string} */
+                        status: "draft" | "issued";
+                        summary: {
+                            currency: string;
+                            landlord: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                            quality: {
+                                estimated: number;
+                                estimatedPercent: number;
+                                intervals: number;
+                                missing: number;
+                                missingPercent: number;
+                            };
+                            reconciliation: {
+                                /** @description amount in cents of the site currency */
+                                landlordCents: number;
+                                /** @description amount in cents of the site currency */
+                                siteTotalCents: number;
+                                /** @description amount in cents of the site currency */
+                                statementsCents: number;
+                            };
+                            site: {
+                                carbonKg: number;
+                                demand: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    billedKw: number;
+                                    month: string;
+                                    peakAt: string | null;
+                                    rule: string;
+                                    share: number;
+                                    shareKw: number;
+                                    siteKwAtPeak: number;
+                                }[];
+                                energy: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    band: string;
+                                    quantity: number;
+                                    unit: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                meters: {
+                                    meterId: number;
+                                    name: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                standing: {
+                                    /** @description amount in cents of the site currency */
+                                    amountCents: number;
+                                    rule: string;
+                                    /** @enum {string} */
+                                    utility: "electricity" | "gas" | "water" | "heat";
+                                }[];
+                                /** @description amount in cents of the site currency */
+                                totalCents: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a run with more intervals estimated cannot be issued */
+                        maxEstimatedPercent: number;
+                        /** @description a run with more metered intervals missing cannot be issued */
+                        maxMissingPercent: number;
+                        /** @description a supplier bill line further than this from the shadow bill is flagged */
+                        supplierBillTolerancePercent: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    putApiBillingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "maxMissingPercent": 0.5,
+                 *       "maxEstimatedPercent": 5,
+                 *       "supplierBillTolerancePercent": 2
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a run with more intervals estimated cannot be issued */
+                    maxEstimatedPercent: number;
+                    /** @description a run with more metered intervals missing cannot be issued */
+                    maxMissingPercent: number;
+                    /** @description a supplier bill line further than this from the shadow bill is flagged */
+                    supplierBillTolerancePercent: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description a run with more intervals estimated cannot be issued */
+                        maxEstimatedPercent: number;
+                        /** @description a run with more metered intervals missing cannot be issued */
+                        maxMissingPercent: number;
+                        /** @description a supplier bill line further than this from the shadow bill is flagged */
+                        supplierBillTolerancePercent: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingStatementsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content: {
+                            carbonKg: number;
+                            demand: {
+                                /** @description amount in cents of the site currency */
+                                amountCents: number;
+                                billedKw: number;
+                                month: string;
+                                peakAt: string | null;
+                                rule: string;
+                                share: number;
+                                shareKw: number;
+                                siteKwAtPeak: number;
+                            }[];
+                            energy: {
+                                /** @description amount in cents of the site currency */
+                                amountCents: number;
+                                band: string;
+                                quantity: number;
+                                unit: string;
+                                /** @enum {string} */
+                                utility: "electricity" | "gas" | "water" | "heat";
+                            }[];
+                            meters: {
+                                billedQuantity: number;
+                                endReading: number | null;
+                                estimated: number;
+                                intervals: number;
+                                meterId: number;
+                                method: string;
+                                missing: number;
+                                name: string;
+                                quantity: number;
+                                share: number;
+                                startReading: number | null;
+                                unit: string;
+                                /** @enum {string} */
+                                utility: "electricity" | "gas" | "water" | "heat";
+                            }[];
+                            standing: {
+                                /** @description amount in cents of the site currency */
+                                amountCents: number;
+                                rule: string;
+                                /** @enum {string} */
+                                utility: "electricity" | "gas" | "water" | "heat";
+                            }[];
+                            /** @description amount in cents of the site currency */
+                            totalCents: number;
+                        };
+                        currency: string;
+                        difference: {
+                            correctsStatementId: number | null;
+                            /** @description amount in cents of the site currency */
+                            demandCents: number;
+                            energy: {
+                                /** @description amount in cents of the site currency */
+                                amountCents: number;
+                                band: string;
+                                quantity: number;
+                                /** @enum {string} */
+                                utility: "electricity" | "gas" | "water" | "heat";
+                            }[];
+                            /** @description amount in cents of the site currency */
+                            standingCents: number;
+                            /** @description amount in cents of the site currency */
+                            totalCents: number;
+                        } | null;
+                        id: number;
+                        /** @enum {string} */
+                        kind: "initial" | "restatement";
+                        period: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            name: string;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                        };
+                        runId: number;
+                        /** @enum {string} */
+                        status: "draft" | "issued";
+                        tenant: {
+                            contactEmail: string | null;
+                            id: number;
+                            /** @enum {string} */
+                            kind: "tenant" | "cost_centre";
+                            name: string;
+                        };
+                        /** @description amount in cents of the site currency */
+                        totalCents: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiBillingStatementsIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiBillingStatementsIdXlsx: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiBillingSupplierBills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            bands: {
+                                [key: string]: number;
+                            };
+                            billedKw: number | null;
+                            calorificValue: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            createdBy: string | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            meterId: number;
+                            reference: string;
+                            standingCharges: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                            total: number;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingSupplierBills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "meterId": 1,
+                 *       "from": "2027-01-01",
+                 *       "to": "2027-02-01",
+                 *       "reference": "INV-2027-001",
+                 *       "bands": {
+                 *         "peak": 5200,
+                 *         "base": 4100
+                 *       },
+                 *       "billedKw": 48,
+                 *       "standingCharges": 31,
+                 *       "total": 2480.5
+                 *     }
+                 */
+                "application/json": {
+                    /** @description quantity per time-of-use band as billed (kWh; gas in kWh too) */
+                    bands: {
+                        [key: string]: number;
+                    };
+                    billedKw?: number | null;
+                    calorificValue?: number | null;
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    from: string;
+                    /** @description the supply point: a site meter */
+                    meterId: number;
+                    reference?: string;
+                    standingCharges?: number;
+                    /**
+                     * Format: date
+                     * @description the first day after the bill period
+                     */
+                    to: string;
+                    total: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bill: {
+                            bands: {
+                                [key: string]: number;
+                            };
+                            billedKw: number | null;
+                            calorificValue: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            createdBy: string | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            meterId: number;
+                            reference: string;
+                            standingCharges: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                            total: number;
+                        };
+                        /** @description some line differs from the shadow bill by more than the tolerance */
+                        flagged: boolean;
+                        lines: {
+                            billed: number | null;
+                            difference: number | null;
+                            differencePercent: number | null;
+                            flagged: boolean;
+                            line: string;
+                            shadow: number | null;
+                        }[];
+                        /** @description intervals of the bill's period the meter has no data for (the shadow counts them as 0) */
+                        missingIntervals: number;
+                        tolerancePercent: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingSupplierBillsIdCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bill: {
+                            bands: {
+                                [key: string]: number;
+                            };
+                            billedKw: number | null;
+                            calorificValue: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            createdBy: string | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            from: string;
+                            id: number;
+                            meterId: number;
+                            reference: string;
+                            standingCharges: number;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            to: string;
+                            total: number;
+                        };
+                        /** @description some line differs from the shadow bill by more than the tolerance */
+                        flagged: boolean;
+                        lines: {
+                            billed: number | null;
+                            difference: number | null;
+                            differencePercent: number | null;
+                            flagged: boolean;
+                            line: string;
+                            shadow: number | null;
+                        }[];
+                        /** @description intervals of the bill's period the meter has no data for (the shadow counts them as 0) */
+                        missingIntervals: number;
+                        tolerancePercent: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingSupplierBillsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            bill: {
+                                bands: {
+                                    [key: string]: number;
+                                };
+                                billedKw: number | null;
+                                calorificValue: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                createdAt: string;
+                                createdBy: string | null;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                from: string;
+                                id: number;
+                                meterId: number;
+                                reference: string;
+                                standingCharges: number;
+                                /**
+                                 * Format: date
+                                 * @description site day YYYY-MM-DD
+                                 */
+                                to: string;
+                                total: number;
+                            };
+                            /** @description some line differs from the shadow bill by more than the tolerance */
+                            flagged: boolean;
+                            lines: {
+                                billed: number | null;
+                                difference: number | null;
+                                differencePercent: number | null;
+                                flagged: boolean;
+                                line: string;
+                                shadow: number | null;
+                            }[];
+                            /** @description intervals of the bill's period the meter has no data for (the shadow counts them as 0) */
+                            missingIntervals: number;
+                            tolerancePercent: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            contactEmail: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            floorAreaM2: number;
+                            id: number;
+                            /** @enum {string} */
+                            kind: "tenant" | "cost_centre";
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingTenants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Café Nord",
+                 *       "kind": "tenant",
+                 *       "contactEmail": "accounts@cafe-nord.example",
+                 *       "floorAreaM2": 120
+                 *     }
+                 */
+                "application/json": {
+                    contactEmail?: string | null;
+                    floorAreaM2?: number;
+                    /** @enum {string} */
+                    kind?: "tenant" | "cost_centre";
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contactEmail: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        floorAreaM2: number;
+                        id: number;
+                        /** @enum {string} */
+                        kind: "tenant" | "cost_centre";
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    patchApiBillingTenantsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "floorAreaM2": 140
+                 *     }
+                 */
+                "application/json": {
+                    contactEmail?: string | null;
+                    floorAreaM2?: number;
+                    /** @enum {string} */
+                    kind?: "tenant" | "cost_centre";
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contactEmail: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        floorAreaM2: number;
+                        id: number;
+                        /** @enum {string} */
+                        kind: "tenant" | "cost_centre";
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
@@ -6887,8 +10110,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -6954,15 +10177,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7010,8 +10225,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /** @example {} */
                 "application/json": {
@@ -7049,15 +10264,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7122,9 +10329,24 @@ export interface operations {
                         overview: {
                             /** @description alerts with status active, shelved ones left out */
                             activeAlerts: number;
+                            /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
+                            allUtilitiesMonth?: {
+                                /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                carbonKg: number | null;
+                                /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                costTotal: number | null;
+                                /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                energyKwh: number;
+                                /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                scope1Kg: number | null;
+                                /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                scope2Kg: number | null;
+                                /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                            };
                             /** @description this month, as carbonTodayKg */
                             carbonMonthKg: number;
-                            /** @description today's energy × the tariff's carbon factor */
+                            /** @description today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only) */
                             carbonTodayKg: number;
                             /** @description with meters: each metered commodity this month, in its own unit (never m³ added to kWh) */
                             commodities?: {
@@ -7153,14 +10375,21 @@ export interface operations {
                             costMonth: number;
                             /** @description today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price) */
                             costToday: number;
+                            /** @description with meters: how complete the headline figures are (a month resting on 27 % of its intervals says 0.27) */
+                            coverage?: {
+                                /** @description share of this month's intervals so far with data */
+                                month: number | null;
+                                /** @description share of today's intervals so far with data (1 − missing) */
+                                today: number | null;
+                            };
                             /** @description active alerts with level critical */
                             criticalAlerts: number;
                             currency: string;
                             /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
                             demandChargeMonth?: number;
-                            /** @description the site's energy this month (same source) */
+                            /** @description the site's grid import this month (electricity, same source) */
                             energyMonthKwh: number;
-                            /** @description the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards */
+                            /** @description the site's grid import since its midnight (electricity from the site meters once meters exist, else the sum of todayKwh over the area cards); every utility: allUtilitiesMonth and commodities */
                             energyTodayKwh: number;
                             /**
                              * Format: date-time
@@ -7281,7 +10510,10 @@ export interface operations {
             query?: {
                 /** @description one or more; repeat the parameter */
                 level?: ("info" | "warning" | "critical")[];
+                /** @description deprecated: use pageSize (given, it is the page size; page still counts) */
                 limit?: number;
+                page?: number;
+                pageSize?: number;
                 /** @description one or more; repeat the parameter */
                 status?: ("active" | "acknowledged" | "resolved")[];
             };
@@ -7298,7 +10530,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description newest first */
                         items: {
                             acknowledgedAt: string | null;
                             area: string | null;
@@ -7317,6 +10548,9 @@ export interface operations {
                             status: "active" | "acknowledged" | "resolved";
                             title: string;
                         }[];
+                        page: number;
+                        pageSize: number;
+                        total: number;
                     };
                 };
             };
@@ -7332,15 +10566,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7398,8 +10624,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -7480,15 +10706,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7542,7 +10760,7 @@ export interface operations {
                             updatedAt: string;
                             yearKwh: number;
                         }[];
-                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters */
+                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters. Negative when the areas' meters add up to more than the site meters: expected with PV behind the main incomer (the areas also use the PV's own output, which the grid meter never sees), otherwise a sub-meter counted twice or misread (docs/energy-data-quality.md) */
                         unallocated?: {
                             monthKwh: number;
                             todayKwh: number;
@@ -7628,7 +10846,7 @@ export interface operations {
                             updatedAt: string;
                             yearKwh: number;
                         }[];
-                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters */
+                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters. Negative when the areas' meters add up to more than the site meters: expected with PV behind the main incomer (the areas also use the PV's own output, which the grid meter never sees), otherwise a sub-meter counted twice or misread (docs/energy-data-quality.md) */
                         unallocated?: {
                             monthKwh: number;
                             todayKwh: number;
@@ -7649,15 +10867,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7709,7 +10919,7 @@ export interface operations {
                             updatedAt: string;
                             /**
                              * Format: date
-                             * @description first site day the version applies to; after today, so no past gas energy ever changes
+                             * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                              */
                             validFrom: string;
                         }[];
@@ -7748,10 +10958,11 @@ export interface operations {
                     correctionFactor?: number;
                     /** @description calorific value in kWh per m³, as on the gas bill (natural gas: about 10–12) */
                     kwhPerM3: number;
+                    /** @description free text; '' when none was given */
                     note?: string;
                     /**
                      * Format: date
-                     * @description first site day the version applies to; after today, so no past gas energy ever changes
+                     * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                      */
                     validFrom: string;
                 };
@@ -7783,7 +10994,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past gas energy ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                          */
                         validFrom: string;
                     };
@@ -7801,15 +11012,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -7827,15 +11030,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -7882,7 +11077,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past gas energy ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                          */
                         validFrom: string;
                     };
@@ -7902,15 +11097,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -7926,8 +11113,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -7939,10 +11126,11 @@ export interface operations {
                     correctionFactor?: number;
                     /** @description calorific value in kWh per m³, as on the gas bill (natural gas: about 10–12) */
                     kwhPerM3?: number;
+                    /** @description free text; '' when none was given */
                     note?: string;
                     /**
                      * Format: date
-                     * @description first site day the version applies to; after today, so no past gas energy ever changes
+                     * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                      */
                     validFrom?: string;
                 };
@@ -7974,7 +11162,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past gas energy ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the gas days it decides
                          */
                         validFrom: string;
                     };
@@ -7992,15 +11180,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8017,15 +11197,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -8041,15 +11213,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -8093,15 +11257,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -8116,15 +11272,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -8315,15 +11463,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8419,15 +11559,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8443,15 +11575,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -8494,15 +11618,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8518,15 +11634,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -8624,15 +11732,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8649,15 +11749,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too large */
@@ -8672,15 +11764,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unsupported type */
@@ -8695,15 +11779,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -8742,12 +11818,17 @@ export interface operations {
                         }[];
                         month: string;
                         site: {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC
-                             */
+                            /** Format: date-time */
                             at: string;
+                            /** @description every site meter had every interval of the period: else the peak is a floor */
+                            complete: boolean;
+                            /** @description intervals some but not all site meters have (counted with what the others measured) */
+                            incompleteIntervals: number;
                             kw: number;
+                            /** @description site meters */
+                            meters: number;
+                            /** @description site meters with data in the peak's own interval */
+                            metersAtPeak: number;
                         } | null;
                     };
                 };
@@ -8764,15 +11845,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8839,15 +11912,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -8863,15 +11928,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -8905,6 +11962,7 @@ export interface operations {
                             cost: number;
                             kwh: number;
                         }[];
+                        /** @description grid import × the electricity tariff carbon factor (scope 2); every utility: GET /api/energy/commodities */
                         carbonKg: number;
                         /** @description how complete the totals are: a total over missing intervals is short by what they would hold */
                         completeness: {
@@ -8917,7 +11975,7 @@ export interface operations {
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
                         };
-                        /** @description energy at the tariff of each interval plus the standing charge of each day */
+                        /** @description electricity import at the tariff of each interval plus the standing charge of each day */
                         cost: number;
                         currency: string;
                         /** @description kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0 */
@@ -8938,16 +11996,22 @@ export interface operations {
                         from: string;
                         /** @description the highest 15-minute mean demand of the site */
                         peak: {
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC
-                             */
+                            /** Format: date-time */
                             at: string;
+                            /** @description every site meter had every interval of the period: else the peak is a floor */
+                            complete: boolean;
+                            /** @description intervals some but not all site meters have (counted with what the others measured) */
+                            incompleteIntervals: number;
                             kw: number;
+                            /** @description site meters */
+                            meters: number;
+                            /** @description site meters with data in the peak's own interval */
+                            metersAtPeak: number;
                         } | null;
                         timezone: string;
                         /** Format: date */
                         to: string;
+                        /** @description grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out) */
                         totalKwh: number;
                     };
                 };
@@ -8964,15 +12028,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -9048,7 +12104,7 @@ export interface operations {
                             updatedAt: string;
                             /**
                              * Format: date
-                             * @description first site day the version applies to; after today, so no past cost ever changes
+                             * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                              */
                             validFrom: string;
                         }[];
@@ -9138,7 +12194,7 @@ export interface operations {
                     standingChargePerDay?: number;
                     /**
                      * Format: date
-                     * @description first site day the version applies to; after today, so no past cost ever changes
+                     * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                      */
                     validFrom: string;
                 };
@@ -9200,7 +12256,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past cost ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                          */
                         validFrom: string;
                     };
@@ -9218,15 +12274,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -9244,15 +12292,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -9329,7 +12369,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past cost ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                          */
                         validFrom: string;
                     };
@@ -9349,15 +12389,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -9373,8 +12405,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -9415,7 +12447,7 @@ export interface operations {
                     standingChargePerDay?: number;
                     /**
                      * Format: date
-                     * @description first site day the version applies to; after today, so no past cost ever changes
+                     * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                      */
                     validFrom?: string;
                 };
@@ -9477,7 +12509,7 @@ export interface operations {
                         updatedAt: string;
                         /**
                          * Format: date
-                         * @description first site day the version applies to; after today, so no past cost ever changes
+                         * @description first site day the version applies to; today or earlier (from a bill) restates the stored cost of the days it decides
                          */
                         validFrom: string;
                     };
@@ -9495,15 +12527,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -9520,15 +12544,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -9544,15 +12560,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -9596,15 +12604,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -9619,15 +12619,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -9669,6 +12661,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                     "text/csv; charset=utf-8": string;
                 };
             };
@@ -9684,15 +12677,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -9708,15 +12693,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -9955,15 +12932,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -9979,8 +12948,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10065,15 +13034,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -10118,15 +13079,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -10143,8 +13096,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -10221,15 +13174,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -10396,15 +13341,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -10421,15 +13358,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unsupported type */
@@ -10444,15 +13373,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -10515,15 +13436,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -10563,15 +13476,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -10597,7 +13502,7 @@ export interface operations {
                 };
                 content: {
                     "application/gzip": string;
-                    "application/json": string;
+                    "application/json": unknown;
                     "application/octet-stream": string;
                     "application/pdf": string;
                     "application/vnd.autodesk.fbx": string;
@@ -10616,7 +13521,7 @@ export interface operations {
                     "image/tiff": string;
                     "image/webp": string;
                     "model/gltf-binary": string;
-                    "model/gltf+json": string;
+                    "model/gltf+json": unknown;
                     "model/obj": string;
                     "model/stl": string;
                     "text/csv": string;
@@ -10675,15 +13580,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Range not satisfiable */
@@ -10698,15 +13595,7 @@ export interface operations {
                      *       "code": "RANGE_NOT_SATISFIABLE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -10763,6 +13652,15 @@ export interface operations {
                         };
                         /** @description full: a write failed for lack of disk space and none has succeeded since, or under 1 MiB is left */
                         database: "ok" | "full" | "unavailable";
+                        fleet: {
+                            fleetUrl: string | null;
+                            lastError: string | null;
+                            lastSuccessAt: string | null;
+                            /** @description off: not joined to a fleet; failing: unreachable or asked to wait; refused: the fleet refused a batch (lastError says why) */
+                            state: "off" | "ok" | "failing" | "refused";
+                            /** @description meter days and alerts written since the fleet last acknowledged */
+                            unsentRows: number;
+                        } | null;
                         iot: {
                             /** @description When a request or the background probe last reached (or failed to reach) it */
                             checkedAt: string | null;
@@ -10778,6 +13676,11 @@ export interface operations {
                             restoreFailing: string[];
                             /** @description gateway points load shedding holds switched off now */
                             shed: string[];
+                        } | null;
+                        /** @description whether an admin has set the site settings (PUT /api/configs or emsctl site set); null while the database is unavailable */
+                        site: {
+                            /** @description the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set */
+                            defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
                         uptimeSec: number;
@@ -10827,6 +13730,15 @@ export interface operations {
                         };
                         /** @description full: a write failed for lack of disk space and none has succeeded since, or under 1 MiB is left */
                         database: "ok" | "full" | "unavailable";
+                        fleet: {
+                            fleetUrl: string | null;
+                            lastError: string | null;
+                            lastSuccessAt: string | null;
+                            /** @description off: not joined to a fleet; failing: unreachable or asked to wait; refused: the fleet refused a batch (lastError says why) */
+                            state: "off" | "ok" | "failing" | "refused";
+                            /** @description meter days and alerts written since the fleet last acknowledged */
+                            unsentRows: number;
+                        } | null;
                         iot: {
                             /** @description When a request or the background probe last reached (or failed to reach) it */
                             checkedAt: string | null;
@@ -10842,6 +13754,11 @@ export interface operations {
                             restoreFailing: string[];
                             /** @description gateway points load shedding holds switched off now */
                             shed: string[];
+                        } | null;
+                        /** @description whether an admin has set the site settings (PUT /api/configs or emsctl site set); null while the database is unavailable */
+                        site: {
+                            /** @description the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set */
+                            defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
                         uptimeSec: number;
@@ -10895,12 +13812,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -10919,12 +13842,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -10942,12 +13871,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -10966,12 +13901,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -10988,15 +13929,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11058,12 +13991,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11082,12 +14021,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11105,12 +14050,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11129,12 +14080,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11151,15 +14108,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11214,12 +14163,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11239,12 +14194,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11263,12 +14224,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11290,12 +14257,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11312,15 +14285,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             507: components["responses"]["StorageFull"];
@@ -11374,12 +14339,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11398,12 +14369,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11421,12 +14398,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11445,12 +14428,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11467,15 +14456,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11546,12 +14527,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11570,12 +14557,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11594,12 +14587,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11621,12 +14620,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11643,15 +14648,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             507: components["responses"]["StorageFull"];
@@ -11707,12 +14704,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11732,12 +14735,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11756,12 +14765,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11783,12 +14798,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11805,15 +14826,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             507: components["responses"]["StorageFull"];
@@ -11867,12 +14880,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11891,12 +14910,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11914,12 +14939,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11938,12 +14969,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -11960,15 +14997,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12033,12 +15062,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12057,12 +15092,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12081,12 +15122,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12108,12 +15155,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12130,15 +15183,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             507: components["responses"]["StorageFull"];
@@ -12188,12 +15233,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12213,12 +15264,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12236,12 +15293,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12260,12 +15323,18 @@ export interface operations {
                      */
                     "application/json": {
                         /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
                         details?: {
                             message: string;
                             path: string;
                         }[];
                         error: string;
+                        /** @description 502 only: the gateway's own status */
+                        gatewayStatus?: number;
+                        /** @description a write refusal's field of the gateway contract, relayed */
+                        success?: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -12282,15 +15351,7 @@ export interface operations {
                      *       "code": "GATEWAY_TIMEOUT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12521,15 +15582,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -12545,8 +15598,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -12627,15 +15680,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -12680,15 +15725,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -12872,15 +15909,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -12898,15 +15927,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -12990,15 +16011,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13014,8 +16027,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -13107,15 +16120,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -13132,15 +16137,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -13156,15 +16153,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -13208,15 +16197,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -13231,15 +16212,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13305,15 +16278,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -13436,15 +16401,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -13461,15 +16418,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unsupported type */
@@ -13484,15 +16433,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13557,15 +16498,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13605,15 +16538,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13641,7 +16566,7 @@ export interface operations {
                     "application/octet-stream": string;
                     "application/vnd.autodesk.fbx": string;
                     "model/gltf-binary": string;
-                    "model/gltf+json": string;
+                    "model/gltf+json": unknown;
                     "model/obj": string;
                     "model/stl": string;
                 };
@@ -13675,15 +16600,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Range not satisfiable */
@@ -13698,15 +16615,7 @@ export interface operations {
                      *       "code": "RANGE_NOT_SATISFIABLE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13903,15 +16812,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -13927,8 +16828,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -13992,15 +16893,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -14045,15 +16938,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14128,9 +17013,24 @@ export interface operations {
                     "application/json": {
                         /** @description alerts with status active, shelved ones left out */
                         activeAlerts: number;
+                        /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
+                        allUtilitiesMonth?: {
+                            /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                            carbonKg: number | null;
+                            /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                            costTotal: number | null;
+                            /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                            energyKwh: number;
+                            /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                            scope1Kg: number | null;
+                            /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                            scope2Kg: number | null;
+                            /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                            unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                        };
                         /** @description this month, as carbonTodayKg */
                         carbonMonthKg: number;
-                        /** @description today's energy × the tariff's carbon factor */
+                        /** @description today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only) */
                         carbonTodayKg: number;
                         /** @description with meters: each metered commodity this month, in its own unit (never m³ added to kWh) */
                         commodities?: {
@@ -14159,14 +17059,21 @@ export interface operations {
                         costMonth: number;
                         /** @description today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price) */
                         costToday: number;
+                        /** @description with meters: how complete the headline figures are (a month resting on 27 % of its intervals says 0.27) */
+                        coverage?: {
+                            /** @description share of this month's intervals so far with data */
+                            month: number | null;
+                            /** @description share of today's intervals so far with data (1 − missing) */
+                            today: number | null;
+                        };
                         /** @description active alerts with level critical */
                         criticalAlerts: number;
                         currency: string;
                         /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
                         demandChargeMonth?: number;
-                        /** @description the site's energy this month (same source) */
+                        /** @description the site's grid import this month (electricity, same source) */
                         energyMonthKwh: number;
-                        /** @description the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards */
+                        /** @description the site's grid import since its midnight (electricity from the site meters once meters exist, else the sum of todayKwh over the area cards); every utility: allUtilitiesMonth and commodities */
                         energyTodayKwh: number;
                         /**
                          * Format: date-time
@@ -14272,6 +17179,7 @@ export interface operations {
                     enabled?: boolean;
                     /** @enum {string} */
                     format?: "pdf" | "csv" | "json";
+                    /** @description the report's title: no leading or trailing space, not blank; no control, line-separator or bidirectional-override characters */
                     name: string;
                     /** @description email addresses the report goes to */
                     recipients: string[];
@@ -14376,15 +17284,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14400,8 +17300,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -14414,6 +17314,7 @@ export interface operations {
                     enabled?: boolean;
                     /** @enum {string} */
                     format?: "pdf" | "csv" | "json";
+                    /** @description the report's title: no leading or trailing space, not blank; no control, line-separator or bidirectional-override characters */
                     name?: string;
                     /** @description email addresses the report goes to */
                     recipients?: string[];
@@ -14467,15 +17368,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -14520,15 +17413,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14615,15 +17500,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -14638,15 +17515,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too many requests */
@@ -14661,15 +17530,7 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14763,15 +17624,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14856,15 +17709,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14889,7 +17734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": unknown;
                     "application/pdf": string;
                     "text/csv; charset=utf-8": string;
                 };
@@ -14920,15 +17765,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             416: components["responses"]["RangeNotSatisfiable"];
@@ -15048,15 +17885,7 @@ export interface operations {
                      *       "code": "UNAUTHENTICATED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not allowed */
@@ -15071,15 +17900,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -15093,8 +17914,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15198,15 +18019,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not signed in or wrong credentials */
@@ -15221,15 +18034,7 @@ export interface operations {
                      *       "code": "UNAUTHENTICATED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not allowed */
@@ -15244,15 +18049,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -15343,8 +18140,8 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15479,15 +18276,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15564,15 +18353,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15658,15 +18439,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15684,15 +18457,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -15759,15 +18524,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -15782,15 +18539,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -15806,8 +18555,8 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Unknown fields are dropped, not refused. */
-        requestBody: {
+        /** @description Unknown fields are dropped, not refused. Every field is optional: no body is read as {}. */
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -15872,15 +18621,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15896,15 +18637,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -15919,15 +18652,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -15943,15 +18668,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -15995,15 +18712,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -16018,15 +18727,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16082,15 +18783,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             416: components["responses"]["RangeNotSatisfiable"];
@@ -16141,15 +18834,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16164,15 +18849,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Too large */
@@ -16187,15 +18864,7 @@ export interface operations {
                      *       "code": "PAYLOAD_TOO_LARGE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unsupported type */
@@ -16210,15 +18879,7 @@ export interface operations {
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16258,15 +18919,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16281,15 +18934,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16347,15 +18992,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16370,15 +19007,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16423,15 +19052,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16446,15 +19067,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16512,15 +19125,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -16536,15 +19141,7 @@ export interface operations {
                      *       "code": "FORBIDDEN"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16559,15 +19156,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -16585,15 +19174,7 @@ export interface operations {
                      *       "code": "AUTH_THROTTLED"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -16668,15 +19249,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -16693,15 +19266,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -16717,15 +19282,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -16785,6 +19342,8 @@ export interface operations {
                             /** @description active critical then warning alerts of the scope, the longest-standing first within a level: titles only, no message text, no people */
                             active: {
                                 area: string | null;
+                                /** @description a gateway alarm whose condition ended at the source at this time: the alert stays active until someone acknowledges it */
+                                clearedAt: string | null;
                                 /** @enum {string} */
                                 level: "critical" | "warning";
                                 /**
@@ -16817,7 +19376,7 @@ export interface operations {
                             /** @description the last good collection since the service started */
                             lastGoodAt: string | null;
                             /** @description not live: which part failed */
-                            reason: ("gateway-unreachable" | "gateway-errors" | "collector-stalled" | "no-collection-yet") | null;
+                            reason: ("gateway-unreachable" | "gateway-errors" | "collector-stalled" | "no-collection-yet" | "collection-off") | null;
                             /** @description not live: the time of the last good collection (the figures are as of then), or the service start when there was none */
                             since: string | null;
                             /**
@@ -16831,14 +19390,20 @@ export interface operations {
                              */
                             state: "live" | "stale" | "failing";
                         };
-                        /** @description of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered */
+                        /** @description of the scope, electricity only: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered; every utility: utilities.*.allUtilities */
                         figures: {
                             carbonMonthKg: number | null;
                             carbonTodayKg: number | null;
                             costMonth: number | null;
                             costToday: number | null;
+                            /** @description the site: share of this month's intervals so far with data */
+                            coverageMonth?: number | null;
+                            /** @description the site: share of today's intervals so far with data (null: no meters) */
+                            coverageToday?: number | null;
+                            /** @description as todayKwh, this month */
                             monthKwh: number;
                             powerKw: number;
+                            /** @description the site: grid import (electricity from the site meters); an area: its meters' electricity */
                             todayKwh: number;
                         };
                         gateway: {
@@ -16875,6 +19440,21 @@ export interface operations {
                         utilities: {
                             /** @description the figures of GET /api/energy/commodities for one period */
                             month: {
+                                /** @description the headline over every utility (docs/energy-management.md "Headline over all utilities") */
+                                allUtilities: {
+                                    /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                    carbonKg: number | null;
+                                    /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                    costTotal: number | null;
+                                    /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                    energyKwh: number;
+                                    /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                    scope1Kg: number | null;
+                                    /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                    scope2Kg: number | null;
+                                    /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                    unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                                };
                                 /** @description each metered commodity, as GET /api/energy/commodities reports it for the same period */
                                 commodities: {
                                     /** @enum {string} */
@@ -16906,6 +19486,21 @@ export interface operations {
                             };
                             /** @description the figures of GET /api/energy/commodities for one period */
                             today: {
+                                /** @description the headline over every utility (docs/energy-management.md "Headline over all utilities") */
+                                allUtilities: {
+                                    /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                    carbonKg: number | null;
+                                    /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                    costTotal: number | null;
+                                    /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                    energyKwh: number;
+                                    /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                    scope1Kg: number | null;
+                                    /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                    scope2Kg: number | null;
+                                    /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                    unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                                };
                                 /** @description each metered commodity, as GET /api/energy/commodities reports it for the same period */
                                 commodities: {
                                     /** @enum {string} */
@@ -16961,15 +19556,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not found */
@@ -16984,15 +19571,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
