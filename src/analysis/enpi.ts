@@ -3,6 +3,7 @@
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { EnergyFigures } from '../energy/figures.ts';
+import type { CommodityFigures } from '../energy/commodities.ts';
 import { nextMonth } from '../energy/figures.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
@@ -20,14 +21,18 @@ export class Enpis {
   private readonly drivers;
   private readonly driverMonths;
   private readonly upsertDriver;
+  private readonly siteFloor;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
     private readonly figures: EnergyFigures,
     private readonly outdoor: OutdoorTemperatures,
+    /** The whole site's energy over all fuels, for the site intensity (none: the site intensity is null). */
+    private readonly commodities?: Pick<CommodityFigures, 'period'>,
   ) {
     const sqlite = db.sqlite;
+    this.siteFloor = sqlite.prepare('SELECT floor_area_m2 FROM platform_config WHERE id = 1').pluck();
     this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
     this.upsertFloor = sqlite.prepare(
       'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
@@ -109,9 +114,13 @@ export class Enpis {
     const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today, {
       anyCode: query.anyTemperatureCode,
     });
+    // The site intensity: whole-site energy over all fuels per the site's own floor area (a site setting), site target only.
+    const site = query.target.meterId === undefined && query.target.area === undefined;
+    const siteFloorM2 = site ? ((this.siteFloor.get() as number | null | undefined) ?? null) : null;
     return {
       target: query.target,
       floorAreaM2: floorM2,
+      siteFloorAreaM2: siteFloorM2,
       driver: query.driver ?? null,
       months: months.map((month) => {
         const kwh = this.figures.totals(`${month}-01`, `${nextMonth(month)}-01`, query.target).kwh;
@@ -127,6 +136,7 @@ export class Enpis {
         }
         const driver = drivers.get(month);
         const degree = hdd + cdd;
+        const allFuels = site && this.commodities ? this.commodities.period(`${month}-01`, `${nextMonth(month)}-01`).energyKwh : null;
         return {
           month,
           kwh: round(kwh, 3),
@@ -138,6 +148,8 @@ export class Enpis {
           driverValue: driver?.value ?? null,
           driverUnit: driver?.unit ?? null,
           kwhPerDriverUnit: driver && driver.value > 0 ? round(kwh / driver.value, 4) : null,
+          siteEnergyKwh: allFuels,
+          siteKwhPerM2: allFuels !== null && siteFloorM2 ? round(allFuels / siteFloorM2, 4) : null,
         };
       }),
     };

@@ -303,7 +303,10 @@ export const EnpiQuery = Type.Object(
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 export const EnpiBody = Type.Object({
   target: Type.Object({ meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
-  floorAreaM2: NullableNumber("the area's floor area; the site's is the sum of every area's; null for a meter or when none is set"),
+  floorAreaM2: NullableNumber(
+    "the area's floor area; for the site the sum of every area's (end uses, not floors: use siteFloorAreaM2 and siteKwhPerM2 for the site's intensity); null for a meter or when none is set",
+  ),
+  siteFloorAreaM2: NullableNumber("the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered"),
   driver: Type.Union([Type.String(), Type.Null()]),
   months: Type.Array(
     Type.Object({
@@ -322,6 +325,10 @@ export const EnpiBody = Type.Object({
       driverValue: NullableNumber("the driver's figure for the month"),
       driverUnit: Type.Union([Type.String(), Type.Null()]),
       kwhPerDriverUnit: NullableNumber('kwh ÷ driverValue'),
+      siteEnergyKwh: NullableNumber(
+        'the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise',
+      ),
+      siteKwhPerM2: NullableNumber("the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area"),
     }),
   ),
 });

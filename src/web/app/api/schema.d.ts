@@ -5512,7 +5512,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         driver: string | null;
-                        /** @description the area's floor area; the site's is the sum of every area's; null for a meter or when none is set */
+                        /** @description the area's floor area; for the site the sum of every area's (end uses, not floors: use siteFloorAreaM2 and siteKwhPerM2 for the site's intensity); null for a meter or when none is set */
                         floorAreaM2: number | null;
                         months: {
                             cdd: number;
@@ -5529,9 +5529,15 @@ export interface operations {
                             /** @description kwh ÷ floorAreaM2: electricity only, not a whole-site EUI */
                             kwhPerM2: number | null;
                             month: string;
+                            /** @description the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise */
+                            siteEnergyKwh: number | null;
+                            /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
+                            siteKwhPerM2: number | null;
                             /** @description days of the month with an outdoor temperature */
                             temperatureDays: number;
                         }[];
+                        /** @description the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered */
+                        siteFloorAreaM2: number | null;
                         target: {
                             area?: string;
                             meterId?: number;
@@ -10082,6 +10088,8 @@ export interface operations {
                         currency: string;
                         /** @description price per kWh in currency */
                         electricityPrice: number;
+                        /** @description the site's gross floor area in m² (its buildings, not the end-use areas): the denominator of the site intensity in GET /api/analysis/enpi; null: not entered */
+                        floorAreaM2: number | null;
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
@@ -10125,6 +10133,8 @@ export interface operations {
                     carbonFactor?: number;
                     currency?: string;
                     electricityPrice?: number;
+                    /** @description m²; null clears it */
+                    floorAreaM2?: number | null;
                     locale?: string;
                     /** @description http(s) URL, or a path on this host (not starting with // or /\) */
                     logoUrl?: string | null;
@@ -10149,6 +10159,8 @@ export interface operations {
                         currency: string;
                         /** @description price per kWh in currency */
                         electricityPrice: number;
+                        /** @description the site's gross floor area in m² (its buildings, not the end-use areas): the denominator of the site intensity in GET /api/analysis/enpi; null: not entered */
+                        floorAreaM2: number | null;
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
