@@ -57,7 +57,7 @@ describe('headline coverage on a site with imported history and collection off',
     const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
-      await page.goto(`${server.url}/`);
+      await page.goto(`${server.url}/wallboard`);
       await page.waitForSelector('body.is-stale');
       const banner = await page.textContent('[data-field="bannerText"]');
       assert.match(banner ?? '', /meter collection is off/);
