@@ -1,6 +1,6 @@
 // Energy performance indicators (ISO 50001 EnPIs) by month: kWh per m² of floor area, per degree day, and per unit of
 // a production or occupancy figure entered per month; with the floor areas and monthly figures they divide by.
-import { type EnergyFigures, nextMonth } from '../energy/index.ts';
+import { type EnergyFigures, nextMonth, type CommodityFigures } from '../energy/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { BadRequest } from '../platform/errors.ts';
@@ -19,14 +19,18 @@ export class Enpis {
   private readonly drivers;
   private readonly driverMonths;
   private readonly upsertDriver;
+  private readonly siteFloor;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
     private readonly figures: EnergyFigures,
     private readonly outdoor: OutdoorTemperatures,
+    /** The whole site's energy over all fuels, for the site intensity (none: the site intensity is null). */
+    private readonly commodities?: Pick<CommodityFigures, 'period'>,
   ) {
     const sqlite = db.sqlite;
+    this.siteFloor = sqlite.prepare('SELECT floor_area_m2 FROM platform_config WHERE id = 1').pluck();
     this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
     this.upsertFloor = sqlite.prepare(
       'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
@@ -108,9 +112,13 @@ export class Enpis {
     const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today, {
       anyCode: query.anyTemperatureCode,
     });
+    // The site intensity: whole-site energy over all fuels per the site's own floor area (a site setting), site target only.
+    const site = query.target.meterId === undefined && query.target.area === undefined;
+    const siteFloorM2 = site ? ((this.siteFloor.get() as number | null | undefined) ?? null) : null;
     return {
       target: query.target,
       floorAreaM2: floorM2,
+      siteFloorAreaM2: siteFloorM2,
       driver: query.driver ?? null,
       months: months.map((month) => {
         const kwh = this.figures.totals(`${month}-01`, `${nextMonth(month)}-01`, query.target).kwh;
@@ -126,6 +134,7 @@ export class Enpis {
         }
         const driver = drivers.get(month);
         const degree = hdd + cdd;
+        const allFuels = site && this.commodities ? this.commodities.period(`${month}-01`, `${nextMonth(month)}-01`).energyKwh : null;
         return {
           month,
           kwh: round(kwh, 3),
@@ -137,6 +146,8 @@ export class Enpis {
           driverValue: driver?.value ?? null,
           driverUnit: driver?.unit ?? null,
           kwhPerDriverUnit: driver && driver.value > 0 ? round(kwh / driver.value, 4) : null,
+          siteEnergyKwh: allFuels,
+          siteKwhPerM2: allFuels !== null && siteFloorM2 ? round(allFuels / siteFloorM2, 4) : null,
         };
       }),
     };

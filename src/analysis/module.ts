@@ -35,7 +35,7 @@ export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis
     // The gateway is started after the features are built: baselines get it when the routes are.
     baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     hourlyBaselines: (iot) => new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
-    enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone)),
+    enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone), energy.commodities),
     anomalies: (iot, alerts, logger) =>
       new AnomalyWatch({
         energy: energy.site,

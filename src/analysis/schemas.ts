@@ -28,9 +28,12 @@ const PeriodFigure = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date', description: 'exclusive' }),
   through: Type.String({ format: 'date-time', description: 'the instant the figures run to' }),
-  kwh: Type.Number(),
-  cost: Type.Number({ description: 'energy at the tariff of each interval; the site adds its standing charge per whole day' }),
-  carbonKg: Type.Number(),
+  kwh: Type.Number({
+    description:
+      "the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity",
+  }),
+  cost: Type.Number({ description: 'electricity at the tariff of each interval; the site adds its standing charge per whole day' }),
+  carbonKg: Type.Number({ description: 'electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities' }),
   partial: Type.Boolean({ description: 'the figures stop before the period ends: a running period, and its references cut like for like' }),
   complete: Type.Boolean({ description: 'every meter of the target has a stored day for every day counted' }),
   coverage: Type.Number({ description: 'stored meter-days ÷ expected meter-days over the days counted' }),
@@ -300,20 +303,32 @@ export const EnpiQuery = Type.Object(
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 export const EnpiBody = Type.Object({
   target: Type.Object({ meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
-  floorAreaM2: NullableNumber("the area's floor area; the site's is the sum of every area's; null for a meter or when none is set"),
+  floorAreaM2: NullableNumber(
+    "the area's floor area; for the site the sum of every area's (end uses, not floors: use siteFloorAreaM2 and siteKwhPerM2 for the site's intensity); null for a meter or when none is set",
+  ),
+  siteFloorAreaM2: NullableNumber("the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered"),
   driver: Type.Union([Type.String(), Type.Null()]),
   months: Type.Array(
     Type.Object({
       month: Type.String(),
-      kwh: Type.Number(),
-      kwhPerM2: NullableNumber('kwh ÷ floorAreaM2'),
+      kwh: Type.Number({
+        description:
+          "the target's metered electricity (the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out))",
+      }),
+      kwhPerM2: NullableNumber('kwh ÷ floorAreaM2: electricity only, not a whole-site EUI'),
       hdd: Type.Number(),
       cdd: Type.Number(),
       temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
-      kwhPerDegreeDay: NullableNumber('kwh ÷ (HDD + CDD) of the month'),
+      kwhPerDegreeDay: NullableNumber(
+        'kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather',
+      ),
       driverValue: NullableNumber("the driver's figure for the month"),
       driverUnit: Type.Union([Type.String(), Type.Null()]),
       kwhPerDriverUnit: NullableNumber('kwh ÷ driverValue'),
+      siteEnergyKwh: NullableNumber(
+        'the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise',
+      ),
+      siteKwhPerM2: NullableNumber("the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area"),
     }),
   ),
 });

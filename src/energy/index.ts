@@ -1,5 +1,6 @@
 // The face of energy/: what the other contexts use of it. Imports from outside energy/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is energy's own business.
+export { AllUtilitiesSchema, allUtilities, type AllUtilities } from './allUtilities.ts';
 export type { AreaCards } from './areaCards.ts';
 export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } from './commodities.ts';
 export { commodityRoutes } from './commodityRoutes.ts';

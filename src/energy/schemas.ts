@@ -207,9 +207,11 @@ export const EnergySummary = Type.Object({
   to: Type.String({ format: 'date' }),
   timezone: Type.String(),
   currency: Type.String(),
-  totalKwh: Type.Number(),
-  cost: Type.Number({ description: 'energy at the tariff of each interval plus the standing charge of each day' }),
-  carbonKg: Type.Number(),
+  totalKwh: Type.Number({
+    description: 'grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out)',
+  }),
+  cost: Type.Number({ description: 'electricity import at the tariff of each interval plus the standing charge of each day' }),
+  carbonKg: Type.Number({ description: 'grid import × the electricity tariff carbon factor (scope 2); every utility: GET /api/energy/commodities' }),
   days: Type.Array(
     Type.Object({
       day: Type.String({ format: 'date' }),

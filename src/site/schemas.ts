@@ -23,6 +23,10 @@ export const PlatformConfig = Type.Object({
   electricityPrice: Type.Number({ description: 'price per kWh in currency' }),
   carbonFactor: Type.Number({ description: 'kg CO2 per kWh' }),
   refreshIntervalSec: Type.Integer({ description: 'how often screens should poll' }),
+  floorAreaM2: Type.Union([Type.Number(), Type.Null()], {
+    description:
+      "the site's gross floor area in m² (its buildings, not the end-use areas): the denominator of the site intensity in GET /api/analysis/enpi; null: not entered",
+  }),
   updatedAt: Timestamp,
 });
 export type PlatformConfigView = Static<typeof PlatformConfig>;
@@ -39,6 +43,7 @@ export const PlatformConfigUpdate = Type.Object(
     electricityPrice: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
     carbonFactor: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     refreshIntervalSec: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
+    floorAreaM2: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }), Type.Null()], { description: 'm²; null clears it' })),
   },
   { additionalProperties: false, minProperties: 1, description: 'Partial update: omitted fields keep their value.' },
 );

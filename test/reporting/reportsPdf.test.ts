@@ -189,7 +189,7 @@ describe('monthly report PDF', () => {
       `abgerechnet ${format.kw(peak)} × ${format.money(DEMAND_PRICE)} je kW (Monatsspitze)`,
       `${format.change((charge - previousCharge) / previousCharge)} ggü. Vorperiode`,
       `Gesamtkosten ${format.money(total)}`,
-      `Kosten ${format.money(summary.cost)}`,
+      `Stromkosten ${format.money(summary.cost)}`,
     ]) {
       assert.ok(flat.includes(norm(expected)), `PDF has "${expected}":\n${flat}`);
     }

@@ -31,6 +31,15 @@ before(async () => {
     body: { name: 'District heat', code: 'meter.heat.kwh', kind: 'energy', commodity: 'heat' },
   });
   assert.equal(heat.status, 201, heat.text);
+  // Gas and water priced (back-dated over the backfilled days): the month tile shows the all-utilities headline.
+  const validFrom = addDays(`${siteDay(server.service.deps.energy.timezone()).slice(0, 7)}-01`, -10);
+  for (const body of [
+    { validFrom, commodity: 'gas', price: 0.09, carbonFactor: 0.202 },
+    { validFrom, commodity: 'water', price: 4.2, carbonFactor: 0 },
+  ]) {
+    const tariff = await server.request('POST', '/api/energy/tariffs', { token: admin, body });
+    assert.equal(tariff.status, 201, tariff.text);
+  }
   assert.equal((await server.request('PUT', '/api/configs', { token: admin, body: { siteName: 'North Campus' } })).status, 200);
   browser = await launchChromium();
 });
@@ -51,7 +60,7 @@ async function open(viewport: { width: number; height: number }, query = ''): Pr
   await page.addInitScript({ content: 'window.__name = (f) => f;' });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
-  await page.goto(`${server.url}/${query}`);
+  await page.goto(`${server.url}/wallboard${query}`);
   await page.waitForSelector('[data-field="powerKw"][data-value]');
   assert.deepEqual(problems, []);
   return page;
@@ -149,6 +158,12 @@ test('a tile per utility and the solar balance, today and this month, equal to /
       assert.equal(num(solar.parts.month), monthFigures.electricity.generationKwh);
       // With PV the site figures are the grid's, and say so.
       assert.equal(await page.textContent('.kpi h2'), 'Grid power now');
+      // Beside the grid month: every utility's cost and carbon by scope, as the payload gives them (issue 41).
+      const all = payload.utilities.month.allUtilities;
+      assert.deepEqual(all.unpriced, []);
+      assert.ok(all.scope1Kg > 0 && all.scope2Kg > 0 && all.costTotal > 0, JSON.stringify(all));
+      assert.equal(Number(await page.getAttribute('[data-field="monthAllUtilities"]', 'data-value')), all.costTotal);
+      assert.match((await page.textContent('[data-field="monthAllUtilities"]'))!, /^all utilities .+ kg CO₂ \(scope 1 .+ kg CO₂, scope 2 .+ kg CO₂\)$/);
       const oneScreen = viewport.width >= 700;
       // Nothing sticks out of its tile (a nowrap figure wider than a narrow tile would).
       const outside = await page.$$eval('.utility *', (nodes) =>

@@ -25,6 +25,7 @@ test('platform config: role matrix for read and write', async () => {
     'carbonFactor',
     'currency',
     'electricityPrice',
+    'floorAreaM2',
     'locale',
     'logoUrl',
     'refreshIntervalSec',

@@ -1,6 +1,6 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge } from '../../analysis/index.ts';
-import type { CommodityFigures, CommodityFiguresView } from '../../energy/index.ts';
+import { type CommodityFigures, type CommodityFiguresView, allUtilities, type AllUtilities } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
 import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
@@ -41,6 +41,11 @@ export type ReportContent = {
   loadCurve: LoadCurve | null;
   /** Every utility in its own unit (GET /api/energy/commodities for the period) and its days (energy templates, metered site). */
   commodities: ReportCommodities | null;
+  /**
+   * The headline over every utility (electricity import, gas, heat, water) with carbon by scope (src/energy/allUtilities.ts);
+   * the cover's energy, cost and carbon lines are grid electricity only. Null without the commodities figures.
+   */
+  allUtilities: AllUtilities | null;
   tables: Table[];
 };
 
@@ -225,6 +230,7 @@ export class ReportContentBuilder {
       demandCharge: null,
       loadCurve: null,
       commodities: null,
+      allUtilities: null,
     };
     const topAlerts: Table = {
       key: 'top-alerts',
@@ -248,7 +254,17 @@ export class ReportContentBuilder {
           ...(commodities ? commodityTables(commodities) : []),
           topAlerts,
         ];
-        return { ...base, energy, coverage, comparison, demandCharge, loadCurve, commodities, tables };
+        return {
+          ...base,
+          energy,
+          coverage,
+          comparison,
+          demandCharge,
+          loadCurve,
+          commodities,
+          allUtilities: commodities ? allUtilities(commodities.view) : null,
+          tables,
+        };
       }
       case 'alerts-faults':
         return {

@@ -92,11 +92,24 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   const comparison = content.comparison;
   // Changes are computed between the comparison's own figures (the comparisons API's current and reference periods).
   const base = comparison?.current;
+  // A metered site's energy, cost and carbon lines are grid electricity: labelled so, with the all-utilities line beside.
+  const grid = content.allUtilities !== null;
   const figures: CoverFigure[] = [
-    { label: t('report.energy'), value: format.kwh(energy.totalKwh), current: base?.totalKwh ?? energy.totalKwh, pick: (c) => c.totalKwh },
-    { label: t('report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
+    {
+      label: t(grid ? 'report.energyGrid' : 'report.energy'),
+      value: format.kwh(energy.totalKwh),
+      current: base?.totalKwh ?? energy.totalKwh,
+      pick: (c) => c.totalKwh,
+    },
+    { label: t(grid ? 'report.costGrid' : 'report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
     ...demandChargeFigures(content, format),
-    { label: t('report.carbon'), value: format.carbon(energy.carbonKg), current: base?.carbonKg ?? energy.carbonKg, pick: (c) => c.carbonKg },
+    {
+      label: t(grid ? 'report.carbonGrid' : 'report.carbon'),
+      value: format.carbon(energy.carbonKg),
+      current: base?.carbonKg ?? energy.carbonKg,
+      pick: (c) => c.carbonKg,
+    },
+    ...allUtilitiesFigures(content, format),
     {
       label: t('report.peak'),
       value: energy.peak ? t('report.peakAt', { kw: format.kw(energy.peak.kw), at: format.dateTime(energy.peak.at) }) : null,
@@ -190,6 +203,26 @@ function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverF
     },
     { label: t('report.totalCost'), value: format.money(charge.totalCost), current: current.totalCost ?? null, pick: (c) => c.totalCost ?? null },
   ];
+}
+
+/**
+ * Every utility's cost and carbon by scope (src/energy/allUtilities.ts), without a change: the comparison periods are
+ * grid electricity's. Names the utilities with data but no tariff, which the sums leave out.
+ */
+function allUtilitiesFigures(content: ReportContent, format: SiteFormat): CoverFigure[] {
+  const all = content.allUtilities;
+  // A site that meters electricity only: the grid lines above are the whole headline already.
+  if (!all || (content.commodities?.view.commodities.length ?? 0) < 2 || (all.costTotal === null && all.carbonKg === null)) return [];
+  const { t } = format;
+  const kg = (value: number | null) => (value === null ? NO_DATA : `${format.number(value, 1)} kg`);
+  let detail = t('report.allUtilitiesDetail', {
+    carbon: all.carbonKg === null ? NO_DATA : format.carbon(all.carbonKg),
+    scope1: kg(all.scope1Kg),
+    scope2: kg(all.scope2Kg),
+    kwh: format.kwh(all.energyKwh),
+  });
+  if (all.unpriced.length) detail += `; ${t('report.allUtilitiesUnpriced', { commodities: all.unpriced.map((c) => t(`value.${c}`)).join(', ') })}`;
+  return [{ label: t('report.allUtilities'), value: all.costTotal === null ? null : format.money(all.costTotal), detail, current: null, pick: () => null }];
 }
 
 /** What the comparisons API marks about a reference period, appended to its label: partial, incomplete. */

@@ -1,18 +1,20 @@
 // Shapes of the KPI cards and the weekly energy chart.
+import { AllUtilitiesSchema } from '../../energy/index.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from '../../platform/http/schemas.ts';
 
 export const OverviewStats = Type.Object({
   energyTodayKwh: Type.Number({
-    description: "the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards",
+    description:
+      "the site's grid import since its midnight (electricity from the site meters once meters exist, else the sum of todayKwh over the area cards); every utility: allUtilitiesMonth and commodities",
   }),
-  energyMonthKwh: Type.Number({ description: "the site's energy this month (same source)" }),
+  energyMonthKwh: Type.Number({ description: "the site's grid import this month (electricity, same source)" }),
   powerKw: Type.Number({ description: "the site's current demand" }),
   costToday: Type.Number({
     description: "today's energy at the tariff of each interval plus the day's standing charge (without meters: energyTodayKwh × the platform price)",
   }),
   currency: Type.String(),
-  carbonTodayKg: Type.Number({ description: "today's energy × the tariff's carbon factor" }),
+  carbonTodayKg: Type.Number({ description: "today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only)" }),
   costMonth: Type.Number({ description: 'this month, as costToday' }),
   carbonMonthKg: Type.Number({ description: 'this month, as carbonTodayKg' }),
   activeAlerts: Type.Integer({ description: 'alerts with status active, shelved ones left out' }),
@@ -30,6 +32,10 @@ export const OverviewStats = Type.Object({
       { description: 'with meters: how complete the headline figures are (a month resting on 27 % of its intervals says 0.27)' },
     ),
   ),
+  allUtilitiesMonth: Type.Optional({
+    ...AllUtilitiesSchema,
+    description: 'with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope',
+  }),
   demandChargeMonth: Type.Optional(Type.Number({ description: "with meters: this month's demand charge so far (capacity tariff), included in costMonth" })),
   comparison: Type.Optional(
     Type.Object(

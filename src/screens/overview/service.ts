@@ -1,6 +1,6 @@
 // KPI cards and the weekly chart: the site's energy from SiteEnergy (meters or hand-entered cards), the counts from the tables.
 import { siteTimezone } from '../../site/index.ts';
-import { FIGURE_TABLES, type EnergyFigures, SiteEnergy, type CommodityFigures } from '../../energy/index.ts';
+import { FIGURE_TABLES, type EnergyFigures, SiteEnergy, type CommodityFigures, allUtilities } from '../../energy/index.ts';
 import type { Comparisons, DemandCharges } from '../../analysis/index.ts';
 import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
@@ -90,13 +90,16 @@ export class OverviewService {
       // Beside the headline figures: what share of the period's intervals so far they rest on (issue 41).
       ...(metered ? { coverage: this.energy.headlineCoverage(at) } : {}),
       ...(metered && this.comparisons ? { comparison: this.comparison(at) } : {}),
-      ...(metered && this.commodities
-        ? {
-            commodities: this.commodities
-              .period(`${month}-01`, addDays(site.day, 1))
-              .commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
-          }
-        : {}),
+      ...(metered && this.commodities ? this.utilities(`${month}-01`, addDays(site.day, 1)) : {}),
+    };
+  }
+
+  /** Every utility this month, and the headline over them (the commodities view is kept: asked every second). */
+  private utilities(from: string, to: string): Pick<OverviewStatsView, 'commodities' | 'allUtilitiesMonth'> {
+    const view = this.commodities!.period(from, to);
+    return {
+      commodities: view.commodities.map(({ commodity, unit, quantity, kwh, cost }) => ({ commodity, unit, quantity, kwh, cost })),
+      allUtilitiesMonth: allUtilities(view),
     };
   }
 

@@ -1,4 +1,5 @@
 // Shapes of the wallboard payload (GET /api/wallboard): one scope (the site or one area), with an explicit data state.
+import { AllUtilitiesSchema } from '../../energy/index.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { PublicDashboard } from '../dashboard/schemas.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
@@ -82,6 +83,7 @@ export const UtilityPeriod = Type.Object(
       ],
       { description: 'null: no generation or export meter; a figure is null when its meters recorded nothing in the period (never 0 for missing)' },
     ),
+    allUtilities: AllUtilitiesSchema,
   },
   { description: 'the figures of GET /api/energy/commodities for one period' },
 );
@@ -98,8 +100,8 @@ export const WallboardPayload = Type.Object(
     figures: Type.Object(
       {
         powerKw: Type.Number(),
-        todayKwh: Type.Number(),
-        monthKwh: Type.Number(),
+        todayKwh: Type.Number({ description: "the site: grid import (electricity from the site meters); an area: its meters' electricity" }),
+        monthKwh: Type.Number({ description: 'as todayKwh, this month' }),
         costToday: NullableNumber,
         costMonth: NullableNumber,
         carbonTodayKg: NullableNumber,
@@ -109,7 +111,10 @@ export const WallboardPayload = Type.Object(
         ),
         coverageMonth: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "the site: share of this month's intervals so far with data" })),
       },
-      { description: 'of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered' },
+      {
+        description:
+          'of the scope, electricity only: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered; every utility: utilities.*.allUtilities',
+      },
     ),
     weeklyEnergy: Type.Object({
       days: Type.Array(

@@ -1,7 +1,7 @@
 // The wallboard payload: the site or one area, its figures, its active alert titles and an honest data state.
 import type { ConfigStore } from '../../site/index.ts';
 import type { CollectorStatus } from '../../metering/index.ts';
-import type { CommodityFigures, CommodityFiguresView, EnergyFigures, AreaCards, SiteEnergy } from '../../energy/index.ts';
+import { type CommodityFigures, type CommodityFiguresView, type EnergyFigures, type AreaCards, type SiteEnergy, allUtilities } from '../../energy/index.ts';
 import { publicAlertTitle } from '../../facility/index.ts';
 import { publicGatewayState } from '../../operations/index.ts';
 import type { IotHealth } from '../../gateway/index.ts';
@@ -83,7 +83,7 @@ export function utilityPeriod(view: CommodityFiguresView): UtilityPeriodView {
           selfSufficiency: electricity.selfSufficiency,
         }
       : null;
-  return { from: view.from, to: view.to, commodities, solar };
+  return { from: view.from, to: view.to, commodities, solar, allUtilities: allUtilities(view) };
 }
 
 const labelCache = new Map<string, Record<string, string>>();

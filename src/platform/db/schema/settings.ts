@@ -29,6 +29,8 @@ export const platformConfig = sqliteTable('platform_config', {
   electricityPrice: real('electricity_price').notNull(),
   carbonFactor: real('carbon_factor').notNull(),
   refreshIntervalSec: integer('refresh_interval_sec').notNull(),
+  /** The site's gross floor area (m²), the denominator of its energy intensity; null: not entered. */
+  floorAreaM2: real('floor_area_m2'),
   updatedAt: updatedAt(),
 });
 

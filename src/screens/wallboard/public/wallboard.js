@@ -390,6 +390,23 @@ function render(payload) {
   const coverage = (share) => (share === null || share === undefined || share >= 1 ? '' : t('coverage', { percent: Math.round(share * 100) }));
   setFigure('todayCoverage', figures.coverageToday ?? null, coverage(figures.coverageToday));
   setFigure('monthCoverage', figures.coverageMonth ?? null, coverage(figures.coverageMonth));
+  // The tiles above are grid electricity: beside them this month's cost and carbon over every utility, by scope (issue 41).
+  // Shown only when every utility with data is priced: a sum leaving one out would read as the whole.
+  const headline = payload.utilities?.month.allUtilities ?? null;
+  const all = headline && headline.unpriced.length === 0 ? headline : null;
+  const allKg = (value) => (value === null ? '–' : kg(value));
+  setFigure(
+    'monthAllUtilities',
+    all && all.costTotal !== null && all.carbonKg !== null ? all.costTotal : null,
+    all && all.costTotal !== null && all.carbonKg !== null
+      ? t('allUtilities', {
+          cost: money(locale, platform.currency, all.costTotal),
+          kg: kg(all.carbonKg),
+          scope1: allKg(all.scope1Kg),
+          scope2: allKg(all.scope2Kg),
+        })
+      : '',
+  );
   setFigure('openFaults', payload.openFaults, t('openFaults', { n: payload.openFaults }));
   for (const level of ['critical', 'warning']) {
     const count = payload.alerts.counts[level];

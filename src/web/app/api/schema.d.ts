@@ -3025,6 +3025,22 @@ export interface components {
             /** @description for people; may change between versions */
             error: string;
         };
+        /** @description The gateway's other fields are relayed too, except a stack trace or the like. */
+        RelayedError: {
+            /** @enum {string} */
+            code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+            details?: {
+                message: string;
+                path: string;
+            }[];
+            error: string;
+            /** @description 502 only: the gateway's own status */
+            gatewayStatus?: number;
+            /** @description a write refusal's field of the gateway contract, relayed */
+            success?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
     };
     responses: {
         /** @description VALIDATION: a parameter or the body breaks its schema (details name the fields), or the body is not JSON */
@@ -5308,15 +5324,17 @@ export interface operations {
                         };
                         currency: string;
                         current: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -5334,15 +5352,17 @@ export interface operations {
                             to: string;
                         };
                         lastYear: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -5361,15 +5381,17 @@ export interface operations {
                         };
                         period: string;
                         previous: {
+                            /** @description electricity kWh × the tariff carbon factor (scope 2, location-based); gas is in GET /api/energy/commodities */
                             carbonKg: number;
                             /** @description every meter of the target has a stored day for every day counted */
                             complete: boolean;
-                            /** @description energy at the tariff of each interval; the site adds its standing charge per whole day */
+                            /** @description electricity at the tariff of each interval; the site adds its standing charge per whole day */
                             cost: number;
                             /** @description stored meter-days ÷ expected meter-days over the days counted */
                             coverage: number;
                             /** Format: date */
                             from: string;
+                            /** @description the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out); an area or meter: its meters' electricity */
                             kwh: number;
                             /** @description days a meter of the target has nothing for (at most 31) */
                             missingDays: string[];
@@ -5666,7 +5688,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         driver: string | null;
-                        /** @description the area's floor area; the site's is the sum of every area's; null for a meter or when none is set */
+                        /** @description the area's floor area; for the site the sum of every area's (end uses, not floors: use siteFloorAreaM2 and siteKwhPerM2 for the site's intensity); null for a meter or when none is set */
                         floorAreaM2: number | null;
                         months: {
                             cdd: number;
@@ -5674,17 +5696,24 @@ export interface operations {
                             /** @description the driver's figure for the month */
                             driverValue: number | null;
                             hdd: number;
+                            /** @description the target's metered electricity (the site: grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out)) */
                             kwh: number;
-                            /** @description kwh ÷ (HDD + CDD) of the month */
+                            /** @description kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather */
                             kwhPerDegreeDay: number | null;
                             /** @description kwh ÷ driverValue */
                             kwhPerDriverUnit: number | null;
-                            /** @description kwh ÷ floorAreaM2 */
+                            /** @description kwh ÷ floorAreaM2: electricity only, not a whole-site EUI */
                             kwhPerM2: number | null;
                             month: string;
+                            /** @description the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise */
+                            siteEnergyKwh: number | null;
+                            /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
+                            siteKwhPerM2: number | null;
                             /** @description days of the month with an outdoor temperature */
                             temperatureDays: number;
                         }[];
+                        /** @description the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered */
+                        siteFloorAreaM2: number | null;
                         target: {
                             area?: string;
                             meterId?: number;
@@ -10235,6 +10264,8 @@ export interface operations {
                         currency: string;
                         /** @description price per kWh in currency */
                         electricityPrice: number;
+                        /** @description the site's gross floor area in m² (its buildings, not the end-use areas): the denominator of the site intensity in GET /api/analysis/enpi; null: not entered */
+                        floorAreaM2: number | null;
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
@@ -10278,6 +10309,8 @@ export interface operations {
                     carbonFactor?: number;
                     currency?: string;
                     electricityPrice?: number;
+                    /** @description m²; null clears it */
+                    floorAreaM2?: number | null;
                     locale?: string;
                     /** @description http(s) URL, or a path on this host (not starting with // or /\) */
                     logoUrl?: string | null;
@@ -10302,6 +10335,8 @@ export interface operations {
                         currency: string;
                         /** @description price per kWh in currency */
                         electricityPrice: number;
+                        /** @description the site's gross floor area in m² (its buildings, not the end-use areas): the denominator of the site intensity in GET /api/analysis/enpi; null: not entered */
+                        floorAreaM2: number | null;
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
@@ -10482,9 +10517,24 @@ export interface operations {
                         overview: {
                             /** @description alerts with status active, shelved ones left out */
                             activeAlerts: number;
+                            /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
+                            allUtilitiesMonth?: {
+                                /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                carbonKg: number | null;
+                                /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                costTotal: number | null;
+                                /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                energyKwh: number;
+                                /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                scope1Kg: number | null;
+                                /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                scope2Kg: number | null;
+                                /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                            };
                             /** @description this month, as carbonTodayKg */
                             carbonMonthKg: number;
-                            /** @description today's energy × the tariff's carbon factor */
+                            /** @description today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only) */
                             carbonTodayKg: number;
                             /** @description with meters: each metered commodity this month, in its own unit (never m³ added to kWh) */
                             commodities?: {
@@ -10525,9 +10575,9 @@ export interface operations {
                             currency: string;
                             /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
                             demandChargeMonth?: number;
-                            /** @description the site's energy this month (same source) */
+                            /** @description the site's grid import this month (electricity, same source) */
                             energyMonthKwh: number;
-                            /** @description the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards */
+                            /** @description the site's grid import since its midnight (electricity from the site meters once meters exist, else the sum of todayKwh over the area cards); every utility: allUtilitiesMonth and commodities */
                             energyTodayKwh: number;
                             /**
                              * Format: date-time
@@ -12100,6 +12150,7 @@ export interface operations {
                             cost: number;
                             kwh: number;
                         }[];
+                        /** @description grid import × the electricity tariff carbon factor (scope 2); every utility: GET /api/energy/commodities */
                         carbonKg: number;
                         /** @description how complete the totals are: a total over missing intervals is short by what they would hold */
                         completeness: {
@@ -12112,7 +12163,7 @@ export interface operations {
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
                         };
-                        /** @description energy at the tariff of each interval plus the standing charge of each day */
+                        /** @description electricity import at the tariff of each interval plus the standing charge of each day */
                         cost: number;
                         currency: string;
                         /** @description kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0 */
@@ -12148,6 +12199,7 @@ export interface operations {
                         timezone: string;
                         /** Format: date */
                         to: string;
+                        /** @description grid import: electricity drawn from the grid by the site meters (not consumption: PV self-consumption, gas and heat are left out) */
                         totalKwh: number;
                     };
                 };
@@ -13946,21 +13998,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -13976,21 +14014,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -14005,21 +14029,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14035,21 +14045,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -14125,21 +14121,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -14155,21 +14137,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -14184,21 +14152,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14214,21 +14168,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -14297,21 +14237,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -14328,21 +14254,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -14358,21 +14270,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -14391,21 +14289,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -14473,21 +14357,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -14503,21 +14373,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -14532,21 +14388,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -14562,21 +14404,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -14661,21 +14489,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -14691,21 +14505,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -14721,21 +14521,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -14754,21 +14540,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -14838,21 +14610,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -14869,21 +14627,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -14899,21 +14643,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -14932,21 +14662,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -15014,21 +14730,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15044,21 +14746,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -15073,21 +14761,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -15103,21 +14777,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -15196,21 +14856,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15226,21 +14872,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             408: components["responses"]["BodyTimeout"];
@@ -15256,21 +14888,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -15289,21 +14907,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -15367,21 +14971,7 @@ export interface operations {
                      *       "code": "VALIDATION"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -15398,21 +14988,7 @@ export interface operations {
                      *       "code": "NOT_FOUND"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             /** @description Conflict with the record’s state */
@@ -15427,21 +15003,7 @@ export interface operations {
                      *       "code": "CONFLICT"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             431: components["responses"]["HeadersTooLarge"];
@@ -15457,21 +15019,7 @@ export interface operations {
                      *       "code": "BAD_GATEWAY"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
-                        details?: {
-                            message: string;
-                            path: string;
-                        }[];
-                        error: string;
-                        /** @description 502 only: the gateway's own status */
-                        gatewayStatus?: number;
-                        /** @description a write refusal's field of the gateway contract, relayed */
-                        success?: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RelayedError"];
                 };
             };
             503: components["responses"]["DatabaseBusy"];
@@ -17149,9 +16697,24 @@ export interface operations {
                     "application/json": {
                         /** @description alerts with status active, shelved ones left out */
                         activeAlerts: number;
+                        /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
+                        allUtilitiesMonth?: {
+                            /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                            carbonKg: number | null;
+                            /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                            costTotal: number | null;
+                            /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                            energyKwh: number;
+                            /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                            scope1Kg: number | null;
+                            /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                            scope2Kg: number | null;
+                            /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                            unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                        };
                         /** @description this month, as carbonTodayKg */
                         carbonMonthKg: number;
-                        /** @description today's energy × the tariff's carbon factor */
+                        /** @description today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only) */
                         carbonTodayKg: number;
                         /** @description with meters: each metered commodity this month, in its own unit (never m³ added to kWh) */
                         commodities?: {
@@ -17192,9 +16755,9 @@ export interface operations {
                         currency: string;
                         /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
                         demandChargeMonth?: number;
-                        /** @description the site's energy this month (same source) */
+                        /** @description the site's grid import this month (electricity, same source) */
                         energyMonthKwh: number;
-                        /** @description the site's energy since its midnight: from the site meters once meters exist, else the sum of todayKwh over the area cards */
+                        /** @description the site's grid import since its midnight (electricity from the site meters once meters exist, else the sum of todayKwh over the area cards); every utility: allUtilitiesMonth and commodities */
                         energyTodayKwh: number;
                         /**
                          * Format: date-time
@@ -19511,7 +19074,7 @@ export interface operations {
                              */
                             state: "live" | "stale" | "failing";
                         };
-                        /** @description of the scope: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered */
+                        /** @description of the scope, electricity only: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered; every utility: utilities.*.allUtilities */
                         figures: {
                             carbonMonthKg: number | null;
                             carbonTodayKg: number | null;
@@ -19521,8 +19084,10 @@ export interface operations {
                             coverageMonth?: number | null;
                             /** @description the site: share of today's intervals so far with data (null: no meters) */
                             coverageToday?: number | null;
+                            /** @description as todayKwh, this month */
                             monthKwh: number;
                             powerKw: number;
+                            /** @description the site: grid import (electricity from the site meters); an area: its meters' electricity */
                             todayKwh: number;
                         };
                         gateway: {
@@ -19559,6 +19124,21 @@ export interface operations {
                         utilities: {
                             /** @description the figures of GET /api/energy/commodities for one period */
                             month: {
+                                /** @description the headline over every utility (docs/energy-management.md "Headline over all utilities") */
+                                allUtilities: {
+                                    /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                    carbonKg: number | null;
+                                    /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                    costTotal: number | null;
+                                    /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                    energyKwh: number;
+                                    /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                    scope1Kg: number | null;
+                                    /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                    scope2Kg: number | null;
+                                    /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                    unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                                };
                                 /** @description each metered commodity, as GET /api/energy/commodities reports it for the same period */
                                 commodities: {
                                     /** @enum {string} */
@@ -19590,6 +19170,21 @@ export interface operations {
                             };
                             /** @description the figures of GET /api/energy/commodities for one period */
                             today: {
+                                /** @description the headline over every utility (docs/energy-management.md "Headline over all utilities") */
+                                allUtilities: {
+                                    /** @description scope 1 + scope 2 (kg CO₂e); water (scope 3) is left out */
+                                    carbonKg: number | null;
+                                    /** @description electricity import cost (energy + standing charge, before feed-in revenue and demand charge) + gas + heat + water at their tariffs; null: no utility priced */
+                                    costTotal: number | null;
+                                    /** @description all fuels in kWh: electricity consumption (grid import − export + PV generation) + gas (converted) + heat; never water */
+                                    energyKwh: number;
+                                    /** @description GHG Protocol scope 1, direct emissions: gas burnt on site (gas kWh × its tariff carbon factor); null: no gas data */
+                                    scope1Kg: number | null;
+                                    /** @description scope 2, purchased energy (location-based): grid import × electricity factor + heat × heat factor */
+                                    scope2Kg: number | null;
+                                    /** @description utilities with data but no tariff version on a day with data: left out of costTotal and the carbon sums */
+                                    unpriced: ("electricity" | "gas" | "water" | "heat")[];
+                                };
                                 /** @description each metered commodity, as GET /api/energy/commodities reports it for the same period */
                                 commodities: {
                                     /** @enum {string} */

@@ -1,0 +1,1 @@
+ALTER TABLE `platform_config` ADD `floor_area_m2` real;
