@@ -45,11 +45,10 @@ try {
 
   // The shipped migrations, applied as the service applies them (a release whose migrations fail on an empty
   // database is refused here too).
-  // Wherever the release keeps them under src/ (the folder with drizzle's meta/_journal.json).
-  const journal = fs
-    .readdirSync(path.join(tree, 'src'), { recursive: true, encoding: 'utf8' })
-    .find((file) => file.endsWith(path.join('migrations', 'meta', '_journal.json')));
-  const migrationsFolder = journal ? path.dirname(path.dirname(path.join(tree, 'src', journal))) : null;
+  // Where the service reads them (src/platform/db/client.ts; src/db/migrations before the contexts move). Not any
+  // folder with a drizzle journal: the fleet service's PostgreSQL migrations (src/fleet/migrations) have one too.
+  const migrationsFolder =
+    ['src/platform/db/migrations', 'src/db/migrations'].map((folder) => path.join(tree, folder)).find((folder) => fs.existsSync(path.join(folder, 'meta', '_journal.json'))) ?? null;
   let migrations = 0;
   if (migrationsFolder) {
     const { drizzle } = await import(pathToFileURL(requireFromTree.resolve('drizzle-orm/better-sqlite3')).href);
