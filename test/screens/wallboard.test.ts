@@ -310,7 +310,7 @@ describe('in Chromium', () => {
           .filter((alert: { clearedAt: string | null }) => alert !== listed)
           .every((alert: { clearedAt: string | null }) => alert.clearedAt === null),
       );
-      const page = await open(`${server.url}/`);
+      const page = await open(`${server.url}/wallboard`);
       const meta = await page.$eval('.alert[data-cleared] .meta', (node) => node.textContent);
       const time = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }).format(
         new Date(clearedAt),
