@@ -14,7 +14,7 @@ import {
 import { buildEnergy, type Energy } from '../energy/index.ts';
 import { buildAnalysis, type Analysis } from '../analysis/index.ts';
 import { buildBilling, type BillingFeature } from '../billing/index.ts';
-import { ReportService } from '../reporting/index.ts';
+import { ReportService, EnergyExport } from '../reporting/index.ts';
 import { ConfigStore } from '../site/index.ts';
 import { TimeZoneMove, type Collector } from '../metering/index.ts';
 import { OverviewService, DashboardService, WallboardService } from '../screens/index.ts';
@@ -47,6 +47,8 @@ export type FeatureServices = {
   models: StoredFiles;
   overview: OverviewService;
   energy: Energy;
+  /** Multi-meter CSV/XLSX exports (GET /api/exports/energy). */
+  exports: EnergyExport;
   faults: FaultService;
   maintenance: MaintenanceService;
   notificationRules: NotificationRules;
@@ -91,6 +93,7 @@ export function buildFeatureServices(core: FeatureCore): FeatureServices {
     maintenance: new MaintenanceService(core.db, core.audit),
     notificationRules: new NotificationRules(core.db, core.audit),
     reports: new ReportService(core.db, core.audit, core.reportMinIntervalMin),
+    exports: new EnergyExport(core.db, energy.meters, energy.timezone),
     users: buildUserDirectory(core),
   };
 }

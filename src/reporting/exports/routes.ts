@@ -1,5 +1,4 @@
 // GET /api/exports/energy: many meters' intervals in one streamed CSV or XLSX (viewer and up).
-import type { Energy } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
@@ -32,8 +31,7 @@ const ExportQuery = Type.Object(
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-export function exportRoutes({ energy, db }: { energy: Energy; db: Db }) {
-  const exporter = new EnergyExport(db, energy.meters, energy.timezone);
+export function exportRoutes({ exports: exporter, db }: { exports: EnergyExport; db: Db }) {
   const siteLocale = db.sqlite.prepare('SELECT locale FROM platform_config WHERE id = 1').pluck();
   return [
     defineRoute({
