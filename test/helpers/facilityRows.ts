@@ -120,6 +120,10 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
        VALUES ((SELECT max(id) FROM report_plans), 'manual', 'ok', 'csv', '2026-01-01', '2026-02-01', ?, ?, 120, 512, 1, 'logged', '[]')`,
     )
     .run(iso(), iso());
+  // An alarm point mapped to that area (issue 45 item 11), with a valid match (the generic fill's 'sample' is not one).
+  sqlite
+    .prepare(`INSERT INTO alarm_areas (code, match, area, created_at, updated_at) VALUES ('srv.', 'prefix', 'Hall A', ?, ?)`)
+    .run(iso(), iso());
   sqlite
     .prepare(`INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at) VALUES ('Hall A', 12.5, 300, 4000, 8.2, ?, ?)`)
     .run(iso(), iso());
