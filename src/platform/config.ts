@@ -303,7 +303,7 @@ export function levenshtein(a: string, b: string): number {
   return previous[b.length];
 }
 
-/** The EMS_* variables in env that no setting reads (a typo such as EMS_PROT), each with the closest known name. */
+/** The EMS_* variables in env that no setting reads (a typo such as PROT for PORT), each with the closest known name. */
 export function unknownSettings(env: Env = process.env): { name: string; closest: string }[] {
   const known = settingNames();
   return Object.keys(env)

@@ -10,17 +10,8 @@ import { tempDir } from '../helpers/server.ts';
 import { cleanEnv, repoRoot } from '../helpers/serviceProcess.ts';
 
 const check = path.join(repoRoot, 'installer', 'check-runtime.mjs');
-/** The shipped migrations, relative to the checkout (the folder with drizzle's meta/_journal.json under src/). */
-const migrationsFolder = path.join(
-  'src',
-  path.dirname(
-    path.dirname(
-      (fs.readdirSync(path.join(repoRoot, 'src'), { recursive: true, encoding: 'utf8' }) as string[]).find((file) =>
-        file.endsWith(path.join('migrations', 'meta', '_journal.json')),
-      )!,
-    ),
-  ),
-);
+/** The shipped migrations, relative to the checkout: where the service reads them (src/platform/db/client.ts). */
+const migrationsFolder = path.join('src', 'platform', 'db', 'migrations');
 const temps: string[] = [];
 after(() => {
   for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true });
