@@ -121,9 +121,7 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     )
     .run(iso(), iso());
   // An alarm point mapped to that area (issue 45 item 11), with a valid match (the generic fill's 'sample' is not one).
-  sqlite
-    .prepare(`INSERT INTO alarm_areas (code, match, area, created_at, updated_at) VALUES ('srv.', 'prefix', 'Hall A', ?, ?)`)
-    .run(iso(), iso());
+  sqlite.prepare(`INSERT INTO alarm_areas (code, match, area, created_at, updated_at) VALUES ('srv.', 'prefix', 'Hall A', ?, ?)`).run(iso(), iso());
   sqlite
     .prepare(`INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at) VALUES ('Hall A', 12.5, 300, 4000, 8.2, ?, ?)`)
     .run(iso(), iso());
