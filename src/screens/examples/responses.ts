@@ -1,6 +1,67 @@
 // Example answers of the dashboard and overview routes (issue 45 item 14): real answers of a simulator box, lists cut
 // to two entries, the site named as an example. test/platform/responseExamples.test.ts checks them against the schemas.
 
+export const OVERVIEW_WEEKLY_EXAMPLE = {
+  days: [
+    {
+      day: '2026-11-20',
+      kwh: 4171.87,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-21',
+      kwh: 2804.21,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-22',
+      kwh: 2366.18,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-23',
+      kwh: 3421.43,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-24',
+      kwh: 3344.05,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-25',
+      kwh: 3506.52,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+    {
+      day: '2026-11-26',
+      kwh: 2406.05,
+      measured: 1,
+      estimated: 0,
+      missing: 0,
+    },
+  ],
+  totalKwh: 22020.31,
+  completeness: {
+    measured: 1,
+    estimated: 0,
+    missing: 0,
+  },
+  timezone: 'UTC',
+};
+
 export const DASHBOARD_EXAMPLE = {
   platform: {
     siteName: 'Example Office Park',
@@ -60,66 +121,8 @@ export const DASHBOARD_EXAMPLE = {
       },
     ],
   },
-  weeklyEnergy: {
-    days: [
-      {
-        day: '2026-11-20',
-        kwh: 4171.87,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-21',
-        kwh: 2804.21,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-22',
-        kwh: 2366.18,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-23',
-        kwh: 3421.43,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-24',
-        kwh: 3344.05,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-25',
-        kwh: 3506.52,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-      {
-        day: '2026-11-26',
-        kwh: 2406.05,
-        measured: 1,
-        estimated: 0,
-        missing: 0,
-      },
-    ],
-    totalKwh: 22020.31,
-    completeness: {
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    timezone: 'UTC',
-  },
+  // The dashboard carries the overview's weekly answer as it is.
+  weeklyEnergy: OVERVIEW_WEEKLY_EXAMPLE,
   areas: [
     {
       name: 'HVAC',
@@ -257,65 +260,4 @@ export const OVERVIEW_STATS_EXAMPLE = {
       cost: null,
     },
   ],
-};
-
-export const OVERVIEW_WEEKLY_EXAMPLE = {
-  days: [
-    {
-      day: '2026-11-20',
-      kwh: 4171.87,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-21',
-      kwh: 2804.21,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-22',
-      kwh: 2366.18,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-23',
-      kwh: 3421.43,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-24',
-      kwh: 3344.05,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-25',
-      kwh: 3506.52,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-    {
-      day: '2026-11-26',
-      kwh: 2406.05,
-      measured: 1,
-      estimated: 0,
-      missing: 0,
-    },
-  ],
-  totalKwh: 22020.31,
-  completeness: {
-    measured: 1,
-    estimated: 0,
-    missing: 0,
-  },
-  timezone: 'UTC',
 };
