@@ -23,13 +23,17 @@ function countRefreshes(page: Page): { readonly count: number } {
   return seen;
 }
 
-function codeFromLog(email: string, after: number): string {
-  const line = rig.server.logs
-    .slice(after)
-    .map((entry) => JSON.parse(entry) as { to?: string; code?: string })
-    .find((entry) => entry.to === email && entry.code);
-  assert.ok(line, `a logged mail to ${email}`);
-  return line.code!;
+// The service answers before its log line has crossed the pipe from the child process, so the code is waited for.
+async function codeFromLog(email: string, after: number): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const line = rig.server.logs
+      .slice(after)
+      .map((entry) => JSON.parse(entry) as { to?: string; code?: string })
+      .find((entry) => entry.to === email && entry.code);
+    if (line) return line.code!;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`no logged mail to ${email} within 10 s`);
 }
 
 test('the initial admin signs in with the generated password, must choose a new one, then lands on the first-run setup', async () => {
@@ -130,7 +134,7 @@ test('a wrong password is announced; forgotten password and registration work wi
   await page.getByLabel('Email').fill(person.user.email);
   await page.getByRole('button', { name: 'Email me a code' }).click();
   await page.getByLabel('Code from the email').waitFor();
-  await page.getByLabel('Code from the email').fill(codeFromLog(person.user.email, mark));
+  await page.getByLabel('Code from the email').fill(await codeFromLog(person.user.email, mark));
   await page.getByLabel('New password').fill('remembered-at-last');
   await page.getByRole('button', { name: 'Set new password' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
@@ -141,7 +145,7 @@ test('a wrong password is announced; forgotten password and registration work wi
   mark = rig.server.logs.length;
   await page.getByLabel('Email').fill('newcomer@example.test');
   await page.getByRole('button', { name: 'Email me a code' }).click();
-  await page.getByLabel('Code from the email').fill(codeFromLog('newcomer@example.test', mark));
+  await page.getByLabel('Code from the email').fill(await codeFromLog('newcomer@example.test', mark));
   await page.getByLabel('Username or email').fill('newcomer');
   await page.getByLabel('Password').fill('a-fresh-passphrase');
   await page.getByRole('button', { name: 'Create account' }).click();
