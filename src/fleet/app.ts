@@ -8,10 +8,12 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Logger } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
+import { fleetStaffApp } from '../web/index.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
 import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
 import { FleetError } from './errors.ts';
+import { ALERT_EXPORT_LIMIT, alertsWorkbook, euiWorkbook, healthWorkbook, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
 import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
@@ -20,7 +22,7 @@ import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schem
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_JSON_BYTES = 64 * 1024;
 
-export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number };
+export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number; webDir?: string };
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -171,6 +173,36 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     ctx.body = await alertList(pool, user.sites, page(ctx.query));
   });
 
+  // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
+  router.get('/api/fleet/me', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    ctx.body = { name: user.name, role: user.role, sites: user.sites };
+  });
+
+  // The portfolio views as XLSX: the same rows the JSON routes answer (src/fleet/export.ts).
+  const xlsx = (ctx: Koa.Context, name: string, body: Buffer) => {
+    ctx.type = XLSX_TYPE;
+    ctx.set('Content-Disposition', `attachment; filename="${name}-${new Date(options.now?.() ?? Date.now()).toISOString().slice(0, 10)}.xlsx"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = body;
+  };
+  router.get('/api/fleet/sites.xlsx', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    xlsx(ctx, 'fleet-health', await healthWorkbook(await siteHealth(pool, user.sites, options.now?.())));
+  });
+  router.get('/api/fleet/eui.xlsx', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    xlsx(ctx, 'fleet-eui', await euiWorkbook(await euiRanking(pool, user.sites, options.now?.())));
+  });
+  router.get('/api/fleet/alerts.xlsx', async (ctx) => {
+    const user = await asUser(ctx, 'viewer');
+    const { includeResolved } = page({ status: ctx.query.status });
+    const list = await alertList(pool, user.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
+    xlsx(ctx, 'fleet-alerts', await alertsWorkbook(list.items, list.total));
+  });
+
+  // The staff app in fleet mode: index.html for a browser navigation outside /api, the built assets (dist/web).
+  app.use(fleetStaffApp(options.webDir));
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use((ctx) => {

@@ -20,10 +20,49 @@ export type SiteHealthRow = {
   lastBackupAgeSec: number | null;
   lastRefusal: string | null;
   openAlerts: number;
+  /** healthy / warning / stale by the rules of HEALTH_RULES (docs/fleet.md), with the reasons that set it. */
+  grade: HealthGrade;
+  reasons: HealthReason[];
 };
+
+export type HealthGrade = 'healthy' | 'warning' | 'stale';
+export type HealthReason = 'never' | 'revoked' | 'lag' | 'refusing' | 'clock' | 'skew' | 'completeness' | 'backup';
 
 /** Data older than this makes a site "stale". */
 const STALE_SEC = 3600;
+
+/** The thresholds of the health grade; docs/fleet.md states them. */
+export const HEALTH_RULES = {
+  /** Newest interval older than this (or none): stale. */
+  staleLagSec: STALE_SEC,
+  /** Yesterday's intervals below this share: warning. */
+  minCompleteness: 0.95,
+  /** Clock difference beyond this either way: warning (rows > 15 min ahead are quarantined and raise the clock alarm). */
+  maxClockSkewSec: 300,
+  /** No good backup for longer than this (or none reported): warning. */
+  maxBackupAgeSec: 48 * 3600,
+} as const;
+
+/**
+ * Stale: the fleet holds no recent data (never sent, revoked, or the newest interval over an hour old), whatever the
+ * connection says. Warning: the data is recent but something will make it wrong or lost (batches refused, clock
+ * alarm or skew, yesterday incomplete, no recent backup). Healthy: none of these.
+ */
+export function gradeOf(row: Omit<SiteHealthRow, 'grade' | 'reasons'>): { grade: HealthGrade; reasons: HealthReason[] } {
+  const stale: HealthReason[] = [];
+  if (row.status === 'revoked') stale.push('revoked');
+  else if (row.status === 'never') stale.push('never');
+  else if (row.syncLagSec === null || row.syncLagSec > HEALTH_RULES.staleLagSec) stale.push('lag');
+  const warn: HealthReason[] = [];
+  if (row.status === 'revoked' || row.status === 'never') return { grade: 'stale', reasons: stale };
+  if (row.lastRefusal) warn.push('refusing');
+  if (row.status === 'clock') warn.push('clock');
+  if (row.clockSkewSec !== null && Math.abs(row.clockSkewSec) > HEALTH_RULES.maxClockSkewSec) warn.push('skew');
+  if (row.completeness !== null && row.completeness < HEALTH_RULES.minCompleteness) warn.push('completeness');
+  if (row.lastBackupAgeSec === null || row.lastBackupAgeSec > HEALTH_RULES.maxBackupAgeSec) warn.push('backup');
+  const reasons = [...stale, ...warn];
+  return { grade: stale.length > 0 ? 'stale' : warn.length > 0 ? 'warning' : 'healthy', reasons };
+}
 
 export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Date.now()): Promise<SiteHealthRow[]> {
   const result = await pool.query<{
@@ -63,7 +102,7 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
             : lag === null || lag > STALE_SEC
               ? 'stale'
               : 'ok';
-    return {
+    const health = {
       id: row.id,
       name: row.name,
       status,
@@ -77,6 +116,7 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
       lastRefusal: row.last_refusal,
       openAlerts: Number(row.open_alerts),
     };
+    return { ...health, ...gradeOf(health) };
   });
 }
 

@@ -86,6 +86,26 @@ function isNavigation(ctx: Context): boolean {
 }
 
 export function staffApp({ configs }: { configs: Pick<ConfigStore, 'platform'> }, dir: string = WEB_DIST): Middleware {
+  // The site's language, time zone, name and currency ride on <html>, so the first screen needs no request to know them.
+  return serveApp(() => {
+    const platform = configs.platform();
+    return (
+      `lang="${escapeAttribute(platform.locale.split('-')[0])}" data-site-locale="${escapeAttribute(platform.locale)}" ` +
+      `data-site-timezone="${escapeAttribute(platform.timezone)}" data-site-name="${escapeAttribute(platform.siteName)}" ` +
+      `data-site-currency="${escapeAttribute(platform.currency)}"`
+    );
+  }, dir);
+}
+
+/**
+ * The same app served by the fleet service (src/fleet): `<html data-mode="fleet">` tells it to show the portfolio
+ * screens and sign in fleet users; no site settings ride along (the fleet spans sites).
+ */
+export function fleetStaffApp(dir: string = WEB_DIST): Middleware {
+  return serveApp(() => 'lang="en" data-mode="fleet" data-site-name="EMS fleet"', dir);
+}
+
+function serveApp(htmlAttributes: () => string, dir: string): Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
   const pages = new Map<string, Asset>();
   return async (ctx, next) => {
@@ -105,17 +125,10 @@ export function staffApp({ configs }: { configs: Pick<ConfigStore, 'platform'> }
       if (!file) return next();
       return send(ctx, file, 'public, max-age=31536000, immutable');
     }
-    // The site's language, time zone, name and currency ride on <html>, so the first screen needs no request to know them.
-    const platform = configs.platform();
-    const key = `${platform.locale}\n${platform.timezone}\n${platform.siteName}\n${platform.currency}`;
+    const key = htmlAttributes();
     let page = pages.get(key);
     if (!page) {
-      const html = build.index.replace(
-        '<html lang="en">',
-        `<html lang="${escapeAttribute(platform.locale.split('-')[0])}" data-site-locale="${escapeAttribute(platform.locale)}" ` +
-          `data-site-timezone="${escapeAttribute(platform.timezone)}" data-site-name="${escapeAttribute(platform.siteName)}" ` +
-          `data-site-currency="${escapeAttribute(platform.currency)}">`,
-      );
+      const html = build.index.replace('<html lang="en">', `<html ${key}>`);
       pages.clear();
       pages.set(key, (page = asset(Buffer.from(html), 'text/html; charset=utf-8')));
     }

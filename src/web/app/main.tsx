@@ -5,7 +5,15 @@ import { resume } from './state/session';
 import './state/theme';
 import './styles/app.css';
 
-await Promise.all([loadLanguage(), resume()]);
+/** Served by the fleet service (<html data-mode="fleet">): the portfolio screens and fleet sign-in, their own chunk. */
+async function fleetApp() {
+  const [{ FleetApp }, { resumeFleet }] = await Promise.all([import('./fleet/FleetApp'), import('./fleet/session')]);
+  await resumeFleet();
+  return FleetApp;
+}
+
+const fleet = document.documentElement.dataset.mode === 'fleet';
+const [, Fleet] = await Promise.all([loadLanguage(), fleet ? fleetApp() : resume().then(() => null)]);
 const root = document.getElementById('app')!;
 root.textContent = '';
-render(<App />, root);
+render(Fleet ? <Fleet /> : <App />, root);

@@ -1,0 +1,192 @@
+// The staff app in fleet mode (the fleet service serves the same build with <html data-mode="fleet">): fleet users sign
+// in with their token and see the portfolio: health per site, the EUI ranking, one alert list, a site's meters.
+// Same frame, styles and words as the site's app; each screen is its own chunk.
+import type { ComponentType } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Field, Problem } from '../components/Field';
+import { type Key, t } from '../i18n';
+import { navigate, pathOf, route } from '../state/router';
+import { theme, toggleTheme } from '../state/theme';
+import { fleetReady, fleetUser, signInFleet, signOut } from './session';
+
+type Screen = { pattern: RegExp; load: () => Promise<{ default: ComponentType<{ params: string[] }> }>; title: Key };
+
+const SCREENS: Screen[] = [
+  { pattern: /^\/(?:health)?$/, load: () => import('./Health'), title: 'fleet.health' },
+  { pattern: /^\/eui$/, load: () => import('./Ranking'), title: 'fleet.ranking' },
+  { pattern: /^\/alerts$/, load: () => import('./FleetAlerts'), title: 'fleet.alerts' },
+  { pattern: /^\/sites\/([0-9a-f-]{36})$/, load: () => import('./Site'), title: 'fleet.site' },
+];
+
+const NAV: { href: string; label: Key; current: RegExp }[] = [
+  { href: '/', label: 'fleet.health', current: /^\/(health|sites\/.*)?$/ },
+  { href: '/eui', label: 'fleet.ranking', current: /^\/eui$/ },
+  { href: '/alerts', label: 'fleet.alerts', current: /^\/alerts$/ },
+];
+
+const loaded = new Map<Screen, ComponentType<{ params: string[] }>>();
+
+function Loader({ screen, params }: { screen: Screen; params: string[] }) {
+  const [Component, setComponent] = useState(() => loaded.get(screen));
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (loaded.has(screen)) return setComponent(() => loaded.get(screen));
+    screen.load().then(
+      (module) => {
+        loaded.set(screen, module.default);
+        setComponent(() => module.default);
+      },
+      () => setFailed(true),
+    );
+  }, [screen]);
+  if (failed) return <p role="alert">{t('app.loadFailed')}</p>;
+  if (!Component)
+    return (
+      <p class="muted" aria-busy="true">
+        {t('app.loading')}
+      </p>
+    );
+  return <Component params={params} />;
+}
+
+function Header() {
+  const [open, setOpen] = useState(false);
+  const path = pathOf(route.value);
+  const signedIn = fleetUser.value !== null;
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <header class="top">
+      <a class="brand" href="/">
+        <span class="logo" aria-hidden="true">
+          ⚡
+        </span>
+        <span>{t('fleet.brand')}</span>
+      </a>
+      {signedIn && (
+        <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
+          {t('nav.menu')}
+        </button>
+      )}
+      {signedIn && (
+        <nav id="nav" class={open ? 'open' : ''} aria-label={t('nav.label')}>
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={item.current.test(path) ? 'page' : undefined}>
+                  {t(item.label)}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <div class="tools">
+        <button type="button" class="ghost" onClick={toggleTheme} aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}>
+          {theme.value === 'dark' ? '☀' : '☾'}
+        </button>
+        {signedIn && (
+          <>
+            <span class="who" title={t(fleetUser.value!.role === 'admin' ? 'fleet.roleAdmin' : 'fleet.roleViewer')}>
+              {fleetUser.value!.name}
+            </span>
+            <button type="button" class="ghost" onClick={() => (signOut(), navigate('/'))}>
+              {t('nav.signOut')}
+            </button>
+          </>
+        )}
+      </div>
+    </header>
+  );
+}
+
+function SignIn() {
+  const [token, setToken] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function submit(event: Event) {
+    event.preventDefault();
+    if (!token.trim()) return setProblem(t('fleet.tokenMissing'));
+    setBusy(true);
+    setProblem(null);
+    const status = await signInFleet(token.trim());
+    setBusy(false);
+    if (status !== null) setProblem(status === 401 ? t('fleet.tokenRefused') : `HTTP ${status}`);
+  }
+  return (
+    <section class="narrow">
+      <h1>{t('fleet.signInTitle')}</h1>
+      <p>{t('fleet.signInIntro')}</p>
+      <form onSubmit={submit} class="stack" noValidate>
+        <Field label={t('fleet.token')} hint={t('fleet.tokenHint')}>
+          {(id, describedBy) => (
+            <input
+              id={id}
+              name="token"
+              type="password"
+              autocomplete="current-password"
+              aria-describedby={describedBy}
+              required
+              value={token}
+              onInput={(e) => setToken(e.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Problem text={problem} />
+        <button type="submit" class="primary" disabled={busy}>
+          {t('login.submit')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function find(path: string): { screen?: Screen; params: string[] } {
+  for (const screen of SCREENS) {
+    const match = screen.pattern.exec(path);
+    if (match) return { screen, params: match.slice(1) };
+  }
+  return { params: [] };
+}
+
+export function FleetApp() {
+  const main = useRef<HTMLElement>(null);
+  const path = pathOf(route.value);
+  const { screen, params } = find(path);
+  const signedIn = fleetUser.value !== null;
+  const title = !signedIn ? t('fleet.signInTitle') : screen ? t(screen.title) : t('notFound.title');
+  useEffect(() => {
+    document.title = `${title} · ${t('fleet.brand')}`;
+  }, [title]);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [path, signedIn]);
+  if (!fleetReady.value) return null;
+  return (
+    <>
+      <a class="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <Header />
+      <main id="main" ref={main} tabIndex={-1}>
+        {!signedIn ? (
+          <SignIn />
+        ) : screen ? (
+          <Loader key={screen.title + params.join('/')} screen={screen} params={params} />
+        ) : (
+          <section>
+            <h1>{t('notFound.title')}</h1>
+            <p>{t('notFound.text')}</p>
+            <p>
+              <a href="/">{t('fleet.health')}</a>
+            </p>
+          </section>
+        )}
+      </main>
+    </>
+  );
+}
