@@ -66,10 +66,10 @@ export default function Health() {
               <tbody>
                 {sites.map((site) => (
                   <tr key={site.id} data-site={site.id}>
-                    <th scope="row" class="wrap">
+                    <th scope="row" class="fleet-name">
                       <a href={`/sites/${site.id}`}>{site.name}</a>
                     </th>
-                    <td>
+                    <td class="grade-cell">
                       <Grade grade={site.grade} reasons={site.reasons} />
                       {site.lastRefusal && <small class="bad wrap refusal">{site.lastRefusal}</small>}
                     </td>

@@ -57,7 +57,7 @@ export default function Ranking() {
                 {rows.map((row) => (
                   <tr key={row.id} data-site={row.id}>
                     <td class="n rank">{row.rank ?? '–'}</td>
-                    <th scope="row" class="wrap">
+                    <th scope="row" class="fleet-name">
                       <a href={`/sites/${row.id}`}>{row.name}</a>
                     </th>
                     <td class="n area">{num(row.floorAreaM2, 0)}</td>

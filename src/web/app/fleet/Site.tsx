@@ -86,9 +86,7 @@ export default function Site({ params }: { params: string[] }) {
                   <td>{commodityName(m.commodity)}</td>
                   <td class="wrap">{m.area ?? '–'}</td>
                   <td>{m.siteTotal ? t('fleet.yes') : t('fleet.no')}</td>
-                  <td class="n energy">
-                    {num(m.last30Days)} {m.unit}
-                  </td>
+                  <td class="n energy">{m.last30Days === null ? '–' : `${num(m.last30Days)} ${m.unit}`}</td>
                   <td class="n cost">{num(m.last30DaysCost, 2)}</td>
                 </tr>
               ))}

@@ -8,12 +8,12 @@ import type { HealthGrade, HealthReason } from './types';
 
 export const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
-/** 42 s, 15 min, 3.5 h, 2.1 days: the unit that keeps the figure short. Negative for a clock behind. */
+/** 42 s, 15 min, 3.5 h (below 36 h), 2.1 days: the unit that keeps the figure short. Negative for a clock behind. */
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '–';
   const abs = Math.abs(seconds);
   const [value, unit, digits] =
-    abs < 120 ? [seconds, 'second', 0] : abs < 7200 ? [seconds / 60, 'minute', 0] : abs < 172_800 ? [seconds / 3600, 'hour', 1] : [seconds / 86_400, 'day', 1];
+    abs < 120 ? [seconds, 'second', 0] : abs < 7200 ? [seconds / 60, 'minute', 0] : abs < 129_600 ? [seconds / 3600, 'hour', 1] : [seconds / 86_400, 'day', 1];
   return new Intl.NumberFormat(locale.value, { style: 'unit', unit: unit as string, unitDisplay: 'short', maximumFractionDigits: digits as number }).format(
     value as number,
   );
