@@ -13,7 +13,7 @@ import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
 import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
 import { FleetError } from './errors.ts';
-import { ALERT_EXPORT_LIMIT, alertsWorkbook, euiWorkbook, healthWorkbook, XLSX_TYPE } from './export.ts';
+import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
 import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
@@ -188,17 +188,17 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   };
   router.get('/api/fleet/sites.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-health', await healthWorkbook(await siteHealth(pool, user.sites, options.now?.())));
+    xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(pool, user.sites, options.now?.()) }));
   });
   router.get('/api/fleet/eui.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-eui', await euiWorkbook(await euiRanking(pool, user.sites, options.now?.())));
+    xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(pool, user.sites, options.now?.()) }));
   });
   router.get('/api/fleet/alerts.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
     const { includeResolved } = page({ status: ctx.query.status });
     const list = await alertList(pool, user.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
-    xlsx(ctx, 'fleet-alerts', await alertsWorkbook(list.items, list.total));
+    xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
   });
 
   // The staff app in fleet mode: index.html for a browser navigation outside /api, the built assets (dist/web).

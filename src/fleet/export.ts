@@ -1,10 +1,43 @@
 // The portfolio views as XLSX workbooks (health, EUI ranking, alerts): one sheet each, the same rows and figures the
 // JSON routes answer, numbers as numbers (full precision, a display format only), times as dates in UTC.
-// A portfolio sheet is small (one row per site, alerts capped at ALERT_EXPORT_LIMIT), so the workbook is built in memory.
+// A portfolio sheet is small (one row per site, alerts capped at ALERT_EXPORT_LIMIT), so the workbook is built in memory,
+// but in a worker thread (exportWorker.ts): 10,000 alerts take ~1.5 s of CPU, which on the request thread would stall
+// every batch and page of the instance (test/bench/fleetExport.ts). At most EXPORT_WORKERS run at once; more wait.
+import { runWorker } from '../platform/workerThread.ts';
 import type { EuiRow, PortfolioAlert, SiteHealthRow } from './portfolio.ts';
 
 /** Alerts in one workbook at most; the export says when there were more. */
 export const ALERT_EXPORT_LIMIT = 10_000;
+/** Export workers one instance runs at once (a 2-core box keeps a core for requests and PostgreSQL). */
+export const EXPORT_WORKERS = 1;
+
+export type ExportJob = { kind: 'health'; rows: SiteHealthRow[] } | { kind: 'eui'; rows: EuiRow[] } | { kind: 'alerts'; rows: PortfolioAlert[]; total: number };
+
+export function buildWorkbook(job: ExportJob): Promise<Buffer> {
+  if (job.kind === 'health') return healthWorkbook(job.rows);
+  if (job.kind === 'eui') return euiWorkbook(job.rows);
+  return alertsWorkbook(job.rows, job.total);
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** The workbook built in a worker thread, one at a time per instance (the rest queue in arrival order). */
+export async function workbookOffThread(job: ExportJob): Promise<Buffer> {
+  if (running >= EXPORT_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    const bytes = await runWorker<Uint8Array>(import.meta.url, 'exportWorker', job, {
+      what: 'the XLSX export worker',
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 

@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { addUser } from '../../src/fleet/app.ts';
+import { ALERT_EXPORT_LIMIT } from '../../src/fleet/export.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { enrolSite, type FleetInstance, getJson, METERS, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
@@ -433,4 +434,39 @@ test('fleet screens: axe clean in light and dark, four sizes without sideways sc
   );
   await context.close();
   assert.ok(fs.existsSync(path.join(SHOTS, 'fleet-health-390.png')));
+});
+
+test('XLSX limits: 10,001 open alerts give 10,000 rows and a last row saying so; parallel exports all answer, in the worker', async () => {
+  const storm = await enrolSite(fleet, 'Alarm storm');
+  const count = ALERT_EXPORT_LIMIT + 1;
+  const body = batch(0, {
+    name: 'Alarm storm',
+    floorAreaM2: 100,
+    alerts: Array.from({ length: count }, (_, i) => ({ id: i + 1, title: `Meter ${i} silent`, level: 'warning', status: 'active', minutesAgo: 1000 + i })),
+  });
+  await send(storm, body);
+  const get = (route: string) => fetch(`${fleet.url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+  // Five exports at once (the instance builds one at a time, the rest wait) while the JSON pages keep answering.
+  const started = Date.now();
+  const exports = ['/api/fleet/alerts.xlsx', '/api/fleet/sites.xlsx', '/api/fleet/eui.xlsx', '/api/fleet/alerts.xlsx', '/api/fleet/sites.xlsx'].map(get);
+  const health = await get('/api/fleet/sites');
+  assert.equal(health.status, 200);
+  const jsonMs = Date.now() - started;
+  const answers = await Promise.all(exports);
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200, 200],
+  );
+  assert.ok(jsonMs < Date.now() - started, `the JSON page (${jsonMs} ms) answered before the exports were done`);
+  const { default: ExcelJS } = await import('exceljs');
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.load(Buffer.from(await answers[0]!.arrayBuffer()) as never);
+  const sheet = book.getWorksheet('Alerts')!;
+  const total = (await getJson(`${fleet.url}/api/fleet/alerts?pageSize=1`, token)).body.total as number;
+  assert.equal(total, count + 3);
+  assert.equal(sheet.rowCount, 1 + ALERT_EXPORT_LIMIT + 1);
+  assert.equal(
+    sheet.getRow(ALERT_EXPORT_LIMIT + 2).getCell(1).value,
+    `${total - ALERT_EXPORT_LIMIT} more alerts not in this file (at most ${ALERT_EXPORT_LIMIT})`,
+  );
 });
