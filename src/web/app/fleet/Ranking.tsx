@@ -35,9 +35,6 @@ export default function Ranking() {
                   </th>
                   <th scope="col">{t('fleet.siteCol')}</th>
                   <th scope="col" class="n">
-                    {t('fleet.floorArea')}
-                  </th>
-                  <th scope="col" class="n">
                     {t('fleet.euiAll')}
                   </th>
                   <th scope="col" class="n">
@@ -45,6 +42,9 @@ export default function Ranking() {
                   </th>
                   <th scope="col" class="n">
                     {t('fleet.change')}
+                  </th>
+                  <th scope="col" class="n">
+                    {t('fleet.floorArea')}
                   </th>
                   {commodities.map((c) => (
                     <th scope="col" class="n" key={c}>
@@ -60,7 +60,6 @@ export default function Ranking() {
                     <th scope="row" class="fleet-name">
                       <a href={`/sites/${row.id}`}>{row.name}</a>
                     </th>
-                    <td class="n area">{num(row.floorAreaM2, 0)}</td>
                     <td class="n eui">
                       {num(row.eui)}
                       {row.eui !== null && top > 0 && (
@@ -75,6 +74,7 @@ export default function Ranking() {
                     </td>
                     <td class="n eui-last">{num(row.euiLastYear)}</td>
                     <td class={`n change ${row.change === null ? '' : row.change > 0 ? 'up' : 'down'}`}>{percent(row.change, true)}</td>
+                    <td class="n area">{num(row.floorAreaM2, 0)}</td>
                     {commodities.map((c) => (
                       <td class={`n commodity-${c}`} key={c}>
                         {num(row.byCommodity[c]?.eui)}
