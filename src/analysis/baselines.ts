@@ -9,7 +9,9 @@ import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
 import type { Target } from './comparisons.ts';
-import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+
+export { MIN_HOLIDAY_DAYS };
 
 export type DayType = 'working' | 'weekend' | 'holiday';
 export type BaselineDay = { day: string; dayType: DayType; hdd: number; cdd: number; meanC: number; actualKwh: number; expectedKwh: number };
@@ -97,7 +99,8 @@ export class Baselines {
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
-    private readonly tariffs: Tariffs,
+    /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
+    _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {
     // Raw SQL: which days every meter of the target has stored (a day a meter lacks would look like a saving).
@@ -139,7 +142,7 @@ export class Baselines {
         continue;
       }
       const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
-      observed.push({ day, dayType: dayTypeOf(day, holidays, this.tariffs), hdd, cdd, meanC, actualKwh: totals.kwh });
+      observed.push({ day, dayType: dayTypeOf(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
     }
     return { observed, missing, fetched };
   }
@@ -162,31 +165,13 @@ export class Baselines {
         },
       ]);
     }
-    // A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out.
-    const columns = TERMS.filter((term) => {
-      if (term === 'intercept') return true;
-      const values = base.observed.map((o) => regressor(term, o));
-      return values.some((v) => v !== values[0]);
-    });
-    const rows = base.observed.map((o) => columns.map((term) => regressor(term, o)));
-    const y = base.observed.map((o) => o.actualKwh);
-    let solved: number[];
-    try {
-      solved = leastSquares(rows, y);
-    } catch {
+    const fitted = fitDayModel(base.observed);
+    if (!fitted)
       throw new BadRequest('Invalid query', [
         { path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' },
       ]);
-    }
-    const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
-    columns.forEach((term, i) => (coefficients[term] = solved[i]));
-    const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, o), 0);
+    const { columns, coefficients, predict, statistics } = fitted;
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predict(o) }));
-    const statistics = g14Statistics(
-      y,
-      baselineDays.map((d) => d.expectedKwh),
-      columns.length,
-    );
     let report = null;
     let later: Awaited<ReturnType<Baselines['observations']>> | null = null;
     let reportTo = '';
@@ -291,6 +276,54 @@ export class Baselines {
   }
 }
 
+/**
+ * The daily degree-day model E = a + b·HDD + c·CDD + d·weekend + e·holiday fitted by least squares over observed days.
+ * A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out; so is
+ * the holiday term when the baseline holds fewer than MIN_HOLIDAY_DAYS holidays (a dummy fitted on one day takes that
+ * day's residual, costs a degree of freedom and moves every later holiday by it): those days are then counted as
+ * the weekday or weekend day they fall on. Null when the regressors cannot be separated.
+ */
+export function fitDayModel(observed: Omit<BaselineDay, 'expectedKwh'>[]): {
+  columns: (typeof TERMS)[number][];
+  coefficients: Coefficients;
+  predict: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
+  statistics: FitStatistics;
+} | null {
+  const holidays = observed.filter((o) => o.dayType === 'holiday').length;
+  const columns = TERMS.filter((term) => {
+    if (term === 'intercept') return true;
+    if (term === 'holiday' && holidays < MIN_HOLIDAY_DAYS) return false;
+    const values = observed.map((o) => regressor(term, o));
+    return values.some((v) => v !== values[0]);
+  });
+  // Without a holiday term a holiday is the working day or weekend day of its date.
+  const asFitted = (o: Omit<BaselineDay, 'expectedKwh'>) =>
+    columns.includes('holiday') || o.dayType !== 'holiday' ? o : { ...o, dayType: weekdayType(o.day) };
+  const rows = observed.map((o) => columns.map((term) => regressor(term, asFitted(o))));
+  const y = observed.map((o) => o.actualKwh);
+  let solved: number[];
+  try {
+    solved = leastSquares(rows, y);
+  } catch {
+    return null;
+  }
+  const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
+  columns.forEach((term, i) => {
+    coefficients[term] = solved[i];
+  });
+  const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => {
+    const x = asFitted(o);
+    return TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, x), 0);
+  };
+  const statistics = g14Statistics(y, observed.map(predict), columns.length);
+  return { columns, coefficients, predict, statistics };
+}
+
+function weekdayType(day: string): DayType {
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+}
+
 /** A baseline's terms: the intercept, heating and cooling degree-days (daily) or degree-hours (hourly), the day type. */
 export type RegressorTerm = 'intercept' | 'perHdd' | 'perCdd' | 'perHdh' | 'perCdh' | 'weekend' | 'holiday';
 
@@ -315,11 +348,13 @@ export function regressorValue(term: RegressorTerm, x: { heat: number; cool: num
   }
 }
 
-/** A site day's type: a holiday (the query's, or the tariff's in force that day), a weekend, or a working day. */
-export function dayTypeOf(day: string, holidays: Set<string>, tariffs: Tariffs): DayType {
-  if (holidays.has(day) || tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-  return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+/**
+ * A site day's type: a holiday of the building (the days the query gives), a weekend, or a working day. The tariff
+ * versions' holidays are billing days of the supplier's price calendar, not days the building is closed (issue 41
+ * item 10: a building that worked on the tariff's holiday got a holiday term from it), so they are not used here.
+ */
+export function dayTypeOf(day: string, holidays: Set<string>): DayType {
+  return holidays.has(day) ? 'holiday' : weekdayType(day);
 }
 
 const regressor = (term: RegressorTerm, o: { hdd: number; cdd: number; dayType: DayType }) =>

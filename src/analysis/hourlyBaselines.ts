@@ -39,7 +39,8 @@ const predict = (model: SlotModel, hour: Hour) => TERMS.reduce((sum, term) => su
 export class HourlyBaselines {
   constructor(
     private readonly figures: EnergyFigures,
-    private readonly tariffs: Tariffs,
+    /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
+    _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {}
 
@@ -63,7 +64,7 @@ export class HourlyBaselines {
         const { start, count } = dayIntervals(timezone, day);
         const offset = Math.round((start - first) / 900_000);
         const hourly = temperatures.get(day);
-        const dayType = dayTypeOf(day, holidays, this.tariffs);
+        const dayType = dayTypeOf(day, holidays);
         // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
         for (let k = 0; k < count / 4; k += 1) {
           const i = offset + 4 * k;

@@ -45,6 +45,40 @@ const Change = Type.Object({
   cost: Type.Union([Type.Number(), Type.Null()], { description: 'null when the reference has no data' }),
 });
 
+const NormalisedPeriod = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date', description: 'exclusive: the whole days counted' }),
+  days: Type.Integer(),
+  actualKwh: Type.Number(),
+  expectedKwh: Type.Number({ description: "Σ the model's prediction over the days at their weather and day types" }),
+  hdd: Type.Number(),
+  cdd: Type.Number(),
+});
+
+const WeatherNormalisedBody = Type.Object({
+  method: Type.String(),
+  kwh: Type.Union([Type.Number(), Type.Null()]),
+  percent: Type.Union([Type.Number(), Type.Null()]),
+  adjustedPreviousKwh: Type.Union([Type.Number(), Type.Null()]),
+  current: Type.Union([NormalisedPeriod, Type.Null()]),
+  previous: Type.Union([NormalisedPeriod, Type.Null()]),
+  model: Type.Union([
+    Type.Object({
+      from: Type.String({ format: 'date' }),
+      to: Type.String({ format: 'date' }),
+      n: Type.Integer(),
+      fitted: Type.Array(Type.String()),
+      coefficients: Type.Record(Type.String(), Type.Number()),
+      cvRmsePercent: Type.Number(),
+      r2: Type.Number(),
+      heatingBaseC: Type.Number(),
+      coolingBaseC: Type.Number(),
+    }),
+    Type.Null(),
+  ]),
+  withheld: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const ComparisonBody = Type.Object({
   period: Type.String(),
   target: Type.Object({
@@ -59,6 +93,14 @@ export const ComparisonBody = Type.Object({
   previous: PeriodFigure,
   lastYear: PeriodFigure,
   change: Type.Object({ previous: Change, lastYear: Change }),
+  weatherNormalised: Type.Union([WeatherNormalisedBody, Type.Null()], {
+    description:
+      'period=month only (else null): the change against the previous month normalised for weather and day type, beside the raw change.previous. ' +
+      "IPMVP Option C routine adjustment with the target's degree-day model fitted on the 365 days before the month: adjustedPreviousKwh = previous actual + " +
+      '(Σ expected of the current days − Σ expected of the previous days); kwh = current actual − adjustedPreviousKwh; percent = kwh ÷ adjustedPreviousKwh × 100. ' +
+      'Whole days only (a running month: its whole days so far against as many days of the previous month); outdoor temperatures as kept (never read from the gateway here). ' +
+      'kwh and percent are null with withheld giving the reasons when the model fails the baseline guard rails (12 months, 80 % coverage, CV(RMSE), ranges) or a day lacks data.',
+  }),
 });
 
 export const MonthQuery = Type.Object(

@@ -5416,6 +5416,59 @@ export interface operations {
                             meters: number;
                         };
                         timezone: string;
+                        /** @description period=month only (else null): the change against the previous month normalised for weather and day type, beside the raw change.previous. IPMVP Option C routine adjustment with the target's degree-day model fitted on the 365 days before the month: adjustedPreviousKwh = previous actual + (Σ expected of the current days − Σ expected of the previous days); kwh = current actual − adjustedPreviousKwh; percent = kwh ÷ adjustedPreviousKwh × 100. Whole days only (a running month: its whole days so far against as many days of the previous month); outdoor temperatures as kept (never read from the gateway here). kwh and percent are null with withheld giving the reasons when the model fails the baseline guard rails (12 months, 80 % coverage, CV(RMSE), ranges) or a day lacks data. */
+                        weatherNormalised: {
+                            adjustedPreviousKwh: number | null;
+                            current: {
+                                actualKwh: number;
+                                cdd: number;
+                                days: number;
+                                /** @description Σ the model's prediction over the days at their weather and day types */
+                                expectedKwh: number;
+                                /** Format: date */
+                                from: string;
+                                hdd: number;
+                                /**
+                                 * Format: date
+                                 * @description exclusive: the whole days counted
+                                 */
+                                to: string;
+                            } | null;
+                            kwh: number | null;
+                            method: string;
+                            model: {
+                                coefficients: {
+                                    [key: string]: number;
+                                };
+                                coolingBaseC: number;
+                                cvRmsePercent: number;
+                                fitted: string[];
+                                /** Format: date */
+                                from: string;
+                                heatingBaseC: number;
+                                n: number;
+                                r2: number;
+                                /** Format: date */
+                                to: string;
+                            } | null;
+                            percent: number | null;
+                            previous: {
+                                actualKwh: number;
+                                cdd: number;
+                                days: number;
+                                /** @description Σ the model's prediction over the days at their weather and day types */
+                                expectedKwh: number;
+                                /** Format: date */
+                                from: string;
+                                hdd: number;
+                                /**
+                                 * Format: date
+                                 * @description exclusive: the whole days counted
+                                 */
+                                to: string;
+                            } | null;
+                            withheld: string | null;
+                        } | null;
                     };
                 };
             };
@@ -10554,6 +10607,8 @@ export interface operations {
                                 complete: boolean;
                                 /** @description this month so far against the previous month over the same elapsed days */
                                 monthVsPreviousPercent: number | null;
+                                /** @description the same change normalised for weather (whole days; the site's degree-day model, IPMVP routine adjustment): weatherNormalised.percent of GET /api/analysis/compare?period=month; null when it cannot be defended (the answer there says why) */
+                                monthVsPreviousWeatherNormalisedPercent: number | null;
                                 /** @description against the same weekday 52 weeks ago, up to the same interval */
                                 todayVsLastYearPercent: number | null;
                                 /** @description today so far against yesterday up to the same 15-minute interval */
@@ -16734,6 +16789,8 @@ export interface operations {
                             complete: boolean;
                             /** @description this month so far against the previous month over the same elapsed days */
                             monthVsPreviousPercent: number | null;
+                            /** @description the same change normalised for weather (whole days; the site's degree-day model, IPMVP routine adjustment): weatherNormalised.percent of GET /api/analysis/compare?period=month; null when it cannot be defended (the answer there says why) */
+                            monthVsPreviousWeatherNormalisedPercent: number | null;
                             /** @description against the same weekday 52 weeks ago, up to the same interval */
                             todayVsLastYearPercent: number | null;
                             /** @description today so far against yesterday up to the same 15-minute interval */
