@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { addDays, daysBetween, siteDay } from '../../src/platform/time/calendar.ts';
 import type { DayRecord } from '../../src/metering/store.ts';
 import { fitDayModel } from '../../src/analysis/baselines.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { SiteFormat } from '../../src/platform/i18n/format.ts';
+import { pdfText, runReportNow } from '../helpers/reportRun.ts';
+import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { lastWholeMonth } from '../helpers/seededYear.ts';
 
 const today = siteDay('UTC', new Date());
@@ -113,6 +117,54 @@ describe('weather-normalised month-on-month change', () => {
     // The overview's month line carries the same figure beside the raw one.
     const stats = await get('/api/overview/stats');
     assert.equal(stats.comparison.monthVsPreviousWeatherNormalisedPercent, normalised.percent);
+  });
+
+  test('the monthly report: the normalised change under the raw one; a year-earlier month without a demand price is compared (issue 41 item 10c)', async () => {
+    // A demand price from the month before last on: last month's reference a year earlier had data but no demand price.
+    const created = await server.request('POST', '/api/energy/tariffs', {
+      token,
+      body: { validFrom: monthBefore.from, price: 0.2, carbonFactor: 0.25, standingChargePerDay: 1, demandChargePerKw: 4, note: 'bill' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const { ReportContentBuilder } = await import('../../src/reporting/reports/content.ts');
+    const { siteEnergyFigures } = await import('../../src/reporting/reports/energyFigures.ts');
+    const { deps } = server.service;
+    const builder = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures), deps.analysis, () => true, deps.energy.commodities);
+    const content = builder.build('monthly-energy', 'Normalised', Date.parse(`${lastMonth.to}T12:00:00Z`));
+    const comparison = content.comparison!;
+    assert.ok(Math.abs(comparison.weatherNormalised!.percent!) <= 0.01, JSON.stringify(comparison.weatherNormalised));
+    // A year earlier: data, no demand price → demand charge 0 and total cost = its energy cost (was null: "no data to compare").
+    assert.equal(comparison.lastYear.hasData, true);
+    assert.equal(comparison.lastYear.demandCharge, 0);
+    assert.equal(comparison.lastYear.totalCost, comparison.lastYear.cost);
+    assert.ok(comparison.current.totalCost! > comparison.current.cost, 'this month carries its demand charge');
+
+    const admin = await server.createUser({ role: 'admin' });
+    const { file } = await runReportNow(server, admin.accessToken, {
+      name: 'Monthly',
+      templateId: 'monthly-energy',
+      cron: '0 6 1 * *',
+      recipients: ['energy@example.test'],
+    });
+    const outDir = process.env.EMS_REPORT_PNG_DIR ?? tempDir('ems-report-normalised-');
+    const pdfFile = path.join(outDir, 'normalised.pdf');
+    pdfText(await file('.pdf'), pdfFile);
+    const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdfFile, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    const format = new SiteFormat({ locale: 'en-GB', timezone: 'UTC', currency: 'EUR' });
+    const before = format.month(monthBefore.from.slice(0, 7));
+    const yearEarlier = format.month(`${Number(lastMonth.from.slice(0, 4)) - 1}${lastMonth.from.slice(4, 7)}`);
+    for (const expected of [
+      `${format.change(comparison.weatherNormalised!.percent! / 100)} weather-normalised vs ${before} (degree-day model, ${comparison.weatherNormalised!.current!.days} days)`,
+      `was 0, no percentage vs same period last year (${yearEarlier})`,
+      'Data completeness',
+    ])
+      assert.ok(cover.includes(expected), `cover has "${expected}":\n${cover}`);
+    // Total cost against the year-earlier month: a change, not "no data to compare".
+    const totalCost = cover.slice(cover.indexOf('Total cost'), cover.indexOf('Electricity carbon'));
+    assert.ok(!totalCost.includes('no data to compare'), totalCost);
+    const change = (comparison.current.totalCost! - comparison.lastYear.totalCost!) / comparison.lastYear.totalCost!;
+    assert.ok(totalCost.includes(`${format.change(change)} vs same period last year (${yearEarlier})`), totalCost);
+    execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'normalised')]);
   });
 
   test('no figure the data cannot defend: a baseline of a few months, a day without temperature, another period kind', async () => {
