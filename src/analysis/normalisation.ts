@@ -139,8 +139,8 @@ export class WeatherNormalisation {
       const missing = lacking(period, seen);
       if (missing.length)
         reasons.push(
-          `${missing.length} of ${daysBetween(period.from, period.to).length} days of the ${name} period lack energy from every meter or a kept outdoor temperature ` +
-            `(${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): both periods must be whole to be compared.`,
+          `${missing.length} of ${daysBetween(period.from, period.to).length} days of the ${name} period lack energy or a kept outdoor temperature ` +
+            `(${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}); both periods must be whole.`,
         );
     }
     const fitted = base.length >= 30 ? fitDayModel(base) : null;

@@ -196,8 +196,8 @@ type CoverFigure = {
   normalised?: WeatherNormalisedChange;
 };
 
-/** Reasons longer than this are cut on the cover (the comparisons API gives them whole). */
-const REASON_CHARS = 150;
+/** The first reason is cut to this on the cover, two lines at most (the comparisons API gives them all, whole). */
+const REASON_CHARS = 100;
 
 /**
  * Under the raw change against the previous month: the weather-normalised one (IPMVP routine adjustment with the
@@ -207,7 +207,8 @@ function normalisedLine(doc: Doc, format: SiteFormat, normalised: WeatherNormali
   const { t } = format;
   const period = periodLabel(format, previous);
   if (normalised.percent === null || normalised.current === null) {
-    const reason = normalised.withheld ?? '';
+    // The first reason (its sentence), the others left to the API.
+    const reason = (normalised.withheld ?? '').split(/(?<=[.:]) (?=[A-Z0-9])/)[0];
     const short = reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS - 1).trimEnd()}…` : reason;
     paragraph(doc, t('report.normalisedWithheld', { period, reason: short }), MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
     return Math.max(line + 14, doc.y + 2);
