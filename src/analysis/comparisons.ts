@@ -88,9 +88,12 @@ export function periodsOf(
       return { current: [first, addYears(first, 1)], previous: [addYears(first, -1), first], lastYear: [addYears(first, -1), first] };
     }
     case 'custom': {
+      // One rule for "a year earlier" (issue 41 item 10): a period of days (day, week, custom) is compared with the same
+      // days 52 weeks (364 days) earlier, the same weekdays; a calendar period (month, year) with the same calendar
+      // period. A custom period compared by calendar date put a Tuesday against a Wednesday.
       const { from, to } = custom!;
       const length = dayCount(from, to);
-      return { current: [from, to], previous: [addDays(from, -length), from], lastYear: [addYears(from, -1), addYears(to, -1)] };
+      return { current: [from, to], previous: [addDays(from, -length), from], lastYear: [addDays(from, -364), addDays(to, -364)] };
     }
   }
 }

@@ -69,7 +69,8 @@ export function analysisRoutes({
       access: 'viewer',
       summary: 'A period of the site, an area or a meter against the previous period and the same period a year earlier',
       description:
-        'day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. ' +
+        'A year earlier, one rule: day, week and custom (periods of days) compare with the same days 364 days earlier (the same weekdays); month and year (calendar periods) with the same calendar period a year earlier. ' +
+        'period=month also answers weatherNormalised: the change against the previous month normalised for weather (or null with the reasons). ' +
         'A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). ' +
         'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,

@@ -167,6 +167,19 @@ describe('weather-normalised month-on-month change', () => {
     execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'normalised')]);
   });
 
+  test('a custom period a year earlier: the same weekdays 364 days back, as period=day (issue 41 item 10e)', async () => {
+    const day = addDays(lastMonth.from, 5);
+    const custom = await get(`/api/analysis/compare?period=custom&from=${day}&to=${addDays(day, 1)}`);
+    const single = await get(`/api/analysis/compare?period=day&at=${day}`);
+    assert.deepEqual([custom.lastYear.from, custom.lastYear.to], [addDays(day, -364), addDays(day, -363)]);
+    assert.equal(new Date(`${custom.lastYear.from}T00:00:00Z`).getUTCDay(), new Date(`${day}T00:00:00Z`).getUTCDay(), 'the same weekday');
+    assert.equal(custom.lastYear.kwh, single.lastYear.kwh);
+    assert.ok(Math.abs(custom.lastYear.kwh - stored(addDays(day, -364))) < 0.002, `${custom.lastYear.kwh} vs ${stored(addDays(day, -364))}`);
+    // A calendar month keeps the calendar month a year earlier.
+    const month = await get(`/api/analysis/compare?period=month&at=${lastMonth.from}`);
+    assert.equal(month.lastYear.from, `${Number(lastMonth.from.slice(0, 4)) - 1}${lastMonth.from.slice(4)}`);
+  });
+
   test('no figure the data cannot defend: a baseline of a few months, a day without temperature, another period kind', async () => {
     // December a year before: the 365 days before it hold ~100 days of data.
     const early = await get(`/api/analysis/compare?period=month&at=${addDays(first, 100).slice(0, 7)}-01`);

@@ -146,9 +146,14 @@ export function previousPeriod(period: { from: string; to: string }): { from: st
   return { from: addDays(period.from, -length), to: period.from };
 }
 
-/** The same dates a year earlier (29 February becomes the 28th). */
+/**
+ * A year earlier, by the comparisons API's one rule: a whole calendar month is the same month a year earlier (29
+ * February becomes the 28th), any other period the same days 52 weeks (364 days) earlier, the same weekdays.
+ */
 export function lastYearPeriod(period: { from: string; to: string }): { from: string; to: string } {
-  return { from: shiftMonths(period.from, -12), to: shiftMonths(period.to, -12) };
+  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1)
+    return { from: shiftMonths(period.from, -12), to: shiftMonths(period.to, -12) };
+  return { from: addDays(period.from, -364), to: addDays(period.to, -364) };
 }
 
 function monthsBetween(from: string, to: string): number {
