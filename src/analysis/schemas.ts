@@ -168,7 +168,11 @@ export const BaselineQuery = Type.Object(
     temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor', description: 'the gateway point of the outdoor temperature' }),
     heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5, description: 'HDD base temperature' }),
     coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21, description: 'CDD base temperature' }),
-    holidays: Type.Array(Day('a holiday'), { maxItems: 400, default: [], description: 'holidays besides those of the tariff versions; repeat the parameter' }),
+    holidays: Type.Array(Day('a holiday'), {
+      maxItems: 400,
+      default: [],
+      description: "the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter",
+    }),
   },
   { additionalProperties: false },
 );

@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it
-         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
+         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * A period of the site, an area or a meter against the previous period and the same period a year earlier
-         * @description day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). complete: false with missingDays where a meter of the target has no stored day. Changes nothing.
+         * @description A year earlier, one rule: day, week and custom (periods of days) compare with the same days 364 days earlier (the same weekdays); month and year (calendar periods) with the same calendar period a year earlier. period=month also answers weatherNormalised: the change against the previous month normalised for weather (or null with the reasons). A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). complete: false with missingDays where a meter of the target has no stored day. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -4704,7 +4704,7 @@ export interface operations {
                 coolingBaseC?: number;
                 /** @description HDD base temperature */
                 heatingBaseC?: number;
-                /** @description holidays besides those of the tariff versions; repeat the parameter */
+                /** @description the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter */
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
@@ -5030,7 +5030,7 @@ export interface operations {
                 coolingBaseC?: number;
                 /** @description HDD base temperature */
                 heatingBaseC?: number;
-                /** @description holidays besides those of the tariff versions; repeat the parameter */
+                /** @description the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter */
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
@@ -11923,6 +11923,8 @@ export interface operations {
                          */
                         form: "intervals" | "counter";
                         meters: {
+                            /** @description the meter's commodity */
+                            commodity: string;
                             /** @description site days changed */
                             days: number;
                             /** @description first site day the file holds for the meter */
@@ -11941,10 +11943,12 @@ export interface operations {
                             };
                             /** @description counter form: small decreases held as noise (0 kWh, flag 8) */
                             jitter: number;
-                            /** @description energy written (or to be written) */
-                            kwh: number;
+                            /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
+                            kwh: number | null;
                             meterId: number;
                             name: string;
+                            /** @description what is written (or to be written), in the meter's unit */
+                            quantity: number;
                             /** @description the first 50 refused rows with the reason */
                             refused: {
                                 /** @description line of the file (the header is line 1) */
@@ -11955,6 +11959,11 @@ export interface operations {
                             resets: number;
                             /** @description last site day (inclusive) */
                             to: string | null;
+                            /**
+                             * @description the meter's unit: m³ for gas and water meters, else kWh
+                             * @enum {string}
+                             */
+                            unit: "kWh" | "m³";
                         }[];
                         replace: boolean;
                         /** @description data rows read (the header and blank lines not counted) */
