@@ -292,7 +292,6 @@ export const BaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
       savingsWithheld: Type.Optional(
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),
@@ -445,6 +444,7 @@ export const HourlyBaselineBody = Type.Object({
   baselineHoursListed: Type.Boolean({ description: 'hours are listed for a period of at most 31 days' }),
   baselineHours: Type.Array(Type.Object(HourRow)),
   missingBaselineHours: Type.Integer({ description: 'hours without energy from every meter or without temperature' }),
+  guardRails: GuardRailsBlock,
   report: Type.Union([
     Type.Object({
       from: Type.String({ format: 'date' }),
@@ -453,7 +453,6 @@ export const HourlyBaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
       savingsWithheld: Type.Optional(
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),

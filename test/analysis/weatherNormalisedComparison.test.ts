@@ -180,6 +180,32 @@ describe('weather-normalised month-on-month change', () => {
     assert.equal(month.lastYear.from, `${Number(lastMonth.from.slice(0, 4)) - 1}${lastMonth.from.slice(4)}`);
   });
 
+  test('hourly baseline guard rails (issue 41): 28 days of the month before, reported on last month, give no savings figure, with the reasons', async () => {
+    // The building did not change before this month: true savings 0. A 28-day baseline cannot say so for another month.
+    const short = await get(
+      `/api/analysis/baseline/hourly?baselineFrom=${monthBefore.from}&baselineTo=${addDays(monthBefore.from, 28)}&reportFrom=${lastMonth.from}&reportTo=${lastMonth.to}`,
+    );
+    assert.equal(short.report.savingsKwh, null, `savings ${short.report.savingsKwh} (before: a number)`);
+    assert.equal(short.report.savingsPercent, null);
+    assert.equal(short.guardRails.defensible, false);
+    assert.equal(short.guardRails.checks.length.pass, false);
+    assert.match(short.report.savingsWithheld, /covers 28 days/);
+    // Last month is colder than those 28 days: its heating degree-hours lie outside the baseline's range.
+    const heat = short.guardRails.checks.ranges.variables.find((v: { variable: string }) => v.variable === 'heating degree hours');
+    const baseHdd = daysBetween(monthBefore.from, addDays(monthBefore.from, 28)).map(hdd);
+    const [min, max] = [Math.min(...baseHdd), Math.max(...baseHdd)];
+    const slack = (max - min) * 0.1;
+    const hand = daysBetween(lastMonth.from, lastMonth.to).filter((d) => hdd(d) > max + slack + 1e-6 || hdd(d) < min - slack - 1e-6);
+    assert.equal(heat.outside, hand.length * 24, `hours outside: ${heat.outside}, by hand ${hand.length} days × 24`);
+    // A year's baseline on last month: every check holds and the figure is given, ~0 (the generator's model exactly).
+    const year = await get(
+      `/api/analysis/baseline/hourly?baselineFrom=${addDays(lastMonth.from, -365)}&baselineTo=${lastMonth.from}&reportFrom=${lastMonth.from}&reportTo=${lastMonth.to}`,
+    );
+    assert.equal(year.guardRails.defensible, true, year.report.savingsWithheld);
+    assert.ok(Math.abs(year.report.savingsKwh) < 1, `${year.report.savingsKwh}`);
+    assert.ok(year.report.uncertainty.at68.kwh >= 0);
+  });
+
   test('no figure the data cannot defend: a baseline of a few months, a day without temperature, another period kind', async () => {
     // December a year before: the 365 days before it hold ~100 days of data.
     const early = await get(`/api/analysis/compare?period=month&at=${addDays(first, 100).slice(0, 7)}-01`);
