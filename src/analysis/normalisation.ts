@@ -159,7 +159,8 @@ export class WeatherNormalisation {
       baselineTo,
       baseline: base.map((o) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType, actualKwh: o.actualKwh, expectedKwh: predict(o) })),
       p: columns.length,
-      dropped: ['perHdd', 'perCdd', 'weekend', 'holiday'].filter((term) => !columns.includes(term as never) && term !== 'holiday'),
+      // No day is a holiday here (none are known), so only the weather and weekend terms can have been left out.
+      dropped: (['perHdd', 'perCdd', 'weekend'] as const).filter((term) => !columns.includes(term)),
       cvRmsePercent: statistics.cvRmsePercent,
       nmbePercent: statistics.nmbePercent,
       report: {
