@@ -5075,6 +5075,76 @@ export interface operations {
                         /** @enum {string} */
                         by: "hour-of-day" | "hour-of-week";
                         coolingBaseC: number;
+                        /** @description ASHRAE Guideline 14-2014 / IPMVP checks before a savings figure is given */
+                        guardRails: {
+                            checks: {
+                                coverage: {
+                                    pass: boolean;
+                                    required: number;
+                                    share: number;
+                                };
+                                droppedTerms: {
+                                    dropped: string[];
+                                    neededInReport: string[];
+                                    pass: boolean;
+                                };
+                                fit: {
+                                    cvRmseLimitPercent: number;
+                                    cvRmsePercent: number;
+                                    netBiasLimitPercent: number;
+                                    netBiasPercent: number;
+                                    pass: boolean;
+                                };
+                                length: {
+                                    observedDays: number;
+                                    pass: boolean;
+                                    requiredDays: number;
+                                    spanDays: number;
+                                };
+                                ranges: {
+                                    allowedShare: number;
+                                    outsideEnergyShare: number;
+                                    outsideShare: number;
+                                    pass: boolean;
+                                    variables: {
+                                        baseline: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                        outside: number;
+                                        report: {
+                                            max: number;
+                                            min: number;
+                                        } | null;
+                                        variable: string;
+                                    }[];
+                                } | null;
+                            };
+                            /** @description every check that decides whether a savings figure may be given passed */
+                            defensible: boolean;
+                            reasons: string[];
+                            significant: boolean | null;
+                            uncertainty: {
+                                at68: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                at90: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                autocorrelation: number;
+                                effectiveN: number;
+                            } | null;
+                        };
                         heatingBaseC: number;
                         /** @description hours without energy from every meter or without temperature */
                         missingBaselineHours: number;
