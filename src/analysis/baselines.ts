@@ -8,7 +8,8 @@ import type { Db } from '../platform/db/client.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
-import type { Target } from './comparisons.ts';
+/** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
+type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
 
 export { MIN_HOLIDAY_DAYS };

@@ -15,7 +15,8 @@ import type { EnergyFigures } from '../energy/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import { type BaselineDay, dayTypeOf, fitDayModel } from './baselines.ts';
-import type { Target } from './comparisons.ts';
+/** The site (no field), an area or a meter: as the comparisons' target. */
+type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, FULL_CYCLE_DAYS } from './guardRails.ts';
 import { degreeDays, OUTDOOR_TEMPERATURE_CODE } from './weather.ts';
 
