@@ -171,8 +171,10 @@ export class Baselines {
       throw new BadRequest('Invalid query', [
         { path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' },
       ]);
-    const { columns, coefficients, predict, statistics } = fitted;
+    const { columns, coefficients, predict, statistics, leftOut } = fitted;
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predict(o) }));
+    // The days the model stands on: without the few holidays left out of the fit (listed in baselineDays all the same).
+    const fittedDays = leftOut.length ? baselineDays.filter((d) => d.dayType !== 'holiday') : baselineDays;
     let report = null;
     let later: Awaited<ReturnType<Baselines['observations']>> | null = null;
     let reportTo = '';
@@ -194,7 +196,7 @@ export class Baselines {
       resolution: 'day',
       baselineFrom: query.baselineFrom,
       baselineTo: query.baselineTo,
-      baseline: baselineDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
+      baseline: fittedDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
       p: columns.length,
       dropped: TERMS.filter((term) => !columns.includes(term)),
       cvRmsePercent: statistics.cvRmsePercent,
@@ -205,7 +207,7 @@ export class Baselines {
     });
     // Change-point models (ASHRAE RP-1050: 3P heating or cooling, 4P, 5P) on the days' mean temperature, beside the
     // degree-day model: when one fits better (CV(RMSE) lower by 10 % or more) the guard rails say so.
-    const cp = query.changePoint === false ? null : bestChangePointModel(baselineDays);
+    const cp = query.changePoint === false ? null : bestChangePointModel(fittedDays);
     const changePoint = cp && {
       ...cp,
       heatingChangePointC: cp.heatingChangePointC,
@@ -257,6 +259,7 @@ export class Baselines {
         to: query.baselineTo,
         coefficients: Object.fromEntries(TERMS.map((term) => [term, round(coefficients[term], 4)])) as Coefficients,
         fitted: columns,
+        holidaysLeftOut: leftOut,
       },
       statistics: {
         n: statistics.n,
@@ -280,28 +283,32 @@ export class Baselines {
 /**
  * The daily degree-day model E = a + b·HDD + c·CDD + d·weekend + e·holiday fitted by least squares over observed days.
  * A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out; so is
- * the holiday term when the baseline holds fewer than MIN_HOLIDAY_DAYS holidays (a dummy fitted on one day takes that
- * day's residual, costs a degree of freedom and moves every later holiday by it): those days are then counted as
- * the weekday or weekend day they fall on. Null when the regressors cannot be separated.
+ * the holiday term when the baseline holds fewer than MIN_HOLIDAY_DAYS holidays (issue 41: a dummy fitted on one day
+ * takes that day's residual exactly, costs a degree of freedom and moves every later holiday by it). Those few holidays
+ * are then left out of the fit and its statistics (`leftOut`: one closed day must not pull a working-day model, and a
+ * day the building worked costs one observation); a holiday is then predicted as the weekday or weekend day it falls
+ * on, and the guard rails say a reporting period with holidays needs the term. Null when the regressors cannot be
+ * separated.
  */
 export function fitDayModel(observed: Omit<BaselineDay, 'expectedKwh'>[]): {
   columns: (typeof TERMS)[number][];
   coefficients: Coefficients;
   predict: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
   statistics: FitStatistics;
+  /** Holidays left out of the fit (fewer than MIN_HOLIDAY_DAYS of them). */
+  leftOut: string[];
 } | null {
-  const holidays = observed.filter((o) => o.dayType === 'holiday').length;
+  const holidays = observed.filter((o) => o.dayType === 'holiday');
+  const leftOut = holidays.length < MIN_HOLIDAY_DAYS ? holidays.map((o) => o.day) : [];
+  const used = leftOut.length ? observed.filter((o) => o.dayType !== 'holiday') : observed;
+  if (!used.length) return null;
   const columns = TERMS.filter((term) => {
     if (term === 'intercept') return true;
-    if (term === 'holiday' && holidays < MIN_HOLIDAY_DAYS) return false;
-    const values = observed.map((o) => regressor(term, o));
+    const values = used.map((o) => regressor(term, o));
     return values.some((v) => v !== values[0]);
   });
-  // Without a holiday term a holiday is the working day or weekend day of its date.
-  const asFitted = (o: Omit<BaselineDay, 'expectedKwh'>) =>
-    columns.includes('holiday') || o.dayType !== 'holiday' ? o : { ...o, dayType: weekdayType(o.day) };
-  const rows = observed.map((o) => columns.map((term) => regressor(term, asFitted(o))));
-  const y = observed.map((o) => o.actualKwh);
+  const rows = used.map((o) => columns.map((term) => regressor(term, o)));
+  const y = used.map((o) => o.actualKwh);
   let solved: number[];
   try {
     solved = leastSquares(rows, y);
@@ -312,15 +319,17 @@ export function fitDayModel(observed: Omit<BaselineDay, 'expectedKwh'>[]): {
   columns.forEach((term, i) => {
     coefficients[term] = solved[i];
   });
+  // Without a holiday term a holiday is the working day or weekend day of its date.
   const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => {
-    const x = asFitted(o);
+    const x = columns.includes('holiday') || o.dayType !== 'holiday' ? o : { ...o, dayType: weekdayType(o.day) };
     return TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, x), 0);
   };
-  const statistics = g14Statistics(y, observed.map(predict), columns.length);
-  return { columns, coefficients, predict, statistics };
+  const statistics = g14Statistics(y, used.map(predict), columns.length);
+  return { columns, coefficients, predict, statistics, leftOut };
 }
 
-function weekdayType(day: string): DayType {
+/** The type of a date by its weekday alone: a weekend (Saturday, Sunday) or a working day. */
+export function weekdayType(day: string): DayType {
   const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
   return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
 }

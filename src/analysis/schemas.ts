@@ -256,6 +256,10 @@ export const BaselineBody = Type.Object({
       { description: 'expected kWh/day = intercept + perHdd·HDD + perCdd·CDD + weekend·[weekend] + holiday·[holiday]' },
     ),
     fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the baseline period is left at 0' }),
+    holidaysLeftOut: Type.Array(Type.String({ format: 'date' }), {
+      description:
+        'holidays left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual)',
+    }),
   }),
   statistics: FitStatistics,
   guardRails: GuardRailsBlock,

@@ -233,11 +233,15 @@ describe('holidays in the degree-day model (issue 41 item 10)', () => {
       return { day, dayType, hdd: hdd(day), cdd: cdd(day), meanC: temperature(day), actualKwh: model(day) + holidayKwh };
     });
 
-  test('one holiday: no holiday term (a dummy fitted on one day only takes its residual)', () => {
+  test('one holiday: no holiday term, the day left out of the fit (a dummy fitted on one day only takes its residual)', () => {
     const fit = fitDayModel(observed(new Set(['2025-05-01'])))!;
     assert.ok(!fit.columns.includes('holiday'), fit.columns.join());
-    // Its day is predicted as the working day it falls on: the model is the generator's, the day 293 kWh below it.
-    assert.ok(Math.abs(fit.coefficients.perHdd - 120) < 1, `${fit.coefficients.perHdd}`);
+    assert.deepEqual(fit.leftOut, ['2025-05-01']);
+    // Without that day the rest is the generator's model exactly; the day is predicted as the working day it falls on.
+    assert.ok(Math.abs(fit.coefficients.perHdd - 120) < 1e-6, `${fit.coefficients.perHdd}`);
+    assert.ok(fit.statistics.cvRmsePercent < 1e-6 && fit.statistics.n === 364);
+    const holiday = observed(new Set(['2025-05-01'])).find((o) => o.day === '2025-05-01')!;
+    assert.ok(Math.abs(fit.predict(holiday) - model('2025-05-01')) < 1e-6);
   });
 
   test('five holidays: the term is fitted, −300 kWh + 7/5 kWh', () => {

@@ -4849,6 +4849,8 @@ export interface operations {
                             fitted: string[];
                             /** Format: date */
                             from: string;
+                            /** @description holidays left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual) */
+                            holidaysLeftOut: string[];
                             /** Format: date */
                             to: string;
                         };
