@@ -4,7 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, stringEnum } from '../../platform/http/schemas.ts';
-import { type EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
+import { EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
 
 const ExportQuery = Type.Object(
   {
