@@ -165,6 +165,15 @@ describe('weather-normalised month-on-month change', () => {
     const change = (comparison.current.totalCost! - comparison.lastYear.totalCost!) / comparison.lastYear.totalCost!;
     assert.ok(totalCost.includes(`${format.change(change)} vs same period last year (${yearEarlier})`), totalCost);
     execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'normalised')]);
+
+    // A long plan name is set smaller, whole, instead of cut ("Energy manager check monthly-ene…" in the review).
+    const { renderPdf } = await import('../../src/reporting/reports/renderPdf.ts');
+    const title = 'Energy manager check monthly-energy';
+    const longFile = path.join(outDir, 'long-title.pdf');
+    pdfText(await renderPdf({ ...content, title }), longFile);
+    const longCover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', longFile, '-'], { encoding: 'utf8' });
+    assert.ok(longCover.includes(title), longCover.slice(0, 400));
+    execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', longFile, path.join(outDir, 'long-title')]);
   });
 
   test('a custom period a year earlier: the same weekdays 364 days back, as period=day (issue 41 item 10e)', async () => {

@@ -79,7 +79,10 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   const width = doc.page.width - 2 * MARGIN;
   doc.rect(0, 0, doc.page.width, 8).fill(ACCENT);
   drawLine(doc, content.site, MARGIN, 110, { size: 13, color: MUTED, width });
-  drawLine(doc, content.title, MARGIN, 132, { size: 26, weight: 'bold', width });
+  // A long title is set smaller (down to 16 pt) before it is cut: "Energy manager check monthly-ene…" had room (issue 41).
+  let titleSize = 26;
+  while (titleSize > 16 && textWidth(doc, visiblePart(content.title, width, titleSize), titleSize, 'bold') > width) titleSize -= 1;
+  drawLine(doc, content.title, MARGIN, 132 + (26 - titleSize) / 2, { size: titleSize, weight: 'bold', width });
   paragraph(doc, t('report.period', { from: format.date(content.period.from), to: format.date(lastDay(content.period.to)) }), MARGIN, 178, { size: 13, width });
   paragraph(doc, t('report.timezone', { timezone: content.timezone }), MARGIN, 198, { size: 10, color: MUTED, width });
   const energy = content.energy;
