@@ -8,8 +8,11 @@ import type { Db } from '../platform/db/client.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
-import type { Target } from './comparisons.ts';
-import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+/** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
+type Target = { meterId?: number; area?: string };
+import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+
+export { MIN_HOLIDAY_DAYS };
 
 export type DayType = 'working' | 'weekend' | 'holiday';
 export type BaselineDay = { day: string; dayType: DayType; hdd: number; cdd: number; meanC: number; actualKwh: number; expectedKwh: number };
@@ -97,7 +100,8 @@ export class Baselines {
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
-    private readonly tariffs: Tariffs,
+    /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
+    _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {
     // Raw SQL: which days every meter of the target has stored (a day a meter lacks would look like a saving).
@@ -139,7 +143,7 @@ export class Baselines {
         continue;
       }
       const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
-      observed.push({ day, dayType: dayTypeOf(day, holidays, this.tariffs), hdd, cdd, meanC, actualKwh: totals.kwh });
+      observed.push({ day, dayType: dayTypeOf(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
     }
     return { observed, missing, fetched };
   }
@@ -162,31 +166,15 @@ export class Baselines {
         },
       ]);
     }
-    // A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out.
-    const columns = TERMS.filter((term) => {
-      if (term === 'intercept') return true;
-      const values = base.observed.map((o) => regressor(term, o));
-      return values.some((v) => v !== values[0]);
-    });
-    const rows = base.observed.map((o) => columns.map((term) => regressor(term, o)));
-    const y = base.observed.map((o) => o.actualKwh);
-    let solved: number[];
-    try {
-      solved = leastSquares(rows, y);
-    } catch {
+    const fitted = fitDayModel(base.observed);
+    if (!fitted)
       throw new BadRequest('Invalid query', [
         { path: 'query.baselineFrom', message: 'the baseline period does not separate the regressors (e.g. every day alike)' },
       ]);
-    }
-    const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
-    columns.forEach((term, i) => (coefficients[term] = solved[i]));
-    const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, o), 0);
+    const { columns, coefficients, predict, statistics, leftOut } = fitted;
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predict(o) }));
-    const statistics = g14Statistics(
-      y,
-      baselineDays.map((d) => d.expectedKwh),
-      columns.length,
-    );
+    // The days the model stands on: without the few holidays left out of the fit (listed in baselineDays all the same).
+    const fittedDays = leftOut.length ? baselineDays.filter((d) => d.dayType !== 'holiday') : baselineDays;
     let report = null;
     let later: Awaited<ReturnType<Baselines['observations']>> | null = null;
     let reportTo = '';
@@ -208,7 +196,7 @@ export class Baselines {
       resolution: 'day',
       baselineFrom: query.baselineFrom,
       baselineTo: query.baselineTo,
-      baseline: baselineDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
+      baseline: fittedDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
       p: columns.length,
       dropped: TERMS.filter((term) => !columns.includes(term)),
       cvRmsePercent: statistics.cvRmsePercent,
@@ -219,7 +207,7 @@ export class Baselines {
     });
     // Change-point models (ASHRAE RP-1050: 3P heating or cooling, 4P, 5P) on the days' mean temperature, beside the
     // degree-day model: when one fits better (CV(RMSE) lower by 10 % or more) the guard rails say so.
-    const cp = query.changePoint === false ? null : bestChangePointModel(baselineDays);
+    const cp = query.changePoint === false ? null : bestChangePointModel(fittedDays);
     const changePoint = cp && {
       ...cp,
       heatingChangePointC: cp.heatingChangePointC,
@@ -271,6 +259,7 @@ export class Baselines {
         to: query.baselineTo,
         coefficients: Object.fromEntries(TERMS.map((term) => [term, round(coefficients[term], 4)])) as Coefficients,
         fitted: columns,
+        holidaysLeftOut: leftOut,
       },
       statistics: {
         n: statistics.n,
@@ -289,6 +278,60 @@ export class Baselines {
       temperatureDaysFetched: base.fetched,
     };
   }
+}
+
+/**
+ * The daily degree-day model E = a + b·HDD + c·CDD + d·weekend + e·holiday fitted by least squares over observed days.
+ * A regressor that never varies (no cooling day, no holiday in the period) cannot be fitted and is left out; so is
+ * the holiday term when the baseline holds fewer than MIN_HOLIDAY_DAYS holidays (issue 41: a dummy fitted on one day
+ * takes that day's residual exactly, costs a degree of freedom and moves every later holiday by it). Those few holidays
+ * are then left out of the fit and its statistics (`leftOut`: one closed day must not pull a working-day model, and a
+ * day the building worked costs one observation); a holiday is then predicted as the weekday or weekend day it falls
+ * on, and the guard rails say a reporting period with holidays needs the term. Null when the regressors cannot be
+ * separated.
+ */
+export function fitDayModel(observed: Omit<BaselineDay, 'expectedKwh'>[]): {
+  columns: (typeof TERMS)[number][];
+  coefficients: Coefficients;
+  predict: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
+  statistics: FitStatistics;
+  /** Holidays left out of the fit (fewer than MIN_HOLIDAY_DAYS of them). */
+  leftOut: string[];
+} | null {
+  const holidays = observed.filter((o) => o.dayType === 'holiday');
+  const leftOut = holidays.length < MIN_HOLIDAY_DAYS ? holidays.map((o) => o.day) : [];
+  const used = leftOut.length ? observed.filter((o) => o.dayType !== 'holiday') : observed;
+  if (!used.length) return null;
+  const columns = TERMS.filter((term) => {
+    if (term === 'intercept') return true;
+    const values = used.map((o) => regressor(term, o));
+    return values.some((v) => v !== values[0]);
+  });
+  const rows = used.map((o) => columns.map((term) => regressor(term, o)));
+  const y = used.map((o) => o.actualKwh);
+  let solved: number[];
+  try {
+    solved = leastSquares(rows, y);
+  } catch {
+    return null;
+  }
+  const coefficients: Coefficients = { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 };
+  columns.forEach((term, i) => {
+    coefficients[term] = solved[i];
+  });
+  // Without a holiday term a holiday is the working day or weekend day of its date.
+  const predict = (o: Omit<BaselineDay, 'expectedKwh'>) => {
+    const x = columns.includes('holiday') || o.dayType !== 'holiday' ? o : { ...o, dayType: weekdayType(o.day) };
+    return TERMS.reduce((sum, term) => sum + coefficients[term] * regressor(term, x), 0);
+  };
+  const statistics = g14Statistics(y, used.map(predict), columns.length);
+  return { columns, coefficients, predict, statistics, leftOut };
+}
+
+/** The type of a date by its weekday alone: a weekend (Saturday, Sunday) or a working day. */
+export function weekdayType(day: string): DayType {
+  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
 }
 
 /** A baseline's terms: the intercept, heating and cooling degree-days (daily) or degree-hours (hourly), the day type. */
@@ -315,11 +358,13 @@ export function regressorValue(term: RegressorTerm, x: { heat: number; cool: num
   }
 }
 
-/** A site day's type: a holiday (the query's, or the tariff's in force that day), a weekend, or a working day. */
-export function dayTypeOf(day: string, holidays: Set<string>, tariffs: Tariffs): DayType {
-  if (holidays.has(day) || tariffs.versionOn(day).holidays.includes(day)) return 'holiday';
-  const weekday = new Date(`${day}T00:00:00Z`).getUTCDay();
-  return weekday === 0 || weekday === 6 ? 'weekend' : 'working';
+/**
+ * A site day's type: a holiday of the building (the days the query gives), a weekend, or a working day. The tariff
+ * versions' holidays are billing days of the supplier's price calendar, not days the building is closed (issue 41
+ * item 10: a building that worked on the tariff's holiday got a holiday term from it), so they are not used here.
+ */
+export function dayTypeOf(day: string, holidays: Set<string>): DayType {
+  return holidays.has(day) ? 'holiday' : weekdayType(day);
 }
 
 const regressor = (term: RegressorTerm, o: { hdd: number; cdd: number; dayType: DayType }) =>

@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
+import { WeatherNormalisation, type WeatherNormalisedChange } from './normalisation.ts';
 
 export const PERIODS = ['day', 'week', 'month', 'year', 'custom'] as const;
 export type PeriodKind = (typeof PERIODS)[number];
@@ -39,6 +40,8 @@ export type Comparison = {
   previous: PeriodFigure;
   lastYear: PeriodFigure;
   change: { previous: Change; lastYear: Change };
+  /** period=month: the change against the previous month normalised for weather (src/analysis/normalisation.ts); else null. */
+  weatherNormalised: WeatherNormalisedChange | null;
 };
 type Change = { kwh: number | null; percent: number | null; cost: number | null };
 
@@ -85,18 +88,22 @@ export function periodsOf(
       return { current: [first, addYears(first, 1)], previous: [addYears(first, -1), first], lastYear: [addYears(first, -1), first] };
     }
     case 'custom': {
+      // One rule for "a year earlier" (issue 41 item 10): a period of days (day, week, custom) is compared with the same
+      // days 52 weeks (364 days) earlier, the same weekdays; a calendar period (month, year) with the same calendar
+      // period. A custom period compared by calendar date put a Tuesday against a Wednesday.
       const { from, to } = custom!;
       const length = dayCount(from, to);
-      return { current: [from, to], previous: [addDays(from, -length), from], lastYear: [addYears(from, -1), addYears(to, -1)] };
+      return { current: [from, to], previous: [addDays(from, -length), from], lastYear: [addDays(from, -364), addDays(to, -364)] };
     }
   }
 }
 
 /**
- * What a comparison reads: day and month rows, which meters a target sums, prices, the site's time zone. The
+ * What a comparison reads: day and month rows, which meters a target sums, prices, the site's time zone, the kept
+ * outdoor temperatures (the weather-normalised change). The
  * collector's meter_state writes are not among them, so kept comparisons live until the interval store next writes.
  */
-const WATCHED_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'];
+const WATCHED_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config', 'outdoor_days'];
 /** Comparisons kept at most (least recently asked dropped first): 2,048 × ~1.5 KB. */
 export const KEPT_COMPARISONS = 2048;
 
@@ -115,6 +122,7 @@ export class Comparisons {
   private readonly counts: Kept<number>;
   /** Answers kept per question and 15-minute interval until a table they read is written; least recently asked dropped first. */
   private readonly kept: Kept<Comparison>;
+  private readonly normalisation: WeatherNormalisation;
 
   constructor(
     db: Db,
@@ -124,6 +132,7 @@ export class Comparisons {
     const sqlite = db.sqlite;
     this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
     this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
+    this.normalisation = new WeatherNormalisation(db, figures);
     // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
     this.meterDays = sqlite
       .prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to')
@@ -196,7 +205,20 @@ export class Comparisons {
       previous,
       lastYear,
       change: { previous: change(previous), lastYear: change(lastYear) },
+      weatherNormalised: kind === 'month' ? this.normalised(target, periods, cut) : null,
     };
+  }
+
+  /**
+   * The month against the previous one normalised for weather, over whole days: a running month's whole days so far
+   * and as many days of the previous month (the like-for-like cut's days; today's intervals are left out).
+   */
+  private normalised(target: Target, periods: ReturnType<typeof periodsOf>, cut: { days: number } | null): WeatherNormalisedChange {
+    const whole = ([from, to]: [string, string]) => {
+      const end = cut ? addDays(from, cut.days) : to;
+      return { from, to: end < to ? end : to };
+    };
+    return this.normalisation.change(target, whole(periods.current), whole(periods.previous));
   }
 
   private countMeterDays(ids: number[], from: string, to: string): number {

@@ -15,6 +15,8 @@ export function cvRmseLimitPercent(reportDays: number | null): number {
   return reportDays <= 5 * 365 ? 25 : 30;
 }
 export const NET_BIAS_LIMIT_PERCENT = 0.005;
+/** Holidays a daily baseline must hold before it gets a holiday term (issue 41 item 10): one day's residual is no coefficient. */
+export const MIN_HOLIDAY_DAYS = 5;
 /** IPMVP: the baseline spans a full cycle of operating conditions; for a weather-dependent daily model, 12 months. */
 export const FULL_CYCLE_DAYS = 365;
 /** Below this share of its span with data the baseline's coverage is too thin to stand for the cycle. */
@@ -284,7 +286,7 @@ const DESCRIBE: Record<string, string> = {
   perHdh: 'heating hours',
   perCdh: 'cooling hours',
   weekend: 'weekend days',
-  holiday: 'holidays',
+  holiday: `holidays (or fewer than ${MIN_HOLIDAY_DAYS})`,
 };
 
 /** A change-point model of daily energy on the day's mean outdoor temperature (ASHRAE RP-1050 inverse models). */

@@ -10,6 +10,7 @@ import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../pl
 import { BadRequest } from '../platform/errors.ts';
 import { dayTypeOf, g14Statistics, leastSquares, regressorValue, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
+import { baselineGuardRails } from './guardRails.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
 export type HourlySlots = (typeof HOURLY_SLOTS)[number];
@@ -39,7 +40,8 @@ const predict = (model: SlotModel, hour: Hour) => TERMS.reduce((sum, term) => su
 export class HourlyBaselines {
   constructor(
     private readonly figures: EnergyFigures,
-    private readonly tariffs: Tariffs,
+    /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
+    _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {}
 
@@ -63,7 +65,7 @@ export class HourlyBaselines {
         const { start, count } = dayIntervals(timezone, day);
         const offset = Math.round((start - first) / 900_000);
         const hourly = temperatures.get(day);
-        const dayType = dayTypeOf(day, holidays, this.tariffs);
+        const dayType = dayTypeOf(day, holidays);
         // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
         for (let k = 0; k < count / 4; k += 1) {
           const i = offset + 4 * k;
@@ -178,8 +180,31 @@ export class HourlyBaselines {
       expectedKwh: round(expectedKwh, 4),
     });
     let report = null;
-    if (query.reportFrom !== undefined) {
-      const later = await this.hours(query, query.reportFrom, reportTo!, today);
+    const later = query.reportFrom !== undefined ? await this.hours(query, query.reportFrom, reportTo!, today) : null;
+    // The daily baseline's guard rails, at the hour (issue 41): a year's span with 80 % of it, G14's hourly CV(RMSE)
+    // limit (30 %), every reporting hour's degree-hours inside the baseline's range, no dropped term needed; the
+    // fractional savings uncertainty over the hours (lag-1 autocorrelation corrected: hourly residuals are strongly
+    // correlated, so n' is far below n). A term is dropped when no slot fitted it (by week the weekend is the slot).
+    const candidates = TERMS.filter((term) => !(term === 'weekend' && query.by === 'hour-of-week'));
+    const fittedAnywhere = new Set([...models.values()].flatMap((model) => model.fitted));
+    const conditions = (h: Hour) => ({ heat: h.hdh, cool: h.cdh, dayType: h.dayType });
+    const guardRails = baselineGuardRails({
+      resolution: 'hour',
+      baselineFrom: query.baselineFrom,
+      baselineTo: query.baselineTo,
+      baseline: base.hours.map((h, i) => ({ ...conditions(h), actualKwh: h.actualKwh, expectedKwh: expected[i] })),
+      p,
+      dropped: candidates.filter((term) => !fittedAnywhere.has(term)),
+      cvRmsePercent: statistics.cvRmsePercent,
+      nmbePercent: statistics.nmbePercent,
+      report: later
+        ? {
+            days: daysBetween(query.reportFrom!, reportTo!).length,
+            observations: later.hours.map((h) => ({ ...conditions(h), actualKwh: h.actualKwh, expectedKwh: predict(models.get(h.slot)!, h) })),
+          }
+        : undefined,
+    });
+    if (later && query.reportFrom !== undefined) {
       let cusum = 0;
       let expectedSum = 0;
       let actualSum = 0;
@@ -198,13 +223,17 @@ export class HourlyBaselines {
         day.hours += 1;
         day.cusumKwh = cusum;
       }
+      const defensible = guardRails.defensible && later.hours.length > 0;
       report = {
         from: query.reportFrom,
         to: reportTo!,
         expectedKwh: round(expectedSum, 3),
         actualKwh: round(actualSum, 3),
-        savingsKwh: round(expectedSum - actualSum, 3),
-        savingsPercent: expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
+        savingsKwh: defensible ? round(expectedSum - actualSum, 3) : null,
+        savingsPercent: defensible && expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
+        savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting hour has energy and temperature.',
+        uncertainty: guardRails.uncertainty,
+        significant: guardRails.significant,
         hoursListed: listHours(query.reportFrom, reportTo!),
         hours: listHours(query.reportFrom, reportTo!) ? hours : [],
         days: [...days.values()].map((d) => ({
@@ -245,6 +274,7 @@ export class HourlyBaselines {
       baselineHoursListed: listHours(query.baselineFrom, query.baselineTo),
       baselineHours: listHours(query.baselineFrom, query.baselineTo) ? base.hours.map((h, i) => shape(h, expected[i])) : [],
       missingBaselineHours: base.missing,
+      guardRails,
       report,
     };
   }

@@ -4,6 +4,7 @@ export type { Baselines } from './baselines.ts';
 export { Comparisons, type Comparison, type PeriodFigure } from './comparisons.ts';
 export { DemandCharges, type MonthDemandCharge } from './demandCharges.ts';
 export { LoadShedder, type LoadSheddingConfig } from './loadShedding.ts';
+export type { WeatherNormalisedChange } from './normalisation.ts';
 export { LoadSheddingGuard } from './loadSheddingGuard.ts';
 export { buildAnalysis, type Analysis } from './module.ts';
 export { analysisRoutes } from './routes.ts';

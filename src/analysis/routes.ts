@@ -69,7 +69,8 @@ export function analysisRoutes({
       access: 'viewer',
       summary: 'A period of the site, an area or a meter against the previous period and the same period a year earlier',
       description:
-        'day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. ' +
+        'A year earlier, one rule: day, week and custom (periods of days) compare with the same days 364 days earlier (the same weekdays); month and year (calendar periods) with the same calendar period a year earlier. ' +
+        'period=month also answers weatherNormalised: the change against the previous month normalised for weather (or null with the reasons). ' +
         'A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). ' +
         'complete: false with missingDays where a meter of the target has no stored day. Changes nothing.',
       tags,
@@ -116,7 +117,7 @@ export function analysisRoutes({
       description:
         'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
         "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
-        "Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). " +
+        "Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). " +
         'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, ' +
         'at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).',
       tags,

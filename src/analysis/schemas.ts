@@ -45,6 +45,40 @@ const Change = Type.Object({
   cost: Type.Union([Type.Number(), Type.Null()], { description: 'null when the reference has no data' }),
 });
 
+const NormalisedPeriod = Type.Object({
+  from: Type.String({ format: 'date' }),
+  to: Type.String({ format: 'date', description: 'exclusive: the whole days counted' }),
+  days: Type.Integer(),
+  actualKwh: Type.Number(),
+  expectedKwh: Type.Number({ description: "Σ the model's prediction over the days at their weather and day types" }),
+  hdd: Type.Number(),
+  cdd: Type.Number(),
+});
+
+const WeatherNormalisedBody = Type.Object({
+  method: Type.String(),
+  kwh: Type.Union([Type.Number(), Type.Null()]),
+  percent: Type.Union([Type.Number(), Type.Null()]),
+  adjustedPreviousKwh: Type.Union([Type.Number(), Type.Null()]),
+  current: Type.Union([NormalisedPeriod, Type.Null()]),
+  previous: Type.Union([NormalisedPeriod, Type.Null()]),
+  model: Type.Union([
+    Type.Object({
+      from: Type.String({ format: 'date' }),
+      to: Type.String({ format: 'date' }),
+      n: Type.Integer(),
+      fitted: Type.Array(Type.String()),
+      coefficients: Type.Record(Type.String(), Type.Number()),
+      cvRmsePercent: Type.Number(),
+      r2: Type.Number(),
+      heatingBaseC: Type.Number(),
+      coolingBaseC: Type.Number(),
+    }),
+    Type.Null(),
+  ]),
+  withheld: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const ComparisonBody = Type.Object({
   period: Type.String(),
   target: Type.Object({
@@ -59,6 +93,14 @@ export const ComparisonBody = Type.Object({
   previous: PeriodFigure,
   lastYear: PeriodFigure,
   change: Type.Object({ previous: Change, lastYear: Change }),
+  weatherNormalised: Type.Union([WeatherNormalisedBody, Type.Null()], {
+    description:
+      'period=month only (else null): the change against the previous month normalised for weather and day type, beside the raw change.previous. ' +
+      "IPMVP Option C routine adjustment with the target's degree-day model fitted on the 365 days before the month: adjustedPreviousKwh = previous actual + " +
+      '(Σ expected of the current days − Σ expected of the previous days); kwh = current actual − adjustedPreviousKwh; percent = kwh ÷ adjustedPreviousKwh × 100. ' +
+      'Whole days only (a running month: its whole days so far against as many days of the previous month); outdoor temperatures as kept (never read from the gateway here). ' +
+      'kwh and percent are null with withheld giving the reasons when the model fails the baseline guard rails (12 months, 80 % coverage, CV(RMSE), ranges) or a day lacks data.',
+  }),
 });
 
 export const MonthQuery = Type.Object(
@@ -126,7 +168,11 @@ export const BaselineQuery = Type.Object(
     temperatureCode: Type.String({ minLength: 1, maxLength: 200, default: 'temp.outdoor', description: 'the gateway point of the outdoor temperature' }),
     heatingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 15.5, description: 'HDD base temperature' }),
     coolingBaseC: Type.Number({ minimum: -30, maximum: 40, default: 21, description: 'CDD base temperature' }),
-    holidays: Type.Array(Day('a holiday'), { maxItems: 400, default: [], description: 'holidays besides those of the tariff versions; repeat the parameter' }),
+    holidays: Type.Array(Day('a holiday'), {
+      maxItems: 400,
+      default: [],
+      description: "the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter",
+    }),
   },
   { additionalProperties: false },
 );
@@ -210,6 +256,10 @@ export const BaselineBody = Type.Object({
       { description: 'expected kWh/day = intercept + perHdd·HDD + perCdd·CDD + weekend·[weekend] + holiday·[holiday]' },
     ),
     fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the baseline period is left at 0' }),
+    holidaysLeftOut: Type.Array(Type.String({ format: 'date' }), {
+      description:
+        'holidays left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual)',
+    }),
   }),
   statistics: FitStatistics,
   guardRails: GuardRailsBlock,
@@ -246,7 +296,6 @@ export const BaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
       savingsWithheld: Type.Optional(
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),
@@ -399,6 +448,7 @@ export const HourlyBaselineBody = Type.Object({
   baselineHoursListed: Type.Boolean({ description: 'hours are listed for a period of at most 31 days' }),
   baselineHours: Type.Array(Type.Object(HourRow)),
   missingBaselineHours: Type.Integer({ description: 'hours without energy from every meter or without temperature' }),
+  guardRails: GuardRailsBlock,
   report: Type.Union([
     Type.Object({
       from: Type.String({ format: 'date' }),
@@ -407,7 +457,6 @@ export const HourlyBaselineBody = Type.Object({
       actualKwh: Type.Number(),
       savingsKwh: Nullable(Type.Number({ description: 'expected − actual; null when the guard rails do not hold (savingsWithheld says why)' })),
       savingsPercent: Nullable(Type.Number()),
-      // The daily baseline's guard rails (the hourly baseline, which shares this shape, does not give them yet).
       savingsWithheld: Type.Optional(
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),

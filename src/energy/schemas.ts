@@ -355,7 +355,12 @@ export const ImportReport = Type.Object({
       name: Type.String(),
       from: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'first site day the file holds for the meter' }),
       to: Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'last site day (inclusive)' }),
-      kwh: Type.Number({ description: 'energy written (or to be written)' }),
+      commodity: Type.String({ description: "the meter's commodity" }),
+      unit: stringEnum(['kWh', 'm³'] as const, { description: "the meter's unit: m³ for gas and water meters, else kWh" }),
+      quantity: Type.Number({ description: "what is written (or to be written), in the meter's unit" }),
+      kwh: Type.Union([Type.Number(), Type.Null()], {
+        description: 'energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water)',
+      }),
       intervals: Type.Object({
         new: Type.Integer({ description: 'intervals with no stored data' }),
         overlapping: Type.Integer({ description: 'intervals already stored (replaced only with replace=true)' }),

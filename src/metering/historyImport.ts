@@ -34,6 +34,9 @@ type DayPlan = { day: string; start: number; kwh: Float64Array; flags: Uint8Arra
 type MeterPlan = {
   meterId: number;
   name: string;
+  commodity: string;
+  /** kWh, or m³ for a gas or water meter (the file's numbers are in the meter's unit). */
+  unit: 'kWh' | 'm³';
   days: Map<string, DayPlan>;
   /** Counter form: the readings, sorted before they are turned into intervals. */
   readings: { at: number; value: number; line: number }[];
@@ -48,9 +51,14 @@ type MeterPlan = {
 export type MeterReport = {
   meterId: number;
   name: string;
+  commodity: string;
+  unit: 'kWh' | 'm³';
   from: string | null;
   to: string | null;
-  kwh: number;
+  /** What the file brings in the meter's unit (issue 41: a gas or water meter's m³ were reported as kWh). */
+  quantity: number;
+  /** The same in kWh; null for a meter counting m³ (gas before conversion, water: never energy). */
+  kwh: number | null;
   intervals: { new: number; overlapping: number; refused: number; estimated: number };
   days: number;
   refused: Problem[];
@@ -177,7 +185,7 @@ export class CsvPlanner {
   private line = 0;
   private rest = '';
   private afterCr = false;
-  private readonly meterOf: Map<string, { id: number; name: string; kind: string }>;
+  private readonly meterOf: Map<string, { id: number; name: string; kind: string; commodity: string }>;
   /** The day an instant falls in, kept for the next row (rows come in order: one Intl call per day, not per row). */
   private lastDay = { start: 0, end: 0, day: '' };
   /** The bounds every row's time is checked against, fixed for the whole file. */
@@ -185,7 +193,7 @@ export class CsvPlanner {
   private readonly oldest: number;
 
   constructor(
-    meters: { id: number; name: string; code: string | null; kind: string }[],
+    meters: { id: number; name: string; code: string | null; kind: string; commodity?: string }[],
     private readonly timezone: string,
     private readonly now: number,
   ) {
@@ -194,7 +202,7 @@ export class CsvPlanner {
     this.oldest = dayIntervals(timezone, addDays(today, -IMPORT_MAX_AGE_DAYS)).start;
     this.meterOf = new Map();
     for (const meter of meters) {
-      const entry = { id: meter.id, name: meter.name, kind: meter.kind };
+      const entry = { id: meter.id, name: meter.name, kind: meter.kind, commodity: meter.commodity ?? 'electricity' };
       this.meterOf.set(String(meter.id), entry);
       if (meter.code) this.meterOf.set(meter.code, entry);
     }
@@ -297,7 +305,19 @@ export class CsvPlanner {
     if (!plan)
       this.plans.set(
         meter.id,
-        (plan = { meterId: meter.id, name: meter.name, days: new Map(), readings: [], refused: [], refusedCount: 0, jitter: 0, resets: 0, gaps: 0 }),
+        (plan = {
+          meterId: meter.id,
+          name: meter.name,
+          commodity: meter.commodity,
+          unit: unitOf(meter.commodity),
+          days: new Map(),
+          readings: [],
+          refused: [],
+          refusedCount: 0,
+          jitter: 0,
+          resets: 0,
+          gaps: 0,
+        }),
       );
 
     if (this.form === 'counter') {
@@ -577,7 +597,8 @@ export class HistoryImport {
             from: meter.from,
             to: meter.to,
             intervals: meter.intervals.new + meter.intervals.overlapping,
-            kwh: meter.kwh,
+            quantity: meter.quantity,
+            unit: meter.unit,
           })),
         },
       }),
@@ -691,14 +712,23 @@ function count(day: DayPlan, stored: DayRecord, tally: Tally, replace: boolean):
   if (touched) tally.days += 1;
 }
 
+/** A meter's unit by its commodity: gas and water meters count m³. */
+function unitOf(commodity: string): 'kWh' | 'm³' {
+  return commodity === 'gas' || commodity === 'water' ? 'm³' : 'kWh';
+}
+
 function report(plan: MeterPlan, tally: Tally): MeterReport {
   const days = [...plan.days.keys()].sort();
+  const quantity = Math.round(tally.kwh * 10_000) / 10_000;
   return {
     meterId: plan.meterId,
     name: plan.name,
+    commodity: plan.commodity,
+    unit: plan.unit,
     from: days[0] ?? null,
     to: days.length ? days[days.length - 1] : null,
-    kwh: Math.round(tally.kwh * 10_000) / 10_000,
+    quantity,
+    kwh: plan.unit === 'kWh' ? quantity : null,
     intervals: { new: tally.new, overlapping: tally.overlapping, refused: plan.refusedCount, estimated: tally.estimated },
     days: tally.days,
     refused: plan.refused,

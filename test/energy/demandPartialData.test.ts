@@ -30,6 +30,8 @@ describe('site demand with a missing interval on one of two incomers', () => {
     const b = energy.meters.create({ name: 'Incomer B', code: 'meter.b.kwh', kind: 'energy', site: true }, null).id;
     // A PV array: its output is no demand, it must not be listed among the demand peaks.
     const pv = energy.meters.create({ name: 'PV', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' }, null).id;
+    // A grid-export meter: what leaves the site is no demand either.
+    const exported = energy.meters.create({ name: 'Export', code: 'meter.export.kwh', kind: 'energy', commodity: 'electricity', role: 'export' }, null).id;
     for (let day = `${months[0]}-01`; day < month.to; day = addDays(day, 1)) {
       const { start, count } = dayIntervals('UTC', day);
       const rows: DayRecord[] = [];
@@ -38,6 +40,7 @@ describe('site demand with a missing interval on one of two incomers', () => {
       rows.push({ meterId: a, day, start, kwh: kwhA, flags: new Uint8Array(count), maxKw: null, stored: null });
       if (day === peakDay) {
         rows.push({ meterId: pv, day, start, kwh: new Float32Array(count).fill(20), flags: new Uint8Array(count), maxKw: null, stored: null });
+        rows.push({ meterId: exported, day, start, kwh: new Float32Array(count).fill(300), flags: new Uint8Array(count), maxKw: null, stored: null });
         const kwhB = new Float32Array(count).fill(5);
         kwhB[32] = Number.NaN; // the missing interval
         const flags = new Uint8Array(count);
@@ -62,7 +65,7 @@ describe('site demand with a missing interval on one of two incomers', () => {
     assert.equal(peaks.site.complete, false);
     assert.equal(peaks.site.metersAtPeak, 1);
     assert.equal(peaks.site.meters, 2);
-    assert.deepEqual(peaks.meters.map((m: any) => m.name).sort(), ['Incomer A', 'Incomer B'], 'the PV array is no demand peak');
+    assert.deepEqual(peaks.meters.map((m: any) => m.name).sort(), ['Incomer A', 'Incomer B'], 'the PV array and the export meter are no demand peaks');
     // The intervals that lack B: all of the month's but the peak day's 95 (A has them, B not) and the missing one.
     const intervals = ((Date.parse(`${month.to}T00:00:00Z`) - Date.parse(`${month.from}T00:00:00Z`)) / INTERVAL_MS) | 0;
     assert.equal(peaks.site.incompleteIntervals, intervals - 95);

@@ -1,5 +1,5 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
-import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge } from '../../analysis/index.ts';
+import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge, WeatherNormalisedChange } from '../../analysis/index.ts';
 import { type CommodityFigures, type CommodityFiguresView, allUtilities, type AllUtilities } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
@@ -31,7 +31,14 @@ export type ReportContent = {
    * the answer of GET /api/analysis/compare for the site and the report's period (`source: 'analysis'`), else the
    * hand-entered daily totals (`source: 'daily'`).
    */
-  comparison: { source: 'analysis' | 'daily'; current: Compared; previous: Compared; lastYear: Compared } | null;
+  comparison: {
+    source: 'analysis' | 'daily';
+    current: Compared;
+    previous: Compared;
+    lastYear: Compared;
+    /** A monthly report on a metered site: the change against the previous month normalised for weather (the comparisons API's). */
+    weatherNormalised: WeatherNormalisedChange | null;
+  } | null;
   /**
    * A calendar month's demand charge (capacity tariff) when the tariff version billing it has a price per kW, with the
    * same figure for the two comparison months (null where that month's version has none).
@@ -139,9 +146,14 @@ export function previousPeriod(period: { from: string; to: string }): { from: st
   return { from: addDays(period.from, -length), to: period.from };
 }
 
-/** The same dates a year earlier (29 February becomes the 28th). */
+/**
+ * A year earlier, by the comparisons API's one rule: a whole calendar month is the same month a year earlier (29
+ * February becomes the 28th), any other period the same days 52 weeks (364 days) earlier, the same weekdays.
+ */
 export function lastYearPeriod(period: { from: string; to: string }): { from: string; to: string } {
-  return { from: shiftMonths(period.from, -12), to: shiftMonths(period.to, -12) };
+  if (period.from.endsWith('-01') && period.to.endsWith('-01') && monthsBetween(period.from, period.to) === 1)
+    return { from: shiftMonths(period.from, -12), to: shiftMonths(period.to, -12) };
+  return { from: addDays(period.from, -364), to: addDays(period.to, -364) };
 }
 
 function monthsBetween(from: string, to: string): number {
@@ -330,6 +342,7 @@ export class ReportContentBuilder {
         current: fromApi(answer.current, energy.peak?.kw ?? null),
         previous: fromApi(answer.previous, peakOf(answer.previous)),
         lastYear: fromApi(answer.lastYear, peakOf(answer.lastYear)),
+        weatherNormalised: answer.weatherNormalised,
       };
     }
     return {
@@ -337,6 +350,7 @@ export class ReportContentBuilder {
       current: this.daily(period, energy, coverage),
       previous: this.compared(previousPeriod(period)),
       lastYear: this.compared(lastYearPeriod(period)),
+      weatherNormalised: null,
     };
   }
 
@@ -355,10 +369,13 @@ export class ReportContentBuilder {
     };
     const previous = reference(comparison.previous);
     const lastYear = reference(comparison.lastYear);
-    // Energy cost from the comparison (the compare API's), the charge from the demand-charge API.
+    // Energy cost from the comparison (the compare API's), the charge from the demand-charge API. A month with data
+    // whose tariff had no demand price was billed no demand charge: 0, and its total cost is its energy cost (issue 41:
+    // the cover said "no data to compare" for a month that had data). No data: nothing to compare.
     const add = (compared: Compared, charge: MonthDemandCharge | null) => {
-      compared.demandCharge = charge && compared.hasData ? charge.demandCharge : null;
-      compared.totalCost = charge && compared.hasData ? Math.round((compared.cost + charge.demandCharge) * 100) / 100 : null;
+      const demand = charge ? charge.demandCharge : 0;
+      compared.demandCharge = compared.hasData ? demand : null;
+      compared.totalCost = compared.hasData ? Math.round((compared.cost + demand) * 100) / 100 : null;
     };
     add(comparison.current, current);
     add(comparison.previous, previous);

@@ -4,6 +4,7 @@
 // for the same content: the document date is the period's end, not the clock.
 import type PDFKit from 'pdfkit';
 import { SiteFormat } from '../../platform/i18n/format.ts';
+import type { WeatherNormalisedChange } from '../../analysis/index.ts';
 import { lastDay, type Cell, type Compared, type ReportContent, type Table } from './content.ts';
 import type { LoadCurve } from './energyFigures.ts';
 import { drawLine, fontName, paragraph, textWidth, visiblePart } from './pdfText.ts';
@@ -78,7 +79,10 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   const width = doc.page.width - 2 * MARGIN;
   doc.rect(0, 0, doc.page.width, 8).fill(ACCENT);
   drawLine(doc, content.site, MARGIN, 110, { size: 13, color: MUTED, width });
-  drawLine(doc, content.title, MARGIN, 132, { size: 26, weight: 'bold', width });
+  // A long title is set smaller (down to 16 pt) before it is cut: "Energy manager check monthly-ene…" had room (issue 41).
+  let titleSize = 26;
+  while (titleSize > 16 && textWidth(doc, visiblePart(content.title, width, titleSize), titleSize, 'bold') > width) titleSize -= 1;
+  drawLine(doc, content.title, MARGIN, 132 + (26 - titleSize) / 2, { size: titleSize, weight: 'bold', width });
   paragraph(doc, t('report.period', { from: format.date(content.period.from), to: format.date(lastDay(content.period.to)) }), MARGIN, 178, { size: 13, width });
   paragraph(doc, t('report.timezone', { timezone: content.timezone }), MARGIN, 198, { size: 10, color: MUTED, width });
   const energy = content.energy;
@@ -100,6 +104,7 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
       value: format.kwh(energy.totalKwh),
       current: base?.totalKwh ?? energy.totalKwh,
       pick: (c) => c.totalKwh,
+      normalised: comparison?.weatherNormalised ?? undefined,
     },
     { label: t(grid ? 'report.costGrid' : 'report.cost'), value: format.money(energy.cost), current: base?.cost ?? energy.cost, pick: (c) => c.cost },
     ...demandChargeFigures(content, format),
@@ -136,7 +141,9 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
         const before = compared.hasData ? figure.pick(compared) : null;
         const label = t(key, { period: periodLabel(format, compared) }) + comparisonMarks(format, compared);
         if (before === null || before === 0) {
-          paragraph(doc, `${t('report.noComparison')} ${label}`, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+          // A reference with data whose figure was 0 (no demand price then) is not "no data": it says it was 0.
+          const why = before === 0 ? t('report.zeroReference') : t('report.noComparison');
+          paragraph(doc, `${why} ${label}`, MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
           next = Math.max(next, doc.y + 2);
         } else {
           const change = (figure.current - before) / Math.abs(before);
@@ -148,6 +155,8 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
         }
         // A label with marks may wrap: the next line starts below it.
         line = next;
+        // Right under the raw change against the previous month: the same change normalised for weather.
+        if (key === 'report.vsPrevious' && figure.normalised) line = normalisedLine(doc, format, figure.normalised, comparison.previous, line, width);
       }
     }
     y = line + gap;
@@ -180,7 +189,44 @@ function cover(doc: Doc, content: ReportContent, format: SiteFormat): void {
   if (noData) paragraph(doc, t('report.noDataPeriod'), MARGIN, y, { size: 10.5, width, color: UP });
 }
 
-type CoverFigure = { label: string; value: string | null; detail?: string; current: number | null; pick: (c: Compared) => number | null };
+type CoverFigure = {
+  label: string;
+  value: string | null;
+  detail?: string;
+  current: number | null;
+  pick: (c: Compared) => number | null;
+  /** The energy line of a monthly report: its change against the previous month normalised for weather. */
+  normalised?: WeatherNormalisedChange;
+};
+
+/** The first reason is cut to this on the cover, two lines at most (the comparisons API gives them all, whole). */
+const REASON_CHARS = 100;
+
+/**
+ * Under the raw change against the previous month: the weather-normalised one (IPMVP routine adjustment with the
+ * site's degree-day model), or why there is none. Answers the y of the next line.
+ */
+function normalisedLine(doc: Doc, format: SiteFormat, normalised: WeatherNormalisedChange, previous: Compared, line: number, width: number): number {
+  const { t } = format;
+  const period = periodLabel(format, previous);
+  if (normalised.percent === null || normalised.current === null) {
+    // The first reason (its sentence), the others left to the API.
+    const reason = (normalised.withheld ?? '').split(/(?<=[.:]) (?=[A-Z0-9])/)[0];
+    const short = reason.length > REASON_CHARS ? `${reason.slice(0, REASON_CHARS - 1).trimEnd()}…` : reason;
+    paragraph(doc, t('report.normalisedWithheld', { period, reason: short }), MARGIN + 125, line, { size: 9.5, color: MUTED, width: width - 125 });
+    return Math.max(line + 14, doc.y + 2);
+  }
+  const change = normalised.percent / 100;
+  const changeText = format.change(change);
+  const changeWidth = textWidth(doc, changeText, 9.5, 'bold');
+  drawLine(doc, changeText, MARGIN + 125, line, { size: 9.5, weight: 'bold', color: change > 0 ? UP : change < 0 ? DOWN : MUTED });
+  paragraph(doc, t('report.normalised', { period, days: String(normalised.current.days) }), MARGIN + 125 + changeWidth + 5, line, {
+    size: 9.5,
+    color: MUTED,
+    width: width - 130 - changeWidth,
+  });
+  return Math.max(line + 14, doc.y + 2);
+}
 
 /** The month's demand charge (billed kW × price per kW) and the total cost with it, when the tariff carries one. */
 function demandChargeFigures(content: ReportContent, format: SiteFormat): CoverFigure[] {

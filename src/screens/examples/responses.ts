@@ -95,6 +95,7 @@ export const DASHBOARD_EXAMPLE = {
       todayVsYesterdayPercent: 0.02,
       todayVsLastYearPercent: null,
       monthVsPreviousPercent: null,
+      monthVsPreviousWeatherNormalisedPercent: null,
       complete: false,
     },
     commodities: [
@@ -235,6 +236,7 @@ export const OVERVIEW_STATS_EXAMPLE = {
     todayVsYesterdayPercent: 0.02,
     todayVsLastYearPercent: null,
     monthVsPreviousPercent: null,
+    monthVsPreviousWeatherNormalisedPercent: null,
     complete: false,
   },
   commodities: [

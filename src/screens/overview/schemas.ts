@@ -45,6 +45,10 @@ export const OverviewStats = Type.Object({
         monthVsPreviousPercent: Type.Union([Type.Number(), Type.Null()], {
           description: 'this month so far against the previous month over the same elapsed days',
         }),
+        monthVsPreviousWeatherNormalisedPercent: Type.Union([Type.Number(), Type.Null()], {
+          description:
+            "the same change normalised for weather (whole days; the site's degree-day model, IPMVP routine adjustment): weatherNormalised.percent of GET /api/analysis/compare?period=month; null when it cannot be defended (the answer there says why)",
+        }),
         complete: Type.Boolean({ description: 'false when a site meter lacks a day in any of the periods compared' }),
       },
       { description: 'with meters: like-for-like site comparisons (GET /api/analysis/compare gives the full answer)' },

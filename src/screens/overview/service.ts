@@ -110,6 +110,8 @@ export class OverviewService {
       todayVsYesterdayPercent: day.change.previous.percent,
       todayVsLastYearPercent: day.change.lastYear.percent,
       monthVsPreviousPercent: month.change.previous.percent,
+      // Beside the raw change: normalised for weather by the site's degree-day model, null when it cannot be defended (issue 41).
+      monthVsPreviousWeatherNormalisedPercent: month.weatherNormalised?.percent ?? null,
       complete: [day.current, day.previous, day.lastYear, month.current, month.previous].every((figure) => figure.complete),
     };
   }

@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it
-         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the tariff versions' holidays plus those given. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
+         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * A period of the site, an area or a meter against the previous period and the same period a year earlier
-         * @description day and week compare with 364 days earlier (the same weekdays); month, year and custom with the same calendar dates a year earlier. A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). complete: false with missingDays where a meter of the target has no stored day. Changes nothing.
+         * @description A year earlier, one rule: day, week and custom (periods of days) compare with the same days 364 days earlier (the same weekdays); month and year (calendar periods) with the same calendar period a year earlier. period=month also answers weatherNormalised: the change against the previous month normalised for weather (or null with the reasons). A period still running is cut like for like: its whole days and the finished 15-minute intervals of today, and each reference cut at the same point (partial: true). complete: false with missingDays where a meter of the target has no stored day. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -4704,7 +4704,7 @@ export interface operations {
                 coolingBaseC?: number;
                 /** @description HDD base temperature */
                 heatingBaseC?: number;
-                /** @description holidays besides those of the tariff versions; repeat the parameter */
+                /** @description the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter */
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
@@ -4849,6 +4849,8 @@ export interface operations {
                             fitted: string[];
                             /** Format: date */
                             from: string;
+                            /** @description holidays left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual) */
+                            holidaysLeftOut: string[];
                             /** Format: date */
                             to: string;
                         };
@@ -5030,7 +5032,7 @@ export interface operations {
                 coolingBaseC?: number;
                 /** @description HDD base temperature */
                 heatingBaseC?: number;
-                /** @description holidays besides those of the tariff versions; repeat the parameter */
+                /** @description the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter */
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
@@ -5075,6 +5077,76 @@ export interface operations {
                         /** @enum {string} */
                         by: "hour-of-day" | "hour-of-week";
                         coolingBaseC: number;
+                        /** @description ASHRAE Guideline 14-2014 / IPMVP checks before a savings figure is given */
+                        guardRails: {
+                            checks: {
+                                coverage: {
+                                    pass: boolean;
+                                    required: number;
+                                    share: number;
+                                };
+                                droppedTerms: {
+                                    dropped: string[];
+                                    neededInReport: string[];
+                                    pass: boolean;
+                                };
+                                fit: {
+                                    cvRmseLimitPercent: number;
+                                    cvRmsePercent: number;
+                                    netBiasLimitPercent: number;
+                                    netBiasPercent: number;
+                                    pass: boolean;
+                                };
+                                length: {
+                                    observedDays: number;
+                                    pass: boolean;
+                                    requiredDays: number;
+                                    spanDays: number;
+                                };
+                                ranges: {
+                                    allowedShare: number;
+                                    outsideEnergyShare: number;
+                                    outsideShare: number;
+                                    pass: boolean;
+                                    variables: {
+                                        baseline: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                        outside: number;
+                                        report: {
+                                            max: number;
+                                            min: number;
+                                        } | null;
+                                        variable: string;
+                                    }[];
+                                } | null;
+                            };
+                            /** @description every check that decides whether a savings figure may be given passed */
+                            defensible: boolean;
+                            reasons: string[];
+                            significant: boolean | null;
+                            uncertainty: {
+                                at68: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                at90: {
+                                    confidencePercent: number;
+                                    fractional: number | null;
+                                    /** @description ± kWh on the savings */
+                                    kwh: number;
+                                    /** @description Student's t at n − p degrees of freedom */
+                                    t: number;
+                                };
+                                autocorrelation: number;
+                                effectiveN: number;
+                            } | null;
+                        };
                         heatingBaseC: number;
                         /** @description hours without energy from every meter or without temperature */
                         missingBaselineHours: number;
@@ -5416,6 +5488,59 @@ export interface operations {
                             meters: number;
                         };
                         timezone: string;
+                        /** @description period=month only (else null): the change against the previous month normalised for weather and day type, beside the raw change.previous. IPMVP Option C routine adjustment with the target's degree-day model fitted on the 365 days before the month: adjustedPreviousKwh = previous actual + (Σ expected of the current days − Σ expected of the previous days); kwh = current actual − adjustedPreviousKwh; percent = kwh ÷ adjustedPreviousKwh × 100. Whole days only (a running month: its whole days so far against as many days of the previous month); outdoor temperatures as kept (never read from the gateway here). kwh and percent are null with withheld giving the reasons when the model fails the baseline guard rails (12 months, 80 % coverage, CV(RMSE), ranges) or a day lacks data. */
+                        weatherNormalised: {
+                            adjustedPreviousKwh: number | null;
+                            current: {
+                                actualKwh: number;
+                                cdd: number;
+                                days: number;
+                                /** @description Σ the model's prediction over the days at their weather and day types */
+                                expectedKwh: number;
+                                /** Format: date */
+                                from: string;
+                                hdd: number;
+                                /**
+                                 * Format: date
+                                 * @description exclusive: the whole days counted
+                                 */
+                                to: string;
+                            } | null;
+                            kwh: number | null;
+                            method: string;
+                            model: {
+                                coefficients: {
+                                    [key: string]: number;
+                                };
+                                coolingBaseC: number;
+                                cvRmsePercent: number;
+                                fitted: string[];
+                                /** Format: date */
+                                from: string;
+                                heatingBaseC: number;
+                                n: number;
+                                r2: number;
+                                /** Format: date */
+                                to: string;
+                            } | null;
+                            percent: number | null;
+                            previous: {
+                                actualKwh: number;
+                                cdd: number;
+                                days: number;
+                                /** @description Σ the model's prediction over the days at their weather and day types */
+                                expectedKwh: number;
+                                /** Format: date */
+                                from: string;
+                                hdd: number;
+                                /**
+                                 * Format: date
+                                 * @description exclusive: the whole days counted
+                                 */
+                                to: string;
+                            } | null;
+                            withheld: string | null;
+                        } | null;
                     };
                 };
             };
@@ -10554,6 +10679,8 @@ export interface operations {
                                 complete: boolean;
                                 /** @description this month so far against the previous month over the same elapsed days */
                                 monthVsPreviousPercent: number | null;
+                                /** @description the same change normalised for weather (whole days; the site's degree-day model, IPMVP routine adjustment): weatherNormalised.percent of GET /api/analysis/compare?period=month; null when it cannot be defended (the answer there says why) */
+                                monthVsPreviousWeatherNormalisedPercent: number | null;
                                 /** @description against the same weekday 52 weeks ago, up to the same interval */
                                 todayVsLastYearPercent: number | null;
                                 /** @description today so far against yesterday up to the same 15-minute interval */
@@ -11868,6 +11995,8 @@ export interface operations {
                          */
                         form: "intervals" | "counter";
                         meters: {
+                            /** @description the meter's commodity */
+                            commodity: string;
                             /** @description site days changed */
                             days: number;
                             /** @description first site day the file holds for the meter */
@@ -11886,10 +12015,12 @@ export interface operations {
                             };
                             /** @description counter form: small decreases held as noise (0 kWh, flag 8) */
                             jitter: number;
-                            /** @description energy written (or to be written) */
-                            kwh: number;
+                            /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
+                            kwh: number | null;
                             meterId: number;
                             name: string;
+                            /** @description what is written (or to be written), in the meter's unit */
+                            quantity: number;
                             /** @description the first 50 refused rows with the reason */
                             refused: {
                                 /** @description line of the file (the header is line 1) */
@@ -11900,6 +12031,11 @@ export interface operations {
                             resets: number;
                             /** @description last site day (inclusive) */
                             to: string | null;
+                            /**
+                             * @description the meter's unit: m³ for gas and water meters, else kWh
+                             * @enum {string}
+                             */
+                            unit: "kWh" | "m³";
                         }[];
                         replace: boolean;
                         /** @description data rows read (the header and blank lines not counted) */
@@ -16734,6 +16870,8 @@ export interface operations {
                             complete: boolean;
                             /** @description this month so far against the previous month over the same elapsed days */
                             monthVsPreviousPercent: number | null;
+                            /** @description the same change normalised for weather (whole days; the site's degree-day model, IPMVP routine adjustment): weatherNormalised.percent of GET /api/analysis/compare?period=month; null when it cannot be defended (the answer there says why) */
+                            monthVsPreviousWeatherNormalisedPercent: number | null;
                             /** @description against the same weekday 52 weeks ago, up to the same interval */
                             todayVsLastYearPercent: number | null;
                             /** @description today so far against yesterday up to the same 15-minute interval */
