@@ -79,6 +79,12 @@ test('analysis: the month against the previous one and a year earlier, and the d
     ['analysis.lastYear', api.lastYear],
   ] as const)
     assert.equal(await page.locator(`tr[data-row="${row}"] [data-field="kwh"]`).textContent(), en(figures.kwh), row);
+  // The weather-normalised change, or the service's reason for giving none (40 days of data: no 12-month model).
+  const normalised = api.weatherNormalised;
+  const shown = (await page.locator('[data-field="weatherNormalised"]').textContent())!;
+  if (normalised.percent === null) assert.equal(shown, `No weather-normalised change: ${normalised.withheld}`);
+  else assert.match(shown, new RegExp(`^Weather-normalised against the previous month: [+−-]?${Math.abs(normalised.percent).toFixed(1)}%`));
+  await shot(page, 'analysis-month-1280x800-light');
   await page.getByRole('button', { name: 'This week' }).click();
   await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent === 'This week');
   await settled(page);

@@ -11,9 +11,28 @@ import { dateOnly, money, num, percent, t, type Key } from '../i18n';
 const PERIODS = ['day', 'week', 'month', 'year'] as const;
 type Period = (typeof PERIODS)[number];
 
+const loadCompare = (period: Period) => api.GET('/api/analysis/compare', { params: { query: { period } } });
+type Comparison = NonNullable<Awaited<ReturnType<typeof loadCompare>>['data']>;
+
+// The month against the previous one with the weather taken out (IPMVP routine adjustment, docs/energy-management.md), or
+// why the service gives no such figure (its model fails the guard rails, a day lacks data).
+function WeatherNormalised({ figure }: { figure: NonNullable<Comparison['weatherNormalised']> }) {
+  if (figure.percent === null || figure.kwh === null || figure.adjustedPreviousKwh === null)
+    return (
+      <p class="muted" data-field="weatherNormalised">
+        {t('analysis.weatherWithheld', { reason: figure.withheld ?? '' })}
+      </p>
+    );
+  return (
+    <p data-field="weatherNormalised">
+      {t('analysis.weather', { change: percent(figure.percent / 100, true), kwh: num(figure.kwh), adjusted: num(figure.adjustedPreviousKwh) })}
+    </p>
+  );
+}
+
 export default function Analysis() {
   const [period, setPeriod] = useState<Period>('month');
-  const compare = useApi(() => api.GET('/api/analysis/compare', { params: { query: { period } } }), [period]);
+  const compare = useApi(() => loadCompare(period), [period]);
   const demand = useApi(() => api.GET('/api/analysis/demand-charges'));
   const c = compare.data;
   const rows = c
@@ -80,6 +99,7 @@ export default function Analysis() {
               </tbody>
             </table>
           </div>
+          {c.weatherNormalised && <WeatherNormalised figure={c.weatherNormalised} />}
         </section>
       )}
       <Problem text={demand.problem} />

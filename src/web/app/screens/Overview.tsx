@@ -71,6 +71,7 @@ export default function Overview() {
           </p>
           <p class="changes">
             <Change value={o.comparison?.monthVsPreviousPercent} label={t('overview.vsPreviousMonth')} />
+            <Change value={o.comparison?.monthVsPreviousWeatherNormalisedPercent} label={t('overview.vsPreviousMonthWeather')} />
           </p>
           {o.demandChargeMonth !== undefined && <p class="muted">{t('overview.demandCharge', { amount: money(o.demandChargeMonth, currency) })}</p>}
         </article>
