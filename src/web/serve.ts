@@ -102,10 +102,12 @@ export function staffApp({ configs }: { configs: Pick<ConfigStore, 'platform'> }
  * screens and sign in fleet users; no site settings ride along (the fleet spans sites).
  */
 export function fleetStaffApp(dir: string = WEB_DIST): Middleware {
-  return serveApp(() => 'lang="en" data-mode="fleet" data-site-name="EMS fleet"', dir);
+  return serveApp(() => 'lang="en" data-mode="fleet" data-site-name="EMS fleet"', dir, NOT_BUILT);
 }
 
-function serveApp(htmlAttributes: () => string, dir: string): Middleware {
+const NOT_BUILT = 'The staff app is not built: run `npm run build:web` (npm start and npm run build do it).\n';
+
+function serveApp(htmlAttributes: () => string, dir: string, notBuilt = `${NOT_BUILT.trimEnd()} The lobby wallboard is at /wallboard.\n`): Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
   const pages = new Map<string, Asset>();
   return async (ctx, next) => {
@@ -117,7 +119,7 @@ function serveApp(htmlAttributes: () => string, dir: string): Middleware {
       ctx.status = 503;
       ctx.type = 'text/plain; charset=utf-8';
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = 'The staff app is not built: run `npm run build:web` (npm start and npm run build do it). The lobby wallboard is at /wallboard.\n';
+      ctx.body = notBuilt;
       return;
     }
     if (isAsset) {
