@@ -5,7 +5,7 @@ import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../meteri
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
-import { dayIntervals } from '../platform/time/calendar.ts';
+import { addDays, dayIntervals } from '../platform/time/calendar.ts';
 
 /** Meter days per batch: at 96 intervals each, 150 days are ~14,400 rows, under the fleet's 20,000 per batch. */
 export const DAYS_PER_BATCH = 150;
@@ -64,16 +64,76 @@ function quality(flag: number): 'measured' | 'estimated' | 'imported' {
 
 type DayRow = typeof meterDays.$inferSelect;
 
-function addDay(batch: SiteBatch, row: DayRow, timezone: string): void {
+const QUALITY_CODES = { measured: 1, estimated: 2, imported: 3 } as const;
+type DayContent = { values: Float64Array; qualities: Uint8Array };
+
+/**
+ * What the fleet has stored of the recent meter days (today and yesterday), as this process sent it. A live meter day
+ * is re-stamped at every collection, and re-sending its whole day every sync made a live batch carry up to 96 intervals
+ * per meter when one or two had changed (the fleet's CPU grew with the hour of the day). With this, a meter day the
+ * fleet has seen sends only the intervals whose value or quality differ from what the fleet stored; its day row (totals,
+ * cost, carbon) always goes. Held in memory only: a new process (or a new link) starts empty and sends whole days once,
+ * which the fleet's idempotent upserts absorb. Entries are staged while a batch is built and kept only once the fleet
+ * answered 200 for it.
+ */
+export class SentIntervals {
+  private readonly stored = new Map<string, DayContent>();
+  private staged: Array<[string, DayContent]> = [];
+
+  get(meter: string, day: string): DayContent | undefined {
+    return this.stored.get(`${meter}|${day}`);
+  }
+
+  stage(meter: string, day: string, content: DayContent): void {
+    this.staged.push([`${meter}|${day}`, content]);
+  }
+
+  /** The fleet stored the batch: its meter days are what the fleet holds; days older than the newest two are dropped. */
+  commit(): void {
+    let newest = '';
+    for (const [key, content] of this.staged) {
+      this.stored.set(key, content);
+      const day = key.slice(key.indexOf('|') + 1);
+      if (day > newest) newest = day;
+    }
+    this.staged = [];
+    if (newest === '') return;
+    const oldest = addDays(newest, -1);
+    for (const key of this.stored.keys()) if (key.slice(key.indexOf('|') + 1) < oldest) this.stored.delete(key);
+  }
+
+  discard(): void {
+    this.staged = [];
+  }
+
+  clear(): void {
+    this.stored.clear();
+    this.staged = [];
+  }
+
+  get size(): number {
+    return this.stored.size;
+  }
+}
+
+function addDay(batch: SiteBatch, row: DayRow, timezone: string, sent?: SentIntervals): void {
   const { start, count } = dayIntervals(timezone, row.day);
   const kwh = storedKwh(row.kwh);
   const flags = storedFlags(row.flags, row.kwh, count);
   const meter = String(row.meterId);
-  for (let i = 0; i < Math.min(count, kwh.length); i++) {
+  const n = Math.min(count, kwh.length);
+  const prior = sent?.get(meter, row.day);
+  const content: DayContent = { values: new Float64Array(n).fill(Number.NaN), qualities: new Uint8Array(n) };
+  for (let i = 0; i < n; i++) {
     const value = kwh[i]!;
     if (Number.isNaN(value)) continue; // missing: never sent, never a 0
-    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: quality(flags[i] ?? 0), seq: row.syncSeq });
+    const q = quality(flags[i] ?? 0);
+    content.values[i] = value;
+    content.qualities[i] = QUALITY_CODES[q];
+    if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue; // the fleet has it
+    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq });
   }
+  sent?.stage(meter, row.day, content);
   batch.days.push({ meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq });
 }
 
@@ -109,7 +169,14 @@ function markCarried(tx: Tx, through: number): void {
  * transaction (a consistent snapshot). `contiguous` is always true here; `through` is the last row's sequence, or the
  * cursor when nothing is waiting.
  */
-export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH }): SiteBatch {
+export function historyBatch(
+  db: Db,
+  cursor: number,
+  sentAt: Date,
+  limits = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH },
+  sent?: SentIntervals,
+): SiteBatch {
+  sent?.discard();
   return db.orm.transaction((tx) => {
     const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
     const days = tx.select().from(meterDays).where(gt(meterDays.syncSeq, cursor)).orderBy(asc(meterDays.syncSeq)).limit(limits.days).all();
@@ -119,7 +186,7 @@ export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { da
     if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
     if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone);
+    for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone, sent);
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
     markCarried(tx, batch.through);
@@ -128,7 +195,8 @@ export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { da
 }
 
 /** The newest site day's rows above the cursor, sent ahead of the history after an outage (the cursor does not move). */
-export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date): SiteBatch {
+export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date, sent?: SentIntervals): SiteBatch {
+  sent?.discard();
   return db.orm.transaction((tx) => {
     const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
     const days = tx
@@ -137,7 +205,7 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
       .where(and(eq(meterDays.day, day), gt(meterDays.syncSeq, cursor)))
       .all();
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) addDay(batch, row, timezone);
+    for (const row of days) addDay(batch, row, timezone, sent);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
     markCarried(tx, batch.through);
     return batch;

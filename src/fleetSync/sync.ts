@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/client.ts';
 import { fleetLink } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
-import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, type SiteBatch } from './batch.ts';
+import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, SentIntervals, type SiteBatch } from './batch.ts';
 import { readLink, type FleetLink, unsentRows } from './link.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -40,6 +40,9 @@ export class FleetSync {
   private sentMetadata: string | undefined;
   private readonly now: () => number;
   private readonly random: () => number;
+  /** The recent meter days as the fleet stored them: a live batch carries only the intervals that changed. */
+  private readonly sent = new SentIntervals();
+  private sentSite: string | undefined;
 
   constructor(private readonly options: FleetSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -63,30 +66,38 @@ export class FleetSync {
       const link = readLink(db);
       if (!link || this.now() < link.notBefore) return;
       if (sent === limit - 1) this.backlog = true;
+      if (link.siteId !== this.sentSite) {
+        this.sent.clear();
+        this.sentSite = link.siteId;
+      }
       const outage = link.lastSuccessAt !== null && this.now() - Date.parse(link.lastSuccessAt) > OUTAGE_MS;
       const today = siteDay(metadata(db).site!.timezone, new Date(this.now()));
       const ahead = outage && link.aheadDay !== today && unsentRows(db, link.cursor) > 0;
       const batch = ahead
-        ? newestDayBatch(db, link.cursor, today, new Date(this.now()))
-        : historyBatch(db, link.cursor, new Date(this.now()), {
-            days: this.options.daysPerBatch ?? DAYS_PER_BATCH,
-            alerts: ALERTS_PER_BATCH,
-          });
+        ? newestDayBatch(db, link.cursor, today, new Date(this.now()), this.sent)
+        : historyBatch(db, link.cursor, new Date(this.now()), { days: this.options.daysPerBatch ?? DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH }, this.sent);
       const meta = metadata(db);
       const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
       const withMeta = hash !== this.sentMetadata;
       if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && sent > 0) return;
       const body: SiteBatch = { ...batch, ...(withMeta ? meta : {}), health: this.healthFields(link) };
+      const attemptAt = new Date(this.now()).toISOString();
       const outcome = await this.send(link, body);
-      if (outcome !== 'stored') return;
+      if (outcome !== 'stored') {
+        this.sent.discard();
+        return;
+      }
+      this.sent.commit();
       if (withMeta) this.sentMetadata = hash;
+      // One write of the link row per stored batch (its outcome and the cursor together): each write is a WAL frame.
+      const stored = { lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 };
       if (ahead) {
         // The newest day is at the fleet; the history follows after a random delay so returning sites do not stampede.
-        this.update({ aheadDay: today, notBefore: this.now() + Math.floor(this.random() * this.options.catchUpDelayMs) });
+        this.update({ ...stored, aheadDay: today, notBefore: this.now() + Math.floor(this.random() * this.options.catchUpDelayMs) });
         this.options.logger.info({ day: today, rows: batch.intervals.length }, 'fleet sync: newest day sent ahead of the history');
         return;
       }
-      this.update({ cursor: batch.through });
+      this.update({ ...stored, cursor: batch.through });
       if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -126,8 +137,7 @@ export class FleetSync {
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;
-      this.update({ lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 });
-      return 'stored';
+      return 'stored'; // the caller writes the link row once, with the cursor
     }
     if (response.status === 429 || response.status === 503) {
       const retry = Number(response.headers.get('retry-after'));

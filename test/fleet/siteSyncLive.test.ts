@@ -1,0 +1,138 @@
+// The site box's live sync against an in-process fleet on a real PostgreSQL: a meter day the fleet has stored re-sends
+// only the intervals that changed (the box re-stamps a live day row at every 15-minute write, and the whole day went
+// again each time); a new sync process sends whole days once; whatever is sent, the fleet ends with the site's figures.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import pino from 'pino';
+import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
+import { joinFleet } from '../../src/fleetSync/link.ts';
+import { FleetSync } from '../../src/fleetSync/sync.ts';
+import { FLAG_ESTIMATED } from '../../src/metering/index.ts';
+import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
+import { meterDays } from '../../src/platform/db/schema/index.ts';
+import { siteDay } from '../../src/platform/time/calendar.ts';
+import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
+import type { PostgresCluster } from '../helpers/postgres.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let cluster: PostgresCluster;
+let fleet: FleetInstance;
+let site: TestServer;
+let sql: pg.Pool;
+
+before(async () => {
+  cluster = await startFleetDatabase();
+  fleet = await startFleet(cluster.url);
+  site = await startTestServer();
+  sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
+});
+after(async () => {
+  await sql?.end();
+  await site?.close();
+  await fleet?.close();
+  cluster?.destroy();
+});
+
+type Sent = { intervals: Array<{ meter: string; start: string; value: number; quality: string }>; days: Array<{ meter: string; value: number }> };
+
+/** The ingest bodies the site sends while `fn` runs (the requests go to the fleet as they are). */
+async function sentDuring(fn: () => Promise<void>): Promise<Sent[]> {
+  const bodies: Sent[] = [];
+  const real = globalThis.fetch;
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    if (String(input).endsWith('/api/fleet/ingest') && typeof init?.body === 'string') bodies.push(JSON.parse(init.body) as Sent);
+    return real(input, init);
+  }) as typeof fetch;
+  try {
+    await fn();
+  } finally {
+    globalThis.fetch = real;
+  }
+  return bodies;
+}
+
+test('a live meter day sends only the intervals that changed; a new sync process sends the whole day once', async () => {
+  const { db } = site.service.deps;
+  const timezone = site.service.deps.energy.timezone();
+  const meter = site.service.deps.energy.meters.create({ name: 'Live 1', code: 'live.1.kwh', kind: 'energy', site: true }, null);
+  const now = Date.now();
+  const today = siteDay(timezone, new Date(now));
+  // The box's 15-minute write of today's row: `count` intervals measured (the rest not yet), `estimated` flagged so.
+  const values = new Float64Array(96).fill(Number.NaN);
+  const flags = new Uint8Array(96);
+  const write = () => {
+    const total = values.reduce((sum, v) => (Number.isNaN(v) ? sum : sum + v), 0);
+    const row = { kwh: encodeValues(values, KWH_SCALE), flags: encodeFlags(flags), totalKwh: total, cost: total * 0.3, carbonKg: total * 0.2 };
+    db.orm
+      .insert(meterDays)
+      .values({ meterId: meter.id, day: today, ...row })
+      .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
+      .run();
+  };
+  for (let i = 0; i < 10; i++) values[i] = 0.25;
+  write();
+
+  const { code } = await createEnrolmentCode(fleet.db.pool, 'Live');
+  const { siteId } = await joinFleet(db, fleet.url, code);
+  const options = {
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => now,
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  };
+  const sync = new FleetSync(options);
+  const intervalsOf = (bodies: Sent[]) => bodies.flatMap((b) => b.intervals).filter((r) => r.meter === String(meter.id));
+  const fleetIntervals = async () =>
+    (await sql.query('select value, quality from intervals where site_id = $1 and meter_key = $2 order by start', [siteId, String(meter.id)])).rows as Array<{
+      value: number;
+      quality: string;
+    }>;
+
+  // First contact: the whole day so far.
+  assert.equal(intervalsOf(await sentDuring(() => sync.tick())).length, 10);
+  assert.equal((await fleetIntervals()).length, 10);
+
+  // The next 15-minute write: one new interval, and an earlier one corrected and flagged estimated.
+  values[10] = 0.5;
+  values[3] = 0.3;
+  flags[3] = FLAG_ESTIMATED;
+  write();
+  const live = await sentDuring(() => sync.tick());
+  assert.deepEqual(
+    intervalsOf(live)
+      .map((r) => [new Date(r.start).getTime() - Date.parse(`${today}T00:00:00Z`), r.value, r.quality])
+      .map(([ms, v, q]) => [Number(ms) / 900_000, v, q]),
+    [
+      [3, 0.3, 'estimated'],
+      [10, 0.5, 'measured'],
+    ],
+    'only the changed and the new interval travel',
+  );
+  assert.equal(live.flatMap((b) => b.days).filter((d) => d.meter === String(meter.id)).length, 1, 'the day row (totals, cost) always goes');
+  // Nothing changed: a heartbeat carries no intervals.
+  assert.equal(intervalsOf(await sentDuring(() => sync.tick())).length, 0);
+
+  // A new process (the box restarted): it does not know what the fleet holds, so the day goes whole once, then trimmed.
+  const restarted = new FleetSync(options);
+  values[11] = 0.75;
+  write();
+  assert.equal(intervalsOf(await sentDuring(() => restarted.tick())).length, 12);
+  values[12] = 1;
+  write();
+  assert.equal(intervalsOf(await sentDuring(() => restarted.tick())).length, 1);
+
+  // The fleet holds exactly the site's figures.
+  const stored = await fleetIntervals();
+  assert.deepEqual(
+    stored.map((r) => r.value),
+    [...values].filter((v) => !Number.isNaN(v)),
+  );
+  assert.equal(stored[3]!.quality, 'estimated');
+  const day = await sql.query('select value from day_rollups where site_id = $1 and meter_key = $2', [siteId, String(meter.id)]);
+  assert.equal(
+    day.rows[0].value,
+    values.reduce((sum, v) => (Number.isNaN(v) ? sum : sum + v), 0),
+  );
+});
