@@ -7,8 +7,14 @@ import type { Db } from '../platform/db/client.ts';
 import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals } from '../platform/time/calendar.ts';
 
-/** Meter days per batch: at 96 intervals each, 150 days are ~14,400 rows, under the fleet's 20,000 per batch. */
-export const DAYS_PER_BATCH = 150;
+/**
+ * A batch is bounded by rows (intervals + day rows): 15,000, with ALERTS_PER_BATCH alerts under the fleet's 20,000 per
+ * batch. Whole days (97 rows each) fill it at ~154 meter days (a catch-up); live days, trimmed to the intervals the fleet
+ * has not stored, take a row or two each, so a 500-meter box's 15-minute write goes in one batch, not four (each batch
+ * costs the box a read mark and a link-row write). DAYS_PER_BATCH caps the meter days read for one batch.
+ */
+export const ROWS_PER_BATCH = 15_000;
+export const DAYS_PER_BATCH = 1_000;
 export const ALERTS_PER_BATCH = 500;
 
 export type SiteBatch = {
@@ -106,6 +112,15 @@ export class SentIntervals {
     this.staged = [];
   }
 
+  /** Staged entries so far; `unstage(n)` drops those after the first n (a meter day taken back out of a batch). */
+  get stagedCount(): number {
+    return this.staged.length;
+  }
+
+  unstage(count: number): void {
+    this.staged.length = Math.min(count, this.staged.length);
+  }
+
   clear(): void {
     this.stored.clear();
     this.staged = [];
@@ -173,7 +188,7 @@ export function historyBatch(
   db: Db,
   cursor: number,
   sentAt: Date,
-  limits = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH },
+  limits: { days: number; alerts: number; rows?: number } = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH, rows: ROWS_PER_BATCH },
   sent?: SentIntervals,
 ): SiteBatch {
   sent?.discard();
@@ -186,7 +201,24 @@ export function historyBatch(
     if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
     if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone, sent);
+    // Meter days in sequence order until the row budget is spent: the day that overflows goes back out, and the batch
+    // ends at the sequence before it (the first day always goes: 97 rows at most).
+    const budget = limits.rows ?? ROWS_PER_BATCH;
+    let previousSeq = cursor;
+    for (const row of days) {
+      if (row.syncSeq > through) break;
+      const intervalsBefore = batch.intervals.length;
+      const stagedBefore = sent?.stagedCount ?? 0;
+      addDay(batch, row, timezone, sent);
+      if (batch.days.length > 1 && batch.intervals.length + batch.days.length > budget) {
+        batch.intervals.length = intervalsBefore;
+        batch.days.pop();
+        sent?.unstage(stagedBefore);
+        through = previousSeq;
+        break;
+      }
+      previousSeq = row.syncSeq;
+    }
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
     markCarried(tx, batch.through);
