@@ -6,12 +6,13 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
-import { joinFleet } from '../../src/fleetSync/link.ts';
+import { historyBatch, SentIntervals } from '../../src/fleetSync/batch.ts';
+import { joinFleet, readLink, syncState } from '../../src/fleetSync/link.ts';
 import { FleetSync } from '../../src/fleetSync/sync.ts';
 import { FLAG_ESTIMATED } from '../../src/metering/index.ts';
 import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
 import { meterDays } from '../../src/platform/db/schema/index.ts';
-import { siteDay } from '../../src/platform/time/calendar.ts';
+import { addDays, siteDay } from '../../src/platform/time/calendar.ts';
 import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -135,4 +136,106 @@ test('a live meter day sends only the intervals that changed; a new sync process
     day.rows[0].value,
     values.reduce((sum, v) => (Number.isNaN(v) ? sum : sum + v), 0),
   );
+});
+
+test('a batch is bounded by rows: whole days fill it a few at a time, live days trimmed to their new intervals go many to one', () => {
+  const { db } = site.service.deps;
+  const timezone = site.service.deps.energy.timezone();
+  const today = siteDay(timezone, new Date());
+  const yesterday = addDays(today, -1);
+  const meters = [1, 2, 3].map((n) => site.service.deps.energy.meters.create({ name: `Budget ${n}`, code: `budget.${n}.kwh`, kind: 'energy' }, null));
+  const start = db.sqlite.prepare('SELECT value FROM sync_sequence WHERE id = 1').get() as { value: number };
+  const write = (intervals: number) => {
+    const values = new Float64Array(96).fill(Number.NaN).fill(0.5, 0, intervals);
+    for (const day of [yesterday, today]) {
+      for (const meter of meters) {
+        const row = { kwh: encodeValues(values, KWH_SCALE), flags: encodeFlags(new Uint8Array(96)), totalKwh: intervals / 2, cost: 1, carbonKg: 1 };
+        db.orm
+          .insert(meterDays)
+          .values({ meterId: meter.id, day, ...row })
+          .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
+          .run();
+      }
+    }
+  };
+  write(10);
+  // Whole days: 11 rows each (10 intervals and the day row); a budget of 25 takes two, the third would overflow.
+  const sent = new SentIntervals();
+  const limits = { days: 1000, alerts: 500, rows: 25 };
+  let cursor = start.value;
+  const sizes: number[] = [];
+  for (;;) {
+    const batch = historyBatch(db, cursor, new Date(), limits, sent);
+    if (batch.through === cursor) break;
+    assert.ok(batch.intervals.length + batch.days.length <= 25);
+    assert.equal(batch.through, Math.max(...batch.days.map((d) => d.seq)), 'the batch ends at its last day: contiguous');
+    sent.commit();
+    sizes.push(batch.days.length);
+    cursor = batch.through;
+  }
+  assert.deepEqual(sizes, [2, 2, 2]);
+  // The next 15-minute write: each of the six meter days has one new interval, two rows each: all six in one batch.
+  write(11);
+  const live = historyBatch(db, cursor, new Date(), limits, sent);
+  assert.equal(live.days.length, 6);
+  assert.equal(live.intervals.length, 6);
+  // Without what the fleet holds (a new process), the same rows are whole days again: two to a batch.
+  assert.equal(historyBatch(db, cursor, new Date(), limits).days.length, 2);
+});
+
+test('a heartbeat that moves nothing writes no link row until the stored one is 15 minutes old; the process still knows it had contact', async () => {
+  const { db } = site.service.deps;
+  const timezone = site.service.deps.energy.timezone();
+  const meter = site.service.deps.energy.meters.create({ name: 'Beat 1', code: 'beat.1.kwh', kind: 'energy' }, null);
+  let now = Date.now() + 120_000;
+  const today = siteDay(timezone, new Date(now));
+  const values = new Float64Array(96).fill(Number.NaN);
+  const write = (intervals: number) => {
+    values.fill(0.5, 0, intervals);
+    const row = { kwh: encodeValues(values, KWH_SCALE), flags: encodeFlags(new Uint8Array(96)), totalKwh: intervals / 2, cost: 1, carbonKg: 1 };
+    db.orm
+      .insert(meterDays)
+      .values({ meterId: meter.id, day: today, ...row })
+      .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
+      .run();
+  };
+  const sync = new FleetSync({
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    intervalMs: 60_000,
+    now: () => now,
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  });
+  write(4);
+  await sync.tick();
+  const stored = readLink(db)!;
+  assert.equal(stored.lastSuccessAt, new Date(now).toISOString(), 'rows were carried: the link row is written with the cursor');
+  // Heartbeats 4 minutes apart: sent, stored by the fleet, and the link row left alone.
+  for (const step of [1, 2]) {
+    now += 4 * 60_000;
+    const bodies = await sentDuring(() => sync.tick());
+    assert.equal(bodies.length, 1, `heartbeat ${step} is sent`);
+    assert.deepEqual(readLink(db), stored, `heartbeat ${step} writes nothing`);
+  }
+  // 30 s later the job looks and does not send: the process remembers its last attempt, not the row's.
+  now += 30_000;
+  assert.equal((await sentDuring(() => sync.tick())).length, 0);
+  // A new write 12.5 minutes after the row's lastSuccessAt: not an outage (the last contact was 4.5 minutes ago), so
+  // the rows go in order and the cursor moves; no newest-day-first, no random delay.
+  now += 4 * 60_000;
+  write(5);
+  await sync.tick();
+  const moved = readLink(db)!;
+  assert.ok(moved.cursor > stored.cursor);
+  assert.equal(moved.aheadDay, stored.aheadDay);
+  assert.equal(moved.notBefore, 0);
+  assert.equal(moved.lastSuccessAt, new Date(now).toISOString());
+  // Heartbeats for 15 minutes: the fourth finds the stored time 16 minutes old and writes it.
+  for (let i = 0; i < 4; i++) {
+    now += 4 * 60_000;
+    await sync.tick();
+  }
+  assert.equal(readLink(db)!.lastSuccessAt, new Date(now).toISOString());
+  assert.equal(syncState(db).state, 'ok');
 });
