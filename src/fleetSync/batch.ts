@@ -243,3 +243,35 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
     return batch;
   }, IMMEDIATE);
 }
+
+/**
+ * Recovery from a sequence that went backwards (the fleet refused a batch whose `after` is below the cursor it holds:
+ * the box was restored from an older backup): every meter day and alert above the box's cursor takes a new sequence
+ * above the fleet's cursor, in the order they had, in one transaction. The box's cursor then becomes the fleet's, and
+ * the next batches carry those rows again; the fleet's upserts let the higher sequence win, so it ends with what the box
+ * holds. Writing sync_seq alone fires no re-stamping trigger (they watch the content columns). Returns the rows.
+ */
+export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number): number {
+  const sqlite = db.sqlite;
+  return sqlite
+    .transaction(() => {
+      const rows = sqlite
+        .prepare(
+          `SELECT 'day' AS kind, day, meter_id AS meterId, NULL AS id, sync_seq AS seq FROM meter_days WHERE sync_seq > ?
+         UNION ALL SELECT 'alert', NULL, NULL, id, sync_seq FROM alerts WHERE sync_seq > ? ORDER BY seq`,
+        )
+        .all(boxCursor, boxCursor) as Array<{ kind: 'day' | 'alert'; day: string; meterId: number; id: number }>;
+      const current = (sqlite.prepare('SELECT value FROM sync_sequence WHERE id = 1').get() as { value: number }).value;
+      let next = Math.max(current, fleetCursor);
+      const day = sqlite.prepare('UPDATE meter_days SET sync_seq = ? WHERE day = ? AND meter_id = ?');
+      const alert = sqlite.prepare('UPDATE alerts SET sync_seq = ? WHERE id = ?');
+      for (const row of rows) {
+        next++;
+        if (row.kind === 'day') day.run(next, row.day, row.meterId);
+        else alert.run(next, row.id);
+      }
+      sqlite.prepare('UPDATE sync_sequence SET value = ? WHERE id = 1').run(next);
+      return rows.length;
+    })
+    .immediate();
+}

@@ -8,7 +8,17 @@ import type { Db } from '../platform/db/client.ts';
 import { fleetLink } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
-import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, ROWS_PER_BATCH, SentIntervals, type SiteBatch } from './batch.ts';
+import {
+  ALERTS_PER_BATCH,
+  DAYS_PER_BATCH,
+  historyBatch,
+  metadata,
+  newestDayBatch,
+  ROWS_PER_BATCH,
+  resequenceAbove,
+  SentIntervals,
+  type SiteBatch,
+} from './batch.ts';
 import { readLink, type FleetLink, unsentRows } from './link.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -167,7 +177,7 @@ export class FleetSync {
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
       return 'wait';
     }
-    const body = (await response.json().catch(() => null)) as { error?: string; code?: string } | null;
+    const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: { cursor?: unknown } } | null;
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;
@@ -189,6 +199,19 @@ export class FleetSync {
     if (link.lastErrorCode !== code)
       this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
     this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });
+    const fleetCursor = Number(body?.details?.cursor);
+    if (code === 'sequence_backwards' && Number.isSafeInteger(fleetCursor) && fleetCursor > link.cursor) {
+      // The fleet holds a later cursor than this box: the box was restored from an older backup, and its sequence went
+      // back. Every row above the box's cursor takes a new sequence above the fleet's and goes again, at the next tick.
+      const rows = resequenceAbove(this.options.db, link.cursor, fleetCursor);
+      this.update({ cursor: fleetCursor });
+      this.sent.clear();
+      this.backlog = true;
+      this.options.logger.warn(
+        { boxCursor: link.cursor, fleetCursor, rows },
+        'fleet sync: the fleet holds a later sequence than this box (restored from an older backup?); the rows above the box cursor are re-stamped and sent again',
+      );
+    }
     return 'refused';
   }
 }

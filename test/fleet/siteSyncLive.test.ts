@@ -239,3 +239,76 @@ test('a heartbeat that moves nothing writes no link row until the stored one is 
   assert.equal(readLink(db)!.lastSuccessAt, new Date(now).toISOString());
   assert.equal(syncState(db).state, 'ok');
 });
+
+test('a sequence that went backwards (the box restored from an older backup) is refused, then re-stamped and sent again', async () => {
+  const { db } = site.service.deps;
+  const timezone = site.service.deps.energy.timezone();
+  const meter = site.service.deps.energy.meters.create({ name: 'Restore 1', code: 'restore.1.kwh', kind: 'energy' }, null);
+  const today = siteDay(timezone, new Date());
+  const days = [addDays(today, -3), addDays(today, -2), addDays(today, -1)];
+  const write = (day: string, kwh: number) => {
+    const values = new Float64Array(96).fill(kwh);
+    const row = { kwh: encodeValues(values, KWH_SCALE), flags: encodeFlags(new Uint8Array(96)), totalKwh: kwh * 96, cost: 1, carbonKg: 1 };
+    db.orm
+      .insert(meterDays)
+      .values({ meterId: meter.id, day, ...row })
+      .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
+      .run();
+  };
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  const sync = new FleetSync({
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    // The earlier tests' clock ran ahead of the real one: this one goes on from there, a second per look.
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  });
+  await sync.tick(); // whatever the earlier tests left goes first
+  const backupCursor = readLink(db)!.cursor;
+  for (const day of days) write(day, 0.25);
+  // The backup is taken here (the rows written, not yet sent); then the box sends them and the fleet's cursor passes them.
+  await sync.tick();
+  await sync.tick();
+  const siteId = readLink(db)!.siteId;
+  const fleetCursor = Number((await sql.query('select site_cursor from sites where id = $1', [siteId])).rows[0].site_cursor);
+  assert.ok(fleetCursor > backupCursor);
+  // The backup restored: the link's cursor and the read mark are back where they were; then a day is restated.
+  db.sqlite.prepare('UPDATE fleet_link SET cursor = ? WHERE id = 1').run(backupCursor);
+  db.sqlite.prepare('UPDATE sync_sequence SET sent_through = ? WHERE id = 1').run(backupCursor);
+  write(days[0]!, 0.75);
+
+  await sync.tick();
+  assert.equal(syncState(db).state, 'refused');
+  assert.equal(syncState(db).lastErrorCode, 'sequence_backwards');
+  assert.equal(readLink(db)!.cursor, fleetCursor, "the box takes the fleet's cursor");
+  const seqs = db.sqlite.prepare('SELECT sync_seq AS seq FROM meter_days WHERE meter_id = ? ORDER BY day').all(meter.id) as Array<{ seq: number }>;
+  assert.ok(
+    seqs.every((r) => r.seq > fleetCursor),
+    'the rows above the old cursor were re-stamped above the fleet’s',
+  );
+
+  await sync.tick();
+  assert.equal(syncState(db).state, 'ok');
+  assert.equal(syncState(db).unsentRows, 0);
+  const stored = await sql.query('select day::text as day, value from day_rollups where site_id = $1 and meter_key = $2 order by day', [
+    siteId,
+    String(meter.id),
+  ]);
+  assert.deepEqual(
+    stored.rows.map((r) => [r.day, r.value]),
+    [
+      [days[0], 72],
+      [days[1], 24],
+      [days[2], 24],
+    ],
+  );
+  const restated = await sql.query('select count(*)::int as n from intervals where site_id = $1 and meter_key = $2 and value = 0.75', [
+    siteId,
+    String(meter.id),
+  ]);
+  assert.equal(restated.rows[0].n, 96, "the restated day's intervals replaced the fleet's");
+});
