@@ -4,7 +4,7 @@
 import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/index.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
+import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals } from '../platform/time/calendar.ts';
 
 /**
@@ -36,6 +36,8 @@ export type SiteBatch = {
     resolvedAt: string | null;
     seq: number;
   }>;
+  /** Alerts deleted on the box (sync_deleted_alerts); the key is left out when there are none. */
+  deletedAlerts?: Array<{ id: number; seq: number }>;
   health?: Record<string, unknown>;
 };
 
@@ -196,10 +198,18 @@ export function historyBatch(
     const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
     const days = tx.select().from(meterDays).where(gt(meterDays.syncSeq, cursor)).orderBy(asc(meterDays.syncSeq)).limit(limits.days).all();
     const alertRows = tx.select().from(alerts).where(gt(alerts.syncSeq, cursor)).orderBy(asc(alerts.syncSeq)).limit(limits.alerts).all();
+    const deletions = tx
+      .select()
+      .from(syncDeletedAlerts)
+      .where(gt(syncDeletedAlerts.syncSeq, cursor))
+      .orderBy(asc(syncDeletedAlerts.syncSeq))
+      .limit(limits.alerts)
+      .all();
     // The global first rows: everything up to the lower of the two lists' last sequences when a list was cut short.
     let through = Number.POSITIVE_INFINITY;
     if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
     if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
+    if (deletions.length === limits.alerts) through = Math.min(through, deletions[deletions.length - 1]!.syncSeq);
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
     // Meter days in sequence order until the row budget is spent: the day that overflows goes back out, and the batch
     // ends at the sequence before it (the first day always goes: 97 rows at most).
@@ -220,7 +230,9 @@ export function historyBatch(
       previousSeq = row.syncSeq;
     }
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
-    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
+    const deleted = deletions.filter((row) => row.syncSeq <= through).map((row) => ({ id: row.alertId, seq: row.syncSeq }));
+    if (deleted.length > 0) batch.deletedAlerts = deleted;
+    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq), ...deleted.map((d) => d.seq));
     markCarried(tx, batch.through);
     return batch;
   }, IMMEDIATE);
@@ -258,17 +270,20 @@ export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number):
       const rows = sqlite
         .prepare(
           `SELECT 'day' AS kind, day, meter_id AS meterId, NULL AS id, sync_seq AS seq FROM meter_days WHERE sync_seq > ?
-         UNION ALL SELECT 'alert', NULL, NULL, id, sync_seq FROM alerts WHERE sync_seq > ? ORDER BY seq`,
+         UNION ALL SELECT 'alert', NULL, NULL, id, sync_seq FROM alerts WHERE sync_seq > ?
+         UNION ALL SELECT 'deleted', NULL, NULL, alert_id, sync_seq FROM sync_deleted_alerts WHERE sync_seq > ? ORDER BY seq`,
         )
-        .all(boxCursor, boxCursor) as Array<{ kind: 'day' | 'alert'; day: string; meterId: number; id: number }>;
+        .all(boxCursor, boxCursor, boxCursor) as Array<{ kind: 'day' | 'alert' | 'deleted'; day: string; meterId: number; id: number }>;
       const current = (sqlite.prepare('SELECT value FROM sync_sequence WHERE id = 1').get() as { value: number }).value;
       let next = Math.max(current, fleetCursor);
       const day = sqlite.prepare('UPDATE meter_days SET sync_seq = ? WHERE day = ? AND meter_id = ?');
       const alert = sqlite.prepare('UPDATE alerts SET sync_seq = ? WHERE id = ?');
+      const deleted = sqlite.prepare('UPDATE sync_deleted_alerts SET sync_seq = ? WHERE alert_id = ?');
       for (const row of rows) {
         next++;
         if (row.kind === 'day') day.run(next, row.day, row.meterId);
-        else alert.run(next, row.id);
+        else if (row.kind === 'alert') alert.run(next, row.id);
+        else deleted.run(next, row.id);
       }
       sqlite.prepare('UPDATE sync_sequence SET value = ? WHERE id = 1').run(next);
       return rows.length;

@@ -3,9 +3,9 @@
 // fleet's acknowledgement. After an outage: the newest day first, then a random delay, then history oldest-first.
 // Refusals are kept in the link row (emsctl fleet status, /api/health) with the rows: nothing is dropped.
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, lte } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { fleetLink } from '../platform/db/schema/index.ts';
+import { fleetLink, syncDeletedAlerts } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
@@ -113,7 +113,7 @@ export class FleetSync {
       const meta = metadata(db);
       const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
       const withMeta = hash !== this.sentMetadata;
-      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && sent > 0) return;
+      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && !batch.deletedAlerts && sent > 0) return;
       const body: SiteBatch = { ...batch, ...(withMeta ? meta : {}), health: this.healthFields(link) };
       const attemptMs = this.now();
       const attemptAt = new Date(attemptMs).toISOString();
@@ -141,6 +141,8 @@ export class FleetSync {
         link.lastSuccessAt !== null &&
         attemptMs - Date.parse(link.lastSuccessAt) < HEARTBEAT_PERSIST_MS;
       if (!unchanged) this.update({ ...stored, cursor: batch.through });
+      // Deletions the fleet acknowledged are done with.
+      if (batch.deletedAlerts) db.orm.delete(syncDeletedAlerts).where(lte(syncDeletedAlerts.syncSeq, batch.through)).run();
       if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }

@@ -66,6 +66,8 @@ const fleetProcess: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '
   },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
+// The fleet goes with this process, however it ends.
+process.once('exit', () => fleetProcess.kill('SIGKILL'));
 const fleetUrl = await new Promise<string>((resolve, reject) => {
   const lines = readline.createInterface({ input: fleetProcess.stdout! });
   lines.on('line', (line) => {
@@ -333,6 +335,7 @@ if (process.env.BENCH_SKIP_LIVE !== '1') {
       return { p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), max: Math.round(latencies.at(-1) ?? 0) };
     })(),
     syncStartedLateMsMax: Math.round(latest),
+    loadAverage1m: +os.loadavg()[0]!.toFixed(1),
     cpuSeconds: { fleet: +(c1.fleet - c0.fleet).toFixed(2), postgres: +(c1.postgres - c0.postgres).toFixed(2) },
     shareOfACore: { fleet: +fleetShare.toFixed(4), postgres: +pgShare.toFixed(4), both: +(fleetShare + pgShare).toFixed(4) },
     target: 0.1,
@@ -424,7 +427,7 @@ if (process.env.BENCH_SKIP_CATCHUP !== '1') {
   catchTimes.sort((a, b) => a - b);
   const totalRows = perSiteRows * CATCHUP_SITES;
   const rowsPerSec = totalRows / catchUpSec;
-  const projected100 = CATCHUP_DELAY_MS / 1000 + (perSiteRows * 100) / rowsPerSec;
+  const projected100 = 300 + (perSiteRows * 100) / rowsPerSec;
   results.catchUp = {
     sites: CATCHUP_SITES,
     liveSitesMeanwhile: live.length,
@@ -441,6 +444,14 @@ if (process.env.BENCH_SKIP_CATCHUP !== '1') {
     liveLagMs: { p50: Math.round(percentile(lags, 0.5)), p99: Math.round(percentile(lags, 0.99)), max: Math.round(lags.at(-1) ?? 0) },
     targets: { catchUpSecFor100Sites: 900, liveLagMs: 120_000 },
     cpuShareOfACore: { fleet: +((c1.fleet - c0.fleet) / catchUpSec).toFixed(3), postgres: +((c1.postgres - c0.postgres) / catchUpSec).toFixed(3) },
+    // What the rows cost in CPU, whatever else the box was doing: the catch-up time an otherwise idle 2-core box would
+    // need is about max(fleet, postgres) CPU seconds (each on its own core) plus the random delay.
+    cpuSecondsPerMillionRows: {
+      fleet: +(((c1.fleet - c0.fleet) * 1e6) / totalRows).toFixed(1),
+      postgres: +(((c1.postgres - c0.postgres) * 1e6) / totalRows).toFixed(1),
+    },
+    cpuBoundSecFor100Sites: Math.round(300 + (Math.max(c1.fleet - c0.fleet, c1.postgres - c0.postgres) / totalRows) * perSiteRows * 100),
+    loadAverage1m: +os.loadavg()[0]!.toFixed(1),
     projectedSecFor100Sites: FULL ? undefined : Math.round(projected100),
     grows:
       'catch-up time ≈ random delay (5 min) + sites × rowsPerSite ÷ rowsPerSec (linear in sites once the ingest slots are busy); live lag grows with the 429s, each costing a 30 s tick',
@@ -453,3 +464,4 @@ fleetProcess.kill('SIGTERM');
 await new Promise((resolve) => fleetProcess.once('exit', resolve));
 cluster.destroy();
 fs.rmSync(work, { recursive: true, force: true });
+process.exit(0); // the live sites' timers are still pending

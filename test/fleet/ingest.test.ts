@@ -329,6 +329,34 @@ describe('ingest', () => {
   });
 });
 
+describe('deleted alerts', () => {
+  test('a deletion removes the stored alert unless a later version of that id is stored; out of range it is refused', async () => {
+    const site = await enrolSite(fleet, 'Deletions');
+    const alert = (id: number, seq: number) => ({
+      id,
+      title: `Alert ${id}`,
+      level: 'warning',
+      status: 'active',
+      occurredAt: new Date(quarterAgo(2)).toISOString(),
+      acknowledgedAt: null,
+      resolvedAt: null,
+      seq,
+    });
+    const base = { sentAt: new Date().toISOString(), intervals: [], days: [] };
+    assert.equal((await sendBatch(fleet.url, site.credential, { ...base, after: 0, through: 2, alerts: [alert(1, 1), alert(2, 2)] })).status, 200);
+    // Alert 2 deleted on the box (seq 3); alert 1 deleted (seq 4) but its id taken again by a new alert (seq 5) first.
+    assert.equal((await sendBatch(fleet.url, site.credential, { ...base, after: 2, through: 3, deletedAlerts: [{ id: 2, seq: 3 }] })).status, 200);
+    const reused = await sendBatch(fleet.url, site.credential, { ...base, after: 3, through: 5, alerts: [alert(1, 5)], deletedAlerts: [{ id: 1, seq: 4 }] });
+    assert.equal(reused.status, 200, JSON.stringify(reused.body));
+    const stored = await sql.query('select alert_id::int as id, seq::int as seq from site_alerts where site_id = $1 order by alert_id', [site.siteId]);
+    assert.deepEqual(stored.rows, [{ id: 1, seq: 5 }]);
+    const refused = await sendBatch(fleet.url, site.credential, { ...base, after: 5, through: 6, deletedAlerts: [{ id: 1, seq: 9 }] });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /deletedAlerts\/0 has sequence 9/);
+    assert.equal(await count('site_alerts', site.siteId), 1, 'nothing of the refused batch');
+  });
+});
+
 describe('PostgreSQL restarted mid-batch', () => {
   test('a batch in flight when the server restarts is stored whole or not at all; sent again, it is stored once', async () => {
     const site = await enrolSite(fleet, 'Mid-batch');

@@ -312,3 +312,42 @@ test('a sequence that went backwards (the box restored from an older backup) is 
   ]);
   assert.equal(restated.rows[0].n, 96, "the restated day's intervals replaced the fleet's");
 });
+
+test('an alert deleted on the box is deleted at the fleet; the deletion is dropped on the box once acknowledged', async () => {
+  const { db } = site.service.deps;
+  const alerts = site.service.deps.alerts;
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  const sync = new FleetSync({
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  });
+  const siteId = readLink(db)!.siteId;
+  const kept = alerts.create({ title: 'Boiler pressure low', level: 'warning' }, null);
+  const doomed = alerts.create({ title: 'Entered by mistake', level: 'info' }, null);
+  await sync.tick();
+  const fleetAlerts = async () =>
+    (
+      await sql.query('select alert_id::int as id from site_alerts where site_id = $1 and alert_id = any($2::bigint[]) order by alert_id', [
+        siteId,
+        [kept.id, doomed.id],
+      ])
+    ).rows as Array<{ id: number }>;
+  assert.deepEqual(await fleetAlerts(), [{ id: kept.id }, { id: doomed.id }]);
+
+  alerts.delete(doomed.id, { id: null, username: 'test' });
+  assert.equal(syncState(db).unsentRows, 1, 'the deletion waits to be sent');
+  const bodies = await sentDuring(() => sync.tick());
+  assert.deepEqual(
+    bodies.flatMap((b) => (b as { deletedAlerts?: Array<{ id: number }> }).deletedAlerts ?? []).map((d) => d.id),
+    [doomed.id],
+  );
+  assert.deepEqual(await fleetAlerts(), [{ id: kept.id }]);
+  assert.equal(syncState(db).unsentRows, 0);
+  assert.equal((db.sqlite.prepare('SELECT count(*) AS n FROM sync_deleted_alerts').get() as { n: number }).n, 0);
+});

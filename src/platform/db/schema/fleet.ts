@@ -1,7 +1,7 @@
 // Fleet sync on the site box: the link to a fleet (absent: sync is off) and the one sequence every synced row takes.
 // The site's SQLite is the queue: triggers (migration 0017) stamp meter_days and alerts rows with the next sequence on
 // every insert and change, in the writing transaction, so commits and sequences run in the same order.
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** One row (id 1) while the box is joined to a fleet. The credential is the site's own secret, sent as a bearer token. */
 export const fleetLink = sqliteTable('fleet_link', {
@@ -35,3 +35,17 @@ export const syncSequence = sqliteTable('sync_sequence', {
   value: integer('value').notNull(),
   sentThrough: integer('sent_through').notNull().default(0),
 });
+
+/**
+ * Alerts deleted on the box, so the deletion reaches the fleet like any change: the trigger alerts_sync_delete
+ * (migration 0024) keeps the deleted id under the next sequence. A batch carries them as `deletedAlerts`; once the fleet
+ * acknowledged one it is dropped here.
+ */
+export const syncDeletedAlerts = sqliteTable(
+  'sync_deleted_alerts',
+  {
+    alertId: integer('alert_id').primaryKey(),
+    syncSeq: integer('sync_seq').notNull(),
+  },
+  (t) => [index('sync_deleted_alerts_seq').on(t.syncSeq)],
+);
