@@ -264,29 +264,40 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
  * holds. Writing sync_seq alone fires no re-stamping trigger (they watch the content columns). Returns the rows.
  */
 export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number): number {
-  const sqlite = db.sqlite;
-  return sqlite
-    .transaction(() => {
-      const rows = sqlite
-        .prepare(
-          `SELECT 'day' AS kind, day, meter_id AS meterId, NULL AS id, sync_seq AS seq FROM meter_days WHERE sync_seq > ?
-         UNION ALL SELECT 'alert', NULL, NULL, id, sync_seq FROM alerts WHERE sync_seq > ?
-         UNION ALL SELECT 'deleted', NULL, NULL, alert_id, sync_seq FROM sync_deleted_alerts WHERE sync_seq > ? ORDER BY seq`,
-        )
-        .all(boxCursor, boxCursor, boxCursor) as Array<{ kind: 'day' | 'alert' | 'deleted'; day: string; meterId: number; id: number }>;
-      const current = (sqlite.prepare('SELECT value FROM sync_sequence WHERE id = 1').get() as { value: number }).value;
-      let next = Math.max(current, fleetCursor);
-      const day = sqlite.prepare('UPDATE meter_days SET sync_seq = ? WHERE day = ? AND meter_id = ?');
-      const alert = sqlite.prepare('UPDATE alerts SET sync_seq = ? WHERE id = ?');
-      const deleted = sqlite.prepare('UPDATE sync_deleted_alerts SET sync_seq = ? WHERE alert_id = ?');
-      for (const row of rows) {
-        next++;
-        if (row.kind === 'day') day.run(next, row.day, row.meterId);
-        else if (row.kind === 'alert') alert.run(next, row.id);
-        else deleted.run(next, row.id);
-      }
-      sqlite.prepare('UPDATE sync_sequence SET value = ? WHERE id = 1').run(next);
-      return rows.length;
-    })
-    .immediate();
+  return db.orm.transaction((tx) => {
+    const rows = [
+      ...tx
+        .select({ day: meterDays.day, meterId: meterDays.meterId, seq: meterDays.syncSeq })
+        .from(meterDays)
+        .where(gt(meterDays.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'day' as const, ...r, id: 0 })),
+      ...tx
+        .select({ id: alerts.id, seq: alerts.syncSeq })
+        .from(alerts)
+        .where(gt(alerts.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'alert' as const, ...r, day: '', meterId: 0 })),
+      ...tx
+        .select({ id: syncDeletedAlerts.alertId, seq: syncDeletedAlerts.syncSeq })
+        .from(syncDeletedAlerts)
+        .where(gt(syncDeletedAlerts.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'deleted' as const, ...r, day: '', meterId: 0 })),
+    ].sort((a, b) => a.seq - b.seq);
+    const current = tx.select({ value: syncSequence.value }).from(syncSequence).where(eq(syncSequence.id, 1)).get()?.value ?? 0;
+    let next = Math.max(current, fleetCursor);
+    for (const row of rows) {
+      next++;
+      if (row.kind === 'day')
+        tx.update(meterDays)
+          .set({ syncSeq: next })
+          .where(and(eq(meterDays.day, row.day), eq(meterDays.meterId, row.meterId)))
+          .run();
+      else if (row.kind === 'alert') tx.update(alerts).set({ syncSeq: next }).where(eq(alerts.id, row.id)).run();
+      else tx.update(syncDeletedAlerts).set({ syncSeq: next }).where(eq(syncDeletedAlerts.alertId, row.id)).run();
+    }
+    tx.update(syncSequence).set({ value: next }).where(eq(syncSequence.id, 1)).run();
+    return rows.length;
+  }, IMMEDIATE);
 }
