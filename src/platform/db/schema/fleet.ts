@@ -14,6 +14,7 @@ export const fleetLink = sqliteTable('fleet_link', {
   cursor: integer('cursor').notNull().default(0),
   /** The newest day was sent ahead of history after an outage (its day): not again until the history reaches it. */
   aheadDay: text('ahead_day'),
+  /** Written with every batch that moved the cursor or changed the state; a heartbeat only when these are 15 min old. */
   lastAttemptAt: text('last_attempt_at'),
   lastSuccessAt: text('last_success_at'),
   /** The fleet's last refusal or the transport's last error; null after a batch is stored. */
@@ -28,7 +29,7 @@ export const fleetLink = sqliteTable('fleet_link', {
  * stamped anew only when it changes after a batch carried it (its sequence at or below sentThrough); a row not yet
  * carried keeps its number, as the batch that carries it reads its content then. So a box not joined to a fleet, or one
  * whose fleet is away, pays no index writes for rows changing again and again (the collector rewrites today's rows
- * every minute).
+ * at every 15-minute boundary).
  */
 export const syncSequence = sqliteTable('sync_sequence', {
   id: integer('id').primaryKey(),
