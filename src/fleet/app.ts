@@ -21,6 +21,13 @@ import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schem
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_JSON_BYTES = 64 * 1024;
+/**
+ * A live batch (a box's 15-minute boundary, trimmed: ~1,000 rows for 500 meters) is under this; catch-up batches of whole
+ * days are ~1.6 MB. Small batches have LIVE_RESERVE slots of their own above maxConcurrentIngests, so live sites are not
+ * turned away (each 429 costs a box its next 30 s tick) while returning sites fill the slots with history.
+ */
+export const SMALL_BATCH_BYTES = 512 * 1024;
+const LIVE_RESERVE = 2;
 
 export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number; webDir?: string };
 
@@ -114,7 +121,9 @@ export function createFleetApp(options: FleetAppOptions): Koa {
 
   router.post('/api/fleet/ingest', async (ctx) => {
     const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
-    if (ingesting >= options.maxConcurrentIngests) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
+    const declared = Number(ctx.get('content-length') || Number.POSITIVE_INFINITY);
+    const slots = options.maxConcurrentIngests + (declared <= SMALL_BATCH_BYTES ? LIVE_RESERVE : 0);
+    if (ingesting >= slots) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
     ingesting++;
     try {
       const batch = ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));

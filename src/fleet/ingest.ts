@@ -20,7 +20,7 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxRows: 20_000, futureTole
 export type IngestResult = {
   /** The batch's `through`: every row of it is stored. The site moves its cursor there when the batch was contiguous. */
   acknowledged: number;
-  stored: { intervals: number; days: number; alerts: number };
+  stored: { intervals: number; days: number; alerts: number; deletedAlerts: number };
   quarantined: number;
   clockSkewMs: number;
 };
@@ -33,7 +33,7 @@ const SITE_LOCK = 4_204_303;
 export function checkBatch(body: unknown, limits: IngestLimits): Batch {
   if (!validateBatch(body)) throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
   const batch = body;
-  const rows = (batch.intervals?.length ?? 0) + (batch.days?.length ?? 0) + (batch.alerts?.length ?? 0);
+  const rows = (batch.intervals?.length ?? 0) + (batch.days?.length ?? 0) + (batch.alerts?.length ?? 0) + (batch.deletedAlerts?.length ?? 0);
   if (rows > limits.maxRows) throw new FleetError('batch_too_large', `batch refused: ${rows} rows, at most ${limits.maxRows} per batch`);
   if (batch.through < batch.after) throw new FleetError('invalid_batch', `batch refused: through (${batch.through}) is below after (${batch.after})`);
   const inRange = (seq: number, where: string) => {
@@ -62,6 +62,12 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
   for (const [i, row] of (batch.alerts ?? []).entries()) {
     inRange(row.seq, `alerts/${i}`);
     if (seen.has(String(row.id))) throw new FleetError('invalid_batch', `batch refused: alerts/${i} repeats alert ${row.id}`);
+    seen.add(String(row.id));
+  }
+  seen.clear();
+  for (const [i, row] of (batch.deletedAlerts ?? []).entries()) {
+    inRange(row.seq, `deletedAlerts/${i}`);
+    if (seen.has(String(row.id))) throw new FleetError('invalid_batch', `batch refused: deletedAlerts/${i} repeats alert ${row.id}`);
     seen.add(String(row.id));
   }
   const meterKeys = new Set<string>();
@@ -120,6 +126,7 @@ export class Ingest {
         intervals: await this.upsertIntervals(client, siteId, live),
         days: await this.upsertDays(client, siteId, batch.days ?? []),
         alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
+        deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),
       };
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
       await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
@@ -286,6 +293,17 @@ export class Ingest {
         rows.map((r) => r.resolvedAt),
         rows.map((r) => r.seq),
       ],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** A deletion removes the stored alert unless a later version of that id (a higher sequence) is stored. */
+  private async deleteAlerts(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['deletedAlerts']>): Promise<number> {
+    if (rows.length === 0) return 0;
+    const result = await client.query(
+      `delete from site_alerts a using unnest($2::bigint[], $3::bigint[]) as d(id, seq)
+       where a.site_id = $1 and a.alert_id = d.id and a.seq <= d.seq`,
+      [siteId, rows.map((r) => r.id), rows.map((r) => r.seq)],
     );
     return result.rowCount ?? 0;
   }

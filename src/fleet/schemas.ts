@@ -94,6 +94,8 @@ export const BatchSchema = Type.Object(
         ),
       ),
     ),
+    /** Alerts deleted on the site since its cursor: the fleet drops its copy (unless a later version is stored). */
+    deletedAlerts: Type.Optional(Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), seq: Seq }, { additionalProperties: false }), { maxItems: 1000 })),
     health: Type.Optional(
       Type.Object(
         {

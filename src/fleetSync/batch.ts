@@ -4,11 +4,17 @@
 import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/index.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncSequence } from '../platform/db/schema/index.ts';
-import { dayIntervals } from '../platform/time/calendar.ts';
+import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
+import { addDays, dayIntervals } from '../platform/time/calendar.ts';
 
-/** Meter days per batch: at 96 intervals each, 150 days are ~14,400 rows, under the fleet's 20,000 per batch. */
-export const DAYS_PER_BATCH = 150;
+/**
+ * A batch is bounded by rows (intervals + day rows): 15,000, with ALERTS_PER_BATCH alerts under the fleet's 20,000 per
+ * batch. Whole days (97 rows each) fill it at ~154 meter days (a catch-up); live days, trimmed to the intervals the fleet
+ * has not stored, take a row or two each, so a 500-meter box's 15-minute write goes in one batch, not four (each batch
+ * costs the box a read mark and a link-row write). DAYS_PER_BATCH caps the meter days read for one batch.
+ */
+export const ROWS_PER_BATCH = 15_000;
+export const DAYS_PER_BATCH = 1_000;
 export const ALERTS_PER_BATCH = 500;
 
 export type SiteBatch = {
@@ -30,6 +36,8 @@ export type SiteBatch = {
     resolvedAt: string | null;
     seq: number;
   }>;
+  /** Alerts deleted on the box (sync_deleted_alerts); the key is left out when there are none. */
+  deletedAlerts?: Array<{ id: number; seq: number }>;
   health?: Record<string, unknown>;
 };
 
@@ -64,16 +72,85 @@ function quality(flag: number): 'measured' | 'estimated' | 'imported' {
 
 type DayRow = typeof meterDays.$inferSelect;
 
-function addDay(batch: SiteBatch, row: DayRow, timezone: string): void {
+const QUALITY_CODES = { measured: 1, estimated: 2, imported: 3 } as const;
+type DayContent = { values: Float64Array; qualities: Uint8Array };
+
+/**
+ * What the fleet has stored of the recent meter days (today and yesterday), as this process sent it. A live meter day
+ * is re-stamped at every collection, and re-sending its whole day every sync made a live batch carry up to 96 intervals
+ * per meter when one or two had changed (the fleet's CPU grew with the hour of the day). With this, a meter day the
+ * fleet has seen sends only the intervals whose value or quality differ from what the fleet stored; its day row (totals,
+ * cost, carbon) always goes. Held in memory only: a new process (or a new link) starts empty and sends whole days once,
+ * which the fleet's idempotent upserts absorb. Entries are staged while a batch is built and kept only once the fleet
+ * answered 200 for it.
+ */
+export class SentIntervals {
+  private readonly stored = new Map<string, DayContent>();
+  private staged: Array<[string, DayContent]> = [];
+
+  get(meter: string, day: string): DayContent | undefined {
+    return this.stored.get(`${meter}|${day}`);
+  }
+
+  stage(meter: string, day: string, content: DayContent): void {
+    this.staged.push([`${meter}|${day}`, content]);
+  }
+
+  /** The fleet stored the batch: its meter days are what the fleet holds; days older than the newest two are dropped. */
+  commit(): void {
+    let newest = '';
+    for (const [key, content] of this.staged) {
+      this.stored.set(key, content);
+      const day = key.slice(key.indexOf('|') + 1);
+      if (day > newest) newest = day;
+    }
+    this.staged = [];
+    if (newest === '') return;
+    const oldest = addDays(newest, -1);
+    for (const key of this.stored.keys()) if (key.slice(key.indexOf('|') + 1) < oldest) this.stored.delete(key);
+  }
+
+  discard(): void {
+    this.staged = [];
+  }
+
+  /** Staged entries so far; `unstage(n)` drops those after the first n (a meter day taken back out of a batch). */
+  get stagedCount(): number {
+    return this.staged.length;
+  }
+
+  unstage(count: number): void {
+    this.staged.length = Math.min(count, this.staged.length);
+  }
+
+  clear(): void {
+    this.stored.clear();
+    this.staged = [];
+  }
+
+  get size(): number {
+    return this.stored.size;
+  }
+}
+
+function addDay(batch: SiteBatch, row: DayRow, timezone: string, sent?: SentIntervals): void {
   const { start, count } = dayIntervals(timezone, row.day);
   const kwh = storedKwh(row.kwh);
   const flags = storedFlags(row.flags, row.kwh, count);
   const meter = String(row.meterId);
-  for (let i = 0; i < Math.min(count, kwh.length); i++) {
+  const n = Math.min(count, kwh.length);
+  const prior = sent?.get(meter, row.day);
+  const content: DayContent = { values: new Float64Array(n).fill(Number.NaN), qualities: new Uint8Array(n) };
+  for (let i = 0; i < n; i++) {
     const value = kwh[i]!;
     if (Number.isNaN(value)) continue; // missing: never sent, never a 0
-    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: quality(flags[i] ?? 0), seq: row.syncSeq });
+    const q = quality(flags[i] ?? 0);
+    content.values[i] = value;
+    content.qualities[i] = QUALITY_CODES[q];
+    if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue; // the fleet has it
+    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq });
   }
+  sent?.stage(meter, row.day, content);
   batch.days.push({ meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq });
 }
 
@@ -109,26 +186,61 @@ function markCarried(tx: Tx, through: number): void {
  * transaction (a consistent snapshot). `contiguous` is always true here; `through` is the last row's sequence, or the
  * cursor when nothing is waiting.
  */
-export function historyBatch(db: Db, cursor: number, sentAt: Date, limits = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH }): SiteBatch {
+export function historyBatch(
+  db: Db,
+  cursor: number,
+  sentAt: Date,
+  limits: { days: number; alerts: number; rows?: number } = { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH, rows: ROWS_PER_BATCH },
+  sent?: SentIntervals,
+): SiteBatch {
+  sent?.discard();
   return db.orm.transaction((tx) => {
     const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
     const days = tx.select().from(meterDays).where(gt(meterDays.syncSeq, cursor)).orderBy(asc(meterDays.syncSeq)).limit(limits.days).all();
     const alertRows = tx.select().from(alerts).where(gt(alerts.syncSeq, cursor)).orderBy(asc(alerts.syncSeq)).limit(limits.alerts).all();
+    const deletions = tx
+      .select()
+      .from(syncDeletedAlerts)
+      .where(gt(syncDeletedAlerts.syncSeq, cursor))
+      .orderBy(asc(syncDeletedAlerts.syncSeq))
+      .limit(limits.alerts)
+      .all();
     // The global first rows: everything up to the lower of the two lists' last sequences when a list was cut short.
     let through = Number.POSITIVE_INFINITY;
     if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
     if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
+    if (deletions.length === limits.alerts) through = Math.min(through, deletions[deletions.length - 1]!.syncSeq);
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) if (row.syncSeq <= through) addDay(batch, row, timezone);
+    // Meter days in sequence order until the row budget is spent: the day that overflows goes back out, and the batch
+    // ends at the sequence before it (the first day always goes: 97 rows at most).
+    const budget = limits.rows ?? ROWS_PER_BATCH;
+    let previousSeq = cursor;
+    for (const row of days) {
+      if (row.syncSeq > through) break;
+      const intervalsBefore = batch.intervals.length;
+      const stagedBefore = sent?.stagedCount ?? 0;
+      addDay(batch, row, timezone, sent);
+      if (batch.days.length > 1 && batch.intervals.length + batch.days.length > budget) {
+        batch.intervals.length = intervalsBefore;
+        batch.days.pop();
+        sent?.unstage(stagedBefore);
+        through = previousSeq;
+        break;
+      }
+      previousSeq = row.syncSeq;
+    }
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
-    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq));
+    const deleted = deletions.filter((row) => row.syncSeq <= through).map((row) => ({ id: row.alertId, seq: row.syncSeq }));
+    if (deleted.length > 0) batch.deletedAlerts = deleted;
+    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq), ...deleted.map((d) => d.seq));
     markCarried(tx, batch.through);
     return batch;
   }, IMMEDIATE);
 }
 
 /** The newest site day's rows above the cursor, sent ahead of the history after an outage (the cursor does not move). */
-export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date): SiteBatch {
+export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date, sent?: SentIntervals): SiteBatch {
+  sent?.discard();
   return db.orm.transaction((tx) => {
     const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
     const days = tx
@@ -137,9 +249,55 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
       .where(and(eq(meterDays.day, day), gt(meterDays.syncSeq, cursor)))
       .all();
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) addDay(batch, row, timezone);
+    for (const row of days) addDay(batch, row, timezone, sent);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
     markCarried(tx, batch.through);
     return batch;
+  }, IMMEDIATE);
+}
+
+/**
+ * Recovery from a sequence that went backwards (the fleet refused a batch whose `after` is below the cursor it holds:
+ * the box was restored from an older backup): every meter day and alert above the box's cursor takes a new sequence
+ * above the fleet's cursor, in the order they had, in one transaction. The box's cursor then becomes the fleet's, and
+ * the next batches carry those rows again; the fleet's upserts let the higher sequence win, so it ends with what the box
+ * holds. Writing sync_seq alone fires no re-stamping trigger (they watch the content columns). Returns the rows.
+ */
+export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number): number {
+  return db.orm.transaction((tx) => {
+    const rows = [
+      ...tx
+        .select({ day: meterDays.day, meterId: meterDays.meterId, seq: meterDays.syncSeq })
+        .from(meterDays)
+        .where(gt(meterDays.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'day' as const, ...r, id: 0 })),
+      ...tx
+        .select({ id: alerts.id, seq: alerts.syncSeq })
+        .from(alerts)
+        .where(gt(alerts.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'alert' as const, ...r, day: '', meterId: 0 })),
+      ...tx
+        .select({ id: syncDeletedAlerts.alertId, seq: syncDeletedAlerts.syncSeq })
+        .from(syncDeletedAlerts)
+        .where(gt(syncDeletedAlerts.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'deleted' as const, ...r, day: '', meterId: 0 })),
+    ].sort((a, b) => a.seq - b.seq);
+    const current = tx.select({ value: syncSequence.value }).from(syncSequence).where(eq(syncSequence.id, 1)).get()?.value ?? 0;
+    let next = Math.max(current, fleetCursor);
+    for (const row of rows) {
+      next++;
+      if (row.kind === 'day')
+        tx.update(meterDays)
+          .set({ syncSeq: next })
+          .where(and(eq(meterDays.day, row.day), eq(meterDays.meterId, row.meterId)))
+          .run();
+      else if (row.kind === 'alert') tx.update(alerts).set({ syncSeq: next }).where(eq(alerts.id, row.id)).run();
+      else tx.update(syncDeletedAlerts).set({ syncSeq: next }).where(eq(syncDeletedAlerts.alertId, row.id)).run();
+    }
+    tx.update(syncSequence).set({ value: next }).where(eq(syncSequence.id, 1)).run();
+    return rows.length;
   }, IMMEDIATE);
 }

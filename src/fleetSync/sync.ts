@@ -3,12 +3,22 @@
 // fleet's acknowledgement. After an outage: the newest day first, then a random delay, then history oldest-first.
 // Refusals are kept in the link row (emsctl fleet status, /api/health) with the rows: nothing is dropped.
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, lte } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { fleetLink } from '../platform/db/schema/index.ts';
+import { fleetLink, syncDeletedAlerts } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
-import { ALERTS_PER_BATCH, DAYS_PER_BATCH, historyBatch, metadata, newestDayBatch, type SiteBatch } from './batch.ts';
+import {
+  ALERTS_PER_BATCH,
+  DAYS_PER_BATCH,
+  historyBatch,
+  metadata,
+  newestDayBatch,
+  ROWS_PER_BATCH,
+  resequenceAbove,
+  SentIntervals,
+  type SiteBatch,
+} from './batch.ts';
 import { readLink, type FleetLink, unsentRows } from './link.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -31,6 +41,12 @@ export type FleetSyncOptions = {
 
 /** An outage is this long without a stored batch: the next contact sends the newest day first. */
 const OUTAGE_MS = 10 * 60_000;
+/**
+ * A stored batch that moved nothing (a heartbeat: the cursor, the catch-up state and the error fields as they were)
+ * writes the link row only when its lastSuccessAt is this old: every link-row write is a WAL frame on the box's flash.
+ * The process keeps the exact times in memory for its own decisions (when to send, whether it was an outage).
+ */
+const HEARTBEAT_PERSIST_MS = 15 * 60_000;
 
 export class FleetSync {
   private failures = 0;
@@ -40,6 +56,12 @@ export class FleetSync {
   private sentMetadata: string | undefined;
   private readonly now: () => number;
   private readonly random: () => number;
+  /** The recent meter days as the fleet stored them: a live batch carries only the intervals that changed. */
+  private readonly sent = new SentIntervals();
+  private sentSite: string | undefined;
+  /** This process's last attempt and last stored batch (the link row may hold older times: see HEARTBEAT_PERSIST_MS). */
+  private lastAttemptMs: number | undefined;
+  private lastSuccessMs: number | undefined;
 
   constructor(private readonly options: FleetSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -54,39 +76,73 @@ export class FleetSync {
   async tick(): Promise<void> {
     const { db } = this.options;
     const first = readLink(db);
+    if (first?.siteId !== this.sentSite) {
+      // Joined (again): what this process knew of the fleet belongs to the old link.
+      this.sent.clear();
+      this.sentSite = first?.siteId;
+      this.lastAttemptMs = undefined;
+      this.lastSuccessMs = undefined;
+    }
     // Between sends the job only looks: a box sends every intervalMs, unless it never has (just joined) or the last tick
     // stopped with a backlog left (catch-up).
-    if (first?.lastAttemptAt && !this.backlog && this.now() - Date.parse(first.lastAttemptAt) < (this.options.intervalMs ?? 0)) return;
+    const lastAttempt = this.lastAttemptMs ?? (first?.lastAttemptAt ? Date.parse(first.lastAttemptAt) : undefined);
+    if (first && lastAttempt !== undefined && !this.backlog && this.now() - lastAttempt < (this.options.intervalMs ?? 0)) return;
     const limit = this.options.maxBatchesPerTick ?? 200;
     this.backlog = false;
     for (let sent = 0; sent < limit; sent++) {
       const link = readLink(db);
       if (!link || this.now() < link.notBefore) return;
       if (sent === limit - 1) this.backlog = true;
-      const outage = link.lastSuccessAt !== null && this.now() - Date.parse(link.lastSuccessAt) > OUTAGE_MS;
+      const lastSuccess = this.lastSuccessMs ?? (link.lastSuccessAt !== null ? Date.parse(link.lastSuccessAt) : undefined);
+      const outage = lastSuccess !== undefined && this.now() - lastSuccess > OUTAGE_MS;
       const today = siteDay(metadata(db).site!.timezone, new Date(this.now()));
       const ahead = outage && link.aheadDay !== today && unsentRows(db, link.cursor) > 0;
       const batch = ahead
-        ? newestDayBatch(db, link.cursor, today, new Date(this.now()))
-        : historyBatch(db, link.cursor, new Date(this.now()), {
-            days: this.options.daysPerBatch ?? DAYS_PER_BATCH,
-            alerts: ALERTS_PER_BATCH,
-          });
+        ? newestDayBatch(db, link.cursor, today, new Date(this.now()), this.sent)
+        : historyBatch(
+            db,
+            link.cursor,
+            new Date(this.now()),
+            {
+              days: this.options.daysPerBatch ?? DAYS_PER_BATCH,
+              alerts: ALERTS_PER_BATCH,
+              rows: ROWS_PER_BATCH,
+            },
+            this.sent,
+          );
       const meta = metadata(db);
       const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
       const withMeta = hash !== this.sentMetadata;
-      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && sent > 0) return;
+      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && !batch.deletedAlerts && sent > 0) return;
       const body: SiteBatch = { ...batch, ...(withMeta ? meta : {}), health: this.healthFields(link) };
+      const attemptMs = this.now();
+      const attemptAt = new Date(attemptMs).toISOString();
       const outcome = await this.send(link, body);
-      if (outcome !== 'stored') return;
+      if (outcome !== 'stored') {
+        this.sent.discard();
+        return;
+      }
+      this.sent.commit();
+      this.lastSuccessMs = attemptMs;
       if (withMeta) this.sentMetadata = hash;
+      // One write of the link row per stored batch (its outcome and the cursor together): each write is a WAL frame.
+      const stored = { lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 };
       if (ahead) {
         // The newest day is at the fleet; the history follows after a random delay so returning sites do not stampede.
-        this.update({ aheadDay: today, notBefore: this.now() + Math.floor(this.random() * this.options.catchUpDelayMs) });
+        this.update({ ...stored, aheadDay: today, notBefore: this.now() + Math.floor(this.random() * this.options.catchUpDelayMs) });
         this.options.logger.info({ day: today, rows: batch.intervals.length }, 'fleet sync: newest day sent ahead of the history');
         return;
       }
-      this.update({ cursor: batch.through });
+      const unchanged =
+        batch.through === link.cursor &&
+        link.lastError === null &&
+        link.lastErrorCode === null &&
+        link.notBefore === 0 &&
+        link.lastSuccessAt !== null &&
+        attemptMs - Date.parse(link.lastSuccessAt) < HEARTBEAT_PERSIST_MS;
+      if (!unchanged) this.update({ ...stored, cursor: batch.through });
+      // Deletions the fleet acknowledged are done with.
+      if (batch.deletedAlerts) db.orm.delete(syncDeletedAlerts).where(lte(syncDeletedAlerts.syncSeq, batch.through)).run();
       if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -98,7 +154,8 @@ export class FleetSync {
   }
 
   private async send(link: FleetLink, batch: SiteBatch): Promise<'stored' | 'wait' | 'refused'> {
-    const attemptAt = new Date(this.now()).toISOString();
+    this.lastAttemptMs = this.now();
+    const attemptAt = new Date(this.lastAttemptMs).toISOString();
     let response: Response;
     try {
       response = await fetch(`${link.fleetUrl}/api/fleet/ingest`, {
@@ -122,12 +179,11 @@ export class FleetSync {
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
       return 'wait';
     }
-    const body = (await response.json().catch(() => null)) as { error?: string; code?: string } | null;
+    const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: { cursor?: unknown } } | null;
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;
-      this.update({ lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 });
-      return 'stored';
+      return 'stored'; // the caller writes the link row once, with the cursor
     }
     if (response.status === 429 || response.status === 503) {
       const retry = Number(response.headers.get('retry-after'));
@@ -145,6 +201,19 @@ export class FleetSync {
     if (link.lastErrorCode !== code)
       this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
     this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });
+    const fleetCursor = Number(body?.details?.cursor);
+    if (code === 'sequence_backwards' && Number.isSafeInteger(fleetCursor) && fleetCursor > link.cursor) {
+      // The fleet holds a later cursor than this box: the box was restored from an older backup, and its sequence went
+      // back. Every row above the box's cursor takes a new sequence above the fleet's and goes again, at the next tick.
+      const rows = resequenceAbove(this.options.db, link.cursor, fleetCursor);
+      this.update({ cursor: fleetCursor });
+      this.sent.clear();
+      this.backlog = true;
+      this.options.logger.warn(
+        { boxCursor: link.cursor, fleetCursor, rows },
+        'fleet sync: the fleet holds a later sequence than this box (restored from an older backup?); the rows above the box cursor are re-stamped and sent again',
+      );
+    }
     return 'refused';
   }
 }

@@ -1,8 +1,10 @@
 // The fleet's ingest against a real PostgreSQL cluster over real HTTP: enrolment, the one idempotent write path, every
 // refusal storing nothing, the site clock quarantine, restatements, back-pressure, two instances and a database restart.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { SMALL_BATCH_BYTES } from '../../src/fleet/app.ts';
 import { createEnrolmentCode, revokeSite } from '../../src/fleet/enrolment.ts';
 import {
   adminToken,
@@ -293,6 +295,48 @@ describe('ingest', () => {
     assert.equal(stored, distinct.rows[0].n);
   });
 
+  test('small (live) batches have slots of their own: a live batch is stored while catch-up batches fill the rest', async () => {
+    const one = await startFleet(cluster.url, { maxConcurrentIngests: 1 });
+    try {
+      const [catching, other, live] = [await enrolSite(one, 'Catching up'), await enrolSite(one, 'Catching up too'), await enrolSite(one, 'Live one')];
+      for (const site of [catching, other, live]) {
+        assert.equal((await sendBatch(one.url, site.credential, { sentAt: new Date().toISOString(), after: 0, through: 0, meters: METERS })).status, 200);
+      }
+      // A catch-up batch over the small size holds the one slot: its body arrives slowly (half now, half later).
+      const big = JSON.stringify(intervalBatch({ after: 0, from: quarterAgo(2_900), count: 2_880, withMetadata: false }));
+      assert.ok(Buffer.byteLength(big) > SMALL_BATCH_BYTES);
+      const { port } = new URL(one.url);
+      const held = new Promise<number>((resolve, reject) => {
+        const request = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/fleet/ingest',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(big), authorization: `Bearer ${catching.credential}` },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.write(big.slice(0, big.length / 2));
+        setTimeout(() => request.end(big.slice(big.length / 2)), 1_000);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Another large batch meanwhile is turned away; a small live batch goes in.
+      const turnedAway = await sendBatch(one.url, other.credential, big);
+      assert.equal(turnedAway.status, 429);
+      const small = await sendBatch(one.url, live.credential, intervalBatch({ after: 0, from: quarterAgo(4), count: 4, withMetadata: false }));
+      assert.equal(small.status, 200, JSON.stringify(small.body));
+      assert.equal(await held, 200);
+      assert.equal(await count('intervals', catching.siteId), 2 * 2_880);
+    } finally {
+      await one.close();
+    }
+  });
+
   test('two fleet instances on one database take batches for sites spread over both', async () => {
     const second = await startFleet(cluster.url);
     try {
@@ -326,6 +370,34 @@ describe('ingest', () => {
     if (response.status === 503) response = await sendBatch(fleet.url, site.credential, batch);
     assert.equal(response.status, 200, JSON.stringify(response.body));
     assert.equal(await count('intervals', site.siteId), 8);
+  });
+});
+
+describe('deleted alerts', () => {
+  test('a deletion removes the stored alert unless a later version of that id is stored; out of range it is refused', async () => {
+    const site = await enrolSite(fleet, 'Deletions');
+    const alert = (id: number, seq: number) => ({
+      id,
+      title: `Alert ${id}`,
+      level: 'warning',
+      status: 'active',
+      occurredAt: new Date(quarterAgo(2)).toISOString(),
+      acknowledgedAt: null,
+      resolvedAt: null,
+      seq,
+    });
+    const base = { sentAt: new Date().toISOString(), intervals: [], days: [] };
+    assert.equal((await sendBatch(fleet.url, site.credential, { ...base, after: 0, through: 2, alerts: [alert(1, 1), alert(2, 2)] })).status, 200);
+    // Alert 2 deleted on the box (seq 3); alert 1 deleted (seq 4) but its id taken again by a new alert (seq 5) first.
+    assert.equal((await sendBatch(fleet.url, site.credential, { ...base, after: 2, through: 3, deletedAlerts: [{ id: 2, seq: 3 }] })).status, 200);
+    const reused = await sendBatch(fleet.url, site.credential, { ...base, after: 3, through: 5, alerts: [alert(1, 5)], deletedAlerts: [{ id: 1, seq: 4 }] });
+    assert.equal(reused.status, 200, JSON.stringify(reused.body));
+    const stored = await sql.query('select alert_id::int as id, seq::int as seq from site_alerts where site_id = $1 order by alert_id', [site.siteId]);
+    assert.deepEqual(stored.rows, [{ id: 1, seq: 5 }]);
+    const refused = await sendBatch(fleet.url, site.credential, { ...base, after: 5, through: 6, deletedAlerts: [{ id: 1, seq: 9 }] });
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.error, /deletedAlerts\/0 has sequence 9/);
+    assert.equal(await count('site_alerts', site.siteId), 1, 'nothing of the refused batch');
   });
 });
 

@@ -1,7 +1,7 @@
 // Fleet sync on the site box: the link to a fleet (absent: sync is off) and the one sequence every synced row takes.
 // The site's SQLite is the queue: triggers (migration 0017) stamp meter_days and alerts rows with the next sequence on
 // every insert and change, in the writing transaction, so commits and sequences run in the same order.
-import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** One row (id 1) while the box is joined to a fleet. The credential is the site's own secret, sent as a bearer token. */
 export const fleetLink = sqliteTable('fleet_link', {
@@ -14,6 +14,7 @@ export const fleetLink = sqliteTable('fleet_link', {
   cursor: integer('cursor').notNull().default(0),
   /** The newest day was sent ahead of history after an outage (its day): not again until the history reaches it. */
   aheadDay: text('ahead_day'),
+  /** Written with every batch that moved the cursor or changed the state; a heartbeat only when these are 15 min old. */
   lastAttemptAt: text('last_attempt_at'),
   lastSuccessAt: text('last_success_at'),
   /** The fleet's last refusal or the transport's last error; null after a batch is stored. */
@@ -28,10 +29,24 @@ export const fleetLink = sqliteTable('fleet_link', {
  * stamped anew only when it changes after a batch carried it (its sequence at or below sentThrough); a row not yet
  * carried keeps its number, as the batch that carries it reads its content then. So a box not joined to a fleet, or one
  * whose fleet is away, pays no index writes for rows changing again and again (the collector rewrites today's rows
- * every minute).
+ * at every 15-minute boundary).
  */
 export const syncSequence = sqliteTable('sync_sequence', {
   id: integer('id').primaryKey(),
   value: integer('value').notNull(),
   sentThrough: integer('sent_through').notNull().default(0),
 });
+
+/**
+ * Alerts deleted on the box, so the deletion reaches the fleet like any change: the trigger alerts_sync_delete
+ * (migration 0024) keeps the deleted id under the next sequence. A batch carries them as `deletedAlerts`; once the fleet
+ * acknowledged one it is dropped here.
+ */
+export const syncDeletedAlerts = sqliteTable(
+  'sync_deleted_alerts',
+  {
+    alertId: integer('alert_id').primaryKey(),
+    syncSeq: integer('sync_seq').notNull(),
+  },
+  (t) => [index('sync_deleted_alerts_seq').on(t.syncSeq)],
+);

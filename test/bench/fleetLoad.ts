@@ -1,0 +1,467 @@
+// Load benchmark of the fleet service (issue 43): the fleet as its own process (src/fleet/main.ts over HTTPS, PostgreSQL
+// beside it with fsync on), and simulated sites speaking the real sync protocol, each with its own enrolled credential
+// and a fresh TLS connection per sync (a site syncs every 5 minutes, longer than any keep-alive).
+// What the sites send is built by the site box's own code (src/fleetSync/batch.ts: historyBatch, newestDayBatch and the
+// SentIntervals trimming, the same calls FleetSync makes) from a real site SQLite with SITE_METERS meters; every
+// simulated site replays that sequence with its own credential and send time.
+//
+// 1. Live: LIVE_SITES sites × 200 meters at the live cadence (the box writes its meter days at each 15-minute boundary,
+//    EMS_FLEET_SYNC_INTERVAL = 5 min: one sync in three carries a boundary, the others are heartbeats), time-compressed
+//    COMPRESS×: LIVE_MINUTES simulated minutes are sent in LIVE_MINUTES/COMPRESS wall minutes. The fleet's CPU (its
+//    process, and the PostgreSQL cluster's processes, from /proc/<pid>/stat) over the window is divided by the simulated
+//    duration: the share of a core the real cadence costs, against the 10 % target. Baseline: the same fleet idle for
+//    the same wall time.
+// 2. Catch-up: CATCHUP_SITES sites come back after a 7-day outage: the newest day first, then a random delay
+//    (0..CATCHUP_DELAY), then the history oldest-first in bounded batches (150 meter days), waiting for the next 30 s tick
+//    after a 429 as FleetSync does; meanwhile LIVE_SITES - CATCHUP_SITES sites stay live in real time (no compression).
+//    Prints the catch-up time (target 15 min for 100 sites) and the live sites' sync lag (from a sync's start to the
+//    fleet's acknowledgement of its last batch) p50/p99/max against 2 minutes.
+// Default: a scaled catch-up (20 sites, delay scaled to 60 s); BENCH_FULL=1 runs 100 sites with the real 5-minute delay.
+// Prints figures; asserts nothing. Env: BENCH_LIVE_SITES, BENCH_LIVE_MINUTES, BENCH_COMPRESS, BENCH_CATCHUP_SITES,
+// BENCH_SKIP_LIVE, BENCH_SKIP_CATCHUP.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import readline from 'node:readline';
+import pg from 'pg';
+import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
+import { DAYS_PER_BATCH, ALERTS_PER_BATCH, historyBatch, metadata, newestDayBatch, SentIntervals, type SiteBatch } from '../../src/fleetSync/batch.ts';
+import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
+import { closeDatabase, type Db, openDatabase } from '../../src/platform/db/client.ts';
+import { selfSignedCertificate } from '../helpers/certificate.ts';
+import { startFleetDatabaseWith } from '../helpers/fleet.ts';
+
+const FULL = process.env.BENCH_FULL === '1';
+const LIVE_SITES = Number(process.env.BENCH_LIVE_SITES ?? 500);
+const SITE_METERS = 200;
+const LIVE_MINUTES = Number(process.env.BENCH_LIVE_MINUTES ?? 45);
+const COMPRESS = Number(process.env.BENCH_COMPRESS ?? 15);
+const CATCHUP_SITES = Number(process.env.BENCH_CATCHUP_SITES ?? (FULL ? 100 : 20));
+const CATCHUP_DELAY_MS = FULL ? 300_000 : Math.round((300_000 * CATCHUP_SITES) / 100);
+const OUTAGE_DAYS = 7;
+const SYNC_MS = 5 * 60_000;
+const TICK_MS = 30_000;
+const INTERVAL_MS = 15 * 60_000;
+const CLK_TCK = 100;
+const HEALTH = { version: 'bench', collector: 'ok', gateway: 'ok', lastBackupAt: null, unsentRows: 0 };
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-fleetload-'));
+const cluster = await startFleetDatabaseWith({ durable: true });
+const tls = selfSignedCertificate(work, 'fleet');
+const ca = fs.readFileSync(tls.certFile);
+const sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
+
+// --- the fleet, its own process ---------------------------------------------------------------------------------------
+const fleetProcess: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/fleet/main.ts'], {
+  env: {
+    ...process.env,
+    EMS_FLEET_DATABASE_URL: cluster.url,
+    EMS_FLEET_PORT: '0',
+    EMS_FLEET_TLS_CERT: tls.certFile,
+    EMS_FLEET_TLS_KEY: tls.keyFile,
+    EMS_LOG_LEVEL: 'info',
+  },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+// The fleet goes with this process, however it ends.
+process.once('exit', () => fleetProcess.kill('SIGKILL'));
+const fleetUrl = await new Promise<string>((resolve, reject) => {
+  const lines = readline.createInterface({ input: fleetProcess.stdout! });
+  lines.on('line', (line) => {
+    try {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === 'EMS fleet started' && entry.url) resolve(entry.url);
+    } catch {
+      // not a log line
+    }
+  });
+  fleetProcess.once('exit', (code) => reject(new Error(`the fleet exited (${code})`)));
+});
+const { hostname: host, port } = new URL(fleetUrl);
+
+/** CPU seconds (user + system) of one process, and of its exited children when asked. */
+function cpuOf(pid: number, withExitedChildren = false): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is the state (stat field 3): utime is field 14, stime 15, cutime 16, cstime 17.
+  const ticks = Number(fields[11]) + Number(fields[12]) + (withExitedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+  return ticks / CLK_TCK;
+}
+const postmaster = Number(fs.readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+/** The PostgreSQL cluster: the postmaster, its live children (backends, writer, WAL), and the exited ones. */
+function postgresCpu(): number {
+  let total = cpuOf(postmaster, true);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === postmaster) total += cpuOf(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+const cpu = () => ({ fleet: cpuOf(fleetProcess.pid!), postgres: postgresCpu() });
+
+// --- HTTPS, a fresh connection per sync -------------------------------------------------------------------------------
+function post(pathname: string, body: string, credential?: string): Promise<{ status: number; retryAfter: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = https.request(
+      {
+        host,
+        port,
+        path: pathname,
+        method: 'POST',
+        ca,
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(credential ? { authorization: `Bearer ${credential}` } : {}),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            retryAfter: Number(response.headers['retry-after'] ?? 0),
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+type Site = { siteId: string; credential: string };
+async function enrol(name: string): Promise<Site> {
+  const { code } = await createEnrolmentCode(sql, name);
+  const response = await post('/api/fleet/enrol', JSON.stringify({ code }));
+  if (response.status !== 201) throw new Error(`enrolment: ${response.status} ${response.text}`);
+  return JSON.parse(response.text) as Site;
+}
+
+// --- the site template: a real site SQLite and the batches the site's code builds from it --------------------------
+const SENT_AT = '"__SENT_AT__"';
+/** A batch as the site sends it, its send time left to fill in at the moment it goes. */
+type Wire = { json: string; intervals: number; days: number };
+function wire(batch: SiteBatch, withMeta?: Pick<SiteBatch, 'site' | 'areas' | 'meters'>): Wire {
+  const json = JSON.stringify({ ...batch, sentAt: '__SENT_AT__', ...(withMeta ?? {}), health: HEALTH });
+  return { json, intervals: batch.intervals.length, days: batch.days.length };
+}
+const withSentAt = (w: Wire) => w.json.replace(SENT_AT, JSON.stringify(new Date().toISOString()));
+
+function siteDb(name: string): Db {
+  const db = openDatabase(path.join(work, `${name}.db`));
+  const insert = db.sqlite.prepare(
+    "INSERT INTO meters (name, code, kind, site, commodity, created_at, updated_at) VALUES (?, ?, 'energy', ?, ?, '2026-01-01', '2026-01-01')",
+  );
+  db.sqlite.transaction(() => {
+    for (let m = 1; m <= SITE_METERS; m++) insert.run(`Meter ${m}`, `m${m}`, m <= 2 ? 1 : 0, m === 2 ? 'gas' : 'electricity');
+  })();
+  return db;
+}
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const value = (meter: number, interval: number) => Math.round((0.5 + ((meter * 7 + interval) % 13) / 10) * 1000) / 1000;
+/**
+ * The box's 15-minute write: every meter's day row with its intervals through the one ending at `boundary`, measured
+ * from `from` on (earlier intervals of the day missing: the live sites' meters start at the window's first boundary).
+ */
+function writeBoundary(db: Db, boundary: number, from = 0): void {
+  const start = boundary - INTERVAL_MS;
+  const day = dayOf(start);
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  const last = (start - dayStart) / INTERVAL_MS;
+  const upsert = db.sqlite.prepare(
+    `INSERT INTO meter_days (meter_id, day, kwh, flags, total_kwh, cost, carbon_kg) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (day, meter_id) DO UPDATE SET kwh = excluded.kwh, flags = excluded.flags, total_kwh = excluded.total_kwh,
+       cost = excluded.cost, carbon_kg = excluded.carbon_kg`,
+  );
+  const flags = encodeFlags(new Uint8Array(96));
+  db.sqlite.transaction(() => {
+    for (let m = 1; m <= SITE_METERS; m++) {
+      const values = new Float64Array(96).fill(Number.NaN);
+      let total = 0;
+      for (let i = Math.max(0, Math.ceil((from - dayStart) / INTERVAL_MS)); i <= last; i++) {
+        values[i] = value(m, i);
+        total += values[i]!;
+      }
+      upsert.run(m, day, encodeValues(values, KWH_SCALE), flags, total, total * 0.3, total * 0.2);
+    }
+  })();
+}
+
+/** One tick's batches as FleetSync sends them: history batches until one comes back empty (the first always goes). */
+function syncBatches(db: Db, state: { cursor: number }, sent: SentIntervals, meta?: Pick<SiteBatch, 'site' | 'areas' | 'meters'>): Wire[] {
+  const out: Wire[] = [];
+  for (let n = 0; ; n++) {
+    const batch = historyBatch(db, state.cursor, new Date(), { days: DAYS_PER_BATCH, alerts: ALERTS_PER_BATCH }, sent);
+    if (n > 0 && batch.through === state.cursor) {
+      sent.discard();
+      return out;
+    }
+    out.push(wire(batch, n === 0 ? meta : undefined));
+    sent.commit();
+    if (batch.through === state.cursor) return out;
+    state.cursor = batch.through;
+  }
+}
+
+const percentile = (sorted: number[], q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+// The live template: from T0 (a boundary 4 h ago) a boundary every 15 minutes; a sync's batches are those of the
+// boundaries since the site's previous sync (none: a heartbeat).
+const liveDb = siteDb('live');
+const liveMeta = metadata(liveDb);
+const liveState = { cursor: 0 };
+const liveSent = new SentIntervals();
+const T0 = Math.floor(Date.now() / INTERVAL_MS) * INTERVAL_MS - 4 * 3_600_000;
+writeBoundary(liveDb, T0, T0 - INTERVAL_MS);
+const warmup = syncBatches(liveDb, liveState, liveSent, liveMeta);
+const boundaryBatches: Wire[][] = [];
+for (let b = 1; b <= 16; b++) {
+  writeBoundary(liveDb, T0 + b * INTERVAL_MS, T0 - INTERVAL_MS);
+  boundaryBatches.push(syncBatches(liveDb, liveState, liveSent));
+}
+const heartbeat = (cursor: number): Wire => wire({ sentAt: '', after: cursor, through: cursor, intervals: [], days: [], alerts: [] });
+/** The batches a live site sends at its sync number `k` (its syncs at phase + k × 5 min after T0). */
+function liveSync(k: number, phase: number): Wire[] {
+  const at = phase + k * SYNC_MS;
+  const previous = at - SYNC_MS;
+  const b = Math.min(Math.floor(at / INTERVAL_MS), boundaryBatches.length + 1);
+  if (b >= 1 && b <= boundaryBatches.length && Math.floor(previous / INTERVAL_MS) < b) return boundaryBatches[b - 1]!;
+  const done = Math.min(b, boundaryBatches.length);
+  const cursorThen = done >= 1 ? JSON.parse(boundaryBatches[done - 1]!.at(-1)!.json).through : JSON.parse(warmup.at(-1)!.json).through;
+  return [heartbeat(cursorThen)];
+}
+closeDatabase(liveDb);
+
+console.error(`enrolling ${LIVE_SITES + CATCHUP_SITES} sites…`);
+const liveSites: Array<Site & { phase: number }> = [];
+for (let i = 0; i < LIVE_SITES; i++) liveSites.push({ ...(await enrol(`Live ${i}`)), phase: Math.floor(Math.random() * SYNC_MS) });
+for (const site of liveSites) {
+  for (const w of warmup) {
+    const r = await post('/api/fleet/ingest', withSentAt(w), site.credential);
+    if (r.status !== 200) throw new Error(`warm-up: ${r.status} ${r.text}`);
+  }
+}
+
+async function sendAll(site: Site, batches: Wire[], onWait?: () => number): Promise<{ retries: number }> {
+  let retries = 0;
+  for (const w of batches) {
+    for (;;) {
+      const r = await post('/api/fleet/ingest', withSentAt(w), site.credential);
+      if (r.status === 200) break;
+      if (r.status !== 429 && r.status !== 503) throw new Error(`ingest ${r.status} ${r.text}`);
+      retries++;
+      // FleetSync: notBefore = now + Retry-After, and the next look comes at the next tick.
+      await sleep(onWait ? onWait() : Math.max(r.retryAfter * 1000, TICK_MS));
+    }
+  }
+  return { retries };
+}
+
+const results: Record<string, unknown> = {};
+
+// --- 1. live traffic, compressed ---------------------------------------------------------------------------------
+if (process.env.BENCH_SKIP_LIVE !== '1') {
+  const idleWallMs = (LIVE_MINUTES * 60_000) / COMPRESS / 4;
+  const idle0 = cpu();
+  await sleep(idleWallMs);
+  const idle1 = cpu();
+  // The measured window: simulated [15 min, 15 min + LIVE_MINUTES) after T0 (the warm-up sent T0's boundary).
+  const simMs = LIVE_MINUTES * 60_000;
+  const jobs: Array<{ site: (typeof liveSites)[number]; k: number; wallAt: number }> = [];
+  for (const site of liveSites) {
+    for (let k = 0; ; k++) {
+      const at = site.phase + k * SYNC_MS;
+      if (at >= INTERVAL_MS + simMs) break;
+      if (at < INTERVAL_MS) continue;
+      jobs.push({ site, k, wallAt: (at - INTERVAL_MS) / COMPRESS });
+    }
+  }
+  let rows = 0;
+  let requests = 0;
+  let retries = 0;
+  let latest = 0;
+  const latencies: number[] = [];
+  const c0 = cpu();
+  const started = performance.now();
+  const windowMs = simMs / COMPRESS;
+  // One loop per site, its syncs one after another (FleetSync never overlaps two ticks).
+  await Promise.all(
+    liveSites.map(async (site) => {
+      for (const job of jobs.filter((j) => j.site === site)) {
+        const late = performance.now() - started - job.wallAt;
+        if (late < 0) await sleep(-late);
+        else latest = Math.max(latest, late);
+        const batches = liveSync(job.k, job.site.phase);
+        for (const w of batches) rows += w.intervals + w.days;
+        requests += batches.length;
+        const t0 = performance.now();
+        retries += (await sendAll(job.site, batches, () => TICK_MS / COMPRESS)).retries;
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  await sleep(windowMs - (performance.now() - started));
+  const wallSec = (performance.now() - started) / 1000;
+  const c1 = cpu();
+  const simSec = simMs / 1000;
+  const fleetShare = (c1.fleet - c0.fleet) / simSec;
+  const pgShare = (c1.postgres - c0.postgres) / simSec;
+  const idleSec = idleWallMs / 1000;
+  results.live = {
+    sites: LIVE_SITES,
+    metersPerSite: SITE_METERS,
+    compression: `${(simSec / 60).toFixed(0)} simulated minutes of traffic sent in ${wallSec.toFixed(0)} s wall (${COMPRESS}×); CPU seconds ÷ simulated seconds = share of a core at the real cadence`,
+    syncs: jobs.length,
+    requests,
+    rowsSent: rows,
+    turnedAway429: retries,
+    syncMs: (() => {
+      latencies.sort((x, y) => x - y);
+      return { p50: Math.round(percentile(latencies, 0.5)), p99: Math.round(percentile(latencies, 0.99)), max: Math.round(latencies.at(-1) ?? 0) };
+    })(),
+    syncStartedLateMsMax: Math.round(latest),
+    loadAverage1m: +os.loadavg()[0]!.toFixed(1),
+    cpuSeconds: { fleet: +(c1.fleet - c0.fleet).toFixed(2), postgres: +(c1.postgres - c0.postgres).toFixed(2) },
+    shareOfACore: { fleet: +fleetShare.toFixed(4), postgres: +pgShare.toFixed(4), both: +(fleetShare + pgShare).toFixed(4) },
+    target: 0.1,
+    ratioToTarget: { fleet: +(fleetShare / 0.1).toFixed(2), both: +((fleetShare + pgShare) / 0.1).toFixed(2) },
+    baselineIdleShareOfACore: {
+      fleet: +((idle1.fleet - idle0.fleet) / idleSec).toFixed(4),
+      postgres: +((idle1.postgres - idle0.postgres) / idleSec).toFixed(4),
+    },
+    cpuMsPerSync: {
+      fleet: +(((c1.fleet - c0.fleet) * 1000) / jobs.length).toFixed(2),
+      postgres: +(((c1.postgres - c0.postgres) * 1000) / jobs.length).toFixed(2),
+    },
+    grows: 'linearly with sites × meters: share ≈ sites × (cpuMsPerSync / 300 s)',
+  };
+  console.log(JSON.stringify({ live: results.live }));
+}
+
+// --- 2. catch-up after a 7-day outage, the other sites live --------------------------------------------------------
+if (process.env.BENCH_SKIP_CATCHUP !== '1') {
+  const now = Date.now();
+  const lastBoundary = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
+  const today = dayOf(lastBoundary - INTERVAL_MS);
+  const catchDb = siteDb('catchup');
+  const catchMeta = metadata(catchDb);
+  // Before the outage: the site sent its metadata and everything up to the outage (here: nothing of the 7 days).
+  const metaOnly = wire({ sentAt: '', after: 0, through: 0, intervals: [], days: [], alerts: [] }, catchMeta);
+  // The 7 days (complete) and today so far, written oldest-first as the box wrote them.
+  for (let d = OUTAGE_DAYS; d >= 1; d--) {
+    const day = Date.parse(`${today}T00:00:00Z`) - d * 86_400_000;
+    writeBoundary(catchDb, day + 86_400_000);
+  }
+  writeBoundary(catchDb, lastBoundary);
+  const sent = new SentIntervals();
+  const ahead = newestDayBatch(catchDb, 0, today, new Date(), sent);
+  sent.commit();
+  const newest = wire(ahead);
+  const history = syncBatches(catchDb, { cursor: 0 }, sent);
+  closeDatabase(catchDb);
+  const perSiteRows = [newest, ...history].reduce((sum, w) => sum + w.intervals + w.days, 0);
+
+  const catchSites: Site[] = [];
+  for (let i = 0; i < CATCHUP_SITES; i++) catchSites.push(await enrol(`Catch-up ${i}`));
+  for (const site of catchSites) {
+    const r = await post('/api/fleet/ingest', withSentAt(metaOnly), site.credential);
+    if (r.status !== 200) throw new Error(`metadata: ${r.status} ${r.text}`);
+  }
+  const live = liveSites.slice(0, Math.max(0, LIVE_SITES - CATCHUP_SITES));
+  const lags: number[] = [];
+  let liveRetries = 0;
+  let catchRetries = 0;
+  let stop = false;
+  const c0 = cpu();
+  const started = performance.now();
+  // The live sites go on in real time from where the live part left them (their next syncs).
+  const firstK = Math.ceil((INTERVAL_MS + LIVE_MINUTES * 60_000) / SYNC_MS) + 1;
+  const liveLoops = live.map(async (site) => {
+    const phase = Math.random() * SYNC_MS;
+    for (let k = firstK; !stop; k++) {
+      const due = phase + (k - firstK) * SYNC_MS;
+      await sleep(due - (performance.now() - started));
+      if (stop) return;
+      const t0 = performance.now();
+      liveRetries += (await sendAll(site, liveSync(k, site.phase))).retries;
+      lags.push(performance.now() - t0);
+    }
+  });
+  const catchTimes: number[] = [];
+  await Promise.all(
+    catchSites.map(async (site) => {
+      // Each site's 30 s tick has its own phase; the fleet came back at `started`.
+      const tickPhase = Math.random() * TICK_MS;
+      const nextTick = () => {
+        const t = performance.now() - started;
+        return tickPhase + Math.ceil((t - tickPhase) / TICK_MS) * TICK_MS - t;
+      };
+      await sleep(nextTick());
+      catchRetries += (await sendAll(site, [newest], nextTick)).retries;
+      await sleep(Math.random() * CATCHUP_DELAY_MS);
+      await sleep(nextTick());
+      catchRetries += (await sendAll(site, history, nextTick)).retries;
+      catchTimes.push(performance.now() - started);
+    }),
+  );
+  const catchUpSec = (performance.now() - started) / 1000;
+  const c1 = cpu();
+  stop = true;
+  await Promise.race([Promise.all(liveLoops), sleep(1000)]);
+  lags.sort((a, b) => a - b);
+  catchTimes.sort((a, b) => a - b);
+  const totalRows = perSiteRows * CATCHUP_SITES;
+  const rowsPerSec = totalRows / catchUpSec;
+  const projected100 = 300 + (perSiteRows * 100) / rowsPerSec;
+  results.catchUp = {
+    sites: CATCHUP_SITES,
+    liveSitesMeanwhile: live.length,
+    metersPerSite: SITE_METERS,
+    outageDays: OUTAGE_DAYS,
+    batchesPerSite: 1 + history.length,
+    rowsPerSite: perSiteRows,
+    randomDelayUpToSec: CATCHUP_DELAY_MS / 1000,
+    catchUpSec: +catchUpSec.toFixed(1),
+    sitesDoneAtSec: { p50: +(percentile(catchTimes, 0.5) / 1000).toFixed(1), max: +(catchTimes.at(-1)! / 1000).toFixed(1) },
+    rowsPerSec: Math.round(rowsPerSec),
+    turnedAway429: { catchUp: catchRetries, live: liveRetries },
+    liveSyncs: lags.length,
+    liveLagMs: { p50: Math.round(percentile(lags, 0.5)), p99: Math.round(percentile(lags, 0.99)), max: Math.round(lags.at(-1) ?? 0) },
+    targets: { catchUpSecFor100Sites: 900, liveLagMs: 120_000 },
+    cpuShareOfACore: { fleet: +((c1.fleet - c0.fleet) / catchUpSec).toFixed(3), postgres: +((c1.postgres - c0.postgres) / catchUpSec).toFixed(3) },
+    // What the rows cost in CPU, whatever else the box was doing: the catch-up time an otherwise idle 2-core box would
+    // need is about max(fleet, postgres) CPU seconds (each on its own core) plus the random delay.
+    cpuSecondsPerMillionRows: {
+      fleet: +(((c1.fleet - c0.fleet) * 1e6) / totalRows).toFixed(1),
+      postgres: +(((c1.postgres - c0.postgres) * 1e6) / totalRows).toFixed(1),
+    },
+    cpuBoundSecFor100Sites: Math.round(300 + (Math.max(c1.fleet - c0.fleet, c1.postgres - c0.postgres) / totalRows) * perSiteRows * 100),
+    loadAverage1m: +os.loadavg()[0]!.toFixed(1),
+    projectedSecFor100Sites: FULL ? undefined : Math.round(projected100),
+    grows:
+      'catch-up time ≈ random delay (5 min) + sites × rowsPerSite ÷ rowsPerSec (linear in sites once the ingest slots are busy); live lag grows with the 429s, each costing a 30 s tick',
+  };
+  console.log(JSON.stringify({ catchUp: results.catchUp }));
+}
+
+await sql.end();
+fleetProcess.kill('SIGTERM');
+await new Promise((resolve) => fleetProcess.once('exit', resolve));
+cluster.destroy();
+fs.rmSync(work, { recursive: true, force: true });
+process.exit(0); // the live sites' timers are still pending
