@@ -3,6 +3,7 @@
 import { type EnergyFigures, nextMonth, type CommodityFigures } from '../energy/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
+import { siteSettings, type SiteSettings } from '../site/index.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
@@ -19,7 +20,8 @@ export class Enpis {
   private readonly drivers;
   private readonly driverMonths;
   private readonly upsertDriver;
-  private readonly siteFloor;
+  /** The site's settings as site/ keeps them (its floor area: the site intensity per m²). */
+  private readonly site: () => SiteSettings;
 
   constructor(
     private readonly db: Db,
@@ -30,7 +32,7 @@ export class Enpis {
     private readonly commodities?: Pick<CommodityFigures, 'period'>,
   ) {
     const sqlite = db.sqlite;
-    this.siteFloor = sqlite.prepare('SELECT floor_area_m2 FROM platform_config WHERE id = 1').pluck();
+    this.site = siteSettings(db);
     this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
     this.upsertFloor = sqlite.prepare(
       'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
@@ -114,7 +116,7 @@ export class Enpis {
     });
     // The site intensity: whole-site energy over all fuels per the site's own floor area (a site setting), site target only.
     const site = query.target.meterId === undefined && query.target.area === undefined;
-    const siteFloorM2 = site ? ((this.siteFloor.get() as number | null | undefined) ?? null) : null;
+    const siteFloorM2 = site ? this.site().floorAreaM2 : null;
     return {
       target: query.target,
       floorAreaM2: floorM2,
