@@ -33,13 +33,21 @@ export class Enpis {
   ) {
     const sqlite = db.sqlite;
     this.site = siteSettings(db);
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
+    // raw SQL: an upsert per area (ON CONFLICT … excluded), run for every area of a PUT in one transaction; to be rewritten in drizzle (issue 40),
+    // left while the figures work edits src/analysis
     this.upsertFloor = sqlite.prepare(
       'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
     );
+    // raw SQL: deletes every area not in the PUT's list, the list bound once as a json_each set
     this.removeFloors = sqlite.prepare('DELETE FROM area_floor_areas WHERE area NOT IN (SELECT value FROM json_each(?))');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.drivers = sqlite.prepare('SELECT name, month, value, unit FROM enpi_drivers ORDER BY name, month');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.driverMonths = sqlite.prepare('SELECT month, value, unit FROM enpi_drivers WHERE name = ? AND month >= ? AND month < ?');
+    // raw SQL: an upsert per driver month (ON CONFLICT … excluded); to be rewritten in drizzle (issue 40), left while the figures work edits
+    // src/analysis
     this.upsertDriver = sqlite.prepare(
       'INSERT INTO enpi_drivers (name, month, value, unit, updated_at) VALUES (@name, @month, @value, @unit, @now) ON CONFLICT (name, month) DO UPDATE SET value = excluded.value, unit = excluded.unit, updated_at = excluded.updated_at',
     );

@@ -38,20 +38,26 @@ export class AreaCards {
     private readonly meteredAreas?: MeteredAreas,
   ) {
     const sqlite = db.sqlite;
+    // raw SQL: the card columns (AREA_COLUMNS) and a NOCASE order, shared with the cards' other reads
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
     // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/platform/db/kept.ts).
     this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
     // Upsert by name keeps each card's id and createdAt across replaces.
+    // raw SQL: an upsert per card of a PUT (ON CONFLICT … excluded), in one transaction
     this.upsertArea = sqlite.prepare(
       `INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at)
        VALUES (@name, @todayKwh, @monthKwh, @yearKwh, @powerKw, @now, @now)
        ON CONFLICT(name) DO UPDATE SET today_kwh = excluded.today_kwh, month_kwh = excluded.month_kwh,
          year_kwh = excluded.year_kwh, power_kw = excluded.power_kw, updated_at = excluded.updated_at`,
     );
+    // raw SQL: deletes every card not in the PUT's list, the list bound once as a json_each set
     this.removeOthers = sqlite.prepare('DELETE FROM energy_areas WHERE name NOT IN (SELECT value FROM json_each(?))');
+    // raw SQL: an upsert of a card's day (ON CONFLICT … excluded)
     this.upsertDaily = sqlite.prepare('INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh');
+    // raw SQL: deletes the daily rows of cards not in the PUT's list, bound once as a json_each set
     this.removeOtherDaily = sqlite.prepare(
       `DELETE FROM energy_daily WHERE day = ? AND area <> '${SITE_TOTAL}' AND area NOT IN (SELECT value FROM json_each(?))`,
     );

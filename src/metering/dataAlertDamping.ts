@@ -27,9 +27,11 @@ export class DataAlertDamping {
 
   constructor(db: Db) {
     const sqlite = db.sqlite;
+    // raw SQL: the last data alert of a source (newest first); a read of facility's alerts listed in tableOwnership.test.ts
     this.lastCleared = sqlite.prepare(
       'SELECT id, alarm_key AS alarmKey, cleared_at AS clearedAt, status FROM alerts WHERE source = ? AND alarm_key IS NOT NULL ORDER BY id DESC LIMIT 1',
     );
+    // raw SQL: a count by a LIKE on the source since a time; a read of facility's alerts listed in tableOwnership.test.ts
     this.raisedSince = sqlite.prepare('SELECT count(*) FROM alerts WHERE source LIKE ? AND alarm_key IS NOT NULL AND occurred_at >= ?').pluck();
   }
 

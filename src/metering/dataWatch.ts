@@ -32,7 +32,9 @@ export class DataWatch {
     },
   ) {
     // Episodes still open after a restart keep their keys: the same alert, not a second one.
+    // raw SQL: the open data episodes by a LIKE on their key prefix; a read of facility's alerts listed in tableOwnership.test.ts
     this.openEpisodes = deps.db.sqlite.prepare("SELECT alarm_key FROM alerts WHERE alarm_key LIKE 'energy.%@%' AND cleared_at IS NULL").pluck();
+    // raw SQL: every meter's name by id, as plain rows, for the alert titles
     this.meterNames = deps.db.sqlite.prepare('SELECT id, name FROM meters');
     this.damping = new DataAlertDamping(deps.db);
   }

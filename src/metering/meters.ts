@@ -67,21 +67,28 @@ export class MeterDirectory {
         if (after?.kind === 'virtual' && JSON.stringify(before?.terms) !== JSON.stringify(after.terms)) this.virtualChanged?.(after);
       },
     });
+    // raw SQL: a meter's area gets its card row in the meter's write (INSERT … ON CONFLICT DO NOTHING)
     this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+    // raw SQL: an area spelled another way (lower() on both sides) among the cards and the other meters, one UNION
     this.areaSpelling = db.sqlite
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
+    // raw SQL: the id by the unique code, plucked, on every meter write (the clash check)
     this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
     this.siteMeters = {
+      // raw SQL: the other site meters of a write, as plain rows, for the double-count warning
       statement: db.sqlite.prepare("SELECT name, code FROM meters WHERE site = 1 AND kind <> 'virtual' AND id <> ?"),
       all(id: number) {
         return this.statement.all(id) as { name: string; code: string | null }[];
       },
     };
+    // raw SQL: the virtual meters built on a meter: a json_each over each one's terms (drizzle has no words for it)
     this.builtOn = db.sqlite
       .prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?")
       .pluck();
+    // raw SQL: the kinds of a json_each set of meter ids, in one read
     this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
+    // raw SQL: which of name or code clashes (CASE with lower()), in one read
     this.clash = db.sqlite
       .prepare(
         "SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id",

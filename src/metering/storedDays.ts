@@ -31,6 +31,7 @@ export class StoredDays {
       .raw();
     // raw SQL: counts over the (meter_id, day) primary key, answered from the index alone (the blobs are not read).
     this.countOf = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?').pluck();
+    // raw SQL: per-day counts over the (meter_id, day) key, answered from the index alone, as arrays
     this.countByDay = sqlite
       .prepare('SELECT day, count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ? GROUP BY day')
       .raw();

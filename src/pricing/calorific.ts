@@ -22,8 +22,10 @@ export class CalorificValues {
     audit: AuditLog,
     private readonly today: () => string,
   ) {
+    // raw SQL: the id by the unique valid_from, on every write (the clash check)
     this.byValidFrom = db.sqlite.prepare('SELECT id FROM calorific_versions WHERE valid_from = ?');
     // Read on every figure request: a handful of rows, so no cache to keep in step with other connections' writes.
+    // raw SQL: read on every figure request: plain rows of three columns, no drizzle row mapper on the figures' path
     this.ordered = db.sqlite.prepare(
       'SELECT valid_from AS validFrom, kwh_per_m3 AS kwhPerM3, correction_factor AS correctionFactor FROM calorific_versions ORDER BY valid_from',
     );

@@ -57,6 +57,7 @@ export class Tariffs {
     audit: AuditLog,
     private readonly today: () => string,
   ) {
+    // raw SQL: the id by the unique (commodity, valid_from), on every write (the clash check)
     this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE commodity = ? AND valid_from = ?');
     this.table = new AuditedTable(db, audit, tariffVersions, {
       resource: 'tariff_versions',
