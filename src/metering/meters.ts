@@ -1,6 +1,6 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
 import type { IotGateway } from '../gateway/index.ts';
-import { asc } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -73,8 +73,11 @@ export class MeterDirectory {
     this.areaSpelling = db.sqlite
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
-    // raw SQL: the id by the unique code, plucked, on every meter write (the clash check)
-    this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.byCode = db.orm
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.code, sql.placeholder('code')))
+      .prepare();
     this.siteMeters = {
       // raw SQL: the other site meters of a write, as plain rows, for the double-count warning
       statement: db.sqlite.prepare("SELECT name, code FROM meters WHERE site = 1 AND kind <> 'virtual' AND id <> ?"),
@@ -145,7 +148,7 @@ export class MeterDirectory {
         kind: row.kind === 'power' ? 'power' : 'energy',
         // Only the grid connection's import is the site's consumption meter; a gas or PV "main" is not.
         site: what.commodity === 'electricity' && what.role === 'import' && /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
-        known: this.byCode.get(row.code) !== undefined,
+        known: this.byCode.get({ code: row.code }) !== undefined,
         ...what,
         sameMeterAs: null,
       });

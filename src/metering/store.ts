@@ -4,7 +4,8 @@
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
 import { meterPrices, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { MeterTerm } from '../platform/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { meterDays, meterMonths, type MeterTerm } from '../platform/db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
 
@@ -246,10 +247,8 @@ export class IntervalStore {
   /** Removes a virtual meter's stored days and months; answers the days its terms have data for, oldest first. */
   clearVirtual(meter: VirtualMeter): string[] {
     const sqlite = this.db.sqlite;
-    // raw SQL: a virtual meter's derived rows dropped before its rebuild, in the rebuild's transaction
-    sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?').run(meter.id);
-    // raw SQL: a virtual meter's derived month rows dropped before its rebuild
-    sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?').run(meter.id);
+    this.db.orm.delete(meterDays).where(eq(meterDays.meterId, meter.id)).run();
+    this.db.orm.delete(meterMonths).where(eq(meterMonths.meterId, meter.id)).run();
     // raw SQL: the days any term meter has, over a json_each set, for the rebuild
     return sqlite
       .prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) ORDER BY day')

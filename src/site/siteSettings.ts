@@ -7,7 +7,8 @@ import { platformConfig } from '../platform/db/schema/index.ts';
 
 /**
  * The platform settings every energy figure reads (its zone, currency and the cards' price and carbon factor), and what
- * other contexts ask of the site: its name, the locale files are written in, its floor area (EnPIs per m²).
+ * other contexts ask of the site: its name, the locale files are written in, its floor area (EnPIs per m²), the
+ * dashboards' default refresh.
  */
 export type SiteSettings = {
   timezone: string;
@@ -17,6 +18,8 @@ export type SiteSettings = {
   siteName: string;
   locale: string;
   floorAreaM2: number | null;
+  /** How often a dashboard without its own settings reloads. */
+  refreshIntervalSec: number;
 };
 
 const perConnection = new WeakMap<Database.Database, () => SiteSettings>();
@@ -38,6 +41,7 @@ export function siteSettings(db: Db): () => SiteSettings {
         siteName: platformConfig.siteName,
         locale: platformConfig.locale,
         floorAreaM2: platformConfig.floorAreaM2,
+        refreshIntervalSec: platformConfig.refreshIntervalSec,
       })
       .from(platformConfig)
       .where(eq(platformConfig.id, 1))

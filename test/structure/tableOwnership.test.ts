@@ -98,7 +98,6 @@ const CROSSINGS: Record<string, string> = {
   'energy_areas ← facility/alarmAreas/service.ts': 'the known area names an alarm area may be mapped to; facility is built before energy and cannot import it',
   'energy_areas ← metering/meters.ts':
     "a meter's new area gets its area card row in the meter's own write transaction (and a name clash with a card is refused); metering is built before energy",
-  'energy_daily ← screens/wallboard/service.ts': "an area card's daily kWh for the wallboard's chart; next: AreaCards on energy's face",
   'faults ← reporting/reports/content.ts': "a report's fault counts by severity and the mean time to resolve, aggregates in SQL",
   'faults ← screens/overview/service.ts': "the overview's open-fault counts (one Kept over the tables it reads)",
   'maintenance ← reporting/reports/content.ts': "a report's overdue maintenance, an aggregate in SQL",
@@ -137,7 +136,6 @@ const CROSSINGS: Record<string, string> = {
   'platform_config ← reporting/reports/runs.ts': "the site's zone and name joined with a plan in the run's one read",
   'platform_config ← reporting/reports/scheduler.ts':
     "the site's zone joined with the enabled plans in the scheduler's one read (a zone change re-times every plan)",
-  'platform_config ← screens/dashboard/service.ts': 'the default refresh interval of the public dashboard',
   'platform_config ← screens/overview/service.ts': "the overview's site name, zone and currency, in the overview's one Kept",
   'three_d_config ← files/models/service.ts':
     "a deleted model is cleared from the scene in the delete's transaction (the column has no foreign key); files is built before site",
