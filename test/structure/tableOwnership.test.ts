@@ -84,9 +84,6 @@ const CROSSINGS: Record<string, string> = {
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'alerts ← fleetSync/link.ts':
     "counts the alerts above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
-  'alerts ← metering/dataAlertDamping.ts':
-    'reads the last data-problem alert of a source and counts those raised since a time (damping repeated episodes); AlertService has no such query yet',
-  'alerts ← metering/dataWatch.ts': 'lists the open data-problem episodes by alarm key prefix at start; AlertService has no lookup by key prefix yet',
   'alerts ← reporting/reports/content.ts': "a report's alert list and counts by level over its period, aggregates in SQL in the report's read",
   'alerts ← screens/dashboard/service.ts': "the public dashboard's recent alerts: only public fields (publicTitle), kept with the dashboard's payload",
   'alerts ← screens/overview/service.ts':
