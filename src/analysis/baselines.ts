@@ -2,7 +2,7 @@
 // E = a + b·HDD + c·CDD + d·weekend + e·holiday, fitted by least squares over a baseline period; its fit judged by the
 // ASHRAE Guideline 14 statistics (CV(RMSE), NMBE, R²); then expected vs actual and CUSUM for any later period.
 import type { EnergyFigures, Totals } from '../energy/index.ts';
-import { yieldToLoop } from '../metering/index.ts';
+import { StoredDays, yieldToLoop } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
@@ -95,7 +95,8 @@ export type BaselineQuery = {
 };
 
 export class Baselines {
-  private readonly meterDays;
+  /** Which days every meter of the target has stored (a day a meter lacks would look like a saving). */
+  private readonly days: StoredDays;
 
   constructor(
     db: Db,
@@ -104,10 +105,7 @@ export class Baselines {
     _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
   ) {
-    // Raw SQL: which days every meter of the target has stored (a day a meter lacks would look like a saving).
-    this.meterDays = db.sqlite.prepare(
-      'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
-    );
+    this.days = new StoredDays(db);
   }
 
   /**
@@ -120,8 +118,7 @@ export class Baselines {
     const idsJson = JSON.stringify(ids);
     const whole = new Set<string>();
     for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
-      for (const row of this.meterDays.all({ ids: idsJson, from: sliceFrom, to: sliceTo }) as { day: string; meters: number }[])
-        if (row.meters === ids.length) whole.add(row.day);
+      for (const [day, meters] of this.days.metersPerDay(idsJson, sliceFrom, sliceTo)) if (meters === ids.length) whole.add(day);
       await yieldToLoop();
     }
     // Too few days of energy: said before the gateway is asked for a year of temperatures.

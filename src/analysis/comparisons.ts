@@ -2,6 +2,7 @@
 // earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
 // intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
 import type { EnergyFigures, Totals } from '../energy/index.ts';
+import { StoredDays } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
@@ -116,8 +117,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 export class Comparisons {
-  private readonly meterDays;
-  private readonly missing;
+  /** The stored day rows' counts (metering's reader over the (meter_id, day) key). */
+  private readonly days: StoredDays;
   /** Meter-day counts, kept until meter_days is written: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
   private readonly counts: Kept<number>;
   /** Answers kept per question and 15-minute interval until a table they read is written; least recently asked dropped first. */
@@ -133,13 +134,7 @@ export class Comparisons {
     this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
     this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
     this.normalisation = new WeatherNormalisation(db, figures);
-    // Raw SQL: a count over the (meter_id, day) primary key, answered from the index alone.
-    this.meterDays = sqlite
-      .prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to')
-      .pluck();
-    this.missing = sqlite.prepare(
-      'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
-    );
+    this.days = new StoredDays(db);
   }
 
   /**
@@ -222,7 +217,7 @@ export class Comparisons {
   }
 
   private countMeterDays(ids: number[], from: string, to: string): number {
-    return this.counts.get(`${ids.join(',')}|${from}|${to}`, () => this.meterDays.get({ ids: JSON.stringify(ids), from, to }) as number);
+    return this.counts.get(`${ids.join(',')}|${from}|${to}`, () => this.days.count(JSON.stringify(ids), from, to));
   }
 
   /**
@@ -270,9 +265,7 @@ export class Comparisons {
     const stored = expected ? this.countMeterDays(ids, from, countedTo) : 0;
     let missingDays: string[] = [];
     if (stored < expected) {
-      const present = new Map(
-        (this.missing.all({ ids: JSON.stringify(ids), from, to: countedTo }) as { day: string; meters: number }[]).map((row) => [row.day, row.meters]),
-      );
+      const present = new Map(this.days.metersPerDay(JSON.stringify(ids), from, countedTo));
       missingDays = daysBetween(from, countedTo)
         .filter((day) => (present.get(day) ?? 0) < ids.length)
         .slice(0, MAX_MISSING_LISTED);

@@ -3,6 +3,7 @@
 import { type EnergyFigures, nextMonth, type CommodityFigures } from '../energy/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
+import { siteSettings, type SiteSettings } from '../site/index.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
@@ -19,7 +20,8 @@ export class Enpis {
   private readonly drivers;
   private readonly driverMonths;
   private readonly upsertDriver;
-  private readonly siteFloor;
+  /** The site's settings as site/ keeps them (its floor area: the site intensity per m²). */
+  private readonly site: () => SiteSettings;
 
   constructor(
     private readonly db: Db,
@@ -30,14 +32,22 @@ export class Enpis {
     private readonly commodities?: Pick<CommodityFigures, 'period'>,
   ) {
     const sqlite = db.sqlite;
-    this.siteFloor = sqlite.prepare('SELECT floor_area_m2 FROM platform_config WHERE id = 1').pluck();
+    this.site = siteSettings(db);
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
+    // raw SQL: an upsert per area (ON CONFLICT … excluded), run for every area of a PUT in one transaction; to be rewritten in drizzle (issue 40),
+    // left while the figures work edits src/analysis
     this.upsertFloor = sqlite.prepare(
       'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
     );
+    // raw SQL: deletes every area not in the PUT's list, the list bound once as a json_each set
     this.removeFloors = sqlite.prepare('DELETE FROM area_floor_areas WHERE area NOT IN (SELECT value FROM json_each(?))');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.drivers = sqlite.prepare('SELECT name, month, value, unit FROM enpi_drivers ORDER BY name, month');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.driverMonths = sqlite.prepare('SELECT month, value, unit FROM enpi_drivers WHERE name = ? AND month >= ? AND month < ?');
+    // raw SQL: an upsert per driver month (ON CONFLICT … excluded); to be rewritten in drizzle (issue 40), left while the figures work edits
+    // src/analysis
     this.upsertDriver = sqlite.prepare(
       'INSERT INTO enpi_drivers (name, month, value, unit, updated_at) VALUES (@name, @month, @value, @unit, @now) ON CONFLICT (name, month) DO UPDATE SET value = excluded.value, unit = excluded.unit, updated_at = excluded.updated_at',
     );
@@ -114,7 +124,7 @@ export class Enpis {
     });
     // The site intensity: whole-site energy over all fuels per the site's own floor area (a site setting), site target only.
     const site = query.target.meterId === undefined && query.target.area === undefined;
-    const siteFloorM2 = site ? ((this.siteFloor.get() as number | null | undefined) ?? null) : null;
+    const siteFloorM2 = site ? this.site().floorAreaM2 : null;
     return {
       target: query.target,
       floorAreaM2: floorM2,

@@ -59,18 +59,24 @@ export class LoadSheddingConfig {
     private readonly audit: AuditLog,
   ) {
     const sqlite = db.sqlite;
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.readSettings = sqlite.prepare('SELECT enabled, min_off_sec AS minOffSec, max_shed_sec AS maxShedSec FROM load_shed_settings WHERE id = 1');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.writeSettings = sqlite.prepare('UPDATE load_shed_settings SET enabled = @enabled, min_off_sec = @minOffSec, max_shed_sec = @maxShedSec WHERE id = 1');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.readPoints = sqlite.prepare(
       `SELECT id, code, priority, shed_value AS shedValue, restore_value AS restoreValue, shed_at AS shedAt, shed_window AS shedWindow, not_before AS notBefore,
        last_error AS lastError, last_error_at AS lastErrorAt FROM load_shed_points ORDER BY priority, id`,
     );
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.insertPoint = sqlite.prepare(
       'INSERT INTO load_shed_points (code, priority, shed_value, restore_value) VALUES (@code, @priority, @shedValue, @restoreValue)',
     );
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.updatePoint = sqlite.prepare(
       'UPDATE load_shed_points SET priority = @priority, shed_value = @shedValue, restore_value = @restoreValue WHERE code = @code',
     );
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.deletePoint = sqlite.prepare('DELETE FROM load_shed_points WHERE code = ?');
   }
 
@@ -178,11 +184,16 @@ export class LoadShedder {
   ) {
     const sqlite = deps.db.sqlite;
     this.monotonic = deps.monotonic ?? (() => performance.now());
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.markShed = sqlite.prepare('UPDATE load_shed_points SET shed_at = ?, shed_window = ?, last_error = NULL, last_error_at = NULL WHERE id = ?');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.markRestored = sqlite.prepare(
       'UPDATE load_shed_points SET shed_at = NULL, shed_window = NULL, not_before = ?, last_error = NULL, last_error_at = NULL WHERE id = ?',
     );
+    // raw SQL: keeps the stored not_before unless a new one is given (coalesce in SQL); to be rewritten in drizzle (issue 40), left while the figures
+    // work edits src/analysis
     this.markError = sqlite.prepare('UPDATE load_shed_points SET last_error = ?, last_error_at = ?, not_before = coalesce(?, not_before) WHERE id = ?');
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.clamp = sqlite.prepare('UPDATE load_shed_points SET shed_at = @shedAt, shed_window = @shedWindow, not_before = @notBefore WHERE id = @id');
   }
 

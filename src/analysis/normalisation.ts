@@ -12,6 +12,7 @@
 // by the daily anomaly check and by baseline requests); it never asks the gateway, so the comparisons API, the overview
 // and the report worker (a read-only connection without a gateway) give the same answer.
 import type { EnergyFigures } from '../energy/index.ts';
+import { StoredDays } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import { type BaselineDay, dayTypeOf, fitDayModel } from './baselines.ts';
@@ -70,25 +71,25 @@ function floats(buffer: Buffer): Float32Array {
 
 export class WeatherNormalisation {
   private readonly temperatures;
-  private readonly meterDays;
+  private readonly days: StoredDays;
 
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
   ) {
+    // raw SQL: the day's 24 hourly temperatures as one blob, read on the hot path of every month comparison.
     this.temperatures = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ?');
-    // Raw SQL: which days every meter of the target has stored (a day a meter lacks would read as a change).
-    this.meterDays = db.sqlite.prepare(
-      'SELECT day, count(*) AS meters FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day',
-    );
+    // Which days every meter of the target has stored (a day a meter lacks would read as a change): metering's door.
+    this.days = new StoredDays(db);
   }
 
   /** Days of [from, to) with energy from every meter of the target and a kept temperature, with their regressors. */
   private observations(target: Target, ids: number[], from: string, to: string): Map<string, Observed> {
     const whole = new Set(
-      (this.meterDays.all({ ids: JSON.stringify(ids), from, to }) as { day: string; meters: number }[])
-        .filter((row) => row.meters === ids.length)
-        .map((row) => row.day),
+      this.days
+        .metersPerDay(JSON.stringify(ids), from, to)
+        .filter(([, meters]) => meters === ids.length)
+        .map(([day]) => day),
     );
     const temperatures = new Map(
       (this.temperatures.all(OUTDOOR_TEMPERATURE_CODE, from, to) as { day: string; hourlyC: Buffer }[]).map((row) => [row.day, floats(row.hourlyC)]),

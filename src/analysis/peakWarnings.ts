@@ -22,6 +22,7 @@ export class PeakWarnings {
   private readonly recent;
 
   constructor(db: Db) {
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
     this.recent = db.sqlite.prepare(
       `SELECT window_start AS windowStart, warned_at AS warnedAt, projected_kw AS projectedKw, limit_kw AS limitKw, crossed_at AS crossedAt, final_kw AS finalKw
        FROM peak_warnings ORDER BY window_start DESC LIMIT ?`,

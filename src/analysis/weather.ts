@@ -67,7 +67,9 @@ export class OutdoorTemperatures {
     private readonly iot: Pick<IotGateway, 'relay'>,
     private readonly timezone: () => string,
   ) {
+    // raw SQL: the hourly means as stored blobs of a code's day range, in day order, for the decoder
     this.stored = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ? ORDER BY day');
+    // raw SQL: an upsert of a day's hourly blob (ON CONFLICT … excluded)
     this.insert = db.sqlite.prepare(
       'INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?) ON CONFLICT (code, day) DO UPDATE SET hourly_c = excluded.hourly_c, samples = excluded.samples',
     );

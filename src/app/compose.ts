@@ -294,6 +294,7 @@ export async function createService(
   lifecycle.onClose('code sweeper', () => sweep.stop());
   deps.backups.start();
   jobs.add('operations', deps.backups.job);
+  jobs.add('operations', deps.backups.reloadJob);
   lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {

@@ -4,6 +4,8 @@ import { SITE_TOTAL } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
+import { energyDaily } from '../platform/db/schema/index.ts';
+import { and, between, eq, sql } from 'drizzle-orm';
 import { Kept } from '../platform/db/kept.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import type { AuthUser } from '../platform/http/route.ts';
@@ -30,6 +32,7 @@ export class AreaCards {
   private readonly upsertDaily;
   private readonly removeOtherDaily;
   private readonly meteredNames;
+  private readonly dailyOf;
   private readonly kept;
 
   constructor(
@@ -38,23 +41,39 @@ export class AreaCards {
     private readonly meteredAreas?: MeteredAreas,
   ) {
     const sqlite = db.sqlite;
+    // raw SQL: the card columns (AREA_COLUMNS) and a NOCASE order, shared with the cards' other reads
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
     this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
     // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/platform/db/kept.ts).
     this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
+    this.dailyOf = db.orm
+      .select({ day: energyDaily.day, kwh: energyDaily.kwh })
+      .from(energyDaily)
+      .where(and(eq(energyDaily.area, sql.placeholder('area')), between(energyDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
+      .prepare();
     // Upsert by name keeps each card's id and createdAt across replaces.
+    // raw SQL: an upsert per card of a PUT (ON CONFLICT … excluded), in one transaction
     this.upsertArea = sqlite.prepare(
       `INSERT INTO energy_areas (name, today_kwh, month_kwh, year_kwh, power_kw, created_at, updated_at)
        VALUES (@name, @todayKwh, @monthKwh, @yearKwh, @powerKw, @now, @now)
        ON CONFLICT(name) DO UPDATE SET today_kwh = excluded.today_kwh, month_kwh = excluded.month_kwh,
          year_kwh = excluded.year_kwh, power_kw = excluded.power_kw, updated_at = excluded.updated_at`,
     );
+    // raw SQL: deletes every card not in the PUT's list, the list bound once as a json_each set
     this.removeOthers = sqlite.prepare('DELETE FROM energy_areas WHERE name NOT IN (SELECT value FROM json_each(?))');
+    // raw SQL: an upsert of a card's day (ON CONFLICT … excluded)
     this.upsertDaily = sqlite.prepare('INSERT INTO energy_daily (day, area, kwh) VALUES (?, ?, ?) ON CONFLICT(day, area) DO UPDATE SET kwh = excluded.kwh');
+    // raw SQL: deletes the daily rows of cards not in the PUT's list, bound once as a json_each set
     this.removeOtherDaily = sqlite.prepare(
       `DELETE FROM energy_daily WHERE day = ? AND area <> '${SITE_TOTAL}' AND area NOT IN (SELECT value FROM json_each(?))`,
     );
+  }
+
+  /** A hand-entered card's daily kWh for the days of [from, to] (both included) that have one. */
+  daily(area: string, from: string, to: string): { day: string; kwh: number }[] {
+    return this.dailyOf.all({ area, from, to });
   }
 
   /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */

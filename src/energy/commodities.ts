@@ -1,6 +1,7 @@
 // Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
 // kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
 // of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
+import { StoredDays } from '../metering/index.ts';
 import type { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
@@ -69,7 +70,8 @@ const silent = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
 
 export class CommodityFigures {
   private readonly meterRows;
-  private readonly dayTotals;
+  /** The supply meters' stored day totals (metering's reader). */
+  private readonly days: StoredDays;
   private readonly kept: Kept<CommodityFiguresView>;
 
   constructor(
@@ -78,10 +80,9 @@ export class CommodityFigures {
     private readonly tariffs: Tariffs,
     private readonly calorific: CalorificValues,
   ) {
+    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
     this.meterRows = db.sqlite.prepare('SELECT id, name, kind, area, commodity, role FROM meters ORDER BY id');
-    this.dayTotals = db.sqlite.prepare(
-      'SELECT meter_id AS meterId, day, total_kwh AS total FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?',
-    );
+    this.days = new StoredDays(db);
     this.kept = new Kept(db.sqlite, { name: 'energy.commodities', tables: [...FIGURE_TABLES, 'calorific_versions'], max: 16 });
   }
 
@@ -118,10 +119,10 @@ export class CommodityFigures {
     // Only the meters the balance sums: a sub-meter's days are never read here (1,999 of 2,000 meters on a big site).
     const summed = new Set([...siteMeters, ...exportMeters, ...generationMeters, ...utilityGroups.flatMap(({ group }) => group)].map((meter) => meter.id));
     const perMeter = new Map<number, Map<string, number>>();
-    for (const row of this.dayTotals.all(JSON.stringify([...summed]), from, to) as { meterId: number; day: string; total: number }[]) {
-      let byDay = perMeter.get(row.meterId);
-      if (!byDay) perMeter.set(row.meterId, (byDay = new Map()));
-      byDay.set(row.day, row.total);
+    for (const [meterId, day, total] of this.days.dayTotals(JSON.stringify([...summed]), from, to)) {
+      let byDay = perMeter.get(meterId);
+      if (!byDay) perMeter.set(meterId, (byDay = new Map()));
+      byDay.set(day, total);
     }
     const sumByDay = (group: MeterRow[]) => {
       const out = new Map<string, number>();

@@ -1,7 +1,7 @@
 // How complete the stored energy is: per meter (or the site, or an area) and site day, the share of the intervals that
 // have happened which are measured, estimated (spread over a gap the history could not fill) or missing (no data).
 // An interval of several meters counts as measured only when every one of them measured it, as missing when any lacks it.
-import { FLAG_ESTIMATED, storedFlags, storedKwh, type OpenIntervals } from '../metering/index.ts';
+import { FLAG_ESTIMATED, StoredDays, type OpenIntervals } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 
@@ -11,14 +11,14 @@ export type DayCompleteness = { day: string; intervals: number } & Shares;
 const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
 export class EnergyCompleteness {
-  private readonly dayRows;
+  private readonly days: StoredDays;
 
   /** open: what the collector holds in memory and has not written yet (edge), overlaid on the stored rows. */
   constructor(
     db: Db,
     private readonly open: () => OpenIntervals | null | undefined = () => null,
   ) {
-    this.dayRows = db.sqlite.prepare('SELECT day, kwh, flags FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+    this.days = new StoredDays(db);
   }
 
   /** Per site day in [from, to): shares over the intervals before `now` (a day still to come has none). */
@@ -31,12 +31,10 @@ export class EnergyCompleteness {
     const open = this.open();
     for (const id of ids) {
       const seen = days.map(() => false);
-      for (const [day, kwhBlob, flagsBlob] of this.dayRows.all(id, from, to) as [string, Buffer, Buffer][]) {
+      for (const { day, kwh: stored, flags } of this.days.decodedDays(id, from, to)) {
         const i = index.get(day);
         if (i === undefined) continue;
         seen[i] = true;
-        const stored = storedKwh(kwhBlob);
-        const flags = storedFlags(flagsBlob, kwhBlob, stored.length);
         const kwh = open?.kwh(id, day) ?? stored;
         const target = state[i];
         for (let k = 0; k < target.length; k += 1) {

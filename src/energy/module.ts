@@ -3,7 +3,7 @@
 import { type Restatement, restateCosts, HistoryImport, commodityOf, MeterDirectory, type Meter, IntervalStore } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import { CalorificValues, Tariffs } from '../pricing/index.ts';
-import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { everAudited, type Actor, type AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { siteDay } from '../platform/time/calendar.ts';
@@ -56,7 +56,7 @@ export function ensureSimulatorMeters(
   catalogue: { code: string; name: string; kind: string; unit?: string }[],
   logger: Logger,
 ): number {
-  const touched = db.sqlite.prepare("SELECT 1 FROM audit_log WHERE resource = 'meters' LIMIT 1").pluck().get();
+  const touched = everAudited(db, 'meters');
   if (touched || meters.all().length) return 0;
   const areaOf = (code: string) =>
     code.startsWith('meter.hvac') ? 'HVAC' : code.startsWith('meter.lighting') ? 'Lighting' : code.startsWith('meter.it') ? 'Server room' : 'Tenants';

@@ -46,13 +46,17 @@ export class SiteEnergy {
     // energy_daily and energy_areas are AreaCards' tables; the sums over them stay beside the meters' in src/energy.
     const sqlite = db.sqlite;
     this.config = siteSettings(db);
+    // raw SQL: the cards' three sums in one statement (coalesce over an empty table)
     this.cardSums = sqlite.prepare(
       'SELECT coalesce(sum(today_kwh), 0) AS todayKwh, coalesce(sum(month_kwh), 0) AS monthKwh, coalesce(sum(power_kw), 0) AS powerKw FROM energy_areas',
     );
+    // raw SQL: the site-total card's daily kWh of a range, as arrays
     this.dailyTotals = sqlite.prepare(`SELECT day, kwh FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ?`).raw();
+    // raw SQL: per-area sums of the cards' days, ordered NOCASE, as arrays
     this.dailyAreas = sqlite
       .prepare(`SELECT area, SUM(kwh) FROM energy_daily WHERE area <> '${SITE_TOTAL}' AND day >= ? AND day < ? GROUP BY area ORDER BY area COLLATE NOCASE`)
       .raw();
+    // raw SQL: the days the site-total card has, plucked
     this.recordedDays = sqlite.prepare(`SELECT day FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ? ORDER BY day`).pluck();
     this.keptUnallocated = new Kept(sqlite, { name: 'energy.unallocated', tables: FIGURE_TABLES, max: 4 });
   }

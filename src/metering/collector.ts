@@ -9,7 +9,8 @@
 // was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
 import type { IotGateway } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { MeterKind, MeterTerm } from '../platform/db/schema/index.ts';
+import { eq, sql } from 'drizzle-orm';
+import { meterState, meters, type MeterKind, type MeterTerm } from '../platform/db/schema/index.ts';
 import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -141,16 +142,28 @@ export class Collector {
       deps.store.open = { kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh, demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw };
     }
     const sqlite = deps.db.sqlite;
+    // raw SQL: read every collection: rows as plain objects without drizzle's row mapper (~2.5 µs a row, docs/development.md), at up to 2,000 meters.
     this.selectMeters = sqlite.prepare("SELECT id, code, kind FROM meters WHERE enabled = 1 AND kind <> 'virtual' AND code IS NOT NULL ORDER BY id");
+    // raw SQL: read every collection; the terms stay JSON text, parsed once where they are used.
     this.selectVirtuals = sqlite.prepare("SELECT id, terms FROM meters WHERE kind = 'virtual' AND enabled = 1 ORDER BY id");
+    // raw SQL: every meter's position, read at each start and catch-up: rows as plain objects, no row mapper.
     this.selectState = sqlite.prepare('SELECT meter_id AS meterId, last_at AS lastAt, last_value AS lastValue, demand_kw AS demandKw FROM meter_state');
+    // raw SQL: one upsert per meter and collection, named parameters bound straight from the held state object.
     this.upsertState = sqlite.prepare(
       `INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (@meterId, @lastAt, @lastValue, @demandKw)
        ON CONFLICT (meter_id) DO UPDATE SET last_at = excluded.last_at, last_value = excluded.last_value, demand_kw = excluded.demand_kw`,
     );
-    this.deleteState = sqlite.prepare('DELETE FROM meter_state WHERE meter_id = ?');
-    this.selectMeterIds = sqlite.prepare('SELECT id FROM meters').pluck();
-    this.meterExists = sqlite.prepare('SELECT 1 FROM meters WHERE id = ?').pluck();
+    const { orm } = deps.db;
+    this.deleteState = orm
+      .delete(meterState)
+      .where(eq(meterState.meterId, sql.placeholder('meterId')))
+      .prepare();
+    this.selectMeterIds = orm.select({ id: meters.id }).from(meters).prepare();
+    this.meterExists = orm
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.id, sql.placeholder('id')))
+      .prepare();
   }
 
   private now(): number {
@@ -222,7 +235,7 @@ export class Collector {
   private persist(virtuals: VirtualMeter[]): void {
     const held = this.held;
     if (!held) return;
-    const existing = new Set(this.selectMeterIds.all() as number[]);
+    const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
     held.batch.retain(existing);
     this.deps.store.transaction(() => {
       for (const [meterId, state] of held.states) if (existing.has(meterId)) this.upsertState.run({ meterId, ...state });
@@ -250,7 +263,7 @@ export class Collector {
       this.persist(virtuals);
       return;
     }
-    const existing = new Set(this.selectMeterIds.all() as number[]);
+    const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
     held.batch.retain(existing);
     const records = held.batch.byMeter();
     const meterIds = [...new Set([...records.keys(), ...held.states.keys()])].filter((id) => existing.has(id));
@@ -263,7 +276,7 @@ export class Collector {
         do {
           const meterId = meterIds[next++];
           // Deleted during an earlier slice's pause: its rows are gone and a write would fail.
-          if (!this.meterExists.get(meterId)) continue;
+          if (!this.meterExists.get({ id: meterId })) continue;
           const state = held.states.get(meterId);
           if (state) this.upsertState.run({ meterId, ...state });
           store.save(records.get(meterId) ?? []);
@@ -278,7 +291,7 @@ export class Collector {
       store.transaction(() => {
         do {
           const { meter, day } = derived[next++];
-          if (this.meterExists.get(meter.id)) store.save([store.deriveVirtual(meter, day, (meterId, termDay) => held.batch.held(meterId, termDay))]);
+          if (this.meterExists.get({ id: meter.id })) store.save([store.deriveVirtual(meter, day, (meterId, termDay) => held.batch.held(meterId, termDay))]);
         } while (next < derived.length && cpuMs() - sliceStart < SLICE_MS);
       });
       await yieldToLoop();
@@ -412,7 +425,7 @@ export class Collector {
           this.held = null;
         }
         const dropped = this.deps.store.transaction(() => {
-          for (const id of ahead) this.deleteState.run(id);
+          for (const meterId of ahead) this.deleteState.run({ meterId });
           return this.deps.store.dropAfter(started);
         });
         for (const id of ahead) states.delete(id);

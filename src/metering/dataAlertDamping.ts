@@ -5,7 +5,7 @@
 //   emptied, the same alert, no new mail), unless someone resolved it meanwhile;
 // - at most MAX_NEW_PER_METER_PER_HOUR new alerts per meter an hour (both meter problems together); beyond that the
 //   problem is logged once, not raised.
-import type { Db } from '../platform/db/client.ts';
+import type { AlertService } from '../facility/index.ts';
 
 /** Checks (collections) in a row a problem must be absent before its alert is cleared. */
 export const CLEAR_AFTER_CHECKS = 3;
@@ -22,16 +22,8 @@ export class DataAlertDamping {
   private readonly absent = new Map<string, { since: number; checks: number }>();
   /** Per meter: until when the "capped" line has been logged (once an hour). */
   private readonly cappedLogged = new Map<string, number>();
-  private readonly lastCleared;
-  private readonly raisedSince;
-
-  constructor(db: Db) {
-    const sqlite = db.sqlite;
-    this.lastCleared = sqlite.prepare(
-      'SELECT id, alarm_key AS alarmKey, cleared_at AS clearedAt, status FROM alerts WHERE source = ? AND alarm_key IS NOT NULL ORDER BY id DESC LIMIT 1',
-    );
-    this.raisedSince = sqlite.prepare('SELECT count(*) FROM alerts WHERE source LIKE ? AND alarm_key IS NOT NULL AND occurred_at >= ?').pluck();
-  }
+  /** The alerts are facility's: the last one of a problem and the count raised lately are asked of AlertService. */
+  constructor(private readonly alerts: Pick<AlertService, 'lastAlarmOf' | 'raisedSince'>) {}
 
   /** The problem is there (again): it resets its hold-off. */
   present(code: string): void {
@@ -52,7 +44,7 @@ export class DataAlertDamping {
 
   /** The alert a problem back soon after its clear reopens: its id and key, or null (raise a new one). */
   reopenable(code: string, now: number): { id: number; alarmKey: string } | null {
-    const row = this.lastCleared.get(code) as { id: number; alarmKey: string; clearedAt: string | null; status: string } | undefined;
+    const row = this.alerts.lastAlarmOf(code);
     if (!row || row.clearedAt === null || row.status === 'resolved') return null;
     return now - Date.parse(row.clearedAt) <= REOPEN_WITHIN_MS ? { id: row.id, alarmKey: row.alarmKey } : null;
   }
@@ -62,7 +54,7 @@ export class DataAlertDamping {
    * when it does not. `meterPrefix` is `energy.meter.<id>.`.
    */
   mayRaise(meterPrefix: string, now: number, onCapped: (raisedInHour: number) => void): boolean {
-    const raised = this.raisedSince.get(`${meterPrefix}%`, new Date(now - HOUR).toISOString()) as number;
+    const raised = this.alerts.raisedSince(meterPrefix, new Date(now - HOUR).toISOString());
     if (raised < MAX_NEW_PER_METER_PER_HOUR) return true;
     if ((this.cappedLogged.get(meterPrefix) ?? -Infinity) <= now) {
       this.cappedLogged.set(meterPrefix, now + HOUR);

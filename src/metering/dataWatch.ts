@@ -19,7 +19,6 @@ export const COLLECTION_FAILURES = 3;
 export const SILENT_INTERVALS = 5;
 
 export class DataWatch {
-  private readonly openEpisodes;
   private readonly meterNames;
   private readonly damping: DataAlertDamping;
 
@@ -27,14 +26,13 @@ export class DataWatch {
     private readonly deps: {
       db: Db;
       collector: Pick<Collector, 'health' | 'meterHealth' | 'intervalMs'>;
-      alerts: Pick<AlertService, 'fromGatewayAlarm' | 'reopenCleared'>;
+      alerts: Pick<AlertService, 'fromGatewayAlarm' | 'reopenCleared' | 'openAlarmKeys' | 'lastAlarmOf' | 'raisedSince'>;
       logger: Logger;
     },
   ) {
-    // Episodes still open after a restart keep their keys: the same alert, not a second one.
-    this.openEpisodes = deps.db.sqlite.prepare("SELECT alarm_key FROM alerts WHERE alarm_key LIKE 'energy.%@%' AND cleared_at IS NULL").pluck();
+    // raw SQL: every meter's name by id, as plain rows, for the alert titles
     this.meterNames = deps.db.sqlite.prepare('SELECT id, name FROM meters');
-    this.damping = new DataAlertDamping(deps.db);
+    this.damping = new DataAlertDamping(deps.alerts);
   }
 
   /** Raises what is wrong and not yet raised, clears what is no longer wrong; answers how many of each. */
@@ -69,7 +67,8 @@ export class DataWatch {
         });
       }
     }
-    const open = new Map((this.openEpisodes.all() as string[]).map((key) => [key.slice(0, key.indexOf('@')), key]));
+    // Episodes still open after a restart keep their keys: the same alert, not a second one.
+    const open = new Map(this.deps.alerts.openAlarmKeys('energy.').map((key) => [key.slice(0, key.indexOf('@')), key]));
     let raised = 0;
     let cleared = 0;
     for (const [code, problem] of problems) {

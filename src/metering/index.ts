@@ -6,6 +6,7 @@ export { HistoryImport } from './historyImport.ts';
 export { KWH_SCALE, decodeValuesInto } from './intervalCodec.ts';
 export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter } from './meters.ts';
 export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
+export { StoredDays, type DecodedDay, type MeterIdsJson } from './storedDays.ts';
 export { restateCosts, type Restatement } from './restate.ts';
 export { TimeZoneMove } from './rezone.ts';
 export { FLAG_ESTIMATED, FLAG_IMPORTED, IntervalStore, SLICE_MS, storedFlags, storedKwh, storedMaxKw, yieldToLoop, type OpenIntervals } from './store.ts';

@@ -1,6 +1,6 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
 import type { IotGateway } from '../gateway/index.ts';
-import { asc } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -67,21 +67,31 @@ export class MeterDirectory {
         if (after?.kind === 'virtual' && JSON.stringify(before?.terms) !== JSON.stringify(after.terms)) this.virtualChanged?.(after);
       },
     });
+    // raw SQL: a meter's area gets its card row in the meter's write (INSERT … ON CONFLICT DO NOTHING)
     this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+    // raw SQL: an area spelled another way (lower() on both sides) among the cards and the other meters, one UNION
     this.areaSpelling = db.sqlite
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
-    this.byCode = db.sqlite.prepare('SELECT id FROM meters WHERE code = ?').pluck();
+    this.byCode = db.orm
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.code, sql.placeholder('code')))
+      .prepare();
     this.siteMeters = {
+      // raw SQL: the other site meters of a write, as plain rows, for the double-count warning
       statement: db.sqlite.prepare("SELECT name, code FROM meters WHERE site = 1 AND kind <> 'virtual' AND id <> ?"),
       all(id: number) {
         return this.statement.all(id) as { name: string; code: string | null }[];
       },
     };
+    // raw SQL: the virtual meters built on a meter: a json_each over each one's terms (drizzle has no words for it)
     this.builtOn = db.sqlite
       .prepare("SELECT name FROM meters, json_each(meters.terms) WHERE kind = 'virtual' AND json_extract(json_each.value, '$.meterId') = ?")
       .pluck();
+    // raw SQL: the kinds of a json_each set of meter ids, in one read
     this.kindsById = db.sqlite.prepare('SELECT id, kind, commodity FROM meters WHERE id IN (SELECT value FROM json_each(?))');
+    // raw SQL: which of name or code clashes (CASE with lower()), in one read
     this.clash = db.sqlite
       .prepare(
         "SELECT CASE WHEN lower(name) = lower(@name) THEN 'name' ELSE 'code' END FROM meters WHERE (lower(name) = lower(@name) OR code = @code) AND id <> @id",
@@ -138,7 +148,7 @@ export class MeterDirectory {
         kind: row.kind === 'power' ? 'power' : 'energy',
         // Only the grid connection's import is the site's consumption meter; a gas or PV "main" is not.
         site: what.commodity === 'electricity' && what.role === 'import' && /\b(main|incomer|site|total)\b/i.test(`${row.code.replace(/[._-]/g, ' ')} ${name}`),
-        known: this.byCode.get(row.code) !== undefined,
+        known: this.byCode.get({ code: row.code }) !== undefined,
         ...what,
         sameMeterAs: null,
       });

@@ -23,13 +23,17 @@ export async function restateCosts(
   actor: Actor | null,
 ): Promise<Restatement> {
   const { db, store } = deps;
+  // raw SQL: the meters of a commodity, with the default for rows written before the column (coalesce), plucked
   const meters = db.sqlite.prepare("SELECT id FROM meters WHERE coalesce(commodity, 'electricity') = ?").pluck().all(scope.commodity) as number[];
+  // raw SQL: a meter's stored days of a range, plucked, in day order
   const days = db.sqlite.prepare('SELECT day FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').pluck();
+  // raw SQL: the stored cost of a json_each set of meters over a range, summed from the rollup column
   const sum = db.sqlite
     .prepare('SELECT coalesce(sum(cost), 0) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?')
     .pluck();
   const ids = JSON.stringify(meters);
   // Nothing is stored before the first day row: the slices start there (a first version covers every day before it).
+  // raw SQL: the first stored day of a json_each set of meters, from the (meter_id, day) key
   const first = db.sqlite
     .prepare('SELECT min(day) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ?')
     .pluck()

@@ -4,7 +4,9 @@
 // re-slices every meter's intervals by their absolute time into the new zone's days (15-minute intervals fit every
 // zone in use: all offsets are whole quarter hours), one meter per transaction, with a marker row that a restart resumes
 // from. The collector waits meanwhile (what it holds is written first, under the old zone).
+import { eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { appSettings, meterDays, meterMonths, outdoorDays } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { type DayRecord, type IntervalStore, storedFlags, storedKwh, storedMaxKw } from './store.ts';
@@ -22,20 +24,23 @@ export type CollectionPause = { exclusive<T>(task: () => Promise<T>): Promise<T>
  * for a change written while the service is stopped (emsctl site set). Call it in the transaction that changes the zone.
  */
 export function scheduleZoneMove(db: Db, from: string, to: string): void {
-  const sqlite = db.sqlite;
-  if (from === to || !sqlite.prepare('SELECT 1 FROM meter_days LIMIT 1').pluck().get()) return;
-  sqlite
-    .prepare(
-      "INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-    )
-    .run(MARKER_KEY, JSON.stringify({ from, to, after: 0 } satisfies Marker));
+  if (from === to || !anyDayStored(db)) return;
+  writeMarker(db, { from, to, after: 0 });
+}
+
+/** Whether any day row is stored: a move of an empty store has nothing to re-key. */
+function anyDayStored(db: Db): boolean {
+  return db.orm.select({ meterId: meterDays.meterId }).from(meterDays).limit(1).get() !== undefined;
+}
+
+/** The move in progress, kept in app_settings under MARKER_KEY (its own key there). */
+function writeMarker(db: Db, marker: Marker): void {
+  const value = JSON.stringify(marker);
+  const updatedAt = new Date().toISOString();
+  db.orm.insert(appSettings).values({ key: MARKER_KEY, value, updatedAt }).onConflictDoUpdate({ target: appSettings.key, set: { value, updatedAt } }).run();
 }
 
 export class TimeZoneMove {
-  private readonly readMarker;
-  private readonly writeMarker;
-  private readonly dropMarker;
-  private readonly anyRow;
   private readonly meterIds;
   private readonly rows;
   private readonly dropDays;
@@ -44,18 +49,25 @@ export class TimeZoneMove {
 
   constructor(private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; collector?: CollectionPause }) {
     const sqlite = deps.db.sqlite;
-    this.readMarker = sqlite.prepare('SELECT value FROM app_settings WHERE key = ?').pluck();
-    this.writeMarker = sqlite.prepare(
-      "INSERT INTO app_settings (key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-    );
-    this.dropMarker = sqlite.prepare('DELETE FROM app_settings WHERE key = ?');
-    this.anyRow = sqlite.prepare('SELECT 1 FROM meter_days LIMIT 1').pluck();
-    this.meterIds = sqlite.prepare('SELECT DISTINCT meter_id FROM meter_days WHERE meter_id > ? ORDER BY meter_id').pluck();
+    const { orm } = deps.db;
+    this.meterIds = orm
+      .selectDistinct({ meterId: meterDays.meterId })
+      .from(meterDays)
+      .where(gt(meterDays.meterId, sql.placeholder('after')))
+      .orderBy(meterDays.meterId)
+      .prepare();
+    // raw SQL: the encoded blobs as stored, for the codec (rows as plain objects, no drizzle mapping of four columns per day).
     this.rows = sqlite.prepare('SELECT day, kwh, flags, max_kw AS maxKw FROM meter_days WHERE meter_id = ? ORDER BY day');
-    this.dropDays = sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?');
-    this.dropMonths = sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?');
+    this.dropDays = orm
+      .delete(meterDays)
+      .where(eq(meterDays.meterId, sql.placeholder('meterId')))
+      .prepare();
+    this.dropMonths = orm
+      .delete(meterMonths)
+      .where(eq(meterMonths.meterId, sql.placeholder('meterId')))
+      .prepare();
     // Hourly outdoor means are kept per site day too: a cache, read again from the gateway when next needed.
-    this.dropOutdoorDays = sqlite.prepare('DELETE FROM outdoor_days');
+    this.dropOutdoorDays = orm.delete(outdoorDays).prepare();
   }
 
   /** Set once the collector exists (it is built after the configuration service). */
@@ -80,7 +92,7 @@ export class TimeZoneMove {
         const from = this.deps.timezone();
         const value = apply();
         const to = this.deps.timezone();
-        if (to !== from && this.anyRow.get()) this.writeMarker.run(MARKER_KEY, JSON.stringify({ from, to, after: 0 } satisfies Marker));
+        if (to !== from && anyDayStored(this.deps.db)) writeMarker(this.deps.db, { from, to, after: 0 });
         return value;
       })();
       await this.resume();
@@ -99,13 +111,13 @@ export class TimeZoneMove {
     let moved = 0;
     const sqlite = this.deps.db.sqlite;
     for (;;) {
-      const ids = this.meterIds.all(after) as number[];
+      const ids = this.meterIds.all({ after }).map((row) => row.meterId);
       if (!ids.length) break;
       for (const meterId of ids) {
         // The store's transaction: the tariff versions its save() prices every moved day with are cached first.
         this.deps.store.transaction(() => {
           this.moveMeter(meterId, from, to);
-          this.writeMarker.run(MARKER_KEY, JSON.stringify({ from, to, after: meterId } satisfies Marker));
+          writeMarker(this.deps.db, { from, to, after: meterId });
         });
         after = meterId;
         moved += 1;
@@ -114,14 +126,14 @@ export class TimeZoneMove {
     }
     sqlite.transaction(() => {
       this.dropOutdoorDays.run();
-      this.dropMarker.run(MARKER_KEY);
+      this.deps.db.orm.delete(appSettings).where(eq(appSettings.key, MARKER_KEY)).run();
     })();
     this.deps.logger.info({ from, to, meters: moved, ms: Math.round(performance.now() - started) }, 'stored energy re-keyed to the new site time zone');
     return moved;
   }
 
   private marker(): Marker | null {
-    const value = this.readMarker.get(MARKER_KEY) as string | undefined;
+    const value = this.deps.db.orm.select({ value: appSettings.value }).from(appSettings).where(eq(appSettings.key, MARKER_KEY)).get()?.value;
     return value ? (JSON.parse(value) as Marker) : null;
   }
 
@@ -156,8 +168,8 @@ export class TimeZoneMove {
         if (hasMax && record.maxKw) record.maxKw[index] = maxKw[i];
       }
     }
-    this.dropDays.run(meterId);
-    this.dropMonths.run(meterId);
+    this.dropDays.run({ meterId });
+    this.dropMonths.run({ meterId });
     this.deps.store.save(records.values());
   }
 }

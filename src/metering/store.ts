@@ -4,7 +4,8 @@
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
 import { meterPrices, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import type { MeterTerm } from '../platform/db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { meterDays, meterMonths, type MeterTerm } from '../platform/db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
 
@@ -73,17 +74,22 @@ export class IntervalStore {
     private readonly timezone: () => string,
   ) {
     const sqlite = db.sqlite;
+    // raw SQL: one day row with its blobs and rollups, by the (meter_id, day) key, on every write
     this.selectDay = sqlite.prepare(
       'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
     );
+    // raw SQL: a day's blobs of a json_each set of meters in one read (virtual meters' terms)
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
+    // raw SQL: a day's rollups before a write (the month row moves by the difference)
     this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    // raw SQL: the day upsert with blobs and rollups (ON CONFLICT … excluded), on every write
     this.upsertDay = sqlite.prepare(
       `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
        VALUES (@meterId, @day, @kwh, @flags, @maxKw, @totalKwh, @cost, @carbonKg, @peakKw, @peakIndex)
        ON CONFLICT (meter_id, day) DO UPDATE SET kwh = excluded.kwh, flags = excluded.flags, max_kw = excluded.max_kw,
          total_kwh = excluded.total_kwh, cost = excluded.cost, carbon_kg = excluded.carbon_kg, peak_kw = excluded.peak_kw, peak_index = excluded.peak_index`,
     );
+    // raw SQL: the month rollup moved by a day's difference in SQL (total_kwh = total_kwh + excluded…), on every write
     this.upsertMonth = sqlite.prepare(
       `INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at)
        VALUES (@meterId, @month, @totalKwh, @cost, @carbonKg, @peakKw, @peakAt)
@@ -241,8 +247,9 @@ export class IntervalStore {
   /** Removes a virtual meter's stored days and months; answers the days its terms have data for, oldest first. */
   clearVirtual(meter: VirtualMeter): string[] {
     const sqlite = this.db.sqlite;
-    sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ?').run(meter.id);
-    sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ?').run(meter.id);
+    this.db.orm.delete(meterDays).where(eq(meterDays.meterId, meter.id)).run();
+    this.db.orm.delete(meterMonths).where(eq(meterMonths.meterId, meter.id)).run();
+    // raw SQL: the days any term meter has, over a json_each set, for the rebuild
     return sqlite
       .prepare('SELECT DISTINCT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) ORDER BY day')
       .pluck()
@@ -251,6 +258,7 @@ export class IntervalStore {
 
   /** The terms a meter has now (termsKey), or undefined when it is gone or no longer virtual. */
   termsNow(meterId: number): string | undefined {
+    // raw SQL: a virtual meter's terms as JSON text, parsed once here
     const stored = this.db.sqlite.prepare("SELECT terms FROM meters WHERE id = ? AND kind = 'virtual' AND enabled = 1").pluck().get(meterId) as
       | string
       | undefined;
@@ -266,6 +274,7 @@ export class IntervalStore {
     const sqlite = this.db.sqlite;
     const timezone = this.timezone();
     const day = dayOf(timezone, at);
+    // raw SQL: the rollups of the days after a day, to take them off their months
     const later = sqlite
       .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?')
       .all(day) as {
@@ -276,6 +285,7 @@ export class IntervalStore {
       carbonKg: number;
     }[];
     const touchedMonths = new Set<string>();
+    // raw SQL: the month rollups moved by a difference in SQL (total_kwh = total_kwh - ?)
     const moveMonth = sqlite.prepare(
       'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
     );
@@ -283,10 +293,13 @@ export class IntervalStore {
       moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
       touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
     }
+    // raw SQL: the day rows after a day (a clock stepped back), by the day key
     sqlite.prepare('DELETE FROM meter_days WHERE day > ?').run(day);
     // Months with no day left go; a month's peak is recomputed from the days it keeps.
+    // raw SQL: the month rows after a month, by the month key
     sqlite.prepare('DELETE FROM meter_months WHERE month > ?').run(day.slice(0, 7));
     const first = Math.ceil((at - dayIntervals(timezone, day).start) / INTERVAL_MS);
+    // raw SQL: the meters with a row on a day, plucked
     const today = sqlite.prepare('SELECT meter_id AS meterId FROM meter_days WHERE day = ?').pluck().all(day) as number[];
     let changed = later.length;
     for (const meterId of today) {
@@ -314,9 +327,11 @@ export class IntervalStore {
   recomputeMonthPeaks(months: Iterable<string>): void {
     const sqlite = this.db.sqlite;
     const timezone = this.timezone();
+    // raw SQL: the month's best day peak (LIKE on the month prefix, ORDER BY peak)
     const best = sqlite.prepare(
       `SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
     );
+    // raw SQL: the month's peak set from that day
     const set = sqlite.prepare('UPDATE meter_months SET peak_kw = ?, peak_at = ? WHERE meter_id = ? AND month = ?');
     for (const key of months) {
       const [id, month] = key.split('|');

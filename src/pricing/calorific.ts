@@ -1,6 +1,6 @@
 // Dated gas calorific values: kWh = m³ × kwhPerM3 × correctionFactor by the version in force on the site day. As with
 // tariffs, a version in effect never changes; one entered for the past (from a bill) restates the gas days it covers.
-import { asc } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -22,8 +22,13 @@ export class CalorificValues {
     audit: AuditLog,
     private readonly today: () => string,
   ) {
-    this.byValidFrom = db.sqlite.prepare('SELECT id FROM calorific_versions WHERE valid_from = ?');
+    this.byValidFrom = db.orm
+      .select({ id: calorificVersions.id })
+      .from(calorificVersions)
+      .where(eq(calorificVersions.validFrom, sql.placeholder('validFrom')))
+      .prepare();
     // Read on every figure request: a handful of rows, so no cache to keep in step with other connections' writes.
+    // raw SQL: read on every figure request: plain rows of three columns, no drizzle row mapper on the figures' path
     this.ordered = db.sqlite.prepare(
       'SELECT valid_from AS validFrom, kwh_per_m3 AS kwhPerM3, correction_factor AS correctionFactor FROM calorific_versions ORDER BY valid_from',
     );
@@ -32,7 +37,7 @@ export class CalorificValues {
       notFound: 'Calorific value version not found',
       orderBy: [asc(calorificVersions.validFrom)],
       check: (next, before) => {
-        const clash = this.byValidFrom.get(next.validFrom) as { id: number } | undefined;
+        const clash = this.byValidFrom.get({ validFrom: next.validFrom });
         if (clash && clash.id !== before?.id)
           throw new Conflict(`A calorific value version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },

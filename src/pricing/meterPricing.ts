@@ -32,7 +32,9 @@ export function meterPrices(
   let statements = pricingStatements.get(db);
   if (!statements) {
     statements = {
+      // raw SQL: a meter's commodity and role by id on the pricing path of every day write; pricing is built before metering (tableOwnership.test.ts)
       meter: db.sqlite.prepare('SELECT commodity, role FROM meters WHERE id = ?'),
+      // raw SQL: the calorific factor of a day as one product (kwh_per_m3 * correction_factor), newest version before it
       calorific: db.sqlite
         .prepare('SELECT kwh_per_m3 * correction_factor FROM calorific_versions WHERE valid_from <= ? ORDER BY valid_from DESC LIMIT 1')
         .pluck(),

@@ -1,7 +1,7 @@
 // Dated tariff versions: price per kWh with time-of-use bands by weekday and holidays, a standing charge per day, a CO2 factor.
 // A version applies from its first day until the next one's; versions in effect are never changed. A version may be
 // entered for the past (an admin, from a bill): the stored costs of the days it covers are then restated (issue 41).
-import { asc } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -57,7 +57,11 @@ export class Tariffs {
     audit: AuditLog,
     private readonly today: () => string,
   ) {
-    this.byValidFrom = db.sqlite.prepare('SELECT id FROM tariff_versions WHERE commodity = ? AND valid_from = ?');
+    this.byValidFrom = db.orm
+      .select({ id: tariffVersions.id })
+      .from(tariffVersions)
+      .where(and(eq(tariffVersions.commodity, sql.placeholder('commodity')), eq(tariffVersions.validFrom, sql.placeholder('validFrom'))))
+      .prepare();
     this.table = new AuditedTable(db, audit, tariffVersions, {
       resource: 'tariff_versions',
       notFound: 'Tariff version not found',
@@ -65,7 +69,7 @@ export class Tariffs {
       check: (next, before) => {
         checkVersion(next);
         // The unique index would answer 500 (SQLITE_CONSTRAINT): two versions of one day leave no tariff for it.
-        const clash = this.byValidFrom.get(next.commodity, next.validFrom) as { id: number } | undefined;
+        const clash = this.byValidFrom.get({ commodity: next.commodity, validFrom: next.validFrom });
         if (clash && clash.id !== before?.id)
           throw new Conflict(`A ${next.commodity} tariff version valid from ${next.validFrom} exists (id ${clash.id}); change that one instead`);
       },

@@ -5,8 +5,22 @@ import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { platformConfig } from '../platform/db/schema/index.ts';
 
-/** The platform settings every energy figure reads: its zone, currency and the cards' price and carbon factor. */
-export type SiteSettings = { timezone: string; currency: string; electricityPrice: number; carbonFactor: number };
+/**
+ * The platform settings every energy figure reads (its zone, currency and the cards' price and carbon factor), and what
+ * other contexts ask of the site: its name, the locale files are written in, its floor area (EnPIs per m²), the
+ * dashboards' default refresh.
+ */
+export type SiteSettings = {
+  timezone: string;
+  currency: string;
+  electricityPrice: number;
+  carbonFactor: number;
+  siteName: string;
+  locale: string;
+  floorAreaM2: number | null;
+  /** How often a dashboard without its own settings reloads. */
+  refreshIntervalSec: number;
+};
 
 const perConnection = new WeakMap<Database.Database, () => SiteSettings>();
 
@@ -24,6 +38,10 @@ export function siteSettings(db: Db): () => SiteSettings {
         currency: platformConfig.currency,
         electricityPrice: platformConfig.electricityPrice,
         carbonFactor: platformConfig.carbonFactor,
+        siteName: platformConfig.siteName,
+        locale: platformConfig.locale,
+        floorAreaM2: platformConfig.floorAreaM2,
+        refreshIntervalSec: platformConfig.refreshIntervalSec,
       })
       .from(platformConfig)
       .where(eq(platformConfig.id, 1))

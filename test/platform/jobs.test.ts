@@ -66,3 +66,26 @@ test('the registry lists jobs with their owner, and refuses a second job of the 
   );
   assert.throws(() => jobs.add('other', new Repeating(async () => {}, 1_000, 'collect')), /"collect" is registered twice/);
 });
+
+test('a Repeating that says when it is due wakes then (capped at its interval): the report plans wait for their soonest time', async () => {
+  let runs = 0;
+  let due = 30;
+  const job = new Repeating(
+    async () => {
+      runs += 1;
+    },
+    60_000,
+    'wakes when due',
+    { delayMs: () => due, schedule: 'when due, every 1 min at most', unref: true },
+  );
+  assert.equal(job.schedule, 'when due, every 1 min at most');
+  job.start();
+  // Each run asks for the next one 30 ms later, not a minute later: a few runs pass while the test waits.
+  await until(() => runs >= 3);
+  due = Infinity;
+  await until(() => job.state().nextAt !== null && job.state().nextAt! > Date.now() + 50_000);
+  const settled = runs;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(runs, settled, 'a due time beyond the interval waits the interval');
+  await job.stop();
+});

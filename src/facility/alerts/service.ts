@@ -7,7 +7,7 @@ import type { Db } from '../../platform/db/client.ts';
 import { contains, equals, oneOf, timeWindow, type Condition, type PageResult } from '../../platform/db/listQuery.ts';
 import { alertNotes, alerts } from '../../platform/db/schema/index.ts';
 import { slot } from '../../platform/db/listQuery.ts';
-import { isNotNull, isNull } from 'drizzle-orm';
+import { count, gte, isNotNull, isNull, like } from 'drizzle-orm';
 import { BadRequest, Conflict, NotFound } from '../../platform/errors.ts';
 import type { AlertBulkInput, AlertCreateInput, AlertListFilters, AlertNoteView, AlertUpdateInput, AlertView } from './schemas.ts';
 
@@ -48,6 +48,9 @@ export class AlertService {
   private readonly notesOf;
   private readonly byAlarmKey;
   private readonly openOccurrence;
+  private readonly openKeysLike;
+  private readonly lastOfSource;
+  private readonly raisedLike;
   private readonly createdListeners: Array<(alert: AlertView) => void> = [];
 
   constructor(
@@ -86,6 +89,24 @@ export class AlertService {
       )
       .orderBy(desc(alerts.id))
       .limit(1)
+      .prepare();
+    // The questions other contexts ask of their own gateway-style alerts (metering's data watch): keys are `code@occurrence`.
+    this.openKeysLike = db.orm
+      .select({ alarmKey: alerts.alarmKey })
+      .from(alerts)
+      .where(and(like(alerts.alarmKey, sql.placeholder('pattern')), isNull(alerts.clearedAt)))
+      .prepare();
+    this.lastOfSource = db.orm
+      .select({ id: alerts.id, alarmKey: alerts.alarmKey, clearedAt: alerts.clearedAt, status: alerts.status })
+      .from(alerts)
+      .where(and(eq(alerts.source, sql.placeholder('source')), isNotNull(alerts.alarmKey)))
+      .orderBy(desc(alerts.id))
+      .limit(1)
+      .prepare();
+    this.raisedLike = db.orm
+      .select({ n: count() })
+      .from(alerts)
+      .where(and(like(alerts.source, sql.placeholder('pattern')), isNotNull(alerts.alarmKey), gte(alerts.occurredAt, sql.placeholder('since'))))
       .prepare();
     this.table = new AuditedTable(db, audit, alerts, {
       resource: 'alerts',
@@ -192,6 +213,25 @@ export class AlertService {
    * A cleared alarm whose condition came back soon after (the service's data-problem alerts): the same alert returns
    * to alarm (its cleared time emptied, audited), instead of a new one. Its status is left alone.
    */
+  /** The keys of the gateway-style alerts not yet cleared whose code starts with `codePrefix` (a LIKE pattern: `energy.` → `energy.meter.4.silent@…`). */
+  openAlarmKeys(codePrefix: string): string[] {
+    return this.openKeysLike
+      .all({ pattern: `${codePrefix}%@%` })
+      .map((row) => row.alarmKey)
+      .filter((key): key is string => key !== null);
+  }
+
+  /** The newest gateway-style alert of a source (cleared or not), or undefined. */
+  lastAlarmOf(source: string): { id: number; alarmKey: string; clearedAt: string | null; status: string } | undefined {
+    const row = this.lastOfSource.get({ source });
+    return row && row.alarmKey !== null ? { ...row, alarmKey: row.alarmKey } : undefined;
+  }
+
+  /** How many gateway-style alerts of the sources starting with `sourcePrefix` occurred at or after `since` (ISO). */
+  raisedSince(sourcePrefix: string, since: string): number {
+    return this.raisedLike.get({ pattern: `${sourcePrefix}%`, since })?.n ?? 0;
+  }
+
   reopenCleared(id: number): void {
     this.table.update(id, { clearedAt: null }, null);
   }

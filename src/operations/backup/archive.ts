@@ -155,6 +155,7 @@ export function checkDatabaseFile(file: string): void {
   try {
     const result = sqlite.pragma('integrity_check', { simple: true });
     if (result !== 'ok') throw new BackupInvalid(`${file} fails integrity_check: ${String(result)}`);
+    // raw SQL: SQLite's own catalogue (sqlite_master): is this file an EMS database
     const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('users', '__drizzle_migrations')").pluck().all();
     if (tables.length !== 2) throw new BackupInvalid(`${file} is not an EMS database (no users or migrations table)`);
   } catch (error) {
@@ -250,11 +251,13 @@ function removePartials(dir: string): void {
 
 /** Rows per table of an open database, the migrations' bookkeeping and SQLite's own tables left out. */
 export function rowCounts(sqlite: Database.Database): Record<string, number> {
+  // raw SQL: SQLite's own catalogue (sqlite_master): every table of the copy, whatever the schema of its day
   const tables = sqlite
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name")
     .pluck()
     .all() as string[];
   const counts: Record<string, number> = {};
+  // raw SQL: a row count of a table named at run time (from the catalogue, quoted): drizzle needs the table declared
   for (const table of tables)
     counts[table] = sqlite
       .prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`)

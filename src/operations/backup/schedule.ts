@@ -3,9 +3,9 @@ import { eq, sql } from 'drizzle-orm';
 import cron from 'node-cron';
 import { boxTimezone, nextCronRun } from '../../platform/jobs/cron.ts';
 import type { Actor } from '../../platform/db/auditTrail.ts';
-import { AuditLog } from '../../platform/db/auditTrail.ts';
+import { AuditLog, everAudited } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { appSettings, auditLog, backupSchedule } from '../../platform/db/schema/system.ts';
+import { appSettings, backupSchedule } from '../../platform/db/schema/system.ts';
 import { BadRequest } from '../../platform/errors.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './retention.ts';
 
@@ -102,7 +102,7 @@ export function applyScheduleDefaults(db: Db): boolean {
     .transaction(() => {
       if (setting(db, DEFAULTS_SETTING) !== undefined) return false;
       const row = readSchedule(db);
-      const touched = db.orm.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.resource, 'backup_schedule')).limit(1).get() !== undefined;
+      const touched = everAudited(db, 'backup_schedule');
       const seeded = !touched && row.lastRunAt === null && row.enabled === SEEDED.enabled && row.cron === SEEDED.cron && row.retention === SEEDED.retention;
       if (seeded) {
         db.orm

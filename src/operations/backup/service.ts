@@ -1,6 +1,7 @@
 // The backup schedule in the service: the cron timer that runs it (box clock), one run recorded in the schedule row, the weekly restore drill.
 import { boxTimezone, CronTimer } from '../../platform/jobs/cron.ts';
 import { type Job, RunRecord } from '../../platform/jobs/jobs.ts';
+import { Repeating } from '../../platform/jobs/lifecycle.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -160,7 +161,8 @@ export class BackupScheduler {
   private readonly abort = new AbortController();
   private stopped = false;
   private scheduledFor: string | null = null;
-  private reload: NodeJS.Timeout | null = null;
+  /** Re-reads the schedule for a change made by emsctl (another process); a named job of the registry. */
+  readonly reloadJob = new Repeating(async () => this.reloadIfChanged(), RELOAD_INTERVAL_MS, 'backup schedule reload', { unref: true });
   /** checks.json as health reads it: re-read only when the file changed. */
   readonly checks: () => BackupChecks;
 
@@ -186,8 +188,7 @@ export class BackupScheduler {
     }
     this.recordInterruptedRun();
     this.reschedule(readSchedule(this.deps.db));
-    this.reload = setInterval(() => this.reloadIfChanged(), RELOAD_INTERVAL_MS);
-    this.reload.unref();
+    this.reloadJob.start();
   }
 
   /** A run the last process did not finish (its `.partial` files are left) is failed, and its files go at once. */
@@ -263,9 +264,10 @@ export class BackupScheduler {
   /** Stops the schedule, aborts a run in progress between two copy steps and waits for it to let go of the database. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.reload) clearInterval(this.reload);
+    const reload = this.reloadJob.stop();
     this.cancelTask();
     this.abort.abort();
+    await reload;
     await this.running;
   }
 

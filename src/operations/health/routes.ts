@@ -3,7 +3,7 @@ import { type IotGateway, IotHealthSchema } from '../../gateway/index.ts';
 import type { Collector } from '../../metering/index.ts';
 import type { LoadSheddingConfig } from '../../analysis/index.ts';
 import { syncState } from '../../fleetSync/index.ts';
-import { settingsAtDefaults, type SiteDefaultField } from '../../site/index.ts';
+import { settingsAtDefaults, siteSettings, type SiteDefaultField } from '../../site/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { BackupScheduler } from '../backup/service.ts';
 import type { Config } from '../../platform/config.ts';
@@ -27,8 +27,6 @@ const FleetSyncHealth = Type.Object(
   },
   { description: 'fleet sync (emsctl fleet join); null while the database is unavailable' },
 );
-import { platformConfig } from '../../platform/db/schema/index.ts';
-import { eq } from 'drizzle-orm';
 import { HEALTH_EXAMPLE } from './examples.ts';
 
 /** Times and outcomes only: no file names, paths or error text on a public route. */
@@ -119,11 +117,8 @@ export function healthRoutes({
 }) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
-  const siteRow = db.orm
-    .select({ siteName: platformConfig.siteName, timezone: platformConfig.timezone, currency: platformConfig.currency })
-    .from(platformConfig)
-    .where(eq(platformConfig.id, 1))
-    .prepare();
+  // The site's settings as site/ keeps them (read again once platform_config is written, by any process).
+  const siteOf = siteSettings(db);
   const storage = storageWatchOf(db, config.dataDir);
   return [
     defineRoute({
@@ -167,7 +162,7 @@ export function healthRoutes({
         }
         let site: { defaults: SiteDefaultField[] } | null = null;
         try {
-          if (database !== 'unavailable') site = { defaults: settingsAtDefaults(siteRow.get() as { siteName: string; timezone: string; currency: string }) };
+          if (database !== 'unavailable') site = { defaults: settingsAtDefaults(siteOf()) };
         } catch {
           // reported as null: the database answered the ping but not this read
         }

@@ -1,4 +1,5 @@
 // Writes the audit trail (who changed what and when) inside the transaction of the write it records.
+import { eq } from 'drizzle-orm';
 import type { Db } from './client.ts';
 import { slot } from './listQuery.ts';
 import { auditLog } from './schema/index.ts';
@@ -61,6 +62,14 @@ export class AuditLog {
       after: entry.after === undefined ? null : JSON.stringify(withoutSecrets(entry.after)),
     });
   }
+}
+
+/**
+ * Whether any change of `resource` was ever recorded: defaults made once (the simulator's meters, the nightly backup)
+ * are made only while nobody has changed the resource yet. Read with the caller's connection, inside its transaction.
+ */
+export function everAudited(db: Db, resource: string): boolean {
+  return db.orm.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.resource, resource)).limit(1).get() !== undefined;
 }
 
 /** Before/after of only the fields a write changed, for audit entries. */

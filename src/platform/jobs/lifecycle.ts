@@ -20,16 +20,30 @@ export class Lifecycle {
   }
 }
 
+/** How a Repeating is timed besides its interval. */
+export type RepeatingOptions = {
+  /**
+   * The wait after each run, asked when the run ends (ms, at most the interval): a job that knows when it is next due
+   * (the report plans' soonest time) wakes then instead of at the next interval. Default: the interval.
+   */
+  delayMs?: () => number;
+  /** The schedule in words when `delayMs` makes "every N s" untrue. */
+  schedule?: string;
+  /** The timer does not keep the process alive (a job whose stop is not awaited by every caller: tests that build it alone). */
+  unref?: boolean;
+};
+
 /**
  * A task run now and then again `intervalMs` after each run ends: runs never overlap, and stop() waits for the one in
  * flight. The task must not throw (a failure is the task's to log).
  *
- * The one runner for periodic work. Its users: the energy collector (EMS_COLLECT_INTERVAL), the gateway alarm poller
- * (EMS_ALARM_POLL_INTERVAL), escalation checks (10 s), the gateway reachability probe (PROBE_INTERVAL_MS), the
- * verification-code sweep (60 s), the daily energy-anomaly check (hourly), the load-shedding guard (5 s, whatever the
- * collector does: src/analysis/loadSheddingGuard.ts) and the WAL checkpoint check (10 s,
- * src/platform/db/walCheckpoint.ts). Jobs at wall-clock times are cron expressions, timed by src/platform/jobs/cron.ts: backups (CronTimer, the
- * box's clock) and report plans (nextCronRun, the site's time zone); see docs/design-decisions.md for the clock rule.
+ * The one runner for periodic work: every loop of the service is a Repeating registered by name in the composition
+ * root's JobRegistry, so /metrics (ems_job_*) lists them all — the collector, the alarm poller, escalations, the
+ * gateway probe, the code sweep, the anomaly and budget checks, the load-shedding guard, the WAL checkpoint, fleet
+ * sync, the backup schedule's re-read (10 s) and the report plans' wake-ups (at the soonest plan, 10 s at most).
+ * test/structure/jobLoops.test.ts refuses a timer loop anywhere else. Jobs at wall-clock times are cron expressions,
+ * timed by src/platform/jobs/cron.ts: backups (CronTimer, the box's clock) and report plans (nextCronRun, the site's
+ * time zone); see docs/design-decisions.md for the clock rule.
  */
 export class Repeating implements Job {
   private timer: NodeJS.Timeout | undefined;
@@ -43,23 +57,25 @@ export class Repeating implements Job {
     private readonly intervalMs: number,
     /** The job's name in the registry (src/platform/jobs/jobs.ts) and /metrics. */
     readonly name = 'unnamed',
+    private readonly options: RepeatingOptions = {},
   ) {
-    this.schedule = every(intervalMs);
+    this.schedule = options.schedule ?? every(intervalMs);
   }
 
   start(): void {
+    const arm = (delay: number) => {
+      this.timer = setTimeout(tick, delay);
+      if (this.options.unref) this.timer.unref();
+      this.nextAt = Date.now() + delay;
+    };
     const tick = () => {
       this.nextAt = null;
       this.running = this.record.track(this.task).finally(() => {
         this.running = undefined;
-        if (this.timer !== undefined) {
-          this.timer = setTimeout(tick, this.intervalMs);
-          this.nextAt = Date.now() + this.intervalMs;
-        }
+        if (this.timer !== undefined) arm(Math.max(0, Math.min(this.intervalMs, this.options.delayMs?.() ?? this.intervalMs)));
       });
     };
-    this.timer = setTimeout(tick, 0);
-    this.nextAt = Date.now();
+    arm(0);
   }
 
   async stop(): Promise<void> {

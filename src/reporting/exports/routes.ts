@@ -1,10 +1,11 @@
 // GET /api/exports/energy: many meters' intervals in one streamed CSV or XLSX (viewer and up).
+import { siteSettings } from '../../site/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, stringEnum } from '../../platform/http/schemas.ts';
-import { EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
+import { type EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
 
 const ExportQuery = Type.Object(
   {
@@ -32,7 +33,8 @@ const ExportQuery = Type.Object(
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 export function exportRoutes({ exports: exporter, db }: { exports: EnergyExport; db: Db }) {
-  const siteLocale = db.sqlite.prepare('SELECT locale FROM platform_config WHERE id = 1').pluck();
+  // The site's settings as site/ keeps them (one read per connection until platform_config is written).
+  const site = siteSettings(db);
   return [
     defineRoute({
       method: 'GET',
@@ -75,7 +77,7 @@ export function exportRoutes({ exports: exporter, db }: { exports: EnergyExport;
         ctx.type = 'text/csv; charset=utf-8';
         ctx.attachment(`${name}.csv`);
         // Byte mode: at most one day's chunk waits in the stream, not sixteen.
-        ctx.body = Readable.from(exporter.csvBytes(plan, { locale: query.locale ?? (siteLocale.get() as string), bom: query.bom ?? false }), {
+        ctx.body = Readable.from(exporter.csvBytes(plan, { locale: query.locale ?? site().locale, bom: query.bom ?? false }), {
           objectMode: false,
         });
       },

@@ -4,7 +4,7 @@
 // one query and written as it is read, in small chunks that wait for the reader, so a year of 100 meters never sits in
 // memory (RSS growth measured by `npm run bench:exports`).
 import { COMMODITY_UNITS } from '../../energy/index.ts';
-import { type Meter, type MeterDirectory, decodeValuesInto, KWH_SCALE } from '../../metering/index.ts';
+import { type Meter, type MeterDirectory, StoredDays } from '../../metering/index.ts';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { BadRequest, NotFound } from '../../platform/errors.ts';
@@ -102,15 +102,15 @@ function dayReader(plan: ExportPlan): DayReader {
 }
 
 export class EnergyExport {
-  private readonly dayRows;
+  /** A day of every meter of the export in one read (the (meter_id, day) key; was one load per meter), decoded by metering. */
+  private readonly days: StoredDays;
 
   constructor(
     db: Db,
     private readonly meters: MeterDirectory,
     private readonly timezone: () => string,
   ) {
-    // A day of every meter of the export in one read (the (meter_id, day) key; was one load per meter).
-    this.dayRows = db.sqlite.prepare('SELECT meter_id, kwh FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))').raw();
+    this.days = new StoredDays(db);
   }
 
   /** Checks the request and resolves its meters; every problem is a 400 naming the field, an unknown meter 404. */
@@ -164,12 +164,12 @@ export class EnergyExport {
     const { start, count } = dayIntervals(plan.timezone, day);
     const { records, present, index, values } = reader;
     present.fill(0);
-    for (const [meterId, blob] of this.dayRows.iterate(day, reader.idsJson) as IterableIterator<[number, Uint8Array]>) {
+    this.days.decodeKwhInto(day, reader.idsJson, (meterId) => {
       const m = index.get(meterId);
-      if (m === undefined) continue;
-      decodeValuesInto(blob, KWH_SCALE, records[m]);
+      if (m === undefined) return undefined;
       present[m] = 1;
-    }
+      return records[m];
+    });
     for (let m = 0; m < records.length; m += 1) if (!present[m]) records[m].fill(NaN, 0, count);
     const step = plan.resolution === '15min' ? 1 : plan.resolution === 'hour' ? 4 : count;
     // One values array per export, refilled for each slot: a slot is used up before the next is asked for (both writers).

@@ -189,19 +189,23 @@ export class ReportContentBuilder {
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
+    // raw SQL: the site's settings for a report in the worker's own read-only connection; next: siteSettings
     this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, locale, currency FROM platform_config WHERE id = 1');
+    // raw SQL: a report's alert list of its period, ordered by level rank (CASE) and time, limited
     this.topAlerts = sqlite
       .prepare(
         `SELECT occurred_at, level, title, area, status FROM alerts WHERE occurred_at >= ? AND occurred_at < ?
          ORDER BY ${LEVEL_RANK}, occurred_at DESC, id DESC LIMIT ${TOP_ALERTS}`,
       )
       .raw();
+    // raw SQL: a report's alert counts by level (GROUP BY, ordered by level rank)
     this.alertCounts = sqlite
       .prepare(
         `SELECT level, SUM(status = 'active'), SUM(status = 'acknowledged'), SUM(status = 'resolved'), COUNT(*)
          FROM alerts WHERE occurred_at >= ? AND occurred_at < ? GROUP BY level ORDER BY ${LEVEL_RANK}`,
       )
       .raw();
+    // raw SQL: a report's fault counts by severity (GROUP BY)
     this.faultCounts = sqlite
       .prepare(
         `SELECT severity, SUM(status = 'open'), SUM(status = 'in_progress'), SUM(status = 'resolved'), SUM(status = 'closed'), COUNT(*)
@@ -209,12 +213,14 @@ export class ReportContentBuilder {
          ORDER BY CASE severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END`,
       )
       .raw();
+    // raw SQL: the mean time to resolve in hours (AVG over julianday differences)
     this.mttr = sqlite
       .prepare(
         `SELECT ROUND(AVG((julianday(resolved_at) - julianday(reported_at)) * 24), 4) FROM faults
          WHERE status IN ('resolved', 'closed') AND resolved_at >= ? AND resolved_at < ?`,
       )
       .pluck();
+    // raw SQL: overdue maintenance of a report (status IN, due before the end), ordered
     this.maintenanceDue = sqlite
       .prepare(
         `SELECT scheduled_at, equipment, type, status, assignee, CASE WHEN scheduled_at < ? THEN 'yes' ELSE 'no' END

@@ -107,10 +107,13 @@ export class ReportRunner {
     this.alerts = deps.alerts;
     this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
+    // raw SQL: the manual runs since a time, newest first, for the per-plan rate limit; plain CRUD drizzle can say, to be rewritten (issue 40), left while the figures work edits src/reporting
     this.manualSince = deps.db.sqlite.prepare(
       "SELECT plan_id AS planId, started_at AS startedAt FROM report_runs WHERE trigger = 'manual' AND started_at >= @since ORDER BY started_at DESC",
     );
+    // raw SQL: counts of a plan's mailed runs since a time (the mail cap)
     this.mailedSince = deps.db.sqlite.prepare('SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND mail_attempts > 0').pluck();
+    // raw SQL: counts of a plan's capped runs since a time, by a LIKE on the error
     this.cappedSince = deps.db.sqlite.prepare("SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND error LIKE 'not mailed: %'").pluck();
   }
 

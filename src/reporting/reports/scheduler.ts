@@ -5,6 +5,7 @@ import { platformConfig, reportPlans } from '../../platform/db/schema/index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { nextCronRun } from '../../platform/jobs/cron.ts';
 import type { Job, JobState } from '../../platform/jobs/jobs.ts';
+import { Repeating } from '../../platform/jobs/lifecycle.ts';
 import type { Clock, ReportRunner, RunTrigger } from './runs.ts';
 
 /** Plan changes (API, emsctl, a restore) are noticed within this, even when no run is due sooner. */
@@ -18,7 +19,8 @@ type Slot = { signature: string; nextAt: number | null };
 export class ReportScheduler {
   private readonly slots = new Map<number, Slot>();
   private readonly enabledPlans;
-  private timer: NodeJS.Timeout | null = null;
+  /** The scheduler's wake-ups on the job runner: at the soonest plan's time, and every POLL_MS at most (plan changes). */
+  readonly wakeJob: Repeating;
   private stopped = true;
   private started = 0;
   private lastStartedAt: number | null = null;
@@ -36,18 +38,23 @@ export class ReportScheduler {
       .innerJoin(platformConfig, eq(platformConfig.id, 1))
       .where(eq(reportPlans.enabled, true))
       .prepare();
+    const poll = deps.pollMs ?? POLL_MS;
+    this.wakeJob = new Repeating(async () => this.wake(), poll, 'report plan wake-ups', {
+      delayMs: () => this.untilDue(),
+      schedule: `at the soonest plan's time, every ${poll / 1000} s at most`,
+      unref: true,
+    });
   }
 
   start(): void {
     this.stopped = false;
     this.deps.runner.removeOrphanFolders();
-    this.wake();
+    this.wakeJob.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    await this.wakeJob.stop();
     await this.deps.runner.stop();
   }
 
@@ -123,6 +130,7 @@ export class ReportScheduler {
     }
   }
 
+  /** Starts what is due; the runs go on after it returns (their completions are the runner's). */
   private wake(): void {
     if (this.stopped) return;
     try {
@@ -130,10 +138,11 @@ export class ReportScheduler {
     } catch (error) {
       this.deps.logger.error({ err: error }, 'report scheduler tick failed');
     }
-    const now = this.deps.clock.now();
-    const poll = this.deps.pollMs ?? POLL_MS;
+  }
+
+  /** Until the soonest plan's time (the job runner caps it at the poll interval). */
+  private untilDue(): number {
     const due = Math.min(...[...this.slots.values()].map((slot) => slot.nextAt ?? Infinity));
-    this.timer = setTimeout(() => this.wake(), Math.max(0, Math.min(poll, due - now)));
-    this.timer.unref();
+    return due - this.deps.clock.now();
   }
 }

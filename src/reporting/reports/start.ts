@@ -54,6 +54,7 @@ export function startReports(deps: {
   const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
   scheduler.start();
   deps.jobs?.add('reporting', scheduler.job);
+  deps.jobs?.add('reporting', scheduler.wakeJob);
   lifecycle.onClose('report scheduler', () => scheduler.stop());
   return runner;
 }

@@ -1,11 +1,11 @@
 // The public dashboard payload (cached while the database is unchanged), recent alerts and per-user dashboard settings.
-import type { ConfigStore } from '../../site/index.ts';
+import { siteSettings, type ConfigStore, type SiteSettings } from '../../site/index.ts';
 import { publicAlertTitle } from '../../facility/index.ts';
 import { FIGURE_TABLES, type AreaCards } from '../../energy/index.ts';
 import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { alerts, dashboardSettings, platformConfig } from '../../platform/db/schema/index.ts';
+import { alerts, dashboardSettings } from '../../platform/db/schema/index.ts';
 import { Kept } from '../../platform/db/kept.ts';
 import type { DashboardWidget } from '../../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../../platform/errors.ts';
@@ -38,7 +38,8 @@ export class DashboardService {
   private readonly recentCount;
   private readonly settingsOf;
   private readonly saveSettings;
-  private readonly defaultRefresh;
+  /** The site's settings as site/ keeps them (the default refresh of a dashboard without its own settings). */
+  private readonly site: () => SiteSettings;
   /** The public payload, per second, kept until a table it reads is written (the gateway state moves without one). */
   private readonly kept: Kept<PublicDashboardView>;
 
@@ -134,7 +135,7 @@ export class DashboardService {
         },
       })
       .prepare();
-    this.defaultRefresh = orm.select({ refreshIntervalSec: platformConfig.refreshIntervalSec }).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
+    this.site = siteSettings(db);
     // Everything the payload reads: the overview cards and weekly chart, the area cards, alerts, settings, the scene.
     this.kept = new Kept(db.sqlite, {
       name: 'dashboard.public',
@@ -219,7 +220,7 @@ export class DashboardService {
 
   settings(userId: number): DashboardSettingsView {
     const row = this.settingsOf.get({ userId });
-    if (!row) return { layout: DEFAULT_LAYOUT, refreshIntervalSec: this.defaultRefresh.get()!.refreshIntervalSec, theme: 'light', updatedAt: null };
+    if (!row) return { layout: DEFAULT_LAYOUT, refreshIntervalSec: this.site().refreshIntervalSec, theme: 'light', updatedAt: null };
     // The column holds what updateSettings stored: a theme the request schema accepted.
     return { ...row, theme: row.theme as DashboardSettingsView['theme'] };
   }

@@ -5,9 +5,9 @@ import { type CommodityFigures, type CommodityFiguresView, type EnergyFigures, t
 import { publicAlertTitle } from '../../facility/index.ts';
 import { publicGatewayState } from '../../operations/index.ts';
 import type { IotHealth } from '../../gateway/index.ts';
-import { and, between, count, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
-import { alerts, energyDaily } from '../../platform/db/schema/index.ts';
+import { alerts } from '../../platform/db/schema/index.ts';
 import { addDays, siteDay } from '../../platform/time/calendar.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../../platform/i18n/messages.ts';
@@ -119,7 +119,6 @@ type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | n
 export class WallboardService {
   private readonly activeAlerts;
   private readonly activeCounts;
-  private readonly areaDaily;
 
   constructor(
     db: Db,
@@ -142,11 +141,6 @@ export class WallboardService {
       .limit(WALLBOARD_ALERTS)
       .prepare();
     this.activeCounts = db.orm.select({ level: alerts.level, count: count() }).from(alerts).where(active).groupBy(alerts.level).prepare();
-    this.areaDaily = db.orm
-      .select({ day: energyDaily.day, kwh: energyDaily.kwh })
-      .from(energyDaily)
-      .where(and(eq(energyDaily.area, sql.placeholder('area')), between(energyDaily.day, sql.placeholder('from'), sql.placeholder('to'))))
-      .prepare();
   }
 
   /** The payload for the site (no area) or one area; an area that does not exist is a NotFound naming it. */
@@ -209,7 +203,7 @@ export class WallboardService {
         carbonTodayKg: null,
         carbonMonthKg: null,
       };
-      const recorded = new Map(this.areaDaily.all({ area: area.name, from: first, to: today }).map((row) => [row.day, row.kwh]));
+      const recorded = new Map(this.parts.areas.daily(area.name, first, today).map((row) => [row.day, row.kwh]));
       days = Array.from({ length: 7 }, (_, i) => {
         const entered = recorded.get(addDays(first, i));
         return { day: addDays(first, i), kwh: entered === undefined ? null : round(entered) };
