@@ -8,7 +8,7 @@ import type { EnergyFigures } from '../energy/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
-import { dayTypeOf, g14Statistics, leastSquares, regressorValue, type BaselineQuery, type DayType } from './baselines.ts';
+import { dayTypeOf, g14Statistics, leastSquares, MIN_HOLIDAY_DAYS, regressorValue, weekdayType, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
 import { baselineGuardRails } from './guardRails.ts';
 
@@ -35,7 +35,11 @@ type SlotModel = { slot: number; n: number; coefficients: Record<Term, number>; 
 
 const regressor = (term: Term, hour: Hour) => regressorValue(term, { heat: hour.hdh, cool: hour.cdh, dayType: hour.dayType });
 
-const predict = (model: SlotModel, hour: Hour) => TERMS.reduce((sum, term) => sum + model.coefficients[term] * regressor(term, hour), 0);
+// Without a holiday term a holiday hour is predicted as the working or weekend hour of its date (as the daily model does).
+const predict = (model: SlotModel, hour: Hour) => {
+  const x = model.fitted.includes('holiday') || hour.dayType !== 'holiday' ? hour : { ...hour, dayType: weekdayType(hour.day) };
+  return TERMS.reduce((sum, term) => sum + model.coefficients[term] * regressor(term, x), 0);
+};
 
 export class HourlyBaselines {
   constructor(
@@ -119,6 +123,12 @@ export class HourlyBaselines {
         },
       ]);
     }
+    // The daily model's rule (issue 41 item 10): fewer than MIN_HOLIDAY_DAYS holidays in the baseline are too few for a
+    // holiday term (a dummy fitted on one day takes that day's residual exactly), so their hours are left out of the fit
+    // and its statistics, and listed; a holiday in the reporting period is then the guard rails' "dropped term" case.
+    const holidayDays = [...new Set(base.hours.filter((h) => h.dayType === 'holiday').map((h) => h.day))];
+    const holidaysLeftOut = holidayDays.length < MIN_HOLIDAY_DAYS ? holidayDays : [];
+    if (holidaysLeftOut.length) base.hours = base.hours.filter((h) => h.dayType !== 'holiday');
     const bySlot = new Map<number, Hour[]>();
     for (const hour of base.hours) {
       let list = bySlot.get(hour.slot);
@@ -261,6 +271,7 @@ export class HourlyBaselines {
           coefficients: Object.fromEntries(TERMS.map((term) => [term, round(model.coefficients[term], 5)])) as Record<Term, number>,
           fitted: model.fitted,
         })),
+        holidaysLeftOut,
       },
       statistics: {
         n: statistics.n,

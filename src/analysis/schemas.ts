@@ -443,6 +443,10 @@ export const HourlyBaselineBody = Type.Object({
         fitted: Type.Array(Type.String(), { description: 'the terms fitted; a term that never varies in the slot is left at 0' }),
       }),
     ),
+    holidaysLeftOut: Type.Array(Type.String({ format: 'date' }), {
+      description:
+        'holidays whose hours are left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual); a holiday hour is then predicted as the working or weekend hour of its date',
+    }),
   }),
   statistics: FitStatistics,
   baselineHoursListed: Type.Boolean({ description: 'hours are listed for a period of at most 31 days' }),

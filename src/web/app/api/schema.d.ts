@@ -5153,6 +5153,8 @@ export interface operations {
                         model: {
                             /** Format: date */
                             from: string;
+                            /** @description holidays whose hours are left out of the fit and its statistics: fewer than 5 in the baseline are too few for a holiday term (a term fitted on one day only takes its residual); a holiday hour is then predicted as the working or weekend hour of its date */
+                            holidaysLeftOut: string[];
                             slots: {
                                 /** @description expected kWh in an hour of the slot = intercept + perHdh·HDH + perCdh·CDH + weekend·[weekend] + holiday·[holiday] */
                                 coefficients: {
