@@ -138,7 +138,7 @@ test('gas in m³ reaches the fleet EUI in kWh by the calorific value of each day
   await expectFigures(days.reduce((sum, day) => sum + gasM3(day) * (day < boundary ? seeded : 10 * 1.01), 0));
 });
 
-test('a box that predates the gas kWh still validates: its gas days in m³ are stored and stay out of the EUI, never summed as kWh', async () => {
+test("a box that predates the gas kWh still validates: its gas in m³ stays out of the EUI, never summed as kWh; a site's meters give 30 days in kWh too", async () => {
   const admin = await adminToken(fleet.db);
   const older = await enrolSite(fleet, 'Older box');
   const day = addDays(monthStart(2), 3);
@@ -163,12 +163,41 @@ test('a box that predates the gas kWh still validates: its gas days in m³ are s
   const row = body.items.find((r: { id: string }) => r.id === older.siteId);
   assert.deepEqual(Object.keys(row.byCommodity), ['electricity'], '40 m³ are not 40 kWh');
   assert.equal(row.eui, 500 / 100);
+  // A site's meters: the last 30 days in the meter's unit and in kWh (gas by the kWh its box sent; water has none).
+  const yesterday = addDays(new Date().toISOString().slice(0, 10), -1);
+  const recent = await sendBatch(fleet.url, older.credential, {
+    sentAt: new Date().toISOString(),
+    after: 2,
+    through: 5,
+    meters: [{ key: '3', name: 'Water', commodity: 'water', unit: 'm3', area: null, siteTotal: true }],
+    days: [
+      { meter: '1', day: yesterday, value: 300, cost: 90, carbonKg: 120, seq: 3 },
+      { meter: '2', day: yesterday, value: 40, kwh: 450, cost: 0, carbonKg: 0, seq: 4 },
+      { meter: '3', day: yesterday, value: 7, cost: 14, carbonKg: 0, seq: 5 },
+    ],
+  });
+  assert.equal(recent.status, 200, JSON.stringify(recent.body));
+  const meters = await getJson(`${fleet.url}/api/fleet/sites/${older.siteId}/meters`, admin);
+  assert.deepEqual(
+    meters.body.items.map((m: { key: string; unit: string; last30Days: number; last30DaysKwh: number | null }) => [
+      m.key,
+      m.unit,
+      m.last30Days,
+      m.last30DaysKwh,
+    ]),
+    [
+      ['1', 'kWh', 300, 300],
+      ['2', 'm3', 40, 450],
+      ['3', 'm3', 7, null],
+    ],
+  );
+
   // A kWh that is not a number is refused whole, as any malformed batch.
   const bad = await sendBatch(fleet.url, older.credential, {
     sentAt: new Date().toISOString(),
-    after: 2,
-    through: 3,
-    days: [{ meter: '2', day, value: 40, kwh: '400', cost: 0, carbonKg: 0, seq: 3 }],
+    after: 5,
+    through: 6,
+    days: [{ meter: '2', day, value: 40, kwh: '400', cost: 0, carbonKg: 0, seq: 6 }],
   });
   assert.equal(bad.status, 400, JSON.stringify(bad.body));
   assert.match(bad.body.error?.message ?? JSON.stringify(bad.body), /kwh/);
