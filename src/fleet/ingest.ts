@@ -243,10 +243,10 @@ export class Ingest {
   private async upsertDays(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['days']>): Promise<number> {
     if (rows.length === 0) return 0;
     const result = await client.query(
-      `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq)
-       select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[])
+      `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq, kwh)
+       select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[], $8::float8[])
        on conflict (site_id, meter_key, day) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
-         seq = excluded.seq
+         seq = excluded.seq, kwh = excluded.kwh
        where day_rollups.seq <= excluded.seq`,
       [
         siteId,
@@ -256,14 +256,19 @@ export class Ingest {
         rows.map((r) => r.cost),
         rows.map((r) => r.carbonKg),
         rows.map((r) => r.seq),
+        rows.map((r) => r.kwh ?? null),
       ],
     );
-    // Recompute the monthly totals of every month this batch touched, from the stored days of the site's total meters.
+    // Recompute the monthly totals of every month this batch touched, from the stored days of the site's total meters,
+    // in kWh: a meter in kWh by its value, any other (gas in m³) by the kWh its site sent with the day; a day with
+    // neither (water, gas from a box that predates the kWh) is not energy and stays out.
     const months = [...new Set(rows.map((r) => `${r.day.slice(0, 7)}-01`))].sort();
     await client.query(
       `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
-       select $1, m.commodity, date_trunc('month', d.day)::date, sum(d.value), sum(d.cost), sum(d.carbon_kg), count(distinct d.day)
-       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1 and m.unit = 'kWh'
+       select $1, m.commodity, date_trunc('month', d.day)::date, sum(case when m.unit = 'kWh' then d.value else d.kwh end), sum(d.cost),
+         sum(d.carbon_kg), count(distinct d.day)
+       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1
+         and (m.unit = 'kWh' or d.kwh is not null)
        where d.site_id = $1 and d.day >= $3::date and d.day < $4::date + interval '1 month'
          and date_trunc('month', d.day)::date = any($2::date[])
        group by m.commodity, date_trunc('month', d.day)

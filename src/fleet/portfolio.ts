@@ -275,10 +275,13 @@ export async function siteMeters(pool: pg.Pool, sites: string[] | null, siteId: 
     area: string | null;
     site_total: number;
     last30: number | null;
+    kwh30: number | null;
     cost30: number | null;
   }>(
     `select m.key, m.name, m.commodity, m.unit, m.area, m.site_total,
        (select sum(d.value) from day_rollups d where d.site_id = m.site_id and d.meter_key = m.key and d.day >= ($2::timestamptz at time zone 'UTC')::date - 30) as last30,
+       (select sum(case when m.unit = 'kWh' then d.value else d.kwh end) from day_rollups d where d.site_id = m.site_id and d.meter_key = m.key
+          and d.day >= ($2::timestamptz at time zone 'UTC')::date - 30) as kwh30,
        (select sum(d.cost) from day_rollups d where d.site_id = m.site_id and d.meter_key = m.key and d.day >= ($2::timestamptz at time zone 'UTC')::date - 30) as cost30
      from site_meters m where m.site_id = $1 order by m.key`,
     [siteId, new Date(now)],
@@ -291,6 +294,8 @@ export async function siteMeters(pool: pg.Pool, sites: string[] | null, siteId: 
     area: r.area,
     siteTotal: r.site_total === 1,
     last30Days: r.last30,
+    /** The same days in kWh: a gas meter by the kWh its site sent; null for water (not energy) and kWh-less gas. */
+    last30DaysKwh: r.kwh30,
     last30DaysCost: r.cost30,
   }));
 }

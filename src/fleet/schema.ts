@@ -112,7 +112,13 @@ export const dayRollups = pgTable(
     siteId: uuid('site_id').notNull(),
     meterKey: text('meter_key').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
+    /** In the meter's unit (site_meters.unit): kWh, or m³ for gas and water. */
     value: doublePrecision('value').notNull(),
+    /**
+     * Gas only: the day's kWh by the calorific value × correction in force on the site that day (the site sends it);
+     * null for other commodities and for gas from a box that predates it (that gas stays out of the EUI).
+     */
+    kwh: doublePrecision('kwh'),
     cost: doublePrecision('cost').notNull(),
     carbonKg: doublePrecision('carbon_kg').notNull(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
@@ -195,9 +201,9 @@ export const siteDayCounts = pgTable(
 );
 
 /**
- * Monthly totals per site and commodity over the site's total meters metered in kWh (gas in m³ waits for the site to
- * send its calorific conversion), recomputed from day_rollups for each month a
- * batch touched: the EUI ranking reads 24 rows per site and commodity instead of 730 days per meter.
+ * Monthly totals per site and commodity over the site's total meters, in kWh: meters metered in kWh by their value, gas
+ * in m³ by the kWh the site sent with each day (water, in m³ with no kWh, is never here), recomputed from day_rollups
+ * for each month a batch touched: the EUI ranking reads 24 rows per site and commodity instead of 730 days per meter.
  */
 export const siteMonths = pgTable(
   'site_months',

@@ -68,7 +68,13 @@ export const BatchSchema = Type.Object(
           {
             meter: Key,
             day: Type.String({ format: 'date' }),
+            /** In the meter's declared unit (m³ for gas). */
             value: Type.Number(),
+            /**
+             * Gas days: the kWh the site converted `value` to (calorific value × correction in force that day). Optional:
+             * a box that predates it still validates; its gas days then carry no kWh and stay out of the EUI.
+             */
+            kwh: Type.Optional(Type.Number()),
             cost: Type.Number(),
             carbonKg: Type.Number(),
             seq: Seq,

@@ -2,9 +2,10 @@
 // (contiguous: the fleet's acknowledgement may then move the cursor to the batch's last sequence), or after an
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
 import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/index.ts';
+import { kwhPerM3ByDay } from '../pricing/index.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { alerts, areaFloorAreas, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
+import { alerts, areaFloorAreas, calorificVersions, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals } from '../platform/time/calendar.ts';
 
 /**
@@ -25,7 +26,11 @@ export type SiteBatch = {
   areas?: Array<{ name: string; floorAreaM2: number | null }>;
   meters?: Array<{ key: string; name: string; commodity: string; unit: string; area: string | null; siteTotal: boolean }>;
   intervals: Array<{ meter: string; start: string; value: number; quality: 'measured' | 'estimated' | 'imported'; seq: number }>;
-  days: Array<{ meter: string; day: string; value: number; cost: number; carbonKg: number; seq: number }>;
+  /**
+   * `value` in the meter's unit (m³ for gas); `kwh` on gas days only: value × the calorific value × correction in force
+   * that day, as the site's own gas kWh (left out when the box has no calorific version at all).
+   */
+  days: Array<{ meter: string; day: string; value: number; kwh?: number; cost: number; carbonKg: number; seq: number }>;
   alerts: Array<{
     id: number;
     title: string;
@@ -44,6 +49,21 @@ export type SiteBatch = {
 /** Gas and water are metered in m³, electricity and heat in kWh (docs/commodities.md). */
 const UNITS: Record<string, string> = { electricity: 'kWh', heat: 'kWh', gas: 'm3', water: 'm3' };
 
+type MeterRow = typeof meters.$inferSelect;
+
+/**
+ * Whether a meter counts to the site's total of its commodity, as the site's own figures count it (energy/commodities.ts):
+ * electricity by the meter's site flag; gas, heat and water by their supply meters (role import, not virtual), the
+ * unzoned ones when there are any, else all of them. A gas meter cannot carry the site flag, so before this every
+ * gas and heat meter reached the fleet as not counting and stayed out of its EUI.
+ */
+function countsToSiteTotal(meter: MeterRow, all: MeterRow[]): boolean {
+  if (meter.commodity === 'electricity') return meter.site;
+  const supply = (m: MeterRow) => m.commodity === meter.commodity && m.role === 'import' && m.kind !== 'virtual';
+  if (!supply(meter)) return false;
+  return meter.area === null || !all.some((m) => supply(m) && m.area === null);
+}
+
 export function metadata(db: Db): Pick<SiteBatch, 'site' | 'areas' | 'meters'> {
   const config = db.orm.select({ siteName: platformConfig.siteName, timezone: platformConfig.timezone }).from(platformConfig).get();
   const areas = db.orm.select().from(areaFloorAreas).orderBy(asc(areaFloorAreas.area)).all();
@@ -59,7 +79,7 @@ export function metadata(db: Db): Pick<SiteBatch, 'site' | 'areas' | 'meters'> {
       commodity: m.commodity,
       unit: UNITS[m.commodity] ?? 'kWh',
       area: m.area,
-      siteTotal: m.site,
+      siteTotal: countsToSiteTotal(m, meterRows),
     })),
   };
 }
@@ -133,8 +153,32 @@ export class SentIntervals {
   }
 }
 
-function addDay(batch: SiteBatch, row: DayRow, timezone: string, sent?: SentIntervals): void {
-  const { start, count } = dayIntervals(timezone, row.day);
+/** What a batch's day rows need besides the row: the site's timezone, its gas meters and the calorific versions. */
+type DayContext = { timezone: string; gasMeters: Set<number>; kwhPerM3: (day: string) => number };
+
+function dayContext(tx: Tx): DayContext {
+  const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
+  const gasMeters = new Set(
+    tx
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.commodity, 'gas'))
+      .all()
+      .map((m) => m.id),
+  );
+  if (gasMeters.size === 0) return { timezone, gasMeters, kwhPerM3: () => Number.NaN };
+  // A handful of rows, read in the batch's transaction: a back-dated version and the re-stamped days it restates
+  // (metering/restate.ts) are seen together.
+  const versions = tx
+    .select({ validFrom: calorificVersions.validFrom, kwhPerM3: calorificVersions.kwhPerM3, correctionFactor: calorificVersions.correctionFactor })
+    .from(calorificVersions)
+    .orderBy(asc(calorificVersions.validFrom))
+    .all();
+  return { timezone, gasMeters, kwhPerM3: (day) => kwhPerM3ByDay(versions, [day]).get(day)! };
+}
+
+function addDay(batch: SiteBatch, row: DayRow, context: DayContext, sent?: SentIntervals): void {
+  const { start, count } = dayIntervals(context.timezone, row.day);
   const kwh = storedKwh(row.kwh);
   const flags = storedFlags(row.flags, row.kwh, count);
   const meter = String(row.meterId);
@@ -151,7 +195,12 @@ function addDay(batch: SiteBatch, row: DayRow, timezone: string, sent?: SentInte
     batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq });
   }
   sent?.stage(meter, row.day, content);
-  batch.days.push({ meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq });
+  const day: SiteBatch['days'][number] = { meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq };
+  if (context.gasMeters.has(row.meterId)) {
+    const kwhPerM3 = context.kwhPerM3(row.day);
+    if (Number.isFinite(kwhPerM3)) day.kwh = row.totalKwh * kwhPerM3;
+  }
+  batch.days.push(day);
 }
 
 function addAlert(batch: SiteBatch, row: typeof alerts.$inferSelect): void {
@@ -195,7 +244,7 @@ export function historyBatch(
 ): SiteBatch {
   sent?.discard();
   return db.orm.transaction((tx) => {
-    const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
+    const context = dayContext(tx);
     const days = tx.select().from(meterDays).where(gt(meterDays.syncSeq, cursor)).orderBy(asc(meterDays.syncSeq)).limit(limits.days).all();
     const alertRows = tx.select().from(alerts).where(gt(alerts.syncSeq, cursor)).orderBy(asc(alerts.syncSeq)).limit(limits.alerts).all();
     const deletions = tx
@@ -219,7 +268,7 @@ export function historyBatch(
       if (row.syncSeq > through) break;
       const intervalsBefore = batch.intervals.length;
       const stagedBefore = sent?.stagedCount ?? 0;
-      addDay(batch, row, timezone, sent);
+      addDay(batch, row, context, sent);
       if (batch.days.length > 1 && batch.intervals.length + batch.days.length > budget) {
         batch.intervals.length = intervalsBefore;
         batch.days.pop();
@@ -242,14 +291,14 @@ export function historyBatch(
 export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date, sent?: SentIntervals): SiteBatch {
   sent?.discard();
   return db.orm.transaction((tx) => {
-    const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
+    const context = dayContext(tx);
     const days = tx
       .select()
       .from(meterDays)
       .where(and(eq(meterDays.day, day), gt(meterDays.syncSeq, cursor)))
       .all();
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
-    for (const row of days) addDay(batch, row, timezone, sent);
+    for (const row of days) addDay(batch, row, context, sent);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
     markCarried(tx, batch.through);
     return batch;

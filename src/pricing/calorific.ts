@@ -12,6 +12,23 @@ import { addDays } from '../platform/time/calendar.ts';
 export type CalorificVersion = RowOf<typeof calorificVersions>;
 export type CalorificVersionInput = Pick<CalorificVersion, 'validFrom' | 'kwhPerM3'> & Partial<Pick<CalorificVersion, 'correctionFactor' | 'note'>>;
 
+export type CalorificFactors = { validFrom: string; kwhPerM3: number; correctionFactor: number };
+
+/**
+ * kWh per m³ (calorific value × correction factor) for each day by the version in force that day, from versions
+ * ordered by validFrom; the first version also covers days before it. NaN when there is no version at all. The one rule
+ * for the site's own gas kWh and for what the box sends its fleet (src/fleetSync/batch.ts).
+ */
+export function kwhPerM3ByDay(versions: readonly CalorificFactors[], days: Iterable<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const day of days) {
+    let found = versions[0];
+    for (const version of versions) if (version.validFrom <= day) found = version;
+    out.set(day, found ? found.kwhPerM3 * found.correctionFactor : Number.NaN);
+  }
+  return out;
+}
+
 export class CalorificValues {
   private readonly table;
   private readonly byValidFrom;
@@ -83,14 +100,7 @@ export class CalorificValues {
    * also covers days before it (the migration seeds one from 1970).
    */
   kwhPerM3(days: string[]): Map<string, number> {
-    const versions = this.ordered.all() as { validFrom: string; kwhPerM3: number; correctionFactor: number }[];
-    const out = new Map<string, number>();
-    for (const day of days) {
-      let found = versions[0];
-      for (const version of versions) if (version.validFrom <= day) found = version;
-      out.set(day, found ? found.kwhPerM3 * found.correctionFactor : NaN);
-    }
-    return out;
+    return kwhPerM3ByDay(this.ordered.all() as CalorificFactors[], days);
   }
 
   private assertFuture(validFrom: string): void {

@@ -1,5 +1,5 @@
 // The face of pricing/: what the other contexts use of it. Imports from outside pricing/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is pricing's own business.
-export { CalorificValues } from './calorific.ts';
+export { type CalorificFactors, CalorificValues, kwhPerM3ByDay } from './calorific.ts';
 export { meterPrices } from './meterPricing.ts';
 export { Tariffs } from './tariffs.ts';

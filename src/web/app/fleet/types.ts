@@ -52,6 +52,7 @@ export type FleetMeter = {
   area: string | null;
   siteTotal: boolean;
   last30Days: number | null;
+  last30DaysKwh: number | null;
   last30DaysCost: number | null;
 };
 

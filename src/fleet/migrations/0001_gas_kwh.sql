@@ -1,0 +1,1 @@
+ALTER TABLE "day_rollups" ADD COLUMN "kwh" double precision;
