@@ -102,6 +102,8 @@ const CROSSINGS: Record<string, string> = {
   'maintenance ← screens/overview/service.ts': "the overview's upcoming and overdue maintenance counts (one Kept over the tables it reads)",
   'meter_days ← energy/figures.ts':
     "the read side sums the day rollups (total_kwh, cost, carbon_kg) in SQL over the (meter_id, day) key and decodes interval blobs on the figures' hot path (Kept caches over them); next: these statements move into metering's StoredDays (left while the figures work edits this file)",
+  'calorific_versions ← fleetSync/batch.ts':
+    "a gas day's kWh is sent beside its m³: the calorific versions are read in the batch's own read transaction so both come from one snapshot; the rule itself is pricing's kwhPerM3ByDay",
   'meter_days ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'meter_days ← fleetSync/link.ts':
