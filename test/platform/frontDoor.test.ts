@@ -150,12 +150,7 @@ describe('front door', () => {
     }
     const bare = await fetch(`${base}/api/things`);
     assert.deepEqual(await bare.json(), { page: 1, tags: [] });
-    assert.deepEqual(handedQueries, [
-      { page: 3, tag: ['a', 'b'] },
-      { page: 3, tag: ['a', 'b'] },
-      { page: 3, tag: ['a', 'b'] },
-      { page: 1 },
-    ]);
+    assert.deepEqual(handedQueries, [{ page: 3, tag: ['a', 'b'] }, { page: 3, tag: ['a', 'b'] }, { page: 3, tag: ['a', 'b'] }, { page: 1 }]);
     // A refused query is refused every time (nothing kept for it).
     for (let i = 0; i < 2; i++) {
       const refused = await fetch(`${base}/api/things?page=0`);
