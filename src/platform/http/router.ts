@@ -184,7 +184,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
       route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
     if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
       ctx.status = reply.status;
-      ctx.type = 'application/json';
+      ctx.set('Content-Type', JSON_TYPE);
       ctx.body = reusedJson;
       return;
     }
@@ -206,7 +206,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
       const json = JSON.stringify(reply.body);
       reused.set(reply.body, json);
-      ctx.type = 'application/json';
+      ctx.set('Content-Type', JSON_TYPE);
       ctx.body = json;
     }
   };
@@ -413,6 +413,8 @@ function httpMessage(status: number): string {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What Koa's `ctx.type = 'application/json'` sets, without the mime-types lookup per answer. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function requestLog(logger: Logger): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
