@@ -78,6 +78,12 @@ describe('front door', () => {
         pages: [
           async (ctx, next) => {
             offeredToPages.push(ctx.path);
+            if (ctx.path === '/raw') {
+              // A handler that writes the whole response itself (its head is sent before the front door resumes).
+              ctx.res.writeHead(200, { 'content-type': 'text/plain' });
+              ctx.res.end('written here');
+              return;
+            }
             if (ctx.path !== '/page') return next();
             ctx.body = 'a page';
           },
@@ -129,6 +135,17 @@ describe('front door', () => {
     assert.ok(lines.some((entry) => entry.reqId === id && entry.msg === 'unhandled error'));
     assert.equal(lines.find((entry) => entry.reqId === id && entry.msg === 'request')?.status, 500);
     assert.equal(counted.at(-1), 'GET 500');
+  });
+
+  test('a response written by its handler stays as it was: no error, no header set after it', async () => {
+    const response = await fetch(`${base}/raw`);
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), 'written here');
+    const id = response.headers.get('x-request-id');
+    assert.ok(id);
+    assert.equal(response.headers.get('x-content-type-options'), null);
+    assert.ok(!lines.some((entry) => entry.reqId === id && entry.msg === 'unhandled error'), 'no error logged');
+    assert.equal(lines.find((entry) => entry.reqId === id && entry.msg === 'request')?.status, 200);
   });
 
   test('CORS: a listed origin is allowed, a preflight from another is 403', async () => {

@@ -89,9 +89,12 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
           res.setHeader('Pragma', 'no-cache');
         }
         if (cors(ctx)) await answer(ctx);
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Referrer-Policy', 'no-referrer');
-        if (!path.startsWith(DOCS_PATH)) res.setHeader('X-Frame-Options', 'DENY');
+        // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
+        if (!res.headersSent) {
+          res.setHeader('X-Content-Type-Options', 'nosniff');
+          res.setHeader('Referrer-Policy', 'no-referrer');
+          if (!path.startsWith(DOCS_PATH)) res.setHeader('X-Frame-Options', 'DENY');
+        }
       } catch (error) {
         renderError(ctx, error, options.logger, onStorageFull);
       }
