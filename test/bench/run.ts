@@ -101,7 +101,7 @@ type Scenario = {
 const json = { 'content-type': 'application/json' };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const IOT_BODY = JSON.stringify({ codes: ['meter.main.kwh', 'temp.zone1', 'sp.zone1'] });
-/** The issue's ratio targets are on CPU per request (bare Koa's / the scenario's): it barely moves when other tenants of the machine take CPU away, while throughput does. */
+/** The targets (issue 44: auth/me ≥ 0.65, the alerts page ≥ 0.55, the dashboard ≥ 0.65) are on CPU per request (bare Koa's / the scenario's): it barely moves when other tenants of the machine take CPU away, while throughput does. */
 const ratioCheck = (summary: Summary, min: number): Check => ({
   what: 'CPU ratio to bare Koa',
   target: `≥ ${min}`,
@@ -128,7 +128,7 @@ const SCENARIOS: Scenario[] = [
     id: 'alerts',
     title: 'GET /api/alerts?page=1&pageSize=20 (viewer)',
     jobs: (ctx) => [alertsJob(ctx, CONNECTIONS)],
-    checks: (s) => [ratioCheck(s, 0.4), { what: 'p99', target: '≤ 20 ms', value: s.p99.median, unit: 'ms', met: s.p99.median <= 20 }],
+    checks: (s) => [ratioCheck(s, 0.55), { what: 'p99', target: '≤ 20 ms', value: s.p99.median, unit: 'ms', met: s.p99.median <= 20 }],
   },
   {
     id: 'alertPages',
@@ -162,7 +162,7 @@ const SCENARIOS: Scenario[] = [
         durationSec: DURATION_SEC,
       },
     ],
-    checks: (s) => [ratioCheck(s, 0.6)],
+    checks: (s) => [ratioCheck(s, 0.65)],
   },
   {
     id: 'dashboard',
@@ -177,7 +177,7 @@ const SCENARIOS: Scenario[] = [
         durationSec: DURATION_SEC,
       },
     ],
-    checks: (s) => [ratioCheck(s, 0.7)],
+    checks: (s) => [ratioCheck(s, 0.65)],
   },
   {
     id: 'iot',

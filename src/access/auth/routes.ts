@@ -3,12 +3,14 @@ import type { AuthService } from './service.ts';
 import type { Config } from '../../platform/config.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
-import { presentUser } from '../users/userRecords.ts';
+import { presentUser, type PublicUser, type UserRow } from '../users/userRecords.ts';
 import { NotFound } from '../../platform/errors.ts';
 import { CodeSent, EmailBody, LoginBody, Ok, RefreshBody, RegisterBody, ResetBody, SignedIn, TokenPair, User } from './schemas.ts';
 import { LOGIN_EXAMPLE, ME_EXAMPLE } from './examples.ts';
 
 const tags = ['auth'];
+/** GET /api/auth/me: the answer made of each kept user row (dropped with the row). */
+const presentedRows = new WeakMap<UserRow, PublicUser>();
 
 export function authRoutes({ auth, config }: { auth: AuthService; config: Config }) {
   const codeSent = { ok: true as const, expiresInSec: config.codeTtlSec };
@@ -115,10 +117,15 @@ export function authRoutes({ auth, config }: { auth: AuthService; config: Config
       description: "The caller's own user record (the password hash never leaves the server). Changes nothing.",
       tags,
       schemas: { response: { 200: User } },
+      // The kept row is the same (frozen) object until the users table changes: so is its presented answer, whose
+      // validated JSON the router then sends again as it is.
+      reusesBody: true,
       handler: ({ user }) => {
         const row = auth.users.findById(user.id);
         if (!row) throw new NotFound('User not found');
-        return presentUser(row);
+        let presented = presentedRows.get(row);
+        if (!presented) presentedRows.set(row, (presented = presentUser(row)));
+        return presented;
       },
     }),
   ];

@@ -51,6 +51,8 @@ export function exposition(families: Family[], openMetrics: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
+const COUNTED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
+
 export class Metrics {
   /** Requests answered since start, by method and status class. */
   private readonly requests = new Map<string, { method: string; code: string; count: number }>();
@@ -71,14 +73,19 @@ export class Metrics {
       try {
         await next();
       } finally {
-        const code = `${Math.floor(ctx.status / 100)}xx`;
-        const method = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].includes(ctx.method) ? ctx.method : 'OTHER';
-        const key = `${method} ${code}`;
-        const entry = this.requests.get(key);
-        if (entry) entry.count += 1;
-        else this.requests.set(key, { method, code, count: 1 });
+        this.count(ctx.method, ctx.status);
       }
     };
+  }
+
+  /** Counts one answered request (the front door calls it for every request, as counter() does as a middleware). */
+  count(requestMethod: string, status: number): void {
+    const code = `${Math.floor(status / 100)}xx`;
+    const method = COUNTED_METHODS.has(requestMethod) ? requestMethod : 'OTHER';
+    const key = `${method} ${code}`;
+    const entry = this.requests.get(key);
+    if (entry) entry.count += 1;
+    else this.requests.set(key, { method, code, count: 1 });
   }
 
   /** GET /metrics: 404 while no token is configured, 401 without the right bearer token. */

@@ -108,6 +108,38 @@ function validated(validator: Validator | undefined, value: unknown, where: stri
   return value;
 }
 
+/** Query strings whose validated value a route keeps, and the longest kept. */
+const QUERIES_KEPT = 64;
+const QUERY_KEPT_MAX_LENGTH = 512;
+
+/** A copy the handler may change: the object and its arrays (the values are strings, numbers and booleans). */
+function queryCopy(value: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    const item = value[key];
+    copy[key] = Array.isArray(item) ? item.slice() : item;
+  }
+  return copy;
+}
+
+/**
+ * The route's query, validated (coerced, defaults filled, unknown fields dropped). What that gives depends on the
+ * query string alone, so the value of each recent string is kept per route: a list read page after page sends the same
+ * few, and parsing the string (Koa's URLSearchParams) and validating it again was ~6 % of an alerts page's CPU. A
+ * refused query is not kept (it throws again, as it did).
+ */
+function validatedQuery(ctx: Context, validator: Validator, kept: Map<string, Record<string, unknown>>): Record<string, unknown> {
+  const text = ctx.querystring;
+  const found = kept.get(text);
+  if (found) return queryCopy(found);
+  const value = validated(validator, copyOf(ctx.query), 'query') as Record<string, unknown>;
+  if (text.length <= QUERY_KEPT_MAX_LENGTH) {
+    if (kept.size >= QUERIES_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(text, queryCopy(value));
+  }
+  return value;
+}
+
 function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies: { json: Middleware; form: Middleware }): Middleware[] {
   const params = route.schemas.params ? compileParams(route.schemas.params) : undefined;
   const query = route.schemas.query ? compileParams(route.schemas.query) : undefined;
@@ -117,26 +149,23 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
   const bodyType = route.bodyType ?? (route.schemas.body ? 'json' : undefined);
   /** For reusesBody routes: the objects answered (while someone still holds them) and their validated JSON text. */
   const reused = new WeakMap<object, string>();
+  /** The route's validated queries by their text (see validatedQuery). */
+  const queries = new Map<string, Record<string, unknown>>();
 
-  const chain: Middleware[] = [];
-
-  chain.push(async (ctx: Context, next: Next) => {
+  const admit = (ctx: Context) => {
     if (route.readOnly) ctx.state.readOnly = true;
     if (route.access !== 'public') {
       const user = auth.authenticate(ctx);
       ctx.state.user = user;
       if (!roleAtLeast(user.role, route.access)) throw new Forbidden();
     }
-    await next();
-  });
+  };
 
-  if (bodyType === 'json') chain.push(bodies.json);
-  if (bodyType === 'form') chain.push(bodies.form);
-
-  chain.push(async (ctx: Context) => {
+  const answer = async (ctx: Context) => {
     const request = {
-      params: validated(params, copyOf(ctx.params), 'params'),
-      query: validated(query, copyOf(ctx.query), 'query'),
+      // Only what the route declares is read (a route without a query schema gets {} and Koa never parses the query).
+      params: params ? validated(params, copyOf(ctx.params), 'params') : {},
+      query: query ? validatedQuery(ctx, query, queries) : {},
       body: bodyType === 'multipart' ? {} : validated(body, ctx.request.body ?? {}, 'body'),
       user: (ctx.state.user as AuthUser | undefined) ?? null,
       requestId: ctx.state.requestId as string,
@@ -155,7 +184,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
       route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
     if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
       ctx.status = reply.status;
-      ctx.type = 'application/json';
+      ctx.set('Content-Type', JSON_TYPE);
       ctx.body = reusedJson;
       return;
     }
@@ -177,11 +206,28 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
       const json = JSON.stringify(reply.body);
       reused.set(reply.body, json);
-      ctx.type = 'application/json';
+      ctx.set('Content-Type', JSON_TYPE);
       ctx.body = json;
     }
-  });
-  return chain;
+  };
+
+  // A route without a body to read is one middleware (auth, then the handler); one with a body reads it in between.
+  if (bodyType !== 'json' && bodyType !== 'form') {
+    return [
+      (ctx: Context) => {
+        admit(ctx);
+        return answer(ctx);
+      },
+    ];
+  }
+  return [
+    (ctx: Context, next: Next) => {
+      admit(ctx);
+      return next();
+    },
+    bodyType === 'json' ? bodies.json : bodies.form,
+    answer,
+  ];
 }
 
 export function buildRouter(routes: AnyRoute[], auth: Authenticator, logger: Logger, limits: BodyLimits): Router {
@@ -240,6 +286,7 @@ export function routeDispatch(router: Router): Middleware {
     routed.routerName = route.name;
     routed._matchedRoute = route.path;
     if (route.name) routed._matchedRouteName = route.name;
+    if (route.chain.length === 1) return route.chain[0](ctx, next);
     const step = (i: number): Promise<unknown> => (i === route.chain.length ? next() : Promise.resolve(route.chain[i](ctx, () => step(i + 1))));
     return step(0);
   };
@@ -279,18 +326,23 @@ export function unmatchedRoute(auth: Authenticator, router: Router, routes: AnyR
 export function clientAddress(trusted: string[]): Middleware {
   const proxies = new Set(trusted);
   return async (ctx, next) => {
-    const peer = plainAddress(ctx.req.socket.remoteAddress ?? '');
-    let client = peer;
-    if (proxies.has(peer)) {
-      const forwarded = (ctx.get('X-Forwarded-For') || '')
-        .split(',')
-        .map((item) => plainAddress(item.trim()))
-        .filter((item) => isIP(item) !== 0);
-      while (forwarded.length > 0 && proxies.has(client)) client = forwarded.pop()!;
-    }
-    ctx.request.ip = client;
+    ctx.request.ip = clientIp(ctx, proxies);
     await next();
   };
+}
+
+/** The socket's peer, or — only when that peer is a listed reverse proxy — the nearest forwarded address that is not one. */
+export function clientIp(ctx: Context, proxies: ReadonlySet<string>): string {
+  const peer = plainAddress(ctx.req.socket.remoteAddress ?? '');
+  let client = peer;
+  if (proxies.has(peer)) {
+    const forwarded = (ctx.get('X-Forwarded-For') || '')
+      .split(',')
+      .map((item) => plainAddress(item.trim()))
+      .filter((item) => isIP(item) !== 0);
+    while (forwarded.length > 0 && proxies.has(client)) client = forwarded.pop()!;
+  }
+  return client;
 }
 
 export function requestId(): Middleware {
@@ -312,41 +364,46 @@ export function errorRenderer(logger: Logger, onStorageFull: () => void = () => 
     try {
       await next();
     } catch (error) {
-      /** Set only where it is not the catalogue's status for the code. */
-      let status: number | undefined;
-      let code: ErrorCode;
-      let message: string;
-      let details: ErrorDetail[] | undefined;
-      if (error instanceof AppError) {
-        ({ code, message, details } = error);
-        for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
-      } else if (storageError(error)) {
-        code = 'STORAGE_FULL';
-        message = 'Storage is full: free disk space on the appliance';
-        onStorageFull();
-        logger.error({ err: error, reqId: ctx.state.requestId }, 'storage full');
-      } else {
-        const err = error as { status?: number; statusCode?: number; expose?: boolean; message?: string; code?: string };
-        const candidate = err.status ?? err.statusCode;
-        if (candidate && candidate >= 400 && candidate < 500) {
-          // A framework 4xx (body parser, router) keeps its status; the code follows from it.
-          status = candidate;
-          code = codeForStatus(candidate);
-          message = err.expose && err.message ? err.message : httpMessage(candidate);
-        } else if ((err.code ?? '').startsWith('SQLITE_BUSY')) {
-          code = 'UNAVAILABLE';
-          message = 'The database is busy, try again';
-          ctx.set('Retry-After', '1');
-        } else {
-          code = 'INTERNAL';
-          message = 'Internal Server Error';
-          logger.error({ err: error, reqId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
-        }
-      }
-      ctx.status = status ?? ERROR_CODES[code].status;
-      ctx.body = details ? { error: message, code, details } : { error: message, code };
+      renderError(ctx, error, logger, onStorageFull);
     }
   };
+}
+
+/** The answer to an error thrown below the front door (errorRenderer and frontDoor). */
+export function renderError(ctx: Context, error: unknown, logger: Logger, onStorageFull: () => void): void {
+  /** Set only where it is not the catalogue's status for the code. */
+  let status: number | undefined;
+  let code: ErrorCode;
+  let message: string;
+  let details: ErrorDetail[] | undefined;
+  if (error instanceof AppError) {
+    ({ code, message, details } = error);
+    for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+  } else if (storageError(error)) {
+    code = 'STORAGE_FULL';
+    message = 'Storage is full: free disk space on the appliance';
+    onStorageFull();
+    logger.error({ err: error, reqId: ctx.state.requestId }, 'storage full');
+  } else {
+    const err = error as { status?: number; statusCode?: number; expose?: boolean; message?: string; code?: string };
+    const candidate = err.status ?? err.statusCode;
+    if (candidate && candidate >= 400 && candidate < 500) {
+      // A framework 4xx (body parser, router) keeps its status; the code follows from it.
+      status = candidate;
+      code = codeForStatus(candidate);
+      message = err.expose && err.message ? err.message : httpMessage(candidate);
+    } else if ((err.code ?? '').startsWith('SQLITE_BUSY')) {
+      code = 'UNAVAILABLE';
+      message = 'The database is busy, try again';
+      ctx.set('Retry-After', '1');
+    } else {
+      code = 'INTERNAL';
+      message = 'Internal Server Error';
+      logger.error({ err: error, reqId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+    }
+  }
+  ctx.status = status ?? ERROR_CODES[code].status;
+  ctx.body = details ? { error: message, code, details } : { error: message, code };
 }
 
 function httpMessage(status: number): string {
@@ -356,6 +413,8 @@ function httpMessage(status: number): string {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** What Koa's `ctx.type = 'application/json'` sets, without the mime-types lookup per answer. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function requestLog(logger: Logger): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
@@ -366,22 +425,27 @@ export function requestLog(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const user = ctx.state.user as AuthUser | undefined;
-      const line = {
-        reqId: ctx.state.requestId,
-        method: ctx.method,
-        route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
-        path: ctx.path,
-        status: ctx.status,
-        durationMs: Math.round(durationMs * 100) / 100,
-        userId: user?.id ?? null,
-        // Set by clientAddress(): the socket's peer, or the forwarded client when the peer is a trusted proxy.
-        ip: ctx.ip,
-      };
+      const line = requestLine(ctx, started);
       // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
       if (ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true) log.warn(line, 'request');
       else log.info(line, 'request');
     }
+  };
+}
+
+/** The request's log line (`started`: process.hrtime.bigint() when it came in). */
+export function requestLine(ctx: Context, started: bigint) {
+  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const user = ctx.state.user as AuthUser | undefined;
+  return {
+    reqId: ctx.state.requestId as string,
+    method: ctx.method,
+    route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
+    path: ctx.path,
+    status: ctx.status,
+    durationMs: Math.round(durationMs * 100) / 100,
+    userId: user?.id ?? null,
+    // The socket's peer, or the forwarded client when the peer is a trusted proxy.
+    ip: ctx.ip,
   };
 }
