@@ -59,9 +59,7 @@ export class Enpis {
     this.driverMonths = db.orm
       .select({ month: enpiDrivers.month, value: enpiDrivers.value, unit: enpiDrivers.unit })
       .from(enpiDrivers)
-      .where(
-        and(eq(enpiDrivers.name, sql.placeholder('name')), gte(enpiDrivers.month, sql.placeholder('from')), lt(enpiDrivers.month, sql.placeholder('to'))),
-      )
+      .where(and(eq(enpiDrivers.name, sql.placeholder('name')), gte(enpiDrivers.month, sql.placeholder('from')), lt(enpiDrivers.month, sql.placeholder('to'))))
       .prepare();
     // An upsert per driver month.
     this.upsertDriver = db.orm
@@ -143,9 +141,7 @@ export class Enpis {
           : floors.length
             ? floors.reduce((s, f) => s + f.floorAreaM2, 0)
             : null;
-    const drivers = query.driver
-      ? new Map(this.driverMonths.all({ name: query.driver, from: query.from, to: query.to }).map((d) => [d.month, d]))
-      : new Map();
+    const drivers = query.driver ? new Map(this.driverMonths.all({ name: query.driver, from: query.from, to: query.to }).map((d) => [d.month, d])) : new Map();
     const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today, {
       anyCode: query.anyTemperatureCode,
     });

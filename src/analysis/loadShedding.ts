@@ -142,7 +142,11 @@ export class LoadSheddingConfig {
       for (const point of input.points) {
         const values = { priority: point.priority, shedValue: point.shedValue, restoreValue: point.restoreValue };
         if (existing.some((e) => e.code === point.code)) this.db.orm.update(loadShedPoints).set(values).where(eq(loadShedPoints.code, point.code)).run();
-        else this.db.orm.insert(loadShedPoints).values({ code: point.code, ...values }).run();
+        else
+          this.db.orm
+            .insert(loadShedPoints)
+            .values({ code: point.code, ...values })
+            .run();
       }
       this.db.orm
         .update(loadShedSettings)

@@ -79,8 +79,6 @@ const SHARED: Record<string, string> = {
 
 /** `table ← file`: a context touching another's table, each with the reason it still does. */
 const CROSSINGS: Record<string, string> = {
-  'alerts ← energy/demandWatch.ts':
-    'finds the open peak-demand episode by its alarm key (a LIKE over alarm_key); AlertService raises and clears, it has no lookup by key prefix yet',
   'alerts ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'alerts ← fleetSync/link.ts':
@@ -115,8 +113,6 @@ const CROSSINGS: Record<string, string> = {
   'meters ← billing/savings.ts': "checks a measure's meter exists and reads its target's meters for the period price",
   'meters ← billing/service.ts': "a bill's meters with their names and utility, joined in billing's read",
   'meters ← billing/supplierBills.ts': 'the meters a supplier bill covers, with names and kinds (a drizzle join)',
-  'meters ← energy/areaCards.ts': 'the names of metered areas, which decide card against meter figures; next: MeterDirectory (its Kept list) on the face',
-  'meters ← energy/commodities.ts': "the commodity meters' list read with their figures; MeterDirectory.all() says the same (next step)",
   'meters ← energy/figures.ts': 'the meter list and the area sums join meters in SQL with the day and month rollups (one statement, no per-meter round trip)',
   'meters ← facility/alarmAreas/service.ts': "the area of the meter a gateway alarm's code names; facility is built before metering and cannot import it",
   'meters ← fleetSync/batch.ts':
