@@ -1,6 +1,6 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
 import type { IotGateway } from '../gateway/index.ts';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -13,6 +13,7 @@ export const SITE_TOTAL = 'total';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
+export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role'>;
 export type MeterProposal = {
   code: string;
   name: string;
@@ -49,6 +50,8 @@ export class MeterDirectory {
   private readonly ensureArea;
   private readonly areaSpelling;
   private readonly siteMeters;
+  private readonly areaList;
+  private readonly summaryList;
 
   constructor(
     db: Db,
@@ -73,6 +76,12 @@ export class MeterDirectory {
     this.areaSpelling = db.sqlite
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
+    this.areaList = db.orm.selectDistinct({ area: meters.area }).from(meters).where(isNotNull(meters.area)).prepare();
+    this.summaryList = db.orm
+      .select({ id: meters.id, name: meters.name, kind: meters.kind, area: meters.area, commodity: meters.commodity, role: meters.role })
+      .from(meters)
+      .orderBy(asc(meters.id))
+      .prepare();
     this.byCode = db.orm
       .select({ id: meters.id })
       .from(meters)
@@ -105,6 +114,16 @@ export class MeterDirectory {
 
   all(): Meter[] {
     return this.table.page([], 1, 100_000).items;
+  }
+
+  /** The areas the meters are in (each once, in no set order): an area with meters has computed figures. */
+  areaNames(): string[] {
+    return this.areaList.all().flatMap((row) => (row.area === null ? [] : [row.area]));
+  }
+
+  /** Every meter's id, name, kind, area, commodity and role by id: the columns energy's commodity figures group by. */
+  summaries(): MeterSummary[] {
+    return this.summaryList.all();
   }
 
   get(id: number): Meter {
