@@ -5,7 +5,7 @@ import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
-import { meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
+import { meterState, meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
 
 /** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
@@ -52,6 +52,7 @@ export class MeterDirectory {
   private readonly siteMeters;
   private readonly areaList;
   private readonly summaryList;
+  private readonly demandList;
 
   constructor(
     db: Db,
@@ -81,6 +82,12 @@ export class MeterDirectory {
       .select({ id: meters.id, name: meters.name, kind: meters.kind, area: meters.area, commodity: meters.commodity, role: meters.role })
       .from(meters)
       .orderBy(asc(meters.id))
+      .prepare();
+    this.demandList = db.orm
+      // kw typed as it is here: never null under this WHERE.
+      .select({ meterId: meterState.meterId, kw: sql<number>`${meterState.demandKw}` })
+      .from(meterState)
+      .where(isNotNull(meterState.demandKw))
       .prepare();
     this.byCode = db.orm
       .select({ id: meters.id })
@@ -124,6 +131,11 @@ export class MeterDirectory {
   /** Every meter's id, name, kind, area, commodity and role by id: the columns energy's commodity figures group by. */
   summaries(): MeterSummary[] {
     return this.summaryList.all();
+  }
+
+  /** Each meter's current demand (kW) as the collector last stored it, by meter id; meters without one are left out. */
+  demands(): Map<number, number> {
+    return new Map(this.demandList.all().map((row) => [row.meterId, row.kw]));
   }
 
   get(id: number): Meter {

@@ -108,7 +108,6 @@ const CROSSINGS: Record<string, string> = {
     'the month rollups summed per site and area for year figures, joined with meters in SQL; next: into metering with the meter_days statements',
   'meter_state ← billing/calculation.ts': "the last reading of a meter for a period's closing read",
   'meter_state ← energy/figures.ts': "the meters' current demand (kW) for the live figures; next: a metering reader",
-  'meter_state ← operations/metrics/service.ts': "the meters' current demand as /metrics gauges, read per scrape",
   'meters ← billing/budgets.ts': "the meter names and kinds beside a budget's figures (a drizzle join in billing's read)",
   'meters ← billing/savings.ts': "checks a measure's meter exists and reads its target's meters for the period price",
   'meters ← billing/service.ts': "a bill's meters with their names and utility, joined in billing's read",
