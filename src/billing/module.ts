@@ -15,7 +15,7 @@ import { SupplierBills } from './supplierBills.ts';
 export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<IotGateway, 'relay'>) => Measures };
 
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
-  const calculation = new BillingCalculation(db, energy.store, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
+  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
   const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
   const supplierBills = new SupplierBills(
     db,

@@ -53,6 +53,7 @@ export class MeterDirectory {
   private readonly areaList;
   private readonly summaryList;
   private readonly demandList;
+  private readonly readingOf;
 
   constructor(
     db: Db,
@@ -88,6 +89,11 @@ export class MeterDirectory {
       .select({ meterId: meterState.meterId, kw: sql<number>`${meterState.demandKw}` })
       .from(meterState)
       .where(isNotNull(meterState.demandKw))
+      .prepare();
+    this.readingOf = db.orm
+      .select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue })
+      .from(meterState)
+      .where(eq(meterState.meterId, sql.placeholder('meterId')))
       .prepare();
     this.byCode = db.orm
       .select({ id: meters.id })
@@ -136,6 +142,11 @@ export class MeterDirectory {
   /** Each meter's current demand (kW) as the collector last stored it, by meter id; meters without one are left out. */
   demands(): Map<number, number> {
     return new Map(this.demandList.all().map((row) => [row.meterId, row.kw]));
+  }
+
+  /** A meter's last reading as the collector stored it (when, epoch ms, and the register's value); undefined if never read. */
+  lastReading(meterId: number): { lastAt: number; lastValue: number } | undefined {
+    return this.readingOf.get({ meterId });
   }
 
   get(id: number): Meter {

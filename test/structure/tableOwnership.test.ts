@@ -106,7 +106,6 @@ const CROSSINGS: Record<string, string> = {
     "counts the day rows above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
   'meter_months ← energy/figures.ts':
     'the month rollups summed per site and area for year figures, joined with meters in SQL; next: into metering with the meter_days statements',
-  'meter_state ← billing/calculation.ts': "the last reading of a meter for a period's closing read",
   'meter_state ← energy/figures.ts': "the meters' current demand (kW) for the live figures; next: a metering reader",
   'meters ← billing/budgets.ts': "the meter names and kinds beside a budget's figures (a drizzle join in billing's read)",
   'meters ← billing/savings.ts': "checks a measure's meter exists and reads its target's meters for the period price",
