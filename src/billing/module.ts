@@ -33,7 +33,7 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     budgets,
     measures: (iot) => {
       const baselines = analysis.baselines(iot);
-      return new Measures(db, audit, energy.figures, () => baselines);
+      return new Measures(db, audit, energy.figures, () => baselines, energy.meters);
     },
   };
 }

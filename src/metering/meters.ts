@@ -54,6 +54,7 @@ export class MeterDirectory {
   private readonly summaryList;
   private readonly demandList;
   private readonly readingOf;
+  private readonly byId;
 
   constructor(
     db: Db,
@@ -94,6 +95,11 @@ export class MeterDirectory {
       .select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue })
       .from(meterState)
       .where(eq(meterState.meterId, sql.placeholder('meterId')))
+      .prepare();
+    this.byId = db.orm
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.id, sql.placeholder('id')))
       .prepare();
     this.byCode = db.orm
       .select({ id: meters.id })
@@ -147,6 +153,11 @@ export class MeterDirectory {
   /** A meter's last reading as the collector stored it (when, epoch ms, and the register's value); undefined if never read. */
   lastReading(meterId: number): { lastAt: number; lastValue: number } | undefined {
     return this.readingOf.get({ meterId });
+  }
+
+  /** Whether a meter of this id exists (a check before naming it, without presenting the row). */
+  exists(id: number): boolean {
+    return this.byId.get({ id }) !== undefined;
   }
 
   get(id: number): Meter {
