@@ -91,13 +91,23 @@ export class BillingCalculation {
   constructor(
     private readonly db: Db,
     private readonly store: IntervalStore,
-    /** The meters' last readings (metering's directory): a period's closing register. */
-    private readonly meters: Pick<MeterDirectory, 'lastReading'>,
+    /** Metering's directory: the meters billing splits and prices, and their last readings (a period's closing register). */
+    private readonly meters: Pick<MeterDirectory, 'lastReading' | 'summaries' | 'summary'>,
     private readonly tariffs: Tariffs,
     private readonly figures: EnergyFigures,
     private readonly demandCharges: DemandCharges,
     private readonly timezone: () => string,
   ) {}
+
+  /** Every meter, by id, with what billing splits and prices it by. */
+  billedMeters(): BilledMeter[] {
+    return this.meters.summaries();
+  }
+
+  /** One meter (see billedMeters), or undefined. */
+  billedMeter(id: number): BilledMeter | undefined {
+    return this.meters.summary(id);
+  }
 
   /** The site's meters per utility: electricity's are the figures' site meters; another utility's its site meters, else its area meters. */
   siteMeters(all: BilledMeter[]): BilledMeter[] {

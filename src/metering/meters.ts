@@ -13,7 +13,7 @@ export const SITE_TOTAL = 'total';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
-export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role'>;
+export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role' | 'site'>;
 export type MeterProposal = {
   code: string;
   name: string;
@@ -52,6 +52,7 @@ export class MeterDirectory {
   private readonly siteMeters;
   private readonly areaList;
   private readonly summaryList;
+  private readonly summaryOf;
   private readonly demandList;
   private readonly readingOf;
   private readonly byId;
@@ -80,10 +81,20 @@ export class MeterDirectory {
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
     this.areaList = db.orm.selectDistinct({ area: meters.area }).from(meters).where(isNotNull(meters.area)).prepare();
-    this.summaryList = db.orm
-      .select({ id: meters.id, name: meters.name, kind: meters.kind, area: meters.area, commodity: meters.commodity, role: meters.role })
+    const summary = {
+      id: meters.id,
+      name: meters.name,
+      kind: meters.kind,
+      area: meters.area,
+      commodity: meters.commodity,
+      role: meters.role,
+      site: meters.site,
+    };
+    this.summaryList = db.orm.select(summary).from(meters).orderBy(asc(meters.id)).prepare();
+    this.summaryOf = db.orm
+      .select(summary)
       .from(meters)
-      .orderBy(asc(meters.id))
+      .where(eq(meters.id, sql.placeholder('id')))
       .prepare();
     this.demandList = db.orm
       // kw typed as it is here: never null under this WHERE.
@@ -140,9 +151,14 @@ export class MeterDirectory {
     return this.areaList.all().flatMap((row) => (row.area === null ? [] : [row.area]));
   }
 
-  /** Every meter's id, name, kind, area, commodity and role by id: the columns energy's commodity figures group by. */
+  /** Every meter's id, name, kind, area, commodity, role and site flag by id: what the commodity figures and billing group by. */
   summaries(): MeterSummary[] {
     return this.summaryList.all();
+  }
+
+  /** One meter's summary (see summaries), or undefined. */
+  summary(id: number): MeterSummary | undefined {
+    return this.summaryOf.get({ id });
   }
 
   /** Each meter's current demand (kW) as the collector last stored it, by meter id; meters without one are left out. */

@@ -107,9 +107,6 @@ const CROSSINGS: Record<string, string> = {
   'meter_months ← energy/figures.ts':
     'the month rollups summed per site and area for year figures, joined with meters in SQL; next: into metering with the meter_days statements',
   'meter_state ← energy/figures.ts': "the meters' current demand (kW) for the live figures; next: a metering reader",
-  'meters ← billing/budgets.ts': "the meter names and kinds beside a budget's figures (a drizzle join in billing's read)",
-  'meters ← billing/service.ts': "a bill's meters with their names and utility, joined in billing's read",
-  'meters ← billing/supplierBills.ts': 'the meters a supplier bill covers, with names and kinds (a drizzle join)',
   'meters ← energy/figures.ts': 'the meter list and the area sums join meters in SQL with the day and month rollups (one statement, no per-meter round trip)',
   'meters ← facility/alarmAreas/service.ts': "the area of the meter a gateway alarm's code names; facility is built before metering and cannot import it",
   'meters ← fleetSync/batch.ts':
