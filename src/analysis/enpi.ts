@@ -2,7 +2,9 @@
 // a production or occupancy figure entered per month; with the floor areas and monthly figures they divide by.
 import { type EnergyFigures, nextMonth, type CommodityFigures } from '../energy/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { areaFloorAreas, enpiDrivers } from '../platform/db/schema/index.ts';
 import { siteSettings, type SiteSettings } from '../site/index.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
@@ -33,28 +35,51 @@ export class Enpis {
   ) {
     const sqlite = db.sqlite;
     this.site = siteSettings(db);
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.floorAreas = sqlite.prepare('SELECT area, floor_area_m2 AS floorAreaM2 FROM area_floor_areas ORDER BY area');
-    // raw SQL: an upsert per area (ON CONFLICT … excluded), run for every area of a PUT in one transaction; to be rewritten in drizzle (issue 40),
-    // left while the figures work edits src/analysis
-    this.upsertFloor = sqlite.prepare(
-      'INSERT INTO area_floor_areas (area, floor_area_m2, updated_at) VALUES (?, ?, ?) ON CONFLICT (area) DO UPDATE SET floor_area_m2 = excluded.floor_area_m2, updated_at = excluded.updated_at',
-    );
+    this.floorAreas = db.orm
+      .select({ area: areaFloorAreas.area, floorAreaM2: areaFloorAreas.floorAreaM2 })
+      .from(areaFloorAreas)
+      .orderBy(asc(areaFloorAreas.area))
+      .prepare();
+    // An upsert per area, run for every area of a PUT in one transaction.
+    this.upsertFloor = db.orm
+      .insert(areaFloorAreas)
+      .values({ area: sql.placeholder('area'), floorAreaM2: sql.placeholder('floorAreaM2'), updatedAt: sql.placeholder('now') })
+      .onConflictDoUpdate({
+        target: areaFloorAreas.area,
+        set: { floorAreaM2: sql`excluded.floor_area_m2`, updatedAt: sql`excluded.updated_at` },
+      })
+      .prepare();
     // raw SQL: deletes every area not in the PUT's list, the list bound once as a json_each set
     this.removeFloors = sqlite.prepare('DELETE FROM area_floor_areas WHERE area NOT IN (SELECT value FROM json_each(?))');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.drivers = sqlite.prepare('SELECT name, month, value, unit FROM enpi_drivers ORDER BY name, month');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.driverMonths = sqlite.prepare('SELECT month, value, unit FROM enpi_drivers WHERE name = ? AND month >= ? AND month < ?');
-    // raw SQL: an upsert per driver month (ON CONFLICT … excluded); to be rewritten in drizzle (issue 40), left while the figures work edits
-    // src/analysis
-    this.upsertDriver = sqlite.prepare(
-      'INSERT INTO enpi_drivers (name, month, value, unit, updated_at) VALUES (@name, @month, @value, @unit, @now) ON CONFLICT (name, month) DO UPDATE SET value = excluded.value, unit = excluded.unit, updated_at = excluded.updated_at',
-    );
+    this.drivers = db.orm
+      .select({ name: enpiDrivers.name, month: enpiDrivers.month, value: enpiDrivers.value, unit: enpiDrivers.unit })
+      .from(enpiDrivers)
+      .orderBy(asc(enpiDrivers.name), asc(enpiDrivers.month))
+      .prepare();
+    this.driverMonths = db.orm
+      .select({ month: enpiDrivers.month, value: enpiDrivers.value, unit: enpiDrivers.unit })
+      .from(enpiDrivers)
+      .where(and(eq(enpiDrivers.name, sql.placeholder('name')), gte(enpiDrivers.month, sql.placeholder('from')), lt(enpiDrivers.month, sql.placeholder('to'))))
+      .prepare();
+    // An upsert per driver month.
+    this.upsertDriver = db.orm
+      .insert(enpiDrivers)
+      .values({
+        name: sql.placeholder('name'),
+        month: sql.placeholder('month'),
+        value: sql.placeholder('value'),
+        unit: sql.placeholder('unit'),
+        updatedAt: sql.placeholder('now'),
+      })
+      .onConflictDoUpdate({
+        target: [enpiDrivers.name, enpiDrivers.month],
+        set: { value: sql`excluded.value`, unit: sql`excluded.unit`, updatedAt: sql`excluded.updated_at` },
+      })
+      .prepare();
   }
 
   listFloorAreas(): FloorArea[] {
-    return this.floorAreas.all() as FloorArea[];
+    return this.floorAreas.all();
   }
 
   /** Replaces the set of floor areas (an area not listed loses its figure), audited in the same transaction. */
@@ -66,7 +91,7 @@ export class Enpis {
       const before = this.listFloorAreas();
       const now = new Date().toISOString();
       this.removeFloors.run(JSON.stringify(names));
-      for (const area of areas) this.upsertFloor.run(area.area, area.floorAreaM2, now);
+      for (const area of areas) this.upsertFloor.run({ area: area.area, floorAreaM2: area.floorAreaM2, now });
       const after = this.listFloorAreas();
       this.audit.record({ actor, action: 'replace', resource: 'area_floor_areas', before, after });
       return after;
@@ -74,7 +99,7 @@ export class Enpis {
   }
 
   listDrivers(): Driver[] {
-    return this.drivers.all() as Driver[];
+    return this.drivers.all();
   }
 
   /** Sets monthly figures of named drivers (units produced, occupied desk-days), audited. */
@@ -116,9 +141,7 @@ export class Enpis {
           : floors.length
             ? floors.reduce((s, f) => s + f.floorAreaM2, 0)
             : null;
-    const drivers = query.driver
-      ? new Map((this.driverMonths.all(query.driver, query.from, query.to) as { month: string; value: number; unit: string }[]).map((d) => [d.month, d]))
-      : new Map();
+    const drivers = query.driver ? new Map(this.driverMonths.all({ name: query.driver, from: query.from, to: query.to }).map((d) => [d.month, d])) : new Map();
     const { days: temperatures } = await this.outdoor.days(query.temperatureCode, `${query.from}-01`, `${query.to}-01`, today, {
       anyCode: query.anyTemperatureCode,
     });

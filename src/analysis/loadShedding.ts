@@ -15,7 +15,10 @@ import type { Tariffs } from '../pricing/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import { performance } from 'node:perf_hooks';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { slot } from '../platform/db/listQuery.ts';
+import { loadShedPoints, loadShedSettings } from '../platform/db/schema/index.ts';
 import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -47,37 +50,35 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /** The settings and the point list, read and replaced as one (admin-only routes). */
 export class LoadSheddingConfig {
   private readonly readSettings;
-  private readonly writeSettings;
   private readonly readPoints;
-  private readonly insertPoint;
-  private readonly updatePoint;
-  private readonly deletePoint;
   private apply: () => Promise<void> = async () => {};
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
   ) {
-    const sqlite = db.sqlite;
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.readSettings = sqlite.prepare('SELECT enabled, min_off_sec AS minOffSec, max_shed_sec AS maxShedSec FROM load_shed_settings WHERE id = 1');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.writeSettings = sqlite.prepare('UPDATE load_shed_settings SET enabled = @enabled, min_off_sec = @minOffSec, max_shed_sec = @maxShedSec WHERE id = 1');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.readPoints = sqlite.prepare(
-      `SELECT id, code, priority, shed_value AS shedValue, restore_value AS restoreValue, shed_at AS shedAt, shed_window AS shedWindow, not_before AS notBefore,
-       last_error AS lastError, last_error_at AS lastErrorAt FROM load_shed_points ORDER BY priority, id`,
-    );
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.insertPoint = sqlite.prepare(
-      'INSERT INTO load_shed_points (code, priority, shed_value, restore_value) VALUES (@code, @priority, @shedValue, @restoreValue)',
-    );
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.updatePoint = sqlite.prepare(
-      'UPDATE load_shed_points SET priority = @priority, shed_value = @shedValue, restore_value = @restoreValue WHERE code = @code',
-    );
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.deletePoint = sqlite.prepare('DELETE FROM load_shed_points WHERE code = ?');
+    // The settings' one row (id 1, seeded by the migration) and the points in shedding order.
+    this.readSettings = db.orm
+      .select({ enabled: loadShedSettings.enabled, minOffSec: loadShedSettings.minOffSec, maxShedSec: loadShedSettings.maxShedSec })
+      .from(loadShedSettings)
+      .where(eq(loadShedSettings.id, 1))
+      .prepare();
+    this.readPoints = db.orm
+      .select({
+        id: loadShedPoints.id,
+        code: loadShedPoints.code,
+        priority: loadShedPoints.priority,
+        shedValue: loadShedPoints.shedValue,
+        restoreValue: loadShedPoints.restoreValue,
+        shedAt: loadShedPoints.shedAt,
+        shedWindow: loadShedPoints.shedWindow,
+        notBefore: loadShedPoints.notBefore,
+        lastError: loadShedPoints.lastError,
+        lastErrorAt: loadShedPoints.lastErrorAt,
+      })
+      .from(loadShedPoints)
+      .orderBy(asc(loadShedPoints.priority), asc(loadShedPoints.id))
+      .prepare();
   }
 
   /** What runs after each replace (the service's guard: the safety restores, so turning it off restores at once). */
@@ -93,12 +94,13 @@ export class LoadSheddingConfig {
   }
 
   settings(): LoadShedSettings {
-    const row = this.readSettings.get() as { enabled: number; minOffSec: number; maxShedSec: number };
-    return { enabled: row.enabled === 1, minOffSec: row.minOffSec, maxShedSec: row.maxShedSec };
+    const row = this.readSettings.get();
+    if (!row) throw new Error('load_shed_settings has no row 1 (seeded by the migrations)');
+    return { enabled: row.enabled, minOffSec: row.minOffSec, maxShedSec: row.maxShedSec };
   }
 
   points(): PointRow[] {
-    return this.readPoints.all() as PointRow[];
+    return this.readPoints.all();
   }
 
   view() {
@@ -135,13 +137,22 @@ export class LoadSheddingConfig {
       for (const point of existing) {
         if (codes.has(point.code)) continue;
         if (point.shedAt !== null) throw new Conflict(`${point.code} is shed now: disable load shedding and let it be restored before removing it`);
-        this.deletePoint.run(point.code);
+        this.db.orm.delete(loadShedPoints).where(eq(loadShedPoints.code, point.code)).run();
       }
       for (const point of input.points) {
-        if (existing.some((e) => e.code === point.code)) this.updatePoint.run(point);
-        else this.insertPoint.run(point);
+        const values = { priority: point.priority, shedValue: point.shedValue, restoreValue: point.restoreValue };
+        if (existing.some((e) => e.code === point.code)) this.db.orm.update(loadShedPoints).set(values).where(eq(loadShedPoints.code, point.code)).run();
+        else
+          this.db.orm
+            .insert(loadShedPoints)
+            .values({ code: point.code, ...values })
+            .run();
       }
-      this.writeSettings.run({ enabled: input.enabled ? 1 : 0, minOffSec: input.minOffSec, maxShedSec: input.maxShedSec });
+      this.db.orm
+        .update(loadShedSettings)
+        .set({ enabled: input.enabled, minOffSec: input.minOffSec, maxShedSec: input.maxShedSec })
+        .where(eq(loadShedSettings.id, 1))
+        .run();
       const after = this.view();
       this.audit.record({ actor, action: 'replace', resource: 'load_shedding', before, after });
       return after;
@@ -182,19 +193,34 @@ export class LoadShedder {
       monotonic?: () => number;
     },
   ) {
-    const sqlite = deps.db.sqlite;
+    const { orm } = deps.db;
     this.monotonic = deps.monotonic ?? (() => performance.now());
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.markShed = sqlite.prepare('UPDATE load_shed_points SET shed_at = ?, shed_window = ?, last_error = NULL, last_error_at = NULL WHERE id = ?');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.markRestored = sqlite.prepare(
-      'UPDATE load_shed_points SET shed_at = NULL, shed_window = NULL, not_before = ?, last_error = NULL, last_error_at = NULL WHERE id = ?',
-    );
-    // raw SQL: keeps the stored not_before unless a new one is given (coalesce in SQL); to be rewritten in drizzle (issue 40), left while the figures
-    // work edits src/analysis
-    this.markError = sqlite.prepare('UPDATE load_shed_points SET last_error = ?, last_error_at = ?, not_before = coalesce(?, not_before) WHERE id = ?');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.clamp = sqlite.prepare('UPDATE load_shed_points SET shed_at = @shedAt, shed_window = @shedWindow, not_before = @notBefore WHERE id = @id');
+    const byId = eq(loadShedPoints.id, sql.placeholder('id'));
+    this.markShed = orm
+      .update(loadShedPoints)
+      .set({ shedAt: slot('shedAt'), shedWindow: slot('shedWindow'), lastError: null, lastErrorAt: null })
+      .where(byId)
+      .prepare();
+    this.markRestored = orm
+      .update(loadShedPoints)
+      .set({ shedAt: null, shedWindow: null, notBefore: slot('notBefore'), lastError: null, lastErrorAt: null })
+      .where(byId)
+      .prepare();
+    // Keeps the stored not_before unless a new one is given.
+    this.markError = orm
+      .update(loadShedPoints)
+      .set({
+        lastError: slot('error'),
+        lastErrorAt: slot('at'),
+        notBefore: sql`coalesce(${sql.placeholder('notBefore')}, ${loadShedPoints.notBefore})`,
+      })
+      .where(byId)
+      .prepare();
+    this.clamp = orm
+      .update(loadShedPoints)
+      .set({ shedAt: slot('shedAt'), shedWindow: slot('shedWindow'), notBefore: slot('notBefore') })
+      .where(byId)
+      .prepare();
   }
 
   /** What this evaluation wrote; nothing while another evaluation is still running, or once stopping. */
@@ -339,12 +365,12 @@ export class LoadShedder {
     const outcome = await this.writeConfirmed(point.code, point.shedValue);
     this.record(point, 'shed', point.shedValue, outcome, reason);
     if (outcome.confirmed) {
-      this.markShed.run(now, windowStart, point.id);
+      this.markShed.run({ shedAt: now, shedWindow: windowStart, id: point.id });
       this.shedSince.set(point.id, this.monotonic());
       this.deps.logger.warn({ code: point.code, value: point.shedValue, reason }, 'load shed');
     } else {
       // Not counted as shed; not tried again in this window (the next point is, at the next collection).
-      this.markError.run(outcome.error, now, windowStart + INTERVAL_MS, point.id);
+      this.markError.run({ error: outcome.error, at: now, notBefore: windowStart + INTERVAL_MS, id: point.id });
       this.report(point, 'shed', point.shedValue, outcome.error!, now);
     }
     return { code: point.code, action: 'shed', confirmed: outcome.confirmed, reason };
@@ -354,14 +380,14 @@ export class LoadShedder {
     const outcome = await this.writeConfirmed(point.code, point.restoreValue);
     this.record(point, 'restore', point.restoreValue, outcome, reason);
     if (outcome.confirmed) {
-      this.markRestored.run(notBefore, point.id);
+      this.markRestored.run({ notBefore, id: point.id });
       this.shedSince.delete(point.id);
       this.leftovers.delete(point.id);
       this.deps.logger.warn({ code: point.code, value: point.restoreValue, reason }, 'load restored');
       if (point.lastError !== null) this.clearRestoreAlert(point, now);
     } else {
       // Still shed: the restore is tried again by the guard's next run (src/analysis/loadSheddingGuard.ts).
-      this.markError.run(outcome.error, now, null, point.id);
+      this.markError.run({ error: outcome.error, at: now, notBefore: null, id: point.id });
       this.report(point, 'restore', point.restoreValue, outcome.error!, now);
     }
     return { code: point.code, action: 'restore', confirmed: outcome.confirmed, reason };

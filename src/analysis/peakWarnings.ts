@@ -1,6 +1,8 @@
 // The record of peak warnings (written by the demand watch): when each warned, and how early before its window's
 // energy passed the contracted peak's share.
+import { desc, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { peakWarnings } from '../platform/db/schema/index.ts';
 
 export type PeakWarningView = {
   windowStart: string;
@@ -22,22 +24,23 @@ export class PeakWarnings {
   private readonly recent;
 
   constructor(db: Db) {
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/analysis
-    this.recent = db.sqlite.prepare(
-      `SELECT window_start AS windowStart, warned_at AS warnedAt, projected_kw AS projectedKw, limit_kw AS limitKw, crossed_at AS crossedAt, final_kw AS finalKw
-       FROM peak_warnings ORDER BY window_start DESC LIMIT ?`,
-    );
+    this.recent = db.orm
+      .select({
+        windowStart: peakWarnings.windowStart,
+        warnedAt: peakWarnings.warnedAt,
+        projectedKw: peakWarnings.projectedKw,
+        limitKw: peakWarnings.limitKw,
+        crossedAt: peakWarnings.crossedAt,
+        finalKw: peakWarnings.finalKw,
+      })
+      .from(peakWarnings)
+      .orderBy(desc(peakWarnings.windowStart))
+      .limit(sql.placeholder('limit'))
+      .prepare();
   }
 
   list(limit = 100): PeakWarningView[] {
-    const rows = this.recent.all(limit) as {
-      windowStart: number;
-      warnedAt: number;
-      projectedKw: number;
-      limitKw: number;
-      crossedAt: number | null;
-      finalKw: number | null;
-    }[];
+    const rows = this.recent.all({ limit });
     return rows.map((row) => ({
       windowStart: new Date(row.windowStart).toISOString(),
       warnedAt: new Date(row.warnedAt).toISOString(),

@@ -7,7 +7,7 @@ import type { GatewayAlarm } from '../facility/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { and, desc, eq } from 'drizzle-orm';
-import { billingBudgets, meters, type Commodity } from '../platform/db/schema/index.ts';
+import { billingBudgets, type Commodity } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import { type BillingCalculation, type BilledMeter, UNITS } from './calculation.ts';
@@ -75,21 +75,6 @@ export class Budgets {
             .get(),
       },
       insert: { run: (row: typeof b.$inferInsert) => ({ lastInsertRowid: orm.insert(b).values(row).returning({ id: b.id }).get().id }) },
-      meters: {
-        all: () =>
-          orm
-            .select({
-              id: meters.id,
-              name: meters.name,
-              kind: meters.kind,
-              commodity: meters.commodity,
-              role: meters.role,
-              site: meters.site,
-              area: meters.area,
-            })
-            .from(meters)
-            .all(),
-      },
     };
   }
 
@@ -105,7 +90,7 @@ export class Budgets {
 
   /** The meters a budget is measured on, each with the share of it that counts (a cost centre's split). */
   private meters(budget: { utility: Commodity; scope: BudgetScope; target: string }): { meterId: number; weight: number }[] {
-    const all: BilledMeter[] = this.sql.meters.all();
+    const all: BilledMeter[] = this.calculation.billedMeters();
     if (budget.scope === 'site')
       return this.calculation
         .siteMeters(all)

@@ -3,12 +3,11 @@
 // landlord's share as what remains of the site's bill, so the statements and the landlord's share add up to the bill.
 // Amounts are kept unrounded until a line is finished, then rounded to the cent; totals are sums of rounded lines.
 import { meterPrices, type Tariffs } from '../pricing/index.ts';
-import { FLAG_ESTIMATED, SLICE_MS, yieldToLoop, type IntervalStore } from '../metering/index.ts';
+import { FLAG_ESTIMATED, SLICE_MS, yieldToLoop, type IntervalStore, type MeterDirectory } from '../metering/index.ts';
 import type { EnergyFigures } from '../energy/index.ts';
 import type { DemandCharges } from '../analysis/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import { eq, sql } from 'drizzle-orm';
-import { meterState, type Commodity } from '../platform/db/schema/index.ts';
+import type { Commodity } from '../platform/db/schema/index.ts';
 import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 
 export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
@@ -89,22 +88,25 @@ export const DEMAND_RULE =
   "the month's demand charge (billed kW × price, as the supplier bills it), times the period's share of the month's days, shared by the tenant's allocated demand in the 15-minute interval of the site's monthly peak (coincident peak) ÷ the site's demand then";
 
 export class BillingCalculation {
-  private readonly stateOf: (meterId: number) => { lastAt: number; lastValue: number } | undefined;
-
   constructor(
     private readonly db: Db,
     private readonly store: IntervalStore,
+    /** Metering's directory: the meters billing splits and prices, and their last readings (a period's closing register). */
+    private readonly meters: Pick<MeterDirectory, 'lastReading' | 'summaries' | 'summary'>,
     private readonly tariffs: Tariffs,
     private readonly figures: EnergyFigures,
     private readonly demandCharges: DemandCharges,
     private readonly timezone: () => string,
-  ) {
-    const state = db.orm
-      .select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue })
-      .from(meterState)
-      .where(eq(meterState.meterId, sql.placeholder('meterId')))
-      .prepare();
-    this.stateOf = (meterId: number) => state.get({ meterId });
+  ) {}
+
+  /** Every meter, by id, with what billing splits and prices it by. */
+  billedMeters(): BilledMeter[] {
+    return this.meters.summaries();
+  }
+
+  /** One meter (see billedMeters), or undefined. */
+  billedMeter(id: number): BilledMeter | undefined {
+    return this.meters.summary(id);
   }
 
   /** The site's meters per utility: electricity's are the figures' site meters; another utility's its site meters, else its area meters. */
@@ -180,7 +182,7 @@ export class BillingCalculation {
    */
   private readings(meter: BilledMeter, to: string, quantity: number): { start: number | null; end: number | null } {
     if (meter.kind !== 'energy') return { start: null, end: null };
-    const state = this.stateOf(meter.id);
+    const state = this.meters.lastReading(meter.id);
     if (!state) return { start: null, end: null };
     const lastDay = dayOf(this.timezone(), state.lastAt);
     const since = lastDay >= to ? this.figures.totals(to, addDays(lastDay, 1), { meterId: meter.id }).kwh : 0;

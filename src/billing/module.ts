@@ -15,7 +15,7 @@ import { SupplierBills } from './supplierBills.ts';
 export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<IotGateway, 'relay'>) => Measures };
 
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
-  const calculation = new BillingCalculation(db, energy.store, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
+  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
   const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
   const supplierBills = new SupplierBills(
     db,
@@ -33,7 +33,7 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     budgets,
     measures: (iot) => {
       const baselines = analysis.baselines(iot);
-      return new Measures(db, audit, energy.figures, () => baselines);
+      return new Measures(db, audit, energy.figures, () => baselines, energy.meters);
     },
   };
 }

@@ -5,10 +5,11 @@
 // period's own average price; payback from the measure's cost.
 import type { EnergyFigures } from '../energy/index.ts';
 import type { Baselines } from '../analysis/index.ts';
+import type { MeterDirectory } from '../metering/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { eq } from 'drizzle-orm';
-import { meters, savingsMeasures, type NonRoutineAdjustment } from '../platform/db/schema/index.ts';
+import { savingsMeasures, type NonRoutineAdjustment } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 
@@ -47,13 +48,14 @@ export class Measures {
     private readonly audit: AuditLog,
     private readonly figures: EnergyFigures,
     private readonly baselines: () => Baselines,
+    /** Metering's directory: a measure's meter must exist. */
+    private readonly meters: Pick<MeterDirectory, 'exists'>,
   ) {
     const orm = db.orm;
     const m = savingsMeasures;
     this.sql = {
       all: { all: () => orm.select().from(m).orderBy(m.installedOn, m.id).all() },
       one: { get: (id: number) => orm.select().from(m).where(eq(m.id, id)).get() },
-      meter: { get: (id: number) => orm.select({ id: meters.id }).from(meters).where(eq(meters.id, id)).get() },
       insert: { run: (row: typeof m.$inferInsert) => ({ lastInsertRowid: orm.insert(m).values(row).returning({ id: m.id }).get().id }) },
       adjustments: {
         run: ({ id, adjustments }: { id: number; adjustments: NonRoutineAdjustment[] }) =>
@@ -107,7 +109,7 @@ export class Measures {
     const details: { path: string; message: string }[] = [];
     if (measure.meterId !== null && measure.area !== null)
       details.push({ path: 'body.area', message: 'give meterId or area (or neither: the site), not both' });
-    if (measure.meterId !== null && !this.sql.meter.get(measure.meterId)) details.push({ path: 'body.meterId', message: `no meter ${measure.meterId}` });
+    if (measure.meterId !== null && !this.meters.exists(measure.meterId)) details.push({ path: 'body.meterId', message: `no meter ${measure.meterId}` });
     if (measure.area !== null && !this.figures.areaNames().includes(measure.area))
       details.push({ path: 'body.area', message: `no meter counts towards area ${measure.area}` });
     if (measure.baselineTo > measure.installedOn)

@@ -11,7 +11,6 @@ import {
   billingSettings,
   billingStatements,
   billingTenants,
-  meters,
   type AllocationMethod,
   type AllocationShare,
   type Commodity,
@@ -137,22 +136,6 @@ export class Billing {
             .set({ ...row, updatedAt: now() })
             .where(eq(billingTenants.id, id))
             .run(),
-      },
-      meters: {
-        all: () =>
-          orm
-            .select({
-              id: meters.id,
-              name: meters.name,
-              kind: meters.kind,
-              commodity: meters.commodity,
-              role: meters.role,
-              site: meters.site,
-              area: meters.area,
-            })
-            .from(meters)
-            .orderBy(meters.id)
-            .all(),
       },
       allocations: { all: () => orm.select().from(billingAllocations).orderBy(billingAllocations.meterId).all() },
       putAllocation: {
@@ -325,7 +308,7 @@ export class Billing {
   // --- Meter splits -----------------------------------------------------------------------------------------------
 
   private meters(): BilledMeter[] {
-    return this.sql.meters.all();
+    return this.calculation.billedMeters();
   }
 
   allocations(): Allocation[] {

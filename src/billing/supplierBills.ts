@@ -5,7 +5,7 @@ import type { DemandCharges } from '../analysis/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { desc, eq } from 'drizzle-orm';
-import { meters, supplierBills } from '../platform/db/schema/index.ts';
+import { supplierBills } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter } from './calculation.ts';
@@ -51,22 +51,6 @@ export class SupplierBills {
   ) {
     const orm = db.orm;
     this.sql = {
-      meter: {
-        get: (id: number) =>
-          orm
-            .select({
-              id: meters.id,
-              name: meters.name,
-              kind: meters.kind,
-              commodity: meters.commodity,
-              role: meters.role,
-              site: meters.site,
-              area: meters.area,
-            })
-            .from(meters)
-            .where(eq(meters.id, id))
-            .get(),
-      },
       insert: {
         run: (row: typeof supplierBills.$inferInsert) => ({
           lastInsertRowid: orm.insert(supplierBills).values(row).returning({ id: supplierBills.id }).get().id,
@@ -95,7 +79,7 @@ export class SupplierBills {
     if (!isDay(input.to)) out.push({ path: `${at}.to`, message: 'must be a day YYYY-MM-DD' });
     else if (isDay(input.from) && input.to <= input.from) out.push({ path: `${at}.to`, message: 'must be after from (the first day after the bill period)' });
     else if (isDay(input.from) && daysBetween(input.from, input.to).length > 366) out.push({ path: `${at}.to`, message: 'a bill covers at most 366 days' });
-    const meter = this.sql.meter.get(input.meterId);
+    const meter = this.calculation.billedMeter(input.meterId);
     if (!meter) out.push({ path: `${at}.meterId`, message: `no meter ${input.meterId}` });
     else if (meter.role !== 'import') out.push({ path: `${at}.meterId`, message: `${meter.name} is not a supply point (it is an ${meter.role} meter)` });
     for (const [name, value] of Object.entries(input.bands))
@@ -200,7 +184,7 @@ export class SupplierBills {
   check(id: number): BillCheck {
     this.tariffs.load();
     const bill = this.get(id);
-    const meter = this.sql.meter.get(bill.meterId) as BilledMeter;
+    const meter = this.calculation.billedMeter(bill.meterId) as BilledMeter;
     const period = this.calculation.meterPeriod(meter, bill.from, bill.to);
     const tolerancePercent = this.tolerance();
     const lines: CheckLine[] = [];

@@ -1,6 +1,6 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
-import { SITE_TOTAL } from '../metering/index.ts';
+import { SITE_TOTAL, type MeterDirectory } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -31,20 +31,19 @@ export class AreaCards {
   private readonly removeOthers;
   private readonly upsertDaily;
   private readonly removeOtherDaily;
-  private readonly meteredNames;
   private readonly dailyOf;
   private readonly kept;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
+    /** The meters' areas: an area with meters is computed, never hand-entered. */
+    private readonly meters: Pick<MeterDirectory, 'areaNames'>,
     private readonly meteredAreas?: MeteredAreas,
   ) {
     const sqlite = db.sqlite;
     // raw SQL: the card columns (AREA_COLUMNS) and a NOCASE order, shared with the cards' other reads
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.meteredNames = sqlite.prepare('SELECT DISTINCT area FROM meters WHERE area IS NOT NULL').pluck();
     // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/platform/db/kept.ts).
     this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
@@ -85,7 +84,7 @@ export class AreaCards {
 
   private computeList(at: Date): EnergyAreaView[] {
     const rows = this.all.all() as Omit<EnergyAreaView, 'source'>[];
-    const metered = new Set(this.meteredNames.all() as string[]);
+    const metered = new Set(this.meters.areaNames());
     const figures = this.meteredAreas?.(
       rows.filter((row) => metered.has(row.name)).map((row) => row.name),
       at,
@@ -119,9 +118,10 @@ export class AreaCards {
     if (details.length) throw new BadRequest('Invalid body', details);
 
     // Areas with meters are computed: listed ones are left as they are, unlisted ones are kept.
-    const metered = new Set((this.meteredNames.all() as string[]).map((name) => name.toLowerCase()));
+    const meteredNames = this.meters.areaNames();
+    const metered = new Set(meteredNames.map((name) => name.toLowerCase()));
     areas = areas.filter((area) => !metered.has(area.name.toLowerCase()));
-    const names = JSON.stringify([...areas.map((area) => area.name), ...(this.meteredNames.all() as string[])]);
+    const names = JSON.stringify([...areas.map((area) => area.name), ...meteredNames]);
     return this.db.sqlite.transaction(() => {
       const before = this.list();
       const now = new Date().toISOString();

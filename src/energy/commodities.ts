@@ -1,7 +1,7 @@
 // Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
 // kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
 // of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
-import { StoredDays } from '../metering/index.ts';
+import { StoredDays, type MeterDirectory, type MeterSummary } from '../metering/index.ts';
 import type { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
@@ -60,7 +60,7 @@ export type CommodityFiguresView = {
   energyKwh: number;
 };
 
-type MeterRow = { id: number; name: string; kind: string; area: string | null; commodity: Commodity; role: string };
+type MeterRow = MeterSummary;
 
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 /** The value where `known`, else null (no data). */
@@ -69,7 +69,6 @@ const recorded = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
 const silent = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
 
 export class CommodityFigures {
-  private readonly meterRows;
   /** The supply meters' stored day totals (metering's reader). */
   private readonly days: StoredDays;
   private readonly kept: Kept<CommodityFiguresView>;
@@ -79,9 +78,9 @@ export class CommodityFigures {
     private readonly figures: EnergyFigures,
     private readonly tariffs: Tariffs,
     private readonly calorific: CalorificValues,
+    /** The meters by id, with the columns the supply groups are chosen by. */
+    private readonly meters: Pick<MeterDirectory, 'summaries'>,
   ) {
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.meterRows = db.sqlite.prepare('SELECT id, name, kind, area, commodity, role FROM meters ORDER BY id');
     this.days = new StoredDays(db);
     this.kept = new Kept(db.sqlite, { name: 'energy.commodities', tables: [...FIGURE_TABLES, 'calorific_versions'], max: 16 });
   }
@@ -108,7 +107,7 @@ export class CommodityFigures {
 
   private compute(from: string, to: string): CommodityFiguresView {
     const { timezone, currency } = this.figures.settings();
-    const meters = this.meterRows.all() as MeterRow[];
+    const meters = this.meters.summaries();
     const days = daysBetween(from, to);
     // Electricity: import is the site's (the existing totals: site meters, interval tariff, standing charge).
     const siteIds = new Set(this.figures.ids());

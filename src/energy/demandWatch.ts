@@ -5,7 +5,10 @@
 // with when the window's energy actually passed the contract's, which gives how early it warned.
 import type { AlertService } from '../facility/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
+import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { slot } from '../platform/db/listQuery.ts';
+import { peakWarnings } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { addDays, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from './figures.ts';
@@ -21,10 +24,7 @@ export const WARNING_MIN_ELAPSED_MS = 60_000;
 export const WARNING_PERSIST_MS = 120_000;
 const WINDOW_HOURS = INTERVAL_MS / 3_600_000;
 
-type WarningRow = { id: number; windowStart: number; warnedAt: number; crossedAt: number | null; finalKw: number | null; alertKey: string };
-
 export class DemandWatch {
-  private readonly openEpisode;
   private readonly warningFor;
   private readonly insertWarning;
   private readonly markCrossed;
@@ -39,36 +39,59 @@ export class DemandWatch {
       db: Db;
       figures: EnergyFigures;
       tariffs: Tariffs;
-      alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+      alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
       logger: Logger;
       timezone: () => string;
     },
   ) {
-    // An episode still open after a restart keeps its key: the same alert, not a second one.
-    // raw SQL: the open episode's key by a LIKE on its prefix (newest first); to be rewritten in drizzle (issue 40), left while the figures work
-    // edits src/energy
-    this.openEpisode = deps.db.sqlite
-      .prepare(`SELECT alarm_key FROM alerts WHERE alarm_key LIKE '${DEMAND_CODE}@%' AND cleared_at IS NULL ORDER BY id DESC LIMIT 1`)
-      .pluck();
-    const sqlite = deps.db.sqlite;
-    const columns = 'id, window_start AS windowStart, warned_at AS warnedAt, crossed_at AS crossedAt, final_kw AS finalKw, alert_key AS alertKey';
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.warningFor = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE window_start = ?`);
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.insertWarning = sqlite.prepare(
-      'INSERT INTO peak_warnings (window_start, warned_at, projected_kw, limit_kw, crossed_at, alert_key) VALUES (@windowStart, @warnedAt, @projectedKw, @limitKw, @crossedAt, @alertKey)',
-    );
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.markCrossed = sqlite.prepare('UPDATE peak_warnings SET crossed_at = ? WHERE id = ? AND crossed_at IS NULL');
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.unfinished = sqlite.prepare(`SELECT ${columns} FROM peak_warnings WHERE final_kw IS NULL AND window_start < ? ORDER BY window_start`);
-    // raw SQL: plain CRUD drizzle can say; to be rewritten in drizzle (issue 40), left while the figures work edits src/energy
-    this.finish = sqlite.prepare('UPDATE peak_warnings SET final_kw = ? WHERE id = ?');
+    const { orm } = deps.db;
+    const columns = {
+      id: peakWarnings.id,
+      windowStart: peakWarnings.windowStart,
+      warnedAt: peakWarnings.warnedAt,
+      crossedAt: peakWarnings.crossedAt,
+      finalKw: peakWarnings.finalKw,
+      alertKey: peakWarnings.alertKey,
+    };
+    this.warningFor = orm
+      .select(columns)
+      .from(peakWarnings)
+      .where(eq(peakWarnings.windowStart, sql.placeholder('windowStart')))
+      .prepare();
+    this.insertWarning = orm
+      .insert(peakWarnings)
+      .values({
+        windowStart: sql.placeholder('windowStart'),
+        warnedAt: sql.placeholder('warnedAt'),
+        projectedKw: sql.placeholder('projectedKw'),
+        limitKw: sql.placeholder('limitKw'),
+        crossedAt: sql.placeholder('crossedAt'),
+        alertKey: sql.placeholder('alertKey'),
+      })
+      .prepare();
+    this.markCrossed = orm
+      .update(peakWarnings)
+      .set({ crossedAt: slot('at') })
+      .where(and(eq(peakWarnings.id, sql.placeholder('id')), isNull(peakWarnings.crossedAt)))
+      .prepare();
+    this.unfinished = orm
+      .select(columns)
+      .from(peakWarnings)
+      .where(and(isNull(peakWarnings.finalKw), lt(peakWarnings.windowStart, sql.placeholder('before'))))
+      .orderBy(asc(peakWarnings.windowStart))
+      .prepare();
+    this.finish = orm
+      .update(peakWarnings)
+      .set({ finalKw: slot('finalKw') })
+      .where(eq(peakWarnings.id, sql.placeholder('id')))
+      .prepare();
     // A window whose energy reached the contract's share only in its last minute was never seen crossing by a check
     // inside it: its crossing is its end.
-    // raw SQL: compares two columns of the row in its WHERE (final_kw > limit_kw); to be rewritten in drizzle (issue 40), left while the figures work
-    // edits src/energy
-    this.finishCrossed = sqlite.prepare('UPDATE peak_warnings SET crossed_at = ? WHERE id = ? AND crossed_at IS NULL AND final_kw > limit_kw');
+    this.finishCrossed = orm
+      .update(peakWarnings)
+      .set({ crossedAt: slot('at') })
+      .where(and(eq(peakWarnings.id, sql.placeholder('id')), isNull(peakWarnings.crossedAt), gt(peakWarnings.finalKw, peakWarnings.limitKw)))
+      .prepare();
   }
 
   /** The site's energy (kWh) in one 15-minute window so far, from the stored intervals; NaN without a reading in it. */
@@ -100,10 +123,10 @@ export class DemandWatch {
   warn(now: number): 'warned' | 'unchanged' {
     const limit = this.deps.tariffs.versionOn(dayOf(this.deps.timezone(), now)).contractedPeakKw;
     const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
-    for (const row of this.unfinished.all(windowStart) as WarningRow[]) {
+    for (const row of this.unfinished.all({ before: windowStart })) {
       const kwh = this.windowKwh(row.windowStart);
-      this.finish.run(Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, row.id);
-      this.finishCrossed.run(row.windowStart + INTERVAL_MS, row.id);
+      this.finish.run({ finalKw: Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, id: row.id });
+      this.finishCrossed.run({ at: row.windowStart + INTERVAL_MS, id: row.id });
       this.deps.alerts.fromGatewayAlarm({
         key: row.alertKey,
         code: WARNING_CODE,
@@ -117,9 +140,9 @@ export class DemandWatch {
     const projection = this.projectedKw(now);
     if (!projection) return 'unchanged';
     const crossed = projection.soFarKwh >= limit * WINDOW_HOURS;
-    const existing = this.warningFor.get(windowStart) as WarningRow | undefined;
+    const existing = this.warningFor.get({ windowStart });
     if (existing) {
-      if (crossed && existing.crossedAt === null) this.markCrossed.run(now, existing.id);
+      if (crossed && existing.crossedAt === null) this.markCrossed.run({ at: now, id: existing.id });
       return 'unchanged';
     }
     const projectedAbove = now - windowStart >= WARNING_MIN_ELAPSED_MS && projection.projectedKw > limit;
@@ -185,7 +208,8 @@ export class DemandWatch {
       this.deps.logger.error({ err: error }, 'peak warning failed');
     }
     const limit = this.deps.tariffs.versionOn(dayOf(this.deps.timezone(), now)).contractedPeakKw;
-    const open = this.openEpisode.get() as string | undefined;
+    // An episode still open after a restart keeps its key: the same alert, not a second one.
+    const open = this.deps.alerts.openAlarmKeyOf(DEMAND_CODE);
     const demand = limit === null ? null : this.runningDemandKw(now);
     const at = new Date(now).toISOString();
     if (limit !== null && demand !== null && demand > limit) {

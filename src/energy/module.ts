@@ -37,10 +37,10 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const figures = new EnergyFigures(db, tariffs, store);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
-  const commodities = new CommodityFigures(db, figures, tariffs, calorific);
+  const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters);
   const history = new HistoryImport({ store, meters, audit, timezone });
   const site = new SiteEnergy(db, figures);
-  const areas = new AreaCards(db, audit, (names, at) => site.meteredAreas(names, at));
+  const areas = new AreaCards(db, audit, meters, (names, at) => site.meteredAreas(names, at));
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
   return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
 }

@@ -4,7 +4,7 @@ export { Collector, type CollectorStatus } from './collector.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';
 export { KWH_SCALE, decodeValuesInto } from './intervalCodec.ts';
-export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter } from './meters.ts';
+export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter, type MeterSummary } from './meters.ts';
 export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 export { StoredDays, type DecodedDay, type MeterIdsJson } from './storedDays.ts';
 export { restateCosts, type Restatement } from './restate.ts';

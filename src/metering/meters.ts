@@ -1,11 +1,11 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
 import type { IotGateway } from '../gateway/index.ts';
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
-import { meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
+import { meterState, meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
 import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
 
 /** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
@@ -13,6 +13,7 @@ export const SITE_TOTAL = 'total';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
+export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role' | 'site'>;
 export type MeterProposal = {
   code: string;
   name: string;
@@ -49,6 +50,12 @@ export class MeterDirectory {
   private readonly ensureArea;
   private readonly areaSpelling;
   private readonly siteMeters;
+  private readonly areaList;
+  private readonly summaryList;
+  private readonly summaryOf;
+  private readonly demandList;
+  private readonly readingOf;
+  private readonly byId;
 
   constructor(
     db: Db,
@@ -73,6 +80,38 @@ export class MeterDirectory {
     this.areaSpelling = db.sqlite
       .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
       .pluck();
+    this.areaList = db.orm.selectDistinct({ area: meters.area }).from(meters).where(isNotNull(meters.area)).prepare();
+    const summary = {
+      id: meters.id,
+      name: meters.name,
+      kind: meters.kind,
+      area: meters.area,
+      commodity: meters.commodity,
+      role: meters.role,
+      site: meters.site,
+    };
+    this.summaryList = db.orm.select(summary).from(meters).orderBy(asc(meters.id)).prepare();
+    this.summaryOf = db.orm
+      .select(summary)
+      .from(meters)
+      .where(eq(meters.id, sql.placeholder('id')))
+      .prepare();
+    this.demandList = db.orm
+      // kw typed as it is here: never null under this WHERE.
+      .select({ meterId: meterState.meterId, kw: sql<number>`${meterState.demandKw}` })
+      .from(meterState)
+      .where(isNotNull(meterState.demandKw))
+      .prepare();
+    this.readingOf = db.orm
+      .select({ lastAt: meterState.lastAt, lastValue: meterState.lastValue })
+      .from(meterState)
+      .where(eq(meterState.meterId, sql.placeholder('meterId')))
+      .prepare();
+    this.byId = db.orm
+      .select({ id: meters.id })
+      .from(meters)
+      .where(eq(meters.id, sql.placeholder('id')))
+      .prepare();
     this.byCode = db.orm
       .select({ id: meters.id })
       .from(meters)
@@ -105,6 +144,36 @@ export class MeterDirectory {
 
   all(): Meter[] {
     return this.table.page([], 1, 100_000).items;
+  }
+
+  /** The areas the meters are in (each once, in no set order): an area with meters has computed figures. */
+  areaNames(): string[] {
+    return this.areaList.all().flatMap((row) => (row.area === null ? [] : [row.area]));
+  }
+
+  /** Every meter's id, name, kind, area, commodity, role and site flag by id: what the commodity figures and billing group by. */
+  summaries(): MeterSummary[] {
+    return this.summaryList.all();
+  }
+
+  /** One meter's summary (see summaries), or undefined. */
+  summary(id: number): MeterSummary | undefined {
+    return this.summaryOf.get({ id });
+  }
+
+  /** Each meter's current demand (kW) as the collector last stored it, by meter id; meters without one are left out. */
+  demands(): Map<number, number> {
+    return new Map(this.demandList.all().map((row) => [row.meterId, row.kw]));
+  }
+
+  /** A meter's last reading as the collector stored it (when, epoch ms, and the register's value); undefined if never read. */
+  lastReading(meterId: number): { lastAt: number; lastValue: number } | undefined {
+    return this.readingOf.get({ meterId });
+  }
+
+  /** Whether a meter of this id exists (a check before naming it, without presenting the row). */
+  exists(id: number): boolean {
+    return this.byId.get({ id }) !== undefined;
   }
 
   get(id: number): Meter {

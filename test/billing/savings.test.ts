@@ -117,3 +117,15 @@ test('a measure whose baseline fails the Guideline 14 limits is refused, naming 
   });
   assert.equal(forbidden.status, 403);
 });
+
+test('a measure on a meter that does not exist is a 400 naming meterId', async () => {
+  const missing = await r.server.request('POST', '/api/billing/measures', {
+    token: r.admin.accessToken,
+    body: { name: 'Nowhere', meterId: 987654, installedOn: INSTALLED, baselineFrom: BASE_FROM, baselineTo: INSTALLED },
+  });
+  assert.equal(missing.status, 400, missing.text);
+  assert.deepEqual(
+    missing.body.details.filter((d: { path: string }) => d.path === 'body.meterId'),
+    [{ path: 'body.meterId', message: 'no meter 987654' }],
+  );
+});

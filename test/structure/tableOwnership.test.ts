@@ -79,8 +79,6 @@ const SHARED: Record<string, string> = {
 
 /** `table ← file`: a context touching another's table, each with the reason it still does. */
 const CROSSINGS: Record<string, string> = {
-  'alerts ← energy/demandWatch.ts':
-    'finds the open peak-demand episode by its alarm key (a LIKE over alarm_key); AlertService raises and clears, it has no lookup by key prefix yet',
   'alerts ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'alerts ← fleetSync/link.ts':
@@ -110,15 +108,7 @@ const CROSSINGS: Record<string, string> = {
     "counts the day rows above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
   'meter_months ← energy/figures.ts':
     'the month rollups summed per site and area for year figures, joined with meters in SQL; next: into metering with the meter_days statements',
-  'meter_state ← billing/calculation.ts': "the last reading of a meter for a period's closing read",
   'meter_state ← energy/figures.ts': "the meters' current demand (kW) for the live figures; next: a metering reader",
-  'meter_state ← operations/metrics/service.ts': "the meters' current demand as /metrics gauges, read per scrape",
-  'meters ← billing/budgets.ts': "the meter names and kinds beside a budget's figures (a drizzle join in billing's read)",
-  'meters ← billing/savings.ts': "checks a measure's meter exists and reads its target's meters for the period price",
-  'meters ← billing/service.ts': "a bill's meters with their names and utility, joined in billing's read",
-  'meters ← billing/supplierBills.ts': 'the meters a supplier bill covers, with names and kinds (a drizzle join)',
-  'meters ← energy/areaCards.ts': 'the names of metered areas, which decide card against meter figures; next: MeterDirectory (its Kept list) on the face',
-  'meters ← energy/commodities.ts': "the commodity meters' list read with their figures; MeterDirectory.all() says the same (next step)",
   'meters ← energy/figures.ts': 'the meter list and the area sums join meters in SQL with the day and month rollups (one statement, no per-meter round trip)',
   'meters ← facility/alarmAreas/service.ts': "the area of the meter a gateway alarm's code names; facility is built before metering and cannot import it",
   'meters ← fleetSync/batch.ts':
@@ -132,7 +122,6 @@ const CROSSINGS: Record<string, string> = {
   'platform_config ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'platform_config ← platform/mail/siteMail.ts': "every mail's site name, locale and zone; the platform is the floor and cannot import site",
-  'platform_config ← reporting/reports/content.ts': "a report's site name, zone, locale and currency; next: siteSettings on site's face",
   'platform_config ← reporting/reports/runs.ts': "the site's zone and name joined with a plan in the run's one read",
   'platform_config ← reporting/reports/scheduler.ts':
     "the site's zone joined with the enabled plans in the scheduler's one read (a zone change re-times every plan)",

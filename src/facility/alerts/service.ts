@@ -49,6 +49,7 @@ export class AlertService {
   private readonly byAlarmKey;
   private readonly openOccurrence;
   private readonly openKeysLike;
+  private readonly newestOpenLike;
   private readonly lastOfSource;
   private readonly raisedLike;
   private readonly createdListeners: Array<(alert: AlertView) => void> = [];
@@ -95,6 +96,13 @@ export class AlertService {
       .select({ alarmKey: alerts.alarmKey })
       .from(alerts)
       .where(and(like(alerts.alarmKey, sql.placeholder('pattern')), isNull(alerts.clearedAt)))
+      .prepare();
+    this.newestOpenLike = db.orm
+      .select({ alarmKey: alerts.alarmKey })
+      .from(alerts)
+      .where(and(like(alerts.alarmKey, sql.placeholder('pattern')), isNull(alerts.clearedAt)))
+      .orderBy(desc(alerts.id))
+      .limit(1)
       .prepare();
     this.lastOfSource = db.orm
       .select({ id: alerts.id, alarmKey: alerts.alarmKey, clearedAt: alerts.clearedAt, status: alerts.status })
@@ -219,6 +227,14 @@ export class AlertService {
       .all({ pattern: `${codePrefix}%@%` })
       .map((row) => row.alarmKey)
       .filter((key): key is string => key !== null);
+  }
+
+  /**
+   * The key of the newest gateway-style alert of exactly `code` not yet cleared (keys are `code@occurrence`), or
+   * undefined: energy's demand watch finds its open episode by it after a restart.
+   */
+  openAlarmKeyOf(code: string): string | undefined {
+    return this.newestOpenLike.get({ pattern: `${code}@%` })?.alarmKey ?? undefined;
   }
 
   /** The newest gateway-style alert of a source (cleared or not), or undefined. */

@@ -2,13 +2,11 @@
 // answered) and per-meter power and energy, as OpenMetrics text (or Prometheus text 0.0.4 for a scraper that does not
 // ask for OpenMetrics). Opened by a static bearer token (EMS_METRICS_TOKEN): scrapers cannot refresh a 15-minute JWT.
 import type { EnergyFigures } from '../../energy/index.ts';
-import type { Meter } from '../../metering/index.ts';
+import type { Meter, MeterDirectory } from '../../metering/index.ts';
 import { bearerCredentials } from '../../platform/http/bearer.ts';
 import crypto from 'node:crypto';
-import { isNotNull, sql } from 'drizzle-orm';
 import type { Middleware } from 'koa';
 import type { Db } from '../../platform/db/client.ts';
-import { meterState } from '../../platform/db/schema/index.ts';
 import { addDays } from '../../platform/time/calendar.ts';
 import type { JobView } from '../../platform/jobs/jobs.ts';
 
@@ -18,7 +16,8 @@ export type MetricsSources = {
   collector: { health(): { lagSec: number | null; meters?: number } };
   gateway: { health(): { gateway: 'unknown' | 'reachable' | 'unreachable' } };
   backups: { health(): { lastGoodAt: string | null; lastStatus: 'ok' | 'failed' | null } };
-  meters: { all(): Meter[] };
+  /** The meters and their current demand (metering's MeterDirectory). */
+  meters: Pick<MeterDirectory, 'all' | 'demands'>;
   figures: EnergyFigures;
   startedAt: number;
   /** The periodic jobs (src/platform/jobs/jobs.ts); none in tests that build the metrics alone. */
@@ -56,16 +55,8 @@ const COUNTED_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'
 export class Metrics {
   /** Requests answered since start, by method and status class. */
   private readonly requests = new Map<string, { method: string; code: string; count: number }>();
-  private readonly demand;
 
-  constructor(private readonly sources: MetricsSources) {
-    this.demand = sources.db.orm
-      // kw typed as it is here: never null under this WHERE.
-      .select({ meterId: meterState.meterId, kw: sql<number>`${meterState.demandKw}` })
-      .from(meterState)
-      .where(isNotNull(meterState.demandKw))
-      .prepare();
-  }
+  constructor(private readonly sources: MetricsSources) {}
 
   /** Counts every answered request (the count is what a dashboard graphs as a rate). */
   counter(): Middleware {
@@ -123,7 +114,7 @@ export class Metrics {
     const state = gateway.health().gateway;
     const backup = backups.health();
     const all = meters.all();
-    const demand = new Map(this.demand.all().map((row) => [row.meterId, row.kw]));
+    const demand = this.sources.meters.demands();
     const labels = (meter: Meter) => ({ meter_id: meter.id, meter: meter.name, area: meter.area ?? '' });
     // Energy since the first stored day: whole months from the rollups, the current month by day (tomorrow: today included).
     const until = addDays(figures.today(new Date(now)), 1);

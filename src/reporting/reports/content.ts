@@ -2,6 +2,7 @@
 import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge, WeatherNormalisedChange } from '../../analysis/index.ts';
 import { type CommodityFigures, type CommodityFiguresView, allUtilities, type AllUtilities } from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
+import { siteSettings } from '../../site/index.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
 import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
 
@@ -189,8 +190,8 @@ export class ReportContentBuilder {
   ) {
     // Counts per status with CASE orderings, read as arrays: plain SQL says these more plainly than drizzle's sql`` fragments.
     const sqlite = db.sqlite;
-    // raw SQL: the site's settings for a report in the worker's own read-only connection; next: siteSettings
-    this.site = sqlite.prepare('SELECT site_name AS siteName, timezone, locale, currency FROM platform_config WHERE id = 1');
+    // The site's settings as site/ keeps them (one reader per connection: the worker's own read-only one too).
+    this.site = siteSettings(db);
     // raw SQL: a report's alert list of its period, ordered by level rank (CASE) and time, limited
     this.topAlerts = sqlite
       .prepare(
@@ -231,7 +232,7 @@ export class ReportContentBuilder {
   }
 
   build(template: TemplateKey, title: string, now: number): ReportContent {
-    const site = this.site.get() as Site;
+    const site: Site = this.site();
     const period = reportPeriod(template, site.timezone, now);
     const window = [new Date(dayStart(site.timezone, period.from)).toISOString(), new Date(dayStart(site.timezone, period.to)).toISOString()];
     const base = {

@@ -3,7 +3,7 @@ import type { AlertService } from '../../facility/index.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { and, desc, eq, isNull, ne, notInArray, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, isNull, ne, notInArray, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { equals, PagedQuery, type PageResult } from '../../platform/db/listQuery.ts';
@@ -107,10 +107,13 @@ export class ReportRunner {
     this.alerts = deps.alerts;
     this.list = new PagedQuery(deps.db, reportRuns, [desc(reportRuns.startedAt), desc(reportRuns.id)]);
     this.historyRows = Math.max(deps.keepFilesPerPlan, deps.historyRowsPerPlan ?? 1000);
-    // raw SQL: the manual runs since a time, newest first, for the per-plan rate limit; plain CRUD drizzle can say, to be rewritten (issue 40), left while the figures work edits src/reporting
-    this.manualSince = deps.db.sqlite.prepare(
-      "SELECT plan_id AS planId, started_at AS startedAt FROM report_runs WHERE trigger = 'manual' AND started_at >= @since ORDER BY started_at DESC",
-    );
+    // The manual runs since a time, newest first, for the per-plan rate limit.
+    this.manualSince = deps.db.orm
+      .select({ planId: reportRuns.planId, startedAt: reportRuns.startedAt })
+      .from(reportRuns)
+      .where(and(eq(reportRuns.trigger, 'manual'), gte(reportRuns.startedAt, sql.placeholder('since'))))
+      .orderBy(desc(reportRuns.startedAt))
+      .prepare();
     // raw SQL: counts of a plan's mailed runs since a time (the mail cap)
     this.mailedSince = deps.db.sqlite.prepare('SELECT count(*) FROM report_runs WHERE plan_id = ? AND started_at >= ? AND mail_attempts > 0').pluck();
     // raw SQL: counts of a plan's capped runs since a time, by a LIKE on the error
@@ -129,7 +132,7 @@ export class ReportRunner {
   /** Checked and followed by the run's insert in one synchronous step: requests in flight at once cannot all pass. */
   private assertManualBudget(planId: number, now: number): void {
     const since = new Date(now - MANUAL_WINDOW_MS).toISOString();
-    const manual = this.manualSince.all({ since }) as { planId: number; startedAt: string }[];
+    const manual = this.manualSince.all({ since });
     const ofPlan = manual.filter((run) => run.planId === planId);
     const over =
       ofPlan.length >= MANUAL_RUNS_PER_PLAN
