@@ -39,7 +39,7 @@ async function rig(): Promise<{ r: SimulatorRig; load: number; limit: number; st
   }
 }
 
-function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'relay'>) {
+function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'set' | 'values'>) {
   const { deps } = r.server.service;
   const demand = demandWatch(r.server);
   // On the service's own gateway, the service's controller (its guard's timer runs beside the test's collections and
