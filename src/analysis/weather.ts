@@ -136,8 +136,7 @@ export class OutdoorTemperatures {
       if (error instanceof GatewayRefused && error.gatewayStatus === 400) data = null;
       else throw error;
     }
-    if (data === null)
-      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
+    if (data === null) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
     const sums = new Map<string, { sum: Float64Array; n: Uint16Array }>();
     let samples = 0;
     for (const row of data) {

@@ -123,7 +123,11 @@ test('set: the status and success as answered, never thrown on a status', async 
 });
 
 test('alarms: the query sent, rows typed, a page without a data list empty, a total that is not a number NaN', async () => {
-  answer('/alarms', 200, '{"data":[{"id":1,"code":"AL1","level":"critical","message":"hot","raisedAt":"2026-01-01T00:00:00Z","clearedAt":null},{"code":7},null],"total":3}');
+  answer(
+    '/alarms',
+    200,
+    '{"data":[{"id":1,"code":"AL1","level":"critical","message":"hot","raisedAt":"2026-01-01T00:00:00Z","clearedAt":null},{"code":7},null],"total":3}',
+  );
   const page = await port.alarms({ start: '2026-01-01T00:00:00.000Z', page: 2, pageSize: 200 });
   assert.deepEqual(page, {
     rows: [

@@ -11,7 +11,6 @@ const PAGE_SIZE = 200;
 /** A burst larger than this in one lookback is read in part; the next polls read on (newest first). */
 const MAX_PAGES = 25;
 
-
 /** How long the gateway's point catalogue (its point names, read for alarms no mapping places) is used before it is read again. */
 export const CATALOGUE_TTL_MS = 10 * 60_000;
 /** A point name longer than this is not read as naming an area. */
