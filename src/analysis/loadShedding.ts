@@ -12,7 +12,7 @@ import type { AlertService } from '../facility/index.ts';
 import { type DemandWatch, WARNING_MIN_ELAPSED_MS } from '../energy/index.ts';
 import { FUTURE_TOLERANCE_MS } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import { performance } from 'node:perf_hooks';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { asc, eq, sql } from 'drizzle-orm';
@@ -183,7 +183,7 @@ export class LoadShedder {
       db: Db;
       audit: AuditLog;
       config: LoadSheddingConfig;
-      iot: Pick<IotGateway, 'relay'>;
+      iot: Pick<GatewayPort, 'set' | 'values'>;
       demand: Pick<DemandWatch, 'projectedKw'>;
       tariffs: Tariffs;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
@@ -398,14 +398,14 @@ export class LoadShedder {
     let status: number | null = null;
     let readBack: unknown = null;
     try {
-      const answer = await this.deps.iot.relay('POST', '/codes/set', { body: { code, value } });
+      const answer = await this.deps.iot.set(code, value);
       status = answer.status;
       if (answer.status !== 200) return { confirmed: false, status, readBack, error: `the gateway answered ${answer.status} to the write` };
-      const read = await this.deps.iot.relay('POST', '/codes/values', { body: { codes: [code] } });
-      const row = (read.json as { data?: { code?: unknown; value?: unknown }[] } | undefined)?.data?.find((r) => r?.code === code);
+      // A read that is refused or malformed throws (GatewayRefused, BadGateway): not confirmed, with its reason.
+      const row = (await this.deps.iot.values([code])).find((r) => r.code === code);
       readBack = row?.value ?? null;
       const number = typeof readBack === 'boolean' ? Number(readBack) : readBack;
-      if (read.status !== 200 || typeof number !== 'number' || Math.abs(number - value) > READ_BACK_TOLERANCE) {
+      if (typeof number !== 'number' || Math.abs(number - value) > READ_BACK_TOLERANCE) {
         return { confirmed: false, status, readBack, error: `read back ${JSON.stringify(readBack)} after writing ${value}` };
       }
       return { confirmed: true, status, readBack, error: null };

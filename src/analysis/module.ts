@@ -1,6 +1,6 @@
 // The energy-management pieces (comparisons, demand charges, baselines, EnPIs, anomalies), built once on the energy feature.
 import type { Energy } from '../energy/index.ts';
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Baselines } from './baselines.ts';
@@ -20,10 +20,10 @@ export type Analysis = {
   demandCharges: DemandCharges;
   peakWarnings: PeakWarnings;
   loadShedding: LoadSheddingConfig;
-  baselines: (iot: Pick<IotGateway, 'relay'>) => Baselines;
-  hourlyBaselines: (iot: Pick<IotGateway, 'relay'>) => HourlyBaselines;
-  enpis: (iot: Pick<IotGateway, 'relay'>) => Enpis;
-  anomalies: (iot: Pick<IotGateway, 'relay'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
+  baselines: (iot: Pick<GatewayPort, 'history'>) => Baselines;
+  hourlyBaselines: (iot: Pick<GatewayPort, 'history'>) => HourlyBaselines;
+  enpis: (iot: Pick<GatewayPort, 'history'>) => Enpis;
+  anomalies: (iot: Pick<GatewayPort, 'history'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
 };
 
 export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {

@@ -4,10 +4,10 @@
 // ~14,600): only the site's outdoor temperature point may be read from the gateway by any viewer (another point: admins
 // only; days already kept are read by anyone), at most MAX_UNCACHED_DAYS per call, and one fetch at a time per service
 // (callers queue, and a caller whose days were fetched while it waited reads them from the store).
-import type { IotGateway } from '../gateway/index.ts';
+import { GatewayRefused, type GatewayPort, type HistoryPoint } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, dayIntervals, daysBetween } from '../platform/time/calendar.ts';
-import { BadGateway, BadRequest, Forbidden } from '../platform/errors.ts';
+import { BadRequest, Forbidden } from '../platform/errors.ts';
 
 /**
  * History asked for per request: 2 days come back at a ~6-minute step from the simulator's 500-sample cap, ~10 samples
@@ -64,7 +64,7 @@ export class OutdoorTemperatures {
 
   constructor(
     private readonly db: Db,
-    private readonly iot: Pick<IotGateway, 'relay'>,
+    private readonly iot: Pick<GatewayPort, 'history'>,
     private readonly timezone: () => string,
   ) {
     // raw SQL: the hourly means as stored blobs of a code's day range, in day order, for the decoder
@@ -129,18 +129,19 @@ export class OutdoorTemperatures {
     const timezone = this.timezone();
     const start = dayIntervals(timezone, from).start;
     const end = dayIntervals(timezone, to).start;
-    const answer = await this.iot.relay('POST', '/codes/history', { body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() } });
-    if (answer.status === 404 || answer.status === 400)
-      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
-    if (answer.status !== 200) throw new BadGateway(`the gateway answered ${answer.status} to codes/history for ${code}`);
-    const data = (answer.json as { data?: unknown })?.data;
-    if (!Array.isArray(data)) throw new BadGateway('the gateway answered codes/history without a data list');
+    let data: HistoryPoint[] | null;
+    try {
+      data = await this.iot.history(code, start, end);
+    } catch (error) {
+      if (error instanceof GatewayRefused && error.gatewayStatus === 400) data = null;
+      else throw error;
+    }
+    if (data === null) throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no history for ${code}` }]);
     const sums = new Map<string, { sum: Float64Array; n: Uint16Array }>();
     let samples = 0;
-    for (const row of data as { ts?: unknown; value?: unknown }[]) {
-      const at = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
-      if (!Number.isFinite(at) || at < start || at >= end || typeof row.value !== 'number' || !Number.isFinite(row.value) || Math.abs(row.value) > 100)
-        continue;
+    for (const row of data) {
+      const at = row.at;
+      if (at >= end || Math.abs(row.value) > 100) continue;
       for (const day of daysBetween(from, to)) {
         const { start: dayStart, count } = dayIntervals(timezone, day);
         if (at < dayStart || at >= dayStart + count * 900_000) continue;

@@ -3,7 +3,7 @@
 // they are built with it, as the analysis routes build theirs).
 import type { Energy } from '../energy/index.ts';
 import type { Analysis } from '../analysis/index.ts';
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { BillingCalculation } from './calculation.ts';
@@ -12,7 +12,7 @@ import { Measures } from './savings.ts';
 import { Billing } from './service.ts';
 import { SupplierBills } from './supplierBills.ts';
 
-export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<IotGateway, 'relay'>) => Measures };
+export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<GatewayPort, 'history'>) => Measures };
 
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
   const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);

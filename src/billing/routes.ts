@@ -1,6 +1,6 @@
 // /api/billing: tenants and cost centres, meter splits, billing periods, runs and statements (PDF, XLSX, mailed on issue).
 // Viewers read; admins set up tenants, splits, rules and periods, run and issue.
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../platform/http/route.ts';
@@ -91,7 +91,7 @@ export function billingRoutes({
   billing: BillingFeature;
   mailer: Mailer;
   logger: Logger;
-  iot: Pick<IotGateway, 'relay'>;
+  iot: Pick<GatewayPort, 'history'>;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
 }) {
   const billing = feature.statements;

@@ -3,3 +3,14 @@
 export { iotRoutes } from './routes.ts';
 export { IotHealthSchema } from './schemas.ts';
 export { startIotGateway, type IotGateway, type IotHealth } from './service.ts';
+export {
+  gatewayPort,
+  GatewayRefused,
+  type AlarmPage,
+  type AlarmRow,
+  type GatewayPort,
+  type HistoryPoint,
+  type PointInfo,
+  type PointValue,
+  type SetOutcome,
+} from './port.ts';

@@ -9,6 +9,7 @@ import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
+import { gatewayPort, type AlarmPage, type GatewayPort, type HistoryPoint, type PointInfo, type PointValue, type SetOutcome } from './port.ts';
 import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
 import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
@@ -29,7 +30,8 @@ export type WriteKind = 'set' | 'force-set';
 const PROBE_INTERVAL_MS = 30_000;
 const PROBE_TIMEOUT_MS = 5_000;
 
-export class IotGateway {
+/** The proxy, and the typed port (port.ts) every other context reads and writes the gateway through. */
+export class IotGateway implements GatewayPort {
   readonly client: GatewayClient;
   /** The built-in simulator when EMS_IOT_BASE_URL=sim. */
   simulator: RunningSimulator | undefined;
@@ -55,6 +57,28 @@ export class IotGateway {
 
   get baseUrl(): string {
     return this.client.baseUrl;
+  }
+
+  private readonly port: GatewayPort = gatewayPort((method, path, input) => this.relay(method, path, input));
+
+  values(codes: string[]): Promise<PointValue[]> {
+    return this.port.values(codes);
+  }
+
+  history(code: string, from: number, to: number): Promise<HistoryPoint[] | null> {
+    return this.port.history(code, from, to);
+  }
+
+  codes(): Promise<PointInfo[] | null> {
+    return this.port.codes();
+  }
+
+  set(code: string, value: number): Promise<SetOutcome> {
+    return this.port.set(code, value);
+  }
+
+  alarms(query: { start: string; page: number; pageSize: number }): Promise<AlarmPage> {
+    return this.port.alarms(query);
   }
 
   /**

@@ -7,7 +7,7 @@
 // reading lies ahead of the clock start again from their next reading (never frozen until the clock catches up).
 // On an edge box (holdOpenInterval) what is counted is held in memory and written at 15-minute boundaries, after a gap
 // was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { eq, sql } from 'drizzle-orm';
 import { meterState, meters, type MeterKind, type MeterTerm } from '../platform/db/schema/index.ts';
@@ -125,7 +125,7 @@ export class Collector {
   constructor(
     private readonly deps: {
       db: Db;
-      iot: Pick<IotGateway, 'relay'>;
+      iot: Pick<GatewayPort, 'values' | 'history'>;
       store: IntervalStore;
       logger: Logger;
       intervalMs: number;
@@ -629,15 +629,9 @@ export class Collector {
     const readings = new Map<string, Current>();
     for (let i = 0; i < meters.length; i += VALUES_BATCH) {
       const codes = meters.slice(i, i + VALUES_BATCH).map((meter) => meter.code);
-      const answer = await this.deps.iot.relay('POST', '/codes/values', { body: { codes } });
-      if (answer.status !== 200) throw new Error(`the gateway answered ${answer.status} to codes/values`);
-      const data = (answer.json as { data?: unknown })?.data;
-      if (!Array.isArray(data)) throw new Error('the gateway answered codes/values without a data list');
-      for (const row of data as { code?: unknown; value?: unknown; quality?: unknown; ts?: unknown }[]) {
-        if (typeof row?.code !== 'string') continue;
-        const parsed = typeof row.ts === 'string' ? Date.parse(row.ts) : NaN;
-        const at = Number.isFinite(parsed) ? parsed : this.now();
-        const good = (row.quality === undefined || row.quality === 'good') && typeof row.value === 'number' && Number.isFinite(row.value);
+      for (const row of await this.deps.iot.values(codes)) {
+        const at = row.at ?? this.now();
+        const good = row.good && typeof row.value === 'number';
         readings.set(row.code, good ? { at, value: row.value as number } : { at, bad: true });
       }
     }
@@ -652,21 +646,15 @@ export class Collector {
     try {
       for (let start = from; start < to; start += HISTORY_CHUNK_MS) {
         const end = Math.min(to, start + HISTORY_CHUNK_MS);
-        const answer = await this.deps.iot.relay('POST', '/codes/history', {
-          body: { code, start: new Date(start).toISOString(), end: new Date(end).toISOString() },
-        });
-        // 404: the gateway keeps no history for the point (a new point): nothing to backfill, not a failure to wait on
-        // (issue 41: the first readings were held back for FIRST_HISTORY_TRIES collections and lost).
-        if (answer.status === 404) break;
-        if (answer.status !== 200) return null;
-        const data = (answer.json as { data?: unknown })?.data;
-        if (!Array.isArray(data)) return null;
+        const rows = await this.deps.iot.history(code, start, end);
+        // null (404): the gateway keeps no history for the point (a new point): nothing to backfill, not a failure to
+        // wait on (issue 41: the first readings were held back for FIRST_HISTORY_TRIES collections and lost).
+        if (rows === null) break;
         // Only what was asked for: a gateway answering readings outside (from, to] is not believed about them.
-        for (const row of data as { ts?: unknown; value?: unknown }[]) {
-          const time = typeof row?.ts === 'string' ? Date.parse(row.ts) : NaN;
-          if (Number.isFinite(time) && time > from && time <= to && typeof row.value === 'number' && Number.isFinite(row.value)) {
-            if (at.length && time < at[at.length - 1]) sorted = false;
-            at.push(time);
+        for (const row of rows) {
+          if (row.at > from && row.at <= to) {
+            if (at.length && row.at < at[at.length - 1]) sorted = false;
+            at.push(row.at);
             value.push(row.value);
           }
         }

@@ -1,12 +1,12 @@
 // Meters: an audited resource (admins write, everyone signed in reads); discovery proposes meters from the gateway's catalogue.
-import type { IotGateway } from '../gateway/index.ts';
+import type { GatewayPort } from '../gateway/index.ts';
 import { asc, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { AuditedTable, type RowOf } from '../platform/db/auditedTable.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { PageResult } from '../platform/db/listQuery.ts';
 import { meterState, meters, type Commodity, type MeterRole, type MeterTerm } from '../platform/db/schema/index.ts';
-import { BadGateway, BadRequest, Conflict } from '../platform/errors.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
 
 /** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
 export const SITE_TOTAL = 'total';
@@ -198,16 +198,14 @@ export class MeterDirectory {
    * Proposes a meter for each energy or power point of the gateway's catalogue (`GET {base}/codes`); `known` marks
    * codes already metered. A gateway without a catalogue (404) answers an empty list with `catalogue: false`.
    */
-  async discover(iot: Pick<IotGateway, 'relay'>): Promise<{ catalogue: boolean; proposals: MeterProposal[] }> {
-    const answer = await iot.relay('GET', '/codes', {});
-    if (answer.status === 404) return { catalogue: false, proposals: [] };
-    const data = (answer.json as { data?: unknown })?.data;
-    if (answer.status !== 200 || !Array.isArray(data)) throw new BadGateway(`the gateway answered ${answer.status} without a point catalogue`);
+  async discover(iot: Pick<GatewayPort, 'codes'>): Promise<{ catalogue: boolean; proposals: MeterProposal[] }> {
+    const catalogue = await iot.codes();
+    if (catalogue === null) return { catalogue: false, proposals: [] };
     const proposals: MeterProposal[] = [];
-    for (const row of data as { code?: unknown; name?: unknown; unit?: unknown; kind?: unknown }[]) {
-      if (typeof row?.code !== 'string' || typeof row.kind !== 'string') continue;
-      const name = typeof row.name === 'string' && row.name ? row.name : row.code;
-      const unit = typeof row.unit === 'string' ? row.unit : row.kind === 'power' ? 'kW' : 'kWh';
+    for (const row of catalogue) {
+      if (row.kind === null) continue;
+      const name = row.name || row.code;
+      const unit = row.unit ?? (row.kind === 'power' ? 'kW' : 'kWh');
       const what = commodityOf(row.kind, unit, `${row.code.replace(/[._-]/g, ' ')} ${name}`);
       if (!what) continue;
       proposals.push({

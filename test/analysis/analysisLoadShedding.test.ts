@@ -39,7 +39,7 @@ async function rig(): Promise<{ r: SimulatorRig; load: number; limit: number; st
   }
 }
 
-function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'relay'>) {
+function shedder(r: SimulatorRig, iot: Pick<IotGateway, 'set' | 'values'>) {
   const { deps } = r.server.service;
   const demand = demandWatch(r.server);
   // On the service's own gateway, the service's controller (its guard's timer runs beside the test's collections and
@@ -254,6 +254,53 @@ test('a write the gateway cannot confirm is reported and the point not counted a
   assert.equal(alerts.items[0].source, UNCONFIRMED_CODE);
   assert.match(alerts.items.map((a: any) => a.message).join(' '), /not counted as shed/);
   assert.equal(await simValue(r, 'ahu1.run'), 1, 'nothing reached the building');
+});
+
+test('a read-back the gateway refuses or answers without a value (through the typed port) is not a confirmation', async (t) => {
+  const { r, load, start } = await rig();
+  t.after(() => r.close());
+  // Writes are taken; the read-back of the first point is refused (503), that of the second answers a string.
+  const fake = await startFakeGateway();
+  t.after(() => fake.close());
+  fake.script('/codes/values', (request, res) => {
+    const [code] = (request.body as { codes: string[] }).codes;
+    if (code === 'ahu1.run') res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"busy"}');
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ code, value: '26', quality: 'good' }] }));
+  });
+  const { deps } = r.server.service;
+  const gateway = new IotGateway({
+    baseUrl: fake.url,
+    timeoutMs: 5000,
+    credentials: { username: fake.username, password: fake.password },
+    db: deps.db,
+    logger: deps.logger,
+    audit: deps.audit,
+  });
+  t.after(() => gateway.close());
+  await enable(r);
+  const runTo = shedder(r, gateway);
+  const window = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
+  await runTo(window);
+  await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
+  });
+  await runTo(window + 12 * MIN);
+  const state = await r.get('/api/analysis/load-shedding');
+  const errors = Object.fromEntries(state.points.map((p: { code: string; shed: boolean; lastError: string }) => [p.code, [p.shed, p.lastError]]));
+  assert.deepEqual(errors, {
+    'ahu1.run': [false, 'the gateway answered 503 to codes/values'],
+    'sp.zone1': [false, 'read back null after writing 26'],
+  });
+  const sheds = await auditOf(r, 'load_shedding.shed');
+  assert.deepEqual(
+    sheds.map((e) => [e.resourceId, e.after.confirmed, e.after.readBack, e.after.status]),
+    [
+      ['ahu1.run', false, null, 200],
+      ['sp.zone1', false, null, 200],
+    ],
+  );
 });
 
 test("the service's own collector runs the load shedding after each collection (off by default, on once enabled)", async (t) => {

@@ -81,7 +81,7 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
     });
     // The daily anomaly check of yesterday (the site and each of its areas): night base load over 28 days, and the
     // baseline's year of days. No gateway here: the temperatures fail, so it measures every energy read and no fit.
-    const noGateway = { relay: async () => Promise.reject(new Error('no gateway in the bench')) };
+    const noGateway = { history: async () => Promise.reject(new Error('no gateway in the bench')) };
     const raised: unknown[] = [];
     const watch = analysis
       .buildAnalysis(db, new audit.AuditLog(db), energy)

@@ -1,5 +1,5 @@
 // Pulls the gateway's alarms into alerts on a fixed cadence: one alert per alarm occurrence, clearing seen, no duplicates.
-import type { IotGateway } from '../../gateway/index.ts';
+import type { AlarmRow, GatewayPort } from '../../gateway/index.ts';
 import type { AlertService, GatewayAlarm } from '../alerts/service.ts';
 import type { Job } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
@@ -10,8 +10,6 @@ export const ALARM_LOOKBACK_MS = 7 * 24 * 3600_000;
 const PAGE_SIZE = 200;
 /** A burst larger than this in one lookback is read in part; the next polls read on (newest first). */
 const MAX_PAGES = 25;
-
-type GatewayAlarmRow = { id?: unknown; code?: unknown; level?: unknown; message?: unknown; raisedAt?: unknown; clearedAt?: unknown };
 
 /** How long the gateway's point catalogue (its point names, read for alarms no mapping places) is used before it is read again. */
 export const CATALOGUE_TTL_MS = 10 * 60_000;
@@ -46,7 +44,7 @@ function instant(value: unknown): number | null {
  * alarm would top the wallboard forever. The key keeps the gateway's own text, so the same row is the same
  * occurrence on every poll.
  */
-export function occurrenceOf(row: GatewayAlarmRow, now: number): Occurrence {
+export function occurrenceOf(row: Partial<AlarmRow>, now: number): Occurrence {
   if (typeof row.code !== 'string' || row.code === '') return { refused: 'no code' };
   if (row.code.length > ALARM_CODE_MAX) return { refused: `a code of ${row.code.length} characters (at most ${ALARM_CODE_MAX})` };
   const raised = instant(row.raisedAt);
@@ -84,7 +82,7 @@ export class AlarmPoller {
 
   constructor(
     private readonly deps: {
-      iot: Pick<IotGateway, 'relay'>;
+      iot: Pick<GatewayPort, 'codes' | 'alarms'>;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       /** Where an alarm's alert is raised (facility/alarmAreas: AlarmAreas); without it, in no area. */
       areas?: { resolve(code: string, pointName?: string | null): { area: string | null } };
@@ -127,13 +125,10 @@ export class AlarmPoller {
     if (this.catalogue && now - this.catalogue.at < CATALOGUE_TTL_MS) return this.catalogue.names;
     let names: Map<string, string> | null = null;
     try {
-      const answer = await this.deps.iot.relay('GET', '/codes', {});
-      const rows = (answer.json as { data?: unknown })?.data;
-      if (answer.status === 200 && Array.isArray(rows)) {
+      const catalogue = await this.deps.iot.codes();
+      if (catalogue) {
         names = new Map();
-        for (const row of rows as Array<{ code?: unknown; name?: unknown }>) {
-          if (typeof row?.code === 'string' && typeof row.name === 'string' && row.name.length <= POINT_NAME_MAX) names.set(row.code, row.name);
-        }
+        for (const row of catalogue) if (row.name !== null && row.name.length <= POINT_NAME_MAX) names.set(row.code, row.name);
       }
     } catch {
       // The alarm still becomes an alert, in no area; the poll's own reads report a gateway that is down.
@@ -150,15 +145,11 @@ export class AlarmPoller {
     const start = new Date(now - ALARM_LOOKBACK_MS).toISOString();
     try {
       for (let page = 1; page <= MAX_PAGES; page += 1) {
-        const query = new URLSearchParams({ start, page: String(page), pageSize: String(PAGE_SIZE) }).toString();
-        const answer = await this.deps.iot.relay('GET', '/alarms', { query });
-        if (answer.status !== 200) throw new Error(`the gateway answered ${answer.status}`);
-        const body = answer.json as { data?: unknown; total?: unknown };
-        const rows = Array.isArray(body?.data) ? (body.data as GatewayAlarmRow[]) : [];
+        const { rows, total } = await this.deps.iot.alarms({ start, page, pageSize: PAGE_SIZE });
         // Point names for alarms no mapping or meter places: one read of the catalogue, kept CATALOGUE_TTL_MS.
         const names = rows.length && this.deps.areas ? await this.pointNames(now) : null;
         for (const row of rows) {
-          const occurrence = occurrenceOf(row ?? {}, now);
+          const occurrence = occurrenceOf(row, now);
           if ('refused' in occurrence) {
             oddities.refused += 1;
             oddities.example ??= occurrence.refused;
@@ -170,7 +161,7 @@ export class AlarmPoller {
           if (outcome === 'raised') counts.raised += 1;
           if (outcome === 'cleared') counts.cleared += 1;
         }
-        if (rows.length < PAGE_SIZE || page * PAGE_SIZE >= Number(body.total ?? 0)) break;
+        if (rows.length < PAGE_SIZE || page * PAGE_SIZE >= total) break;
       }
       if (oddities.refused || oddities.clamped) {
         this.deps.logger.warn(
