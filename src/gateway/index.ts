@@ -3,3 +3,4 @@
 export { iotRoutes } from './routes.ts';
 export { IotHealthSchema } from './schemas.ts';
 export { startIotGateway, type IotGateway, type IotHealth } from './service.ts';
+export { buildGateway, type GatewayNeeds } from './module.ts';
