@@ -156,3 +156,33 @@ test('modules start their jobs and register their close hooks in the order the s
     await server.close();
   }
 });
+
+/**
+ * Where a class a module builds is also constructed elsewhere, and why it is not a second copy in the service: another
+ * thread or process with its own connection, or a fallback only tests take. A new entry needs a reason as good.
+ */
+const OTHER_CONSTRUCTION_SITES: Record<string, string> = {
+  'reporting/reports/reportWorker.ts AuditLog': 'the report worker thread, on its own read-only connection',
+  'reporting/reports/reportWorker.ts Comparisons': 'the report worker thread, on its own read-only connection',
+  'reporting/reports/reportWorker.ts DemandCharges': 'the report worker thread, on its own read-only connection',
+  'operations/backup/schedule.ts AuditLog':
+    "changeSchedule (the API and emsctl alike) records on the caller's connection; an AuditLog prepares one insert and keeps no state. next: take the audit log as an argument",
+  'screens/overview/service.ts SiteEnergy': 'only when given bare figures (tests of the overview alone); the service hands it energy.site',
+  'reporting/reports/energyFigures.ts SiteEnergy': 'the report tests and benchmark build their energy source without a service',
+};
+
+test('a long-lived object a module builds is constructed in no other file of the service', async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  const modules = files.filter((file) => file.endsWith('module.ts'));
+  const built = new Set(modules.flatMap((file) => [...fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/new ([A-Z]\w*)\(/g)].map((match) => match[1]!)));
+  // Repeating is the job primitive: each job owns its own.
+  built.delete('Repeating');
+  assert.ok(built.size >= 25, `modules build ${built.size} kinds of objects`);
+  const elsewhere: string[] = [];
+  for (const file of files.filter((file) => !file.endsWith('module.ts'))) {
+    for (const match of fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/new ([A-Z]\w*)\(/g))
+      if (built.has(match[1]!) && !(`${file} ${match[1]}` in OTHER_CONSTRUCTION_SITES)) elsewhere.push(`${file}: new ${match[1]}(`);
+  }
+  assert.deepEqual(elsewhere, [], 'built once, by its context module (src/<context>/module.ts)');
+});
