@@ -48,7 +48,7 @@ async function withUsers<T>(command: Command, fn: (users: UserDirectory, db: Db,
     import('../../src/access/auth/loginThrottle.ts'),
     import('../../src/platform/db/auditTrail.ts'),
     import('../../src/platform/errors.ts'),
-    import('../../src/app/features.ts'),
+    import('../../src/access/module.ts'),
     import('../../src/platform/logger.ts'),
   ]);
   return withDb(command, async (db, config) => {

@@ -12,3 +12,4 @@ export { avatarRoutes } from './users/avatarRoutes.ts';
 export { userRoutes } from './users/routes.ts';
 export { NullableString } from './users/schemas.ts';
 export { UserDirectory, ensureInitialAdmin } from './users/service.ts';
+export { buildAccess, buildUserDirectory, type Access, type AccessNeeds } from './module.ts';

@@ -6,5 +6,5 @@ export { DemandCharges, type MonthDemandCharge } from './demandCharges.ts';
 export { LoadShedder, type LoadSheddingConfig } from './loadShedding.ts';
 export type { WeatherNormalisedChange } from './normalisation.ts';
 export { LoadSheddingGuard } from './loadSheddingGuard.ts';
-export { buildAnalysis, type Analysis } from './module.ts';
+export { buildAnalysis, buildAnalysisModule, buildLoadShedding, buildAnomalyChecks, type Analysis, type LoadSheddingNeeds } from './module.ts';
 export { analysisRoutes } from './routes.ts';

@@ -1,32 +1,46 @@
-// What every feature's routes are built from; createService assembles it once.
-import type { AuthService } from '../access/index.ts';
-import type { BackupScheduler } from '../operations/index.ts';
+// What every feature's routes are built from: the services of every context's module, assembled once by createService.
+import type { Access } from '../access/index.ts';
+import type { Operations } from '../operations/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
-import type { ReportRunner } from '../reporting/index.ts';
-import type { AlarmNotifier } from '../facility/index.ts';
-import type { Collector } from '../metering/index.ts';
-import type { LoadShedder } from '../analysis/index.ts';
+import type { Reporting } from '../reporting/index.ts';
+import type { Facility } from '../facility/index.ts';
+import type { Collector, TimeZoneMove } from '../metering/index.ts';
+import type { Analysis, LoadShedder } from '../analysis/index.ts';
+import type { Energy } from '../energy/index.ts';
+import type { BillingFeature } from '../billing/index.ts';
+import type { ConfigStore } from '../site/index.ts';
+import type { Files } from '../files/index.ts';
+import type { Screens } from '../screens/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Config } from '../platform/config.ts';
-import type { FeatureServices, PortalServices } from './features.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 
-export type AppDeps = FeatureServices &
-  PortalServices & {
+/**
+ * Every service, built once (each context's module.ts, called in order by src/app/compose.ts). Caches live inside them,
+ * so one instance per service means one cache: a second ConfigStore or OverviewService would keep a second copy.
+ */
+export type AppDeps = Access &
+  Facility &
+  Files &
+  Reporting &
+  Screens & {
     config: Config;
     db: Db;
     logger: Logger;
     mailer: Mailer;
-    auth: AuthService;
     audit: AuditLog;
     iot: IotGateway;
-    backups: BackupScheduler;
-    reportRuns: ReportRunner;
-    notifier: AlarmNotifier;
+    energy: Energy;
+    analysis: Analysis;
+    billing: BillingFeature;
+    configs: ConfigStore;
+    /** Re-keys stored energy when the site time zone changes; the collector pauses for it (src/metering/module.ts). */
+    zoneMove: TimeZoneMove;
+    backups: Operations['backups'];
     collector: Collector;
     /** The load-shedding controller (its guard restores on its own timer). */
     loadShedder: LoadShedder;

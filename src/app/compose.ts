@@ -1,32 +1,32 @@
-// Assembles the running service: data dir, database, auth, features; listen() and a bounded graceful close().
-import { AuthService, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
-import { holdServiceLock, BackupScheduler, gatewayCondition } from '../operations/index.ts';
-import { startIotGateway } from '../gateway/index.ts';
-import { startReports } from '../reporting/index.ts';
-import { AlarmNotifier, AlarmPoller } from '../facility/index.ts';
-import { Collector, DataWatch } from '../metering/index.ts';
-import { FleetSync } from '../fleetSync/index.ts';
-import { ensureSimulatorMeters, DemandWatch } from '../energy/index.ts';
-import { LoadShedder, LoadSheddingGuard } from '../analysis/index.ts';
-import { staticModels, sweepStaleUploads } from '../files/index.ts';
+// Assembles the running service: data dir, database, then each context's module in build order; listen() and a
+// bounded graceful close().
+import { buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
+import { holdServiceLock, buildOperations } from '../operations/index.ts';
+import { buildGateway } from '../gateway/index.ts';
+import { buildReporting } from '../reporting/index.ts';
+import { buildFacility } from '../facility/index.ts';
+import { buildCollection, buildMetering } from '../metering/index.ts';
+import { buildFleetSync } from '../fleetSync/index.ts';
+import { buildDemandWatch, buildEnergyModule, ensureSimulatorMeters } from '../energy/index.ts';
+import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
+import { buildBillingModule } from '../billing/index.ts';
+import { buildSite } from '../site/index.ts';
+import { buildScreens } from '../screens/index.ts';
+import { buildFiles, staticModels, sweepStaleUploads } from '../files/index.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
-import { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Config } from '../platform/config.ts';
-import { closeDatabase, databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
-import { Lifecycle, Repeating } from '../platform/jobs/lifecycle.ts';
+import { databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
+import { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import { JobRegistry } from '../platform/jobs/jobs.ts';
-import { CHECK_INTERVAL_MS, WalIndex, walCheckpointJob } from '../platform/db/walCheckpoint.ts';
+import { startModule, type Module } from '../platform/jobs/module.ts';
+import { buildPlatform } from '../platform/boot/module.ts';
 import { bindListener, StartupError, type Listener } from '../platform/http/listener.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
-import { createMailer } from '../platform/mail/mailer.ts';
-import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
-import { version } from '../platform/packageRoot.ts';
-import { buildFeatureServices, buildPortalServices } from './features.ts';
 
 export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp', 'reports'] as const;
 
@@ -101,201 +101,77 @@ export async function createService(
   // Every periodic job, by name, as it is started (/metrics lists them: ems_job_*).
   const jobs = new JobRegistry();
   lifecycle.onClose('service lock', () => serviceLock.release());
-  // The -shm descriptor the checkpoint job reads through is closed after the database (hooks run in reverse): closed
-  // before, it would drop the connection's locks on the file (src/platform/db/walCheckpoint.ts).
-  const walIndex = new WalIndex(db.path);
-  lifecycle.onClose('WAL index', () => walIndex.close());
-  lifecycle.onClose('database', () => closeDatabase(db));
-  // The WAL checkpoints SQLite would run inside a COMMIT, off the event loop (src/platform/db/walCheckpoint.ts); stopped before the
-  // database closes.
-  const checkpoints = new Repeating(
-    walCheckpointJob(walIndex, (error) => logger.error({ err: error }, 'WAL checkpoint failed')),
-    CHECK_INTERVAL_MS,
-    'WAL checkpoint',
+  /** Starts a built module's jobs and registers its close hooks, in order (they close in reverse); returns its services. */
+  const start = <S>(module: Module<S>): S => startModule(module, lifecycle, jobs);
+  const collecting = config.collectIntervalMs > 0;
+  const now = options.collectorNow;
+
+  // Each context is built from the ones above it (its module.ts declares what it needs); a module is started where its
+  // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
+  const { audit, mailer } = start(buildPlatform({ config, db, logger }));
+  const { iot } = start(await buildGateway({ config, db, logger, audit, lifecycle }));
+  const access = buildAccess({ config, db, audit, logger, mailer });
+  const facility = buildFacility({ config, db, audit, logger, mailer, iot });
+  const { energy } = start(buildEnergyModule({ db, audit }));
+  const { zoneMove } = start(buildMetering({ db, store: energy.store, timezone: energy.timezone, logger }));
+  const { analysis } = start(buildAnalysisModule({ db, audit, energy }));
+  const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, collecting });
+  const { configs } = start(buildSite({ db, audit, zoneMove }));
+  const files = start(buildFiles({ db, audit, dataDir: config.dataDir }));
+  const reporting = start(buildReporting({ config, db, audit, logger, mailer, lifecycle, jobs, alerts: facility.services.alerts, energy, analysis }));
+  const { alerts } = start(facility);
+  const { demand } = start(buildDemandWatch({ db, energy, alerts, logger }));
+  const { loadShedder } = start(buildLoadShedding({ db, audit, analysis, energy, iot, demand, alerts, logger, now: now ?? Date.now }));
+  const { collector } = start(
+    await buildCollection({
+      config,
+      db,
+      logger,
+      iot,
+      store: energy.store,
+      timezone: energy.timezone,
+      history: energy.history,
+      zoneMove,
+      alerts,
+      demand,
+      loadShedder,
+      meterSimulator: iot.simulator ? () => ensureSimulatorMeters(db, energy.meters, iot.simulator!.building.catalogue(), logger) : undefined,
+      now,
+    }),
   );
-  checkpoints.start();
-  jobs.add('platform', checkpoints);
-  lifecycle.onClose('WAL checkpoints', () => checkpoints.stop());
-
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
-  lifecycle.onClose('mailer', () => mailer.close());
-
-  const audit = new AuditLog(db);
-  const iot = await startIotGateway({ config, db, logger, audit, lifecycle });
-  if (iot.probeJob) jobs.add('gateway', iot.probeJob);
-
-  const auth = new AuthService({
-    db,
-    logger,
-    mailer,
-    jwtSecret: config.jwtSecret,
-    accessTokenTtlSec: config.accessTokenTtlSec,
-    refreshTokenTtlSec: config.refreshTokenTtlSec,
-    codeTtlSec: config.codeTtlSec,
-    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
-  });
-  const features = buildFeatureServices({
-    db,
-    audit,
-    dataDir: config.dataDir,
-    logger,
-    throttle: auth.throttle,
-    reportMinIntervalMin: config.reports.minIntervalMin,
-  });
-  // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
-  features.faults.recountStats();
-  const reportRuns = startReports({
-    config,
-    db,
-    logger,
-    audit,
-    mailer,
-    lifecycle,
-    jobs,
-    alerts: features.alerts,
-    energy: features.energy.site,
-    analysis: features.analysis,
-    commodities: features.energy.commodities,
-  });
-  const notifier = new AlarmNotifier({
-    db,
-    mailer,
-    logger,
-    publicUrl: config.publicUrl,
-    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
-  });
-  features.alerts.onCreated((alert) => notifier.alertRaised(alert));
-  notifier.start();
-  if (notifier.escalationJob) jobs.add('facility', notifier.escalationJob);
-  lifecycle.onClose('alert notifications', () => notifier.stop());
-  const alarmPoller = new AlarmPoller({ iot, alerts: features.alerts, areas: features.alarmAreas, logger, intervalMs: config.alarmPollIntervalMs });
-  if (config.alarmPollIntervalMs > 0) {
-    alarmPoller.start();
-    jobs.add('facility', alarmPoller.job);
-  }
-  lifecycle.onClose('gateway alarm poller', () => alarmPoller.stop());
-  const { energy } = features;
-  const demand = new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts: features.alerts, logger, timezone: energy.timezone });
-  const collector = new Collector({
-    db,
-    iot,
-    store: energy.store,
-    logger,
-    intervalMs: config.collectIntervalMs,
-    timezone: energy.timezone,
-    now: options.collectorNow,
-    // Edge boxes run on flash: day rows are written at 15-minute boundaries, not every collection (docs/performance-edge.md).
-    holdOpenInterval: true,
-    afterCollect: (now, ok) => {
-      if (ok) demand.check(now);
-      // Load shedding (issue 25, off by default): after the peak warning, from the same projection.
-      if (ok) void loadShedder.evaluate(now);
-      dataWatch.check(now);
-    },
-  });
-  const dataWatch = new DataWatch({ db, collector, alerts: features.alerts, logger });
-  const loadShedder = new LoadShedder({
-    db,
-    audit,
-    config: features.analysis.loadShedding,
-    iot,
-    demand,
-    tariffs: energy.tariffs,
-    alerts: features.alerts,
-    logger,
-    timezone: energy.timezone,
-  });
-  // Its safety restores on their own timer, whatever the collector does; at stop every shed point is restored. Registered
-  // after the gateway client and the database, so (hooks run in reverse) it runs before they close, after the collector stops.
-  const loadSheddingGuard = new LoadSheddingGuard(loadShedder, { now: options.collectorNow ?? Date.now, logger });
-  features.analysis.loadShedding.afterReplace(() => loadSheddingGuard.applyNow());
-  loadSheddingGuard.start();
-  jobs.add('analysis', loadSheddingGuard.job);
-  lifecycle.onClose('load shedding (restores shed points)', () => loadSheddingGuard.stop());
-  // A time-zone move cut short by a stop is carried to its end before the first collection.
-  features.zoneMove.pauseCollection(collector);
-  features.energy.history.takeTurnsWith(collector);
-  await features.zoneMove.resume();
-  if (config.collectIntervalMs > 0 && iot.simulator) ensureSimulatorMeters(db, features.energy.meters, iot.simulator.building.catalogue(), logger);
-  if (config.collectIntervalMs > 0) {
-    collector.start();
-    jobs.add('metering', collector.job);
-  }
-  lifecycle.onClose('energy collector', () => collector.stop());
-  // Energy anomalies of each finished site day (issue 25): hourly, each day checked once.
-  const anomalies = features.analysis.anomalies(iot, features.alerts, logger);
-  const anomalyRuns = new Repeating(() => anomalies.checkYesterday(), 3_600_000, 'energy anomaly check');
-  if (config.collectIntervalMs > 0) {
-    anomalyRuns.start();
-    jobs.add('analysis', anomalyRuns);
-  }
-  lifecycle.onClose('energy anomaly check', () => anomalyRuns.stop());
-  // Budgets whose year-end forecast passes them (issue 42): hourly, an alert once per budget and year.
-  const budgetRuns = new Repeating(
-    async () => {
-      try {
-        features.billing.budgets.check((alarm) => features.alerts.fromGatewayAlarm(alarm));
-      } catch (error) {
-        logger.error({ err: error }, 'budget check failed');
-      }
-    },
-    3_600_000,
-    'budget check',
-  );
-  if (config.collectIntervalMs > 0) {
-    budgetRuns.start();
-    jobs.add('billing', budgetRuns);
-  }
-  lifecycle.onClose('budget check', () => budgetRuns.stop());
+  start(buildAnomalyChecks({ analysis, iot, alerts, logger, collecting }));
+  start(billing);
   const startedAt = Date.now();
+  const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
+  const operations = buildOperations({ config, db, logger, iot, collector });
+  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth }));
+  start(access);
+  start(operations);
+
   const deps: AppDeps = {
-    ...features,
-    ...buildPortalServices({ db, audit, config, logger, auth, iot, collector, features, startedAt }),
+    ...access.services,
+    ...facility.services,
+    ...files,
+    ...reporting,
+    ...screens,
+    ...billing.services,
+    backups: operations.services.backups,
+    analysis,
+    configs,
+    zoneMove,
+    energy,
     collector,
     loadShedder,
     config,
     db,
     logger,
     mailer,
-    auth,
     audit,
     iot,
-    backups: new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget }),
-    reportRuns,
-    notifier,
     lifecycle,
     jobs,
     startedAt,
   };
-  // Fleet sync: ticks always, sends only while the box is joined (the link row); a join or leave needs no restart.
-  const fleetSync = new FleetSync({
-    db,
-    logger,
-    catchUpDelayMs: config.fleetSync.catchUpDelayMs,
-    intervalMs: config.fleetSync.intervalMs,
-    health: () => {
-      const collected = collector.health();
-      const backup = deps.backups.health();
-      return { version, collector: collected.state, gateway: gatewayCondition(iot.health(), collected), lastBackupAt: backup.lastGoodAt };
-    },
-  });
-  const fleetTicks = new Repeating(
-    () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
-    // It looks every 30 s at most (a join is noticed soon); it sends every EMS_FLEET_SYNC_INTERVAL (FleetSync decides).
-    Math.min(30_000, config.fleetSync.intervalMs),
-    'fleet sync',
-  );
-  fleetTicks.start();
-  jobs.add('fleet', fleetTicks);
-  lifecycle.onClose('fleet sync', () => fleetTicks.stop());
-  const sweep = new Repeating(async () => deps.auth.codes.sweep(), 60_000, 'verification code sweep');
-  sweep.start();
-  jobs.add('access', sweep);
-  lifecycle.onClose('code sweeper', () => sweep.stop());
-  deps.backups.start();
-  jobs.add('operations', deps.backups.job);
-  jobs.add('operations', deps.backups.reloadJob);
-  lifecycle.onClose('backup scheduler', () => deps.backups.stop());
 
   try {
     await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);

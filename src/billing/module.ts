@@ -11,6 +11,10 @@ import { Budgets } from './budgets.ts';
 import { Measures } from './savings.ts';
 import { Billing } from './service.ts';
 import { SupplierBills } from './supplierBills.ts';
+import type { AlertService } from '../facility/index.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { Module } from '../platform/jobs/module.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<GatewayPort, 'history'>) => Measures };
 
@@ -35,5 +39,39 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
       const baselines = analysis.baselines(iot);
       return new Measures(db, audit, energy.figures, () => baselines, energy.meters);
     },
+  };
+}
+
+export type BillingNeeds = {
+  db: Db;
+  audit: AuditLog;
+  energy: Energy;
+  analysis: Analysis;
+  alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+  logger: Logger;
+  /** The budget check runs while the collector does (EMS_COLLECT_INTERVAL > 0). */
+  collecting: boolean;
+};
+
+/** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
+export function buildBillingModule({ db, audit, energy, analysis, alerts, logger, collecting }: BillingNeeds): Module<{ billing: BillingFeature }> {
+  const billing = buildBilling(db, audit, energy, analysis);
+  const budgetRuns = new Repeating(
+    async () => {
+      try {
+        billing.budgets.check((alarm) => alerts.fromGatewayAlarm(alarm));
+      } catch (error) {
+        logger.error({ err: error }, 'budget check failed');
+      }
+    },
+    3_600_000,
+    'budget check',
+  );
+  return {
+    context: 'billing',
+    services: { billing },
+    running: [
+      { name: 'budget check', start: collecting ? () => budgetRuns.start() : undefined, jobs: collecting ? [budgetRuns] : [], stop: () => budgetRuns.stop() },
+    ],
   };
 }

@@ -6,7 +6,7 @@ export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } fro
 export { commodityRoutes } from './commodityRoutes.ts';
 export { DemandWatch, WARNING_MIN_ELAPSED_MS } from './demandWatch.ts';
 export { FIGURE_TABLES, nextMonth, type EnergyFigures, type SitePeak, type Totals } from './figures.ts';
-export { buildEnergy, ensureSimulatorMeters, type Energy } from './module.ts';
+export { buildEnergy, buildEnergyModule, buildDemandWatch, ensureSimulatorMeters, type Energy } from './module.ts';
 export { energyRoutes } from './routes.ts';
 export { SitePeakSchema } from './schemas.ts';
 export { SiteEnergy, type Coverage, type LoadCurve, type PeriodFigures } from './siteEnergy.ts';

@@ -11,6 +11,9 @@ import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
 import { AreaCards } from './areaCards.ts';
 import { SiteEnergy } from './siteEnergy.ts';
+import { DemandWatch } from './demandWatch.ts';
+import type { AlertService } from '../facility/index.ts';
+import type { Module } from '../platform/jobs/module.ts';
 
 export type Energy = {
   meters: MeterDirectory;
@@ -43,6 +46,32 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const areas = new AreaCards(db, audit, meters, (names, at) => site.meteredAreas(names, at));
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
   return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
+}
+
+/** The energy context as the composition root builds it: its pieces (above), no jobs of its own. */
+export function buildEnergyModule({ db, audit }: { db: Db; audit: AuditLog }): Module<{ energy: Energy }> {
+  return { context: 'energy', services: { energy: buildEnergy(db, audit) } };
+}
+
+/**
+ * The peak-demand watch (the collector asks it after each collection): built once the alert intake runs, just before
+ * the collector, since it reads the open episode's key as it is built.
+ */
+export function buildDemandWatch({
+  db,
+  energy,
+  alerts,
+  logger,
+}: {
+  db: Db;
+  energy: Energy;
+  alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
+  logger: Logger;
+}): Module<{ demand: DemandWatch }> {
+  return {
+    context: 'energy',
+    services: { demand: new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts, logger, timezone: energy.timezone }) },
+  };
 }
 
 /**

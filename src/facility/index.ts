@@ -13,3 +13,4 @@ export { AlarmNotifier } from './notifications/notifier.ts';
 export { AlarmPoller } from './notifications/poller.ts';
 export { alarmRoutes } from './notifications/routes.ts';
 export { NotificationRules } from './notifications/rules.ts';
+export { buildFacility, type Facility, type FacilityNeeds } from './module.ts';

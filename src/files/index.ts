@@ -10,3 +10,4 @@ export { sweepStaleUploads, withUpload } from './uploads/receiveUpload.ts';
 export { BinaryBody } from './uploads/schemas.ts';
 export { sendStoredFile } from './uploads/sendFile.ts';
 export type { StoredFiles } from './uploads/storedFiles.ts';
+export { buildFiles, type Files } from './module.ts';

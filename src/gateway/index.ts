@@ -14,3 +14,4 @@ export {
   type PointValue,
   type SetOutcome,
 } from './port.ts';
+export { buildGateway, type GatewayNeeds } from './module.ts';

@@ -6,3 +6,4 @@ export { BackupScheduler } from './backup/service.ts';
 export { gatewayCondition, publicGatewayState } from './health/gatewayCondition.ts';
 export { healthRoutes } from './health/routes.ts';
 export { Metrics } from './metrics/service.ts';
+export { buildOperations, type Operations } from './module.ts';

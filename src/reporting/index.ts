@@ -6,3 +6,4 @@ export { reportRoutes } from './reports/routes.ts';
 export type { ReportRunner } from './reports/runs.ts';
 export { ReportService } from './reports/service.ts';
 export { startReports } from './reports/start.ts';
+export { buildReporting, type Reporting, type ReportingNeeds } from './module.ts';

@@ -6,3 +6,4 @@ export { overviewRoutes } from './overview/routes.ts';
 export { OverviewService } from './overview/service.ts';
 export { wallboardPages, wallboardRoutes } from './wallboard/routes.ts';
 export { WallboardService } from './wallboard/service.ts';
+export { buildScreens, type Screens, type ScreensNeeds } from './module.ts';

@@ -5,3 +5,4 @@ export { CameraPreset, Hotspot, SceneLabel } from './schemas.ts';
 export { ConfigStore } from './service.ts';
 export { settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
 export { siteSettings, siteTimezone, type SiteSettings } from './siteSettings.ts';
+export { buildSite } from './module.ts';

@@ -1,4 +1,5 @@
-// Services are built once when the service starts; building the route table from them writes nothing.
+// Services are built once when the service starts, each context by its module.ts in the order src/app/compose.ts
+// lists; building the route table from them writes nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allRoutes } from '../../src/app/routes.ts';
@@ -40,7 +41,7 @@ test('services are built once, in the composition root: no route table construct
     for (const match of text.matchAll(/new ([A-Z]\w*)\(|create\w*Store\(/g))
       if (!match[1] || !PER_REQUEST.test(match[1])) offenders.push(`${file}: ${match[0]}`);
   }
-  assert.deepEqual(offenders, [], 'route tables receive their services from src/app/features.ts');
+  assert.deepEqual(offenders, [], 'route tables receive their services from the modules (src/<context>/module.ts, started by src/app/compose.ts)');
 });
 
 test('the dashboard, the wallboard and the configs routes share one config store: a change shows on the next read of each', async () => {
@@ -56,4 +57,132 @@ test('the dashboard, the wallboard and the configs routes share one config store
   } finally {
     await server.close();
   }
+});
+
+const SRC = new URL('../../src/', import.meta.url).pathname;
+
+test('the composition root is a list of modules: it constructs nothing but its lifecycle and job registry', async () => {
+  const fs = await import('node:fs');
+  const text = fs.readFileSync(`${SRC}app/compose.ts`, 'utf8');
+  const constructed = [...text.matchAll(/new ([A-Z]\w*)\(/g)].map((match) => match[1]);
+  assert.deepEqual(
+    constructed.filter((name) => !['Lifecycle', 'JobRegistry', 'StartupError', 'Promise'].includes(name!)),
+    [],
+    "a service is built by its context's module.ts",
+  );
+  // Every module is built from a face (src/<context>/index.ts) or the floor's module, never from a context's inner file.
+  const built = [...text.matchAll(/\b(build[A-Z]\w*)\(/g)].map((match) => match[1]);
+  assert.ok(built.length >= 15, `compose.ts builds ${built.length} modules`);
+  for (const line of text.split('\n').filter((line) => line.startsWith('import ') && line.includes("from '../")))
+    assert.match(line, /from '\.\.\/(\w+\/index|platform\/[\w/]+)\.ts'/, line);
+});
+
+/** Contexts with no module of their own, and who builds their pieces. */
+const BUILT_BY_ANOTHER: Record<string, string> = { pricing: 'energy builds the tariffs and calorific values with the interval store (src/energy/module.ts)' };
+
+test('every context the service builds has a module.ts whose build function its face exports', async () => {
+  const fs = await import('node:fs');
+  const contexts = fs
+    .readdirSync(SRC, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !['app', 'platform', 'web', 'fleet'].includes(entry.name))
+    .map((entry) => entry.name);
+  const missing: string[] = [];
+  for (const context of contexts) {
+    if (context in BUILT_BY_ANOTHER) continue;
+    if (!fs.existsSync(`${SRC}${context}/module.ts`)) {
+      missing.push(`${context}: no module.ts`);
+      continue;
+    }
+    const module = fs.readFileSync(`${SRC}${context}/module.ts`, 'utf8');
+    const face = fs.readFileSync(`${SRC}${context}/index.ts`, 'utf8');
+    const builders = [...module.matchAll(/export (?:async )?function (build[A-Z]\w*)/g)].map((match) => match[1]!);
+    if (!builders.length) missing.push(`${context}: module.ts exports no build function`);
+    for (const name of builders) if (!new RegExp(`\\b${name}\\b`).test(face)) missing.push(`${context}: index.ts does not export ${name}`);
+  }
+  assert.deepEqual(missing, []);
+  assert.ok(contexts.length >= 12, `found ${contexts.length} contexts`);
+});
+
+test('modules start their jobs and register their close hooks in the order the service always had', async () => {
+  const server = await startTestServer({ EMS_COLLECT_INTERVAL: '3600s', EMS_ALARM_POLL_INTERVAL: '3600s' });
+  try {
+    const { deps } = server.service;
+    // The registry lists jobs as they were started; the lifecycle's hooks run in reverse of this list at close.
+    assert.deepEqual(
+      deps.jobs.list().map((job) => `${job.owner}:${job.name}`),
+      [
+        'platform:WAL checkpoint',
+        'gateway:gateway probe',
+        'reporting:report plans',
+        'reporting:report plan wake-ups',
+        'facility:alert escalations',
+        'facility:gateway alarm poll',
+        'analysis:load shedding guard',
+        'metering:energy collection',
+        'analysis:energy anomaly check',
+        'billing:budget check',
+        'fleet:fleet sync',
+        'access:verification code sweep',
+        'operations:backup',
+        'operations:backup schedule reload',
+      ],
+    );
+    // Load shedding closes after the collector stopped (it restores what the last collection shed) and before the
+    // gateway client and the database; the WAL index after the database (its locks).
+    assert.deepEqual(
+      (Reflect.get(deps.lifecycle, 'hooks') as { name: string }[]).map((hook) => hook.name),
+      [
+        'service lock',
+        'WAL index',
+        'database',
+        'WAL checkpoints',
+        'mailer',
+        'IoT gateway simulator',
+        'IoT gateway client',
+        'report worker',
+        'report scheduler',
+        'alert notifications',
+        'gateway alarm poller',
+        'load shedding (restores shed points)',
+        'energy collector',
+        'energy anomaly check',
+        'budget check',
+        'fleet sync',
+        'code sweeper',
+        'backup scheduler',
+      ],
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * Where a class a module builds is also constructed elsewhere, and why it is not a second copy in the service: another
+ * thread or process with its own connection, or a fallback only tests take. A new entry needs a reason as good.
+ */
+const OTHER_CONSTRUCTION_SITES: Record<string, string> = {
+  'reporting/reports/reportWorker.ts AuditLog': 'the report worker thread, on its own read-only connection',
+  'reporting/reports/reportWorker.ts Comparisons': 'the report worker thread, on its own read-only connection',
+  'reporting/reports/reportWorker.ts DemandCharges': 'the report worker thread, on its own read-only connection',
+  'operations/backup/schedule.ts AuditLog':
+    "changeSchedule (the API and emsctl alike) records on the caller's connection; an AuditLog prepares one insert and keeps no state. next: take the audit log as an argument",
+  'screens/overview/service.ts SiteEnergy': 'only when given bare figures (tests of the overview alone); the service hands it energy.site',
+  'reporting/reports/energyFigures.ts SiteEnergy': 'the report tests and benchmark build their energy source without a service',
+};
+
+test('a long-lived object a module builds is constructed in no other file of the service', async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  const modules = files.filter((file) => file.endsWith('module.ts'));
+  const built = new Set(modules.flatMap((file) => [...fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/new ([A-Z]\w*)\(/g)].map((match) => match[1]!)));
+  // Repeating is the job primitive: each job owns its own.
+  built.delete('Repeating');
+  assert.ok(built.size >= 25, `modules build ${built.size} kinds of objects`);
+  const elsewhere: string[] = [];
+  for (const file of files.filter((file) => !file.endsWith('module.ts'))) {
+    for (const match of fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/new ([A-Z]\w*)\(/g))
+      if (built.has(match[1]!) && !(`${file} ${match[1]}` in OTHER_CONSTRUCTION_SITES)) elsewhere.push(`${file}: new ${match[1]}(`);
+  }
+  assert.deepEqual(elsewhere, [], 'built once, by its context module (src/<context>/module.ts)');
 });

@@ -1,0 +1,67 @@
+// The access context, built once by the composition root: sign-in (AuthService), users, OAuth, the audit trail reader,
+// and the sweep of spent verification codes.
+import type { AuditLog } from '../platform/db/auditTrail.ts';
+import type { Db } from '../platform/db/client.ts';
+import type { Config } from '../platform/config.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { Module } from '../platform/jobs/module.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mail/mailer.ts';
+import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
+import { AuditReader } from './audit/service.ts';
+import { unlockUser, type LoginThrottle } from './auth/loginThrottle.ts';
+import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
+import { AuthService } from './auth/service.ts';
+import { OAuthService } from './oauth/service.ts';
+import { UserDirectory } from './users/service.ts';
+
+export type Access = { auth: AuthService; users: UserDirectory; auditTrail: AuditReader; oauth: OAuthService };
+
+export type AccessNeeds = { config: Config; db: Db; audit: AuditLog; logger: Logger; mailer: Mailer };
+
+/** The user service with auth's hashing and sign-in throttle wired in (users does not import auth); emsctl builds it too. */
+export function buildUserDirectory({
+  db,
+  audit,
+  dataDir,
+  logger,
+  throttle,
+}: {
+  db: Db;
+  audit: AuditLog;
+  dataDir: string;
+  logger: Logger;
+  throttle: Pick<LoginThrottle, 'reserve'>;
+}): UserDirectory {
+  return new UserDirectory({
+    db,
+    audit,
+    dataDir,
+    logger,
+    passwords: { hash: hashPassword, verify: verifyPassword, assertLength: assertPasswordLength },
+    throttle: {
+      reserve: (userId, login, address) => throttle.reserve(userId, login, address),
+      unlock: (user) => unlockUser(db, user),
+    },
+  });
+}
+
+export function buildAccess({ config, db, audit, logger, mailer }: AccessNeeds): Module<Access> {
+  const auth = new AuthService({
+    db,
+    logger,
+    mailer,
+    jwtSecret: config.jwtSecret,
+    accessTokenTtlSec: config.accessTokenTtlSec,
+    refreshTokenTtlSec: config.refreshTokenTtlSec,
+    codeTtlSec: config.codeTtlSec,
+    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+  });
+  const users = buildUserDirectory({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
+  const sweep = new Repeating(async () => auth.codes.sweep(), 60_000, 'verification code sweep');
+  return {
+    context: 'access',
+    services: { auth, users, auditTrail: new AuditReader(db), oauth: new OAuthService({ config, db, logger, auth, audit }) },
+    running: [{ name: 'code sweeper', start: () => sweep.start(), jobs: [sweep], stop: () => sweep.stop() }],
+  };
+}

@@ -1,0 +1,30 @@
+// The fleet sync, built once by the composition root: it ticks always and sends only while the box is joined (the
+// link row); a join or leave needs no restart.
+import type { Db } from '../platform/db/client.ts';
+import type { Config } from '../platform/config.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { Module } from '../platform/jobs/module.ts';
+import type { Logger } from '../platform/logger.ts';
+import { FleetSync, type SyncHealth } from './sync.ts';
+
+export function buildFleetSync({
+  config,
+  db,
+  logger,
+  health,
+}: {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  health: SyncHealth;
+}): Module<{ fleetSync: FleetSync }> {
+  const fleetSync = new FleetSync({ db, logger, catchUpDelayMs: config.fleetSync.catchUpDelayMs, intervalMs: config.fleetSync.intervalMs, health });
+  const ticks = new Repeating(
+    () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
+    // It looks every 30 s at most (a join is noticed soon); it sends every EMS_FLEET_SYNC_INTERVAL (FleetSync decides).
+    Math.min(30_000, config.fleetSync.intervalMs),
+    'fleet sync',
+  );
+  // Listed under "fleet", as before the module (the /metrics owner label).
+  return { context: 'fleet', services: { fleetSync }, running: [{ name: 'fleet sync', start: () => ticks.start(), jobs: [ticks], stop: () => ticks.stop() }] };
+}
