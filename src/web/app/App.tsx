@@ -1,14 +1,14 @@
 // The frame (skip link, header, navigation, main) and the route table: each screen is its own chunk, loaded when
 // first opened; a screen that needs a role the person lacks is not linked and says so when opened.
-import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from './components/lazyScreens';
 import { t, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
 import { can, ready, signOut, user } from './state/session';
 import { theme, toggleTheme } from './state/theme';
 
 type Role = 'viewer' | 'operator' | 'admin';
-type Screen = { pattern: RegExp; load: () => Promise<{ default: ComponentType<{ params: string[] }> }>; role: Role | 'public'; title: Key };
+type Screen = LazyScreen & { role: Role | 'public'; title: Key };
 
 const SCREENS: Screen[] = [
   { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview' },
@@ -48,40 +48,6 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/settings', label: 'nav.settings', role: 'admin' },
   { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
-
-const loaded = new Map<Screen, ComponentType<{ params: string[] }>>();
-
-function Loader({ screen, params }: { screen: Screen; params: string[] }) {
-  const [Component, setComponent] = useState(() => loaded.get(screen));
-  const [failed, setFailed] = useState(false);
-  useEffect(() => {
-    if (loaded.has(screen)) return setComponent(() => loaded.get(screen));
-    setComponent(undefined);
-    screen.load().then(
-      (module) => {
-        loaded.set(screen, module.default);
-        setComponent(() => module.default);
-      },
-      () => setFailed(true),
-    );
-  }, [screen]);
-  if (failed) return <p role="alert">{t('app.loadFailed')}</p>;
-  if (!Component)
-    return (
-      <p class="muted" aria-busy="true">
-        {t('app.loading')}
-      </p>
-    );
-  return <Component params={params} />;
-}
-
-function find(path: string): { screen?: Screen; params: string[] } {
-  for (const screen of SCREENS) {
-    const match = screen.pattern.exec(path);
-    if (match) return { screen, params: match.slice(1).map(decodeURIComponent) };
-  }
-  return { params: [] };
-}
 
 const siteName = document.documentElement.dataset.siteName || 'EMS';
 
@@ -143,7 +109,7 @@ function Header() {
 export function App() {
   const main = useRef<HTMLElement>(null);
   const path = pathOf(route.value);
-  const { screen, params } = find(path);
+  const { screen, params } = findScreen(SCREENS, path);
   const signedIn = user.value !== null;
   let shown = screen;
   let shownParams = params;
@@ -163,15 +129,7 @@ export function App() {
   useEffect(() => {
     document.title = `${title} · ${siteName}`;
   }, [title]);
-  // Focus moves to the new screen's heading on navigation, as a page load would, for keyboard and screen readers.
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    main.current?.focus();
-  }, [path]);
+  useFocusOnNavigation(main, [path]);
   if (!ready.value) return null;
   return (
     <>
@@ -186,7 +144,7 @@ export function App() {
             <p>{t('app.forbidden')}</p>
           </section>
         ) : shown ? (
-          <Loader key={shown.title + shownParams.join('/')} screen={shown} params={shownParams} />
+          <ScreenLoader key={shown.title + shownParams.join('/')} screen={shown} params={shownParams} />
         ) : (
           <section>
             <h1>{t('notFound.title')}</h1>

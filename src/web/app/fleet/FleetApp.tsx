@@ -1,15 +1,15 @@
 // The staff app in fleet mode (the fleet service serves the same build with <html data-mode="fleet">): fleet users sign
 // in with their token and see the portfolio: health per site, the EUI ranking, one alert list, a site's meters.
 // Same frame, styles and words as the site's app; each screen is its own chunk.
-import type { ComponentType } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Field, Problem } from '../components/Field';
+import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from '../components/lazyScreens';
 import { type Key, t } from '../i18n';
 import { navigate, pathOf, route } from '../state/router';
 import { theme, toggleTheme } from '../state/theme';
 import { fleetReady, fleetUser, signInFleet, signOut } from './session';
 
-type Screen = { pattern: RegExp; load: () => Promise<{ default: ComponentType<{ params: string[] }> }>; title: Key };
+type Screen = LazyScreen & { title: Key };
 
 const SCREENS: Screen[] = [
   { pattern: /^\/(?:health)?$/, load: () => import('./Health'), title: 'fleet.health' },
@@ -23,31 +23,6 @@ const NAV: { href: string; label: Key; current: RegExp }[] = [
   { href: '/eui', label: 'fleet.ranking', current: /^\/eui$/ },
   { href: '/alerts', label: 'fleet.alerts', current: /^\/alerts$/ },
 ];
-
-const loaded = new Map<Screen, ComponentType<{ params: string[] }>>();
-
-function Loader({ screen, params }: { screen: Screen; params: string[] }) {
-  const [Component, setComponent] = useState(() => loaded.get(screen));
-  const [failed, setFailed] = useState(false);
-  useEffect(() => {
-    if (loaded.has(screen)) return setComponent(() => loaded.get(screen));
-    screen.load().then(
-      (module) => {
-        loaded.set(screen, module.default);
-        setComponent(() => module.default);
-      },
-      () => setFailed(true),
-    );
-  }, [screen]);
-  if (failed) return <p role="alert">{t('app.loadFailed')}</p>;
-  if (!Component)
-    return (
-      <p class="muted" aria-busy="true">
-        {t('app.loading')}
-      </p>
-    );
-  return <Component params={params} />;
-}
 
 function Header() {
   const [open, setOpen] = useState(false);
@@ -140,31 +115,16 @@ function SignIn() {
   );
 }
 
-function find(path: string): { screen?: Screen; params: string[] } {
-  for (const screen of SCREENS) {
-    const match = screen.pattern.exec(path);
-    if (match) return { screen, params: match.slice(1) };
-  }
-  return { params: [] };
-}
-
 export function FleetApp() {
   const main = useRef<HTMLElement>(null);
   const path = pathOf(route.value);
-  const { screen, params } = find(path);
+  const { screen, params } = findScreen(SCREENS, path);
   const signedIn = fleetUser.value !== null;
   const title = !signedIn ? t('fleet.signInTitle') : screen ? t(screen.title) : t('notFound.title');
   useEffect(() => {
     document.title = `${title} · ${t('fleet.brand')}`;
   }, [title]);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    main.current?.focus();
-  }, [path, signedIn]);
+  useFocusOnNavigation(main, [path, signedIn]);
   if (!fleetReady.value) return null;
   return (
     <>
@@ -176,7 +136,7 @@ export function FleetApp() {
         {!signedIn ? (
           <SignIn />
         ) : screen ? (
-          <Loader key={screen.title + params.join('/')} screen={screen} params={params} />
+          <ScreenLoader key={screen.title + params.join('/')} screen={screen} params={params} />
         ) : (
           <section>
             <h1>{t('notFound.title')}</h1>
