@@ -2,12 +2,12 @@
 // listed points in priority order before its window passes the contracted peak, and restores them after, with every
 // write audited; a flat load below the contract sheds nothing; a gateway that accepts a write but reads back something
 // else (the misbehaving test gateway) gets it reported, and the point is not counted as shed.
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoadShedder, UNCONFIRMED_CODE } from '../../src/analysis/loadShedding.ts';
 import { IotGateway } from '../../src/gateway/service.ts';
 import { DAY, demandWatch, MIN, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
-import { startFakeGateway } from '../helpers/fakeGateway.ts';
+import { type FakeGateway, startFakeGateway } from '../helpers/fakeGateway.ts';
 import { eventually, startTestServer } from '../helpers/server.ts';
 import { startGatewaySimulator } from '../../src/gateway/simulator/server.ts';
 
@@ -201,12 +201,16 @@ test('a rising load sheds in priority order before its window passes the contrac
   assert.ok(forced.length >= 1, 'restored after the maximum shed duration while the load stayed above');
 });
 
-test('a write the gateway cannot confirm is reported and the point not counted as shed', async (t) => {
+/**
+ * A shedder that writes through a misbehaving gateway (`fake`, scripted by `misbehave` before the run) while the
+ * simulated load ramps past the limit: 12 minutes into the next window, its points have been tried once each.
+ */
+async function rampThroughFakeGateway(t: TestContext, misbehave: (fake: FakeGateway) => void = () => {}) {
   const { r, load, start } = await rig();
   t.after(() => r.close());
-  // The misbehaving gateway takes every write (success: true) but reads every point back as 42.5.
   const fake = await startFakeGateway();
   t.after(() => fake.close());
+  misbehave(fake);
   const { deps } = r.server.service;
   const gateway = new IotGateway({
     baseUrl: fake.url,
@@ -227,6 +231,12 @@ test('a write the gateway cannot confirm is reported and the point not counted a
     body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
   });
   await runTo(window + 12 * MIN);
+  return { r, fake, window };
+}
+
+test('a write the gateway cannot confirm is reported and the point not counted as shed', async (t) => {
+  // The misbehaving gateway takes every write (success: true) but reads every point back as 42.5.
+  const { r, fake, window } = await rampThroughFakeGateway(t);
   assert.deepEqual(
     fake.executedWrites.map((w) => w.body),
     [
@@ -257,36 +267,14 @@ test('a write the gateway cannot confirm is reported and the point not counted a
 });
 
 test('a read-back the gateway refuses or answers without a value (through the typed port) is not a confirmation', async (t) => {
-  const { r, load, start } = await rig();
-  t.after(() => r.close());
   // Writes are taken; the read-back of the first point is refused (503), that of the second answers a string.
-  const fake = await startFakeGateway();
-  t.after(() => fake.close());
-  fake.script('/codes/values', (request, res) => {
-    const [code] = (request.body as { codes: string[] }).codes;
-    if (code === 'ahu1.run') res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"busy"}');
-    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ code, value: '26', quality: 'good' }] }));
-  });
-  const { deps } = r.server.service;
-  const gateway = new IotGateway({
-    baseUrl: fake.url,
-    timeoutMs: 5000,
-    credentials: { username: fake.username, password: fake.password },
-    db: deps.db,
-    logger: deps.logger,
-    audit: deps.audit,
-  });
-  t.after(() => gateway.close());
-  await enable(r);
-  const runTo = shedder(r, gateway);
-  const window = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
-  await runTo(window);
-  await fetch(`${r.sim.url}/sim/load`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ kw: 0, kwPerMinute: load * 0.06, minutes: 15 }),
-  });
-  await runTo(window + 12 * MIN);
+  const { r } = await rampThroughFakeGateway(t, (fake) =>
+    fake.script('/codes/values', (request, res) => {
+      const [code] = (request.body as { codes: string[] }).codes;
+      if (code === 'ahu1.run') res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"busy"}');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ code, value: '26', quality: 'good' }] }));
+    }),
+  );
   const state = await r.get('/api/analysis/load-shedding');
   const errors = Object.fromEntries(state.points.map((p: { code: string; shed: boolean; lastError: string }) => [p.code, [p.shed, p.lastError]]));
   assert.deepEqual(errors, {
