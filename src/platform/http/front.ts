@@ -8,6 +8,7 @@
 // but not the headers set after the answer (as before), CORS runs inside the security headers.
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
+import compose from 'koa-compose';
 import { plainAddress } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
@@ -41,8 +42,8 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
   // pass the service logger runs on every line: ~4 µs per line instead of ~13 µs.
   const log = options.logger.child({}, { redact: [] });
-  const api = chain(options.api);
-  const pages = chain([...options.pages, (ctx: Context) => api(ctx)]);
+  const api = compose(options.api);
+  const pages = compose([...options.pages, (ctx: Context) => api(ctx)]);
   const answer = (ctx: Context): Promise<unknown> => (ctx.path.startsWith('/api/') ? api(ctx) : pages(ctx));
 
   /** CORS for the configured dashboard origins; false when the request was answered here (a preflight). */
@@ -105,25 +106,5 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
       if (ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true) log.warn(line, 'request');
       else log.info(line, 'request');
     }
-  };
-}
-
-/** koa-compose's run of middlewares in turn, each given the next as `next`; the last one's `next` resolves. */
-function chain(middlewares: Middleware[]): (ctx: Context) => Promise<unknown> {
-  const done = () => Promise.resolve();
-  return (ctx) => {
-    let last = -1;
-    const step = (i: number): Promise<unknown> => {
-      if (i <= last) return Promise.reject(new Error('next() called multiple times'));
-      last = i;
-      const middleware = middlewares[i];
-      if (!middleware) return done();
-      try {
-        return Promise.resolve(middleware(ctx, () => step(i + 1)));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-    return step(0);
   };
 }
