@@ -133,8 +133,8 @@ export class Comparisons {
     const sqlite = db.sqlite;
     this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
     this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
-    this.normalisation = new WeatherNormalisation(db, figures);
     this.days = new StoredDays(db);
+    this.normalisation = new WeatherNormalisation(db, figures, this.days);
   }
 
   /**

@@ -12,7 +12,7 @@
 // by the daily anomaly check and by baseline requests); it never asks the gateway, so the comparisons API, the overview
 // and the report worker (a read-only connection without a gateway) give the same answer.
 import type { EnergyFigures } from '../energy/index.ts';
-import { StoredDays } from '../metering/index.ts';
+import type { StoredDays } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import { type BaselineDay, dayTypeOf, fitDayModel } from './baselines.ts';
@@ -71,16 +71,15 @@ function floats(buffer: Buffer): Float32Array {
 
 export class WeatherNormalisation {
   private readonly temperatures;
-  private readonly days: StoredDays;
 
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
+    /** Which days every meter of the target has stored (a day a meter lacks would read as a change): metering's door. */
+    private readonly days: StoredDays,
   ) {
     // raw SQL: the day's 24 hourly temperatures as one blob, read on the hot path of every month comparison.
     this.temperatures = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ?');
-    // Which days every meter of the target has stored (a day a meter lacks would read as a change): metering's door.
-    this.days = new StoredDays(db);
   }
 
   /** Days of [from, to) with energy from every meter of the target and a kept temperature, with their regressors. */
