@@ -304,10 +304,16 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /** The EMS_* variables in env that no setting reads (a typo such as PROT for PORT), each with the closest known name. */
+/**
+ * EMS_* variables the installer and the release tools read, not the service (installer/*.sh, check-runtime.mjs): an
+ * admin or CI may have them in the service's environment, and they are no typo.
+ */
+export const TOOL_SETTINGS: readonly string[] = ['EMS_CHECK_STATEMENTS', 'EMS_INSTALL_HEALTH_WAIT_SEC', 'EMS_RUNTIME_CACHE'];
+
 export function unknownSettings(env: Env = process.env): { name: string; closest: string }[] {
   const known = settingNames();
   return Object.keys(env)
-    .filter((name) => name.startsWith('EMS_') && !known.includes(name))
+    .filter((name) => name.startsWith('EMS_') && !known.includes(name) && !TOOL_SETTINGS.includes(name))
     .sort()
     .map((name) => {
       let closest = known[0];

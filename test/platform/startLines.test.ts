@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { levenshtein, loadConfig, settingNames, unknownSettings } from '../../src/platform/config.ts';
+import { levenshtein, loadConfig, settingNames, TOOL_SETTINGS, unknownSettings } from '../../src/platform/config.ts';
 import { tempDir } from '../helpers/server.ts';
 import { spawnService } from '../helpers/serviceProcess.ts';
 
@@ -11,7 +11,8 @@ test('the known names are every EMS_* name config.ts reads', () => {
   const source = fs.readFileSync(new URL('../../src/platform/config.ts', import.meta.url), 'utf8');
   const named = new Set(source.match(/'EMS_[A-Z0-9_]+'|\.EMS_[A-Z0-9_]+/g)!.map((name) => name.replace(/^[.']|'$/g, '')));
   assert.ok(named.size > 30);
-  assert.deepEqual(settingNames(), [...named].sort());
+  // TOOL_SETTINGS names the installer's variables in the same file; the service reads none of them.
+  assert.deepEqual(settingNames(), [...named].filter((name) => !TOOL_SETTINGS.includes(name)).sort());
 });
 
 test('an unknown EMS_* variable is named with the closest known name; known ones and other variables are not', () => {
@@ -25,6 +26,8 @@ test('an unknown EMS_* variable is named with the closest known name; known ones
     { name: 'EMS_SMTP_ULR', closest: 'EMS_SMTP_URL' },
   ]);
   assert.deepEqual(unknownSettings({ EMS_OAUTH_GITHUB_TOKEN_URL: 'https://gh.lan/token', EMS_OAUTH_OIDC_NAME: 'SSO' }), []);
+  // The installer's and the release tools' own variables are no typo (CI exports EMS_RUNTIME_CACHE around the tests).
+  assert.deepEqual(unknownSettings({ EMS_RUNTIME_CACHE: '/var/cache/ems-runtime', EMS_INSTALL_HEALTH_WAIT_SEC: '30' }), []);
   // Reading every setting on every start: a GitHub URL is checked even without a client id.
   assert.throws(() => loadConfig({ EMS_OAUTH_GITHUB_TOKEN_URL: 'nope' }), /EMS_OAUTH_GITHUB_TOKEN_URL/);
 });
@@ -51,4 +54,15 @@ test('the service warns about each unknown variable and prints the first-start p
     `ems: *** FIRST SIGN-IN: user admin, password ${password} (also in ${path.join(dataDir, 'initial-admin-password')}; change it after signing in) ***`,
   ]);
   assert.equal(service.lines().filter((line) => line.initialPassword === password).length, 1, 'still in the JSON stream');
+});
+
+test('the tool settings are exactly the EMS_* names the installer and release tools read that the service does not', () => {
+  const dir = path.join(import.meta.dirname, '..', '..', 'installer');
+  const read = new Set<string>();
+  for (const file of fs.readdirSync(dir)) {
+    if (!/\.(sh|mjs)$/.test(file)) continue;
+    for (const match of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/\bEMS_[A-Z0-9_]+/g)) read.add(match[0]);
+  }
+  const service = settingNames();
+  assert.deepEqual([...read].filter((name) => !service.includes(name)).sort(), [...TOOL_SETTINGS].sort());
 });
