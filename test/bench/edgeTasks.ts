@@ -83,9 +83,14 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
     // baseline's year of days. No gateway here: the temperatures fail, so it measures every energy read and no fit.
     const noGateway = { history: async () => Promise.reject(new Error('no gateway in the bench')) };
     const raised: unknown[] = [];
-    const watch = analysis
-      .buildAnalysis(db, new audit.AuditLog(db), energy)
-      .anomalies(noGateway, { fromGatewayAlarm: (alarm: unknown) => raised.push(alarm) }, log);
+    const watch = analysis.buildAnalysis({
+      db,
+      audit: new audit.AuditLog(db),
+      energy,
+      iot: noGateway,
+      alerts: { fromGatewayAlarm: (alarm: unknown) => raised.push(alarm) },
+      logger: log,
+    }).anomalies;
     const yesterday = addDays(new Date().toISOString().slice(0, 10), -1);
     measured = await longestBlock(() => watch.check(yesterday));
     rows.push({
