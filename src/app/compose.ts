@@ -182,7 +182,10 @@ export async function createService(
     startedAt,
   };
 
+  let routes: AnyRoute[];
   try {
+    // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
+    routes = orderRoutes(routeTables);
     await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);
   } catch (error) {
     await lifecycle.close(() => {});
@@ -192,7 +195,6 @@ export async function createService(
   // Nothing is uploading yet: temp files in tmp/ are leftovers of a crash.
   const staleUploads = sweepStaleUploads(path.join(config.dataDir, 'tmp'));
   if (staleUploads > 0) logger.warn({ removed: staleUploads }, 'removed unfinished uploads left by an earlier run');
-  const routes = orderRoutes(routeTables);
   const app = createApp(
     { routes, auth: access.services.auth, config, logger, db, metrics: operations.services.metrics, configs },
     { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] },
