@@ -68,6 +68,30 @@ test('services are built once, in the composition root: no route table construct
   assert.deepEqual(offenders, [], 'route tables receive their services from the modules (src/<context>/module.ts, started by src/app/compose.ts)');
 });
 
+test('every route table declares its needs by a named type in its own context', async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const src = path.resolve(import.meta.dirname, '../../src');
+  const routeFiles = fs
+    .readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /(^|\/)([a-zA-Z]*Routes|routes)\.ts$/.test(file) && !file.startsWith('app/'));
+  const tables: string[] = [];
+  const unnamed: string[] = [];
+  for (const file of routeFiles) {
+    const text = fs.readFileSync(path.join(src, file), 'utf8');
+    for (const match of text.matchAll(/export function (\w+Routes)\(([^)]*)\)/g)) {
+      tables.push(match[1]!);
+      // `({ alerts }: AlertRouteNeeds)` or `(needs: FileRouteNeeds)`, the type exported beside it; storedFileRoutes is a
+      // helper the files tables share.
+      const needs = /^(?:\{[^}]*\}|\w+): (\w+RouteNeeds)\b/.exec(match[2]!.trim())?.[1];
+      if (match[1] === 'storedFileRoutes') continue;
+      if (!needs || !new RegExp(`export type ${needs}\\b`).test(text)) unnamed.push(`${file}: ${match[1]}(${match[2]})`);
+    }
+  }
+  assert.ok(tables.length >= 26, `found ${tables.length} route tables`);
+  assert.deepEqual(unnamed, []);
+});
+
 test('the dashboard, the wallboard and the configs routes share one config store: a change shows on the next read of each', async () => {
   const server = await startTestServer();
   try {
