@@ -53,12 +53,12 @@ export type BillingNeeds = {
   collecting: boolean;
 };
 
-/** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
 /** The billing context's route table. */
 export function billingRouteGroups(needs: BillingRouteNeeds): RouteGroups {
   return { billing: billingRoutes(needs) };
 }
 
+/** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
 export function buildBillingModule({ db, audit, energy, analysis, alerts, logger, mailer, collecting }: BillingNeeds): Module<{ billing: BillingFeature }> {
   const billing = buildBilling(db, audit, energy, analysis);
   const budgetRuns = new Repeating(
