@@ -1,15 +1,10 @@
 // The face of access/: what the other contexts use of it. Imports from outside access/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is access's own business.
-export { auditRoutes } from './audit/routes.ts';
 export { AuditReader } from './audit/service.ts';
 export { unlockUser, type LoginThrottle } from './auth/loginThrottle.ts';
 export { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
-export { authRoutes } from './auth/routes.ts';
 export { AuthService } from './auth/service.ts';
-export { oauthRoutes } from './oauth/routes.ts';
 export { OAuthService } from './oauth/service.ts';
-export { avatarRoutes } from './users/avatarRoutes.ts';
-export { userRoutes } from './users/routes.ts';
 export { NullableString } from './users/schemas.ts';
 export { UserDirectory, ensureInitialAdmin } from './users/service.ts';
-export { buildAccess, buildUserDirectory, type Access, type AccessNeeds } from './module.ts';
+export { accessRouteGroups, buildAccess, buildUserDirectory, type Access, type AccessNeeds } from './module.ts';

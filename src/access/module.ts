@@ -4,20 +4,41 @@ import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
+import { auditRoutes, type AuditRouteNeeds } from './audit/routes.ts';
 import { AuditReader } from './audit/service.ts';
+import { authRoutes, type AuthRouteNeeds } from './auth/routes.ts';
 import { unlockUser, type LoginThrottle } from './auth/loginThrottle.ts';
 import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
 import { AuthService } from './auth/service.ts';
+import { oauthRoutes, type OAuthRouteNeeds } from './oauth/routes.ts';
 import { OAuthService } from './oauth/service.ts';
+import { avatarRoutes, type AvatarRouteNeeds } from './users/avatarRoutes.ts';
+import { userRoutes, type UserRouteNeeds } from './users/routes.ts';
 import { UserDirectory } from './users/service.ts';
 
 export type Access = { auth: AuthService; users: UserDirectory; auditTrail: AuditReader; oauth: OAuthService };
 
-export type AccessNeeds = { config: Config; db: Db; audit: AuditLog; logger: Logger; mailer: Mailer };
+export type AccessNeeds = {
+  config: Config;
+  db: Db;
+  audit: AuditLog;
+  logger: Logger;
+  mailer: Mailer;
+  /** The users' pictures (files builds the store; access serves /api/users/:id/avatar). */
+  avatars: AvatarRouteNeeds['avatars'];
+};
+
+export type AccessRouteNeeds = AuthRouteNeeds & OAuthRouteNeeds & UserRouteNeeds & AuditRouteNeeds & AvatarRouteNeeds;
+
+/** The access context's route tables: sign-in, OAuth, users, the audit trail, avatars. */
+export function accessRouteGroups(needs: AccessRouteNeeds): RouteGroups {
+  return { auth: authRoutes(needs), oauth: oauthRoutes(needs), users: userRoutes(needs), audit: auditRoutes(needs), avatars: avatarRoutes(needs) };
+}
 
 /** The user service with auth's hashing and sign-in throttle wired in (users does not import auth); emsctl builds it too. */
 export function buildUserDirectory({
@@ -46,7 +67,7 @@ export function buildUserDirectory({
   });
 }
 
-export function buildAccess({ config, db, audit, logger, mailer }: AccessNeeds): Module<Access> {
+export function buildAccess({ config, db, audit, logger, mailer, avatars }: AccessNeeds): Module<Access> {
   const auth = new AuthService({
     db,
     logger,
@@ -59,9 +80,11 @@ export function buildAccess({ config, db, audit, logger, mailer }: AccessNeeds):
   });
   const users = buildUserDirectory({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   const sweep = new Repeating(async () => auth.codes.sweep(), 60_000, 'verification code sweep');
+  const services = { auth, users, auditTrail: new AuditReader(db), oauth: new OAuthService({ config, db, logger, auth, audit }) };
   return {
     context: 'access',
-    services: { auth, users, auditTrail: new AuditReader(db), oauth: new OAuthService({ config, db, logger, auth, audit }) },
+    services,
     running: [{ name: 'code sweeper', start: () => sweep.start(), jobs: [sweep], stop: () => sweep.stop() }],
+    routes: accessRouteGroups({ ...services, config, avatars }),
   };
 }

@@ -6,5 +6,13 @@ export { DemandCharges, type MonthDemandCharge } from './demandCharges.ts';
 export { LoadShedder, type LoadSheddingConfig } from './loadShedding.ts';
 export type { WeatherNormalisedChange } from './normalisation.ts';
 export { LoadSheddingGuard } from './loadSheddingGuard.ts';
-export { buildAnalysis, buildAnalysisModule, buildLoadShedding, buildAnomalyChecks, type Analysis, type LoadSheddingNeeds } from './module.ts';
-export { analysisRoutes } from './routes.ts';
+export {
+  analysisRouteGroups,
+  buildAnalysis,
+  buildAnalysisModule,
+  buildLoadShedding,
+  buildAnomalyChecks,
+  type Analysis,
+  type AnalysisNeeds,
+  type LoadSheddingNeeds,
+} from './module.ts';

@@ -15,8 +15,10 @@ import { DemandCharges } from './demandCharges.ts';
 import { PeakWarnings } from './peakWarnings.ts';
 import { LoadShedder, LoadSheddingConfig } from './loadShedding.ts';
 import { LoadSheddingGuard } from './loadSheddingGuard.ts';
+import { analysisRoutes, type AnalysisRouteNeeds } from './routes.ts';
 import type { DemandWatch } from '../energy/index.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 
 export type Analysis = {
@@ -24,36 +26,50 @@ export type Analysis = {
   demandCharges: DemandCharges;
   peakWarnings: PeakWarnings;
   loadShedding: LoadSheddingConfig;
-  baselines: (iot: Pick<GatewayPort, 'history'>) => Baselines;
-  hourlyBaselines: (iot: Pick<GatewayPort, 'history'>) => HourlyBaselines;
-  enpis: (iot: Pick<GatewayPort, 'history'>) => Enpis;
-  anomalies: (iot: Pick<GatewayPort, 'history'>, alerts: Pick<AlertService, 'fromGatewayAlarm'>, logger: Logger) => AnomalyWatch;
+  baselines: Baselines;
+  hourlyBaselines: HourlyBaselines;
+  enpis: Enpis;
+  /** The energy anomaly check: the hourly job (buildAnomalyChecks) and POST /api/analysis/anomalies/check share it. */
+  anomalies: AnomalyWatch;
 };
 
-export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
+export type AnalysisNeeds = {
+  db: Db;
+  audit: AuditLog;
+  energy: Energy;
+  /** The outdoor temperatures' days not kept yet are read from the gateway's history. */
+  iot: Pick<GatewayPort, 'history'>;
+  /** Where the anomaly check raises its findings. */
+  alerts: Pick<AlertService, 'fromGatewayAlarm'>;
+  logger: Logger;
+};
+
+/** Each piece once: the baselines, EnPIs and the anomaly check read the outdoor temperatures through one OutdoorTemperatures. */
+export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: AnalysisNeeds): Analysis {
+  const temperatures = new OutdoorTemperatures(db, iot, energy.timezone);
+  const baselines = new Baselines(db, energy.figures, energy.tariffs, temperatures);
+  const hourlyBaselines = new HourlyBaselines(energy.figures, energy.tariffs, temperatures);
   return {
     comparisons: new Comparisons(db, energy.figures, energy.tariffs),
     demandCharges: new DemandCharges(energy.figures, energy.tariffs),
     peakWarnings: new PeakWarnings(db),
     loadShedding: new LoadSheddingConfig(db, audit),
-    // The gateway is started after the features are built: baselines get it when the routes are.
-    baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
-    hourlyBaselines: (iot) => new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
-    enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone), energy.commodities),
-    anomalies: (iot, alerts, logger) =>
-      new AnomalyWatch({
-        energy: energy.site,
-        baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
-        hourlyBaselines: new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
-        alerts,
-        logger,
-      }),
+    baselines,
+    hourlyBaselines,
+    enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities),
+    anomalies: new AnomalyWatch({ energy: energy.site, baselines, hourlyBaselines, alerts, logger }),
   };
 }
 
-/** The analysis context's pieces as the composition root builds them (above); its jobs are the two modules below. */
-export function buildAnalysisModule({ db, audit, energy }: { db: Db; audit: AuditLog; energy: Energy }): Module<{ analysis: Analysis }> {
-  return { context: 'analysis', services: { analysis: buildAnalysis(db, audit, energy) } };
+/** The analysis context's route table. */
+export function analysisRouteGroups(needs: AnalysisRouteNeeds): RouteGroups {
+  return { analysis: analysisRoutes(needs) };
+}
+
+/** The analysis context's pieces as the composition root builds them (above) and its routes; its jobs are the two modules below. */
+export function buildAnalysisModule(needs: AnalysisNeeds): Module<{ analysis: Analysis }> {
+  const analysis = buildAnalysis(needs);
+  return { context: 'analysis', services: { analysis }, routes: analysisRouteGroups({ energy: needs.energy, analysis }) };
 }
 
 export type LoadSheddingNeeds = {
@@ -95,20 +111,8 @@ export function buildLoadShedding({ db, audit, analysis, energy, iot, demand, al
 }
 
 /** Energy anomalies of each finished site day (issue 25): hourly, each day checked once; while the collector runs. */
-export function buildAnomalyChecks({
-  analysis,
-  iot,
-  alerts,
-  logger,
-  collecting,
-}: {
-  analysis: Analysis;
-  iot: GatewayPort;
-  alerts: Pick<AlertService, 'fromGatewayAlarm'>;
-  logger: Logger;
-  collecting: boolean;
-}): Module<{ anomalies: AnomalyWatch }> {
-  const anomalies = analysis.anomalies(iot, alerts, logger);
+export function buildAnomalyChecks({ analysis, collecting }: { analysis: Analysis; collecting: boolean }): Module<{ anomalies: AnomalyWatch }> {
+  const { anomalies } = analysis;
   const runs = new Repeating(() => anomalies.checkYesterday(), 3_600_000, 'energy anomaly check');
   return {
     context: 'analysis',

@@ -1,9 +1,13 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
 import type { Energy } from '../energy/index.ts';
-import type { IotGateway } from '../gateway/index.ts';
-import type { AlertService } from '../facility/index.ts';
-import type { Analysis } from './module.ts';
-import type { Logger } from '../platform/logger.ts';
+import type { AnomalyWatch } from './anomalies.ts';
+import type { Baselines } from './baselines.ts';
+import type { Comparisons } from './comparisons.ts';
+import type { DemandCharges } from './demandCharges.ts';
+import type { Enpis } from './enpi.ts';
+import type { HourlyBaselines } from './hourlyBaselines.ts';
+import type { LoadSheddingConfig } from './loadShedding.ts';
+import type { PeakWarnings } from './peakWarnings.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
@@ -31,7 +35,7 @@ import {
 const tags = ['analysis'];
 
 /** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
-function target(energy: Energy, query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
+function target(energy: Pick<Energy, 'meters' | 'figures'>, query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
   if (query.meterId !== undefined && query.area !== undefined)
     throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
   if (query.meterId !== undefined) {
@@ -45,23 +49,22 @@ function target(energy: Energy, query: { meterId?: number; area?: string }): { m
   return {};
 }
 
-export function analysisRoutes({
-  energy,
-  analysis,
-  iot,
-  alerts,
-  logger,
-}: {
-  energy: Energy;
-  analysis: Analysis;
-  iot: IotGateway;
-  alerts: AlertService;
-  logger: Logger;
-}) {
-  const baselines = analysis.baselines(iot);
-  const hourlyBaselines = analysis.hourlyBaselines(iot);
-  const enpis = analysis.enpis(iot);
-  const anomalies = analysis.anomalies(iot, alerts, logger);
+export type AnalysisRouteNeeds = {
+  energy: Pick<Energy, 'meters' | 'figures'>;
+  analysis: {
+    comparisons: Comparisons;
+    demandCharges: DemandCharges;
+    peakWarnings: PeakWarnings;
+    loadShedding: LoadSheddingConfig;
+    baselines: Baselines;
+    hourlyBaselines: HourlyBaselines;
+    enpis: Enpis;
+    anomalies: AnomalyWatch;
+  };
+};
+
+export function analysisRoutes({ energy, analysis }: AnalysisRouteNeeds) {
+  const { baselines, hourlyBaselines, enpis, anomalies } = analysis;
   return [
     defineRoute({
       method: 'GET',

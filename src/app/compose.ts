@@ -1,5 +1,5 @@
-// Assembles the running service: data dir, database, then each context's module in build order; listen() and a
-// bounded graceful close().
+// Assembles the running service: data dir, database, then each context's module in build order, the route tables the
+// modules return in their published order; listen() and a bounded graceful close().
 import { buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
 import { holdServiceLock, buildOperations } from '../operations/index.ts';
 import { buildGateway } from '../gateway/index.ts';
@@ -19,10 +19,12 @@ import path from 'node:path';
 import type Koa from 'koa';
 import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
+import { orderRoutes } from './routes.ts';
 import type { Config } from '../platform/config.ts';
 import { databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
 import { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import { JobRegistry } from '../platform/jobs/jobs.ts';
+import type { AnyRoute, RouteGroups } from '../platform/http/route.ts';
 import { startModule, type Module } from '../platform/jobs/module.ts';
 import { buildPlatform } from '../platform/boot/module.ts';
 import { bindListener, StartupError, type Listener } from '../platform/http/listener.ts';
@@ -33,6 +35,8 @@ export const DATA_SUBDIRS = ['uploads', 'models', 'avatars', 'backups', 'tmp', '
 export type Service = {
   app: Koa;
   deps: AppDeps;
+  /** The route table the service serves: every module's routes in ROUTE_ORDER (src/app/routes.ts). */
+  routes: AnyRoute[];
   server?: http.Server;
   listener?: Listener;
   /** Serves the app on `bound` (bound before the service was created), else binds EMS_HOST:EMS_PORT now. */
@@ -101,8 +105,13 @@ export async function createService(
   // Every periodic job, by name, as it is started (/metrics lists them: ems_job_*).
   const jobs = new JobRegistry();
   lifecycle.onClose('service lock', () => serviceLock.release());
+  // Every module's route tables, as each is started; published in ROUTE_ORDER, not in this order.
+  const routeTables: RouteGroups[] = [];
   /** Starts a built module's jobs and registers its close hooks, in order (they close in reverse); returns its services. */
-  const start = <S>(module: Module<S>): S => startModule(module, lifecycle, jobs);
+  const start = <S>(module: Module<S>): S => {
+    if (module.routes) routeTables.push(module.routes);
+    return startModule(module, lifecycle, jobs);
+  };
   const collecting = config.collectIntervalMs > 0;
   const now = options.collectorNow;
 
@@ -110,14 +119,14 @@ export async function createService(
   // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   const { iot } = start(await buildGateway({ config, db, logger, audit, lifecycle }));
-  const access = buildAccess({ config, db, audit, logger, mailer });
+  const files = start(buildFiles({ db, audit, config }));
+  const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars });
   const facility = buildFacility({ config, db, audit, logger, mailer, iot });
-  const { energy } = start(buildEnergyModule({ db, audit }));
+  const { energy } = start(buildEnergyModule({ db, audit, iot }));
   const { zoneMove } = start(buildMetering({ db, store: energy.store, timezone: energy.timezone, logger }));
-  const { analysis } = start(buildAnalysisModule({ db, audit, energy }));
-  const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, collecting });
-  const { configs } = start(buildSite({ db, audit, zoneMove }));
-  const files = start(buildFiles({ db, audit, dataDir: config.dataDir }));
+  const { analysis } = start(buildAnalysisModule({ db, audit, energy, iot, alerts: facility.services.alerts, logger }));
+  const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, mailer, collecting });
+  const { configs } = start(buildSite({ db, audit, zoneMove, mailer }));
   const reporting = start(buildReporting({ config, db, audit, logger, mailer, lifecycle, jobs, alerts: facility.services.alerts, energy, analysis }));
   const { alerts } = start(facility);
   const { demand } = start(buildDemandWatch({ db, energy, alerts, logger }));
@@ -139,11 +148,11 @@ export async function createService(
       now,
     }),
   );
-  start(buildAnomalyChecks({ analysis, iot, alerts, logger, collecting }));
+  start(buildAnomalyChecks({ analysis, collecting }));
   start(billing);
   const startedAt = Date.now();
   const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
-  const operations = buildOperations({ config, db, logger, iot, collector });
+  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt });
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth }));
   start(access);
   start(operations);
@@ -173,7 +182,10 @@ export async function createService(
     startedAt,
   };
 
+  let routes: AnyRoute[];
   try {
+    // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
+    routes = orderRoutes(routeTables);
     await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);
   } catch (error) {
     await lifecycle.close(() => {});
@@ -183,10 +195,14 @@ export async function createService(
   // Nothing is uploading yet: temp files in tmp/ are leftovers of a crash.
   const staleUploads = sweepStaleUploads(path.join(config.dataDir, 'tmp'));
   if (staleUploads > 0) logger.warn({ removed: staleUploads }, 'removed unfinished uploads left by an earlier run');
-  const app = createApp(deps, { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] });
+  const app = createApp(
+    { routes, auth: access.services.auth, config, logger, db, metrics: operations.services.metrics, configs },
+    { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] },
+  );
   const service: Service = {
     app,
     deps,
+    routes,
     async listen(bound) {
       const listener = bound ?? (await bindListener(config));
       listener.attach(app.callback());

@@ -7,25 +7,26 @@ import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../platform/config.ts';
 import { buildOpenApi } from '../platform/http/openapi.ts';
+import type { AnyRoute } from '../platform/http/route.ts';
 import { packageRoot } from '../platform/packageRoot.ts';
-import type { AppDeps } from './appDeps.ts';
-import { allRoutes } from './routes.ts';
+import { routeTables, type RouteNeeds } from './routes.ts';
 
 export const SCHEMA_FILE = path.join(packageRoot, 'src', 'web', 'app', 'api', 'schema.d.ts');
 
 /**
- * Route factories only read `config` while building the table (a few paths); every other service is used by the
- * handlers, which never run here, so a stand-in that answers itself for any property is enough.
+ * The route table without a service (no database, no port), for the OpenAPI document of `npm run web:api`: the route
+ * tables only read `config` while they are built (a few descriptions); every other need is used by the handlers, which
+ * never run here, so a stand-in that answers itself for any property is enough.
  */
-export function tableOnlyDeps(): AppDeps {
+export function tableOnlyRoutes(): AnyRoute[] {
   const standIn: any = new Proxy(() => standIn, { get: (_target, key) => (key === 'then' ? undefined : standIn), apply: () => standIn });
   const config = loadConfig({});
-  return new Proxy({} as AppDeps, { get: (_target, key) => (key === 'config' ? config : standIn) });
+  return routeTables(new Proxy({} as RouteNeeds, { get: (_target, key) => (key === 'config' ? config : standIn) }));
 }
 
 /** The document /documentation/json serves, without the version (so a version bump does not change the types). */
 export function openApiDocument(): Record<string, unknown> {
-  return buildOpenApi(allRoutes(tableOnlyDeps()), { version: '0.0.0' });
+  return buildOpenApi(tableOnlyRoutes(), { version: '0.0.0' });
 }
 
 export async function generateSchemaTypes(): Promise<string> {

@@ -1,9 +1,7 @@
 // Tenant billing, built once on the energy and analysis features: the calculation reads the interval store and the
-// dated tariffs; budgets read the energy figures; measures fit the analysis baselines (which need the gateway, so
-// they are built with it, as the analysis routes build theirs).
+// dated tariffs; budgets read the energy figures; measures fit the analysis baselines.
 import type { Energy } from '../energy/index.ts';
 import type { Analysis } from '../analysis/index.ts';
-import type { GatewayPort } from '../gateway/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { BillingCalculation } from './calculation.ts';
@@ -13,10 +11,13 @@ import { Billing } from './service.ts';
 import { SupplierBills } from './supplierBills.ts';
 import type { AlertService } from '../facility/index.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mail/mailer.ts';
+import { billingRoutes, type BillingRouteNeeds } from './routes.ts';
 
-export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: (iot: Pick<GatewayPort, 'history'>) => Measures };
+export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures };
 
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
   const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
@@ -35,10 +36,7 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     statements,
     supplierBills,
     budgets,
-    measures: (iot) => {
-      const baselines = analysis.baselines(iot);
-      return new Measures(db, audit, energy.figures, () => baselines, energy.meters);
-    },
+    measures: new Measures(db, audit, energy.figures, analysis.baselines, energy.meters),
   };
 }
 
@@ -49,12 +47,19 @@ export type BillingNeeds = {
   analysis: Analysis;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
   logger: Logger;
+  /** Statements are mailed from a billing run. */
+  mailer: Mailer;
   /** The budget check runs while the collector does (EMS_COLLECT_INTERVAL > 0). */
   collecting: boolean;
 };
 
+/** The billing context's route table. */
+export function billingRouteGroups(needs: BillingRouteNeeds): RouteGroups {
+  return { billing: billingRoutes(needs) };
+}
+
 /** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
-export function buildBillingModule({ db, audit, energy, analysis, alerts, logger, collecting }: BillingNeeds): Module<{ billing: BillingFeature }> {
+export function buildBillingModule({ db, audit, energy, analysis, alerts, logger, mailer, collecting }: BillingNeeds): Module<{ billing: BillingFeature }> {
   const billing = buildBilling(db, audit, energy, analysis);
   const budgetRuns = new Repeating(
     async () => {
@@ -70,6 +75,7 @@ export function buildBillingModule({ db, audit, energy, analysis, alerts, logger
   return {
     context: 'billing',
     services: { billing },
+    routes: billingRouteGroups({ billing, mailer, logger, alerts }),
     running: [
       { name: 'budget check', start: collecting ? () => budgetRuns.start() : undefined, jobs: collecting ? [budgetRuns] : [], stop: () => budgetRuns.stop() },
     ],

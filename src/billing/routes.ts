@@ -1,6 +1,5 @@
 // /api/billing: tenants and cost centres, meter splits, billing periods, runs and statements (PDF, XLSX, mailed on issue).
 // Viewers read; admins set up tenants, splits, rules and periods, run and issue.
-import type { GatewayPort } from '../gateway/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../platform/http/route.ts';
@@ -37,9 +36,9 @@ import {
   TenantUpdate,
 } from './schemas.ts';
 import type { Billing } from './service.ts';
-import type { BillingFeature } from './module.ts';
-import { siteSavings } from './savings.ts';
-import { BUDGET_ALERT_CODE } from './budgets.ts';
+import { siteSavings, type Measures } from './savings.ts';
+import { BUDGET_ALERT_CODE, type Budgets } from './budgets.ts';
+import type { SupplierBills } from './supplierBills.ts';
 import { CALCULATION_DOC } from './calculation.ts';
 
 const tags = ['billing'];
@@ -81,22 +80,16 @@ async function mailStatements(billing: Billing, runId: number, mailer: Mailer, l
   }
 }
 
-export function billingRoutes({
-  billing: feature,
-  mailer,
-  logger,
-  iot,
-  alerts,
-}: {
-  billing: BillingFeature;
+export type BillingRouteNeeds = {
+  billing: { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures };
   mailer: Mailer;
   logger: Logger;
-  iot: Pick<GatewayPort, 'history'>;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
-}) {
+};
+
+export function billingRoutes({ billing: feature, mailer, logger, alerts }: BillingRouteNeeds) {
   const billing = feature.statements;
-  const { supplierBills, budgets } = feature;
-  const measures = feature.measures(iot);
+  const { supplierBills, budgets, measures } = feature;
   return [
     defineRoute({
       method: 'GET',

@@ -47,7 +47,7 @@ export class Measures {
     private readonly db: Db,
     private readonly audit: AuditLog,
     private readonly figures: EnergyFigures,
-    private readonly baselines: () => Baselines,
+    private readonly baselines: Baselines,
     /** Metering's directory: a measure's meter must exist. */
     private readonly meters: Pick<MeterDirectory, 'exists'>,
   ) {
@@ -115,7 +115,7 @@ export class Measures {
     if (measure.baselineTo > measure.installedOn)
       details.push({ path: 'body.baselineTo', message: 'the baseline period ends before the measure is installed' });
     if (details.length) throw new BadRequest('Invalid measure', details);
-    const fit = await this.baselines().fit(this.query(measure));
+    const fit = await this.baselines.fit(this.query(measure));
     if (!fit.statistics.pass.all) {
       const { statistics } = fit;
       const failed: { path: string; message: string }[] = [];
@@ -165,7 +165,7 @@ export class Measures {
       throw new BadRequest("The measure's meter was deleted: its savings can no longer be measured", [{ path: 'measure.meterId', message: 'meter deleted' }]);
     const from = period.from ?? [measure.installedOn, measure.baselineTo].sort()[1];
     const to = period.to ?? addDays(this.figures.today(), 1);
-    const fit = await this.baselines().fit(this.query(measure, { from, to }));
+    const fit = await this.baselines.fit(this.query(measure, { from, to }));
     const report = fit.report!;
     const days = report.days.length;
     const nonRoutineKwh = measure.adjustments.reduce((sum, adjustment) => {

@@ -1,12 +1,13 @@
 // /api/energy/calorific-values and /api/energy/commodities: gas conversion versions and the figures of every utility.
-import type { Energy } from './module.ts';
+import type { CalorificValues } from '../pricing/index.ts';
+import type { CommodityFigures as CommodityReader } from './commodities.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { addDays } from '../platform/time/calendar.ts';
 import { CalorificCreate, CalorificUpdate, CalorificVersion, CommodityFigures } from './commoditySchemas.ts';
-import { ENERGY_YEARS } from './routes.ts';
+import { ENERGY_YEARS, type Restate } from './routes.ts';
 import { PeriodQuery } from './schemas.ts';
 
 const tags = ['energy'];
@@ -28,7 +29,9 @@ function checkPeriod(from: string, to: string): void {
   if (to > addDays(from, MAX_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${MAX_DAYS} days after from` }]);
 }
 
-export function commodityRoutes({ energy }: { energy: Energy }) {
+export type CommodityRouteNeeds = { energy: { calorific: CalorificValues; commodities: CommodityReader; restate: Restate } };
+
+export function commodityRoutes({ energy }: CommodityRouteNeeds) {
   const { calorific, commodities } = energy;
   return [
     defineRoute({

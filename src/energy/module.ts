@@ -13,6 +13,10 @@ import { AreaCards } from './areaCards.ts';
 import { SiteEnergy } from './siteEnergy.ts';
 import { DemandWatch } from './demandWatch.ts';
 import type { AlertService } from '../facility/index.ts';
+import type { IotGateway } from '../gateway/index.ts';
+import { commodityRoutes, type CommodityRouteNeeds } from './commodityRoutes.ts';
+import { energyRoutes, type EnergyRouteNeeds } from './routes.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 
 export type Energy = {
@@ -48,9 +52,17 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
 }
 
-/** The energy context as the composition root builds it: its pieces (above), no jobs of its own. */
-export function buildEnergyModule({ db, audit }: { db: Db; audit: AuditLog }): Module<{ energy: Energy }> {
-  return { context: 'energy', services: { energy: buildEnergy(db, audit) } };
+export type EnergyContextRouteNeeds = EnergyRouteNeeds & CommodityRouteNeeds;
+
+/** The energy context's route tables: meters, tariffs, area cards and figures; the other utilities. */
+export function energyRouteGroups(needs: EnergyContextRouteNeeds): RouteGroups {
+  return { energy: energyRoutes(needs), commodities: commodityRoutes(needs) };
+}
+
+/** The energy context as the composition root builds it: its pieces (above), no jobs of its own; its routes. */
+export function buildEnergyModule({ db, audit, iot }: { db: Db; audit: AuditLog; iot: IotGateway }): Module<{ energy: Energy }> {
+  const energy = buildEnergy(db, audit);
+  return { context: 'energy', services: { energy }, routes: energyRouteGroups({ energy, iot }) };
 }
 
 /**

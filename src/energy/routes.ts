@@ -1,7 +1,11 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
 import type { IotGateway } from '../gateway/index.ts';
-import type { Collector } from '../metering/index.ts';
-import type { Energy } from './module.ts';
+import type { HistoryImport, MeterDirectory, Restatement, restateCosts } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
+import type { Actor } from '../platform/db/auditTrail.ts';
+import type { AreaCards } from './areaCards.ts';
+import type { EnergyFigures } from './figures.ts';
+import type { SiteEnergy } from './siteEnergy.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
@@ -9,7 +13,6 @@ import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
 import { addDays } from '../platform/time/calendar.ts';
 import {
-  CollectorStatus,
   Completeness,
   CompletenessQuery,
   EnergyAreas,
@@ -58,7 +61,15 @@ function checkRange(from: string, to: string, maxDays: number): void {
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
 
-export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: IotGateway; collector: Collector }) {
+/** Re-prices the stored days a back-dated tariff or calorific version covers, audited (built by the energy module). */
+export type Restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
+
+export type EnergyRouteNeeds = {
+  energy: { meters: MeterDirectory; tariffs: Tariffs; figures: EnergyFigures; areas: AreaCards; site: SiteEnergy; history: HistoryImport; restate: Restate };
+  iot: IotGateway;
+};
+
+export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
   const { meters, tariffs, figures, areas, site, history } = energy;
   let areasBody: { areas: ReturnType<typeof areas.list>; unallocated: ReturnType<typeof site.unallocated> } | undefined;
   return [
@@ -349,16 +360,6 @@ export function energyRoutes({ energy, iot, collector }: { energy: Energy; iot: 
         if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
         return history.run(ctx.req, { dryRun: query.dryRun, replace: query.replace }, user);
       },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/energy/collector',
-      access: 'operator',
-      summary: 'The meter collector: last run, last good collection, lag and last error, and each meter’s state',
-      description: 'The state of the background collector that reads the meters from the gateway every interval. Changes nothing.',
-      tags,
-      schemas: { response: { 200: CollectorStatus } },
-      handler: () => ({ ...collector.health(), meterStates: collector.meterHealth() }),
     }),
   ];
 }

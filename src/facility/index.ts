@@ -1,16 +1,11 @@
 // The face of facility/: what the other contexts use of it. Imports from outside facility/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is facility's own business.
-export { alarmAreaRoutes } from './alarmAreas/routes.ts';
 export { AlarmAreas } from './alarmAreas/service.ts';
 export { publicAlertTitle } from './alerts/publicTitle.ts';
-export { alertRoutes } from './alerts/routes.ts';
 export { AlertService, type GatewayAlarm } from './alerts/service.ts';
-export { faultRoutes } from './faults/routes.ts';
 export { FaultService } from './faults/service.ts';
-export { maintenanceRoutes } from './maintenance/routes.ts';
 export { MaintenanceService } from './maintenance/service.ts';
 export { AlarmNotifier } from './notifications/notifier.ts';
 export { AlarmPoller } from './notifications/poller.ts';
-export { alarmRoutes } from './notifications/routes.ts';
 export { NotificationRules } from './notifications/rules.ts';
-export { buildFacility, type Facility, type FacilityNeeds } from './module.ts';
+export { buildFacility, facilityRouteGroups, type Facility, type FacilityNeeds } from './module.ts';

@@ -4,16 +4,22 @@ import type { IotGateway } from '../gateway/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
+import { alarmAreaRoutes, type AlarmAreaRouteNeeds } from './alarmAreas/routes.ts';
 import { AlarmAreas } from './alarmAreas/service.ts';
+import { alertRoutes, type AlertRouteNeeds } from './alerts/routes.ts';
 import { AlertService } from './alerts/service.ts';
+import { faultRoutes, type FaultRouteNeeds } from './faults/routes.ts';
 import { FaultService } from './faults/service.ts';
+import { maintenanceRoutes, type MaintenanceRouteNeeds } from './maintenance/routes.ts';
 import { MaintenanceService } from './maintenance/service.ts';
 import { AlarmNotifier } from './notifications/notifier.ts';
 import { AlarmPoller } from './notifications/poller.ts';
+import { alarmRoutes, type AlarmRouteNeeds } from './notifications/routes.ts';
 import { NotificationRules } from './notifications/rules.ts';
 
 export type Facility = {
@@ -27,6 +33,19 @@ export type Facility = {
 };
 
 export type FacilityNeeds = { config: Config; db: Db; audit: AuditLog; logger: Logger; mailer: Mailer; iot: IotGateway };
+
+export type FacilityRouteNeeds = AlertRouteNeeds & FaultRouteNeeds & AlarmRouteNeeds & AlarmAreaRouteNeeds & MaintenanceRouteNeeds;
+
+/** The facility's route tables: alerts, faults, notification rules, alarm areas, maintenance. */
+export function facilityRouteGroups(needs: FacilityRouteNeeds): RouteGroups {
+  return {
+    alerts: alertRoutes(needs),
+    faults: faultRoutes(needs),
+    alarms: alarmRoutes(needs),
+    alarmAreas: alarmAreaRoutes(needs),
+    maintenance: maintenanceRoutes(needs),
+  };
+}
 
 export function buildFacility({ config, db, audit, logger, mailer, iot }: FacilityNeeds): Module<Facility> {
   const alerts = new AlertService(db, audit);
@@ -43,9 +62,18 @@ export function buildFacility({ config, db, audit, logger, mailer, iot }: Facili
   });
   const alarmPoller = new AlarmPoller({ iot, alerts, areas: alarmAreas, logger, intervalMs: config.alarmPollIntervalMs });
   const polling = config.alarmPollIntervalMs > 0;
+  const services = {
+    alerts,
+    alarmAreas,
+    faults,
+    maintenance: new MaintenanceService(db, audit),
+    notificationRules: new NotificationRules(db, audit),
+    notifier,
+  };
   return {
     context: 'facility',
-    services: { alerts, alarmAreas, faults, maintenance: new MaintenanceService(db, audit), notificationRules: new NotificationRules(db, audit), notifier },
+    services,
+    routes: facilityRouteGroups(services),
     running: [
       {
         name: 'alert notifications',

@@ -6,7 +6,9 @@ import { storedFileRoutes } from './uploads/storedFileRoutes.ts';
 import { FileView } from './schemas.ts';
 import { fileDownload, presentFile } from './service.ts';
 
-export function fileRoutes(deps: { files: StoredFiles; config: Config }) {
+export type FileRouteNeeds = { files: StoredFiles; config: Config };
+
+export function fileRoutes(deps: FileRouteNeeds) {
   return storedFileRoutes(deps, {
     base: '/api/files',
     tag: 'files',

@@ -1,6 +1,5 @@
 // The face of gateway/: what the other contexts use of it. Imports from outside gateway/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is gateway's own business.
-export { iotRoutes } from './routes.ts';
 export { IotHealthSchema } from './schemas.ts';
 export { startIotGateway, type IotGateway, type IotHealth } from './service.ts';
 export {
@@ -14,4 +13,4 @@ export {
   type PointValue,
   type SetOutcome,
 } from './port.ts';
-export { buildGateway, type GatewayNeeds } from './module.ts';
+export { buildGateway, gatewayRouteGroups, type GatewayNeeds } from './module.ts';

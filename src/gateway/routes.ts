@@ -88,7 +88,9 @@ function upstreamQuery(schema: TSchema | undefined, query: unknown): string {
   return out.join('&');
 }
 
-export function iotRoutes({ iot }: { iot: IotGateway }) {
+export type IotRouteNeeds = { iot: IotGateway };
+
+export function iotRoutes({ iot }: IotRouteNeeds) {
   const reads: Array<{ method: 'GET' | 'POST'; path: GatewayPath; summary: string; query?: TSchema; body?: TSchema; answer: TSchema; example?: unknown }> = [
     {
       method: 'GET',

@@ -10,4 +10,4 @@ export { StoredDays, type DecodedDay, type MeterIdsJson } from './storedDays.ts'
 export { restateCosts, type Restatement } from './restate.ts';
 export { TimeZoneMove } from './rezone.ts';
 export { FLAG_ESTIMATED, FLAG_IMPORTED, IntervalStore, SLICE_MS, storedFlags, storedKwh, storedMaxKw, yieldToLoop, type OpenIntervals } from './store.ts';
-export { buildMetering, buildCollection, type CollectionNeeds } from './module.ts';
+export { buildMetering, buildCollection, meteringRouteGroups, type CollectionNeeds } from './module.ts';

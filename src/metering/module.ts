@@ -4,11 +4,13 @@
 import type { IotGateway } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import { Collector } from './collector.ts';
 import { DataWatch } from './dataWatch.ts';
 import type { HistoryImport } from './historyImport.ts';
+import { collectorRoutes, type CollectorRouteNeeds } from './routes.ts';
 import type { IntervalStore } from './store.ts';
 import { TimeZoneMove } from './rezone.ts';
 
@@ -47,6 +49,11 @@ export type CollectionNeeds = {
   now?: () => number;
 };
 
+/** Metering's route table: the collector's state (GET /api/energy/collector). */
+export function meteringRouteGroups(needs: CollectorRouteNeeds): RouteGroups {
+  return { collector: collectorRoutes(needs) };
+}
+
 /** Async: a time-zone move cut short by a stop is carried to its end before the first collection. */
 export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ collector: Collector; dataWatch: DataWatch }>> {
   const { config, db, logger, iot, demand, loadShedder } = needs;
@@ -75,6 +82,7 @@ export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ 
   return {
     context: 'metering',
     services: { collector, dataWatch },
+    routes: meteringRouteGroups({ collector }),
     running: [
       {
         name: 'energy collector',

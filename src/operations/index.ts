@@ -1,9 +1,7 @@
 // The face of operations/: what the other contexts use of it. Imports from outside operations/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is operations's own business.
 export { holdServiceLock } from './backup/locks.ts';
-export { backupRoutes } from './backup/routes.ts';
 export { BackupScheduler } from './backup/service.ts';
 export { gatewayCondition, publicGatewayState } from './health/gatewayCondition.ts';
-export { healthRoutes } from './health/routes.ts';
 export { Metrics } from './metrics/service.ts';
-export { buildOperations, type Operations } from './module.ts';
+export { buildOperations, operationsRouteGroups, type Operations, type OperationsNeeds } from './module.ts';

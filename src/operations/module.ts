@@ -1,36 +1,64 @@
-// The operations context, built once by the composition root: the backup scheduler, and the box's health as the
-// fleet sync reports it.
+// The operations context, built once by the composition root: the backup scheduler, the box's health as the fleet
+// sync reports it, the /metrics counters; its routes: /api/health and the backups.
 import type { SyncHealth } from '../fleetSync/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Collector } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
+import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { LoadSheddingConfig } from '../analysis/index.ts';
+import type { Energy } from '../energy/index.ts';
 import { version } from '../platform/packageRoot.ts';
+import { backupRoutes, type BackupRouteNeeds } from './backup/routes.ts';
 import { BackupScheduler } from './backup/service.ts';
+import { healthRoutes, type HealthRouteNeeds } from './health/routes.ts';
+import { Metrics } from './metrics/service.ts';
 import { gatewayCondition } from './health/gatewayCondition.ts';
 
 export type Operations = {
   backups: BackupScheduler;
   /** What the box tells the fleet of itself on each sync (docs/fleet.md). */
   boxHealth: SyncHealth;
+  /** The request counters the front door feeds and GET /metrics (src/app/app.ts serves it). */
+  metrics: Metrics;
 };
 
-export function buildOperations({
-  config,
-  db,
-  logger,
-  iot,
-  collector,
-}: {
+export type OperationsNeeds = {
   config: Config;
   db: Db;
   logger: Logger;
   iot: IotGateway;
   collector: Collector;
-}): Module<Operations> {
+  /** /api/health lists the points load shedding holds shed. */
+  analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
+  /** /metrics: the meters' demand and the stored days' counts. */
+  energy: Pick<Energy, 'meters' | 'figures'>;
+  /** /metrics lists the periodic jobs. */
+  jobs: JobRegistry;
+  startedAt: number;
+};
+
+/** The operations context's route tables: /api/health and the backups. */
+export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds): RouteGroups {
+  return { health: healthRoutes(needs), backup: backupRoutes(needs) };
+}
+
+export function buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
+  const metrics = new Metrics({
+    db,
+    token: config.metricsToken,
+    collector,
+    gateway: iot,
+    backups,
+    meters: energy.meters,
+    figures: energy.figures,
+    startedAt,
+    jobs,
+  });
   return {
     context: 'operations',
     services: {
@@ -39,7 +67,9 @@ export function buildOperations({
         const collected = collector.health();
         return { version, collector: collected.state, gateway: gatewayCondition(iot.health(), collected), lastBackupAt: backups.health().lastGoodAt };
       },
+      metrics,
     },
+    routes: operationsRouteGroups({ db, startedAt, iot, backups, collector, config, analysis }),
     running: [
       {
         name: 'backup scheduler',

@@ -1,9 +1,7 @@
 // The face of reporting/: what the other contexts use of it. Imports from outside reporting/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is reporting's own business.
-export { exportRoutes } from './exports/routes.ts';
 export { EnergyExport } from './exports/service.ts';
-export { reportRoutes } from './reports/routes.ts';
 export type { ReportRunner } from './reports/runs.ts';
 export { ReportService } from './reports/service.ts';
 export { startReports } from './reports/start.ts';
-export { buildReporting, type Reporting, type ReportingNeeds } from './module.ts';
+export { buildReporting, reportingRouteGroups, type Reporting, type ReportingNeeds } from './module.ts';

@@ -8,10 +8,13 @@ import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
+import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
+import { exportRoutes, type ExportRouteNeeds } from './exports/routes.ts';
 import { EnergyExport } from './exports/service.ts';
+import { reportRoutes, type ReportRouteNeeds } from './reports/routes.ts';
 import type { ReportRunner } from './reports/runs.ts';
 import { ReportService } from './reports/service.ts';
 import { startReports } from './reports/start.ts';
@@ -36,10 +39,15 @@ export type ReportingNeeds = {
   analysis: Analysis;
 };
 
+/** The reporting context's route tables: report plans and runs; the energy exports. */
+export function reportingRouteGroups(needs: ReportRouteNeeds & ExportRouteNeeds): RouteGroups {
+  return { reports: reportRoutes(needs), exports: exportRoutes(needs) };
+}
+
 export function buildReporting(needs: ReportingNeeds): Module<Reporting> {
   const { config, db, audit, energy } = needs;
   const reports = new ReportService(db, audit, config.reports.minIntervalMin);
   const exports = new EnergyExport(db, energy.meters, energy.timezone);
   const reportRuns = startReports({ ...needs, energy: energy.site, commodities: energy.commodities });
-  return { context: 'reporting', services: { reports, exports, reportRuns } };
+  return { context: 'reporting', services: { reports, exports, reportRuns }, routes: reportingRouteGroups({ reports, reportRuns, exports, db }) };
 }

@@ -1,8 +1,7 @@
 // The face of site/: what the other contexts use of it. Imports from outside site/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is site's own business.
-export { configRoutes } from './routes.ts';
 export { CameraPreset, Hotspot, SceneLabel } from './schemas.ts';
 export { ConfigStore } from './service.ts';
 export { settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
 export { siteSettings, siteTimezone, type SiteSettings } from './siteSettings.ts';
-export { buildSite } from './module.ts';
+export { buildSite, siteRouteGroups } from './module.ts';

@@ -8,7 +8,9 @@ import { sendTestMail } from './testMail.ts';
 
 const tags = ['configs'];
 
-export function configRoutes({ configs: store, mailer }: { configs: ConfigStore; mailer: Mailer }) {
+export type ConfigRouteNeeds = { configs: ConfigStore; mailer: Mailer };
+
+export function configRoutes({ configs: store, mailer }: ConfigRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

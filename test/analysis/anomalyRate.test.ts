@@ -17,7 +17,7 @@ test('a normal year flags at most 2 % of its days; a +40 kW night step is caught
   await r.collector.collect();
   await r.run(Date.parse(`${STEP_DAY}T00:00:00Z`), 7 * DAY);
   const { deps } = r.server.service;
-  const watch = deps.analysis.anomalies(deps.iot, deps.alerts, deps.logger);
+  const watch = deps.analysis.anomalies;
   const raised = () =>
     deps.db.sqlite.prepare("SELECT alarm_key AS key FROM alerts WHERE alarm_key LIKE 'energy.anomaly%' ORDER BY id").all() as { key: string }[];
 

@@ -62,7 +62,7 @@ test('an extra 80 kW for two days raises a night load and a baseline finding on 
   // request for 1.2-4.4 s on a big site. The temperatures are stored by now (no gateway I/O to yield at): a check in
   // one piece lets a ticker run at most a handful of times; sliced, at least once per 2 days of the 29 and per 7 of the year.
   const { deps } = r.server.service;
-  const watch = deps.analysis.anomalies(deps.iot, deps.alerts, deps.logger);
+  const watch = deps.analysis.anomalies;
   let turns = 0;
   let ticking = true;
   const tick = () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { buildAnalysis } from '../../src/analysis/module.ts';
 import { buildBilling } from '../../src/billing/module.ts';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { daysBetween } from '../../src/platform/time/calendar.ts';
 import { createSiteMeters, openSeeding, seedDays } from './seeding.ts';
 
@@ -26,7 +27,16 @@ try {
   seedDays(seeded, ids, FROM, TO);
   console.log(`seeded ${METERS} meters × ${daysBetween(FROM, TO).length} days in ${((performance.now() - seededAt) / 1000).toFixed(1)} s`);
   const audit = new AuditLog(db);
-  const billing = buildBilling(db, audit, energy, buildAnalysis(db, audit, energy));
+  // No gateway and no alert intake: the billing run reads neither (only the measures' baselines ask for temperatures).
+  const analysis = buildAnalysis({
+    db,
+    audit,
+    energy,
+    iot: { history: async () => Promise.reject(new Error('no gateway in the bench')) },
+    alerts: { fromGatewayAlarm: () => 'unchanged' as const },
+    logger: createLogger('silent'),
+  });
+  const billing = buildBilling(db, audit, energy, analysis);
   for (const meterId of ids.slice(1)) {
     const tenant = billing.statements.createTenant({ name: `Tenant ${meterId}` }, actor);
     billing.statements.putAllocation(meterId, { method: 'percent', shares: [{ tenantId: tenant.id, value: 100 }] }, actor);

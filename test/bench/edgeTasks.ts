@@ -83,9 +83,12 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
     // baseline's year of days. No gateway here: the temperatures fail, so it measures every energy read and no fit.
     const noGateway = { history: async () => Promise.reject(new Error('no gateway in the bench')) };
     const raised: unknown[] = [];
-    const watch = analysis
-      .buildAnalysis(db, new audit.AuditLog(db), energy)
-      .anomalies(noGateway, { fromGatewayAlarm: (alarm: unknown) => raised.push(alarm) }, log);
+    const alerts = { fromGatewayAlarm: (alarm: unknown) => raised.push(alarm) };
+    // The baseline root may predate the analysis pieces built once (buildAnalysis(db, audit, energy) and a factory per caller).
+    const watch =
+      analysis.buildAnalysis.length === 3
+        ? analysis.buildAnalysis(db, new audit.AuditLog(db), energy).anomalies(noGateway, alerts, log)
+        : analysis.buildAnalysis({ db, audit: new audit.AuditLog(db), energy, iot: noGateway, alerts, logger: log }).anomalies;
     const yesterday = addDays(new Date().toISOString().slice(0, 10), -1);
     measured = await longestBlock(() => watch.check(yesterday));
     rows.push({

@@ -1,7 +1,6 @@
 // Walks every GET route of the route table as an admin, over sample rows in every table, and checks no response carries a password or token hash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allRoutes } from '../../src/app/routes.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { seedEveryTable } from '../helpers/facilityRows.ts';
 
@@ -81,7 +80,7 @@ test('no GET route returns a password hash, a refresh-token hash or a refresh to
     return columns.includes('id') ? (sqlite.prepare(`SELECT id FROM "${table}" ORDER BY id DESC LIMIT 5`).pluck().all() as number[]) : [];
   };
 
-  const routes = allRoutes(server.service.deps).filter((route) => route.method === 'GET');
+  const routes = server.service.routes.filter((route) => route.method === 'GET');
   const statuses = new Map<string, number>();
   const responses: { path: string; text: string }[] = [];
   for (const route of routes) {

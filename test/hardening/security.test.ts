@@ -5,7 +5,7 @@ import { createSecretKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts';
 import { rawRequest } from '../helpers/rawHttp.ts';
-import { allRoutes, publicRoutes } from '../../src/app/routes.ts';
+import { publicRoutes } from '../../src/app/routes.ts';
 
 let server: TestServer;
 before(async () => {
@@ -17,7 +17,7 @@ const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString
 
 describe('public allow-list', () => {
   test('is exactly the SPEC.md list (plus /api/health), by method and route pattern', () => {
-    const routes = allRoutes(server.service.deps);
+    const routes = server.service.routes;
     const listed = new Set(publicRoutes(routes));
     const expected = [
       'POST /api/auth/login',
@@ -43,7 +43,7 @@ describe('public allow-list', () => {
   });
 
   test('every non-public route answers 401 without a token, before its handler', async () => {
-    const routes = allRoutes(server.service.deps).filter((route) => route.access !== 'public');
+    const routes = server.service.routes.filter((route) => route.access !== 'public');
     assert.ok(routes.length >= 2);
     for (const route of routes) {
       const path = route.path.replace(/:[A-Za-z]+/g, '1');

@@ -17,7 +17,6 @@ import { compileBody, compileParams, compileResponse } from '../../src/platform/
 import { buildRouter, errorRenderer } from '../../src/platform/http/router.ts';
 import { defineRoute } from '../../src/platform/http/route.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { allRoutes } from '../../src/app/routes.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -91,7 +90,7 @@ describe('schemas compiled on first use', () => {
   test('every route schema compiles', async () => {
     const server = await startTestServer();
     after(() => server.close());
-    const routes = allRoutes(server.service.deps);
+    const routes = server.service.routes;
     assert.ok(routes.length > 50);
     for (const route of routes) {
       const { params, query, body, response } = route.schemas;

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { allRoutes } from '../../src/app/routes.ts';
 import { compileBody } from '../../src/platform/http/validation.ts';
 import { operationId, TAGS } from '../../src/platform/http/openapi.ts';
 import type { AnyRoute } from '../../src/platform/http/route.ts';
@@ -19,7 +18,7 @@ let routes: AnyRoute[];
 before(async () => {
   server = await startTestServer();
   doc = (await server.request('GET', '/documentation/json')).body;
-  routes = allRoutes(server.service.deps);
+  routes = server.service.routes;
 });
 after(() => server.close());
 

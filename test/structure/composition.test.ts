@@ -1,26 +1,50 @@
 // Services are built once when the service starts, each context by its module.ts in the order src/app/compose.ts
-// lists; building the route table from them writes nothing.
+// lists; each module returns its route tables, published in the one order of ROUTE_ORDER; building them writes nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allRoutes } from '../../src/app/routes.ts';
+import { orderRoutes, ROUTE_ORDER, routeTables } from '../../src/app/routes.ts';
+import { tableOnlyRoutes } from '../../src/app/webApiTypes.ts';
+import { defineRoute, type AnyRoute } from '../../src/platform/http/route.ts';
 import { startTestServer } from '../helpers/server.ts';
 
-test('the route table is built from the started services without a database write', async () => {
+const signature = (routes: AnyRoute[]) => routes.map((route) => `${route.method} ${route.path}`);
+
+test('the modules return the route table the API document lists, in its order; building it again writes nothing', async () => {
   const server = await startTestServer();
   try {
-    const { deps } = server.service;
+    const { deps, routes } = server.service;
+    // What the service serves is what `npm run web:api` and /documentation/json publish, route for route, in order.
+    assert.ok(routes.length > 50);
+    assert.deepEqual(signature(routes), signature(tableOnlyRoutes()));
     const changes = deps.db.sqlite.prepare('SELECT total_changes()').pluck();
     const fault = await server.createUser({ role: 'operator' });
     await server.request('POST', '/api/faults', { token: fault.accessToken, body: { device: 'pump', severity: 'low' } });
     const before = changes.get();
-    const routes = allRoutes(deps);
-    assert.ok(routes.length > 50);
+    const again = routeTables(deps);
     assert.equal(changes.get(), before, 'no write while the route table is built');
-    // A route table built again serves the same service objects: a write through the API is seen by deps.faults.
+    assert.deepEqual(signature(again), signature(routes));
+    // The route tables hold the modules' service objects: a write through the API is seen by deps.faults.
     assert.equal(deps.faults.stats().total, 1);
   } finally {
     await server.close();
   }
+});
+
+test('ROUTE_ORDER names every route table once; a table given twice, unlisted or missing is refused', () => {
+  assert.equal(new Set(ROUTE_ORDER).size, ROUTE_ORDER.length, 'a key listed twice');
+  const table = (path: string): AnyRoute[] => [
+    defineRoute({ method: 'GET', path, access: 'public', summary: path, description: path, tags: [], schemas: { response: {} }, handler: () => ({}) }),
+  ];
+  const every = Object.fromEntries(ROUTE_ORDER.map((key) => [key, table(`/api/${key}`)]));
+  const { health, iot, ...rest } = every;
+  // Given in any order and split over any modules, the tables come out in ROUTE_ORDER.
+  assert.deepEqual(
+    signature(orderRoutes([{ iot: iot! }, rest, { health: health! }])),
+    ROUTE_ORDER.map((key) => `GET /api/${key}`),
+  );
+  assert.throws(() => orderRoutes([every, { iot: table('/api/again') }]), /route table "iot" is given by two modules/);
+  assert.throws(() => orderRoutes([every, { newThing: table('/api/new') }]), /route table "newThing" has no place in ROUTE_ORDER/);
+  assert.throws(() => orderRoutes([rest]), /no module gives the route tables health, iot/);
 });
 
 /** What a route table may construct: an answer, an error, or a value of the language's own made for one request. */
@@ -42,6 +66,30 @@ test('services are built once, in the composition root: no route table construct
       if (!match[1] || !PER_REQUEST.test(match[1])) offenders.push(`${file}: ${match[0]}`);
   }
   assert.deepEqual(offenders, [], 'route tables receive their services from the modules (src/<context>/module.ts, started by src/app/compose.ts)');
+});
+
+test('every route table declares its needs by a named type in its own context', async () => {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const src = path.resolve(import.meta.dirname, '../../src');
+  const routeFiles = fs
+    .readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /(^|\/)([a-zA-Z]*Routes|routes)\.ts$/.test(file) && !file.startsWith('app/'));
+  const tables: string[] = [];
+  const unnamed: string[] = [];
+  for (const file of routeFiles) {
+    const text = fs.readFileSync(path.join(src, file), 'utf8');
+    for (const match of text.matchAll(/export function (\w+Routes)\(([^)]*)\)/g)) {
+      tables.push(match[1]!);
+      // `({ alerts }: AlertRouteNeeds)` or `(needs: FileRouteNeeds)`, the type exported beside it; storedFileRoutes is a
+      // helper the files tables share.
+      const needs = /^(?:\{[^}]*\}|\w+): (\w+RouteNeeds)\b/.exec(match[2]!.trim())?.[1];
+      if (match[1] === 'storedFileRoutes') continue;
+      if (!needs || !new RegExp(`export type ${needs}\\b`).test(text)) unnamed.push(`${file}: ${match[1]}(${match[2]})`);
+    }
+  }
+  assert.ok(tables.length >= 26, `found ${tables.length} route tables`);
+  assert.deepEqual(unnamed, []);
 });
 
 test('the dashboard, the wallboard and the configs routes share one config store: a change shows on the next read of each', async () => {
@@ -185,4 +233,33 @@ test('a long-lived object a module builds is constructed in no other file of the
       if (built.has(match[1]!) && !(`${file} ${match[1]}` in OTHER_CONSTRUCTION_SITES)) elsewhere.push(`${file}: new ${match[1]}(`);
   }
   assert.deepEqual(elsewhere, [], 'built once, by its context module (src/<context>/module.ts)');
+});
+
+test('the modules construct each long-lived object at one place, never in a factory that builds one per caller', async () => {
+  const fs = await import('node:fs');
+  const modules = fs
+    .readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('module.ts'))
+    .map((file) => ({ file, text: fs.readFileSync(`${SRC}${file}`, 'utf8') }));
+  const sites = new Map<string, string[]>();
+  for (const { file, text } of modules) for (const match of text.matchAll(/new ([A-Z]\w*)\(/g)) sites.set(match[1]!, [...(sites.get(match[1]!) ?? []), file]);
+  // Repeating is the job primitive: each job owns its own.
+  sites.delete('Repeating');
+  const twice = [...sites].filter(([, files]) => files.length > 1).map(([name, files]) => `${name}: ${files.join(', ')}`);
+  assert.deepEqual(twice, [], 'one construction site per long-lived object (the analysis pieces once shared no outdoor temperatures)');
+  // `baselines: (iot) => new Baselines(…)` built a second copy for every caller; the services are objects, built once.
+  const factories = modules.flatMap(({ file, text }) => [...text.matchAll(/=>\s*new ([A-Z]\w*)\(/g)].map((match) => `${file}: ${match[0]}`));
+  assert.deepEqual(factories, []);
+  for (const name of ['OutdoorTemperatures', 'Baselines', 'HourlyBaselines', 'Enpis', 'AnomalyWatch', 'Measures', 'Metrics'])
+    assert.equal(sites.get(name)?.length, 1, `${name} is built once, by a module`);
+});
+
+test('createApp builds no service: it is handed the routes and the metrics', async () => {
+  const fs = await import('node:fs');
+  const text = fs.readFileSync(`${SRC}app/app.ts`, 'utf8');
+  const constructed = [...text.matchAll(/new ([A-Z]\w*)\(/g)].map((match) => match[1]);
+  assert.deepEqual(
+    constructed.filter((name) => !['Koa', 'Unauthorized', 'TokenExpired'].includes(name!)),
+    [],
+  );
 });

@@ -2,7 +2,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { allRoutes } from '../../src/app/routes.ts';
 
 let server: TestServer;
 before(async () => {
@@ -16,7 +15,7 @@ describe('OpenAPI document', () => {
     assert.equal(response.status, 200);
     const doc = response.body;
     assert.equal(doc.openapi, '3.1.0');
-    const routes = allRoutes(server.service.deps);
+    const routes = server.service.routes;
     for (const route of routes) {
       const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const operation = doc.paths[path]?.[route.method.toLowerCase()];

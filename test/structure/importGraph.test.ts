@@ -104,6 +104,22 @@ test('outside a context, code imports only its face (index.ts); the platform, th
   assert.deepEqual(deep, []);
 });
 
+test('route tables and modules declare their own needs: nothing outside src/app names AppDeps or imports appDeps.ts', () => {
+  // AppDeps is the composition root's bag of every service (what tests reach through service.deps); a route table or a
+  // module typed by it would depend on every context at once, type imports included.
+  const offenders: string[] = [];
+  const roots = [SRC, path.resolve(SRC, '../cli')];
+  for (const root of roots)
+    for (const file of sourceFiles(root)) {
+      const relative = path.relative(SRC, file);
+      if (relative.startsWith('app/')) continue;
+      const text = fs.readFileSync(file, 'utf8');
+      if (/\bAppDeps\b/.test(text) || /from\s+'[^']*appDeps(\.ts)?'/.test(text)) offenders.push(relative);
+    }
+  assert.deepEqual(offenders, []);
+  assert.match(fs.readFileSync(path.join(SRC, 'app/appDeps.ts'), 'utf8'), /export type AppDeps\b/, 'the rule still names the type it keeps out');
+});
+
 test('no import cycle between any two folders, type imports included', () => {
   const folders = new Map<string, Set<string>>();
   for (const [file, targets] of importGraph()) {

@@ -4,7 +4,9 @@ import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, Page } from '../../platform/http/schemas.ts';
 import { AuditEntry, AuditQuery } from './schemas.ts';
 
-export function auditRoutes({ auditTrail: reader }: { auditTrail: AuditReader }) {
+export type AuditRouteNeeds = { auditTrail: AuditReader };
+
+export function auditRoutes({ auditTrail: reader }: AuditRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -12,7 +12,9 @@ const tags = ['auth'];
 /** GET /api/auth/me: the answer made of each kept user row (dropped with the row). */
 const presentedRows = new WeakMap<UserRow, PublicUser>();
 
-export function authRoutes({ auth, config }: { auth: AuthService; config: Config }) {
+export type AuthRouteNeeds = { auth: AuthService; config: Config };
+
+export function authRoutes({ auth, config }: AuthRouteNeeds) {
   const codeSent = { ok: true as const, expiresInSec: config.codeTtlSec };
   return [
     defineRoute({

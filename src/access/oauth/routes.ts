@@ -31,7 +31,9 @@ const CALLBACK_DESCRIPTION =
 
 const validateOutcome = compileResponse(CallbackOutcome);
 
-export function oauthRoutes({ oauth }: { oauth: OAuthService }) {
+export type OAuthRouteNeeds = { oauth: OAuthService };
+
+export function oauthRoutes({ oauth }: OAuthRouteNeeds) {
   /** Streams its own answer (JSON or the popup page), so it checks the outcome against its schema itself. */
   const answerCallback = async (ctx: Context, provider: string, input: CallbackInput) => {
     const outcome = await oauth.callback(provider, input);

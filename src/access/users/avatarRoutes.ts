@@ -15,7 +15,9 @@ function assertSelfOrAdmin(user: AuthUser, userId: number): void {
   if (user.id !== userId && user.role !== 'admin') throw new Forbidden('Only the user or an admin may change this avatar');
 }
 
-export function avatarRoutes({ avatars, config }: { avatars: AvatarStore; config: Config }) {
+export type AvatarRouteNeeds = { avatars: AvatarStore; config: Config };
+
+export function avatarRoutes({ avatars, config }: AvatarRouteNeeds) {
   const tmpDir = path.join(config.dataDir, 'tmp');
   return [
     defineRoute({

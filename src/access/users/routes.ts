@@ -8,7 +8,9 @@ import type { UserDirectory } from './service.ts';
 
 const tags = ['users'];
 
-export function userRoutes({ users }: { users: UserDirectory }) {
+export type UserRouteNeeds = { users: UserDirectory };
+
+export function userRoutes({ users }: UserRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -6,7 +6,9 @@ import type { AlarmAreas } from './service.ts';
 
 const tags = ['alerts'];
 
-export function alarmAreaRoutes({ alarmAreas }: { alarmAreas: AlarmAreas }) {
+export type AlarmAreaRouteNeeds = { alarmAreas: AlarmAreas };
+
+export function alarmAreaRoutes({ alarmAreas }: AlarmAreaRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -19,7 +19,9 @@ import { ALERT_EXAMPLE, ALERT_PAGE_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['alerts'];
 
-export function alertRoutes({ alerts }: { alerts: AlertService }) {
+export type AlertRouteNeeds = { alerts: AlertService };
+
+export function alertRoutes({ alerts }: AlertRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -8,7 +8,9 @@ import { FAULT_EXAMPLE, FAULT_PAGE_EXAMPLE } from '../examples/responses.ts';
 
 const tags = ['faults'];
 
-export function faultRoutes({ faults }: { faults: FaultService }) {
+export type FaultRouteNeeds = { faults: FaultService };
+
+export function faultRoutes({ faults }: FaultRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

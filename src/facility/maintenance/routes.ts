@@ -8,7 +8,9 @@ import { MAINTENANCE_EXAMPLE, MAINTENANCE_PAGE_EXAMPLE } from '../examples/respo
 
 const tags = ['maintenance'];
 
-export function maintenanceRoutes({ maintenance }: { maintenance: MaintenanceService }) {
+export type MaintenanceRouteNeeds = { maintenance: MaintenanceService };
+
+export function maintenanceRoutes({ maintenance }: MaintenanceRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -13,9 +13,15 @@ import { NotificationRule, NotificationRuleCreate, NotificationRuleListQuery, No
 
 const tags = ['alerts'];
 
-type Parts = { alerts: AlertService; faults: FaultService; maintenance: MaintenanceService; notificationRules: NotificationRules; notifier: AlarmNotifier };
+export type AlarmRouteNeeds = {
+  alerts: AlertService;
+  faults: FaultService;
+  maintenance: MaintenanceService;
+  notificationRules: NotificationRules;
+  notifier: AlarmNotifier;
+};
 
-export function alarmRoutes({ alerts, faults, maintenance, notificationRules: rules, notifier }: Parts) {
+export function alarmRoutes({ alerts, faults, maintenance, notificationRules: rules, notifier }: AlarmRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -6,7 +6,9 @@ import { storedFileRoutes } from '../uploads/storedFileRoutes.ts';
 import { ModelView } from './schemas.ts';
 import { acceptModelName, modelDownload, presentModel } from './service.ts';
 
-export function modelRoutes(deps: { models: StoredFiles; config: Config }) {
+export type ModelRouteNeeds = { models: StoredFiles; config: Config };
+
+export function modelRoutes(deps: ModelRouteNeeds) {
   return storedFileRoutes(deps, {
     base: '/api/models',
     tag: 'models',

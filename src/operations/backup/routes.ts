@@ -6,7 +6,9 @@ import { BackupSchedule, BackupScheduleUpdate } from './schemas.ts';
 
 const tags = ['system'];
 
-export function backupRoutes({ backups }: { backups: BackupScheduler }) {
+export type BackupRouteNeeds = { backups: BackupScheduler };
+
+export function backupRoutes({ backups }: BackupRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -98,15 +98,7 @@ const Health = Type.Object({
   ),
 });
 
-export function healthRoutes({
-  db,
-  startedAt,
-  iot,
-  backups,
-  collector,
-  config,
-  analysis,
-}: {
+export type HealthRouteNeeds = {
   db: Db;
   startedAt: number;
   iot: IotGateway;
@@ -114,7 +106,9 @@ export function healthRoutes({
   collector: Collector;
   config: Config;
   analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
-}) {
+};
+
+export function healthRoutes({ db, startedAt, iot, backups, collector, config, analysis }: HealthRouteNeeds) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   // The site's settings as site/ keeps them (read again once platform_config is written, by any process).

@@ -80,6 +80,13 @@ export type RouteDefinition<S extends RouteSchemas, A extends Access> = {
 
 export type AnyRoute = RouteDefinition<RouteSchemas, Access>;
 
+/**
+ * A context's route tables, each under the key the composition root publishes it by: the router and the OpenAPI
+ * document list the tables in the order of that list (ROUTE_ORDER in src/app/routes.ts), whatever order the contexts
+ * are built in.
+ */
+export type RouteGroups = Record<string, AnyRoute[]>;
+
 export function defineRoute<S extends RouteSchemas, A extends Access>(definition: RouteDefinition<S, A>): AnyRoute {
   return definition as unknown as AnyRoute;
 }

@@ -1,6 +1,7 @@
-// What a context's module.ts returns to the composition root: the objects it built (services) and what runs from
-// them (jobs to start and list, close hooks). The root starts a module's parts in the order listed, where its place in
+// What a context's module.ts returns to the composition root: the objects it built (services), what runs from
+// them (jobs to start and list, close hooks) and the route tables it serves. The root starts a module's parts in the order listed, where its place in
 // src/app/compose.ts says: a part registered later closes earlier (Lifecycle runs the hooks in reverse).
+import type { RouteGroups } from '../http/route.ts';
 import type { Job, JobRegistry } from './jobs.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
@@ -21,6 +22,8 @@ export type Module<S> = {
   context: string;
   services: S;
   running?: Running[];
+  /** Its route tables, built from its services and declared needs, by published key (the root orders them). */
+  routes?: RouteGroups;
 };
 
 /** Starts a built module's parts in order and registers their jobs and close hooks; returns its services. */

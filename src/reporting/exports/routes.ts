@@ -32,7 +32,9 @@ const ExportQuery = Type.Object(
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-export function exportRoutes({ exports: exporter, db }: { exports: EnergyExport; db: Db }) {
+export type ExportRouteNeeds = { exports: EnergyExport; db: Db };
+
+export function exportRoutes({ exports: exporter, db }: ExportRouteNeeds) {
   // The site's settings as site/ keeps them (one read per connection until platform_config is written).
   const site = siteSettings(db);
   return [

@@ -19,7 +19,9 @@ import { REPORT_PLAN_EXAMPLE, REPORT_PLAN_PAGE_EXAMPLE, REPORT_RUN_EXAMPLE, REPO
 
 const tags = ['reports'];
 
-export function reportRoutes({ reports, reportRuns: runner }: { reports: ReportService; reportRuns: ReportRunner }) {
+export type ReportRouteNeeds = { reports: ReportService; reportRuns: ReportRunner };
+
+export function reportRoutes({ reports, reportRuns: runner }: ReportRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

@@ -7,7 +7,9 @@ import { DASHBOARD_ALERTS_EXAMPLE, DASHBOARD_EXAMPLE } from '../examples/respons
 
 const tags = ['dashboard'];
 
-export function dashboardRoutes({ dashboard }: { dashboard: DashboardService }) {
+export type DashboardRouteNeeds = { dashboard: DashboardService };
+
+export function dashboardRoutes({ dashboard }: DashboardRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

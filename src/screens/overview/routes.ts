@@ -6,7 +6,9 @@ import { OVERVIEW_STATS_EXAMPLE, OVERVIEW_WEEKLY_EXAMPLE } from '../examples/res
 
 const tags = ['overview'];
 
-export function overviewRoutes({ overview }: { overview: OverviewService }) {
+export type OverviewRouteNeeds = { overview: OverviewService };
+
+export function overviewRoutes({ overview }: OverviewRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',

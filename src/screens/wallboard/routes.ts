@@ -65,7 +65,9 @@ export function wallboardPages(): Middleware {
   };
 }
 
-export function wallboardRoutes({ wallboard }: { wallboard: WallboardService }) {
+export type WallboardRouteNeeds = { wallboard: WallboardService };
+
+export function wallboardRoutes({ wallboard }: WallboardRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',
