@@ -33,7 +33,7 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
 
 export async function measureTasks(dataDir: string, root: string): Promise<Block[]> {
   const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
-  const [audit, client, module, backup, logger, content, pdf, reportFigures, analysis] = await Promise.all(
+  const [audit, client, module, backup, logger, content, pdf, analysis] = await Promise.all(
     [
       'src/platform/db/auditTrail.ts',
       'src/platform/db/client.ts',
@@ -42,7 +42,6 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       'src/platform/logger.ts',
       'src/reporting/reports/content.ts',
       'src/reporting/reports/renderPdf.ts',
-      'src/reporting/reports/energyFigures.ts',
       'src/analysis/module.ts',
     ].map(load),
   );
@@ -95,7 +94,7 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       activeMs: measured.activeMs,
       note: `${raised.length} findings, ${(measured.ms / 1000).toFixed(1)} s in all`,
     });
-    const builder = new content.ReportContentBuilder(db, reportFigures.siteEnergyFigures(db, energy.figures));
+    const builder = new content.ReportContentBuilder(db, energy.site);
     // Since edgeloop2 the service builds reports in a worker thread (src/reporting/reports/offThread.ts); before, on the loop.
     const workersModule = fs.existsSync(path.join(root, 'src/reporting/reports/offThread.ts')) ? await load('src/reporting/reports/offThread.ts') : null;
     const workers = workersModule ? new workersModule.ReportWorkers(client.databasePath(dataDir)) : null;
