@@ -4,9 +4,10 @@ export { AllUtilitiesSchema, allUtilities, type AllUtilities } from './allUtilit
 export type { AreaCards } from './areaCards.ts';
 export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } from './commodities.ts';
 export { commodityRoutes } from './commodityRoutes.ts';
-export { DemandWatch, WARNING_MIN_ELAPSED_MS, type PeakWarningLog, type PeakWarningRecord } from './demandWatch.ts';
+export { DemandWatch, WARNING_MIN_ELAPSED_MS } from './demandWatch.ts';
 export { FIGURE_TABLES, nextMonth, type EnergyFigures, type SitePeak, type Totals } from './figures.ts';
 export { buildEnergy, buildEnergyModule, buildDemandWatch, ensureSimulatorMeters, type Energy } from './module.ts';
 export { energyRoutes } from './routes.ts';
 export { SitePeakSchema } from './schemas.ts';
 export { SiteEnergy, type Coverage, type LoadCurve, type PeriodFigures } from './siteEnergy.ts';
+export type { PeakWarningLog, PeakWarningRecord } from './demandWatch.ts';

@@ -15,8 +15,6 @@ import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
 import { INTERVAL_MS } from '../platform/time/calendar.ts';
-import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } from './collectorHealth.ts';
-import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
 import {
   cpuMs,
@@ -31,6 +29,8 @@ import {
   type VirtualMeter,
   yieldToLoop,
 } from './store.ts';
+import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } from './collectorHealth.ts';
+import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
