@@ -129,7 +129,7 @@ export async function createService(
   const { configs } = start(buildSite({ db, audit, zoneMove, mailer }));
   const reporting = start(buildReporting({ config, db, audit, logger, mailer, lifecycle, jobs, alerts: facility.services.alerts, energy, analysis }));
   const { alerts } = start(facility);
-  const { demand } = start(buildDemandWatch({ db, energy, alerts, logger }));
+  const { demand } = start(buildDemandWatch({ db, energy, warnings: analysis.peakWarnings, alerts, logger }));
   const { loadShedder } = start(buildLoadShedding({ db, audit, analysis, energy, iot, demand, alerts, logger, now: now ?? Date.now }));
   const { collector } = start(
     await buildCollection({

@@ -5,10 +5,7 @@
 // with when the window's energy actually passed the contract's, which gives how early it warned.
 import type { AlertService } from '../facility/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
-import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { slot } from '../platform/db/listQuery.ts';
-import { peakWarnings } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { addDays, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from './figures.ts';
@@ -24,75 +21,44 @@ export const WARNING_MIN_ELAPSED_MS = 60_000;
 export const WARNING_PERSIST_MS = 120_000;
 const WINDOW_HOURS = INTERVAL_MS / 3_600_000;
 
+/** A recorded peak warning, as the watch reads it back. */
+export type PeakWarningRecord = { id: number; windowStart: number; warnedAt: number; crossedAt: number | null; finalKw: number | null; alertKey: string };
+
+/**
+ * Where the watch records its peak warnings. The table (peak_warnings) is analysis's, which lists them; energy is built
+ * before analysis and cannot import it, so the watch declares what it needs here and the composition root hands it
+ * analysis's PeakWarnings (src/analysis/peakWarnings.ts).
+ */
+export type PeakWarningLog = {
+  /** The warning of the window starting at `windowStart`, if one was raised. */
+  forWindow(windowStart: number): PeakWarningRecord | undefined;
+  record(warning: { windowStart: number; warnedAt: number; projectedKw: number; limitKw: number; crossedAt: number | null; alertKey: string }): void;
+  /** The window's energy passed the contract's share at `at` (kept if already recorded). */
+  markCrossed(id: number, at: number): void;
+  /** Warnings of windows before `windowStart` with no final mean yet, oldest first. */
+  unfinishedBefore(windowStart: number): PeakWarningRecord[];
+  /**
+   * The window is over: its final mean (-1: it lost its data); a window whose mean ended above the limit with no
+   * crossing seen by a check inside it crossed at its end, `windowEnd`.
+   */
+  finish(id: number, finalKw: number, windowEnd: number): void;
+};
+
 export class DemandWatch {
-  private readonly warningFor;
-  private readonly insertWarning;
-  private readonly markCrossed;
-  private readonly unfinished;
-  private readonly finish;
-  private readonly finishCrossed;
   /** Since when the running window's projection has been above the contract (null: it is not). */
   private above: { windowStart: number; since: number } | null = null;
 
   constructor(
     private readonly deps: {
       db: Db;
+      warnings: PeakWarningLog;
       figures: EnergyFigures;
       tariffs: Tariffs;
       alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
       logger: Logger;
       timezone: () => string;
     },
-  ) {
-    const { orm } = deps.db;
-    const columns = {
-      id: peakWarnings.id,
-      windowStart: peakWarnings.windowStart,
-      warnedAt: peakWarnings.warnedAt,
-      crossedAt: peakWarnings.crossedAt,
-      finalKw: peakWarnings.finalKw,
-      alertKey: peakWarnings.alertKey,
-    };
-    this.warningFor = orm
-      .select(columns)
-      .from(peakWarnings)
-      .where(eq(peakWarnings.windowStart, sql.placeholder('windowStart')))
-      .prepare();
-    this.insertWarning = orm
-      .insert(peakWarnings)
-      .values({
-        windowStart: sql.placeholder('windowStart'),
-        warnedAt: sql.placeholder('warnedAt'),
-        projectedKw: sql.placeholder('projectedKw'),
-        limitKw: sql.placeholder('limitKw'),
-        crossedAt: sql.placeholder('crossedAt'),
-        alertKey: sql.placeholder('alertKey'),
-      })
-      .prepare();
-    this.markCrossed = orm
-      .update(peakWarnings)
-      .set({ crossedAt: slot('at') })
-      .where(and(eq(peakWarnings.id, sql.placeholder('id')), isNull(peakWarnings.crossedAt)))
-      .prepare();
-    this.unfinished = orm
-      .select(columns)
-      .from(peakWarnings)
-      .where(and(isNull(peakWarnings.finalKw), lt(peakWarnings.windowStart, sql.placeholder('before'))))
-      .orderBy(asc(peakWarnings.windowStart))
-      .prepare();
-    this.finish = orm
-      .update(peakWarnings)
-      .set({ finalKw: slot('finalKw') })
-      .where(eq(peakWarnings.id, sql.placeholder('id')))
-      .prepare();
-    // A window whose energy reached the contract's share only in its last minute was never seen crossing by a check
-    // inside it: its crossing is its end.
-    this.finishCrossed = orm
-      .update(peakWarnings)
-      .set({ crossedAt: slot('at') })
-      .where(and(eq(peakWarnings.id, sql.placeholder('id')), isNull(peakWarnings.crossedAt), gt(peakWarnings.finalKw, peakWarnings.limitKw)))
-      .prepare();
-  }
+  ) {}
 
   /** The site's energy (kWh) in one 15-minute window so far, from the stored intervals; NaN without a reading in it. */
   private windowKwh(windowStart: number): number {
@@ -123,10 +89,10 @@ export class DemandWatch {
   warn(now: number): 'warned' | 'unchanged' {
     const limit = this.deps.tariffs.versionOn(dayOf(this.deps.timezone(), now)).contractedPeakKw;
     const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
-    for (const row of this.unfinished.all({ before: windowStart })) {
+    const { warnings } = this.deps;
+    for (const row of warnings.unfinishedBefore(windowStart)) {
       const kwh = this.windowKwh(row.windowStart);
-      this.finish.run({ finalKw: Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, id: row.id });
-      this.finishCrossed.run({ at: row.windowStart + INTERVAL_MS, id: row.id });
+      warnings.finish(row.id, Number.isNaN(kwh) ? -1 : kwh / WINDOW_HOURS, row.windowStart + INTERVAL_MS);
       this.deps.alerts.fromGatewayAlarm({
         key: row.alertKey,
         code: WARNING_CODE,
@@ -140,9 +106,9 @@ export class DemandWatch {
     const projection = this.projectedKw(now);
     if (!projection) return 'unchanged';
     const crossed = projection.soFarKwh >= limit * WINDOW_HOURS;
-    const existing = this.warningFor.get({ windowStart });
+    const existing = warnings.forWindow(windowStart);
     if (existing) {
-      if (crossed && existing.crossedAt === null) this.markCrossed.run({ at: now, id: existing.id });
+      if (crossed && existing.crossedAt === null) warnings.markCrossed(existing.id, now);
       return 'unchanged';
     }
     const projectedAbove = now - windowStart >= WARNING_MIN_ELAPSED_MS && projection.projectedKw > limit;
@@ -160,7 +126,7 @@ export class DemandWatch {
     );
     const minutes = Math.round((now - windowStart) / 60_000);
     this.deps.db.sqlite.transaction(() => {
-      this.insertWarning.run({
+      warnings.record({
         windowStart,
         warnedAt: now,
         projectedKw: projection.projectedKw,

@@ -8,3 +8,4 @@ export { FIGURE_TABLES, nextMonth, type EnergyFigures, type SitePeak, type Total
 export { buildEnergy, buildEnergyModule, energyRouteGroups, buildDemandWatch, ensureSimulatorMeters, type Energy } from './module.ts';
 export { SitePeakSchema } from './schemas.ts';
 export { SiteEnergy, type Coverage, type LoadCurve, type PeriodFigures } from './siteEnergy.ts';
+export type { PeakWarningLog, PeakWarningRecord } from './demandWatch.ts';

@@ -11,7 +11,7 @@ import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
 import { AreaCards } from './areaCards.ts';
 import { SiteEnergy } from './siteEnergy.ts';
-import { DemandWatch } from './demandWatch.ts';
+import { DemandWatch, type PeakWarningLog } from './demandWatch.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import { commodityRoutes, type CommodityRouteNeeds } from './commodityRoutes.ts';
@@ -72,17 +72,20 @@ export function buildEnergyModule({ db, audit, iot }: { db: Db; audit: AuditLog;
 export function buildDemandWatch({
   db,
   energy,
+  warnings,
   alerts,
   logger,
 }: {
   db: Db;
   energy: Energy;
+  /** Where the warnings are recorded: analysis's PeakWarnings, the owner of peak_warnings (built after energy). */
+  warnings: PeakWarningLog;
   alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
   logger: Logger;
 }): Module<{ demand: DemandWatch }> {
   return {
     context: 'energy',
-    services: { demand: new DemandWatch({ db, figures: energy.figures, tariffs: energy.tariffs, alerts, logger, timezone: energy.timezone }) },
+    services: { demand: new DemandWatch({ db, warnings, figures: energy.figures, tariffs: energy.tariffs, alerts, logger, timezone: energy.timezone }) },
   };
 }
 

@@ -29,12 +29,12 @@ import {
   type VirtualMeter,
   yieldToLoop,
 } from './store.ts';
+import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } from './collectorHealth.ts';
+import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 
 export { BACKFILL_MS };
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
 const MIN_GAP_MS = 5 * 60_000;
-/** The history asked for per request: one day keeps the simulator's (and most gateways') 5-minute resolution. */
-const HISTORY_CHUNK_MS = 86_400_000;
 const HISTORY_CONCURRENCY = 8;
 /** How often a meter the gateway does not report, and whose history was empty, is asked for its history again. */
 const ABSENT_RETRY_MS = 15 * 60_000;
@@ -44,64 +44,11 @@ const HISTORY_HOLE_MS = 30 * 60_000;
 const HISTORY_STEP = 288;
 /** Collections a meter's first reading waits for its history (a gateway slow or failing at start-up) before it starts without. */
 const FIRST_HISTORY_TRIES = 5;
-const VALUES_BATCH = 1000;
 /** Held day records written in one transaction; more (a backfill, a catch-up) are written in slices. */
 const ONE_WRITE_RECORDS = 1200;
 
-/**
- * A meter's history readings, oldest first, as two columns of plain numbers: a 7-day backfill of 500 meters is a
- * million readings, and as objects they made the heap big enough for 250 ms garbage-collection pauses.
- */
-type History = { at: number[]; value: number[] };
-
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
-type Current = Reading | { at: number; bad: true };
-
-export type MeterCondition = 'ok' | 'stale' | 'failing' | 'refusing';
-export type Refusal = { at: string; readingAt: string | null; value: number | null; reason: string };
-
-/** What the collector knows of one meter since the service started (the last counted reading is also in meter_state). */
-type MeterWatch = {
-  /** The outcome of the meter's last read: a reading counted, refused, of bad quality, or not answered at all. */
-  last: 'counted' | 'refused' | 'bad' | 'absent' | null;
-  refused: number;
-  jitter: number;
-  lastRefusal: Refusal | null;
-  /** Implausible counter readings in a row: REBASE_AFTER of them make the meter's new base. */
-  implausibleRun: number;
-  /** Collections in a row whose history read failed before the meter's first reading was counted. */
-  historyMisses: number;
-  /** When the gateway last answered an empty history for the meter while not reporting it (a point removed or renamed). */
-  emptyHistoryAt: number | null;
-};
-
-export type MeterHealth = {
-  meterId: number;
-  code: string;
-  state: MeterCondition;
-  lastReadingAt: string | null;
-  lastValue: number | null;
-  lagSec: number | null;
-  refused: number;
-  jitter: number;
-  lastRefusal: Refusal | null;
-};
-
-export type CollectorStatus = {
-  lastRunAt: string | null;
-  lastOkAt: string | null;
-  lastError: string | null;
-  meters: number;
-  lagSec: number | null;
-  /** ok: the last collection worked; failing: the gateway answered (or not) but the collection did not work; idle: nothing collected yet. */
-  state: 'ok' | 'failing' | 'idle';
-  failingSince: string | null;
-  consecutiveFailures: number;
-  /** Times the box's clock was seen to step back (since the service started). */
-  clockStepsBack: number;
-  refused: number;
-};
 
 export class Collector {
   private readonly repeating: Repeating;
@@ -331,7 +278,7 @@ export class Collector {
       return {
         meterId: meter.id,
         code: meter.code,
-        state: this.conditionOf(watch, lag),
+        state: conditionOf(watch, lag, this.failing, this.deps.intervalMs),
         lastReadingAt: state ? new Date(state.lastAt).toISOString() : null,
         lastValue: state ? state.lastValue : null,
         lagSec: lag === null ? null : Math.round(lag / 1000),
@@ -349,16 +296,9 @@ export class Collector {
     let count = 0;
     for (const meter of this.selectMeters.all() as CollectedMeter[]) {
       const state = states.get(meter.id);
-      if (this.conditionOf(this.watches.get(meter.id), state ? Math.max(0, now - state.lastAt) : null) !== 'ok') count += 1;
+      if (conditionOf(this.watches.get(meter.id), state ? Math.max(0, now - state.lastAt) : null, this.failing, this.deps.intervalMs) !== 'ok') count += 1;
     }
     return count;
-  }
-
-  private conditionOf(watch: MeterWatch | undefined, lagMs: number | null): MeterCondition {
-    if (watch?.last === 'refused') return 'refusing';
-    if (this.failing || watch?.last === 'bad' || watch?.last === 'absent') return 'failing';
-    const staleAfter = 2 * Math.max(this.deps.intervalMs, 60_000) + 30_000;
-    return lagMs === null || lagMs > staleAfter ? 'stale' : 'ok';
   }
 
   private watch(meterId: number): MeterWatch {
@@ -406,7 +346,7 @@ export class Collector {
     if (!meters.length) return counts;
     let ok = false;
     try {
-      const current = await this.readValues(meters);
+      const current = await readValues(this.deps.iot, meters, () => this.now());
       // The values were stamped while they were read, after `started`: they are checked against the clock after the read
       // (clamping them to `started` stored a reading's value under an earlier time than it was read at).
       const readAt = Math.max(started, this.now());
@@ -452,7 +392,7 @@ export class Collector {
         const state = states.get(meter.id);
         // Never before the backfill span, never after now.
         const from = Math.max(state?.lastAt ?? 0, started - BACKFILL_MS);
-        const history = from < started ? await this.readHistory(meter.code, from, started) : { at: [], value: [] };
+        const history = from < started ? await readHistory(this.deps.iot, meter.code, from, started) : { at: [], value: [] };
         histories.set(meter.id, history);
         this.watch(meter.id).emptyHistoryAt = history && history.at.length === 0 && !current.has(meter.code) ? started : null;
       });
@@ -624,55 +564,4 @@ export class Collector {
     batch.spread(meter.id, state.lastAt, at, step.kwh, step.kind === 'energy' ? flags : flags | FLAG_RESET);
     return { lastAt: at, lastValue: reading.value, demandKw: step.kwh / hours };
   }
-
-  private async readValues(meters: CollectedMeter[]): Promise<Map<string, Current>> {
-    const readings = new Map<string, Current>();
-    for (let i = 0; i < meters.length; i += VALUES_BATCH) {
-      const codes = meters.slice(i, i + VALUES_BATCH).map((meter) => meter.code);
-      for (const row of await this.deps.iot.values(codes)) {
-        const at = row.at ?? this.now();
-        const good = row.good && typeof row.value === 'number';
-        readings.set(row.code, good ? { at, value: row.value as number } : { at, bad: true });
-      }
-    }
-    return readings;
-  }
-
-  /** The gateway's readings in (from, to], oldest first; null when it has no history for the code or cannot answer. */
-  private async readHistory(code: string, from: number, to: number): Promise<History | null> {
-    const at: number[] = [];
-    const value: number[] = [];
-    let sorted = true;
-    try {
-      for (let start = from; start < to; start += HISTORY_CHUNK_MS) {
-        const end = Math.min(to, start + HISTORY_CHUNK_MS);
-        const rows = await this.deps.iot.history(code, start, end);
-        // null (404): the gateway keeps no history for the point (a new point): nothing to backfill, not a failure to
-        // wait on (issue 41: the first readings were held back for FIRST_HISTORY_TRIES collections and lost).
-        if (rows === null) break;
-        // Only what was asked for: a gateway answering readings outside (from, to] is not believed about them.
-        for (const row of rows) {
-          if (row.at > from && row.at <= to) {
-            if (at.length && row.at < at[at.length - 1]) sorted = false;
-            at.push(row.at);
-            value.push(row.value);
-          }
-        }
-      }
-    } catch {
-      return null;
-    }
-    if (sorted) return { at, value };
-    // A gateway answering out of order: sorted by time (a stable sort, as before).
-    const order = at.map((_, i) => i).sort((a, b) => at[a] - at[b] || a - b);
-    return { at: order.map((i) => at[i]), value: order.map((i) => value[i]) };
-  }
-}
-
-async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -127,7 +127,7 @@ describe('weather-normalised month-on-month change', () => {
     });
     assert.equal(created.status, 201, created.text);
     const { ReportContentBuilder } = await import('../../src/reporting/reports/content.ts');
-    const { siteEnergyFigures } = await import('../../src/reporting/reports/energyFigures.ts');
+    const { siteEnergyFigures } = await import('../helpers/reportEnergy.ts');
     const { deps } = server.service;
     const builder = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures), deps.analysis, () => true, deps.energy.commodities);
     const content = builder.build('monthly-energy', 'Normalised', Date.parse(`${lastMonth.to}T12:00:00Z`));

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { findAt, pathAt } from './baselinePaths.ts';
 import { ROOT, SIMULATOR_CREDENTIALS } from './harness.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 500);
@@ -46,7 +47,8 @@ export async function longestBlock(task: () => Promise<unknown>): Promise<{ maxM
 
 /** The modules under test, from a checkout's root. */
 async function codeAt(root: string) {
-  const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
+  // Today's paths, or where a baseline before the restructuring holds them (baselinePaths.ts).
+  const load = (file: string) => import(pathToFileURL(path.join(root, pathAt(root, file))).href);
   const [audit, client, collector, module, iot, logger, server] = await Promise.all(
     [
       'src/platform/db/auditTrail.ts',
@@ -219,9 +221,8 @@ async function collectorBlocks({
 async function walCommits({ openDatabase, closeDatabase, databasePath }: Code, root: string): Promise<Block> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-edge-wal-'));
   const db = openDatabase(databasePath(dataDir), { autoCheckpoint: false } as Parameters<typeof openDatabase>[1]);
-  const wal = fs.existsSync(path.join(root, 'src/platform/db/walCheckpoint.ts'))
-    ? await import(pathToFileURL(path.join(root, 'src/platform/db/walCheckpoint.ts')).href)
-    : null;
+  const walFile = findAt(root, 'src/platform/db/walCheckpoint.ts');
+  const wal = walFile ? await import(pathToFileURL(path.join(root, walFile)).href) : null;
   // Since the lock fix the job reads through a held WalIndex; a baseline before it takes the path.
   const walIndex = wal?.WalIndex ? new wal.WalIndex(db.path) : null;
   const job = wal ? wal.walCheckpointJob(walIndex ?? db.path, (error: unknown) => console.error(error)) : null;

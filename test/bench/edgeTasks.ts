@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { addDays } from '../../src/platform/time/calendar.ts';
+import { findAt, pathAt } from './baselinePaths.ts';
 import { longestBlock, type Block } from './edgeBlocks.ts';
 import { seedDataDir } from './seed.ts';
 
@@ -32,8 +33,9 @@ export async function seedEdgeDataDir(dataDir: string, meters = TASK_METERS, day
 }
 
 export async function measureTasks(dataDir: string, root: string): Promise<Block[]> {
-  const load = (file: string) => import(pathToFileURL(path.join(root, file)).href);
-  const [audit, client, module, backup, logger, content, pdf, reportFigures, analysis] = await Promise.all(
+  // Today's paths, or where a baseline before the restructuring holds them (baselinePaths.ts).
+  const load = (file: string) => import(pathToFileURL(path.join(root, pathAt(root, file))).href);
+  const [audit, client, module, backup, logger, content, pdf, analysis] = await Promise.all(
     [
       'src/platform/db/auditTrail.ts',
       'src/platform/db/client.ts',
@@ -42,7 +44,6 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       'src/platform/logger.ts',
       'src/reporting/reports/content.ts',
       'src/reporting/reports/renderPdf.ts',
-      'src/reporting/reports/energyFigures.ts',
       'src/analysis/module.ts',
     ].map(load),
   );
@@ -98,9 +99,9 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
       activeMs: measured.activeMs,
       note: `${raised.length} findings, ${(measured.ms / 1000).toFixed(1)} s in all`,
     });
-    const builder = new content.ReportContentBuilder(db, reportFigures.siteEnergyFigures(db, energy.figures));
+    const builder = new content.ReportContentBuilder(db, energy.site);
     // Since edgeloop2 the service builds reports in a worker thread (src/reporting/reports/offThread.ts); before, on the loop.
-    const workersModule = fs.existsSync(path.join(root, 'src/reporting/reports/offThread.ts')) ? await load('src/reporting/reports/offThread.ts') : null;
+    const workersModule = findAt(root, 'src/reporting/reports/offThread.ts') ? await load('src/reporting/reports/offThread.ts') : null;
     const workers = workersModule ? new workersModule.ReportWorkers(client.databasePath(dataDir)) : null;
     for (const template of ['weekly-energy', 'monthly-energy', 'alerts-faults']) {
       let bytes = 0;

@@ -7,7 +7,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
-import { lastRead, lastWrite } from '../../src/metering/historyImport.ts';
+import { lastRead, lastWrite } from '../../src/metering/importSlices.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 
 const METERS = Number(process.env.BENCH_METERS ?? 100);

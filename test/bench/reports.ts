@@ -14,7 +14,7 @@ import { addDays } from '../../src/platform/time/calendar.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createMailer } from '../../src/platform/mail/mailer.ts';
 import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
-import { dailyEnergyFigures } from '../../src/reporting/reports/energyFigures.ts';
+import { dailyEnergyFigures } from '../helpers/reportEnergy.ts';
 import { reportPeriod } from '../../src/reporting/reports/content.ts';
 import { ReportRunner } from '../../src/reporting/reports/runs.ts';
 

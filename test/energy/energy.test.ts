@@ -9,7 +9,7 @@ import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../../src/me
 import { startTestServer, tempDir } from '../helpers/server.ts';
 import { DAY, demandWatch, MIN, separateCollector, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 import { ReportContentBuilder, reportPeriod } from '../../src/reporting/reports/content.ts';
-import { siteEnergyFigures } from '../../src/reporting/reports/energyFigures.ts';
+import { siteEnergyFigures } from '../helpers/reportEnergy.ts';
 import { renderPdf } from '../../src/reporting/reports/renderPdf.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
 import { execFileSync } from 'node:child_process';

@@ -2,6 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { getTableColumns, getTableName, is } from 'drizzle-orm';
+import { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import * as schema from '../../src/platform/db/schema/index.ts';
 
 const iso = (offsetMs = 0) => new Date(Date.now() + offsetMs).toISOString();
 const HOUR = 3_600_000;
@@ -241,8 +244,27 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
   fillEmptyTables(sqlite);
 }
 
-/** Any table added later that the seed above does not know gets one row from its column types, so it is walked too. */
+/** Each table's enum columns (drizzle's text({ enum: … })) and their values: SQLite does not check them, the code reading the row does. */
+function enumColumns(): Map<string, Map<string, readonly string[]>> {
+  const tables = new Map<string, Map<string, readonly string[]>>();
+  for (const table of Object.values(schema)) {
+    if (!is(table, SQLiteTable)) continue;
+    const columns = new Map<string, readonly string[]>();
+    for (const column of Object.values(getTableColumns(table))) {
+      const values = (column as { enumValues?: readonly string[] }).enumValues;
+      if (values?.length) columns.set(column.name, values);
+    }
+    tables.set(getTableName(table), columns);
+  }
+  return tables;
+}
+
+/**
+ * Any table added later that the seed above does not know gets one row from its column types, so it is walked too; an
+ * enum column gets its first value (not a word the code reading it does not know).
+ */
 function fillEmptyTables(sqlite: Database.Database): void {
+  const enums = enumColumns();
   const tables = sqlite
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
     .pluck()
@@ -251,7 +273,9 @@ function fillEmptyTables(sqlite: Database.Database): void {
     if (sqlite.prepare(`SELECT count(*) FROM "${table}"`).pluck().get()) continue;
     const columns = sqlite.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; type: string; notnull: number; dflt_value: unknown; pk: number }[];
     const needed = columns.filter((c) => c.notnull && c.dflt_value === null && !(c.pk && c.type.toLowerCase() === 'integer'));
-    const values = needed.map((c) => (/int|real|num/i.test(c.type) ? 1 : /_at$/.test(c.name) ? new Date().toISOString() : 'sample'));
+    const values = needed.map(
+      (c) => enums.get(table)?.get(c.name)?.[0] ?? (/int|real|num/i.test(c.type) ? 1 : /_at$/.test(c.name) ? new Date().toISOString() : 'sample'),
+    );
     try {
       sqlite
         .prepare(`INSERT INTO "${table}" (${needed.map((c) => `"${c.name}"`).join(', ') || 'rowid'}) VALUES (${needed.map(() => '?').join(', ') || 'NULL'})`)

@@ -141,6 +141,7 @@ export function demandWatch(server: TestServer): DemandWatch {
   const { deps } = server.service;
   return new DemandWatch({
     db: deps.db,
+    warnings: deps.analysis.peakWarnings,
     figures: deps.energy.figures,
     tariffs: deps.energy.tariffs,
     alerts: deps.alerts,

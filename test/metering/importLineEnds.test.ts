@@ -3,7 +3,7 @@
 // (Time and memory of a multi-MiB CR-only file: npm run bench:import-lines.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CsvPlanner, IMPORT_MAX_LINE } from '../../src/metering/historyImport.ts';
+import { CsvPlanner, IMPORT_MAX_LINE } from '../../src/metering/importPlan.ts';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -16,7 +16,7 @@ import { addDays, siteDay } from '../../src/platform/time/calendar.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createMailer } from '../../src/platform/mail/mailer.ts';
 import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
-import { dailyEnergyFigures } from '../../src/reporting/reports/energyFigures.ts';
+import { dailyEnergyFigures } from '../helpers/reportEnergy.ts';
 import { ReportRunner } from '../../src/reporting/reports/runs.ts';
 import { ReportScheduler } from '../../src/reporting/reports/scheduler.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';

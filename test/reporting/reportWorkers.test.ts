@@ -8,7 +8,7 @@ import { Comparisons } from '../../src/analysis/comparisons.ts';
 import { DemandCharges } from '../../src/analysis/demandCharges.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { ReportContentBuilder, type TemplateKey } from '../../src/reporting/reports/content.ts';
-import { siteEnergyFigures } from '../../src/reporting/reports/energyFigures.ts';
+import { siteEnergyFigures } from '../helpers/reportEnergy.ts';
 import { ReportWorkers } from '../../src/reporting/reports/offThread.ts';
 import { renderFiles } from '../../src/reporting/reports/renderFiles.ts';
 import { ReportRunner, systemClock } from '../../src/reporting/reports/runs.ts';

@@ -80,7 +80,7 @@ describe('report headline over all utilities, carbon by scope', () => {
     const scope2 = elecKwh * 0.25 + heatKwh * 0.1;
 
     const { ReportContentBuilder } = await import('../../src/reporting/reports/content.ts');
-    const { siteEnergyFigures } = await import('../../src/reporting/reports/energyFigures.ts');
+    const { siteEnergyFigures } = await import('../helpers/reportEnergy.ts');
     const { deps } = server.service;
     const builder = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures), deps.analysis, () => true, deps.energy.commodities);
     const content = builder.build('monthly-energy', 'All utilities', Date.parse(`${month.to}T12:00:00Z`));

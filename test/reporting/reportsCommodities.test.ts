@@ -113,7 +113,7 @@ describe('monthly report by commodity', () => {
     // Each day's gas in the chart is the API's figure for that day; the day without gas data has no bar (checked via
     // the content the PDF is drawn from).
     const { ReportContentBuilder } = await import('../../src/reporting/reports/content.ts');
-    const { siteEnergyFigures } = await import('../../src/reporting/reports/energyFigures.ts');
+    const { siteEnergyFigures } = await import('../helpers/reportEnergy.ts');
     const { deps } = server.service;
     const builder = new ReportContentBuilder(deps.db, siteEnergyFigures(deps.db, deps.energy.figures), deps.analysis, () => true, deps.energy.commodities);
     const content = builder.build('monthly-energy', 'Utilities', Date.parse(`${month.to}T12:00:00Z`));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { CollectorStatus } from '../../src/metering/collector.ts';
+import type { CollectorStatus } from '../../src/metering/collectorHealth.ts';
 import { dataStateOf, WALLBOARD_ALERTS } from '../../src/screens/wallboard/service.ts';
 import { startFakeGateway, type FakeGateway, type RecordedRequest } from '../helpers/fakeGateway.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';

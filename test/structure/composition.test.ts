@@ -216,7 +216,6 @@ const OTHER_CONSTRUCTION_SITES: Record<string, string> = {
   'operations/backup/schedule.ts AuditLog':
     "changeSchedule (the API and emsctl alike) records on the caller's connection; an AuditLog prepares one insert and keeps no state. next: take the audit log as an argument",
   'screens/overview/service.ts SiteEnergy': 'only when given bare figures (tests of the overview alone); the service hands it energy.site',
-  'reporting/reports/energyFigures.ts SiteEnergy': 'the report tests and benchmark build their energy source without a service',
 };
 
 test('a long-lived object a module builds is constructed in no other file of the service', async () => {

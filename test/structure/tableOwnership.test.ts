@@ -117,8 +117,6 @@ const CROSSINGS: Record<string, string> = {
   'model_files ← site/service.ts': "the scene's model file name joined with the 3D configuration, and a check the model exists; site is built before files",
   'outdoor_days ← metering/rezone.ts':
     "a time-zone move drops the outdoor days keyed by the old zone's site days, in the move's transaction; metering is built before analysis",
-  'peak_warnings ← energy/demandWatch.ts':
-    'DemandWatch writes the peak warnings analysis lists; it lives in energy, built before analysis, because the collector calls it after each collection',
   'platform_config ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'platform_config ← platform/mail/siteMail.ts': "every mail's site name, locale and zone; the platform is the floor and cannot import site",

@@ -1,10 +1,21 @@
 // What a report says: the figures of one template over one period, as tables every format renders (PDF, CSV, JSON).
 import type { Comparison, Comparisons, PeriodFigure, DemandCharges, MonthDemandCharge, WeatherNormalisedChange } from '../../analysis/index.ts';
-import { type CommodityFigures, type CommodityFiguresView, allUtilities, type AllUtilities } from '../../energy/index.ts';
+import {
+  type CommodityFigures,
+  type CommodityFiguresView,
+  allUtilities,
+  type AllUtilities,
+  type Coverage,
+  type LoadCurve,
+  type PeriodFigures,
+  type SiteEnergy,
+} from '../../energy/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { siteSettings } from '../../site/index.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
-import type { Coverage, LoadCurve, PeriodFigures, ReportEnergySource } from './energyFigures.ts';
+
+/** What a report asks of the site's energy: the period's figures, how much of it holds data, a day's load curve, and their source (the service's SiteEnergy). */
+export type ReportEnergySource = Pick<SiteEnergy, 'source' | 'periodFigures' | 'coverage' | 'loadCurve'>;
 
 export const TEMPLATE_KEYS = ['weekly-energy', 'monthly-energy', 'month-to-date', 'alerts-faults', 'maintenance-due'] as const;
 export type TemplateKey = (typeof TEMPLATE_KEYS)[number];

@@ -6,7 +6,7 @@ import type PDFKit from 'pdfkit';
 import { SiteFormat } from '../../platform/i18n/format.ts';
 import type { WeatherNormalisedChange } from '../../analysis/index.ts';
 import { lastDay, type Cell, type Compared, type ReportContent, type Table } from './content.ts';
-import type { LoadCurve } from './energyFigures.ts';
+import type { LoadCurve } from '../../energy/index.ts';
 import { drawLine, fontName, paragraph, textWidth, visiblePart } from './pdfText.ts';
 
 const MARGIN = 50;

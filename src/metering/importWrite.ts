@@ -1,0 +1,175 @@
+// The history import's survey and write: the plans (importPlan.ts) counted against the stored intervals (a dry run's
+// answer), then, when nothing is refused and nothing overlaps (or replace was asked), written through the interval store
+// one slice (one transaction) at a time, each slice taking a turn of the collector, with the audit before and after.
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
+import type { MeterTerm } from '../platform/db/schema/index.ts';
+import { BadRequest, HttpError } from '../platform/errors.ts';
+import type { MeterDirectory } from './meters.ts';
+import { FLAG_IMPORTED, type IntervalStore, type VirtualMeter } from './store.ts';
+import { LISTED, type MeterPlan, type DayPlan } from './importPlan.ts';
+import { count, report, type ImportReport, type MeterReport, type Tally } from './importReport.ts';
+import { lastRead, lastWrite, SLICE_MS, yieldLoop } from './importSlices.ts';
+
+/** What the import needs of the collector: its turns (no collection in flight), and what it holds written first. */
+export type CollectionTurns = { exclusive<T>(task: () => Promise<T>): Promise<T>; flush(): void };
+
+export type WriteDeps = { store: IntervalStore; meters: MeterDirectory; audit: AuditLog; timezone: () => string };
+
+/** Per meter: what the file would change against the store as it is now (read in slices). */
+export async function survey(store: Pick<IntervalStore, 'load'>, plans: MeterPlan[], replace: boolean): Promise<MeterReport[]> {
+  const reports: MeterReport[] = [];
+  let sliceStart = performance.now();
+  for (const plan of plans) {
+    const tally: Tally = { new: 0, overlapping: 0, estimated: 0, kwh: 0, days: 0 };
+    for (const day of plan.days.values()) {
+      const stored = store.load(plan.meterId, day.day);
+      count(day, stored, tally, replace);
+      const took = performance.now() - sliceStart;
+      if (took > SLICE_MS) {
+        lastRead.longestMs = Math.max(lastRead.longestMs, took);
+        await yieldLoop();
+        sliceStart = performance.now();
+      }
+    }
+    reports.push(report(plan, tally));
+  }
+  return reports;
+}
+
+/**
+ * Writes the plans (surveyed again first: refused rows 400, overlaps 409 unless replace), one slice at a time, each in
+ * a turn of the collector when there is one. The caller runs one write at a time (HistoryImport's queue).
+ */
+export async function writeImport(
+  deps: WriteDeps,
+  collection: CollectionTurns | null,
+  plans: MeterPlan[],
+  header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>,
+  timezone: string,
+  actor: Actor | null,
+): Promise<ImportReport> {
+  const surveyed = await survey(deps.store, plans, header.replace);
+  const refused = surveyed.flatMap((meter) =>
+    meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })),
+  );
+  if (refused.length)
+    throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
+  const overlapping = surveyed.filter((meter) => meter.intervals.overlapping > 0);
+  if (overlapping.length && !header.replace) {
+    throw new HttpError(
+      409,
+      'The file overlaps intervals already stored: nothing was imported (send replace=true to overwrite them)',
+      overlapping.map((meter) => ({
+        path: `meter ${meter.meterId}`,
+        message: `${meter.intervals.overlapping} intervals between ${meter.from} and ${meter.to} are stored`,
+      })),
+    );
+  }
+  const { store } = deps;
+  const virtuals = deps.meters
+    .all()
+    .filter((meter) => meter.kind === 'virtual')
+    .map((meter) => ({ id: meter.id, terms: (meter.terms ?? []) as MeterTerm[] }));
+  store.transaction(() =>
+    deps.audit.record({
+      actor,
+      action: 'import.start',
+      resource: 'energy_history',
+      after: {
+        ...header,
+        meters: surveyed.map((meter) => ({
+          meterId: meter.meterId,
+          from: meter.from,
+          to: meter.to,
+          intervals: meter.intervals.new + meter.intervals.overlapping,
+          quantity: meter.quantity,
+          unit: meter.unit,
+        })),
+      },
+    }),
+  );
+  // The work as a flat list of steps, run a slice (one transaction) at a time: day by day, every meter of the day,
+  // then the virtual meters built on them (derived once a day, not once a meter), then the month peaks and the audit.
+  const entries: { plan: MeterPlan; day: DayPlan }[] = [];
+  for (const plan of plans) for (const day of plan.days.values()) entries.push({ plan, day });
+  entries.sort((a, b) => (a.day.day < b.day.day ? -1 : a.day.day > b.day.day ? 1 : a.plan.meterId - b.plan.meterId));
+  const tallies = new Map(plans.map((plan) => [plan.meterId, { new: 0, overlapping: 0, estimated: 0, kwh: 0, days: 0 } as Tally]));
+  const months = new Set<string>();
+  const steps: (() => void)[] = [];
+  let next = 0;
+  const importedIds = new Set(plans.map((plan) => plan.meterId));
+  const affected = virtuals.filter((meter: VirtualMeter) => meter.terms.some((term) => importedIds.has(term.meterId)));
+  entries.forEach(({ plan, day }, i) => {
+    steps.push(() => {
+      const record = store.load(plan.meterId, day.day);
+      count(day, record, tallies.get(plan.meterId)!, header.replace);
+      for (let k = 0; k < day.kwh.length; k += 1) {
+        if (Number.isNaN(day.kwh[k])) continue;
+        // Stored since the survey (the collector's backfill of a new meter) and not to be replaced: kept.
+        if (!header.replace && !Number.isNaN(record.kwh[k])) continue;
+        record.kwh[k] = day.kwh[k];
+        record.flags[k] = day.flags[k] | FLAG_IMPORTED;
+        if (record.maxKw) record.maxKw[k] = NaN;
+      }
+      store.save([record]);
+      months.add(`${plan.meterId}|${day.day.slice(0, 7)}`);
+    });
+    if (entries[i + 1]?.day.day !== day.day) {
+      for (const meter of affected) {
+        steps.push(() => {
+          store.save([store.deriveVirtual(meter, day.day)]);
+          months.add(`${meter.id}|${day.day.slice(0, 7)}`);
+        });
+      }
+    }
+  });
+  // Replaced intervals may have held a month's peak: the touched months' peaks are taken again from their days.
+  // In steps of 50 months, inserted next when the months are known.
+  if (header.replace) {
+    steps.push(() => {
+      const list = [...months];
+      const chunks = [];
+      for (let i = 0; i < list.length; i += 50) chunks.push(() => store.recomputeMonthPeaks(list.slice(i, i + 50)));
+      steps.splice(next, 0, ...chunks);
+    });
+  }
+  steps.push(() => {
+    const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
+    deps.audit.record({
+      actor,
+      action: 'import',
+      resource: 'energy_history',
+      after: { ...header, meters: meters.map(({ meterId, from, to, kwh, intervals, days }) => ({ meterId, from, to, kwh, intervals, days })) },
+    });
+  });
+  const durations: number[] = [];
+  const commits: number[] = [];
+  const slice = async () => {
+    // The file's days are the zone's it was read in: a time-zone move (which takes the collector's turns too) between
+    // two slices re-keyed the days written so far, and the rest would land on the wrong days.
+    if (deps.timezone() !== timezone)
+      throw new HttpError(
+        409,
+        `The site time zone changed during the import: the days written before the change were moved with it, the rest not written (send the file again with replace=true)`,
+      );
+    // What the collector counted and holds in memory (the open interval) is written first: held, it would be saved
+    // over this slice's rows later.
+    collection?.flush();
+    const sliceStart = performance.now();
+    let inside = sliceStart;
+    store.transaction(() => {
+      do steps[next++]();
+      while (next < steps.length && performance.now() - sliceStart < SLICE_MS);
+      inside = performance.now();
+    });
+    commits.push(performance.now() - inside);
+    durations.push(performance.now() - sliceStart);
+  };
+  while (next < steps.length) {
+    await (collection ? collection.exclusive(slice) : slice());
+    await yieldLoop();
+  }
+  Object.assign(lastWrite, { slices: durations.length, longestMs: Math.max(0, ...durations), durations, commits });
+  const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
+  return { ...header, accepted: true, written: true, meters };
+}
