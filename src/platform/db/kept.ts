@@ -12,8 +12,7 @@ import type Database from 'better-sqlite3';
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
  * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |
- * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
- * | energy.unallocated         | src/energy/siteEnergy.ts    | FIGURE_TABLES                                            | site day                    |
+ * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state (cards + unallocated) | site day + minute     |
  * | overview.stats             | src/screens/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
  * | overview.weekly            | src/screens/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
  * | dashboard.public           | src/screens/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
