@@ -118,7 +118,7 @@ export async function createService(
   // Each context is built from the ones above it (its module.ts declares what it needs); a module is started where its
   // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
-  const { iot } = start(await buildGateway({ config, db, logger, audit, lifecycle }));
+  const { iot } = start(await buildGateway({ config, db, logger, audit }));
   const files = start(buildFiles({ db, audit, config }));
   const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars });
   const facility = buildFacility({ config, db, audit, logger, mailer, iot });
@@ -127,7 +127,7 @@ export async function createService(
   const { analysis } = start(buildAnalysisModule({ db, audit, energy, iot, alerts: facility.services.alerts, logger }));
   const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, mailer, collecting });
   const { configs } = start(buildSite({ db, audit, zoneMove, mailer }));
-  const reporting = start(buildReporting({ config, db, audit, logger, mailer, lifecycle, jobs, alerts: facility.services.alerts, energy, analysis }));
+  const reporting = start(buildReporting({ config, db, audit, logger, mailer, alerts: facility.services.alerts, energy, analysis }));
   const { alerts } = start(facility);
   const { demand } = start(buildDemandWatch({ db, energy, warnings: analysis.peakWarnings, alerts, logger }));
   const { loadShedder } = start(buildLoadShedding({ db, audit, analysis, energy, iot, demand, alerts, logger, now: now ?? Date.now }));

@@ -1,5 +1,6 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
+// The cards' read (GET /api/energy/areas) is answered here whole: the cards and the site's unallocated energy, kept as one.
 import { SITE_TOTAL, type MeterDirectory } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
@@ -11,6 +12,7 @@ import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import type { AuthUser } from '../platform/http/route.ts';
 import { FIGURE_TABLES } from './figures.ts';
 import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
+import type { SiteEnergy, Unallocated } from './siteEnergy.ts';
 
 import { siteDay } from '../platform/time/calendar.ts';
 
@@ -21,8 +23,8 @@ function round(value: number): number {
 const AREA_COLUMNS = `id, name, today_kwh AS todayKwh, month_kwh AS monthKwh, year_kwh AS yearKwh, power_kw AS powerKw,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-/** A metered area's figures by name, as SiteEnergy.meteredAreas answers them. */
-type MeteredAreas = (names: string[], at: Date) => Map<string, { todayKwh: number; monthKwh: number; yearKwh: number; powerKw: number }>;
+/** What GET /api/energy/areas answers: every card, and the site's metered energy no metered area accounts for. */
+export type AreaCardsView = { areas: EnergyAreaView[]; unallocated: Unallocated | null };
 
 export class AreaCards {
   private readonly all;
@@ -39,13 +41,15 @@ export class AreaCards {
     private readonly audit: AuditLog,
     /** The meters' areas: an area with meters is computed, never hand-entered. */
     private readonly meters: Pick<MeterDirectory, 'areaNames'>,
-    private readonly meteredAreas?: MeteredAreas,
+    /** The site's energy: a metered area's figures, and what no metered area accounts for. */
+    private readonly site: Pick<SiteEnergy, 'meteredAreas' | 'unallocated'>,
   ) {
     const sqlite = db.sqlite;
     // raw SQL: the card columns (AREA_COLUMNS) and a NOCASE order, shared with the cards' other reads
     this.all = sqlite.prepare(`SELECT ${AREA_COLUMNS} FROM energy_areas ORDER BY name COLLATE NOCASE, id`);
-    // The cards read the figures' tables, the hand-entered cards and the meters' last demand (src/platform/db/kept.ts).
-    this.kept = new Kept<EnergyAreaView[]>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
+    // The cards read the figures' tables, the hand-entered cards and the meters' last demand; the unallocated energy the
+    // figures' tables (src/platform/db/kept.ts).
+    this.kept = new Kept<AreaCardsView>(sqlite, { name: 'energy.areaCards', tables: [...FIGURE_TABLES, 'energy_areas', 'meter_state'], max: 4 });
     this.timezone = siteTimezone(db);
     this.dailyOf = db.orm
       .select({ day: energyDaily.day, kwh: energyDaily.kwh })
@@ -75,22 +79,33 @@ export class AreaCards {
     return this.dailyOf.all({ area, from, to });
   }
 
-  /** Every card: an area with meters is computed from them (source `meters`), any other shows what PUT set (`manual`). */
+  /**
+   * The cards' whole read: every card (an area with meters is computed from them, source `meters`; any other shows what
+   * PUT set, `manual`) and the site's unallocated energy. Kept until a table it reads is written, per site day and
+   * minute: powerKw is the demand the collector holds in memory, which moves without a write. While kept it is the same
+   * object, so the route sends its JSON again (reusesBody).
+   */
+  view(at: Date = new Date()): AreaCardsView {
+    return this.kept.get(`${this.today(at)}|${Math.floor(at.getTime() / 60_000)}`, () => ({
+      areas: this.computeList(at),
+      unallocated: this.site.unallocated(at),
+    }));
+  }
+
+  /** Every card, as view() lists them. */
   list(at: Date = new Date()): EnergyAreaView[] {
-    // Kept until a table it reads is written, per site day and minute: powerKw is the demand the collector holds in
-    // memory, which moves without a write.
-    return this.kept.get(`${this.today(at)}|${Math.floor(at.getTime() / 60_000)}`, () => this.computeList(at));
+    return this.view(at).areas;
   }
 
   private computeList(at: Date): EnergyAreaView[] {
     const rows = this.all.all() as Omit<EnergyAreaView, 'source'>[];
     const metered = new Set(this.meters.areaNames());
-    const figures = this.meteredAreas?.(
+    const figures = this.site.meteredAreas(
       rows.filter((row) => metered.has(row.name)).map((row) => row.name),
       at,
     );
     return rows.map((row) => {
-      const computed = figures?.get(row.name);
+      const computed = figures.get(row.name);
       return computed ? { ...row, ...computed, source: 'meters' as const } : { ...row, source: 'manual' as const };
     });
   }

@@ -25,7 +25,7 @@ export type Energy = {
   store: IntervalStore;
   /** The meters' figures (the interval store): what a meter, an area's meters or the site meters measured. */
   figures: EnergyFigures;
-  /** The hand-entered area cards (PUT /api/energy/areas), metered areas listed with their meters' figures. */
+  /** The hand-entered area cards (PUT /api/energy/areas), metered areas listed with their meters' figures; their read whole (view). */
   areas: AreaCards;
   /** The site's energy from meters where they exist and from the cards where not: what the overview, reports and anomalies ask. */
   site: SiteEnergy;
@@ -47,7 +47,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters);
   const history = new HistoryImport({ store, meters, audit, timezone });
   const site = new SiteEnergy(db, figures);
-  const areas = new AreaCards(db, audit, meters, (names, at) => site.meteredAreas(names, at));
+  const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
   return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
 }

@@ -5,7 +5,6 @@ import type { Tariffs } from '../pricing/index.ts';
 import type { Actor } from '../platform/db/auditTrail.ts';
 import type { AreaCards } from './areaCards.ts';
 import type { EnergyFigures } from './figures.ts';
-import type { SiteEnergy } from './siteEnergy.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
@@ -65,13 +64,12 @@ function checkRange(from: string, to: string, maxDays: number): void {
 export type Restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
 
 export type EnergyRouteNeeds = {
-  energy: { meters: MeterDirectory; tariffs: Tariffs; figures: EnergyFigures; areas: AreaCards; site: SiteEnergy; history: HistoryImport; restate: Restate };
+  energy: { meters: MeterDirectory; tariffs: Tariffs; figures: EnergyFigures; areas: AreaCards; history: HistoryImport; restate: Restate };
   iot: IotGateway;
 };
 
 export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
-  const { meters, tariffs, figures, areas, site, history } = energy;
-  let areasBody: { areas: ReturnType<typeof areas.list>; unallocated: ReturnType<typeof site.unallocated> } | undefined;
+  const { meters, tariffs, figures, areas, history } = energy;
   return [
     defineRoute({
       method: 'GET',
@@ -82,14 +80,9 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       description: 'An area with meters is computed from them (source `meters`); any other area shows the figures PUT set (source `manual`).',
       tags,
       schemas: { response: { 200: EnergyAreas } },
-      // Both parts are kept (src/platform/db/kept.ts): while both are the same objects the answer is too, sent as its JSON again.
+      // Kept whole (AreaCards.view): while it is the same object, its JSON is sent again.
       reusesBody: true,
-      handler: () => {
-        const list = areas.list();
-        const unallocated = site.unallocated();
-        if (areasBody?.areas !== list || areasBody.unallocated !== unallocated) areasBody = { areas: list, unallocated };
-        return areasBody;
-      },
+      handler: () => areas.view(),
     }),
     defineRoute({
       method: 'PUT',

@@ -4,10 +4,9 @@
 import { siteSettings } from '../site/index.ts';
 import { SITE_TOTAL } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
-import { Kept } from '../platform/db/kept.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import type { Shares } from './completeness.ts';
-import { FIGURE_TABLES, type EnergyFigures, type PeriodFigures, type Totals } from './figures.ts';
+import type { EnergyFigures, PeriodFigures, Totals } from './figures.ts';
 
 export type { PeriodFigures, Totals };
 
@@ -17,6 +16,8 @@ export type EnergySource = 'meters' | 'cards';
 export type SiteNow = { source: EnergySource; day: string; today: Totals; month: Totals; powerKw: number };
 /** A metered area's energy today, this month and this year, and its current demand (kWh and kW, rounded as the cards show them). */
 export type AreaFigures = { todayKwh: number; monthKwh: number; yearKwh: number; powerKw: number };
+/** The site's metered energy no area accounts for, today, this month and this year (kWh). */
+export type Unallocated = { todayKwh: number; monthKwh: number; yearKwh: number };
 /** One site day: its energy (null: no data, never 0) and the shares of its intervals (cards: a day is recorded or not). */
 export type DayEnergy = { day: string; kwh: number | null } & Shares;
 /** How much of a period holds data: the share of its 15-minute intervals (metered) or days (hand-entered), and the days with any. */
@@ -35,8 +36,6 @@ export class SiteEnergy {
   private readonly dailyTotals;
   private readonly dailyAreas;
   private readonly recordedDays;
-  /** unallocated(): six figure lookups and their site-day reads (~0.1 ms a request at 500 meters), kept per site day. */
-  private readonly keptUnallocated: Kept<{ todayKwh: number; monthKwh: number; yearKwh: number } | null>;
 
   /** meters: the interval store's figures; without them (tests, the report benchmark) the site has only its cards. */
   constructor(
@@ -58,7 +57,6 @@ export class SiteEnergy {
       .raw();
     // raw SQL: the days the site-total card has, plucked
     this.recordedDays = sqlite.prepare(`SELECT day FROM energy_daily WHERE area = '${SITE_TOTAL}' AND day >= ? AND day < ? ORDER BY day`).pluck();
-    this.keptUnallocated = new Kept(sqlite, { name: 'energy.unallocated', tables: FIGURE_TABLES, max: 4 });
   }
 
   source(): EnergySource {
@@ -117,14 +115,11 @@ export class SiteEnergy {
   /**
    * The site's metered energy no area card accounts for (today, this month, this year): the site meters' total minus
    * every metered area's. Null while no meter is marked as a site meter (the site is then the sum of the areas).
+   * Six figure lookups (~0.1 ms at 500 meters); not kept here: its one caller, the area cards' read, keeps it with the cards.
    */
-  unallocated(at: Date = new Date()): { todayKwh: number; monthKwh: number; yearKwh: number } | null {
+  unallocated(at: Date = new Date()): Unallocated | null {
     const meters = this.meteredFigures();
     if (!meters?.hasSiteMeters()) return null;
-    return this.keptUnallocated.get(meters.today(at), () => this.computeUnallocated(meters, at));
-  }
-
-  private computeUnallocated(meters: EnergyFigures, at: Date): { todayKwh: number; monthKwh: number; yearKwh: number } {
     const today = meters.today(at);
     const tomorrow = addDays(today, 1);
     const rest = (from: string) => {

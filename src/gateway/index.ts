@@ -1,7 +1,7 @@
 // The face of gateway/: what the other contexts use of it. Imports from outside gateway/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is gateway's own business.
 export { IotHealthSchema } from './schemas.ts';
-export { startIotGateway, type IotGateway, type IotHealth } from './service.ts';
+export type { IotGateway, IotHealth } from './service.ts';
 export {
   gatewayPort,
   GatewayRefused,

@@ -1,17 +1,14 @@
 // The IoT gateway proxy: relays documented calls with the service's gateway token, audits writes, tracks reachability for /api/health.
 import net from 'node:net';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
-import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db/client.ts';
 import { AppError, BadGateway } from '../platform/errors.ts';
 import type { AuthUser } from '../platform/http/route.ts';
-import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
 import { gatewayPort, type AlarmPage, type GatewayPort, type HistoryPoint, type PointInfo, type PointValue, type SetOutcome } from './port.ts';
-import { startGatewaySimulator, type RunningSimulator } from './simulator/server.ts';
-import type { Job } from '../platform/jobs/jobs.ts';
+import type { RunningSimulator } from './simulator/server.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 
 export type { GatewayAnswer };
@@ -37,7 +34,12 @@ export class IotGateway implements GatewayPort {
   simulator: RunningSimulator | undefined;
   readonly tokens: GatewayTokens;
   private state: { at: number; outcome: Exchange } | null = null;
-  private probes: Repeating | undefined;
+  /**
+   * The reachability probe, a named job (started by the gateway module): a TCP connect at start and whenever the
+   * gateway has been quiet for PROBE_INTERVAL_MS; no token, no request, no side effect.
+   */
+  readonly probeJob: Repeating;
+  private probedOnce = false;
   /** When the gateway last stopped answering; null while it answers (or before anything was tried). */
   private downSince: number | null = null;
 
@@ -53,6 +55,14 @@ export class IotGateway implements GatewayPort {
   ) {
     this.client = new GatewayClient(options.baseUrl, options.timeoutMs, (outcome) => this.noteExchange(outcome));
     this.tokens = new GatewayTokens(options.db, this.client, options.credentials, options.logger);
+    this.probeJob = new Repeating(
+      async () => {
+        if (!this.probedOnce || !this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) await this.probe();
+        this.probedOnce = true;
+      },
+      PROBE_INTERVAL_MS,
+      'gateway probe',
+    );
   }
 
   get baseUrl(): string {
@@ -139,27 +149,9 @@ export class IotGateway implements GatewayPort {
     };
   }
 
-  /** The reachability probe as a named job, once started. */
-  get probeJob(): Job | undefined {
-    return this.probes;
-  }
-
-  /** A TCP connect now and whenever the gateway has been quiet for PROBE_INTERVAL_MS: no token, no request, no side effect. */
-  startProbe(): void {
-    let first = true;
-    this.probes = new Repeating(
-      async () => {
-        if (first || !this.state || Date.now() - this.state.at >= PROBE_INTERVAL_MS) await this.probe();
-        first = false;
-      },
-      PROBE_INTERVAL_MS,
-      'gateway probe',
-    );
-    this.probes.start();
-  }
-
+  /** Stops the probe, then closes the client's connections. */
   async close(): Promise<void> {
-    await this.probes?.stop();
+    await this.probeJob.stop();
     await this.client.close();
   }
 
@@ -200,39 +192,4 @@ export class IotGateway implements GatewayPort {
       this.options.logger.warn({ error: outcome.error, gateway: this.client.origin.origin }, 'IoT gateway unreachable');
     }
   }
-}
-
-/**
- * Builds the proxy for createService. EMS_IOT_BASE_URL=sim starts the simulator in this process on a loopback
- * port, and the proxy talks to it over real HTTP like to any gateway.
- */
-export async function startIotGateway(deps: { config: Config; db: Db; logger: Logger; audit: AuditLog; lifecycle: Lifecycle }): Promise<IotGateway> {
-  const { config, logger, lifecycle } = deps;
-  let baseUrl = config.iot.baseUrl;
-  let simulator: RunningSimulator | undefined;
-  if (baseUrl === 'sim') {
-    simulator = await startGatewaySimulator({
-      host: '127.0.0.1',
-      port: 0,
-      username: config.iot.username,
-      password: config.iot.password,
-      subMeters: config.simMeters,
-    });
-    const running = simulator;
-    lifecycle.onClose('IoT gateway simulator', () => running.close());
-    baseUrl = simulator.url;
-    logger.info({ url: simulator.url, subMeters: config.simMeters }, 'IoT gateway simulator started');
-  }
-  const gateway = new IotGateway({
-    baseUrl,
-    timeoutMs: config.iot.timeoutMs,
-    credentials: { username: config.iot.username, password: config.iot.password },
-    db: deps.db,
-    logger,
-    audit: deps.audit,
-  });
-  gateway.simulator = simulator;
-  lifecycle.onClose('IoT gateway client', () => gateway.close());
-  gateway.startProbe();
-  return gateway;
 }

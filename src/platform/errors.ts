@@ -90,9 +90,10 @@ export class Conflict extends AppError {
     super('CONFLICT', message);
   }
 }
+/** headers: e.g. `Connection: close` when the body is refused before it is read. */
 export class PayloadTooLarge extends AppError {
-  constructor(message = 'Payload too large') {
-    super('PAYLOAD_TOO_LARGE', message);
+  constructor(message = 'Payload too large', headers?: Record<string, string>) {
+    super('PAYLOAD_TOO_LARGE', message, undefined, headers);
   }
 }
 /** 429 with Retry-After; `AUTH_THROTTLED` for the sign-in lockout, `RATE_LIMITED` for any other limit. */
@@ -101,14 +102,21 @@ export class TooManyRequests extends AppError {
     super(code, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSec))) });
   }
 }
+/** 405 with Allow; the message says which methods the path takes unless the caller says why. */
 export class MethodNotAllowed extends AppError {
-  constructor(method: string, path: string, allowed: string[]) {
-    super('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; use ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') });
+  constructor(method: string, path: string, allowed: string[], message = `${method} is not allowed on ${path}; use ${allowed.join(', ')}`) {
+    super('METHOD_NOT_ALLOWED', message, undefined, { Allow: allowed.join(', ') });
   }
 }
 export class UnsupportedMediaType extends AppError {
   constructor(message: string) {
     super('UNSUPPORTED_MEDIA_TYPE', message);
+  }
+}
+/** 416 with a Content-Range naming the file's size (RFC 9110 15.5.17): the Range header lies outside the file. */
+export class RangeNotSatisfiable extends AppError {
+  constructor(size: number) {
+    super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable', undefined, { 'Content-Range': `bytes */${size}` });
   }
 }
 export class BadGateway extends AppError {

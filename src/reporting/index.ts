@@ -3,5 +3,4 @@
 export { EnergyExport } from './exports/service.ts';
 export type { ReportRunner } from './reports/runs.ts';
 export { ReportService } from './reports/service.ts';
-export { startReports } from './reports/start.ts';
 export { buildReporting, reportingRouteGroups, type Reporting, type ReportingNeeds } from './module.ts';

@@ -1,13 +1,11 @@
 // The reporting context, built once by the composition root: report plans, the runner with its worker and scheduler
-// (startReports registers their close hooks and jobs as it starts them), and the energy exports.
+// (running parts: the scheduler's jobs, both close hooks), and the energy exports.
 import type { Analysis } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
-import type { JobRegistry } from '../platform/jobs/jobs.ts';
-import type { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -17,7 +15,7 @@ import { EnergyExport } from './exports/service.ts';
 import { reportRoutes, type ReportRouteNeeds } from './reports/routes.ts';
 import type { ReportRunner } from './reports/runs.ts';
 import { ReportService } from './reports/service.ts';
-import { startReports } from './reports/start.ts';
+import { buildReportRuns } from './reports/start.ts';
 
 export type Reporting = {
   reports: ReportService;
@@ -32,8 +30,6 @@ export type ReportingNeeds = {
   audit: AuditLog;
   logger: Logger;
   mailer: Mailer;
-  lifecycle: Lifecycle;
-  jobs: JobRegistry;
   alerts: AlertService;
   energy: Energy;
   analysis: Analysis;
@@ -48,6 +44,6 @@ export function buildReporting(needs: ReportingNeeds): Module<Reporting> {
   const { config, db, audit, energy } = needs;
   const reports = new ReportService(db, audit, config.reports.minIntervalMin);
   const exports = new EnergyExport(db, energy.meters, energy.timezone);
-  const reportRuns = startReports({ ...needs, energy: energy.site, commodities: energy.commodities });
-  return { context: 'reporting', services: { reports, exports, reportRuns }, routes: reportingRouteGroups({ reports, reportRuns, exports, db }) };
+  const { runner: reportRuns, running } = buildReportRuns({ ...needs, energy: energy.site, commodities: energy.commodities });
+  return { context: 'reporting', services: { reports, exports, reportRuns }, running, routes: reportingRouteGroups({ reports, reportRuns, exports, db }) };
 }

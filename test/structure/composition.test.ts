@@ -205,6 +205,23 @@ test('modules start their jobs and register their close hooks in the order the s
   }
 });
 
+test('close hooks and jobs are registered in one place: startModule, from the running parts a module returns', async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  const registering: string[] = [];
+  for (const file of files) {
+    const text = fs.readFileSync(`${SRC}${file}`, 'utf8');
+    // A module that starts a part itself and registers its hook (startReports, startIotGateway did) hides it from
+    // the order the test above pins; a module gets no Lifecycle and no JobRegistry to do it with.
+    for (const match of text.matchAll(/\.onClose\(|\b(?:jobs|registry)\??\.add\(/g)) registering.push(`${file}: ${match[0]}`);
+  }
+  // startModule, and the service lock the composition root takes before any module (released last).
+  assert.deepEqual(registering.sort(), ['app/compose.ts: .onClose(', 'platform/jobs/module.ts: .onClose(', 'platform/jobs/module.ts: registry.add(']);
+  // A module is handed no Lifecycle (the operations module reads the JobRegistry for /metrics, and adds nothing to it).
+  const handedLifecycle = files.filter((file) => file.endsWith('module.ts') && /\bLifecycle\b/.test(fs.readFileSync(`${SRC}${file}`, 'utf8')));
+  assert.deepEqual(handedLifecycle, ['platform/jobs/module.ts'], 'a module returns its running parts; startModule registers them');
+});
+
 /**
  * Where a class a module builds is also constructed elsewhere, and why it is not a second copy in the service: another
  * thread or process with its own connection, or a fallback only tests take. A new entry needs a reason as good.

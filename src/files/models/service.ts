@@ -4,7 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { threeDConfig } from '../../platform/db/schema/index.ts';
-import { HttpError } from '../../platform/errors.ts';
+import { UnsupportedMediaType } from '../../platform/errors.ts';
 import { extensionOf } from '../uploads/fileNames.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
 import type { StoredBytes } from '../uploads/sendFile.ts';
@@ -18,7 +18,7 @@ const ACCEPTED = Object.keys(MODEL_TYPES).join(', ');
 /** Refuses a model by its name before any byte is stored: the extension decides the public content type. */
 export function acceptModelName(originalName: string): void {
   if (!Object.hasOwn(MODEL_TYPES, extensionOf(originalName))) {
-    throw new HttpError(415, `A model file must be one of ${ACCEPTED}; got "${originalName}"`);
+    throw new UnsupportedMediaType(`A model file must be one of ${ACCEPTED}; got "${originalName}"`);
   }
 }
 

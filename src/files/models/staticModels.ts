@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { Middleware } from 'koa';
 import type serveStatic from 'koa-static';
-import { HttpError, NotFound } from '../../platform/errors.ts';
+import { MethodNotAllowed, NotFound } from '../../platform/errors.ts';
 import { extensionOf, STORED_NAME_PATTERN } from '../uploads/fileNames.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
 import { STATIC_MODELS_PATH } from './service.ts';
@@ -32,7 +32,7 @@ export function staticModels(modelsDir: string): Middleware {
 
   return async (ctx, next) => {
     if (!ctx.path.startsWith(STATIC_MODELS_PATH)) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new HttpError(405, 'Model files are read-only here', undefined, { Allow: 'GET, HEAD' });
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new MethodNotAllowed(ctx.method, ctx.path, ['GET', 'HEAD'], 'Model files are read-only here');
     // Only names we generate: one flat segment, no percent-encoding, no dots beyond the extension; "..%2f", "%2e%2e",
     // backslashes and nested paths never reach the file system. koa-send's own resolve-path check stays as a second wall.
     const name = ctx.path.slice(STATIC_MODELS_PATH.length);

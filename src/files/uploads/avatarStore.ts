@@ -6,7 +6,7 @@ import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { slot } from '../../platform/db/listQuery.ts';
 import { users } from '../../platform/db/schema/index.ts';
-import { HttpError, NotFound } from '../../platform/errors.ts';
+import { NotFound, UnsupportedMediaType } from '../../platform/errors.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import { generateStoredName, STORED_NAME_PATTERN } from './fileNames.ts';
 import { IMAGE_EXTENSIONS, sniffImage, SNIFF_BYTES, type ImageType } from './mediaTypes.ts';
@@ -66,7 +66,7 @@ export class AvatarStore {
   /** Sniffs the received bytes, keeps them under a new name, points the row at them, then drops the previous file. */
   async replace(userId: number, upload: ReceivedUpload, actor: Actor): Promise<{ avatarUrl: string }> {
     const type = sniffImage(await readHead(upload.tempPath, SNIFF_BYTES));
-    if (!type) throw new HttpError(415, 'An avatar must be a PNG, JPEG or WebP image (checked from its bytes, not its name or Content-Type)');
+    if (!type) throw new UnsupportedMediaType('An avatar must be a PNG, JPEG or WebP image (checked from its bytes, not its name or Content-Type)');
     const storedName = generateStoredName(IMAGE_EXTENSIONS[type]);
     const url = avatarUrl(userId);
     const previous = await keepUpload(upload, path.join(this.directory, storedName), () =>

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type busboy from 'busboy';
-import { type AppError, BadRequest, HttpError, PayloadTooLarge } from '../../platform/errors.ts';
+import { BadRequest, PayloadTooLarge } from '../../platform/errors.ts';
 import { cleanOriginalName } from './fileNames.ts';
 import { cleanClaimedType } from './mediaTypes.ts';
 
@@ -17,7 +17,7 @@ export type ReceiveOptions = {
   maxBytes: number;
   /** The multipart field that carries the file. */
   field?: string;
-  /** Checks the file part's name and claimed type as soon as its headers arrive; throw an HttpError to refuse before any byte is stored. */
+  /** Checks the file part's name and claimed type as soon as its headers arrive; throw a catalogue error (UnsupportedMediaType …) to refuse before any byte is stored. */
   accept?(originalName: string, claimedType: string): void;
 };
 
@@ -50,15 +50,14 @@ const WRITE_BUFFER_BYTES = 1024 * 1024;
 const TEMP_PREFIX = 'upload-';
 const TEMP_SUFFIX = '.part';
 
-export class UploadAborted extends HttpError {
+export class UploadAborted extends BadRequest {
   constructor() {
-    super(400, 'The upload was aborted by the client');
+    super('The upload was aborted by the client');
   }
 }
 
-function tooLarge(maxBytes: number, headers?: Record<string, string>): AppError {
-  const message = `The file is larger than the limit of ${maxBytes} bytes`;
-  return headers ? new HttpError(413, message, undefined, headers) : new PayloadTooLarge(message);
+function tooLarge(maxBytes: number, headers?: Record<string, string>): PayloadTooLarge {
+  return new PayloadTooLarge(`The file is larger than the limit of ${maxBytes} bytes`, headers);
 }
 
 const malformed = (field: string) => new BadRequest(`Malformed multipart body: send one file in field "${field}"`);

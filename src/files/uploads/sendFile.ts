@@ -1,7 +1,7 @@
 // Streams stored bytes to the client: safe type and disposition, ETag, conditional GET, one HTTP range.
 import fs from 'node:fs';
 import type { Context } from 'koa';
-import { HttpError, NotFound } from '../../platform/errors.ts';
+import { NotFound, RangeNotSatisfiable } from '../../platform/errors.ts';
 import { contentDisposition } from './fileNames.ts';
 
 export type StoredBytes = {
@@ -56,7 +56,7 @@ export async function sendStoredFile(ctx: Context, file: StoredBytes): Promise<v
   const rangeHeader = ctx.get('Range');
   const range = rangeHeader && rangeStillValid(ctx.get('If-Range'), etag, lastModified) ? parseRange(rangeHeader, size) : null;
   // Decided before any header is set, so the 416 error body does not go out with download headers.
-  if (range === 'unsatisfiable') throw new HttpError(416, 'Range not satisfiable', undefined, { 'Content-Range': `bytes */${size}` });
+  if (range === 'unsatisfiable') throw new RangeNotSatisfiable(size);
 
   ctx.status = 200;
   ctx.set('ETag', etag);

@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 
 /**
- * Every cache of the service is a `Kept`, each declared with the tables it reads (search `new Kept` for the code):
+ * Every cache of the service is a `Kept`, each declared with the tables it reads (search `new Kept` for the code;
+ * test/structure/keptTables.test.ts checks the lists against the tables the caches' computations read):
  *
  * | name                       | where                       | tables it reads (besides other connections' commits)     | key                         |
  * |----------------------------|-----------------------------|----------------------------------------------------------|-----------------------------|
@@ -12,9 +13,8 @@ import type Database from 'better-sqlite3';
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
  * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |
- * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state                 | site day + minute           |
- * | energy.unallocated         | src/energy/siteEnergy.ts    | FIGURE_TABLES                                            | site day                    |
- * | overview.stats             | src/screens/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions | second |
+ * | energy.areaCards           | src/energy/areaCards.ts      | FIGURE_TABLES, energy_areas, meter_state (cards + unallocated) | site day + minute     |
+ * | overview.stats             | src/screens/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions, outdoor_days | second |
  * | overview.weekly            | src/screens/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
  * | dashboard.public           | src/screens/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
  * | site.settings              | src/site/siteSettings.ts      | platform_config                                          | one entry                   |

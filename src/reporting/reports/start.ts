@@ -1,10 +1,10 @@
-// Builds the report runner and starts its scheduler with the service; both stop (runs recorded) on close.
+// Builds the report runner, its worker thread and its scheduler; returns the runner and what runs from them (the
+// reporting module's parts): the scheduler starts with the service, and both stop (runs recorded) on close.
 import type { AlertService } from '../../facility/index.ts';
 import type { SiteEnergy, CommodityFigures } from '../../energy/index.ts';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Db } from '../../platform/db/client.ts';
-import type { Lifecycle } from '../../platform/jobs/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
 import path from 'node:path';
@@ -14,26 +14,21 @@ import { mailBaseUrl, siteMailReader } from '../../platform/mail/siteMail.ts';
 import { ReportWorkers } from './offThread.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
-import type { JobRegistry } from '../../platform/jobs/jobs.ts';
+import type { Running } from '../../platform/jobs/module.ts';
 
-export function startReports(deps: {
+export function buildReportRuns(deps: {
   config: Config;
   db: Db;
   logger: Logger;
   audit: AuditLog;
   mailer: Mailer;
-  lifecycle: Lifecycle;
-  /** The registry the plans' schedule is listed in; none in tests that start reports alone. */
-  jobs?: JobRegistry;
   alerts: AlertService;
   energy: SiteEnergy;
   analysis?: ReportAnalysis;
   commodities?: Pick<CommodityFigures, 'period'>;
-}): ReportRunner {
-  const { config, db, logger, audit, mailer, lifecycle, alerts } = deps;
+}): { runner: ReportRunner; running: Running[] } {
+  const { config, db, logger, audit, mailer, alerts } = deps;
   const workers = new ReportWorkers(databasePath(config.dataDir));
-  // Closed after the scheduler stopped (hooks run in reverse): the runs in progress are built first.
-  lifecycle.onClose('report worker', () => workers.close());
   const runner = new ReportRunner({
     db,
     audit,
@@ -49,12 +44,22 @@ export function startReports(deps: {
     alerts,
     siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
-  const interrupted = runner.failInterrupted();
-  if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
   const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
-  scheduler.start();
-  deps.jobs?.add('reporting', scheduler.job);
-  deps.jobs?.add('reporting', scheduler.wakeJob);
-  lifecycle.onClose('report scheduler', () => scheduler.stop());
-  return runner;
+  return {
+    runner,
+    running: [
+      // Closed after the scheduler stopped (hooks run in reverse): the runs in progress are built first.
+      { name: 'report worker', stop: () => workers.close() },
+      {
+        name: 'report scheduler',
+        start: () => {
+          const interrupted = runner.failInterrupted();
+          if (interrupted > 0) logger.warn({ runs: interrupted }, 'report runs interrupted by the last shutdown recorded as failed');
+          scheduler.start();
+        },
+        jobs: [scheduler.job, scheduler.wakeJob],
+        stop: () => scheduler.stop(),
+      },
+    ],
+  };
 }

@@ -148,6 +148,7 @@ export class DashboardService {
         'faults',
         'maintenance',
         'calorific_versions',
+        'outdoor_days',
         'three_d_config',
         'model_files',
       ],

@@ -34,10 +34,11 @@ export class OverviewService {
     const sqlite = db.sqlite;
     this.energy = energy instanceof SiteEnergy ? energy : new SiteEnergy(db, energy);
     // What the cards read (src/platform/db/kept.ts): counts of alerts, faults, maintenance, the area cards and settings, the
-    // figures, demand, commodities (calorific values) and comparisons.
+    // figures, demand, commodities (calorific values) and comparisons (their weather normalisation: outdoor_days;
+    // test/structure/keptTables.test.ts derives what a cache reads).
     this.keptStats = new Kept<OverviewStatsView>(sqlite, {
       name: 'overview.stats',
-      tables: [...FIGURE_TABLES, 'energy_areas', 'energy_daily', 'alerts', 'faults', 'maintenance', 'meter_state', 'calorific_versions'],
+      tables: [...FIGURE_TABLES, 'energy_areas', 'energy_daily', 'alerts', 'faults', 'maintenance', 'meter_state', 'calorific_versions', 'outdoor_days'],
       max: 2,
     });
     this.keptWeekly = new Kept<WeeklyEnergyView>(sqlite, { name: 'overview.weekly', tables: [...FIGURE_TABLES, 'energy_daily'], max: 2 });
