@@ -7,7 +7,7 @@
 // the collector's turns; importReport.ts is the answer per meter; importSlices.ts the event-loop slices and what they
 // took. This file reads the upload and queues the writes.
 import type { Actor } from '../platform/db/auditTrail.ts';
-import { BadRequest, HttpError } from '../platform/errors.ts';
+import { BadRequest, PayloadTooLarge } from '../platform/errors.ts';
 import { CsvPlanner } from './importPlan.ts';
 import { acceptable, type ImportReport } from './importReport.ts';
 import { lastRead, SLICE_MS, yieldLoop } from './importSlices.ts';
@@ -59,7 +59,7 @@ export class HistoryImport {
       if (step.done) break;
       const chunk = step.value;
       bytes += chunk.length;
-      if (bytes > IMPORT_MAX_BYTES) throw new HttpError(413, `The file is larger than ${IMPORT_MAX_BYTES} bytes: split it`);
+      if (bytes > IMPORT_MAX_BYTES) throw new PayloadTooLarge(`The file is larger than ${IMPORT_MAX_BYTES} bytes: split it`);
       // Chunks already received arrive without a turn of the event loop, and one may hold thousands of lines: the loop
       // is given back every SLICE_MS, inside a chunk too.
       // Only the work here counts (waiting for the next chunk of a slow upload gives the loop back by itself).

@@ -3,7 +3,7 @@
 // one slice (one transaction) at a time, each slice taking a turn of the collector, with the audit before and after.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { MeterTerm } from '../platform/db/schema/index.ts';
-import { BadRequest, HttpError } from '../platform/errors.ts';
+import { BadRequest, Conflict } from '../platform/errors.ts';
 import type { MeterDirectory } from './meters.ts';
 import { FLAG_IMPORTED, type IntervalStore, type VirtualMeter } from './store.ts';
 import { LISTED, type MeterPlan, type DayPlan } from './importPlan.ts';
@@ -56,8 +56,7 @@ export async function writeImport(
     throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
   const overlapping = surveyed.filter((meter) => meter.intervals.overlapping > 0);
   if (overlapping.length && !header.replace) {
-    throw new HttpError(
-      409,
+    throw new Conflict(
       'The file overlaps intervals already stored: nothing was imported (send replace=true to overwrite them)',
       overlapping.map((meter) => ({
         path: `meter ${meter.meterId}`,
@@ -148,8 +147,7 @@ export async function writeImport(
     // The file's days are the zone's it was read in: a time-zone move (which takes the collector's turns too) between
     // two slices re-keyed the days written so far, and the rest would land on the wrong days.
     if (deps.timezone() !== timezone)
-      throw new HttpError(
-        409,
+      throw new Conflict(
         `The site time zone changed during the import: the days written before the change were moved with it, the rest not written (send the file again with replace=true)`,
       );
     // What the collector counted and holds in memory (the open interval) is written first: held, it would be saved

@@ -86,8 +86,8 @@ export class NotFound extends AppError {
   }
 }
 export class Conflict extends AppError {
-  constructor(message: string) {
-    super('CONFLICT', message);
+  constructor(message: string, details?: ErrorDetail[]) {
+    super('CONFLICT', message, details);
   }
 }
 /** headers: e.g. `Connection: close` when the body is refused before it is read. */
