@@ -394,20 +394,3 @@ function httpMessage(status: number): string {
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** What Koa's `ctx.type = 'application/json'` sets, without the mime-types lookup per answer. */
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** The request's log line (`started`: process.hrtime.bigint() when it came in). */
-export function requestLine(ctx: Context, started: bigint) {
-  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const user = ctx.state.user as AuthUser | undefined;
-  return {
-    reqId: ctx.state.requestId as string,
-    method: ctx.method,
-    route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
-    path: ctx.path,
-    status: ctx.status,
-    durationMs: Math.round(durationMs * 100) / 100,
-    userId: user?.id ?? null,
-    // The socket's peer, or the forwarded client when the peer is a trusted proxy.
-    ip: ctx.ip,
-  };
-}
