@@ -145,10 +145,17 @@ test("requests arriving together share one data_version read; another process's 
   // emsctl removing the user: its own process, its own connection; the next request is refused.
   const removed = spawnSync(
     process.execPath,
-    ['-e', `const db = new (require('better-sqlite3'))(process.argv[1]); db.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(${user.id}); db.prepare('DELETE FROM users WHERE id = ?').run(${user.id}); db.close();`, path.join(server.dataDir, 'ems.db')],
+    [
+      '-e',
+      `const db = new (require('better-sqlite3'))(process.argv[1]); db.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(${user.id}); db.prepare('DELETE FROM users WHERE id = ?').run(${user.id}); db.close();`,
+      path.join(server.dataDir, 'ems.db'),
+    ],
     { cwd: repoRoot, encoding: 'utf8' },
   );
   assert.equal(removed.status, 0, removed.stderr);
   const refused = await burst(server.url, 5, request);
-  assert.ok(refused.every((answer) => answer.startsWith('HTTP/1.1 401 ')), refused[0]);
+  assert.ok(
+    refused.every((answer) => answer.startsWith('HTTP/1.1 401 ')),
+    refused[0],
+  );
 });
