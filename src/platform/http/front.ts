@@ -46,11 +46,12 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   const log = lineWriter(options.logger, 'request');
   const api = compose(options.api);
   const pages = compose([...options.pages, (ctx: Context) => api(ctx)]);
-  const answer = (ctx: Context): Promise<unknown> => (ctx.path.startsWith('/api/') ? api(ctx) : pages(ctx));
+  const answer = (ctx: Context, path: string): Promise<unknown> => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
 
   /** CORS for the configured dashboard origins; false when the request was answered here (a preflight). */
   const cors = (ctx: Context): boolean => {
-    const origin = ctx.get('Origin');
+    // (ctx.get without Koa's delegation and switch: the same header, '' when absent.)
+    const origin = ctx.req.headers.origin ?? '';
     if (origin === '' && !allowed.has('')) return true;
     const preflight = ctx.method === 'OPTIONS' && origin !== '' && ctx.get('Access-Control-Request-Method') !== '';
     if (!allowed.has(origin)) {
@@ -84,7 +85,7 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       try {
         const path = ctx.path;
@@ -93,7 +94,7 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
           res.setHeader('Cache-Control', 'no-store');
           res.setHeader('Pragma', 'no-cache');
         }
-        if (cors(ctx)) await answer(ctx);
+        if (cors(ctx)) await answer(ctx, path);
         // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
         if (!res.headersSent) {
           res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -118,8 +119,8 @@ const quoted = JSON.stringify;
  * The request line's fields as JSON members: reqId, method, route (the matched pattern or null), path, status,
  * durationMs (to 0.01 ms), userId (or null) and ip (the client as trustProxy resolved it).
  */
-export function requestMembers(ctx: Context, requestId: string, started: bigint): string {
-  const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100;
+export function requestMembers(ctx: Context, requestId: string, started: number): string {
+  const durationMs = Math.round((performance.now() - started) * 100) / 100;
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const userId = (ctx.state.user as AuthUser | undefined)?.id;
   return `"reqId":"${requestId}","method":${quoted(ctx.method)},"route":${route === undefined ? 'null' : quoted(route)},"path":${quoted(ctx.path)},"status":${ctx.status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.ip)}`;
