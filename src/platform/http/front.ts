@@ -5,7 +5,9 @@
 // Koa getter or two each, on every request); together with the six page middlewares that an /api/ request only
 // passed through they were ~17 % of a signed-in request's CPU (issue 44). What each step does and in which order is
 // unchanged: the log and the count see the rendered status, an error answer carries the credential paths' no-store
-// but not the headers set after the answer (as before), CORS runs inside the security headers.
+// but not the headers set after the answer (as before), CORS runs inside the security headers. It also opens the
+// request turn (the requests of one poll phase share one data_version read, src/platform/db/kept.ts), and writes the
+// request line as text (src/platform/logger.ts lineWriter).
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
@@ -112,7 +114,7 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   };
 }
 
-/** JSON text of a string the request carries (method, path, address); the request id and route need no escaping. */
+/** JSON text of a string (method, route, path, address); the request id, a UUID, needs no escaping. */
 const quoted = JSON.stringify;
 
 /**
