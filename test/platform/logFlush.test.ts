@@ -1,10 +1,12 @@
-// The service log is written asynchronously (lines logged during a write go out together in the next one); none is
-// lost when the process ends: a clean stop, process.exit, or an uncaught exception.
+// The service log is written in batches; none is lost when the process ends: a clean stop, process.exit, or an
+// uncaught exception — the service's request lines included. The request line's own writer writes what pino would.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, test } from 'node:test';
+import { createLogger, lineWriter } from '../../src/platform/logger.ts';
 import { tempDir } from '../helpers/server.ts';
 import { repoRoot, spawnService } from '../helpers/serviceProcess.ts';
 
@@ -87,4 +89,42 @@ test('the service writes one request line per request, every one of them out by 
     assert.equal(typeof line.durationMs, 'number');
     assert.match(String(line.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
+});
+
+test("lineWriter writes the line pino would (level, time, bindings, fields, msg), with the journal's prefix, and only at an enabled level", () => {
+  const written: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      written.push(String(chunk));
+      done();
+    },
+  });
+  const members = { reqId: 'a-b', method: 'GET', route: null, path: '/api/x"y', status: 200, durationMs: 1.25, userId: 3, ip: '::1' };
+  const text = JSON.stringify(members).slice(1, -1);
+  const logger = createLogger('info', sink, { journal: true });
+  lineWriter(logger, 'request')('info', text);
+  logger.info(members, 'request');
+  lineWriter(logger, 'request')('warn', text);
+  const [direct, viaPino, warned] = written;
+  assert.ok(direct.startsWith('<6>{"level":"info","time":"') && direct.endsWith('\n'), direct);
+  // The same text but for the time (a millisecond apart at most).
+  const withoutTime = (line: string) => line.replace(/"time":"[^"]+"/, '');
+  assert.equal(withoutTime(direct), withoutTime(viaPino));
+  assert.deepEqual(JSON.parse(direct.slice(3)), { ...JSON.parse(viaPino.slice(3)), time: JSON.parse(direct.slice(3)).time });
+  assert.ok(warned.startsWith('<4>{"level":"warn"'));
+
+  const quiet: string[] = [];
+  const warnOnly = createLogger(
+    'warn',
+    new Writable({
+      write(chunk, _encoding, done) {
+        quiet.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  lineWriter(warnOnly, 'request')('info', text);
+  lineWriter(warnOnly, 'request')('warn', text);
+  assert.equal(quiet.length, 1);
+  assert.equal(JSON.parse(quiet[0]).level, 'warn');
 });
