@@ -31,8 +31,8 @@ import type Database from 'better-sqlite3';
  * The rule: an entry is kept until one of the tables it depends on is written on this connection (temporary
  * triggers, local to the connection, nothing in the database file, call back into a per-table counter here) or
  * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process; read once
- * per synchronous run of JavaScript, ~7 µs a read here, so a commit shows from the next run on). Then
- * every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
+ * per synchronous run of JavaScript, ~3–7 µs a read here, so a commit shows from the next run on — and, while HTTP
+ * requests are being answered, once per event-loop turn: see `requestTurn()`). Then every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
  * carries it in its key instead, so a new interval is a new key and old ones age out of the LRU.
  *
  * Inside a transaction a valid entry is still answered (nothing it read has been written since, or the counters
@@ -49,14 +49,20 @@ export type KeptOptions = {
   max: number;
 };
 
-type Stamp = { own: number; other: number };
-
 export class Kept<V> {
   private readonly writes: TableWrites;
   private readonly tables: readonly string[];
   private readonly entries = new Map<string, V>();
-  /** The stamp the entries were read under; null until the triggers exist (nothing is kept before). */
-  private stamp: Stamp | null = null;
+  /**
+   * The stamp the entries were read under (the tables' write count on this connection, data_version); NaN until
+   * something is stored (nothing is kept before the triggers exist). Two numbers, not an object: a lookup allocates
+   * nothing.
+   */
+  private stampOwn = Number.NaN;
+  private stampOther = Number.NaN;
+  /** The stamp current() took last (get() holds on to it across compute()). */
+  private lastOwn = 0;
+  private lastOther = 0;
   private armed = false;
   /** How the cache was used since start (tests and the benchmarks read them). */
   readonly stats = { hits: 0, misses: 0, drops: 0 };
@@ -73,52 +79,62 @@ export class Kept<V> {
 
   /** The kept value for the key, else compute() kept (outside a transaction). The value is shared: do not modify it. */
   get(key: string, compute: () => V): V {
-    const now = this.current();
-    if (now !== null && this.entries.size) {
+    const valid = this.current();
+    const own = this.lastOwn;
+    const other = this.lastOther;
+    if (valid && this.entries.size) {
       const found = this.entries.get(key);
       if (found !== undefined || this.entries.has(key)) {
         this.stats.hits += 1;
-        // Least recently used first: a hit moves to the end.
-        this.entries.delete(key);
-        this.entries.set(key, found as V);
+        // Least recently used first: a hit moves to the end (a lone entry is there already).
+        if (this.entries.size > 1) {
+          this.entries.delete(key);
+          this.entries.set(key, found as V);
+        }
         return found as V;
       }
     }
     this.stats.misses += 1;
     const value = compute();
     // Stamped as read before compute(): a write compute() made itself leaves the entry stale for the next get to drop.
-    if (now !== null && !this.writes.inTransaction()) this.store(key, value, now);
+    if (valid && !this.writes.inTransaction()) this.store(key, value, own, other);
     return value;
   }
 
   /** True when a value for the key is kept and still valid (also inside a transaction). */
   has(key: string): boolean {
-    return this.current() !== null && this.entries.has(key);
+    return this.current() && this.entries.has(key);
   }
 
   /** Drops every entry. */
   clear(): void {
     if (this.entries.size) this.stats.drops += 1;
     this.entries.clear();
-    this.stamp = null;
+    this.stampOwn = Number.NaN;
+    this.stampOther = Number.NaN;
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  /** The stamp now (null before the triggers exist), after dropping entries read under another one. */
-  private current(): Stamp | null {
-    if (!this.armed && !this.arm()) return null;
-    const now = this.writes.stamp(this.tables);
-    const stamp = this.stamp;
-    if (stamp !== null && (now.own !== stamp.own || now.other !== stamp.other)) this.clear();
-    return now;
+  /**
+   * Takes the stamp now into `lastOwn`/`lastOther` and drops entries read under another one; false before the
+   * triggers exist.
+   */
+  private current(): boolean {
+    if (!this.armed && !this.arm()) return false;
+    const own = (this.lastOwn = this.writes.ownWrites(this.tables));
+    const other = (this.lastOther = this.writes.otherCommits());
+    if (this.entries.size && (own !== this.stampOwn || other !== this.stampOther)) this.clear();
+    return true;
   }
 
-  private store(key: string, value: V, now: Stamp): void {
-    if (this.stamp === null) this.stamp = now;
-    else if (this.stamp.own !== now.own || this.stamp.other !== now.other) return;
+  private store(key: string, value: V, own: number, other: number): void {
+    if (this.entries.size === 0) {
+      this.stampOwn = own;
+      this.stampOther = other;
+    } else if (this.stampOwn !== own || this.stampOther !== other) return;
     this.entries.delete(key);
     this.entries.set(key, value);
     if (this.entries.size > this.options.max) this.entries.delete(this.entries.keys().next().value!);
@@ -133,11 +149,40 @@ export class Kept<V> {
   }
 }
 
+/**
+ * The request turn: the HTTP requests libuv hands over in one poll phase (the sockets one `epoll_wait` found
+ * readable) share one `PRAGMA data_version` read per connection instead of one each. The front door opens it as a
+ * request comes in; it closes in the check phase that follows every poll phase (`setImmediate`), so a read taken while
+ * it is open was taken in this poll phase, after it began, and a commit by another process (emsctl revoking a user or
+ * rotating the secret) is seen by every request of every later turn: at most the requests answered in the same poll
+ * phase as the commit itself may still be answered as of the turn's first read, as they would have been had the commit
+ * come a moment later. A read outside an open turn (a timer, the collector) is never shared with a request: a
+ * timer's read, taken before the poll phase, could predate a commit a request of that poll phase arrived after.
+ * (Round 7 measured the read at 5–6 % of a signed-in request: two `fcntl` locks and an `fstat` each.)
+ */
+let turnOpen = false;
+/** Which turn is open (or was last): a value read in an earlier turn never serves a later one. */
+let turn = 0;
+const closeTurn = () => {
+  turnOpen = false;
+};
+
+/** Opens the request turn (the front door, at every request); a no-op while one is open. */
+export function requestTurn(): void {
+  if (turnOpen) return;
+  turnOpen = true;
+  turn += 1;
+  setImmediate(closeTurn);
+}
+
+/** `PRAGMA data_version` reads made by the caches since start, all connections (tests and benchmarks count them). */
+export const dataVersionReads = { count: 0 };
+
 /** Per connection: how often each watched table has been written on it, and another connection's commits. */
 class TableWrites {
   private static readonly perConnection = new WeakMap<Database.Database, TableWrites>();
   private readonly counts = new Map<string, number>();
-  private readonly otherCommits: Database.Statement;
+  private readonly dataVersion: Database.Statement;
   /**
    * data_version as read in the current synchronous run of JavaScript (null: not yet). A commit elsewhere during the
    * run then counts as one just after it: a value kept in the run is stamped older than it is (dropped at the next
@@ -147,6 +192,9 @@ class TableWrites {
   private readonly endRun = () => {
     this.otherInThisRun = null;
   };
+  /** data_version as read in request turn `readInTurn` (see requestTurn); 0: none. */
+  private otherInTurn = 0;
+  private readInTurn = 0;
 
   static of(sqlite: Database.Database): TableWrites {
     let writes = TableWrites.perConnection.get(sqlite);
@@ -156,7 +204,7 @@ class TableWrites {
 
   private constructor(private readonly sqlite: Database.Database) {
     // Raw SQL: drizzle has no PRAGMA; data_version moves with every commit of any other connection to the file.
-    this.otherCommits = sqlite.prepare('PRAGMA data_version').pluck();
+    this.dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
     // Called by the triggers once per written row: a JS counter, so it never rolls back.
     sqlite.function('kept_table_written', { deterministic: false }, (table) => {
       const name = table as string;
@@ -181,15 +229,29 @@ class TableWrites {
     this.counts.set(table, 0);
   }
 
-  /** own: the sum of the tables' write counts (each only rises, so the sum moves when any does); other: data_version. */
-  stamp(tables: readonly string[]): Stamp {
+  /** The sum of the tables' write counts on this connection (each only rises, so the sum moves when any does). */
+  ownWrites(tables: readonly string[]): number {
     let own = 0;
     for (let i = 0; i < tables.length; i++) own += this.counts.get(tables[i]) ?? 0;
+    return own;
+  }
+
+  /** data_version: moves with every commit of another connection (read once per run, or per request turn). */
+  otherCommits(): number {
     let other = this.otherInThisRun;
     if (other === null) {
-      other = this.otherInThisRun = this.otherCommits.get() as number;
+      if (turnOpen && this.readInTurn === turn) other = this.otherInTurn;
+      else {
+        other = this.dataVersion.get() as number;
+        dataVersionReads.count += 1;
+        if (turnOpen) {
+          this.readInTurn = turn;
+          this.otherInTurn = other;
+        }
+      }
+      this.otherInThisRun = other;
       queueMicrotask(this.endRun);
     }
-    return { own, other };
+    return other;
   }
 }

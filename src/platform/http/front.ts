@@ -5,14 +5,18 @@
 // Koa getter or two each, on every request); together with the six page middlewares that an /api/ request only
 // passed through they were ~17 % of a signed-in request's CPU (issue 44). What each step does and in which order is
 // unchanged: the log and the count see the rendered status, an error answer carries the credential paths' no-store
-// but not the headers set after the answer (as before), CORS runs inside the security headers.
+// but not the headers set after the answer (as before), CORS runs inside the security headers. It also opens the
+// request turn (the requests of one poll phase share one data_version read, src/platform/db/kept.ts), and writes the
+// request line as text (src/platform/logger.ts lineWriter).
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import { plainAddress } from '../config.ts';
-import type { Logger } from '../logger.ts';
+import { requestTurn } from '../db/kept.ts';
+import { lineWriter, type Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
-import { clientIp, renderError, requestLine } from './router.ts';
+import type { AuthUser } from './route.ts';
+import { clientIp, renderError } from './router.ts';
 
 /** Answers that carry or exchange credentials: tokens, codes, the gateway token (RFC 6749 §5.1, RFC 9700). */
 const CREDENTIAL_PATHS = /^\/api\/(auth\/|iot\/token$)/;
@@ -40,15 +44,16 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   const onStorageFull = options.onStorageFull ?? (() => {});
   const count = options.count ?? (() => {});
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
-  // pass the service logger runs on every line: ~4 µs per line instead of ~13 µs.
-  const log = options.logger.child({}, { redact: [] });
+  // pass the service logger runs on every line, and pino's serialiser: it is built as text (requestMembers).
+  const log = lineWriter(options.logger, 'request');
   const api = compose(options.api);
   const pages = compose([...options.pages, (ctx: Context) => api(ctx)]);
-  const answer = (ctx: Context): Promise<unknown> => (ctx.path.startsWith('/api/') ? api(ctx) : pages(ctx));
+  const answer = (ctx: Context, path: string): Promise<unknown> => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
 
   /** CORS for the configured dashboard origins; false when the request was answered here (a preflight). */
   const cors = (ctx: Context): boolean => {
-    const origin = ctx.get('Origin');
+    // (ctx.get without Koa's delegation and switch: the same header, '' when absent.)
+    const origin = ctx.req.headers.origin ?? '';
     if (origin === '' && !allowed.has('')) return true;
     const preflight = ctx.method === 'OPTIONS' && origin !== '' && ctx.get('Access-Control-Request-Method') !== '';
     if (!allowed.has(origin)) {
@@ -74,13 +79,15 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   };
 
   return async (ctx: Context, _next: Next) => {
+    // Requests of one poll phase share one data_version read per connection (src/platform/db/kept.ts).
+    requestTurn();
     const res = ctx.res;
     // The client's address, once, for everything after it (limits, logs).
     ctx.request.ip = proxies.size === 0 ? plainAddress(ctx.req.socket.remoteAddress ?? '') : clientIp(ctx, proxies);
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       try {
         const path = ctx.path;
@@ -89,7 +96,7 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
           res.setHeader('Cache-Control', 'no-store');
           res.setHeader('Pragma', 'no-cache');
         }
-        if (cors(ctx)) await answer(ctx);
+        if (cors(ctx)) await answer(ctx, path);
         // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
         if (!res.headersSent) {
           res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -101,10 +108,22 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
       }
     } finally {
       count(ctx.method, ctx.status);
-      const line = requestLine(ctx, started);
       // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
-      if (ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true) log.warn(line, 'request');
-      else log.info(line, 'request');
+      log(ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true ? 'warn' : 'info', requestMembers(ctx, requestId, started));
     }
   };
+}
+
+/** JSON text of a string (method, route, path, address); the request id, a UUID, needs no escaping. */
+const quoted = JSON.stringify;
+
+/**
+ * The request line's fields as JSON members: reqId, method, route (the matched pattern or null), path, status,
+ * durationMs (to 0.01 ms), userId (or null) and ip (the client as trustProxy resolved it).
+ */
+export function requestMembers(ctx: Context, requestId: string, started: number): string {
+  const durationMs = Math.round((performance.now() - started) * 100) / 100;
+  const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+  const userId = (ctx.state.user as AuthUser | undefined)?.id;
+  return `"reqId":"${requestId}","method":${quoted(ctx.method)},"route":${route === undefined ? 'null' : quoted(route)},"path":${quoted(ctx.path)},"status":${ctx.status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.ip)}`;
 }

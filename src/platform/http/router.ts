@@ -178,10 +178,12 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
         : await retryWhileBusy(() => route.handler(request as never));
     if (route.raw) return;
 
-    const reply = result instanceof Reply ? result : new Reply(defaultStatus, result);
+    // A plain value is the default status without headers (no Reply made for it).
+    const replied = result instanceof Reply;
+    const reply = replied ? result : { status: defaultStatus, body: result, headers: NO_HEADERS };
     const reusedJson =
       route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null ? reused.get(reply.body) : undefined;
-    if (reusedJson !== undefined && Object.keys(reply.headers).length === 0) {
+    if (reusedJson !== undefined && (!replied || Object.keys(reply.headers).length === 0)) {
       ctx.status = reply.status;
       ctx.set('Content-Type', JSON_TYPE);
       ctx.body = reusedJson;
@@ -199,7 +201,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
       logger.error({ route: `${route.method} ${route.path}`, status: reply.status, details: errors }, 'response failed its schema');
       throw new ResponseSchemaError();
     }
-    for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
+    if (replied) for (const [name, value] of Object.entries(reply.headers)) ctx.set(name, value);
     ctx.status = reply.status;
     ctx.body = reply.status === 204 ? null : reply.body;
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
@@ -255,14 +257,16 @@ export function buildRouter(routes: AnyRoute[], auth: Authenticator, logger: Log
  */
 export function routeDispatch(router: Router): Middleware {
   const dispatch = router.routes() as unknown as Middleware;
-  const direct = new Map<string, { path: string; name: string | undefined; matched: unknown[]; chain: Middleware[] }>();
+  /** By method, then path: no key string is built per request. */
+  const direct = new Map<string, Map<string, { path: string; name: string | undefined; matched: unknown[]; chain: Middleware[] }>>();
   for (const layer of router.stack) {
     if (layer.paramNames.length > 0 || typeof layer.path !== 'string' || /[:*(?]/.test(layer.path)) continue;
     for (const method of layer.methods) {
       const found = router.match(layer.path, method);
       // Only where @koa/router would run this layer alone (an earlier route's pattern could match the path too).
       if (found.pathAndMethod.length !== 1 || found.pathAndMethod[0] !== layer) continue;
-      direct.set(`${method} ${layer.path}`, {
+      if (!direct.has(method)) direct.set(method, new Map());
+      direct.get(method)!.set(layer.path, {
         path: layer.path,
         name: layer.name ?? undefined,
         matched: found.path,
@@ -271,7 +275,7 @@ export function routeDispatch(router: Router): Middleware {
     }
   }
   return (ctx, next) => {
-    const route = direct.get(`${ctx.method} ${ctx.path}`);
+    const route = direct.get(ctx.method)?.get(ctx.path);
     if (!route) return dispatch(ctx, next);
     const routed = ctx as Context & Record<string, unknown>;
     routed.router = router;
@@ -392,22 +396,6 @@ function httpMessage(status: number): string {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** What Koa's `ctx.type = 'application/json'` sets, without the mime-types lookup per answer. */
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** The request's log line (`started`: process.hrtime.bigint() when it came in). */
-export function requestLine(ctx: Context, started: bigint) {
-  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const user = ctx.state.user as AuthUser | undefined;
-  return {
-    reqId: ctx.state.requestId as string,
-    method: ctx.method,
-    route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
-    path: ctx.path,
-    status: ctx.status,
-    durationMs: Math.round(durationMs * 100) / 100,
-    userId: user?.id ?? null,
-    // The socket's peer, or the forwarded client when the peer is a trusted proxy.
-    ip: ctx.ip,
-  };
-}
