@@ -32,18 +32,18 @@ export type Analysis = {
 
 export function buildAnalysis(db: Db, audit: AuditLog, energy: Energy): Analysis {
   return {
-    comparisons: new Comparisons(db, energy.figures, energy.tariffs),
+    comparisons: new Comparisons(db, energy.figures, energy.tariffs, energy.days),
     demandCharges: new DemandCharges(energy.figures, energy.tariffs),
     peakWarnings: new PeakWarnings(db),
     loadShedding: new LoadSheddingConfig(db, audit),
     // The gateway is started after the features are built: baselines get it when the routes are.
-    baselines: (iot) => new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+    baselines: (iot) => new Baselines(energy.days, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     hourlyBaselines: (iot) => new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
     enpis: (iot) => new Enpis(db, audit, energy.figures, new OutdoorTemperatures(db, iot, energy.timezone), energy.commodities),
     anomalies: (iot, alerts, logger) =>
       new AnomalyWatch({
         energy: energy.site,
-        baselines: new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
+        baselines: new Baselines(energy.days, energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
         hourlyBaselines: new HourlyBaselines(energy.figures, energy.tariffs, new OutdoorTemperatures(db, iot, energy.timezone)),
         alerts,
         logger,

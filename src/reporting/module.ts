@@ -39,7 +39,7 @@ export type ReportingNeeds = {
 export function buildReporting(needs: ReportingNeeds): Module<Reporting> {
   const { config, db, audit, energy } = needs;
   const reports = new ReportService(db, audit, config.reports.minIntervalMin);
-  const exports = new EnergyExport(db, energy.meters, energy.timezone);
+  const exports = new EnergyExport(energy.days, energy.meters, energy.timezone);
   const reportRuns = startReports({ ...needs, energy: energy.site, commodities: energy.commodities });
   return { context: 'reporting', services: { reports, exports, reportRuns } };
 }

@@ -186,3 +186,12 @@ test('a long-lived object a module builds is constructed in no other file of the
   }
   assert.deepEqual(elsewhere, [], 'built once, by its context module (src/<context>/module.ts)');
 });
+
+test("metering's stored-day reader is built in one place, with the interval store, and handed to every reader", async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  // Module files are scanned too: the general rule above lets two modules build the same class.
+  const sites = files.filter((file) => /new StoredDays\(/.test(fs.readFileSync(`${SRC}${file}`, 'utf8')));
+  // buildEnergy builds the store and its reader; the report worker calls buildEnergy on its own read-only connection.
+  assert.deepEqual(sites, ['energy/module.ts']);
+});
