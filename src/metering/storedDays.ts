@@ -5,6 +5,7 @@
 // (test/structure/tableOwnership.test.ts keeps it so). Built once, with the interval store (src/energy/module.ts;
 // test/structure/composition.test.ts), and handed to every reader.
 import type { Db } from '../platform/db/client.ts';
+import { dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, decodeValuesInto, KW_SCALE, KWH_SCALE } from './intervalCodec.ts';
 
 /** A set of meter ids as SQLite's json_each reads it (`JSON.stringify(ids)`), made once per question by the caller. */
@@ -20,6 +21,9 @@ export class StoredDays {
   private readonly dayRollups;
   private readonly dataDays;
   private readonly monthRollups;
+  private readonly openMonthRollups;
+  private readonly openAreaMonths;
+  private readonly openDayPeaks;
   private readonly areaDays;
   private readonly areaMonths;
   private readonly monthPeaksOf;
@@ -34,8 +38,30 @@ export class StoredDays {
   private readonly countByDay;
 
   /** Prepares its statements only: a reader per consumer costs what the consumer's own statements cost before. */
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    /** The site's time zone: an open day's peak interval as an instant. */
+    private readonly timezone: () => string,
+  ) {
     const sqlite = db.sqlite;
+    // The month rollups hold whole days only (store.ts foldBefore): the open days (from meter_fold.open_from on: today)
+    // are read from their day rows and added to their month's row here, the one place month figures are read.
+    const open = 'day >= (SELECT open_from FROM meter_fold WHERE id = 1)';
+    // raw SQL: the open days' rollups summed per month over a json_each set of meters (a range of the (day, meter_id) key)
+    this.openMonthRollups = sqlite.prepare(
+      `SELECT substr(day, 1, 7) AS month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_days
+       WHERE ${open} AND day >= @from AND day < @to AND meter_id IN (SELECT value FROM json_each(@ids)) GROUP BY month`,
+    );
+    // raw SQL: CROSS JOIN fixes the plan: the open days' range of the (day, meter_id) key first, each row's meter by id
+    this.openAreaMonths = sqlite.prepare(
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d CROSS JOIN meters m ON m.id = d.meter_id
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.${open} AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+    );
+    // raw SQL: the open days' peaks of a month, in day order, as plain rows
+    this.openDayPeaks = sqlite.prepare(
+      `SELECT meter_id AS meterId, day, peak_kw AS kw, peak_index AS peakIndex FROM meter_days
+       WHERE ${open} AND day >= ? AND day < ? AND peak_kw IS NOT NULL ORDER BY day`,
+    );
     // raw SQL: sums of the day rollups per day over a json_each set of meters, answered from the (meter_id, day) key
     this.dayRollups = sqlite.prepare(
       `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
@@ -141,9 +167,13 @@ export class StoredDays {
     return this.dataDays.all({ ids, from, to }) as string[];
   }
 
-  /** The month rollups of `ids` summed per month of [from, to) (months as YYYY-MM). */
+  /** The rollups of `ids` summed per month of [from, to) (months as YYYY-MM): each month's row plus its open days. */
   rollupsByMonth(ids: MeterIdsJson, from: string, to: string): Array<{ month: string } & Rollup> {
-    return this.monthRollups.all({ ids, from, to }) as Array<{ month: string } & Rollup>;
+    return merged(
+      'month',
+      this.monthRollups.all({ ids, from, to }) as Array<{ month: string } & Rollup>,
+      this.openMonthRollups.all({ ids, from: `${from}-01`, to: `${to}-01` }) as Array<{ month: string } & Rollup>,
+    );
   }
 
   /** The day rollups of [from, to) summed per area over the areas' grid-import meters. */
@@ -151,14 +181,28 @@ export class StoredDays {
     return this.areaDays.all({ from, to }) as Array<{ area: string } & Rollup>;
   }
 
-  /** The month rollups of [from, to) (YYYY-MM) summed per area over the areas' grid-import meters. */
+  /** The rollups of the months [from, to) (YYYY-MM) summed per area over the areas' grid-import meters, open days included. */
   areaRollupsByMonths(from: string, to: string): Array<{ area: string } & Rollup> {
-    return this.areaMonths.all({ from, to }) as Array<{ area: string } & Rollup>;
+    return merged(
+      'area',
+      this.areaMonths.all({ from, to }) as Array<{ area: string } & Rollup>,
+      this.openAreaMonths.all({ from: `${from}-01`, to: `${to}-01` }) as Array<{ area: string } & Rollup>,
+    );
   }
 
-  /** Each meter's highest 15-minute mean demand of a month (YYYY-MM) and when (ms). */
+  /** Each meter's highest 15-minute mean demand of a month (YYYY-MM) and when (ms), open days included. */
   monthPeaks(month: string): Array<{ meterId: number; kw: number; at: number }> {
-    return this.monthPeaksOf.all(month) as Array<{ meterId: number; kw: number; at: number }>;
+    const peaks = new Map((this.monthPeaksOf.all(month) as Array<{ meterId: number; kw: number; at: number }>).map((row) => [row.meterId, row]));
+    const rows = this.openDayPeaks.all(`${month}-01`, `${nextMonthOf(month)}-01`) as Array<{ meterId: number; day: string; kw: number; peakIndex: number }>;
+    if (!rows.length) return [...peaks.values()];
+    const timezone = this.timezone();
+    // Open days come after every folded day: on a tie the earlier (folded) peak stays, as the running maximum kept it.
+    for (const row of rows) {
+      const best = peaks.get(row.meterId);
+      if (best && best.kw >= row.kw) continue;
+      peaks.set(row.meterId, { meterId: row.meterId, kw: row.kw, at: dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS });
+    }
+    return [...peaks.values()];
   }
 
   /** A meter's stored kWh per day of [from, to), in day order, decoded (a day with no row is not there). */
@@ -186,4 +230,29 @@ export class StoredDays {
   demands(): Array<[meterId: number, kw: number]> {
     return this.demandRows.all() as Array<[number, number]>;
   }
+}
+
+/** Rows of the same key summed (a month's row and its open days). */
+function merged<K extends 'month' | 'area'>(
+  key: K,
+  rows: Array<Record<K, string> & Rollup>,
+  more: Array<Record<K, string> & Rollup>,
+): Array<Record<K, string> & Rollup> {
+  if (!more.length) return rows;
+  const byKey = new Map(rows.map((row) => [row[key], { ...row }]));
+  for (const row of more) {
+    const sum = byKey.get(row[key]);
+    if (!sum) byKey.set(row[key], { ...row });
+    else {
+      sum.kwh += row.kwh;
+      sum.cost += row.cost;
+      sum.carbonKg += row.carbonKg;
+    }
+  }
+  return [...byKey.values()];
+}
+
+function nextMonthOf(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
 }
