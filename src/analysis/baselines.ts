@@ -2,9 +2,8 @@
 // E = a + b·HDD + c·CDD + d·weekend + e·holiday, fitted by least squares over a baseline period; its fit judged by the
 // ASHRAE Guideline 14 statistics (CV(RMSE), NMBE, R²); then expected vs actual and CUSUM for any later period.
 import type { EnergyFigures, Totals } from '../energy/index.ts';
-import { StoredDays, yieldToLoop } from '../metering/index.ts';
+import { type StoredDays, yieldToLoop } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
-import type { Db } from '../platform/db/client.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
@@ -95,18 +94,14 @@ export type BaselineQuery = {
 };
 
 export class Baselines {
-  /** Which days every meter of the target has stored (a day a meter lacks would look like a saving). */
-  private readonly days: StoredDays;
-
   constructor(
-    db: Db,
+    /** Which days every meter of the target has stored (a day a meter lacks would look like a saving). */
+    private readonly days: StoredDays,
     private readonly figures: EnergyFigures,
     /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
     _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
-  ) {
-    this.days = new StoredDays(db);
-  }
+  ) {}
 
   /**
    * Days of [from, to) with energy from every meter of the target and a temperature, each with its regressors. Read

@@ -2,7 +2,7 @@
 // earlier, in one call. A period still running is compared like for like (the same elapsed days and 15-minute
 // intervals of each reference period); a period whose meters lack days is marked incomplete, with the days named.
 import type { EnergyFigures, Totals } from '../energy/index.ts';
-import { StoredDays } from '../metering/index.ts';
+import type { StoredDays } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
@@ -117,8 +117,6 @@ function deepFreeze<T>(value: T): T {
 }
 
 export class Comparisons {
-  /** The stored day rows' counts (metering's reader over the (meter_id, day) key). */
-  private readonly days: StoredDays;
   /** Meter-day counts, kept until meter_days is written: an area's year is ~20 ms of index entries to count (measured at 50 meters). */
   private readonly counts: Kept<number>;
   /** Answers kept per question and 15-minute interval until a table they read is written; least recently asked dropped first. */
@@ -129,11 +127,12 @@ export class Comparisons {
     db: Db,
     private readonly figures: EnergyFigures,
     private readonly tariffs: Tariffs,
+    /** The stored day rows' counts (metering's reader over the (meter_id, day) key). */
+    private readonly days: StoredDays,
   ) {
     const sqlite = db.sqlite;
     this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
     this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
-    this.days = new StoredDays(db);
     this.normalisation = new WeatherNormalisation(db, figures, this.days);
   }
 

@@ -47,10 +47,10 @@ export type AnalysisNeeds = {
 /** Each piece once: the baselines, EnPIs and the anomaly check read the outdoor temperatures through one OutdoorTemperatures. */
 export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: AnalysisNeeds): Analysis {
   const temperatures = new OutdoorTemperatures(db, iot, energy.timezone);
-  const baselines = new Baselines(db, energy.figures, energy.tariffs, temperatures);
+  const baselines = new Baselines(energy.days, energy.figures, energy.tariffs, temperatures);
   const hourlyBaselines = new HourlyBaselines(energy.figures, energy.tariffs, temperatures);
   return {
-    comparisons: new Comparisons(db, energy.figures, energy.tariffs),
+    comparisons: new Comparisons(db, energy.figures, energy.tariffs, energy.days),
     demandCharges: new DemandCharges(energy.figures, energy.tariffs),
     peakWarnings: new PeakWarnings(db),
     loadShedding: new LoadSheddingConfig(db, audit),

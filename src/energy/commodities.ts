@@ -1,7 +1,7 @@
 // Figures by commodity (issue 26): each utility in its own unit (electricity and heat kWh, gas and water m³, gas also as
 // kWh by the calorific version in force each day), its cost and CO2 where a tariff exists, and the electricity balance
 // of a site with its own generation. Nothing here adds m³ to kWh: water never enters an energy total.
-import { StoredDays, type MeterDirectory, type MeterSummary } from '../metering/index.ts';
+import type { MeterDirectory, MeterSummary, StoredDays } from '../metering/index.ts';
 import type { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
@@ -69,8 +69,6 @@ const recorded = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;
 const silent = (part: Coverage) => part.meters > 0 && part.recordedDays === 0;
 
 export class CommodityFigures {
-  /** The supply meters' stored day totals (metering's reader). */
-  private readonly days: StoredDays;
   private readonly kept: Kept<CommodityFiguresView>;
 
   constructor(
@@ -80,8 +78,9 @@ export class CommodityFigures {
     private readonly calorific: CalorificValues,
     /** The meters by id, with the columns the supply groups are chosen by. */
     private readonly meters: Pick<MeterDirectory, 'summaries'>,
+    /** The supply meters' stored day totals (metering's reader). */
+    private readonly days: StoredDays,
   ) {
-    this.days = new StoredDays(db);
     this.kept = new Kept(db.sqlite, { name: 'energy.commodities', tables: [...FIGURE_TABLES, 'calorific_versions'], max: 16 });
   }
 

@@ -1,8 +1,7 @@
 // How complete the stored energy is: per meter (or the site, or an area) and site day, the share of the intervals that
 // have happened which are measured, estimated (spread over a gap the history could not fill) or missing (no data).
 // An interval of several meters counts as measured only when every one of them measured it, as missing when any lacks it.
-import { FLAG_ESTIMATED, StoredDays, type OpenIntervals } from '../metering/index.ts';
-import type { Db } from '../platform/db/client.ts';
+import { FLAG_ESTIMATED, type OpenIntervals, type StoredDays } from '../metering/index.ts';
 import { dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 
 export type Shares = { measured: number; estimated: number; missing: number };
@@ -11,15 +10,12 @@ export type DayCompleteness = { day: string; intervals: number } & Shares;
 const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 
 export class EnergyCompleteness {
-  private readonly days: StoredDays;
-
   /** open: what the collector holds in memory and has not written yet (edge), overlaid on the stored rows. */
   constructor(
-    db: Db,
+    /** Metering's reader of the stored days. */
+    private readonly days: StoredDays,
     private readonly open: () => OpenIntervals | null | undefined = () => null,
-  ) {
-    this.days = new StoredDays(db);
-  }
+  ) {}
 
   /** Per site day in [from, to): shares over the intervals before `now` (a day still to come has none). */
   byDay(ids: number[], from: string, to: string, timezone: string, now: number = Date.now()): DayCompleteness[] {

@@ -1,7 +1,7 @@
 // Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
 // series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
 import { siteSettings, type SiteSettings } from '../site/index.ts';
-import { FLAG_ESTIMATED, storedFlags, storedKwh, storedMaxKw, type IntervalStore } from '../metering/index.ts';
+import { FLAG_ESTIMATED, type IntervalStore, type StoredDays } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
@@ -58,17 +58,7 @@ const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 
 export class EnergyFigures {
   private readonly meterRows;
-  private readonly demandRows;
   private readonly config: () => SiteSettings;
-  private readonly dayTotals;
-  private readonly monthTotals;
-  private readonly dataDays;
-  private readonly monthPeaks;
-  private readonly areaDays;
-  private readonly areaMonths;
-  private readonly dayBlobs;
-  private readonly dayMax;
-  private readonly dayRow;
   private readonly completenessOf: EnergyCompleteness;
   /** Totals, area totals, days and completeness, kept until a table they read is written (the store writes once an interval). */
   private readonly memo: Kept<unknown>;
@@ -80,6 +70,8 @@ export class EnergyFigures {
   constructor(
     db: Db,
     private readonly tariffs: Tariffs,
+    /** Metering's reader of the stored day and month rows (built once, with the store). */
+    private readonly days: StoredDays,
     /** The interval store: what its collector holds in memory, not yet written, overlays the stored rows. */
     private readonly store?: Pick<IntervalStore, 'open'>,
   ) {
@@ -89,48 +81,8 @@ export class EnergyFigures {
     this.keptDemand = new Kept(sqlite, { name: 'energy.demand', tables: ['meters', 'meter_state'], max: 1 });
     // raw SQL: the meter list for the figures' layout, read as plain rows (terms parsed where used), kept in energy.layout
     this.meterRows = sqlite.prepare('SELECT id, name, kind, area, site, terms, commodity, role FROM meters ORDER BY id');
-    // raw SQL: every meter's current demand as arrays, per figures read (kept in energy.demand)
-    this.demandRows = sqlite.prepare('SELECT meter_id, demand_kw FROM meter_state WHERE demand_kw IS NOT NULL').raw();
     this.config = siteSettings(db);
-    // raw SQL: sums of the day rollups per day over a json_each set of meters, answered from the (meter_id, day) key
-    this.dayTotals = sqlite.prepare(
-      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
-       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
-    );
-    // raw SQL: the days with a recorded peak (GROUP BY … HAVING), over a json_each set of meters
-    this.dataDays = sqlite
-      .prepare(
-        'SELECT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day HAVING count(peak_kw) > 0',
-      )
-      .pluck();
-    // raw SQL: sums of the month rollups per month over a json_each set of meters
-    this.monthTotals = sqlite.prepare(
-      `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
-       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
-    );
-    // Every area meter's rows of the range: one range of the primary key (day, meter_id), each row's meter by its id.
-    // CROSS JOIN keeps that order. Meters outside with the (meter, day) index was 10-25 ms for today at 2,000 meters
-    // (a random lookup per meter) against ~1 ms, and 15 against 7 ms for a year of month rows.
-    // raw SQL: CROSS JOIN fixes the plan: one range of the (day, meter_id) key, each row's meter by id (10-25 ms against ~1 ms at 2,000 meters,
-    // measured)
-    this.areaDays = sqlite.prepare(
-      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d CROSS JOIN meters m ON m.id = d.meter_id
-       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.day >= @from AND d.day < @to GROUP BY m.area`,
-    );
-    // raw SQL: CROSS JOIN fixes the plan: the month rows' range first, each row's meter by id (15 against 7 ms for a year, measured)
-    this.areaMonths = sqlite.prepare(
-      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r CROSS JOIN meters m ON m.id = r.meter_id
-       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND r.month >= @from AND r.month < @to GROUP BY m.area`,
-    );
-    // raw SQL: each meter's month peak, as plain rows, for the month's peaks
-    this.monthPeaks = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
-    // raw SQL: a meter's kWh blobs of a range, as arrays, for the decoder (no row objects)
-    this.dayBlobs = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
-    // raw SQL: a meter's highest-reading blobs of a range, as arrays, for the decoder
-    this.dayMax = sqlite.prepare('SELECT day, max_kw FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
-    // raw SQL: one day's kWh and flags blobs, for the decoder
-    this.dayRow = sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?');
-    this.completenessOf = new EnergyCompleteness(db, () => this.store?.open);
+    this.completenessOf = new EnergyCompleteness(days, () => this.store?.open);
   }
 
   /** Per site day in [from, to): the shares of the intervals so far that are measured, estimated and missing for the target. */
@@ -198,7 +150,7 @@ export class EnergyFigures {
 
   private readDemand(): Map<number, number> {
     const rows = this.layout().meters;
-    const demand = new Map(this.demandRows.all() as [number, number][]);
+    const demand = new Map(this.days.demands());
     for (const row of rows) {
       if (row.kind !== 'virtual') continue;
       const terms = JSON.parse(row.terms) as MeterTerm[];
@@ -226,7 +178,7 @@ export class EnergyFigures {
   }
 
   private computeByDay(from: string, to: string, target: { meterId?: number; area?: string }): Map<string, Totals | null> {
-    const rows = this.dayTotals.all({ ids: JSON.stringify(this.ids(target)), from, to }) as ({ day: string; recorded: number } & Totals)[];
+    const rows = this.days.rollupsByDay(JSON.stringify(this.ids(target)), from, to);
     const site = target.meterId === undefined && target.area === undefined;
     // A day row whose intervals are all missing (only flags: a refused or bad reading) records nothing either.
     const stored = new Map(rows.filter((row) => row.recorded > 0).map((row) => [row.day, row]));
@@ -258,13 +210,12 @@ export class EnergyFigures {
     const lastWhole = this.lastWholeMonth(to);
     if (firstWhole < lastWhole) {
       const ids = JSON.stringify(this.ids(target));
-      for (const row of this.monthTotals.all({ ids, from: firstWhole, to: lastWhole }) as Totals[]) add(row);
+      for (const row of this.days.rollupsByMonth(ids, firstWhole, lastWhole)) add(row);
       if (target.meterId === undefined && target.area === undefined) {
         // One rule with byDay (issue 41): a standing charge for each site day with data, none for a day without (a
         // period with no data costs nothing, not its standing charges; today and the days to come count once they have data).
         const end = `${lastWhole}-01` < to ? `${lastWhole}-01` : to;
-        for (const day of this.dataDays.all({ ids, from: `${firstWhole}-01`, to: end }) as string[])
-          sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
+        for (const day of this.days.daysWithData(ids, `${firstWhole}-01`, end)) sum.cost += this.tariffs.versionOn(day).standingChargePerDay;
       }
       for (const totals of this.byDay(from, `${firstWhole}-01`, target).values()) if (totals) add(totals);
       if (`${lastWhole}-01` < to) for (const totals of this.byDay(`${lastWhole}-01`, to, target).values()) if (totals) add(totals);
@@ -281,8 +232,8 @@ export class EnergyFigures {
 
   private computeAreaTotals(from: string, to: string): Map<string, Totals> {
     const totals = new Map<string, Totals>();
-    const add = (rows: unknown[]) => {
-      for (const row of rows as ({ area: string } & Totals)[]) {
+    const add = (rows: ({ area: string } & Totals)[]) => {
+      for (const row of rows) {
         const sum = totals.get(row.area) ?? { kwh: 0, cost: 0, carbonKg: 0 };
         totals.set(row.area, { kwh: sum.kwh + row.kwh, cost: sum.cost + row.cost, carbonKg: sum.carbonKg + row.carbonKg });
       }
@@ -290,10 +241,10 @@ export class EnergyFigures {
     const firstWhole = from.slice(8) === '01' ? from.slice(0, 7) : nextMonth(from.slice(0, 7));
     const lastWhole = this.lastWholeMonth(to);
     if (firstWhole < lastWhole) {
-      add(this.areaMonths.all({ from: firstWhole, to: lastWhole }));
-      add(this.areaDays.all({ from, to: `${firstWhole}-01` }));
-      if (`${lastWhole}-01` < to) add(this.areaDays.all({ from: `${lastWhole}-01`, to }));
-    } else add(this.areaDays.all({ from, to }));
+      add(this.days.areaRollupsByMonths(firstWhole, lastWhole));
+      add(this.days.areaRollupsByDays(from, `${firstWhole}-01`));
+      if (`${lastWhole}-01` < to) add(this.days.areaRollupsByDays(`${lastWhole}-01`, to));
+    } else add(this.days.areaRollupsByDays(from, to));
     return totals;
   }
 
@@ -361,9 +312,9 @@ export class EnergyFigures {
     };
     for (const id of ids) {
       const stored = new Set<string>();
-      for (const [day, blob] of this.dayBlobs.all(id, from, to) as [string, Buffer][]) {
+      for (const [day, kwh] of this.days.kwhDays(id, from, to)) {
         stored.add(day);
-        add(day, open?.kwh(id, day) ?? storedKwh(blob));
+        add(day, open?.kwh(id, day) ?? kwh);
       }
       for (const day of heldDays) {
         const held = stored.has(day) ? undefined : open?.kwh(id, day);
@@ -435,13 +386,13 @@ export class EnergyFigures {
 
   private maxReadings(meterId: number, from: string, to: string, start: number, count: number): Float64Array | null {
     const { timezone } = this.settings();
-    const rows = this.dayMax.all(meterId, from, to) as [string, Buffer | null][];
-    if (!rows.some(([, blob]) => blob)) return null;
+    const rows = this.days.maxKwDays(meterId, from, to);
+    if (!rows.some(([, values]) => values)) return null;
     const max = new Float64Array(count).fill(NaN);
-    for (const [day, blob] of rows) {
-      if (!blob) continue;
+    for (const [day, values] of rows) {
+      if (!values) continue;
       const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-      storedMaxKw(blob).forEach((value, i) => (max[offset + i] = value));
+      max.set(values, offset);
     }
     return max;
   }
@@ -452,7 +403,7 @@ export class EnergyFigures {
     // Demand peaks are drawn electricity's: a gas or water meter's m³ per interval is no kW, and a PV or export meter's
     // "peak" is no demand (issue 41).
     const names = new Map(layout.meters.filter(isGridImport).map((meter) => [meter.id, meter.name]));
-    const rows = this.monthPeaks.all(month) as { meterId: number; kw: number; at: number }[];
+    const rows = this.days.monthPeaks(month);
     const meters = rows
       .filter((row) => names.has(row.meterId))
       .map((row) => ({ meterId: row.meterId, name: names.get(row.meterId)!, kw: round(row.kw, 3), at: new Date(row.at).toISOString() }))
@@ -538,11 +489,11 @@ export class EnergyFigures {
     for (const day of daysBetween(from, to)) {
       const { start, count } = dayIntervals(timezone, day);
       if (start >= now) break;
-      const row = this.dayRow.get(meterId, day) as { kwh: Buffer; flags: Buffer } | undefined;
+      const row = this.days.dayOf(meterId, day);
       // What the collector holds for the open interval counts as well (edge: it is written at 15-minute boundaries).
       const held = this.store?.open?.kwh(meterId, day);
-      const values = held ?? (row ? storedKwh(row.kwh) : null);
-      const rowFlags = row ? storedFlags(row.flags, row.kwh, storedKwh(row.kwh).length) : null;
+      const values = held ?? row?.kwh ?? null;
+      const rowFlags = row?.flags ?? null;
       let chunk = '';
       for (let i = 0; i < count; i += 1) {
         const at = start + i * INTERVAL_MS;

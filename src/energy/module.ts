@@ -1,6 +1,6 @@
 // The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store, its figures,
 // the hand-entered area cards and the site's energy over both (SiteEnergy).
-import { type Restatement, restateCosts, HistoryImport, commodityOf, MeterDirectory, type Meter, IntervalStore } from '../metering/index.ts';
+import { type Restatement, restateCosts, HistoryImport, commodityOf, MeterDirectory, type Meter, IntervalStore, StoredDays } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import { CalorificValues, Tariffs } from '../pricing/index.ts';
 import { everAudited, type Actor, type AuditLog } from '../platform/db/auditTrail.ts';
@@ -23,6 +23,8 @@ export type Energy = {
   meters: MeterDirectory;
   tariffs: Tariffs;
   store: IntervalStore;
+  /** Metering's reader of the stored day and month rows: the one every figure, export and analysis reads them through. */
+  days: StoredDays;
   /** The meters' figures (the interval store): what a meter, an area's meters or the site meters measured. */
   figures: EnergyFigures;
   /** The hand-entered area cards (PUT /api/energy/areas), metered areas listed with their meters' figures; their read whole (view). */
@@ -41,15 +43,18 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezone = siteTimezone(db);
   const tariffs = new Tariffs(db, audit, () => siteDay(timezone()));
   const store = new IntervalStore(db, tariffs, timezone);
-  const figures = new EnergyFigures(db, tariffs, store);
+  // The one construction site of the stored-day reader (test/structure/composition.test.ts); the report worker gets
+  // its own through this function, on its own read-only connection.
+  const days = new StoredDays(db, timezone);
+  const figures = new EnergyFigures(db, tariffs, days, store);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
-  const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters);
+  const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters, days);
   const history = new HistoryImport({ store, meters, audit, timezone });
   const site = new SiteEnergy(db, figures);
   const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
-  return { meters, tariffs, store, figures, areas, site, timezone, calorific, commodities, history, restate };
+  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, restate };
 }
 
 export type EnergyContextRouteNeeds = EnergyRouteNeeds & CommodityRouteNeeds;

@@ -14,7 +14,7 @@ import { meterState, meters, type MeterKind, type MeterTerm } from '../platform/
 import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
-import { INTERVAL_MS } from '../platform/time/calendar.ts';
+import { INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
 import {
   cpuMs,
@@ -178,10 +178,20 @@ export class Collector {
     await this.persistInSlices(virtuals);
   }
 
+  /**
+   * The month rollups take the days before today (store.ts foldBefore): at the first write of a new day yesterday is
+   * added to its month, once, instead of every write of a day moving its month row (issue 44). Its own transaction,
+   * before the write: the held records of yesterday then move their month by their difference, today's none.
+   */
+  private fold(): void {
+    this.deps.store.foldBefore(siteDay(this.deps.timezone(), new Date(this.now())));
+  }
+
   /** Writes the held day rows and meter states in one transaction; kept in memory when that fails (tried again next time). */
   private persist(virtuals: VirtualMeter[]): void {
     const held = this.held;
     if (!held) return;
+    this.fold();
     const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
     held.batch.retain(existing);
     this.deps.store.transaction(() => {
@@ -210,6 +220,7 @@ export class Collector {
       this.persist(virtuals);
       return;
     }
+    this.fold();
     const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
     held.batch.retain(existing);
     const records = held.batch.byMeter();

@@ -1,6 +1,7 @@
 // The compact interval store: one row per meter per site day holding its 15-minute intervals (fixed-point, delta- and
-// varint-encoded: intervalCodec.ts), plus day and month rollups (energy, cost, carbon, peak demand) kept with every
-// write. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
+// varint-encoded: intervalCodec.ts), plus day rollups (energy, cost, carbon, peak demand) kept with every write and
+// month rollups of whole days: a day is added to its month once it is done (foldBefore, issue 44), so the 15-minute
+// write of today no longer rewrites this month's rows. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
 import { meterPrices, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -32,6 +33,13 @@ export type DayRecord = {
   stored: { totalKwh: number; cost: number; carbonKg: number } | null;
 };
 
+type DayRollupRow = { meterId: number; day: string; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null };
+
+function nextMonthOf(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
+}
+
 type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
 type Rollups = { totalKwh: number; cost: number; carbonKg: number };
 
@@ -61,6 +69,9 @@ export class IntervalStore {
   private readonly selectDayOf;
   private readonly upsertDay;
   private readonly upsertMonth;
+  private readonly selectOpenFrom;
+  private readonly setOpenFrom;
+  private readonly selectDayRollups;
   /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
   open: OpenIntervals | null = null;
   /** Interval prices of recent days (a backfill writes each day of 500 meters: priced once, not 500 times). */
@@ -98,6 +109,82 @@ export class IntervalStore {
          peak_at = CASE WHEN excluded.peak_kw > coalesce(peak_kw, -1e308) THEN excluded.peak_at ELSE peak_at END,
          peak_kw = max(coalesce(peak_kw, -1e308), coalesce(excluded.peak_kw, -1e308))`,
     );
+    // raw SQL: where the month rollups stop (one row at most), plucked
+    this.selectOpenFrom = sqlite.prepare('SELECT open_from FROM meter_fold WHERE id = 1').pluck();
+    // raw SQL: the one row's upsert (ON CONFLICT … excluded)
+    this.setOpenFrom = sqlite.prepare('INSERT INTO meter_fold (id, open_from) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET open_from = excluded.open_from');
+    // raw SQL: the day rollups of a range of days, in day order, for the fold (a range of the (day, meter_id) key)
+    this.selectDayRollups = sqlite.prepare(
+      `SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, peak_kw AS peakKw, peak_index AS peakIndex
+       FROM meter_days WHERE day >= ? AND day < ? ORDER BY day, meter_id`,
+    );
+  }
+
+  /**
+   * The first site day not yet in the month rollups (days from it on are "open": their rows are read beside their
+   * month's row), or null when every stored day is in its month (a store the collector has not folded yet).
+   */
+  openFrom(): string | null {
+    return (this.selectOpenFrom.get() as string | undefined) ?? null;
+  }
+
+  /**
+   * The fold (issue 44): the month rollups hold whole days, every day before `today`. Moving forward (the collector's
+   * first write of a new day) adds the days just done to their months; moving back (the first fold after migration
+   * 0025, or the box's clock stepped back) takes the days from `today` on out of their months, which are summed again
+   * from the days they keep. One transaction, so a power cut leaves the fold done or not done, never half; a repeated
+   * fold to the same day writes nothing. Answers whether anything was written.
+   */
+  foldBefore(today: string): boolean {
+    if (this.openFrom() === today) return false;
+    this.transaction(() => {
+      const from = this.openFrom();
+      if (from === today) return;
+      const timezone = this.timezone();
+      if (from !== null && from < today) {
+        for (const row of this.selectDayRollups.all(from, today) as DayRollupRow[])
+          this.upsertMonth.run({
+            meterId: row.meterId,
+            month: row.day.slice(0, 7),
+            totalKwh: row.totalKwh,
+            cost: row.cost,
+            carbonKg: row.carbonKg,
+            peakKw: row.peakKw,
+            peakAt: row.peakIndex === null ? null : dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS,
+          });
+        this.setOpenFrom.run(today);
+        return;
+      }
+      const touched = new Set<string>();
+      for (const row of this.selectDayRollups.all(today, from ?? '9999-12-32') as DayRollupRow[]) touched.add(`${row.meterId}|${row.day.slice(0, 7)}`);
+      this.setOpenFrom.run(today);
+      this.resumMonths(touched);
+    });
+    return true;
+  }
+
+  /**
+   * Sums each listed month (`meterId|YYYY-MM`) again from its whole days (those before openFrom), peak included; a
+   * month with none left has no row. In the caller's transaction.
+   */
+  private resumMonths(months: Iterable<string>): void {
+    const sqlite = this.db.sqlite;
+    // raw SQL: a month row dropped before it is summed again
+    const drop = sqlite.prepare('DELETE FROM meter_months WHERE meter_id = ? AND month = ?');
+    // raw SQL: a month summed from its whole days (INSERT … SELECT … HAVING: no row when it has none)
+    const sum = sqlite.prepare(
+      `INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg)
+       SELECT meter_id, @month, sum(total_kwh), sum(cost), sum(carbon_kg) FROM meter_days
+       WHERE meter_id = @meterId AND day >= @from AND day < @to AND day < coalesce((SELECT open_from FROM meter_fold WHERE id = 1), '9999-12-32')
+       GROUP BY meter_id`,
+    );
+    const list = [...months];
+    for (const key of list) {
+      const [id, month] = key.split('|');
+      drop.run(Number(id), month);
+      sum.run({ meterId: Number(id), month, from: `${month}-01`, to: `${nextMonthOf(month)}-01` });
+    }
+    this.recomputeMonthPeaks(list);
   }
 
   /** The day's record as stored, or an empty one (every interval NaN: no data yet). */
@@ -134,6 +221,8 @@ export class IntervalStore {
    */
   save(records: Iterable<DayRecord>): void {
     const timezone = this.timezone();
+    // A day from openFrom on (today) is not in its month yet: the fold adds it once it is done.
+    const openFrom = this.openFrom();
     for (const record of records) {
       // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
       // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
@@ -169,15 +258,16 @@ export class IntervalStore {
         peakKw,
         peakIndex,
       });
-      this.upsertMonth.run({
-        meterId: record.meterId,
-        month: record.day.slice(0, 7),
-        totalKwh: total - before.totalKwh,
-        cost: cost - before.cost,
-        carbonKg: carbonKg - before.carbonKg,
-        peakKw,
-        peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
-      });
+      if (openFrom === null || record.day < openFrom)
+        this.upsertMonth.run({
+          meterId: record.meterId,
+          month: record.day.slice(0, 7),
+          totalKwh: total - before.totalKwh,
+          cost: cost - before.cost,
+          carbonKg: carbonKg - before.carbonKg,
+          peakKw,
+          peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
+        });
       record.stored = { totalKwh: total, cost, carbonKg };
     }
   }
@@ -285,11 +375,14 @@ export class IntervalStore {
       carbonKg: number;
     }[];
     const touchedMonths = new Set<string>();
+    const openFrom = this.openFrom();
     // raw SQL: the month rollups moved by a difference in SQL (total_kwh = total_kwh - ?)
     const moveMonth = sqlite.prepare(
       'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
     );
     for (const row of later) {
+      // An open day (from openFrom on) is in no month yet.
+      if (openFrom !== null && row.day >= openFrom) continue;
       moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
       touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
     }
@@ -329,7 +422,8 @@ export class IntervalStore {
     const timezone = this.timezone();
     // raw SQL: the month's best day peak (LIKE on the month prefix, ORDER BY peak)
     const best = sqlite.prepare(
-      `SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL ORDER BY peak_kw DESC LIMIT 1`,
+      `SELECT day, peak_kw AS peakKw, peak_index AS peakIndex FROM meter_days WHERE meter_id = ? AND day LIKE ? || '%' AND peak_kw IS NOT NULL
+         AND day < coalesce((SELECT open_from FROM meter_fold WHERE id = 1), '9999-12-32') ORDER BY peak_kw DESC, day LIMIT 1`,
     );
     // raw SQL: the month's peak set from that day
     const set = sqlite.prepare('UPDATE meter_months SET peak_kw = ?, peak_at = ? WHERE meter_id = ? AND month = ?');

@@ -1,9 +1,12 @@
-// The read door to the stored day rows (`meter_days`) for the other contexts: which days of a set of meters are stored,
-// and a day's 15-minute kWh decoded into the caller's arrays. The encoding (intervalCodec.ts) stays metering's own
-// business: a reader outside metering asks here instead of selecting the blobs and decoding them itself
-// (test/structure/tableOwnership.test.ts keeps it so).
+// The read door to the stored day and month rows (`meter_days`, `meter_months`) and the meters' last demand
+// (`meter_state`) for the other contexts: which days of a set of meters are stored, their rollups summed per day,
+// month or area, and a day's 15-minute values decoded. The encoding (intervalCodec.ts) stays metering's own business:
+// a reader outside metering asks here instead of selecting the rows and decoding them itself
+// (test/structure/tableOwnership.test.ts keeps it so). Built once, with the interval store (src/energy/module.ts;
+// test/structure/composition.test.ts), and handed to every reader.
 import type { Db } from '../platform/db/client.ts';
-import { decodeFlags, decodeValues, decodeValuesInto, KWH_SCALE } from './intervalCodec.ts';
+import { dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { decodeFlags, decodeValues, decodeValuesInto, KW_SCALE, KWH_SCALE } from './intervalCodec.ts';
 
 /** A set of meter ids as SQLite's json_each reads it (`JSON.stringify(ids)`), made once per question by the caller. */
 export type MeterIdsJson = string;
@@ -11,7 +14,23 @@ export type MeterIdsJson = string;
 /** A meter's stored day, decoded: kWh per 15-minute interval (NaN: no data) and each interval's flags (FLAG_* of store.ts). */
 export type DecodedDay = { day: string; kwh: Float64Array; flags: Uint8Array };
 
+/** Energy, cost and carbon summed over rows. */
+export type Rollup = { kwh: number; cost: number; carbonKg: number };
+
 export class StoredDays {
+  private readonly dayRollups;
+  private readonly dataDays;
+  private readonly monthRollups;
+  private readonly openMonthRollups;
+  private readonly openAreaMonths;
+  private readonly openDayPeaks;
+  private readonly areaDays;
+  private readonly areaMonths;
+  private readonly monthPeaksOf;
+  private readonly kwhOfMeter;
+  private readonly maxOfMeter;
+  private readonly dayRow;
+  private readonly demandRows;
   private readonly kwhOfDay;
   private readonly daysOfMeter;
   private readonly totalsOf;
@@ -19,8 +38,70 @@ export class StoredDays {
   private readonly countByDay;
 
   /** Prepares its statements only: a reader per consumer costs what the consumer's own statements cost before. */
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    /** The site's time zone: an open day's peak interval as an instant. */
+    private readonly timezone: () => string,
+  ) {
     const sqlite = db.sqlite;
+    // The month rollups hold whole days only (store.ts foldBefore): the open days (from meter_fold.open_from on: today)
+    // are read from their day rows and added to their month's row here, the one place month figures are read.
+    const open = 'day >= (SELECT open_from FROM meter_fold WHERE id = 1)';
+    // raw SQL: the open days' rollups summed per month over a json_each set of meters (a range of the (day, meter_id) key)
+    this.openMonthRollups = sqlite.prepare(
+      `SELECT substr(day, 1, 7) AS month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_days
+       WHERE ${open} AND day >= @from AND day < @to AND meter_id IN (SELECT value FROM json_each(@ids)) GROUP BY month`,
+    );
+    // raw SQL: CROSS JOIN fixes the plan: the open days' range of the (day, meter_id) key first, each row's meter by id
+    this.openAreaMonths = sqlite.prepare(
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d CROSS JOIN meters m ON m.id = d.meter_id
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.${open} AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+    );
+    // raw SQL: the open days' peaks of a month, in day order, as plain rows
+    this.openDayPeaks = sqlite.prepare(
+      `SELECT meter_id AS meterId, day, peak_kw AS kw, peak_index AS peakIndex FROM meter_days
+       WHERE ${open} AND day >= ? AND day < ? AND peak_kw IS NOT NULL ORDER BY day`,
+    );
+    // raw SQL: sums of the day rollups per day over a json_each set of meters, answered from the (meter_id, day) key
+    this.dayRollups = sqlite.prepare(
+      `SELECT day, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg, count(peak_kw) AS recorded FROM meter_days
+       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day`,
+    );
+    // raw SQL: the days with a recorded peak (GROUP BY … HAVING), over a json_each set of meters
+    this.dataDays = sqlite
+      .prepare(
+        'SELECT day FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND day >= @from AND day < @to GROUP BY day HAVING count(peak_kw) > 0',
+      )
+      .pluck();
+    // raw SQL: sums of the month rollups per month over a json_each set of meters
+    this.monthRollups = sqlite.prepare(
+      `SELECT month, sum(total_kwh) AS kwh, sum(cost) AS cost, sum(carbon_kg) AS carbonKg FROM meter_months
+       WHERE meter_id IN (SELECT value FROM json_each(@ids)) AND month >= @from AND month < @to GROUP BY month`,
+    );
+    // Every area meter's rows of the range: one range of the primary key (day, meter_id), each row's meter by its id.
+    // CROSS JOIN keeps that order. Meters outside with the (meter, day) index was 10-25 ms for today at 2,000 meters
+    // (a random lookup per meter) against ~1 ms, and 15 against 7 ms for a year of month rows.
+    // raw SQL: CROSS JOIN fixes the plan: one range of the (day, meter_id) key, each row's meter by id (10-25 ms against ~1 ms at 2,000 meters,
+    // measured)
+    this.areaDays = sqlite.prepare(
+      `SELECT m.area, sum(d.total_kwh) AS kwh, sum(d.cost) AS cost, sum(d.carbon_kg) AS carbonKg FROM meter_days d CROSS JOIN meters m ON m.id = d.meter_id
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND d.day >= @from AND d.day < @to GROUP BY m.area`,
+    );
+    // raw SQL: CROSS JOIN fixes the plan: the month rows' range first, each row's meter by id (15 against 7 ms for a year, measured)
+    this.areaMonths = sqlite.prepare(
+      `SELECT m.area, sum(r.total_kwh) AS kwh, sum(r.cost) AS cost, sum(r.carbon_kg) AS carbonKg FROM meter_months r CROSS JOIN meters m ON m.id = r.meter_id
+       WHERE m.area IS NOT NULL AND m.commodity = 'electricity' AND m.role = 'import' AND r.month >= @from AND r.month < @to GROUP BY m.area`,
+    );
+    // raw SQL: each meter's month peak, as plain rows, for the month's peaks
+    this.monthPeaksOf = sqlite.prepare('SELECT meter_id AS meterId, peak_kw AS kw, peak_at AS at FROM meter_months WHERE month = ? AND peak_kw IS NOT NULL');
+    // raw SQL: a meter's kWh blobs of a range, as arrays, for the decoder (no row objects)
+    this.kwhOfMeter = sqlite.prepare('SELECT day, kwh FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+    // raw SQL: a meter's highest-reading blobs of a range, as arrays, for the decoder
+    this.maxOfMeter = sqlite.prepare('SELECT day, max_kw FROM meter_days WHERE meter_id = ? AND day >= ? AND day < ? ORDER BY day').raw();
+    // raw SQL: one day's kWh and flags blobs, for the decoder
+    this.dayRow = sqlite.prepare('SELECT kwh, flags FROM meter_days WHERE meter_id = ? AND day = ?').raw();
+    // raw SQL: every meter's current demand as arrays (the collector's stored state)
+    this.demandRows = sqlite.prepare('SELECT meter_id, demand_kw FROM meter_state WHERE demand_kw IS NOT NULL').raw();
     // raw SQL: the day's blob of every meter of a set in one read over the (meter_id, day) key, as arrays (no row objects).
     this.kwhOfDay = sqlite.prepare('SELECT meter_id, kwh FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))').raw();
     // raw SQL: a meter's rows of a range in day order over the (meter_id, day) key, as arrays (no row objects).
@@ -75,4 +156,103 @@ export class StoredDays {
   metersPerDay(ids: MeterIdsJson, from: string, to: string): Array<[day: string, meters: number]> {
     return this.countByDay.all(ids, from, to) as Array<[string, number]>;
   }
+
+  /** The day rollups of `ids` summed per day of [from, to) (days with a row only); `recorded`: rows with a recorded peak. */
+  rollupsByDay(ids: MeterIdsJson, from: string, to: string): Array<{ day: string; recorded: number } & Rollup> {
+    return this.dayRollups.all({ ids, from, to }) as Array<{ day: string; recorded: number } & Rollup>;
+  }
+
+  /** The days of [from, to) on which some meter of `ids` recorded an interval. */
+  daysWithData(ids: MeterIdsJson, from: string, to: string): string[] {
+    return this.dataDays.all({ ids, from, to }) as string[];
+  }
+
+  /** The rollups of `ids` summed per month of [from, to) (months as YYYY-MM): each month's row plus its open days. */
+  rollupsByMonth(ids: MeterIdsJson, from: string, to: string): Array<{ month: string } & Rollup> {
+    return merged(
+      'month',
+      this.monthRollups.all({ ids, from, to }) as Array<{ month: string } & Rollup>,
+      this.openMonthRollups.all({ ids, from: `${from}-01`, to: `${to}-01` }) as Array<{ month: string } & Rollup>,
+    );
+  }
+
+  /** The day rollups of [from, to) summed per area over the areas' grid-import meters. */
+  areaRollupsByDays(from: string, to: string): Array<{ area: string } & Rollup> {
+    return this.areaDays.all({ from, to }) as Array<{ area: string } & Rollup>;
+  }
+
+  /** The rollups of the months [from, to) (YYYY-MM) summed per area over the areas' grid-import meters, open days included. */
+  areaRollupsByMonths(from: string, to: string): Array<{ area: string } & Rollup> {
+    return merged(
+      'area',
+      this.areaMonths.all({ from, to }) as Array<{ area: string } & Rollup>,
+      this.openAreaMonths.all({ from: `${from}-01`, to: `${to}-01` }) as Array<{ area: string } & Rollup>,
+    );
+  }
+
+  /** Each meter's highest 15-minute mean demand of a month (YYYY-MM) and when (ms), open days included. */
+  monthPeaks(month: string): Array<{ meterId: number; kw: number; at: number }> {
+    const peaks = new Map((this.monthPeaksOf.all(month) as Array<{ meterId: number; kw: number; at: number }>).map((row) => [row.meterId, row]));
+    const rows = this.openDayPeaks.all(`${month}-01`, `${nextMonthOf(month)}-01`) as Array<{ meterId: number; day: string; kw: number; peakIndex: number }>;
+    if (!rows.length) return [...peaks.values()];
+    const timezone = this.timezone();
+    // Open days come after every folded day: on a tie the earlier (folded) peak stays, as the running maximum kept it.
+    for (const row of rows) {
+      const best = peaks.get(row.meterId);
+      if (best && best.kw >= row.kw) continue;
+      peaks.set(row.meterId, { meterId: row.meterId, kw: row.kw, at: dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS });
+    }
+    return [...peaks.values()];
+  }
+
+  /** A meter's stored kWh per day of [from, to), in day order, decoded (a day with no row is not there). */
+  *kwhDays(meterId: number, from: string, to: string): Generator<[day: string, kwh: Float64Array]> {
+    for (const [day, blob] of this.kwhOfMeter.iterate(meterId, from, to) as IterableIterator<[string, Uint8Array]>) yield [day, decodeValues(blob, KWH_SCALE)];
+  }
+
+  /** A meter's highest readings (kW) per day of [from, to), in day order; null for a day without (energy meters). */
+  maxKwDays(meterId: number, from: string, to: string): Array<[day: string, maxKw: Float64Array | null]> {
+    return (this.maxOfMeter.all(meterId, from, to) as Array<[string, Uint8Array | null]>).map(([day, blob]) => [
+      day,
+      blob ? decodeValues(blob, KW_SCALE) : null,
+    ]);
+  }
+
+  /** One meter's stored day, decoded, or undefined when there is no row. */
+  dayOf(meterId: number, day: string): DecodedDay | undefined {
+    const row = this.dayRow.get(meterId, day) as [Uint8Array, Uint8Array] | undefined;
+    if (!row) return undefined;
+    const kwh = decodeValues(row[0], KWH_SCALE);
+    return { day, kwh, flags: decodeFlags(row[1], row[0], kwh.length) };
+  }
+
+  /** Each meter's last demand (kW) as the collector stored it; meters without one are not there. */
+  demands(): Array<[meterId: number, kw: number]> {
+    return this.demandRows.all() as Array<[number, number]>;
+  }
+}
+
+/** Rows of the same key summed (a month's row and its open days). */
+function merged<K extends 'month' | 'area'>(
+  key: K,
+  rows: Array<Record<K, string> & Rollup>,
+  more: Array<Record<K, string> & Rollup>,
+): Array<Record<K, string> & Rollup> {
+  if (!more.length) return rows;
+  const byKey = new Map(rows.map((row) => [row[key], { ...row }]));
+  for (const row of more) {
+    const sum = byKey.get(row[key]);
+    if (!sum) byKey.set(row[key], { ...row });
+    else {
+      sum.kwh += row.kwh;
+      sum.cost += row.cost;
+      sum.carbonKg += row.carbonKg;
+    }
+  }
+  return [...byKey.values()];
+}
+
+function nextMonthOf(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
 }

@@ -43,7 +43,7 @@ export function reportingRouteGroups(needs: ReportRouteNeeds & ExportRouteNeeds)
 export function buildReporting(needs: ReportingNeeds): Module<Reporting> {
   const { config, db, audit, energy } = needs;
   const reports = new ReportService(db, audit, config.reports.minIntervalMin);
-  const exports = new EnergyExport(db, energy.meters, energy.timezone);
+  const exports = new EnergyExport(energy.days, energy.meters, energy.timezone);
   const { runner: reportRuns, running } = buildReportRuns({ ...needs, energy: energy.site, commodities: energy.commodities });
   return { context: 'reporting', services: { reports, exports, reportRuns }, running, routes: reportingRouteGroups({ reports, reportRuns, exports, db }) };
 }

@@ -63,7 +63,7 @@ async function baselineFigures(dataDir: string, ids: number[], today: string): P
   const refuse = async () => {
     throw new Error('the bench keeps every temperature day: the gateway is never asked');
   };
-  const baselines = new Baselines(db, energy.figures, energy.tariffs, new OutdoorTemperatures(db, { history: refuse }, energy.timezone));
+  const baselines = new Baselines(energy.days, energy.figures, energy.tariffs, new OutdoorTemperatures(db, { history: refuse }, energy.timezone));
   const baselineFrom = addDays(today, -DAYS);
   const baselineTo = addDays(baselineFrom, 730);
   let started = performance.now();

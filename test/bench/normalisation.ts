@@ -48,7 +48,7 @@ console.log(
   `normalisation bench: ${METERS} meters × ${DAYS} days seeded in ${fmt((performance.now() - started) / 1000, 1)} s; ${os.cpus().length} cores, load average ${fmt(os.loadavg()[0], 1)}`,
 );
 
-const comparisons = new Comparisons(db, energy.figures, energy.tariffs);
+const comparisons = new Comparisons(db, energy.figures, energy.tariffs, energy.days);
 const months = Array.from({ length: 12 }, (_, i) => {
   const [y, m] = today.split('-').map(Number);
   const index = y * 12 + (m - 1) - 13 - i;

@@ -38,11 +38,12 @@ async function collectFor(r: MisbehavingRig, counter: { value: number }, minutes
   }
 }
 
+/** The month rollups as every reader sees them (metering's StoredDays: a month's row of whole days plus its open days). */
 const monthTotals = (r: MisbehavingRig, meterId: number) =>
-  r.server.service.deps.db.sqlite.prepare('SELECT month, round(total_kwh, 4) AS total FROM meter_months WHERE meter_id = ? ORDER BY month').all(meterId) as {
-    month: string;
-    total: number;
-  }[];
+  r.server.service.deps.energy.days
+    .rollupsByMonth(JSON.stringify([meterId]), '0000-01', '9999-12')
+    .sort((a, b) => a.month.localeCompare(b.month))
+    .map((row) => ({ month: row.month, total: Math.round(row.kwh * 10_000) / 10_000 }));
 
 const dayTotalsByMonth = (r: MisbehavingRig, meterId: number) => {
   const months = new Map<string, number>();

@@ -202,14 +202,17 @@ describe("the box's clock stepping forward a day and back (injected clock, gatew
     assert.deepEqual(intervalsAfterNow, [], 'no interval after now holds energy');
     // The month rollups follow: each month's peak is the highest of the days it keeps, not the dropped future's.
     r.collector.flush();
+    // As every reader sees a month (metering's StoredDays: its row of whole days plus its open days, today).
+    const { days } = r.server.service.deps.energy;
     const months = r.server.service.deps.db.sqlite
-      .prepare(
-        `SELECT m.month, m.peak_kw AS peakKw, m.peak_at AS peakAt, m.total_kwh AS totalKwh,
-                (SELECT max(d.peak_kw) FROM meter_days d WHERE d.meter_id = m.meter_id AND d.day LIKE m.month || '%') AS dayPeak,
-                (SELECT sum(d.total_kwh) FROM meter_days d WHERE d.meter_id = m.meter_id AND d.day LIKE m.month || '%') AS dayTotal
-         FROM meter_months m WHERE m.meter_id = ?`,
-      )
-      .all(meter.id) as { month: string; peakKw: number | null; peakAt: number | null; totalKwh: number; dayPeak: number | null; dayTotal: number }[];
+      .prepare('SELECT substr(day, 1, 7) AS month, max(peak_kw) AS dayPeak, sum(total_kwh) AS dayTotal FROM meter_days WHERE meter_id = ? GROUP BY month')
+      .all(meter.id)
+      .map((row) => {
+        const { month, dayPeak, dayTotal } = row as { month: string; dayPeak: number | null; dayTotal: number };
+        const peak = days.monthPeaks(month).find((p) => p.meterId === meter.id);
+        const totalKwh = days.rollupsByMonth(JSON.stringify([meter.id]), month, '9999-12').find((m) => m.month === month)?.kwh ?? 0;
+        return { month, dayPeak, dayTotal, peakKw: peak?.kw ?? null, peakAt: peak?.at ?? null, totalKwh };
+      });
     assert.ok(months.length > 0);
     for (const month of months) {
       assert.equal(month.peakKw, month.dayPeak, `${month.month}: the peak of the days kept`);

@@ -62,7 +62,7 @@ describe('report building in a worker thread', () => {
       deps.db,
       siteEnergyFigures(deps.db, deps.energy.figures),
       {
-        comparisons: new Comparisons(deps.db, deps.energy.figures, deps.energy.tariffs),
+        comparisons: new Comparisons(deps.db, deps.energy.figures, deps.energy.tariffs, deps.energy.days),
         demandCharges: new DemandCharges(deps.energy.figures, deps.energy.tariffs),
       },
       () => deps.energy.figures.metered(),

@@ -279,3 +279,12 @@ test('createApp builds no service: it is handed the routes and the metrics', asy
     [],
   );
 });
+
+test("metering's stored-day reader is built in one place, with the interval store, and handed to every reader", async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  // Module files are scanned too: the general rule above lets two modules build the same class.
+  const sites = files.filter((file) => /new StoredDays\(/.test(fs.readFileSync(`${SRC}${file}`, 'utf8')));
+  // buildEnergy builds the store and its reader; the report worker calls buildEnergy on its own read-only connection.
+  assert.deepEqual(sites, ['energy/module.ts']);
+});

@@ -41,6 +41,7 @@ const OWNERS: Record<string, string> = {
   meter_state: 'metering',
   meter_days: 'metering',
   meter_months: 'metering',
+  meter_fold: 'metering',
   platform_config: 'site',
   three_d_config: 'site',
   // The hand-entered area cards (AreaCards) and their daily figures.
@@ -98,18 +99,14 @@ const CROSSINGS: Record<string, string> = {
   'faults ← screens/overview/service.ts': "the overview's open-fault counts (one Kept over the tables it reads)",
   'maintenance ← reporting/reports/content.ts': "a report's overdue maintenance, an aggregate in SQL",
   'maintenance ← screens/overview/service.ts': "the overview's upcoming and overdue maintenance counts (one Kept over the tables it reads)",
-  'meter_days ← energy/figures.ts':
-    "the read side sums the day rollups (total_kwh, cost, carbon_kg) in SQL over the (meter_id, day) key and decodes interval blobs on the figures' hot path (Kept caches over them); next: these statements move into metering's StoredDays (left while the figures work edits this file)",
   'calorific_versions ← fleetSync/batch.ts':
     "a gas day's kWh is sent beside its m³: the calorific versions are read in the batch's own read transaction so both come from one snapshot; the rule itself is pricing's kwhPerM3ByDay",
   'meter_days ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'meter_days ← fleetSync/link.ts':
     "counts the day rows above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
-  'meter_months ← energy/figures.ts':
-    'the month rollups summed per site and area for year figures, joined with meters in SQL; next: into metering with the meter_days statements',
-  'meter_state ← energy/figures.ts': "the meters' current demand (kW) for the live figures; next: a metering reader",
-  'meters ← energy/figures.ts': 'the meter list and the area sums join meters in SQL with the day and month rollups (one statement, no per-meter round trip)',
+  'meters ← energy/figures.ts':
+    "the figures' layout (which meters make the site and each area, virtual meters' terms) read once per meters write into a Kept; the day and month rows it sums are read through metering's StoredDays",
   'meters ← facility/alarmAreas/service.ts': "the area of the meter a gateway alarm's code names; facility is built before metering and cannot import it",
   'meters ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',

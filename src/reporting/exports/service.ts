@@ -4,12 +4,11 @@
 // one query and written as it is read, in small chunks that wait for the reader, so a year of 100 meters never sits in
 // memory (RSS growth measured by `npm run bench:exports`).
 import { COMMODITY_UNITS } from '../../energy/index.ts';
-import { type Meter, type MeterDirectory, StoredDays } from '../../metering/index.ts';
+import type { Meter, MeterDirectory, StoredDays } from '../../metering/index.ts';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { BadRequest, NotFound } from '../../platform/errors.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, zoneOffsetMs } from '../../platform/time/calendar.ts';
-import type { Db } from '../../platform/db/client.ts';
 import { supportedLocale } from '../../platform/i18n/format.ts';
 
 export type ExportResolution = '15min' | 'hour' | 'day';
@@ -102,16 +101,12 @@ function dayReader(plan: ExportPlan): DayReader {
 }
 
 export class EnergyExport {
-  /** A day of every meter of the export in one read (the (meter_id, day) key; was one load per meter), decoded by metering. */
-  private readonly days: StoredDays;
-
   constructor(
-    db: Db,
+    /** A day of every meter of the export in one read (the (meter_id, day) key; was one load per meter), decoded by metering. */
+    private readonly days: StoredDays,
     private readonly meters: MeterDirectory,
     private readonly timezone: () => string,
-  ) {
-    this.days = new StoredDays(db);
-  }
+  ) {}
 
   /** Checks the request and resolves its meters; every problem is a 400 naming the field, an unknown meter 404. */
   plan(request: ExportRequest): ExportPlan {

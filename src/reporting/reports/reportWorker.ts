@@ -16,7 +16,10 @@ async function build(task: ReportWorkerTask): Promise<BuiltReport> {
   const db = openReadOnlyDatabase(task.databaseFile);
   try {
     const energy = buildEnergy(db, new AuditLog(db));
-    const analysis = { comparisons: new Comparisons(db, energy.figures, energy.tariffs), demandCharges: new DemandCharges(energy.figures, energy.tariffs) };
+    const analysis = {
+      comparisons: new Comparisons(db, energy.figures, energy.tariffs, energy.days),
+      demandCharges: new DemandCharges(energy.figures, energy.tariffs),
+    };
     const builder = new ReportContentBuilder(db, energy.site, analysis, undefined, energy.commodities);
     const { template, title, now, format } = task.request;
     const content = builder.build(template, title, now);

@@ -111,7 +111,11 @@ export const tariffVersions = sqliteTable(
   (t) => [uniqueIndex('tariff_versions_commodity_valid_from_unique').on(t.commodity, t.validFrom)],
 );
 
-/** Month rollups per meter (site month 'YYYY-MM'), kept with each day row's write so year and month cards read 12 rows, not 365. */
+/**
+ * Month rollups per meter (site month 'YYYY-MM') of whole days only: the days before `meter_fold.open_from` (all days
+ * when it has no row). Year and month cards read 12 rows, not 365; a month that holds open days (today) is read as its
+ * row plus those day rows (metering's StoredDays).
+ */
 export const meterMonths = sqliteTable(
   'meter_months',
   {
@@ -128,6 +132,16 @@ export const meterMonths = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.month, t.meterId] }), index('meter_months_meter_month').on(t.meterId, t.month)],
 );
+
+/**
+ * Where the month rollups stop (migration 0025, issue 44): day rows on or after `open_from` (a site day, today once the
+ * collector has written) are not in meter_months yet; the collector adds them once the day is done (the fold). No row:
+ * every day is in its month (as before 0025). One row at most.
+ */
+export const meterFold = sqliteTable('meter_fold', {
+  id: integer('id').primaryKey(),
+  openFrom: text('open_from').notNull(),
+});
 
 // --- Energy management (issue 25): demand warnings, floor areas, EnPI drivers, outdoor temperature days ---------
 
