@@ -51,7 +51,8 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
  * What the kept figures read: day and month rows, which meters make the site and each area, the tariffs (standing
  * charges), the site's time zone. Not meter_state: the collector's state writes change no kept figure.
  */
-export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meters', 'tariff_versions', 'platform_config'];
+// meter_fold: where the month rollups end (a fold moves it; months are read as their rows plus the days after it).
+export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config'];
 /** Figures kept at most (least recently used dropped first). */
 const KEPT_FIGURES = 1000;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;

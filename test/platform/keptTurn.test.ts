@@ -1,4 +1,4 @@
-// The request turn (src/platform/db/kept.ts, requestTurn): the requests answered in one poll phase share one
+// The request turn (src/platform/requestTurn.ts, read by src/platform/db/kept.ts): the requests answered in one poll phase share one
 // `PRAGMA data_version` read per connection; the turn ends at the check phase after it, so another connection's commit
 // is seen from the next turn on, and a read taken outside a turn (a timer) never answers a request.
 import { after, test } from 'node:test';
@@ -10,7 +10,8 @@ import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
-import { dataVersionReads, Kept, requestTurn } from '../../src/platform/db/kept.ts';
+import { dataVersionReads, Kept } from '../../src/platform/db/kept.ts';
+import { requestTurn } from '../../src/platform/requestTurn.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../helpers/serviceProcess.ts';
 

@@ -1,5 +1,6 @@
 // The one cache piece: computed values kept by key, bounded, and dropped by one rule when what they were read from changes.
 import type Database from 'better-sqlite3';
+import { openTurn } from '../requestTurn.ts';
 
 /**
  * Every cache of the service is a `Kept`, each declared with the tables it reads (search `new Kept` for the code;
@@ -32,7 +33,7 @@ import type Database from 'better-sqlite3';
  * triggers, local to the connection, nothing in the database file, call back into a per-table counter here) or
  * another connection commits (`PRAGMA data_version`: emsctl, a manual SQL fix, a restore, a second process; read once
  * per synchronous run of JavaScript, ~3–7 µs a read here, so a commit shows from the next run on — and, while HTTP
- * requests are being answered, once per event-loop turn: see `requestTurn()`). Then every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
+ * requests are being answered, once per event-loop turn: see `requestTurn()` in src/platform/requestTurn.ts). Then every entry of that cache is dropped. What depends on the clock (today, the open 15-minute interval, the second)
  * carries it in its key instead, so a new interval is a new key and old ones age out of the LRU.
  *
  * Inside a transaction a valid entry is still answered (nothing it read has been written since, or the counters
@@ -149,32 +150,6 @@ export class Kept<V> {
   }
 }
 
-/**
- * The request turn: the HTTP requests libuv hands over in one poll phase (the sockets one `epoll_wait` found
- * readable) share one `PRAGMA data_version` read per connection instead of one each. The front door opens it as a
- * request comes in; it closes in the check phase that follows every poll phase (`setImmediate`), so a read taken while
- * it is open was taken in this poll phase, after it began, and a commit by another process (emsctl revoking a user or
- * rotating the secret) is seen by every request of every later turn: at most the requests answered in the same poll
- * phase as the commit itself may still be answered as of the turn's first read, as they would have been had the commit
- * come a moment later. A read outside an open turn (a timer, the collector) is never shared with a request: a
- * timer's read, taken before the poll phase, could predate a commit a request of that poll phase arrived after.
- * (Round 7 measured the read at 5–6 % of a signed-in request: two `fcntl` locks and an `fstat` each.)
- */
-let turnOpen = false;
-/** Which turn is open (or was last): a value read in an earlier turn never serves a later one. */
-let turn = 0;
-const closeTurn = () => {
-  turnOpen = false;
-};
-
-/** Opens the request turn (the front door, at every request); a no-op while one is open. */
-export function requestTurn(): void {
-  if (turnOpen) return;
-  turnOpen = true;
-  turn += 1;
-  setImmediate(closeTurn);
-}
-
 /** `PRAGMA data_version` reads made by the caches since start, all connections (tests and benchmarks count them). */
 export const dataVersionReads = { count: 0 };
 
@@ -240,11 +215,12 @@ class TableWrites {
   otherCommits(): number {
     let other = this.otherInThisRun;
     if (other === null) {
-      if (turnOpen && this.readInTurn === turn) other = this.otherInTurn;
+      const turn = openTurn();
+      if (turn !== 0 && this.readInTurn === turn) other = this.otherInTurn;
       else {
         other = this.dataVersion.get() as number;
         dataVersionReads.count += 1;
-        if (turnOpen) {
+        if (turn !== 0) {
           this.readInTurn = turn;
           this.otherInTurn = other;
         }

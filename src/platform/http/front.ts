@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import compose from 'koa-compose';
 import { plainAddress } from '../config.ts';
-import { requestTurn } from '../db/kept.ts';
+import { requestTurn } from '../requestTurn.ts';
 import { lineWriter, type Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
 import type { AuthUser } from './route.ts';
