@@ -1,6 +1,7 @@
 // Reads every EMS_* setting once at start-up, typed and checked; a bad value stops the process with one line.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { TOOL_SETTINGS } from './toolSettings.ts';
 
 export type OidcProviderConfig = {
   issuer: string;
@@ -304,12 +305,6 @@ export function levenshtein(a: string, b: string): number {
 }
 
 /** The EMS_* variables in env that no setting reads (a typo such as PROT for PORT), each with the closest known name. */
-/**
- * EMS_* variables the installer and the release tools read, not the service (installer/*.sh, check-runtime.mjs): an
- * admin or CI may have them in the service's environment, and they are no typo.
- */
-export const TOOL_SETTINGS: readonly string[] = ['EMS_CHECK_STATEMENTS', 'EMS_INSTALL_HEALTH_WAIT_SEC', 'EMS_RUNTIME_CACHE'];
-
 export function unknownSettings(env: Env = process.env): { name: string; closest: string }[] {
   const known = settingNames();
   return Object.keys(env)

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { levenshtein, loadConfig, settingNames, TOOL_SETTINGS, unknownSettings } from '../../src/platform/config.ts';
+import { levenshtein, loadConfig, settingNames, unknownSettings } from '../../src/platform/config.ts';
+import { TOOL_SETTINGS } from '../../src/platform/toolSettings.ts';
 import { tempDir } from '../helpers/server.ts';
 import { spawnService } from '../helpers/serviceProcess.ts';
 
@@ -11,8 +12,7 @@ test('the known names are every EMS_* name config.ts reads', () => {
   const source = fs.readFileSync(new URL('../../src/platform/config.ts', import.meta.url), 'utf8');
   const named = new Set(source.match(/'EMS_[A-Z0-9_]+'|\.EMS_[A-Z0-9_]+/g)!.map((name) => name.replace(/^[.']|'$/g, '')));
   assert.ok(named.size > 30);
-  // TOOL_SETTINGS names the installer's variables in the same file; the service reads none of them.
-  assert.deepEqual(settingNames(), [...named].filter((name) => !TOOL_SETTINGS.includes(name)).sort());
+  assert.deepEqual(settingNames(), [...named].sort());
 });
 
 test('an unknown EMS_* variable is named with the closest known name; known ones and other variables are not', () => {
