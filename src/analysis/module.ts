@@ -21,17 +21,8 @@ import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 
-export type Analysis = {
-  comparisons: Comparisons;
-  demandCharges: DemandCharges;
-  peakWarnings: PeakWarnings;
-  loadShedding: LoadSheddingConfig;
-  baselines: Baselines;
-  hourlyBaselines: HourlyBaselines;
-  enpis: Enpis;
-  /** The energy anomaly check: the hourly job (buildAnomalyChecks) and POST /api/analysis/anomalies/check share it. */
-  anomalies: AnomalyWatch;
-};
+/** What the analysis module builds, once each: the route table names the same set (its needs). */
+export type Analysis = AnalysisRouteNeeds['analysis'];
 
 export type AnalysisNeeds = {
   db: Db;

@@ -59,6 +59,7 @@ export type AnalysisRouteNeeds = {
     baselines: Baselines;
     hourlyBaselines: HourlyBaselines;
     enpis: Enpis;
+    /** The energy anomaly check: the hourly job (buildAnomalyChecks) and POST /api/analysis/anomalies/check share it. */
     anomalies: AnomalyWatch;
   };
 };
