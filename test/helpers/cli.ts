@@ -43,6 +43,11 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
       clearTimeout(limit);
       resolve({ code: code ?? -1, stdout, stderr });
     });
+    // A call that ends before reading its input (Node refusing a missing --env-file at once) closes the pipe: EPIPE on
+    // stdin is that, not a failure of the call, whose exit code and output the caller checks.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }
