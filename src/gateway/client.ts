@@ -134,9 +134,14 @@ export class GatewayClient {
     const deadline = Date.now() + this.timeoutMs;
     return new Promise((resolve, reject) => {
       let failed: Error | undefined;
+      // The reason is given to the promise, never to the socket: destroyed with an error in the read that also
+      // completes the message, a keep-alive socket goes back to the agent without its error listener before the error
+      // is emitted on it, and an unhandled 'error' ends the process (test/gateway/clientDeadline.test.ts).
       const fail = (error: Error) => {
-        failed ??= error;
-        request.destroy(failed);
+        if (failed) return;
+        failed = error;
+        reject(error);
+        request.destroy();
       };
       const request = this.transport.request(
         { agent: this.agent, hostname: this.hostname, port: this.origin.port || undefined, method, path, headers, timeout: this.timeoutMs },
