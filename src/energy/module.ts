@@ -45,7 +45,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const store = new IntervalStore(db, tariffs, timezone);
   // The one construction site of the stored-day reader (test/structure/composition.test.ts); the report worker gets
   // its own through this function, on its own read-only connection.
-  const days = new StoredDays(db, timezone);
+  const days = new StoredDays(db, timezone, () => store.heldDays());
   const figures = new EnergyFigures(db, tariffs, days, store);
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));

@@ -13,12 +13,14 @@ import { eq, sql } from 'drizzle-orm';
 import { meterState, meters, type MeterKind, type MeterTerm } from '../platform/db/schema/index.ts';
 import type { Job } from '../platform/jobs/jobs.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
+import { markWritten } from '../platform/db/kept.ts';
 import type { Logger } from '../platform/logger.ts';
 import { INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import { BACKFILL_MS, checkTime, counterStep, FUTURE_TOLERANCE_MS, MAX_PLAUSIBLE_KW, REBASE_AFTER, type Reading } from './readingCheck.ts';
 import {
   cpuMs,
   DayBatch,
+  type DayRecord,
   FLAG_BAD_QUALITY,
   FLAG_ESTIMATED,
   FLAG_JITTER,
@@ -33,6 +35,12 @@ import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } 
 import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 
 export { BACKFILL_MS };
+/**
+ * How often the service writes what it holds (issue 44: disk writes on an edge box). Every write rewrites today's row of
+ * every meter (~100-150 KiB of WAL at 500 meters); hourly instead of every 15 minutes is ~4 times fewer bytes. Reads of
+ * day and month figures add what is held (StoredDays), so they are as current as before; see docs/performance-edge.md.
+ */
+export const EDGE_WRITE_MS = 60 * 60_000;
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
 const MIN_GAP_MS = 5 * 60_000;
 const HISTORY_CONCURRENCY = 8;
@@ -66,8 +74,15 @@ export class Collector {
   private readonly deleteState;
   private readonly selectMeterIds;
   private readonly meterExists;
-  /** Counted since the last write (holdOpenInterval): day records, meter states, and the interval last written in. */
-  private held: { batch: DayBatch; states: Map<number, State>; interval: number } | null = null;
+  /**
+   * Counted since the last write (holdOpenInterval): day records, meter states, the write period last written in, the
+   * 15-minute interval last seen, and the virtual meters of the last collection.
+   */
+  private held: { batch: DayBatch; states: Map<number, State>; period: number; interval: number; virtuals: VirtualMeter[] } | null = null;
+  /** Moves whenever what is held may have changed (store.open.generation). */
+  private heldGeneration = 0;
+  /** The held records with the virtual meters' days derived from them, as of heldGeneration. */
+  private heldRecords: { generation: number; records: DayRecord[] } | null = null;
 
   constructor(
     private readonly deps: {
@@ -78,15 +93,22 @@ export class Collector {
       intervalMs: number;
       timezone: () => string;
       now?: () => number;
-      /** Keep what is counted in memory and write at 15-minute boundaries (see hold()); false: write every collection. */
+      /** Keep what is counted in memory and write at period boundaries (see hold()); false: write every collection. */
       holdOpenInterval?: boolean;
+      /** With holdOpenInterval: what is held is written at the first collection of each period this long (default 15 minutes; the service: EDGE_WRITE_MS). */
+      writeEveryMs?: number;
       /** Runs after each collection, good or not (e.g. the demand and data watches); an error there is logged, never the collection's. */
       afterCollect?: (now: number, ok: boolean) => void;
     },
   ) {
     this.repeating = new Repeating(() => this.collect(), deps.intervalMs, 'energy collection');
     if (deps.holdOpenInterval) {
-      deps.store.open = { kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh, demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw };
+      deps.store.open = {
+        kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh,
+        demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw,
+        records: () => this.heldDayRecords(),
+        generation: () => this.heldGeneration,
+      };
     }
     const sqlite = deps.db.sqlite;
     // raw SQL: read every collection: rows as plain objects without drizzle's row mapper (~2.5 µs a row, docs/development.md), at up to 2,000 meters.
@@ -163,19 +185,43 @@ export class Collector {
 
   /**
    * The persist step. Without `holdOpenInterval` every collection writes its day rows and meter states. With it, what a
-   * collection counted stays in memory and is written at the first collection of each new 15-minute interval (a day
-   * row is then rewritten 96 times a day, not 1,440), on stop, and at once after a gap was filled from history. A power
-   * cut loses only what is held: the meter states in the database still match the day rows, so the next start
-   * counts the gap again (from the gateway's history, or the counter's difference spread over it).
+   * collection counted stays in memory and is written at the first collection of each new write period (`writeEveryMs`:
+   * the service writes hourly, so a day row is rewritten 24 times a day, not 1,440), on stop, and at once after a gap
+   * was filled from history. A power cut loses only what is held: the meter states in the database still match the day
+   * rows, so the next start counts the gap again (from the gateway's history, or the counter's difference spread over
+   * it). Between writes, readers add what is held (store.open, StoredDays); at each new 15-minute interval the cached
+   * figures on `meter_days` are dropped as a write would drop them, so they follow what is held at the same pace.
    */
   private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): Promise<void> {
     const interval = Math.floor(at / INTERVAL_MS);
-    const held = this.held ?? { batch, states: new Map<number, State>(), interval: -1 };
+    const period = Math.floor(at / (this.deps.writeEveryMs ?? INTERVAL_MS));
+    const held = this.held ?? { batch, states: new Map<number, State>(), period: -1, interval: -1, virtuals };
     for (const [meterId, state] of counted) held.states.set(meterId, state);
+    held.virtuals = virtuals;
     this.held = held;
-    if (this.deps.holdOpenInterval && !filled && held.interval === interval) return;
+    this.heldGeneration += 1;
+    const newInterval = held.interval !== interval;
     held.interval = interval;
+    if (this.deps.holdOpenInterval && !filled && held.period === period) {
+      if (newInterval) markWritten(this.deps.db.sqlite, 'meter_days');
+      return;
+    }
+    held.period = period;
     await this.persistInSlices(virtuals);
+  }
+
+  /** What is held, with the virtual meters' held days derived from it (their rows are derived at the write), per generation. */
+  private heldDayRecords(): DayRecord[] {
+    const held = this.held;
+    if (!held) return [];
+    if (this.heldRecords?.generation === this.heldGeneration) return this.heldRecords.records;
+    const records = [...held.batch.all()];
+    const lookup = (meterId: number, day: string) => held.batch.held(meterId, day);
+    const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
+    for (const day of held.batch.days())
+      for (const meter of held.virtuals) if (existing.has(meter.id)) records.push(this.deps.store.deriveVirtual(meter, day, lookup));
+    this.heldRecords = { generation: this.heldGeneration, records };
+    return records;
   }
 
   /**
@@ -199,6 +245,7 @@ export class Collector {
       held.batch.save(virtuals.filter((meter) => existing.has(meter.id)));
     });
     held.states.clear();
+    this.heldGeneration += 1;
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
   }
 
@@ -257,6 +304,7 @@ export class Collector {
     // Only what was written goes: a collection cannot run meanwhile (runs never overlap), so nothing was added.
     held.batch.clear();
     held.states.clear();
+    this.heldGeneration += 1;
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
   }
 
@@ -374,6 +422,7 @@ export class Collector {
         if (this.held) {
           this.persist(this.virtuals());
           this.held = null;
+          this.heldGeneration += 1;
         }
         const dropped = this.deps.store.transaction(() => {
           for (const meterId of ahead) this.deleteState.run({ meterId });

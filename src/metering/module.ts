@@ -7,7 +7,7 @@ import type { Config } from '../platform/config.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
-import { Collector } from './collector.ts';
+import { Collector, EDGE_WRITE_MS } from './collector.ts';
 import { DataWatch } from './dataWatch.ts';
 import type { HistoryImport } from './historyImport.ts';
 import { collectorRoutes, type CollectorRouteNeeds } from './routes.ts';
@@ -65,8 +65,10 @@ export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ 
     intervalMs: config.collectIntervalMs,
     timezone: needs.timezone,
     now: needs.now,
-    // Edge boxes run on flash: day rows are written at 15-minute boundaries, not every collection (docs/performance-edge.md).
+    // Edge boxes run on flash: day rows are written hourly, not every collection; readers add what is held
+    // (docs/performance-edge.md, "When energy is written").
     holdOpenInterval: true,
+    writeEveryMs: EDGE_WRITE_MS,
     afterCollect: (now, ok) => {
       if (ok) demand.check(now);
       if (ok) void loadShedder.evaluate(now);

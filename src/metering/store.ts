@@ -29,8 +29,26 @@ export type DayRecord = {
   kwh: Float64Array | Float32Array;
   flags: Uint8Array;
   maxKw: Float64Array | Float32Array | null;
-  /** Rollups as stored before this write (the month row moves by the difference). */
-  stored: { totalKwh: number; cost: number; carbonKg: number } | null;
+  /** Rollups as stored before this write (the month row moves by the difference); null: no row yet. */
+  stored: StoredRollups | null;
+};
+
+/** A day row's rollups as stored. */
+export type StoredRollups = { totalKwh: number; cost: number; carbonKg: number; peakKw: number | null };
+
+/**
+ * A (meter, day) the collector holds in memory ahead of its stored row: its rollups as they would be written now, and
+ * as they are stored (null: no row yet). Readers of day and month figures add the difference (StoredDays).
+ */
+export type HeldDay = {
+  meterId: number;
+  day: string;
+  totalKwh: number;
+  cost: number;
+  carbonKg: number;
+  peakKw: number | null;
+  peakIndex: number | null;
+  stored: StoredRollups | null;
 };
 
 type DayRollupRow = { meterId: number; day: string; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null };
@@ -40,7 +58,7 @@ function nextMonthOf(month: string): string {
   return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
 }
 
-type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
+type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null };
 type Rollups = { totalKwh: number; cost: number; carbonKg: number };
 
 /** A stored kWh blob (either format) as values; NaN: no data. */
@@ -60,8 +78,15 @@ export function storedFlags(flags: Uint8Array, kwh: Uint8Array, count: number): 
 
 export type VirtualMeter = { id: number; terms: MeterTerm[] };
 
-/** What the collector has counted but not yet written (it holds the open interval), for reads that must be current. */
-export type OpenIntervals = { kwh(meterId: number, day: string): ArrayLike<number> | undefined; demandKw(meterId: number): number | null | undefined };
+/** What the collector has counted but not yet written (it holds what it counts for up to an hour), for reads that must be current. */
+export type OpenIntervals = {
+  kwh(meterId: number, day: string): ArrayLike<number> | undefined;
+  demandKw(meterId: number): number | null | undefined;
+  /** The held day records, virtual meters' derived from them. */
+  records(): Iterable<DayRecord>;
+  /** Moves whenever what records() gives may have changed (every collection, every write). */
+  generation(): number;
+};
 
 export class IntervalStore {
   private readonly selectDay;
@@ -74,6 +99,8 @@ export class IntervalStore {
   private readonly selectDayRollups;
   /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
   open: OpenIntervals | null = null;
+  /** heldDays() as of the open intervals' generation. */
+  private held: { generation: number; days: readonly HeldDay[] } | null = null;
   /** Interval prices of recent days (a backfill writes each day of 500 meters: priced once, not 500 times). */
   private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
   /** Virtual meters whose history is being rebuilt after a meter write. */
@@ -87,7 +114,7 @@ export class IntervalStore {
     const sqlite = db.sqlite;
     // raw SQL: one day row with its blobs and rollups, by the (meter_id, day) key, on every write
     this.selectDay = sqlite.prepare(
-      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
+      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, peak_kw AS peakKw FROM meter_days WHERE meter_id = ? AND day = ?',
     );
     // raw SQL: a day's blobs of a json_each set of meters in one read (virtual meters' terms)
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
@@ -210,8 +237,54 @@ export class IntervalStore {
       kwh,
       flags: storedFlags(row.flags, row.kwh, kwh.length),
       maxKw: row.maxKw ? storedMaxKw(row.maxKw) : withMax ? new Float64Array(count).fill(NaN) : null,
-      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
+      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, peakKw: row.peakKw },
     };
+  }
+
+  /**
+   * The days the collector holds ahead of their rows, with their rollups as a write would store them now (priced the
+   * same way, 0.1 Wh values): what day and month figures add to the stored ones (StoredDays). Worked out once per
+   * generation of what is held (a collection, a write), not per read.
+   */
+  heldDays(): readonly HeldDay[] {
+    const open = this.open;
+    if (!open) return [];
+    const generation = open.generation();
+    if (this.held?.generation === generation) return this.held.days;
+    this.tariffs.load();
+    const timezone = this.timezone();
+    const days: HeldDay[] = [];
+    for (const record of open.records()) days.push({ meterId: record.meterId, day: record.day, ...this.rollupsOf(record, timezone), stored: record.stored });
+    this.held = { generation, days };
+    return days;
+  }
+
+  /** A record's rollups from its values as stored (0.1 Wh): energy, cost and carbon at the meter's prices, peak demand. */
+  private rollupsOf(
+    record: DayRecord,
+    timezone: string,
+  ): { totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null } {
+    // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
+    // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
+    const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
+      this.pricesOf(...day),
+    );
+    let totalKwh = 0;
+    let cost = 0;
+    let peakKw: number | null = null;
+    let peakIndex: number | null = null;
+    record.kwh.forEach((raw, i) => {
+      if (Number.isNaN(raw)) return;
+      const kwh = quantize(raw, KWH_SCALE);
+      totalKwh += kwh;
+      cost += kwh * prices[i];
+      const kw = kwh * (3_600_000 / INTERVAL_MS);
+      if (peakKw === null || kw > peakKw) {
+        peakKw = kw;
+        peakIndex = i;
+      }
+    });
+    return { totalKwh, cost, carbonKg: totalKwh * carbonFactor, peakKw, peakIndex };
   }
 
   /**
@@ -224,27 +297,7 @@ export class IntervalStore {
     // A day from openFrom on (today) is not in its month yet: the fold adds it once it is done.
     const openFrom = this.openFrom();
     for (const record of records) {
-      // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
-      // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
-      const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
-        this.pricesOf(...day),
-      );
-      let total = 0;
-      let cost = 0;
-      let peakKw: number | null = null;
-      let peakIndex: number | null = null;
-      record.kwh.forEach((raw, i) => {
-        if (Number.isNaN(raw)) return;
-        const kwh = quantize(raw, KWH_SCALE);
-        total += kwh;
-        cost += kwh * prices[i];
-        const kw = kwh * (3_600_000 / INTERVAL_MS);
-        if (peakKw === null || kw > peakKw) {
-          peakKw = kw;
-          peakIndex = i;
-        }
-      });
-      const carbonKg = total * carbonFactor;
+      const { totalKwh: total, cost, carbonKg, peakKw, peakIndex } = this.rollupsOf(record, timezone);
       const before = (this.selectRollups.get(record.meterId, record.day) as Rollups | undefined) ?? { totalKwh: 0, cost: 0, carbonKg: 0 };
       this.upsertDay.run({
         meterId: record.meterId,
@@ -268,7 +321,7 @@ export class IntervalStore {
           peakKw,
           peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
         });
-      record.stored = { totalKwh: total, cost, carbonKg };
+      record.stored = { totalKwh: total, cost, carbonKg, peakKw };
     }
   }
 
@@ -616,6 +669,11 @@ export class DayBatch {
   flag(meterId: number, at: number, flags: number): void {
     const { record, index } = this.record(meterId, Math.floor(at / INTERVAL_MS) * INTERVAL_MS, false);
     record.flags[index] |= flags;
+  }
+
+  /** Every record held. */
+  all(): IterableIterator<DayRecord> {
+    return this.records.values();
   }
 
   /** Days touched, for virtual meters built on them. */

@@ -7,6 +7,7 @@
 import type { Db } from '../platform/db/client.ts';
 import { dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, decodeValuesInto, KW_SCALE, KWH_SCALE } from './intervalCodec.ts';
+import type { HeldDay } from './store.ts';
 
 /** A set of meter ids as SQLite's json_each reads it (`JSON.stringify(ids)`), made once per question by the caller. */
 export type MeterIdsJson = string;
@@ -36,12 +37,20 @@ export class StoredDays {
   private readonly totalsOf;
   private readonly countOf;
   private readonly countByDay;
+  private readonly areaMeters;
+  /** The last few id sets asked for, parsed (a figure asks for the same set many times). */
+  private readonly idSets = new Map<string, Set<number>>();
 
   /** Prepares its statements only: a reader per consumer costs what the consumer's own statements cost before. */
   constructor(
     db: Db,
     /** The site's time zone: an open day's peak interval as an instant. */
     private readonly timezone: () => string,
+    /**
+     * The days the collector holds ahead of their rows (IntervalStore.heldDays): the day and month figures add their
+     * difference to the stored rows, so they are as current as what is held. None in a process without a collector.
+     */
+    private readonly held: () => readonly HeldDay[] = () => [],
   ) {
     const sqlite = db.sqlite;
     // The month rollups hold whole days only (store.ts foldBefore): the open days (from meter_fold.open_from on: today)
@@ -112,6 +121,8 @@ export class StoredDays {
       .raw();
     // raw SQL: counts over the (meter_id, day) primary key, answered from the index alone (the blobs are not read).
     this.countOf = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?').pluck();
+    // raw SQL: the grid-import meters with an area (the area figures' meters) as arrays, for the held days' areas
+    this.areaMeters = sqlite.prepare("SELECT id, area FROM meters WHERE area IS NOT NULL AND commodity = 'electricity' AND role = 'import'").raw();
     // raw SQL: per-day counts over the (meter_id, day) key, answered from the index alone, as arrays
     this.countByDay = sqlite
       .prepare('SELECT day, count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ? GROUP BY day')
@@ -142,58 +153,101 @@ export class StoredDays {
     }
   }
 
-  /** The stored kWh total of each (meter, day) of `ids` in [from, to), in no particular order. */
+  /** The kWh total of each (meter, day) of `ids` in [from, to) (held days as held), in no particular order. */
   dayTotals(ids: MeterIdsJson, from: string, to: string): Array<[meterId: number, day: string, kwh: number]> {
-    return this.totalsOf.all(ids, from, to) as Array<[number, string, number]>;
+    const rows = this.totalsOf.all(ids, from, to) as Array<[number, string, number]>;
+    const held = this.heldOf(ids, from, to);
+    if (!held.length) return rows;
+    const byKey = new Map(rows.map((row) => [`${row[0]}|${row[1]}`, row]));
+    for (const day of held) byKey.set(`${day.meterId}|${day.day}`, [day.meterId, day.day, day.totalKwh]);
+    return [...byKey.values()];
   }
 
-  /** How many (meter, day) rows of `ids` are stored for the days of [from, to). */
+  /** How many (meter, day) rows of `ids` are stored (or held ahead of their first write) for the days of [from, to). */
   count(ids: MeterIdsJson, from: string, to: string): number {
-    return this.countOf.get(ids, from, to) as number;
+    let count = this.countOf.get(ids, from, to) as number;
+    for (const day of this.heldOf(ids, from, to)) if (day.stored === null) count += 1;
+    return count;
   }
 
-  /** For each day of [from, to) with a stored row, how many meters of `ids` have one, in day order. */
+  /** For each day of [from, to) with a row (stored or held), how many meters of `ids` have one, in day order. */
   metersPerDay(ids: MeterIdsJson, from: string, to: string): Array<[day: string, meters: number]> {
-    return this.countByDay.all(ids, from, to) as Array<[string, number]>;
+    const rows = this.countByDay.all(ids, from, to) as Array<[string, number]>;
+    const fresh = this.heldOf(ids, from, to).filter((day) => day.stored === null);
+    if (!fresh.length) return rows;
+    const byDay = new Map(rows);
+    for (const day of fresh) byDay.set(day.day, (byDay.get(day.day) ?? 0) + 1);
+    return [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1));
   }
 
-  /** The day rollups of `ids` summed per day of [from, to) (days with a row only); `recorded`: rows with a recorded peak. */
+  /**
+   * The day rollups of `ids` summed per day of [from, to) (days with a row only, stored or held), in day order;
+   * `recorded`: rows with a recorded peak.
+   */
   rollupsByDay(ids: MeterIdsJson, from: string, to: string): Array<{ day: string; recorded: number } & Rollup> {
-    return this.dayRollups.all({ ids, from, to }) as Array<{ day: string; recorded: number } & Rollup>;
+    const rows = this.dayRollups.all({ ids, from, to }) as Array<{ day: string; recorded: number } & Rollup>;
+    const held = this.heldOf(ids, from, to);
+    if (!held.length) return rows;
+    const byDay = new Map(rows.map((row) => [row.day, { ...row }]));
+    for (const day of held) {
+      let sum = byDay.get(day.day);
+      if (!sum) byDay.set(day.day, (sum = { day: day.day, kwh: 0, cost: 0, carbonKg: 0, recorded: 0 }));
+      addHeld(sum, day);
+      if (day.peakKw !== null && (day.stored?.peakKw ?? null) === null) sum.recorded += 1;
+    }
+    return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
   }
 
-  /** The days of [from, to) on which some meter of `ids` recorded an interval. */
+  /** The days of [from, to) on which some meter of `ids` recorded an interval (held ones included), in day order. */
   daysWithData(ids: MeterIdsJson, from: string, to: string): string[] {
-    return this.dataDays.all({ ids, from, to }) as string[];
+    const days = this.dataDays.all({ ids, from, to }) as string[];
+    const held = this.heldOf(ids, from, to).filter((day) => day.peakKw !== null);
+    if (!held.length) return days;
+    return [...new Set([...days, ...held.map((day) => day.day)])].sort();
   }
 
-  /** The rollups of `ids` summed per month of [from, to) (months as YYYY-MM): each month's row plus its open days. */
+  /** The rollups of `ids` summed per month of [from, to) (months as YYYY-MM): each month's row plus its open days and what is held. */
   rollupsByMonth(ids: MeterIdsJson, from: string, to: string): Array<{ month: string } & Rollup> {
-    return merged(
+    return this.withHeld(
       'month',
-      this.monthRollups.all({ ids, from, to }) as Array<{ month: string } & Rollup>,
-      this.openMonthRollups.all({ ids, from: `${from}-01`, to: `${to}-01` }) as Array<{ month: string } & Rollup>,
+      merged(
+        'month',
+        this.monthRollups.all({ ids, from, to }) as Array<{ month: string } & Rollup>,
+        this.openMonthRollups.all({ ids, from: `${from}-01`, to: `${to}-01` }) as Array<{ month: string } & Rollup>,
+      ),
+      this.heldOf(ids, `${from}-01`, `${to}-01`),
+      (day) => day.day.slice(0, 7),
     );
   }
 
-  /** The day rollups of [from, to) summed per area over the areas' grid-import meters. */
+  /** The day rollups of [from, to) summed per area over the areas' grid-import meters, held days included. */
   areaRollupsByDays(from: string, to: string): Array<{ area: string } & Rollup> {
-    return this.areaDays.all({ from, to }) as Array<{ area: string } & Rollup>;
+    const rows = this.areaDays.all({ from, to }) as Array<{ area: string } & Rollup>;
+    const held = this.heldOf(null, from, to);
+    return held.length ? this.withHeld('area', rows, ...this.heldAreas(held)) : rows;
   }
 
-  /** The rollups of the months [from, to) (YYYY-MM) summed per area over the areas' grid-import meters, open days included. */
+  /** The rollups of the months [from, to) (YYYY-MM) summed per area over the areas' grid-import meters, open and held days included. */
   areaRollupsByMonths(from: string, to: string): Array<{ area: string } & Rollup> {
-    return merged(
+    const rows = merged(
       'area',
       this.areaMonths.all({ from, to }) as Array<{ area: string } & Rollup>,
       this.openAreaMonths.all({ from: `${from}-01`, to: `${to}-01` }) as Array<{ area: string } & Rollup>,
     );
+    const held = this.heldOf(null, `${from}-01`, `${to}-01`);
+    return held.length ? this.withHeld('area', rows, ...this.heldAreas(held)) : rows;
   }
 
-  /** Each meter's highest 15-minute mean demand of a month (YYYY-MM) and when (ms), open days included. */
+  /** Each meter's highest 15-minute mean demand of a month (YYYY-MM) and when (ms), open and held days included. */
   monthPeaks(month: string): Array<{ meterId: number; kw: number; at: number }> {
     const peaks = new Map((this.monthPeaksOf.all(month) as Array<{ meterId: number; kw: number; at: number }>).map((row) => [row.meterId, row]));
-    const rows = this.openDayPeaks.all(`${month}-01`, `${nextMonthOf(month)}-01`) as Array<{ meterId: number; day: string; kw: number; peakIndex: number }>;
+    const from = `${month}-01`;
+    const to = `${nextMonthOf(month)}-01`;
+    const rows = this.openDayPeaks.all(from, to) as Array<{ meterId: number; day: string; kw: number; peakIndex: number }>;
+    // A held day holds at least what its row holds: its peak is a candidate like an open day's (a row's own peak
+    // cannot be higher).
+    for (const day of this.heldOf(null, from, to))
+      if (day.peakKw !== null && day.peakIndex !== null) rows.push({ meterId: day.meterId, day: day.day, kw: day.peakKw, peakIndex: day.peakIndex });
     if (!rows.length) return [...peaks.values()];
     const timezone = this.timezone();
     // Open days come after every folded day: on a tie the earlier (folded) peak stays, as the running maximum kept it.
@@ -203,6 +257,47 @@ export class StoredDays {
       peaks.set(row.meterId, { meterId: row.meterId, kw: row.kw, at: dayIntervals(timezone, row.day).start + row.peakIndex * INTERVAL_MS });
     }
     return [...peaks.values()];
+  }
+
+  /** The held days of [from, to) of the meters of `ids` (null: every meter). */
+  private heldOf(ids: MeterIdsJson | null, from: string, to: string): HeldDay[] {
+    const held = this.held();
+    if (!held.length) return [];
+    const set = ids === null ? null : this.idSet(ids);
+    return held.filter((day) => day.day >= from && day.day < to && (set === null || set.has(day.meterId)));
+  }
+
+  private idSet(ids: MeterIdsJson): Set<number> {
+    let set = this.idSets.get(ids);
+    if (!set) {
+      if (this.idSets.size >= 16) this.idSets.clear();
+      this.idSets.set(ids, (set = new Set(JSON.parse(ids) as number[])));
+    }
+    return set;
+  }
+
+  /** The held days of area meters, with each day's area as its key. */
+  private heldAreas(held: HeldDay[]): [HeldDay[], (day: HeldDay) => string] {
+    const areas = new Map(this.areaMeters.all() as Array<[number, string]>);
+    return [held.filter((day) => areas.has(day.meterId)), (day) => areas.get(day.meterId)!];
+  }
+
+  /** Rows keyed by month or area with the held days' differences added (a key with no row gets one). */
+  private withHeld<K extends 'month' | 'area'>(
+    key: K,
+    rows: Array<Record<K, string> & Rollup>,
+    held: HeldDay[],
+    keyOf: (day: HeldDay) => string,
+  ): Array<Record<K, string> & Rollup> {
+    if (!held.length) return rows;
+    const byKey = new Map<string, Record<K, string> & Rollup>(rows.map((row) => [row[key] as string, { ...row }]));
+    for (const day of held) {
+      const name = keyOf(day);
+      let sum = byKey.get(name);
+      if (!sum) byKey.set(name, (sum = { [key]: name, kwh: 0, cost: 0, carbonKg: 0 } as Record<K, string> & Rollup));
+      addHeld(sum, day);
+    }
+    return [...byKey.values()];
   }
 
   /** A meter's stored kWh per day of [from, to), in day order, decoded (a day with no row is not there). */
@@ -230,6 +325,13 @@ export class StoredDays {
   demands(): Array<[meterId: number, kw: number]> {
     return this.demandRows.all() as Array<[number, number]>;
   }
+}
+
+/** A held day's difference to its stored row added to a sum. */
+function addHeld(sum: Rollup, day: HeldDay): void {
+  sum.kwh += day.totalKwh - (day.stored?.totalKwh ?? 0);
+  sum.cost += day.cost - (day.stored?.cost ?? 0);
+  sum.carbonKg += day.carbonKg - (day.stored?.carbonKg ?? 0);
 }
 
 /** Rows of the same key summed (a month's row and its open days). */

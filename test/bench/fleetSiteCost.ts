@@ -1,5 +1,6 @@
 // What fleet sync costs the site box in disk writes, at the box's real cadence: the collector writes every meter's day
-// row at each 15-minute boundary (holdOpenInterval, one transaction of METERS rows), the sync job looks every 30 s and
+// row hourly (EDGE_WRITE_MS; BENCH_WRITE_MIN=15 for the cadence before issue 44's hourly writes; one transaction of
+// METERS rows), the sync job looks every 30 s and
 // sends every EMS_FLEET_SYNC_INTERVAL (5 min) with the real FleetSync against a real fleet (in-process, PostgreSQL).
 // HOURS simulated hours on a simulated clock (the box's and the fleet's), in three modes on a fresh SQLite each:
 //   no triggers  – the sync_seq triggers dropped: the box as if it had no sync (the baseline, run first and last);
@@ -22,6 +23,7 @@ import { startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 const METERS = Number(process.env.BENCH_METERS ?? 500);
 const HOURS = Number(process.env.BENCH_HOURS ?? 6);
 const INTERVAL_MS = 15 * 60_000;
+const WRITE_MS = Number(process.env.BENCH_WRITE_MIN ?? 60) * 60_000;
 const TICK_MS = 30_000;
 const SYNC_MS = Number(process.env.BENCH_SYNC_INTERVAL_S ?? 300) * 1000;
 
@@ -48,21 +50,27 @@ async function run(mode: Mode): Promise<{ walBytes: number; frames: number; send
   );
   const flags = encodeFlags(new Uint8Array(96));
   const days = new Map<string, Float64Array>();
-  /** The collector's write at a boundary: the interval that just ended, in every meter's day row. */
+  /** The collector's write at a boundary: the intervals of the write period that just ended, in every meter's day row. */
   const collect = (boundary: number) => {
-    const start = boundary - INTERVAL_MS;
-    const day = new Date(start).toISOString().slice(0, 10);
-    const values = days.get(day) ?? new Float64Array(96).fill(Number.NaN);
-    days.set(day, values);
-    values[(start - Date.parse(`${day}T00:00:00Z`)) / INTERVAL_MS] = 0.25 + (start % 7) / 100;
-    const blob = encodeValues(values, KWH_SCALE);
-    const total = values.reduce((sum, v) => (Number.isNaN(v) ? sum : sum + v), 0);
+    const touched = new Set<string>();
+    for (let start = boundary - WRITE_MS; start < boundary; start += INTERVAL_MS) {
+      const day = new Date(start).toISOString().slice(0, 10);
+      const values = days.get(day) ?? new Float64Array(96).fill(Number.NaN);
+      days.set(day, values);
+      values[(start - Date.parse(`${day}T00:00:00Z`)) / INTERVAL_MS] = 0.25 + (start % 7) / 100;
+      touched.add(day);
+    }
     sqlite.transaction(() => {
-      for (const id of ids) upsert.run(id, day, blob, flags, total, total * 0.3);
+      for (const day of touched) {
+        const values = days.get(day)!;
+        const blob = encodeValues(values, KWH_SCALE);
+        const total = values.reduce((sum, v) => (Number.isNaN(v) ? sum : sum + v), 0);
+        for (const id of ids) upsert.run(id, day, blob, flags, total, total * 0.3);
+      }
     })();
   };
   // The simulated clock starts at a boundary 12 hours before the real now (the fleet quarantines future rows).
-  const t0 = Math.floor(Date.now() / INTERVAL_MS) * INTERVAL_MS - 12 * 3_600_000;
+  const t0 = Math.floor(Date.now() / WRITE_MS) * WRITE_MS - 12 * 3_600_000;
   clock = t0;
   collect(clock);
   let sends = 0;
@@ -89,7 +97,7 @@ async function run(mode: Mode): Promise<{ walBytes: number; frames: number; send
   let collections = 0;
   const end = t0 + HOURS * 3_600_000;
   for (clock = t0 + TICK_MS; clock <= end; clock += TICK_MS) {
-    if (clock % INTERVAL_MS === 0) {
+    if (clock % WRITE_MS === 0) {
       collect(clock);
       collections++;
     }
@@ -113,7 +121,7 @@ console.log(
   JSON.stringify({
     meters: METERS,
     simulatedHours: HOURS,
-    cadence: `box writes every 15 min (holdOpenInterval); sync looks every 30 s, sends every ${SYNC_MS / 1000} s`,
+    cadence: `box writes every ${WRITE_MS / 60_000} min; sync looks every 30 s, sends every ${SYNC_MS / 1000} s`,
     walMiBPerDay: {
       withoutTriggers: perDay(without.walBytes),
       notJoined: perDay(notJoined.walBytes),

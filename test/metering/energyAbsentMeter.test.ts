@@ -1,20 +1,21 @@
 // A meter the gateway does not report (a point removed or renamed on the gateway) is asked for its history at every
-// collection. That alone must not write the day rows every minute: the service holds what it counted and writes at
-// 15-minute boundaries (edge, issue 29), and only a gap actually filled from history is written at once.
+// collection. That alone must not write the day rows every minute: the service holds what it counted and writes it
+// hourly (edge, issues 29 and 44), and only a gap actually filled from history is written at once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MIN, misbehavingRig, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 
 const QUARTER = 15 * MIN;
+const HOUR = 60 * MIN;
 let r: SimulatorRig;
 
 before(async () => {
-  // A minute into a 15-minute interval: three more collections stay inside it.
-  r = await simulatorRig({ start: Math.floor(Date.now() / QUARTER) * QUARTER + MIN, collector: 'service' });
+  // A minute into an hour: three more collections stay inside it.
+  r = await simulatorRig({ start: Math.floor(Date.now() / HOUR) * HOUR + MIN, collector: 'service' });
 });
 after(() => r?.close());
 
-test('a meter the gateway stopped reporting does not turn the 15-minute write into one a minute', async () => {
+test('a meter the gateway stopped reporting does not turn the hourly write into one a minute', async () => {
   const main = await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
   await r.meter({ name: 'Removed on the gateway', code: 'meter.removed.kwh', kind: 'energy' });
   const written = r.server.service.deps.db.sqlite.prepare('SELECT last_at FROM meter_state WHERE meter_id = ?').pluck();
@@ -24,8 +25,8 @@ test('a meter the gateway stopped reporting does not turn the 15-minute write in
   const first = written.get(main.id);
   assert.ok(first, 'the backfill is written at once');
 
-  // Inside the same 15-minute interval: counted and held, nothing written, though the removed meter's history is
-  // asked for (and missing) every time.
+  // Inside the same hour: counted and held, nothing written, though the removed meter's history is asked for (and
+  // missing) every time.
   for (let i = 0; i < 3; i += 1) {
     r.clock.now += MIN;
     const counts = await r.collector.collect();
@@ -33,10 +34,12 @@ test('a meter the gateway stopped reporting does not turn the 15-minute write in
     assert.equal(written.get(main.id), first, `collection ${i + 2}: held, not written`);
   }
 
-  // The first collection of the next interval writes what was held.
-  r.clock.now = Math.floor(r.clock.now / QUARTER) * QUARTER + QUARTER + 5_000;
-  await r.collector.collect();
-  assert.ok(Number(written.get(main.id)) > Number(first), 'written at the 15-minute boundary');
+  // A new 15-minute interval inside the hour writes nothing; the first collection of the next hour writes what was held.
+  // (A collection a minute: a longer step is a gap, filled from history and written at once.)
+  await r.run(Math.floor(r.clock.now / QUARTER) * QUARTER + QUARTER + 5_000);
+  assert.equal(written.get(main.id), first, 'a 15-minute boundary inside the hour: held, not written');
+  await r.run(Math.floor(r.clock.now / HOUR) * HOUR + HOUR + 5_000);
+  assert.ok(Number(written.get(main.id)) > Number(first), 'written at the hour');
 });
 
 test('a meter the gateway does not report and keeps no history for is asked for its history once per 15 minutes, not every collection', async (t) => {

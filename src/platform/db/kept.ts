@@ -150,6 +150,15 @@ export class Kept<V> {
   }
 }
 
+/**
+ * Counts a write of `table` on this connection without one: the caches that read it drop their entries as after a
+ * write. For data read beside the table that changes without a write (the collector's held intervals, which the
+ * readers of `meter_days` add to its rows).
+ */
+export function markWritten(sqlite: Database.Database, table: string): void {
+  TableWrites.of(sqlite).bump(table);
+}
+
 /** `PRAGMA data_version` reads made by the caches since start, all connections (tests and benchmarks count them). */
 export const dataVersionReads = { count: 0 };
 
@@ -202,6 +211,12 @@ class TableWrites {
       );
     }
     this.counts.set(table, 0);
+  }
+
+  /** One more write of a watched table (a table no cache watches has no counter: nothing to drop). */
+  bump(table: string): void {
+    const count = this.counts.get(table);
+    if (count !== undefined) this.counts.set(table, count + 1);
   }
 
   /** The sum of the tables' write counts on this connection (each only rises, so the sum moves when any does). */
