@@ -41,6 +41,12 @@ export { BACKFILL_MS };
  * day and month figures add what is held (StoredDays), so they are as current as before; see docs/performance-edge.md.
  */
 export const EDGE_WRITE_MS = 60 * 60_000;
+/**
+ * The same on a box joined to a fleet: the fleet sync sends the rows, and the fleet calls a site stale when the newest
+ * interval it holds is over an hour old (src/fleet/portfolio.ts). Written every 30 minutes, that interval is at most
+ * 30 minutes plus the sync interval (5) old.
+ */
+export const FLEET_WRITE_MS = 30 * 60_000;
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
 const MIN_GAP_MS = 5 * 60_000;
 const HISTORY_CONCURRENCY = 8;
@@ -75,10 +81,10 @@ export class Collector {
   private readonly selectMeterIds;
   private readonly meterExists;
   /**
-   * Counted since the last write (holdOpenInterval): day records, meter states, the write period last written in, the
-   * 15-minute interval last seen, and the virtual meters of the last collection.
+   * Counted since the last write (holdOpenInterval): day records, meter states, when the last write was (-1: none yet),
+   * the 15-minute interval last seen, and the virtual meters of the last collection.
    */
-  private held: { batch: DayBatch; states: Map<number, State>; period: number; interval: number; virtuals: VirtualMeter[] } | null = null;
+  private held: { batch: DayBatch; states: Map<number, State>; writtenAt: number; interval: number; virtuals: VirtualMeter[] } | null = null;
   /** Moves whenever what is held may have changed (store.open.generation). */
   private heldGeneration = 0;
   /** The held records with the virtual meters' days derived from them, as of heldGeneration. */
@@ -95,8 +101,11 @@ export class Collector {
       now?: () => number;
       /** Keep what is counted in memory and write at period boundaries (see hold()); false: write every collection. */
       holdOpenInterval?: boolean;
-      /** With holdOpenInterval: what is held is written at the first collection of each period this long (default 15 minutes; the service: EDGE_WRITE_MS). */
-      writeEveryMs?: number;
+      /**
+       * With holdOpenInterval: what is held is written at the first collection of each period this long, asked at every
+       * collection (default 15 minutes; the service: EDGE_WRITE_MS, FLEET_WRITE_MS on a box joined to a fleet).
+       */
+      writeEveryMs?: () => number;
       /** Runs after each collection, good or not (e.g. the demand and data watches); an error there is logged, never the collection's. */
       afterCollect?: (now: number, ok: boolean) => void;
     },
@@ -194,19 +203,20 @@ export class Collector {
    */
   private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): Promise<void> {
     const interval = Math.floor(at / INTERVAL_MS);
-    const period = Math.floor(at / (this.deps.writeEveryMs ?? INTERVAL_MS));
-    const held = this.held ?? { batch, states: new Map<number, State>(), period: -1, interval: -1, virtuals };
+    const length = this.deps.writeEveryMs?.() ?? INTERVAL_MS;
+    const held = this.held ?? { batch, states: new Map<number, State>(), writtenAt: -1, interval: -1, virtuals };
     for (const [meterId, state] of counted) held.states.set(meterId, state);
     held.virtuals = virtuals;
     this.held = held;
     this.heldGeneration += 1;
     const newInterval = held.interval !== interval;
     held.interval = interval;
-    if (this.deps.holdOpenInterval && !filled && held.period === period) {
+    // A new period since the last write, by the period's length now (a join or leave changes it: no write for that alone).
+    if (this.deps.holdOpenInterval && !filled && Math.floor(at / length) === Math.floor(held.writtenAt / length)) {
       if (newInterval) markWritten(this.deps.db.sqlite, 'meter_days');
       return;
     }
-    held.period = period;
+    held.writtenAt = at;
     await this.persistInSlices(virtuals);
   }
 
@@ -215,9 +225,10 @@ export class Collector {
     const held = this.held;
     if (!held) return [];
     if (this.heldRecords?.generation === this.heldGeneration) return this.heldRecords.records;
-    const records = [...held.batch.all()];
-    const lookup = (meterId: number, day: string) => held.batch.held(meterId, day);
+    // A meter deleted since it was counted has no rows left to add to (its held record goes at the next write).
     const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
+    const records = [...held.batch.all()].filter((record) => existing.has(record.meterId));
+    const lookup = (meterId: number, day: string) => held.batch.held(meterId, day);
     for (const day of held.batch.days())
       for (const meter of held.virtuals) if (existing.has(meter.id)) records.push(this.deps.store.deriveVirtual(meter, day, lookup));
     this.heldRecords = { generation: this.heldGeneration, records };

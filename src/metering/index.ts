@@ -1,6 +1,6 @@
 // The face of metering/: what the other contexts use of it. Imports from outside metering/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is metering's own business.
-export { Collector } from './collector.ts';
+export { Collector, EDGE_WRITE_MS, FLEET_WRITE_MS } from './collector.ts';
 export type { CollectorStatus } from './collectorHealth.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';

@@ -43,6 +43,8 @@ export type CollectionNeeds = {
   demand: { check(now: number): void };
   /** Asked after the peak warning, from the same projection (analysis's LoadShedder, issue 25). */
   loadShedder: { evaluate(now: number): Promise<unknown> };
+  /** How often what the collector holds is written, asked at every collection (default EDGE_WRITE_MS; the root: FLEET_WRITE_MS while joined to a fleet). */
+  writeEveryMs?: () => number;
   /** Meters the simulated building on a first start (energy's ensureSimulatorMeters); run before the first collection. */
   meterSimulator?: () => void;
   /** The collector's clock (tests move it); the box's by default. */
@@ -65,10 +67,10 @@ export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ 
     intervalMs: config.collectIntervalMs,
     timezone: needs.timezone,
     now: needs.now,
-    // Edge boxes run on flash: day rows are written hourly, not every collection; readers add what is held
-    // (docs/performance-edge.md, "When energy is written").
+    // Edge boxes run on flash: day rows are written hourly (every 30 minutes on a box joined to a fleet), not every
+    // collection; readers add what is held (docs/performance-edge.md, "When energy is written").
     holdOpenInterval: true,
-    writeEveryMs: EDGE_WRITE_MS,
+    writeEveryMs: needs.writeEveryMs ?? (() => EDGE_WRITE_MS),
     afterCollect: (now, ok) => {
       if (ok) demand.check(now);
       if (ok) void loadShedder.evaluate(now);
