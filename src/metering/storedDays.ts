@@ -192,7 +192,10 @@ export class StoredDays {
     for (const day of held) {
       let sum = byDay.get(day.day);
       if (!sum) byDay.set(day.day, (sum = { day: day.day, kwh: 0, cost: 0, carbonKg: 0, recorded: 0 }));
-      addHeld(sum, day);
+      const difference = heldDifference(day);
+      sum.kwh += difference.kwh;
+      sum.cost += difference.cost;
+      sum.carbonKg += difference.carbonKg;
       if (day.peakKw !== null && (day.stored?.peakKw ?? null) === null) sum.recorded += 1;
     }
     return [...byDay.values()].sort((a, b) => (a.day < b.day ? -1 : 1));
@@ -289,15 +292,11 @@ export class StoredDays {
     held: HeldDay[],
     keyOf: (day: HeldDay) => string,
   ): Array<Record<K, string> & Rollup> {
-    if (!held.length) return rows;
-    const byKey = new Map<string, Record<K, string> & Rollup>(rows.map((row) => [row[key] as string, { ...row }]));
-    for (const day of held) {
-      const name = keyOf(day);
-      let sum = byKey.get(name);
-      if (!sum) byKey.set(name, (sum = { [key]: name, kwh: 0, cost: 0, carbonKg: 0 } as Record<K, string> & Rollup));
-      addHeld(sum, day);
-    }
-    return [...byKey.values()];
+    return merged(
+      key,
+      rows,
+      held.map((day) => ({ [key]: keyOf(day), ...heldDifference(day) }) as Record<K, string> & Rollup),
+    );
   }
 
   /** A meter's stored kWh per day of [from, to), in day order, decoded (a day with no row is not there). */
@@ -327,11 +326,9 @@ export class StoredDays {
   }
 }
 
-/** A held day's difference to its stored row added to a sum. */
-function addHeld(sum: Rollup, day: HeldDay): void {
-  sum.kwh += day.totalKwh - (day.stored?.totalKwh ?? 0);
-  sum.cost += day.cost - (day.stored?.cost ?? 0);
-  sum.carbonKg += day.carbonKg - (day.stored?.carbonKg ?? 0);
+/** What a held day adds to its stored row's rollups. */
+function heldDifference(day: HeldDay): Rollup {
+  return { kwh: day.totalKwh - (day.stored?.totalKwh ?? 0), cost: day.cost - (day.stored?.cost ?? 0), carbonKg: day.carbonKg - (day.stored?.carbonKg ?? 0) };
 }
 
 /** Rows of the same key summed (a month's row and its open days). */
