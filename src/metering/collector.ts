@@ -5,7 +5,7 @@
 // a meter read for the first time is backfilled 7 days; both are applied in slices that give the event loop back every
 // SLICE_MS. The box's clock stepping back is detected: intervals after the new now are dropped and meters whose last
 // reading lies ahead of the clock start again from their next reading (never frozen until the clock catches up).
-// On an edge box (holdOpenInterval) what is counted is held in memory and written at 15-minute boundaries, after a gap
+// On an edge box (holdOpenInterval) what is counted is held in memory and written hourly (writeEveryMs), after a gap
 // was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
 import type { GatewayPort } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -175,7 +175,7 @@ export class Collector {
     }
   }
 
-  /** Writes what is held in memory now (as at a 15-minute boundary); for callers that read the database directly. */
+  /** Writes what is held in memory now (as at a write period's start); for callers that read the database directly. */
   flush(): void {
     if (!this.held?.batch.size && !this.held?.states.size) return;
     this.persist(this.virtuals());
