@@ -104,7 +104,7 @@ export function periodsOf(
  * outdoor temperatures (the weather-normalised change). The
  * collector's meter_state writes are not among them, so kept comparisons live until the interval store next writes.
  */
-const WATCHED_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config', 'outdoor_days'];
+const WATCHED_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config', 'calorific_versions', 'outdoor_days'];
 /** Comparisons kept at most (least recently asked dropped first): 2,048 × ~1.5 KB. */
 export const KEPT_COMPARISONS = 2048;
 
@@ -131,7 +131,12 @@ export class Comparisons {
     private readonly days: StoredDays,
   ) {
     const sqlite = db.sqlite;
-    this.counts = new Kept(sqlite, { name: 'comparisons.meterDays', tables: ['meter_days'], max: 5000 });
+    // The held days count too (StoredDays); their cache (metering.heldDays) reads the other four.
+    this.counts = new Kept(sqlite, {
+      name: 'comparisons.meterDays',
+      tables: ['meter_days', 'meters', 'tariff_versions', 'calorific_versions', 'platform_config'],
+      max: 5000,
+    });
     this.kept = new Kept(sqlite, { name: 'comparisons', tables: WATCHED_TABLES, max: KEPT_COMPARISONS });
     this.normalisation = new WeatherNormalisation(db, figures, this.days);
   }

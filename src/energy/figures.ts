@@ -52,7 +52,8 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
  * charges), the site's time zone. Not meter_state: the collector's state writes change no kept figure.
  */
 // meter_fold: where the month rollups end (a fold moves it; months are read as their rows plus the days after it).
-export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config'];
+// calorific_versions: the days the collector holds are priced when read (StoredDays adds them), gas at its calorific value.
+export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config', 'calorific_versions'];
 /** Figures kept at most (least recently used dropped first). */
 const KEPT_FIGURES = 1000;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;

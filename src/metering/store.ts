@@ -5,6 +5,7 @@
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
 import { meterPrices, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
+import { Kept } from '../platform/db/kept.ts';
 import { eq } from 'drizzle-orm';
 import { meterDays, meterMonths, type MeterTerm } from '../platform/db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
@@ -99,8 +100,11 @@ export class IntervalStore {
   private readonly selectDayRollups;
   /** Set by a collector that holds the open interval in memory; null: everything counted is in the database. */
   open: OpenIntervals | null = null;
-  /** heldDays() as of the open intervals' generation. */
-  private held: { generation: number; days: readonly HeldDay[] } | null = null;
+  /**
+   * heldDays() by the open intervals' generation, dropped when a row, a meter, a tariff, a calorific value or the site
+   * settings change (a restatement of today moves the stored cost the held difference is taken from).
+   */
+  private readonly held: Kept<readonly HeldDay[]>;
   /** Interval prices of recent days (a backfill writes each day of 500 meters: priced once, not 500 times). */
   private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
   /** Virtual meters whose history is being rebuilt after a meter write. */
@@ -112,14 +116,21 @@ export class IntervalStore {
     private readonly timezone: () => string,
   ) {
     const sqlite = db.sqlite;
+    this.held = new Kept(sqlite, {
+      name: 'metering.heldDays',
+      tables: ['meter_days', 'meters', 'tariff_versions', 'calorific_versions', 'platform_config'],
+      max: 1,
+    });
     // raw SQL: one day row with its blobs and rollups, by the (meter_id, day) key, on every write
     this.selectDay = sqlite.prepare(
       'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, peak_kw AS peakKw FROM meter_days WHERE meter_id = ? AND day = ?',
     );
     // raw SQL: a day's blobs of a json_each set of meters in one read (virtual meters' terms)
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
-    // raw SQL: a day's rollups before a write (the month row moves by the difference)
-    this.selectRollups = sqlite.prepare('SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?');
+    // raw SQL: a day's rollups before a write (the month row moves by the difference), and under a held day
+    this.selectRollups = sqlite.prepare(
+      'SELECT total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, peak_kw AS peakKw FROM meter_days WHERE meter_id = ? AND day = ?',
+    );
     // raw SQL: the day upsert with blobs and rollups (ON CONFLICT … excluded), on every write
     this.upsertDay = sqlite.prepare(
       `INSERT INTO meter_days (meter_id, day, kwh, flags, max_kw, total_kwh, cost, carbon_kg, peak_kw, peak_index)
@@ -249,14 +260,17 @@ export class IntervalStore {
   heldDays(): readonly HeldDay[] {
     const open = this.open;
     if (!open) return [];
-    const generation = open.generation();
-    if (this.held?.generation === generation) return this.held.days;
-    this.tariffs.load();
-    const timezone = this.timezone();
-    const days: HeldDay[] = [];
-    for (const record of open.records()) days.push({ meterId: record.meterId, day: record.day, ...this.rollupsOf(record, timezone), stored: record.stored });
-    this.held = { generation, days };
-    return days;
+    return this.held.get(String(open.generation()), () => {
+      this.tariffs.load();
+      const timezone = this.timezone();
+      const days: HeldDay[] = [];
+      for (const record of open.records()) {
+        // The row as it is now (another write may have moved it since the record was loaded: a restatement).
+        const stored = (this.selectRollups.get(record.meterId, record.day) as StoredRollups | undefined) ?? null;
+        days.push({ meterId: record.meterId, day: record.day, ...this.rollupsOf(record, timezone), stored });
+      }
+      return days;
+    });
   }
 
   /** A record's rollups from its values as stored (0.1 Wh): energy, cost and carbon at the meter's prices, peak demand. */

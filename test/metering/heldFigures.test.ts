@@ -82,6 +82,22 @@ test('while energy is held, every day and month figure is what it is once writte
   assert.deepEqual(figures(new StoredDays(deps.db, deps.energy.timezone)), stored, 'after the write nothing is held');
 });
 
+test('a tariff from today, set while energy is held: the figures re-price the stored part and the held one alike', async () => {
+  const { deps } = r.server.service;
+  await r.collector.collect();
+  const before = figures(deps.energy.days) as { byDay: Array<{ day: string; cost: number }> };
+  const created = await r.server.request('POST', '/api/energy/tariffs', {
+    token: r.admin.accessToken,
+    body: { validFrom: today, price: 0.5, carbonFactor: 0.4, standingChargePerDay: 1 },
+  });
+  assert.equal(created.status, 201, created.text);
+  const held = figures(deps.energy.days) as { byDay: Array<{ day: string; cost: number }> };
+  const cost = (f: typeof held) => f.byDay.find((row) => row.day === today)!.cost;
+  assert.notEqual(cost(held), cost(before), "today's cost follows the new price");
+  r.collector.flush();
+  assert.deepEqual(held, figures(deps.energy.days), 'as the written rows give them');
+});
+
 test('the cached HTTP figures follow what is held at each new 15-minute interval, without a write', async () => {
   const { deps } = r.server.service;
   const lastAt = deps.db.sqlite.prepare('SELECT max(last_at) FROM meter_state').pluck();

@@ -8,9 +8,9 @@ import { openTurn } from '../requestTurn.ts';
  *
  * | name                       | where                       | tables it reads (besides other connections' commits)     | key                         |
  * |----------------------------|-----------------------------|----------------------------------------------------------|-----------------------------|
- * | comparisons                | src/analysis/comparisons.ts | meter_days, meter_months, meters, tariff_versions, platform_config | question + 15-min interval |
- * | comparisons.meterDays      | src/analysis/comparisons.ts | meter_days                                               | meters + days               |
- * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (the comparisons' five)                    | figure + range (+ day/minute) |
+ * | comparisons                | src/analysis/comparisons.ts | meter_days, meter_months, meter_fold, meters, tariff_versions, platform_config, calorific_versions, outdoor_days | question + 15-min interval |
+ * | comparisons.meterDays      | src/analysis/comparisons.ts | meter_days, and metering.heldDays' four                  | meters + days               |
+ * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (day, month and fold rows, meters, tariffs, settings, calorific values) | figure + range (+ day/minute) |
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
  * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |
@@ -18,6 +18,7 @@ import { openTurn } from '../requestTurn.ts';
  * | overview.stats             | src/screens/overview/service.ts     | FIGURE_TABLES, energy_areas, alerts, faults, maintenance, meter_state, calorific_versions, outdoor_days | second |
  * | overview.weekly            | src/screens/overview/service.ts     | FIGURE_TABLES, energy_daily                              | site day + 15-min interval  |
  * | dashboard.public           | src/screens/dashboard/service.ts    | the overview's and area cards' tables, three_d_config, model_files | second            |
+ * | metering.heldDays          | src/metering/store.ts        | meter_days, meters, tariff_versions, calorific_versions, platform_config | the collector's held generation |
  * | site.settings              | src/site/siteSettings.ts      | platform_config                                          | one entry                   |
  * | tariffs.versions           | src/pricing/tariffs.ts       | tariff_versions                                          | one entry                   |
  * | faults.statsRowCurrent     | src/facility/faults/service.ts       | none: only other connections' commits (see there)        | one entry                   |
