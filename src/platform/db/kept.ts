@@ -102,6 +102,22 @@ export class Kept<V> {
     return value;
   }
 
+  /**
+   * The kept value for the key, or undefined when none is (then nothing is counted: a get() that follows counts its
+   * miss). For a caller that has work to do before it could compute the value.
+   */
+  peek(key: string): V | undefined {
+    if (!this.current() || this.entries.size === 0) return undefined;
+    const found = this.entries.get(key);
+    if (found === undefined) return undefined;
+    this.stats.hits += 1;
+    if (this.entries.size > 1) {
+      this.entries.delete(key);
+      this.entries.set(key, found);
+    }
+    return found;
+  }
+
   /** True when a value for the key is kept and still valid (also inside a transaction). */
   has(key: string): boolean {
     return this.current() && this.entries.has(key);
