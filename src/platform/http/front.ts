@@ -88,9 +88,11 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
     ctx.state.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
+    // Read once here (Koa's ctx.path and ctx.method are getters behind a delegate each); nothing below rewrites them.
+    const path = ctx.path;
+    const method = ctx.req.method ?? '';
     try {
       try {
-        const path = ctx.path;
         // A shared cache or the browser's disk must never keep a token answer; set first so error answers carry it too.
         if (path.startsWith('/api/') && CREDENTIAL_PATHS.test(path)) {
           res.setHeader('Cache-Control', 'no-store');
@@ -107,9 +109,14 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
         renderError(ctx, error, options.logger, onStorageFull);
       }
     } finally {
-      count(ctx.method, ctx.status);
+      // (ctx.status is res.statusCode behind Koa's delegate.)
+      const status = res.statusCode;
+      count(method, status);
       // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
-      log(ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true ? 'warn' : 'info', requestMembers(ctx, requestId, started));
+      log(
+        status >= 500 && !READ_METHODS.has(method) && ctx.state.readOnly !== true ? 'warn' : 'info',
+        requestMembers(ctx, requestId, started, method, path, status),
+      );
     }
   };
 }
@@ -117,13 +124,25 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
 /** JSON text of a string (method, route, path, address); the request id, a UUID, needs no escaping. */
 const quoted = JSON.stringify;
 
+/** The routes' patterns as JSON text: one of the route table's few hundred, quoted once each. */
+const quotedRoutes = new Map<string, string>();
+function quotedRoute(route: string): string {
+  let text = quotedRoutes.get(route);
+  if (text === undefined) {
+    text = quoted(route);
+    // Patterns come from the route table, but a bound costs nothing should something else ever set one.
+    if (quotedRoutes.size < 1024) quotedRoutes.set(route, text);
+  }
+  return text;
+}
+
 /**
  * The request line's fields as JSON members: reqId, method, route (the matched pattern or null), path, status,
  * durationMs (to 0.01 ms), userId (or null) and ip (the client as trustProxy resolved it).
  */
-export function requestMembers(ctx: Context, requestId: string, started: number): string {
+export function requestMembers(ctx: Context, requestId: string, started: number, method: string, path: string, status: number): string {
   const durationMs = Math.round((performance.now() - started) * 100) / 100;
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const userId = (ctx.state.user as AuthUser | undefined)?.id;
-  return `"reqId":"${requestId}","method":${quoted(ctx.method)},"route":${route === undefined ? 'null' : quoted(route)},"path":${quoted(ctx.path)},"status":${ctx.status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.ip)}`;
+  return `"reqId":"${requestId}","method":${quoted(method)},"route":${route === undefined ? 'null' : quotedRoute(route)},"path":${quoted(path)},"status":${status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.request.ip)}`;
 }
