@@ -115,7 +115,7 @@ export class PagedQuery<T extends SQLiteTable> {
     this.asked = new Kept(db.sqlite, { name: `list.${tables[0]}.asked`, tables, max: KEPT_PAGES });
   }
 
-  page(conditions: Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
+  page(conditions: readonly Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
     const params: Record<string, unknown> = {};
     for (const condition of conditions) Object.assign(params, condition.params);
     const filter = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
@@ -141,7 +141,7 @@ export class PagedQuery<T extends SQLiteTable> {
     return { items, total, page, pageSize };
   }
 
-  private prepared(conditions: Condition[]) {
+  private prepared(conditions: readonly Condition[]) {
     const shape = conditions.map((condition) => condition.shape).join(',');
     let statements = this.statements.get(shape);
     if (!statements) {
