@@ -16,7 +16,7 @@ import { requestTurn } from '../requestTurn.ts';
 import { lineWriter, type Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
 import type { AuthUser } from './route.ts';
-import { clientIp, renderError } from './router.ts';
+import { clientIp, isThenable, renderError } from './router.ts';
 
 /** Answers that carry or exchange credentials: tokens, codes, the gateway token (RFC 6749 §5.1, RFC 9700). */
 const CREDENTIAL_PATHS = /^\/api\/(auth\/|iot\/token$)/;
@@ -46,9 +46,10 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
   // pass the service logger runs on every line, and pino's serialiser: it is built as text (requestMembers).
   const log = lineWriter(options.logger, 'request');
-  const api = compose(options.api);
+  const api = inOrder(options.api);
   const pages = compose([...options.pages, (ctx: Context) => api(ctx)]);
-  const answer = (ctx: Context, path: string): Promise<unknown> => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
+  /** A promise, or (an API route answered synchronously) a plain value. */
+  const answer = (ctx: Context, path: string): unknown => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
 
   /** CORS for the configured dashboard origins; false when the request was answered here (a preflight). */
   const cors = (ctx: Context): boolean => {
@@ -98,7 +99,11 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
           res.setHeader('Cache-Control', 'no-store');
           res.setHeader('Pragma', 'no-cache');
         }
-        if (cors(ctx)) await answer(ctx, path);
+        if (cors(ctx)) {
+          // Awaited only when there is something to wait for: a kept page answered synchronously takes no promise turn.
+          const answered = answer(ctx, path);
+          if (isThenable(answered)) await answered;
+        }
         // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
         if (!res.headersSent) {
           res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -119,6 +124,29 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
       );
     }
   };
+}
+
+/**
+ * Middleware run in order as koa-compose runs them (next() at most once each), except that what the first one returns
+ * is handed back as it is: a route that answered synchronously needs no promise (koa-compose wraps every step in
+ * Promise.resolve and binds a next function per step).
+ */
+export function inOrder(middleware: Middleware[]): (ctx: Context) => unknown {
+  const run = (ctx: Context, i: number): unknown => {
+    const step = middleware[i];
+    if (step === undefined) return undefined;
+    let called = false;
+    return step(ctx, () => {
+      if (called) return Promise.reject(new Error('next() called multiple times'));
+      called = true;
+      try {
+        return Promise.resolve(run(ctx, i + 1));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    });
+  };
+  return (ctx) => run(ctx, 0);
 }
 
 /** JSON text of a string (method, route, path, address); the request id, a UUID, needs no escaping. */

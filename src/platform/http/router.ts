@@ -410,7 +410,7 @@ function httpMessage(status: number): string {
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** What `await` would wait for. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
