@@ -15,8 +15,16 @@ import { plainAddress } from '../config.ts';
 import { requestTurn } from '../requestTurn.ts';
 import { lineWriter, type Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
+import { knownHeader, setKnownHeader } from './knownHeaders.ts';
 import type { AuthUser } from './route.ts';
 import { clientIp, isThenable, renderError } from './router.ts';
+
+const REQUEST_ID = knownHeader('X-Request-Id', '00000000-0000-4000-8000-000000000000');
+const NO_STORE = knownHeader('Cache-Control', 'no-store');
+const NO_CACHE = knownHeader('Pragma', 'no-cache');
+const NOSNIFF = knownHeader('X-Content-Type-Options', 'nosniff');
+const NO_REFERRER = knownHeader('Referrer-Policy', 'no-referrer');
+const FRAME_DENY = knownHeader('X-Frame-Options', 'DENY');
 
 /** Answers that carry or exchange credentials: tokens, codes, the gateway token (RFC 6749 §5.1, RFC 9700). */
 const CREDENTIAL_PATHS = /^\/api\/(auth\/|iot\/token$)/;
@@ -87,7 +95,8 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
     ctx.request.ip = proxies.size === 0 ? plainAddress(ctx.req.socket.remoteAddress ?? '') : clientIp(ctx, proxies);
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
+    // (randomUUID: hex digits and dashes, nothing setHeader would refuse.)
+    setKnownHeader(res, REQUEST_ID, requestId);
     const started = performance.now();
     // Read once here (Koa's ctx.path and ctx.method are getters behind a delegate each); nothing below rewrites them.
     const path = ctx.path;
@@ -96,8 +105,8 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
       try {
         // A shared cache or the browser's disk must never keep a token answer; set first so error answers carry it too.
         if (path.startsWith('/api/') && CREDENTIAL_PATHS.test(path)) {
-          res.setHeader('Cache-Control', 'no-store');
-          res.setHeader('Pragma', 'no-cache');
+          setKnownHeader(res, NO_STORE);
+          setKnownHeader(res, NO_CACHE);
         }
         if (cors(ctx)) {
           // Awaited only when there is something to wait for: a kept page answered synchronously takes no promise turn.
@@ -106,9 +115,9 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
         }
         // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
         if (!res.headersSent) {
-          res.setHeader('X-Content-Type-Options', 'nosniff');
-          res.setHeader('Referrer-Policy', 'no-referrer');
-          if (!path.startsWith(DOCS_PATH)) res.setHeader('X-Frame-Options', 'DENY');
+          setKnownHeader(res, NOSNIFF);
+          setKnownHeader(res, NO_REFERRER);
+          if (!path.startsWith(DOCS_PATH)) setKnownHeader(res, FRAME_DENY);
         }
       } catch (error) {
         renderError(ctx, error, options.logger, onStorageFull);

@@ -20,6 +20,7 @@ import {
 import { plainAddress } from '../config.ts';
 import { Reply, roleAtLeast, successStatus, type AnyRoute, type AuthUser } from './route.ts';
 import { leanJsonBody } from './jsonBody.ts';
+import { knownHeader, setKnownHeader } from './knownHeaders.ts';
 import { compileBody, compileParams, compileResponse, type Validator } from './validation.ts';
 import type { Logger } from '../logger.ts';
 import { retryWhileBusy } from '../busyRetry.ts';
@@ -197,7 +198,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (reusedJson !== undefined && (!replied || Object.keys(reply.headers).length === 0)) {
       ctx.status = reply.status;
       // Set before the body: Koa would otherwise type a buffer application/octet-stream.
-      ctx.res.setHeader('Content-Type', JSON_TYPE);
+      setKnownHeader(ctx.res, JSON_CONTENT_TYPE);
       ctx.body = reusedJson;
       return;
     }
@@ -219,7 +220,7 @@ function routeChain(route: AnyRoute, auth: Authenticator, logger: Logger, bodies
     if (route.reusesBody && reply.status === defaultStatus && typeof reply.body === 'object' && reply.body !== null) {
       const json = Buffer.from(JSON.stringify(reply.body));
       reused.set(reply.body, json);
-      ctx.res.setHeader('Content-Type', JSON_TYPE);
+      setKnownHeader(ctx.res, JSON_CONTENT_TYPE);
       ctx.body = json;
     }
   };
@@ -416,4 +417,4 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** What Koa's `ctx.type = 'application/json'` sets, without the mime-types lookup per answer. */
-const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = knownHeader('Content-Type', 'application/json; charset=utf-8');
