@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { after, describe, test } from 'node:test';
 import bcrypt from 'bcrypt';
+import Database from 'better-sqlite3';
 import jwt from 'jsonwebtoken';
 import Koa from 'koa';
 import { Type } from '@sinclair/typebox';
@@ -14,8 +15,9 @@ import { BCRYPT_COST, DUMMY_HASH, hashPassword, PasswordWorkers, verifyPassword 
 import { rotateStoredSecret, SigningKeys } from '../../src/access/auth/signingKeys.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { compileBody, compileParams, compileResponse } from '../../src/platform/http/validation.ts';
-import { buildRouter, errorRenderer } from '../../src/platform/http/router.ts';
-import { defineRoute } from '../../src/platform/http/route.ts';
+import { buildRouter, errorRenderer, routeDispatch } from '../../src/platform/http/router.ts';
+import { defineRoute, Reply } from '../../src/platform/http/route.ts';
+import { NotFound } from '../../src/platform/errors.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 
@@ -50,6 +52,22 @@ describe('SigningKeys verify cache', () => {
     await sleep(600);
     assert.equal(keys.verify(token), null);
     assert.ok(keys.verify(keys.sign({ userId: 1, username: 'after' })));
+  });
+
+  test('a secret rotated by another connection refuses a kept token from the next run on, and a new token verifies under the new key', async () => {
+    const { db, keys } = keysOn(900);
+    const token = keys.sign({ userId: 1, username: 'before' });
+    assert.ok(keys.verify(token));
+    assert.ok(keys.verify(token), 'kept');
+    // emsctl secret rotate: its own connection, so no trigger of this one fires; data_version tells.
+    const other = new Database(db.sqlite.name);
+    other.prepare("UPDATE app_settings SET value = 'rotated-by-another-process-0123456789abcdef' WHERE key = 'jwt_secret'").run();
+    other.close();
+    await sleep(0);
+    assert.equal(keys.verify(token), null);
+    const fresh = keys.sign({ userId: 1, username: 'after' });
+    assert.deepEqual(keys.verify(fresh), { userId: 1, username: 'after' });
+    assert.ok(jwt.verify(fresh, 'rotated-by-another-process-0123456789abcdef', { algorithms: ['HS256'] }), 'signed with the rotated secret');
   });
 
   test('a cached token does not vouch for an altered or re-signed copy', () => {
@@ -138,6 +156,18 @@ describe('password workers', () => {
   });
 });
 
+/** The routes behind the error renderer, dispatched as the service does (routeDispatch), on an ephemeral port. */
+async function routeServer(routes: ReturnType<typeof defineRoute>[]): Promise<{ url: string }> {
+  const app = new Koa();
+  const logger = createLogger('silent');
+  app.use(errorRenderer(logger));
+  app.use(routeDispatch(buildRouter(routes, { authenticate: () => assert.fail('public route') }, logger, { timeoutMs: 30_000, pendingPerAddress: 64 })));
+  const server = app.listen(0, '127.0.0.1');
+  after(() => server.close());
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
 describe('reusesBody routes', () => {
   test('the same object is answered with the JSON validated for it; a new object is validated again', async () => {
     let payload: Record<string, unknown> = { value: 1, secret: 'stripped by the schema' };
@@ -184,5 +214,81 @@ describe('reusesBody routes', () => {
     payload = earlier;
     earlier.value = 'changed in place';
     assert.equal((await get()).body, '{"value":3}');
+  });
+
+  test('a reused answer is sent as the same bytes with their length (multi-byte text too), to GET and HEAD alike', async () => {
+    const payload = { name: 'Kühlraum – Süd ✓', value: 1 };
+    const { url } = await routeServer([
+      defineRoute({
+        method: 'GET',
+        path: '/cached',
+        access: 'public',
+        summary: 'test',
+        tags: [],
+        reusesBody: true,
+        schemas: { response: { 200: Type.Object({ name: Type.String(), value: Type.Integer() }) } },
+        handler: () => payload,
+      }),
+    ]);
+    const expected = JSON.stringify(payload);
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${url}/cached`);
+      assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(expected)));
+      assert.equal(await response.text(), expected);
+    }
+    const head = await fetch(`${url}/cached`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(expected)));
+    assert.equal(await head.text(), '');
+  });
+
+  test('a handler that answers or throws synchronously, or through a promise, is answered the same way', async () => {
+    const { url } = await routeServer(
+      (['sync', 'async'] as const).flatMap((kind) => [
+        defineRoute({
+          method: 'GET',
+          path: `/${kind}/ok`,
+          access: 'public',
+          summary: 'test',
+          tags: [],
+          schemas: { response: { 200: Type.Object({ kind: Type.String() }) } },
+          handler: kind === 'sync' ? () => ({ kind }) : async () => ({ kind }),
+        }),
+        defineRoute({
+          method: 'GET',
+          path: `/${kind}/refused`,
+          access: 'public',
+          summary: 'test',
+          tags: [],
+          schemas: { response: { 200: Type.Object({}) } },
+          handler:
+            kind === 'sync'
+              ? () => {
+                  throw new NotFound('no such thing');
+                }
+              : async () => {
+                  throw new NotFound('no such thing');
+                },
+        }),
+        defineRoute({
+          method: 'POST',
+          path: `/${kind}/created`,
+          access: 'public',
+          summary: 'test',
+          tags: [],
+          schemas: { body: Type.Object({ n: Type.Integer() }), response: { 201: Type.Object({ n: Type.Integer() }) } },
+          handler: kind === 'sync' ? ({ body }) => new Reply(201, body) : async ({ body }) => new Reply(201, body),
+        }),
+      ]),
+    );
+    for (const kind of ['sync', 'async']) {
+      const ok = await fetch(`${url}/${kind}/ok`);
+      assert.deepEqual([ok.status, await ok.json()], [200, { kind }]);
+      const refused = await fetch(`${url}/${kind}/refused`);
+      assert.deepEqual([refused.status, await refused.json()], [404, { error: 'no such thing', code: 'NOT_FOUND' }]);
+      const created = await fetch(`${url}/${kind}/created`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":3}' });
+      assert.deepEqual([created.status, await created.json()], [201, { n: 3 }]);
+    }
   });
 });

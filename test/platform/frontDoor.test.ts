@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import Koa from 'koa';
 import { Type } from '@sinclair/typebox';
-import { frontDoor } from '../../src/platform/http/front.ts';
+import { frontDoor, inOrder } from '../../src/platform/http/front.ts';
 import { buildRouter, routeDispatch, unmatchedRoute } from '../../src/platform/http/router.ts';
 import { defineRoute } from '../../src/platform/http/route.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -174,5 +174,57 @@ describe('front door', () => {
       assert.equal(refused.status, 400);
       assert.equal((await refused.json()).code, 'VALIDATION');
     }
+  });
+});
+
+describe('inOrder (the API chain of the front door)', () => {
+  const ctx = {} as Koa.Context;
+
+  test('runs the middleware in order and hands back what the first returns, a plain value as it is', async () => {
+    const seen: string[] = [];
+    const chain = inOrder([
+      (_ctx, next) => {
+        seen.push('a');
+        return next().then(() => seen.push('a after'));
+      },
+      (_ctx, next) => {
+        seen.push('b');
+        return next();
+      },
+    ]);
+    await chain(ctx);
+    assert.deepEqual(seen, ['a', 'b', 'a after']);
+    assert.equal(inOrder([() => 'plain'])(ctx), 'plain', 'a synchronous answer is not wrapped in a promise');
+    assert.equal(inOrder([])(ctx), undefined);
+  });
+
+  test('a synchronous throw of the first reaches the caller as a throw, of a later one as the rejection of next()', async () => {
+    assert.throws(
+      () =>
+        inOrder([
+          () => {
+            throw new Unauthorized('first');
+          },
+        ])(ctx),
+      /first/,
+    );
+    const caught = await (inOrder([
+      (_ctx, next) => next().catch((error: Error) => error.message),
+      () => {
+        throw new Error('second');
+      },
+    ])(ctx) as Promise<string>);
+    assert.equal(caught, 'second');
+  });
+
+  test('next() called twice is refused, as koa-compose refuses it', async () => {
+    const chain = inOrder([
+      async (_ctx, next) => {
+        await next();
+        await next();
+      },
+      () => undefined,
+    ]);
+    await assert.rejects(chain(ctx) as Promise<void>, /next\(\) called multiple times/);
   });
 });

@@ -111,6 +111,31 @@ test('a commit of a second connection to the same file drops every entry from th
   assert.equal(alerts.reads(), 3);
 });
 
+test('peek answers a kept, valid entry only (counted as a hit, moved to the most recent), never computes, and counts no miss', async () => {
+  const { sqlite, file } = tempDb();
+  const kept = new Kept<string>(sqlite, { name: 'test.peek', tables: ['alerts'], max: 2 });
+  assert.equal(kept.peek('a'), undefined);
+  assert.deepEqual(kept.stats, { hits: 0, misses: 0, drops: 0 });
+  kept.get('a', () => 'A');
+  kept.get('b', () => 'B');
+  assert.equal(kept.peek('a'), 'A');
+  assert.equal(kept.peek('c'), undefined);
+  assert.deepEqual(kept.stats, { hits: 1, misses: 2, drops: 0 });
+  // 'a' was peeked last: a third key pushes out 'b', the least recently used.
+  kept.get('c', () => 'C');
+  assert.equal(kept.peek('a'), 'A');
+  assert.equal(kept.peek('b'), undefined);
+  insertAlert(sqlite);
+  assert.equal(kept.peek('a'), undefined, 'a write on this connection to its table ends it');
+  kept.get('a', () => 'A2');
+  const other = new Database(file);
+  after(() => other.close());
+  other.pragma('busy_timeout = 5000');
+  insertAlert(other, 'from emsctl');
+  await nextRun();
+  assert.equal(kept.peek('a'), undefined, "another connection's commit ends it from the next run");
+});
+
 test('inside a transaction a valid entry is answered but nothing is stored; a rolled-back write still drops', () => {
   const { sqlite } = tempDb();
   const alerts = alertCount(sqlite);

@@ -82,8 +82,9 @@ export class SigningKeys {
 
   /** The claims of a valid token; 'expired' for one this service signed whose time is up (refreshing helps); else null. */
   check(token: string): AccessClaims | 'expired' | null {
-    const key = this.current();
-    const known = this.verified.get(token, () => this.verifyOnce(token, key));
+    // The key is looked up only to verify a token not seen yet: both caches follow app_settings and other connections'
+    // commits, so while a verified token is kept the key it was verified with is still the current one.
+    const known = this.verified.get(token, () => this.verifyOnce(token, this.current()));
     if (!known) return null;
     // jsonwebtoken's own rule: expired once the clock reaches exp.
     return Math.floor(Date.now() / 1000) < known.exp ? known.claims : 'expired';

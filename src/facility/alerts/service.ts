@@ -31,6 +31,8 @@ export type GatewayAlarm = {
 export const BULK_LIMIT = 5000;
 /** How long one slice of a bulk action may hold the event loop (and the write lock). */
 const BULK_SLICE_MS = 10;
+/** No filter: no WHERE term (shared, never changed). */
+const NO_CONDITIONS: readonly Condition[] = Object.freeze([]);
 
 type AlertRow = RowOf<typeof alerts>;
 type AlertStatus = AlertView['status'];
@@ -131,7 +133,10 @@ export class AlertService {
     return this.table.page(this.conditions(filters), filters.page, filters.pageSize);
   }
 
-  private conditions(filters: Omit<AlertListFilters, 'page' | 'pageSize'>): Condition[] {
+  private conditions(filters: Omit<AlertListFilters, 'page' | 'pageSize'>): readonly Condition[] {
+    // The unfiltered list (the page a screen polls) builds no condition arrays.
+    const { status, level, area, q, from, to } = filters;
+    if (status === undefined && level === undefined && area === undefined && q === undefined && from === undefined && to === undefined) return NO_CONDITIONS;
     return [
       ...oneOf(alerts.status, 'status', filters.status),
       ...oneOf(alerts.level, 'level', filters.level),

@@ -85,7 +85,7 @@ export class AuditedTable<T extends IdTable, View = RowOf<T>> {
     this.present = rules.present ?? ((row) => row as View);
   }
 
-  page(conditions: Condition[], page: number, pageSize: number): PageResult<View> {
+  page(conditions: readonly Condition[], page: number, pageSize: number): PageResult<View> {
     const result = this.list.page(conditions, page, pageSize);
     if (!this.rules.present) return result as PageResult<View>;
     let presented = this.presentedPages.get(result);

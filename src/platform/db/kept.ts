@@ -65,6 +65,8 @@ export class Kept<V> {
   /** The stamp current() took last (get() holds on to it across compute()). */
   private lastOwn = 0;
   private lastOther = 0;
+  /** The connection's write count (all watched tables) when lastOwn was summed: while it stands, so does the sum. */
+  private summedAt = -1;
   private armed = false;
   /** How the cache was used since start (tests and the benchmarks read them). */
   readonly stats = { hits: 0, misses: 0, drops: 0 };
@@ -103,6 +105,22 @@ export class Kept<V> {
     return value;
   }
 
+  /**
+   * The kept value for the key, or undefined when none is (then nothing is counted: a get() that follows counts its
+   * miss). For a caller that has work to do before it could compute the value.
+   */
+  peek(key: string): V | undefined {
+    if (!this.current() || this.entries.size === 0) return undefined;
+    const found = this.entries.get(key);
+    if (found === undefined) return undefined;
+    this.stats.hits += 1;
+    if (this.entries.size > 1) {
+      this.entries.delete(key);
+      this.entries.set(key, found);
+    }
+    return found;
+  }
+
   /** True when a value for the key is kept and still valid (also inside a transaction). */
   has(key: string): boolean {
     return this.current() && this.entries.has(key);
@@ -126,7 +144,14 @@ export class Kept<V> {
    */
   private current(): boolean {
     if (!this.armed && !this.arm()) return false;
-    const own = (this.lastOwn = this.writes.ownWrites(this.tables));
+    // No table watched on this connection written since the last look: the sum over this cache's tables stands (a
+    // cache over fifteen tables looked up on every request sums them only after a write).
+    const all = this.writes.allWrites;
+    if (all !== this.summedAt) {
+      this.lastOwn = this.writes.ownWrites(this.tables);
+      this.summedAt = all;
+    }
+    const own = this.lastOwn;
     const other = (this.lastOther = this.writes.otherCommits());
     if (this.entries.size && (own !== this.stampOwn || other !== this.stampOther)) this.clear();
     return true;
@@ -167,6 +192,8 @@ export const dataVersionReads = { count: 0 };
 class TableWrites {
   private static readonly perConnection = new WeakMap<Database.Database, TableWrites>();
   private readonly counts = new Map<string, number>();
+  /** Rows written to any watched table on this connection (only rises). */
+  allWrites = 0;
   private readonly dataVersion: Database.Statement;
   /**
    * data_version as read in the current synchronous run of JavaScript (null: not yet). A commit elsewhere during the
@@ -194,6 +221,7 @@ class TableWrites {
     sqlite.function('kept_table_written', { deterministic: false }, (table) => {
       const name = table as string;
       this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+      this.allWrites += 1;
       return null;
     });
   }
@@ -227,23 +255,27 @@ class TableWrites {
     return own;
   }
 
-  /** data_version: moves with every commit of another connection (read once per run, or per request turn). */
+  /** data_version: moves with every commit of another connection (read once per request turn, else once per run). */
   otherCommits(): number {
+    // In a request turn: the turn's read (a read of this run taken before the turn opened is not used for it).
+    const turn = openTurn();
+    if (turn !== 0) {
+      if (this.readInTurn !== turn) {
+        this.otherInTurn = this.readDataVersion();
+        this.readInTurn = turn;
+      }
+      return this.otherInTurn;
+    }
     let other = this.otherInThisRun;
     if (other === null) {
-      const turn = openTurn();
-      if (turn !== 0 && this.readInTurn === turn) other = this.otherInTurn;
-      else {
-        other = this.dataVersion.get() as number;
-        dataVersionReads.count += 1;
-        if (turn !== 0) {
-          this.readInTurn = turn;
-          this.otherInTurn = other;
-        }
-      }
-      this.otherInThisRun = other;
+      other = this.otherInThisRun = this.readDataVersion();
       queueMicrotask(this.endRun);
     }
     return other;
+  }
+
+  private readDataVersion(): number {
+    dataVersionReads.count += 1;
+    return this.dataVersion.get() as number;
   }
 }

@@ -115,14 +115,18 @@ export class PagedQuery<T extends SQLiteTable> {
     this.asked = new Kept(db.sqlite, { name: `list.${tables[0]}.asked`, tables, max: KEPT_PAGES });
   }
 
-  page(conditions: Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
-    const { count, rows } = this.prepared(conditions);
+  page(conditions: readonly Condition[], page: number, pageSize: number): PageResult<T['$inferSelect']> {
     const params: Record<string, unknown> = {};
     for (const condition of conditions) Object.assign(params, condition.params);
     const filter = conditions.length === 0 ? '' : `${conditions.map((condition) => condition.shape).join(',')}\u0000${JSON.stringify(params)}`;
+    const keepPage = this.options.keepPages === true && pageSize <= KEPT_PAGE_SIZE_MAX;
+    const pageKey = keepPage ? `${page}:${pageSize}\u0000${filter}` : '';
+    // A kept page is answered by one lookup: no statement, total or asked-for note is looked up for it.
+    const kept = keepPage ? this.pages.peek(pageKey) : undefined;
+    if (kept !== undefined) return kept;
+    const { count, rows } = this.prepared(conditions);
     const total = this.totals.get(filter, () => count.get(params)?.total ?? 0);
-    if (!this.options.keepPages || pageSize > KEPT_PAGE_SIZE_MAX) return this.read(total, rows, params, page, pageSize);
-    const pageKey = `${page}:${pageSize}\u0000${filter}`;
+    if (!keepPage) return this.read(total, rows, params, page, pageSize);
     // The first read of a page only notes it was asked for; the second (still among the last asked) keeps it.
     if (!this.asked.has(pageKey)) {
       this.asked.get(pageKey, () => true);
@@ -137,7 +141,7 @@ export class PagedQuery<T extends SQLiteTable> {
     return { items, total, page, pageSize };
   }
 
-  private prepared(conditions: Condition[]) {
+  private prepared(conditions: readonly Condition[]) {
     const shape = conditions.map((condition) => condition.shape).join(',');
     let statements = this.statements.get(shape);
     if (!statements) {

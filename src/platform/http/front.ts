@@ -15,8 +15,16 @@ import { plainAddress } from '../config.ts';
 import { requestTurn } from '../requestTurn.ts';
 import { lineWriter, type Logger } from '../logger.ts';
 import { DOCS_PATH } from './docs.ts';
+import { knownHeader, setKnownHeader } from './knownHeaders.ts';
 import type { AuthUser } from './route.ts';
-import { clientIp, renderError } from './router.ts';
+import { clientIp, isThenable, renderError } from './router.ts';
+
+const REQUEST_ID = knownHeader('X-Request-Id', '00000000-0000-4000-8000-000000000000');
+const NO_STORE = knownHeader('Cache-Control', 'no-store');
+const NO_CACHE = knownHeader('Pragma', 'no-cache');
+const NOSNIFF = knownHeader('X-Content-Type-Options', 'nosniff');
+const NO_REFERRER = knownHeader('Referrer-Policy', 'no-referrer');
+const FRAME_DENY = knownHeader('X-Frame-Options', 'DENY');
 
 /** Answers that carry or exchange credentials: tokens, codes, the gateway token (RFC 6749 §5.1, RFC 9700). */
 const CREDENTIAL_PATHS = /^\/api\/(auth\/|iot\/token$)/;
@@ -46,9 +54,10 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
   // The request line holds only the fields below (never a body, header or query string), so it skips the redaction
   // pass the service logger runs on every line, and pino's serialiser: it is built as text (requestMembers).
   const log = lineWriter(options.logger, 'request');
-  const api = compose(options.api);
+  const api = inOrder(options.api);
   const pages = compose([...options.pages, (ctx: Context) => api(ctx)]);
-  const answer = (ctx: Context, path: string): Promise<unknown> => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
+  /** A promise, or (an API route answered synchronously) a plain value. */
+  const answer = (ctx: Context, path: string): unknown => (path.startsWith('/api/') ? api(ctx) : pages(ctx));
 
   /** CORS for the configured dashboard origins; false when the request was answered here (a preflight). */
   const cors = (ctx: Context): boolean => {
@@ -86,44 +95,91 @@ export function frontDoor(options: FrontDoorOptions): Middleware {
     ctx.request.ip = proxies.size === 0 ? plainAddress(ctx.req.socket.remoteAddress ?? '') : clientIp(ctx, proxies);
     const requestId = randomUUID();
     ctx.state.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
+    // (randomUUID: hex digits and dashes, nothing setHeader would refuse.)
+    setKnownHeader(res, REQUEST_ID, requestId);
     const started = performance.now();
+    // Read once here (Koa's ctx.path and ctx.method are getters behind a delegate each); nothing below rewrites them.
+    const path = ctx.path;
+    const method = ctx.req.method ?? '';
     try {
       try {
-        const path = ctx.path;
         // A shared cache or the browser's disk must never keep a token answer; set first so error answers carry it too.
         if (path.startsWith('/api/') && CREDENTIAL_PATHS.test(path)) {
-          res.setHeader('Cache-Control', 'no-store');
-          res.setHeader('Pragma', 'no-cache');
+          setKnownHeader(res, NO_STORE);
+          setKnownHeader(res, NO_CACHE);
         }
-        if (cors(ctx)) await answer(ctx, path);
+        if (cors(ctx)) {
+          // Awaited only when there is something to wait for: a kept page answered synchronously takes no promise turn.
+          const answered = answer(ctx, path);
+          if (isThenable(answered)) await answered;
+        }
         // (Koa's ctx.set skips a sent head; so does this: a handler that wrote the response itself has sent it.)
         if (!res.headersSent) {
-          res.setHeader('X-Content-Type-Options', 'nosniff');
-          res.setHeader('Referrer-Policy', 'no-referrer');
-          if (!path.startsWith(DOCS_PATH)) res.setHeader('X-Frame-Options', 'DENY');
+          setKnownHeader(res, NOSNIFF);
+          setKnownHeader(res, NO_REFERRER);
+          if (!path.startsWith(DOCS_PATH)) setKnownHeader(res, FRAME_DENY);
         }
       } catch (error) {
         renderError(ctx, error, options.logger, onStorageFull);
       }
     } finally {
-      count(ctx.method, ctx.status);
+      // (ctx.status is res.statusCode behind Koa's delegate.)
+      const status = res.statusCode;
+      count(method, status);
       // A write the service could not carry out is worth a warning (journalctl -p warning); a failed read is not.
-      log(ctx.status >= 500 && !READ_METHODS.has(ctx.method) && ctx.state.readOnly !== true ? 'warn' : 'info', requestMembers(ctx, requestId, started));
+      log(
+        status >= 500 && !READ_METHODS.has(method) && ctx.state.readOnly !== true ? 'warn' : 'info',
+        requestMembers(ctx, requestId, started, method, path, status),
+      );
     }
   };
+}
+
+/**
+ * Middleware run in order as koa-compose runs them (next() at most once each), except that what the first one returns
+ * is handed back as it is: a route that answered synchronously needs no promise (koa-compose wraps every step in
+ * Promise.resolve and binds a next function per step).
+ */
+export function inOrder(middleware: Middleware[]): (ctx: Context) => unknown {
+  const run = (ctx: Context, i: number): unknown => {
+    const step = middleware[i];
+    if (step === undefined) return undefined;
+    let called = false;
+    return step(ctx, () => {
+      if (called) return Promise.reject(new Error('next() called multiple times'));
+      called = true;
+      try {
+        return Promise.resolve(run(ctx, i + 1));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    });
+  };
+  return (ctx) => run(ctx, 0);
 }
 
 /** JSON text of a string (method, route, path, address); the request id, a UUID, needs no escaping. */
 const quoted = JSON.stringify;
 
+/** The routes' patterns as JSON text: one of the route table's few hundred, quoted once each. */
+const quotedRoutes = new Map<string, string>();
+function quotedRoute(route: string): string {
+  let text = quotedRoutes.get(route);
+  if (text === undefined) {
+    text = quoted(route);
+    // Patterns come from the route table, but a bound costs nothing should something else ever set one.
+    if (quotedRoutes.size < 1024) quotedRoutes.set(route, text);
+  }
+  return text;
+}
+
 /**
  * The request line's fields as JSON members: reqId, method, route (the matched pattern or null), path, status,
  * durationMs (to 0.01 ms), userId (or null) and ip (the client as trustProxy resolved it).
  */
-export function requestMembers(ctx: Context, requestId: string, started: number): string {
+export function requestMembers(ctx: Context, requestId: string, started: number, method: string, path: string, status: number): string {
   const durationMs = Math.round((performance.now() - started) * 100) / 100;
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const userId = (ctx.state.user as AuthUser | undefined)?.id;
-  return `"reqId":"${requestId}","method":${quoted(ctx.method)},"route":${route === undefined ? 'null' : quoted(route)},"path":${quoted(ctx.path)},"status":${ctx.status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.ip)}`;
+  return `"reqId":"${requestId}","method":${quoted(method)},"route":${route === undefined ? 'null' : quotedRoute(route)},"path":${quoted(path)},"status":${status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.request.ip)}`;
 }
