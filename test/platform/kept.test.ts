@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
-import { Kept } from '../../src/platform/db/kept.ts';
+import { Kept, markWritten } from '../../src/platform/db/kept.ts';
 
 function tempDb() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-kept-'));
@@ -85,6 +85,28 @@ test('a write on this connection to a table it reads drops every entry; a write 
   assert.equal(alerts.reads(), 5, 'an update drops too');
   sqlite.prepare('DELETE FROM alerts').run();
   assert.equal(alerts.read('a'), 0, 'a delete of every row (no truncate shortcut with a trigger on the table)');
+});
+
+test("markWritten counts a write of a table without one: its caches drop, the others keep (the collector's held days)", async () => {
+  const { sqlite } = tempDb();
+  const alerts = alertCount(sqlite);
+  const other = new Kept<number>(sqlite, { name: 'test.config', tables: ['platform_config'], max: 4 });
+  let otherReads = 0;
+  const readOther = () => other.get('one', () => ++otherReads);
+  alerts.read();
+  readOther();
+  await nextRun();
+  alerts.read();
+  readOther();
+  assert.equal(alerts.reads(), 1, 'kept');
+  markWritten(sqlite, 'alerts');
+  alerts.read();
+  readOther();
+  assert.equal(alerts.reads(), 2, 'dropped as after a write of alerts');
+  assert.equal(otherReads, 1, 'a cache on another table keeps its entry');
+  markWritten(sqlite, 'faults');
+  alerts.read();
+  assert.equal(alerts.reads(), 2, 'a table no cache watches moves nothing');
 });
 
 /** data_version is read once per synchronous run of JavaScript: another connection's commit shows from the next run. */

@@ -245,7 +245,9 @@ class TableWrites {
   /** One more write of a watched table (a table no cache watches has no counter: nothing to drop). */
   bump(table: string): void {
     const count = this.counts.get(table);
-    if (count !== undefined) this.counts.set(table, count + 1);
+    if (count === undefined) return;
+    this.counts.set(table, count + 1);
+    this.allWrites += 1;
   }
 
   /** The sum of the tables' write counts on this connection (each only rises, so the sum moves when any does). */
