@@ -13,7 +13,7 @@ import path from 'node:path';
 import { addDays } from '../../src/platform/time/calendar.ts';
 import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
-import { joinFleet } from '../../src/fleetSync/link.ts';
+import { joinFleet, syncState } from '../../src/fleetSync/link.ts';
 import { startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import {
   buildService,
@@ -115,6 +115,19 @@ async function diskWrites(options: {
     }
     // One more collection after the backfill: the steady state from there on.
     while ((await collectorHealth(service)).collector.lastOkAt === first) await sleep(200);
+    if (options.fleet) {
+      // A join sends the backfilled week first (once per box): the window starts when the fleet holds everything.
+      const site = openDatabase(databasePath(dataDir));
+      try {
+        const until = performance.now() + 900_000;
+        while (syncState(site).unsentRows > 0 || !syncState(site).lastSuccessAt) {
+          if (performance.now() > until) throw new Error(`the fleet did not catch up in 15 minutes: ${JSON.stringify(syncState(site))}`);
+          await sleep(1000);
+        }
+      } finally {
+        closeDatabase(site);
+      }
+    }
     // The backfill's WAL (thousands of pages) is copied into the database here, by this process: its checkpoint is a
     // first start's, not the steady state's, and it landed in the window or not by chance. The window's own WAL is
     // added below as the checkpoint that will copy it (at most once per page).
