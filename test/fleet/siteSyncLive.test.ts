@@ -58,8 +58,10 @@ test('a live meter day sends only the intervals that changed; a new sync process
   const timezone = site.service.deps.energy.timezone();
   const meter = site.service.deps.energy.meters.create({ name: 'Live 1', code: 'live.1.kwh', kind: 'energy', site: true }, null);
   const now = Date.now();
-  const today = siteDay(timezone, new Date(now));
-  // The box's 15-minute write of today's row: `count` intervals measured (the rest not yet), `estimated` flagged so.
+  // Yesterday's row, still live for the sync (it trims the days of today and yesterday): every interval of it lies in
+  // the past at any hour. The first ten of the current day reach 02:30 UTC; before that the fleet quarantines them.
+  const liveDay = addDays(siteDay(timezone, new Date(now)), -1);
+  // The box's write of that row: `count` intervals measured (the rest not yet), `estimated` flagged so.
   const values = new Float64Array(96).fill(Number.NaN);
   const flags = new Uint8Array(96);
   const write = () => {
@@ -67,7 +69,7 @@ test('a live meter day sends only the intervals that changed; a new sync process
     const row = { kwh: encodeValues(values, KWH_SCALE), flags: encodeFlags(flags), totalKwh: total, cost: total * 0.3, carbonKg: total * 0.2 };
     db.orm
       .insert(meterDays)
-      .values({ meterId: meter.id, day: today, ...row })
+      .values({ meterId: meter.id, day: liveDay, ...row })
       .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
       .run();
   };
@@ -103,7 +105,7 @@ test('a live meter day sends only the intervals that changed; a new sync process
   const live = await sentDuring(() => sync.tick());
   assert.deepEqual(
     intervalsOf(live)
-      .map((r) => [new Date(r.start).getTime() - Date.parse(`${today}T00:00:00Z`), r.value, r.quality])
+      .map((r) => [new Date(r.start).getTime() - Date.parse(`${liveDay}T00:00:00Z`), r.value, r.quality])
       .map(([ms, v, q]) => [Number(ms) / 900_000, v, q]),
     [
       [3, 0.3, 'estimated'],
