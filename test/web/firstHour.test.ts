@@ -108,6 +108,8 @@ test("the facility manager's first hour", async () => {
   await page.getByLabel('Recipients', { exact: true }).fill('fm@example.test');
   await scan(page, 'report form');
   await page.getByRole('button', { name: 'Save schedule' }).click();
+  // Its card shows once the save is answered (asked at once, the plan was not always stored yet: CI, 00:30 UTC).
+  await page.locator('[data-plan-id]').first().waitFor();
   const plan = (await rig.server.request('GET', '/api/reports/plans', { token })).body.items[0];
   assert.equal(plan.cron, '0 7 1 * *');
   await page.locator(`[data-plan-id="${plan.id}"]`).getByRole('button', { name: 'Send now' }).click();
