@@ -85,10 +85,8 @@ export class Collector {
    * the 15-minute interval last seen, and the virtual meters of the last collection.
    */
   private held: { batch: DayBatch; states: Map<number, State>; writtenAt: number; interval: number; virtuals: VirtualMeter[] } | null = null;
-  /** Moves whenever what is held may have changed (store.open.generation). */
+  /** Moves whenever what is held may have changed (store.open.generation: the store keeps heldDays() by it). */
   private heldGeneration = 0;
-  /** The held records with the virtual meters' days derived from them, as of heldGeneration. */
-  private heldRecords: { generation: number; records: DayRecord[] } | null = null;
 
   constructor(
     private readonly deps: {
@@ -220,18 +218,16 @@ export class Collector {
     await this.persistInSlices(virtuals);
   }
 
-  /** What is held, with the virtual meters' held days derived from it (their rows are derived at the write), per generation. */
+  /** What is held, with the virtual meters' held days derived from it (their rows are derived at the write). */
   private heldDayRecords(): DayRecord[] {
     const held = this.held;
     if (!held) return [];
-    if (this.heldRecords?.generation === this.heldGeneration) return this.heldRecords.records;
     // A meter deleted since it was counted has no rows left to add to (its held record goes at the next write).
     const existing = new Set(this.selectMeterIds.all().map((row) => row.id));
     const records = [...held.batch.all()].filter((record) => existing.has(record.meterId));
     const lookup = (meterId: number, day: string) => held.batch.held(meterId, day);
     for (const day of held.batch.days())
       for (const meter of held.virtuals) if (existing.has(meter.id)) records.push(this.deps.store.deriveVirtual(meter, day, lookup));
-    this.heldRecords = { generation: this.heldGeneration, records };
     return records;
   }
 
@@ -433,7 +429,6 @@ export class Collector {
         if (this.held) {
           this.persist(this.virtuals());
           this.held = null;
-          this.heldGeneration += 1;
         }
         const dropped = this.deps.store.transaction(() => {
           for (const meterId of ahead) this.deleteState.run({ meterId });

@@ -31,7 +31,7 @@ export type DayRecord = {
   flags: Uint8Array;
   maxKw: Float64Array | Float32Array | null;
   /** Rollups as stored before this write (the month row moves by the difference); null: no row yet. */
-  stored: StoredRollups | null;
+  stored: Rollups | null;
 };
 
 /** A day row's rollups as stored. */
@@ -59,7 +59,7 @@ function nextMonthOf(month: string): string {
   return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
 }
 
-type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null };
+type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
 type Rollups = { totalKwh: number; cost: number; carbonKg: number };
 
 /** A stored kWh blob (either format) as values; NaN: no data. */
@@ -123,7 +123,7 @@ export class IntervalStore {
     });
     // raw SQL: one day row with its blobs and rollups, by the (meter_id, day) key, on every write
     this.selectDay = sqlite.prepare(
-      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, peak_kw AS peakKw FROM meter_days WHERE meter_id = ? AND day = ?',
+      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
     );
     // raw SQL: a day's blobs of a json_each set of meters in one read (virtual meters' terms)
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
@@ -248,7 +248,7 @@ export class IntervalStore {
       kwh,
       flags: storedFlags(row.flags, row.kwh, kwh.length),
       maxKw: row.maxKw ? storedMaxKw(row.maxKw) : withMax ? new Float64Array(count).fill(NaN) : null,
-      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, peakKw: row.peakKw },
+      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
     };
   }
 
@@ -335,7 +335,7 @@ export class IntervalStore {
           peakKw,
           peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
         });
-      record.stored = { totalKwh: total, cost, carbonKg, peakKw };
+      record.stored = { totalKwh: total, cost, carbonKg };
     }
   }
 
