@@ -97,15 +97,15 @@ async function diskWrites(options: {
   while (back < 180) back += 1440;
   if (options.speed !== 1) Object.assign(env, { LD_PRELOAD: LIBFAKETIME, FAKETIME: `-${back}m x${options.speed}`, FAKETIME_NO_CACHE: '1' });
   const service = await startService({ dataDir, logLevel: 'warn', root: options.root, env, timeoutMs: 120_000 });
+  const file = databasePath(dataDir);
+  // The bench's own connection to the box's database, closed before the window: the join, the wait for the fleet to
+  // catch up, and the checkpoint of the first start's backfill.
+  let site: ReturnType<typeof openDatabase> | null = null;
   try {
+    site = openDatabase(file);
     if (options.fleet) {
       const { url, code } = await options.fleet();
-      const site = openDatabase(databasePath(dataDir));
-      try {
-        await joinFleet(site, url, code);
-      } finally {
-        closeDatabase(site);
-      }
+      await joinFleet(site, url, code);
     }
     const deadline = performance.now() + 600_000;
     let first: string | null = null;
@@ -117,31 +117,22 @@ async function diskWrites(options: {
     while ((await collectorHealth(service)).collector.lastOkAt === first) await sleep(200);
     if (options.fleet) {
       // A join sends the backfilled week first (once per box): the window starts when the fleet holds everything.
-      const site = openDatabase(databasePath(dataDir));
-      try {
-        const until = performance.now() + 900_000;
-        while (syncState(site).unsentRows > 0 || !syncState(site).lastSuccessAt) {
-          if (performance.now() > until) throw new Error(`the fleet did not catch up in 15 minutes: ${JSON.stringify(syncState(site))}`);
-          await sleep(1000);
-        }
-      } finally {
-        closeDatabase(site);
+      const until = performance.now() + 900_000;
+      while (syncState(site).unsentRows > 0 || !syncState(site).lastSuccessAt) {
+        if (performance.now() > until) throw new Error(`the fleet did not catch up in 15 minutes: ${JSON.stringify(syncState(site))}`);
+        await sleep(1000);
       }
     }
     // The backfill's WAL (thousands of pages) is copied into the database here, by this process: its checkpoint is a
     // first start's, not the steady state's, and it landed in the window or not by chance. The window's own WAL is
     // added below as the checkpoint that will copy it (at most once per page).
-    const file = databasePath(dataDir);
-    const site = openDatabase(file);
-    try {
-      for (let tries = 0; tries < 50; tries += 1) {
-        const [row] = site.sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-        if (!row.busy) break;
-        await sleep(100);
-      }
-    } finally {
-      closeDatabase(site);
+    for (let tries = 0; tries < 50; tries += 1) {
+      const [row] = site.sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (!row.busy) break;
+      await sleep(100);
     }
+    closeDatabase(site);
+    site = null;
     const bytes0 = writeBytes(service.pid);
     const started = performance.now();
     const windowMs = (options.windowMin * 60_000) / options.speed;
@@ -160,6 +151,7 @@ async function diskWrites(options: {
     const bytes = written + wal;
     return { mibPerDay: (bytes / MiB) * (1440 / options.windowMin), bytes, walMiBPerDay: (wal / MiB) * (1440 / options.windowMin), collections };
   } finally {
+    if (site) closeDatabase(site);
     await service.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
