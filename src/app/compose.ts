@@ -5,8 +5,8 @@ import { holdServiceLock, buildOperations } from '../operations/index.ts';
 import { buildGateway } from '../gateway/index.ts';
 import { buildReporting } from '../reporting/index.ts';
 import { buildFacility } from '../facility/index.ts';
-import { buildCollection, buildMetering, EDGE_WRITE_MS, FLEET_WRITE_MS } from '../metering/index.ts';
-import { buildFleetSync, joined } from '../fleetSync/index.ts';
+import { buildCollection, buildMetering } from '../metering/index.ts';
+import { buildFleetSync } from '../fleetSync/index.ts';
 import { buildDemandWatch, buildEnergyModule, ensureSimulatorMeters } from '../energy/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
@@ -145,9 +145,6 @@ export async function createService(
       demand,
       loadShedder,
       meterSimulator: iot.simulator ? () => ensureSimulatorMeters(db, energy.meters, iot.simulator!.building.catalogue(), logger) : undefined,
-      // A joined box writes every 30 minutes, so the fleet never holds data over an hour old (its "stale"); a join or a
-      // leave takes effect at the next collection.
-      writeEveryMs: () => (joined(db) ? FLEET_WRITE_MS : EDGE_WRITE_MS),
       now,
     }),
   );
@@ -156,7 +153,8 @@ export async function createService(
   const startedAt = Date.now();
   const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
   const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt });
-  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth }));
+  // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
+  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
   start(access);
   start(operations);
 

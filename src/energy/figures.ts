@@ -492,7 +492,7 @@ export class EnergyFigures {
       const { start, count } = dayIntervals(timezone, day);
       if (start >= now) break;
       const row = this.days.dayOf(meterId, day);
-      // What the collector holds counts as well (edge: it is written hourly, every 30 minutes on a box joined to a fleet).
+      // What the collector holds counts as well (edge: it is written hourly).
       const held = this.store?.open?.kwh(meterId, day);
       const values = held ?? row?.kwh ?? null;
       const rowFlags = row?.flags ?? null;

@@ -33,7 +33,13 @@ const SITE_LOCK = 4_204_303;
 export function checkBatch(body: unknown, limits: IngestLimits): Batch {
   if (!validateBatch(body)) throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
   const batch = body;
-  const rows = (batch.intervals?.length ?? 0) + (batch.days?.length ?? 0) + (batch.alerts?.length ?? 0) + (batch.deletedAlerts?.length ?? 0);
+  const rows =
+    (batch.intervals?.length ?? 0) +
+    (batch.days?.length ?? 0) +
+    (batch.alerts?.length ?? 0) +
+    (batch.deletedAlerts?.length ?? 0) +
+    (batch.held?.intervals.length ?? 0) +
+    (batch.held?.days.length ?? 0);
   if (rows > limits.maxRows) throw new FleetError('batch_too_large', `batch refused: ${rows} rows, at most ${limits.maxRows} per batch`);
   if (batch.through < batch.after) throw new FleetError('invalid_batch', `batch refused: through (${batch.through}) is below after (${batch.after})`);
   const inRange = (seq: number, where: string) => {
@@ -41,24 +47,32 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
       throw new FleetError('invalid_batch', `batch refused: ${where} has sequence ${seq}, outside (${batch.after}, ${batch.through}]`);
     }
   };
+  const checkIntervals = (rows: Array<{ meter: string; start: string; value: number; seq?: number }>, where: string) => {
+    const seen = new Set<string>();
+    for (const [i, row] of rows.entries()) {
+      if (row.seq !== undefined) inRange(row.seq, `${where}/${i}`);
+      const start = Date.parse(row.start);
+      if (start % INTERVAL_MS !== 0) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} start ${row.start} is not on a 15-minute boundary`);
+      if (!Number.isFinite(row.value)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} value is not finite`);
+      const key = `${row.meter}\0${start}`;
+      if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} repeats meter ${row.meter} at ${row.start}`);
+      seen.add(key);
+    }
+  };
+  const checkDays = (rows: Array<{ meter: string; day: string; seq?: number }>, where: string) => {
+    const seen = new Set<string>();
+    for (const [i, row] of rows.entries()) {
+      if (row.seq !== undefined) inRange(row.seq, `${where}/${i}`);
+      const key = `${row.meter}\0${row.day}`;
+      if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} repeats meter ${row.meter} on ${row.day}`);
+      seen.add(key);
+    }
+  };
+  checkIntervals(batch.intervals ?? [], 'intervals');
+  checkDays(batch.days ?? [], 'days');
+  checkIntervals(batch.held?.intervals ?? [], 'held/intervals');
+  checkDays(batch.held?.days ?? [], 'held/days');
   const seen = new Set<string>();
-  for (const [i, row] of (batch.intervals ?? []).entries()) {
-    inRange(row.seq, `intervals/${i}`);
-    const start = Date.parse(row.start);
-    if (start % INTERVAL_MS !== 0) throw new FleetError('invalid_batch', `batch refused: intervals/${i} start ${row.start} is not on a 15-minute boundary`);
-    if (!Number.isFinite(row.value)) throw new FleetError('invalid_batch', `batch refused: intervals/${i} value is not finite`);
-    const key = `${row.meter}\0${start}`;
-    if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: intervals/${i} repeats meter ${row.meter} at ${row.start}`);
-    seen.add(key);
-  }
-  seen.clear();
-  for (const [i, row] of (batch.days ?? []).entries()) {
-    inRange(row.seq, `days/${i}`);
-    const key = `${row.meter}\0${row.day}`;
-    if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: days/${i} repeats meter ${row.meter} on ${row.day}`);
-    seen.add(key);
-  }
-  seen.clear();
   for (const [i, row] of (batch.alerts ?? []).entries()) {
     inRange(row.seq, `alerts/${i}`);
     if (seen.has(String(row.id))) throw new FleetError('invalid_batch', `batch refused: alerts/${i} repeats alert ${row.id}`);
@@ -97,11 +111,16 @@ export class Ingest {
   async store(siteId: string, batch: Batch): Promise<IngestResult> {
     const now = this.now();
     const clockSkewMs = Date.parse(batch.sentAt) - now;
-    const intervals = batch.intervals ?? [];
-    const live: typeof intervals = [];
-    const future: typeof intervals = [];
-    for (const row of intervals) (Date.parse(row.start) > now + this.limits.futureToleranceMs ? future : live).push(row);
-    await this.partitions.ensure(live.map((row) => monthOf(Date.parse(row.start))));
+    // Held rows (what the site's collector holds ahead of its rows) take the batch's `after` as their sequence: they
+    // replace what the fleet stored up to there, and the site's next write of those rows (a higher one) replaces them.
+    const heldSeq = batch.after;
+    const heldIntervals = (batch.held?.intervals ?? []).map((row) => ({ ...row, seq: heldSeq }));
+    const heldDays = (batch.held?.days ?? []).map((row) => ({ ...row, seq: heldSeq }));
+    const isFuture = (row: { start: string }) => Date.parse(row.start) > now + this.limits.futureToleranceMs;
+    const live = (batch.intervals ?? []).filter((row) => !isFuture(row));
+    const liveHeld = heldIntervals.filter((row) => !isFuture(row));
+    const future = [...(batch.intervals ?? []).filter(isFuture), ...heldIntervals.filter(isFuture)];
+    await this.partitions.ensure([...live, ...liveHeld].map((row) => monthOf(Date.parse(row.start))));
 
     const client = await this.pool.connect();
     let broken: Error | undefined;
@@ -122,9 +141,10 @@ export class Ingest {
       }
       await this.storeMetadata(client, siteId, batch);
       await this.checkMeters(client, siteId, batch);
+      // The held rows after the sequenced ones: under a lower sequence, they never replace a row of the same batch.
       const stored = {
-        intervals: await this.upsertIntervals(client, siteId, live),
-        days: await this.upsertDays(client, siteId, batch.days ?? []),
+        intervals: (await this.upsertIntervals(client, siteId, live)) + (await this.upsertIntervals(client, siteId, liveHeld, 'held')),
+        days: (await this.upsertDays(client, siteId, batch.days ?? [])) + (await this.upsertDays(client, siteId, heldDays)),
         alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
         deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),
       };
@@ -194,8 +214,8 @@ export class Ingest {
   /** Every meter a row names must have been declared (in this batch or an earlier one). */
   private async checkMeters(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
     const named = new Set<string>();
-    for (const row of batch.intervals ?? []) named.add(row.meter);
-    for (const row of batch.days ?? []) named.add(row.meter);
+    for (const row of [...(batch.intervals ?? []), ...(batch.held?.intervals ?? [])]) named.add(row.meter);
+    for (const row of [...(batch.days ?? []), ...(batch.held?.days ?? [])]) named.add(row.meter);
     if (named.size === 0) return;
     const declared = await client.query<{ key: string }>('select key from site_meters where site_id = $1 and key = any($2::text[])', [siteId, [...named]]);
     const known = new Set(declared.rows.map((r) => r.key));
@@ -212,7 +232,7 @@ export class Ingest {
   // Two statements, one per case: rows new to the fleet (INSERT … ON CONFLICT DO NOTHING, whose RETURNING tells which
   // were new, for completeness counts: xmax cannot be read from a partitioned table), then newer versions of stored rows
   // (UPDATE … WHERE the stored sequence is lower). A live batch is all inserts; its UPDATE finds nothing to change.
-  private async upsertIntervals(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['intervals']>): Promise<number> {
+  private async upsertIntervals(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['intervals']>, held?: 'held'): Promise<number> {
     if (rows.length === 0) return 0;
     const params = [siteId, rows.map((r) => r.meter), rows.map((r) => r.start), rows.map((r) => r.value), rows.map((r) => r.quality), rows.map((r) => r.seq)];
     const inserted = await client.query<{ written: string }>(
@@ -231,10 +251,15 @@ export class Ingest {
        select count(*) as written from written`,
       params,
     );
+    // A sequenced row replaces a lower sequence; a held row (under `after`) also replaces the held row before it.
     const updated = await client.query(
-      `update intervals i set value = u.v, quality = u.q, seq = u.n
-       from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
-       where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq < u.n`,
+      held
+        ? `update intervals i set value = u.v, quality = u.q, seq = u.n
+           from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
+           where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq <= u.n and (i.value <> u.v or i.quality <> u.q)`
+        : `update intervals i set value = u.v, quality = u.q, seq = u.n
+           from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
+           where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq < u.n`,
       params,
     );
     return Number(inserted.rows[0]!.written) + (updated.rowCount ?? 0);

@@ -102,6 +102,36 @@ export const BatchSchema = Type.Object(
     ),
     /** Alerts deleted on the site since its cursor: the fleet drops its copy (unless a later version is stored). */
     deletedAlerts: Type.Optional(Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), seq: Seq }, { additionalProperties: false }), { maxItems: 1000 })),
+    /**
+     * What the site's collector holds ahead of its rows (it writes them hourly): rows without a sequence of their own,
+     * stored under `after`, so any row the site sends later (a higher sequence) replaces them.
+     */
+    held: Type.Optional(
+      Type.Object(
+        {
+          intervals: Type.Array(
+            Type.Object(
+              { meter: Key, start: Instant, value: Type.Number(), quality: Type.Union(QUALITIES.map((q) => Type.Literal(q))) },
+              { additionalProperties: false },
+            ),
+          ),
+          days: Type.Array(
+            Type.Object(
+              {
+                meter: Key,
+                day: Type.String({ format: 'date' }),
+                value: Type.Number(),
+                kwh: Type.Optional(Type.Number()),
+                cost: Type.Number(),
+                carbonKg: Type.Number(),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     health: Type.Optional(
       Type.Object(
         {

@@ -1,7 +1,7 @@
 // Builds the next batch from the site's SQLite: the rows whose sequence is above the cursor, oldest first and bounded
 // (contiguous: the fleet's acknowledgement may then move the cursor to the batch's last sequence), or after an
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
-import { FLAG_ESTIMATED, FLAG_IMPORTED, storedFlags, storedKwh } from '../metering/index.ts';
+import { FLAG_ESTIMATED, FLAG_IMPORTED, type HeldDay, KWH_SCALE, quantize, storedFlags, storedKwh } from '../metering/index.ts';
 import { kwhPerM3ByDay } from '../pricing/index.ts';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
@@ -43,6 +43,16 @@ export type SiteBatch = {
   }>;
   /** Alerts deleted on the box (sync_deleted_alerts); the key is left out when there are none. */
   deletedAlerts?: Array<{ id: number; seq: number }>;
+  /**
+   * What the collector holds ahead of its rows (it writes hourly: issue 44), with no sequence of its own: the fleet
+   * stores it under the batch's `after`, so the next write of the row (a higher sequence) replaces it. Sent only when
+   * nothing else is waiting (`after` is then the newest sequence the fleet stored); the key is left out when nothing
+   * is held.
+   */
+  held?: {
+    intervals: Array<{ meter: string; start: string; value: number; quality: 'measured' | 'estimated' | 'imported' }>;
+    days: Array<{ meter: string; day: string; value: number; kwh?: number; cost: number; carbonKg: number }>;
+  };
   health?: Record<string, unknown>;
 };
 
@@ -156,7 +166,7 @@ export class SentIntervals {
 /** What a batch's day rows need besides the row: the site's timezone, its gas meters and the calorific versions. */
 type DayContext = { timezone: string; gasMeters: Set<number>; kwhPerM3: (day: string) => number };
 
-function dayContext(tx: Tx): DayContext {
+function dayContext(tx: Pick<Tx, 'select'>): DayContext {
   const timezone = tx.select({ timezone: platformConfig.timezone }).from(platformConfig).get()?.timezone ?? 'UTC';
   const gasMeters = new Set(
     tx
@@ -201,6 +211,49 @@ function addDay(batch: SiteBatch, row: DayRow, context: DayContext, sent?: SentI
     if (Number.isFinite(kwhPerM3)) day.kwh = row.totalKwh * kwhPerM3;
   }
   batch.days.push(day);
+}
+
+/**
+ * What the collector holds (IntervalStore.heldDays: its records with the rollups a write would store now), trimmed like
+ * a live row: the intervals the fleet has not stored as they are, and every held day's totals. Bounded by `rows`: the
+ * days that do not fit go at the next send (what went is remembered once the fleet stored it). Read outside any write
+ * transaction: nothing is marked, nothing written. Null when nothing is held.
+ */
+export function heldPart(db: Db, held: readonly HeldDay[], sent: SentIntervals, rows = ROWS_PER_BATCH): NonNullable<SiteBatch['held']> | null {
+  if (held.length === 0) return null;
+  const context = dayContext(db.orm);
+  const part: NonNullable<SiteBatch['held']> = { intervals: [], days: [] };
+  for (const day of held) {
+    const { record } = day;
+    const meter = String(record.meterId);
+    const prior = sent.get(meter, record.day);
+    const n = record.kwh.length;
+    const content: DayContent = { values: new Float64Array(n).fill(Number.NaN), qualities: new Uint8Array(n) };
+    const before = part.intervals.length;
+    for (let i = 0; i < n; i++) {
+      const raw = record.kwh[i]!;
+      if (Number.isNaN(raw)) continue;
+      // As the row will store it (0.1 Wh), so that the write's own batch finds it unchanged.
+      const value = quantize(raw, KWH_SCALE);
+      const q = quality(record.flags[i] ?? 0);
+      content.values[i] = value;
+      content.qualities[i] = QUALITY_CODES[q];
+      if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue;
+      part.intervals.push({ meter, start: new Date(record.start + i * 900_000).toISOString(), value, quality: q });
+    }
+    if (part.days.length > 0 && part.intervals.length + part.days.length + 1 > rows) {
+      part.intervals.length = before; // this day and the rest go at the next send
+      break;
+    }
+    sent.stage(meter, record.day, content);
+    const total: NonNullable<SiteBatch['held']>['days'][number] = { meter, day: record.day, value: day.totalKwh, cost: day.cost, carbonKg: day.carbonKg };
+    if (context.gasMeters.has(record.meterId)) {
+      const kwhPerM3 = context.kwhPerM3(record.day);
+      if (Number.isFinite(kwhPerM3)) total.kwh = day.totalKwh * kwhPerM3;
+    }
+    part.days.push(total);
+  }
+  return part;
 }
 
 function addAlert(batch: SiteBatch, row: typeof alerts.$inferSelect): void {

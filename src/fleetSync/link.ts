@@ -13,11 +13,6 @@ export function readLink(db: Db): FleetLink | undefined {
   return db.orm.select().from(fleetLink).where(eq(fleetLink.id, 1)).get();
 }
 
-/** Whether the box is joined to a fleet (the link row is there). */
-export function joined(db: Db): boolean {
-  return readLink(db) !== undefined;
-}
-
 /** Rows written since the fleet last acknowledged (meter days, alerts, deleted alerts): what the box still has to send. */
 export function unsentRows(db: Db, cursor: number): number {
   const days = db.orm.select({ n: count() }).from(meterDays).where(gt(meterDays.syncSeq, cursor)).get()?.n ?? 0;

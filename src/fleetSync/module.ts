@@ -5,6 +5,7 @@ import type { Config } from '../platform/config.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { HeldDay } from '../metering/index.ts';
 import { FleetSync, type SyncHealth } from './sync.ts';
 
 export function buildFleetSync({
@@ -12,13 +13,16 @@ export function buildFleetSync({
   db,
   logger,
   health,
+  held,
 }: {
   config: Config;
   db: Db;
   logger: Logger;
   health: SyncHealth;
+  /** What the collector holds ahead of its rows (IntervalStore.heldDays), sent between its hourly writes. */
+  held?: () => readonly HeldDay[];
 }): Module<{ fleetSync: FleetSync }> {
-  const fleetSync = new FleetSync({ db, logger, catchUpDelayMs: config.fleetSync.catchUpDelayMs, intervalMs: config.fleetSync.intervalMs, health });
+  const fleetSync = new FleetSync({ db, logger, catchUpDelayMs: config.fleetSync.catchUpDelayMs, intervalMs: config.fleetSync.intervalMs, health, held });
   const ticks = new Repeating(
     () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
     // It looks every 30 s at most (a join is noticed soon); it sends every EMS_FLEET_SYNC_INTERVAL (FleetSync decides).

@@ -11,6 +11,7 @@ import type { Logger } from '../platform/logger.ts';
 import {
   ALERTS_PER_BATCH,
   DAYS_PER_BATCH,
+  heldPart,
   historyBatch,
   metadata,
   newestDayBatch,
@@ -20,6 +21,7 @@ import {
   type SiteBatch,
 } from './batch.ts';
 import { readLink, type FleetLink, unsentRows } from './link.ts';
+import type { HeldDay } from '../metering/index.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
 
@@ -27,6 +29,11 @@ export type FleetSyncOptions = {
   db: Db;
   logger: Logger;
   health: SyncHealth;
+  /**
+   * What the collector holds ahead of its rows (IntervalStore.heldDays): sent at the end of every send, so the fleet
+   * follows the box between its hourly writes. Absent: the rows alone.
+   */
+  held?: () => readonly HeldDay[];
   /** Upper bound of the random wait between the newest day and the history after an outage (ms). */
   catchUpDelayMs: number;
   /** How often to send while nothing is pending (EMS_FLEET_SYNC_INTERVAL); a first send after joining goes at the next tick. */
@@ -47,6 +54,11 @@ const OUTAGE_MS = 10 * 60_000;
  * The process keeps the exact times in memory for its own decisions (when to send, whether it was an outage).
  */
 const HEARTBEAT_PERSIST_MS = 15 * 60_000;
+/**
+ * A batch with held rows that the fleet refused as invalid (a fleet older than this box does not know the field) is
+ * sent without them for this long; the rows are not held up, and the fleet gets today at the hourly writes meanwhile.
+ */
+const HELD_RETRY_MS = 60 * 60_000;
 
 export class FleetSync {
   private failures = 0;
@@ -62,6 +74,8 @@ export class FleetSync {
   /** This process's last attempt and last stored batch (the link row may hold older times: see HEARTBEAT_PERSIST_MS). */
   private lastAttemptMs: number | undefined;
   private lastSuccessMs: number | undefined;
+  /** Until when held rows are not sent (the fleet refused a batch carrying them: see HELD_RETRY_MS). */
+  private heldOffUntil = 0;
 
   constructor(private readonly options: FleetSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -110,10 +124,24 @@ export class FleetSync {
             },
             this.sent,
           );
+      // Nothing else waiting: what the collector holds goes too (under `after`, the newest sequence the fleet stored).
+      if (!ahead && batch.through === link.cursor && this.options.held && this.now() >= this.heldOffUntil) {
+        const held = heldPart(db, this.options.held(), this.sent);
+        if (held) batch.held = held;
+      }
       const meta = metadata(db);
       const hash = createHash('sha256').update(JSON.stringify(meta)).digest('hex');
       const withMeta = hash !== this.sentMetadata;
-      if (!withMeta && batch.through === link.cursor && batch.intervals.length === 0 && batch.alerts.length === 0 && !batch.deletedAlerts && sent > 0) return;
+      if (
+        !withMeta &&
+        batch.through === link.cursor &&
+        batch.intervals.length === 0 &&
+        batch.alerts.length === 0 &&
+        !batch.deletedAlerts &&
+        !batch.held &&
+        sent > 0
+      )
+        return;
       const body: SiteBatch = { ...batch, ...(withMeta ? meta : {}), health: this.healthFields(link) };
       const attemptMs = this.now();
       const attemptAt = new Date(attemptMs).toISOString();
@@ -198,6 +226,17 @@ export class FleetSync {
     }
     const code = body?.code ?? `http_${response.status}`;
     const message = body?.error ?? `the fleet answered ${response.status}`;
+    if (batch.held && code === 'invalid_batch') {
+      // Most likely a fleet older than this box (it refuses a field it does not know): the rows go on without the held
+      // part; the refusal is not kept in the link row, where it would hide the rows' own state.
+      this.heldOffUntil = this.now() + HELD_RETRY_MS;
+      this.backlog = true;
+      this.options.logger.warn(
+        { reason: message },
+        'fleet sync: the fleet refused the rows the collector holds (is it older than this box?); they go at the hourly writes for now',
+      );
+      return 'refused';
+    }
     if (link.lastErrorCode !== code)
       this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
     this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });

@@ -38,15 +38,10 @@ export { BACKFILL_MS };
 /**
  * How often the service writes what it holds (issue 44: disk writes on an edge box). Every write rewrites today's row of
  * every meter (~100-150 KiB of WAL at 500 meters); hourly instead of every 15 minutes is ~4 times fewer bytes. Reads of
- * day and month figures add what is held (StoredDays), so they are as current as before; see docs/performance-edge.md.
+ * day and month figures add what is held (StoredDays), so they are as current as before, and a box joined to a fleet
+ * sends what is held at every sync (fleetSync heldPart), so the fleet is too; see docs/performance-edge.md.
  */
 export const EDGE_WRITE_MS = 60 * 60_000;
-/**
- * The same on a box joined to a fleet: the fleet sync sends the rows, and the fleet calls a site stale when the newest
- * interval it holds is over an hour old (src/fleet/portfolio.ts). Written every 30 minutes, that interval is at most
- * 30 minutes plus the sync interval (5) old.
- */
-export const FLEET_WRITE_MS = 30 * 60_000;
 /** Readings further apart than this are a gap: the gateway's history is asked for what lies between. */
 const MIN_GAP_MS = 5 * 60_000;
 const HISTORY_CONCURRENCY = 8;
@@ -101,7 +96,7 @@ export class Collector {
       holdOpenInterval?: boolean;
       /**
        * With holdOpenInterval: what is held is written at the first collection of each period this long, asked at every
-       * collection (default 15 minutes; the service: EDGE_WRITE_MS, FLEET_WRITE_MS on a box joined to a fleet).
+       * collection (default 15 minutes; the service: EDGE_WRITE_MS).
        */
       writeEveryMs?: () => number;
       /** Runs after each collection, good or not (e.g. the demand and data watches); an error there is logged, never the collection's. */

@@ -1,14 +1,25 @@
 // The face of metering/: what the other contexts use of it. Imports from outside metering/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is metering's own business.
-export { Collector, EDGE_WRITE_MS, FLEET_WRITE_MS } from './collector.ts';
+export { Collector, EDGE_WRITE_MS } from './collector.ts';
 export type { CollectorStatus } from './collectorHealth.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';
-export { KWH_SCALE, decodeValuesInto } from './intervalCodec.ts';
+export { KWH_SCALE, decodeValuesInto, quantize } from './intervalCodec.ts';
 export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter, type MeterSummary } from './meters.ts';
 export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 export { StoredDays, type DecodedDay, type MeterIdsJson } from './storedDays.ts';
 export { restateCosts, type Restatement } from './restate.ts';
 export { TimeZoneMove } from './rezone.ts';
-export { FLAG_ESTIMATED, FLAG_IMPORTED, IntervalStore, SLICE_MS, storedFlags, storedKwh, storedMaxKw, yieldToLoop, type OpenIntervals } from './store.ts';
+export {
+  FLAG_ESTIMATED,
+  FLAG_IMPORTED,
+  type HeldDay,
+  IntervalStore,
+  SLICE_MS,
+  storedFlags,
+  storedKwh,
+  storedMaxKw,
+  yieldToLoop,
+  type OpenIntervals,
+} from './store.ts';
 export { buildMetering, buildCollection, meteringRouteGroups, type CollectionNeeds } from './module.ts';

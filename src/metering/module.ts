@@ -43,7 +43,7 @@ export type CollectionNeeds = {
   demand: { check(now: number): void };
   /** Asked after the peak warning, from the same projection (analysis's LoadShedder, issue 25). */
   loadShedder: { evaluate(now: number): Promise<unknown> };
-  /** How often what the collector holds is written, asked at every collection (default EDGE_WRITE_MS; the root: FLEET_WRITE_MS while joined to a fleet). */
+  /** How often what the collector holds is written, asked at every collection (default EDGE_WRITE_MS). */
   writeEveryMs?: () => number;
   /** Meters the simulated building on a first start (energy's ensureSimulatorMeters); run before the first collection. */
   meterSimulator?: () => void;
@@ -67,7 +67,7 @@ export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ 
     intervalMs: config.collectIntervalMs,
     timezone: needs.timezone,
     now: needs.now,
-    // Edge boxes run on flash: day rows are written hourly (every 30 minutes on a box joined to a fleet), not every
+    // Edge boxes run on flash: day rows are written hourly, joined to a fleet or not (its sync sends what is held), not every
     // collection; readers add what is held (docs/performance-edge.md, "When energy is written").
     holdOpenInterval: true,
     writeEveryMs: needs.writeEveryMs ?? (() => EDGE_WRITE_MS),

@@ -50,6 +50,11 @@ export type HeldDay = {
   peakKw: number | null;
   peakIndex: number | null;
   stored: StoredRollups | null;
+  /**
+   * The held record itself (its values as counted, flags): the fleet sync sends it between the writes (issue 44). The
+   * collector goes on counting into it, so it is read at once, in the same turn as heldDays() was called.
+   */
+  record: DayRecord;
 };
 
 type DayRollupRow = { meterId: number; day: string; totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null };
@@ -267,7 +272,7 @@ export class IntervalStore {
       for (const record of open.records()) {
         // The row as it is now (another write may have moved it since the record was loaded: a restatement).
         const stored = (this.selectRollups.get(record.meterId, record.day) as StoredRollups | undefined) ?? null;
-        days.push({ meterId: record.meterId, day: record.day, ...this.rollupsOf(record, timezone), stored });
+        days.push({ meterId: record.meterId, day: record.day, ...this.rollupsOf(record, timezone), stored, record });
       }
       return days;
     });

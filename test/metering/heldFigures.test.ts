@@ -120,22 +120,3 @@ test('the cached HTTP figures follow what is held at each new 15-minute interval
   r.collector.flush();
   assert.equal(await summary(), after, 'and they are what the written rows give');
 });
-
-test('a box joined to a fleet writes every 30 minutes (the fleet calls a site stale past an hour; one not joined: the first test)', async (t) => {
-  const rig = await simulatorRig({ start: Math.floor(Date.now() / HOUR) * HOUR + 2 * MIN, collector: 'service' });
-  t.after(() => rig.close());
-  await rig.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
-  const { sqlite } = rig.server.service.deps.db;
-  const lastAt = sqlite.prepare('SELECT max(last_at) FROM meter_state').pluck();
-  await rig.collector.collect();
-  const backfilled = Number(lastAt.get());
-  // Joined as `emsctl fleet join` leaves it (the link row; the fleet itself is not needed for the cadence).
-  sqlite
-    .prepare("INSERT INTO fleet_link (id, fleet_url, site_id, credential, joined_at) VALUES (1, 'http://127.0.0.1:9', 'site', 'secret', ?)")
-    .run(new Date(rig.clock.now).toISOString());
-  const half = Math.floor(rig.clock.now / HOUR) * HOUR + 30 * MIN;
-  await rig.run(half - MIN);
-  assert.equal(Number(lastAt.get()), backfilled, 'nothing written before the half hour (the 15-minute boundary included)');
-  await rig.run(half + MIN);
-  assert.ok(Number(lastAt.get()) >= half, 'written at the half hour');
-});

@@ -29,7 +29,7 @@ export const fleetLink = sqliteTable('fleet_link', {
  * stamped anew only when it changes after a batch carried it (its sequence at or below sentThrough); a row not yet
  * carried keeps its number, as the batch that carries it reads its content then. So a box not joined to a fleet, or one
  * whose fleet is away, pays no index writes for rows changing again and again (the collector rewrites today's rows
- * at every write: hourly, every 30 minutes on a box joined to a fleet).
+ * at every write: hourly).
  */
 export const syncSequence = sqliteTable('sync_sequence', {
   id: integer('id').primaryKey(),
