@@ -22,7 +22,7 @@ import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schem
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_JSON_BYTES = 64 * 1024;
 /**
- * A live batch (a box's write, trimmed: ~1,500 rows for 500 meters every 30 minutes) is under this; catch-up batches of whole
+ * A live batch (a box's hourly write trimmed, or what it holds: ~1,000 rows for 500 meters) is under this; catch-up batches of whole
  * days are ~1.6 MB. Small batches have LIVE_RESERVE slots of their own above maxConcurrentIngests, so live sites are not
  * turned away (each 429 costs a box its next 30 s tick) while returning sites fill the slots with history.
  */

@@ -10,6 +10,29 @@ const Key = Type.String({ minLength: 1, maxLength: 100 });
 
 export const QUALITIES = ['measured', 'estimated', 'imported'] as const;
 
+/** An interval row's fields; a sequenced row adds `seq`, a held one has none. */
+const IntervalFields = {
+  meter: Key,
+  start: Instant,
+  value: Type.Number(),
+  quality: Type.Union(QUALITIES.map((q) => Type.Literal(q))),
+};
+
+/** A day row's fields; a sequenced row adds `seq`, a held one has none. */
+const DayFields = {
+  meter: Key,
+  day: Type.String({ format: 'date' }),
+  /** In the meter's declared unit (m³ for gas). */
+  value: Type.Number(),
+  /**
+   * Gas days: the kWh the site converted `value` to (calorific value × correction in force that day). Optional: a box
+   * that predates it still validates; its gas days then carry no kWh and stay out of the EUI.
+   */
+  kwh: Type.Optional(Type.Number()),
+  cost: Type.Number(),
+  carbonKg: Type.Number(),
+};
+
 export const BatchSchema = Type.Object(
   {
     /** The site's clock when it sent the batch. */
@@ -48,41 +71,8 @@ export const BatchSchema = Type.Object(
         { maxItems: 5000 },
       ),
     ),
-    intervals: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            meter: Key,
-            start: Instant,
-            value: Type.Number(),
-            quality: Type.Union(QUALITIES.map((q) => Type.Literal(q))),
-            seq: Seq,
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
-    days: Type.Optional(
-      Type.Array(
-        Type.Object(
-          {
-            meter: Key,
-            day: Type.String({ format: 'date' }),
-            /** In the meter's declared unit (m³ for gas). */
-            value: Type.Number(),
-            /**
-             * Gas days: the kWh the site converted `value` to (calorific value × correction in force that day). Optional:
-             * a box that predates it still validates; its gas days then carry no kWh and stay out of the EUI.
-             */
-            kwh: Type.Optional(Type.Number()),
-            cost: Type.Number(),
-            carbonKg: Type.Number(),
-            seq: Seq,
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    ),
+    intervals: Type.Optional(Type.Array(Type.Object({ ...IntervalFields, seq: Seq }, { additionalProperties: false }))),
+    days: Type.Optional(Type.Array(Type.Object({ ...DayFields, seq: Seq }, { additionalProperties: false }))),
     alerts: Type.Optional(
       Type.Array(
         Type.Object(
@@ -109,25 +99,8 @@ export const BatchSchema = Type.Object(
     held: Type.Optional(
       Type.Object(
         {
-          intervals: Type.Array(
-            Type.Object(
-              { meter: Key, start: Instant, value: Type.Number(), quality: Type.Union(QUALITIES.map((q) => Type.Literal(q))) },
-              { additionalProperties: false },
-            ),
-          ),
-          days: Type.Array(
-            Type.Object(
-              {
-                meter: Key,
-                day: Type.String({ format: 'date' }),
-                value: Type.Number(),
-                kwh: Type.Optional(Type.Number()),
-                cost: Type.Number(),
-                carbonKg: Type.Number(),
-              },
-              { additionalProperties: false },
-            ),
-          ),
+          intervals: Type.Array(Type.Object(IntervalFields, { additionalProperties: false })),
+          days: Type.Array(Type.Object(DayFields, { additionalProperties: false })),
         },
         { additionalProperties: false },
       ),
