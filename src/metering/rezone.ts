@@ -146,7 +146,7 @@ export class TimeZoneMove {
       let record = records.get(day);
       if (!record) {
         const { start, count } = dayIntervals(to, day);
-        record = { meterId, day, start, kwh: new Float64Array(count).fill(Number.NaN), flags: new Uint8Array(count), maxKw: null, stored: null };
+        record = { meterId, day, start, kwh: new Float64Array(count).fill(Number.NaN), flags: new Uint8Array(count), maxKw: null };
         records.set(day, record);
       }
       if (withMax && !record.maxKw) record.maxKw = new Float64Array(record.kwh.length).fill(Number.NaN);

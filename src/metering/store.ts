@@ -30,8 +30,6 @@ export type DayRecord = {
   kwh: Float64Array | Float32Array;
   flags: Uint8Array;
   maxKw: Float64Array | Float32Array | null;
-  /** Rollups as stored before this write (the month row moves by the difference); null: no row yet. */
-  stored: Rollups | null;
 };
 
 /** A day row's rollups as stored. */
@@ -64,7 +62,7 @@ function nextMonthOf(month: string): string {
   return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
 }
 
-type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null; totalKwh: number; cost: number; carbonKg: number };
+type StoredDay = { kwh: Buffer; flags: Buffer; maxKw: Buffer | null };
 type Rollups = { totalKwh: number; cost: number; carbonKg: number };
 
 /** A stored kWh blob (either format) as values; NaN: no data. */
@@ -126,10 +124,8 @@ export class IntervalStore {
       tables: ['meter_days', 'meters', 'tariff_versions', 'calorific_versions', 'platform_config'],
       max: 1,
     });
-    // raw SQL: one day row with its blobs and rollups, by the (meter_id, day) key, on every write
-    this.selectDay = sqlite.prepare(
-      'SELECT kwh, flags, max_kw AS maxKw, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE meter_id = ? AND day = ?',
-    );
+    // raw SQL: one day row's blobs, by the (meter_id, day) key, when a day record is loaded
+    this.selectDay = sqlite.prepare('SELECT kwh, flags, max_kw AS maxKw FROM meter_days WHERE meter_id = ? AND day = ?');
     // raw SQL: a day's blobs of a json_each set of meters in one read (virtual meters' terms)
     this.selectDayOf = sqlite.prepare('SELECT meter_id AS meterId, kwh, flags FROM meter_days WHERE day = ? AND meter_id IN (SELECT value FROM json_each(?))');
     // raw SQL: a day's rollups before a write (the month row moves by the difference), and under a held day
@@ -242,7 +238,6 @@ export class IntervalStore {
         kwh: new Float64Array(count).fill(NaN),
         flags: new Uint8Array(count),
         maxKw: withMax ? new Float64Array(count).fill(NaN) : null,
-        stored: null,
       };
     }
     const kwh = storedKwh(row.kwh);
@@ -253,7 +248,6 @@ export class IntervalStore {
       kwh,
       flags: storedFlags(row.flags, row.kwh, kwh.length),
       maxKw: row.maxKw ? storedMaxKw(row.maxKw) : withMax ? new Float64Array(count).fill(NaN) : null,
-      stored: { totalKwh: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg },
     };
   }
 
@@ -340,7 +334,6 @@ export class IntervalStore {
           peakKw,
           peakAt: peakIndex === null ? null : record.start + peakIndex * INTERVAL_MS,
         });
-      record.stored = { totalKwh: total, cost, carbonKg };
     }
   }
 

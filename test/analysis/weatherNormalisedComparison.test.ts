@@ -68,7 +68,6 @@ describe('weather-normalised month-on-month change', () => {
             kwh: new Float32Array(96).fill((model(day) * factor(day)) / 96),
             flags: new Uint8Array(96),
             maxKw: null,
-            stored: null,
           },
         ];
         energy.store.save(rows);

@@ -37,14 +37,14 @@ describe('site demand with a missing interval on one of two incomers', () => {
       const rows: DayRecord[] = [];
       const kwhA = new Float32Array(count).fill(10);
       if (day === peakDay) kwhA[32] = PEAK_KWH;
-      rows.push({ meterId: a, day, start, kwh: kwhA, flags: new Uint8Array(count), maxKw: null, stored: null });
+      rows.push({ meterId: a, day, start, kwh: kwhA, flags: new Uint8Array(count), maxKw: null });
       if (day === peakDay) {
-        rows.push({ meterId: pv, day, start, kwh: new Float32Array(count).fill(20), flags: new Uint8Array(count), maxKw: null, stored: null });
-        rows.push({ meterId: exported, day, start, kwh: new Float32Array(count).fill(300), flags: new Uint8Array(count), maxKw: null, stored: null });
+        rows.push({ meterId: pv, day, start, kwh: new Float32Array(count).fill(20), flags: new Uint8Array(count), maxKw: null });
+        rows.push({ meterId: exported, day, start, kwh: new Float32Array(count).fill(300), flags: new Uint8Array(count), maxKw: null });
         const kwhB = new Float32Array(count).fill(5);
         kwhB[32] = Number.NaN; // the missing interval
         const flags = new Uint8Array(count);
-        rows.push({ meterId: b, day, start, kwh: kwhB, flags, maxKw: null, stored: null });
+        rows.push({ meterId: b, day, start, kwh: kwhB, flags, maxKw: null });
       }
       db.sqlite.transaction(() => energy.store.save(rows))();
     }

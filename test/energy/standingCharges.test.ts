@@ -33,7 +33,7 @@ describe('standing charges: days with data only, on every route', () => {
     for (let day = first; day < today; day = addDays(day, 1)) {
       if (day === gap) continue;
       const { start, count } = dayIntervals('UTC', day);
-      const rows: DayRecord[] = [{ meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null, stored: null }];
+      const rows: DayRecord[] = [{ meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null }];
       db.sqlite.transaction(() => energy.store.save(rows))();
     }
     const version = await server.request('POST', '/api/energy/tariffs', {

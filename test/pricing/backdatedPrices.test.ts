@@ -32,8 +32,8 @@ describe('back-dated versions restate the stored costs of the days they cover', 
     for (let day = first; day < end; day = addDays(day, 1)) {
       const { start, count } = dayIntervals('UTC', day);
       const rows: DayRecord[] = [
-        { meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null, stored: null },
-        { meterId: gas, day, start, kwh: new Float32Array(count).fill(0.1), flags: new Uint8Array(count), maxKw: null, stored: null },
+        { meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null },
+        { meterId: gas, day, start, kwh: new Float32Array(count).fill(0.1), flags: new Uint8Array(count), maxKw: null },
       ];
       db.sqlite.transaction(() => energy.store.save(rows))();
     }

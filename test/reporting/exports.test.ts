@@ -153,8 +153,8 @@ describe('energy exports', () => {
       const values = (base: number) => Float32Array.from({ length: count }, (_, i) => base + (i % 10) / 100);
       db.sqlite.transaction(() =>
         energy.store.save([
-          { meterId: gas, day, start, kwh: values(1.5), flags: new Uint8Array(count), maxKw: null, stored: null },
-          { meterId: water, day, start, kwh: values(0.2), flags: new Uint8Array(count), maxKw: null, stored: null },
+          { meterId: gas, day, start, kwh: values(1.5), flags: new Uint8Array(count), maxKw: null },
+          { meterId: water, day, start, kwh: values(0.2), flags: new Uint8Array(count), maxKw: null },
         ]),
       )();
     }

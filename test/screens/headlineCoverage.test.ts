@@ -25,7 +25,7 @@ describe('headline coverage on a site with imported history and collection off',
     const main = energy.meters.create({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true }, null).id;
     for (let day = addDays(monthStart, -3); day < today; day = addDays(day, 1)) {
       const { start, count } = dayIntervals('UTC', day);
-      const rows: DayRecord[] = [{ meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null, stored: null }];
+      const rows: DayRecord[] = [{ meterId: main, day, start, kwh: new Float32Array(count).fill(1), flags: new Uint8Array(count), maxKw: null }];
       db.sqlite.transaction(() => energy.store.save(rows))();
     }
   });
