@@ -123,7 +123,7 @@ test('held rows at the fleet: stored under `after`, replaced by the next held ro
   assert.deepEqual([rows[5]!.value, rows[5]!.quality, rows[5]!.seq], [2, 'estimated', 6]);
 });
 
-test('held rows are checked like any other: off the quarter hour, repeated, not finite, an undeclared meter or too many: refused, nothing stored', async () => {
+test('held rows are checked like any other: off the quarter hour, repeated, with a sequence, an undeclared meter or too many: refused, nothing stored', async () => {
   const { siteId, credential } = await enrolSite(fleet, 'Held refusals');
   const from = quarterAgo(4);
   assert.equal((await sendBatch(fleet.url, credential, intervalBatch({ after: 0, from, count: 1, meters: ['1'] }))).status, 200);
