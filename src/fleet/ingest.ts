@@ -251,15 +251,13 @@ export class Ingest {
        select count(*) as written from written`,
       params,
     );
-    // A sequenced row replaces a lower sequence; a held row (under `after`) also replaces the held row before it.
+    // A sequenced row replaces a lower sequence; a held row (under `after`) also replaces the held row before it, where
+    // it differs.
+    const newer = held ? 'i.seq <= u.n and (i.value <> u.v or i.quality <> u.q)' : 'i.seq < u.n';
     const updated = await client.query(
-      held
-        ? `update intervals i set value = u.v, quality = u.q, seq = u.n
-           from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
-           where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq <= u.n and (i.value <> u.v or i.quality <> u.q)`
-        : `update intervals i set value = u.v, quality = u.q, seq = u.n
-           from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
-           where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and i.seq < u.n`,
+      `update intervals i set value = u.v, quality = u.q, seq = u.n
+       from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
+       where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and ${newer}`,
       params,
     );
     return Number(inserted.rows[0]!.written) + (updated.rowCount ?? 0);

@@ -94,7 +94,9 @@ export function metadata(db: Db): Pick<SiteBatch, 'site' | 'areas' | 'meters'> {
   };
 }
 
-function quality(flag: number): 'measured' | 'estimated' | 'imported' {
+type Quality = 'measured' | 'estimated' | 'imported';
+
+function quality(flag: number): Quality {
   if (flag & FLAG_IMPORTED) return 'imported';
   if (flag & FLAG_ESTIMATED) return 'estimated';
   return 'measured';
@@ -187,29 +189,49 @@ function dayContext(tx: Pick<Tx, 'select'>): DayContext {
   return { timezone, gasMeters, kwhPerM3: (day) => kwhPerM3ByDay(versions, [day]).get(day)! };
 }
 
+/**
+ * A meter day's intervals as the fleet is to hold them (a missing one is never sent, never a 0): each one the fleet has
+ * not stored as it is (`prior`) goes to `send`; returns the day's content, to remember once the fleet stored it.
+ */
+function trimmedIntervals(
+  values: ArrayLike<number>,
+  flags: ArrayLike<number>,
+  count: number,
+  prior: DayContent | undefined,
+  send: (i: number, value: number, quality: Quality) => void,
+): DayContent {
+  const content: DayContent = { values: new Float64Array(count).fill(Number.NaN), qualities: new Uint8Array(count) };
+  for (let i = 0; i < count; i++) {
+    const value = values[i]!;
+    if (Number.isNaN(value)) continue;
+    const q = quality(flags[i] ?? 0);
+    content.values[i] = value;
+    content.qualities[i] = QUALITY_CODES[q];
+    if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue; // the fleet has it
+    send(i, value, q);
+  }
+  return content;
+}
+
+/** A gas day's kWh: its volume × the calorific value × correction in force that day (undefined: not gas, or no version). */
+function gasKwh(context: DayContext, meterId: number, day: string, volume: number): number | undefined {
+  if (!context.gasMeters.has(meterId)) return undefined;
+  const kwhPerM3 = context.kwhPerM3(day);
+  return Number.isFinite(kwhPerM3) ? volume * kwhPerM3 : undefined;
+}
+
 function addDay(batch: SiteBatch, row: DayRow, context: DayContext, sent?: SentIntervals): void {
   const { start, count } = dayIntervals(context.timezone, row.day);
   const kwh = storedKwh(row.kwh);
   const flags = storedFlags(row.flags, row.kwh, count);
   const meter = String(row.meterId);
-  const n = Math.min(count, kwh.length);
-  const prior = sent?.get(meter, row.day);
-  const content: DayContent = { values: new Float64Array(n).fill(Number.NaN), qualities: new Uint8Array(n) };
-  for (let i = 0; i < n; i++) {
-    const value = kwh[i]!;
-    if (Number.isNaN(value)) continue; // missing: never sent, never a 0
-    const q = quality(flags[i] ?? 0);
-    content.values[i] = value;
-    content.qualities[i] = QUALITY_CODES[q];
-    if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue; // the fleet has it
-    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq });
-  }
+  const content = trimmedIntervals(kwh, flags, Math.min(count, kwh.length), sent?.get(meter, row.day), (i, value, q) =>
+    batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq }),
+  );
   sent?.stage(meter, row.day, content);
   const day: SiteBatch['days'][number] = { meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq };
-  if (context.gasMeters.has(row.meterId)) {
-    const kwhPerM3 = context.kwhPerM3(row.day);
-    if (Number.isFinite(kwhPerM3)) day.kwh = row.totalKwh * kwhPerM3;
-  }
+  const kwhOfGas = gasKwh(context, row.meterId, row.day, row.totalKwh);
+  if (kwhOfGas !== undefined) day.kwh = kwhOfGas;
   batch.days.push(day);
 }
 
@@ -226,31 +248,20 @@ export function heldPart(db: Db, held: readonly HeldDay[], sent: SentIntervals, 
   for (const day of held) {
     const { record } = day;
     const meter = String(record.meterId);
-    const prior = sent.get(meter, record.day);
-    const n = record.kwh.length;
-    const content: DayContent = { values: new Float64Array(n).fill(Number.NaN), qualities: new Uint8Array(n) };
     const before = part.intervals.length;
-    for (let i = 0; i < n; i++) {
-      const raw = record.kwh[i]!;
-      if (Number.isNaN(raw)) continue;
-      // As the row will store it (0.1 Wh), so that the write's own batch finds it unchanged.
-      const value = quantize(raw, KWH_SCALE);
-      const q = quality(record.flags[i] ?? 0);
-      content.values[i] = value;
-      content.qualities[i] = QUALITY_CODES[q];
-      if (prior && prior.values[i] === value && prior.qualities[i] === QUALITY_CODES[q]) continue;
-      part.intervals.push({ meter, start: new Date(record.start + i * 900_000).toISOString(), value, quality: q });
-    }
+    // As the row will store them (0.1 Wh), so that the write's own batch finds them unchanged.
+    const values = Float64Array.from(record.kwh, (raw) => quantize(raw, KWH_SCALE));
+    const content = trimmedIntervals(values, record.flags, values.length, sent.get(meter, record.day), (i, value, q) =>
+      part.intervals.push({ meter, start: new Date(record.start + i * 900_000).toISOString(), value, quality: q }),
+    );
     if (part.days.length > 0 && part.intervals.length + part.days.length + 1 > rows) {
       part.intervals.length = before; // this day and the rest go at the next send
       break;
     }
     sent.stage(meter, record.day, content);
     const total: NonNullable<SiteBatch['held']>['days'][number] = { meter, day: record.day, value: day.totalKwh, cost: day.cost, carbonKg: day.carbonKg };
-    if (context.gasMeters.has(record.meterId)) {
-      const kwhPerM3 = context.kwhPerM3(record.day);
-      if (Number.isFinite(kwhPerM3)) total.kwh = day.totalKwh * kwhPerM3;
-    }
+    const kwhOfGas = gasKwh(context, record.meterId, record.day, day.totalKwh);
+    if (kwhOfGas !== undefined) total.kwh = kwhOfGas;
     part.days.push(total);
   }
   return part;

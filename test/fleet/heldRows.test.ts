@@ -84,14 +84,16 @@ test('held rows at the fleet: stored under `after`, replaced by the next held ro
   const dayRow = async () => (await sql.query('select value, seq::int as seq from day_rollups where site_id = $1 and meter_key = $2', [siteId, '1'])).rows[0];
   assert.deepEqual(await dayRow(), { value: 12.5, seq: 4 });
 
-  // The box's write of the row: sequence 5, the sequenced row replaces the held one, interval and day.
-  const written = {
+  // A batch after `after` whose one sequence is `through`, meter 1's interval i at `value`, with what `rest` adds.
+  const sequenced = (after: number, through: number, i: number, value: number, quality: 'measured' | 'estimated', rest: Record<string, unknown> = {}) => ({
     sentAt: new Date().toISOString(),
-    after: 4,
-    through: 5,
-    intervals: [{ meter: '1', start: at(4), value: 1, quality: 'measured' as const, seq: 5 }],
-    days: [{ meter: '1', day, value: 12.6, cost: 3.78, carbonKg: 1.26, seq: 5 }],
-  };
+    after,
+    through,
+    intervals: [{ meter: '1', start: at(i), value, quality, seq: through }],
+    ...rest,
+  });
+  // The box's write of the row: sequence 5, the sequenced row replaces the held one, interval and day.
+  const written = sequenced(4, 5, 4, 1, 'measured', { days: [{ meter: '1', day, value: 12.6, cost: 3.78, carbonKg: 1.26, seq: 5 }] });
   assert.equal((await sendBatch(fleet.url, credential, written)).status, 200);
   rows = await storedIntervals(siteId, '1');
   assert.deepEqual([rows[4]!.value, rows[4]!.seq], [1, 5]);
@@ -111,13 +113,7 @@ test('held rows at the fleet: stored under `after`, replaced by the next held ro
   assert.deepEqual(await dayRow(), { value: 12.6, seq: 5 });
 
   // In one batch with a sequenced row of the same interval, the held row does not win (it is under the lower sequence).
-  const both = {
-    sentAt: new Date().toISOString(),
-    after: 5,
-    through: 6,
-    intervals: [{ meter: '1', start: at(5), value: 2, quality: 'estimated' as const, seq: 6 }],
-    held: { intervals: [{ meter: '1', start: at(5), value: 7, quality: 'measured' as const }], days: [] },
-  };
+  const both = sequenced(5, 6, 5, 2, 'estimated', { held: { intervals: [{ meter: '1', start: at(5), value: 7, quality: 'measured' }], days: [] } });
   assert.equal((await sendBatch(fleet.url, credential, both)).status, 200);
   rows = await storedIntervals(siteId, '1');
   assert.deepEqual([rows[5]!.value, rows[5]!.quality, rows[5]!.seq], [2, 'estimated', 6]);
