@@ -15,7 +15,7 @@ import { FleetSync } from '../../src/fleetSync/sync.ts';
 import { dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
-import { MIN, simulatorRig } from '../helpers/rig.ts';
+import { MIN, type SimulatorRig, simulatorRig } from '../helpers/rig.ts';
 
 const HOUR = 60 * MIN;
 /** The fleet's clock: the wall clock, or the simulated box's in the tests that run one. */
@@ -41,6 +41,20 @@ async function storedIntervals(siteId: string, meter: string): Promise<Array<{ s
     meter,
   ]);
   return result.rows.map((row) => ({ ...row, start: (row.start as Date).toISOString() }));
+}
+
+/** The sync job of the rig's service on the rig's clock, sending what its collector holds, every 5 minutes. */
+function rigSync(rig: SimulatorRig): FleetSync {
+  const { deps } = rig.server.service;
+  return new FleetSync({
+    db: deps.db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 0,
+    intervalMs: 5 * MIN,
+    now: () => rig.clock.now,
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: new Date(rig.clock.now).toISOString() }),
+    held: () => deps.energy.store.heldDays(),
+  });
 }
 
 test('held rows at the fleet: stored under `after`, replaced by the next held rows and by any later sequenced row, never replacing a higher one', async () => {
@@ -190,15 +204,7 @@ test('a joined box writes hourly; every sync brings the fleet what is held, so t
 
   const { code } = await createEnrolmentCode(fleet.db.pool, 'Hourly box');
   const { siteId } = await joinFleet(db, fleet.url, code, new Date(rig.clock.now));
-  const sync = new FleetSync({
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 0,
-    intervalMs: 5 * MIN,
-    now: () => rig.clock.now,
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: new Date(rig.clock.now).toISOString() }),
-    held: () => deps.energy.store.heldDays(),
-  });
+  const sync = rigSync(rig);
   const token = await adminToken(fleet.db);
 
   const hourAfter = Math.floor(start / HOUR) * HOUR + HOUR;
@@ -313,15 +319,7 @@ test('a fleet that refuses held rows (older than the box): the rows go on withou
   db.sqlite
     .prepare("INSERT INTO fleet_link (id, fleet_url, site_id, credential, joined_at, cursor, not_before) VALUES (1, ?, 'site', 'secret', ?, 0, 0)")
     .run(`http://127.0.0.1:${port}`, new Date(rig.clock.now).toISOString());
-  const sync = new FleetSync({
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 0,
-    intervalMs: 5 * MIN,
-    now: () => rig.clock.now,
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
-    held: () => deps.energy.store.heldDays(),
-  });
+  const sync = rigSync(rig);
   await rig.run(start + 4 * MIN);
   await sync.tick();
   const firstTick = bodies.splice(0);
