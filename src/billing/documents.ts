@@ -9,7 +9,9 @@ const FONT_DIR = path.join(path.dirname(require.resolve('@embedpdf/fonts-latin')
 const REGULAR = path.join(FONT_DIR, 'NotoSans-Regular.ttf');
 const BOLD = path.join(FONT_DIR, 'NotoSans-Bold.ttf');
 
-const money = (cents: number, currency: string) => `${(cents / 100).toFixed(2)} ${currency}`;
+// Money with thousands separators (1,234.56 EUR): a statement is read by people, and 12345.67 is misread.
+const money = (cents: number, currency: string) =>
+  `${(cents / 100).toLocaleString('en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
 const number = (value: number, places = 3) => value.toLocaleString('en-GB', { maximumFractionDigits: places, minimumFractionDigits: 0 });
 const lastDay = (to: string) => {
   const date = new Date(`${to}T00:00:00Z`);
@@ -58,14 +60,16 @@ function sections(statement: Statement): Section[] {
   if (content.demand.length)
     out.push({
       title: 'Demand charges',
-      head: ['Month', 'Site billed kW', 'Your kW at the site peak', 'Share', 'Amount'],
-      widths: [70, 90, 140, 80, 115],
-      right: [1, 2, 3, 4],
+      // Each figure its own column, so the spreadsheet holds numbers (not "26.088 of 183.336" as text).
+      head: ['Month', 'Site billed kW', 'Site kW at its peak', 'Your kW then', 'Share', 'Amount'],
+      widths: [60, 80, 95, 85, 65, 110],
+      right: [1, 2, 3, 4, 5],
       rows: content.demand.map((line) => ({
         cells: [
           line.month,
           figure(line.billedKw),
-          `${number(line.shareKw)} of ${number(line.siteKwAtPeak)}`,
+          figure(line.siteKwAtPeak),
+          figure(line.shareKw),
           { text: `${number(line.share * 100, 2)} %`, value: line.share },
           amount(line.amountCents, currency),
         ],

@@ -2,6 +2,7 @@
 // Viewers read; admins set up tenants, splits, rules and periods, run and issue.
 import type { AlertService } from '../facility/index.ts';
 import { Type } from '@sinclair/typebox';
+import { setAttachment } from '../platform/http/attachment.ts';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams } from '../platform/http/schemas.ts';
 import { PayloadTooLarge, UnsupportedMediaType } from '../platform/errors.ts';
@@ -283,7 +284,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       handler: async ({ params, ctx }) => {
         const statement = billing.statement(params.id);
         const body = await statementPdf(statement);
-        ctx.attachment(statementFileName(statement, 'pdf'));
+        setAttachment(ctx, statementFileName(statement, 'pdf'));
         ctx.type = 'application/pdf';
         ctx.body = body;
       },
@@ -300,7 +301,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       handler: async ({ params, ctx }) => {
         const statement = billing.statement(params.id);
         const body = await statementXlsx(statement);
-        ctx.attachment(statementFileName(statement, 'xlsx'));
+        setAttachment(ctx, statementFileName(statement, 'xlsx'));
         ctx.type = XLSX;
         ctx.body = body;
       },

@@ -8,6 +8,7 @@ import type { EnergyFigures } from './figures.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
+import { setAttachment } from '../platform/http/attachment.ts';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
 import { addDays } from '../platform/time/calendar.ts';
@@ -288,7 +289,7 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
         const meter = meters.get(query.meterId);
         ctx.status = 200;
         ctx.type = 'text/csv; charset=utf-8';
-        ctx.attachment(`meter-${meter.id}-${query.from}-${query.to}.csv`);
+        setAttachment(ctx, `meter-${meter.id}-${query.from}-${query.to}.csv`);
         ctx.body = Readable.from(figures.csv(meter.id, query.from, query.to));
       },
     }),

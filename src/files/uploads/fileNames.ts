@@ -1,8 +1,5 @@
-// Names around stored bytes: generated names on disk, the client's name cleaned into harmless data, safe Content-Disposition.
+// Names around stored bytes: generated names on disk and their extensions (the client's name is cleaned by platform/http/attachment.ts).
 import { randomBytes } from 'node:crypto';
-
-/** Longest original name kept, in characters; longer names keep their start and their extension. */
-export const MAX_ORIGINAL_NAME = 255;
 
 /** A stored name is ours alone: 32 hex characters plus an optional lower-case extension from an allow-list. */
 export const STORED_NAME_PATTERN = /^[a-f0-9]{32}(\.[a-z0-9]{1,8})?$/;
@@ -11,41 +8,8 @@ export function generateStoredName(extension = ''): string {
   return `${randomBytes(16).toString('hex')}${extension}`;
 }
 
-/**
- * The client's file name as harmless data: the last path segment only (both slash kinds), no control or
- * bidi-override characters, trimmed, at most MAX_ORIGINAL_NAME characters. Never used to build a path.
- */
-export function cleanOriginalName(raw: string | null | undefined, fallback = 'file'): string {
-  let name = String(raw ?? '');
-  name = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
-  // C0/C1 controls (NUL, CR, LF, …) and the bidi controls that can disguise an extension ("exe.txt" shown as "txt.exe").
-  name = name.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
-  // A lone surrogate (a name may carry "&#55296;", decoded on receipt) would make encodeURIComponent throw later.
-  name = name.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-  if (name === '' || name === '.' || name === '..') return fallback;
-  const chars = Array.from(name);
-  if (chars.length > MAX_ORIGINAL_NAME) {
-    const dot = name.lastIndexOf('.');
-    const extension = dot > 0 ? Array.from(name.slice(dot)) : [];
-    const keep = extension.length > 0 && extension.length <= 16 ? extension : [];
-    name = chars.slice(0, MAX_ORIGINAL_NAME - keep.length).join('') + keep.join('');
-  }
-  return name;
-}
-
 /** The lower-case extension of a client name (".glb"), or "" when there is none. */
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
   return dot > 0 ? name.slice(dot).toLowerCase() : '';
-}
-
-/**
- * Content-Disposition with an ASCII fallback (quoted, no quote/backslash/percent) and the exact name as
- * RFC 5987 filename*; header injection is impossible because neither part can carry CR, LF or a quote.
- */
-export function contentDisposition(type: 'attachment' | 'inline', name: string): string {
-  const clean = cleanOriginalName(name);
-  const ascii = clean.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
-  const encoded = encodeURIComponent(clean).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -8,7 +8,7 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type busboy from 'busboy';
 import { BadRequest, PayloadTooLarge } from '../../platform/errors.ts';
-import { cleanOriginalName } from './fileNames.ts';
+import { cleanOriginalName } from '../../platform/http/attachment.ts';
 import { cleanClaimedType } from './mediaTypes.ts';
 
 export type ReceiveOptions = {

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { Context } from 'koa';
 import { NotFound, RangeNotSatisfiable } from '../../platform/errors.ts';
-import { contentDisposition } from './fileNames.ts';
+import { contentDisposition } from '../../platform/http/attachment.ts';
 
 export type StoredBytes = {
   path: string;

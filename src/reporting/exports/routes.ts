@@ -3,6 +3,7 @@ import { siteSettings } from '../../site/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { PassThrough, Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
+import { setAttachment } from '../../platform/http/attachment.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody, stringEnum } from '../../platform/http/schemas.ts';
 import { type EnergyExport, MAX_EXPORT_DAYS } from './service.ts';
@@ -68,7 +69,7 @@ export function exportRoutes({ exports: exporter, db }: ExportRouteNeeds) {
         if (query.format === 'xlsx') {
           exporter.checkXlsx(plan);
           ctx.type = XLSX_TYPE;
-          ctx.attachment(`${name}.xlsx`);
+          setAttachment(ctx, `${name}.xlsx`);
           const out = new PassThrough();
           let closed = false;
           ctx.req.once('close', () => (closed = true));
@@ -77,7 +78,7 @@ export function exportRoutes({ exports: exporter, db }: ExportRouteNeeds) {
           return;
         }
         ctx.type = 'text/csv; charset=utf-8';
-        ctx.attachment(`${name}.csv`);
+        setAttachment(ctx, `${name}.csv`);
         // Byte mode: at most one day's chunk waits in the stream, not sixteen.
         ctx.body = Readable.from(exporter.csvBytes(plan, { locale: query.locale ?? site().locale, bom: query.bom ?? false }), {
           objectMode: false,
