@@ -9,13 +9,10 @@ const EMSCTL = { id: null, username: 'emsctl' };
 type SiteView = { siteName: string; timezone: string; currency: string; locale: string; electricityPrice: number; defaults: string[] };
 
 async function siteView(db: Db): Promise<SiteView> {
-  const [{ ConfigStore }, { AuditLog }, { settingsAtDefaults }] = await Promise.all([
-    import('../../src/site/service.ts'),
-    import('../../src/platform/db/auditTrail.ts'),
-    import('../../src/site/siteDefaults.ts'),
-  ]);
-  const { siteName, timezone, currency, locale, electricityPrice } = new ConfigStore(db, new AuditLog(db)).platform();
-  return { siteName, timezone, currency, locale, electricityPrice, defaults: settingsAtDefaults({ siteName, timezone, currency }) };
+  const [{ ConfigStore }, { AuditLog }] = await Promise.all([import('../../src/site/service.ts'), import('../../src/platform/db/auditTrail.ts')]);
+  const store = new ConfigStore(db, new AuditLog(db));
+  const { siteName, timezone, currency, locale, electricityPrice } = store.platform();
+  return { siteName, timezone, currency, locale, electricityPrice, defaults: store.unconfirmed() };
 }
 
 function siteText(view: SiteView, heading?: string): string {

@@ -171,12 +171,10 @@ export function registerStatusCommand(program: Command): void {
           const backups = listBackups(config.dataDir);
           const disk = fs.statfsSync(config.dataDir);
           const count = (sql: string) => db.sqlite.prepare(sql).pluck().get() as number;
-          const siteRow = db.sqlite.prepare('SELECT site_name AS siteName, timezone, currency FROM platform_config WHERE id = 1').get() as {
-            siteName: string;
-            timezone: string;
-            currency: string;
-          };
-          const site = { ...siteRow, defaults: settingsAtDefaults(siteRow) };
+          const { confirmed, ...siteRow } = db.sqlite
+            .prepare('SELECT site_name AS siteName, timezone, currency, confirmed_fields AS confirmed FROM platform_config WHERE id = 1')
+            .get() as { siteName: string; timezone: string; currency: string; confirmed: string };
+          const site = { ...siteRow, defaults: settingsAtDefaults(JSON.parse(confirmed) as string[]) };
 
           const status = {
             service,

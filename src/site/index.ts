@@ -3,5 +3,5 @@
 export { CameraPreset, Hotspot, SceneLabel } from './schemas.ts';
 export { ConfigStore } from './service.ts';
 export { settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
-export { siteSettings, siteTimezone, type SiteSettings } from './siteSettings.ts';
+export { siteSettings, siteTimezone, unconfirmedSiteSettings, type SiteSettings } from './siteSettings.ts';
 export { buildSite, siteRouteGroups } from './module.ts';

@@ -7,6 +7,7 @@ import { eq, getTableColumns, sql } from 'drizzle-orm';
 import { modelFiles } from '../platform/db/schema/uploads.ts';
 import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
+import { confirmFields, settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
 import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
 
 /** Static URL of a model file; the models feature serves <data dir>/models under it. */
@@ -61,6 +62,9 @@ type ThreeDRow = {
   updatedAt: string;
 };
 
+/** The row as stored: the view plus which defaults a person has confirmed (src/site/siteDefaults.ts). */
+type PlatformRow = PlatformConfigView & { confirmedFields: string[] };
+
 export class ConfigStore {
   private readonly selectPlatform;
   private readonly selectScene;
@@ -93,6 +97,11 @@ export class ConfigStore {
     return this.selectPlatform.get() as PlatformConfigView;
   }
 
+  /** Name, time zone and currency nobody has confirmed yet (set-up, PUT /api/configs, emsctl site set). */
+  unconfirmed(): SiteDefaultField[] {
+    return settingsAtDefaults((this.platform() as PlatformRow).confirmedFields);
+  }
+
   async updatePlatform(actor: Actor, patch: PlatformConfigPatch): Promise<PlatformConfigView> {
     const details: ErrorDetail[] = [];
     if (patch.timezone !== undefined && !isTimeZone(patch.timezone))
@@ -112,8 +121,9 @@ export class ConfigStore {
 
   private writePlatformPatch(actor: Actor, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {
     return this.db.sqlite.transaction(() => {
-      const before = this.platform();
-      const next: PlatformConfigView = { ...before, ...patch, ...(locale ? { locale } : {}), updatedAt: new Date().toISOString() };
+      const before = this.platform() as PlatformRow;
+      const confirmedFields = confirmFields(before.confirmedFields, patch);
+      const next: PlatformRow = { ...before, ...patch, ...(locale ? { locale } : {}), confirmedFields, updatedAt: new Date().toISOString() };
       const diff = auditChanges(before, next);
       if (!diff) return before;
       const { updatedAt: _at, ...values } = next;

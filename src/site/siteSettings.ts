@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { platformConfig } from '../platform/db/schema/index.ts';
+import { settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
 
 /**
  * The platform settings every energy figure reads (its zone, currency and the cards' price and carbon factor), and what
@@ -57,4 +58,10 @@ export function siteSettings(db: Db): () => SiteSettings {
 export function siteTimezone(db: Db): () => string {
   const settings = siteSettings(db);
   return () => settings().timezone;
+}
+
+/** A reader of the name, time zone and currency nobody has confirmed yet (src/site/siteDefaults.ts), for /api/health. */
+export function unconfirmedSiteSettings(db: Db): () => SiteDefaultField[] {
+  const query = db.orm.select({ confirmed: platformConfig.confirmedFields }).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
+  return () => settingsAtDefaults(query.get()?.confirmed ?? []);
 }

@@ -1,4 +1,4 @@
-// Site settings still at the defaults are said (emsctl status, /api/health), and emsctl site show/set changes them.
+// Site settings nobody has confirmed are said (emsctl status, /api/health), and emsctl site show/set changes them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -59,4 +59,20 @@ test('with the service stopped, emsctl site set --timezone changes the zone the 
   const second = await startTestServer({ EMS_DATA_DIR: dataDir });
   t.after(() => second.close());
   assert.deepEqual((await second.request('GET', '/api/health')).body.site, { defaults: ['siteName', 'currency'] });
+});
+
+test('a default is what nobody confirmed: a euro site in UTC that says so is set up', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const admin = await server.createUser({ role: 'admin' });
+  const health = async () => (await server.request('GET', '/api/health')).body.site;
+  // The first-run screen sends all three, two of them unchanged: only the name changes value.
+  const put = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { siteName: 'Campus Nord', currency: 'EUR' } });
+  assert.equal(put.status, 200, put.text);
+  assert.deepEqual(await health(), { defaults: ['timezone'] });
+  // Nothing changes value here, and still the time zone is now confirmed.
+  assert.equal((await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: 'UTC' } })).status, 200);
+  assert.deepEqual(await health(), { defaults: [] });
+  const status = await runCli(['--data-dir', server.dataDir, '--json', 'status']);
+  assert.deepEqual(JSON.parse(status.stdout).site, { siteName: 'Campus Nord', timezone: 'UTC', currency: 'EUR', defaults: [] });
 });

@@ -3,7 +3,7 @@ import { type IotGateway, IotHealthSchema } from '../../gateway/index.ts';
 import type { Collector } from '../../metering/index.ts';
 import type { LoadSheddingConfig } from '../../analysis/index.ts';
 import { syncState } from '../../fleetSync/index.ts';
-import { settingsAtDefaults, siteSettings, type SiteDefaultField } from '../../site/index.ts';
+import { unconfirmedSiteSettings, type SiteDefaultField } from '../../site/index.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { BackupScheduler } from '../backup/service.ts';
 import type { Config } from '../../platform/config.ts';
@@ -66,7 +66,7 @@ const Health = Type.Object({
     [
       Type.Object({
         defaults: Type.Array(Type.Union([Type.Literal('siteName'), Type.Literal('timezone'), Type.Literal('currency')]), {
-          description: 'the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set',
+          description: 'the site settings nobody has confirmed yet (a new box starts with "EMS", UTC, EUR); a field set to the same value counts as confirmed; empty once all are set',
         }),
       }),
       Type.Null(),
@@ -112,7 +112,7 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config, a
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   // The site's settings as site/ keeps them (read again once platform_config is written, by any process).
-  const siteOf = siteSettings(db);
+  const unconfirmed = unconfirmedSiteSettings(db);
   const storage = storageWatchOf(db, config.dataDir);
   return [
     defineRoute({
@@ -156,7 +156,7 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config, a
         }
         let site: { defaults: SiteDefaultField[] } | null = null;
         try {
-          if (database !== 'unavailable') site = { defaults: settingsAtDefaults(siteOf()) };
+          if (database !== 'unavailable') site = { defaults: unconfirmed() };
         } catch {
           // reported as null: the database answered the ping but not this read
         }

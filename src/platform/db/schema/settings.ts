@@ -31,6 +31,8 @@ export const platformConfig = sqliteTable('platform_config', {
   refreshIntervalSec: integer('refresh_interval_sec').notNull(),
   /** The site's gross floor area (m²), the denominator of its energy intensity; null: not entered. */
   floorAreaM2: real('floor_area_m2'),
+  /** Which of name, time zone and currency a person has set (set-up, PUT /api/configs, emsctl site set), whatever the value. */
+  confirmedFields: text('confirmed_fields', { mode: 'json' }).$type<string[]>().notNull().default([]),
   updatedAt: updatedAt(),
 });
 
