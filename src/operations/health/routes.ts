@@ -66,7 +66,8 @@ const Health = Type.Object({
     [
       Type.Object({
         defaults: Type.Array(Type.Union([Type.Literal('siteName'), Type.Literal('timezone'), Type.Literal('currency')]), {
-          description: 'the site settings nobody has confirmed yet (a new box starts with "EMS", UTC, EUR); a field set to the same value counts as confirmed; empty once all are set',
+          description:
+            'the site settings nobody has confirmed yet (a new box starts with "EMS", UTC, EUR); a field set to the same value counts as confirmed; empty once all are set',
         }),
       }),
       Type.Null(),
