@@ -65,7 +65,8 @@ modules() {
   { [ -f "$target/package.json" ] && [ -f "$target/package-lock.json" ]; } || die "$target has no package.json and package-lock.json"
   local node_dir
   node_dir=$(runtime_node)
-  # runtime.json's dependency versions into DIR's package.json (exact versions: the lock file then says what shipped).
+  # runtime.json's dependency versions into DIR's package.json (exact versions: the lock file then says what shipped),
+  # and its Node as the engine.
   # shellcheck disable=SC2016
   "$node_dir/bin/node" -e '
     const fs = require("node:fs");
@@ -76,6 +77,8 @@ modules() {
       if (!manifest.dependencies?.[name]) throw new Error(`runtime.json names ${name}, which package.json does not depend on`);
       manifest.dependencies[name] = version;
     }
+    // The checkout says Node 20 or 22 (better-sqlite3 12); this tree runs on the release'"'"'s Node alone.
+    manifest.engines = { node: process.versions.node };
     fs.writeFileSync(file, `${JSON.stringify(manifest, null, 2)}\n`);
   ' "$SPEC" "$target/package.json"
   log "npm install in $target on node $NODE_VERSION ($*)"

@@ -225,9 +225,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('EMS_IOT_USERNAME: EMS_IOT_USERNAME and EMS_IOT_PASSWORD are required when EMS_IOT_BASE_URL points at a real gateway');
   }
 
+  const port = integer(env, 'EMS_PORT', 3000, 0, 65535);
   return {
     host,
-    port: integer(env, 'EMS_PORT', 3000, 0, 65535),
+    port,
     tls: tlsFiles ? { certFile: path.resolve(tlsFiles[0]), keyFile: path.resolve(tlsFiles[1]) } : null,
     dataDir: path.resolve(read(env, 'EMS_DATA_DIR') ?? './data'),
     jwtSecret,
@@ -236,7 +237,9 @@ export function loadConfig(env: Env = process.env): Config {
     codeTtlSec: duration(env, 'EMS_CODE_TTL', '5m'),
     smtpUrl: url(env, 'EMS_SMTP_URL'),
     mailFrom,
-    publicUrl: url(env, 'EMS_PUBLIC_URL', tlsFiles ? 'https://localhost:3000' : 'http://localhost:3000')!,
+    // Unset, it follows EMS_PORT and the scheme (EMS_PORT=8080 → http://localhost:8080): a redirect URI must reach this
+    // port. Port 0 (any free port, tests) is not known yet here: 3000 stands in.
+    publicUrl: url(env, 'EMS_PUBLIC_URL', `${tlsFiles ? 'https' : 'http'}://localhost:${port || 3000}`)!,
     portalOrigins,
     portalOrigin: portalOrigins[0],
     metricsToken: metricsToken(env),

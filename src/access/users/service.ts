@@ -75,7 +75,21 @@ async function remindInitialAdmin(
     logger.warn({ username: 'admin', initialPassword: password, file }, 'the initial admin password is still in use; sign in, change it and delete the file');
     announce?.(initialPasswordLine(password, file));
   } else {
-    logger.warn({ file }, 'the initial admin password file is out of date (the password was changed): delete it');
+    forgetInitialPassword(file, logger);
+  }
+}
+
+/**
+ * The file holds admin's first password only: once that password is changed (the app's forced change, emsctl, a
+ * reset) it would mislead whoever reads it next, so it goes (README: "First sign-in").
+ */
+function forgetInitialPassword(file: string, logger: Logger): void {
+  try {
+    fs.rmSync(file);
+    logger.info({ file }, "admin's initial password was changed: its file is deleted");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn({ file, error: (error as NodeJS.ErrnoException).code }, 'cannot delete the initial admin password file');
   }
 }
 
@@ -262,6 +276,7 @@ export class UserDirectory {
       setPasswordHash(this.db, id, passwordHash);
       this.audit.record({ actor, action: 'password', resource: 'users', resourceId: id });
     })();
+    if (target.username === 'admin') forgetInitialPassword(path.join(this.deps.dataDir, INITIAL_ADMIN_FILE), this.deps.logger);
   }
 
   /** Ends a sign-in lockout (admins and emsctl); audited even when there was nothing to clear. */
