@@ -22,5 +22,8 @@ export default defineConfig({
     cssCodeSplit: true,
     sourcemap: false,
     reportCompressedSize: false,
+    // Rolldown's "plugins took significant time" block is about build speed on a busy machine, not a problem with the
+    // app; a newcomer reads the yellow block as one (issue 58).
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
 });
