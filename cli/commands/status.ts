@@ -77,7 +77,8 @@ async function askHealth(url: string): Promise<{ health: Health | null; error: s
         if (typeof body?.version !== 'string') {
           // An EMS error body says why (e.g. "This port speaks HTTPS: use https://…").
           const said = typeof body?.error === 'string' ? `: ${body.error}` : ' without an EMS health body';
-          resolve({ health: null, error: `${url} answered ${response.statusCode}${said}`, ms: 0 });
+          // The URL is said once, by the line that shows this ("… http://…/api/health gave HTTP 400: …").
+          resolve({ health: null, error: `HTTP ${response.statusCode}${said}`, ms: 0 });
         } else resolve({ health: body, error: null, ms: Math.round(performance.now() - started) });
       });
     });

@@ -115,7 +115,8 @@ describe('a service serving HTTPS', () => {
     // emsctl without the settings file asks over http:// and is told to pass --env-file.
     const status = await runCli(['--data-dir', dataDir, 'status'], { env: { EMS_PORT: port, EMS_HOST: '127.0.0.1' } });
     assert.equal(status.code, 3, status.stderr);
-    assert.match(status.stdout, /NOT ANSWERING: .*This port speaks HTTPS.*pass --env-file/);
+    assert.match(status.stdout, /NOT ANSWERING: .*gave HTTP 400: This port speaks HTTPS.*pass --env-file/);
+    assert.equal(status.stdout.split(`http://127.0.0.1:${port}/api/health`).length - 1, 1, `the URL asked is said once: ${status.stdout}`);
   });
 
   test('SIGHUP with a new certificate: the new one is served, the process and open connections stay', async () => {
