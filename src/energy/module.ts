@@ -51,7 +51,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
   const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters, days);
   const history = new HistoryImport({ store, meters, audit, timezone });
-  const site = new SiteEnergy(db, figures);
+  const site = new SiteEnergy(db, figures, (from, to) => commodities.period(from, to).electricity.consumptionKwh);
   const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
   return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, restate };

@@ -45,7 +45,7 @@ export const EnergyAreas = Type.Object({
   unallocated: Type.Optional(
     Type.Union([Type.Object({ todayKwh: Type.Number(), monthKwh: Type.Number(), yearKwh: Type.Number() }), Type.Null()], {
       description:
-        "the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters. Negative when the areas' meters add up to more than the site meters: expected with PV behind the main incomer (the areas also use the PV's own output, which the grid meter never sees), otherwise a sub-meter counted twice or misread (docs/energy-data-quality.md)",
+        "the site's metered energy no area accounts for: what the site used (its site meters' grid import, plus generation, less export: docs/commodities.md) minus the areas' meters; null without site meters. Negative when the areas' meters add up to more than the site used: a sub-meter counted twice or misread (docs/energy-data-quality.md)",
     }),
   ),
 });

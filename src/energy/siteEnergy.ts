@@ -37,10 +37,15 @@ export class SiteEnergy {
   private readonly dailyAreas;
   private readonly recordedDays;
 
-  /** meters: the interval store's figures; without them (tests, the report benchmark) the site has only its cards. */
+  /**
+   * meters: the interval store's figures; without them (tests, the report benchmark) the site has only its cards.
+   * consumption: what the site used in [from, to) (grid import − export + generation, src/energy/commodities.ts), null
+   * when not known; the areas' meters are set against it, not against the grid import alone.
+   */
   constructor(
     db: Db,
     private readonly meters?: EnergyFigures,
+    private readonly consumption?: (from: string, to: string) => number | null,
   ) {
     // energy_daily and energy_areas are AreaCards' tables; the sums over them stay beside the meters' in src/energy.
     const sqlite = db.sqlite;
@@ -113,8 +118,9 @@ export class SiteEnergy {
   }
 
   /**
-   * The site's metered energy no area card accounts for (today, this month, this year): the site meters' total minus
-   * every metered area's. Null while no meter is marked as a site meter (the site is then the sum of the areas).
+   * The site's metered energy no area card accounts for (today, this month, this year): what the site used (its grid
+   * import, plus the PV's output, less the export: the areas use the panels' output too, which the grid meter never
+   * sees) minus every metered area's. Null while no meter is marked as a site meter (the site is then the sum of the areas).
    * Six figure lookups (~0.1 ms at 500 meters); not kept here: its one caller, the area cards' read, keeps it with the cards.
    */
   unallocated(at: Date = new Date()): Unallocated | null {
@@ -123,7 +129,7 @@ export class SiteEnergy {
     const today = meters.today(at);
     const tomorrow = addDays(today, 1);
     const rest = (from: string) => {
-      const site = meters.totals(from, tomorrow).kwh;
+      const site = this.consumption?.(from, tomorrow) ?? meters.totals(from, tomorrow).kwh;
       let areas = 0;
       for (const totals of meters.areaTotals(from, tomorrow).values()) areas += totals.kwh;
       return round(site - areas);

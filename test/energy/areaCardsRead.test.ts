@@ -88,3 +88,33 @@ test('one Kept keeps the whole body: the same object until a table it reads is w
   assert.equal(kept.stats.misses, misses + 1);
   assert.equal(next.unallocated?.todayKwh, 13.5, 'the quarter hour at 6 kW more no area accounts for');
 });
+
+test('with PV behind the incomer, what no area accounts for is set against what the site used, not the grid import', async () => {
+  // A site of its own: 10 kW drawn from the grid, 6 kW from its own panels, 1 kW of it exported; HVAC's meter reads 14
+  // kW. The site used 10 + 6 − 1 = 15 kW: 1 kW no area accounts for (against the grid import alone it was −4).
+  const from = Math.floor(Date.now() / INTERVAL) * INTERVAL - 3 * 60 * MIN;
+  const site = await misbehavingRig({ start: from });
+  try {
+    const admin = site.admin.accessToken;
+    assert.equal((await site.server.request('PUT', '/api/configs', { token: admin, body: { timezone: noonZone() } })).status, 200);
+    await site.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+    await site.meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
+    await site.meter({ name: 'PV', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' });
+    await site.meter({ name: 'Export', code: 'meter.export.kwh', kind: 'energy', role: 'export' });
+    for (let i = 0; i <= 8; i += 1) {
+      if (i) site.clock.now += INTERVAL;
+      const hours = (site.clock.now - from) / 3_600_000;
+      site.gateway.set('meter.main.kwh', { value: 1000 + 10 * hours });
+      site.gateway.set('meter.hvac.kwh', { value: 500 + 14 * hours });
+      site.gateway.set('meter.pv.kwh', { value: 200 + 6 * hours });
+      site.gateway.set('meter.export.kwh', { value: 50 + 1 * hours });
+      await site.collector.collect();
+    }
+    const answer = await site.server.request('GET', '/api/energy/areas', { token: admin });
+    assert.equal(answer.status, 200, answer.text);
+    // Two hours: 20 kWh imported, 12 generated, 2 exported: 30 used; HVAC 28.
+    assert.deepEqual(answer.body.unallocated, { todayKwh: 2, monthKwh: 2, yearKwh: 2 });
+  } finally {
+    await site.close();
+  }
+});

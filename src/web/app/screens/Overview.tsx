@@ -43,6 +43,7 @@ export default function Overview() {
       <div class="kpis">
         <article class="card kpi" data-figure="today">
           <h2>{t('overview.today')}</h2>
+          <p class="muted">{t('overview.gridNote')}</p>
           <p class="big">
             <span class="num" data-value={o.energyTodayKwh}>
               {num(o.energyTodayKwh)}
@@ -60,6 +61,7 @@ export default function Overview() {
         </article>
         <article class="card kpi" data-figure="month">
           <h2>{t('overview.month')}</h2>
+          <p class="muted">{t('overview.gridNote')}</p>
           <p class="big">
             <span class="num" data-value={o.energyMonthKwh}>
               {num(o.energyMonthKwh)}
@@ -181,6 +183,7 @@ export default function Overview() {
               </tbody>
             </table>
           )}
+          {(o.commodities ?? []).some((c) => c.commodity === 'electricity') && <p class="muted">{t('overview.utilitiesNote')}</p>}
           <h2>{t('overview.lastSevenDays')}</h2>
           <ul class="days">
             {data.weeklyEnergy.days.map((day) => (
