@@ -37,6 +37,8 @@ test("the facility manager's first hour", async () => {
   await scan(page, 'sign-in');
   await signInThroughForm(page, 'admin', generated);
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
+  // Nothing else opens until the password is changed: no menu of screens that would only lead back here.
+  assert.equal(await page.locator('nav#nav').count(), 0, 'no navigation on the forced password screen');
   await scan(page, 'forced password change');
   await page.getByLabel('Current password').fill(generated);
   await page.getByLabel('New password', { exact: true }).fill('facility-manager-2026');
@@ -51,6 +53,8 @@ test("the facility manager's first hour", async () => {
   await page.getByLabel('Time zone').selectOption('Europe/Berlin');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Settings saved.').waitFor();
+  // The set-up says where to go next.
+  assert.equal(await page.getByRole('link', { name: 'Done: go to the overview' }).getAttribute('href'), '/');
   const token = (await rig.server.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'facility-manager-2026' } })).body.accessToken;
   // (that sign-in ended the browser's session: one session per user; sign in again as the person would)
   assert.equal((await rig.server.request('GET', '/api/configs', { token })).body.timezone, 'Europe/Berlin');

@@ -65,8 +65,8 @@ export async function signInThroughForm(page: Page, username: string, password: 
   await page.locator('input[name="username"]').fill(username);
   await page.locator('input[name="password"]').fill(password);
   await page.keyboard.press('Enter');
-  // Signed in: the navigation exists (on a phone or tablet it stays folded behind the menu button).
-  await page.locator('nav#nav').waitFor({ state: 'attached' });
+  // Signed in: the account link is in the header (the navigation too, unless a new password is owed first).
+  await page.locator('header a.who').waitFor({ state: 'attached' });
 }
 
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

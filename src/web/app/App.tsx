@@ -55,6 +55,8 @@ function Header() {
   const [open, setOpen] = useState(false);
   const path = pathOf(route.value);
   const signedIn = user.value !== null;
+  // While a new password is owed no other screen opens: a menu of them would only lead back here.
+  const navigable = signedIn && !user.value!.mustChangePassword;
   useEffect(() => setOpen(false), [path]);
   return (
     <header class="top">
@@ -64,12 +66,12 @@ function Header() {
         </span>
         <span>{siteName}</span>
       </a>
-      {signedIn && (
+      {navigable && (
         <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
           {t('nav.menu')}
         </button>
       )}
-      {signedIn && (
+      {navigable && (
         <nav id="nav" class={open ? 'open' : ''} aria-label={t('nav.label')}>
           <ul>
             {NAV.filter((item) => can(item.role)).map((item) => {

@@ -89,6 +89,14 @@ export default function Settings() {
         <button type="submit" class="primary">
           {t('settings.save')}
         </button>
+        {/* The first-run set-up is one step: once saved, the way on is the overview (mail can be checked below first). */}
+        {firstRun && done && (
+          <p>
+            <a class="button primary" href="/" data-action="first-run-done">
+              {t('settings.firstRunDone')}
+            </a>
+          </p>
+        )}
       </form>
       <MailCheck />
     </section>
