@@ -82,6 +82,8 @@ export class Collector {
   private held: { batch: DayBatch; states: Map<number, State>; writtenAt: number; interval: number; virtuals: VirtualMeter[] } | null = null;
   /** Moves whenever what is held may have changed (store.open.generation: the store keeps heldDays() by it). */
   private heldGeneration = 0;
+  /** The virtual meters' held days, derived once per generation (store.open.kwh of a virtual meter). */
+  private heldVirtualDays: { generation: number; records: Map<string, DayRecord | undefined> } | null = null;
 
   constructor(
     private readonly deps: {
@@ -106,7 +108,9 @@ export class Collector {
     this.repeating = new Repeating(() => this.collect(), deps.intervalMs, 'energy collection');
     if (deps.holdOpenInterval) {
       deps.store.open = {
-        kwh: (meterId, day) => this.held?.batch.held(meterId, day)?.kwh,
+        // A virtual meter's held intervals are its terms' held ones, as the fleet sync sends them (records()): the box's
+        // own screens show today's open intervals of "Rest of building" as they will be written, not partial or empty.
+        kwh: (meterId, day) => (this.held?.batch.held(meterId, day) ?? this.heldVirtual(meterId, day))?.kwh,
         demandKw: (meterId) => this.held?.states.get(meterId)?.demandKw,
         records: () => this.heldDayRecords(),
         generation: () => this.heldGeneration,
@@ -211,6 +215,21 @@ export class Collector {
     }
     held.writtenAt = at;
     await this.persistInSlices(virtuals);
+  }
+
+  /** A virtual meter's day derived from its terms' held records, when any term of that day is held; kept per generation. */
+  private heldVirtual(meterId: number, day: string): DayRecord | undefined {
+    const held = this.held;
+    const meter = held?.virtuals.find((virtual) => virtual.id === meterId);
+    if (!held || !meter) return undefined;
+    if (this.heldVirtualDays?.generation !== this.heldGeneration) this.heldVirtualDays = { generation: this.heldGeneration, records: new Map() };
+    const { records } = this.heldVirtualDays;
+    const key = `${meterId}|${day}`;
+    if (!records.has(key)) {
+      const termsHeld = meter.terms.some((term) => held.batch.held(term.meterId, day));
+      records.set(key, termsHeld ? this.deps.store.deriveVirtual(meter, day, (id, at) => held.batch.held(id, at)) : undefined);
+    }
+    return records.get(key);
   }
 
   /** What is held, with the virtual meters' held days derived from it (their rows are derived at the write). */

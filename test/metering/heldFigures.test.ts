@@ -12,6 +12,7 @@ import { MIN, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 const HOUR = 60 * MIN;
 let r: SimulatorRig;
 let ids: string;
+let restId: number;
 let today: string;
 
 before(async () => {
@@ -30,6 +31,7 @@ before(async () => {
     ],
   });
   ids = JSON.stringify([main.id, hvac.id, power.id, rest.id]);
+  restId = rest.id;
   today = siteDay(r.server.service.deps.energy.timezone(), new Date(r.clock.now));
 });
 after(() => r?.close());
@@ -119,4 +121,25 @@ test('the cached HTTP figures follow what is held at each new 15-minute interval
   assert.notEqual(after, before, 'a new 15-minute interval: the figures move with what is held');
   r.collector.flush();
   assert.equal(await summary(), after, 'and they are what the written rows give');
+});
+
+test("a virtual meter's held intervals are its terms' held ones: its series while held is what the write stores", async () => {
+  // The third test ended a minute after a quarter hour, flushed; five more minutes stay inside the hour (no write).
+  const { deps } = r.server.service;
+  const lastAt = deps.db.sqlite.prepare('SELECT max(last_at) FROM meter_state').pluck();
+  const written = lastAt.get();
+  await r.run(r.clock.now + 5 * MIN);
+  assert.equal(lastAt.get(), written, 'held, not written');
+  const tomorrow = addDays(today, 1);
+  const series = async () => r.get(`/api/energy/series?meterId=${restId}&from=${today}&to=${tomorrow}&resolution=15min`);
+  const csv = async () => {
+    const answer = await r.server.request('GET', `/api/energy/export.csv?meterId=${restId}&from=${today}&to=${tomorrow}`, { token: r.admin.accessToken });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.text;
+  };
+  const [heldSeries, heldCsv] = [await series(), await csv()];
+  r.collector.flush();
+  assert.ok(Number(lastAt.get()) > Number(written), 'flushed');
+  assert.deepEqual(await series(), heldSeries, 'the series read while held is the written one');
+  assert.equal(await csv(), heldCsv, 'and so is the CSV export');
 });
