@@ -150,7 +150,7 @@ fi
 # box needs none. A checkout or a --from-build tree runs on the box's Node, which must be system-wide and new enough.
 BUNDLED=no
 if [ -n "$FROM_TARBALL" ]; then
-  tar -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null | grep -q '"runtime": *"node ' && BUNDLED=yes
+  tar --occurrence=1 -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null | grep -q '"runtime": *"node ' && BUNDLED=yes
 elif [ "$ROLLBACK" = yes ] && [ -x "$ROOT$APP_DIR.previous/runtime/bin/node" ]; then
   BUNDLED=yes
 fi
@@ -224,7 +224,7 @@ if [ "$ROLLBACK" = yes ]; then
   [ -f "$TARGET/package.json" ] || die "EMS is not installed in $APP_DIR"
 elif [ -n "$FROM_TARBALL" ]; then
   # The release's platform and Node ABI must match this box: its native modules are compiled for them.
-  RELEASE=$(tar -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null) || die "--from-tarball: $FROM_TARBALL is not an EMS release (no ems/ems-release.json; build one with npm run package)"
+  RELEASE=$(tar --occurrence=1 -xzOf "$FROM_TARBALL" ems/ems-release.json 2>/dev/null) || die "--from-tarball: $FROM_TARBALL is not an EMS release (no ems/ems-release.json; build one with npm run package)"
   field() { printf '%s' "$RELEASE" | sed -n "s/^ *\"$1\": *\"\([^\"]*\)\".*/\1/p"; }
   RELEASE_VERSION=$(field version)
   RELEASE_COMMIT=$(field commit)

@@ -507,7 +507,7 @@ describe('installer', () => {
   }, async (t) => {
     // The packaging script on a tree like a checkout after "npm run build" (dist/ is the one compiled above).
     const tree = temp('ems-pack-');
-    for (const item of ['package.json', 'package-lock.json', 'README.md', 'src', 'cli', 'systemd', 'installer']) {
+    for (const item of ['package.json', 'package-lock.json', 'README.md', 'docs', 'src', 'cli', 'systemd', 'installer']) {
       fs.cpSync(path.join(repoRoot, item), path.join(tree, item), { recursive: true });
     }
     fs.cpSync(path.join(buildDir, 'dist'), path.join(tree, 'dist'), { recursive: true });
@@ -576,6 +576,52 @@ describe('installer', () => {
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/better-sqlite3/deps')), 'no sources of the native modules');
     assert.ok(!fs.existsSync(at('opt/ems/node_modules/exceljs/dist')), 'no browser bundles');
     assert.deepEqual(fs.readdirSync(at('opt')).sort(), ['ems'], 'nothing left from unpacking');
+    // Lean (issue 57): compiled code only, no TypeScript runner, no source maps, no packages' tests; the docs the README
+    // links to ship with it; ems-release.json leads the archive, so the installer reads it without unpacking the rest.
+    const shipped = fs.readdirSync(at('opt/ems'), { recursive: true, encoding: 'utf8' }) as string[];
+    const own = shipped.filter((f) => !f.startsWith('node_modules/') && !f.startsWith('runtime/'));
+    assert.deepEqual(
+      own.filter((f) => /\.tsx?$/.test(f)),
+      [],
+      'no TypeScript source ships',
+    );
+    assert.deepEqual(
+      own.filter((f) => f.endsWith('.map')),
+      [],
+      'no source maps',
+    );
+    assert.ok(!fs.existsSync(at('opt/ems/node_modules/tsx')) && !fs.existsSync(at('opt/ems/node_modules/esbuild')), 'no tsx, no esbuild');
+    assert.deepEqual(
+      shipped.filter((f) => f.startsWith('node_modules/') && /\/(test|tests|__tests__|example|examples)$/.test(f)),
+      [],
+      "no package's tests or examples",
+    );
+    const readme = fs.readFileSync(at('opt/ems/README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]);
+    assert.ok(links.length >= 18, `the README links its docs: ${links.length}`);
+    assert.deepEqual(
+      links.filter((link) => !fs.existsSync(at(`opt/ems/${link}`))),
+      [],
+      'every doc the README links to ships',
+    );
+    assert.equal(
+      execFileSync('tar', ['-tzf', path.join(out, tarball)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\n')[0],
+      'ems/ems-release.json',
+    );
+    // The font files the PDFs name ship (the others are trimmed).
+    const named = ['src/reporting/reports/pdfText.ts', 'src/billing/documents.ts'].flatMap((file) => [
+      ...fs.readFileSync(path.join(repoRoot, file), 'utf8').matchAll(/'(Noto[\w-]+\.(?:ttf|otf))'/g),
+    ]);
+    assert.ok(named.length >= 6, `font names found in the PDF code: ${named.length}`);
+    const fonts = shipped.filter((f) => /^node_modules\/@embedpdf\/[^/]+\/fonts\//.test(f)).map((f) => path.basename(f));
+    assert.deepEqual(
+      named.map((m) => m[1]).filter((font) => !fonts.includes(font)),
+      [],
+      'every font a PDF uses ships',
+    );
+    const megabytes = fs.statSync(path.join(out, tarball)).size / 2 ** 20;
+    console.log(`release tarball ${megabytes.toFixed(1)} MiB; unpacked ${execFileSync('du', ['-sm', at('opt/ems')], { encoding: 'utf8' }).split('\t')[0]} MB`);
+    assert.ok(megabytes <= 70, `the tarball is at most 70 MiB (${megabytes.toFixed(1)})`);
 
     // The installed release runs: the compiled service answers health and emsctl status reads it.
     const dataDir = temp('ems-data-');
@@ -596,6 +642,13 @@ describe('installer', () => {
     });
     assert.equal(status.status, 0, status.stderr);
     assert.equal(JSON.parse(status.stdout).service.state, 'running');
+    // A hand-run emsctl without NODE_ENV runs the compiled CLI too: the release has no sources to run instead.
+    const handRun = spawnSync(releaseNode, [at('opt/ems/cli/emsctl.js'), '--data-dir', dataDir, '--json', 'site', 'show'], {
+      encoding: 'utf8',
+      env: cleanEnv({}),
+    });
+    assert.equal(handRun.status, 0, handRun.stderr);
+    assert.equal(JSON.parse(handRun.stdout).timezone, 'UTC');
     service.child.kill('SIGTERM');
     assert.equal(await service.exited, 0);
   });
