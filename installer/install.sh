@@ -24,7 +24,7 @@ readonly DROPIN_DIR=/etc/systemd/system/ems.service.d
 readonly WRAPPER=/usr/local/bin/emsctl
 readonly SERVICE_USER=ems
 readonly SERVICE=ems
-# Room the program needs beside the one it replaces (a release unpacks to ~290 MB with its Node; npm ci with dev tools ~600 MB).
+# Room the program needs beside the one it replaces (a release unpacks to ~212 MB with its Node; npm ci with dev tools ~600 MB).
 readonly NEED_PROGRAM_MB_RELEASE=400
 readonly NEED_PROGRAM_MB_SOURCE=1200
 # How long to wait for /api/health after starting (migrations on a large database take a while); an upgrade whose
