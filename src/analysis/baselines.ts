@@ -7,6 +7,7 @@ import type { Tariffs } from '../pricing/index.ts';
 import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
+import { countDays } from './wholeDays.ts';
 /** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
 type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
@@ -95,8 +96,8 @@ export type BaselineQuery = {
 
 export class Baselines {
   constructor(
-    /** Which days every meter of the target has stored (a day a meter lacks would look like a saving). */
-    private readonly days: StoredDays,
+    /** Not read since whole days are counted by wholeDays.ts (issue 52): kept for the callers' signature. */
+    _days: StoredDays,
     private readonly figures: EnergyFigures,
     /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
     _tariffs: Tariffs,
@@ -109,15 +110,18 @@ export class Baselines {
    * at 2,000 meters, which the daily anomaly check and a baseline request would otherwise hold every request for.
    */
   private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
-    const ids = this.figures.ids(query.target);
-    const idsJson = JSON.stringify(ids);
+    // Whole days only (wholeDays.ts: every interval of every meter of the target); partial days are listed apart.
     const whole = new Set<string>();
-    for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
-      for (const [day, meters] of this.days.metersPerDay(idsJson, sliceFrom, sliceTo)) if (meters === ids.length) whole.add(day);
+    const partial: string[] = [];
+    const end = to < today ? to : today;
+    for (const [sliceFrom, sliceTo] of daySlices(from, end > from ? end : from, SLICE_DAYS)) {
+      const counted = countDays(this.figures, query.target, sliceFrom, sliceTo);
+      for (const day of counted.whole) whole.add(day);
+      partial.push(...counted.partial);
       await yieldToLoop();
     }
     // Too few days of energy: said before the gateway is asked for a year of temperatures.
-    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, to < today ? to : today), fetched: 0 };
+    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, end), partial, fetched: 0 };
     const energy = new Map<string, Totals | null>();
     for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
       for (const [day, totals] of this.figures.byDay(sliceFrom, sliceTo, query.target)) energy.set(day, totals);
@@ -135,9 +139,13 @@ export class Baselines {
         continue;
       }
       const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
+      if (!Number.isFinite(hdd)) {
+        missing.push(day);
+        continue;
+      }
       observed.push({ day, dayType: dayTypeOf(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
     }
-    return { observed, missing, fetched };
+    return { observed, missing, partial, fetched };
   }
 
   async fit(query: BaselineQuery, now: number = Date.now()) {
@@ -188,7 +196,7 @@ export class Baselines {
       resolution: 'day',
       baselineFrom: query.baselineFrom,
       baselineTo: query.baselineTo,
-      baseline: fittedDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
+      baseline: fittedDays.map((d) => ({ ...conditions(d), day: d.day, actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
       p: columns.length,
       dropped: TERMS.filter((term) => !columns.includes(term)),
       cvRmsePercent: statistics.cvRmsePercent,
@@ -239,6 +247,7 @@ export class Baselines {
         coverage: reportSpan > 0 ? round(later.observed.length / reportSpan, 4) : 0,
         days,
         missingDays: later.missing.slice(0, 400),
+        partialDays: later.partial.slice(0, 400),
       };
     }
     return {
@@ -266,6 +275,7 @@ export class Baselines {
       changePoint,
       baselineDays: baselineDays.map(shape),
       missingBaselineDays: base.missing.slice(0, 400),
+      partialBaselineDays: base.partial.slice(0, 400),
       report,
       temperatureDaysFetched: base.fetched,
     };

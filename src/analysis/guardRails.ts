@@ -54,7 +54,7 @@ export type GuardRails = {
   /** Why the figure is withheld or qualified, in plain words (empty when nothing is to be said). */
   reasons: string[];
   checks: {
-    length: { pass: boolean; spanDays: number; observedDays: number; requiredDays: number };
+    length: { pass: boolean; spanDays: number; observedDays: number; requiredDays: number; monthsCovered: number | null };
     coverage: { pass: boolean; share: number; required: number };
     fit: { pass: boolean; cvRmsePercent: number; cvRmseLimitPercent: number; netBiasPercent: number; netBiasLimitPercent: number };
     ranges: { pass: boolean; variables: VariableRange[]; outsideShare: number; outsideEnergyShare: number; allowedShare: number } | null;
@@ -67,8 +67,8 @@ export type GuardRailInput = {
   resolution: 'day' | 'hour';
   baselineFrom: string;
   baselineTo: string;
-  /** Baseline observations in time order, their actual and predicted energy. */
-  baseline: (Conditions & { actualKwh: number; expectedKwh: number })[];
+  /** Baseline observations in time order, their actual and predicted energy; `day` (the site day) for the length rule. */
+  baseline: (Conditions & { actualKwh: number; expectedKwh: number; day?: string })[];
   /** Coefficients fitted (p) and terms left out because they never varied in the baseline. */
   p: number;
   dropped: string[];
@@ -148,6 +148,47 @@ export function savingsUncertainty(
   };
 }
 
+/**
+ * The length rule (issue 52): a full cycle of the calendar, i.e. each of the 12 months of the year has data on at least
+ * MIN_COVERAGE of its days somewhere in the baseline (a data set starting on 2 January passes; nine months do not).
+ * Counted in observed days (an hourly model: its hours ÷ 24 per month). Null when the observations carry no day.
+ */
+export function calendarCycle(
+  from: string,
+  to: string,
+  observations: { day?: string }[],
+  perDay: number,
+): { covered: string[]; short: string[] } | null {
+  if (!observations.length || observations.some((o) => o.day === undefined)) return null;
+  const seen = new Map<string, number>();
+  for (const o of observations) {
+    const month = o.day!.slice(0, 7);
+    seen.set(month, (seen.get(month) ?? 0) + 1 / perDay);
+  }
+  const best = new Map<number, number>();
+  const inSpan = new Set<number>();
+  for (let month = from.slice(0, 7); `${month}-01` < to; month = nextMonthOf(month)) {
+    const [y, m] = month.split('-').map(Number);
+    const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+    const share = (seen.get(month) ?? 0) / days;
+    inSpan.add(m);
+    best.set(m, Math.max(best.get(m) ?? 0, share));
+  }
+  const names = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const covered: string[] = [];
+  const short: string[] = [];
+  for (let m = 1; m <= 12; m += 1) {
+    if ((best.get(m) ?? 0) >= MIN_COVERAGE - 1e-9) covered.push(names[m - 1]);
+    else if (inSpan.has(m)) short.push(`${names[m - 1]} ${round((best.get(m) ?? 0) * 100, 0)} %`);
+  }
+  return { covered, short };
+}
+
+function nextMonthOf(month: string): string {
+  const [y, m] = month.split('-').map(Number);
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
+}
+
 const VARIABLES = {
   day: { heat: 'heating degree days', cool: 'cooling degree days', term: { heat: 'perHdd', cool: 'perCdd' } },
   hour: { heat: 'heating degree hours', cool: 'cooling degree hours', term: { heat: 'perHdh', cool: 'perCdh' } },
@@ -166,10 +207,21 @@ export function baselineGuardRails(input: GuardRailInput): GuardRails {
   const spanDays = daysBetween(input.baselineFrom, input.baselineTo);
   const perDay = input.resolution === 'day' ? 1 : 24;
   const observedDays = input.baseline.length / perDay;
-  const length = { pass: spanDays >= FULL_CYCLE_DAYS, spanDays, observedDays: round(observedDays, 2), requiredDays: FULL_CYCLE_DAYS };
+  const cycle = calendarCycle(input.baselineFrom, input.baselineTo, input.baseline, perDay);
+  const length = {
+    pass: cycle ? cycle.covered.length === 12 : spanDays >= FULL_CYCLE_DAYS,
+    spanDays,
+    observedDays: round(observedDays, 2),
+    requiredDays: FULL_CYCLE_DAYS,
+    monthsCovered: cycle ? cycle.covered.length : null,
+  };
   if (!length.pass)
     reasons.push(
-      `The baseline covers ${spanDays} days: less than the full cycle of operating conditions (12 months) IPMVP and ASHRAE Guideline 14 ask of a weather-dependent baseline.`,
+      cycle
+        ? `The baseline covers ${cycle.covered.length} of the 12 calendar months with data on at least ${MIN_COVERAGE * 100} % of their days` +
+            (cycle.short.length ? ` (short: ${cycle.short.join(', ')})` : '') +
+            ': less than the full cycle of operating conditions (12 months) IPMVP and ASHRAE Guideline 14 ask of a weather-dependent baseline.'
+        : `The baseline covers ${spanDays} days: less than the full cycle of operating conditions (12 months) IPMVP and ASHRAE Guideline 14 ask of a weather-dependent baseline.`,
     );
   const share = spanDays > 0 ? Math.min(1, observedDays / spanDays) : 0;
   const coverage = { pass: share >= MIN_COVERAGE, share: round(share, 4), required: MIN_COVERAGE };

@@ -20,6 +20,7 @@ import { type BaselineDay, dayTypeOf, fitDayModel } from './baselines.ts';
 type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, FULL_CYCLE_DAYS } from './guardRails.ts';
 import { degreeDays, OUTDOOR_TEMPERATURE_CODE } from './weather.ts';
+import { countDays } from './wholeDays.ts';
 
 /** The balance points of the normalisation's degree days: the baseline routes' defaults. */
 export const NORMALISATION_BASES = { heatingBaseC: 15.5, coolingBaseC: 21 };
@@ -75,8 +76,8 @@ export class WeatherNormalisation {
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
-    /** Which days every meter of the target has stored (a day a meter lacks would read as a change): metering's door. */
-    private readonly days: StoredDays,
+    /** Not read since whole days are counted by wholeDays.ts (issue 52): kept for the callers' signature. */
+    _days: StoredDays,
   ) {
     // raw SQL: the day's 24 hourly temperatures as one blob, read on the hot path of every month comparison.
     this.temperatures = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ?');
@@ -84,12 +85,8 @@ export class WeatherNormalisation {
 
   /** Days of [from, to) with energy from every meter of the target and a kept temperature, with their regressors. */
   private observations(target: Target, ids: number[], from: string, to: string): Map<string, Observed> {
-    const whole = new Set(
-      this.days
-        .metersPerDay(JSON.stringify(ids), from, to)
-        .filter(([, meters]) => meters === ids.length)
-        .map(([day]) => day),
-    );
+    // Whole days only: the one rule of wholeDays.ts (every interval of every meter of the target).
+    const { whole } = ids.length ? countDays(this.figures, target, from, to) : { whole: new Set<string>() };
     const temperatures = new Map(
       (this.temperatures.all(OUTDOOR_TEMPERATURE_CODE, from, to) as { day: string; hourlyC: Buffer }[]).map((row) => [row.day, floats(row.hourlyC)]),
     );
@@ -158,7 +155,7 @@ export class WeatherNormalisation {
       resolution: 'day',
       baselineFrom,
       baselineTo,
-      baseline: base.map((o) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType, actualKwh: o.actualKwh, expectedKwh: predict(o) })),
+      baseline: base.map((o) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType, day: o.day, actualKwh: o.actualKwh, expectedKwh: predict(o) })),
       p: columns.length,
       // No day is a holiday here (none are known), so only the weather and weekend terms can have been left out.
       dropped: (['perHdd', 'perCdd', 'weekend'] as const).filter((term) => !columns.includes(term)),

@@ -217,7 +217,15 @@ export const GuardRailsBlock = Type.Object(
     significant: Type.Union([Type.Boolean(), Type.Null()]),
     reasons: Type.Array(Type.String()),
     checks: Type.Object({
-      length: Type.Object({ pass: Type.Boolean(), spanDays: Type.Integer(), observedDays: Type.Number(), requiredDays: Type.Integer() }),
+      length: Type.Object({
+        pass: Type.Boolean(),
+        spanDays: Type.Integer(),
+        observedDays: Type.Number(),
+        requiredDays: Type.Integer(),
+        monthsCovered: Type.Union([Type.Integer(), Type.Null()], {
+          description: 'calendar months (of 12) with data on at least 80 % of their days: the length rule asks all 12',
+        }),
+      }),
       coverage: Type.Object({ pass: Type.Boolean(), share: Type.Number(), required: Type.Number() }),
       fit: Type.Object({
         pass: Type.Boolean(),
@@ -288,6 +296,9 @@ export const BaselineBody = Type.Object({
   ),
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
+  partialBaselineDays: Type.Array(Type.String({ format: 'date' }), {
+    description: 'days with some intervals but not all of them (for every meter of the target): left out of the model, as missing days are',
+  }),
   report: Type.Union([
     Type.Object({
       from: Type.String({ format: 'date' }),
@@ -304,6 +315,7 @@ export const BaselineBody = Type.Object({
       coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
+      partialDays: Type.Array(Type.String({ format: 'date' }), { description: 'reporting days with some intervals but not all: not counted' }),
     }),
     Type.Null(),
   ]),
