@@ -150,43 +150,25 @@ export function savingsUncertainty(
 
 /**
  * The length rule (issue 52): a full cycle of the calendar, i.e. each of the 12 months of the year has data on at least
- * MIN_COVERAGE of its days somewhere in the baseline (a data set starting on 2 January passes; nine months do not).
- * Counted in observed days (an hourly model: its hours ÷ 24 per month). Null when the observations carry no day.
+ * MIN_COVERAGE of its days within the baseline (the same month of two years adds up: a 365-day span starting on the
+ * 25th covers October with 7 + 24 days). A data set starting on 2 January passes; nine months do not. Counted in
+ * observed days (an hourly model: its hours ÷ 24). Null when the observations carry no day.
  */
-export function calendarCycle(
-  from: string,
-  to: string,
-  observations: { day?: string }[],
-  perDay: number,
-): { covered: string[]; short: string[] } | null {
+export function calendarCycle(observations: { day?: string }[], perDay: number): { covered: string[]; short: string[] } | null {
   if (!observations.length || observations.some((o) => o.day === undefined)) return null;
-  const seen = new Map<string, number>();
+  const share = new Array<number>(13).fill(0);
   for (const o of observations) {
-    const month = o.day!.slice(0, 7);
-    seen.set(month, (seen.get(month) ?? 0) + 1 / perDay);
-  }
-  const best = new Map<number, number>();
-  const inSpan = new Set<number>();
-  for (let month = from.slice(0, 7); `${month}-01` < to; month = nextMonthOf(month)) {
-    const [y, m] = month.split('-').map(Number);
-    const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
-    const share = (seen.get(month) ?? 0) / days;
-    inSpan.add(m);
-    best.set(m, Math.max(best.get(m) ?? 0, share));
+    const [y, m] = o.day!.split('-').map(Number);
+    share[m] += 1 / (perDay * new Date(Date.UTC(y, m, 0)).getUTCDate());
   }
   const names = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
   const covered: string[] = [];
   const short: string[] = [];
   for (let m = 1; m <= 12; m += 1) {
-    if ((best.get(m) ?? 0) >= MIN_COVERAGE - 1e-9) covered.push(names[m - 1]);
-    else if (inSpan.has(m)) short.push(`${names[m - 1]} ${round((best.get(m) ?? 0) * 100, 0)} %`);
+    if (share[m] >= MIN_COVERAGE - 1e-9) covered.push(names[m - 1]);
+    else short.push(`${names[m - 1]} ${round(share[m] * 100, 0)} %`);
   }
   return { covered, short };
-}
-
-function nextMonthOf(month: string): string {
-  const [y, m] = month.split('-').map(Number);
-  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 }
 
 const VARIABLES = {
@@ -207,7 +189,7 @@ export function baselineGuardRails(input: GuardRailInput): GuardRails {
   const spanDays = daysBetween(input.baselineFrom, input.baselineTo);
   const perDay = input.resolution === 'day' ? 1 : 24;
   const observedDays = input.baseline.length / perDay;
-  const cycle = calendarCycle(input.baselineFrom, input.baselineTo, input.baseline, perDay);
+  const cycle = calendarCycle(input.baseline, perDay);
   const length = {
     pass: cycle ? cycle.covered.length === 12 : spanDays >= FULL_CYCLE_DAYS,
     spanDays,
