@@ -3,6 +3,7 @@ import { SitePeakSchema } from '../energy/index.ts';
 import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
+import { METHODS } from './caltrack.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
@@ -173,6 +174,13 @@ export const BaselineQuery = Type.Object(
       default: [],
       description: "the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter",
     }),
+    method: Type.Optional(
+      stringEnum(METHODS, {
+        description:
+          "the model: 'ems' (default: degree days at heatingBaseC/coolingBaseC + day type), 'caltrack-daily' (CalTRACK 2.0 daily: balance-point search, model selection by adjusted R²), " +
+          "'caltrack-hourly' (CalTRACK 2.0 hourly: time-of-week-and-temperature, monthly segments); each held to the same guard rails (docs/energy-management.md)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -253,6 +261,22 @@ export const GuardRailsBlock = Type.Object(
 
 export const BaselineBody = Type.Object({
   target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  method: stringEnum(METHODS, { description: 'the model fitted' }),
+  reference: Type.Union(
+    [
+      Type.Object({
+        model: Type.String({ description: 'CalTRACK daily: intercept-only, hdd-only, cdd-only or hdd-cdd; hourly: time-of-week-and-temperature' }),
+        heatingBalanceC: Type.Union([Type.Number(), Type.Null()]),
+        coolingBalanceC: Type.Union([Type.Number(), Type.Null()]),
+        coefficients: Type.Record(Type.String(), Type.Number()),
+        adjustedR2: Type.Union([Type.Number(), Type.Null()]),
+        qualifiedCandidates: Type.Union([Type.Integer(), Type.Null()]),
+        note: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    { description: "a reference method's choice (model.coefficients are then 0: the method's own are here); null for 'ems'" },
+  ),
   temperatureCode: Type.String(),
   heatingBaseC: Type.Number(),
   coolingBaseC: Type.Number(),

@@ -137,3 +137,30 @@ describe('real building b52: a change of operation between 2017 and 2019', () =>
     assert.notEqual(b0Item.status, 'significant');
   });
 });
+
+describe('reference methods (CalTRACK daily and hourly) on the same real data', () => {
+  for (const method of ['caltrack-daily', 'caltrack-hourly'] as const) {
+    test(`${method}: the change of b52 inside the independent fit's band, no significant saving on b0's unchanged year, G14 statistics`, async (t) => {
+      const change = await baseline(b52, '2017-01-01', '2018-01-01', { reportFrom: '2019-01-01', reportTo: '2020-01-01', method });
+      const same = await baseline(b0, '2018-01-01', '2019-01-01', { reportFrom: '2019-01-01', reportTo: '2020-01-01', method });
+      const ems = await baseline(b52, '2017-01-01', '2018-01-01', { reportFrom: '2019-01-01', reportTo: '2020-01-01' });
+      for (const body of [change, same]) {
+        assert.equal(body.method, method);
+        assert.ok(body.reference.model.length > 0);
+        assert.ok(body.statistics.n > (method === 'caltrack-hourly' ? 8000 : 300), `n ${body.statistics.n}`);
+        assert.ok(body.statistics.cvRmsePercent > 0 && Math.abs(body.statistics.nmbePercent) < 0.5, JSON.stringify(body.statistics));
+      }
+      const days = [...wholeDaySums(b52Hours, '2017-01-01', '2018-01-01')].filter(([day]) => meanC.has(day)).map(([day, kwh]) => ({ day, kwh, meanC: meanC.get(day)! }));
+      const fit = changePointFit(days);
+      const band = annexBUncertainty(fit, change.report.days.length, change.report.expectedKwh) / change.report.expectedKwh;
+      t.diagnostic(
+        `${method}: b52 ${change.report.savingsPercent} % (EMS ${ems.report.savingsPercent} %), CV(RMSE) ${change.statistics.cvRmsePercent} %, R² ${change.statistics.r2}, ${JSON.stringify(change.reference)}; ` +
+          `b0 ${same.report.expectedKwh - same.report.actualKwh} kWh ± ${same.report.uncertainty.at90.kwh} (90 %), significant ${same.report.significant}, CV(RMSE) ${same.statistics.cvRmsePercent} %`,
+      );
+      assert.equal(change.guardRails.defensible, true, change.guardRails.reasons.join(' '));
+      assert.equal(change.report.significant, true);
+      assert.ok(Math.abs(change.report.savingsPercent - ems.report.savingsPercent) / 100 <= band, `${change.report.savingsPercent} % vs EMS ${ems.report.savingsPercent} % ± ${band * 100} %`);
+      assert.ok(!(same.report.significant && same.report.expectedKwh > same.report.actualKwh), 'no significant saving on the unchanged year');
+    });
+  }
+});
