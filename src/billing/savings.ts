@@ -25,6 +25,8 @@ export type MeasureInput = {
   temperatureCode?: string;
   heatingBaseC?: number;
   coolingBaseC?: number;
+  /** The baseline model (GET /api/analysis/baseline's method): EMS's degree-day model by default. */
+  method?: 'ems' | 'caltrack-daily' | 'caltrack-hourly';
 };
 export type Measure = Required<MeasureInput> & { id: number; option: 'B' | 'C'; adjustments: NonRoutineAdjustment[]; createdAt: string; updatedAt: string };
 
@@ -83,6 +85,7 @@ export class Measures {
       heatingBaseC: measure.heatingBaseC,
       coolingBaseC: measure.coolingBaseC,
       holidays: [],
+      method: measure.method,
     };
   }
 
@@ -100,6 +103,7 @@ export class Measures {
       temperatureCode: 'temp.outdoor',
       heatingBaseC: 15.5,
       coolingBaseC: 21,
+      method: 'ems',
       ...input,
     };
     const details: { path: string; message: string }[] = [];

@@ -279,6 +279,11 @@ export const MeasureBody = Type.Object(
     temperatureCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     heatingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
     coolingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+    method: Type.Optional(
+      stringEnum(['ems', 'caltrack-daily', 'caltrack-hourly'] as const, {
+        description: "the baseline model, as GET /api/analysis/baseline's method (default 'ems')",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -306,6 +311,7 @@ export const Measure = Type.Object({
   temperatureCode: Type.String(),
   heatingBaseC: Type.Number(),
   coolingBaseC: Type.Number(),
+  method: stringEnum(['ems', 'caltrack-daily', 'caltrack-hourly'] as const),
   adjustments: Type.Array(Adjustment),
   createdAt: Timestamp,
   updatedAt: Timestamp,

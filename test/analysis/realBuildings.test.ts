@@ -161,6 +161,16 @@ describe('reference methods (CalTRACK daily and hourly) on the same real data', 
       assert.equal(change.report.significant, true);
       assert.ok(Math.abs(change.report.savingsPercent - ems.report.savingsPercent) / 100 <= band, `${change.report.savingsPercent} % vs EMS ${ems.report.savingsPercent} % ± ${band * 100} %`);
       assert.ok(!(same.report.significant && same.report.expectedKwh > same.report.actualKwh), 'no significant saving on the unchanged year');
+      // The measure API with the same method gives the same figure and band.
+      const token = r.admin.accessToken;
+      const created = await r.server.request('POST', '/api/billing/measures', {
+        token,
+        body: { name: `b52 ${method}`, meterId: b52, installedOn: '2019-01-01', baselineFrom: '2017-01-01', baselineTo: '2018-01-01', method },
+      });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.method, method);
+      const measure = (await r.server.request('GET', `/api/billing/measures/${created.body.id}/savings?from=2019-01-01&to=2020-01-01`, { token })).body;
+      assert.deepEqual([measure.report.avoidedKwh, measure.report.uncertaintyKwh], [change.report.savingsKwh, change.report.uncertainty.at90.kwh]);
     });
   }
 });
