@@ -343,7 +343,10 @@ export class Baselines {
       reportObservations = (later?.observed ?? []).map((o) => ({ ...conditions(o), actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
     } else {
       resolution = 'hour';
-      const baseHours = await this.wholeHours(query, base.observed.map((o) => o.day));
+      const baseHours = await this.wholeHours(
+        query,
+        base.observed.map((o) => o.day),
+      );
       const model = caltrackHourly(baseHours);
       if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK hourly: too few whole hours to fit a month' }]);
       const expected = baseHours.map((h) => model.predict(h));
@@ -358,7 +361,12 @@ export class Baselines {
         return byDay;
       };
       const baseByDay = sumByDay(baseHours);
-      const reportHours = later ? await this.wholeHours(query, later.observed.map((o) => o.day)) : [];
+      const reportHours = later
+        ? await this.wholeHours(
+            query,
+            later.observed.map((o) => o.day),
+          )
+        : [];
       const reportByDay = sumByDay(reportHours);
       // A day is predicted as the sum of its hours' predictions (a whole day has all its hours).
       predictDay = (o) => baseByDay.get(o.day) ?? reportByDay.get(o.day) ?? NaN;
@@ -397,7 +405,9 @@ export class Baselines {
       cvRmsePercent: statistics.cvRmsePercent,
       nmbePercent: statistics.nmbePercent,
       netBiasLimitPercent: resolution === 'hour' ? limits.nmbePercent : undefined,
-      report: later ? { days: resolution === 'day' ? later.observed.length : daysBetween(query.reportFrom!, reportTo).length, observations: reportObservations } : undefined,
+      report: later
+        ? { days: resolution === 'day' ? later.observed.length : daysBetween(query.reportFrom!, reportTo).length, observations: reportObservations }
+        : undefined,
     });
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predictDay(o) })).filter((d) => Number.isFinite(d.expectedKwh));
     let report = null;
@@ -484,7 +494,14 @@ export class Baselines {
           const temperatureC = hourly?.[k] ?? NaN;
           if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) continue;
           const { weekday, minute } = localClock(timezone, start + k * 3_600_000);
-          hours.push({ day, tow: weekday * 24 + Math.floor(minute / 60), month: Number(day.slice(5, 7)), dayType: dayTypeOf(day, holidays), temperatureC, actualKwh });
+          hours.push({
+            day,
+            tow: weekday * 24 + Math.floor(minute / 60),
+            month: Number(day.slice(5, 7)),
+            dayType: dayTypeOf(day, holidays),
+            temperatureC,
+            actualKwh,
+          });
         }
       }
       await yieldToLoop();

@@ -62,7 +62,10 @@ describe('real building b0: nothing changed, with missing hours', () => {
         `savings ${report.savingsKwh} (${report.savingsPercent} %) ± ${report.uncertainty.at90.kwh} (90 %), significant ${report.significant}; ${guardRails.reasons.join(' ')}`,
     );
     assert.equal(guardRails.checks.length.pass, true, 'a whole calendar year');
-    assert.ok(!(report.significant && report.savingsKwh > 0), `no significant saving on the unchanged year: ${report.savingsKwh} ± ${report.uncertainty.at68.kwh} (68 %)`);
+    assert.ok(
+      !(report.significant && report.savingsKwh > 0),
+      `no significant saving on the unchanged year: ${report.savingsKwh} ± ${report.uncertainty.at68.kwh} (68 %)`,
+    );
     assert.ok(Math.abs(report.expectedKwh - report.actualKwh) <= report.uncertainty.at90.kwh, 'the unchanged year is inside the 90 % band');
   });
 
@@ -108,7 +111,10 @@ describe('real building b52: a change of operation between 2017 and 2019', () =>
     );
     assert.equal(body.guardRails.defensible, true, body.guardRails.reasons.join(' '));
     assert.equal(report.significant, true);
-    assert.ok(Math.abs(report.savingsPercent / 100 - mine) <= band, `EMS ${report.savingsPercent} % vs ${(mine * 100).toFixed(2)} % ± ${(band * 100).toFixed(2)} %`);
+    assert.ok(
+      Math.abs(report.savingsPercent / 100 - mine) <= band,
+      `EMS ${report.savingsPercent} % vs ${(mine * 100).toFixed(2)} % ± ${(band * 100).toFixed(2)} %`,
+    );
 
     const token = r.admin.accessToken;
     const created = await r.server.request('POST', '/api/billing/measures', {
@@ -150,7 +156,9 @@ describe('reference methods (CalTRACK daily and hourly) on the same real data', 
         assert.ok(body.statistics.n > (method === 'caltrack-hourly' ? 8000 : 300), `n ${body.statistics.n}`);
         assert.ok(body.statistics.cvRmsePercent > 0 && Math.abs(body.statistics.nmbePercent) < 0.5, JSON.stringify(body.statistics));
       }
-      const days = [...wholeDaySums(b52Hours, '2017-01-01', '2018-01-01')].filter(([day]) => meanC.has(day)).map(([day, kwh]) => ({ day, kwh, meanC: meanC.get(day)! }));
+      const days = [...wholeDaySums(b52Hours, '2017-01-01', '2018-01-01')]
+        .filter(([day]) => meanC.has(day))
+        .map(([day, kwh]) => ({ day, kwh, meanC: meanC.get(day)! }));
       const fit = changePointFit(days);
       const band = annexBUncertainty(fit, change.report.days.length, change.report.expectedKwh) / change.report.expectedKwh;
       t.diagnostic(
@@ -159,7 +167,10 @@ describe('reference methods (CalTRACK daily and hourly) on the same real data', 
       );
       assert.equal(change.guardRails.defensible, true, change.guardRails.reasons.join(' '));
       assert.equal(change.report.significant, true);
-      assert.ok(Math.abs(change.report.savingsPercent - ems.report.savingsPercent) / 100 <= band, `${change.report.savingsPercent} % vs EMS ${ems.report.savingsPercent} % ± ${band * 100} %`);
+      assert.ok(
+        Math.abs(change.report.savingsPercent - ems.report.savingsPercent) / 100 <= band,
+        `${change.report.savingsPercent} % vs EMS ${ems.report.savingsPercent} % ± ${band * 100} %`,
+      );
       assert.ok(!(same.report.significant && same.report.expectedKwh > same.report.actualKwh), 'no significant saving on the unchanged year');
       // The measure API with the same method gives the same figure and band.
       const token = r.admin.accessToken;

@@ -4,15 +4,7 @@
 // CalTRACK daily, CalTRACK hourly (time of week and temperature), and an independent change-point fit written in the
 // test helpers (not EMS's code). Times: each fit's wall time after the temperatures are kept, and its ratio to EMS
 // daily's in the same run (the baseline).
-import {
-  annexBUncertainty,
-  changePointFit,
-  dailyMeanC,
-  energyHours,
-  readHourly,
-  realRig,
-  wholeDaySums,
-} from '../helpers/realBuildings.ts';
+import { annexBUncertainty, changePointFit, dailyMeanC, energyHours, readHourly, realRig, wholeDaySums } from '../helpers/realBuildings.ts';
 
 const CASES = [
   { name: 'b0, 2018 → 2019 (unchanged)', file: 'cambridge-b0-2018-2019.csv.gz', from: '2018-01-01', baseline: ['2018-01-01', '2019-01-01'] },
@@ -26,20 +18,30 @@ const METHODS = [
   { label: 'CalTRACK hourly', path: '/api/analysis/baseline', extra: { method: 'caltrack-hourly' } },
 ] as const;
 
-const pct = (value: number | null | undefined, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(digits)}`);
+const pct = (value: number | null | undefined, digits = 2) =>
+  value === null || value === undefined || !Number.isFinite(value) ? '—' : `${value.toFixed(digits)}`;
 
 const temperatures = readHourly('bedford-2017-2019.csv.gz');
 const meanC = dailyMeanC(temperatures);
 const r = await realRig();
 try {
   r.temperatures('temp.outdoor', temperatures);
-  console.log('| data set | method | n | CV(RMSE) % | NMBE % | R² | savings % of expected | ± 90 % (% of expected) | significant | withheld | fit ms | × EMS daily |');
+  console.log(
+    '| data set | method | n | CV(RMSE) % | NMBE % | R² | savings % of expected | ± 90 % (% of expected) | significant | withheld | fit ms | × EMS daily |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const c of CASES) {
     const hours = energyHours(c.file);
     const meterId = await r.building(c.name, hours, c.from, '2020-01-01');
     const query = (extra: Record<string, string>) =>
-      new URLSearchParams({ meterId: String(meterId), baselineFrom: c.baseline[0], baselineTo: c.baseline[1], reportFrom: REPORT[0], reportTo: REPORT[1], ...extra });
+      new URLSearchParams({
+        meterId: String(meterId),
+        baselineFrom: c.baseline[0],
+        baselineTo: c.baseline[1],
+        reportFrom: REPORT[0],
+        reportTo: REPORT[1],
+        ...extra,
+      });
     // Keep the temperatures first, so that no fit below pays for reading them from the gateway.
     await r.get(`/api/analysis/baseline?${query({})}`);
     let emsMs = 0;

@@ -61,7 +61,10 @@ test("a measure's avoided energy comes out within its stated uncertainty of the 
   assert.equal(created.status, 201, created.text);
   assert.equal(created.body.option, 'B');
   assert.equal(created.body.baseline.verifiable, false, 'a 2½-month baseline is not a full calendar cycle');
-  assert.ok(created.body.baseline.reasons.some((reason: string) => /calendar months/.test(reason)), created.body.baseline.reasons.join(' '));
+  assert.ok(
+    created.body.baseline.reasons.some((reason: string) => /calendar months/.test(reason)),
+    created.body.baseline.reasons.join(' '),
+  );
   const savings = (await r.server.request('GET', `/api/billing/measures/${created.body.id}/savings?from=${INSTALLED}&to=${REPORT_TO}`, { token })).body;
   const { report } = savings;
   assert.equal(report.days, 28);
@@ -113,7 +116,10 @@ test('a measure whose baseline fails the Guideline 14 limits is kept as not veri
   });
   assert.equal(kept.status, 201, kept.text);
   assert.equal(kept.body.baseline.verifiable, false);
-  assert.ok(kept.body.baseline.reasons.some((reason: string) => /CV\(RMSE\) is [\d.]+ %, above Guideline 14's 20 %/.test(reason)), kept.body.baseline.reasons.join(' '));
+  assert.ok(
+    kept.body.baseline.reasons.some((reason: string) => /CV\(RMSE\) is [\d.]+ %, above Guideline 14's 20 %/.test(reason)),
+    kept.body.baseline.reasons.join(' '),
+  );
   const list = (await r.server.request('GET', '/api/billing/measures', { token: r.admin.accessToken })).body;
   assert.equal(list.items.length, 2);
   // The site's report sums only verifiable, significant savings: neither measure here; both listed with their bands.
@@ -121,10 +127,7 @@ test('a measure whose baseline fails the Guideline 14 limits is kept as not veri
   const one = (
     await r.server.request('GET', `/api/billing/measures/${list.items[0].id}/savings?from=${INSTALLED}&to=${REPORT_TO}`, { token: r.admin.accessToken })
   ).body;
-  assert.deepEqual(
-    [site.total.measures, site.total.avoidedKwh, site.total.uncertaintyKwh, site.apart.notVerifiable],
-    [0, 0, 0, 2],
-  );
+  assert.deepEqual([site.total.measures, site.total.avoidedKwh, site.total.uncertaintyKwh, site.apart.notVerifiable], [0, 0, 0, 2]);
   assert.deepEqual(
     [site.items[0].status, site.items[0].counted, site.items[0].uncertaintyKwh, site.items[0].error],
     ['not verifiable', false, one.report.uncertaintyKwh, null],
