@@ -84,9 +84,7 @@ export class WeatherNormalisation {
   }
 
   /** Days of [from, to) with energy from every meter of the target and a kept temperature, with their regressors. */
-  private observations(target: Target, ids: number[], from: string, to: string): Map<string, Observed> {
-    // Whole days only: the one rule of wholeDays.ts (every interval of every meter of the target).
-    const { whole } = ids.length ? countDays(this.figures, target, from, to) : { whole: new Set<string>() };
+  private observations(target: Target, whole: Set<string>, from: string, to: string): Map<string, Observed> {
     const temperatures = new Map(
       (this.temperatures.all(OUTDOOR_TEMPERATURE_CODE, from, to) as { day: string; hourlyC: Buffer }[]).map((row) => [row.day, floats(row.hourlyC)]),
     );
@@ -125,10 +123,15 @@ export class WeatherNormalisation {
     if (current.to <= current.from) return none('The current period has no whole day yet: the model predicts whole days.');
     const baselineFrom = addDays(current.from, -FULL_CYCLE_DAYS);
     const baselineTo = current.from;
-    const base = [...this.observations(target, ids, baselineFrom, baselineTo).values()];
+    // Whole days only: the one rule of wholeDays.ts (every interval of every meter of the target), read once over
+    // the baseline and both periods (the previous period lies inside the baseline year or next to it).
+    const first = [baselineFrom, previous.from].sort()[0];
+    const last = [current.to, previous.to].sort()[1];
+    const { whole } = countDays(this.figures, target, first, last);
+    const base = [...this.observations(target, whole, baselineFrom, baselineTo).values()];
     const lacking = (period: { from: string; to: string }, seen: Map<string, Observed>) => daysBetween(period.from, period.to).filter((day) => !seen.has(day));
-    const currentDays = this.observations(target, ids, current.from, current.to);
-    const previousDays = this.observations(target, ids, previous.from, previous.to);
+    const currentDays = this.observations(target, whole, current.from, current.to);
+    const previousDays = this.observations(target, whole, previous.from, previous.to);
     const reasons: string[] = [];
     for (const [name, period, seen] of [
       ['current', current, currentDays],
