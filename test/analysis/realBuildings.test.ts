@@ -83,6 +83,12 @@ describe('real building b0: nothing changed, with missing hours', () => {
       { token: r.admin.accessToken },
     );
     assert.equal(hourly.status, 200, hourly.text);
+    // An unknown method is a 400 naming it.
+    const unknown = await r.server.request('GET', `/api/analysis/baseline?meterId=${b0}&baselineFrom=2018-01-01&baselineTo=2019-01-01&method=towt`, {
+      token: r.admin.accessToken,
+    });
+    assert.equal(unknown.status, 400, unknown.text);
+    assert.match(JSON.stringify(unknown.body.details), /method/);
     // A point with no readings at all is still a clear 400 naming it.
     const none = await r.server.request('GET', `/api/analysis/baseline?meterId=${b0}&baselineFrom=2018-01-01&baselineTo=2018-03-01&temperatureCode=temp.none`, {
       token: r.admin.accessToken,
