@@ -404,6 +404,9 @@ export const EnpiBody = Type.Object({
       hdd: Type.Number(),
       cdd: Type.Number(),
       temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      partialDays: Type.Array(Type.String({ format: 'date' }), {
+        description: 'days of the month with some intervals but not all (every meter of the target): their energy is in kwh as metered, the rest missing',
+      }),
       kwhPerDegreeDay: NullableNumber(
         'kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather',
       ),

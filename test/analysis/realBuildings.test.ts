@@ -56,6 +56,12 @@ describe('real building b0: nothing changed, with missing hours', () => {
     const whole = wholeDaySums(b0Hours, '2018-01-01', '2019-01-01');
     for (const d of body.baselineDays) assert.ok(Math.abs(d.actualKwh - whole.get(d.day)!) < 0.01, `${d.day}: ${d.actualKwh} vs ${whole.get(d.day)}`);
     assert.equal(body.statistics.n, whole.size);
+    // The EnPIs are the months' metered sums: the partial days stay in them and are listed beside each month's figure.
+    const enpi = await r.get(`/api/analysis/enpi?meterId=${b0}&from=2018-01&to=2019-01`);
+    assert.deepEqual(
+      enpi.months.flatMap((m: { partialDays: string[] }) => m.partialDays),
+      partial,
+    );
     const { report, guardRails } = body;
     t.diagnostic(
       `b0 daily: CV(RMSE) ${body.statistics.cvRmsePercent} %, R² ${body.statistics.r2}, n ${body.statistics.n}; 2019: expected ${report.expectedKwh}, actual ${report.actualKwh}, ` +

@@ -5862,6 +5862,8 @@ export interface operations {
                             /** @description kwh ÷ floorAreaM2: electricity only, not a whole-site EUI */
                             kwhPerM2: number | null;
                             month: string;
+                            /** @description days of the month with some intervals but not all (every meter of the target): their energy is in kwh as metered, the rest missing */
+                            partialDays: string[];
                             /** @description the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise */
                             siteEnergyKwh: number | null;
                             /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
