@@ -4,9 +4,11 @@
 import type { EnergyFigures, Totals } from '../energy/index.ts';
 import { type StoredDays, yieldToLoop } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
-import { addDays, daySlices, daysBetween } from '../platform/time/calendar.ts';
+import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
+import { countDays, wholeHourKwh } from './wholeDays.ts';
+import { caltrackDaily, caltrackHourly, type Method } from './caltrack.ts';
 /** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
 type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
@@ -15,6 +17,16 @@ export { MIN_HOLIDAY_DAYS };
 
 export type DayType = 'working' | 'weekend' | 'holiday';
 export type BaselineDay = { day: string; dayType: DayType; hdd: number; cdd: number; meanC: number; actualKwh: number; expectedKwh: number };
+/** What a reference method chose (caltrack.ts), beside the daily baseline's answer. */
+export type ReferenceDetail = {
+  model: string;
+  heatingBalanceC: number | null;
+  coolingBalanceC: number | null;
+  coefficients: Record<string, number>;
+  adjustedR2: number | null;
+  qualifiedCandidates: number | null;
+  note: string;
+};
 export type FitStatistics = { n: number; p: number; cvRmsePercent: number; nmbePercent: number; r2: number };
 
 /**
@@ -91,12 +103,14 @@ export type BaselineQuery = {
   changePoint?: boolean;
   /** The caller may read any temperature point from the gateway (admins; others only the site's outdoor point). */
   anyTemperatureCode?: boolean;
+  /** EMS's degree-day model (default) or a reference method (caltrack.ts). */
+  method?: Method;
 };
 
 export class Baselines {
   constructor(
-    /** Which days every meter of the target has stored (a day a meter lacks would look like a saving). */
-    private readonly days: StoredDays,
+    /** Not read since whole days are counted by wholeDays.ts (issue 52): kept for the callers' signature. */
+    _days: StoredDays,
     private readonly figures: EnergyFigures,
     /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
     _tariffs: Tariffs,
@@ -109,15 +123,18 @@ export class Baselines {
    * at 2,000 meters, which the daily anomaly check and a baseline request would otherwise hold every request for.
    */
   private async observations(query: BaselineQuery, from: string, to: string, today: string, minDays = 0) {
-    const ids = this.figures.ids(query.target);
-    const idsJson = JSON.stringify(ids);
+    // Whole days only (wholeDays.ts: every interval of every meter of the target); partial days are listed apart.
     const whole = new Set<string>();
-    for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
-      for (const [day, meters] of this.days.metersPerDay(idsJson, sliceFrom, sliceTo)) if (meters === ids.length) whole.add(day);
+    const partial: string[] = [];
+    const end = to < today ? to : today;
+    for (const [sliceFrom, sliceTo] of daySlices(from, end > from ? end : from, SLICE_DAYS)) {
+      const counted = countDays(this.figures, query.target, sliceFrom, sliceTo);
+      for (const day of counted.whole) whole.add(day);
+      partial.push(...counted.partial);
       await yieldToLoop();
     }
     // Too few days of energy: said before the gateway is asked for a year of temperatures.
-    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, to < today ? to : today), fetched: 0 };
+    if (whole.size < minDays) return { observed: [], missing: daysBetween(from, end), partial, fetched: 0 };
     const energy = new Map<string, Totals | null>();
     for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
       for (const [day, totals] of this.figures.byDay(sliceFrom, sliceTo, query.target)) energy.set(day, totals);
@@ -135,9 +152,13 @@ export class Baselines {
         continue;
       }
       const { hdd, cdd, meanC } = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
+      if (!Number.isFinite(hdd)) {
+        missing.push(day);
+        continue;
+      }
       observed.push({ day, dayType: dayTypeOf(day, holidays), hdd, cdd, meanC, actualKwh: totals.kwh });
     }
-    return { observed, missing, fetched };
+    return { observed, missing, partial, fetched };
   }
 
   async fit(query: BaselineQuery, now: number = Date.now()) {
@@ -149,6 +170,7 @@ export class Baselines {
       throw new BadRequest('Invalid query', [
         { path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' },
       ]);
+    if (query.method === 'caltrack-daily' || query.method === 'caltrack-hourly') return this.fitReference(query, today);
     const base = await this.observations(query, query.baselineFrom, query.baselineTo, today, MIN_BASELINE_DAYS);
     if (base.observed.length < MIN_BASELINE_DAYS) {
       throw new BadRequest('Invalid query', [
@@ -188,7 +210,7 @@ export class Baselines {
       resolution: 'day',
       baselineFrom: query.baselineFrom,
       baselineTo: query.baselineTo,
-      baseline: fittedDays.map((d) => ({ ...conditions(d), actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
+      baseline: fittedDays.map((d) => ({ ...conditions(d), day: d.day, actualKwh: d.actualKwh, expectedKwh: d.expectedKwh })),
       p: columns.length,
       dropped: TERMS.filter((term) => !columns.includes(term)),
       cvRmsePercent: statistics.cvRmsePercent,
@@ -239,10 +261,13 @@ export class Baselines {
         coverage: reportSpan > 0 ? round(later.observed.length / reportSpan, 4) : 0,
         days,
         missingDays: later.missing.slice(0, 400),
+        partialDays: later.partial.slice(0, 400),
       };
     }
     return {
       target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
+      method: 'ems' as Method,
+      reference: null as ReferenceDetail | null,
       temperatureCode: query.temperatureCode,
       heatingBaseC: query.heatingBaseC,
       coolingBaseC: query.coolingBaseC,
@@ -266,9 +291,222 @@ export class Baselines {
       changePoint,
       baselineDays: baselineDays.map(shape),
       missingBaselineDays: base.missing.slice(0, 400),
+      partialBaselineDays: base.partial.slice(0, 400),
       report,
       temperatureDaysFetched: base.fetched,
     };
+  }
+
+  /**
+   * A reference method (caltrack.ts) over the same whole days (or whole hours) and temperatures, in the daily baseline's
+   * answer: its G14 statistics, the same guard rails (length, coverage, fit, ranges) and uncertainty, and the reporting
+   * period summed per whole day. The guard rails' ranges are read on degree days at the query's bases (the weather the
+   * baseline saw); no term counts as dropped (a CalTRACK term left out was tested and found insignificant).
+   */
+  private async fitReference(query: BaselineQuery, today: string) {
+    const method = query.method as Exclude<Method, 'ems'>;
+    const base = await this.observations(query, query.baselineFrom, query.baselineTo, today, MIN_BASELINE_DAYS);
+    if (base.observed.length < MIN_BASELINE_DAYS)
+      throw new BadRequest('Invalid query', [
+        {
+          path: 'query.baselineFrom',
+          message: `the baseline period has ${base.observed.length} days with energy and temperature; at least ${MIN_BASELINE_DAYS} are needed`,
+        },
+      ]);
+    const later = query.reportFrom !== undefined ? await this.observations(query, query.reportFrom, query.reportTo ?? addDays(today, 1), today) : null;
+    let predictDay: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
+    let statistics: FitStatistics;
+    let detail: ReferenceDetail;
+    let guardObservations: { heat: number; cool: number; dayType: DayType; day: string; actualKwh: number; expectedKwh: number }[];
+    let resolution: 'day' | 'hour' = 'day';
+    let reportObservations: { heat: number; cool: number; dayType: DayType; actualKwh: number; expectedKwh: number }[] = [];
+    const conditions = (o: Omit<BaselineDay, 'expectedKwh'>) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType });
+    if (method === 'caltrack-daily') {
+      const model = caltrackDaily(base.observed.map((o) => ({ meanC: o.meanC, actualKwh: o.actualKwh })));
+      if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK daily: no candidate model could be fitted' }]);
+      predictDay = (o) => model.predict(o.meanC);
+      statistics = g14Statistics(
+        base.observed.map((o) => o.actualKwh),
+        base.observed.map(predictDay),
+        model.p,
+      );
+      detail = {
+        model: model.model,
+        heatingBalanceC: model.heatingBalanceC,
+        coolingBalanceC: model.coolingBalanceC,
+        coefficients: Object.fromEntries(Object.entries(model.coefficients).map(([k, v]) => [k, round(v, 4)])),
+        adjustedR2: round(model.adjustedR2, 4),
+        qualifiedCandidates: model.qualified,
+        note: 'degree days in °F-days at the chosen balance points (CalTRACK 2.0 §3); coefficients in kWh per °F-day',
+      };
+      guardObservations = base.observed.map((o) => ({ ...conditions(o), day: o.day, actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
+      reportObservations = (later?.observed ?? []).map((o) => ({ ...conditions(o), actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
+    } else {
+      resolution = 'hour';
+      const baseHours = await this.wholeHours(
+        query,
+        base.observed.map((o) => o.day),
+      );
+      const model = caltrackHourly(baseHours);
+      if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK hourly: too few whole hours to fit a month' }]);
+      const expected = baseHours.map((h) => model.predict(h));
+      statistics = g14Statistics(
+        baseHours.map((h) => h.actualKwh),
+        expected,
+        model.p,
+      );
+      const sumByDay = (hours: (typeof baseHours)[number][]) => {
+        const byDay = new Map<string, number>();
+        for (const h of hours) byDay.set(h.day, (byDay.get(h.day) ?? 0) + model.predict(h));
+        return byDay;
+      };
+      const baseByDay = sumByDay(baseHours);
+      const reportHours = later
+        ? await this.wholeHours(
+            query,
+            later.observed.map((o) => o.day),
+          )
+        : [];
+      const reportByDay = sumByDay(reportHours);
+      // A day is predicted as the sum of its hours' predictions (a whole day has all its hours).
+      predictDay = (o) => baseByDay.get(o.day) ?? reportByDay.get(o.day) ?? NaN;
+      detail = {
+        model: 'time-of-week-and-temperature',
+        heatingBalanceC: null,
+        coolingBalanceC: null,
+        coefficients: {},
+        adjustedR2: null,
+        qualifiedCandidates: null,
+        note: `CalTRACK 2.0 §4: ${model.segments} monthly segments (weights 1 and 0.5 for the neighbours), ${round(model.occupiedShare * 100, 1)} % of times of week occupied; p = the columns of one segment`,
+      };
+      const hourConditions = (h: (typeof baseHours)[number]) => ({
+        heat: Math.max(0, query.heatingBaseC - h.temperatureC),
+        cool: Math.max(0, h.temperatureC - query.coolingBaseC),
+        dayType: h.dayType,
+      });
+      guardObservations = baseHours.map((h, i) => ({ ...hourConditions(h), day: h.day, actualKwh: h.actualKwh, expectedKwh: expected[i] }));
+      reportObservations = reportHours.map((h) => ({ ...hourConditions(h), actualKwh: h.actualKwh, expectedKwh: model.predict(h) }));
+    }
+    const reportTo = query.reportFrom !== undefined ? (query.reportTo ?? addDays(today, 1)) : '';
+    const reportDays = later ? later.observed.length : null;
+    const limits = resolution === 'day' ? { ...G14_LIMITS, cvRmsePercent: cvRmseLimitPercent(reportDays) } : { cvRmsePercent: 30, nmbePercent: 10, r2: 0.75 };
+    const pass = {
+      cvRmse: statistics.cvRmsePercent <= limits.cvRmsePercent,
+      nmbe: Math.abs(statistics.nmbePercent) <= limits.nmbePercent,
+      r2: statistics.r2 >= limits.r2,
+    };
+    const guardRails = baselineGuardRails({
+      resolution,
+      baselineFrom: query.baselineFrom,
+      baselineTo: query.baselineTo,
+      baseline: guardObservations,
+      p: statistics.p,
+      dropped: [],
+      cvRmsePercent: statistics.cvRmsePercent,
+      nmbePercent: statistics.nmbePercent,
+      netBiasLimitPercent: resolution === 'hour' ? limits.nmbePercent : undefined,
+      report: later
+        ? { days: resolution === 'day' ? later.observed.length : daysBetween(query.reportFrom!, reportTo).length, observations: reportObservations }
+        : undefined,
+    });
+    const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predictDay(o) })).filter((d) => Number.isFinite(d.expectedKwh));
+    let report = null;
+    if (later && query.reportFrom !== undefined) {
+      let cusum = 0;
+      const observed = later.observed.filter((o) => Number.isFinite(predictDay(o)));
+      const days = observed.map((o) => {
+        const expectedKwh = predictDay(o);
+        cusum += o.actualKwh - expectedKwh;
+        return { ...shape({ ...o, expectedKwh }), cusumKwh: round(cusum, 3) };
+      });
+      const expected = observed.reduce((sum, o) => sum + predictDay(o), 0);
+      const actual = observed.reduce((sum, o) => sum + o.actualKwh, 0);
+      const defensible = guardRails.defensible && observed.length > 0;
+      const reportSpan = daysBetween(query.reportFrom, reportTo < today ? reportTo : today).length;
+      report = {
+        from: query.reportFrom,
+        to: reportTo,
+        expectedKwh: round(expected, 3),
+        actualKwh: round(actual, 3),
+        savingsKwh: defensible ? round(expected - actual, 3) : null,
+        savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
+        savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting day has energy and temperature.',
+        uncertainty: guardRails.uncertainty,
+        significant: guardRails.significant,
+        coverage: reportSpan > 0 ? round(observed.length / reportSpan, 4) : 0,
+        days,
+        missingDays: later.missing.slice(0, 400),
+        partialDays: later.partial.slice(0, 400),
+      };
+    }
+    return {
+      target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
+      method: method as Method,
+      reference: detail as ReferenceDetail | null,
+      temperatureCode: query.temperatureCode,
+      heatingBaseC: query.heatingBaseC,
+      coolingBaseC: query.coolingBaseC,
+      model: {
+        from: query.baselineFrom,
+        to: query.baselineTo,
+        coefficients: { intercept: 0, perHdd: 0, perCdd: 0, weekend: 0, holiday: 0 } as Coefficients,
+        fitted: [] as (typeof TERMS)[number][],
+        holidaysLeftOut: [] as string[],
+      },
+      statistics: {
+        n: statistics.n,
+        p: statistics.p,
+        cvRmsePercent: round(statistics.cvRmsePercent, 3),
+        nmbePercent: round(statistics.nmbePercent, 4),
+        r2: round(statistics.r2, 4),
+        limits,
+        pass: { ...pass, all: pass.cvRmse && pass.nmbe && pass.r2 },
+      },
+      guardRails,
+      changePoint: null,
+      baselineDays: baselineDays.map(shape),
+      missingBaselineDays: base.missing.slice(0, 400),
+      partialBaselineDays: base.partial.slice(0, 400),
+      report,
+      temperatureDaysFetched: base.fetched,
+    };
+  }
+
+  /** The whole hours (wholeDays.ts) of the given whole days with their outdoor temperature, for an hourly reference model. */
+  private async wholeHours(query: BaselineQuery, days: string[]) {
+    const { timezone } = this.figures.settings();
+    const hours: { day: string; tow: number; month: number; dayType: DayType; temperatureC: number; actualKwh: number }[] = [];
+    if (!days.length) return hours;
+    const from = days[0];
+    const to = addDays(days[days.length - 1], 1);
+    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, to, addDays(to, 1), { anyCode: query.anyTemperatureCode });
+    const wanted = new Set(days);
+    const holidays = new Set(query.holidays);
+    for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
+      const { start: first, kwh } = this.figures.intervals(sliceFrom, sliceTo, query.target);
+      for (const day of daysBetween(sliceFrom, sliceTo)) {
+        if (!wanted.has(day)) continue;
+        const { start, count } = dayIntervals(timezone, day);
+        const offset = Math.round((start - first) / 900_000);
+        const hourly = temperatures.get(day);
+        for (let k = 0; k < count / 4; k += 1) {
+          const actualKwh = wholeHourKwh(kwh, offset + 4 * k);
+          const temperatureC = hourly?.[k] ?? NaN;
+          if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) continue;
+          const { weekday, minute } = localClock(timezone, start + k * 3_600_000);
+          hours.push({
+            day,
+            tow: weekday * 24 + Math.floor(minute / 60),
+            month: Number(day.slice(5, 7)),
+            dayType: dayTypeOf(day, holidays),
+            temperatureC,
+            actualKwh,
+          });
+        }
+      }
+      await yieldToLoop();
+    }
+    return hours;
   }
 }
 

@@ -8,6 +8,7 @@ import { areaFloorAreas, enpiDrivers } from '../platform/db/schema/index.ts';
 import { siteSettings, type SiteSettings } from '../site/index.ts';
 import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
+import { countDays } from './wholeDays.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
 
 export type FloorArea = { area: string; floorAreaM2: number };
@@ -148,6 +149,14 @@ export class Enpis {
     // The site intensity: whole-site energy over all fuels per the site's own floor area (a site setting), site target only.
     const site = query.target.meterId === undefined && query.target.area === undefined;
     const siteFloorM2 = site ? this.site().floorAreaM2 : null;
+    // The one whole-day rule (wholeDays.ts): an EnPI is the month's metered sum, so a partial day stays in it, and is
+    // listed beside the figure (issue 52: a month with partial days reads low without saying why).
+    const { partial } = countDays(
+      this.figures,
+      query.target,
+      `${query.from}-01`,
+      `${query.to < today.slice(0, 7) ? query.to : nextMonth(today.slice(0, 7))}-01`,
+    );
     return {
       target: query.target,
       floorAreaM2: floorM2,
@@ -175,6 +184,7 @@ export class Enpis {
           hdd: round(hdd, 2),
           cdd: round(cdd, 2),
           temperatureDays: tempDays,
+          partialDays: partial.filter((day) => day.startsWith(month)),
           kwhPerDegreeDay: degree > 0 ? round(kwh / degree, 3) : null,
           driverValue: driver?.value ?? null,
           driverUnit: driver?.unit ?? null,

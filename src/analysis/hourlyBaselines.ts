@@ -11,6 +11,7 @@ import { BadRequest } from '../platform/errors.ts';
 import { dayTypeOf, g14Statistics, leastSquares, MIN_HOLIDAY_DAYS, regressorValue, weekdayType, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
 import { baselineGuardRails } from './guardRails.ts';
+import { wholeHourKwh } from './wholeDays.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
 export type HourlySlots = (typeof HOURLY_SLOTS)[number];
@@ -73,7 +74,7 @@ export class HourlyBaselines {
         // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
         for (let k = 0; k < count / 4; k += 1) {
           const i = offset + 4 * k;
-          const actualKwh = kwh[i] + kwh[i + 1] + kwh[i + 2] + kwh[i + 3];
+          const actualKwh = wholeHourKwh(kwh, i);
           const temperatureC = hourly?.[k] ?? NaN;
           if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) {
             missing += 1;
@@ -202,7 +203,7 @@ export class HourlyBaselines {
       resolution: 'hour',
       baselineFrom: query.baselineFrom,
       baselineTo: query.baselineTo,
-      baseline: base.hours.map((h, i) => ({ ...conditions(h), actualKwh: h.actualKwh, expectedKwh: expected[i] })),
+      baseline: base.hours.map((h, i) => ({ ...conditions(h), day: h.day, actualKwh: h.actualKwh, expectedKwh: expected[i] })),
       p,
       dropped: candidates.filter((term) => !fittedAnywhere.has(term)),
       cvRmsePercent: statistics.cvRmsePercent,

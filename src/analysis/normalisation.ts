@@ -20,6 +20,7 @@ import { type BaselineDay, dayTypeOf, fitDayModel } from './baselines.ts';
 type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, FULL_CYCLE_DAYS } from './guardRails.ts';
 import { degreeDays, OUTDOOR_TEMPERATURE_CODE } from './weather.ts';
+import { countDays } from './wholeDays.ts';
 
 /** The balance points of the normalisation's degree days: the baseline routes' defaults. */
 export const NORMALISATION_BASES = { heatingBaseC: 15.5, coolingBaseC: 21 };
@@ -75,21 +76,15 @@ export class WeatherNormalisation {
   constructor(
     db: Db,
     private readonly figures: EnergyFigures,
-    /** Which days every meter of the target has stored (a day a meter lacks would read as a change): metering's door. */
-    private readonly days: StoredDays,
+    /** Not read since whole days are counted by wholeDays.ts (issue 52): kept for the callers' signature. */
+    _days: StoredDays,
   ) {
     // raw SQL: the day's 24 hourly temperatures as one blob, read on the hot path of every month comparison.
     this.temperatures = db.sqlite.prepare('SELECT day, hourly_c AS hourlyC FROM outdoor_days WHERE code = ? AND day >= ? AND day < ?');
   }
 
   /** Days of [from, to) with energy from every meter of the target and a kept temperature, with their regressors. */
-  private observations(target: Target, ids: number[], from: string, to: string): Map<string, Observed> {
-    const whole = new Set(
-      this.days
-        .metersPerDay(JSON.stringify(ids), from, to)
-        .filter(([, meters]) => meters === ids.length)
-        .map(([day]) => day),
-    );
+  private observations(target: Target, whole: Set<string>, from: string, to: string): Map<string, Observed> {
     const temperatures = new Map(
       (this.temperatures.all(OUTDOOR_TEMPERATURE_CODE, from, to) as { day: string; hourlyC: Buffer }[]).map((row) => [row.day, floats(row.hourlyC)]),
     );
@@ -128,10 +123,15 @@ export class WeatherNormalisation {
     if (current.to <= current.from) return none('The current period has no whole day yet: the model predicts whole days.');
     const baselineFrom = addDays(current.from, -FULL_CYCLE_DAYS);
     const baselineTo = current.from;
-    const base = [...this.observations(target, ids, baselineFrom, baselineTo).values()];
+    // Whole days only: the one rule of wholeDays.ts (every interval of every meter of the target), read once over
+    // the baseline and both periods (the previous period lies inside the baseline year or next to it).
+    const first = [baselineFrom, previous.from].sort()[0];
+    const last = [current.to, previous.to].sort()[1];
+    const { whole } = countDays(this.figures, target, first, last);
+    const base = [...this.observations(target, whole, baselineFrom, baselineTo).values()];
     const lacking = (period: { from: string; to: string }, seen: Map<string, Observed>) => daysBetween(period.from, period.to).filter((day) => !seen.has(day));
-    const currentDays = this.observations(target, ids, current.from, current.to);
-    const previousDays = this.observations(target, ids, previous.from, previous.to);
+    const currentDays = this.observations(target, whole, current.from, current.to);
+    const previousDays = this.observations(target, whole, previous.from, previous.to);
     const reasons: string[] = [];
     for (const [name, period, seen] of [
       ['current', current, currentDays],
@@ -158,7 +158,7 @@ export class WeatherNormalisation {
       resolution: 'day',
       baselineFrom,
       baselineTo,
-      baseline: base.map((o) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType, actualKwh: o.actualKwh, expectedKwh: predict(o) })),
+      baseline: base.map((o) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType, day: o.day, actualKwh: o.actualKwh, expectedKwh: predict(o) })),
       p: columns.length,
       // No day is a holiday here (none are known), so only the weather and weekend terms can have been left out.
       dropped: (['perHdd', 'perCdd', 'weekend'] as const).filter((term) => !columns.includes(term)),

@@ -122,6 +122,8 @@ export function analysisRoutes({ energy, analysis }: AnalysisRouteNeeds) {
         'Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the ' +
         "gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. " +
         "Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). " +
+        'Whole days only: a day counts when every interval of every meter of the target is stored (partialBaselineDays / report.partialDays list the others); a day without temperature is a missing observation. ' +
+        'method=caltrack-daily or caltrack-hourly fits the CalTRACK 2.0 reference method instead, over the same days, with the same guard rails (reference says what it chose). ' +
         'Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, ' +
         'at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).',
       tags,

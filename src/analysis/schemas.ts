@@ -3,6 +3,7 @@ import { SitePeakSchema } from '../energy/index.ts';
 import { Type } from '@sinclair/typebox';
 import { stringEnum } from '../platform/http/schemas.ts';
 import { PERIODS } from './comparisons.ts';
+import { METHODS } from './caltrack.ts';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const AreaName = Type.String({ minLength: 1, maxLength: 64, pattern: '^\\S(.*\\S)?$' });
@@ -173,6 +174,13 @@ export const BaselineQuery = Type.Object(
       default: [],
       description: "the building's holidays (the tariff versions' billing holidays are not used); repeat the parameter",
     }),
+    method: Type.Optional(
+      stringEnum(METHODS, {
+        description:
+          "the model: 'ems' (default: degree days at heatingBaseC/coolingBaseC + day type), 'caltrack-daily' (CalTRACK 2.0 daily: balance-point search, model selection by adjusted R²), " +
+          "'caltrack-hourly' (CalTRACK 2.0 hourly: time-of-week-and-temperature, monthly segments); each held to the same guard rails (docs/energy-management.md)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -217,7 +225,15 @@ export const GuardRailsBlock = Type.Object(
     significant: Type.Union([Type.Boolean(), Type.Null()]),
     reasons: Type.Array(Type.String()),
     checks: Type.Object({
-      length: Type.Object({ pass: Type.Boolean(), spanDays: Type.Integer(), observedDays: Type.Number(), requiredDays: Type.Integer() }),
+      length: Type.Object({
+        pass: Type.Boolean(),
+        spanDays: Type.Integer(),
+        observedDays: Type.Number(),
+        requiredDays: Type.Integer(),
+        monthsCovered: Type.Union([Type.Integer(), Type.Null()], {
+          description: 'calendar months (of 12) with data on at least 80 % of their days: the length rule asks all 12',
+        }),
+      }),
       coverage: Type.Object({ pass: Type.Boolean(), share: Type.Number(), required: Type.Number() }),
       fit: Type.Object({
         pass: Type.Boolean(),
@@ -245,6 +261,22 @@ export const GuardRailsBlock = Type.Object(
 
 export const BaselineBody = Type.Object({
   target: Type.Object({ kind: Type.String(), meterId: Type.Optional(Type.Integer()), area: Type.Optional(Type.String()) }),
+  method: stringEnum(METHODS, { description: 'the model fitted' }),
+  reference: Type.Union(
+    [
+      Type.Object({
+        model: Type.String({ description: 'CalTRACK daily: intercept-only, hdd-only, cdd-only or hdd-cdd; hourly: time-of-week-and-temperature' }),
+        heatingBalanceC: Type.Union([Type.Number(), Type.Null()]),
+        coolingBalanceC: Type.Union([Type.Number(), Type.Null()]),
+        coefficients: Type.Record(Type.String(), Type.Number()),
+        adjustedR2: Type.Union([Type.Number(), Type.Null()]),
+        qualifiedCandidates: Type.Union([Type.Integer(), Type.Null()]),
+        note: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    { description: "a reference method's choice (model.coefficients are then 0: the method's own are here); null for 'ems'" },
+  ),
   temperatureCode: Type.String(),
   heatingBaseC: Type.Number(),
   coolingBaseC: Type.Number(),
@@ -288,6 +320,9 @@ export const BaselineBody = Type.Object({
   ),
   baselineDays: Type.Array(BaselineDay),
   missingBaselineDays: Type.Array(Type.String({ format: 'date' }), { description: 'days without energy from every meter or without temperature' }),
+  partialBaselineDays: Type.Array(Type.String({ format: 'date' }), {
+    description: 'days with some intervals but not all of them (for every meter of the target): left out of the model, as missing days are',
+  }),
   report: Type.Union([
     Type.Object({
       from: Type.String({ format: 'date' }),
@@ -304,6 +339,7 @@ export const BaselineBody = Type.Object({
       coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
+      partialDays: Type.Array(Type.String({ format: 'date' }), { description: 'reporting days with some intervals but not all: not counted' }),
     }),
     Type.Null(),
   ]),
@@ -368,6 +404,9 @@ export const EnpiBody = Type.Object({
       hdd: Type.Number(),
       cdd: Type.Number(),
       temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      partialDays: Type.Array(Type.String({ format: 'date' }), {
+        description: 'days of the month with some intervals but not all (every meter of the target): their energy is in kwh as metered, the rest missing',
+      }),
       kwhPerDegreeDay: NullableNumber(
         'kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather',
       ),

@@ -102,7 +102,13 @@ export class OutdoorTemperatures {
           message: `${before.length} days of ${code} are not kept yet and at most ${MAX_UNCACHED_DAYS} are read from the gateway per request: ask for a shorter period first (the days read are kept)`,
         },
       ]);
-    return inTurn(this.db, () => this.fetchMissing(code, from, end));
+    const result = await inTurn(this.db, () => this.fetchMissing(code, from, end));
+    // A day without readings is a missing observation (the coverage rule counts it), never an error of the request
+    // (issue 52: a lone empty day made every later request over it a 400). Only a period with no reading at all is
+    // refused: what is stored decides, not which request came first.
+    if (!result.days.size)
+      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no readings of ${code} from ${from} to ${end}` }]);
+    return result;
   }
 
   /** In the turn: what is still missing (a caller before may have fetched it) is read from the gateway. */
@@ -154,8 +160,8 @@ export class OutdoorTemperatures {
         break;
       }
     }
-    if (!samples)
-      throw new BadRequest('Invalid query', [{ path: 'query.temperatureCode', message: `the gateway has no readings of ${code} from ${from} to ${to}` }]);
+    // No readings in this run of days: they stay missing observations (asked for again next time), not an error.
+    if (!samples) return 0;
     let kept = 0;
     this.db.sqlite.transaction(() => {
       for (const [day, bins] of sums) {

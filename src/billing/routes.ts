@@ -18,6 +18,7 @@ import {
   AtQuery,
   BudgetStatus,
   Measure,
+  MeasureCreated,
   MeasureBody,
   PeriodQuery,
   Savings,
@@ -429,17 +430,16 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       method: 'POST',
       path: '/api/billing/measures',
       access: 'admin',
-      summary: 'Register a measure with its baseline period; refused when the baseline fails its guard rails',
+      summary: "Register a measure with its baseline period; the answer says whether the baseline passes the baseline API's guard rails",
       description:
         'Admin only; audited. Measured on a meter or an area (IPMVP Option B) or on the site meters (neither: Option C). The baseline is the daily weather and day-type model of ' +
-        'GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; a fit outside ASHRAE Guideline 14 (CV(RMSE) ≤ 20 %, |NMBE| ≤ 5 %, R² ≥ 0.75) is 400 naming each failed limit.',
+        'GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; 400 when it cannot be fitted (fewer than 30 whole days). A baseline that fails ' +
+        'the guard rails of GET /api/analysis/baseline (length: a full calendar cycle; coverage; CV(RMSE) and net bias) is kept: baseline.verifiable is false with the reasons, ' +
+        'and its savings are not verifiable (never summed). No R² rule: Guideline 14 has none.',
       example: { name: 'LED retrofit, floor 2', meterId: 3, installedOn: '2027-03-01', cost: 18000, baselineFrom: '2026-03-01', baselineTo: '2027-03-01' },
       tags,
-      schemas: { body: MeasureBody, response: { 201: Measure, 400: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
-      handler: async ({ body, user }) => {
-        const { baseline: _fit, ...created } = await measures.create(body, user);
-        return new Reply(201, created);
-      },
+      schemas: { body: MeasureBody, response: { 201: MeasureCreated, 400: ErrorBody, 502: ErrorBody, 504: ErrorBody } },
+      handler: async ({ body, user }) => new Reply(201, await measures.create(body, user)),
     }),
     defineRoute({
       method: 'POST',
@@ -459,7 +459,8 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'viewer',
       summary: "The site's savings report: every measure's avoided energy and cost with its uncertainty, and their sum",
       description:
-        'Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total adds the avoided energy and cost and combines the 90 % uncertainties in quadrature. ' +
+        'Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total counts only verifiable, significant savings (status "significant"): ' +
+        'it adds their avoided energy and cost and combines their 90 % uncertainties in quadrature; the others are listed with their bands and reasons (apart counts them). ' +
         'Measures on the same meters (an Option C measure over the site and Option B measures inside it) are not deduplicated: their sum counts the overlap twice. ' +
         'A measure that cannot be evaluated is listed with the reason and not summed. Changes nothing but the kept outdoor temperatures.',
       tags,
@@ -472,8 +473,9 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'viewer',
       summary: "A measure's verified savings: avoided energy and cost with their 90 % uncertainty, and payback",
       description:
-        'Reporting period [from, to), default from installation to today. avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured. ' +
-        'Uncertainty (ASHRAE Guideline 14, 90 %): t · 1.26 · CV(RMSE) · ȳ · √(m (1 + 2/n)), n baseline days, m reporting days, ȳ the mean baseline day. ' +
+        'Reporting period [from, to), default from installation to today. One engine with GET /api/analysis/baseline: the same model, whole days, guard rails and uncertainty. ' +
+        'avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured, given only when the guard rails hold (verifiable; else null with the reasons). ' +
+        "Uncertainty (ASHRAE Guideline 14 Annex B, 90 %): t · 1.26 · CV · E_expected · √((n/n')(1 + 2/n')/m), n' = n(1 − ρ)/(1 + ρ) with ρ the lag-1 autocorrelation of the baseline's residuals. " +
         "Avoided cost at the period's average price of the target's meters; payback = cost ÷ (avoided cost per year). Changes nothing but the kept outdoor temperatures.",
       tags,
       schemas: { params: IdParams, query: PeriodQuery, response: { 200: Savings, 400: ErrorBody, 404: ErrorBody, 502: ErrorBody, 504: ErrorBody } },

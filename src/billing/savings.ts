@@ -4,7 +4,7 @@
 // plus non-routine adjustments − the energy measured, with its ASHRAE Guideline 14 uncertainty; avoided cost at the
 // period's own average price; payback from the measure's cost.
 import type { EnergyFigures } from '../energy/index.ts';
-import type { Baselines } from '../analysis/index.ts';
+import { FSU_LIMIT, type Baselines } from '../analysis/index.ts';
 import type { MeterDirectory } from '../metering/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -25,20 +25,14 @@ export type MeasureInput = {
   temperatureCode?: string;
   heatingBaseC?: number;
   coolingBaseC?: number;
+  /** The baseline model (GET /api/analysis/baseline's method): EMS's degree-day model by default. */
+  method?: 'ems' | 'caltrack-daily' | 'caltrack-hourly';
 };
 export type Measure = Required<MeasureInput> & { id: number; option: 'B' | 'C'; adjustments: NonRoutineAdjustment[]; createdAt: string; updatedAt: string };
 
 /** Confidence of the stated uncertainty (IPMVP reports savings at 90 %). */
 export const CONFIDENCE = 0.9;
-const Z90 = 1.6448536;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
-
-/** Student's t for a two-sided 90 % interval with `dof` degrees of freedom (Cornish–Fisher expansion about z; < 0.5 % off from 5 dof). */
-export function t90(dof: number): number {
-  const z = Z90;
-  const v = Math.max(dof, 1);
-  return z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v ** 2) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3);
-}
 
 export class Measures {
   private readonly sql;
@@ -91,11 +85,16 @@ export class Measures {
       heatingBaseC: measure.heatingBaseC,
       coolingBaseC: measure.coolingBaseC,
       holidays: [],
+      method: measure.method,
     };
   }
 
-  /** Registers a measure; refused (400, with the reasons) when its baseline does not fit within the guard rails. */
-  async create(input: MeasureInput, actor: Actor): Promise<Measure & { baseline: unknown }> {
+  /**
+   * Registers a measure. Refused (400) only when its baseline cannot be fitted at all (too few days, regressors that do
+   * not separate); a baseline that fails the guard rails of GET /api/analysis/baseline (length, coverage, fit) is kept
+   * and its savings are "not verifiable" with the reasons (issue 51 item 5): never a figure, never summed.
+   */
+  async create(input: MeasureInput, actor: Actor): Promise<Measure & { baseline: { verifiable: boolean; reasons: string[] } }> {
     const measure: Required<MeasureInput> = {
       description: '',
       meterId: null,
@@ -104,6 +103,7 @@ export class Measures {
       temperatureCode: 'temp.outdoor',
       heatingBaseC: 15.5,
       coolingBaseC: 21,
+      method: 'ems',
       ...input,
     };
     const details: { path: string; message: string }[] = [];
@@ -116,16 +116,6 @@ export class Measures {
       details.push({ path: 'body.baselineTo', message: 'the baseline period ends before the measure is installed' });
     if (details.length) throw new BadRequest('Invalid measure', details);
     const fit = await this.baselines.fit(this.query(measure));
-    if (!fit.statistics.pass.all) {
-      const { statistics } = fit;
-      const failed: { path: string; message: string }[] = [];
-      if (!statistics.pass.cvRmse)
-        failed.push({ path: 'baseline.cvRmsePercent', message: `CV(RMSE) ${statistics.cvRmsePercent} % is above ${statistics.limits.cvRmsePercent} %` });
-      if (!statistics.pass.nmbe)
-        failed.push({ path: 'baseline.nmbePercent', message: `|NMBE| ${Math.abs(statistics.nmbePercent)} % is above ${statistics.limits.nmbePercent} %` });
-      if (!statistics.pass.r2) failed.push({ path: 'baseline.r2', message: `R² ${statistics.r2} is below ${statistics.limits.r2}` });
-      throw new BadRequest("The measure's baseline fails its guard rails (ASHRAE Guideline 14); choose another baseline period or target", failed);
-    }
     const id = this.db.sqlite.transaction(() => {
       const target = measure.meterId !== null ? 'meter' : measure.area !== null ? 'area' : 'site';
       const { lastInsertRowid } = this.sql.insert.run({ ...measure, target });
@@ -133,7 +123,7 @@ export class Measures {
       this.audit.record({ actor, action: 'create', resource: 'savings_measures', resourceId: created, after: measure });
       return created;
     })();
-    return { ...this.get(id), baseline: { statistics: fit.statistics, model: fit.model } };
+    return { ...this.get(id), baseline: { verifiable: fit.guardRails.defensible, reasons: fit.guardRails.reasons } };
   }
 
   addAdjustment(id: number, adjustment: NonRoutineAdjustment, actor: Actor): Measure {
@@ -152,11 +142,13 @@ export class Measures {
   }
 
   /**
-   * The measure's savings over [from, to) (default: from its installation to today): the baseline's expectation for
-   * the reporting days with data (routine adjustment by the model's weather and day type), the non-routine adjustments
-   * (each prorated by the days it shares with the period), what was measured, the avoided energy with its uncertainty
-   * at 90 % (ASHRAE Guideline 14: U = t · 1.26 · CV(RMSE) · ȳ · √(m · (1 + 2/n)), n baseline days, m reporting days,
-   * ȳ the baseline's mean daily energy), the avoided cost at the period's average price, and the simple payback.
+   * The measure's savings over [from, to) (default: from its installation to today), by the one savings engine: the
+   * figure, the guard rails and the uncertainty of GET /api/analysis/baseline for the same model and period (issue 51
+   * item 5). The baseline's expectation for the reporting days with data (routine adjustment by the model's weather and
+   * day type), the non-routine adjustments (each prorated by the days it shares with the period), what was measured;
+   * the avoided energy only when the guard rails hold (`verifiable`; else null with the reasons), its uncertainty at
+   * 90 % as G14 Annex B with the lag-1 autocorrelation of the baseline's residuals, `significant` when the fractional
+   * savings uncertainty is at most 50 % at 68 %; the avoided cost at the period's average price, and the payback.
    */
   async savings(id: number, period: { from?: string; to?: string } = {}) {
     const measure = this.get(id);
@@ -175,11 +167,20 @@ export class Measures {
       return sum + (adjustment.kwh * daysBetween(start, end).length) / daysBetween(adjustment.from, adjustment.to).length;
     }, 0);
     const adjustedBaselineKwh = report.expectedKwh + nonRoutineKwh;
-    const avoidedKwh = adjustedBaselineKwh - report.actualKwh;
-    const n = fit.statistics.n;
-    const meanBaselineKwh = fit.baselineDays.reduce((sum, day) => sum + day.actualKwh, 0) / n;
-    const t = t90(n - fit.statistics.p);
-    const uncertaintyKwh = days > 0 ? t * 1.26 * (fit.statistics.cvRmsePercent / 100) * meanBaselineKwh * Math.sqrt(days * (1 + 2 / n)) : 0;
+    const impliedKwh = adjustedBaselineKwh - report.actualKwh;
+    const { guardRails } = fit;
+    const verifiable = guardRails.defensible && days > 0;
+    const uncertainty = guardRails.uncertainty;
+    const uncertaintyKwh = uncertainty ? uncertainty.at90.kwh : 0;
+    // G14: the savings exceed their uncertainty when the fractional savings uncertainty at 68 % is at most 50 %.
+    const significant = uncertainty !== null && impliedKwh !== 0 && uncertainty.at68.kwh / Math.abs(impliedKwh) <= FSU_LIMIT;
+    const reasons = guardRails.reasons.filter((reason) => !reason.startsWith('The savings ('));
+    if (verifiable && !significant)
+      reasons.push(
+        `The savings (${round(impliedKwh, 1)} kWh) are within ±${uncertainty?.at68.kwh ?? 0} kWh at 68 % confidence: Guideline 14 asks the uncertainty to be at most 50 % of the savings, ` +
+          'so no saving (or over-consumption) is demonstrated.',
+      );
+    const avoidedKwh = verifiable ? impliedKwh : null;
     // The period's own average price, from the target's meters (energy only, no standing charge).
     let kwh = 0;
     let cost = 0;
@@ -189,8 +190,8 @@ export class Measures {
       cost += totals.cost;
     }
     const price = kwh > 0 ? cost / kwh : 0;
-    const avoidedCost = avoidedKwh * price;
-    const yearlyCost = days > 0 ? (avoidedCost * 365) / days : 0;
+    const avoidedCost = avoidedKwh === null ? null : avoidedKwh * price;
+    const yearlyCost = avoidedCost !== null && days > 0 ? (avoidedCost * 365) / days : 0;
     // Reporting days whose weather the baseline never saw: the model extrapolates there, which its uncertainty does not cover.
     const span = (values: number[]) => [Math.min(...values), Math.max(...values)];
     const [hddLow, hddHigh] = span(fit.baselineDays.map((day) => day.hdd));
@@ -200,22 +201,27 @@ export class Measures {
       measure,
       option: measure.option,
       baseline: { from: measure.baselineFrom, to: measure.baselineTo, statistics: fit.statistics, model: fit.model },
+      guardRails: { checks: guardRails.checks, uncertainty },
       report: {
         from,
         to,
         days,
         missingDays: report.missingDays.length,
+        partialDays: report.partialDays.length,
         daysOutsideBaselineConditions: outside,
         expectedKwh: round(report.expectedKwh, 3),
         nonRoutineKwh: round(nonRoutineKwh, 3),
         adjustedBaselineKwh: round(adjustedBaselineKwh, 3),
         actualKwh: round(report.actualKwh, 3),
-        avoidedKwh: round(avoidedKwh, 3),
+        verifiable,
+        significant: verifiable ? significant : null,
+        reasons,
+        avoidedKwh: avoidedKwh === null ? null : round(avoidedKwh, 3),
         uncertaintyKwh: round(uncertaintyKwh, 3),
         confidence: CONFIDENCE,
-        relativePrecisionPercent: avoidedKwh !== 0 ? round((uncertaintyKwh / Math.abs(avoidedKwh)) * 100, 2) : null,
+        relativePrecisionPercent: avoidedKwh ? round((uncertaintyKwh / Math.abs(avoidedKwh)) * 100, 2) : null,
         pricePerKwh: round(price, 5),
-        avoidedCost: round(avoidedCost, 2),
+        avoidedCost: avoidedCost === null ? null : round(avoidedCost, 2),
         uncertaintyCost: round(uncertaintyKwh * price, 2),
         paybackYears: yearlyCost > 0 ? round(measure.cost / yearlyCost, 2) : null,
       },
@@ -223,16 +229,41 @@ export class Measures {
   }
 }
 
-/** The site's savings report: every measure's savings over its period (or the one given) and their sum. */
+/**
+ * The site's savings report: every measure's savings over its period (or the one given). The total counts only
+ * verifiable, significant savings (uncertainties in quadrature); the others are listed apart with their bands: not
+ * significant (a figure inside its own uncertainty), not verifiable (the guard rails withhold it, with the reasons), or
+ * not evaluated (an error, e.g. the meter deleted).
+ */
 export async function siteSavings(measures: Measures, period: { from?: string; to?: string }) {
-  const items = [];
+  type Status = 'significant' | 'not significant' | 'not verifiable' | 'not evaluated';
+  type Item = {
+    id: number;
+    name: string;
+    option: 'B' | 'C';
+    status: Status;
+    counted: boolean;
+    from: string | null;
+    to: string | null;
+    avoidedKwh: number | null;
+    uncertaintyKwh: number | null;
+    avoidedCost: number | null;
+    uncertaintyCost: number | null;
+    paybackYears: number | null;
+    reasons: string[];
+    error: string | null;
+  };
+  const items: Item[] = [];
   for (const measure of measures.list()) {
     try {
       const { report } = await measures.savings(measure.id, period);
+      const status: Status = !report.verifiable ? 'not verifiable' : report.significant ? 'significant' : 'not significant';
       items.push({
         id: measure.id,
         name: measure.name,
         option: measure.option,
+        status,
+        counted: status === 'significant',
         from: report.from,
         to: report.to,
         avoidedKwh: report.avoidedKwh,
@@ -240,6 +271,7 @@ export async function siteSavings(measures: Measures, period: { from?: string; t
         avoidedCost: report.avoidedCost,
         uncertaintyCost: report.uncertaintyCost,
         paybackYears: report.paybackYears,
+        reasons: report.reasons,
         error: null,
       });
     } catch (error) {
@@ -250,6 +282,8 @@ export async function siteSavings(measures: Measures, period: { from?: string; t
         id: measure.id,
         name: measure.name,
         option: measure.option,
+        status: 'not evaluated',
+        counted: false,
         from: null,
         to: null,
         avoidedKwh: null,
@@ -257,14 +291,16 @@ export async function siteSavings(measures: Measures, period: { from?: string; t
         avoidedCost: null,
         uncertaintyCost: null,
         paybackYears: null,
+        reasons: [reason],
         error: reason,
       });
     }
   }
-  const counted = items.filter((item) => item.error === null);
+  const counted = items.filter((item) => item.counted);
   const sum = (pick: (item: (typeof counted)[number]) => number) => counted.reduce((total, item) => total + pick(item), 0);
   // Independent errors add in quadrature.
   const quadrature = (pick: (item: (typeof counted)[number]) => number) => Math.sqrt(sum((item) => pick(item) ** 2));
+  const count = (status: Status) => items.filter((item) => item.status === status).length;
   return {
     items,
     total: {
@@ -287,6 +323,7 @@ export async function siteSavings(measures: Measures, period: { from?: string; t
       ),
       confidence: CONFIDENCE,
     },
+    apart: { notSignificant: count('not significant'), notVerifiable: count('not verifiable'), notEvaluated: count('not evaluated') },
   };
 }
 

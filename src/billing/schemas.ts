@@ -279,6 +279,11 @@ export const MeasureBody = Type.Object(
     temperatureCode: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     heatingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
     coolingBaseC: Type.Optional(Type.Number({ minimum: -30, maximum: 40 })),
+    method: Type.Optional(
+      stringEnum(['ems', 'caltrack-daily', 'caltrack-hourly'] as const, {
+        description: "the baseline model, as GET /api/analysis/baseline's method (default 'ems')",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -306,6 +311,7 @@ export const Measure = Type.Object({
   temperatureCode: Type.String(),
   heatingBaseC: Type.Number(),
   coolingBaseC: Type.Number(),
+  method: stringEnum(['ems', 'caltrack-daily', 'caltrack-hourly'] as const),
   adjustments: Type.Array(Adjustment),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -315,6 +321,10 @@ export const Savings = Type.Object({
   measure: Measure,
   option: stringEnum(['B', 'C'] as const),
   baseline: Type.Object({ from: Day, to: Day, statistics: Type.Unknown(), model: Type.Unknown() }),
+  guardRails: Type.Object(
+    { checks: Type.Unknown(), uncertainty: Type.Unknown() },
+    { description: "the checks and the uncertainty of GET /api/analysis/baseline's guardRails for the same model and period" },
+  ),
   report: Type.Object({
     from: Day,
     to: Day,
@@ -327,12 +337,18 @@ export const Savings = Type.Object({
     nonRoutineKwh: Type.Number(),
     adjustedBaselineKwh: Type.Number(),
     actualKwh: Type.Number(),
-    avoidedKwh: Type.Number(),
-    uncertaintyKwh: Type.Number({ description: 'half-width of the 90 % interval' }),
+    partialDays: Type.Integer({ description: 'reporting days with some intervals but not all: not counted (whole days only)' }),
+    verifiable: Type.Boolean({ description: 'the guard rails of GET /api/analysis/baseline hold for this baseline and period (else no figure: reasons)' }),
+    significant: Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'the fractional savings uncertainty is at most 50 % at 68 % (G14); null when not verifiable',
+    }),
+    reasons: Type.Array(Type.String(), { description: 'why the figure is withheld or not significant, in plain words' }),
+    avoidedKwh: Type.Union([Type.Number(), Type.Null()], { description: 'adjusted baseline − actual; null when not verifiable' }),
+    uncertaintyKwh: Type.Number({ description: "half-width of the 90 % interval (G14 Annex B, lag-1 autocorrelation corrected: the baseline API's at90)" }),
     confidence: Type.Number(),
     relativePrecisionPercent: NullableNumber,
     pricePerKwh: Type.Number(),
-    avoidedCost: Type.Number(),
+    avoidedCost: NullableNumber,
     uncertaintyCost: Type.Number(),
     paybackYears: NullableNumber,
   }),
@@ -352,6 +368,9 @@ export const SiteSavings = Type.Object({
       avoidedCost: NullableNumber,
       uncertaintyCost: NullableNumber,
       paybackYears: NullableNumber,
+      status: stringEnum(['significant', 'not significant', 'not verifiable', 'not evaluated'] as const),
+      counted: Type.Boolean({ description: 'in the total: only verifiable, significant savings are' }),
+      reasons: Type.Array(Type.String()),
       error: Type.Union([Type.String(), Type.Null()], { description: 'why the measure could not be evaluated (then it is not summed)' }),
     }),
   ),
@@ -363,4 +382,15 @@ export const SiteSavings = Type.Object({
     uncertaintyCost: Type.Number(),
     confidence: Type.Number(),
   }),
+  apart: Type.Object(
+    { notSignificant: Type.Integer(), notVerifiable: Type.Integer(), notEvaluated: Type.Integer() },
+    { description: 'measures listed but not summed, by why' },
+  ),
+});
+export const MeasureCreated = Type.Object({
+  ...Measure.properties,
+  baseline: Type.Object(
+    { verifiable: Type.Boolean(), reasons: Type.Array(Type.String()) },
+    { description: 'the guard rails of the baseline alone (length, coverage, fit): a measure that fails them is kept, its savings not verifiable' },
+  ),
 });

@@ -197,7 +197,7 @@ describe('weather-normalised month-on-month change', () => {
     assert.equal(short.report.savingsPercent, null);
     assert.equal(short.guardRails.defensible, false);
     assert.equal(short.guardRails.checks.length.pass, false);
-    assert.match(short.report.savingsWithheld, /covers 28 days/);
+    assert.match(short.report.savingsWithheld, /covers 1 of the 12 calendar months/);
     // Last month is colder than those 28 days: its heating degree-hours lie outside the baseline's range.
     const heat = short.guardRails.checks.ranges.variables.find((v: { variable: string }) => v.variable === 'heating degree hours');
     const baseHdd = daysBetween(monthBefore.from, addDays(monthBefore.from, 28)).map(hdd);

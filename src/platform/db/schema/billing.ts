@@ -177,6 +177,10 @@ export const savingsMeasures = sqliteTable('savings_measures', {
   temperatureCode: text('temperature_code').notNull().default('temp.outdoor'),
   heatingBaseC: real('heating_base_c').notNull().default(15.5),
   coolingBaseC: real('cooling_base_c').notNull().default(21),
+  /** The baseline model: EMS's degree-day model or a reference method of GET /api/analysis/baseline (analysis/caltrack.ts). */
+  method: text('method', { enum: ['ems', 'caltrack-daily', 'caltrack-hourly'] })
+    .notNull()
+    .default('ems'),
   adjustments: text('adjustments', { mode: 'json' }).$type<NonRoutineAdjustment[]>().notNull().default([]),
   createdAt: createdAt(),
   updatedAt: updatedAt(),

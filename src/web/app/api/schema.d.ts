@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * A weather- and day-type-normalised baseline of daily energy, its ASHRAE Guideline 14 fit, and expected vs actual with CUSUM after it
-         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
+         * @description Fits kWh/day = a + b·HDD + c·CDD + d·weekend + e·holiday by least squares over [baselineFrom, baselineTo). Degree days come from the hourly means of the gateway's outdoor temperature point (read from its history once, then kept): HDD = Σ max(0, heatingBaseC − T_h) ÷ hours, CDD likewise above coolingBaseC. Holidays: the building's, those given (the tariff versions' holidays are billing days, not used); the holiday term is fitted only on 5 holidays or more. With reportFrom: expected vs actual per day, savings = expected − actual, CUSUM = Σ (actual − expected). Whole days only: a day counts when every interval of every meter of the target is stored (partialBaselineDays / report.partialDays list the others); a day without temperature is a missing observation. method=caltrack-daily or caltrack-hourly fits the CalTRACK 2.0 reference method instead, over the same days, with the same guard rails (reference says what it chose). Changes nothing but the kept outdoor temperatures (days not yet kept are read from the gateway and stored, one read at a time per service, at most 366 days per request: 400 beyond; a temperatureCode other than temp.outdoor is read from the gateway for admins only: 403 for others while days are not kept).
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -962,8 +962,8 @@ export interface paths {
         get: operations["getApiBillingMeasures"];
         put?: never;
         /**
-         * Register a measure with its baseline period; refused when the baseline fails its guard rails
-         * @description Admin only; audited. Measured on a meter or an area (IPMVP Option B) or on the site meters (neither: Option C). The baseline is the daily weather and day-type model of GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; a fit outside ASHRAE Guideline 14 (CV(RMSE) ≤ 20 %, |NMBE| ≤ 5 %, R² ≥ 0.75) is 400 naming each failed limit.
+         * Register a measure with its baseline period; the answer says whether the baseline passes the baseline API's guard rails
+         * @description Admin only; audited. Measured on a meter or an area (IPMVP Option B) or on the site meters (neither: Option C). The baseline is the daily weather and day-type model of GET /api/analysis/baseline over [baselineFrom, baselineTo), which must end by installedOn; 400 when it cannot be fitted (fewer than 30 whole days). A baseline that fails the guard rails of GET /api/analysis/baseline (length: a full calendar cycle; coverage; CV(RMSE) and net bias) is kept: baseline.verifiable is false with the reasons, and its savings are not verifiable (never summed). No R² rule: Guideline 14 has none.
          *
          *     **Requires role admin**.
          */
@@ -1005,7 +1005,7 @@ export interface paths {
         };
         /**
          * A measure's verified savings: avoided energy and cost with their 90 % uncertainty, and payback
-         * @description Reporting period [from, to), default from installation to today. avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured. Uncertainty (ASHRAE Guideline 14, 90 %): t · 1.26 · CV(RMSE) · ȳ · √(m (1 + 2/n)), n baseline days, m reporting days, ȳ the mean baseline day. Avoided cost at the period's average price of the target's meters; payback = cost ÷ (avoided cost per year). Changes nothing but the kept outdoor temperatures.
+         * @description Reporting period [from, to), default from installation to today. One engine with GET /api/analysis/baseline: the same model, whole days, guard rails and uncertainty. avoided = baseline expectation for the reporting days (routine adjustment by weather and day type) + non-routine adjustments − measured, given only when the guard rails hold (verifiable; else null with the reasons). Uncertainty (ASHRAE Guideline 14 Annex B, 90 %): t · 1.26 · CV · E_expected · √((n/n')(1 + 2/n')/m), n' = n(1 − ρ)/(1 + ρ) with ρ the lag-1 autocorrelation of the baseline's residuals. Avoided cost at the period's average price of the target's meters; payback = cost ÷ (avoided cost per year). Changes nothing but the kept outdoor temperatures.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -1027,7 +1027,7 @@ export interface paths {
         };
         /**
          * The site's savings report: every measure's avoided energy and cost with its uncertainty, and their sum
-         * @description Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total adds the avoided energy and cost and combines the 90 % uncertainties in quadrature. Measures on the same meters (an Option C measure over the site and Option B measures inside it) are not deduplicated: their sum counts the overlap twice. A measure that cannot be evaluated is listed with the reason and not summed. Changes nothing but the kept outdoor temperatures.
+         * @description Each measure over its own reporting period (or from/to for all), as GET …/{id}/savings; the total counts only verifiable, significant savings (status "significant"): it adds their avoided energy and cost and combines their 90 % uncertainties in quadrature; the others are listed with their bands and reasons (apart counts them). Measures on the same meters (an Option C measure over the site and Option B measures inside it) are not deduplicated: their sum counts the overlap twice. A measure that cannot be evaluated is listed with the reason and not summed. Changes nothing but the kept outdoor temperatures.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -4708,6 +4708,8 @@ export interface operations {
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
+                /** @description the model: 'ems' (default: degree days at heatingBaseC/coolingBaseC + day type), 'caltrack-daily' (CalTRACK 2.0 daily: balance-point search, model selection by adjusted R²), 'caltrack-hourly' (CalTRACK 2.0 hourly: time-of-week-and-temperature, monthly segments); each held to the same guard rails (docs/energy-management.md) */
+                method?: "ems" | "caltrack-daily" | "caltrack-hourly";
                 /** @description first day to compare with the baseline (not before baselineTo) */
                 reportFrom?: string;
                 /** @description exclusive; default tomorrow */
@@ -4784,6 +4786,8 @@ export interface operations {
                                     pass: boolean;
                                 };
                                 length: {
+                                    /** @description calendar months (of 12) with data on at least 80 % of their days: the length rule asks all 12 */
+                                    monthsCovered: number | null;
                                     observedDays: number;
                                     pass: boolean;
                                     requiredDays: number;
@@ -4834,6 +4838,11 @@ export interface operations {
                             } | null;
                         };
                         heatingBaseC: number;
+                        /**
+                         * @description the model fitted
+                         * @enum {string}
+                         */
+                        method: "ems" | "caltrack-daily" | "caltrack-hourly";
                         /** @description days without energy from every meter or without temperature */
                         missingBaselineDays: string[];
                         model: {
@@ -4854,6 +4863,21 @@ export interface operations {
                             /** Format: date */
                             to: string;
                         };
+                        /** @description days with some intervals but not all of them (for every meter of the target): left out of the model, as missing days are */
+                        partialBaselineDays: string[];
+                        /** @description a reference method's choice (model.coefficients are then 0: the method's own are here); null for 'ems' */
+                        reference: {
+                            adjustedR2: number | null;
+                            coefficients: {
+                                [key: string]: number;
+                            };
+                            coolingBalanceC: number | null;
+                            heatingBalanceC: number | null;
+                            /** @description CalTRACK daily: intercept-only, hdd-only, cdd-only or hdd-cdd; hourly: time-of-week-and-temperature */
+                            model: string;
+                            note: string;
+                            qualifiedCandidates: number | null;
+                        } | null;
                         report: {
                             actualKwh: number;
                             /** @description reporting days with energy and temperature ÷ the days of the period so far */
@@ -4875,6 +4899,8 @@ export interface operations {
                             /** Format: date */
                             from: string;
                             missingDays: string[];
+                            /** @description reporting days with some intervals but not all: not counted */
+                            partialDays: string[];
                             savingsKwh: number | null;
                             savingsPercent: number | null;
                             /** @description why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails) */
@@ -5036,6 +5062,8 @@ export interface operations {
                 holidays?: string[];
                 /** @description one meter */
                 meterId?: number;
+                /** @description the model: 'ems' (default: degree days at heatingBaseC/coolingBaseC + day type), 'caltrack-daily' (CalTRACK 2.0 daily: balance-point search, model selection by adjusted R²), 'caltrack-hourly' (CalTRACK 2.0 hourly: time-of-week-and-temperature, monthly segments); each held to the same guard rails (docs/energy-management.md) */
+                method?: "ems" | "caltrack-daily" | "caltrack-hourly";
                 /** @description first day to compare with the baseline (not before baselineTo) */
                 reportFrom?: string;
                 /** @description exclusive; default tomorrow; at most a year after reportFrom */
@@ -5098,6 +5126,8 @@ export interface operations {
                                     pass: boolean;
                                 };
                                 length: {
+                                    /** @description calendar months (of 12) with data on at least 80 % of their days: the length rule asks all 12 */
+                                    monthsCovered: number | null;
                                     observedDays: number;
                                     pass: boolean;
                                     requiredDays: number;
@@ -5832,6 +5862,8 @@ export interface operations {
                             /** @description kwh ÷ floorAreaM2: electricity only, not a whole-site EUI */
                             kwhPerM2: number | null;
                             month: string;
+                            /** @description days of the month with some intervals but not all (every meter of the target): their energy is in kwh as metered, the rest missing */
+                            partialDays: string[];
                             /** @description the site target: whole-site energy over all fuels (electricity consumption incl. self-consumed PV + gas converted + heat; never water), as energyKwh of GET /api/energy/commodities; null otherwise */
                             siteEnergyKwh: number | null;
                             /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
@@ -7970,6 +8002,8 @@ export interface operations {
                              */
                             installedOn: string;
                             meterId: number | null;
+                            /** @enum {string} */
+                            method: "ems" | "caltrack-daily" | "caltrack-hourly";
                             name: string;
                             /** @enum {string} */
                             option: "B" | "C";
@@ -8030,6 +8064,11 @@ export interface operations {
                      */
                     installedOn: string;
                     meterId?: number | null;
+                    /**
+                     * @description the baseline model, as GET /api/analysis/baseline's method (default 'ems')
+                     * @enum {string}
+                     */
+                    method?: "ems" | "caltrack-daily" | "caltrack-hourly";
                     name: string;
                     temperatureCode?: string;
                 };
@@ -8058,6 +8097,11 @@ export interface operations {
                             to: string;
                         }[];
                         area: string | null;
+                        /** @description the guard rails of the baseline alone (length, coverage, fit): a measure that fails them is kept, its savings not verifiable */
+                        baseline: {
+                            reasons: string[];
+                            verifiable: boolean;
+                        };
                         /**
                          * Format: date
                          * @description site day YYYY-MM-DD
@@ -8084,6 +8128,8 @@ export interface operations {
                          */
                         installedOn: string;
                         meterId: number | null;
+                        /** @enum {string} */
+                        method: "ems" | "caltrack-daily" | "caltrack-hourly";
                         name: string;
                         /** @enum {string} */
                         option: "B" | "C";
@@ -8235,6 +8281,8 @@ export interface operations {
                          */
                         installedOn: string;
                         meterId: number | null;
+                        /** @enum {string} */
+                        method: "ems" | "caltrack-daily" | "caltrack-hourly";
                         name: string;
                         /** @enum {string} */
                         option: "B" | "C";
@@ -8325,6 +8373,11 @@ export interface operations {
                              */
                             to: string;
                         };
+                        /** @description the checks and the uncertainty of GET /api/analysis/baseline's guardRails for the same model and period */
+                        guardRails: {
+                            checks: unknown;
+                            uncertainty: unknown;
+                        };
                         measure: {
                             adjustments: {
                                 /**
@@ -8367,6 +8420,8 @@ export interface operations {
                              */
                             installedOn: string;
                             meterId: number | null;
+                            /** @enum {string} */
+                            method: "ems" | "caltrack-daily" | "caltrack-hourly";
                             name: string;
                             /** @enum {string} */
                             option: "B" | "C";
@@ -8382,8 +8437,9 @@ export interface operations {
                         report: {
                             actualKwh: number;
                             adjustedBaselineKwh: number;
-                            avoidedCost: number;
-                            avoidedKwh: number;
+                            avoidedCost: number | null;
+                            /** @description adjusted baseline − actual; null when not verifiable */
+                            avoidedKwh: number | null;
                             confidence: number;
                             days: number;
                             /** @description reporting days with degree days outside the range of the baseline days: the model extrapolates there, beyond what its uncertainty covers */
@@ -8396,17 +8452,25 @@ export interface operations {
                             from: string;
                             missingDays: number;
                             nonRoutineKwh: number;
+                            /** @description reporting days with some intervals but not all: not counted (whole days only) */
+                            partialDays: number;
                             paybackYears: number | null;
                             pricePerKwh: number;
+                            /** @description why the figure is withheld or not significant, in plain words */
+                            reasons: string[];
                             relativePrecisionPercent: number | null;
+                            /** @description the fractional savings uncertainty is at most 50 % at 68 % (G14); null when not verifiable */
+                            significant: boolean | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
                              */
                             to: string;
                             uncertaintyCost: number;
-                            /** @description half-width of the 90 % interval */
+                            /** @description half-width of the 90 % interval (G14 Annex B, lag-1 autocorrelation corrected: the baseline API's at90) */
                             uncertaintyKwh: number;
+                            /** @description the guard rails of GET /api/analysis/baseline hold for this baseline and period (else no figure: reasons) */
+                            verifiable: boolean;
                         };
                     };
                 };
@@ -8497,9 +8561,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description measures listed but not summed, by why */
+                        apart: {
+                            notEvaluated: number;
+                            notSignificant: number;
+                            notVerifiable: number;
+                        };
                         items: {
                             avoidedCost: number | null;
                             avoidedKwh: number | null;
+                            /** @description in the total: only verifiable, significant savings are */
+                            counted: boolean;
                             /** @description why the measure could not be evaluated (then it is not summed) */
                             error: string | null;
                             from: string | null;
@@ -8508,6 +8580,9 @@ export interface operations {
                             /** @enum {string} */
                             option: "B" | "C";
                             paybackYears: number | null;
+                            reasons: string[];
+                            /** @enum {string} */
+                            status: "significant" | "not significant" | "not verifiable" | "not evaluated";
                             to: string | null;
                             uncertaintyCost: number | null;
                             uncertaintyKwh: number | null;

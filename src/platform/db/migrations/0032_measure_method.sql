@@ -1,0 +1,1 @@
+ALTER TABLE `savings_measures` ADD `method` text DEFAULT 'ems' NOT NULL;
