@@ -11152,7 +11152,7 @@ export interface operations {
                             updatedAt: string;
                             yearKwh: number;
                         }[];
-                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters. Negative when the areas' meters add up to more than the site meters: expected with PV behind the main incomer (the areas also use the PV's own output, which the grid meter never sees), otherwise a sub-meter counted twice or misread (docs/energy-data-quality.md) */
+                        /** @description the site's metered energy no area accounts for: what the site used (its site meters' grid import, plus generation, less export: docs/commodities.md) minus the areas' meters; null without site meters. Negative when the areas' meters add up to more than the site used: a sub-meter counted twice or misread (docs/energy-data-quality.md) */
                         unallocated?: {
                             monthKwh: number;
                             todayKwh: number;
@@ -11238,7 +11238,7 @@ export interface operations {
                             updatedAt: string;
                             yearKwh: number;
                         }[];
-                        /** @description the site's metered energy no area accounts for (site meters minus the areas' meters); null without site meters. Negative when the areas' meters add up to more than the site meters: expected with PV behind the main incomer (the areas also use the PV's own output, which the grid meter never sees), otherwise a sub-meter counted twice or misread (docs/energy-data-quality.md) */
+                        /** @description the site's metered energy no area accounts for: what the site used (its site meters' grid import, plus generation, less export: docs/commodities.md) minus the areas' meters; null without site meters. Negative when the areas' meters add up to more than the site used: a sub-meter counted twice or misread (docs/energy-data-quality.md) */
                         unallocated?: {
                             monthKwh: number;
                             todayKwh: number;
@@ -14080,7 +14080,7 @@ export interface operations {
                         } | null;
                         /** @description whether an admin has set the site settings (PUT /api/configs or emsctl site set); null while the database is unavailable */
                         site: {
-                            /** @description the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set */
+                            /** @description the site settings nobody has confirmed yet (a new box starts with "EMS", UTC, EUR); a field set to the same value counts as confirmed; empty once all are set */
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
@@ -14158,7 +14158,7 @@ export interface operations {
                         } | null;
                         /** @description whether an admin has set the site settings (PUT /api/configs or emsctl site set); null while the database is unavailable */
                         site: {
-                            /** @description the site settings still at the values a new box starts with ("EMS", UTC, EUR); empty once all are set */
+                            /** @description the site settings nobody has confirmed yet (a new box starts with "EMS", UTC, EUR); a field set to the same value counts as confirmed; empty once all are set */
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
