@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { DeskLinks } from '../components/deskLinks';
 import { dateTime, money, num, t } from '../i18n';
 
 /** The last day of a period whose `to` is exclusive. */
@@ -43,6 +44,7 @@ export default function Billing() {
   return (
     <section>
       <h1>{t('billing.title')}</h1>
+      <DeskLinks here="/billing" />
       <Problem text={problem ?? tenants.problem ?? periods.problem ?? runs.problem} />
       <div class="columns">
         <section class="card" aria-labelledby="runs-heading">
