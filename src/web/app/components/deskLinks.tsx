@@ -1,7 +1,7 @@
 // The links between the energy manager's desk screens (each its own chunk): statements, tenants and shares, runs and
 // review, supplier bills, budgets, measures, tariffs and demand. Shared helpers of those screens live here too.
 import type { paths } from '../api/schema';
-import { t, type Key } from '../i18n';
+import { locale, t, type Key } from '../i18n';
 
 export function DeskLinks({ here }: { here: string }) {
   const pages: { href: string; label: Key }[] = [
@@ -42,3 +42,13 @@ export function nextDay(day: string): string {
 
 /** The JSON a GET answers with 200, from the generated API types. */
 export type Got<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer R } } } } } ? R : never;
+
+/** Money to the cent however large (a statement or a bill is read to the cent), in the app's locale. */
+export function cents(value: number | null | undefined, currency: string): string {
+  if (value === null || value === undefined) return '–';
+  try {
+    return new Intl.NumberFormat(locale.value, { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+  } catch {
+    return `${value.toFixed(2)} ${currency}`;
+  }
+}

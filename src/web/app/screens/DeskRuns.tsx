@@ -8,8 +8,8 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { DeskLinks, type Got, lastDay, nextDay } from '../components/deskLinks';
-import { dateTime, money, num, percent, t, type Key } from '../i18n';
+import { DeskLinks, cents, type Got, lastDay, nextDay } from '../components/deskLinks';
+import { dateTime, num, percent, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 type Run = Got<'/api/billing/runs/{id}'>;
@@ -38,28 +38,28 @@ function StatementLines({ statement, currency }: { statement: Statement; currenc
             <td class="n">
               {num(line.quantity, 1)} {line.unit}
             </td>
-            <td class="n">{money(line.amountCents / 100, currency)}</td>
+            <td class="n">{cents(line.amountCents / 100, currency)}</td>
           </tr>
         ))}
         {c.standing.map((line) => (
           <tr key={`s-${line.utility}`} data-line="standing">
             <th scope="row">{t('desk.review.standing', { utility: t(`meters.commodity.${line.utility}` as Key) })}</th>
             <td class="n muted">{line.rule}</td>
-            <td class="n">{money(line.amountCents / 100, currency)}</td>
+            <td class="n">{cents(line.amountCents / 100, currency)}</td>
           </tr>
         ))}
         {c.demand.map((line) => (
           <tr key={`d-${line.month}`} data-line="demand">
             <th scope="row">{t('desk.review.demand', { month: line.month })}</th>
             <td class="n">{num(line.shareKw, 1)} kW</td>
-            <td class="n">{money(line.amountCents / 100, currency)}</td>
+            <td class="n">{cents(line.amountCents / 100, currency)}</td>
           </tr>
         ))}
         <tr>
           <th scope="row">{t('billing.total')}</th>
           <td />
           <td class="n" data-field="statement-total">
-            <strong>{money(statement.totalCents / 100, currency)}</strong>
+            <strong>{cents(statement.totalCents / 100, currency)}</strong>
           </td>
         </tr>
       </tbody>
@@ -138,11 +138,11 @@ function StatementReview({ id, currency }: { id: number; currency: string }) {
             <h5 id={`corr-${s.id}`}>{t('desk.review.correcting', { id: s.id })}</h5>
             <StatementLines statement={s} currency={currency} />
             <p data-field="difference">
-              <strong>{t('desk.review.difference', { amount: money(diff.totalCents / 100, currency) })}</strong>
+              <strong>{t('desk.review.difference', { amount: cents(diff.totalCents / 100, currency) })}</strong>
               {diff.energy.map((e) => (
                 <span key={`${e.utility}-${e.band}`} class="muted">
                   {' '}
-                  · {e.band} {num(e.quantity, 1)} ({money(e.amountCents / 100, currency)})
+                  · {e.band} {num(e.quantity, 1)} ({cents(e.amountCents / 100, currency)})
                 </span>
               ))}
             </p>
@@ -175,12 +175,12 @@ function RunReview({ run, limits, onIssued }: { run: Run; limits?: Got<'/api/bil
       <Problem text={problem} />
       <dl class="facts">
         <dt>{t('desk.review.siteBill')}</dt>
-        <dd data-field="site">{money(summary.reconciliation.siteTotalCents / 100, currency)}</dd>
+        <dd data-field="site">{cents(summary.reconciliation.siteTotalCents / 100, currency)}</dd>
         <dt>{t('desk.review.statements')}</dt>
-        <dd data-field="statements">{money(summary.reconciliation.statementsCents / 100, currency)}</dd>
+        <dd data-field="statements">{cents(summary.reconciliation.statementsCents / 100, currency)}</dd>
         <dt>{t('desk.review.landlord')}</dt>
         <dd data-field="landlord" class={summary.reconciliation.landlordCents < 0 ? 'bad' : undefined}>
-          {money(summary.reconciliation.landlordCents / 100, currency)}
+          {cents(summary.reconciliation.landlordCents / 100, currency)}
         </dd>
         <dt>{t('desk.review.missingData')}</dt>
         <dd data-field="quality-missing" class={tooMissing ? 'bad' : q.missing > 0 ? undefined : 'good'}>
@@ -299,7 +299,7 @@ export default function DeskRuns() {
                   <span class="muted">
                     {run.issuedAt ? t('billing.issuedAt', { at: dateTime(run.issuedAt) }) : t('billing.computedAt', { at: dateTime(run.computedAt) })}
                   </span>
-                  <span class="n">{money(run.summary.reconciliation.statementsCents / 100, run.summary.currency)}</span>
+                  <span class="n">{cents(run.summary.reconciliation.statementsCents / 100, run.summary.currency)}</span>
                   <button type="button" class="link when" aria-pressed={review?.id === run.id} onClick={() => setReviewId(run.id)}>
                     {t('desk.run.review', { id: run.id })}
                   </button>

@@ -7,8 +7,8 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { DeskLinks, decimal, type Got, lastDay, nextDay } from '../components/deskLinks';
-import { money, num, percent, siteCurrency, t } from '../i18n';
+import { DeskLinks, decimal, cents, type Got, lastDay, nextDay } from '../components/deskLinks';
+import { num, percent, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 
 type Check = Got<'/api/billing/supplier-bills/{id}/check'>;
@@ -26,7 +26,7 @@ function lineName(line: string): string {
 const isMoney = (line: string) => line === 'standingCharges' || line === 'total';
 
 export function CheckResult({ check }: { check: Check }) {
-  const show = (line: string, value: number | null) => (value === null ? '–' : isMoney(line) ? money(value, siteCurrency) : num(value, 2));
+  const show = (line: string, value: number | null) => (value === null ? '–' : isMoney(line) ? cents(value, siteCurrency) : num(value, 2));
   return (
     <section class="alert" data-check={check.bill.id} aria-labelledby={`check-${check.bill.id}`}>
       <div class="row">
@@ -190,7 +190,7 @@ function ListedBill({ bill, meterName }: { bill: Got<'/api/billing/supplier-bill
         <span class="muted">
           {bill.from} – {lastDay(bill.to)}
         </span>
-        <span class="n">{money(bill.total, siteCurrency)}</span>
+        <span class="n">{cents(bill.total, siteCurrency)}</span>
         {!check && (
           <button type="button" class="link when" onClick={open}>
             {t('desk.bill.showCheck', { reference: bill.reference || `#${bill.id}` })}

@@ -10,9 +10,9 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { DeskLinks, decimal, type Got } from '../components/deskLinks';
+import { DeskLinks, decimal, cents, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
-import { money, num, siteCurrency, t, type Key } from '../i18n';
+import { num, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 type Version = Got<'/api/energy/tariffs'>['items'][number];
@@ -34,7 +34,7 @@ function Charges({ v }: { v: Version }) {
         </Fragment>
       ))}
       <dt>{t('desk.tariff.standing')}</dt>
-      <dd>{money(v.standingChargePerDay, siteCurrency)}</dd>
+      <dd>{cents(v.standingChargePerDay, siteCurrency)}</dd>
       {v.commodity === 'electricity' && (
         <>
           <dt>{t('desk.tariff.demandRate')}</dt>
@@ -160,7 +160,7 @@ export default function DeskTariffs() {
             <dt>{t('desk.tariff.billedKw')}</dt>
             <dd data-field="billed-kw">{num(d.billedKw, 1)} kW</dd>
             <dt>{t('desk.tariff.demandCharge')}</dt>
-            <dd data-field="demand-charge">{money(d.demandCharge, d.currency)}</dd>
+            <dd data-field="demand-charge">{cents(d.demandCharge, d.currency)}</dd>
           </dl>
           {d.version.demandChargePerKw === 0 ? (
             <p class="bad" data-field="why">
