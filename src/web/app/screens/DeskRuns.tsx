@@ -99,10 +99,10 @@ function MeterLines({ statement }: { statement: Statement }) {
               {num(m.billedQuantity, 1)} {m.unit}
             </td>
             <td class={`n ${m.missing > 0 ? 'bad' : ''}`} data-field="missing">
-              {t('desk.review.ofIntervals', { n: m.missing, of: m.intervals })}
+              {t('desk.review.ofIntervals', { n: num(m.missing, 0), of: num(m.intervals, 0) })}
             </td>
             <td class={`n ${m.estimated > 0 ? 'bad' : ''}`} data-field="estimated">
-              {t('desk.review.ofIntervals', { n: m.estimated, of: m.intervals })}
+              {t('desk.review.ofIntervals', { n: num(m.estimated, 0), of: num(m.intervals, 0) })}
             </td>
           </tr>
         ))}
@@ -184,12 +184,12 @@ function RunReview({ run, limits, onIssued }: { run: Run; limits?: Got<'/api/bil
         </dd>
         <dt>{t('desk.review.missingData')}</dt>
         <dd data-field="quality-missing" class={tooMissing ? 'bad' : q.missing > 0 ? undefined : 'good'}>
-          {t('desk.review.quality', { n: q.missing, of: q.intervals, pct: num(q.missingPercent, 2) })}
+          {t('desk.review.quality', { n: num(q.missing, 0), of: num(q.intervals, 0), pct: num(q.missingPercent, 2) })}
           {limits && ` · ${t('desk.review.limit', { pct: num(limits.maxMissingPercent, 2) })}`}
         </dd>
         <dt>{t('desk.review.estimatedData')}</dt>
         <dd data-field="quality-estimated" class={tooEstimated ? 'bad' : undefined}>
-          {t('desk.review.quality', { n: q.estimated, of: q.intervals, pct: num(q.estimatedPercent, 2) })}
+          {t('desk.review.quality', { n: num(q.estimated, 0), of: num(q.intervals, 0), pct: num(q.estimatedPercent, 2) })}
           {limits && ` · ${t('desk.review.limit', { pct: num(limits.maxEstimatedPercent, 2) })}`}
         </dd>
       </dl>
