@@ -113,6 +113,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   await split1.getByLabel("Landlord's percent").fill('9.5');
   await split1.locator('[data-field="sum"]').filter({ hasText: 'The shares add up to 100.00 %.' }).waitFor();
   assert.equal(await split1.locator('[data-fraction="landlord"]').textContent(), '9.5%');
+  await shot(page, 'desk-split-editor-1280x800-light');
   await split1.getByRole('button', { name: 'Save the shares of Sub-meter 1' }).click();
   await page.getByRole('status').filter({ hasText: 'The shares of Sub-meter 1 are saved.' }).waitFor();
 

@@ -248,7 +248,7 @@ export default function DeskBudgets() {
   const items = budgets.data?.items ?? [];
   const shown = chosen ?? items[0]?.id ?? null;
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.budgets.title')}</h1>
       <DeskLinks here="/billing/budgets" />
       <Problem text={budgets.problem} />

@@ -162,7 +162,7 @@ export default function DeskMeasures() {
   const [done, setDone] = useState<string | null>(null);
   const total = savings.data?.total;
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.measures.title')}</h1>
       <DeskLinks here="/billing/measures" />
       <Problem text={savings.problem} />

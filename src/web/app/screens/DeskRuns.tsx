@@ -43,14 +43,20 @@ function StatementLines({ statement, currency }: { statement: Statement; currenc
         ))}
         {c.standing.map((line) => (
           <tr key={`s-${line.utility}`} data-line="standing">
-            <th scope="row">{t('desk.review.standing', { utility: t(`meters.commodity.${line.utility}` as Key) })}</th>
-            <td class="n muted">{line.rule}</td>
+            <th scope="row">
+              {t('desk.review.standing', { utility: t(`meters.commodity.${line.utility}` as Key) })}
+              <small class="rule muted">{line.rule}</small>
+            </th>
+            <td />
             <td class="n">{cents(line.amountCents / 100, currency)}</td>
           </tr>
         ))}
         {c.demand.map((line) => (
           <tr key={`d-${line.month}`} data-line="demand">
-            <th scope="row">{t('desk.review.demand', { month: line.month })}</th>
+            <th scope="row">
+              {t('desk.review.demand', { month: line.month })}
+              <small class="rule muted">{line.rule}</small>
+            </th>
             <td class="n">{num(line.shareKw, 1)} kW</td>
             <td class="n">{cents(line.amountCents / 100, currency)}</td>
           </tr>
@@ -126,10 +132,10 @@ function StatementReview({ id, currency }: { id: number; currency: string }) {
   if (!s) return <Problem text={statement.problem} />;
   const diff = s.difference;
   return (
-    <article class="alert" data-review-statement={s.id} aria-labelledby={`st-${s.id}`}>
+    <article class="alert statement" data-review-statement={s.id} aria-labelledby={`st-${s.id}`}>
       <h4 id={`st-${s.id}`}>{s.tenant.name}</h4>
       {diff ? (
-        <div class="columns even" data-restatement={s.id}>
+        <div class="beside" data-restatement={s.id}>
           <section aria-labelledby={`orig-${s.id}`}>
             <h5 id={`orig-${s.id}`}>{t('desk.review.original', { id: diff.correctsStatementId ?? '–' })}</h5>
             {original.data ? <StatementLines statement={original.data} currency={currency} /> : <p class="muted">{t('desk.review.noOriginal')}</p>}
@@ -142,7 +148,7 @@ function StatementReview({ id, currency }: { id: number; currency: string }) {
               {diff.energy.map((e) => (
                 <span key={`${e.utility}-${e.band}`} class="muted">
                   {' '}
-                  · {e.band} {num(e.quantity, 1)} ({cents(e.amountCents / 100, currency)})
+                  · {e.band} {num(e.quantity, 1)} kWh ({cents(e.amountCents / 100, currency)})
                 </span>
               ))}
             </p>
@@ -258,7 +264,7 @@ export default function DeskRuns() {
   }
 
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.runs.title')}</h1>
       <DeskLinks here="/billing/runs" />
       <Problem text={problem ?? periods.problem ?? runs.problem ?? limits.problem} />

@@ -139,7 +139,7 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
       <fieldset class="stack">
         <legend>{t('desk.bill.bands')}</legend>
         {bands.map((band, i) => (
-          <div class="row" key={i}>
+          <div class="band-row" key={i}>
             <input
               aria-label={t('desk.bill.bandName', { n: i + 1 })}
               size={10}
@@ -210,7 +210,7 @@ export default function DeskSupplierBills() {
   const supplies = (meters.data?.items ?? []).filter((m) => m.site);
   const name = (id: number) => meters.data?.items.find((m) => m.id === id)?.name ?? `#${id}`;
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.bills.title')}</h1>
       <DeskLinks here="/billing/supplier-bills" />
       <Problem text={bills.problem ?? meters.problem} />

@@ -146,7 +146,7 @@ export default function DeskTariffs() {
   const d = demand.data;
   const electricity = inEffect('electricity');
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.tariffs.title')}</h1>
       <DeskLinks here="/billing/tariffs" />
       <Problem text={tariffs.problem ?? demand.problem} />

@@ -234,7 +234,7 @@ export default function DeskTenants() {
   const name = (id: number) => list.find((x) => x.id === id)?.name ?? `#${id}`;
 
   return (
-    <section>
+    <section class="analysis desk">
       <h1>{t('desk.tenants.title')}</h1>
       <DeskLinks here="/billing/tenants" />
       <Problem text={tenants.problem ?? allocations.problem ?? meters.problem} />
