@@ -245,6 +245,8 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   );
   assert.ok(cafeNew.difference.totalCents < 0, 'Café Nord takes less of Sub-meter 1 now');
   await shot(page, 'desk-restatement-1280x800-light');
+  const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(sideways <= 0, `the review with a restatement scrolls sideways by ${sideways} px at 1280 px`);
 
   // 4. A supplier bill entered and checked.
   await page.getByRole('link', { name: 'Supplier bills' }).click();

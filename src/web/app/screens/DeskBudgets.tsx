@@ -70,7 +70,11 @@ function BudgetChart({ status }: { status: Status }) {
           { label: t('desk.budget.forecast'), stroke: warn, width: 2, value: (_u, v) => (v == null ? '–' : `${num(v)} ${unit}`) },
         ],
         axes: [
-          { ...axis, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && v >= 1 && v <= 12 ? monthName(v) : '')), splits: () => xs },
+          {
+            ...axis,
+            values: (u, splits) => splits.map((v) => (Number.isInteger(v) && v >= 1 && v <= 12 && (u.width >= 560 || v % 2 === 1) ? monthName(v) : '')),
+            splits: () => xs,
+          },
           { ...axis, size: 70, values: (_u, values) => values.map((v) => num(v)) },
         ],
       },

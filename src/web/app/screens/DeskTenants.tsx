@@ -88,11 +88,13 @@ function SplitEditor({
   current,
   tenants,
   onSaved,
+  onCancel,
 }: {
   meter: Meter;
   current: Allocation | undefined;
   tenants: Tenant[];
   onSaved: (text: string) => void;
+  onCancel: () => void;
 }) {
   const [method, setMethod] = useState<Method>((current?.method as Method) ?? 'percent');
   const [values, setValues] = useState<Record<number, string>>(() => Object.fromEntries((current?.shares ?? []).map((s) => [s.tenantId, String(s.value)])));
@@ -211,6 +213,9 @@ function SplitEditor({
       </p>
       <span class="actions">
         <button type="submit">{t('desk.split.save', { meter: meter.name })}</button>
+        <button type="button" class="ghost" onClick={onCancel}>
+          {t('desk.split.cancel')}
+        </button>
         {current && (
           <button type="button" class="ghost" onClick={stop}>
             {t('desk.split.stop', { meter: meter.name })}
@@ -308,6 +313,7 @@ export default function DeskTenants() {
                     meter={meter}
                     current={current}
                     tenants={list}
+                    onCancel={() => setEditing(null)}
                     onSaved={(text) => {
                       setDone(text);
                       setEditing(null);
