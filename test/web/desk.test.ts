@@ -199,11 +199,10 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .filter({ hasText: /missing/i })
     .waitFor();
   assert.equal((await get(`/api/billing/runs/${draft.id}`)).status, 'draft');
-  const put = await rig.server.request('PUT', '/api/billing/settings', {
-    token: checker.accessToken,
-    body: { maxMissingPercent: 10, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 },
-  });
-  assert.equal(put.status, 200, put.text);
+  await page.getByLabel('Missing intervals at most (%)').fill('10');
+  await page.getByRole('button', { name: 'Save the rules' }).click();
+  await page.getByRole('status').filter({ hasText: 'The rules are saved.' }).waitFor();
+  assert.deepEqual(await get('/api/billing/settings'), { maxMissingPercent: 10, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 });
   await page.getByRole('button', { name: `Issue run ${draft.id}` }).click();
   await page
     .getByRole('status')
@@ -213,18 +212,19 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.equal(issued.status, 'issued');
 
   // 3. A restatement after the shares change: the correcting statement beside the original.
-  const reshare = await rig.server.request('PUT', `/api/billing/allocations/${sub1}`, {
-    token: checker.accessToken,
-    body: {
-      method: 'percent',
-      shares: [
-        { tenantId: cafe.id, value: 60 },
-        { tenantId: office.id, value: 30.5 },
-      ],
-      landlordValue: 9.5,
-    },
-  });
-  assert.equal(reshare.status, 200, reshare.text);
+  await page.getByRole('link', { name: 'Tenants and shares' }).click();
+  await page.getByRole('button', { name: 'Set the shares of Sub-meter 1' }).click();
+  await split1.getByLabel('Share of Café Nord').fill('60');
+  await split1.getByLabel('Share of Office Two').fill('30.5');
+  await split1.locator('[data-field="sum"]').filter({ hasText: 'The shares add up to 100.00 %.' }).waitFor();
+  await split1.getByRole('button', { name: 'Save the shares of Sub-meter 1' }).click();
+  await page.getByRole('status').filter({ hasText: 'The shares of Sub-meter 1 are saved.' }).waitFor();
+  assert.deepEqual((await get('/api/billing/allocations')).items.find((a: { meterId: number }) => a.meterId === sub1).shares, [
+    { tenantId: cafe.id, value: 60 },
+    { tenantId: office.id, value: 30.5 },
+  ]);
+  await page.getByRole('link', { name: 'Runs and review' }).click();
+  await page.getByRole('heading', { name: 'Runs and review', level: 1 }).waitFor();
   await page.getByRole('button', { name: 'Compute a restatement' }).click();
   await page
     .getByRole('status')

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { DeskLinks, cents, type Got, lastDay, nextDay } from '../components/deskLinks';
+import { DeskLinks, cents, decimal, type Got, lastDay, nextDay } from '../components/deskLinks';
 import { dateTime, num, percent, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
@@ -217,6 +217,44 @@ function RunReview({ run, limits, onIssued }: { run: Run; limits?: Got<'/api/bil
   );
 }
 
+/** The site's rules for issuing (admin): how much data may be missing or estimated, and the supplier bill tolerance. */
+function IssueRules({ limits, onSaved }: { limits: Got<'/api/billing/settings'>; onSaved: (text: string) => void }) {
+  const [form, setForm] = useState({
+    missing: String(limits.maxMissingPercent),
+    estimated: String(limits.maxEstimatedPercent),
+    tolerance: String(limits.supplierBillTolerancePercent),
+  });
+  const [problem, setProblem] = useState<string | null>(null);
+  async function save(event: Event) {
+    event.preventDefault();
+    const [missing, estimated, tolerance] = [form.missing, form.estimated, form.tolerance].map(decimal);
+    if ([missing, estimated, tolerance].some((v) => !Number.isFinite(v) || v < 0 || v > 100)) return setProblem(t('desk.rules.badNumber'));
+    const { data, error, response } = await api.PUT('/api/billing/settings', {
+      body: { maxMissingPercent: missing, maxEstimatedPercent: estimated, supplierBillTolerancePercent: tolerance },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    onSaved(t('desk.rules.saved'));
+  }
+  return (
+    <form class="card stack" onSubmit={save} noValidate aria-labelledby="rules-heading">
+      <h2 id="rules-heading">{t('desk.rules.title')}</h2>
+      <p class="muted">{t('desk.rules.intro')}</p>
+      <Problem text={problem} />
+      <Field label={t('desk.rules.missing')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.missing} onInput={(e) => setForm({ ...form, missing: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.rules.estimated')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.estimated} onInput={(e) => setForm({ ...form, estimated: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.rules.tolerance')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.tolerance} onInput={(e) => setForm({ ...form, tolerance: e.currentTarget.value })} />}
+      </Field>
+      <button type="submit">{t('desk.rules.save')}</button>
+    </form>
+  );
+}
+
 export default function DeskRuns() {
   const periods = useApi(() => api.GET('/api/billing/periods'));
   const limits = useApi(() => api.GET('/api/billing/settings'));
@@ -342,6 +380,18 @@ export default function DeskRuns() {
             runs.reload();
           }}
         />
+      )}
+      {admin && limits.data && (
+        <div class="columns spaced">
+          <IssueRules
+            key={JSON.stringify(limits.data)}
+            limits={limits.data}
+            onSaved={(text) => {
+              setDone(text);
+              limits.reload();
+            }}
+          />
+        </div>
       )}
     </section>
   );
