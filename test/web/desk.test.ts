@@ -270,6 +270,29 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     if (line.line === 'total') assert.equal(await row.locator('[data-field="shadow"]').textContent(), eur(line.shadow));
     if (line.line === 'kWh base') assert.equal(await row.locator('[data-field="shadow"]').textContent(), en(line.shadow, 2));
   }
+  // A bill file: a bad row refuses the whole file naming its line, and nothing is written; a good one is imported and checked.
+  const d0 = addDays(seeded.lastMonth.from, -20);
+  const d1 = addDays(seeded.lastMonth.from, -10);
+  const csv = (third: string) =>
+    Buffer.from(
+      `meterId,from,to,reference,kwh:base,total\n${seeded.siteId},${d0},${d1},FILE-1,3000,800\n${seeded.siteId},${d1},${seeded.lastMonth.from},FILE-2,${third},810\n`,
+    );
+  await page.getByLabel('Bill file (CSV)').setInputFiles({ name: 'bills.csv', mimeType: 'text/csv', buffer: csv('lots') });
+  await page.getByRole('button', { name: 'Import and check' }).click();
+  await page.getByRole('alert').filter({ hasText: 'line 3.kwh:base "lots" is not a number' }).waitFor();
+  assert.equal((await get('/api/billing/supplier-bills')).items.length, 1, 'nothing written from the refused file');
+  await page.getByLabel('Bill file (CSV)').setInputFiles({ name: 'bills.csv', mimeType: 'text/csv', buffer: csv('3100') });
+  await page.getByRole('button', { name: 'Import and check' }).click();
+  await page.getByRole('status').filter({ hasText: '2 bills imported' }).waitFor();
+  const imported = (await get('/api/billing/supplier-bills')).items.filter((b: { reference: string }) => b.reference.startsWith('FILE-'));
+  assert.deepEqual(imported.map((b: { bands: Record<string, number> }) => b.bands.base).sort(), [3000, 3100]);
+  for (const b of imported) {
+    const c = await get(`/api/billing/supplier-bills/${b.id}/check`);
+    assert.equal(
+      await page.locator(`[data-check="${b.id}"] [data-check-line="total"] [data-field="shadow"]`).first().textContent(),
+      eur(c.lines.find((l: { line: string }) => l.line === 'total').shadow),
+    );
+  }
   await shot(page, 'desk-bills-1280x800-light');
 
   // 5. A budget and its forecast.
@@ -342,6 +365,8 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .filter({ hasText: eur(after.demandCharge) })
     .waitFor();
   await page.locator('[data-demand] [data-field="why"]').filter({ hasText: 'Priced at 12.50 EUR/kW' }).waitFor();
+  const warnings = (await get('/api/analysis/peak-warnings')).items;
+  assert.equal(await page.locator('[data-demand] [data-field="warnings"] li').count(), Math.min(5, warnings.length));
   await shot(page, 'desk-tariffs-1280x800-light');
   assertNoProblems(
     problems.filter((p) => !/status of 400/.test(p)),

@@ -203,10 +203,40 @@ function ListedBill({ bill, meterName }: { bill: Got<'/api/billing/supplier-bill
   );
 }
 
+/** Bills from a CSV file (POST …/supplier-bills/import): every row checked first; a bad row refuses the file, naming it, and nothing is written. */
+function ImportForm({ onImported }: { onImported: (checks: Check[]) => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  async function send(event: Event) {
+    event.preventDefault();
+    if (!file) return setProblem(t('desk.import.needFile'));
+    const text = await file.text();
+    const { data, error, response } = await api.POST('/api/billing/supplier-bills/import', {
+      body: text,
+      bodySerializer: (body: string) => body,
+      headers: { 'content-type': 'text/csv' },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    onImported(data.items);
+  }
+  return (
+    <form class="card stack" onSubmit={send} noValidate aria-labelledby="import-heading">
+      <h2 id="import-heading">{t('desk.import.title')}</h2>
+      <p class="muted">{t('desk.import.intro')}</p>
+      <Problem text={problem} />
+      <Field label={t('desk.import.file')}>
+        {(id) => <input id={id} type="file" accept=".csv,text/csv" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />}
+      </Field>
+      <button type="submit">{t('desk.import.send')}</button>
+    </form>
+  );
+}
+
 export default function DeskSupplierBills() {
   const bills = useApi(() => api.GET('/api/billing/supplier-bills'));
   const meters = useApi(() => api.GET('/api/meters', { params: { query: { pageSize: 200 } } }));
-  const [latest, setLatest] = useState<Check | null>(null);
+  const [latest, setLatest] = useState<Check[]>([]);
   const supplies = (meters.data?.items ?? []).filter((m) => m.site);
   const name = (id: number) => meters.data?.items.find((m) => m.id === id)?.name ?? `#${id}`;
   return (
@@ -216,10 +246,16 @@ export default function DeskSupplierBills() {
       <Problem text={bills.problem ?? meters.problem} />
       <Done
         text={
-          latest ? t(latest.flagged ? 'desk.bill.enteredFlagged' : 'desk.bill.enteredOk', { reference: latest.bill.reference || `#${latest.bill.id}` }) : null
+          latest.length === 0
+            ? null
+            : latest.length > 1
+              ? t('desk.import.done', { n: latest.length, flagged: latest.filter((c) => c.flagged).length })
+              : t(latest[0].flagged ? 'desk.bill.enteredFlagged' : 'desk.bill.enteredOk', { reference: latest[0].bill.reference || `#${latest[0].bill.id}` })
         }
       />
-      {latest && <CheckResult check={latest} />}
+      {latest.map((check) => (
+        <CheckResult key={check.bill.id} check={check} />
+      ))}
       <div class="columns spaced">
         <section class="card" aria-labelledby="bills-heading">
           <h2 id="bills-heading">{t('desk.bills.entered')}</h2>
@@ -233,13 +269,21 @@ export default function DeskSupplierBills() {
         {can('operator') ? (
           meters.data &&
           (supplies.length ? (
-            <BillForm
-              meters={supplies}
-              onEntered={(check) => {
-                setLatest(check);
-                bills.reload();
-              }}
-            />
+            <div class="stack">
+              <BillForm
+                meters={supplies}
+                onEntered={(check) => {
+                  setLatest([check]);
+                  bills.reload();
+                }}
+              />
+              <ImportForm
+                onImported={(checks) => {
+                  setLatest(checks);
+                  bills.reload();
+                }}
+              />
+            </div>
           ) : (
             <p class="muted">{t('desk.bill.noSupply')}</p>
           ))

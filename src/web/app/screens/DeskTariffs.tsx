@@ -12,7 +12,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, cents, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
-import { num, siteCurrency, t, type Key } from '../i18n';
+import { dateTime, num, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 type Version = Got<'/api/energy/tariffs'>['items'][number];
@@ -138,6 +138,7 @@ function DemandForm({ current, onSaved }: { current: Version | undefined; onSave
 export default function DeskTariffs() {
   const tariffs = useApi(() => api.GET('/api/energy/tariffs', { params: { query: { pageSize: 200 } } }));
   const demand = useApi(() => api.GET('/api/analysis/demand-charges', { params: { query: {} } }));
+  const warnings = useApi(() => api.GET('/api/analysis/peak-warnings'));
   const [done, setDone] = useState<string | null>(null);
   const today = siteDay();
   const versions = tariffs.data?.items ?? [];
@@ -149,7 +150,7 @@ export default function DeskTariffs() {
     <section class="analysis desk">
       <h1>{t('desk.tariffs.title')}</h1>
       <DeskLinks here="/billing/tariffs" />
-      <Problem text={tariffs.problem ?? demand.problem} />
+      <Problem text={tariffs.problem ?? demand.problem ?? warnings.problem} />
       <Done text={done} />
       {d && (
         <section class="card" aria-labelledby="demand-heading" data-demand={d.month}>
@@ -172,6 +173,29 @@ export default function DeskTariffs() {
             </p>
           )}
           {electricity && electricity.contractedPeakKw === null && <p class="muted">{t('desk.tariff.noWarnings')}</p>}
+          {warnings.data && (
+            <>
+              <h3>{t('desk.tariff.warnings')}</h3>
+              {warnings.data.items.length === 0 ? (
+                <p class="muted" data-field="warnings">
+                  {t('desk.tariff.noWarningsYet')}
+                </p>
+              ) : (
+                <ul data-field="warnings">
+                  {warnings.data.items.slice(0, 5).map((w) => (
+                    <li key={w.windowStart}>
+                      {t('desk.tariff.warning', {
+                        at: dateTime(w.warnedAt),
+                        projected: num(w.projectedKw, 1),
+                        limit: num(w.limitKw, 1),
+                        outcome: w.outcome,
+                      })}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </>
+          )}
         </section>
       )}
       <div class="columns spaced">
