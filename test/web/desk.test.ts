@@ -104,6 +104,17 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   const office = tenants.find((x) => x.name === 'Office Two')!;
   assert.deepEqual([cafe.contactEmail, cafe.floorAreaM2, office.contactEmail, office.floorAreaM2], ['accounts@cafe-nord.test', 120, null, 80]);
 
+  // A contact e-mail mistyped is refused naming the field; corrected, it is stored.
+  await page.getByRole('button', { name: 'Change Office Two' }).click();
+  const officeForm = page.locator(`[data-tenant-form="${office.id}"]`);
+  await officeForm.getByLabel('Contact e-mail').fill('office two@tenant');
+  await officeForm.getByRole('button', { name: 'Save' }).click();
+  await officeForm.getByRole('alert').filter({ hasText: 'contactEmail' }).waitFor();
+  await officeForm.getByLabel('Contact e-mail').fill('office.two@tenant.test');
+  await officeForm.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: '“Office Two” changed.' }).waitFor();
+  assert.equal((await get('/api/billing/tenants')).items.find((x: { id: number }) => x.id === office.id).contactEmail, 'office.two@tenant.test');
+
   const [sub1, sub2] = seeded.meterIds;
   await page.getByRole('button', { name: 'Set the shares of Sub-meter 1' }).click();
   const split1 = page.locator(`[data-split-form="${sub1}"]`);

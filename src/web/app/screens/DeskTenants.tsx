@@ -83,6 +83,44 @@ function TenantForm({ onAdded }: { onAdded: () => void }) {
   );
 }
 
+/** A tenant changed in place (PATCH /api/billing/tenants/:id): name, contact e-mail, floor area. */
+function TenantEdit({ tenant, onDone }: { tenant: Tenant; onDone: (text: string | null) => void }) {
+  const [form, setForm] = useState({ name: tenant.name, email: tenant.contactEmail ?? '', area: String(tenant.floorAreaM2) });
+  const [problem, setProblem] = useState<string | null>(null);
+  async function save(event: Event) {
+    event.preventDefault();
+    const area = form.area.trim() === '' ? 0 : decimal(form.area);
+    if (!form.name.trim()) return setProblem(t('desk.tenant.needName'));
+    if (!Number.isFinite(area) || area < 0) return setProblem(t('desk.tenant.badArea'));
+    const { data, error, response } = await api.PATCH('/api/billing/tenants/{id}', {
+      params: { path: { id: tenant.id } },
+      body: { name: form.name.trim(), contactEmail: form.email.trim() || null, floorAreaM2: area },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    onDone(t('desk.tenant.changed', { name: data.name }));
+  }
+  return (
+    <form class="stack" onSubmit={save} noValidate aria-label={t('desk.tenant.change', { name: tenant.name })} data-tenant-form={tenant.id}>
+      <Problem text={problem} />
+      <Field label={t('desk.tenant.name')}>
+        {(id) => <input id={id} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.tenant.email')}>
+        {(id) => <input id={id} type="email" value={form.email} onInput={(e) => setForm({ ...form, email: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.tenant.area')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.area} onInput={(e) => setForm({ ...form, area: e.currentTarget.value })} />}
+      </Field>
+      <span class="actions">
+        <button type="submit">{t('desk.tenant.save')}</button>
+        <button type="button" class="ghost" onClick={() => onDone(null)}>
+          {t('desk.split.cancel')}
+        </button>
+      </span>
+    </form>
+  );
+}
+
 function SplitEditor({
   meter,
   current,
@@ -231,6 +269,7 @@ export default function DeskTenants() {
   const allocations = useApi(() => api.GET('/api/billing/allocations'));
   const meters = useApi(() => api.GET('/api/meters', { params: { query: { pageSize: 200 } } }));
   const [editing, setEditing] = useState<number | null>(null);
+  const [changing, setChanging] = useState<number | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const admin = can('admin');
   const list = tenants.data?.items ?? [];
@@ -257,6 +296,7 @@ export default function DeskTenants() {
                   m²
                 </th>
                 <th scope="col">{t('desk.tenants.meters')}</th>
+                {admin && <th scope="col">{t('desk.tenant.actions')}</th>}
               </tr>
             </thead>
             <tbody>
@@ -278,6 +318,26 @@ export default function DeskTenants() {
                       .flatMap((a) => a.fractions.filter((f) => f.tenantId === tenant.id).map((f) => `${a.meterName} ${percent(f.fraction)}`))
                       .join(', ') || '–'}
                   </td>
+                  {admin && (
+                    <td>
+                      {changing === tenant.id ? (
+                        <TenantEdit
+                          tenant={tenant}
+                          onDone={(text) => {
+                            setChanging(null);
+                            if (text) {
+                              setDone(text);
+                              tenants.reload();
+                            }
+                          }}
+                        />
+                      ) : (
+                        <button type="button" class="link" onClick={() => setChanging(tenant.id)}>
+                          {t('desk.tenant.change', { name: tenant.name })}
+                        </button>
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
