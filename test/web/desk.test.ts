@@ -353,6 +353,23 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     await page.locator(`[data-savings="${measure.id}"] [data-field="avoided"]`).textContent(),
     `${en(savings.report.avoidedKwh)} ± ${en(savings.report.uncertaintyKwh)} kWh · ${money(savings.report.avoidedCost)} ± ${money(savings.report.uncertaintyCost)}`,
   );
+  // A non-routine adjustment moves the avoided energy by exactly its energy.
+  const adjust = page.locator(`[data-adjust="${measure.id}"]`);
+  await adjust.getByLabel('First day').fill(addDays(INSTALLED, 7));
+  await adjust.getByLabel('Last day (included)').fill(addDays(INSTALLED, 13));
+  await adjust.getByLabel('Energy added to the baseline (kWh)').fill('100');
+  await adjust.getByLabel('Reason').fill('Floor 3 let: new tenant load');
+  await adjust.getByRole('button', { name: 'Add the adjustment' }).click();
+  await page.locator(`[data-measure="${measure.id}"] [data-field="adjustments"]`).filter({ hasText: 'Floor 3 let: new tenant load' }).waitFor();
+  const adjusted = await get(`/api/billing/measures/${measure.id}/savings`);
+  assert.ok(
+    Math.abs(adjusted.report.avoidedKwh - savings.report.avoidedKwh - 100) < 0.01,
+    `${adjusted.report.avoidedKwh} against ${savings.report.avoidedKwh} + 100`,
+  );
+  await page
+    .locator(`[data-savings="${measure.id}"] [data-field="avoided"]`)
+    .filter({ hasText: `${en(adjusted.report.avoidedKwh)} ± ${en(adjusted.report.uncertaintyKwh)} kWh` })
+    .waitFor();
   await shot(page, 'desk-measures-1280x800-light');
 
   // 7. The demand rate and contracted peak: the demand charge stops being 0 with nothing saying why.

@@ -119,7 +119,48 @@ function MeasureForm({ onAdded }: { onAdded: (name: string) => void }) {
   );
 }
 
-function MeasureRow({ item, currency }: { item: Got<'/api/billing/measures/savings'>['items'][number]; currency: string }) {
+/** A non-routine adjustment (admin): energy the baseline does not know about, added over a period with the reason. */
+function AdjustmentForm({ measureId, name, onAdded }: { measureId: number; name: string; onAdded: () => void }) {
+  const [form, setForm] = useState({ from: '', last: '', kwh: '', reason: '' });
+  const [problem, setProblem] = useState<string | null>(null);
+  async function add(event: Event) {
+    event.preventDefault();
+    const kwh = decimal(form.kwh);
+    if (!form.from || !form.last) return setProblem(t('desk.period.needDays'));
+    if (!Number.isFinite(kwh)) return setProblem(t('desk.adjust.badKwh'));
+    const { data, error, response } = await api.POST('/api/billing/measures/{id}/adjustments', {
+      params: { path: { id: measureId } },
+      body: { from: form.from, to: nextDay(form.last), kwh, reason: form.reason.trim() },
+    });
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setForm({ from: '', last: '', kwh: '', reason: '' });
+    onAdded();
+  }
+  return (
+    <form class="stack" onSubmit={add} noValidate aria-label={t('desk.adjust.of', { name })} data-adjust={measureId}>
+      <h3>{t('desk.adjust.title')}</h3>
+      <Problem text={problem} />
+      <Field label={t('desk.period.from')}>
+        {(id) => <input id={id} type="date" value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.period.last')}>
+        {(id) => <input id={id} type="date" value={form.last} onInput={(e) => setForm({ ...form, last: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.adjust.kwh')} hint={t('desk.adjust.kwhHint')}>
+        {(id, hint) => (
+          <input id={id} inputMode="decimal" aria-describedby={hint} value={form.kwh} onInput={(e) => setForm({ ...form, kwh: e.currentTarget.value })} />
+        )}
+      </Field>
+      <Field label={t('desk.adjust.reason')}>
+        {(id) => <input id={id} value={form.reason} onInput={(e) => setForm({ ...form, reason: e.currentTarget.value })} />}
+      </Field>
+      <button type="submit">{t('desk.adjust.add')}</button>
+    </form>
+  );
+}
+
+function MeasureRow({ item, currency, onChanged }: { item: Got<'/api/billing/measures/savings'>['items'][number]; currency: string; onChanged: () => void }) {
   const [savings, setSavings] = useState<Savings | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   async function open() {
@@ -153,6 +194,23 @@ function MeasureRow({ item, currency }: { item: Got<'/api/billing/measures/savin
       </div>
       <Problem text={problem} />
       {savings && <MeasureSavings savings={savings} />}
+      {savings && savings.measure.adjustments.length > 0 && (
+        <ul data-field="adjustments">
+          {savings.measure.adjustments.map((a) => (
+            <li key={`${a.from}-${a.to}-${a.reason}`}>{t('desk.adjust.line', { from: a.from, last: lastDay(a.to), kwh: num(a.kwh), reason: a.reason })}</li>
+          ))}
+        </ul>
+      )}
+      {savings && can('admin') && (
+        <AdjustmentForm
+          measureId={item.id}
+          name={item.name}
+          onAdded={() => {
+            open();
+            onChanged();
+          }}
+        />
+      )}
     </li>
   );
 }
@@ -178,7 +236,7 @@ export default function DeskMeasures() {
           {savings.data && savings.data.items.length === 0 && <p class="muted">{t('desk.measures.none')}</p>}
           <ul class="worklist">
             {(savings.data?.items ?? []).map((item) => (
-              <MeasureRow key={item.id} item={item} currency={siteCurrency} />
+              <MeasureRow key={item.id} item={item} currency={siteCurrency} onChanged={savings.reload} />
             ))}
           </ul>
           {total && total.measures > 0 && (

@@ -320,28 +320,28 @@ export default function DeskTenants() {
                   </td>
                   {admin && (
                     <td>
-                      {changing === tenant.id ? (
-                        <TenantEdit
-                          tenant={tenant}
-                          onDone={(text) => {
-                            setChanging(null);
-                            if (text) {
-                              setDone(text);
-                              tenants.reload();
-                            }
-                          }}
-                        />
-                      ) : (
-                        <button type="button" class="link" onClick={() => setChanging(tenant.id)}>
-                          {t('desk.tenant.change', { name: tenant.name })}
-                        </button>
-                      )}
+                      <button type="button" class="link" aria-pressed={changing === tenant.id} onClick={() => setChanging(tenant.id)}>
+                        {t('desk.tenant.change', { name: tenant.name })}
+                      </button>
                     </td>
                   )}
                 </tr>
               ))}
             </tbody>
           </table>
+          {admin && changing !== null && list.some((x) => x.id === changing) && (
+            <TenantEdit
+              key={changing}
+              tenant={list.find((x) => x.id === changing)!}
+              onDone={(text) => {
+                setChanging(null);
+                if (text) {
+                  setDone(text);
+                  tenants.reload();
+                }
+              }}
+            />
+          )}
         </section>
         {admin ? <TenantForm onAdded={tenants.reload} /> : <p class="muted">{t('desk.adminSetsUp')}</p>}
       </div>
