@@ -393,6 +393,11 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .filter({ hasText: eur(after.demandCharge) })
     .waitFor();
   await page.locator('[data-demand] [data-field="why"]').filter({ hasText: 'Priced at 12.50 EUR/kW' }).waitFor();
+  assert.ok(after.peak.kw > 40, 'the seeded peak is above the contracted 40 kW');
+  await page
+    .locator('[data-demand] [data-field="over-peak"]')
+    .filter({ hasText: `This month's peak, ${en(after.peak.kw, 1)} kW, is above the contracted 40.0 kW.` })
+    .waitFor();
   const warnings = (await get('/api/analysis/peak-warnings')).items;
   assert.equal(await page.locator('[data-demand] [data-field="warnings"] li').count(), Math.min(5, warnings.length));
   await shot(page, 'desk-tariffs-1280x800-light');

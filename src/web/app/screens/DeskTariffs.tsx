@@ -173,6 +173,11 @@ export default function DeskTariffs() {
             </p>
           )}
           {electricity && electricity.contractedPeakKw === null && <p class="muted">{t('desk.tariff.noWarnings')}</p>}
+          {d.peak && electricity && electricity.contractedPeakKw !== null && d.peak.kw > electricity.contractedPeakKw && (
+            <p class="bad" data-field="over-peak">
+              {t('desk.tariff.overPeak', { peak: num(d.peak.kw, 1), limit: num(electricity.contractedPeakKw, 1) })}
+            </p>
+          )}
           {warnings.data && (
             <>
               <h3>{t('desk.tariff.warnings')}</h3>
