@@ -375,19 +375,28 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   // 7. The demand rate and contracted peak: the demand charge stops being 0 with nothing saying why.
   await page.getByRole('link', { name: 'Tariffs and demand' }).click();
   await page.getByRole('heading', { name: 'Tariffs and demand', level: 1 }).waitFor();
-  const before = await get('/api/analysis/demand-charges');
+  // The last whole month (seeded to its end on any day of this one), and the rate back-dated to its first day.
+  const month = seeded.lastMonth.from.slice(0, 7);
+  await page.getByLabel('Month', { exact: true }).fill(month);
+  await page.locator(`[data-demand="${month}"]`).waitFor();
+  const before = await get(`/api/analysis/demand-charges?month=${month}`);
   assert.equal(before.demandCharge, 0);
   assert.equal(await page.locator('[data-demand] [data-field="demand-charge"]').textContent(), eur(0));
   await page.locator('[data-demand] [data-field="why"]').filter({ hasText: 'has no demand rate' }).waitFor();
+  await page.getByLabel('From', { exact: true }).fill(seeded.lastMonth.from);
   await page.getByLabel('Demand charge (EUR per kW and month)').fill('12,5');
   await page.getByLabel('Contracted peak (kW)').fill('40');
   await page.getByRole('button', { name: 'Save the demand charge' }).click();
-  await page.getByRole('status').filter({ hasText: 'A new electricity version from' }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `A new electricity version from ${seeded.lastMonth.from}` })
+    .waitFor();
   const versions = (await get('/api/energy/tariffs?pageSize=200')).items;
-  const latest = versions.find((v: { validFrom: string; commodity: string }) => v.commodity === 'electricity' && v.validFrom === `${today.slice(0, 7)}-01`);
+  const latest = versions.find((v: { validFrom: string; commodity: string }) => v.commodity === 'electricity' && v.validFrom === seeded.lastMonth.from);
   assert.deepEqual([latest.demandChargePerKw, latest.contractedPeakKw, latest.price], [12.5, 40, versions[0].price]);
-  const after = await get('/api/analysis/demand-charges');
+  const after = await get(`/api/analysis/demand-charges?month=${month}`);
   assert.ok(after.demandCharge > 0);
+  assert.ok(Math.abs(after.demandCharge - 12.5 * after.billedKw) < 0.01, 'demand charge = rate × billed kW');
   await page
     .locator('[data-demand] [data-field="demand-charge"]')
     .filter({ hasText: eur(after.demandCharge) })
@@ -396,7 +405,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.ok(after.peak.kw > 40, 'the seeded peak is above the contracted 40 kW');
   await page
     .locator('[data-demand] [data-field="over-peak"]')
-    .filter({ hasText: `This month's peak, ${en(after.peak.kw, 1)} kW, is above the contracted 40.0 kW.` })
+    .filter({ hasText: `The peak of ${month}, ${en(after.peak.kw, 1)} kW, is above the contracted 40.0 kW.` })
     .waitFor();
   const warnings = (await get('/api/analysis/peak-warnings')).items;
   assert.equal(await page.locator('[data-demand] [data-field="warnings"] li').count(), Math.min(5, warnings.length));

@@ -137,7 +137,8 @@ function DemandForm({ current, onSaved }: { current: Version | undefined; onSave
 
 export default function DeskTariffs() {
   const tariffs = useApi(() => api.GET('/api/energy/tariffs', { params: { query: { pageSize: 200 } } }));
-  const demand = useApi(() => api.GET('/api/analysis/demand-charges', { params: { query: {} } }));
+  const [month, setMonth] = useState(siteDay().slice(0, 7));
+  const demand = useApi(() => api.GET('/api/analysis/demand-charges', { params: { query: /^\d{4}-\d{2}$/.test(month) ? { month } : {} } }), [month]);
   const warnings = useApi(() => api.GET('/api/analysis/peak-warnings'));
   const [done, setDone] = useState<string | null>(null);
   const today = siteDay();
@@ -155,6 +156,11 @@ export default function DeskTariffs() {
       {d && (
         <section class="card" aria-labelledby="demand-heading" data-demand={d.month}>
           <h2 id="demand-heading">{t('desk.tariff.demandOf', { month: d.month })}</h2>
+          <div class="filters">
+            <Field label={t('desk.tariff.month')}>
+              {(id) => <input id={id} type="month" value={month} onChange={(e) => setMonth(e.currentTarget.value)} />}
+            </Field>
+          </div>
           <dl class="facts">
             <dt>{t('desk.tariff.peak')}</dt>
             <dd data-field="peak">{d.peak ? `${num(d.peak.kw, 1)} kW` : t('desk.tariff.noPeakData')}</dd>
@@ -175,7 +181,7 @@ export default function DeskTariffs() {
           {electricity && electricity.contractedPeakKw === null && <p class="muted">{t('desk.tariff.noWarnings')}</p>}
           {d.peak && electricity && electricity.contractedPeakKw !== null && d.peak.kw > electricity.contractedPeakKw && (
             <p class="bad" data-field="over-peak">
-              {t('desk.tariff.overPeak', { peak: num(d.peak.kw, 1), limit: num(electricity.contractedPeakKw, 1) })}
+              {t('desk.tariff.overPeak', { month: d.month, peak: num(d.peak.kw, 1), limit: num(electricity.contractedPeakKw, 1) })}
             </p>
           )}
           {warnings.data && (
