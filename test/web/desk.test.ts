@@ -332,6 +332,15 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   );
   assert.match((await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!, status.alert ? /passes the budget/ : /within the budget/);
   await shot(page, 'desk-budgets-1280x800-light');
+  // An area's budget: the area chosen from the meters' areas.
+  await page.getByLabel('For', { exact: true }).selectOption('area');
+  await page.getByLabel('Area', { exact: true }).selectOption(seeded.areas[0]);
+  await page.getByLabel('Quantity (kWh)').fill('50000');
+  await page.getByLabel('Money (EUR)').fill('12000');
+  await page.getByRole('button', { name: 'Set the budget' }).click();
+  await page.locator('[data-budget]').nth(1).waitFor();
+  const areaBudget = (await get('/api/billing/budgets')).items.find((b: { scope: string }) => b.scope === 'area');
+  assert.deepEqual([areaBudget.target, areaBudget.quantity, areaBudget.amount], [seeded.areas[0], 50000, 12000]);
 
   // 6. A measure and its savings.
   await page.getByRole('link', { name: 'Measures' }).click();

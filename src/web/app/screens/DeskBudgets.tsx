@@ -159,6 +159,10 @@ function BudgetStatusCard({ id }: { id: number }) {
 
 function BudgetForm({ onAdded }: { onAdded: (id: number) => void }) {
   const year = Number(siteDay().slice(0, 4));
+  const meters = useApi(() => api.GET('/api/meters', { params: { query: { pageSize: 200 } } }));
+  const tenants = useApi(() => api.GET('/api/billing/tenants'));
+  const areas = [...new Set((meters.data?.items ?? []).map((m) => m.area).filter((a): a is string => !!a))].sort();
+  const centres = (tenants.data?.items ?? []).filter((x) => x.kind === 'cost_centre');
   const [form, setForm] = useState({
     year: String(year),
     utility: 'electricity' as (typeof UTILITIES)[number],
@@ -194,7 +198,7 @@ function BudgetForm({ onAdded }: { onAdded: (id: number) => void }) {
   return (
     <form class="card stack" onSubmit={add} noValidate aria-labelledby="add-budget-heading">
       <h2 id="add-budget-heading">{t('desk.budget.add')}</h2>
-      <Problem text={problem} />
+      <Problem text={problem ?? meters.problem ?? tenants.problem} />
       <Field label={t('desk.budget.year')}>
         {(id) => <input id={id} inputMode="numeric" value={form.year} onInput={(e) => setForm({ ...form, year: e.currentTarget.value })} />}
       </Field>
@@ -211,7 +215,7 @@ function BudgetForm({ onAdded }: { onAdded: (id: number) => void }) {
       </Field>
       <Field label={t('desk.budget.scope')}>
         {(id) => (
-          <select id={id} value={form.scope} onChange={(e) => setForm({ ...form, scope: e.currentTarget.value as never })}>
+          <select id={id} value={form.scope} onChange={(e) => setForm({ ...form, scope: e.currentTarget.value as never, target: '' })}>
             <option value="site">{t('desk.scope.site')}</option>
             <option value="area">{t('desk.scope.area')}</option>
             <option value="cost_centre">{t('desk.scope.cost_centre')}</option>
@@ -220,7 +224,22 @@ function BudgetForm({ onAdded }: { onAdded: (id: number) => void }) {
       </Field>
       {form.scope !== 'site' && (
         <Field label={t(form.scope === 'area' ? 'desk.budget.areaName' : 'desk.budget.costCentreId')}>
-          {(id) => <input id={id} value={form.target} onInput={(e) => setForm({ ...form, target: e.currentTarget.value })} />}
+          {(id) => (
+            <select id={id} value={form.target} onChange={(e) => setForm({ ...form, target: e.currentTarget.value })}>
+              <option value="">–</option>
+              {form.scope === 'area'
+                ? areas.map((a) => (
+                    <option key={a} value={a}>
+                      {a}
+                    </option>
+                  ))
+                : centres.map((c) => (
+                    <option key={c.id} value={String(c.id)}>
+                      {c.name}
+                    </option>
+                  ))}
+            </select>
+          )}
         </Field>
       )}
       <Field label={t('desk.budget.quantityIn', { unit: UNITS[form.utility] })}>
