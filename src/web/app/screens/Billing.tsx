@@ -1,7 +1,7 @@
 // Billing, read-only (viewer): the tenants and cost centres, the billing periods, and for a chosen period its runs
 // (draft or issued, initial or restatement) with each statement's total and its PDF and XLSX to download
-// (GET /api/billing/tenants, /periods, /periods/:id/runs, /statements/:id/pdf|xlsx). Runs are computed and issued
-// through the API (admin); this screen changes nothing.
+// (GET /api/billing/tenants, /periods, /periods/:id/runs, /statements/:id/pdf|xlsx). This screen changes nothing: runs
+// are computed, reviewed and issued on the desk's other tabs (components/deskLinks.tsx).
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { Field, Problem } from '../components/Field';

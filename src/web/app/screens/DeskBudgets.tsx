@@ -292,7 +292,11 @@ export default function DeskBudgets() {
                     {num(b.quantity)} {b.unit} · {money(b.amount, siteCurrency)}
                   </span>
                   <button type="button" class="link when" aria-pressed={shown === b.id} onClick={() => setChosen(b.id)}>
-                    {t('desk.budget.show', { year: b.year, utility: t(`meters.commodity.${b.utility}` as Key) })}
+                    {t('desk.budget.show', {
+                      year: b.year,
+                      utility: t(`meters.commodity.${b.utility}` as Key),
+                      target: b.scope === 'site' ? t('desk.scope.site') : b.target,
+                    })}
                   </button>
                 </div>
               </li>
