@@ -1,11 +1,12 @@
 // Billing, read-only (viewer): the tenants and cost centres, the billing periods, and for a chosen period its runs
 // (draft or issued, initial or restatement) with each statement's total and its PDF and XLSX to download
-// (GET /api/billing/tenants, /periods, /periods/:id/runs, /statements/:id/pdf|xlsx). Runs are computed and issued
-// through the API (admin); this screen changes nothing.
+// (GET /api/billing/tenants, /periods, /periods/:id/runs, /statements/:id/pdf|xlsx). This screen changes nothing: runs
+// are computed, reviewed and issued on the desk's other tabs (components/deskLinks.tsx).
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { DeskLinks } from '../components/deskLinks';
 import { dateTime, money, num, t } from '../i18n';
 
 /** The last day of a period whose `to` is exclusive. */
@@ -43,6 +44,7 @@ export default function Billing() {
   return (
     <section>
       <h1>{t('billing.title')}</h1>
+      <DeskLinks here="/billing" />
       <Problem text={problem ?? tenants.problem ?? periods.problem ?? runs.problem} />
       <div class="columns">
         <section class="card" aria-labelledby="runs-heading">
