@@ -6,8 +6,8 @@ import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { DeskLinks } from '../components/deskLinks';
-import { dateTime, money, num, t } from '../i18n';
+import { cents, DeskLinks } from '../components/deskLinks';
+import { dateTime, num, t } from '../i18n';
 
 /** The last day of a period whose `to` is exclusive. */
 const lastDay = (to: string) => new Date(Date.parse(`${to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -95,7 +95,7 @@ export default function Billing() {
                         {s.tenantName}
                       </th>
                       <td class="n" data-field="total">
-                        {money(s.totalCents / 100, run.summary.currency)}
+                        {cents(s.totalCents / 100, run.summary.currency)}
                       </td>
                       <td>
                         <span class="actions">
