@@ -46,6 +46,8 @@ export type Config = {
   simMeters: number;
   /** With the built-in simulator: whether it simulates the HVAC plant (air handler, VAV zones, chiller, hot-water loop). */
   simEquipment: boolean;
+  /** Fault detection: a rule that would open more faults than this within an hour is paused with an alert. */
+  fddFloodPerHour: number;
   /** Fleet sync (only while the box is joined: emsctl fleet join): how often it sends, and the most it waits at random before re-sending history after an outage. */
   fleetSync: { intervalMs: number; catchUpDelayMs: number };
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
@@ -263,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     simEquipment: onOff(env, 'EMS_SIM_EQUIPMENT', false),
+    fddFloodPerHour: integer(env, 'EMS_FDD_FLOOD_PER_HOUR', 20, 1, 10_000),
     fleetSync: {
       intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '5m') * 1000,
       catchUpDelayMs: duration(env, 'EMS_FLEET_CATCHUP_DELAY', '5m') * 1000,
