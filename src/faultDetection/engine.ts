@@ -152,7 +152,9 @@ export class RuleRunner {
 
   /** One sample at `at`: `read` answers a code's value (undefined when the gateway had none). */
   step(at: number, read: (code: string) => number | undefined): StepResult {
-    const dtHours = Math.min(this.previousAt === null ? this.intervalMs : at - this.previousAt, 2 * this.intervalMs) / HOUR_MS;
+    // A sample stands for the time since the one before, up to a gap of two intervals (15 min at least): past that the
+    // gateway was away and the waste of the gap is not counted.
+    const dtHours = Math.min(this.previousAt === null ? this.intervalMs : at - this.previousAt, Math.max(2 * this.intervalMs, 15 * 60_000)) / HOUR_MS;
     this.previousAt = at;
     const keepMs = this.rule.windowMinutes * 60_000;
     for (let i = 0; i < this.codes.length; i++) {
