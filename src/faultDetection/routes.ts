@@ -8,6 +8,7 @@ import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
 import type { FaultDetector } from './detector.ts';
 import type { EpisodeRow, Episodes } from './episodes.ts';
+import { RULE_LIBRARY } from './library.ts';
 import type { PointModel } from './pointModel.ts';
 import type { RuleBook } from './ruleBook.ts';
 import {
@@ -229,6 +230,7 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       summary: 'Save a rule as its next version',
       description:
         'A malformed rule is refused naming the field; a rule naming a class no point has is saved and shown as "cannot run". A new rule starts switched off. Past episodes keep the version that found them.',
+      example: RULE_LIBRARY[0],
       tags,
       schemas: { params: RuleParams, body: RuleDefinition, response: { 200: RuleSummary, 400: ErrorBody } },
       handler: ({ params, body }) => summary(ruleBook.save(params.id, body)),
