@@ -200,12 +200,17 @@ export class FaultDetector {
       return missing.length === 0;
     });
     const runners = runnable.map((unit) => new RuleRunner(compiled, unit, stepMs, this.hourOf));
-    const series = new Map<string, { at: number[]; value: number[] }>();
-    for (const code of new Set(runners.flatMap((runner) => runner.codes))) series.set(code, await this.history(code, options.from, options.to, stepMs));
+    const first = Math.ceil(options.from / stepMs) * stepMs;
+    const steps = Math.max(0, Math.ceil((options.to - first) / stepMs));
+    // Each code's history laid on the step grid once (NaN where the gateway had nothing within a step): a step then
+    // reads an array, not a search.
+    const grid = new Map<string, Float64Array>();
+    for (const code of new Set(runners.flatMap((runner) => runner.codes))) grid.set(code, onGrid(await this.history(code, options.from, options.to, stepMs), first, stepMs, steps));
     const episodes: Array<EpisodeState & { equipment: string }> = [];
-    const cursor = new Map<string, number>();
-    for (let at = Math.ceil(options.from / stepMs) * stepMs; at < options.to; at += stepMs) {
-      const read = (code: string) => valueAt(series.get(code)!, at, stepMs, cursor, code);
+    let k = 0;
+    const read = (code: string) => grid.get(code)![k];
+    for (; k < steps; k++) {
+      const at = first + k * stepMs;
       for (const runner of runners) {
         const before = runner.episode;
         const result = runner.step(at, read);
@@ -232,13 +237,17 @@ export class FaultDetector {
   }
 }
 
-/** The newest sample at or before `at`, if it is at most one step old; the cursor walks forward with the steps. */
-function valueAt(series: { at: number[]; value: number[] }, at: number, stepMs: number, cursor: Map<string, number>, code: string): number | undefined {
-  let i = cursor.get(code) ?? 0;
-  while (i + 1 < series.at.length && series.at[i + 1]! <= at) i++;
-  cursor.set(code, i);
-  const t = series.at[i];
-  return t !== undefined && t <= at && at - t <= stepMs ? series.value[i] : undefined;
+/** The series on the step grid: at each step the newest sample at or before it, if at most one step old; NaN otherwise. */
+function onGrid(series: { at: number[]; value: number[] }, first: number, stepMs: number, steps: number): Float64Array {
+  const out = new Float64Array(steps).fill(Number.NaN);
+  let i = 0;
+  for (let k = 0; k < steps; k++) {
+    const at = first + k * stepMs;
+    while (i + 1 < series.at.length && series.at[i + 1]! <= at) i++;
+    const t = series.at[i];
+    if (t !== undefined && t <= at && at - t <= stepMs) out[k] = series.value[i]!;
+  }
+  return out;
 }
 
 function sameModel(a: { points: ReadonlyMap<string, string>; params: Record<string, number> }, b: { points: ReadonlyMap<string, string>; params: Record<string, number> }): boolean {
