@@ -48,7 +48,8 @@ export const BRICK_CLASSES: Record<string, Quantity> = {
 export function unitContradiction(brickClass: string, unit: string): string | null {
   const quantity = BRICK_CLASSES[brickClass];
   if (!quantity) return `unknown Brick class ${brickClass} (known: ${Object.keys(BRICK_CLASSES).join(', ')})`;
-  if (!UNITS[quantity].includes(unit)) return `${brickClass} measures ${quantity}: unit must be one of ${UNITS[quantity].map((u) => `"${u}"`).join(', ')}, not "${unit}"`;
+  if (!UNITS[quantity].includes(unit))
+    return `${brickClass} measures ${quantity}: unit must be one of ${UNITS[quantity].map((u) => `"${u}"`).join(', ')}, not "${unit}"`;
   return null;
 }
 

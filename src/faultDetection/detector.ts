@@ -1,13 +1,13 @@
 // The live side: at every collection the mapped points' values are read once from the gateway and every switched-on
 // rule steps on every equipment it can run on; an episode opens its fault, a rule that floods is paused with an alert.
 // And the "try before trust" side: any rule replayed over a past period of the gateway's history.
-import type { AlertService, FaultService } from '../facility/index.ts';
+import type { AlertService } from '../facility/index.ts';
 import type { GatewayPort } from '../gateway/index.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Logger } from '../platform/logger.ts';
 import { CompiledRule, RuleRunner, type EpisodeState } from './engine.ts';
-import { Episodes } from './episodes.ts';
+import type { Episodes } from './episodes.ts';
 import type { PointModel } from './pointModel.ts';
 import type { RuleBook } from './ruleBook.ts';
 import { checkRule } from './rules.ts';
@@ -80,7 +80,9 @@ export class FaultDetector {
     if (key === this.builtFor) return this.live;
     const switches = this.needs.book.switchOf();
     const equipment = this.needs.model.equipment();
-    const previous = new Map(this.live.map((live) => [`${live.runner.rule.definition.id}@${live.runner.rule.definition.version}/${live.runner.equipment.name}`, live]));
+    const previous = new Map(
+      this.live.map((live) => [`${live.runner.rule.definition.id}@${live.runner.rule.definition.version}/${live.runner.equipment.name}`, live]),
+    );
     const live: Live[] = [];
     for (const rule of this.needs.book.current().values()) {
       const on = switches.get(rule.id) ?? { enabled: true, paused: null };
@@ -96,7 +98,15 @@ export class FaultDetector {
         }
         const runner = new RuleRunner(compiled, unit, this.needs.intervalMs || 60_000, this.hourOf);
         const open = this.needs.episodes.open(rule.id, unit.name);
-        if (open) runner.episode = { startedAt: Date.parse(open.startedAt), lastSeenAt: Date.parse(open.lastSeenAt), endedAt: null, wasteKwh: open.wasteKwh, heldHours: open.heldHours, evidence: open.evidence };
+        if (open)
+          runner.episode = {
+            startedAt: Date.parse(open.startedAt),
+            lastSeenAt: Date.parse(open.lastSeenAt),
+            endedAt: null,
+            wasteKwh: open.wasteKwh,
+            heldHours: open.heldHours,
+            evidence: open.evidence,
+          };
         live.push({ runner, episodeId: open?.id ?? null });
       }
     }
@@ -165,7 +175,15 @@ export class FaultDetector {
     if (opened < this.needs.floodPerHour) return false;
     const reason = `opened ${opened} faults within an hour (limit ${this.needs.floodPerHour}, EMS_FDD_FLOOD_PER_HOUR)`;
     this.needs.book.pause(rule.id, reason, new Date(at).toISOString());
-    this.needs.alerts.create({ title: `Fault rule ${rule.id} paused`, message: `${rule.title}: ${reason}. Check the rule and its points, then switch it on again.`, level: 'warning', source: `fdd:${rule.id}` }, null);
+    this.needs.alerts.create(
+      {
+        title: `Fault rule ${rule.id} paused`,
+        message: `${rule.title}: ${reason}. Check the rule and its points, then switch it on again.`,
+        level: 'warning',
+        source: `fdd:${rule.id}`,
+      },
+      null,
+    );
     this.needs.logger.warn({ rule: rule.id, opened }, 'fault rule paused: it floods');
     return true;
   }
@@ -189,11 +207,14 @@ export class FaultDetector {
     const errors = checkRule(rule, 'body.definition');
     if (errors.length) throw new BadRequest(`the rule is malformed: ${errors[0]!.path} ${errors[0]!.message}`, errors);
     if (!(options.from < options.to)) throw new BadRequest('from must be before to', [{ path: 'body.from', message: 'must be before to' }]);
-    if (options.to - options.from > MAX_REPLAY_MS) throw new BadRequest('at most 93 days per replay', [{ path: 'body.to', message: 'at most 93 days after from' }]);
+    if (options.to - options.from > MAX_REPLAY_MS)
+      throw new BadRequest('at most 93 days per replay', [{ path: 'body.to', message: 'at most 93 days after from' }]);
     const stepMs = (options.stepMinutes ?? 5) * 60_000;
     const compiled = new CompiledRule(rule);
     const cannotRun: string[] = [];
-    const units = this.needs.model.equipment().filter((unit) => unit.type === rule.equipmentType && (!options.equipment || options.equipment.includes(unit.name)));
+    const units = this.needs.model
+      .equipment()
+      .filter((unit) => unit.type === rule.equipmentType && (!options.equipment || options.equipment.includes(unit.name)));
     const runnable = units.filter((unit) => {
       const missing = compiled.missing(unit);
       cannotRun.push(...missing);
@@ -205,7 +226,8 @@ export class FaultDetector {
     // Each code's history laid on the step grid once (NaN where the gateway had nothing within a step): a step then
     // reads an array, not a search.
     const grid = new Map<string, Float64Array>();
-    for (const code of new Set(runners.flatMap((runner) => runner.codes))) grid.set(code, onGrid(await this.history(code, options.from, options.to, stepMs), first, stepMs, steps));
+    for (const code of new Set(runners.flatMap((runner) => runner.codes)))
+      grid.set(code, onGrid(await this.history(code, options.from, options.to, stepMs), first, stepMs, steps));
     const episodes: Array<EpisodeState & { equipment: string }> = [];
     let k = 0;
     const read = (code: string) => grid.get(code)![k];
@@ -250,7 +272,10 @@ function onGrid(series: { at: number[]; value: number[] }, first: number, stepMs
   return out;
 }
 
-function sameModel(a: { points: ReadonlyMap<string, string>; params: Record<string, number> }, b: { points: ReadonlyMap<string, string>; params: Record<string, number> }): boolean {
+function sameModel(
+  a: { points: ReadonlyMap<string, string>; params: Record<string, number> },
+  b: { points: ReadonlyMap<string, string>; params: Record<string, number> },
+): boolean {
   if (a.points.size !== b.points.size || JSON.stringify(a.params) !== JSON.stringify(b.params)) return false;
   for (const [k, v] of a.points) if (b.points.get(k) !== v) return false;
   return true;

@@ -48,7 +48,7 @@ export class CompiledRule {
     ];
     const slots = new Map(this.reads.map((read, i) => [read.name, i]));
     const lets = Object.entries(definition.let ?? {});
-    lets.forEach(([name], i) => slots.set(name, this.reads.length + i));
+    for (const [i, [name]] of lets.entries()) slots.set(name, this.reads.length + i);
     this.slotCount = this.reads.length + lets.length;
     this.lets = lets.map(([name, expression]) => ({ name, slot: slots.get(name)!, value: compile(expression, slots) }));
     this.condition = compile(definition.condition, slots);
@@ -118,7 +118,7 @@ class Window {
       lo = Math.min(lo, v);
       hi = Math.max(hi, v);
       sum += v;
-      if (k > i && (v >= 0.5) !== (this.value[k - 1]! >= 0.5)) changes++;
+      if (k > i && v >= 0.5 !== this.value[k - 1]! >= 0.5) changes++;
     }
     return fn === 'span' ? hi - lo : fn === 'mean' ? sum / (last - i + 1) : changes;
   }
@@ -191,7 +191,14 @@ export class RuleRunner {
       this.pendingKwh += kwh;
       this.pendingHours += dtHours;
       if (at - this.holdingSince < this.rule.persistenceMs) return 'none';
-      this.episode = { startedAt: this.holdingSince, lastSeenAt: at, endedAt: null, wasteKwh: this.pendingKwh, heldHours: this.pendingHours, evidence: this.evidence() };
+      this.episode = {
+        startedAt: this.holdingSince,
+        lastSeenAt: at,
+        endedAt: null,
+        wasteKwh: this.pendingKwh,
+        heldHours: this.pendingHours,
+        evidence: this.evidence(),
+      };
       return 'opened';
     }
     this.holdingSince = null;

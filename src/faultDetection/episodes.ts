@@ -49,15 +49,30 @@ export class Episodes {
       })
       .returning({ id: fddEpisodes.id })
       .prepare();
-    this.byId = db.orm.select().from(fddEpisodes).where(eq(fddEpisodes.id, sql.placeholder('id'))).prepare();
+    this.byId = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(eq(fddEpisodes.id, sql.placeholder('id')))
+      .prepare();
     this.openFor = db.orm
       .select()
       .from(fddEpisodes)
       .where(and(eq(fddEpisodes.ruleId, sql.placeholder('ruleId')), eq(fddEpisodes.equipment, sql.placeholder('equipment')), isNull(fddEpisodes.endedAt)))
       .prepare();
     const order = [desc(fddEpisodes.wasteMoneyPerDay), desc(fddEpisodes.id)];
-    this.ranked = db.orm.select().from(fddEpisodes).orderBy(...order).limit(sql.placeholder('limit')).prepare();
-    this.rankedOpen = db.orm.select().from(fddEpisodes).where(isNull(fddEpisodes.endedAt)).orderBy(...order).limit(sql.placeholder('limit')).prepare();
+    this.ranked = db.orm
+      .select()
+      .from(fddEpisodes)
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    this.rankedOpen = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(isNull(fddEpisodes.endedAt))
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .prepare();
     this.openedSince = db.orm
       .select({ n: sql<number>`count(*)` })
       .from(fddEpisodes)

@@ -87,7 +87,8 @@ export const RULE_LIBRARY: RuleDefinitionView[] = [
     id: 'ahu-oa-fraction-off-minimum',
     version: 1,
     title: 'Outside-air fraction off its minimum while heating',
-    description: 'In heating the damper should sit at its minimum; the fraction from the temperatures ((MAT−RAT)/(OAT−RAT)) is far from it: a stuck or leaking damper.',
+    description:
+      'In heating the damper should sit at its minimum; the fraction from the temperatures ((MAT−RAT)/(OAT−RAT)) is far from it: a stuck or leaking damper.',
     source: { scheme: 'G36', ref: 'FC#6' },
     equipmentType: 'AHU',
     inputs: { oat: 'Outside_Air_Temperature_Sensor', mat: 'Mixed_Air_Temperature_Sensor', rat: 'Return_Air_Temperature_Sensor' },

@@ -54,7 +54,11 @@ export class PointModel {
 
   constructor(private readonly db: Db) {
     this.all = db.orm.select().from(fddPoints).orderBy(fddPoints.equipment, fddPoints.code).prepare();
-    this.byCode = db.orm.select().from(fddPoints).where(eq(fddPoints.code, sql.placeholder('code'))).prepare();
+    this.byCode = db.orm
+      .select()
+      .from(fddPoints)
+      .where(eq(fddPoints.code, sql.placeholder('code')))
+      .prepare();
     const values = {
       equipment: slot('equipment'),
       equipmentType: slot('equipmentType'),
@@ -67,7 +71,10 @@ export class PointModel {
       .values({ code: slot('code'), ...values })
       .onConflictDoUpdate({ target: fddPoints.code, set: values })
       .prepare();
-    this.remove = db.orm.delete(fddPoints).where(eq(fddPoints.code, sql.placeholder('code'))).prepare();
+    this.remove = db.orm
+      .delete(fddPoints)
+      .where(eq(fddPoints.code, sql.placeholder('code')))
+      .prepare();
     this.equipmentRows = db.orm.select().from(fddEquipment).prepare();
     const equipmentValues = { type: slot('type'), params: slot('params'), updatedAt: slot('updatedAt') };
     this.upsertEquipment = db.orm
@@ -103,7 +110,16 @@ export class PointModel {
     const mapped = new Map(this.list().map((row) => [row.code, row]));
     return catalogue.map((point) => {
       const row = mapped.get(point.code);
-      if (row) return { code: row.code, name: point.name, equipment: row.equipment, equipmentType: row.equipmentType, brickClass: row.brickClass, unit: row.unit, mapped: true };
+      if (row)
+        return {
+          code: row.code,
+          name: point.name,
+          equipment: row.equipment,
+          equipmentType: row.equipmentType,
+          brickClass: row.brickClass,
+          unit: row.unit,
+          mapped: true,
+        };
       return { ...suggest(point), name: point.name, mapped: false };
     });
   }
@@ -111,23 +127,16 @@ export class PointModel {
   /** CSV in: each line checked as a confirmation would be; good lines written in one transaction, bad ones listed by line. */
   importCsv(text: string): { imported: number; refused: Array<{ line: number; error: string }> } {
     const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-    if (lines[0]?.trim() !== CSV_HEADER) throw new BadRequest(`the first line must be the header ${CSV_HEADER}`, [{ path: 'body', message: `first line must be ${CSV_HEADER}` }]);
+    if (lines[0]?.trim() !== CSV_HEADER)
+      throw new BadRequest(`the first line must be the header ${CSV_HEADER}`, [{ path: 'body', message: `first line must be ${CSV_HEADER}` }]);
     const refused: Array<{ line: number; error: string }> = [];
     const good: Array<[string, PointMappingInput]> = [];
-    lines.slice(1).forEach((raw, i) => {
-      const line = i + 2;
-      if (!raw.trim()) return;
-      const cells = parseCsvLine(raw);
-      if (cells.length !== 5) return void refused.push({ line, error: `expected 5 fields, got ${cells.length}` });
-      const [code, equipment, equipmentType, brickClass, unit] = cells as [string, string, string, string, string];
-      if (!code || code.length > 200) return void refused.push({ line, error: 'code: must be 1 to 200 characters' });
-      if (!EQUIPMENT_NAME.test(equipment)) return void refused.push({ line, error: 'equipment: letters, digits, space, dot, dash or underscore, at most 100' });
-      if (!(EQUIPMENT_TYPES as readonly string[]).includes(equipmentType))
-        return void refused.push({ line, error: `equipmentType: must be one of ${EQUIPMENT_TYPES.join(', ')}` });
-      const contradiction = unitContradiction(brickClass, unit);
-      if (contradiction) return void refused.push({ line, error: `${contradiction.startsWith('unknown') ? 'brickClass' : 'unit'}: ${contradiction}` });
-      good.push([code, { equipment, equipmentType: equipmentType as EquipmentType, brickClass, unit }]);
-    });
+    for (const [i, raw] of lines.slice(1).entries()) {
+      if (!raw.trim()) continue;
+      const parsed = csvMapping(parseCsvLine(raw));
+      if (typeof parsed === 'string') refused.push({ line: i + 2, error: parsed });
+      else good.push(parsed);
+    }
     const at = new Date().toISOString();
     this.db.sqlite.transaction(() => {
       for (const [code, input] of good) this.upsert.run({ code, ...input, updatedAt: at });
@@ -188,6 +197,18 @@ export class PointModel {
     }
     return [...models.values()];
   }
+}
+
+/** One CSV line's mapping, or what is wrong with it (the field first). */
+function csvMapping(cells: string[]): [string, PointMappingInput] | string {
+  if (cells.length !== 5) return `expected 5 fields, got ${cells.length}`;
+  const [code, equipment, equipmentType, brickClass, unit] = cells as [string, string, string, string, string];
+  if (!code || code.length > 200) return 'code: must be 1 to 200 characters';
+  if (!EQUIPMENT_NAME.test(equipment)) return 'equipment: letters, digits, space, dot, dash or underscore, at most 100';
+  if (!(EQUIPMENT_TYPES as readonly string[]).includes(equipmentType)) return `equipmentType: must be one of ${EQUIPMENT_TYPES.join(', ')}`;
+  const contradiction = unitContradiction(brickClass, unit);
+  if (contradiction) return `${contradiction.startsWith('unknown') ? 'brickClass' : 'unit'}: ${contradiction}`;
+  return [code, { equipment, equipmentType: equipmentType as EquipmentType, brickClass, unit }];
 }
 
 function localName(kind: string, name: string): string {

@@ -105,7 +105,8 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       path: '/api/fdd/points/suggestions',
       access: 'admin',
       summary: "The gateway's codes with a suggested equipment and class",
-      description: "Reads the gateway's catalogue; each code not yet mapped gets a guess from its name and unit (null where nothing fits), to be confirmed. Changes nothing.",
+      description:
+        "Reads the gateway's catalogue; each code not yet mapped gets a guess from its name and unit (null where nothing fits), to be confirmed. Changes nothing.",
       tags,
       schemas: { response: { 200: Type.Array(Suggestion), 502: ErrorBody } },
       handler: async () => {
@@ -262,7 +263,12 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       handler: async ({ params, body }) => {
         const rule = body.definition ?? ruleBook.get(params.id);
         const { price: perKwh, currency } = price();
-        const found = await detector.replay(rule, { from: Date.parse(body.from), to: Date.parse(body.to), equipment: body.equipment, stepMinutes: body.stepMinutes });
+        const found = await detector.replay(rule, {
+          from: Date.parse(body.from),
+          to: Date.parse(body.to),
+          equipment: body.equipment,
+          stepMinutes: body.stepMinutes,
+        });
         const episodesOut = found.episodes.map((e) => ({
           equipment: e.equipment,
           startedAt: new Date(e.startedAt).toISOString(),
@@ -300,7 +306,7 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       path: '/api/fdd/episodes/:id/not-a-fault',
       access: 'operator',
       summary: 'Mark an episode "not a fault", with a reason',
-      description: "The reason is kept and counted against the rule; the episode ends and its fault record is closed.",
+      description: 'The reason is kept and counted against the rule; the episode ends and its fault record is closed.',
       example: { reason: 'Night purge on purpose during the heat wave' },
       tags,
       schemas: { params: IdParam, body: NotAFaultBody, response: { 200: Episode, 404: ErrorBody, 409: ErrorBody } },

@@ -21,7 +21,11 @@ export class RuleBook {
   revision = 0;
 
   constructor(private readonly db: Db) {
-    this.versions = db.orm.select({ id: fddRules.id, version: fddRules.version, definition: fddRules.definition }).from(fddRules).orderBy(fddRules.id, fddRules.version).prepare();
+    this.versions = db.orm
+      .select({ id: fddRules.id, version: fddRules.version, definition: fddRules.definition })
+      .from(fddRules)
+      .orderBy(fddRules.id, fddRules.version)
+      .prepare();
     this.insertVersion = db.orm
       .insert(fddRules)
       .values({ id: slot('id'), version: slot('version'), definition: slot('definition'), createdAt: slot('at') })

@@ -55,11 +55,13 @@ export function checkExpression(
     if (!Number.isFinite(node)) errors.push({ path, message: 'must be a finite number' });
     return;
   }
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return void errors.push({ path, message: 'must be a number or an object {p}, {param}, {op, args} or {fn}' });
+  if (!node || typeof node !== 'object' || Array.isArray(node))
+    return void errors.push({ path, message: 'must be a number or an object {p}, {param}, {op, args} or {fn}' });
   const o = node as Record<string, unknown>;
   const keys = Object.keys(o).sort().join(',');
   if (keys === 'p') {
-    if (typeof o.p !== 'string' || !names.has(o.p)) errors.push({ path: `${path}.p`, message: `names no input or earlier let: ${String(o.p)} (known: ${[...names].join(', ')})` });
+    if (typeof o.p !== 'string' || !names.has(o.p))
+      errors.push({ path: `${path}.p`, message: `names no input or earlier let: ${String(o.p)} (known: ${[...names].join(', ')})` });
     return;
   }
   if (keys === 'param') {
@@ -71,7 +73,7 @@ export function checkExpression(
     if (!arity) return void errors.push({ path: `${path}.op`, message: `must be one of ${Object.keys(OPS).join(', ')}` });
     if (!Array.isArray(o.args) || o.args.length < arity[0] || o.args.length > arity[1])
       return void errors.push({ path: `${path}.args`, message: `${String(o.op)} takes ${arity[0]} to ${arity[1]} arguments` });
-    o.args.forEach((arg, i) => checkExpression(arg, `${path}.args[${i}]`, names, inputs, params, errors, depth + 1));
+    for (const [i, arg] of o.args.entries()) checkExpression(arg, `${path}.args[${i}]`, names, inputs, params, errors, depth + 1);
     return;
   }
   if (keys === 'fn' && o.fn === 'hour') return;
@@ -177,15 +179,43 @@ export const MODE_DEFINITIONS: Record<Mode, { inputs: Record<string, string>; te
   unoccupied: { inputs: { occ: 'Occupancy_Command' }, test: { op: 'lt', args: [{ p: 'occ' }, 0.5] } },
   heating: {
     inputs: { sf: 'Supply_Fan_Status', hcv: 'Heating_Valve' },
-    test: { op: 'and', args: [{ op: 'ge', args: [{ p: 'sf' }, 0.5] }, { op: 'gt', args: [{ p: 'hcv' }, 1] }] },
+    test: {
+      op: 'and',
+      args: [
+        { op: 'ge', args: [{ p: 'sf' }, 0.5] },
+        { op: 'gt', args: [{ p: 'hcv' }, 1] },
+      ],
+    },
   },
   cooling: {
     inputs: { sf: 'Supply_Fan_Status', ccv: 'Cooling_Valve' },
-    test: { op: 'and', args: [{ op: 'ge', args: [{ p: 'sf' }, 0.5] }, { op: 'gt', args: [{ p: 'ccv' }, 1] }] },
+    test: {
+      op: 'and',
+      args: [
+        { op: 'ge', args: [{ p: 'sf' }, 0.5] },
+        { op: 'gt', args: [{ p: 'ccv' }, 1] },
+      ],
+    },
   },
   economiser: {
     inputs: { sf: 'Supply_Fan_Status', hcv: 'Heating_Valve', ccv: 'Cooling_Valve' },
-    test: { op: 'and', args: [{ op: 'ge', args: [{ p: 'sf' }, 0.5] }, { op: 'le', args: [{ p: 'hcv' }, 1] }, { op: 'le', args: [{ p: 'ccv' }, 1] }] },
+    test: {
+      op: 'and',
+      args: [
+        { op: 'ge', args: [{ p: 'sf' }, 0.5] },
+        { op: 'le', args: [{ p: 'hcv' }, 1] },
+        { op: 'le', args: [{ p: 'ccv' }, 1] },
+      ],
+    },
   },
-  night: { inputs: {}, test: { op: 'or', args: [{ op: 'lt', args: [{ fn: 'hour' }, 6] }, { op: 'ge', args: [{ fn: 'hour' }, 20] }] } },
+  night: {
+    inputs: {},
+    test: {
+      op: 'or',
+      args: [
+        { op: 'lt', args: [{ fn: 'hour' }, 6] },
+        { op: 'ge', args: [{ fn: 'hour' }, 20] },
+      ],
+    },
+  },
 };

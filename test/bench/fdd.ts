@@ -119,7 +119,7 @@ const evaluationCpu = process.cpuUsage();
 for (let i = 0; i < COLLECTIONS; i++) {
   now += COLLECT_MS;
   const answer = JSON.stringify({ data: codes.map((code) => ({ code, value: read(code, now), quality: 'good', ts: new Date(now).toISOString() })) });
-  let started = performance.now();
+  const started = performance.now();
   JSON.parse(answer);
   parseMs += performance.now() - started;
   const before = detector.stats.seconds;
@@ -131,7 +131,9 @@ const evaluationCpuMs = cpuSeconds(evaluationCpu) * 1000;
 const runners = detector.stats.runners;
 const perCollection = evaluateMs / COLLECTIONS;
 const perParse = parseMs / COLLECTIONS;
-console.log(`fault detection bench: ${UNITS} air handlers × ${ahuPoints.length} points = ${codes.length} codes, ${runners} rule runners (Node ${process.version})`);
+console.log(
+  `fault detection bench: ${UNITS} air handlers × ${ahuPoints.length} points = ${codes.length} codes, ${runners} rule runners (Node ${process.version})`,
+);
 console.log(
   `evaluation per collection: ${fmt(perCollection)} ms (baseline, parsing the values answer of the same codes: ${fmt(perParse)} ms; ratio ${fmt(perCollection / perParse, 1)}×); ` +
     `${fmt((perCollection / COLLECT_MS) * 100, 3)} % of one core at a ${COLLECT_MS / 1000} s collect interval ` +
@@ -148,7 +150,9 @@ for (let i = 0; i < 24 * 60; i++) {
 }
 gc?.();
 const heapAfter = process.memoryUsage().heapUsed;
-console.log(`heap after a further day of collections: ${fmt((heapAfter - heapBefore) / 1024 / 1024, 1)} MiB change${gc ? '' : ' (no --expose-gc: not forced)'}`);
+console.log(
+  `heap after a further day of collections: ${fmt((heapAfter - heapBefore) / 1024 / 1024, 1)} MiB change${gc ? '' : ' (no --expose-gc: not forced)'}`,
+);
 
 // 2. A month's replay of one rule over every unit, against reading that history alone.
 const rule = ruleBook.get('ahu-heating-coil-leak');
@@ -162,7 +166,13 @@ const replayCpu = cpuSeconds(cpu);
 cpu = process.cpuUsage();
 started = performance.now();
 const history = (detector as unknown as { history(code: string, from: number, to: number, step: number): Promise<unknown> }).history.bind(detector);
-for (const code of new Set(pointModel.equipment().flatMap((unit) => ['Supply_Air_Temperature_Sensor', 'Mixed_Air_Temperature_Sensor', 'Heating_Valve', 'Cooling_Valve', 'Supply_Fan_Status'].map((c) => unit.points.get(c)!))))
+for (const code of new Set(
+  pointModel
+    .equipment()
+    .flatMap((unit) =>
+      ['Supply_Air_Temperature_Sensor', 'Mixed_Air_Temperature_Sensor', 'Heating_Valve', 'Cooling_Valve', 'Supply_Fan_Status'].map((c) => unit.points.get(c)!),
+    ),
+))
   await history(code, from, to, 5 * 60_000);
 const readMs = performance.now() - started;
 const readCpu = cpuSeconds(cpu);

@@ -58,7 +58,12 @@ test('a missing value neither holds nor clears', () => {
 });
 
 test('a flat-line window needs its span seen before it can hold', () => {
-  const flat: RuleDefinitionView = { ...rule, id: 'test-flat', condition: { op: 'lt', args: [{ fn: 'span', p: 'v', minutes: 30 }, 0.05] }, persistenceMinutes: 0 };
+  const flat: RuleDefinitionView = {
+    ...rule,
+    id: 'test-flat',
+    condition: { op: 'lt', args: [{ fn: 'span', p: 'v', minutes: 30 }, 0.05] },
+    persistenceMinutes: 0,
+  };
   const results = feed([20, 20, 20, 20, 20, 20, 20, 20], flat);
   // Samples every 5 minutes: the window of 30 minutes is seen from the seventh sample (0 … 30 min).
   assert.equal(results.indexOf('opened'), 6);

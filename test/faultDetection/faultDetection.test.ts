@@ -9,7 +9,10 @@ import { simulatorRig, MIN, DAY, type SimulatorRig } from '../helpers/rig.ts';
 /** Monday 12 January 2026, 08:00 UTC: a working day in winter (the plant heats and free-cools). */
 const MONDAY = Date.UTC(2026, 0, 12, 8);
 
-async function plantRig(faults: Array<{ kind: 'leaking-valve' | 'stuck-damper' | 'schedule-override' | 'drifting-sensor'; from: number; to: number }> = [], env: Record<string, string> = {}) {
+async function plantRig(
+  faults: Array<{ kind: 'leaking-valve' | 'stuck-damper' | 'schedule-override' | 'drifting-sensor'; from: number; to: number }> = [],
+  env: Record<string, string> = {},
+) {
   return simulatorRig({ start: MONDAY, simulator: { equipment: { faults } }, env });
 }
 
@@ -72,7 +75,8 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
     assert.match(csv.text, /^code,equipment,equipmentType,brickClass,unit\r\n/);
     assert.match(csv.text, /ahu1\.sat,AHU-1,AHU,Supply_Air_Temperature_Sensor,°C/);
     // Import: a changed line is written, a bad one listed by its line, the rest kept.
-    const body = 'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\n';
+    const body =
+      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\n';
     const imported = await rig.server.request('POST', '/api/fdd/points/import', { token, raw: body, headers: { 'content-type': 'text/csv' } });
     assert.equal(imported.status, 200, imported.text);
     assert.equal(imported.body.imported, 1);
@@ -87,7 +91,10 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
     const ttl = await rig.server.request('GET', '/api/fdd/model.ttl', { token });
     assert.equal(ttl.status, 200);
     assert.match(ttl.text, /@prefix brick: <https:\/\/brickschema\.org\/schema\/Brick#> \./);
-    assert.match(ttl.text, /ems:point_ahu1_2e_sat a brick:Supply_Air_Temperature_Sensor ;\n {2}brick:isPointOf ems:equipment_AHU-2 ;\n {2}brick:hasUnit unit:DEG_C ;/);
+    assert.match(
+      ttl.text,
+      /ems:point_ahu1_2e_sat a brick:Supply_Air_Temperature_Sensor ;\n {2}brick:isPointOf ems:equipment_AHU-2 ;\n {2}brick:hasUnit unit:DEG_C ;/,
+    );
     assert.match(ttl.text, /ems:equipment_Chiller-1 a brick:Chiller ;/);
   } finally {
     await rig.close();
@@ -133,7 +140,10 @@ test('rules are data: the library of 16 lists its sources; a malformed rule is r
     assert.equal(saved.body.enabled, false);
     assert.deepEqual(saved.body.status, ['cannot run: missing Supply_Air_Static_Pressure_Sensor on AHU-1']);
     // A change is a new version; the old one is kept.
-    const again = await rig.server.request('PUT', '/api/fdd/rules/ahu-static-pressure-low', { token, body: { ...custom, title: 'Duct static pressure too low' } });
+    const again = await rig.server.request('PUT', '/api/fdd/rules/ahu-static-pressure-low', {
+      token,
+      body: { ...custom, title: 'Duct static pressure too low' },
+    });
     assert.equal(again.body.version, 2);
     assert.equal(rig.server.service.deps.faultDetection.ruleBook.version('ahu-static-pressure-low', 1)?.title, 'Duct static pressure low');
   } finally {

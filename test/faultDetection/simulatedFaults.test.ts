@@ -49,7 +49,14 @@ function run(plant: Plant, from: number, to: number): Found[] {
     for (const runner of runners) {
       const result = runner.step(at, read);
       if (result === 'opened') {
-        const episode = { ruleId: runner.rule.definition.id, equipment: runner.equipment.name, startedAt: runner.episode!.startedAt, openedAt: at, endedAt: null, wasteKwh: 0 };
+        const episode = {
+          ruleId: runner.rule.definition.id,
+          equipment: runner.equipment.name,
+          startedAt: runner.episode!.startedAt,
+          openedAt: at,
+          endedAt: null,
+          wasteKwh: 0,
+        };
         open.set(runner, episode);
         found.push(episode);
       }
@@ -155,7 +162,10 @@ test('injected faults: ≥ 95 % found within persistence + one collection; waste
     const first = found[0];
     const deadline = from + rule.persistenceMinutes * MIN + STEP;
     if (first && first.openedAt <= deadline) detected++;
-    else misses.push(`${fault.kind} at ${new Date(fault.from).toISOString()}: ${first ? `opened ${(first.openedAt - from) / MIN} min after it showed` : 'not found'}`);
+    else
+      misses.push(
+        `${fault.kind} at ${new Date(fault.from).toISOString()}: ${first ? `opened ${(first.openedAt - from) / MIN} min after it showed` : 'not found'}`,
+      );
     if (fault.kind === 'drifting-sensor') continue; // its rule gives no energy estimate (docs/fault-detection.md)
     const injected = plant.injectedKwh(fault.from, fault.to);
     const estimated = found.reduce((sum, f) => sum + f.wasteKwh, 0);
@@ -190,6 +200,8 @@ test('a normal year raises at most one false fault per equipment per month', () 
     perEquipmentMonth.set(key, (perEquipmentMonth.get(key) ?? 0) + 1);
   }
   const worst = Math.max(0, ...perEquipmentMonth.values());
-  console.log(`normal year: ${found.length} false faults over 5 equipment × 12 months (${found.map((f) => `${f.ruleId}@${f.equipment}`).join(', ') || 'none'}); worst month ${worst}`);
+  console.log(
+    `normal year: ${found.length} false faults over 5 equipment × 12 months (${found.map((f) => `${f.ruleId}@${f.equipment}`).join(', ') || 'none'}); worst month ${worst}`,
+  );
   assert.ok(worst <= 1, JSON.stringify([...perEquipmentMonth]));
 });

@@ -158,7 +158,25 @@ export class Plant {
     const bias = drift ? Math.sign(rate) * Math.min(4, (Math.abs(rate) * (t - drift.from)) / DAY_MS) : 0;
     const satsp = oat < 12 ? 20 : 14;
     if (!fan) {
-      return { occ, fan, oat, rat: 20, mat: 20, sat: 20, satSensor: 20 + bias, satsp, oad: 0, hcv: 0, ccv: 0, hwOn: 0, heatKw: 0, coolKw: 0, fanKw: 0, boilerKw: 0, chillerKw: 0 };
+      return {
+        occ,
+        fan,
+        oat,
+        rat: 20,
+        mat: 20,
+        sat: 20,
+        satSensor: 20 + bias,
+        satsp,
+        oad: 0,
+        hcv: 0,
+        ccv: 0,
+        hwOn: 0,
+        heatKw: 0,
+        coolKw: 0,
+        fanKw: 0,
+        boilerKw: 0,
+        chillerKw: 0,
+      };
     }
     // The controller brings its (possibly biased) reading to the setpoint, so the real air goes to setpoint − bias.
     const target = satsp - bias;
@@ -310,7 +328,7 @@ export class Plant {
       if (end <= start) continue;
       const s = this.state(slot * PLANT_SLOT_MS, faulty);
       const hours = (end - start) / HOUR_MS;
-      meters.forEach((power, i) => (sums[i]! += power(s) * hours));
+      for (const [i, power] of meters.entries()) sums[i]! += power(s) * hours;
     }
   }
 }
