@@ -156,7 +156,7 @@ export async function createService(
   );
   const startedAt = Date.now();
   const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
-  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt });
+  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
   start(access);

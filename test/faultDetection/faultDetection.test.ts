@@ -153,7 +153,7 @@ test('rules are data: the library of 16 lists its sources; a malformed rule is r
 
 test('a leaking valve opens one fault in /api/faults within persistence + one evaluation, priced, ranked, and "not a fault" counts', async () => {
   const leakFrom = MONDAY + 60 * MIN; // 09:00, free cooling with the hot-water loop on
-  const rig = await plantRig([{ kind: 'leaking-valve', from: leakFrom, to: MONDAY + 2 * DAY }]);
+  const rig = await plantRig([{ kind: 'leaking-valve', from: leakFrom, to: MONDAY + 2 * DAY }], { EMS_METRICS_TOKEN: 'fdd-metrics-token-0123456789' });
   try {
     await confirmSuggestions(rig);
     const token = rig.admin.accessToken;
@@ -178,6 +178,12 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.ok(Math.abs(current.wasteKwh / heldHours - 22.5 / 0.98) < 2, `${current.wasteKwh} kWh over ${heldHours} h`);
     assert.equal(current.currency, 'EUR');
     assert.ok(Math.abs(current.wasteMoneyPerDay - current.wasteKwhPerDay * 0.3) < 0.01);
+    // /metrics: the engine's evaluations (one per 5-minute step from 08:00 to 18:00) and their time.
+    const metrics = await rig.server.request('GET', '/metrics', { headers: { authorization: 'Bearer fdd-metrics-token-0123456789' } });
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.text, /^ems_fdd_evaluations_total 120$/m);
+    assert.match(metrics.text, /^ems_fdd_rule_runners \d+$/m);
+    assert.ok(Number(/^ems_fdd_evaluation_seconds_total (\S+)$/m.exec(metrics.text)![1]) > 0);
     const faults = await rig.get('/api/faults?q=ahu-heating-coil-leak');
     assert.equal(faults.total, 1, 'one fault record per episode');
     // Ranked by money: the leak first.
