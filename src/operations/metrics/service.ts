@@ -219,7 +219,12 @@ function jobFamilies(jobs: JobView[]): Family[] {
 function faultRuleFamilies(stats: { evaluations: number; seconds: number; runners: number } | undefined): Family[] {
   if (!stats) return [];
   return [
-    { name: 'ems_fdd_evaluations_total', type: 'counter', help: 'Fault-rule evaluations (one per collection) since the service started.', samples: [{ value: stats.evaluations }] },
+    {
+      name: 'ems_fdd_evaluations_total',
+      type: 'counter',
+      help: 'Fault-rule evaluations (one per collection) since the service started.',
+      samples: [{ value: stats.evaluations }],
+    },
     {
       name: 'ems_fdd_evaluation_seconds_total',
       type: 'counter',
