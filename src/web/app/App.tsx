@@ -21,6 +21,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
   { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
   { pattern: /^\/faults\/by-money$/, load: () => import('./screens/FaultsByMoney'), role: 'viewer', title: 'fdd.title' },
+  { pattern: /^\/faults\/rules$/, load: () => import('./screens/FaultRules'), role: 'viewer', title: 'fddRules.title' },
   { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
   { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
   { pattern: /^\/billing$/, load: () => import('./screens/Billing'), role: 'viewer', title: 'nav.billing' },

@@ -34,7 +34,7 @@ export default function FaultsByMoney() {
       <h1>{t('fdd.title')}</h1>
       <p class="muted">{t('fdd.intro')}</p>
       <p>
-        <a href="/faults">{t('fdd.toFaults')}</a>
+        <a href="/faults">{t('fdd.toFaults')}</a> · <a href="/faults/rules">{t('fddRules.title')}</a>
       </p>
       <div class="filters">
         <label>
