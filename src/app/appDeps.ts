@@ -8,6 +8,7 @@ import type { Collector, TimeZoneMove } from '../metering/index.ts';
 import type { Analysis, LoadShedder } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
 import type { BillingFeature } from '../billing/index.ts';
+import type { FaultDetection } from '../faultDetection/index.ts';
 import type { ConfigStore } from '../site/index.ts';
 import type { Files } from '../files/index.ts';
 import type { Screens } from '../screens/index.ts';
@@ -37,6 +38,8 @@ export type AppDeps = Access &
     energy: Energy;
     analysis: Analysis;
     billing: BillingFeature;
+    /** Equipment fault detection (issue 54): point model, rule book, episodes, detector. */
+    faultDetection: FaultDetection;
     configs: ConfigStore;
     /** Re-keys stored energy when the site time zone changes; the collector pauses for it (src/metering/module.ts). */
     zoneMove: TimeZoneMove;

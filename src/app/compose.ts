@@ -10,6 +10,7 @@ import { buildFleetSync } from '../fleetSync/index.ts';
 import { buildDemandWatch, buildEnergyModule, ensureSimulatorMeters } from '../energy/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
+import { buildFaultDetection } from '../faultDetection/index.ts';
 import { buildSite } from '../site/index.ts';
 import { buildScreens } from '../screens/index.ts';
 import { buildFiles, staticModels, sweepStaleUploads } from '../files/index.ts';
@@ -150,9 +151,12 @@ export async function createService(
   );
   start(buildAnomalyChecks({ analysis, collecting }));
   start(billing);
+  const { faultDetection } = start(
+    buildFaultDetection({ config, db, logger, gateway: iot, faults: facility.services.faults, alerts, now: options.collectorNow }),
+  );
   const startedAt = Date.now();
   const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
-  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt });
+  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
   start(access);
@@ -165,6 +169,7 @@ export async function createService(
     ...reporting,
     ...screens,
     ...billing.services,
+    faultDetection,
     backups: operations.services.backups,
     analysis,
     configs,

@@ -14,6 +14,7 @@ import { billingRouteGroups } from '../billing/index.ts';
 import { siteRouteGroups } from '../site/index.ts';
 import { filesRouteGroups } from '../files/index.ts';
 import { gatewayRouteGroups } from '../gateway/index.ts';
+import { faultDetectionRouteGroups } from '../faultDetection/index.ts';
 import type { AnyRoute, RouteGroups } from '../platform/http/route.ts';
 
 /** The route tables' keys in their published order: each key is given by exactly one module. */
@@ -44,6 +45,7 @@ export const ROUTE_ORDER = [
   'avatars',
   'iot',
   'exports',
+  'faultDetection',
 ] as const;
 
 /**
@@ -78,6 +80,7 @@ const CONTEXT_ROUTES = [
   siteRouteGroups,
   filesRouteGroups,
   gatewayRouteGroups,
+  faultDetectionRouteGroups,
 ] as const;
 
 /** Everything some route table needs: what the route tables of every context declare, together. */

@@ -31,6 +31,7 @@ export async function buildGateway({ config, db, logger, audit }: GatewayNeeds):
       username: config.iot.username,
       password: config.iot.password,
       subMeters: config.simMeters,
+      equipment: config.simEquipment ? {} : undefined,
     });
     logger.info({ url: simulator.url, subMeters: config.simMeters }, 'IoT gateway simulator started');
   }

@@ -38,6 +38,8 @@ export type OperationsNeeds = {
   energy: Pick<Energy, 'meters' | 'figures'>;
   /** /metrics lists the periodic jobs. */
   jobs: JobRegistry;
+  /** /metrics: the fault-detection rule engine's evaluations and time. */
+  faultRules?: { stats: { evaluations: number; seconds: number; runners: number } };
   startedAt: number;
 };
 
@@ -46,7 +48,7 @@ export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds
   return { health: healthRoutes(needs), backup: backupRoutes(needs) };
 }
 
-export function buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt }: OperationsNeeds): Module<Operations> {
+export function buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, faultRules, startedAt }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
     db,
@@ -58,6 +60,7 @@ export function buildOperations({ config, db, logger, iot, collector, analysis, 
     figures: energy.figures,
     startedAt,
     jobs,
+    faultRules,
   });
   return {
     context: 'operations',

@@ -44,6 +44,10 @@ export type Config = {
   collectIntervalMs: number;
   /** With the built-in simulator: how many sub-meters it simulates. */
   simMeters: number;
+  /** With the built-in simulator: whether it simulates the HVAC plant (air handler, VAV zones, chiller, hot-water loop). */
+  simEquipment: boolean;
+  /** Fault detection: a rule that would open more faults than this within an hour is paused with an alert. */
+  fddFloodPerHour: number;
   /** Fleet sync (only while the box is joined: emsctl fleet join): how often it sends, and the most it waits at random before re-sending history after an outage. */
   fleetSync: { intervalMs: number; catchUpDelayMs: number };
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
@@ -115,6 +119,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name}: expected an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw !== 'on' && raw !== 'off') throw new ConfigError(`${name}: expected on or off, got "${raw}"`);
+  return raw === 'on';
 }
 
 function url(env: Env, name: string, fallback?: string, keepTrailingSlash = false): string | undefined {
@@ -256,6 +267,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
     collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
+    simEquipment: onOff(env, 'EMS_SIM_EQUIPMENT', false),
+    fddFloodPerHour: integer(env, 'EMS_FDD_FLOOD_PER_HOUR', 20, 1, 10_000),
     fleetSync: {
       intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '5m') * 1000,
       catchUpDelayMs: duration(env, 'EMS_FLEET_CATCHUP_DELAY', '5m') * 1000,

@@ -68,6 +68,7 @@ const LAYERS = [
   'energy',
   'analysis',
   'billing',
+  'faultDetection',
   'fleetSync',
   'operations',
   'reporting',

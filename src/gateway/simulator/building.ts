@@ -1,12 +1,13 @@
 // The simulated building behind the gateway simulator: points whose values are functions of time, writable setpoints, alarms.
 // Meter loads come from the climate model (climate.ts): weather-driven heating and cooling, occupancy, night base load.
 import { Climate, type LoadShape } from './climate.ts';
+import { Plant, PLANT_POINTS, type InjectedFault } from './plant.ts';
 import { Utilities, type UtilityKind } from './utilities.ts';
 
 export type PointValue = number | boolean | string;
 export type Quality = 'good' | 'forced' | 'bad';
 
-type PointKind = 'energy' | 'power' | 'temperature' | 'humidity' | 'setpoint' | 'command';
+type PointKind = 'energy' | 'power' | 'temperature' | 'humidity' | 'setpoint' | 'command' | 'position' | 'status';
 
 type PointDefinition = {
   code: string;
@@ -32,6 +33,8 @@ type PointDefinition = {
   outdoor?: boolean;
   /** A gas, water, PV or export point (utilities.ts). */
   utility?: UtilityKind;
+  /** A point of the simulated HVAC plant (plant.ts), read from it. */
+  plant?: true;
 };
 
 const HOUR_MS = 3_600_000;
@@ -179,12 +182,20 @@ export class Building {
   private readonly extraLoads: Array<{ from: number; to: number; kw: number; kwPerMinute: number }> = [];
   private readonly utilities: Utilities;
 
+  /** The HVAC plant with its injectable faults (issue 54); absent unless asked for (EMS_SIM_EQUIPMENT=on). */
+  readonly plant: Plant | undefined;
+
   constructor(
     private readonly now: () => number = Date.now,
     subMeters = DEFAULT_SUB_METERS,
+    equipment?: { faults?: InjectedFault[] },
   ) {
     const tenants = tenantMeters(subMeters);
-    this.points = new Map([...POINTS, ...tenants].map((point) => [point.code, point]));
+    this.plant = equipment ? new Plant(this.climate, equipment.faults) : undefined;
+    const plantPoints: PointDefinition[] = this.plant
+      ? PLANT_POINTS.map((point) => ({ code: point.code, name: point.name, unit: point.unit, kind: point.kind as PointKind, base: 0, plant: true }))
+      : [];
+    this.points = new Map([...POINTS, ...tenants, ...plantPoints].map((point) => [point.code, point]));
     this.mainLoads = [...NAMED_SUBS.slice(0, Math.max(0, Math.min(subMeters, NAMED_SUBS.length))).map((code) => this.points.get(code)!), ...tenants, UNMETERED];
     const mainShape = { base: 0, occupied: 0, heatingPerK: 0, coolingPerK: 0 };
     for (const load of this.mainLoads) for (const key of Object.keys(mainShape) as (keyof LoadShape)[]) mainShape[key] += load.shape![key];
@@ -279,6 +290,7 @@ export class Building {
   set(code: string, value: PointValue): void {
     const point = this.points.get(code);
     if (!point) throw new WriteRejected(404, `unknown point ${code}`);
+    if (point.plant) throw new WriteRejected(409, `${code} is run by the simulated plant; use force-set to override it`);
     if (point.kind !== 'setpoint' && point.kind !== 'command') throw new WriteRejected(409, `${code} is read-only; use force-set to override it`);
     const numeric = typeof value === 'boolean' ? Number(value) : value;
     if (typeof numeric !== 'number' || !Number.isFinite(numeric)) throw new WriteRejected(400, `${code} takes a number`);
@@ -399,10 +411,12 @@ export class Building {
 
   /** The building's electricity consumption (kWh since the counter epoch): what the main incomer metered before PV. */
   consumptionAt(t: number): number {
-    return this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0) + this.extraKwh(t);
+    const plantKwh = this.plant ? this.plant.counters(t).reduce((sum, kwh) => sum + kwh, 0) : 0;
+    return this.mainLoads.reduce((sum, load) => sum + this.counter(load, t), 0) + this.extraKwh(t) + plantKwh;
   }
 
   private rawValueAt(point: PointDefinition, t: number): number {
+    if (point.plant) return this.plant!.value(point.code, t);
     const phase = OMEGA * (t - (point.peakHour ?? 12) * HOUR_MS);
     const slot = Math.floor(t / 10_000);
     if (point.utility && point.kind === 'energy') return round(this.utilities.counter(point.utility, t), 3);
@@ -411,7 +425,11 @@ export class Building {
     if (point.main && point.kind === 'energy') return round(this.consumptionAt(t) - this.utilities.counter('pv', t) + this.utilities.counter('export', t), 2);
     if (point.main && point.kind === 'power') {
       const total =
-        this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) + this.extraKw(t) - this.utilities.rate('pv', t) + this.utilities.rate('export', t);
+        this.mainLoads.reduce((sum, load) => sum + this.load(load, t), 0) +
+        this.extraKw(t) +
+        (this.plant?.kw(t) ?? 0) -
+        this.utilities.rate('pv', t) +
+        this.utilities.rate('export', t);
       return round(total + total * 0.02 * noise(point.code, slot), 1);
     }
     if (point.outdoor) return round(this.climate.outdoorC(t) + 0.15 * noise(point.code, slot), 1);
@@ -432,6 +450,9 @@ export class Building {
       case 'setpoint':
       case 'command':
         return this.written(point.code, t, point.base);
+      case 'position':
+      case 'status':
+        return point.base;
     }
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Building, WriteRejected, type PointValue } from './building.ts';
+import { FAULT_KINDS, type FaultKind, type InjectedFault } from './plant.ts';
 
 export type SimulatorOptions = {
   host?: string;
@@ -15,6 +16,8 @@ export type SimulatorOptions = {
   now?: () => number;
   /** How many sub-meters the building has (3 built in; more are tenant sub-meters). */
   subMeters?: number;
+  /** The HVAC plant (plant.ts) and its seeded faults; off unless given (EMS_SIM_EQUIPMENT=on). */
+  equipment?: { faults?: InjectedFault[] };
 };
 
 export type RunningSimulator = { url: string; building: Building; close(): Promise<void> };
@@ -98,7 +101,7 @@ export class GatewaySimulator {
 
   constructor(options: SimulatorOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.building = new Building(this.now, options.subMeters);
+    this.building = new Building(this.now, options.subMeters, options.equipment);
     this.username = options.username ?? 'ems';
     this.password = options.password ?? 'ems-simulator';
     this.tokenTtlSec = options.tokenTtlSec ?? 3600;
@@ -143,6 +146,8 @@ export class GatewaySimulator {
       if (span <= 0 || span > 7 * 24 * 60) throw new ClientError(400, 'minutes must be from 0 to a week');
       return [200, this.building.addLoad(number(kw, 'kw'), number(kwPerMinute, 'kwPerMinute', 0), span)];
     }
+    if (path === '/sim/faults' && method === 'POST') return this.injectFault(object(await readJson(req)));
+    if (path === '/sim/faults' && method === 'GET') return [200, { data: this.building.plant?.faults ?? [] }];
     if (path === '/auth/token') {
       if (method !== 'POST') throw new ClientError(405, 'use POST');
       return this.issueToken(object(await readJson(req)));
@@ -199,6 +204,23 @@ export class GatewaySimulator {
         return [404, { error: `no such endpoint: ${path}` }];
     }
     return [405, { error: `${method} is not supported on ${path}` }];
+  }
+
+  /** A plant fault from now (or `from`, not in the past: counters already read stay as read) for `minutes`. */
+  private injectFault(body: Record<string, unknown>): Reply {
+    const plant = this.building.plant;
+    if (!plant) throw new ClientError(409, 'the simulated plant is off (EMS_SIM_EQUIPMENT=on)');
+    if (!FAULT_KINDS.includes(body.kind as FaultKind)) throw new ClientError(400, `kind must be one of ${FAULT_KINDS.join(', ')}`);
+    const now = this.now();
+    const from = instant(body.from, 'from', now);
+    if (from < now - 1000) throw new ClientError(400, 'from must not be in the past');
+    const minutes = body.minutes ?? 60;
+    if (typeof minutes !== 'number' || !(minutes > 0) || minutes > 366 * 24 * 60) throw new ClientError(400, 'minutes must be a number from 0 to a year');
+    if (body.magnitude !== undefined && (typeof body.magnitude !== 'number' || !Number.isFinite(body.magnitude) || body.magnitude < -10 || body.magnitude > 10))
+      throw new ClientError(400, 'magnitude must be a number from -10 to 10');
+    const fault: InjectedFault = { kind: body.kind as FaultKind, from, to: from + minutes * 60_000, magnitude: body.magnitude as number | undefined };
+    plant.inject(fault);
+    return [201, { ...fault, from: new Date(fault.from).toISOString(), to: new Date(fault.to).toISOString() }];
   }
 
   private issueToken(body: Record<string, unknown>): Reply {

@@ -22,6 +22,8 @@ export type MetricsSources = {
   startedAt: number;
   /** The periodic jobs (src/platform/jobs/jobs.ts); none in tests that build the metrics alone. */
   jobs?: { list(): JobView[] };
+  /** The fault-detection rule engine's counts (issue 54); none in tests that build the metrics alone. */
+  faultRules?: { stats: { evaluations: number; seconds: number; runners: number } };
   now?: () => number;
 };
 
@@ -176,6 +178,7 @@ export class Metrics {
         })),
       },
       ...jobFamilies(this.sources.jobs?.list() ?? []),
+      ...faultRuleFamilies(this.sources.faultRules?.stats),
     ];
   }
 }
@@ -209,5 +212,26 @@ function jobFamilies(jobs: JobView[]): Family[] {
       unit: 'seconds',
       samples: per((job) => seconds(job.nextAt)),
     },
+  ];
+}
+
+/** The rule engine: evaluations since start, the seconds they took (the gateway read excluded), the runners it steps. */
+function faultRuleFamilies(stats: { evaluations: number; seconds: number; runners: number } | undefined): Family[] {
+  if (!stats) return [];
+  return [
+    {
+      name: 'ems_fdd_evaluations_total',
+      type: 'counter',
+      help: 'Fault-rule evaluations (one per collection) since the service started.',
+      samples: [{ value: stats.evaluations }],
+    },
+    {
+      name: 'ems_fdd_evaluation_seconds_total',
+      type: 'counter',
+      help: 'Seconds the fault-rule evaluations took, the gateway read excluded.',
+      unit: 'seconds',
+      samples: [{ value: Math.round(stats.seconds * 1e6) / 1e6 }],
+    },
+    { name: 'ems_fdd_rule_runners', type: 'gauge', help: 'Rule and equipment pairs the last evaluation stepped.', samples: [{ value: stats.runners }] },
   ];
 }

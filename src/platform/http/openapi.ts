@@ -27,6 +27,8 @@ export const TAGS: Readonly<Record<string, string>> = {
   files: 'Uploaded files: upload, metadata, download, delete.',
   models: '3D model files: upload, metadata, download, delete.',
   iot: 'The IoT gateway, proxied: point values, history, writes, alarms and the gateway token.',
+  'fault detection':
+    'Equipment fault detection: gateway points given an equipment and a Brick class, rules as versioned data, the faults they found ranked by money, and rules tried on history.',
 };
 
 /** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol keys. */

@@ -8,3 +8,4 @@ export * from './alarms.ts';
 export * from './energy.ts';
 export * from './fleet.ts';
 export * from './billing.ts';
+export * from './faultDetection.ts';

@@ -1956,6 +1956,320 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fdd/episodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Faults found by the rules, ranked by money wasted per day
+         * @description Highest waste first; each with its rule version, evidence, waste and method, and its record in /api/faults. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEpisodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/episodes/{id}/not-a-fault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an episode "not a fault", with a reason
+         * @description The reason is kept and counted against the rule; the episode ends and its fault record is closed.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiFddEpisodesIdNotAFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/equipment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Equipment with its points and rated figures
+         * @description Every equipment some point names; params are the type's defaults overlaid by its own. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEquipment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/equipment/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an equipment's rated figures
+         * @description Airflow (airKwPerK), capacities, COP, efficiencies: what the waste methods use.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiFddEquipmentName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/model.ttl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The point model as Brick Turtle
+         * @description Each equipment with its Brick class; each point with its class, brick:isPointOf and its QUDT unit. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddModelTtl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The confirmed point model
+         * @description Every gateway code given an equipment and a Brick class, with its unit. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddPoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/points/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Confirm a code's equipment, Brick class and unit
+         * @description A unit that contradicts the class (a temperature class in kW) is refused, naming the field.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiFddPointsCode"];
+        post?: never;
+        /**
+         * Forget a code's mapping
+         * @description The code leaves the model; rules that needed it show "cannot run".
+         *
+         *     **Requires role admin**.
+         */
+        delete: operations["deleteApiFddPointsCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/points/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The point model as CSV
+         * @description The same columns the import reads. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddPointsExportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/points/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import the point model from CSV
+         * @description Header code,equipment,equipmentType,brickClass,unit. Good lines are written in one transaction; each bad line is listed with its reason.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiFddPointsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/points/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The gateway's codes with a suggested equipment and class
+         * @description Reads the gateway's catalogue; each code not yet mapped gets a guess from its name and unit (null where nothing fits), to be confirmed. Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiFddPointsSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rules with their status, hits and "not a fault" rate
+         * @description The newest version of each rule; status says per equipment whether it runs or what it is missing. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save a rule as its next version
+         * @description A malformed rule is refused naming the field; a rule naming a class no point has is saved and shown as "cannot run". A new rule starts switched off. Past episodes keep the version that found them.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiFddRulesId"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/rules/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a rule over a past period of history
+         * @description What the rule (or a definition not yet saved) would have found: its episodes and their waste. Reads the gateway's history; writes nothing.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiFddRulesIdReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/rules/{id}/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Switch a rule on or off (on lifts a flood pause)
+         * @description enabled true also lifts a pause the flood guard set.
+         *
+         *     **Requires role admin**.
+         */
+        put: operations["putApiFddRulesIdSwitch"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/files": {
         parameters: {
             query?: never;
@@ -3094,6 +3408,21 @@ export interface components {
                 [name: string]: unknown;
             };
             content?: never;
+        };
+        /** @description NOT_FOUND: no record with this id (or name) */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Not found",
+                 *       "code": "NOT_FOUND"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
         };
         /** @description If-None-Match named the current ETag: no body */
         NotModified: {
@@ -13627,6 +13956,1235 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddEpisodes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description true: only episodes not yet ended */
+                open?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currency: string;
+                        endedAt: string | null;
+                        equipment: string;
+                        evidence: {
+                            [key: string]: number;
+                        };
+                        faultId: number | null;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSeenAt: string;
+                        method: string;
+                        notAFault: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        title: string;
+                        /** @description kWh summed over the samples the rule held */
+                        wasteKwh: number;
+                        wasteKwhPerDay: number;
+                        wasteMoneyPerDay: number;
+                    }[];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiFddEpisodesIdNotAFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Night purge on purpose during the heat wave"
+                 *     }
+                 */
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currency: string;
+                        endedAt: string | null;
+                        equipment: string;
+                        evidence: {
+                            [key: string]: number;
+                        };
+                        faultId: number | null;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSeenAt: string;
+                        method: string;
+                        notAFault: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        title: string;
+                        /** @description kWh summed over the samples the rule held */
+                        wasteKwh: number;
+                        wasteKwhPerDay: number;
+                        wasteMoneyPerDay: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiFddEquipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        params: {
+                            [key: string]: number;
+                        };
+                        points: {
+                            brickClass: string;
+                            code: string;
+                            unit: string;
+                        }[];
+                        /** @enum {string} */
+                        type: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    putApiFddEquipmentName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "AHU",
+                 *       "params": {
+                 *         "airKwPerK": 6.03,
+                 *         "heatingEff": 0.98
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    params: {
+                        [key: string]: number;
+                    };
+                    /** @enum {string} */
+                    type: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiFddModelTtl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/turtle": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddPoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        brickClass: string;
+                        code: string;
+                        equipment: string;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        unit: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    putApiFddPointsCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "equipment": "AHU-1",
+                 *       "equipmentType": "AHU",
+                 *       "brickClass": "Supply_Air_Temperature_Sensor",
+                 *       "unit": "°C"
+                 *     }
+                 */
+                "application/json": {
+                    brickClass: string;
+                    equipment: string;
+                    /** @enum {string} */
+                    equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                    unit: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        brickClass: string;
+                        code: string;
+                        equipment: string;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        unit: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteApiFddPointsCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiFddPointsExportCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiFddPointsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: number;
+                        refused: {
+                            error: string;
+                            line: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiFddPointsSuggestions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        brickClass: string | null;
+                        code: string;
+                        equipment: string | null;
+                        equipmentType: ("AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter") | null;
+                        /** @description true when the code already has a confirmed mapping (then the mapping is shown) */
+                        mapped: boolean;
+                        name: string | null;
+                        unit: string;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        definition: {
+                            clearMinutes?: number;
+                            /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                            condition: unknown;
+                            description: string;
+                            /** @enum {string} */
+                            equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                            id: string;
+                            inputs: {
+                                [key: string]: string;
+                            };
+                            let?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            mode: "any" | "fan_on" | "occupied" | "unoccupied" | "heating" | "cooling" | "economiser" | "night";
+                            params?: string[];
+                            persistenceMinutes: number;
+                            /** @enum {string} */
+                            severity: "low" | "medium" | "high" | "critical";
+                            source: {
+                                /** @description e.g. "FC#15" or "mode 5" */
+                                ref: string;
+                                /** @enum {string} */
+                                scheme: "G36" | "APAR" | "VPACC" | "EMS";
+                            };
+                            title: string;
+                            version: number;
+                            waste: {
+                                /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                                kw: unknown;
+                                method: string;
+                            };
+                        };
+                        enabled: boolean;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        /** @description episodes found, every version */
+                        hits: number;
+                        id: string;
+                        /** @description episodes marked "not a fault" */
+                        notAFault: number;
+                        notAFaultRate: number | null;
+                        paused: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        source: {
+                            ref: string;
+                            scheme: string;
+                        };
+                        status: string[];
+                        title: string;
+                        version: number;
+                    }[];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    putApiFddRulesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "ahu-heating-coil-leak",
+                 *       "version": 1,
+                 *       "title": "Temperature rise across the inactive heating coil",
+                 *       "description": "The heating valve is shut but the air leaves warmer than the mixed air plus fan heat: a leaking (passing) valve.",
+                 *       "source": {
+                 *         "scheme": "G36",
+                 *         "ref": "FC#15"
+                 *       },
+                 *       "equipmentType": "AHU",
+                 *       "inputs": {
+                 *         "sat": "Supply_Air_Temperature_Sensor",
+                 *         "mat": "Mixed_Air_Temperature_Sensor",
+                 *         "hcv": "Heating_Valve",
+                 *         "ccv": "Cooling_Valve"
+                 *       },
+                 *       "params": [
+                 *         "airKwPerK",
+                 *         "fanHeatK",
+                 *         "heatingEff",
+                 *         "coolingCop"
+                 *       ],
+                 *       "let": {
+                 *         "rise": {
+                 *           "op": "sub",
+                 *           "args": [
+                 *             {
+                 *               "op": "sub",
+                 *               "args": [
+                 *                 {
+                 *                   "p": "sat"
+                 *                 },
+                 *                 {
+                 *                   "p": "mat"
+                 *                 }
+                 *               ]
+                 *             },
+                 *             {
+                 *               "param": "fanHeatK"
+                 *             }
+                 *           ]
+                 *         }
+                 *       },
+                 *       "mode": "fan_on",
+                 *       "condition": {
+                 *         "op": "and",
+                 *         "args": [
+                 *           {
+                 *             "op": "le",
+                 *             "args": [
+                 *               {
+                 *                 "p": "hcv"
+                 *               },
+                 *               1
+                 *             ]
+                 *           },
+                 *           {
+                 *             "op": "gt",
+                 *             "args": [
+                 *               {
+                 *                 "p": "rise"
+                 *               },
+                 *               1.5
+                 *             ]
+                 *           }
+                 *         ]
+                 *       },
+                 *       "persistenceMinutes": 30,
+                 *       "severity": "high",
+                 *       "waste": {
+                 *         "method": "the leaked heat (air kW/K × rise) ÷ heating efficiency, plus the same heat ÷ chiller COP while the cooling valve removes it",
+                 *         "kw": {
+                 *           "op": "add",
+                 *           "args": [
+                 *             {
+                 *               "op": "div",
+                 *               "args": [
+                 *                 {
+                 *                   "op": "mul",
+                 *                   "args": [
+                 *                     {
+                 *                       "param": "airKwPerK"
+                 *                     },
+                 *                     {
+                 *                       "p": "rise"
+                 *                     }
+                 *                   ]
+                 *                 },
+                 *                 {
+                 *                   "param": "heatingEff"
+                 *                 }
+                 *               ]
+                 *             },
+                 *             {
+                 *               "op": "if",
+                 *               "args": [
+                 *                 {
+                 *                   "op": "gt",
+                 *                   "args": [
+                 *                     {
+                 *                       "p": "ccv"
+                 *                     },
+                 *                     1
+                 *                   ]
+                 *                 },
+                 *                 {
+                 *                   "op": "div",
+                 *                   "args": [
+                 *                     {
+                 *                       "op": "mul",
+                 *                       "args": [
+                 *                         {
+                 *                           "param": "airKwPerK"
+                 *                         },
+                 *                         {
+                 *                           "p": "rise"
+                 *                         }
+                 *                       ]
+                 *                     },
+                 *                     {
+                 *                       "param": "coolingCop"
+                 *                     }
+                 *                   ]
+                 *                 },
+                 *                 0
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    clearMinutes?: number;
+                    /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                    condition: unknown;
+                    description: string;
+                    /** @enum {string} */
+                    equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                    id: string;
+                    inputs: {
+                        [key: string]: string;
+                    };
+                    let?: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    mode: "any" | "fan_on" | "occupied" | "unoccupied" | "heating" | "cooling" | "economiser" | "night";
+                    params?: string[];
+                    persistenceMinutes: number;
+                    /** @enum {string} */
+                    severity: "low" | "medium" | "high" | "critical";
+                    source: {
+                        /** @description e.g. "FC#15" or "mode 5" */
+                        ref: string;
+                        /** @enum {string} */
+                        scheme: "G36" | "APAR" | "VPACC" | "EMS";
+                    };
+                    title: string;
+                    version: number;
+                    waste: {
+                        /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                        kw: unknown;
+                        method: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        definition: {
+                            clearMinutes?: number;
+                            /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                            condition: unknown;
+                            description: string;
+                            /** @enum {string} */
+                            equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                            id: string;
+                            inputs: {
+                                [key: string]: string;
+                            };
+                            let?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            mode: "any" | "fan_on" | "occupied" | "unoccupied" | "heating" | "cooling" | "economiser" | "night";
+                            params?: string[];
+                            persistenceMinutes: number;
+                            /** @enum {string} */
+                            severity: "low" | "medium" | "high" | "critical";
+                            source: {
+                                /** @description e.g. "FC#15" or "mode 5" */
+                                ref: string;
+                                /** @enum {string} */
+                                scheme: "G36" | "APAR" | "VPACC" | "EMS";
+                            };
+                            title: string;
+                            version: number;
+                            waste: {
+                                /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                                kw: unknown;
+                                method: string;
+                            };
+                        };
+                        enabled: boolean;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        /** @description episodes found, every version */
+                        hits: number;
+                        id: string;
+                        /** @description episodes marked "not a fault" */
+                        notAFault: number;
+                        notAFaultRate: number | null;
+                        paused: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        source: {
+                            ref: string;
+                            scheme: string;
+                        };
+                        status: string[];
+                        title: string;
+                        version: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiFddRulesIdReplay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-01-01T00:00:00Z",
+                 *       "to": "2026-02-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    definition?: {
+                        clearMinutes?: number;
+                        /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                        condition: unknown;
+                        description: string;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        id: string;
+                        inputs: {
+                            [key: string]: string;
+                        };
+                        let?: {
+                            [key: string]: unknown;
+                        };
+                        /** @enum {string} */
+                        mode: "any" | "fan_on" | "occupied" | "unoccupied" | "heating" | "cooling" | "economiser" | "night";
+                        params?: string[];
+                        persistenceMinutes: number;
+                        /** @enum {string} */
+                        severity: "low" | "medium" | "high" | "critical";
+                        source: {
+                            /** @description e.g. "FC#15" or "mode 5" */
+                            ref: string;
+                            /** @enum {string} */
+                            scheme: "G36" | "APAR" | "VPACC" | "EMS";
+                        };
+                        title: string;
+                        version: number;
+                        waste: {
+                            /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                            kw: unknown;
+                            method: string;
+                        };
+                    };
+                    equipment?: string[];
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC
+                     */
+                    from: string;
+                    stepMinutes?: number;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cannotRun: string[];
+                        currency: string;
+                        episodes: {
+                            endedAt: string | null;
+                            equipment: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSeenAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            wasteKwh: number;
+                            wasteMoney: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                        wasteKwh: number;
+                        wasteMoney: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    putApiFddRulesIdSwitch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        definition: {
+                            clearMinutes?: number;
+                            /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                            condition: unknown;
+                            description: string;
+                            /** @enum {string} */
+                            equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                            id: string;
+                            inputs: {
+                                [key: string]: string;
+                            };
+                            let?: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            mode: "any" | "fan_on" | "occupied" | "unoccupied" | "heating" | "cooling" | "economiser" | "night";
+                            params?: string[];
+                            persistenceMinutes: number;
+                            /** @enum {string} */
+                            severity: "low" | "medium" | "high" | "critical";
+                            source: {
+                                /** @description e.g. "FC#15" or "mode 5" */
+                                ref: string;
+                                /** @enum {string} */
+                                scheme: "G36" | "APAR" | "VPACC" | "EMS";
+                            };
+                            title: string;
+                            version: number;
+                            waste: {
+                                /** @description number | {p} | {param} | {op: and|or|not|gt|ge|lt|le|eq|add|sub|mul|div|abs|min|max|if, args} | {fn: span|transitions|mean, p, minutes} | {fn: hour} */
+                                kw: unknown;
+                                method: string;
+                            };
+                        };
+                        enabled: boolean;
+                        /** @enum {string} */
+                        equipmentType: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                        /** @description episodes found, every version */
+                        hits: number;
+                        id: string;
+                        /** @description episodes marked "not a fault" */
+                        notAFault: number;
+                        notAFaultRate: number | null;
+                        paused: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        source: {
+                            ref: string;
+                            scheme: string;
+                        };
+                        status: string[];
+                        title: string;
+                        version: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getApiFiles: {

@@ -34,6 +34,9 @@ export default function Faults() {
   return (
     <section>
       <h1>{t('faults.title')}</h1>
+      <p>
+        <a href="/faults/by-money">{t('fdd.toByMoney')}</a>
+      </p>
       <div class="filters">
         <Field label={t('maintenance.status')}>
           {(id) => (

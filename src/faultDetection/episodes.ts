@@ -1,0 +1,178 @@
+// The episodes the rules found, each tied to its record in the faults resource (facility's, through its face): opened
+// once per episode, its waste kept current while it holds, "not a fault" kept with its reason and counted per rule.
+import { and, desc, eq, gte, isNull, sql } from 'drizzle-orm';
+import type { FaultService } from '../facility/index.ts';
+import type { Db } from '../platform/db/client.ts';
+import { slot } from '../platform/db/listQuery.ts';
+import { fddEpisodes } from '../platform/db/schema/index.ts';
+import { Conflict, NotFound } from '../platform/errors.ts';
+import type { EpisodeState } from './engine.ts';
+import type { RuleDefinitionView } from './schemas.ts';
+
+export type EpisodeRow = typeof fddEpisodes.$inferSelect;
+const DAY_MS = 86_400_000;
+const SERVICE_ACTOR = { id: null, username: 'fault-detection' };
+
+/** kWh per day over the episode's span (a span under a day counts as a day: a two-hour fault is not priced ×12). */
+export function perDay(state: Pick<EpisodeState, 'startedAt' | 'lastSeenAt' | 'wasteKwh'>): number {
+  return state.wasteKwh / Math.max(1, (state.lastSeenAt - state.startedAt) / DAY_MS);
+}
+
+export class Episodes {
+  private readonly insert;
+  private readonly byId;
+  private readonly openFor;
+  private readonly ranked;
+  private readonly rankedOpen;
+  private readonly openedSince;
+  private readonly counts;
+
+  constructor(
+    private readonly db: Db,
+    private readonly faults: FaultService,
+  ) {
+    this.insert = db.orm
+      .insert(fddEpisodes)
+      .values({
+        ruleId: slot('ruleId'),
+        ruleVersion: slot('ruleVersion'),
+        equipment: slot('equipment'),
+        startedAt: slot('startedAt'),
+        lastSeenAt: slot('lastSeenAt'),
+        evidence: slot('evidence'),
+        wasteKwh: slot('wasteKwh'),
+        heldHours: slot('heldHours'),
+        wasteKwhPerDay: slot('wasteKwhPerDay'),
+        wasteMoneyPerDay: slot('wasteMoneyPerDay'),
+        method: slot('method'),
+        faultId: slot('faultId'),
+      })
+      .returning({ id: fddEpisodes.id })
+      .prepare();
+    this.byId = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(eq(fddEpisodes.id, sql.placeholder('id')))
+      .prepare();
+    this.openFor = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(and(eq(fddEpisodes.ruleId, sql.placeholder('ruleId')), eq(fddEpisodes.equipment, sql.placeholder('equipment')), isNull(fddEpisodes.endedAt)))
+      .prepare();
+    const order = [desc(fddEpisodes.wasteMoneyPerDay), desc(fddEpisodes.id)];
+    this.ranked = db.orm
+      .select()
+      .from(fddEpisodes)
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    this.rankedOpen = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(isNull(fddEpisodes.endedAt))
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    this.openedSince = db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(fddEpisodes)
+      .where(and(eq(fddEpisodes.ruleId, sql.placeholder('ruleId')), gte(fddEpisodes.startedAt, sql.placeholder('since'))))
+      .prepare();
+    this.counts = db.orm
+      .select({ ruleId: fddEpisodes.ruleId, hits: sql<number>`count(*)`, notAFault: sql<number>`count(${fddEpisodes.notAFaultAt})` })
+      .from(fddEpisodes)
+      .groupBy(fddEpisodes.ruleId)
+      .prepare();
+  }
+
+  /** The open episode of a rule on an equipment (one survives a restart: the runner carries on with it). */
+  open(ruleId: string, equipment: string): EpisodeRow | undefined {
+    return this.openFor.get({ ruleId, equipment });
+  }
+
+  /** Opens an episode and its fault record, in one transaction. */
+  start(rule: RuleDefinitionView, equipment: string, state: EpisodeState, price: number): number {
+    return this.db.sqlite.transaction(() => {
+      const kwhPerDay = perDay(state);
+      const fault = this.faults.create(
+        {
+          device: equipment,
+          code: rule.id,
+          description: `${rule.title} (rule ${rule.id} v${rule.version}, ${rule.source.scheme} ${rule.source.ref}). Estimated waste ${kwhPerDay.toFixed(1)} kWh/day: ${rule.waste.method}.`,
+          severity: rule.severity,
+          reportedAt: new Date(state.startedAt).toISOString(),
+        },
+        SERVICE_ACTOR,
+      );
+      return this.insert.get({
+        ruleId: rule.id,
+        ruleVersion: rule.version,
+        equipment,
+        startedAt: new Date(state.startedAt).toISOString(),
+        lastSeenAt: new Date(state.lastSeenAt).toISOString(),
+        evidence: JSON.stringify(state.evidence),
+        wasteKwh: state.wasteKwh,
+        heldHours: state.heldHours,
+        wasteKwhPerDay: kwhPerDay,
+        wasteMoneyPerDay: kwhPerDay * price,
+        method: rule.waste.method,
+        faultId: fault.id,
+      })!.id;
+    })();
+  }
+
+  /** The episode's figures as they stand (and its end when `state.endedAt` is set). */
+  touch(id: number, state: EpisodeState, price: number): void {
+    const kwhPerDay = perDay(state);
+    this.db.orm
+      .update(fddEpisodes)
+      .set({
+        lastSeenAt: new Date(state.lastSeenAt).toISOString(),
+        endedAt: state.endedAt === null ? null : new Date(state.endedAt).toISOString(),
+        evidence: state.evidence,
+        wasteKwh: state.wasteKwh,
+        heldHours: state.heldHours,
+        wasteKwhPerDay: kwhPerDay,
+        wasteMoneyPerDay: kwhPerDay * price,
+      })
+      .where(eq(fddEpisodes.id, id))
+      .run();
+  }
+
+  get(id: number): EpisodeRow {
+    const row = this.byId.get({ id });
+    if (!row) throw new NotFound(`no fault-detection episode ${id}`);
+    return row;
+  }
+
+  /** Episodes by money wasted per day, highest first. */
+  list(limit: number, openOnly: boolean): EpisodeRow[] {
+    return openOnly ? this.rankedOpen.all({ limit }) : this.ranked.all({ limit });
+  }
+
+  /** How many episodes the rule opened since `since` (ISO): the flood guard's count. */
+  countSince(ruleId: string, since: string): number {
+    return this.openedSince.get({ ruleId, since })?.n ?? 0;
+  }
+
+  /** Episodes found and marked "not a fault", per rule. */
+  countsByRule(): Map<string, { hits: number; notAFault: number }> {
+    return new Map(this.counts.all().map((row) => [row.ruleId, { hits: row.hits, notAFault: row.notAFault }]));
+  }
+
+  /** A person's "not a fault": the reason is kept, the episode ends, its fault record is closed. */
+  notAFault(id: number, reason: string, actor: { id: number; username: string }): EpisodeRow {
+    const row = this.get(id);
+    if (row.notAFaultAt) throw new Conflict(`episode ${id} is already marked not a fault`);
+    const at = new Date().toISOString();
+    this.db.sqlite.transaction(() => {
+      this.db.orm
+        .update(fddEpisodes)
+        .set({ notAFaultReason: reason, notAFaultAt: at, endedAt: row.endedAt ?? row.lastSeenAt })
+        .where(eq(fddEpisodes.id, id))
+        .run();
+      if (row.faultId !== null) this.faults.update(row.faultId, { status: 'closed' }, actor);
+    })();
+    return this.get(id);
+  }
+}

@@ -1,0 +1,111 @@
+// Faults found by the rules (issue 54), ranked by the money they waste per day: each with its rule, equipment, span,
+// evidence and the way its waste was estimated; an operator can mark one "not a fault" with a reason (kept and counted
+// against the rule). The records themselves are on the faults screen, where a maintenance record is one click away.
+import { useState } from 'preact/hooks';
+import { api, errorText } from '../api/client';
+import { Done, Field, Problem } from '../components/Field';
+import { useApi } from '../components/useApi';
+import { dateTime, money, num, t } from '../i18n';
+import { can } from '../state/session';
+
+export default function FaultsByMoney() {
+  const [openOnly, setOpenOnly] = useState(false);
+  const [dismissing, setDismissing] = useState<number | null>(null);
+  const [reason, setReason] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const list = useApi(() => api.GET('/api/fdd/episodes', { params: { query: { limit: 100, ...(openOnly ? { open: true } : {}) } } }), [openOnly]);
+  const operator = can('operator');
+
+  async function notAFault(event: Event, id: number) {
+    event.preventDefault();
+    const { error, response } = await api.POST('/api/fdd/episodes/{id}/not-a-fault', { params: { path: { id } }, body: { reason } });
+    if (!response.ok) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setDismissing(null);
+    setReason('');
+    setDone(t('fdd.dismissed'));
+    list.reload();
+  }
+
+  const episodes = list.data ?? [];
+  return (
+    <section>
+      <h1>{t('fdd.title')}</h1>
+      <p class="muted">{t('fdd.intro')}</p>
+      <p>
+        <a href="/faults">{t('fdd.toFaults')}</a> · <a href="/faults/rules">{t('fddRules.title')}</a>
+      </p>
+      <div class="filters">
+        <label>
+          <input type="checkbox" checked={openOnly} onChange={(e) => setOpenOnly(e.currentTarget.checked)} /> {t('fdd.openOnly')}
+        </label>
+      </div>
+      <Problem text={problem ?? list.problem} />
+      <Done text={done} />
+      {list.data && episodes.length === 0 && <p class="notice">{t('fdd.none')}</p>}
+      {episodes.length > 0 && (
+        <div class="table-wrap">
+          <table data-table="fdd-episodes">
+            <caption>{t('fdd.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('fdd.moneyPerDay')}</th>
+                <th scope="col">{t('fdd.kwhPerDay')}</th>
+                <th scope="col">{t('fdd.rule')}</th>
+                <th scope="col">{t('fdd.equipment')}</th>
+                <th scope="col">{t('fdd.span')}</th>
+                <th scope="col">{t('fdd.evidence')}</th>
+                {operator && <th scope="col">{t('fdd.action')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {episodes.map((e) => (
+                <tr key={e.id} data-episode={e.id}>
+                  <td class="num">{money(e.wasteMoneyPerDay, e.currency)}</td>
+                  <td class="num">{num(e.wasteKwhPerDay, 1)}</td>
+                  <td>
+                    <strong>{e.title}</strong>
+                    <br />
+                    <span class="muted">
+                      {e.ruleId} v{e.ruleVersion} · {e.method}
+                    </span>
+                  </td>
+                  <td>{e.equipment}</td>
+                  <td>
+                    {dateTime(e.startedAt)} – {e.endedAt ? dateTime(e.endedAt) : t('fdd.ongoing', { lastSeen: dateTime(e.lastSeenAt) })}
+                  </td>
+                  <td class="muted">
+                    {Object.entries(e.evidence)
+                      .map(([name, value]) => `${name} ${num(value, 2)}`)
+                      .join(', ')}
+                  </td>
+                  {operator && (
+                    <td>
+                      {e.notAFault ? (
+                        <span class="muted">{t('fdd.notAFaultBecause', { reason: e.notAFault.reason })}</span>
+                      ) : dismissing === e.id ? (
+                        <form class="stack" onSubmit={(event) => notAFault(event, e.id)}>
+                          <Field label={t('fdd.reason')}>
+                            {(id) => <input id={id} value={reason} minLength={3} required onInput={(event) => setReason(event.currentTarget.value)} />}
+                          </Field>
+                          <button type="submit" class="primary">
+                            {t('fdd.confirmNotAFault')}
+                          </button>
+                        </form>
+                      ) : (
+                        <button type="button" onClick={() => setDismissing(e.id)}>
+                          {t('fdd.notAFault')}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,295 @@
+// Fault detection over HTTP (issue 54): the service against the gateway simulator's HVAC plant on the test's clock. The
+// point model (suggest, confirm, a unit that contradicts its class refused, CSV and Turtle), rules as data (a malformed
+// rule refused naming the field, a rule missing a class saved as "cannot run"), the live evaluation opening one fault per
+// episode with its waste, "not a fault" counted per rule, the flood guard under parallel evaluations, and a replay.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { simulatorRig, MIN, DAY, type SimulatorRig } from '../helpers/rig.ts';
+
+/** Monday 12 January 2026, 08:00 UTC: a working day in winter (the plant heats and free-cools). */
+const MONDAY = Date.UTC(2026, 0, 12, 8);
+
+async function plantRig(
+  faults: Array<{ kind: 'leaking-valve' | 'stuck-damper' | 'schedule-override' | 'drifting-sensor'; from: number; to: number }> = [],
+  env: Record<string, string> = {},
+) {
+  return simulatorRig({ start: MONDAY, simulator: { equipment: { faults } }, env });
+}
+
+/** Confirms every suggestion that has an equipment and a class (what an admin does on the mapping screen). */
+async function confirmSuggestions(rig: SimulatorRig): Promise<number> {
+  const suggestions = await rig.get('/api/fdd/points/suggestions');
+  let confirmed = 0;
+  for (const s of suggestions)
+    if (s.equipment && s.brickClass && s.code.match(/^(ahu1|vav|chiller1|hw)\./)) {
+      const response = await rig.server.request('PUT', `/api/fdd/points/${encodeURIComponent(s.code)}`, {
+        token: rig.admin.accessToken,
+        body: { equipment: s.equipment, equipmentType: s.equipmentType, brickClass: s.brickClass, unit: s.unit },
+      });
+      assert.equal(response.status, 200, response.text);
+      confirmed++;
+    }
+  return confirmed;
+}
+
+/** Evaluates at every 5 minutes from the clock's time to `until`, as the job does at each collection. */
+async function evaluateUntil(rig: SimulatorRig, until: number, stepMs = 5 * MIN): Promise<void> {
+  const detector = rig.server.service.deps.faultDetection.detector;
+  while (rig.clock.now < until) {
+    rig.clock.now += stepMs;
+    await detector.evaluate();
+  }
+}
+
+test('suggestions map the plant; a unit that contradicts its class is refused naming the field; CSV round trip and Brick Turtle', async () => {
+  const rig = await plantRig();
+  try {
+    const suggestions = await rig.get('/api/fdd/points/suggestions');
+    const sat = suggestions.find((s: { code: string }) => s.code === 'ahu1.sat');
+    assert.deepEqual(
+      { equipment: sat.equipment, type: sat.equipmentType, brickClass: sat.brickClass, unit: sat.unit, mapped: sat.mapped },
+      { equipment: 'AHU-1', type: 'AHU', brickClass: 'Supply_Air_Temperature_Sensor', unit: '°C', mapped: false },
+    );
+    const hcv = suggestions.find((s: { code: string }) => s.code === 'ahu1.hcv');
+    assert.equal(hcv.brickClass, 'Heating_Valve');
+    const token = rig.admin.accessToken;
+    const wrong = await rig.server.request('PUT', '/api/fdd/points/ahu1.sat', {
+      token,
+      body: { equipment: 'AHU-1', equipmentType: 'AHU', brickClass: 'Supply_Air_Temperature_Sensor', unit: 'kW' },
+    });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.details[0].path, 'body.unit');
+    assert.match(wrong.body.details[0].message, /measures temperature/);
+    const unknown = await rig.server.request('PUT', '/api/fdd/points/ahu1.sat', {
+      token,
+      body: { equipment: 'AHU-1', equipmentType: 'AHU', brickClass: 'Supply_Air_Temp', unit: '°C' },
+    });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.details[0].path, 'body.brickClass');
+    assert.equal((await rig.get('/api/fdd/points')).length, 0, 'nothing written by the refusals');
+
+    const confirmed = await confirmSuggestions(rig);
+    assert.ok(confirmed >= 20, `confirmed ${confirmed}`);
+    const csv = await rig.server.request('GET', '/api/fdd/points/export.csv', { token });
+    assert.equal(csv.status, 200);
+    assert.match(csv.text, /^code,equipment,equipmentType,brickClass,unit\r\n/);
+    assert.match(csv.text, /ahu1\.sat,AHU-1,AHU,Supply_Air_Temperature_Sensor,°C/);
+    // Import: a changed line is written, a bad one listed by its line, the rest kept.
+    const body =
+      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\n';
+    const imported = await rig.server.request('POST', '/api/fdd/points/import', { token, raw: body, headers: { 'content-type': 'text/csv' } });
+    assert.equal(imported.status, 200, imported.text);
+    assert.equal(imported.body.imported, 1);
+    assert.deepEqual(
+      imported.body.refused.map((r: { line: number }) => r.line),
+      [3],
+    );
+    assert.match(imported.body.refused[0].error, /^unit:/);
+    const points = await rig.get('/api/fdd/points');
+    assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.sat').equipment, 'AHU-2');
+    assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.oad').unit, '%');
+    const ttl = await rig.server.request('GET', '/api/fdd/model.ttl', { token });
+    assert.equal(ttl.status, 200);
+    assert.match(ttl.text, /@prefix brick: <https:\/\/brickschema\.org\/schema\/Brick#> \./);
+    assert.match(
+      ttl.text,
+      /ems:point_ahu1_2e_sat a brick:Supply_Air_Temperature_Sensor ;\n {2}brick:isPointOf ems:equipment_AHU-2 ;\n {2}brick:hasUnit unit:DEG_C ;/,
+    );
+    assert.match(ttl.text, /ems:equipment_Chiller-1 a brick:Chiller ;/);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('rules are data: the library of 16 lists its sources; a malformed rule is refused naming the field; a missing class is "cannot run"', async () => {
+  const rig = await plantRig();
+  try {
+    await confirmSuggestions(rig);
+    const rules = await rig.get('/api/fdd/rules');
+    assert.ok(rules.length >= 12, `${rules.length} rules`);
+    const leak = rules.find((r: { id: string }) => r.id === 'ahu-heating-coil-leak');
+    assert.deepEqual(leak.source, { scheme: 'G36', ref: 'FC#15' });
+    assert.deepEqual(leak.status, ['runs on AHU-1']);
+    const night = rules.find((r: { id: string }) => r.id === 'meter-night-base-load');
+    assert.deepEqual(night.status, ['cannot run: no Meter equipment is mapped']);
+    const token = rig.admin.accessToken;
+    const { definition } = leak;
+    const malformed = await rig.server.request('PUT', '/api/fdd/rules/ahu-heating-coil-leak', {
+      token,
+      body: { ...definition, condition: { op: 'gt', args: [{ p: 'sat' }, { p: 'nonesuch' }] } },
+    });
+    assert.equal(malformed.status, 400);
+    assert.equal(malformed.body.details[0].path, 'body.condition.args[1].p');
+    const badShape = await rig.server.request('PUT', '/api/fdd/rules/ahu-heating-coil-leak', { token, body: { ...definition, persistenceMinutes: -5 } });
+    assert.equal(badShape.status, 400);
+    assert.match(badShape.body.details[0].path, /persistenceMinutes/);
+    // A new rule naming a class no AHU point has: saved, switched off, shown as cannot run.
+    const custom = {
+      ...definition,
+      id: 'ahu-static-pressure-low',
+      title: 'Duct static pressure low',
+      inputs: { dsp: 'Supply_Air_Static_Pressure_Sensor' },
+      params: [],
+      let: {},
+      condition: { op: 'lt', args: [{ p: 'dsp' }, 100] },
+      waste: { method: 'not estimated', kw: 0 },
+    };
+    const saved = await rig.server.request('PUT', '/api/fdd/rules/ahu-static-pressure-low', { token, body: custom });
+    assert.equal(saved.status, 200, saved.text);
+    assert.equal(saved.body.version, 1);
+    assert.equal(saved.body.enabled, false);
+    assert.deepEqual(saved.body.status, ['cannot run: missing Supply_Air_Static_Pressure_Sensor on AHU-1']);
+    // A change is a new version; the old one is kept.
+    const again = await rig.server.request('PUT', '/api/fdd/rules/ahu-static-pressure-low', {
+      token,
+      body: { ...custom, title: 'Duct static pressure too low' },
+    });
+    assert.equal(again.body.version, 2);
+    assert.equal(rig.server.service.deps.faultDetection.ruleBook.version('ahu-static-pressure-low', 1)?.title, 'Duct static pressure low');
+  } finally {
+    await rig.close();
+  }
+});
+
+test('a leaking valve opens one fault in /api/faults within persistence + one evaluation, priced, ranked, and "not a fault" counts', async () => {
+  const leakFrom = MONDAY + 60 * MIN; // 09:00, free cooling with the hot-water loop on
+  const rig = await plantRig([{ kind: 'leaking-valve', from: leakFrom, to: MONDAY + 2 * DAY }], { EMS_METRICS_TOKEN: 'fdd-metrics-token-0123456789' });
+  try {
+    await confirmSuggestions(rig);
+    const token = rig.admin.accessToken;
+    await rig.server.request('PUT', '/api/configs', { token, body: { electricityPrice: 0.3, currency: 'EUR' } });
+    await evaluateUntil(rig, leakFrom + 30 * MIN + 5 * MIN);
+    const episodes = await rig.get('/api/fdd/episodes');
+    const leak = episodes.filter((e: { ruleId: string }) => e.ruleId === 'ahu-heating-coil-leak');
+    assert.equal(leak.length, 1, JSON.stringify(episodes));
+    assert.equal(leak[0].startedAt, new Date(leakFrom).toISOString(), 'held from the first evaluation of the leak');
+    assert.equal(leak[0].equipment, 'AHU-1');
+    assert.ok(leak[0].evidence.rise > 3, JSON.stringify(leak[0].evidence));
+    const fault = await rig.get(`/api/faults/${leak[0].faultId}`);
+    assert.equal(fault.device, 'AHU-1');
+    assert.equal(fault.code, 'ahu-heating-coil-leak');
+    assert.equal(fault.severity, 'high');
+    assert.match(fault.description, /G36 FC#15/);
+    // The rest of the working day: still one episode (no flapping), waste growing at ≈ 22.5 kW ÷ 0.98.
+    await evaluateUntil(rig, MONDAY + 10 * 60 * MIN);
+    const [current] = (await rig.get('/api/fdd/episodes')).filter((e: { ruleId: string }) => e.ruleId === 'ahu-heating-coil-leak');
+    assert.equal(current.id, leak[0].id);
+    const heldHours = (Date.parse(current.lastSeenAt) - Date.parse(current.startedAt)) / 3_600_000 + 5 / 60;
+    assert.ok(Math.abs(current.wasteKwh / heldHours - 22.5 / 0.98) < 2, `${current.wasteKwh} kWh over ${heldHours} h`);
+    assert.equal(current.currency, 'EUR');
+    assert.ok(Math.abs(current.wasteMoneyPerDay - current.wasteKwhPerDay * 0.3) < 0.01);
+    // /metrics: the engine's evaluations (one per 5-minute step from 08:00 to 18:00) and their time.
+    const metrics = await rig.server.request('GET', '/metrics', { headers: { authorization: 'Bearer fdd-metrics-token-0123456789' } });
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.text, /^ems_fdd_evaluations_total 120$/m);
+    assert.match(metrics.text, /^ems_fdd_rule_runners \d+$/m);
+    assert.ok(Number(/^ems_fdd_evaluation_seconds_total (\S+)$/m.exec(metrics.text)![1]) > 0);
+    const faults = await rig.get('/api/faults?q=ahu-heating-coil-leak');
+    assert.equal(faults.total, 1, 'one fault record per episode');
+    // Ranked by money: the leak first.
+    assert.equal((await rig.get('/api/fdd/episodes'))[0].ruleId, 'ahu-heating-coil-leak');
+
+    const operator = await rig.server.createUser({ role: 'operator' });
+    const dismissed = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, {
+      token: operator.accessToken,
+      body: { reason: 'commissioning test of the coil' },
+    });
+    assert.equal(dismissed.status, 200, dismissed.text);
+    assert.deepEqual(dismissed.body.notAFault.reason, 'commissioning test of the coil');
+    assert.equal((await rig.get(`/api/faults/${current.faultId}`)).status, 'closed');
+    const twice = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: 'again' } });
+    assert.equal(twice.status, 409);
+    const short = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: '' } });
+    assert.equal(short.status, 400);
+    assert.equal(short.body.details[0].path, 'body.reason');
+    const rule = (await rig.get('/api/fdd/rules')).find((r: { id: string }) => r.id === 'ahu-heating-coil-leak');
+    assert.ok(rule.hits >= 1);
+    assert.equal(rule.notAFault, 1);
+    assert.equal(rule.notAFaultRate, 1 / rule.hits);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('a rule that would flood is paused with an alert, at its limit, under parallel evaluations', async () => {
+  // 30 air handlers on the same points (an integrator's copy-paste): the override opens 30 episodes at once, the limit is 5.
+  const rig = await plantRig([{ kind: 'schedule-override', from: MONDAY, to: MONDAY + DAY }], { EMS_FDD_FLOOD_PER_HOUR: '5' });
+  try {
+    const token = rig.admin.accessToken;
+    const classes: Record<string, string> = {
+      'ahu1.sf': 'Supply_Fan_Status',
+      'ahu1.occ': 'Occupancy_Command',
+      'ahu1.sf.kw': 'Electric_Power_Sensor',
+      'ahu1.sat': 'Supply_Air_Temperature_Sensor',
+      'ahu1.mat': 'Mixed_Air_Temperature_Sensor',
+      'ahu1.ccv': 'Cooling_Valve',
+    };
+    const units: Record<string, string> = { 'ahu1.sf': '', 'ahu1.occ': '', 'ahu1.sf.kw': 'kW', 'ahu1.sat': '°C', 'ahu1.mat': '°C', 'ahu1.ccv': '%' };
+    // The CSV names a code once; aliases of the same code are what the gateway would list per unit: one code per AHU here.
+    const { pointModel } = rig.server.service.deps.faultDetection;
+    for (let n = 1; n <= 30; n++)
+      for (const [code, brickClass] of Object.entries(classes))
+        pointModel.confirm(`${code}#${n}`, { equipment: `AHU-${n}`, equipmentType: 'AHU', brickClass, unit: units[code]! });
+    // The gateway knows ahu1.*; the aliases read the same values (a relay of one AHU's points).
+    const { detector } = rig.server.service.deps.faultDetection;
+    const port = (detector as unknown as { needs: { port: { values(codes: string[]): Promise<unknown[]> } } }).needs.port;
+    const values = port.values.bind(port);
+    port.values = async (codes: string[]) => {
+      const rows = (await values([...new Set(codes.map((c) => c.split('#')[0]!))])) as Array<{ code: string }>;
+      return codes.map((code) => ({ ...rows.find((row) => row.code === code.split('#')[0])!, code }));
+    };
+    // Monday 19:00: the schedule ends, the fan keeps running.
+    rig.clock.now = MONDAY + 11 * 60 * MIN;
+    for (let step = 0; step < 8; step++) {
+      rig.clock.now += 5 * MIN;
+      await Promise.all([detector.evaluate(), detector.evaluate(), detector.evaluate()]);
+    }
+    const opened = (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { ruleId: string }) => e.ruleId === 'ahu-fan-out-of-schedule');
+    assert.equal(opened.length, 5, 'exactly the limit opened');
+    const rule = (await rig.get('/api/fdd/rules')).find((r: { id: string }) => r.id === 'ahu-fan-out-of-schedule');
+    assert.match(rule.paused.reason, /opened 5 faults within an hour \(limit 5/);
+    const alerts = await rig.get('/api/alerts?q=ahu-fan-out-of-schedule');
+    assert.equal(alerts.total, 1);
+    // Switched on again by a person: the pause is lifted.
+    const on = await rig.server.request('PUT', '/api/fdd/rules/ahu-fan-out-of-schedule/switch', { token, body: { enabled: true } });
+    assert.equal(on.status, 200);
+    assert.equal(on.body.paused, null);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('try before trust: a replay over the gateway history finds the override and its waste, writes nothing, refuses a bad period', async () => {
+  const overrideFrom = MONDAY + 11 * 60 * MIN; // Monday 19:00 to Tuesday 06:00
+  const rig = await plantRig([{ kind: 'schedule-override', from: overrideFrom, to: MONDAY + 22 * 60 * MIN }]);
+  try {
+    await confirmSuggestions(rig);
+    rig.clock.now = MONDAY + 3 * DAY;
+    const token = rig.admin.accessToken;
+    const operator = await rig.server.createUser({ role: 'operator' });
+    const replay = await rig.server.request('POST', '/api/fdd/rules/ahu-fan-out-of-schedule/replay', {
+      token: operator.accessToken,
+      body: { from: new Date(MONDAY).toISOString(), to: new Date(MONDAY + 3 * DAY).toISOString() },
+    });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(replay.body.episodes.length, 1, JSON.stringify(replay.body.episodes));
+    const [episode] = replay.body.episodes;
+    assert.equal(episode.startedAt, new Date(overrideFrom).toISOString());
+    const injected = rig.sim.building.plant!.injectedKwh(overrideFrom, MONDAY + 22 * 60 * MIN);
+    assert.ok(Math.abs(episode.wasteKwh - injected) / injected < 0.25, `estimated ${episode.wasteKwh} kWh against ${injected} injected`);
+    assert.equal((await rig.get('/api/fdd/episodes')).length, 0, 'a replay writes nothing');
+    const backwards = await rig.server.request('POST', '/api/fdd/rules/ahu-fan-out-of-schedule/replay', {
+      token,
+      body: { from: new Date(MONDAY + DAY).toISOString(), to: new Date(MONDAY).toISOString() },
+    });
+    assert.equal(backwards.status, 400);
+    assert.equal(backwards.body.details[0].path, 'body.from');
+    const missing = await rig.server.request('POST', '/api/fdd/rules/no-such-rule/replay', {
+      token,
+      body: { from: new Date(MONDAY).toISOString(), to: new Date(MONDAY + DAY).toISOString() },
+    });
+    assert.equal(missing.status, 404);
+  } finally {
+    await rig.close();
+  }
+});
