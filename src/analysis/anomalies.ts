@@ -233,7 +233,9 @@ export class AnomalyWatch {
       return null;
     }
     const observed = fit.report?.days[0];
-    if (!observed || !fit.statistics.pass.all) return null;
+    // The baseline's own length rule applies here too: a model of four months says nothing about the other eight
+    // (issue 58: spring days were flagged against a winter-only fit).
+    if (!observed || !fit.statistics.pass.all || !fit.guardRails.checks.length.pass) return null;
     const mean = fit.baselineDays.reduce((sum, d) => sum + d.actualKwh, 0) / fit.baselineDays.length;
     const sigma = (fit.statistics.cvRmsePercent / 100) * mean;
     const deviation = observed.actualKwh - observed.expectedKwh;

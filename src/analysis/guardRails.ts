@@ -313,7 +313,8 @@ export function baselineGuardRails(input: GuardRailInput): GuardRails {
     const at90 = savingsUncertainty(args, 0.9);
     const positiveRho = Math.max(0, rho);
     uncertainty = { autocorrelation: round(rho, 4), effectiveN: round((args.n * (1 - positiveRho)) / (1 + positiveRho), 1), at68, at90 };
-    significant = at68.fractional !== null && at68.fractional <= FSU_LIMIT;
+    // A withheld figure is neither significant nor not: its band is given, its verdict is null (issue 58).
+    significant = defensible ? at68.fractional !== null && at68.fractional <= FSU_LIMIT : null;
     if (defensible && !significant)
       reasons.push(
         `The savings (${round(args.savingsKwh, 1)} kWh) are within ±${at68.kwh} kWh at 68 % confidence: Guideline 14 asks the uncertainty to be at most 50 % of the savings, ` +

@@ -335,7 +335,12 @@ export const BaselineBody = Type.Object({
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),
       uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
-      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      significant: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Null()], {
+          description:
+            'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14); null when the figure is withheld (guard rails) or there is no reporting period',
+        }),
+      ),
       coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       days: Type.Array(Type.Object({ ...BaselineDay.properties, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the day' }) })),
       missingDays: Type.Array(Type.String({ format: 'date' })),
@@ -504,7 +509,12 @@ export const HourlyBaselineBody = Type.Object({
         Type.Union([Type.String(), Type.Null()], { description: 'why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails)' }),
       ),
       uncertainty: Type.Optional(Type.Union([SavingsUncertaintyBlock, Type.Null()])),
-      significant: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14)' })),
+      significant: Type.Optional(
+        Type.Union([Type.Boolean(), Type.Null()], {
+          description:
+            'fractional savings uncertainty ≤ 50 % at 68 % confidence (G14); null when the figure is withheld (guard rails) or there is no reporting period',
+        }),
+      ),
       coverage: Type.Optional(Type.Number({ description: 'reporting days with energy and temperature ÷ the days of the period so far' })),
       hoursListed: Type.Boolean(),
       hours: Type.Array(Type.Object({ ...HourRow, cusumKwh: Type.Number({ description: 'Σ (actual − expected) up to and including the hour' }) })),

@@ -115,6 +115,8 @@ describe('the unchanged simulated building: a January baseline used in July, and
     assert.equal(body.report.savingsKwh, null);
     assert.equal(body.report.savingsPercent, null);
     assert.equal(body.guardRails.defensible, false);
+    // Withheld: no verdict beside it either (it once said `significant: true` next to a withheld figure).
+    assert.equal(body.report.significant, null);
     assert.equal(body.guardRails.checks.length.pass, false);
     assert.deepEqual(body.guardRails.checks.droppedTerms.neededInReport, ['perCdd']);
     assert.equal(body.guardRails.checks.ranges.pass, false);

@@ -9,9 +9,10 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 test('an extra 80 kW for two days raises a night load and a baseline finding on the second, as one digest alert, once; the day before is on its baseline', async (t) => {
   // A fixed week of the simulated weather (whether HVAC leaves its baseline depends on the day's weather): Friday
-  // 20 November 2026, after 75 days of history; in the past for every run.
+  // 20 November 2026, after 380 days of history (the daily baseline's length rule: a whole calendar cycle); in the past
+  // for every run.
   const anomalyStart = Date.parse('2026-11-20T00:00:00Z');
-  const r = await simulatorRig({ start: anomalyStart - 75 * DAY });
+  const r = await simulatorRig({ start: anomalyStart - 380 * DAY });
   t.after(() => r.close());
   const token = r.admin.accessToken;
   await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
@@ -81,4 +82,28 @@ test('an extra 80 kW for two days raises a night load and a baseline finding on 
   // Per target: the hourly model's 31 days in 2-day slices, and the daily baseline's year in 7-day slices (twice).
   const targets = 2;
   assert.ok(turns >= targets * (Math.floor(31 / 2) + 2 * Math.floor(365 / 7)), `the event loop turned ${turns} times during the check`);
+});
+
+test('with four months of history the daily baseline is not judged on (its length rule); the night check still runs', async (t) => {
+  // The same building and week as above, after 120 days only: the extra load is still found at night (the hourly model
+  // needs 28 days), but no day is set against a daily baseline that has not seen a whole year.
+  const anomalyStart = Date.parse('2026-11-20T00:00:00Z');
+  const r = await simulatorRig({ start: anomalyStart - 120 * DAY });
+  t.after(() => r.close());
+  const token = r.admin.accessToken;
+  await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
+  await r.collector.collect();
+  await r.run(anomalyStart, 7 * DAY);
+  const load = await fetch(`${r.sim.url}/sim/load`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ kw: 80, minutes: 2 * 24 * 60 }),
+  });
+  assert.equal(load.status, 200);
+  await r.run(anomalyStart + 2 * DAY, DAY);
+  const response = await r.server.request('POST', '/api/analysis/anomalies/check', { token, body: { day: utcDay(anomalyStart + DAY) } });
+  assert.equal(response.status, 200, response.text);
+  const kinds = (response.body.findings as any[]).map((f) => f.kind);
+  assert.ok(kinds.includes('night_base_load'), JSON.stringify(kinds));
+  assert.ok(!kinds.includes('baseline_deviation'), `no baseline finding on 120 days of history: ${JSON.stringify(kinds)}`);
 });

@@ -5234,7 +5234,7 @@ export interface operations {
                             savingsPercent: number | null;
                             /** @description why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails) */
                             savingsWithheld?: string | null;
-                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14) */
+                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14); null when the figure is withheld (guard rails) or there is no reporting period */
                             significant?: boolean | null;
                             /** Format: date */
                             to: string;
@@ -5572,7 +5572,7 @@ export interface operations {
                             savingsPercent: number | null;
                             /** @description why no savings figure is given (ASHRAE Guideline 14 / IPMVP guard rails) */
                             savingsWithheld?: string | null;
-                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14) */
+                            /** @description fractional savings uncertainty ≤ 50 % at 68 % confidence (G14); null when the figure is withheld (guard rails) or there is no reporting period */
                             significant?: boolean | null;
                             /** Format: date */
                             to: string;
