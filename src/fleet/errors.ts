@@ -9,6 +9,7 @@ export const FLEET_ERRORS = {
   enrolment_code_invalid: 400,
   batch_too_large: 413,
   unknown_meter: 422,
+  out_of_range: 422,
   busy: 429,
 } as const;
 
