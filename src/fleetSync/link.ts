@@ -33,6 +33,45 @@ function fleetBase(url: string): string {
   return parsed.origin + parsed.pathname.replace(/\/+$/, '');
 }
 
+/** The most of a fleet answer the box reads: an acknowledgement or a refusal is under 1 KiB. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * A fleet answer's JSON, read to at most `limit` bytes: a longer answer (declared or streamed) is cut off unread and
+ * gives null, as does one that is not JSON. A proxy's page, a wrong server or a hostile one cannot fill the box's memory.
+ */
+export async function readAnswer(response: Response, limit = MAX_ANSWER_BYTES): Promise<unknown> {
+  const body = response.body;
+  if (!body) return null;
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    await body.cancel().catch(() => {});
+    return null;
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return null;
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
 async function post(url: string, body: unknown, credential?: string): Promise<Response> {
   try {
     return await fetch(url, {
@@ -53,7 +92,7 @@ export async function joinFleet(db: Db, url: string, code: string, now = new Dat
   if (existing) throw new FleetJoinError(`this box is already joined to ${existing.fleetUrl} (emsctl fleet leave first)`);
   const base = fleetBase(url);
   const response = await post(`${base}/api/fleet/enrol`, { code });
-  const body = (await response.json().catch(() => null)) as { siteId?: string; credential?: string; siteName?: string; error?: string } | null;
+  const body = (await readAnswer(response)) as { siteId?: string; credential?: string; siteName?: string; error?: string } | null;
   if (response.status !== 201 || !body?.siteId || !body.credential) {
     throw new FleetJoinError(`the fleet refused the enrolment (${response.status}): ${body?.error ?? 'no reason given'}`);
   }
@@ -71,6 +110,7 @@ export async function leaveFleet(db: Db, options: { force?: boolean } = {}): Pro
   let revoked = false;
   try {
     const response = await post(`${link.fleetUrl}/api/fleet/leave`, {}, link.credential);
+    await response.body?.cancel().catch(() => {});
     revoked = response.status === 204 || response.status === 401;
     if (!revoked && !options.force) throw new FleetJoinError(`the fleet answered ${response.status} to leave; --force leaves locally anyway`);
   } catch (error) {

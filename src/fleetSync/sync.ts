@@ -20,7 +20,7 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
-import { readLink, type FleetLink, unsentRows } from './link.ts';
+import { readAnswer, readLink, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -94,6 +94,9 @@ export class FleetSync {
       // Joined (again): what this process knew of the fleet belongs to the old link.
       this.sent.clear();
       this.sentSite = first?.siteId;
+      // The new site at the fleet has none of the metadata (its meters above all: without them every row is refused as
+      // `unknown_meter`): the first batch carries it again.
+      this.sentMetadata = undefined;
       this.lastAttemptMs = undefined;
       this.lastSuccessMs = undefined;
     }
@@ -207,7 +210,24 @@ export class FleetSync {
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
       return 'wait';
     }
-    const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: { cursor?: unknown } } | null;
+    const body = (await readAnswer(response)) as {
+      error?: string;
+      code?: string;
+      details?: { cursor?: unknown };
+      siteId?: unknown;
+      after?: unknown;
+      acknowledged?: unknown;
+    } | null;
+    if (response.status === 200 && !(body?.siteId === link.siteId && body.after === batch.after && body.acknowledged === batch.through)) {
+      // A 200 that is not the fleet's acknowledgement of this batch (a proxy's sign-in page, another server, an answer
+      // cut off at MAX_ANSWER_BYTES): nothing is known stored, so the cursor stays and the rows go again after a back-off.
+      this.failures++;
+      const backoff = Math.min(300_000, 5_000 * 2 ** Math.min(this.failures - 1, 6));
+      const reason = 'the answer to the batch was not the fleet\'s acknowledgement of it (a proxy or another server answering?); the rows stay here';
+      this.update({ lastAttemptAt: attemptAt, lastError: reason, lastErrorCode: 'not_acknowledged', notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())) });
+      if (link.lastErrorCode !== 'not_acknowledged') this.options.logger.warn({ status: response.status }, `fleet sync: ${reason}`);
+      return 'wait';
+    }
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;

@@ -302,7 +302,8 @@ test('a fleet that refuses held rows (older than the box): the rows go on withou
         response.end(JSON.stringify({ code: 'invalid_batch', error: 'batch refused: /held is not allowed (unknown field)' }));
         return;
       }
-      response.end(JSON.stringify({ acknowledged: body.through }));
+      // The acknowledgement the box checks: its site and the batch's range (a fleet older than that one is not modelled).
+      response.end(JSON.stringify({ siteId: 'site', after: body.after, acknowledged: body.through }));
     });
   });
   await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
