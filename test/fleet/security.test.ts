@@ -192,7 +192,7 @@ describe('bounded inputs', () => {
       assert.ok(answer.body.error.includes(field), answer.body.error);
     }
     assert.equal((await sql.query('select count(*)::int as n from day_rollups where site_id = $1', [site.siteId])).rows[0].n, 0);
-    assert.equal((await sql.query('select floor_area_m2 from sites where id = $1', [site.siteId])).rows[0].floor_area_m2, 1000, 'the first batch's area stands');
+    assert.equal((await sql.query('select floor_area_m2 from sites where id = $1', [site.siteId])).rows[0].floor_area_m2, 1000, 'the area of the first batch stands');
     // The edges of each range are inside it.
     const edges = await sendBatch(fleet.url, site.credential, {
       sentAt,
