@@ -11,12 +11,12 @@ import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
-import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
 import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
-import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
+import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -40,6 +40,7 @@ export const FLEET_ROUTES = [
   { method: 'POST', path: '/api/fleet/leave', access: 'site' },
   { method: 'POST', path: '/api/fleet/enrolment-codes', access: 'fleet-admin' },
   { method: 'POST', path: '/api/fleet/sites/:id/revoke', access: 'admin' },
+  { method: 'POST', path: '/api/fleet/sites/:id/box', access: 'admin' },
   { method: 'GET', path: '/api/fleet/sites', access: 'viewer' },
   { method: 'GET', path: '/api/fleet/sites/:id/meters', access: 'viewer' },
   { method: 'GET', path: '/api/fleet/eui', access: 'viewer' },
@@ -61,6 +62,7 @@ type FleetRouteKey =
   | 'POST /api/fleet/leave'
   | 'POST /api/fleet/enrolment-codes'
   | 'POST /api/fleet/sites/:id/revoke'
+  | 'POST /api/fleet/sites/:id/box'
   | 'GET /api/fleet/sites'
   | 'GET /api/fleet/sites/:id/meters'
   | 'GET /api/fleet/eui'
@@ -212,6 +214,15 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       const siteId = siteInScope(user!, ctx.params.id);
       await revokeSite(pool, siteId);
       logger.info({ siteId, by: user!.name }, 'site revoked');
+      ctx.status = 204;
+    },
+    // Which box is the site (after a second box's alarm): its install id; the other box's batches are refused from then on.
+    'POST /api/fleet/sites/:id/box': async (ctx, user) => {
+      const siteId = siteInScope(user!, ctx.params.id);
+      const body = await readJson(ctx.req, MAX_JSON_BYTES);
+      if (!validateSiteBox(body)) throw new FleetError('invalid_request', `refused: ${firstError(validateSiteBox)}`);
+      await chooseBox(pool, siteId, body.installId);
+      logger.info({ siteId, installId: body.installId, by: user!.name }, 'site box chosen');
       ctx.status = 204;
     },
     'GET /api/fleet/sites': async (ctx, user) => {

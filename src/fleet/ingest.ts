@@ -141,6 +141,19 @@ function unknownMeters(named: Set<string>, known: Set<string>): void {
   }
 }
 
+/**
+ * One box per site: once a box with an install id has sent for the site, a batch from any other box (another install
+ * id, or none) is refused whole with 409 `second_box` (the rows stay on that box) and the site's alarm is raised.
+ */
+function oneBox(batch: Batch, siteBox: string | null): void {
+  if (siteBox === null || batch.installId === siteBox) return;
+  throw new FleetError(
+    'second_box',
+    "batch refused: another box is this site at the fleet (a copy of this box's credential, from a backup?); this box keeps its rows until a fleet admin says which box is the site",
+    { details: { installId: batch.installId ?? null } },
+  );
+}
+
 /** A batch starting below the cursor the site reported before: the site was restored from an older backup. */
 function backwards(batch: Batch, cursor: number): void {
   if (batch.after < cursor) {
@@ -198,9 +211,13 @@ export class Ingest {
       await client.query('begin');
       const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
       if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
-      const site = await client.query<{ site_cursor: string; revoked_at: Date | null }>('select site_cursor, revoked_at from sites where id = $1', [siteId]);
+      const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null }>(
+        'select site_cursor, revoked_at, install_id from sites where id = $1',
+        [siteId],
+      );
       const row = site.rows[0];
       if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+      oneBox(batch, row.install_id);
       backwards(batch, Number(row.site_cursor));
       await this.storeMetadata(client, siteId, batch);
       await this.checkMeters(client, siteId, batch);
@@ -213,10 +230,13 @@ export class Ingest {
       };
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
       await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
+      // The cursor is the end of what is now stored: a batch from below it (a box restored from a backup even one batch
+      // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
+      // The first box to send with an install id becomes the site's box.
       await client.query(
         `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
-           health = coalesce($4::jsonb, health), last_refusal = null where id = $1`,
-        [siteId, batch.after, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null],
+           health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
+        [siteId, batch.through, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null, batch.installId ?? null],
       );
       await client.query('commit');
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
@@ -236,18 +256,32 @@ export class Ingest {
     if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {
       await this.pool.query('update sites set last_refusal = $2, last_contact_at = now() where id = $1', [siteId, error.message]).catch(() => {});
     }
+    if (error instanceof FleetError && error.code === 'second_box') {
+      // A second box sends as this site: an alarm until an admin says which box is the site (POST /api/fleet/sites/:id/box).
+      const { installId } = error.extra.details as { installId: string | null };
+      await this.pool
+        .query(
+          `insert into fleet_alarms (site_id, kind, message)
+           select id, 'second_box', 'second box: another box (install id ' || $2 || ') sends with this site''s credential; its rows are refused and kept on it. The site''s box is '
+             || install_id || '. A fleet admin says which box is the site.' from sites where id = $1
+           on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
+          [siteId, installId ?? 'none: older software'],
+        )
+        .catch(() => {});
+    }
   }
 
   /** The checks a batch can pass before its transaction: a live site, a cursor not going back, declared meters only. */
   private async precheck(siteId: string, batch: Batch): Promise<void> {
     const named = namedMeters(batch);
-    const result = await this.pool.query<{ site_cursor: string; revoked_at: Date | null; known: string[] | null }>(
-      `select site_cursor, revoked_at, (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known
+    const result = await this.pool.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; known: string[] | null }>(
+      `select site_cursor, revoked_at, install_id, (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known
        from sites where id = $1`,
       [siteId, [...named]],
     );
     const row = result.rows[0];
     if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+    oneBox(batch, row.install_id);
     backwards(batch, Number(row.site_cursor));
     const known = new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]);
     unknownMeters(named, known);
@@ -255,7 +289,8 @@ export class Ingest {
 
   private async storeMetadata(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
     if (batch.site) {
-      await client.query('update sites set name = $2, timezone = $3, floor_area_m2 = $4 where id = $1', [
+      // The box's own name goes beside the site's name at the fleet (the enrolment name), never over it.
+      await client.query('update sites set box_name = $2, timezone = $3, floor_area_m2 = $4 where id = $1', [
         siteId,
         batch.site.name,
         batch.site.timezone,

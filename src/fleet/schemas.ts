@@ -63,6 +63,11 @@ export const BatchSchema = Type.Object(
   {
     /** The site's clock when it sent the batch. */
     sentAt: Instant,
+    /**
+     * The sending box's install id (made at its first start, never in a backup): the fleet takes rows for a site from
+     * one box only. Optional: a box that predates it is taken while the site has no install id recorded.
+     */
+    installId: Type.Optional(Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' })),
     /** The cursor the site holds (the last sequence the fleet acknowledged to it) and the highest sequence in the batch. */
     after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     through: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
@@ -149,6 +154,10 @@ export const BatchSchema = Type.Object(
 );
 export type Batch = Static<typeof BatchSchema>;
 
+export const SiteBoxSchema = Type.Object(
+  { installId: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }) },
+  { additionalProperties: false },
+);
 export const EnrolSchema = Type.Object({ code: Type.String({ minLength: 8, maxLength: 100 }) }, { additionalProperties: false });
 export const EnrolmentCodeRequestSchema = Type.Object(
   { siteName: Type.String({ minLength: 1, maxLength: 200 }), validHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 30 })) },
@@ -159,6 +168,7 @@ const ajv = new Ajv({ allErrors: false, strict: true });
 addFormats.default(ajv, ['date-time', 'date']);
 
 export const validateBatch = ajv.compile<Batch>(BatchSchema);
+export const validateSiteBox = ajv.compile<Static<typeof SiteBoxSchema>>(SiteBoxSchema);
 export const validateEnrol = ajv.compile<Static<typeof EnrolSchema>>(EnrolSchema);
 export const validateEnrolmentCodeRequest = ajv.compile<Static<typeof EnrolmentCodeRequestSchema>>(EnrolmentCodeRequestSchema);
 
