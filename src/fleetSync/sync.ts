@@ -20,7 +20,8 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
-import { readAnswer, readLink, type FleetLink, unsentRows } from './link.ts';
+import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
+import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -187,12 +188,22 @@ export class FleetSync {
   private async send(link: FleetLink, batch: SiteBatch): Promise<'stored' | 'wait' | 'refused'> {
     this.lastAttemptMs = this.now();
     const attemptAt = new Date(this.lastAttemptMs).toISOString();
+    const identity = identityOf(this.options.db);
+    const credential = openCredential(identity, link.siteId, link.credential);
+    if (credential === null) {
+      // Sealed on another machine: this database came from another box's backup. Nothing goes until a re-join.
+      if (link.lastErrorCode !== 'rejoin_needed') this.options.logger.warn(`fleet sync: ${REJOIN_NEEDED}`);
+      this.update({ lastAttemptAt: attemptAt, lastError: REJOIN_NEEDED, lastErrorCode: 'rejoin_needed' });
+      return 'refused';
+    }
+    // A credential an older box stored in clear is sealed now.
+    if (!isSealed(link.credential)) this.update({ credential: sealCredential(identity, link.siteId, credential) });
     let response: Response;
     try {
       response = await fetch(`${link.fleetUrl}/api/fleet/ingest`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${link.credential}` },
-        body: JSON.stringify(batch),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+        body: JSON.stringify({ ...batch, installId: identity.installId }),
         signal: AbortSignal.timeout(60_000),
       });
     } catch (error) {
