@@ -69,6 +69,10 @@ describe('roles that hold', () => {
         { path: `/api/fleet/sites/${theirs.siteId}/revoke`, body: {}, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
         { path: '/api/fleet/sites/not-a-site/revoke', body: {}, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
       ],
+      'POST /api/fleet/sites/:id/box': [
+        { path: `/api/fleet/sites/${theirs.siteId}/box`, body: { installId: '0c0c0c0c-0000-4000-8000-00000000000c' }, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/box`, body: { installId: 'nope' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
+      ],
       'GET /api/fleet/sites': [{ path: '/api/fleet/sites', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/sites/:id/meters': [
         { path: `/api/fleet/sites/${theirs.siteId}/meters`, expect: { limitedAdmin: 404, limitedViewer: 404, viewer: 200 } },
