@@ -99,7 +99,15 @@ export async function joinFleet(db: Db, url: string, code: string, now = new Dat
   }
   db.orm
     .insert(fleetLink)
-    .values({ id: 1, fleetUrl: base, siteId: body.siteId, credential: sealCredential(identityOf(db), body.siteId, body.credential), joinedAt: now.toISOString(), cursor: 0, notBefore: 0 })
+    .values({
+      id: 1,
+      fleetUrl: base,
+      siteId: body.siteId,
+      credential: sealCredential(identityOf(db), body.siteId, body.credential),
+      joinedAt: now.toISOString(),
+      cursor: 0,
+      notBefore: 0,
+    })
     .run();
   return { siteId: body.siteId, siteName: body.siteName ?? '', fleetUrl: base };
 }

@@ -234,8 +234,13 @@ export class FleetSync {
       // cut off at MAX_ANSWER_BYTES): nothing is known stored, so the cursor stays and the rows go again after a back-off.
       this.failures++;
       const backoff = Math.min(300_000, 5_000 * 2 ** Math.min(this.failures - 1, 6));
-      const reason = 'the answer to the batch was not the fleet\'s acknowledgement of it (a proxy or another server answering?); the rows stay here';
-      this.update({ lastAttemptAt: attemptAt, lastError: reason, lastErrorCode: 'not_acknowledged', notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())) });
+      const reason = "the answer to the batch was not the fleet's acknowledgement of it (a proxy or another server answering?); the rows stay here";
+      this.update({
+        lastAttemptAt: attemptAt,
+        lastError: reason,
+        lastErrorCode: 'not_acknowledged',
+        notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
+      });
       if (link.lastErrorCode !== 'not_acknowledged') this.options.logger.warn({ status: response.status }, `fleet sync: ${reason}`);
       return 'wait';
     }

@@ -47,7 +47,10 @@ describe('at the fleet', () => {
     assert.equal(a1.status, 200);
     const stored = await storedIntervals(site.siteId);
     // Box B (a spare prepared from A's backup) sends with the same credential: refused whole, nothing stored.
-    const b1 = await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false }), installId: BOX_B });
+    const b1 = await sendBatch(fleet.url, site.credential, {
+      ...intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false }),
+      installId: BOX_B,
+    });
     assert.equal(b1.status, 409);
     assert.equal(b1.body.code, 'second_box');
     assert.ok(!JSON.stringify(b1.body).includes(BOX_A), "the refusal does not tell the other box the site's install id");
@@ -65,7 +68,11 @@ describe('at the fleet', () => {
     assert.equal(health.status, 'refusing');
     assert.equal(health.installId, BOX_A);
     // A keeps sending.
-    assert.equal((await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false }), installId: BOX_A })).status, 200);
+    assert.equal(
+      (await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false }), installId: BOX_A }))
+        .status,
+      200,
+    );
     // The admin says B is the site now: the alarm clears, A is refused, B is taken (from the fleet's cursor on).
     const choose = await fetch(`${fleet.url}/api/fleet/sites/${site.siteId}/box`, {
       method: 'POST',
@@ -79,9 +86,21 @@ describe('at the fleet', () => {
       body: JSON.stringify({ installId: 'not-an-id' }),
     });
     assert.equal(bad.status, 400);
-    assert.ok(!(await getJson(`${fleet.url}/api/fleet/alerts`, admin)).body.items.some((x: { siteId: string; source: string }) => x.siteId === site.siteId && x.source === 'fleet'));
-    assert.equal((await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 6, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_A })).status, 409);
-    assert.equal((await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 6, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_B })).status, 200);
+    assert.ok(
+      !(await getJson(`${fleet.url}/api/fleet/alerts`, admin)).body.items.some(
+        (x: { siteId: string; source: string }) => x.siteId === site.siteId && x.source === 'fleet',
+      ),
+    );
+    assert.equal(
+      (await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 6, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_A }))
+        .status,
+      409,
+    );
+    assert.equal(
+      (await sendBatch(fleet.url, site.credential, { ...intervalBatch({ after: 6, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_B }))
+        .status,
+      200,
+    );
   });
 
   test("the fleet's cursor is the end of the last batch stored: a box restored from a backup one batch old is seen going back", async () => {
@@ -90,7 +109,11 @@ describe('at the fleet', () => {
     // The box's next batch (sequences 5-8) is stored; its answer is lost, and the box is restored from a backup taken
     // before it: its next batch re-uses sequences 5-6 for other rows.
     assert.equal((await sendBatch(fleet.url, site.credential, intervalBatch({ after: 4, from: quarterAgo(2), count: 2, withMetadata: false }))).status, 200);
-    const restored = await sendBatch(fleet.url, site.credential, intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false, value: () => 9 }));
+    const restored = await sendBatch(
+      fleet.url,
+      site.credential,
+      intervalBatch({ after: 4, from: quarterAgo(2), count: 1, withMetadata: false, value: () => 9 }),
+    );
     assert.equal(restored.status, 409);
     assert.equal(restored.body.code, 'sequence_backwards');
     assert.equal(restored.body.details.cursor, 8);

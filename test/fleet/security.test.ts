@@ -56,9 +56,17 @@ describe('roles that hold', () => {
     const cases: Record<string, Case[]> = {
       'GET /api/fleet/health': [{ path: '/api/fleet/health', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       // A user token is not an enrolment code: refused as a code (400), whoever sends it.
-      'POST /api/fleet/enrol': [{ path: '/api/fleet/enrol', body: { code: 'AAAAA-BBBBB-CCCCC-DDDDD' }, expect: { limitedAdmin: 400, limitedViewer: 400, viewer: 400 } }],
+      'POST /api/fleet/enrol': [
+        { path: '/api/fleet/enrol', body: { code: 'AAAAA-BBBBB-CCCCC-DDDDD' }, expect: { limitedAdmin: 400, limitedViewer: 400, viewer: 400 } },
+      ],
       // A user token is not a site credential.
-      'POST /api/fleet/ingest': [{ path: '/api/fleet/ingest', body: intervalBatch({ after: 2, from: quarterAgo(2), count: 1 }), expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 } }],
+      'POST /api/fleet/ingest': [
+        {
+          path: '/api/fleet/ingest',
+          body: intervalBatch({ after: 2, from: quarterAgo(2), count: 1 }),
+          expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 },
+        },
+      ],
       'POST /api/fleet/leave': [{ path: '/api/fleet/leave', body: {}, expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 } }],
       // A new site would be outside a limited admin's list: codes are for an admin of every site.
       'POST /api/fleet/enrolment-codes': [
@@ -70,7 +78,11 @@ describe('roles that hold', () => {
         { path: '/api/fleet/sites/not-a-site/revoke', body: {}, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
       ],
       'POST /api/fleet/sites/:id/box': [
-        { path: `/api/fleet/sites/${theirs.siteId}/box`, body: { installId: '0c0c0c0c-0000-4000-8000-00000000000c' }, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        {
+          path: `/api/fleet/sites/${theirs.siteId}/box`,
+          body: { installId: '0c0c0c0c-0000-4000-8000-00000000000c' },
+          expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 },
+        },
         { path: `/api/fleet/sites/${mine.siteId}/box`, body: { installId: 'nope' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
       ],
       'GET /api/fleet/sites': [{ path: '/api/fleet/sites', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
@@ -144,12 +156,24 @@ describe('bounded inputs', () => {
     assert.equal(undeclared.status, 422);
     assert.equal(undeclared.body.code, 'unknown_meter');
     // A declared meter but a cursor going back: refused before any DDL too.
-    const backwards = await sendBatch(fleet.url, site.credential, { sentAt, after: 0, through: 24, intervals: months(thisYear - 2, 24, '1').map((r, i) => ({ ...r, seq: 1 + i })) });
+    const backwards = await sendBatch(fleet.url, site.credential, {
+      sentAt,
+      after: 0,
+      through: 24,
+      intervals: months(thisYear - 2, 24, '1').map((r, i) => ({ ...r, seq: 1 + i })),
+    });
     assert.equal(backwards.status, 409);
     // Under parallel load: eight sites, each sending the in-range undeclared batch at once.
     const sites = await Promise.all(Array.from({ length: 8 }, (_, i) => enrolSite(fleet, `Bomb ${i}`)));
     const answers = await Promise.all(
-      sites.map((s) => sendBatch(fleet.url, s.credential, { sentAt, after: 0, through: 24, intervals: months(thisYear - 2, 24, 'nosuch').map((r, i) => ({ ...r, seq: 1 + i })) })),
+      sites.map((s) =>
+        sendBatch(fleet.url, s.credential, {
+          sentAt,
+          after: 0,
+          through: 24,
+          intervals: months(thisYear - 2, 24, 'nosuch').map((r, i) => ({ ...r, seq: 1 + i })),
+        }),
+      ),
     );
     for (const answer of answers) assert.ok(answer.status === 422 || answer.status === 429, `status ${answer.status}`);
     assert.ok(answers.some((a) => a.status === 422));
@@ -183,8 +207,14 @@ describe('bounded inputs', () => {
       [{ days: [{ ...dayRow, carbonKg: 1e10 }] }, '/days/0/carbonKg'],
       [{ days: [{ ...dayRow, kwh: 3e9 }] }, '/days/0/kwh'],
       [{ intervals: [{ meter: '1', start: new Date(quarterAgo(1)).toISOString(), value: 1e7, quality: 'measured', seq: 3 }] }, '/intervals/0/value'],
-      [{ held: { intervals: [{ meter: '1', start: new Date(quarterAgo(1)).toISOString(), value: -1e7, quality: 'measured' }], days: [] } }, '/held/intervals/0/value'],
-      [{ alerts: [{ id: 1e300, title: 't', level: 'info', status: 'active', occurredAt: sentAt, acknowledgedAt: null, resolvedAt: null, seq: 3 }] }, '/alerts/0/id'],
+      [
+        { held: { intervals: [{ meter: '1', start: new Date(quarterAgo(1)).toISOString(), value: -1e7, quality: 'measured' }], days: [] } },
+        '/held/intervals/0/value',
+      ],
+      [
+        { alerts: [{ id: 1e300, title: 't', level: 'info', status: 'active', occurredAt: sentAt, acknowledgedAt: null, resolvedAt: null, seq: 3 }] },
+        '/alerts/0/id',
+      ],
       [{ health: { unsentRows: 1e300 } }, '/health/unsentRows'],
       [{ days: [{ ...dayRow, day: '1990-01-01' }] }, '/days/0/day'],
     ];
@@ -196,7 +226,11 @@ describe('bounded inputs', () => {
       assert.ok(answer.body.error.includes(field), answer.body.error);
     }
     assert.equal((await sql.query('select count(*)::int as n from day_rollups where site_id = $1', [site.siteId])).rows[0].n, 0);
-    assert.equal((await sql.query('select floor_area_m2 from sites where id = $1', [site.siteId])).rows[0].floor_area_m2, 1000, 'the area of the first batch stands');
+    assert.equal(
+      (await sql.query('select floor_area_m2 from sites where id = $1', [site.siteId])).rows[0].floor_area_m2,
+      1000,
+      'the area of the first batch stands',
+    );
     // The edges of each range are inside it.
     const edges = await sendBatch(fleet.url, site.credential, {
       sentAt,
@@ -204,9 +238,7 @@ describe('bounded inputs', () => {
       through: 4,
       site: { name: 'Numbers', timezone: 'UTC', floorAreaM2: RANGES.floorAreaM2.minimum },
       meters: METERS,
-      days: [
-        { ...dayRow, value: RANGES.dayValue.maximum, cost: RANGES.dayCost.minimum, carbonKg: RANGES.dayCarbonKg.maximum, kwh: RANGES.dayKwh.maximum },
-      ],
+      days: [{ ...dayRow, value: RANGES.dayValue.maximum, cost: RANGES.dayCost.minimum, carbonKg: RANGES.dayCarbonKg.maximum, kwh: RANGES.dayKwh.maximum }],
       intervals: [{ meter: '1', start: new Date(quarterAgo(1)).toISOString(), value: RANGES.intervalValue.minimum, quality: 'measured', seq: 4 }],
     });
     assert.equal(edges.status, 200, JSON.stringify(edges.body));
