@@ -230,13 +230,13 @@ export class Ingest {
       };
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
       await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
-      // The cursor is the end of what is now stored: a batch from below it (a box restored from a backup even one batch
+      // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
       // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
       // The first box to send with an install id becomes the site's box.
       await client.query(
         `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
            health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
-        [siteId, batch.through, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null, batch.installId ?? null],
+        [siteId, batch.ahead ? batch.after : batch.through, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null, batch.installId ?? null],
       );
       await client.query('commit');
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };

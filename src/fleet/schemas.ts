@@ -71,6 +71,11 @@ export const BatchSchema = Type.Object(
     /** The cursor the site holds (the last sequence the fleet acknowledged to it) and the highest sequence in the batch. */
     after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     through: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    /**
+     * The site's newest day sent ahead of its history after an outage: its rows are not every row up to `through`, so
+     * the fleet's cursor stays at `after` (any other batch moves it to `through`).
+     */
+    ahead: Type.Optional(Type.Literal(true)),
     site: Type.Optional(
       Type.Object(
         {

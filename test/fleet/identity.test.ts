@@ -124,6 +124,13 @@ describe('at the fleet', () => {
       await fleet.db.pool.query('select value from intervals where site_id = $1 and start = $2 order by meter_key', [site.siteId, new Date(quarterAgo(2))])
     ).rows.map((r: { value: number }) => r.value);
     assert.deepEqual(values, [9, 9]);
+    // After an outage the newest day goes ahead of the history (`ahead`: not every row up to its `through`): the cursor
+    // stays, and the history from the same cursor is taken.
+    const newest = { ...intervalBatch({ after: 20, from: quarterAgo(1), count: 1, withMetadata: false }), after: 10, ahead: true as const };
+    assert.equal((await sendBatch(fleet.url, site.credential, newest)).status, 200);
+    const history = intervalBatch({ after: 10, from: quarterAgo(3), count: 1, withMetadata: false });
+    assert.equal((await sendBatch(fleet.url, site.credential, history)).status, 200, 'the history after the newest day is taken');
+    assert.equal((await fleet.db.pool.query('select site_cursor::int as c from sites where id = $1', [site.siteId])).rows[0].c, 12);
   });
 });
 
