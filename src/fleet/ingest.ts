@@ -236,7 +236,13 @@ export class Ingest {
       await client.query(
         `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
            health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
-        [siteId, batch.ahead ? batch.after : batch.through, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null, batch.installId ?? null],
+        [
+          siteId,
+          batch.ahead ? batch.after : batch.through,
+          Math.max(-2e9, Math.min(2e9, clockSkewMs)),
+          batch.health ? JSON.stringify(batch.health) : null,
+          batch.installId ?? null,
+        ],
       );
       await client.query('commit');
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
