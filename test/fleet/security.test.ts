@@ -276,3 +276,25 @@ describe('headers', () => {
     assert.equal(page.headers.get('x-frame-options'), 'DENY');
   });
 });
+
+describe('names and lag', () => {
+  test("the enrolment name is the site's name, the box's own beside it; a box whose clock is ahead has a lag of 0, never below", async () => {
+    const site = await enrolSite(fleet, 'Depot North');
+    const admin = (await addUser(fleet.db.pool, 'names-admin', 'admin')).token;
+    // The box calls itself "EMS" (its default) and its clock is 14 minutes ahead: its newest interval starts 10 minutes
+    // after the fleet's now (inside the 15 minutes the quarantine allows).
+    const ahead = Math.floor((Date.now() + 10 * 60_000) / 900_000) * 900_000;
+    const batch = intervalBatch({ after: 0, from: ahead - 900_000, count: 2, sentAt: Date.now() + 14 * 60_000 });
+    const answer = await sendBatch(fleet.url, site.credential, { ...batch, site: { name: 'EMS', timezone: 'UTC', floorAreaM2: 100 } });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const listed = (await getJsonAs(`/api/fleet/sites`, admin)).items.find((s: { id: string }) => s.id === site.siteId);
+    assert.equal(listed.name, 'Depot North');
+    assert.equal(listed.boxName, 'EMS');
+    assert.ok(listed.syncLagSec >= 0, `lag ${listed.syncLagSec}`);
+  });
+});
+
+async function getJsonAs(path: string, token: string): Promise<any> {
+  const answer = await call('GET', path, token);
+  return JSON.parse(answer.text);
+}
