@@ -61,14 +61,13 @@ export async function revokeSite(pool: pg.Pool, siteId: string): Promise<void> {
 
 /** An admin says which box is the site: its install id is kept, the second-box alarm cleared, the refusal shown no more. */
 export async function chooseBox(pool: pg.Pool, siteId: string, installId: string): Promise<void> {
-  const result = await pool.query(
-    `with chosen as (update sites set install_id = $2, last_refusal = null where id = $1 returning id)
-     update fleet_alarms set cleared_at = now() where site_id = (select id from chosen) and kind = 'second_box' and cleared_at is null`,
+  const chosen = await pool.query(
+    `with chosen as (update sites set install_id = $2, last_refusal = null where id = $1 returning id),
+       cleared as (update fleet_alarms set cleared_at = now() where site_id in (select id from chosen) and kind = 'second_box' and cleared_at is null)
+     select id from chosen`,
     [siteId, installId],
   );
-  const exists = await pool.query('select 1 from sites where id = $1', [siteId]);
-  if (exists.rowCount === 0) throw new FleetError('not_found', 'no such site');
-  void result;
+  if (chosen.rowCount === 0) throw new FleetError('not_found', 'no such site');
 }
 
 /** A site leaving on its own (`emsctl fleet leave`): the same as a revocation, asked with its credential. */
