@@ -3,10 +3,12 @@
 // batch stored; the box's credential is sealed with a key kept beside the database and never in a backup, so a
 // restore on another machine says a re-join is needed and a copy of the credential sends nothing as the site.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { addUser } from '../../src/fleet/app.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
@@ -191,6 +193,14 @@ describe('on the box', () => {
     assert.equal(spareState.state, 'refused');
     assert.equal(spareState.lastErrorCode, 'rejoin_needed');
     assert.match(spareState.lastError!, /re-join is needed/);
+    // emsctl fleet status says so (the real CLI, from source).
+    const launcher = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/emsctl.js');
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const status = spawnSync(process.execPath, [launcher, '--data-dir', elsewhere, 'fleet', 'status'], { encoding: 'utf8', env, timeout: 120_000 });
+    assert.equal(status.status, 0, status.stderr);
+    assert.match(status.stdout, /fleet sync: refused\nRE-JOIN NEEDED: emsctl fleet leave --force, then emsctl fleet join/);
+    assert.ok(status.stdout.includes(`install id ${identityOf(spare).installId}`), status.stdout);
     insertAlert(spare.sqlite, { title: 'on the spare' });
     sent.length = 0;
     await new FleetSync({ db: spare, ...options }).tick();
