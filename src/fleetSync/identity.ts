@@ -48,6 +48,11 @@ function loadOrMake(dir: string): BoxIdentity {
   const made = { installId: randomUUID(), key: randomBytes(32) };
   const temp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temp, JSON.stringify({ installId: made.installId, key: made.key.toString('base64') }), { mode: 0o600 });
+  // emsctl run as root may be the first to need it: the file belongs to the data dir's owner (the service's user).
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = fs.statSync(dir);
+    fs.chownSync(temp, uid, gid);
+  }
   // Two processes starting at once (the service and emsctl): the first link wins, both then read the same file.
   try {
     fs.linkSync(temp, file);
