@@ -31,7 +31,9 @@ export function registerFleetCommands(program: Command): void {
           ? 'fleet sync: off (not joined; emsctl fleet join <fleet URL> <code>)'
           : [
               `fleet sync: ${state.state}`,
+              ...(state.rejoinNeeded ? ['RE-JOIN NEEDED: emsctl fleet leave --force, then emsctl fleet join <fleet URL> <new code>'] : []),
               `fleet:        ${state.fleetUrl} (site ${state.siteId})`,
+              `this box:     install id ${state.installId}`,
               `unsent rows:  ${state.unsentRows} (cursor ${state.cursor})`,
               `last stored:  ${state.lastSuccessAt ?? 'never'}`,
               `last attempt: ${state.lastAttemptAt ?? 'never'}`,

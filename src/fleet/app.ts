@@ -11,12 +11,12 @@ import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
-import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
 import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
-import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
+import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -28,6 +28,49 @@ const MAX_JSON_BYTES = 64 * 1024;
  */
 export const SMALL_BATCH_BYTES = 512 * 1024;
 const LIVE_RESERVE = 2;
+
+/** Who may call a route: public, a site (its credential), a fleet user (viewer or admin, within their sites), an admin of every site. */
+export type FleetAccess = 'public' | 'site' | 'viewer' | 'admin' | 'fleet-admin';
+
+/** The fleet's routes and who may call each; createFleetApp serves exactly these. */
+export const FLEET_ROUTES = [
+  { method: 'GET', path: '/api/fleet/health', access: 'public' },
+  { method: 'POST', path: '/api/fleet/enrol', access: 'public' },
+  { method: 'POST', path: '/api/fleet/ingest', access: 'site' },
+  { method: 'POST', path: '/api/fleet/leave', access: 'site' },
+  { method: 'POST', path: '/api/fleet/enrolment-codes', access: 'fleet-admin' },
+  { method: 'POST', path: '/api/fleet/sites/:id/revoke', access: 'admin' },
+  { method: 'POST', path: '/api/fleet/sites/:id/box', access: 'admin' },
+  { method: 'GET', path: '/api/fleet/sites', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/sites/:id/meters', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/eui', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/alerts', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/me', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/sites.xlsx', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/eui.xlsx', access: 'viewer' },
+  { method: 'GET', path: '/api/fleet/alerts.xlsx', access: 'viewer' },
+].map((route) => ({ ...route, key: `${route.method} ${route.path}` })) as unknown as ReadonlyArray<{
+  method: 'GET' | 'POST';
+  path: string;
+  access: FleetAccess;
+  key: FleetRouteKey;
+}>;
+type FleetRouteKey =
+  | 'GET /api/fleet/health'
+  | 'POST /api/fleet/enrol'
+  | 'POST /api/fleet/ingest'
+  | 'POST /api/fleet/leave'
+  | 'POST /api/fleet/enrolment-codes'
+  | 'POST /api/fleet/sites/:id/revoke'
+  | 'POST /api/fleet/sites/:id/box'
+  | 'GET /api/fleet/sites'
+  | 'GET /api/fleet/sites/:id/meters'
+  | 'GET /api/fleet/eui'
+  | 'GET /api/fleet/alerts'
+  | 'GET /api/fleet/me'
+  | 'GET /api/fleet/sites.xlsx'
+  | 'GET /api/fleet/eui.xlsx'
+  | 'GET /api/fleet/alerts.xlsx';
 
 export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number; webDir?: string };
 
@@ -75,6 +118,12 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   const router = new Router();
 
   app.use(async (ctx, next) => {
+    // The box's security headers (src/platform/http/front.ts) on every answer, refusals included; API answers are
+    // never cached (they carry a site's figures or a credential).
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('X-Frame-Options', 'DENY');
+    if (ctx.path.startsWith('/api/')) ctx.set('Cache-Control', 'no-store');
     try {
       await next();
     } catch (error) {
@@ -103,91 +152,12 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     if (role === 'admin' && user.role !== 'admin') throw new FleetError('forbidden', 'this needs a fleet admin');
     return user;
   };
-
-  router.get('/api/fleet/health', async (ctx) => {
-    await pool.query('select 1');
-    ctx.body = { status: 'ok', version };
-  });
-
-  // Sites.
-  router.post('/api/fleet/enrol', async (ctx) => {
-    const body = await readJson(ctx.req, MAX_JSON_BYTES);
-    if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
-    const result = await enrol(pool, body.code);
-    logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
-    ctx.status = 201;
-    ctx.body = result;
-  });
-
-  router.post('/api/fleet/ingest', async (ctx) => {
-    const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
-    const declared = Number(ctx.get('content-length') || Number.POSITIVE_INFINITY);
-    const slots = options.maxConcurrentIngests + (declared <= SMALL_BATCH_BYTES ? LIVE_RESERVE : 0);
-    if (ingesting >= slots) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
-    ingesting++;
-    try {
-      const batch = ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
-      ctx.body = await ingest.store(siteId, batch);
-    } catch (error) {
-      if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
-      throw error;
-    } finally {
-      ingesting--;
-    }
-  });
-
-  router.post('/api/fleet/leave', async (ctx) => {
-    const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
-    await leave(pool, siteId);
-    logger.info({ siteId }, 'site left the fleet');
-    ctx.status = 204;
-  });
-
-  // Admins.
-  router.post('/api/fleet/enrolment-codes', async (ctx) => {
-    await asUser(ctx, 'admin');
-    const body = await readJson(ctx.req, MAX_JSON_BYTES);
-    if (!validateEnrolmentCodeRequest(body)) throw new FleetError('invalid_request', firstError(validateEnrolmentCodeRequest));
-    ctx.status = 201;
-    ctx.body = await createEnrolmentCode(pool, body.siteName, body.validHours);
-  });
-
-  router.post('/api/fleet/sites/:id/revoke', async (ctx) => {
-    const user = await asUser(ctx, 'admin');
-    if (!/^[0-9a-f-]{36}$/.test(ctx.params.id!)) throw new FleetError('not_found', 'no such site');
-    await revokeSite(pool, ctx.params.id!);
-    logger.info({ siteId: ctx.params.id, by: user.name }, 'site revoked');
-    ctx.status = 204;
-  });
-
-  // The portfolio.
-  router.get('/api/fleet/sites', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    ctx.body = { items: await siteHealth(pool, user.sites, options.now?.()) };
-  });
-
-  router.get('/api/fleet/sites/:id/meters', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    if (!/^[0-9a-f-]{36}$/.test(ctx.params.id!)) throw new FleetError('not_found', 'no such site');
-    ctx.body = { items: await siteMeters(pool, user.sites, ctx.params.id!, options.now?.()) };
-  });
-
-  router.get('/api/fleet/eui', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    ctx.body = { items: await euiRanking(pool, user.sites, options.now?.()) };
-  });
-
-  router.get('/api/fleet/alerts', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    ctx.body = await alertList(pool, user.sites, page(ctx.query));
-  });
-
-  // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
-  router.get('/api/fleet/me', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    ctx.body = { name: user.name, role: user.role, sites: user.sites };
-  });
-
+  /** A site the route names, within the caller's sites: another site reads as no site at all (404), as for a viewer. */
+  const siteInScope = (user: FleetUser, id: string | undefined): string => {
+    if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw new FleetError('not_found', 'no such site');
+    if (user.sites !== null && !user.sites.includes(id)) throw new FleetError('not_found', 'no such site');
+    return id;
+  };
   // The portfolio views as XLSX: the same rows the JSON routes answer (src/fleet/export.ts).
   const xlsx = (ctx: Koa.Context, name: string, body: Buffer) => {
     ctx.type = XLSX_TYPE;
@@ -195,20 +165,107 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = body;
   };
-  router.get('/api/fleet/sites.xlsx', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(pool, user.sites, options.now?.()) }));
-  });
-  router.get('/api/fleet/eui.xlsx', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(pool, user.sites, options.now?.()) }));
-  });
-  router.get('/api/fleet/alerts.xlsx', async (ctx) => {
-    const user = await asUser(ctx, 'viewer');
-    const { includeResolved } = page({ status: ctx.query.status });
-    const list = await alertList(pool, user.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
-    xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
-  });
+
+  // Every route with who may call it (FLEET_ROUTES lists the same, for the role test): a route outside this table is
+  // not served. `site` = a site credential; `viewer`/`admin` = a fleet user, limited to their sites; `fleet-admin` = an
+  // admin of every site (a user limited to sites cannot make a new one).
+  const handlers: Record<FleetRouteKey, (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>> = {
+    'GET /api/fleet/health': async (ctx) => {
+      await pool.query('select 1');
+      ctx.body = { status: 'ok', version };
+    },
+    'POST /api/fleet/enrol': async (ctx) => {
+      const body = await readJson(ctx.req, MAX_JSON_BYTES);
+      if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
+      const result = await enrol(pool, body.code);
+      logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
+      ctx.status = 201;
+      ctx.body = result;
+    },
+    'POST /api/fleet/ingest': async (ctx) => {
+      const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
+      const declared = Number(ctx.get('content-length') || Number.POSITIVE_INFINITY);
+      const slots = options.maxConcurrentIngests + (declared <= SMALL_BATCH_BYTES ? LIVE_RESERVE : 0);
+      if (ingesting >= slots) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
+      ingesting++;
+      try {
+        const batch = ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
+        ctx.body = await ingest.store(siteId, batch);
+      } catch (error) {
+        if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
+        throw error;
+      } finally {
+        ingesting--;
+      }
+    },
+    'POST /api/fleet/leave': async (ctx) => {
+      const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
+      await leave(pool, siteId);
+      logger.info({ siteId }, 'site left the fleet');
+      ctx.status = 204;
+    },
+    'POST /api/fleet/enrolment-codes': async (ctx) => {
+      const body = await readJson(ctx.req, MAX_JSON_BYTES);
+      if (!validateEnrolmentCodeRequest(body)) throw new FleetError('invalid_request', firstError(validateEnrolmentCodeRequest));
+      ctx.status = 201;
+      ctx.body = await createEnrolmentCode(pool, body.siteName, body.validHours);
+    },
+    'POST /api/fleet/sites/:id/revoke': async (ctx, user) => {
+      const siteId = siteInScope(user!, ctx.params.id);
+      await revokeSite(pool, siteId);
+      logger.info({ siteId, by: user!.name }, 'site revoked');
+      ctx.status = 204;
+    },
+    // Which box is the site (after a second box's alarm): its install id; the other box's batches are refused from then on.
+    'POST /api/fleet/sites/:id/box': async (ctx, user) => {
+      const siteId = siteInScope(user!, ctx.params.id);
+      const body = await readJson(ctx.req, MAX_JSON_BYTES);
+      if (!validateSiteBox(body)) throw new FleetError('invalid_request', `refused: ${firstError(validateSiteBox)}`);
+      await chooseBox(pool, siteId, body.installId);
+      logger.info({ siteId, installId: body.installId, by: user!.name }, 'site box chosen');
+      ctx.status = 204;
+    },
+    'GET /api/fleet/sites': async (ctx, user) => {
+      ctx.body = { items: await siteHealth(pool, user!.sites, options.now?.()) };
+    },
+    'GET /api/fleet/sites/:id/meters': async (ctx, user) => {
+      const siteId = siteInScope(user!, ctx.params.id);
+      ctx.body = { items: await siteMeters(pool, user!.sites, siteId, options.now?.()) };
+    },
+    'GET /api/fleet/eui': async (ctx, user) => {
+      ctx.body = { items: await euiRanking(pool, user!.sites, options.now?.()) };
+    },
+    'GET /api/fleet/alerts': async (ctx, user) => {
+      ctx.body = await alertList(pool, user!.sites, page(ctx.query));
+    },
+    // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
+    'GET /api/fleet/me': async (ctx, user) => {
+      ctx.body = { name: user!.name, role: user!.role, sites: user!.sites };
+    },
+    'GET /api/fleet/sites.xlsx': async (ctx, user) => {
+      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(pool, user!.sites, options.now?.()) }));
+    },
+    'GET /api/fleet/eui.xlsx': async (ctx, user) => {
+      xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(pool, user!.sites, options.now?.()) }));
+    },
+    'GET /api/fleet/alerts.xlsx': async (ctx, user) => {
+      const { includeResolved } = page({ status: ctx.query.status });
+      const list = await alertList(pool, user!.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
+      xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
+    },
+  };
+  for (const route of FLEET_ROUTES) {
+    const handler = handlers[route.key];
+    const method = route.method.toLowerCase() as 'get' | 'post';
+    router[method](route.path, async (ctx) => {
+      let user: FleetUser | undefined;
+      if (route.access === 'viewer' || route.access === 'admin' || route.access === 'fleet-admin') {
+        user = await asUser(ctx, route.access === 'viewer' ? 'viewer' : 'admin');
+        if (route.access === 'fleet-admin' && user.sites !== null) throw new FleetError('forbidden', 'this needs a fleet admin of every site');
+      }
+      await handler(ctx, user);
+    });
+  }
 
   // The staff app in fleet mode: index.html for a browser navigation outside /api, the built assets (dist/web).
   app.use(fleetStaffApp(options.webDir));

@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { FleetConfigError, loadFleetConfig } from './config.ts';
 import { migrateFleetDb, openFleetDb } from './db.ts';
-import { addUser, createEnrolmentCode, revokeSite } from './enrolment.ts';
+import { addUser, chooseBox, createEnrolmentCode, revokeSite } from './enrolment.ts';
 import { FleetError } from './errors.ts';
 import { FLEET_ROLES, type FleetRole } from './schema.ts';
 
@@ -52,6 +52,14 @@ program
   .action(async (siteId: string) => {
     await withDb((db) => revokeSite(db.pool, siteId));
     console.log(`site ${siteId} revoked`);
+  });
+program
+  .command('box <siteId> <installId>')
+  .description('say which box is the site (after a "second box" alarm): its install id, shown by emsctl fleet status on that box')
+  .action(async (siteId: string, installId: string) => {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(installId)) throw new FleetError('invalid_request', 'the install id is a UUID');
+    await withDb((db) => chooseBox(db.pool, siteId, installId));
+    console.log(`site ${siteId}: the box ${installId} is the site; other boxes are refused`);
   });
 
 try {

@@ -59,6 +59,17 @@ export async function revokeSite(pool: pg.Pool, siteId: string): Promise<void> {
   if (result.rowCount === 0) throw new FleetError('not_found', 'no such site');
 }
 
+/** An admin says which box is the site: its install id is kept, the second-box alarm cleared, the refusal shown no more. */
+export async function chooseBox(pool: pg.Pool, siteId: string, installId: string): Promise<void> {
+  const chosen = await pool.query(
+    `with chosen as (update sites set install_id = $2, last_refusal = null where id = $1 returning id),
+       cleared as (update fleet_alarms set cleared_at = now() where site_id in (select id from chosen) and kind = 'second_box' and cleared_at is null)
+     select id from chosen`,
+    [siteId, installId],
+  );
+  if (chosen.rowCount === 0) throw new FleetError('not_found', 'no such site');
+}
+
 /** A site leaving on its own (`emsctl fleet leave`): the same as a revocation, asked with its credential. */
 export async function leave(pool: pg.Pool, siteId: string): Promise<void> {
   await revokeSite(pool, siteId);

@@ -6,9 +6,11 @@ export const FLEET_ERRORS = {
   forbidden: 403,
   not_found: 404,
   sequence_backwards: 409,
+  second_box: 409,
   enrolment_code_invalid: 400,
   batch_too_large: 413,
   unknown_meter: 422,
+  out_of_range: 422,
   busy: 429,
 } as const;
 

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
-import { type Batch, firstError, validateBatch } from './schemas.ts';
+import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
   /** Rows (intervals + days + alerts) one batch may carry. */
@@ -13,11 +13,23 @@ export type IngestLimits = {
   futureToleranceMs: number;
   /** A send time further than this from the fleet's clock raises the site clock alarm. */
   clockAlarmMs: number;
+  /**
+   * The oldest interval start and day a batch may carry, in days before the fleet's clock: the box imports at most
+   * 3,660 days back (IMPORT_MAX_AGE_DAYS); older is refused (422 out_of_range), so no batch makes a partition for a
+   * month outside what a box can hold.
+   */
+  historyDays: number;
 };
 
-export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxRows: 20_000, futureToleranceMs: 15 * 60_000, clockAlarmMs: 5 * 60_000 };
+export const DEFAULT_INGEST_LIMITS: IngestLimits = { maxRows: 20_000, futureToleranceMs: 15 * 60_000, clockAlarmMs: 5 * 60_000, historyDays: 3_700 };
 
 export type IngestResult = {
+  /**
+   * The site and the sequence range (`after`, `acknowledged`] this answer acknowledges: the box moves its cursor only
+   * on an answer naming its own site and the batch it sent (a proxy's page or another fleet's answer moves nothing).
+   */
+  siteId: string;
+  after: number;
   /** The batch's `through`: every row of it is stored. The site moves its cursor there when the batch was contiguous. */
   acknowledged: number;
   stored: { intervals: number; days: number; alerts: number; deletedAlerts: number };
@@ -30,8 +42,15 @@ const INTERVAL_MS = 15 * 60_000;
 const SITE_LOCK = 4_204_303;
 
 /** Parses and checks a batch without touching the database; throws FleetError for anything that would be refused. */
-export function checkBatch(body: unknown, limits: IngestLimits): Batch {
-  if (!validateBatch(body)) throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
+export function checkBatch(body: unknown, limits: IngestLimits, now: number = Date.now()): Batch {
+  if (!validateBatch(body)) {
+    const field = rangeError(validateBatch);
+    if (field !== undefined) {
+      const error = validateBatch.errors!.find((e) => e.instancePath === field)!;
+      throw new FleetError('out_of_range', `batch refused: ${field} ${error.message ?? 'is out of range'}`, { details: { field } });
+    }
+    throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
+  }
   const batch = body;
   const rows =
     (batch.intervals?.length ?? 0) +
@@ -42,6 +61,16 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
     (batch.held?.days.length ?? 0);
   if (rows > limits.maxRows) throw new FleetError('batch_too_large', `batch refused: ${rows} rows, at most ${limits.maxRows} per batch`);
   if (batch.through < batch.after) throw new FleetError('invalid_batch', `batch refused: through (${batch.through}) is below after (${batch.after})`);
+  const oldest = now - limits.historyDays * 86_400_000;
+  const tooOld = (ms: number, field: string, shown: string) => {
+    if (ms < oldest) {
+      throw new FleetError(
+        'out_of_range',
+        `batch refused: /${field} ${shown} is more than ${limits.historyDays} days before the fleet's clock (the oldest a site may send)`,
+        { details: { field: `/${field}` } },
+      );
+    }
+  };
   const inRange = (seq: number, where: string) => {
     if (seq <= batch.after || seq > batch.through) {
       throw new FleetError('invalid_batch', `batch refused: ${where} has sequence ${seq}, outside (${batch.after}, ${batch.through}]`);
@@ -52,6 +81,7 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
     for (const [i, row] of rows.entries()) {
       if (row.seq !== undefined) inRange(row.seq, `${where}/${i}`);
       const start = Date.parse(row.start);
+      tooOld(start, `${where}/${i}/start`, row.start);
       if (start % INTERVAL_MS !== 0) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} start ${row.start} is not on a 15-minute boundary`);
       if (!Number.isFinite(row.value)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} value is not finite`);
       const key = `${row.meter}\0${start}`;
@@ -63,6 +93,7 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
     const seen = new Set<string>();
     for (const [i, row] of rows.entries()) {
       if (row.seq !== undefined) inRange(row.seq, `${where}/${i}`);
+      tooOld(Date.parse(`${row.day}T23:59:59Z`), `${where}/${i}/day`, row.day);
       const key = `${row.meter}\0${row.day}`;
       if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} repeats meter ${row.meter} on ${row.day}`);
       seen.add(key);
@@ -92,6 +123,48 @@ export function checkBatch(body: unknown, limits: IngestLimits): Batch {
   return batch;
 }
 
+/** The meters a batch's rows name. */
+function namedMeters(batch: Batch): Set<string> {
+  const named = new Set<string>();
+  for (const row of [...(batch.intervals ?? []), ...(batch.held?.intervals ?? [])]) named.add(row.meter);
+  for (const row of [...(batch.days ?? []), ...(batch.held?.days ?? [])]) named.add(row.meter);
+  return named;
+}
+
+/** Every meter a row names must have been declared (in this batch or an earlier one). */
+function unknownMeters(named: Set<string>, known: Set<string>): void {
+  const unknown = [...named].filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw new FleetError('unknown_meter', `batch refused: rows for meters this site never declared: ${unknown.slice(0, 5).join(', ')}`, {
+      details: { meters: unknown.slice(0, 100) },
+    });
+  }
+}
+
+/**
+ * One box per site: once a box with an install id has sent for the site, a batch from any other box (another install
+ * id, or none) is refused whole with 409 `second_box` (the rows stay on that box) and the site's alarm is raised.
+ */
+function oneBox(batch: Batch, siteBox: string | null): void {
+  if (siteBox === null || batch.installId === siteBox) return;
+  throw new FleetError(
+    'second_box',
+    "batch refused: another box is this site at the fleet (a copy of this box's credential, from a backup?); this box keeps its rows until a fleet admin says which box is the site",
+    { details: { installId: batch.installId ?? null } },
+  );
+}
+
+/** A batch starting below the cursor the site reported before: the site was restored from an older backup. */
+function backwards(batch: Batch, cursor: number): void {
+  if (batch.after < cursor) {
+    throw new FleetError(
+      'sequence_backwards',
+      `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
+      { details: { cursor } },
+    );
+  }
+}
+
 export class Ingest {
   private readonly partitions: IntervalPartitions;
 
@@ -104,7 +177,7 @@ export class Ingest {
   }
 
   check(body: unknown): Batch {
-    return checkBatch(body, this.limits);
+    return checkBatch(body, this.limits, this.now());
   }
 
   /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */
@@ -120,6 +193,16 @@ export class Ingest {
     const live = (batch.intervals ?? []).filter((row) => !isFuture(row));
     const liveHeld = heldIntervals.filter((row) => !isFuture(row));
     const future = [...(batch.intervals ?? []).filter(isFuture), ...heldIntervals.filter(isFuture)];
+    // Partitions only for the months of a batch that passed every check it can pass before its transaction (the
+    // schema, the ranges, the history limit: checkBatch; the credential, the cursor and the declared meters: precheck),
+    // and only for the rows it stores there (not the quarantined ones). The transaction checks the same again under
+    // the site's lock; DDL stays out of it (a partition made inside would lock `intervals` for every site's ingest).
+    try {
+      await this.precheck(siteId, batch);
+    } catch (error) {
+      await this.noteRefusal(siteId, error);
+      throw error;
+    }
     await this.partitions.ensure([...live, ...liveHeld].map((row) => monthOf(Date.parse(row.start))));
 
     const client = await this.pool.connect();
@@ -128,17 +211,14 @@ export class Ingest {
       await client.query('begin');
       const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
       if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
-      const site = await client.query<{ site_cursor: string; revoked_at: Date | null }>('select site_cursor, revoked_at from sites where id = $1', [siteId]);
+      const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null }>(
+        'select site_cursor, revoked_at, install_id from sites where id = $1',
+        [siteId],
+      );
       const row = site.rows[0];
       if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
-      const cursor = Number(row.site_cursor);
-      if (batch.after < cursor) {
-        throw new FleetError(
-          'sequence_backwards',
-          `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
-          { details: { cursor } },
-        );
-      }
+      oneBox(batch, row.install_id);
+      backwards(batch, Number(row.site_cursor));
       await this.storeMetadata(client, siteId, batch);
       await this.checkMeters(client, siteId, batch);
       // The held rows after the sequenced ones: under a lower sequence, they never replace a row of the same batch.
@@ -150,20 +230,26 @@ export class Ingest {
       };
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
       await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
+      // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
+      // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
+      // The first box to send with an install id becomes the site's box.
       await client.query(
         `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
-           health = coalesce($4::jsonb, health), last_refusal = null where id = $1`,
-        [siteId, batch.after, Math.max(-2e9, Math.min(2e9, clockSkewMs)), batch.health ? JSON.stringify(batch.health) : null],
+           health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
+        [
+          siteId,
+          batch.ahead ? batch.after : batch.through,
+          Math.max(-2e9, Math.min(2e9, clockSkewMs)),
+          batch.health ? JSON.stringify(batch.health) : null,
+          batch.installId ?? null,
+        ],
       );
       await client.query('commit');
-      return { acknowledged: batch.through, stored, quarantined, clockSkewMs };
+      return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       if (!(error instanceof FleetError)) broken = error as Error;
       await client.query('rollback').catch(() => {});
-      if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {
-        // The refusal is what the portfolio shows for the site (its own sync status says the same).
-        await this.pool.query('update sites set last_refusal = $2, last_contact_at = now() where id = $1', [siteId, error.message]).catch(() => {});
-      }
+      await this.noteRefusal(siteId, error);
       throw error;
     } finally {
       // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
@@ -171,9 +257,46 @@ export class Ingest {
     }
   }
 
+  /** The refusal is what the portfolio shows for the site (its own sync status says the same). */
+  private async noteRefusal(siteId: string, error: unknown): Promise<void> {
+    if (error instanceof FleetError && error.code !== 'busy' && error.code !== 'unauthenticated') {
+      await this.pool.query('update sites set last_refusal = $2, last_contact_at = now() where id = $1', [siteId, error.message]).catch(() => {});
+    }
+    if (error instanceof FleetError && error.code === 'second_box') {
+      // A second box sends as this site: an alarm until an admin says which box is the site (POST /api/fleet/sites/:id/box).
+      const { installId } = error.extra.details as { installId: string | null };
+      await this.pool
+        .query(
+          `insert into fleet_alarms (site_id, kind, message)
+           select id, 'second_box', 'second box: another box (install id ' || $2 || ') sends with this site''s credential; its rows are refused and kept on it. The site''s box is '
+             || install_id || '. A fleet admin says which box is the site.' from sites where id = $1
+           on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
+          [siteId, installId ?? 'none: older software'],
+        )
+        .catch(() => {});
+    }
+  }
+
+  /** The checks a batch can pass before its transaction: a live site, a cursor not going back, declared meters only. */
+  private async precheck(siteId: string, batch: Batch): Promise<void> {
+    const named = namedMeters(batch);
+    const result = await this.pool.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; known: string[] | null }>(
+      `select site_cursor, revoked_at, install_id, (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known
+       from sites where id = $1`,
+      [siteId, [...named]],
+    );
+    const row = result.rows[0];
+    if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+    oneBox(batch, row.install_id);
+    backwards(batch, Number(row.site_cursor));
+    const known = new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]);
+    unknownMeters(named, known);
+  }
+
   private async storeMetadata(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
     if (batch.site) {
-      await client.query('update sites set name = $2, timezone = $3, floor_area_m2 = $4 where id = $1', [
+      // The box's own name goes beside the site's name at the fleet (the enrolment name), never over it.
+      await client.query('update sites set box_name = $2, timezone = $3, floor_area_m2 = $4 where id = $1', [
         siteId,
         batch.site.name,
         batch.site.timezone,
@@ -213,18 +336,10 @@ export class Ingest {
 
   /** Every meter a row names must have been declared (in this batch or an earlier one). */
   private async checkMeters(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
-    const named = new Set<string>();
-    for (const row of [...(batch.intervals ?? []), ...(batch.held?.intervals ?? [])]) named.add(row.meter);
-    for (const row of [...(batch.days ?? []), ...(batch.held?.days ?? [])]) named.add(row.meter);
+    const named = namedMeters(batch);
     if (named.size === 0) return;
     const declared = await client.query<{ key: string }>('select key from site_meters where site_id = $1 and key = any($2::text[])', [siteId, [...named]]);
-    const known = new Set(declared.rows.map((r) => r.key));
-    const unknown = [...named].filter((key) => !known.has(key));
-    if (unknown.length > 0) {
-      throw new FleetError('unknown_meter', `batch refused: rows for meters this site never declared: ${unknown.slice(0, 5).join(', ')}`, {
-        details: { meters: unknown.slice(0, 100) },
-      });
-    }
+    unknownMeters(named, new Set(declared.rows.map((r) => r.key)));
   }
 
   // The upserts below are raw SQL: drizzle cannot say INSERT … SELECT FROM unnest(arrays), which sends a whole batch

@@ -7,7 +7,12 @@ import type { SiteHealth } from './schema.ts';
 
 export type SiteHealthRow = {
   id: string;
+  /** The site's name at the fleet: the one given at enrolment. */
   name: string;
+  /** The name the box gives itself (its site settings), shown beside; null until its first metadata. */
+  boxName: string | null;
+  /** The install id of the box that is the site (null until a box with one has sent). */
+  installId: string | null;
   status: 'ok' | 'stale' | 'refusing' | 'clock' | 'revoked' | 'never';
   lastContactAt: string | null;
   /** Seconds between now and the newest interval the fleet holds: "connected" is not health, fresh data is. */
@@ -68,6 +73,8 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
   const result = await pool.query<{
     id: string;
     name: string;
+    box_name: string | null;
+    install_id: string | null;
     revoked_at: Date | null;
     last_contact_at: Date | null;
     latest_interval_at: Date | null;
@@ -79,7 +86,7 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
     clock_alarm: boolean;
     open_alerts: string;
   }>(
-    `select s.id, s.name, s.revoked_at, s.last_contact_at, s.latest_interval_at, s.clock_skew_ms, s.health, s.last_refusal,
+    `select s.id, s.name, s.box_name, s.install_id, s.revoked_at, s.last_contact_at, s.latest_interval_at, s.clock_skew_ms, s.health, s.last_refusal,
        s.meter_count as meters,
        (select c.rows from site_day_counts c where c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1) as yesterday_rows,
        exists (select 1 from fleet_alarms a where a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock') as clock_alarm,
@@ -88,7 +95,8 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
     [sites, new Date(now)],
   );
   return result.rows.map((row) => {
-    const lag = row.latest_interval_at ? Math.round((now - row.latest_interval_at.getTime()) / 1000) : null;
+    // Never below 0: a box whose clock is ahead sends intervals up to the quarantine's 15 minutes after the fleet's now.
+    const lag = row.latest_interval_at ? Math.max(0, Math.round((now - row.latest_interval_at.getTime()) / 1000)) : null;
     const meters = Number(row.meters);
     const backup = row.health?.lastBackupAt ? Date.parse(row.health.lastBackupAt) : null;
     const status: SiteHealthRow['status'] = row.revoked_at
@@ -105,6 +113,8 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
     const health = {
       id: row.id,
       name: row.name,
+      boxName: row.box_name,
+      installId: row.install_id,
       status,
       lastContactAt: row.last_contact_at?.toISOString() ?? null,
       syncLagSec: lag,

@@ -22,8 +22,8 @@ export const sites = pgTable(
     revokedAt: at('revoked_at'),
     lastContactAt: at('last_contact_at'),
     /**
-     * The highest cursor the site has reported (`after`: every row up to it was acknowledged to the site). A batch from
-     * a lower cursor means the site's sequence went backwards (restored from an older backup) and is refused.
+     * The end (`through`) of the last batch stored for the site. A batch starting below it means the site's sequence
+     * went backwards (restored from an older backup, or an answer the box never got) and is refused with this cursor.
      */
     siteCursor: bigint('site_cursor', { mode: 'number' }).notNull().default(0),
     /** The site's clock minus the fleet's at the last batch (ms): positive = the site is ahead. */
@@ -35,6 +35,10 @@ export const sites = pgTable(
     latestIntervalAt: at('latest_interval_at'),
     /** How many meters the site declared (kept with each metadata write): completeness without counting site_meters. */
     meterCount: integer('meter_count').notNull().default(0),
+    /** The name the box gives itself (its site settings); `name` is the name given at enrolment (migration 0002). */
+    boxName: text('box_name'),
+    /** The install id of the box that is this site: another box sending with the credential is refused (migration 0002). */
+    installId: text('install_id'),
   },
   (table) => [uniqueIndex('sites_credential_hash').on(table.credentialHash)],
 );

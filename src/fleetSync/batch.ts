@@ -22,6 +22,8 @@ export type SiteBatch = {
   sentAt: string;
   after: number;
   through: number;
+  /** The newest day sent ahead of the history (not every row up to `through`): the fleet's cursor stays at `after`. */
+  ahead?: true;
   site?: { name: string; timezone: string; floorAreaM2: number | null };
   areas?: Array<{ name: string; floorAreaM2: number | null }>;
   meters?: Array<{ key: string; name: string; commodity: string; unit: string; area: string | null; siteTotal: boolean }>;
@@ -361,7 +363,7 @@ export function newestDayBatch(db: Db, cursor: number, day: string, sentAt: Date
       .from(meterDays)
       .where(and(eq(meterDays.day, day), gt(meterDays.syncSeq, cursor)))
       .all();
-    const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
+    const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, ahead: true, intervals: [], days: [], alerts: [] };
     for (const row of days) addDay(batch, row, context, sent);
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq));
     markCarried(tx, batch.through);

@@ -4,6 +4,7 @@
 import { count, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { alerts, fleetLink, meterDays, syncDeletedAlerts } from '../platform/db/schema/index.ts';
+import { identityOf, openCredential, sealCredential } from './identity.ts';
 
 export type FleetLink = typeof fleetLink.$inferSelect;
 
@@ -33,6 +34,45 @@ function fleetBase(url: string): string {
   return parsed.origin + parsed.pathname.replace(/\/+$/, '');
 }
 
+/** The most of a fleet answer the box reads: an acknowledgement or a refusal is under 1 KiB. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * A fleet answer's JSON, read to at most `limit` bytes: a longer answer (declared or streamed) is cut off unread and
+ * gives null, as does one that is not JSON. A proxy's page, a wrong server or a hostile one cannot fill the box's memory.
+ */
+export async function readAnswer(response: Response, limit = MAX_ANSWER_BYTES): Promise<unknown> {
+  const body = response.body;
+  if (!body) return null;
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    await body.cancel().catch(() => {});
+    return null;
+  }
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return null;
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
 async function post(url: string, body: unknown, credential?: string): Promise<Response> {
   try {
     return await fetch(url, {
@@ -53,13 +93,21 @@ export async function joinFleet(db: Db, url: string, code: string, now = new Dat
   if (existing) throw new FleetJoinError(`this box is already joined to ${existing.fleetUrl} (emsctl fleet leave first)`);
   const base = fleetBase(url);
   const response = await post(`${base}/api/fleet/enrol`, { code });
-  const body = (await response.json().catch(() => null)) as { siteId?: string; credential?: string; siteName?: string; error?: string } | null;
+  const body = (await readAnswer(response)) as { siteId?: string; credential?: string; siteName?: string; error?: string } | null;
   if (response.status !== 201 || !body?.siteId || !body.credential) {
     throw new FleetJoinError(`the fleet refused the enrolment (${response.status}): ${body?.error ?? 'no reason given'}`);
   }
   db.orm
     .insert(fleetLink)
-    .values({ id: 1, fleetUrl: base, siteId: body.siteId, credential: body.credential, joinedAt: now.toISOString(), cursor: 0, notBefore: 0 })
+    .values({
+      id: 1,
+      fleetUrl: base,
+      siteId: body.siteId,
+      credential: sealCredential(identityOf(db), body.siteId, body.credential),
+      joinedAt: now.toISOString(),
+      cursor: 0,
+      notBefore: 0,
+    })
     .run();
   return { siteId: body.siteId, siteName: body.siteName ?? '', fleetUrl: base };
 }
@@ -70,7 +118,10 @@ export async function leaveFleet(db: Db, options: { force?: boolean } = {}): Pro
   if (!link) throw new FleetJoinError('this box is not joined to a fleet');
   let revoked = false;
   try {
-    const response = await post(`${link.fleetUrl}/api/fleet/leave`, {}, link.credential);
+    const credential = openCredential(identityOf(db), link.siteId, link.credential);
+    if (credential === null) throw new FleetJoinError(`${REJOIN_NEEDED}; --force leaves locally (ask the fleet admin to revoke site ${link.siteId})`);
+    const response = await post(`${link.fleetUrl}/api/fleet/leave`, {}, credential);
+    await response.body?.cancel().catch(() => {});
     revoked = response.status === 204 || response.status === 401;
     if (!revoked && !options.force) throw new FleetJoinError(`the fleet answered ${response.status} to leave; --force leaves locally anyway`);
   } catch (error) {
@@ -79,6 +130,10 @@ export async function leaveFleet(db: Db, options: { force?: boolean } = {}): Pro
   db.orm.delete(fleetLink).where(eq(fleetLink.id, 1)).run();
   return { fleetUrl: link.fleetUrl, revoked };
 }
+
+/** Said when the stored credential was sealed on another machine (this database was restored from another box's backup). */
+export const REJOIN_NEEDED =
+  "this box's fleet credential was sealed on another machine (the database was restored from another box's backup): a re-join is needed (emsctl fleet leave --force, then emsctl fleet join with a new code)";
 
 export type SyncState = {
   /** ok: the last batch was stored (unsentRows says how much is waiting); failing: unreachable or busy; refused: see lastError. */
@@ -91,13 +146,27 @@ export type SyncState = {
   lastAttemptAt: string | null;
   lastError: string | null;
   lastErrorCode: string | null;
+  /** This box's install id (sent with every batch; made at its first start, never in a backup). */
+  installId: string;
+  /** The stored credential cannot be opened on this machine: leave (--force) and join again. */
+  rejoinNeeded: boolean;
 };
 
 /** Refusal codes the fleet gives for a batch it will never take as it is: the site keeps the rows and says why. */
-export const REFUSALS = new Set(['invalid_batch', 'batch_too_large', 'unknown_meter', 'sequence_backwards', 'unauthenticated']);
+export const REFUSALS = new Set([
+  'invalid_batch',
+  'batch_too_large',
+  'unknown_meter',
+  'out_of_range',
+  'sequence_backwards',
+  'unauthenticated',
+  'second_box',
+  'rejoin_needed',
+]);
 
 export function syncState(db: Db): SyncState {
   const link = readLink(db);
+  const { installId } = identityOf(db);
   if (!link) {
     return {
       state: 'off',
@@ -109,10 +178,13 @@ export function syncState(db: Db): SyncState {
       lastAttemptAt: null,
       lastError: null,
       lastErrorCode: null,
+      installId,
+      rejoinNeeded: false,
     };
   }
   const unsent = unsentRows(db, link.cursor);
-  const state = link.lastErrorCode && REFUSALS.has(link.lastErrorCode) ? 'refused' : link.lastError ? 'failing' : 'ok';
+  const rejoinNeeded = openCredential(identityOf(db), link.siteId, link.credential) === null;
+  const state = rejoinNeeded || (link.lastErrorCode && REFUSALS.has(link.lastErrorCode)) ? 'refused' : link.lastError ? 'failing' : 'ok';
   return {
     state,
     fleetUrl: link.fleetUrl,
@@ -121,7 +193,9 @@ export function syncState(db: Db): SyncState {
     unsentRows: unsent,
     lastSuccessAt: link.lastSuccessAt,
     lastAttemptAt: link.lastAttemptAt,
-    lastError: link.lastError,
-    lastErrorCode: link.lastErrorCode,
+    lastError: rejoinNeeded ? REJOIN_NEEDED : link.lastError,
+    lastErrorCode: rejoinNeeded ? 'rejoin_needed' : link.lastErrorCode,
+    installId,
+    rejoinNeeded,
   };
 }

@@ -6,6 +6,7 @@ import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { HeldDay } from '../metering/index.ts';
+import { identityOf } from './identity.ts';
 import { FleetSync, type SyncHealth } from './sync.ts';
 
 export function buildFleetSync({
@@ -22,6 +23,8 @@ export function buildFleetSync({
   /** What the collector holds ahead of its rows (IntervalStore.heldDays), sent between its hourly writes. */
   held?: () => readonly HeldDay[];
 }): Module<{ fleetSync: FleetSync }> {
+  // The box's install id and credential key are made at its first start (beside the database, never in a backup).
+  identityOf(db);
   const fleetSync = new FleetSync({ db, logger, catchUpDelayMs: config.fleetSync.catchUpDelayMs, intervalMs: config.fleetSync.intervalMs, health, held });
   const ticks = new Repeating(
     () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),

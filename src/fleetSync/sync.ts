@@ -20,7 +20,8 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
-import { readLink, type FleetLink, unsentRows } from './link.ts';
+import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
+import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
@@ -94,6 +95,9 @@ export class FleetSync {
       // Joined (again): what this process knew of the fleet belongs to the old link.
       this.sent.clear();
       this.sentSite = first?.siteId;
+      // The new site at the fleet has none of the metadata (its meters above all: without them every row is refused as
+      // `unknown_meter`): the first batch carries it again.
+      this.sentMetadata = undefined;
       this.lastAttemptMs = undefined;
       this.lastSuccessMs = undefined;
     }
@@ -184,12 +188,22 @@ export class FleetSync {
   private async send(link: FleetLink, batch: SiteBatch): Promise<'stored' | 'wait' | 'refused'> {
     this.lastAttemptMs = this.now();
     const attemptAt = new Date(this.lastAttemptMs).toISOString();
+    const identity = identityOf(this.options.db);
+    const credential = openCredential(identity, link.siteId, link.credential);
+    if (credential === null) {
+      // Sealed on another machine: this database came from another box's backup. Nothing goes until a re-join.
+      if (link.lastErrorCode !== 'rejoin_needed') this.options.logger.warn(`fleet sync: ${REJOIN_NEEDED}`);
+      this.update({ lastAttemptAt: attemptAt, lastError: REJOIN_NEEDED, lastErrorCode: 'rejoin_needed' });
+      return 'refused';
+    }
+    // A credential an older box stored in clear is sealed now.
+    if (!isSealed(link.credential)) this.update({ credential: sealCredential(identity, link.siteId, credential) });
     let response: Response;
     try {
       response = await fetch(`${link.fleetUrl}/api/fleet/ingest`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${link.credential}` },
-        body: JSON.stringify(batch),
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+        body: JSON.stringify({ ...batch, installId: identity.installId }),
         signal: AbortSignal.timeout(60_000),
       });
     } catch (error) {
@@ -207,7 +221,29 @@ export class FleetSync {
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
       return 'wait';
     }
-    const body = (await response.json().catch(() => null)) as { error?: string; code?: string; details?: { cursor?: unknown } } | null;
+    const body = (await readAnswer(response)) as {
+      error?: string;
+      code?: string;
+      details?: { cursor?: unknown };
+      siteId?: unknown;
+      after?: unknown;
+      acknowledged?: unknown;
+    } | null;
+    if (response.status === 200 && !(body?.siteId === link.siteId && body.after === batch.after && body.acknowledged === batch.through)) {
+      // A 200 that is not the fleet's acknowledgement of this batch (a proxy's sign-in page, another server, an answer
+      // cut off at MAX_ANSWER_BYTES): nothing is known stored, so the cursor stays and the rows go again after a back-off.
+      this.failures++;
+      const backoff = Math.min(300_000, 5_000 * 2 ** Math.min(this.failures - 1, 6));
+      const reason = "the answer to the batch was not the fleet's acknowledgement of it (a proxy or another server answering?); the rows stay here";
+      this.update({
+        lastAttemptAt: attemptAt,
+        lastError: reason,
+        lastErrorCode: 'not_acknowledged',
+        notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
+      });
+      if (link.lastErrorCode !== 'not_acknowledged') this.options.logger.warn({ status: response.status }, `fleet sync: ${reason}`);
+      return 'wait';
+    }
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;

@@ -15,6 +15,8 @@ const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')
 const health: SiteHealthRow[] = Array.from({ length: SITES }, (_, i) => ({
   id: id(i),
   name: `Site ${i}`,
+  boxName: 'EMS',
+  installId: null,
   status: 'ok',
   lastContactAt: new Date(Date.now() - i * 1000).toISOString(),
   syncLagSec: 600 + i,

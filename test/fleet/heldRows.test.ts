@@ -113,18 +113,32 @@ test('held rows at the fleet: stored under `after`, replaced by the next held ro
   assert.deepEqual([rows[4]!.value, rows[4]!.seq], [1, 5]);
   assert.deepEqual(await dayRow(), { value: 12.6, seq: 5 });
 
-  // A held batch still under the old cursor (its answer lost, the site's cursor 4): it replaces nothing above 4.
-  assert.equal((await sendBatch(fleet.url, credential, held([9, 9], 99))).status, 200);
+  // A held batch still under the old cursor (the answer to sequence 5 lost, the site's cursor 4): the fleet's cursor is
+  // the end of the last batch stored (5), so it is refused as going back and replaces nothing (the box re-stamps).
+  const late = await sendBatch(fleet.url, credential, held([9, 9], 99));
+  assert.equal(late.status, 409);
+  assert.equal(late.body.details.cursor, 5);
   rows = await storedIntervals(siteId, '1');
   assert.deepEqual(
     rows.slice(3).map((r) => [r.value, r.seq]),
     [
-      [9, 4],
+      [2.5, 4],
       [1, 5],
     ],
-    'interval 3 (sequence 4) took the held value; interval 4 (sequence 5) kept the written one',
+    'nothing of the late held batch was stored',
   );
   assert.deepEqual(await dayRow(), { value: 12.6, seq: 5 });
+
+  // Held rows under the current cursor replace a row at or below it where they differ, never one above.
+  assert.equal((await sendBatch(fleet.url, credential, { ...held([9, 9], 99), after: 5, through: 5 })).status, 200);
+  rows = await storedIntervals(siteId, '1');
+  assert.deepEqual(
+    rows.slice(3).map((r) => [r.value, r.seq]),
+    [
+      [9, 5],
+      [9, 5],
+    ],
+  );
 
   // In one batch with a sequenced row of the same interval, the held row does not win (it is under the lower sequence).
   const both = sequenced(5, 6, 5, 2, 'estimated', { held: { intervals: [{ meter: '1', start: at(5), value: 7, quality: 'measured' }], days: [] } });
@@ -302,7 +316,8 @@ test('a fleet that refuses held rows (older than the box): the rows go on withou
         response.end(JSON.stringify({ code: 'invalid_batch', error: 'batch refused: /held is not allowed (unknown field)' }));
         return;
       }
-      response.end(JSON.stringify({ acknowledged: body.through }));
+      // The acknowledgement the box checks: its site and the batch's range (a fleet older than that one is not modelled).
+      response.end(JSON.stringify({ siteId: 'site', after: body.after, acknowledged: body.through }));
     });
   });
   await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));

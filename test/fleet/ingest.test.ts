@@ -94,7 +94,7 @@ describe('enrolment', () => {
 });
 
 describe('ingest', () => {
-  test('metadata then intervals are stored; the same batch twice changes nothing and is acknowledged again', async () => {
+  test('metadata then intervals are stored; the same batch again (its answer lost) changes nothing and is refused with the cursor at its end', async () => {
     const site = await enrolSite(fleet, 'Live');
     const batch = intervalBatch({ after: 0, from: quarterAgo(8), count: 8 });
     const first = await sendBatch(fleet.url, site.credential, batch);
@@ -102,17 +102,22 @@ describe('ingest', () => {
     assert.equal(first.body.acknowledged, 16);
     assert.equal(first.body.stored.intervals, 16);
     const before = await sql.query('select meter_key, start, value, quality, seq from intervals where site_id = $1 order by 1, 2', [site.siteId]);
+    assert.equal(first.body.after, 0);
+    assert.equal(first.body.siteId, site.siteId, 'the acknowledgement names the site and the range');
+    // The fleet's cursor is the batch's end: the same batch again is a box going back (it re-stamps above 16).
     const again = await sendBatch(fleet.url, site.credential, batch);
-    assert.equal(again.status, 200);
-    assert.equal(again.body.acknowledged, 16);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'sequence_backwards');
+    assert.equal(again.body.details.cursor, 16);
     const afterRows = await sql.query('select meter_key, start, value, quality, seq from intervals where site_id = $1 order by 1, 2', [site.siteId]);
     assert.deepEqual(afterRows.rows, before.rows);
     assert.equal(afterRows.rowCount, 16);
     // Counted once for completeness although written twice.
     const counted = await sql.query('select sum(rows)::int as n from site_day_counts where site_id = $1', [site.siteId]);
     assert.equal(counted.rows[0].n, 16);
-    const meta = await sql.query('select name, floor_area_m2 from sites where id = $1', [site.siteId]);
-    assert.deepEqual(meta.rows[0], { name: 'Site', floor_area_m2: 1000 });
+    // The enrolment name stays the site's name; the box's own name ('Site') is kept beside it.
+    const meta = await sql.query('select name, box_name, floor_area_m2 from sites where id = $1', [site.siteId]);
+    assert.deepEqual(meta.rows[0], { name: 'Live', box_name: 'Site', floor_area_m2: 1000 });
     assert.equal(await count('site_meters', site.siteId), 3);
     // The month's partition exists and holds the rows.
     const partition = `intervals_${new Date(quarterAgo(8)).toISOString().slice(0, 7).replace('-', '_')}`;
@@ -131,27 +136,34 @@ describe('ingest', () => {
       intervals: [{ meter: '1', start: new Date(from).toISOString(), value: 42.5, quality: 'imported', seq: 5 }],
     };
     assert.equal((await sendBatch(fleet.url, site.credential, restated)).status, 200);
-    // The site's cursor is now 4 (it reported after: 4). A batch from cursor 0 again means its sequence went backwards
-    // (a restore from an older backup): refused, nothing stored.
-    const stale = await sendBatch(fleet.url, site.credential, intervalBatch({ after: 0, from, count: 4, meters: ['1'], value: () => 1234 }));
-    assert.equal(stale.status, 409);
-    assert.equal(stale.body.code, 'sequence_backwards');
-    assert.equal(stale.body.details.cursor, 4);
-    // …and a row-level older version inside an accepted batch loses to the stored newer one.
-    const mixed = {
+    // The site's cursor is now 5 (the end of the last batch stored). A batch from below it means its sequence went
+    // backwards (a restore from an older backup, even one batch old): refused, nothing stored.
+    for (const after of [0, 4]) {
+      const stale = await sendBatch(fleet.url, site.credential, {
+        sentAt: new Date().toISOString(),
+        after,
+        through: 6,
+        intervals: [{ meter: '1', start: new Date(from).toISOString(), value: 1234, quality: 'measured', seq: 6 }],
+      });
+      assert.equal(stale.status, 409);
+      assert.equal(stale.body.code, 'sequence_backwards');
+      assert.equal(stale.body.details.cursor, 5);
+    }
+    // A later version (re-stamped above the cursor) replaces it.
+    const later = {
       sentAt: new Date().toISOString(),
-      after: 4,
-      through: 6,
+      after: 5,
+      through: 7,
       intervals: [
-        { meter: '1', start: new Date(from).toISOString(), value: 1, quality: 'measured', seq: 5 },
-        { meter: '1', start: new Date(from + 900_000).toISOString(), value: 7, quality: 'estimated', seq: 6 },
+        { meter: '1', start: new Date(from).toISOString(), value: 1, quality: 'measured', seq: 6 },
+        { meter: '1', start: new Date(from + 900_000).toISOString(), value: 7, quality: 'estimated', seq: 7 },
       ],
     };
-    assert.equal((await sendBatch(fleet.url, site.credential, mixed)).status, 200);
+    assert.equal((await sendBatch(fleet.url, site.credential, later)).status, 200);
     const rows = await sql.query('select value, quality, seq from intervals where site_id = $1 order by start', [site.siteId]);
     assert.deepEqual(rows.rows.slice(0, 2), [
-      { value: 42.5, quality: 'imported', seq: '5' }, // same sequence: the stored version stays
-      { value: 7, quality: 'estimated', seq: '6' },
+      { value: 1, quality: 'measured', seq: '6' },
+      { value: 7, quality: 'estimated', seq: '7' },
     ]);
   });
 
@@ -414,7 +426,12 @@ describe('PostgreSQL restarted mid-batch', () => {
     assert.ok(stored === 0 || stored === 12_000, `all or nothing: ${stored}`);
     let again = await sendBatch(fleet.url, site.credential, batch);
     for (let i = 0; i < 3 && again.status === 503; i++) again = await sendBatch(fleet.url, site.credential, batch);
-    assert.equal(again.status, 200, JSON.stringify(again.body));
+    // Stored before the restart (its answer maybe lost): the same batch again is refused with the cursor at its end,
+    // and the box would re-stamp; not stored: it is stored now.
+    if (stored === 12_000) {
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.details.cursor, batch.through);
+    } else assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.equal(await count('intervals', site.siteId), 12_000);
     const counted = await sql.query('select sum(rows)::int as n from site_day_counts where site_id = $1', [site.siteId]);
     assert.equal(counted.rows[0].n, 12_000, 'completeness counted each row once');

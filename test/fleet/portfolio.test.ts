@@ -79,7 +79,12 @@ test('EUI ranking: kWh/m²·year over the last 12 complete months, per commodity
   const { status, body } = await getJson(`${fleet.url}/api/fleet/eui`, admin);
   assert.equal(status, 200);
   const names = body.items.map((r: { name: string }) => r.name);
-  assert.deepEqual(names.slice(0, 2), ['x', 'x'], 'the sites renamed themselves in their metadata');
+  assert.deepEqual(names.slice(0, 2), ['High', 'Low'], 'the names given at enrolment stay: the boxes calling themselves "x" rename nothing');
+  assert.equal(
+    (await fleet.db.pool.query('select box_name from sites where id = $1', [high.siteId])).rows[0].box_name,
+    'x',
+    "the box's own name is kept beside",
+  );
   const first = body.items[0];
   assert.equal(first.id, high.siteId, 'the most intensive site leads');
   assert.equal(first.rank, 1);

@@ -99,9 +99,10 @@ before(async () => {
   const [pg] = await Promise.all([startFleetDatabase(), ensureBuilt()]);
   cluster = pg;
   [fleet, browser] = await Promise.all([startFleet(cluster.url), launchChromium()]);
-  sites.north = await enrolSite(fleet, 'North');
-  sites.harbour = await enrolSite(fleet, 'Harbour');
-  sites.mill = await enrolSite(fleet, 'Mill');
+  // The names given at enrolment are the sites' names at the fleet (the boxes send the same ones as their own).
+  sites.north = await enrolSite(fleet, 'Northside School');
+  sites.harbour = await enrolSite(fleet, 'Harbour Depot <img src=x>');
+  sites.mill = await enrolSite(fleet, 'Old Mill');
   const yesterday = Math.floor(Date.now() / DAY) * DAY - DAY;
   // North: every interval since yesterday 00:00 UTC, a backup 3 h ago: healthy. 24 months of days, more this year.
   await send(

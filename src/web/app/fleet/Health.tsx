@@ -68,6 +68,7 @@ export default function Health() {
                   <tr key={site.id} data-site={site.id}>
                     <th scope="row" class="fleet-name">
                       <a href={`/sites/${site.id}`}>{site.name}</a>
+                      {site.boxName && site.boxName !== site.name && <small class="muted box-name">{site.boxName}</small>}
                     </th>
                     <td class="grade-cell">
                       <Grade grade={site.grade} reasons={site.reasons} />

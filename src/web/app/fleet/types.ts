@@ -5,7 +5,10 @@ export type HealthReason = 'never' | 'revoked' | 'lag' | 'refusing' | 'clock' | 
 
 export type SiteHealth = {
   id: string;
+  /** The name given at enrolment; `boxName` is what the box calls itself. */
   name: string;
+  boxName: string | null;
+  installId: string | null;
   status: 'ok' | 'stale' | 'refusing' | 'clock' | 'revoked' | 'never';
   lastContactAt: string | null;
   syncLagSec: number | null;
