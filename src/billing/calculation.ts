@@ -12,7 +12,17 @@ import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calen
 
 export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 
-export type BilledMeter = { id: number; name: string; kind: string; commodity: Commodity; role: string; site: boolean; area: string | null };
+export type BilledMeter = {
+  id: number;
+  name: string;
+  kind: string;
+  commodity: Commodity;
+  role: string;
+  site: boolean;
+  area: string | null;
+  /** A virtual meter's terms (another meter's value × its sign); empty for a metered one. */
+  terms: { meterId: number; sign: 1 | -1 }[];
+};
 
 /** A meter's split: tenant id → fraction of its energy; the landlord takes 1 − Σ. */
 export type Split = { meter: BilledMeter; fractions: Map<number, number>; method: string };

@@ -142,7 +142,9 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ " +
         "(the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). " +
-        "Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's.",
+        "Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's. " +
+        'A meter whose energy another split meter already holds (a sub-meter beneath a split supply meter, the supply above a split sub-meter, ' +
+        'virtual meters sharing a term) is 409 naming both meters: the same energy is never billed twice (docs/billing.md, "The meter tree").',
       example: {
         method: 'percent',
         shares: [
@@ -152,7 +154,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
         landlordValue: 10,
       },
       tags,
-      schemas: { params: MeterParams, body: AllocationBody, response: { 200: Allocation, 400: ErrorBody, 404: ErrorBody } },
+      schemas: { params: MeterParams, body: AllocationBody, response: { 200: Allocation, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => billing.putAllocation(params.meterId, body, user),
     }),
     defineRoute({
@@ -230,7 +232,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
         `Admin only; audited. A period has at most one draft: running it again (or twice at once) recomputes that draft in place, so there is one statement set. ` +
         `After an issued run the draft is a restatement: each statement carries its difference to the one issued. ${CALCULATION_DOC}`,
       tags,
-      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody } },
+      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, user }) => billing.runPeriod(params.id, user),
     }),
     defineRoute({

@@ -9,7 +9,7 @@ import {
   BUDGET_SCOPES,
   COMMODITIES,
 } from '../platform/db/schema/index.ts';
-import { displayTextPattern, Email, NullableTimestamp, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+import { displayTextPattern, Email, NullableTimestamp, REFUSE_UNKNOWN_FIELDS, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
 const Name = Type.String({ minLength: 1, maxLength: 120, pattern: displayTextPattern(true) });
@@ -34,9 +34,9 @@ export const TenantCreate = Type.Object(
     contactEmail: Type.Optional(Type.Union([Email, Type.Null()])),
     floorAreaM2: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000 })),
   },
-  { additionalProperties: false },
+  REFUSE_UNKNOWN_FIELDS,
 );
-export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 });
+export const TenantUpdate = Type.Partial(TenantCreate, { ...REFUSE_UNKNOWN_FIELDS, minProperties: 1 });
 
 export const AllocationBody = Type.Object(
   {

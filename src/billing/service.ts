@@ -18,6 +18,7 @@ import {
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
+import { describeDoubleCount, doubleCount } from './meterTree.ts';
 
 export type Tenant = {
   id: number;
@@ -354,11 +355,28 @@ export class Billing {
           details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round6(sum)} %, not 100 %` });
       }
       if (details.length) throw new BadRequest('The meter split does not add up', details);
+      this.assertNoDoubleCount(meter, 'params.meterId');
       const before = this.sql.allocations.all().find((row) => row.meterId === meterId);
       this.sql.putAllocation.run({ meterId, method: input.method, shares: input.shares, landlordValue });
       this.audit.record({ actor, action: before ? 'update' : 'create', resource: 'billing_allocations', resourceId: meterId, before, after: input });
       return this.allocations().find((allocation) => allocation.meterId === meterId)!;
     })();
+  }
+
+  /**
+   * 409 naming both meters when `meter` and a meter already split would bill the same energy: one beneath the other in
+   * the meter tree (meterTree.ts), or two virtual meters sharing a term.
+   */
+  private assertNoDoubleCount(meter: BilledMeter, path: string): void {
+    const all = this.meters();
+    const byId = new Map(all.map((candidate) => [candidate.id, candidate]));
+    const split = this.sql.allocations.all().flatMap((row) => (row.meterId !== meter.id && byId.has(row.meterId) ? [byId.get(row.meterId)!] : []));
+    const found = doubleCount(meter, split, all);
+    if (found)
+      throw new Conflict('The split would bill the same energy twice', [
+        { path, message: describeDoubleCount(found, byId) },
+        { path: 'meters', message: `${found.meter.id}, ${found.other.id}` },
+      ]);
   }
 
   deleteAllocation(meterId: number, actor: Actor): void {
@@ -451,6 +469,8 @@ export class Billing {
       .transaction(() => {
         const { splits, tenantIds } = this.splits();
         if (!splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
+        // Splits made before the check, or a meter made a site meter since: a run never bills energy twice either.
+        for (const split of splits) this.assertNoDoubleCount(split.meter, `allocations.${split.meter.id}`);
         const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
         const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
         const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
