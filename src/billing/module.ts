@@ -29,7 +29,10 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     energy.tariffs,
     analysis.demandCharges,
     energy.calorific,
-    () => statements.settings().supplierBillTolerancePercent,
+    () => {
+      const settings = statements.settings();
+      return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
+    },
   );
   const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
   return {

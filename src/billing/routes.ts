@@ -30,6 +30,7 @@ import {
   PeriodCreate,
   Run,
   Settings,
+  SettingsBody,
   Statement,
   Tenant,
   TenantCreate,
@@ -176,7 +177,8 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'viewer',
       summary: "The site's billing rules: how much missing or estimated data a run may have and still be issued",
       description:
-        "maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines. Changes nothing.",
+        "maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines; " +
+        "billAudit holds the supplier-bill audit's tolerance of each check. Changes nothing.",
       tags,
       schemas: { response: { 200: Settings } },
       handler: () => billing.settings(),
@@ -186,10 +188,10 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       path: '/api/billing/settings',
       access: 'admin',
       summary: "Replace the site's billing rules",
-      description: 'Admin only; audited.',
-      example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 },
+      description: "Admin only; audited. billAudit may name some checks only: the others keep their tolerance.",
+      example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2, billAudit: { ratePercent: 0.1, yearOnYearPercent: 25 } },
       tags,
-      schemas: { body: Settings, response: { 200: Settings, 400: ErrorBody } },
+      schemas: { body: SettingsBody, response: { 200: Settings, 400: ErrorBody } },
       handler: ({ body, user }) => billing.putSettings(body, user),
     }),
     defineRoute({
@@ -324,17 +326,26 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'operator',
       summary: "Enter a supplier's bill for a supply point and check it against the shadow bill from the meters",
       description:
-        'Operator or admin; audited. Answers the check as GET …/check does: each line (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) ' +
-        "against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent.",
+        'Operator or admin; audited. Answers the check as GET …/check does: each summary figure (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) ' +
+        "against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent, and the line-by-line audit of the printed lines (see …/check). " +
+        'A bill whose lines do not add up to its total is stored, with that finding. Unknown fields are refused (400 naming the field), not dropped; a quantity, rate or ' +
+        'amount below 0 (an adjustment may be a credit) or beyond 10⁹ is 400 naming the field.',
       example: {
         meterId: 1,
         from: '2027-01-01',
         to: '2027-02-01',
         reference: 'INV-2027-001',
-        bands: { peak: 5200, base: 4100 },
-        billedKw: 48,
-        standingCharges: 31,
-        total: 2480.5,
+        total: 2477.12,
+        startReading: 120450,
+        endReading: 129750,
+        lines: [
+          { kind: 'energy', band: 'peak', quantity: 5200, rate: 0.3, amount: 1560 },
+          { kind: 'energy', band: 'base', quantity: 4100, rate: 0.2, amount: 820 },
+          { kind: 'standing', quantity: 31, rate: 1, amount: 31 },
+          { kind: 'demand', quantity: 48, rate: 4, amount: 192 },
+          { kind: 'tax', description: 'Energy levy', quantity: 9300, rate: 0.0016, amount: 14.88 },
+          { kind: 'adjustment', description: 'Credit for December', amount: -140.76 },
+        ],
       },
       tags,
       schemas: { body: SupplierBillBody, response: { 201: BillCheck, 400: ErrorBody } },
@@ -346,7 +357,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'operator',
       summary: "Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written",
       description:
-        'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and one kwh:<band> column per band ' +
+        'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band ' +
         '(e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.',
       rawBody: { contentType: 'text/csv' },
       tags,
@@ -364,7 +375,11 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, " +
         "for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. " +
-        'A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). Changes nothing.',
+        'A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). ' +
+        'audit: every printed line checked on its own (energy: kWh against the meters in its band and days, rate against the tariff in force, amount = quantity × rate; ' +
+        'standing: days, rate per day, amount; demand: kW against the intervals, rate per kW, amount; tax: amount = base × rate; adjustment: listed), the total against ' +
+        "the sum of the lines, and the bill against the supply's other bills and history (duplicate, overlap, missing bill, gap between readings, use against 364 days earlier). " +
+        "Each names the line, expected, billed and money at stake, under billAudit's tolerance of that check; findings: the flagged ones. Changes nothing.",
       tags,
       schemas: { params: IdParams, response: { 200: BillCheck, 404: ErrorBody } },
       handler: ({ params }) => supplierBills.check(params.id),

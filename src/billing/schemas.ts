@@ -8,7 +8,9 @@ import {
   BUDGET_PHASINGS,
   BUDGET_SCOPES,
   COMMODITIES,
+  SUPPLIER_BILL_LINE_KINDS,
 } from '../platform/db/schema/index.ts';
+import { AUDIT_CHECKS } from './billAudit.ts';
 import { displayTextPattern, Email, NullableTimestamp, REFUSE_UNKNOWN_FIELDS, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
@@ -65,15 +67,36 @@ export const Allocation = Type.Object({
   landlordFraction: Type.Number(),
 });
 
-export const Settings = Type.Object(
+const settingsFields = {
+  maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
+  maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
+  supplierBillTolerancePercent: Type.Number({
+    minimum: 0,
+    maximum: 100,
+    description: 'a supplier bill line further than this from the shadow bill is flagged',
+  }),
+};
+const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 1000, description });
+const Money = (description: string) => Type.Number({ minimum: 0, maximum: 1e6, description });
+const AuditTolerancesFields = {
+  quantityPercent: Percent("a bill line's kWh against the meters' (shadow bill), percent of the meters' (default 2)"),
+  ratePercent: Percent("a bill line's rate against the tariff in force, percent of the tariff's (default 0.1)"),
+  amount: Money("a line's amount against quantity × rate, in money (default 0.01)"),
+  total: Money("the bill's total against the sum of its lines, in money (default 0.01)"),
+  demandPercent: Percent("billed kW against the month's demand from the intervals, percent (default 2)"),
+  readingGap: Type.Number({ minimum: 0, maximum: 1e9, description: "a start reading against the previous bill's end reading, in register units (default 0.5)" }),
+  yearOnYearPercent: Percent("the bill's use against the same days 364 days earlier, percent of last year's (default 25)"),
+};
+export const Settings = Type.Object({ ...settingsFields, billAudit: Type.Object(AuditTolerancesFields) });
+export const SettingsBody = Type.Object(
   {
-    maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
-    maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
-    supplierBillTolerancePercent: Type.Number({
-      minimum: 0,
-      maximum: 100,
-      description: 'a supplier bill line further than this from the shadow bill is flagged',
-    }),
+    ...settingsFields,
+    billAudit: Type.Optional(
+      Type.Partial(Type.Object(AuditTolerancesFields), {
+        additionalProperties: false,
+        description: "the supplier-bill audit's tolerance per check; a check not named keeps its value",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -174,23 +197,54 @@ export const Statement = Type.Object({
   ]),
 });
 
-const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0 }), {
-  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too)',
+const Figure = (description: string) => Type.Number({ minimum: 0, maximum: 1e9, description });
+const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0, maximum: 1e9 }), {
+  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too); absent: summed from the energy lines',
 });
+const BillLineFields = {
+  kind: stringEnum(SUPPLIER_BILL_LINE_KINDS, {
+    description: 'energy: a band\'s kWh × rate; standing: days × rate per day; demand: kW × rate per kW; tax: a tax or levy (base × rate); adjustment: a credit or charge as printed',
+  }),
+  description: Type.Optional(Type.String({ maxLength: 200, pattern: displayTextPattern() })),
+  band: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "energy: the time-of-use band ('base' outside every band; the default)" })),
+  from: Type.Optional(Type.String({ format: 'date', description: "the line's first day, within the bill (a line per tariff version, as bills print them)" })),
+  to: Type.Optional(Type.String({ format: 'date', description: "the first day after the line's days" })),
+  quantity: Type.Optional(Figure('energy: kWh; standing: days; demand: kW; tax: its base')),
+  rate: Type.Optional(Figure('per unit of the quantity, in the site currency')),
+  amount: Type.Number({
+    minimum: -1e9,
+    maximum: 1e9,
+    description: 'the line\'s money as printed; below 0 only for an adjustment (a credit)',
+  }),
+};
+const BillLine = Type.Object(BillLineFields, REFUSE_UNKNOWN_FIELDS);
 export const SupplierBillBody = Type.Object(
   {
     meterId: Type.Integer({ minimum: 1, description: 'the supply point: a site meter' }),
     from: Day,
     to: Type.String({ format: 'date', description: 'the first day after the bill period' }),
     reference: Type.Optional(Type.String({ maxLength: 120, pattern: displayTextPattern() })),
-    bands: BandQuantities,
-    billedKw: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
-    standingCharges: Type.Optional(Type.Number({ minimum: 0 })),
-    total: Type.Number(),
+    bands: Type.Optional(BandQuantities),
+    billedKw: Type.Optional(Type.Union([Figure("billed kW (absent: the demand lines' highest)"), Type.Null()])),
+    standingCharges: Type.Optional(Figure("absent: the standing lines' sum")),
+    total: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'the total as printed (stored even when the lines do not add up to it: that is a finding)' }),
     calorificValue: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
+    lines: Type.Optional(Type.Array(BillLine, { maxItems: 200, description: 'the lines as printed, each audited on its own' })),
+    startReading: Type.Optional(Type.Union([Figure("the supply meter's register at the start, as printed"), Type.Null()])),
+    endReading: Type.Optional(Type.Union([Figure("the supply meter's register at the end, as printed"), Type.Null()])),
   },
-  { additionalProperties: false },
+  REFUSE_UNKNOWN_FIELDS,
 );
+const StoredLine = Type.Object({
+  kind: stringEnum(SUPPLIER_BILL_LINE_KINDS),
+  description: Type.Optional(Type.String()),
+  band: Type.Optional(Type.String()),
+  from: Type.Optional(Type.String()),
+  to: Type.Optional(Type.String()),
+  quantity: Type.Optional(Type.Number()),
+  rate: Type.Optional(Type.Number()),
+  amount: Type.Number(),
+});
 export const SupplierBill = Type.Object({
   id: Type.Integer(),
   meterId: Type.Integer(),
@@ -202,18 +256,36 @@ export const SupplierBill = Type.Object({
   standingCharges: Type.Number(),
   total: Type.Number(),
   calorificValue: Type.Union([Type.Number(), Type.Null()]),
+  lines: Type.Array(StoredLine),
+  startReading: Type.Union([Type.Number(), Type.Null()]),
+  endReading: Type.Union([Type.Number(), Type.Null()]),
   createdAt: Timestamp,
   createdBy: Type.Union([Type.String(), Type.Null()]),
 });
 const Nullable = Type.Union([Type.Number(), Type.Null()]);
+const AuditItem = Type.Object({
+  check: stringEnum(AUDIT_CHECKS),
+  line: Type.String({ description: 'the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check' }),
+  lineIndex: Type.Union([Type.Integer(), Type.Null()]),
+  unit: Type.String(),
+  expected: Nullable,
+  billed: Nullable,
+  difference: Nullable,
+  moneyAtStake: Type.Union([Type.Number(), Type.Null()], { description: 'what the difference is worth in money (positive: billed too much)' }),
+  tolerance: Type.String(),
+  flagged: Type.Boolean(),
+  message: Type.String(),
+});
 export const BillCheck = Type.Object({
   bill: SupplierBill,
   tolerancePercent: Type.Number(),
-  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance' }),
+  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance, or the audit has a finding' }),
   lines: Type.Array(
     Type.Object({ line: Type.String(), billed: Nullable, shadow: Nullable, difference: Nullable, differencePercent: Nullable, flagged: Type.Boolean() }),
   ),
   missingIntervals: Type.Integer({ description: "intervals of the bill's period the meter has no data for (the shadow counts them as 0)" }),
+  audit: Type.Array(AuditItem, { description: 'every check of the line-by-line audit, flagged or not (docs/billing.md, "The audit\'s checks")' }),
+  findings: Type.Array(AuditItem, { description: "the audit's flagged checks" }),
 });
 
 export const BudgetBody = Type.Object(

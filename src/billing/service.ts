@@ -19,6 +19,7 @@ import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
 import { describeDoubleCount, doubleCount } from './meterTree.ts';
+import { DEFAULT_TOLERANCES, type AuditTolerances } from './billAudit.ts';
 
 export type Tenant = {
   id: number;
@@ -40,7 +41,14 @@ export type Allocation = {
   landlordFraction: number;
 };
 export type AllocationInput = { method: AllocationMethod; shares: AllocationShare[]; landlordValue?: number };
-export type BillingSettings = { maxMissingPercent: number; maxEstimatedPercent: number; supplierBillTolerancePercent: number };
+export type BillingSettings = {
+  maxMissingPercent: number;
+  maxEstimatedPercent: number;
+  supplierBillTolerancePercent: number;
+  /** The supplier-bill audit's tolerance per check; a check not set takes its default. */
+  billAudit: AuditTolerances;
+};
+export type BillingSettingsInput = Omit<BillingSettings, 'billAudit'> & { billAudit?: Partial<AuditTolerances> };
 export type Period = { id: number; name: string; from: string; to: string; createdAt: string };
 export type RunSummary = {
   currency: string;
@@ -158,13 +166,14 @@ export class Billing {
               maxMissingPercent: billingSettings.maxMissingPercent,
               maxEstimatedPercent: billingSettings.maxEstimatedPercent,
               supplierBillTolerancePercent: billingSettings.supplierBillTolerancePercent,
+              billAudit: billingSettings.billAudit,
             })
             .from(billingSettings)
             .where(eq(billingSettings.id, 1))
             .get(),
       },
       putSettings: {
-        run: (row: BillingSettings) =>
+        run: (row: Omit<BillingSettings, 'billAudit'> & { billAudit: Record<string, number> }) =>
           orm
             .insert(billingSettings)
             .values({ id: 1, ...row, updatedAt: now() })
@@ -389,13 +398,16 @@ export class Billing {
   // --- Rules ------------------------------------------------------------------------------------------------------
 
   settings(): BillingSettings {
-    return this.sql.settings.get() ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 };
+    const row = this.sql.settings.get();
+    const stored = row ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2, billAudit: {} };
+    return { ...stored, billAudit: { ...DEFAULT_TOLERANCES, ...stored.billAudit } };
   }
 
-  putSettings(input: BillingSettings, actor: Actor): BillingSettings {
+  /** Replaces the rules; billAudit's checks not named keep what they were. */
+  putSettings(input: BillingSettingsInput, actor: Actor): BillingSettings {
     return this.db.sqlite.transaction(() => {
       const before = this.settings();
-      this.sql.putSettings.run(input);
+      this.sql.putSettings.run({ ...input, billAudit: { ...before.billAudit, ...input.billAudit } });
       this.audit.record({ actor, action: 'update', resource: 'billing_settings', resourceId: 1, before, after: input });
       return this.settings();
     })();
