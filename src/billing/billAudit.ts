@@ -131,7 +131,10 @@ export class BillAudit {
         rates.add(rate);
       }
       if (rates.size > 1)
-        return { rate: null, why: `the tariff's rate for "${band}" changes within the line's days (${[...rates].join(', ')}): give each version's days a line of its own` };
+        return {
+          rate: null,
+          why: `the tariff's rate for "${band}" changes within the line's days (${[...rates].join(', ')}): give each version's days a line of its own`,
+        };
       return { rate: [...rates][0] ?? null, why: '' };
     };
     const push = (item: Omit<AuditItem, 'difference'> & { difference?: number | null }) => {
@@ -210,7 +213,7 @@ export class BillAudit {
             moneyAtStake: (line.quantity - days.length) * (line.rate ?? (days.length ? expectedAmount / days.length : 0)),
             tolerance: 'exact',
             flagged: Math.abs(line.quantity - days.length) > 1e-9,
-            message: "the days the line covers",
+            message: 'the days the line covers',
           });
         if (line.rate !== undefined) {
           const one = new Set(rates).size === 1 ? rates[0] : null;
@@ -223,7 +226,10 @@ export class BillAudit {
             moneyAtStake: one === null ? null : (line.rate - one) * (line.quantity ?? days.length),
             tolerance: `${tolerances.ratePercent} % of the tariff's rate`,
             flagged: one === null || beyond(line.rate, one, tolerances.ratePercent),
-            message: one === null ? "the standing charge changes within the line's days: give each version's days a line of its own" : 'standingChargePerDay of the tariff in force',
+            message:
+              one === null
+                ? "the standing charge changes within the line's days: give each version's days a line of its own"
+                : 'standingChargePerDay of the tariff in force',
           });
           arithmetic();
         } else
@@ -266,7 +272,10 @@ export class BillAudit {
             moneyAtStake: perKw.length === 1 ? (line.rate - perKw[0]) * (line.quantity ?? expectedKw) : null,
             tolerance: `${tolerances.ratePercent} % of the tariff's rate`,
             flagged: perKw.length !== 1 || beyond(line.rate, perKw[0], tolerances.ratePercent),
-            message: perKw.length === 1 ? 'demandChargePerKw of the version in effect on the first day of the month' : 'the months of the line have different demand rates',
+            message:
+              perKw.length === 1
+                ? 'demandChargePerKw of the version in effect on the first day of the month'
+                : 'the months of the line have different demand rates',
           });
         arithmetic();
       } else if (line.kind === 'tax') {
@@ -316,7 +325,10 @@ export class BillAudit {
     // The supply's other bills: the same bill twice, bills over the same days, days no bill covers, readings that jump.
     const earlier = others.filter((other) => other.id < bill.id);
     const duplicate = earlier.find(
-      (other) => other.from === bill.from && other.to === bill.to && (Math.abs(other.total - bill.total) < 0.005 || (bill.reference !== '' && other.reference === bill.reference)),
+      (other) =>
+        other.from === bill.from &&
+        other.to === bill.to &&
+        (Math.abs(other.total - bill.total) < 0.005 || (bill.reference !== '' && other.reference === bill.reference)),
     );
     if (duplicate)
       push({
@@ -333,8 +345,9 @@ export class BillAudit {
       });
     else
       for (const other of earlier) {
-        const from = other.from > bill.from ? other.from : bill.from;
-        const to = other.to < bill.to ? other.to : bill.to;
+        // Days as text compare in calendar order: the later start and the earlier end.
+        const from = [other.from, bill.from].sort()[1];
+        const to = [other.to, bill.to].sort()[0];
         if (from >= to) continue;
         const days = daysBetween(from, to).length;
         const share = days / daysBetween(bill.from, bill.to).length;

@@ -17,8 +17,7 @@ export function leavesOf(meters: BilledMeter[]): Map<number, Map<string, number>
   const byId = new Map(meters.map((meter) => [meter.id, meter]));
   const metered = (meter: BilledMeter) => meter.kind !== 'virtual' && meter.role === 'import';
   const supplies = new Map<string, BilledMeter[]>();
-  for (const meter of meters)
-    if (metered(meter) && meter.site) supplies.set(meter.commodity, [...(supplies.get(meter.commodity) ?? []), meter]);
+  for (const meter of meters) if (metered(meter) && meter.site) supplies.set(meter.commodity, [...(supplies.get(meter.commodity) ?? []), meter]);
   const memo = new Map<number, Map<string, number>>();
   const leaves = (meter: BilledMeter, seen: Set<number>): Map<string, number> => {
     const known = memo.get(meter.id);

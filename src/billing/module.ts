@@ -22,18 +22,10 @@ export type BillingFeature = { statements: Billing; supplierBills: SupplierBills
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
   const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
   const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
-  const supplierBills = new SupplierBills(
-    db,
-    audit,
-    calculation,
-    energy.tariffs,
-    analysis.demandCharges,
-    energy.calorific,
-    () => {
-      const settings = statements.settings();
-      return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
-    },
-  );
+  const supplierBills = new SupplierBills(db, audit, calculation, energy.tariffs, analysis.demandCharges, energy.calorific, () => {
+    const settings = statements.settings();
+    return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
+  });
   const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
   return {
     statements,

@@ -188,7 +188,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       path: '/api/billing/settings',
       access: 'admin',
       summary: "Replace the site's billing rules",
-      description: "Admin only; audited. billAudit may name some checks only: the others keep their tolerance.",
+      description: 'Admin only; audited. billAudit may name some checks only: the others keep their tolerance.',
       example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2, billAudit: { ratePercent: 0.1, yearOnYearPercent: 25 } },
       tags,
       schemas: { body: SettingsBody, response: { 200: Settings, 400: ErrorBody } },

@@ -84,7 +84,11 @@ const AuditTolerancesFields = {
   amount: Money("a line's amount against quantity × rate, in money (default 0.01)"),
   total: Money("the bill's total against the sum of its lines, in money (default 0.01)"),
   demandPercent: Percent("billed kW against the month's demand from the intervals, percent (default 2)"),
-  readingGap: Type.Number({ minimum: 0, maximum: 1e9, description: "a start reading against the previous bill's end reading, in register units (default 0.5)" }),
+  readingGap: Type.Number({
+    minimum: 0,
+    maximum: 1e9,
+    description: "a start reading against the previous bill's end reading, in register units (default 0.5)",
+  }),
   yearOnYearPercent: Percent("the bill's use against the same days 364 days earlier, percent of last year's (default 25)"),
 };
 export const Settings = Type.Object({ ...settingsFields, billAudit: Type.Object(AuditTolerancesFields) });
@@ -203,7 +207,8 @@ const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }),
 });
 const BillLineFields = {
   kind: stringEnum(SUPPLIER_BILL_LINE_KINDS, {
-    description: 'energy: a band\'s kWh × rate; standing: days × rate per day; demand: kW × rate per kW; tax: a tax or levy (base × rate); adjustment: a credit or charge as printed',
+    description:
+      "energy: a band's kWh × rate; standing: days × rate per day; demand: kW × rate per kW; tax: a tax or levy (base × rate); adjustment: a credit or charge as printed",
   }),
   description: Type.Optional(Type.String({ maxLength: 200, pattern: displayTextPattern() })),
   band: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "energy: the time-of-use band ('base' outside every band; the default)" })),
@@ -214,7 +219,7 @@ const BillLineFields = {
   amount: Type.Number({
     minimum: -1e9,
     maximum: 1e9,
-    description: 'the line\'s money as printed; below 0 only for an adjustment (a credit)',
+    description: "the line's money as printed; below 0 only for an adjustment (a credit)",
   }),
 };
 const BillLine = Type.Object(BillLineFields, REFUSE_UNKNOWN_FIELDS);
@@ -227,7 +232,11 @@ export const SupplierBillBody = Type.Object(
     bands: Type.Optional(BandQuantities),
     billedKw: Type.Optional(Type.Union([Figure("billed kW (absent: the demand lines' highest)"), Type.Null()])),
     standingCharges: Type.Optional(Figure("absent: the standing lines' sum")),
-    total: Type.Number({ minimum: -1e9, maximum: 1e9, description: 'the total as printed (stored even when the lines do not add up to it: that is a finding)' }),
+    total: Type.Number({
+      minimum: -1e9,
+      maximum: 1e9,
+      description: 'the total as printed (stored even when the lines do not add up to it: that is a finding)',
+    }),
     calorificValue: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
     lines: Type.Optional(Type.Array(BillLine, { maxItems: 200, description: 'the lines as printed, each audited on its own' })),
     startReading: Type.Optional(Type.Union([Figure("the supply meter's register at the start, as printed"), Type.Null()])),

@@ -284,7 +284,10 @@ export class SupplierBills {
     // With printed lines, taxes and adjustments are not in EMS's shadow: the total compared is the bill's less them.
     const outside = bill.lines.filter((line) => line.kind === 'tax' || line.kind === 'adjustment').reduce((sum, line) => sum + line.amount, 0);
     compare(outside ? 'total before taxes and adjustments' : 'total', round(bill.total - outside, 6), energyCost + standing + demandCharge);
-    const others = this.sql.ofMeter.all(bill.meterId).map(view).filter((other) => other.id !== bill.id);
+    const others = this.sql.ofMeter
+      .all(bill.meterId)
+      .map(view)
+      .filter((other) => other.id !== bill.id);
     const audit = this.auditor.audit(bill, others, rules.audit);
     const findings = audit.filter((item) => item.flagged);
     return {
@@ -315,7 +318,11 @@ function withDerived(input: SupplierBillInput): SupplierBillInput {
   const demand = lines.filter((line) => line.kind === 'demand' && line.quantity !== undefined);
   if (input.billedKw == null && demand.length) out.billedKw = Math.max(...demand.map((line) => line.quantity!));
   const standing = lines.filter((line) => line.kind === 'standing');
-  if (input.standingCharges === undefined && standing.length) out.standingCharges = round(standing.reduce((sum, line) => sum + line.amount, 0), 6);
+  if (input.standingCharges === undefined && standing.length)
+    out.standingCharges = round(
+      standing.reduce((sum, line) => sum + line.amount, 0),
+      6,
+    );
   return out;
 }
 
