@@ -202,6 +202,15 @@ describe('a supplier bill audited line by line', () => {
     });
     const gap = june.findings.find((item) => item.check === 'reading_gap')!;
     assert.deepEqual([gap.expected, gap.billed], [130_000, 130_010]);
+    // A bill over 15 May – 15 June overlaps May's bill by 17 days and June's by 14: its share of each, of 310.00.
+    const overlapping = await enter({ from: '2030-05-15', to: '2030-06-15', lines: [{ kind: 'adjustment', amount: 310 }], total: 310 });
+    assert.deepEqual(
+      overlapping.findings.filter((item) => item.check === 'overlap').map((item) => [item.billed, item.moneyAtStake]),
+      [
+        [17, 170],
+        [14, 140],
+      ],
+    );
   });
 
   test('bad input: unknown fields, negative and absurd figures answer 400 naming the field, and write nothing', async () => {
