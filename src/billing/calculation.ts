@@ -8,7 +8,7 @@ import type { EnergyFigures } from '../energy/index.ts';
 import type { DemandCharges } from '../analysis/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
-import { addDays, dayOf, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { addDays, dayOf, daysBetween, INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
 
 export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 
@@ -38,9 +38,27 @@ export type MeterPeriod = {
   quantity: number;
   /** The quantity of each day. */
   byDay: Map<string, number>;
+  /** Missing intervals billing estimated (estimateMissing; they count in `missing` still), their quantity and per band. */
+  billingEstimated: number;
+  estimatedQuantity: number;
+  estimatedBands: Map<string, { quantity: number; cost: number }>;
 };
 
-export type EnergyLine = { utility: Commodity; unit: string; band: string; quantity: number; amountCents: number };
+/** How billing fills a split sub-meter's missing interval (docs/billing.md, "Missing sub-meter data"). */
+export const ESTIMATE_RULE =
+  "a missing interval of a sub-meter is the mean of the meter's measured intervals at the same local time on the same weekday in the period " +
+  "(else at the same local time on any day), scaled by the site's supply meter then against its mean at those intervals; none measured: left missing (0)";
+
+export type EnergyLine = {
+  utility: Commodity;
+  unit: string;
+  band: string;
+  quantity: number;
+  amountCents: number;
+  /** Of the line, what rests on estimated intervals of missing sub-meter data (tenant statements). */
+  estimatedQuantity?: number;
+  estimatedAmountCents?: number;
+};
 export type ChargeLine = { utility: Commodity; amountCents: number; rule: string };
 export type DemandLine = {
   month: string;
@@ -66,6 +84,9 @@ export type MeterLine = {
   intervals: number;
   missing: number;
   estimated: number;
+  /** Of the missing intervals, those billed at an estimate (ESTIMATE_RULE), and the meter's estimated quantity. */
+  billingEstimated: number;
+  estimatedQuantity: number;
 };
 
 export type Bill = {
@@ -76,9 +97,23 @@ export type Bill = {
   totalCents: number;
 };
 
-export type TenantBill = Bill & { meters: MeterLine[] };
+export type TenantBill = Bill & {
+  meters: MeterLine[];
+  /** Where some of the statement rests on estimated sub-meter data: how much money, and the rule. */
+  estimatedAmountCents?: number;
+  estimateRule?: string;
+};
 
-export type Quality = { intervals: number; missing: number; estimated: number; missingPercent: number; estimatedPercent: number };
+export type Quality = {
+  intervals: number;
+  /** Intervals with no data, whether billing estimated them or not: the site's missing-data limit reads this. */
+  missing: number;
+  estimated: number;
+  missingPercent: number;
+  estimatedPercent: number;
+  /** Of the missing intervals, those of split sub-meters billed at an estimate (ESTIMATE_RULE). */
+  billingEstimated: number;
+};
 
 export type PeriodBill = {
   from: string;
@@ -131,9 +166,29 @@ export class BillingCalculation {
     return site;
   }
 
-  meterPeriod(meter: BilledMeter, from: string, to: string): MeterPeriod {
+  meterPeriod(meter: BilledMeter, from: string, to: string, estimate?: { supply: BilledMeter[] }): MeterPeriod {
     const timezone = this.timezone();
-    const result: MeterPeriod = { meter, bands: new Map(), carbonKg: 0, intervals: 0, missing: 0, estimated: 0, quantity: 0, byDay: new Map() };
+    const result: MeterPeriod = {
+      meter,
+      bands: new Map(),
+      carbonKg: 0,
+      intervals: 0,
+      missing: 0,
+      estimated: 0,
+      quantity: 0,
+      byDay: new Map(),
+      billingEstimated: 0,
+      estimatedQuantity: 0,
+      estimatedBands: new Map(),
+    };
+    const gaps: { day: string; at: number; price: number; band: string; carbonFactor: number }[] = [];
+    const measured = new Map<string, { at: number; value: number }[]>();
+    const addTo = (bands: Map<string, { quantity: number; cost: number }>, name: string, quantity: number, cost: number) => {
+      let band = bands.get(name);
+      if (!band) bands.set(name, (band = { quantity: 0, cost: 0 }));
+      band.quantity += quantity;
+      band.cost += cost;
+    };
     for (const day of daysBetween(from, to)) {
       const record = this.store.load(meter.id, day);
       const count = record.kwh.length;
@@ -143,39 +198,105 @@ export class BillingCalculation {
       for (let i = 0; i < count; i += 1) {
         result.intervals += 1;
         const value = record.kwh[i];
+        const at = record.start + i * INTERVAL_MS;
         if (Number.isNaN(value)) {
           result.missing += 1;
+          if (estimate) gaps.push({ day, at, price: prices[i], band: names[i], carbonFactor });
           continue;
         }
+        if (estimate) {
+          const { weekday, minute } = localClock(timezone, at);
+          const key = `${weekday}|${minute}`;
+          const list = measured.get(key) ?? [];
+          list.push({ at, value });
+          measured.set(key, list);
+        }
         if (record.flags[i] & FLAG_ESTIMATED) result.estimated += 1;
-        let band = result.bands.get(names[i]);
-        if (!band) result.bands.set(names[i], (band = { quantity: 0, cost: 0 }));
-        band.quantity += value;
-        band.cost += value * prices[i];
+        addTo(result.bands, names[i], value, value * prices[i]);
         result.quantity += value;
         result.byDay.set(day, (result.byDay.get(day) ?? 0) + value);
         result.carbonKg += value * carbonFactor;
+      }
+    }
+    if (estimate && gaps.length) {
+      for (const gap of gaps) {
+        const value = this.estimateInterval(gap.at, measured, estimate.supply, timezone);
+        if (value === null) continue;
+        result.billingEstimated += 1;
+        result.estimatedQuantity += value;
+        addTo(result.bands, gap.band, value, value * gap.price);
+        addTo(result.estimatedBands, gap.band, value, value * gap.price);
+        result.quantity += value;
+        result.byDay.set(gap.day, (result.byDay.get(gap.day) ?? 0) + value);
+        result.carbonKg += value * gap.carbonFactor;
       }
     }
     return result;
   }
 
   /**
+   * ESTIMATE_RULE for one missing interval: the mean of the meter's measured intervals at the same local time on the
+   * same weekday (else on any day), times the supply meters' value now ÷ their mean at those same intervals (when the
+   * supply has data at all of them); null when the meter has no measured interval at that local time.
+   */
+  private estimateInterval(at: number, measured: Map<string, { at: number; value: number }[]>, supply: BilledMeter[], timezone: string): number | null {
+    const { weekday, minute } = localClock(timezone, at);
+    let references = measured.get(`${weekday}|${minute}`) ?? [];
+    if (!references.length) for (let other = 0; other < 7; other += 1) references = references.concat(measured.get(`${other}|${minute}`) ?? []);
+    if (!references.length) return null;
+    const mean = references.reduce((sum, ref) => sum + ref.value, 0) / references.length;
+    if (!supply.length) return mean;
+    const supplyAt = (instant: number) => {
+      let sum = 0;
+      for (const meter of supply) {
+        const value = this.storedAt(meter.id, instant, timezone);
+        if (value === null) return null;
+        sum += value;
+      }
+      return sum;
+    };
+    const now = supplyAt(at);
+    const then = references.map((ref) => supplyAt(ref.at));
+    if (now === null || then.some((value) => value === null)) return mean;
+    const supplyMean = (then as number[]).reduce((a, b) => a + b, 0) / then.length;
+    return supplyMean > 0 ? (mean * now) / supplyMean : mean;
+  }
+
+  /** A meter's stored quantity in the interval starting at `at`, or null where it has none. */
+  private storedAt(meterId: number, at: number, timezone: string): number | null {
+    const record = this.store.load(meterId, dayOf(timezone, at));
+    const value = record.kwh[Math.round((at - record.start) / INTERVAL_MS)];
+    return value === undefined || Number.isNaN(value) ? null : value;
+  }
+
+  /**
    * Every meter's period, read with the event loop free every SLICE_MS (a month of 200 meters is ~0.4 s of decoding and
    * pricing): what compute() then bills inside its transaction without reading the intervals again.
    */
-  async readPeriods(meters: BilledMeter[], from: string, to: string): Promise<Map<number, MeterPeriod>> {
+  async readPeriods(meters: BilledMeter[], from: string, to: string, estimated: Set<number> = new Set()): Promise<Map<number, MeterPeriod>> {
     const periods = new Map<number, MeterPeriod>();
+    const all = this.billedMeters();
     let since = performance.now();
     for (const meter of meters) {
       if (periods.has(meter.id)) continue;
-      periods.set(meter.id, this.meterPeriod(meter, from, to));
+      periods.set(meter.id, this.meterPeriod(meter, from, to, estimated.has(meter.id) ? this.estimateBasis(meter, all) : undefined));
       if (performance.now() - since > SLICE_MS) {
         await yieldToLoop();
         since = performance.now();
       }
     }
     return periods;
+  }
+
+  /** The split meters whose missing intervals are estimated: every split meter that is not one of the site's meters. */
+  estimatedMeters(splits: Split[], all: BilledMeter[]): Set<number> {
+    const site = new Set(this.siteMeters(all).map((meter) => meter.id));
+    return new Set(splits.map((split) => split.meter.id).filter((id) => !site.has(id)));
+  }
+
+  /** What a split sub-meter's missing intervals are estimated against: its utility's site meters (none: unscaled). */
+  estimateBasis(meter: BilledMeter, all: BilledMeter[]): { supply: BilledMeter[] } {
+    return { supply: this.siteMeters(all).filter((site) => site.commodity === meter.commodity && site.id !== meter.id) };
   }
 
   /** A meter's stored quantity in the interval starting at `at` (0 where it has none). */
@@ -221,17 +342,20 @@ export class BillingCalculation {
     const { currency } = this.figures.settings();
     const siteMeters = this.siteMeters(allMeters);
     const periods = new Map<number, MeterPeriod>(read);
+    const estimated = this.estimatedMeters(splits, allMeters);
     const periodOf = (meter: BilledMeter) => {
       let found = periods.get(meter.id);
-      if (!found) periods.set(meter.id, (found = this.meterPeriod(meter, from, to)));
+      if (!found)
+        periods.set(meter.id, (found = this.meterPeriod(meter, from, to, estimated.has(meter.id) ? this.estimateBasis(meter, allMeters) : undefined)));
       return found;
     };
-    const quality: Quality = { intervals: 0, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0 };
+    const quality: Quality = { intervals: 0, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0, billingEstimated: 0 };
     for (const meter of new Map([...siteMeters, ...splits.map((split) => split.meter)].map((m) => [m.id, m])).values()) {
       const period = periodOf(meter);
       quality.intervals += period.intervals;
       quality.missing += period.missing;
       quality.estimated += period.estimated;
+      quality.billingEstimated += period.billingEstimated;
     }
     quality.missingPercent = quality.intervals ? round((100 * quality.missing) / quality.intervals, 3) : 0;
     quality.estimatedPercent = quality.intervals ? round((100 * quality.estimated) / quality.intervals, 3) : 0;
@@ -305,7 +429,7 @@ export class BillingCalculation {
     // Each tenant's share: its fraction of each allocated meter's bands, standing by quantity, demand by coincident peak.
     const tenants = new Map<number, TenantBill>();
     for (const tenantId of tenantIds) {
-      const bands = new Map<string, { utility: Commodity; band: string; quantity: number; cost: number }>();
+      const bands = new Map<string, { utility: Commodity; band: string; quantity: number; cost: number; estimatedQuantity: number; estimatedCost: number }>();
       const quantity = new Map<Commodity, number>();
       let carbonKg = 0;
       const meters: MeterLine[] = [];
@@ -328,14 +452,21 @@ export class BillingCalculation {
           intervals: period.intervals,
           missing: period.missing,
           estimated: period.estimated,
+          billingEstimated: period.billingEstimated,
+          estimatedQuantity: round(period.estimatedQuantity, 3),
         });
         carbonKg += period.carbonKg * fraction;
         quantity.set(split.meter.commodity, (quantity.get(split.meter.commodity) ?? 0) + period.quantity * fraction);
         for (const [band, figures] of period.bands) {
           const key = `${split.meter.commodity}|${band}`;
-          const line = bands.get(key) ?? { utility: split.meter.commodity, band, quantity: 0, cost: 0 };
+          const line = bands.get(key) ?? { utility: split.meter.commodity, band, quantity: 0, cost: 0, estimatedQuantity: 0, estimatedCost: 0 };
           line.quantity += figures.quantity * fraction;
           line.cost += figures.cost * fraction;
+          const guess = period.estimatedBands.get(band);
+          if (guess) {
+            line.estimatedQuantity += guess.quantity * fraction;
+            line.estimatedCost += guess.cost * fraction;
+          }
           bands.set(key, line);
         }
       }
@@ -372,6 +503,7 @@ export class BillingCalculation {
           band: line.band,
           quantity: round(line.quantity, 3),
           amountCents: cents(line.cost),
+          ...(line.estimatedQuantity > 0 ? { estimatedQuantity: round(line.estimatedQuantity, 3), estimatedAmountCents: cents(line.estimatedCost) } : {}),
         })),
         standing,
         demand,
@@ -380,6 +512,11 @@ export class BillingCalculation {
         meters,
       };
       bill.totalCents = sumBill(bill);
+      const guessed = bill.energy.reduce((sum, line) => sum + (line.estimatedAmountCents ?? 0), 0);
+      if (meters.some((meter) => meter.billingEstimated > 0)) {
+        bill.estimatedAmountCents = guessed;
+        bill.estimateRule = ESTIMATE_RULE;
+      }
       tenants.set(tenantId, bill);
     }
     return { from, to, currency, site, tenants, landlord: landlordShare(site, [...tenants.values()]), quality };

@@ -111,7 +111,15 @@ export const PeriodCreate = Type.Object(
   { additionalProperties: false },
 );
 
-const EnergyLine = Type.Object({ utility: Utility, unit: Type.String(), band: Type.String(), quantity: Type.Number(), amountCents: Cents });
+const EnergyLine = Type.Object({
+  utility: Utility,
+  unit: Type.String(),
+  band: Type.String(),
+  quantity: Type.Number(),
+  amountCents: Cents,
+  estimatedQuantity: Type.Optional(Type.Number({ description: "of the line's quantity, what rests on estimated intervals of missing sub-meter data" })),
+  estimatedAmountCents: Type.Optional(Type.Integer({ description: "of the line's amount, what rests on estimated intervals" })),
+});
 const ChargeLine = Type.Object({ utility: Utility, amountCents: Cents, rule: Type.String() });
 const DemandLine = Type.Object({
   month: Type.String(),
@@ -143,10 +151,19 @@ const MeterLine = Type.Object({
   startReading: Type.Union([Type.Number(), Type.Null()]),
   endReading: Type.Union([Type.Number(), Type.Null()]),
   intervals: Type.Integer(),
-  missing: Type.Integer(),
-  estimated: Type.Integer(),
+  missing: Type.Integer({ description: 'intervals with no data (billed at an estimate where billingEstimated says so)' }),
+  estimated: Type.Integer({ description: 'intervals the collector estimated' }),
+  billingEstimated: Type.Optional(
+    Type.Integer({ description: 'of the missing intervals, those billed at an estimate (docs/billing.md, "Missing sub-meter data")' }),
+  ),
+  estimatedQuantity: Type.Optional(Type.Number({ description: "the meter's estimated quantity, before the tenant's share" })),
 });
-const TenantBill = Type.Object({ ...BillFields, meters: Type.Array(MeterLine) });
+const TenantBill = Type.Object({
+  ...BillFields,
+  meters: Type.Array(MeterLine),
+  estimatedAmountCents: Type.Optional(Type.Integer({ description: 'how much of the statement rests on estimated sub-meter data' })),
+  estimateRule: Type.Optional(Type.String({ description: 'how the missing intervals were estimated' })),
+});
 
 export const Run = Type.Object({
   id: Type.Integer(),
@@ -168,6 +185,7 @@ export const Run = Type.Object({
       estimated: Type.Integer(),
       missingPercent: Type.Number(),
       estimatedPercent: Type.Number(),
+      billingEstimated: Type.Optional(Type.Integer({ description: 'of the missing intervals, those of split sub-meters billed at an estimate' })),
     }),
     reconciliation: Type.Object({ siteTotalCents: Cents, statementsCents: Cents, landlordCents: Cents }),
   }),

@@ -473,8 +473,9 @@ export class Billing {
     // The intervals are read and priced first, in slices with the event loop free; the transaction then bills them.
     this.loadTariffs();
     const all = this.meters();
-    const wanted = [...this.calculation.siteMeters(all), ...this.splits().splits.map((split) => split.meter)];
-    const read = await this.calculation.readPeriods(wanted, period.from, period.to);
+    const { splits: before } = this.splits();
+    const wanted = [...this.calculation.siteMeters(all), ...before.map((split) => split.meter)];
+    const read = await this.calculation.readPeriods(wanted, period.from, period.to, this.calculation.estimatedMeters(before, all));
     // The tariff versions are cached before the transaction (a cache is not filled inside one).
     this.loadTariffs();
     const runId = this.db.sqlite
