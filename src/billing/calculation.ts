@@ -8,6 +8,7 @@ import type { EnergyFigures } from '../energy/index.ts';
 import type { DemandCharges } from '../analysis/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
+import { OwnTariffBook, type OwnTariff } from './ownTariffs.ts';
 import { addDays, dayOf, daysBetween, INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
 
 export const UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
@@ -42,6 +43,8 @@ export type MeterPeriod = {
   billingEstimated: number;
   estimatedQuantity: number;
   estimatedBands: Map<string, { quantity: number; cost: number }>;
+  /** Each day's intervals as billed (estimates in, NaN where none) and which are estimates: an own tariff reprices them. */
+  days: { day: string; start: number; values: Float64Array; guessed: Uint8Array }[];
 };
 
 /** How billing fills a split sub-meter's missing interval (docs/billing.md, "Missing sub-meter data"). */
@@ -99,6 +102,8 @@ export type Bill = {
 
 export type TenantBill = Bill & {
   meters: MeterLine[];
+  /** Where some of the energy is priced by the tenant's or a meter's own tariff: the rule. */
+  tariffRule?: string;
   /** Where some of the statement rests on estimated sub-meter data: how much money, and the rule. */
   estimatedAmountCents?: number;
   estimateRule?: string;
@@ -129,6 +134,9 @@ const cents = (amount: number) => Math.round(amount * 100);
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export const STANDING_RULE = "the utility's standing charges of the period's days, shared by each tenant's share of the site's quantity of that utility";
+export const OWN_TARIFF_RULE =
+  "energy priced by the tenant's own tariff in force each day, else the meter's own, else the site's; the landlord's share is what the supplier's bill leaves";
+export const OWN_STANDING_RULE = "the tenant's own tariff's standing charge on the days it is in force, its share of the site's on the others";
 export const DEMAND_RULE =
   "the month's demand charge (billed kW × price, as the supplier bills it), times the period's share of the month's days, shared by the tenant's allocated demand in the 15-minute interval of the site's monthly peak (coincident peak) ÷ the site's demand then";
 
@@ -142,6 +150,8 @@ export class BillingCalculation {
     private readonly figures: EnergyFigures,
     private readonly demandCharges: DemandCharges,
     private readonly timezone: () => string,
+    /** Tenants' and meters' own tariffs (issue 51); none: every meter at the site's. */
+    private readonly ownTariffs: () => OwnTariffBook = () => new OwnTariffBook([]),
   ) {}
 
   /** Every meter, by id, with what billing splits and prices it by. */
@@ -180,8 +190,9 @@ export class BillingCalculation {
       billingEstimated: 0,
       estimatedQuantity: 0,
       estimatedBands: new Map(),
+      days: [],
     };
-    const gaps: { day: string; at: number; price: number; band: string; carbonFactor: number }[] = [];
+    const gaps: { day: string; at: number; price: number; band: string; carbonFactor: number; values: Float64Array; guessed: Uint8Array; index: number }[] = [];
     const measured = new Map<string, { at: number; value: number }[]>();
     const addTo = (bands: Map<string, { quantity: number; cost: number }>, name: string, quantity: number, cost: number) => {
       let band = bands.get(name);
@@ -195,13 +206,16 @@ export class BillingCalculation {
       const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, meter.id, timezone, day, record.start, count);
       const version = meter.commodity === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(meter.commodity, day);
       const names = version ? this.tariffs.bandNames(version, timezone, day, record.start, count) : new Array<string>(count).fill('base');
+      const values = Float64Array.from(record.kwh);
+      const guessed = new Uint8Array(count);
+      result.days.push({ day, start: record.start, values, guessed });
       for (let i = 0; i < count; i += 1) {
         result.intervals += 1;
         const value = record.kwh[i];
         const at = record.start + i * INTERVAL_MS;
         if (Number.isNaN(value)) {
           result.missing += 1;
-          if (estimate) gaps.push({ day, at, price: prices[i], band: names[i], carbonFactor });
+          if (estimate) gaps.push({ day, at, price: prices[i], band: names[i], carbonFactor, values, guessed, index: i });
           continue;
         }
         if (estimate) {
@@ -222,6 +236,8 @@ export class BillingCalculation {
       for (const gap of gaps) {
         const value = this.estimateInterval(gap.at, measured, estimate.supply, timezone);
         if (value === null) continue;
+        gap.values[gap.index] = value;
+        gap.guessed[gap.index] = 1;
         result.billingEstimated += 1;
         result.estimatedQuantity += value;
         addTo(result.bands, gap.band, value, value * gap.price);
@@ -286,6 +302,55 @@ export class BillingCalculation {
       }
     }
     return periods;
+  }
+
+  /**
+   * A meter's period priced for one tenant where an own tariff is in force on some day (the tenant's, else the meter's):
+   * every day's intervals as billed, by the own version's bands and prices, or the site's on days without one; null
+   * when no own tariff touches the period (the site's pricing, already in the period, holds).
+   */
+  private ownPricing(
+    book: OwnTariffBook,
+    tenantId: number,
+    period: MeterPeriod,
+  ): { bands: Map<string, { quantity: number; cost: number }>; estimatedBands: Map<string, { quantity: number; cost: number }> } | null {
+    if (book.empty) return null;
+    const { meter } = period;
+    const versionOf = (day: string): OwnTariff | null =>
+      book.inForce({ tenantId }, meter.commodity, day) ?? book.inForce({ meterId: meter.id }, meter.commodity, day);
+    if (!period.days.some(({ day }) => versionOf(day))) return null;
+    const timezone = this.timezone();
+    const bands = new Map<string, { quantity: number; cost: number }>();
+    const estimatedBands = new Map<string, { quantity: number; cost: number }>();
+    const add = (into: Map<string, { quantity: number; cost: number }>, name: string, quantity: number, cost: number) => {
+      const band = into.get(name) ?? { quantity: 0, cost: 0 };
+      band.quantity += quantity;
+      band.cost += cost;
+      into.set(name, band);
+    };
+    for (const { day, start, values, guessed } of period.days) {
+      const count = values.length;
+      const own = versionOf(day);
+      let prices: Float64Array;
+      let names: string[];
+      if (own) {
+        // An own version has the fields the band pricing reads (price, bands, holidays).
+        const version = own as unknown as Parameters<Tariffs['bandPrices']>[0];
+        prices = this.tariffs.bandPrices(version, timezone, day, start, count).prices;
+        names = this.tariffs.bandNames(version, timezone, day, start, count);
+      } else {
+        prices = meterPrices(this.db, this.tariffs, meter.id, timezone, day, start, count).prices;
+        const site = meter.commodity === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(meter.commodity, day);
+        names = site ? this.tariffs.bandNames(site, timezone, day, start, count) : new Array<string>(count).fill('base');
+      }
+      for (let i = 0; i < count; i += 1) {
+        const value = values[i];
+        if (Number.isNaN(value)) continue;
+        add(bands, names[i], value, value * prices[i]);
+        if (guessed[i]) add(estimatedBands, names[i], value, value * prices[i]);
+      }
+    }
+    return { bands, estimatedBands };
   }
 
   /** The split meters whose missing intervals are estimated: every split meter that is not one of the site's meters. */
@@ -378,14 +443,19 @@ export class BillingCalculation {
     }
     const utilities = [...new Set([...siteMeters, ...splits.map((split) => split.meter)].map((meter) => meter.commodity))];
     const standingOf = new Map<Commodity, number>();
+    const standingByDay = new Map<Commodity, Map<string, number>>();
     for (const utility of utilities) {
       let amount = 0;
+      const byDay = new Map<string, number>();
       for (const day of daysBetween(from, to)) {
         const version = utility === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(utility, day);
         amount += version?.standingChargePerDay ?? 0;
+        byDay.set(day, version?.standingChargePerDay ?? 0);
       }
       standingOf.set(utility, amount);
+      standingByDay.set(utility, byDay);
     }
+    const book = this.ownTariffs();
     const siteElectricity = siteMeters.filter((meter) => meter.commodity === 'electricity');
     const demandMonths = this.months(from, to).flatMap(({ month, share }) => {
       // A month without a demand price has no charge: its peaks are not read.
@@ -431,6 +501,7 @@ export class BillingCalculation {
     for (const tenantId of tenantIds) {
       const bands = new Map<string, { utility: Commodity; band: string; quantity: number; cost: number; estimatedQuantity: number; estimatedCost: number }>();
       const quantity = new Map<Commodity, number>();
+      const ownTariffs = new Set<Commodity>();
       let carbonKg = 0;
       const meters: MeterLine[] = [];
       for (const split of splits) {
@@ -457,12 +528,15 @@ export class BillingCalculation {
         });
         carbonKg += period.carbonKg * fraction;
         quantity.set(split.meter.commodity, (quantity.get(split.meter.commodity) ?? 0) + period.quantity * fraction);
-        for (const [band, figures] of period.bands) {
+        // The tenant's own tariff, else the meter's, else the site's (already in the meter's period).
+        const priced = this.ownPricing(book, tenantId, period) ?? { bands: period.bands, estimatedBands: period.estimatedBands };
+        if (priced.bands !== period.bands) ownTariffs.add(split.meter.commodity);
+        for (const [band, figures] of priced.bands) {
           const key = `${split.meter.commodity}|${band}`;
           const line = bands.get(key) ?? { utility: split.meter.commodity, band, quantity: 0, cost: 0, estimatedQuantity: 0, estimatedCost: 0 };
           line.quantity += figures.quantity * fraction;
           line.cost += figures.cost * fraction;
-          const guess = period.estimatedBands.get(band);
+          const guess = priced.estimatedBands.get(band);
           if (guess) {
             line.estimatedQuantity += guess.quantity * fraction;
             line.estimatedCost += guess.cost * fraction;
@@ -474,8 +548,20 @@ export class BillingCalculation {
       for (const [utility, amount] of standingOf) {
         const own = quantity.get(utility) ?? 0;
         const total = siteQuantity.get(utility) ?? 0;
-        if (own <= 0 || total <= 0) continue;
-        standing.push({ utility, amountCents: cents((amount * own) / total), rule: STANDING_RULE });
+        const share = own > 0 && total > 0 ? own / total : 0;
+        // A tenant with a tariff of its own pays that tariff's standing charge on the days it is in force, its share of
+        // the site's on the others.
+        let charge = 0;
+        let ownDays = 0;
+        for (const [day, site] of standingByDay.get(utility) ?? new Map<string, number>()) {
+          const mine = book.inForce({ tenantId }, utility, day);
+          if (mine) ownDays += 1;
+          charge += mine ? mine.standingChargePerDay : site * share;
+        }
+        if (!ownDays && share <= 0) continue;
+        if (!ownDays) charge = amount * share;
+        if (ownDays && charge <= 0) continue;
+        standing.push({ utility, amountCents: cents(charge), rule: ownDays ? OWN_STANDING_RULE : STANDING_RULE });
       }
       const demand: DemandLine[] = [];
       for (const month of demandMonths) {
@@ -512,6 +598,7 @@ export class BillingCalculation {
         meters,
       };
       bill.totalCents = sumBill(bill);
+      if (ownTariffs.size) bill.tariffRule = OWN_TARIFF_RULE;
       const guessed = bill.energy.reduce((sum, line) => sum + (line.estimatedAmountCents ?? 0), 0);
       if (meters.some((meter) => meter.billingEstimated > 0)) {
         bill.estimatedAmountCents = guessed;

@@ -9,6 +9,7 @@ import {
   BUDGET_SCOPES,
   COMMODITIES,
   SUPPLIER_BILL_LINE_KINDS,
+  WEEKDAYS,
 } from '../platform/db/schema/index.ts';
 import { AUDIT_CHECKS } from './billAudit.ts';
 import { displayTextPattern, Email, NullableTimestamp, REFUSE_UNKNOWN_FIELDS, stringEnum, Timestamp } from '../platform/http/schemas.ts';
@@ -161,6 +162,7 @@ const MeterLine = Type.Object({
 const TenantBill = Type.Object({
   ...BillFields,
   meters: Type.Array(MeterLine),
+  tariffRule: Type.Optional(Type.String({ description: "where some energy is priced by the tenant's or a meter's own tariff: the rule" })),
   estimatedAmountCents: Type.Optional(Type.Integer({ description: 'how much of the statement rests on estimated sub-meter data' })),
   estimateRule: Type.Optional(Type.String({ description: 'how the missing intervals were estimated' })),
 });
@@ -462,4 +464,46 @@ export const SiteSavings = Type.Object({
     uncertaintyCost: Type.Number(),
     confidence: Type.Number(),
   }),
+});
+
+const Clock = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', description: 'HH:MM, local time; 24:00 ends a band at midnight' });
+const OwnBand = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 40 }),
+    days: Type.Array(stringEnum(WEEKDAYS), { minItems: 1, uniqueItems: true, maxItems: WEEKDAYS.length }),
+    from: Clock,
+    to: Clock,
+    price: Type.Number({ minimum: 0, maximum: 1e6 }),
+  },
+  REFUSE_UNKNOWN_FIELDS,
+);
+export const OwnTariffBody = Type.Object(
+  {
+    tenantId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a tenant's own tariff: its share of every meter" })),
+    meterId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a meter's own tariff: every tenant's share of it" })),
+    commodity: Type.Optional(stringEnum(COMMODITIES, { description: 'electricity (default), water or heat; gas stays at the site tariff' })),
+    validFrom: Day,
+    price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per unit outside every band' }),
+    bands: Type.Optional(Type.Array(OwnBand, { maxItems: 50, description: 'time-of-use bands (electricity); the first that covers an interval prices it' })),
+    holidays: Type.Optional(Type.Array(Day, { maxItems: 400 })),
+    standingChargePerDay: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1e7, description: "a tenant's own standing charge, instead of its share of the site's" }),
+    ),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  REFUSE_UNKNOWN_FIELDS,
+);
+export const OwnTariff = Type.Object({
+  id: Type.Integer(),
+  tenantId: Type.Union([Type.Integer(), Type.Null()]),
+  meterId: Type.Union([Type.Integer(), Type.Null()]),
+  commodity: Utility,
+  validFrom: Day,
+  price: Type.Number(),
+  bands: Type.Array(Type.Object({ name: Type.String(), days: Type.Array(Type.String()), from: Type.String(), to: Type.String(), price: Type.Number() })),
+  holidays: Type.Array(Type.String()),
+  standingChargePerDay: Type.Number(),
+  note: Type.String(),
+  createdAt: Timestamp,
+  createdBy: Type.Union([Type.String(), Type.Null()]),
 });

@@ -1306,6 +1306,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/billing/tariffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenants' and meters' own tariffs (dated versions), oldest first
+         * @description A tenant's own tariff prices its share of every meter; a meter's prices every tenant's share of it; else the site's tariff does. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingTariffs"];
+        put?: never;
+        /**
+         * Give a tenant or a meter a tariff of its own from a day
+         * @description Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). The same party, utility and validFrom twice is 409; unknown fields are refused.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingTariffs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/tariffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a tenant's or meter's own tariff version
+         * @description Admin only; audited. Issued statements keep what they were issued with.
+         *
+         *     **Requires role admin**.
+         */
+        delete: operations["deleteApiBillingTariffsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/tenants": {
         parameters: {
             query?: never;
@@ -9718,6 +9768,8 @@ export interface operations {
                                 /** @enum {string} */
                                 utility: "electricity" | "gas" | "water" | "heat";
                             }[];
+                            /** @description where some energy is priced by the tenant's or a meter's own tariff: the rule */
+                            tariffRule?: string;
                             /** @description amount in cents of the site currency */
                             totalCents: number;
                         };
@@ -10471,6 +10523,247 @@ export interface operations {
                      * @example {
                      *       "error": "Unsupported media type",
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingTariffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            bands: {
+                                days: string[];
+                                from: string;
+                                name: string;
+                                price: number;
+                                to: string;
+                            }[];
+                            /** @enum {string} */
+                            commodity: "electricity" | "gas" | "water" | "heat";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            createdBy: string | null;
+                            holidays: string[];
+                            id: number;
+                            meterId: number | null;
+                            note: string;
+                            price: number;
+                            standingChargePerDay: number;
+                            tenantId: number | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            validFrom: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingTariffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tenantId": 1,
+                 *       "validFrom": "2027-01-01",
+                 *       "price": 0.22,
+                 *       "bands": [
+                 *         {
+                 *           "name": "peak",
+                 *           "days": [
+                 *             "mon",
+                 *             "tue",
+                 *             "wed",
+                 *             "thu",
+                 *             "fri"
+                 *           ],
+                 *           "from": "08:00",
+                 *           "to": "20:00",
+                 *           "price": 0.3
+                 *         }
+                 *       ],
+                 *       "standingChargePerDay": 0.5,
+                 *       "note": "Contract 2027-14"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description time-of-use bands (electricity); the first that covers an interval prices it */
+                    bands?: {
+                        days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun" | "holiday")[];
+                        /** @description HH:MM, local time; 24:00 ends a band at midnight */
+                        from: string;
+                        name: string;
+                        price: number;
+                        /** @description HH:MM, local time; 24:00 ends a band at midnight */
+                        to: string;
+                    }[];
+                    /**
+                     * @description electricity (default), water or heat; gas stays at the site tariff
+                     * @enum {string}
+                     */
+                    commodity?: "electricity" | "gas" | "water" | "heat";
+                    holidays?: string[];
+                    /** @description a meter's own tariff: every tenant's share of it */
+                    meterId?: number | null;
+                    note?: string;
+                    /** @description per unit outside every band */
+                    price: number;
+                    /** @description a tenant's own standing charge, instead of its share of the site's */
+                    standingChargePerDay?: number;
+                    /** @description a tenant's own tariff: its share of every meter */
+                    tenantId?: number | null;
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    validFrom: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bands: {
+                            days: string[];
+                            from: string;
+                            name: string;
+                            price: number;
+                            to: string;
+                        }[];
+                        /** @enum {string} */
+                        commodity: "electricity" | "gas" | "water" | "heat";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        createdBy: string | null;
+                        holidays: string[];
+                        id: number;
+                        meterId: number | null;
+                        note: string;
+                        price: number;
+                        standingChargePerDay: number;
+                        tenantId: number | null;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        validFrom: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteApiBillingTariffsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
