@@ -353,6 +353,25 @@ export class BillingCalculation {
     return { bands, estimatedBands };
   }
 
+  /**
+   * The site's charges beside energy over [from, to) of a utility, as its bill prices them: the standing charge of each
+   * day (the version in force) and, for electricity, each month's demand charge × the share of its days inside.
+   */
+  siteCharges(utility: Commodity, from: string, to: string): { standing: number; demand: number } {
+    let standing = 0;
+    for (const day of daysBetween(from, to)) {
+      const version = utility === 'electricity' ? this.tariffs.versionOn(day) : this.tariffs.versionFor(utility, day);
+      standing += version?.standingChargePerDay ?? 0;
+    }
+    let demand = 0;
+    if (utility === 'electricity')
+      for (const { month, share } of this.months(from, to)) {
+        if (this.demandCharges.versionFor(month).demandChargePerKw <= 0) continue;
+        demand += this.demandCharges.month(month).demandCharge * share;
+      }
+    return { standing, demand };
+  }
+
   /** The split meters whose missing intervals are estimated: every split meter that is not one of the site's meters. */
   estimatedMeters(splits: Split[], all: BilledMeter[]): Set<number> {
     const site = new Set(this.siteMeters(all).map((meter) => meter.id));

@@ -7847,25 +7847,43 @@ export interface operations {
                         forecast: {
                             amount: number;
                             amountPercentOfBudget: number;
+                            /** @description false: no forecast could be made (then no alert); methodNote says why */
+                            available: boolean;
+                            /** @enum {string} */
+                            method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                            methodNote: string;
                             quantity: number;
                             quantityPercentOfBudget: number;
                         };
                         message: string;
                         months: {
+                            /** @description the whole bill of the month so far: energy + standing + demand charges */
                             actualAmount: number | null;
+                            /** @description null: the month has not begun or its meters recorded nothing (no data, never 0) */
                             actualQuantity: number | null;
                             budgetAmount: number;
                             budgetQuantity: number;
+                            charges: {
+                                demand: number;
+                                energy: number;
+                                standing: number;
+                            } | null;
+                            /** @enum {string} */
+                            data: "measured" | "no_data" | "future";
                             lastYearQuantity: number;
                             month: string;
                         }[];
                         /** @enum {string} */
                         phasingUsed: "last_year" | "even";
                         ytd: {
+                            /** @description the whole bill: energy + standing + demand */
                             amount: number;
                             budgetAmount: number;
                             budgetQuantity: number;
+                            demand: number;
+                            energy: number;
                             quantity: number;
+                            standing: number;
                         };
                     };
                 };
@@ -7945,25 +7963,43 @@ export interface operations {
                             forecast: {
                                 amount: number;
                                 amountPercentOfBudget: number;
+                                /** @description false: no forecast could be made (then no alert); methodNote says why */
+                                available: boolean;
+                                /** @enum {string} */
+                                method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                                methodNote: string;
                                 quantity: number;
                                 quantityPercentOfBudget: number;
                             };
                             message: string;
                             months: {
+                                /** @description the whole bill of the month so far: energy + standing + demand charges */
                                 actualAmount: number | null;
+                                /** @description null: the month has not begun or its meters recorded nothing (no data, never 0) */
                                 actualQuantity: number | null;
                                 budgetAmount: number;
                                 budgetQuantity: number;
+                                charges: {
+                                    demand: number;
+                                    energy: number;
+                                    standing: number;
+                                } | null;
+                                /** @enum {string} */
+                                data: "measured" | "no_data" | "future";
                                 lastYearQuantity: number;
                                 month: string;
                             }[];
                             /** @enum {string} */
                             phasingUsed: "last_year" | "even";
                             ytd: {
+                                /** @description the whole bill: energy + standing + demand */
                                 amount: number;
                                 budgetAmount: number;
                                 budgetQuantity: number;
+                                demand: number;
+                                energy: number;
                                 quantity: number;
+                                standing: number;
                             };
                         }[];
                     };
