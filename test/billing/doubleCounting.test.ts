@@ -114,6 +114,19 @@ describe('billing never splits the same energy twice', () => {
     for (const meter of [ids.unit1, ids.unit2, ids.rest]) await api('DELETE', `/api/billing/allocations/${meter}`);
   });
 
+  test('splits of a supply and its sub-meters sent at once: the tree holds, whichever wins', async () => {
+    const bodies = [ids.main, ids.unit1, ids.unit2, ids.units].flatMap((meter) =>
+      Array.from({ length: 5 }, () => ({ meter, body: { method: 'percent', shares: [{ tenantId: ids.a, value: 100 }] } })),
+    );
+    const answers = await Promise.all(bodies.map(({ meter, body }) => api('PUT', `/api/billing/allocations/${meter}`, body)));
+    assert.deepEqual([...new Set(answers.map((answer) => answer.status))].sort(), [200, 409]);
+    const split = await splitMeters();
+    // Whatever won, no two split meters hold the same energy: Main alone, or sub-meters (Both units excludes the units).
+    const allowed = [[ids.main], [ids.units], [ids.unit1, ids.unit2].sort(), [ids.unit1], [ids.unit2]].map((set) => JSON.stringify(set));
+    assert.ok(allowed.includes(JSON.stringify(split)), JSON.stringify(split));
+    for (const meter of split) await api('DELETE', `/api/billing/allocations/${meter}`);
+  });
+
   test('a run refuses splits stored before the check (409 naming both meters) instead of billing the energy twice', async () => {
     await api('PUT', `/api/billing/allocations/${ids.unit1}`, { method: 'percent', shares: [{ tenantId: ids.a, value: 100 }] });
     // As a split of an older version would be: written beside the check, straight into the table.
