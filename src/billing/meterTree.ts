@@ -48,8 +48,30 @@ export function leavesOf(meters: BilledMeter[]): Map<number, Map<string, number>
 
 /** The first overlap between `meter` and any of `others` (the meters already split), or null. */
 export function doubleCount(meter: BilledMeter, others: BilledMeter[], all: BilledMeter[]): DoubleCount | null {
+  return overlapIn(meter, others, positiveLeaves(all));
+}
+
+/** The first overlap among split meters (a run's check: the tree built once), or null. */
+export function firstDoubleCount(split: BilledMeter[], all: BilledMeter[]): DoubleCount | null {
+  const positive = positiveLeaves(all);
+  for (let i = 0; i < split.length; i += 1) {
+    const found = overlapIn(split[i], split.slice(i + 1), positive);
+    if (found) return found;
+  }
+  return null;
+}
+
+function positiveLeaves(all: BilledMeter[]): (id: number) => Set<string> {
   const tree = leavesOf(all);
-  const positive = (id: number) => new Set([...(tree.get(id) ?? new Map<string, number>())].filter(([, w]) => w > 0).map(([leaf]) => leaf));
+  const memo = new Map<number, Set<string>>();
+  return (id) => {
+    let found = memo.get(id);
+    if (!found) memo.set(id, (found = new Set([...(tree.get(id) ?? new Map<string, number>())].filter(([, w]) => w > 0).map(([leaf]) => leaf))));
+    return found;
+  };
+}
+
+function overlapIn(meter: BilledMeter, others: BilledMeter[], positive: (id: number) => Set<string>): DoubleCount | null {
   const mine = positive(meter.id);
   for (const other of others) {
     if (other.id === meter.id) continue;

@@ -18,7 +18,7 @@ import {
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
-import { describeDoubleCount, doubleCount } from './meterTree.ts';
+import { describeDoubleCount, doubleCount, firstDoubleCount, type DoubleCount } from './meterTree.ts';
 import { DEFAULT_TOLERANCES, type AuditTolerances } from './billAudit.ts';
 
 export type Tenant = {
@@ -381,11 +381,7 @@ export class Billing {
     const byId = new Map(all.map((candidate) => [candidate.id, candidate]));
     const split = this.sql.allocations.all().flatMap((row) => (row.meterId !== meter.id && byId.has(row.meterId) ? [byId.get(row.meterId)!] : []));
     const found = doubleCount(meter, split, all);
-    if (found)
-      throw new Conflict('The split would bill the same energy twice', [
-        { path, message: describeDoubleCount(found, byId) },
-        { path: 'meters', message: `${found.meter.id}, ${found.other.id}` },
-      ]);
+    if (found) throw doubleCountConflict(found, byId, path);
   }
 
   deleteAllocation(meterId: number, actor: Actor): void {
@@ -474,8 +470,9 @@ export class Billing {
     this.loadTariffs();
     const all = this.meters();
     const { splits: before } = this.splits();
-    const wanted = [...this.calculation.siteMeters(all), ...before.map((split) => split.meter)];
-    const read = await this.calculation.readPeriods(wanted, period.from, period.to, this.calculation.estimatedMeters(before, all));
+    const site = this.calculation.siteMeters(all);
+    const wanted = [...site, ...before.map((split) => split.meter)];
+    const read = await this.calculation.readPeriods(wanted, period.from, period.to, this.calculation.estimatedMeters(before, site));
     // The tariff versions are cached before the transaction (a cache is not filled inside one).
     this.loadTariffs();
     const runId = this.db.sqlite
@@ -483,11 +480,16 @@ export class Billing {
         const { splits, tenantIds } = this.splits();
         if (!splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
         // Splits made before the check, or a meter made a site meter since: a run never bills energy twice either.
-        for (const split of splits) this.assertNoDoubleCount(split.meter, `allocations.${split.meter.id}`);
+        const meters = this.meters();
+        const found = firstDoubleCount(
+          splits.map((split) => split.meter),
+          meters,
+        );
+        if (found) throw doubleCountConflict(found, new Map(meters.map((meter) => [meter.id, meter])), `allocations.${found.meter.id}`);
         const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
         const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
         const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
-        const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids, read);
+        const bill = this.calculation.compute(period.from, period.to, meters, splits, ids, read);
         const summary = summaryOf(bill);
         const kind = issuedId === null ? 'initial' : 'restatement';
         const draft = this.sql.draftOf.get(periodId);
@@ -601,6 +603,14 @@ export class Billing {
       difference: (row.difference ?? null) as Difference | null,
     };
   }
+}
+
+/** 409 naming both meters of a double count. */
+function doubleCountConflict(found: DoubleCount, byId: Map<number, BilledMeter>, path: string): Conflict {
+  return new Conflict('The split would bill the same energy twice', [
+    { path, message: describeDoubleCount(found, byId) },
+    { path: 'meters', message: `${found.meter.id}, ${found.other.id}` },
+  ]);
 }
 
 function round6(value: number): number {
