@@ -30,17 +30,31 @@ export type MonthStatus = {
   month: string;
   budgetQuantity: number;
   budgetAmount: number;
+  /** null: the month has not begun, or its meters recorded nothing (no data, never 0). */
   actualQuantity: number | null;
+  /** The whole bill of the month so far: energy + standing + demand charges. */
   actualAmount: number | null;
   lastYearQuantity: number;
+  data: 'measured' | 'no_data' | 'future';
+  charges: { energy: number; standing: number; demand: number } | null;
 };
+export type ForecastMethod = 'last_year_scaled_to_run_rate' | 'run_rate' | 'last_year' | 'none';
 export type BudgetStatus = {
   budget: Budget;
   at: string;
   phasingUsed: 'last_year' | 'even';
   months: MonthStatus[];
-  ytd: { quantity: number; amount: number; budgetQuantity: number; budgetAmount: number };
-  forecast: { quantity: number; amount: number; quantityPercentOfBudget: number; amountPercentOfBudget: number };
+  ytd: { quantity: number; amount: number; budgetQuantity: number; budgetAmount: number; energy: number; standing: number; demand: number };
+  forecast: {
+    quantity: number;
+    amount: number;
+    quantityPercentOfBudget: number;
+    amountPercentOfBudget: number;
+    /** Whether a forecast could be made; when not, the figures are the year to date only and there is no alert. */
+    available: boolean;
+    method: ForecastMethod;
+    methodNote: string;
+  };
   alert: boolean;
   message: string;
 };
@@ -154,10 +168,20 @@ export class Budgets {
     return { quantity, amount, recorded };
   }
 
-  /** The budget on a site day (`at`, default today): months phased, the year to date, the year-end forecast and whether it alerts. */
+  /**
+   * The budget on a site day (`at`, default today): months phased, the year to date as the whole bill (energy, standing
+   * and demand charges), the year-end forecast with its method, and whether it alerts (issue 51, docs/billing.md).
+   */
   status(id: number, at: string = this.figures.today()): BudgetStatus {
     const budget = this.get(id);
     const meters = this.meters(budget);
+    const siteMeters =
+      budget.scope === 'site'
+        ? meters
+        : this.calculation
+            .siteMeters(this.calculation.billedMeters())
+            .filter((m) => m.commodity === budget.utility)
+            .map((m) => ({ meterId: m.id, weight: 1 }));
     const months = monthsOf(budget.year);
     const lastYear = months.map((month) => {
       const from = `${budget.year - 1}${month.slice(4)}-01`;
@@ -165,69 +189,141 @@ export class Budgets {
     });
     const lastYearTotal = lastYear.reduce((a, b) => a + b, 0);
     const phasingUsed = budget.phasing === 'last_year' && lastYearTotal > 0 && lastYear.every((q) => q > 0) ? 'last_year' : 'even';
-    const yearDays = daysBetween(`${budget.year}-01-01`, `${budget.year + 1}-01-01`).length;
+    const yearStart = `${budget.year}-01-01`;
+    const yearEnd = `${budget.year + 1}-01-01`;
+    const yearDays = daysBetween(yearStart, yearEnd).length;
     const weights = months.map((month, i) =>
       phasingUsed === 'last_year' ? lastYear[i] / lastYearTotal : daysBetween(`${month}-01`, nextMonthStart(month)).length / yearDays,
     );
-    const end = at < `${budget.year}-01-01` ? `${budget.year}-01-01` : at > `${budget.year + 1}-01-01` ? `${budget.year + 1}-01-01` : at;
-    let ytdQuantity = 0;
-    let ytdAmount = 0;
-    let ytdBudgetQuantity = 0;
-    let ytdBudgetAmount = 0;
-    let restQuantity = 0;
+    const end = at < yearStart ? yearStart : at > yearEnd ? yearEnd : at;
+    const ytd = { quantity: 0, energy: 0, standing: 0, demand: 0, budgetQuantity: 0, budgetAmount: 0, siteQuantity: 0 };
+    let pastDays = 0;
+    const noData: string[] = [];
     const rows: MonthStatus[] = months.map((month, i) => {
       const from = `${month}-01`;
       const to = nextMonthStart(month);
       const budgetQuantity = budget.quantity * weights[i];
       const budgetAmount = budget.amount * weights[i];
-      // Of the month: the days before `at` happened, the rest is expected like last year's month (else as budgeted).
       const days = daysBetween(from, to).length;
       const past = from >= end ? 0 : to <= end ? days : daysBetween(from, end).length;
-      const expected = lastYear[i] > 0 ? lastYear[i] : budgetQuantity;
-      restQuantity += (expected * (days - past)) / days;
-      let actual: { quantity: number; amount: number } | null = null;
-      if (past > 0) {
-        actual = this.totals(meters, from, [to, end].sort()[0]);
-        ytdQuantity += actual.quantity;
-        ytdAmount += actual.amount;
-        ytdBudgetQuantity += (budgetQuantity * past) / days;
-        ytdBudgetAmount += (budgetAmount * past) / days;
-      }
-      return {
+      const row = {
         month,
         budgetQuantity: round(budgetQuantity, 3),
         budgetAmount: round(budgetAmount, 2),
-        actualQuantity: actual ? round(actual.quantity, 3) : null,
-        actualAmount: actual ? round(actual.amount, 2) : null,
+        actualQuantity: null as number | null,
+        actualAmount: null as number | null,
         lastYearQuantity: round(lastYear[i], 3),
+        data: 'future' as MonthStatus['data'],
+        charges: null as MonthStatus['charges'],
       };
+      if (past === 0) return row;
+      const until = [to, end].sort()[0];
+      ytd.budgetQuantity += (budgetQuantity * past) / days;
+      ytd.budgetAmount += (budgetAmount * past) / days;
+      const actual = this.totals(meters, from, until);
+      if (!actual.recorded) {
+        noData.push(month);
+        row.data = 'no_data';
+        return row;
+      }
+      // The site's charges beside energy; an area's or cost centre's share of them is its share of the site's quantity.
+      const site = budget.scope === 'site' ? actual : this.totals(siteMeters, from, until);
+      const share = site.quantity > 0 ? Math.min(1, actual.quantity / site.quantity) : 0;
+      const charges = this.calculation.siteCharges(budget.utility, from, until);
+      const standing = charges.standing * share;
+      const demand = charges.demand * share;
+      pastDays += past;
+      ytd.quantity += actual.quantity;
+      ytd.siteQuantity += site.quantity;
+      ytd.energy += actual.amount;
+      ytd.standing += standing;
+      ytd.demand += demand;
+      row.data = 'measured';
+      row.actualQuantity = round(actual.quantity, 3);
+      row.actualAmount = round(actual.amount + standing + demand, 2);
+      row.charges = { energy: round(actual.amount, 2), standing: round(standing, 2), demand: round(demand, 2) };
+      return row;
     });
-    // Money for the rest at this year's average price so far (the budget's own price before any data).
-    const price = ytdQuantity > 0 ? ytdAmount / ytdQuantity : budget.quantity > 0 ? budget.amount / budget.quantity : 0;
-    const forecastQuantity = ytdQuantity + restQuantity;
-    const forecastAmount = ytdAmount + restQuantity * price;
+    const ytdAmount = ytd.energy + ytd.standing + ytd.demand;
+
+    // The rest of the year: last year's months scaled to this year's run rate where last year has them, else this
+    // year's run rate per day; none when months of the year to date have no data or there is nothing to go on.
+    const restDays = daysBetween(end, yearEnd).length;
+    const restOfLastYear = months.reduce((sum, month, i) => {
+      const from = `${month}-01`;
+      const to = nextMonthStart(month);
+      const days = daysBetween(from, to).length;
+      const rest = to <= end ? 0 : from >= end ? days : daysBetween(end, to).length;
+      return sum + (lastYear[i] * rest) / days;
+    }, 0);
+    const restMonthsHaveLastYear = months.every((month, i) => nextMonthStart(month) <= end || lastYear[i] > 0);
+    const lastYearSoFar = end > yearStart ? this.totals(meters, `${budget.year - 1}-01-01`, `${budget.year - 1}${end.slice(4)}`).quantity : 0;
+    let method: ForecastMethod;
+    let methodNote: string;
+    let restQuantity = 0;
+    if (noData.length) {
+      method = 'none';
+      methodNote = `${noData.length} month(s) of the year to date have no data (${noData.join(', ')}): no year-end forecast rests on them`;
+    } else if (restDays === 0) {
+      method = 'run_rate';
+      methodNote = 'the year is over: the forecast is the year';
+    } else if (ytd.quantity > 0 && lastYearSoFar > 0 && restMonthsHaveLastYear) {
+      const factor = ytd.quantity / lastYearSoFar;
+      restQuantity = restOfLastYear * factor;
+      method = 'last_year_scaled_to_run_rate';
+      methodNote = `the rest of the year as last year's same days × this year's run rate (${round(factor, 4)}: ${round(ytd.quantity, 3)} against ${round(lastYearSoFar, 3)} over the same days last year)`;
+    } else if (ytd.quantity > 0 && pastDays > 0) {
+      restQuantity = (ytd.quantity / pastDays) * restDays;
+      method = 'run_rate';
+      methodNote = `the rest of the year at this year's run rate (${round(ytd.quantity / pastDays, 3)} ${UNITS[budget.utility]} a day over ${pastDays} days)`;
+    } else if (restMonthsHaveLastYear && lastYearTotal > 0) {
+      restQuantity = restOfLastYear;
+      method = 'last_year';
+      methodNote = "no data this year yet: the rest of the year as last year's same days";
+    } else {
+      method = 'none';
+      methodNote = 'no data this year and none last year: no year-end forecast can be made';
+    }
+    const available = method !== 'none';
+    // Money of the rest: energy at this year's average price so far (the budget's own before any data), standing charges
+    // of the remaining days by the tariff in force, demand charges at this year's rate per day so far; a scope's share
+    // of the site's charges as its share of the site's quantity so far.
+    const price = ytd.quantity > 0 ? ytd.energy / ytd.quantity : budget.quantity > 0 ? budget.amount / budget.quantity : 0;
+    const share = budget.scope === 'site' ? 1 : ytd.siteQuantity > 0 ? ytd.quantity / ytd.siteQuantity : 0;
+    const restCharges = restDays > 0 && available ? this.calculation.siteCharges(budget.utility, end, yearEnd) : { standing: 0, demand: 0 };
+    const restDemand = pastDays > 0 ? (ytd.demand / pastDays) * restDays : restCharges.demand * share;
+    const forecastQuantity = ytd.quantity + restQuantity;
+    const forecastAmount = ytdAmount + (available ? restQuantity * price + restCharges.standing * share + restDemand : 0);
     const limit = 1 + budget.marginPercent / 100;
-    const alert = forecastQuantity > budget.quantity * limit || forecastAmount > budget.amount * limit;
+    const alert = available && (forecastQuantity > budget.quantity * limit || forecastAmount > budget.amount * limit);
     const percent = (value: number, of: number) => (of > 0 ? round((value / of) * 100, 2) : 0);
-    const message = alert
-      ? `The ${budget.year} ${budget.utility} budget of ${budgetTarget(budget)} is forecast at ${percent(forecastQuantity, budget.quantity)} % of its ${UNITS[budget.utility]} and ${percent(forecastAmount, budget.amount)} % of its money (margin ${budget.marginPercent} %)`
-      : `The ${budget.year} ${budget.utility} budget of ${budgetTarget(budget)} is forecast within its margin`;
+    const message = !available
+      ? `The ${budget.year} ${budget.utility} budget of ${budgetTarget(budget)} cannot be forecast: ${methodNote}`
+      : alert
+        ? `The ${budget.year} ${budget.utility} budget of ${budgetTarget(budget)} is forecast at ${percent(forecastQuantity, budget.quantity)} % of its ${UNITS[budget.utility]} and ${percent(forecastAmount, budget.amount)} % of its money (margin ${budget.marginPercent} %)`
+        : `The ${budget.year} ${budget.utility} budget of ${budgetTarget(budget)} is forecast within its margin`;
     return {
       budget,
       at: end,
       phasingUsed,
       months: rows,
       ytd: {
-        quantity: round(ytdQuantity, 3),
+        quantity: round(ytd.quantity, 3),
         amount: round(ytdAmount, 2),
-        budgetQuantity: round(ytdBudgetQuantity, 3),
-        budgetAmount: round(ytdBudgetAmount, 2),
+        budgetQuantity: round(ytd.budgetQuantity, 3),
+        budgetAmount: round(ytd.budgetAmount, 2),
+        energy: round(ytd.energy, 2),
+        standing: round(ytd.standing, 2),
+        demand: round(ytd.demand, 2),
       },
       forecast: {
         quantity: round(forecastQuantity, 3),
         amount: round(forecastAmount, 2),
         quantityPercentOfBudget: percent(forecastQuantity, budget.quantity),
         amountPercentOfBudget: percent(forecastAmount, budget.amount),
+        available,
+        method,
+        methodNote,
       },
       alert,
       message,

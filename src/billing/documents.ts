@@ -91,6 +91,28 @@ function sections(statement: Statement): Section[] {
       ],
     })),
   });
+  // Missing sub-meter data is never silent: each meter with a gap, and what of the bill rests on the estimate.
+  const gaps = content.meters.filter((meter) => meter.missing > 0);
+  if (gaps.length)
+    out.push({
+      title: 'Missing data (estimated where the rule below could)',
+      head: ['Meter', 'Intervals', 'Missing', 'Estimated', 'Estimated qty', 'Estimated amount'],
+      widths: [115, 65, 60, 65, 90, 100],
+      right: [1, 2, 3, 4, 5],
+      rows: [
+        ...gaps.map((meter) => ({
+          cells: [
+            meter.name,
+            figure(meter.intervals, 0),
+            figure(meter.missing, 0),
+            figure(meter.billingEstimated ?? 0, 0),
+            figure((meter.estimatedQuantity ?? 0) * meter.share, 3, ` ${meter.unit}`),
+            '',
+          ],
+        })),
+        { cells: ['Of this statement', '', '', '', '', amount(content.estimatedAmountCents ?? 0, currency)], bold: true },
+      ],
+    });
   if (statement.difference)
     out.push({
       title: 'Difference to the statement issued before',
@@ -185,7 +207,11 @@ export async function statementPdf(statement: Statement): Promise<Buffer> {
     }
     if (!section.rows.length) line(['–'], 'regular', '#616e7c');
   }
-  const rules = [...statement.content.standing.map((l) => l.rule), ...statement.content.demand.map((l) => l.rule)];
+  const rules = [
+    ...statement.content.standing.map((l) => l.rule),
+    ...statement.content.demand.map((l) => l.rule),
+    ...(statement.content.estimateRule ? [`Estimated data: ${statement.content.estimateRule}`] : []),
+  ];
   if (rules.length) {
     if (doc.y > 700) doc.addPage();
     doc.moveDown(0.8);

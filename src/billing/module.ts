@@ -9,6 +9,7 @@ import { Budgets } from './budgets.ts';
 import { Measures } from './savings.ts';
 import { Billing } from './service.ts';
 import { SupplierBills } from './supplierBills.ts';
+import { OwnTariffs } from './ownTariffs.ts';
 import type { AlertService } from '../facility/index.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
@@ -17,26 +18,28 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { billingRoutes, type BillingRouteNeeds } from './routes.ts';
 
-export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures };
+export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures; tariffs: OwnTariffs };
 
 export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
-  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone);
-  const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
-  const supplierBills = new SupplierBills(
-    db,
-    audit,
-    calculation,
-    energy.tariffs,
-    analysis.demandCharges,
-    energy.calorific,
-    () => statements.settings().supplierBillTolerancePercent,
+  const tariffs: OwnTariffs = new OwnTariffs(db, audit, {
+    tenant: (id) => statements.tenants().some((tenant) => tenant.id === id),
+    meter: (id) => energy.meters.summary(id),
+  });
+  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone, () =>
+    tariffs.snapshot(),
   );
+  const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
+  const supplierBills = new SupplierBills(db, audit, calculation, energy.tariffs, analysis.demandCharges, energy.calorific, () => {
+    const settings = statements.settings();
+    return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
+  });
   const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
   return {
     statements,
     supplierBills,
     budgets,
     measures: new Measures(db, audit, energy.figures, analysis.baselines, energy.meters),
+    tariffs,
   };
 }
 

@@ -32,6 +32,9 @@ import {
   PeriodCreate,
   Run,
   Settings,
+  SettingsBody,
+  OwnTariff,
+  OwnTariffBody,
   Statement,
   Tenant,
   TenantCreate,
@@ -41,6 +44,7 @@ import type { Billing } from './service.ts';
 import { siteSavings, type Measures } from './savings.ts';
 import { BUDGET_ALERT_CODE, type Budgets } from './budgets.ts';
 import type { SupplierBills } from './supplierBills.ts';
+import type { OwnTariffs } from './ownTariffs.ts';
 import { CALCULATION_DOC } from './calculation.ts';
 
 const tags = ['billing'];
@@ -83,7 +87,7 @@ async function mailStatements(billing: Billing, runId: number, mailer: Mailer, l
 }
 
 export type BillingRouteNeeds = {
-  billing: { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures };
+  billing: { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures; tariffs: OwnTariffs };
   mailer: Mailer;
   logger: Logger;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
@@ -144,7 +148,9 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ " +
         "(the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). " +
-        "Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's.",
+        "Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's. " +
+        'A meter whose energy another split meter already holds (a sub-meter beneath a split supply meter, the supply above a split sub-meter, ' +
+        'virtual meters sharing a term) is 409 naming both meters: the same energy is never billed twice (docs/billing.md, "The meter tree").',
       example: {
         method: 'percent',
         shares: [
@@ -154,7 +160,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
         landlordValue: 10,
       },
       tags,
-      schemas: { params: MeterParams, body: AllocationBody, response: { 200: Allocation, 400: ErrorBody, 404: ErrorBody } },
+      schemas: { params: MeterParams, body: AllocationBody, response: { 200: Allocation, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => billing.putAllocation(params.meterId, body, user),
     }),
     defineRoute({
@@ -176,7 +182,8 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'viewer',
       summary: "The site's billing rules: how much missing or estimated data a run may have and still be issued",
       description:
-        "maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines. Changes nothing.",
+        "maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines; " +
+        "billAudit holds the supplier-bill audit's tolerance of each check. Changes nothing.",
       tags,
       schemas: { response: { 200: Settings } },
       handler: () => billing.settings(),
@@ -186,11 +193,58 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       path: '/api/billing/settings',
       access: 'admin',
       summary: "Replace the site's billing rules",
-      description: 'Admin only; audited.',
-      example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 },
+      description: 'Admin only; audited. billAudit may name some checks only: the others keep their tolerance.',
+      example: { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2, billAudit: { ratePercent: 0.1, yearOnYearPercent: 25 } },
       tags,
-      schemas: { body: Settings, response: { 200: Settings, 400: ErrorBody } },
+      schemas: { body: SettingsBody, response: { 200: Settings, 400: ErrorBody } },
       handler: ({ body, user }) => billing.putSettings(body, user),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/billing/tariffs',
+      access: 'viewer',
+      summary: "Tenants' and meters' own tariffs (dated versions), oldest first",
+      description:
+        "A tenant's own tariff prices its share of every meter; a meter's prices every tenant's share of it; else the site's tariff does. " +
+        'Changes nothing.',
+      tags,
+      schemas: { response: { 200: Type.Object({ items: Type.Array(OwnTariff) }) } },
+      handler: () => ({ items: feature.tariffs.list() }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/billing/tariffs',
+      access: 'admin',
+      summary: 'Give a tenant or a meter a tariff of its own from a day',
+      description:
+        "Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, " +
+        "else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; " +
+        "a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). " +
+        'The same party, utility and validFrom twice is 409; unknown fields are refused.',
+      example: {
+        tenantId: 1,
+        validFrom: '2027-01-01',
+        price: 0.22,
+        bands: [{ name: 'peak', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.3 }],
+        standingChargePerDay: 0.5,
+        note: 'Contract 2027-14',
+      },
+      tags,
+      schemas: { body: OwnTariffBody, response: { 201: OwnTariff, 400: ErrorBody, 409: ErrorBody } },
+      handler: ({ body, user }) => new Reply(201, feature.tariffs.create(body, user)),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/billing/tariffs/:id',
+      access: 'admin',
+      summary: "Remove a tenant's or meter's own tariff version",
+      description: 'Admin only; audited. Issued statements keep what they were issued with.',
+      tags,
+      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody } },
+      handler: ({ params, user }) => {
+        feature.tariffs.delete(params.id, user);
+        return new Reply(204, null);
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -232,7 +286,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
         `Admin only; audited. A period has at most one draft: running it again (or twice at once) recomputes that draft in place, so there is one statement set. ` +
         `After an issued run the draft is a restatement: each statement carries its difference to the one issued. ${CALCULATION_DOC}`,
       tags,
-      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody } },
+      schemas: { params: IdParams, response: { 200: Run, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, user }) => billing.runPeriod(params.id, user),
     }),
     defineRoute({
@@ -324,17 +378,26 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'operator',
       summary: "Enter a supplier's bill for a supply point and check it against the shadow bill from the meters",
       description:
-        'Operator or admin; audited. Answers the check as GET …/check does: each line (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) ' +
-        "against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent.",
+        'Operator or admin; audited. Answers the check as GET …/check does: each summary figure (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) ' +
+        "against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent, and the line-by-line audit of the printed lines (see …/check). " +
+        'A bill whose lines do not add up to its total is stored, with that finding. Unknown fields are refused (400 naming the field), not dropped; a quantity, rate or ' +
+        'amount below 0 (an adjustment may be a credit) or beyond 10⁹ is 400 naming the field.',
       example: {
         meterId: 1,
         from: '2027-01-01',
         to: '2027-02-01',
         reference: 'INV-2027-001',
-        bands: { peak: 5200, base: 4100 },
-        billedKw: 48,
-        standingCharges: 31,
-        total: 2480.5,
+        total: 2477.12,
+        startReading: 120450,
+        endReading: 129750,
+        lines: [
+          { kind: 'energy', band: 'peak', quantity: 5200, rate: 0.3, amount: 1560 },
+          { kind: 'energy', band: 'base', quantity: 4100, rate: 0.2, amount: 820 },
+          { kind: 'standing', quantity: 31, rate: 1, amount: 31 },
+          { kind: 'demand', quantity: 48, rate: 4, amount: 192 },
+          { kind: 'tax', description: 'Energy levy', quantity: 9300, rate: 0.0016, amount: 14.88 },
+          { kind: 'adjustment', description: 'Credit for December', amount: -140.76 },
+        ],
       },
       tags,
       schemas: { body: SupplierBillBody, response: { 201: BillCheck, 400: ErrorBody } },
@@ -346,7 +409,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       access: 'operator',
       summary: "Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written",
       description:
-        'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and one kwh:<band> column per band ' +
+        'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band ' +
         '(e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.',
       rawBody: { contentType: 'text/csv' },
       tags,
@@ -364,7 +427,11 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, " +
         "for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. " +
-        'A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). Changes nothing.',
+        'A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). ' +
+        'audit: every printed line checked on its own (energy: kWh against the meters in its band and days, rate against the tariff in force, amount = quantity × rate; ' +
+        'standing: days, rate per day, amount; demand: kW against the intervals, rate per kW, amount; tax: amount = base × rate; adjustment: listed), the total against ' +
+        "the sum of the lines, and the bill against the supply's other bills and history (duplicate, overlap, missing bill, gap between readings, use against 364 days earlier). " +
+        "Each names the line, expected, billed and money at stake, under billAudit's tolerance of that check; findings: the flagged ones. Changes nothing.",
       tags,
       schemas: { params: IdParams, response: { 200: BillCheck, 404: ErrorBody } },
       handler: ({ params }) => supplierBills.check(params.id),

@@ -8,8 +8,11 @@ import {
   BUDGET_PHASINGS,
   BUDGET_SCOPES,
   COMMODITIES,
+  SUPPLIER_BILL_LINE_KINDS,
+  WEEKDAYS,
 } from '../platform/db/schema/index.ts';
-import { displayTextPattern, Email, NullableTimestamp, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+import { AUDIT_CHECKS } from './billAudit.ts';
+import { displayTextPattern, Email, NullableTimestamp, REFUSE_UNKNOWN_FIELDS, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Day = Type.String({ format: 'date', description: 'site day YYYY-MM-DD' });
 const Name = Type.String({ minLength: 1, maxLength: 120, pattern: displayTextPattern(true) });
@@ -34,9 +37,9 @@ export const TenantCreate = Type.Object(
     contactEmail: Type.Optional(Type.Union([Email, Type.Null()])),
     floorAreaM2: Type.Optional(Type.Number({ minimum: 0, maximum: 10_000_000 })),
   },
-  { additionalProperties: false },
+  REFUSE_UNKNOWN_FIELDS,
 );
-export const TenantUpdate = Type.Partial(TenantCreate, { additionalProperties: false, minProperties: 1 });
+export const TenantUpdate = Type.Partial(TenantCreate, { ...REFUSE_UNKNOWN_FIELDS, minProperties: 1 });
 
 export const AllocationBody = Type.Object(
   {
@@ -65,15 +68,40 @@ export const Allocation = Type.Object({
   landlordFraction: Type.Number(),
 });
 
-export const Settings = Type.Object(
+const settingsFields = {
+  maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
+  maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
+  supplierBillTolerancePercent: Type.Number({
+    minimum: 0,
+    maximum: 100,
+    description: 'a supplier bill line further than this from the shadow bill is flagged',
+  }),
+};
+const Percent = (description: string) => Type.Number({ minimum: 0, maximum: 1000, description });
+const Money = (description: string) => Type.Number({ minimum: 0, maximum: 1e6, description });
+const AuditTolerancesFields = {
+  quantityPercent: Percent("a bill line's kWh against the meters' (shadow bill), percent of the meters' (default 2)"),
+  ratePercent: Percent("a bill line's rate against the tariff in force, percent of the tariff's (default 0.1)"),
+  amount: Money("a line's amount against quantity × rate, in money (default 0.01)"),
+  total: Money("the bill's total against the sum of its lines, in money (default 0.01)"),
+  demandPercent: Percent("billed kW against the month's demand from the intervals, percent (default 2)"),
+  readingGap: Type.Number({
+    minimum: 0,
+    maximum: 1e9,
+    description: "a start reading against the previous bill's end reading, in register units (default 0.5)",
+  }),
+  yearOnYearPercent: Percent("the bill's use against the same days 364 days earlier, percent of last year's (default 25)"),
+};
+export const Settings = Type.Object({ ...settingsFields, billAudit: Type.Object(AuditTolerancesFields) });
+export const SettingsBody = Type.Object(
   {
-    maxMissingPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more metered intervals missing cannot be issued' }),
-    maxEstimatedPercent: Type.Number({ minimum: 0, maximum: 100, description: 'a run with more intervals estimated cannot be issued' }),
-    supplierBillTolerancePercent: Type.Number({
-      minimum: 0,
-      maximum: 100,
-      description: 'a supplier bill line further than this from the shadow bill is flagged',
-    }),
+    ...settingsFields,
+    billAudit: Type.Optional(
+      Type.Partial(Type.Object(AuditTolerancesFields), {
+        additionalProperties: false,
+        description: "the supplier-bill audit's tolerance per check; a check not named keeps its value",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -84,7 +112,15 @@ export const PeriodCreate = Type.Object(
   { additionalProperties: false },
 );
 
-const EnergyLine = Type.Object({ utility: Utility, unit: Type.String(), band: Type.String(), quantity: Type.Number(), amountCents: Cents });
+const EnergyLine = Type.Object({
+  utility: Utility,
+  unit: Type.String(),
+  band: Type.String(),
+  quantity: Type.Number(),
+  amountCents: Cents,
+  estimatedQuantity: Type.Optional(Type.Number({ description: "of the line's quantity, what rests on estimated intervals of missing sub-meter data" })),
+  estimatedAmountCents: Type.Optional(Type.Integer({ description: "of the line's amount, what rests on estimated intervals" })),
+});
 const ChargeLine = Type.Object({ utility: Utility, amountCents: Cents, rule: Type.String() });
 const DemandLine = Type.Object({
   month: Type.String(),
@@ -116,10 +152,20 @@ const MeterLine = Type.Object({
   startReading: Type.Union([Type.Number(), Type.Null()]),
   endReading: Type.Union([Type.Number(), Type.Null()]),
   intervals: Type.Integer(),
-  missing: Type.Integer(),
-  estimated: Type.Integer(),
+  missing: Type.Integer({ description: 'intervals with no data (billed at an estimate where billingEstimated says so)' }),
+  estimated: Type.Integer({ description: 'intervals the collector estimated' }),
+  billingEstimated: Type.Optional(
+    Type.Integer({ description: 'of the missing intervals, those billed at an estimate (docs/billing.md, "Missing sub-meter data")' }),
+  ),
+  estimatedQuantity: Type.Optional(Type.Number({ description: "the meter's estimated quantity, before the tenant's share" })),
 });
-const TenantBill = Type.Object({ ...BillFields, meters: Type.Array(MeterLine) });
+const TenantBill = Type.Object({
+  ...BillFields,
+  meters: Type.Array(MeterLine),
+  tariffRule: Type.Optional(Type.String({ description: "where some energy is priced by the tenant's or a meter's own tariff: the rule" })),
+  estimatedAmountCents: Type.Optional(Type.Integer({ description: 'how much of the statement rests on estimated sub-meter data' })),
+  estimateRule: Type.Optional(Type.String({ description: 'how the missing intervals were estimated' })),
+});
 
 export const Run = Type.Object({
   id: Type.Integer(),
@@ -141,6 +187,7 @@ export const Run = Type.Object({
       estimated: Type.Integer(),
       missingPercent: Type.Number(),
       estimatedPercent: Type.Number(),
+      billingEstimated: Type.Optional(Type.Integer({ description: 'of the missing intervals, those of split sub-meters billed at an estimate' })),
     }),
     reconciliation: Type.Object({ siteTotalCents: Cents, statementsCents: Cents, landlordCents: Cents }),
   }),
@@ -174,23 +221,59 @@ export const Statement = Type.Object({
   ]),
 });
 
-const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0 }), {
-  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too)',
+const Figure = (description: string) => Type.Number({ minimum: 0, maximum: 1e9, description });
+const BandQuantities = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.Number({ minimum: 0, maximum: 1e9 }), {
+  description: 'quantity per time-of-use band as billed (kWh; gas in kWh too); absent: summed from the energy lines',
 });
+const BillLineFields = {
+  kind: stringEnum(SUPPLIER_BILL_LINE_KINDS, {
+    description:
+      "energy: a band's kWh × rate; standing: days × rate per day; demand: kW × rate per kW; tax: a tax or levy (base × rate); adjustment: a credit or charge as printed",
+  }),
+  description: Type.Optional(Type.String({ maxLength: 200, pattern: displayTextPattern() })),
+  band: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "energy: the time-of-use band ('base' outside every band; the default)" })),
+  from: Type.Optional(Type.String({ format: 'date', description: "the line's first day, within the bill (a line per tariff version, as bills print them)" })),
+  to: Type.Optional(Type.String({ format: 'date', description: "the first day after the line's days" })),
+  quantity: Type.Optional(Figure('energy: kWh; standing: days; demand: kW; tax: its base')),
+  rate: Type.Optional(Figure('per unit of the quantity, in the site currency')),
+  amount: Type.Number({
+    minimum: -1e9,
+    maximum: 1e9,
+    description: "the line's money as printed; below 0 only for an adjustment (a credit)",
+  }),
+};
+const BillLine = Type.Object(BillLineFields, REFUSE_UNKNOWN_FIELDS);
 export const SupplierBillBody = Type.Object(
   {
     meterId: Type.Integer({ minimum: 1, description: 'the supply point: a site meter' }),
     from: Day,
     to: Type.String({ format: 'date', description: 'the first day after the bill period' }),
     reference: Type.Optional(Type.String({ maxLength: 120, pattern: displayTextPattern() })),
-    bands: BandQuantities,
-    billedKw: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
-    standingCharges: Type.Optional(Type.Number({ minimum: 0 })),
-    total: Type.Number(),
+    bands: Type.Optional(BandQuantities),
+    billedKw: Type.Optional(Type.Union([Figure("billed kW (absent: the demand lines' highest)"), Type.Null()])),
+    standingCharges: Type.Optional(Figure("absent: the standing lines' sum")),
+    total: Type.Number({
+      minimum: -1e9,
+      maximum: 1e9,
+      description: 'the total as printed (stored even when the lines do not add up to it: that is a finding)',
+    }),
     calorificValue: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 100 }), Type.Null()])),
+    lines: Type.Optional(Type.Array(BillLine, { maxItems: 200, description: 'the lines as printed, each audited on its own' })),
+    startReading: Type.Optional(Type.Union([Figure("the supply meter's register at the start, as printed"), Type.Null()])),
+    endReading: Type.Optional(Type.Union([Figure("the supply meter's register at the end, as printed"), Type.Null()])),
   },
-  { additionalProperties: false },
+  REFUSE_UNKNOWN_FIELDS,
 );
+const StoredLine = Type.Object({
+  kind: stringEnum(SUPPLIER_BILL_LINE_KINDS),
+  description: Type.Optional(Type.String()),
+  band: Type.Optional(Type.String()),
+  from: Type.Optional(Type.String()),
+  to: Type.Optional(Type.String()),
+  quantity: Type.Optional(Type.Number()),
+  rate: Type.Optional(Type.Number()),
+  amount: Type.Number(),
+});
 export const SupplierBill = Type.Object({
   id: Type.Integer(),
   meterId: Type.Integer(),
@@ -202,18 +285,36 @@ export const SupplierBill = Type.Object({
   standingCharges: Type.Number(),
   total: Type.Number(),
   calorificValue: Type.Union([Type.Number(), Type.Null()]),
+  lines: Type.Array(StoredLine),
+  startReading: Type.Union([Type.Number(), Type.Null()]),
+  endReading: Type.Union([Type.Number(), Type.Null()]),
   createdAt: Timestamp,
   createdBy: Type.Union([Type.String(), Type.Null()]),
 });
 const Nullable = Type.Union([Type.Number(), Type.Null()]);
+const AuditItem = Type.Object({
+  check: stringEnum(AUDIT_CHECKS),
+  line: Type.String({ description: 'the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check' }),
+  lineIndex: Type.Union([Type.Integer(), Type.Null()]),
+  unit: Type.String(),
+  expected: Nullable,
+  billed: Nullable,
+  difference: Nullable,
+  moneyAtStake: Type.Union([Type.Number(), Type.Null()], { description: 'what the difference is worth in money (positive: billed too much)' }),
+  tolerance: Type.String(),
+  flagged: Type.Boolean(),
+  message: Type.String(),
+});
 export const BillCheck = Type.Object({
   bill: SupplierBill,
   tolerancePercent: Type.Number(),
-  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance' }),
+  flagged: Type.Boolean({ description: 'some line differs from the shadow bill by more than the tolerance, or the audit has a finding' }),
   lines: Type.Array(
     Type.Object({ line: Type.String(), billed: Nullable, shadow: Nullable, difference: Nullable, differencePercent: Nullable, flagged: Type.Boolean() }),
   ),
   missingIntervals: Type.Integer({ description: "intervals of the bill's period the meter has no data for (the shadow counts them as 0)" }),
+  audit: Type.Array(AuditItem, { description: 'every check of the line-by-line audit, flagged or not (docs/billing.md, "The audit\'s checks")' }),
+  findings: Type.Array(AuditItem, { description: "the audit's flagged checks" }),
 });
 
 export const BudgetBody = Type.Object(
@@ -254,13 +355,33 @@ export const BudgetStatus = Type.Object({
       month: Type.String(),
       budgetQuantity: Type.Number(),
       budgetAmount: Type.Number(),
-      actualQuantity: NullableNumber,
-      actualAmount: NullableNumber,
+      actualQuantity: Type.Union([Type.Number(), Type.Null()], {
+        description: 'null: the month has not begun or its meters recorded nothing (no data, never 0)',
+      }),
+      actualAmount: Type.Union([Type.Number(), Type.Null()], { description: 'the whole bill of the month so far: energy + standing + demand charges' }),
       lastYearQuantity: Type.Number(),
+      data: stringEnum(['measured', 'no_data', 'future'] as const),
+      charges: Type.Union([Type.Object({ energy: Type.Number(), standing: Type.Number(), demand: Type.Number() }), Type.Null()]),
     }),
   ),
-  ytd: Type.Object({ quantity: Type.Number(), amount: Type.Number(), budgetQuantity: Type.Number(), budgetAmount: Type.Number() }),
-  forecast: Type.Object({ quantity: Type.Number(), amount: Type.Number(), quantityPercentOfBudget: Type.Number(), amountPercentOfBudget: Type.Number() }),
+  ytd: Type.Object({
+    quantity: Type.Number(),
+    amount: Type.Number({ description: 'the whole bill: energy + standing + demand' }),
+    budgetQuantity: Type.Number(),
+    budgetAmount: Type.Number(),
+    energy: Type.Number(),
+    standing: Type.Number(),
+    demand: Type.Number(),
+  }),
+  forecast: Type.Object({
+    quantity: Type.Number(),
+    amount: Type.Number(),
+    quantityPercentOfBudget: Type.Number(),
+    amountPercentOfBudget: Type.Number(),
+    available: Type.Boolean({ description: 'false: no forecast could be made (then no alert); methodNote says why' }),
+    method: stringEnum(['last_year_scaled_to_run_rate', 'run_rate', 'last_year', 'none'] as const),
+    methodNote: Type.String(),
+  }),
   alert: Type.Boolean(),
   message: Type.String(),
 });
@@ -393,4 +514,46 @@ export const MeasureCreated = Type.Object({
     { verifiable: Type.Boolean(), reasons: Type.Array(Type.String()) },
     { description: 'the guard rails of the baseline alone (length, coverage, fit): a measure that fails them is kept, its savings not verifiable' },
   ),
+});
+
+const Clock = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$|^24:00$', description: 'HH:MM, local time; 24:00 ends a band at midnight' });
+const OwnBand = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 40 }),
+    days: Type.Array(stringEnum(WEEKDAYS), { minItems: 1, uniqueItems: true, maxItems: WEEKDAYS.length }),
+    from: Clock,
+    to: Clock,
+    price: Type.Number({ minimum: 0, maximum: 1e6 }),
+  },
+  REFUSE_UNKNOWN_FIELDS,
+);
+export const OwnTariffBody = Type.Object(
+  {
+    tenantId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a tenant's own tariff: its share of every meter" })),
+    meterId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a meter's own tariff: every tenant's share of it" })),
+    commodity: Type.Optional(stringEnum(COMMODITIES, { description: 'electricity (default), water or heat; gas stays at the site tariff' })),
+    validFrom: Day,
+    price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per unit outside every band' }),
+    bands: Type.Optional(Type.Array(OwnBand, { maxItems: 50, description: 'time-of-use bands (electricity); the first that covers an interval prices it' })),
+    holidays: Type.Optional(Type.Array(Day, { maxItems: 400 })),
+    standingChargePerDay: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1e7, description: "a tenant's own standing charge, instead of its share of the site's" }),
+    ),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  REFUSE_UNKNOWN_FIELDS,
+);
+export const OwnTariff = Type.Object({
+  id: Type.Integer(),
+  tenantId: Type.Union([Type.Integer(), Type.Null()]),
+  meterId: Type.Union([Type.Integer(), Type.Null()]),
+  commodity: Utility,
+  validFrom: Day,
+  price: Type.Number(),
+  bands: Type.Array(Type.Object({ name: Type.String(), days: Type.Array(Type.String()), from: Type.String(), to: Type.String(), price: Type.Number() })),
+  holidays: Type.Array(Type.String()),
+  standingChargePerDay: Type.Number(),
+  note: Type.String(),
+  createdAt: Timestamp,
+  createdBy: Type.Union([Type.String(), Type.Null()]),
 });

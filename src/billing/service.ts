@@ -18,6 +18,8 @@ import {
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
+import { describeDoubleCount, doubleCount, firstDoubleCount, type DoubleCount } from './meterTree.ts';
+import { DEFAULT_TOLERANCES, type AuditTolerances } from './billAudit.ts';
 
 export type Tenant = {
   id: number;
@@ -39,7 +41,14 @@ export type Allocation = {
   landlordFraction: number;
 };
 export type AllocationInput = { method: AllocationMethod; shares: AllocationShare[]; landlordValue?: number };
-export type BillingSettings = { maxMissingPercent: number; maxEstimatedPercent: number; supplierBillTolerancePercent: number };
+export type BillingSettings = {
+  maxMissingPercent: number;
+  maxEstimatedPercent: number;
+  supplierBillTolerancePercent: number;
+  /** The supplier-bill audit's tolerance per check; a check not set takes its default. */
+  billAudit: AuditTolerances;
+};
+export type BillingSettingsInput = Omit<BillingSettings, 'billAudit'> & { billAudit?: Partial<AuditTolerances> };
 export type Period = { id: number; name: string; from: string; to: string; createdAt: string };
 export type RunSummary = {
   currency: string;
@@ -157,13 +166,14 @@ export class Billing {
               maxMissingPercent: billingSettings.maxMissingPercent,
               maxEstimatedPercent: billingSettings.maxEstimatedPercent,
               supplierBillTolerancePercent: billingSettings.supplierBillTolerancePercent,
+              billAudit: billingSettings.billAudit,
             })
             .from(billingSettings)
             .where(eq(billingSettings.id, 1))
             .get(),
       },
       putSettings: {
-        run: (row: BillingSettings) =>
+        run: (row: Omit<BillingSettings, 'billAudit'> & { billAudit: Record<string, number> }) =>
           orm
             .insert(billingSettings)
             .values({ id: 1, ...row, updatedAt: now() })
@@ -354,11 +364,24 @@ export class Billing {
           details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round6(sum)} %, not 100 %` });
       }
       if (details.length) throw new BadRequest('The meter split does not add up', details);
+      this.assertNoDoubleCount(meter, 'params.meterId');
       const before = this.sql.allocations.all().find((row) => row.meterId === meterId);
       this.sql.putAllocation.run({ meterId, method: input.method, shares: input.shares, landlordValue });
       this.audit.record({ actor, action: before ? 'update' : 'create', resource: 'billing_allocations', resourceId: meterId, before, after: input });
       return this.allocations().find((allocation) => allocation.meterId === meterId)!;
     })();
+  }
+
+  /**
+   * 409 naming both meters when `meter` and a meter already split would bill the same energy: one beneath the other in
+   * the meter tree (meterTree.ts), or two virtual meters sharing a term.
+   */
+  private assertNoDoubleCount(meter: BilledMeter, path: string): void {
+    const all = this.meters();
+    const byId = new Map(all.map((candidate) => [candidate.id, candidate]));
+    const split = this.sql.allocations.all().flatMap((row) => (row.meterId !== meter.id && byId.has(row.meterId) ? [byId.get(row.meterId)!] : []));
+    const found = doubleCount(meter, split, all);
+    if (found) throw doubleCountConflict(found, byId, path);
   }
 
   deleteAllocation(meterId: number, actor: Actor): void {
@@ -371,13 +394,16 @@ export class Billing {
   // --- Rules ------------------------------------------------------------------------------------------------------
 
   settings(): BillingSettings {
-    return this.sql.settings.get() ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 };
+    const row = this.sql.settings.get();
+    const stored = row ?? { maxMissingPercent: 0.5, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2, billAudit: {} };
+    return { ...stored, billAudit: { ...DEFAULT_TOLERANCES, ...stored.billAudit } };
   }
 
-  putSettings(input: BillingSettings, actor: Actor): BillingSettings {
+  /** Replaces the rules; billAudit's checks not named keep what they were. */
+  putSettings(input: BillingSettingsInput, actor: Actor): BillingSettings {
     return this.db.sqlite.transaction(() => {
       const before = this.settings();
-      this.sql.putSettings.run(input);
+      this.sql.putSettings.run({ ...input, billAudit: { ...before.billAudit, ...input.billAudit } });
       this.audit.record({ actor, action: 'update', resource: 'billing_settings', resourceId: 1, before, after: input });
       return this.settings();
     })();
@@ -443,18 +469,27 @@ export class Billing {
     // The intervals are read and priced first, in slices with the event loop free; the transaction then bills them.
     this.loadTariffs();
     const all = this.meters();
-    const wanted = [...this.calculation.siteMeters(all), ...this.splits().splits.map((split) => split.meter)];
-    const read = await this.calculation.readPeriods(wanted, period.from, period.to);
+    const { splits: before } = this.splits();
+    const site = this.calculation.siteMeters(all);
+    const wanted = [...site, ...before.map((split) => split.meter)];
+    const read = await this.calculation.readPeriods(wanted, period.from, period.to, this.calculation.estimatedMeters(before, site));
     // The tariff versions are cached before the transaction (a cache is not filled inside one).
     this.loadTariffs();
     const runId = this.db.sqlite
       .transaction(() => {
         const { splits, tenantIds } = this.splits();
         if (!splits.length) throw new BadRequest('No meter is split between tenants yet: PUT /api/billing/allocations/{meterId} first');
+        // Splits made before the check, or a meter made a site meter since: a run never bills energy twice either.
+        const meters = this.meters();
+        const found = firstDoubleCount(
+          splits.map((split) => split.meter),
+          meters,
+        );
+        if (found) throw doubleCountConflict(found, new Map(meters.map((meter) => [meter.id, meter])), `allocations.${found.meter.id}`);
         const issuedId = this.sql.lastIssuedOf.get(periodId)?.id ?? null;
         const issued = issuedId === null ? [] : this.sql.statementRows.all(issuedId);
         const ids = [...new Set([...tenantIds, ...issued.map((row) => row.tenantId)])];
-        const bill = this.calculation.compute(period.from, period.to, this.meters(), splits, ids, read);
+        const bill = this.calculation.compute(period.from, period.to, meters, splits, ids, read);
         const summary = summaryOf(bill);
         const kind = issuedId === null ? 'initial' : 'restatement';
         const draft = this.sql.draftOf.get(periodId);
@@ -568,6 +603,14 @@ export class Billing {
       difference: (row.difference ?? null) as Difference | null,
     };
   }
+}
+
+/** 409 naming both meters of a double count. */
+function doubleCountConflict(found: DoubleCount, byId: Map<number, BilledMeter>, path: string): Conflict {
+  return new Conflict('The split would bill the same energy twice', [
+    { path, message: describeDoubleCount(found, byId) },
+    { path: 'meters', message: `${found.meter.id}, ${found.other.id}` },
+  ]);
 }
 
 function round6(value: number): number {

@@ -5,22 +5,27 @@ import type { DemandCharges } from '../analysis/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import { desc, eq } from 'drizzle-orm';
-import { supplierBills } from '../platform/db/schema/index.ts';
+import { supplierBills, SUPPLIER_BILL_LINE_KINDS, type SupplierBillLine } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import type { BillingCalculation, BilledMeter } from './calculation.ts';
+import { BillAudit, type AuditItem, type AuditTolerances } from './billAudit.ts';
 
 export type SupplierBillInput = {
   meterId: number;
   from: string;
   to: string;
   reference?: string;
-  /** Quantity per time-of-use band as billed, in kWh (gas too: the bill's kWh). */
-  bands: Record<string, number>;
+  /** Quantity per time-of-use band as billed, in kWh (gas too: the bill's kWh); absent: summed from the energy lines. */
+  bands?: Record<string, number>;
   billedKw?: number | null;
   standingCharges?: number;
   total: number;
   calorificValue?: number | null;
+  /** The bill's lines as printed (issue 51). */
+  lines?: SupplierBillLine[];
+  startReading?: number | null;
+  endReading?: number | null;
 };
 export type SupplierBill = Required<SupplierBillInput> & { id: number; createdAt: string; createdBy: string | null };
 export type CheckLine = {
@@ -31,14 +36,29 @@ export type CheckLine = {
   differencePercent: number | null;
   flagged: boolean;
 };
-export type BillCheck = { bill: SupplierBill; tolerancePercent: number; flagged: boolean; lines: CheckLine[]; missingIntervals: number };
+export type BillCheck = {
+  bill: SupplierBill;
+  tolerancePercent: number;
+  flagged: boolean;
+  lines: CheckLine[];
+  missingIntervals: number;
+  /** Every check of the line-by-line audit (issue 51), flagged or not. */
+  audit: AuditItem[];
+  /** The audit's flagged checks. */
+  findings: AuditItem[];
+};
+export type BillRules = { tolerancePercent: number; audit: AuditTolerances };
 
 const MAX_ROWS = 1000;
+/** Beyond any plausible bill: a quantity, rate or amount above this is a typing error, refused naming the field. */
+export const MAX_FIGURE = 1e9;
+const MAX_LINES = 200;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export class SupplierBills {
   private readonly sql;
+  private readonly auditor: BillAudit;
 
   constructor(
     private readonly db: Db,
@@ -47,8 +67,9 @@ export class SupplierBills {
     private readonly tariffs: Tariffs,
     private readonly demandCharges: DemandCharges,
     private readonly calorific: Pick<CalorificValues, 'kwhPerM3'>,
-    private readonly tolerance: () => number,
+    private readonly rules: () => BillRules,
   ) {
+    this.auditor = new BillAudit(calculation, tariffs, demandCharges, (days) => calorific.kwhPerM3(days));
     const orm = db.orm;
     this.sql = {
       insert: {
@@ -58,6 +79,7 @@ export class SupplierBills {
       },
       one: { get: (id: number) => orm.select().from(supplierBills).where(eq(supplierBills.id, id)).get() },
       all: { all: () => orm.select().from(supplierBills).orderBy(desc(supplierBills.fromDay), desc(supplierBills.id)).limit(500).all() },
+      ofMeter: { all: (meterId: number) => orm.select().from(supplierBills).where(eq(supplierBills.meterId, meterId)).all() },
     };
   }
 
@@ -82,16 +104,48 @@ export class SupplierBills {
     const meter = this.calculation.billedMeter(input.meterId);
     if (!meter) out.push({ path: `${at}.meterId`, message: `no meter ${input.meterId}` });
     else if (meter.role !== 'import') out.push({ path: `${at}.meterId`, message: `${meter.name} is not a supply point (it is an ${meter.role} meter)` });
-    for (const [name, value] of Object.entries(input.bands))
-      if (!Number.isFinite(value) || value < 0) out.push({ path: `${at}.bands.${name}`, message: 'must be a quantity of at least 0' });
-    if (!Number.isFinite(input.total)) out.push({ path: `${at}.total`, message: 'must be a number' });
+    const figure = (path: string, value: number | null | undefined, least: number | null) => {
+      if (value === null || value === undefined) return;
+      if (!Number.isFinite(value)) out.push({ path, message: 'must be a number' });
+      else if (least !== null && value < least) out.push({ path, message: `must be at least ${least}` });
+      else if (Math.abs(value) > MAX_FIGURE) out.push({ path, message: `must be at most ${MAX_FIGURE} in size: beyond any plausible bill` });
+    };
+    for (const [name, value] of Object.entries(input.bands ?? {})) figure(`${at}.bands.${name}`, value, 0);
+    figure(`${at}.total`, input.total, null);
+    figure(`${at}.billedKw`, input.billedKw, 0);
+    figure(`${at}.standingCharges`, input.standingCharges, 0);
+    figure(`${at}.startReading`, input.startReading, 0);
+    figure(`${at}.endReading`, input.endReading, 0);
+    if (input.startReading != null && input.endReading != null && input.endReading < input.startReading)
+      out.push({ path: `${at}.endReading`, message: 'must be at least the start reading' });
+    const lines = input.lines ?? [];
+    if (lines.length > MAX_LINES) out.push({ path: `${at}.lines`, message: `at most ${MAX_LINES} lines` });
+    lines.forEach((line, index) => {
+      const path = `${at}.lines.${index}`;
+      if (!SUPPLIER_BILL_LINE_KINDS.includes(line.kind)) out.push({ path: `${path}.kind`, message: `must be one of: ${SUPPLIER_BILL_LINE_KINDS.join(', ')}` });
+      figure(`${path}.quantity`, line.quantity, 0);
+      figure(`${path}.rate`, line.rate, 0);
+      // Only an adjustment (a credit) may take money off.
+      figure(`${path}.amount`, line.amount, line.kind === 'adjustment' ? null : 0);
+      if (line.band !== undefined && line.kind !== 'energy') out.push({ path: `${path}.band`, message: 'only an energy line has a band' });
+      for (const end of ['from', 'to'] as const) {
+        const day = line[end];
+        if (day === undefined) continue;
+        if (!isDay(day)) out.push({ path: `${path}.${end}`, message: 'must be a day YYYY-MM-DD' });
+        else if (isDay(input.from) && isDay(input.to) && (day < input.from || day > input.to))
+          out.push({ path: `${path}.${end}`, message: `must lie within the bill (${input.from} – ${input.to})` });
+      }
+      const from = line.from ?? input.from;
+      const to = line.to ?? input.to;
+      if (isDay(from) && isDay(to) && to <= from) out.push({ path: `${path}.to`, message: 'must be after from' });
+    });
     return out;
   }
 
   create(input: SupplierBillInput, actor: Actor): BillCheck {
     const problems = this.problems(input, 'body');
     if (problems.length) throw new BadRequest('Invalid supplier bill', problems);
-    const id = this.db.sqlite.transaction(() => this.insert(input, actor))();
+    const id = this.db.sqlite.transaction(() => this.insert(withDerived(input), actor))();
     return this.check(id);
   }
 
@@ -105,7 +159,7 @@ export class SupplierBills {
     const required = ['meterId', 'from', 'to', 'total'];
     const absent = required.filter((name) => !header.includes(name));
     if (absent.length) throw new BadRequest('The CSV header lacks columns', [{ path: 'line 1', message: `missing ${absent.join(', ')}` }]);
-    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue']);
+    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue', 'startReading', 'endReading']);
     const unknown = header.filter((name) => !known.has(name) && !/^kwh:.+/.test(name));
     if (unknown.length)
       throw new BadRequest('The CSV header has unknown columns', [{ path: 'line 1', message: `unknown ${unknown.join(', ')} (bands are kwh:<band>)` }]);
@@ -146,6 +200,8 @@ export class SupplierBills {
         standingCharges: header.includes('standingCharges') ? (number('standingCharges', true) ?? 0) : 0,
         total: number('total', false) ?? Number.NaN,
         calorificValue: header.includes('calorificValue') ? number('calorificValue', true) : null,
+        startReading: header.includes('startReading') ? number('startReading', true) : null,
+        endReading: header.includes('endReading') ? number('endReading', true) : null,
       };
       if (meterId !== null) problems.push(...this.problems(bill, at));
       bills.push(bill);
@@ -153,7 +209,7 @@ export class SupplierBills {
     if (problems.length) throw new BadRequest(`The CSV has bad rows; nothing was imported`, problems.slice(0, 100));
     if (!bills.length) throw new BadRequest('The CSV has no bills', [{ path: 'line 2', message: 'no rows after the header' }]);
     if (bills.length > MAX_ROWS) throw new BadRequest(`At most ${MAX_ROWS} bills per file`);
-    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(bill, actor)))();
+    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(withDerived(bill), actor)))();
     return ids.map((id) => this.check(id));
   }
 
@@ -163,11 +219,14 @@ export class SupplierBills {
       fromDay: input.from,
       toDay: input.to,
       reference: input.reference ?? '',
-      bands: input.bands,
+      bands: input.bands ?? {},
       billedKw: input.billedKw ?? null,
       standingCharges: input.standingCharges ?? 0,
       total: input.total,
       calorificValue: input.calorificValue ?? null,
+      lines: input.lines ?? [],
+      startReading: input.startReading ?? null,
+      endReading: input.endReading ?? null,
       createdBy: actor.username,
     });
     const id = Number(lastInsertRowid);
@@ -186,7 +245,8 @@ export class SupplierBills {
     const bill = this.get(id);
     const meter = this.calculation.billedMeter(bill.meterId) as BilledMeter;
     const period = this.calculation.meterPeriod(meter, bill.from, bill.to);
-    const tolerancePercent = this.tolerance();
+    const rules = this.rules();
+    const tolerancePercent = rules.tolerancePercent;
     const lines: CheckLine[] = [];
     const compare = (line: string, billed: number | null, shadow: number | null) => {
       const difference = billed === null || shadow === null ? null : round(billed - shadow, 4);
@@ -221,9 +281,49 @@ export class SupplierBills {
       if (bill.billedKw !== null) compare('billedKw', bill.billedKw, billedKw);
     }
     const energyCost = [...period.bands.values()].reduce((sum, band) => sum + band.cost, 0);
-    compare('total', bill.total, energyCost + standing + demandCharge);
-    return { bill, tolerancePercent, flagged: lines.some((line) => line.flagged), lines, missingIntervals: period.missing };
+    // With printed lines, taxes and adjustments are not in EMS's shadow: the total compared is the bill's less them.
+    const outside = bill.lines.filter((line) => line.kind === 'tax' || line.kind === 'adjustment').reduce((sum, line) => sum + line.amount, 0);
+    compare(outside ? 'total before taxes and adjustments' : 'total', round(bill.total - outside, 6), energyCost + standing + demandCharge);
+    const others = this.sql.ofMeter
+      .all(bill.meterId)
+      .map(view)
+      .filter((other) => other.id !== bill.id);
+    const audit = this.auditor.audit(bill, others, rules.audit);
+    const findings = audit.filter((item) => item.flagged);
+    return {
+      bill,
+      tolerancePercent,
+      flagged: lines.some((line) => line.flagged) || findings.length > 0,
+      lines,
+      missingIntervals: period.missing,
+      audit,
+      findings,
+    };
   }
+}
+
+/**
+ * A bill entered by its lines gets the summary fields the shadow comparison reads from them where it does not give
+ * them: kWh per band (Σ its energy lines), billed kW (its demand lines' highest), standing charges (Σ those lines).
+ */
+function withDerived(input: SupplierBillInput): SupplierBillInput {
+  const lines = input.lines ?? [];
+  const out = { ...input };
+  if (input.bands === undefined || Object.keys(input.bands).length === 0) {
+    const bands: Record<string, number> = {};
+    for (const line of lines)
+      if (line.kind === 'energy' && line.quantity !== undefined) bands[line.band ?? 'base'] = (bands[line.band ?? 'base'] ?? 0) + line.quantity;
+    out.bands = bands;
+  }
+  const demand = lines.filter((line) => line.kind === 'demand' && line.quantity !== undefined);
+  if (input.billedKw == null && demand.length) out.billedKw = Math.max(...demand.map((line) => line.quantity!));
+  const standing = lines.filter((line) => line.kind === 'standing');
+  if (input.standingCharges === undefined && standing.length)
+    out.standingCharges = round(
+      standing.reduce((sum, line) => sum + line.amount, 0),
+      6,
+    );
+  return out;
 }
 
 function view(row: typeof supplierBills.$inferSelect): SupplierBill {

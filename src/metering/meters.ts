@@ -13,7 +13,7 @@ export const SITE_TOTAL = 'total';
 
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
-export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role' | 'site'>;
+export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role' | 'site' | 'terms'>;
 export type MeterProposal = {
   code: string;
   name: string;
@@ -89,6 +89,7 @@ export class MeterDirectory {
       commodity: meters.commodity,
       role: meters.role,
       site: meters.site,
+      terms: meters.terms,
     };
     this.summaryList = db.orm.select(summary).from(meters).orderBy(asc(meters.id)).prepare();
     this.summaryOf = db.orm
@@ -151,7 +152,7 @@ export class MeterDirectory {
     return this.areaList.all().flatMap((row) => (row.area === null ? [] : [row.area]));
   }
 
-  /** Every meter's id, name, kind, area, commodity, role and site flag by id: what the commodity figures and billing group by. */
+  /** Every meter's id, name, kind, area, commodity, role, site flag and (virtual) terms by id: what the commodity figures and billing group by. */
   summaries(): MeterSummary[] {
     return this.summaryList.all();
   }

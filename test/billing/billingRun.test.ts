@@ -150,7 +150,7 @@ describe('billing run on data with a known answer', () => {
     // The landlord's share is what is left, so the statements and it make the site's bill exactly.
     assert.deepEqual(run.summary.reconciliation, { siteTotalCents: 14783, statementsCents: 7604 + 3167, landlordCents: 4012 });
     assert.equal(run.summary.landlord.totalCents, 4012);
-    assert.deepEqual(run.summary.quality, { intervals: 768, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0 });
+    assert.deepEqual(run.summary.quality, { intervals: 768, missing: 0, estimated: 0, missingPercent: 0, estimatedPercent: 0, billingEstimated: 0 });
   });
 
   test('shares that do not add up, unknown tenants, overlapping periods and export meters are 400 with the reason', async () => {

@@ -64,6 +64,7 @@ const OWNERS: Record<string, string> = {
   billing_periods: 'billing',
   billing_runs: 'billing',
   billing_statements: 'billing',
+  billing_tariffs: 'billing',
   supplier_bills: 'billing',
   billing_budgets: 'billing',
   savings_measures: 'billing',

@@ -67,3 +67,9 @@ export function stringEnumList<const T extends readonly string[]>(values: T) {
 export function timeBound(description: string) {
   return Type.String({ format: 'date-time-or-date', description });
 }
+
+/**
+ * Schema option: a body whose unknown fields are refused (400 naming the field) where every other body drops them
+ * (validation.ts); an OpenAPI extension, so the reference says it too.
+ */
+export const REFUSE_UNKNOWN_FIELDS = { additionalProperties: false, 'x-unknown-fields': 'refused' } as const;

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { createdAt, id, updatedAt } from './columns.ts';
-import { meters } from './energy.ts';
+import { COMMODITIES, meters, type TariffBand } from './energy.ts';
 
 export const BILLED_PARTY_KINDS = ['tenant', 'cost_centre'] as const;
 /** How a meter's energy is split: by percentage, by the tenants' floor areas (common areas) or by a fixed key. */
@@ -49,6 +49,8 @@ export const billingSettings = sqliteTable('billing_settings', {
   maxEstimatedPercent: real('max_estimated_percent').notNull().default(5),
   /** A supplier bill line differing from the shadow bill by more than this share is flagged. */
   supplierBillTolerancePercent: real('supplier_bill_tolerance_percent').notNull().default(2),
+  /** The supplier-bill audit's tolerance per check (issue 51), JSON; a check not named takes its documented default. */
+  billAudit: text('bill_audit', { mode: 'json' }).$type<Record<string, number>>().notNull().default({}),
   updatedAt: updatedAt(),
 });
 
@@ -126,10 +128,60 @@ export const supplierBills = sqliteTable(
     total: real('total').notNull(),
     /** Gas: kWh per m³ on the bill. */
     calorificValue: real('calorific_value'),
+    /** The bill's lines as printed (issue 51): energy per band, standing, demand, taxes and levies, adjustments (JSON). */
+    lines: text('lines', { mode: 'json' }).$type<SupplierBillLine[]>().notNull().default([]),
+    /** The supply meter's register at the bill's start and end as printed; null when the bill shows none. */
+    startReading: real('start_reading'),
+    endReading: real('end_reading'),
     createdAt: createdAt(),
     createdBy: text('created_by'),
   },
   (t) => [index('supplier_bills_meter').on(t.meterId, t.fromDay)],
+);
+
+export const SUPPLIER_BILL_LINE_KINDS = ['energy', 'standing', 'demand', 'tax', 'adjustment'] as const;
+/** One printed line of a supplier bill; quantity and rate as printed where the line has them, the amount always. */
+export type SupplierBillLine = {
+  kind: (typeof SUPPLIER_BILL_LINE_KINDS)[number];
+  description?: string;
+  /** energy: the time-of-use band. */
+  band?: string;
+  /** The days the line covers, [from, to) within the bill's; absent: the bill's. */
+  from?: string;
+  to?: string;
+  /** energy: kWh; standing: days; demand: kW; tax: its base (kWh, or money for a percentage). */
+  quantity?: number;
+  /** energy: per kWh; standing: per day; demand: per kW; tax: per unit of its base. */
+  rate?: number;
+  amount: number;
+};
+
+/**
+ * A tenant's or a meter's own dated tariff (issue 51): its energy priced at this instead of the site's tariff from
+ * validFrom until its next version. Exactly one of tenantId and meterId.
+ */
+export const billingTariffs = sqliteTable(
+  'billing_tariffs',
+  {
+    id: id(),
+    tenantId: integer('tenant_id').references(() => billingTenants.id, { onDelete: 'cascade' }),
+    meterId: integer('meter_id').references(() => meters.id, { onDelete: 'cascade' }),
+    commodity: text('commodity', { enum: COMMODITIES }).notNull().default('electricity'),
+    validFrom: text('valid_from').notNull(),
+    /** Per unit outside every band (kWh; m³ for water; gas per kWh). */
+    price: real('price').notNull(),
+    bands: text('bands', { mode: 'json' }).$type<TariffBand[]>().notNull().default([]),
+    holidays: text('holidays', { mode: 'json' }).$type<string[]>().notNull().default([]),
+    /** The party's own standing charge per day, instead of its share of the site's. */
+    standingChargePerDay: real('standing_charge_per_day').notNull().default(0),
+    note: text('note').notNull().default(''),
+    createdAt: createdAt(),
+    createdBy: text('created_by'),
+  },
+  (t) => [
+    uniqueIndex('billing_tariffs_tenant').on(t.tenantId, t.commodity, t.validFrom),
+    uniqueIndex('billing_tariffs_meter').on(t.meterId, t.commodity, t.validFrom),
+  ],
 );
 
 export const BUDGET_SCOPES = ['site', 'area', 'cost_centre'] as const;

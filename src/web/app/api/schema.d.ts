@@ -856,7 +856,7 @@ export interface paths {
         get?: never;
         /**
          * Set how a meter's energy is split: by percentage, by floor area (common areas) or by a fixed key
-         * @description Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ (the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's.
+         * @description Admin only; audited. percent: the tenants' values and landlordValue must add up to 100 (else 400 with the sum). floor_area: each tenant's share is its floorAreaM2 ÷ (the listed tenants' floor areas + landlordValue, the vacant m²), taken when a run is computed. fixed_key: value ÷ (Σ values + landlordValue). Only consumption is split: an export or generation meter is 400. What no tenant takes is the landlord's. A meter whose energy another split meter already holds (a sub-meter beneath a split supply meter, the supply above a split sub-meter, virtual meters sharing a term) is 409 naming both meters: the same energy is never billed twice (docs/billing.md, "The meter tree").
          *
          *     **Requires role admin**.
          */
@@ -1149,14 +1149,14 @@ export interface paths {
         };
         /**
          * The site's billing rules: how much missing or estimated data a run may have and still be issued
-         * @description maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines. Changes nothing.
+         * @description maxMissingPercent and maxEstimatedPercent bound the share of a run's metered intervals that may lack data or be estimated for it to be issued; supplierBillTolerancePercent flags supplier bill lines; billAudit holds the supplier-bill audit's tolerance of each check. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
         get: operations["getApiBillingSettings"];
         /**
          * Replace the site's billing rules
-         * @description Admin only; audited.
+         * @description Admin only; audited. billAudit may name some checks only: the others keep their tolerance.
          *
          *     **Requires role admin**.
          */
@@ -1251,7 +1251,7 @@ export interface paths {
         put?: never;
         /**
          * Enter a supplier's bill for a supply point and check it against the shadow bill from the meters
-         * @description Operator or admin; audited. Answers the check as GET …/check does: each line (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent.
+         * @description Operator or admin; audited. Answers the check as GET …/check does: each summary figure (kWh per band, gas kWh and calorific value, standing charges, billed kW, total) against EMS's figures for the same meter and days, flagged beyond the site's supplierBillTolerancePercent, and the line-by-line audit of the printed lines (see …/check). A bill whose lines do not add up to its total is stored, with that finding. Unknown fields are refused (400 naming the field), not dropped; a quantity, rate or amount below 0 (an adjustment may be a credit) or beyond 10⁹ is 400 naming the field.
          *
          *     **Requires role operator** (operator or admin).
          */
@@ -1271,7 +1271,7 @@ export interface paths {
         };
         /**
          * A supplier bill against the shadow bill worked out from the meters and the dated tariffs, line by line
-         * @description Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). Changes nothing.
+         * @description Shadow bill: the meter's intervals in [from, to) per time-of-use band (gas m³ × the calorific value in force each day = kWh), the standing charges of those days, for a site electricity meter the month's billed kW and demand charge × the period's share of the month, and the total of them. A line is flagged when |billed − shadow| > tolerance % × |shadow| (any difference where the shadow is 0). audit: every printed line checked on its own (energy: kWh against the meters in its band and days, rate against the tariff in force, amount = quantity × rate; standing: days, rate per day, amount; demand: kW against the intervals, rate per kW, amount; tax: amount = base × rate; adjustment: listed), the total against the sum of the lines, and the bill against the supply's other bills and history (duplicate, overlap, missing bill, gap between readings, use against 364 days earlier). Each names the line, expected, billed and money at stake, under billAudit's tolerance of that check; findings: the flagged ones. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -1295,12 +1295,62 @@ export interface paths {
         put?: never;
         /**
          * Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written
-         * @description Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and one kwh:<band> column per band (e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.
+         * @description Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band (e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.
          *
          *     **Requires role operator** (operator or admin).
          */
         post: operations["postApiBillingSupplierBillsImport"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/tariffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenants' and meters' own tariffs (dated versions), oldest first
+         * @description A tenant's own tariff prices its share of every meter; a meter's prices every tenant's share of it; else the site's tariff does. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiBillingTariffs"];
+        put?: never;
+        /**
+         * Give a tenant or a meter a tariff of its own from a day
+         * @description Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). The same party, utility and validFrom twice is 409; unknown fields are refused.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiBillingTariffs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing/tariffs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a tenant's or meter's own tariff version
+         * @description Admin only; audited. Issued statements keep what they were issued with.
+         *
+         *     **Requires role admin**.
+         */
+        delete: operations["deleteApiBillingTariffsId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7874,6 +7924,21 @@ export interface operations {
                 };
             };
             408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyBodies"];
@@ -8143,25 +8208,43 @@ export interface operations {
                         forecast: {
                             amount: number;
                             amountPercentOfBudget: number;
+                            /** @description false: no forecast could be made (then no alert); methodNote says why */
+                            available: boolean;
+                            /** @enum {string} */
+                            method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                            methodNote: string;
                             quantity: number;
                             quantityPercentOfBudget: number;
                         };
                         message: string;
                         months: {
+                            /** @description the whole bill of the month so far: energy + standing + demand charges */
                             actualAmount: number | null;
+                            /** @description null: the month has not begun or its meters recorded nothing (no data, never 0) */
                             actualQuantity: number | null;
                             budgetAmount: number;
                             budgetQuantity: number;
+                            charges: {
+                                demand: number;
+                                energy: number;
+                                standing: number;
+                            } | null;
+                            /** @enum {string} */
+                            data: "measured" | "no_data" | "future";
                             lastYearQuantity: number;
                             month: string;
                         }[];
                         /** @enum {string} */
                         phasingUsed: "last_year" | "even";
                         ytd: {
+                            /** @description the whole bill: energy + standing + demand */
                             amount: number;
                             budgetAmount: number;
                             budgetQuantity: number;
+                            demand: number;
+                            energy: number;
                             quantity: number;
+                            standing: number;
                         };
                     };
                 };
@@ -8241,25 +8324,43 @@ export interface operations {
                             forecast: {
                                 amount: number;
                                 amountPercentOfBudget: number;
+                                /** @description false: no forecast could be made (then no alert); methodNote says why */
+                                available: boolean;
+                                /** @enum {string} */
+                                method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                                methodNote: string;
                                 quantity: number;
                                 quantityPercentOfBudget: number;
                             };
                             message: string;
                             months: {
+                                /** @description the whole bill of the month so far: energy + standing + demand charges */
                                 actualAmount: number | null;
+                                /** @description null: the month has not begun or its meters recorded nothing (no data, never 0) */
                                 actualQuantity: number | null;
                                 budgetAmount: number;
                                 budgetQuantity: number;
+                                charges: {
+                                    demand: number;
+                                    energy: number;
+                                    standing: number;
+                                } | null;
+                                /** @enum {string} */
+                                data: "measured" | "no_data" | "future";
                                 lastYearQuantity: number;
                                 month: string;
                             }[];
                             /** @enum {string} */
                             phasingUsed: "last_year" | "even";
                             ytd: {
+                                /** @description the whole bill: energy + standing + demand */
                                 amount: number;
                                 budgetAmount: number;
                                 budgetQuantity: number;
+                                demand: number;
+                                energy: number;
                                 quantity: number;
+                                standing: number;
                             };
                         }[];
                     };
@@ -9171,6 +9272,10 @@ export interface operations {
                                         /** @description amount in cents of the site currency */
                                         amountCents: number;
                                         band: string;
+                                        /** @description of the line's amount, what rests on estimated intervals */
+                                        estimatedAmountCents?: number;
+                                        /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                        estimatedQuantity?: number;
                                         quantity: number;
                                         unit: string;
                                         /** @enum {string} */
@@ -9187,6 +9292,8 @@ export interface operations {
                                     totalCents: number;
                                 };
                                 quality: {
+                                    /** @description of the missing intervals, those of split sub-meters billed at an estimate */
+                                    billingEstimated?: number;
                                     estimated: number;
                                     estimatedPercent: number;
                                     intervals: number;
@@ -9218,6 +9325,10 @@ export interface operations {
                                         /** @description amount in cents of the site currency */
                                         amountCents: number;
                                         band: string;
+                                        /** @description of the line's amount, what rests on estimated intervals */
+                                        estimatedAmountCents?: number;
+                                        /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                        estimatedQuantity?: number;
                                         quantity: number;
                                         unit: string;
                                         /** @enum {string} */
@@ -9342,6 +9453,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9358,6 +9473,8 @@ export interface operations {
                                 totalCents: number;
                             };
                             quality: {
+                                /** @description of the missing intervals, those of split sub-meters billed at an estimate */
+                                billingEstimated?: number;
                                 estimated: number;
                                 estimatedPercent: number;
                                 intervals: number;
@@ -9389,6 +9506,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9441,6 +9562,21 @@ export interface operations {
                      * @example {
                      *       "error": "Not found",
                      *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9528,6 +9664,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9544,6 +9684,8 @@ export interface operations {
                                 totalCents: number;
                             };
                             quality: {
+                                /** @description of the missing intervals, those of split sub-meters billed at an estimate */
+                                billingEstimated?: number;
                                 estimated: number;
                                 estimatedPercent: number;
                                 intervals: number;
@@ -9575,6 +9717,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9698,6 +9844,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9714,6 +9864,8 @@ export interface operations {
                                 totalCents: number;
                             };
                             quality: {
+                                /** @description of the missing intervals, those of split sub-meters billed at an estimate */
+                                billingEstimated?: number;
                                 estimated: number;
                                 estimatedPercent: number;
                                 intervals: number;
@@ -9745,6 +9897,10 @@ export interface operations {
                                     /** @description amount in cents of the site currency */
                                     amountCents: number;
                                     band: string;
+                                    /** @description of the line's amount, what rests on estimated intervals */
+                                    estimatedAmountCents?: number;
+                                    /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                    estimatedQuantity?: number;
                                     quantity: number;
                                     unit: string;
                                     /** @enum {string} */
@@ -9838,6 +9994,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        billAudit: {
+                            /** @description a line's amount against quantity × rate, in money (default 0.01) */
+                            amount: number;
+                            /** @description billed kW against the month's demand from the intervals, percent (default 2) */
+                            demandPercent: number;
+                            /** @description a bill line's kWh against the meters' (shadow bill), percent of the meters' (default 2) */
+                            quantityPercent: number;
+                            /** @description a bill line's rate against the tariff in force, percent of the tariff's (default 0.1) */
+                            ratePercent: number;
+                            /** @description a start reading against the previous bill's end reading, in register units (default 0.5) */
+                            readingGap: number;
+                            /** @description the bill's total against the sum of its lines, in money (default 0.01) */
+                            total: number;
+                            /** @description the bill's use against the same days 364 days earlier, percent of last year's (default 25) */
+                            yearOnYearPercent: number;
+                        };
                         /** @description a run with more intervals estimated cannot be issued */
                         maxEstimatedPercent: number;
                         /** @description a run with more metered intervals missing cannot be issued */
@@ -9866,10 +10038,31 @@ export interface operations {
                  * @example {
                  *       "maxMissingPercent": 0.5,
                  *       "maxEstimatedPercent": 5,
-                 *       "supplierBillTolerancePercent": 2
+                 *       "supplierBillTolerancePercent": 2,
+                 *       "billAudit": {
+                 *         "ratePercent": 0.1,
+                 *         "yearOnYearPercent": 25
+                 *       }
                  *     }
                  */
                 "application/json": {
+                    /** @description the supplier-bill audit's tolerance per check; a check not named keeps its value */
+                    billAudit?: {
+                        /** @description a line's amount against quantity × rate, in money (default 0.01) */
+                        amount?: number;
+                        /** @description billed kW against the month's demand from the intervals, percent (default 2) */
+                        demandPercent?: number;
+                        /** @description a bill line's kWh against the meters' (shadow bill), percent of the meters' (default 2) */
+                        quantityPercent?: number;
+                        /** @description a bill line's rate against the tariff in force, percent of the tariff's (default 0.1) */
+                        ratePercent?: number;
+                        /** @description a start reading against the previous bill's end reading, in register units (default 0.5) */
+                        readingGap?: number;
+                        /** @description the bill's total against the sum of its lines, in money (default 0.01) */
+                        total?: number;
+                        /** @description the bill's use against the same days 364 days earlier, percent of last year's (default 25) */
+                        yearOnYearPercent?: number;
+                    };
                     /** @description a run with more intervals estimated cannot be issued */
                     maxEstimatedPercent: number;
                     /** @description a run with more metered intervals missing cannot be issued */
@@ -9887,6 +10080,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        billAudit: {
+                            /** @description a line's amount against quantity × rate, in money (default 0.01) */
+                            amount: number;
+                            /** @description billed kW against the month's demand from the intervals, percent (default 2) */
+                            demandPercent: number;
+                            /** @description a bill line's kWh against the meters' (shadow bill), percent of the meters' (default 2) */
+                            quantityPercent: number;
+                            /** @description a bill line's rate against the tariff in force, percent of the tariff's (default 0.1) */
+                            ratePercent: number;
+                            /** @description a start reading against the previous bill's end reading, in register units (default 0.5) */
+                            readingGap: number;
+                            /** @description the bill's total against the sum of its lines, in money (default 0.01) */
+                            total: number;
+                            /** @description the bill's use against the same days 364 days earlier, percent of last year's (default 25) */
+                            yearOnYearPercent: number;
+                        };
                         /** @description a run with more intervals estimated cannot be issued */
                         maxEstimatedPercent: number;
                         /** @description a run with more metered intervals missing cannot be issued */
@@ -9957,18 +10166,32 @@ export interface operations {
                                 /** @description amount in cents of the site currency */
                                 amountCents: number;
                                 band: string;
+                                /** @description of the line's amount, what rests on estimated intervals */
+                                estimatedAmountCents?: number;
+                                /** @description of the line's quantity, what rests on estimated intervals of missing sub-meter data */
+                                estimatedQuantity?: number;
                                 quantity: number;
                                 unit: string;
                                 /** @enum {string} */
                                 utility: "electricity" | "gas" | "water" | "heat";
                             }[];
+                            /** @description how much of the statement rests on estimated sub-meter data */
+                            estimatedAmountCents?: number;
+                            /** @description how the missing intervals were estimated */
+                            estimateRule?: string;
                             meters: {
                                 billedQuantity: number;
+                                /** @description of the missing intervals, those billed at an estimate (docs/billing.md, "Missing sub-meter data") */
+                                billingEstimated?: number;
                                 endReading: number | null;
+                                /** @description intervals the collector estimated */
                                 estimated: number;
+                                /** @description the meter's estimated quantity, before the tenant's share */
+                                estimatedQuantity?: number;
                                 intervals: number;
                                 meterId: number;
                                 method: string;
+                                /** @description intervals with no data (billed at an estimate where billingEstimated says so) */
                                 missing: number;
                                 name: string;
                                 quantity: number;
@@ -9985,6 +10208,8 @@ export interface operations {
                                 /** @enum {string} */
                                 utility: "electricity" | "gas" | "water" | "heat";
                             }[];
+                            /** @description where some energy is priced by the tenant's or a meter's own tariff: the rule */
+                            tariffRule?: string;
                             /** @description amount in cents of the site currency */
                             totalCents: number;
                         };
@@ -10174,15 +10399,28 @@ export interface operations {
                              */
                             createdAt: string;
                             createdBy: string | null;
+                            endReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
                              */
                             from: string;
                             id: number;
+                            lines: {
+                                amount: number;
+                                band?: string;
+                                description?: string;
+                                from?: string;
+                                /** @enum {string} */
+                                kind: "energy" | "standing" | "demand" | "tax" | "adjustment";
+                                quantity?: number;
+                                rate?: number;
+                                to?: string;
+                            }[];
                             meterId: number;
                             reference: string;
                             standingCharges: number;
+                            startReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
@@ -10214,36 +10452,103 @@ export interface operations {
                  *       "from": "2027-01-01",
                  *       "to": "2027-02-01",
                  *       "reference": "INV-2027-001",
-                 *       "bands": {
-                 *         "peak": 5200,
-                 *         "base": 4100
-                 *       },
-                 *       "billedKw": 48,
-                 *       "standingCharges": 31,
-                 *       "total": 2480.5
+                 *       "total": 2477.12,
+                 *       "startReading": 120450,
+                 *       "endReading": 129750,
+                 *       "lines": [
+                 *         {
+                 *           "kind": "energy",
+                 *           "band": "peak",
+                 *           "quantity": 5200,
+                 *           "rate": 0.3,
+                 *           "amount": 1560
+                 *         },
+                 *         {
+                 *           "kind": "energy",
+                 *           "band": "base",
+                 *           "quantity": 4100,
+                 *           "rate": 0.2,
+                 *           "amount": 820
+                 *         },
+                 *         {
+                 *           "kind": "standing",
+                 *           "quantity": 31,
+                 *           "rate": 1,
+                 *           "amount": 31
+                 *         },
+                 *         {
+                 *           "kind": "demand",
+                 *           "quantity": 48,
+                 *           "rate": 4,
+                 *           "amount": 192
+                 *         },
+                 *         {
+                 *           "kind": "tax",
+                 *           "description": "Energy levy",
+                 *           "quantity": 9300,
+                 *           "rate": 0.0016,
+                 *           "amount": 14.88
+                 *         },
+                 *         {
+                 *           "kind": "adjustment",
+                 *           "description": "Credit for December",
+                 *           "amount": -140.76
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
-                    /** @description quantity per time-of-use band as billed (kWh; gas in kWh too) */
-                    bands: {
+                    /** @description quantity per time-of-use band as billed (kWh; gas in kWh too); absent: summed from the energy lines */
+                    bands?: {
                         [key: string]: number;
                     };
                     billedKw?: number | null;
                     calorificValue?: number | null;
+                    endReading?: number | null;
                     /**
                      * Format: date
                      * @description site day YYYY-MM-DD
                      */
                     from: string;
+                    /** @description the lines as printed, each audited on its own */
+                    lines?: {
+                        /** @description the line's money as printed; below 0 only for an adjustment (a credit) */
+                        amount: number;
+                        /** @description energy: the time-of-use band ('base' outside every band; the default) */
+                        band?: string;
+                        description?: string;
+                        /**
+                         * Format: date
+                         * @description the line's first day, within the bill (a line per tariff version, as bills print them)
+                         */
+                        from?: string;
+                        /**
+                         * @description energy: a band's kWh × rate; standing: days × rate per day; demand: kW × rate per kW; tax: a tax or levy (base × rate); adjustment: a credit or charge as printed
+                         * @enum {string}
+                         */
+                        kind: "energy" | "standing" | "demand" | "tax" | "adjustment";
+                        /** @description energy: kWh; standing: days; demand: kW; tax: its base */
+                        quantity?: number;
+                        /** @description per unit of the quantity, in the site currency */
+                        rate?: number;
+                        /**
+                         * Format: date
+                         * @description the first day after the line's days
+                         */
+                        to?: string;
+                    }[];
                     /** @description the supply point: a site meter */
                     meterId: number;
                     reference?: string;
+                    /** @description absent: the standing lines' sum */
                     standingCharges?: number;
+                    startReading?: number | null;
                     /**
                      * Format: date
                      * @description the first day after the bill period
                      */
                     to: string;
+                    /** @description the total as printed (stored even when the lines do not add up to it: that is a finding) */
                     total: number;
                 };
             };
@@ -10256,6 +10561,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description every check of the line-by-line audit, flagged or not (docs/billing.md, "The audit's checks") */
+                        audit: {
+                            billed: number | null;
+                            /** @enum {string} */
+                            check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                            difference: number | null;
+                            expected: number | null;
+                            flagged: boolean;
+                            /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                            line: string;
+                            lineIndex: number | null;
+                            message: string;
+                            /** @description what the difference is worth in money (positive: billed too much) */
+                            moneyAtStake: number | null;
+                            tolerance: string;
+                            unit: string;
+                        }[];
                         bill: {
                             bands: {
                                 [key: string]: number;
@@ -10268,15 +10590,28 @@ export interface operations {
                              */
                             createdAt: string;
                             createdBy: string | null;
+                            endReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
                              */
                             from: string;
                             id: number;
+                            lines: {
+                                amount: number;
+                                band?: string;
+                                description?: string;
+                                from?: string;
+                                /** @enum {string} */
+                                kind: "energy" | "standing" | "demand" | "tax" | "adjustment";
+                                quantity?: number;
+                                rate?: number;
+                                to?: string;
+                            }[];
                             meterId: number;
                             reference: string;
                             standingCharges: number;
+                            startReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
@@ -10284,7 +10619,24 @@ export interface operations {
                             to: string;
                             total: number;
                         };
-                        /** @description some line differs from the shadow bill by more than the tolerance */
+                        /** @description the audit's flagged checks */
+                        findings: {
+                            billed: number | null;
+                            /** @enum {string} */
+                            check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                            difference: number | null;
+                            expected: number | null;
+                            flagged: boolean;
+                            /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                            line: string;
+                            lineIndex: number | null;
+                            message: string;
+                            /** @description what the difference is worth in money (positive: billed too much) */
+                            moneyAtStake: number | null;
+                            tolerance: string;
+                            unit: string;
+                        }[];
+                        /** @description some line differs from the shadow bill by more than the tolerance, or the audit has a finding */
                         flagged: boolean;
                         lines: {
                             billed: number | null;
@@ -10344,6 +10696,23 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description every check of the line-by-line audit, flagged or not (docs/billing.md, "The audit's checks") */
+                        audit: {
+                            billed: number | null;
+                            /** @enum {string} */
+                            check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                            difference: number | null;
+                            expected: number | null;
+                            flagged: boolean;
+                            /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                            line: string;
+                            lineIndex: number | null;
+                            message: string;
+                            /** @description what the difference is worth in money (positive: billed too much) */
+                            moneyAtStake: number | null;
+                            tolerance: string;
+                            unit: string;
+                        }[];
                         bill: {
                             bands: {
                                 [key: string]: number;
@@ -10356,15 +10725,28 @@ export interface operations {
                              */
                             createdAt: string;
                             createdBy: string | null;
+                            endReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
                              */
                             from: string;
                             id: number;
+                            lines: {
+                                amount: number;
+                                band?: string;
+                                description?: string;
+                                from?: string;
+                                /** @enum {string} */
+                                kind: "energy" | "standing" | "demand" | "tax" | "adjustment";
+                                quantity?: number;
+                                rate?: number;
+                                to?: string;
+                            }[];
                             meterId: number;
                             reference: string;
                             standingCharges: number;
+                            startReading: number | null;
                             /**
                              * Format: date
                              * @description site day YYYY-MM-DD
@@ -10372,7 +10754,24 @@ export interface operations {
                             to: string;
                             total: number;
                         };
-                        /** @description some line differs from the shadow bill by more than the tolerance */
+                        /** @description the audit's flagged checks */
+                        findings: {
+                            billed: number | null;
+                            /** @enum {string} */
+                            check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                            difference: number | null;
+                            expected: number | null;
+                            flagged: boolean;
+                            /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                            line: string;
+                            lineIndex: number | null;
+                            message: string;
+                            /** @description what the difference is worth in money (positive: billed too much) */
+                            moneyAtStake: number | null;
+                            tolerance: string;
+                            unit: string;
+                        }[];
+                        /** @description some line differs from the shadow bill by more than the tolerance, or the audit has a finding */
                         flagged: boolean;
                         lines: {
                             billed: number | null;
@@ -10430,6 +10829,23 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** @description every check of the line-by-line audit, flagged or not (docs/billing.md, "The audit's checks") */
+                            audit: {
+                                billed: number | null;
+                                /** @enum {string} */
+                                check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                                difference: number | null;
+                                expected: number | null;
+                                flagged: boolean;
+                                /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                                line: string;
+                                lineIndex: number | null;
+                                message: string;
+                                /** @description what the difference is worth in money (positive: billed too much) */
+                                moneyAtStake: number | null;
+                                tolerance: string;
+                                unit: string;
+                            }[];
                             bill: {
                                 bands: {
                                     [key: string]: number;
@@ -10442,15 +10858,28 @@ export interface operations {
                                  */
                                 createdAt: string;
                                 createdBy: string | null;
+                                endReading: number | null;
                                 /**
                                  * Format: date
                                  * @description site day YYYY-MM-DD
                                  */
                                 from: string;
                                 id: number;
+                                lines: {
+                                    amount: number;
+                                    band?: string;
+                                    description?: string;
+                                    from?: string;
+                                    /** @enum {string} */
+                                    kind: "energy" | "standing" | "demand" | "tax" | "adjustment";
+                                    quantity?: number;
+                                    rate?: number;
+                                    to?: string;
+                                }[];
                                 meterId: number;
                                 reference: string;
                                 standingCharges: number;
+                                startReading: number | null;
                                 /**
                                  * Format: date
                                  * @description site day YYYY-MM-DD
@@ -10458,7 +10887,24 @@ export interface operations {
                                 to: string;
                                 total: number;
                             };
-                            /** @description some line differs from the shadow bill by more than the tolerance */
+                            /** @description the audit's flagged checks */
+                            findings: {
+                                billed: number | null;
+                                /** @enum {string} */
+                                check: "quantity" | "rate" | "amount" | "total" | "duplicate" | "overlap" | "missing_bill" | "reading_gap" | "demand" | "year_on_year" | "adjustment";
+                                difference: number | null;
+                                expected: number | null;
+                                flagged: boolean;
+                                /** @description the line as printed ("line 2: energy peak 2026-10-16 – 2026-11-01"), or "bill" for a bill-level check */
+                                line: string;
+                                lineIndex: number | null;
+                                message: string;
+                                /** @description what the difference is worth in money (positive: billed too much) */
+                                moneyAtStake: number | null;
+                                tolerance: string;
+                                unit: string;
+                            }[];
+                            /** @description some line differs from the shadow bill by more than the tolerance, or the audit has a finding */
                             flagged: boolean;
                             lines: {
                                 billed: number | null;
@@ -10517,6 +10963,247 @@ export interface operations {
                      * @example {
                      *       "error": "Unsupported media type",
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiBillingTariffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            bands: {
+                                days: string[];
+                                from: string;
+                                name: string;
+                                price: number;
+                                to: string;
+                            }[];
+                            /** @enum {string} */
+                            commodity: "electricity" | "gas" | "water" | "heat";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            createdBy: string | null;
+                            holidays: string[];
+                            id: number;
+                            meterId: number | null;
+                            note: string;
+                            price: number;
+                            standingChargePerDay: number;
+                            tenantId: number | null;
+                            /**
+                             * Format: date
+                             * @description site day YYYY-MM-DD
+                             */
+                            validFrom: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiBillingTariffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tenantId": 1,
+                 *       "validFrom": "2027-01-01",
+                 *       "price": 0.22,
+                 *       "bands": [
+                 *         {
+                 *           "name": "peak",
+                 *           "days": [
+                 *             "mon",
+                 *             "tue",
+                 *             "wed",
+                 *             "thu",
+                 *             "fri"
+                 *           ],
+                 *           "from": "08:00",
+                 *           "to": "20:00",
+                 *           "price": 0.3
+                 *         }
+                 *       ],
+                 *       "standingChargePerDay": 0.5,
+                 *       "note": "Contract 2027-14"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description time-of-use bands (electricity); the first that covers an interval prices it */
+                    bands?: {
+                        days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun" | "holiday")[];
+                        /** @description HH:MM, local time; 24:00 ends a band at midnight */
+                        from: string;
+                        name: string;
+                        price: number;
+                        /** @description HH:MM, local time; 24:00 ends a band at midnight */
+                        to: string;
+                    }[];
+                    /**
+                     * @description electricity (default), water or heat; gas stays at the site tariff
+                     * @enum {string}
+                     */
+                    commodity?: "electricity" | "gas" | "water" | "heat";
+                    holidays?: string[];
+                    /** @description a meter's own tariff: every tenant's share of it */
+                    meterId?: number | null;
+                    note?: string;
+                    /** @description per unit outside every band */
+                    price: number;
+                    /** @description a tenant's own standing charge, instead of its share of the site's */
+                    standingChargePerDay?: number;
+                    /** @description a tenant's own tariff: its share of every meter */
+                    tenantId?: number | null;
+                    /**
+                     * Format: date
+                     * @description site day YYYY-MM-DD
+                     */
+                    validFrom: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bands: {
+                            days: string[];
+                            from: string;
+                            name: string;
+                            price: number;
+                            to: string;
+                        }[];
+                        /** @enum {string} */
+                        commodity: "electricity" | "gas" | "water" | "heat";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        createdBy: string | null;
+                        holidays: string[];
+                        id: number;
+                        meterId: number | null;
+                        note: string;
+                        price: number;
+                        standingChargePerDay: number;
+                        tenantId: number | null;
+                        /**
+                         * Format: date
+                         * @description site day YYYY-MM-DD
+                         */
+                        validFrom: string;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteApiBillingTariffsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
