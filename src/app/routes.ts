@@ -35,6 +35,7 @@ export const ROUTE_ORDER = [
   'overview',
   'energy',
   'collector',
+  'suspectRuns',
   'commodities',
   'analysis',
   'billing',
