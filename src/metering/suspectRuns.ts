@@ -133,7 +133,7 @@ export class SuspectRuns {
       `SELECT id, start_at AS startAt, intervals, value, confirmed_at AS confirmedAt FROM meter_suspect_runs
        WHERE meter_id = ? AND start_at <= ? AND start_at + intervals * ${INTERVAL_MS} >= ? ORDER BY start_at`,
     );
-    // raw SQL: a new run
+    // raw SQL: a new run, its id returned (RETURNING) for the answer
     this.insert = sqlite.prepare(
       'INSERT INTO meter_suspect_runs (meter_id, start_at, intervals, value, source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
     );
