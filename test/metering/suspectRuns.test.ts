@@ -9,6 +9,8 @@ import { FLAG_SUSPECT } from '../../src/metering/store.ts';
 import { findSuspectRuns, SUSPECT_RUN_INTERVALS } from '../../src/metering/suspectRuns.ts';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { noonZone } from '../helpers/siteClock.ts';
+import { DAY, MIN, misbehavingRig, type MisbehavingRig } from '../helpers/rig.ts';
+import { CLEAR_AFTER_CHECKS, CLEAR_AFTER_MS } from '../../src/metering/dataAlertDamping.ts';
 
 const Q = 15 * 60_000;
 const ZONE = noonZone();
@@ -179,5 +181,64 @@ describe('suspect runs: history import', () => {
     assert.equal(dry.status, 200, dry.text);
     assert.equal(dry.body.meters[0].meterId, water.id);
     assert.deepEqual(dry.body.meters[0].suspect, { runs: 0, intervals: 0, listed: [] });
+  });
+});
+
+describe("suspect runs: the collector's watch", () => {
+  let r: MisbehavingRig;
+  const code = 'meter.main.kwh';
+  before(async () => {
+    r = await misbehavingRig({ start: Math.floor(Date.now() / (5 * MIN)) * 5 * MIN });
+  });
+  after(() => r.close());
+
+  const alertsOf = async (meterId: number) =>
+    (await r.get('/api/alerts?pageSize=100')).items.filter((alert: { source: string }) => alert.source.startsWith(`energy.meter.${meterId}.suspect.`));
+
+  test('a counter that stops moving: one alert with the run, growing with it, not flapping; confirmed, it clears after the hold-off', async () => {
+    // Seven days of an office's counter in the gateway's history (a reading every 5 minutes), the last 5 hours flat.
+    const flatFrom = r.clock.now - 5 * 60 * MIN;
+    const readings: { at: number; value: number }[] = [];
+    let value = 10_000;
+    for (let at = r.clock.now - 7 * DAY + 5 * MIN; at <= r.clock.now; at += 5 * MIN) {
+      if (at <= flatFrom) value += office(Math.floor((at % DAY) / Q)) / 3;
+      readings.push({ at, value: Math.round(value * 1000) / 1000 });
+    }
+    r.gateway.history.set(code, readings);
+    r.gateway.set(code, { value: readings[readings.length - 1].value });
+    const main = await r.meter({ name: 'Main', code, kind: 'energy', site: true });
+    await r.collector.collect();
+
+    const [run, ...more] = (await r.get(`/api/energy/suspect-runs?meterId=${main.id}`)).items;
+    assert.equal(more.length, 0, 'one run');
+    assert.equal(run.source, 'collector');
+    assert.equal(run.value, 0);
+    assert.ok(Date.parse(run.startAt) >= flatFrom && Date.parse(run.startAt) <= flatFrom + Q, `the run starts where the counter stopped (${run.startAt})`);
+    assert.ok(run.intervals >= 19, `about 5 hours (${run.intervals} intervals)`);
+    const [alert, ...others] = await alertsOf(main.id);
+    assert.equal(others.length, 0, 'one alert per run');
+    assert.match(alert.title, new RegExp(`the same value \\(0\\) for ${run.hours} h from ${run.startAt.replace(/\./g, '\\.')}`));
+    assert.equal(alert.clearedAt, null);
+
+    // The counter stays where it is for another hour: the same run grows, still one alert.
+    await r.run(r.clock.now + 60 * MIN);
+    const grown = (await r.get(`/api/energy/suspect-runs?meterId=${main.id}`)).items;
+    assert.equal(grown.length, 1);
+    assert.ok(grown[0].intervals >= run.intervals + 3, `grown: ${grown[0].intervals} against ${run.intervals}`);
+    assert.equal((await alertsOf(main.id)).length, 1, 'no second alert while it goes on');
+    const today = siteDay('UTC', new Date(r.clock.now));
+    assert.ok((r.server.service.deps.energy.days.suspectPerDay(JSON.stringify([main.id]), addDays(today, -1), addDays(today, 1)).size ?? 0) >= 1);
+
+    // A person says the building was closed: the run is confirmed, the alert clears after the hold-off, not at once.
+    const confirmed = await r.server.request('POST', `/api/energy/suspect-runs/${run.id}/confirm`, { token: r.admin.accessToken });
+    assert.equal(confirmed.status, 200, confirmed.text);
+    r.gateway.set(code, { value: readings[readings.length - 1].value + 5 });
+    await r.run(r.clock.now + MIN);
+    assert.equal((await alertsOf(main.id))[0].clearedAt, null, 'the hold-off first');
+    await r.run(r.clock.now + Math.max(CLEAR_AFTER_CHECKS * MIN, CLEAR_AFTER_MS) + MIN);
+    const after = await alertsOf(main.id);
+    assert.equal(after.length, 1);
+    assert.ok(after[0].clearedAt, 'cleared once confirmed and the hold-off passed');
+    assert.equal(r.server.service.deps.energy.days.suspectPerDay(JSON.stringify([main.id]), addDays(today, -1), addDays(today, 1)).size, 0);
   });
 });
