@@ -1766,6 +1766,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/energy/suspect-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Suspect runs: one value repeated (a flat zero) on a meter whose history reads more, newest first
+         * @description Runs found by the collector and the history import (docs/energy-data-quality.md, "Suspect runs"). An open run's intervals are suspect: kept out of baselines, anomaly models and EnPIs until a person confirms the run. At most 500. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiEnergySuspectRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/suspect-runs/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a suspect run as real (the building was closed): its intervals count as measured
+         * @description From the run's data-problem alert or the meter's page. Audited; the run's alert clears after the usual hold-off. A confirmed run stays confirmed (a second confirmation changes nothing).
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiEnergySuspectRunsIdConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/energy/tariffs": {
         parameters: {
             query?: never;
@@ -12031,6 +12075,23 @@ export interface operations {
                             }[];
                             /** @description counter form: resets and rollovers recognised (flag 2) */
                             resets: number;
+                            /** @description suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed */
+                            suspect: {
+                                /** @description intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm) */
+                                intervals: number;
+                                /** @description the first 50 runs, in time order */
+                                listed: {
+                                    /** Format: date-time */
+                                    endAt: string;
+                                    intervals: number;
+                                    /** Format: date-time */
+                                    startAt: string;
+                                    /** @description the repeated value, in the meter's unit */
+                                    value: number;
+                                }[];
+                                /** @description runs of one repeated value (a flat zero) on a meter whose history reads more */
+                                runs: number;
+                            };
                             /** @description last site day (inclusive) */
                             to: string | null;
                             /**
@@ -12360,6 +12421,135 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiEnergySuspectRuns: {
+        parameters: {
+            query?: {
+                meterId?: number;
+                /** @description open: not confirmed (its intervals are suspect); confirmed */
+                state?: "open" | "confirmed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description confirmed as real (a closed building): its intervals count as measured */
+                            confirmedAt: string | null;
+                            /** @description the user who confirmed it */
+                            confirmedBy: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            endAt: string;
+                            hours: number;
+                            id: number;
+                            /** @description 15-minute intervals in the run (it grows while the meter goes on reading the same value) */
+                            intervals: number;
+                            meterId: number;
+                            meterName: string;
+                            /**
+                             * @description who found it: the collector's watch or a history import
+                             * @enum {string}
+                             */
+                            source: "collector" | "import";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startAt: string;
+                            /** @description the repeated value per interval, in the meter's unit (kWh; m³ for gas and water) */
+                            value: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiEnergySuspectRunsIdConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description confirmed as real (a closed building): its intervals count as measured */
+                        confirmedAt: string | null;
+                        /** @description the user who confirmed it */
+                        confirmedBy: number | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        endAt: string;
+                        hours: number;
+                        id: number;
+                        /** @description 15-minute intervals in the run (it grows while the meter goes on reading the same value) */
+                        intervals: number;
+                        meterId: number;
+                        meterName: string;
+                        /**
+                         * @description who found it: the collector's watch or a history import
+                         * @enum {string}
+                         */
+                        source: "collector" | "import";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startAt: string;
+                        /** @description the repeated value per interval, in the meter's unit (kWh; m³ for gas and water) */
+                        value: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getApiEnergyTariffs: {
