@@ -113,7 +113,9 @@ export class Baselines {
     const idsJson = JSON.stringify(ids);
     const whole = new Set<string>();
     for (const [sliceFrom, sliceTo] of daySlices(from, to, SLICE_DAYS)) {
-      for (const [day, meters] of this.days.metersPerDay(idsJson, sliceFrom, sliceTo)) if (meters === ids.length) whole.add(day);
+      // A day holding intervals of an unconfirmed suspect run (a dead meter's flat zero) is not a whole day (issue 52).
+      const suspect = this.days.suspectPerDay(idsJson, sliceFrom, sliceTo);
+      for (const [day, meters] of this.days.metersPerDay(idsJson, sliceFrom, sliceTo)) if (meters === ids.length && !suspect.has(day)) whole.add(day);
       await yieldToLoop();
     }
     // Too few days of energy: said before the gateway is asked for a year of temperatures.

@@ -367,7 +367,11 @@ export const EnpiBody = Type.Object({
       kwhPerM2: NullableNumber('kwh ÷ floorAreaM2: electricity only, not a whole-site EUI'),
       hdd: Type.Number(),
       cdd: Type.Number(),
-      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      suspectDays: Type.Integer({
+        description:
+          'days of the month holding intervals of an unconfirmed suspect run (a dead meter): left out of kwh and the degree days; kwhPerM2 and kwhPerDriverUnit are then null',
+      }),
+      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature (suspect days not counted)' }),
       kwhPerDegreeDay: NullableNumber(
         'kwh ÷ (HDD + CDD) of the month: NOT an efficiency measure (heating and cooling degree days added in one denominator; the ratio tracks the base load); use a baseline (POST /api/analysis/baselines) to normalise for weather',
       ),

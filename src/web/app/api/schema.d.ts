@@ -5880,7 +5880,9 @@ export interface operations {
                             siteEnergyKwh: number | null;
                             /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
                             siteKwhPerM2: number | null;
-                            /** @description days of the month with an outdoor temperature */
+                            /** @description days of the month holding intervals of an unconfirmed suspect run (a dead meter): left out of kwh and the degree days; kwhPerM2 and kwhPerDriverUnit are then null */
+                            suspectDays: number;
+                            /** @description days of the month with an outdoor temperature (suspect days not counted) */
                             temperatureDays: number;
                         }[];
                         /** @description the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered */
