@@ -49,6 +49,8 @@ export type Energy = {
   suspects: SuspectRuns;
   /** Re-prices the stored days a back-dated tariff or calorific version covers, audited (issue 41). */
   restate: (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
+  /** The site settings' price made the electricity tariff from today while the site has none of its own, today's costs restated (issue 52). */
+  setupPrice: (price: number, actor: Actor | null) => Promise<void>;
 };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
@@ -67,7 +69,12 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const site = new SiteEnergy(db, figures);
   const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
-  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, suspects, restate };
+  const setupPrice = async (price: number, actor: Actor | null) => {
+    const version = tariffs.setupPrice(price, actor ?? { id: null, username: 'system' });
+    const span = version && tariffs.restatedDays(version);
+    if (version && span) await restate({ ...span, commodity: 'electricity', reason: { resource: 'tariff_versions', resourceId: version.id } }, actor);
+  };
+  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, suspects, restate, setupPrice };
 }
 
 export type EnergyContextRouteNeeds = EnergyRouteNeeds & CommodityRouteNeeds;

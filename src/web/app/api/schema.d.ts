@@ -1365,14 +1365,14 @@ export interface paths {
         };
         /**
          * The platform configuration
-         * @description Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval. Changes nothing.
+         * @description Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval, and the electricity price in force today (priceInForce: the set-up price or a tariff). Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
         get: operations["getApiConfigs"];
         /**
          * Update the platform configuration (partial)
-         * @description timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile).
+         * @description timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile). electricityPrice prices: while the site has no electricity tariff of its own it becomes the tariff from today (a version from today, or today's set-up version repriced; today's stored costs restated, audited); once an admin has entered a tariff version it prices only hand-entered area cards. priceInForce says which.
          *
          *     **Requires role admin**.
          */
@@ -10442,6 +10442,18 @@ export interface operations {
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
+                        priceInForce: {
+                            /** @description per kWh in currency: what a kWh drawn today costs (before time-of-use bands) */
+                            price: number;
+                            /** @description setup: electricityPrice above, made the site's tariff from the day it was entered; tariff: a tariff version an admin entered (electricityPrice then prices only hand-entered area cards); install: the price seeded at install (no price entered since) */
+                            source: "setup" | "tariff" | "install";
+                            tariffVersionId: number;
+                            /**
+                             * Format: date
+                             * @description the site day its tariff version applies from
+                             */
+                            validFrom: string;
+                        } | null;
                         /** @description how often screens should poll */
                         refreshIntervalSec: number;
                         siteName: string;
@@ -10481,6 +10493,7 @@ export interface operations {
                 "application/json": {
                     carbonFactor?: number;
                     currency?: string;
+                    /** @description per kWh: while the site has no electricity tariff of its own, it becomes the tariff from today (today's costs restated) */
                     electricityPrice?: number;
                     /** @description m²; null clears it */
                     floorAreaM2?: number | null;
@@ -10513,6 +10526,18 @@ export interface operations {
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
+                        priceInForce: {
+                            /** @description per kWh in currency: what a kWh drawn today costs (before time-of-use bands) */
+                            price: number;
+                            /** @description setup: electricityPrice above, made the site's tariff from the day it was entered; tariff: a tariff version an admin entered (electricityPrice then prices only hand-entered area cards); install: the price seeded at install (no price entered since) */
+                            source: "setup" | "tariff" | "install";
+                            tariffVersionId: number;
+                            /**
+                             * Format: date
+                             * @description the site day its tariff version applies from
+                             */
+                            validFrom: string;
+                        } | null;
                         /** @description how often screens should poll */
                         refreshIntervalSec: number;
                         siteName: string;
