@@ -150,10 +150,10 @@ export class Tariffs {
     const electricity = this.all().filter((version) => version.commodity === 'electricity');
     if (electricity.some((version) => version.note !== SEEDED_NOTE && version.note !== SETUP_NOTE)) return null;
     const today = this.today();
+    // The same price as in force today (a settings form saved again): nothing to write, nothing to restate.
+    if (electricity.length && this.versionOn(today).price === price) return null;
     const latest = electricity[electricity.length - 1];
-    if (latest?.note === SETUP_NOTE && latest.validFrom === today) {
-      return latest.price === price ? latest : this.table.update(latest.id, { price }, actor);
-    }
+    if (latest?.note === SETUP_NOTE && latest.validFrom === today) return this.table.update(latest.id, { price }, actor);
     if (latest && latest.validFrom > today) return null;
     return this.create(
       { validFrom: today, price, carbonFactor: latest?.carbonFactor ?? 0, standingChargePerDay: latest?.standingChargePerDay ?? 0, note: SETUP_NOTE },

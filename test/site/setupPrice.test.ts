@@ -66,6 +66,12 @@ describe('the set-up price prices', () => {
       ],
     );
 
+    // Saved again unchanged (the settings form sends the price every time): nothing written, nothing restated.
+    const restatedBefore = (await r.get('/api/audit?resource=tariff_versions&action=restate_costs')).items.length;
+    assert.equal((await put({ electricityPrice: 0.4, siteName: 'North Campus' })).status, 200);
+    assert.equal((await r.get('/api/audit?resource=tariff_versions&action=restate_costs')).items.length, restatedBefore);
+    assert.equal((await r.get('/api/energy/tariffs?pageSize=100')).items.length, 2);
+
     // Corrected the same day: the same version, repriced (no second version of one day).
     const again = await put({ electricityPrice: 0.5 });
     assert.equal(again.status, 200, again.text);
