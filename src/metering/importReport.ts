@@ -107,7 +107,7 @@ export async function suspectsOf(suspects: SuspectRuns, plans: MeterPlan[], time
     if (minIntervals === undefined || !days.length) continue;
     const first = days[0];
     const last = addDays(days[days.length - 1], 1);
-    const { start, kwh } = suspects.series(plan.meterId, addDays(first, -7), last, (day) => plan.days.get(day));
+    const { start, kwh } = await suspects.seriesYielding(plan.meterId, addDays(first, -7), last, (day) => plan.days.get(day), yieldLoop);
     const spanStart = dayIntervals(timezone, first).start;
     const runs = findSuspectRuns(start, kwh, minIntervals).filter((run) => run.startAt + run.intervals * INTERVAL_MS > spanStart);
     if (runs.length) out.set(plan.meterId, runs);

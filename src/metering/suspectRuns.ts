@@ -8,7 +8,7 @@ import type { Db } from '../platform/db/client.ts';
 import { NotFound } from '../platform/errors.ts';
 import { addDays, dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { KWH_SCALE } from './intervalCodec.ts';
-import type { IntervalStore } from './store.ts';
+import { SLICE_MS, type IntervalStore } from './store.ts';
 
 /**
  * The shortest run (15-minute intervals) that is suspect, per kind of meter; null: not watched.
@@ -41,6 +41,9 @@ export function suspectRunIntervals(meter: Pick<WatchedMeter, 'kind' | 'commodit
 }
 
 export type FoundRun = { startAt: number; intervals: number; value: number };
+
+/** An import's days laid over what is stored (NaN: the file brings nothing for that interval). */
+type Overlay = (day: string) => { kwh: ArrayLike<number> } | undefined;
 
 /**
  * The suspect runs of a series of consecutive intervals (NaN: missing; a missing interval ends a run). A run of one
@@ -168,20 +171,44 @@ export class SuspectRuns {
    * A meter's intervals of the days [from, to) as one series: the stored days, what the collector holds over them, and
    * `overlay` (an import's days) over both; the intervals from `until` on (the one in progress) are left out.
    */
-  series(meterId: number, from: string, to: string, overlay?: (day: string) => { kwh: ArrayLike<number> } | undefined, until = Infinity) {
-    const timezone = this.timezone();
+  series(meterId: number, from: string, to: string, overlay?: Overlay, until = Infinity) {
+    const held = this.heldOf(meterId);
+    const parts: ArrayLike<number>[] = [];
+    for (let day = from; day < to; day = addDays(day, 1)) parts.push(this.dayValues(meterId, day, held, overlay));
+    return this.joined(from, parts, until);
+  }
+
+  /** series(), giving the event loop back (`pause`) whenever SLICE_MS of work has passed: the import's year of days. */
+  async seriesYielding(meterId: number, from: string, to: string, overlay: Overlay | undefined, pause: () => Promise<void>) {
+    const held = this.heldOf(meterId);
+    const parts: ArrayLike<number>[] = [];
+    let sliceStart = performance.now();
+    for (let day = from; day < to; day = addDays(day, 1)) {
+      parts.push(this.dayValues(meterId, day, held, overlay));
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await pause();
+        sliceStart = performance.now();
+      }
+    }
+    return this.joined(from, parts, Infinity);
+  }
+
+  private heldOf(meterId: number): Map<string, ArrayLike<number>> {
     const held = new Map<string, ArrayLike<number>>();
     for (const day of this.store.heldDays()) if (day.meterId === meterId) held.set(day.day, day.record.kwh);
-    const start = dayIntervals(timezone, from).start;
-    const parts: ArrayLike<number>[] = [];
+    return held;
+  }
+
+  private dayValues(meterId: number, day: string, held: Map<string, ArrayLike<number>>, overlay?: Overlay): ArrayLike<number> {
+    const base = held.get(day) ?? this.store.load(meterId, day).kwh;
+    const over = overlay?.(day)?.kwh;
+    return over ? Float64Array.from(base, (value, i) => (Number.isNaN(over[i]) ? value : over[i])) : base;
+  }
+
+  private joined(from: string, parts: ArrayLike<number>[], until: number): { start: number; kwh: Float64Array } {
+    const start = dayIntervals(this.timezone(), from).start;
     let length = 0;
-    for (let day = from; day < to; day = addDays(day, 1)) {
-      const base = held.get(day) ?? this.store.load(meterId, day).kwh;
-      const over = overlay?.(day)?.kwh;
-      const part = over ? Float64Array.from(base, (value, i) => (Number.isNaN(over[i]) ? value : over[i])) : base;
-      parts.push(part);
-      length += part.length;
-    }
+    for (const part of parts) length += part.length;
     const kwh = new Float64Array(length);
     let at = 0;
     for (const part of parts) {
