@@ -109,8 +109,8 @@ export type BaselineQuery = {
 
 export class Baselines {
   constructor(
-    /** Not read since whole days are counted by wholeDays.ts (issue 52): kept for the callers' signature. */
-    _days: StoredDays,
+    /** Whole days are counted by wholeDays.ts; the stored days say which hold suspect intervals (issue 52). */
+    private readonly days: StoredDays,
     private readonly figures: EnergyFigures,
     /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
     _tariffs: Tariffs,
@@ -127,9 +127,12 @@ export class Baselines {
     const whole = new Set<string>();
     const partial: string[] = [];
     const end = to < today ? to : today;
+    const idsJson = JSON.stringify(this.figures.ids(query.target));
     for (const [sliceFrom, sliceTo] of daySlices(from, end > from ? end : from, SLICE_DAYS)) {
       const counted = countDays(this.figures, query.target, sliceFrom, sliceTo);
-      for (const day of counted.whole) whole.add(day);
+      // A day holding intervals of an unconfirmed suspect run (a dead meter's flat zero) is not a whole day (issue 52).
+      const suspect = this.days.suspectPerDay(idsJson, sliceFrom, sliceTo);
+      for (const day of counted.whole) if (!suspect.has(day)) whole.add(day);
       partial.push(...counted.partial);
       await yieldToLoop();
     }

@@ -104,7 +104,17 @@ export function periodsOf(
  * outdoor temperatures (the weather-normalised change). The
  * collector's meter_state writes are not among them, so kept comparisons live until the interval store next writes.
  */
-const WATCHED_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config', 'calorific_versions', 'outdoor_days'];
+const WATCHED_TABLES = [
+  'meter_days',
+  'meter_months',
+  'meter_fold',
+  'meters',
+  'tariff_versions',
+  'platform_config',
+  'calorific_versions',
+  'outdoor_days',
+  'meter_suspect_runs',
+];
 /** Comparisons kept at most (least recently asked dropped first): 2,048 × ~1.5 KB. */
 export const KEPT_COMPARISONS = 2048;
 

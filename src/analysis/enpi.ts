@@ -1,6 +1,7 @@
 // Energy performance indicators (ISO 50001 EnPIs) by month: kWh per m² of floor area, per degree day, and per unit of
 // a production or occupancy figure entered per month; with the floor areas and monthly figures they divide by.
 import { type EnergyFigures, nextMonth, type CommodityFigures } from '../energy/index.ts';
+import type { StoredDays } from '../metering/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
@@ -33,6 +34,8 @@ export class Enpis {
     private readonly outdoor: OutdoorTemperatures,
     /** The whole site's energy over all fuels, for the site intensity (none: the site intensity is null). */
     private readonly commodities?: Pick<CommodityFigures, 'period'>,
+    /** The target's days holding unconfirmed suspect intervals (metering's StoredDays): left out of a month's figures (issue 52). */
+    private readonly days?: Pick<StoredDays, 'suspectPerDay'>,
   ) {
     const sqlite = db.sqlite;
     this.site = siteSettings(db);
@@ -163,12 +166,21 @@ export class Enpis {
       siteFloorAreaM2: siteFloorM2,
       driver: query.driver ?? null,
       months: months.map((month) => {
-        const kwh = this.figures.totals(`${month}-01`, `${nextMonth(month)}-01`, query.target).kwh;
+        const monthFrom = `${month}-01`;
+        const monthTo = `${nextMonth(month)}-01`;
+        // A day holding a dead meter's flat zero is not a whole day: its energy and its degree days are left out, and
+        // the intensities that need the whole month (per m², per driver unit) are withheld.
+        const suspect = this.days?.suspectPerDay(JSON.stringify(this.figures.ids(query.target)), monthFrom, monthTo) ?? new Map<string, number>();
+        let kwh = this.figures.totals(monthFrom, monthTo, query.target).kwh;
+        if (suspect.size) {
+          const byDay = this.figures.byDay(monthFrom, monthTo, query.target);
+          for (const day of suspect.keys()) kwh -= byDay.get(day)?.kwh ?? 0;
+        }
         let hdd = 0;
         let cdd = 0;
         let tempDays = 0;
         for (const [day, hourly] of temperatures) {
-          if (!day.startsWith(month)) continue;
+          if (!day.startsWith(month) || suspect.has(day)) continue;
           const dd = degreeDays(hourly, query.heatingBaseC, query.coolingBaseC);
           hdd += dd.hdd;
           cdd += dd.cdd;
@@ -180,7 +192,8 @@ export class Enpis {
         return {
           month,
           kwh: round(kwh, 3),
-          kwhPerM2: floorM2 ? round(kwh / floorM2, 4) : null,
+          suspectDays: suspect.size,
+          kwhPerM2: floorM2 && !suspect.size ? round(kwh / floorM2, 4) : null,
           hdd: round(hdd, 2),
           cdd: round(cdd, 2),
           temperatureDays: tempDays,
@@ -188,7 +201,7 @@ export class Enpis {
           kwhPerDegreeDay: degree > 0 ? round(kwh / degree, 3) : null,
           driverValue: driver?.value ?? null,
           driverUnit: driver?.unit ?? null,
-          kwhPerDriverUnit: driver && driver.value > 0 ? round(kwh / driver.value, 4) : null,
+          kwhPerDriverUnit: driver && driver.value > 0 && !suspect.size ? round(kwh / driver.value, 4) : null,
           siteEnergyKwh: allFuels,
           siteKwhPerM2: allFuels !== null && siteFloorM2 ? round(allFuels / siteFloorM2, 4) : null,
         };

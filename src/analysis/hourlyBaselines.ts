@@ -3,7 +3,7 @@
 //   kWh_h = a_s + b_s·HDH_h + c_s·CDH_h + d_s·[weekend] + e_s·[holiday]   (s = the hour's slot; no weekend term by week)
 // judged as a whole by the ASHRAE Guideline 14 statistics at the hourly limits (CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 %), then
 // expected vs actual with CUSUM, per hour, for a later period.
-import { yieldToLoop } from '../metering/index.ts';
+import { type StoredDays, yieldToLoop } from '../metering/index.ts';
 import type { EnergyFigures } from '../energy/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../platform/time/calendar.ts';
@@ -48,6 +48,8 @@ export class HourlyBaselines {
     /** Not read since the tariff's holidays stopped being the building's (issue 41): kept for the callers' signature. */
     _tariffs: Tariffs,
     private readonly outdoor: OutdoorTemperatures,
+    /** The target's unconfirmed suspect runs (metering's StoredDays): an hour touching one is left out (issue 52). */
+    private readonly days?: Pick<StoredDays, 'suspectSpans'>,
   ) {}
 
   /**
@@ -66,6 +68,7 @@ export class HourlyBaselines {
     // the daily anomaly check fits this model for the site and every area).
     for (const [sliceFrom, sliceTo] of daySlices(from, end, SLICE_DAYS)) {
       const { start: first, kwh } = this.figures.intervals(sliceFrom, sliceTo, query.target);
+      withoutSuspect(kwh, first, this.days?.suspectSpans(JSON.stringify(this.figures.ids(query.target)), first, first + kwh.length * 900_000) ?? []);
       for (const day of daysBetween(sliceFrom, sliceTo)) {
         const { start, count } = dayIntervals(timezone, day);
         const offset = Math.round((start - first) / 900_000);
@@ -289,5 +292,14 @@ export class HourlyBaselines {
       guardRails,
       report,
     };
+  }
+}
+
+/** The intervals (from `first`, 15 minutes each) inside a suspect span set to NaN: an hour holding one is not a whole hour. */
+function withoutSuspect(kwh: Float64Array, first: number, spans: Array<{ start: number; end: number }>): void {
+  for (const span of spans) {
+    const from = Math.max(0, Math.ceil((span.start - first) / 900_000));
+    const to = Math.min(kwh.length, Math.ceil((span.end - first) / 900_000));
+    if (to > from) kwh.fill(NaN, from, to);
   }
 }

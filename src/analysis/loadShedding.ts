@@ -184,7 +184,7 @@ export class LoadShedder {
       audit: AuditLog;
       config: LoadSheddingConfig;
       iot: Pick<GatewayPort, 'set' | 'values'>;
-      demand: Pick<DemandWatch, 'projectedKw'>;
+      demand: Pick<DemandWatch, 'projectedKw' | 'sustainedAbove'>;
       tariffs: Tariffs;
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       logger: Logger;
@@ -347,7 +347,10 @@ export class LoadShedder {
     const windowStart = Math.floor(now / INTERVAL_MS) * INTERVAL_MS;
     const limit = tariffs.versionOn(dayOf(timezone(), now)).contractedPeakKw;
     const projection = limit === null ? null : demand.projectedKw(now);
-    const over = limit !== null && projection !== null && now - windowStart >= WARNING_MIN_ELAPSED_MS && projection.projectedKw > limit;
+    // The peak warning's persistence rule (DemandWatch.sustainedAbove, INRUSH_MS): a start-up surge of up to three
+    // minutes sheds nothing (issue 52); a window whose energy has passed the contract's share sheds at once.
+    const sustained = limit === null ? null : demand.sustainedAbove(now);
+    const over = sustained !== null && (sustained.persisted || sustained.crossed) && now - windowStart >= WARNING_MIN_ELAPSED_MS;
     if (over) {
       const next = points.find((p) => p.shedAt === null && (p.notBefore === null || p.notBefore <= now));
       if (!next) return [];

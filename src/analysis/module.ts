@@ -39,7 +39,7 @@ export type AnalysisNeeds = {
 export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: AnalysisNeeds): Analysis {
   const temperatures = new OutdoorTemperatures(db, iot, energy.timezone);
   const baselines = new Baselines(energy.days, energy.figures, energy.tariffs, temperatures);
-  const hourlyBaselines = new HourlyBaselines(energy.figures, energy.tariffs, temperatures);
+  const hourlyBaselines = new HourlyBaselines(energy.figures, energy.tariffs, temperatures, energy.days);
   return {
     comparisons: new Comparisons(db, energy.figures, energy.tariffs, energy.days),
     demandCharges: new DemandCharges(energy.figures, energy.tariffs),
@@ -47,7 +47,7 @@ export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: Analys
     loadShedding: new LoadSheddingConfig(db, audit),
     baselines,
     hourlyBaselines,
-    enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities),
+    enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities, energy.days),
     anomalies: new AnomalyWatch({ energy: energy.site, baselines, hourlyBaselines, alerts, logger }),
   };
 }

@@ -408,7 +408,11 @@ export const EnpiBody = Type.Object({
       kwhPerM2: NullableNumber('kwh ÷ floorAreaM2: electricity only, not a whole-site EUI'),
       hdd: Type.Number(),
       cdd: Type.Number(),
-      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature' }),
+      suspectDays: Type.Integer({
+        description:
+          'days of the month holding intervals of an unconfirmed suspect run (a dead meter): left out of kwh and the degree days; kwhPerM2 and kwhPerDriverUnit are then null',
+      }),
+      temperatureDays: Type.Integer({ description: 'days of the month with an outdoor temperature (suspect days not counted)' }),
       partialDays: Type.Array(Type.String({ format: 'date' }), {
         description: 'days of the month with some intervals but not all (every meter of the target): their energy is in kwh as metered, the rest missing',
       }),

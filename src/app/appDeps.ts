@@ -4,7 +4,7 @@ import type { Operations } from '../operations/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Reporting } from '../reporting/index.ts';
 import type { Facility } from '../facility/index.ts';
-import type { Collector, TimeZoneMove } from '../metering/index.ts';
+import type { Collector, SuspectRuns, TimeZoneMove } from '../metering/index.ts';
 import type { Analysis, LoadShedder } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
 import type { BillingFeature } from '../billing/index.ts';
@@ -45,6 +45,8 @@ export type AppDeps = Access &
     zoneMove: TimeZoneMove;
     backups: Operations['backups'];
     collector: Collector;
+    /** Suspect runs of the meters (issue 52): listed and confirmed through the API. */
+    suspects: SuspectRuns;
     /** The load-shedding controller (its guard restores on its own timer). */
     loadShedder: LoadShedder;
     lifecycle: Lifecycle;

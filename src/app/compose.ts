@@ -127,7 +127,8 @@ export async function createService(
   const { zoneMove } = start(buildMetering({ db, store: energy.store, timezone: energy.timezone, logger }));
   const { analysis } = start(buildAnalysisModule({ db, audit, energy, iot, alerts: facility.services.alerts, logger }));
   const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, mailer, collecting });
-  const { configs } = start(buildSite({ db, audit, zoneMove, mailer }));
+  const price = { entered: energy.setupPrice, inForce: () => energy.tariffs.priceInForce() };
+  const { configs } = start(buildSite({ db, audit, zoneMove, mailer, price }));
   const reporting = start(buildReporting({ config, db, audit, logger, mailer, alerts: facility.services.alerts, energy, analysis }));
   const { alerts } = start(facility);
   const { demand } = start(buildDemandWatch({ db, energy, warnings: analysis.peakWarnings, alerts, logger }));
@@ -141,6 +142,7 @@ export async function createService(
       store: energy.store,
       timezone: energy.timezone,
       history: energy.history,
+      suspects: energy.suspects,
       zoneMove,
       alerts,
       demand,
@@ -176,6 +178,7 @@ export async function createService(
     zoneMove,
     energy,
     collector,
+    suspects: energy.suspects,
     loadShedder,
     config,
     db,

@@ -36,6 +36,7 @@ export const ROUTE_ORDER = [
   'overview',
   'energy',
   'collector',
+  'suspectRuns',
   'commodities',
   'analysis',
   'billing',

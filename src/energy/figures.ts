@@ -53,7 +53,16 @@ const round = (value: number, places: number) => Math.round(value * 10 ** places
  */
 // meter_fold: where the month rollups end (a fold moves it; months are read as their rows plus the days after it).
 // calorific_versions: the days the collector holds are priced when read (StoredDays adds them), gas at its calorific value.
-export const FIGURE_TABLES = ['meter_days', 'meter_months', 'meter_fold', 'meters', 'tariff_versions', 'platform_config', 'calorific_versions'];
+export const FIGURE_TABLES = [
+  'meter_days',
+  'meter_months',
+  'meter_fold',
+  'meters',
+  'tariff_versions',
+  'platform_config',
+  'calorific_versions',
+  'meter_suspect_runs',
+];
 /** Figures kept at most (least recently used dropped first). */
 const KEPT_FIGURES = 1000;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;

@@ -1,6 +1,16 @@
 // The energy feature's pieces, built once by the composition root: meters, tariffs, the interval store, its figures,
 // the hand-entered area cards and the site's energy over both (SiteEnergy).
-import { type Restatement, restateCosts, HistoryImport, commodityOf, MeterDirectory, type Meter, IntervalStore, StoredDays } from '../metering/index.ts';
+import {
+  type Restatement,
+  restateCosts,
+  HistoryImport,
+  commodityOf,
+  MeterDirectory,
+  type Meter,
+  IntervalStore,
+  StoredDays,
+  SuspectRuns,
+} from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import { CalorificValues, Tariffs } from '../pricing/index.ts';
 import { everAudited, type Actor, type AuditLog } from '../platform/db/auditTrail.ts';
@@ -35,8 +45,12 @@ export type Energy = {
   calorific: CalorificValues;
   commodities: CommodityFigures;
   history: HistoryImport;
+  /** Suspect runs (a flat zero on a meter that reads more): found by the import and the collector's watch, confirmed by a person. */
+  suspects: SuspectRuns;
   /** Re-prices the stored days a back-dated tariff or calorific version covers, audited (issue 41). */
   restate: (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
+  /** The site settings' price made the electricity tariff from today while the site has none of its own, today's costs restated (issue 52). */
+  setupPrice: (price: number, actor: Actor | null) => Promise<void>;
 };
 
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
@@ -50,11 +64,17 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
   const calorific = new CalorificValues(db, audit, () => siteDay(timezone()));
   const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters, days);
-  const history = new HistoryImport({ store, meters, audit, timezone });
+  const suspects = new SuspectRuns(db, store, timezone, audit);
+  const history = new HistoryImport({ store, meters, audit, timezone, suspects });
   const site = new SiteEnergy(db, figures, (from, to) => commodities.period(from, to).electricity.consumptionKwh);
   const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
-  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, restate };
+  const setupPrice = async (price: number, actor: Actor | null) => {
+    const version = tariffs.setupPrice(price, actor ?? { id: null, username: 'system' });
+    const span = version && tariffs.restatedDays(version);
+    if (version && span) await restate({ ...span, commodity: 'electricity', reason: { resource: 'tariff_versions', resourceId: version.id } }, actor);
+  };
+  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, suspects, restate, setupPrice };
 }
 
 export type EnergyContextRouteNeeds = EnergyRouteNeeds & CommodityRouteNeeds;

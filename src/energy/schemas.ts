@@ -332,6 +332,22 @@ export const ImportReport = Type.Object({
       jitter: Type.Integer({ description: 'counter form: small decreases held as noise (0 kWh, flag 8)' }),
       resets: Type.Integer({ description: 'counter form: resets and rollovers recognised (flag 2)' }),
       gaps: Type.Integer({ description: 'counter form: spans between readings longer than 7 days, left missing' }),
+      suspect: Type.Object(
+        {
+          runs: Type.Integer({ description: 'runs of one repeated value (a flat zero) on a meter whose history reads more' }),
+          intervals: Type.Integer({ description: 'intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm)' }),
+          listed: Type.Array(
+            Type.Object({
+              startAt: Type.String({ format: 'date-time' }),
+              endAt: Type.String({ format: 'date-time' }),
+              intervals: Type.Integer(),
+              value: Type.Number({ description: "the repeated value, in the meter's unit" }),
+            }),
+            { description: 'the first 50 runs, in time order' },
+          ),
+        },
+        { description: 'suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed' },
+      ),
     }),
   ),
 });

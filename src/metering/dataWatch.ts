@@ -8,11 +8,18 @@ import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Collector } from './collector.ts';
 import { DataAlertDamping } from './dataAlertDamping.ts';
+import type { SuspectRuns } from './suspectRuns.ts';
 
 /** Alert sources (alarm keys are `<source>@<raised at>`). */
 export const COLLECTION_CODE = 'energy.collection';
 const meterPrefix = (meterId: number) => `energy.meter.${meterId}.`;
-const meterCode = (meterId: number, problem: 'silent' | 'refused') => `${meterPrefix(meterId)}${problem}`;
+const meterCode = (meterId: number, problem: 'silent' | 'refused' | `suspect.${number}`) => `${meterPrefix(meterId)}${problem}`;
+/** How often the collector's watch looks for suspect runs (each new 15-minute interval, not each collection). */
+export const SUSPECT_SCAN_MS = 15 * 60_000;
+/** Open suspect runs held as problems (newest first): an older one someone left unconfirmed is not asked after every collection. */
+const SUSPECT_PROBLEMS = 200;
+
+type Problem = { level: 'warning' | 'critical'; message: string; detail: string };
 /** Failed collections in a row before anyone is told (a single gateway hiccup is not news). */
 export const COLLECTION_FAILURES = 3;
 /** Intervals without a counted reading before a meter counts as silent. */
@@ -28,6 +35,8 @@ export class DataWatch {
       collector: Pick<Collector, 'health' | 'meterHealth' | 'intervalMs'>;
       alerts: Pick<AlertService, 'fromGatewayAlarm' | 'reopenCleared' | 'openAlarmKeys' | 'lastAlarmOf' | 'raisedSince'>;
       logger: Logger;
+      /** Suspect runs (issue 52): the watch looks for them every SUSPECT_SCAN_MS; each open one is one alert. */
+      suspects?: Pick<SuspectRuns, 'scan' | 'all'>;
     },
   ) {
     // raw SQL: every meter's name by id, as plain rows, for the alert titles
@@ -35,12 +44,42 @@ export class DataWatch {
     this.damping = new DataAlertDamping(deps.alerts);
   }
 
+  private lastSuspectScan = -Infinity;
+
+  /**
+   * Each open (unconfirmed) suspect run is a problem of its own, `energy.meter.<id>.suspect.<run>`: one alert per run,
+   * present until the run is confirmed (then cleared after the hold-off) or its alert resolved by a person (the data stay
+   * suspect; no new alert).
+   */
+  private suspectProblems(problems: Map<string, Problem>): void {
+    for (const run of this.deps.suspects?.all({ open: true, limit: SUSPECT_PROBLEMS }) ?? []) {
+      const code = meterCode(run.meterId, `suspect.${run.id}`);
+      if (this.deps.alerts.lastAlarmOf(code)?.status === 'resolved') continue;
+      const hours = run.hours >= 48 ? `${Math.round(run.hours / 24)} days` : `${run.hours} h`;
+      problems.set(code, {
+        level: 'warning',
+        message: `Meter "${run.meterName}": the same value (${run.value}) for ${hours} from ${run.startAt} (suspect)`,
+        detail:
+          `${run.intervals} intervals in a row of ${run.value} from ${run.startAt} to ${run.endAt} (${run.source === 'import' ? 'history import' : 'collector'}), ` +
+          'where the week before read more: a dead meter or logger? Its intervals are kept out of baselines, anomaly models and EnPIs. ' +
+          `If the building was really closed, confirm the run (POST /api/energy/suspect-runs/${run.id}/confirm): they then count as measured.`,
+      });
+    }
+  }
+
+  /** Raises the alerts of suspect runs found outside a collection (a history import): no problem is cleared here. */
+  suspectsFound(now: number): number {
+    const problems = new Map<string, Problem>();
+    this.suspectProblems(problems);
+    return this.raise(problems, now);
+  }
+
   /** Raises what is wrong and not yet raised, clears what is no longer wrong; answers how many of each. */
   check(now: number): { raised: number; cleared: number } {
     const at = new Date(now).toISOString();
     const interval = Math.max(this.deps.collector.intervalMs, 60_000);
     const health = this.deps.collector.health();
-    const problems = new Map<string, { level: 'warning' | 'critical'; message: string; detail: string }>();
+    const problems = new Map<string, Problem>();
     if (health.state === 'failing' && health.consecutiveFailures >= COLLECTION_FAILURES) {
       problems.set(COLLECTION_CODE, {
         level: 'critical',
@@ -67,10 +106,34 @@ export class DataWatch {
         });
       }
     }
-    // Episodes still open after a restart keep their keys: the same alert, not a second one.
-    const open = new Map(this.deps.alerts.openAlarmKeys('energy.').map((key) => [key.slice(0, key.indexOf('@')), key]));
-    let raised = 0;
+    if (this.deps.suspects && now - this.lastSuspectScan >= SUSPECT_SCAN_MS) {
+      this.lastSuspectScan = now;
+      this.deps.suspects.scan(now);
+    }
+    this.suspectProblems(problems);
+    const raised = this.raise(problems, now);
     let cleared = 0;
+    for (const [code, key] of this.openKeys()) {
+      if (problems.has(code) || !this.damping.clearDue(code, now)) continue;
+      const result = this.deps.alerts.fromGatewayAlarm({ key, code, level: 'warning', message: '', raisedAt: key.slice(code.length + 1), clearedAt: at });
+      if (result === 'cleared') {
+        cleared += 1;
+        this.deps.logger.info({ code }, 'energy data problem over: alert cleared');
+      }
+    }
+    return { raised, cleared };
+  }
+
+  /** The open data-problem alerts by code (episodes still open after a restart keep their keys: the same alert, not a second one). */
+  private openKeys(): Map<string, string> {
+    return new Map(this.deps.alerts.openAlarmKeys('energy.').map((key) => [key.slice(0, key.indexOf('@')), key]));
+  }
+
+  /** Raises each problem not already open (or reopens its alert cleared a moment ago), within the per-meter cap. */
+  private raise(problems: Map<string, Problem>, now: number): number {
+    const at = new Date(now).toISOString();
+    const open = this.openKeys();
+    let raised = 0;
     for (const [code, problem] of problems) {
       this.damping.present(code);
       if (open.has(code)) continue;
@@ -102,14 +165,6 @@ export class DataWatch {
       )
         raised += 1;
     }
-    for (const [code, key] of open) {
-      if (problems.has(code) || !this.damping.clearDue(code, now)) continue;
-      const result = this.deps.alerts.fromGatewayAlarm({ key, code, level: 'warning', message: '', raisedAt: key.slice(code.length + 1), clearedAt: at });
-      if (result === 'cleared') {
-        cleared += 1;
-        this.deps.logger.info({ code }, 'energy data problem over: alert cleared');
-      }
-    }
-    return { raised, cleared };
+    return raised;
   }
 }

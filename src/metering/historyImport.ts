@@ -9,7 +9,8 @@
 import type { Actor } from '../platform/db/auditTrail.ts';
 import { BadRequest, PayloadTooLarge } from '../platform/errors.ts';
 import { CsvPlanner } from './importPlan.ts';
-import { acceptable, type ImportReport } from './importReport.ts';
+import { acceptable, suspectSummary, suspectsOf, type ImportReport, type MeterReport } from './importReport.ts';
+import type { FoundRun, SuspectRuns } from './suspectRuns.ts';
 import { lastRead, SLICE_MS, yieldLoop } from './importSlices.ts';
 import { survey, writeImport, type CollectionTurns, type WriteDeps } from './importWrite.ts';
 
@@ -25,7 +26,7 @@ export class HistoryImport {
   private queue: Promise<unknown> = Promise.resolve();
   private collection: CollectionTurns | null = null;
 
-  constructor(private readonly deps: WriteDeps & { now?: () => number }) {}
+  constructor(private readonly deps: WriteDeps & { suspects: SuspectRuns; now?: () => number }) {}
 
   /**
    * Set once the collector exists (it is built after the energy pieces). Each write slice then takes a turn of the
@@ -34,6 +35,13 @@ export class HistoryImport {
    */
   takeTurnsWith(collection: CollectionTurns): void {
     this.collection = collection;
+  }
+
+  private suspectsRecorded: () => void = () => undefined;
+
+  /** Told after an import recorded suspect runs (the data watch raises their alerts). */
+  afterSuspects(listener: () => void): void {
+    this.suspectsRecorded = listener;
   }
 
   /**
@@ -98,10 +106,27 @@ export class HistoryImport {
     const header = { dryRun: options.dryRun, replace: options.replace, form: planner.form!, rows: planner.rows };
     if (options.dryRun) {
       const meters = await survey(this.deps.store, plans, options.replace);
+      withSuspects(meters, await suspectsOf(this.deps.suspects, plans, timezone));
       return { ...header, accepted: acceptable(meters, options.replace), written: false, meters };
     }
-    const run = this.queue.then(() => writeImport(this.deps, this.collection, plans, header, timezone, actor));
+    const run = this.queue.then(async () => {
+      const report = await writeImport(this.deps, this.collection, plans, header, timezone, actor);
+      // The runs of what is now stored: recorded (one alert each from the data watch), listed in the answer.
+      const runs = await suspectsOf(this.deps.suspects, plans, timezone);
+      for (const [meterId, found] of runs) this.deps.suspects.record(meterId, found, 'import');
+      if (runs.size) this.suspectsRecorded();
+      withSuspects(report.meters, runs);
+      return report;
+    });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** Each meter's report with its suspect runs (a meter without any keeps the empty summary report() gave it). */
+function withSuspects(meters: MeterReport[], runs: Map<number, FoundRun[]>): void {
+  for (const meter of meters) {
+    const found = runs.get(meter.meterId);
+    if (found) meter.suspect = suspectSummary(found);
   }
 }

@@ -171,6 +171,9 @@ export class CsvPlanner {
     const at = parseInstant(cells[timeColumn]);
     if (Number.isNaN(at)) return this.problem(line, `"${cells[timeColumn].trim().slice(0, 40)}" is not a time with a zone (2025-03-01T00:15:00Z or +01:00)`);
     if (at % INTERVAL_MS !== 0) return this.problem(line, `${cells[timeColumn].trim()} is not on a 15-minute boundary`);
+    // An empty kwh cell is a missing interval (the CSV export's own form, docs/energy-data-quality.md): nothing is
+    // written for it, as for a row left out. A counter's empty reading is still a bad row: a counter has no gap form.
+    if (this.form === 'intervals' && cells[valueColumn].trim() === '') return false;
     const value = parseNumber(cells[valueColumn], this.decimalComma);
     if (!Number.isFinite(value)) return this.problem(line, `"${cells[valueColumn].trim().slice(0, 40)}" is not a number`);
     let plan = this.plans.get(meter.id);

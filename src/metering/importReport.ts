@@ -2,7 +2,10 @@
 // intervals counted against the store as new, overlapping, refused or estimated.
 import type { DayRecord } from './store.ts';
 import { FLAG_ESTIMATED } from './store.ts';
-import type { DayPlan, ImportForm, MeterPlan, Problem } from './importPlan.ts';
+import { LISTED, type DayPlan, type ImportForm, type MeterPlan, type Problem } from './importPlan.ts';
+import { addDays, dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { yieldLoop } from './importSlices.ts';
+import { findSuspectRuns, type FoundRun, type SuspectRuns } from './suspectRuns.ts';
 
 export type MeterReport = {
   meterId: number;
@@ -21,6 +24,8 @@ export type MeterReport = {
   jitter: number;
   resets: number;
   gaps: number;
+  /** Suspect runs of the file (suspectRuns.ts): a flat zero on a meter whose history reads more. */
+  suspect: { runs: number; intervals: number; listed: Array<{ startAt: string; endAt: string; intervals: number; value: number }> };
 };
 
 export type ImportReport = {
@@ -53,7 +58,7 @@ export function count(day: DayPlan, stored: DayRecord, tally: Tally, replace: bo
   if (touched) tally.days += 1;
 }
 
-export function report(plan: MeterPlan, tally: Tally): MeterReport {
+export function report(plan: MeterPlan, tally: Tally, runs: FoundRun[] = []): MeterReport {
   const days = [...plan.days.keys()].sort();
   const quantity = Math.round(tally.kwh * 10_000) / 10_000;
   return {
@@ -71,7 +76,44 @@ export function report(plan: MeterPlan, tally: Tally): MeterReport {
     jitter: plan.jitter,
     resets: plan.resets,
     gaps: plan.gaps,
+    suspect: suspectSummary(runs),
   };
+}
+
+/** A meter's suspect runs as the report gives them: how many, their intervals, the first LISTED. */
+export function suspectSummary(runs: FoundRun[]): MeterReport['suspect'] {
+  return {
+    runs: runs.length,
+    intervals: runs.reduce((sum, run) => sum + run.intervals, 0),
+    listed: runs.slice(0, LISTED).map((run) => ({
+      startAt: new Date(run.startAt).toISOString(),
+      endAt: new Date(run.startAt + run.intervals * INTERVAL_MS).toISOString(),
+      intervals: run.intervals,
+      value: run.value,
+    })),
+  };
+}
+
+/**
+ * The suspect runs each plan's meter would have once the file is in (its days over what is stored, the week before the
+ * file as history), only those touching the file's span; a meter not watched has none. One meter at a time, yielding.
+ */
+export async function suspectsOf(suspects: SuspectRuns, plans: MeterPlan[], timezone: string): Promise<Map<number, FoundRun[]>> {
+  const watched = new Map(suspects.meters().map((meter) => [meter.id, meter.minIntervals]));
+  const out = new Map<number, FoundRun[]>();
+  for (const plan of plans) {
+    const minIntervals = watched.get(plan.meterId);
+    const days = [...plan.days.keys()].sort();
+    if (minIntervals === undefined || !days.length) continue;
+    const first = days[0];
+    const last = addDays(days[days.length - 1], 1);
+    const { start, kwh } = await suspects.seriesYielding(plan.meterId, addDays(first, -7), last, (day) => plan.days.get(day), yieldLoop);
+    const spanStart = dayIntervals(timezone, first).start;
+    const runs = findSuspectRuns(start, kwh, minIntervals).filter((run) => run.startAt + run.intervals * INTERVAL_MS > spanStart);
+    if (runs.length) out.set(plan.meterId, runs);
+    await yieldLoop();
+  }
+  return out;
 }
 
 export function acceptable(meters: MeterReport[], replace: boolean): boolean {

@@ -10,7 +10,8 @@ import type { Logger } from '../platform/logger.ts';
 import { Collector, EDGE_WRITE_MS } from './collector.ts';
 import { DataWatch } from './dataWatch.ts';
 import type { HistoryImport } from './historyImport.ts';
-import { collectorRoutes, type CollectorRouteNeeds } from './routes.ts';
+import { collectorRoutes, suspectRunRoutes, type CollectorRouteNeeds, type SuspectRunRouteNeeds } from './routes.ts';
+import type { SuspectRuns } from './suspectRuns.ts';
 import type { IntervalStore } from './store.ts';
 import { TimeZoneMove } from './rezone.ts';
 
@@ -36,7 +37,9 @@ export type CollectionNeeds = {
   iot: IotGateway;
   store: IntervalStore;
   timezone: () => string;
-  history: Pick<HistoryImport, 'takeTurnsWith'>;
+  history: Pick<HistoryImport, 'takeTurnsWith' | 'afterSuspects'>;
+  /** Suspect runs (issue 52): the data watch looks for them and raises one alert per run. */
+  suspects: SuspectRuns;
   zoneMove: TimeZoneMove;
   alerts: ConstructorParameters<typeof DataWatch>[0]['alerts'];
   /** Asked after each good collection: the peak warning (energy's DemandWatch). */
@@ -51,9 +54,9 @@ export type CollectionNeeds = {
   now?: () => number;
 };
 
-/** Metering's route table: the collector's state (GET /api/energy/collector). */
-export function meteringRouteGroups(needs: CollectorRouteNeeds): RouteGroups {
-  return { collector: collectorRoutes(needs) };
+/** Metering's route tables: the collector's state (GET /api/energy/collector), the suspect runs. */
+export function meteringRouteGroups(needs: CollectorRouteNeeds & SuspectRunRouteNeeds): RouteGroups {
+  return { collector: collectorRoutes(needs), suspectRuns: suspectRunRoutes(needs) };
 }
 
 /** Async: a time-zone move cut short by a stop is carried to its end before the first collection. */
@@ -77,16 +80,18 @@ export async function buildCollection(needs: CollectionNeeds): Promise<Module<{ 
       dataWatch.check(now);
     },
   });
-  const dataWatch = new DataWatch({ db, collector, alerts: needs.alerts, logger });
+  const dataWatch = new DataWatch({ db, collector, alerts: needs.alerts, logger, suspects: needs.suspects });
   needs.zoneMove.pauseCollection(collector);
   needs.history.takeTurnsWith(collector);
+  // An import's suspect runs are alerts at once, not at the next collection (there may be none: collection off).
+  needs.history.afterSuspects(() => dataWatch.suspectsFound(Date.now()));
   await needs.zoneMove.resume();
   const collecting = config.collectIntervalMs > 0;
   if (collecting) needs.meterSimulator?.();
   return {
     context: 'metering',
     services: { collector, dataWatch },
-    routes: meteringRouteGroups({ collector }),
+    routes: meteringRouteGroups({ collector, suspects: needs.suspects }),
     running: [
       {
         name: 'energy collector',

@@ -1,8 +1,10 @@
-// GET /api/energy/collector: the collector's state and each meter's (published under energy, where the staff app shows it).
+// GET /api/energy/collector: the collector's state and each meter's (published under energy, where the staff app shows it);
+// the suspect runs (issue 52): listed, and confirmed as real by a person.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../platform/http/route.ts';
-import { stringEnum, Timestamp } from '../platform/http/schemas.ts';
+import { ErrorBody, IdParams, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 import type { Collector } from './collector.ts';
+import type { SuspectRuns } from './suspectRuns.ts';
 
 const tags = ['energy'];
 
@@ -59,6 +61,61 @@ export function collectorRoutes({ collector }: CollectorRouteNeeds) {
       tags,
       schemas: { response: { 200: CollectorStatus } },
       handler: () => ({ ...collector.health(), meterStates: collector.meterHealth() }),
+    }),
+  ];
+}
+
+const SuspectRun = Type.Object({
+  id: Type.Integer(),
+  meterId: Type.Integer(),
+  meterName: Type.String(),
+  startAt: Timestamp,
+  endAt: Timestamp,
+  intervals: Type.Integer({ description: '15-minute intervals in the run (it grows while the meter goes on reading the same value)' }),
+  hours: Type.Number(),
+  value: Type.Number({ description: "the repeated value per interval, in the meter's unit (kWh; m³ for gas and water)" }),
+  source: stringEnum(['collector', 'import'] as const, { description: "who found it: the collector's watch or a history import" }),
+  confirmedAt: Type.Union([Timestamp, Type.Null()], { description: 'confirmed as real (a closed building): its intervals count as measured' }),
+  confirmedBy: Type.Union([Type.Integer(), Type.Null()], { description: 'the user who confirmed it' }),
+});
+
+const SuspectRunQuery = Type.Object(
+  {
+    meterId: Type.Optional(Type.Integer({ minimum: 1 })),
+    state: Type.Optional(stringEnum(['open', 'confirmed'] as const, { description: 'open: not confirmed (its intervals are suspect); confirmed' })),
+  },
+  { additionalProperties: false },
+);
+
+export type SuspectRunRouteNeeds = { suspects: Pick<SuspectRuns, 'all' | 'get' | 'confirm'> };
+
+export function suspectRunRoutes({ suspects }: SuspectRunRouteNeeds) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/suspect-runs',
+      access: 'viewer',
+      summary: 'Suspect runs: one value repeated (a flat zero) on a meter whose history reads more, newest first',
+      description:
+        'Runs found by the collector and the history import (docs/energy-data-quality.md, "Suspect runs"). An open run\'s intervals are ' +
+        'suspect: kept out of baselines, anomaly models and EnPIs until a person confirms the run. At most 500. Changes nothing.',
+      tags,
+      schemas: { query: SuspectRunQuery, response: { 200: Type.Object({ items: Type.Array(SuspectRun) }) } },
+      handler: ({ query }) => ({
+        items: suspects.all({ meterId: query.meterId, open: query.state === undefined ? undefined : query.state === 'open' }),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/energy/suspect-runs/:id/confirm',
+      access: 'operator',
+      summary: 'Confirm a suspect run as real (the building was closed): its intervals count as measured',
+      description:
+        "From the run's data-problem alert or the meter's page. Audited; the run's alert clears after the usual hold-off. A confirmed run " +
+        'stays confirmed (a second confirmation changes nothing).',
+      tags,
+      schemas: { params: IdParams, response: { 200: SuspectRun, 404: ErrorBody } },
+      handler: ({ params, user }) => suspects.confirm(params.id, user),
     }),
   ];
 }

@@ -22,6 +22,11 @@ export const FLAG_JITTER = 8;
 export const FLAG_REFUSED = 16;
 /** Loaded by a history import (historyImport.ts): measured by another system, not read from the gateway here. */
 export const FLAG_IMPORTED = 32;
+/**
+ * In an unconfirmed suspect run (suspectRuns.ts): never stored in a row's flags, laid over them when StoredDays decodes
+ * a day, so that a confirmation (a row of meter_suspect_runs) makes the intervals measured again without a rewrite.
+ */
+export const FLAG_SUSPECT = 64;
 
 export type DayRecord = {
   meterId: number;

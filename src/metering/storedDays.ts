@@ -5,9 +5,9 @@
 // (test/structure/tableOwnership.test.ts keeps it so). Built once, with the interval store (src/energy/module.ts;
 // test/structure/composition.test.ts), and handed to every reader.
 import type { Db } from '../platform/db/client.ts';
-import { dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { addDays, dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { decodeFlags, decodeValues, decodeValuesInto, KW_SCALE, KWH_SCALE } from './intervalCodec.ts';
-import type { HeldDay } from './store.ts';
+import { FLAG_SUSPECT, type HeldDay } from './store.ts';
 
 /** A set of meter ids as SQLite's json_each reads it (`JSON.stringify(ids)`), made once per question by the caller. */
 export type MeterIdsJson = string;
@@ -38,6 +38,7 @@ export class StoredDays {
   private readonly countOf;
   private readonly countByDay;
   private readonly areaMeters;
+  private readonly suspectOf;
   /** The last few id sets asked for, parsed (a figure asks for the same set many times). */
   private readonly idSets = new Map<string, Set<number>>();
 
@@ -123,6 +124,13 @@ export class StoredDays {
     this.countOf = sqlite.prepare('SELECT count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ?').pluck();
     // raw SQL: the grid-import meters with an area (the area figures' meters) as arrays, for the held days' areas
     this.areaMeters = sqlite.prepare("SELECT id, area FROM meters WHERE area IS NOT NULL AND commodity = 'electricity' AND role = 'import'").raw();
+    // raw SQL: the unconfirmed suspect runs (suspectRuns.ts) of a json_each set of meters touching [from, to), as arrays
+    this.suspectOf = sqlite
+      .prepare(
+        `SELECT meter_id, start_at, start_at + intervals * ${INTERVAL_MS} FROM meter_suspect_runs WHERE confirmed_at IS NULL
+         AND meter_id IN (SELECT value FROM json_each(?)) AND start_at < ? AND start_at + intervals * ${INTERVAL_MS} > ?`,
+      )
+      .raw();
     // raw SQL: per-day counts over the (meter_id, day) key, answered from the index alone, as arrays
     this.countByDay = sqlite
       .prepare('SELECT day, count(*) FROM meter_days WHERE meter_id IN (SELECT value FROM json_each(?)) AND day >= ? AND day < ? GROUP BY day')
@@ -145,12 +153,50 @@ export class StoredDays {
     return decoded;
   }
 
-  /** The stored days of one meter in [from, to), in day order, decoded (a day with no row is not there). */
+  /**
+   * The stored days of one meter in [from, to), in day order, decoded (a day with no row is not there); an interval of
+   * an unconfirmed suspect run carries FLAG_SUSPECT.
+   */
   *decodedDays(meterId: number, from: string, to: string): Generator<DecodedDay> {
+    const timezone = this.timezone();
+    const spans = this.suspectSpans(JSON.stringify([meterId]), dayIntervals(timezone, from).start, dayIntervals(timezone, to).start);
     for (const [day, kwhBlob, flagsBlob] of this.daysOfMeter.iterate(meterId, from, to) as IterableIterator<[string, Uint8Array, Uint8Array]>) {
       const kwh = decodeValues(kwhBlob, KWH_SCALE);
-      yield { day, kwh, flags: decodeFlags(flagsBlob, kwhBlob, kwh.length) };
+      const flags = decodeFlags(flagsBlob, kwhBlob, kwh.length);
+      if (spans.length) markSuspect(flags, dayIntervals(timezone, day).start, spans);
+      yield { day, kwh, flags };
     }
+  }
+
+  /**
+   * The unconfirmed suspect runs (docs/energy-data-quality.md "Suspect runs") of the meters of `ids` touching the
+   * instants [from, to) (ms): each as the meter and its [start, end) in ms. A consumer that models consumption leaves
+   * these intervals out (an hourly model: the hours they touch).
+   */
+  suspectSpans(ids: MeterIdsJson, from: number, to: number): Array<{ meterId: number; start: number; end: number }> {
+    return (this.suspectOf.all(ids, to, from) as Array<[number, number, number]>).map(([meterId, start, end]) => ({ meterId, start, end }));
+  }
+
+  /**
+   * For each site day of [from, to) holding intervals of an unconfirmed suspect run of a meter of `ids`: how many (summed
+   * over the meters). A day with any is not a whole day for a daily model, an EnPI or an anomaly model.
+   */
+  suspectPerDay(ids: MeterIdsJson, from: string, to: string): Map<string, number> {
+    const timezone = this.timezone();
+    const fromMs = dayIntervals(timezone, from).start;
+    const toMs = dayIntervals(timezone, to).start;
+    const perDay = new Map<string, number>();
+    for (const span of this.suspectSpans(ids, fromMs, toMs)) {
+      const start = Math.max(span.start, fromMs);
+      const end = Math.min(span.end, toMs);
+      for (let day = dayOf(timezone, start); ; day = addDays(day, 1)) {
+        const { start: dayStart, count } = dayIntervals(timezone, day);
+        if (dayStart >= end) break;
+        const inDay = (Math.min(end, dayStart + count * INTERVAL_MS) - Math.max(start, dayStart)) / INTERVAL_MS;
+        if (inDay > 0) perDay.set(day, (perDay.get(day) ?? 0) + inDay);
+      }
+    }
+    return perDay;
   }
 
   /** The kWh total of each (meter, day) of `ids` in [from, to) (held days as held), in no particular order. */
@@ -312,17 +358,30 @@ export class StoredDays {
     ]);
   }
 
-  /** One meter's stored day, decoded, or undefined when there is no row. */
+  /** One meter's stored day, decoded, or undefined when there is no row; suspect intervals carry FLAG_SUSPECT. */
   dayOf(meterId: number, day: string): DecodedDay | undefined {
     const row = this.dayRow.get(meterId, day) as [Uint8Array, Uint8Array] | undefined;
     if (!row) return undefined;
     const kwh = decodeValues(row[0], KWH_SCALE);
-    return { day, kwh, flags: decodeFlags(row[1], row[0], kwh.length) };
+    const flags = decodeFlags(row[1], row[0], kwh.length);
+    const { start } = dayIntervals(this.timezone(), day);
+    const spans = this.suspectSpans(JSON.stringify([meterId]), start, start + kwh.length * INTERVAL_MS);
+    if (spans.length) markSuspect(flags, start, spans);
+    return { day, kwh, flags };
   }
 
   /** Each meter's last demand (kW) as the collector stored it; meters without one are not there. */
   demands(): Array<[meterId: number, kw: number]> {
     return this.demandRows.all() as Array<[number, number]>;
+  }
+}
+
+/** Sets FLAG_SUSPECT on the intervals of a day (starting at `start`) that lie in a span. */
+function markSuspect(flags: Uint8Array, start: number, spans: Array<{ start: number; end: number }>): void {
+  for (const span of spans) {
+    const from = Math.max(0, Math.ceil((span.start - start) / INTERVAL_MS));
+    const to = Math.min(flags.length, Math.ceil((span.end - start) / INTERVAL_MS));
+    for (let i = from; i < to; i += 1) flags[i] |= FLAG_SUSPECT;
   }
 }
 

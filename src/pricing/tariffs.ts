@@ -43,6 +43,11 @@ function bandCovers(band: TariffBand, dayType: number | 'holiday', minute: numbe
   return from <= to ? minute >= from && minute < to : minute >= from || minute < to;
 }
 
+/** The note of the version the energy migration seeded from the platform's price (0004_energy.sql). */
+const SEEDED_NOTE = 'from the platform configuration at install';
+/** The note of a version the set-up's price wrote (setupPrice). */
+export const SETUP_NOTE = 'from the site settings price (set-up)';
+
 export class Tariffs {
   private readonly table;
   /**
@@ -132,6 +137,35 @@ export class Tariffs {
     const from = first ? '1970-01-01' : version.validFrom;
     const to = next && next.validFrom < tomorrow ? next.validFrom : tomorrow;
     return from < to ? { from, to } : null;
+  }
+
+  /**
+   * The price a site's set-up (or a later PUT /api/configs) enters (issue 52): while the site has no electricity tariff
+   * of its own (only the version the energy migration seeded and versions written here), it becomes the electricity
+   * tariff from the day it is entered: a version from today is created, or, entered again the same day, the one written
+   * here today takes the new price (the one change to a version in effect: nothing else has priced from it but today's
+   * intervals, which the caller restates). Once an admin has entered a version, the tariffs price and this answers null.
+   */
+  setupPrice(price: number, actor: Actor): TariffVersion | null {
+    const electricity = this.all().filter((version) => version.commodity === 'electricity');
+    if (electricity.some((version) => version.note !== SEEDED_NOTE && version.note !== SETUP_NOTE)) return null;
+    const today = this.today();
+    // The same price as in force today (a settings form saved again): nothing to write, nothing to restate.
+    if (electricity.length && this.versionOn(today).price === price) return null;
+    const latest = electricity[electricity.length - 1];
+    if (latest?.note === SETUP_NOTE && latest.validFrom === today) return this.table.update(latest.id, { price }, actor);
+    if (latest && latest.validFrom > today) return null;
+    return this.create(
+      { validFrom: today, price, carbonFactor: latest?.carbonFactor ?? 0, standingChargePerDay: latest?.standingChargePerDay ?? 0, note: SETUP_NOTE },
+      actor,
+    );
+  }
+
+  /** The electricity price in force today: its version, and whether the set-up's price made it (else a tariff an admin entered, or the seeded one). */
+  priceInForce(): { price: number; validFrom: string; tariffVersionId: number; source: 'setup' | 'tariff' | 'install' } {
+    const version = this.versionOn(this.today());
+    const source = version.note === SETUP_NOTE ? 'setup' : version.note === SEEDED_NOTE ? 'install' : 'tariff';
+    return { price: version.price, validFrom: version.validFrom, tariffVersionId: version.id, source };
   }
 
   /** The electricity version in effect on a site day. */

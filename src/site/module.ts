@@ -18,13 +18,16 @@ export function buildSite({
   audit,
   zoneMove,
   mailer,
+  price,
 }: {
   db: Db;
   audit: AuditLog;
   zoneMove: ConstructorParameters<typeof ConfigStore>[2];
   /** The test mail of the mail settings (POST /api/configs/test-mail). */
   mailer: Mailer;
+  /** The electricity price as the tariffs see it (issue 52: the set-up's price prices). */
+  price?: ConstructorParameters<typeof ConfigStore>[3];
 }): Module<{ configs: ConfigStore }> {
-  const configs = new ConfigStore(db, audit, zoneMove);
+  const configs = new ConfigStore(db, audit, zoneMove, price);
   return { context: 'site', services: { configs }, routes: siteRouteGroups({ configs, mailer }) };
 }

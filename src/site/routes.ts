@@ -3,7 +3,7 @@ import type { ConfigStore } from './service.ts';
 import { defineRoute } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import { MailState, PlatformConfig, PlatformConfigUpdate, TestMailBody, TestMailOutcome, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
+import { MailState, PlatformConfigAnswer, PlatformConfigUpdate, TestMailBody, TestMailOutcome, ThreeDConfig, ThreeDConfigUpdate } from './schemas.ts';
 import { sendTestMail } from './testMail.ts';
 
 const tags = ['configs'];
@@ -17,10 +17,11 @@ export function configRoutes({ configs: store, mailer }: ConfigRouteNeeds) {
       path: '/api/configs',
       access: 'viewer',
       summary: 'The platform configuration',
-      description: 'Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval. Changes nothing.',
+      description:
+        'Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval, and the electricity price in force today (priceInForce: the set-up price or a tariff). Changes nothing.',
       tags,
-      schemas: { response: { 200: PlatformConfig } },
-      handler: () => store.platform(),
+      schemas: { response: { 200: PlatformConfigAnswer } },
+      handler: () => ({ ...store.platform(), priceInForce: store.priceInForce() }),
     }),
     defineRoute({
       method: 'PUT',
@@ -29,10 +30,11 @@ export function configRoutes({ configs: store, mailer }: ConfigRouteNeeds) {
       summary: 'Update the platform configuration (partial)',
       example: { siteName: 'HQ Berlin', timezone: 'Europe/Berlin', currency: 'EUR', electricityPrice: 0.28 },
       description:
-        "timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile).",
+        "timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile). " +
+        "electricityPrice prices: while the site has no electricity tariff of its own it becomes the tariff from today (a version from today, or today's set-up version repriced; today's stored costs restated, audited); once an admin has entered a tariff version it prices only hand-entered area cards. priceInForce says which.",
       tags,
-      schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfig, 400: ErrorBody } },
-      handler: ({ body, user }) => store.updatePlatform(user, body),
+      schemas: { body: PlatformConfigUpdate, response: { 200: PlatformConfigAnswer, 400: ErrorBody } },
+      handler: async ({ body, user }) => ({ ...(await store.updatePlatform(user, body)), priceInForce: store.priceInForce() }),
     }),
     defineRoute({
       method: 'GET',

@@ -31,6 +31,23 @@ export const PlatformConfig = Type.Object({
 });
 export type PlatformConfigView = Static<typeof PlatformConfig>;
 
+export const PriceInForce = Type.Object(
+  {
+    price: Type.Number({ description: 'per kWh in currency: what a kWh drawn today costs (before time-of-use bands)' }),
+    validFrom: Type.String({ format: 'date', description: 'the site day its tariff version applies from' }),
+    tariffVersionId: Type.Integer(),
+    source: Type.Union([Type.Literal('setup'), Type.Literal('tariff'), Type.Literal('install')], {
+      description:
+        "setup: electricityPrice above, made the site's tariff from the day it was entered; tariff: a tariff version an admin entered (electricityPrice then prices only hand-entered area cards); install: the price seeded at install (no price entered since)",
+    }),
+  },
+  { description: 'the electricity price in force today (GET /api/energy/tariffs has the versions)' },
+);
+export type PriceInForce = Static<typeof PriceInForce>;
+
+/** What GET and PUT /api/configs answer: the settings and the price in force. */
+export const PlatformConfigAnswer = Type.Object({ ...PlatformConfig.properties, priceInForce: Type.Union([PriceInForce, Type.Null()]) });
+
 export const PlatformConfigUpdate = Type.Object(
   {
     siteName: Type.Optional(
@@ -40,7 +57,13 @@ export const PlatformConfigUpdate = Type.Object(
     timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 35 })),
     currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
-    electricityPrice: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+    electricityPrice: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1_000_000,
+        description: "per kWh: while the site has no electricity tariff of its own, it becomes the tariff from today (today's costs restated)",
+      }),
+    ),
     carbonFactor: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
     refreshIntervalSec: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
     floorAreaM2: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1e8 }), Type.Null()], { description: 'm²; null clears it' })),

@@ -8,7 +8,7 @@ import { modelFiles } from '../platform/db/schema/uploads.ts';
 import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import { confirmFields, settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
-import type { PlatformConfigPatch, PlatformConfigView, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
+import type { PlatformConfigPatch, PlatformConfigView, PriceInForce, ThreeDConfigPatch, ThreeDConfigView } from './schemas.ts';
 
 /** Static URL of a model file; the models feature serves <data dir>/models under it. */
 export const MODEL_URL_PREFIX = '/static/models/';
@@ -75,6 +75,11 @@ export class ConfigStore {
     private readonly audit: AuditLog,
     /** Re-keys the stored energy when the time zone changes (src/metering/rezone.ts); none in tests of this table alone. */
     private readonly zoneMove?: Pick<TimeZoneMove, 'change'>,
+    /**
+     * The electricity price as the tariffs see it (energy's, issue 52): an entered price becomes the tariff from that day
+     * while the site has no tariff of its own; the answer says which price is in force. None in tests of this table alone.
+     */
+    private readonly price?: { entered(price: number, actor: Actor): Promise<void>; inForce(): PriceInForce },
   ) {
     const { orm } = db;
     const { id: _id, ...platformColumns } = getTableColumns(platformConfig);
@@ -115,8 +120,15 @@ export class ConfigStore {
     if (details.length) throw invalid(details);
 
     const write = () => this.writePlatformPatch(actor, patch, locale);
-    if (this.zoneMove && patch.timezone !== undefined && patch.timezone !== this.platform().timezone) return this.zoneMove.change(write);
-    return write();
+    const written = this.zoneMove && patch.timezone !== undefined && patch.timezone !== this.platform().timezone ? await this.zoneMove.change(write) : write();
+    // The price entered prices (the set-up's first screen asks for it): after the zone move, so that "today" is the new zone's.
+    if (this.price && patch.electricityPrice !== undefined) await this.price.entered(patch.electricityPrice, actor);
+    return written;
+  }
+
+  /** The electricity price in force today and where it comes from; null without the tariffs (tests of this table alone). */
+  priceInForce(): PriceInForce | null {
+    return this.price?.inForce() ?? null;
   }
 
   private writePlatformPatch(actor: Actor, patch: PlatformConfigPatch, locale: string | undefined): PlatformConfigView {

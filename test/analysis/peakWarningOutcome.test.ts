@@ -53,11 +53,12 @@ test('a late surge that crosses in the last minute is "crossed" with crossedAt a
   assert.ok(inrushMean < 0.9 * limit, `${inrushMean}`);
   assert.deepEqual((await r.get('/api/analysis/peak-warnings')).items, [], 'no warning for a window ending at 0.87 × the contract');
 
-  // F: +150 % of the base from minute 11 to the end: mean 1.4 × base = 1.12 × contract; by minute 14 the window holds
-  // (14 + 3 × 1.5)/60 × base = 18.5/60 × base, short of the contract's 18.75/60 × base: it crosses in its last minute.
+  // F: +80 % of the base from minute 9 to the end: mean 1.32 × base = 1.06 × contract; by minute 14 the window holds
+  // (14 + 5 × 0.8)/60 × base = 18/60 × base, short of the contract's 18.75/60 × base: it crosses in its last minute.
+  // (From minute 9: the projection must be above for longer than a start-up surge, INRUSH_MS, before it warns.)
   const surge = inrush + 2 * QUARTER;
-  await runTo(surge + 11 * MIN);
-  await addLoad(base * 1.5, 4);
+  await runTo(surge + 9 * MIN);
+  await addLoad(base * 0.8, 6);
   await runTo(surge + QUARTER + MIN);
   const surgeMean = windowMean(surge);
   const atMinute14 = r.counter('meter.main.kwh', surge + 14 * MIN) - r.counter('meter.main.kwh', surge);

@@ -28,6 +28,8 @@ test('platform config: role matrix for read and write', async () => {
     'floorAreaM2',
     'locale',
     'logoUrl',
+    // The electricity price in force today (issue 52: the set-up's price prices).
+    'priceInForce',
     'refreshIntervalSec',
     'siteName',
     'timezone',

@@ -10,7 +10,7 @@ import { openTurn } from '../requestTurn.ts';
  * |----------------------------|-----------------------------|----------------------------------------------------------|-----------------------------|
  * | comparisons                | src/analysis/comparisons.ts | meter_days, meter_months, meter_fold, meters, tariff_versions, platform_config, calorific_versions, outdoor_days | question + 15-min interval |
  * | comparisons.meterDays      | src/analysis/comparisons.ts | meter_days, and metering.heldDays' four                  | meters + days               |
- * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (day, month and fold rows, meters, tariffs, settings, calorific values) | figure + range (+ day/minute) |
+ * | energy.figures             | src/energy/figures.ts       | FIGURE_TABLES (day, month and fold rows, meters, tariffs, settings, calorific values, suspect runs) | figure + range (+ day/minute) |
  * | energy.layout              | src/energy/figures.ts       | meters                                                   | one entry                   |
  * | energy.demand              | src/energy/figures.ts       | meters, meter_state                                      | one entry                   |
  * | energy.commodities        | src/energy/commodities.ts   | FIGURE_TABLES, calorific_versions                        | period (from, to)           |

@@ -143,6 +143,34 @@ export const meterFold = sqliteTable('meter_fold', {
   openFrom: text('open_from').notNull(),
 });
 
+/**
+ * Runs of one repeated value (a flat zero: a dead meter or logger) on a meter whose recent history reads more (issue 52,
+ * src/metering/suspectRuns.ts): their intervals read as `suspect` (FLAG_SUSPECT) until a person confirms the run as real
+ * (`confirmed_at`: a closed building), then as measured. Found by the collector's watch and by the history import.
+ */
+export const meterSuspectRuns = sqliteTable(
+  'meter_suspect_runs',
+  {
+    id: id(),
+    meterId: integer('meter_id')
+      .notNull()
+      .references(() => meters.id, { onDelete: 'cascade' }),
+    /** The first interval's start, epoch ms. */
+    startAt: integer('start_at').notNull(),
+    /** 15-minute intervals in the run (it grows while the collector sees it go on). */
+    intervals: integer('intervals').notNull(),
+    /** The repeated value (kWh, or m³ for gas and water meters). */
+    value: real('value').notNull(),
+    source: text('source', { enum: ['collector', 'import'] }).notNull(),
+    confirmedAt: text('confirmed_at'),
+    /** The user who confirmed it (no foreign key: the run outlives a deleted user, as the audit trail does). */
+    confirmedBy: integer('confirmed_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('meter_suspect_runs_meter_start').on(t.meterId, t.startAt)],
+);
+
 // --- Energy management (issue 25): demand warnings, floor areas, EnPI drivers, outdoor temperature days ---------
 
 /** A 15-minute window whose projected mean passed the contracted peak: when it warned and whether the window did pass it. */

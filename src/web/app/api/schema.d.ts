@@ -1415,14 +1415,14 @@ export interface paths {
         };
         /**
          * The platform configuration
-         * @description Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval. Changes nothing.
+         * @description Site name, logo, time zone, locale, currency, electricity price, carbon factor and refresh interval, and the electricity price in force today (priceInForce: the set-up price or a tariff). Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
         get: operations["getApiConfigs"];
         /**
          * Update the platform configuration (partial)
-         * @description timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile).
+         * @description timezone must be an IANA zone, locale a BCP 47 tag (stored in canonical form), currency an ISO 4217 code. A new timezone re-keys the stored energy into the new zone's days before the answer (every interval keeps its time; collection waits meanwhile). electricityPrice prices: while the site has no electricity tariff of its own it becomes the tariff from today (a version from today, or today's set-up version repriced; today's stored costs restated, audited); once an admin has entered a tariff version it prices only hand-entered area cards. priceInForce says which.
          *
          *     **Requires role admin**.
          */
@@ -1810,6 +1810,50 @@ export interface paths {
         get: operations["getApiEnergySummary"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/suspect-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Suspect runs: one value repeated (a flat zero) on a meter whose history reads more, newest first
+         * @description Runs found by the collector and the history import (docs/energy-data-quality.md, "Suspect runs"). An open run's intervals are suspect: kept out of baselines, anomaly models and EnPIs until a person confirms the run. At most 500. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiEnergySuspectRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/suspect-runs/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a suspect run as real (the building was closed): its intervals count as measured
+         * @description From the run's data-problem alert or the meter's page. Audited; the run's alert clears after the usual hold-off. A confirmed run stays confirmed (a second confirmation changes nothing).
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiEnergySuspectRunsIdConfirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6247,7 +6291,9 @@ export interface operations {
                             siteEnergyKwh: number | null;
                             /** @description the site intensity (EUI): siteEnergyKwh ÷ siteFloorAreaM2; null without the site's floor area */
                             siteKwhPerM2: number | null;
-                            /** @description days of the month with an outdoor temperature */
+                            /** @description days of the month holding intervals of an unconfirmed suspect run (a dead meter): left out of kwh and the degree days; kwhPerM2 and kwhPerDriverUnit are then null */
+                            suspectDays: number;
+                            /** @description days of the month with an outdoor temperature (suspect days not counted) */
                             temperatureDays: number;
                         }[];
                         /** @description the site target: the site's own gross floor area (PUT /api/configs floorAreaM2); null for an area or meter, or not entered */
@@ -11487,6 +11533,18 @@ export interface operations {
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
+                        priceInForce: {
+                            /** @description per kWh in currency: what a kWh drawn today costs (before time-of-use bands) */
+                            price: number;
+                            /** @description setup: electricityPrice above, made the site's tariff from the day it was entered; tariff: a tariff version an admin entered (electricityPrice then prices only hand-entered area cards); install: the price seeded at install (no price entered since) */
+                            source: "setup" | "tariff" | "install";
+                            tariffVersionId: number;
+                            /**
+                             * Format: date
+                             * @description the site day its tariff version applies from
+                             */
+                            validFrom: string;
+                        } | null;
                         /** @description how often screens should poll */
                         refreshIntervalSec: number;
                         siteName: string;
@@ -11526,6 +11584,7 @@ export interface operations {
                 "application/json": {
                     carbonFactor?: number;
                     currency?: string;
+                    /** @description per kWh: while the site has no electricity tariff of its own, it becomes the tariff from today (today's costs restated) */
                     electricityPrice?: number;
                     /** @description m²; null clears it */
                     floorAreaM2?: number | null;
@@ -11558,6 +11617,18 @@ export interface operations {
                         /** @description BCP 47 language tag */
                         locale: string;
                         logoUrl: string | null;
+                        priceInForce: {
+                            /** @description per kWh in currency: what a kWh drawn today costs (before time-of-use bands) */
+                            price: number;
+                            /** @description setup: electricityPrice above, made the site's tariff from the day it was entered; tariff: a tariff version an admin entered (electricityPrice then prices only hand-entered area cards); install: the price seeded at install (no price entered since) */
+                            source: "setup" | "tariff" | "install";
+                            tariffVersionId: number;
+                            /**
+                             * Format: date
+                             * @description the site day its tariff version applies from
+                             */
+                            validFrom: string;
+                        } | null;
                         /** @description how often screens should poll */
                         refreshIntervalSec: number;
                         siteName: string;
@@ -13122,6 +13193,23 @@ export interface operations {
                             }[];
                             /** @description counter form: resets and rollovers recognised (flag 2) */
                             resets: number;
+                            /** @description suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed */
+                            suspect: {
+                                /** @description intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm) */
+                                intervals: number;
+                                /** @description the first 50 runs, in time order */
+                                listed: {
+                                    /** Format: date-time */
+                                    endAt: string;
+                                    intervals: number;
+                                    /** Format: date-time */
+                                    startAt: string;
+                                    /** @description the repeated value, in the meter's unit */
+                                    value: number;
+                                }[];
+                                /** @description runs of one repeated value (a flat zero) on a meter whose history reads more */
+                                runs: number;
+                            };
                             /** @description last site day (inclusive) */
                             to: string | null;
                             /**
@@ -13451,6 +13539,135 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiEnergySuspectRuns: {
+        parameters: {
+            query?: {
+                meterId?: number;
+                /** @description open: not confirmed (its intervals are suspect); confirmed */
+                state?: "open" | "confirmed";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description confirmed as real (a closed building): its intervals count as measured */
+                            confirmedAt: string | null;
+                            /** @description the user who confirmed it */
+                            confirmedBy: number | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            endAt: string;
+                            hours: number;
+                            id: number;
+                            /** @description 15-minute intervals in the run (it grows while the meter goes on reading the same value) */
+                            intervals: number;
+                            meterId: number;
+                            meterName: string;
+                            /**
+                             * @description who found it: the collector's watch or a history import
+                             * @enum {string}
+                             */
+                            source: "collector" | "import";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startAt: string;
+                            /** @description the repeated value per interval, in the meter's unit (kWh; m³ for gas and water) */
+                            value: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiEnergySuspectRunsIdConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description confirmed as real (a closed building): its intervals count as measured */
+                        confirmedAt: string | null;
+                        /** @description the user who confirmed it */
+                        confirmedBy: number | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        endAt: string;
+                        hours: number;
+                        id: number;
+                        /** @description 15-minute intervals in the run (it grows while the meter goes on reading the same value) */
+                        intervals: number;
+                        meterId: number;
+                        meterName: string;
+                        /**
+                         * @description who found it: the collector's watch or a history import
+                         * @enum {string}
+                         */
+                        source: "collector" | "import";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startAt: string;
+                        /** @description the repeated value per interval, in the meter's unit (kWh; m³ for gas and water) */
+                        value: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getApiEnergyTariffs: {

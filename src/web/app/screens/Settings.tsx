@@ -17,9 +17,12 @@ export default function Settings() {
   const [form, setForm] = useState({ siteName: '', timezone: 'UTC', currency: 'EUR', electricityPrice: '', locale: 'en' });
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  // Which price prices today's energy: the one entered here, a tariff an admin entered, or the one seeded at install (issue 52).
+  const [inForce, setInForce] = useState<NonNullable<typeof config.data>['priceInForce']>(null);
   useEffect(() => {
     const c = config.data;
     if (c) setForm({ siteName: c.siteName, timezone: c.timezone, currency: c.currency, electricityPrice: String(c.electricityPrice), locale: c.locale });
+    if (c) setInForce(c.priceInForce);
   }, [config.data]);
   const set = (key: keyof typeof form) => (event: Event) => setForm({ ...form, [key]: (event.currentTarget as HTMLInputElement).value });
   const zones = ZONES.includes(form.timezone) ? ZONES : [form.timezone, ...ZONES];
@@ -34,6 +37,7 @@ export default function Settings() {
     });
     if (!data) return setProblem(errorText(error, response.status));
     setProblem(null);
+    setInForce(data.priceInForce);
     setDone(t('settings.saved'));
     document.documentElement.dataset.siteTimezone = data.timezone;
   }
@@ -67,7 +71,14 @@ export default function Settings() {
             </select>
           )}
         </Field>
-        <Field label={t('settings.price', { currency: form.currency })}>
+        <Field
+          label={t('settings.price', { currency: form.currency })}
+          hint={
+            inForce
+              ? t(`settings.priceInForce.${inForce.source}`, { price: String(inForce.price), currency: form.currency, validFrom: inForce.validFrom })
+              : undefined
+          }
+        >
           {(id) => <input id={id} inputMode="decimal" required value={form.electricityPrice} onInput={set('electricityPrice')} />}
         </Field>
         <Field label={t('settings.locale')}>
