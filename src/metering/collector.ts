@@ -211,8 +211,10 @@ export class Collector {
       if (newInterval) markWritten(this.deps.db.sqlite, 'meter_days');
       return;
     }
-    held.writtenAt = at;
+    // Marked written only once it is: a write that failed (a full disk) is tried again at the next collection, not an
+    // hour later, and what is held stays in memory meanwhile.
     await this.persistInSlices(virtuals);
+    held.writtenAt = at;
   }
 
   /** What is held, with the virtual meters' held days derived from it (their rows are derived at the write). */
@@ -248,6 +250,8 @@ export class Collector {
       for (const [meterId, state] of held.states) if (existing.has(meterId)) this.upsertState.run({ meterId, ...state });
       held.batch.save(virtuals.filter((meter) => existing.has(meter.id)));
     });
+    // Only after the commit: a full disk fails the COMMIT, and then all of it stays held for the next try.
+    held.batch.clear();
     held.states.clear();
     this.heldGeneration += 1;
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
