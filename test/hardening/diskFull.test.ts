@@ -11,6 +11,7 @@ import { siteDay } from '../../src/platform/time/calendar.ts';
 import { MIN, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 import { tempDir } from '../helpers/server.ts';
 import { runTool } from '../helpers/tools.ts';
+import { runCli } from '../helpers/cli.ts';
 
 const HOUR = 60 * MIN;
 const root = tempDir('ems-disk-full-');
@@ -60,7 +61,7 @@ async function fillDisk(dir: string): Promise<string> {
   return file;
 }
 
-test('a full data disk: reads answer, writes are 507, the collector holds its counts and writes them when space is back, backups skip, nothing corrupt', async (t) => {
+test('a full data disk: reads answer, writes are 507, the collector holds its counts and writes them when space is back, backups skip, emsctl status names what takes the space, nothing corrupt', async (t) => {
   if (!mounted) {
     t.skip(`skipped: ${why}`);
     return;
@@ -93,6 +94,14 @@ test('a full data disk: reads answer, writes are 507, the collector holds its co
   assert.equal(refused?.status, 507, refused?.text);
   assert.equal(refused.body.code, 'STORAGE_FULL');
   assert.match(refused.body.error, /disk|space|full/i);
+
+  // emsctl status says the disk is full and what takes the space, the filler first.
+  const status = await runCli(['--data-dir', dataDir, 'status']);
+  assert.match(status.stdout, /free disk\s+.*FULL/, status.stdout + status.stderr);
+  assert.match(status.stdout, /taken by\s+an-import-that-took-the-space\.bin \d/, status.stdout);
+  const json = JSON.parse((await runCli(['--data-dir', dataDir, '--json', 'status'])).stdout);
+  assert.equal(json.disk.dataDirTakenBy[0].path, path.basename(filler));
+  assert.ok(json.disk.dataDirTakenBy[0].bytes > 10 * 1024 * 1024, JSON.stringify(json.disk));
 
   // The collector goes on counting across the hourly write, which cannot be written: what it counted stays held.
   await r.run(hour + 61 * MIN);
