@@ -5,11 +5,11 @@ import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { CreateUserBody, PasswordBody, RoleBody, RoleList, UpdateUserBody, User, UserListQuery } from './schemas.ts';
 import type { UserDirectory } from './service.ts';
-import type { AuthService } from '../auth/service.ts';
 
 const tags = ['users'];
 
-export type UserRouteNeeds = { users: UserDirectory; auth: Pick<AuthService, 'renewSession'> };
+/** auth's renewSession (declared here: users does not import auth, which imports users). */
+export type UserRouteNeeds = { users: UserDirectory; auth: { renewSession(userId: number): { accessToken: string; refreshToken: string } | undefined } };
 
 /** A password change's answer: a new pair for the caller's own device when the password was the caller's own. */
 const PasswordChanged = Type.Object({
