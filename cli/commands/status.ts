@@ -1,5 +1,6 @@
 // emsctl status: is the service running (its /api/health answered), what it runs, and how its data, backups, gateway and disk are.
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../../src/platform/config.ts';
 import { version } from '../../src/platform/packageRoot.ts';
@@ -107,6 +108,43 @@ function fileSize(file: string): number {
   }
 }
 
+/**
+ * What takes the space in the data dir: each entry at its top (the database with its WAL and shared memory as one,
+ * backups/, avatars/, uploads, a stray import or log file, …) with the bytes its files take on disk, largest first. A
+ * file hard-linked twice (an upload and its backup) counts once, where it is met first.
+ */
+export function spaceTakers(dataDir: string, databaseFile: string): { path: string; bytes: number }[] {
+  const seen = new Set<string>();
+  const onDisk = (file: string): number => {
+    let stats: fs.Stats;
+    try {
+      stats = fs.lstatSync(file);
+    } catch {
+      return 0;
+    }
+    const key = `${stats.dev}:${stats.ino}`;
+    if (seen.has(key)) return 0;
+    seen.add(key);
+    if (!stats.isDirectory()) return stats.blocks * 512;
+    let total = stats.blocks * 512;
+    for (const name of fs.readdirSync(file)) total += onDisk(path.join(file, name));
+    return total;
+  };
+  const database = path.basename(databaseFile);
+  const groups = new Map<string, number>();
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dataDir).sort();
+  } catch {
+    return [];
+  }
+  for (const name of names) {
+    const group = name === database || name === `${database}-wal` || name === `${database}-shm` ? `${database} (with -wal, -shm)` : name;
+    groups.set(group, (groups.get(group) ?? 0) + onDisk(path.join(dataDir, name)));
+  }
+  return [...groups].map(([entry, bytes]) => ({ path: entry, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
 function duration(seconds: number): string {
   const d = Math.floor(seconds / 86400);
   const h = Math.floor((seconds % 86400) / 3600);
@@ -128,6 +166,7 @@ export function registerStatusCommand(program: Command): void {
         { presentSchedule },
         { databasePath },
         { settingsAtDefaults },
+        { MIN_FREE_BYTES },
       ] = await Promise.all([
         import('../../src/operations/backup/archive.ts'),
         import('../../src/operations/backup/checks.ts'),
@@ -137,6 +176,7 @@ export function registerStatusCommand(program: Command): void {
         import('../../src/operations/backup/service.ts'),
         import('../../src/platform/db/client.ts'),
         import('../../src/site/siteDefaults.ts'),
+        import('../../src/platform/db/storageWatch.ts'),
       ]);
       const { syncState } = await import('../../src/fleetSync/link.ts');
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
@@ -211,7 +251,8 @@ export function registerStatusCommand(program: Command): void {
             collector: running && answer.health!.collector ? answer.health!.collector : null,
             // Read from the database (not the health answer): the sync state is there whether or not the service runs.
             fleet: syncState(db),
-            disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize },
+            // What takes the space in the data dir, largest first (a full disk's first question).
+            disk: { freeBytes: disk.bavail * disk.bsize, totalBytes: disk.blocks * disk.bsize, dataDirTakenBy: spaceTakers(config.dataDir, file) },
             users: count('SELECT count(*) FROM users'),
             admins: count("SELECT count(*) FROM users WHERE role = 'admin'"),
             activeRefreshTokens: count(`SELECT count(*) FROM refresh_tokens WHERE expires_at > ${Date.now()}`),
@@ -297,7 +338,16 @@ export function registerStatusCommand(program: Command): void {
               ],
               [
                 'free disk',
-                `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)`,
+                `${bytes(status.disk.freeBytes)} of ${bytes(status.disk.totalBytes)} (${Math.round((100 * status.disk.freeBytes) / Math.max(1, status.disk.totalBytes))}%)${
+                  status.disk.freeBytes < MIN_FREE_BYTES ? ': FULL (writes are refused with 507; free space, e.g. what is listed below)' : ''
+                }`,
+              ],
+              [
+                'taken by',
+                status.disk.dataDirTakenBy
+                  .slice(0, 5)
+                  .map((entry) => `${entry.path} ${bytes(entry.bytes)}`)
+                  .join(', ') || '-',
               ],
               ['users', `${status.users} (${status.admins} admins), ${status.activeRefreshTokens} active sessions`],
               ['signing secret', status.signingSecret],

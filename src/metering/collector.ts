@@ -5,8 +5,8 @@
 // a meter read for the first time is backfilled 7 days; both are applied in slices that give the event loop back every
 // SLICE_MS. The box's clock stepping back is detected: intervals after the new now are dropped and meters whose last
 // reading lies ahead of the clock start again from their next reading (never frozen until the clock catches up).
-// On an edge box (holdOpenInterval) what is counted is held in memory and written hourly (writeEveryMs), after a gap
-// was filled from history, and on stop (see hold()); a clock step back drops what is held after now too.
+// On an edge box (holdOpenInterval) what is counted is held in memory and written hourly (writeEveryMs), a gap filled
+// from history included, and on stop (see hold()); a clock step back drops what is held after now too.
 import type { GatewayPort } from '../gateway/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { eq, sql } from 'drizzle-orm';
@@ -192,13 +192,15 @@ export class Collector {
   /**
    * The persist step. Without `holdOpenInterval` every collection writes its day rows and meter states. With it, what a
    * collection counted stays in memory and is written at the first collection of each new write period (`writeEveryMs`:
-   * the service writes hourly, so a day row is rewritten 24 times a day, not 1,440), on stop, and at once after a gap
-   * was filled from history. A power cut loses only what is held: the meter states in the database still match the day
-   * rows, so the next start counts the gap again (from the gateway's history, or the counter's difference spread over
-   * it). Between writes, readers add what is held (store.open, StoredDays); at each new 15-minute interval the cached
+   * the service writes hourly, so a day row is rewritten 24 times a day, not 1,440), on stop, and at once when a meter
+   * counted its first reading (`now`). A gap filled from the gateway's history after a failed collection waits for the
+   * period's write like everything else (issue 56: a write at every recovery made a gateway that drops out a few times
+   * a day cost several days' writes). A power cut loses only what is held: the meter states in the database still match
+   * the day rows, so the next start counts the gap again (from the gateway's history, or the counter's difference spread
+   * over it). Between writes, readers add what is held (store.open, StoredDays); at each new 15-minute interval the cached
    * figures on `meter_days` are dropped as a write would drop them, so they follow what is held at the same pace.
    */
-  private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], filled: boolean): Promise<void> {
+  private async hold(batch: DayBatch, counted: Map<number, State>, at: number, virtuals: VirtualMeter[], now: boolean): Promise<void> {
     const interval = Math.floor(at / INTERVAL_MS);
     const length = this.deps.writeEveryMs?.() ?? INTERVAL_MS;
     const held = this.held ?? { batch, states: new Map<number, State>(), writtenAt: -1, interval: -1, virtuals };
@@ -209,12 +211,14 @@ export class Collector {
     const newInterval = held.interval !== interval;
     held.interval = interval;
     // A new period since the last write, by the period's length now (a join or leave changes it: no write for that alone).
-    if (this.deps.holdOpenInterval && !filled && Math.floor(at / length) === Math.floor(held.writtenAt / length)) {
+    if (this.deps.holdOpenInterval && !now && Math.floor(at / length) === Math.floor(held.writtenAt / length)) {
       if (newInterval) markWritten(this.deps.db.sqlite, 'meter_days');
       return;
     }
-    held.writtenAt = at;
+    // Marked written only once it is: a write that failed (a full disk) is tried again at the next collection, not an
+    // hour later, and what is held stays in memory meanwhile.
     await this.persistInSlices(virtuals);
+    held.writtenAt = at;
   }
 
   /** A virtual meter's day derived from its terms' held records, when any term of that day is held; kept per generation. */
@@ -265,6 +269,8 @@ export class Collector {
       for (const [meterId, state] of held.states) if (existing.has(meterId)) this.upsertState.run({ meterId, ...state });
       held.batch.save(virtuals.filter((meter) => existing.has(meter.id)));
     });
+    // Only after the commit: a full disk fails the COMMIT, and then all of it stays held for the next try.
+    held.batch.clear();
     held.states.clear();
     this.heldGeneration += 1;
     if (!this.deps.holdOpenInterval || held.batch.timezone !== this.deps.timezone()) this.held = null;
@@ -515,11 +521,11 @@ export class Collector {
         } while (next < meters.length && performance.now() - sliceStart < SLICE_MS);
         if (next < meters.length) await yieldToLoop();
       }
-      // Written at once only when history filled a gap or a meter counted its first reading (its start, even when the
-      // gateway's history was empty): a history read that found nothing (a meter the gateway stopped reporting, asked
-      // again every ABSENT_RETRY_MS) must not turn the 15-minute write into one more often.
+      // Written at once only when a meter counted its first reading (its start and its 7-day backfill, even when the
+      // gateway's history was empty). A gap filled after a failed collection is held and written at the period's write
+      // (hourly on a box), as a history read that found nothing is: a recovery is not one more write.
       const firstReading = [...counted.keys()].some((id) => !knownBefore.has(id));
-      await this.hold(batch, counted, started, virtuals, counts.filled > 0 || firstReading);
+      await this.hold(batch, counted, started, virtuals, firstReading);
       this.status.lastOkAt = new Date(this.now()).toISOString();
       this.status.lastError = null;
       if (this.failing) this.deps.logger.warn('energy collection works again; the gap is filled from the gateway history');

@@ -713,10 +713,13 @@ export class DayBatch {
     this.records.clear();
   }
 
+  /**
+   * Writes the records and the virtual meters' days; keeps the records: the caller clears them once its transaction has
+   * committed (a full disk fails the COMMIT itself, after this ran, and what is held must survive that: issue 56).
+   */
   save(virtuals: VirtualMeter[]): void {
     this.store.save(this.records.values());
     const days = this.days();
     for (const day of days) this.store.save(virtuals.map((meter) => this.store.deriveVirtual(meter, day)));
-    this.records.clear();
   }
 }

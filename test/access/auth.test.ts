@@ -222,7 +222,7 @@ describe('password reset', () => {
     assert.equal(mail.messages.length, before);
   });
 
-  test('reset replaces the password; access and refresh tokens survive; a register code cannot reset', async () => {
+  test('reset replaces the password and ends the session (refresh token 401; the access token lives out its TTL); a register code cannot reset', async () => {
     const { user, accessToken, refreshToken } = await server.createUser();
     const before = mail.messages.length;
     assert.equal((await server.request('POST', '/api/auth/forgot-password/send-code', { body: { email: user.email } })).status, 200);
@@ -233,7 +233,9 @@ describe('password reset', () => {
     assert.equal(oldLogin.status, 401);
     assert.equal((await server.request('GET', '/api/auth/me', { token: accessToken })).status, 200);
     const refreshed = await server.request('POST', '/api/auth/refresh', { body: { refreshToken } });
-    assert.equal(refreshed.status, 200, 'refresh tokens are not removed by a reset');
+    assert.equal(refreshed.status, 401, 'a reset is the remedy for a stolen session: the refresh token is deleted');
+    const rows = server.service.deps.db.sqlite.prepare('SELECT count(*) FROM refresh_tokens WHERE user_id = ?').pluck().get(user.id);
+    assert.equal(rows, 0);
     const reuse = await server.request('POST', '/api/auth/forgot-password/reset', { body: { email: user.email, code, newPassword: 'another-password' } });
     assert.equal(reuse.status, 400);
     const newLogin = await server.request('POST', '/api/auth/login', { body: { username: user.email, password: 'brand-new-password' } });

@@ -284,10 +284,49 @@ describe('sessions and passwords', () => {
 
     const ok = await server.request('PUT', path, { token, body: { currentPassword: TEST_PASSWORD, newPassword: 'brand-new-password' } });
     assert.equal(ok.status, 200);
-    assert.deepEqual(ok.body, { ok: true });
+    assert.equal(ok.body.ok, true);
 
     assert.equal((await server.request('POST', '/api/auth/login', { body: { username: user.user.username, password: TEST_PASSWORD } })).status, 401);
     assert.equal((await server.request('POST', '/api/auth/login', { body: { username: user.user.username, password: 'brand-new-password' } })).status, 200);
+  });
+
+  test("a password change ends the other devices' session; the device that changed it keeps one (issue 56, R5-7)", async () => {
+    const user = await server.createUser();
+    const login = () => server.request('POST', '/api/auth/login', { body: { username: user.user.username, password: TEST_PASSWORD } });
+    const deviceA = await login();
+    const thief = await login(); // the second sign-in holds the user's refresh token (one per user)
+    assert.equal(deviceA.status, 200);
+    assert.equal(thief.status, 200);
+
+    const changed = await server.request('PUT', `/api/users/${user.user.id}/password`, {
+      token: deviceA.body.accessToken,
+      body: { currentPassword: TEST_PASSWORD, newPassword: 'brand-new-password' },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    const stolen = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: thief.body.refreshToken } });
+    assert.equal(stolen.status, 401, 'the refresh token held before the change no longer works');
+
+    // Device A got its own new pair: the token refreshes, and the access token names the same user.
+    assert.equal(typeof changed.body.refreshToken, 'string');
+    assert.equal((await server.request('GET', '/api/auth/me', { token: changed.body.accessToken })).body.id, user.user.id);
+    const kept = await server.request('POST', '/api/auth/refresh', { body: { refreshToken: changed.body.refreshToken } });
+    assert.equal(kept.status, 200, 'the device that changed the password stays signed in');
+    const rows = server.service.deps.db.sqlite.prepare('SELECT count(*) FROM refresh_tokens WHERE user_id = ?').pluck().get(user.user.id);
+    assert.equal(rows, 1);
+  });
+
+  test("an admin's change of another user's password ends that user's session and gives the admin no tokens", async () => {
+    const admin = await server.createUser({ role: 'admin' });
+    const user = await server.createUser();
+    const set = await server.request('PUT', `/api/users/${user.user.id}/password`, { token: admin.accessToken, body: { newPassword: 'admin-chose-this' } });
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.body, { ok: true });
+    assert.equal((await server.request('POST', '/api/auth/refresh', { body: { refreshToken: user.refreshToken } })).status, 401);
+    assert.equal(
+      (await server.request('POST', '/api/auth/refresh', { body: { refreshToken: admin.refreshToken } })).status,
+      200,
+      "the admin's own session is untouched",
+    );
   });
 
   test("an admin sets another user's password without the current one; others may not", async () => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { addDays, daysBetween, siteDay } from '../../src/platform/time/calendar.ts';
 import type { DayRecord } from '../../src/metering/store.ts';
 import { fitDayModel } from '../../src/analysis/baselines.ts';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import path from 'node:path';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
 import { pdfText, runReportNow } from '../helpers/reportRun.ts';
@@ -147,8 +147,8 @@ describe('weather-normalised month-on-month change', () => {
     });
     const outDir = process.env.EMS_REPORT_PNG_DIR ?? tempDir('ems-report-normalised-');
     const pdfFile = path.join(outDir, 'normalised.pdf');
-    pdfText(await file('.pdf'), pdfFile);
-    const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdfFile, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    await pdfText(await file('.pdf'), pdfFile);
+    const cover = (await runTool('pdftotext', ['-layout', '-f', '1', '-l', '1', pdfFile, '-'])).replace(/\s+/g, ' ');
     const format = new SiteFormat({ locale: 'en-GB', timezone: 'UTC', currency: 'EUR' });
     const before = format.month(monthBefore.from.slice(0, 7));
     const yearEarlier = format.month(`${Number(lastMonth.from.slice(0, 4)) - 1}${lastMonth.from.slice(4, 7)}`);
@@ -163,16 +163,16 @@ describe('weather-normalised month-on-month change', () => {
     assert.ok(!totalCost.includes('no data to compare'), totalCost);
     const change = (comparison.current.totalCost! - comparison.lastYear.totalCost!) / comparison.lastYear.totalCost!;
     assert.ok(totalCost.includes(`${format.change(change)} vs same period last year (${yearEarlier})`), totalCost);
-    execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'normalised')]);
+    await runTool('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'normalised')]);
 
     // A long plan name is set smaller, whole, instead of cut ("Energy manager check monthly-ene…" in the review).
     const { renderPdf } = await import('../../src/reporting/reports/renderPdf.ts');
     const title = 'Energy manager check monthly-energy';
     const longFile = path.join(outDir, 'long-title.pdf');
-    pdfText(await renderPdf({ ...content, title }), longFile);
-    const longCover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', longFile, '-'], { encoding: 'utf8' });
+    await pdfText(await renderPdf({ ...content, title }), longFile);
+    const longCover = await runTool('pdftotext', ['-layout', '-f', '1', '-l', '1', longFile, '-']);
     assert.ok(longCover.includes(title), longCover.slice(0, 400));
-    execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', longFile, path.join(outDir, 'long-title')]);
+    await runTool('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', longFile, path.join(outDir, 'long-title')]);
   });
 
   test('a custom period a year earlier: the same weekdays 364 days back, as period=day (issue 41 item 10e)', async () => {

@@ -4,7 +4,7 @@
 // runs, issued runs immutable with a correcting statement, roles, PDF/XLSX and the mail to the tenant.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { eventually, fetchRetryingReset, startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/smtp.ts';
 import { localClock } from '../../src/platform/time/calendar.ts';
 
@@ -224,8 +224,8 @@ describe('billing run on data with a known answer', () => {
     const issued = (await ok(api.post(`/api/billing/runs/${run.id}/issue`))) as any;
     assert.equal(issued.status, 'issued');
     assert.equal((await api.post(`/api/billing/runs/${run.id}/issue`)).status, 409);
-    const deadline = Date.now() + 10_000;
-    while (!mail.messages.slice(sentBefore).some((m) => m.to.includes('one@tenant.test')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // Building and mailing a PDF and an XLSX takes seconds on a busy machine: waited for, not timed.
+    await eventually(async () => (mail.messages.slice(sentBefore).some((m) => m.to.includes('one@tenant.test')) ? true : undefined), 'the statement mail');
     const sent = mail.messages.slice(sentBefore).filter((m) => m.to.includes('one@tenant.test'));
     assert.equal(sent.length, 1);
     assert.match(sent[0].raw, /Energy statement \d+: Tenant One, 2030-01-01 to 2030-01-02/);
@@ -250,7 +250,9 @@ describe('billing run on data with a known answer', () => {
     // +48 kWh at 0.25 = 12.00 and +48 kWh at 0.20 = 9.60; standing and demand shares move too (the spike day is unchanged).
     assert.deepEqual([peak.quantity, peak.amountCents, base.quantity, base.amountCents], [48, 1200, 48, 960]);
     assert.equal(corrected.difference.correctsStatementId, oneId);
-    const correctedPdf = await fetch(`${server.url}/api/billing/statements/${corrected.id}/pdf`, { headers: { authorization: `Bearer ${admin.accessToken}` } });
+    const correctedPdf = await fetchRetryingReset(`${server.url}/api/billing/statements/${corrected.id}/pdf`, {
+      headers: { authorization: `Bearer ${admin.accessToken}` },
+    });
     assert.equal(correctedPdf.status, 200);
     if (process.env.BILLING_PDF_OUT)
       (await import('node:fs')).writeFileSync(`${process.env.BILLING_PDF_OUT}.restated.pdf`, Buffer.from(await correctedPdf.arrayBuffer()));
@@ -267,21 +269,20 @@ describe('billing run on data with a known answer', () => {
     await ok(api.put('/api/billing/settings', { maxMissingPercent: 15, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 }));
     const mailed = mail.messages.length;
     assert.equal(((await ok(api.post(`/api/billing/runs/${draft.id}/issue`))) as any).status, 'issued');
-    const until = Date.now() + 10_000;
-    while (mail.messages.length === mailed && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => (mail.messages.length > mailed ? true : undefined), "the gap period's statement mail");
     assert.match(mail.messages[mailed].raw, /Tenant One, 2030-01-10 to 2030-01-11/);
   });
 
   test('a statement downloads as PDF and XLSX', async () => {
     const runs = (await ok(as(viewer).get(`/api/billing/periods/${periodId}/runs`))) as any;
     const id = runs.items[0].statements[0].id;
-    const pdf = await fetch(`${server.url}/api/billing/statements/${id}/pdf`, { headers: { authorization: `Bearer ${viewer.accessToken}` } });
+    const pdf = await fetchRetryingReset(`${server.url}/api/billing/statements/${id}/pdf`, { headers: { authorization: `Bearer ${viewer.accessToken}` } });
     assert.equal(pdf.status, 200);
     assert.equal(pdf.headers.get('content-type'), 'application/pdf');
     const bytes = Buffer.from(await pdf.arrayBuffer());
     assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
     if (process.env.BILLING_PDF_OUT) (await import('node:fs')).writeFileSync(process.env.BILLING_PDF_OUT, bytes);
-    const xlsx = await fetch(`${server.url}/api/billing/statements/${id}/xlsx`, { headers: { authorization: `Bearer ${viewer.accessToken}` } });
+    const xlsx = await fetchRetryingReset(`${server.url}/api/billing/statements/${id}/xlsx`, { headers: { authorization: `Bearer ${viewer.accessToken}` } });
     assert.equal(xlsx.status, 200);
     const { default: ExcelJS } = await import('exceljs');
     const book = new ExcelJS.Workbook();
@@ -294,6 +295,9 @@ describe('billing run on data with a known answer', () => {
     // The lines are figures, not text: the peak band's 146.25 kWh and 36.56.
     const peak = rows.find((row) => row[1] === 'electricity' && row[2] === 'peak');
     assert.deepEqual(peak?.slice(3, 5), [146.25, 36.56]);
-    assert.equal((await fetch(`${server.url}/api/billing/statements/99999/pdf`, { headers: { authorization: `Bearer ${viewer.accessToken}` } })).status, 404);
+    assert.equal(
+      (await fetchRetryingReset(`${server.url}/api/billing/statements/99999/pdf`, { headers: { authorization: `Bearer ${viewer.accessToken}` } })).status,
+      404,
+    );
   });
 });

@@ -6,13 +6,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { FLAG_ESTIMATED, FLAG_RESET, storedFlags, storedKwh } from '../../src/metering/store.ts';
-import { startTestServer, tempDir } from '../helpers/server.ts';
+import { fetchRetryingReset, patience, startTestServer, tempDir } from '../helpers/server.ts';
 import { DAY, demandWatch, MIN, separateCollector, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
 import { ReportContentBuilder, reportPeriod } from '../../src/reporting/reports/content.ts';
 import { siteEnergyFigures } from '../helpers/reportEnergy.ts';
 import { renderPdf } from '../../src/reporting/reports/renderPdf.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -314,7 +314,7 @@ describe('sub-meters, virtual meters and the figures', () => {
     assert.ok(summary.totalKwh > 1000, `metered energy in the report period: ${summary.totalKwh}`);
     const file = path.join(tempDir(), 'weekly.pdf');
     fs.writeFileSync(file, await renderPdf(content));
-    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    const text = await runTool('pdftotext', ['-layout', file, '-']);
     // The PDF writes the site's locale (en-US by default): grouped, one decimal.
     const site = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
     assert.ok(text.includes(site.kwh(summary.totalKwh)), 'the period total');
@@ -332,14 +332,14 @@ describe('sub-meters, virtual meters and the figures', () => {
     const summary = (await r.server.request('GET', `/api/energy/summary?from=${period.from}&to=${period.to}`, { token: r.admin.accessToken })).body;
     assert.deepEqual(content.energy, summary);
     assert.ok(summary.totalKwh > 1000, `metered energy so far this month: ${summary.totalKwh}`);
-    const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: await renderPdf(content), encoding: 'utf8' });
+    const text = await runTool('pdftotext', ['-layout', '-', '-'], { input: await renderPdf(content) });
     assert.ok(text.includes(new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' }).kwh(summary.totalKwh)), 'the total so far');
     const templates = (await r.server.request('GET', '/api/reports/templates', { token: r.admin.accessToken })).body.items;
     assert.ok(templates.some((template: { key: string }) => template.key === 'month-to-date'));
   });
 
   test('a year of 15-minute CSV streams one line per interval with its flags', async () => {
-    const response = await fetch(`${r.server.url}/api/energy/export.csv?meterId=${ids.rest}&from=2026-11-15&to=2026-11-20`, {
+    const response = await fetchRetryingReset(`${r.server.url}/api/energy/export.csv?meterId=${ids.rest}&from=2026-11-15&to=2026-11-20`, {
       headers: { authorization: `Bearer ${r.admin.accessToken}` },
     });
     assert.equal(response.status, 200);
@@ -567,7 +567,7 @@ describe('a fresh start with the built-in simulator', () => {
     try {
       const admin = await server.createUser({ role: 'admin' });
       const token = admin.accessToken;
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 30_000 * patience();
       let stats: any;
       while (Date.now() < deadline) {
         stats = (await server.request('GET', '/api/overview/stats', { token })).body;

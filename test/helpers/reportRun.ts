@@ -1,7 +1,7 @@
 // A report run over HTTP as a person would ask for it: a plan created, run now, waited for; its files fetched; its
 // PDF's text read by pdftotext (poppler-utils).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from './tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventually, type TestServer } from './server.ts';
@@ -46,8 +46,8 @@ export async function runReportNow(
 }
 
 /** The text of a PDF written to `file` (kept there, e.g. for pdftoppm), laid out as on the page. */
-export function pdfText(pdf: Buffer, file: string): string {
+export async function pdfText(pdf: Buffer, file: string): Promise<string> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, pdf);
-  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+  return runTool('pdftotext', ['-layout', file, '-']);
 }

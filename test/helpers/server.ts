@@ -9,6 +9,9 @@ import { createService, type Service } from '../../src/app/compose.ts';
 import { hashPassword } from '../../src/access/auth/passwords.ts';
 import { insertUser, type UserRow } from '../../src/access/users/userRecords.ts';
 import type { Role } from '../../src/platform/db/schema/users.ts';
+import { patience } from './patience.ts';
+
+export { patience };
 
 export const TEST_PASSWORD = 'correct-horse-42';
 let testPasswordHash: Promise<string> | undefined;
@@ -68,7 +71,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       headers['content-type'] ??= 'application/json';
     }
     // @types/node 20 types Buffer over ArrayBufferLike, which its own fetch typings do not accept.
-    const response = await fetch(url + pathname, { method, headers, body: body as RequestInit['body'] });
+    const response = await fetchRetryingReset(url + pathname, { method, headers, body: body as RequestInit['body'] });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -108,9 +111,35 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   };
 }
 
-/** Polls `check` every 100 ms until it returns a value; the deadline only stops a broken test from hanging. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 20_000): Promise<T> {
-  const until = Date.now() + deadlineMs;
+/** Methods a server may receive twice with the same effect (RFC 9110 §9.2.2): safe to send again on a reset socket. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/** True for a fetch that failed because the server closed a pooled keep-alive socket under it (no answer was read). */
+export function isResetSocket(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } } | undefined)?.cause;
+  return error instanceof TypeError && ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'].includes(cause?.code ?? '');
+}
+
+/**
+ * fetch, sent once more when an idempotent request met a socket the server had closed: the service closes a socket
+ * idle for 5 s (its keep-alive), and on a busy machine the test process can stay away from its event loop that long
+ * between two requests, so the pool hands out a socket the server is closing (ECONNRESET). A retry on a fresh
+ * connection is what a browser does for the same case. A POST is never sent twice.
+ */
+export async function fetchRetryingReset(url: string, init: RequestInit = {}): Promise<globalThis.Response> {
+  const retry = IDEMPOTENT.has((init.method ?? 'GET').toUpperCase());
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if (!retry || attempt >= 3 || !isResetSocket(error)) throw error;
+    }
+  }
+}
+
+/** Waits `check` out: polls it every 100 ms until it returns a value, for up to `deadlineMs` × patience(). */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, deadlineMs = 60_000): Promise<T> {
+  const until = Date.now() + deadlineMs * patience();
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;

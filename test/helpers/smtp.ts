@@ -1,6 +1,7 @@
 // A real SMTP server (npm smtp-server) on 127.0.0.1 that keeps every message, so tests read the emailed codes.
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { patience } from './patience.ts';
 
 export type CapturedMail = { to: string[]; raw: string };
 
@@ -44,7 +45,7 @@ export async function startMailCatcher(options: { hold?: (release: () => void) =
     messages,
     async codeFor(email, options = {}) {
       const after = options.after ?? 0;
-      const deadline = Date.now() + (options.timeoutMs ?? 5000);
+      const deadline = Date.now() + (options.timeoutMs ?? 5000) * patience();
       for (;;) {
         const message = find(email, after);
         if (message) {

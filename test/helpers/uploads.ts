@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { patience } from './patience.ts';
 
 export const CRLF = '\r\n';
 
@@ -192,7 +193,7 @@ export function filesUnder(dir: string): string[] {
 export async function waitFor(check: () => boolean, message: string, limitMs = 10_000): Promise<void> {
   const started = Date.now();
   while (!check()) {
-    if (Date.now() - started > limitMs) throw new Error(`gave up waiting: ${message}`);
+    if (Date.now() - started > limitMs * patience()) throw new Error(`gave up waiting: ${message}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

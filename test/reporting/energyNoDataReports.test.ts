@@ -54,7 +54,7 @@ test('a weekly report of hand-entered totals: missing days empty (CSV) and "no d
   // The PDF's daily table says "no data" once per missing day.
   const dir = tempDir('ems-nodata-report-');
   try {
-    const text = pdfText(await file('.pdf'), path.join(dir, 'report.pdf'));
+    const text = await pdfText(await file('.pdf'), path.join(dir, 'report.pdf'));
     assert.equal(text.match(/\d{4} +no data/g)?.length ?? 0, missing, text);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
 // measured whole and cached by pdfkit). Its first pages are rendered by pdftoppm into EMS_REPORT_PNG_DIR (else a temporary
 // directory) for a look.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -50,13 +50,13 @@ describe('maintenance-due PDF at the largest field lengths', () => {
     const tookMs = Date.now() - started;
     assert.equal(run.status, 'ok');
     const pdf = await file('.pdf');
-    const text = pdfText(pdf, path.join(OUT, 'maintenance-due.pdf'));
+    const text = await pdfText(pdf, path.join(OUT, 'maintenance-due.pdf'));
     // Every record has its row, each long cell cut with "…".
     for (const tag of ['000', '075', '149']) assert.match(text, new RegExp(`EQ${tag}W+…`));
     assert.equal((text.match(/EQ\d{3}W+…/g) ?? []).length, 150);
     // The short columns keep their width: type and status are whole, not squeezed to "p…" by the long ones.
     assert.equal((text.match(/ preventive +planned +AS\d{3}M+… +no/g) ?? []).length, 150, text.slice(0, 3000));
-    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '2', path.join(OUT, 'maintenance-due.pdf'), path.join(OUT, 'maintenance-due')]);
+    await runTool('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '2', path.join(OUT, 'maintenance-due.pdf'), path.join(OUT, 'maintenance-due')]);
     assert.ok(fs.readdirSync(OUT).some((name) => /^maintenance-due-0*1\.png$/.test(name)));
     console.log(`maintenance-due PDF, 150 records at maximum lengths: ${tookMs} ms, ${pdf.length} bytes`);
   });

@@ -2,7 +2,7 @@
 // retries and an alert, run now under parallel load, retention of files, a missed time caught up once at start.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -258,7 +258,7 @@ describe('report runs through the API', () => {
     const hvac = [1, 2, 3, 4, 5, 6, 7].reduce((sum, offset) => sum + 60 + offset * 6, 0);
     const file = path.join(server.dataDir, 'tmp', 'report.pdf');
     fs.writeFileSync(file, pdf.content);
-    const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
+    const text = await runTool('pdftotext', ['-layout', file, '-']);
     // The PDF writes the site's locale (en-US here): grouped numbers, the currency sign, medium dates.
     const f = new SiteFormat({ locale: 'en-US', timezone: 'UTC', currency: 'EUR' });
     const norm = (value: string) => value.replace(/\s+/g, ' ');

@@ -5,7 +5,7 @@
 // tariffs of known price and carbon factor.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import path from 'node:path';
 import { addDays, dayIntervals, daysBetween, siteDay } from '../../src/platform/time/calendar.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
@@ -106,8 +106,8 @@ describe('report headline over all utilities, carbon by scope', () => {
     });
     const pdfFile = path.join(outDir, 'all-utilities.pdf');
     const pdf = await file('.pdf');
-    pdfText(pdf, pdfFile);
-    const cover = execFileSync('pdftotext', ['-layout', '-f', '1', '-l', '1', pdfFile, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    await pdfText(pdf, pdfFile);
+    const cover = (await runTool('pdftotext', ['-layout', '-f', '1', '-l', '1', pdfFile, '-'])).replace(/\s+/g, ' ');
     const format = new SiteFormat({ locale: 'en-GB', timezone: TIMEZONE, currency: 'EUR' });
     for (const expected of [
       `Grid import (electricity) ${format.kwh(elecKwh)}`,
@@ -125,7 +125,7 @@ describe('report headline over all utilities, carbon by scope', () => {
     ]) {
       assert.ok(cover.includes(expected), `cover has "${expected}":\n${cover}`);
     }
-    execFileSync('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'all-utilities')]);
+    await runTool('pdftoppm', ['-png', '-r', '70', '-f', '1', '-l', '1', pdfFile, path.join(outDir, 'all-utilities')]);
   });
 
   test('a utility with data but no tariff is named as left out, never counted as 0', async () => {

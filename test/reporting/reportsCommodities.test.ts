@@ -3,7 +3,7 @@
 // energy total never adds m³ to kWh. Every figure checked against GET /api/energy/commodities; pages rendered.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import path from 'node:path';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
@@ -66,7 +66,7 @@ describe('monthly report by commodity', () => {
       recipients: ['energy@example.test'],
     });
     const pdfFile = path.join(outDir, 'commodities.pdf');
-    const text = pdfText(await file('.pdf'), pdfFile);
+    const text = await pdfText(await file('.pdf'), pdfFile);
     const csv = (await file('.csv')).toString();
     const flat = text.replace(/\s+/g, ' ');
     const api = await server.request('GET', `/api/energy/commodities?from=${month.from}&to=${month.to}`, { token: admin.accessToken });
@@ -122,6 +122,6 @@ describe('monthly report by commodity', () => {
     const probe = addDays(month.from, 9);
     const oneDay = (await server.request('GET', `/api/energy/commodities?from=${probe}&to=${addDays(probe, 1)}`, { token: admin.accessToken })).body;
     assert.equal(gasDays.find((d) => d.day === probe)!.quantity, oneDay.commodities.find((c: { commodity: string }) => c.commodity === 'gas').quantity);
-    execFileSync('pdftoppm', ['-png', '-r', '70', pdfFile, path.join(outDir, 'commodities')]);
+    await runTool('pdftoppm', ['-png', '-r', '70', pdfFile, path.join(outDir, 'commodities')]);
   });
 });

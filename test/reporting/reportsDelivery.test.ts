@@ -3,7 +3,7 @@
 // (Waits for the next minute boundary in real time: up to a minute, idle.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { addDays, siteDay } from '../../src/platform/time/calendar.ts';
@@ -48,7 +48,7 @@ test('a pdf plan on * * * * * delivers its PDF and CSV at the next minute after 
     assert.ok(pdf && csv, `PDF and CSV attached: ${parts.map((p) => p.filename)}`);
     const file = path.join(dataDir, 'tmp', 'delivered.pdf');
     fs.writeFileSync(file, pdf.content);
-    const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
+    const text = await runTool('pdftotext', ['-layout', file, '-']);
     const summary = (await (
       await fetch(`${service.url}/api/energy/summary?from=${addDays(today, -7)}&to=${today}`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as { totalKwh: number };

@@ -3,7 +3,7 @@
 // Cyrillic, Arabic and Chinese; the same bytes twice; every figure checked against the energy API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { addDays } from '../../src/platform/time/calendar.ts';
@@ -85,15 +85,15 @@ describe('monthly report PDF', () => {
     return { pdf: await file(names.find((n: string) => n.endsWith('.pdf'))), csv: (await file(names.find((n: string) => n.endsWith('.csv')))).toString() };
   }
 
-  function pdfText(pdf: Buffer, name: string): string {
+  async function pdfText(pdf: Buffer, name: string): Promise<string> {
     const file = path.join(outDir, `${name}.pdf`);
     fs.writeFileSync(file, pdf);
-    return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    return runTool('pdftotext', ['-layout', file, '-']);
   }
 
   test('figures, comparisons and completeness agree with the energy API, written the German way', async () => {
     const { pdf } = await runPlan({ name: 'Monatsbericht Energie', templateId: 'monthly-energy' });
-    const text = pdfText(pdf, 'monthly-de');
+    const text = await pdfText(pdf, 'monthly-de');
     const { from, to } = seeded.lastMonth;
     const token = admin.accessToken;
     const summary = (await server.request('GET', `/api/energy/summary?from=${from}&to=${to}`, { token })).body;
@@ -161,7 +161,7 @@ describe('monthly report PDF', () => {
     // Area and site names in Cyrillic, Greek and Chinese come out as text (pdftotext reads them back through the embedded fonts).
     for (const name of ['Освещение', '数据中心', 'Πύλη', 'Завод']) assert.ok(text.includes(name), `name ${name} in the PDF:\n${text}`);
     // Every font embedded as a subset (tag "ABCDEF+Name"), none of the 14 standard fonts.
-    const fonts = execFileSync('pdffonts', [path.join(outDir, 'monthly-de.pdf')], { encoding: 'utf8' });
+    const fonts = await runTool('pdffonts', [path.join(outDir, 'monthly-de.pdf')]);
     assert.match(fonts, /\+NotoSans-Regular/);
     assert.match(fonts, /\+NotoNaskhArabic/);
     assert.match(fonts, /\+NotoSansHans/);
@@ -171,7 +171,7 @@ describe('monthly report PDF', () => {
 
   test("the month's demand charge on the cover and in the tables: billed peak × price, by hand; total cost includes it", async () => {
     const { pdf, csv } = await runPlan({ name: 'Monatsbericht Leistung', templateId: 'monthly-energy' });
-    const flat = pdfText(pdf, 'monthly-demand').replace(/\s+/g, ' ');
+    const flat = (await pdfText(pdf, 'monthly-demand')).replace(/\s+/g, ' ');
     const { from, to } = seeded.lastMonth;
     const previousFrom = `${addDays(from, -1).slice(0, 7)}-01`;
     const peak = handPeakKw(seeded, from, to, [seeded.gapDay]);
@@ -212,7 +212,7 @@ describe('monthly report PDF', () => {
     assert.ok(first.pdf.equals(second.pdf), 'byte-identical PDFs');
     const file = path.join(outDir, 'monthly-en.pdf');
     fs.writeFileSync(file, first.pdf);
-    execFileSync('pdftoppm', ['-png', '-r', '60', file, path.join(outDir, 'monthly')]);
+    await runTool('pdftoppm', ['-png', '-r', '60', file, path.join(outDir, 'monthly')]);
     const pages = fs.readdirSync(outDir).filter((name) => name.startsWith('monthly-') && name.endsWith('.png'));
     assert.ok(pages.length >= 3, `pages: ${pages.join(', ')}`);
     for (const page of pages) assert.ok(fs.statSync(path.join(outDir, page)).size > 5_000, `${page} has content`);

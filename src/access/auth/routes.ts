@@ -102,7 +102,8 @@ export function authRoutes({ auth, config }: AuthRouteNeeds) {
       access: 'public',
       summary: 'Set a new password with an emailed code',
       example: { email: 'jane@example.com', code: '123456', newPassword: 'a-new-passphrase' },
-      description: 'Existing access and refresh tokens stay valid until they expire.',
+      description:
+        "Ends the user's session: the refresh token is deleted (every device signs in again). Access tokens already issued stay valid until they expire.",
       tags,
       schemas: { body: ResetBody, response: { 200: Ok } },
       handler: async ({ body }) => {

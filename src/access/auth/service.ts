@@ -199,7 +199,10 @@ export class AuthService {
     })();
   }
 
-  /** Live access tokens and the refresh token survive a reset (SPEC.md Authentication endpoints, rule 4). */
+  /**
+   * A reset ends the user's session: the refresh token is deleted with the new hash, in one transaction (issue 56,
+   * OWASP ASVS 3.3; SPEC.md Authentication rule 4 kept it). Access tokens already issued live out their short TTL.
+   */
   async resetPassword(input: { email: string; code: string; newPassword: string }): Promise<void> {
     assertPasswordLength(input.newPassword, 'newPassword');
     this.codes.check(input.email, 'reset', input.code);
@@ -207,6 +210,19 @@ export class AuthService {
     this.codes.consume(input.email, 'reset', input.code);
     const user = this.users.findByEmail(input.email);
     if (!user) throw new BadRequest('Invalid or expired verification code');
-    setPasswordHash(this.db, user.id, passwordHash);
+    this.db.sqlite.transaction(() => {
+      setPasswordHash(this.db, user.id, passwordHash);
+      this.refreshTokens.revokeForUser(user.id);
+    })();
+  }
+
+  /**
+   * A new pair for the device that just changed its own password (the change deleted the user's refresh token, so
+   * every other device must sign in again). Not a sign-in: the last sign-in time is left alone.
+   */
+  renewSession(userId: number): TokenPair | undefined {
+    const user = this.users.findById(userId);
+    if (!user) return undefined;
+    return { accessToken: this.keys.sign({ userId: user.id, username: user.username }), refreshToken: this.refreshTokens.issue(user.id) };
   }
 }

@@ -2,15 +2,23 @@
 import { Type } from '@sinclair/typebox';
 import { ROLES } from '../../platform/db/schema/users.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
-import { ErrorBody, IdParams, Ok, Page } from '../../platform/http/schemas.ts';
+import { ErrorBody, IdParams, Page } from '../../platform/http/schemas.ts';
 import { CreateUserBody, PasswordBody, RoleBody, RoleList, UpdateUserBody, User, UserListQuery } from './schemas.ts';
 import type { UserDirectory } from './service.ts';
 
 const tags = ['users'];
 
-export type UserRouteNeeds = { users: UserDirectory };
+/** auth's renewSession (declared here: users does not import auth, which imports users). */
+export type UserRouteNeeds = { users: UserDirectory; auth: { renewSession(userId: number): { accessToken: string; refreshToken: string } | undefined } };
 
-export function userRoutes({ users }: UserRouteNeeds) {
+/** A password change's answer: a new pair for the caller's own device when the password was the caller's own. */
+const PasswordChanged = Type.Object({
+  ok: Type.Literal(true),
+  accessToken: Type.Optional(Type.String({ description: "your own change only: this device's new access token" })),
+  refreshToken: Type.Optional(Type.String({ description: "your own change only: this device's new refresh token (the old one is deleted)" })),
+});
+
+export function userRoutes({ users, auth }: UserRouteNeeds) {
   return [
     defineRoute({
       method: 'GET',
@@ -99,12 +107,14 @@ export function userRoutes({ users }: UserRouteNeeds) {
       example: { currentPassword: 'correct-horse-42', newPassword: 'a-new-passphrase' },
       description:
         'Your own password needs currentPassword (a wrong one is 400 and counts towards the sign-in throttle, 429 after repeated failures). ' +
-        "Admins may set another user's password without it. Existing sessions stay valid.",
+        "Admins may set another user's password without it. The user's refresh token is deleted, so every other device " +
+        'must sign in again; a change of your own password answers a new accessToken and refreshToken for this device.',
       tags,
-      schemas: { params: IdParams, body: PasswordBody, response: { 200: Ok, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody } },
+      schemas: { params: IdParams, body: PasswordBody, response: { 200: PasswordChanged, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody } },
       handler: async ({ params, body, user, ctx }) => {
         await users.setPassword(user, params.id, body, ctx.ip);
-        return { ok: true as const };
+        const renewed = user.id === params.id ? auth.renewSession(user.id) : undefined;
+        return renewed ? { ok: true as const, ...renewed } : { ok: true as const };
       },
     }),
   ];

@@ -253,7 +253,9 @@ export class UserDirectory {
 
   /**
    * Your own password needs the current one (failures count towards the sign-in throttle, so a stolen access
-   * token cannot be used to guess it). An admin may set anyone else's without it. Sessions are kept, as for a reset.
+   * token cannot be used to guess it). An admin may set anyone else's without it. The user's refresh token is deleted
+   * in the same transaction as the new hash (a changed password is the remedy for a stolen session, OWASP ASVS 3.3);
+   * the route gives the caller's own device a new pair when the change is the caller's own (AuthService.renewSession).
    */
   async setPassword(actor: Caller, id: number, change: PasswordChange, address: string): Promise<void> {
     const self = actor.id === id;
@@ -274,6 +276,7 @@ export class UserDirectory {
     this.db.sqlite.transaction(() => {
       this.existing(id); // deleted while bcrypt ran?
       setPasswordHash(this.db, id, passwordHash);
+      this.revokeRefresh.run({ id });
       this.audit.record({ actor, action: 'password', resource: 'users', resourceId: id });
     })();
     if (target.username === 'admin') forgetInitialPassword(path.join(this.deps.dataDir, INITIAL_ADMIN_FILE), this.deps.logger);

@@ -1,4 +1,6 @@
 // The backup schedule in the service: the cron timer that runs it (box clock), one run recorded in the schedule row, the weekly restore drill.
+import fs from 'node:fs';
+import { databasePath } from '../../platform/db/client.ts';
 import { boxTimezone, CronTimer } from '../../platform/jobs/cron.ts';
 import { type Job, RunRecord } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
@@ -24,6 +26,36 @@ import type { BackupScheduleView } from './schemas.ts';
 
 export { assertValidCron, readSchedule } from './schedule.ts';
 
+/** Space a backup leaves free on the data disk beyond its own size: the database, its WAL and the collector's writes go on. */
+export const BACKUP_SPARE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Why a backup would fill the data disk, or null when it fits: it needs about the database and its WAL (uploads are
+ * hard-linked), and leaves BACKUP_SPARE_BYTES free. A backup that took the last bytes would turn a full disk into a
+ * stopped service (issue 56).
+ */
+export function backupSpaceProblem(dataDir: string): string | null {
+  const file = databasePath(dataDir);
+  const size = (name: string) => {
+    try {
+      return fs.statSync(name).size;
+    } catch {
+      return 0;
+    }
+  };
+  const needed = size(file) + size(`${file}-wal`);
+  let free: number;
+  try {
+    const stats = fs.statfsSync(dataDir);
+    free = stats.bavail * stats.bsize;
+  } catch {
+    return null; // statfs unsupported: the copy itself tells
+  }
+  if (free >= needed + BACKUP_SPARE_BYTES) return null;
+  const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  return `not enough disk space: a backup needs about ${mib(needed)} MiB and ${mib(BACKUP_SPARE_BYTES)} MiB must stay free, ${mib(free)} MiB are free (emsctl status shows what takes the space)`;
+}
+
 export type BackupOutcome = { status: 'ok'; backup: BackupResult } | { status: 'failed'; error: string } | { status: 'skipped'; reason: string };
 
 type RunLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -41,6 +73,16 @@ export async function performBackup(
   options: { trigger: 'scheduled' | 'manual' | 'emsctl'; target?: string; pagesPerStep?: number; signal?: AbortSignal },
 ): Promise<BackupOutcome> {
   let outcome: BackupOutcome;
+  const space = backupSpaceProblem(dataDir);
+  if (space) {
+    logger.warn({ trigger: options.trigger, reason: space }, 'backup skipped: the data disk is (nearly) full');
+    try {
+      recordRun(db, { lastRunAt: new Date().toISOString(), lastStatus: `failed: skipped, ${space}`.slice(0, 500) });
+    } catch {
+      // the disk is full: the schedule row may not take the note either; the log line says it
+    }
+    return { status: 'skipped', reason: space };
+  }
   try {
     const { retention } = readStoredSchedule(db);
     const purpose = `${options.trigger} backup (pid ${process.pid})`;

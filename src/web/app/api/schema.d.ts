@@ -543,7 +543,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with an emailed code
-         * @description Existing access and refresh tokens stay valid until they expire.
+         * @description Ends the user's session: the refresh token is deleted (every device signs in again). Access tokens already issued stay valid until they expire.
          *
          *     **Public**: no access token needed.
          */
@@ -3338,7 +3338,7 @@ export interface paths {
         get?: never;
         /**
          * Change a password
-         * @description Your own password needs currentPassword (a wrong one is 400 and counts towards the sign-in throttle, 429 after repeated failures). Admins may set another user's password without it. Existing sessions stay valid.
+         * @description Your own password needs currentPassword (a wrong one is 400 and counts towards the sign-in throttle, 429 after repeated failures). Admins may set another user's password without it. The user's refresh token is deleted, so every other device must sign in again; a change of your own password answers a new accessToken and refreshToken for this device.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -21469,8 +21469,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description your own change only: this device's new access token */
+                        accessToken?: string;
                         /** @constant */
                         ok: true;
+                        /** @description your own change only: this device's new refresh token (the old one is deleted) */
+                        refreshToken?: string;
                     };
                 };
             };

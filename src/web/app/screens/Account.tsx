@@ -1,7 +1,7 @@
 // Your account: change your password. Forced on the initial admin's first sign-in (mustChangePassword), so nobody
 // needs the generated password from the log again.
 import { useState } from 'preact/hooks';
-import { api, errorText } from '../api/client';
+import { api, errorText, tokens } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { t } from '../i18n';
 import { navigate } from '../state/router';
@@ -20,11 +20,13 @@ export default function Account() {
     event.preventDefault();
     setDone(null);
     if (next !== again) return setProblem(t('account.mismatch'));
-    const { error, response } = await api.PUT('/api/users/{id}/password', {
+    const { data, error, response } = await api.PUT('/api/users/{id}/password', {
       params: { path: { id: me.id } },
       body: { currentPassword: current, newPassword: next },
     });
     if (!response.ok) return setProblem(errorText(error, response.status));
+    // The change ended every session of this user; this device keeps its own with the pair the answer carries.
+    if (data?.accessToken && data.refreshToken) tokens.set(data.accessToken, data.refreshToken);
     setProblem(null);
     setCurrent('');
     setNext('');
