@@ -33,6 +33,7 @@ export const ROUTE_ORDER = [
   'dashboard',
   'wallboard',
   'overview',
+  'events',
   'energy',
   'collector',
   'commodities',
