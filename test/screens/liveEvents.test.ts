@@ -47,8 +47,7 @@ async function openStream(server: TestServer, token: string, headers: Record<str
   return { status: 200, headers: response.headers, events, ended, close: () => controller.abort() };
 }
 
-const waitFor = (stream: OpenStream, what: string, match: (event: LiveEvent) => boolean) =>
-  eventually(async () => stream.events.find(match), what, 20_000);
+const waitFor = (stream: OpenStream, what: string, match: (event: LiveEvent) => boolean) => eventually(async () => stream.events.find(match), what, 20_000);
 
 describe('the live stream', () => {
   let server: TestServer;
@@ -83,7 +82,13 @@ describe('the live stream', () => {
       });
       assert.equal(created.status, 201, created.text);
       const raised = await waitFor(stream, 'the raised alert', (e) => e.event === 'alert');
-      assert.deepEqual(raised.data, { id: created.body.id, level: 'critical', title: 'Boiler 2 flame failure', area: 'Plant room', occurredAt: created.body.occurredAt });
+      assert.deepEqual(raised.data, {
+        id: created.body.id,
+        level: 'critical',
+        title: 'Boiler 2 flame failure',
+        area: 'Plant room',
+        occurredAt: created.body.occurredAt,
+      });
       const counts = await waitFor(stream, 'the new counts', (e) => e.event === 'alerts' && (e.data as { active: number }).active === before.active + 1);
       assert.equal((counts.data as { critical: number }).critical, before.critical + 1);
       assert.match(raised.id!, /^[0-9a-z]+-\d+$/);
@@ -108,7 +113,8 @@ describe('the live stream', () => {
     await first.ended;
     // Two alerts while the tab was away.
     const titles = ['Missed one', 'Missed two'];
-    for (const title of titles) assert.equal((await server.request('POST', '/api/alerts', { token: operator.accessToken, body: { title, level: 'warning' } })).status, 201);
+    for (const title of titles)
+      assert.equal((await server.request('POST', '/api/alerts', { token: operator.accessToken, body: { title, level: 'warning' } })).status, 201);
 
     const resumed = await openStream(server, operator.accessToken, { 'Last-Event-ID': hello.id! });
     try {
@@ -119,11 +125,17 @@ describe('the live stream', () => {
         replayed.filter((e) => e.event === 'alert').map((e) => (e.data as { title: string }).title),
         titles,
       );
-      assert.ok(replayed.some((e) => e.event === 'alerts'), 'the new counts too');
+      assert.ok(
+        replayed.some((e) => e.event === 'alerts'),
+        'the new counts too',
+      );
       assert.ok(!replayed.some((e) => e.event === 'power' || e.event === 'jobs'), 'nothing that did not change');
       // Ids only grow.
       const numbers = [hello, ...replayed, again].map((e) => Number(e.id!.split('-')[1]));
-      assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+      assert.deepEqual(
+        numbers,
+        [...numbers].sort((a, b) => a - b),
+      );
     } finally {
       resumed.close();
     }

@@ -91,7 +91,10 @@ export class AlertService {
       .orderBy(asc(alerts.id))
       .limit(50)
       .prepare();
-    this.newest = db.orm.select({ id: sql<number>`coalesce(max(${alerts.id}), 0)` }).from(alerts).prepare();
+    this.newest = db.orm
+      .select({ id: sql<number>`coalesce(max(${alerts.id}), 0)` })
+      .from(alerts)
+      .prepare();
     this.insertNote = db.orm
       .insert(alertNotes)
       .values({ alertId: slot('alertId'), kind: slot('kind'), text: slot('text'), userId: slot('userId'), username: slot('username'), at: slot('at') })

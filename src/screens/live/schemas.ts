@@ -17,7 +17,7 @@ export const LIVE_DESCRIPTION = [
   '`interval` {collectedAt, state}: the collector stored new intervals (a meter chart fetches its series again);',
   '`alerts` {active, critical, cleared, shelved, acknowledged, resolved}: the counts of GET /api/alerts/counts, sent when one changes;',
   '`alert` {id, level, title, area, occurredAt}: an alert was raised;',
-  '`jobs` [{name, owner, running, failures, lastStartedAt}]: the box\'s jobs, sent when one starts, ends or fails;',
+  "`jobs` [{name, owner, running, failures, lastStartedAt}]: the box's jobs, sent when one starts, ends or fails;",
   '`hello` {reset, heartbeatMs}: ends the opening; reset true means the events before it are the current state of every kind,',
   'false that they are exactly the events missed since Last-Event-ID.',
   'Every event has an id (`<boot>-<n>`); send the last one back as the Last-Event-ID header (or ?lastEventId=) to resume.',

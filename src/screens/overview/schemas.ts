@@ -18,7 +18,8 @@ export const OverviewStats = Type.Object({
   costMonth: Type.Number({ description: 'this month, as costToday' }),
   carbonMonthKg: Type.Number({ description: 'this month, as carbonTodayKg' }),
   activeAlerts: Type.Integer({
-    description: 'alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active`',
+    description:
+      'alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active`',
   }),
   criticalAlerts: Type.Integer({ description: 'active alerts (as activeAlerts) with level critical' }),
   openFaults: Type.Integer({ description: 'faults open or in progress' }),

@@ -272,6 +272,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many alerts each list holds: the one set of counts the overview, the tabs, the wallboard and the live stream show
+         * @description active: status active, not shelved now and still in alarm (not cleared at the source), the Active tab; critical: active and level critical; cleared: status active and not shelved but returned to normal at the source (still to be acknowledged); shelved: status active, shelved until a time still ahead; acknowledged; resolved. active, cleared, shelved, acknowledged and resolved part every alert (each in exactly one). Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiAlertsCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analysis/anomalies/check": {
         parameters: {
             query?: never;
@@ -1823,6 +1845,28 @@ export interface paths {
          *     **Requires role admin**.
          */
         delete: operations["deleteApiEnergyTariffsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live stream: power, the newest interval, alert changes and job states (server-sent events)
+         * @description A server-sent event stream (text/event-stream), one per open tab. Events: `power` {powerKw, todayKwh, day}: the site now, sent when it changes; `interval` {collectedAt, state}: the collector stored new intervals (a meter chart fetches its series again); `alerts` {active, critical, cleared, shelved, acknowledged, resolved}: the counts of GET /api/alerts/counts, sent when one changes; `alert` {id, level, title, area, occurredAt}: an alert was raised; `jobs` [{name, owner, running, failures, lastStartedAt}]: the box's jobs, sent when one starts, ends or fails; `hello` {reset, heartbeatMs}: ends the opening; reset true means the events before it are the current state of every kind, false that they are exactly the events missed since Last-Event-ID. Every event has an id (`<boot>-<n>`); send the last one back as the Last-Event-ID header (or ?lastEventId=) to resume. A comment line (`: heartbeat`) is sent after EMS_EVENTS_HEARTBEAT (15 s) without an event: a client that hears nothing for twice that long should call the stream stale. The stream ends when the access token expires (reconnect with a fresh one). At most EMS_EVENTS_PER_USER (8) streams per user and 200 in all: one more is 429 with Retry-After.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4619,6 +4663,42 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiAlertsCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description status acknowledged */
+                        acknowledged: number;
+                        /** @description status active, not shelved now, and still in alarm (not cleared at the source): the Active tab */
+                        active: number;
+                        /** @description status active and not shelved, but returned to normal at the source: still to be acknowledged */
+                        cleared: number;
+                        /** @description active (as above) with level critical */
+                        critical: number;
+                        /** @description resolved */
+                        resolved: number;
+                        /** @description status active, shelved until a time still ahead: out of active until then */
+                        shelved: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     postApiAnalysisAnomaliesCheck: {
@@ -10642,7 +10722,7 @@ export interface operations {
                          */
                         generatedAt: string;
                         overview: {
-                            /** @description alerts with status active, shelved ones left out */
+                            /** @description alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active` */
                             activeAlerts: number;
                             /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
                             allUtilitiesMonth?: {
@@ -10699,7 +10779,7 @@ export interface operations {
                                 /** @description share of today's intervals so far with data (1 − missing) */
                                 today: number | null;
                             };
-                            /** @description active alerts with level critical */
+                            /** @description active alerts (as activeAlerts) with level critical */
                             criticalAlerts: number;
                             currency: string;
                             /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
@@ -12951,6 +13031,76 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiEvents: {
+        parameters: {
+            query?: {
+                /** @description the id of the last event received, for a client that cannot send the Last-Event-ID header (the header wins when both are sent) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many attempts, try again later",
+                     *       "code": "AUTH_THROTTLED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     getApiExportsEnergy: {
@@ -16833,7 +16983,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description alerts with status active, shelved ones left out */
+                        /** @description alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active` */
                         activeAlerts: number;
                         /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
                         allUtilitiesMonth?: {
@@ -16890,7 +17040,7 @@ export interface operations {
                             /** @description share of today's intervals so far with data (1 − missing) */
                             today: number | null;
                         };
-                        /** @description active alerts with level critical */
+                        /** @description active alerts (as activeAlerts) with level critical */
                         criticalAlerts: number;
                         currency: string;
                         /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */

@@ -88,6 +88,11 @@ export function dateTime(value: string | number | Date | null | undefined, timeZ
   return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(value));
 }
 
+/** The time of day with seconds, in the site's zone (the live badge's "stale since"). */
+export function timeOfDay(value: string | number | Date, timeZone = siteTimeZone): string {
+  return new Intl.DateTimeFormat(locale.value, { timeStyle: 'medium', timeZone }).format(new Date(value));
+}
+
 export function dateOnly(value: string | number | Date, timeZone = siteTimeZone): string {
   return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeZone }).format(new Date(value));
 }
