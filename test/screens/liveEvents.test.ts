@@ -10,9 +10,12 @@ type LiveEvent = { id?: string; event: string; data: unknown; comment?: string }
 /** An open stream read as it comes: events and comments in order, its status, and a way to close it. */
 type OpenStream = { status: number; headers: Headers; events: LiveEvent[]; ended: Promise<void>; close(): void; text?: string };
 
-async function openStream(server: TestServer, token: string, headers: Record<string, string> = {}, query = ''): Promise<OpenStream> {
+async function openStream(server: TestServer, token: string, headers: Record<string, string> = {}, query = '', path = '/api/events'): Promise<OpenStream> {
   const controller = new AbortController();
-  const response = await fetch(`${server.url}/api/events${query}`, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: controller.signal });
+  const response = await fetch(`${server.url}${path}${query}`, {
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    signal: controller.signal,
+  });
   const events: LiveEvent[] = [];
   if (response.status !== 200) {
     return { status: response.status, headers: response.headers, events, ended: Promise.resolve(), close() {}, text: await response.text() };
@@ -47,7 +50,48 @@ async function openStream(server: TestServer, token: string, headers: Record<str
   return { status: 200, headers: response.headers, events, ended, close: () => controller.abort() };
 }
 
+async function openPublic(server: TestServer): Promise<OpenStream> {
+  return openStream(server, '', {}, '', '/api/wallboard/events');
+}
+
 const waitFor = (stream: OpenStream, what: string, match: (event: LiveEvent) => boolean) => eventually(async () => stream.events.find(match), what, 20_000);
+
+describe('the wallboard stream (public)', () => {
+  let server: TestServer;
+  let operator: TestUser;
+  before(async () => {
+    server = await startTestServer({ EMS_EVENTS_HEARTBEAT: '1s' });
+    operator = await server.createUser({ role: 'operator' });
+  });
+  after(() => server?.close());
+
+  test('no token needed; says only that the alerts changed, never what; 4 per address, the 5th opened at once is 429', async () => {
+    const opened = await Promise.all(Array.from({ length: 5 }, () => openPublic(server)));
+    try {
+      const ok = opened.filter((s) => s.status === 200);
+      assert.equal(ok.length, 4);
+      const refused = opened.find((s) => s.status === 429)!;
+      assert.match(JSON.parse(refused.text!).error, /At most 4 wallboard streams per address/);
+      const stream = ok[0]!;
+      const hello = await waitFor(stream, 'hello', (e) => e.event === 'hello');
+      assert.deepEqual(stream.events.indexOf(hello), 0, 'no state before hello: the page asks GET /api/wallboard for it');
+      const created = await server.request('POST', '/api/alerts', {
+        token: operator.accessToken,
+        body: { title: 'Secret room 7 intruder', level: 'critical' },
+      });
+      assert.equal(created.status, 201);
+      const changed = await waitFor(stream, 'changed', (e) => e.event === 'changed');
+      assert.deepEqual(changed.data, { kind: 'alerts' });
+      await waitFor(stream, 'a heartbeat', (e) => e.comment === 'heartbeat');
+      assert.ok(
+        !stream.events.some((e) => e.event === 'alert' || e.event === 'jobs' || JSON.stringify(e.data ?? '').includes('Secret')),
+        'nothing of what changed',
+      );
+    } finally {
+      for (const s of opened) s.close();
+    }
+  });
+});
 
 describe('the live stream', () => {
   let server: TestServer;
@@ -172,13 +216,13 @@ describe('the live stream', () => {
         assert.ok(Number(s.headers.get('retry-after')) >= 1);
         assert.match(JSON.parse(s.text!).error, /At most 3 live streams per user/);
       }
-      assert.equal(server.service.deps.live.open(crowd.user.id), 3);
+      assert.equal(server.service.deps.live.open({ userId: crowd.user.id }), 3);
       const other = await openStream(server, operator.accessToken);
       assert.equal(other.status, 200, "another user's tab opens");
       other.close();
 
       ok[0]!.close();
-      await eventually(async () => server.service.deps.live.open(crowd.user.id) === 2 || undefined, 'the closed stream let go', 20_000);
+      await eventually(async () => server.service.deps.live.open({ userId: crowd.user.id }) === 2 || undefined, 'the closed stream let go', 20_000);
       const next = await openStream(server, crowd.accessToken);
       assert.equal(next.status, 200);
       next.close();
@@ -196,7 +240,7 @@ test('the stream ends when its access token expires', async () => {
     assert.equal(stream.status, 200);
     const endedAt = await Promise.race([stream.ended.then(() => Date.now()), new Promise<number>((resolve) => setTimeout(() => resolve(0), 30_000))]);
     assert.ok(endedAt > 0, 'ended within 30 s of a 3 s token');
-    assert.equal(server.service.deps.live.open(user.user.id), 0);
+    assert.equal(server.service.deps.live.open({ userId: user.user.id }), 0);
   } finally {
     await server.close();
   }

@@ -46,7 +46,9 @@ after(async () => {
 });
 
 const activeOnOverview = (page: import('playwright-core').Page) =>
-  page.locator('[data-field="activeAlerts"]').evaluate((a) => ({ active: Number(a.getAttribute('data-active')), critical: Number(a.getAttribute('data-critical')) }));
+  page
+    .locator('[data-field="activeAlerts"]')
+    .evaluate((a) => ({ active: Number(a.getAttribute('data-active')), critical: Number(a.getAttribute('data-critical')) }));
 
 test('a gateway alarm shows on the open overview within 2 s, by the stream alone; announced once asked; counts agree', async () => {
   const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/alerts`);
@@ -83,11 +85,9 @@ test('a gateway alarm shows on the open overview within 2 s, by the stream alone
 
   const raisedAt = Date.now();
   await simAlarm({ code: 'boiler.2', level: 'critical', message: 'Boiler 2 flame failure' });
-  await page.waitForFunction(
-    (want) => Number(document.querySelector('[data-field="activeAlerts"]')?.getAttribute('data-active')) === want,
-    before.active + 1,
-    { timeout: 20_000 },
-  );
+  await page.waitForFunction((want) => Number(document.querySelector('[data-field="activeAlerts"]')?.getAttribute('data-active')) === want, before.active + 1, {
+    timeout: 20_000,
+  });
   const delayMs = Date.now() - raisedAt;
   console.log(`# gateway alarm → overview ${delayMs} ms (alarm poll every 1 s)`);
   assert.ok(delayMs <= 2000, `on screen ${delayMs} ms after the gateway raised it`);
@@ -101,9 +101,7 @@ test('a gateway alarm shows on the open overview within 2 s, by the stream alone
   assert.deepEqual(await activeOnOverview(page), { active: counts.active, critical: counts.critical });
   await goInside(page, '/alerts');
   await page.locator('[role="tab"] .count').first().waitFor();
-  const tabs = await page
-    .locator('[role="tab"]')
-    .evaluateAll((buttons) => buttons.map((b) => Number(b.querySelector('.count')?.getAttribute('data-count'))));
+  const tabs = await page.locator('[role="tab"]').evaluateAll((buttons) => buttons.map((b) => Number(b.querySelector('.count')?.getAttribute('data-count'))));
   assert.deepEqual(tabs, [counts.active, counts.cleared, counts.acknowledged, counts.shelved, counts.resolved]);
   // The Active tab lists as many as its count says.
   await page.waitForFunction((want) => document.querySelectorAll('ul.worklist > li').length === want, counts.active, { timeout: 10_000 });
@@ -134,5 +132,32 @@ test('a stream that goes quiet is shown as stale with the time of the last news,
   }
   await page.unroute('**/api/events*');
   await page.locator('[data-live="live"]').waitFor({ timeout: 40_000 });
+  await context.close();
+});
+
+test('the lobby wallboard hears of a gateway alarm on its public stream and shows it within 2 s, with one request for it', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/wallboard`);
+  await page.waitForFunction(() => document.body.dataset.live === 'on', undefined, { timeout: 20_000 });
+  const critical = () => page.locator('[data-field="alerts.critical"]').evaluate((el) => Number(el.getAttribute('data-value')));
+  await page.waitForFunction(() => document.querySelector('[data-field="alerts.critical"]')?.hasAttribute('data-value'));
+  const before = await critical();
+  const requests: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/')) requests.push(url.pathname);
+  });
+  const raisedAt = Date.now();
+  await simAlarm({ code: 'chiller.3', level: 'critical', message: 'Chiller 3 tripped' });
+  await page.waitForFunction((want) => Number(document.querySelector('[data-field="alerts.critical"]')?.getAttribute('data-value')) === want, before + 1, {
+    timeout: 20_000,
+  });
+  const delayMs = Date.now() - raisedAt;
+  console.log(`# gateway alarm → wallboard ${delayMs} ms (alarm poll every 1 s)`);
+  assert.ok(delayMs <= 2000, `on the wallboard ${delayMs} ms after the gateway raised it`);
+  assert.deepEqual(requests, ['/api/wallboard'], 'one payload asked for on the news, no poll');
+  const counts = (await rig.server.request('GET', '/api/alerts/counts', { token: operator.accessToken })).body;
+  assert.equal(await critical(), counts.critical, 'the wallboard critical figure is the API active critical count');
+  await page.screenshot({ path: `${process.env.WEB_SHOTS ?? '/tmp/web-shots'}/live-wallboard-1280x800.png` });
+  assertNoProblems(problems, 'wallboard');
   await context.close();
 });

@@ -25,3 +25,9 @@ export const LIVE_DESCRIPTION = [
   'for twice that long should call the stream stale. The stream ends when the access token expires (reconnect with a fresh one).',
   'At most EMS_EVENTS_PER_USER (8) streams per user and 200 in all: one more is 429 with Retry-After.',
 ].join(' ');
+
+export const PUBLIC_LIVE_DESCRIPTION = [
+  'The public side of GET /api/events for the lobby wallboard: `changed` {kind} (power, interval or alerts) when that',
+  'part changed, never what (the page then asks GET /api/wallboard, which says what it may show), `hello` at the opening,',
+  'heartbeats and Last-Event-ID as there. At most 4 streams per address; one more is 429.',
+].join(' ');

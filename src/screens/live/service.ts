@@ -33,7 +33,17 @@ type Stored = { seq: number; kind: LiveKind; text: string };
 /** Where a stream writes; `end` closes it. */
 export type LiveSink = { write(chunk: string): void; end(): void };
 
-type Subscriber = { userId: number | null; sink: LiveSink; lastWriteAt: number; closeAt: number | null };
+/**
+ * Who holds a stream: a signed-in user (every event), or a public page (the lobby wallboard) that is told only that
+ * power, the intervals or the alerts changed, never what (its payload, GET /api/wallboard, says what it may show).
+ */
+export type LiveHolder = { userId: number } | { address: string };
+
+type Subscriber = { key: string; public: boolean; sink: LiveSink; lastWriteAt: number; closeAt: number | null };
+
+/** Public streams one address may hold (a lobby screen or two, not a crowd). */
+export const PUBLIC_PER_ADDRESS = 4;
+const PUBLIC_KINDS: ReadonlySet<LiveKind> = new Set(['power', 'interval', 'alerts']);
 
 /** How many past events a returning client can be given; a minute of every kind changing each second fits. */
 const BUFFERED = 512;
@@ -54,11 +64,12 @@ export class LiveEvents {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Streams open now, in all and for one user. */
-  open(userId?: number): number {
-    if (userId === undefined) return this.subscribers.size;
+  /** Streams open now, in all or for one holder. */
+  open(holder?: LiveHolder): number {
+    if (holder === undefined) return this.subscribers.size;
+    const key = keyOf(holder);
     let count = 0;
-    for (const subscriber of this.subscribers) if (subscriber.userId === userId) count++;
+    for (const subscriber of this.subscribers) if (subscriber.key === key) count++;
     return count;
   }
 
@@ -72,20 +83,28 @@ export class LiveEvents {
    * missed since `lastEventId` (or the current state of every kind, `reset`), and from then on every change.
    * `closeAt`: when the stream ends by itself (the access token's expiry: the client comes back with a fresh one).
    */
-  subscribe(userId: number | null, sink: LiveSink, lastEventId: string | undefined, closeAt: number | null = null): () => void {
-    if (userId !== null && this.open(userId) >= this.limits.perUser) {
+  subscribe(holder: LiveHolder, sink: LiveSink, lastEventId: string | undefined, closeAt: number | null = null): () => void {
+    const open = this.open(holder);
+    if ('userId' in holder && open >= this.limits.perUser) {
       throw new TooManyRequests(`At most ${this.limits.perUser} live streams per user (one per open tab); close a tab or wait`, 5);
+    }
+    if ('address' in holder) {
+      if (open >= PUBLIC_PER_ADDRESS) throw new TooManyRequests(`At most ${PUBLIC_PER_ADDRESS} wallboard streams per address`, 5);
+      // Public streams never take more than a quarter of the box's places: staff tabs keep theirs.
+      let publicOpen = 0;
+      for (const subscriber of this.subscribers) if (subscriber.public) publicOpen++;
+      if (publicOpen >= this.limits.total / 4) throw new TooManyRequests(`The box serves at most ${this.limits.total / 4} wallboard streams at once`, 5);
     }
     if (this.subscribers.size >= this.limits.total) throw new TooManyRequests(`The box serves at most ${this.limits.total} live streams at once`, 5);
     // What changed while nobody listened is published first, so the buffer a returning client replays is complete.
     this.sample();
-    const subscriber: Subscriber = { userId, sink, lastWriteAt: this.now(), closeAt };
+    const subscriber: Subscriber = { key: keyOf(holder), public: 'address' in holder, sink, lastWriteAt: this.now(), closeAt };
     const retry = `retry: ${Math.min(5000, this.limits.heartbeatMs)}\n`;
     const missed = this.since(lastEventId);
     let text = retry;
     if (missed) {
-      for (const event of missed) text += frame(event, this.boot);
-    } else {
+      for (const event of missed) text += frame(event, this.boot, subscriber.public);
+    } else if (!subscriber.public) {
       for (const kind of SAMPLED) {
         const data = this.last.get(kind);
         if (data !== undefined) text += `event: ${kind}\ndata: ${data}\n\n`;
@@ -152,9 +171,11 @@ export class LiveEvents {
     const event: Stored = { seq: ++this.seq, kind, text };
     this.buffer.push(event);
     if (this.buffer.length > BUFFERED) this.buffer.shift();
-    const chunk = frame(event, this.boot);
+    const chunks = { staff: frame(event, this.boot, false), public: frame(event, this.boot, true) };
     const now = this.now();
     for (const subscriber of this.subscribers) {
+      const chunk = subscriber.public ? chunks.public : chunks.staff;
+      if (!chunk) continue;
       subscriber.sink.write(chunk);
       subscriber.lastWriteAt = now;
     }
@@ -174,6 +195,12 @@ export class LiveEvents {
   }
 }
 
-function frame(event: Stored, boot: string): string {
-  return `id: ${boot}-${event.seq}\nevent: ${event.kind}\ndata: ${event.text}\n\n`;
+/** An event as a holder sees it: whole for staff; for a public page only `changed` and its kind, or nothing. */
+function frame(event: Stored, boot: string, isPublic: boolean): string {
+  if (!isPublic) return `id: ${boot}-${event.seq}\nevent: ${event.kind}\ndata: ${event.text}\n\n`;
+  return PUBLIC_KINDS.has(event.kind) ? `id: ${boot}-${event.seq}\nevent: changed\ndata: {"kind":"${event.kind}"}\n\n` : '';
+}
+
+function keyOf(holder: LiveHolder): string {
+  return 'userId' in holder ? `user:${holder.userId}` : `address:${holder.address}`;
 }

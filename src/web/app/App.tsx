@@ -62,7 +62,7 @@ function LiveBadge() {
   return (
     <span class={`live-badge ${state}`} role="status" data-live={state}>
       <span class="dot" aria-hidden="true" />
-      {text}
+      <span class="text">{text}</span>
     </span>
   );
 }

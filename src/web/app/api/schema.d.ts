@@ -3052,6 +3052,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/wallboard/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the lobby wallboard listens to: only that power, the intervals or the alerts changed (server-sent events, no token)
+         * @description The public side of GET /api/events for the lobby wallboard: `changed` {kind} (power, interval or alerts) when that part changed, never what (the page then asks GET /api/wallboard, which says what it may show), `hello` at the opening, heartbeats and Last-Event-ID as there. At most 4 streams per address; one more is 429.
+         *
+         *     **Public**: no access token needed.
+         */
+        get: operations["getApiWallboardEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -19543,6 +19565,61 @@ export interface operations {
                      * @example {
                      *       "error": "Not found",
                      *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiWallboardEvents: {
+        parameters: {
+            query?: {
+                /** @description the id of the last event received, for a client that cannot send the Last-Event-ID header (the header wins when both are sent) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many attempts, try again later",
+                     *       "code": "AUTH_THROTTLED"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

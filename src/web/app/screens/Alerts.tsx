@@ -111,7 +111,7 @@ export default function Alerts() {
             {counts && (
               <span class="count" data-count={counts[name]}>
                 {' '}
-                {num(counts[name])}
+                {num(counts[name], 0)}
               </span>
             )}
           </button>

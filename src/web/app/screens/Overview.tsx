@@ -97,6 +97,11 @@ export default function Overview() {
               {t('overview.activeAlerts', { n: counts?.active ?? o.activeAlerts, critical: counts?.critical ?? o.criticalAlerts })}
             </a>
           </p>
+          {counts && counts.cleared > 0 && (
+            <p class="muted" data-field="clearedAlerts">
+              {t('overview.clearedAlerts', { n: counts.cleared })}
+            </p>
+          )}
           <p>
             <a href="/maintenance">{t('overview.maintenance', { due: o.maintenanceDue, overdue: o.maintenanceOverdue })}</a>
           </p>
