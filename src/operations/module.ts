@@ -3,6 +3,7 @@
 import type { SyncHealth } from '../fleetSync/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Collector } from '../metering/index.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
@@ -38,6 +39,7 @@ export type OperationsNeeds = {
   energy: Pick<Energy, 'meters' | 'figures'>;
   /** /metrics lists the periodic jobs. */
   jobs: JobRegistry;
+  audit: AuditLog;
   startedAt: number;
 };
 
@@ -46,7 +48,7 @@ export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds
   return { health: healthRoutes(needs), backup: backupRoutes(needs) };
 }
 
-export function buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, startedAt }: OperationsNeeds): Module<Operations> {
+export function buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, startedAt }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
     db,
@@ -69,7 +71,7 @@ export function buildOperations({ config, db, logger, iot, collector, analysis, 
       },
       metrics,
     },
-    routes: operationsRouteGroups({ db, startedAt, iot, backups, collector, config, analysis }),
+    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis }),
     running: [
       {
         name: 'backup scheduler',
