@@ -2,7 +2,7 @@
 // first opened; a screen that needs a role the person lacks is not linked and says so when opened.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from './components/lazyScreens';
-import { t, timeOfDay, type Key } from './i18n';
+import { siteName, t, timeOfDay, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
 import { lastHeard, liveState, startLive, stopLive } from './state/live';
 import { can, ready, signOut, user } from './state/session';
@@ -50,8 +50,6 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
 
-const siteName = document.documentElement.dataset.siteName || 'EMS';
-
 /** The live stream's state in words: live, or stale since the last news (while it reconnects). */
 function LiveBadge() {
   const state = liveState.value;
@@ -78,7 +76,7 @@ function Header() {
         <span class="logo" aria-hidden="true">
           ⚡
         </span>
-        <span>{siteName}</span>
+        <span data-field="siteName">{siteName.value}</span>
       </a>
       {signedIn && (
         <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
@@ -144,8 +142,8 @@ export function App() {
   }
   const title = shown ? t(shown.title) : t('notFound.title');
   useEffect(() => {
-    document.title = `${title} · ${siteName}`;
-  }, [title]);
+    document.title = `${title} · ${siteName.value}`;
+  }, [title, siteName.value]);
   useFocusOnNavigation(main, [path]);
   // One stream per tab while someone is signed in (state/live.ts).
   useEffect(() => {
