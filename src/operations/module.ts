@@ -14,6 +14,7 @@ import type { LoadSheddingConfig } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
 import { version } from '../platform/packageRoot.ts';
 import { backupRoutes, type BackupRouteNeeds } from './backup/routes.ts';
+import { boxRoutes, type BoxRouteNeeds } from './box/routes.ts';
 import { BackupScheduler } from './backup/service.ts';
 import { healthRoutes, type HealthRouteNeeds } from './health/routes.ts';
 import { Metrics } from './metrics/service.ts';
@@ -44,8 +45,8 @@ export type OperationsNeeds = {
 };
 
 /** The operations context's route tables: /api/health and the backups. */
-export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds): RouteGroups {
-  return { health: healthRoutes(needs), backup: backupRoutes(needs) };
+export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds & BoxRouteNeeds): RouteGroups {
+  return { health: healthRoutes(needs), backup: [...backupRoutes(needs), ...boxRoutes(needs)] };
 }
 
 export function buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, startedAt }: OperationsNeeds): Module<Operations> {

@@ -68,3 +68,41 @@ test('admins only; a name that is not a backup is 400, one not on the box 404', 
   const missing = await server.request('GET', '/api/system/backups/ems-20200101T000000.000Z.db', { token: admin.accessToken });
   assert.equal(missing.status, 404);
 });
+
+test('the box: version, no HTTPS, not joined; with a certificate its subject, expiry and the 30-day warning', async () => {
+  const plain = await server.request('GET', '/api/system/box', { token: admin.accessToken });
+  assert.equal(plain.status, 200, plain.text);
+  assert.match(plain.body.version, /^\d+\.\d+\.\d+/);
+  assert.deepEqual(plain.body.https, { enabled: false, subject: null, issuer: null, validTo: null, daysLeft: null, warning: false, error: null });
+  assert.deepEqual(plain.body.fleet, { joined: false, state: 'off', fleetUrl: null, lagSec: null, unsentRows: 0, lastError: null });
+  assert.equal((await server.request('GET', '/api/system/box', { token: operator.accessToken })).status, 403);
+
+  const { selfSignedCertificate } = await import('../helpers/certificate.ts');
+  const { tempDir } = await import('../helpers/server.ts');
+  const tls = selfSignedCertificate(tempDir('ems-box-cert-'), 'box');
+  const https = await startTestServer({ EMS_TLS_CERT: tls.certFile, EMS_TLS_KEY: tls.keyFile });
+  try {
+    const who = await https.createUser({ role: 'admin' });
+    const crypto = await import('node:crypto');
+    const fs = await import('node:fs');
+    const { get } = await import('node:https');
+    const cert = new crypto.X509Certificate(fs.readFileSync(tls.certFile));
+    // Over the box's own HTTPS, trusting its self-signed certificate.
+    const box = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      get(`${https.url}/api/system/box`, { ca: fs.readFileSync(tls.certFile), headers: { authorization: `Bearer ${who.accessToken}` } }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+      }).on('error', reject);
+    });
+    assert.equal(box.status, 200, JSON.stringify(box.body));
+    assert.equal(box.body.https.enabled, true);
+    assert.equal(box.body.https.subject, cert.subject.split('\n').filter(Boolean).join(', '));
+    assert.equal(box.body.https.validTo, new Date(cert.validTo).toISOString());
+    const days = Math.floor((Date.parse(cert.validTo) - Date.now()) / 86_400_000);
+    assert.equal(box.body.https.daysLeft, days);
+    assert.equal(box.body.https.warning, days <= 30);
+  } finally {
+    await https.close();
+  }
+});

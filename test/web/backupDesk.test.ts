@@ -19,6 +19,12 @@ test('backup now, the drill and its result, the list with a download, from the a
   await signInThroughForm(page, 'boxadmin', admin.password);
   await settled(page);
   await page.getByText('No backup yet.').waitFor();
+  // The box: its version, HTTPS off, not in a fleet, as GET /api/system/box says.
+  const box = (await rig.server.request('GET', '/api/system/box', { token: admin.accessToken })).body;
+  await page.locator('[data-section="box"] [data-field="version"]').waitFor();
+  assert.equal(await page.locator('[data-section="box"] [data-field="version"]').textContent(), box.version);
+  assert.match((await page.locator('[data-section="box"] [data-field="https"]').textContent())!, /^Off: plain HTTP/);
+  assert.match((await page.locator('[data-section="box"] [data-field="fleet"]').textContent())!, /^Not joined/);
   await page.getByRole('button', { name: 'Back up now' }).click();
   await page.getByText(/^Backup ems-\d{8}T\d{6}\.\d{3}Z\.db taken/).waitFor({ timeout: 60_000 });
   const listed = (await rig.server.request('GET', '/api/system/backups', { token: admin.accessToken })).body;

@@ -2868,6 +2868,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/system/box": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The box: version, the HTTPS certificate and its expiry, the fleet link
+         * @description The certificate is read from EMS_TLS_CERT at each call (a renewal reloaded by SIGHUP shows at once); warning within 30 days of its end. Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiSystemBox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/three-d-config": {
         parameters: {
             query?: never;
@@ -18435,6 +18457,88 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiSystemBox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: {
+                            fleetUrl: string | null;
+                            joined: boolean;
+                            /** @description seconds since the last batch the fleet stored */
+                            lagSec: number | null;
+                            lastError: string | null;
+                            state: "off" | "ok" | "failing" | "refused";
+                            unsentRows: number;
+                        };
+                        https: {
+                            /** @description whole days until it expires (negative: expired) */
+                            daysLeft: number | null;
+                            /** @description EMS_TLS_CERT and EMS_TLS_KEY set: the box serves HTTPS itself */
+                            enabled: boolean;
+                            /** @description why the certificate file could not be read */
+                            error: string | null;
+                            issuer: string | null;
+                            /** @description the certificate subject (e.g. CN=ems.plant.lan) */
+                            subject: string | null;
+                            validTo: string | null;
+                            /** @description true within 30 days of the expiry, or expired, or unreadable */
+                            warning: boolean;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        version: string;
+                    };
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     getApiThreeDConfig: {

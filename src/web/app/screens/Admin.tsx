@@ -20,9 +20,60 @@ export default function Admin() {
         <Users />
         <div class="stack">
           <Health />
+          <Box />
           <Backups />
         </div>
       </div>
+    </section>
+  );
+}
+
+/** The box without a shell: version, the HTTPS certificate (warned 30 days before its end), the fleet link. */
+function Box() {
+  const box = useApi(() => api.GET('/api/system/box'));
+  const b = box.data;
+  return (
+    <section class="card" aria-labelledby="box-heading" data-section="box">
+      <h2 id="box-heading">{t('box.title')}</h2>
+      <Problem text={box.problem} />
+      {b && (
+        <>
+          {b.https.warning && (
+            <p class="notice warn" role="status" data-notice="certificate">
+              {b.https.error
+                ? t('box.certUnreadable', { error: b.https.error })
+                : (b.https.daysLeft ?? 0) < 0
+                  ? t('box.certExpired', { at: dateTime(b.https.validTo) })
+                  : t('box.certSoon', { days: b.https.daysLeft ?? 0, at: dateTime(b.https.validTo) })}
+            </p>
+          )}
+          <dl class="facts">
+            <dt>{t('box.version')}</dt>
+            <dd data-field="version">{b.version}</dd>
+            <dt>{t('box.running')}</dt>
+            <dd>{dateTime(b.startedAt)}</dd>
+            <dt>{t('box.https')}</dt>
+            <dd data-field="https">
+              {b.https.enabled
+                ? b.https.subject
+                  ? t('box.certificate', { subject: b.https.subject, at: dateTime(b.https.validTo) })
+                  : '–'
+                : t('box.httpsOff')}
+            </dd>
+            <dt>{t('box.fleet')}</dt>
+            <dd data-field="fleet">
+              {b.fleet.joined
+                ? t('box.fleetJoined', {
+                    url: b.fleet.fleetUrl ?? '',
+                    lag: b.fleet.lagSec === null ? '–' : num(b.fleet.lagSec / 60, 0),
+                    unsent: num(b.fleet.unsentRows, 0),
+                  })
+                : t('box.fleetOff')}
+              {b.fleet.lastError && <span> {t('box.fleetError', { error: b.fleet.lastError })}</span>}
+            </dd>
+          </dl>
+        </>
+      )}
     </section>
   );
 }
