@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, goInside, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { axeViolations, goInside, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let operator: TestUser;
