@@ -157,8 +157,8 @@ export async function createService(
     buildFaultDetection({ config, db, logger, gateway: iot, faults: facility.services.faults, alerts, now: options.collectorNow }),
   );
   const startedAt = Date.now();
-  const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }));
-  const operations = buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
+  const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt }));
+  const operations = buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
   start(access);

@@ -34,6 +34,7 @@ export const ROUTE_ORDER = [
   'dashboard',
   'wallboard',
   'overview',
+  'events',
   'energy',
   'collector',
   'suspectRuns',

@@ -2,7 +2,7 @@
 // (test/structure/importGraph.test.ts); what is not listed here is facility's own business.
 export { AlarmAreas } from './alarmAreas/service.ts';
 export { publicAlertTitle } from './alerts/publicTitle.ts';
-export { AlertService, type GatewayAlarm } from './alerts/service.ts';
+export { AlertService, type AlertCounts, type GatewayAlarm } from './alerts/service.ts';
 export { FaultService } from './faults/service.ts';
 export { MaintenanceService } from './maintenance/service.ts';
 export { AlarmNotifier } from './notifications/notifier.ts';

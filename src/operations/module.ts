@@ -3,6 +3,7 @@
 import type { SyncHealth } from '../fleetSync/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Collector } from '../metering/index.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
@@ -13,6 +14,7 @@ import type { LoadSheddingConfig } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
 import { version } from '../platform/packageRoot.ts';
 import { backupRoutes, type BackupRouteNeeds } from './backup/routes.ts';
+import { boxRoutes, type BoxRouteNeeds } from './box/routes.ts';
 import { BackupScheduler } from './backup/service.ts';
 import { healthRoutes, type HealthRouteNeeds } from './health/routes.ts';
 import { Metrics } from './metrics/service.ts';
@@ -40,15 +42,16 @@ export type OperationsNeeds = {
   jobs: JobRegistry;
   /** /metrics: the fault-detection rule engine's evaluations and time. */
   faultRules?: { stats: { evaluations: number; seconds: number; runners: number } };
+  audit: AuditLog;
   startedAt: number;
 };
 
 /** The operations context's route tables: /api/health and the backups. */
-export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds): RouteGroups {
-  return { health: healthRoutes(needs), backup: backupRoutes(needs) };
+export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds & BoxRouteNeeds): RouteGroups {
+  return { health: healthRoutes(needs), backup: [...backupRoutes(needs), ...boxRoutes(needs)] };
 }
 
-export function buildOperations({ config, db, logger, iot, collector, analysis, energy, jobs, faultRules, startedAt }: OperationsNeeds): Module<Operations> {
+export function buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, faultRules, startedAt }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
     db,
@@ -72,7 +75,7 @@ export function buildOperations({ config, db, logger, iot, collector, analysis, 
       },
       metrics,
     },
-    routes: operationsRouteGroups({ db, startedAt, iot, backups, collector, config, analysis }),
+    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis }),
     running: [
       {
         name: 'backup scheduler',

@@ -48,6 +48,8 @@ export type Config = {
   simEquipment: boolean;
   /** Fault detection: a rule that would open more faults than this within an hour is paused with an alert. */
   fddFloodPerHour: number;
+  /** The live stream (GET /api/events): heartbeat after this long without an event; open streams per user. */
+  events: { heartbeatMs: number; perUser: number };
   /** Fleet sync (only while the box is joined: emsctl fleet join): how often it sends, and the most it waits at random before re-sending history after an outage. */
   fleetSync: { intervalMs: number; catchUpDelayMs: number };
   /** JSON and form bodies must arrive within this long (uploads have their own, long, limit). */
@@ -269,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     simEquipment: onOff(env, 'EMS_SIM_EQUIPMENT', false),
     fddFloodPerHour: integer(env, 'EMS_FDD_FLOOD_PER_HOUR', 20, 1, 10_000),
+    events: { heartbeatMs: duration(env, 'EMS_EVENTS_HEARTBEAT', '15s') * 1000, perUser: integer(env, 'EMS_EVENTS_PER_USER', 8, 1, 100) },
     fleetSync: {
       intervalMs: duration(env, 'EMS_FLEET_SYNC_INTERVAL', '5m') * 1000,
       catchUpDelayMs: duration(env, 'EMS_FLEET_CATCHUP_DELAY', '5m') * 1000,

@@ -2,6 +2,7 @@
 // payload and the lobby wallboard (they show the collection's state).
 import type { Analysis } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
+import type { AlertService } from '../facility/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Collector } from '../metering/index.ts';
 import { publicGatewayState } from '../operations/index.ts';
@@ -9,6 +10,8 @@ import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
+import type { JobRegistry } from '../platform/jobs/jobs.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { ConfigStore } from '../site/index.ts';
 import { dashboardRoutes, type DashboardRouteNeeds } from './dashboard/routes.ts';
@@ -17,8 +20,10 @@ import { overviewRoutes, type OverviewRouteNeeds } from './overview/routes.ts';
 import { OverviewService } from './overview/service.ts';
 import { wallboardRoutes, type WallboardRouteNeeds } from './wallboard/routes.ts';
 import { WallboardService } from './wallboard/service.ts';
+import { liveRoutes, type LiveRouteNeeds } from './live/routes.ts';
+import { LiveEvents } from './live/service.ts';
 
-export type Screens = { overview: OverviewService; dashboard: DashboardService; wallboard: WallboardService };
+export type Screens = { overview: OverviewService; dashboard: DashboardService; wallboard: WallboardService; live: LiveEvents };
 
 export type ScreensNeeds = {
   config: Config;
@@ -29,17 +34,49 @@ export type ScreensNeeds = {
   configs: ConfigStore;
   energy: Energy;
   analysis: Analysis;
+  alerts: AlertService;
+  jobs: JobRegistry;
   startedAt: number;
 };
 
+/** The most streams the box serves at once, all users together. */
+const LIVE_TOTAL = 200;
+const LIVE_JOB = 'live events';
+
 /** The screens' route tables: the public dashboard payload, the wallboard, the overview. */
-export function screensRouteGroups(needs: DashboardRouteNeeds & WallboardRouteNeeds & OverviewRouteNeeds): RouteGroups {
-  return { dashboard: dashboardRoutes(needs), wallboard: wallboardRoutes(needs), overview: overviewRoutes(needs) };
+export function screensRouteGroups(needs: DashboardRouteNeeds & WallboardRouteNeeds & OverviewRouteNeeds & LiveRouteNeeds): RouteGroups {
+  return { dashboard: dashboardRoutes(needs), wallboard: wallboardRoutes(needs), overview: overviewRoutes(needs), events: liveRoutes(needs) };
 }
 
-export function buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, startedAt }: ScreensNeeds): Module<Screens> {
+export function buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt }: ScreensNeeds): Module<Screens> {
   const overview = new OverviewService(db, energy.site, analysis.comparisons, analysis.demandCharges, energy.commodities);
+  const live = new LiveEvents(
+    {
+      power: () => {
+        const site = energy.site.now();
+        return { powerKw: round3(site.powerKw), todayKwh: round3(site.today.kwh), day: site.day };
+      },
+      interval: () => {
+        const { lastOkAt, state } = collector.health();
+        return { collectedAt: lastOkAt, state };
+      },
+      alerts: () => alerts.counts(),
+      // Its own sampler left out: it runs every second and would be news every second.
+      jobs: () =>
+        jobs
+          .list()
+          .filter((job) => job.name !== LIVE_JOB)
+          .map(({ name, owner, running, failures, lastStartedAt }) => ({ name, owner, running, failures, lastStartedAt })),
+      newAlerts: (afterId) => alerts.raisedAfter(afterId),
+      newestAlertId: () => alerts.newestId(),
+    },
+    { heartbeatMs: config.events.heartbeatMs, perUser: config.events.perUser, total: LIVE_TOTAL },
+  );
+  // A raised alert reaches open streams at once, not at the next second's sample.
+  alerts.onCreated(() => live.soon());
+  const sampler = new Repeating(async () => live.tick(), 1000, LIVE_JOB);
   const services: Screens = {
+    live,
     overview,
     dashboard: new DashboardService(db, audit, {
       configs,
@@ -62,5 +99,14 @@ export function buildScreens({ config, db, audit, iot, collector, configs, energ
       gatewayCheckedAt: () => iot.health().checkedAt,
     }),
   };
-  return { context: 'screens', services, routes: screensRouteGroups(services) };
+  return {
+    context: 'screens',
+    services,
+    running: [{ name: 'live events', start: () => sampler.start(), jobs: [sampler], stop: async () => (await sampler.stop(), live.close()) }],
+    routes: screensRouteGroups(services),
+  };
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }

@@ -20,11 +20,13 @@ test('first-run setup: name, time zone, currency and price saved; mail state and
   await page.getByRole('heading', { name: 'Set up this site' }).waitFor();
   await settled(page);
   await page.getByLabel('Site name').fill('North Campus');
-  await page.getByLabel('Time zone').selectOption('Europe/Berlin');
+  await page.getByLabel('Time zone').fill('Europe/Berlin');
   await page.getByLabel('Currency').selectOption('CHF');
   await page.getByLabel('Energy price per kWh (CHF)').fill('0,31');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Settings saved.').waitFor();
+  // Applied at once: the header's name, without a reload (issue 53).
+  assert.equal(await page.locator('header [data-field="siteName"]').textContent(), 'North Campus');
   const config = (await rig.server.request('GET', '/api/configs', { token: admin.accessToken })).body;
   assert.deepEqual(
     { siteName: config.siteName, timezone: config.timezone, currency: config.currency, electricityPrice: config.electricityPrice },

@@ -7,6 +7,7 @@ import {
   AlertBulk,
   AlertBulkResult,
   AlertCommentBody,
+  AlertCounts,
   AlertCreate,
   AlertListQuery,
   AlertMoveBody,
@@ -35,6 +36,18 @@ export function alertRoutes({ alerts }: AlertRouteNeeds) {
       // A page read again before the next write is the same object: its validated JSON is sent again.
       reusesBody: true,
       handler: ({ query }) => alerts.page(query),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/alerts/counts',
+      responseExample: { active: 3, critical: 1, cleared: 1, acknowledged: 2, shelved: 1, resolved: 120 },
+      access: 'viewer',
+      summary: 'How many alerts each list holds: the one set of counts the overview, the tabs, the wallboard and the live stream show',
+      description:
+        'active: status active, not shelved now and still in alarm (not cleared at the source), the Active tab; critical: active and level critical; cleared: status active and not shelved but returned to normal at the source (still to be acknowledged); shelved: status active, shelved until a time still ahead; acknowledged; resolved. active, cleared, shelved, acknowledged and resolved part every alert (each in exactly one). Changes nothing.',
+      tags,
+      schemas: { response: { 200: AlertCounts } },
+      handler: () => alerts.counts(),
     }),
     defineRoute({
       method: 'POST',

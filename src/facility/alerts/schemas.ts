@@ -143,3 +143,13 @@ export const AlertBulkResult = Type.Object({
   changed: Type.Integer(),
   skipped: Type.Integer({ description: 'matched, but the move did not apply (e.g. already resolved)' }),
 });
+
+/** GET /api/alerts/counts (AlertService.counts): one meaning per count, shared by every screen. */
+export const AlertCounts = Type.Object({
+  active: Type.Integer({ minimum: 0, description: 'status active, not shelved now, and still in alarm (not cleared at the source): the Active tab' }),
+  critical: Type.Integer({ minimum: 0, description: 'active (as above) with level critical' }),
+  cleared: Type.Integer({ minimum: 0, description: 'status active and not shelved, but returned to normal at the source: still to be acknowledged' }),
+  acknowledged: Type.Integer({ minimum: 0, description: 'status acknowledged' }),
+  shelved: Type.Integer({ minimum: 0, description: 'status active, shelved until a time still ahead: out of active until then' }),
+  resolved: Type.Integer({ minimum: 0, description: 'resolved' }),
+});

@@ -27,6 +27,9 @@ export type GatewayAlarm = {
   area?: () => string | null;
 };
 
+/** The counts of GET /api/alerts/counts, the overview, the wallboard and the live stream. */
+export type AlertCounts = { active: number; critical: number; cleared: number; acknowledged: number; shelved: number; resolved: number };
+
 /** At most this many alerts are changed by one bulk call: a filter cannot start an unbounded write. */
 export const BULK_LIMIT = 5000;
 /** How long one slice of a bulk action may hold the event loop (and the write lock). */
@@ -55,12 +58,43 @@ export class AlertService {
   private readonly lastOfSource;
   private readonly raisedLike;
   private readonly createdListeners: Array<(alert: AlertView) => void> = [];
+  private readonly countsNow;
+  private readonly newer;
+  private readonly newest;
 
   constructor(
     private readonly db: Db,
     audit: AuditLog,
     private readonly now: () => number = Date.now,
   ) {
+    // The one set of alert counts (issue 53: one truth per count), read by the overview, the work-list's tabs, the
+    // wallboard and the live stream alike. Shelved: shelved until a time still ahead, whatever the status.
+    const at = sql.placeholder('now');
+    const shelvedNow = sql`(${alerts.shelvedUntil} IS NOT NULL AND ${alerts.shelvedUntil} > ${at})`;
+    const open = sql`(${alerts.status} = 'active' AND NOT ${shelvedNow})`;
+    const inAlarm = sql`(${open} AND ${alerts.clearedAt} IS NULL)`;
+    this.countsNow = db.orm
+      .select({
+        active: sql<number>`coalesce(sum(${inAlarm}), 0)`,
+        critical: sql<number>`coalesce(sum(${inAlarm} AND ${alerts.level} = 'critical'), 0)`,
+        cleared: sql<number>`coalesce(sum(${open} AND ${alerts.clearedAt} IS NOT NULL), 0)`,
+        acknowledged: sql<number>`coalesce(sum(${alerts.status} = 'acknowledged'), 0)`,
+        shelved: sql<number>`coalesce(sum(${alerts.status} = 'active' AND ${shelvedNow}), 0)`,
+        resolved: sql<number>`coalesce(sum(${alerts.status} = 'resolved'), 0)`,
+      })
+      .from(alerts)
+      .prepare();
+    this.newer = db.orm
+      .select({ id: alerts.id, level: alerts.level, title: alerts.title, area: alerts.area, occurredAt: alerts.occurredAt })
+      .from(alerts)
+      .where(sql`${alerts.id} > ${sql.placeholder('after')}`)
+      .orderBy(asc(alerts.id))
+      .limit(50)
+      .prepare();
+    this.newest = db.orm
+      .select({ id: sql<number>`coalesce(max(${alerts.id}), 0)` })
+      .from(alerts)
+      .prepare();
     this.insertNote = db.orm
       .insert(alertNotes)
       .values({ alertId: slot('alertId'), kind: slot('kind'), text: slot('text'), userId: slot('userId'), username: slot('username'), at: slot('at') })
@@ -165,6 +199,26 @@ export class AlertService {
   }
 
   /** Called after each new alert is committed (notifications listen here). */
+  /**
+   * The alert counts, one meaning each (docs/staff-app.md "What active means"): active = status active, not shelved
+   * now and still in alarm (not cleared at the source), the Active tab; critical = active and critical; cleared =
+   * status active, not shelved, returned to normal at the source (still to be acknowledged); shelved = status active, shelved until a time still ahead; acknowledged; resolved.
+   * The five lists (active, cleared, shelved, acknowledged, resolved) part every alert: each is in exactly one.
+   */
+  counts(at: Date = new Date(this.now())): AlertCounts {
+    return this.countsNow.get({ now: at.toISOString() })!;
+  }
+
+  /** The alerts raised after `afterId`, oldest first (at most 50): what a live stream announces. */
+  raisedAfter(afterId: number): { id: number; level: AlertView['level']; title: string; area: string | null; occurredAt: string }[] {
+    return this.newer.all({ after: afterId });
+  }
+
+  /** The newest alert's id, 0 without any. */
+  newestId(): number {
+    return this.newest.get()!.id;
+  }
+
   onCreated(listener: (alert: AlertView) => void): void {
     this.createdListeners.push(listener);
   }

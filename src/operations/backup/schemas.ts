@@ -84,3 +84,32 @@ export const BackupScheduleUpdate = Type.Object(
   },
 );
 export type BackupScheduleChanges = Static<typeof BackupScheduleUpdate>;
+
+/** GET /api/system/backups: the backups on the box, newest first, and the last restore drill. */
+export const BackupList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'ems-<UTC timestamp>.db: the name to download it by' }),
+      createdAt: Timestamp,
+      sizeBytes: Type.Integer({ minimum: 0, description: 'the database file' }),
+      fileCount: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+        description: 'files of the uploads, models and avatars trees captured beside it; null: database only',
+      }),
+      filesBytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+    }),
+  ),
+  drill: Type.Union([DrillCheck, Type.Null()], { description: 'the last restore drill (scheduled, emsctl or from here)' }),
+});
+
+/** POST /api/system/backups: what a backup run now did. */
+export const BackupRun = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('failed'), Type.Literal('skipped')]),
+  name: Type.Optional(Type.String()),
+  sizeBytes: Type.Optional(Type.Integer({ minimum: 0 })),
+  durationMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  reason: Type.Optional(Type.String({ description: 'why it failed or was skipped (another run in progress, the service stopping)' })),
+});
+
+export const BackupName = Type.Object({
+  name: Type.String({ pattern: '^ems-\\d{8}T\\d{6}\\.\\d{3}Z\\.db$', maxLength: 40, description: 'a backup name from GET /api/system/backups' }),
+});

@@ -7,7 +7,8 @@ import { Repeating } from '../../platform/jobs/lifecycle.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { BackupBusy, clearInterruptedRun, createBackup, type BackupResult } from './archive.ts';
+import { BackupBusy, clearInterruptedRun, createBackup, listBackups, type BackupInfo, type BackupResult } from './archive.ts';
+import { Conflict } from '../../platform/errors.ts';
 import { cachedChecks, readChecks, type BackupChecks, type DrillCheck } from './checks.ts';
 import { drillDue, runRestoreDrill } from './drill.ts';
 import { backupOffThread, restoreDrillOffThread } from './offThread.ts';
@@ -273,6 +274,30 @@ export class BackupScheduler {
     const stored = changeSchedule(this.deps.db, changes, actor);
     this.reschedule(stored.row);
     return this.get();
+  }
+
+  /** The completed backups, newest first, and the last drill (GET /api/system/backups). */
+  list(): { items: { name: string; createdAt: string; sizeBytes: number; fileCount: number | null; filesBytes: number | null }[]; drill: DrillCheck | null } {
+    const items = listBackups(this.deps.dataDir).map(({ name, createdAt, sizeBytes, fileCount, filesBytes }) => ({
+      name,
+      createdAt,
+      sizeBytes,
+      fileCount,
+      filesBytes,
+    }));
+    return { items, drill: readChecks(this.deps.dataDir).drill };
+  }
+
+  /** One backup by its exact name, or undefined (the name is matched against the listing, never joined as a path). */
+  find(name: string): BackupInfo | undefined {
+    return listBackups(this.deps.dataDir).find((backup) => backup.name === name);
+  }
+
+  /** The restore drill now, off the event loop; a backup or restore in progress is 409. */
+  async drillNow(): Promise<DrillCheck> {
+    const drill = await performDrillOffThread(this.deps.dataDir, this.deps.logger, { trigger: 'manual' });
+    if (!drill) throw new Conflict('A backup or restore is in progress; try the drill again when it is done');
+    return drill;
   }
 
   /** Runs a backup now unless one is in progress in this process (the lock file covers other processes). */

@@ -17,8 +17,11 @@ export const OverviewStats = Type.Object({
   carbonTodayKg: Type.Number({ description: "today's grid import × the electricity tariff's carbon factor (scope 2 of electricity only)" }),
   costMonth: Type.Number({ description: 'this month, as costToday' }),
   carbonMonthKg: Type.Number({ description: 'this month, as carbonTodayKg' }),
-  activeAlerts: Type.Integer({ description: 'alerts with status active, shelved ones left out' }),
-  criticalAlerts: Type.Integer({ description: 'active alerts with level critical' }),
+  activeAlerts: Type.Integer({
+    description:
+      'alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active`',
+  }),
+  criticalAlerts: Type.Integer({ description: 'active alerts (as activeAlerts) with level critical' }),
   openFaults: Type.Integer({ description: 'faults open or in progress' }),
   maintenanceDue: Type.Integer({ description: 'planned or in-progress maintenance scheduled within the next 7 days, overdue included' }),
   maintenanceOverdue: Type.Integer({ description: 'planned or in-progress maintenance scheduled before now' }),

@@ -44,7 +44,8 @@ export class OverviewService {
     this.keptWeekly = new Kept<WeeklyEnergyView>(sqlite, { name: 'overview.weekly', tables: [...FIGURE_TABLES, 'energy_daily'], max: 2 });
     const now = sql.placeholder('now');
     const horizon = sql.placeholder('horizon');
-    const shown = and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)));
+    // Active as everywhere (AlertService.counts, the Active tab): status active, not shelved now, still in alarm.
+    const shown = and(eq(alerts.status, 'active'), or(isNull(alerts.shelvedUntil), lte(alerts.shelvedUntil, now)), isNull(alerts.clearedAt));
     const pending = inArray(maintenance.status, ['planned', 'in_progress']);
     this.counts = db.orm
       .select({

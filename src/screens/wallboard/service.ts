@@ -140,7 +140,14 @@ export class WallboardService {
       .orderBy(sql`CASE ${alerts.level} WHEN 'critical' THEN 0 ELSE 1 END`, alerts.occurredAt, alerts.id)
       .limit(WALLBOARD_ALERTS)
       .prepare();
-    this.activeCounts = db.orm.select({ level: alerts.level, count: count() }).from(alerts).where(active).groupBy(alerts.level).prepare();
+    // The counts are the one "active" of every screen (AlertService.counts): still in alarm. The list above also shows
+    // the ones cleared at the source and waiting for acknowledgement, marked so.
+    this.activeCounts = db.orm
+      .select({ level: alerts.level, count: count() })
+      .from(alerts)
+      .where(and(active, isNull(alerts.clearedAt)))
+      .groupBy(alerts.level)
+      .prepare();
   }
 
   /** The payload for the site (no area) or one area; an area that does not exist is a NotFound naming it. */

@@ -2,8 +2,9 @@
 // first opened; a screen that needs a role the person lacks is not linked and says so when opened.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from './components/lazyScreens';
-import { t, type Key } from './i18n';
+import { siteName, t, timeOfDay, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
+import { lastHeard, liveState, startLive, stopLive } from './state/live';
 import { can, ready, signOut, user } from './state/session';
 import { theme, toggleTheme } from './state/theme';
 
@@ -57,7 +58,20 @@ const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/admin', label: 'nav.admin', role: 'admin' },
 ];
 
-const siteName = document.documentElement.dataset.siteName || 'EMS';
+/** The live stream's state in words: live, or stale since the last news (while it reconnects). */
+function LiveBadge() {
+  const state = liveState.value;
+  if (state === 'off') return null;
+  const heard = lastHeard.value;
+  const text =
+    state === 'live' ? t('live.on') : state === 'connecting' ? t('live.connecting') : heard ? t('live.staleSince', { at: timeOfDay(heard) }) : t('live.stale');
+  return (
+    <span class={`live-badge ${state}`} role="status" data-live={state}>
+      <span class="dot" aria-hidden="true" />
+      <span class="text">{text}</span>
+    </span>
+  );
+}
 
 function Header() {
   const [open, setOpen] = useState(false);
@@ -72,7 +86,7 @@ function Header() {
         <span class="logo" aria-hidden="true">
           ⚡
         </span>
-        <span>{siteName}</span>
+        <span data-field="siteName">{siteName.value}</span>
       </a>
       {navigable && (
         <button type="button" class="menu-toggle" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
@@ -96,6 +110,7 @@ function Header() {
         </nav>
       )}
       <div class="tools">
+        {signedIn && <LiveBadge />}
         <button type="button" class="ghost" onClick={toggleTheme} aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}>
           {theme.value === 'dark' ? '☀' : '☾'}
         </button>
@@ -137,9 +152,14 @@ export function App() {
   }
   const title = shown ? t(shown.title) : t('notFound.title');
   useEffect(() => {
-    document.title = `${title} · ${siteName}`;
-  }, [title]);
+    document.title = `${title} · ${siteName.value}`;
+  }, [title, siteName.value]);
   useFocusOnNavigation(main, [path]);
+  // One stream per tab while someone is signed in (state/live.ts).
+  useEffect(() => {
+    if (signedIn) startLive();
+    else stopLive();
+  }, [signedIn]);
   if (!ready.value) return null;
   return (
     <>

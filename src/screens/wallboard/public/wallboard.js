@@ -509,8 +509,36 @@ async function refresh() {
     pill.textContent = t('gateway.unknown');
     showState('stale', clientStaleSince, 'service');
   } finally {
-    pollTimer = setTimeout(refresh, pollSec() * 1000);
+    // While the live stream is open the page asks on news; the slow re-read only moves the data state's clock.
+    pollTimer = setTimeout(refresh, (streamOpen ? LIVE_REREAD_SEC : pollSec()) * 1000);
   }
+}
+
+// Live (issue 53): GET /api/wallboard/events says when power, the intervals or the alerts changed (never what); the
+// page asks for its payload then instead of on a timer. Down or refused, it polls as before until the stream is back
+// (EventSource reconnects by itself, with Last-Event-ID).
+const LIVE_REREAD_SEC = 300;
+let streamOpen = false;
+let newsTimer;
+function listen() {
+  if (typeof EventSource === 'undefined') return;
+  const source = new EventSource('/api/wallboard/events');
+  source.addEventListener('hello', () => {
+    streamOpen = true;
+    document.body.dataset.live = 'on';
+  });
+  source.addEventListener('changed', () => {
+    // One sample may bring several kinds at once: one request for them.
+    clearTimeout(newsTimer);
+    newsTimer = setTimeout(refresh, 100);
+  });
+  source.addEventListener('error', () => {
+    if (!streamOpen) return;
+    streamOpen = false;
+    document.body.dataset.live = 'off';
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(refresh, pollSec() * 1000);
+  });
 }
 
 function rotate() {
@@ -528,3 +556,4 @@ window.addEventListener('resize', () => {
 setInterval(() => lastPayload && renderAlerts(lastPayload), 30_000);
 if (rotating) setInterval(rotate, rotateSec * 1000);
 refresh();
+listen();

@@ -1,7 +1,9 @@
 // The one API client: typed from the service's OpenAPI document (schema.d.ts, generated), the bearer token on every
 // call, and on a 401 one refresh for any number of calls that got it at once (single flight); the calls are retried
 // with the new token, and the app returns to sign-in only when that refresh fails (SPEC Authentication 9).
+import { signal } from '@preact/signals';
 import createClient from 'openapi-fetch';
+import { t, timeOfDay } from '../i18n';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -68,18 +70,51 @@ export function refreshSession(): Promise<boolean> {
 }
 
 function expire(): void {
+  // Signed in on another device (one session per user), signed out there, or the session ran out: the sign-in page
+  // says so, and what was typed stays in the tab (components/useDraft.ts) to be offered back.
+  if (accessToken !== null || tokens.hasRefresh()) sessionEnded.value = 'ended';
   tokens.clear();
   for (const listener of expiredListeners) listener();
 }
 
 const NO_REFRESH = /^\/api\/auth\/(login|refresh|register|forgot-password)/;
 
+/** When the service last answered (epoch ms), and whether its last call went unanswered (the box is unreachable). */
+export const lastAnswerAt = signal<number | null>(null);
+export const unreachable = signal(false);
+
+/** The code of the stand-in answer for a call the service never answered. */
+export const UNREACHABLE = 'UNREACHABLE';
+
+/**
+ * fetch, but a call that never got an answer (the service stopped, the network down) becomes a 503 whose error says
+ * so in words, with the time of the last answer: every screen shows that through errorText, never "TypeError:
+ * Failed to fetch". An aborted call stays an abort.
+ */
+async function reach(input: Request): Promise<Response> {
+  try {
+    const answer = await fetch(input);
+    lastAnswerAt.value = Date.now();
+    unreachable.value = false;
+    return answer;
+  } catch (error) {
+    if (input.signal.aborted) throw error;
+    unreachable.value = true;
+    const at = lastAnswerAt.value;
+    const text = at === null ? t('app.unreachable') : t('app.unreachableSince', { at: timeOfDay(at) });
+    return new Response(JSON.stringify({ error: text, code: UNREACHABLE }), { status: 503, headers: { 'Content-Type': 'application/json' } });
+  }
+}
+
+/** Why the session ended without the person signing out here: null, or 'ended' (signed in elsewhere, or ran out). */
+export const sessionEnded = signal<'ended' | null>(null);
+
 /** fetch with the bearer token; a 401 outside sign-in waits for the shared refresh and is retried once. */
 export async function authFetch(input: Request): Promise<Response> {
   const retry = input.clone();
   const used = accessToken;
   if (used) input.headers.set('Authorization', `Bearer ${used}`);
-  const answer = await fetch(input);
+  const answer = await reach(input);
   if (answer.status !== 401 || NO_REFRESH.test(new URL(input.url).pathname)) return answer;
   // A refresh that finished while this call was on its way already gave a newer token: no second refresh.
   const fresh = accessToken !== used && accessToken !== null ? true : await refreshSession();
@@ -88,7 +123,7 @@ export async function authFetch(input: Request): Promise<Response> {
     return answer;
   }
   retry.headers.set('Authorization', `Bearer ${accessToken}`);
-  const again = await fetch(retry);
+  const again = await reach(retry);
   if (again.status === 401) expire();
   return again;
 }

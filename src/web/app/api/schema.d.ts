@@ -272,6 +272,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/alerts/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many alerts each list holds: the one set of counts the overview, the tabs, the wallboard and the live stream show
+         * @description active: status active, not shelved now and still in alarm (not cleared at the source), the Active tab; critical: active and level critical; cleared: status active and not shelved but returned to normal at the source (still to be acknowledged); shelved: status active, shelved until a time still ahead; acknowledged; resolved. active, cleared, shelved, acknowledged and resolved part every alert (each in exactly one). Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiAlertsCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/analysis/anomalies/check": {
         parameters: {
             query?: never;
@@ -1922,6 +1944,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The live stream: power, the newest interval, alert changes and job states (server-sent events)
+         * @description A server-sent event stream (text/event-stream), one per open tab. Events: `power` {powerKw, todayKwh, day}: the site now, sent when it changes; `interval` {collectedAt, state}: the collector stored new intervals (a meter chart fetches its series again); `alerts` {active, critical, cleared, shelved, acknowledged, resolved}: the counts of GET /api/alerts/counts, sent when one changes; `alert` {id, level, title, area, occurredAt}: an alert was raised; `jobs` [{name, owner, running, failures, lastStartedAt}]: the box's jobs, sent when one starts, ends or fails; `hello` {reset, heartbeatMs}: ends the opening; reset true means the events before it are the current state of every kind, false that they are exactly the events missed since Last-Event-ID. Every event has an id (`<boot>-<n>`); send the last one back as the Last-Event-ID header (or ?lastEventId=) to resume. A comment line (`: heartbeat`) is sent after EMS_EVENTS_HEARTBEAT (15 s) without an event: a client that hears nothing for twice that long should call the stream stale. The stream ends when the access token expires (reconnect with a fresh one). At most EMS_EVENTS_PER_USER (8) streams per user and 200 in all: one more is 429 with Retry-After.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/exports/energy": {
         parameters: {
             query?: never;
@@ -3160,6 +3204,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/system/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The backups on the box, newest first, and the last restore drill
+         * @description Completed backups in <data dir>/backups (a run in progress is not listed). Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiSystemBackups"];
+        put?: never;
+        /**
+         * Take a backup now (audited)
+         * @description The same run as the schedule (the database, the uploads, models and avatars trees, the copy to EMS_BACKUP_TARGET, retention), answered when it is done. status skipped: another run is in progress. The audit trail records who asked and the outcome.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiSystemBackups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/backups/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a backup's database file (audited)
+         * @description The SQLite database of the backup as it was written; the captured file trees stay on the box. 404 for a name not listed.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiSystemBackupsName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/backups/drill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the restore drill now on the newest backup (audited)
+         * @description Restores the newest backup into a scratch folder, opens it, counts its tables and rows and checks its files against the manifest, then removes the copy; the live database is not touched. 409 while a backup or restore runs.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiSystemBackupsDrill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/box": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The box: version, the HTTPS certificate and its expiry, the fleet link
+         * @description The certificate is read from EMS_TLS_CERT at each call (a renewal reloaded by SIGHUP shows at once); warning within 30 days of its end. Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiSystemBox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/three-d-config": {
         parameters: {
             query?: never;
@@ -3408,6 +3546,28 @@ export interface paths {
          *     **Public**: no access token needed.
          */
         get: operations["getApiWallboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wallboard/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the lobby wallboard listens to: only that power, the intervals or the alerts changed (server-sent events, no token)
+         * @description The public side of GET /api/events for the lobby wallboard: `changed` {kind} (power, interval or alerts) when that part changed, never what (the page then asks GET /api/wallboard, which says what it may show), `hello` at the opening, heartbeats and Last-Event-ID as there. At most 4 streams per address; one more is 429.
+         *
+         *     **Public**: no access token needed.
+         */
+        get: operations["getApiWallboardEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5042,6 +5202,42 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiAlertsCounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description status acknowledged */
+                        acknowledged: number;
+                        /** @description status active, not shelved now, and still in alarm (not cleared at the source): the Active tab */
+                        active: number;
+                        /** @description status active and not shelved, but returned to normal at the source: still to be acknowledged */
+                        cleared: number;
+                        /** @description active (as above) with level critical */
+                        critical: number;
+                        /** @description resolved */
+                        resolved: number;
+                        /** @description status active, shelved until a time still ahead: out of active until then */
+                        shelved: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     postApiAnalysisAnomaliesCheck: {
@@ -11804,7 +12000,7 @@ export interface operations {
                          */
                         generatedAt: string;
                         overview: {
-                            /** @description alerts with status active, shelved ones left out */
+                            /** @description alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active` */
                             activeAlerts: number;
                             /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
                             allUtilitiesMonth?: {
@@ -11861,7 +12057,7 @@ export interface operations {
                                 /** @description share of today's intervals so far with data (1 − missing) */
                                 today: number | null;
                             };
-                            /** @description active alerts with level critical */
+                            /** @description active alerts (as activeAlerts) with level critical */
                             criticalAlerts: number;
                             currency: string;
                             /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
@@ -14259,6 +14455,76 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiEvents: {
+        parameters: {
+            query?: {
+                /** @description the id of the last event received, for a client that cannot send the Last-Event-ID header (the header wins when both are sent) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many attempts, try again later",
+                     *       "code": "AUTH_THROTTLED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     getApiExportsEnergy: {
@@ -19370,7 +19636,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description alerts with status active, shelved ones left out */
+                        /** @description alerts with status active, not shelved now and still in alarm (cleared at the source: GET /api/alerts/counts `cleared`): the Active tab, as GET /api/alerts/counts `active` */
                         activeAlerts: number;
                         /** @description with meters: this month so far over every utility (energyMonthKwh, costMonth and carbonMonthKg are grid electricity only), carbon by scope */
                         allUtilitiesMonth?: {
@@ -19427,7 +19693,7 @@ export interface operations {
                             /** @description share of today's intervals so far with data (1 − missing) */
                             today: number | null;
                         };
-                        /** @description active alerts with level critical */
+                        /** @description active alerts (as activeAlerts) with level critical */
                         criticalAlerts: number;
                         currency: string;
                         /** @description with meters: this month's demand charge so far (capacity tariff), included in costMonth */
@@ -20420,6 +20686,396 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiSystemBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the last restore drill (scheduled, emsctl or from here) */
+                        drill: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            backup: string | null;
+                            durationMs: number;
+                            error: string | null;
+                            files: number | null;
+                            rows: number | null;
+                            status: "ok" | "failed";
+                            tables: number | null;
+                        } | null;
+                        items: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /** @description files of the uploads, models and avatars trees captured beside it; null: database only */
+                            fileCount: number | null;
+                            filesBytes: number | null;
+                            /** @description ems-<UTC timestamp>.db: the name to download it by */
+                            name: string;
+                            /** @description the database file */
+                            sizeBytes: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiSystemBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        durationMs?: number;
+                        name?: string;
+                        /** @description why it failed or was skipped (another run in progress, the service stopping) */
+                        reason?: string;
+                        sizeBytes?: number;
+                        status: "ok" | "failed" | "skipped";
+                    };
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiSystemBackupsName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a backup name from GET /api/system/backups */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.sqlite3": string;
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiSystemBackupsDrill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        at: string;
+                        backup: string | null;
+                        durationMs: number;
+                        error: string | null;
+                        files: number | null;
+                        rows: number | null;
+                        status: "ok" | "failed";
+                        tables: number | null;
+                    };
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiSystemBox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: {
+                            fleetUrl: string | null;
+                            joined: boolean;
+                            /** @description seconds since the last batch the fleet stored */
+                            lagSec: number | null;
+                            lastError: string | null;
+                            state: "off" | "ok" | "failing" | "refused";
+                            unsentRows: number;
+                        };
+                        https: {
+                            /** @description whole days until it expires (negative: expired) */
+                            daysLeft: number | null;
+                            /** @description EMS_TLS_CERT and EMS_TLS_KEY set: the box serves HTTPS itself */
+                            enabled: boolean;
+                            /** @description why the certificate file could not be read */
+                            error: string | null;
+                            issuer: string | null;
+                            /** @description the certificate subject (e.g. CN=ems.plant.lan) */
+                            subject: string | null;
+                            validTo: string | null;
+                            /** @description true within 30 days of the expiry, or expired, or unreadable */
+                            warning: boolean;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        version: string;
+                    };
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
         };
     };
     getApiThreeDConfig: {
@@ -21934,6 +22590,61 @@ export interface operations {
                      * @example {
                      *       "error": "Not found",
                      *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiWallboardEvents: {
+        parameters: {
+            query?: {
+                /** @description the id of the last event received, for a client that cannot send the Last-Event-ID header (the header wins when both are sent) */
+                lastEventId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many attempts, try again later",
+                     *       "code": "AUTH_THROTTLED"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -19,8 +19,24 @@ const loaders: Record<Exclude<Language, 'en'>, () => Promise<{ default: Dictiona
 
 const root = document.documentElement;
 export const siteLocale = root.dataset.siteLocale || 'en';
-export const siteTimeZone = root.dataset.siteTimezone || 'UTC';
+/** The site's zone: a live binding, changed at once by applySite (every format reads it when it runs). */
+export let siteTimeZone = root.dataset.siteTimezone || 'UTC';
 export const siteCurrency = root.dataset.siteCurrency || 'EUR';
+/** The site's name in the header and the page title. */
+export const siteName = signal(root.dataset.siteName || 'EMS');
+
+/** Settings saved: the new name and zone apply to the open app at once, without a reload. */
+export function applySite(name: string, timezone: string): void {
+  siteTimeZone = timezone;
+  root.dataset.siteTimezone = timezone;
+  root.dataset.siteName = name;
+  siteName.value = name;
+}
+
+/** The browser's own zone (the first-run guess), or undefined when it gives none. */
+export function browserTimeZone(): string | undefined {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
+}
 
 function supported(tag: string): Language | undefined {
   const base = tag.toLowerCase().split('-')[0];
@@ -86,6 +102,11 @@ export function percent(value: number | null | undefined, signed = false): strin
 export function dateTime(value: string | number | Date | null | undefined, timeZone = siteTimeZone): string {
   if (value === null || value === undefined) return '–';
   return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(value));
+}
+
+/** The time of day with seconds, in the site's zone (the live badge's "stale since"). */
+export function timeOfDay(value: string | number | Date, timeZone = siteTimeZone): string {
+  return new Intl.DateTimeFormat(locale.value, { timeStyle: 'medium', timeZone }).format(new Date(value));
 }
 
 export function dateOnly(value: string | number | Date, timeZone = siteTimeZone): string {

@@ -1,10 +1,10 @@
 // Admin: users and roles (list, add, change a role), backups (the last run, the drill, the nightly time and how many
-// to keep), and the box's health (database, gateway, collector, last backup). Each section its own request.
+// to keep; a backup now, the restore drill now, the backups with a download each), and the box's health (database, gateway, collector, last backup). Each section its own request.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { dateTime, t, type Key } from '../i18n';
+import { dateTime, num, t, type Key } from '../i18n';
 import { user as me } from '../state/session';
 import { AdminLinks } from '../components/adminLinks';
 
@@ -20,9 +20,60 @@ export default function Admin() {
         <Users />
         <div class="stack">
           <Health />
+          <Box />
           <Backups />
         </div>
       </div>
+    </section>
+  );
+}
+
+/** The box without a shell: version, the HTTPS certificate (warned 30 days before its end), the fleet link. */
+function Box() {
+  const box = useApi(() => api.GET('/api/system/box'));
+  const b = box.data;
+  return (
+    <section class="card" aria-labelledby="box-heading" data-section="box">
+      <h2 id="box-heading">{t('box.title')}</h2>
+      <Problem text={box.problem} />
+      {b && (
+        <>
+          {b.https.warning && (
+            <p class="notice warn" role="status" data-notice="certificate">
+              {b.https.error
+                ? t('box.certUnreadable', { error: b.https.error })
+                : (b.https.daysLeft ?? 0) < 0
+                  ? t('box.certExpired', { at: dateTime(b.https.validTo) })
+                  : t('box.certSoon', { days: b.https.daysLeft ?? 0, at: dateTime(b.https.validTo) })}
+            </p>
+          )}
+          <dl class="facts">
+            <dt>{t('box.version')}</dt>
+            <dd data-field="version">{b.version}</dd>
+            <dt>{t('box.running')}</dt>
+            <dd>{dateTime(b.startedAt)}</dd>
+            <dt>{t('box.https')}</dt>
+            <dd data-field="https">
+              {b.https.enabled
+                ? b.https.subject
+                  ? t('box.certificate', { subject: b.https.subject, at: dateTime(b.https.validTo) })
+                  : '–'
+                : t('box.httpsOff')}
+            </dd>
+            <dt>{t('box.fleet')}</dt>
+            <dd data-field="fleet">
+              {b.fleet.joined
+                ? t('box.fleetJoined', {
+                    url: b.fleet.fleetUrl ?? '',
+                    lag: b.fleet.lagSec === null ? '–' : num(b.fleet.lagSec / 60, 0),
+                    unsent: num(b.fleet.unsentRows, 0),
+                  })
+                : t('box.fleetOff')}
+              {b.fleet.lastError && <span> {t('box.fleetError', { error: b.fleet.lastError })}</span>}
+            </dd>
+          </dl>
+        </>
+      )}
     </section>
   );
 }
@@ -224,9 +275,106 @@ function Backups() {
               {t('admin.saveBackup')}
             </button>
           </form>
+          <BackupDesk onRan={schedule.reload} />
           <p class="muted">{t('admin.backupRunHint')}</p>
         </>
       )}
     </section>
   );
+}
+
+/** A backup now, the restore drill and its result, the backups with a download each (admin, audited by the service). */
+function BackupDesk({ onRan }: { onRan: () => void }) {
+  const list = useApi(() => api.GET('/api/system/backups'));
+  const [busy, setBusy] = useState<'backup' | 'drill' | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  async function backupNow() {
+    setBusy('backup');
+    setDone(null);
+    const { data, error, response } = await api.POST('/api/system/backups');
+    setBusy(null);
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(data.status === 'ok' ? null : t('admin.backupNotTaken', { reason: data.reason ?? data.status }));
+    if (data.status === 'ok') setDone(t('admin.backupTaken', { name: data.name!, size: bytes(data.sizeBytes!) }));
+    list.reload();
+    onRan();
+  }
+
+  async function drillNow() {
+    setBusy('drill');
+    setDone(null);
+    const { data, error, response } = await api.POST('/api/system/backups/drill');
+    setBusy(null);
+    if (!data) return setProblem(errorText(error, response.status));
+    setProblem(data.status === 'ok' ? null : t('admin.drillFailed', { error: data.error ?? '' }));
+    if (data.status === 'ok') setDone(t('admin.drillPassed', { backup: data.backup ?? '', tables: data.tables ?? 0, rows: num(data.rows ?? 0, 0) }));
+    list.reload();
+    onRan();
+  }
+
+  async function download(name: string) {
+    const { data, error, response } = await api.GET('/api/system/backups/{name}', { params: { path: { name } }, parseAs: 'blob' });
+    if (!data) return setProblem(errorText(error, response.status));
+    const url = URL.createObjectURL(data as unknown as Blob);
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+
+  const items = list.data?.items ?? [];
+  return (
+    <div class="stack" data-section="backup-desk">
+      <div class="row">
+        <button type="button" class="primary" disabled={busy !== null} aria-busy={busy === 'backup'} onClick={backupNow}>
+          {busy === 'backup' ? t('admin.backupRunning') : t('admin.backupNow')}
+        </button>{' '}
+        <button type="button" disabled={busy !== null || items.length === 0} aria-busy={busy === 'drill'} onClick={drillNow}>
+          {busy === 'drill' ? t('admin.drillRunning') : t('admin.drillNow')}
+        </button>
+      </div>
+      <Problem text={list.problem ?? problem} />
+      <Done text={done} />
+      <h3>{t('admin.backupList')}</h3>
+      {items.length === 0 ? (
+        <p class="muted">{t('admin.noBackups')}</p>
+      ) : (
+        <div class="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t('admin.backupTakenAt')}</th>
+                <th scope="col" class="n">
+                  {t('admin.backupSize')}
+                </th>
+                <th scope="col">
+                  <span class="sr-only">{t('admin.download')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((backup) => (
+                <tr key={backup.name} data-backup={backup.name}>
+                  <th scope="row">{dateTime(backup.createdAt)}</th>
+                  <td class="n">{bytes(backup.sizeBytes + (backup.filesBytes ?? 0))}</td>
+                  <td>
+                    <button type="button" class="link" aria-label={t('admin.downloadBackup', { name: backup.name })} onClick={() => download(backup.name)}>
+                      {t('admin.download')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function bytes(value: number): string {
+  return value >= 1048576 ? `${num(value / 1048576, 1)} MiB` : `${num(value / 1024, 0)} KiB`;
 }

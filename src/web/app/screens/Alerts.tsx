@@ -1,12 +1,14 @@
 // The alerts work-list: active, cleared at source but not acknowledged, acknowledged, shelved, resolved; filters by
 // level and text; acknowledge / resolve / shelve with a note, bulk acknowledge of the ticked ones, an alert's history,
 // and a maintenance record opened from an alert. Operators act; viewers read.
-// Requests: one GET /api/alerts per tab (the active tab's list holds the cleared and shelved ones too).
+// Requests: one GET /api/alerts per tab (the active tab's list holds the cleared and shelved ones too) and the counts
+// once; then the live stream's counts, and the list again when they change (state/live.ts).
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { dateTime, t, type Key } from '../i18n';
+import { dateTime, num, t, type Key } from '../i18n';
+import { askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
 import { can } from '../state/session';
 
 type Alert = {
@@ -39,6 +41,20 @@ const STATUS_FOR: Record<Tab, 'active' | 'acknowledged' | 'resolved'> = {
   resolved: 'resolved',
 };
 
+/** The Notification API, asked for with a click and never assumed (the browser's own prompt follows). */
+function NotifyToggle() {
+  if (typeof Notification === 'undefined') return null;
+  if (Notification.permission === 'denied') return <p class="muted">{t('live.notifyDenied')}</p>;
+  const on = notifyCritical.value;
+  return (
+    <p>
+      <button type="button" class="ghost" aria-pressed={on} onClick={() => void askToNotify(!on)}>
+        {t(on ? 'live.notifyOff' : 'live.notify')}
+      </button>
+    </p>
+  );
+}
+
 export default function Alerts() {
   const [tab, setTab] = useState<Tab>('active');
   const [level, setLevel] = useState<'' | Alert['level']>('');
@@ -55,6 +71,10 @@ export default function Alerts() {
       }),
     [tab, level, query],
   );
+  // One truth per count: the tabs show GET /api/alerts/counts, then the live stream's counts; news reloads the list.
+  const fetched = useApi(() => api.GET('/api/alerts/counts'));
+  const counts = liveAlerts.value ?? fetched.data;
+  useLive('alerts', () => list.reload());
   const now = Date.now();
   const items = ((list.data?.items ?? []) as Alert[]).filter((alert) => tabOf(alert, now) === tab);
   const operator = can('operator');
@@ -67,11 +87,13 @@ export default function Alerts() {
     setDone(t('alerts.bulkDone', { changed: data.changed, skipped: data.skipped }));
     setPicked(new Set());
     list.reload();
+    fetched.reload();
   }
 
   return (
     <section>
       <h1>{t('alerts.title')}</h1>
+      <NotifyToggle />
       <div class="tabs" role="tablist" aria-label={t('alerts.title')}>
         {TABS.map((name) => (
           <button
@@ -86,6 +108,12 @@ export default function Alerts() {
             }}
           >
             {t(`alerts.tab.${name}` as Key)}
+            {counts && (
+              <span class="count" data-count={counts[name]}>
+                {' '}
+                {num(counts[name], 0)}
+              </span>
+            )}
           </button>
         ))}
       </div>

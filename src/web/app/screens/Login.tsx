@@ -1,7 +1,7 @@
 // Sign-in: username or email and password, or a configured provider through the popup flow (SPEC Authentication 8):
 // the popup posts its outcome to this window; "bind_required" asks for the existing account's password or creates one.
 import { useEffect, useState } from 'preact/hooks';
-import { api, errorText } from '../api/client';
+import { api, errorText, sessionEnded } from '../api/client';
 import { Field, Problem } from '../components/Field';
 import { t } from '../i18n';
 import { adoptTokens, signIn } from '../state/session';
@@ -69,6 +69,11 @@ export default function Login() {
   return (
     <section class="narrow">
       <h1>{t('login.title')}</h1>
+      {sessionEnded.value && (
+        <p class="notice warn" role="status" data-notice="session-ended">
+          {t('login.sessionEnded')}
+        </p>
+      )}
       {bind && <p>{t('login.bindIntro', { provider: bind.provider })}</p>}
       <form onSubmit={submit} class="stack" noValidate>
         <Field label={t('login.username')}>

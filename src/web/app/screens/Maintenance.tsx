@@ -4,16 +4,19 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, money, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 const TYPES = ['preventive', 'corrective', 'inspection'] as const;
 const STATUSES = ['planned', 'in_progress', 'done', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
+const DRAFT = 'maintenance.new';
 
 export default function Maintenance() {
   const [status, setStatus] = useState<'' | Status>('');
-  const [adding, setAdding] = useState(false);
+  // A kept draft (the session ended while it was typed, a reload, an outage) opens the form with it.
+  const [adding, setAdding] = useState(() => hasDraft(DRAFT));
   const [done, setDone] = useState<string | null>(null);
   const list = useApi(() => api.GET('/api/maintenance', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
   const operator = can('operator');
@@ -109,11 +112,9 @@ export default function Maintenance() {
 }
 
 function MaintenanceForm({ onSaved }: { onSaved: (equipment: string) => void }) {
-  const [equipment, setEquipment] = useState('');
-  const [type, setType] = useState<(typeof TYPES)[number]>('preventive');
-  const [when, setWhen] = useState('');
-  const [assignee, setAssignee] = useState('');
-  const [description, setDescription] = useState('');
+  const draft = useDraft(DRAFT, { equipment: '', type: 'preventive', when: '', assignee: '', description: '' });
+  const { equipment, when, assignee, description } = draft.values;
+  const type = draft.values.type as (typeof TYPES)[number];
   const [problem, setProblem] = useState<string | null>(null);
 
   async function save(event: Event) {
@@ -124,17 +125,26 @@ function MaintenanceForm({ onSaved }: { onSaved: (equipment: string) => void }) 
       body: { equipment: equipment.trim(), type, scheduledAt, assignee: assignee.trim() || null, description },
     });
     if (!data) return setProblem(errorText(error, response.status));
+    draft.saved();
     onSaved(data.equipment);
   }
 
   return (
     <form class="card stack" onSubmit={save} noValidate aria-label={t('maintenance.add')}>
+      {draft.restored && (
+        <p class="notice" role="status" data-notice="draft-restored">
+          {t('draft.restored')}{' '}
+          <button type="button" class="link" onClick={draft.discard}>
+            {t('draft.discard')}
+          </button>
+        </p>
+      )}
       <Field label={t('maintenance.equipment')}>
-        {(id) => <input id={id} required maxLength={200} value={equipment} onInput={(e) => setEquipment(e.currentTarget.value)} />}
+        {(id) => <input id={id} required maxLength={200} value={equipment} onInput={(e) => draft.set({ equipment: e.currentTarget.value })} />}
       </Field>
       <Field label={t('maintenance.type')}>
         {(id) => (
-          <select id={id} value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
+          <select id={id} value={type} onChange={(e) => draft.set({ type: e.currentTarget.value })}>
             {TYPES.map((name) => (
               <option key={name} value={name}>
                 {t(`maintenance.type.${name}` as Key)}
@@ -144,13 +154,13 @@ function MaintenanceForm({ onSaved }: { onSaved: (equipment: string) => void }) 
         )}
       </Field>
       <Field label={t('maintenance.scheduledAt')}>
-        {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => setWhen(e.currentTarget.value)} />}
+        {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => draft.set({ when: e.currentTarget.value })} />}
       </Field>
       <Field label={t('maintenance.assignee')}>
-        {(id) => <input id={id} maxLength={200} value={assignee} onInput={(e) => setAssignee(e.currentTarget.value)} />}
+        {(id) => <input id={id} maxLength={200} value={assignee} onInput={(e) => draft.set({ assignee: e.currentTarget.value })} />}
       </Field>
       <Field label={t('maintenance.description')}>
-        {(id) => <textarea id={id} rows={3} maxLength={4000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+        {(id) => <textarea id={id} rows={3} maxLength={4000} value={description} onInput={(e) => draft.set({ description: e.currentTarget.value })} />}
       </Field>
       <Problem text={problem} />
       <button type="submit" class="primary">

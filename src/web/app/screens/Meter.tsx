@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import { api } from '../api/client';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { useLive } from '../state/live';
 import { dateTime, locale, num, siteTimeZone, t } from '../i18n';
 
 const RANGES = {
@@ -43,6 +44,8 @@ export default function Meter({ params }: { params: string[] }) {
     () => api.GET('/api/energy/series', { params: { query: { meterId: id, from, to, resolution: RANGES[range].resolution } } }),
     [id, range],
   );
+  // New intervals stored (the live stream): the series again, no timer.
+  useLive('interval', () => series.reload());
   const points = series.data?.points ?? [];
   const total = points.reduce((sum, p) => sum + (p.kwh ?? 0), 0);
 

@@ -6,6 +6,7 @@ import { api } from '../api/client';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateOnly, money, num, percent, t } from '../i18n';
+import { liveAlerts, livePower, useLive } from '../state/live';
 
 function Change({ value, label }: { value: number | null | undefined; label: string }) {
   if (value === null || value === undefined) return null;
@@ -18,9 +19,17 @@ function Change({ value, label }: { value: number | null | undefined; label: str
 }
 
 export default function Overview() {
-  const { data, problem } = useApi(() => api.GET('/api/dashboard'));
+  const { data, problem, reload } = useApi(() => api.GET('/api/dashboard'));
   const warnings = useApi(() => api.GET('/api/analysis/peak-warnings'));
   const cards = useApi(() => api.GET('/api/energy/areas'));
+  // Live: power and the alert counts straight from the stream; new intervals bring the rest again (no timer).
+  useLive('interval', () => {
+    reload();
+    warnings.reload();
+    cards.reload();
+  });
+  const power = livePower.value;
+  const counts = liveAlerts.value;
   const unallocated = cards.data?.unallocated;
   if (!data)
     return problem ? (
@@ -80,11 +89,21 @@ export default function Overview() {
         <article class="card kpi" data-figure="power">
           <h2>{t('overview.powerNow')}</h2>
           <p class="big">
-            <span class="num">{num(o.powerKw)}</span> <small>kW</small>
+            <span class="num" data-value={power?.powerKw ?? o.powerKw}>
+              {num(power?.powerKw ?? o.powerKw)}
+            </span>{' '}
+            <small>kW</small>
           </p>
           <p>
-            <a href="/alerts">{t('overview.activeAlerts', { n: o.activeAlerts, critical: o.criticalAlerts })}</a>
+            <a href="/alerts" data-field="activeAlerts" data-active={counts?.active ?? o.activeAlerts} data-critical={counts?.critical ?? o.criticalAlerts}>
+              {t('overview.activeAlerts', { n: counts?.active ?? o.activeAlerts, critical: counts?.critical ?? o.criticalAlerts })}
+            </a>
           </p>
+          {counts && counts.cleared > 0 && (
+            <p class="muted" data-field="clearedAlerts">
+              {t('overview.clearedAlerts', { n: counts.cleared })}
+            </p>
+          )}
           <p>
             <a href="/maintenance">{t('overview.maintenance', { due: o.maintenanceDue, overdue: o.maintenanceOverdue })}</a>
           </p>

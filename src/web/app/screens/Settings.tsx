@@ -1,11 +1,11 @@
 // Site settings for admins, also the first-run setup (after the initial admin's password change): site name, time
-// zone (a list, not typing), currency, energy price, language (GET and PUT /api/configs); whether mail leaves the box
+// zone (searchable: typed with the zones offered as suggestions; on the first run guessed from the browser), currency, energy price, language (GET and PUT /api/configs); whether mail leaves the box
 // (GET /api/configs/mail) and "send me a test mail" with its outcome (POST /api/configs/test-mail).
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { t } from '../i18n';
+import { applySite, browserTimeZone, t } from '../i18n';
 import { queryOf, route } from '../state/router';
 
 const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
@@ -19,19 +19,26 @@ export default function Settings() {
   const [done, setDone] = useState<string | null>(null);
   // Which price prices today's energy: the one entered here, a tariff an admin entered, or the one seeded at install (issue 52).
   const [inForce, setInForce] = useState<NonNullable<typeof config.data>['priceInForce']>(null);
+  const [guessed, setGuessed] = useState(false);
   useEffect(() => {
     const c = config.data;
-    if (c) setForm({ siteName: c.siteName, timezone: c.timezone, currency: c.currency, electricityPrice: String(c.electricityPrice), locale: c.locale });
-    if (c) setInForce(c.priceInForce);
+    if (!c) return;
+    // First run on a box still at UTC: the browser's zone is the better guess (said so under the field).
+    const guess = firstRun && c.timezone === 'UTC' ? browserTimeZone() : undefined;
+    const timezone = guess && ZONES.includes(guess) ? guess : c.timezone;
+    setGuessed(timezone !== c.timezone);
+    setForm({ siteName: c.siteName, timezone, currency: c.currency, electricityPrice: String(c.electricityPrice), locale: c.locale });
+    setInForce(c.priceInForce);
   }, [config.data]);
   const set = (key: keyof typeof form) => (event: Event) => setForm({ ...form, [key]: (event.currentTarget as HTMLInputElement).value });
-  const zones = ZONES.includes(form.timezone) ? ZONES : [form.timezone, ...ZONES];
+  const zones = ZONES;
 
   async function save(event: Event) {
     event.preventDefault();
     setDone(null);
     const price = Number(form.electricityPrice.replace(',', '.'));
     if (!Number.isFinite(price) || price < 0) return setProblem(t('settings.badPrice'));
+    if (!ZONES.includes(form.timezone) && form.timezone !== config.data?.timezone) return setProblem(t('settings.badZone', { zone: form.timezone }));
     const { data, error, response } = await api.PUT('/api/configs', {
       body: { siteName: form.siteName.trim(), timezone: form.timezone, currency: form.currency, electricityPrice: price, locale: form.locale },
     });
@@ -39,7 +46,8 @@ export default function Settings() {
     setProblem(null);
     setInForce(data.priceInForce);
     setDone(t('settings.saved'));
-    document.documentElement.dataset.siteTimezone = data.timezone;
+    applySite(data.siteName, data.timezone);
+    setGuessed(false);
   }
 
   return (
@@ -49,15 +57,16 @@ export default function Settings() {
       <Problem text={config.problem} />
       <form class="stack" onSubmit={save} noValidate>
         <Field label={t('settings.siteName')}>{(id) => <input id={id} required maxLength={100} value={form.siteName} onInput={set('siteName')} />}</Field>
-        <Field label={t('settings.timezone')} hint={t('settings.timezoneHint')}>
+        <Field label={t('settings.timezone')} hint={guessed ? `${t('settings.timezoneGuessed')} ${t('settings.timezoneHint')}` : t('settings.timezoneHint')}>
           {(id, hint) => (
-            <select id={id} aria-describedby={hint} value={form.timezone} onChange={set('timezone')}>
-              {zones.map((zone) => (
-                <option key={zone} value={zone}>
-                  {zone}
-                </option>
-              ))}
-            </select>
+            <>
+              <input id={id} aria-describedby={hint} list="zone-list" autoComplete="off" spellcheck={false} value={form.timezone} onInput={set('timezone')} />
+              <datalist id="zone-list">
+                {zones.map((zone) => (
+                  <option key={zone} value={zone} />
+                ))}
+              </datalist>
+            </>
           )}
         </Field>
         <Field label={t('settings.currency')}>

@@ -1,7 +1,8 @@
 // Who is signed in. Signing in stores the token pair (api/client.ts); a page load with a stored refresh token resumes
 // the session with one refresh and GET /api/auth/me.
 import { computed, signal } from '@preact/signals';
-import { api, errorText, refreshSession, tokens } from '../api/client';
+import { api, errorText, refreshSession, sessionEnded, tokens } from '../api/client';
+import { clearDrafts } from '../components/useDraft';
 
 export type User = {
   id: number;
@@ -38,6 +39,7 @@ export async function signIn(username: string, password: string): Promise<string
   const { data, error, response } = await api.POST('/api/auth/login', { body: { username, password } });
   if (!data) return errorText(error, response.status);
   tokens.set(data.accessToken, data.refreshToken);
+  sessionEnded.value = null;
   user.value = data.user as User;
   return null;
 }
@@ -51,6 +53,7 @@ export async function adoptTokens(accessToken: string, refreshToken: string): Pr
 
 export async function signOut(): Promise<void> {
   await api.POST('/api/auth/logout').catch(() => undefined);
+  clearDrafts();
   tokens.clear();
   user.value = null;
 }
