@@ -9,6 +9,7 @@ import Koa from 'koa';
 import type { Logger } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
+import { DatabaseClock } from './clock.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
 import { addUser, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
@@ -29,7 +30,18 @@ const MAX_JSON_BYTES = 64 * 1024;
 export const SMALL_BATCH_BYTES = 512 * 1024;
 const LIVE_RESERVE = 2;
 
-export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number; webDir?: string };
+export type FleetAppOptions = {
+  db: FleetDb;
+  /** A streaming replica the portfolio is read from (docs/fleet.md "Replica and failover"); absent: the primary. */
+  readDb?: FleetDb;
+  /** The primary's clock (src/fleet/clock.ts); `now` (tests) overrides it. */
+  clock?: DatabaseClock;
+  logger: Logger;
+  maxConcurrentIngests: number;
+  limits?: IngestLimits;
+  now?: () => number;
+  webDir?: string;
+};
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -69,7 +81,11 @@ export function databaseUnavailable(error: unknown): boolean {
 export function createFleetApp(options: FleetAppOptions): Koa {
   const { db, logger } = options;
   const pool = db.pool;
-  const ingest = new Ingest(pool, options.limits ?? DEFAULT_INGEST_LIMITS, options.now);
+  // Portfolio reads (health, EUI, meters, alerts, exports) go to the replica when one is configured; writes to the primary.
+  const readPool = options.readDb?.pool ?? pool;
+  const clock = options.clock ?? new DatabaseClock(pool);
+  const now = async () => options.now?.() ?? (await clock.now());
+  const ingest = new Ingest(pool, options.limits ?? DEFAULT_INGEST_LIMITS, now);
   let ingesting = 0;
   const app = new Koa();
   const router = new Router();
@@ -163,23 +179,23 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   // The portfolio.
   router.get('/api/fleet/sites', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    ctx.body = { items: await siteHealth(pool, user.sites, options.now?.()) };
+    ctx.body = { items: await siteHealth(readPool, user.sites, await now()) };
   });
 
   router.get('/api/fleet/sites/:id/meters', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
     if (!/^[0-9a-f-]{36}$/.test(ctx.params.id!)) throw new FleetError('not_found', 'no such site');
-    ctx.body = { items: await siteMeters(pool, user.sites, ctx.params.id!, options.now?.()) };
+    ctx.body = { items: await siteMeters(readPool, user.sites, ctx.params.id!, await now()) };
   });
 
   router.get('/api/fleet/eui', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    ctx.body = { items: await euiRanking(pool, user.sites, options.now?.()) };
+    ctx.body = { items: await euiRanking(readPool, user.sites, await now()) };
   });
 
   router.get('/api/fleet/alerts', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    ctx.body = await alertList(pool, user.sites, page(ctx.query));
+    ctx.body = await alertList(readPool, user.sites, page(ctx.query));
   });
 
   // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
@@ -197,16 +213,16 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   };
   router.get('/api/fleet/sites.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(pool, user.sites, options.now?.()) }));
+    xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(readPool, user.sites, await now()) }));
   });
   router.get('/api/fleet/eui.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
-    xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(pool, user.sites, options.now?.()) }));
+    xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(readPool, user.sites, await now()) }));
   });
   router.get('/api/fleet/alerts.xlsx', async (ctx) => {
     const user = await asUser(ctx, 'viewer');
     const { includeResolved } = page({ status: ctx.query.status });
-    const list = await alertList(pool, user.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
+    const list = await alertList(readPool, user.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
     xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
   });
 
