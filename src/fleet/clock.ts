@@ -41,7 +41,8 @@ export class DatabaseClock {
     try {
       const result = await this.primary.query<{ ms: string }>('select (extract(epoch from clock_timestamp()) * 1000)::bigint::text as ms');
       const after = this.local();
-      this.offsetMs = Number(result.rows[0]!.ms) - (before + after) / 2;
+      // Whole milliseconds, as Date.now() reads (a skew is stored as an integer).
+      this.offsetMs = Math.round(Number(result.rows[0]!.ms) - (before + after) / 2);
       this.sampledAt = after;
     } catch {
       // The primary is away: keep the last offset (0 before the first sample) and ask again in 5 seconds.
