@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
 import pg from 'pg';
+import { databasePath } from '../../src/platform/db/client.ts';
 import { DatabaseClock } from '../../src/fleet/clock.ts';
 import { migrateFleetDb } from '../../src/fleet/db.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
@@ -16,7 +18,7 @@ import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quar
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../helpers/postgresReplica.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
 import { type ServiceProcess, spawnService } from '../helpers/serviceProcess.ts';
-import { acknowledgedDays, assertFleetHolds } from '../helpers/siteDays.ts';
+import { acknowledgedDays, assertFleetHolds, liveDay } from '../helpers/siteDays.ts';
 
 let pgs: ReplicatedPostgres;
 let fleet: FleetInstance;
@@ -107,8 +109,9 @@ test('staleness and quarantine follow the primary database clock, not an instanc
 });
 
 /** The box's fleet sync state from its health endpoint. */
-async function syncState(box: ServiceProcess): Promise<{ state: string; unsentRows: number; lastError: string | null }> {
-  return ((await (await fetch(`${box.url}/api/health`)).json()) as { fleet: { state: string; unsentRows: number; lastError: string | null } }).fleet;
+type SyncState = { state: string; unsentRows: number; lastError: string | null; lastSuccessAt: string | null };
+async function syncState(box: ServiceProcess): Promise<SyncState> {
+  return ((await (await fetch(`${box.url}/api/health`)).json()) as { fleet: SyncState }).fleet;
 }
 
 test('failover drill: primary stopped, standby promoted, the fleet restarted on it; the boxes catch up, nothing lost or doubled', { timeout: 600_000 }, async (t) => {
@@ -156,22 +159,36 @@ test('failover drill: primary stopped, standby promoted, the fleet restarted on 
   await fleet.close();
   pgs.promote();
   assert.equal(await pgs.inRecovery(pgs.standby.url), false, 'the standby is the primary now');
-  // A few of the boxes' ticks pass with the fleet away (each tick would send; nothing is acknowledged).
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
-  for (const { dataDir } of boxes) assert.ok(acknowledgedDays(dataDir).cursor >= 0);
+  // Meanwhile each box restates a complete day (as a tariff change does: a new sequence), which queues on the box.
+  for (const [i, { dataDir }] of boxes.entries()) {
+    const day = acknowledgedDays(dataDir).days.find((d) => !liveDay(d))!;
+    const siteDb = new Database(databasePath(dataDir), { fileMustExist: true });
+    siteDb.pragma('busy_timeout = 5000');
+    siteDb.prepare('UPDATE meter_days SET cost = cost + 100 WHERE meter_id = ? AND day = ?').run(day.meterId, day.day);
+    siteDb.close();
+    await eventually(async () => (acknowledgedDays(dataDir).unsent > 0 ? true : undefined), 'the restated day queued on the box', 60_000);
+    assert.equal(acknowledgedDays(dataDir).cursor, before[i], 'nothing acknowledged while the fleet is away');
+  }
+  const restartedAt = Date.now();
   fleet = await startFleet(pgs.standby.url, { port });
   assert.equal(fleet.url, `http://127.0.0.1:${port}`);
 
-  for (const [i, { dataDir, box }] of boxes.entries())
+  for (const [i, { dataDir, box }] of boxes.entries()) {
+    let last = '';
     await eventually(
       async () => {
         const state = await syncState(box);
         const ack = acknowledgedDays(dataDir);
-        return state.state === 'ok' && ack.cursor > before[i]! && ack.unsent === 0 ? true : undefined;
+        last = JSON.stringify({ ...state, cursor: ack.cursor, before: before[i], unsent: ack.unsent });
+        const fresh = state.lastSuccessAt !== null && Date.parse(state.lastSuccessAt) > restartedAt;
+        return state.state === 'ok' && fresh && ack.cursor > before[i]! && ack.unsent === 0 ? true : undefined;
       },
       'a box caught up with the fleet on the promoted standby',
       240_000,
-    );
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${last}`);
+    });
+  }
   const sql = new pg.Pool({ connectionString: pgs.standby.url, max: 2 });
   try {
     for (const { dataDir, siteId } of boxes) {
