@@ -63,7 +63,10 @@ test('the portfolio answers from the replica while the primary takes writes; it 
   try {
     await fleet.db.pool.query('update sites set name = $2 where id = $1', [site.siteId, 'Renamed on the primary']);
     // A second batch stored meanwhile: ingest writes to the primary while the replica lags.
-    assert.equal((await sendBatch(fleet.url, site.credential, intervalBatch({ after: 8, from: from + 4 * 900_000, count: 2, withMetadata: false }))).status, 200);
+    assert.equal(
+      (await sendBatch(fleet.url, site.credential, intervalBatch({ after: 8, from: from + 4 * 900_000, count: 2, withMetadata: false }))).status,
+      200,
+    );
     const primaryName = (await one<{ name: string }>(pgs.primary.url, 'select name from sites where id = $1', [site.siteId])).name;
     assert.equal(primaryName, 'Renamed on the primary');
     const during = await getJson(`${fleet.url}/api/fleet/sites`, token);
@@ -114,7 +117,9 @@ async function syncState(box: ServiceProcess): Promise<SyncState> {
   return ((await (await fetch(`${box.url}/api/health`)).json()) as { fleet: SyncState }).fleet;
 }
 
-test('failover drill: primary stopped, standby promoted, the fleet restarted on it; the boxes catch up, nothing lost or doubled', { timeout: 600_000 }, async (t) => {
+test('failover drill: primary stopped, standby promoted, the fleet restarted on it; the boxes catch up, nothing lost or doubled', {
+  timeout: 600_000,
+}, async (t) => {
   const boxes: Array<{ dataDir: string; box: ServiceProcess; siteId: string }> = [];
   t.after(async () => {
     for (const { box, dataDir } of boxes) {

@@ -96,12 +96,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const hba = path.join(primaryDir, 'pg_hba.conf');
   fs.writeFileSync(
     hba,
-    [
-      'local all postgres trust',
-      'host replication replicator 127.0.0.1/32 scram-sha-256',
-      'host all postgres 127.0.0.1/32 trust',
-      '',
-    ].join('\n'),
+    ['local all postgres trust', 'host replication replicator 127.0.0.1/32 scram-sha-256', 'host all postgres 127.0.0.1/32 trust', ''].join('\n'),
   );
   const settings = (port: number) => [
     `listen_addresses='127.0.0.1'`,
