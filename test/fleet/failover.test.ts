@@ -207,3 +207,16 @@ test('failover drill: primary stopped, standby promoted, the fleet restarted on 
     await sql.end();
   }
 });
+
+test('the database clock keeps its last offset when the primary cannot be asked (a failover under way)', async () => {
+  const gone = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/ems_fleet', connectionTimeoutMillis: 5_000 });
+  gone.on('error', () => {});
+  try {
+    const local = () => 1_000_000_000_000;
+    const clock = new DatabaseClock(gone, local);
+    assert.equal(await clock.now(), local(), 'no offset measured yet: the instance clock, no error');
+    assert.equal(clock.offset, 0);
+  } finally {
+    await gone.end();
+  }
+});
