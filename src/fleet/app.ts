@@ -9,6 +9,7 @@ import Koa from 'koa';
 import type { Logger } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
+import { DatabaseClock } from './clock.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
 import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
@@ -72,7 +73,18 @@ type FleetRouteKey =
   | 'GET /api/fleet/eui.xlsx'
   | 'GET /api/fleet/alerts.xlsx';
 
-export type FleetAppOptions = { db: FleetDb; logger: Logger; maxConcurrentIngests: number; limits?: IngestLimits; now?: () => number; webDir?: string };
+export type FleetAppOptions = {
+  db: FleetDb;
+  /** A streaming replica the portfolio is read from (docs/fleet.md "Replica and failover"); absent: the primary. */
+  readDb?: FleetDb;
+  /** The primary's clock (src/fleet/clock.ts); `now` (tests) overrides it. */
+  clock?: DatabaseClock;
+  logger: Logger;
+  maxConcurrentIngests: number;
+  limits?: IngestLimits;
+  now?: () => number;
+  webDir?: string;
+};
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -112,7 +124,11 @@ export function databaseUnavailable(error: unknown): boolean {
 export function createFleetApp(options: FleetAppOptions): Koa {
   const { db, logger } = options;
   const pool = db.pool;
-  const ingest = new Ingest(pool, options.limits ?? DEFAULT_INGEST_LIMITS, options.now);
+  // Portfolio reads (health, EUI, meters, alerts, exports) go to the replica when one is configured; writes to the primary.
+  const readPool = options.readDb?.pool ?? pool;
+  const clock = options.clock ?? new DatabaseClock(pool);
+  const now = async () => options.now?.() ?? (await clock.now());
+  const ingest = new Ingest(pool, options.limits ?? DEFAULT_INGEST_LIMITS, now);
   let ingesting = 0;
   const app = new Koa();
   const router = new Router();
@@ -226,31 +242,31 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ctx.status = 204;
     },
     'GET /api/fleet/sites': async (ctx, user) => {
-      ctx.body = { items: await siteHealth(pool, user!.sites, options.now?.()) };
+      ctx.body = { items: await siteHealth(readPool, user!.sites, await now()) };
     },
     'GET /api/fleet/sites/:id/meters': async (ctx, user) => {
       const siteId = siteInScope(user!, ctx.params.id);
-      ctx.body = { items: await siteMeters(pool, user!.sites, siteId, options.now?.()) };
+      ctx.body = { items: await siteMeters(readPool, user!.sites, siteId, await now()) };
     },
     'GET /api/fleet/eui': async (ctx, user) => {
-      ctx.body = { items: await euiRanking(pool, user!.sites, options.now?.()) };
+      ctx.body = { items: await euiRanking(readPool, user!.sites, await now()) };
     },
     'GET /api/fleet/alerts': async (ctx, user) => {
-      ctx.body = await alertList(pool, user!.sites, page(ctx.query));
+      ctx.body = await alertList(readPool, user!.sites, page(ctx.query));
     },
     // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
     'GET /api/fleet/me': async (ctx, user) => {
       ctx.body = { name: user!.name, role: user!.role, sites: user!.sites };
     },
     'GET /api/fleet/sites.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(pool, user!.sites, options.now?.()) }));
+      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(readPool, user!.sites, await now()) }));
     },
     'GET /api/fleet/eui.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(pool, user!.sites, options.now?.()) }));
+      xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(readPool, user!.sites, await now()) }));
     },
     'GET /api/fleet/alerts.xlsx': async (ctx, user) => {
       const { includeResolved } = page({ status: ctx.query.status });
-      const list = await alertList(pool, user!.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
+      const list = await alertList(readPool, user!.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
       xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
     },
   };

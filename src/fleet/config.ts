@@ -1,6 +1,10 @@
 // The fleet service's settings, read once at start; a bad value stops it with one line naming the variable.
 export type FleetConfig = {
   databaseUrl: string;
+  /** A streaming replica the portfolio is read from (EMS_FLEET_READ_DATABASE_URL); null: everything on the primary. */
+  readDatabaseUrl: string | null;
+  /** Connections of the read pool (portfolio pages and exports) when a replica is configured. */
+  readPoolSize: number;
   host: string;
   port: number;
   tls: { certFile: string; keyFile: string } | null;
@@ -20,16 +24,32 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+function parsable(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function loadFleetConfig(env: NodeJS.ProcessEnv = process.env): FleetConfig {
   const databaseUrl = env.EMS_FLEET_DATABASE_URL;
   if (!databaseUrl) throw new FleetConfigError('EMS_FLEET_DATABASE_URL is required (a PostgreSQL URL, e.g. postgresql://ems@db.example/ems_fleet)');
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) throw new FleetConfigError('EMS_FLEET_DATABASE_URL must start with postgresql://');
+  const readDatabaseUrl = env.EMS_FLEET_READ_DATABASE_URL || null;
+  if (readDatabaseUrl !== null && !/^postgres(ql)?:\/\//.test(readDatabaseUrl))
+    throw new FleetConfigError('EMS_FLEET_READ_DATABASE_URL must start with postgresql:// (a streaming replica of EMS_FLEET_DATABASE_URL)');
+  if (readDatabaseUrl !== null && !parsable(readDatabaseUrl)) throw new FleetConfigError('EMS_FLEET_READ_DATABASE_URL is not a valid URL');
+  if (!parsable(databaseUrl)) throw new FleetConfigError('EMS_FLEET_DATABASE_URL is not a valid URL');
   const cert = env.EMS_FLEET_TLS_CERT;
   const key = env.EMS_FLEET_TLS_KEY;
   if (Boolean(cert) !== Boolean(key)) throw new FleetConfigError('EMS_FLEET_TLS_CERT and EMS_FLEET_TLS_KEY must be set together');
   const maxConcurrentIngests = integer(env, 'EMS_FLEET_MAX_INGESTS', 4, 1, 64);
   return {
     databaseUrl,
+    readDatabaseUrl,
+    readPoolSize: integer(env, 'EMS_FLEET_READ_POOL', 4, 1, 64),
     host: env.EMS_FLEET_HOST || '127.0.0.1',
     port: integer(env, 'EMS_FLEET_PORT', 3100, 0, 65535),
     tls: cert && key ? { certFile: cert, keyFile: key } : null,

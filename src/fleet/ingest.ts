@@ -171,7 +171,8 @@ export class Ingest {
   constructor(
     private readonly pool: pg.Pool,
     private readonly limits: IngestLimits = DEFAULT_INGEST_LIMITS,
-    private readonly now: () => number = Date.now,
+    /** The primary database's clock (src/fleet/clock.ts), so every instance quarantines the same rows. */
+    private readonly now: () => number | Promise<number> = Date.now,
   ) {
     this.partitions = new IntervalPartitions(pool);
   }
@@ -182,7 +183,7 @@ export class Ingest {
 
   /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */
   async store(siteId: string, batch: Batch): Promise<IngestResult> {
-    const now = this.now();
+    const now = await this.now();
     const clockSkewMs = Date.parse(batch.sentAt) - now;
     // Held rows (what the site's collector holds ahead of its rows) take the batch's `after` as their sequence: they
     // replace what the fleet stored up to there, and the site's next write of those rows (a higher one) replaces them.

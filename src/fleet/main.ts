@@ -27,14 +27,19 @@ async function main(): Promise<void> {
     process.exit(3);
   }
   const db = openFleetDb(config.databaseUrl, { poolSize: config.poolSize });
-  const app = createFleetApp({ db, logger, maxConcurrentIngests: config.maxConcurrentIngests });
+  // The portfolio from a streaming replica when one is configured (docs/fleet.md "Replica and failover").
+  const readDb = config.readDatabaseUrl ? openFleetDb(config.readDatabaseUrl, { poolSize: config.readPoolSize }) : undefined;
+  const app = createFleetApp({ db, readDb, logger, maxConcurrentIngests: config.maxConcurrentIngests });
   const { server, url } = await listenFleet(app, config);
-  logger.info({ version, url, tls: Boolean(config.tls), database: new URL(config.databaseUrl).pathname.slice(1) }, 'EMS fleet started');
+  logger.info(
+    { version, url, tls: Boolean(config.tls), database: new URL(config.databaseUrl).pathname.slice(1), readReplica: Boolean(readDb) },
+    'EMS fleet started',
+  );
   const stop = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     server.close();
     server.closeIdleConnections();
-    void db.pool.end().finally(() => process.exit(0));
+    void Promise.allSettled([db.pool.end(), readDb?.pool.end()]).finally(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

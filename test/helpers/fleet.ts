@@ -3,6 +3,7 @@
 import type http from 'node:http';
 import pino from 'pino';
 import { addUser, createFleetApp, listenFleet } from '../../src/fleet/app.ts';
+import type { DatabaseClock } from '../../src/fleet/clock.ts';
 import { migrateFleetDb, openFleetDb, type FleetDb } from '../../src/fleet/db.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
 import type { IngestLimits } from '../../src/fleet/ingest.ts';
@@ -23,11 +24,23 @@ export async function startFleetDatabaseWith(options: { durable?: boolean }): Pr
 
 export async function startFleet(
   databaseUrl: string,
-  options: { maxConcurrentIngests?: number; limits?: IngestLimits; now?: () => number; tls?: { certFile: string; keyFile: string }; port?: number } = {},
+  options: {
+    maxConcurrentIngests?: number;
+    limits?: IngestLimits;
+    now?: () => number;
+    tls?: { certFile: string; keyFile: string };
+    port?: number;
+    /** The portfolio read from this streaming replica (EMS_FLEET_READ_DATABASE_URL). */
+    readDatabaseUrl?: string;
+    clock?: DatabaseClock;
+  } = {},
 ): Promise<FleetInstance> {
   const db = openFleetDb(databaseUrl, { poolSize: (options.maxConcurrentIngests ?? 4) + 4 });
+  const readDb = options.readDatabaseUrl ? openFleetDb(options.readDatabaseUrl, { poolSize: 4 }) : undefined;
   const app = createFleetApp({
     db,
+    readDb,
+    clock: options.clock,
     logger: pino({ level: process.env.FLEET_TEST_LOG ?? 'silent' }),
     maxConcurrentIngests: options.maxConcurrentIngests ?? 4,
     limits: options.limits,
@@ -42,6 +55,7 @@ export async function startFleet(
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await db.pool.end();
+      await readDb?.pool.end();
     },
   };
 }

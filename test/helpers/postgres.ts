@@ -22,7 +22,7 @@ export type PostgresCluster = {
   dir: string;
 };
 
-function binDir(): string {
+export function binDir(): string {
   const root = '/usr/lib/postgresql';
   const majors = fs.existsSync(root)
     ? fs

@@ -1,0 +1,49 @@
+// The fleet's settings for a read replica, checked at start: a bad EMS_FLEET_READ_DATABASE_URL stops the fleet with one
+// line naming the variable; the main process says so on stderr and exits 2 before touching any database.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'node:test';
+import { FleetConfigError, loadFleetConfig } from '../../src/fleet/config.ts';
+import { repoRoot } from '../helpers/serviceProcess.ts';
+
+const primary = 'postgresql://ems@127.0.0.1:5432/ems_fleet';
+
+test('EMS_FLEET_READ_DATABASE_URL: unset reads the primary, set names the replica and its pool', () => {
+  const plain = loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary });
+  assert.equal(plain.readDatabaseUrl, null);
+  const replica = loadFleetConfig({
+    EMS_FLEET_DATABASE_URL: primary,
+    EMS_FLEET_READ_DATABASE_URL: 'postgresql://ems@10.0.0.2/ems_fleet',
+    EMS_FLEET_READ_POOL: '6',
+  });
+  assert.equal(replica.readDatabaseUrl, 'postgresql://ems@10.0.0.2/ems_fleet');
+  assert.equal(replica.readPoolSize, 6);
+  assert.equal(replica.poolSize, replica.maxConcurrentIngests + 4);
+});
+
+test('a bad replica URL or pool size is refused naming the variable', () => {
+  for (const [env, name] of [
+    [{ EMS_FLEET_READ_DATABASE_URL: 'mysql://replica/ems' }, 'EMS_FLEET_READ_DATABASE_URL'],
+    [{ EMS_FLEET_READ_DATABASE_URL: 'postgresql://[bad' }, 'EMS_FLEET_READ_DATABASE_URL'],
+    [{ EMS_FLEET_READ_POOL: '0' }, 'EMS_FLEET_READ_POOL'],
+  ] as const) {
+    assert.throws(
+      () => loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary, ...env }),
+      (error: Error) => error instanceof FleetConfigError && error.message.startsWith(name),
+    );
+  }
+});
+
+test('the fleet service refuses to start on a bad replica URL, with one line naming it', () => {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'fleet', 'main.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH, EMS_FLEET_DATABASE_URL: primary, EMS_FLEET_READ_DATABASE_URL: 'replica.example:5432' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(result.status, 2, result.stderr);
+  const lines = result.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0]!, /EMS_FLEET_READ_DATABASE_URL must start with postgresql:\/\//);
+});
