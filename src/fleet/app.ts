@@ -205,7 +205,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       if (ingesting >= slots) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
       ingesting++;
       try {
-        const batch = ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
+        const batch = await ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
         ctx.body = await ingest.store(siteId, batch);
       } catch (error) {
         if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');

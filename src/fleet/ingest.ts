@@ -177,8 +177,9 @@ export class Ingest {
     this.partitions = new IntervalPartitions(pool);
   }
 
-  check(body: unknown): Batch {
-    return checkBatch(body, this.limits, this.now());
+  /** Checks a batch against the limits at the primary's clock (the date range of what it may store). */
+  async check(body: unknown): Promise<Batch> {
+    return checkBatch(body, this.limits, await this.now());
   }
 
   /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */

@@ -51,7 +51,19 @@ export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds
   return { health: healthRoutes(needs), backup: [...backupRoutes(needs), ...boxRoutes(needs)] };
 }
 
-export function buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, faultRules, startedAt }: OperationsNeeds): Module<Operations> {
+export function buildOperations({
+  config,
+  db,
+  audit,
+  logger,
+  iot,
+  collector,
+  analysis,
+  energy,
+  jobs,
+  faultRules,
+  startedAt,
+}: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
     db,

@@ -43,9 +43,7 @@ test("the period's run and statements as the API has them; a statement's PDF and
   for (const s of run.statements) {
     const shown = await page.locator(`tr[data-statement="${s.id}"] [data-field="total"]`).textContent();
     // A statement is read to the cent, however large.
-    const expected = new Intl.NumberFormat('en-US', { style: 'currency', currency: run.summary.currency, minimumFractionDigits: 2 }).format(
-      s.totalCents / 100,
-    );
+    const expected = new Intl.NumberFormat('en-US', { style: 'currency', currency: run.summary.currency, minimumFractionDigits: 2 }).format(s.totalCents / 100);
     assert.equal(shown, expected, s.tenantName);
   }
   assert.equal(await page.locator('main script').count(), 0);
