@@ -59,13 +59,19 @@ test('users and roles, the nightly backup time, the health of the box', async ()
   const login = await rig.server.request('POST', '/api/auth/login', { body: { username: 'nightshift', password: 'a-long-enough-one' } });
   assert.equal(login.body.user.role, 'admin');
 
-  await page.getByLabel("At (the box's time)").fill('02:15');
+  await page.getByLabel(/^At \(the box's time, /).fill('02:15');
   await page.getByLabel('Keep the last N daily backups').fill('14');
   await page.getByRole('button', { name: 'Save backup schedule' }).click();
   await page.getByText('Backup schedule saved.').waitFor();
   const schedule = (await rig.server.request('GET', '/api/system/backup-schedule', { token: admin.accessToken })).body;
   assert.equal(schedule.cron, '15 2 * * *');
   assert.equal(schedule.retention.daily, 14);
+  // One clock on the card: the next run in the box's zone, the one the time above is set in, and named.
+  const nextRun = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: schedule.timezone }).format(
+    new Date(schedule.nextRunAt),
+  );
+  await page.locator('[data-field="nextRun"]', { hasText: `${nextRun} (${schedule.timezone})` }).waitFor();
+  assert.match(nextRun, /2:15/);
 
   const health = (await rig.server.request('GET', '/api/health')).body;
   assert.equal(await page.locator('dl[data-status]').getAttribute('data-status'), health.status);

@@ -169,6 +169,8 @@ test('a viewer reads the lists without actions', async () => {
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/alerts`);
   await signInThroughForm(page, 'watcher', viewer.password);
   await settled(page);
+  // The viewer is told why there is nothing to do here (acknowledging needs an operator), not left to guess.
+  assert.match((await page.locator('[data-hint="viewer"]').textContent())!, /needs the operator role/);
   await page.getByRole('tab', { name: tabName('Acknowledged') }).click();
   await page.locator(`li[data-alert-id="${ids.old}"] .title`).click();
   await page.getByRole('heading', { name: 'History' }).waitFor();

@@ -61,6 +61,9 @@ export const BackupSchedule = Type.Object({
   lastStatus: Type.Union([Type.String(), Type.Null()], { description: '"ok", or "failed: <reason>", of the last run; read-only' }),
   lastFile: Type.Union([Type.String(), Type.Null()], { description: 'name of the newest successful backup in <data dir>/backups/; read-only' }),
   nextRunAt: Type.Union([Timestamp, Type.Null()], { description: 'when the schedule fires next; null while disabled' }),
+  timezone: Type.String({
+    description: "the box's own time zone, the one the cron's times of day are read in (not necessarily the site's): show nextRunAt in it beside the cron",
+  }),
   updatedAt: Timestamp,
   target: Type.Union([TargetCheck, Type.Null()]),
   drill: Type.Union([DrillCheck, Type.Null()]),

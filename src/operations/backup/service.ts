@@ -173,6 +173,7 @@ export function presentSchedule(stored: StoredSchedule, checks: BackupChecks, ta
     lastStatus: row.lastStatus,
     lastFile: row.lastFile,
     nextRunAt: stored.enabled ? nextRunAt : null,
+    timezone: boxTimezone(),
     updatedAt: row.updatedAt,
     // A check made for another folder than the one set now says nothing about it.
     target: target ? (checks.target?.dir === target ? checks.target : { dir: target, at: null, status: 'never', backup: null, error: null }) : null,

@@ -20492,6 +20492,8 @@ export interface operations {
                             /** @description outcome of the last copy; "never": none since this target was set */
                             status: "ok" | "failed" | "never";
                         } | null;
+                        /** @description the box's own time zone, the one the cron's times of day are read in (not necessarily the site's): show nextRunAt in it beside the cron */
+                        timezone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -20626,6 +20628,8 @@ export interface operations {
                             /** @description outcome of the last copy; "never": none since this target was set */
                             status: "ok" | "failed" | "never";
                         } | null;
+                        /** @description the box's own time zone, the one the cron's times of day are read in (not necessarily the site's): show nextRunAt in it beside the cron */
+                        timezone: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC

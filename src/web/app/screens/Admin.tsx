@@ -252,7 +252,10 @@ function Backups() {
             <dt>{t('admin.lastRun')}</dt>
             <dd>{s.lastRunAt ? `${dateTime(s.lastRunAt)} (${s.lastStatus ?? '–'})` : t('admin.never')}</dd>
             <dt>{t('admin.nextRun')}</dt>
-            <dd>{dateTime(s.nextRunAt)}</dd>
+            {/* In the box's zone, as the time the schedule is set in below: one clock on one card (issue 58). */}
+            <dd data-field="nextRun">
+              {dateTime(s.nextRunAt, s.timezone)} ({s.timezone})
+            </dd>
             <dt>{t('admin.drill')}</dt>
             <dd>{s.drill ? `${dateTime(s.drill.at)} (${s.drill.status}${s.drill.error ? `: ${s.drill.error}` : ''})` : t('admin.never')}</dd>
           </dl>
@@ -261,7 +264,7 @@ function Backups() {
               <input type="checkbox" checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.currentTarget.checked })} />{' '}
               {t('admin.backupEnabled')}
             </label>
-            <Field label={t('admin.backupTime')}>
+            <Field label={t('admin.backupTime', { zone: s.timezone })}>
               {(id) => <input id={id} type="time" value={form.time} onInput={(e) => setForm({ ...form, time: e.currentTarget.value || '03:30' })} />}
             </Field>
             <Field label={t('admin.keepDaily')}>

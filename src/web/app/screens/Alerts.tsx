@@ -137,6 +137,11 @@ export default function Alerts() {
         <Field label={t('alerts.search')}>{(id) => <input id={id} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />}</Field>
         <button type="submit">{t('alerts.filter')}</button>
       </form>
+      {!operator && tab !== 'resolved' && tab !== 'acknowledged' && (
+        <p class="muted" data-hint="viewer">
+          {t('alerts.viewerHint')}
+        </p>
+      )}
       {operator && tab !== 'resolved' && tab !== 'acknowledged' && (
         <p>
           <button type="button" disabled={picked.size === 0} onClick={bulkAcknowledge}>
