@@ -65,6 +65,11 @@ export class AnomalyWatch {
       alerts: Pick<AlertService, 'fromGatewayAlarm'>;
       logger: Logger;
       temperatureCode?: string;
+      /**
+       * True while the site has PV (a generation meter): its grid import then falls on a sunny day for a reason the
+       * weather model (degree days, no irradiance) cannot know, so the site's daily baseline is not judged (areas are).
+       */
+      hasGeneration?: () => boolean;
     },
   ) {}
 
@@ -91,7 +96,9 @@ export class AnomalyWatch {
     // In slices with the event loop free between them (issue 29): a year of an area's days is seconds at 2,000 meters.
     for (const { name, target } of targets) {
       findings.push(...(await this.modelChecks(name, target, day)));
-      const deviation = await this.baselineDeviation(name, target, day);
+      // Issue 58: sunny spring days flagged the site at −19 %/−22 %: its grid meter does not see what the panels made.
+      const besidePv = target.area === undefined && this.deps.hasGeneration?.();
+      const deviation = besidePv ? null : await this.baselineDeviation(name, target, day);
       if (deviation) findings.push(deviation);
       await yieldToLoop();
     }

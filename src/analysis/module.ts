@@ -48,7 +48,14 @@ export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: Analys
     baselines,
     hourlyBaselines,
     enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities, energy.days),
-    anomalies: new AnomalyWatch({ energy: energy.site, baselines, hourlyBaselines, alerts, logger }),
+    anomalies: new AnomalyWatch({
+      energy: energy.site,
+      baselines,
+      hourlyBaselines,
+      alerts,
+      logger,
+      hasGeneration: () => energy.meters.summaries().some((meter) => meter.role === 'generation'),
+    }),
   };
 }
 
