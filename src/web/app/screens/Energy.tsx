@@ -229,6 +229,11 @@ export default function Energy() {
     setFrom(view.from);
     setLast(addDays(view.to, -1));
   }, [view.from, view.to]);
+  // A link's period is kept as the view reads it (a week from its Monday, a month from its first day), so it is shared as shown.
+  const canonical = `/energy?by=${view.by}&from=${view.from}&to=${view.to}`;
+  useEffect(() => {
+    if (!view.problem && route.value !== canonical) navigate(canonical, true);
+  }, [canonical]);
   const go = (by: By, nextFrom: string, nextTo: string) => navigate(`/energy?by=${by}&from=${nextFrom}&to=${nextTo}`);
   const step = (direction: 1 | -1) => {
     if (view.by === 'range') {

@@ -146,7 +146,7 @@ export function Chart(props: ChartProps) {
             width: s.dashed ? 2 : props.kind === 'bars' ? 0 : 2,
             dash: s.dashed ? [6, 4] : undefined,
             spanGaps: false,
-            points: { show: s.dashed ? true : false, size: 7 },
+            points: { show: !!s.dashed, size: 7 },
             paths: props.kind === 'bars' ? bars : undefined,
             value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
               i == null || raw[k][i] == null ? '–' : `${num(raw[k][i], 2)} ${unit.label}`,
@@ -274,7 +274,8 @@ export function Chart(props: ChartProps) {
       </table>
       <details class="chart-table">
         <summary>{t('energy.tableView')}</summary>
-        <div class="scroll">
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling table must be reachable by keyboard (axe scrollable-region-focusable) */}
+        <section class="scroll" tabIndex={0} aria-label={t('energy.tableOf', { title: props.title })}>
           <table data-table={props.name}>
             <caption class="sr-only">{props.title}</caption>
             <thead>
@@ -300,7 +301,7 @@ export function Chart(props: ChartProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       </details>
     </figure>
   );
