@@ -15,29 +15,33 @@ import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, sig
 let rig: Rig;
 let viewer: TestUser;
 let seeded: SeededYear;
-/** Today's interval running when the test seeded it, and the partial energy written into it. */
-let running: { index: number; kwh: number; start: number };
+/** Today's interval running when the test seeded it, and the site's kW had it been whole. */
+let running: { index: number; fullKw: number };
 
 before(async () => {
   rig = await startRig();
   seeded = seedYear(rig.server, 'UTC', { subMeters: 4, days: 40 });
   viewer = await rig.server.createUser({ role: 'viewer', username: 'looker' });
-  // Today up to now: whole intervals as the seed writes them, the running one with a third of its energy.
+  // Today up to now: whole intervals as the seed writes them, the running one with the energy of its time so far (what
+  // the collector holds mid-interval). Too close to an interval's end, first wait for the next one to begin, so that the
+  // interval seeded as running is still running when the page draws it.
   const { energy, db } = rig.server.service.deps;
+  while (900_000 - (Date.now() % 900_000) < 120_000) await new Promise((resolve) => setTimeout(resolve, 1000));
   const today = siteDay('UTC', new Date());
   const { start, count } = dayIntervals('UTC', today);
   const index = Math.floor((Date.now() - start) / 900_000);
+  const elapsed = Math.max((Date.now() - start - index * 900_000) / 900_000, 1 / 15);
   const ids = [seeded.siteId, ...seeded.meterIds];
   db.sqlite.transaction(() => {
     energy.store.save(
       ids.map((meterId, m) => {
         const kwh = new Float32Array(count).fill(Number.NaN);
-        for (let i = 0; i <= index; i += 1) kwh[i] = seededKwh(today, i, count, m, ids.length, seeded.lastMonth.from) / (i === index ? 3 : 1);
+        for (let i = 0; i <= index; i += 1) kwh[i] = seededKwh(today, i, count, m, ids.length, seeded.lastMonth.from) * (i === index ? elapsed : 1);
         return { meterId, day: today, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
       }),
     );
   })();
-  running = { index, kwh: Number.NaN, start: start + index * 900_000 };
+  running = { index, fullKw: seededKwh(today, index, count, 0, ids.length, seeded.lastMonth.from) * 4 };
 });
 after(() => rig?.close());
 
@@ -103,6 +107,7 @@ test('today against yesterday and last week: the API’s kW, the running interva
   const [todayCell, runningCell] = await cells(running.index);
   assert.equal(todayCell, '–', 'the running interval is not drawn as a whole one');
   assert.ok(parse(runningCell) >= partial * 4 - 0.01, `running ${runningCell} kW is its mean so far, not a drop to ${partial * 4}`);
+  assert.ok(parse(runningCell) <= running.fullKw + 0.01, `running ${runningCell} kW: its energy over the time so far (whole: ${running.fullKw})`);
   if (running.index > 0) {
     const [whole, joined] = await cells(running.index - 1);
     assert.equal(whole, en2(todayPoints[running.index - 1].kwh! * 4), 'the last whole interval');

@@ -87,6 +87,12 @@ const LABELS: Record<Resolution, Intl.DateTimeFormatOptions> = {
   day: { weekday: 'short', day: 'numeric', month: 'short' },
   month: { month: 'long', year: 'numeric' },
 };
+const TICKS: Record<Resolution, Intl.DateTimeFormatOptions> = {
+  '15min': { hour: '2-digit', minute: '2-digit' },
+  hour: { hour: '2-digit', minute: '2-digit' },
+  day: { day: 'numeric', month: 'short' },
+  month: { month: 'short' },
+};
 
 /** Today, yesterday and the same weekday a week ago on today's clock: kW = kWh × 4; today's running interval apart. */
 export function comparison(points: Point[], today: string, nowMs: number): { x: number[]; series: ChartSeries[] } {
@@ -206,6 +212,7 @@ function AreaBars({ by, from, to }: { by: By; from: string; to: string }) {
       stepHours={resolution === 'hour' ? 1 : 24}
       series={state.series}
       xLabel={fmt(LABELS[resolution])}
+      xTick={fmt(TICKS[resolution])}
     />
   );
 }

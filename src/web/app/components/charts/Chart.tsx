@@ -29,6 +29,8 @@ export type ChartProps = {
   series: ChartSeries[];
   /** The first column of the table and the CSV: a point's time as people read it. */
   xLabel: (seconds: number) => string;
+  /** A bar's short label on the axis (else xLabel). */
+  xTick?: (seconds: number) => string;
   /** Bars stacked (the total of a bar is its height). */
   stacked?: boolean;
 };
@@ -130,7 +132,10 @@ export function Chart(props: ChartProps) {
     }
     const order = props.stacked ? props.series.slice().reverse() : props.series;
     const raw = props.stacked ? scaled.slice().reverse() : scaled;
-    const bars = uPlot.paths.bars!({ size: [0.7, 60], align: 1 });
+    // Bars stand on their index (one slot each, labelled with their period); lines on time.
+    const isBars = props.kind === 'bars';
+    const xs = isBars ? props.x.map((_, i) => i) : props.x;
+    const bars = uPlot.paths.bars!({ size: [0.8, 80], align: 0 });
     const height = () => Math.max(220, Math.min(400, Math.round(element.clientWidth * 0.4)));
     const instance = new uPlot(
       {
@@ -138,7 +143,7 @@ export function Chart(props: ChartProps) {
         height: height(),
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), siteTimeZone),
         series: [
-          { label: t('energy.time'), value: (_u, v) => (v == null ? '–' : props.xLabel(v)) },
+          { label: t('energy.time'), value: (_u, v) => (v == null ? '–' : props.xLabel(isBars ? props.x[Math.round(v)] : v)) },
           ...order.map((s, k) => ({
             label: s.label,
             stroke: s.color,
@@ -153,10 +158,22 @@ export function Chart(props: ChartProps) {
           })),
         ],
         axes: [
-          { ...axis, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
+          isBars
+            ? {
+                ...axis,
+                space: 70,
+                incrs: [1, 2, 3, 4, 6, 7, 12, 24, 31, 48],
+                values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.x[v] != null ? (props.xTick ?? props.xLabel)(props.x[v]) : '')),
+              }
+            : { ...axis, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
           { ...axis, label: unit.label, values: (_u, values) => values.map((v) => num(v)) },
         ],
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
+        scales: {
+          x: isBars
+            ? { time: false, range: (_u, min, max) => (min <= 0 && max >= props.x.length - 1 ? [-0.5, props.x.length - 0.5] : [min, max]) }
+            : { time: true },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
+        },
         cursor: { drag: { x: true, y: false } },
         hooks: {
           setScale: [
@@ -164,12 +181,12 @@ export function Chart(props: ChartProps) {
               if (key !== 'x') return;
               const min = u.scales.x.min ?? 0;
               const max = u.scales.x.max ?? 0;
-              setZoomed(min > props.x[0] + 1 || max < props.x[props.x.length - 1] - 1);
+              setZoomed(isBars ? min > -0.4 || max < props.x.length - 0.6 : min > props.x[0] + 1 || max < props.x[props.x.length - 1] - 1);
             },
           ],
         },
       },
-      [props.x, ...drawn],
+      [xs, ...drawn],
       element,
     );
     plot.current = instance;
@@ -185,7 +202,8 @@ export function Chart(props: ChartProps) {
   const resetZoom = () => {
     const instance = plot.current;
     if (!instance) return;
-    instance.setScale('x', { min: props.x[0], max: props.x[props.x.length - 1] });
+    if (props.kind === 'bars') instance.setScale('x', { min: -0.5, max: props.x.length - 0.5 });
+    else instance.setScale('x', { min: props.x[0], max: props.x[props.x.length - 1] });
     setZoomed(false);
   };
   const savePng = () => {
