@@ -130,8 +130,10 @@ export function Chart(props: ChartProps) {
       });
       drawn = sums.slice().reverse();
     }
-    const order = props.stacked ? props.series.slice().reverse() : props.series;
-    const raw = props.stacked ? scaled.slice().reverse() : scaled;
+    // Lines: the first series drawn last, on top (today over yesterday where they meet).
+    if (!props.stacked) drawn = scaled.slice().reverse();
+    const order = props.series.slice().reverse();
+    const raw = scaled.slice().reverse();
     // Bars stand on their index (one slot each, labelled with their period); lines on time.
     const isBars = props.kind === 'bars';
     const xs = isBars ? props.x.map((_, i) => i) : props.x;
