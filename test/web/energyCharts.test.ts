@@ -26,7 +26,7 @@ before(async () => {
   // the collector holds mid-interval). Too close to an interval's end, first wait for the next one to begin, so that the
   // interval seeded as running is still running when the page draws it.
   const { energy, db } = rig.server.service.deps;
-  while (900_000 - (Date.now() % 900_000) < 120_000) await new Promise((resolve) => setTimeout(resolve, 1000));
+  while (900_000 - (Date.now() % 900_000) < 60_000) await new Promise((resolve) => setTimeout(resolve, 1000));
   const today = siteDay('UTC', new Date());
   const { start, count } = dayIntervals('UTC', today);
   const index = Math.floor((Date.now() - start) / 900_000);
@@ -224,5 +224,31 @@ test('a range in the URL reopens the same view in a fresh browser; CSV and PNG d
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/energy?by=range&from=${to}&to=${from}`);
   await signInThroughForm(page, 'looker', viewer.password);
   await page.getByText('The range needs a first and a last day (from, to), the last not before the first.').waitFor();
+  await context.close();
+});
+
+test('the charts are their own chunk: the overview loads no chart code; from the menu the energy screen loads it; a phone does not scroll sideways', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/`, { width: 390, height: 844 });
+  const files: string[] = [];
+  page.on('response', (response) => {
+    if (/\.(js|css)$/.test(response.url())) files.push(new URL(response.url()).pathname);
+  });
+  await signInThroughForm(page, 'looker', viewer.password);
+  await settled(page);
+  assert.ok(!files.some((file) => /Energy|uPlot/.test(file)), `the overview loads no chart code: ${files}`);
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('link', { name: 'Energy', exact: true }).click();
+  await chartReady(page, 'energy-areas');
+  assert.ok(files.some((file) => /Energy/.test(file)) && files.some((file) => /uPlot/.test(file)), `the energy screen brings its chunk and uPlot: ${files}`);
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('main *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 8),
+  );
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, `nothing scrolls sideways at 390 px: ${wide}`);
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on a phone');
+  await shot(page, 'energy-390x844-light');
+  assertNoProblems(problems, 'energy on a phone');
   await context.close();
 });

@@ -247,16 +247,16 @@ export function Chart(props: ChartProps) {
         <thead>
           <tr>
             <th scope="col">{t('energy.series')}</th>
-            <th scope="col" class="num">
+            <th scope="col" class="r">
               {t('energy.min')} ({unit.label})
             </th>
-            <th scope="col" class="num">
+            <th scope="col" class="r">
               {t('energy.max')} ({unit.label})
             </th>
-            <th scope="col" class="num">
+            <th scope="col" class="r">
               {t('energy.mean')} ({unit.label})
             </th>
-            <th scope="col" class="num">
+            <th scope="col" class="r">
               {t('energy.total')} ({totalLabel})
             </th>
           </tr>
@@ -275,16 +275,16 @@ export function Chart(props: ChartProps) {
                   />
                   {s.label}
                 </th>
-                <td class="num" data-field="min">
+                <td class="n" data-field="min">
                   {num(stats[k] ? stats[k]!.min * unit.factor : null, 2)}
                 </td>
-                <td class="num" data-field="max">
+                <td class="n" data-field="max">
                   {num(stats[k] ? stats[k]!.max * unit.factor : null, 2)}
                 </td>
-                <td class="num" data-field="mean">
+                <td class="n" data-field="mean">
                   {num(stats[k] ? stats[k]!.mean * unit.factor : null, 2)}
                 </td>
-                <td class="num" data-field="total">
+                <td class="n" data-field="total">
                   {num(stats[k] ? stats[k]!.total * totalFactor : null, 2)}
                 </td>
               </tr>
@@ -302,7 +302,7 @@ export function Chart(props: ChartProps) {
               <tr>
                 <th scope="col">{t('energy.time')}</th>
                 {props.series.map((s) => (
-                  <th scope="col" class="num" key={s.label}>
+                  <th scope="col" class="r" key={s.label}>
                     {s.label} ({unit.label})
                   </th>
                 ))}
@@ -313,7 +313,7 @@ export function Chart(props: ChartProps) {
                 <tr key={seconds}>
                   <th scope="row">{props.xLabel(seconds)}</th>
                   {props.series.map((s) => (
-                    <td class="num" key={s.label}>
+                    <td class="n" key={s.label}>
                       {s.values[i] == null ? '–' : num(s.values[i]! * unit.factor, 2)}
                     </td>
                   ))}
