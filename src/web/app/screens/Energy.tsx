@@ -286,12 +286,14 @@ export default function Energy() {
             </button>
           ))}
         </fieldset>
-        <button type="button" onClick={() => step(-1)} aria-label={t('energy.previous')} data-action="previous">
-          ◀
-        </button>
-        <button type="button" onClick={() => step(1)} aria-label={t('energy.next')} data-action="next">
-          ▶
-        </button>
+        <span class="stepper">
+          <button type="button" onClick={() => step(-1)} aria-label={t('energy.previous')} data-action="previous">
+            ◀
+          </button>
+          <button type="button" onClick={() => step(1)} aria-label={t('energy.next')} data-action="next">
+            ▶
+          </button>
+        </span>
         <form class="energy-range" onSubmit={apply}>
           <label>
             {t('energy.from')}
