@@ -240,6 +240,7 @@ export function Chart(props: ChartProps) {
           </button>
         </span>
       </figcaption>
+      {stats.every((s) => s === null) && <p data-field="no-data">{t('energy.noData')}</p>}
       <div class="chart" ref={box} role="img" aria-labelledby={`${props.name}-title`} aria-describedby={`${props.name}-stats`} data-unit={unit.label} />
       <p class="muted">{t('energy.zoomHint')}</p>
       <table class="stats" id={`${props.name}-stats`}>
