@@ -13,6 +13,7 @@ type Screen = LazyScreen & { role: Role | 'public'; title: Key };
 
 const SCREENS: Screen[] = [
   { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview' },
+  { pattern: /^\/energy$/, load: () => import('./screens/Energy'), role: 'viewer', title: 'nav.energy' },
   { pattern: /^\/areas\/([^/]+)$/, load: () => import('./screens/Area'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/analysis$/, load: () => import('./screens/Analysis'), role: 'viewer', title: 'nav.analysis' },
@@ -47,6 +48,7 @@ const SCREENS: Screen[] = [
 
 const NAV: { href: string; label: Key; role: Role }[] = [
   { href: '/', label: 'nav.overview', role: 'viewer' },
+  { href: '/energy', label: 'nav.energy', role: 'viewer' },
   { href: '/analysis', label: 'nav.analysis', role: 'viewer' },
   { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
   { href: '/faults', label: 'nav.faults', role: 'viewer' },

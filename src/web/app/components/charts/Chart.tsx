@@ -1,0 +1,329 @@
+// One chart of the energy screen on uPlot (its own chunk with the screen): a line of kW or stacked bars of kWh, the
+// unit scaled to the figures (W/kW/MW, kWh/MWh), a reset-zoom button, legend statistics (min / max / mean / total per
+// series), a table view of every point for screen readers, and CSV and PNG downloads of what is drawn.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { locale, num, siteTimeZone, t } from '../../i18n';
+import './charts.css';
+
+export type Quantity = 'power' | 'energy';
+export type ChartSeries = {
+  label: string;
+  /** In kW (power) or kWh (energy); null: no data. */
+  values: (number | null)[];
+  color: string;
+  /** Drawn dashed and left out of the statistics (a running interval, an estimate). */
+  dashed?: boolean;
+};
+export type ChartProps = {
+  /** Names the downloads and the table's ids. */
+  name: string;
+  title: string;
+  quantity: Quantity;
+  kind: 'line' | 'bars';
+  /** Unix seconds of each point's start. */
+  x: number[];
+  /** Hours each point spans (a kW series' total is its energy). */
+  stepHours: number;
+  series: ChartSeries[];
+  /** The first column of the table and the CSV: a point's time as people read it. */
+  xLabel: (seconds: number) => string;
+  /** A bar's short label on the axis (else xLabel). */
+  xTick?: (seconds: number) => string;
+  /** Bars stacked (the total of a bar is its height). */
+  stacked?: boolean;
+};
+
+type Unit = { label: string; factor: number };
+/** The unit the largest figure reads best in: W below 1 kW, MW from 1000 kW; kWh, MWh from 1000 kWh. */
+export function unitFor(quantity: Quantity, largest: number): Unit {
+  if (quantity === 'power') {
+    if (largest >= 1000) return { label: 'MW', factor: 1 / 1000 };
+    if (largest > 0 && largest < 1) return { label: 'W', factor: 1000 };
+    return { label: 'kW', factor: 1 };
+  }
+  if (largest >= 1000) return { label: 'MWh', factor: 1 / 1000 };
+  return { label: 'kWh', factor: 1 };
+}
+
+export type Stats = { min: number; max: number; mean: number; total: number; count: number } | null;
+/** min / max / mean of the points with data; total: their sum, in energy (a power point times its hours). */
+export function statsOf(values: (number | null)[], quantity: Quantity, stepHours: number): Stats {
+  const present = values.filter((v): v is number => v !== null && Number.isFinite(v));
+  if (present.length === 0) return null;
+  const sum = present.reduce((a, b) => a + b, 0);
+  return {
+    min: Math.min(...present),
+    max: Math.max(...present),
+    mean: sum / present.length,
+    total: quantity === 'power' ? sum * stepHours : sum,
+    count: present.length,
+  };
+}
+
+function cssVar(name: string, fallback: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || fallback;
+}
+
+function tickLabel(seconds: number, step: number): string {
+  const options: Intl.DateTimeFormatOptions =
+    step < 86_400
+      ? { hour: '2-digit', minute: '2-digit', timeZone: siteTimeZone }
+      : step < 28 * 86_400
+        ? { day: 'numeric', month: 'short', timeZone: siteTimeZone }
+        : { month: 'short', year: '2-digit', timeZone: siteTimeZone };
+  return new Intl.DateTimeFormat(locale.value, options).format(new Date(seconds * 1000));
+}
+
+function download(name: string, blob: Blob): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The CSV of a chart: a header row, then one row per point; numbers with a dot, in the chart's base unit (kW, kWh). */
+export function chartCsv(props: Pick<ChartProps, 'x' | 'series' | 'xLabel' | 'quantity'>): string {
+  const unit = props.quantity === 'power' ? 'kW' : 'kWh';
+  const quote = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+  const rows = [['start (UTC)', 'time', ...props.series.map((s) => `${s.label} (${unit})`)].map(quote).join(',')];
+  props.x.forEach((seconds, i) => {
+    rows.push(
+      [
+        new Date(seconds * 1000).toISOString(),
+        quote(props.xLabel(seconds)),
+        ...props.series.map((s) => (s.values[i] == null ? '' : String(+s.values[i]!.toFixed(4)))),
+      ].join(','),
+    );
+  });
+  return `${rows.join('\n')}\n`;
+}
+
+export function Chart(props: ChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const [zoomed, setZoomed] = useState(false);
+  const largest = Math.max(0, ...props.series.flatMap((s) => s.values.map((v) => (v == null ? 0 : Math.abs(v)))));
+  const stackTotals = props.stacked ? props.x.map((_, i) => props.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)) : [];
+  const unit = unitFor(props.quantity, props.stacked ? Math.max(0, ...stackTotals) : largest);
+  const energyUnit = unitFor('energy', 0).label;
+  const stats = props.series.map((s) => (s.dashed ? null : statsOf(s.values, props.quantity, props.stepHours)));
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element || props.x.length === 0) return;
+    const ink = cssVar('--ink', '#222');
+    const grid = cssVar('--line', '#ddd');
+    const axis = { stroke: ink, grid: { stroke: grid }, ticks: { stroke: grid } };
+    const scaled = props.series.map((s) => s.values.map((v) => (v == null ? null : v * unit.factor)));
+    // Stacked: each series is drawn to the running sum, the highest first so the lower ones lie on top of it.
+    let drawn = scaled;
+    if (props.stacked) {
+      const sums: (number | null)[][] = [];
+      scaled.forEach((values, k) => {
+        sums.push(values.map((v, i) => (k === 0 ? (v ?? 0) : (sums[k - 1][i] ?? 0) + (v ?? 0))));
+      });
+      drawn = sums.slice().reverse();
+    }
+    // Lines: the first series drawn last, on top (today over yesterday where they meet).
+    if (!props.stacked) drawn = scaled.slice().reverse();
+    const order = props.series.slice().reverse();
+    const raw = scaled.slice().reverse();
+    // Bars stand on their index (one slot each, labelled with their period); lines on time.
+    const isBars = props.kind === 'bars';
+    const xs = isBars ? props.x.map((_, i) => i) : props.x;
+    const bars = uPlot.paths.bars!({ size: [0.8, 80], align: 0 });
+    const height = () => Math.max(220, Math.min(400, Math.round(element.clientWidth * 0.4)));
+    const instance = new uPlot(
+      {
+        width: element.clientWidth,
+        height: height(),
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), siteTimeZone),
+        series: [
+          { label: t('energy.time'), value: (_u, v) => (v == null ? '–' : props.xLabel(isBars ? props.x[Math.round(v)] : v)) },
+          ...order.map((s, k) => ({
+            label: s.label,
+            stroke: s.color,
+            fill: props.kind === 'bars' ? s.color : undefined,
+            width: s.dashed ? 2 : props.kind === 'bars' ? 0 : 2,
+            dash: s.dashed ? [6, 4] : undefined,
+            spanGaps: false,
+            points: { show: !!s.dashed, size: 7 },
+            paths: props.kind === 'bars' ? bars : undefined,
+            value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
+              i == null || raw[k][i] == null ? '–' : `${num(raw[k][i], 2)} ${unit.label}`,
+          })),
+        ],
+        axes: [
+          isBars
+            ? {
+                ...axis,
+                space: 70,
+                incrs: [1, 2, 3, 4, 6, 7, 12, 24, 31, 48],
+                values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.x[v] != null ? (props.xTick ?? props.xLabel)(props.x[v]) : '')),
+              }
+            : { ...axis, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
+          { ...axis, label: unit.label, values: (_u, values) => values.map((v) => num(v)) },
+        ],
+        scales: {
+          x: isBars
+            ? { time: false, range: (_u, min, max) => (min <= 0 && max >= props.x.length - 1 ? [-0.5, props.x.length - 0.5] : [min, max]) }
+            : { time: true },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
+        },
+        cursor: { drag: { x: true, y: false } },
+        hooks: {
+          setScale: [
+            (u, key) => {
+              if (key !== 'x') return;
+              const min = u.scales.x.min ?? 0;
+              const max = u.scales.x.max ?? 0;
+              setZoomed(isBars ? min > -0.4 || max < props.x.length - 0.6 : min > props.x[0] + 1 || max < props.x[props.x.length - 1] - 1);
+            },
+          ],
+        },
+      },
+      [xs, ...drawn],
+      element,
+    );
+    plot.current = instance;
+    const resize = () => instance.setSize({ width: element.clientWidth, height: height() });
+    window.addEventListener('resize', resize);
+    return () => {
+      window.removeEventListener('resize', resize);
+      instance.destroy();
+      plot.current = null;
+    };
+  }, [props.x, props.series, locale.value]);
+
+  const resetZoom = () => {
+    const instance = plot.current;
+    if (!instance) return;
+    if (props.kind === 'bars') instance.setScale('x', { min: -0.5, max: props.x.length - 0.5 });
+    else instance.setScale('x', { min: props.x[0], max: props.x[props.x.length - 1] });
+    setZoomed(false);
+  };
+  const savePng = () => {
+    const canvas = box.current?.querySelector('canvas');
+    if (!canvas) return;
+    const copy = document.createElement('canvas');
+    copy.width = canvas.width;
+    copy.height = canvas.height;
+    const context = copy.getContext('2d')!;
+    context.fillStyle = cssVar('--card', '#fff');
+    context.fillRect(0, 0, copy.width, copy.height);
+    context.drawImage(canvas, 0, 0);
+    copy.toBlob((blob) => blob && download(`${props.name}.png`, blob), 'image/png');
+  };
+  const saveCsv = () => download(`${props.name}.csv`, new Blob([chartCsv(props)], { type: 'text/csv;charset=utf-8' }));
+  const totalLabel = props.quantity === 'power' ? energyUnit : unit.label;
+  const totalFactor = props.quantity === 'power' ? 1 : unit.factor;
+
+  return (
+    <figure class="energy-chart" data-chart={props.name}>
+      <figcaption>
+        <h2 id={`${props.name}-title`}>{props.title}</h2>
+        <span class="chart-tools">
+          <button type="button" class="ghost" onClick={resetZoom} disabled={!zoomed} data-action="reset-zoom">
+            {t('energy.resetZoom')}
+          </button>
+          <button type="button" class="ghost" onClick={saveCsv} data-action="csv">
+            {t('energy.csv')}
+          </button>
+          <button type="button" class="ghost" onClick={savePng} data-action="png">
+            {t('energy.png')}
+          </button>
+        </span>
+      </figcaption>
+      {stats.every((s) => s === null) && <p data-field="no-data">{t('energy.noData')}</p>}
+      <div class="chart" ref={box} role="img" aria-labelledby={`${props.name}-title`} aria-describedby={`${props.name}-stats`} data-unit={unit.label} />
+      <p class="muted">{t('energy.zoomHint')}</p>
+      <table class="stats" id={`${props.name}-stats`}>
+        <caption class="sr-only">{t('energy.statsCaption', { title: props.title })}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('energy.series')}</th>
+            <th scope="col" class="r">
+              {t('energy.min')} ({unit.label})
+            </th>
+            <th scope="col" class="r">
+              {t('energy.max')} ({unit.label})
+            </th>
+            <th scope="col" class="r">
+              {t('energy.mean')} ({unit.label})
+            </th>
+            <th scope="col" class="r">
+              {t('energy.total')} ({totalLabel})
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.series.map((s, k) =>
+            s.dashed ? null : (
+              <tr key={s.label} data-series={s.label}>
+                <th scope="row">
+                  <span
+                    class="swatch"
+                    ref={(el) => {
+                      if (el) el.style.background = s.color;
+                    }}
+                    aria-hidden="true"
+                  />
+                  {s.label}
+                </th>
+                <td class="n" data-field="min">
+                  {num(stats[k] ? stats[k]!.min * unit.factor : null, 2)}
+                </td>
+                <td class="n" data-field="max">
+                  {num(stats[k] ? stats[k]!.max * unit.factor : null, 2)}
+                </td>
+                <td class="n" data-field="mean">
+                  {num(stats[k] ? stats[k]!.mean * unit.factor : null, 2)}
+                </td>
+                <td class="n" data-field="total">
+                  {num(stats[k] ? stats[k]!.total * totalFactor : null, 2)}
+                </td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+      <details class="chart-table">
+        <summary>{t('energy.tableView')}</summary>
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling table must be reachable by keyboard (axe scrollable-region-focusable) */}
+        <section class="scroll" tabIndex={0} aria-label={t('energy.tableOf', { title: props.title })}>
+          <table data-table={props.name}>
+            <caption class="sr-only">{props.title}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('energy.time')}</th>
+                {props.series.map((s) => (
+                  <th scope="col" class="r" key={s.label}>
+                    {s.label} ({unit.label})
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {props.x.map((seconds, i) => (
+                <tr key={seconds}>
+                  <th scope="row">{props.xLabel(seconds)}</th>
+                  {props.series.map((s) => (
+                    <td class="n" key={s.label}>
+                      {s.values[i] == null ? '–' : num(s.values[i]! * unit.factor, 2)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </details>
+    </figure>
+  );
+}

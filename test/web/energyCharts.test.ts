@@ -1,0 +1,257 @@
+// The energy screen against the API (issue 53 item 2): today against yesterday and last week in kW per 15 minutes with
+// the running interval drawn apart (its mean so far, never its partial energy × 4); the areas' energy as stacked bars
+// whose legend totals are the API's series, in MWh once the bars pass 1000 kWh; ◀ ▶ moving the period in the URL; a
+// range in the URL reopening the same view in a fresh browser; a custom range from the form; CSV and PNG downloads;
+// axe in both themes. A site with 4 sub-meters in 4 areas (seedYear, UTC) and today written up to the running interval.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
+import { type SeededYear, seededKwh, seedYear } from '../helpers/seededYear.ts';
+import type { TestUser } from '../helpers/server.ts';
+import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+
+let rig: Rig;
+let viewer: TestUser;
+let seeded: SeededYear;
+/** Today's interval running when the test seeded it, and the site's kW had it been whole. */
+let running: { index: number; fullKw: number };
+
+before(async () => {
+  rig = await startRig();
+  seeded = seedYear(rig.server, 'UTC', { subMeters: 4, days: 40 });
+  viewer = await rig.server.createUser({ role: 'viewer', username: 'looker' });
+  // Today up to now: whole intervals as the seed writes them, the running one with the energy of its time so far (what
+  // the collector holds mid-interval). Too close to an interval's end, first wait for the next one to begin, so that the
+  // interval seeded as running is still running when the page draws it.
+  const { energy, db } = rig.server.service.deps;
+  while (900_000 - (Date.now() % 900_000) < 60_000) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const today = siteDay('UTC', new Date());
+  const { start, count } = dayIntervals('UTC', today);
+  const index = Math.floor((Date.now() - start) / 900_000);
+  const elapsed = Math.max((Date.now() - start - index * 900_000) / 900_000, 1 / 15);
+  const ids = [seeded.siteId, ...seeded.meterIds];
+  db.sqlite.transaction(() => {
+    energy.store.save(
+      ids.map((meterId, m) => {
+        const kwh = new Float32Array(count).fill(Number.NaN);
+        for (let i = 0; i <= index; i += 1) kwh[i] = seededKwh(today, i, count, m, ids.length, seeded.lastMonth.from) * (i === index ? elapsed : 1);
+        return { meterId, day: today, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+      }),
+    );
+  })();
+  running = { index, fullKw: seededKwh(today, index, count, 0, ids.length, seeded.lastMonth.from) * 4 };
+});
+after(() => rig?.close());
+
+const en2 = (value: number) => new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+/** One CSV line's fields (quoted fields may hold commas). */
+const fields = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1].replace(/^"|"$/g, '').replace(/""/g, '"')).slice(0, -1);
+const parse = (text: string | null) => Number((text ?? '').replace(/,/g, ''));
+
+async function series(query: string): Promise<{ start: string; kwh: number | null }[]> {
+  const answer = await rig.server.request('GET', `/api/energy/series?${query}`, { token: viewer.accessToken });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.points;
+}
+
+async function chartReady(page: Page, name: string): Promise<void> {
+  await page.locator(`figure[data-chart^="${name}"] .chart canvas`).first().waitFor();
+  await settled(page);
+}
+
+/** The areas' legend totals (MWh or kWh as the chart says) against the API's series of each area over [from, to). */
+async function assertAreaTotals(page: Page, from: string, to: string, resolution: string): Promise<void> {
+  const figure = page.locator(`figure[data-chart="energy-areas-${from}-${to}"]`);
+  await figure.locator('.chart canvas').waitFor();
+  const unit = await figure.locator('.chart').getAttribute('data-unit');
+  let stacked = 0;
+  for (const area of seeded.areas) {
+    const points = await series(`area=${encodeURIComponent(area)}&from=${from}&to=${to}&resolution=${resolution}`);
+    const total = points.reduce((sum, p) => sum + (p.kwh ?? 0), 0);
+    stacked = Math.max(stacked, total);
+    const factor = unit === 'MWh' ? 1 / 1000 : 1;
+    assert.equal(await figure.locator(`tr[data-series="${area}"] [data-field="total"]`).textContent(), en2(total * factor), `${area} ${from}..${to}`);
+  }
+  assert.ok(unit === 'MWh' || unit === 'kWh', `unit ${unit}`);
+}
+
+test('today against yesterday and last week: the API’s kW, the running interval apart; area bars, ◀ ▶ and the URL', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/energy`);
+  await signInThroughForm(page, 'looker', viewer.password);
+  await page.getByRole('link', { name: 'Energy', exact: true }).waitFor();
+  await chartReady(page, 'energy-today');
+
+  // 1. Yesterday and last week in kW = kWh × 4, statistics and table as the API's 15-minute series.
+  const today = siteDay('UTC', new Date());
+  const todayFigure = page.locator('figure[data-chart="energy-today"]');
+  assert.equal(await todayFigure.locator('.chart').getAttribute('data-unit'), 'kW');
+  for (const [label, day] of [
+    ['Yesterday', addDays(today, -1)],
+    ['Same weekday last week', addDays(today, -7)],
+  ] as const) {
+    const points = await series(`from=${day}&to=${addDays(day, 1)}&resolution=15min`);
+    const kw = points.map((p) => (p.kwh ?? 0) * 4);
+    const row = todayFigure.locator(`tr[data-series="${label}"]`);
+    assert.equal(await row.locator('[data-field="max"]').textContent(), en2(Math.max(...kw)), `${label} max`);
+    assert.equal(await row.locator('[data-field="min"]').textContent(), en2(Math.min(...kw)), `${label} min`);
+    assert.equal(await row.locator('[data-field="total"]').textContent(), en2(points.reduce((s, p) => s + (p.kwh ?? 0), 0)), `${label} total kWh`);
+  }
+  // Today: whole intervals as the API has them; the running one is not in "Today" but drawn apart at its mean so far.
+  const todayPoints = await series(`from=${today}&to=${addDays(today, 1)}&resolution=15min`);
+  const partial = todayPoints[running.index].kwh!;
+  assert.ok(partial > 0, 'the running interval has its partial energy');
+  const rows = todayFigure.locator('table[data-table="energy-today"] tbody tr');
+  const cells = async (i: number) => rows.nth(i).locator('td').allTextContents();
+  const [todayCell, runningCell] = await cells(running.index);
+  assert.equal(todayCell, '–', 'the running interval is not drawn as a whole one');
+  assert.ok(parse(runningCell) >= partial * 4 - 0.01, `running ${runningCell} kW is its mean so far, not a drop to ${partial * 4}`);
+  assert.ok(parse(runningCell) <= running.fullKw + 0.01, `running ${runningCell} kW: its energy over the time so far (whole: ${running.fullKw})`);
+  if (running.index > 0) {
+    const [whole, joined] = await cells(running.index - 1);
+    assert.equal(whole, en2(todayPoints[running.index - 1].kwh! * 4), 'the last whole interval');
+    assert.equal(joined, whole, 'the dashed line starts at the last whole interval');
+  }
+  if (running.index + 1 < todayPoints.length) assert.equal((await cells(running.index + 1))[0], '–', 'nothing drawn ahead of now');
+  await shot(page, 'energy-today-1280x800-light');
+
+  // 2. This week by area (the default), then a past week from the URL; ◀ ▶ step a week, the URL follows.
+  const week = new URL(page.url());
+  await page.goto(`${rig.server.url}/energy?by=week&from=${addDays(today, -21)}&to=${addDays(today, -14)}`);
+  await chartReady(page, 'energy-areas');
+  let from = new URL(page.url()).searchParams.get('from')!;
+  let to = new URL(page.url()).searchParams.get('to')!;
+  assert.equal(new Date(`${from}T00:00:00Z`).getUTCDay(), 1, 'a week starts on Monday');
+  assert.equal(to, addDays(from, 7));
+  await assertAreaTotals(page, from, to, 'day');
+  assert.equal(await page.locator('figure[data-chart^="energy-areas"] .chart').getAttribute('data-unit'), 'MWh', 'a week of bars reads in MWh');
+  await shot(page, 'energy-areas-week-1280x800-light');
+  await page.getByRole('button', { name: 'Previous period' }).click();
+  await page.waitForURL((url) => url.searchParams.get('from') === addDays(from, -7));
+  await assertAreaTotals(page, addDays(from, -7), addDays(to, -7), 'day');
+  await page.getByRole('button', { name: 'Next period' }).click();
+  await page.getByRole('button', { name: 'Next period' }).click();
+  await page.waitForURL((url) => url.searchParams.get('from') === addDays(from, 7) && url.searchParams.get('by') === 'week');
+  await assertAreaTotals(page, addDays(from, 7), addDays(to, 7), 'day');
+
+  // Month and year: the buttons keep the period around the first day shown; a month steps by a month.
+  await page.getByRole('button', { name: 'Month', exact: true }).click();
+  await page.waitForURL((url) => url.searchParams.get('by') === 'month');
+  from = new URL(page.url()).searchParams.get('from')!;
+  to = new URL(page.url()).searchParams.get('to')!;
+  assert.match(from, /-01$/);
+  await assertAreaTotals(page, from, to, 'day');
+  await page.getByRole('button', { name: 'Previous period' }).click();
+  await page.waitForURL((url) => url.searchParams.get('to') === from);
+  await page.getByRole('button', { name: 'Year', exact: true }).click();
+  await page.waitForURL((url) => url.searchParams.get('by') === 'year');
+  from = new URL(page.url()).searchParams.get('from')!;
+  to = new URL(page.url()).searchParams.get('to')!;
+  await assertAreaTotals(page, from, to, 'month');
+  await shot(page, 'energy-areas-year-1280x800-light');
+
+  // A custom range through the form: the URL says by=range, the last day included.
+  const first = addDays(today, -10);
+  const last = addDays(today, -4);
+  await page.locator('input[name="from"]').fill(first);
+  await page.locator('input[name="last"]').fill(last);
+  await page.getByRole('button', { name: 'Show range' }).click();
+  await page.waitForURL(
+    (url) => url.searchParams.get('by') === 'range' && url.searchParams.get('from') === first && url.searchParams.get('to') === addDays(last, 1),
+  );
+  await assertAreaTotals(page, first, addDays(last, 1), 'day');
+  // Backwards: refused with the reason, nothing sent.
+  await page.locator('input[name="last"]').fill(addDays(first, -1));
+  await page.getByRole('button', { name: 'Show range' }).click();
+  await page.getByText('The last day is before the first day.').waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('from'), first);
+  assert.ok(week.pathname === '/energy');
+  assertNoProblems(problems, 'energy');
+  await context.close();
+});
+
+test('a range in the URL reopens the same view in a fresh browser; CSV and PNG downloads; axe in both themes', async () => {
+  const today = siteDay('UTC', new Date());
+  const from = addDays(today, -30);
+  const to = addDays(today, -2);
+  const link = `/energy?by=range&from=${from}&to=${to}`;
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}${link}`, { colorScheme, width: 1920, height: 1080 });
+    await signInThroughForm(page, 'looker', viewer.password);
+    await chartReady(page, 'energy-areas');
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, link, 'the link is kept');
+    await assertAreaTotals(page, from, to, 'day');
+    assert.equal(await page.locator('input[name="from"]').inputValue(), from);
+    assert.equal(await page.locator('input[name="last"]').inputValue(), addDays(to, -1));
+    await page.locator('figure[data-chart^="energy-areas"] summary').click();
+    assert.equal(await page.locator(`table[data-table="energy-areas-${from}-${to}"] tbody tr`).count(), 28, 'a row per day');
+    assert.deepEqual((await axeViolations(page)).join('\n'), '', `axe ${colorScheme}`);
+    await shot(page, `energy-range-1920x1080-${colorScheme}`);
+    if (colorScheme === 'light') {
+      const areas = page.locator('figure[data-chart^="energy-areas"]');
+      const [csv] = await Promise.all([page.waitForEvent('download'), areas.getByRole('button', { name: 'CSV' }).click()]);
+      const text = fs.readFileSync((await csv.path())!, 'utf8');
+      const lines = text.trim().split('\n');
+      assert.equal(lines.length, 29, 'header and a row per day');
+      assert.match(lines[0], /^start \(UTC\),time,/);
+      const points = await series(`area=${encodeURIComponent(seeded.areas[0])}&from=${from}&to=${to}&resolution=day`);
+      const column = fields(lines[0]).findIndex((h) => h.startsWith(seeded.areas[0]));
+      assert.ok(column > 1, 'a column per area');
+      assert.equal(Number(fields(lines[1])[column]), +points[0].kwh!.toFixed(4), 'the CSV holds the API’s kWh');
+      const [png] = await Promise.all([page.waitForEvent('download'), areas.getByRole('button', { name: 'PNG' }).click()]);
+      const bytes = fs.readFileSync((await png.path())!);
+      assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG');
+      assert.ok(bytes.length > 2000, 'with the chart in it');
+      // Reset zoom: off until the chart is zoomed, then back to the whole range.
+      const reset = areas.getByRole('button', { name: 'Reset zoom' });
+      assert.equal(await reset.isDisabled(), true);
+      const box = (await areas.locator('.u-over').boundingBox())!;
+      await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      await page.waitForFunction(
+        () => !(document.querySelector('figure[data-chart^="energy-areas"] [data-action="reset-zoom"]') as HTMLButtonElement).disabled,
+      );
+      await reset.click();
+      await page.waitForFunction(() => (document.querySelector('figure[data-chart^="energy-areas"] [data-action="reset-zoom"]') as HTMLButtonElement).disabled);
+    }
+    assertNoProblems(problems, `energy ${colorScheme}`);
+    await context.close();
+  }
+  // A link with a bad range says why and shows this week.
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/energy?by=range&from=${to}&to=${from}`);
+  await signInThroughForm(page, 'looker', viewer.password);
+  await page.getByText('The range needs a first and a last day (from, to), the last not before the first.').waitFor();
+  // A period before the first data: said in words, not an empty chart alone.
+  await page.goto(`${rig.server.url}/energy?by=month&from=2001-01-01&to=2001-02-01`);
+  await page.locator('figure[data-chart="energy-areas-2001-01-01-2001-02-01"] [data-field="no-data"]').waitFor();
+  await context.close();
+});
+
+test('the charts are their own chunk: the overview loads no chart code; from the menu the energy screen loads it; a phone does not scroll sideways', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/`, { width: 390, height: 844 });
+  const files: string[] = [];
+  page.on('response', (response) => {
+    if (/\.(js|css)$/.test(response.url())) files.push(new URL(response.url()).pathname);
+  });
+  await signInThroughForm(page, 'looker', viewer.password);
+  await settled(page);
+  assert.ok(!files.some((file) => /Energy|uPlot/.test(file)), `the overview loads no chart code: ${files}`);
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('link', { name: 'Energy', exact: true }).click();
+  await chartReady(page, 'energy-areas');
+  assert.ok(files.some((file) => /Energy/.test(file)) && files.some((file) => /uPlot/.test(file)), `the energy screen brings its chunk and uPlot: ${files}`);
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll('main *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+      .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 8),
+  );
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, `nothing scrolls sideways at 390 px: ${wide}`);
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on a phone');
+  await shot(page, 'energy-390x844-light');
+  assertNoProblems(problems, 'energy on a phone');
+  await context.close();
+});
