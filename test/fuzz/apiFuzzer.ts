@@ -516,7 +516,8 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
           const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body as RequestInit['body'] });
           status = response.status;
           contentType = response.headers.get('content-type') ?? '';
-          text = await response.text();
+          // An event stream never ends by itself: its first chunk (the stream's opening events) is what is checked.
+          text = contentType.startsWith('text/event-stream') ? await firstChunk(response) : await response.text();
         } catch (error) {
           figures.failures.push({
             operation: `${operation.method} ${operation.path}`,
@@ -539,4 +540,13 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
   figures.neverSucceeded = operations.filter((operation) => !succeeded.has(operation.id)).map((operation) => `${operation.method} ${operation.path}`);
   figures.durationMs = Date.now() - started;
   return figures;
+}
+
+/** The first chunk of a streamed answer (an event stream's opening events), then the stream is closed. */
+async function firstChunk(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const { value } = await reader.read();
+  await reader.cancel();
+  return value ? new TextDecoder().decode(value) : '';
 }
