@@ -1,5 +1,6 @@
 // A seeded, schema-driven fuzzer: walks every operation of the served OpenAPI document as anonymous, viewer, operator
 // and admin, with valid and invalid inputs drawn from the document's own schemas, and checks every answer against it.
+import { answerText } from '../helpers/answerText.ts';
 import zlib from 'node:zlib';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -517,7 +518,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
           status = response.status;
           contentType = response.headers.get('content-type') ?? '';
           // An event stream never ends by itself: its first chunk (the stream's opening events) is what is checked.
-          text = contentType.startsWith('text/event-stream') ? await firstChunk(response) : await response.text();
+          text = await answerText(response);
         } catch (error) {
           figures.failures.push({
             operation: `${operation.method} ${operation.path}`,
@@ -540,13 +541,4 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
   figures.neverSucceeded = operations.filter((operation) => !succeeded.has(operation.id)).map((operation) => `${operation.method} ${operation.path}`);
   figures.durationMs = Date.now() - started;
   return figures;
-}
-
-/** The first chunk of a streamed answer (an event stream's opening events), then the stream is closed. */
-async function firstChunk(response: Response): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const { value } = await reader.read();
-  await reader.cancel();
-  return value ? new TextDecoder().decode(value) : '';
 }

@@ -2,7 +2,7 @@
 // unacknowledged), a hostile gateway's alarms are bounded and range-checked, a gateway whose raisedAt moves with its
 // clock raises one alert, acknowledge never answers 400, and the public payload carries no gateway alarm text.
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { AlarmNotifier, ESCALATION_BATCH } from '../../src/facility/notifications/notifier.ts';
 import { AlarmPoller } from '../../src/facility/notifications/poller.ts';

@@ -1,4 +1,5 @@
 // Walks every GET route of the route table as an admin, over sample rows in every table, and checks no response carries a password or token hash.
+import { answerText } from '../helpers/answerText.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -87,7 +88,7 @@ test('no GET route returns a password hash, a refresh-token hash or a refresh to
     for (const path of concretePaths(route.path, idsOf)) {
       const response = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual' });
       const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\n');
-      responses.push({ path, text: `${headers}\n\n${await response.text()}` });
+      responses.push({ path, text: `${headers}\n\n${await answerText(response)}` });
       statuses.set(path, response.status);
     }
   }

@@ -32,6 +32,8 @@ describe('public allow-list', () => {
     const allowedExtra = [
       'GET /api/dashboard',
       'GET /api/wallboard',
+      // The wallboard's live news (issue 53): which kind of figure changed, never what; bounded per address.
+      'GET /api/wallboard/events',
       'GET /api/auth/oauth/providers',
       'GET /api/auth/oauth/:provider/authorize',
       'GET /api/auth/oauth/:provider/callback',

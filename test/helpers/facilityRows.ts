@@ -182,6 +182,10 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     )
     .pluck()
     .get(iso(), iso()) as number;
+  // The tenant's own tariff (issue 51: tariffs per tenant or meter).
+  sqlite
+    .prepare(`INSERT INTO billing_tariffs (tenant_id, commodity, valid_from, price, created_at) VALUES (?, 'electricity', '2026-01-01', 0.29, ?)`)
+    .run(tenant, iso());
   sqlite
     .prepare(`INSERT INTO billing_allocations (meter_id, method, shares, landlord_value, updated_at) VALUES (?, 'percent', ?, 40, ?)`)
     .run(meter, JSON.stringify([{ tenantId: tenant, value: 60 }]), iso());
@@ -244,7 +248,10 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
   fillEmptyTables(sqlite);
 }
 
-/** Each table's enum columns (drizzle's text({ enum: … })) and their values: SQLite does not check them, the code reading the row does. */
+/**
+ * Each table's enum columns (drizzle's text({ enum: … })) and their values: SQLite does not check them, the code reading
+ * the row does. A JSON column (text({ mode: 'json' })) gets an empty object: drizzle parses it on every read.
+ */
 function enumColumns(): Map<string, Map<string, readonly string[]>> {
   const tables = new Map<string, Map<string, readonly string[]>>();
   for (const table of Object.values(schema)) {
@@ -253,6 +260,7 @@ function enumColumns(): Map<string, Map<string, readonly string[]>> {
     for (const column of Object.values(getTableColumns(table))) {
       const values = (column as { enumValues?: readonly string[] }).enumValues;
       if (values?.length) columns.set(column.name, values);
+      else if ((column as { dataType?: string }).dataType === 'json') columns.set(column.name, ['{}']);
     }
     tables.set(getTableName(table), columns);
   }

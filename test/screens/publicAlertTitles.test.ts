@@ -2,6 +2,7 @@
 // badge ("Badge 4711 John Doe ...", raised on the standalone simulator and polled like the service does) is shown to
 // callers without a token as "Alarm on <point>" on /api/dashboard, /api/wallboard and /api/wallboard?area=, and its
 // text appears in no public GET answer at all; an alert a person wrote keeps its title.
+import { answerText } from '../helpers/answerText.ts';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AlarmPoller } from '../../src/facility/notifications/poller.ts';
@@ -76,10 +77,7 @@ describe('public payloads and gateway alarm text', () => {
       if (route.raw?.contentType === 'text/event-stream') {
         // A stream never ends by itself: what it opens with (the wallboard's "something changed" events) is read.
         const answer = await fetch(`${server.url}${route.path}`);
-        const reader = answer.body!.getReader();
-        const { value } = await reader.read();
-        await reader.cancel();
-        assert.doesNotMatch(new TextDecoder().decode(value), SECRET, `${route.path} (${answer.status})`);
+        assert.doesNotMatch(await answerText(answer), SECRET, `${route.path} (${answer.status})`);
         continue;
       }
       const response = await server.request('GET', route.path);
