@@ -27,7 +27,8 @@ let ahuId: number;
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const today = new Date().toISOString().slice(0, 10);
 const INSTALLED = addDays(today, -21);
-const BASE_FROM = addDays(INSTALLED, -70);
+// A year and more of baseline: a measure passes the baseline's guard rails only over a whole calendar cycle (issue 52).
+const BASE_FROM = addDays(INSTALLED, -380);
 const eur = (value: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
 /** The app's money(): no cents from 1,000 on. */
@@ -213,7 +214,12 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   await page.getByLabel('Missing intervals at most (%)').fill('10');
   await page.getByRole('button', { name: 'Save the rules' }).click();
   await page.getByRole('status').filter({ hasText: 'The rules are saved.' }).waitFor();
-  assert.deepEqual(await get('/api/billing/settings'), { maxMissingPercent: 10, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 });
+  // The issuing rules the desk sets (the settings also carry the bill audit's tolerances, issue 51, not set here).
+  const { maxMissingPercent, maxEstimatedPercent, supplierBillTolerancePercent } = await get('/api/billing/settings');
+  assert.deepEqual(
+    { maxMissingPercent, maxEstimatedPercent, supplierBillTolerancePercent },
+    { maxMissingPercent: 10, maxEstimatedPercent: 5, supplierBillTolerancePercent: 2 },
+  );
   await page.getByRole('button', { name: `Issue run ${draft.id}` }).click();
   await page
     .getByRole('status')

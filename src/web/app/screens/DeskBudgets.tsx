@@ -1,8 +1,8 @@
 // The desk → budgets: annual budgets per utility for the site, an area or a cost centre (an admin sets one: POST
 // /api/billing/budgets), and a chosen budget month by month (GET …/:id/status): the phased budget, the actual and
-// the forecast as a uPlot chart and as a table (the chart's words for screen readers). A month's forecast is what the
-// service's year-end forecast adds up: the actual of its days so far plus, for its days still to come, the same month
-// last year (the phased budget where last year has no data), so the months' forecasts sum to the year-end figure.
+// the forecast as a uPlot chart and as a table (the chart's words for screen readers). A month's forecast is the actual
+// of its days so far plus its share of the service's forecast for the rest of the year (monthForecasts), so the months'
+// forecasts sum to the year-end figure.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -19,18 +19,27 @@ const UTILITIES = ['electricity', 'gas', 'water', 'heat'] as const;
 const UNITS: Record<(typeof UTILITIES)[number], string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 const daysIn = (month: string) => new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
 
-/** Each month's forecast as the service adds it up: actual so far + the expected share of the days still to come. */
+/**
+ * Each month's forecast: the actual of its days so far plus its share of the rest of the year. The service forecasts
+ * the rest as a whole (last year scaled to this year's run rate, the run rate, or last year: forecast.method); it is
+ * spread over the months by last year's profile (the phased budget where last year has none), so the months add up to
+ * the service's year-end figure whatever its method.
+ */
 export function monthForecasts(status: Status): number[] {
   const year = status.budget.year;
   const end = status.at < `${year}-01-01` ? `${year}-01-01` : status.at > `${year + 1}-01-01` ? `${year + 1}-01-01` : status.at;
-  return status.months.map((m) => {
+  const actual = status.months.map((m) => m.actualQuantity ?? 0);
+  const restShares = status.months.map((m) => {
     const days = daysIn(m.month);
     const from = `${m.month}-01`;
     const to = new Date(Date.UTC(Number(m.month.slice(0, 4)), Number(m.month.slice(5, 7)), 1)).toISOString().slice(0, 10);
     const past = from >= end ? 0 : to <= end ? days : Number(end.slice(8, 10)) - 1;
     const expected = m.lastYearQuantity > 0 ? m.lastYearQuantity : m.budgetQuantity;
-    return (m.actualQuantity ?? 0) + (expected * (days - past)) / days;
+    return (expected * (days - past)) / days;
   });
+  const restShareTotal = restShares.reduce((a, b) => a + b, 0);
+  const rest = status.forecast.available ? status.forecast.quantity - actual.reduce((a, b) => a + b, 0) : 0;
+  return actual.map((value, i) => value + (restShareTotal > 0 ? (restShares[i] * rest) / restShareTotal : 0));
 }
 
 function BudgetChart({ status }: { status: Status }) {
