@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertNoProblems, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 before(async () => {
@@ -41,8 +41,9 @@ test('the initial admin signs in with the generated password, must choose a new 
   const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/alerts`);
   await signInThroughForm(page, 'admin', generated);
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
-  // Every other screen asks for the password first.
-  await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+  // No menu of other screens is offered, and every other screen, reached by its address, asks for the password first.
+  assert.equal(await page.locator('nav#nav').count(), 0);
+  await goInside(page, '/alerts');
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
   await page.getByLabel('Current password').fill(generated);
   await page.getByLabel('New password', { exact: true }).fill('a-brand-new-passphrase');
