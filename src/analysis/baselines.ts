@@ -11,7 +11,7 @@ import { countDays, wholeHourKwh } from './wholeDays.ts';
 import { caltrackDaily, caltrackHourly, type Method } from './caltrack.ts';
 /** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
 type Target = { meterId?: number; area?: string };
-import { baselineGuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+import { baselineGuardRails, type GuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
 
 export { MIN_HOLIDAY_DAYS };
 
@@ -239,34 +239,8 @@ export class Baselines {
         `A ${changePoint.model} change-point model on the daily mean temperature fits the baseline better (CV(RMSE) ${changePoint.cvRmsePercent} % against ` +
           `${round(statistics.cvRmsePercent, 3)} %): the degree-day balance points ${query.heatingBaseC}/${query.coolingBaseC} °C may not suit this building.`,
       );
-    if (later && query.reportFrom !== undefined) {
-      let cusum = 0;
-      const days = later.observed.map((o) => {
-        const expectedKwh = predict(o);
-        cusum += o.actualKwh - expectedKwh;
-        return { ...shape({ ...o, expectedKwh }), cusumKwh: round(cusum, 3) };
-      });
-      const expected = later.observed.reduce((sum, o) => sum + predict(o), 0);
-      const actual = later.observed.reduce((sum, o) => sum + o.actualKwh, 0);
-      // A savings figure only where the guard rails hold: otherwise the reasons say why there is none (G14, IPMVP).
-      const defensible = guardRails.defensible && later.observed.length > 0;
-      const reportSpan = daysBetween(query.reportFrom, reportTo < today ? reportTo : today).length;
-      report = {
-        from: query.reportFrom,
-        to: reportTo,
-        expectedKwh: round(expected, 3),
-        actualKwh: round(actual, 3),
-        savingsKwh: defensible ? round(expected - actual, 3) : null,
-        savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
-        savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting day has energy and temperature.',
-        uncertainty: guardRails.uncertainty,
-        significant: guardRails.significant,
-        coverage: reportSpan > 0 ? round(later.observed.length / reportSpan, 4) : 0,
-        days,
-        missingDays: later.missing.slice(0, 400),
-        partialDays: later.partial.slice(0, 400),
-      };
-    }
+    if (later && query.reportFrom !== undefined)
+      report = dailySavingsReport({ later, observed: later.observed, predict, guardRails, from: query.reportFrom, to: reportTo, today });
     return {
       target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
       method: 'ems' as Method,
@@ -415,32 +389,8 @@ export class Baselines {
     const baselineDays = base.observed.map((o) => ({ ...o, expectedKwh: predictDay(o) })).filter((d) => Number.isFinite(d.expectedKwh));
     let report = null;
     if (later && query.reportFrom !== undefined) {
-      let cusum = 0;
       const observed = later.observed.filter((o) => Number.isFinite(predictDay(o)));
-      const days = observed.map((o) => {
-        const expectedKwh = predictDay(o);
-        cusum += o.actualKwh - expectedKwh;
-        return { ...shape({ ...o, expectedKwh }), cusumKwh: round(cusum, 3) };
-      });
-      const expected = observed.reduce((sum, o) => sum + predictDay(o), 0);
-      const actual = observed.reduce((sum, o) => sum + o.actualKwh, 0);
-      const defensible = guardRails.defensible && observed.length > 0;
-      const reportSpan = daysBetween(query.reportFrom, reportTo < today ? reportTo : today).length;
-      report = {
-        from: query.reportFrom,
-        to: reportTo,
-        expectedKwh: round(expected, 3),
-        actualKwh: round(actual, 3),
-        savingsKwh: defensible ? round(expected - actual, 3) : null,
-        savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
-        savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting day has energy and temperature.',
-        uncertainty: guardRails.uncertainty,
-        significant: guardRails.significant,
-        coverage: reportSpan > 0 ? round(observed.length / reportSpan, 4) : 0,
-        days,
-        missingDays: later.missing.slice(0, 400),
-        partialDays: later.partial.slice(0, 400),
-      };
+      report = dailySavingsReport({ later, observed, predict: predictDay, guardRails, from: query.reportFrom, to: reportTo, today });
     }
     return {
       target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
@@ -602,6 +552,47 @@ export function dayTypeOf(day: string, holidays: Set<string>): DayType {
 
 const regressor = (term: RegressorTerm, o: { hdd: number; cdd: number; dayType: DayType }) =>
   regressorValue(term, { heat: o.hdd, cool: o.cdd, dayType: o.dayType });
+
+/**
+ * The reporting period's savings, day by day with the CUSUM, for the EMS model and the reference methods alike: a
+ * figure only where the guard rails hold, otherwise the reasons say why there is none (G14, IPMVP).
+ */
+function dailySavingsReport(input: {
+  later: { missing: string[]; partial: string[] };
+  observed: Omit<BaselineDay, 'expectedKwh'>[];
+  predict: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
+  guardRails: GuardRails;
+  from: string;
+  to: string;
+  today: string;
+}) {
+  const { later, observed, predict, guardRails, from, to, today } = input;
+  let cusum = 0;
+  const days = observed.map((o) => {
+    const expectedKwh = predict(o);
+    cusum += o.actualKwh - expectedKwh;
+    return { ...shape({ ...o, expectedKwh }), cusumKwh: round(cusum, 3) };
+  });
+  const expected = observed.reduce((sum, o) => sum + predict(o), 0);
+  const actual = observed.reduce((sum, o) => sum + o.actualKwh, 0);
+  const defensible = guardRails.defensible && observed.length > 0;
+  const reportSpan = daysBetween(from, to < today ? to : today).length;
+  return {
+    from,
+    to,
+    expectedKwh: round(expected, 3),
+    actualKwh: round(actual, 3),
+    savingsKwh: defensible ? round(expected - actual, 3) : null,
+    savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
+    savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting day has energy and temperature.',
+    uncertainty: guardRails.uncertainty,
+    significant: guardRails.significant,
+    coverage: reportSpan > 0 ? round(observed.length / reportSpan, 4) : 0,
+    days,
+    missingDays: later.missing.slice(0, 400),
+    partialDays: later.partial.slice(0, 400),
+  };
+}
 
 function shape(d: BaselineDay) {
   return {
