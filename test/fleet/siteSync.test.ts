@@ -8,15 +8,14 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { storedFlags, storedKwh } from '../../src/metering/store.ts';
 import { databasePath } from '../../src/platform/db/client.ts';
-import { dayIntervals } from '../../src/platform/time/calendar.ts';
 import { createEnrolmentCode, revokeSite } from '../../src/fleet/enrolment.ts';
 import { selfSignedCertificate } from '../helpers/certificate.ts';
 import { runCli } from '../helpers/cli.ts';
 import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
+import { acknowledgedDays, type SiteDay } from '../helpers/siteDays.ts';
 import { type ServiceProcess, spawnService } from '../helpers/serviceProcess.ts';
 
 let cluster: PostgresCluster;
@@ -51,47 +50,6 @@ async function startSite(dataDir: string): Promise<ServiceProcess> {
     EMS_FLEET_SYNC_INTERVAL: '1s',
     EMS_FLEET_CATCHUP_DELAY: '1s',
   });
-}
-
-type SiteDay = {
-  meterId: number;
-  day: string;
-  totalKwh: number;
-  cost: number;
-  carbonKg: number;
-  syncSeq: number;
-  from: number;
-  to: number;
-  intervals: Map<number, number>;
-};
-
-/** The site's meter days the fleet has acknowledged (sequence up to the cursor), decoded, in one read snapshot. */
-function acknowledgedDays(dataDir: string): { cursor: number; days: SiteDay[]; unsent: number } {
-  const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
-  try {
-    return db.transaction(() => {
-      const link = db.prepare('SELECT cursor FROM fleet_link WHERE id = 1').get() as { cursor: number } | undefined;
-      const cursor = link?.cursor ?? 0;
-      const timezone = (db.prepare('SELECT timezone FROM platform_config').get() as { timezone: string }).timezone;
-      const rows = db
-        .prepare(
-          'SELECT meter_id AS meterId, day, kwh, flags, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg, sync_seq AS syncSeq FROM meter_days WHERE sync_seq <= ?',
-        )
-        .all(cursor) as Array<Omit<SiteDay, 'intervals' | 'from' | 'to'> & { kwh: Buffer; flags: Buffer }>;
-      const unsent = (db.prepare('SELECT count(*) AS n FROM meter_days WHERE sync_seq > ?').get(cursor) as { n: number }).n;
-      const days = rows.map(({ kwh, flags, ...row }) => {
-        const { start, count } = dayIntervals(timezone, row.day);
-        const values = storedKwh(kwh);
-        storedFlags(flags, kwh, count);
-        const intervals = new Map<number, number>();
-        for (let i = 0; i < Math.min(count, values.length); i++) if (!Number.isNaN(values[i]!)) intervals.set(start + i * 900_000, values[i]!);
-        return { ...row, from: start, to: start + count * 900_000, intervals };
-      });
-      return { cursor, days, unsent };
-    })();
-  } finally {
-    db.close();
-  }
 }
 
 /** Every acknowledged site day is at the fleet: the same intervals (no more, no fewer) and the same rollups. */
