@@ -4,7 +4,7 @@
 // back as the same classes (BackupBusy, BackupNotFound, BackupInvalid), so callers handle them as before.
 // The work itself is in backupWorker.ts, the worker's entry; this side only starts it and imports nothing of
 // archive.ts or drill.ts (they import this file).
-import { Worker } from 'node:worker_threads';
+import { startWorker, type WorkerAnswer } from '../../platform/workerThread.ts';
 import type { DrillCheck } from './checks.ts';
 import { BackupBusy, BackupInvalid, BackupNotFound } from './errors.ts';
 import type { RetentionPolicy } from './retention.ts';
@@ -15,7 +15,6 @@ export type BackupTask =
   | { kind: 'backup'; dataDir: string; options: { retention: RetentionPolicy; target?: string; purpose?: string } }
   /** A fresh backup copy: switched to a self-contained file, checked, its rows counted. */
   | { kind: 'checkCopy'; file: string };
-export type BackupAnswer = { ok: true; value: unknown } | { ok: false; name: string; message: string };
 
 function errorClass(name: string): new (message: string) => Error {
   const known: Record<string, new (message: string) => Error> = { BackupBusy, BackupInvalid, BackupNotFound };
@@ -23,24 +22,13 @@ function errorClass(name: string): new (message: string) => Error {
 }
 
 function inWorker<T>(task: BackupTask, signal?: AbortSignal): Promise<T> {
-  // Compiled (dist/*.js), or from source: the worker needs tsx's loader, given explicitly (a worker does not run its
-  // parent's --import on Node 20, and emsctl in a checkout registers tsx through its API).
-  const fromSource = import.meta.url.endsWith('.ts');
-  const self = new URL(fromSource ? './backupWorker.ts' : './backupWorker.js', import.meta.url);
   return new Promise<T>((resolve, reject) => {
-    // From source the entry is a one-line script importing this file once tsx's loader is in place (tsx registered in
-    // the worker: Node 20 does not run a worker's --import before loading its entry).
-    const worker = fromSource
-      ? new Worker(
-          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(self.href)}); });`,
-          { eval: true, workerData: task },
-        )
-      : new Worker(self, { workerData: task });
+    const worker = startWorker(import.meta.url, 'backupWorker', task);
     let answered = false;
     const abort = () => worker.postMessage({ abort: true });
     signal?.addEventListener('abort', abort, { once: true });
     worker.once('exit', () => signal?.removeEventListener('abort', abort));
-    worker.once('message', (answer: BackupAnswer) => {
+    worker.once('message', (answer: WorkerAnswer) => {
       answered = true;
       if (answer.ok) resolve(answer.value as T);
       else {
