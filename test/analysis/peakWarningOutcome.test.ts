@@ -3,48 +3,13 @@
 // warn for a window that ends well below the contract. The known answers come from the simulator's exact counter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DAY, demandWatch, MIN, simulatorRig } from '../helpers/rig.ts';
-
-const QUARTER = 15 * MIN;
+import { peakRig, QUARTER } from '../helpers/peakRig.ts';
+import { MIN } from '../helpers/rig.ts';
 
 test('a late surge that crosses in the last minute is "crossed" with crossedAt at the window end; a 2-minute inrush to 0.87 × the contract raises nothing', async (t) => {
-  // Two days ahead of the wall clock, at 02:00 UTC: the building is empty, its load flat; a version from tomorrow is in effect.
-  const start = Math.floor((Date.now() + 2 * DAY) / DAY) * DAY + 2 * 3_600_000;
-  const r = await simulatorRig({ start });
-  t.after(() => r.close());
-  // A site in Brussels: the alert's window end is read on the site's clock.
-  const zone = await r.server.request('PUT', '/api/configs', { token: r.admin.accessToken, body: { timezone: 'Europe/Brussels' } });
-  assert.equal(zone.status, 200, zone.text);
-  await r.meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
-  await r.collector.collect();
-  const base = (r.counter('meter.main.kwh', start) - r.counter('meter.main.kwh', start - QUARTER)) * 4;
-  const limit = Math.round(base * 1.25);
-  const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-  const version = await r.server.request('POST', '/api/energy/tariffs', {
-    token: r.admin.accessToken,
-    body: { validFrom: tomorrow, price: 0.25, carbonFactor: 0.4, contractedPeakKw: limit },
-  });
-  assert.equal(version.status, 201, version.text);
-  const watch = demandWatch(r.server);
-  const runTo = async (until: number) => {
-    while (r.clock.now < until) {
-      r.clock.now += MIN;
-      await r.collector.collect();
-      watch.check(r.clock.now);
-    }
-  };
-  const addLoad = async (kw: number, minutes: number) => {
-    const response = await fetch(`${r.sim.url}/sim/load`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ kw, kwPerMinute: 0, minutes }),
-    });
-    assert.equal(response.status, 200);
-  };
-  const windowMean = (from: number) => (r.counter('meter.main.kwh', from + QUARTER) - r.counter('meter.main.kwh', from)) * 4;
-
+  // Two days ahead of the wall clock, at 02:00 UTC, in Brussels: the alert's window end is read on the site's clock.
+  const { r, base, limit, firstWindow: inrush, runTo, addLoad, windowMean } = await peakRig(t, { timezone: 'Europe/Brussels' });
   // E: an inrush of +70 % of the base for 2 minutes from minute 2 (a chiller's start): the window ends at ~0.87 × contract.
-  const inrush = Math.ceil(start / QUARTER) * QUARTER + QUARTER;
   await runTo(inrush + 2 * MIN);
   await addLoad(base * 0.7, 2);
   await runTo(inrush + QUARTER + MIN);
