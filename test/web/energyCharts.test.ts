@@ -255,3 +255,40 @@ test('the charts are their own chunk: the overview loads no chart code; from the
   assertNoProblems(problems, 'energy on a phone');
   await context.close();
 });
+
+test('per-person language and theme: set on the account screen, kept on the server, a second device signs in to them; the browser’s until set', async () => {
+  const person = await rig.server.createUser({ role: 'viewer', username: 'polyglot' });
+  const admin = await rig.server.createUser({ role: 'admin', username: 'keeper' });
+  // Before any choice: the browser's language (French here) and colour scheme.
+  const first = await openPage(rig.browser, `${rig.server.url}/account`, { locale: 'fr-FR', colorScheme: 'light' });
+  await signInThroughForm(first.page, 'polyglot', person.password);
+  await first.page.locator('form[data-form="preferences"]').waitFor();
+  assert.equal(await first.page.getAttribute('html', 'lang'), 'fr');
+  assert.equal(await first.page.getAttribute('html', 'data-theme'), 'light');
+  await first.page.locator('select[name="language"]').selectOption('de');
+  await first.page.locator('select[name="theme"]').selectOption('dark');
+  await first.page.locator('form[data-form="preferences"] button[type="submit"]').click();
+  await first.page.waitForFunction(() => document.documentElement.lang === 'de' && document.documentElement.dataset.theme === 'dark');
+  await first.page.getByText('Für Ihr Konto gespeichert.').waitFor();
+  const me = await rig.server.request('GET', `/api/users/${person.user.id}`, { token: admin.accessToken });
+  assert.deepEqual([me.body.language, me.body.theme], ['de', 'dark'], 'kept on the server');
+  assert.deepEqual((await axeViolations(first.page)).join('\n'), '', 'axe on the account screen (dark, German)');
+  assertNoProblems(first.problems, 'account');
+  await first.context.close();
+
+  // Another device: an English browser with a light scheme and no local choice opens in German and dark once signed in.
+  const second = await openPage(rig.browser, `${rig.server.url}/`, { locale: 'en-US', colorScheme: 'light' });
+  assert.equal(await second.page.getAttribute('html', 'lang'), 'en', 'before sign-in: the browser’s');
+  await signInThroughForm(second.page, 'polyglot', person.password);
+  await second.page.waitForFunction(() => document.documentElement.lang === 'de' && document.documentElement.dataset.theme === 'dark');
+  await second.page.getByRole('link', { name: 'Energie', exact: true }).first().waitFor();
+  // Back to the browser's language: English again at once.
+  await second.page.goto(`${rig.server.url}/account`);
+  await second.page.locator('select[name="language"]').selectOption('');
+  await second.page.locator('form[data-form="preferences"] button[type="submit"]').click();
+  await second.page.waitForFunction(() => document.documentElement.lang === 'en');
+  const after = await rig.server.request('GET', `/api/users/${person.user.id}`, { token: admin.accessToken });
+  assert.deepEqual([after.body.language, after.body.theme], [null, 'dark']);
+  assertNoProblems(second.problems, 'second device');
+  await second.context.close();
+});

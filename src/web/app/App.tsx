@@ -6,6 +6,7 @@ import { siteName, t, timeOfDay, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
 import { lastHeard, liveState, startLive, stopLive } from './state/live';
 import { can, ready, signOut, user } from './state/session';
+import { savePreferences } from './state/preferences';
 import { theme, toggleTheme } from './state/theme';
 
 type Role = 'viewer' | 'operator' | 'admin';
@@ -113,7 +114,16 @@ function Header() {
       )}
       <div class="tools">
         {signedIn && <LiveBadge />}
-        <button type="button" class="ghost" onClick={toggleTheme} aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}>
+        <button
+          type="button"
+          class="ghost"
+          onClick={() => {
+            toggleTheme();
+            // Signed in, the choice is the person's on every device (state/preferences.ts).
+            if (signedIn) void savePreferences({ theme: theme.value });
+          }}
+          aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}
+        >
           {theme.value === 'dark' ? '☀' : '☾'}
         </button>
         {signedIn ? (
