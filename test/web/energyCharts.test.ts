@@ -42,6 +42,35 @@ before(async () => {
     );
   })();
   running = { index, fullKw: seededKwh(today, index, count, 0, ids.length, seeded.lastMonth.from) * 4 };
+
+  // The further charts: a PV array, its export meter and a gas meter over the seeded days; the outdoor temperature as the
+  // service keeps it (outdoor_days: no gateway asked); a tariff with a contracted peak from the first seeded month on.
+  const pv = energy.meters.create({ name: 'PV roof', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' }, null).id;
+  const feedIn = energy.meters.create({ name: 'Feed-in', code: 'meter.export.kwh', kind: 'energy', commodity: 'electricity', role: 'export' }, null).id;
+  const gas = energy.meters.create({ name: 'Gas supply', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas' }, null).id;
+  const firstDay = addDays(seeded.lastMonth.from, -40);
+  const temperatures = db.sqlite.prepare('INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?)');
+  db.sqlite.transaction(() => {
+    for (let day = firstDay, d = 0; day <= addDays(today, 1); day = addDays(day, 1), d += 1) {
+      const hourly = new Float32Array(24).map((_, h) => 8 + 6 * Math.sin((2 * Math.PI * d) / 23) + 3 * Math.sin((2 * Math.PI * (h - 9)) / 24));
+      temperatures.run('temp.outdoor', day, Buffer.from(hourly.buffer), 240);
+      if (day >= today) continue;
+      const { start: dayStart, count: n } = dayIntervals('UTC', day);
+      const sun = (i: number) => Math.max(0, Math.sin(((i - n / 4) / (n / 2)) * Math.PI)) * (1 + 0.3 * Math.sin(d));
+      const rows = [
+        { meterId: pv, kwh: new Float32Array(n).map((_, i) => 3 * sun(i)) },
+        { meterId: feedIn, kwh: new Float32Array(n).map((_, i) => 3 * sun(i) * 0.35) },
+        { meterId: gas, kwh: new Float32Array(n).map((_, i) => 0.4 + 0.3 * Math.cos((i / n) * 2 * Math.PI)) },
+      ];
+      energy.store.save(rows.map((row) => ({ ...row, day, start: dayStart, flags: new Uint8Array(n), maxKw: null, stored: null })));
+    }
+  })();
+  const keeper = await rig.server.createUser({ role: 'admin', username: 'tariffs' });
+  const tariff = await rig.server.request('POST', '/api/energy/tariffs', {
+    token: keeper.accessToken,
+    body: { validFrom: addDays(seeded.lastMonth.from, -40), price: 0.25, carbonFactor: 0.4, contractedPeakKw: 95 },
+  });
+  assert.equal(tariff.status, 201, tariff.text);
 });
 after(() => rig?.close());
 
@@ -291,4 +320,99 @@ test('per-person language and theme: set on the account screen, kept on the serv
   assert.deepEqual([after.body.language, after.body.theme], [null, 'dark']);
   assertNoProblems(second.problems, 'second device');
   await second.context.close();
+});
+
+/** A chart's legend row: its total (or max) as the page shows it. */
+async function legend(page: Page, chart: string, series: string, field = 'total'): Promise<string | null> {
+  return page.locator(`figure[data-chart="${chart}"] tr[data-series="${series}"] [data-field="${field}"]`).textContent();
+}
+
+test('against the baseline, the energy flow, the demand profile and each commodity: every figure the API’s; CSV; axe in both themes', async () => {
+  const today = siteDay('UTC', new Date());
+  // Last week, whole: Monday to Monday.
+  const monday = addDays(today, -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7) - 7);
+  const [from, to] = [monday, addDays(monday, 7)];
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/energy?by=week&from=${from}&to=${to}`);
+  await signInThroughForm(page, 'looker', viewer.password);
+  const get = async (path: string) => {
+    const answer = await rig.server.request('GET', path, { token: viewer.accessToken });
+    assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+    return answer.body;
+  };
+
+  // 1. Against the baseline: actual and expected totals are the hourly baseline's report (fitted on the 28 days before).
+  const baselineChart = `energy-baseline-${from}-${to}`;
+  await chartReady(page, baselineChart);
+  const baseline = await get(`/api/analysis/baseline/hourly?baselineFrom=${addDays(from, -28)}&baselineTo=${from}&reportFrom=${from}&reportTo=${to}`);
+  assert.equal(await legend(page, baselineChart, 'Actual'), en2(baseline.report.actualKwh));
+  assert.equal(await legend(page, baselineChart, 'Expected (baseline)'), en2(baseline.report.expectedKwh));
+  assert.equal(await page.locator(`figure[data-chart="${baselineChart}"] table[data-table] tbody tr`).count(), baseline.report.hours.length, 'an hour a row');
+  // Today has no baseline yet (finished days only): the period of today says so in words.
+  await page.goto(`${rig.server.url}/energy?by=day&from=${today}&to=${addDays(today, 1)}`);
+  await page.locator(`[data-chart="energy-baseline-${today}-${addDays(today, 1)}"] [data-field="no-data"]`).waitFor();
+  await page.goBack();
+
+  // 2. The energy flow: each total the commodities balance's.
+  const flowChart = `energy-flow-${from}-${to}`;
+  await chartReady(page, flowChart);
+  const figures = await get(`/api/energy/commodities?from=${from}&to=${to}`);
+  const b = figures.electricity;
+  assert.ok(b.generationKwh > 0 && b.exportKwh > 0, 'the site has PV and export');
+  for (const [label, value] of [
+    ['From the grid', b.importKwh],
+    ['Own PV used', b.selfConsumptionKwh],
+    ['PV generated', b.generationKwh],
+    ['Fed into the grid', b.exportKwh],
+  ] as const) {
+    // The legend reads MWh once the stack passes 1000 kWh.
+    const unit = await page.locator(`figure[data-chart="${flowChart}"] .chart`).getAttribute('data-unit');
+    assert.equal(await legend(page, flowChart, label), en2(unit === 'MWh' ? value / 1000 : value), label);
+  }
+  assert.equal(await page.locator('[data-field="energy.consumption"]').textContent(), `${en2(b.consumptionKwh)} kWh`);
+
+  // 3. The demand profile of the billing month holding the period's first day: its peak the peaks route's, the contract 95 kW.
+  const month = from.slice(0, 7);
+  const demandChart = `energy-demand-${month}`;
+  await chartReady(page, demandChart);
+  const peaks = await get(`/api/energy/peaks?month=${month}`);
+  assert.equal(await legend(page, demandChart, 'Demand', 'max'), en2(peaks.site.kw), 'the highest 15 minutes');
+  assert.equal(await legend(page, demandChart, 'Month’s peak', 'max'), en2(peaks.site.kw), 'the peak marked');
+  assert.match((await page.locator('[data-field="demand-note"]').textContent())!, /Contracted peak: 95\.00 kW/);
+  const demandRows = page.locator(`table[data-table="${demandChart}"] tbody tr`);
+  assert.equal(await demandRows.count(), (await series(`from=${month}-01&to=${addDays(`${month}-01`, 40).slice(0, 7)}-01&resolution=15min`)).length);
+  assert.equal((await demandRows.first().locator('td').allTextContents())[2], '95.00', 'the contract line in the table');
+
+  // 4. By commodity, side by side in their units: electricity's consumption and the gas m³ are the commodities route's.
+  for (const commodity of figures.commodities as { commodity: string; unit: string; quantity: number }[]) {
+    const chart = `energy-commodity-${commodity.commodity}-${from}-${to}`;
+    await chartReady(page, chart);
+    const unit = await page.locator(`figure[data-chart="${chart}"] .chart`).getAttribute('data-unit');
+    if (commodity.commodity === 'gas') assert.equal(unit, 'm³', 'gas stays in m³');
+    const label = commodity.commodity === 'gas' ? 'Gas' : 'Electricity';
+    assert.equal(await legend(page, chart, label), en2(unit === 'MWh' ? commodity.quantity / 1000 : commodity.quantity), `${label} total`);
+  }
+  assert.deepEqual(
+    (figures.commodities as { commodity: string }[]).map((c) => c.commodity),
+    ['electricity', 'gas'],
+  );
+  const gasChart = page.locator(`figure[data-chart="energy-commodity-gas-${from}-${to}"]`);
+  const [csv] = await Promise.all([page.waitForEvent('download'), gasChart.getByRole('button', { name: 'CSV' }).click()]);
+  const lines = fs
+    .readFileSync((await csv.path())!, 'utf8')
+    .trim()
+    .split('\n');
+  assert.equal(fields(lines[0])[2], 'Gas (m³)');
+  const gasDays = await series(
+    `meterId=${(figures.commodities as { commodity: string; meters: { id: number }[] }[]).find((c) => c.commodity === 'gas')!.meters[0].id}&from=${from}&to=${to}&resolution=day`,
+  );
+  assert.equal(Number(fields(lines[1])[2]), +gasDays[0].kwh!.toFixed(4), 'the CSV holds the meter’s m³');
+
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe light');
+  await shot(page, 'energy-more-1280x800-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe dark');
+  await shot(page, 'energy-more-1280x800-dark');
+  assertNoProblems(problems, 'energy charts');
+  await context.close();
 });
