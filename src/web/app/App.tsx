@@ -1,8 +1,8 @@
 // The frame (skip link, header, navigation, main) and the route table: each screen is its own chunk, loaded when
 // first opened; a screen that needs a role the person lacks is not linked and says so when opened.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from './components/lazyScreens';
-import { siteName, t, timeOfDay, type Key } from './i18n';
+import { language, siteName, t, timeOfDay, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
 import { lastHeard, liveState, startLive, stopLive } from './state/live';
 import { can, ready, signOut, user } from './state/session';
@@ -76,6 +76,51 @@ function LiveBadge() {
   );
 }
 
+/**
+ * Whether the links fit one line beside the name and the tools; when they do not (German, French or Spanish labels
+ * for an admin at 1280 px), the header takes the menu button as on a narrow screen, rather than wrapping to two lines.
+ * The width the full header needs is measured while it shows, and again whenever the language or the links change.
+ */
+function useCompactHeader(navigable: boolean) {
+  const ref = useRef<HTMLElement>(null);
+  const needed = useRef(0);
+  const [value, setValue] = useState(false);
+  const links = NAV.filter((item) => can(item.role)).length;
+  // A new language or set of links: show them all once and measure again.
+  useLayoutEffect(() => {
+    needed.current = 0;
+    setValue(false);
+  }, [language.value, links, navigable]);
+  useLayoutEffect(() => {
+    const header = ref.current;
+    if (!header || !navigable) return;
+    const check = () => {
+      // The links' width is measured while they show; the name and the tools (the live badge's text changes) every time.
+      const nav = header.querySelector('nav');
+      const visible = nav && getComputedStyle(nav).display !== 'none' && !header.classList.contains('compact');
+      if (visible && window.innerWidth > 1000) {
+        const items = [...nav.querySelectorAll('li')].map((li) => li.getBoundingClientRect().width);
+        const linkGap = Number.parseFloat(getComputedStyle(nav.querySelector('ul')!).columnGap) || 0;
+        needed.current = items.reduce((a, b) => a + b, 0) + linkGap * Math.max(0, items.length - 1);
+      }
+      const style = getComputedStyle(header);
+      const gap = Number.parseFloat(style.columnGap) || 0;
+      const brand = header.querySelector('.brand')?.getBoundingClientRect().width ?? 0;
+      const tools = header.querySelector('.tools')?.getBoundingClientRect().width ?? 0;
+      const room = header.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+      setValue(needed.current + brand + tools + 2 * gap > room + 0.5);
+    };
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(header);
+    // The live badge's words change the tools' width without changing the header's.
+    const tools = header.querySelector('.tools');
+    if (tools) observer.observe(tools);
+    return () => observer.disconnect();
+  }, [language.value, links, navigable, value]);
+  return { ref, value };
+}
+
 function Header() {
   const [open, setOpen] = useState(false);
   const path = pathOf(route.value);
@@ -83,8 +128,9 @@ function Header() {
   // While a new password is owed no other screen opens: a menu of them would only lead back here.
   const navigable = signedIn && !user.value!.mustChangePassword;
   useEffect(() => setOpen(false), [path]);
+  const compact = useCompactHeader(navigable);
   return (
-    <header class="top">
+    <header class={compact.value ? 'top compact' : 'top'} ref={compact.ref}>
       <a class="brand" href="/">
         <span class="logo" aria-hidden="true">
           ⚡
