@@ -77,38 +77,46 @@ function LiveBadge() {
 }
 
 /**
- * Whether the links fit one line beside the name and the tools; when they do not (German, French or Spanish labels
- * for an admin at 1280 px), the header takes the menu button as on a narrow screen, rather than wrapping to two lines.
- * The width the full header needs is measured while it shows, and again whenever the language or the links change.
+ * Whether the links fit one line beside the name and the tools; when they wrap (German, French or Spanish labels for
+ * an admin at 1280 px), the header takes the menu button as on a narrow screen rather than growing to two lines. The
+ * real layout decides: shown in full it is checked for a wrap; folded, it is shown in full again once wider than where
+ * it wrapped, and on a new language or set of links.
  */
 function useCompactHeader(navigable: boolean) {
   const ref = useRef<HTMLElement>(null);
-  const needed = useRef(0);
+  const wrappedAt = useRef(Number.POSITIVE_INFINITY);
+  const toolsAt = useRef(0);
   const [value, setValue] = useState(false);
   const links = NAV.filter((item) => can(item.role)).length;
-  // A new language or set of links: show them all once and measure again.
   useLayoutEffect(() => {
-    needed.current = 0;
+    wrappedAt.current = Number.POSITIVE_INFINITY;
     setValue(false);
   }, [language.value, links, navigable]);
   useLayoutEffect(() => {
     const header = ref.current;
     if (!header || !navigable) return;
     const check = () => {
-      // The links' width is measured while they show; the name and the tools (the live badge's text changes) every time.
-      const nav = header.querySelector('nav');
-      const visible = nav && getComputedStyle(nav).display !== 'none' && !header.classList.contains('compact');
-      if (visible && window.innerWidth > 1000) {
-        const items = [...nav.querySelectorAll('li')].map((li) => li.getBoundingClientRect().width);
-        const linkGap = Number.parseFloat(getComputedStyle(nav.querySelector('ul')!).columnGap) || 0;
-        needed.current = items.reduce((a, b) => a + b, 0) + linkGap * Math.max(0, items.length - 1);
+      const room = header.clientWidth;
+      const toolsWidth = header.querySelector('.tools')?.getBoundingClientRect().width ?? 0;
+      if (header.classList.contains('compact')) {
+        // Wider than where it wrapped, or the tools narrower ("Connecting…" became "Live"): try the full header again.
+        if (room > wrappedAt.current || toolsWidth < toolsAt.current - 1) setValue(false);
+        return;
       }
-      const style = getComputedStyle(header);
-      const gap = Number.parseFloat(style.columnGap) || 0;
-      const brand = header.querySelector('.brand')?.getBoundingClientRect().width ?? 0;
-      const tools = header.querySelector('.tools')?.getBoundingClientRect().width ?? 0;
-      const room = header.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
-      setValue(needed.current + brand + tools + 2 * gap > room + 0.5);
+      const nav = header.querySelector('nav');
+      const brand = header.querySelector('.brand');
+      const items = nav?.querySelectorAll('li');
+      if (!nav || !brand || !items?.length || getComputedStyle(nav).display === 'none' || window.innerWidth <= 1000) return;
+      const row = brand.getBoundingClientRect();
+      const first = items[0].getBoundingClientRect();
+      const last = items[items.length - 1].getBoundingClientRect();
+      const tools = header.querySelector('.tools')?.getBoundingClientRect();
+      const below = (box: DOMRect | undefined) => !!box && box.top >= row.bottom - 1;
+      if (last.top > first.top + 1 || below(first) || below(tools)) {
+        wrappedAt.current = room;
+        toolsAt.current = toolsWidth;
+        setValue(true);
+      }
     };
     check();
     const observer = new ResizeObserver(check);
