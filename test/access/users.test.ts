@@ -387,3 +387,51 @@ describe('the last admin', () => {
     assert.equal(lastAgain.status, 409, 'the remaining admin is now the last one');
   });
 });
+
+describe('per-person language and theme (issue 53)', () => {
+  test('kept on the server: set on one device, a new sign-in (another device) gets them; null gives the choice back; bad values name the field', async () => {
+    const testUser = await server.createUser({ role: 'viewer' });
+    const person = { ...testUser.user, ...testUser };
+    const fresh = await server.request('GET', '/api/auth/me', { token: person.accessToken });
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.body.language, null, 'nothing chosen yet: the browser decides');
+    assert.equal(fresh.body.theme, null);
+
+    const set = await server.request('PUT', `/api/users/${person.id}`, { token: person.accessToken, body: { language: 'de', theme: 'dark' } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.equal(set.body.language, 'de');
+    assert.equal(set.body.theme, 'dark');
+
+    // A second device signs in (ending the first one's session, as the spec says) and gets the same choice.
+    const second = await server.request('POST', '/api/auth/login', { body: { username: person.username, password: person.password } });
+    assert.equal(second.status, 200);
+    assert.equal(second.body.user.language, 'de');
+    assert.equal(second.body.user.theme, 'dark');
+    const me = await server.request('GET', '/api/auth/me', { token: second.body.accessToken });
+    assert.deepEqual([me.body.language, me.body.theme], ['de', 'dark']);
+
+    // The theme alone back to the browser's; the language kept.
+    const reset = await server.request('PUT', `/api/users/${person.id}`, { token: second.body.accessToken, body: { theme: null } });
+    assert.equal(reset.status, 200);
+    assert.deepEqual([reset.body.language, reset.body.theme], ['de', null]);
+
+    for (const [body, field] of [
+      [{ language: 'xx' }, 'language'],
+      [{ theme: 'neon' }, 'theme'],
+      [{ language: 42 }, 'language'],
+    ] as const) {
+      const bad = await server.request('PUT', `/api/users/${person.id}`, { token: second.body.accessToken, body });
+      assert.equal(bad.status, 400, JSON.stringify(body));
+      assert.ok(
+        detailPaths(bad.body).some((path) => path.endsWith(field)),
+        `${JSON.stringify(body)}: ${JSON.stringify(bad.body)}`,
+      );
+    }
+    // Someone else's preferences are theirs.
+    const other = await server.createUser({ role: 'operator' });
+    const refused = await server.request('PUT', `/api/users/${person.id}`, { token: other.accessToken, body: { language: 'fr' } });
+    assert.equal(refused.status, 403);
+    const after = await server.request('GET', `/api/users/${person.id}`, { token: second.body.accessToken });
+    assert.deepEqual([after.body.language, after.body.theme], ['de', null]);
+  });
+});

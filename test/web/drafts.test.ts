@@ -103,3 +103,31 @@ test('the service unreachable: a plain message with the time of the last good da
   );
   await context.close();
 });
+
+test('an alert’s note typed and not sent is kept for the tab: after a reload its alert opens with the note, acknowledging sends it', async () => {
+  const noter = await rig.server.createUser({ role: 'operator', username: 'noter' });
+  const created = await rig.server.request('POST', '/api/alerts', {
+    token: noter.accessToken,
+    body: { title: 'Cold store door open', level: 'warning', message: 'Door contact open for 10 minutes' },
+  });
+  assert.equal(created.status, 201, created.text);
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/alerts`);
+  await signInThroughForm(page, 'noter', noter.password);
+  await page.getByRole('button', { name: 'Cold store door open' }).click();
+  await page.getByLabel('Note').fill('Door closed by the night porter, seal worn');
+  await page.waitForFunction((key) => sessionStorage.getItem(key) !== null, `ems.draft.alert.note.${created.body.id}`);
+  await page.reload();
+  await page.locator('[data-notice="draft-restored"]').waitFor();
+  assert.equal(await page.getByLabel('Note').inputValue(), 'Door closed by the night porter, seal worn');
+  await page.getByRole('button', { name: 'Acknowledge', exact: true }).click();
+  await page.locator('[data-notice="draft-restored"]').waitFor({ state: 'detached' });
+  // A fresh token (these expire in 4 s here): another operator reads the alert's history.
+  const reader = await rig.server.createUser({ role: 'operator', username: 'reader' });
+  const notes = await rig.server.request('GET', `/api/alerts/${created.body.id}/notes`, { token: reader.accessToken });
+  assert.ok(
+    notes.body.items.some((n: { text: string | null }) => n.text === 'Door closed by the night porter, seal worn'),
+    JSON.stringify(notes.body),
+  );
+  assert.equal(await page.evaluate((key) => sessionStorage.getItem(key), `ems.draft.alert.note.${created.body.id}`), null, 'sent: the draft is gone');
+  await context.close();
+});

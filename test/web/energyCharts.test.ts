@@ -42,6 +42,35 @@ before(async () => {
     );
   })();
   running = { index, fullKw: seededKwh(today, index, count, 0, ids.length, seeded.lastMonth.from) * 4 };
+
+  // The further charts: a PV array, its export meter and a gas meter over the seeded days; the outdoor temperature as the
+  // service keeps it (outdoor_days: no gateway asked); a tariff with a contracted peak from the first seeded month on.
+  const pv = energy.meters.create({ name: 'PV roof', code: 'meter.pv.kwh', kind: 'energy', commodity: 'electricity', role: 'generation' }, null).id;
+  const feedIn = energy.meters.create({ name: 'Feed-in', code: 'meter.export.kwh', kind: 'energy', commodity: 'electricity', role: 'export' }, null).id;
+  const gas = energy.meters.create({ name: 'Gas supply', code: 'meter.gas.m3', kind: 'energy', commodity: 'gas' }, null).id;
+  const firstDay = addDays(seeded.lastMonth.from, -40);
+  const temperatures = db.sqlite.prepare('INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES (?, ?, ?, ?)');
+  db.sqlite.transaction(() => {
+    for (let day = firstDay, d = 0; day <= addDays(today, 1); day = addDays(day, 1), d += 1) {
+      const hourly = new Float32Array(24).map((_, h) => 8 + 6 * Math.sin((2 * Math.PI * d) / 23) + 3 * Math.sin((2 * Math.PI * (h - 9)) / 24));
+      temperatures.run('temp.outdoor', day, Buffer.from(hourly.buffer), 240);
+      if (day >= today) continue;
+      const { start: dayStart, count: n } = dayIntervals('UTC', day);
+      const sun = (i: number) => Math.max(0, Math.sin(((i - n / 4) / (n / 2)) * Math.PI)) * (1 + 0.3 * Math.sin(d));
+      const rows = [
+        { meterId: pv, kwh: new Float32Array(n).map((_, i) => 3 * sun(i)) },
+        { meterId: feedIn, kwh: new Float32Array(n).map((_, i) => 3 * sun(i) * 0.35) },
+        { meterId: gas, kwh: new Float32Array(n).map((_, i) => 0.4 + 0.3 * Math.cos((i / n) * 2 * Math.PI)) },
+      ];
+      energy.store.save(rows.map((row) => ({ ...row, day, start: dayStart, flags: new Uint8Array(n), maxKw: null, stored: null })));
+    }
+  })();
+  const keeper = await rig.server.createUser({ role: 'admin', username: 'tariffs' });
+  const tariff = await rig.server.request('POST', '/api/energy/tariffs', {
+    token: keeper.accessToken,
+    body: { validFrom: addDays(seeded.lastMonth.from, -40), price: 0.25, carbonFactor: 0.4, contractedPeakKw: 95 },
+  });
+  assert.equal(tariff.status, 201, tariff.text);
 });
 after(() => rig?.close());
 
@@ -102,6 +131,8 @@ test('today against yesterday and last week: the API’s kW, the running interva
   const todayPoints = await series(`from=${today}&to=${addDays(today, 1)}&resolution=15min`);
   const partial = todayPoints[running.index].kwh!;
   assert.ok(partial > 0, 'the running interval has its partial energy');
+  await todayFigure.locator('summary').click();
+  await todayFigure.locator('table[data-table="energy-today"] tbody tr').first().waitFor();
   const rows = todayFigure.locator('table[data-table="energy-today"] tbody tr');
   const cells = async (i: number) => rows.nth(i).locator('td').allTextContents();
   const [todayCell, runningCell] = await cells(running.index);
@@ -185,6 +216,7 @@ test('a range in the URL reopens the same view in a fresh browser; CSV and PNG d
     assert.equal(await page.locator('input[name="from"]').inputValue(), from);
     assert.equal(await page.locator('input[name="last"]').inputValue(), addDays(to, -1));
     await page.locator('figure[data-chart^="energy-areas"] summary').click();
+    await page.locator(`table[data-table="energy-areas-${from}-${to}"] tbody tr`).first().waitFor();
     assert.equal(await page.locator(`table[data-table="energy-areas-${from}-${to}"] tbody tr`).count(), 28, 'a row per day');
     assert.deepEqual((await axeViolations(page)).join('\n'), '', `axe ${colorScheme}`);
     await shot(page, `energy-range-1920x1080-${colorScheme}`);
@@ -253,5 +285,159 @@ test('the charts are their own chunk: the overview loads no chart code; from the
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on a phone');
   await shot(page, 'energy-390x844-light');
   assertNoProblems(problems, 'energy on a phone');
+  await context.close();
+});
+
+test('per-person language and theme: set on the account screen, kept on the server, a second device signs in to them; the browser’s until set', async () => {
+  // An admin: the most links in the header (the German header at 1280 px used to wrap to two lines).
+  const person = await rig.server.createUser({ role: 'admin', username: 'polyglot' });
+  const admin = await rig.server.createUser({ role: 'admin', username: 'keeper' });
+  // Before any choice: the browser's language (French here) and colour scheme.
+  const first = await openPage(rig.browser, `${rig.server.url}/account`, { locale: 'fr-FR', colorScheme: 'light' });
+  await signInThroughForm(first.page, 'polyglot', person.password);
+  await first.page.locator('form[data-form="preferences"]').waitFor();
+  assert.equal(await first.page.getAttribute('html', 'lang'), 'fr');
+  assert.equal(await first.page.getAttribute('html', 'data-theme'), 'light');
+  await first.page.locator('select[name="language"]').selectOption('de');
+  await first.page.locator('select[name="theme"]').selectOption('dark');
+  await first.page.locator('form[data-form="preferences"] button[type="submit"]').click();
+  await first.page.waitForFunction(() => document.documentElement.lang === 'de' && document.documentElement.dataset.theme === 'dark');
+  await first.page.getByText('Für Ihr Konto gespeichert.').waitFor();
+  const me = await rig.server.request('GET', `/api/users/${person.user.id}`, { token: admin.accessToken });
+  assert.deepEqual([me.body.language, me.body.theme], ['de', 'dark'], 'kept on the server');
+  assert.deepEqual((await axeViolations(first.page)).join('\n'), '', 'axe on the account screen (dark, German)');
+  assertNoProblems(first.problems, 'account');
+  await first.context.close();
+
+  // Another device: an English browser with a light scheme and no local choice opens in German and dark once signed in.
+  const second = await openPage(rig.browser, `${rig.server.url}/`, { locale: 'en-US', colorScheme: 'light' });
+  assert.equal(await second.page.getAttribute('html', 'lang'), 'en', 'before sign-in: the browser’s');
+  await signInThroughForm(second.page, 'polyglot', person.password);
+  await second.page.waitForFunction(() => document.documentElement.lang === 'de' && document.documentElement.dataset.theme === 'dark');
+  // German links do not fit beside the name and the tools at 1280 px: the header takes the menu, one line high.
+  await second.page.locator('header.top.compact').waitFor();
+  const height = await second.page.evaluate(() => document.querySelector('header.top')!.getBoundingClientRect().height);
+  assert.ok(height < 70, `the German header is one line at 1280 px: ${height} px`);
+  await second.page.getByRole('button', { name: 'Menü' }).click();
+  await second.page.getByRole('link', { name: 'Energie', exact: true }).waitFor();
+  // Back to the browser's language: English again at once.
+  await second.page.goto(`${rig.server.url}/account`);
+  await second.page.locator('select[name="language"]').selectOption('');
+  await second.page.locator('form[data-form="preferences"] button[type="submit"]').click();
+  await second.page.waitForFunction(() => document.documentElement.lang === 'en');
+  const after = await rig.server.request('GET', `/api/users/${person.user.id}`, { token: admin.accessToken });
+  assert.deepEqual([after.body.language, after.body.theme], [null, 'dark']);
+  assertNoProblems(second.problems, 'second device');
+  await second.context.close();
+});
+
+/**
+ * A legend figure (2 decimals) against a figure the API rounds to 3: within the display's half-cent plus the API's
+ * rounding (equality of the two roundings would fail whenever the value lies just below a half-cent).
+ */
+function assertShows(text: string | null, value: number, what: string): void {
+  assert.ok(text !== null && text !== '–' && Math.abs(parse(text) - value) <= 0.0051, `${what}: shows ${text}, the API ${value}`);
+}
+
+/** A chart's legend row: its total (or max) as the page shows it. */
+async function legend(page: Page, chart: string, series: string, field = 'total'): Promise<string | null> {
+  return page.locator(`figure[data-chart="${chart}"] tr[data-series="${series}"] [data-field="${field}"]`).textContent();
+}
+
+test('against the baseline, the energy flow, the demand profile and each commodity: every figure the API’s; CSV; axe in both themes', async () => {
+  const today = siteDay('UTC', new Date());
+  // Last week, whole: Monday to Monday.
+  const monday = addDays(today, -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7) - 7);
+  const [from, to] = [monday, addDays(monday, 7)];
+  const opened = Date.now();
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/energy?by=week&from=${from}&to=${to}`);
+  await signInThroughForm(page, 'looker', viewer.password);
+  const get = async (path: string) => {
+    const answer = await rig.server.request('GET', path, { token: viewer.accessToken });
+    assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+    return answer.body;
+  };
+
+  // 1. Against the baseline: actual and expected totals are the hourly baseline's report (fitted on the 28 days before).
+  const baselineChart = `energy-baseline-${from}-${to}`;
+  await chartReady(page, baselineChart);
+  const baseline = await get(`/api/analysis/baseline/hourly?baselineFrom=${addDays(from, -28)}&baselineTo=${from}&reportFrom=${from}&reportTo=${to}`);
+  assertShows(await legend(page, baselineChart, 'Actual'), baseline.report.actualKwh, 'actual');
+  assertShows(await legend(page, baselineChart, 'Expected (baseline)'), baseline.report.expectedKwh, 'expected');
+  await page.locator(`figure[data-chart="${baselineChart}"] summary`).click();
+  await page.locator(`figure[data-chart="${baselineChart}"] table[data-table] tbody tr`).first().waitFor();
+  assert.equal(await page.locator(`figure[data-chart="${baselineChart}"] table[data-table] tbody tr`).count(), baseline.report.hours.length, 'an hour a row');
+  // Today has no baseline yet (finished days only): the period of today says so in words.
+  await page.goto(`${rig.server.url}/energy?by=day&from=${today}&to=${addDays(today, 1)}`);
+  await page.locator(`[data-chart="energy-baseline-${today}-${addDays(today, 1)}"] [data-field="no-data"]`).waitFor();
+  await page.goBack();
+
+  // 2. The energy flow: each total the commodities balance's.
+  const flowChart = `energy-flow-${from}-${to}`;
+  await chartReady(page, flowChart);
+  const figures = await get(`/api/energy/commodities?from=${from}&to=${to}`);
+  const b = figures.electricity;
+  assert.ok(b.generationKwh > 0 && b.exportKwh > 0, 'the site has PV and export');
+  for (const [label, value] of [
+    ['From the grid', b.importKwh],
+    ['Own PV used', b.selfConsumptionKwh],
+    ['PV generated', b.generationKwh],
+    ['Fed into the grid', b.exportKwh],
+  ] as const) {
+    // The legend reads MWh once the stack passes 1000 kWh.
+    const unit = await page.locator(`figure[data-chart="${flowChart}"] .chart`).getAttribute('data-unit');
+    assertShows(await legend(page, flowChart, label), unit === 'MWh' ? value / 1000 : value, label);
+  }
+  assert.equal(await page.locator('[data-field="energy.consumption"]').textContent(), `${en2(b.consumptionKwh)} kWh`, 'the balance as the API has it');
+
+  // 3. The demand profile of the billing month holding the period's first day: its peak the peaks route's, the contract 95 kW.
+  const month = from.slice(0, 7);
+  const demandChart = `energy-demand-${month}`;
+  await chartReady(page, demandChart);
+  const peaks = await get(`/api/energy/peaks?month=${month}`);
+  assertShows(await legend(page, demandChart, 'Demand', 'max'), peaks.site.kw, 'the highest 15 minutes');
+  assertShows(await legend(page, demandChart, 'Month’s peak', 'max'), peaks.site.kw, 'the peak marked');
+  assert.match((await page.locator('[data-field="demand-note"]').textContent())!, /Contracted peak: 95\.00 kW/);
+  // The mean over the month's finished intervals: the whole 15-minute series is the API's, in kW.
+  const monthPoints = await series(`from=${month}-01&to=${addDays(`${month}-01`, 40).slice(0, 7)}-01&resolution=15min`);
+  // An interval over by the time the page drew (after `opened`) or by now: a boundary may pass in between.
+  const meanBy = (at: number) => {
+    const finished = monthPoints.filter((p) => p.kwh !== null && Date.parse(p.start) + 900_000 <= at).map((p) => p.kwh! * 4);
+    return en2(finished.reduce((a, v) => a + v, 0) / finished.length);
+  };
+  const shown = await legend(page, demandChart, 'Demand', 'mean');
+  assert.ok([meanBy(opened), meanBy(Date.now())].includes(shown!), `mean ${shown} kW: ${meanBy(opened)} or ${meanBy(Date.now())}`);
+
+  // 4. By commodity, side by side in their units: electricity's consumption and the gas m³ are the commodities route's.
+  for (const commodity of figures.commodities as { commodity: string; unit: string; quantity: number }[]) {
+    const chart = `energy-commodity-${commodity.commodity}-${from}-${to}`;
+    await chartReady(page, chart);
+    const unit = await page.locator(`figure[data-chart="${chart}"] .chart`).getAttribute('data-unit');
+    if (commodity.commodity === 'gas') assert.equal(unit, 'm³', 'gas stays in m³');
+    const label = commodity.commodity === 'gas' ? 'Gas' : 'Electricity';
+    assertShows(await legend(page, chart, label), unit === 'MWh' ? commodity.quantity / 1000 : commodity.quantity, `${label} total`);
+  }
+  assert.deepEqual(
+    (figures.commodities as { commodity: string }[]).map((c) => c.commodity),
+    ['electricity', 'gas'],
+  );
+  const gasChart = page.locator(`figure[data-chart="energy-commodity-gas-${from}-${to}"]`);
+  const [csv] = await Promise.all([page.waitForEvent('download'), gasChart.getByRole('button', { name: 'CSV' }).click()]);
+  const lines = fs
+    .readFileSync((await csv.path())!, 'utf8')
+    .trim()
+    .split('\n');
+  assert.equal(fields(lines[0])[2], 'Gas (m³)');
+  const gasDays = await series(
+    `meterId=${(figures.commodities as { commodity: string; meters: { id: number }[] }[]).find((c) => c.commodity === 'gas')!.meters[0].id}&from=${from}&to=${to}&resolution=day`,
+  );
+  assert.equal(Number(fields(lines[1])[2]), +gasDays[0].kwh!.toFixed(4), 'the CSV holds the meter’s m³');
+
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe dark');
+  await shot(page, 'energy-more-1280x800-dark');
+  assertNoProblems(problems, 'energy charts');
   await context.close();
 });

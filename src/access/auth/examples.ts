@@ -11,6 +11,8 @@ export const ME_EXAMPLE = {
   avatarUrl: null,
   lastLoginAt: '2026-01-14T07:58:12.331Z',
   mustChangePassword: false,
+  language: 'de',
+  theme: null,
   createdAt: '2026-01-05T10:02:00.000Z',
   updatedAt: '2026-01-05T10:02:00.000Z',
 };

@@ -69,7 +69,8 @@ export function userRoutes({ users, auth }: UserRouteNeeds) {
       summary: 'Update a user (partial)',
       example: { displayName: 'Jane Doe', phone: '+49 30 1234567' },
       description:
-        'Admins may change username, email, displayName, phone and role. Anyone may change email, displayName and phone on their own record; ' +
+        'Admins may change username, email, displayName, phone, role, language and theme. Anyone may change email, displayName, phone, language and theme on their own record ' +
+        "(language and theme: the staff app's on every device the person signs in on; null gives the choice back to the browser); " +
         'changing your own username or role without being admin is 403. Demoting the last admin is 409.',
       tags,
       schemas: { params: IdParams, body: UpdateUserBody, response: { 200: User, 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody } },

@@ -1,6 +1,6 @@
 // The user record as the API shows it: never a password hash, avatar internals or token data.
 import { Type, type Static } from '@sinclair/typebox';
-import { ROLES, type Role } from '../../platform/db/schema/users.ts';
+import { ROLES, type Role, USER_LANGUAGES, USER_THEMES } from '../../platform/db/schema/users.ts';
 import { displayTextPattern, Email, NullableTimestamp, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
 
 export const Username = Type.String({ minLength: 3, maxLength: 32, pattern: '^[a-zA-Z0-9_.-]+$' });
@@ -8,6 +8,17 @@ export const Username = Type.String({ minLength: 3, maxLength: 32, pattern: '^[a
 export const RoleName = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] });
 /** Length in bytes is checked by the service (8-72); this bounds the characters. */
 export const Password = Type.String({ minLength: 8, maxLength: 72 });
+/** The person's staff-app language and theme; null: the browser's choice (its languages, its colour scheme). */
+export const UserLanguage = Type.Unsafe<(typeof USER_LANGUAGES)[number] | null>({
+  type: ['string', 'null'],
+  enum: [...USER_LANGUAGES, null],
+  description: "the staff app's language for this person on every device; null: the browser's languages decide",
+});
+export const UserTheme = Type.Unsafe<(typeof USER_THEMES)[number] | null>({
+  type: ['string', 'null'],
+  enum: [...USER_THEMES, null],
+  description: "the staff app's theme for this person on every device; null: the browser's colour scheme decides",
+});
 
 export const User = Type.Object({
   id: Type.Integer(),
@@ -21,6 +32,8 @@ export const User = Type.Object({
   mustChangePassword: Type.Boolean({
     description: 'true for the generated initial admin until its password is changed: a client asks for a new password before anything else',
   }),
+  language: UserLanguage,
+  theme: UserTheme,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -58,8 +71,13 @@ export const UpdateUserBody = Type.Object(
     displayName: Type.Optional(DisplayName),
     phone: Type.Optional(Phone),
     role: Type.Optional(RoleName),
+    language: Type.Optional(UserLanguage),
+    theme: Type.Optional(UserTheme),
   },
-  { minProperties: 1, description: 'Partial update. Admins may change every field. Users editing themselves may change email, displayName and phone only.' },
+  {
+    minProperties: 1,
+    description: 'Partial update. Admins may change every field. Users editing themselves may change email, displayName, phone, language and theme only.',
+  },
 );
 export type UserUpdate = Static<typeof UpdateUserBody>;
 

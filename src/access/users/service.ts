@@ -102,8 +102,8 @@ export type PasswordChange = { currentPassword?: string; newPassword: string };
 export type Caller = Actor & { role: Role };
 
 /** The fields a user may change on their own record; username and role need an admin. */
-const USER_EDITABLE = ['username', 'email', 'displayName', 'phone', 'role'] as const satisfies readonly (keyof UserUpdate)[];
-const SELF_EDITABLE = new Set(['email', 'displayName', 'phone']);
+const USER_EDITABLE = ['username', 'email', 'displayName', 'phone', 'role', 'language', 'theme'] as const satisfies readonly (keyof UserUpdate)[];
+const SELF_EDITABLE = new Set(['email', 'displayName', 'phone', 'language', 'theme']);
 
 /** Hashing and the sign-in throttle belong to auth; they are handed in, so users does not import auth. */
 export type UserDirectoryDeps = {
@@ -149,6 +149,8 @@ export class UserDirectory {
         displayName: slot('displayName'),
         phone: slot('phone'),
         role: slot('role'),
+        language: slot('language'),
+        theme: slot('theme'),
         updatedAt: slot('updatedAt'),
       })
       .where(id)

@@ -22,6 +22,8 @@ export function presentUser(row: UserRow): PublicUser {
     avatarUrl: row.avatarUrl,
     lastLoginAt: row.lastLoginAt,
     mustChangePassword: row.mustChangePassword,
+    language: row.language,
+    theme: row.theme,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

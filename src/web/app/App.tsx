@@ -1,11 +1,12 @@
 // The frame (skip link, header, navigation, main) and the route table: each screen is its own chunk, loaded when
 // first opened; a screen that needs a role the person lacks is not linked and says so when opened.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from './components/lazyScreens';
-import { siteName, t, timeOfDay, type Key } from './i18n';
+import { language, siteName, t, timeOfDay, type Key } from './i18n';
 import { navigate, pathOf, route } from './state/router';
 import { lastHeard, liveState, startLive, stopLive } from './state/live';
 import { can, ready, signOut, user } from './state/session';
+import { savePreferences } from './state/preferences';
 import { theme, toggleTheme } from './state/theme';
 
 type Role = 'viewer' | 'operator' | 'admin';
@@ -75,6 +76,59 @@ function LiveBadge() {
   );
 }
 
+/**
+ * Whether the links fit one line beside the name and the tools; when they wrap (German, French or Spanish labels for
+ * an admin at 1280 px), the header takes the menu button as on a narrow screen rather than growing to two lines. The
+ * real layout decides: shown in full it is checked for a wrap; folded, it is shown in full again once wider than where
+ * it wrapped, and on a new language or set of links.
+ */
+function useCompactHeader(navigable: boolean) {
+  const ref = useRef<HTMLElement>(null);
+  const wrappedAt = useRef(Number.POSITIVE_INFINITY);
+  const toolsAt = useRef(0);
+  const [value, setValue] = useState(false);
+  const links = NAV.filter((item) => can(item.role)).length;
+  useLayoutEffect(() => {
+    wrappedAt.current = Number.POSITIVE_INFINITY;
+    setValue(false);
+  }, [language.value, links, navigable]);
+  useLayoutEffect(() => {
+    const header = ref.current;
+    if (!header || !navigable) return;
+    const check = () => {
+      const room = header.clientWidth;
+      const toolsWidth = header.querySelector('.tools')?.getBoundingClientRect().width ?? 0;
+      if (header.classList.contains('compact')) {
+        // Wider than where it wrapped, or the tools narrower ("Connecting…" became "Live"): try the full header again.
+        if (room > wrappedAt.current || toolsWidth < toolsAt.current - 1) setValue(false);
+        return;
+      }
+      const nav = header.querySelector('nav');
+      const brand = header.querySelector('.brand');
+      const items = nav?.querySelectorAll('li');
+      if (!nav || !brand || !items?.length || getComputedStyle(nav).display === 'none' || window.innerWidth <= 1000) return;
+      const row = brand.getBoundingClientRect();
+      const first = items[0].getBoundingClientRect();
+      const last = items[items.length - 1].getBoundingClientRect();
+      const tools = header.querySelector('.tools')?.getBoundingClientRect();
+      const below = (box: DOMRect | undefined) => !!box && box.top >= row.bottom - 1;
+      if (last.top > first.top + 1 || below(first) || below(tools)) {
+        wrappedAt.current = room;
+        toolsAt.current = toolsWidth;
+        setValue(true);
+      }
+    };
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(header);
+    // The live badge's words change the tools' width without changing the header's.
+    const tools = header.querySelector('.tools');
+    if (tools) observer.observe(tools);
+    return () => observer.disconnect();
+  }, [language.value, links, navigable, value]);
+  return { ref, value };
+}
+
 function Header() {
   const [open, setOpen] = useState(false);
   const path = pathOf(route.value);
@@ -82,8 +136,9 @@ function Header() {
   // While a new password is owed no other screen opens: a menu of them would only lead back here.
   const navigable = signedIn && !user.value!.mustChangePassword;
   useEffect(() => setOpen(false), [path]);
+  const compact = useCompactHeader(navigable);
   return (
-    <header class="top">
+    <header class={compact.value ? 'top compact' : 'top'} ref={compact.ref}>
       <a class="brand" href="/">
         <span class="logo" aria-hidden="true">
           ⚡
@@ -113,7 +168,16 @@ function Header() {
       )}
       <div class="tools">
         {signedIn && <LiveBadge />}
-        <button type="button" class="ghost" onClick={toggleTheme} aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}>
+        <button
+          type="button"
+          class="ghost"
+          onClick={() => {
+            toggleTheme();
+            // Signed in, the choice is the person's on every device (state/preferences.ts).
+            if (signedIn) void savePreferences({ theme: theme.value });
+          }}
+          aria-label={t(theme.value === 'dark' ? 'theme.toLight' : 'theme.toDark')}
+        >
           {theme.value === 'dark' ? '☀' : '☾'}
         </button>
         {signedIn ? (

@@ -3,6 +3,7 @@ import { App } from './App';
 import { loadLanguage } from './i18n';
 import { resume } from './state/session';
 import './state/theme';
+import './state/preferences';
 import './styles/app.css';
 
 /** Served by the fleet service (<html data-mode="fleet">): the portfolio screens and fleet sign-in, their own chunk. */

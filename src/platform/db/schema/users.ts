@@ -7,6 +7,10 @@ import { ROLES } from '../../roles.ts';
 
 export { ROLES, type Role } from '../../roles.ts';
 
+/** The staff app's languages and themes a person may choose (src/web/app/i18n, src/web/app/state/theme.ts). */
+export const USER_LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
+export const USER_THEMES = ['light', 'dark'] as const;
+
 export const users = sqliteTable(
   'users',
   {
@@ -23,6 +27,9 @@ export const users = sqliteTable(
     lastLoginAt: text('last_login_at'),
     /** Set for the generated initial admin: the staff app asks for a new password before anything else; any password change clears it. */
     mustChangePassword: integer('must_change_password', { mode: 'boolean' }).notNull().default(false),
+    /** The person's own language and theme for the staff app (null: the browser's choice), kept here so a second device gets them. */
+    language: text('language', { enum: USER_LANGUAGES }),
+    theme: text('theme', { enum: USER_THEMES }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -3370,7 +3370,7 @@ export interface paths {
         get: operations["getApiUsersId"];
         /**
          * Update a user (partial)
-         * @description Admins may change username, email, displayName, phone and role. Anyone may change email, displayName and phone on their own record; changing your own username or role without being admin is 403. Demoting the last admin is 409.
+         * @description Admins may change username, email, displayName, phone, role, language and theme. Anyone may change email, displayName, phone, language and theme on their own record (language and theme: the staff app's on every device the person signs in on; null gives the choice back to the browser); changing your own username or role without being admin is 403. Demoting the last admin is 409.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -7122,12 +7122,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7229,12 +7239,22 @@ export interface operations {
                         displayName: string | null;
                         email: string;
                         id: number;
+                        /**
+                         * @description the staff app's language for this person on every device; null: the browser's languages decide
+                         * @enum {string|null}
+                         */
+                        language: "en" | "de" | "fr" | "es" | null;
                         lastLoginAt: string | null;
                         /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                         mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
+                        /**
+                         * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                         * @enum {string|null}
+                         */
+                        theme: "light" | "dark" | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -7345,12 +7365,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7387,12 +7417,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7507,12 +7547,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7621,12 +7671,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7763,12 +7823,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -7910,12 +7980,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -21343,12 +21423,22 @@ export interface operations {
                             displayName: string | null;
                             email: string;
                             id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
                             lastLoginAt: string | null;
                             /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                             mustChangePassword: boolean;
                             phone: string | null;
                             /** @enum {string} */
                             role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -21433,12 +21523,22 @@ export interface operations {
                         displayName: string | null;
                         email: string;
                         id: number;
+                        /**
+                         * @description the staff app's language for this person on every device; null: the browser's languages decide
+                         * @enum {string|null}
+                         */
+                        language: "en" | "de" | "fr" | "es" | null;
                         lastLoginAt: string | null;
                         /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                         mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
+                        /**
+                         * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                         * @enum {string|null}
+                         */
+                        theme: "light" | "dark" | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -21516,12 +21616,22 @@ export interface operations {
                         displayName: string | null;
                         email: string;
                         id: number;
+                        /**
+                         * @description the staff app's language for this person on every device; null: the browser's languages decide
+                         * @enum {string|null}
+                         */
+                        language: "en" | "de" | "fr" | "es" | null;
                         lastLoginAt: string | null;
                         /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                         mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
+                        /**
+                         * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                         * @enum {string|null}
+                         */
+                        theme: "light" | "dark" | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -21590,10 +21700,20 @@ export interface operations {
                     displayName?: string | null;
                     /** Format: email */
                     email?: string;
+                    /**
+                     * @description the staff app's language for this person on every device; null: the browser's languages decide
+                     * @enum {string|null}
+                     */
+                    language?: "en" | "de" | "fr" | "es" | null;
                     /** @description digits, spaces and + ( ) . / - */
                     phone?: string | null;
                     /** @enum {string} */
                     role?: "viewer" | "operator" | "admin";
+                    /**
+                     * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                     * @enum {string|null}
+                     */
+                    theme?: "light" | "dark" | null;
                     username?: string;
                 };
             };
@@ -21615,12 +21735,22 @@ export interface operations {
                         displayName: string | null;
                         email: string;
                         id: number;
+                        /**
+                         * @description the staff app's language for this person on every device; null: the browser's languages decide
+                         * @enum {string|null}
+                         */
+                        language: "en" | "de" | "fr" | "es" | null;
                         lastLoginAt: string | null;
                         /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                         mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
+                        /**
+                         * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                         * @enum {string|null}
+                         */
+                        theme: "light" | "dark" | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -22247,12 +22377,22 @@ export interface operations {
                         displayName: string | null;
                         email: string;
                         id: number;
+                        /**
+                         * @description the staff app's language for this person on every device; null: the browser's languages decide
+                         * @enum {string|null}
+                         */
+                        language: "en" | "de" | "fr" | "es" | null;
                         lastLoginAt: string | null;
                         /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
                         mustChangePassword: boolean;
                         phone: string | null;
                         /** @enum {string} */
                         role: "viewer" | "operator" | "admin";
+                        /**
+                         * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                         * @enum {string|null}
+                         */
+                        theme: "light" | "dark" | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC

@@ -53,13 +53,27 @@ export function chooseLanguage(browser: readonly string[], site: string): { lang
 }
 
 const chosen = chooseLanguage(navigator.languages?.length ? navigator.languages : [navigator.language], siteLocale);
+/** The browser's choice: what a person who chose no language of their own sees. */
+export const browserLanguage: Language = chosen.language;
 export const language = signal<Language>('en');
 export const locale = signal<string>(chosen.locale);
 let dictionary: Dictionary = en;
 
+let loads = 0;
 export async function loadLanguage(next: Language = chosen.language): Promise<void> {
-  dictionary = next === 'en' ? en : { ...en, ...(await loaders[next]()).default };
+  // The last asked wins: the browser's language loading at start must not land after the person's own.
+  const mine = ++loads;
+  const words = next === 'en' ? en : { ...en, ...(await loaders[next]()).default };
+  if (mine !== loads) return;
+  dictionary = words;
   root.lang = next;
+  // Numbers and dates: the site's locale when it speaks the language, else the browser's tag for it, else the language.
+  locale.value =
+    next === chosen.language
+      ? chosen.locale
+      : supported(siteLocale) === next
+        ? siteLocale
+        : ((navigator.languages ?? []).find((tag) => supported(tag) === next) ?? next);
   language.value = next;
 }
 

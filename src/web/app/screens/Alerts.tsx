@@ -3,10 +3,11 @@
 // and a maintenance record opened from an alert. Operators act; viewers read.
 // Requests: one GET /api/alerts per tab (the active tab's list holds the cleared and shelved ones too) and the counts
 // once; then the live stream's counts, and the list again when they change (state/live.ts).
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, num, t, type Key } from '../i18n';
 import { askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
 import { can } from '../state/session';
@@ -77,6 +78,14 @@ export default function Alerts() {
   useLive('alerts', () => list.reload());
   const now = Date.now();
   const items = ((list.data?.items ?? []) as Alert[]).filter((alert) => tabOf(alert, now) === tab);
+  // A note typed before the session ended (or a reload, or an outage) opens its alert again, once.
+  const reopened = useRef(false);
+  useEffect(() => {
+    if (reopened.current || !list.data || open !== null || !operator) return;
+    reopened.current = true;
+    const kept = items.find((alert) => hasDraft(noteDraftKey(alert.id)));
+    if (kept) setOpen(kept.id);
+  }, [list.data]);
   const operator = can('operator');
 
   async function bulkAcknowledge() {
@@ -197,8 +206,13 @@ export default function Alerts() {
   );
 }
 
+/** The tab's unsaved note on an alert (components/useDraft.ts): kept as typed, gone once an action with it succeeds. */
+const noteDraftKey = (id: number) => `alert.note.${id}`;
+
 function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: boolean; onChanged: (text: string) => void }) {
-  const [note, setNote] = useState('');
+  const draft = useDraft(noteDraftKey(alert.id), { note: '' });
+  const note = draft.values.note;
+  const setNote = (next: string) => draft.set({ note: next });
   const [minutes, setMinutes] = useState('60');
   const [problem, setProblem] = useState<string | null>(null);
   const history = useApi(() => api.GET('/api/alerts/{id}/notes', { params: { path: { id: alert.id } } }), [alert.id]);
@@ -214,6 +228,7 @@ function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: b
             ? await api.POST('/api/alerts/{id}/shelve', { ...path, body: { durationMin: Number(minutes), reason: note } })
             : await api.POST('/api/alerts/{id}/maintenance', { ...path, body: note ? { description: note } : {} });
     if (!answer.response.ok) return setProblem(errorText(answer.error, answer.response.status));
+    draft.saved();
     onChanged(t(`alerts.done.${kind}`, { title: alert.title }));
   }
 
@@ -248,6 +263,14 @@ function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: b
       </ol>
       {operator && alert.status !== 'resolved' && (
         <form class="stack" onSubmit={(e) => e.preventDefault()}>
+          {draft.restored && (
+            <p class="notice" role="status" data-notice="draft-restored">
+              {t('draft.restored')}{' '}
+              <button type="button" class="link" onClick={draft.discard}>
+                {t('draft.discard')}
+              </button>
+            </p>
+          )}
           <Field label={t('alerts.note')}>
             {(id) => <textarea id={id} rows={2} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />}
           </Field>

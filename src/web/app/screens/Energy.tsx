@@ -2,42 +2,33 @@
 // (the running interval drawn dashed at its mean power so far, never as a drop to its partial energy), and the areas'
 // energy as stacked bars for a day / week / month / year or any range, stepped with ◀ ▶. The period rides in the URL
 // (?by=day|week|month|year|range&from=YYYY-MM-DD&to=YYYY-MM-DD, to exclusive), so a shared link opens the same view.
-// Requests: 2 at once (site series for 8 days, the areas), then 1 series per area for the period.
+// Requests: 2 at once (site series for 8 days, the areas), then 1 series per area for the period. Below them (EnergyCharts.tsx):
+// the period against the baseline (its finished days), the energy flow, the billing month's demand profile, and each commodity.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Chart, type ChartSeries } from '../components/charts/Chart';
 import { Problem } from '../components/Field';
+import { BaselineChart, CommodityCharts, DemandChart, FlowChart } from './EnergyCharts';
 import { useApi } from '../components/useApi';
-import { type Key, locale, siteTimeZone, t } from '../i18n';
+import {
+  addDays,
+  addMonths,
+  daysBetween,
+  fmt,
+  LABELS,
+  PALETTE,
+  type Point,
+  type Resolution,
+  siteDayOf,
+  siteToday,
+  TICKS,
+} from '../components/charts/energyTime';
+import { type Key, locale, t } from '../i18n';
 import { navigate, queryOf, route } from '../state/router';
 
 type By = 'day' | 'week' | 'month' | 'year' | 'range';
 const BYS: Exclude<By, 'range'>[] = ['day', 'week', 'month', 'year'];
-type Resolution = '15min' | 'hour' | 'day' | 'month';
-type Point = { start: string; kwh: number | null };
-
-const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626', '#4b5563', '#c026d3'];
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function siteToday(): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: siteTimeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
-}
-function siteDayOf(date: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: siteTimeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(date);
-}
-export function addDays(day: string, n: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + n);
-  return date.toISOString().slice(0, 10);
-}
-function addMonths(day: string, n: number): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCMonth(date.getUTCMonth() + n);
-  return date.toISOString().slice(0, 10);
-}
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 /** The period of kind `by` that holds `day` (weeks from Monday), as [from, to). */
 export function periodOf(by: Exclude<By, 'range'>, day: string): { from: string; to: string } {
@@ -78,21 +69,8 @@ export function resolutionFor(by: By, from: string, to: string): Resolution {
   return days <= 2 ? 'hour' : days <= 92 ? 'day' : 'month';
 }
 
-function fmt(options: Intl.DateTimeFormatOptions) {
-  return (seconds: number) => new Intl.DateTimeFormat(locale.value, { ...options, timeZone: siteTimeZone }).format(new Date(seconds * 1000));
-}
-const LABELS: Record<Resolution, Intl.DateTimeFormatOptions> = {
-  '15min': { hour: '2-digit', minute: '2-digit' },
-  hour: { weekday: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
-  day: { weekday: 'short', day: 'numeric', month: 'short' },
-  month: { month: 'long', year: 'numeric' },
-};
-const TICKS: Record<Resolution, Intl.DateTimeFormatOptions> = {
-  '15min': { hour: '2-digit', minute: '2-digit' },
-  hour: { hour: '2-digit', minute: '2-digit' },
-  day: { day: 'numeric', month: 'short' },
-  month: { month: 'short' },
-};
+// Today's chart reads the clock only (its points are today's).
+const TODAY_LABEL: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
 
 /** Today, yesterday and the same weekday a week ago on today's clock: kW = kWh × 4; today's running interval apart. */
 export function comparison(points: Point[], today: string, nowMs: number): { x: number[]; series: ChartSeries[] } {
@@ -165,7 +143,7 @@ function TodayChart() {
       x={drawn.x}
       stepHours={0.25}
       series={drawn.series}
-      xLabel={fmt(LABELS['15min'])}
+      xLabel={fmt(TODAY_LABEL)}
     />
   );
 }
@@ -214,6 +192,20 @@ function AreaBars({ by, from, to }: { by: By; from: string; to: string }) {
       xLabel={fmt(LABELS[resolution])}
       xTick={fmt(TICKS[resolution])}
     />
+  );
+}
+
+/** The period's further charts (EnergyCharts.tsx); the demand profile is the billing month holding the period's first day. */
+function PeriodCharts({ by, from, to }: { by: By; from: string; to: string }) {
+  const resolution = resolutionFor(by, from, to);
+  const period = periodText(by, from, to);
+  return (
+    <>
+      <BaselineChart from={from} to={to} name={`energy-baseline-${from}-${to}`} title={t('energy.baselineTitle', { period })} />
+      <FlowChart from={from} to={to} resolution={resolution} period={period} />
+      <DemandChart day={from} />
+      <CommodityCharts from={from} to={to} resolution={resolution} period={period} />
+    </>
   );
 }
 
@@ -308,6 +300,7 @@ export default function Energy() {
       </div>
       <Problem text={formProblem ?? view.problem} />
       <AreaBars by={view.by} from={view.from} to={view.to} />
+      <PeriodCharts by={view.by} from={view.from} to={view.to} />
     </section>
   );
 }

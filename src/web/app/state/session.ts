@@ -11,6 +11,9 @@ export type User = {
   role: 'viewer' | 'operator' | 'admin';
   displayName: string | null;
   mustChangePassword?: boolean;
+  /** The person's own staff-app language and theme; null: the browser's (state/preferences.ts applies them). */
+  language?: 'en' | 'de' | 'fr' | 'es' | null;
+  theme?: 'light' | 'dark' | null;
 };
 
 export const user = signal<User | null>(null);

@@ -1,4 +1,5 @@
-// Light or dark: the person's choice (kept in localStorage), else the system's (prefers-color-scheme).
+// Light or dark: the person's choice (kept on the server for the user and in localStorage), else the system's
+// (prefers-color-scheme).
 import { signal } from '@preact/signals';
 
 export type Theme = 'light' | 'dark';
@@ -17,6 +18,12 @@ system.addEventListener('change', (event) => {
 });
 
 export function toggleTheme(): void {
-  theme.value = theme.value === 'dark' ? 'light' : 'dark';
-  localStorage.setItem(KEY, theme.value);
+  setTheme(theme.value === 'dark' ? 'light' : 'dark');
+}
+
+/** A chosen theme (kept for this browser too, so the sign-in page shows it), or null: the system's again. */
+export function setTheme(next: Theme | null): void {
+  if (next) localStorage.setItem(KEY, next);
+  else localStorage.removeItem(KEY);
+  theme.value = next ?? (system.matches ? 'dark' : 'light');
 }

@@ -13,8 +13,14 @@ export type ChartSeries = {
   /** In kW (power) or kWh (energy); null: no data. */
   values: (number | null)[];
   color: string;
-  /** Drawn dashed and left out of the statistics (a running interval, an estimate). */
+  /** Drawn dashed and left out of the statistics (a running interval, an estimate, a contract line). */
   dashed?: boolean;
+  /** One edge of a shaded band (the chart fills between its 'upper' and 'lower'); no line, left out of the statistics. */
+  band?: 'upper' | 'lower';
+  /** Drawn as dots only (a marked point such as the month's peak; null elsewhere). */
+  marker?: boolean;
+  /** In a stacked chart: drawn as a line over the stack, not part of it (export beside the consumption it is not). */
+  overlay?: boolean;
 };
 export type ChartProps = {
   /** Names the downloads and the table's ids. */
@@ -33,6 +39,8 @@ export type ChartProps = {
   xTick?: (seconds: number) => string;
   /** Bars stacked (the total of a bar is its height). */
   stacked?: boolean;
+  /** A fixed unit for a quantity that is not scaled (m³ of gas or water): values are in it, totals their sum. */
+  unit?: string;
 };
 
 type Unit = { label: string; factor: number };
@@ -88,8 +96,8 @@ function download(name: string, blob: Blob): void {
 }
 
 /** The CSV of a chart: a header row, then one row per point; numbers with a dot, in the chart's base unit (kW, kWh). */
-export function chartCsv(props: Pick<ChartProps, 'x' | 'series' | 'xLabel' | 'quantity'>): string {
-  const unit = props.quantity === 'power' ? 'kW' : 'kWh';
+export function chartCsv(props: Pick<ChartProps, 'x' | 'series' | 'xLabel' | 'quantity' | 'unit'>): string {
+  const unit = props.unit ?? (props.quantity === 'power' ? 'kW' : 'kWh');
   const quote = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const rows = [['start (UTC)', 'time', ...props.series.map((s) => `${s.label} (${unit})`)].map(quote).join(',')];
   props.x.forEach((seconds, i) => {
@@ -108,11 +116,14 @@ export function Chart(props: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const [zoomed, setZoomed] = useState(false);
+  const [tableOpen, setTableOpen] = useState(false);
   const largest = Math.max(0, ...props.series.flatMap((s) => s.values.map((v) => (v == null ? 0 : Math.abs(v)))));
-  const stackTotals = props.stacked ? props.x.map((_, i) => props.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)) : [];
-  const unit = unitFor(props.quantity, props.stacked ? Math.max(0, ...stackTotals) : largest);
+  const stacking = props.series.map((s) => !!props.stacked && !s.overlay);
+  const stackTotals = props.stacked ? props.x.map((_, i) => props.series.reduce((sum, s, k) => sum + (stacking[k] ? (s.values[i] ?? 0) : 0), 0)) : [];
+  const unit = props.unit ? { label: props.unit, factor: 1 } : unitFor(props.quantity, Math.max(largest, ...stackTotals));
   const energyUnit = unitFor('energy', 0).label;
-  const stats = props.series.map((s) => (s.dashed ? null : statsOf(s.values, props.quantity, props.stepHours)));
+  const unstated = (s: ChartSeries) => !!s.dashed || !!s.band;
+  const stats = props.series.map((s) => (unstated(s) ? null : statsOf(s.values, props.unit ? 'energy' : props.quantity, props.stepHours)));
 
   useEffect(() => {
     const element = box.current;
@@ -124,15 +135,22 @@ export function Chart(props: ChartProps) {
     // Stacked: each series is drawn to the running sum, the highest first so the lower ones lie on top of it.
     let drawn = scaled;
     if (props.stacked) {
-      const sums: (number | null)[][] = [];
-      scaled.forEach((values, k) => {
-        sums.push(values.map((v, i) => (k === 0 ? (v ?? 0) : (sums[k - 1][i] ?? 0) + (v ?? 0))));
+      // Overlays keep their own values; each stacked series its running sum over the stacked ones before it.
+      let below: number[] = props.x.map(() => 0);
+      const sums = scaled.map((values, k) => {
+        if (!stacking[k]) return values;
+        below = values.map((v, i) => below[i] + (v ?? 0));
+        return below;
       });
       drawn = sums.slice().reverse();
     }
     // Lines: the first series drawn last, on top (today over yesterday where they meet).
     if (!props.stacked) drawn = scaled.slice().reverse();
     const order = props.series.slice().reverse();
+    // uPlot's index of a series (0 is x; the series are handed over last first).
+    const indexOf = (k: number) => props.series.length - k;
+    const upper = props.series.findIndex((s) => s.band === 'upper');
+    const lower = props.series.findIndex((s) => s.band === 'lower');
     const raw = scaled.slice().reverse();
     // Bars stand on their index (one slot each, labelled with their period); lines on time.
     const isBars = props.kind === 'bars';
@@ -149,12 +167,12 @@ export function Chart(props: ChartProps) {
           ...order.map((s, k) => ({
             label: s.label,
             stroke: s.color,
-            fill: props.kind === 'bars' ? s.color : undefined,
-            width: s.dashed ? 2 : props.kind === 'bars' ? 0 : 2,
+            fill: props.kind === 'bars' && !s.overlay && !s.marker ? s.color : undefined,
+            width: s.band ? 0 : s.dashed || s.overlay ? 2 : props.kind === 'bars' ? 0 : 2,
             dash: s.dashed ? [6, 4] : undefined,
             spanGaps: false,
-            points: { show: !!s.dashed, size: 7 },
-            paths: props.kind === 'bars' ? bars : undefined,
+            points: s.marker ? { show: true, size: 11, width: 2, fill: s.color } : { show: !!s.dashed || !!s.overlay, size: 7 },
+            paths: s.marker ? () => null : props.kind === 'bars' && !s.overlay && !s.band ? bars : undefined,
             value: (_u: uPlot, _v: number | null, _s: number, i: number | null) =>
               i == null || raw[k][i] == null ? '–' : `${num(raw[k][i], 2)} ${unit.label}`,
           })),
@@ -176,6 +194,7 @@ export function Chart(props: ChartProps) {
             : { time: true },
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
         },
+        bands: upper >= 0 && lower >= 0 ? [{ series: [indexOf(upper), indexOf(lower)], fill: `${props.series[upper].color}33` }] : undefined,
         cursor: { drag: { x: true, y: false } },
         hooks: {
           setScale: [
@@ -221,8 +240,8 @@ export function Chart(props: ChartProps) {
     copy.toBlob((blob) => blob && download(`${props.name}.png`, blob), 'image/png');
   };
   const saveCsv = () => download(`${props.name}.csv`, new Blob([chartCsv(props)], { type: 'text/csv;charset=utf-8' }));
-  const totalLabel = props.quantity === 'power' ? energyUnit : unit.label;
-  const totalFactor = props.quantity === 'power' ? 1 : unit.factor;
+  const totalLabel = props.quantity === 'power' && !props.unit ? energyUnit : unit.label;
+  const totalFactor = props.quantity === 'power' && !props.unit ? 1 : unit.factor;
 
   return (
     <figure class="energy-chart" data-chart={props.name}>
@@ -264,7 +283,7 @@ export function Chart(props: ChartProps) {
         </thead>
         <tbody>
           {props.series.map((s, k) =>
-            s.dashed ? null : (
+            unstated(s) ? null : (
               <tr key={s.label} data-series={s.label}>
                 <th scope="row">
                   <span
@@ -293,7 +312,8 @@ export function Chart(props: ChartProps) {
           )}
         </tbody>
       </table>
-      <details class="chart-table">
+      {/* The rows are made when the table is opened: a month of 15-minute points is 3,000 rows nobody asked for. */}
+      <details class="chart-table" onToggle={(event) => setTableOpen((event.currentTarget as HTMLDetailsElement).open)}>
         <summary>{t('energy.tableView')}</summary>
         {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling table must be reachable by keyboard (axe scrollable-region-focusable) */}
         <section class="scroll" tabIndex={0} aria-label={t('energy.tableOf', { title: props.title })}>
@@ -310,7 +330,7 @@ export function Chart(props: ChartProps) {
               </tr>
             </thead>
             <tbody>
-              {props.x.map((seconds, i) => (
+              {(tableOpen ? props.x : []).map((seconds, i) => (
                 <tr key={seconds}>
                   <th scope="row">{props.xLabel(seconds)}</th>
                   {props.series.map((s) => (
