@@ -74,6 +74,10 @@ export type FuzzFigures = {
   perRole: Record<Role, RoleFigures>;
   /** Per operation ("GET /api/alerts/{id}"): each role's statuses to its valid-id requests, in round order. */
   reach: Record<string, { access: string; statuses: Record<Role, number[]> }>;
+  /** The service's route table as "METHOD /openapi/{path}" (what the coverage test holds the reach against). */
+  routeTable: string[];
+  /** "METHOD /path role" for each valid-id request that reached its operation. */
+  reachedBy: string[];
   /** Operations no allowed role reached with a valid-id request (the coverage test wants this empty). */
   unreached: string[];
   /** Seeding steps that failed, by round (a fuzzed earlier round can change what a later seed needs). */
@@ -430,6 +434,8 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
       ]),
     ),
     unreached: [],
+    reachedBy: [],
+    routeTable: server.service.routes.map((route) => `${route.method} ${route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
     seedProblems: [],
     phaseMs: { seed: 0, valid: 0, fuzz: 0 },
     slowest: [],
@@ -660,6 +666,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
   const validOrder = [...operations].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
   const reachedBy = new Set<string>();
   const timings: { name: string; ms: number }[] = [];
+  const carry = {};
 
   rounds: for (let round = 0; round < options.rounds; round += 1) {
     let state: State;
@@ -669,7 +676,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
       phase = Date.now();
     };
     try {
-      state = await seedState(server, seedUsers, round, makeSacrificial);
+      state = await seedState(server, seedUsers, round, makeSacrificial, carry);
     } catch (error) {
       figures.seedProblems.push(`round ${round + 1}: seeding threw ${(error as Error).stack ?? error}`);
       break;
@@ -722,6 +729,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
       return RANK[operation.access]! > RANK[role]! && statuses.length > 0 && statuses.every((status) => status === (role === 'anonymous' ? 401 : 403));
     }).length;
   }
+  figures.reachedBy = [...reachedBy];
   figures.slowest = timings
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 8)
@@ -733,4 +741,55 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
   figures.neverSucceeded = operations.filter((operation) => !succeeded.has(operation.id)).map((operation) => `${operation.method} ${operation.path}`);
   figures.durationMs = Date.now() - started;
   return figures;
+}
+
+/** The reach as Markdown tables: one row per role, and one per operation with each role's valid-id statuses. */
+export function reachTables(figures: FuzzFigures): { roles: string; areas: string; operations: string } {
+  const roles = [
+    '| role | requests | operations allowed | reached (valid ids, not 404) | answered 2xx | refused (401/403 every time) |',
+    '|---|---|---|---|---|---|',
+    ...ROLES.map((role) => {
+      const r = figures.perRole[role];
+      return `| ${role} | ${r.requests} | ${r.allowed} | ${r.reached} | ${r.succeeded} | ${r.refused} of ${figures.operations - r.allowed} |`;
+    }),
+  ].join('\n');
+  const summarise = (statuses: number[]) => {
+    const counts = new Map<number, number>();
+    for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+    return [...counts].map(([status, count]) => (count > 1 ? `${status}×${count}` : String(status))).join(' ') || '—';
+  };
+  const operations = [
+    `| operation | access | ${ROLES.join(' | ')} |`,
+    `|---|---|${ROLES.map(() => '---').join('|')}|`,
+    ...Object.entries(figures.reach).map(
+      ([operation, { access, statuses }]) => `| ${operation} | ${access} | ${ROLES.map((role) => summarise(statuses[role])).join(' | ')} |`,
+    ),
+  ].join('\n');
+  // By area (/api/<area>/…): per role, operations reached of those it may call, and how many answered it a 2xx.
+  const areas = new Map<string, { count: number; roles: Record<Role, { allowed: number; reached: number; ok: number }> }>();
+  for (const [operation, { access, statuses }] of Object.entries(figures.reach)) {
+    const area = operation.split(' ')[1]!.split('/')[2] ?? '';
+    const entry = areas.get(area) ?? {
+      count: 0,
+      roles: Object.fromEntries(ROLES.map((role) => [role, { allowed: 0, reached: 0, ok: 0 }])) as Record<Role, { allowed: number; reached: number; ok: number }>,
+    };
+    entry.count += 1;
+    for (const role of ROLES) {
+      if (RANK[role]! < RANK[access]!) continue;
+      const cell = entry.roles[role];
+      cell.allowed += 1;
+      if (figures.reachedBy.includes(`${operation} ${role}`)) cell.reached += 1;
+      if (statuses[role].some((status) => status < 300 || status === 304)) cell.ok += 1;
+    }
+    areas.set(area, entry);
+  }
+  const areaTable = [
+    `| area | operations | ${ROLES.map((role) => `${role} reached/allowed (2xx)`).join(' | ')} |`,
+    `|---|---|${ROLES.map(() => '---').join('|')}|`,
+    ...[...areas].map(
+      ([area, { count, roles: cells }]) =>
+        `| ${area} | ${count} | ${ROLES.map((role) => (cells[role].allowed ? `${cells[role].reached}/${cells[role].allowed} (${cells[role].ok})` : '—')).join(' | ')} |`,
+    ),
+  ].join('\n');
+  return { roles, areas: areaTable, operations };
 }
