@@ -634,8 +634,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     for (const parameter of operation.op.parameters ?? []) {
       if (parameter.in === 'path') {
         const value =
-          state.pathValue(operation.method, operation.path, parameter.name, role) ??
-          encodeURIComponent(String(validValue(doc, random, parameter.schema)));
+          state.pathValue(operation.method, operation.path, parameter.name, role) ?? encodeURIComponent(String(validValue(doc, random, parameter.schema)));
         path = path.replace(`{${parameter.name}}`, value);
       } else if (parameter.in === 'query' && (parameter.required || state.queryValue(parameter.name) !== undefined)) {
         const value = state.queryValue(parameter.name) ?? validValue(doc, random, parameter.schema);
@@ -771,7 +770,10 @@ export function reachTables(figures: FuzzFigures): { roles: string; areas: strin
     const area = operation.split(' ')[1]!.split('/')[2] ?? '';
     const entry = areas.get(area) ?? {
       count: 0,
-      roles: Object.fromEntries(ROLES.map((role) => [role, { allowed: 0, reached: 0, ok: 0 }])) as Record<Role, { allowed: number; reached: number; ok: number }>,
+      roles: Object.fromEntries(ROLES.map((role) => [role, { allowed: 0, reached: 0, ok: 0 }])) as Record<
+        Role,
+        { allowed: number; reached: number; ok: number }
+      >,
     };
     entry.count += 1;
     for (const role of ROLES) {

@@ -150,7 +150,10 @@ export async function seedState(
   // round put under a tenant has no readings in this round's days).
   await call('PUT', '/api/billing/settings', { maxMissingPercent: 100, maxEstimatedPercent: 100, supplierBillTolerancePercent: 2 });
   const issuedPeriod = await call('POST', '/api/billing/periods', { name: `Fuzz ${tag} a`, from: first, to: day(first, 2) });
-  const draftPeriod = keep('/api/billing/periods', await call('POST', '/api/billing/periods', { name: `Fuzz ${tag} b`, from: day(first, 2), to: day(first, 4) }));
+  const draftPeriod = keep(
+    '/api/billing/periods',
+    await call('POST', '/api/billing/periods', { name: `Fuzz ${tag} b`, from: day(first, 2), to: day(first, 4) }),
+  );
   let draftRunId: number | undefined;
   if (issuedPeriod) {
     const run = await call('POST', `/api/billing/periods/${issuedPeriod.id}/runs`);
@@ -165,21 +168,28 @@ export async function seedState(
       '/api/billing/supplier-bills',
       (
         await call('POST', '/api/billing/supplier-bills', {
-        meterId: main.id,
-        from: first,
-        to: day(first, 2),
-        reference: `INV-FUZZ-${tag}`,
-        total: 60,
-        lines: [
-          { kind: 'energy', quantity: 200, rate: 0.25, amount: 50 },
-          { kind: 'standing', quantity: 2, rate: 5, amount: 10 },
-        ],
-      })
+          meterId: main.id,
+          from: first,
+          to: day(first, 2),
+          reference: `INV-FUZZ-${tag}`,
+          total: 60,
+          lines: [
+            { kind: 'energy', quantity: 200, rate: 0.25, amount: 50 },
+            { kind: 'standing', quantity: 2, rate: 5, amount: 10 },
+          ],
+        })
       )?.bill,
     );
   keep(
     '/api/billing/budgets',
-    await call('POST', '/api/billing/budgets', { year: 2030 + round, utility: 'electricity', scope: 'site', unit: 'kWh', quantity: 1_200_000, amount: 240_000 }),
+    await call('POST', '/api/billing/budgets', {
+      year: 2030 + round,
+      utility: 'electricity',
+      scope: 'site',
+      unit: 'kWh',
+      quantity: 1_200_000,
+      amount: 240_000,
+    }),
   );
   if (unit)
     keep(
@@ -195,7 +205,10 @@ export async function seedState(
     );
 
   // Facility: an alert, a fault, a maintenance record, a notification rule.
-  keep('/api/alerts', await call('POST', '/api/alerts', { title: `Fuzz alert ${tag}`, message: 'seeded', level: 'warning', source: 'fuzz', area: 'Plant room' }));
+  keep(
+    '/api/alerts',
+    await call('POST', '/api/alerts', { title: `Fuzz alert ${tag}`, message: 'seeded', level: 'warning', source: 'fuzz', area: 'Plant room' }),
+  );
   const fault = keep('/api/faults', await call('POST', '/api/faults', { device: 'AHU-3', code: 'E42', description: `Fuzz fault ${tag}`, severity: 'medium' }));
   keep(
     '/api/maintenance',

@@ -19,7 +19,9 @@ test('every operation of the route table is reached with valid ids and answers o
   // a role allowed to call it.
   assert.deepEqual(Object.keys(figures.reach).sort(), [...figures.routeTable].sort(), 'the fuzzer walks the whole route table');
   assert.deepEqual(figures.unreached, [], 'operations no valid-id request reached');
-  console.log(`${reachTables(figures).roles}\n(${figures.requests} fuzzed, ${figures.validRequests} valid-id, ${figures.seedRequests} seeding requests; ms: ${JSON.stringify(figures.phaseMs)}; slowest: ${figures.slowest.slice(0, 3).join(", ")})`);
+  console.log(
+    `${reachTables(figures).roles}\n(${figures.requests} fuzzed, ${figures.validRequests} valid-id, ${figures.seedRequests} seeding requests; ms: ${JSON.stringify(figures.phaseMs)}; slowest: ${figures.slowest.slice(0, 3).join(', ')})`,
+  );
   for (const [role, counts] of Object.entries(figures.perRole)) {
     assert.equal(counts.reached, counts.allowed, `${role}: every operation it may call reached`);
     assert.equal(counts.refused, figures.operations - counts.allowed, `${role}: every operation above it refused`);
