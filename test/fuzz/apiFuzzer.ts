@@ -5,6 +5,8 @@ import zlib from 'node:zlib';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startFakeGithub } from '../helpers/fakeGithub.ts';
+import { seedState, type SeedUsers, type State } from './state.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
   ajv: Ajv,
@@ -14,6 +16,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 type Json = any;
 type Role = 'anonymous' | 'viewer' | 'operator' | 'admin';
 const ROLES: Role[] = ['anonymous', 'viewer', 'operator', 'admin'];
+/** The order of roles and of the route table's access levels: a role may call what is at or below its rank. */
+const RANK: Record<string, number> = { anonymous: 0, public: 0, viewer: 1, operator: 2, admin: 3 };
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
 export class Random {
@@ -42,10 +46,46 @@ type Operation = { method: string; path: string; id: string; access: string; op:
 
 export type Failure = { operation: string; role: Role; request: string; status: number; problem: string; body: string };
 
+/** One valid-id request: an operation called by one role with seeded ids and valid input. */
+export type Reach = { operation: string; access: string; role: Role; status: number };
+
+export type RoleFigures = {
+  /** Requests this role sent, fuzzed and valid. */
+  requests: number;
+  /** Operations this role may call (its rank or below). */
+  allowed: number;
+  /** Of those, the operations its valid-id requests reached: answered other than 404 at least once. */
+  reached: number;
+  /** Of those, the operations that answered it a 2xx/304 at least once (valid or fuzzed). */
+  succeeded: number;
+  /** Operations above its rank: each refused (401 anonymous, 403 signed in) to every valid-id request. */
+  refused: number;
+};
+
 export type FuzzFigures = {
   seed: number;
   rounds: number;
+  /** Fuzzed requests (seeded valid and hostile input, ids from the pools). */
   requests: number;
+  /** Valid-id requests: every operation × role once a round, with the round's seeded records and valid input. */
+  validRequests: number;
+  /** Requests the seeding sent (not checked against the contract: they are the setup). */
+  seedRequests: number;
+  perRole: Record<Role, RoleFigures>;
+  /** Per operation ("GET /api/alerts/{id}"): each role's statuses to its valid-id requests, in round order. */
+  reach: Record<string, { access: string; statuses: Record<Role, number[]> }>;
+  /** The service's route table as "METHOD /openapi/{path}" (what the coverage test holds the reach against). */
+  routeTable: string[];
+  /** "METHOD /path role" for each valid-id request that reached its operation. */
+  reachedBy: string[];
+  /** Operations no allowed role reached with a valid-id request (the coverage test wants this empty). */
+  unreached: string[];
+  /** Seeding steps that failed, by round (a fuzzed earlier round can change what a later seed needs). */
+  seedProblems: string[];
+  /** Wall time of the seeding, the valid passes and the fuzzed requests, ms. */
+  phaseMs: { seed: number; valid: number; fuzz: number };
+  /** The slowest valid-id requests ("POST /api/system/backups/drill admin 1234 ms"), slowest first. */
+  slowest: string[];
   operations: number;
   /** Operations that answered at least one 2xx (or 304) in the run. */
   operationsWithSuccess: number;
@@ -278,7 +318,13 @@ function mutateObject(doc: Json, random: Random, schema: Json, value: unknown): 
 
 // ---------------------------------------------------------------- the run
 
-type Options = { seed: number; rounds: number; log?: (line: string) => void };
+type Options = {
+  seed: number;
+  rounds: number;
+  /** Stop after this many fuzzed requests (the round in progress ends early). */
+  requests?: number;
+  log?: (line: string) => void;
+};
 
 /**
  * Writes that would break the run's own callers are kept away from them: a path `{id}` under /api/users never names
@@ -290,11 +336,14 @@ type Options = { seed: number; rounds: number; log?: (line: string) => void };
 export async function runFuzz(options: Options): Promise<FuzzFigures> {
   const started = Date.now();
   const random = new Random(options.seed);
-  const server = await startTestServer();
+  // A configured sign-in provider (a GitHub-shaped one on loopback), so the provider routes reach their handlers.
+  const github = await startFakeGithub();
+  const server = await startTestServer(github.env);
   try {
     return await fuzzServer(server, random, options, started);
   } finally {
     await server.close();
+    await github.close();
   }
 }
 
@@ -317,13 +366,20 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
 
   const tokens: Record<Role, string | undefined> = { anonymous: undefined, viewer: undefined, operator: undefined, admin: undefined };
   const protectedIds = new Set<number>();
+  const seedUsers = {} as SeedUsers;
   for (const role of ['viewer', 'operator', 'admin'] as const) {
     const made = await server.createUser({ role });
     tokens[role] = made.accessToken;
     protectedIds.add(made.user.id);
+    seedUsers[role] = { id: made.user.id, token: made.accessToken };
   }
   const sacrificial: number[] = [];
-  for (let i = 0; i < 6; i += 1) sacrificial.push((await server.createUser({ role: random.pick(['viewer', 'operator', 'admin'] as const) })).user.id);
+  const makeSacrificial = async () => {
+    const id = (await server.createUser({ role: random.pick(['viewer', 'operator', 'admin'] as const) })).user.id;
+    sacrificial.push(id);
+    return id;
+  };
+  for (let i = 0; i < 6; i += 1) await makeSacrificial();
 
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries<Json>(doc.paths)) {
@@ -352,10 +408,37 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     if (Array.isArray(body?.files)) for (const file of body.files) if (typeof file?.name === 'string') names.push(file.name);
   };
 
+  const perRole = Object.fromEntries(
+    ROLES.map((role) => [
+      role,
+      {
+        requests: 0,
+        allowed: operations.filter((operation) => RANK[operation.access]! <= RANK[role]!).length,
+        reached: 0,
+        succeeded: 0,
+        refused: 0,
+      },
+    ]),
+  ) as Record<Role, RoleFigures>;
   const figures: FuzzFigures = {
     seed: options.seed,
     rounds: options.rounds,
     requests: 0,
+    validRequests: 0,
+    seedRequests: 0,
+    perRole,
+    reach: Object.fromEntries(
+      operations.map((operation) => [
+        `${operation.method} ${operation.path}`,
+        { access: operation.access, statuses: { anonymous: [], viewer: [], operator: [], admin: [] } },
+      ]),
+    ),
+    unreached: [],
+    reachedBy: [],
+    routeTable: server.service.routes.map((route) => `${route.method} ${route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    seedProblems: [],
+    phaseMs: { seed: 0, valid: 0, fuzz: 0 },
+    slowest: [],
     operations: operations.length,
     operationsWithSuccess: 0,
     statuses: {},
@@ -365,6 +448,8 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     neverSucceeded: [],
   };
   const succeeded = new Set<string>();
+  /** "operationId role" for each 2xx/304 a role got. */
+  const succeededBy = new Set<string>();
 
   const pathValue = (operation: Operation, name: string, schema: Json, hostile: boolean): string => {
     // An empty inner segment (/api/auth/oauth//authorize): the operation's own answer or a 404, never an undeclared
@@ -459,7 +544,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     return { method: operation.method, url: `${server.url}${path}${search ? `?${search}` : ''}`, headers, body, note: notes.join(', ') };
   };
 
-  const check = (operation: Operation, role: Role, request: SentRequest, status: number, contentType: string, text: string) => {
+  const check = (operation: Operation, role: Role, request: SentRequest, status: number, contentType: string, text: string, valid = false) => {
     const fail = (problem: string) =>
       figures.failures.push({
         operation: `${operation.method} ${operation.path}`,
@@ -475,6 +560,13 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     } catch {
       return fail('a JSON content type with a body that is not JSON');
     }
+    // Each role is refused what is above its rank: never a success, and to a valid request exactly 401 (no token) or
+    // 403 (a signed-in role below the operation's). A role at or above the rank with its valid token is never told 401.
+    if (RANK[role]! < RANK[operation.access]!) {
+      if (status < 400) return fail(`${role} was allowed an operation for ${operation.access}`);
+      const expected = role === 'anonymous' ? 401 : 403;
+      if (valid && status !== expected) return fail(`${role} was answered ${status} instead of the refusal ${expected}`);
+    } else if (valid && RANK[operation.access]! > 0 && status === 401) return fail(`${role} with a valid token was answered 401`);
     const known = KNOWN.find((entry) => entry.matches(request, status, body));
     if (known) {
       figures.tolerated[known.name] = (figures.tolerated[known.name] ?? 0) + 1;
@@ -488,7 +580,7 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
     if (!declared) return fail('status not declared');
     if (!declared.content) {
       if (text.length > 0) return fail('a body where none is declared');
-      if (status < 400) succeeded.add(operation.id);
+      if (status < 400) succeeded.add(operation.id), succeededBy.add(`${operation.id} ${role}`);
       return;
     }
     const type = contentType.split(';')[0]!.trim();
@@ -502,43 +594,204 @@ async function fuzzServer(server: TestServer, random: Random, options: Options, 
       fail('a required request body was missing and the write was accepted');
     if (status < 300 || status === 304) {
       succeeded.add(operation.id);
+      succeededBy.add(`${operation.id} ${role}`);
       if (type === 'application/json') remember(operation.path, body);
     }
   };
 
-  for (let round = 0; round < options.rounds; round += 1) {
-    for (const operation of operations) {
-      for (const role of ROLES) {
-        const request = buildRequest(operation, role);
-        let status: number;
-        let contentType = '';
-        let text = '';
-        try {
-          const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body as RequestInit['body'] });
-          status = response.status;
-          contentType = response.headers.get('content-type') ?? '';
-          // An event stream never ends by itself: its first chunk (the stream's opening events) is what is checked.
-          text = await answerText(response);
-        } catch (error) {
-          figures.failures.push({
-            operation: `${operation.method} ${operation.path}`,
-            role,
-            request: request.note,
-            status: 0,
-            problem: `no answer: ${(error as Error).message}`,
-            body: '',
-          });
-          continue;
-        }
-        figures.requests += 1;
-        figures.statuses[status] = (figures.statuses[status] ?? 0) + 1;
-        check(operation, role, request, status, contentType, text);
+  /** One request, its answer checked; false when it got no answer at all. */
+  const send = async (operation: Operation, role: Role, request: SentRequest, valid: boolean): Promise<number | undefined> => {
+    let status: number;
+    let contentType = '';
+    let text = '';
+    try {
+      const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body as RequestInit['body'] });
+      status = response.status;
+      contentType = response.headers.get('content-type') ?? '';
+      // An event stream never ends by itself: its first chunk (the stream's opening events) is what is checked.
+      text = await answerText(response);
+    } catch (error) {
+      figures.failures.push({
+        operation: `${operation.method} ${operation.path}`,
+        role,
+        request: request.note,
+        status: 0,
+        problem: `no answer: ${(error as Error).message}`,
+        body: '',
+      });
+      return undefined;
+    }
+    figures.perRole[role].requests += 1;
+    figures.statuses[status] = (figures.statuses[status] ?? 0) + 1;
+    check(operation, role, request, status, contentType, text, valid);
+    return status;
+  };
+
+  /** A request with the round's seeded ids and valid input only: what the operation's own handler answers. */
+  const buildValidRequest = (operation: Operation, role: Role, state: State): SentRequest => {
+    let path = operation.path;
+    const query = new URLSearchParams();
+    for (const parameter of operation.op.parameters ?? []) {
+      if (parameter.in === 'path') {
+        const value =
+          state.pathValue(operation.method, operation.path, parameter.name, role) ?? encodeURIComponent(String(validValue(doc, random, parameter.schema)));
+        path = path.replace(`{${parameter.name}}`, value);
+      } else if (parameter.in === 'query' && (parameter.required || state.queryValue(parameter.name) !== undefined)) {
+        const value = state.queryValue(parameter.name) ?? validValue(doc, random, parameter.schema);
+        for (const item of Array.isArray(value) ? value : [value]) query.append(parameter.name, typeof item === 'object' ? JSON.stringify(item) : String(item));
       }
     }
-    options.log?.(`round ${round + 1}/${options.rounds}: ${figures.requests} requests, ${figures.failures.length} failures`);
+    const headers: Record<string, string> = {};
+    if (tokens[role]) headers.authorization = `Bearer ${tokens[role]}`;
+    let body: string | Buffer | undefined;
+    const content = operation.op.requestBody?.content ?? {};
+    if (content['application/json']) {
+      const json = content['application/json'];
+      const value = json.example !== undefined ? structuredClone(json.example) : validValue(doc, random, json.schema);
+      body = JSON.stringify(state.fixBody(operation.path, value));
+      headers['content-type'] = 'application/json';
+    } else if (content['multipart/form-data']) {
+      const upload = state.upload(operation.path);
+      if (upload) (body = upload.body), (headers['content-type'] = upload.contentType);
+    } else {
+      const [type, raw] = Object.entries<Json>(content)[0] ?? [];
+      if (type) (body = typeof raw.example === 'string' ? raw.example : ''), (headers['content-type'] = type);
+    }
+    const search = query.toString();
+    return { method: operation.method, url: `${server.url}${path}${search ? `?${search}` : ''}`, headers, body, note: 'valid ids' };
+  };
+
+  // The valid pass runs its deletes after everything else of the round, so they remove the seeded records last.
+  const validOrder = [...operations].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+  const reachedBy = new Set<string>();
+  const timings: { name: string; ms: number }[] = [];
+  const carry = {};
+
+  rounds: for (let round = 0; round < options.rounds; round += 1) {
+    let state: State;
+    let phase = Date.now();
+    const lap = (name: keyof FuzzFigures['phaseMs']) => {
+      figures.phaseMs[name] += Date.now() - phase;
+      phase = Date.now();
+    };
+    try {
+      state = await seedState(server, seedUsers, round, makeSacrificial, carry);
+    } catch (error) {
+      figures.seedProblems.push(`round ${round + 1}: seeding threw ${(error as Error).stack ?? error}`);
+      break;
+    }
+    lap('seed');
+    figures.seedRequests += state.requests;
+    figures.seedProblems.push(...state.problems.map((problem) => `round ${round + 1}: ${problem}`));
+    // The fuzzed requests draw from the seeded records as well as from what earlier answers named.
+    for (const [collection, id] of state.ids) {
+      if (typeof id !== 'number') continue;
+      const pool = ids.get(collection) ?? [];
+      if (!pool.includes(id)) pool.push(id);
+      ids.set(collection, pool);
+    }
+    for (const operation of validOrder) {
+      const key = `${operation.method} ${operation.path}`;
+      let deletedBy: Role | undefined;
+      for (const role of ROLES) {
+        const sentAt = Date.now();
+        const status = await send(operation, role, buildValidRequest(operation, role, state), true);
+        timings.push({ name: `${key} ${role}`, ms: Date.now() - sentAt });
+        if (status === undefined) continue;
+        figures.validRequests += 1;
+        figures.reach[key]!.statuses[role].push(status);
+        // A 404 to a delete after a lower role's delete of the same record succeeded is the record being gone: the
+        // handler looked it up (the router's refusals are 401/403), so it counts as reached.
+        if (status !== 404 || (operation.method === 'DELETE' && deletedBy !== undefined)) reachedBy.add(`${key} ${role}`);
+        if (operation.method === 'DELETE' && status < 300) deletedBy = role;
+      }
+    }
+    lap('valid');
+    for (const operation of operations) {
+      for (const role of ROLES) {
+        if (options.requests !== undefined && figures.requests >= options.requests) break rounds;
+        const request = buildRequest(operation, role);
+        if ((await send(operation, role, request, false)) !== undefined) figures.requests += 1;
+      }
+    }
+    lap('fuzz');
+    options.log?.(
+      `round ${round + 1}/${options.rounds}: ${figures.requests} fuzzed + ${figures.validRequests} valid-id requests, ${figures.failures.length} failures`,
+    );
   }
+  for (const role of ROLES) {
+    const mine = operations.filter((operation) => RANK[operation.access]! <= RANK[role]!);
+    figures.perRole[role].reached = mine.filter((operation) => reachedBy.has(`${operation.method} ${operation.path} ${role}`)).length;
+    figures.perRole[role].succeeded = mine.filter((operation) => succeededBy.has(`${operation.id} ${role}`)).length;
+    figures.perRole[role].refused = operations.filter((operation) => {
+      const statuses = figures.reach[`${operation.method} ${operation.path}`]!.statuses[role];
+      return RANK[operation.access]! > RANK[role]! && statuses.length > 0 && statuses.every((status) => status === (role === 'anonymous' ? 401 : 403));
+    }).length;
+  }
+  figures.reachedBy = [...reachedBy];
+  figures.slowest = timings
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 8)
+    .map((timing) => `${timing.name} ${timing.ms} ms`);
+  figures.unreached = operations
+    .filter((operation) => !ROLES.some((role) => RANK[role]! >= RANK[operation.access]! && reachedBy.has(`${operation.method} ${operation.path} ${role}`)))
+    .map((operation) => `${operation.method} ${operation.path}`);
   figures.operationsWithSuccess = succeeded.size;
   figures.neverSucceeded = operations.filter((operation) => !succeeded.has(operation.id)).map((operation) => `${operation.method} ${operation.path}`);
   figures.durationMs = Date.now() - started;
   return figures;
+}
+
+/** The reach as Markdown tables: one row per role, and one per operation with each role's valid-id statuses. */
+export function reachTables(figures: FuzzFigures): { roles: string; areas: string; operations: string } {
+  const roles = [
+    '| role | requests | operations allowed | reached (valid ids, not 404) | answered 2xx | refused (401/403 every time) |',
+    '|---|---|---|---|---|---|',
+    ...ROLES.map((role) => {
+      const r = figures.perRole[role];
+      return `| ${role} | ${r.requests} | ${r.allowed} | ${r.reached} | ${r.succeeded} | ${r.refused} of ${figures.operations - r.allowed} |`;
+    }),
+  ].join('\n');
+  const summarise = (statuses: number[]) => {
+    const counts = new Map<number, number>();
+    for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1);
+    return [...counts].map(([status, count]) => (count > 1 ? `${status}×${count}` : String(status))).join(' ') || '—';
+  };
+  const operations = [
+    `| operation | access | ${ROLES.join(' | ')} |`,
+    `|---|---|${ROLES.map(() => '---').join('|')}|`,
+    ...Object.entries(figures.reach).map(
+      ([operation, { access, statuses }]) => `| ${operation} | ${access} | ${ROLES.map((role) => summarise(statuses[role])).join(' | ')} |`,
+    ),
+  ].join('\n');
+  // By area (/api/<area>/…): per role, operations reached of those it may call, and how many answered it a 2xx.
+  const areas = new Map<string, { count: number; roles: Record<Role, { allowed: number; reached: number; ok: number }> }>();
+  for (const [operation, { access, statuses }] of Object.entries(figures.reach)) {
+    const area = operation.split(' ')[1]!.split('/')[2] ?? '';
+    const entry = areas.get(area) ?? {
+      count: 0,
+      roles: Object.fromEntries(ROLES.map((role) => [role, { allowed: 0, reached: 0, ok: 0 }])) as Record<
+        Role,
+        { allowed: number; reached: number; ok: number }
+      >,
+    };
+    entry.count += 1;
+    for (const role of ROLES) {
+      if (RANK[role]! < RANK[access]!) continue;
+      const cell = entry.roles[role];
+      cell.allowed += 1;
+      if (figures.reachedBy.includes(`${operation} ${role}`)) cell.reached += 1;
+      if (statuses[role].some((status) => status < 300 || status === 304)) cell.ok += 1;
+    }
+    areas.set(area, entry);
+  }
+  const areaTable = [
+    `| area | operations | ${ROLES.map((role) => `${role} reached/allowed (2xx)`).join(' | ')} |`,
+    `|---|---|${ROLES.map(() => '---').join('|')}|`,
+    ...[...areas].map(
+      ([area, { count, roles: cells }]) =>
+        `| ${area} | ${count} | ${ROLES.map((role) => (cells[role].allowed ? `${cells[role].reached}/${cells[role].allowed} (${cells[role].ok})` : '—')).join(' | ')} |`,
+    ),
+  ].join('\n');
+  return { roles, areas: areaTable, operations };
 }
