@@ -1,7 +1,7 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
 import { COMMODITIES, DEMAND_CHARGE_BASES, METER_KINDS, METER_ROLES, WEEKDAYS } from '../platform/db/schema/index.ts';
-import { displayTextPattern, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+import { displayTextPattern, ErrorBody, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
 
@@ -332,6 +332,10 @@ export const ImportReport = Type.Object({
       jitter: Type.Integer({ description: 'counter form: small decreases held as noise (0 kWh, flag 8)' }),
       resets: Type.Integer({ description: 'counter form: resets and rollovers recognised (flag 2)' }),
       gaps: Type.Integer({ description: 'counter form: spans between readings longer than 7 days, left missing' }),
+      empty: Type.Integer({ description: 'intervals form: empty kwh cells, taken as missing intervals (nothing written for them)' }),
+      missing: Type.Integer({
+        description: "intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing",
+      }),
       suspect: Type.Object(
         {
           runs: Type.Integer({ description: 'runs of one repeated value (a flat zero) on a meter whose history reads more' }),
@@ -350,4 +354,28 @@ export const ImportReport = Type.Object({
       ),
     }),
   ),
+});
+
+export const ImportJobQuery = Type.Object(
+  {
+    replace: Type.Boolean({ default: false, description: 'true: intervals already stored are overwritten; false: any overlap refuses the whole file (409)' }),
+  },
+  { additionalProperties: false },
+);
+export const ImportJob = Type.Object({
+  id: Type.Integer(),
+  state: stringEnum(['running', 'cancelling', 'done', 'cancelled', 'failed'] as const, {
+    description: 'cancelling: asked to stop, taking back what it wrote; cancelled: nothing of the file is left stored',
+  }),
+  replace: Type.Boolean(),
+  rows: Type.Integer({ description: 'data rows read' }),
+  meters: Type.Integer({ description: 'meters the file writes to' }),
+  done: Type.Integer({ description: 'write steps done (a meter-day, a virtual meter’s day, the audit)' }),
+  total: Type.Integer({ description: 'write steps planned (0 until the first slice is written): done / total is the progress' }),
+  startedAt: Timestamp,
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+  startedBy: Type.Union([Type.Integer(), Type.Null()]),
+  report: Type.Union([ImportReport, Type.Null()], { description: 'the import’s report once done' }),
+  undone: Type.Union([Type.Integer(), Type.Null()], { description: 'cancelled: the meter-days taken back' }),
+  error: Type.Union([ErrorBody, Type.Null()], { description: 'failed: why (as the synchronous import would have answered)' }),
 });
