@@ -290,7 +290,8 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       access: 'viewer',
       summary: "One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed",
       description:
-        'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.',
+        'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill, 32 imported, 64 suspect ' +
+        '(in an unconfirmed suspect run). quality: measured, estimated, suspect or missing. An empty kwh: no data.',
       tags,
       raw: { contentType: 'text/csv; charset=utf-8' },
       schemas: { query: ExportQuery, response: { 200: Type.String({ description: 'CSV' }), 400: ErrorBody, 404: ErrorBody } },
@@ -320,7 +321,7 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       method: 'GET',
       path: '/api/energy/completeness',
       access: 'viewer',
-      summary: 'Data completeness: per meter (and the site) and site day, the share of measured, estimated and missing intervals',
+      summary: 'Data completeness: per meter (and the site) and site day, the share of measured, estimated, suspect and missing intervals',
       description: 'Only intervals that have happened count. A site interval is measured when every site meter measured it, missing when any lacks it.',
       tags,
       schemas: { query: CompletenessQuery, response: { 200: Completeness, 400: ErrorBody, 404: ErrorBody } },

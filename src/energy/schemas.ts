@@ -191,6 +191,10 @@ const ShareFields = {
   estimated: Share('share of intervals estimated (a gap the gateway history could not fill, spread evenly)'),
   missing: Share('share of intervals with no data (counted as nothing in the sums)'),
 };
+/** Issue 52: counted apart from measured (a suspect interval holds a value, but not one to model consumption with). */
+const SuspectShare = Share(
+  'share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run',
+);
 export const PeriodQuery = Type.Object({ from: Day('first site day'), to: Day('the day after the last (exclusive)') }, { additionalProperties: false });
 /** A site's highest 15-minute mean demand and what it rests on. */
 export const SitePeakSchema = Type.Object({
@@ -219,13 +223,14 @@ export const EnergySummary = Type.Object({
       cost: Type.Union([Type.Number(), Type.Null()]),
       carbonKg: Type.Union([Type.Number(), Type.Null()]),
       ...ShareFields,
+      suspect: Type.Optional(SuspectShare),
     }),
     { description: 'kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0' },
   ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([SitePeakSchema, Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
   completeness: Type.Object(
-    { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields },
+    { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields, suspect: Type.Optional(SuspectShare) },
     {
       description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
     },
@@ -284,8 +289,9 @@ const CompletenessDay = Type.Object({
   day: Type.String({ format: 'date' }),
   intervals: Type.Integer({ description: 'intervals of the day that have happened' }),
   ...ShareFields,
+  suspect: SuspectShare,
 });
-const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, days: Type.Array(CompletenessDay) };
+const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, suspect: SuspectShare, days: Type.Array(CompletenessDay) };
 export const Completeness = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),

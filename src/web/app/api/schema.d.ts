@@ -1714,7 +1714,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Data completeness: per meter (and the site) and site day, the share of measured, estimated and missing intervals
+         * Data completeness: per meter (and the site) and site day, the share of measured, estimated, suspect and missing intervals
          * @description Only intervals that have happened count. A site interval is measured when every site meter measured it, missing when any lacks it.
          *
          *     **Requires role viewer** (any signed-in user).
@@ -1737,7 +1737,7 @@ export interface paths {
         };
         /**
          * One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed
-         * @description flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.
+         * @description flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill, 32 imported, 64 suspect (in an unconfirmed suspect run). quality: measured, estimated, suspect or missing. An empty kwh: no data.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -13249,6 +13249,8 @@ export interface operations {
                                 measured: number;
                                 /** @description share of intervals with no data (counted as nothing in the sums) */
                                 missing: number;
+                                /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                                suspect: number;
                             }[];
                             /** @description share of intervals estimated (a gap the gateway history could not fill, spread evenly) */
                             estimated: number;
@@ -13259,6 +13261,8 @@ export interface operations {
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
                             name: string;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect: number;
                         }[];
                         /** @description the site (its site meters together); null when one meter was asked for */
                         site: {
@@ -13273,6 +13277,8 @@ export interface operations {
                                 measured: number;
                                 /** @description share of intervals with no data (counted as nothing in the sums) */
                                 missing: number;
+                                /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                                suspect: number;
                             }[];
                             /** @description share of intervals estimated (a gap the gateway history could not fill, spread evenly) */
                             estimated: number;
@@ -13281,6 +13287,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect: number;
                         } | null;
                         timezone: string;
                         /** Format: date */
@@ -14284,6 +14292,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect?: number;
                         };
                         /** @description electricity import at the tariff of each interval plus the standing charge of each day */
                         cost: number;
@@ -14301,6 +14311,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect?: number;
                         }[];
                         /** Format: date */
                         from: string;
