@@ -130,6 +130,32 @@ describe('history import jobs', () => {
     assert.equal(late.status, 409, late.text);
   });
 
+  test('two jobs of one file at once: both pass the check, one writes, the other fails its own check at its turn (409), nothing counted twice', async () => {
+    const days = span(-60, 3);
+    const csv = intervalsCsv([{ code: 'meter.hvac.kwh', days, kwh: () => 0.5 }]);
+    // The collector's turn held while both are posted: neither writes before both are checked (else the second is a 409 at once).
+    let release!: () => void;
+    const held = server.service.deps.collector.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
+    const answers = await Promise.all([postJob(csv), postJob(csv)]);
+    release();
+    await held;
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [202, 202],
+    );
+    const ends = await Promise.all(answers.map((answer) => ended(answer.body.id)));
+    assert.deepEqual(ends.map((end) => end.state).sort(), ['done', 'failed']);
+    const failed = ends.find((end) => end.state === 'failed');
+    assert.equal(failed.error.code, 'CONFLICT');
+    assert.match(failed.error.error, /overlaps intervals already stored/);
+    const cells = days.reduce((sum, d) => sum + dayIntervals(ZONE, d).count, 0);
+    const total = sqlite()
+      .prepare(`SELECT sum(total_kwh) FROM meter_days WHERE meter_id = ? AND day IN (${days.map(() => '?').join(',')})`)
+      .pluck()
+      .get(hvac.id, ...days) as number;
+    assert.ok(Math.abs(total - cells * 0.5) < 1e-6, `${total} kWh, once`);
+  });
+
   test('a cancel between two slices takes back what was written: new days gone, replaced intervals their old values, months and the virtual meter too', async () => {
     const collector = server.service.deps.collector;
     const old = span(-200, 2);
