@@ -4,7 +4,7 @@
 // counts as measured only when every one of them measured it, as missing when any lacks it, else as suspect when any
 // is suspect, else as estimated when any is estimated.
 import { FLAG_ESTIMATED, FLAG_SUSPECT, type OpenIntervals, type StoredDays } from '../metering/index.ts';
-import { dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 
 export type Shares = { measured: number; estimated: number; missing: number; suspect: number };
 export type DayCompleteness = { day: string; intervals: number } & Shares;
@@ -65,6 +65,42 @@ export class EnergyCompleteness {
         suspect: share(suspect, happened),
       };
     });
+  }
+
+  /**
+   * The whole-day rule (analysis/wholeDays.ts) without decoding a day that says it by itself: a day is whole when every
+   * meter of `ids` has a row holding every interval (the stored presence byte) and its last interval has started; it
+   * is exactly what byDay would answer (missing 0 over every interval of the day). Days the presence byte cannot
+   * settle — some meter's row lacking intervals or absent (whole or not, partial or empty: the combined state decides),
+   * a row of the first format, a day the collector holds ahead of its row — are taken from byDay over their span.
+   */
+  wholeDays(ids: number[], from: string, to: string, timezone: string, now: number = Date.now()): { whole: Set<string>; partial: string[] } {
+    const whole = new Set<string>();
+    const unsettled: string[] = [];
+    const open = this.open();
+    const held = open ? new Set([...open.records()].map((record) => record.day)) : new Set<string>();
+    const over = (day: string) => {
+      const { start, count } = dayIntervals(timezone, day);
+      return Math.ceil((now - start) / INTERVAL_MS) >= count;
+    };
+    for (const [day, complete, , legacy] of this.days.presencePerDay(JSON.stringify(ids), from, to)) {
+      if (ids.length && complete === ids.length && !legacy && !held.has(day) && over(day)) whole.add(day);
+      else unsettled.push(day);
+    }
+    // A held day without a row yet has no row above: it is settled by byDay too.
+    for (const day of held) if (day >= from && day < to && !unsettled.includes(day) && !whole.has(day)) unsettled.push(day);
+    const partial: string[] = [];
+    if (unsettled.length) {
+      unsettled.sort();
+      const exact = this.byDay(ids, unsettled[0], addDays(unsettled[unsettled.length - 1], 1), timezone, now);
+      const wanted = new Set(unsettled);
+      for (const day of exact) {
+        if (!wanted.has(day.day) || day.intervals === 0 || day.missing === 1) continue;
+        if (day.missing === 0 && day.intervals === dayIntervals(timezone, day.day).count) whole.add(day.day);
+        else partial.push(day.day);
+      }
+    }
+    return { whole, partial: partial.sort() };
   }
 
   /** The shares over the whole range, weighted by intervals. */

@@ -105,6 +105,14 @@ export class EnergyFigures {
     );
   }
 
+  /** The target's whole and partial days of [from, to) (the whole-day rule of analysis/wholeDays.ts), kept like completeness. */
+  wholeDays(from: string, to: string, target: { meterId?: number; area?: string } = {}): { whole: Set<string>; partial: string[] } {
+    const minute = Math.floor(Date.now() / 60_000);
+    return this.remember(`wholeDays|${from}|${to}|${target.meterId ?? ''}|${target.area ?? ''}|${minute}`, () =>
+      this.completenessOf.wholeDays(this.ids(target), from, to, this.settings().timezone),
+    );
+  }
+
   completenessTotal(days: DayCompleteness[]): Shares & { intervals: number } {
     return this.completenessOf.total(days);
   }
