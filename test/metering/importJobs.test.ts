@@ -81,7 +81,7 @@ describe('history import jobs', () => {
   after(() => server.close());
 
   test('a dry run counts empty cells and the missing intervals of the span; a job writes with progress and ends with the report', async () => {
-    const days = span(-300, 3);
+    const days = span(-700, 3);
     // Main: every 10th cell empty; HVAC: its second day left out of the file.
     const csv = intervalsCsv([
       { code: 'meter.main.kwh', days, kwh: (i) => (i % 10 === 0 ? '' : 1) },
@@ -114,7 +114,7 @@ describe('history import jobs', () => {
   });
 
   test('checked in the request: refused rows 400 and an overlap 409 queue nothing; a job unknown 404, an ended one cannot be cancelled', async () => {
-    const d = day(-300);
+    const d = day(-700);
     const overlap = await postJob(intervalsCsv([{ code: 'meter.main.kwh', days: [d], kwh: () => 2 }]));
     assert.equal(overlap.status, 409, overlap.text);
     const future = await postJob(`meter,start,kwh\nmeter.main.kwh,${iso(Date.now() + 7 * 86_400_000 - ((Date.now() + 7 * 86_400_000) % Q))},1\n`);
@@ -123,7 +123,7 @@ describe('history import jobs', () => {
     assert.equal((await server.request('GET', '/api/energy/import/jobs/999999', { token: admin.accessToken })).status, 404);
     const viewer = await server.createUser({ role: 'operator' });
     assert.equal((await postJob('meter,start,kwh\n', '', viewer.accessToken)).status, 403);
-    const small = await postJob(intervalsCsv([{ code: 'meter.main.kwh', days: [day(-250)], kwh: () => 1 }]));
+    const small = await postJob(intervalsCsv([{ code: 'meter.main.kwh', days: [day(-650)], kwh: () => 1 }]));
     assert.equal(small.status, 202, small.text);
     assert.equal((await ended(small.body.id)).state, 'done');
     const late = await server.request('POST', `/api/energy/import/jobs/${small.body.id}/cancel`, { token: admin.accessToken });
@@ -158,8 +158,8 @@ describe('history import jobs', () => {
 
   test('a cancel between two slices takes back what was written: new days gone, replaced intervals their old values, months and the virtual meter too', async () => {
     const collector = server.service.deps.collector;
-    const old = span(-200, 2);
-    const fresh = span(-198, 120);
+    const old = span(-502, 2);
+    const fresh = span(-500, 400);
     const first = await postJob(intervalsCsv([{ code: 'meter.main.kwh', days: old, kwh: () => 3 }]));
     assert.equal(first.status, 202, first.text);
     assert.equal((await ended(first.body.id)).state, 'done');
