@@ -4,7 +4,6 @@
 // rule: docs/energy-data-quality.md), and the day is over; an hour likewise with its four intervals. A day with some
 // data but not all of it is "partial": left out of the model and listed beside the figure, never counted as a day.
 import type { EnergyFigures } from '../energy/index.ts';
-import { dayIntervals } from '../platform/time/calendar.ts';
 
 export type Target = { meterId?: number; area?: string };
 export type DayCounting = {
@@ -18,20 +17,15 @@ export type DayCounting = {
 export const INTERVALS_PER_HOUR = 4;
 
 /**
- * Which days of [from, to) are whole for the target, and which partial. Read from the figures' completeness (the
- * intervals stored, and those the collector still holds): a day is whole when none of its intervals is missing and
- * the whole day has happened.
+ * Which days of [from, to) are whole for the target, and which partial. Read from the figures (the intervals stored,
+ * and those the collector still holds): a day is whole when none of its intervals is missing and the whole day has
+ * happened. EnergyFigures.wholeDays settles most days from the stored rows' presence byte without decoding them and
+ * decodes only the others (87 → see docs/energy-management.md "Cost"); the answer is byDay's.
  */
-export function countDays(figures: Pick<EnergyFigures, 'completeness' | 'settings'>, target: Target, from: string, to: string): DayCounting {
-  const { timezone } = figures.settings();
-  const whole = new Set<string>();
-  const partial: string[] = [];
-  for (const day of figures.completeness(from, to, target)) {
-    if (day.intervals === 0 || day.missing === 1) continue;
-    if (day.missing === 0 && day.intervals === dayIntervals(timezone, day.day).count) whole.add(day.day);
-    else partial.push(day.day);
-  }
-  return { whole, partial };
+export function countDays(figures: Pick<EnergyFigures, 'wholeDays'>, target: Target, from: string, to: string): DayCounting {
+  const { whole, partial } = figures.wholeDays(from, to, target);
+  // Copies: the figures keep their answer for the next caller.
+  return { whole: new Set(whole), partial: [...partial] };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   type Restatement,
   restateCosts,
   HistoryImport,
+  ImportJobs,
   commodityOf,
   MeterDirectory,
   type Meter,
@@ -45,6 +46,8 @@ export type Energy = {
   calorific: CalorificValues;
   commodities: CommodityFigures;
   history: HistoryImport;
+  /** The history import as background jobs (progress, cancel): the staff app's import screen (issue 52). */
+  importJobs: ImportJobs;
   /** Suspect runs (a flat zero on a meter that reads more): found by the import and the collector's watch, confirmed by a person. */
   suspects: SuspectRuns;
   /** Re-prices the stored days a back-dated tariff or calorific version covers, audited (issue 41). */
@@ -66,6 +69,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const commodities = new CommodityFigures(db, figures, tariffs, calorific, meters, days);
   const suspects = new SuspectRuns(db, store, timezone, audit);
   const history = new HistoryImport({ store, meters, audit, timezone, suspects });
+  const importJobs = new ImportJobs(history);
   const site = new SiteEnergy(db, figures, (from, to) => commodities.period(from, to).electricity.consumptionKwh);
   const areas = new AreaCards(db, audit, meters, site);
   const restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => restateCosts({ db, store, audit }, scope, actor);
@@ -74,7 +78,7 @@ export function buildEnergy(db: Db, audit: AuditLog): Energy {
     const span = version && tariffs.restatedDays(version);
     if (version && span) await restate({ ...span, commodity: 'electricity', reason: { resource: 'tariff_versions', resourceId: version.id } }, actor);
   };
-  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, suspects, restate, setupPrice };
+  return { meters, tariffs, store, days, figures, areas, site, timezone, calorific, commodities, history, importJobs, suspects, restate, setupPrice };
 }
 
 export type EnergyContextRouteNeeds = EnergyRouteNeeds & CommodityRouteNeeds;

@@ -1,6 +1,6 @@
 // /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
 import type { IotGateway } from '../gateway/index.ts';
-import type { HistoryImport, MeterDirectory, Restatement, restateCosts } from '../metering/index.ts';
+import type { HistoryImport, ImportJobs, MeterDirectory, Restatement, restateCosts } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Actor } from '../platform/db/auditTrail.ts';
 import type { AreaCards } from './areaCards.ts';
@@ -19,6 +19,8 @@ import {
   EnergyAreasBody,
   EnergySummary,
   ExportQuery,
+  ImportJob,
+  ImportJobQuery,
   ImportQuery,
   ImportReport,
   Meter,
@@ -65,12 +67,20 @@ function checkRange(from: string, to: string, maxDays: number): void {
 export type Restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
 
 export type EnergyRouteNeeds = {
-  energy: { meters: MeterDirectory; tariffs: Tariffs; figures: EnergyFigures; areas: AreaCards; history: HistoryImport; restate: Restate };
+  energy: {
+    meters: MeterDirectory;
+    tariffs: Tariffs;
+    figures: EnergyFigures;
+    areas: AreaCards;
+    history: HistoryImport;
+    importJobs: ImportJobs;
+    restate: Restate;
+  };
   iot: IotGateway;
 };
 
 export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
-  const { meters, tariffs, figures, areas, history } = energy;
+  const { meters, tariffs, figures, areas, history, importJobs } = energy;
   return [
     defineRoute({
       method: 'GET',
@@ -280,7 +290,8 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       access: 'viewer',
       summary: "One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed",
       description:
-        'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.',
+        'flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill, 32 imported, 64 suspect ' +
+        '(in an unconfirmed suspect run). quality: measured, estimated, suspect or missing. An empty kwh: no data.',
       tags,
       raw: { contentType: 'text/csv; charset=utf-8' },
       schemas: { query: ExportQuery, response: { 200: Type.String({ description: 'CSV' }), 400: ErrorBody, 404: ErrorBody } },
@@ -310,7 +321,7 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       method: 'GET',
       path: '/api/energy/completeness',
       access: 'viewer',
-      summary: 'Data completeness: per meter (and the site) and site day, the share of measured, estimated and missing intervals',
+      summary: 'Data completeness: per meter (and the site) and site day, the share of measured, estimated, suspect and missing intervals',
       description: 'Only intervals that have happened count. A site interval is measured when every site meter measured it, missing when any lacks it.',
       tags,
       schemas: { query: CompletenessQuery, response: { 200: Completeness, 400: ErrorBody, 404: ErrorBody } },
@@ -354,6 +365,49 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
         if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
         return history.run(ctx.req, { dryRun: query.dryRun, replace: query.replace }, user);
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/energy/import/jobs',
+      access: 'admin',
+      summary: 'Import past intervals as a background job: checked in the request, written after it with progress and cancel',
+      description:
+        'The same CSV, rules and refusals as POST /api/energy/import (bad or refused rows 400, an overlap 409 unless replace=true: nothing ' +
+        'is queued then). A file that passes answers 202 with the job; its write runs in slices (one at a time with other imports) and ' +
+        'GET /api/energy/import/jobs/{id} tells its progress and, once done, its report. POST …/cancel stops it between two slices and ' +
+        'takes back every interval it wrote (the old values with replace; the virtual meters and month peaks follow), audited as ' +
+        'import.cancel. Jobs are kept in memory (the last 20); a restart mid-write leaves the slices written (the audit trail shows ' +
+        'import.start without import).',
+      tags,
+      rawBody: { contentType: 'text/csv' },
+      example: 'meter,start,kwh\nmeter.main.kwh,2025-01-06T00:00:00Z,12.5\nmeter.main.kwh,2025-01-06T00:15:00Z,12.75\n',
+      schemas: { query: ImportJobQuery, response: { 202: ImportJob, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: async ({ query, user, ctx }) => {
+        if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
+        const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+        if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
+        return new Reply(202, await importJobs.start(ctx.req, { replace: query.replace }, user));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/energy/import/jobs/:id',
+      access: 'admin',
+      summary: 'A background import: its state, progress (done of total steps) and, once done, its report',
+      description: 'Poll it while the state is running or cancelling. Changes nothing.',
+      tags,
+      schemas: { params: IdParams, response: { 200: ImportJob, 404: ErrorBody } },
+      handler: ({ params }) => importJobs.get(params.id),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/energy/import/jobs/:id/cancel',
+      access: 'admin',
+      summary: 'Cancel a background import: it stops between two slices and takes back what it wrote',
+      description: 'Answers the job, now cancelling; it ends cancelled once its written intervals are taken back. A job that has ended: 409.',
+      tags,
+      schemas: { params: IdParams, response: { 200: ImportJob, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params }) => importJobs.cancel(params.id),
     }),
   ];
 }

@@ -1,7 +1,7 @@
 // Shapes of the per-area energy summary cards.
 import { Type, type Static } from '@sinclair/typebox';
 import { COMMODITIES, DEMAND_CHARGE_BASES, METER_KINDS, METER_ROLES, WEEKDAYS } from '../platform/db/schema/index.ts';
-import { displayTextPattern, stringEnum, Timestamp } from '../platform/http/schemas.ts';
+import { displayTextPattern, ErrorBody, stringEnum, Timestamp } from '../platform/http/schemas.ts';
 
 const Kwh = (description: string) => Type.Number({ minimum: 0, maximum: 1e12, description });
 
@@ -191,6 +191,10 @@ const ShareFields = {
   estimated: Share('share of intervals estimated (a gap the gateway history could not fill, spread evenly)'),
   missing: Share('share of intervals with no data (counted as nothing in the sums)'),
 };
+/** Issue 52: counted apart from measured (a suspect interval holds a value, but not one to model consumption with). */
+const SuspectShare = Share(
+  'share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run',
+);
 export const PeriodQuery = Type.Object({ from: Day('first site day'), to: Day('the day after the last (exclusive)') }, { additionalProperties: false });
 /** A site's highest 15-minute mean demand and what it rests on. */
 export const SitePeakSchema = Type.Object({
@@ -219,13 +223,14 @@ export const EnergySummary = Type.Object({
       cost: Type.Union([Type.Number(), Type.Null()]),
       carbonKg: Type.Union([Type.Number(), Type.Null()]),
       ...ShareFields,
+      suspect: Type.Optional(SuspectShare),
     }),
     { description: 'kwh, cost and carbonKg are null for a day with no data (missing = 1, or a day still to come): no data is never 0' },
   ),
   areas: Type.Array(Type.Object({ area: Type.String(), ...Figures }, { description: 'energy cost only: the standing charge is the site’s' })),
   peak: Type.Union([SitePeakSchema, Type.Null()], { description: 'the highest 15-minute mean demand of the site' }),
   completeness: Type.Object(
-    { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields },
+    { intervals: Type.Integer({ description: 'intervals of the period that have happened' }), ...ShareFields, suspect: Type.Optional(SuspectShare) },
     {
       description: 'how complete the totals are: a total over missing intervals is short by what they would hold',
     },
@@ -284,8 +289,9 @@ const CompletenessDay = Type.Object({
   day: Type.String({ format: 'date' }),
   intervals: Type.Integer({ description: 'intervals of the day that have happened' }),
   ...ShareFields,
+  suspect: SuspectShare,
 });
-const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, days: Type.Array(CompletenessDay) };
+const CompletenessOf = { intervals: Type.Integer(), ...ShareFields, suspect: SuspectShare, days: Type.Array(CompletenessDay) };
 export const Completeness = Type.Object({
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
@@ -332,6 +338,10 @@ export const ImportReport = Type.Object({
       jitter: Type.Integer({ description: 'counter form: small decreases held as noise (0 kWh, flag 8)' }),
       resets: Type.Integer({ description: 'counter form: resets and rollovers recognised (flag 2)' }),
       gaps: Type.Integer({ description: 'counter form: spans between readings longer than 7 days, left missing' }),
+      empty: Type.Integer({ description: 'intervals form: empty kwh cells, taken as missing intervals (nothing written for them)' }),
+      missing: Type.Integer({
+        description: "intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing",
+      }),
       suspect: Type.Object(
         {
           runs: Type.Integer({ description: 'runs of one repeated value (a flat zero) on a meter whose history reads more' }),
@@ -350,4 +360,28 @@ export const ImportReport = Type.Object({
       ),
     }),
   ),
+});
+
+export const ImportJobQuery = Type.Object(
+  {
+    replace: Type.Boolean({ default: false, description: 'true: intervals already stored are overwritten; false: any overlap refuses the whole file (409)' }),
+  },
+  { additionalProperties: false },
+);
+export const ImportJob = Type.Object({
+  id: Type.Integer(),
+  state: stringEnum(['running', 'cancelling', 'done', 'cancelled', 'failed'] as const, {
+    description: 'cancelling: asked to stop, taking back what it wrote; cancelled: nothing of the file is left stored',
+  }),
+  replace: Type.Boolean(),
+  rows: Type.Integer({ description: 'data rows read' }),
+  meters: Type.Integer({ description: 'meters the file writes to' }),
+  done: Type.Integer({ description: 'write steps done (a meter-day, a virtual meter’s day, the audit)' }),
+  total: Type.Integer({ description: 'write steps planned (0 until the first slice is written): done / total is the progress' }),
+  startedAt: Timestamp,
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+  startedBy: Type.Union([Type.Integer(), Type.Null()]),
+  report: Type.Union([ImportReport, Type.Null()], { description: 'the import’s report once done' }),
+  undone: Type.Union([Type.Integer(), Type.Null()], { description: 'cancelled: the meter-days taken back' }),
+  error: Type.Union([ErrorBody, Type.Null()], { description: 'failed: why (as the synchronous import would have answered)' }),
 });

@@ -144,22 +144,24 @@ export class SiteEnergy {
       const byDay = meters.byDay(from, to);
       const shares = meters.completeness(from, to);
       // As the summary's days: nothing stored, or every interval so far missing, is no data.
-      const days = shares.map(({ day, intervals, measured, estimated, missing }) => {
+      const days = shares.map(({ day, intervals, measured, estimated, missing, suspect }) => {
         const totals = byDay.get(day);
-        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh), measured, estimated, missing };
+        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh), measured, estimated, missing, suspect };
       });
-      const { measured, estimated, missing } = meters.completenessTotal(shares);
-      return { days, completeness: { measured, estimated, missing } };
+      const { measured, estimated, missing, suspect } = meters.completenessTotal(shares);
+      return { days, completeness: { measured, estimated, missing, suspect } };
     }
     // Hand-entered totals: a day is recorded or not (its share is all measured or all missing).
     const recorded = new Map(this.dailyTotals.all(from, to) as [string, number][]);
     const days = daysBetween(from, to).map((day) => {
       const kwh = recorded.get(day);
-      return kwh === undefined ? { day, kwh: null, measured: 0, estimated: 0, missing: 1 } : { day, kwh: round(kwh), measured: 1, estimated: 0, missing: 0 };
+      return kwh === undefined
+        ? { day, kwh: null, measured: 0, estimated: 0, missing: 1, suspect: 0 }
+        : { day, kwh: round(kwh), measured: 1, estimated: 0, missing: 0, suspect: 0 };
     });
     const known = days.filter((d) => d.kwh !== null).length;
     const share = (part: number) => Math.round((part / days.length) * 10_000) / 10_000;
-    return { days, completeness: { measured: share(known), estimated: 0, missing: share(days.length - known) } };
+    return { days, completeness: { measured: share(known), estimated: 0, missing: share(days.length - known), suspect: 0 } };
   }
 
   /** What a report shows for [from, to): the figures the energy API answers, or every day of the hand-entered totals (no peak). */

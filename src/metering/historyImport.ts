@@ -8,11 +8,11 @@
 // took. This file reads the upload and queues the writes.
 import type { Actor } from '../platform/db/auditTrail.ts';
 import { BadRequest, PayloadTooLarge } from '../platform/errors.ts';
-import { CsvPlanner } from './importPlan.ts';
+import { CsvPlanner, type MeterPlan } from './importPlan.ts';
 import { acceptable, suspectSummary, suspectsOf, type ImportReport, type MeterReport } from './importReport.ts';
 import type { FoundRun, SuspectRuns } from './suspectRuns.ts';
 import { lastRead, SLICE_MS, yieldLoop } from './importSlices.ts';
-import { survey, writeImport, type CollectionTurns, type WriteDeps } from './importWrite.ts';
+import { refuseUnwritable, survey, writeImport, type CollectionTurns, type WriteControl, type WriteDeps } from './importWrite.ts';
 
 /** Bytes one file may hold (~40 B a row at the row cap). */
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
@@ -49,6 +49,49 @@ export class HistoryImport {
    * their lines; refused rows: 400 (a dry run reports them); overlaps with stored intervals: 409 unless `replace`.
    */
   async run(body: AsyncIterable<Buffer | string>, options: { dryRun: boolean; replace: boolean }, actor: Actor | null): Promise<ImportReport> {
+    const read = await this.read(body, options);
+    if (options.dryRun) return this.dryRun(read);
+    return this.write(read, actor);
+  }
+
+  /**
+   * The background form (importJobs.ts): the file read and checked as run() does (bad rows 400, refused 400, overlap
+   * 409, all before anything is queued), then its write queued with a control: progress after each slice, a cancel
+   * that takes back what was written. Answers the read file (its header and plans) and the write's promise.
+   */
+  async begin(
+    body: AsyncIterable<Buffer | string>,
+    options: { replace: boolean },
+    actor: Actor | null,
+    control: WriteControl,
+  ): Promise<{ header: ReadFile['header']; meters: number; done: Promise<ImportReport> }> {
+    const read = await this.read(body, { dryRun: false, replace: options.replace });
+    refuseUnwritable(await survey(this.deps.store, read.plans, options.replace), options.replace);
+    return { header: read.header, meters: read.plans.length, done: this.write(read, actor, control) };
+  }
+
+  private async dryRun({ plans, header, timezone }: ReadFile): Promise<ImportReport> {
+    const meters = await survey(this.deps.store, plans, header.replace);
+    withSuspects(meters, await suspectsOf(this.deps.suspects, plans, timezone));
+    return { ...header, accepted: acceptable(meters, header.replace), written: false, meters };
+  }
+
+  private write({ plans, header, timezone }: ReadFile, actor: Actor | null, control?: WriteControl): Promise<ImportReport> {
+    const run = this.queue.then(async () => {
+      const report = await writeImport(this.deps, this.collection, plans, header, timezone, actor, control);
+      // The runs of what is now stored: recorded (one alert each from the data watch), listed in the answer.
+      const runs = await suspectsOf(this.deps.suspects, plans, timezone);
+      for (const [meterId, found] of runs) this.deps.suspects.record(meterId, found, 'import');
+      if (runs.size) this.suspectsRecorded();
+      withSuspects(report.meters, runs);
+      return report;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The file read, parsed and checked (bad rows 400): its plans per meter, sorted by meter. */
+  private async read(body: AsyncIterable<Buffer | string>, options: { dryRun: boolean; replace: boolean }): Promise<ReadFile> {
     const timezone = this.deps.timezone();
     const planner = new CsvPlanner(this.deps.meters.all(), timezone, this.deps.now?.() ?? Date.now());
     const decoder = new TextDecoder('utf-8');
@@ -104,24 +147,15 @@ export class HistoryImport {
     }
     const plans = [...planner.plans.values()].sort((a, b) => a.meterId - b.meterId);
     const header = { dryRun: options.dryRun, replace: options.replace, form: planner.form!, rows: planner.rows };
-    if (options.dryRun) {
-      const meters = await survey(this.deps.store, plans, options.replace);
-      withSuspects(meters, await suspectsOf(this.deps.suspects, plans, timezone));
-      return { ...header, accepted: acceptable(meters, options.replace), written: false, meters };
-    }
-    const run = this.queue.then(async () => {
-      const report = await writeImport(this.deps, this.collection, plans, header, timezone, actor);
-      // The runs of what is now stored: recorded (one alert each from the data watch), listed in the answer.
-      const runs = await suspectsOf(this.deps.suspects, plans, timezone);
-      for (const [meterId, found] of runs) this.deps.suspects.record(meterId, found, 'import');
-      if (runs.size) this.suspectsRecorded();
-      withSuspects(report.meters, runs);
-      return report;
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+    return { plans, header, timezone };
   }
 }
+
+type ReadFile = {
+  plans: MeterPlan[];
+  header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>;
+  timezone: string;
+};
 
 /** Each meter's report with its suspect runs (a meter without any keeps the empty summary report() gave it). */
 function withSuspects(meters: MeterReport[], runs: Map<number, FoundRun[]>): void {

@@ -37,6 +37,8 @@ export type MeterPlan = {
   resets: number;
   /** Counter form: spans between readings longer than the backfill span, left missing (never spread). */
   gaps: number;
+  /** Intervals form: empty kwh cells (missing intervals, nothing written). */
+  empty: number;
 };
 
 /** A meter's unit by its commodity: gas and water meters count m³. */
@@ -172,9 +174,10 @@ export class CsvPlanner {
     if (Number.isNaN(at)) return this.problem(line, `"${cells[timeColumn].trim().slice(0, 40)}" is not a time with a zone (2025-03-01T00:15:00Z or +01:00)`);
     if (at % INTERVAL_MS !== 0) return this.problem(line, `${cells[timeColumn].trim()} is not on a 15-minute boundary`);
     // An empty kwh cell is a missing interval (the CSV export's own form, docs/energy-data-quality.md): nothing is
-    // written for it, as for a row left out. A counter's empty reading is still a bad row: a counter has no gap form.
-    if (this.form === 'intervals' && cells[valueColumn].trim() === '') return false;
-    const value = parseNumber(cells[valueColumn], this.decimalComma);
+    // written for it, as for a row left out (counted for the report). A counter's empty reading is still a bad row: a
+    // counter has no gap form.
+    const empty = this.form === 'intervals' && cells[valueColumn].trim() === '';
+    const value = empty ? 0 : parseNumber(cells[valueColumn], this.decimalComma);
     if (!Number.isFinite(value)) return this.problem(line, `"${cells[valueColumn].trim().slice(0, 40)}" is not a number`);
     let plan = this.plans.get(meter.id);
     if (!plan)
@@ -192,8 +195,13 @@ export class CsvPlanner {
           jitter: 0,
           resets: 0,
           gaps: 0,
+          empty: 0,
         }),
       );
+    if (empty) {
+      plan.empty += 1;
+      return false;
+    }
 
     if (this.form === 'counter') {
       const why = this.timeRefusal(at, at);

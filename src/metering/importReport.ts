@@ -24,6 +24,10 @@ export type MeterReport = {
   jitter: number;
   resets: number;
   gaps: number;
+  /** Empty kwh cells of the file (missing intervals: nothing written for them). */
+  empty: number;
+  /** Intervals between the meter's first and last value in the file that it has no value for (empty cells and rows left out). */
+  missing: number;
   /** Suspect runs of the file (suspectRuns.ts): a flat zero on a meter whose history reads more. */
   suspect: { runs: number; intervals: number; listed: Array<{ startAt: string; endAt: string; intervals: number; value: number }> };
 };
@@ -76,8 +80,27 @@ export function report(plan: MeterPlan, tally: Tally, runs: FoundRun[] = []): Me
     jitter: plan.jitter,
     resets: plan.resets,
     gaps: plan.gaps,
+    empty: plan.empty,
+    missing: missingIn(plan),
     suspect: suspectSummary(runs),
   };
+}
+
+/** The intervals between the plan's first and last value with no value in the file. */
+function missingIn(plan: MeterPlan): number {
+  let first = Infinity;
+  let last = -Infinity;
+  let present = 0;
+  for (const day of plan.days.values()) {
+    for (let i = 0; i < day.kwh.length; i += 1) {
+      if (Number.isNaN(day.kwh[i])) continue;
+      const at = day.start + i * INTERVAL_MS;
+      if (at < first) first = at;
+      if (at > last) last = at;
+      present += 1;
+    }
+  }
+  return present ? (last - first) / INTERVAL_MS + 1 - present : 0;
 }
 
 /** A meter's suspect runs as the report gives them: how many, their intervals, the first LISTED. */

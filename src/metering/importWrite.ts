@@ -15,6 +15,25 @@ export type CollectionTurns = { exclusive<T>(task: () => Promise<T>): Promise<T>
 
 export type WriteDeps = { store: IntervalStore; meters: MeterDirectory; audit: AuditLog; timezone: () => string };
 
+/**
+ * A background import's hold on its write (importJobs.ts): told the progress after each slice, asked before each slice
+ * whether to stop. A stop undoes the slices written so far (undoWrite), so a cancelled import leaves nothing behind.
+ */
+export type WriteControl = { progress(done: number, total: number): void; cancelled(): boolean };
+
+/** Thrown by writeImport once a cancelled import's written slices are undone. */
+export class ImportCancelled extends Error {
+  constructor(readonly undone: number) {
+    super('The import was cancelled: the intervals written so far were taken back');
+  }
+}
+
+/**
+ * What one written meter-day held before the import: the slots it wrote and (with replace) their old values. Without
+ * replace the import writes only empty slots, so their old state is "missing" and nothing more is kept (~100 B a day).
+ */
+type Undo = { meterId: number; day: string; slots: Uint8Array; kwh: Float64Array | null; flags: Uint8Array | null; maxKw: Float64Array | null };
+
 /** Per meter: what the file would change against the store as it is now (read in slices). */
 export async function survey(store: Pick<IntervalStore, 'load'>, plans: MeterPlan[], replace: boolean): Promise<MeterReport[]> {
   const reports: MeterReport[] = [];
@@ -36,6 +55,25 @@ export async function survey(store: Pick<IntervalStore, 'load'>, plans: MeterPla
   return reports;
 }
 
+/** Refused rows: 400 naming their lines; an overlap with stored intervals: 409 unless replace. Nothing is written. */
+export function refuseUnwritable(surveyed: MeterReport[], replace: boolean): void {
+  const refused = surveyed.flatMap((meter) =>
+    meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })),
+  );
+  if (refused.length)
+    throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
+  const overlapping = surveyed.filter((meter) => meter.intervals.overlapping > 0);
+  if (overlapping.length && !replace) {
+    throw new Conflict(
+      'The file overlaps intervals already stored: nothing was imported (send replace=true to overwrite them)',
+      overlapping.map((meter) => ({
+        path: `meter ${meter.meterId}`,
+        message: `${meter.intervals.overlapping} intervals between ${meter.from} and ${meter.to} are stored`,
+      })),
+    );
+  }
+}
+
 /**
  * Writes the plans (surveyed again first: refused rows 400, overlaps 409 unless replace), one slice at a time, each in
  * a turn of the collector when there is one. The caller runs one write at a time (HistoryImport's queue).
@@ -47,23 +85,10 @@ export async function writeImport(
   header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>,
   timezone: string,
   actor: Actor | null,
+  control?: WriteControl,
 ): Promise<ImportReport> {
   const surveyed = await survey(deps.store, plans, header.replace);
-  const refused = surveyed.flatMap((meter) =>
-    meter.refused.map((problem) => ({ path: `line ${problem.line}`, message: `meter ${meter.meterId}: ${problem.message}` })),
-  );
-  if (refused.length)
-    throw new BadRequest(`${surveyed.reduce((sum, meter) => sum + meter.intervals.refused, 0)} rows refused: nothing was imported`, refused.slice(0, LISTED));
-  const overlapping = surveyed.filter((meter) => meter.intervals.overlapping > 0);
-  if (overlapping.length && !header.replace) {
-    throw new Conflict(
-      'The file overlaps intervals already stored: nothing was imported (send replace=true to overwrite them)',
-      overlapping.map((meter) => ({
-        path: `meter ${meter.meterId}`,
-        message: `${meter.intervals.overlapping} intervals between ${meter.from} and ${meter.to} are stored`,
-      })),
-    );
-  }
+  refuseUnwritable(surveyed, header.replace);
   const { store } = deps;
   const virtuals = deps.meters
     .all()
@@ -95,6 +120,7 @@ export async function writeImport(
   const tallies = new Map(plans.map((plan) => [plan.meterId, { new: 0, overlapping: 0, estimated: 0, kwh: 0, days: 0 } as Tally]));
   const months = new Set<string>();
   const steps: (() => void)[] = [];
+  const undos: Undo[] = [];
   let next = 0;
   const importedIds = new Set(plans.map((plan) => plan.meterId));
   const affected = virtuals.filter((meter: VirtualMeter) => meter.terms.some((term) => importedIds.has(term.meterId)));
@@ -102,10 +128,22 @@ export async function writeImport(
     steps.push(() => {
       const record = store.load(plan.meterId, day.day);
       count(day, record, tallies.get(plan.meterId)!, header.replace);
+      const undo: Undo | null = control
+        ? {
+            meterId: plan.meterId,
+            day: day.day,
+            slots: new Uint8Array(day.kwh.length),
+            kwh: header.replace ? Float64Array.from(record.kwh) : null,
+            flags: header.replace ? Uint8Array.from(record.flags) : null,
+            maxKw: header.replace && record.maxKw ? Float64Array.from(record.maxKw) : null,
+          }
+        : null;
+      if (undo) undos.push(undo);
       for (let k = 0; k < day.kwh.length; k += 1) {
         if (Number.isNaN(day.kwh[k])) continue;
         // Stored since the survey (the collector's backfill of a new meter) and not to be replaced: kept.
         if (!header.replace && !Number.isNaN(record.kwh[k])) continue;
+        if (undo) undo.slots[k] = 1;
         record.kwh[k] = day.kwh[k];
         record.flags[k] = day.flags[k] | FLAG_IMPORTED;
         if (record.maxKw) record.maxKw[k] = NaN;
@@ -164,10 +202,80 @@ export async function writeImport(
     durations.push(performance.now() - sliceStart);
   };
   while (next < steps.length) {
+    if (control?.cancelled()) {
+      const undone = await undoWrite(deps, collection, undos, affected, actor, header);
+      throw new ImportCancelled(undone);
+    }
     await (collection ? collection.exclusive(slice) : slice());
+    control?.progress(next, steps.length);
     await yieldLoop();
   }
   Object.assign(lastWrite, { slices: durations.length, longestMs: Math.max(0, ...durations), durations, commits });
   const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
   return { ...header, accepted: true, written: true, meters };
+}
+
+/**
+ * Takes a cancelled import's written meter-days back to what they held, a slice (one transaction) at a time in the
+ * collector's turns: the slots it wrote get their old values (missing, without replace); a day left with nothing is
+ * deleted (it had no row before); the virtual meters built on them are derived again and the months' peaks retaken.
+ * Audited as import.cancel. Answers the meter-days undone.
+ */
+async function undoWrite(
+  deps: WriteDeps,
+  collection: CollectionTurns | null,
+  undos: Undo[],
+  affected: VirtualMeter[],
+  actor: Actor | null,
+  header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>,
+): Promise<number> {
+  const { store } = deps;
+  const months = new Set<string>();
+  const days = new Set<string>();
+  const steps: (() => void)[] = undos.map((undo) => () => {
+    const record = store.load(undo.meterId, undo.day);
+    let left = false;
+    for (let k = 0; k < record.kwh.length; k += 1) {
+      if (undo.slots[k]) {
+        record.kwh[k] = undo.kwh ? undo.kwh[k] : NaN;
+        record.flags[k] = undo.flags ? undo.flags[k] : 0;
+        if (record.maxKw) record.maxKw[k] = undo.maxKw ? undo.maxKw[k] : NaN;
+      }
+      if (!Number.isNaN(record.kwh[k]) || record.flags[k]) left = true;
+    }
+    if (left) store.save([record]);
+    else store.dropDay(undo.meterId, undo.day);
+    months.add(`${undo.meterId}|${undo.day.slice(0, 7)}`);
+    days.add(undo.day);
+  });
+  let next = 0;
+  // The virtual meters' days, one step a day, inserted next once the undone days are known; then the peaks and audit.
+  steps.push(() => {
+    const derive = [...days].map((day) => () => {
+      for (const meter of affected) {
+        const derived = store.deriveVirtual(meter, day);
+        if (derived.kwh.some((value) => !Number.isNaN(value))) store.save([derived]);
+        else store.dropDay(meter.id, day);
+        months.add(`${meter.id}|${day.slice(0, 7)}`);
+      }
+    });
+    steps.splice(next, 0, ...derive);
+  });
+  steps.push(() => {
+    store.recomputeMonthPeaks(months);
+    deps.audit.record({ actor, action: 'import.cancel', resource: 'energy_history', after: { ...header, undone: undos.length } });
+  });
+  const slice = async () => {
+    collection?.flush();
+    const sliceStart = performance.now();
+    store.transaction(() => {
+      do steps[next++]();
+      while (next < steps.length && performance.now() - sliceStart < SLICE_MS);
+    });
+  };
+  while (next < steps.length) {
+    await (collection ? collection.exclusive(slice) : slice());
+    await yieldLoop();
+  }
+  return undos.length;
 }

@@ -4,6 +4,7 @@ export { Collector, EDGE_WRITE_MS } from './collector.ts';
 export type { CollectorStatus } from './collectorHealth.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';
+export { ImportJobs, type ImportJob } from './importJobs.ts';
 export { KWH_SCALE, decodeValuesInto, quantize } from './intervalCodec.ts';
 export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter, type MeterSummary } from './meters.ts';
 export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';

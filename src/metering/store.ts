@@ -484,6 +484,23 @@ export class IntervalStore {
   }
 
   /**
+   * Removes one meter-day row and takes its rollups off its month (a cancelled import undoing a day that had no row
+   * before it). The month's peak is the caller's to recompute (recomputeMonthPeaks). In the caller's transaction.
+   */
+  dropDay(meterId: number, day: string): void {
+    const row = this.selectRollups.get(meterId, day) as Rollups | undefined;
+    if (!row) return;
+    const openFrom = this.openFrom();
+    if (openFrom === null || day < openFrom)
+      // raw SQL: the month rollups moved by the day's figures (total_kwh = total_kwh - ?)
+      this.db.sqlite
+        .prepare('UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?')
+        .run(row.totalKwh, row.cost, row.carbonKg, meterId, day.slice(0, 7));
+    // raw SQL: the day row deleted by its key
+    this.db.sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ? AND day = ?').run(meterId, day);
+  }
+
+  /**
    * Takes each listed month's peak (`meterId|YYYY-MM`) again from its days: after intervals were replaced with lower
    * ones, the month's running maximum may be one that no longer exists. In the caller's transaction.
    */

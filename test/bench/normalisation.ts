@@ -2,12 +2,15 @@
 // days and as many days of outdoor temperature seeded into a temporary data dir; then, for each of 12 months not asked
 // before (no kept answer), GET /api/analysis/compare's work for period=month (the raw figures + the normalisation) against
 // period=custom over the same dates (the same raw figures, no normalisation): the same run, the same data; for the site
-// (the main incomer) and for the largest area. Then the same month questions again (kept answers).
-// Run: node --import tsx test/bench/normalisation.ts   (BENCH_METERS, BENCH_DAYS scale it)
+// (the main incomer) and for the largest area. Then the same month questions again (kept answers). Last, the whole-day
+// rule alone over a baseline year and two months (what one month question counts): read from the rows' presence byte
+// (EnergyFigures.wholeDays, now) against the decoded completeness of every day (before), same run, same data.
+// Run: npm run bench:normalisation   (BENCH_METERS, BENCH_DAYS scale it)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Comparisons } from '../../src/analysis/comparisons.ts';
+import { EnergyCompleteness } from '../../src/energy/completeness.ts';
 import { addDays, dayIntervals, daysBetween } from '../../src/platform/time/calendar.ts';
 import { createSiteMeters, openSeeding } from './seeding.ts';
 
@@ -88,6 +91,36 @@ for (const [name, target] of [
     `${name}: period=month (raw + normalised) ${fmt(month / months.length)} ms, period=custom same dates (raw) ${fmt(raw / months.length)} ms per question; ` +
       `ratio ${fmt(month / raw)}; normalised figure given for ${given}/${months.length} months; kept answer ${fmt(kept, 3)} ms`,
   );
+}
+{
+  const completeness = new EnergyCompleteness(energy.days);
+  const { timezone } = energy.figures.settings();
+  for (const [name, target] of [
+    ['site (1 meter)', {}],
+    [`area of ${METERS - 1} meters`, { area: 'Area 1' }],
+  ] as const) {
+    const ids = energy.figures.ids(target);
+    let decoded = 0;
+    let presence = 0;
+    let same = 0;
+    for (const { from, to } of months) {
+      const first = addDays(from, -396);
+      let t = performance.now();
+      const whole = new Set<string>();
+      for (const day of completeness.byDay(ids, first, to, timezone)) {
+        if (day.intervals > 0 && day.missing === 0 && day.intervals === dayIntervals(timezone, day.day).count) whole.add(day.day);
+      }
+      decoded += performance.now() - t;
+      t = performance.now();
+      const fast = completeness.wholeDays(ids, first, to, timezone);
+      presence += performance.now() - t;
+      if (fast.whole.size === whole.size && [...whole].every((day) => fast.whole.has(day))) same += 1;
+    }
+    console.log(
+      `${name}: whole days of a baseline year + 2 months: presence byte ${fmt(presence / months.length)} ms, decoded completeness (before) ` +
+        `${fmt(decoded / months.length)} ms; ratio ${fmt(presence / decoded)}; the same days for ${same}/${months.length} months`,
+    );
+  }
 }
 seeded.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1714,7 +1714,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Data completeness: per meter (and the site) and site day, the share of measured, estimated and missing intervals
+         * Data completeness: per meter (and the site) and site day, the share of measured, estimated, suspect and missing intervals
          * @description Only intervals that have happened count. A site interval is measured when every site meter measured it, missing when any lacks it.
          *
          *     **Requires role viewer** (any signed-in user).
@@ -1737,7 +1737,7 @@ export interface paths {
         };
         /**
          * One meter's 15-minute intervals as CSV (start, end, kwh, mean_kw, flags), streamed
-         * @description flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill. An empty kwh: no data.
+         * @description flags: 1 bad quality reading, 2 counter reset or rollover, 4 estimated over a gap the gateway history could not fill, 32 imported, 64 suspect (in an unconfirmed suspect run). quality: measured, estimated, suspect or missing. An empty kwh: no data.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -1766,6 +1766,72 @@ export interface paths {
          *     **Requires role admin**.
          */
         post: operations["postApiEnergyImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/import/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import past intervals as a background job: checked in the request, written after it with progress and cancel
+         * @description The same CSV, rules and refusals as POST /api/energy/import (bad or refused rows 400, an overlap 409 unless replace=true: nothing is queued then). A file that passes answers 202 with the job; its write runs in slices (one at a time with other imports) and GET /api/energy/import/jobs/{id} tells its progress and, once done, its report. POST …/cancel stops it between two slices and takes back every interval it wrote (the old values with replace; the virtual meters and month peaks follow), audited as import.cancel. Jobs are kept in memory (the last 20); a restart mid-write leaves the slices written (the audit trail shows import.start without import).
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiEnergyImportJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/import/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A background import: its state, progress (done of total steps) and, once done, its report
+         * @description Poll it while the state is running or cancelling. Changes nothing.
+         *
+         *     **Requires role admin**.
+         */
+        get: operations["getApiEnergyImportJobsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/energy/import/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a background import: it stops between two slices and takes back what it wrote
+         * @description Answers the job, now cancelling; it ends cancelled once its written intervals are taken back. A job that has ended: 409.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiEnergyImportJobsIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13263,6 +13329,8 @@ export interface operations {
                                 measured: number;
                                 /** @description share of intervals with no data (counted as nothing in the sums) */
                                 missing: number;
+                                /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                                suspect: number;
                             }[];
                             /** @description share of intervals estimated (a gap the gateway history could not fill, spread evenly) */
                             estimated: number;
@@ -13273,6 +13341,8 @@ export interface operations {
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
                             name: string;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect: number;
                         }[];
                         /** @description the site (its site meters together); null when one meter was asked for */
                         site: {
@@ -13287,6 +13357,8 @@ export interface operations {
                                 measured: number;
                                 /** @description share of intervals with no data (counted as nothing in the sums) */
                                 missing: number;
+                                /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                                suspect: number;
                             }[];
                             /** @description share of intervals estimated (a gap the gateway history could not fill, spread evenly) */
                             estimated: number;
@@ -13295,6 +13367,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect: number;
                         } | null;
                         timezone: string;
                         /** Format: date */
@@ -13439,6 +13513,8 @@ export interface operations {
                             commodity: string;
                             /** @description site days changed */
                             days: number;
+                            /** @description intervals form: empty kwh cells, taken as missing intervals (nothing written for them) */
+                            empty: number;
                             /** @description first site day the file holds for the meter */
                             from: string | null;
                             /** @description counter form: spans between readings longer than 7 days, left missing */
@@ -13458,6 +13534,8 @@ export interface operations {
                             /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
                             kwh: number | null;
                             meterId: number;
+                            /** @description intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing */
+                            missing: number;
                             name: string;
                             /** @description what is written (or to be written), in the meter's unit */
                             quantity: number;
@@ -13558,6 +13636,545 @@ export interface operations {
                      * @example {
                      *       "error": "Unsupported media type",
                      *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiEnergyImportJobs: {
+        parameters: {
+            query?: {
+                /** @description true: intervals already stored are overwritten; false: any overlap refuses the whole file (409) */
+                replace?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example meter,start,kwh
+                 *     meter.main.kwh,2025-01-06T00:00:00Z,12.5
+                 *     meter.main.kwh,2025-01-06T00:15:00Z,12.75
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description write steps done (a meter-day, a virtual meter’s day, the audit) */
+                        done: number;
+                        /** @description failed: why (as the synchronous import would have answered) */
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                            details?: {
+                                message: string;
+                                path: string;
+                            }[];
+                            error: string;
+                        } | null;
+                        finishedAt: string | null;
+                        id: number;
+                        /** @description meters the file writes to */
+                        meters: number;
+                        replace: boolean;
+                        /** @description the import’s report once done */
+                        report: {
+                            /** @description the file is (or, in a dry run, would be) written: nothing refused, and no overlap unless replace */
+                            accepted: boolean;
+                            dryRun: boolean;
+                            /**
+                             * @description intervals: kWh per interval (column kwh); counter: counter readings (column reading)
+                             * @enum {string}
+                             */
+                            form: "intervals" | "counter";
+                            meters: {
+                                /** @description the meter's commodity */
+                                commodity: string;
+                                /** @description site days changed */
+                                days: number;
+                                /** @description intervals form: empty kwh cells, taken as missing intervals (nothing written for them) */
+                                empty: number;
+                                /** @description first site day the file holds for the meter */
+                                from: string | null;
+                                /** @description counter form: spans between readings longer than 7 days, left missing */
+                                gaps: number;
+                                intervals: {
+                                    /** @description intervals spread evenly from a longer row or counter span (flag 4) */
+                                    estimated: number;
+                                    /** @description intervals with no stored data */
+                                    new: number;
+                                    /** @description intervals already stored (replaced only with replace=true) */
+                                    overlapping: number;
+                                    /** @description rows refused: in the future, today, too old, negative, an implausible step */
+                                    refused: number;
+                                };
+                                /** @description counter form: small decreases held as noise (0 kWh, flag 8) */
+                                jitter: number;
+                                /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
+                                kwh: number | null;
+                                meterId: number;
+                                /** @description intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing */
+                                missing: number;
+                                name: string;
+                                /** @description what is written (or to be written), in the meter's unit */
+                                quantity: number;
+                                /** @description the first 50 refused rows with the reason */
+                                refused: {
+                                    /** @description line of the file (the header is line 1) */
+                                    line: number;
+                                    message: string;
+                                }[];
+                                /** @description counter form: resets and rollovers recognised (flag 2) */
+                                resets: number;
+                                /** @description suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed */
+                                suspect: {
+                                    /** @description intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm) */
+                                    intervals: number;
+                                    /** @description the first 50 runs, in time order */
+                                    listed: {
+                                        /** Format: date-time */
+                                        endAt: string;
+                                        intervals: number;
+                                        /** Format: date-time */
+                                        startAt: string;
+                                        /** @description the repeated value, in the meter's unit */
+                                        value: number;
+                                    }[];
+                                    /** @description runs of one repeated value (a flat zero) on a meter whose history reads more */
+                                    runs: number;
+                                };
+                                /** @description last site day (inclusive) */
+                                to: string | null;
+                                /**
+                                 * @description the meter's unit: m³ for gas and water meters, else kWh
+                                 * @enum {string}
+                                 */
+                                unit: "kWh" | "m³";
+                            }[];
+                            replace: boolean;
+                            /** @description data rows read (the header and blank lines not counted) */
+                            rows: number;
+                            written: boolean;
+                        } | null;
+                        /** @description data rows read */
+                        rows: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        startedBy: number | null;
+                        /**
+                         * @description cancelling: asked to stop, taking back what it wrote; cancelled: nothing of the file is left stored
+                         * @enum {string}
+                         */
+                        state: "running" | "cancelling" | "done" | "cancelled" | "failed";
+                        /** @description write steps planned (0 until the first slice is written): done / total is the progress */
+                        total: number;
+                        /** @description cancelled: the meter-days taken back */
+                        undone: number | null;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    getApiEnergyImportJobsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description write steps done (a meter-day, a virtual meter’s day, the audit) */
+                        done: number;
+                        /** @description failed: why (as the synchronous import would have answered) */
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                            details?: {
+                                message: string;
+                                path: string;
+                            }[];
+                            error: string;
+                        } | null;
+                        finishedAt: string | null;
+                        id: number;
+                        /** @description meters the file writes to */
+                        meters: number;
+                        replace: boolean;
+                        /** @description the import’s report once done */
+                        report: {
+                            /** @description the file is (or, in a dry run, would be) written: nothing refused, and no overlap unless replace */
+                            accepted: boolean;
+                            dryRun: boolean;
+                            /**
+                             * @description intervals: kWh per interval (column kwh); counter: counter readings (column reading)
+                             * @enum {string}
+                             */
+                            form: "intervals" | "counter";
+                            meters: {
+                                /** @description the meter's commodity */
+                                commodity: string;
+                                /** @description site days changed */
+                                days: number;
+                                /** @description intervals form: empty kwh cells, taken as missing intervals (nothing written for them) */
+                                empty: number;
+                                /** @description first site day the file holds for the meter */
+                                from: string | null;
+                                /** @description counter form: spans between readings longer than 7 days, left missing */
+                                gaps: number;
+                                intervals: {
+                                    /** @description intervals spread evenly from a longer row or counter span (flag 4) */
+                                    estimated: number;
+                                    /** @description intervals with no stored data */
+                                    new: number;
+                                    /** @description intervals already stored (replaced only with replace=true) */
+                                    overlapping: number;
+                                    /** @description rows refused: in the future, today, too old, negative, an implausible step */
+                                    refused: number;
+                                };
+                                /** @description counter form: small decreases held as noise (0 kWh, flag 8) */
+                                jitter: number;
+                                /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
+                                kwh: number | null;
+                                meterId: number;
+                                /** @description intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing */
+                                missing: number;
+                                name: string;
+                                /** @description what is written (or to be written), in the meter's unit */
+                                quantity: number;
+                                /** @description the first 50 refused rows with the reason */
+                                refused: {
+                                    /** @description line of the file (the header is line 1) */
+                                    line: number;
+                                    message: string;
+                                }[];
+                                /** @description counter form: resets and rollovers recognised (flag 2) */
+                                resets: number;
+                                /** @description suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed */
+                                suspect: {
+                                    /** @description intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm) */
+                                    intervals: number;
+                                    /** @description the first 50 runs, in time order */
+                                    listed: {
+                                        /** Format: date-time */
+                                        endAt: string;
+                                        intervals: number;
+                                        /** Format: date-time */
+                                        startAt: string;
+                                        /** @description the repeated value, in the meter's unit */
+                                        value: number;
+                                    }[];
+                                    /** @description runs of one repeated value (a flat zero) on a meter whose history reads more */
+                                    runs: number;
+                                };
+                                /** @description last site day (inclusive) */
+                                to: string | null;
+                                /**
+                                 * @description the meter's unit: m³ for gas and water meters, else kWh
+                                 * @enum {string}
+                                 */
+                                unit: "kWh" | "m³";
+                            }[];
+                            replace: boolean;
+                            /** @description data rows read (the header and blank lines not counted) */
+                            rows: number;
+                            written: boolean;
+                        } | null;
+                        /** @description data rows read */
+                        rows: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        startedBy: number | null;
+                        /**
+                         * @description cancelling: asked to stop, taking back what it wrote; cancelled: nothing of the file is left stored
+                         * @enum {string}
+                         */
+                        state: "running" | "cancelling" | "done" | "cancelled" | "failed";
+                        /** @description write steps planned (0 until the first slice is written): done / total is the progress */
+                        total: number;
+                        /** @description cancelled: the meter-days taken back */
+                        undone: number | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiEnergyImportJobsIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description write steps done (a meter-day, a virtual meter’s day, the audit) */
+                        done: number;
+                        /** @description failed: why (as the synchronous import would have answered) */
+                        error: {
+                            /** @enum {string} */
+                            code: "VALIDATION" | "UNAUTHENTICATED" | "TOKEN_EXPIRED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "AUTH_THROTTLED" | "RATE_LIMITED" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "STORAGE_FULL";
+                            details?: {
+                                message: string;
+                                path: string;
+                            }[];
+                            error: string;
+                        } | null;
+                        finishedAt: string | null;
+                        id: number;
+                        /** @description meters the file writes to */
+                        meters: number;
+                        replace: boolean;
+                        /** @description the import’s report once done */
+                        report: {
+                            /** @description the file is (or, in a dry run, would be) written: nothing refused, and no overlap unless replace */
+                            accepted: boolean;
+                            dryRun: boolean;
+                            /**
+                             * @description intervals: kWh per interval (column kwh); counter: counter readings (column reading)
+                             * @enum {string}
+                             */
+                            form: "intervals" | "counter";
+                            meters: {
+                                /** @description the meter's commodity */
+                                commodity: string;
+                                /** @description site days changed */
+                                days: number;
+                                /** @description intervals form: empty kwh cells, taken as missing intervals (nothing written for them) */
+                                empty: number;
+                                /** @description first site day the file holds for the meter */
+                                from: string | null;
+                                /** @description counter form: spans between readings longer than 7 days, left missing */
+                                gaps: number;
+                                intervals: {
+                                    /** @description intervals spread evenly from a longer row or counter span (flag 4) */
+                                    estimated: number;
+                                    /** @description intervals with no stored data */
+                                    new: number;
+                                    /** @description intervals already stored (replaced only with replace=true) */
+                                    overlapping: number;
+                                    /** @description rows refused: in the future, today, too old, negative, an implausible step */
+                                    refused: number;
+                                };
+                                /** @description counter form: small decreases held as noise (0 kWh, flag 8) */
+                                jitter: number;
+                                /** @description energy written (or to be written) in kWh; null for a meter counting m³ (gas before its calorific conversion, water) */
+                                kwh: number | null;
+                                meterId: number;
+                                /** @description intervals between the meter's first and last value in the file with no value (empty cells and rows left out): they stay missing */
+                                missing: number;
+                                name: string;
+                                /** @description what is written (or to be written), in the meter's unit */
+                                quantity: number;
+                                /** @description the first 50 refused rows with the reason */
+                                refused: {
+                                    /** @description line of the file (the header is line 1) */
+                                    line: number;
+                                    message: string;
+                                }[];
+                                /** @description counter form: resets and rollovers recognised (flag 2) */
+                                resets: number;
+                                /** @description suspect runs in the file (docs/energy-data-quality.md "Suspect runs"); kept out of baselines until confirmed */
+                                suspect: {
+                                    /** @description intervals in those runs: suspect until confirmed (POST /api/energy/suspect-runs/{id}/confirm) */
+                                    intervals: number;
+                                    /** @description the first 50 runs, in time order */
+                                    listed: {
+                                        /** Format: date-time */
+                                        endAt: string;
+                                        intervals: number;
+                                        /** Format: date-time */
+                                        startAt: string;
+                                        /** @description the repeated value, in the meter's unit */
+                                        value: number;
+                                    }[];
+                                    /** @description runs of one repeated value (a flat zero) on a meter whose history reads more */
+                                    runs: number;
+                                };
+                                /** @description last site day (inclusive) */
+                                to: string | null;
+                                /**
+                                 * @description the meter's unit: m³ for gas and water meters, else kWh
+                                 * @enum {string}
+                                 */
+                                unit: "kWh" | "m³";
+                            }[];
+                            replace: boolean;
+                            /** @description data rows read (the header and blank lines not counted) */
+                            rows: number;
+                            written: boolean;
+                        } | null;
+                        /** @description data rows read */
+                        rows: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        startedBy: number | null;
+                        /**
+                         * @description cancelling: asked to stop, taking back what it wrote; cancelled: nothing of the file is left stored
+                         * @enum {string}
+                         */
+                        state: "running" | "cancelling" | "done" | "cancelled" | "failed";
+                        /** @description write steps planned (0 until the first slice is written): done / total is the progress */
+                        total: number;
+                        /** @description cancelled: the meter-days taken back */
+                        undone: number | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -13755,6 +14372,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect?: number;
                         };
                         /** @description electricity import at the tariff of each interval plus the standing charge of each day */
                         cost: number;
@@ -13772,6 +14391,8 @@ export interface operations {
                             measured: number;
                             /** @description share of intervals with no data (counted as nothing in the sums) */
                             missing: number;
+                            /** @description share of intervals in an unconfirmed suspect run (one value repeated, a flat zero, on a meter whose history reads more): kept out of baselines, anomaly models and EnPIs until a person confirms the run */
+                            suspect?: number;
                         }[];
                         /** Format: date */
                         from: string;

@@ -1,4 +1,4 @@
-// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs; notification rules; load shedding.
+// The links between the admin screens (each its own chunk): users, backups and health; meters and areas; tariffs; notification rules; load shedding; the history import.
 import { t, type Key } from '../i18n';
 
 export function AdminLinks({ here }: { here: string }) {
@@ -8,6 +8,7 @@ export function AdminLinks({ here }: { here: string }) {
     { href: '/admin/tariffs', label: 'admin.tab.tariffs' },
     { href: '/admin/notifications', label: 'admin.tab.notifications' },
     { href: '/admin/load-shedding', label: 'admin.tab.shedding' },
+    { href: '/admin/import', label: 'admin.tab.import' },
   ];
   return (
     <nav class="tabs" aria-label={t('admin.tabs')}>

@@ -5,6 +5,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { api } from '../api/client';
 import { Problem } from '../components/Field';
+import { SuspectRunList } from '../components/suspectRuns';
 import { useApi } from '../components/useApi';
 import { useLive } from '../state/live';
 import { dateTime, locale, num, siteTimeZone, t } from '../i18n';
@@ -118,6 +119,7 @@ export default function Meter({ params }: { params: string[] }) {
       <p>{t('meter.total', { kwh: num(total), count: points.length })}</p>
       <div class="chart" ref={chart} role="img" aria-label={t('meter.chartLabel', { kwh: num(total) })} />
       <p class="muted">{t('meter.zoomHint')}</p>
+      <SuspectRunList meterId={id} heading={t('suspects.ofMeter')} />
     </section>
   );
 }
