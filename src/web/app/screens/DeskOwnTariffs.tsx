@@ -87,6 +87,8 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
     });
     if (!data) return setProblem(errorText(error, response.status));
     setProblem(null);
+    setBands([]);
+    setForm({ ...form, price: '', standing: '', note: '' });
     onSaved(t(data.validFrom <= today ? 'desk.own.savedRestates' : 'desk.own.saved', { day: data.validFrom }));
   }
   return (
@@ -128,7 +130,7 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
       ) : (
         <p class="muted">{t('desk.own.meterUtility', { utility: t(`meters.commodity.${commodity}` as Key) })}</p>
       )}
-      <Field label={t('desk.tariff.from')} hint={form.from && form.from <= today ? t('desk.own.restates') : undefined}>
+      <Field label={t('desk.own.from')} hint={form.from && form.from <= today ? t('desk.own.restates') : undefined}>
         {(id, hint) => (
           <input id={id} type="date" aria-describedby={hint} value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />
         )}
