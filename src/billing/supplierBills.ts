@@ -231,7 +231,8 @@ export class SupplierBills {
       }
       if (!bill.reference) problems.push({ path: `${at}.reference`, message: "a printed line names its bill's invoice number" });
       const kind = field('kind') as SupplierBillLine['kind'];
-      if (!SUPPLIER_BILL_LINE_KINDS.includes(kind)) problems.push({ path: `${at}.kind`, message: `"${kind}" is not one of: ${SUPPLIER_BILL_LINE_KINDS.join(', ')}` });
+      if (!SUPPLIER_BILL_LINE_KINDS.includes(kind))
+        problems.push({ path: `${at}.kind`, message: `"${kind}" is not one of: ${SUPPLIER_BILL_LINE_KINDS.join(', ')}` });
       const printed: SupplierBillLine = { kind, amount: number('amount', false) ?? Number.NaN };
       const text = (name: 'band' | 'description' | 'lineFrom' | 'lineTo') => (header.includes(name) ? field(name) : '');
       if (text('band')) printed.band = text('band');

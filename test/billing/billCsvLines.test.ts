@@ -75,12 +75,7 @@ describe('supplier bills imported by their printed lines', () => {
 
   test('a wrong rate and a total that is not the sum of the lines are found on their lines, with the money at stake', async () => {
     const answer = await send(
-      example((text) =>
-        text
-          .replaceAll('INV-2610', 'INV-2610-B')
-          .replace('2493.05', '2600')
-          .replace('5760,0.20,1152.00', '5760,0.22,1267.20'),
-      ),
+      example((text) => text.replaceAll('INV-2610', 'INV-2610-B').replace('2493.05', '2600').replace('5760,0.20,1152.00', '5760,0.22,1267.20')),
     );
     assert.equal(answer.status, 201, answer.text);
     const findings = answer.body.items[0].findings.map((f: any) => [f.check, f.line, f.expected, f.billed, f.moneyAtStake]);

@@ -313,7 +313,15 @@ test("the energy manager's tasks in the browser, each result as the API has it",
           : unit === 'days'
             ? `${en(value, 0)} days`
             : `${en(value, 2)} ${unit}`;
-  type Audited = { check: string; lineIndex: number | null; unit: string; expected: number | null; billed: number | null; moneyAtStake: number | null; flagged: boolean };
+  type Audited = {
+    check: string;
+    lineIndex: number | null;
+    unit: string;
+    expected: number | null;
+    billed: number | null;
+    moneyAtStake: number | null;
+    flagged: boolean;
+  };
   const rowsOf = async (scope: string, items: Audited[]) => {
     const rows = shown.locator(`${scope} tr[data-audit]`);
     assert.equal(await rows.count(), items.length, scope);
@@ -341,6 +349,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.deepEqual([audited('total', null).expected, audited('total', null).moneyAtStake, audited('total', null).flagged], [3570 + billDays, 10, true]);
   assert.equal(await shown.locator('[data-field="findings"]').textContent(), `${check.findings.length} findings beyond their tolerance.`);
   assert.equal(await shown.locator('[data-field="summary"]').count(), 0, 'a bill of printed lines is audited line by line, not by its summary');
+  await shot(page, 'desk-bill-audit-1280x800-light');
   // A bill file: a bad row refuses the whole file naming its line, and nothing is written; a good one is imported and checked.
   const d0 = addDays(seeded.lastMonth.from, -20);
   const d1 = addDays(seeded.lastMonth.from, -10);
@@ -508,13 +517,24 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.deepEqual(
     ownVersions.map((v: any) => [v.tenantId, v.meterId, v.commodity, v.validFrom, v.price, v.bands, v.standingChargePerDay]),
     [
-      [cafe.id, null, 'electricity', seeded.lastMonth.from, 0.31, [{ name: 'day', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.36 }], 1.5],
+      [
+        cafe.id,
+        null,
+        'electricity',
+        seeded.lastMonth.from,
+        0.31,
+        [{ name: 'day', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.36 }],
+        1.5,
+      ],
       [null, sub2, 'electricity', seeded.lastMonth.from, 0.29, [], 0],
     ],
   );
   assert.equal(await own.locator('[data-own] [data-field="restates"]').count(), 2, 'both versions are back-dated');
   const from = seeded.lastMonth.from;
-  await own.locator(`[data-priced="${office.id}-${sub2}"] [data-field="source"]`).filter({ hasText: `the meter's tariff (from ${from})` }).waitFor();
+  await own
+    .locator(`[data-priced="${office.id}-${sub2}"] [data-field="source"]`)
+    .filter({ hasText: `the meter's tariff (from ${from})` })
+    .waitFor();
   assert.deepEqual(
     [await priced(cafe.id, sub1), await priced(cafe.id, sub2), await priced(office.id, sub1)],
     [`its own tariff (from ${from})`, `its own tariff (from ${from})`, "the site's tariff"],

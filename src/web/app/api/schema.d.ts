@@ -1317,7 +1317,7 @@ export interface paths {
         put?: never;
         /**
          * Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written
-         * @description Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band (e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.
+         * @description Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band (e.g. kwh:peak,kwh:base; gas: kwh:base). Or printed lines, one row per line: a kind column (energy, standing, demand, tax, adjustment) with amount and optionally band,description,lineFrom,lineTo,quantity,rate; rows are grouped into bills by reference (required), the bill's fields on its first row (repeated ones must agree); a bad line is named by its row (line 5.quantity). At most 1,000 bills and 1 MiB. Answers each imported bill with its check.
          *
          *     **Requires role operator** (operator or admin).
          */

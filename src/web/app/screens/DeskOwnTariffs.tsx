@@ -24,10 +24,7 @@ const unitOf = (commodity: string) => (commodity === 'water' ? 'm³' : 'kWh');
 /** The version of a party in force on a day (the latest validFrom not after it). */
 function inForce(versions: Own[], party: { tenantId: number } | { meterId: number }, commodity: string, day: string): Own | undefined {
   return versions
-    .filter(
-      (v) =>
-        ('tenantId' in party ? v.tenantId === party.tenantId : v.meterId === party.meterId) && v.commodity === commodity && v.validFrom <= day,
-    )
+    .filter((v) => ('tenantId' in party ? v.tenantId === party.tenantId : v.meterId === party.meterId) && v.commodity === commodity && v.validFrom <= day)
     .sort((a, b) => b.validFrom.localeCompare(a.validFrom))[0];
 }
 
@@ -39,8 +36,8 @@ function Charges({ v }: { v: Own }) {
       {v.bands.map((b) => (
         <span key={b.name}>
           {' · '}
-          {t('desk.tariff.band', { name: b.name })} {num(b.price, 4)} {siteCurrency}/{unit} ({b.days.map((d) => t(`tariffs.day.${d}` as Key)).join(', ')} {b.from}–
-          {b.to})
+          {t('desk.tariff.band', { name: b.name })} {num(b.price, 4)} {siteCurrency}/{unit} ({b.days.map((d) => t(`tariffs.day.${d}` as Key)).join(', ')}{' '}
+          {b.from}–{b.to})
         </span>
       ))}
       {v.standingChargePerDay > 0 && (
@@ -57,7 +54,14 @@ type BandForm = { name: string; days: DaySet; from: string; to: string; price: s
 
 function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Meter[]; onSaved: (text: string) => void }) {
   const today = siteDay();
-  const [form, setForm] = useState({ party: tenants[0] ? `t${tenants[0].id}` : meters[0] ? `m${meters[0].id}` : '', commodity: 'electricity', from: today, price: '', standing: '', note: '' });
+  const [form, setForm] = useState({
+    party: tenants[0] ? `t${tenants[0].id}` : meters[0] ? `m${meters[0].id}` : '',
+    commodity: 'electricity',
+    from: today,
+    price: '',
+    standing: '',
+    note: '',
+  });
   const [bands, setBands] = useState<BandForm[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
   const isTenant = form.party.startsWith('t');
@@ -176,13 +180,17 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
       {isTenant && (
         <Field label={t('desk.own.standingIn', { currency: siteCurrency })} hint={t('desk.own.standingHint')}>
           {(id, hint) => (
-            <input id={id} inputMode="decimal" aria-describedby={hint} value={form.standing} onInput={(e) => setForm({ ...form, standing: e.currentTarget.value })} />
+            <input
+              id={id}
+              inputMode="decimal"
+              aria-describedby={hint}
+              value={form.standing}
+              onInput={(e) => setForm({ ...form, standing: e.currentTarget.value })}
+            />
           )}
         </Field>
       )}
-      <Field label={t('desk.own.note')}>
-        {(id) => <input id={id} value={form.note} onInput={(e) => setForm({ ...form, note: e.currentTarget.value })} />}
-      </Field>
+      <Field label={t('desk.own.note')}>{(id) => <input id={id} value={form.note} onInput={(e) => setForm({ ...form, note: e.currentTarget.value })} />}</Field>
       <button type="submit">{t('desk.own.save')}</button>
     </form>
   );
@@ -269,6 +277,7 @@ export function OwnTariffs() {
         {versions.map((v) => (
           <li key={v.id} data-own={v.id}>
             <strong>{whose(v)}</strong> · {t(`meters.commodity.${v.commodity}` as Key)} · {t('tariffs.from', { day: v.validFrom })}
+            {v.validFrom < v.createdAt.slice(0, 10) && ' '}
             {v.validFrom < v.createdAt.slice(0, 10) && (
               <span class="badge info" data-field="restates">
                 {t('desk.own.backDated')}

@@ -97,6 +97,8 @@ export function CheckResult({ check }: { check: Check }) {
   const show = (line: string, value: number | null) => (value === null ? '–' : isMoney(line) ? cents(value, siteCurrency) : num(value, 2));
   const name = check.bill.reference || `#${check.bill.id}`;
   const billLevel = check.audit.filter((item) => item.lineIndex === null);
+  // A bill without printed lines is checked by its summary figures too: those beyond tolerance count as findings.
+  const flagged = check.findings.length + (check.bill.lines.length ? 0 : check.lines.filter((line) => line.flagged).length);
   return (
     <section class="alert" data-check={check.bill.id} aria-labelledby={`check-${check.bill.id}`}>
       <div class="row">
@@ -108,8 +110,8 @@ export function CheckResult({ check }: { check: Check }) {
           {check.bill.from} – {lastDay(check.bill.to)} · {cents(check.bill.total, siteCurrency)}
         </span>
       </div>
-      <p data-field="findings" class={check.findings.length ? 'bad' : 'muted'}>
-        {check.findings.length ? t('desk.audit.findings', { n: check.findings.length }) : t('desk.audit.none')}
+      <p data-field="findings" class={flagged ? 'bad' : 'muted'}>
+        {flagged ? t('desk.audit.findings', { n: flagged }) : t('desk.audit.none')}
       </p>
       {check.missingIntervals > 0 && <p class="bad">{t('desk.bill.missing', { n: check.missingIntervals })}</p>}
       {check.bill.lines.length > 0 && (
@@ -267,7 +269,11 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
         <p class="muted">{t('desk.line.intro', { currency: siteCurrency })}</p>
         {lines.map((line, i) => (
           <div class="line-row" key={i} data-line-form={i}>
-            <select aria-label={t('desk.line.kind', { n: i + 1 })} value={line.kind} onChange={(e) => edit(i, { kind: e.currentTarget.value as LineForm['kind'] })}>
+            <select
+              aria-label={t('desk.line.kind', { n: i + 1 })}
+              value={line.kind}
+              onChange={(e) => edit(i, { kind: e.currentTarget.value as LineForm['kind'] })}
+            >
               {KINDS.map((kind) => (
                 <option key={kind} value={kind}>
                   {t(`desk.line.${kind}` as Key)}
@@ -275,10 +281,17 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
               ))}
             </select>
             {line.kind === 'energy' && (
-              <input aria-label={t('desk.line.band', { n: i + 1 })} size={7} value={line.band} onInput={(e) => edit(i, { band: e.currentTarget.value })} />
+              <input
+                aria-label={t('desk.line.band', { n: i + 1 })}
+                placeholder={t('desk.line.ph.band')}
+                size={7}
+                value={line.band}
+                onInput={(e) => edit(i, { band: e.currentTarget.value })}
+              />
             )}
             <input
               aria-label={t('desk.line.quantity', { n: i + 1 })}
+              placeholder={t('desk.line.ph.quantity')}
               inputMode="decimal"
               size={8}
               value={line.quantity}
@@ -287,6 +300,7 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
             <span aria-hidden="true">×</span>
             <input
               aria-label={t('desk.line.rate', { n: i + 1 })}
+              placeholder={t('desk.line.ph.rate')}
               inputMode="decimal"
               size={7}
               value={line.rate}
@@ -295,13 +309,16 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
             <span aria-hidden="true">=</span>
             <input
               aria-label={t('desk.line.amount', { n: i + 1 })}
+              placeholder={t('desk.line.ph.amount')}
               inputMode="decimal"
               size={8}
               value={line.amount}
               onInput={(e) => edit(i, { amount: e.currentTarget.value })}
             />
             <input
+              class="wide"
               aria-label={t('desk.line.description', { n: i + 1 })}
+              placeholder={t('desk.line.ph.description')}
               size={12}
               value={line.description}
               onInput={(e) => edit(i, { description: e.currentTarget.value })}
