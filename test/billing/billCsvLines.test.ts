@@ -41,7 +41,7 @@ describe('supplier bills imported by their printed lines', () => {
     main = (await created('/api/meters', { name: 'Main', code: 'm.main', kind: 'energy', site: true })).id;
     // October 2026, 3 kWh every 15 minutes (12 kW): 22 weekdays × 48 × 3 = 3,168 kWh peak, 8,928 − 3,168 = 5,760 base.
     const { store } = server.service.deps.energy;
-    const records = [];
+    const records: ReturnType<typeof store.load>[] = [];
     for (let day = '2026-10-01'; day < '2026-11-01'; day = addDays(day, 1)) {
       const record = store.load(main, day);
       record.kwh.fill(3);
