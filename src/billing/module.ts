@@ -33,7 +33,7 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     const settings = statements.settings();
     return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
   });
-  const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
+  const budgets = new Budgets(db, audit, energy.figures, calculation, statements, analysis.baselines);
   return {
     statements,
     supplierBills,
@@ -67,7 +67,7 @@ export function buildBillingModule({ db, audit, energy, analysis, alerts, logger
   const budgetRuns = new Repeating(
     async () => {
       try {
-        billing.budgets.check((alarm) => alerts.fromGatewayAlarm(alarm));
+        await billing.budgets.check((alarm) => alerts.fromGatewayAlarm(alarm));
       } catch (error) {
         logger.error({ err: error }, 'budget check failed');
       }

@@ -469,7 +469,8 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       summary: 'A budget by month against the actuals, and the year-end forecast',
       description:
         'Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). ' +
-        "Forecast = year to date + for the rest of the year what the same months used the year before (the phased budget where that has no data), in money at this year's average price so far. " +
+        "Forecast = year to date + the rest of the year: from the weather-normalised baseline of the 365 days before `at` (the model of GET /api/analysis/baseline, last year's weather of the same days) where it passes its guard rails, " +
+        "else last year's same days scaled to this year's run rate, else the run rate (forecast.method and methodNote say which and why), in money at this year's average price so far. " +
         'alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.',
       tags,
       schemas: { params: IdParams, query: AtQuery, response: { 200: BudgetStatus, 404: ErrorBody } },
@@ -483,7 +484,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description: `Raises an alert (source ${BUDGET_ALERT_CODE}) once per budget and year, the first time its forecast passes it; the alert stays to be acknowledged. Answers every budget's status.`,
       tags,
       schemas: { query: AtQuery, response: { 200: Type.Object({ items: Type.Array(BudgetStatus) }) } },
-      handler: ({ query }) => ({ items: budgets.check((alarm) => alerts.fromGatewayAlarm(alarm), query.at) }),
+      handler: async ({ query }) => ({ items: await budgets.check((alarm) => alerts.fromGatewayAlarm(alarm), query.at) }),
     }),
     defineRoute({
       method: 'GET',

@@ -379,7 +379,7 @@ export const BudgetStatus = Type.Object({
     quantityPercentOfBudget: Type.Number(),
     amountPercentOfBudget: Type.Number(),
     available: Type.Boolean({ description: 'false: no forecast could be made (then no alert); methodNote says why' }),
-    method: stringEnum(['last_year_scaled_to_run_rate', 'run_rate', 'last_year', 'none'] as const),
+    method: stringEnum(['weather_normalised_baseline', 'last_year_scaled_to_run_rate', 'run_rate', 'last_year', 'none'] as const),
     methodNote: Type.String(),
   }),
   alert: Type.Boolean(),

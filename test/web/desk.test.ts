@@ -399,7 +399,13 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     (await field(page, `[data-budget-status="${budget.id}"]`, 'forecast'))!,
     new RegExp(`^${en(status.forecast.quantity).replace(/[.]/g, '\\.')} kWh`),
   );
-  assert.match((await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!, status.alert ? /passes the budget/ : /within the budget/);
+  // A budget whose forecast cannot be made (months of this year before the seeded data) says so, never "within".
+  assert.match(
+    (await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!,
+    !status.forecast.available ? /^No year-end forecast can be made: / : status.alert ? /passes the budget/ : /within the budget/,
+  );
+  // The forecast's method as the service states it.
+  assert.equal(await page.locator(`[data-budget-status="${budget.id}"] [data-field="method"]`).getAttribute('data-method'), status.forecast.method);
   await shot(page, 'desk-budgets-1280x800-light');
   // An area's budget: the area chosen from the meters' areas.
   await page.getByLabel('For', { exact: true }).selectOption('area');

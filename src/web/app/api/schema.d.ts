@@ -933,7 +933,7 @@ export interface paths {
         };
         /**
          * A budget by month against the actuals, and the year-end forecast
-         * @description Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). Forecast = year to date + for the rest of the year what the same months used the year before (the phased budget where that has no data), in money at this year's average price so far. alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.
+         * @description Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). Forecast = year to date + the rest of the year: from the weather-normalised baseline of the 365 days before `at` (the model of GET /api/analysis/baseline, last year's weather of the same days) where it passes its guard rails, else last year's same days scaled to this year's run rate, else the run rate (forecast.method and methodNote say which and why), in money at this year's average price so far. alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -8453,7 +8453,7 @@ export interface operations {
                             /** @description false: no forecast could be made (then no alert); methodNote says why */
                             available: boolean;
                             /** @enum {string} */
-                            method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                            method: "weather_normalised_baseline" | "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
                             methodNote: string;
                             quantity: number;
                             quantityPercentOfBudget: number;
@@ -8569,7 +8569,7 @@ export interface operations {
                                 /** @description false: no forecast could be made (then no alert); methodNote says why */
                                 available: boolean;
                                 /** @enum {string} */
-                                method: "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
+                                method: "weather_normalised_baseline" | "last_year_scaled_to_run_rate" | "run_rate" | "last_year" | "none";
                                 methodNote: string;
                                 quantity: number;
                                 quantityPercentOfBudget: number;
