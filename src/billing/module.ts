@@ -25,8 +25,16 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     tenant: (id) => statements.tenants().some((tenant) => tenant.id === id),
     meter: (id) => energy.meters.summary(id),
   });
-  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone, () =>
-    tariffs.snapshot(),
+  const calculation = new BillingCalculation(
+    db,
+    energy.store,
+    energy.meters,
+    energy.tariffs,
+    energy.figures,
+    analysis.demandCharges,
+    energy.timezone,
+    () => tariffs.snapshot(),
+    (days) => energy.calorific.kwhPerM3(days),
   );
   const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
   const supplierBills = new SupplierBills(db, audit, calculation, energy.tariffs, analysis.demandCharges, energy.calorific, () => {

@@ -219,7 +219,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, " +
         "else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; " +
-        "a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). " +
+        "a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas: price per kWh, each day's m³ × the calorific value in force; no bands (400). " +
         'The same party, utility and validFrom twice is 409; unknown fields are refused.',
       example: {
         tenantId: 1,

@@ -1345,7 +1345,7 @@ export interface paths {
         put?: never;
         /**
          * Give a tenant or a meter a tariff of its own from a day
-         * @description Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). The same party, utility and validFrom twice is 409; unknown fields are refused.
+         * @description Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas: price per kWh, each day's m³ × the calorific value in force; no bands (400). The same party, utility and validFrom twice is 409; unknown fields are refused.
          *
          *     **Requires role admin**.
          */
@@ -11314,7 +11314,7 @@ export interface operations {
                         to: string;
                     }[];
                     /**
-                     * @description electricity (default), water or heat; gas stays at the site tariff
+                     * @description electricity (default), gas (price per kWh through the calorific value in force), water or heat
                      * @enum {string}
                      */
                     commodity?: "electricity" | "gas" | "water" | "heat";

@@ -16,7 +16,7 @@ import { can } from '../state/session';
 type Own = Got<'/api/billing/tariffs'>['items'][number];
 type Tenant = Got<'/api/billing/tenants'>['items'][number];
 type Meter = Got<'/api/meters'>['items'][number];
-const UTILITIES = ['electricity', 'water', 'heat'] as const;
+const UTILITIES = ['electricity', 'gas', 'water', 'heat'] as const;
 const DAY_SETS = { weekdays: ['mon', 'tue', 'wed', 'thu', 'fri'], weekend: ['sat', 'sun'], all: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] } as const;
 type DaySet = keyof typeof DAY_SETS;
 const unitOf = (commodity: string) => (commodity === 'water' ? 'm³' : 'kWh');
@@ -221,9 +221,9 @@ export function OwnTariffs() {
   }
   /** Which tariff prices a tenant's share of a meter today: its own, else the meter's, else the site's. */
   const pricing = (tenantId: number, meter: Meter) => {
-    const mine = meter.commodity === 'gas' ? undefined : inForce(versions, { tenantId }, meter.commodity, today);
+    const mine = inForce(versions, { tenantId }, meter.commodity, today);
     if (mine) return { source: 'own', version: mine } as const;
-    const meters = meter.commodity === 'gas' ? undefined : inForce(versions, { meterId: meter.id }, meter.commodity, today);
+    const meters = inForce(versions, { meterId: meter.id }, meter.commodity, today);
     if (meters) return { source: 'meter', version: meters } as const;
     return { source: 'site', version: undefined } as const;
   };
@@ -234,7 +234,7 @@ export function OwnTariffs() {
       .map((a) => meterOf(a.meterId))
       .filter((m): m is Meter => m !== undefined),
   }));
-  const billable = meterList.filter((m) => m.commodity !== 'gas' && (m.role ?? 'import') === 'import');
+  const billable = meterList.filter((m) => (m.role ?? 'import') === 'import');
   return (
     <section class="card" aria-labelledby="own-heading" data-own-tariffs>
       <h2 id="own-heading">{t('desk.own.title')}</h2>
