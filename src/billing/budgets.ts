@@ -2,6 +2,7 @@
 // phased by month (last year's profile, or evenly by days); the year-end forecast is the year to date plus, for the
 // rest of the year, what the same months used last year (the phased budget where last year has no data); an alert is
 // raised when the forecast passes the budget by more than its margin.
+import type { Baselines } from '../analysis/index.ts';
 import type { EnergyFigures } from '../energy/index.ts';
 import type { GatewayAlarm } from '../facility/index.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
@@ -38,7 +39,7 @@ export type MonthStatus = {
   data: 'measured' | 'no_data' | 'future';
   charges: { energy: number; standing: number; demand: number } | null;
 };
-export type ForecastMethod = 'last_year_scaled_to_run_rate' | 'run_rate' | 'last_year' | 'none';
+export type ForecastMethod = 'weather_normalised_baseline' | 'last_year_scaled_to_run_rate' | 'run_rate' | 'last_year' | 'none';
 export type BudgetStatus = {
   budget: Budget;
   at: string;
@@ -74,6 +75,8 @@ export class Budgets {
     private readonly figures: EnergyFigures,
     private readonly calculation: BillingCalculation,
     private readonly billing: Billing,
+    /** The baselines of GET /api/analysis/baseline: the rest of the year from a weather-normalised one where it holds. */
+    private readonly baselines: Pick<Baselines, 'fit'> | null = null,
   ) {
     const orm = db.orm;
     const b = billingBudgets;
@@ -172,7 +175,7 @@ export class Budgets {
    * The budget on a site day (`at`, default today): months phased, the year to date as the whole bill (energy, standing
    * and demand charges), the year-end forecast with its method, and whether it alerts (issue 51, docs/billing.md).
    */
-  status(id: number, at: string = this.figures.today()): BudgetStatus {
+  async status(id: number, at: string = this.figures.today()): Promise<BudgetStatus> {
     const budget = this.get(id);
     const meters = this.meters(budget);
     const siteMeters =
@@ -261,12 +264,17 @@ export class Budgets {
     let method: ForecastMethod;
     let methodNote: string;
     let restQuantity = 0;
+    const normalised = noData.length || restDays === 0 ? null : await this.baselineRest(budget, meters, end, yearEnd);
     if (noData.length) {
       method = 'none';
       methodNote = `${noData.length} month(s) of the year to date have no data (${noData.join(', ')}): no year-end forecast rests on them`;
     } else if (restDays === 0) {
       method = 'run_rate';
       methodNote = 'the year is over: the forecast is the year';
+    } else if (normalised?.quantity != null) {
+      restQuantity = normalised.quantity;
+      method = 'weather_normalised_baseline';
+      methodNote = normalised.note;
     } else if (ytd.quantity > 0 && lastYearSoFar > 0 && restMonthsHaveLastYear) {
       const factor = ytd.quantity / lastYearSoFar;
       restQuantity = restOfLastYear * factor;
@@ -284,6 +292,7 @@ export class Budgets {
       method = 'none';
       methodNote = 'no data this year and none last year: no year-end forecast can be made';
     }
+    if (normalised && normalised.quantity === null) methodNote += ` (no weather-normalised baseline: ${normalised.note})`;
     const available = method !== 'none';
     // Money of the rest: energy at this year's average price so far (the budget's own before any data), standing charges
     // of the remaining days by the tariff in force, demand charges at this year's rate per day so far; a scope's share
@@ -330,12 +339,79 @@ export class Budgets {
     };
   }
 
+  /**
+   * The rest of the year [end, yearEnd) from a weather-normalised baseline (issue 51): the daily model of GET
+   * /api/analysis/baseline (E = a + b·HDD + c·CDD + d·weekend, outdoor point temp.outdoor, bases 15.5 / 21 °C) fitted on
+   * the 365 days before `end`, each rest day predicted with its own day type under the weather of the same date a year
+   * earlier (the 364th day before where that one has none). Only where the baseline passes its guard rails (length,
+   * coverage, fit, dropped terms), the budget's meters are the baseline's target (the site's or an area's electricity
+   * meters, none shared by a split) and at least 90 % of the rest days have last year's weather (the others at the mean
+   * of those); else null with the reason, and the caller falls back to the run rate.
+   */
+  private async baselineRest(
+    budget: Budget,
+    meters: { meterId: number; weight: number }[],
+    end: string,
+    yearEnd: string,
+  ): Promise<{ quantity: number; note: string } | { quantity: null; note: string }> {
+    if (!this.baselines) return { quantity: null, note: 'no baselines here' };
+    if (budget.utility !== 'electricity') return { quantity: null, note: 'the baseline models electricity in kWh' };
+    if (budget.scope === 'cost_centre') return { quantity: null, note: "a cost centre's shares are not a baseline's target" };
+    const target = budget.scope === 'area' ? { area: budget.target } : {};
+    const ids = this.figures.ids(target);
+    const mine = meters.map((m) => m.meterId);
+    if (ids.length !== mine.length || !ids.every((id) => mine.includes(id)))
+      return { quantity: null, note: `the baseline's ${budget.scope === 'area' ? 'area' : 'site'} meters are not the budget's` };
+    const baselineFrom = addDays(end, -365);
+    let fit: Awaited<ReturnType<Baselines['fit']>>;
+    try {
+      fit = await this.baselines.fit(
+        {
+          target,
+          baselineFrom,
+          baselineTo: end,
+          temperatureCode: 'temp.outdoor',
+          heatingBaseC: 15.5,
+          coolingBaseC: 21,
+          holidays: [],
+          changePoint: false,
+        },
+        // As known on the status day: its days before it (a status of a past day reads no later data).
+        Date.parse(`${end}T12:00:00Z`),
+      );
+    } catch (error) {
+      const details = (error as { details?: { message: string }[] }).details;
+      return { quantity: null, note: details?.[0]?.message ?? (error as Error).message };
+    }
+    if (!fit.guardRails.defensible) return { quantity: null, note: fit.guardRails.reasons.join(' ') || 'the baseline fails its guard rails' };
+    const weather = new Map(fit.baselineDays.map((d) => [d.day, d]));
+    const c = fit.model.coefficients;
+    const rest = daysBetween(end, yearEnd);
+    let sum = 0;
+    let predicted = 0;
+    for (const day of rest) {
+      const last = weather.get(addDays(day, -365)) ?? weather.get(addDays(day, -364));
+      if (!last) continue;
+      sum += c.intercept + c.perHdd * last.hdd + c.perCdd * last.cdd + (isWeekend(day) ? c.weekend : 0);
+      predicted += 1;
+    }
+    if (predicted < rest.length * 0.9) return { quantity: null, note: `last year's weather is known for ${predicted} of the ${rest.length} days left` };
+    const quantity = (sum / predicted) * rest.length;
+    const stats = fit.statistics;
+    return {
+      quantity,
+      note:
+        `the rest of the year from the weather-normalised baseline (${baselineFrom} – ${addDays(end, -1)}: ${round(c.intercept, 3)} ${term(c.perHdd)} × HDD ` +
+        `${term(c.perCdd)} × CDD ${term(c.weekend)} on weekends, kWh a day; CV(RMSE) ${stats.cvRmsePercent} %, R² ${stats.r2}) under last year's weather ` +
+        `of the same days (${predicted} of ${rest.length}${predicted < rest.length ? '; the others at their mean' : ''})`,
+    };
+  }
+
   /** Checks every budget of the year of `at`: one alert per budget and year, raised the first time its forecast passes it (it stays to be acknowledged). */
-  check(raise: (alarm: GatewayAlarm) => unknown, at: string = this.figures.today()): BudgetStatus[] {
+  async check(raise: (alarm: GatewayAlarm) => unknown, at: string = this.figures.today()): Promise<BudgetStatus[]> {
     const year = Number(at.slice(0, 4));
-    const statuses = this.list()
-      .filter((budget) => budget.year === year)
-      .map((budget) => this.status(budget.id, at));
+    const statuses: BudgetStatus[] = [];
+    for (const budget of this.list().filter((b) => b.year === year)) statuses.push(await this.status(budget.id, at));
     const now = new Date().toISOString();
     for (const status of statuses.filter((s) => s.alert))
       raise({
@@ -350,6 +426,11 @@ export class Budgets {
     return statuses;
   }
 }
+
+/** A model's term as read in a formula: "+ 8", "− 20.002". */
+const term = (value: number) => `${value < 0 ? '−' : '+'} ${round(Math.abs(value), 3)}`;
+/** A site day's weekday: Saturday or Sunday, as the baseline's day type reads it. */
+const isWeekend = (day: string) => [0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay());
 
 function budgetTarget(budget: Pick<Budget, 'scope' | 'target'>): string {
   return budget.scope === 'site' ? 'the site' : budget.scope === 'area' ? `area ${budget.target}` : `cost centre ${budget.target}`;

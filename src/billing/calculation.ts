@@ -152,6 +152,8 @@ export class BillingCalculation {
     private readonly timezone: () => string,
     /** Tenants' and meters' own tariffs (issue 51); none: every meter at the site's. */
     private readonly ownTariffs: () => OwnTariffBook = () => new OwnTariffBook([]),
+    /** kWh per m³ of gas by site day (the calorific value in force): an own gas tariff is priced per kWh. */
+    private readonly kwhPerM3: (days: string[]) => Map<string, number> = (days) => new Map(days.map((day) => [day, Number.NaN])),
   ) {}
 
   /** Every meter, by id, with what billing splits and prices it by. */
@@ -334,12 +336,17 @@ export class BillingCalculation {
       band.cost += cost;
       into.set(name, band);
     };
+    const calorific = meter.commodity === 'gas' ? this.kwhPerM3(period.days.map(({ day }) => day)) : null;
     for (const { day, start, values, guessed } of period.days) {
       const count = values.length;
       const own = versionOf(day);
       let prices: Float64Array;
       let names: string[];
-      if (own) {
+      if (own && meter.commodity === 'gas') {
+        // Gas per kWh: the own price × the calorific value in force that day (kWh per m³); no bands.
+        prices = new Float64Array(count).fill(own.price * (calorific?.get(day) ?? Number.NaN));
+        names = new Array<string>(count).fill('base');
+      } else if (own) {
         // An own version has the fields the band pricing reads (price, bands, holidays).
         const version = own as unknown as Parameters<Tariffs['bandPrices']>[0];
         prices = this.tariffs.bandPrices(version, timezone, day, start, count).prices;

@@ -25,15 +25,23 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
     tenant: (id) => statements.tenants().some((tenant) => tenant.id === id),
     meter: (id) => energy.meters.summary(id),
   });
-  const calculation = new BillingCalculation(db, energy.store, energy.meters, energy.tariffs, energy.figures, analysis.demandCharges, energy.timezone, () =>
-    tariffs.snapshot(),
+  const calculation = new BillingCalculation(
+    db,
+    energy.store,
+    energy.meters,
+    energy.tariffs,
+    energy.figures,
+    analysis.demandCharges,
+    energy.timezone,
+    () => tariffs.snapshot(),
+    (days) => energy.calorific.kwhPerM3(days),
   );
   const statements = new Billing(db, audit, calculation, () => energy.tariffs.load());
   const supplierBills = new SupplierBills(db, audit, calculation, energy.tariffs, analysis.demandCharges, energy.calorific, () => {
     const settings = statements.settings();
     return { tolerancePercent: settings.supplierBillTolerancePercent, audit: settings.billAudit };
   });
-  const budgets = new Budgets(db, audit, energy.figures, calculation, statements);
+  const budgets = new Budgets(db, audit, energy.figures, calculation, statements, analysis.baselines);
   return {
     statements,
     supplierBills,
@@ -67,7 +75,7 @@ export function buildBillingModule({ db, audit, energy, analysis, alerts, logger
   const budgetRuns = new Repeating(
     async () => {
       try {
-        billing.budgets.check((alarm) => alerts.fromGatewayAlarm(alarm));
+        await billing.budgets.check((alarm) => alerts.fromGatewayAlarm(alarm));
       } catch (error) {
         logger.error({ err: error }, 'budget check failed');
       }

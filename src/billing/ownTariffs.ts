@@ -89,8 +89,6 @@ export class OwnTariffs {
       if ((input.standingChargePerDay ?? 0) !== 0)
         details.push({ path: 'body.standingChargePerDay', message: "a meter's own tariff prices its energy; a standing charge belongs to a tenant's tariff" });
     }
-    // Gas is billed per kWh through the calorific value in force: not yet priced by an own tariff.
-    if (commodity === 'gas') details.push({ path: 'body.commodity', message: 'gas is priced by the site tariff only (per kWh through the calorific value)' });
     const bands = input.bands ?? [];
     if (bands.length && commodity !== 'electricity')
       details.push({ path: 'body.bands', message: 'time-of-use bands price electricity intervals; a water or heat tariff has one price' });

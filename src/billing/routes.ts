@@ -219,7 +219,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description:
         "Admin only; audited. Exactly one of tenantId and meterId. Statements price each tenant's energy by its own version in force each day, else the meter's, " +
         "else the site's; the landlord's share is what the supplier's bill leaves. A tenant's standingChargePerDay replaces its share of the site's on those days; " +
-        "a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas is not priced by an own tariff (400). " +
+        "a meter's tariff has none. May be back-dated: issued statements never change, the next run of an issued period restates it. Gas: price per kWh, each day's m³ × the calorific value in force; no bands (400). " +
         'The same party, utility and validFrom twice is 409; unknown fields are refused.',
       example: {
         tenantId: 1,
@@ -410,7 +410,9 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       summary: "Import supplier's bills from CSV; a bad row refuses the file naming its line, and nothing is written",
       description:
         'Operator or admin; audited. Header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue,startReading,endReading and one kwh:<band> column per band ' +
-        '(e.g. kwh:peak,kwh:base; gas: kwh:base). At most 1,000 rows and 1 MiB. Answers each imported bill with its check.',
+        '(e.g. kwh:peak,kwh:base; gas: kwh:base). Or printed lines, one row per line: a kind column (energy, standing, demand, tax, adjustment) with amount and optionally ' +
+        "band,description,lineFrom,lineTo,quantity,rate; rows are grouped into bills by reference (required), the bill's fields on its first row (repeated ones must agree); " +
+        'a bad line is named by its row (line 5.quantity). At most 1,000 bills and 1 MiB. Answers each imported bill with its check.',
       rawBody: { contentType: 'text/csv' },
       tags,
       schemas: { response: { 201: Type.Object({ items: Type.Array(BillCheck) }), 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
@@ -467,7 +469,8 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       summary: 'A budget by month against the actuals, and the year-end forecast',
       description:
         'Year to date: the actual quantity and energy cost of its meters (a cost centre: its share of each split meter) up to `at` (default today). ' +
-        "Forecast = year to date + for the rest of the year what the same months used the year before (the phased budget where that has no data), in money at this year's average price so far. " +
+        "Forecast = year to date + the rest of the year: from the weather-normalised baseline of the 365 days before `at` (the model of GET /api/analysis/baseline, last year's weather of the same days) where it passes its guard rails, " +
+        "else last year's same days scaled to this year's run rate, else the run rate (forecast.method and methodNote say which and why), in money at this year's average price so far. " +
         'alert: the forecast passes the budget (quantity or money) by more than marginPercent. Changes nothing.',
       tags,
       schemas: { params: IdParams, query: AtQuery, response: { 200: BudgetStatus, 404: ErrorBody } },
@@ -481,7 +484,7 @@ export function billingRoutes({ billing: feature, mailer, logger, alerts }: Bill
       description: `Raises an alert (source ${BUDGET_ALERT_CODE}) once per budget and year, the first time its forecast passes it; the alert stays to be acknowledged. Answers every budget's status.`,
       tags,
       schemas: { query: AtQuery, response: { 200: Type.Object({ items: Type.Array(BudgetStatus) }) } },
-      handler: ({ query }) => ({ items: budgets.check((alarm) => alerts.fromGatewayAlarm(alarm), query.at) }),
+      handler: async ({ query }) => ({ items: await budgets.check((alarm) => alerts.fromGatewayAlarm(alarm), query.at) }),
     }),
     defineRoute({
       method: 'GET',

@@ -379,7 +379,7 @@ export const BudgetStatus = Type.Object({
     quantityPercentOfBudget: Type.Number(),
     amountPercentOfBudget: Type.Number(),
     available: Type.Boolean({ description: 'false: no forecast could be made (then no alert); methodNote says why' }),
-    method: stringEnum(['last_year_scaled_to_run_rate', 'run_rate', 'last_year', 'none'] as const),
+    method: stringEnum(['weather_normalised_baseline', 'last_year_scaled_to_run_rate', 'run_rate', 'last_year', 'none'] as const),
     methodNote: Type.String(),
   }),
   alert: Type.Boolean(),
@@ -531,7 +531,9 @@ export const OwnTariffBody = Type.Object(
   {
     tenantId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a tenant's own tariff: its share of every meter" })),
     meterId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: "a meter's own tariff: every tenant's share of it" })),
-    commodity: Type.Optional(stringEnum(COMMODITIES, { description: 'electricity (default), water or heat; gas stays at the site tariff' })),
+    commodity: Type.Optional(
+      stringEnum(COMMODITIES, { description: 'electricity (default), gas (price per kWh through the calorific value in force), water or heat' }),
+    ),
     validFrom: Day,
     price: Type.Number({ minimum: 0, maximum: 1e6, description: 'per unit outside every band' }),
     bands: Type.Optional(Type.Array(OwnBand, { maxItems: 50, description: 'time-of-use bands (electricity); the first that covers an interval prices it' })),

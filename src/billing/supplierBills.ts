@@ -53,6 +53,10 @@ const MAX_ROWS = 1000;
 /** Beyond any plausible bill: a quantity, rate or amount above this is a typing error, refused naming the field. */
 export const MAX_FIGURE = 1e9;
 const MAX_LINES = 200;
+/** A CSV of printed lines: the columns of a line (one row each); the others are its bill's. */
+const CSV_LINE_COLUMNS = ['kind', 'band', 'description', 'lineFrom', 'lineTo', 'quantity', 'rate', 'amount'] as const;
+/** A line field's CSV column where the names differ. */
+const CSV_NAME: Record<string, string> = { from: 'lineFrom', to: 'lineTo' };
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
@@ -150,20 +154,33 @@ export class SupplierBills {
   }
 
   /**
-   * Imports a CSV (header: meterId,from,to,total and optionally reference,billedKw,standingCharges,calorificValue and a
-   * kwh:<band> column per band): every row checked first; any bad row refuses the file naming its lines, nothing written.
+   * Imports a CSV. Summary form (header: meterId,from,to,total and optionally reference,billedKw,standingCharges,
+   * calorificValue,startReading,endReading and a kwh:<band> column per band): one bill per row. Lines form (a `kind`
+   * column, issue 51): one printed line per row (kind,band,description,lineFrom,lineTo,quantity,rate,amount) grouped
+   * into bills by `reference`; the bill's own fields are given on its first row and, where repeated, must agree.
+   * Every row is checked first; any bad row refuses the file naming its lines, and nothing is written.
    */
   importCsv(text: string, actor: Actor): BillCheck[] {
     const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
     const header = splitCsv(lines[0] ?? '').map((cell) => cell.trim());
-    const required = ['meterId', 'from', 'to', 'total'];
+    const byLine = header.includes('kind');
+    const required = ['meterId', 'from', 'to', 'total', ...(byLine ? ['reference', 'amount'] : [])];
     const absent = required.filter((name) => !header.includes(name));
-    if (absent.length) throw new BadRequest('The CSV header lacks columns', [{ path: 'line 1', message: `missing ${absent.join(', ')}` }]);
-    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue', 'startReading', 'endReading']);
+    if (absent.length)
+      throw new BadRequest('The CSV header lacks columns', [
+        { path: 'line 1', message: `missing ${absent.join(', ')}${byLine ? ' (a file of printed lines groups them by reference)' : ''}` },
+      ]);
+    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue', 'startReading', 'endReading', ...CSV_LINE_COLUMNS]);
     const unknown = header.filter((name) => !known.has(name) && !/^kwh:.+/.test(name));
     if (unknown.length)
       throw new BadRequest('The CSV header has unknown columns', [{ path: 'line 1', message: `unknown ${unknown.join(', ')} (bands are kwh:<band>)` }]);
-    const bills: SupplierBillInput[] = [];
+    const lineColumns = CSV_LINE_COLUMNS.filter((name) => name !== 'kind' && header.includes(name));
+    if (!byLine && lineColumns.length)
+      throw new BadRequest('The CSV header has line columns without kind', [
+        { path: 'line 1', message: `${lineColumns.join(', ')} describe printed lines: add a kind column (energy, standing, demand, tax, adjustment)` },
+      ]);
+    type Row = { at: string; bill: SupplierBillInput; raw: Record<string, string>; line: SupplierBillLine | null };
+    const rows: Row[] = [];
     const problems: { path: string; message: string }[] = [];
     lines.slice(1).forEach((line, index) => {
       if (!line.trim()) return;
@@ -184,12 +201,14 @@ export class SupplierBills {
         }
         return value;
       };
+      // In a file of lines, a bill's fields may be left empty on all but its first row.
+      const later = byLine && rows.some((row) => row.raw.reference === field('reference'));
       const bands: Record<string, number> = {};
       for (const name of header.filter((h) => h.startsWith('kwh:'))) {
         const value = number(name, true);
         if (value !== null) bands[name.slice(4)] = value;
       }
-      const meterId = number('meterId', false);
+      const meterId = number('meterId', later);
       const bill: SupplierBillInput = {
         meterId: meterId ?? 0,
         from: field('from'),
@@ -197,19 +216,80 @@ export class SupplierBills {
         reference: header.includes('reference') ? field('reference') : '',
         bands,
         billedKw: header.includes('billedKw') ? number('billedKw', true) : null,
-        standingCharges: header.includes('standingCharges') ? (number('standingCharges', true) ?? 0) : 0,
-        total: number('total', false) ?? Number.NaN,
+        // A file of lines without the figure: the standing lines' sum (withDerived).
+        standingCharges: (header.includes('standingCharges') ? number('standingCharges', true) : null) ?? (byLine ? undefined : 0),
+        total: number('total', later) ?? Number.NaN,
         calorificValue: header.includes('calorificValue') ? number('calorificValue', true) : null,
         startReading: header.includes('startReading') ? number('startReading', true) : null,
         endReading: header.includes('endReading') ? number('endReading', true) : null,
       };
-      if (meterId !== null) problems.push(...this.problems(bill, at));
-      bills.push(bill);
+      const raw = Object.fromEntries(header.map((name) => [name, field(name)]));
+      if (!byLine) {
+        if (meterId !== null) problems.push(...this.problems(bill, at));
+        rows.push({ at, bill, raw, line: null });
+        return;
+      }
+      if (!bill.reference) problems.push({ path: `${at}.reference`, message: "a printed line names its bill's invoice number" });
+      const kind = field('kind') as SupplierBillLine['kind'];
+      if (!SUPPLIER_BILL_LINE_KINDS.includes(kind))
+        problems.push({ path: `${at}.kind`, message: `"${kind}" is not one of: ${SUPPLIER_BILL_LINE_KINDS.join(', ')}` });
+      const printed: SupplierBillLine = { kind, amount: number('amount', false) ?? Number.NaN };
+      const text = (name: 'band' | 'description' | 'lineFrom' | 'lineTo') => (header.includes(name) ? field(name) : '');
+      if (text('band')) printed.band = text('band');
+      if (text('description')) printed.description = text('description');
+      if (text('lineFrom')) printed.from = text('lineFrom');
+      if (text('lineTo')) printed.to = text('lineTo');
+      for (const name of ['quantity', 'rate'] as const) {
+        const value = header.includes(name) ? number(name, true) : null;
+        if (value !== null) printed[name] = value;
+      }
+      rows.push({ at, bill, raw, line: printed });
     });
-    if (problems.length) throw new BadRequest(`The CSV has bad rows; nothing was imported`, problems.slice(0, 100));
+    const bills: { input: SupplierBillInput; at: string; rowOfLine: string[] }[] = [];
+    if (!byLine) for (const row of rows) bills.push({ input: row.bill, at: row.at, rowOfLine: [] });
+    else {
+      const groups = new Map<string, Row[]>();
+      for (const row of rows) {
+        if (!row.raw.reference) continue;
+        const group = groups.get(row.raw.reference) ?? [];
+        group.push(row);
+        groups.set(row.raw.reference, group);
+      }
+      const billFields = header.filter((name) => !CSV_LINE_COLUMNS.includes(name as never) && name !== 'reference');
+      for (const [reference, group] of groups) {
+        const [first] = group;
+        for (const row of group.slice(1))
+          for (const name of billFields)
+            if (row.raw[name] !== '' && row.raw[name] !== first.raw[name])
+              problems.push({
+                path: `${row.at}.${name}`,
+                message: `"${row.raw[name]}" differs from ${first.at}, the first line of invoice ${reference} ("${first.raw[name]}"); leave it empty or repeat it`,
+              });
+        const input = { ...first.bill, lines: group.map((row) => row.line!) };
+        const rowOfLine = group.map((row) => row.at);
+        if (Number.isFinite(input.meterId) && input.meterId > 0)
+          // A line's problem names its own row: "line 5.quantity", not "lines.3.quantity".
+          for (const problem of this.problems(input, first.at)) {
+            const match = /^line \d+\.lines\.(\d+)(\.(.+))?$/.exec(problem.path);
+            const path = match ? `${rowOfLine[Number(match[1])]}${match[3] ? `.${CSV_NAME[match[3]] ?? match[3]}` : ''}` : problem.path;
+            problems.push({ path, message: problem.message });
+          }
+        bills.push({ input, at: first.at, rowOfLine });
+      }
+    }
+    if (problems.length) {
+      // In the file's order, one detail per field (a line's kind is checked row by row and again with its bill).
+      const row = (path: string) => Number(/^line (\d+)/.exec(path)?.[1] ?? 0);
+      const seen = new Set<string>();
+      const details = problems
+        .filter((problem) => !seen.has(problem.path) && seen.add(problem.path))
+        .sort((a, b) => row(a.path) - row(b.path))
+        .slice(0, 100);
+      throw new BadRequest(`The CSV has bad rows; nothing was imported`, details);
+    }
     if (!bills.length) throw new BadRequest('The CSV has no bills', [{ path: 'line 2', message: 'no rows after the header' }]);
     if (bills.length > MAX_ROWS) throw new BadRequest(`At most ${MAX_ROWS} bills per file`);
-    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(withDerived(bill), actor)))();
+    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(withDerived(bill.input), actor)))();
     return ids.map((id) => this.check(id));
   }
 

@@ -82,7 +82,7 @@ describe('tariffs of a tenant or a meter of its own', () => {
       [{ tenantId: ids.a, meterId: ids.unitA, validFrom: '2030-02-01', price: 0.3 }, 400, 'body.tenantId'],
       [{ validFrom: '2030-02-01', price: 0.3 }, 400, 'body.tenantId'],
       [{ tenantId: 999, validFrom: '2030-02-01', price: 0.3 }, 400, 'body.tenantId'],
-      [{ tenantId: ids.a, commodity: 'gas', validFrom: '2030-02-01', price: 0.3 }, 400, 'body.commodity'],
+      [{ meterId: ids.unitB, commodity: 'gas', validFrom: '2030-02-01', price: 0.3 }, 400, 'body.commodity'],
       [{ meterId: ids.unitB, validFrom: '2030-02-01', price: 0.3, standingChargePerDay: 1 }, 400, 'body.standingChargePerDay'],
       [{ tenantId: ids.a, validFrom: '2030-02-01', price: 0.3, prise: 1 }, 400, 'body.prise'],
       [{ tenantId: ids.a, validFrom: '2030-02-01', price: 2e6 }, 400, 'body.price'],

@@ -2,8 +2,9 @@
 // work — sets up two tenants with meters and shares (the split adding up live), adds a period, computes a run,
 // reviews it (the site's bill, the landlord's remainder, the missing intervals, each statement's lines), sees the
 // issue refused for missing data and then issues it, restates it with the correcting statement beside the original,
-// enters a supplier bill and reads its check, sets a budget and reads its forecast month by month, registers a
-// measure and reads its savings, sets the demand rate and contracted peak and sees the demand charge — each result
+// enters a supplier bill by its printed lines and reads its audit line by line, sets a budget and reads its forecast month by month, registers a
+// measure and reads its savings, sets the demand rate and contracted peak and sees the demand charge, gives a tenant
+// and a meter their own back-dated tariffs and sees which tariff prices each tenant — each result
 // asserted through the API by a second account. Viewers read only; an operator enters bills. German on one screen;
 // axe light and dark on every desk screen; screenshots in $WEB_SHOTS.
 // Data: seedYear's meters (about 100 days, one day of the last whole month without data), outdoor temperatures
@@ -265,28 +266,90 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(sideways <= 0, `the review with a restatement scrolls sideways by ${sideways} px at 1280 px`);
 
-  // 4. A supplier bill entered and checked.
+  // 4. A supplier bill entered by its printed lines, and its audit line by line (each figure as the API has it).
   await page.getByRole('link', { name: 'Supplier bills' }).click();
   await page.getByRole('heading', { name: 'Supplier bills', level: 1 }).waitFor();
   await page.getByLabel('First day').fill(seeded.lastMonth.from);
   await page.getByLabel('Last day (included)').fill(addDays(seeded.lastMonth.to, -1));
   await page.getByLabel('Invoice number').fill('INV-OCT');
-  await page.getByLabel('kWh of band 1').fill('12000');
-  await page.getByLabel('Standing charges (EUR)').fill('0');
-  await page.getByLabel('Total (EUR)').fill('3100,50');
+  const billDays = (Date.parse(seeded.lastMonth.to) - Date.parse(seeded.lastMonth.from)) / 86_400_000;
+  await page.getByLabel('Quantity of line 1').fill('12000');
+  await page.getByLabel('Unit rate of line 1').fill('0,25');
+  await page.getByLabel('Amount of line 1').fill('3000');
+  await page.getByLabel('Description of line 1').fill('Units');
+  await page.getByLabel('Quantity of line 2').fill(String(billDays));
+  await page.getByLabel('Unit rate of line 2').fill('1');
+  await page.getByLabel('Amount of line 2').fill(String(billDays));
+  await page.getByRole('button', { name: 'Add a line' }).click();
+  await page.getByLabel('Kind of line 3').selectOption('tax');
+  await page.getByLabel('Quantity of line 3').fill('3000');
+  await page.getByLabel('Unit rate of line 3').fill('0.19');
+  await page.getByLabel('Amount of line 3').fill('570');
+  // The total is 10.00 more than its lines: stored, with that finding.
+  await page.getByLabel('Total (EUR)').fill(String(3580 + billDays));
   await page.getByRole('button', { name: 'Enter and check' }).click();
   await page.getByRole('status').filter({ hasText: 'Bill INV-OCT entered' }).waitFor();
   const bill = (await get('/api/billing/supplier-bills')).items[0];
-  assert.deepEqual([bill.meterId, bill.reference, bill.bands, bill.total], [seeded.siteId, 'INV-OCT', { base: 12000 }, 3100.5]);
+  assert.deepEqual(
+    [bill.meterId, bill.reference, bill.bands, bill.total, bill.standingCharges],
+    [seeded.siteId, 'INV-OCT', { base: 12000 }, 3580 + billDays, billDays],
+  );
+  assert.deepEqual(bill.lines, [
+    { kind: 'energy', description: 'Units', quantity: 12000, rate: 0.25, amount: 3000 },
+    { kind: 'standing', quantity: billDays, rate: 1, amount: billDays },
+    { kind: 'tax', quantity: 3000, rate: 0.19, amount: 570 },
+  ]);
   const check = await get(`/api/billing/supplier-bills/${bill.id}/check`);
   const shown = page.locator(`[data-check="${bill.id}"]`).first();
   assert.equal(await shown.locator('[data-field="verdict"]').textContent(), check.flagged ? 'differs from the meters' : 'matches the meters');
-  for (const line of check.lines) {
-    const row = shown.locator(`[data-check-line="${line.line}"]`);
-    assert.equal(await row.locator('[data-field="flag"]').textContent(), line.flagged ? 'beyond tolerance' : 'within tolerance', line.line);
-    if (line.line === 'total') assert.equal(await row.locator('[data-field="shadow"]').textContent(), eur(line.shadow));
-    if (line.line === 'kWh base') assert.equal(await row.locator('[data-field="shadow"]').textContent(), en(line.shadow, 2));
-  }
+  /** A figure as the desk shows it: money to the cent, a rate per unit, days, else the number and its unit. */
+  const figure = (value: number | null, unit: string) =>
+    value === null
+      ? '–'
+      : unit === 'money'
+        ? eur(value)
+        : unit.startsWith('per ')
+          ? `${en(value, 4)} EUR/${unit.slice(4)}`
+          : unit === 'days'
+            ? `${en(value, 0)} days`
+            : `${en(value, 2)} ${unit}`;
+  type Audited = {
+    check: string;
+    lineIndex: number | null;
+    unit: string;
+    expected: number | null;
+    billed: number | null;
+    moneyAtStake: number | null;
+    flagged: boolean;
+  };
+  const rowsOf = async (scope: string, items: Audited[]) => {
+    const rows = shown.locator(`${scope} tr[data-audit]`);
+    assert.equal(await rows.count(), items.length, scope);
+    for (const [i, item] of items.entries()) {
+      const row = rows.nth(i);
+      assert.equal(await row.getAttribute('data-audit'), item.check);
+      assert.equal(await row.locator('[data-field="expected"]').textContent(), figure(item.expected, item.unit), `${scope} ${item.check} expected`);
+      assert.equal(await row.locator('[data-field="billed"]').textContent(), figure(item.billed, item.unit), `${scope} ${item.check} billed`);
+      assert.equal(await row.locator('[data-field="at-stake"]').textContent(), item.moneyAtStake === null ? '–' : eur(item.moneyAtStake));
+      assert.equal(await row.locator('[data-field="flag"]').textContent(), item.flagged ? 'beyond tolerance' : 'within tolerance');
+    }
+  };
+  for (const index of [0, 1, 2])
+    await rowsOf(
+      `[data-printed-line="${index}"]`,
+      check.audit.filter((item: Audited) => item.lineIndex === index),
+    );
+  await rowsOf(
+    '[data-field="bill-level"]',
+    check.audit.filter((item: Audited) => item.lineIndex === null),
+  );
+  // The known answers: the tax line's arithmetic holds; the total is 10.00 above the sum of the lines.
+  const audited = (name: string, index: number | null) => check.audit.find((item: Audited) => item.check === name && item.lineIndex === index);
+  assert.deepEqual([audited('amount', 2).expected, audited('amount', 2).flagged], [570, false]);
+  assert.deepEqual([audited('total', null).expected, audited('total', null).moneyAtStake, audited('total', null).flagged], [3570 + billDays, 10, true]);
+  assert.equal(await shown.locator('[data-field="findings"]').textContent(), `${check.findings.length} findings beyond their tolerance.`);
+  assert.equal(await shown.locator('[data-field="summary"]').count(), 0, 'a bill of printed lines is audited line by line, not by its summary');
+  await shot(page, 'desk-bill-audit-1280x800-light');
   // A bill file: a bad row refuses the whole file naming its line, and nothing is written; a good one is imported and checked.
   const d0 = addDays(seeded.lastMonth.from, -20);
   const d1 = addDays(seeded.lastMonth.from, -10);
@@ -336,7 +399,13 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     (await field(page, `[data-budget-status="${budget.id}"]`, 'forecast'))!,
     new RegExp(`^${en(status.forecast.quantity).replace(/[.]/g, '\\.')} kWh`),
   );
-  assert.match((await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!, status.alert ? /passes the budget/ : /within the budget/);
+  // A budget whose forecast cannot be made (months of this year before the seeded data) says so, never "within".
+  assert.match(
+    (await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!,
+    !status.forecast.available ? /^No year-end forecast can be made: / : status.alert ? /passes the budget/ : /within the budget/,
+  );
+  // The forecast's method as the service states it.
+  assert.equal(await page.locator(`[data-budget-status="${budget.id}"] [data-field="method"]`).getAttribute('data-method'), status.forecast.method);
   await shot(page, 'desk-budgets-1280x800-light');
   // An area's budget: the area chosen from the meters' areas.
   await page.getByLabel('For', { exact: true }).selectOption('area');
@@ -424,6 +493,58 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .waitFor();
   const warnings = (await get('/api/analysis/peak-warnings')).items;
   assert.equal(await page.locator('[data-demand] [data-field="warnings"] li').count(), Math.min(5, warnings.length));
+
+  // 8. A tenant's and a meter's own tariff, back-dated (it restates), and which tariff prices each tenant.
+  const own = page.locator('[data-own-tariffs]');
+  const priced = (tenantId: number, meterId: number) => own.locator(`[data-priced="${tenantId}-${meterId}"] [data-field="source"]`).textContent();
+  assert.deepEqual([await priced(cafe.id, sub1), await priced(office.id, sub2)], ["the site's tariff", "the site's tariff"]);
+  await own.getByLabel('For', { exact: true }).selectOption({ label: 'Café Nord' });
+  await own.getByLabel('Utility').selectOption('electricity');
+  await own.getByLabel('Valid from').fill(seeded.lastMonth.from);
+  await own.getByText('Today or earlier: issued statements stay as issued').waitFor();
+  await own.getByLabel('Price outside the bands (EUR/kWh)').fill('0,31');
+  await own.getByRole('button', { name: 'Add a band' }).click();
+  await own.getByLabel('Name of band 1').fill('day');
+  await own.getByLabel('Price of band 1 (EUR)').fill('0.36');
+  await own.getByLabel('Own standing charge (EUR a day)').fill('1.5');
+  await own.getByRole('button', { name: 'Save the tariff' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `The tariff from ${seeded.lastMonth.from} is saved: the next run of an issued period from that day restates it.` })
+    .waitFor();
+  await own.getByLabel('For', { exact: true }).selectOption({ label: 'Sub-meter 2' });
+  await own.getByText("Priced in the meter's utility: Electricity.").waitFor();
+  assert.equal(await own.getByLabel('Own standing charge (EUR a day)').count(), 0, "a meter's tariff has no standing charge");
+  await own.getByLabel('Valid from').fill(seeded.lastMonth.from);
+  await own.getByLabel('Price outside the bands (EUR/kWh)').fill('0.29');
+  await own.getByRole('button', { name: 'Save the tariff' }).click();
+  await own.locator('[data-own]').nth(1).waitFor();
+  const ownVersions = (await get('/api/billing/tariffs')).items;
+  assert.deepEqual(
+    ownVersions.map((v: any) => [v.tenantId, v.meterId, v.commodity, v.validFrom, v.price, v.bands, v.standingChargePerDay]),
+    [
+      [
+        cafe.id,
+        null,
+        'electricity',
+        seeded.lastMonth.from,
+        0.31,
+        [{ name: 'day', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.36 }],
+        1.5,
+      ],
+      [null, sub2, 'electricity', seeded.lastMonth.from, 0.29, [], 0],
+    ],
+  );
+  assert.equal(await own.locator('[data-own] [data-field="restates"]').count(), 2, 'both versions are back-dated');
+  const from = seeded.lastMonth.from;
+  await own
+    .locator(`[data-priced="${office.id}-${sub2}"] [data-field="source"]`)
+    .filter({ hasText: `the meter's tariff (from ${from})` })
+    .waitFor();
+  assert.deepEqual(
+    [await priced(cafe.id, sub1), await priced(cafe.id, sub2), await priced(office.id, sub1)],
+    [`its own tariff (from ${from})`, `its own tariff (from ${from})`, "the site's tariff"],
+  );
   await shot(page, 'desk-tariffs-1280x800-light');
   assertNoProblems(
     problems.filter((p) => !/status of 400/.test(p)),
@@ -450,6 +571,8 @@ test('roles: a viewer reads the desk, an operator enters bills, only an admin se
   await goInside(page, '/billing/tariffs');
   await page.locator('[data-demand]').waitFor();
   assert.equal(await page.getByRole('button', { name: 'Save the demand charge' }).count(), 0);
+  await page.locator('[data-own]').first().waitFor();
+  assert.equal(await page.getByRole('button', { name: /^(Save the tariff|Remove the version)/ }).count(), 0);
   assertNoProblems(problems, 'desk as a viewer');
   await context.close();
 

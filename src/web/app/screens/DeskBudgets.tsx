@@ -21,7 +21,8 @@ const daysIn = (month: string) => new Date(Date.UTC(Number(month.slice(0, 4)), N
 
 /**
  * Each month's forecast: the actual of its days so far plus its share of the rest of the year. The service forecasts
- * the rest as a whole (last year scaled to this year's run rate, the run rate, or last year: forecast.method); it is
+ * the rest as a whole (the weather-normalised baseline, last year scaled to this year's run rate, the run rate, or last
+ * year: forecast.method, stated under the figures); it is
  * spread over the months by last year's profile (the phased budget where last year has none), so the months add up to
  * the service's year-end figure whatever its method.
  */
@@ -126,10 +127,14 @@ function BudgetStatusCard({ id }: { id: number }) {
         <dt>{t('desk.budget.phasing')}</dt>
         <dd>{t(`desk.phasing.${s.phasingUsed}` as Key)}</dd>
       </dl>
-      <p class={s.alert ? 'bad' : 'muted'} data-field="message">
-        {t(s.alert ? 'desk.budget.over' : 'desk.budget.within', { margin: num(s.budget.marginPercent, 1) })}
+      <p class={s.alert || !s.forecast.available ? 'bad' : 'muted'} data-field="message">
+        {s.forecast.available
+          ? t(s.alert ? 'desk.budget.over' : 'desk.budget.within', { margin: num(s.budget.marginPercent, 1) })
+          : t('desk.budget.noForecast', { why: s.forecast.methodNote })}
       </p>
-      <p class="muted">{t('desk.budget.method')}</p>
+      <p class="muted" data-field="method" data-method={s.forecast.method}>
+        {t('desk.budget.methodIs', { method: t(`desk.forecastMethod.${s.forecast.method}` as Key) })} <small>{s.forecast.methodNote}</small>
+      </p>
       <BudgetChart status={s} />
       <table data-months={id}>
         <caption>{t('desk.budget.byMonth')}</caption>

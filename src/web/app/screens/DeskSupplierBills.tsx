@@ -1,111 +1,239 @@
-// The desk → supplier bills: an operator enters a bill for a supply point (a site meter) — each band's kWh, the
-// billed kW, standing charges and the total — and sees its check at once (POST /api/billing/supplier-bills answers
-// it): each line billed against the shadow bill worked out from the meters and the dated tariffs, the difference and
-// whether it is past the site's tolerance, and the intervals the meter has no data for. The bills entered are listed
-// with their check (GET …/:id/check). Viewers read.
+// The desk → supplier bills: an operator enters a bill for a supply point (a site meter) by its lines as printed —
+// each band's quantity, unit rate and amount, standing charges, demand kW and rate, taxes, adjustments — with its total,
+// and reads its line-by-line audit at once (POST /api/billing/supplier-bills answers it): per printed line the checks
+// the API ran (quantity against the meters, rate against the tariff in force, amount = quantity × rate; demand against
+// the intervals), each with what was expected, what was billed and the money at stake; the bill-level checks
+// (duplicate, overlap, a missing month, a gap between readings, total ≠ Σ lines, use against last year) apart. A bill
+// entered without printed lines (the CSV's summary form) shows its summary figures against the meters instead. Bills
+// are listed with their audit (GET …/:id/check). Viewers read.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, cents, type Got, lastDay, nextDay } from '../components/deskLinks';
-import { num, percent, siteCurrency, t } from '../i18n';
+import { num, percent, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 type Check = Got<'/api/billing/supplier-bills/{id}/check'>;
+type Item = Check['audit'][number];
+type PrintedLine = Check['bill']['lines'][number];
+const KINDS = ['energy', 'standing', 'demand', 'tax', 'adjustment'] as const;
 
-/** A line's name as a person reads it: "kWh peak" → "Energy, peak (kWh)". */
+/** A summary line's name as a person reads it: "kWh peak" → "Energy, peak (kWh)". */
 function lineName(line: string): string {
   if (line.startsWith('kWh ')) return t('desk.bill.lineKwh', { band: line.slice(4) });
   if (line === 'kWh') return t('desk.bill.lineGas');
   if (line === 'standingCharges') return t('desk.bill.standing');
   if (line === 'billedKw') return t('desk.bill.billedKw');
-  if (line === 'total') return t('desk.bill.total');
+  if (line === 'total' || line.startsWith('total ')) return t('desk.bill.total');
   if (line === 'calorificValue') return t('desk.bill.calorific');
   return line;
 }
-const isMoney = (line: string) => line === 'standingCharges' || line === 'total';
+const isMoney = (line: string) => line === 'standingCharges' || line.startsWith('total');
+
+/** A figure of the audit in its unit: money to the cent, a rate per unit in the site currency, else the number and unit. */
+function figure(value: number | null, unit: string): string {
+  if (value === null) return '–';
+  if (unit === 'money') return cents(value, siteCurrency);
+  if (unit.startsWith('per ')) return `${num(value, 4)} ${siteCurrency}/${unit === 'per day' ? t('desk.audit.day') : unit.slice(4)}`;
+  if (unit === 'days') return t('desk.audit.days', { n: num(value, 0) });
+  return `${num(value, 2)} ${unit}`;
+}
+
+/** A printed line as the bill shows it: "2. Energy, peak — Day units". */
+function printedName(line: PrintedLine, index: number): string {
+  const kind = t(`desk.line.${line.kind}` as Key);
+  return `${index + 1}. ${kind}${line.band ? `, ${line.band}` : ''}${line.description ? ` — ${line.description}` : ''}`;
+}
+
+function AuditRows({ items }: { items: Item[] }) {
+  return (
+    <>
+      {items.map((item, i) => (
+        <tr key={`${item.check}-${i}`} data-audit={item.check} data-line-index={item.lineIndex ?? 'bill'} class={item.flagged ? 'flagged' : undefined}>
+          <td>
+            {t(`desk.audit.check.${item.check}` as Key)}
+            {item.flagged && <span class="muted"> · {item.message}</span>}
+          </td>
+          <td class="n" data-field="expected">
+            {figure(item.expected, item.unit)}
+          </td>
+          <td class="n" data-field="billed">
+            {figure(item.billed, item.unit)}
+          </td>
+          <td class="n" data-field="at-stake">
+            {item.moneyAtStake === null ? '–' : cents(item.moneyAtStake, siteCurrency)}
+          </td>
+          <td class={item.flagged ? 'bad' : 'good'} data-field="flag">
+            {t(item.flagged ? 'desk.bill.lineFlagged' : 'desk.bill.lineOk')}
+          </td>
+        </tr>
+      ))}
+    </>
+  );
+}
+
+function AuditHead() {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">{t('desk.audit.check')}</th>
+        <th scope="col" class="n">
+          {t('desk.audit.expected')}
+        </th>
+        <th scope="col" class="n">
+          {t('desk.bill.billed')}
+        </th>
+        <th scope="col" class="n">
+          {t('desk.audit.atStake')}
+        </th>
+        <th scope="col">{t('desk.bill.result')}</th>
+      </tr>
+    </thead>
+  );
+}
 
 export function CheckResult({ check }: { check: Check }) {
   const show = (line: string, value: number | null) => (value === null ? '–' : isMoney(line) ? cents(value, siteCurrency) : num(value, 2));
+  const name = check.bill.reference || `#${check.bill.id}`;
+  const billLevel = check.audit.filter((item) => item.lineIndex === null);
+  // A bill without printed lines is checked by its summary figures too: those beyond tolerance count as findings.
+  const flagged = check.findings.length + (check.bill.lines.length ? 0 : check.lines.filter((line) => line.flagged).length);
   return (
     <section class="alert" data-check={check.bill.id} aria-labelledby={`check-${check.bill.id}`}>
       <div class="row">
-        <strong id={`check-${check.bill.id}`}>{t('desk.bill.checkOf', { reference: check.bill.reference || `#${check.bill.id}` })}</strong>
+        <strong id={`check-${check.bill.id}`}>{t('desk.bill.checkOf', { reference: name })}</strong>
         <span class={`badge ${check.flagged ? 'critical' : 'info'}`} data-field="verdict">
           {t(check.flagged ? 'desk.bill.flagged' : 'desk.bill.passed')}
         </span>
         <span class="muted">
-          {check.bill.from} – {lastDay(check.bill.to)} · {t('desk.bill.tolerance', { pct: num(check.tolerancePercent, 1) })}
+          {check.bill.from} – {lastDay(check.bill.to)} · {cents(check.bill.total, siteCurrency)}
         </span>
       </div>
+      <p data-field="findings" class={flagged ? 'bad' : 'muted'}>
+        {flagged ? t('desk.audit.findings', { n: flagged }) : t('desk.audit.none')}
+      </p>
       {check.missingIntervals > 0 && <p class="bad">{t('desk.bill.missing', { n: check.missingIntervals })}</p>}
-      <table>
-        <caption class="sr-only">{t('desk.bill.checkOf', { reference: check.bill.reference || `#${check.bill.id}` })}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('desk.review.line')}</th>
-            <th scope="col" class="n">
-              {t('desk.bill.billed')}
-            </th>
-            <th scope="col" class="n">
-              {t('desk.bill.shadow')}
-            </th>
-            <th scope="col" class="n">
-              {t('desk.bill.difference')}
-            </th>
-            <th scope="col">{t('desk.bill.result')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {check.lines.map((line) => (
-            <tr key={line.line} data-check-line={line.line}>
-              <th scope="row">{lineName(line.line)}</th>
-              <td class="n" data-field="billed">
-                {show(line.line, line.billed)}
-              </td>
-              <td class="n" data-field="shadow">
-                {show(line.line, line.shadow)}
-              </td>
-              <td class="n">
-                {show(line.line, line.difference)}
-                {line.differencePercent !== null && <span class="muted"> ({percent(line.differencePercent / 100, true)})</span>}
-              </td>
-              <td class={line.flagged ? 'bad' : 'good'} data-field="flag">
-                {t(line.flagged ? 'desk.bill.lineFlagged' : 'desk.bill.lineOk')}
-              </td>
-            </tr>
+      {check.bill.lines.length > 0 && (
+        <table data-field="lines">
+          <caption>{t('desk.audit.byLine', { reference: name })}</caption>
+          <AuditHead />
+          {check.bill.lines.map((line, index) => (
+            <tbody key={index} data-printed-line={index}>
+              <tr>
+                <th scope="rowgroup" colSpan={5}>
+                  {printedName(line, index)}
+                  <span class="muted">
+                    {' · '}
+                    {line.quantity !== undefined && `${num(line.quantity, 2)} × `}
+                    {line.rate !== undefined && `${num(line.rate, 4)} = `}
+                    <span data-field="amount">{cents(line.amount, siteCurrency)}</span>
+                  </span>
+                </th>
+              </tr>
+              <AuditRows items={check.audit.filter((item) => item.lineIndex === index)} />
+            </tbody>
           ))}
-        </tbody>
-      </table>
+        </table>
+      )}
+      {billLevel.length > 0 && (
+        <table data-field="bill-level">
+          <caption>{t('desk.audit.billLevel')}</caption>
+          <AuditHead />
+          <tbody>
+            <AuditRows items={billLevel} />
+          </tbody>
+        </table>
+      )}
+      {check.bill.lines.length === 0 && (
+        <table data-field="summary">
+          <caption>{t('desk.audit.summary', { pct: num(check.tolerancePercent, 1) })}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('desk.review.line')}</th>
+              <th scope="col" class="n">
+                {t('desk.bill.billed')}
+              </th>
+              <th scope="col" class="n">
+                {t('desk.bill.shadow')}
+              </th>
+              <th scope="col" class="n">
+                {t('desk.bill.difference')}
+              </th>
+              <th scope="col">{t('desk.bill.result')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {check.lines.map((line) => (
+              <tr key={line.line} data-check-line={line.line}>
+                <th scope="row">{lineName(line.line)}</th>
+                <td class="n" data-field="billed">
+                  {show(line.line, line.billed)}
+                </td>
+                <td class="n" data-field="shadow">
+                  {show(line.line, line.shadow)}
+                </td>
+                <td class="n">
+                  {show(line.line, line.difference)}
+                  {line.differencePercent !== null && <span class="muted"> ({percent(line.differencePercent / 100, true)})</span>}
+                </td>
+                <td class={line.flagged ? 'bad' : 'good'} data-field="flag">
+                  {t(line.flagged ? 'desk.bill.lineFlagged' : 'desk.bill.lineOk')}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
 
+type LineForm = { kind: (typeof KINDS)[number]; band: string; description: string; quantity: string; rate: string; amount: string };
+const blankLine = (kind: LineForm['kind'] = 'energy'): LineForm => ({ kind, band: '', description: '', quantity: '', rate: '', amount: '' });
+
 function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; onEntered: (check: Check) => void }) {
-  const [form, setForm] = useState({ meterId: meters[0]?.id ?? 0, from: '', last: '', reference: '', billedKw: '', standing: '', total: '' });
-  const [bands, setBands] = useState([{ name: 'base', kwh: '' }]);
+  const [form, setForm] = useState({ meterId: meters[0]?.id ?? 0, from: '', last: '', reference: '', total: '', startReading: '', endReading: '' });
+  const [lines, setLines] = useState<LineForm[]>([blankLine('energy'), blankLine('standing')]);
   const [problem, setProblem] = useState<string | null>(null);
+  const edit = (i: number, change: Partial<LineForm>) => setLines(lines.map((line, j) => (j === i ? { ...line, ...change } : line)));
   async function enter(event: Event) {
     event.preventDefault();
     if (!form.from || !form.last) return setProblem(t('desk.period.needDays'));
-    const quantities = bands.filter((b) => b.name.trim() || b.kwh.trim()).map((b) => ({ name: b.name.trim(), kwh: decimal(b.kwh) }));
-    if (quantities.some((b) => !b.name || !Number.isFinite(b.kwh) || b.kwh < 0)) return setProblem(t('desk.bill.badBand'));
+    const printed: PrintedLine[] = [];
+    for (const [i, line] of lines.entries()) {
+      const optional = (text: string) => (text.trim() === '' ? undefined : decimal(text));
+      const amount = decimal(line.amount);
+      const quantity = optional(line.quantity);
+      const rate = optional(line.rate);
+      if (!Number.isFinite(amount)) return setProblem(t('desk.line.needAmount', { n: i + 1 }));
+      if ([quantity, rate].some((v) => v !== undefined && (!Number.isFinite(v) || v < 0))) return setProblem(t('desk.line.badNumber', { n: i + 1 }));
+      printed.push({
+        kind: line.kind,
+        ...(line.kind === 'energy' && line.band.trim() ? { band: line.band.trim() } : {}),
+        ...(line.description.trim() ? { description: line.description.trim() } : {}),
+        ...(quantity !== undefined ? { quantity } : {}),
+        ...(rate !== undefined ? { rate } : {}),
+        amount,
+      });
+    }
+    if (!printed.length) return setProblem(t('desk.line.none'));
     const total = decimal(form.total);
     if (!Number.isFinite(total)) return setProblem(t('desk.bill.needTotal'));
-    const optional = (text: string) => (text.trim() === '' ? undefined : decimal(text));
-    const billedKw = optional(form.billedKw);
-    const standing = optional(form.standing);
-    if ([billedKw, standing].some((v) => v !== undefined && (!Number.isFinite(v) || v < 0))) return setProblem(t('desk.bill.badNumber'));
+    const reading = (text: string) => (text.trim() === '' ? undefined : decimal(text));
+    const startReading = reading(form.startReading);
+    const endReading = reading(form.endReading);
+    if ([startReading, endReading].some((v) => v !== undefined && (!Number.isFinite(v) || v < 0))) return setProblem(t('desk.bill.badReading'));
     const { data, error, response } = await api.POST('/api/billing/supplier-bills', {
       body: {
         meterId: Number(form.meterId),
         from: form.from,
         to: nextDay(form.last),
         ...(form.reference.trim() ? { reference: form.reference.trim() } : {}),
-        bands: Object.fromEntries(quantities.map((b) => [b.name, b.kwh])),
-        ...(billedKw !== undefined ? { billedKw } : {}),
-        ...(standing !== undefined ? { standingCharges: standing } : {}),
+        lines: printed,
         total,
+        ...(startReading !== undefined ? { startReading } : {}),
+        ...(endReading !== undefined ? { endReading } : {}),
       },
     });
     if (!data) return setProblem(errorText(error, response.status));
@@ -137,37 +265,83 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
         {(id) => <input id={id} value={form.reference} onInput={(e) => setForm({ ...form, reference: e.currentTarget.value })} />}
       </Field>
       <fieldset class="stack">
-        <legend>{t('desk.bill.bands')}</legend>
-        {bands.map((band, i) => (
-          <div class="band-row" key={i}>
+        <legend>{t('desk.line.legend')}</legend>
+        <p class="muted">{t('desk.line.intro', { currency: siteCurrency })}</p>
+        {lines.map((line, i) => (
+          <div class="line-row" key={i} data-line-form={i}>
+            <select
+              aria-label={t('desk.line.kind', { n: i + 1 })}
+              value={line.kind}
+              onChange={(e) => edit(i, { kind: e.currentTarget.value as LineForm['kind'] })}
+            >
+              {KINDS.map((kind) => (
+                <option key={kind} value={kind}>
+                  {t(`desk.line.${kind}` as Key)}
+                </option>
+              ))}
+            </select>
+            {line.kind === 'energy' && (
+              <input
+                aria-label={t('desk.line.band', { n: i + 1 })}
+                placeholder={t('desk.line.ph.band')}
+                size={7}
+                value={line.band}
+                onInput={(e) => edit(i, { band: e.currentTarget.value })}
+              />
+            )}
             <input
-              aria-label={t('desk.bill.bandName', { n: i + 1 })}
-              size={10}
-              value={band.name}
-              onInput={(e) => setBands(bands.map((b, j) => (j === i ? { ...b, name: e.currentTarget.value } : b)))}
-            />
-            <input
-              aria-label={t('desk.bill.bandKwh', { n: i + 1 })}
+              aria-label={t('desk.line.quantity', { n: i + 1 })}
+              placeholder={t('desk.line.ph.quantity')}
               inputMode="decimal"
-              size={10}
-              value={band.kwh}
-              onInput={(e) => setBands(bands.map((b, j) => (j === i ? { ...b, kwh: e.currentTarget.value } : b)))}
+              size={8}
+              value={line.quantity}
+              onInput={(e) => edit(i, { quantity: e.currentTarget.value })}
             />
-            <span class="muted">kWh</span>
+            <span aria-hidden="true">×</span>
+            <input
+              aria-label={t('desk.line.rate', { n: i + 1 })}
+              placeholder={t('desk.line.ph.rate')}
+              inputMode="decimal"
+              size={7}
+              value={line.rate}
+              onInput={(e) => edit(i, { rate: e.currentTarget.value })}
+            />
+            <span aria-hidden="true">=</span>
+            <input
+              aria-label={t('desk.line.amount', { n: i + 1 })}
+              placeholder={t('desk.line.ph.amount')}
+              inputMode="decimal"
+              size={8}
+              value={line.amount}
+              onInput={(e) => edit(i, { amount: e.currentTarget.value })}
+            />
+            <input
+              class="wide"
+              aria-label={t('desk.line.description', { n: i + 1 })}
+              placeholder={t('desk.line.ph.description')}
+              size={12}
+              value={line.description}
+              onInput={(e) => edit(i, { description: e.currentTarget.value })}
+            />
+            {lines.length > 1 && (
+              <button type="button" class="ghost" onClick={() => setLines(lines.filter((_, j) => j !== i))}>
+                {t('desk.line.remove', { n: i + 1 })}
+              </button>
+            )}
           </div>
         ))}
-        <button type="button" class="ghost" onClick={() => setBands([...bands, { name: '', kwh: '' }])}>
-          {t('desk.bill.addBand')}
+        <button type="button" class="ghost" onClick={() => setLines([...lines, blankLine()])}>
+          {t('desk.line.add')}
         </button>
       </fieldset>
-      <Field label={t('desk.bill.billedKw')}>
-        {(id) => <input id={id} inputMode="decimal" value={form.billedKw} onInput={(e) => setForm({ ...form, billedKw: e.currentTarget.value })} />}
-      </Field>
-      <Field label={t('desk.bill.standingIn', { currency: siteCurrency })}>
-        {(id) => <input id={id} inputMode="decimal" value={form.standing} onInput={(e) => setForm({ ...form, standing: e.currentTarget.value })} />}
-      </Field>
       <Field label={t('desk.bill.totalIn', { currency: siteCurrency })}>
         {(id) => <input id={id} inputMode="decimal" value={form.total} onInput={(e) => setForm({ ...form, total: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.bill.startReading')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.startReading} onInput={(e) => setForm({ ...form, startReading: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.bill.endReading')}>
+        {(id) => <input id={id} inputMode="decimal" value={form.endReading} onInput={(e) => setForm({ ...form, endReading: e.currentTarget.value })} />}
       </Field>
       <button type="submit">{t('desk.bill.enterButton')}</button>
     </form>

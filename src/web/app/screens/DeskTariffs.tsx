@@ -4,7 +4,8 @@
 // month's demand charge (GET /api/analysis/demand-charges) with why it is zero when it is (no rate in the version in
 // effect on the month's first day) and whether peak warnings are on (a contracted peak set). An admin sets the demand
 // rate and contracted peak from a day: a new electricity version with the current one's other charges (POST
-// /api/energy/tariffs; from a past day it restates the stored costs, as the form says before it is sent).
+// /api/energy/tariffs; from a past day it restates the stored costs, as the form says before it is sent). Below them,
+// the tenants' and meters' own tariffs (DeskOwnTariffs).
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
@@ -14,6 +15,7 @@ import { DeskLinks, decimal, cents, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
 import { dateTime, num, siteCurrency, t, type Key } from '../i18n';
 import { can } from '../state/session';
+import { OwnTariffs } from './DeskOwnTariffs';
 
 type Version = Got<'/api/energy/tariffs'>['items'][number];
 const COMMODITIES = ['electricity', 'gas', 'water', 'heat'] as const;
@@ -250,6 +252,7 @@ export default function DeskTariffs() {
           <p class="muted">{t('desk.adminSetsUp')}</p>
         )}
       </div>
+      <OwnTariffs />
     </section>
   );
 }
