@@ -156,6 +156,17 @@ export class FaultDetector {
       const episode = entry.runner.episode;
       const result = entry.runner.step(at, read);
       if (result === 'opened') {
+        // Snoozed: the fault found again continues its episode (one record, no new fault) until the snooze ends.
+        const snoozed = this.needs.episodes.snoozed(rule.id, entry.runner.equipment.name, at);
+        if (snoozed) {
+          const state = entry.runner.episode!;
+          state.startedAt = Date.parse(snoozed.startedAt);
+          state.wasteKwh += snoozed.wasteKwh;
+          state.heldHours += snoozed.heldHours;
+          this.needs.episodes.resume(snoozed.id, state, price);
+          entry.episodeId = snoozed.id;
+          continue;
+        }
         if (this.flooding(rule, at)) {
           paused.add(rule.id);
           entry.runner.episode = null;

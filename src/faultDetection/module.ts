@@ -39,7 +39,7 @@ export function buildFaultDetection({ config, db, logger, gateway, faults, alert
   const pointModel = new PointModel(db);
   const ruleBook = new RuleBook(db);
   ruleBook.ensureLibrary();
-  const episodes = new Episodes(db, faults);
+  const episodes = new Episodes(db, faults, now);
   const detector = new FaultDetector({
     model: pointModel,
     book: ruleBook,

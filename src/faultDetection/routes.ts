@@ -29,6 +29,7 @@ import {
   RuleParams,
   RuleSummary,
   RuleSwitchBody,
+  SnoozeBody,
   Suggestion,
   type EpisodeView,
   type RuleDefinitionView,
@@ -69,6 +70,7 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       method: row.method,
       faultId: row.faultId,
       notAFault: row.notAFaultAt ? { reason: row.notAFaultReason ?? '', at: row.notAFaultAt } : null,
+      snoozed: row.snoozedUntil ? { until: row.snoozedUntil, by: row.snoozedBy ?? '', reason: row.snoozeReason } : null,
     };
   };
   const summary = (rule: RuleDefinitionView) => {
@@ -311,6 +313,18 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       tags,
       schemas: { params: IdParam, body: NotAFaultBody, response: { 200: Episode, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => present(episodes.notAFault(params.id, body.reason, { id: user.id, username: user.username })),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/fdd/episodes/:id/snooze',
+      access: 'operator',
+      summary: 'Snooze an episode until a time',
+      description:
+        'Until then the rule finding the fault again on the equipment continues this episode instead of opening a new one (no new fault record). At most 90 days ahead; audited.',
+      example: { until: '2026-12-01T08:00:00Z', reason: 'Valve replacement booked for Monday' },
+      tags,
+      schemas: { params: IdParam, body: SnoozeBody, response: { 200: Episode, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => present(episodes.snooze(params.id, body.until, body.reason, { id: user.id, username: user.username })),
     }),
   ];
 }

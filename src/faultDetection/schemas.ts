@@ -141,6 +141,9 @@ export const Episode = Type.Object({
   method: Type.String(),
   faultId: Type.Union([Type.Integer(), Type.Null()]),
   notAFault: Type.Union([Type.Object({ reason: Type.String(), at: Timestamp }), Type.Null()]),
+  snoozed: Type.Union([Type.Object({ until: Timestamp, by: Type.String(), reason: Type.Union([Type.String(), Type.Null()]) }), Type.Null()], {
+    description: 'the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode',
+  }),
 });
 export type EpisodeView = Static<typeof Episode>;
 
@@ -153,6 +156,13 @@ export const EpisodeListQuery = Type.Object(
 );
 
 export const NotAFaultBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 1000 }) }, { additionalProperties: false });
+export const SnoozeBody = Type.Object(
+  {
+    until: Timestamp,
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
 export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export const ReplayBody = Type.Object(

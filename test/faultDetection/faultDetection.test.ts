@@ -293,3 +293,77 @@ test('try before trust: a replay over the gateway history finds the override and
     await rig.close();
   }
 });
+
+test('snooze: the fault found again before the snooze ends continues its episode (no new fault); after it, a new one opens; audited', async () => {
+  const HOUR = 60 * MIN;
+  const evening = (day: number) => MONDAY + day * DAY + 11 * HOUR; // 19:00, the schedule has ended
+  const overrides = [0, 1, 2].map((day) => ({ kind: 'schedule-override' as const, from: evening(day), to: evening(day) + 90 * MIN }));
+  const rig = await plantRig(overrides);
+  try {
+    await confirmSuggestions(rig);
+    const operator = await rig.server.createUser({ role: 'operator' });
+    const token = operator.accessToken;
+    const fanEpisodes = async () =>
+      (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { ruleId: string; equipment: string }) => e.ruleId === 'ahu-fan-out-of-schedule');
+    // Monday evening: the override opens its episode.
+    rig.clock.now = evening(0) - 10 * MIN;
+    await evaluateUntil(rig, evening(0) + 60 * MIN);
+    const [first] = await fanEpisodes();
+    assert.ok(first, 'the override opened an episode');
+    const past = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now - MIN).toISOString() },
+    });
+    assert.equal(past.status, 400);
+    assert.equal(past.body.details[0].path, 'body.until');
+    const tooLong = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now + 91 * DAY).toISOString() },
+    });
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.details[0].path, 'body.until');
+    const until = new Date(MONDAY + 2 * DAY).toISOString(); // Wednesday 08:00
+    const snoozed = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until, reason: 'fan contactor booked for Wednesday' },
+    });
+    assert.equal(snoozed.status, 200, snoozed.text);
+    assert.deepEqual(snoozed.body.snoozed, { until, by: operator.user.username, reason: 'fan contactor booked for Wednesday' });
+    const audit = await rig.get(`/api/audit?resource=fdd_episodes&resourceId=${first.id}&action=snooze`);
+    assert.equal(audit.total, 1);
+    assert.equal(audit.items[0].username, operator.user.username);
+    // The episode ends after its hold-off; Tuesday evening the override comes back while snoozed: the same episode.
+    await evaluateUntil(rig, evening(1) - 10 * MIN, 30 * MIN);
+    assert.notEqual((await fanEpisodes())[0].endedAt, null, 'ended after the hold-off');
+    await evaluateUntil(rig, evening(1) + 60 * MIN);
+    const tuesday = await fanEpisodes();
+    assert.equal(tuesday.length, 1, JSON.stringify(tuesday));
+    assert.equal(tuesday[0].id, first.id);
+    assert.equal(tuesday[0].endedAt, null, 'open again');
+    assert.ok(Date.parse(tuesday[0].lastSeenAt) > evening(1), tuesday[0].lastSeenAt);
+    assert.ok(tuesday[0].wasteKwh > first.wasteKwh, 'the waste carries on');
+    assert.equal((await rig.get('/api/faults?q=ahu-fan-out-of-schedule')).total, 1, 'no new fault record while snoozed');
+    // Wednesday evening, the snooze over: a new episode and its fault.
+    await evaluateUntil(rig, evening(2) - 10 * MIN, 30 * MIN);
+    await evaluateUntil(rig, evening(2) + 60 * MIN);
+    const wednesday = await fanEpisodes();
+    assert.equal(wednesday.length, 2, JSON.stringify(wednesday));
+    assert.equal((await rig.get('/api/faults?q=ahu-fan-out-of-schedule')).total, 2);
+    // "Not a fault" then snooze: nothing to snooze.
+    const other = wednesday.find((e: { id: number }) => e.id !== first.id);
+    await rig.server.request('POST', `/api/fdd/episodes/${other.id}/not-a-fault`, { token, body: { reason: 'planned late event' } });
+    const late = await rig.server.request('POST', `/api/fdd/episodes/${other.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now + DAY).toISOString() },
+    });
+    assert.equal(late.status, 409);
+    const viewer = await rig.server.createUser({ role: 'viewer' });
+    const refused = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token: viewer.accessToken,
+      body: { until: new Date(rig.clock.now + DAY).toISOString() },
+    });
+    assert.equal(refused.status, 403);
+  } finally {
+    await rig.close();
+  }
+});

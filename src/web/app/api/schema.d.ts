@@ -2138,6 +2138,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fdd/episodes/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze an episode until a time
+         * @description Until then the rule finding the fault again on the equipment continues this episode instead of opening a new one (no new fault record). At most 90 days ahead; audited.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiFddEpisodesIdSnooze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fdd/equipment": {
         parameters: {
             query?: never;
@@ -15172,6 +15194,16 @@ export interface operations {
                         } | null;
                         ruleId: string;
                         ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -15245,6 +15277,16 @@ export interface operations {
                         } | null;
                         ruleId: string;
                         ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -15259,6 +15301,145 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiFddEpisodesIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "until": "2026-12-01T08:00:00Z",
+                 *       "reason": "Valve replacement booked for Monday"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC
+                     */
+                    until: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currency: string;
+                        endedAt: string | null;
+                        equipment: string;
+                        evidence: {
+                            [key: string]: number;
+                        };
+                        faultId: number | null;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSeenAt: string;
+                        method: string;
+                        notAFault: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        title: string;
+                        /** @description kWh summed over the samples the rule held */
+                        wasteKwh: number;
+                        wasteKwhPerDay: number;
+                        wasteMoneyPerDay: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["RoleTooLow"];
             /** @description Not found */
