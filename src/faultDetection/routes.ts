@@ -146,7 +146,8 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       path: '/api/fdd/points/import',
       access: 'admin',
       summary: 'Import the point model from CSV',
-      description: 'Header code,equipment,equipmentType,brickClass,unit. Good lines are written in one transaction; each bad line is listed with its reason.',
+      description:
+        "Header code,equipment,equipmentType,brickClass,unit (the export's own format). All or nothing: one bad line refuses the file (400, each bad line named with its number and field) and nothing is written.",
       rawBody: { contentType: 'text/csv' },
       tags,
       schemas: { response: { 200: ImportOutcome, 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
@@ -184,6 +185,22 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
         ctx.status = 200;
         ctx.type = 'text/turtle; charset=utf-8';
         ctx.body = pointModel.turtle();
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/fdd/model.ttl',
+      access: 'admin',
+      summary: 'Import the point model from Brick Turtle',
+      description:
+        "The export's own form, or a Brick graph in the same terms: each point with ems:gatewayCode, its Brick class, brick:isPointOf an equipment of a Brick class EMS knows, brick:hasUnit. All or nothing: one bad point or unreadable line refuses the file (400, naming the line) and nothing is written.",
+      rawBody: { contentType: 'text/turtle' },
+      tags,
+      schemas: { response: { 200: ImportOutcome, 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: async ({ ctx }) => {
+        if (!ctx.is('text/turtle', 'text/plain', 'application/x-turtle'))
+          throw new UnsupportedMediaType('Send the Turtle as the body (Content-Type: text/turtle)');
+        return pointModel.importTurtle(await readText(ctx.req, 2 * 1024 * 1024));
       },
     }),
     defineRoute({

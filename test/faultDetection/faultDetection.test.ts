@@ -74,17 +74,29 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
     assert.equal(csv.status, 200);
     assert.match(csv.text, /^code,equipment,equipmentType,brickClass,unit\r\n/);
     assert.match(csv.text, /ahu1\.sat,AHU-1,AHU,Supply_Air_Temperature_Sensor,°C/);
-    // Import: a changed line is written, a bad one listed by its line, the rest kept.
-    const body =
-      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\n';
-    const imported = await rig.server.request('POST', '/api/fdd/points/import', { token, raw: body, headers: { 'content-type': 'text/csv' } });
-    assert.equal(imported.status, 200, imported.text);
-    assert.equal(imported.body.imported, 1);
-    assert.deepEqual(
-      imported.body.refused.map((r: { line: number }) => r.line),
-      [3],
+    // Import, all or nothing: a file with one bad line is refused naming the line and field, and nothing is written.
+    const csvImport = (raw: string) => rig.server.request('POST', '/api/fdd/points/import', { token, raw, headers: { 'content-type': 'text/csv' } });
+    const before = await rig.get('/api/fdd/points');
+    const bad = await csvImport(
+      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\nahu1.sat,AHU-3,AHU,Supply_Air_Temperature_Sensor,°C\n',
     );
-    assert.match(imported.body.refused[0].error, /^unit:/);
+    assert.equal(bad.status, 400, bad.text);
+    assert.deepEqual(
+      bad.body.details.map((d: { path: string }) => d.path),
+      ['line 3', 'line 4'],
+    );
+    assert.match(bad.body.details[0].message, /^unit:/);
+    assert.match(bad.body.details[1].message, /^code: ahu1\.sat is also on line 2/);
+    assert.deepEqual(await rig.get('/api/fdd/points'), before, 'nothing written');
+    // The export's own format comes back as it went out; then a good change is written.
+    assert.equal((await csvImport(csv.text)).body.imported, before.length);
+    assert.deepEqual(
+      (await rig.get('/api/fdd/points')).map((p: { updatedAt?: string }) => ({ ...p, updatedAt: undefined })),
+      before.map((p: { updatedAt?: string }) => ({ ...p, updatedAt: undefined })),
+    );
+    const good = await csvImport('code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\n');
+    assert.equal(good.status, 200, good.text);
+    assert.equal(good.body.imported, 1);
     const points = await rig.get('/api/fdd/points');
     assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.sat').equipment, 'AHU-2');
     assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.oad').unit, '%');
@@ -96,6 +108,60 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
       /ems:point_ahu1_2e_sat a brick:Supply_Air_Temperature_Sensor ;\n {2}brick:isPointOf ems:equipment_AHU-2 ;\n {2}brick:hasUnit unit:DEG_C ;/,
     );
     assert.match(ttl.text, /ems:equipment_Chiller-1 a brick:Chiller ;/);
+
+    // Turtle in: the export round-trips (every point back as it was, after the model was emptied)…
+    const ttlImport = (raw: string) => rig.server.request('POST', '/api/fdd/model.ttl', { token, raw, headers: { 'content-type': 'text/turtle' } });
+    const model = await rig.get('/api/fdd/points');
+    const strip = (rows: Array<Record<string, unknown>>) => rows.map(({ updatedAt: _, ...rest }) => rest);
+    for (const p of model) await rig.server.request('DELETE', `/api/fdd/points/${encodeURIComponent(p.code)}`, { token });
+    assert.equal((await rig.get('/api/fdd/points')).length, 0);
+    const back = await ttlImport(ttl.text);
+    assert.equal(back.status, 200, back.text);
+    assert.equal(back.body.imported, model.length);
+    assert.deepEqual(strip(await rig.get('/api/fdd/points')), strip(model));
+    // …a graph in Brick's own terms (hasPoint from the equipment, QUDT units, a comment) is read…
+    const integrator = [
+      '@prefix brick: <https://brickschema.org/schema/Brick#> .',
+      'PREFIX unit: <http://qudt.org/vocab/unit/>',
+      '@prefix ems: <urn:ems:model#> .',
+      '@prefix b: <urn:site:b1#> .',
+      "# the integrator's AHU 7",
+      'b:ahu7 a brick:AHU ; brick:hasPoint b:sat7, b:fan7 .',
+      'b:sat7 a brick:Supply_Air_Temperature_Sensor ; brick:hasUnit unit:DEG_C ; ems:gatewayCode "ahu7.sat" .',
+      'b:fan7 a brick:Supply_Fan_Status ; ems:gatewayCode "ahu7.sf"^^<http://www.w3.org/2001/XMLSchema#string> .',
+    ].join('\n');
+    const read = await ttlImport(integrator);
+    assert.equal(read.status, 200, read.text);
+    const seven = (await rig.get('/api/fdd/points')).filter((p: { equipment: string }) => p.equipment === 'ahu7');
+    assert.deepEqual(
+      seven.map((p: Record<string, string>) => [p.code, p.equipmentType, p.brickClass, p.unit]),
+      [
+        ['ahu7.sat', 'AHU', 'Supply_Air_Temperature_Sensor', '°C'],
+        ['ahu7.sf', 'AHU', 'Supply_Fan_Status', ''],
+      ],
+    );
+    // …and a bad point or an unreadable line refuses the file, naming the line; nothing is written.
+    const wrongUnit = ttl.text.replace(
+      /(ems:point_ahu1_2e_mat a brick:Mixed_Air_Temperature_Sensor ;\n(?: {2}.*\n)*? {2})brick:hasUnit unit:DEG_C ;\n {2}ems:unit "°C" ;/,
+      '$1brick:hasUnit unit:KiloW ;',
+    );
+    assert.notEqual(wrongUnit, ttl.text);
+    const matLine = wrongUnit.split('\n').findIndex((l) => l.startsWith('ems:point_ahu1_2e_mat ')) + 1;
+    const afterAll = await rig.get('/api/fdd/points');
+    const refusedUnit = await ttlImport(wrongUnit.replace('ems:equipment_AHU-2 a brick:AHU', 'ems:equipment_AHU-2 a brick:AHU_Nonesuch'));
+    assert.equal(refusedUnit.status, 400, refusedUnit.text);
+    assert.ok(
+      refusedUnit.body.details.some((d: { path: string; message: string }) => d.path === `line ${matLine}` && /^unit:/.test(d.message)),
+      JSON.stringify(refusedUnit.body.details),
+    );
+    assert.ok(
+      refusedUnit.body.details.some((d: { message: string }) => /^equipmentType: .*AHU-2/.test(d.message)),
+      JSON.stringify(refusedUnit.body.details),
+    );
+    const broken = await ttlImport('@prefix brick: <https://brickschema.org/schema/Brick#> .\n\nfoo:x a brick:AHU .\n');
+    assert.equal(broken.status, 400);
+    assert.deepEqual(broken.body.details, [{ path: 'line 3', message: 'unknown prefix "foo:"' }]);
+    assert.deepEqual(await rig.get('/api/fdd/points'), afterAll, 'nothing written by the refusals');
   } finally {
     await rig.close();
   }

@@ -2219,7 +2219,13 @@ export interface paths {
          */
         get: operations["getApiFddModelTtl"];
         put?: never;
-        post?: never;
+        /**
+         * Import the point model from Brick Turtle
+         * @description The export's own form, or a Brick graph in the same terms: each point with ems:gatewayCode, its Brick class, brick:isPointOf an equipment of a Brick class EMS knows, brick:hasUnit. All or nothing: one bad point or unreadable line refuses the file (400, naming the line) and nothing is written.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiFddModelTtl"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2309,7 +2315,7 @@ export interface paths {
         put?: never;
         /**
          * Import the point model from CSV
-         * @description Header code,equipment,equipmentType,brickClass,unit. Good lines are written in one transaction; each bad line is listed with its reason.
+         * @description Header code,equipment,equipmentType,brickClass,unit (the export's own format). All or nothing: one bad line refuses the file (400, each bad line named with its number and field) and nothing is written.
          *
          *     **Requires role admin**.
          */
@@ -15602,6 +15608,86 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiFddModelTtl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/turtle": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: number;
+                        refused: {
+                            error: string;
+                            line: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getApiFddPoints: {
