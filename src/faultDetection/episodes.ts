@@ -30,6 +30,7 @@ export class Episodes {
   private readonly openedSince;
   private readonly counts;
   private readonly snoozedFor;
+  private readonly ofEquipment;
   private readonly audit: AuditLog;
 
   constructor(
@@ -39,6 +40,13 @@ export class Episodes {
     private readonly now: () => number = Date.now,
   ) {
     this.audit = new AuditLog(db);
+    this.ofEquipment = db.orm
+      .select()
+      .from(fddEpisodes)
+      .where(eq(fddEpisodes.equipment, sql.placeholder('equipment')))
+      .orderBy(desc(fddEpisodes.startedAt), desc(fddEpisodes.id))
+      .limit(sql.placeholder('limit'))
+      .prepare();
     this.snoozedFor = db.orm
       .select()
       .from(fddEpisodes)
@@ -170,6 +178,11 @@ export class Episodes {
   /** Episodes by money wasted per day, highest first. */
   list(limit: number, openOnly: boolean): EpisodeRow[] {
     return openOnly ? this.rankedOpen.all({ limit }) : this.ranked.all({ limit });
+  }
+
+  /** An equipment's episodes, newest first. */
+  ofUnit(equipment: string, limit: number): EpisodeRow[] {
+    return this.ofEquipment.all({ equipment, limit });
   }
 
   /** How many episodes the rule opened since `since` (ISO): the flood guard's count. */

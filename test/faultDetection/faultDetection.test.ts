@@ -254,6 +254,45 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.equal(faults.total, 1, 'one fault record per episode');
     // Ranked by money: the leak first.
     assert.equal((await rig.get('/api/fdd/episodes'))[0].ruleId, 'ahu-heating-coil-leak');
+    // The equipment view: its points with the gateway's latest values, and its faults.
+    const ahu = await rig.get('/api/fdd/equipment/AHU-1');
+    const mapped = (await rig.get('/api/fdd/points')).filter((p: { equipment: string }) => p.equipment === 'AHU-1');
+    assert.equal(ahu.gateway, 'ok');
+    assert.deepEqual(ahu.points.map((p: { code: string }) => p.code).sort(), mapped.map((p: { code: string }) => p.code).sort());
+    const sat = ahu.points.find((p: { code: string }) => p.code === 'ahu1.sat');
+    assert.equal(sat.good, true);
+    assert.ok(Number.isFinite(sat.value) && sat.value > 5 && sat.value < 40, JSON.stringify(sat));
+    assert.deepEqual(
+      ahu.episodes.map((e: { id: number }) => e.id),
+      (await rig.get('/api/fdd/episodes?limit=500'))
+        .filter((e: { equipment: string }) => e.equipment === 'AHU-1')
+        .map((e: { id: number }) => e.id)
+        .sort((a: number, b: number) => b - a),
+    );
+    assert.equal((await rig.server.request('GET', '/api/fdd/equipment/AHU-9', { token })).status, 404);
+    // The evidence: the rule's points over the span with a margin, the span to shade; the leak shows in them.
+    const evidence = await rig.get(`/api/fdd/episodes/${current.id}/evidence`);
+    assert.deepEqual(
+      evidence.series.map((s: { name: string }) => s.name),
+      ['sat', 'mat', 'hcv', 'ccv'],
+    );
+    assert.deepEqual(evidence.span, { from: current.startedAt, to: current.lastSeenAt });
+    assert.ok(evidence.from < current.startedAt && evidence.to > current.lastSeenAt, JSON.stringify([evidence.from, evidence.to]));
+    const byName = Object.fromEntries(evidence.series.map((s: { name: string; at: string[]; value: number[] }) => [s.name, s]));
+    for (const s of evidence.series) {
+      assert.ok(s.at.length >= 20, `${s.name}: ${s.at.length} samples`);
+      assert.ok(
+        s.at.every((at: string) => at >= evidence.from && at <= evidence.to),
+        s.name,
+      );
+    }
+    // Inside the span the air leaves warmer than it came, past the fan heat (the leak's signature).
+    const within = (at: string) => at >= current.startedAt && at <= current.lastSeenAt;
+    const riseAt = (i: number) => byName.sat.value[i] - byName.mat.value[byName.mat.at.indexOf(byName.sat.at[i])];
+    const inside = byName.sat.at.map((at: string, i: number) => (within(at) ? i : -1)).filter((i: number) => i >= 0);
+    assert.ok(inside.length > 0);
+    assert.ok(inside.filter((i: number) => riseAt(i) > 1.5 + 1.2).length > inside.length / 2, 'the rise shows in the span');
+    assert.equal(byName.sat.unit, '°C');
 
     const operator = await rig.server.createUser({ role: 'operator' });
     const dismissed = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, {

@@ -2116,6 +2116,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fdd/episodes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An episode's evidence: the rule's points on one time axis around the fault's span
+         * @description Each input of the rule version that found it, read from the gateway's history over the span with a margin either side (at most 14 days, at most 500 samples per point as the gateway answers), and the span to shade. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEpisodesIdEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fdd/episodes/{id}/not-a-fault": {
         parameters: {
             query?: never;
@@ -2189,7 +2211,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One equipment: its points with their latest values, and its faults
+         * @description The points as mapped, each with the gateway's latest value (null and gateway 'unreachable' when the gateway is away: the rest still answers), and the equipment's episodes, newest first. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEquipmentName"];
         /**
          * Set an equipment's rated figures
          * @description Airflow (airKwPerK), capacities, COP, efficiencies: what the waste methods use.
@@ -15229,6 +15257,100 @@ export interface operations {
             503: components["responses"]["DatabaseBusy"];
         };
     };
+    getApiFddEpisodesIdEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodeId: number;
+                        equipment: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        ruleId: string;
+                        ruleVersion: number;
+                        series: {
+                            at: string[];
+                            brickClass: string;
+                            /** @description null when the equipment no longer has the class */
+                            code: string | null;
+                            /** @description the rule's name for the input */
+                            name: string;
+                            unit: string;
+                            value: number[];
+                        }[];
+                        /** @description the episode's span, to shade */
+                        span: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            to: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
     postApiFddEpisodesIdNotAFault: {
         parameters: {
             query?: never;
@@ -15518,6 +15640,110 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddEquipmentName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodes: {
+                            currency: string;
+                            endedAt: string | null;
+                            equipment: string;
+                            evidence: {
+                                [key: string]: number;
+                            };
+                            faultId: number | null;
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSeenAt: string;
+                            method: string;
+                            notAFault: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                at: string;
+                                reason: string;
+                            } | null;
+                            ruleId: string;
+                            ruleVersion: number;
+                            /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                            snoozed: {
+                                by: string;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                until: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            title: string;
+                            /** @description kWh summed over the samples the rule held */
+                            wasteKwh: number;
+                            wasteKwhPerDay: number;
+                            wasteMoneyPerDay: number;
+                        }[];
+                        gateway: "ok" | "unreachable";
+                        name: string;
+                        params: {
+                            [key: string]: number;
+                        };
+                        points: {
+                            at: string | null;
+                            brickClass: string;
+                            code: string;
+                            good: boolean;
+                            unit: string;
+                            /** @description the gateway's latest value; null when it has none or the gateway is away */
+                            value: number | null;
+                        }[];
+                        /** @enum {string} */
+                        type: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
         };
