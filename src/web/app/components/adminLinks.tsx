@@ -8,6 +8,7 @@ export function AdminLinks({ here }: { here: string }) {
     { href: '/admin/tariffs', label: 'admin.tab.tariffs' },
     { href: '/admin/notifications', label: 'admin.tab.notifications' },
     { href: '/admin/load-shedding', label: 'admin.tab.shedding' },
+    { href: '/admin/fdd-mapping', label: 'fddMapping.tab' },
   ];
   return (
     <nav class="tabs" aria-label={t('admin.tabs')}>
