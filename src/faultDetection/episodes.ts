@@ -1,7 +1,7 @@
 // The episodes the rules found, each tied to its record in the faults resource (facility's, through its face): opened
 // once per episode, its waste kept current while it holds, "not a fault" kept with its reason and counted per rule.
 import { and, desc, eq, gt, gte, isNull, sql } from 'drizzle-orm';
-import { AuditLog, type Actor } from '../platform/db/auditTrail.ts';
+import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { FaultService } from '../facility/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { slot } from '../platform/db/listQuery.ts';
@@ -31,15 +31,20 @@ export class Episodes {
   private readonly counts;
   private readonly snoozedFor;
   private readonly ofEquipment;
-  private readonly audit: AuditLog;
+  private readonly openTotal;
 
   constructor(
     private readonly db: Db,
     private readonly faults: FaultService,
+    private readonly audit: AuditLog,
     /** The clock a snooze is checked against (the detector's). */
     private readonly now: () => number = Date.now,
   ) {
-    this.audit = new AuditLog(db);
+    this.openTotal = db.orm
+      .select({ n: sql<number>`count(*)` })
+      .from(fddEpisodes)
+      .where(and(isNull(fddEpisodes.endedAt), isNull(fddEpisodes.notAFaultAt)))
+      .prepare();
     this.ofEquipment = db.orm
       .select()
       .from(fddEpisodes)
@@ -183,6 +188,11 @@ export class Episodes {
   /** An equipment's episodes, newest first. */
   ofUnit(equipment: string, limit: number): EpisodeRow[] {
     return this.ofEquipment.all({ equipment, limit });
+  }
+
+  /** Episodes still going on (not ended, not "not a fault"): the wallboard's count. */
+  openCount(): number {
+    return this.openTotal.get()?.n ?? 0;
   }
 
   /** How many episodes the rule opened since `since` (ISO): the flood guard's count. */

@@ -93,7 +93,7 @@ const imported = pointModel.importCsv(rows.join('\n'));
 if (imported.refused.length) throw new Error(JSON.stringify(imported.refused.slice(0, 3)));
 const ruleBook = new RuleBook(db);
 ruleBook.ensureLibrary();
-const episodes = new Episodes(db, new FaultService(db, audit));
+const episodes = new Episodes(db, new FaultService(db, audit), audit);
 const detector = new FaultDetector({
   model: pointModel,
   book: ruleBook,

@@ -294,6 +294,11 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.ok(inside.filter((i: number) => riseAt(i) > 1.5 + 1.2).length > inside.length / 2, 'the rise shows in the span');
     assert.equal(byName.sat.unit, '°C');
 
+    // The wallboard (public, no token): the count only.
+    const board = async () => (await rig.server.request('GET', '/api/wallboard')).body;
+    const ongoing = (await rig.get('/api/fdd/episodes?open=true&limit=500')).length;
+    assert.ok(ongoing >= 1);
+    assert.equal((await board()).equipmentFaults, ongoing);
     const operator = await rig.server.createUser({ role: 'operator' });
     const dismissed = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, {
       token: operator.accessToken,
@@ -302,6 +307,7 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.equal(dismissed.status, 200, dismissed.text);
     assert.deepEqual(dismissed.body.notAFault.reason, 'commissioning test of the coil');
     assert.equal((await rig.get(`/api/faults/${current.faultId}`)).status, 'closed');
+    assert.equal((await board()).equipmentFaults, ongoing - 1, 'not a fault: no longer counted');
     const twice = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: 'again' } });
     assert.equal(twice.status, 409);
     const short = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: '' } });

@@ -22908,6 +22908,8 @@ export interface operations {
                              */
                             state: "live" | "stale" | "failing";
                         };
+                        /** @description equipment faults the detection rules found that are still going on, site-wide: a count only (issue 54) */
+                        equipmentFaults?: number;
                         /** @description of the scope, electricity only: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered; every utility: utilities.*.allUtilities */
                         figures: {
                             carbonMonthKg: number | null;
