@@ -4,6 +4,7 @@
 // episode with its waste, "not a fault" counted per rule, the flood guard under parallel evaluations, and a replay.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
 import { simulatorRig, MIN, DAY, type SimulatorRig } from '../helpers/rig.ts';
 
 /** Monday 12 January 2026, 08:00 UTC: a working day in winter (the plant heats and free-cools). */
@@ -294,6 +295,19 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.ok(inside.filter((i: number) => riseAt(i) > 1.5 + 1.2).length > inside.length / 2, 'the rise shows in the span');
     assert.equal(byName.sat.unit, '°C');
 
+    // The monthly report of January: the costliest equipment faults with their waste, the leak among them.
+    const { db, energy } = rig.server.service.deps;
+    const report = new ReportContentBuilder(db, energy.site).build('monthly-energy', 'January', Date.UTC(2026, 1, 5, 12));
+    const table = report.tables.find((t) => t.key === 'equipment-faults')!;
+    const ranked = (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { notAFault: unknown }) => !e.notAFault);
+    assert.deepEqual(
+      table.rows.map((row) => [row[0], row[1], row[6]]),
+      ranked.map((e: { equipment: string; ruleId: string; wasteMoneyPerDay: number }) => [e.equipment, e.ruleId, Math.round(e.wasteMoneyPerDay * 100) / 100]),
+    );
+    assert.equal(table.rows[0]![1], 'ahu-heating-coil-leak');
+    assert.equal(table.rows[0]![4], Math.round(current.wasteKwh * 10) / 10);
+    const december = new ReportContentBuilder(db, energy.site).build('monthly-energy', 'December', Date.UTC(2026, 0, 5, 12));
+    assert.deepEqual(december.tables.find((t) => t.key === 'equipment-faults')!.rows, [], 'a month before the fault lists none');
     // The wallboard (public, no token): the count only.
     const board = async () => (await rig.server.request('GET', '/api/wallboard')).body;
     const ongoing = (await rig.get('/api/fdd/episodes?open=true&limit=500')).length;
