@@ -219,6 +219,8 @@ const gatewayWorker = new Worker(
       res.end(JSON.stringify({ data }));
     });
   });
+  // The client keeps idle connections 30 s: the server must not close one first (a reused socket would be reset).
+  server.keepAliveTimeout = 120000;
   server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
   parentPort.on('message', () => server.close(() => process.exit(0)));
   `,
