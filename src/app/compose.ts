@@ -154,10 +154,11 @@ export async function createService(
   start(buildAnomalyChecks({ analysis, collecting }));
   start(billing);
   const { faultDetection } = start(
-    buildFaultDetection({ config, db, logger, gateway: iot, faults: facility.services.faults, alerts, now: options.collectorNow }),
+    buildFaultDetection({ config, db, audit, logger, gateway: iot, faults: facility.services.faults, alerts, now: options.collectorNow }),
   );
   const startedAt = Date.now();
-  const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt }));
+  const equipmentFaults = () => faultDetection.episodes.openCount();
+  const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt, equipmentFaults }));
   const operations = buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));

@@ -150,19 +150,49 @@ export class RuleRunner {
     this.scope = { values: this.values, params: equipment.params, window: (slot, fn, minutes) => windows[slot]!.compute(fn, minutes), hour: 0 };
   }
 
+  /**
+   * Whether a held sample refreshes the episode's evidence (the live job shows it); a replay answers no evidence and
+   * takes it only when an episode opens, which spares an object per held sample.
+   */
+  evidenceEverySample = true;
+
   /** One sample at `at`: `read` answers a code's value (undefined when the gateway had none). */
   step(at: number, read: (code: string) => number | undefined): StepResult {
-    // A sample stands for the time since the one before, up to a gap of two intervals (15 min at least): past that the
-    // gateway was away and the waste of the gap is not counted.
-    const dtHours = Math.min(this.previousAt === null ? this.intervalMs : at - this.previousAt, Math.max(2 * this.intervalMs, 15 * 60_000)) / HOUR_MS;
-    this.previousAt = at;
-    const keepMs = this.rule.windowMinutes * 60_000;
+    const dtHours = this.advance(at);
     for (let i = 0; i < this.codes.length; i++) {
       const value = read(this.codes[i]!);
       // A missing value: nothing is known at this sample, the rule neither holds nor clears.
       if (value === undefined || !Number.isFinite(value)) return 'none';
       this.values[i] = value;
     }
+    return this.decide(at, dtHours);
+  }
+
+  /**
+   * One sample of a replay: `columns[i]` is the series of `codes[i]` on the replay's step grid (NaN where the gateway
+   * had nothing), `k` the step. The same decision as `step`, without a lookup per code.
+   */
+  stepColumns(at: number, columns: readonly Float64Array[], k: number): StepResult {
+    const dtHours = this.advance(at);
+    for (let i = 0; i < columns.length; i++) {
+      const value = columns[i]![k]!;
+      if (!Number.isFinite(value)) return 'none';
+      this.values[i] = value;
+    }
+    return this.decide(at, dtHours);
+  }
+
+  /** The hours this sample stands for. */
+  private advance(at: number): number {
+    // A sample stands for the time since the one before, up to a gap of two intervals (15 min at least): past that the
+    // gateway was away and the waste of the gap is not counted.
+    const dtHours = Math.min(this.previousAt === null ? this.intervalMs : at - this.previousAt, Math.max(2 * this.intervalMs, 15 * 60_000)) / HOUR_MS;
+    this.previousAt = at;
+    return dtHours;
+  }
+
+  private decide(at: number, dtHours: number): StepResult {
+    const keepMs = this.rule.windowMinutes * 60_000;
     if (keepMs > 0) for (let i = 0; i < this.codes.length; i++) this.windows[i]!.push(at, this.values[i]!, keepMs);
     this.scope.hour = this.hourOf(at);
     for (const { slot, value } of this.rule.lets) this.values[slot] = value(this.scope);
@@ -180,7 +210,7 @@ export class RuleRunner {
         this.episode.wasteKwh += kwh;
         this.episode.heldHours += dtHours;
         this.episode.lastSeenAt = at;
-        this.episode.evidence = this.evidence();
+        if (this.evidenceEverySample) this.episode.evidence = this.evidence();
         return 'held';
       }
       if (this.holdingSince === null) {

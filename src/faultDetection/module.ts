@@ -4,6 +4,7 @@
 import type { AlertService, FaultService } from '../facility/index.ts';
 import type { GatewayPort } from '../gateway/index.ts';
 import type { Config } from '../platform/config.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
@@ -20,6 +21,8 @@ export type { FaultDetection };
 export type FaultDetectionNeeds = {
   config: Config;
   db: Db;
+  /** The snooze is audited. */
+  audit: AuditLog;
   logger: Logger;
   gateway: GatewayPort;
   faults: FaultService;
@@ -33,13 +36,22 @@ export function faultDetectionRouteGroups(needs: FaultDetectionRouteNeeds): Rout
   return { faultDetection: faultDetectionRoutes(needs) };
 }
 
-export function buildFaultDetection({ config, db, logger, gateway, faults, alerts, now }: FaultDetectionNeeds): Module<{ faultDetection: FaultDetection }> {
+export function buildFaultDetection({
+  config,
+  db,
+  audit,
+  logger,
+  gateway,
+  faults,
+  alerts,
+  now,
+}: FaultDetectionNeeds): Module<{ faultDetection: FaultDetection }> {
   const settings = siteSettings(db);
   const price = () => ({ price: settings().electricityPrice, currency: settings().currency });
   const pointModel = new PointModel(db);
   const ruleBook = new RuleBook(db);
   ruleBook.ensureLibrary();
-  const episodes = new Episodes(db, faults);
+  const episodes = new Episodes(db, faults, audit, now);
   const detector = new FaultDetector({
     model: pointModel,
     book: ruleBook,

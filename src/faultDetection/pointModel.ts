@@ -1,5 +1,5 @@
 // The point model: which equipment each gateway code belongs to and its Brick class and unit, the equipment's rated
-// figures, and the model's exchange formats (CSV both ways, Brick Turtle out). A unit that contradicts its class is
+// figures, and the model's exchange formats (CSV and Brick Turtle, both ways). A unit that contradicts its class is
 // refused here, naming the field.
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
@@ -8,6 +8,7 @@ import { fddEquipment, fddPoints, EQUIPMENT_TYPES } from '../platform/db/schema/
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { suggest, unitContradiction, type EquipmentType } from './brick.ts';
 import type { EquipmentModel } from './engine.ts';
+import { pointsFromTurtle } from './turtle.ts';
 import { DEFAULT_PARAMS } from './library.ts';
 import type { PointMappingInput } from './schemas.ts';
 
@@ -124,25 +125,63 @@ export class PointModel {
     });
   }
 
-  /** CSV in: each line checked as a confirmation would be; good lines written in one transaction, bad ones listed by line. */
+  /**
+   * CSV in (the export's own columns): every line checked as a confirmation would be; one bad line refuses the whole
+   * file (400, each bad line named with its number and field) and nothing is written. A good file is written in one
+   * transaction.
+   */
   importCsv(text: string): { imported: number; refused: Array<{ line: number; error: string }> } {
     const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
     if (lines[0]?.trim() !== CSV_HEADER)
-      throw new BadRequest(`the first line must be the header ${CSV_HEADER}`, [{ path: 'body', message: `first line must be ${CSV_HEADER}` }]);
-    const refused: Array<{ line: number; error: string }> = [];
+      throw new BadRequest(`the first line must be the header ${CSV_HEADER}`, [{ path: 'line 1', message: `must be ${CSV_HEADER}` }]);
+    const rows: Array<{ line: number; cells: string[] }> = [];
+    for (const [i, raw] of lines.slice(1).entries()) if (raw.trim()) rows.push({ line: i + 2, cells: parseCsvLine(raw) });
+    return this.importRows(rows, [], 'CSV');
+  }
+
+  /**
+   * Brick Turtle in (the export's own form, or any graph in the same terms: turtle.ts): each point checked as a CSV
+   * line is; one bad point or unreadable line refuses the whole file, naming the line, and nothing is written.
+   */
+  importTurtle(text: string): { imported: number; refused: Array<{ line: number; error: string }> } {
+    const equipmentTypes = Object.fromEntries(Object.entries(BRICK_EQUIPMENT).map(([type, brick]) => [brick, type]));
+    const units: Record<string, string> = {};
+    for (const [unit, qudt] of Object.entries(QUDT)) units[qudt] ??= unit;
+    const { rows, refused } = pointsFromTurtle(text, equipmentTypes, units);
+    return this.importRows(rows, refused, 'Turtle');
+  }
+
+  private importRows(
+    rows: Array<{ line: number; cells: string[] }>,
+    refusedAlready: Array<{ line: number; error: string }>,
+    format: string,
+  ): { imported: number; refused: Array<{ line: number; error: string }> } {
+    const refused = [...refusedAlready];
     const good: Array<[string, PointMappingInput]> = [];
-    for (const [i, raw] of lines.slice(1).entries()) {
-      if (!raw.trim()) continue;
-      const parsed = csvMapping(parseCsvLine(raw));
-      if (typeof parsed === 'string') refused.push({ line: i + 2, error: parsed });
-      else good.push(parsed);
+    const lineOf = new Map<string, number>();
+    for (const { line, cells } of rows) {
+      const parsed = csvMapping(cells);
+      if (typeof parsed === 'string') refused.push({ line, error: parsed });
+      else if (lineOf.has(parsed[0])) refused.push({ line, error: `code: ${parsed[0]} is also on line ${lineOf.get(parsed[0])}` });
+      else {
+        lineOf.set(parsed[0], line);
+        good.push(parsed);
+      }
     }
+    if (refused.length) {
+      refused.sort((a, b) => a.line - b.line);
+      throw new BadRequest(
+        `the ${format} file was not imported: ${refused.length} bad line${refused.length === 1 ? '' : 's'}, first line ${refused[0]!.line}: ${refused[0]!.error}`,
+        refused.slice(0, 100).map((r) => ({ path: `line ${r.line}`, message: r.error })),
+      );
+    }
+    if (!good.length) throw new BadRequest(`the ${format} file holds no points`, [{ path: 'body', message: 'no points' }]);
     const at = new Date().toISOString();
     this.db.sqlite.transaction(() => {
       for (const [code, input] of good) this.upsert.run({ code, ...input, updatedAt: at });
     })();
-    if (good.length) this.revision++;
-    return { imported: good.length, refused };
+    this.revision++;
+    return { imported: good.length, refused: [] };
   }
 
   exportCsv(): string {
@@ -171,6 +210,8 @@ export class PointModel {
         `ems:${localName('point', row.code)} a brick:${row.brickClass} ;`,
         `  brick:isPointOf ems:${localName('equipment', row.equipment)} ;`,
         ...(unit ? [`  brick:hasUnit unit:${unit} ;`] : []),
+        // EMS's own spelling of the unit, so the file comes back exactly (QUDT has no "on/off").
+        `  ems:unit ${literal(row.unit)} ;`,
         `  ems:gatewayCode ${literal(row.code)} .`,
       );
     }

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { GatewayPort } from '../gateway/index.ts';
 import type { IncomingMessage } from 'node:http';
-import { BadGateway, PayloadTooLarge, UnsupportedMediaType } from '../platform/errors.ts';
+import { AppError, BadGateway, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../platform/errors.ts';
 import { defineRoute, Reply } from '../platform/http/route.ts';
 import { ErrorBody } from '../platform/http/schemas.ts';
 import type { FaultDetector } from './detector.ts';
@@ -18,6 +18,8 @@ import {
   Equipment,
   EquipmentParams,
   EquipmentParamsBody,
+  EquipmentView,
+  Evidence,
   IdParam,
   ImportOutcome,
   NotAFaultBody,
@@ -29,12 +31,16 @@ import {
   RuleParams,
   RuleSummary,
   RuleSwitchBody,
+  SnoozeBody,
   Suggestion,
   type EpisodeView,
   type RuleDefinitionView,
 } from './schemas.ts';
 
 const tags = ['fault detection'];
+const HOUR_MS = 3_600_000;
+/** The longest stretch of history an evidence chart reads. */
+const EVIDENCE_MAX_MS = 14 * 24 * HOUR_MS;
 
 /** The context's services, with the gateway port the suggestions read and the site's price the waste is priced at. */
 export type FaultDetection = {
@@ -69,6 +75,7 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       method: row.method,
       faultId: row.faultId,
       notAFault: row.notAFaultAt ? { reason: row.notAFaultReason ?? '', at: row.notAFaultAt } : null,
+      snoozed: row.snoozedUntil ? { until: row.snoozedUntil, by: row.snoozedBy ?? '', reason: row.snoozeReason } : null,
     };
   };
   const summary = (rule: RuleDefinitionView) => {
@@ -144,7 +151,8 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       path: '/api/fdd/points/import',
       access: 'admin',
       summary: 'Import the point model from CSV',
-      description: 'Header code,equipment,equipmentType,brickClass,unit. Good lines are written in one transaction; each bad line is listed with its reason.',
+      description:
+        "Header code,equipment,equipmentType,brickClass,unit (the export's own format). All or nothing: one bad line refuses the file (400, each bad line named with its number and field) and nothing is written.",
       rawBody: { contentType: 'text/csv' },
       tags,
       schemas: { response: { 200: ImportOutcome, 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
@@ -185,6 +193,22 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       },
     }),
     defineRoute({
+      method: 'POST',
+      path: '/api/fdd/model.ttl',
+      access: 'admin',
+      summary: 'Import the point model from Brick Turtle',
+      description:
+        "The export's own form, or a Brick graph in the same terms: each point with ems:gatewayCode, its Brick class, brick:isPointOf an equipment of a Brick class EMS knows, brick:hasUnit. All or nothing: one bad point or unreadable line refuses the file (400, naming the line) and nothing is written.",
+      rawBody: { contentType: 'text/turtle' },
+      tags,
+      schemas: { response: { 200: ImportOutcome, 400: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
+      handler: async ({ ctx }) => {
+        if (!ctx.is('text/turtle', 'text/plain', 'application/x-turtle'))
+          throw new UnsupportedMediaType('Send the Turtle as the body (Content-Type: text/turtle)');
+        return pointModel.importTurtle(await readText(ctx.req, 2 * 1024 * 1024));
+      },
+    }),
+    defineRoute({
       method: 'GET',
       path: '/api/fdd/equipment',
       access: 'viewer',
@@ -199,6 +223,93 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
           params: unit.params,
           points: [...unit.points].map(([brickClass, code]) => ({ code, brickClass, unit: pointModel.list().find((row) => row.code === code)?.unit ?? '' })),
         })),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/fdd/equipment/:name',
+      access: 'viewer',
+      summary: 'One equipment: its points with their latest values, and its faults',
+      description:
+        "The points as mapped, each with the gateway's latest value (null and gateway 'unreachable' when the gateway is away: the rest still answers), and the equipment's episodes, newest first. Changes nothing.",
+      tags,
+      schemas: { params: EquipmentParams, response: { 200: EquipmentView, 404: ErrorBody } },
+      handler: async ({ params }) => {
+        const unit = pointModel.equipment().find((u) => u.name === params.name);
+        if (!unit) throw new NotFound(`no equipment ${params.name} in the point model`);
+        const rows = pointModel.list().filter((row) => row.equipment === params.name);
+        let gatewayState: 'ok' | 'unreachable' = 'ok';
+        const latest = new Map<string, { value: number | null; at: number | null; good: boolean }>();
+        try {
+          for (const v of await gateway.values(rows.map((row) => row.code)))
+            latest.set(v.code, { value: typeof v.value === 'boolean' ? Number(v.value) : v.value, at: v.at, good: v.good });
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          gatewayState = 'unreachable';
+        }
+        return {
+          name: unit.name,
+          type: unit.type,
+          params: unit.params,
+          gateway: gatewayState,
+          points: rows.map((row) => {
+            const v = latest.get(row.code);
+            return {
+              code: row.code,
+              brickClass: row.brickClass,
+              unit: row.unit,
+              value: v?.value ?? null,
+              at: v?.at == null ? null : new Date(v.at).toISOString(),
+              good: v?.good ?? false,
+            };
+          }),
+          episodes: episodes.ofUnit(unit.name, 100).map(present),
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/fdd/episodes/:id/evidence',
+      access: 'viewer',
+      summary: "An episode's evidence: the rule's points on one time axis around the fault's span",
+      description:
+        "Each input of the rule version that found it, read from the gateway's history over the span with a margin either side (at most 14 days, at most 500 samples per point as the gateway answers), and the span to shade. Changes nothing.",
+      tags,
+      schemas: { params: IdParam, response: { 200: Evidence, 404: ErrorBody, 502: ErrorBody } },
+      handler: async ({ params }) => {
+        const row = episodes.get(params.id);
+        const rule = ruleBook.version(row.ruleId, row.ruleVersion) ?? ruleBook.get(row.ruleId);
+        const unit = pointModel.equipment().find((u) => u.name === row.equipment);
+        const units = new Map(pointModel.list().map((p) => [p.code, p.unit]));
+        const start = Date.parse(row.startedAt);
+        const end = Date.parse(row.endedAt ?? row.lastSeenAt);
+        const margin = Math.max(HOUR_MS, (end - start) * 0.25);
+        const to = Math.min(end + margin, Math.max(end, Date.now()));
+        const from = Math.max(start - margin, to - EVIDENCE_MAX_MS);
+        const series = await Promise.all(
+          Object.entries(rule.inputs).map(async ([name, brickClass]) => {
+            const code = unit?.points.get(brickClass) ?? null;
+            const history = code ? ((await gateway.history(code, from, to)) ?? []) : [];
+            return {
+              name,
+              brickClass,
+              code,
+              unit: code ? (units.get(code) ?? '') : '',
+              at: history.map((h) => new Date(h.at).toISOString()),
+              value: history.map((h) => h.value),
+            };
+          }),
+        );
+        return {
+          episodeId: row.id,
+          ruleId: row.ruleId,
+          ruleVersion: row.ruleVersion,
+          equipment: row.equipment,
+          from: new Date(from).toISOString(),
+          to: new Date(to).toISOString(),
+          span: { from: row.startedAt, to: row.endedAt ?? row.lastSeenAt },
+          series,
+        };
+      },
     }),
     defineRoute({
       method: 'PUT',
@@ -311,6 +422,18 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       tags,
       schemas: { params: IdParam, body: NotAFaultBody, response: { 200: Episode, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => present(episodes.notAFault(params.id, body.reason, { id: user.id, username: user.username })),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/fdd/episodes/:id/snooze',
+      access: 'operator',
+      summary: 'Snooze an episode until a time',
+      description:
+        'Until then the rule finding the fault again on the equipment continues this episode instead of opening a new one (no new fault record). At most 90 days ahead; audited.',
+      example: { until: '2026-12-01T08:00:00Z', reason: 'Valve replacement booked for Monday' },
+      tags,
+      schemas: { params: IdParam, body: SnoozeBody, response: { 200: Episode, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, body, user }) => present(episodes.snooze(params.id, body.until, body.reason, { id: user.id, username: user.username })),
     }),
   ];
 }

@@ -141,6 +141,9 @@ export const Episode = Type.Object({
   method: Type.String(),
   faultId: Type.Union([Type.Integer(), Type.Null()]),
   notAFault: Type.Union([Type.Object({ reason: Type.String(), at: Timestamp }), Type.Null()]),
+  snoozed: Type.Union([Type.Object({ until: Timestamp, by: Type.String(), reason: Type.Union([Type.String(), Type.Null()]) }), Type.Null()], {
+    description: 'the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode',
+  }),
 });
 export type EpisodeView = Static<typeof Episode>;
 
@@ -153,6 +156,51 @@ export const EpisodeListQuery = Type.Object(
 );
 
 export const NotAFaultBody = Type.Object({ reason: Type.String({ minLength: 3, maxLength: 1000 }) }, { additionalProperties: false });
+export const EquipmentView = Type.Object({
+  name: Type.String(),
+  type: EquipmentTypeSchema,
+  params: Type.Record(Type.String(), Type.Number()),
+  points: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      brickClass: Type.String(),
+      unit: Type.String(),
+      value: Type.Union([Type.Number(), Type.Null()], { description: "the gateway's latest value; null when it has none or the gateway is away" }),
+      at: Type.Union([Timestamp, Type.Null()]),
+      good: Type.Boolean(),
+    }),
+  ),
+  gateway: Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]),
+  episodes: Type.Array(Episode),
+});
+
+export const Evidence = Type.Object({
+  episodeId: Type.Integer(),
+  ruleId: Type.String(),
+  ruleVersion: Type.Integer(),
+  equipment: Type.String(),
+  from: Timestamp,
+  to: Timestamp,
+  span: Type.Object({ from: Timestamp, to: Timestamp }, { description: "the episode's span, to shade" }),
+  series: Type.Array(
+    Type.Object({
+      name: Type.String({ description: "the rule's name for the input" }),
+      brickClass: Type.String(),
+      code: Type.Union([Type.String(), Type.Null()], { description: 'null when the equipment no longer has the class' }),
+      unit: Type.String(),
+      at: Type.Array(Timestamp),
+      value: Type.Array(Type.Number()),
+    }),
+  ),
+});
+
+export const SnoozeBody = Type.Object(
+  {
+    until: Timestamp,
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
 export const IdParam = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export const ReplayBody = Type.Object(

@@ -37,6 +37,8 @@ export type ScreensNeeds = {
   alerts: AlertService;
   jobs: JobRegistry;
   startedAt: number;
+  /** Fault detection's ongoing equipment faults, counted (the wallboard shows the number only). */
+  equipmentFaults?: () => number;
 };
 
 /** The most streams the box serves at once, all users together. */
@@ -48,7 +50,20 @@ export function screensRouteGroups(needs: DashboardRouteNeeds & WallboardRouteNe
   return { dashboard: dashboardRoutes(needs), wallboard: wallboardRoutes(needs), overview: overviewRoutes(needs), events: liveRoutes(needs) };
 }
 
-export function buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt }: ScreensNeeds): Module<Screens> {
+export function buildScreens({
+  config,
+  db,
+  audit,
+  iot,
+  collector,
+  configs,
+  energy,
+  analysis,
+  alerts,
+  jobs,
+  startedAt,
+  equipmentFaults,
+}: ScreensNeeds): Module<Screens> {
   const overview = new OverviewService(db, energy.site, analysis.comparisons, analysis.demandCharges, energy.commodities);
   const live = new LiveEvents(
     {
@@ -97,6 +112,7 @@ export function buildScreens({ config, db, audit, iot, collector, configs, energ
       commodities: energy.commodities,
       collection: () => ({ intervalMs: config.collectIntervalMs, collector: collector.health(), gateway: iot.health().gateway, startedAt }),
       gatewayCheckedAt: () => iot.health().checkedAt,
+      equipmentFaults,
     }),
   };
   return {

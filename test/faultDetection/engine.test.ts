@@ -95,3 +95,24 @@ test('every library rule passes the check; bad rules are named by path', () => {
     ['body.condition.minutes'],
   );
 });
+
+test("a replay's column steps decide as the live steps do, missing values and waste alike", () => {
+  const series = [5, 12, 12, undefined, 12, 12, 12, 9, 12, 9, 9, 9, 9, 9, 9, 9, 13, 14, 15, 16, 17, 9];
+  const live = new RuleRunner(new CompiledRule(rule), unit, 5 * MIN, () => 12);
+  const column = new RuleRunner(new CompiledRule(rule), unit, 5 * MIN, () => 12);
+  column.evidenceEverySample = false;
+  const grid = Float64Array.from(series, (v) => (v === undefined ? Number.NaN : v));
+  const episodes: Array<[number, number, number]> = [];
+  series.forEach((value, k) => {
+    const at = T0 + k * 5 * MIN;
+    const a = live.step(at, () => value);
+    const b = column.stepColumns(at, [grid], k);
+    assert.equal(b, a, `step ${k}`);
+    if (live.episode) {
+      assert.equal(column.episode!.wasteKwh, live.episode.wasteKwh);
+      episodes.push([k, live.episode.startedAt, column.episode!.startedAt]);
+    }
+  });
+  assert.ok(episodes.length > 0, 'the series opens an episode');
+  for (const [k, a, b] of episodes) assert.equal(b, a, `episode start at step ${k}`);
+});

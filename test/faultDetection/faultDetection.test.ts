@@ -4,6 +4,7 @@
 // episode with its waste, "not a fault" counted per rule, the flood guard under parallel evaluations, and a replay.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
 import { simulatorRig, MIN, DAY, type SimulatorRig } from '../helpers/rig.ts';
 
 /** Monday 12 January 2026, 08:00 UTC: a working day in winter (the plant heats and free-cools). */
@@ -74,17 +75,29 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
     assert.equal(csv.status, 200);
     assert.match(csv.text, /^code,equipment,equipmentType,brickClass,unit\r\n/);
     assert.match(csv.text, /ahu1\.sat,AHU-1,AHU,Supply_Air_Temperature_Sensor,°C/);
-    // Import: a changed line is written, a bad one listed by its line, the rest kept.
-    const body =
-      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\n';
-    const imported = await rig.server.request('POST', '/api/fdd/points/import', { token, raw: body, headers: { 'content-type': 'text/csv' } });
-    assert.equal(imported.status, 200, imported.text);
-    assert.equal(imported.body.imported, 1);
-    assert.deepEqual(
-      imported.body.refused.map((r: { line: number }) => r.line),
-      [3],
+    // Import, all or nothing: a file with one bad line is refused naming the line and field, and nothing is written.
+    const csvImport = (raw: string) => rig.server.request('POST', '/api/fdd/points/import', { token, raw, headers: { 'content-type': 'text/csv' } });
+    const before = await rig.get('/api/fdd/points');
+    const bad = await csvImport(
+      'code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\nahu1.oad,AHU-1,AHU,Outside_Air_Damper_Position_Sensor,kWh\nahu1.sat,AHU-3,AHU,Supply_Air_Temperature_Sensor,°C\n',
     );
-    assert.match(imported.body.refused[0].error, /^unit:/);
+    assert.equal(bad.status, 400, bad.text);
+    assert.deepEqual(
+      bad.body.details.map((d: { path: string }) => d.path),
+      ['line 3', 'line 4'],
+    );
+    assert.match(bad.body.details[0].message, /^unit:/);
+    assert.match(bad.body.details[1].message, /^code: ahu1\.sat is also on line 2/);
+    assert.deepEqual(await rig.get('/api/fdd/points'), before, 'nothing written');
+    // The export's own format comes back as it went out; then a good change is written.
+    assert.equal((await csvImport(csv.text)).body.imported, before.length);
+    assert.deepEqual(
+      (await rig.get('/api/fdd/points')).map((p: { updatedAt?: string }) => ({ ...p, updatedAt: undefined })),
+      before.map((p: { updatedAt?: string }) => ({ ...p, updatedAt: undefined })),
+    );
+    const good = await csvImport('code,equipment,equipmentType,brickClass,unit\nahu1.sat,AHU-2,AHU,Supply_Air_Temperature_Sensor,°C\n');
+    assert.equal(good.status, 200, good.text);
+    assert.equal(good.body.imported, 1);
     const points = await rig.get('/api/fdd/points');
     assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.sat').equipment, 'AHU-2');
     assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.oad').unit, '%');
@@ -96,6 +109,60 @@ test('suggestions map the plant; a unit that contradicts its class is refused na
       /ems:point_ahu1_2e_sat a brick:Supply_Air_Temperature_Sensor ;\n {2}brick:isPointOf ems:equipment_AHU-2 ;\n {2}brick:hasUnit unit:DEG_C ;/,
     );
     assert.match(ttl.text, /ems:equipment_Chiller-1 a brick:Chiller ;/);
+
+    // Turtle in: the export round-trips (every point back as it was, after the model was emptied)…
+    const ttlImport = (raw: string) => rig.server.request('POST', '/api/fdd/model.ttl', { token, raw, headers: { 'content-type': 'text/turtle' } });
+    const model = await rig.get('/api/fdd/points');
+    const strip = (rows: Array<Record<string, unknown>>) => rows.map(({ updatedAt: _, ...rest }) => rest);
+    for (const p of model) await rig.server.request('DELETE', `/api/fdd/points/${encodeURIComponent(p.code)}`, { token });
+    assert.equal((await rig.get('/api/fdd/points')).length, 0);
+    const back = await ttlImport(ttl.text);
+    assert.equal(back.status, 200, back.text);
+    assert.equal(back.body.imported, model.length);
+    assert.deepEqual(strip(await rig.get('/api/fdd/points')), strip(model));
+    // …a graph in Brick's own terms (hasPoint from the equipment, QUDT units, a comment) is read…
+    const integrator = [
+      '@prefix brick: <https://brickschema.org/schema/Brick#> .',
+      'PREFIX unit: <http://qudt.org/vocab/unit/>',
+      '@prefix ems: <urn:ems:model#> .',
+      '@prefix b: <urn:site:b1#> .',
+      "# the integrator's AHU 7",
+      'b:ahu7 a brick:AHU ; brick:hasPoint b:sat7, b:fan7 .',
+      'b:sat7 a brick:Supply_Air_Temperature_Sensor ; brick:hasUnit unit:DEG_C ; ems:gatewayCode "ahu7.sat" .',
+      'b:fan7 a brick:Supply_Fan_Status ; ems:gatewayCode "ahu7.sf"^^<http://www.w3.org/2001/XMLSchema#string> .',
+    ].join('\n');
+    const read = await ttlImport(integrator);
+    assert.equal(read.status, 200, read.text);
+    const seven = (await rig.get('/api/fdd/points')).filter((p: { equipment: string }) => p.equipment === 'ahu7');
+    assert.deepEqual(
+      seven.map((p: Record<string, string>) => [p.code, p.equipmentType, p.brickClass, p.unit]),
+      [
+        ['ahu7.sat', 'AHU', 'Supply_Air_Temperature_Sensor', '°C'],
+        ['ahu7.sf', 'AHU', 'Supply_Fan_Status', ''],
+      ],
+    );
+    // …and a bad point or an unreadable line refuses the file, naming the line; nothing is written.
+    const wrongUnit = ttl.text.replace(
+      /(ems:point_ahu1_2e_mat a brick:Mixed_Air_Temperature_Sensor ;\n(?: {2}.*\n)*? {2})brick:hasUnit unit:DEG_C ;\n {2}ems:unit "°C" ;/,
+      '$1brick:hasUnit unit:KiloW ;',
+    );
+    assert.notEqual(wrongUnit, ttl.text);
+    const matLine = wrongUnit.split('\n').findIndex((l) => l.startsWith('ems:point_ahu1_2e_mat ')) + 1;
+    const afterAll = await rig.get('/api/fdd/points');
+    const refusedUnit = await ttlImport(wrongUnit.replace('ems:equipment_AHU-2 a brick:AHU', 'ems:equipment_AHU-2 a brick:AHU_Nonesuch'));
+    assert.equal(refusedUnit.status, 400, refusedUnit.text);
+    assert.ok(
+      refusedUnit.body.details.some((d: { path: string; message: string }) => d.path === `line ${matLine}` && /^unit:/.test(d.message)),
+      JSON.stringify(refusedUnit.body.details),
+    );
+    assert.ok(
+      refusedUnit.body.details.some((d: { message: string }) => /^equipmentType: .*AHU-2/.test(d.message)),
+      JSON.stringify(refusedUnit.body.details),
+    );
+    const broken = await ttlImport('@prefix brick: <https://brickschema.org/schema/Brick#> .\n\nfoo:x a brick:AHU .\n');
+    assert.equal(broken.status, 400);
+    assert.deepEqual(broken.body.details, [{ path: 'line 3', message: 'unknown prefix "foo:"' }]);
+    assert.deepEqual(await rig.get('/api/fdd/points'), afterAll, 'nothing written by the refusals');
   } finally {
     await rig.close();
   }
@@ -188,7 +255,64 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.equal(faults.total, 1, 'one fault record per episode');
     // Ranked by money: the leak first.
     assert.equal((await rig.get('/api/fdd/episodes'))[0].ruleId, 'ahu-heating-coil-leak');
+    // The equipment view: its points with the gateway's latest values, and its faults.
+    const ahu = await rig.get('/api/fdd/equipment/AHU-1');
+    const mapped = (await rig.get('/api/fdd/points')).filter((p: { equipment: string }) => p.equipment === 'AHU-1');
+    assert.equal(ahu.gateway, 'ok');
+    assert.deepEqual(ahu.points.map((p: { code: string }) => p.code).sort(), mapped.map((p: { code: string }) => p.code).sort());
+    const sat = ahu.points.find((p: { code: string }) => p.code === 'ahu1.sat');
+    assert.equal(sat.good, true);
+    assert.ok(Number.isFinite(sat.value) && sat.value > 5 && sat.value < 40, JSON.stringify(sat));
+    assert.deepEqual(
+      ahu.episodes.map((e: { id: number }) => e.id),
+      (await rig.get('/api/fdd/episodes?limit=500'))
+        .filter((e: { equipment: string }) => e.equipment === 'AHU-1')
+        .map((e: { id: number }) => e.id)
+        .sort((a: number, b: number) => b - a),
+    );
+    assert.equal((await rig.server.request('GET', '/api/fdd/equipment/AHU-9', { token })).status, 404);
+    // The evidence: the rule's points over the span with a margin, the span to shade; the leak shows in them.
+    const evidence = await rig.get(`/api/fdd/episodes/${current.id}/evidence`);
+    assert.deepEqual(
+      evidence.series.map((s: { name: string }) => s.name),
+      ['sat', 'mat', 'hcv', 'ccv'],
+    );
+    assert.deepEqual(evidence.span, { from: current.startedAt, to: current.lastSeenAt });
+    assert.ok(evidence.from < current.startedAt && evidence.to > current.lastSeenAt, JSON.stringify([evidence.from, evidence.to]));
+    const byName = Object.fromEntries(evidence.series.map((s: { name: string; at: string[]; value: number[] }) => [s.name, s]));
+    for (const s of evidence.series) {
+      assert.ok(s.at.length >= 20, `${s.name}: ${s.at.length} samples`);
+      assert.ok(
+        s.at.every((at: string) => at >= evidence.from && at <= evidence.to),
+        s.name,
+      );
+    }
+    // Inside the span the air leaves warmer than it came, past the fan heat (the leak's signature).
+    const within = (at: string) => at >= current.startedAt && at <= current.lastSeenAt;
+    const riseAt = (i: number) => byName.sat.value[i] - byName.mat.value[byName.mat.at.indexOf(byName.sat.at[i])];
+    const inside = byName.sat.at.map((at: string, i: number) => (within(at) ? i : -1)).filter((i: number) => i >= 0);
+    assert.ok(inside.length > 0);
+    assert.ok(inside.filter((i: number) => riseAt(i) > 1.5 + 1.2).length > inside.length / 2, 'the rise shows in the span');
+    assert.equal(byName.sat.unit, '°C');
 
+    // The monthly report of January: the costliest equipment faults with their waste, the leak among them.
+    const { db, energy } = rig.server.service.deps;
+    const report = new ReportContentBuilder(db, energy.site).build('monthly-energy', 'January', Date.UTC(2026, 1, 5, 12));
+    const table = report.tables.find((t) => t.key === 'equipment-faults')!;
+    const ranked = (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { notAFault: unknown }) => !e.notAFault);
+    assert.deepEqual(
+      table.rows.map((row) => [row[0], row[1], row[6]]),
+      ranked.map((e: { equipment: string; ruleId: string; wasteMoneyPerDay: number }) => [e.equipment, e.ruleId, Math.round(e.wasteMoneyPerDay * 100) / 100]),
+    );
+    assert.equal(table.rows[0]![1], 'ahu-heating-coil-leak');
+    assert.equal(table.rows[0]![4], Math.round(current.wasteKwh * 10) / 10);
+    const december = new ReportContentBuilder(db, energy.site).build('monthly-energy', 'December', Date.UTC(2026, 0, 5, 12));
+    assert.deepEqual(december.tables.find((t) => t.key === 'equipment-faults')!.rows, [], 'a month before the fault lists none');
+    // The wallboard (public, no token): the count only.
+    const board = async () => (await rig.server.request('GET', '/api/wallboard')).body;
+    const ongoing = (await rig.get('/api/fdd/episodes?open=true&limit=500')).length;
+    assert.ok(ongoing >= 1);
+    assert.equal((await board()).equipmentFaults, ongoing);
     const operator = await rig.server.createUser({ role: 'operator' });
     const dismissed = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, {
       token: operator.accessToken,
@@ -197,6 +321,7 @@ test('a leaking valve opens one fault in /api/faults within persistence + one ev
     assert.equal(dismissed.status, 200, dismissed.text);
     assert.deepEqual(dismissed.body.notAFault.reason, 'commissioning test of the coil');
     assert.equal((await rig.get(`/api/faults/${current.faultId}`)).status, 'closed');
+    assert.equal((await board()).equipmentFaults, ongoing - 1, 'not a fault: no longer counted');
     const twice = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: 'again' } });
     assert.equal(twice.status, 409);
     const short = await rig.server.request('POST', `/api/fdd/episodes/${current.id}/not-a-fault`, { token: operator.accessToken, body: { reason: '' } });
@@ -289,6 +414,80 @@ test('try before trust: a replay over the gateway history finds the override and
       body: { from: new Date(MONDAY).toISOString(), to: new Date(MONDAY + DAY).toISOString() },
     });
     assert.equal(missing.status, 404);
+  } finally {
+    await rig.close();
+  }
+});
+
+test('snooze: the fault found again before the snooze ends continues its episode (no new fault); after it, a new one opens; audited', async () => {
+  const HOUR = 60 * MIN;
+  const evening = (day: number) => MONDAY + day * DAY + 11 * HOUR; // 19:00, the schedule has ended
+  const overrides = [0, 1, 2].map((day) => ({ kind: 'schedule-override' as const, from: evening(day), to: evening(day) + 90 * MIN }));
+  const rig = await plantRig(overrides);
+  try {
+    await confirmSuggestions(rig);
+    const operator = await rig.server.createUser({ role: 'operator' });
+    const token = operator.accessToken;
+    const fanEpisodes = async () =>
+      (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { ruleId: string; equipment: string }) => e.ruleId === 'ahu-fan-out-of-schedule');
+    // Monday evening: the override opens its episode.
+    rig.clock.now = evening(0) - 10 * MIN;
+    await evaluateUntil(rig, evening(0) + 60 * MIN);
+    const [first] = await fanEpisodes();
+    assert.ok(first, 'the override opened an episode');
+    const past = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now - MIN).toISOString() },
+    });
+    assert.equal(past.status, 400);
+    assert.equal(past.body.details[0].path, 'body.until');
+    const tooLong = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now + 91 * DAY).toISOString() },
+    });
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.details[0].path, 'body.until');
+    const until = new Date(MONDAY + 2 * DAY).toISOString(); // Wednesday 08:00
+    const snoozed = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token,
+      body: { until, reason: 'fan contactor booked for Wednesday' },
+    });
+    assert.equal(snoozed.status, 200, snoozed.text);
+    assert.deepEqual(snoozed.body.snoozed, { until, by: operator.user.username, reason: 'fan contactor booked for Wednesday' });
+    const audit = await rig.get(`/api/audit?resource=fdd_episodes&resourceId=${first.id}&action=snooze`);
+    assert.equal(audit.total, 1);
+    assert.equal(audit.items[0].username, operator.user.username);
+    // The episode ends after its hold-off; Tuesday evening the override comes back while snoozed: the same episode.
+    await evaluateUntil(rig, evening(1) - 10 * MIN, 30 * MIN);
+    assert.notEqual((await fanEpisodes())[0].endedAt, null, 'ended after the hold-off');
+    await evaluateUntil(rig, evening(1) + 60 * MIN);
+    const tuesday = await fanEpisodes();
+    assert.equal(tuesday.length, 1, JSON.stringify(tuesday));
+    assert.equal(tuesday[0].id, first.id);
+    assert.equal(tuesday[0].endedAt, null, 'open again');
+    assert.ok(Date.parse(tuesday[0].lastSeenAt) > evening(1), tuesday[0].lastSeenAt);
+    assert.ok(tuesday[0].wasteKwh > first.wasteKwh, 'the waste carries on');
+    assert.equal((await rig.get('/api/faults?q=ahu-fan-out-of-schedule')).total, 1, 'no new fault record while snoozed');
+    // Wednesday evening, the snooze over: a new episode and its fault.
+    await evaluateUntil(rig, evening(2) - 10 * MIN, 30 * MIN);
+    await evaluateUntil(rig, evening(2) + 60 * MIN);
+    const wednesday = await fanEpisodes();
+    assert.equal(wednesday.length, 2, JSON.stringify(wednesday));
+    assert.equal((await rig.get('/api/faults?q=ahu-fan-out-of-schedule')).total, 2);
+    // "Not a fault" then snooze: nothing to snooze.
+    const other = wednesday.find((e: { id: number }) => e.id !== first.id);
+    await rig.server.request('POST', `/api/fdd/episodes/${other.id}/not-a-fault`, { token, body: { reason: 'planned late event' } });
+    const late = await rig.server.request('POST', `/api/fdd/episodes/${other.id}/snooze`, {
+      token,
+      body: { until: new Date(rig.clock.now + DAY).toISOString() },
+    });
+    assert.equal(late.status, 409);
+    const viewer = await rig.server.createUser({ role: 'viewer' });
+    const refused = await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, {
+      token: viewer.accessToken,
+      body: { until: new Date(rig.clock.now + DAY).toISOString() },
+    });
+    assert.equal(refused.status, 403);
   } finally {
     await rig.close();
   }

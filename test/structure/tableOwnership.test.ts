@@ -91,6 +91,8 @@ const CROSSINGS: Record<string, string> = {
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'alerts ← fleetSync/link.ts':
     "counts the alerts above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
+  'fdd_episodes ← reporting/reports/content.ts':
+    "a monthly report's costliest equipment faults over its period, a ranked read in SQL in the report's read (reporting is built before faultDetection)",
   'alerts ← reporting/reports/content.ts': "a report's alert list and counts by level over its period, aggregates in SQL in the report's read",
   'alerts ← screens/dashboard/service.ts': "the public dashboard's recent alerts: only public fields (publicTitle), kept with the dashboard's payload",
   'alerts ← screens/overview/service.ts':

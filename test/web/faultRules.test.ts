@@ -1,21 +1,24 @@
 // The fault-detection rules screen (issue 54) in Chromium against GET /api/fdd/rules and POST …/replay, on the built-in
 // simulator with its plant (EMS_SIM_EQUIPMENT=on) and its points mapped as the suggestions say: each rule with its
 // source and status ("cannot run: …" where the plant lacks a class), and "try it on history" showing the episodes and
-// waste the API answers for the same period, a fan override injected into the plant's past being found.
+// waste the API answers for the same period, a fan override injected into the plant's past being found. Then the
+// mapping screen (a unit contradicting its class refused on its row, a forgotten code confirmed from its suggestion),
+// the equipment view and a fault's evidence chart, each figure checked against the API, axe-clean light and dark.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let operator: TestUser;
+let admin: TestUser;
 const DAY = 86_400_000;
 const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
 
 before(async () => {
   rig = await startRig({ EMS_IOT_BASE_URL: 'sim', EMS_SIM_EQUIPMENT: 'on' });
   operator = await rig.server.createUser({ role: 'operator', username: 'tuner' });
-  const admin = await rig.server.createUser({ role: 'admin' });
+  admin = await rig.server.createUser({ role: 'admin', username: 'mapper' });
   const suggestions = (await rig.server.request('GET', '/api/fdd/points/suggestions', { token: admin.accessToken })).body;
   const lines = suggestions
     .filter((s: { code: string; brickClass: string | null }) => s.brickClass && /^(ahu1|vav\d|chiller1|hw)\./.test(s.code))
@@ -65,5 +68,79 @@ test('rules with source and status; trying the override rule on history shows wh
   assert.equal(await result.locator('li').count(), api.body.episodes.length);
   assert.equal((await rig.server.request('GET', '/api/fdd/episodes', { token: operator.accessToken })).body.length, 0, 'trying writes nothing');
   assertNoProblems(problems, 'fault rules');
+  await context.close();
+});
+
+test('mapping, equipment view and evidence chart show what the API answers; axe light and dark', async () => {
+  const token = admin.accessToken;
+  const get = async (path: string) => {
+    const answer = await rig.server.request('GET', path, { token });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body;
+  };
+  // A code forgotten, to be confirmed again from its suggestion.
+  assert.equal((await rig.server.request('DELETE', '/api/fdd/points/ahu1.rat', { token })).status, 204);
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/admin/fdd-mapping`);
+  await signInThroughForm(page, 'mapper', admin.password);
+  await settled(page);
+  await page.getByRole('heading', { name: 'Point mapping for fault detection', level: 1 }).waitFor();
+  await page.locator('[data-code="ahu1.rat"]').waitFor();
+  assert.match((await page.locator('[data-code="ahu1.rat"]').textContent())!, /suggested/);
+  await page.getByLabel('Unit ahu1.sat', { exact: true }).fill('kW');
+  await page.getByLabel('Select ahu1.rat', { exact: true }).check();
+  await page.getByRole('button', { name: 'Confirm 2 selected' }).click();
+  await page.locator('[data-code="ahu1.sat"] [role="alert"]').waitFor();
+  assert.match((await page.locator('[data-code="ahu1.sat"] [role="alert"]').textContent())!, /unit .*temperature/);
+  const points = await get('/api/fdd/points');
+  assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.sat').unit, '°C', 'the refused row wrote nothing');
+  const rat = points.find((p: { code: string }) => p.code === 'ahu1.rat');
+  assert.deepEqual([rat.equipment, rat.brickClass, rat.unit], ['AHU-1', 'Return_Air_Temperature_Sensor', '°C']);
+  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the mapping screen');
+
+  // A fault of last night's override (the plant's past holds it), as the detector would have written it.
+  const { episodes, ruleBook } = rig.server.service.deps.faultDetection;
+  const night = Date.parse(`${day(-1)}T20:00:00Z`);
+  const id = episodes.start(
+    ruleBook.get('ahu-fan-out-of-schedule'),
+    'AHU-1',
+    { startedAt: night, lastSeenAt: night + 3 * 3_600_000, endedAt: null, wasteKwh: 12, heldHours: 3, evidence: { sf: 1 } },
+    0.25,
+  );
+  const unit = await get('/api/fdd/equipment/AHU-1');
+  const evidence = await get(`/api/fdd/episodes/${id}/evidence`);
+  for (const scheme of ['light', 'dark'] as const) {
+    const dark = scheme === 'dark' ? await openPage(rig.browser, `${rig.server.url}/login`, { colorScheme: 'dark' }) : null;
+    const view = dark?.page ?? page;
+    if (dark) await signInThroughForm(view, 'mapper', admin.password);
+    await goInside(view, `/faults/equipment/AHU-1?episode=${id}`);
+    await view.getByRole('heading', { name: 'Equipment AHU-1', level: 1 }).waitFor();
+    assert.deepEqual(
+      await view.locator('[data-table="fdd-points"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))),
+      unit.points.map((p: { code: string }) => p.code),
+    );
+    assert.equal(await view.locator('[data-table="fdd-equipment-episodes"] tbody tr').count(), unit.episodes.length);
+    await view.locator(`[data-evidence="${id}"] canvas`).first().waitFor();
+    const table = view.locator('[data-table="fdd-evidence"]');
+    assert.deepEqual(
+      (await table.locator('thead th').allTextContents()).slice(1),
+      evidence.series.map((s: { name: string; unit: string }) => `${s.name} (${s.unit || '–'})`),
+    );
+    const times = new Set(evidence.series.flatMap((s: { at: string[] }) => s.at));
+    assert.equal(await table.locator('tbody tr').count(), times.size);
+    const first = evidence.series[0];
+    const formatted = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(first.value[0]);
+    assert.equal((await table.locator('tbody tr').first().locator('td').nth(1).textContent())!.trim(), formatted);
+    assert.deepEqual((await axeViolations(view)).join('\n'), '', `axe on the equipment view (${scheme})`);
+    if (dark) {
+      assertNoProblems(dark.problems, 'equipment view (dark)');
+      await dark.context.close();
+    }
+  }
+  // The one 400 is the refused row's answer, meant.
+  assert.equal(problems.filter((p) => /status of 400/.test(p)).length, 1);
+  assertNoProblems(
+    problems.filter((p) => !/status of 400/.test(p)),
+    'mapping and equipment',
+  );
   await context.close();
 });

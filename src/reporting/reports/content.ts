@@ -146,6 +146,7 @@ export function reportPeriod(template: TemplateKey, timezone: string, now: numbe
 }
 
 const TOP_ALERTS = 10;
+const TOP_EQUIPMENT_FAULTS = 10;
 const LEVEL_RANK = `CASE level WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END`;
 
 type Site = { siteName: string; timezone: string; locale: string; currency: string };
@@ -190,6 +191,7 @@ export class ReportContentBuilder {
   private readonly faultCounts;
   private readonly mttr;
   private readonly maintenanceDue;
+  private readonly equipmentFaults;
 
   constructor(
     db: Db,
@@ -232,6 +234,15 @@ export class ReportContentBuilder {
          WHERE status IN ('resolved', 'closed') AND resolved_at >= ? AND resolved_at < ?`,
       )
       .pluck();
+    // raw SQL: a monthly report's costliest equipment faults (issue 54): the fault-detection episodes overlapping the
+    // period, "not a fault" left out, by money wasted per day; each with its whole episode's waste
+    this.equipmentFaults = sqlite
+      .prepare(
+        `SELECT equipment, rule_id, started_at, ended_at, ROUND(waste_kwh, 1), ROUND(waste_kwh_per_day, 1), ROUND(waste_money_per_day, 2)
+         FROM fdd_episodes WHERE not_a_fault_at IS NULL AND started_at < ? AND COALESCE(ended_at, last_seen_at) >= ?
+         ORDER BY waste_money_per_day DESC, id DESC LIMIT ${TOP_EQUIPMENT_FAULTS}`,
+      )
+      .raw();
     // raw SQL: overdue maintenance of a report (status IN, due before the end), ordered
     this.maintenanceDue = sqlite
       .prepare(
@@ -283,6 +294,16 @@ export class ReportContentBuilder {
           ...(demandCharge ? [demandChargeTable(demandCharge.current)] : []),
           ...(commodities ? commodityTables(commodities) : []),
           topAlerts,
+          ...(template === 'monthly-energy'
+            ? [
+                {
+                  key: 'equipment-faults',
+                  title: 'Costliest equipment faults',
+                  columns: ['equipment', 'rule', 'started_at', 'ended_at', 'waste_kwh', 'waste_kwh_per_day', 'waste_money_per_day'],
+                  rows: this.equipmentFaults.all(window[1], window[0]) as Cell[][],
+                },
+              ]
+            : []),
         ];
         return {
           ...base,

@@ -443,9 +443,11 @@ function niceStep(raw: number): number {
   return (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * power;
 }
 
-const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at']);
+const TIME_COLUMNS = new Set(['occurred_at', 'scheduled_at', 'at', 'started_at', 'ended_at']);
 const ONE_DECIMAL = new Set([
   'kwh',
+  'waste_kwh',
+  'waste_kwh_per_day',
   'carbon_kg',
   'kw',
   'mttr_hours',
@@ -459,7 +461,7 @@ const ONE_DECIMAL = new Set([
   'self_consumption_kwh',
   'net_import_kwh',
 ]);
-const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue']);
+const MONEY = new Set(['cost', 'demand_charge_per_kw', 'demand_charge', 'energy_cost', 'total_cost', 'import_cost', 'feed_in_revenue', 'waste_money_per_day']);
 const SHARE = new Set(['self_consumption_rate', 'self_sufficiency', 'measured', 'estimated', 'missing']);
 const TRANSLATED = new Set(['level', 'status', 'severity', 'type', 'overdue', 'basis', 'commodity']);
 

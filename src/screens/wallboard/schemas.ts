@@ -135,6 +135,9 @@ export const WallboardPayload = Type.Object(
       more: Type.Integer({ description: 'active critical and warning alerts beyond the list' }),
     }),
     openFaults: Type.Integer(),
+    equipmentFaults: Type.Optional(
+      Type.Integer({ description: 'equipment faults the detection rules found that are still going on, site-wide: a count only (issue 54)' }),
+    ),
     gateway: Type.Object({
       state: stringEnum(['up', 'degraded', 'down', 'unknown'] as const, 'degraded: the gateway answers, but meter collections fail'),
       checkedAt: Type.Union([Timestamp, Type.Null()]),

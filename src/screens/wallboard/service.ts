@@ -112,6 +112,8 @@ type Parts = {
   commodities: CommodityFigures;
   collection: () => Omit<CollectionFacts, 'now'>;
   gatewayCheckedAt: () => string | null;
+  /** Fault detection's ongoing equipment faults (a count only); absent when the box has no fault detection. */
+  equipmentFaults?: () => number;
 };
 
 type AlertRow = { title: string; level: 'critical' | 'warning'; area: string | null; since: string; clearedAt: string | null };
@@ -257,6 +259,7 @@ export class WallboardService {
         more: Math.max(0, counts.critical + counts.warning - active.length),
       },
       openFaults: this.parts.overview.stats().openFaults,
+      ...(this.parts.equipmentFaults ? { equipmentFaults: this.parts.equipmentFaults() } : {}),
       gateway: { state: gateway, checkedAt: this.parts.gatewayCheckedAt() },
       dataState,
       generatedAt: at.toISOString(),

@@ -68,6 +68,10 @@ export const fddEpisodes = sqliteTable(
     faultId: integer('fault_id').references(() => faults.id, { onDelete: 'set null' }),
     notAFaultReason: text('not_a_fault_reason'),
     notAFaultAt: text('not_a_fault_at'),
+    /** Snoozed until then (migration 0036): the rule holding again on the equipment meanwhile continues this episode. */
+    snoozedUntil: text('snoozed_until'),
+    snoozedBy: text('snoozed_by'),
+    snoozeReason: text('snooze_reason'),
   },
   (t) => [index('fdd_episodes_rule_idx').on(t.ruleId, t.equipment, t.endedAt), index('fdd_episodes_started_idx').on(t.startedAt)],
 );

@@ -408,6 +408,7 @@ function render(payload) {
       : '',
   );
   setFigure('openFaults', payload.openFaults, t('openFaults', { n: payload.openFaults }));
+  setFigure('equipmentFaults', payload.equipmentFaults, t('equipmentFaults', { n: payload.equipmentFaults }));
   for (const level of ['critical', 'warning']) {
     const count = payload.alerts.counts[level];
     setFigure(`alerts.${level}`, count, t(level, { n: count }));

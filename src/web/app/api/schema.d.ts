@@ -2182,6 +2182,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fdd/episodes/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An episode's evidence: the rule's points on one time axis around the fault's span
+         * @description Each input of the rule version that found it, read from the gateway's history over the span with a margin either side (at most 14 days, at most 500 samples per point as the gateway answers), and the span to shade. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEpisodesIdEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fdd/episodes/{id}/not-a-fault": {
         parameters: {
             query?: never;
@@ -2198,6 +2220,28 @@ export interface paths {
          *     **Requires role operator** (operator or admin).
          */
         post: operations["postApiFddEpisodesIdNotAFault"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fdd/episodes/{id}/snooze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Snooze an episode until a time
+         * @description Until then the rule finding the fault again on the equipment continues this episode instead of opening a new one (no new fault record). At most 90 days ahead; audited.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        post: operations["postApiFddEpisodesIdSnooze"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2233,7 +2277,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One equipment: its points with their latest values, and its faults
+         * @description The points as mapped, each with the gateway's latest value (null and gateway 'unreachable' when the gateway is away: the rest still answers), and the equipment's episodes, newest first. Changes nothing.
+         *
+         *     **Requires role viewer** (any signed-in user).
+         */
+        get: operations["getApiFddEquipmentName"];
         /**
          * Set an equipment's rated figures
          * @description Airflow (airKwPerK), capacities, COP, efficiencies: what the waste methods use.
@@ -2263,7 +2313,13 @@ export interface paths {
          */
         get: operations["getApiFddModelTtl"];
         put?: never;
-        post?: never;
+        /**
+         * Import the point model from Brick Turtle
+         * @description The export's own form, or a Brick graph in the same terms: each point with ems:gatewayCode, its Brick class, brick:isPointOf an equipment of a Brick class EMS knows, brick:hasUnit. All or nothing: one bad point or unreadable line refuses the file (400, naming the line) and nothing is written.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiFddModelTtl"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2353,7 +2409,7 @@ export interface paths {
         put?: never;
         /**
          * Import the point model from CSV
-         * @description Header code,equipment,equipmentType,brickClass,unit. Good lines are written in one transaction; each bad line is listed with its reason.
+         * @description Header code,equipment,equipmentType,brickClass,unit (the export's own format). All or nothing: one bad line refuses the file (400, each bad line named with its number and field) and nothing is written.
          *
          *     **Requires role admin**.
          */
@@ -15873,6 +15929,16 @@ export interface operations {
                         } | null;
                         ruleId: string;
                         ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -15889,6 +15955,100 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddEpisodesIdEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodeId: number;
+                        equipment: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        ruleId: string;
+                        ruleVersion: number;
+                        series: {
+                            at: string[];
+                            brickClass: string;
+                            /** @description null when the equipment no longer has the class */
+                            code: string | null;
+                            /** @description the rule's name for the input */
+                            name: string;
+                            unit: string;
+                            value: number[];
+                        }[];
+                        /** @description the episode's span, to shade */
+                        span: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            to: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            /** @description The upstream (gateway or provider) failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The gateway answered with an error",
+                     *       "code": "BAD_GATEWAY"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["DatabaseBusy"];
         };
     };
@@ -15946,6 +16106,16 @@ export interface operations {
                         } | null;
                         ruleId: string;
                         ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC
@@ -15960,6 +16130,145 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiFddEpisodesIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "until": "2026-12-01T08:00:00Z",
+                 *       "reason": "Valve replacement booked for Monday"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC
+                     */
+                    until: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currency: string;
+                        endedAt: string | null;
+                        equipment: string;
+                        evidence: {
+                            [key: string]: number;
+                        };
+                        faultId: number | null;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSeenAt: string;
+                        method: string;
+                        notAFault: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        title: string;
+                        /** @description kWh summed over the samples the rule held */
+                        wasteKwh: number;
+                        wasteKwhPerDay: number;
+                        wasteMoneyPerDay: number;
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["RoleTooLow"];
             /** @description Not found */
@@ -16032,6 +16341,110 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthenticated"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    getApiFddEquipmentName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        episodes: {
+                            currency: string;
+                            endedAt: string | null;
+                            equipment: string;
+                            evidence: {
+                                [key: string]: number;
+                            };
+                            faultId: number | null;
+                            id: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastSeenAt: string;
+                            method: string;
+                            notAFault: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                at: string;
+                                reason: string;
+                            } | null;
+                            ruleId: string;
+                            ruleVersion: number;
+                            /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                            snoozed: {
+                                by: string;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                until: string;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            title: string;
+                            /** @description kWh summed over the samples the rule held */
+                            wasteKwh: number;
+                            wasteKwhPerDay: number;
+                            wasteMoneyPerDay: number;
+                        }[];
+                        gateway: "ok" | "unreachable";
+                        name: string;
+                        params: {
+                            [key: string]: number;
+                        };
+                        points: {
+                            at: string | null;
+                            brickClass: string;
+                            code: string;
+                            good: boolean;
+                            unit: string;
+                            /** @description the gateway's latest value; null when it has none or the gateway is away */
+                            value: number | null;
+                        }[];
+                        /** @enum {string} */
+                        type: "AHU" | "VAV" | "Chiller" | "HotWaterLoop" | "Zone" | "Meter";
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
         };
@@ -16122,6 +16535,86 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiFddModelTtl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/turtle": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        imported: number;
+                        refused: {
+                            error: string;
+                            line: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload too large",
+                     *       "code": "PAYLOAD_TOO_LARGE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported media type",
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getApiFddPoints: {
@@ -23176,6 +23669,8 @@ export interface operations {
                              */
                             state: "live" | "stale" | "failing";
                         };
+                        /** @description equipment faults the detection rules found that are still going on, site-wide: a count only (issue 54) */
+                        equipmentFaults?: number;
                         /** @description of the scope, electricity only: the site figures equal GET /api/dashboard overview; an area has cost and carbon only when it is metered; every utility: utilities.*.allUtilities */
                         figures: {
                             carbonMonthKg: number | null;

@@ -9,6 +9,7 @@ export function AdminLinks({ here }: { here: string }) {
     { href: '/admin/notifications', label: 'admin.tab.notifications' },
     { href: '/admin/load-shedding', label: 'admin.tab.shedding' },
     { href: '/admin/import', label: 'admin.tab.import' },
+    { href: '/admin/fdd-mapping', label: 'fddMapping.tab' },
   ];
   return (
     <nav class="tabs" aria-label={t('admin.tabs')}>

@@ -1,6 +1,7 @@
 // Faults found by the rules (issue 54), ranked by the money they waste per day: each with its rule, equipment, span,
 // evidence and the way its waste was estimated; an operator can mark one "not a fault" with a reason (kept and counted
-// against the rule). The records themselves are on the faults screen, where a maintenance record is one click away.
+// against the rule), or snooze it until a time (the rule finding it again meanwhile continues it, no new fault). Each
+// equipment links to its view (points, faults, the evidence chart). The records themselves are on the faults screen, where a maintenance record is one click away.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
@@ -14,6 +15,9 @@ export default function FaultsByMoney() {
   const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [snoozing, setSnoozing] = useState<number | null>(null);
+  const [until, setUntil] = useState('');
+  const [snoozeReason, setSnoozeReason] = useState('');
   const list = useApi(() => api.GET('/api/fdd/episodes', { params: { query: { limit: 100, ...(openOnly ? { open: true } : {}) } } }), [openOnly]);
   const operator = can('operator');
 
@@ -25,6 +29,22 @@ export default function FaultsByMoney() {
     setDismissing(null);
     setReason('');
     setDone(t('fdd.dismissed'));
+    list.reload();
+  }
+
+  async function snooze(event: Event, id: number) {
+    event.preventDefault();
+    // The field is the browser's local time; the API takes an instant.
+    const at = new Date(until);
+    if (Number.isNaN(at.getTime())) return setProblem(t('fdd.snoozeUntil'));
+    const body = { until: at.toISOString(), ...(snoozeReason.trim() ? { reason: snoozeReason.trim() } : {}) };
+    const { error, response } = await api.POST('/api/fdd/episodes/{id}/snooze', { params: { path: { id } }, body });
+    if (!response.ok) return setProblem(errorText(error, response.status));
+    setProblem(null);
+    setSnoozing(null);
+    setUntil('');
+    setSnoozeReason('');
+    setDone(t('fdd.snoozed'));
     list.reload();
   }
 
@@ -71,7 +91,9 @@ export default function FaultsByMoney() {
                       {e.ruleId} v{e.ruleVersion} · {e.method}
                     </span>
                   </td>
-                  <td>{e.equipment}</td>
+                  <td>
+                    <a href={`/faults/equipment/${encodeURIComponent(e.equipment)}?episode=${e.id}`}>{e.equipment}</a>
+                  </td>
                   <td>
                     {dateTime(e.startedAt)} – {e.endedAt ? dateTime(e.endedAt) : t('fdd.ongoing', { lastSeen: dateTime(e.lastSeenAt) })}
                   </td>
@@ -82,8 +104,25 @@ export default function FaultsByMoney() {
                   </td>
                   {operator && (
                     <td>
+                      {e.snoozed && Date.parse(e.snoozed.until) > Date.now() && !e.notAFault && (
+                        <p class="muted" data-snoozed={e.id}>
+                          {t('fdd.snoozedUntil', { until: dateTime(e.snoozed.until) })}
+                        </p>
+                      )}
                       {e.notAFault ? (
                         <span class="muted">{t('fdd.notAFaultBecause', { reason: e.notAFault.reason })}</span>
+                      ) : snoozing === e.id ? (
+                        <form class="stack" onSubmit={(event) => snooze(event, e.id)}>
+                          <Field label={t('fdd.snoozeUntil')}>
+                            {(id) => <input id={id} type="datetime-local" value={until} required onInput={(event) => setUntil(event.currentTarget.value)} />}
+                          </Field>
+                          <Field label={t('fdd.snoozeReason')}>
+                            {(id) => <input id={id} value={snoozeReason} maxLength={1000} onInput={(event) => setSnoozeReason(event.currentTarget.value)} />}
+                          </Field>
+                          <button type="submit" class="primary">
+                            {t('fdd.confirmSnooze')}
+                          </button>
+                        </form>
                       ) : dismissing === e.id ? (
                         <form class="stack" onSubmit={(event) => notAFault(event, e.id)}>
                           <Field label={t('fdd.reason')}>
@@ -94,9 +133,14 @@ export default function FaultsByMoney() {
                           </button>
                         </form>
                       ) : (
-                        <button type="button" onClick={() => setDismissing(e.id)}>
-                          {t('fdd.notAFault')}
-                        </button>
+                        <span class="actions">
+                          <button type="button" onClick={() => setDismissing(e.id)}>
+                            {t('fdd.notAFault')}
+                          </button>{' '}
+                          <button type="button" onClick={() => setSnoozing(e.id)}>
+                            {t('fdd.snooze')}
+                          </button>
+                        </span>
                       )}
                     </td>
                   )}
