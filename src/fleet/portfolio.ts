@@ -130,6 +130,32 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
   });
 }
 
+/** A page of a list: which one, how many a page, and how many rows the whole list has. */
+export type ListPage = { page: number; pageSize: number };
+
+const GRADE_ORDER: Record<HealthGrade, number> = { stale: 0, warning: 1, healthy: 2 };
+
+/**
+ * The health list a page at a time, ranked on the server (issue 55): stale sites first, then warnings, then healthy
+ * ones; within a grade by name, then id (a stable order: the same page twice gives the same sites). `counts` are the
+ * whole list's grades (the screen's totals), `site` limits the list to that one site (a site's own page).
+ */
+export async function siteHealthPage(
+  pool: pg.Pool,
+  sites: string[] | null,
+  query: ListPage & { site?: string },
+  now = Date.now(),
+): Promise<{ items: SiteHealthRow[]; total: number; page: number; pageSize: number; counts: Record<HealthGrade, number> }> {
+  const visible = query.site === undefined ? sites : sites === null || sites.includes(query.site) ? [query.site] : [];
+  const rows = await siteHealth(pool, visible, now);
+  // Array.prototype.sort is stable: within a grade the rows keep the query's order (name, id).
+  rows.sort((a, b) => GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
+  const counts: Record<HealthGrade, number> = { stale: 0, warning: 0, healthy: 0 };
+  for (const row of rows) counts[row.grade]++;
+  const from = (query.page - 1) * query.pageSize;
+  return { items: rows.slice(from, from + query.pageSize), total: rows.length, page: query.page, pageSize: query.pageSize, counts };
+}
+
 export type EuiRow = {
   id: string;
   name: string;
@@ -216,6 +242,21 @@ export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Da
   let rank = 0;
   for (const row of rows) if (row.eui !== null) row.rank = ++rank;
   return rows;
+}
+
+/**
+ * The EUI ranking a page at a time: ranked over every site the caller may see (rank 1 = the highest EUI), then paged;
+ * `maxEui` is the whole list's highest, so a page's bars compare with the other pages'.
+ */
+export async function euiPage(
+  pool: pg.Pool,
+  sites: string[] | null,
+  query: ListPage,
+  now = Date.now(),
+): Promise<{ items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null }> {
+  const rows = await euiRanking(pool, sites, now);
+  const from = (query.page - 1) * query.pageSize;
+  return { items: rows.slice(from, from + query.pageSize), total: rows.length, page: query.page, pageSize: query.pageSize, maxEui: rows[0]?.eui ?? null };
 }
 
 export type PortfolioAlert = {
