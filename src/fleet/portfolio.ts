@@ -69,7 +69,8 @@ export function gradeOf(row: Omit<SiteHealthRow, 'grade' | 'reasons'>): { grade:
   return { grade: stale.length > 0 ? 'stale' : warn.length > 0 ? 'warning' : 'healthy', reasons };
 }
 
-export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Date.now()): Promise<SiteHealthRow[]> {
+/** Every site's health row; `withOpenAlerts` false leaves `openAlerts` 0 (a page counts them for its own rows only). */
+export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Date.now(), withOpenAlerts = true): Promise<SiteHealthRow[]> {
   const result = await pool.query<{
     id: string;
     name: string;
@@ -90,9 +91,9 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
        s.meter_count as meters,
        (select c.rows from site_day_counts c where c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1) as yesterday_rows,
        exists (select 1 from fleet_alarms a where a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock') as clock_alarm,
-       (select count(*) from site_alerts a where a.site_id = s.id and a.status <> 'resolved') as open_alerts
+       case when $3 then (select count(*) from site_alerts a where a.site_id = s.id and a.status <> 'resolved') else 0 end as open_alerts
      from sites s where ($1::uuid[] is null or s.id = any($1::uuid[])) order by s.name, s.id`,
-    [sites, new Date(now)],
+    [sites, new Date(now), withOpenAlerts],
   );
   return result.rows.map((row) => {
     // Never below 0: a box whose clock is ahead sends intervals up to the quarantine's 15 minutes after the fleet's now.
@@ -147,13 +148,23 @@ export async function siteHealthPage(
   now = Date.now(),
 ): Promise<{ items: SiteHealthRow[]; total: number; page: number; pageSize: number; counts: Record<HealthGrade, number> }> {
   const visible = query.site === undefined ? sites : sites === null || sites.includes(query.site) ? [query.site] : [];
-  const rows = await siteHealth(pool, visible, now);
+  // The grade needs no alert count: the open alerts are counted for the page's sites only.
+  const rows = await siteHealth(pool, visible, now, false);
   // Array.prototype.sort is stable: within a grade the rows keep the query's order (name, id).
   rows.sort((a, b) => GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
   const counts: Record<HealthGrade, number> = { stale: 0, warning: 0, healthy: 0 };
   for (const row of rows) counts[row.grade]++;
   const from = (query.page - 1) * query.pageSize;
-  return { items: rows.slice(from, from + query.pageSize), total: rows.length, page: query.page, pageSize: query.pageSize, counts };
+  const items = rows.slice(from, from + query.pageSize);
+  if (items.length > 0) {
+    const open = await pool.query<{ site_id: string; n: string }>(
+      `select site_id, count(*) as n from site_alerts where site_id = any($1::uuid[]) and status <> 'resolved' group by site_id`,
+      [items.map((row) => row.id)],
+    );
+    const counted = new Map(open.rows.map((row) => [row.site_id, Number(row.n)]));
+    for (const row of items) row.openAlerts = counted.get(row.id) ?? 0;
+  }
+  return { items, total: rows.length, page: query.page, pageSize: query.pageSize, counts };
 }
 
 export type EuiRow = {

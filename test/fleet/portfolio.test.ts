@@ -227,6 +227,26 @@ test('the health list and the EUI ranking a page at a time: ranked on the server
     assert.equal((await sendBatch(fleet.url, site.credential, days)).status, 200);
     const live = intervalBatch({ after: days.through, from: quarterAgo(2), count: 2, meters: ['1'], withMetadata: false });
     assert.equal((await sendBatch(fleet.url, site.credential, live)).status, 200);
+    // Page D has two open alerts and a resolved one (counted on the page that shows it).
+    if (i === 1) {
+      const alert = (id: number, status: string) => ({
+        id,
+        title: `Alert ${id}`,
+        level: 'warning',
+        status,
+        occurredAt: new Date().toISOString(),
+        acknowledgedAt: null,
+        resolvedAt: status === 'resolved' ? new Date().toISOString() : null,
+        seq: live.through + id,
+      });
+      const alerts = {
+        sentAt: new Date().toISOString(),
+        after: live.through,
+        through: live.through + 3,
+        alerts: [alert(1, 'active'), alert(2, 'active'), alert(3, 'resolved')],
+      };
+      assert.equal((await sendBatch(fleet.url, site.credential, alerts)).status, 200);
+    }
   }
   const { token } = await addUser(
     fleet.db.pool,
@@ -259,7 +279,11 @@ test('the health list and the EUI ranking a page at a time: ranked on the server
   assert.deepEqual(pages, whole.items, 'the pages together are the list, each site once');
   assert.deepEqual((await get('/api/fleet/sites?page=4&pageSize=3')).items, [], 'past the end: no rows');
   const one = await get(`/api/fleet/sites?site=${enrolled[3]!.siteId}`);
-  assert.deepEqual([one.total, one.items[0].name], [1, 'Page D'], 'one site’s row');
+  assert.deepEqual([one.total, one.items[0].name, one.items[0].openAlerts], [1, 'Page D', 2], 'one site’s row, its open alerts counted');
+  assert.deepEqual(
+    whole.items.map((s: { openAlerts: number }) => s.openAlerts),
+    [0, 0, 0, 0, 0, 2, 0],
+  );
   const elsewhere = await enrolSite(fleet, 'Not the pager’s');
   assert.equal((await get(`/api/fleet/sites?site=${elsewhere.siteId}`)).total, 0, 'a site outside the user’s list is no row');
 
