@@ -16,7 +16,7 @@ import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, site
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
-import { alertList, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
+import { alertList, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
@@ -225,6 +225,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       const body = await readJson(ctx.req, MAX_JSON_BYTES);
       if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
       const result = await enrol(pool, body.code);
+      euiChanged();
       logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
       ctx.status = 201;
       ctx.body = result;
@@ -248,6 +249,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     'POST /api/fleet/leave': async (ctx) => {
       const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
       await leave(pool, siteId);
+      euiChanged();
       logger.info({ siteId }, 'site left the fleet');
       ctx.status = 204;
     },
@@ -260,6 +262,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     'POST /api/fleet/sites/:id/revoke': async (ctx, user) => {
       const siteId = siteInScope(user!, ctx.params.id);
       await revokeSite(pool, siteId);
+      euiChanged();
       logger.info({ siteId, by: user!.name }, 'site revoked');
       ctx.status = 204;
     },

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
+import { euiChanged } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -247,6 +248,9 @@ export class Ingest {
         ],
       );
       await client.query('commit');
+      // The EUI ranking (complete months, floor areas) is kept per process: a batch that can change it drops it.
+      const thisMonth = new Date(now).toISOString().slice(0, 7);
+      if (batch.site || [...(batch.days ?? []), ...heldDays].some((row) => row.day.slice(0, 7) < thisMonth)) euiChanged();
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       if (!(error instanceof FleetError)) broken = error as Error;
