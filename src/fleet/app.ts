@@ -16,7 +16,7 @@ import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, site
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
-import { alertList, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
+import { alertList, byGrade, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
@@ -293,7 +293,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ctx.body = { name: user!.name, role: user!.role, sites: user!.sites };
     },
     'GET /api/fleet/sites.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(readPool, user!.sites, await now()) }));
+      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: byGrade(await siteHealth(readPool, user!.sites, await now())) }));
     },
     'GET /api/fleet/eui.xlsx': async (ctx, user) => {
       xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(readPool, user!.sites, await now()) }));

@@ -211,13 +211,18 @@ async function rankedHealth(pool: pg.Pool, sites: string[] | null, now: number):
     return { id: row.id, grade: gradeOf({ ...facts, lastRefusal: row.refusing ? 'refused' : null } as Parameters<typeof gradeOf>[0]).grade };
   });
   // Array.prototype.sort is stable: within a grade the rows keep the query's order (name, id).
-  return ranked.sort((a, b) => GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
+  return byGrade(ranked);
 }
 
 /** A page of a list: which one, how many a page, and how many rows the whole list has. */
 export type ListPage = { page: number; pageSize: number };
 
 const GRADE_ORDER: Record<HealthGrade, number> = { stale: 0, warning: 1, healthy: 2 };
+
+/** Rows in the health list's order: stale, warning, healthy, keeping the given order (name, id) within a grade. */
+export function byGrade<T extends { grade: HealthGrade }>(rows: T[]): T[] {
+  return rows.sort((a, b) => GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
+}
 
 /**
  * The health list a page at a time, ranked on the server (issue 55): stale sites first, then warnings, then healthy

@@ -263,13 +263,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 
 // The live template, as a box runs since issue 44: the collector writes every meter's day row hourly, and every 5-minute
 // sync carries what it holds (`held`: FleetSync's heldPart on the held records), the sync after an hour's write its
-// rows first. From T0 (an hour boundary 3 h ago; the meters measure from an hour before it) the template's sync j goes
-// at T0 + j × 5 min + 150 s (the open interval a sixth, a half or five sixths gone). STILL of the meters use nothing
+// rows first. From T0 (an hour boundary 3 h ago, the warm-up's write; the meters measure from an hour before it) the
+// template's sync j goes at T0 + 30 min + j × 5 min + 150 s (the open interval a sixth, a half or five sixths gone). STILL of the meters use nothing
 // (water, gas off season, idle plant): their values stay 0. Two modes, each on its own sites:
 //   every   – the box before this change (issue 55 item 1): every held day row at every sync (its intervals trimmed);
 //   changed – the box now: a held day row only when its figures differ from what the fleet holds.
 const HOUR_MS = 60 * 60_000;
 const SYNC_PHASE_MS = 150_000;
+/** The measured window opens half an hour after the write at T0, so a 60-minute window holds one hourly write. */
+const WINDOW_START_MS = 30 * 60_000;
 const T0 = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 3 * HOUR_MS;
 const LIVE_SYNCS = Math.ceil((LIVE_MINUTES * 60_000) / SYNC_MS);
 /** Template syncs beyond the measured window (the catch-up's live sites go on with them): an hour more. */
@@ -315,13 +317,19 @@ function liveTemplate(mode: Mode): Template {
   const from = T0 - HOUR_MS;
   writeBoundary(db, T0, from);
   const warmup = syncBatches(db, state, sent, meta);
+  // The send before the window (not measured): what is held half an hour after the write at T0.
+  const pre = heldPart(db, heldAt(T0 + WINDOW_START_MS - SYNC_MS + SYNC_PHASE_MS, from), sent);
+  if (pre) {
+    warmup.push(wire({ sentAt: '', after: state.cursor, through: state.cursor, intervals: [], days: [], alerts: [], held: pre }));
+    sent.commit();
+  } else sent.discard();
   const syncs: Wire[][] = [];
   for (let j = 0; j < TEMPLATE_SYNCS; j++) {
-    const at = T0 + j * SYNC_MS + SYNC_PHASE_MS;
+    const at = T0 + WINDOW_START_MS + j * SYNC_MS + SYNC_PHASE_MS;
     const wires: Wire[] = [];
     const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
     // The hour's write (the collector writes at the hour; this sync is the first after it): its rows go first.
-    if (j > 0 && hour > T0 + (j - 1) * SYNC_MS + SYNC_PHASE_MS) {
+    if (hour > at - SYNC_MS) {
       writeBoundary(db, hour, from);
       wires.push(...syncBatches(db, state, sent));
     }
