@@ -260,6 +260,7 @@ test('the health list and the EUI ranking a page at a time: ranked on the server
     return response.body;
   };
 
+  const ids = (rows: Array<{ id: string; grade: string }>) => rows.map((row) => `${row.id} ${row.grade}`);
   const whole = await get('/api/fleet/sites?pageSize=500');
   const stale = ['Page A', 'Page C', 'Page E', 'Page G'];
   const warning = ['Page B', 'Page D', 'Page F'];
@@ -273,10 +274,11 @@ test('the health list and the EUI ranking a page at a time: ranked on the server
   for (let page = 1; page <= 3; page++) {
     const body = await get(`/api/fleet/sites?page=${page}&pageSize=3`);
     assert.deepEqual([body.total, body.page, body.pageSize, body.counts], [7, page, 3, whole.counts], 'the whole list’s size and counts on every page');
-    assert.deepEqual(await get(`/api/fleet/sites?page=${page}&pageSize=3`), body, 'the same page again: the same rows');
+    // (Sites, not whole rows: lags and ages are counted in seconds from now.)
+    assert.deepEqual(ids((await get(`/api/fleet/sites?page=${page}&pageSize=3`)).items), ids(body.items), 'the same page again: the same sites');
     pages.push(...body.items);
   }
-  assert.deepEqual(pages, whole.items, 'the pages together are the list, each site once');
+  assert.deepEqual(ids(pages), ids(whole.items), 'the pages together are the list, each site once');
   assert.deepEqual((await get('/api/fleet/sites?page=4&pageSize=3')).items, [], 'past the end: no rows');
   const one = await get(`/api/fleet/sites?site=${enrolled[3]!.siteId}`);
   assert.deepEqual([one.total, one.items[0].name, one.items[0].openAlerts], [1, 'Page D', 2], 'one site’s row, its open alerts counted');
