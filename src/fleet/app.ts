@@ -16,7 +16,7 @@ import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, site
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
-import { alertList, euiRanking, siteHealth, siteMeters } from './portfolio.ts';
+import { alertList, byGrade, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
@@ -103,12 +103,43 @@ async function readJson(req: http.IncomingMessage, limit: number): Promise<unkno
   }
 }
 
-function page(query: Record<string, unknown>): { page: number; pageSize: number; includeResolved: boolean } {
-  const p = Number(query.page ?? 1);
-  const s = Number(query.pageSize ?? 50);
-  if (!Number.isInteger(p) || p < 1 || p > 100_000) throw new FleetError('invalid_request', 'page must be a positive integer');
-  if (!Number.isInteger(s) || s < 1 || s > 200) throw new FleetError('invalid_request', 'pageSize must be an integer from 1 to 200');
-  return { page: p, pageSize: s, includeResolved: query.status === 'all' };
+/** The largest page any list answers (a page is one request's work, whatever the fleet's size). */
+export const MAX_PAGE_SIZE = 500;
+
+/**
+ * The query of a paged list (health, EUI ranking, alerts): `page` (from 1) and `pageSize` (1..MAX_PAGE_SIZE, default
+ * `defaultSize`), `site` (one site's row only, a UUID) where `allowed` names it, `status` (`open` or `all`) on the alert
+ * list. Anything else, or a value out of range, is a 400 naming the field (`details.field`).
+ */
+export function listQuery(
+  query: Record<string, unknown>,
+  allowed: ReadonlyArray<'site' | 'status'> = [],
+  defaultSize = 50,
+): { page: number; pageSize: number; includeResolved: boolean; site?: string } {
+  const refuse = (field: string, message: string): never => {
+    throw new FleetError('invalid_request', `${field} ${message}`, { details: { field } });
+  };
+  for (const [field, value] of Object.entries(query)) {
+    if (!['page', 'pageSize', ...allowed].includes(field))
+      refuse(field, `is not a parameter of this list (page, pageSize${allowed.map((a) => `, ${a}`).join('')})`);
+    if (typeof value !== 'string') refuse(field, 'is given more than once');
+  }
+  const integer = (field: string, fallback: number, max: number) => {
+    const text = query[field] as string | undefined;
+    if (text === undefined) return fallback;
+    if (!/^[0-9]{1,7}$/.test(text) || Number(text) < 1 || Number(text) > max) refuse(field, `must be an integer from 1 to ${max}`);
+    return Number(text);
+  };
+  const site = query.site as string | undefined;
+  if (site !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(site)) refuse('site', 'must be a site id (UUID)');
+  const status = query.status as string | undefined;
+  if (status !== undefined && status !== 'open' && status !== 'all') refuse('status', 'must be open or all');
+  return {
+    page: integer('page', 1, 100_000),
+    pageSize: integer('pageSize', defaultSize, MAX_PAGE_SIZE),
+    includeResolved: status === 'all',
+    ...(site ? { site } : {}),
+  };
 }
 
 /**
@@ -194,6 +225,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       const body = await readJson(ctx.req, MAX_JSON_BYTES);
       if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
       const result = await enrol(pool, body.code);
+      euiChanged();
       logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
       ctx.status = 201;
       ctx.body = result;
@@ -217,6 +249,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     'POST /api/fleet/leave': async (ctx) => {
       const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
       await leave(pool, siteId);
+      euiChanged();
       logger.info({ siteId }, 'site left the fleet');
       ctx.status = 204;
     },
@@ -229,6 +262,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     'POST /api/fleet/sites/:id/revoke': async (ctx, user) => {
       const siteId = siteInScope(user!, ctx.params.id);
       await revokeSite(pool, siteId);
+      euiChanged();
       logger.info({ siteId, by: user!.name }, 'site revoked');
       ctx.status = 204;
     },
@@ -242,30 +276,30 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ctx.status = 204;
     },
     'GET /api/fleet/sites': async (ctx, user) => {
-      ctx.body = { items: await siteHealth(readPool, user!.sites, await now()) };
+      ctx.body = await siteHealthPage(readPool, user!.sites, listQuery(ctx.query, ['site'], 100), await now());
     },
     'GET /api/fleet/sites/:id/meters': async (ctx, user) => {
       const siteId = siteInScope(user!, ctx.params.id);
       ctx.body = { items: await siteMeters(readPool, user!.sites, siteId, await now()) };
     },
     'GET /api/fleet/eui': async (ctx, user) => {
-      ctx.body = { items: await euiRanking(readPool, user!.sites, await now()) };
+      ctx.body = await euiPage(readPool, user!.sites, listQuery(ctx.query, [], 100), await now());
     },
     'GET /api/fleet/alerts': async (ctx, user) => {
-      ctx.body = await alertList(readPool, user!.sites, page(ctx.query));
+      ctx.body = await alertList(readPool, user!.sites, listQuery(ctx.query, ['status']));
     },
     // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
     'GET /api/fleet/me': async (ctx, user) => {
       ctx.body = { name: user!.name, role: user!.role, sites: user!.sites };
     },
     'GET /api/fleet/sites.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: await siteHealth(readPool, user!.sites, await now()) }));
+      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: byGrade(await siteHealth(readPool, user!.sites, await now())) }));
     },
     'GET /api/fleet/eui.xlsx': async (ctx, user) => {
       xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(readPool, user!.sites, await now()) }));
     },
     'GET /api/fleet/alerts.xlsx': async (ctx, user) => {
-      const { includeResolved } = page({ status: ctx.query.status });
+      const { includeResolved } = listQuery(ctx.query, ['status']);
       const list = await alertList(readPool, user!.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
       xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
     },

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
+import { euiChanged } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -247,6 +248,9 @@ export class Ingest {
         ],
       );
       await client.query('commit');
+      // The EUI ranking (complete months, floor areas) is kept per process: a batch that can change it drops it.
+      const thisMonth = new Date(now).toISOString().slice(0, 7);
+      if (batch.site || [...(batch.days ?? []), ...heldDays].some((row) => row.day.slice(0, 7) < thisMonth)) euiChanged();
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       if (!(error instanceof FleetError)) broken = error as Error;
@@ -387,7 +391,9 @@ export class Ingest {
        select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[], $8::float8[])
        on conflict (site_id, meter_key, day) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
          seq = excluded.seq, kwh = excluded.kwh
-       where day_rollups.seq <= excluded.seq`,
+       where day_rollups.seq < excluded.seq or (day_rollups.seq = excluded.seq
+         and (day_rollups.value, day_rollups.cost, day_rollups.carbon_kg, day_rollups.kwh) is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.kwh))
+       returning day::text as day`,
       [
         siteId,
         rows.map((r) => r.meter),
@@ -399,10 +405,14 @@ export class Ingest {
         rows.map((r) => r.kwh ?? null),
       ],
     );
-    // Recompute the monthly totals of every month this batch touched, from the stored days of the site's total meters,
+    // Recompute the monthly totals of every month whose rows this batch wrote, from the stored days of the site's total meters,
     // in kWh: a meter in kWh by its value, any other (gas in m³) by the kWh its site sent with the day; a day with
     // neither (water, gas from a box that predates the kWh) is not energy and stays out.
-    const months = [...new Set(rows.map((r) => `${r.day.slice(0, 7)}-01`))].sort();
+    // Only the months of the rows written: a row sent again as it is stored (the same sequence and figures: a held day
+    // row, a batch sent twice) writes nothing, and its month's totals are not recomputed.
+    const written = result.rows as Array<{ day: string }>;
+    if (written.length === 0) return 0;
+    const months = [...new Set(written.map((r) => `${r.day.slice(0, 7)}-01`))].sort();
     await client.query(
       `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
        select $1, m.commodity, date_trunc('month', d.day)::date, sum(case when m.unit = 'kWh' then d.value else d.kwh end), sum(d.cost),
@@ -413,7 +423,9 @@ export class Ingest {
          and date_trunc('month', d.day)::date = any($2::date[])
        group by m.commodity, date_trunc('month', d.day)
        on conflict (site_id, commodity, month) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
-         days = excluded.days`,
+         days = excluded.days
+       where (site_months.value, site_months.cost, site_months.carbon_kg, site_months.days)
+         is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.days)`,
       [siteId, months, months[0], months[months.length - 1]],
     );
     return result.rowCount ?? 0;

@@ -95,39 +95,158 @@ export async function siteHealth(pool: pg.Pool, sites: string[] | null, now = Da
     [sites, new Date(now)],
   );
   return result.rows.map((row) => {
-    // Never below 0: a box whose clock is ahead sends intervals up to the quarantine's 15 minutes after the fleet's now.
-    const lag = row.latest_interval_at ? Math.max(0, Math.round((now - row.latest_interval_at.getTime()) / 1000)) : null;
-    const meters = Number(row.meters);
-    const backup = row.health?.lastBackupAt ? Date.parse(row.health.lastBackupAt) : null;
-    const status: SiteHealthRow['status'] = row.revoked_at
-      ? 'revoked'
-      : row.last_contact_at === null
-        ? 'never'
-        : row.last_refusal
-          ? 'refusing'
-          : row.clock_alarm
-            ? 'clock'
-            : lag === null || lag > STALE_SEC
-              ? 'stale'
-              : 'ok';
+    const facts = factsOf(
+      {
+        revoked: row.revoked_at !== null,
+        contacted: row.last_contact_at !== null,
+        latestMs: row.latest_interval_at?.getTime() ?? null,
+        skewMs: row.clock_skew_ms,
+        lastBackupAt: row.health?.lastBackupAt ?? null,
+        refusing: row.last_refusal !== null,
+        meters: Number(row.meters),
+        yesterdayRows: row.yesterday_rows,
+        clockAlarm: row.clock_alarm,
+      },
+      now,
+    );
     const health = {
       id: row.id,
       name: row.name,
       boxName: row.box_name,
       installId: row.install_id,
-      status,
+      status: facts.status,
       lastContactAt: row.last_contact_at?.toISOString() ?? null,
-      syncLagSec: lag,
+      syncLagSec: facts.syncLagSec,
       unsentRows: row.health?.unsentRows ?? null,
-      clockSkewSec: row.clock_skew_ms === null ? null : Math.round(row.clock_skew_ms / 1000),
-      completeness: meters > 0 && row.yesterday_rows !== null ? Math.min(1, row.yesterday_rows / (meters * 96)) : meters > 0 ? 0 : null,
+      clockSkewSec: facts.clockSkewSec,
+      completeness: facts.completeness,
       version: row.health?.version ?? null,
-      lastBackupAgeSec: backup === null ? null : Math.round((now - backup) / 1000),
+      lastBackupAgeSec: facts.lastBackupAgeSec,
       lastRefusal: row.last_refusal,
       openAlerts: Number(row.open_alerts),
     };
     return { ...health, ...gradeOf(health) };
   });
+}
+
+/** What a site's status and grade are made of, as the sites row and its small tables hold it. */
+type HealthInputs = {
+  revoked: boolean;
+  contacted: boolean;
+  latestMs: number | null;
+  skewMs: number | null;
+  lastBackupAt: string | null;
+  refusing: boolean;
+  meters: number;
+  yesterdayRows: number | null;
+  clockAlarm: boolean;
+};
+
+/** The status and the figures the grade is judged on: one rule for the whole list and for a page's rows. */
+function factsOf(input: HealthInputs, now: number): Pick<SiteHealthRow, 'status' | 'syncLagSec' | 'clockSkewSec' | 'completeness' | 'lastBackupAgeSec'> {
+  // Never below 0: a box whose clock is ahead sends intervals up to the quarantine's 15 minutes after the fleet's now.
+  const lag = input.latestMs !== null ? Math.max(0, Math.round((now - input.latestMs) / 1000)) : null;
+  const backup = input.lastBackupAt ? Date.parse(input.lastBackupAt) : null;
+  const status: SiteHealthRow['status'] = input.revoked
+    ? 'revoked'
+    : !input.contacted
+      ? 'never'
+      : input.refusing
+        ? 'refusing'
+        : input.clockAlarm
+          ? 'clock'
+          : lag === null || lag > STALE_SEC
+            ? 'stale'
+            : 'ok';
+  const meters = input.meters;
+  return {
+    status,
+    syncLagSec: lag,
+    clockSkewSec: input.skewMs === null ? null : Math.round(input.skewMs / 1000),
+    completeness: meters > 0 && input.yesterdayRows !== null ? Math.min(1, input.yesterdayRows / (meters * 96)) : meters > 0 ? 0 : null,
+    lastBackupAgeSec: backup === null ? null : Math.round((now - backup) / 1000),
+  };
+}
+
+/**
+ * Every visible site's grade from the few columns it needs (numbers and one text, no row objects to build): the
+ * ranking of the whole list, in the order stale, warning, healthy, then name, id.
+ */
+async function rankedHealth(pool: pg.Pool, sites: string[] | null, now: number): Promise<Array<{ id: string; grade: HealthGrade }>> {
+  const result = await pool.query<{
+    id: string;
+    revoked: boolean;
+    contacted: boolean;
+    latest_ms: number | null;
+    skew_ms: number | null;
+    backup: string | null;
+    refusing: boolean;
+    meters: number;
+    yesterday_rows: number | null;
+    clock_alarm: boolean;
+  }>(
+    `select s.id, s.revoked_at is not null as revoked, s.last_contact_at is not null as contacted,
+       (extract(epoch from s.latest_interval_at) * 1000)::float8 as latest_ms, s.clock_skew_ms as skew_ms, s.health->>'lastBackupAt' as backup,
+       s.last_refusal is not null as refusing, s.meter_count::int as meters,
+       (select c.rows from site_day_counts c where c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1) as yesterday_rows,
+       exists (select 1 from fleet_alarms a where a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock') as clock_alarm
+     from sites s where ($1::uuid[] is null or s.id = any($1::uuid[])) order by s.name, s.id`,
+    [sites, new Date(now)],
+  );
+  const ranked = result.rows.map((row) => {
+    const facts = factsOf(
+      {
+        revoked: row.revoked,
+        contacted: row.contacted,
+        latestMs: row.latest_ms,
+        skewMs: row.skew_ms,
+        lastBackupAt: row.backup,
+        refusing: row.refusing,
+        meters: row.meters,
+        yesterdayRows: row.yesterday_rows,
+        clockAlarm: row.clock_alarm,
+      },
+      now,
+    );
+    return { id: row.id, grade: gradeOf({ ...facts, lastRefusal: row.refusing ? 'refused' : null } as Parameters<typeof gradeOf>[0]).grade };
+  });
+  // Array.prototype.sort is stable: within a grade the rows keep the query's order (name, id).
+  return byGrade(ranked);
+}
+
+/** A page of a list: which one, how many a page, and how many rows the whole list has. */
+export type ListPage = { page: number; pageSize: number };
+
+const GRADE_ORDER: Record<HealthGrade, number> = { stale: 0, warning: 1, healthy: 2 };
+
+/** Rows in the health list's order: stale, warning, healthy, keeping the given order (name, id) within a grade. */
+export function byGrade<T extends { grade: HealthGrade }>(rows: T[]): T[] {
+  return rows.sort((a, b) => GRADE_ORDER[a.grade] - GRADE_ORDER[b.grade]);
+}
+
+/**
+ * The health list a page at a time, ranked on the server (issue 55): stale sites first, then warnings, then healthy
+ * ones; within a grade by name, then id (a stable order: the same page twice gives the same sites). `counts` are the
+ * whole list's grades (the screen's totals), `site` limits the list to that one site (a site's own page).
+ */
+export async function siteHealthPage(
+  pool: pg.Pool,
+  sites: string[] | null,
+  query: ListPage & { site?: string },
+  now = Date.now(),
+): Promise<{ items: SiteHealthRow[]; total: number; page: number; pageSize: number; counts: Record<HealthGrade, number> }> {
+  const visible = query.site === undefined ? sites : sites === null || sites.includes(query.site) ? [query.site] : [];
+  // The whole list ranked from the few columns the grade needs; the page's rows in full (their open alerts counted).
+  const ranked = await rankedHealth(pool, visible, now);
+  const counts: Record<HealthGrade, number> = { stale: 0, warning: 0, healthy: 0 };
+  for (const row of ranked) counts[row.grade]++;
+  const from = (query.page - 1) * query.pageSize;
+  const ids = ranked.slice(from, from + query.pageSize).map((row) => row.id);
+  const full = ids.length > 0 ? await siteHealth(pool, ids, now) : [];
+  const byId = new Map(full.map((row) => [row.id, row]));
+  // A site revoked or renamed between the two reads keeps its place on this page; its row is as read second.
+  const items = ids.flatMap((id) => byId.get(id) ?? []);
+  return { items, total: ranked.length, page: query.page, pageSize: query.pageSize, counts };
 }
 
 export type EuiRow = {
@@ -155,16 +274,16 @@ export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Da
     cur: number | null;
     prev: number | null;
   }>(
-    `with bounds as (select date_trunc('month', $2::timestamptz at time zone 'UTC')::date as this_month)
-     select s.id, s.name, s.floor_area_m2, t.commodity, t.cur, t.prev from sites s
-     left join lateral (
-       select m.commodity,
+    `with bounds as (select date_trunc('month', $2::timestamptz at time zone 'UTC')::date as this_month),
+     t as (
+       select m.site_id, m.commodity,
          sum(m.value) filter (where m.month >= b.this_month - interval '12 months') as cur,
          sum(m.value) filter (where m.month < b.this_month - interval '12 months') as prev
        from site_months m, bounds b
-       where m.site_id = s.id and m.month >= b.this_month - interval '24 months' and m.month < b.this_month
-       group by m.commodity
-     ) t on true
+       where m.month >= b.this_month - interval '24 months' and m.month < b.this_month and ($1::uuid[] is null or m.site_id = any($1::uuid[]))
+       group by m.site_id, m.commodity
+     )
+     select s.id, s.name, s.floor_area_m2, t.commodity, t.cur, t.prev from sites s left join t on t.site_id = s.id
      where s.revoked_at is null and ($1::uuid[] is null or s.id = any($1::uuid[]))`,
     [sites, new Date(now)],
   );
@@ -216,6 +335,54 @@ export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Da
   let rank = 0;
   for (const row of rows) if (row.eui !== null) row.rank = ++rank;
   return rows;
+}
+
+/**
+ * The EUI ranking of every site (complete months only: today's rows never change it), kept per process for
+ * EUI_CACHE_MS and dropped at once when this process stores something that can change it (`euiChanged`: a batch with
+ * day rows of an earlier month or with the site's metadata, an enrolment, a revocation). Another instance's writes show
+ * within EUI_CACHE_MS. At 5,000 sites the ranking is one aggregate over ~250,000 monthly rows: about a second on a
+ * busy 2-core box, paid once a minute per instance rather than by every page.
+ */
+export const EUI_CACHE_MS = 60_000;
+let euiGeneration = 0;
+let euiCache: { pool: pg.Pool; generation: number; month: string; until: number; rows: Promise<EuiRow[]> } | undefined;
+
+/** Something the EUI ranking reads has changed in this process (the next page computes it again). */
+export function euiChanged(): void {
+  euiGeneration++;
+}
+
+function wholeRanking(pool: pg.Pool, now: number): Promise<EuiRow[]> {
+  const month = new Date(now).toISOString().slice(0, 7);
+  const wall = Date.now();
+  const cached = euiCache;
+  if (cached && cached.pool === pool && cached.generation === euiGeneration && cached.month === month && cached.until > wall) return cached.rows;
+  const rows = euiRanking(pool, null, now);
+  euiCache = { pool, generation: euiGeneration, month, until: wall + EUI_CACHE_MS, rows };
+  rows.catch(() => {
+    if (euiCache?.rows === rows) euiCache = undefined;
+  });
+  return rows;
+}
+
+/**
+ * The EUI ranking a page at a time: ranked over every site the caller may see (rank 1 = the highest EUI), then paged;
+ * `maxEui` is the whole list's highest, so a page's bars compare with the other pages'.
+ */
+export async function euiPage(
+  pool: pg.Pool,
+  sites: string[] | null,
+  query: ListPage,
+  now = Date.now(),
+): Promise<{ items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null }> {
+  const all = await wholeRanking(pool, now);
+  const allowed = sites === null ? null : new Set(sites);
+  // The whole ranking is in order; a user's sites keep that order and are ranked among themselves.
+  let rank = 0;
+  const rows = (allowed === null ? all : all.filter((row) => allowed.has(row.id))).map((row) => ({ ...row, rank: row.eui === null ? null : ++rank }));
+  const from = (query.page - 1) * query.pageSize;
+  return { items: rows.slice(from, from + query.pageSize), total: rows.length, page: query.page, pageSize: query.pageSize, maxEui: rows[0]?.eui ?? null };
 }
 
 export type PortfolioAlert = {

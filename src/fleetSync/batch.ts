@@ -107,10 +107,20 @@ function quality(flag: number): Quality {
 type DayRow = typeof meterDays.$inferSelect;
 
 const QUALITY_CODES = { measured: 1, estimated: 2, imported: 3 } as const;
-type DayContent = { values: Float64Array; qualities: Uint8Array };
+/** A meter day as the fleet stored it from this process: its intervals, and its day row's figures (`totals`). */
+type DayContent = { values: Float64Array; qualities: Uint8Array; totals?: string };
+
+/** A day row's figures as one comparable key: a held day row goes only when this differs from what the fleet stored. */
+function totalsKey(day: { value: number; cost: number; carbonKg: number; kwh?: number }): string {
+  return `${day.value}|${day.cost}|${day.carbonKg}|${day.kwh ?? ''}`;
+}
 
 /**
- * What the fleet has stored of the recent meter days (today and yesterday), as this process sent it. A live meter day
+ * What the fleet has stored of the recent meter days (today and yesterday), as this process sent it: each interval and
+ * the day row's figures. A held day row (issue 55) goes only when its figures differ from these, a held interval only
+ * when its value or quality does; the box clears all of it (and so sends everything held again) after any answer that
+ * leaves unknown what the fleet holds: a 409 (a re-stamp, a second box), no answer, an answer that is not the fleet's
+ * acknowledgement. A live meter day
  * is re-stamped at every collection, and re-sending its whole day every sync made a live batch carry up to 96 intervals
  * per meter when one or two had changed (the fleet's CPU grew with the hour of the day). With this, a meter day the
  * fleet has seen sends only the intervals whose value or quality differ from what the fleet stored; its day row (totals,
@@ -230,18 +240,21 @@ function addDay(batch: SiteBatch, row: DayRow, context: DayContext, sent?: SentI
   const content = trimmedIntervals(kwh, flags, Math.min(count, kwh.length), sent?.get(meter, row.day), (i, value, q) =>
     batch.intervals.push({ meter, start: new Date(start + i * 900_000).toISOString(), value, quality: q, seq: row.syncSeq }),
   );
-  sent?.stage(meter, row.day, content);
   const day: SiteBatch['days'][number] = { meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq };
   const kwhOfGas = gasKwh(context, row.meterId, row.day, row.totalKwh);
   if (kwhOfGas !== undefined) day.kwh = kwhOfGas;
+  content.totals = totalsKey(day);
+  sent?.stage(meter, row.day, content);
   batch.days.push(day);
 }
 
 /**
  * What the collector holds (IntervalStore.heldDays: its records with the rollups a write would store now), trimmed like
- * a live row: the intervals the fleet has not stored as they are, and every held day's totals. Bounded by `rows`: the
- * days that do not fit go at the next send (what went is remembered once the fleet stored it). Read outside any write
- * transaction: nothing is marked, nothing written. Null when nothing is held.
+ * a live row: the intervals the fleet has not stored as they are, and the held day rows whose figures (kWh, cost,
+ * carbon, gas kWh) differ from what the fleet stored of them (issue 55: a meter that used nothing since the last send
+ * sends nothing). Bounded by `rows`: the days that do not fit go at the next send (what went is remembered once the
+ * fleet stored it). Read outside any write transaction: nothing is marked, nothing written. Null when nothing is held
+ * or nothing held differs from what the fleet has.
  */
 export function heldPart(db: Db, held: readonly HeldDay[], sent: SentIntervals, rows = ROWS_PER_BATCH): NonNullable<SiteBatch['held']> | null {
   if (held.length === 0) return null;
@@ -251,22 +264,26 @@ export function heldPart(db: Db, held: readonly HeldDay[], sent: SentIntervals, 
     const { record } = day;
     const meter = String(record.meterId);
     const before = part.intervals.length;
+    const prior = sent.get(meter, record.day);
     // As the row will store them (0.1 Wh), so that the write's own batch finds them unchanged.
     const values = Float64Array.from(record.kwh, (raw) => quantize(raw, KWH_SCALE));
-    const content = trimmedIntervals(values, record.flags, values.length, sent.get(meter, record.day), (i, value, q) =>
+    const content = trimmedIntervals(values, record.flags, values.length, prior, (i, value, q) =>
       part.intervals.push({ meter, start: new Date(record.start + i * 900_000).toISOString(), value, quality: q }),
     );
-    if (part.days.length > 0 && part.intervals.length + part.days.length + 1 > rows) {
+    const total: NonNullable<SiteBatch['held']>['days'][number] = { meter, day: record.day, value: day.totalKwh, cost: day.cost, carbonKg: day.carbonKg };
+    const kwhOfGas = gasKwh(context, record.meterId, record.day, day.totalKwh);
+    if (kwhOfGas !== undefined) total.kwh = kwhOfGas;
+    content.totals = totalsKey(total);
+    const sendTotal = prior?.totals !== content.totals;
+    const size = part.intervals.length + part.days.length + (sendTotal ? 1 : 0);
+    if (before + part.days.length > 0 && size > rows) {
       part.intervals.length = before; // this day and the rest go at the next send
       break;
     }
     sent.stage(meter, record.day, content);
-    const total: NonNullable<SiteBatch['held']>['days'][number] = { meter, day: record.day, value: day.totalKwh, cost: day.cost, carbonKg: day.carbonKg };
-    const kwhOfGas = gasKwh(context, record.meterId, record.day, day.totalKwh);
-    if (kwhOfGas !== undefined) total.kwh = kwhOfGas;
-    part.days.push(total);
+    if (sendTotal) part.days.push(total);
   }
-  return part;
+  return part.intervals.length + part.days.length > 0 ? part : null;
 }
 
 function addAlert(batch: SiteBatch, row: typeof alerts.$inferSelect): void {

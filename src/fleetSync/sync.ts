@@ -219,6 +219,9 @@ export class FleetSync {
         notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
       });
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
+      // The batch may have been stored all the same (the answer lost): what the fleet holds is unknown, so everything
+      // held goes again at the next send.
+      this.sent.clear();
       return 'wait';
     }
     const body = (await readAnswer(response)) as {
@@ -242,6 +245,7 @@ export class FleetSync {
         notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
       });
       if (link.lastErrorCode !== 'not_acknowledged') this.options.logger.warn({ status: response.status }, `fleet sync: ${reason}`);
+      this.sent.clear();
       return 'wait';
     }
     if (response.status === 200) {
@@ -262,6 +266,9 @@ export class FleetSync {
     }
     const code = body?.code ?? `http_${response.status}`;
     const message = body?.error ?? `the fleet answered ${response.status}`;
+    // A 409 (a re-stamp, a second box): what the fleet holds of this box is not what this process remembers; the next
+    // stored batch carries every held interval and day row again.
+    if (response.status === 409) this.sent.clear();
     if (batch.held && code === 'invalid_batch') {
       // Most likely a fleet older than this box (it refuses a field it does not know): the rows go on without the held
       // part; the refusal is not kept in the link row, where it would hide the rows' own state.

@@ -5,13 +5,19 @@
 // the service's own collector on the built-in simulator: the fleet never calls the site stale between the hourly
 // writes, its figures for today are the box's at every sync, and the hourly write's rows take over from the held ones.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
 import { joinFleet, readLink } from '../../src/fleetSync/link.ts';
 import { FleetSync } from '../../src/fleetSync/sync.ts';
+import type { HeldDay } from '../../src/metering/index.ts';
+import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
+import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
@@ -367,4 +373,147 @@ test('a fleet that refuses held rows (older than the box): the rows go on withou
     bodies.some((b) => b.held),
     'held rows tried again after an hour',
   );
+});
+
+test('held rows go only when they changed: a meter day the fleet holds as it is sends nothing, all of it again after a 409; the fleet writes nothing for a row sent again as stored', async (t) => {
+  // A box of its own (migrated SQLite, three meters), joined to the real fleet; what it holds is given day by day. The
+  // day is three days back (whole UTC day): nothing here depends on the time of day.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-held-changed-'));
+  const db = openDatabase(path.join(dir, 'ems.db'));
+  t.after(() => {
+    closeDatabase(db);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const insert = db.sqlite.prepare(
+    "INSERT INTO meters (name, code, kind, site, commodity, created_at, updated_at) VALUES (?, ?, 'energy', 1, 'electricity', '2026-01-01', '2026-01-01')",
+  );
+  for (const m of [1, 2, 3]) insert.run(`Meter ${m}`, `m${m}`);
+  const { code } = await createEnrolmentCode(fleet.db.pool, 'Held when changed');
+  const { siteId } = await joinFleet(db, fleet.url, code);
+  const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  /** The collector's held records: meter m's intervals 0..values.length-1, priced at 0.3/kWh. */
+  let holding: Record<number, number[]> = {};
+  const heldDays = (): HeldDay[] =>
+    Object.entries(holding).map(([m, values]) => {
+      const kwh = new Float64Array(96).fill(Number.NaN);
+      kwh.set(values);
+      const total = values.reduce((a, b) => a + b, 0);
+      return {
+        meterId: Number(m),
+        day,
+        totalKwh: total,
+        cost: total * 0.3,
+        carbonKg: total * 0.2,
+        peakKw: null,
+        peakIndex: null,
+        stored: null,
+        record: { meterId: Number(m), day, start: dayStart, kwh, flags: new Uint8Array(96), maxKw: null },
+      };
+    });
+  let now = Date.now();
+  // A new FleetSync is the box's service after a restart: it remembers nothing of what the fleet holds.
+  const makeSync = () =>
+    new FleetSync({
+      db,
+      logger: pino({ level: 'silent' }),
+      catchUpDelayMs: 0,
+      intervalMs: 5 * MIN,
+      now: () => now,
+      health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+      held: heldDays,
+    });
+  let sync = makeSync();
+  // What the box sends: a spy on fetch that passes every request on to the real fleet.
+  const sentBodies: Array<{
+    after: number;
+    through: number;
+    held?: { intervals: Array<{ meter: string; value: number }>; days: Array<{ meter: string; value: number }> };
+  }> = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    if (typeof init?.body === 'string') sentBodies.push(JSON.parse(init.body));
+    return realFetch(url, init);
+  }) as typeof fetch;
+  t.after(() => {
+    globalThis.fetch = realFetch;
+  });
+  const nextSync = async () => {
+    sentBodies.length = 0;
+    now += 5 * MIN;
+    await sync.tick();
+    const held = sentBodies.flatMap((b) => (b.held ? [b.held] : []));
+    return {
+      intervals: held.flatMap((h) => h.intervals.map((r) => `${r.meter}:${r.value}`)).sort(),
+      days: held.flatMap((h) => h.days.map((r) => `${r.meter}:${r.value}`)).sort(),
+    };
+  };
+  const xmins = async () =>
+    (
+      await sql.query<{ key: string; xmin: string }>(
+        `select 'd' || meter_key || ' ' || day as key, xmin::text from day_rollups where site_id = $1 union all
+         select 'm ' || month, xmin::text from site_months where site_id = $1 order by 1`,
+        [siteId],
+      )
+    ).rows;
+
+  holding = { 1: [1, 0.5], 2: [2], 3: [0] };
+  assert.deepEqual(await nextSync(), { intervals: ['1:0.5', '1:1', '2:2', '3:0'], days: ['1:1.5', '2:2', '3:0'] }, 'the first send: everything held');
+  const stored = await xmins();
+  assert.equal(stored.length, 4, 'three day rows and the month');
+
+  // Nothing changed: no held row at all; the heartbeat still goes.
+  assert.deepEqual(await nextSync(), { intervals: [], days: [] });
+  assert.equal(sentBodies.length, 1, 'a heartbeat went');
+  // Meter 1's open interval grew, meter 3 opened an interval of 0 (its day total unchanged): only those.
+  holding = { 1: [1, 0.75], 2: [2], 3: [0, 0] };
+  assert.deepEqual(await nextSync(), { intervals: ['1:0.75', '3:0'], days: ['1:1.75'] });
+  const fleetDays = await sql.query('select meter_key, value from day_rollups where site_id = $1 order by meter_key', [siteId]);
+  assert.deepEqual(
+    fleetDays.rows.map((r) => [r.meter_key, r.value]),
+    [
+      ['1', 1.75],
+      ['2', 2],
+      ['3', 0],
+    ],
+    "the fleet's day rows are the box's",
+  );
+
+  // A 409: the box's cursor put back below the fleet's (a restore), with one written row (the day before) to re-stamp.
+  // After it the box re-sends every held row, as after a restart.
+  const dayBefore = new Date(dayStart - 86_400_000).toISOString().slice(0, 10);
+  db.sqlite.prepare('INSERT INTO meter_days (meter_id, day, kwh, flags, total_kwh, cost, carbon_kg) VALUES (2, ?, ?, ?, 2, 0.6, 0.4)').run(
+    dayBefore,
+    encodeValues(
+      Float64Array.from({ length: 96 }, (_, i) => (i === 0 ? 2 : Number.NaN)),
+      KWH_SCALE,
+    ),
+    encodeFlags(new Uint8Array(96)),
+  );
+  await nextSync();
+  const cursor = readLink(db)!.cursor;
+  assert.ok(cursor > 0, 'the written row was stored');
+  db.sqlite.prepare('UPDATE fleet_link SET cursor = 0').run();
+  const refused = await nextSync();
+  assert.deepEqual(refused, { intervals: [], days: [] }, 'the refused batch carried rows only');
+  assert.ok(readLink(db)!.cursor >= cursor, 'the box took the fleet cursor');
+  const again = await nextSync();
+  assert.deepEqual(again.days, ['1:1.75', '2:2', '3:0'], 'every held day row again after the 409');
+  assert.deepEqual(again.intervals, ['1:0.75', '1:1', '2:2', '3:0', '3:0'], 'every held interval again');
+
+  // A restart sends everything held again; at the fleet a row sent again as it is stored writes nothing (day rows, the
+  // month's totals).
+  const before = await xmins();
+  sync = makeSync();
+  assert.deepEqual((await nextSync()).days, ['1:1.75', '2:2', '3:0'], 'everything held sent again after a restart');
+  assert.deepEqual(await xmins(), before, 'no day row and no month rewritten');
+  holding = { 1: [1, 0.75], 2: [2, 1], 3: [0, 0] };
+  assert.deepEqual(await nextSync(), { intervals: ['2:1'], days: ['2:3'] });
+  const after = await xmins();
+  const xmin = (rows: typeof after, key: string) => rows.find((r) => r.key === key)!.xmin;
+  assert.notEqual(xmin(after, `d2 ${day}`), xmin(before, `d2 ${day}`), 'the changed day row is written');
+  assert.equal(xmin(after, `d1 ${day}`), xmin(before, `d1 ${day}`), 'the others are not');
+  assert.equal(xmin(after, `d2 ${dayBefore}`), xmin(before, `d2 ${dayBefore}`));
+  const month = `m ${day.slice(0, 7)}-01`;
+  assert.notEqual(xmin(after, month), xmin(before, month), "the changed row's month follows");
 });

@@ -177,7 +177,7 @@ test('one alert list across sites, newest first, paged; resolved ones only when 
   assert.ok(!after.body.items.some((x: { siteId: string }) => x.siteId === b.siteId));
   const all = await getJson(`${fleet.url}/api/fleet/alerts?status=all&pageSize=200`, admin);
   assert.equal(all.body.items.filter((x: { siteId: string }) => x.siteId === a.siteId || x.siteId === b.siteId).length, 3);
-  assert.equal((await getJson(`${fleet.url}/api/fleet/alerts?pageSize=500`, admin)).status, 400);
+  assert.equal((await getJson(`${fleet.url}/api/fleet/alerts?pageSize=501`, admin)).status, 400, 'at most 500 a page');
 });
 
 test('roles: a viewer reads but cannot revoke; a user limited to one site sees only it; no token is 401', async () => {
@@ -212,4 +212,124 @@ test('roles: a viewer reads but cannot revoke; a user limited to one site sees o
   assert.equal(revoke.status, 403);
   assert.equal((await fetch(`${fleet.url}/api/fleet/sites`)).status, 401);
   assert.equal((await fetch(`${fleet.url}/api/fleet/nothing`)).status, 404);
+});
+
+test('the health list and the EUI ranking a page at a time: ranked on the server in a stable order, counts of the whole list, bad parameters a 400 naming the field', async () => {
+  // Seven sites of their own (a user limited to them: the other tests' sites stay out): four never sent (stale), three
+  // sent recent intervals and a month of days with a floor area (warning: yesterday incomplete, no backup), each with
+  // its own EUI. Names interleave the grades, so the order is the server's ranking, not the names'.
+  const names = ['Page A', 'Page B', 'Page C', 'Page D', 'Page E', 'Page F', 'Page G'];
+  const enrolled = [];
+  for (const name of names) enrolled.push({ name, ...(await enrolSite(fleet, name)) });
+  const sending = [enrolled[1]!, enrolled[3]!, enrolled[5]!];
+  for (const [i, site] of sending.entries()) {
+    const days = dayBatch(0, monthsAgo(2), 20, { electricity: 10 * (i + 1), gas: 0 }, 1000);
+    assert.equal((await sendBatch(fleet.url, site.credential, days)).status, 200);
+    const live = intervalBatch({ after: days.through, from: quarterAgo(2), count: 2, meters: ['1'], withMetadata: false });
+    assert.equal((await sendBatch(fleet.url, site.credential, live)).status, 200);
+    // Page D has two open alerts and a resolved one (counted on the page that shows it).
+    if (i === 1) {
+      const alert = (id: number, status: string) => ({
+        id,
+        title: `Alert ${id}`,
+        level: 'warning',
+        status,
+        occurredAt: new Date().toISOString(),
+        acknowledgedAt: null,
+        resolvedAt: status === 'resolved' ? new Date().toISOString() : null,
+        seq: live.through + id,
+      });
+      const alerts = {
+        sentAt: new Date().toISOString(),
+        after: live.through,
+        through: live.through + 3,
+        alerts: [alert(1, 'active'), alert(2, 'active'), alert(3, 'resolved')],
+      };
+      assert.equal((await sendBatch(fleet.url, site.credential, alerts)).status, 200);
+    }
+  }
+  const { token } = await addUser(
+    fleet.db.pool,
+    'pager',
+    'viewer',
+    enrolled.map((s) => s.siteId),
+  );
+  const get = async (path: string) => {
+    const response = await getJson(`${fleet.url}${path}`, token);
+    assert.equal(response.status, 200, `${path}: ${JSON.stringify(response.body)}`);
+    return response.body;
+  };
+
+  const ids = (rows: Array<{ id: string; grade: string }>) => rows.map((row) => `${row.id} ${row.grade}`);
+  const whole = await get('/api/fleet/sites?pageSize=500');
+  const stale = ['Page A', 'Page C', 'Page E', 'Page G'];
+  const warning = ['Page B', 'Page D', 'Page F'];
+  assert.deepEqual(
+    whole.items.map((s: { name: string }) => s.name),
+    [...stale, ...warning],
+    'stale first, then warnings; by name within a grade',
+  );
+  assert.deepEqual(whole.counts, { stale: 4, warning: 3, healthy: 0 });
+  const pages = [];
+  for (let page = 1; page <= 3; page++) {
+    const body = await get(`/api/fleet/sites?page=${page}&pageSize=3`);
+    assert.deepEqual([body.total, body.page, body.pageSize, body.counts], [7, page, 3, whole.counts], 'the whole list’s size and counts on every page');
+    // (Sites, not whole rows: lags and ages are counted in seconds from now.)
+    assert.deepEqual(ids((await get(`/api/fleet/sites?page=${page}&pageSize=3`)).items), ids(body.items), 'the same page again: the same sites');
+    pages.push(...body.items);
+  }
+  assert.deepEqual(ids(pages), ids(whole.items), 'the pages together are the list, each site once');
+  assert.deepEqual((await get('/api/fleet/sites?page=4&pageSize=3')).items, [], 'past the end: no rows');
+  const one = await get(`/api/fleet/sites?site=${enrolled[3]!.siteId}`);
+  assert.deepEqual([one.total, one.items[0].name, one.items[0].openAlerts], [1, 'Page D', 2], 'one site’s row, its open alerts counted');
+  assert.deepEqual(
+    whole.items.map((s: { openAlerts: number }) => s.openAlerts),
+    [0, 0, 0, 0, 0, 2, 0],
+  );
+  const elsewhere = await enrolSite(fleet, 'Not the pager’s');
+  assert.equal((await get(`/api/fleet/sites?site=${elsewhere.siteId}`)).total, 0, 'a site outside the user’s list is no row');
+
+  // The ranking: ranked over all seven, then paged; the bars' scale is the whole list's highest.
+  const ranking = await get('/api/fleet/eui?pageSize=500');
+  assert.deepEqual(
+    ranking.items.map((r: { name: string; rank: number | null }) => [r.name, r.rank]),
+    [
+      ['Page F', 1],
+      ['Page D', 2],
+      ['Page B', 3],
+      ['Page A', null],
+      ['Page C', null],
+      ['Page E', null],
+      ['Page G', null],
+    ],
+  );
+  const rankPages = [];
+  for (let page = 1; page <= 4; page++) {
+    const body = await get(`/api/fleet/eui?page=${page}&pageSize=2`);
+    assert.equal(body.total, 7);
+    assert.equal(body.maxEui, ranking.items[0].eui);
+    rankPages.push(...body.items);
+  }
+  assert.deepEqual(rankPages, ranking.items);
+
+  // Bad parameters: 400, the field named.
+  const refused: Array<[string, string]> = [
+    ['/api/fleet/sites?pageSize=0', 'pageSize'],
+    ['/api/fleet/sites?pageSize=501', 'pageSize'],
+    ['/api/fleet/sites?page=abc', 'page'],
+    ['/api/fleet/sites?page=1&page=2', 'page'],
+    ['/api/fleet/sites?site=nope', 'site'],
+    ['/api/fleet/sites?sort=name', 'sort'],
+    ['/api/fleet/eui?site=' + enrolled[0]!.siteId, 'site'],
+    ['/api/fleet/eui?page=-1', 'page'],
+    ['/api/fleet/alerts?status=bogus', 'status'],
+    ['/api/fleet/alerts?pageSize=1e2', 'pageSize'],
+  ];
+  for (const [path, field] of refused) {
+    const response = await getJson(`${fleet.url}${path}`, token);
+    assert.equal(response.status, 400, path);
+    assert.equal(response.body.code, 'invalid_request', path);
+    assert.equal(response.body.details.field, field, path);
+    assert.match(response.body.error, new RegExp(`^${field} `), path);
+  }
 });

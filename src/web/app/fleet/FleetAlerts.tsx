@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, num, t } from '../i18n';
-import { browserZone, DownloadXlsx } from './parts';
+import { browserZone, DownloadXlsx, Pager } from './parts';
 import { fleetGet } from './session';
 import type { AlertPage } from './types';
 
@@ -16,7 +16,6 @@ export default function FleetAlerts() {
   const [page, setPage] = useState(1);
   const query = `page=${page}&pageSize=${PAGE_SIZE}${all ? '&status=all' : ''}`;
   const { data, problem } = useApi(() => fleetGet<AlertPage>(`/api/fleet/alerts?${query}`), [query]);
-  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
   return (
     <section>
       <h1>{t('fleet.alerts')}</h1>
@@ -60,17 +59,7 @@ export default function FleetAlerts() {
             })}
           </ul>
           {data.items.length === 0 && <p class="muted">{t('fleet.noAlerts')}</p>}
-          {pages > 1 && (
-            <div class="actions pager">
-              <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                {t('fleet.previous')}
-              </button>
-              <span>{t('fleet.pageOf', { page, pages })}</span>
-              <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                {t('fleet.next')}
-              </button>
-            </div>
-          )}
+          <Pager page={page} pageSize={PAGE_SIZE} total={data.total} onPage={setPage} />
         </>
       )}
     </section>

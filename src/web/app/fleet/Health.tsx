@@ -1,18 +1,20 @@
-// Fleet health per site: stale sites first, then warnings, then healthy ones, each with what set its grade; last contact,
-// sync lag, unsent rows, clock skew, yesterday's completeness, version, last backup age and open alerts.
+// Fleet health per site: stale sites first, then warnings, then healthy ones (ranked by the fleet, 100 a page), each with
+// what set its grade; last contact, sync lag, unsent rows, clock skew, yesterday's completeness, version, last backup age
+// and open alerts. The counts are the whole fleet's.
+import { useState } from 'preact/hooks';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, num, percent, t } from '../i18n';
-import { browserZone, DownloadXlsx, duration, Grade, GRADE_KEYS } from './parts';
+import { browserZone, DownloadXlsx, duration, Grade, GRADE_KEYS, Pager } from './parts';
 import { fleetGet } from './session';
-import type { HealthGrade, SiteHealth } from './types';
+import type { HealthPage } from './types';
 
-const ORDER: Record<HealthGrade, number> = { stale: 0, warning: 1, healthy: 2 };
+const PAGE_SIZE = 100;
 
 export default function Health() {
-  const { data, problem } = useApi(() => fleetGet<{ items: SiteHealth[] }>('/api/fleet/sites'));
-  const sites = [...(data?.items ?? [])].sort((a, b) => ORDER[a.grade] - ORDER[b.grade] || a.name.localeCompare(b.name));
-  const count = (grade: HealthGrade) => sites.filter((s) => s.grade === grade).length;
+  const [page, setPage] = useState(1);
+  const { data, problem } = useApi(() => fleetGet<HealthPage>(`/api/fleet/sites?page=${page}&pageSize=${PAGE_SIZE}`), [page]);
+  const sites = data?.items ?? [];
   return (
     <section>
       <h1>{t('fleet.health')}</h1>
@@ -28,7 +30,7 @@ export default function Health() {
             {(['stale', 'warning', 'healthy'] as const).map((grade) => (
               <div class="card kpi" key={grade}>
                 <h2>{t(GRADE_KEYS[grade])}</h2>
-                <p class={`big grade-count-${grade}`}>{num(count(grade), 0)}</p>
+                <p class={`big grade-count-${grade}`}>{num(data.counts[grade], 0)}</p>
               </div>
             ))}
           </div>
@@ -88,6 +90,7 @@ export default function Health() {
             </table>
             {sites.length === 0 && <p class="muted">{t('fleet.noSites')}</p>}
           </div>
+          <Pager page={page} pageSize={PAGE_SIZE} total={data.total} onPage={setPage} />
         </>
       )}
     </section>

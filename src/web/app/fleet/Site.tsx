@@ -6,11 +6,12 @@ import { dateTime, num, percent, t } from '../i18n';
 import { browserZone, duration, Grade } from './parts';
 import { commodityName } from './Ranking';
 import { fleetGet } from './session';
-import type { FleetMeter, SiteHealth } from './types';
+import type { FleetMeter, HealthPage } from './types';
 
 export default function Site({ params }: { params: string[] }) {
   const id = params[0]!;
-  const health = useApi(() => fleetGet<{ items: SiteHealth[] }>('/api/fleet/sites'), [id]);
+  // This site's row of the health list (`site`: the list limited to it; an id the person may not see answers no row).
+  const health = useApi(() => fleetGet<HealthPage>(`/api/fleet/sites?site=${encodeURIComponent(id)}`), [id]);
   const meters = useApi(() => fleetGet<{ items: FleetMeter[] }>(`/api/fleet/sites/${id}/meters`), [id]);
   const site = health.data?.items.find((s) => s.id === id);
   const loading = (!health.data && !health.problem) || (!meters.data && !meters.problem);

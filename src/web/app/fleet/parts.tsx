@@ -1,5 +1,5 @@
 // What the portfolio screens share: durations in the person's language, the health badge with its reasons, the XLSX
-// download button, and the browser's time zone for dates (a fleet spans sites and zones).
+// download button, the pager of the server-side pages, and the browser's time zone for dates (a fleet spans sites and zones).
 import { useState } from 'preact/hooks';
 import { Problem } from '../components/Field';
 import { locale, t } from '../i18n';
@@ -59,6 +59,23 @@ export function DownloadXlsx({ path }: { path: string }) {
         {t('fleet.downloadXlsx')}
       </button>
       <Problem text={problem} />
+    </div>
+  );
+}
+
+/** Previous / page n of m / next under a list the fleet answers a page at a time (shown only when there is more than one). */
+export function Pager({ page, pageSize, total, onPage }: { page: number; pageSize: number; total: number; onPage: (page: number) => void }) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  if (pages <= 1) return null;
+  return (
+    <div class="actions pager">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        {t('fleet.previous')}
+      </button>
+      <span>{t('fleet.pageOf', { page, pages })}</span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>
+        {t('fleet.next')}
+      </button>
     </div>
   );
 }

@@ -46,6 +46,10 @@ export type FleetAlert = {
 };
 
 export type AlertPage = { items: FleetAlert[]; total: number; page: number; pageSize: number };
+/** GET /api/fleet/sites: a page of the health list (stale first), the whole list's size and grade counts. */
+export type HealthPage = { items: SiteHealth[]; total: number; page: number; pageSize: number; counts: Record<HealthGrade, number> };
+/** GET /api/fleet/eui: a page of the ranking, the whole list's size and its highest EUI. */
+export type EuiPage = { items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null };
 
 export type FleetMeter = {
   key: string;
