@@ -121,7 +121,13 @@ function sample(pid: number): Sample | null {
 /** Lines of the service's log that are a crash, not a fault it handled. */
 export function crashLines(lines: Array<Record<string, unknown>>, stderr: string): string[] {
   const found = lines
-    .filter((line) => line.level === 'fatal' || line.level === 60 || /unhandled|uncaught/i.test(String(line.msg ?? '')) || /unhandled|uncaught/i.test(JSON.stringify(line.err ?? '')))
+    .filter(
+      (line) =>
+        line.level === 'fatal' ||
+        line.level === 60 ||
+        /unhandled|uncaught/i.test(String(line.msg ?? '')) ||
+        /unhandled|uncaught/i.test(JSON.stringify(line.err ?? '')),
+    )
     .map((line) => JSON.stringify(line).slice(0, 400));
   if (/UnhandledPromiseRejection|Uncaught|FATAL ERROR|Segmentation/i.test(stderr)) found.push(`stderr: ${stderr.slice(-600)}`);
   return found;
@@ -290,7 +296,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       ok = answer.status === 200 || answer.status === 201 || answer.status === 202;
     } else if (kind === 'report') {
       if (!reportPlan) {
-        const plan = await api('POST', '/api/reports/plans', { name: 'Soak weekly energy', templateId: 'weekly-energy', cron: '0 7 * * *', recipients: ['soak@example.test'] });
+        const plan = await api('POST', '/api/reports/plans', {
+          name: 'Soak weekly energy',
+          templateId: 'weekly-energy',
+          cron: '0 7 * * *',
+          recipients: ['soak@example.test'],
+        });
         if (plan.status !== 201) return fail(`report plan: ${plan.status} ${plan.text.slice(0, 300)}`);
         reportPlan = plan.body.id;
       }
@@ -312,7 +323,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         periodId = period.body.id;
         // One tenant with the first sub-meter of an area: a run needs a split meter.
         const list = await api('GET', '/api/meters?pageSize=200');
-        const sub = (list.body?.items as { id: number; area: string | null; code: string | null }[] | undefined)?.find((m) => m.area && m.code?.startsWith('meter.'));
+        const sub = (list.body?.items as { id: number; area: string | null; code: string | null }[] | undefined)?.find(
+          (m) => m.area && m.code?.startsWith('meter.'),
+        );
         const tenant = await api('POST', '/api/billing/tenants', { name: 'Soak tenant', floorAreaM2: 100 });
         if (!sub || tenant.status !== 201) return fail(`billing set-up: meters ${list.status}, tenant ${tenant.status} ${tenant.text.slice(0, 300)}`);
         const split = await api('PUT', `/api/billing/allocations/${sub.id}`, { method: 'percent', shares: [{ tenantId: tenant.body.id, value: 100 }] });
@@ -392,7 +405,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const rows: DayRow[] = [];
   try {
     const intervals = checkIntervals(db, start, end, fail);
-    const alerts = db.prepare("SELECT alarm_key AS key, occurred_at AS occurredAt, cleared_at AS clearedAt, status, title FROM alerts WHERE alarm_key LIKE 'energy.%'").all() as {
+    const alerts = db
+      .prepare("SELECT alarm_key AS key, occurred_at AS occurredAt, cleared_at AS clearedAt, status, title FROM alerts WHERE alarm_key LIKE 'energy.%'")
+      .all() as {
       key: string;
       occurredAt: string;
       clearedAt: string | null;
@@ -400,7 +415,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       title: string;
     }[];
     for (const alert of alerts)
-      if (!alert.clearedAt && alert.status !== 'resolved') fail(`a data alert still open after its fault ended: ${alert.title} (${alert.key}, raised ${alert.occurredAt})`);
+      if (!alert.clearedAt && alert.status !== 'resolved')
+        fail(`a data alert still open after its fault ended: ${alert.title} (${alert.key}, raised ${alert.occurredAt})`);
     checkBackups(db, dataDir, fail);
     for (const [day, row] of days) {
       if (day >= siteDay(end)) continue;
@@ -432,7 +448,9 @@ function collectedPast(dataDir: string, at: number): boolean {
   const db = new Database(path.join(dataDir, 'ems.db'), { readonly: true, timeout: 10_000 });
   try {
     const least = db
-      .prepare("SELECT min(coalesce(s.last_at, 0)) FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id WHERE m.kind = 'energy' AND m.code LIKE 'meter.%'")
+      .prepare(
+        "SELECT min(coalesce(s.last_at, 0)) FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id WHERE m.kind = 'energy' AND m.code LIKE 'meter.%'",
+      )
       .pluck()
       .get() as number | null;
     return (least ?? 0) >= at;
@@ -536,7 +554,21 @@ function checkBackups(db: Database.Database, dataDir: string, fail: (text: strin
 }
 
 export function formatTable(rows: DayRow[], bounds: { rssBound: number; writeBound: number }): string {
-  const head = ['day', 'served', 'stored', 'missing', 'wrong', 'faults', 'kills', 'clock steps', 'RSS max MiB', 'written MiB', 'alerts raised', 'cleared', 'jobs b/r/i/bill'];
+  const head = [
+    'day',
+    'served',
+    'stored',
+    'missing',
+    'wrong',
+    'faults',
+    'kills',
+    'clock steps',
+    'RSS max MiB',
+    'written MiB',
+    'alerts raised',
+    'cleared',
+    'jobs b/r/i/bill',
+  ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const row of rows)
     lines.push(

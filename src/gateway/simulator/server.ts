@@ -236,7 +236,8 @@ export class GatewaySimulator {
     }
     if (!GATEWAY_FAULTS.includes(body.mode as GatewayFault)) throw new ClientError(400, `mode must be null or one of ${GATEWAY_FAULTS.join(', ')}`);
     const delayMs = body.delayMs ?? 0;
-    if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > 86_400_000) throw new ClientError(400, 'delayMs must be an integer from 0 to 86400000');
+    if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > 86_400_000)
+      throw new ClientError(400, 'delayMs must be an integer from 0 to 86400000');
     // A changed password: the tokens issued under the old one stop working.
     if (body.mode === 'unauthorized') this.tokens.clear();
     this.fault = { mode: body.mode as GatewayFault, delayMs };
