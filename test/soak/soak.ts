@@ -524,7 +524,7 @@ function checkDatabase(dataDir: string, when: string, fail: (text: string) => vo
  * Every 15-minute interval of every gateway counter meter in [from, to): stored once (its value is the counter's
  * movement over the interval) or marked missing (no value). Counted twice, or lost while a value is stored, is `wrong`.
  */
-function checkIntervals(db: Database.Database, from: number, to: number, fail: (text: string) => void) {
+export function checkIntervals(db: Database.Database, from: number, to: number, fail: (text: string) => void) {
   const meters = db.prepare("SELECT id, code FROM meters WHERE kind = 'energy' AND code IS NOT NULL AND code NOT LIKE 'soak.%' ORDER BY id").all() as {
     id: number;
     code: string;
