@@ -44,6 +44,8 @@ export type AppDeps = Access &
     /** Re-keys stored energy when the site time zone changes; the collector pauses for it (src/metering/module.ts). */
     zoneMove: TimeZoneMove;
     backups: Operations['backups'];
+    /** The disk-full alert, held while it cannot be written (src/operations/health/storageAlert.ts). */
+    storageAlert: Operations['storageAlert'];
     collector: Collector;
     /** Suspect runs of the meters (issue 52): listed and confirmed through the API. */
     suspects: SuspectRuns;

@@ -159,7 +159,20 @@ export async function createService(
   const startedAt = Date.now();
   const equipmentFaults = () => faultDetection.episodes.openCount();
   const screens = start(buildScreens({ config, db, audit, iot, collector, configs, energy, analysis, alerts, jobs, startedAt, equipmentFaults }));
-  const operations = buildOperations({ config, db, audit, logger, iot, collector, analysis, energy, jobs, faultRules: faultDetection.detector, startedAt });
+  const operations = buildOperations({
+    config,
+    db,
+    audit,
+    logger,
+    iot,
+    collector,
+    analysis,
+    energy,
+    jobs,
+    faultRules: faultDetection.detector,
+    startedAt,
+    alerts,
+  });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
   start(access);
@@ -174,6 +187,7 @@ export async function createService(
     ...billing.services,
     faultDetection,
     backups: operations.services.backups,
+    storageAlert: operations.services.storageAlert,
     analysis,
     configs,
     zoneMove,

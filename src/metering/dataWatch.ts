@@ -24,6 +24,13 @@ type Problem = { level: 'warning' | 'critical'; message: string; detail: string 
 export const COLLECTION_FAILURES = 3;
 /** Intervals without a counted reading before a meter counts as silent. */
 export const SILENT_INTERVALS = 5;
+/**
+ * Meters silent at once that are one problem, not one per meter (issue 56): at least this many and at least half of
+ * the meters read. An outage the collection alert did not cover (garbage answers, a gap the first good collections
+ * are still filling) raised ~490 alerts within a second at 500 meters; it is one alert, `energy.meters.silent`.
+ */
+export const SILENT_TOGETHER_MIN = 3;
+export const SILENT_TOGETHER_CODE = 'energy.meters.silent';
 
 export class DataWatch {
   private readonly meterNames;
@@ -88,7 +95,9 @@ export class DataWatch {
       });
     }
     const names = new Map((this.meterNames.all() as { id: number; name: string }[]).map((row) => [row.id, row.name]));
-    for (const meter of this.deps.collector.meterHealth()) {
+    const meters = this.deps.collector.meterHealth();
+    const silent: { code: string; meterId: number; name: string; lastReadingAt: string; lagSec: number }[] = [];
+    for (const meter of meters) {
       const name = names.get(meter.meterId) ?? meter.code;
       if (meter.state === 'refusing' && meter.lastRefusal) {
         problems.set(meterCode(meter.meterId, 'refused'), {
@@ -99,13 +108,29 @@ export class DataWatch {
       }
       // A failing collection is one alert, not one per meter.
       if (health.state !== 'failing' && meter.lastReadingAt !== null && meter.lagSec !== null && meter.lagSec * 1000 > SILENT_INTERVALS * interval) {
-        problems.set(meterCode(meter.meterId, 'silent'), {
-          level: 'warning',
-          message: `Meter "${name}" silent since ${meter.lastReadingAt}`,
-          detail: `No reading of ${meter.code} has counted for ${Math.round(meter.lagSec / 60)} min; its intervals since are missing.`,
-        });
+        silent.push({ code: meter.code, meterId: meter.meterId, name, lastReadingAt: meter.lastReadingAt, lagSec: meter.lagSec });
       }
     }
+    const read = meters.filter((meter) => meter.lastReadingAt !== null).length;
+    if (silent.length >= SILENT_TOGETHER_MIN && silent.length * 2 >= read) {
+      // Many meters at once: the gateway or the collection, not the meters. One alert; the meters' own alerts open
+      // before it (if any) clear as usual.
+      const since = silent.map((meter) => meter.lastReadingAt).sort()[0];
+      problems.set(SILENT_TOGETHER_CODE, {
+        level: 'warning',
+        message: `${silent.length} of ${read} meters silent since ${since}`,
+        detail: `No reading of ${silent.length} meters has counted for ${Math.round(Math.max(...silent.map((meter) => meter.lagSec)) / 60)} min (${silent
+          .slice(0, 10)
+          .map((meter) => meter.name)
+          .join(', ')}${silent.length > 10 ? ', …' : ''}); their intervals since are missing. Many meters at once: look at the gateway first.`,
+      });
+    } else
+      for (const meter of silent)
+        problems.set(meterCode(meter.meterId, 'silent'), {
+          level: 'warning',
+          message: `Meter "${meter.name}" silent since ${meter.lastReadingAt}`,
+          detail: `No reading of ${meter.code} has counted for ${Math.round(meter.lagSec / 60)} min; its intervals since are missing.`,
+        });
     if (this.deps.suspects && now - this.lastSuspectScan >= SUSPECT_SCAN_MS) {
       this.lastSuspectScan = now;
       this.deps.suspects.scan(now);

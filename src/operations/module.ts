@@ -12,6 +12,9 @@ import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LoadSheddingConfig } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
+import type { AlertService } from '../facility/index.ts';
+import { storageWatchOf } from '../platform/db/storageWatch.ts';
+import { Repeating } from '../platform/jobs/lifecycle.ts';
 import { version } from '../platform/packageRoot.ts';
 import { backupRoutes, type BackupRouteNeeds } from './backup/routes.ts';
 import { boxRoutes, type BoxRouteNeeds } from './box/routes.ts';
@@ -19,6 +22,7 @@ import { BackupScheduler } from './backup/service.ts';
 import { healthRoutes, type HealthRouteNeeds } from './health/routes.ts';
 import { Metrics } from './metrics/service.ts';
 import { gatewayCondition } from './health/gatewayCondition.ts';
+import { STORAGE_CHECK_MS, StorageAlert } from './health/storageAlert.ts';
 
 export type Operations = {
   backups: BackupScheduler;
@@ -26,6 +30,8 @@ export type Operations = {
   boxHealth: SyncHealth;
   /** The request counters the front door feeds and GET /metrics (src/app/app.ts serves it). */
   metrics: Metrics;
+  /** The disk-full alert (health/storageAlert.ts), held in memory while the disk has no room for it. */
+  storageAlert: StorageAlert;
 };
 
 export type OperationsNeeds = {
@@ -44,6 +50,8 @@ export type OperationsNeeds = {
   faultRules?: { stats: { evaluations: number; seconds: number; runners: number } };
   audit: AuditLog;
   startedAt: number;
+  /** The critical alert of a full data disk (health/storageAlert.ts). */
+  alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
 };
 
 /** The operations context's route tables: /api/health and the backups. */
@@ -63,6 +71,7 @@ export function buildOperations({
   jobs,
   faultRules,
   startedAt,
+  alerts,
 }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
@@ -77,6 +86,8 @@ export function buildOperations({
     jobs,
     faultRules,
   });
+  const storageAlert = new StorageAlert({ watch: storageWatchOf(db, config.dataDir), alerts, logger, dataDir: config.dataDir });
+  const storageJob = new Repeating(async () => storageAlert.check(), STORAGE_CHECK_MS, 'storage alert');
   return {
     context: 'operations',
     services: {
@@ -86,8 +97,9 @@ export function buildOperations({
         return { version, collector: collected.state, gateway: gatewayCondition(iot.health(), collected), lastBackupAt: backups.health().lastGoodAt };
       },
       metrics,
+      storageAlert,
     },
-    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis }),
+    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis, storageAlert }),
     running: [
       {
         name: 'backup scheduler',
@@ -98,6 +110,7 @@ export function buildOperations({
         },
         stop: () => backups.stop(),
       },
+      { name: 'storage alert', start: () => storageJob.start(), jobs: [storageJob], stop: () => storageJob.stop() },
     ],
   };
 }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { siteDay } from '../../src/platform/time/calendar.ts';
 import { MIN, simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
-import { tempDir } from '../helpers/server.ts';
+import { eventually, tempDir } from '../helpers/server.ts';
 import { runTool } from '../helpers/tools.ts';
 import { runCli } from '../helpers/cli.ts';
 
@@ -84,6 +84,23 @@ test('a full data disk: reads answer, writes are 507, the collector holds its co
   assert.equal((await r.server.request('GET', '/api/alerts', { token })).status, 200);
   const health = await r.server.request('GET', '/api/health');
   assert.equal(health.body.database, 'full', JSON.stringify(health.body));
+  // The critical alert of the full disk: in hand within its job's 10 s, shown on /api/health whether or not it could be written.
+  const held = await eventually(
+    async () => (await r!.server.request('GET', '/api/health')).body.storageAlert ?? undefined,
+    'the disk-full alert on /api/health',
+    30_000,
+  );
+  const fullSince = held.since;
+  const storageAlerts = () =>
+    db.sqlite.prepare("SELECT level, occurred_at AS occurredAt, cleared_at AS clearedAt FROM alerts WHERE alarm_key LIKE 'system.storage.full@%'").all() as {
+      level: string;
+      occurredAt: string;
+      clearedAt: string | null;
+    }[];
+  const heldWhileFull = held.written === false;
+  // Held in memory when it could not be written: then no row yet.
+  if (heldWhileFull) assert.deepEqual(storageAlerts(), []);
+  t.diagnostic(`the disk-full alert while full: ${heldWhileFull ? 'held in memory (no room to write it)' : 'written'}`);
 
   // A write is refused with 507 naming the cause (the catalogue's STORAGE_FULL), never a 500.
   let refused;
@@ -129,5 +146,16 @@ test('a full data disk: reads answer, writes are 507, the collector holds its co
 
   assert.equal((await r.server.request('POST', '/api/alerts', { token, body: { title: 'room again', level: 'info' } })).status, 201);
   assert.equal((await r.server.request('GET', '/api/health')).body.database, 'ok');
+  // Space is back: the alert is written (raised at the time the disk filled) and cleared, one for the episode.
+  await eventually(
+    async () => ((await r!.server.request('GET', '/api/health')).body.storageAlert === null ? true : undefined),
+    'the disk-full alert cleared',
+    30_000,
+  );
+  const [alert, ...more] = storageAlerts();
+  assert.deepEqual(more, []);
+  assert.equal(alert.level, 'critical');
+  assert.equal(alert.occurredAt, fullSince);
+  assert.ok(alert.clearedAt && alert.clearedAt >= fullSince, JSON.stringify(alert));
   assert.deepEqual(db.sqlite.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
 });

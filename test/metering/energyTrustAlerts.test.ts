@@ -80,6 +80,34 @@ describe('energy data alerts', () => {
     assert.ok((await alerts(`energy.meter.${meter.id}.refused`))[0].clearedAt);
   });
 
+  test('many meters silent at once are one alert, not one per meter; cleared when they read again (issue 56)', async () => {
+    // An outage the collection alert did not cover raised ~490 "meter silent" alerts within a second at 500 meters.
+    const meters = [];
+    for (const name of ['Together A', 'Together B', 'Together C']) {
+      const code = `meter.together.${name.slice(-1).toLowerCase()}.kwh`;
+      meters.push(await r.meter({ name, code, kind: 'energy' }));
+      r.gateway.set(code, { value: 10 });
+    }
+    await tick();
+    // Their gateway answers the same reading from now on: nothing more counts.
+    for (const meter of meters) r.gateway.set(meter.code!, { value: 10, ts: r.clock.now });
+    for (let i = 0; i < 7; i += 1) await tick();
+    const perMeter = (await Promise.all(meters.map((meter) => alerts(`energy.meter.${meter.id}.silent`)))).flat();
+    assert.deepEqual(
+      perMeter.map((alert: any) => alert.title),
+      [],
+      'no alert per meter',
+    );
+    const [together, ...more] = await alerts('energy.meters.silent');
+    assert.equal(more.length, 0, 'one alert');
+    assert.match(together.title, /^3 of \d+ meters silent since /);
+    assert.match(together.message, /Together A, Together B, Together C/);
+    for (const meter of meters) r.gateway.set(meter.code!, { value: 11 });
+    await tick();
+    await holdOff();
+    assert.ok((await alerts('energy.meters.silent'))[0].clearedAt, 'cleared once they read again');
+  });
+
   test('a meter silent for five intervals: a warning, cleared once it has read again for the hold-off', async () => {
     const meter = await r.meter({ name: 'Quiet', code: 'meter.quiet.kwh', kind: 'energy' });
     r.gateway.set('meter.quiet.kwh', { value: 7, ts: r.clock.now });

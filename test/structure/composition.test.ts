@@ -175,6 +175,7 @@ test('modules start their jobs and register their close hooks in the order the s
         'access:verification code sweep',
         'operations:backup',
         'operations:backup schedule reload',
+        'operations:storage alert',
       ],
     );
     // Load shedding closes after the collector stopped (it restores what the last collection shed) and before the
@@ -202,6 +203,7 @@ test('modules start their jobs and register their close hooks in the order the s
         'fleet sync',
         'code sweeper',
         'backup scheduler',
+        'storage alert',
       ],
     );
   } finally {

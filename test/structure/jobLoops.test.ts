@@ -27,6 +27,7 @@ const TIMERS: Record<string, { count: number; reason: string }> = {
   'reporting/reports/offThread.ts': { count: 1, reason: 'an idle report worker stopped after IDLE_MS, re-armed at each use' },
   'access/auth/passwords.ts': { count: 1, reason: 'an idle hashing worker retired after idleMs, re-armed at each use' },
   'gateway/client.ts': { count: 1, reason: 'close waits at most 1 s for the gateway requests in flight' },
+  'gateway/simulator/server.ts': { count: 1, reason: "the simulator's `slow` gateway fault (the soak) holds each answer delayMs, once" },
   'facility/notifications/notifier.ts': { count: 1, reason: "a recipient's summary mail sent once its delay has passed, one per pending summary" },
   'analysis/loadSheddingGuard.ts': { count: 1, reason: 'stop waits at most STOP_WAIT_MS for the shed points to be restored' },
   'platform/logger.ts': { count: 1, reason: "stdout's pending log batch written at most BATCH_DELAY_MS after its first line, armed only while a batch waits" },

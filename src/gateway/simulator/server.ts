@@ -31,6 +31,15 @@ const JSON_TYPE = 'application/json';
 
 type Reply = [status: number, body: unknown];
 
+/**
+ * A misbehaving gateway for the soak (`POST {base}/sim/gateway-fault`): `slow` answers every contract call after
+ * `delayMs`, `garbage` answers the reads 200 with a body that is not JSON, `unauthorized` is a changed service password
+ * (every token it issued dropped, every sign-in 401) until the fault ends.
+ */
+export const GATEWAY_FAULTS = ['slow', 'garbage', 'unauthorized'] as const;
+export type GatewayFault = (typeof GATEWAY_FAULTS)[number];
+const GARBAGE = Symbol('garbage');
+
 class ClientError extends Error {
   constructor(
     readonly status: number,
@@ -98,6 +107,8 @@ export class GatewaySimulator {
   private readonly password: string;
   private readonly tokenTtlSec: number;
   private readonly now: () => number;
+  /** The gateway fault in force (null: none) and, for `slow`, how long each answer waits. */
+  fault: { mode: GatewayFault; delayMs: number } | null = null;
 
   constructor(options: SimulatorOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -110,7 +121,12 @@ export class GatewaySimulator {
   /** The request listener: every answer is JSON, errors are { error }. */
   readonly handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     this.route(req).then(
-      ([status, body]) => send(res, status, body),
+      ([status, body]) => {
+        if (body === GARBAGE) {
+          res.writeHead(status, { 'content-type': JSON_TYPE });
+          res.end('<html><body>502 Proxy Error</body></html>\u0000{"data":[');
+        } else send(res, status, body);
+      },
       (error: unknown) => {
         if (error instanceof ClientError) send(res, error.status, { error: error.message });
         else send(res, 500, { error: 'simulator error' });
@@ -130,7 +146,14 @@ export class GatewaySimulator {
       this.building.offline = object(await readJson(req)).offline === true;
       return [200, { offline: this.building.offline }];
     }
+    if (path === '/sim/gateway-fault' && method === 'POST') return this.setFault(object(await readJson(req)));
     if (this.building.offline) return [503, { error: 'gateway offline' }];
+    const fault = this.fault;
+    if (fault && !path.startsWith('/sim/')) {
+      if (fault.mode === 'slow') await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+      if (fault.mode === 'garbage' && path.startsWith('/codes')) return [200, GARBAGE];
+      if (fault.mode === 'unauthorized') return [401, { error: path === '/auth/token' ? 'bad credentials' : 'invalid or expired token' }];
+    }
     if (path === '/sim/meters/reset' && method === 'POST') {
       const { code } = object(await readJson(req));
       return typeof code === 'string' && this.building.resetCounter(code) ? [200, { success: true }] : [404, { error: 'no energy counter by that code' }];
@@ -204,6 +227,21 @@ export class GatewaySimulator {
         return [404, { error: `no such endpoint: ${path}` }];
     }
     return [405, { error: `${method} is not supported on ${path}` }];
+  }
+
+  private setFault(body: Record<string, unknown>): Reply {
+    if (body.mode === null || body.mode === undefined) {
+      this.fault = null;
+      return [200, { mode: null }];
+    }
+    if (!GATEWAY_FAULTS.includes(body.mode as GatewayFault)) throw new ClientError(400, `mode must be null or one of ${GATEWAY_FAULTS.join(', ')}`);
+    const delayMs = body.delayMs ?? 0;
+    if (typeof delayMs !== 'number' || !Number.isInteger(delayMs) || delayMs < 0 || delayMs > 86_400_000)
+      throw new ClientError(400, 'delayMs must be an integer from 0 to 86400000');
+    // A changed password: the tokens issued under the old one stop working.
+    if (body.mode === 'unauthorized') this.tokens.clear();
+    this.fault = { mode: body.mode as GatewayFault, delayMs };
+    return [200, this.fault];
   }
 
   /** A plant fault from now (or `from`, not in the past: counters already read stay as read) for `minutes`. */

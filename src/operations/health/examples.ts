@@ -42,4 +42,5 @@ export const HEALTH_EXAMPLE = {
     shed: [],
     restoreFailing: [],
   },
+  storageAlert: null,
 };

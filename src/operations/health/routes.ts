@@ -13,6 +13,7 @@ import { version } from '../../platform/packageRoot.ts';
 import { gatewayCondition } from './gatewayCondition.ts';
 import { Timestamp } from '../../platform/http/schemas.ts';
 import { storageWatchOf } from '../../platform/db/storageWatch.ts';
+import type { StorageAlert } from './storageAlert.ts';
 
 /** Fleet sync as monitoring needs it: the fleet's URL, the state and what waits; never the credential. */
 const FleetSyncHealth = Type.Object(
@@ -97,6 +98,10 @@ const Health = Type.Object({
     ],
     { description: 'null while the database is unavailable' },
   ),
+  storageAlert: Type.Union([Type.Object({ since: Timestamp, written: Type.Boolean() }), Type.Null()], {
+    description:
+      'the critical "data disk is full" alert of the episode in hand (looked at every 10 s): since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room',
+  }),
 });
 
 export type HealthRouteNeeds = {
@@ -107,9 +112,11 @@ export type HealthRouteNeeds = {
   collector: Collector;
   config: Config;
   analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
+  /** The disk-full alert held or in hand (storageAlert.ts). */
+  storageAlert: Pick<StorageAlert, 'view'>;
 };
 
-export function healthRoutes({ db, startedAt, iot, backups, collector, config, analysis }: HealthRouteNeeds) {
+export function healthRoutes({ db, startedAt, iot, backups, collector, config, analysis, storageAlert }: HealthRouteNeeds) {
   // Raw: a probe of the connection that reads no table (test/structure/rawStatements.test.ts lets such statements through).
   const ping = db.sqlite.prepare('SELECT 1').pluck();
   // The site's settings as site/ keeps them (read again once platform_config is written, by any process).
@@ -196,6 +203,7 @@ export function healthRoutes({ db, startedAt, iot, backups, collector, config, a
             metersNotOk,
           },
           loadShedding,
+          storageAlert: storageAlert.view(),
         };
         return new Reply(database === 'ok' ? 200 : 503, body);
       },

@@ -18006,6 +18006,15 @@ export interface operations {
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
+                        /** @description the critical "data disk is full" alert of the episode in hand: since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
+                        storageAlert: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                            written: boolean;
+                        } | null;
                         uptimeSec: number;
                         version: string;
                     };
@@ -18084,6 +18093,15 @@ export interface operations {
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
+                        /** @description the critical "data disk is full" alert of the episode in hand: since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
+                        storageAlert: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            since: string;
+                            written: boolean;
+                        } | null;
                         uptimeSec: number;
                         version: string;
                     };

