@@ -18006,7 +18006,7 @@ export interface operations {
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
-                        /** @description the critical "data disk is full" alert of the episode in hand: since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
+                        /** @description the critical "data disk is full" alert of the episode in hand (looked at every 10 s): since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
                         storageAlert: {
                             /**
                              * Format: date-time
@@ -18093,7 +18093,7 @@ export interface operations {
                             defaults: ("siteName" | "timezone" | "currency")[];
                         } | null;
                         status: "ok" | "degraded";
-                        /** @description the critical "data disk is full" alert of the episode in hand: since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
+                        /** @description the critical "data disk is full" alert of the episode in hand (looked at every 10 s): since when, and whether it could be written yet (it is held in memory while the disk has no room for it, and written, with its clearing, once there is); null: the disk has room */
                         storageAlert: {
                             /**
                              * Format: date-time
