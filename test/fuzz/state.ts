@@ -89,6 +89,15 @@ export async function seedState(
   const unit = keep('/api/meters', await call('POST', '/api/meters', { name: `Unit ${tag}`, code: `fuzz.unit.${tag}`, kind: 'energy', area: 'Tenants' }));
   // A third meter only the valid pass's DELETE removes (deleting the unit would take its allocation and measure along).
   keep('/api/meters', await call('POST', '/api/meters', { name: `Spare ${tag}`, code: `fuzz.spare.${tag}`, kind: 'energy' }));
+  // A history import job (its status and cancel routes): four intervals of the spare meter, replacing what is there.
+  const importCsv = [
+    'meter,start,kwh',
+    ...[0, 1, 2, 3].map((i) => `fuzz.spare.${tag},${new Date(Date.parse(`${day('2021-03-01', round)}T00:00:00Z`) + i * 900_000).toISOString()},1.5`),
+  ];
+  keep(
+    '/api/energy/import/jobs',
+    await call('POST', '/api/energy/import/jobs?replace=true', undefined, { body: Buffer.from(`${importCsv.join('\n')}\n`), contentType: 'text/csv' }),
+  );
   if (main && unit) {
     const { store } = server.service.deps.energy;
     const records = [0, 1, 2, 3].flatMap((plus) =>
