@@ -5,7 +5,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
-import { eventually, startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { eventually, type TestServer, type TestUser } from '../helpers/server.ts';
+import { importSite, intervalsCsv as zonedCsv } from '../helpers/importSite.ts';
 import { noonZone } from '../helpers/siteClock.ts';
 
 const Q = 15 * 60_000;
@@ -15,16 +16,7 @@ const day = (offset: number) => addDays(today, offset);
 const iso = (ms: number) => new Date(ms).toISOString();
 const span = (from: number, count: number) => Array.from({ length: count }, (_, i) => day(from + i));
 
-function intervalsCsv(rows: { code: string; days: string[]; kwh: (i: number) => number | '' }[]): string {
-  const lines = ['meter,start,kwh'];
-  for (const { code, days, kwh } of rows) {
-    for (const d of days) {
-      const { start, count } = dayIntervals(ZONE, d);
-      for (let i = 0; i < count; i += 1) lines.push(`${code},${iso(start + i * Q)},${kwh(i)}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
+const intervalsCsv = (rows: Parameters<typeof zonedCsv>[1], header?: string) => zonedCsv(ZONE, rows, header);
 
 describe('history import jobs', () => {
   let server: TestServer;
@@ -57,26 +49,7 @@ describe('history import jobs', () => {
     sqlite().prepare('SELECT total_kwh FROM meter_days WHERE meter_id = ? AND day = ?').pluck().get(meterId, d) as number | undefined;
 
   before(async () => {
-    server = await startTestServer();
-    admin = await server.createUser({ role: 'admin' });
-    const zoned = await server.request('PUT', '/api/configs', { token: admin.accessToken, body: { timezone: ZONE } });
-    assert.equal(zoned.status, 200, zoned.text);
-    const meter = async (body: Record<string, unknown>) => {
-      const response = await server.request('POST', '/api/meters', { token: admin.accessToken, body });
-      assert.equal(response.status, 201, response.text);
-      return response.body;
-    };
-    main = await meter({ name: 'Main', code: 'meter.main.kwh', kind: 'energy', site: true });
-    hvac = await meter({ name: 'HVAC', code: 'meter.hvac.kwh', kind: 'energy', area: 'HVAC' });
-    rest = await meter({
-      name: 'Rest',
-      kind: 'virtual',
-      area: 'Other',
-      terms: [
-        { meterId: main.id, sign: 1 },
-        { meterId: hvac.id, sign: -1 },
-      ],
-    });
+    ({ server, admin, main, hvac, rest } = await importSite(ZONE));
   });
   after(() => server.close());
 
