@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 
 const DAYS = ['2030-01-01', '2030-01-02'];
 
@@ -20,15 +21,7 @@ describe('billing never splits the same energy twice', () => {
     assert.equal(response.status, 201, response.text);
     return response.body.id as number;
   };
-  const write = (meterId: number, value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = DAYS.map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const write = (meterId: number, value: number) => fillDays(server, meterId, DAYS, value);
   const splitMeters = async () => ((await api('GET', '/api/billing/allocations')).body.items as { meterId: number }[]).map((a) => a.meterId).sort();
 
   before(async () => {

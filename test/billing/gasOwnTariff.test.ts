@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 
 const DAYS = ['2030-01-01', '2030-01-02'];
 
@@ -16,15 +17,7 @@ describe('a tenant’s own gas tariff', () => {
     assert.equal(response.status, status, response.text);
     return response.body;
   };
-  const fill = (meterId: number, value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = DAYS.map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const fill = (meterId: number, value: number) => fillDays(server, meterId, DAYS, value);
   const gasEnergyCents = async () => {
     const run = await ok('POST', `/api/billing/periods/${ids.period}/runs`);
     const statement = await ok('GET', `/api/billing/statements/${run.statements.find((s: { tenantId: number }) => s.tenantId === ids.g).id}`);

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 
 const DAYS = ['2030-01-01', '2030-01-02'];
 
@@ -16,15 +17,7 @@ describe('supplier bills against the shadow bill', () => {
   let gas: number;
 
   const request = (user: TestUser, method: string, path: string, body?: unknown) => server.request(method, path, { token: user.accessToken, body });
-  const fill = (meterId: number, value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = DAYS.map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const fill = (meterId: number, value: number) => fillDays(server, meterId, DAYS, value);
   const count = () => server.service.deps.db.sqlite.prepare('SELECT count(*) FROM supplier_bills').pluck().get();
 
   before(async () => {

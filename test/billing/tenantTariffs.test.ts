@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 
 const DAYS = ['2030-01-01', '2030-01-02'];
 
@@ -19,15 +20,7 @@ describe('tariffs of a tenant or a meter of its own', () => {
     assert.equal(response.status, status, response.text);
     return response.body;
   };
-  const fill = (meterId: number, value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = DAYS.map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const fill = (meterId: number, value: number) => fillDays(server, meterId, DAYS, value);
   const statementOf = (run: { statements: { id: number; tenantName: string }[] }, name: string) =>
     ok('GET', `/api/billing/statements/${run.statements.find((s) => s.tenantName === name)!.id}`);
 
