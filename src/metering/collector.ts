@@ -31,6 +31,7 @@ import {
   type VirtualMeter,
   yieldToLoop,
 } from './store.ts';
+import { dropAfter } from './clockStep.ts';
 import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } from './collectorHealth.ts';
 import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 
@@ -452,7 +453,7 @@ export class Collector {
         }
         const dropped = this.deps.store.transaction(() => {
           for (const meterId of ahead) this.deleteState.run({ meterId });
-          return this.deps.store.dropAfter(started);
+          return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), started, rebase);
         });
         for (const id of ahead) states.delete(id);
         this.deps.logger.warn(

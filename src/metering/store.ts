@@ -426,64 +426,6 @@ export class IntervalStore {
   }
 
   /**
-   * Removes every interval after `at` (the box's clock stepped back, or a reading from the future was once taken): day
-   * rows of later days are deleted, the day holding `at` keeps what lies before it, and the month rollups follow. Answers
-   * how many day rows changed. In the caller's transaction.
-   */
-  dropAfter(at: number): number {
-    const sqlite = this.db.sqlite;
-    const timezone = this.timezone();
-    const day = dayOf(timezone, at);
-    // raw SQL: the rollups of the days after a day, to take them off their months
-    const later = sqlite
-      .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?')
-      .all(day) as {
-      meterId: number;
-      day: string;
-      totalKwh: number;
-      cost: number;
-      carbonKg: number;
-    }[];
-    const touchedMonths = new Set<string>();
-    const openFrom = this.openFrom();
-    // raw SQL: the month rollups moved by a difference in SQL (total_kwh = total_kwh - ?)
-    const moveMonth = sqlite.prepare(
-      'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
-    );
-    for (const row of later) {
-      // An open day (from openFrom on) is in no month yet.
-      if (openFrom !== null && row.day >= openFrom) continue;
-      moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
-      touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
-    }
-    // raw SQL: the day rows after a day (a clock stepped back), by the day key
-    sqlite.prepare('DELETE FROM meter_days WHERE day > ?').run(day);
-    // Months with no day left go; a month's peak is recomputed from the days it keeps.
-    // raw SQL: the month rows after a month, by the month key
-    sqlite.prepare('DELETE FROM meter_months WHERE month > ?').run(day.slice(0, 7));
-    const first = Math.ceil((at - dayIntervals(timezone, day).start) / INTERVAL_MS);
-    // raw SQL: the meters with a row on a day, plucked
-    const today = sqlite.prepare('SELECT meter_id AS meterId FROM meter_days WHERE day = ?').pluck().all(day) as number[];
-    let changed = later.length;
-    for (const meterId of today) {
-      const record = this.load(meterId, day);
-      let dropped = false;
-      for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
-        if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
-        record.kwh[i] = NaN;
-        record.flags[i] = 0;
-        if (record.maxKw) record.maxKw[i] = NaN;
-      }
-      if (!dropped) continue;
-      this.save([record]);
-      touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
-      changed += 1;
-    }
-    this.recomputeMonthPeaks(touchedMonths);
-    return changed;
-  }
-
-  /**
    * Removes one meter-day row and takes its rollups off its month (a cancelled import undoing a day that had no row
    * before it). The month's peak is the caller's to recompute (recomputeMonthPeaks). In the caller's transaction.
    */

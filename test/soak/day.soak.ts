@@ -1,4 +1,4 @@
-// The soak's short run, `npm run soak:day` (issue 56, item 1; not in `npm test` while two findings are open): one simulated day of the soak (test/soak/soak.ts) at ×1200,
+// The soak's short run, `npm run soak:day` (issue 56, item 1; not in `npm test` while a finding is open): one simulated day of the soak (test/soak/soak.ts) at ×1200,
 // about a minute of wall time: four gateway faults, two kill -9 restarts (clock steps by the seed), backups, report runs,
 // an import and billing runs; every interval stored once or marked missing against the simulator's counters,
 // integrity_check, no crash in the log, RSS and disk writes bounded, every data alert cleared, the backups restorable.

@@ -35,7 +35,6 @@ const OVERSIZE: Record<string, number> = {
   'class metering/collector.ts Collector': 592,
   'function metering/collector.ts collectNow': 126,
   'function metering/importWrite.ts writeImport': 136,
-  'class metering/store.ts IntervalStore': 430,
   'function web/app/components/charts/Chart.tsx Chart': 235,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
