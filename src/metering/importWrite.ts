@@ -170,18 +170,13 @@ export async function writeImport(
       steps.splice(next, 0, ...chunks);
     });
   }
-  steps.push(() => {
-    const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
-    deps.audit.record({
-      actor,
-      action: 'import',
-      resource: 'energy_history',
-      after: { ...header, meters: meters.map(({ meterId, from, to, kwh, intervals, days }) => ({ meterId, from, to, kwh, intervals, days })) },
-    });
-  });
+  const reports = () => plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
+  steps.push(() => auditWritten(deps, actor, header, reports()));
   const durations: number[] = [];
   const commits: number[] = [];
   const slice = async () => {
+    // A cancel that came while the slice waited for the collector's turn: nothing more is written (the loop undoes).
+    if (control?.cancelled()) return;
     // The file's days are the zone's it was read in: a time-zone move (which takes the collector's turns too) between
     // two slices re-keyed the days written so far, and the rest would land on the wrong days.
     if (deps.timezone() !== timezone)
@@ -211,8 +206,17 @@ export async function writeImport(
     await yieldLoop();
   }
   Object.assign(lastWrite, { slices: durations.length, longestMs: Math.max(0, ...durations), durations, commits });
-  const meters = plans.map((plan) => report(plan, tallies.get(plan.meterId)!));
-  return { ...header, accepted: true, written: true, meters };
+  return { ...header, accepted: true, written: true, meters: reports() };
+}
+
+/** The import's audit entry, written with its last slice: what each meter got. */
+function auditWritten(deps: WriteDeps, actor: Actor | null, header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>, meters: ImportReport['meters']) {
+  deps.audit.record({
+    actor,
+    action: 'import',
+    resource: 'energy_history',
+    after: { ...header, meters: meters.map(({ meterId, from, to, kwh, intervals, days }) => ({ meterId, from, to, kwh, intervals, days })) },
+  });
 }
 
 /**

@@ -34,7 +34,7 @@ const OVERSIZE: Record<string, number> = {
   'function fleet/app.ts createFleetApp': 175,
   'class metering/collector.ts Collector': 592,
   'function metering/collector.ts collectNow': 126,
-  'function metering/importWrite.ts writeImport': 136,
+  'function metering/importWrite.ts writeImport': 130,
   'function web/app/components/charts/Chart.tsx Chart': 235,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
