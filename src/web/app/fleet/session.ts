@@ -1,6 +1,7 @@
 // Fleet sign-in: a fleet user's token (`ems-fleetctl user add` prints it once) is checked with GET /api/fleet/me and kept
 // in sessionStorage (this tab only, gone when it closes; docs/fleet.md); every fleet call carries it as a bearer token.
 import { signal } from '@preact/signals';
+import { saveBlob } from '../components/saveFile';
 import type { FleetUser } from './types';
 
 const KEY = 'ems.fleetToken';
@@ -23,14 +24,7 @@ export async function fleetDownload(path: string): Promise<string | null> {
   const response = await fetch(path, { headers: { Authorization: `Bearer ${sessionStorage.getItem(KEY) ?? ''}` } });
   if (!response.ok) return `HTTP ${response.status}`;
   const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'fleet.xlsx';
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(await response.blob(), name);
   return null;
 }
 

@@ -7,6 +7,7 @@ import { useApi } from '../components/useApi';
 import { dateTime, num, t, type Key } from '../i18n';
 import { user as me } from '../state/session';
 import { AdminLinks } from '../components/adminLinks';
+import { saveBlob } from '../components/saveFile';
 
 const ROLES = ['viewer', 'operator', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -320,12 +321,7 @@ function BackupDesk({ onRan }: { onRan: () => void }) {
   async function download(name: string) {
     const { data, error, response } = await api.GET('/api/system/backups/{name}', { params: { path: { name } }, parseAs: 'blob' });
     if (!data) return setProblem(errorText(error, response.status));
-    const url = URL.createObjectURL(data as unknown as Blob);
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(data as unknown as Blob, name);
   }
 
   const items = list.data?.items ?? [];

@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
 import { Field, Problem } from '../components/Field';
+import { saveBlob } from '../components/saveFile';
 import { useApi } from '../components/useApi';
 import { cents, DeskLinks } from '../components/deskLinks';
 import { dateTime, num, t } from '../i18n';
@@ -19,12 +20,7 @@ async function download(id: number, kind: 'pdf' | 'xlsx', setProblem: (text: str
       : await api.GET('/api/billing/statements/{id}/xlsx', { params: { path: { id } }, parseAs: 'blob' });
   if (!answer.data) return setProblem(`HTTP ${answer.response.status}`);
   const name = /filename="?([^";]+)"?/.exec(answer.response.headers.get('content-disposition') ?? '')?.[1] ?? `statement-${id}.${kind}`;
-  const url = URL.createObjectURL(answer.data as unknown as Blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(answer.data as unknown as Blob, name);
 }
 
 export default function Billing() {

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
+import { saveBlob } from '../components/saveFile';
 import { useApi } from '../components/useApi';
 import { siteTimeZone, t, type Key } from '../i18n';
 
@@ -70,12 +71,7 @@ export default function Exports() {
     if (!data) return setProblem(errorText(error, response.status));
     setProblem(null);
     const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `energy.${form.format}`;
-    const url = URL.createObjectURL(data as unknown as Blob);
-    const link = document.createElement('a');
-    link.href = url;
-    link.download = name;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveBlob(data as unknown as Blob, name);
     setDone(t('exports.done', { name }));
   }
 

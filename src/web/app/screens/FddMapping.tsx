@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, authFetch, errorText } from '../api/client';
 import { AdminLinks } from '../components/adminLinks';
 import { Done, Field, Problem } from '../components/Field';
+import { saveBlob } from '../components/saveFile';
 import { useApi } from '../components/useApi';
 import { t } from '../i18n';
 
@@ -15,14 +16,7 @@ type Row = { equipment: string; equipmentType: EquipmentType; brickClass: string
 async function download(path: string, name: string): Promise<string | null> {
   const response = await authFetch(new Request(`${location.origin}${path}`));
   if (!response.ok) return `HTTP ${response.status}`;
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(await response.blob(), name);
   return null;
 }
 

@@ -6,6 +6,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { locale, num, siteTimeZone, t } from '../../i18n';
 import './charts.css';
+import { saveBlob } from '../saveFile';
 
 export type Quantity = 'power' | 'energy';
 export type ChartSeries = {
@@ -82,17 +83,6 @@ function tickLabel(seconds: number, step: number): string {
         ? { day: 'numeric', month: 'short', timeZone: siteTimeZone }
         : { month: 'short', year: '2-digit', timeZone: siteTimeZone };
   return new Intl.DateTimeFormat(locale.value, options).format(new Date(seconds * 1000));
-}
-
-function download(name: string, blob: Blob): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** The CSV of a chart: a header row, then one row per point; numbers with a dot, in the chart's base unit (kW, kWh). */
@@ -237,9 +227,9 @@ export function Chart(props: ChartProps) {
     context.fillStyle = cssVar('--card', '#fff');
     context.fillRect(0, 0, copy.width, copy.height);
     context.drawImage(canvas, 0, 0);
-    copy.toBlob((blob) => blob && download(`${props.name}.png`, blob), 'image/png');
+    copy.toBlob((blob) => blob && saveBlob(blob, `${props.name}.png`), 'image/png');
   };
-  const saveCsv = () => download(`${props.name}.csv`, new Blob([chartCsv(props)], { type: 'text/csv;charset=utf-8' }));
+  const saveCsv = () => saveBlob(new Blob([chartCsv(props)], { type: 'text/csv;charset=utf-8' }), `${props.name}.csv`);
   const totalLabel = props.quantity === 'power' && !props.unit ? energyUnit : unit.label;
   const totalFactor = props.quantity === 'power' && !props.unit ? 1 : unit.factor;
 
