@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 import { addDays, daysBetween } from '../../src/platform/time/calendar.ts';
 
 type Item = { check: string; line: string; expected: number | null; billed: number | null; moneyAtStake: number | null; flagged: boolean };
@@ -18,15 +19,7 @@ describe('a supplier bill audited line by line', () => {
   let main: number;
 
   const request = (user: TestUser, method: string, path: string, body?: unknown) => server.request(method, path, { token: user.accessToken, body });
-  const fill = (meterId: number, from: string, to: string, value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = daysBetween(from, to).map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const fill = (meterId: number, from: string, to: string, value: number) => fillDays(server, meterId, daysBetween(from, to), value);
   const intervals = (from: string, to: string) => daysBetween(from, to).reduce((n, day) => n + server.service.deps.energy.store.load(main, day).kwh.length, 0);
   const enter = async (bill: Record<string, unknown>) => {
     const response = await request(operator, 'POST', '/api/billing/supplier-bills', { meterId: main, ...bill });

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer, type TestUser } from '../helpers/server.ts';
+import { fillDays } from '../helpers/storedDays.ts';
 import { daysBetween } from '../../src/platform/time/calendar.ts';
 
 describe('missing sub-meter data is estimated, marked, and replaced later', () => {
@@ -20,15 +21,7 @@ describe('missing sub-meter data is estimated, marked, and replaced later', () =
     assert.equal(response.status, status, response.text);
     return response.body;
   };
-  const fill = (meterId: number, days: string[], value: number) => {
-    const { store } = server.service.deps.energy;
-    const records = days.map((day) => {
-      const record = store.load(meterId, day);
-      record.kwh.fill(value);
-      return record;
-    });
-    store.transaction(() => store.save(records));
-  };
+  const fill = (meterId: number, days: string[], value: number) => fillDays(server, meterId, days, value);
 
   before(async () => {
     server = await startTestServer();
