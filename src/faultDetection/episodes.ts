@@ -247,6 +247,22 @@ export class Episodes {
     return this.get(id);
   }
 
+  /**
+   * A snooze lifted before its end, audited (action `unsnooze`): from now the rule finding the fault again opens a new
+   * episode and fault record as usual, and an episode still open carries on as any other. 409 when nothing is snoozed.
+   */
+  unsnooze(id: number, actor: Actor): EpisodeRow {
+    const row = this.get(id);
+    if (!row.snoozedUntil || Date.parse(row.snoozedUntil) <= this.now()) throw new Conflict(`episode ${id} is not snoozed`);
+    const before = { snoozedUntil: row.snoozedUntil, snoozedBy: row.snoozedBy, snoozeReason: row.snoozeReason };
+    const after = { snoozedUntil: null, snoozedBy: null, snoozeReason: null };
+    this.db.sqlite.transaction(() => {
+      this.db.orm.update(fddEpisodes).set(after).where(eq(fddEpisodes.id, id)).run();
+      this.audit.record({ actor, action: 'unsnooze', resource: 'fdd_episodes', resourceId: id, before, after });
+    })();
+    return this.get(id);
+  }
+
   /** A person's "not a fault": the reason is kept, the episode ends, its fault record is closed. */
   notAFault(id: number, reason: string, actor: { id: number; username: string }): EpisodeRow {
     const row = this.get(id);

@@ -435,6 +435,17 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       schemas: { params: IdParam, body: SnoozeBody, response: { 200: Episode, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
       handler: ({ params, body, user }) => present(episodes.snooze(params.id, body.until, body.reason, { id: user.id, username: user.username })),
     }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/fdd/episodes/:id/snooze',
+      access: 'operator',
+      summary: 'Lift a snooze before its end',
+      description:
+        'From now the rule finding the fault again opens a new episode and fault record as usual; an episode still open carries on. Audited (action unsnooze); 409 when the episode is not snoozed.',
+      tags,
+      schemas: { params: IdParam, response: { 200: Episode, 404: ErrorBody, 409: ErrorBody } },
+      handler: ({ params, user }) => present(episodes.unsnooze(params.id, { id: user.id, username: user.username })),
+    }),
   ];
 }
 

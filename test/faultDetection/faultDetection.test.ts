@@ -492,3 +492,48 @@ test('snooze: the fault found again before the snooze ends continues its episode
     await rig.close();
   }
 });
+
+test('a snooze lifted early: the open episode carries on and ends as usual, the fault found again opens a new one; audited, operators only', async () => {
+  const HOUR = 60 * MIN;
+  const evening = (day: number) => MONDAY + day * DAY + 11 * HOUR; // 19:00, the schedule has ended
+  const rig = await plantRig([0, 1].map((day) => ({ kind: 'schedule-override' as const, from: evening(day), to: evening(day) + 90 * MIN })));
+  try {
+    await confirmSuggestions(rig);
+    const operator = await rig.server.createUser({ role: 'operator' });
+    const token = operator.accessToken;
+    const fanEpisodes = async () => (await rig.get('/api/fdd/episodes?limit=500')).filter((e: { ruleId: string }) => e.ruleId === 'ahu-fan-out-of-schedule');
+    rig.clock.now = evening(0) - 10 * MIN;
+    await evaluateUntil(rig, evening(0) + 45 * MIN);
+    const [first] = await fanEpisodes();
+    assert.ok(first && first.endedAt === null, 'the override opened an episode');
+    const notSnoozed = await rig.server.request('DELETE', `/api/fdd/episodes/${first.id}/snooze`, { token });
+    assert.equal(notSnoozed.status, 409, 'nothing to lift yet');
+    const until = new Date(MONDAY + 3 * DAY).toISOString();
+    assert.equal((await rig.server.request('POST', `/api/fdd/episodes/${first.id}/snooze`, { token, body: { until, reason: 'parts ordered' } })).status, 200);
+    const viewer = await rig.server.createUser({ role: 'viewer' });
+    assert.equal((await rig.server.request('DELETE', `/api/fdd/episodes/${first.id}/snooze`, { token: viewer.accessToken })).status, 403);
+    const lifted = await rig.server.request('DELETE', `/api/fdd/episodes/${first.id}/snooze`, { token });
+    assert.equal(lifted.status, 200, lifted.text);
+    assert.equal(lifted.body.snoozed, null);
+    assert.equal(lifted.body.id, first.id);
+    const audit = await rig.get(`/api/audit?resource=fdd_episodes&resourceId=${first.id}&action=unsnooze`);
+    assert.equal(audit.total, 1);
+    assert.equal(audit.items[0].username, operator.user.username);
+    assert.equal((await rig.server.request('DELETE', `/api/fdd/episodes/${first.id}/snooze`, { token })).status, 409, 'lifted once');
+    assert.equal((await rig.server.request('DELETE', '/api/fdd/episodes/999999/snooze', { token })).status, 404);
+    // Still open: it carries on while the override lasts, then ends after its hold-off.
+    await evaluateUntil(rig, evening(0) + 80 * MIN);
+    const carried = (await fanEpisodes()).find((e: { id: number }) => e.id === first.id);
+    assert.equal(carried.endedAt, null);
+    assert.ok(carried.wasteKwh > first.wasteKwh, 'the waste carries on');
+    await evaluateUntil(rig, evening(1) - 10 * MIN, 30 * MIN);
+    assert.notEqual((await fanEpisodes())[0].endedAt, null, 'ended after the hold-off');
+    // Tuesday evening, before the lifted snooze's end: a new episode and its own fault record, as without a snooze.
+    await evaluateUntil(rig, evening(1) + 60 * MIN);
+    const tuesday = await fanEpisodes();
+    assert.equal(tuesday.length, 2, JSON.stringify(tuesday));
+    assert.equal((await rig.get('/api/faults?q=ahu-fan-out-of-schedule')).total, 2);
+  } finally {
+    await rig.close();
+  }
+});

@@ -1,6 +1,6 @@
 // The equipment faults screen (issue 54) in Chromium against GET /api/fdd/episodes: the rows in the API's order (money
 // per day, highest first) with the amounts it gives; an operator marks one "not a fault" with a reason and the row and
-// the API say so; the faults screen links to it; axe on the screen. The episodes are opened by the context's own
+// the API say so, snoozes another and lifts the snooze early; the faults screen links to it; axe on the screen. The episodes are opened by the context's own
 // Episodes (each with its record in the faults resource), as the detector opens them.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -65,6 +65,20 @@ test('faults by money: the API order and amounts; "not a fault" with a reason fr
   const marked = await rig.server.request('GET', '/api/fdd/episodes', { token: operator.accessToken });
   assert.equal(marked.body[1].notAFault.reason, 'valve replaced yesterday');
   assert.equal((await rig.server.request('GET', `/api/faults/${marked.body[1].faultId}`, { token: operator.accessToken })).body.status, 'closed');
+  // Snooze the first row through its form, then lift the snooze early from the row: the API says it is gone.
+  const tomorrow = new Date(Date.now() + 24 * HOUR);
+  const local = `${tomorrow.getFullYear()}-${String(tomorrow.getMonth() + 1).padStart(2, '0')}-${String(tomorrow.getDate()).padStart(2, '0')}T08:00`;
+  await rows.nth(0).getByRole('button', { name: 'Snooze…' }).click();
+  await rows.nth(0).getByLabel('Snooze until').fill(local);
+  await rows.nth(0).getByRole('button', { name: 'Snooze', exact: true }).click();
+  await page.getByText('Snoozed: until then').waitFor();
+  const snoozedOf = async () =>
+    (await rig.server.request('GET', '/api/fdd/episodes', { token: operator.accessToken })).body.find((e: { id: number }) => e.id === api.body[0].id).snoozed;
+  assert.notEqual(await snoozedOf(), null);
+  await rows.nth(0).getByRole('button', { name: 'Lift the snooze' }).click();
+  await page.getByText('Snooze lifted').waitFor();
+  await rows.nth(0).getByRole('button', { name: 'Lift the snooze' }).waitFor({ state: 'detached' });
+  assert.equal(await snoozedOf(), null);
   assertNoProblems(problems, 'faults by money');
   await context.close();
 });

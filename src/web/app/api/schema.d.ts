@@ -2242,7 +2242,13 @@ export interface paths {
          *     **Requires role operator** (operator or admin).
          */
         post: operations["postApiFddEpisodesIdSnooze"];
-        delete?: never;
+        /**
+         * Lift a snooze before its end
+         * @description From now the rule finding the fault again opens a new episode and fault record as usual; an episode still open carries on. Audited (action unsnooze); 409 when the episode is not snoozed.
+         *
+         *     **Requires role operator** (operator or admin).
+         */
+        delete: operations["deleteApiFddEpisodesIdSnooze"];
         options?: never;
         head?: never;
         patch?: never;
@@ -16305,6 +16311,109 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    deleteApiFddEpisodesIdSnooze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        currency: string;
+                        endedAt: string | null;
+                        equipment: string;
+                        evidence: {
+                            [key: string]: number;
+                        };
+                        faultId: number | null;
+                        id: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastSeenAt: string;
+                        method: string;
+                        notAFault: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                            reason: string;
+                        } | null;
+                        ruleId: string;
+                        ruleVersion: number;
+                        /** @description the last snooze, if any; while `until` is ahead the rule finding the fault again continues this episode */
+                        snoozed: {
+                            by: string;
+                            reason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            until: string;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string;
+                        title: string;
+                        /** @description kWh summed over the samples the rule held */
+                        wasteKwh: number;
+                        wasteKwhPerDay: number;
+                        wasteMoneyPerDay: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["RoleTooLow"];
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];

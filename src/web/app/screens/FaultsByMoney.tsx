@@ -1,6 +1,6 @@
 // Faults found by the rules (issue 54), ranked by the money they waste per day: each with its rule, equipment, span,
 // evidence and the way its waste was estimated; an operator can mark one "not a fault" with a reason (kept and counted
-// against the rule), or snooze it until a time (the rule finding it again meanwhile continues it, no new fault). Each
+// against the rule), or snooze it until a time (the rule finding it again meanwhile continues it, no new fault) and lift the snooze early. Each
 // equipment links to its view (points, faults, the evidence chart). The records themselves are on the faults screen, where a maintenance record is one click away.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
@@ -9,44 +9,24 @@ import { useApi } from '../components/useApi';
 import { dateTime, money, num, t } from '../i18n';
 import { can } from '../state/session';
 
+type EpisodeRow = NonNullable<ReturnType<typeof useEpisodes>['data']>[number];
+
+function useEpisodes(openOnly: boolean) {
+  return useApi(() => api.GET('/api/fdd/episodes', { params: { query: { limit: 100, ...(openOnly ? { open: true } : {}) } } }), [openOnly]);
+}
+
 export default function FaultsByMoney() {
   const [openOnly, setOpenOnly] = useState(false);
-  const [dismissing, setDismissing] = useState<number | null>(null);
-  const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [snoozing, setSnoozing] = useState<number | null>(null);
-  const [until, setUntil] = useState('');
-  const [snoozeReason, setSnoozeReason] = useState('');
-  const list = useApi(() => api.GET('/api/fdd/episodes', { params: { query: { limit: 100, ...(openOnly ? { open: true } : {}) } } }), [openOnly]);
+  const list = useEpisodes(openOnly);
   const operator = can('operator');
-
-  async function notAFault(event: Event, id: number) {
-    event.preventDefault();
-    const { error, response } = await api.POST('/api/fdd/episodes/{id}/not-a-fault', { params: { path: { id } }, body: { reason } });
-    if (!response.ok) return setProblem(errorText(error, response.status));
+  const settle = (outcome: { problem: string } | { done: string }) => {
+    if ('problem' in outcome) return setProblem(outcome.problem);
     setProblem(null);
-    setDismissing(null);
-    setReason('');
-    setDone(t('fdd.dismissed'));
+    setDone(outcome.done);
     list.reload();
-  }
-
-  async function snooze(event: Event, id: number) {
-    event.preventDefault();
-    // The field is the browser's local time; the API takes an instant.
-    const at = new Date(until);
-    if (Number.isNaN(at.getTime())) return setProblem(t('fdd.snoozeUntil'));
-    const body = { until: at.toISOString(), ...(snoozeReason.trim() ? { reason: snoozeReason.trim() } : {}) };
-    const { error, response } = await api.POST('/api/fdd/episodes/{id}/snooze', { params: { path: { id } }, body });
-    if (!response.ok) return setProblem(errorText(error, response.status));
-    setProblem(null);
-    setSnoozing(null);
-    setUntil('');
-    setSnoozeReason('');
-    setDone(t('fdd.snoozed'));
-    list.reload();
-  }
+  };
 
   const episodes = list.data ?? [];
   return (
@@ -104,44 +84,7 @@ export default function FaultsByMoney() {
                   </td>
                   {operator && (
                     <td>
-                      {e.snoozed && Date.parse(e.snoozed.until) > Date.now() && !e.notAFault && (
-                        <p class="muted" data-snoozed={e.id}>
-                          {t('fdd.snoozedUntil', { until: dateTime(e.snoozed.until) })}
-                        </p>
-                      )}
-                      {e.notAFault ? (
-                        <span class="muted">{t('fdd.notAFaultBecause', { reason: e.notAFault.reason })}</span>
-                      ) : snoozing === e.id ? (
-                        <form class="stack" onSubmit={(event) => snooze(event, e.id)}>
-                          <Field label={t('fdd.snoozeUntil')}>
-                            {(id) => <input id={id} type="datetime-local" value={until} required onInput={(event) => setUntil(event.currentTarget.value)} />}
-                          </Field>
-                          <Field label={t('fdd.snoozeReason')}>
-                            {(id) => <input id={id} value={snoozeReason} maxLength={1000} onInput={(event) => setSnoozeReason(event.currentTarget.value)} />}
-                          </Field>
-                          <button type="submit" class="primary">
-                            {t('fdd.confirmSnooze')}
-                          </button>
-                        </form>
-                      ) : dismissing === e.id ? (
-                        <form class="stack" onSubmit={(event) => notAFault(event, e.id)}>
-                          <Field label={t('fdd.reason')}>
-                            {(id) => <input id={id} value={reason} minLength={3} required onInput={(event) => setReason(event.currentTarget.value)} />}
-                          </Field>
-                          <button type="submit" class="primary">
-                            {t('fdd.confirmNotAFault')}
-                          </button>
-                        </form>
-                      ) : (
-                        <span class="actions">
-                          <button type="button" onClick={() => setDismissing(e.id)}>
-                            {t('fdd.notAFault')}
-                          </button>{' '}
-                          <button type="button" onClick={() => setSnoozing(e.id)}>
-                            {t('fdd.snooze')}
-                          </button>
-                        </span>
-                      )}
+                      <EpisodeActions e={e} settle={settle} />
                     </td>
                   )}
                 </tr>
@@ -151,5 +94,81 @@ export default function FaultsByMoney() {
         </div>
       )}
     </section>
+  );
+}
+
+/** An operator's actions on one episode: "not a fault" with a reason, snooze until a time, lift a snooze. */
+function EpisodeActions({ e, settle }: { e: EpisodeRow; settle: (outcome: { problem: string } | { done: string }) => void }) {
+  const [form, setForm] = useState<'none' | 'dismiss' | 'snooze'>('none');
+  const [reason, setReason] = useState('');
+  const [until, setUntil] = useState('');
+  const [snoozeReason, setSnoozeReason] = useState('');
+  const answered = (outcome: { error?: unknown; response: Response }, done: string) => {
+    if (!outcome.response.ok) return settle({ problem: errorText(outcome.error, outcome.response.status) });
+    setForm('none');
+    settle({ done });
+  };
+
+  async function notAFault(event: Event) {
+    event.preventDefault();
+    answered(await api.POST('/api/fdd/episodes/{id}/not-a-fault', { params: { path: { id: e.id } }, body: { reason } }), t('fdd.dismissed'));
+  }
+
+  async function snooze(event: Event) {
+    event.preventDefault();
+    // The field is the browser's local time; the API takes an instant.
+    const at = new Date(until);
+    if (Number.isNaN(at.getTime())) return settle({ problem: t('fdd.snoozeUntil') });
+    const body = { until: at.toISOString(), ...(snoozeReason.trim() ? { reason: snoozeReason.trim() } : {}) };
+    answered(await api.POST('/api/fdd/episodes/{id}/snooze', { params: { path: { id: e.id } }, body }), t('fdd.snoozed'));
+  }
+
+  async function unsnooze() {
+    answered(await api.DELETE('/api/fdd/episodes/{id}/snooze', { params: { path: { id: e.id } } }), t('fdd.unsnoozed'));
+  }
+
+  if (e.notAFault) return <span class="muted">{t('fdd.notAFaultBecause', { reason: e.notAFault.reason })}</span>;
+  return (
+    <>
+      {e.snoozed && Date.parse(e.snoozed.until) > Date.now() && (
+        <p class="muted" data-snoozed={e.id}>
+          {t('fdd.snoozedUntil', { until: dateTime(e.snoozed.until) })}{' '}
+          <button type="button" onClick={unsnooze}>
+            {t('fdd.unsnooze')}
+          </button>
+        </p>
+      )}
+      {form === 'snooze' ? (
+        <form class="stack" onSubmit={snooze}>
+          <Field label={t('fdd.snoozeUntil')}>
+            {(id) => <input id={id} type="datetime-local" value={until} required onInput={(event) => setUntil(event.currentTarget.value)} />}
+          </Field>
+          <Field label={t('fdd.snoozeReason')}>
+            {(id) => <input id={id} value={snoozeReason} maxLength={1000} onInput={(event) => setSnoozeReason(event.currentTarget.value)} />}
+          </Field>
+          <button type="submit" class="primary">
+            {t('fdd.confirmSnooze')}
+          </button>
+        </form>
+      ) : form === 'dismiss' ? (
+        <form class="stack" onSubmit={notAFault}>
+          <Field label={t('fdd.reason')}>
+            {(id) => <input id={id} value={reason} minLength={3} required onInput={(event) => setReason(event.currentTarget.value)} />}
+          </Field>
+          <button type="submit" class="primary">
+            {t('fdd.confirmNotAFault')}
+          </button>
+        </form>
+      ) : (
+        <span class="actions">
+          <button type="button" onClick={() => setForm('dismiss')}>
+            {t('fdd.notAFault')}
+          </button>{' '}
+          <button type="button" onClick={() => setForm('snooze')}>
+            {t('fdd.snooze')}
+          </button>
+        </span>
+      )}
+    </>
   );
 }
