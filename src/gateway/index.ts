@@ -8,6 +8,7 @@ export {
   type AlarmPage,
   type AlarmRow,
   type GatewayPort,
+  type HistoryOnGrid,
   type HistoryPoint,
   type PointInfo,
   type PointValue,

@@ -31,6 +31,12 @@ export type SetOutcome = { status: number; success: boolean | null };
  */
 export type AlarmRow = { code: string | null; level: string | null; message: string | null; raisedAt: string | null; clearedAt: string | null };
 
+/**
+ * A history answered on a regular grid: `values[i]` is the point's value at `first + i × stepMs` (NaN: none), or the
+ * gateway's plain readings when it ignored the step.
+ */
+export type HistoryOnGrid = { grid: { first: number; stepMs: number; values: Float64Array } } | { points: HistoryPoint[] };
+
 /** A page of the gateway's alarms and its `total` (NaN when it sent something that is not a number). */
 export type AlarmPage = { rows: AlarmRow[]; total: number };
 
@@ -43,6 +49,13 @@ export interface GatewayPort {
    * outside what was asked are dropped. null when the gateway keeps no history for the code (404).
    */
   history(code: string, from: number, to: number): Promise<HistoryPoint[] | null>;
+  /**
+   * The readings in [from, to] on a grid of `stepMs`, asked with codes/history's optional `step` (DESIGN.md "IoT gateway
+   * contract"): a gateway honouring it answers `{ start, step, values }` and this gives `{ grid }` (NaN where it had no
+   * value); a gateway that ignores it answers its usual `{ data }` and this gives those readings as `history` does
+   * (`{ points }`), so the caller knows to read as before. null on 404. Optional: ports that lack it are read by `history`.
+   */
+  historyOnGrid?(code: string, from: number, to: number, stepMs: number): Promise<HistoryOnGrid | null>;
   /** The point catalogue; null when the gateway has none (404). */
   codes(): Promise<PointInfo[] | null>;
   /** A point write, sent once (SPEC: writes are never retried but after a token renewal). Never throws on a status. */
@@ -95,14 +108,31 @@ export function gatewayPort(relay: Relay): GatewayPort {
       if (answer.status !== 200) throw new GatewayRefused(answer.status, `the gateway answered ${answer.status} to codes/history for ${code}`);
       const data = dataOf(answer);
       if (!data) throw new BadGateway('the gateway answered codes/history without a data list');
-      const points: HistoryPoint[] = [];
-      for (const row of data) {
-        const at = time(field(row, 'ts'));
-        const value = field(row, 'value');
-        // Only what was asked for: a gateway answering readings outside the span is not believed about them.
-        if (at !== null && at >= from && at <= to && typeof value === 'number' && Number.isFinite(value)) points.push({ at, value });
+      return readings(data, from, to);
+    },
+
+    async historyOnGrid(code, from, to, stepMs) {
+      const step = stepMs / 1000;
+      const body = { code, start: new Date(from).toISOString(), end: new Date(to).toISOString(), step };
+      const answer = await relay('POST', '/codes/history', { body });
+      if (answer.status === 404) return null;
+      if (answer.status !== 200) throw new GatewayRefused(answer.status, `the gateway answered ${answer.status} to codes/history for ${code}`);
+      const values = field(answer.json, 'values');
+      if (!Array.isArray(values)) {
+        // The step was ignored: the plain answer, read as history reads it.
+        if (!dataOf(answer)) throw new BadGateway('the gateway answered codes/history without a data list');
+        return { points: readings(dataOf(answer)!, from, to) };
       }
-      return points;
+      const first = time(field(answer.json, 'start'));
+      if (first === null || field(answer.json, 'step') !== step)
+        throw new BadGateway('the gateway answered codes/history with values but not the start and step asked');
+      const grid = new Float64Array(values.length);
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        const at = first + i * stepMs;
+        grid[i] = typeof value === 'number' && Number.isFinite(value) && at >= from && at <= to ? value : Number.NaN;
+      }
+      return { grid: { first, stepMs, values: grid } };
     },
 
     async codes() {
@@ -144,6 +174,18 @@ export function gatewayPort(relay: Relay): GatewayPort {
       return { rows, total: Number(field(answer.json, 'total') ?? 0) };
     },
   };
+}
+
+/** A history answer's rows with a time and a finite value, within [from, to]. */
+function readings(data: unknown[], from: number, to: number): HistoryPoint[] {
+  const points: HistoryPoint[] = [];
+  for (const row of data) {
+    const at = time(field(row, 'ts'));
+    const value = field(row, 'value');
+    // Only what was asked for: a gateway answering readings outside the span is not believed about them.
+    if (at !== null && at >= from && at <= to && typeof value === 'number' && Number.isFinite(value)) points.push({ at, value });
+  }
+  return points;
 }
 
 function dataOf(answer: GatewayAnswer): unknown[] | null {

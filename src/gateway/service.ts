@@ -7,7 +7,7 @@ import type { AuthUser } from '../platform/http/route.ts';
 import type { Logger } from '../platform/logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
-import { gatewayPort, type AlarmPage, type GatewayPort, type HistoryPoint, type PointInfo, type PointValue, type SetOutcome } from './port.ts';
+import { gatewayPort, type AlarmPage, type GatewayPort, type HistoryOnGrid, type HistoryPoint, type PointInfo, type PointValue, type SetOutcome } from './port.ts';
 import type { RunningSimulator } from './simulator/server.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 
@@ -77,6 +77,10 @@ export class IotGateway implements GatewayPort {
 
   history(code: string, from: number, to: number): Promise<HistoryPoint[] | null> {
     return this.port.history(code, from, to);
+  }
+
+  historyOnGrid(code: string, from: number, to: number, stepMs: number): Promise<HistoryOnGrid | null> {
+    return this.port.historyOnGrid!(code, from, to, stepMs);
   }
 
   codes(): Promise<PointInfo[] | null> {

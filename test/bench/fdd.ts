@@ -185,8 +185,9 @@ console.log(
 );
 
 // 4. The same replay over loopback HTTP, as EMS meets the gateway: the gateway client and port against a server in a
-// worker thread answering the month's stored history (500 samples per answer). One read at a time (as before issue
-// 54's second round and the detector's REPLAY_READS) against 4 in flight; process CPU counts the worker's too.
+// worker thread answering the month's stored history: plain answers of at most 500 samples with a time each (a gateway
+// that ignores codes/history's optional step; the baseline), against answers on the grid when the step is asked, with
+// 1, 2 and 4 reads in flight; process CPU counts the worker's too.
 const series = new Map<string, number[]>();
 for (const point of ahuPoints) {
   const values: number[] = [];
@@ -203,19 +204,29 @@ const gatewayWorker = new Worker(
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const { code, start, end } = JSON.parse(body);
+      const { code, start, end, step } = JSON.parse(body);
       const dot = code.indexOf('.');
       const n = Number(code.slice(3, dot));
       const base = 'ahu1' + code.slice(dot);
       const values = series[base];
       const offset = temperatures.has(base) ? (n % 10) / 10 : 0;
       const a = Date.parse(start), b = Date.parse(end);
+      res.setHeader('content-type', 'application/json');
+      if (step === 300) {
+        // codes/history's optional step (DESIGN.md): the values on the grid, no time per sample.
+        const first = Math.ceil((a - from) / 300000) * 300000 + from;
+        const out = [];
+        for (let t = first; t <= b; t += 300000) {
+          const v = values[(t - from) / 300000];
+          out.push(v === undefined ? null : v + offset);
+        }
+        return res.end(JSON.stringify({ start: new Date(first).toISOString(), step, values: out }));
+      }
       const data = [];
       for (let t = Math.ceil((a - from) / 300000) * 300000 + from; t <= b && data.length < 500; t += 300000) {
         const v = values[(t - from) / 300000];
         if (v !== undefined) data.push({ ts: new Date(t).toISOString(), value: v + offset });
       }
-      res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ data }));
     });
   });
@@ -229,36 +240,51 @@ const gatewayWorker = new Worker(
 const gatewayPortNumber = await new Promise<number>((resolve) => gatewayWorker.once('message', resolve));
 const client = new GatewayClient(`http://127.0.0.1:${gatewayPortNumber}`, 30_000);
 const httpPort = gatewayPort((method, pathName, input) => client.exchange({ method, path: pathName, ...input }));
-const httpDetector = new FaultDetector({
-  model: pointModel,
-  book: ruleBook,
-  episodes,
-  alerts: new AlertService(db, audit),
-  port: httpPort,
-  price: () => ({ price: 0.25, currency: 'EUR' }),
-  timezone: () => 'UTC',
-  intervalMs: COLLECT_MS,
-  floodPerHour: 20,
-  logger: createLogger('error'),
-  now: () => now,
-});
-const IN_FLIGHT = 4;
-const timedReplay = async (reads: number) => {
+const detectorOn = (gateway: GatewayPort) =>
+  new FaultDetector({
+    model: pointModel,
+    book: ruleBook,
+    episodes,
+    alerts: new AlertService(db, audit),
+    port: gateway,
+    price: () => ({ price: 0.25, currency: 'EUR' }),
+    timezone: () => 'UTC',
+    intervalMs: COLLECT_MS,
+    floodPerHour: 20,
+    logger: createLogger('error'),
+    now: () => now,
+  });
+// Before: the plain answers (a time per sample) in 500-sample slices, as against a gateway that ignores the step.
+const plainDetector = detectorOn({ ...httpPort, historyOnGrid: undefined });
+// After: codes/history with its optional step, a month of one code per answer.
+const gridDetector = detectorOn(httpPort);
+const timedReplay = async (detector: FaultDetector, reads: number) => {
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
-  const out = await httpDetector.replay(rule, { from, to, reads });
-  return { wall: (performance.now() - t0) / 1000, cpu: cpuSeconds(cpuBefore), episodes: out.episodes.length };
+  const out = await detector.replay(rule, { from, to, reads });
+  return { wall: (performance.now() - t0) / 1000, cpu: cpuSeconds(cpuBefore), episodes: out.episodes.length, wasteKwh: out.episodes.reduce((sum, e) => sum + e.wasteKwh, 0) };
 };
+type Timed = Awaited<ReturnType<typeof timedReplay>>;
 // Alternated, each twice, the better of the two kept: the shared machine's load moves between runs.
-const best = (a: Awaited<ReturnType<typeof timedReplay>>, b: Awaited<ReturnType<typeof timedReplay>>) => (a.wall <= b.wall ? a : b);
-const one1 = await timedReplay(1);
-const many1 = await timedReplay(IN_FLIGHT);
-const one = best(one1, await timedReplay(1));
-const many = best(many1, await timedReplay(IN_FLIGHT));
-console.log(
-  `replay over loopback HTTP (gateway in a worker thread): one history read at a time ${fmt(one.wall)} s wall, ${fmt(one.cpu)} s CPU; ` +
-    `${IN_FLIGHT} in flight ${fmt(many.wall)} s wall, ${fmt(many.cpu)} s CPU (ratio ${fmt(many.wall / one.wall)}× in wall; ${many.episodes} episodes, ${one.episodes} before)`,
-);
+const best = (a: Timed, b: Timed) => (a.wall <= b.wall ? a : b);
+const runs = [
+  { name: 'plain answers in 500-sample slices, one read at a time (before)', detector: plainDetector, reads: 1 },
+  { name: 'on the grid (step), one read at a time', detector: gridDetector, reads: 1 },
+  { name: 'on the grid (step), 2 reads in flight', detector: gridDetector, reads: 2 },
+  { name: 'on the grid (step), 4 reads in flight', detector: gridDetector, reads: 4 },
+];
+const firstRound: Timed[] = [];
+for (const run of runs) firstRound.push(await timedReplay(run.detector, run.reads));
+const timed = [];
+for (const [i, run] of runs.entries()) timed.push(best(firstRound[i]!, await timedReplay(run.detector, run.reads)));
+const baseline = timed[0]!;
+console.log('replay over loopback HTTP (gateway in a worker thread; process CPU counts the worker too):');
+for (const [i, run] of runs.entries()) {
+  const t = timed[i]!;
+  console.log(
+    `  ${run.name}: ${fmt(t.wall)} s wall, ${fmt(t.cpu)} s CPU (${fmt(t.wall / baseline.wall)}× the plain answers' wall); ${t.episodes} episodes, ${fmt(t.wasteKwh, 1)} kWh`,
+  );
+}
 gatewayWorker.postMessage('stop');
 await new Promise((resolve) => gatewayWorker.once('exit', resolve));
 

@@ -4,6 +4,7 @@
 // episode with its waste, "not a fault" counted per rule, the flood guard under parallel evaluations, and a replay.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { RULE_LIBRARY } from '../../src/faultDetection/library.ts';
 import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
 import { simulatorRig, MIN, DAY, type SimulatorRig } from '../helpers/rig.ts';
 
@@ -13,8 +14,9 @@ const MONDAY = Date.UTC(2026, 0, 12, 8);
 async function plantRig(
   faults: Array<{ kind: 'leaking-valve' | 'stuck-damper' | 'schedule-override' | 'drifting-sensor'; from: number; to: number }> = [],
   env: Record<string, string> = {},
+  historyStep = true,
 ) {
-  return simulatorRig({ start: MONDAY, simulator: { equipment: { faults } }, env });
+  return simulatorRig({ start: MONDAY, simulator: { equipment: { faults }, historyStep }, env });
 }
 
 /** Confirms every suggestion that has an equipment and a class (what an admin does on the mapping screen). */
@@ -384,19 +386,48 @@ test('a rule that would flood is paused with an alert, at its limit, under paral
   }
 });
 
-test('try before trust: a replay over the gateway history finds the override and its waste, writes nothing, refuses a bad period', async () => {
+/** A 3-day replay of the fan rule, and how many codes/history answers on a grid the simulator gave. */
+async function replayFan(rig: SimulatorRig, token: string) {
+  const building = rig.sim.building;
+  const onGrid = building.historyOnGrid.bind(building);
+  const gridAnswers: string[] = [];
+  building.historyOnGrid = (...args) => {
+    gridAnswers.push(args[0]);
+    return onGrid(...args);
+  };
+  const replay = await rig.server.request('POST', '/api/fdd/rules/ahu-fan-out-of-schedule/replay', {
+    token,
+    body: { from: new Date(MONDAY).toISOString(), to: new Date(MONDAY + 3 * DAY).toISOString() },
+  });
+  return { replay, gridAnswers };
+}
+
+test('try before trust: a replay over the gateway history finds the override and its waste, writes nothing, refuses a bad period; a gateway ignoring the step answers the same', async () => {
   const overrideFrom = MONDAY + 11 * 60 * MIN; // Monday 19:00 to Tuesday 06:00
-  const rig = await plantRig([{ kind: 'schedule-override', from: overrideFrom, to: MONDAY + 22 * 60 * MIN }]);
+  const faults = [{ kind: 'schedule-override' as const, from: overrideFrom, to: MONDAY + 22 * 60 * MIN }];
+  const rig = await plantRig(faults);
   try {
     await confirmSuggestions(rig);
     rig.clock.now = MONDAY + 3 * DAY;
     const token = rig.admin.accessToken;
     const operator = await rig.server.createUser({ role: 'operator' });
-    const replay = await rig.server.request('POST', '/api/fdd/rules/ahu-fan-out-of-schedule/replay', {
-      token: operator.accessToken,
-      body: { from: new Date(MONDAY).toISOString(), to: new Date(MONDAY + 3 * DAY).toISOString() },
-    });
+    const { replay, gridAnswers } = await replayFan(rig, operator.accessToken);
     assert.equal(replay.status, 200, replay.text);
+    // One answer on the 5-minute grid per code the rule reads (3 days is one slice), none in 500-sample slices.
+    assert.equal(new Set(gridAnswers).size, gridAnswers.length, `each code asked once: ${gridAnswers}`);
+    assert.ok(gridAnswers.length >= Object.keys(RULE_LIBRARY.find((r) => r.id === 'ahu-fan-out-of-schedule')!.inputs).length, `${gridAnswers}`);
+    // The same replay against a gateway that predates the step (its plain answers, read in slices): the same answer.
+    const old = await plantRig(faults, {}, false);
+    try {
+      await confirmSuggestions(old);
+      old.clock.now = rig.clock.now;
+      const fallback = await replayFan(old, old.admin.accessToken);
+      assert.equal(fallback.replay.status, 200, fallback.replay.text);
+      assert.equal(fallback.gridAnswers.length, 0);
+      assert.deepEqual(fallback.replay.body, replay.body);
+    } finally {
+      await old.close();
+    }
     assert.equal(replay.body.episodes.length, 1, JSON.stringify(replay.body.episodes));
     const [episode] = replay.body.episodes;
     assert.equal(episode.startedAt, new Date(overrideFrom).toISOString());

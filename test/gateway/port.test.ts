@@ -100,6 +100,26 @@ test('history: rows outside the asked span, without a time or with a non-finite 
   await assert.rejects(port.history('m', from, to), { message: 'the gateway answered codes/history without a data list' });
 });
 
+test('history on a grid: the optional step sent; values on the grid typed (NaN for none, non-finite or outside the span); a plain answer is the readings; a wrong step refused', async () => {
+  const from = Date.parse('2026-01-01T00:00:00Z');
+  const to = from + 20 * 60_000;
+  answer('/codes/history', 200, '{"start":"2026-01-01T00:00:00.000Z","step":300,"values":[1.5,null,"2",1e999,7,8]}');
+  const grid = await port.historyOnGrid!('m', from, to, 300_000);
+  assert.deepEqual(JSON.parse(seen.at(-1)!.body), { code: 'm', start: '2026-01-01T00:00:00.000Z', end: '2026-01-01T00:20:00.000Z', step: 300 });
+  assert.ok(grid && 'grid' in grid);
+  assert.equal(grid.grid.first, from);
+  assert.equal(grid.grid.stepMs, 300_000);
+  // The sixth value stands at 00:25, past the span asked.
+  assert.deepEqual([...grid.grid.values].map((v) => (Number.isNaN(v) ? null : v)), [1.5, null, null, null, 7, null]);
+  // A gateway that predates the step answers as ever: the readings, as history gives them.
+  answer('/codes/history', 200, '{"data":[{"ts":"2026-01-01T00:05:00Z","value":4},{"ts":"2026-01-01T01:00:00Z","value":5}]}');
+  assert.deepEqual(await port.historyOnGrid!('m', from, to, 300_000), { points: [{ at: from + 300_000, value: 4 }] });
+  answer('/codes/history', 200, '{"start":"2026-01-01T00:00:00.000Z","step":600,"values":[1]}');
+  await assert.rejects(port.historyOnGrid!('m', from, to, 300_000), (error: unknown) => error instanceof BadGateway);
+  answer('/codes/history', 404, '{"error":"no history"}');
+  assert.equal(await port.historyOnGrid!('m', from, to, 300_000), null);
+});
+
 test('codes: the catalogue typed (non-string fields null, rows without a code dropped); 404 is null; a refusal throws', async () => {
   answer('/codes', 200, '{"data":[{"code":"p1","name":"Main","unit":"kWh","kind":"energy"},{"code":"p2","name":5,"kind":null},{"name":"x"},"p3"]}');
   assert.deepEqual(await port.codes(), [

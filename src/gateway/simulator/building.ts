@@ -286,6 +286,20 @@ export class Building {
     return samples;
   }
 
+  /**
+   * The values on a grid of `stepMs` (multiples of it since the epoch) from start to end, none past now: codes/history
+   * with its optional `step`. undefined for an unknown code.
+   */
+  historyOnGrid(code: string, start: number, end: number, stepMs: number): { first: number; values: number[] } | undefined {
+    const point = this.points.get(code);
+    if (!point) return undefined;
+    const first = Math.ceil(start / stepMs) * stepMs;
+    const last = Math.min(end, this.now());
+    const values: number[] = [];
+    for (let t = first; t <= last; t += stepMs) values.push(this.valueAt(point, t));
+    return { first, values };
+  }
+
   /** A plain write: setpoints and commands only, within their range. */
   set(code: string, value: PointValue): void {
     const point = this.points.get(code);

@@ -18,6 +18,8 @@ export type SimulatorOptions = {
   subMeters?: number;
   /** The HVAC plant (plant.ts) and its seeded faults; off unless given (EMS_SIM_EQUIPMENT=on). */
   equipment?: { faults?: InjectedFault[] };
+  /** false: codes/history ignores its optional `step`, as a gateway that predates it does (tests of the fallback). */
+  historyStep?: boolean;
 };
 
 export type RunningSimulator = { url: string; building: Building; close(): Promise<void> };
@@ -27,6 +29,8 @@ const BODY_LIMIT = 1024 * 1024;
 const TOKEN_LIMIT = 1000;
 const MAX_CODES = 1000;
 const HISTORY_MAX_SPAN_MS = 366 * 86_400_000;
+/** Values per codes/history answer on a grid (`step`): a month at 5 minutes is 8,928. */
+const HISTORY_STEP_MAX_VALUES = 20_000;
 const JSON_TYPE = 'application/json';
 
 type Reply = [status: number, body: unknown];
@@ -107,6 +111,7 @@ export class GatewaySimulator {
   private readonly password: string;
   private readonly tokenTtlSec: number;
   private readonly now: () => number;
+  private readonly historyStep: boolean;
   /** The gateway fault in force (null: none) and, for `slow`, how long each answer waits. */
   fault: { mode: GatewayFault; delayMs: number } | null = null;
 
@@ -116,6 +121,7 @@ export class GatewaySimulator {
     this.username = options.username ?? 'ems';
     this.password = options.password ?? 'ems-simulator';
     this.tokenTtlSec = options.tokenTtlSec ?? 3600;
+    this.historyStep = options.historyStep ?? true;
   }
 
   /** The request listener: every answer is JSON, errors are { error }. */
@@ -194,7 +200,7 @@ export class GatewaySimulator {
       }
       case '/codes/history': {
         if (method === 'POST') return this.history(object(await readJson(req)));
-        if (method === 'GET') return this.history({ code: query.get('code'), start: query.get('start'), end: query.get('end') });
+        if (method === 'GET') return this.history({ code: query.get('code'), start: query.get('start'), end: query.get('end'), step: query.get('step') ?? undefined });
         break;
       }
       case '/codes/set':
@@ -304,6 +310,15 @@ export class GatewaySimulator {
     const start = instant(body.start, 'start', end - 86_400_000);
     if (start >= end) throw new ClientError(400, 'start must be before end');
     if (end - start > HISTORY_MAX_SPAN_MS) throw new ClientError(400, 'at most 366 days per request');
+    if (body.step !== undefined && this.historyStep) {
+      // The optional step (DESIGN.md): the values on its grid, without a time per sample.
+      const step = Number(body.step);
+      if (!Number.isInteger(step) || step < 1) throw new ClientError(400, 'step must be a whole number of seconds, at least 1');
+      if ((end - start) / (step * 1000) > HISTORY_STEP_MAX_VALUES) throw new ClientError(400, `at most ${HISTORY_STEP_MAX_VALUES} values per request`);
+      const grid = this.building.historyOnGrid(body.code, start, end, step * 1000);
+      if (!grid) return [404, { error: `unknown point ${body.code}` }];
+      return [200, { start: new Date(grid.first).toISOString(), step, values: grid.values }];
+    }
     const data = this.building.history(body.code, start, end);
     if (!data) return [404, { error: `unknown point ${body.code}` }];
     return [200, { data }];
