@@ -20,9 +20,10 @@ const MAX_REPLAY_MS = 93 * 24 * HOUR_MS;
 /** Values per history answer on the step grid (codes/history's optional `step`): a month at 5 minutes is one answer. */
 const GRID_SLICE_VALUES = 10_000;
 /**
- * History reads a replay keeps in flight at once. One: npm run bench:fdd measured 4 in flight 1.2–1.9× slower in wall
- * time than one at a time against a loopback gateway (both sides CPU-bound on the 2-core box); a gateway across a
- * network, where each read waits a round trip, may gain from more (`reads`), unmeasured.
+ * History reads a replay keeps in flight at once. One: npm run bench:fdd measured 2 and 4 in flight slower in wall time
+ * than one at a time against a loopback gateway, with plain answers and with answers on the grid alike (both sides
+ * CPU-bound on the 2-core box); a gateway across a network, where each read waits a round trip, may gain from more
+ * (`reads`), unmeasured.
  */
 export const REPLAY_READS = 1;
 

@@ -11,37 +11,50 @@ const op = (name: string, ...args: unknown[]) => ({ op: name, args });
 /** Rated figures by equipment type, used when the equipment's own record does not give one (PUT /api/fdd/equipment/:name). */
 export const DEFAULT_PARAMS: Partial<Record<EquipmentType, Record<string, number>>> = {
   // 5 m³/s of air: 6.03 kW per K (1.2 kg/m³ × 1.005 kJ/kg·K); fan heat ≈ fan kW / that.
-  AHU: { airKwPerK: 6.03, fanHeatK: 1.2, oaMin: 0.2, heatingEff: 0.98, coolingCop: 3.5, fanKw: 7.5, heatingCapacityKw: 150 },
+  AHU: { airKwPerK: 6.03, fanHeatK: 1.2, oaMin: 0.2, heatingEff: 0.98, coolingCop: 3.5, fanKw: 7.5, heatingCapacityKw: 150, coolingCapacityKw: 200 },
   Chiller: { designDeltaT: 5, pumpKw: 4, startLossShare: 0.1 },
   VAV: { comfortBandK: 2 },
 };
 
 /** SAT − MAT − fan heat: what a coil added to the air (negative: removed). */
 const coilRise = op('sub', op('sub', p('sat'), p('mat')), param('fanHeatK'));
-/** Heat a coil put into the air, priced as the electricity its boiler drew, plus the chiller's to take it out again when cooling runs. */
-const heatAndRemoval = (heatKw: unknown) =>
-  op('add', op('div', heatKw, param('heatingEff')), op('if', op('gt', p('ccv'), 1), op('div', heatKw, param('coolingCop')), 0));
+/** kW the cooling coil removes, from its valve and rated capacity (a linear valve). */
+const coolingKw = op('mul', op('div', p('ccv'), 100), param('coolingCapacityKw'));
+/**
+ * The supply air sensor against the heat balance across the coils: (SAT − MAT − fan heat) less what the valves say the
+ * coils did (heating valve × heating capacity − cooling valve × cooling capacity, ÷ air kW/K), in K. Zero for a true
+ * sensor and tight valves; a sensor reading low makes it negative.
+ */
+const sensorOffset = op(
+  'sub',
+  coilRise,
+  op('div', op('sub', op('mul', op('div', p('hcv'), 100), param('heatingCapacityKw')), coolingKw), param('airKwPerK')),
+);
 
 const AHU_PARAMS = ['airKwPerK', 'fanHeatK', 'heatingEff', 'coolingCop'];
 
 export const RULE_LIBRARY: RuleDefinitionView[] = [
   {
     id: 'ahu-heating-coil-leak',
-    version: 1,
-    title: 'Temperature rise across the inactive heating coil',
-    description: 'The heating valve is shut but the air leaves warmer than the mixed air plus fan heat: a leaking (passing) valve.',
+    // Version 2 (issue 54, round 3): the heat balance across both coils, so a leak the cooling coil removes is seen and priced.
+    version: 2,
+    title: 'Heat added by the inactive heating coil',
+    description:
+      'The heating valve is shut but the heat balance across the coils shows heat added: the air leaves warmer than the mixed air plus fan heat, or the cooling coil removes heat nothing else added. A leaking (passing) valve.',
     source: { scheme: 'G36', ref: 'FC#15' },
     equipmentType: 'AHU',
     inputs: { sat: 'Supply_Air_Temperature_Sensor', mat: 'Mixed_Air_Temperature_Sensor', hcv: 'Heating_Valve', ccv: 'Cooling_Valve' },
-    params: AHU_PARAMS,
-    let: { rise: coilRise },
+    params: [...AHU_PARAMS, 'coolingCapacityKw'],
+    // The leak's heat: what the air gained across the coils plus what the cooling coil took out again.
+    let: { rise: coilRise, cool: coolingKw, leakKw: op('add', op('mul', param('airKwPerK'), p('rise')), p('cool')) },
     mode: 'fan_on',
-    condition: op('and', op('le', p('hcv'), 1), op('gt', p('rise'), 1.5)),
+    condition: op('and', op('le', p('hcv'), 1), op('gt', p('leakKw'), op('mul', param('airKwPerK'), 1.5))),
     persistenceMinutes: 30,
     severity: 'high',
     waste: {
-      method: 'the leaked heat (air kW/K × rise) ÷ heating efficiency, plus the same heat ÷ chiller COP while the cooling valve removes it',
-      kw: heatAndRemoval(op('mul', param('airKwPerK'), p('rise'))),
+      method:
+        'the leak from the heat balance across the coils (air kW/K × rise + cooling valve × cooling coil capacity) ÷ heating efficiency, plus the cooling that removes it (the smaller of the leak and the cooling) ÷ chiller COP',
+      kw: op('add', op('div', p('leakKw'), param('heatingEff')), op('div', op('min', p('leakKw'), p('cool')), param('coolingCop'))),
     },
   },
   {
@@ -69,19 +82,41 @@ export const RULE_LIBRARY: RuleDefinitionView[] = [
   },
   {
     id: 'ahu-sat-mat-economiser',
-    version: 1,
-    title: 'Supply and mixed air differ in free cooling',
-    description: 'With both valves shut, the supply air should be the mixed air plus fan heat; a steady gap is a drifting or biased sensor.',
+    // Version 2 (issue 54, round 3): the gap is taken against the heat balance across the coils, so the offset is seen
+    // (and its cost counted) while the coils run too, not only in free cooling.
+    version: 2,
+    title: 'Supply air sensor off the heat balance',
+    description:
+      'The supply air should be the mixed air plus fan heat plus what the valves say the coils did; a steady gap is a drifting or biased sensor (in free cooling, as G36 FC#8; a sensor reading low also while the coils run).',
     source: { scheme: 'G36', ref: 'FC#8' },
     equipmentType: 'AHU',
-    inputs: { sat: 'Supply_Air_Temperature_Sensor', mat: 'Mixed_Air_Temperature_Sensor' },
-    params: ['fanHeatK'],
-    let: { gap: op('abs', op('sub', op('sub', p('sat'), p('mat')), param('fanHeatK'))) },
-    mode: 'economiser',
-    condition: op('gt', p('gap'), 1.5),
+    inputs: { sat: 'Supply_Air_Temperature_Sensor', mat: 'Mixed_Air_Temperature_Sensor', hcv: 'Heating_Valve', ccv: 'Cooling_Valve' },
+    params: [...AHU_PARAMS, 'heatingCapacityKw', 'coolingCapacityKw'],
+    let: { offset: sensorOffset },
+    mode: 'fan_on',
+    // A positive gap with a coil running is a leak as much as a sensor (the leak rule's); a negative one is the sensor.
+    condition: op('or', op('lt', p('offset'), -1.5), op('and', op('le', p('hcv'), 1), op('le', p('ccv'), 1), op('gt', p('offset'), 1.5))),
     persistenceMinutes: 60,
     severity: 'medium',
-    waste: { method: 'not estimated: a biased sensor costs what the coils do to chase it, which the rule cannot see in free cooling', kw: 0 },
+    waste: {
+      method:
+        'the coil energy the supply air loop spends chasing the offset: while heating, the heating coil’s kW (valve × capacity) up to air kW/K × the offset a low reading adds, ÷ heating efficiency; while cooling, the cooling coil’s kW up to air kW/K × the offset a high reading adds, ÷ chiller COP; nothing in free cooling (the damper chases it at no energy)',
+      kw: op(
+        'if',
+        op('gt', p('hcv'), 1),
+        op(
+          'div',
+          op('min', op('mul', op('div', p('hcv'), 100), param('heatingCapacityKw')), op('mul', param('airKwPerK'), op('max', 0, op('sub', 0, p('offset'))))),
+          param('heatingEff'),
+        ),
+        op(
+          'if',
+          op('gt', p('ccv'), 1),
+          op('div', op('min', coolingKw, op('mul', param('airKwPerK'), op('max', 0, p('offset')))), param('coolingCop')),
+          0,
+        ),
+      ),
+    },
   },
   {
     id: 'ahu-oa-fraction-off-minimum',
