@@ -25,11 +25,7 @@ const coolingKw = op('mul', op('div', p('ccv'), 100), param('coolingCapacityKw')
  * coils did (heating valve × heating capacity − cooling valve × cooling capacity, ÷ air kW/K), in K. Zero for a true
  * sensor and tight valves; a sensor reading low makes it negative.
  */
-const sensorOffset = op(
-  'sub',
-  coilRise,
-  op('div', op('sub', op('mul', op('div', p('hcv'), 100), param('heatingCapacityKw')), coolingKw), param('airKwPerK')),
-);
+const sensorOffset = op('sub', coilRise, op('div', op('sub', op('mul', op('div', p('hcv'), 100), param('heatingCapacityKw')), coolingKw), param('airKwPerK')));
 
 const AHU_PARAMS = ['airKwPerK', 'fanHeatK', 'heatingEff', 'coolingCop'];
 
@@ -109,12 +105,7 @@ export const RULE_LIBRARY: RuleDefinitionView[] = [
           op('min', op('mul', op('div', p('hcv'), 100), param('heatingCapacityKw')), op('mul', param('airKwPerK'), op('max', 0, op('sub', 0, p('offset'))))),
           param('heatingEff'),
         ),
-        op(
-          'if',
-          op('gt', p('ccv'), 1),
-          op('div', op('min', coolingKw, op('mul', param('airKwPerK'), op('max', 0, p('offset')))), param('coolingCop')),
-          0,
-        ),
+        op('if', op('gt', p('ccv'), 1), op('div', op('min', coolingKw, op('mul', param('airKwPerK'), op('max', 0, p('offset')))), param('coolingCop')), 0),
       ),
     },
   },

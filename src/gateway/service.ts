@@ -7,7 +7,16 @@ import type { AuthUser } from '../platform/http/route.ts';
 import type { Logger } from '../platform/logger.ts';
 import { GatewayClient, type Exchange, type GatewayAnswer, type GatewayPath } from './client.ts';
 import { GatewayTokens } from './gatewayToken.ts';
-import { gatewayPort, type AlarmPage, type GatewayPort, type HistoryOnGrid, type HistoryPoint, type PointInfo, type PointValue, type SetOutcome } from './port.ts';
+import {
+  gatewayPort,
+  type AlarmPage,
+  type GatewayPort,
+  type HistoryOnGrid,
+  type HistoryPoint,
+  type PointInfo,
+  type PointValue,
+  type SetOutcome,
+} from './port.ts';
 import type { RunningSimulator } from './simulator/server.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
 

@@ -262,7 +262,12 @@ const timedReplay = async (detector: FaultDetector, reads: number) => {
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   const out = await detector.replay(rule, { from, to, reads });
-  return { wall: (performance.now() - t0) / 1000, cpu: cpuSeconds(cpuBefore), episodes: out.episodes.length, wasteKwh: out.episodes.reduce((sum, e) => sum + e.wasteKwh, 0) };
+  return {
+    wall: (performance.now() - t0) / 1000,
+    cpu: cpuSeconds(cpuBefore),
+    episodes: out.episodes.length,
+    wasteKwh: out.episodes.reduce((sum, e) => sum + e.wasteKwh, 0),
+  };
 };
 type Timed = Awaited<ReturnType<typeof timedReplay>>;
 // Alternated, each twice, the better of the two kept: the shared machine's load moves between runs.

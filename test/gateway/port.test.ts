@@ -110,7 +110,10 @@ test('history on a grid: the optional step sent; values on the grid typed (NaN f
   assert.equal(grid.grid.first, from);
   assert.equal(grid.grid.stepMs, 300_000);
   // The sixth value stands at 00:25, past the span asked.
-  assert.deepEqual([...grid.grid.values].map((v) => (Number.isNaN(v) ? null : v)), [1.5, null, null, null, 7, null]);
+  assert.deepEqual(
+    [...grid.grid.values].map((v) => (Number.isNaN(v) ? null : v)),
+    [1.5, null, null, null, 7, null],
+  );
   // A gateway that predates the step answers as ever: the readings, as history gives them.
   answer('/codes/history', 200, '{"data":[{"ts":"2026-01-01T00:05:00Z","value":4},{"ts":"2026-01-01T01:00:00Z","value":5}]}');
   assert.deepEqual(await port.historyOnGrid!('m', from, to, 300_000), { points: [{ at: from + 300_000, value: 4 }] });

@@ -200,7 +200,8 @@ export class GatewaySimulator {
       }
       case '/codes/history': {
         if (method === 'POST') return this.history(object(await readJson(req)));
-        if (method === 'GET') return this.history({ code: query.get('code'), start: query.get('start'), end: query.get('end'), step: query.get('step') ?? undefined });
+        if (method === 'GET')
+          return this.history({ code: query.get('code'), start: query.get('start'), end: query.get('end'), step: query.get('step') ?? undefined });
         break;
       }
       case '/codes/set':
