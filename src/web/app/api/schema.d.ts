@@ -17128,9 +17128,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "id": "ahu-heating-coil-leak",
-                 *       "version": 1,
-                 *       "title": "Temperature rise across the inactive heating coil",
-                 *       "description": "The heating valve is shut but the air leaves warmer than the mixed air plus fan heat: a leaking (passing) valve.",
+                 *       "version": 2,
+                 *       "title": "Heat added by the inactive heating coil",
+                 *       "description": "The heating valve is shut but the heat balance across the coils shows heat added: the air leaves warmer than the mixed air plus fan heat, or the cooling coil removes heat nothing else added. A leaking (passing) valve.",
                  *       "source": {
                  *         "scheme": "G36",
                  *         "ref": "FC#15"
@@ -17146,7 +17146,8 @@ export interface operations {
                  *         "airKwPerK",
                  *         "fanHeatK",
                  *         "heatingEff",
-                 *         "coolingCop"
+                 *         "coolingCop",
+                 *         "coolingCapacityKw"
                  *       ],
                  *       "let": {
                  *         "rise": {
@@ -17165,6 +17166,42 @@ export interface operations {
                  *             },
                  *             {
                  *               "param": "fanHeatK"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "cool": {
+                 *           "op": "mul",
+                 *           "args": [
+                 *             {
+                 *               "op": "div",
+                 *               "args": [
+                 *                 {
+                 *                   "p": "ccv"
+                 *                 },
+                 *                 100
+                 *               ]
+                 *             },
+                 *             {
+                 *               "param": "coolingCapacityKw"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "leakKw": {
+                 *           "op": "add",
+                 *           "args": [
+                 *             {
+                 *               "op": "mul",
+                 *               "args": [
+                 *                 {
+                 *                   "param": "airKwPerK"
+                 *                 },
+                 *                 {
+                 *                   "p": "rise"
+                 *                 }
+                 *               ]
+                 *             },
+                 *             {
+                 *               "p": "cool"
                  *             }
                  *           ]
                  *         }
@@ -17186,9 +17223,17 @@ export interface operations {
                  *             "op": "gt",
                  *             "args": [
                  *               {
-                 *                 "p": "rise"
+                 *                 "p": "leakKw"
                  *               },
-                 *               1.5
+                 *               {
+                 *                 "op": "mul",
+                 *                 "args": [
+                 *                   {
+                 *                     "param": "airKwPerK"
+                 *                   },
+                 *                   1.5
+                 *                 ]
+                 *               }
                  *             ]
                  *           }
                  *         ]
@@ -17196,7 +17241,7 @@ export interface operations {
                  *       "persistenceMinutes": 30,
                  *       "severity": "high",
                  *       "waste": {
-                 *         "method": "the leaked heat (air kW/K × rise) ÷ heating efficiency, plus the same heat ÷ chiller COP while the cooling valve removes it",
+                 *         "method": "the leak from the heat balance across the coils (air kW/K × rise + cooling valve × cooling coil capacity) ÷ heating efficiency, plus the cooling that removes it (the smaller of the leak and the cooling) ÷ chiller COP",
                  *         "kw": {
                  *           "op": "add",
                  *           "args": [
@@ -17204,15 +17249,7 @@ export interface operations {
                  *               "op": "div",
                  *               "args": [
                  *                 {
-                 *                   "op": "mul",
-                 *                   "args": [
-                 *                     {
-                 *                       "param": "airKwPerK"
-                 *                     },
-                 *                     {
-                 *                       "p": "rise"
-                 *                     }
-                 *                   ]
+                 *                   "p": "leakKw"
                  *                 },
                  *                 {
                  *                   "param": "heatingEff"
@@ -17220,37 +17257,22 @@ export interface operations {
                  *               ]
                  *             },
                  *             {
-                 *               "op": "if",
+                 *               "op": "div",
                  *               "args": [
                  *                 {
-                 *                   "op": "gt",
+                 *                   "op": "min",
                  *                   "args": [
                  *                     {
-                 *                       "p": "ccv"
-                 *                     },
-                 *                     1
-                 *                   ]
-                 *                 },
-                 *                 {
-                 *                   "op": "div",
-                 *                   "args": [
-                 *                     {
-                 *                       "op": "mul",
-                 *                       "args": [
-                 *                         {
-                 *                           "param": "airKwPerK"
-                 *                         },
-                 *                         {
-                 *                           "p": "rise"
-                 *                         }
-                 *                       ]
+                 *                       "p": "leakKw"
                  *                     },
                  *                     {
-                 *                       "param": "coolingCop"
+                 *                       "p": "cool"
                  *                     }
                  *                   ]
                  *                 },
-                 *                 0
+                 *                 {
+                 *                   "param": "coolingCop"
+                 *                 }
                  *               ]
                  *             }
                  *           ]
