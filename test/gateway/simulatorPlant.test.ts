@@ -83,3 +83,42 @@ test('an injected leak moves the plant meters by the energy the plant says it in
     await healthy.close();
   }
 });
+
+test("codes/history's optional step: the values on the grid, the same as the plain answer's; a bad step refused; ignored when so configured", async () => {
+  const clock = { now: START + 6 * HOUR };
+  const sim = await startGatewaySimulator({ now: () => clock.now, equipment: {}, tokenTtlSec: 86_400 });
+  const old = await startGatewaySimulator({ now: () => clock.now, equipment: {}, tokenTtlSec: 86_400, historyStep: false });
+  try {
+    const history = async (url: string, body: Record<string, unknown>) => {
+      const response = await fetch(`${url}/codes/history`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await token(url)}` },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const span = { code: 'ahu1.sat', start: new Date(START + 1).toISOString(), end: new Date(START + 2 * HOUR).toISOString() };
+    const grid = await history(sim.url, { ...span, step: 300 });
+    assert.equal(grid.status, 200);
+    assert.equal(grid.body.start, new Date(START + 300_000).toISOString(), 'the first multiple of the step at or after start');
+    assert.equal(grid.body.step, 300);
+    const plain = (await history(sim.url, span)).body.data as Array<{ ts: string; value: number }>;
+    assert.deepEqual(
+      grid.body.values,
+      plain.map((row) => row.value),
+    );
+    assert.equal((grid.body.values as number[]).length, 24);
+    for (const step of [0, 1.5, 'x']) {
+      const bad = await history(sim.url, { ...span, step });
+      assert.equal(bad.status, 400, `step ${step}`);
+      assert.match(String(bad.body.error), /step/);
+    }
+    assert.equal((await history(sim.url, { ...span, start: new Date(START - 100 * 86_400_000).toISOString(), step: 60 })).status, 400, 'too many values');
+    const ignored = await history(old.url, { ...span, step: 300 });
+    assert.equal(ignored.body.values, undefined);
+    assert.ok(Array.isArray(ignored.body.data));
+  } finally {
+    await sim.close();
+    await old.close();
+  }
+});
