@@ -144,3 +144,28 @@ test('mapping, equipment view and evidence chart show what the API answers; axe 
   );
   await context.close();
 });
+
+test('an admin switches a rule off and on again from its row; an operator sees no switch', async () => {
+  const ruleOf = async () =>
+    (await rig.server.request('GET', '/api/fdd/rules', { token: admin.accessToken })).body.find((r: { id: string }) => r.id === 'chiller-short-cycling');
+  assert.equal((await ruleOf()).enabled, true);
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/faults/rules`);
+  await signInThroughForm(page, 'mapper', admin.password);
+  await settled(page);
+  const row = page.locator('[data-rule="chiller-short-cycling"]');
+  await row.getByRole('button', { name: 'Switch off' }).click();
+  await row.getByRole('button', { name: 'Switch on' }).waitFor();
+  assert.match((await row.textContent())!, /v\d+ · off/);
+  assert.equal((await ruleOf()).enabled, false);
+  await row.getByRole('button', { name: 'Switch on' }).click();
+  await row.getByRole('button', { name: 'Switch off' }).waitFor();
+  assert.equal((await ruleOf()).enabled, true);
+  assertNoProblems(problems, 'rule switch');
+  await context.close();
+  const viewed = await openPage(rig.browser, `${rig.server.url}/faults/rules`);
+  await signInThroughForm(viewed.page, 'tuner', operator.password);
+  await settled(viewed.page);
+  await viewed.page.locator('[data-rule="chiller-short-cycling"]').waitFor();
+  assert.equal(await viewed.page.getByRole('button', { name: 'Switch off' }).count(), 0);
+  await viewed.context.close();
+});

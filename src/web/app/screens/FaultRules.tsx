@@ -1,6 +1,6 @@
 // The fault-detection rules (issue 54): each with its published source, what it runs on (or what it is missing), its
 // hits and "not a fault" rate; and "try it on history": a rule run over past days of the gateway's history, its
-// episodes and their waste, before it is trusted. Nothing here writes.
+// episodes and their waste, before it is trusted; an admin switches a rule on or off (on lifts a flood pause).
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Field, Problem } from '../components/Field';
@@ -19,13 +19,14 @@ type Replay = {
 const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 
 export default function FaultRules() {
-  const rules = useApi(() => api.GET('/api/fdd/rules'), []);
+  const rules = useRules();
   const [ruleId, setRuleId] = useState('');
   const [from, setFrom] = useState(dayBefore(7));
   const [to, setTo] = useState(dayBefore(0));
   const [replay, setReplay] = useState<Replay | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [switchProblem, setSwitchProblem] = useState<string | null>(null);
   const operator = can('operator');
 
   async function run(event: Event) {
@@ -54,42 +55,8 @@ export default function FaultRules() {
         <a href="/faults/by-money">{t('fdd.toByMoney')}</a>
       </p>
       <Problem text={rules.problem} />
-      {rules.data && (
-        <div class="table-wrap">
-          <table data-table="fdd-rules">
-            <caption>{t('fddRules.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('fdd.rule')}</th>
-                <th scope="col">{t('fddRules.source')}</th>
-                <th scope="col">{t('fddRules.status')}</th>
-                <th scope="col">{t('fddRules.hits')}</th>
-                <th scope="col">{t('fddRules.notAFaultRate')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.map((rule) => (
-                <tr key={rule.id} data-rule={rule.id}>
-                  <td>
-                    <strong>{rule.title}</strong>
-                    <br />
-                    <span class="muted">
-                      {rule.id} v{rule.version} ·{' '}
-                      {rule.enabled ? (rule.paused ? t('fddRules.paused', { reason: rule.paused.reason }) : t('fddRules.on')) : t('fddRules.off')}
-                    </span>
-                  </td>
-                  <td>
-                    {rule.source.scheme} {rule.source.ref}
-                  </td>
-                  <td>{rule.status.join('; ')}</td>
-                  <td class="num">{num(rule.hits, 0)}</td>
-                  <td class="num">{rule.notAFaultRate === null ? '–' : percent(rule.notAFaultRate)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Problem text={switchProblem} />
+      {rules.data && <RulesTable rules={rules.data} admin={can('admin')} switched={rules.reload} failed={setSwitchProblem} />}
       <h2>{t('fddRules.tryTitle')}</h2>
       {operator ? (
         <form class="card stack" onSubmit={run} noValidate aria-busy={busy ? 'true' : undefined}>
@@ -135,5 +102,67 @@ export default function FaultRules() {
         </div>
       )}
     </section>
+  );
+}
+
+type RuleRow = NonNullable<ReturnType<typeof useRules>['data']>[number];
+
+function useRules() {
+  return useApi(() => api.GET('/api/fdd/rules'), []);
+}
+
+/** The rules with source, status, hits and "not a fault" rate; an admin's switch per rule. */
+function RulesTable({ rules, admin, switched, failed }: { rules: RuleRow[]; admin: boolean; switched: () => void; failed: (problem: string | null) => void }) {
+  async function toggle(rule: RuleRow) {
+    const enabled = !rule.enabled || rule.paused !== null;
+    const { error, response } = await api.PUT('/api/fdd/rules/{id}/switch', { params: { path: { id: rule.id } }, body: { enabled } });
+    if (!response.ok) return failed(errorText(error, response.status));
+    failed(null);
+    switched();
+  }
+
+  return (
+    <div class="table-wrap">
+      <table data-table="fdd-rules">
+        <caption>{t('fddRules.caption')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('fdd.rule')}</th>
+            <th scope="col">{t('fddRules.source')}</th>
+            <th scope="col">{t('fddRules.status')}</th>
+            <th scope="col">{t('fddRules.hits')}</th>
+            <th scope="col">{t('fddRules.notAFaultRate')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rules.map((rule) => (
+            <tr key={rule.id} data-rule={rule.id}>
+              <td>
+                <strong>{rule.title}</strong>
+                <br />
+                <span class="muted">
+                  {rule.id} v{rule.version} ·{' '}
+                  {rule.enabled ? (rule.paused ? t('fddRules.paused', { reason: rule.paused.reason }) : t('fddRules.on')) : t('fddRules.off')}
+                </span>
+                {admin && (
+                  <>
+                    {' '}
+                    <button type="button" onClick={() => toggle(rule)}>
+                      {rule.enabled && !rule.paused ? t('fddRules.switchOff') : t('fddRules.switchOn')}
+                    </button>
+                  </>
+                )}
+              </td>
+              <td>
+                {rule.source.scheme} {rule.source.ref}
+              </td>
+              <td>{rule.status.join('; ')}</td>
+              <td class="num">{num(rule.hits, 0)}</td>
+              <td class="num">{rule.notAFaultRate === null ? '–' : percent(rule.notAFaultRate)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
