@@ -1,0 +1,133 @@
+// The guided restore (issue 53), in process over real HTTP: an admin restores a backup from the API; the host closes
+// the service, the new start restores the data dir and starts on the same port; the data is the backup's again, the
+// database passes integrity_check, and the restored audit trail says who restored what. Bad input is 400/404/409.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import { hostService, type Host } from '../../src/app/index.ts';
+import { hashPassword } from '../../src/access/auth/passwords.ts';
+import { insertUser } from '../../src/access/users/userRecords.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { bindListener } from '../../src/platform/http/listener.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { eventually, startTestServer, tempDir, TEST_PASSWORD } from '../helpers/server.ts';
+import { UserLookup } from '../../src/access/users/userRecords.ts';
+
+let host: Host;
+let dataDir: string;
+let fatal: Error | null = null;
+const logs: string[] = [];
+
+before(async () => {
+  dataDir = tempDir();
+  const config = loadConfig({
+    EMS_DATA_DIR: dataDir,
+    EMS_PORT: '0',
+    EMS_HOST: '127.0.0.1',
+    EMS_ALARM_POLL_INTERVAL: 'off',
+    EMS_COLLECT_INTERVAL: 'off',
+  });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const listener = await bindListener(config);
+  host = await hostService(config, { logger: createLogger('info', sink) }, listener, (error) => {
+    fatal = error;
+  });
+});
+after(async () => {
+  await host?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(host.url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
+}
+
+function signIn(username: string): string {
+  const user = new UserLookup(host.service.deps.db).findByUsername(username);
+  assert.ok(user, `${username} exists`);
+  return host.service.deps.auth.signIn(user).accessToken;
+}
+
+test('restore from the API: the service restarts in place with the backup data, integrity ok, audited', async () => {
+  const passwordHash = await hashPassword(TEST_PASSWORD);
+  const admin = insertUser(host.service.deps.db, { username: 'restorer', email: 'restorer@example.test', passwordHash, role: 'admin' });
+  insertUser(host.service.deps.db, { username: 'before_backup', email: 'before@example.test', passwordHash, role: 'viewer' });
+  let token = host.service.deps.auth.signIn(admin).accessToken;
+
+  const run = await call('POST', '/api/system/backups', token);
+  assert.equal(run.status, 201, run.text);
+  insertUser(host.service.deps.db, { username: 'after_backup', email: 'after@example.test', passwordHash, role: 'viewer' });
+  const port = new URL(host.url).port;
+
+  const wrong = await call('POST', `/api/system/backups/${run.body.name}/restore`, token, { confirm: 'ems-20200101T000000.000Z.db' });
+  assert.equal(wrong.status, 400, wrong.text);
+  assert.equal(wrong.body.details[0].path, 'confirm');
+  const missing = await call('POST', '/api/system/backups/ems-20200101T000000.000Z.db/restore', token, { confirm: 'ems-20200101T000000.000Z.db' });
+  assert.equal(missing.status, 404, missing.text);
+  assert.equal(host.restarts, 0, 'refused requests restart nothing');
+
+  const accepted = await call('POST', `/api/system/backups/${run.body.name}/restore`, token, { confirm: run.body.name });
+  assert.equal(accepted.status, 202, accepted.text);
+  assert.equal(accepted.body.backup, run.body.name);
+  // The page's view: health answers again on the same port once the new start is done.
+  await eventually(async () => (host.restarts === 1 && (await call('GET', '/api/health')).status === 200) || undefined, 'the service back after the restore');
+  await host.settled();
+  assert.equal(fatal, null);
+  assert.equal(new URL(host.url).port, port, 'the same port');
+
+  const { db } = host.service.deps;
+  const names = (db.sqlite.prepare('SELECT username FROM users ORDER BY username').pluck().all() as string[]).filter((name) => name !== 'admin');
+  assert.deepEqual(names, ['before_backup', 'restorer'], 'the user added after the backup is gone: the data is the backup’s');
+  assert.equal(db.sqlite.pragma('integrity_check', { simple: true }), 'ok');
+  const trail = db.sqlite.prepare("SELECT action, username, resource_id AS backup, after FROM audit_log WHERE action = 'backup.restore'").all() as {
+    username: string;
+    backup: string;
+    after: string;
+  }[];
+  assert.equal(trail.length, 1);
+  assert.equal(trail[0].username, 'restorer');
+  assert.equal(trail[0].backup, run.body.name);
+  assert.equal(JSON.parse(trail[0].after).status, 'ok');
+
+  token = signIn('restorer');
+  const list = await call('GET', '/api/system/backups', token);
+  assert.equal(list.status, 200, list.text);
+  assert.equal(list.body.lastRestore.status, 'ok');
+  assert.equal(list.body.lastRestore.backup, run.body.name);
+  assert.equal(list.body.lastRestore.requestedBy, 'restorer');
+  assert.ok(fs.existsSync(`${list.body.lastRestore.replacedDir}/ems.db`), 'the replaced database is kept on the box');
+  assert.ok(logs.some((line) => line.includes('service restarted')));
+});
+
+test('a service nobody can restart refuses the restore (409) and restores nothing', async () => {
+  const server = await startTestServer();
+  try {
+    const admin = await server.createUser({ role: 'admin' });
+    const viewer = await server.createUser({ role: 'viewer' });
+    const run = await server.request('POST', '/api/system/backups', { token: admin.accessToken });
+    const path = `/api/system/backups/${run.body.name}/restore`;
+    const forbidden = await server.request('POST', path, { token: viewer.accessToken, body: { confirm: run.body.name } });
+    assert.equal(forbidden.status, 403);
+    const refused = await server.request('POST', path, { token: admin.accessToken, body: { confirm: run.body.name } });
+    assert.equal(refused.status, 409, refused.text);
+    assert.match(refused.body.error, /emsctl backup restore/);
+    assert.equal(fs.existsSync(`${server.dataDir}/restore-pending.json`), false);
+    const empty = await server.request('POST', path, { token: admin.accessToken, body: {} });
+    assert.equal(empty.status, 400, 'confirm is required');
+    assert.match(empty.text, /confirm/);
+  } finally {
+    await server.close();
+  }
+});
