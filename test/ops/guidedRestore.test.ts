@@ -3,49 +3,18 @@
 // database passes integrity_check, and the restored audit trail says who restored what. Bad input is 400/404/409.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { hostService, type Host } from '../../src/app/index.ts';
-import { hashPassword } from '../../src/access/auth/passwords.ts';
-import { insertUser } from '../../src/access/users/userRecords.ts';
-import { loadConfig } from '../../src/platform/config.ts';
-import { bindListener } from '../../src/platform/http/listener.ts';
-import { createLogger } from '../../src/platform/logger.ts';
-import { eventually, startTestServer, tempDir, TEST_PASSWORD } from '../helpers/server.ts';
-import { UserLookup } from '../../src/access/users/userRecords.ts';
+import { startHostedServer, type HostedServer } from '../helpers/hostedServer.ts';
+import { eventually, startTestServer } from '../helpers/server.ts';
 
-let host: Host;
-let dataDir: string;
-let fatal: Error | null = null;
-const logs: string[] = [];
-
+let box: HostedServer;
 before(async () => {
-  dataDir = tempDir();
-  const config = loadConfig({
-    EMS_DATA_DIR: dataDir,
-    EMS_PORT: '0',
-    EMS_HOST: '127.0.0.1',
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    EMS_COLLECT_INTERVAL: 'off',
-  });
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const listener = await bindListener(config);
-  host = await hostService(config, { logger: createLogger('info', sink) }, listener, (error) => {
-    fatal = error;
-  });
+  box = await startHostedServer();
 });
-after(async () => {
-  await host?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => box?.close());
 
 async function call(method: string, path: string, token?: string, body?: unknown) {
-  const response = await fetch(host.url + path, {
+  const response = await fetch(box.url + path, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
@@ -54,21 +23,15 @@ async function call(method: string, path: string, token?: string, body?: unknown
   return { status: response.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
-function signIn(username: string): string {
-  const user = new UserLookup(host.service.deps.db).findByUsername(username);
-  assert.ok(user, `${username} exists`);
-  return host.service.deps.auth.signIn(user).accessToken;
-}
-
 test('restore from the API: the service restarts in place with the backup data, integrity ok, audited', async () => {
-  const passwordHash = await hashPassword(TEST_PASSWORD);
-  const admin = insertUser(host.service.deps.db, { username: 'restorer', email: 'restorer@example.test', passwordHash, role: 'admin' });
-  insertUser(host.service.deps.db, { username: 'before_backup', email: 'before@example.test', passwordHash, role: 'viewer' });
-  let token = host.service.deps.auth.signIn(admin).accessToken;
+  await box.createUser('restorer', 'admin');
+  await box.createUser('before_backup', 'viewer');
+  let token = box.tokenFor('restorer');
 
   const run = await call('POST', '/api/system/backups', token);
   assert.equal(run.status, 201, run.text);
-  insertUser(host.service.deps.db, { username: 'after_backup', email: 'after@example.test', passwordHash, role: 'viewer' });
+  await box.createUser('after_backup', 'viewer');
+  const { host } = box;
   const port = new URL(host.url).port;
 
   const wrong = await call('POST', `/api/system/backups/${run.body.name}/restore`, token, { confirm: 'ems-20200101T000000.000Z.db' });
@@ -84,7 +47,7 @@ test('restore from the API: the service restarts in place with the backup data, 
   // The page's view: health answers again on the same port once the new start is done.
   await eventually(async () => (host.restarts === 1 && (await call('GET', '/api/health')).status === 200) || undefined, 'the service back after the restore');
   await host.settled();
-  assert.equal(fatal, null);
+  assert.equal(box.fatal(), null);
   assert.equal(new URL(host.url).port, port, 'the same port');
 
   const { db } = host.service.deps;
@@ -101,14 +64,14 @@ test('restore from the API: the service restarts in place with the backup data, 
   assert.equal(trail[0].backup, run.body.name);
   assert.equal(JSON.parse(trail[0].after).status, 'ok');
 
-  token = signIn('restorer');
+  token = box.tokenFor('restorer');
   const list = await call('GET', '/api/system/backups', token);
   assert.equal(list.status, 200, list.text);
   assert.equal(list.body.lastRestore.status, 'ok');
   assert.equal(list.body.lastRestore.backup, run.body.name);
   assert.equal(list.body.lastRestore.requestedBy, 'restorer');
   assert.ok(fs.existsSync(`${list.body.lastRestore.replacedDir}/ems.db`), 'the replaced database is kept on the box');
-  assert.ok(logs.some((line) => line.includes('service restarted')));
+  assert.ok(box.logs.some((line) => line.includes('service restarted')));
 });
 
 test('a service nobody can restart refuses the restore (409) and restores nothing', async () => {

@@ -3376,6 +3376,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/system/backups/{name}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup: the service stops, restores it and starts again (audited)
+         * @description Checks the backup (integrity, its captured files) while the service still runs, then answers 202 and restarts: the database and the uploads, models and avatars trees are replaced by the backup (what they replace is moved to <data dir>/replaced/<UTC>, never deleted), the service starts on the same port, and everyone signs in again. While it restores, every request answers 503; GET /api/health answers 200 again when it is back, and GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 while another restore waits, or where the service cannot restart itself (use "emsctl backup restore" then); 422 for a damaged backup.
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiSystemBackupsNameRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/system/backups/drill": {
         parameters: {
             query?: never;
@@ -21949,6 +21971,27 @@ export interface operations {
                             /** @description the database file */
                             sizeBytes: number;
                         }[];
+                        /** @description the last restore asked from the staff app (POST /api/system/backups/{name}/restore); null: none yet */
+                        lastRestore: {
+                            backup: string;
+                            /** @description why it failed; the data dir was then left as it was */
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            finishedAt: string;
+                            /** @description where the replaced database and files were moved on the box */
+                            replacedDir: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            requestedAt: string;
+                            /** @description who asked for it */
+                            requestedBy: string;
+                            status: "ok" | "failed";
+                        } | null;
                     };
                 };
             };
@@ -22129,6 +22172,139 @@ export interface operations {
             };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiSystemBackupsNameRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a backup name from GET /api/system/backups */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirm": "ems-20261128T020000.000Z.db"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the backup name again: the caller has read what a restore replaces */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        backup: string;
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description what happens now, in order: the page follows GET /api/health */
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     postApiSystemBackupsDrill: {
