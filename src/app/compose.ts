@@ -213,7 +213,7 @@ export async function createService(
   try {
     // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
     routes = orderRoutes(routeTables);
-    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);
+    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce, config.publicUrl);
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;
