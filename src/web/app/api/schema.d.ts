@@ -846,6 +846,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/setup-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose the first admin's password through the one-time set-up link, and sign in
+         * @description The link the box prints at first start and writes to <data dir>/setup-link (hashed in the database, valid once, for 7 days). Sets the password of the account it was issued for, retires the link and the generated-password file, and answers as a sign-in. 409 when the link was used, has expired or is unknown (of any number of requests at once exactly one succeeds); 400 for a password of the wrong length.
+         *
+         *     **Public**: no access token needed.
+         */
+        post: operations["postApiAuthSetupLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/billing/allocations": {
         parameters: {
             query?: never;
@@ -8245,6 +8267,115 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiAuthSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q5mQx1xk9kz0Jv7O2V4b3m8N1s6T0wYc2d5e8f1g4h7",
+                 *       "newPassword": "correct-horse-42"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the password the admin chooses (8 to 72 bytes) */
+                    newPassword: string;
+                    /** @description the part of the set-up link after # */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        refreshToken: string;
+                        user: {
+                            avatarUrl: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            displayName: string | null;
+                            email: string;
+                            id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
+                            lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
+                            phone: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
