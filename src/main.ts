@@ -1,5 +1,5 @@
 // Entry point: config, the port, the service, then serve; graceful shutdown on SIGTERM/SIGINT, certificate reload on SIGHUP.
-import { hostService } from './app/index.ts';
+import { type Host, hostService } from './app/index.ts';
 import { ConfigError, loadConfig, unknownSettings, type Config } from './platform/config.ts';
 import { DatabaseOpenError } from './platform/db/client.ts';
 import { bindListener, StartupError, type Listener } from './platform/http/listener.ts';
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   }
   // The port (and certificate) first: a start that cannot serve must not create a database or an admin account.
   let listener: Listener;
-  let service;
+  let service: Host;
   try {
     listener = await bindListener(config);
     // The first-start password also as a plain line on stderr (journald keeps it too, at priority notice).

@@ -38,7 +38,13 @@ export type AccessRouteNeeds = AuthRouteNeeds & SetupLinkRouteNeeds & OAuthRoute
 
 /** The access context's route tables: sign-in, OAuth, users, the audit trail, avatars. */
 export function accessRouteGroups(needs: AccessRouteNeeds): RouteGroups {
-  return { auth: [...authRoutes(needs), ...setupLinkRoutes(needs)], oauth: oauthRoutes(needs), users: userRoutes(needs), audit: auditRoutes(needs), avatars: avatarRoutes(needs) };
+  return {
+    auth: [...authRoutes(needs), ...setupLinkRoutes(needs)],
+    oauth: oauthRoutes(needs),
+    users: userRoutes(needs),
+    audit: auditRoutes(needs),
+    avatars: avatarRoutes(needs),
+  };
 }
 
 /** The user service with auth's hashing and sign-in throttle wired in (users does not import auth); emsctl builds it too. */

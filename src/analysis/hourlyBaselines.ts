@@ -82,7 +82,11 @@ export class HourlyBaselines {
   /** The target's intervals of [from, to), suspect runs blanked. */
   private readKwh(query: HourlyBaselineQuery, from: string, to: string): { start: number; kwh: Float64Array } {
     const read = this.figures.intervals(from, to, query.target);
-    withoutSuspect(read.kwh, read.start, this.days?.suspectSpans(JSON.stringify(this.figures.ids(query.target)), read.start, read.start + read.kwh.length * 900_000) ?? []);
+    withoutSuspect(
+      read.kwh,
+      read.start,
+      this.days?.suspectSpans(JSON.stringify(this.figures.ids(query.target)), read.start, read.start + read.kwh.length * 900_000) ?? [],
+    );
     return read;
   }
 

@@ -27,7 +27,14 @@ export type HostedServer = {
 
 export async function startHostedServer(env: Record<string, string> = {}): Promise<HostedServer> {
   const dataDir = tempDir();
-  const config = loadConfig({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_ALARM_POLL_INTERVAL: 'off', EMS_COLLECT_INTERVAL: 'off', ...env });
+  const config = loadConfig({
+    EMS_DATA_DIR: dataDir,
+    EMS_PORT: '0',
+    EMS_HOST: '127.0.0.1',
+    EMS_ALARM_POLL_INTERVAL: 'off',
+    EMS_COLLECT_INTERVAL: 'off',
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

@@ -87,7 +87,11 @@ test('the faults form and the tenant form keep their drafts through a sign-in el
   await tenant.locator('[data-notice="draft-restored"]').waitFor();
   assert.equal(await tenant.getByLabel('Name', { exact: true }).inputValue(), 'Bakery Müller');
   await tenant.getByRole('button', { name: 'Add' }).click();
-  await page.getByRole('cell', { name: 'Bakery Müller' }).or(page.getByRole('rowheader', { name: 'Bakery Müller' })).first().waitFor();
+  await page
+    .getByRole('cell', { name: 'Bakery Müller' })
+    .or(page.getByRole('rowheader', { name: 'Bakery Müller' }))
+    .first()
+    .waitFor();
   assert.equal(await page.evaluate(() => sessionStorage.getItem('ems.draft.billing.tenant.new')), null, 'added: the draft is gone');
 
   await goInside(page, '/faults');

@@ -371,7 +371,9 @@ test('against the baseline, the energy flow, the demand profile and each commodi
   // of the day (just after midnight) the period of today says so in words.
   await page.goto(`${rig.server.url}/energy?by=day&from=${today}&to=${addDays(today, 1)}`);
   const todayChart = `energy-baseline-${today}-${addDays(today, 1)}`;
-  const soFar = await get(`/api/analysis/baseline/hourly?baselineFrom=${addDays(today, -28)}&baselineTo=${today}&reportFrom=${today}&reportTo=${addDays(today, 1)}`);
+  const soFar = await get(
+    `/api/analysis/baseline/hourly?baselineFrom=${addDays(today, -28)}&baselineTo=${today}&reportFrom=${today}&reportTo=${addDays(today, 1)}`,
+  );
   if (soFar.report.hours.length === 0) await page.locator(`[data-chart="${todayChart}"] [data-field="no-data"]`).waitFor();
   else {
     await chartReady(page, todayChart);

@@ -8,9 +8,8 @@ import type { Config } from '../../platform/config.ts';
 import { Conflict } from '../../platform/errors.ts';
 import { defineRoute } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
-import { claimSetupLink, SETUP_LINK_FILE, SETUP_TOKEN_PATTERN, setupLinkUser } from '../users/setupLink.ts';
+import { SETUP_LINK_FILE, SETUP_TOKEN_PATTERN, setPasswordBySetupLink, setupLinkUser } from '../users/setupLink.ts';
 import { INITIAL_ADMIN_FILE } from '../users/service.ts';
-import { setPasswordHash, UserLookup } from '../users/userRecords.ts';
 import { assertPasswordLength, hashPassword } from './passwords.ts';
 import { SignedIn } from './schemas.ts';
 import type { AuthService } from './service.ts';
@@ -25,7 +24,8 @@ const SetupLinkBody = Type.Object(
   { additionalProperties: false },
 );
 
-const SPENT = 'This set-up link was used already or has expired: sign in with the password in <data dir>/initial-admin-password, or restart the service for a new link';
+const SPENT =
+  'This set-up link was used already or has expired: sign in with the password in <data dir>/initial-admin-password, or restart the service for a new link';
 
 export function setupLinkRoutes({ auth, db, audit, config }: SetupLinkRouteNeeds) {
   return [
@@ -46,14 +46,7 @@ export function setupLinkRoutes({ auth, db, audit, config }: SetupLinkRouteNeeds
         if (setupLinkUser(db, body.token) === null) throw new Conflict(SPENT);
         assertPasswordLength(body.newPassword, 'newPassword');
         const passwordHash = await hashPassword(body.newPassword);
-        const user = db.sqlite.transaction(() => {
-          const userId = claimSetupLink(db, body.token);
-          if (userId === null) return undefined;
-          setPasswordHash(db, userId, passwordHash);
-          const row = new UserLookup(db).findById(userId);
-          audit.record({ actor: row ? { id: userId, username: row.username } : null, action: 'user.setup_link', resource: 'user', resourceId: String(userId) });
-          return row;
-        })();
+        const user = setPasswordBySetupLink(db, audit, body.token, passwordHash);
         if (!user) throw new Conflict(SPENT);
         for (const name of [SETUP_LINK_FILE, INITIAL_ADMIN_FILE]) fs.rmSync(path.join(config.dataDir, name), { force: true });
         return auth.signIn(user);

@@ -7,8 +7,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { setupLinks } from '../../platform/db/schema/index.ts';
+import { setPasswordHash, UserLookup, type UserRow } from './userRecords.ts';
 
 export const SETUP_LINK_FILE = 'setup-link';
 /** A week: long enough for an installer to come back to the box, short enough not to lie around. */
@@ -29,8 +31,14 @@ export function setupLinkUrl(publicUrl: string, token: string): string {
 export function issueSetupLink(db: Db, dataDir: string, publicUrl: string, userId: number, now = Date.now()): { url: string; expiresAt: string; file: string } {
   const token = randomBytes(32).toString('base64url');
   db.sqlite.transaction(() => {
-    db.orm.delete(setupLinks).where(and(eq(setupLinks.userId, userId), isNull(setupLinks.usedAt))).run();
-    db.orm.insert(setupLinks).values({ userId, tokenHash: hashOf(token), createdAt: now, expiresAt: now + SETUP_LINK_TTL_MS }).run();
+    db.orm
+      .delete(setupLinks)
+      .where(and(eq(setupLinks.userId, userId), isNull(setupLinks.usedAt)))
+      .run();
+    db.orm
+      .insert(setupLinks)
+      .values({ userId, tokenHash: hashOf(token), createdAt: now, expiresAt: now + SETUP_LINK_TTL_MS })
+      .run();
   })();
   const url = setupLinkUrl(publicUrl, token);
   const expiresAt = new Date(now + SETUP_LINK_TTL_MS).toISOString();
@@ -65,4 +73,19 @@ export function claimSetupLink(db: Db, token: string, now = Date.now()): number 
     .returning({ userId: setupLinks.userId })
     .get();
   return row?.userId ?? null;
+}
+
+/**
+ * Uses the link and sets the password it was issued for, with its audit entry, in one transaction: the user for the
+ * one caller that gets it, undefined for every other.
+ */
+export function setPasswordBySetupLink(db: Db, audit: AuditLog, token: string, passwordHash: string): UserRow | undefined {
+  return db.sqlite.transaction(() => {
+    const userId = claimSetupLink(db, token);
+    if (userId === null) return undefined;
+    setPasswordHash(db, userId, passwordHash);
+    const row = new UserLookup(db).findById(userId);
+    audit.record({ actor: row ? { id: userId, username: row.username } : null, action: 'user.setup_link', resource: 'user', resourceId: String(userId) });
+    return row;
+  })();
 }

@@ -73,7 +73,10 @@ export function applyPendingRestore(dataDir: string, logger: Logger): RestoreOut
   try {
     const done = restoreBackup(dataDir, request.backup, { dbOnly: request.dbOnly === true });
     outcome = { ...request, finishedAt: new Date().toISOString(), status: 'ok', error: null, replacedDir: done.replacedDir, fileCount: done.fileCount };
-    logger.warn({ backup: request.backup, requestedBy: request.requestedBy.username, replacedDir: done.replacedDir }, 'restored a backup (asked from the staff app)');
+    logger.warn(
+      { backup: request.backup, requestedBy: request.requestedBy.username, replacedDir: done.replacedDir },
+      'restored a backup (asked from the staff app)',
+    );
   } catch (error) {
     outcome = { ...request, finishedAt: new Date().toISOString(), status: 'failed', error: (error as Error).message, replacedDir: null, fileCount: null };
     logger.error({ backup: request.backup, reason: (error as Error).message }, 'restore failed: the data dir is as it was');

@@ -1,7 +1,7 @@
 // POST /api/system/backups/:name/restore (admin, audited): the guided restore from the staff app (issue 53).
 import { Type } from '@sinclair/typebox';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
-import { BadRequest, Conflict, HttpError, NotFound } from '../../platform/errors.ts';
+import { BadRequest, Conflict, NotFound } from '../../platform/errors.ts';
 import { defineRoute, Reply } from '../../platform/http/route.ts';
 import { ErrorBody } from '../../platform/http/schemas.ts';
 import { BackupInvalid } from './errors.ts';
@@ -42,13 +42,13 @@ export function restoreRoutes({ backups, audit, config, restart }: RestoreRouteN
         'the database and the uploads, models and avatars trees are replaced by the backup (what they replace is moved to ' +
         '<data dir>/replaced/<UTC>, never deleted), the service starts on the same port, and everyone signs in again. ' +
         'While it restores, every request answers 503; GET /api/health answers 200 again when it is back, and ' +
-        'GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 while another restore ' +
-        'waits, or where the service cannot restart itself (use "emsctl backup restore" then); 422 for a damaged backup.',
+        'GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 for a damaged backup, while ' +
+        'another restore waits, or where the service cannot restart itself (use "emsctl backup restore" then).',
       tags: ['system'],
       schemas: {
         params: BackupName,
         body: RestoreConfirm,
-        response: { 202: RestoreAccepted, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody },
+        response: { 202: RestoreAccepted, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody },
       },
       handler: ({ params, body, user, ctx }) => {
         if (body.confirm !== params.name) {
@@ -62,7 +62,7 @@ export function restoreRoutes({ backups, audit, config, restart }: RestoreRouteN
         try {
           request = requestRestore(dataDir, backup, user);
         } catch (error) {
-          if (error instanceof BackupInvalid) throw new HttpError(422, `The backup cannot be restored: ${error.message}`);
+          if (error instanceof BackupInvalid) throw new Conflict(`The backup cannot be restored: ${error.message}`);
           throw error;
         }
         audit.record({ actor: user, action: 'backup.restore.requested', resource: 'backup', resourceId: backup.name });

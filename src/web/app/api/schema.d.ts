@@ -3409,7 +3409,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a backup: the service stops, restores it and starts again (audited)
-         * @description Checks the backup (integrity, its captured files) while the service still runs, then answers 202 and restarts: the database and the uploads, models and avatars trees are replaced by the backup (what they replace is moved to <data dir>/replaced/<UTC>, never deleted), the service starts on the same port, and everyone signs in again. While it restores, every request answers 503; GET /api/health answers 200 again when it is back, and GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 while another restore waits, or where the service cannot restart itself (use "emsctl backup restore" then); 422 for a damaged backup.
+         * @description Checks the backup (integrity, its captured files) while the service still runs, then answers 202 and restarts: the database and the uploads, models and avatars trees are replaced by the backup (what they replace is moved to <data dir>/replaced/<UTC>, never deleted), the service starts on the same port, and everyone signs in again. While it restores, every request answers 503; GET /api/health answers 200 again when it is back, and GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 for a damaged backup, while another restore waits, or where the service cannot restart itself (use "emsctl backup restore" then).
          *
          *     **Requires role admin**.
          */
@@ -22423,15 +22423,6 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Error */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             429: components["responses"]["TooManyBodies"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];

@@ -163,7 +163,9 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
           </button>
         </p>
       )}
-      <Field label={t('faults.device')}>{(id) => <input id={id} maxLength={200} value={device} onInput={(e) => draft.set({ device: e.currentTarget.value })} />}</Field>
+      <Field label={t('faults.device')}>
+        {(id) => <input id={id} maxLength={200} value={device} onInput={(e) => draft.set({ device: e.currentTarget.value })} />}
+      </Field>
       <Field label={t('faults.severity')}>
         {(id) => (
           <select id={id} value={severity} onChange={(e) => draft.set({ severity: e.currentTarget.value })}>
@@ -175,7 +177,9 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
           </select>
         )}
       </Field>
-      <Field label={t('overview.area')}>{(id) => <input id={id} maxLength={200} value={area} onInput={(e) => draft.set({ area: e.currentTarget.value })} />}</Field>
+      <Field label={t('overview.area')}>
+        {(id) => <input id={id} maxLength={200} value={area} onInput={(e) => draft.set({ area: e.currentTarget.value })} />}
+      </Field>
       <Field label={t('faults.reportedAt')}>
         {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => draft.set({ when: e.currentTarget.value })} />}
       </Field>

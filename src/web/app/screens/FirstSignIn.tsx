@@ -53,7 +53,15 @@ export default function FirstSignIn() {
         </Field>
         <Field label={t('firstSignIn.repeat')}>
           {(id) => (
-            <input id={id} name="repeat-password" type="password" autocomplete="new-password" required value={repeat} onInput={(e) => setRepeat(e.currentTarget.value)} />
+            <input
+              id={id}
+              name="repeat-password"
+              type="password"
+              autocomplete="new-password"
+              required
+              value={repeat}
+              onInput={(e) => setRepeat(e.currentTarget.value)}
+            />
           )}
         </Field>
         <Problem text={problem} />
