@@ -29,7 +29,8 @@ export default function FirstSignIn() {
     setBusy(false);
     if (!data) return setProblem(response.status === 409 ? t('firstSignIn.spent') : errorText(error, response.status));
     await adoptTokens(data.accessToken, data.refreshToken);
-    navigate('/settings', true);
+    // The same next step as after the forced password change: the site's first-run set-up.
+    navigate('/settings?firstRun=1', true);
   }
 
   return (
