@@ -3,6 +3,7 @@
 // database passes integrity_check, and the restored audit trail says who restored what. Bad input is 400/404/409.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startHostedServer, type HostedServer } from '../helpers/hostedServer.ts';
 import { eventually, startTestServer } from '../helpers/server.ts';
@@ -39,6 +40,17 @@ test('restore from the API: the service restarts in place with the backup data, 
   assert.equal(wrong.body.details[0].path, 'confirm');
   const missing = await call('POST', '/api/system/backups/ems-20200101T000000.000Z.db/restore', token, { confirm: 'ems-20200101T000000.000Z.db' });
   assert.equal(missing.status, 404, missing.text);
+  // A damaged backup is refused while the service still runs: nothing stops.
+  const second = await call('POST', '/api/system/backups', token);
+  assert.equal(second.status, 201, second.text);
+  const damaged = path.join(box.dataDir, 'backups', second.body.name);
+  const handle = fs.openSync(damaged, 'r+');
+  fs.writeSync(handle, Buffer.alloc(4096, 0xa5), 0, 4096, 0);
+  fs.closeSync(handle);
+  const refused = await call('POST', `/api/system/backups/${second.body.name}/restore`, token, { confirm: second.body.name });
+  assert.equal(refused.status, 409, refused.text);
+  assert.match(refused.body.error, /cannot be restored/);
+  assert.equal(fs.existsSync(path.join(box.dataDir, 'restore-pending.json')), false);
   assert.equal(host.restarts, 0, 'refused requests restart nothing');
 
   const accepted = await call('POST', `/api/system/backups/${run.body.name}/restore`, token, { confirm: run.body.name });
