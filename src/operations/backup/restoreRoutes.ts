@@ -67,7 +67,9 @@ export function restoreRoutes({ backups, audit, config, restart }: RestoreRouteN
         }
         audit.record({ actor: user, action: 'backup.restore.requested', resource: 'backup', resourceId: backup.name });
         // Restart once the answer is on its way: the page must hear the 202 before the service goes.
-        ctx.res.once('finish', () => setImmediate(restart));
+        // ('close' comes after the answer is sent, and also when the caller went away first: the request is then
+        // applied all the same, never left waiting.)
+        ctx.res.once('close', () => setImmediate(restart));
         return new Reply(202, {
           backup: request.backup,
           requestedAt: request.requestedAt,
