@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     };
 
     // 1. First sign-in through the set-up link the box printed (and wrote to <data dir>/setup-link).
-    const link = fs.readFileSync(path.join(server.dataDir, 'setup-link'), 'utf8').trim().replace(/^https?:\/\/[^/]+/, server.url);
+    const link = fs
+      .readFileSync(path.join(server.dataDir, 'setup-link'), 'utf8')
+      .trim()
+      .replace(/^https?:\/\/[^/]+/, server.url);
     await page.goto(link);
     await page.locator('input[name="new-password"]').fill(PASSWORD);
     await page.locator('input[name="repeat-password"]').fill(PASSWORD);
@@ -104,7 +107,10 @@ async function main(): Promise<void> {
     await go('/admin');
     await page.getByRole('button', { name: 'Back up now' }).click();
     await page.getByText(/^Backup ems-.* taken/).waitFor({ timeout: 60_000 });
-    await page.getByRole('button', { name: /^Restore the backup / }).first().click();
+    await page
+      .getByRole('button', { name: /^Restore the backup / })
+      .first()
+      .click();
     await page.locator('[data-section="guided-restore"]').scrollIntoViewIfNeeded();
     await save(page, 'admin-restore-confirm');
     await context.close();
