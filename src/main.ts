@@ -1,5 +1,5 @@
 // Entry point: config, the port, the service, then serve; graceful shutdown on SIGTERM/SIGINT, certificate reload on SIGHUP.
-import { createService } from './app/index.ts';
+import { type Host, hostService } from './app/index.ts';
 import { ConfigError, loadConfig, unknownSettings, type Config } from './platform/config.ts';
 import { DatabaseOpenError } from './platform/db/client.ts';
 import { bindListener, StartupError, type Listener } from './platform/http/listener.ts';
@@ -47,11 +47,13 @@ async function main(): Promise<void> {
   }
   // The port (and certificate) first: a start that cannot serve must not create a database or an admin account.
   let listener: Listener;
-  let service;
+  let service: Host;
   try {
     listener = await bindListener(config);
     // The first-start password also as a plain line on stderr (journald keeps it too, at priority notice).
-    service = await createService(config, { logger, announce: (line) => process.stderr.write(`${writesToJournal(2) ? '<5>' : ''}${line}`) });
+    const announce = (line: string) => process.stderr.write(`${writesToJournal(2) ? '<5>' : ''}${line}`);
+    // A restart in place (the guided restore) that cannot start again exits 1: systemd starts it afresh.
+    service = await hostService(config, { logger, announce }, listener, () => process.exit(1));
   } catch (error) {
     if (error instanceof StartupError) refuseToStart(error.message);
     if (error instanceof DatabaseOpenError) {
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const { url } = await service.listen(listener);
+  const { url } = service;
   const tls = listener.credentials ? { subject: listener.credentials.subject, validTo: listener.credentials.validTo } : null;
   logger.info({ version, url, tls, startupMs: Math.round(performance.now() - bootStarted), config: configSummary(config) }, 'EMS started');
   if (listener.credentials) warnIfExpiring(logger, listener.credentials.validTo);

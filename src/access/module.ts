@@ -12,6 +12,7 @@ import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
 import { auditRoutes, type AuditRouteNeeds } from './audit/routes.ts';
 import { AuditReader } from './audit/service.ts';
 import { authRoutes, type AuthRouteNeeds } from './auth/routes.ts';
+import { setupLinkRoutes, type SetupLinkRouteNeeds } from './auth/setupLinkRoutes.ts';
 import { unlockUser, type LoginThrottle } from './auth/loginThrottle.ts';
 import { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
 import { AuthService } from './auth/service.ts';
@@ -33,11 +34,17 @@ export type AccessNeeds = {
   avatars: AvatarRouteNeeds['avatars'];
 };
 
-export type AccessRouteNeeds = AuthRouteNeeds & OAuthRouteNeeds & UserRouteNeeds & AuditRouteNeeds & AvatarRouteNeeds;
+export type AccessRouteNeeds = AuthRouteNeeds & SetupLinkRouteNeeds & OAuthRouteNeeds & UserRouteNeeds & AuditRouteNeeds & AvatarRouteNeeds;
 
 /** The access context's route tables: sign-in, OAuth, users, the audit trail, avatars. */
 export function accessRouteGroups(needs: AccessRouteNeeds): RouteGroups {
-  return { auth: authRoutes(needs), oauth: oauthRoutes(needs), users: userRoutes(needs), audit: auditRoutes(needs), avatars: avatarRoutes(needs) };
+  return {
+    auth: [...authRoutes(needs), ...setupLinkRoutes(needs)],
+    oauth: oauthRoutes(needs),
+    users: userRoutes(needs),
+    audit: auditRoutes(needs),
+    avatars: avatarRoutes(needs),
+  };
 }
 
 /** The user service with auth's hashing and sign-in throttle wired in (users does not import auth); emsctl builds it too. */
@@ -85,6 +92,6 @@ export function buildAccess({ config, db, audit, logger, mailer, avatars }: Acce
     context: 'access',
     services,
     running: [{ name: 'code sweeper', start: () => sweep.start(), jobs: [sweep], stop: () => sweep.stop() }],
-    routes: accessRouteGroups({ ...services, config, avatars }),
+    routes: accessRouteGroups({ ...services, config, avatars, db, audit }),
   };
 }

@@ -54,53 +54,79 @@ export class HourlyBaselines {
 
   /**
    * The hours of [from, to) (before today) with all four 15-minute intervals from every meter of the target and an
-   * outdoor temperature mean, each with its slot and regressors; and how many hours lacked either.
+   * outdoor temperature mean, each with its slot and regressors; and how many hours lacked either. `now` (a reporting
+   * period reaching into today): today's hours that have ended by then count too, with the outdoor temperature read
+   * from the gateway's history so far (a day is kept once it is over; today's hours are read, not kept).
    */
-  private async hours(query: HourlyBaselineQuery, from: string, to: string, today: string): Promise<{ hours: Hour[]; missing: number }> {
+  private async hours(query: HourlyBaselineQuery, from: string, to: string, today: string, now?: number): Promise<{ hours: Hour[]; missing: number }> {
     const end = to < today ? to : today;
-    if (end <= from) return { hours: [], missing: 0 };
-    const { timezone } = this.figures.settings();
-    const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, end, today, { anyCode: query.anyTemperatureCode });
-    const holidays = new Set(query.holidays);
     const hours: Hour[] = [];
     let missing = 0;
-    // Read SLICE_DAYS at a time with the event loop free between (issue 29: an area of 200 meters reads ~6 ms a day;
-    // the daily anomaly check fits this model for the site and every area).
-    for (const [sliceFrom, sliceTo] of daySlices(from, end, SLICE_DAYS)) {
-      const { start: first, kwh } = this.figures.intervals(sliceFrom, sliceTo, query.target);
-      withoutSuspect(kwh, first, this.days?.suspectSpans(JSON.stringify(this.figures.ids(query.target)), first, first + kwh.length * 900_000) ?? []);
-      for (const day of daysBetween(sliceFrom, sliceTo)) {
-        const { start, count } = dayIntervals(timezone, day);
-        const offset = Math.round((start - first) / 900_000);
-        const hourly = temperatures.get(day);
-        const dayType = dayTypeOf(day, holidays);
-        // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
-        for (let k = 0; k < count / 4; k += 1) {
-          const i = offset + 4 * k;
-          const actualKwh = wholeHourKwh(kwh, i);
-          const temperatureC = hourly?.[k] ?? NaN;
-          if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) {
-            missing += 1;
-            continue;
-          }
-          const at = start + k * HOUR_MS;
-          const { weekday, minute } = localClock(timezone, at);
-          const hourOfDay = Math.floor(minute / 60);
-          hours.push({
-            start: at,
-            day,
-            slot: query.by === 'hour-of-day' ? hourOfDay : weekday * 24 + hourOfDay,
-            dayType,
-            temperatureC,
-            hdh: Math.max(0, query.heatingBaseC - temperatureC),
-            cdh: Math.max(0, temperatureC - query.coolingBaseC),
-            actualKwh,
-          });
-        }
+    if (end > from) {
+      const { days: temperatures } = await this.outdoor.days(query.temperatureCode, from, end, today, { anyCode: query.anyTemperatureCode });
+      // Read SLICE_DAYS at a time with the event loop free between (issue 29: an area of 200 meters reads ~6 ms a day;
+      // the daily anomaly check fits this model for the site and every area).
+      for (const [sliceFrom, sliceTo] of daySlices(from, end, SLICE_DAYS)) {
+        const read = this.readKwh(query, sliceFrom, sliceTo);
+        for (const day of daysBetween(sliceFrom, sliceTo)) missing += this.dayHours(query, day, temperatures.get(day), read, hours);
+        await yieldToLoop();
       }
-      await yieldToLoop();
+    }
+    if (now !== undefined && from <= today && to > today) {
+      const temperatures = await this.outdoor.today(query.temperatureCode, today, now, { anyCode: query.anyTemperatureCode });
+      missing += this.dayHours(query, today, temperatures ?? undefined, this.readKwh(query, today, addDays(today, 1)), hours, now);
     }
     return { hours, missing };
+  }
+
+  /** The target's intervals of [from, to), suspect runs blanked. */
+  private readKwh(query: HourlyBaselineQuery, from: string, to: string): { start: number; kwh: Float64Array } {
+    const read = this.figures.intervals(from, to, query.target);
+    withoutSuspect(
+      read.kwh,
+      read.start,
+      this.days?.suspectSpans(JSON.stringify(this.figures.ids(query.target)), read.start, read.start + read.kwh.length * 900_000) ?? [],
+    );
+    return read;
+  }
+
+  /** One day's hours with energy and temperature pushed onto `hours` (hours ending after `until` are not asked); the count lacking either. */
+  private dayHours(
+    query: HourlyBaselineQuery,
+    day: string,
+    hourly: Float32Array | undefined,
+    read: { start: number; kwh: ArrayLike<number> },
+    hours: Hour[],
+    until = Number.POSITIVE_INFINITY,
+  ): number {
+    const { timezone } = this.figures.settings();
+    const { start, count } = dayIntervals(timezone, day);
+    const offset = Math.round((start - read.start) / 900_000);
+    const dayType = dayTypeOf(day, new Set(query.holidays));
+    let missing = 0;
+    // Hours from the day's start: a day with a clock change has 23 or 25, each placed by its local clock.
+    for (let k = 0; k < count / 4 && start + (k + 1) * HOUR_MS <= until; k += 1) {
+      const actualKwh = wholeHourKwh(read.kwh, offset + 4 * k);
+      const temperatureC = hourly?.[k] ?? NaN;
+      if (Number.isNaN(actualKwh) || Number.isNaN(temperatureC)) {
+        missing += 1;
+        continue;
+      }
+      const at = start + k * HOUR_MS;
+      const { weekday, minute } = localClock(timezone, at);
+      const hourOfDay = Math.floor(minute / 60);
+      hours.push({
+        start: at,
+        day,
+        slot: query.by === 'hour-of-day' ? hourOfDay : weekday * 24 + hourOfDay,
+        dayType,
+        temperatureC,
+        hdh: Math.max(0, query.heatingBaseC - temperatureC),
+        cdh: Math.max(0, temperatureC - query.coolingBaseC),
+        actualKwh,
+      });
+    }
+    return missing;
   }
 
   async fit(query: HourlyBaselineQuery, now: number = Date.now()) {
@@ -194,7 +220,7 @@ export class HourlyBaselines {
       expectedKwh: round(expectedKwh, 4),
     });
     let report = null;
-    const later = query.reportFrom !== undefined ? await this.hours(query, query.reportFrom, reportTo!, today) : null;
+    const later = query.reportFrom !== undefined ? await this.hours(query, query.reportFrom, reportTo!, today, now) : null;
     // The daily baseline's guard rails, at the hour (issue 41): a year's span with 80 % of it, G14's hourly CV(RMSE)
     // limit (30 %), every reporting hour's degree-hours inside the baseline's range, no dropped term needed; the
     // fractional savings uncertainty over the hours (lag-1 autocorrelation corrected: hourly residuals are strongly

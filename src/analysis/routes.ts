@@ -142,6 +142,7 @@ export function analysisRoutes({ energy, analysis }: AnalysisRouteNeeds) {
         'An hour counts when all four of its 15-minute intervals hold data from every meter of the target and the temperature is known. ' +
         'Guideline 14 statistics over all baseline hours, n hours and p coefficients of all slots, with the hourly limits CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 % (and R² ≥ 0.75). ' +
         'With reportFrom: expected vs actual per hour, CUSUM = Σ (actual − expected), summed per day; hours are listed for periods of at most 31 days. ' +
+        "A reporting period reaching into today counts today's hours that have ended, with the gateway's outdoor temperature so far (not kept until the day is over). " +
         'Changes nothing but the kept outdoor temperatures (as the daily baseline).',
       tags,
       schemas: {

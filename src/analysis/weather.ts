@@ -111,6 +111,35 @@ export class OutdoorTemperatures {
     return result;
   }
 
+  /**
+   * Today's hourly means so far, read from the gateway's history up to `now` and not kept (the day is kept once it is
+   * over): NaN for an hour without a reading. null when the gateway has no history of the point or cannot be reached —
+   * today's hours are then missing observations, never a failed request. The same access rule as days().
+   */
+  async today(code: string, today: string, now: number, options: { anyCode?: boolean } = {}): Promise<Float32Array | null> {
+    if (!options.anyCode && code !== OUTDOOR_TEMPERATURE_CODE)
+      throw new Forbidden(`only admins may read a temperature point other than ${OUTDOOR_TEMPERATURE_CODE} from the gateway`);
+    const { start, count } = dayIntervals(this.timezone(), today);
+    const end = Math.min(now, start + count * 900_000);
+    if (end <= start) return null;
+    let data: HistoryPoint[] | null;
+    try {
+      data = await this.iot.history(code, start, end);
+    } catch {
+      return null;
+    }
+    if (!data) return null;
+    const sum = new Float64Array(count / 4);
+    const n = new Uint16Array(count / 4);
+    for (const row of data) {
+      if (row.at < start || row.at >= end || Math.abs(row.value) > 100) continue;
+      const hour = Math.floor((row.at - start) / 3_600_000);
+      sum[hour] += row.value;
+      n[hour] += 1;
+    }
+    return Float32Array.from(sum, (total, hour) => (n[hour] ? total / n[hour] : NaN));
+  }
+
   /** In the turn: what is still missing (a caller before may have fetched it) is read from the gateway. */
   private async fetchMissing(code: string, from: string, end: string): Promise<{ days: Map<string, Float32Array>; fetched: number }> {
     const have = this.read(code, from, end);

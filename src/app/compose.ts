@@ -1,7 +1,7 @@
 // Assembles the running service: data dir, database, then each context's module in build order, the route tables the
 // modules return in their published order; listen() and a bounded graceful close().
 import { buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
-import { holdServiceLock, buildOperations } from '../operations/index.ts';
+import { applyPendingRestore, auditRestore, holdServiceLock, buildOperations } from '../operations/index.ts';
 import { buildGateway } from '../gateway/index.ts';
 import { buildReporting } from '../reporting/index.ts';
 import { buildFacility } from '../facility/index.ts';
@@ -42,7 +42,8 @@ export type Service = {
   listener?: Listener;
   /** Serves the app on `bound` (bound before the service was created), else binds EMS_HOST:EMS_PORT now. */
   listen(bound?: Listener): Promise<{ url: string; port: number }>;
-  close(): Promise<void>;
+  /** keepListener: the port stays bound (a restart in the same process, src/app/host.ts). */
+  close(options?: { keepListener?: boolean }): Promise<void>;
 };
 
 /** How long a shutdown waits for in-flight requests before cutting connections. */
@@ -84,12 +85,12 @@ export async function createService(
     collectorNow?: () => number;
     /** Where the first-start password's human line goes (main.ts: stderr); unset: the JSON log line only. */
     announce?: (line: string) => void;
+    /** Restarts the service in its process (src/app/host.ts): the guided restore asks for it. */
+    restart?: () => void;
   } = {},
 ): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  prepareDataDir(config.dataDir);
-  // Tells emsctl restore that a service runs here; released last, after the database is closed.
-  const serviceLock = holdServiceLock(config.dataDir);
+  const { serviceLock, restored } = claimDataDir(config.dataDir, logger);
   let db: Db;
   try {
     // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
@@ -119,6 +120,7 @@ export async function createService(
   // Each context is built from the ones above it (its module.ts declares what it needs); a module is started where its
   // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
+  auditRestore(audit, restored);
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
   const files = start(buildFiles({ db, audit, config }));
   const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars });
@@ -172,6 +174,7 @@ export async function createService(
     faultRules: faultDetection.detector,
     startedAt,
     alerts,
+    restart: options.restart,
   });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
   start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
@@ -210,7 +213,7 @@ export async function createService(
   try {
     // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
     routes = orderRoutes(routeTables);
-    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce);
+    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce, config.publicUrl);
   } catch (error) {
     await lifecycle.close(() => {});
     throw error;
@@ -234,20 +237,32 @@ export async function createService(
       service.server = listener.server;
       return { url: listener.url, port: listener.port };
     },
-    async close() {
-      const server = service.server;
-      if (server) {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        // A keep-alive connection turns idle when its in-flight request finishes: close it then, not at the deadline.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-        await closed;
-        clearInterval(sweep);
-        clearTimeout(timer);
-      }
+    async close(closing) {
+      if (service.server && !closing?.keepListener) await closeServer(service.server);
       await lifecycle.close((name, error) => logger.error({ err: error, hook: name }, 'error while shutting down'));
     },
   };
   return service;
+}
+
+/** Stops taking connections and waits for the open ones, cutting them after SHUTDOWN_GRACE_MS. */
+async function closeServer(server: http.Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  // A keep-alive connection turns idle when its in-flight request finishes: close it then, not at the deadline.
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  const timer = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(timer);
+}
+
+/**
+ * The data dir made ready, a guided restore that waits applied (before the database opens), then the service lock:
+ * it tells emsctl restore that a service runs here; released last, after the database is closed.
+ */
+function claimDataDir(dataDir: string, logger: Logger) {
+  prepareDataDir(dataDir);
+  const restored = applyPendingRestore(dataDir, logger);
+  return { serviceLock: holdServiceLock(dataDir), restored };
 }

@@ -18,6 +18,7 @@ import { Repeating } from '../platform/jobs/lifecycle.ts';
 import { version } from '../platform/packageRoot.ts';
 import { backupRoutes, type BackupRouteNeeds } from './backup/routes.ts';
 import { boxRoutes, type BoxRouteNeeds } from './box/routes.ts';
+import { restoreRoutes, type RestoreRouteNeeds } from './backup/restoreRoutes.ts';
 import { BackupScheduler } from './backup/service.ts';
 import { healthRoutes, type HealthRouteNeeds } from './health/routes.ts';
 import { Metrics } from './metrics/service.ts';
@@ -52,11 +53,13 @@ export type OperationsNeeds = {
   startedAt: number;
   /** The critical alert of a full data disk (health/storageAlert.ts). */
   alerts: Pick<AlertService, 'fromGatewayAlarm' | 'openAlarmKeyOf'>;
+  /** Restarts the service in its process (src/app/host.ts), for the guided restore; absent: that route answers 409. */
+  restart?: () => void;
 };
 
 /** The operations context's route tables: /api/health and the backups. */
-export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds & BoxRouteNeeds): RouteGroups {
-  return { health: healthRoutes(needs), backup: [...backupRoutes(needs), ...boxRoutes(needs)] };
+export function operationsRouteGroups(needs: HealthRouteNeeds & BackupRouteNeeds & BoxRouteNeeds & RestoreRouteNeeds): RouteGroups {
+  return { health: healthRoutes(needs), backup: [...backupRoutes(needs), ...restoreRoutes(needs), ...boxRoutes(needs)] };
 }
 
 export function buildOperations({
@@ -72,6 +75,7 @@ export function buildOperations({
   faultRules,
   startedAt,
   alerts,
+  restart,
 }: OperationsNeeds): Module<Operations> {
   const backups = new BackupScheduler({ db, dataDir: config.dataDir, logger, target: config.backupTarget });
   const metrics = new Metrics({
@@ -99,7 +103,7 @@ export function buildOperations({
       metrics,
       storageAlert,
     },
-    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis, storageAlert }),
+    routes: operationsRouteGroups({ db, audit, startedAt, iot, backups, collector, config, analysis, storageAlert, restart }),
     running: [
       {
         name: 'backup scheduler',

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HEATING_BASE_C } from '../../src/gateway/simulator/climate.ts';
 import { simulatorRig, type SimulatorRig } from '../helpers/rig.ts';
+import { dayIntervals } from '../../src/platform/time/calendar.ts';
 
 const HOUR = 3_600_000;
 /** The simulated HVAC meter's heating: kW per kelvin below the balance point (src/gateway/simulator/building.ts). */
@@ -147,6 +148,45 @@ describe('an hourly baseline on a simulated January', () => {
       report.days.reduce((sum: number, d: any) => sum + d.hours, 0),
       report.hours.length,
     );
+  });
+
+  test('today so far: the hours ended by now, with the gateway temperatures so far, equal the same hours once the day is over', async () => {
+    // The service's clock is the simulated one here (fit's now), not the wall clock: nothing depends on the time of day.
+    const day = '2026-02-07';
+    const fit = (now: number) =>
+      r.server.service.deps.analysis.hourlyBaselines.fit(
+        {
+          target: { meterId: hvacId },
+          baselineFrom: BASELINE.from,
+          baselineTo: BASELINE.to,
+          reportFrom: day,
+          reportTo: '2026-02-08',
+          temperatureCode: 'temp.outdoor',
+          heatingBaseC: HEATING_BASE_C,
+          coolingBaseC: 22,
+          holidays: ['2026-01-01'],
+          by: 'hour-of-day',
+        },
+        now,
+      );
+    const now = Date.parse(`${day}T10:40:00Z`);
+    const soFar = (await fit(now)).report!;
+    const { timezone } = r.server.service.deps.energy.figures.settings();
+    const dayStart = dayIntervals(timezone, day).start;
+    const ended = Math.floor((now - dayStart) / HOUR);
+    assert.ok(ended >= 1, `${ended} hours of ${day} have ended by 10:40 UTC`);
+    assert.equal(soFar.hours.length + soFar.missingHours, ended, 'only the hours that have ended are asked');
+    assert.ok(soFar.hours.length >= ended - 1, `${soFar.missingHours} of ${ended} hours missing`);
+    assert.ok(soFar.hours.every((hour: any) => Date.parse(hour.start) + HOUR <= now));
+    const whole = (await fit(Date.parse('2026-02-08T06:00:00Z'))).report!;
+    const later = new Map(whole.hours.map((hour: any) => [hour.start, hour]));
+    for (const hour of soFar.hours as any[]) {
+      const same = later.get(hour.start) as any;
+      assert.ok(same, `${hour.start} is in the finished day`);
+      assert.equal(hour.actualKwh, same.actualKwh);
+      assert.ok(Math.abs(hour.temperatureC - same.temperatureC) < 0.01, `${hour.start}: ${hour.temperatureC} °C so far vs ${same.temperatureC} °C kept`);
+      assert.ok(Math.abs(hour.expectedKwh - same.expectedKwh) < 0.01, `${hour.start}: expected ${hour.expectedKwh} vs ${same.expectedKwh}`);
+    }
   });
 
   test('hour-of-week needs more than a month; bad input is a clear 400', async () => {

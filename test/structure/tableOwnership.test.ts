@@ -22,6 +22,7 @@ const OWNERS: Record<string, string> = {
   refresh_tokens_retired: 'access',
   oauth_links: 'access',
   login_throttle: 'access',
+  setup_links: 'access',
   // AuditLog (the one writer, in every audited transaction) and AuditedTable live on the floor.
   audit_log: 'platform',
   iot_gateway_token: 'gateway',

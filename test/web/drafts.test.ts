@@ -63,6 +63,49 @@ test('signed in on another device: the page says so, the typed record is kept an
   await context.close();
 });
 
+test('the faults form and the tenant form keep their drafts through a sign-in elsewhere', async () => {
+  const admin = await rig.server.createUser({ role: 'admin', username: 'deskadmin' });
+  const { page, context } = await openPage(rig.browser, `${rig.server.url}/faults`);
+  await signInThroughForm(page, 'deskadmin', admin.password);
+  await settled(page);
+  await page.getByRole('button', { name: 'Report a fault' }).click();
+  const fault = page.getByRole('form', { name: 'Report a fault' });
+  await fault.getByLabel('Device').fill('AHU 3 supply fan');
+  await fault.getByLabel('Description').fill('Belt squeals at start');
+  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.faults.new') !== null);
+  await goInside(page, '/billing/tenants');
+  const tenant = page.locator('form[aria-labelledby="add-tenant-heading"]');
+  await tenant.getByLabel('Name', { exact: true }).fill('Bakery Müller');
+  await tenant.getByLabel('Floor area (m²)').fill('120');
+  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.billing.tenant.new') !== null);
+
+  const phone = await rig.server.request('POST', '/api/auth/login', { body: { username: 'deskadmin', password: admin.password } });
+  assert.equal(phone.status, 200);
+  await page.locator('[data-notice="session-ended"]').waitFor({ timeout: 30_000 });
+  await signInThroughForm(page, 'deskadmin', admin.password);
+  await settled(page);
+  await tenant.locator('[data-notice="draft-restored"]').waitFor();
+  assert.equal(await tenant.getByLabel('Name', { exact: true }).inputValue(), 'Bakery Müller');
+  await tenant.getByRole('button', { name: 'Add' }).click();
+  await page
+    .getByRole('cell', { name: 'Bakery Müller' })
+    .or(page.getByRole('rowheader', { name: 'Bakery Müller' }))
+    .first()
+    .waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('ems.draft.billing.tenant.new')), null, 'added: the draft is gone');
+
+  await goInside(page, '/faults');
+  await fault.locator('[data-notice="draft-restored"]').waitFor();
+  assert.equal(await fault.getByLabel('Device').inputValue(), 'AHU 3 supply fan');
+  assert.equal(await fault.getByLabel('Description').inputValue(), 'Belt squeals at start');
+  await fault.getByRole('button', { name: 'Report fault' }).click();
+  await page.getByText('AHU 3 supply fan').first().waitFor();
+  const saved = rig.server.service.deps.db.sqlite.prepare('SELECT description FROM faults WHERE device = ?').all('AHU 3 supply fan');
+  assert.deepEqual(saved, [{ description: 'Belt squeals at start' }]);
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('ems.draft.faults.new')), null);
+  await context.close();
+});
+
 test('a deliberate sign-out clears the drafts of the tab', async () => {
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/maintenance`);
   await signInThroughForm(page, 'twodevices', operator.password);

@@ -59,3 +59,23 @@ test('schedule a monthly PDF report in words, send it now, see that it was only 
   assertNoProblems(problems, 'reports');
   await context.close();
 });
+
+test('in German the templates are German, and the template follows the period chosen under Repeat', async () => {
+  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/reports`, { locale: 'de-DE' });
+  await signInThroughForm(page, 'reporter', operator.password);
+  await settled(page);
+  await page.getByRole('button', { name: 'Bericht planen' }).click();
+  const report = page.getByLabel('Bericht', { exact: true });
+  const chosen = () => report.evaluate((select: HTMLSelectElement) => select.selectedOptions[0].textContent);
+  assert.equal(await chosen(), 'Energie und Kosten des Monats', 'every month starts on the monthly report');
+  assert.match((await page.locator('form [id$="-hint"]').first().textContent())!, /vorigen Kalendermonat/);
+  await page.getByLabel('Wiederholen', { exact: true }).selectOption('week');
+  assert.equal(await chosen(), 'Energie der Woche');
+  await page.getByLabel('Wiederholen', { exact: true }).selectOption('day');
+  assert.equal(await chosen(), 'Monat bis heute');
+  await report.selectOption({ label: 'Fällige Wartung' });
+  await page.getByLabel('Wiederholen', { exact: true }).selectOption('month');
+  assert.equal(await chosen(), 'Fällige Wartung', 'a template about something else stays');
+  assertNoProblems(problems, 'reports in German');
+  await context.close();
+});

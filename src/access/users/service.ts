@@ -7,6 +7,7 @@ import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { contains, equals, PagedQuery, slot, type PageResult } from '../../platform/db/listQuery.ts';
 import { refreshTokens, users } from '../../platform/db/schema/index.ts';
+import { issueSetupLink, retireSetupLinks } from './setupLink.ts';
 import { countUsers, insertUser, assertUnique, presentUser, setPasswordHash, UserLookup, type UserRow } from './userRecords.ts';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -30,15 +31,17 @@ export async function ensureInitialAdmin(
   logger: Logger,
   passwords: { hash(password: string): Promise<string>; verify(password: string, hash: string): Promise<boolean> },
   announce?: (line: string) => void,
+  /** EMS_PUBLIC_URL: where the one-time set-up link points (setupLink.ts); unset: no link, the file only. */
+  publicUrl?: string,
 ): Promise<void> {
   const file = path.join(dataDir, INITIAL_ADMIN_FILE);
-  if (countUsers(db) > 0) return remindInitialAdmin(db, file, logger, passwords.verify, announce);
+  const offerLink = (userId: number) => publicUrl && announceSetupLink(db, dataDir, publicUrl, userId, logger, announce);
+  if (countUsers(db) > 0) return remindInitialAdmin(db, file, logger, passwords.verify, announce, offerLink);
   const password = generatePassword();
   const passwordHash = await passwords.hash(password);
   const created = db.sqlite.transaction(() => {
-    if (countUsers(db) > 0) return false;
-    insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin', mustChangePassword: true });
-    return true;
+    if (countUsers(db) > 0) return null;
+    return insertUser(db, { username: 'admin', email: 'admin@localhost', passwordHash, role: 'admin', mustChangePassword: true });
   })();
   if (!created) return;
   fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
@@ -46,6 +49,14 @@ export async function ensureInitialAdmin(
   // The one deliberate exception to "no passwords in logs": the operator needs it, and it is also in the 0600 file.
   logger.warn({ username: 'admin', initialPassword: password, file }, 'created the initial admin account; change its password after the first sign-in');
   announce?.(initialPasswordLine(password, file));
+  offerLink(created.id);
+}
+
+/** The set-up link, logged and as a human line beside the password's. */
+function announceSetupLink(db: Db, dataDir: string, publicUrl: string, userId: number, logger: Logger, announce?: (line: string) => void): void {
+  const link = issueSetupLink(db, dataDir, publicUrl, userId);
+  logger.warn({ username: 'admin', setupLink: link.url, expiresAt: link.expiresAt, file: link.file }, 'one-time set-up link for the first admin');
+  announce?.(`ems: *** OR OPEN ${link.url} to choose admin's password (works once, until ${link.expiresAt}; also in ${link.file}) ***\n`);
 }
 
 /** The human line beside the JSON one: easy to spot in a terminal or in `journalctl -u ems` (docs/operating.md). */
@@ -59,6 +70,7 @@ async function remindInitialAdmin(
   logger: Logger,
   verify: (password: string, hash: string) => Promise<boolean>,
   announce?: (line: string) => void,
+  offerLink?: (userId: number) => void,
 ): Promise<void> {
   let password: string;
   try {
@@ -74,8 +86,10 @@ async function remindInitialAdmin(
     if (!admin.mustChangePassword) db.orm.update(users).set({ mustChangePassword: true }).where(eq(users.id, admin.id)).run();
     logger.warn({ username: 'admin', initialPassword: password, file }, 'the initial admin password is still in use; sign in, change it and delete the file');
     announce?.(initialPasswordLine(password, file));
+    offerLink?.(admin.id);
   } else {
     forgetInitialPassword(file, logger);
+    retireSetupLinks(db, path.dirname(file));
   }
 }
 

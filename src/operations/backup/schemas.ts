@@ -102,6 +102,21 @@ export const BackupList = Type.Object({
     }),
   ),
   drill: Type.Union([DrillCheck, Type.Null()], { description: 'the last restore drill (scheduled, emsctl or from here)' }),
+  lastRestore: Type.Union(
+    [
+      Type.Object({
+        backup: Type.String(),
+        requestedBy: Type.String({ description: 'who asked for it' }),
+        requestedAt: Timestamp,
+        finishedAt: Timestamp,
+        status: Type.Union([Type.Literal('ok'), Type.Literal('failed')]),
+        error: Type.Union([Type.String(), Type.Null()], { description: 'why it failed; the data dir was then left as it was' }),
+        replacedDir: Type.Union([Type.String(), Type.Null()], { description: 'where the replaced database and files were moved on the box' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'the last restore asked from the staff app (POST /api/system/backups/{name}/restore); null: none yet' },
+  ),
 });
 
 /** POST /api/system/backups: what a backup run now did. */

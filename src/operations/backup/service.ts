@@ -23,7 +23,9 @@ import {
   type StoredSchedule,
 } from './schedule.ts';
 import { describeRetention } from './retention.ts';
-import type { BackupScheduleView } from './schemas.ts';
+import type { Static } from '@sinclair/typebox';
+import type { BackupList, BackupScheduleView } from './schemas.ts';
+import { lastRestore } from './guidedRestore.ts';
 
 export { assertValidCron, readSchedule } from './schedule.ts';
 
@@ -278,7 +280,7 @@ export class BackupScheduler {
   }
 
   /** The completed backups, newest first, and the last drill (GET /api/system/backups). */
-  list(): { items: { name: string; createdAt: string; sizeBytes: number; fileCount: number | null; filesBytes: number | null }[]; drill: DrillCheck | null } {
+  list(): Static<typeof BackupList> {
     const items = listBackups(this.deps.dataDir).map(({ name, createdAt, sizeBytes, fileCount, filesBytes }) => ({
       name,
       createdAt,
@@ -286,7 +288,17 @@ export class BackupScheduler {
       fileCount,
       filesBytes,
     }));
-    return { items, drill: readChecks(this.deps.dataDir).drill };
+    const restored = lastRestore(this.deps.dataDir);
+    const last = restored && {
+      backup: restored.backup,
+      requestedBy: restored.requestedBy.username,
+      requestedAt: restored.requestedAt,
+      finishedAt: restored.finishedAt,
+      status: restored.status,
+      error: restored.error,
+      replacedDir: restored.replacedDir,
+    };
+    return { items, drill: readChecks(this.deps.dataDir).drill, lastRestore: last };
   }
 
   /** One backup by its exact name, or undefined (the name is matched against the listing, never joined as a path). */

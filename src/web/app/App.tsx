@@ -48,6 +48,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },
   { pattern: /^\/login$/, load: () => import('./screens/Login'), role: 'public', title: 'login.title' },
   { pattern: /^\/forgot$/, load: () => import('./screens/Forgot'), role: 'public', title: 'forgot.title' },
+  { pattern: /^\/first-sign-in$/, load: () => import('./screens/FirstSignIn'), role: 'public', title: 'firstSignIn.title' },
   { pattern: /^\/register$/, load: () => import('./screens/Register'), role: 'public', title: 'register.title' },
 ];
 

@@ -90,3 +90,19 @@ export const loginThrottle = sqliteTable(
   },
   (t) => [index('login_throttle_window_idx').on(t.windowStartedAt)],
 );
+
+/** The one-time set-up link of the first admin (issue 53, access/auth/setupLink.ts): its SHA-256 only, used once, until expires_at. */
+export const setupLinks = sqliteTable(
+  'setup_links',
+  {
+    id: id(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    usedAt: integer('used_at'),
+  },
+  (t) => [uniqueIndex('setup_links_hash_unique').on(t.tokenHash)],
+);

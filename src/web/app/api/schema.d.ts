@@ -347,7 +347,7 @@ export interface paths {
         };
         /**
          * An hourly baseline (per hour of the day or of the week) on degree-hours and day type, its ASHRAE Guideline 14 fit at the hourly limits, and expected vs actual with CUSUM per hour
-         * @description Fits, per slot s (the local hour, or weekday × 24 + hour), kWh in an hour = a_s + b_s·HDH + c_s·CDH + d_s·weekend + e_s·holiday by least squares over the hours of [baselineFrom, baselineTo) (by=hour-of-week has no weekend term: the slot is the weekday). HDH = max(0, heatingBaseC − T), CDH = max(0, T − coolingBaseC), T the hour's mean of the gateway's outdoor temperature point. An hour counts when all four of its 15-minute intervals hold data from every meter of the target and the temperature is known. Guideline 14 statistics over all baseline hours, n hours and p coefficients of all slots, with the hourly limits CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 % (and R² ≥ 0.75). With reportFrom: expected vs actual per hour, CUSUM = Σ (actual − expected), summed per day; hours are listed for periods of at most 31 days. Changes nothing but the kept outdoor temperatures (as the daily baseline).
+         * @description Fits, per slot s (the local hour, or weekday × 24 + hour), kWh in an hour = a_s + b_s·HDH + c_s·CDH + d_s·weekend + e_s·holiday by least squares over the hours of [baselineFrom, baselineTo) (by=hour-of-week has no weekend term: the slot is the weekday). HDH = max(0, heatingBaseC − T), CDH = max(0, T − coolingBaseC), T the hour's mean of the gateway's outdoor temperature point. An hour counts when all four of its 15-minute intervals hold data from every meter of the target and the temperature is known. Guideline 14 statistics over all baseline hours, n hours and p coefficients of all slots, with the hourly limits CV(RMSE) ≤ 30 %, |NMBE| ≤ 10 % (and R² ≥ 0.75). With reportFrom: expected vs actual per hour, CUSUM = Σ (actual − expected), summed per day; hours are listed for periods of at most 31 days. A reporting period reaching into today counts today's hours that have ended, with the gateway's outdoor temperature so far (not kept until the day is over). Changes nothing but the kept outdoor temperatures (as the daily baseline).
          *
          *     **Requires role viewer** (any signed-in user).
          */
@@ -840,6 +840,28 @@ export interface paths {
          *     **Public**: no access token needed.
          */
         post: operations["postApiAuthRegisterSendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/setup-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose the first admin's password through the one-time set-up link, and sign in
+         * @description The link the box prints at first start and writes to <data dir>/setup-link (hashed in the database, valid once, for 7 days). Sets the password of the account it was issued for, retires the link and the generated-password file, and answers as a sign-in. 409 when the link was used, has expired or is unknown (of any number of requests at once exactly one succeeds); 400 for a password of the wrong length.
+         *
+         *     **Public**: no access token needed.
+         */
+        post: operations["postApiAuthSetupLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3376,6 +3398,28 @@ export interface paths {
         get: operations["getApiSystemBackupsName"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/system/backups/{name}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a backup: the service stops, restores it and starts again (audited)
+         * @description Checks the backup (integrity, its captured files) while the service still runs, then answers 202 and restarts: the database and the uploads, models and avatars trees are replaced by the backup (what they replace is moved to <data dir>/replaced/<UTC>, never deleted), the service starts on the same port, and everyone signs in again. While it restores, every request answers 503; GET /api/health answers 200 again when it is back, and GET /api/system/backups carries the outcome (lastRestore). confirm must repeat the name. 409 for a damaged backup, while another restore waits, or where the service cannot restart itself (use "emsctl backup restore" then).
+         *
+         *     **Requires role admin**.
+         */
+        post: operations["postApiSystemBackupsNameRestore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8229,6 +8273,115 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    postApiAuthSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "q5mQx1xk9kz0Jv7O2V4b3m8N1s6T0wYc2d5e8f1g4h7",
+                 *       "newPassword": "correct-horse-42"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the password the admin chooses (8 to 72 bytes) */
+                    newPassword: string;
+                    /** @description the part of the set-up link after # */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        refreshToken: string;
+                        user: {
+                            avatarUrl: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            displayName: string | null;
+                            email: string;
+                            id: number;
+                            /**
+                             * @description the staff app's language for this person on every device; null: the browser's languages decide
+                             * @enum {string|null}
+                             */
+                            language: "en" | "de" | "fr" | "es" | null;
+                            lastLoginAt: string | null;
+                            /** @description true for the generated initial admin until its password is changed: a client asks for a new password before anything else */
+                            mustChangePassword: boolean;
+                            phone: string | null;
+                            /** @enum {string} */
+                            role: "viewer" | "operator" | "admin";
+                            /**
+                             * @description the staff app's theme for this person on every device; null: the browser's colour scheme decides
+                             * @enum {string|null}
+                             */
+                            theme: "light" | "dark" | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
             507: components["responses"]["StorageFull"];
@@ -22080,6 +22233,27 @@ export interface operations {
                             /** @description the database file */
                             sizeBytes: number;
                         }[];
+                        /** @description the last restore asked from the staff app (POST /api/system/backups/{name}/restore); null: none yet */
+                        lastRestore: {
+                            backup: string;
+                            /** @description why it failed; the data dir was then left as it was */
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            finishedAt: string;
+                            /** @description where the replaced database and files were moved on the box */
+                            replacedDir: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            requestedAt: string;
+                            /** @description who asked for it */
+                            requestedBy: string;
+                            status: "ok" | "failed";
+                        } | null;
                     };
                 };
             };
@@ -22260,6 +22434,130 @@ export interface operations {
             };
             431: components["responses"]["HeadersTooLarge"];
             503: components["responses"]["DatabaseBusy"];
+        };
+    };
+    postApiSystemBackupsNameRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a backup name from GET /api/system/backups */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description Unknown fields are dropped, not refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirm": "ems-20261128T020000.000Z.db"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the backup name again: the caller has read what a restore replaces */
+                    confirm: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        backup: string;
+                        /** Format: date-time */
+                        requestedAt: string;
+                        /** @description what happens now, in order: the page follows GET /api/health */
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description Validation error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid body",
+                     *       "code": "VALIDATION"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in or wrong credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid username or password",
+                     *       "code": "UNAUTHENTICATED"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role does not allow this",
+                     *       "code": "FORBIDDEN"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not found",
+                     *       "code": "NOT_FOUND"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            408: components["responses"]["BodyTimeout"];
+            /** @description Conflict with the record’s state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The record’s state does not allow this",
+                     *       "code": "CONFLICT"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyBodies"];
+            431: components["responses"]["HeadersTooLarge"];
+            503: components["responses"]["DatabaseBusy"];
+            507: components["responses"]["StorageFull"];
         };
     };
     postApiSystemBackupsDrill: {

@@ -8,6 +8,7 @@ import { dateTime, num, t, type Key } from '../i18n';
 import { user as me } from '../state/session';
 import { AdminLinks } from '../components/adminLinks';
 import { saveBlob } from '../components/saveFile';
+import { GuidedRestore } from '../components/GuidedRestore';
 
 const ROLES = ['viewer', 'operator', 'admin'] as const;
 type Role = (typeof ROLES)[number];
@@ -293,6 +294,7 @@ function BackupDesk({ onRan }: { onRan: () => void }) {
   const [busy, setBusy] = useState<'backup' | 'drill' | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [restoring, setRestoring] = useState<{ name: string; createdAt: string } | null>(null);
 
   async function backupNow() {
     setBusy('backup');
@@ -337,6 +339,7 @@ function BackupDesk({ onRan }: { onRan: () => void }) {
       </div>
       <Problem text={list.problem ?? problem} />
       <Done text={done} />
+      {restoring && <GuidedRestore {...restoring} onCancel={() => setRestoring(null)} />}
       <h3>{t('admin.backupList')}</h3>
       {items.length === 0 ? (
         <p class="muted">{t('admin.noBackups')}</p>
@@ -362,6 +365,9 @@ function BackupDesk({ onRan }: { onRan: () => void }) {
                   <td>
                     <button type="button" class="link" aria-label={t('admin.downloadBackup', { name: backup.name })} onClick={() => download(backup.name)}>
                       {t('admin.download')}
+                    </button>{' '}
+                    <button type="button" class="link" aria-label={t('restore.open', { name: backup.name })} onClick={() => setRestoring(backup)}>
+                      {t('restore.action')}
                     </button>
                   </td>
                 </tr>

@@ -4,6 +4,7 @@
 // fractions, and the landlord's remainder live; the service's own check (a percent split must add up to 100) answers
 // with its reason. Viewers read.
 import { useState } from 'preact/hooks';
+import { useDraft } from '../components/useDraft';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
@@ -34,7 +35,10 @@ export function splitFractions(
 }
 
 function TenantForm({ onAdded }: { onAdded: () => void }) {
-  const [form, setForm] = useState({ name: '', kind: 'tenant' as 'tenant' | 'cost_centre', email: '', area: '' });
+  // Kept for the tab as it is typed (components/useDraft.ts): a session that ends meanwhile loses nothing.
+  const draft = useDraft('billing.tenant.new', { name: '', kind: 'tenant', email: '', area: '' });
+  const form = draft.values as { name: string; kind: 'tenant' | 'cost_centre'; email: string; area: string };
+  const setForm = (next: typeof form) => draft.set(next);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   async function add(event: Event) {
@@ -51,12 +55,20 @@ function TenantForm({ onAdded }: { onAdded: () => void }) {
     }
     setProblem(null);
     setDone(t('desk.tenant.added', { name: data.name }));
-    setForm({ name: '', kind: 'tenant', email: '', area: '' });
+    draft.discard();
     onAdded();
   }
   return (
     <form class="card stack" onSubmit={add} noValidate aria-labelledby="add-tenant-heading">
       <h2 id="add-tenant-heading">{t('desk.tenant.add')}</h2>
+      {draft.restored && (
+        <p class="notice" role="status" data-notice="draft-restored">
+          {t('draft.restored')}{' '}
+          <button type="button" class="link" onClick={draft.discard}>
+            {t('draft.discard')}
+          </button>
+        </p>
+      )}
       <Problem text={problem} />
       <Done text={done} />
       <Field label={t('desk.tenant.name')}>

@@ -52,8 +52,8 @@ const MIN_BASELINE_DAYS = 14;
 
 /**
  * The site's consumption in [from, to) against the hourly baseline fitted on the 28 days before `from` (GET
- * /api/analysis/baseline/hourly): per hour up to 31 days, else per day; finished days only (the route reports up to
- * yesterday: today's outdoor temperature is kept once the day is over). The band is ± the fit's RMSE (CV(RMSE) × the
+ * /api/analysis/baseline/hourly): per hour up to 31 days, else per day; today up to its last whole hour (the route reads
+ * today's outdoor temperature so far from the gateway; the running hour is not compared). The band is ± the fit's RMSE (CV(RMSE) × the
  * baseline's mean hour); a day's band is ± RMSE × √hours (hours taken as independent).
  */
 export function BaselineChart({ from, to, name, title }: { from: string; to: string; name: string; title: string }) {
@@ -81,7 +81,7 @@ export function BaselineChart({ from, to, name, title }: { from: string; to: str
   const meanHour = baselineHours.length ? baselineHours.reduce((sum, h) => sum + h.actualKwh, 0) / baselineHours.length : 0;
   const rmse = (data.statistics.cvRmsePercent / 100) * meanHour;
   if (!report) return null;
-  // The fit reads whole days of outdoor temperature: today's is kept once the day is over, so the report stops at yesterday.
+  // Only just after midnight (no whole hour yet), or with no energy or temperature for today's hours, is there nothing to draw.
   if (report.hours.length === 0 && report.days.length === 0)
     return (
       <section class="energy-chart" data-chart={name}>

@@ -4,16 +4,19 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
+import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, t, type Key } from '../i18n';
 import { can } from '../state/session';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 const STATUSES = ['open', 'in_progress', 'resolved', 'closed'] as const;
 type Status = (typeof STATUSES)[number];
+const DRAFT = 'faults.new';
 
 export default function Faults() {
   const [status, setStatus] = useState<'' | Status>('');
-  const [adding, setAdding] = useState(false);
+  // A kept draft (the session ended while it was typed, a reload, an outage) opens the form with it.
+  const [adding, setAdding] = useState(() => hasDraft(DRAFT));
   const [done, setDone] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const list = useApi(() => api.GET('/api/faults', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
@@ -131,11 +134,12 @@ function localNow(): string {
 }
 
 function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
-  const [device, setDevice] = useState('');
-  const [severity, setSeverity] = useState<(typeof SEVERITIES)[number]>('medium');
-  const [area, setArea] = useState('');
-  const [when, setWhen] = useState(localNow());
-  const [description, setDescription] = useState('');
+  // Kept for the tab as it is typed (components/useDraft.ts); "when" left alone means when the form opened.
+  const draft = useDraft(DRAFT, { device: '', severity: 'medium', area: '', when: '', description: '' });
+  const { device, area, description } = draft.values;
+  const severity = draft.values.severity as (typeof SEVERITIES)[number];
+  const [openedAt] = useState(localNow);
+  const when = draft.values.when || openedAt;
   const [problem, setProblem] = useState<string | null>(null);
 
   async function save(event: Event) {
@@ -145,15 +149,26 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
       body: { device: device.trim(), severity, area: area.trim() || null, description, reportedAt: new Date(when).toISOString() },
     });
     if (!data) return setProblem(errorText(error, response.status));
+    draft.saved();
     onSaved(data.device);
   }
 
   return (
     <form class="card stack" onSubmit={save} noValidate aria-label={t('faults.add')}>
-      <Field label={t('faults.device')}>{(id) => <input id={id} maxLength={200} value={device} onInput={(e) => setDevice(e.currentTarget.value)} />}</Field>
+      {draft.restored && (
+        <p class="notice" role="status" data-notice="draft-restored">
+          {t('draft.restored')}{' '}
+          <button type="button" class="link" onClick={draft.discard}>
+            {t('draft.discard')}
+          </button>
+        </p>
+      )}
+      <Field label={t('faults.device')}>
+        {(id) => <input id={id} maxLength={200} value={device} onInput={(e) => draft.set({ device: e.currentTarget.value })} />}
+      </Field>
       <Field label={t('faults.severity')}>
         {(id) => (
-          <select id={id} value={severity} onChange={(e) => setSeverity(e.currentTarget.value as typeof severity)}>
+          <select id={id} value={severity} onChange={(e) => draft.set({ severity: e.currentTarget.value })}>
             {SEVERITIES.map((s) => (
               <option key={s} value={s}>
                 {t(`faults.severity.${s}` as Key)}
@@ -162,12 +177,14 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
           </select>
         )}
       </Field>
-      <Field label={t('overview.area')}>{(id) => <input id={id} maxLength={200} value={area} onInput={(e) => setArea(e.currentTarget.value)} />}</Field>
+      <Field label={t('overview.area')}>
+        {(id) => <input id={id} maxLength={200} value={area} onInput={(e) => draft.set({ area: e.currentTarget.value })} />}
+      </Field>
       <Field label={t('faults.reportedAt')}>
-        {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => setWhen(e.currentTarget.value || localNow())} />}
+        {(id) => <input id={id} type="datetime-local" value={when} onInput={(e) => draft.set({ when: e.currentTarget.value })} />}
       </Field>
       <Field label={t('maintenance.description')}>
-        {(id) => <textarea id={id} rows={3} maxLength={4000} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />}
+        {(id) => <textarea id={id} rows={3} maxLength={4000} value={description} onInput={(e) => draft.set({ description: e.currentTarget.value })} />}
       </Field>
       <Problem text={problem} />
       <button type="submit" class="primary">

@@ -8,6 +8,7 @@ import { useApi } from '../components/useApi';
 import { dateTime, language, t, type Key } from '../i18n';
 import { can } from '../state/session';
 import { fromCron, type Schedule, toCron } from './scheduleWords';
+import { type Template, templateDescription, templateForPeriod, templateName as nameOf } from './reportTemplates';
 
 type Run = { id: number; status: string; delivery: 'sent' | 'logged' | 'failed' | null; error: string | null; startedAt: string; files: { name: string }[] };
 
@@ -48,7 +49,10 @@ export default function Reports() {
   const [adding, setAdding] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const operator = can('operator');
-  const templateName = (id: number) => templates.data?.items.find((template) => template.id === id)?.name ?? String(id);
+  const templateName = (id: number) => {
+    const template = templates.data?.items.find((candidate) => candidate.id === id);
+    return template ? nameOf(template) : String(id);
+  };
   return (
     <section>
       <h1>{t('reports.title')}</h1>
@@ -169,8 +173,8 @@ function Runs({ planId, operator }: { planId: number; operator: boolean }) {
   );
 }
 
-function PlanForm({ templates, onSaved }: { templates: { id: number; name: string; description: string }[]; onSaved: (name: string) => void }) {
-  const [templateId, setTemplateId] = useState(String(templates[0]?.id ?? ''));
+function PlanForm({ templates, onSaved }: { templates: Template[]; onSaved: (name: string) => void }) {
+  const [templateId, setTemplateId] = useState(String(templateForPeriod(templates, 'month')?.id ?? ''));
   const [name, setName] = useState('');
   const [every, setEvery] = useState<Schedule['every']>('month');
   const [day, setDay] = useState('1');
@@ -190,7 +194,7 @@ function PlanForm({ templates, onSaved }: { templates: { id: number; name: strin
       .map((address) => address.trim())
       .filter(Boolean);
     const { data, error, response } = await api.POST('/api/reports/plans', {
-      body: { name: name.trim() || template?.name || '', templateId: Number(templateId), cron: toCron(schedule), recipients: list, format },
+      body: { name: name.trim() || (template && nameOf(template)) || '', templateId: Number(templateId), cron: toCron(schedule), recipients: list, format },
     });
     if (!data) return setProblem(errorText(error, response.status));
     onSaved(data.name);
@@ -198,24 +202,34 @@ function PlanForm({ templates, onSaved }: { templates: { id: number; name: strin
 
   return (
     <form class="card stack" onSubmit={save} noValidate aria-label={t('reports.add')}>
-      <Field label={t('reports.template')} hint={template?.description}>
+      <Field label={t('reports.template')} hint={template && templateDescription(template)}>
         {(id, hint) => (
           <select id={id} aria-describedby={hint} value={templateId} onChange={(e) => setTemplateId(e.currentTarget.value)}>
             {templates.map((candidate) => (
               <option key={candidate.id} value={candidate.id}>
-                {candidate.name}
+                {nameOf(candidate)}
               </option>
             ))}
           </select>
         )}
       </Field>
       <Field label={t('reports.name')}>
-        {(id) => <input id={id} maxLength={200} placeholder={template?.name} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
+        {(id) => <input id={id} maxLength={200} placeholder={template && nameOf(template)} value={name} onInput={(e) => setName(e.currentTarget.value)} />}
       </Field>
       <div class="actions">
         <Field label={t('reports.every')}>
           {(id) => (
-            <select id={id} value={every} onChange={(e) => setEvery(e.currentTarget.value as Schedule['every'])}>
+            <select
+              id={id}
+              value={every}
+              onChange={(e) => {
+                const next = e.currentTarget.value as Schedule['every'];
+                if (next === every) return;
+                setEvery(next);
+                // The template follows the period ("every week" is the weekly report), unless it is about something else.
+                setTemplateId(String(templateForPeriod(templates, next, template)?.id ?? templateId));
+              }}
+            >
               <option value="month">{t('reports.every.month')}</option>
               <option value="week">{t('reports.every.week')}</option>
               <option value="day">{t('reports.every.day')}</option>
