@@ -175,7 +175,7 @@ export function Chart(props: ChartProps) {
                 incrs: [1, 2, 3, 4, 6, 7, 12, 24, 31, 48],
                 values: (_u, splits) => splits.map((v) => (Number.isInteger(v) && props.x[v] != null ? (props.xTick ?? props.xLabel)(props.x[v]) : '')),
               }
-            : { ...axis, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
+            : { ...axis, space: 80, values: (_u, splits) => splits.map((v, i) => tickLabel(v, i > 0 ? v - splits[i - 1] : (splits[1] ?? v + 86_400) - v)) },
           { ...axis, label: unit.label, values: (_u, values) => values.map((v) => num(v)) },
         ],
         scales: {
