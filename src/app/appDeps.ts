@@ -8,7 +8,7 @@ import type { Collector, HistoryImport, ImportJobs, MeterDirectory, Restate, Sus
 import type { Tariffs } from '../pricing/index.ts';
 import type { Analysis, LoadShedder } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
-import type { BillingFeature } from '../billing/index.ts';
+import type { BillingContext } from '../billing/index.ts';
 import type { FaultDetection } from '../faultDetection/index.ts';
 import type { ConfigStore } from '../site/index.ts';
 import type { Files } from '../files/index.ts';
@@ -45,7 +45,7 @@ export type AppDeps = Access &
     importJobs: ImportJobs;
     restate: Restate;
     analysis: Analysis;
-    billing: BillingFeature;
+    billing: BillingContext;
     /** Equipment fault detection (issue 54): point model, rule book, episodes, detector. */
     faultDetection: FaultDetection;
     configs: ConfigStore;

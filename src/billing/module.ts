@@ -19,6 +19,7 @@ import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { billingRoutes, type BillingRouteNeeds } from './routes.ts';
+import { StatementMail } from './statementMail.ts';
 
 /** What billing reads of the data path: metering's store and meters, pricing's tariffs and calorific values, energy's figures. */
 export type BillingReads = {
@@ -81,9 +82,13 @@ export function billingRouteGroups(needs: BillingRouteNeeds): RouteGroups {
 }
 
 /** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
-export function buildBillingModule(needs: BillingNeeds): Module<{ billing: BillingFeature }> {
+/** The billing context's services as the service holds them: the pieces above and the mailing of issued statements. */
+export type BillingContext = BillingFeature & { mail: StatementMail };
+
+export function buildBillingModule(needs: BillingNeeds): Module<{ billing: BillingContext }> {
   const { db, audit, analysis, alerts, logger, mailer, collecting } = needs;
-  const billing = buildBilling(db, audit, needs, analysis);
+  const built = buildBilling(db, audit, needs, analysis);
+  const billing = { ...built, mail: new StatementMail(built.statements, mailer, logger) };
   const budgetRuns = new Repeating(
     async () => {
       try {
@@ -98,7 +103,7 @@ export function buildBillingModule(needs: BillingNeeds): Module<{ billing: Billi
   return {
     context: 'billing',
     services: { billing },
-    routes: billingRouteGroups({ billing, mailer, logger, alerts }),
+    routes: billingRouteGroups({ billing, alerts }),
     running: [
       { name: 'budget check', start: collecting ? () => budgetRuns.start() : undefined, jobs: collecting ? [budgetRuns] : [], stop: () => budgetRuns.stop() },
     ],
