@@ -12,7 +12,7 @@ import { buildPricingModule, buildPricingRoutes } from '../pricing/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
 import { buildFaultDetection } from '../faultDetection/index.ts';
-import { buildSite, siteTimezone } from '../site/index.ts';
+import { buildSite, siteSettings } from '../site/index.ts';
 import { buildScreens } from '../screens/index.ts';
 import { buildFiles, staticModels, sweepStaleUploads } from '../files/index.ts';
 import fs from 'node:fs';
@@ -81,11 +81,10 @@ export function prepareDataDir(dataDir: string): void {
 /**
  * The data path's lower floors, each context by its own module: pricing (tariffs, calorific values), metering's stored
  * side (the interval store, stored days, meters, history import, restatement), pricing's routes (a back-dated tariff
- * restates metering's days), energy's read side. The site settings' time zone is the port they read the site's day through.
+ * restates metering's days), energy's read side. The site's time zone (its settings) is the port they read the site's day through.
  */
-function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audit: AuditLog; logger: Logger; iot: IotGateway }) {
-  const { db, audit } = needs;
-  const timezone = siteTimezone(db);
+function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audit: AuditLog; logger: Logger; iot: IotGateway; timezone: () => string }) {
+  const { db, audit, timezone } = needs;
   const { tariffs, calorific } = start(buildPricingModule({ db, audit, timezone }));
   const metering = start(buildMetering({ ...needs, tariffs, timezone }));
   start(buildPricingRoutes({ tariffs, restate: metering.restate }));
@@ -138,9 +137,11 @@ export async function createService(
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
   const files = start(buildFiles({ db, audit, config }));
-  const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars });
-  const facility = buildFacility({ config, db, audit, logger, mailer, iot });
-  const { timezone, tariffs, calorific, metering, energy } = startDataPath(start, { db, audit, logger, iot });
+  // The site's settings: the port the contexts built before site read its name, locale and zone through.
+  const settings = siteSettings(db);
+  const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars, siteSettings: settings });
+  const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings });
+  const { timezone, tariffs, calorific, metering, energy } = startDataPath(start, { db, audit, logger, iot, timezone: () => settings().timezone });
   const { store, days, meters, zoneMove } = metering;
   const { figures } = energy;
   const intake = facility.services.alerts;

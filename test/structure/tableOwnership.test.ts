@@ -125,7 +125,6 @@ const CROSSINGS: Record<string, string> = {
     "a time-zone move drops the outdoor days keyed by the old zone's site days, in the move's transaction; metering is built before analysis",
   'platform_config ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
-  'platform_config ← platform/mail/siteMail.ts': "every mail's site name, locale and zone; the platform is the floor and cannot import site",
   'platform_config ← reporting/reports/runs.ts': "the site's zone and name joined with a plan in the run's one read",
   'platform_config ← reporting/reports/scheduler.ts':
     "the site's zone joined with the enabled plans in the scheduler's one read (a zone change re-times every plan)",
