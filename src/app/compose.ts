@@ -1,6 +1,6 @@
 // Assembles the running service: data dir, database, then each context's module in build order, the route tables the
 // modules return in their published order; listen() and a bounded graceful close().
-import { buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
+import { avatarColumns, buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
 import { holdServiceLock, buildOperations } from '../operations/index.ts';
 import { buildGateway, type IotGateway } from '../gateway/index.ts';
 import { buildReporting } from '../reporting/index.ts';
@@ -89,7 +89,7 @@ function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audi
   const metering = start(buildMetering({ ...needs, tariffs, timezone }));
   start(buildPricingRoutes({ tariffs, restate: metering.restate }));
   const { energy } = start(buildEnergyModule({ db, audit, tariffs, calorific, ...metering }));
-  return { timezone, tariffs, calorific, metering, energy };
+  return { timezone, tariffs, calorific, metering, energy, figures: energy.figures };
 }
 
 export async function createService(
@@ -136,14 +136,12 @@ export async function createService(
   // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
-  const files = start(buildFiles({ db, audit, config }));
-  // The site's settings: the port the contexts built before site read its name, locale and zone through.
-  const settings = siteSettings(db);
+  const files = start(buildFiles({ db, audit, config, avatarColumns: avatarColumns(db) })); // access's users row, a port: files is built first
+  const settings = siteSettings(db); // the port the contexts built before site read its name, locale and zone through
   const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars, siteSettings: settings });
   const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings });
-  const { timezone, tariffs, calorific, metering, energy } = startDataPath(start, { db, audit, logger, iot, timezone: () => settings().timezone });
+  const { timezone, tariffs, calorific, metering, energy, figures } = startDataPath(start, { db, audit, logger, iot, timezone: () => settings().timezone });
   const { store, days, meters, zoneMove } = metering;
-  const { figures } = energy;
   const intake = facility.services.alerts;
   const { analysis } = start(buildAnalysisModule({ db, audit, energy, days, meters, tariffs, timezone, iot, alerts: intake, logger }));
   const billing = buildBillingModule({ db, audit, figures, store, meters, tariffs, calorific, timezone, analysis, alerts: intake, logger, mailer, collecting });

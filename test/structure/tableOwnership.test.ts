@@ -131,7 +131,6 @@ const CROSSINGS: Record<string, string> = {
   'platform_config ← screens/overview/service.ts': "the overview's site name, zone and currency, in the overview's one Kept",
   'three_d_config ← files/models/service.ts':
     "a deleted model is cleared from the scene in the delete's transaction (the column has no foreign key); files is built before site",
-  'users ← files/uploads/avatarStore.ts': "the user row's avatar columns, written with the avatar file; files is built before access",
 };
 
 function sourceFiles(dir: string): string[] {
