@@ -4,10 +4,10 @@ import { avatarColumns, buildAccess, ensureInitialAdmin, hashPassword, verifyPas
 import { holdServiceLock, buildOperations } from '../operations/index.ts';
 import { buildGateway, type IotGateway } from '../gateway/index.ts';
 import { buildReporting } from '../reporting/index.ts';
-import { buildFacility } from '../facility/index.ts';
-import { buildCollection, buildMetering, ensureSimulatorMeters } from '../metering/index.ts';
+import { buildFacility, type AreaSources } from '../facility/index.ts';
+import { buildCollection, buildMetering, ensureSimulatorMeters, meterAreas } from '../metering/index.ts';
 import { buildFleetSync } from '../fleetSync/index.ts';
-import { buildDemandWatch, buildEnergyModule } from '../energy/index.ts';
+import { areaCardNames, buildDemandWatch, buildEnergyModule } from '../energy/index.ts';
 import { buildPricingModule, buildPricingRoutes } from '../pricing/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
@@ -78,6 +78,11 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
+/** The area names facility's alarm areas check against: metering's meters and energy's cards (a port: facility is built first). */
+function areaSources(db: Db): AreaSources {
+  return { ...meterAreas(db), cardNames: areaCardNames(db) };
+}
+
 /**
  * The data path's lower floors, each context by its own module: pricing (tariffs, calorific values), metering's stored
  * side (the interval store, stored days, meters, history import, restatement), pricing's routes (a back-dated tariff
@@ -139,7 +144,7 @@ export async function createService(
   const files = start(buildFiles({ db, audit, config, avatarColumns: avatarColumns(db) })); // access's users row, a port: files is built first
   const settings = siteSettings(db); // the port the contexts built before site read its name, locale and zone through
   const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars, siteSettings: settings });
-  const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings });
+  const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings, areas: areaSources(db) });
   const { timezone, tariffs, calorific, metering, energy, figures } = startDataPath(start, { db, audit, logger, iot, timezone: () => settings().timezone });
   const { store, days, meters, zoneMove } = metering;
   const intake = facility.services.alerts;

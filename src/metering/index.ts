@@ -38,3 +38,4 @@ export {
 } from './module.ts';
 export { AreaName } from './schemas.ts';
 export { ensureSimulatorMeters } from './simulatorMeters.ts';
+export { meterAreas } from './meterAreas.ts';
