@@ -5,6 +5,7 @@ export { unlockUser, type LoginThrottle } from './auth/loginThrottle.ts';
 export { assertPasswordLength, hashPassword, verifyPassword } from './auth/passwords.ts';
 export { AuthService } from './auth/service.ts';
 export { OAuthService } from './oauth/service.ts';
+export { avatarColumns } from './users/avatarColumns.ts';
 export { NullableString } from './users/schemas.ts';
 export { UserDirectory, ensureInitialAdmin } from './users/service.ts';
 export { accessRouteGroups, buildAccess, buildUserDirectory, type Access, type AccessNeeds } from './module.ts';

@@ -8,7 +8,7 @@ import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
+import { mailBaseUrl, siteMailReader, type SiteMailSettings } from '../platform/mail/siteMail.ts';
 import { auditRoutes, type AuditRouteNeeds } from './audit/routes.ts';
 import { AuditReader } from './audit/service.ts';
 import { authRoutes, type AuthRouteNeeds } from './auth/routes.ts';
@@ -25,6 +25,8 @@ import { UserDirectory } from './users/service.ts';
 export type Access = { auth: AuthService; users: UserDirectory; auditTrail: AuditReader; oauth: OAuthService };
 
 export type AccessNeeds = {
+  /** The site's name, locale, zone and currency for the mails (site's settings, a port: access is built before site). */
+  siteSettings: SiteMailSettings;
   config: Config;
   db: Db;
   audit: AuditLog;
@@ -74,7 +76,7 @@ export function buildUserDirectory({
   });
 }
 
-export function buildAccess({ config, db, audit, logger, mailer, avatars }: AccessNeeds): Module<Access> {
+export function buildAccess({ config, db, audit, logger, mailer, avatars, siteSettings }: AccessNeeds): Module<Access> {
   const auth = new AuthService({
     db,
     logger,
@@ -83,7 +85,7 @@ export function buildAccess({ config, db, audit, logger, mailer, avatars }: Acce
     accessTokenTtlSec: config.accessTokenTtlSec,
     refreshTokenTtlSec: config.refreshTokenTtlSec,
     codeTtlSec: config.codeTtlSec,
-    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+    siteMail: siteMailReader(siteSettings, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
   const users = buildUserDirectory({ db, audit, dataDir: config.dataDir, logger, throttle: auth.throttle });
   const sweep = new Repeating(async () => auth.codes.sweep(), 60_000, 'verification code sweep');

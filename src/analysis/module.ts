@@ -1,5 +1,7 @@
 // The energy-management pieces (comparisons, demand charges, baselines, EnPIs, anomalies), built once on the energy feature.
-import type { Energy } from '../energy/index.ts';
+import type { EnergyReads } from '../energy/index.ts';
+import type { MeterDirectory, StoredDays } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { GatewayPort } from '../gateway/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -27,7 +29,13 @@ export type Analysis = AnalysisRouteNeeds['analysis'];
 export type AnalysisNeeds = {
   db: Db;
   audit: AuditLog;
-  energy: Energy;
+  /** Energy's read side: the figures, the site's energy and every utility. */
+  energy: EnergyReads;
+  /** Metering's stored days and meters; pricing's tariffs; the site's time zone. */
+  days: StoredDays;
+  meters: Pick<MeterDirectory, 'get' | 'summaries'>;
+  tariffs: Tariffs;
+  timezone: () => string;
   /** The outdoor temperatures' days not kept yet are read from the gateway's history. */
   iot: Pick<GatewayPort, 'history'>;
   /** Where the anomaly check raises its findings. */
@@ -36,25 +44,25 @@ export type AnalysisNeeds = {
 };
 
 /** Each piece once: the baselines, EnPIs and the anomaly check read the outdoor temperatures through one OutdoorTemperatures. */
-export function buildAnalysis({ db, audit, energy, iot, alerts, logger }: AnalysisNeeds): Analysis {
-  const temperatures = new OutdoorTemperatures(db, iot, energy.timezone);
-  const baselines = new Baselines(energy.days, energy.figures, energy.tariffs, temperatures);
-  const hourlyBaselines = new HourlyBaselines(energy.figures, energy.tariffs, temperatures, energy.days);
+export function buildAnalysis({ db, audit, energy, days, meters, tariffs, timezone, iot, alerts, logger }: AnalysisNeeds): Analysis {
+  const temperatures = new OutdoorTemperatures(db, iot, timezone);
+  const baselines = new Baselines(days, energy.figures, tariffs, temperatures);
+  const hourlyBaselines = new HourlyBaselines(energy.figures, tariffs, temperatures, days);
   return {
-    comparisons: new Comparisons(db, energy.figures, energy.tariffs, energy.days),
-    demandCharges: new DemandCharges(energy.figures, energy.tariffs),
+    comparisons: new Comparisons(db, energy.figures, tariffs, days),
+    demandCharges: new DemandCharges(energy.figures, tariffs),
     peakWarnings: new PeakWarnings(db),
     loadShedding: new LoadSheddingConfig(db, audit),
     baselines,
     hourlyBaselines,
-    enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities, energy.days),
+    enpis: new Enpis(db, audit, energy.figures, temperatures, energy.commodities, days),
     anomalies: new AnomalyWatch({
       energy: energy.site,
       baselines,
       hourlyBaselines,
       alerts,
       logger,
-      hasGeneration: () => energy.meters.summaries().some((meter) => meter.role === 'generation'),
+      hasGeneration: () => meters.summaries().some((meter) => meter.role === 'generation'),
     }),
   };
 }
@@ -67,14 +75,19 @@ export function analysisRouteGroups(needs: AnalysisRouteNeeds): RouteGroups {
 /** The analysis context's pieces as the composition root builds them (above) and its routes; its jobs are the two modules below. */
 export function buildAnalysisModule(needs: AnalysisNeeds): Module<{ analysis: Analysis }> {
   const analysis = buildAnalysis(needs);
-  return { context: 'analysis', services: { analysis }, routes: analysisRouteGroups({ energy: needs.energy, analysis }) };
+  return {
+    context: 'analysis',
+    services: { analysis },
+    routes: analysisRouteGroups({ energy: { meters: needs.meters, figures: needs.energy.figures }, analysis }),
+  };
 }
 
 export type LoadSheddingNeeds = {
   db: Db;
   audit: AuditLog;
   analysis: Analysis;
-  energy: Energy;
+  tariffs: Tariffs;
+  timezone: () => string;
   iot: GatewayPort;
   demand: DemandWatch;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
@@ -87,17 +100,28 @@ export type LoadSheddingNeeds = {
  * does; at stop every shed point is restored. Started after the gateway client and the database and before the
  * collector, so (hooks run in reverse) it stops before they close, after the collector stops.
  */
-export function buildLoadShedding({ db, audit, analysis, energy, iot, demand, alerts, logger, now }: LoadSheddingNeeds): Module<{ loadShedder: LoadShedder }> {
+export function buildLoadShedding({
+  db,
+  audit,
+  analysis,
+  tariffs,
+  timezone,
+  iot,
+  demand,
+  alerts,
+  logger,
+  now,
+}: LoadSheddingNeeds): Module<{ loadShedder: LoadShedder }> {
   const loadShedder = new LoadShedder({
     db,
     audit,
     config: analysis.loadShedding,
     iot,
     demand,
-    tariffs: energy.tariffs,
+    tariffs,
     alerts,
     logger,
-    timezone: energy.timezone,
+    timezone,
   });
   const guard = new LoadSheddingGuard(loadShedder, { now, logger });
   analysis.loadShedding.afterReplace(() => guard.applyNow());

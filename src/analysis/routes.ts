@@ -1,5 +1,6 @@
 // /api/analysis: what an energy manager asks of the figures: comparisons, demand charges, baselines, EnPIs.
-import type { Energy } from '../energy/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
+import type { MeterDirectory } from '../metering/index.ts';
 import type { AnomalyWatch } from './anomalies.ts';
 import type { Baselines } from './baselines.ts';
 import type { Comparisons } from './comparisons.ts';
@@ -35,7 +36,7 @@ import {
 const tags = ['analysis'];
 
 /** meterId or area or neither; an unknown meter is 404, an unknown area 404 too (it has no meters to sum). */
-function target(energy: Pick<Energy, 'meters' | 'figures'>, query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
+function target(energy: AnalysisRouteNeeds['energy'], query: { meterId?: number; area?: string }): { meterId?: number; area?: string } {
   if (query.meterId !== undefined && query.area !== undefined)
     throw new BadRequest('Invalid query', [{ path: 'query.area', message: 'give meterId or area, not both' }]);
   if (query.meterId !== undefined) {
@@ -50,7 +51,7 @@ function target(energy: Pick<Energy, 'meters' | 'figures'>, query: { meterId?: n
 }
 
 export type AnalysisRouteNeeds = {
-  energy: Pick<Energy, 'meters' | 'figures'>;
+  energy: { meters: Pick<MeterDirectory, 'get'>; figures: EnergyFigures };
   analysis: {
     comparisons: Comparisons;
     demandCharges: DemandCharges;

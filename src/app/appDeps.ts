@@ -4,10 +4,11 @@ import type { Operations } from '../operations/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Reporting } from '../reporting/index.ts';
 import type { Facility } from '../facility/index.ts';
-import type { Collector, SuspectRuns, TimeZoneMove } from '../metering/index.ts';
+import type { Collector, HistoryImport, ImportJobs, MeterDirectory, Restate, SuspectRuns, TimeZoneMove } from '../metering/index.ts';
+import type { Tariffs } from '../pricing/index.ts';
 import type { Analysis, LoadShedder } from '../analysis/index.ts';
 import type { Energy } from '../energy/index.ts';
-import type { BillingFeature } from '../billing/index.ts';
+import type { BillingContext } from '../billing/index.ts';
 import type { FaultDetection } from '../faultDetection/index.ts';
 import type { ConfigStore } from '../site/index.ts';
 import type { Files } from '../files/index.ts';
@@ -35,9 +36,16 @@ export type AppDeps = Access &
     mailer: Mailer;
     audit: AuditLog;
     iot: IotGateway;
+    /** The whole data path in one object (pricing, metering's stored side, energy's read side): for tests only. */
     energy: Energy;
+    /** Pricing's tariff versions; metering's meters, history import and restatement of stored costs (their route tables). */
+    tariffs: Tariffs;
+    meters: MeterDirectory;
+    history: HistoryImport;
+    importJobs: ImportJobs;
+    restate: Restate;
     analysis: Analysis;
-    billing: BillingFeature;
+    billing: BillingContext;
     /** Equipment fault detection (issue 54): point model, rule book, episodes, detector. */
     faultDetection: FaultDetection;
     configs: ConfigStore;

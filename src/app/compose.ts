@@ -1,17 +1,18 @@
 // Assembles the running service: data dir, database, then each context's module in build order, the route tables the
 // modules return in their published order; listen() and a bounded graceful close().
-import { buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
+import { avatarColumns, buildAccess, ensureInitialAdmin, hashPassword, verifyPassword } from '../access/index.ts';
 import { applyPendingRestore, auditRestore, holdServiceLock, buildOperations } from '../operations/index.ts';
-import { buildGateway } from '../gateway/index.ts';
+import { buildGateway, type IotGateway } from '../gateway/index.ts';
 import { buildReporting } from '../reporting/index.ts';
-import { buildFacility } from '../facility/index.ts';
-import { buildCollection, buildMetering } from '../metering/index.ts';
+import { buildFacility, type AreaSources } from '../facility/index.ts';
+import { buildCollection, buildMetering, ensureSimulatorMeters, meterAreas } from '../metering/index.ts';
 import { buildFleetSync } from '../fleetSync/index.ts';
-import { buildDemandWatch, buildEnergyModule, ensureSimulatorMeters } from '../energy/index.ts';
+import { areaCardNames, buildDemandWatch, buildEnergyModule } from '../energy/index.ts';
+import { buildPricingModule, buildPricingRoutes } from '../pricing/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
 import { buildFaultDetection } from '../faultDetection/index.ts';
-import { buildSite } from '../site/index.ts';
+import { buildSite, siteSettings } from '../site/index.ts';
 import { buildScreens } from '../screens/index.ts';
 import { buildFiles, staticModels, sweepStaleUploads } from '../files/index.ts';
 import fs from 'node:fs';
@@ -22,6 +23,7 @@ import type { AppDeps } from './appDeps.ts';
 import { createApp } from './app.ts';
 import { orderRoutes } from './routes.ts';
 import type { Config } from '../platform/config.ts';
+import type { AuditLog } from '../platform/db/auditTrail.ts';
 import { databasePath, ensureDirectory, openDatabase, restrictFileModes, SERVICE_BUSY_TIMEOUT_MS, type Db } from '../platform/db/client.ts';
 import { Lifecycle } from '../platform/jobs/lifecycle.ts';
 import { JobRegistry } from '../platform/jobs/jobs.ts';
@@ -77,6 +79,25 @@ export function prepareDataDir(dataDir: string): void {
   }
 }
 
+/** The area names facility's alarm areas check against: metering's meters and energy's cards (a port: facility is built first). */
+function areaSources(db: Db): AreaSources {
+  return { ...meterAreas(db), cardNames: areaCardNames(db) };
+}
+
+/**
+ * The data path's lower floors, each context by its own module: pricing (tariffs, calorific values), metering's stored
+ * side (the interval store, stored days, meters, history import, restatement), pricing's routes (a back-dated tariff
+ * restates metering's days), energy's read side. The site's time zone (its settings) is the port they read the site's day through.
+ */
+function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audit: AuditLog; logger: Logger; iot: IotGateway; timezone: () => string }) {
+  const { db, audit, timezone } = needs;
+  const { tariffs, calorific } = start(buildPricingModule({ db, audit, timezone }));
+  const metering = start(buildMetering({ ...needs, tariffs, timezone }));
+  start(buildPricingRoutes({ tariffs, restate: metering.restate }));
+  const { energy } = start(buildEnergyModule({ db, audit, tariffs, calorific, ...metering }));
+  return { timezone, tariffs, calorific, metering, energy, figures: energy.figures };
+}
+
 export async function createService(
   config: Config,
   options: {
@@ -122,34 +143,33 @@ export async function createService(
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   auditRestore(audit, restored);
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
-  const files = start(buildFiles({ db, audit, config }));
-  const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars });
-  const facility = buildFacility({ config, db, audit, logger, mailer, iot });
-  const { energy } = start(buildEnergyModule({ db, audit, iot }));
-  const { zoneMove } = start(buildMetering({ db, store: energy.store, timezone: energy.timezone, logger }));
-  const { analysis } = start(buildAnalysisModule({ db, audit, energy, iot, alerts: facility.services.alerts, logger }));
-  const billing = buildBillingModule({ db, audit, energy, analysis, alerts: facility.services.alerts, logger, mailer, collecting });
-  const price = { entered: energy.setupPrice, inForce: () => energy.tariffs.priceInForce() };
+  const files = start(buildFiles({ db, audit, config, avatarColumns: avatarColumns(db) })); // access's users row, a port: files is built first
+  const settings = siteSettings(db); // the port the contexts built before site read its name, locale and zone through
+  const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars, siteSettings: settings });
+  const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings, areas: areaSources(db) });
+  const { timezone, tariffs, calorific, metering, energy, figures } = startDataPath(start, { db, audit, logger, iot, timezone: () => settings().timezone });
+  const { store, days, meters, zoneMove } = metering;
+  const intake = facility.services.alerts;
+  const { analysis } = start(buildAnalysisModule({ db, audit, energy, days, meters, tariffs, timezone, iot, alerts: intake, logger }));
+  const billing = buildBillingModule({ db, audit, figures, store, meters, tariffs, calorific, timezone, analysis, alerts: intake, logger, mailer, collecting });
+  const price = { entered: metering.setupPrice, inForce: () => tariffs.priceInForce() };
   const { configs } = start(buildSite({ db, audit, zoneMove, mailer, price }));
-  const reporting = start(buildReporting({ config, db, audit, logger, mailer, alerts: facility.services.alerts, energy, analysis }));
+  const reporting = start(buildReporting({ config, db, audit, logger, mailer, alerts: intake, energy, days, meters, timezone, analysis }));
   const { alerts } = start(facility);
-  const { demand } = start(buildDemandWatch({ db, energy, warnings: analysis.peakWarnings, alerts, logger }));
-  const { loadShedder } = start(buildLoadShedding({ db, audit, analysis, energy, iot, demand, alerts, logger, now: now ?? Date.now }));
+  const { demand } = start(buildDemandWatch({ db, figures, tariffs, timezone, warnings: analysis.peakWarnings, alerts, logger }));
+  const { loadShedder } = start(buildLoadShedding({ db, audit, analysis, tariffs, timezone, iot, demand, alerts, logger, now: now ?? Date.now }));
   const { collector } = start(
     await buildCollection({
       config,
       db,
       logger,
       iot,
-      store: energy.store,
-      timezone: energy.timezone,
-      history: energy.history,
-      suspects: energy.suspects,
-      zoneMove,
+      ...metering,
+      timezone,
       alerts,
       demand,
       loadShedder,
-      meterSimulator: iot.simulator ? () => ensureSimulatorMeters(db, energy.meters, iot.simulator!.building.catalogue(), logger) : undefined,
+      meterSimulator: iot.simulator ? () => ensureSimulatorMeters(db, meters, iot.simulator!.building.catalogue(), logger) : undefined,
       now,
     }),
   );
@@ -169,7 +189,7 @@ export async function createService(
     iot,
     collector,
     analysis,
-    energy,
+    energy: { meters, figures },
     jobs,
     faultRules: faultDetection.detector,
     startedAt,
@@ -177,7 +197,7 @@ export async function createService(
     restart: options.restart,
   });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
-  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => energy.store.heldDays() }));
+  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => store.heldDays() }));
   start(access);
   start(operations);
 
@@ -193,10 +213,11 @@ export async function createService(
     storageAlert: operations.services.storageAlert,
     analysis,
     configs,
-    zoneMove,
-    energy,
+    ...metering,
+    tariffs,
+    // The whole data path as one object, for tests (service.deps.energy); no context is handed it.
+    energy: { tariffs, calorific, ...metering, ...energy, timezone },
     collector,
-    suspects: energy.suspects,
     loadShedder,
     config,
     db,

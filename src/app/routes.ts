@@ -9,6 +9,7 @@ import { reportingRouteGroups } from '../reporting/index.ts';
 import { screensRouteGroups } from '../screens/index.ts';
 import { energyRouteGroups } from '../energy/index.ts';
 import { meteringRouteGroups } from '../metering/index.ts';
+import { pricingRouteGroups } from '../pricing/index.ts';
 import { analysisRouteGroups } from '../analysis/index.ts';
 import { billingRouteGroups } from '../billing/index.ts';
 import { siteRouteGroups } from '../site/index.ts';
@@ -35,7 +36,11 @@ export const ROUTE_ORDER = [
   'wallboard',
   'overview',
   'events',
+  'energyAreas',
+  'meters',
+  'tariffs',
   'energy',
+  'historyImport',
   'collector',
   'suspectRuns',
   'commodities',
@@ -77,6 +82,7 @@ const CONTEXT_ROUTES = [
   screensRouteGroups,
   energyRouteGroups,
   meteringRouteGroups,
+  pricingRouteGroups,
   analysisRouteGroups,
   billingRouteGroups,
   siteRouteGroups,

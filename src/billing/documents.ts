@@ -19,6 +19,9 @@ const lastDay = (to: string) => {
   return date.toISOString().slice(0, 10);
 };
 
+/** The XLSX media type: the statement download and the mailed attachment. */
+export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
 export function statementTitle(statement: Statement): string {
   const what = statement.kind === 'restatement' ? 'Correcting statement' : 'Energy statement';
   return `${what} ${statement.id}: ${statement.tenant.name}, ${statement.period.from} to ${lastDay(statement.period.to)}`;

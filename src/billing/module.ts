@@ -1,6 +1,8 @@
 // Tenant billing, built once on the energy and analysis features: the calculation reads the interval store and the
 // dated tariffs; budgets read the energy figures; measures fit the analysis baselines.
-import type { Energy } from '../energy/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
+import type { IntervalStore, MeterDirectory } from '../metering/index.ts';
+import type { CalorificValues, Tariffs } from '../pricing/index.ts';
 import type { Analysis } from '../analysis/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -17,10 +19,21 @@ import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import { billingRoutes, type BillingRouteNeeds } from './routes.ts';
+import { StatementMail } from './statementMail.ts';
+
+/** What billing reads of the data path: metering's store and meters, pricing's tariffs and calorific values, energy's figures. */
+export type BillingReads = {
+  figures: EnergyFigures;
+  store: IntervalStore;
+  meters: MeterDirectory;
+  tariffs: Tariffs;
+  calorific: CalorificValues;
+  timezone: () => string;
+};
 
 export type BillingFeature = { statements: Billing; supplierBills: SupplierBills; budgets: Budgets; measures: Measures; tariffs: OwnTariffs };
 
-export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: Analysis): BillingFeature {
+export function buildBilling(db: Db, audit: AuditLog, energy: BillingReads, analysis: Analysis): BillingFeature {
   const tariffs: OwnTariffs = new OwnTariffs(db, audit, {
     tenant: (id) => statements.tenants().some((tenant) => tenant.id === id),
     meter: (id) => energy.meters.summary(id),
@@ -51,10 +64,9 @@ export function buildBilling(db: Db, audit: AuditLog, energy: Energy, analysis: 
   };
 }
 
-export type BillingNeeds = {
+export type BillingNeeds = BillingReads & {
   db: Db;
   audit: AuditLog;
-  energy: Energy;
   analysis: Analysis;
   alerts: Pick<AlertService, 'fromGatewayAlarm'>;
   logger: Logger;
@@ -70,8 +82,13 @@ export function billingRouteGroups(needs: BillingRouteNeeds): RouteGroups {
 }
 
 /** The billing context as the composition root builds it; its job: budgets whose year-end forecast passes them (issue 42), hourly, an alert once per budget and year. */
-export function buildBillingModule({ db, audit, energy, analysis, alerts, logger, mailer, collecting }: BillingNeeds): Module<{ billing: BillingFeature }> {
-  const billing = buildBilling(db, audit, energy, analysis);
+/** The billing context's services as the service holds them: the pieces above and the mailing of issued statements. */
+export type BillingContext = BillingFeature & { mail: StatementMail };
+
+export function buildBillingModule(needs: BillingNeeds): Module<{ billing: BillingContext }> {
+  const { db, audit, analysis, alerts, logger, mailer, collecting } = needs;
+  const built = buildBilling(db, audit, needs, analysis);
+  const billing = { ...built, mail: new StatementMail(built.statements, mailer, logger) };
   const budgetRuns = new Repeating(
     async () => {
       try {
@@ -86,7 +103,7 @@ export function buildBillingModule({ db, audit, energy, analysis, alerts, logger
   return {
     context: 'billing',
     services: { billing },
-    routes: billingRouteGroups({ billing, mailer, logger, alerts }),
+    routes: billingRouteGroups({ billing, alerts }),
     running: [
       { name: 'budget check', start: collecting ? () => budgetRuns.start() : undefined, jobs: collecting ? [budgetRuns] : [], stop: () => budgetRuns.stop() },
     ],

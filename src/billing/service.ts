@@ -3,93 +3,40 @@
 // period again makes a restatement whose statements show the difference to what was issued.
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
-import {
-  billingAllocations,
-  billingPeriods,
-  billingRuns,
-  billingSettings,
-  billingStatements,
-  billingTenants,
-  type AllocationMethod,
-  type AllocationShare,
-  type Commodity,
-} from '../platform/db/schema/index.ts';
+import type { billingRuns, AllocationMethod, AllocationShare } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import type { BillingCalculation, BilledMeter, Bill, PeriodBill, Quality, Split, TenantBill } from './calculation.ts';
+import type { BillingCalculation, BilledMeter, PeriodBill, Split, TenantBill } from './calculation.ts';
 import { describeDoubleCount, doubleCount, firstDoubleCount, type DoubleCount } from './meterTree.ts';
-import { DEFAULT_TOLERANCES, type AuditTolerances } from './billAudit.ts';
+import { DEFAULT_TOLERANCES } from './billAudit.ts';
+import { billingStore, type BillingStore } from './store.ts';
 
-export type Tenant = {
-  id: number;
-  name: string;
-  kind: 'tenant' | 'cost_centre';
-  contactEmail: string | null;
-  floorAreaM2: number;
-  createdAt: string;
-  updatedAt: string;
-};
-export type TenantInput = { name: string; kind?: 'tenant' | 'cost_centre'; contactEmail?: string | null; floorAreaM2?: number };
-export type Allocation = {
-  meterId: number;
-  meterName: string;
-  method: AllocationMethod;
-  shares: AllocationShare[];
-  landlordValue: number;
-  fractions: { tenantId: number; fraction: number }[];
-  landlordFraction: number;
-};
-export type AllocationInput = { method: AllocationMethod; shares: AllocationShare[]; landlordValue?: number };
-export type BillingSettings = {
-  maxMissingPercent: number;
-  maxEstimatedPercent: number;
-  supplierBillTolerancePercent: number;
-  /** The supplier-bill audit's tolerance per check; a check not set takes its default. */
-  billAudit: AuditTolerances;
-};
-export type BillingSettingsInput = Omit<BillingSettings, 'billAudit'> & { billAudit?: Partial<AuditTolerances> };
-export type Period = { id: number; name: string; from: string; to: string; createdAt: string };
-export type RunSummary = {
-  currency: string;
-  site: Bill & { meters: { meterId: number; name: string; utility: Commodity }[] };
-  landlord: Bill;
-  quality: Quality;
-  reconciliation: { siteTotalCents: number; statementsCents: number; landlordCents: number };
-};
-export type Run = {
-  id: number;
-  periodId: number;
-  period: Period;
-  status: 'draft' | 'issued';
-  kind: 'initial' | 'restatement';
-  correctsRunId: number | null;
-  computedAt: string;
-  issuedAt: string | null;
-  issuedBy: string | null;
-  summary: RunSummary;
-  statements: { id: number; tenantId: number; tenantName: string; totalCents: number }[];
-};
-export type Difference = {
-  correctsStatementId: number | null;
-  totalCents: number;
-  energy: { utility: Commodity; band: string; quantity: number; amountCents: number }[];
-  /** The change in standing and in demand charges, so the lines add up to totalCents. */
-  standingCents: number;
-  demandCents: number;
-};
-export type Statement = {
-  id: number;
-  runId: number;
-  status: 'draft' | 'issued';
-  kind: 'initial' | 'restatement';
-  tenant: { id: number; name: string; kind: 'tenant' | 'cost_centre'; contactEmail: string | null };
-  period: Period;
-  currency: string;
-  totalCents: number;
-  content: TenantBill;
-  difference: Difference | null;
-};
+export type {
+  Tenant,
+  TenantInput,
+  Allocation,
+  AllocationInput,
+  BillingSettings,
+  BillingSettingsInput,
+  Period,
+  RunSummary,
+  Run,
+  Difference,
+  Statement,
+} from './types.ts';
+import type {
+  Tenant,
+  TenantInput,
+  Allocation,
+  AllocationInput,
+  BillingSettings,
+  BillingSettingsInput,
+  Period,
+  RunSummary,
+  Run,
+  Difference,
+  Statement,
+} from './types.ts';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -97,7 +44,7 @@ const MAX_PERIOD_DAYS = 366;
 const EPSILON = 1e-9;
 
 export class Billing {
-  private readonly sql;
+  private readonly sql: BillingStore;
 
   constructor(
     private readonly db: Db,
@@ -105,164 +52,7 @@ export class Billing {
     private readonly calculation: BillingCalculation,
     private readonly loadTariffs: () => void,
   ) {
-    const orm = db.orm;
-    const now = () => new Date().toISOString();
-    const byName = sql`${billingTenants.name} COLLATE NOCASE`;
-    const periodView = {
-      id: billingPeriods.id,
-      name: billingPeriods.name,
-      from: billingPeriods.fromDay,
-      to: billingPeriods.toDay,
-      createdAt: billingPeriods.createdAt,
-    };
-    const isDraft = eq(billingRuns.status, 'draft');
-    // Prepared once: a run writes a statement per tenant.
-    const insertStatement = orm
-      .insert(billingStatements)
-      .values({
-        runId: sql.placeholder('runId'),
-        tenantId: sql.placeholder('tenantId'),
-        totalCents: sql.placeholder('totalCents'),
-        content: sql.placeholder('content'),
-        difference: sql.placeholder('difference'),
-      })
-      .prepare();
-    this.sql = {
-      tenants: { all: () => orm.select().from(billingTenants).orderBy(byName).all() },
-      tenant: { get: (id: number) => orm.select().from(billingTenants).where(eq(billingTenants.id, id)).get() },
-      tenantByName: {
-        get: (name: string) => orm.select({ id: billingTenants.id }).from(billingTenants).where(sql`${billingTenants.name} = ${name} COLLATE NOCASE`).get(),
-      },
-      insertTenant: {
-        run: (row: { name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) => ({
-          lastInsertRowid: orm.insert(billingTenants).values(row).returning({ id: billingTenants.id }).get().id,
-        }),
-      },
-      updateTenant: {
-        run: ({ id, ...row }: { id: number; name: string; kind: Tenant['kind']; contactEmail: string | null; floorAreaM2: number }) =>
-          orm
-            .update(billingTenants)
-            .set({ ...row, updatedAt: now() })
-            .where(eq(billingTenants.id, id))
-            .run(),
-      },
-      allocations: { all: () => orm.select().from(billingAllocations).orderBy(billingAllocations.meterId).all() },
-      putAllocation: {
-        run: (row: { meterId: number; method: AllocationMethod; shares: AllocationShare[]; landlordValue: number }) =>
-          orm
-            .insert(billingAllocations)
-            .values({ ...row, updatedAt: now() })
-            .onConflictDoUpdate({
-              target: billingAllocations.meterId,
-              set: { method: row.method, shares: row.shares, landlordValue: row.landlordValue, updatedAt: now() },
-            })
-            .run(),
-      },
-      deleteAllocation: { run: (meterId: number) => orm.delete(billingAllocations).where(eq(billingAllocations.meterId, meterId)).run() },
-      settings: {
-        get: () =>
-          orm
-            .select({
-              maxMissingPercent: billingSettings.maxMissingPercent,
-              maxEstimatedPercent: billingSettings.maxEstimatedPercent,
-              supplierBillTolerancePercent: billingSettings.supplierBillTolerancePercent,
-              billAudit: billingSettings.billAudit,
-            })
-            .from(billingSettings)
-            .where(eq(billingSettings.id, 1))
-            .get(),
-      },
-      putSettings: {
-        run: (row: Omit<BillingSettings, 'billAudit'> & { billAudit: Record<string, number> }) =>
-          orm
-            .insert(billingSettings)
-            .values({ id: 1, ...row, updatedAt: now() })
-            .onConflictDoUpdate({ target: billingSettings.id, set: { ...row, updatedAt: now() } })
-            .run(),
-      },
-      periods: { all: () => orm.select(periodView).from(billingPeriods).orderBy(billingPeriods.fromDay).all() },
-      period: { get: (id: number) => orm.select(periodView).from(billingPeriods).where(eq(billingPeriods.id, id)).get() },
-      overlapping: {
-        get: ({ from, to }: { from: string; to: string }) =>
-          orm
-            .select(periodView)
-            .from(billingPeriods)
-            .where(and(lt(billingPeriods.fromDay, to), gt(billingPeriods.toDay, from)))
-            .limit(1)
-            .get(),
-      },
-      insertPeriod: {
-        run: ({ name, from, to }: { name: string; from: string; to: string }) => ({
-          lastInsertRowid: orm.insert(billingPeriods).values({ name, fromDay: from, toDay: to }).returning({ id: billingPeriods.id }).get().id,
-        }),
-      },
-      run: { get: (id: number) => orm.select().from(billingRuns).where(eq(billingRuns.id, id)).get() },
-      runs: { all: (periodId: number) => orm.select().from(billingRuns).where(eq(billingRuns.periodId, periodId)).orderBy(billingRuns.id).all() },
-      draftOf: {
-        get: (periodId: number) =>
-          orm
-            .select({ id: billingRuns.id })
-            .from(billingRuns)
-            .where(and(eq(billingRuns.periodId, periodId), isDraft))
-            .get(),
-      },
-      lastIssuedOf: {
-        get: (periodId: number) =>
-          orm
-            .select({ id: billingRuns.id })
-            .from(billingRuns)
-            .where(and(eq(billingRuns.periodId, periodId), eq(billingRuns.status, 'issued')))
-            .orderBy(desc(billingRuns.id))
-            .limit(1)
-            .get(),
-      },
-      insertRun: {
-        run: (row: { periodId: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) => ({
-          lastInsertRowid: orm
-            .insert(billingRuns)
-            .values({ ...row, status: 'draft', computedAt: now() })
-            .returning({ id: billingRuns.id })
-            .get().id,
-        }),
-      },
-      updateDraft: {
-        run: ({ id, ...row }: { id: number; kind: Run['kind']; correctsRunId: number | null; summary: RunSummary }) =>
-          orm
-            .update(billingRuns)
-            .set({ ...row, computedAt: now() })
-            .where(and(eq(billingRuns.id, id), isDraft))
-            .run(),
-      },
-      issueRun: {
-        run: ({ id, by }: { id: number; by: string }) =>
-          orm
-            .update(billingRuns)
-            .set({ status: 'issued', issuedAt: now(), issuedBy: by })
-            .where(and(eq(billingRuns.id, id), isDraft))
-            .run(),
-      },
-      deleteStatements: { run: (runId: number) => orm.delete(billingStatements).where(eq(billingStatements.runId, runId)).run() },
-      insertStatement: {
-        run: (row: { runId: number; tenantId: number; totalCents: number; content: TenantBill; difference: Difference | null }) => insertStatement.run(row),
-      },
-      statementsOf: {
-        all: (runId: number) =>
-          orm
-            .select({
-              id: billingStatements.id,
-              tenantId: billingStatements.tenantId,
-              tenantName: billingTenants.name,
-              totalCents: billingStatements.totalCents,
-            })
-            .from(billingStatements)
-            .innerJoin(billingTenants, eq(billingTenants.id, billingStatements.tenantId))
-            .where(eq(billingStatements.runId, runId))
-            .orderBy(byName)
-            .all(),
-      },
-      statementRows: { all: (runId: number) => orm.select().from(billingStatements).where(eq(billingStatements.runId, runId)).all() },
-      statement: { get: (id: number) => orm.select().from(billingStatements).where(eq(billingStatements.id, id)).get() },
-    };
+    this.sql = billingStore(db);
   }
 
   // --- Tenants and cost centres -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import { SITE_TOTAL, type MeterDirectory } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
-import { energyDaily } from '../platform/db/schema/index.ts';
+import { energyAreas, energyDaily } from '../platform/db/schema/index.ts';
 import { and, between, eq, sql } from 'drizzle-orm';
 import { Kept } from '../platform/db/kept.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
@@ -155,4 +155,10 @@ export class AreaCards {
       return after;
     })();
   }
+}
+
+/** The hand-entered area cards' names, for facility's alarm areas (the port AreaSources; facility is built before energy). */
+export function areaCardNames(db: Db): () => string[] {
+  const names = db.orm.select({ name: energyAreas.name }).from(energyAreas).prepare();
+  return () => names.all().map((row) => row.name);
 }

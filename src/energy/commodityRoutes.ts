@@ -7,7 +7,8 @@ import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.t
 import { BadRequest } from '../platform/errors.ts';
 import { addDays } from '../platform/time/calendar.ts';
 import { CalorificCreate, CalorificUpdate, CalorificVersion, CommodityFigures } from './commoditySchemas.ts';
-import { ENERGY_YEARS, type Restate } from './routes.ts';
+import type { RestateCosts } from '../pricing/index.ts';
+import { ENERGY_YEARS } from './routes.ts';
 import { PeriodQuery } from './schemas.ts';
 
 const tags = ['energy'];
@@ -29,7 +30,7 @@ function checkPeriod(from: string, to: string): void {
   if (to > addDays(from, MAX_DAYS)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${MAX_DAYS} days after from` }]);
 }
 
-export type CommodityRouteNeeds = { energy: { calorific: CalorificValues; commodities: CommodityReader; restate: Restate } };
+export type CommodityRouteNeeds = { energy: { calorific: CalorificValues; commodities: CommodityReader; restate: RestateCosts } };
 
 export function commodityRoutes({ energy }: CommodityRouteNeeds) {
   const { calorific, commodities } = energy;

@@ -1,13 +1,14 @@
 // Every energy figure, computed from the interval store: site and area totals, cost and carbon, the weekly chart,
 // series at 15 minutes / hour / day / month, monthly peak demand, the report period and the raw CSV export.
 import { siteSettings, type SiteSettings } from '../site/index.ts';
-import { FLAG_ESTIMATED, FLAG_SUSPECT, type IntervalStore, type StoredDays } from '../metering/index.ts';
+import type { IntervalStore, StoredDays } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import type { MeterTerm } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
+import { intervalPoints, maxReadings, meterCsv, type SeriesPoint } from './figureRows.ts';
 
 export type PeriodFigures = {
   from: string;
@@ -26,7 +27,7 @@ export type PeriodFigures = {
 };
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
-export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
+export type { SeriesPoint } from './figureRows.ts';
 /** A site's highest 15-minute mean demand and what it rests on. */
 export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIntervals: number; metersAtPeak: number; meters: number };
 
@@ -386,34 +387,8 @@ export class EnergyFigures {
     const { start, kwh } = this.intervals(from, to, target);
     const step = resolution === 'hour' ? HOUR_INTERVALS : 1;
     // A power meter's highest reading per interval beside its mean (15-minute points of one meter).
-    const maxKw = resolution === '15min' && target.meterId !== undefined ? this.maxReadings(target.meterId, from, to, start, kwh.length) : null;
-    const points: SeriesPoint[] = [];
-    // Hours start at whole UTC hours; in a zone with a :30 or :45 offset the local hour's boundary is used instead.
-    for (let i = 0; i < kwh.length; i += step) {
-      let sum = 0;
-      let missing = false;
-      for (let j = i; j < Math.min(kwh.length, i + step); j += 1) {
-        if (Number.isNaN(kwh[j])) missing = true;
-        else sum += kwh[j];
-      }
-      const point: SeriesPoint = { start: new Date(start + i * INTERVAL_MS).toISOString(), kwh: missing ? null : round(sum, 4), cost: null };
-      if (maxKw) point.maxKw = Number.isNaN(maxKw[i]) ? null : round(maxKw[i], 3);
-      points.push(point);
-    }
-    return points;
-  }
-
-  private maxReadings(meterId: number, from: string, to: string, start: number, count: number): Float64Array | null {
-    const { timezone } = this.settings();
-    const rows = this.days.maxKwDays(meterId, from, to);
-    if (!rows.some(([, values]) => values)) return null;
-    const max = new Float64Array(count).fill(NaN);
-    for (const [day, values] of rows) {
-      if (!values) continue;
-      const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-      max.set(values, offset);
-    }
-    return max;
+    const maxKw = resolution === '15min' && target.meterId !== undefined ? maxReadings(this.days, timezone, target.meterId, from, to, start, kwh.length) : null;
+    return intervalPoints(start, kwh, step, maxKw);
   }
 
   /** The month's highest 15-minute mean demand per meter and for the site, with when it happened. */
@@ -501,33 +476,7 @@ export class EnergyFigures {
    * the range in memory or the database between chunks.
    */
   *csv(meterId: number, from: string, to: string): Generator<string> {
-    const { timezone } = this.settings();
-    // quality: measured, estimated, suspect or missing (an empty kwh, never 0); intervals that have not happened are left out.
-    yield 'start,end,kwh,mean_kw,flags,quality\n';
-    const now = Date.now();
-    for (const day of daysBetween(from, to)) {
-      const { start, count } = dayIntervals(timezone, day);
-      if (start >= now) break;
-      const row = this.days.dayOf(meterId, day);
-      // What the collector holds counts as well (edge: it is written hourly).
-      const held = this.store?.open?.kwh(meterId, day);
-      const values = held ?? row?.kwh ?? null;
-      const rowFlags = row?.flags ?? null;
-      let chunk = '';
-      for (let i = 0; i < count; i += 1) {
-        const at = start + i * INTERVAL_MS;
-        if (at >= now) break;
-        const value = values ? values[i] : NaN;
-        const flags = rowFlags?.[i] ?? 0;
-        const missing = value === undefined || Number.isNaN(value);
-        const kwh = missing ? '' : String(round(value, 4));
-        const kw = missing ? '' : String(round(value * HOUR_INTERVALS, 3));
-        // Suspect (flag 64, laid over by StoredDays while its run is unconfirmed) before estimated: not to be modelled.
-        const quality = missing ? 'missing' : flags & FLAG_SUSPECT ? 'suspect' : flags & FLAG_ESTIMATED ? 'estimated' : 'measured';
-        chunk += `${new Date(at).toISOString()},${new Date(at + INTERVAL_MS).toISOString()},${kwh},${kw},${flags},${quality}\n`;
-      }
-      yield chunk;
-    }
+    yield* meterCsv(this.days, this.store, this.settings().timezone, meterId, from, to);
   }
 
   today(at: Date = new Date()): string {

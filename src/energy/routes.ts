@@ -1,16 +1,14 @@
-// /api/energy: area cards, meters, tariffs, and the figures computed from the interval store (summary, series, peaks, CSV).
-import type { IotGateway } from '../gateway/index.ts';
-import type { HistoryImport, ImportJobs, MeterDirectory, Restatement, restateCosts } from '../metering/index.ts';
-import type { Tariffs } from '../pricing/index.ts';
-import type { Actor } from '../platform/db/auditTrail.ts';
+// /api/energy: the hand-entered area cards and the figures computed from the interval store (summary, series, peaks,
+// CSV, completeness). Meters and the history import are metering's route tables, tariffs pricing's.
+import type { MeterDirectory } from '../metering/index.ts';
 import type { AreaCards } from './areaCards.ts';
 import type { EnergyFigures } from './figures.ts';
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { BadRequest, UnsupportedMediaType } from '../platform/errors.ts';
+import { BadRequest } from '../platform/errors.ts';
 import { setAttachment } from '../platform/http/attachment.ts';
-import { defineRoute, Reply } from '../platform/http/route.ts';
-import { ErrorBody, IdParams, Page, PageQuery } from '../platform/http/schemas.ts';
+import { defineRoute } from '../platform/http/route.ts';
+import { ErrorBody } from '../platform/http/schemas.ts';
 import { addDays } from '../platform/time/calendar.ts';
 import {
   Completeness,
@@ -19,27 +17,15 @@ import {
   EnergyAreasBody,
   EnergySummary,
   ExportQuery,
-  ImportJob,
-  ImportJobQuery,
-  ImportQuery,
-  ImportReport,
-  Meter,
-  MeterCreate,
-  MeterProposals,
-  MeterUpdate,
   Peaks,
   PeaksQuery,
   PeriodQuery,
   Series,
   SeriesQuery,
-  TariffCreate,
-  TariffUpdate,
-  TariffVersion,
 } from './schemas.ts';
 import { ENERGY_AREAS_EXAMPLE, ENERGY_SERIES_EXAMPLE, ENERGY_SUMMARY_EXAMPLE } from './examples.ts';
 
 const tags = ['energy'];
-const ListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
 /** Longest range one call may ask for, by resolution: a 15-minute year is 35,000 points; the CSV export streams. */
 const MAX_DAYS = { '15min': 366, hour: 366 * 2, day: 366 * 10, month: 366 * 20, csv: 366 * 10 } as const;
 
@@ -63,24 +49,10 @@ function checkRange(from: string, to: string, maxDays: number): void {
   if (to > addDays(from, maxDays)) throw new BadRequest('Invalid query', [{ path: 'query.to', message: `at most ${maxDays} days after from` }]);
 }
 
-/** Re-prices the stored days a back-dated tariff or calorific version covers, audited (built by the energy module). */
-export type Restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
+export type EnergyAreaRouteNeeds = { energy: { areas: AreaCards } };
 
-export type EnergyRouteNeeds = {
-  energy: {
-    meters: MeterDirectory;
-    tariffs: Tariffs;
-    figures: EnergyFigures;
-    areas: AreaCards;
-    history: HistoryImport;
-    importJobs: ImportJobs;
-    restate: Restate;
-  };
-  iot: IotGateway;
-};
-
-export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
-  const { meters, tariffs, figures, areas, history, importJobs } = energy;
+export function energyAreaRoutes({ energy }: EnergyAreaRouteNeeds) {
+  const { areas } = energy;
   return [
     defineRoute({
       method: 'GET',
@@ -110,147 +82,14 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
       schemas: { body: EnergyAreasBody, response: { 200: EnergyAreas, 400: ErrorBody } },
       handler: ({ body, user }) => ({ areas: areas.replace(user, body.areas) }),
     }),
+  ];
+}
 
-    defineRoute({
-      method: 'GET',
-      path: '/api/meters',
-      access: 'viewer',
-      summary: 'Meters read from the gateway (and virtual meters built on them)',
-      description: 'A page of meters: gateway energy and power meters and virtual meters (sums and differences of others). Changes nothing.',
-      tags,
-      schemas: { query: ListQuery, response: { 200: Page(Meter) } },
-      handler: ({ query }) => meters.page(query.page, query.pageSize),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/meters',
-      access: 'admin',
-      summary: 'Add a meter',
-      example: { name: 'Main incomer', code: 'meter.main.kwh', kind: 'energy', site: true },
-      description: 'A meter read for the first time is backfilled from the gateway history (7 days) by the next collection.',
-      tags,
-      schemas: { body: MeterCreate, response: { 201: Meter, 400: ErrorBody, 409: ErrorBody } },
-      handler: ({ body, user }) => new Reply(201, meters.create(body, user)),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/meters/discover',
-      access: 'admin',
-      summary: "Meters proposed from the gateway's point catalogue (energy counters and power points)",
-      description:
-        "Reads the gateway's point catalogue and proposes a meter for each energy counter and power point not yet a meter; nothing is created. 502 when the gateway fails.",
-      tags,
-      schemas: { response: { 200: MeterProposals, 502: ErrorBody } },
-      handler: () => meters.discover(iot),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/meters/:id',
-      access: 'viewer',
-      summary: 'Read one meter',
-      description: 'One meter. Changes nothing.',
-      tags,
-      schemas: { params: IdParams, response: { 200: Meter, 404: ErrorBody } },
-      handler: ({ params }) => meters.get(params.id),
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: '/api/meters/:id',
-      access: 'admin',
-      summary: 'Change a meter (partial; its kind never changes)',
-      description: 'Changes the fields sent; the stored intervals stay. 409 when another meter has the name or reads the point already. Audited.',
-      example: { enabled: false },
-      tags,
-      schemas: { params: IdParams, body: MeterUpdate, response: { 200: Meter, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, body, user }) => meters.update(params.id, body, user),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/api/meters/:id',
-      access: 'admin',
-      summary: 'Remove a meter and its stored intervals',
-      description: '409 while a virtual meter is built on it.',
-      tags,
-      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, user }) => {
-        meters.delete(params.id, user);
-        return new Reply(204, null);
-      },
-    }),
+export type EnergyRouteNeeds = { energy: { figures: EnergyFigures; meters: Pick<MeterDirectory, 'get'> } };
 
-    defineRoute({
-      method: 'GET',
-      path: '/api/energy/tariffs',
-      access: 'viewer',
-      summary: 'Tariff versions, oldest first',
-      description: 'A page of tariff versions: each applies from its validFrom until the next. Changes nothing.',
-      tags,
-      schemas: { query: ListQuery, response: { 200: Page(TariffVersion) } },
-      handler: ({ query }) => tariffs.page(query.page, query.pageSize),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/energy/tariffs',
-      access: 'admin',
-      summary: 'Add a tariff version (from a future day, or back-dated from a bill)',
-      example: {
-        validFrom: '2099-01-01',
-        price: 0.28,
-        bands: [{ name: 'peak', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.34 }],
-        holidays: ['2099-12-25'],
-        standingChargePerDay: 0.45,
-        carbonFactor: 0.38,
-      },
-      description:
-        'A version applies from validFrom until the next version. A validFrom of today or earlier (a bill entered later) restates the stored cost of every ' +
-        'day it decides, up to the next version or today: each day of the meters of its commodity is priced again, and an audit entry (restate_costs) ' +
-        'records the cost before and after. A version in effect is never changed or removed (409): add a version instead.',
-      tags,
-      schemas: { body: TariffCreate, response: { 201: TariffVersion, 400: ErrorBody, 409: ErrorBody } },
-      handler: async ({ body, user }) => {
-        const version = tariffs.create(body, user);
-        // Back-dated (from a bill): the stored costs of the days it decides are restated now, audited.
-        const days = tariffs.restatedDays(version);
-        if (days) await energy.restate({ ...days, commodity: version.commodity, reason: { resource: 'tariff_versions', resourceId: version.id } }, user);
-        return new Reply(201, version);
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/energy/tariffs/:id',
-      access: 'viewer',
-      summary: 'Read one tariff version',
-      description: 'One tariff version. Changes nothing.',
-      tags,
-      schemas: { params: IdParams, response: { 200: TariffVersion, 404: ErrorBody } },
-      handler: ({ params }) => tariffs.get(params.id),
-    }),
-    defineRoute({
-      method: 'PUT',
-      path: '/api/energy/tariffs/:id',
-      access: 'admin',
-      summary: 'Change a version that is not yet in effect (partial)',
-      description:
-        'Changes the fields sent of a version whose validFrom is still in the future (409 once it is in effect, so no computed cost changes). Audited.',
-      example: { price: 0.3, note: 'Supplier letter of 2026-11-02' },
-      tags,
-      schemas: { params: IdParams, body: TariffUpdate, response: { 200: TariffVersion, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, body, user }) => tariffs.update(params.id, body, user),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/api/energy/tariffs/:id',
-      access: 'admin',
-      summary: 'Remove a version that is not yet in effect',
-      description: 'Removes a version whose validFrom is still in the future (409 once it is in effect). Audited.',
-      tags,
-      schemas: { params: IdParams, response: { 204: Type.Null(), 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params, user }) => {
-        tariffs.delete(params.id, user);
-        return new Reply(204, null);
-      },
-    }),
-
+export function energyRoutes({ energy }: EnergyRouteNeeds) {
+  const { figures, meters } = energy;
+  return [
     defineRoute({
       method: 'GET',
       path: '/api/energy/summary',
@@ -340,74 +179,6 @@ export function energyRoutes({ energy, iot }: EnergyRouteNeeds) {
           meters: list.map((meter) => ({ meterId: meter.id, name: meter.name, ...of({ meterId: meter.id }) })),
         };
       },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/energy/import',
-      access: 'admin',
-      summary: 'Import past intervals or counter readings from a CSV (dryRun reports what it would change)',
-      description:
-        'Body: the CSV itself (Content-Type: text/csv), a header line then one row per interval or reading. Columns: `meter` (id or code), ' +
-        "`start` (ISO 8601 with Z or an offset, on a 15-minute boundary) and either `kwh` (the interval's energy; an optional `end` makes a row " +
-        'cover several intervals, spread evenly and flagged estimated) or `reading` (a counter in kWh: steps are checked like live readings: ' +
-        'small decreases are held as jitter, a reset only a real drop, a rollover only at the range, spans over 7 days left missing). ' +
-        "Separators `,` `;` (then a decimal comma) or tab. Refused rows: a time in the future or today (the collector's), more than 3660 days ago, " +
-        'negative energy or an implausible step. Bad rows (400) and refused rows (400; a dry run reports them) name their lines; an overlap ' +
-        'with stored intervals is 409 unless replace=true. Nothing is written when the file is refused. Imported intervals are measured ' +
-        '(flag 32). Imports run one at a time; each is audited (import.start, import). At most 5,000,000 rows or 256 MiB.',
-      tags,
-      rawBody: { contentType: 'text/csv' },
-      example: 'meter,start,kwh\nmeter.main.kwh,2025-01-06T00:00:00Z,12.5\nmeter.main.kwh,2025-01-06T00:15:00Z,12.75\n',
-      schemas: { query: ImportQuery, response: { 200: ImportReport, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
-      handler: ({ query, user, ctx }) => {
-        if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
-        const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-        if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
-        return history.run(ctx.req, { dryRun: query.dryRun, replace: query.replace }, user);
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/energy/import/jobs',
-      access: 'admin',
-      summary: 'Import past intervals as a background job: checked in the request, written after it with progress and cancel',
-      description:
-        'The same CSV, rules and refusals as POST /api/energy/import (bad or refused rows 400, an overlap 409 unless replace=true: nothing ' +
-        'is queued then). A file that passes answers 202 with the job; its write runs in slices (one at a time with other imports) and ' +
-        'GET /api/energy/import/jobs/{id} tells its progress and, once done, its report. POST …/cancel stops it between two slices and ' +
-        'takes back every interval it wrote (the old values with replace; the virtual meters and month peaks follow), audited as ' +
-        'import.cancel. Jobs are kept in memory (the last 20); a restart mid-write leaves the slices written (the audit trail shows ' +
-        'import.start without import).',
-      tags,
-      rawBody: { contentType: 'text/csv' },
-      example: 'meter,start,kwh\nmeter.main.kwh,2025-01-06T00:00:00Z,12.5\nmeter.main.kwh,2025-01-06T00:15:00Z,12.75\n',
-      schemas: { query: ImportJobQuery, response: { 202: ImportJob, 400: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody } },
-      handler: async ({ query, user, ctx }) => {
-        if (!ctx.is('text/csv', 'text/plain')) throw new UnsupportedMediaType('Send the CSV as the body (Content-Type: text/csv)');
-        const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
-        if (encoding !== 'identity') throw new UnsupportedMediaType('Send the CSV uncompressed (no Content-Encoding)');
-        return new Reply(202, await importJobs.start(ctx.req, { replace: query.replace }, user));
-      },
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/api/energy/import/jobs/:id',
-      access: 'admin',
-      summary: 'A background import: its state, progress (done of total steps) and, once done, its report',
-      description: 'Poll it while the state is running or cancelling. Changes nothing.',
-      tags,
-      schemas: { params: IdParams, response: { 200: ImportJob, 404: ErrorBody } },
-      handler: ({ params }) => importJobs.get(params.id),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/api/energy/import/jobs/:id/cancel',
-      access: 'admin',
-      summary: 'Cancel a background import: it stops between two slices and takes back what it wrote',
-      description: 'Answers the job, now cancelling; it ends cancelled once its written intervals are taken back. A job that has ended: 409.',
-      tags,
-      schemas: { params: IdParams, response: { 200: ImportJob, 404: ErrorBody, 409: ErrorBody } },
-      handler: ({ params }) => importJobs.cancel(params.id),
     }),
   ];
 }

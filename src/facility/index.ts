@@ -1,6 +1,6 @@
 // The face of facility/: what the other contexts use of it. Imports from outside facility/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is facility's own business.
-export { AlarmAreas } from './alarmAreas/service.ts';
+export { AlarmAreas, type AreaSources } from './alarmAreas/service.ts';
 export { publicAlertTitle } from './alerts/publicTitle.ts';
 export { AlertService, type AlertCounts, type GatewayAlarm } from './alerts/service.ts';
 export { FaultService } from './faults/service.ts';

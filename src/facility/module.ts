@@ -8,9 +8,9 @@ import type { RouteGroups } from '../platform/http/route.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import { mailBaseUrl, siteMailReader } from '../platform/mail/siteMail.ts';
+import { mailBaseUrl, siteMailReader, type SiteMailSettings } from '../platform/mail/siteMail.ts';
 import { alarmAreaRoutes, type AlarmAreaRouteNeeds } from './alarmAreas/routes.ts';
-import { AlarmAreas } from './alarmAreas/service.ts';
+import { AlarmAreas, type AreaSources } from './alarmAreas/service.ts';
 import { alertRoutes, type AlertRouteNeeds } from './alerts/routes.ts';
 import { AlertService } from './alerts/service.ts';
 import { faultRoutes, type FaultRouteNeeds } from './faults/routes.ts';
@@ -32,7 +32,18 @@ export type Facility = {
   notifier: AlarmNotifier;
 };
 
-export type FacilityNeeds = { config: Config; db: Db; audit: AuditLog; logger: Logger; mailer: Mailer; iot: IotGateway };
+export type FacilityNeeds = {
+  config: Config;
+  db: Db;
+  audit: AuditLog;
+  logger: Logger;
+  mailer: Mailer;
+  iot: IotGateway;
+  /** The site's name, locale, zone and currency for the mails (site's settings, a port: facility is built before site). */
+  siteSettings: SiteMailSettings;
+  /** The area names the site knows (metering's meters, energy's cards: a port, facility is built before both). */
+  areas: AreaSources;
+};
 
 export type FacilityRouteNeeds = AlertRouteNeeds & FaultRouteNeeds & AlarmRouteNeeds & AlarmAreaRouteNeeds & MaintenanceRouteNeeds;
 
@@ -47,9 +58,9 @@ export function facilityRouteGroups(needs: FacilityRouteNeeds): RouteGroups {
   };
 }
 
-export function buildFacility({ config, db, audit, logger, mailer, iot }: FacilityNeeds): Module<Facility> {
+export function buildFacility({ config, db, audit, logger, mailer, iot, siteSettings, areas }: FacilityNeeds): Module<Facility> {
   const alerts = new AlertService(db, audit);
-  const alarmAreas = new AlarmAreas(db, audit);
+  const alarmAreas = new AlarmAreas(db, audit, areas);
   const faults = new FaultService(db, audit);
   // Writes keep the fault snapshot by deltas; one recount at start gives them a base that matches the table.
   faults.recountStats();
@@ -58,7 +69,7 @@ export function buildFacility({ config, db, audit, logger, mailer, iot }: Facili
     mailer,
     logger,
     publicUrl: config.publicUrl,
-    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+    siteMail: siteMailReader(siteSettings, mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
   const alarmPoller = new AlarmPoller({ iot, alerts, areas: alarmAreas, logger, intervalMs: config.alarmPollIntervalMs });
   const polling = config.alarmPollIntervalMs > 0;

@@ -3,7 +3,7 @@
 export { createModelStore } from './models/service.ts';
 export { staticModels } from './models/staticModels.ts';
 export { createFileStore } from './service.ts';
-export { AVATAR_MAX_BYTES, AvatarStore } from './uploads/avatarStore.ts';
+export { AVATAR_MAX_BYTES, AvatarStore, type AvatarColumns } from './uploads/avatarStore.ts';
 export { sweepStaleUploads, withUpload } from './uploads/receiveUpload.ts';
 export { BinaryBody } from './uploads/schemas.ts';
 export { sendStoredFile } from './uploads/sendFile.ts';

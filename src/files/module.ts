@@ -8,7 +8,7 @@ import { modelRoutes, type ModelRouteNeeds } from './models/routes.ts';
 import { createModelStore } from './models/service.ts';
 import { fileRoutes, type FileRouteNeeds } from './routes.ts';
 import { createFileStore } from './service.ts';
-import { AvatarStore } from './uploads/avatarStore.ts';
+import { AvatarStore, type AvatarColumns } from './uploads/avatarStore.ts';
 import type { StoredFiles } from './uploads/storedFiles.ts';
 
 export type Files = { files: StoredFiles; models: StoredFiles; avatars: AvatarStore };
@@ -18,8 +18,12 @@ export function filesRouteGroups(needs: FileRouteNeeds & ModelRouteNeeds): Route
   return { files: fileRoutes(needs), models: modelRoutes(needs) };
 }
 
-export function buildFiles({ db, audit, config }: { db: Db; audit: AuditLog; config: Config }): Module<Files> {
+export function buildFiles({ db, audit, config, avatarColumns }: { db: Db; audit: AuditLog; config: Config; avatarColumns: AvatarColumns }): Module<Files> {
   const { dataDir } = config;
-  const services = { avatars: new AvatarStore(db, audit, dataDir), files: createFileStore(db, audit, dataDir), models: createModelStore(db, audit, dataDir) };
+  const services = {
+    avatars: new AvatarStore(db, audit, dataDir, avatarColumns),
+    files: createFileStore(db, audit, dataDir),
+    models: createModelStore(db, audit, dataDir),
+  };
   return { context: 'files', services, routes: filesRouteGroups({ ...services, config }) };
 }

@@ -25,4 +25,17 @@ export {
   yieldToLoop,
   type OpenIntervals,
 } from './store.ts';
-export { buildMetering, buildCollection, meteringRouteGroups, type CollectionNeeds } from './module.ts';
+export {
+  buildMetering,
+  buildMeterStore,
+  buildCollection,
+  meteringRouteGroups,
+  type CollectionNeeds,
+  type Metering,
+  type MeterStore,
+  type MeteringRouteNeeds,
+  type Restate,
+} from './module.ts';
+export { AreaName } from './schemas.ts';
+export { ensureSimulatorMeters } from './simulatorMeters.ts';
+export { meterAreas } from './meterAreas.ts';

@@ -2,7 +2,7 @@
 // sync reports it, the /metrics counters; its routes: /api/health and the backups.
 import type { SyncHealth } from '../fleetSync/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
-import type { Collector } from '../metering/index.ts';
+import type { Collector, MeterDirectory } from '../metering/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Config } from '../platform/config.ts';
@@ -11,7 +11,7 @@ import type { Module } from '../platform/jobs/module.ts';
 import type { JobRegistry } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LoadSheddingConfig } from '../analysis/index.ts';
-import type { Energy } from '../energy/index.ts';
+import type { EnergyFigures } from '../energy/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import { storageWatchOf } from '../platform/db/storageWatch.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
@@ -44,7 +44,7 @@ export type OperationsNeeds = {
   /** /api/health lists the points load shedding holds shed. */
   analysis: { loadShedding: Pick<LoadSheddingConfig, 'points'> };
   /** /metrics: the meters' demand and the stored days' counts. */
-  energy: Pick<Energy, 'meters' | 'figures'>;
+  energy: { meters: MeterDirectory; figures: EnergyFigures };
   /** /metrics lists the periodic jobs. */
   jobs: JobRegistry;
   /** /metrics: the fault-detection rule engine's evaluations and time. */

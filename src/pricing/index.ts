@@ -3,3 +3,5 @@
 export { type CalorificFactors, CalorificValues, kwhPerM3ByDay } from './calorific.ts';
 export { meterPrices } from './meterPricing.ts';
 export { Tariffs } from './tariffs.ts';
+export { buildPricing, buildPricingModule, buildPricingRoutes, pricingRouteGroups, type Pricing } from './module.ts';
+export type { CostRestatement, RestateCosts, TariffRouteNeeds } from './routes.ts';

@@ -1,7 +1,8 @@
 // The reporting context, built once by the composition root: report plans, the runner with its worker and scheduler
 // (running parts: the scheduler's jobs, both close hooks), and the energy exports.
 import type { Analysis } from '../analysis/index.ts';
-import type { Energy } from '../energy/index.ts';
+import type { EnergyReads } from '../energy/index.ts';
+import type { MeterDirectory, StoredDays } from '../metering/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -31,7 +32,11 @@ export type ReportingNeeds = {
   logger: Logger;
   mailer: Mailer;
   alerts: AlertService;
-  energy: Energy;
+  /** Energy's read side (the reports' figures); metering's stored days and meters and the site's time zone (the exports). */
+  energy: EnergyReads;
+  days: StoredDays;
+  meters: MeterDirectory;
+  timezone: () => string;
   analysis: Analysis;
 };
 
@@ -43,7 +48,7 @@ export function reportingRouteGroups(needs: ReportRouteNeeds & ExportRouteNeeds)
 export function buildReporting(needs: ReportingNeeds): Module<Reporting> {
   const { config, db, audit, energy } = needs;
   const reports = new ReportService(db, audit, config.reports.minIntervalMin);
-  const exports = new EnergyExport(energy.days, energy.meters, energy.timezone);
+  const exports = new EnergyExport(needs.days, needs.meters, needs.timezone);
   const { runner: reportRuns, running } = buildReportRuns({ ...needs, energy: energy.site, commodities: energy.commodities });
   return { context: 'reporting', services: { reports, exports, reportRuns }, running, routes: reportingRouteGroups({ reports, reportRuns, exports, db }) };
 }

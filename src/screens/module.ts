@@ -1,7 +1,7 @@
 // The screens context, built once by the composition root after the collector: the overview, the public dashboard
 // payload and the lobby wallboard (they show the collection's state).
 import type { Analysis } from '../analysis/index.ts';
-import type { Energy } from '../energy/index.ts';
+import type { EnergyReads } from '../energy/index.ts';
 import type { AlertService } from '../facility/index.ts';
 import type { IotGateway } from '../gateway/index.ts';
 import type { Collector } from '../metering/index.ts';
@@ -32,7 +32,7 @@ export type ScreensNeeds = {
   iot: IotGateway;
   collector: Collector;
   configs: ConfigStore;
-  energy: Energy;
+  energy: EnergyReads;
   analysis: Analysis;
   alerts: AlertService;
   jobs: JobRegistry;

@@ -89,7 +89,7 @@ export async function measureTasks(dataDir: string, root: string): Promise<Block
     const watch =
       analysis.buildAnalysis.length === 3
         ? analysis.buildAnalysis(db, new audit.AuditLog(db), energy).anomalies(noGateway, alerts, log)
-        : analysis.buildAnalysis({ db, audit: new audit.AuditLog(db), energy, iot: noGateway, alerts, logger: log }).anomalies;
+        : analysis.buildAnalysis({ db, audit: new audit.AuditLog(db), energy, ...energy, iot: noGateway, alerts, logger: log }).anomalies;
     const yesterday = addDays(new Date().toISOString().slice(0, 10), -1);
     measured = await longestBlock(() => watch.check(yesterday));
     rows.push({

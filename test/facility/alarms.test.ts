@@ -12,6 +12,8 @@ import { createMailer } from '../../src/platform/mail/mailer.ts';
 import { OverviewService } from '../../src/screens/overview/service.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/smtp.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { siteMailReader } from '../../src/platform/mail/siteMail.ts';
+import { siteSettings } from '../../src/site/index.ts';
 
 const POLL = '1s';
 let sim: RunningSimulator;
@@ -230,6 +232,7 @@ describe('notifications', () => {
       mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
       logger,
       publicUrl: 'http://ems.local',
+      siteMail: siteMailReader(siteSettings(db), 'http://ems.local'),
       summaryDelayMs: 200,
     });
     const alerts = new AlertService(db, audit);
@@ -283,6 +286,7 @@ describe('notifications', () => {
       mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
       logger,
       publicUrl: 'http://ems.local',
+      siteMail: siteMailReader(siteSettings(db), 'http://ems.local'),
       now: () => now,
     });
     const alerts = new AlertService(db, audit, () => now);
@@ -318,6 +322,7 @@ describe('notifications', () => {
       mailer: createMailer({ smtpUrl: 'smtp://127.0.0.1:1', from: 'EMS <ems@localhost>', logger }),
       logger,
       publicUrl: 'http://ems.local',
+      siteMail: siteMailReader(siteSettings(db), 'http://ems.local'),
     });
     const alerts = new AlertService(db, new AuditLog(db));
     alerts.onCreated((alert) => notifier.alertRaised(alert));

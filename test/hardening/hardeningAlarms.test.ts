@@ -13,6 +13,8 @@ import { createMailer } from '../../src/platform/mail/mailer.ts';
 import { startFakeGateway, type FakeGateway } from '../helpers/fakeGateway.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/smtp.ts';
 import { eventually, startTestServer, type TestServer } from '../helpers/server.ts';
+import { siteMailReader } from '../../src/platform/mail/siteMail.ts';
+import { siteSettings } from '../../src/site/index.ts';
 
 const logger = createLogger('silent');
 let mail: MailCatcher;
@@ -48,6 +50,7 @@ describe('escalation covers every critical alert its rule covers', () => {
       mailer: createMailer({ smtpUrl: mail.url, from: 'EMS <ems@localhost>', logger }),
       logger,
       publicUrl: 'http://ems.local',
+      siteMail: siteMailReader(siteSettings(db), 'http://ems.local'),
       now,
       summaryDelayMs: 100,
     });

@@ -125,8 +125,8 @@ test('the composition root is a list of modules: it constructs nothing but its l
     assert.match(line, /from '\.\.\/(\w+\/index|platform\/[\w/]+)\.ts'/, line);
 });
 
-/** Contexts with no module of their own, and who builds their pieces. */
-const BUILT_BY_ANOTHER: Record<string, string> = { pricing: 'energy builds the tariffs and calorific values with the interval store (src/energy/module.ts)' };
+/** Contexts with no module of their own, and who builds their pieces (none left: pricing has its module since issue 57). */
+const BUILT_BY_ANOTHER: Record<string, string> = {};
 
 test('every context the service builds has a module.ts whose build function its face exports', async () => {
   const fs = await import('node:fs');
@@ -291,6 +291,29 @@ test("metering's stored-day reader is built in one place, with the interval stor
   const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
   // Module files are scanned too: the general rule above lets two modules build the same class.
   const sites = files.filter((file) => /new StoredDays\(/.test(fs.readFileSync(`${SRC}${file}`, 'utf8')));
-  // buildEnergy builds the store and its reader; the report worker calls buildEnergy on its own read-only connection.
-  assert.deepEqual(sites, ['energy/module.ts']);
+  // buildMeterStore builds the store and its reader; the report worker calls it (through buildEnergy) on its own read-only connection.
+  assert.deepEqual(sites, ['metering/module.ts']);
+});
+
+test("a context's classes are constructed only in its own module.ts: no module builds another context's objects", async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('web/app/'));
+  const contextOf = (file: string) => file.slice(0, file.indexOf('/'));
+  const owner = new Map<string, string>();
+  for (const file of files)
+    for (const match of fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/^(?:export )?(?:abstract )?class (\w+)/gm)) owner.set(match[1]!, contextOf(file));
+  assert.equal(owner.get('IntervalStore'), 'metering', 'the class map reads the declarations');
+  const modules = files.filter((file) => file.endsWith('module.ts'));
+  const foreign: string[] = [];
+  let own = 0;
+  for (const file of modules)
+    for (const match of fs.readFileSync(`${SRC}${file}`, 'utf8').matchAll(/new ([A-Z]\w*)\(/g)) {
+      const context = owner.get(match[1]!);
+      // The floor's primitives (Repeating, AuditLog…) are every context's to build; a class of another context is not.
+      if (context === contextOf(file)) own++;
+      else if (context && context !== 'platform') foreign.push(`${file}: new ${match[1]}( (a class of ${context}/)`);
+    }
+  assert.ok(own >= 30, `modules build ${own} objects of their own context`);
+  // energy's module once built metering's IntervalStore, StoredDays, MeterDirectory, HistoryImport and pricing's Tariffs (issue 57).
+  assert.deepEqual(foreign, [], "each context's module.ts builds its own objects; another context's come through its build function");
 });

@@ -52,45 +52,87 @@ function cycles(graph: Map<string, string[]>): string[][] {
 const area = (file: string) => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file);
 
 /**
- * The contexts in the order the composition root builds them: each may import the ones before it, never one after it.
- * So imports run one way (platform ← contexts ← app), and a folder cycle cannot form, type imports included.
- * A new context takes its place in this list; `docs/development.md` says what each one holds.
+ * The declared dependencies between contexts: what each may import (type imports included), a graph with no circle. A
+ * context's face and module.ts name what it uses of these; anything else it needs from a context not listed here comes
+ * as a port the composition root hands in (the site's settings, the users row's avatar columns, metering's
+ * restatement for pricing's tariff routes…: docs/development.md). Issue 57 item 4 replaced the one strict line of
+ * LAYERS with this graph: a context may now depend on exactly what it uses, and an edge no import uses leaves the list.
+ * A new context, or a new dependency, takes its place here; the test below checks the graph has no circle.
  */
-const LAYERS = [
-  'platform',
-  'gateway',
-  'pricing',
-  'files',
-  'facility',
-  'metering',
-  'access',
-  'site',
-  'energy',
-  'analysis',
-  'billing',
-  'faultDetection',
-  'fleetSync',
-  'operations',
-  'reporting',
-  'screens',
-  'web',
-  'fleet',
-  'app',
-  'main.ts',
-];
+const DEPENDS: Record<string, readonly string[]> = {
+  platform: [],
+  gateway: ['platform'],
+  pricing: ['platform'],
+  files: ['platform'],
+  facility: ['platform', 'gateway'],
+  metering: ['platform', 'gateway', 'pricing', 'facility'],
+  access: ['platform', 'files'],
+  site: ['platform', 'access', 'metering'],
+  energy: ['platform', 'pricing', 'facility', 'metering', 'site'],
+  analysis: ['platform', 'gateway', 'pricing', 'facility', 'metering', 'site', 'energy'],
+  billing: ['platform', 'pricing', 'facility', 'metering', 'energy', 'analysis'],
+  faultDetection: ['platform', 'gateway', 'facility', 'site'],
+  fleetSync: ['platform', 'pricing', 'metering'],
+  operations: ['platform', 'gateway', 'facility', 'metering', 'site', 'energy', 'analysis', 'fleetSync'],
+  reporting: ['platform', 'files', 'facility', 'metering', 'site', 'energy', 'analysis'],
+  screens: ['platform', 'gateway', 'facility', 'metering', 'site', 'energy', 'analysis', 'operations'],
+  web: ['platform', 'site'],
+  fleet: ['platform', 'web'],
+  app: [
+    'platform',
+    'gateway',
+    'pricing',
+    'files',
+    'facility',
+    'metering',
+    'access',
+    'site',
+    'energy',
+    'analysis',
+    'billing',
+    'faultDetection',
+    'fleetSync',
+    'operations',
+    'reporting',
+    'screens',
+    'web',
+  ],
+  'main.ts': ['platform', 'app'],
+};
+
+/** The contexts' import edges as the source has them: `from → to`, across contexts only. */
+function contextEdges(graph: Map<string, string[]>): Set<string> {
+  const edges = new Set<string>();
+  for (const [file, targets] of graph) for (const target of targets) if (area(target) !== area(file)) edges.add(`${area(file)} → ${area(target)}`);
+  return edges;
+}
 
 test('no import cycle between files', () => {
   assert.deepEqual(cycles(importGraph()), []);
 });
 
-test('every src folder is a context in the list, and a context imports only the contexts built before it', () => {
+test('the declared dependencies between contexts form no circle', () => {
+  const declared = new Map(Object.entries(DEPENDS).map(([context, uses]) => [context, [...uses]]));
+  assert.deepEqual(cycles(declared), []);
+  const unknown = Object.values(DEPENDS)
+    .flat()
+    .filter((context) => !(context in DEPENDS));
+  assert.deepEqual(unknown, [], 'a dependency names a context of the graph');
+  // The check finds a circle where there is one.
+  assert.equal(cycles(new Map([...declared, ['platform', ['app']]])).length > 0, true);
+});
+
+test('every src folder is a context of the graph, and a context imports only the contexts it declares', () => {
   const graph = importGraph();
-  const unknown = [...new Set([...graph.keys()].map(area))].filter((context) => !LAYERS.includes(context));
-  assert.deepEqual(unknown, [], 'a new top-level folder or file of src/ takes its place in LAYERS');
-  const upward: string[] = [];
+  const unknown = [...new Set([...graph.keys()].map(area))].filter((context) => !(context in DEPENDS));
+  assert.deepEqual(unknown, [], 'a new top-level folder or file of src/ takes its place in DEPENDS');
+  const undeclared: string[] = [];
   for (const [file, targets] of graph)
-    for (const target of targets) if (LAYERS.indexOf(area(target)) > LAYERS.indexOf(area(file))) upward.push(`${file} imports ${target}`);
-  assert.deepEqual(upward, []);
+    for (const target of targets) if (area(target) !== area(file) && !DEPENDS[area(file)]!.includes(area(target))) undeclared.push(`${file} imports ${target}`);
+  assert.deepEqual(undeclared, [], 'declare the dependency in DEPENDS (if it makes no circle), or hand the context a port');
+  const used = contextEdges(graph);
+  const unused = Object.entries(DEPENDS).flatMap(([context, uses]) => uses.filter((to) => !used.has(`${context} → ${to}`)).map((to) => `${context} → ${to}`));
+  assert.deepEqual(unused, [], 'a dependency no import uses any more leaves DEPENDS');
 });
 
 test('outside a context, code imports only its face (index.ts); the platform, the floor, is imported by folder', () => {

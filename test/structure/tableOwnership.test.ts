@@ -102,7 +102,6 @@ const CROSSINGS: Record<string, string> = {
   'area_floor_areas ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'audit_log ← access/audit/service.ts': 'the audit trail reader (GET /api/audit): access reads the log AuditLog writes on the floor',
-  'energy_areas ← facility/alarmAreas/service.ts': 'the known area names an alarm area may be mapped to; facility is built before energy and cannot import it',
   'energy_areas ← metering/meters.ts':
     "a meter's new area gets its area card row in the meter's own write transaction (and a name clash with a card is refused); metering is built before energy",
   'faults ← reporting/reports/content.ts': "a report's fault counts by severity and the mean time to resolve, aggregates in SQL",
@@ -117,7 +116,6 @@ const CROSSINGS: Record<string, string> = {
     "counts the day rows above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
   'meters ← energy/figures.ts':
     "the figures' layout (which meters make the site and each area, virtual meters' terms) read once per meters write into a Kept; the day and month rows it sums are read through metering's StoredDays",
-  'meters ← facility/alarmAreas/service.ts': "the area of the meter a gateway alarm's code names; facility is built before metering and cannot import it",
   'meters ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'meters ← pricing/meterPricing.ts': "a meter's commodity and role decide its price; pricing is built before metering and cannot import it",
@@ -126,14 +124,12 @@ const CROSSINGS: Record<string, string> = {
     "a time-zone move drops the outdoor days keyed by the old zone's site days, in the move's transaction; metering is built before analysis",
   'platform_config ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
-  'platform_config ← platform/mail/siteMail.ts': "every mail's site name, locale and zone; the platform is the floor and cannot import site",
   'platform_config ← reporting/reports/runs.ts': "the site's zone and name joined with a plan in the run's one read",
   'platform_config ← reporting/reports/scheduler.ts':
     "the site's zone joined with the enabled plans in the scheduler's one read (a zone change re-times every plan)",
   'platform_config ← screens/overview/service.ts': "the overview's site name, zone and currency, in the overview's one Kept",
   'three_d_config ← files/models/service.ts':
     "a deleted model is cleared from the scene in the delete's transaction (the column has no foreign key); files is built before site",
-  'users ← files/uploads/avatarStore.ts': "the user row's avatar columns, written with the avatar file; files is built before access",
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,26 +1,37 @@
 // The alarm point → area map (issue 45 item 11): which area a gateway alarm's alert is raised in. An admin's mapping
 // (exact code, else the longest prefix) wins; else the meter of that code with an area; else the point's name in the
 // gateway's catalogue when it starts with an area's name ("Server room temperature" → Server room); else no area.
-import { and, asc, desc, eq, isNotNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, or, sql } from 'drizzle-orm';
 import type { Actor, AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { alarmAreas, energyAreas, meters } from '../../platform/db/schema/index.ts';
+import { alarmAreas } from '../../platform/db/schema/index.ts';
 import { BadRequest, type ErrorDetail } from '../../platform/errors.ts';
 import type { AlarmAreaMappingValue, AlarmAreaMapView } from './schemas.ts';
 
 /** Why an alert got its area, for the poller's log and the tests. */
 export type AreaReason = 'mapped' | 'meter' | 'point name' | 'none';
 
+/**
+ * The port to the area names the site knows (handed in by the composition root: metering's meterAreas and energy's
+ * areaCardNames; facility is built before both and reads neither table).
+ */
+export type AreaSources = {
+  /** The areas the meters count towards. */
+  meterAreas(): string[];
+  /** The hand-entered area cards' names. */
+  cardNames(): string[];
+  /** The area of the meter reading this gateway point, if it has one. */
+  meterArea(code: string): string | null;
+};
+
 export class AlarmAreas {
   private readonly all;
   private readonly mappedArea;
-  private readonly meterArea;
-  private readonly meterAreas;
-  private readonly cardNames;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
+    private readonly sources: AreaSources,
   ) {
     const orm = db.orm;
     const columns = { code: alarmAreas.code, match: alarmAreas.match, area: alarmAreas.area };
@@ -40,18 +51,11 @@ export class AlarmAreas {
       .orderBy(sql`${alarmAreas.match} = 'prefix'`, desc(sql`length(${alarmAreas.code})`))
       .limit(1)
       .prepare();
-    this.meterArea = orm
-      .select({ area: meters.area })
-      .from(meters)
-      .where(and(eq(meters.code, code), isNotNull(meters.area)))
-      .prepare();
-    this.meterAreas = orm.selectDistinct({ name: meters.area }).from(meters).where(isNotNull(meters.area)).prepare();
-    this.cardNames = orm.select({ name: energyAreas.name }).from(energyAreas).prepare();
   }
 
   /** The area names the site knows: the meters' areas and the area cards, sorted ignoring case. */
   private areaNames(): string[] {
-    const names = new Set<string>([...this.meterAreas.all().map((row) => row.name as string), ...this.cardNames.all().map((row) => row.name)]);
+    const names = new Set<string>([...this.sources.meterAreas(), ...this.sources.cardNames()]);
     return [...names].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }) || (a < b ? -1 : 1));
   }
 
@@ -113,7 +117,7 @@ export class AlarmAreas {
   resolve(code: string, pointName?: string | null): { area: string | null; reason: AreaReason } {
     const mapped = this.mapped(code);
     if (mapped !== null) return { area: mapped, reason: 'mapped' };
-    const metered = this.meterArea.get({ code })?.area;
+    const metered = this.sources.meterArea(code);
     if (metered) return { area: metered, reason: 'meter' };
     if (pointName) {
       const name = pointName.toLowerCase();

@@ -7,7 +7,7 @@ import { slot } from '../../platform/db/listQuery.ts';
 import { alerts, notificationRules, notificationSends } from '../../platform/db/schema/index.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Mailer } from '../../platform/mail/mailer.ts';
-import { siteMailReader, type SiteMail } from '../../platform/mail/siteMail.ts';
+import type { SiteMail } from '../../platform/mail/siteMail.ts';
 import type { Job } from '../../platform/jobs/jobs.ts';
 import { Repeating } from '../../platform/jobs/lifecycle.ts';
 
@@ -20,7 +20,8 @@ export type NotifierOptions = {
   logger: Logger;
   publicUrl: string;
   /** Site name, language and link base of the mails; read from the platform config with publicUrl as the base unless given. */
-  siteMail?: () => SiteMail;
+  /** Where each mail's site name, language and zone come from (siteMailReader over the site's settings). */
+  siteMail: () => SiteMail;
   now?: () => number;
   /** More new-alert mails than this to one recipient within `floodWindowMs` turns into summaries. */
   floodLimit?: number;
@@ -66,7 +67,7 @@ export class AlarmNotifier {
 
   constructor(private readonly options: NotifierOptions) {
     const { db } = options;
-    this.siteMail = options.siteMail ?? siteMailReader(db, options.publicUrl.replace(/\/$/, ''));
+    this.siteMail = options.siteMail;
     this.now = options.now ?? Date.now;
     this.floodLimit = options.floodLimit ?? 10;
     this.floodWindowMs = options.floodWindowMs ?? 10 * 60_000;

@@ -1,11 +1,8 @@
 // User avatars: PNG/JPEG/WebP proven by magic bytes, ≤ 2 MiB, under <data dir>/avatars/ with generated names; the users row points at them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { slot } from '../../platform/db/listQuery.ts';
-import { users } from '../../platform/db/schema/index.ts';
 import { NotFound, UnsupportedMediaType } from '../../platform/errors.ts';
 import type { AuthUser } from '../../platform/http/route.ts';
 import { generateStoredName, STORED_NAME_PATTERN } from './fileNames.ts';
@@ -32,33 +29,33 @@ async function readHead(file: string, bytes: number): Promise<Buffer> {
   }
 }
 
+/** One user's avatar in the users row: a column is null when the user has none. */
+export type AvatarRow = { id: number; username: string; storedName: string | null; mimeType: string | null; avatarUrl: string | null };
+
+/**
+ * The port to the users row's avatar columns (access's avatarColumns, handed in by the composition root): access owns
+ * the users table, and files is built before it.
+ */
+export type AvatarColumns = {
+  read(userId: number): AvatarRow | undefined;
+  write(userId: number, avatar: { storedName: string | null; mimeType: string | null; avatarUrl: string | null }): void;
+};
+
 export class AvatarStore {
   readonly directory: string;
-  private readonly byUser;
-  private readonly save;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
     dataDir: string,
+    private readonly columns: AvatarColumns,
   ) {
     this.directory = path.join(dataDir, 'avatars');
-    const id = eq(users.id, sql.placeholder('id'));
-    this.byUser = db.orm
-      .select({ id: users.id, username: users.username, storedName: users.avatarStoredName, mimeType: users.avatarMimeType, avatarUrl: users.avatarUrl })
-      .from(users)
-      .where(id)
-      .prepare();
-    this.save = db.orm
-      .update(users)
-      .set({ avatarStoredName: slot('storedName'), avatarMimeType: slot('mimeType'), avatarUrl: slot('avatarUrl'), updatedAt: slot('now') })
-      .where(id)
-      .prepare();
   }
 
   /** The user's avatar columns; 404 when the user does not exist. */
   user(userId: number) {
-    const row = this.byUser.get({ id: userId });
+    const row = this.columns.read(userId);
     if (!row) throw new NotFound('User not found');
     return row;
   }
@@ -72,7 +69,7 @@ export class AvatarStore {
     const previous = await keepUpload(upload, path.join(this.directory, storedName), () =>
       this.db.sqlite.transaction(() => {
         const before = this.user(userId);
-        this.save.run({ id: userId, storedName, mimeType: type, avatarUrl: url, now: new Date().toISOString() });
+        this.columns.write(userId, { storedName, mimeType: type, avatarUrl: url });
         this.audit.record({
           actor,
           action: 'avatar.update',
@@ -92,7 +89,7 @@ export class AvatarStore {
     const previous = this.db.sqlite.transaction(() => {
       const before = this.user(userId);
       if (!before.storedName && !before.avatarUrl) return null;
-      this.save.run({ id: userId, storedName: null, mimeType: null, avatarUrl: null, now: new Date().toISOString() });
+      this.columns.write(userId, { storedName: null, mimeType: null, avatarUrl: null });
       this.audit.record({ actor, action: 'avatar.delete', resource: 'users', resourceId: userId, before: { avatarStoredName: before.storedName } });
       return before.storedName;
     })();

@@ -1,11 +1,14 @@
 // What every outgoing mail says about where it comes from: the site's name, its language, number and date formats
-// and time zone (read from the platform config at each send, so a change applies to the next mail), and the base for
+// and time zone (read from the site's settings at each send, so a change applies to the next mail), and the base for
 // its links (EMS_PUBLIC_URL, or the web portal's origin when only that is configured).
-import { eq } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { platformConfig } from '../db/schema/index.ts';
 import { SiteFormat } from '../i18n/format.ts';
 import type { Translate } from '../i18n/messages.ts';
+
+/**
+ * The port to the site's settings a mail needs (the site context's siteSettings reader, handed in by the composition
+ * root: the platform is the floor and reads no context's table).
+ */
+export type SiteMailSettings = () => { siteName: string; locale: string; timezone: string; currency: string };
 
 export type SiteMail = { site: string; t: Translate; format: SiteFormat; baseUrl: string; footer: string };
 
@@ -17,16 +20,11 @@ export function mailBaseUrl(publicUrl: string, portalOrigin: string | undefined)
   return base.replace(/\/$/, '');
 }
 
-export function siteMailReader(db: Db, baseUrl: string): () => SiteMail {
-  const config = db.orm
-    .select({ site: platformConfig.siteName, locale: platformConfig.locale, timezone: platformConfig.timezone, currency: platformConfig.currency })
-    .from(platformConfig)
-    .where(eq(platformConfig.id, 1))
-    .prepare();
+export function siteMailReader(settings: SiteMailSettings, baseUrl: string): () => SiteMail {
   let kept: { key: string; mail: SiteMail } | undefined;
   return () => {
-    // The seed migration creates the row and nothing deletes it.
-    const row = config.get()!;
+    const { siteName, locale, timezone, currency } = settings();
+    const row = { site: siteName, locale, timezone, currency };
     const key = `${row.site}|${row.locale}|${row.timezone}|${row.currency}`;
     if (kept?.key !== key) {
       const format = new SiteFormat(row);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { databasePath } from '../../platform/db/client.ts';
 import { ReportContentBuilder, type ReportAnalysis } from './content.ts';
 import { mailBaseUrl, siteMailReader } from '../../platform/mail/siteMail.ts';
+import { siteSettings } from '../../site/index.ts';
 import { ReportWorkers } from './offThread.ts';
 import { ReportRunner, systemClock } from './runs.ts';
 import { ReportScheduler } from './scheduler.ts';
@@ -42,7 +43,7 @@ export function buildReportRuns(deps: {
     mailRetryDelaysMs: config.reports.mailRetryDelaysMs,
     keepFilesPerPlan: config.reports.keepFilesPerPlan,
     alerts,
-    siteMail: siteMailReader(db, mailBaseUrl(config.publicUrl, config.portalOrigin)),
+    siteMail: siteMailReader(siteSettings(db), mailBaseUrl(config.publicUrl, config.portalOrigin)),
   });
   const scheduler = new ReportScheduler({ db, logger, runner, clock: systemClock });
   return {
