@@ -7,6 +7,7 @@ export const FLEET_ERRORS = {
   not_found: 404,
   sequence_backwards: 409,
   second_box: 409,
+  nothing_to_decide: 409,
   enrolment_code_invalid: 400,
   batch_too_large: 413,
   unknown_meter: 422,

@@ -236,3 +236,20 @@ export const fleetUserSites = pgTable(
   },
   (table) => [primaryKey({ columns: [table.userId, table.siteId] })],
 );
+
+/** The site administration's audit trail (src/fleet/siteAdmin.ts): who did what to a site, when, and why. */
+export const siteAudit = pgTable(
+  'site_audit',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    at: at('at').notNull().defaultNow(),
+    userName: text('user_name').notNull(),
+    action: text('action').notNull(),
+    reason: text('reason'),
+    detail: jsonb('detail').notNull().default({}),
+  },
+  (table) => [index('site_audit_site_at').on(table.siteId, table.id)],
+);

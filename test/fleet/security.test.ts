@@ -85,6 +85,31 @@ describe('roles that hold', () => {
         },
         { path: `/api/fleet/sites/${mine.siteId}/box`, body: { installId: 'nope' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
       ],
+      // Site administration (issue 55 item 5): another site is 404 to a limited admin, the role is 403 to viewers.
+      'POST /api/fleet/sites/:id/readmit': [
+        { path: `/api/fleet/sites/${theirs.siteId}/readmit`, body: {}, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/readmit`, body: {}, expect: { limitedAdmin: 204, limitedViewer: 403, viewer: 403 } },
+      ],
+      'PATCH /api/fleet/sites/:id': [
+        { path: `/api/fleet/sites/${theirs.siteId}`, body: { name: 'Taken' }, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}`, body: { name: '' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
+      ],
+      'POST /api/fleet/sites/:id/second-box': [
+        {
+          path: `/api/fleet/sites/${theirs.siteId}/second-box`,
+          body: { decision: 'discard', installId: '0c0c0c0c-0000-4000-8000-00000000000c', reason: 'spare' },
+          expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 },
+        },
+        {
+          path: `/api/fleet/sites/${mine.siteId}/second-box`,
+          body: { decision: 'discard', installId: '0c0c0c0c-0000-4000-8000-00000000000c', reason: 'spare' },
+          expect: { limitedAdmin: 409, limitedViewer: 403, viewer: 403 },
+        },
+      ],
+      'GET /api/fleet/sites/:id/audit': [
+        { path: `/api/fleet/sites/${theirs.siteId}/audit`, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/audit`, expect: { limitedAdmin: 200, limitedViewer: 403, viewer: 403 } },
+      ],
       'GET /api/fleet/sites': [{ path: '/api/fleet/sites', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/sites/:id/meters': [
         { path: `/api/fleet/sites/${theirs.siteId}/meters`, expect: { limitedAdmin: 404, limitedViewer: 404, viewer: 200 } },
