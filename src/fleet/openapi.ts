@@ -35,6 +35,7 @@ const REFUSALS: Record<number, string> = {
   413: 'The body is too large',
   422: 'Well formed, but a figure is out of range or names an undeclared meter',
   429: 'Busy: try again after Retry-After',
+  431: 'The request line and headers are over 16 KiB (Node refuses them before the app)',
   503: 'The fleet database is unavailable: try again after Retry-After',
 };
 
@@ -54,6 +55,7 @@ export function declaredStatuses(route: FleetRoute): number[] {
     statuses.add(413);
   }
   for (const status of route.refusals ?? []) statuses.add(status);
+  statuses.add(431);
   statuses.add(503);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -66,6 +68,10 @@ function responses(route: FleetRoute): JsonObject {
       if (route.raw) out[status] = { description: 'The workbook', content: { [route.raw.contentType]: { schema: { type: 'string', format: 'binary' } } } };
       else if (schema === undefined) out[status] = { description: 'Done, no content' };
       else out[status] = { description: 'Success', content: { 'application/json': { schema: plain(schema) } } };
+      continue;
+    }
+    if (status === 431) {
+      out[status] = { description: REFUSALS[status] };
       continue;
     }
     const codes = Object.entries(FLEET_ERRORS)
