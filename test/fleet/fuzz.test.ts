@@ -19,6 +19,16 @@ after(async () => {
   cluster?.destroy();
 });
 
+test('the fleet serves its reference at /documentation and the document at /documentation/json', async () => {
+  const page = await fetch(`${fleet.url}/documentation`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  assert.match(await page.text(), /swagger/i);
+  const doc = (await (await fetch(`${fleet.url}/documentation/json`)).json()) as { info: { title: string }; paths: object };
+  assert.equal(doc.info.title, 'EMS fleet API');
+  assert.equal(Object.keys(doc.paths).length, new Set(FLEET_ROUTES.map((r) => r.path)).size);
+});
+
 test('every fleet operation answers only what its document declares, as every caller, with valid and hostile input', async () => {
   const seed = Number(process.env.EMS_FUZZ_SEED ?? 55);
   const figures = await runFleetFuzz(fleet, { seed, hostilePerCaller: 4 });
