@@ -20,7 +20,9 @@ import { alertList, byGrade, euiChanged, euiPage, euiRanking, siteHealth, siteHe
 import { fleetDocumentation } from './openapi.ts';
 import { FLEET_ROUTES, type FleetRouteKey } from './routes.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
+import { peopleHandlers } from './peopleRoutes.ts';
 import { siteAdminHandlers } from './siteAdminRoutes.ts';
+import { FleetSso, type FleetSsoConfig } from './sso.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -46,6 +48,8 @@ export type FleetAppOptions = {
   limits?: IngestLimits;
   now?: () => number;
   webDir?: string;
+  /** Single sign-on with an OIDC issuer (EMS_FLEET_OIDC_*); absent: passwords and printed tokens only. */
+  sso?: FleetSsoConfig | null;
 };
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
@@ -180,6 +184,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   // admin of every site (a user limited to sites cannot make a new one).
   const handlers: Record<FleetRouteKey, (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>> = {
     ...siteAdminHandlers({ pool, logger, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES), siteInScope, pageOf: (query) => listQuery(query, [], 50) }),
+    ...peopleHandlers({ pool, logger, sso: options.sso ? new FleetSso(options.sso, pool, logger) : null, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES) }),
     'GET /api/fleet/health': async (ctx) => {
       await pool.query('select 1');
       ctx.body = { status: 'ok', version };

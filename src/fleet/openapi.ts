@@ -16,6 +16,7 @@ const TAGS: Record<FleetRoute['tag'], string> = {
   sites: 'What the boxes call with their site credential: enrolment, batches, leaving.',
   portfolio: "The portfolio the fleet's users read, limited to their sites: health, EUI ranking, alerts, meters, XLSX exports.",
   'site administration': 'Enrolment codes, renaming, revoking and re-admitting sites, which box is a site, and their audit trail.',
+  people: 'Signing in (password, single sign-on, invitations) and the fleet users with their roles per site.',
 };
 
 const ACCESS_LINE: Record<FleetAccess, string> = {
@@ -34,8 +35,9 @@ const REFUSALS: Record<number, string> = {
   409: 'Conflict with the site’s state',
   413: 'The body is too large',
   422: 'Well formed, but a figure is out of range or names an undeclared meter',
-  429: 'Busy: try again after Retry-After',
+  429: 'Busy, or too many failed sign-ins: try again after Retry-After',
   431: 'The request line and headers are over 16 KiB (Node refuses them before the app)',
+  502: 'The sign-in provider could not be reached',
   503: 'The fleet database is unavailable: try again after Retry-After',
 };
 
@@ -64,6 +66,14 @@ function responses(route: FleetRoute): JsonObject {
   const out: JsonObject = {};
   for (const status of declaredStatuses(route)) {
     const schema = route.schemas.response[status];
+    if (status >= 300 && status < 400) {
+      out[status] = {
+        description: 'A redirect (Location), with a line of text saying where',
+        headers: { Location: { schema: { type: 'string' } } },
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      };
+      continue;
+    }
     if (status < 300) {
       if (route.raw) out[status] = { description: 'The workbook', content: { [route.raw.contentType]: { schema: { type: 'string', format: 'binary' } } } };
       else if (schema === undefined) out[status] = { description: 'Done, no content' };

@@ -5,6 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import * as S from './routeSchemas.ts';
 import { BatchSchema, EnrolmentCodeRequestSchema, EnrolSchema, SiteBoxSchema } from './schemas.ts';
+import * as P from './peopleSchemas.ts';
 import { RenameSiteSchema, SecondBoxDecisionSchema, SiteAuditPageSchema } from './siteAdminSchemas.ts';
 
 /** Who may call a route: public, a site (its credential), a fleet user (viewer or admin, within their sites), an admin of every site. */
@@ -15,7 +16,7 @@ export type FleetRouteDeclaration = {
   path: string;
   access: FleetAccess;
   summary: string;
-  tag: 'service' | 'sites' | 'portfolio' | 'site administration';
+  tag: 'service' | 'sites' | 'portfolio' | 'site administration' | 'people';
   schemas: { params?: TSchema; query?: TSchema; body?: TSchema; response: Record<number, TSchema> };
   /** Answers a file (XLSX) rather than JSON. */
   raw?: { contentType: string };
@@ -86,6 +87,58 @@ const declared = {
     tag: 'site administration',
     summary: "What was done to the site by whom, newest first, with the reasons given (a page at a time).",
     schemas: { params: site, query: S.PageQuerySchema, response: { 200: SiteAuditPageSchema } },
+  },
+  'GET /api/fleet/auth/options': {
+    access: 'public',
+    tag: 'people',
+    summary: 'How people sign in here: a password always, single sign-on when an OIDC issuer is set up (its name).',
+    schemas: { response: { 200: P.SignInOptionsSchema } },
+  },
+  'POST /api/fleet/auth/sign-in': {
+    access: 'public',
+    tag: 'people',
+    summary: "A name (or email) and password: a session token for 12 hours. The box's lockout rules: 10 failures an account, 100 an address in 15 minutes, then 429.",
+    schemas: { body: P.SignInSchema, response: { 201: P.SessionSchema } },
+    refusals: [401, 429],
+  },
+  'POST /api/fleet/auth/sign-out': { access: 'viewer', tag: 'people', summary: 'Ends the session the request carries.', schemas: { response: { 204: NONE } } },
+  'POST /api/fleet/auth/accept': {
+    access: 'public',
+    tag: 'people',
+    summary: 'The invited person sets their password with the invitation (once, within 7 days) and is signed in.',
+    schemas: { body: P.AcceptInvitationSchema, response: { 201: P.SessionSchema } },
+  },
+  'GET /api/fleet/auth/sso': {
+    access: 'public',
+    tag: 'people',
+    summary: "Single sign-on: a redirect to the organisation's OIDC issuer (404 when none is set up).",
+    schemas: { response: { 302: NONE } },
+    refusals: [404, 502],
+  },
+  'GET /api/fleet/auth/sso/callback': {
+    access: 'public',
+    tag: 'people',
+    summary: 'Where the issuer sends the browser back: on to the app with a session (`/#session=…`) or the reason there is none (`/#sso-error=…`).',
+    schemas: { response: { 302: NONE } },
+  },
+  'GET /api/fleet/users': {
+    access: 'fleet-admin',
+    tag: 'people',
+    summary: 'The fleet users: role, the sites they are limited to, how they sign in, an open invitation.',
+    schemas: { response: { 200: P.PeopleSchema } },
+  },
+  'POST /api/fleet/users': {
+    access: 'fleet-admin',
+    tag: 'people',
+    summary: 'Invites a person (a role, the sites they are limited to): the invitation is given once and lasts 7 days.',
+    schemas: { body: P.InviteSchema, response: { 201: P.InvitationSchema } },
+  },
+  'PATCH /api/fleet/users/:id': {
+    access: 'fleet-admin',
+    tag: 'people',
+    summary: "A user's role and sites. The fleet keeps at least one admin of every site (409 `last_admin`).",
+    schemas: { params: P.PersonParamsSchema, body: P.UpdatePersonSchema, response: { 204: NONE } },
+    refusals: [409],
   },
   'GET /api/fleet/sites': {
     access: 'viewer',

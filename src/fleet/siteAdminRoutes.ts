@@ -8,6 +8,7 @@ import { FleetError } from './errors.ts';
 import { euiChanged } from './portfolio.ts';
 import { chooseBoxAudited, decideSecondBox, readmitSite, renameSite, revokeSiteAudited, siteAuditPage } from './siteAdmin.ts';
 import { validateRename, validateSecondBoxDecision } from './siteAdminSchemas.ts';
+import { checked } from './peopleRoutes.ts';
 import { firstError, validateSiteBox } from './schemas.ts';
 
 type Handler = (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>;
@@ -18,15 +19,6 @@ export type SiteAdminNeeds = {
   siteInScope: (user: FleetUser, id: string | undefined) => string;
   pageOf: (query: Record<string, unknown>) => { page: number; pageSize: number };
 };
-
-/** A body checked against its schema: a 400 naming the first field that fails. */
-function checked<T>(validate: ((body: unknown) => body is T) & { errors?: unknown }, body: unknown): T {
-  if (!validate(body)) {
-    const error = (validate.errors as Array<{ instancePath: string }> | null)?.[0];
-    throw new FleetError('invalid_request', `refused: ${firstError(validate as never)}`, { details: { field: error?.instancePath || '/' } });
-  }
-  return body;
-}
 
 export function siteAdminHandlers(needs: SiteAdminNeeds): Record<
   | 'POST /api/fleet/sites/:id/revoke'

@@ -39,7 +39,9 @@ test('every fleet operation answers only what its document declares, as every ca
   );
   // The document is the route table, and every operation answered a success to some caller.
   assert.equal(figures.operations, FLEET_ROUTES.length);
-  assert.deepEqual(figures.succeeded, FLEET_ROUTES.map((r) => `${r.method} ${r.path.replace(/:([a-z]+)/g, '{$1}')}`).sort());
+  // Single sign-on is off at this fleet: its start answers 404 (declared); test/fleet/sso.test.ts signs in through it.
+  const reachable = FLEET_ROUTES.filter((r) => r.key !== 'GET /api/fleet/auth/sso');
+  assert.deepEqual(figures.succeeded, reachable.map((r) => `${r.method} ${r.path.replace(/:([a-z]+)/g, '{$1}')}`).sort());
   // One valid-id request per operation and caller, 4 hostile ones per operation and caller (the 3 XLSX exports: only as
   // anonymous and as a site, refused before the workbook is made).
   assert.equal(figures.requests, figures.operations * 5 + (figures.operations - 3) * 5 * 4 + 3 * 2 * 4);

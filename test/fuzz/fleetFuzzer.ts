@@ -7,6 +7,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
+import { acceptInvitation, invite } from '../../src/fleet/people.ts';
 import { addUser } from '../../src/fleet/app.ts';
 import { enrolSite, type FleetInstance, intervalBatch, quarterAgo, sendBatch } from '../helpers/fleet.ts';
 import { hostileValue, Random, validValue } from './apiFuzzer.ts';
@@ -78,6 +79,7 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
       method: operation.method,
       headers: { ...(tokens[caller] ? { authorization: `Bearer ${tokens[caller]}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body,
+      redirect: 'manual',
     });
     const bytes = Buffer.from(await response.arrayBuffer());
     figures.requests++;
@@ -87,7 +89,7 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
     const declared = operation.op.responses[String(response.status)];
     if (response.status >= 500 && response.status !== 503) return fail('a 5xx');
     if (!declared) return fail('a status the operation does not declare');
-    if (response.status < 300) succeeded.add(operation.key);
+    if (response.status < 400) succeeded.add(operation.key);
     const [type, media] = Object.entries<Json>(declared.content ?? {})[0] ?? [];
     if (!type) return bytes.length === 0 ? undefined : fail('a body where none is declared');
     if (!String(response.headers.get('content-type')).startsWith(type)) return fail(`content type ${response.headers.get('content-type')}, declared ${type}`);
@@ -98,7 +100,13 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
     if (!validate(JSON.parse(bytes.toString('utf8')))) fail(`the body does not match its schema: ${ajv.errorsText(validate.errors)}`);
   };
 
-  const pathWith = (operation: Operation, id: string) => operation.path.replace('{id}', encodeURIComponent(id));
+  // A user who signs in with a password.
+  const PASSWORD = `fuzz password ${options.seed}`;
+  await acceptInvitation(fleet.db.pool, (await invite(fleet.db.pool, { name: `fuzz-password-${options.seed}`, role: 'viewer' })).invitation, PASSWORD);
+  // A user the walk may change (its role and sites): the callers' own accounts are never the valid id.
+  const sacrificial = (await addUser(fleet.db.pool, `fuzz-spare-${options.seed}`, 'viewer')).id;
+  const pathWith = (operation: Operation, id: string) =>
+    operation.path.replace('{id}', encodeURIComponent(operation.path.startsWith('/api/fleet/users/') && id === mine.siteId ? String(sacrificial) : id));
   const queryOf = (entries: Array<[string, unknown]>) =>
     entries.length ? `?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}` : '';
   const queryParameters = (operation: Operation) => (operation.op.parameters ?? []).filter((p: Json) => p.in === 'query');
@@ -109,12 +117,16 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
       // A valid-id request: the seeded site, declared query parameters with valid values, a body valid by its schema
       // (a real batch for the ingest, a real code for the enrolment).
       let body: string | undefined = schema ? JSON.stringify(validValue(doc, random, schema)) : undefined;
-      const valid: Record<string, unknown> = {
-        'POST /api/fleet/ingest': { ...intervalBatch({ after: 4, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_A },
-        'POST /api/fleet/sites/{id}/box': { installId: BOX_A },
-        'POST /api/fleet/sites/{id}/second-box': { decision: 'discard', installId: BOX_B, reason: `fuzz ${options.seed}` },
+      const valid: Record<string, () => Promise<unknown> | unknown> = {
+        'POST /api/fleet/ingest': async () => ({ ...intervalBatch({ after: 4, from: quarterAgo(1), count: 1, withMetadata: false }), installId: BOX_A }),
+        'POST /api/fleet/sites/{id}/box': async () => ({ installId: BOX_A }),
+        'POST /api/fleet/sites/{id}/second-box': async () => ({ decision: 'discard', installId: BOX_B, reason: `fuzz ${options.seed}` }),
+        'POST /api/fleet/users': async () => ({ name: `fuzz-invited-${options.seed}-${caller}`, role: 'viewer', sites: [theirs.siteId] }),
+        'PATCH /api/fleet/users/{id}': async () => ({ role: 'viewer', sites: [theirs.siteId] }),
+        'POST /api/fleet/auth/sign-in': async () => ({ name: `fuzz-password-${options.seed}`, password: PASSWORD }),
+        'POST /api/fleet/auth/accept': async () => ({ invitation: (await invite(fleet.db.pool, { name: `fuzz-accept-${options.seed}-${caller}`, role: 'viewer' })).invitation, password: PASSWORD }),
       };
-      if (valid[operation.key]) body = JSON.stringify(valid[operation.key]);
+      if (valid[operation.key]) body = JSON.stringify(await valid[operation.key]!());
       if (operation.key === 'POST /api/fleet/enrol') body = JSON.stringify({ code: (await createEnrolmentCode(fleet.db.pool, `Fuzz ${caller}`)).code });
       const query: Array<[string, unknown]> = queryParameters(operation).some((p: Json) => p.name === 'site') ? [['site', mine.siteId]] : [];
       await check(operation, caller, `${pathWith(operation, mine.siteId)}${queryOf(query)}`, body);

@@ -44,6 +44,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fleet/auth/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The invited person sets their password with the invitation (once, within 7 days) and is signed in.
+         * @description The invited person sets their password with the invitation (once, within 7 days) and is signed in.
+         *
+         *     **Public.**
+         */
+        post: operations["postApiFleetAuthAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/auth/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How people sign in here: a password always, single sign-on when an OIDC issuer is set up (its name).
+         * @description How people sign in here: a password always, single sign-on when an OIDC issuer is set up (its name).
+         *
+         *     **Public.**
+         */
+        get: operations["getApiFleetAuthOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/auth/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A name (or email) and password: a session token for 12 hours. The box's lockout rules: 10 failures an account, 100 an address in 15 minutes, then 429.
+         * @description A name (or email) and password: a session token for 12 hours. The box's lockout rules: 10 failures an account, 100 an address in 15 minutes, then 429.
+         *
+         *     **Public.**
+         */
+        post: operations["postApiFleetAuthSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/auth/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ends the session the request carries.
+         * @description Ends the session the request carries.
+         *
+         *     **A fleet user** (viewer or admin), limited to their sites: another site is 404.
+         */
+        post: operations["postApiFleetAuthSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/auth/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Single sign-on: a redirect to the organisation's OIDC issuer (404 when none is set up).
+         * @description Single sign-on: a redirect to the organisation's OIDC issuer (404 when none is set up).
+         *
+         *     **Public.**
+         */
+        get: operations["getApiFleetAuthSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the issuer sends the browser back: on to the app with a session (`/#session=…`) or the reason there is none (`/#sso-error=…`).
+         * @description Where the issuer sends the browser back: on to the app with a session (`/#session=…`) or the reason there is none (`/#sso-error=…`).
+         *
+         *     **Public.**
+         */
+        get: operations["getApiFleetAuthSsoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fleet/enrol": {
         parameters: {
             query?: never;
@@ -418,6 +550,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fleet/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The fleet users: role, the sites they are limited to, how they sign in, an open invitation.
+         * @description The fleet users: role, the sites they are limited to, how they sign in, an open invitation.
+         *
+         *     **A fleet admin of every site.**
+         */
+        get: operations["getApiFleetUsers"];
+        put?: never;
+        /**
+         * Invites a person (a role, the sites they are limited to): the invitation is given once and lasts 7 days.
+         * @description Invites a person (a role, the sites they are limited to): the invitation is given once and lasts 7 days.
+         *
+         *     **A fleet admin of every site.**
+         */
+        post: operations["postApiFleetUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * A user's role and sites. The fleet keeps at least one admin of every site (409 `last_admin`).
+         * @description A user's role and sites. The fleet keeps at least one admin of every site (409 `last_admin`).
+         *
+         *     **A fleet admin of every site.**
+         */
+        patch: operations["patchApiFleetUsersId"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -476,7 +658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -536,7 +718,7 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -552,6 +734,332 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    postApiFleetAuthAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    invitation: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        token: string;
+                    };
+                };
+            };
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The body is too large (`batch_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    getApiFleetAuthOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        password: true;
+                        sso: {
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    postApiFleetAuthSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The user’s name or email. */
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        token: string;
+                    };
+                };
+            };
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The body is too large (`batch_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description Busy, or too many failed sign-ins: try again after Retry-After (`throttled`, `busy`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    postApiFleetAuthSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done, no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    getApiFleetAuthSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect (Location), with a line of text saying where */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The sign-in provider could not be reached (`sso_unreachable`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    getApiFleetAuthSsoCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect (Location), with a line of text saying where */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
@@ -601,7 +1109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -666,7 +1174,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -766,7 +1274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1006,7 +1514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1024,7 +1532,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1051,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Busy: try again after Retry-After (`busy`) */
+            /** @description Busy, or too many failed sign-ins: try again after Retry-After (`throttled`, `busy`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1223,7 +1731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1329,7 +1837,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,7 +1864,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1433,7 +1941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1460,7 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +2020,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +2047,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1617,7 +2125,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1681,7 +2189,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1745,7 +2253,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1800,7 +2308,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`) */
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1827,7 +2335,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description No such site (or one outside the caller’s sites) (`not_found`) */
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1836,7 +2344,259 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The body is too large (`batch_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    getApiFleetUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            email: string | null;
+                            id: number;
+                            invitationOpen: boolean;
+                            name: string;
+                            role: "viewer" | "admin";
+                            signIn: ("token" | "password" | "sso")[];
+                            sites: string[] | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The caller may not do this (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    postApiFleetUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    name: string;
+                    role: "viewer" | "admin";
+                    /** @description The sites the user is limited to; empty: every site. */
+                    sites?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        expiresAt: string;
+                        id: number;
+                        /** @description Given once: the person sets their password with it. */
+                        invitation: string;
+                    };
+                };
+            };
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The caller may not do this (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The body is too large (`batch_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
+    patchApiFleetUsersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The fleet user id (an integer). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role?: "viewer" | "admin";
+                    /** @description The sites the user is limited to; empty: every site. */
+                    sites?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Done, no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: a parameter or the body is not valid (`details.field` names the field where one is at fault) (`invalid_batch`, `invalid_request`, `enrolment_code_invalid`, `invitation_invalid`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The caller may not do this (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
