@@ -64,8 +64,14 @@ export async function signInWithPassword(pool: pg.Pool, name: string, password: 
   const found = await pool.query<{ id: string; password_hash: string | null }>('select id, password_hash from fleet_users where lower(name) = lower($1) or lower(email) = lower($1)', [name]);
   const user = found.rows[0];
   const accountKey = user ? `user:${user.id}` : `login:${name.toLowerCase()}`;
-  const wait = Math.max(await reserve(pool, accountKey, MAX_FAILURES_PER_USER), await reserve(pool, `ip:${address}`, MAX_FAILURES_PER_ADDRESS));
-  if (wait > 0) throw new FleetError('throttled', 'too many failed sign-in attempts; try again later', { retryAfterSec: Math.ceil(wait / 1000) });
+  // The account's budget first: an attempt refused for it does not spend the address's.
+  for (const [key, limit] of [
+    [accountKey, MAX_FAILURES_PER_USER],
+    [`ip:${address}`, MAX_FAILURES_PER_ADDRESS],
+  ] as const) {
+    const wait = await reserve(pool, key, limit);
+    if (wait > 0) throw new FleetError('throttled', 'too many failed sign-in attempts; try again later', { retryAfterSec: Math.ceil(wait / 1000) });
+  }
   decoy ??= hashPassword('decoy password, never anyone’s');
   const tooLong = Buffer.byteLength(password, 'utf8') > PASSWORD_MAX_BYTES;
   const match = (await verifyPassword(password, user?.password_hash ?? (await decoy))) && !tooLong && Boolean(user?.password_hash);
