@@ -184,7 +184,12 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   // admin of every site (a user limited to sites cannot make a new one).
   const handlers: Record<FleetRouteKey, (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>> = {
     ...siteAdminHandlers({ pool, logger, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES), siteInScope, pageOf: (query) => listQuery(query, [], 50) }),
-    ...peopleHandlers({ pool, logger, sso: options.sso ? new FleetSso(options.sso, pool, logger) : null, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES) }),
+    ...peopleHandlers({
+      pool,
+      logger,
+      sso: options.sso ? new FleetSso(options.sso, pool, logger) : null,
+      readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES),
+    }),
     'GET /api/fleet/health': async (ctx) => {
       await pool.query('select 1');
       ctx.body = { status: 'ok', version };

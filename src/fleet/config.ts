@@ -69,7 +69,8 @@ function ssoConfig(env: NodeJS.ProcessEnv): FleetConfig['sso'] {
   if (!parsable(issuer)) throw new FleetConfigError('EMS_FLEET_OIDC_ISSUER is not a valid URL');
   const clientId = env.EMS_FLEET_OIDC_CLIENT_ID;
   const clientSecret = env.EMS_FLEET_OIDC_CLIENT_SECRET;
-  if (!clientId || !clientSecret) throw new FleetConfigError('EMS_FLEET_OIDC_CLIENT_ID and EMS_FLEET_OIDC_CLIENT_SECRET are required with EMS_FLEET_OIDC_ISSUER');
+  if (!clientId || !clientSecret)
+    throw new FleetConfigError('EMS_FLEET_OIDC_CLIENT_ID and EMS_FLEET_OIDC_CLIENT_SECRET are required with EMS_FLEET_OIDC_ISSUER');
   const publicUrl = env.EMS_FLEET_PUBLIC_URL;
   if (!publicUrl || !/^https?:\/\//.test(publicUrl) || !parsable(publicUrl))
     throw new FleetConfigError('EMS_FLEET_PUBLIC_URL is required with EMS_FLEET_OIDC_ISSUER: the address people open the fleet at (https://fleet.example.com)');

@@ -34,7 +34,7 @@ export async function createSession(pool: pg.Pool, userId: number): Promise<{ to
     [hashSecret(token), userId, SESSION_HOURS],
   );
   // Sessions that lapsed go as new ones are made (no job of their own).
-  await pool.query('delete from fleet_sessions where expires_at < now() - interval \'1 day\'');
+  await pool.query("delete from fleet_sessions where expires_at < now() - interval '1 day'");
   return { token, expiresAt: result.rows[0]!.expires_at.toISOString() };
 }
 
@@ -61,7 +61,10 @@ async function reserve(pool: pg.Pool, key: string, limit: number): Promise<numbe
 
 /** A name and a password: a session, 401 for a wrong pair (whichever part is wrong), 429 once a budget is spent. */
 export async function signInWithPassword(pool: pg.Pool, name: string, password: string, address: string): Promise<{ token: string; expiresAt: string }> {
-  const found = await pool.query<{ id: string; password_hash: string | null }>('select id, password_hash from fleet_users where lower(name) = lower($1) or lower(email) = lower($1)', [name]);
+  const found = await pool.query<{ id: string; password_hash: string | null }>(
+    'select id, password_hash from fleet_users where lower(name) = lower($1) or lower(email) = lower($1)',
+    [name],
+  );
   const user = found.rows[0];
   const accountKey = user ? `user:${user.id}` : `login:${name.toLowerCase()}`;
   // The account's budget first: an attempt refused for it does not spend the address's.
@@ -106,8 +109,10 @@ export async function invite(
     return { id, invitation, expiresAt: result.rows[0]!.invitation_expires_at.toISOString() };
   } catch (error) {
     await client.query('rollback').catch(() => {});
-    if ((error as { code?: string }).code === '23505') throw new FleetError('invalid_request', 'a fleet user with this name or email exists', { details: { field: '/name' } });
-    if ((error as { code?: string }).code === '23503') throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
+    if ((error as { code?: string }).code === '23505')
+      throw new FleetError('invalid_request', 'a fleet user with this name or email exists', { details: { field: '/name' } });
+    if ((error as { code?: string }).code === '23503')
+      throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
     if (!(error instanceof FleetError)) broken = error as Error;
     throw error;
   } finally {
@@ -181,7 +186,8 @@ export async function updatePerson(pool: pg.Pool, id: number, change: { role?: F
     await client.query('commit');
   } catch (error) {
     await client.query('rollback').catch(() => {});
-    if ((error as { code?: string }).code === '23503') throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
+    if ((error as { code?: string }).code === '23503')
+      throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
     if (!(error instanceof FleetError)) broken = error as Error;
     throw error;
   } finally {

@@ -37,7 +37,9 @@ function personId(ctx: Koa.Context): number {
   return Number(id);
 }
 
-export function peopleHandlers(needs: PeopleNeeds): Record<
+export function peopleHandlers(
+  needs: PeopleNeeds,
+): Record<
   | 'GET /api/fleet/auth/options'
   | 'POST /api/fleet/auth/sign-in'
   | 'POST /api/fleet/auth/sign-out'

@@ -12,7 +12,10 @@ export const SignInSchema = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 200, description: 'The user’s name or email.' }), password: Type.String({ minLength: 1, maxLength: 200 }) },
   { additionalProperties: false },
 );
-export const AcceptInvitationSchema = Type.Object({ invitation: Type.String({ minLength: 10, maxLength: 200 }), password: Password }, { additionalProperties: false });
+export const AcceptInvitationSchema = Type.Object(
+  { invitation: Type.String({ minLength: 10, maxLength: 200 }), password: Password },
+  { additionalProperties: false },
+);
 export const InviteSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' }),
@@ -31,7 +34,11 @@ export const SignInOptionsSchema = Type.Object(
   { additionalProperties: false },
 );
 export const InvitationSchema = Type.Object(
-  { id: Type.Integer(), invitation: Type.String({ description: 'Given once: the person sets their password with it.' }), expiresAt: Type.String({ format: 'date-time' }) },
+  {
+    id: Type.Integer(),
+    invitation: Type.String({ description: 'Given once: the person sets their password with it.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
   { additionalProperties: false },
 );
 export const PeopleSchema = Type.Object(

@@ -29,7 +29,12 @@ const NONE = undefined as unknown as TSchema;
 const site = S.SiteParamsSchema;
 
 const declared = {
-  'GET /api/fleet/health': { access: 'public', tag: 'service', summary: 'The service and its database answer.', schemas: { response: { 200: S.ServiceHealthSchema } } },
+  'GET /api/fleet/health': {
+    access: 'public',
+    tag: 'service',
+    summary: 'The service and its database answer.',
+    schemas: { response: { 200: S.ServiceHealthSchema } },
+  },
   'POST /api/fleet/enrol': {
     access: 'public',
     tag: 'sites',
@@ -39,7 +44,7 @@ const declared = {
   'POST /api/fleet/ingest': {
     access: 'site',
     tag: 'sites',
-    summary: "A box's batch of rows above its cursor: stored whole or refused whole (docs/fleet.md, \"The fleet's rules\").",
+    summary: 'A box\'s batch of rows above its cursor: stored whole or refused whole (docs/fleet.md, "The fleet\'s rules").',
     schemas: { body: BatchSchema, response: { 200: S.AcknowledgementSchema } },
     refusals: [409, 422, 429],
   },
@@ -85,7 +90,7 @@ const declared = {
   'GET /api/fleet/sites/:id/audit': {
     access: 'admin',
     tag: 'site administration',
-    summary: "What was done to the site by whom, newest first, with the reasons given (a page at a time).",
+    summary: 'What was done to the site by whom, newest first, with the reasons given (a page at a time).',
     schemas: { params: site, query: S.PageQuerySchema, response: { 200: SiteAuditPageSchema } },
   },
   'GET /api/fleet/auth/options': {
@@ -97,7 +102,8 @@ const declared = {
   'POST /api/fleet/auth/sign-in': {
     access: 'public',
     tag: 'people',
-    summary: "A name (or email) and password: a session token for 12 hours. The box's lockout rules: 10 failures an account, 100 an address in 15 minutes, then 429.",
+    summary:
+      "A name (or email) and password: a session token for 12 hours. The box's lockout rules: 10 failures an account, 100 an address in 15 minutes, then 429.",
     schemas: { body: P.SignInSchema, response: { 201: P.SessionSchema } },
     refusals: [401, 429],
   },
@@ -165,8 +171,20 @@ const declared = {
     schemas: { query: S.AlertQuerySchema, response: { 200: S.AlertPageSchema } },
   },
   'GET /api/fleet/me': { access: 'viewer', tag: 'portfolio', summary: 'The signed-in fleet user.', schemas: { response: { 200: S.FleetMeSchema } } },
-  'GET /api/fleet/sites.xlsx': { access: 'viewer', tag: 'portfolio', summary: 'The health list as an XLSX workbook.', schemas: { response: { 200: NONE } }, raw: XLSX },
-  'GET /api/fleet/eui.xlsx': { access: 'viewer', tag: 'portfolio', summary: 'The EUI ranking as an XLSX workbook.', schemas: { response: { 200: NONE } }, raw: XLSX },
+  'GET /api/fleet/sites.xlsx': {
+    access: 'viewer',
+    tag: 'portfolio',
+    summary: 'The health list as an XLSX workbook.',
+    schemas: { response: { 200: NONE } },
+    raw: XLSX,
+  },
+  'GET /api/fleet/eui.xlsx': {
+    access: 'viewer',
+    tag: 'portfolio',
+    summary: 'The EUI ranking as an XLSX workbook.',
+    schemas: { response: { 200: NONE } },
+    raw: XLSX,
+  },
   'GET /api/fleet/alerts.xlsx': {
     access: 'viewer',
     tag: 'portfolio',

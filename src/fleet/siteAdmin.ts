@@ -79,10 +79,19 @@ export async function siteAuditPage(
 ): Promise<{ items: SiteAuditEntry[]; total: number; page: number; pageSize: number }> {
   const exists = await pool.query('select 1 from sites where id = $1', [siteId]);
   if (exists.rowCount === 0) throw new FleetError('not_found', 'no such site');
-  const result = await pool.query<{ id: string; at: Date; user_name: string; action: AuditAction; reason: string | null; detail: Record<string, unknown>; total: string }>(
-    `select id, at, user_name, action, reason, detail, count(*) over () as total from site_audit where site_id = $1 order by id desc limit $2 offset $3`,
-    [siteId, page.pageSize, (page.page - 1) * page.pageSize],
-  );
+  const result = await pool.query<{
+    id: string;
+    at: Date;
+    user_name: string;
+    action: AuditAction;
+    reason: string | null;
+    detail: Record<string, unknown>;
+    total: string;
+  }>(`select id, at, user_name, action, reason, detail, count(*) over () as total from site_audit where site_id = $1 order by id desc limit $2 offset $3`, [
+    siteId,
+    page.pageSize,
+    (page.page - 1) * page.pageSize,
+  ]);
   return {
     items: result.rows.map((r) => ({ id: Number(r.id), at: r.at.toISOString(), user: r.user_name, action: r.action, reason: r.reason, detail: r.detail })),
     total: Number(result.rows[0]?.total ?? 0),

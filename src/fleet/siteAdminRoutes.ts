@@ -20,7 +20,9 @@ export type SiteAdminNeeds = {
   pageOf: (query: Record<string, unknown>) => { page: number; pageSize: number };
 };
 
-export function siteAdminHandlers(needs: SiteAdminNeeds): Record<
+export function siteAdminHandlers(
+  needs: SiteAdminNeeds,
+): Record<
   | 'POST /api/fleet/sites/:id/revoke'
   | 'POST /api/fleet/sites/:id/readmit'
   | 'PATCH /api/fleet/sites/:id'

@@ -22,7 +22,10 @@ export class FleetSso {
     private readonly pool: pg.Pool,
     private readonly logger: Logger,
   ) {
-    this.provider = new OidcProvider({ issuer: config.issuer, clientId: config.clientId, clientSecret: config.clientSecret, displayName: config.displayName }, logger);
+    this.provider = new OidcProvider(
+      { issuer: config.issuer, clientId: config.clientId, clientSecret: config.clientSecret, displayName: config.displayName },
+      logger,
+    );
   }
 
   get displayName(): string {
@@ -35,9 +38,17 @@ export class FleetSso {
 
   /** Where the browser goes to sign in at the issuer. */
   async start(): Promise<string> {
-    const request = { state: randomBytes(24).toString('base64url'), codeVerifier: randomBytes(48).toString('base64url'), nonce: randomBytes(24).toString('base64url') };
+    const request = {
+      state: randomBytes(24).toString('base64url'),
+      codeVerifier: randomBytes(48).toString('base64url'),
+      nonce: randomBytes(24).toString('base64url'),
+    };
     await this.pool.query(`delete from fleet_sso_requests where created_at < now() - make_interval(mins => $1)`, [REQUEST_MINUTES]);
-    await this.pool.query('insert into fleet_sso_requests (state, code_verifier, nonce) values ($1, $2, $3)', [request.state, request.codeVerifier, request.nonce]);
+    await this.pool.query('insert into fleet_sso_requests (state, code_verifier, nonce) values ($1, $2, $3)', [
+      request.state,
+      request.codeVerifier,
+      request.nonce,
+    ]);
     return this.provider.authorizationUrl({ ...request, redirectUri: this.redirectUri });
   }
 
@@ -59,7 +70,14 @@ export class FleetSso {
     if (!request) return { error: 'sso_failed' };
     let profile: { providerUserId: string; email?: string };
     try {
-      profile = await this.provider.exchange({ state, code, iss: text('iss'), codeVerifier: request.code_verifier, nonce: request.nonce, redirectUri: this.redirectUri });
+      profile = await this.provider.exchange({
+        state,
+        code,
+        iss: text('iss'),
+        codeVerifier: request.code_verifier,
+        nonce: request.nonce,
+        redirectUri: this.redirectUri,
+      });
     } catch (error) {
       this.logger.warn({ reason: (error as Error).message }, 'fleet single sign-on failed');
       return { error: 'sso_failed' };

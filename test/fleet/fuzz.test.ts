@@ -46,5 +46,7 @@ test('every fleet operation answers only what its document declares, as every ca
   // anonymous and as a site, refused before the workbook is made).
   assert.equal(figures.requests, figures.operations * 5 + (figures.operations - 3) * 5 * 4 + 3 * 2 * 4);
   for (const status of ['200', '201', '204', '400', '401', '403', '404']) assert.ok(figures.statuses[status], `status ${status} seen`);
-  console.log(`fleet fuzz seed ${seed}: ${figures.requests} requests over ${figures.operations} operations in ${figures.ms} ms; statuses ${JSON.stringify(figures.statuses)}`);
+  console.log(
+    `fleet fuzz seed ${seed}: ${figures.requests} requests over ${figures.operations} operations in ${figures.ms} ms; statuses ${JSON.stringify(figures.statuses)}`,
+  );
 });

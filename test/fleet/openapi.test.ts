@@ -10,7 +10,9 @@ import { FLEET_SCHEMA_FILE, generateFleetSchemaTypes } from '../../src/fleet/web
 
 test('the document lists every route of the table once, with the statuses its access, path and body give', () => {
   const doc = buildFleetOpenApi({ version: '1.2.3' }) as any;
-  const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
+  const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
   assert.deepEqual(operations.map((o) => o.key).sort(), FLEET_ROUTES.map((r) => `${r.method} ${r.path.replace(/:id/, '{id}')}`).sort());
   const statuses = (key: string) => Object.keys(operations.find((o) => o.key === key)!.op.responses).map(Number);
   assert.deepEqual(statuses('GET /api/fleet/health'), [200, 431, 503]);

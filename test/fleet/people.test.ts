@@ -28,7 +28,9 @@ before(async () => {
     token.payload.sub = person.sub;
   });
   cluster = await startFleetDatabase();
-  fleet = await startFleet(cluster.url, { sso: { issuer: issuer.issuer.url!, clientId: 'ems-fleet', clientSecret: 'ems-fleet-secret', displayName: 'Corp SSO' } });
+  fleet = await startFleet(cluster.url, {
+    sso: { issuer: issuer.issuer.url!, clientId: 'ems-fleet', clientSecret: 'ems-fleet-secret', displayName: 'Corp SSO' },
+  });
   admin = (await addUser(fleet.db.pool, 'first-admin', 'admin')).token;
 });
 after(async () => {
@@ -58,13 +60,19 @@ describe('passwords and invitations', () => {
     assert.match(invited.body.invitation, /^ems_invite_/);
     // Before it is accepted there is no way in.
     assert.equal((await call('POST', '/api/fleet/auth/sign-in', undefined, { name: 'Dana', password: 'whatever it is' })).status, 401);
-    assert.equal((await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'short' })).body.details.field, '/password');
+    assert.equal(
+      (await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'short' })).body.details.field,
+      '/password',
+    );
     const tooLong = await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'ü'.repeat(40) });
     assert.equal(tooLong.status, 400, 'over 72 bytes (bcrypt would ignore the rest)');
     const accepted = await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'correct horse battery' });
     assert.equal(accepted.status, 201);
     // Used once.
-    assert.equal((await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'another password' })).body.code, 'invitation_invalid');
+    assert.equal(
+      (await call('POST', '/api/fleet/auth/accept', undefined, { invitation: invited.body.invitation, password: 'another password' })).body.code,
+      'invitation_invalid',
+    );
 
     const signedIn = await call('POST', '/api/fleet/auth/sign-in', undefined, { name: 'dana@corp.example', password: 'correct horse battery' });
     assert.equal(signedIn.status, 201);
@@ -143,7 +151,10 @@ describe('single sign-on', () => {
     const names = (await call('GET', '/api/fleet/users', admin)).body.items.map((u: { email: string | null }) => u.email);
     assert.ok(!names.includes('stranger@corp.example'));
     // A callback with a state the fleet never gave (or gave and took back) is refused.
-    assert.equal(new URL((await call('GET', '/api/fleet/auth/sso/callback?code=abc&state=forged')).headers.get('location')!, fleet.url).hash, '#sso-error=sso_failed');
+    assert.equal(
+      new URL((await call('GET', '/api/fleet/auth/sso/callback?code=abc&state=forged')).headers.get('location')!, fleet.url).hash,
+      '#sso-error=sso_failed',
+    );
   });
 
   test('an invited person signs in with the issuer by their verified email, then by their subject; an unverified email is not taken', async () => {

@@ -115,20 +115,34 @@ describe('roles that hold', () => {
       // Signing in is public; the users and their roles are for an admin of every site.
       'GET /api/fleet/auth/options': [{ path: '/api/fleet/auth/options', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'POST /api/fleet/auth/sign-in': [
-        { path: '/api/fleet/auth/sign-in', body: { name: 'nobody', password: 'not a password' }, expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 } },
+        {
+          path: '/api/fleet/auth/sign-in',
+          body: { name: 'nobody', password: 'not a password' },
+          expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 },
+        },
       ],
       'POST /api/fleet/auth/sign-out': [{ path: '/api/fleet/auth/sign-out', body: {}, expect: { limitedAdmin: 204, limitedViewer: 204, viewer: 204 } }],
       'POST /api/fleet/auth/accept': [
-        { path: '/api/fleet/auth/accept', body: { invitation: 'ems_invite_unknown', password: 'long enough' }, expect: { limitedAdmin: 400, limitedViewer: 400, viewer: 400 } },
+        {
+          path: '/api/fleet/auth/accept',
+          body: { invitation: 'ems_invite_unknown', password: 'long enough' },
+          expect: { limitedAdmin: 400, limitedViewer: 400, viewer: 400 },
+        },
       ],
       'GET /api/fleet/auth/sso': [{ path: '/api/fleet/auth/sso', expect: { limitedAdmin: 404, limitedViewer: 404, viewer: 404 } }],
-      'GET /api/fleet/auth/sso/callback': [{ path: '/api/fleet/auth/sso/callback?code=x&state=y', expect: { limitedAdmin: 302, limitedViewer: 302, viewer: 302 } }],
+      'GET /api/fleet/auth/sso/callback': [
+        { path: '/api/fleet/auth/sso/callback?code=x&state=y', expect: { limitedAdmin: 302, limitedViewer: 302, viewer: 302 } },
+      ],
       'GET /api/fleet/users': [{ path: '/api/fleet/users', expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 200 } }],
       'POST /api/fleet/users': [
         { path: '/api/fleet/users', body: { name: 'Invited', role: 'viewer' }, expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 201 } },
       ],
       'PATCH /api/fleet/users/:id': [
-        { path: `/api/fleet/users/${limitedViewerUser.id}`, body: { sites: [mine.siteId] }, expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 204 } },
+        {
+          path: `/api/fleet/users/${limitedViewerUser.id}`,
+          body: { sites: [mine.siteId] },
+          expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 204 },
+        },
       ],
       'GET /api/fleet/sites': [{ path: '/api/fleet/sites', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/sites/:id/meters': [

@@ -34,8 +34,8 @@ const BOX_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const BOX_B = 'bbbbbbbb-0000-4000-8000-00000000000b';
 
 async function openAlarms(siteId: string): Promise<number> {
-  return (await fleet.db.pool.query(`select count(*)::int as n from fleet_alarms where site_id = $1 and kind = 'second_box' and cleared_at is null`, [siteId])).rows[0]
-    .n;
+  return (await fleet.db.pool.query(`select count(*)::int as n from fleet_alarms where site_id = $1 and kind = 'second_box' and cleared_at is null`, [siteId]))
+    .rows[0].n;
 }
 
 test('a site renamed, revoked and re-admitted: the list shows the new name, the box is refused then taken again, each step audited', async () => {
@@ -81,7 +81,11 @@ test("a second box discarded with a reason: its batches stay refused and raise t
   const own = await call('POST', `/api/fleet/sites/${site.siteId}/second-box`, { decision: 'discard', installId: BOX_A, reason: 'x' });
   assert.equal(own.status, 400);
   assert.equal(own.body.details.field, '/installId');
-  assert.equal((await call('POST', `/api/fleet/sites/${site.siteId}/second-box`, { decision: 'discard', installId: BOX_B, reason: 'spare unit restored from a backup' })).status, 204);
+  assert.equal(
+    (await call('POST', `/api/fleet/sites/${site.siteId}/second-box`, { decision: 'discard', installId: BOX_B, reason: 'spare unit restored from a backup' }))
+      .status,
+    204,
+  );
   assert.equal(await openAlarms(site.siteId), 0);
   // The discarded box is still refused, and raises no alarm again; the site's box goes on.
   assert.equal((await sendBatch(fleet.url, site.credential, batch(2, BOX_B))).body.code, 'second_box');
@@ -92,7 +96,10 @@ test("a second box discarded with a reason: its batches stay refused and raise t
   const BOX_C = 'cccccccc-0000-4000-8000-00000000000c';
   assert.equal((await sendBatch(fleet.url, site.credential, batch(4, BOX_C))).body.code, 'second_box');
   assert.equal(await openAlarms(site.siteId), 1);
-  assert.equal((await call('POST', `/api/fleet/sites/${site.siteId}/second-box`, { decision: 'release', installId: BOX_C, reason: 'the old unit was replaced' })).status, 204);
+  assert.equal(
+    (await call('POST', `/api/fleet/sites/${site.siteId}/second-box`, { decision: 'release', installId: BOX_C, reason: 'the old unit was replaced' })).status,
+    204,
+  );
   assert.equal(await openAlarms(site.siteId), 0);
   assert.equal((await sendBatch(fleet.url, site.credential, batch(4, BOX_C))).status, 200);
   assert.equal((await sendBatch(fleet.url, site.credential, batch(6, BOX_A))).body.code, 'second_box');

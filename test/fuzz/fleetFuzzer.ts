@@ -77,7 +77,10 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
   const check = async (operation: Operation, caller: FleetCaller, url: string, body: string | undefined) => {
     const response = await fetch(`${fleet.url}${url}`, {
       method: operation.method,
-      headers: { ...(tokens[caller] ? { authorization: `Bearer ${tokens[caller]}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(tokens[caller] ? { authorization: `Bearer ${tokens[caller]}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body,
       redirect: 'manual',
     });
@@ -124,7 +127,10 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
         'POST /api/fleet/users': async () => ({ name: `fuzz-invited-${options.seed}-${caller}`, role: 'viewer', sites: [theirs.siteId] }),
         'PATCH /api/fleet/users/{id}': async () => ({ role: 'viewer', sites: [theirs.siteId] }),
         'POST /api/fleet/auth/sign-in': async () => ({ name: `fuzz-password-${options.seed}`, password: PASSWORD }),
-        'POST /api/fleet/auth/accept': async () => ({ invitation: (await invite(fleet.db.pool, { name: `fuzz-accept-${options.seed}-${caller}`, role: 'viewer' })).invitation, password: PASSWORD }),
+        'POST /api/fleet/auth/accept': async () => ({
+          invitation: (await invite(fleet.db.pool, { name: `fuzz-accept-${options.seed}-${caller}`, role: 'viewer' })).invitation,
+          password: PASSWORD,
+        }),
       };
       if (valid[operation.key]) body = JSON.stringify(await valid[operation.key]!());
       if (operation.key === 'POST /api/fleet/enrol') body = JSON.stringify({ code: (await createEnrolmentCode(fleet.db.pool, `Fuzz ${caller}`)).code });
@@ -133,11 +139,20 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
     }
     for (const caller of CALLERS) {
       // An XLSX export costs a worker's second of CPU: hostile input goes to it only where it is refused before that.
-      if (operation.op.responses['200']?.content && !operation.op.responses['200'].content['application/json'] && !['anonymous', 'site'].includes(caller)) continue;
+      if (operation.op.responses['200']?.content && !operation.op.responses['200'].content['application/json'] && !['anonymous', 'site'].includes(caller))
+        continue;
       for (let i = 0; i < options.hostilePerCaller; i++) {
         // An empty id is another path (another operation's, or none), not this operation's.
-        const id = random.pick([mine.siteId, theirs.siteId, '00000000-0000-4000-8000-000000000000', String(hostileValue(doc, random, { type: 'string' })) || 'x']);
-        const query = queryParameters(operation).map((p: Json) => [p.name, random.chance(0.5) ? hostileValue(doc, random, p.schema) : validValue(doc, random, p.schema)]);
+        const id = random.pick([
+          mine.siteId,
+          theirs.siteId,
+          '00000000-0000-4000-8000-000000000000',
+          String(hostileValue(doc, random, { type: 'string' })) || 'x',
+        ]);
+        const query = queryParameters(operation).map((p: Json) => [
+          p.name,
+          random.chance(0.5) ? hostileValue(doc, random, p.schema) : validValue(doc, random, p.schema),
+        ]);
         if (random.chance(0.3)) query.push([random.pick(['unknown', 'page', 'sort']), random.int(-5, 5)]);
         const body = schema
           ? random.chance(0.15)
