@@ -17,3 +17,4 @@ export type FleetAlert = AlertPage['items'][number];
 export type FleetMeter = Ok<'getApiFleetSitesIdMeters'>['items'][number];
 export type FleetUser = Ok<'getApiFleetMe'>;
 export type SiteAuditPage = Ok<'getApiFleetSitesIdAudit'>;
+export type People = Ok<'getApiFleetUsers'>;
