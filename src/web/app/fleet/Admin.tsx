@@ -109,7 +109,7 @@ function Sites() {
           </thead>
           <tbody>
             {sites.data?.items.map((site) => (
-              <SiteRow key={`${site.id}${site.name}${site.status}`} site={site} reload={sites.reload} />
+              <SiteRow key={site.id} site={site} reload={sites.reload} />
             ))}
           </tbody>
         </table>
@@ -235,7 +235,7 @@ function PeopleCard() {
           </thead>
           <tbody>
             {people.data?.items.map((person) => (
-              <PersonRow key={`${person.id}${person.role}${person.sites?.join()}`} person={person} sites={list} reload={people.reload} />
+              <PersonRow key={person.id} person={person} sites={list} reload={people.reload} />
             ))}
           </tbody>
         </table>
