@@ -12,12 +12,17 @@ import { fleetStaffApp } from '../web/index.ts';
 import { DatabaseClock } from './clock.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
-import { addUser, chooseBox, createEnrolmentCode, enrol, leave, revokeSite, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { addUser, createEnrolmentCode, enrol, leave, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
 import { alertList, byGrade, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
-import { firstError, validateEnrol, validateEnrolmentCodeRequest, validateSiteBox } from './schemas.ts';
+import { fleetDocumentation } from './openapi.ts';
+import { FLEET_ROUTES, type FleetRouteKey } from './routes.ts';
+import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
+import { peopleHandlers } from './peopleRoutes.ts';
+import { siteAdminHandlers } from './siteAdminRoutes.ts';
+import { FleetSso, type FleetSsoConfig } from './sso.ts';
 
 /** A batch body may not exceed this (20,000 rows of ~120 bytes of JSON each fit in 4 MiB; 16 leaves room). */
 export const MAX_BATCH_BYTES = 16 * 1024 * 1024;
@@ -30,48 +35,7 @@ const MAX_JSON_BYTES = 64 * 1024;
 export const SMALL_BATCH_BYTES = 512 * 1024;
 const LIVE_RESERVE = 2;
 
-/** Who may call a route: public, a site (its credential), a fleet user (viewer or admin, within their sites), an admin of every site. */
-export type FleetAccess = 'public' | 'site' | 'viewer' | 'admin' | 'fleet-admin';
-
-/** The fleet's routes and who may call each; createFleetApp serves exactly these. */
-export const FLEET_ROUTES = [
-  { method: 'GET', path: '/api/fleet/health', access: 'public' },
-  { method: 'POST', path: '/api/fleet/enrol', access: 'public' },
-  { method: 'POST', path: '/api/fleet/ingest', access: 'site' },
-  { method: 'POST', path: '/api/fleet/leave', access: 'site' },
-  { method: 'POST', path: '/api/fleet/enrolment-codes', access: 'fleet-admin' },
-  { method: 'POST', path: '/api/fleet/sites/:id/revoke', access: 'admin' },
-  { method: 'POST', path: '/api/fleet/sites/:id/box', access: 'admin' },
-  { method: 'GET', path: '/api/fleet/sites', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/sites/:id/meters', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/eui', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/alerts', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/me', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/sites.xlsx', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/eui.xlsx', access: 'viewer' },
-  { method: 'GET', path: '/api/fleet/alerts.xlsx', access: 'viewer' },
-].map((route) => ({ ...route, key: `${route.method} ${route.path}` })) as unknown as ReadonlyArray<{
-  method: 'GET' | 'POST';
-  path: string;
-  access: FleetAccess;
-  key: FleetRouteKey;
-}>;
-type FleetRouteKey =
-  | 'GET /api/fleet/health'
-  | 'POST /api/fleet/enrol'
-  | 'POST /api/fleet/ingest'
-  | 'POST /api/fleet/leave'
-  | 'POST /api/fleet/enrolment-codes'
-  | 'POST /api/fleet/sites/:id/revoke'
-  | 'POST /api/fleet/sites/:id/box'
-  | 'GET /api/fleet/sites'
-  | 'GET /api/fleet/sites/:id/meters'
-  | 'GET /api/fleet/eui'
-  | 'GET /api/fleet/alerts'
-  | 'GET /api/fleet/me'
-  | 'GET /api/fleet/sites.xlsx'
-  | 'GET /api/fleet/eui.xlsx'
-  | 'GET /api/fleet/alerts.xlsx';
+export { FLEET_ROUTES, type FleetAccess } from './routes.ts';
 
 export type FleetAppOptions = {
   db: FleetDb;
@@ -84,6 +48,8 @@ export type FleetAppOptions = {
   limits?: IngestLimits;
   now?: () => number;
   webDir?: string;
+  /** Single sign-on with an OIDC issuer (EMS_FLEET_OIDC_*); absent: passwords and printed tokens only. */
+  sso?: FleetSsoConfig | null;
 };
 
 async function readJson(req: http.IncomingMessage, limit: number): Promise<unknown> {
@@ -217,6 +183,13 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   // not served. `site` = a site credential; `viewer`/`admin` = a fleet user, limited to their sites; `fleet-admin` = an
   // admin of every site (a user limited to sites cannot make a new one).
   const handlers: Record<FleetRouteKey, (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>> = {
+    ...siteAdminHandlers({ pool, logger, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES), siteInScope, pageOf: (query) => listQuery(query, [], 50) }),
+    ...peopleHandlers({
+      pool,
+      logger,
+      sso: options.sso ? new FleetSso(options.sso, pool, logger) : null,
+      readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES),
+    }),
     'GET /api/fleet/health': async (ctx) => {
       await pool.query('select 1');
       ctx.body = { status: 'ok', version };
@@ -259,22 +232,6 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ctx.status = 201;
       ctx.body = await createEnrolmentCode(pool, body.siteName, body.validHours);
     },
-    'POST /api/fleet/sites/:id/revoke': async (ctx, user) => {
-      const siteId = siteInScope(user!, ctx.params.id);
-      await revokeSite(pool, siteId);
-      euiChanged();
-      logger.info({ siteId, by: user!.name }, 'site revoked');
-      ctx.status = 204;
-    },
-    // Which box is the site (after a second box's alarm): its install id; the other box's batches are refused from then on.
-    'POST /api/fleet/sites/:id/box': async (ctx, user) => {
-      const siteId = siteInScope(user!, ctx.params.id);
-      const body = await readJson(ctx.req, MAX_JSON_BYTES);
-      if (!validateSiteBox(body)) throw new FleetError('invalid_request', `refused: ${firstError(validateSiteBox)}`);
-      await chooseBox(pool, siteId, body.installId);
-      logger.info({ siteId, installId: body.installId, by: user!.name }, 'site box chosen');
-      ctx.status = 204;
-    },
     'GET /api/fleet/sites': async (ctx, user) => {
       ctx.body = await siteHealthPage(readPool, user!.sites, listQuery(ctx.query, ['site'], 100), await now());
     },
@@ -306,7 +263,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   };
   for (const route of FLEET_ROUTES) {
     const handler = handlers[route.key];
-    const method = route.method.toLowerCase() as 'get' | 'post';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch';
     router[method](route.path, async (ctx) => {
       let user: FleetUser | undefined;
       if (route.access === 'viewer' || route.access === 'admin' || route.access === 'fleet-admin') {
@@ -318,6 +275,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
   }
 
   // The staff app in fleet mode: index.html for a browser navigation outside /api, the built assets (dist/web).
+  app.use(fleetDocumentation());
   app.use(fleetStaffApp(options.webDir));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -12,6 +12,8 @@ export type FleetConfig = {
   maxConcurrentIngests: number;
   poolSize: number;
   logLevel: string;
+  /** Single sign-on (EMS_FLEET_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _NAME and EMS_FLEET_PUBLIC_URL); null: off. */
+  sso: { issuer: string; clientId: string; clientSecret: string; displayName: string; publicUrl: string } | null;
 };
 
 export class FleetConfigError extends Error {}
@@ -56,5 +58,21 @@ export function loadFleetConfig(env: NodeJS.ProcessEnv = process.env): FleetConf
     maxConcurrentIngests,
     poolSize: maxConcurrentIngests + 4,
     logLevel: env.EMS_LOG_LEVEL || 'info',
+    sso: ssoConfig(env),
   };
+}
+
+/** Single sign-on is on when the issuer is set; then the client and the fleet's own public URL (the redirect) are required. */
+function ssoConfig(env: NodeJS.ProcessEnv): FleetConfig['sso'] {
+  const issuer = env.EMS_FLEET_OIDC_ISSUER;
+  if (!issuer) return null;
+  if (!parsable(issuer)) throw new FleetConfigError('EMS_FLEET_OIDC_ISSUER is not a valid URL');
+  const clientId = env.EMS_FLEET_OIDC_CLIENT_ID;
+  const clientSecret = env.EMS_FLEET_OIDC_CLIENT_SECRET;
+  if (!clientId || !clientSecret)
+    throw new FleetConfigError('EMS_FLEET_OIDC_CLIENT_ID and EMS_FLEET_OIDC_CLIENT_SECRET are required with EMS_FLEET_OIDC_ISSUER');
+  const publicUrl = env.EMS_FLEET_PUBLIC_URL;
+  if (!publicUrl || !/^https?:\/\//.test(publicUrl) || !parsable(publicUrl))
+    throw new FleetConfigError('EMS_FLEET_PUBLIC_URL is required with EMS_FLEET_OIDC_ISSUER: the address people open the fleet at (https://fleet.example.com)');
+  return { issuer, clientId, clientSecret, displayName: env.EMS_FLEET_OIDC_NAME || 'Single sign-on', publicUrl };
 }

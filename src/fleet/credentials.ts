@@ -6,8 +6,8 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** A site credential or user token: `ems_site_…` / `ems_user_…`, so a leaked one is recognisable in a log scan. */
-export function newSecret(prefix: 'site' | 'user'): string {
+/** A site credential, user token, session or invitation: `ems_site_…`, `ems_user_…`…, so a leaked one is recognisable in a log scan. */
+export function newSecret(prefix: 'site' | 'user' | 'session' | 'invite'): string {
   return `ems_${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 

@@ -108,8 +108,10 @@ export async function addUser(pool: pg.Pool, name: string, role: FleetRole, site
 export async function userForToken(pool: pg.Pool, token: string | undefined): Promise<FleetUser> {
   if (token) {
     const result = await pool.query<{ id: string; name: string; role: FleetRole; sites: string[] | null }>(
+      // The printed token (fleetctl), or a session a sign-in made (password or single sign-on, src/fleet/people.ts).
       `select u.id, u.name, u.role, (select array_agg(site_id::text) from fleet_user_sites s where s.user_id = u.id) as sites
-       from fleet_users u where u.token_hash = $1`,
+       from fleet_users u
+       where u.token_hash = $1 or u.id = (select user_id from fleet_sessions where token_hash = $1 and expires_at > now())`,
       [hashSecret(token)],
     );
     const row = result.rows[0];

@@ -276,6 +276,7 @@ export class Ingest {
           `insert into fleet_alarms (site_id, kind, message)
            select id, 'second_box', 'second box: another box (install id ' || $2 || ') sends with this site''s credential; its rows are refused and kept on it. The site''s box is '
              || install_id || '. A fleet admin says which box is the site.' from sites where id = $1
+             and not exists (select 1 from site_audit d where d.site_id = $1 and d.action = 'discard-second-box' and d.detail->>'installId' = $2)
            on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
           [siteId, installId ?? 'none: older software'],
         )

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const db = openFleetDb(config.databaseUrl, { poolSize: config.poolSize });
   // The portfolio from a streaming replica when one is configured (docs/fleet.md "Replica and failover").
   const readDb = config.readDatabaseUrl ? openFleetDb(config.readDatabaseUrl, { poolSize: config.readPoolSize }) : undefined;
-  const app = createFleetApp({ db, readDb, logger, maxConcurrentIngests: config.maxConcurrentIngests });
+  const app = createFleetApp({ db, readDb, logger, maxConcurrentIngests: config.maxConcurrentIngests, sso: config.sso });
   const { server, url } = await listenFleet(app, config);
   logger.info(
     { version, url, tls: Boolean(config.tls), database: new URL(config.databaseUrl).pathname.slice(1), readReplica: Boolean(readDb) },

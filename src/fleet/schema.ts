@@ -189,7 +189,40 @@ export const fleetUsers = pgTable('fleet_users', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   name: text('name').notNull().unique(),
   role: text('role', { enum: FLEET_ROLES }).notNull(),
-  tokenHash: text('token_hash').notNull().unique(),
+  /** The printed token (`fleetctl user add`), the first admin's bootstrap; null for users who sign in otherwise. */
+  tokenHash: text('token_hash').unique(),
+  createdAt: at('created_at').notNull().defaultNow(),
+  email: text('email'),
+  /** bcrypt (cost 10, the box's). */
+  passwordHash: text('password_hash'),
+  /** The OIDC issuer's `sub` once the user signed in with it. */
+  oidcSubject: text('oidc_subject'),
+  /** An open invitation: its code's SHA-256 and when it lapses. */
+  invitationHash: text('invitation_hash'),
+  invitationExpiresAt: at('invitation_expires_at'),
+});
+
+/** Sessions made by a sign-in (password or single sign-on): the bearer token's SHA-256, 12 hours. */
+export const fleetSessions = pgTable('fleet_sessions', {
+  tokenHash: text('token_hash').primaryKey(),
+  userId: bigint('user_id', { mode: 'number' })
+    .notNull()
+    .references(() => fleetUsers.id, { onDelete: 'cascade' }),
+  expiresAt: at('expires_at').notNull(),
+});
+
+/** Failed password checks per account and per address in the current 15-minute window (the box's lockout rules). */
+export const fleetLoginThrottle = pgTable('fleet_login_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  windowStartedAt: at('window_started_at').notNull(),
+});
+
+/** A single sign-on on its way: the state sent to the issuer, the PKCE verifier and nonce (10 minutes). */
+export const fleetSsoRequests = pgTable('fleet_sso_requests', {
+  state: text('state').primaryKey(),
+  codeVerifier: text('code_verifier').notNull(),
+  nonce: text('nonce').notNull(),
   createdAt: at('created_at').notNull().defaultNow(),
 });
 
@@ -235,4 +268,21 @@ export const fleetUserSites = pgTable(
       .references(() => sites.id, { onDelete: 'cascade' }),
   },
   (table) => [primaryKey({ columns: [table.userId, table.siteId] })],
+);
+
+/** The site administration's audit trail (src/fleet/siteAdmin.ts): who did what to a site, when, and why. */
+export const siteAudit = pgTable(
+  'site_audit',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    at: at('at').notNull().defaultNow(),
+    userName: text('user_name').notNull(),
+    action: text('action').notNull(),
+    reason: text('reason'),
+    detail: jsonb('detail').notNull().default({}),
+  },
+  (table) => [index('site_audit_site_at').on(table.siteId, table.id)],
 );

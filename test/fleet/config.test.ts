@@ -47,3 +47,32 @@ test('the fleet service refuses to start on a bad replica URL, with one line nam
   assert.equal(lines.length, 1, result.stderr);
   assert.match(lines[0]!, /EMS_FLEET_READ_DATABASE_URL must start with postgresql:\/\//);
 });
+
+test('single sign-on: off without an issuer; with one, the client and the public URL are required, each named', () => {
+  assert.equal(loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary }).sso, null);
+  const sso = {
+    EMS_FLEET_OIDC_ISSUER: 'https://login.corp.example/realms/staff',
+    EMS_FLEET_OIDC_CLIENT_ID: 'ems-fleet',
+    EMS_FLEET_OIDC_CLIENT_SECRET: 'secret',
+    EMS_FLEET_PUBLIC_URL: 'https://fleet.corp.example',
+  };
+  assert.deepEqual(loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary, ...sso }).sso, {
+    issuer: sso.EMS_FLEET_OIDC_ISSUER,
+    clientId: 'ems-fleet',
+    clientSecret: 'secret',
+    displayName: 'Single sign-on',
+    publicUrl: 'https://fleet.corp.example',
+  });
+  for (const [change, name] of [
+    [{ EMS_FLEET_OIDC_ISSUER: 'not a url' }, 'EMS_FLEET_OIDC_ISSUER'],
+    [{ EMS_FLEET_OIDC_CLIENT_SECRET: '' }, 'EMS_FLEET_OIDC_CLIENT_ID'],
+    [{ EMS_FLEET_PUBLIC_URL: '' }, 'EMS_FLEET_PUBLIC_URL'],
+    [{ EMS_FLEET_PUBLIC_URL: 'fleet.corp.example' }, 'EMS_FLEET_PUBLIC_URL'],
+  ] as const) {
+    assert.throws(
+      () => loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary, ...sso, ...change }),
+      (error: Error) => error instanceof FleetConfigError && error.message.startsWith(name),
+      name,
+    );
+  }
+});

@@ -30,6 +30,7 @@ async function call(method: string, path: string, token: string | undefined, bod
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body !== undefined ? JSON.stringify(body) : undefined,
+    redirect: 'manual',
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
@@ -47,7 +48,8 @@ describe('roles that hold', () => {
       assert.equal((await sendBatch(fleet.url, site.credential, intervalBatch({ after: 0, from: quarterAgo(2), count: 2 }))).status, 200);
     }
     const limitedAdmin = (await addUser(fleet.db.pool, 'limited-admin', 'admin', [mine.siteId, spare.siteId])).token;
-    const limitedViewer = (await addUser(fleet.db.pool, 'limited-viewer', 'viewer', [mine.siteId])).token;
+    const limitedViewerUser = await addUser(fleet.db.pool, 'limited-viewer', 'viewer', [mine.siteId]);
+    const limitedViewer = limitedViewerUser.token;
     const viewer = (await addUser(fleet.db.pool, 'viewer-all', 'viewer')).token;
     const admin = (await addUser(fleet.db.pool, 'admin-all', 'admin')).token;
 
@@ -84,6 +86,63 @@ describe('roles that hold', () => {
           expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 },
         },
         { path: `/api/fleet/sites/${mine.siteId}/box`, body: { installId: 'nope' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
+      ],
+      // Site administration (issue 55 item 5): another site is 404 to a limited admin, the role is 403 to viewers.
+      'POST /api/fleet/sites/:id/readmit': [
+        { path: `/api/fleet/sites/${theirs.siteId}/readmit`, body: {}, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/readmit`, body: {}, expect: { limitedAdmin: 204, limitedViewer: 403, viewer: 403 } },
+      ],
+      'PATCH /api/fleet/sites/:id': [
+        { path: `/api/fleet/sites/${theirs.siteId}`, body: { name: 'Taken' }, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}`, body: { name: '' }, expect: { limitedAdmin: 400, limitedViewer: 403, viewer: 403 } },
+      ],
+      'POST /api/fleet/sites/:id/second-box': [
+        {
+          path: `/api/fleet/sites/${theirs.siteId}/second-box`,
+          body: { decision: 'discard', installId: '0c0c0c0c-0000-4000-8000-00000000000c', reason: 'spare' },
+          expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 },
+        },
+        {
+          path: `/api/fleet/sites/${mine.siteId}/second-box`,
+          body: { decision: 'discard', installId: '0c0c0c0c-0000-4000-8000-00000000000c', reason: 'spare' },
+          expect: { limitedAdmin: 409, limitedViewer: 403, viewer: 403 },
+        },
+      ],
+      'GET /api/fleet/sites/:id/audit': [
+        { path: `/api/fleet/sites/${theirs.siteId}/audit`, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/audit`, expect: { limitedAdmin: 200, limitedViewer: 403, viewer: 403 } },
+      ],
+      // Signing in is public; the users and their roles are for an admin of every site.
+      'GET /api/fleet/auth/options': [{ path: '/api/fleet/auth/options', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
+      'POST /api/fleet/auth/sign-in': [
+        {
+          path: '/api/fleet/auth/sign-in',
+          body: { name: 'nobody', password: 'not a password' },
+          expect: { limitedAdmin: 401, limitedViewer: 401, viewer: 401 },
+        },
+      ],
+      'POST /api/fleet/auth/sign-out': [{ path: '/api/fleet/auth/sign-out', body: {}, expect: { limitedAdmin: 204, limitedViewer: 204, viewer: 204 } }],
+      'POST /api/fleet/auth/accept': [
+        {
+          path: '/api/fleet/auth/accept',
+          body: { invitation: 'ems_invite_unknown', password: 'long enough' },
+          expect: { limitedAdmin: 400, limitedViewer: 400, viewer: 400 },
+        },
+      ],
+      'GET /api/fleet/auth/sso': [{ path: '/api/fleet/auth/sso', expect: { limitedAdmin: 404, limitedViewer: 404, viewer: 404 } }],
+      'GET /api/fleet/auth/sso/callback': [
+        { path: '/api/fleet/auth/sso/callback?code=x&state=y', expect: { limitedAdmin: 302, limitedViewer: 302, viewer: 302 } },
+      ],
+      'GET /api/fleet/users': [{ path: '/api/fleet/users', expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 200 } }],
+      'POST /api/fleet/users': [
+        { path: '/api/fleet/users', body: { name: 'Invited', role: 'viewer' }, expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 201 } },
+      ],
+      'PATCH /api/fleet/users/:id': [
+        {
+          path: `/api/fleet/users/${limitedViewerUser.id}`,
+          body: { sites: [mine.siteId] },
+          expect: { limitedAdmin: 403, limitedViewer: 403, viewer: 403, admin: 204 },
+        },
       ],
       'GET /api/fleet/sites': [{ path: '/api/fleet/sites', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/sites/:id/meters': [

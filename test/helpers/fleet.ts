@@ -3,6 +3,7 @@
 import type http from 'node:http';
 import pino from 'pino';
 import { addUser, createFleetApp, listenFleet } from '../../src/fleet/app.ts';
+import type { FleetSsoConfig } from '../../src/fleet/sso.ts';
 import type { DatabaseClock } from '../../src/fleet/clock.ts';
 import { migrateFleetDb, openFleetDb, type FleetDb } from '../../src/fleet/db.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
@@ -33,11 +34,16 @@ export async function startFleet(
     /** The portfolio read from this streaming replica (EMS_FLEET_READ_DATABASE_URL). */
     readDatabaseUrl?: string;
     clock?: DatabaseClock;
+    /** Single sign-on with this issuer; the fleet's public URL is the address it listens on. */
+    sso?: Omit<FleetSsoConfig, 'publicUrl'>;
   } = {},
 ): Promise<FleetInstance> {
   const db = openFleetDb(databaseUrl, { poolSize: (options.maxConcurrentIngests ?? 4) + 4 });
   const readDb = options.readDatabaseUrl ? openFleetDb(options.readDatabaseUrl, { poolSize: 4 }) : undefined;
+  // FleetSso reads the public URL when it makes a redirect URI: set once the port is known.
+  const sso: FleetSsoConfig | null = options.sso ? { ...options.sso, publicUrl: 'http://127.0.0.1/' } : null;
   const app = createFleetApp({
+    sso,
     db,
     readDb,
     clock: options.clock,
@@ -47,6 +53,7 @@ export async function startFleet(
     now: options.now,
   });
   const { server, url } = await listenFleet(app, { host: '127.0.0.1', port: options.port ?? 0, tls: options.tls ?? null });
+  if (sso) sso.publicUrl = url;
   return {
     url,
     db,

@@ -1,13 +1,14 @@
 // The staff app in fleet mode (the fleet service serves the same build with <html data-mode="fleet">): fleet users sign
-// in with their token and see the portfolio: health per site, the EUI ranking, one alert list, a site's meters.
+// in (password, single sign-on, invitation or printed token) and see the portfolio: health per site, the EUI ranking,
+// one alert list, a site's meters; admins administer sites and people.
 // Same frame, styles and words as the site's app; each screen is its own chunk.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Field, Problem } from '../components/Field';
 import { findScreen, type LazyScreen, ScreenLoader, useFocusOnNavigation } from '../components/lazyScreens';
 import { type Key, t } from '../i18n';
 import { navigate, pathOf, route } from '../state/router';
 import { theme, toggleTheme } from '../state/theme';
-import { fleetReady, fleetUser, signInFleet, signOut } from './session';
+import { fleetReady, fleetUser, signOut } from './session';
+import { SignIn } from './SignIn';
 
 type Screen = LazyScreen & { title: Key };
 
@@ -16,12 +17,14 @@ const SCREENS: Screen[] = [
   { pattern: /^\/eui$/, load: () => import('./Ranking'), title: 'fleet.ranking' },
   { pattern: /^\/alerts$/, load: () => import('./FleetAlerts'), title: 'fleet.alerts' },
   { pattern: /^\/sites\/([0-9a-f-]{36})$/, load: () => import('./Site'), title: 'fleet.site' },
+  { pattern: /^\/admin$/, load: () => import('./Admin'), title: 'fleet.admin' },
 ];
 
-const NAV: { href: string; label: Key; current: RegExp }[] = [
+const NAV: { href: string; label: Key; current: RegExp; admin?: true }[] = [
   { href: '/', label: 'fleet.health', current: /^\/(health|sites\/.*)?$/ },
   { href: '/eui', label: 'fleet.ranking', current: /^\/eui$/ },
   { href: '/alerts', label: 'fleet.alerts', current: /^\/alerts$/ },
+  { href: '/admin', label: 'fleet.admin', current: /^\/admin$/, admin: true },
 ];
 
 function Header() {
@@ -45,7 +48,7 @@ function Header() {
       {signedIn && (
         <nav id="nav" class={open ? 'open' : ''} aria-label={t('nav.label')}>
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => !item.admin || fleetUser.value?.role === 'admin').map((item) => (
               <li key={item.href}>
                 <a href={item.href} aria-current={item.current.test(path) ? 'page' : undefined}>
                   {t(item.label)}
@@ -71,47 +74,6 @@ function Header() {
         )}
       </div>
     </header>
-  );
-}
-
-function SignIn() {
-  const [token, setToken] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  async function submit(event: Event) {
-    event.preventDefault();
-    if (!token.trim()) return setProblem(t('fleet.tokenMissing'));
-    setBusy(true);
-    setProblem(null);
-    const status = await signInFleet(token.trim());
-    setBusy(false);
-    if (status !== null) setProblem(status === 401 ? t('fleet.tokenRefused') : `HTTP ${status}`);
-  }
-  return (
-    <section class="narrow">
-      <h1>{t('fleet.signInTitle')}</h1>
-      <p>{t('fleet.signInIntro')}</p>
-      <form onSubmit={submit} class="stack" noValidate>
-        <Field label={t('fleet.token')} hint={t('fleet.tokenHint')}>
-          {(id, describedBy) => (
-            <input
-              id={id}
-              name="token"
-              type="password"
-              autocomplete="current-password"
-              aria-describedby={describedBy}
-              required
-              value={token}
-              onInput={(e) => setToken(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Problem text={problem} />
-        <button type="submit" class="primary" disabled={busy}>
-          {t('login.submit')}
-        </button>
-      </form>
-    </section>
   );
 }
 

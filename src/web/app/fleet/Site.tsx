@@ -5,7 +5,8 @@ import { useApi } from '../components/useApi';
 import { dateTime, num, percent, t } from '../i18n';
 import { browserZone, duration, Grade } from './parts';
 import { commodityName } from './Ranking';
-import { fleetGet } from './session';
+import { fleetGet, fleetUser } from './session';
+import { SiteAdmin } from './SiteAdmin';
 import type { FleetMeter, HealthPage } from './types';
 
 export default function Site({ params }: { params: string[] }) {
@@ -96,6 +97,7 @@ export default function Site({ params }: { params: string[] }) {
           {meters.data.items.length === 0 && <p class="muted">{t('fleet.noMeters')}</p>}
         </div>
       )}
+      {site && fleetUser.value?.role === 'admin' && <SiteAdmin id={id} />}
     </section>
   );
 }

@@ -1,5 +1,7 @@
-// Fleet sign-in: a fleet user's token (`ems-fleetctl user add` prints it once) is checked with GET /api/fleet/me and kept
-// in sessionStorage (this tab only, gone when it closes; docs/fleet.md); every fleet call carries it as a bearer token.
+// Fleet sign-in: a name and password (a session token for 12 hours), the organisation's single sign-on (the session
+// arrives in the URL fragment and is taken out of it at once), an invitation, or the printed token of the first admin
+// (`ems-fleetctl user add`). The token is checked with GET /api/fleet/me and kept in sessionStorage (this tab only,
+// gone when it closes; docs/fleet.md); every fleet call carries it as a bearer token.
 import { signal } from '@preact/signals';
 import { saveBlob } from '../components/saveFile';
 import type { FleetUser } from './types';
@@ -32,7 +34,22 @@ async function me(): Promise<Answer<FleetUser>> {
   return fleetGet<FleetUser>('/api/fleet/me');
 }
 
+/** Why a single sign-on came back without a session (`#sso-error=…`), shown on the sign-in form. */
+export const ssoProblem = signal<string | null>(null);
+
+/** A session handed over by the single sign-on (`#session=…`), or its failure: kept or shown, and out of the address bar. */
+function takeFragment(): void {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const session = hash.get('session');
+  const error = hash.get('sso-error');
+  if (session === null && error === null) return;
+  if (session) sessionStorage.setItem(KEY, session);
+  ssoProblem.value = error;
+  history.replaceState(history.state, '', location.pathname + location.search);
+}
+
 export async function resumeFleet(): Promise<void> {
+  takeFragment();
   if (sessionStorage.getItem(KEY)) {
     const { data } = await me();
     if (data) fleetUser.value = data;
@@ -53,7 +70,36 @@ export async function signInFleet(token: string): Promise<number | null> {
   return response.status;
 }
 
+/** A JSON POST (or PATCH) with the token; the answer's body and status. */
+export async function fleetSend<T>(method: 'POST' | 'PATCH', path: string, body?: unknown): Promise<Answer<T>> {
+  const response = await fetch(path, {
+    method,
+    headers: { Authorization: `Bearer ${sessionStorage.getItem(KEY) ?? ''}`, Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  const answer = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+  if (response.status === 401 && !path.startsWith('/api/fleet/auth/')) signOut();
+  return response.ok ? { data: answer as T, response } : { error: answer, response };
+}
+
+/** A session from a password sign-in or an accepted invitation: kept, then checked like a token. */
+async function takeSession(answer: Answer<{ token: string }>): Promise<number | null> {
+  if (!answer.data) return answer.response.status;
+  return signInFleet(answer.data.token);
+}
+
+export async function signInWithPassword(name: string, password: string): Promise<number | null> {
+  return takeSession(await fleetSend<{ token: string }>('POST', '/api/fleet/auth/sign-in', { name, password }));
+}
+
+export async function acceptInvitation(invitation: string, password: string): Promise<number | null> {
+  return takeSession(await fleetSend<{ token: string }>('POST', '/api/fleet/auth/accept', { invitation, password }));
+}
+
 export function signOut(): void {
+  // The session ends at the fleet too (a printed token stays: it is removed with its user).
+  const token = sessionStorage.getItem(KEY);
+  if (token && fleetUser.value) void fetch('/api/fleet/auth/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
   sessionStorage.removeItem(KEY);
   fleetUser.value = null;
 }
