@@ -77,7 +77,7 @@ const DEPENDS: Record<string, readonly string[]> = {
   reporting: ['platform', 'files', 'facility', 'metering', 'site', 'energy', 'analysis'],
   screens: ['platform', 'gateway', 'facility', 'metering', 'site', 'energy', 'analysis', 'operations'],
   web: ['platform', 'site'],
-  fleet: ['platform', 'web'],
+  fleet: ['platform', 'access', 'web'],
   app: [
     'platform',
     'gateway',
