@@ -60,6 +60,16 @@ const ONE_WRITE_RECORDS = 1200;
 type CollectedMeter = { id: number; code: string; kind: Exclude<MeterKind, 'virtual'> };
 type State = { lastAt: number; lastValue: number; demandKw: number | null };
 
+/**
+ * Counting starts again at `reading`, further from the meter's last reading (`lastAt`) than the backfill span: the gap
+ * stays missing, and the interval `lastAt` fell inside holds only its part before it, so it is estimated (as a meter's
+ * first interval is: store.ts partFlag), never a part called measured.
+ */
+function startAgain(batch: DayBatch, meter: CollectedMeter, lastAt: number, reading: Reading): State {
+  if (lastAt % INTERVAL_MS !== 0) batch.flag(meter.id, lastAt, FLAG_ESTIMATED);
+  return { lastAt: reading.at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
+}
+
 export class Collector {
   private readonly repeating: Repeating;
   private failing = false;
@@ -619,7 +629,7 @@ export class Collector {
     if (!state) return { lastAt: at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
     if (at <= state.lastAt) return state;
     // Further apart than the backfill span: nothing between them can be placed honestly; the gap stays missing.
-    if (at - state.lastAt > BACKFILL_MS) return { lastAt: at, lastValue: reading.value, demandKw: meter.kind === 'power' ? reading.value : null };
+    if (at - state.lastAt > BACKFILL_MS) return startAgain(batch, meter, state.lastAt, { at, value: reading.value });
     const hours = (at - state.lastAt) / 3_600_000;
     const watch = this.watch(meter.id);
     if (meter.kind === 'power') {
