@@ -622,12 +622,14 @@ export function checkIntervals(db: Database.Database, from: number, to: number, 
           if (reported++ < 20) fail(`${meter.code} ${new Date(t).toISOString()}: stored ${value}, the counter moved ${expected}`);
         }
       }
-      // Over a whole day the spreading cancels out: the day's sum is the counter's movement (to 0.01 of the counter). Not
+      // Over a whole day the spreading cancels out: the day's sum is the counter's movement, to 0.02: at each of its two
+      // midnights the reading pair spanning it is split by time, up to one counter step (0.01) off (lighting on 5 Nov
+      // of the week: 0.012 short with every interval measured). Not
       // when an estimated spread crosses the day's midnight (its first or last interval estimated): each side then holds
       // its share by time, not by the counter (at load 20 a spread from 23:10 to 00:40 put main 0.20 kWh on the wrong
       // side), so the day's sum is an estimate too.
       const edgesMeasured = !(flags[0]! & FLAG_ESTIMATED) && !(flags[95]! & FLAG_ESTIMATED);
-      if (complete && edgesMeasured && Math.abs(storedSum - expectedSum) > 0.011 && reported++ < 20)
+      if (complete && edgesMeasured && Math.abs(storedSum - expectedSum) > 0.021 && reported++ < 20)
         fail(`${meter.code} ${siteDay(day)}: the day's intervals add up to ${storedSum}, the counter moved ${expectedSum}`);
     }
     out.set(siteDay(day), counts);
