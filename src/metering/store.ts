@@ -560,6 +560,16 @@ export class VirtualRebuilds {
 }
 
 /**
+ * FLAG_ESTIMATED when energy is added to an interval from a time inside it (`t` after its start) while the interval
+ * holds nothing yet (`before` NaN): nothing was counted for its part before `t`, so its value is only a part of it (a
+ * meter's first reading, or counting resumed after a gap left missing: the soak's second finding, issue 56). Readings
+ * spanning an interval count into it from its start (the previous spread ended there), so a whole one is never marked.
+ */
+function partFlag(t: number, intervalStart: number, before: number): number {
+  return t > intervalStart && Number.isNaN(before) ? FLAG_ESTIMATED : 0;
+}
+
+/**
  * Day records touched by one collection, loaded once and saved together: energy is added to intervals as readings
  * arrive (a counter delta spread over the time it covers; a power reading integrated).
  */
@@ -612,7 +622,7 @@ export class DayBatch {
       }
       const before = record.kwh[index];
       record.kwh[index] = (Number.isNaN(before) ? 0 : before) + rate * (end - t);
-      record.flags[index] |= flags;
+      record.flags[index] |= flags | partFlag(t, intervalStart, before);
       t = end;
     }
   }
@@ -634,7 +644,7 @@ export class DayBatch {
       }
       const before = record.kwh[index];
       record.kwh[index] = (Number.isNaN(before) ? 0 : before) + ((a + b) / 2) * ((end - t) / 3_600_000);
-      record.flags[index] |= flags;
+      record.flags[index] |= flags | partFlag(t, intervalStart, before);
       const max = record.maxKw![index];
       record.maxKw![index] = Number.isNaN(max) ? Math.max(a, b) : Math.max(max, a, b);
       t = end;

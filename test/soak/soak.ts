@@ -4,13 +4,14 @@
 // changed; the service killed -9 at random points and started again, some restarts with the clock stepped forward or
 // back; backups, report runs, a history import and billing runs throughout. Checked at each simulated day and at the
 // end against the simulator's own record (its counters are a function of time: test/ops/edgePowerCut.test.ts).
-// `npm run soak` runs a week (test/soak/week.ts); `npm run soak:day` (test/soak/day.soak.ts) runs a day.
+// `npm run soak` runs a week (test/soak/week.ts); `npm run soak:day` (test/soak/day.test.ts, in `npm test`) runs a day.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Building } from '../../src/gateway/simulator/building.ts';
 import { FLAG_ESTIMATED, storedFlags, storedKwh } from '../../src/metering/store.ts';
 import { tempDir } from '../helpers/server.ts';
+import { compiledBuild } from '../helpers/compiledBuild.ts';
 import { initialAdminPassword, spawnService, type ServiceProcess } from '../helpers/serviceProcess.ts';
 
 export const LIBFAKETIME = [
@@ -41,7 +42,7 @@ export type SoakOptions = {
   quietTailHours?: number;
   /**
    * Restart with the clock 1 h back once a day (default true). The week found an interval counted ~40 % high after such
-   * a restart on 4 of 7 days (docs/hardening.md, open); the short run in `npm test` leaves it out until that is fixed.
+   * a restart on 4 of 7 days (fixed: src/metering/clockStep.ts); false leaves the step out.
    */
   stepBack?: boolean;
   /** RSS bound per process (MiB) and disk-write bound per simulated day (MiB), asserted. */
@@ -154,6 +155,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const quietTailHours = options.quietTailHours ?? 3;
   const rssBound = options.rssBoundMiB ?? 400;
   const writeBound = options.writeBoundMiBPerDay ?? 64;
+  // Built before the first start (a minute when the sources changed), not inside it: the fast clock's model starts then.
+  compiledBuild();
   const wallStart = Date.now();
   const dataDir = tempDir('ems-soak-');
   // A Monday, long past, at 00:00 UTC (the site's zone is UTC here): no test depends on the time of day it runs.
@@ -165,17 +168,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     failures.push(text);
     log(`FAILED: ${text}`);
   };
-  const env = (fakeAt: number): Record<string, string> => ({
+  const env = (fakeAt: number, pace: number): Record<string, string> => ({
     TZ: 'UTC',
     NODE_ENV: 'production',
     EMS_IOT_BASE_URL: 'sim',
     EMS_COLLECT_INTERVAL: `${options.collectSec}s`,
     EMS_ALARM_POLL_INTERVAL: 'off',
     // On the fast clock: 10 simulated minutes are a few real seconds, long enough for a busy machine's simulator.
-    EMS_IOT_TIMEOUT_MS: String(Math.min(600_000, Math.max(120_000, Math.round(3_000 * speed)))),
+    EMS_IOT_TIMEOUT_MS: String(Math.min(600_000, Math.max(120_000, Math.round(3_000 * pace)))),
     EMS_REPORT_MIN_INTERVAL: '15m',
     LD_PRELOAD: LIBFAKETIME!,
-    FAKETIME: `@${stamp(fakeAt)} x${speed}`,
+    FAKETIME: `@${stamp(fakeAt)} x${pace}`,
     FAKETIME_NO_CACHE: '1',
   });
   const slowDelayMs = 1_200_000;
@@ -183,7 +186,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // Per simulated day: what happened.
   const days = new Map<string, { faults: string[]; kills: number; steps: string[]; rssMaxKiB: number; written: number; work: Map<string, number> }>();
   const dayOf = (ms: number) => {
-    const key = siteDay(ms);
+    // The set-up before the first day is accounted to it.
+    const key = siteDay(Math.max(ms, start));
     let row = days.get(key);
     if (!row) days.set(key, (row = { faults: [], kills: 0, steps: [], rssMaxKiB: 0, written: 0, work: new Map() }));
     return row;
@@ -198,13 +202,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   let lastSample: Sample = { rssKiB: 0, writeBytes: 0 };
   const allLines: Array<Record<string, unknown>> = [];
   const crashes: string[] = [];
+  /** The running service's clock speed: 1 while the run is set up, `speed` from then on. */
+  let pace = speed;
   /** The service's clock as the driver models it (the Date header corrects it after each start). */
-  const fakeNow = () => fakeBase + (Date.now() - realBase) * speed;
+  const fakeNow = () => fakeBase + (Date.now() - realBase) * pace;
 
-  const boot = async (fakeAt: number) => {
+  const boot = async (fakeAt: number, clockPace = speed) => {
+    pace = clockPace;
     realBase = Date.now();
     fakeBase = fakeAt;
-    service = await spawnService(dataDir, env(fakeAt));
+    service = await spawnService(dataDir, env(fakeAt, clockPace));
     lastSample = { rssKiB: 0, writeBytes: 0 };
     const started = service.lines().find((line) => line.msg === 'IoT gateway simulator started');
     if (!started) throw new Error('the service did not log the simulator it started');
@@ -240,7 +247,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   /**
    * One call of the driver's own. On the fast clock the server's header and request time-outs (seconds of simulated
    * time) are milliseconds: a call the machine delayed can meet a 408 or a closed socket before the service saw it.
-   * Those are sent again (at most 3 times; a POST here is a job that may run twice), and counted.
+   * Those are sent again (at most 8 times, waiting longer each time: the service's 20-second header time-out is 14 ms
+   * at ×1440, and at load 25 the tariff's POST met it 4 times in a row; a POST here is a job that may run twice), and
+   * counted.
    */
   let resent = 0;
   const call = async (url: string, init: RequestInit) => {
@@ -248,12 +257,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       try {
         const response = await fetch(url, init);
         const text = await response.text();
-        if (response.status !== 408 || attempt >= 3) return { status: response.status, text };
+        if (response.status !== 408 || attempt >= 8) return { status: response.status, text };
       } catch (error) {
-        if (attempt >= 3) throw error;
+        if (attempt >= 8) throw error;
       }
       resent += 1;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
     }
   };
   const api = async (method: string, url: string, body?: unknown, raw?: string) => {
@@ -352,7 +361,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (!ok) fail(`${kind} at ${stamp(at)}: ${answer.status} ${answer.text.slice(0, 300)}`);
   };
 
-  await boot(start - 10 * MIN);
+  /** Every gateway counter meter's last counted reading (held in memory or written) is at or past `at`. */
+  const countedPast = async (at: number): Promise<boolean> => {
+    const answer = await api('GET', '/api/energy/collector');
+    const states = (answer.body?.meterStates ?? []) as { meterId: number; lastReadingAt: string | null }[];
+    const counters = counterMeters(dataDir);
+    const past = states.filter((row) => counters.has(row.meterId) && row.lastReadingAt !== null && Date.parse(row.lastReadingAt) >= at);
+    return counters.size > 0 && past.length === counters.size;
+  };
+
+  // Set up on a first start whose clock runs at the real pace: on a busy machine the start, the first sign-in (a password
+  // hash) and the set-up calls took 4.5 simulated hours at ×1440 and the day's first events all came at once. Then
+  // stopped (SIGTERM writes what it holds) and started on the fast clock where that one's stood: no step.
+  await boot(start - 10 * MIN, 1);
   // The import meter, once (the collector does not read it: its code is no gateway point).
   const meter = await api('POST', '/api/meters', { name: 'Soak import', code: 'soak.import.kwh', kind: 'energy', area: 'Soak' });
   if (meter.status !== 201) fail(`import meter: ${meter.status} ${meter.text.slice(0, 300)}`);
@@ -378,6 +399,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   if (tariff.status !== 201) fail(`tariff: ${tariff.status} ${tariff.text.slice(0, 300)}`);
   const shedding = await api('PUT', '/api/analysis/load-shedding', { enabled: true, minOffSec: 120, maxShedSec: 3600, points: SHED_POINTS });
   if (shedding.status !== 200) fail(`load shedding: ${shedding.status} ${shedding.text.slice(0, 300)}`);
+  await finish('SIGTERM');
+  await boot(fakeNow());
 
   let next = 0;
   let checkedDay = 0;
@@ -428,9 +451,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       checkedDay = dayIndex;
       checkDatabase(dataDir, `day ${dayIndex}`, fail);
     }
-    if (now >= end && !fault && collectedPast(dataDir, end)) break;
+    // Counted past the end (what the collector holds included: SIGTERM writes it), rather than waiting for the hourly
+    // write, and no data alert open (a collection that failed in the last minutes raises one that the next good one
+    // clears); at most 6 simulated hours past the end, after which what is still open fails the run.
+    if (now >= end && !fault && (await countedPast(end)) && openDataAlerts(dataDir) === 0) break;
     if (now >= end + 6 * HOUR) {
-      fail(`the collector had not counted past ${stamp(end)} by ${stamp(now)}`);
+      fail(
+        `by ${stamp(now)}: ${fault ? `a fault still on; ` : ''}counted past ${stamp(end)}: ${await countedPast(end)}; data alerts open: ${openDataAlerts(dataDir)}`,
+      );
       break;
     }
   }
@@ -438,7 +466,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const health = await call(`${service!.url}/api/health`, {});
   const shedNow = (JSON.parse(health.text) as { loadShedding: { shed: string[] } | null }).loadShedding?.shed;
   if (!shedNow || shedNow.length > 0) fail(`points still shed at the end: ${JSON.stringify(shedNow)}`);
-  const values = await api('GET', `/api/iot/codes/values?codes=${SHED_POINTS.map((point) => point.code).join(',')}`);
+  // The built-in simulator is a Node server on the fast clock: its 60-second header time-out is ~40 ms of wall time, so
+  // on a busy machine it may answer 408 (relayed as 502): asked again, at most 3 times, like the driver's own calls.
+  let values = await api('GET', `/api/iot/codes/values?codes=${SHED_POINTS.map((point) => point.code).join(',')}`);
+  for (let attempt = 0; values.status === 502 && attempt < 3; attempt += 1) {
+    resent += 1;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    values = await api('GET', `/api/iot/codes/values?codes=${SHED_POINTS.map((point) => point.code).join(',')}`);
+  }
+  if (values.status !== 200) fail(`the points' values at the end: ${values.status} ${values.text.slice(0, 300)}`);
   for (const point of SHED_POINTS) {
     const read = (values.body?.data as { code: string; value: unknown }[] | undefined)?.find((row) => row.code === point.code);
     if (Number(read?.value) !== point.restoreValue)
@@ -464,8 +500,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       status: string;
       title: string;
     }[];
+    // The day's alerts (raised before the end): one raised in the tail, by a collection that failed in its last minutes
+    // on the fast clock, has had no time to clear; the loop above waited (bounded) for the day's ones.
     for (const alert of alerts)
-      if (!alert.clearedAt && alert.status !== 'resolved')
+      if (!alert.clearedAt && alert.status !== 'resolved' && Date.parse(alert.occurredAt) < end)
         fail(`a data alert still open after its fault ended: ${alert.title} (${alert.key}, raised ${alert.occurredAt})`);
     checkBackups(db, dataDir, fail);
     for (const [day, row] of days) {
@@ -490,21 +528,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   } finally {
     db.close();
   }
+  // The services' log lines, kept beside the database for a failure's diagnosis (SOAK_RECHECK reads the same dir).
+  fs.writeFileSync(path.join(dataDir, 'service-log.jsonl'), allLines.map((line) => JSON.stringify(line)).join('\n'));
   const table = formatTable(rows, { rssBound, writeBound });
   return { rows, failures, table, wallSec: Math.round((Date.now() - wallStart) / 1000), dataDir, resent };
 }
 
-/** Every gateway counter meter's last counted reading is at or past `at` (and written): the intervals before it are complete. */
-function collectedPast(dataDir: string, at: number): boolean {
+/** Data alerts (`energy.*`) not cleared. */
+function openDataAlerts(dataDir: string): number {
   const db = new Database(path.join(dataDir, 'ems.db'), { readonly: true, timeout: 10_000 });
   try {
-    const least = db
-      .prepare(
-        "SELECT min(coalesce(s.last_at, 0)) FROM meters m LEFT JOIN meter_state s ON s.meter_id = m.id WHERE m.kind = 'energy' AND m.code LIKE 'meter.%'",
-      )
-      .pluck()
-      .get() as number | null;
-    return (least ?? 0) >= at;
+    return db.prepare("SELECT count(*) FROM alerts WHERE alarm_key LIKE 'energy.%' AND cleared_at IS NULL AND status <> 'resolved'").pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
+/** The gateway counter meters (the ones checkIntervals checks), by id. */
+function counterMeters(dataDir: string): Set<number> {
+  const db = new Database(path.join(dataDir, 'ems.db'), { readonly: true, timeout: 10_000 });
+  try {
+    return new Set(db.prepare("SELECT id FROM meters WHERE kind = 'energy' AND code LIKE 'meter.%'").pluck().all() as number[]);
   } finally {
     db.close();
   }
@@ -578,8 +622,14 @@ export function checkIntervals(db: Database.Database, from: number, to: number, 
           if (reported++ < 20) fail(`${meter.code} ${new Date(t).toISOString()}: stored ${value}, the counter moved ${expected}`);
         }
       }
-      // Over a whole day the spreading cancels out: the day's sum is the counter's movement (to 0.01 of the counter).
-      if (complete && Math.abs(storedSum - expectedSum) > 0.011 && reported++ < 20)
+      // Over a whole day the spreading cancels out: the day's sum is the counter's movement, to 0.02: at each of its two
+      // midnights the reading pair spanning it is split by time, up to one counter step (0.01) off (lighting on 5 Nov
+      // of the week: 0.012 short with every interval measured). Not
+      // when an estimated spread crosses the day's midnight (its first or last interval estimated): each side then holds
+      // its share by time, not by the counter (at load 20 a spread from 23:10 to 00:40 put main 0.20 kWh on the wrong
+      // side), so the day's sum is an estimate too.
+      const edgesMeasured = !(flags[0]! & FLAG_ESTIMATED) && !(flags[95]! & FLAG_ESTIMATED);
+      if (complete && edgesMeasured && Math.abs(storedSum - expectedSum) > 0.021 && reported++ < 20)
         fail(`${meter.code} ${siteDay(day)}: the day's intervals add up to ${storedSum}, the counter moved ${expectedSum}`);
     }
     out.set(siteDay(day), counts);
