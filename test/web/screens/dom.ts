@@ -10,7 +10,6 @@ export const window = new Window({
   height: 800,
   settings: { disableJavaScriptFileLoading: true, disableCSSFileLoading: true, navigator: { userAgent: 'EMS fast screen tier' } },
 });
-window.document.documentElement.dataset.siteLocale = 'en-GB';
 window.document.documentElement.dataset.siteTimezone = 'Europe/Berlin';
 window.document.documentElement.dataset.siteCurrency = 'EUR';
 

@@ -111,12 +111,16 @@ export function byText(selector: string, label: string | RegExp, root: ParentNod
   return $$(selector, root).find((el) => (typeof label === 'string' ? text(el) === label : label.test(text(el))));
 }
 
-/** Types into an input or select as a person would (value, then input and change events). */
-export function fill(element: HTMLElement, value: string): void {
+/** Types into an input or select as a person would (value, then input and change events), and lets preact render. */
+export async function fill(element: HTMLElement, value: string): Promise<void> {
   (element as HTMLInputElement).value = value;
   element.dispatchEvent(new window.Event('input', { bubbles: true }));
   element.dispatchEvent(new window.Event('change', { bubbles: true }));
+  await rendered();
 }
+
+/** Preact renders a state change on a later turn: what a person's next action sees. */
+export const rendered = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The form control a label names. */
 export function labelled(label: string | RegExp): HTMLElement {
