@@ -1,6 +1,6 @@
 // The analysis screens (baseline, EnPIs, anomalies) in Chromium against a seeded service (seedYear, about 100 days,
 // outdoor temperatures stored as the service keeps them, so no gateway is asked): a viewer walks the three, told the
-// anomaly check needs an operator, axe-clean with screenshots in light and dark. That each screen shows what the API
+// anomaly check needs an operator, the four analysis screens axe-clean with screenshots in light and dark. That each screen shows what the API
 // answers (statistics, guard rails, EnPIs with a driver, findings, refusals) is checked in the fast screen tier,
 // test/web/screens/analysis.test.ts.
 import assert from 'node:assert/strict';
@@ -40,6 +40,11 @@ for (const colorScheme of ['light', 'dark'] as const) {
     assert.equal(await page.getByRole('button', { name: 'Check this day now' }).count(), 0);
     assert.deepEqual((await axeViolations(page)).join('\n'), '', `axe on anomalies (${colorScheme})`);
     await shot(page, `analysis-anomalies-1280x800-${colorScheme}`);
+    await page.getByRole('link', { name: 'Compare periods' }).click();
+    await page.locator('tr[data-row="analysis.current"]').waitFor();
+    await settled(page);
+    assert.deepEqual((await axeViolations(page)).join('\n'), '', `axe on the comparison (${colorScheme})`);
+    await shot(page, `analysis-1280x800-${colorScheme}`);
     await page.getByRole('link', { name: 'Baseline and savings' }).click();
     await settled(page);
     await page.getByRole('button', { name: 'Fit the baseline' }).click();
