@@ -32,7 +32,7 @@ before(async () => {
 after(() => rig?.close());
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`${colorScheme}: the three screens for a viewer (no anomaly check offered), axe clean`, async () => {
+  test(`${colorScheme}: the four analysis screens for a viewer (no anomaly check offered), axe clean`, async () => {
     const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/analysis/anomalies`, { colorScheme });
     await signInThroughForm(page, 'onlooker', viewer.password);
     await settled(page);
