@@ -12,9 +12,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const SLOW = /node:child_process|playwright|chromium|soffice|faketime/;
 
 /**
- * `--grouped`: the suites in a few processes instead of one each. Each process loads tsx and the app's modules once
- * (about 1.5 s of CPU per suite otherwise); the suites of a group run one after another in it, each in a describe
- * named after its file, two groups at a time.
+ * The suites in a few processes instead of one each (`--per-file`: one each, as `npm test` runs them). Each process
+ * loads tsx and the app's modules once (about 1.5 s of CPU per suite otherwise); the suites of a group run one after another in it, each in a describe
+ * named after its file, two groups at a time. Measured at load 15–20 on the shared 2-core box, 682 tests: 230 s of CPU
+ * against 534 s one process per suite (docs/development.md).
  * The fast screen tier (test/web/screens, a happy-dom page on the global object) keeps a process of its own.
  */
 function grouped(files: string[]): string[] {
@@ -60,7 +61,7 @@ if (process.argv.includes('--list')) {
   process.exit(0);
 }
 console.log(`test:fast: ${fast.length} of ${suites.length} suites (the others start processes or programs: npm test runs them)`);
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...(process.argv.includes('--grouped') ? grouped(fast) : fast)], {
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...(process.argv.includes('--per-file') ? fast : grouped(fast))], {
   stdio: 'inherit',
   cwd: root,
 });
