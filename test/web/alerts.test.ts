@@ -1,7 +1,8 @@
 // The alerts work-list and maintenance in Chromium, checked against the API: the five lists (active, cleared at source
 // but not acknowledged, acknowledged, shelved, resolved), acknowledge with a note (and its history), bulk acknowledge,
 // shelve with a reason, a maintenance record from an alert, the maintenance form with a date picker (the browser's
-// time zone, Europe/Berlin here), viewers without actions, and hostile text shown as text on every one of them.
+// time zone, Europe/Berlin here), and hostile text shown as text on every one of them. A viewer's lists without actions
+// are checked in the fast screen tier (test/web/screens/alerts.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
@@ -14,13 +15,11 @@ const tabName = (label: string) => new RegExp(`^${label}( \\d+)?$`);
 
 let rig: Rig;
 let operator: TestUser;
-let viewer: TestUser;
 const ids: Record<string, number> = {};
 
 before(async () => {
   rig = await startRig();
   operator = await rig.server.createUser({ role: 'operator', username: 'fm' });
-  viewer = await rig.server.createUser({ role: 'viewer', username: 'watcher' });
   const token = operator.accessToken;
   const alerts = [
     ['boiler', `Boiler lockout ${HOSTILE}`, 'critical'],
@@ -162,23 +161,6 @@ test('maintenance: a record from the form with a date picker, in the browser tim
   assert.equal((await rig.server.request('GET', `/api/maintenance/${record.id}`, { token: operator.accessToken })).body.status, 'in_progress');
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on maintenance');
   await shot(page, 'maintenance-form-1280x800-light');
-  await context.close();
-});
-
-test('a viewer reads the lists without actions', async () => {
-  const { page, context } = await openPage(rig.browser, `${rig.server.url}/alerts`);
-  await signInThroughForm(page, 'watcher', viewer.password);
-  await settled(page);
-  // The viewer is told why there is nothing to do here (acknowledging needs an operator), not left to guess.
-  assert.match((await page.locator('[data-hint="viewer"]').textContent())!, /needs the operator role/);
-  await page.getByRole('tab', { name: tabName('Acknowledged') }).click();
-  await page.locator(`li[data-alert-id="${ids.old}"] .title`).click();
-  await page.getByRole('heading', { name: 'History' }).waitFor();
-  assert.equal(await page.getByRole('button', { name: 'Resolve' }).count(), 0);
-  assert.equal(await page.getByRole('checkbox').count(), 0);
-  await page.getByRole('navigation').getByRole('link', { name: 'Maintenance' }).click();
-  await settled(page);
-  assert.equal(await page.getByRole('button', { name: 'Add a maintenance record' }).count(), 0);
   await context.close();
 });
 

@@ -1,6 +1,7 @@
 // The overview against the API: today's and this month's energy and cost as GET /api/dashboard computes them, in the
 // locale's form; areas largest first; a click on an area lists its meters, a meter shows its intervals as a chart for
-// a day, week, month or year whose total is the API's series. Meters with 40 days of 15-minute data (seedYear).
+// a day, week, month or year whose total is the API's series. Meters with 40 days of 15-minute data (seedYear). The
+// analysis screen's period comparison is checked in the fast screen tier (test/web/screens/compare.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { seedYear } from '../helpers/seededYear.ts';
@@ -64,37 +65,5 @@ test('today and this month: energy, cost and the areas as the API has them; dril
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the meter chart');
   await shot(page, 'meter-month-1280x800-light');
   assertNoProblems(problems, 'overview and meter');
-  await context.close();
-});
-
-test('analysis: the month against the previous one and a year earlier, and the demand charge, as the API has them', async () => {
-  const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/analysis`);
-  await signInThroughForm(page, 'looker', viewer.password);
-  await page.locator('tr[data-row="analysis.current"]').waitFor();
-  await settled(page);
-  const api = (await rig.server.request('GET', '/api/analysis/compare?period=month', { token: viewer.accessToken })).body;
-  for (const [row, figures] of [
-    ['analysis.current', api.current],
-    ['analysis.previous', api.previous],
-    ['analysis.lastYear', api.lastYear],
-  ] as const)
-    assert.equal(await page.locator(`tr[data-row="${row}"] [data-field="kwh"]`).textContent(), en(figures.kwh), row);
-  // The weather-normalised change, or the service's reason for giving none (40 days of data: no 12-month model).
-  const normalised = api.weatherNormalised;
-  const shown = (await page.locator('[data-field="weatherNormalised"]').textContent())!;
-  if (normalised.percent === null) assert.equal(shown, `No weather-normalised change: ${normalised.withheld}`);
-  else assert.match(shown, new RegExp(`^Weather-normalised against the previous month: [+−-]?${Math.abs(normalised.percent).toFixed(1)}%`));
-  await shot(page, 'analysis-month-1280x800-light');
-  await page.getByRole('button', { name: 'This week' }).click();
-  await page.waitForFunction(() => document.querySelector('button[aria-pressed="true"]')?.textContent === 'This week');
-  await settled(page);
-  const week = (await rig.server.request('GET', '/api/analysis/compare?period=week', { token: viewer.accessToken })).body;
-  await page.waitForFunction(
-    (text) => document.querySelector('tr[data-row="analysis.previous"] [data-field="kwh"]')?.textContent === text,
-    en(week.previous.kwh),
-  );
-  assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on analysis');
-  await shot(page, 'analysis-1280x800-light');
-  assertNoProblems(problems, 'analysis');
   await context.close();
 });

@@ -10,32 +10,36 @@ import { savePreferences } from './state/preferences';
 import { theme, toggleTheme } from './state/theme';
 
 type Role = 'viewer' | 'operator' | 'admin';
-type Screen = LazyScreen & { role: Role | 'public'; title: Key };
+type Screen = LazyScreen & { role: Role | 'public'; title: Key; nav?: string };
 
+/**
+ * The one screen registry: each row is a route (pattern, chunk, role, title) and, with `nav`, a link of the navigation,
+ * which lists those rows in this order under their titles. Patterns are anchored: the order matters for the links only.
+ */
 const SCREENS: Screen[] = [
-  { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview' },
-  { pattern: /^\/energy$/, load: () => import('./screens/Energy'), role: 'viewer', title: 'nav.energy' },
+  { pattern: /^\/(?:overview)?$/, load: () => import('./screens/Overview'), role: 'viewer', title: 'nav.overview', nav: '/' },
+  { pattern: /^\/energy$/, load: () => import('./screens/Energy'), role: 'viewer', title: 'nav.energy', nav: '/energy' },
   { pattern: /^\/areas\/([^/]+)$/, load: () => import('./screens/Area'), role: 'viewer', title: 'nav.overview' },
   { pattern: /^\/meters\/(\d+)$/, load: () => import('./screens/Meter'), role: 'viewer', title: 'nav.overview' },
-  { pattern: /^\/analysis$/, load: () => import('./screens/Analysis'), role: 'viewer', title: 'nav.analysis' },
+  { pattern: /^\/analysis$/, load: () => import('./screens/Analysis'), role: 'viewer', title: 'nav.analysis', nav: '/analysis' },
   { pattern: /^\/analysis\/baseline$/, load: () => import('./screens/Baseline'), role: 'viewer', title: 'baseline.title' },
   { pattern: /^\/analysis\/enpi$/, load: () => import('./screens/Enpi'), role: 'viewer', title: 'enpi.title' },
   { pattern: /^\/analysis\/anomalies$/, load: () => import('./screens/Anomalies'), role: 'viewer', title: 'anomalies.title' },
-  { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts' },
-  { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults' },
+  { pattern: /^\/alerts$/, load: () => import('./screens/Alerts'), role: 'viewer', title: 'nav.alerts', nav: '/alerts' },
+  { pattern: /^\/faults$/, load: () => import('./screens/Faults'), role: 'viewer', title: 'nav.faults', nav: '/faults' },
   { pattern: /^\/faults\/by-money$/, load: () => import('./screens/FaultsByMoney'), role: 'viewer', title: 'fdd.title' },
   { pattern: /^\/faults\/rules$/, load: () => import('./screens/FaultRules'), role: 'viewer', title: 'fddRules.title' },
   { pattern: /^\/faults\/equipment\/([^/]+)$/, load: () => import('./screens/FddEquipment'), role: 'viewer', title: 'fddEquipment.heading' },
-  { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance' },
-  { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports' },
-  { pattern: /^\/billing$/, load: () => import('./screens/Billing'), role: 'viewer', title: 'nav.billing' },
+  { pattern: /^\/maintenance$/, load: () => import('./screens/Maintenance'), role: 'viewer', title: 'nav.maintenance', nav: '/maintenance' },
+  { pattern: /^\/reports$/, load: () => import('./screens/Reports'), role: 'viewer', title: 'nav.reports', nav: '/reports' },
+  { pattern: /^\/exports$/, load: () => import('./screens/Exports'), role: 'viewer', title: 'nav.exports', nav: '/exports' },
+  { pattern: /^\/billing$/, load: () => import('./screens/Billing'), role: 'viewer', title: 'nav.billing', nav: '/billing' },
   { pattern: /^\/billing\/tenants$/, load: () => import('./screens/DeskTenants'), role: 'viewer', title: 'desk.tenants.title' },
   { pattern: /^\/billing\/runs$/, load: () => import('./screens/DeskRuns'), role: 'viewer', title: 'desk.runs.title' },
   { pattern: /^\/billing\/supplier-bills$/, load: () => import('./screens/DeskSupplierBills'), role: 'viewer', title: 'desk.bills.title' },
   { pattern: /^\/billing\/budgets$/, load: () => import('./screens/DeskBudgets'), role: 'viewer', title: 'desk.budgets.title' },
   { pattern: /^\/billing\/measures$/, load: () => import('./screens/DeskMeasures'), role: 'viewer', title: 'desk.measures.title' },
   { pattern: /^\/billing\/tariffs$/, load: () => import('./screens/DeskTariffs'), role: 'viewer', title: 'desk.tariffs.title' },
-  { pattern: /^\/exports$/, load: () => import('./screens/Exports'), role: 'viewer', title: 'nav.exports' },
   { pattern: /^\/admin\/meters$/, load: () => import('./screens/AdminMeters'), role: 'admin', title: 'meters.title' },
   { pattern: /^\/admin\/tariffs$/, load: () => import('./screens/AdminTariffs'), role: 'admin', title: 'tariffs.title' },
   { pattern: /^\/admin\/notifications$/, load: () => import('./screens/AdminNotifications'), role: 'admin', title: 'rules.title' },
@@ -43,8 +47,8 @@ const SCREENS: Screen[] = [
   { pattern: /^\/admin\/import$/, load: () => import('./screens/AdminImport'), role: 'admin', title: 'import.title' },
   { pattern: /^\/suspect-runs$/, load: () => import('./screens/SuspectRuns'), role: 'viewer', title: 'suspects.title' },
   { pattern: /^\/admin\/fdd-mapping$/, load: () => import('./screens/FddMapping'), role: 'admin', title: 'fddMapping.title' },
-  { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin' },
-  { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings' },
+  { pattern: /^\/settings$/, load: () => import('./screens/Settings'), role: 'admin', title: 'nav.settings', nav: '/settings' },
+  { pattern: /^\/admin$/, load: () => import('./screens/Admin'), role: 'admin', title: 'nav.admin', nav: '/admin' },
   { pattern: /^\/account$/, load: () => import('./screens/Account'), role: 'viewer', title: 'nav.account' },
   { pattern: /^\/login$/, load: () => import('./screens/Login'), role: 'public', title: 'login.title' },
   { pattern: /^\/forgot$/, load: () => import('./screens/Forgot'), role: 'public', title: 'forgot.title' },
@@ -52,19 +56,7 @@ const SCREENS: Screen[] = [
   { pattern: /^\/register$/, load: () => import('./screens/Register'), role: 'public', title: 'register.title' },
 ];
 
-const NAV: { href: string; label: Key; role: Role }[] = [
-  { href: '/', label: 'nav.overview', role: 'viewer' },
-  { href: '/energy', label: 'nav.energy', role: 'viewer' },
-  { href: '/analysis', label: 'nav.analysis', role: 'viewer' },
-  { href: '/alerts', label: 'nav.alerts', role: 'viewer' },
-  { href: '/faults', label: 'nav.faults', role: 'viewer' },
-  { href: '/maintenance', label: 'nav.maintenance', role: 'viewer' },
-  { href: '/reports', label: 'nav.reports', role: 'viewer' },
-  { href: '/exports', label: 'nav.exports', role: 'viewer' },
-  { href: '/billing', label: 'nav.billing', role: 'viewer' },
-  { href: '/settings', label: 'nav.settings', role: 'admin' },
-  { href: '/admin', label: 'nav.admin', role: 'admin' },
-];
+const NAV = SCREENS.flatMap((screen) => (screen.nav && screen.role !== 'public' ? [{ href: screen.nav, label: screen.title, role: screen.role }] : []));
 
 /** The live stream's state in words: live, or stale since the last news (while it reconnects). */
 function LiveBadge() {

@@ -1,6 +1,7 @@
 // The links between the energy manager's desk screens (each its own chunk): statements, tenants and shares, runs and
 // review, supplier bills, budgets, measures, tariffs and demand. Shared helpers of those screens live here too.
 import type { paths } from '../api/schema';
+import type { Answer } from '../api/types';
 import { locale, t, type Key } from '../i18n';
 
 export function DeskLinks({ here }: { here: string }) {
@@ -40,8 +41,8 @@ export function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The JSON a GET answers with 200, from the generated API types. */
-export type Got<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer R } } } } } ? R : never;
+/** The JSON a GET answers with, from the generated API types (api/types.ts). */
+export type Got<P extends keyof paths> = Answer<P>;
 
 /** Money to the cent however large (a statement or a bill is read to the cent), in the app's locale. */
 export function cents(value: number | null | undefined, currency: string): string {

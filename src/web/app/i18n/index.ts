@@ -84,6 +84,17 @@ export function t(key: Key, values: Record<string, string | number> = {}): strin
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }
 
+/** The values that follow `prefix.` in a key: `Labelled<'faults.status'>` is 'open' | 'acknowledged' | …. */
+export type Labelled<P extends string> = Key extends infer K ? (K extends `${P}.${infer V}` ? V : never) : never;
+
+/**
+ * An enum value's words: `label('faults.status', fault.status)` is t('faults.status.open'). The value's type must be
+ * one the catalogue has a key for, so an enum the API widens fails `typecheck` here instead of showing a raw key.
+ */
+export function label<P extends string>(prefix: P, value: Labelled<P>, values?: Record<string, string | number>): string {
+  return t(`${prefix}.${value}` as Key, values);
+}
+
 const numberFormats = new Map<string, Intl.NumberFormat>();
 function numberFormat(options: Intl.NumberFormatOptions): Intl.NumberFormat {
   const key = locale.value + JSON.stringify(options);

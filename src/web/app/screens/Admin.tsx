@@ -323,7 +323,7 @@ function BackupDesk({ onRan }: { onRan: () => void }) {
   async function download(name: string) {
     const { data, error, response } = await api.GET('/api/system/backups/{name}', { params: { path: { name } }, parseAs: 'blob' });
     if (!data) return setProblem(errorText(error, response.status));
-    saveBlob(data as unknown as Blob, name);
+    saveBlob(data, name);
   }
 
   const items = list.data?.items ?? [];

@@ -4,15 +4,16 @@
 // through the API (their terms). The service's 400/409 reasons are shown.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Body } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { AdminLinks } from '../components/adminLinks';
-import { num, t, type Key } from '../i18n';
+import { label, num, t } from '../i18n';
 
 const KINDS = ['energy', 'power'] as const;
 const COMMODITIES = ['electricity', 'gas', 'water', 'heat'] as const;
 const ROLES = ['import', 'export', 'generation'] as const;
-type Change = { name?: string; area?: string | null; site?: boolean; enabled?: boolean };
+type Change = Body<'/api/meters/{id}', 'put'>;
 
 export default function AdminMeters() {
   const meters = useApi(() => api.GET('/api/meters', { params: { query: { pageSize: 200 } } }));
@@ -107,10 +108,10 @@ export default function AdminMeters() {
                     <code>{meter.code ?? '–'}</code>
                   </td>
                   <td>
-                    {t(`meters.kind.${meter.kind}` as Key)}
+                    {label('meters.kind', meter.kind)}
                     <br />
                     <span class="muted">
-                      {t(`meters.commodity.${meter.commodity}` as Key)}, {t(`meters.role.${meter.role}` as Key)}
+                      {label('meters.commodity', meter.commodity)}, {label('meters.role', meter.role)}
                     </span>
                   </td>
                   <td>
@@ -158,7 +159,7 @@ export default function AdminMeters() {
                 <select id={id} value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value as never })}>
                   {KINDS.map((k) => (
                     <option key={k} value={k}>
-                      {t(`meters.kind.${k}` as Key)}
+                      {label('meters.kind', k)}
                     </option>
                   ))}
                 </select>
@@ -169,7 +170,7 @@ export default function AdminMeters() {
                 <select id={id} value={form.commodity} onChange={(e) => setForm({ ...form, commodity: e.currentTarget.value as never })}>
                   {COMMODITIES.map((c) => (
                     <option key={c} value={c}>
-                      {t(`meters.commodity.${c}` as Key)}
+                      {label('meters.commodity', c)}
                     </option>
                   ))}
                 </select>
@@ -180,7 +181,7 @@ export default function AdminMeters() {
                 <select id={id} value={form.role} onChange={(e) => setForm({ ...form, role: e.currentTarget.value as never })}>
                   {ROLES.map((r) => (
                     <option key={r} value={r}>
-                      {t(`meters.role.${r}` as Key)}
+                      {label('meters.role', r)}
                     </option>
                   ))}
                 </select>

@@ -6,7 +6,7 @@ import { api, errorText } from '../api/client';
 import { AdminLinks } from '../components/adminLinks';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { t, type Key } from '../i18n';
+import { label, t } from '../i18n';
 
 const LEVELS = ['critical', 'warning', 'info'] as const;
 type Level = (typeof LEVELS)[number];
@@ -80,7 +80,7 @@ export default function AdminNotifications() {
                   <strong class="wrap">{rule.name}</strong>
                   {rule.levels.map((level) => (
                     <span key={level} class={`badge ${level}`}>
-                      {t(`level.${level}` as Key)}
+                      {label('level', level)}
                     </span>
                   ))}
                   <label class="check when">
@@ -123,7 +123,7 @@ export default function AdminNotifications() {
                   checked={form.levels.includes(level)}
                   onChange={(e) => setForm({ ...form, levels: e.currentTarget.checked ? [...form.levels, level] : form.levels.filter((l) => l !== level) })}
                 />
-                {t(`level.${level}` as Key)}
+                {label('level', level)}
               </label>
             ))}
           </fieldset>

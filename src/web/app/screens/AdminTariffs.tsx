@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { num, siteCurrency, t, type Key } from '../i18n';
+import { label, num, siteCurrency, t } from '../i18n';
 import { AdminLinks } from '../components/adminLinks';
 import { siteDay } from '../components/analysisParts';
 
@@ -86,7 +86,7 @@ export default function AdminTariffs() {
             {versions.map((v) => (
               <li key={v.id} class="alert" data-tariff={v.id}>
                 <div class="row">
-                  <strong>{t(`meters.commodity.${v.commodity}` as Key)}</strong>
+                  <strong>{label('meters.commodity', v.commodity)}</strong>
                   <span>{t('tariffs.from', { day: v.validFrom })}</span>
                   <span class={`badge ${v.validFrom > today ? 'info' : 'warning'}`}>{v.validFrom > today ? t('tariffs.future') : t('tariffs.inEffect')}</span>
                   {v.validFrom > today && (
@@ -146,7 +146,7 @@ export default function AdminTariffs() {
                           <th scope="row" class="wrap">
                             {band.name}
                           </th>
-                          <td>{band.days.map((d) => t(`tariffs.day.${d}` as Key)).join(', ')}</td>
+                          <td>{band.days.map((d) => label('tariffs.day', d)).join(', ')}</td>
                           <td>
                             {band.from}–{band.to}
                           </td>
@@ -167,7 +167,7 @@ export default function AdminTariffs() {
               <select id={id} value={form.commodity} onChange={(e) => setForm({ ...form, commodity: e.currentTarget.value as never, band: false })}>
                 {COMMODITIES.map((c) => (
                   <option key={c} value={c}>
-                    {t(`meters.commodity.${c}` as Key)}
+                    {label('meters.commodity', c)}
                   </option>
                 ))}
               </select>
@@ -217,7 +217,7 @@ export default function AdminTariffs() {
                       checked={form.bandDays.includes(d)}
                       onChange={(e) => setForm({ ...form, bandDays: e.currentTarget.checked ? [...form.bandDays, d] : form.bandDays.filter((x) => x !== d) })}
                     />
-                    {t(`tariffs.day.${d}` as Key)}
+                    {label('tariffs.day', d)}
                   </label>
                 ))}
               </fieldset>

@@ -5,26 +5,14 @@
 // once; then the live stream's counts, and the list again when they change (state/live.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Alert } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
-import { dateTime, num, t, type Key } from '../i18n';
+import { dateTime, label, num, t } from '../i18n';
 import { askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
 import { can } from '../state/session';
 
-type Alert = {
-  id: number;
-  title: string;
-  message: string;
-  level: 'info' | 'warning' | 'critical';
-  area: string | null;
-  source: string | null;
-  status: 'active' | 'acknowledged' | 'resolved';
-  occurredAt: string;
-  clearedAt: string | null;
-  shelvedUntil: string | null;
-  shelveReason: string | null;
-};
 type Tab = 'active' | 'cleared' | 'acknowledged' | 'shelved' | 'resolved';
 const TABS: Tab[] = ['active', 'cleared', 'acknowledged', 'shelved', 'resolved'];
 
@@ -77,7 +65,7 @@ export default function Alerts() {
   const counts = liveAlerts.value ?? fetched.data;
   useLive('alerts', () => list.reload());
   const now = Date.now();
-  const items = ((list.data?.items ?? []) as Alert[]).filter((alert) => tabOf(alert, now) === tab);
+  const items = (list.data?.items ?? []).filter((alert) => tabOf(alert, now) === tab);
   // A note typed before the session ended (or a reload, or an outage) opens its alert again, once.
   const reopened = useRef(false);
   useEffect(() => {
@@ -116,7 +104,7 @@ export default function Alerts() {
               setOpen(null);
             }}
           >
-            {t(`alerts.tab.${name}` as Key)}
+            {label('alerts.tab', name)}
             {counts && (
               <span class="count" data-count={counts[name]}>
                 {' '}

@@ -6,7 +6,7 @@ import { api } from '../api/client';
 import { AnalysisTabs } from '../components/analysisParts';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { dateOnly, money, num, percent, t, type Key } from '../i18n';
+import { dateOnly, label, money, num, percent, t } from '../i18n';
 
 const PERIODS = ['day', 'week', 'month', 'year'] as const;
 type Period = (typeof PERIODS)[number];
@@ -50,7 +50,7 @@ export default function Analysis() {
         <legend class="sr-only">{t('meter.range')}</legend>
         {PERIODS.map((key) => (
           <button type="button" key={key} aria-pressed={period === key} onClick={() => setPeriod(key)}>
-            {t(`analysis.period.${key}` as Key)}
+            {label('analysis.period', key)}
           </button>
         ))}
       </fieldset>

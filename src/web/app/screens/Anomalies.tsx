@@ -3,12 +3,11 @@
 // (POST /api/analysis/anomalies/check) and sees each finding with its evidence.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Finding } from '../api/types';
 import { AnalysisTabs, siteDay } from '../components/analysisParts';
 import { Done, Field, Problem } from '../components/Field';
-import { t, type Key } from '../i18n';
+import { label, t } from '../i18n';
 import { can } from '../state/session';
-
-type Finding = { kind: 'night_base_load' | 'weekend_load' | 'baseline_deviation'; target: string; day: string; message: string; detail: string };
 
 export default function Anomalies() {
   const [day, setDay] = useState(siteDay(-1));
@@ -64,7 +63,7 @@ export default function Anomalies() {
           {findings.map((f) => (
             <li key={`${f.kind}-${f.target}`} class="alert level-warning" data-kind={f.kind}>
               <div class="row">
-                <span class="badge warning">{t(`anomalies.kind.${f.kind}` as Key)}</span>
+                <span class="badge warning">{label('anomalies.kind', f.kind)}</span>
                 <strong class="wrap">{f.target}</strong>
                 <span class="when muted">{f.day}</span>
               </div>

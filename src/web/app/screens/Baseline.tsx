@@ -6,7 +6,7 @@ import { Fragment } from 'preact';
 import { api, errorText } from '../api/client';
 import { AnalysisTabs, addDays, siteDay, type Target, TargetSelect, targetQuery } from '../components/analysisParts';
 import { Field, Problem } from '../components/Field';
-import { num, percent, t, type Key } from '../i18n';
+import { label, num, percent, t } from '../i18n';
 
 type Answer = NonNullable<Awaited<ReturnType<typeof fetchBaseline>>['data']>;
 type Form = { target: Target; baseFirst: string; baseLast: string; reportFirst: string; reportLast: string; heatingBaseC: string; coolingBaseC: string };
@@ -153,7 +153,7 @@ function Result({ answer }: { answer: Answer }) {
           <dl class="facts" data-field="coefficients">
             {(['intercept', 'perHdd', 'perCdd', 'weekend', 'holiday'] as const).map((term) => (
               <Fragment key={term}>
-                <dt>{t(`baseline.term.${term}` as Key)}</dt>
+                <dt>{label('baseline.term', term)}</dt>
                 <dd class={answer.model.fitted.includes(term) ? '' : 'muted'}>
                   {num(c[term], 2)} kWh{answer.model.fitted.includes(term) ? '' : ` (${t('baseline.notFitted')})`}
                 </dd>

@@ -20,7 +20,7 @@ async function download(id: number, kind: 'pdf' | 'xlsx', setProblem: (text: str
       : await api.GET('/api/billing/statements/{id}/xlsx', { params: { path: { id } }, parseAs: 'blob' });
   if (!answer.data) return setProblem(`HTTP ${answer.response.status}`);
   const name = /filename="?([^";]+)"?/.exec(answer.response.headers.get('content-disposition') ?? '')?.[1] ?? `statement-${id}.${kind}`;
-  saveBlob(answer.data as unknown as Blob, name);
+  saveBlob(answer.data, name);
 }
 
 export default function Billing() {

@@ -11,7 +11,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
-import { locale, money, num, percent, siteCurrency, t, type Key } from '../i18n';
+import { label, locale, money, num, percent, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 
 type Status = Got<'/api/billing/budgets/{id}/status'>;
@@ -109,7 +109,7 @@ function BudgetStatusCard({ id }: { id: number }) {
   const unit = s.budget.unit;
   return (
     <section class="card" aria-labelledby="status-heading" data-budget-status={id}>
-      <h2 id="status-heading">{t('desk.budget.statusOf', { year: s.budget.year, utility: t(`meters.commodity.${s.budget.utility}` as Key) })}</h2>
+      <h2 id="status-heading">{t('desk.budget.statusOf', { year: s.budget.year, utility: label('meters.commodity', s.budget.utility) })}</h2>
       <dl class="facts">
         <dt>{t('desk.budget.budget')}</dt>
         <dd>
@@ -125,7 +125,7 @@ function BudgetStatusCard({ id }: { id: number }) {
           {percent(s.forecast.amountPercentOfBudget / 100)})
         </dd>
         <dt>{t('desk.budget.phasing')}</dt>
-        <dd>{t(`desk.phasing.${s.phasingUsed}` as Key)}</dd>
+        <dd>{label('desk.phasing', s.phasingUsed)}</dd>
       </dl>
       <p class={s.alert || !s.forecast.available ? 'bad' : 'muted'} data-field="message">
         {s.forecast.available
@@ -133,7 +133,7 @@ function BudgetStatusCard({ id }: { id: number }) {
           : t('desk.budget.noForecast', { why: s.forecast.methodNote })}
       </p>
       <p class="muted" data-field="method" data-method={s.forecast.method}>
-        {t('desk.budget.methodIs', { method: t(`desk.forecastMethod.${s.forecast.method}` as Key) })} <small>{s.forecast.methodNote}</small>
+        {t('desk.budget.methodIs', { method: label('desk.forecastMethod', s.forecast.method) })} <small>{s.forecast.methodNote}</small>
       </p>
       <BudgetChart status={s} />
       <table data-months={id}>
@@ -221,7 +221,7 @@ function BudgetForm({ onAdded }: { onAdded: (id: number) => void }) {
           <select id={id} value={form.utility} onChange={(e) => setForm({ ...form, utility: e.currentTarget.value as never })}>
             {UTILITIES.map((u) => (
               <option key={u} value={u}>
-                {t(`meters.commodity.${u}` as Key)}
+                {label('meters.commodity', u)}
               </option>
             ))}
           </select>
@@ -299,16 +299,16 @@ export default function DeskBudgets() {
               <li key={b.id} class="alert" data-budget={b.id}>
                 <div class="row">
                   <strong>
-                    {b.year} · {t(`meters.commodity.${b.utility}` as Key)}
+                    {b.year} · {label('meters.commodity', b.utility)}
                   </strong>
-                  <span>{b.scope === 'site' ? t('desk.scope.site') : `${t(`desk.scope.${b.scope}` as Key)} ${b.target}`}</span>
+                  <span>{b.scope === 'site' ? t('desk.scope.site') : `${label('desk.scope', b.scope)} ${b.target}`}</span>
                   <span class="n">
                     {num(b.quantity)} {b.unit} · {money(b.amount, siteCurrency)}
                   </span>
                   <button type="button" class="link when" aria-pressed={shown === b.id} onClick={() => setChosen(b.id)}>
                     {t('desk.budget.show', {
                       year: b.year,
-                      utility: t(`meters.commodity.${b.utility}` as Key),
+                      utility: label('meters.commodity', b.utility),
                       target: b.scope === 'site' ? t('desk.scope.site') : b.target,
                     })}
                   </button>

@@ -10,7 +10,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { decimal, cents, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
-import { num, siteCurrency, t, type Key } from '../i18n';
+import { label, type Key, num, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 
 type Own = Got<'/api/billing/tariffs'>['items'][number];
@@ -125,7 +125,7 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
             <select id={id} value={form.commodity} onChange={(e) => setForm({ ...form, commodity: e.currentTarget.value })}>
               {UTILITIES.map((c) => (
                 <option key={c} value={c}>
-                  {t(`meters.commodity.${c}` as Key)}
+                  {label('meters.commodity', c)}
                 </option>
               ))}
             </select>
@@ -153,7 +153,7 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
                 <select aria-label={t('desk.own.bandDays', { n: i + 1 })} value={band.days} onChange={(e) => edit({ days: e.currentTarget.value as DaySet })}>
                   {(Object.keys(DAY_SETS) as DaySet[]).map((set) => (
                     <option key={set} value={set}>
-                      {t(`desk.own.days.${set}` as Key)}
+                      {label('desk.own.days', set)}
                     </option>
                   ))}
                 </select>
@@ -262,7 +262,7 @@ export function OwnTariffs() {
                     {i === 0 ? <th scope="row">{tenant.name}</th> : <td />}
                     <td>{meter?.name ?? t('desk.own.noMeters')}</td>
                     <td data-field="source">
-                      {p ? (p.version ? t(`desk.own.source.${p.source}` as Key, { day: p.version.validFrom }) : t('desk.own.source.site')) : '–'}
+                      {p ? (p.version ? label('desk.own.source', p.source, { day: p.version.validFrom }) : t('desk.own.source.site')) : '–'}
                     </td>
                   </tr>
                 );
@@ -276,7 +276,7 @@ export function OwnTariffs() {
       <ul class="worklist">
         {versions.map((v) => (
           <li key={v.id} data-own={v.id}>
-            <strong>{whose(v)}</strong> · {t(`meters.commodity.${v.commodity}` as Key)} · {t('tariffs.from', { day: v.validFrom })}
+            <strong>{whose(v)}</strong> · {label('meters.commodity', v.commodity)} · {t('tariffs.from', { day: v.validFrom })}
             {v.validFrom < v.createdAt.slice(0, 10) && ' '}
             {v.validFrom < v.createdAt.slice(0, 10) && (
               <span class="badge info" data-field="restates">

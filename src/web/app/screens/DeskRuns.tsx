@@ -9,7 +9,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, cents, decimal, type Got, lastDay, nextDay } from '../components/deskLinks';
-import { dateTime, num, percent, t, type Key } from '../i18n';
+import { dateTime, label, num, percent, t } from '../i18n';
 import { can } from '../state/session';
 
 type Run = Got<'/api/billing/runs/{id}'>;
@@ -34,7 +34,7 @@ function StatementLines({ statement, currency }: { statement: Statement; currenc
       <tbody>
         {c.energy.map((line) => (
           <tr key={`${line.utility}-${line.band}`} data-line={`energy ${line.band}`}>
-            <th scope="row">{t('desk.review.energy', { utility: t(`meters.commodity.${line.utility}` as Key), band: line.band })}</th>
+            <th scope="row">{t('desk.review.energy', { utility: label('meters.commodity', line.utility), band: line.band })}</th>
             <td class="n">
               {num(line.quantity, 1)} {line.unit}
             </td>
@@ -44,7 +44,7 @@ function StatementLines({ statement, currency }: { statement: Statement; currenc
         {c.standing.map((line) => (
           <tr key={`s-${line.utility}`} data-line="standing">
             <th scope="row">
-              {t('desk.review.standing', { utility: t(`meters.commodity.${line.utility}` as Key) })}
+              {t('desk.review.standing', { utility: label('meters.commodity', line.utility) })}
               <small class="rule muted">{line.rule}</small>
             </th>
             <td />

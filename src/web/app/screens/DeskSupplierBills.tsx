@@ -11,7 +11,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, cents, type Got, lastDay, nextDay } from '../components/deskLinks';
-import { num, percent, siteCurrency, t, type Key } from '../i18n';
+import { label, num, percent, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 
 type Check = Got<'/api/billing/supplier-bills/{id}/check'>;
@@ -42,7 +42,7 @@ function figure(value: number | null, unit: string): string {
 
 /** A printed line as the bill shows it: "2. Energy, peak — Day units". */
 function printedName(line: PrintedLine, index: number): string {
-  const kind = t(`desk.line.${line.kind}` as Key);
+  const kind = label('desk.line', line.kind);
   return `${index + 1}. ${kind}${line.band ? `, ${line.band}` : ''}${line.description ? ` — ${line.description}` : ''}`;
 }
 
@@ -52,7 +52,7 @@ function AuditRows({ items }: { items: Item[] }) {
       {items.map((item, i) => (
         <tr key={`${item.check}-${i}`} data-audit={item.check} data-line-index={item.lineIndex ?? 'bill'} class={item.flagged ? 'flagged' : undefined}>
           <td>
-            {t(`desk.audit.check.${item.check}` as Key)}
+            {label('desk.audit.check', item.check)}
             {item.flagged && <span class="muted"> · {item.message}</span>}
           </td>
           <td class="n" data-field="expected">
@@ -276,7 +276,7 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
             >
               {KINDS.map((kind) => (
                 <option key={kind} value={kind}>
-                  {t(`desk.line.${kind}` as Key)}
+                  {label('desk.line', kind)}
                 </option>
               ))}
             </select>

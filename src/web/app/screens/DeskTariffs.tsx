@@ -13,7 +13,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, cents, type Got } from '../components/deskLinks';
 import { siteDay } from '../components/analysisParts';
-import { dateTime, num, siteCurrency, t, type Key } from '../i18n';
+import { dateTime, label, num, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 import { OwnTariffs } from './DeskOwnTariffs';
 
@@ -31,7 +31,7 @@ function Charges({ v }: { v: Version }) {
         <Fragment key={b.name}>
           <dt>{t('desk.tariff.band', { name: b.name })}</dt>
           <dd>
-            {num(b.price, 4)} {siteCurrency}/kWh · {b.days.map((d) => t(`tariffs.day.${d}` as Key)).join(', ')} · {b.from}–{b.to}
+            {num(b.price, 4)} {siteCurrency}/kWh · {b.days.map((d) => label('tariffs.day', d)).join(', ')} · {b.from}–{b.to}
           </dd>
         </Fragment>
       ))}
@@ -44,7 +44,7 @@ function Charges({ v }: { v: Version }) {
             {v.demandChargePerKw > 0
               ? t('desk.tariff.rateIs', {
                   rate: `${num(v.demandChargePerKw, 2)} ${siteCurrency}/kW`,
-                  basis: t(`desk.basis.${v.demandChargeBasis}` as Key),
+                  basis: label('desk.basis', v.demandChargeBasis),
                   min: num(v.demandChargeMinimumKw, 1),
                 })
               : t('desk.tariff.noRate')}
@@ -220,7 +220,7 @@ export default function DeskTariffs() {
             return v ? (
               <article key={c} data-commodity={c}>
                 <h3>
-                  {t(`meters.commodity.${c}` as Key)} · {t('tariffs.from', { day: v.validFrom })}
+                  {label('meters.commodity', c)} · {t('tariffs.from', { day: v.validFrom })}
                 </h3>
                 <Charges v={v} />
               </article>
@@ -230,7 +230,7 @@ export default function DeskTariffs() {
           {upcoming.map((v) => (
             <article key={v.id}>
               <h4>
-                {t(`meters.commodity.${v.commodity}` as Key)} · {t('tariffs.from', { day: v.validFrom })}
+                {label('meters.commodity', v.commodity)} · {t('tariffs.from', { day: v.validFrom })}
               </h4>
               <Charges v={v} />
             </article>

@@ -9,7 +9,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, type Got } from '../components/deskLinks';
-import { num, percent, t, type Key } from '../i18n';
+import { label, num, percent, t } from '../i18n';
 import { can } from '../state/session';
 
 type Tenant = Got<'/api/billing/tenants'>['items'][number];
@@ -184,7 +184,7 @@ function SplitEditor({
           <select id={id} value={method} onChange={(e) => setMethod(e.currentTarget.value as Method)}>
             {METHODS.map((m) => (
               <option key={m} value={m}>
-                {t(`desk.method.${m}` as Key)}
+                {label('desk.method', m)}
               </option>
             ))}
           </select>
@@ -371,7 +371,7 @@ export default function DeskTenants() {
                   {meter.area && <span class="muted">{meter.area}</span>}
                   <span class="muted">
                     {current
-                      ? `${t(`desk.method.${current.method}` as Key)}: ${current.fractions.map((f) => `${name(f.tenantId)} ${percent(f.fraction)}`).join(', ')}; ${t('desk.split.landlord')} ${percent(current.landlordFraction)}`
+                      ? `${label('desk.method', current.method)}: ${current.fractions.map((f) => `${name(f.tenantId)} ${percent(f.fraction)}`).join(', ')}; ${t('desk.split.landlord')} ${percent(current.landlordFraction)}`
                       : t('desk.split.none')}
                   </span>
                   {admin && editing !== meter.id && (

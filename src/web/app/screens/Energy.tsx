@@ -23,7 +23,7 @@ import {
   siteToday,
   TICKS,
 } from '../components/charts/energyTime';
-import { type Key, locale, t } from '../i18n';
+import { label, locale, t } from '../i18n';
 import { navigate, queryOf, route } from '../state/router';
 
 type By = 'day' | 'week' | 'month' | 'year' | 'range';
@@ -274,7 +274,7 @@ export default function Energy() {
                 go(by, period.from, period.to);
               }}
             >
-              {t(`energy.by.${by}` as Key)}
+              {label('energy.by', by)}
             </button>
           ))}
         </fieldset>

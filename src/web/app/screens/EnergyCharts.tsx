@@ -4,6 +4,7 @@
 // is the API's: the charts only arrange what the series and figure routes answer (their totals are checked against them).
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Meter } from '../api/types';
 import { Chart, type ChartSeries } from '../components/charts/Chart';
 import { addDays, addMonths, dayLabel, fmt, LABELS, PALETTE, type Point, type Resolution, siteToday, TICKS } from '../components/charts/energyTime';
 import { Problem } from '../components/Field';
@@ -127,7 +128,7 @@ export function BaselineChart({ from, to, name, title }: { from: string; to: str
 
 // --- Meters by role and commodity ------------------------------------------------------------------------------------
 
-type MeterInfo = { id: number; name: string; commodity: string; role: string };
+type MeterInfo = Pick<Meter, 'id' | 'name' | 'commodity' | 'role'>;
 
 async function allMeters(): Promise<MeterInfo[]> {
   const meters: MeterInfo[] = [];

@@ -6,7 +6,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { saveBlob } from '../components/saveFile';
 import { useApi } from '../components/useApi';
-import { siteTimeZone, t, type Key } from '../i18n';
+import { label, siteTimeZone, t } from '../i18n';
 
 const RESOLUTIONS = ['15min', 'hour', 'day'] as const;
 const LAYOUTS = ['wide', 'long'] as const;
@@ -71,7 +71,7 @@ export default function Exports() {
     if (!data) return setProblem(errorText(error, response.status));
     setProblem(null);
     const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `energy.${form.format}`;
-    saveBlob(data as unknown as Blob, name);
+    saveBlob(data, name);
     setDone(t('exports.done', { name }));
   }
 
@@ -85,7 +85,7 @@ export default function Exports() {
           {(['all', 'area', 'meters'] as const).map((which) => (
             <label class="check" key={which}>
               <input type="radio" name="which" value={which} checked={form.which === which} onChange={() => setForm({ ...form, which })} />
-              {t(`exports.which.${which}` as Key)}
+              {label('exports.which', which)}
             </label>
           ))}
         </fieldset>
@@ -132,7 +132,7 @@ export default function Exports() {
               >
                 {RESOLUTIONS.map((r) => (
                   <option key={r} value={r}>
-                    {t(`exports.resolution.${r}` as Key)}
+                    {label('exports.resolution', r)}
                   </option>
                 ))}
               </select>
@@ -143,7 +143,7 @@ export default function Exports() {
               <select id={id} value={form.layout} onChange={(e) => setForm({ ...form, layout: e.currentTarget.value as never })}>
                 {LAYOUTS.map((l) => (
                   <option key={l} value={l}>
-                    {t(`exports.layout.${l}` as Key)}
+                    {label('exports.layout', l)}
                   </option>
                 ))}
               </select>

@@ -5,7 +5,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
-import { dateTime, t, type Key } from '../i18n';
+import { dateTime, label, t } from '../i18n';
 import { can } from '../state/session';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -47,7 +47,7 @@ export default function Faults() {
               <option value="">{t('maintenance.anyStatus')}</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {t(`faults.status.${s}` as Key)}
+                  {label('faults.status', s)}
                 </option>
               ))}
             </select>
@@ -91,7 +91,7 @@ export default function Faults() {
                     {fault.device}
                     {fault.area ? <span class="muted"> · {fault.area}</span> : null}
                   </th>
-                  <td>{t(`faults.severity.${fault.severity}` as Key)}</td>
+                  <td>{label('faults.severity', fault.severity)}</td>
                   <td>
                     {operator ? (
                       <select
@@ -101,12 +101,12 @@ export default function Faults() {
                       >
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>
-                            {t(`faults.status.${s}` as Key)}
+                            {label('faults.status', s)}
                           </option>
                         ))}
                       </select>
                     ) : (
-                      t(`faults.status.${fault.status}` as Key)
+                      label('faults.status', fault.status)
                     )}
                   </td>
                   <td>{dateTime(fault.reportedAt)}</td>
@@ -171,7 +171,7 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
           <select id={id} value={severity} onChange={(e) => draft.set({ severity: e.currentTarget.value })}>
             {SEVERITIES.map((s) => (
               <option key={s} value={s}>
-                {t(`faults.severity.${s}` as Key)}
+                {label('faults.severity', s)}
               </option>
             ))}
           </select>

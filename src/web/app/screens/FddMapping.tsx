@@ -3,6 +3,7 @@
 // row saying which field. The model goes out and comes in as CSV or Brick Turtle (all or nothing, a bad line named).
 import { useState } from 'preact/hooks';
 import { api, authFetch, errorText } from '../api/client';
+import type { Body } from '../api/types';
 import { AdminLinks } from '../components/adminLinks';
 import { Done, Field, Problem } from '../components/Field';
 import { saveBlob } from '../components/saveFile';
@@ -11,7 +12,7 @@ import { t } from '../i18n';
 
 const TYPES = ['AHU', 'VAV', 'Chiller', 'HotWaterLoop', 'Zone', 'Meter'] as const;
 type EquipmentType = (typeof TYPES)[number];
-type Row = { equipment: string; equipmentType: EquipmentType; brickClass: string; unit: string };
+type Row = Body<'/api/fdd/points/{code}', 'put'> & { equipmentType: EquipmentType };
 
 async function download(path: string, name: string): Promise<string | null> {
   const response = await authFetch(new Request(`${location.origin}${path}`));

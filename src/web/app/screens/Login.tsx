@@ -2,11 +2,11 @@
 // the popup posts its outcome to this window; "bind_required" asks for the existing account's password or creates one.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, sessionEnded } from '../api/client';
+import type { Provider } from '../api/types';
 import { Field, Problem } from '../components/Field';
 import { t } from '../i18n';
 import { adoptTokens, signIn } from '../state/session';
 
-type Provider = { name: string; displayName: string };
 type Bind = { bindToken: string; provider: string; suggested?: string };
 
 export default function Login() {
@@ -18,7 +18,7 @@ export default function Login() {
   const [bind, setBind] = useState<Bind | null>(null);
 
   useEffect(() => {
-    api.GET('/api/auth/oauth/providers').then(({ data }) => setProviders((data as { providers?: Provider[] } | Provider[] | undefined) ? listOf(data) : []));
+    api.GET('/api/auth/oauth/providers').then(({ data }) => setProviders(data?.providers ?? []));
     const onMessage = (event: MessageEvent) => {
       if (event.origin !== location.origin || !event.data || typeof event.data !== 'object') return;
       const outcome = event.data as {
@@ -62,8 +62,7 @@ export default function Login() {
     if (!bind) return;
     const { data, error, response } = await api.POST('/api/auth/oauth/register-and-bind', { body: { bindToken: bind.bindToken } });
     if (!data) return setProblem(errorText(error, response.status));
-    const pair = data as { accessToken: string; refreshToken: string };
-    await adoptTokens(pair.accessToken, pair.refreshToken);
+    await adoptTokens(data.accessToken, data.refreshToken);
   }
 
   return (
@@ -123,16 +122,9 @@ export default function Login() {
   );
 }
 
-function listOf(data: unknown): Provider[] {
-  if (Array.isArray(data)) return data as Provider[];
-  const body = data as { providers?: Provider[] };
-  return body.providers ?? [];
-}
-
 async function bindAccount(bindToken: string, username: string, password: string): Promise<string | null> {
   const { data, error, response } = await api.POST('/api/auth/oauth/bind', { body: { bindToken, username, password } });
   if (!data) return errorText(error, response.status);
-  const pair = data as { accessToken: string; refreshToken: string };
-  await adoptTokens(pair.accessToken, pair.refreshToken);
+  await adoptTokens(data.accessToken, data.refreshToken);
   return null;
 }

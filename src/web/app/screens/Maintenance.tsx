@@ -5,7 +5,7 @@ import { api, errorText } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
-import { dateTime, money, siteCurrency, t, type Key } from '../i18n';
+import { dateTime, label, money, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
 
 const TYPES = ['preventive', 'corrective', 'inspection'] as const;
@@ -36,7 +36,7 @@ export default function Maintenance() {
               <option value="">{t('maintenance.anyStatus')}</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {t(`maintenance.status.${s}` as Key)}
+                  {label('maintenance.status', s)}
                 </option>
               ))}
             </select>
@@ -77,7 +77,7 @@ export default function Maintenance() {
               {list.data.items.map((record) => (
                 <tr key={record.id} data-maintenance-id={record.id}>
                   <th scope="row">{record.equipment}</th>
-                  <td>{t(`maintenance.type.${record.type}` as Key)}</td>
+                  <td>{label('maintenance.type', record.type)}</td>
                   <td>
                     {operator ? (
                       <select
@@ -87,12 +87,12 @@ export default function Maintenance() {
                       >
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>
-                            {t(`maintenance.status.${s}` as Key)}
+                            {label('maintenance.status', s)}
                           </option>
                         ))}
                       </select>
                     ) : (
-                      t(`maintenance.status.${record.status}` as Key)
+                      label('maintenance.status', record.status)
                     )}
                   </td>
                   <td>{dateTime(record.scheduledAt, Intl.DateTimeFormat().resolvedOptions().timeZone)}</td>
@@ -147,7 +147,7 @@ function MaintenanceForm({ onSaved }: { onSaved: (equipment: string) => void }) 
           <select id={id} value={type} onChange={(e) => draft.set({ type: e.currentTarget.value })}>
             {TYPES.map((name) => (
               <option key={name} value={name}>
-                {t(`maintenance.type.${name}` as Key)}
+                {label('maintenance.type', name)}
               </option>
             ))}
           </select>

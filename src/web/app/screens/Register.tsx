@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, errorText, tokens } from '../api/client';
 import { Done, Field, Problem } from '../components/Field';
 import { t } from '../i18n';
-import { user, type User } from '../state/session';
+import { user } from '../state/session';
 
 export default function Register() {
   const [email, setEmail] = useState('');
@@ -28,7 +28,7 @@ export default function Register() {
     });
     if (!data) return setProblem(errorText(error, response.status));
     tokens.set(data.accessToken, data.refreshToken);
-    user.value = data.user as User;
+    user.value = data.user;
   }
 
   return (

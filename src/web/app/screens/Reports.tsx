@@ -3,14 +3,15 @@
 // and why), and each plan's run history with its files to download.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { ReportRun } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { dateTime, language, t, type Key } from '../i18n';
+import { dateTime, label, language, t } from '../i18n';
 import { can } from '../state/session';
 import { fromCron, type Schedule, toCron } from './scheduleWords';
 import { type Template, templateDescription, templateForPeriod, templateName as nameOf } from './reportTemplates';
 
-type Run = { id: number; status: string; delivery: 'sent' | 'logged' | 'failed' | null; error: string | null; startedAt: string; files: { name: string }[] };
+type Run = ReportRun;
 
 function weekdayName(day: number): string {
   // 2023-01-01 was a Sunday (cron weekday 0).
@@ -35,7 +36,7 @@ export function deliveryText(run: Run): string {
 async function download(runId: number, name: string) {
   const { data } = await api.GET('/api/reports/runs/{id}/files/{name}', { params: { path: { id: runId, name } }, parseAs: 'blob' });
   if (!data) return;
-  const url = URL.createObjectURL(data as Blob);
+  const url = URL.createObjectURL(data);
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
@@ -113,11 +114,11 @@ function Runs({ planId, operator }: { planId: number; operator: boolean }) {
       setBusy(false);
       return setProblem(errorText(started.error, started.response.status));
     }
-    let run = started.data as unknown as Run;
+    let run: Run = started.data;
     for (let i = 0; i < 120 && run.status === 'running'; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const read = await api.GET('/api/reports/runs/{id}', { params: { path: { id: run.id } } });
-      if (read.data) run = read.data as Run;
+      if (read.data) run = read.data;
     }
     setBusy(false);
     setOutcome(run);
@@ -152,7 +153,7 @@ function Runs({ planId, operator }: { planId: number; operator: boolean }) {
               </tr>
             </thead>
             <tbody>
-              {(runs.data.items as Run[]).map((run) => (
+              {runs.data.items.map((run) => (
                 <tr key={run.id} data-run-id={run.id}>
                   <td>{dateTime(run.startedAt)}</td>
                   <td class="wrap">{deliveryText(run)}</td>
@@ -277,7 +278,7 @@ function PlanForm({ templates, onSaved }: { templates: Template[]; onSaved: (nam
           <select id={id} value={format} onChange={(e) => setFormat(e.currentTarget.value as typeof format)}>
             {(['pdf', 'csv', 'json'] as const).map((f) => (
               <option key={f} value={f}>
-                {t(`reports.format.${f}` as Key)}
+                {label('reports.format', f)}
               </option>
             ))}
           </select>

@@ -8,7 +8,7 @@ import { useApi } from '../components/useApi';
 import { applySite, browserTimeZone, t } from '../i18n';
 import { queryOf, route } from '../state/router';
 
-const ZONES: string[] = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+const ZONES: string[] = Intl.supportedValuesOf?.('timeZone') ?? ['UTC'];
 const CURRENCIES = ['EUR', 'CHF', 'GBP', 'USD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK'];
 
 export default function Settings() {

@@ -2,19 +2,11 @@
 // the session with one refresh and GET /api/auth/me.
 import { computed, signal } from '@preact/signals';
 import { api, errorText, refreshSession, sessionEnded, tokens } from '../api/client';
+import type { User } from '../api/types';
 import { clearDrafts } from '../components/useDraft';
 
-export type User = {
-  id: number;
-  username: string;
-  email: string;
-  role: 'viewer' | 'operator' | 'admin';
-  displayName: string | null;
-  mustChangePassword?: boolean;
-  /** The person's own staff-app language and theme; null: the browser's (state/preferences.ts applies them). */
-  language?: 'en' | 'de' | 'fr' | 'es' | null;
-  theme?: 'light' | 'dark' | null;
-};
+/** The person's own staff-app language and theme are null for the browser's (state/preferences.ts applies them). */
+export type { User };
 
 export const user = signal<User | null>(null);
 /** false until the stored session was tried on load. */
@@ -33,7 +25,7 @@ tokens.onExpired(() => {
 export async function resume(): Promise<void> {
   if (tokens.hasRefresh() && (await refreshSession())) {
     const { data } = await api.GET('/api/auth/me');
-    if (data) user.value = data as User;
+    if (data) user.value = data;
   }
   ready.value = true;
 }
@@ -43,7 +35,7 @@ export async function signIn(username: string, password: string): Promise<string
   if (!data) return errorText(error, response.status);
   tokens.set(data.accessToken, data.refreshToken);
   sessionEnded.value = null;
-  user.value = data.user as User;
+  user.value = data.user;
   return null;
 }
 
@@ -51,7 +43,7 @@ export async function signIn(username: string, password: string): Promise<string
 export async function adoptTokens(accessToken: string, refreshToken: string): Promise<void> {
   tokens.set(accessToken, refreshToken);
   const { data } = await api.GET('/api/auth/me');
-  if (data) user.value = data as User;
+  if (data) user.value = data;
 }
 
 export async function signOut(): Promise<void> {

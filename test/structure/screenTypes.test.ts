@@ -1,0 +1,105 @@
+// Structure (issue 57 item 2): the staff app's screens take the API's answers from the generated schema
+// (src/web/app/api/types.ts over schema.d.ts), never re-declared by hand. An object type declared in screens/ or
+// state/ whose fields (three or more) all belong to one object of the generated schema, each with the schema's type
+// (or `string` for a string enum, or a named type), is such a re-declaration: import it from api/types.ts instead.
+// Form state is not: it has fields the API lacks, or holds the typed text (`price: string` for a number).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+const APP = path.resolve(import.meta.dirname, '../../src/web/app');
+const MIN_FIELDS = 3;
+/** Declared by hand because the schema has no type to give: `file name` and why. */
+const KNOWN: Record<string, string> = {
+  'screens/DeskMeasures.tsx Stats': "the measures answer types its baseline's statistics as an open object",
+};
+
+function parse(file: string, text = fs.readFileSync(file, 'utf8')): ts.SourceFile {
+  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+}
+
+type Shape = Map<string, string>;
+const norm = (type: string) =>
+  type
+    .replace(/\s+/g, ' ')
+    .replace(/'/g, '"')
+    .replace(/^\((.*)\)$/, '$1');
+
+/** Field → type text of an object type. */
+function fieldsOf(members: ts.NodeArray<ts.TypeElement>): Shape {
+  const fields: Shape = new Map();
+  for (const member of members) {
+    if (ts.isPropertySignature(member)) fields.set(member.name.getText().replace(/^"|"$/g, ''), norm(member.type?.getText() ?? 'unknown'));
+  }
+  return fields;
+}
+
+/** A local field's type is the schema's: the same text, `string` for a string enum, or a named (imported) type. */
+function sameType(local: string, api: string): boolean {
+  return local === api || (local === 'string' && /^"[^"]*"( \| "[^"]*")*( \| null)?$/.test(api)) || /^[A-Z]\w*(\[\])?( \| null)?$/.test(local);
+}
+
+/** The fields of every object type in the generated schema (answers, bodies, their nested objects). */
+function apiShapes(): Shape[] {
+  const shapes: Shape[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isTypeLiteralNode(node)) {
+      const fields = fieldsOf(node.members);
+      if (fields.size >= MIN_FIELDS) shapes.push(fields);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(parse(path.join(APP, 'api/schema.d.ts')));
+  return shapes;
+}
+
+/** `name (file:line)` of each object type declared in the source whose fields all belong to one API shape. */
+export function apiShapesDeclared(source: ts.SourceFile, shapes: Shape[]): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    const declared = ts.isTypeAliasDeclaration(node) ? node.type : ts.isInterfaceDeclaration(node) ? node : undefined;
+    if (declared && (ts.isTypeLiteralNode(declared) || ts.isInterfaceDeclaration(declared))) {
+      const fields = [...fieldsOf(declared.members)];
+      const api = (shape: Shape) => fields.every(([field, type]) => shape.has(field) && sameType(type, shape.get(field) as string));
+      if (fields.length >= MIN_FIELDS && shapes.some(api)) {
+        const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+        if (!(`${path.relative(APP, source.fileName)} ${(node as ts.TypeAliasDeclaration).name.text}` in KNOWN))
+          found.push(`${(node as ts.TypeAliasDeclaration).name.text} (${path.relative(APP, source.fileName)}:${line})`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const files = (dir: string) =>
+  fs
+    .readdirSync(path.join(APP, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.tsx?$/.test(file))
+    .map((file) => path.join(APP, dir, file));
+
+test('no screen or state module declares an API answer by hand: they import it from api/types.ts', () => {
+  const shapes = apiShapes();
+  assert.ok(shapes.length > 500, `the generated schema's object types were read (${shapes.length})`);
+  const found = [...files('screens'), ...files('state')].flatMap((file) => apiShapesDeclared(parse(file), shapes));
+  assert.deepEqual(found, [], 'import these from src/web/app/api/types.ts (Answer<path, method>) instead of declaring them');
+});
+
+test('the rule sees a hand-written alert and leaves form state alone', () => {
+  const shapes = apiShapes();
+  const source = parse(
+    '/x/screens/Example.tsx',
+    `type Alert = { id: number; title: string; level: 'info' | 'warning' | 'critical'; occurredAt: string };
+     interface Person { id: number; username: string; email: string }
+     type Form = { title: string; level: string; draftNote: string };
+     type Typed = { id: string; title: string; occurredAt: string };
+     type Pair = { id: number; title: string };`,
+  );
+  assert.deepEqual(
+    apiShapesDeclared(source, shapes).map((entry) => entry.split(' ')[0]),
+    ['Alert', 'Person'],
+  );
+});
