@@ -22,6 +22,8 @@ export type Finding = Answer<'/api/analysis/anomalies/check', 'post'>['findings'
 export type Provider = Answer<'/api/auth/oauth/providers'>['providers'][number];
 /** A report's run (GET /api/reports/plans/{id}/runs). */
 export type ReportRun = Answer<'/api/reports/plans/{id}/runs'>['items'][number];
+/** A report template as /api/reports/templates lists it. */
+export type ReportTemplate = Answer<'/api/reports/templates'>['items'][number];
 /** A meter of the meter list (GET /api/meters). */
 export type Meter = Answer<'/api/meters'>['items'][number];
 /** The person signed in (GET /api/auth/me). */

@@ -1,8 +1,9 @@
 // The report templates in the person's language (the service names them in English), and the template that fits
 // a plan's period: "every month" is the monthly energy report, "every week" the weekly one, "every day" month to date.
-import { t, type Key } from '../i18n';
+import type { ReportTemplate as Template } from '../api/types';
 
-export type Template = { id: number; key: string; name: string; description: string };
+export type { Template };
+import { t, type Key } from '../i18n';
 
 const TRANSLATED = new Set(['weekly-energy', 'monthly-energy', 'alerts-faults', 'maintenance-due', 'month-to-date']);
 
