@@ -149,9 +149,7 @@ export const siteAlerts = pgTable(
   (table) => [
     primaryKey({ columns: [table.siteId, table.alertId] }),
     // The open alerts across sites (the portfolio's alert list) and per site (its health row).
-    index('site_alerts_open_time')
-      .on(table.occurredAt.desc(), table.siteId, table.alertId)
-      .where(sql`${table.status} <> 'resolved'`),
+    index('site_alerts_open_time').on(table.occurredAt.desc(), table.siteId, table.alertId).where(sql`${table.status} <> 'resolved'`),
     index('site_alerts_open_by_site').on(table.siteId).where(sql`${table.status} <> 'resolved'`),
   ],
 );
