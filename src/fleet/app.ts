@@ -238,7 +238,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ingesting++;
       try {
         const batch = await ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
-        ctx.body = await ingest.store(siteId, batch);
+        ctx.body = await ingest.store(siteId, batch, slots);
       } catch (error) {
         if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
         throw error;

@@ -6,6 +6,7 @@ export const FLEET_ERRORS = {
   forbidden: 403,
   not_found: 404,
   sequence_backwards: 409,
+  sequence_gap: 409,
   second_box: 409,
   enrolment_code_invalid: 400,
   batch_too_large: 413,

@@ -42,6 +42,11 @@ export type IngestResult = {
 const INTERVAL_MS = 15 * 60_000;
 /** First key of the two-key advisory lock that lets one batch per site in at a time (second key: the site). */
 const SITE_LOCK = 4_204_303;
+/**
+ * First key of the ingest slots (second key: the slot, 1..slots): a batch is stored only while its transaction holds
+ * one, so the limit on batches stored at once holds for the database, whatever number of instances share it.
+ */
+export const SLOT_LOCK = 4_204_304;
 
 /** Parses and checks a batch without touching the database; throws FleetError for anything that would be refused. */
 export function checkBatch(body: unknown, limits: IngestLimits, now: number = Date.now()): Batch {
@@ -156,12 +161,28 @@ function oneBox(batch: Batch, siteBox: string | null): void {
   );
 }
 
-/** A batch starting below the cursor the site reported before: the site was restored from an older backup. */
-function backwards(batch: Batch, cursor: number): void {
+/**
+ * The cursor rule: a batch starts exactly at the end of the last batch stored for the site (its `after` is the fleet's
+ * cursor). Below it, the site went back (restored from an older backup, or an answer it never got): 409
+ * `sequence_backwards`, and the box re-stamps its rows above the fleet's cursor. Above it, the fleet lost what it had
+ * acknowledged (a primary that crashed before its standby had the last batches, then promoted; a database restored
+ * from a backup): 409 `sequence_gap`, and the box moves its cursor back to the fleet's and sends everything above it
+ * again (its rows keep their sequences; the upserts make a row the fleet still has harmless). The gap is judged only
+ * for a box that sends its install id (every box since issue 55): its `after` is always the fleet's last acknowledgement.
+ * A sender without one (older software) keeps the rule before: a batch above the cursor is taken.
+ */
+function cursorRule(batch: Batch, cursor: number): void {
   if (batch.after < cursor) {
     throw new FleetError(
       'sequence_backwards',
       `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
+      { details: { cursor } },
+    );
+  }
+  if (batch.after > cursor && batch.installId !== undefined) {
+    throw new FleetError(
+      'sequence_gap',
+      `batch refused: it starts after sequence ${batch.after}, but the fleet holds this site only up to ${cursor} (the fleet's database lost acknowledged batches: a failover or a restore); send from ${cursor} again`,
       { details: { cursor } },
     );
   }
@@ -184,8 +205,11 @@ export class Ingest {
     return checkBatch(body, this.limits, await this.now());
   }
 
-  /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */
-  async store(siteId: string, batch: Batch): Promise<IngestResult> {
+  /**
+   * Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. `slots`: how
+   * many batches the whole fleet (every instance on this database) may store at once, this one included; beyond, 429.
+   */
+  async store(siteId: string, batch: Batch, slots = Number.MAX_SAFE_INTEGER): Promise<IngestResult> {
     const now = await this.now();
     const clockSkewMs = Date.parse(batch.sentAt) - now;
     // Held rows (what the site's collector holds ahead of its rows) take the batch's `after` as their sequence: they
@@ -213,8 +237,15 @@ export class Ingest {
     let broken: Error | undefined;
     try {
       await client.query('begin');
-      const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
+      // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
+      // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
+      const locked = await client.query<{ ok: boolean; slot: number | null }>(
+        `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
+           (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
+        [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
+      );
       if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
+      if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
       const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; eui_month: string | null }>(
         'select site_cursor, revoked_at, install_id, eui_month::text from sites where id = $1',
         [siteId],
@@ -222,7 +253,7 @@ export class Ingest {
       const row = site.rows[0];
       if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
       oneBox(batch, row.install_id);
-      backwards(batch, Number(row.site_cursor));
+      cursorRule(batch, Number(row.site_cursor));
       await this.storeMetadata(client, siteId, batch);
       // The declared meters were checked by precheck: meters are never deleted, so what it found holds under the lock.
       // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
@@ -302,7 +333,7 @@ export class Ingest {
     const row = result.rows[0];
     if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
     oneBox(batch, row.install_id);
-    backwards(batch, Number(row.site_cursor));
+    cursorRule(batch, Number(row.site_cursor));
     const known = new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]);
     unknownMeters(named, known);
   }

@@ -296,6 +296,14 @@ export class FleetSync {
         'fleet sync: the fleet holds a later sequence than this box (restored from an older backup?); the rows above the box cursor are re-stamped and sent again',
       );
     }
+    if (code === 'sequence_gap' && Number.isSafeInteger(fleetCursor) && fleetCursor >= 0 && fleetCursor < link.cursor) {
+      // The fleet lost batches it had acknowledged (its primary crashed before the standby had them, then was promoted):
+      // the cursor goes back to the fleet's and every row above it goes again, at once. The rows are all still here.
+      this.update({ cursor: fleetCursor });
+      this.sent.clear();
+      this.backlog = true;
+      this.options.logger.warn({ boxCursor: link.cursor, fleetCursor }, 'fleet sync: the fleet lost batches it had acknowledged (a failover?); they are sent again');
+    }
     return 'refused';
   }
 }
