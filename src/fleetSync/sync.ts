@@ -302,7 +302,10 @@ export class FleetSync {
       this.update({ cursor: fleetCursor });
       this.sent.clear();
       this.backlog = true;
-      this.options.logger.warn({ boxCursor: link.cursor, fleetCursor }, 'fleet sync: the fleet lost batches it had acknowledged (a failover?); they are sent again');
+      this.options.logger.warn(
+        { boxCursor: link.cursor, fleetCursor },
+        'fleet sync: the fleet lost batches it had acknowledged (a failover?); they are sent again',
+      );
     }
     return 'refused';
   }

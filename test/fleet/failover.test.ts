@@ -163,7 +163,9 @@ test('failover drill: the primary crashes (kill -9) with acknowledged batches th
   await pgs.detachStandby();
   const acked: number[] = [];
   for (const [i, { dataDir }] of boxes.entries()) {
-    const day = acknowledgedDays(dataDir).days.filter((d) => !liveDay(d)).at(-1)!;
+    const day = acknowledgedDays(dataDir)
+      .days.filter((d) => !liveDay(d))
+      .at(-1)!;
     const siteDb = new Database(databasePath(dataDir), { fileMustExist: true });
     siteDb.pragma('busy_timeout = 5000');
     siteDb.prepare('UPDATE meter_days SET cost = cost + 7.31 WHERE meter_id = ? AND day = ?').run(day.meterId, day.day);
