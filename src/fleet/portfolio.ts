@@ -285,6 +285,25 @@ export async function refreshSiteEui(client: pg.PoolClient, siteId: string, now:
   await client.query(`update sites set eui_month = ${month} where id = $1`, params);
 }
 
+/**
+ * Every site whose EUI sums are not of the month of `now` brought up to it in one pass (three statements over all sites):
+ * what the ingest does site by site as batches arrive, for sites made or restored outside the ingest (the benchmark's).
+ */
+export async function refreshAllSiteEui(pool: pg.Pool, now: number): Promise<number> {
+  const month = `date_trunc('month', $1::timestamptz at time zone 'UTC')::date`;
+  const params = [new Date(now)];
+  const stale = `select id from sites where eui_month is distinct from ${month}`;
+  await pool.query(`delete from site_eui where site_id in (${stale})`, params);
+  await pool.query(
+    `insert into site_eui (site_id, commodity, cur, prev)
+     select m.site_id, m.commodity, ${EUI_SUMS} from site_months m, (select ${month} as this_month) b
+     where m.site_id in (${stale}) and m.month >= b.this_month - interval '24 months' and m.month < b.this_month
+     group by m.site_id, m.commodity`,
+    params,
+  );
+  return (await pool.query(`update sites set eui_month = ${month} where eui_month is distinct from ${month}`, params)).rowCount ?? 0;
+}
+
 /** Commodities that are not energy: kept out of the all-fuels EUI. */
 const NOT_ENERGY = new Set(['water']);
 

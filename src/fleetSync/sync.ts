@@ -23,6 +23,7 @@ import {
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
+import { Agent } from 'undici';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
 
@@ -46,6 +47,18 @@ export type FleetSyncOptions = {
   random?: () => number;
   now?: () => number;
 };
+
+/**
+ * How long the box keeps its connection to the fleet open between sends (issue 55): longer than the sync interval (5
+ * minutes), so each send reuses one TLS connection instead of a new handshake (the fleet keeps idle connections
+ * FLEET_KEEP_ALIVE_MS too: src/fleet/app.ts listenFleet). A connection the fleet closed meanwhile is simply made again.
+ */
+export const BOX_KEEP_ALIVE_MS = 10 * 60_000;
+
+/** The box's one connection to its fleet, kept alive between sends (global fetch takes it as its dispatcher). */
+export function fleetDispatcher(): Agent {
+  return new Agent({ keepAliveTimeout: BOX_KEEP_ALIVE_MS, keepAliveMaxTimeout: BOX_KEEP_ALIVE_MS, connections: 1 });
+}
 
 /** An outage is this long without a stored batch: the next contact sends the newest day first. */
 const OUTAGE_MS = 10 * 60_000;
@@ -71,6 +84,7 @@ export class FleetSync {
   private readonly random: () => number;
   /** The recent meter days as the fleet stored them: a live batch carries only the intervals that changed. */
   private readonly sent = new SentIntervals();
+  private readonly dispatcher = fleetDispatcher();
   private sentSite: string | undefined;
   /** This process's last attempt and last stored batch (the link row may hold older times: see HEARTBEAT_PERSIST_MS). */
   private lastAttemptMs: number | undefined;
@@ -205,7 +219,8 @@ export class FleetSync {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
         body: JSON.stringify({ ...batch, installId: identity.installId }),
         signal: AbortSignal.timeout(60_000),
-      });
+        dispatcher: this.dispatcher,
+      } as RequestInit);
     } catch (error) {
       // The fleet is unreachable: back off exponentially with jitter (5 s doubling to 5 min).
       this.failures++;
