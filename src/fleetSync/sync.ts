@@ -298,7 +298,12 @@ export class FleetSync {
     if (link.lastErrorCode !== code)
       this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
     this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });
-    const fleetCursor = Number(body?.details?.cursor);
+    this.followFleetCursor(link, code, Number(body?.details?.cursor));
+    return 'refused';
+  }
+
+  /** A 409 naming the fleet's cursor: re-stamp above it (the box went back) or rewind to it (the fleet lost batches). */
+  private followFleetCursor(link: FleetLink, code: string, fleetCursor: number): void {
     if (code === 'sequence_backwards' && Number.isSafeInteger(fleetCursor) && fleetCursor > link.cursor) {
       // The fleet holds a later cursor than this box: the box was restored from an older backup, and its sequence went
       // back. Every row above the box's cursor takes a new sequence above the fleet's and goes again, at the next tick.
@@ -322,6 +327,5 @@ export class FleetSync {
         'fleet sync: the fleet lost batches it had acknowledged (a failover?); they are sent again',
       );
     }
-    return 'refused';
   }
 }
