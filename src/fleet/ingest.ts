@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
-import { refreshSiteEui } from './portfolio.ts';
+import { euiChanged, refreshSiteEui } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -261,7 +261,8 @@ export class Ingest {
       const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
       const thisMonth = new Date(now).toISOString().slice(0, 7);
       // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
-      if (row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth)) await refreshSiteEui(client, siteId, now);
+      const refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
+      if (refreshed) await refreshSiteEui(client, siteId, now);
       const stored = {
         intervals: await upsertIntervals(client, siteId, live, liveHeld),
         days: days.written,
@@ -290,6 +291,8 @@ export class Ingest {
         ],
       );
       await client.query('commit');
+      // The EUI ranking is kept per process for a minute: a batch that changed the sums or the floor area drops it.
+      if (batch.site || refreshed) euiChanged();
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       if (!(error instanceof FleetError)) broken = error as Error;
