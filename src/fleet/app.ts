@@ -211,7 +211,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ingesting++;
       try {
         const batch = await ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
-        ctx.body = await ingest.store(siteId, batch);
+        ctx.body = await ingest.store(siteId, batch, slots);
       } catch (error) {
         if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
         throw error;
@@ -288,6 +288,9 @@ export function createFleetApp(options: FleetAppOptions): Koa {
 
 export { addUser };
 
+/** Idle connections stay open this long: a box's next send (5 minutes later) reuses its TLS connection. */
+export const FLEET_KEEP_ALIVE_MS = 6 * 60_000;
+
 /** Listens on host:port (port 0: any free port), over HTTPS when a certificate is given. */
 export async function listenFleet(
   app: Koa,
@@ -299,7 +302,8 @@ export async function listenFleet(
     : http.createServer(handler);
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
-  server.keepAliveTimeout = 10_000;
+  // Longer than a box's sync interval (5 min): each box keeps one connection between its sends (issue 55).
+  server.keepAliveTimeout = FLEET_KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());

@@ -6,6 +6,7 @@ export const FLEET_ERRORS = {
   forbidden: 403,
   not_found: 404,
   sequence_backwards: 409,
+  sequence_gap: 409,
   second_box: 409,
   nothing_to_decide: 409,
   enrolment_code_invalid: 400,

@@ -4,7 +4,8 @@
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
-import { euiChanged } from './portfolio.ts';
+import { upsertDays, upsertIntervals } from './ingestRows.ts';
+import { euiChanged, refreshSiteEui } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -41,6 +42,11 @@ export type IngestResult = {
 const INTERVAL_MS = 15 * 60_000;
 /** First key of the two-key advisory lock that lets one batch per site in at a time (second key: the site). */
 const SITE_LOCK = 4_204_303;
+/**
+ * First key of the ingest slots (second key: the slot, 1..slots): a batch is stored only while its transaction holds
+ * one, so the limit on batches stored at once holds for the database, whatever number of instances share it.
+ */
+export const SLOT_LOCK = 4_204_304;
 
 /** Parses and checks a batch without touching the database; throws FleetError for anything that would be refused. */
 export function checkBatch(body: unknown, limits: IngestLimits, now: number = Date.now()): Batch {
@@ -155,12 +161,28 @@ function oneBox(batch: Batch, siteBox: string | null): void {
   );
 }
 
-/** A batch starting below the cursor the site reported before: the site was restored from an older backup. */
-function backwards(batch: Batch, cursor: number): void {
+/**
+ * The cursor rule: a batch starts exactly at the end of the last batch stored for the site (its `after` is the fleet's
+ * cursor). Below it, the site went back (restored from an older backup, or an answer it never got): 409
+ * `sequence_backwards`, and the box re-stamps its rows above the fleet's cursor. Above it, the fleet lost what it had
+ * acknowledged (a primary that crashed before its standby had the last batches, then promoted; a database restored
+ * from a backup): 409 `sequence_gap`, and the box moves its cursor back to the fleet's and sends everything above it
+ * again (its rows keep their sequences; the upserts make a row the fleet still has harmless). The gap is judged only
+ * for a box that sends its install id (every box since issue 55): its `after` is always the fleet's last acknowledgement.
+ * A sender without one (older software) keeps the rule before: a batch above the cursor is taken.
+ */
+function cursorRule(batch: Batch, cursor: number): void {
   if (batch.after < cursor) {
     throw new FleetError(
       'sequence_backwards',
       `batch refused: it starts after sequence ${batch.after}, below the cursor ${cursor} this site reported before (was the site restored from an older backup?)`,
+      { details: { cursor } },
+    );
+  }
+  if (batch.after > cursor && batch.installId !== undefined) {
+    throw new FleetError(
+      'sequence_gap',
+      `batch refused: it starts after sequence ${batch.after}, but the fleet holds this site only up to ${cursor} (the fleet's database lost acknowledged batches: a failover or a restore); send from ${cursor} again`,
       { details: { cursor } },
     );
   }
@@ -183,8 +205,11 @@ export class Ingest {
     return checkBatch(body, this.limits, await this.now());
   }
 
-  /** Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. */
-  async store(siteId: string, batch: Batch): Promise<IngestResult> {
+  /**
+   * Stores a checked batch for the site the credential named; one transaction, refused whole on any rule. `slots`: how
+   * many batches the whole fleet (every instance on this database) may store at once, this one included; beyond, 429.
+   */
+  async store(siteId: string, batch: Batch, slots = Number.MAX_SAFE_INTEGER): Promise<IngestResult> {
     const now = await this.now();
     const clockSkewMs = Date.parse(batch.sentAt) - now;
     // Held rows (what the site's collector holds ahead of its rows) take the batch's `after` as their sequence: they
@@ -212,32 +237,49 @@ export class Ingest {
     let broken: Error | undefined;
     try {
       await client.query('begin');
-      const locked = await client.query<{ ok: boolean }>('select pg_try_advisory_xact_lock($1, hashtext($2)) as ok', [SITE_LOCK, siteId]);
+      // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
+      // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
+      const locked = await client.query<{ ok: boolean; slot: number | null }>(
+        `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
+           (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
+        [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
+      );
       if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
-      const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null }>(
-        'select site_cursor, revoked_at, install_id from sites where id = $1',
+      if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
+      const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; eui_month: string | null }>(
+        'select site_cursor, revoked_at, install_id, eui_month::text from sites where id = $1',
         [siteId],
       );
       const row = site.rows[0];
       if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
       oneBox(batch, row.install_id);
-      backwards(batch, Number(row.site_cursor));
+      cursorRule(batch, Number(row.site_cursor));
       await this.storeMetadata(client, siteId, batch);
-      await this.checkMeters(client, siteId, batch);
-      // The held rows after the sequenced ones: under a lower sequence, they never replace a row of the same batch.
+      // The declared meters were checked by precheck: meters are never deleted, so what it found holds under the lock.
+      // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
+      // never replace a row of the same batch.
+      const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
+      const thisMonth = new Date(now).toISOString().slice(0, 7);
+      // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
+      const refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
+      if (refreshed) await refreshSiteEui(client, siteId, now);
       const stored = {
-        intervals: (await this.upsertIntervals(client, siteId, live)) + (await this.upsertIntervals(client, siteId, liveHeld, 'held')),
-        days: (await this.upsertDays(client, siteId, batch.days ?? [])) + (await this.upsertDays(client, siteId, heldDays)),
+        intervals: await upsertIntervals(client, siteId, live, liveHeld),
+        days: days.written,
         alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
         deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),
       };
       const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
-      await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
+      // The site clock alarm raised here when due; cleared in the same statement that moves the cursor otherwise.
+      const alarming = await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
       // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
       // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
       // The first box to send with an install id becomes the site's box.
       await client.query(
-        `update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
+        `with cleared as (
+           update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
+         )
+         update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
            health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
         [
           siteId,
@@ -245,12 +287,12 @@ export class Ingest {
           Math.max(-2e9, Math.min(2e9, clockSkewMs)),
           batch.health ? JSON.stringify(batch.health) : null,
           batch.installId ?? null,
+          alarming,
         ],
       );
       await client.query('commit');
-      // The EUI ranking (complete months, floor areas) is kept per process: a batch that can change it drops it.
-      const thisMonth = new Date(now).toISOString().slice(0, 7);
-      if (batch.site || [...(batch.days ?? []), ...heldDays].some((row) => row.day.slice(0, 7) < thisMonth)) euiChanged();
+      // The EUI ranking is kept per process for a minute: a batch that changed the sums or the floor area drops it.
+      if (batch.site || refreshed) euiChanged();
       return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
     } catch (error) {
       if (!(error instanceof FleetError)) broken = error as Error;
@@ -295,7 +337,7 @@ export class Ingest {
     const row = result.rows[0];
     if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
     oneBox(batch, row.install_id);
-    backwards(batch, Number(row.site_cursor));
+    cursorRule(batch, Number(row.site_cursor));
     const known = new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]);
     unknownMeters(named, known);
   }
@@ -339,97 +381,6 @@ export class Ingest {
       );
       await client.query('update sites set meter_count = (select count(*) from site_meters where site_id = $1) where id = $1', [siteId]);
     }
-  }
-
-  /** Every meter a row names must have been declared (in this batch or an earlier one). */
-  private async checkMeters(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {
-    const named = namedMeters(batch);
-    if (named.size === 0) return;
-    const declared = await client.query<{ key: string }>('select key from site_meters where site_id = $1 and key = any($2::text[])', [siteId, [...named]]);
-    unknownMeters(named, new Set(declared.rows.map((r) => r.key)));
-  }
-
-  // The upserts below are raw SQL: drizzle cannot say INSERT … SELECT FROM unnest(arrays), which sends a whole batch
-  // as six parameters (one round trip, no 65,535-parameter ceiling). The WHERE keeps a newer version (higher seq).
-  // Two statements, one per case: rows new to the fleet (INSERT … ON CONFLICT DO NOTHING, whose RETURNING tells which
-  // were new, for completeness counts: xmax cannot be read from a partitioned table), then newer versions of stored rows
-  // (UPDATE … WHERE the stored sequence is lower). A live batch is all inserts; its UPDATE finds nothing to change.
-  private async upsertIntervals(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['intervals']>, held?: 'held'): Promise<number> {
-    if (rows.length === 0) return 0;
-    const params = [siteId, rows.map((r) => r.meter), rows.map((r) => r.start), rows.map((r) => r.value), rows.map((r) => r.quality), rows.map((r) => r.seq)];
-    const inserted = await client.query<{ written: string }>(
-      `with written as (
-         insert into intervals (site_id, meter_key, start, value, quality, seq)
-         select $1, * from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[])
-         on conflict (site_id, meter_key, start) do nothing
-         returning start
-       ), counted as (
-         insert into site_day_counts (site_id, day, rows)
-         select $1, (start at time zone 'UTC')::date, count(*) from written group by 2
-         on conflict (site_id, day) do update set rows = site_day_counts.rows + excluded.rows
-       ), latest as (
-         update sites set latest_interval_at = greatest(latest_interval_at, (select max(start) from written)) where id = $1
-       )
-       select count(*) as written from written`,
-      params,
-    );
-    // A sequenced row replaces a lower sequence; a held row (under `after`) also replaces the held row before it, where
-    // it differs.
-    const newer = held ? 'i.seq <= u.n and (i.value <> u.v or i.quality <> u.q)' : 'i.seq < u.n';
-    const updated = await client.query(
-      `update intervals i set value = u.v, quality = u.q, seq = u.n
-       from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[]) as u(m, s, v, q, n)
-       where i.site_id = $1 and i.meter_key = u.m and i.start = u.s and ${newer}`,
-      params,
-    );
-    return Number(inserted.rows[0]!.written) + (updated.rowCount ?? 0);
-  }
-
-  private async upsertDays(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['days']>): Promise<number> {
-    if (rows.length === 0) return 0;
-    const result = await client.query(
-      `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq, kwh)
-       select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[], $8::float8[])
-       on conflict (site_id, meter_key, day) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
-         seq = excluded.seq, kwh = excluded.kwh
-       where day_rollups.seq < excluded.seq or (day_rollups.seq = excluded.seq
-         and (day_rollups.value, day_rollups.cost, day_rollups.carbon_kg, day_rollups.kwh) is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.kwh))
-       returning day::text as day`,
-      [
-        siteId,
-        rows.map((r) => r.meter),
-        rows.map((r) => r.day),
-        rows.map((r) => r.value),
-        rows.map((r) => r.cost),
-        rows.map((r) => r.carbonKg),
-        rows.map((r) => r.seq),
-        rows.map((r) => r.kwh ?? null),
-      ],
-    );
-    // Recompute the monthly totals of every month whose rows this batch wrote, from the stored days of the site's total meters,
-    // in kWh: a meter in kWh by its value, any other (gas in m³) by the kWh its site sent with the day; a day with
-    // neither (water, gas from a box that predates the kWh) is not energy and stays out.
-    // Only the months of the rows written: a row sent again as it is stored (the same sequence and figures: a held day
-    // row, a batch sent twice) writes nothing, and its month's totals are not recomputed.
-    const written = result.rows as Array<{ day: string }>;
-    if (written.length === 0) return 0;
-    const months = [...new Set(written.map((r) => `${r.day.slice(0, 7)}-01`))].sort();
-    await client.query(
-      `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
-       select $1, m.commodity, date_trunc('month', d.day)::date, sum(case when m.unit = 'kWh' then d.value else d.kwh end), sum(d.cost),
-         sum(d.carbon_kg), count(distinct d.day)
-       from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1
-         and (m.unit = 'kWh' or d.kwh is not null)
-       where d.site_id = $1 and d.day >= $3::date and d.day < $4::date + interval '1 month'
-         and date_trunc('month', d.day)::date = any($2::date[])
-       group by m.commodity, date_trunc('month', d.day)
-       on conflict (site_id, commodity, month) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
-         days = excluded.days
-       where (site_months.value, site_months.cost, site_months.carbon_kg, site_months.days)
-         is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.days)`,
-      [siteId, months, months[0], months[months.length - 1]],
-    );
-    return result.rowCount ?? 0;
   }
 
   private async upsertAlerts(client: pg.PoolClient, siteId: string, rows: NonNullable<Batch['alerts']>): Promise<number> {
@@ -479,20 +430,18 @@ export class Ingest {
     return rows.length;
   }
 
-  /** Raises (once) or clears the site's "site clock" alarm from this batch's send time and quarantined rows. */
-  private async siteClockAlarm(client: pg.PoolClient, siteId: string, skewMs: number, quarantined: number): Promise<void> {
-    if (Math.abs(skewMs) > this.limits.clockAlarmMs || quarantined > 0) {
-      const hours = (skewMs / 3_600_000).toFixed(1);
-      const message = `site clock: the site's clock is ${hours} h ${skewMs >= 0 ? 'ahead of' : 'behind'} the fleet's${
-        quarantined > 0 ? `; ${quarantined} interval rows from the future were quarantined` : ''
-      }`;
-      await client.query(
-        `insert into fleet_alarms (site_id, kind, message) values ($1, 'site_clock', $2)
-         on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
-        [siteId, message],
-      );
-    } else {
-      await client.query(`update fleet_alarms set cleared_at = now() where site_id = $1 and kind = 'site_clock' and cleared_at is null`, [siteId]);
-    }
+  /** Raises (once) the site's "site clock" alarm from this batch's send time and quarantined rows; true when raised. */
+  private async siteClockAlarm(client: pg.PoolClient, siteId: string, skewMs: number, quarantined: number): Promise<boolean> {
+    if (Math.abs(skewMs) <= this.limits.clockAlarmMs && quarantined === 0) return false;
+    const hours = (skewMs / 3_600_000).toFixed(1);
+    const message = `site clock: the site's clock is ${hours} h ${skewMs >= 0 ? 'ahead of' : 'behind'} the fleet's${
+      quarantined > 0 ? `; ${quarantined} interval rows from the future were quarantined` : ''
+    }`;
+    await client.query(
+      `insert into fleet_alarms (site_id, kind, message) values ($1, 'site_clock', $2)
+       on conflict (site_id, kind) where cleared_at is null do update set message = excluded.message`,
+      [siteId, message],
+    );
+    return true;
   }
 }

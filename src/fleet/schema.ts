@@ -39,6 +39,8 @@ export const sites = pgTable(
     boxName: text('box_name'),
     /** The install id of the box that is this site: another box sending with the credential is refused (migration 0002). */
     installId: text('install_id'),
+    /** The month whose 12 complete months before it `site_eui` holds for this site (migration 0004); null: none yet. */
+    euiMonth: date('eui_month', { mode: 'string' }),
   },
   (table) => [uniqueIndex('sites_credential_hash').on(table.credentialHash)],
 );
@@ -147,7 +149,7 @@ export const siteAlerts = pgTable(
   (table) => [
     primaryKey({ columns: [table.siteId, table.alertId] }),
     // The open alerts across sites (the portfolio's alert list) and per site (its health row).
-    index('site_alerts_open').on(table.occurredAt).where(sql`${table.status} <> 'resolved'`),
+    index('site_alerts_open_time').on(table.occurredAt.desc(), table.siteId, table.alertId).where(sql`${table.status} <> 'resolved'`),
     index('site_alerts_open_by_site').on(table.siteId).where(sql`${table.status} <> 'resolved'`),
   ],
 );
@@ -181,7 +183,10 @@ export const fleetAlarms = pgTable(
     raisedAt: at('raised_at').notNull().defaultNow(),
     clearedAt: at('cleared_at'),
   },
-  (table) => [uniqueIndex('fleet_alarms_open').on(table.siteId, table.kind).where(sql`${table.clearedAt} is null`)],
+  (table) => [
+    uniqueIndex('fleet_alarms_open').on(table.siteId, table.kind).where(sql`${table.clearedAt} is null`),
+    index('fleet_alarms_open_time').on(table.raisedAt.desc()).where(sql`${table.clearedAt} is null`),
+  ],
 );
 
 /** People who read the portfolio. A token is 32 random bytes, kept as its SHA-256. */
@@ -234,7 +239,7 @@ export const siteDayCounts = pgTable(
     day: date('day', { mode: 'string' }).notNull(),
     rows: integer('rows').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.siteId, table.day] })],
+  (table) => [primaryKey({ columns: [table.siteId, table.day] }), index('site_day_counts_day').on(table.day)],
 );
 
 /**
@@ -285,4 +290,22 @@ export const siteAudit = pgTable(
     detail: jsonb('detail').notNull().default({}),
   },
   (table) => [index('site_audit_site_at').on(table.siteId, table.id)],
+);
+
+/**
+ * A site's EUI sums per commodity (migration 0004): `cur` the last 12 complete months before `sites.eui_month`, `prev`
+ * the 12 before them (null: no month there). Kept by the ingest whenever it writes a complete month's totals or meets
+ * a site whose `eui_month` is not the fleet's current month; the ranking reads these rows, not site_months.
+ */
+export const siteEui = pgTable(
+  'site_eui',
+  {
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    commodity: text('commodity').notNull(),
+    cur: doublePrecision('cur').notNull(),
+    prev: doublePrecision('prev'),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.commodity] })],
 );

@@ -159,6 +159,7 @@ export const REFUSALS = new Set([
   'unknown_meter',
   'out_of_range',
   'sequence_backwards',
+  'sequence_gap',
   'unauthenticated',
   'second_box',
   'rejoin_needed',

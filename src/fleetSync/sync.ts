@@ -23,6 +23,7 @@ import {
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
+import { Agent } from 'undici';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
 
@@ -46,6 +47,18 @@ export type FleetSyncOptions = {
   random?: () => number;
   now?: () => number;
 };
+
+/**
+ * How long the box keeps its connection to the fleet open between sends (issue 55): longer than the sync interval (5
+ * minutes), so each send reuses one TLS connection instead of a new handshake (the fleet keeps idle connections
+ * FLEET_KEEP_ALIVE_MS too: src/fleet/app.ts listenFleet). A connection the fleet closed meanwhile is simply made again.
+ */
+export const BOX_KEEP_ALIVE_MS = 10 * 60_000;
+
+/** The box's one connection to its fleet, kept alive between sends (global fetch takes it as its dispatcher). */
+export function fleetDispatcher(): Agent {
+  return new Agent({ keepAliveTimeout: BOX_KEEP_ALIVE_MS, keepAliveMaxTimeout: BOX_KEEP_ALIVE_MS, connections: 1 });
+}
 
 /** An outage is this long without a stored batch: the next contact sends the newest day first. */
 const OUTAGE_MS = 10 * 60_000;
@@ -71,6 +84,7 @@ export class FleetSync {
   private readonly random: () => number;
   /** The recent meter days as the fleet stored them: a live batch carries only the intervals that changed. */
   private readonly sent = new SentIntervals();
+  private readonly dispatcher = fleetDispatcher();
   private sentSite: string | undefined;
   /** This process's last attempt and last stored batch (the link row may hold older times: see HEARTBEAT_PERSIST_MS). */
   private lastAttemptMs: number | undefined;
@@ -205,7 +219,8 @@ export class FleetSync {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
         body: JSON.stringify({ ...batch, installId: identity.installId }),
         signal: AbortSignal.timeout(60_000),
-      });
+        dispatcher: this.dispatcher,
+      } as RequestInit);
     } catch (error) {
       // The fleet is unreachable: back off exponentially with jitter (5 s doubling to 5 min).
       this.failures++;
@@ -283,7 +298,12 @@ export class FleetSync {
     if (link.lastErrorCode !== code)
       this.options.logger.warn({ status: response.status, code, reason: message }, 'fleet sync: the fleet refused a batch; the rows stay here');
     this.update({ lastAttemptAt: attemptAt, lastError: message, lastErrorCode: code });
-    const fleetCursor = Number(body?.details?.cursor);
+    this.followFleetCursor(link, code, Number(body?.details?.cursor));
+    return 'refused';
+  }
+
+  /** A 409 naming the fleet's cursor: re-stamp above it (the box went back) or rewind to it (the fleet lost batches). */
+  private followFleetCursor(link: FleetLink, code: string, fleetCursor: number): void {
     if (code === 'sequence_backwards' && Number.isSafeInteger(fleetCursor) && fleetCursor > link.cursor) {
       // The fleet holds a later cursor than this box: the box was restored from an older backup, and its sequence went
       // back. Every row above the box's cursor takes a new sequence above the fleet's and goes again, at the next tick.
@@ -296,6 +316,16 @@ export class FleetSync {
         'fleet sync: the fleet holds a later sequence than this box (restored from an older backup?); the rows above the box cursor are re-stamped and sent again',
       );
     }
-    return 'refused';
+    if (code === 'sequence_gap' && Number.isSafeInteger(fleetCursor) && fleetCursor >= 0 && fleetCursor < link.cursor) {
+      // The fleet lost batches it had acknowledged (its primary crashed before the standby had them, then was promoted):
+      // the cursor goes back to the fleet's and every row above it goes again, at once. The rows are all still here.
+      this.update({ cursor: fleetCursor });
+      this.sent.clear();
+      this.backlog = true;
+      this.options.logger.warn(
+        { boxCursor: link.cursor, fleetCursor },
+        'fleet sync: the fleet lost batches it had acknowledged (a failover?); they are sent again',
+      );
+    }
   }
 }

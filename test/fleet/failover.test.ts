@@ -1,9 +1,11 @@
 // PostgreSQL as the fleet's distributed part (docs/fleet.md "Replica and failover"): two local clusters with streaming
 // replication (test/helpers/postgresReplica.ts). The fleet writes to the primary and reads the portfolio from the
 // standby; the instance's clock does not decide staleness or quarantine (the primary's does); and the failover drill:
-// real boxes (the service as a child process, its built-in simulator) sync to the fleet on the primary, the primary is
-// stopped (fast), the standby promoted, the fleet restarted on it; the boxes keep their queues and catch up, and every
-// complete day at the fleet equals each box's own SQLite to the cent, with no interval lost or doubled.
+// real boxes (the service as a child process, its built-in simulator) sync to the fleet on the primary, the standby
+// falls behind (cut off its WAL) while the primary acknowledges more batches, the primary crashes (kill -9), the standby
+// is promoted without them and the fleet restarted on it; the boxes keep their queues, are told the fleet lost batches
+// (409 sequence_gap) and send them again, and every complete day at the fleet equals each box's own SQLite to the cent,
+// with no interval lost or doubled.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
@@ -117,7 +119,7 @@ async function syncState(box: ServiceProcess): Promise<SyncState> {
   return ((await (await fetch(`${box.url}/api/health`)).json()) as { fleet: SyncState }).fleet;
 }
 
-test('failover drill: primary stopped, standby promoted, the fleet restarted on it; the boxes catch up, nothing lost or doubled', {
+test('failover drill: the primary crashes (kill -9) with acknowledged batches the standby never got; promoted, the boxes send them again, nothing lost or doubled', {
   timeout: 600_000,
 }, async (t) => {
   const boxes: Array<{ dataDir: string; box: ServiceProcess; siteId: string }> = [];
@@ -156,9 +158,36 @@ test('failover drill: primary stopped, standby promoted, the fleet restarted on 
   const before = boxes.map(({ dataDir }) => acknowledgedDays(dataDir).cursor);
   await pgs.waitForReplay();
 
-  // The primary goes (fast shutdown: its WAL reaches the standby first); the fleet loses its database.
+  // The standby falls behind (cut off the WAL); the primary goes on acknowledging: each box restates a complete day (as
+  // a tariff change does: a new sequence) and the fleet on the primary stores it. The standby never gets those batches.
+  await pgs.detachStandby();
+  const acked: number[] = [];
+  for (const [i, { dataDir }] of boxes.entries()) {
+    const day = acknowledgedDays(dataDir)
+      .days.filter((d) => !liveDay(d))
+      .at(-1)!;
+    const siteDb = new Database(databasePath(dataDir), { fileMustExist: true });
+    siteDb.pragma('busy_timeout = 5000');
+    siteDb.prepare('UPDATE meter_days SET cost = cost + 7.31 WHERE meter_id = ? AND day = ?').run(day.meterId, day.day);
+    siteDb.close();
+    await eventually(
+      async () => {
+        const ack = acknowledgedDays(dataDir);
+        return ack.cursor > before[i]! && ack.unsent === 0 ? true : undefined;
+      },
+      'the restated day acknowledged by the primary',
+      120_000,
+    );
+    acked.push(acknowledgedDays(dataDir).cursor);
+  }
+  for (const [i, { siteId }] of boxes.entries()) {
+    const onStandby = await one<{ site_cursor: string }>(pgs.standby.url, 'select site_cursor from sites where id = $1', [siteId]);
+    assert.ok(Number(onStandby.site_cursor) < acked[i]!, `the standby lacks acknowledged batches (${onStandby.site_cursor} < ${acked[i]})`);
+  }
+
+  // The primary crashes: nothing more reaches the standby; the fleet loses its database.
   const port = Number(new URL(fleet.url).port);
-  pgs.primary.stop();
+  await pgs.primary.crash();
   for (const { box } of boxes) await eventually(async () => ((await syncState(box)).state !== 'ok' ? true : undefined), 'the box noticing', 120_000);
   // The boxes keep collecting and queue; the fleet is restarted on the promoted standby at the same address.
   await fleet.close();
@@ -167,12 +196,13 @@ test('failover drill: primary stopped, standby promoted, the fleet restarted on 
   // Meanwhile each box restates a complete day (as a tariff change does: a new sequence), which queues on the box.
   for (const [i, { dataDir }] of boxes.entries()) {
     const day = acknowledgedDays(dataDir).days.find((d) => !liveDay(d))!;
+    // (the oldest complete day; the one restated before the crash is the newest)
     const siteDb = new Database(databasePath(dataDir), { fileMustExist: true });
     siteDb.pragma('busy_timeout = 5000');
     siteDb.prepare('UPDATE meter_days SET cost = cost + 100 WHERE meter_id = ? AND day = ?').run(day.meterId, day.day);
     siteDb.close();
     await eventually(async () => (acknowledgedDays(dataDir).unsent > 0 ? true : undefined), 'the restated day queued on the box', 60_000);
-    assert.equal(acknowledgedDays(dataDir).cursor, before[i], 'nothing acknowledged while the fleet is away');
+    assert.equal(acknowledgedDays(dataDir).cursor, acked[i], 'nothing acknowledged while the fleet is away');
   }
   const restartedAt = Date.now();
   fleet = await startFleet(pgs.standby.url, { port });
@@ -184,9 +214,9 @@ test('failover drill: primary stopped, standby promoted, the fleet restarted on 
       async () => {
         const state = await syncState(box);
         const ack = acknowledgedDays(dataDir);
-        last = JSON.stringify({ ...state, cursor: ack.cursor, before: before[i], unsent: ack.unsent });
+        last = JSON.stringify({ ...state, cursor: ack.cursor, acked: acked[i], unsent: ack.unsent });
         const fresh = state.lastSuccessAt !== null && Date.parse(state.lastSuccessAt) > restartedAt;
-        return state.state === 'ok' && fresh && ack.cursor > before[i]! && ack.unsent === 0 ? true : undefined;
+        return state.state === 'ok' && fresh && ack.cursor > acked[i]! && ack.unsent === 0 ? true : undefined;
       },
       'a box caught up with the fleet on the promoted standby',
       240_000,

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { addUser } from '../../src/fleet/app.ts';
+import { gradeOf } from '../../src/fleet/portfolio.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
@@ -332,4 +333,66 @@ test('the health list and the EUI ranking a page at a time: ranked on the server
     assert.equal(response.body.details.field, field, path);
     assert.match(response.body.error, new RegExp(`^${field} `), path);
   }
+});
+
+test('the health list ranked in SQL agrees with gradeOf on every row; EUI sums of another month fall back to the monthly totals', async () => {
+  const admin = await adminToken(fleet.db);
+  // Sites in each state the grade knows: fresh with a backup, fresh without one (warning), silent (stale), refusing.
+  const fresh = await enrolSite(fleet, 'Grade fresh');
+  const noBackup = await enrolSite(fleet, 'Grade no backup');
+  const silent = await enrolSite(fleet, 'Grade silent');
+  const batch = (backup: boolean) => {
+    const b = intervalBatch({ after: 0, from: quarterAgo(4), count: 4 });
+    b.health = { version: '1', collector: 'ok', gateway: 'ok', lastBackupAt: backup ? new Date(Date.now() - 3600_000).toISOString() : null, unsentRows: 0 };
+    return b;
+  };
+  assert.equal((await sendBatch(fleet.url, fresh.credential, batch(true))).status, 200);
+  assert.equal((await sendBatch(fleet.url, noBackup.credential, batch(false))).status, 200);
+  assert.equal((await sendBatch(fleet.url, silent.credential, intervalBatch({ after: 0, from: quarterAgo(4 * 24 * 3), count: 2 }))).status, 200);
+  const order = { stale: 0, warning: 1, healthy: 2 } as const;
+  const seen: Array<{ id: string; grade: keyof typeof order; name: string }> = [];
+  for (let page = 1; ; page++) {
+    const { status, body } = await getJson(`${fleet.url}/api/fleet/sites?page=${page}&pageSize=3`, admin);
+    assert.equal(status, 200);
+    for (const row of body.items) {
+      const { grade } = gradeOf(row);
+      assert.equal(row.grade, grade, `${row.name}: the page's grade is gradeOf's`);
+      seen.push(row);
+    }
+    if (page * 3 >= body.total) {
+      assert.equal(seen.length, body.total);
+      assert.equal(body.counts.stale + body.counts.warning + body.counts.healthy, body.total);
+      break;
+    }
+  }
+  // Ranked by grade (stale, warning, healthy) across pages, the SQL's order.
+  for (let i = 1; i < seen.length; i++) assert.ok(order[seen[i - 1]!.grade] <= order[seen[i]!.grade], `${seen[i - 1]!.name} before ${seen[i]!.name}`);
+  const gradeOfSite = (id: string) => seen.find((r) => r.id === id)!.grade;
+  // (no rows of yesterday: incomplete, a warning, as is no backup)
+  assert.equal(gradeOfSite(fresh.siteId), 'warning');
+  assert.equal(gradeOfSite(noBackup.siteId), 'warning');
+  assert.equal(gradeOfSite(silent.siteId), 'stale');
+
+  // EUI: a site with 13 months of days has its sums kept for this month; made to look a month old (the month turned),
+  // its next batch brings the sums up to date from its monthly totals.
+  const site = await enrolSite(fleet, 'EUI kept');
+  const days = dayBatch(0, monthsAgo(13), 400, { electricity: 10, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, site.credential, days)).status, 200);
+  const kept = await fleet.db.pool.query('select eui_month::text as m from sites where id = $1', [site.siteId]);
+  assert.equal(kept.rows[0].m, monthsAgo(0));
+  const euiOf = async () => (await getJson(`${fleet.url}/api/fleet/eui?pageSize=500`, admin)).body.items.find((r: { id: string }) => r.id === site.siteId).eui;
+  const yearDays = Math.round((Date.parse(monthsAgo(0)) - Date.parse(monthsAgo(12))) / 86_400_000);
+  const expected = (10 * yearDays) / 1000;
+  assert.ok(Math.abs((await euiOf()) - expected) < 1e-9);
+  await fleet.db.pool.query(`update site_eui set cur = 0 where site_id = $1`, [site.siteId]);
+  await fleet.db.pool.query(`update sites set eui_month = (eui_month - interval '1 month')::date where id = $1`, [site.siteId]);
+  const restate = dayBatch(days.through, monthsAgo(0), 1, { electricity: 10, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, site.credential, { ...restate, days: [], through: days.through })).status, 200);
+  const month = await fleet.db.pool.query(
+    'select eui_month::text as m, (select cur from site_eui where site_id = $1 and commodity = $2) as cur from sites where id = $1',
+    [site.siteId, 'electricity'],
+  );
+  assert.equal(month.rows[0].m, monthsAgo(0), 'the batch brought the sums up to this month');
+  assert.ok(Math.abs(month.rows[0].cur - 10 * yearDays) < 1e-6);
+  assert.ok(Math.abs((await euiOf()) - expected) < 1e-9);
 });

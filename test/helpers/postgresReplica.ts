@@ -20,6 +20,8 @@ export type ReplicaNode = {
   start(): void;
   /** pg_ctl stop -m fast: open connections are cut; the primary sends the standby all its WAL before it stops. */
   stop(): void;
+  /** kill -9 of the postmaster (a crash): nothing more is sent to anyone; returns once the process is gone. */
+  crash(): Promise<void>;
 };
 
 export type ReplicatedPostgres = {
@@ -29,6 +31,12 @@ export type ReplicatedPostgres = {
   promote(): void;
   /** Waits until the standby has replayed the primary's WAL up to its current insert LSN (polled, generous limit). */
   waitForReplay(timeoutMs?: number): Promise<void>;
+  /**
+   * Cuts the standby off the primary's WAL (primary_conninfo emptied and reloaded on the standby), as a network split or
+   * a lagging standby would: the primary goes on committing (replication is asynchronous) what the standby never gets.
+   * Returns once the primary sees no standby streaming.
+   */
+  detachStandby(timeoutMs?: number): Promise<void>;
   /** Whether the node at `url` is a standby (pg_is_in_recovery()). */
   inRecovery(url: string): Promise<boolean>;
   destroy(): void;
@@ -87,6 +95,20 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     dataDir,
     start: () => run('pg_ctl', ['-D', dataDir, '-l', path.join(dir, `${name}.log`), '-w', '-t', '120', 'start']),
     stop: () => run('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', '-t', '120', 'stop']),
+    crash: async () => {
+      const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      process.kill(pid, 'SIGKILL');
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          return;
+        }
+        if (Date.now() > deadline) throw new Error(`postmaster ${pid} still runs 60 s after kill -9`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
   });
   const primary = node(primaryDir, primaryPort, 'primary');
   const standby = node(standbyDir, standbyPort, 'standby');
@@ -164,9 +186,19 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
+  const detachStandby = async (timeoutMs = 60_000) => {
+    await query(standby.url, "alter system set primary_conninfo = ''");
+    await query(standby.url, 'select pg_reload_conf()');
+    const deadline = Date.now() + timeoutMs;
+    while ((await query(primary.url, 'select 1 from pg_stat_replication')).length > 0) {
+      if (Date.now() > deadline) throw new Error(`the standby still streams ${timeoutMs} ms after its primary_conninfo was emptied`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   return {
     primary,
     standby,
+    detachStandby,
     promote: () => run('pg_ctl', ['-D', standbyDir, '-w', '-t', '120', 'promote']),
     waitForReplay,
     inRecovery,
