@@ -1532,7 +1532,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2344,7 +2344,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
