@@ -55,8 +55,9 @@ test('whole and partial days from the presence byte equal the rule over the deco
       // day(-2): no rows
       row(a, day(-1), all),
       row(b, day(-1), all), // whole
-      row(a, today, (i) => dayIntervals(timezone, today).start + i * 900_000 < now),
-      row(b, today, (i) => dayIntervals(timezone, today).start + i * 900_000 < now), // today so far: never whole
+      // today so far, its finished intervals (so never whole: at 23:54 the 23:45 interval is still running)
+      row(a, today, (i) => dayIntervals(timezone, today).start + (i + 1) * 900_000 <= now),
+      row(b, today, (i) => dayIntervals(timezone, today).start + (i + 1) * 900_000 <= now),
     ]),
   );
   const target = { area: 'Floors' };
