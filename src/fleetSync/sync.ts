@@ -23,7 +23,7 @@ import {
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };
 
@@ -56,7 +56,9 @@ export type FleetSyncOptions = {
 export const BOX_KEEP_ALIVE_MS = 10 * 60_000;
 
 /** The box's one connection to its fleet, kept alive between sends (global fetch takes it as its dispatcher). */
-export function fleetDispatcher(): Agent {
+export async function fleetDispatcher(): Promise<Agent> {
+  // Loaded on the first send: a box that never joins a fleet does not load undici (test/ops/memoryAtStart.test.ts).
+  const { Agent } = await import('undici');
   return new Agent({ keepAliveTimeout: BOX_KEEP_ALIVE_MS, keepAliveMaxTimeout: BOX_KEEP_ALIVE_MS, connections: 1 });
 }
 
@@ -84,7 +86,7 @@ export class FleetSync {
   private readonly random: () => number;
   /** The recent meter days as the fleet stored them: a live batch carries only the intervals that changed. */
   private readonly sent = new SentIntervals();
-  private readonly dispatcher = fleetDispatcher();
+  private dispatcher: Promise<Agent> | undefined;
   private sentSite: string | undefined;
   /** This process's last attempt and last stored batch (the link row may hold older times: see HEARTBEAT_PERSIST_MS). */
   private lastAttemptMs: number | undefined;
@@ -219,7 +221,7 @@ export class FleetSync {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
         body: JSON.stringify({ ...batch, installId: identity.installId }),
         signal: AbortSignal.timeout(60_000),
-        dispatcher: this.dispatcher,
+        dispatcher: await (this.dispatcher ??= fleetDispatcher()),
       } as RequestInit);
     } catch (error) {
       // The fleet is unreachable: back off exponentially with jitter (5 s doubling to 5 min).

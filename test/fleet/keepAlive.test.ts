@@ -20,7 +20,7 @@ test('the box reuses one connection across sends; the fleet keeps it open longer
   const { server, url } = await listenFleet(app, { host: '127.0.0.1', port: 0, tls: null });
   let connections = 0;
   server.on('connection', () => connections++);
-  const dispatcher = fleetDispatcher();
+  const dispatcher = await fleetDispatcher();
   try {
     assert.equal(server.keepAliveTimeout, FLEET_KEEP_ALIVE_MS);
     const twoSends = async (init: RequestInit) => {
@@ -35,7 +35,7 @@ test('the box reuses one connection across sends; the fleet keeps it open longer
     assert.equal(connections, 1, 'two sends over one connection with the box dispatcher');
     connections = 0;
     server.keepAliveTimeout = 3_000;
-    const second = fleetDispatcher();
+    const second = await fleetDispatcher();
     try {
       await twoSends({ dispatcher: second } as RequestInit);
     } finally {

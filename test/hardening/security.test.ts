@@ -40,6 +40,9 @@ describe('public allow-list', () => {
       'POST /api/auth/oauth/:provider/callback',
       'POST /api/auth/oauth/bind',
       'POST /api/auth/oauth/register-and-bind',
+      // The one-time set-up link (issue 53): the first admin's password, before anyone can sign in; a single-use
+      // 256-bit code, only its hash stored (test/access/setupLink.test.ts).
+      'POST /api/auth/setup-link',
     ];
     for (const route of listed) assert.ok(expected.includes(route) || allowedExtra.includes(route), `${route} must not be public`);
   });
