@@ -12,6 +12,7 @@ import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, label, num, t } from '../i18n';
 import { askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
 import { can } from '../state/session';
+import { DraftNotice } from '../components/DraftNotice';
 
 type Tab = 'active' | 'cleared' | 'acknowledged' | 'shelved' | 'resolved';
 const TABS: Tab[] = ['active', 'cleared', 'acknowledged', 'shelved', 'resolved'];
@@ -251,14 +252,7 @@ function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: b
       </ol>
       {operator && alert.status !== 'resolved' && (
         <form class="stack" onSubmit={(e) => e.preventDefault()}>
-          {draft.restored && (
-            <p class="notice" role="status" data-notice="draft-restored">
-              {t('draft.restored')}{' '}
-              <button type="button" class="link" onClick={draft.discard}>
-                {t('draft.discard')}
-              </button>
-            </p>
-          )}
+          <DraftNotice draft={draft} />
           <Field label={t('alerts.note')}>
             {(id) => <textarea id={id} rows={2} maxLength={2000} value={note} onInput={(e) => setNote(e.currentTarget.value)} />}
           </Field>

@@ -11,6 +11,7 @@ import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, type Got } from '../components/deskLinks';
 import { label, num, percent, t } from '../i18n';
 import { can } from '../state/session';
+import { DraftNotice } from '../components/DraftNotice';
 
 type Tenant = Got<'/api/billing/tenants'>['items'][number];
 type Allocation = Got<'/api/billing/allocations'>['items'][number];
@@ -61,14 +62,7 @@ function TenantForm({ onAdded }: { onAdded: () => void }) {
   return (
     <form class="card stack" onSubmit={add} noValidate aria-labelledby="add-tenant-heading">
       <h2 id="add-tenant-heading">{t('desk.tenant.add')}</h2>
-      {draft.restored && (
-        <p class="notice" role="status" data-notice="draft-restored">
-          {t('draft.restored')}{' '}
-          <button type="button" class="link" onClick={draft.discard}>
-            {t('draft.discard')}
-          </button>
-        </p>
-      )}
+      <DraftNotice draft={draft} />
       <Problem text={problem} />
       <Done text={done} />
       <Field label={t('desk.tenant.name')}>

@@ -7,6 +7,7 @@ import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, label, t } from '../i18n';
 import { can } from '../state/session';
+import { DraftNotice } from '../components/DraftNotice';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 const STATUSES = ['open', 'in_progress', 'resolved', 'closed'] as const;
@@ -155,14 +156,7 @@ function FaultForm({ onSaved }: { onSaved: (device: string) => void }) {
 
   return (
     <form class="card stack" onSubmit={save} noValidate aria-label={t('faults.add')}>
-      {draft.restored && (
-        <p class="notice" role="status" data-notice="draft-restored">
-          {t('draft.restored')}{' '}
-          <button type="button" class="link" onClick={draft.discard}>
-            {t('draft.discard')}
-          </button>
-        </p>
-      )}
+      <DraftNotice draft={draft} />
       <Field label={t('faults.device')}>
         {(id) => <input id={id} maxLength={200} value={device} onInput={(e) => draft.set({ device: e.currentTarget.value })} />}
       </Field>

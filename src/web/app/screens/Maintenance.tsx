@@ -7,6 +7,7 @@ import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, label, money, siteCurrency, t } from '../i18n';
 import { can } from '../state/session';
+import { DraftNotice } from '../components/DraftNotice';
 
 const TYPES = ['preventive', 'corrective', 'inspection'] as const;
 const STATUSES = ['planned', 'in_progress', 'done', 'cancelled'] as const;
@@ -131,14 +132,7 @@ function MaintenanceForm({ onSaved }: { onSaved: (equipment: string) => void }) 
 
   return (
     <form class="card stack" onSubmit={save} noValidate aria-label={t('maintenance.add')}>
-      {draft.restored && (
-        <p class="notice" role="status" data-notice="draft-restored">
-          {t('draft.restored')}{' '}
-          <button type="button" class="link" onClick={draft.discard}>
-            {t('draft.discard')}
-          </button>
-        </p>
-      )}
+      <DraftNotice draft={draft} />
       <Field label={t('maintenance.equipment')}>
         {(id) => <input id={id} required maxLength={200} value={equipment} onInput={(e) => draft.set({ equipment: e.currentTarget.value })} />}
       </Field>
