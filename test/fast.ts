@@ -10,6 +10,8 @@ import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '..');
 const SLOW = /node:child_process|playwright|chromium|soffice|faketime/;
+/** The marker of a suite that runs in a process of its own under test:fast (see grouped). */
+const OWN_PROCESS = /^\/\/ test:fast: own process/m;
 
 /**
  * The suites in a few processes instead of one each (`--per-file`: one each, as `npm test` runs them). Each process
@@ -22,9 +24,12 @@ function grouped(files: string[]): string[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-fast-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const dom = files.filter((file) => file.includes(`${path.sep}web${path.sep}screens${path.sep}`));
-  const rest = files.filter((file) => !dom.includes(file));
+  // A suite that checks what its own process loaded (e.g. test/ops/memoryAtStart.test.ts: no undici at start) says
+  // so with OWN_PROCESS and runs alone: in a group, another suite's imports are in that process too.
+  const alone = files.filter((file) => !dom.includes(file) && OWN_PROCESS.test(fs.readFileSync(file, 'utf8')));
+  const rest = files.filter((file) => !dom.includes(file) && !alone.includes(file));
   const groups = [dom, rest.filter((_, i) => i % 2 === 0), rest.filter((_, i) => i % 2 === 1)].filter((group) => group.length > 0);
-  return groups.map((group, i) => {
+  return [...alone, ...groups.map((group, i) => {
     const file = path.join(dir, `group-${i + 1}.test.mjs`);
     // Each suite in a describe of its own, imported inside it: its top-level hooks and tests stay its own (a plain
     // import would run every suite's \`before\` first and every \`after\` last).
@@ -33,7 +38,7 @@ function grouped(files: string[]): string[] {
     );
     fs.writeFileSync(file, `import { describe } from 'node:test';\n${lines.join('')}`);
     return file;
-  });
+  })];
 }
 
 const seen = new Map<string, boolean>();

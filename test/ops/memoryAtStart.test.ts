@@ -1,6 +1,7 @@
 // What the service holds in memory from its start (issue 29, docs/performance-edge.md "Memory and scale"): the page
 // cache is small from the connection's first statement, and the gateway client is node:http's: no undici, whose HTTP
 // parser is WebAssembly that V8 compiled at the first gateway call (a 37 MiB peak of compiler memory malloc kept).
+// test:fast: own process (it checks which modules its process loaded)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
