@@ -29,16 +29,19 @@ function grouped(files: string[]): string[] {
   const alone = files.filter((file) => !dom.includes(file) && OWN_PROCESS.test(fs.readFileSync(file, 'utf8')));
   const rest = files.filter((file) => !dom.includes(file) && !alone.includes(file));
   const groups = [dom, rest.filter((_, i) => i % 2 === 0), rest.filter((_, i) => i % 2 === 1)].filter((group) => group.length > 0);
-  return [...alone, ...groups.map((group, i) => {
-    const file = path.join(dir, `group-${i + 1}.test.mjs`);
-    // Each suite in a describe of its own, imported inside it: its top-level hooks and tests stay its own (a plain
-    // import would run every suite's \`before\` first and every \`after\` last).
-    const lines = group.map(
-      (suite) => `describe(${JSON.stringify(path.relative(root, suite))}, async () => { await import(${JSON.stringify(pathToFileURL(suite).href)}); });\n`,
-    );
-    fs.writeFileSync(file, `import { describe } from 'node:test';\n${lines.join('')}`);
-    return file;
-  })];
+  return [
+    ...alone,
+    ...groups.map((group, i) => {
+      const file = path.join(dir, `group-${i + 1}.test.mjs`);
+      // Each suite in a describe of its own, imported inside it: its top-level hooks and tests stay its own (a plain
+      // import would run every suite's \`before\` first and every \`after\` last).
+      const lines = group.map(
+        (suite) => `describe(${JSON.stringify(path.relative(root, suite))}, async () => { await import(${JSON.stringify(pathToFileURL(suite).href)}); });\n`,
+      );
+      fs.writeFileSync(file, `import { describe } from 'node:test';\n${lines.join('')}`);
+      return file;
+    }),
+  ];
 }
 
 const seen = new Map<string, boolean>();
