@@ -114,6 +114,11 @@ test('mapping, equipment view and evidence chart show what the API answers; axe 
     if (dark) await signInThroughForm(view, 'mapper', admin.password);
     await goInside(view, `/faults/equipment/AHU-1?episode=${id}`);
     await view.getByRole('heading', { name: 'Equipment AHU-1', level: 1 }).waitFor();
+    // The heading comes from the address at once; the points table once the equipment's answer is in.
+    await view
+      .locator('[data-table="fdd-points"] tbody tr')
+      .nth(unit.points.length - 1)
+      .waitFor();
     assert.deepEqual(
       await view.locator('[data-table="fdd-points"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))),
       unit.points.map((p: { code: string }) => p.code),
