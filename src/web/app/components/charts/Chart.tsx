@@ -181,7 +181,7 @@ export function Chart(props: ChartProps) {
         scales: {
           x: isBars
             ? { time: false, range: (_u, min, max) => (min <= 0 && max >= props.x.length - 1 ? [-0.5, props.x.length - 0.5] : [min, max]) }
-            : { time: true },
+            : { time: true, range: (_u, min, max) => (min === max ? [min - 3_600, max + 3_600] : [min, max]) },
           y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.05 : 1] },
         },
         bands: upper >= 0 && lower >= 0 ? [{ series: [indexOf(upper), indexOf(lower)], fill: `${props.series[upper].color}33` }] : undefined,
