@@ -72,12 +72,12 @@ test('the faults form and the tenant form keep their drafts through a sign-in el
   const fault = page.getByRole('form', { name: 'Report a fault' });
   await fault.getByLabel('Device').fill('AHU 3 supply fan');
   await fault.getByLabel('Description').fill('Belt squeals at start');
-  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.faults.new') !== null);
+  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.faults.new')?.includes('Belt squeals at start'));
   await goInside(page, '/billing/tenants');
   const tenant = page.locator('form[aria-labelledby="add-tenant-heading"]');
   await tenant.getByLabel('Name', { exact: true }).fill('Bakery Müller');
   await tenant.getByLabel('Floor area (m²)').fill('120');
-  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.billing.tenant.new') !== null);
+  await page.waitForFunction(() => sessionStorage.getItem('ems.draft.billing.tenant.new')?.includes('"area":"120"'));
 
   const phone = await rig.server.request('POST', '/api/auth/login', { body: { username: 'deskadmin', password: admin.password } });
   assert.equal(phone.status, 200);

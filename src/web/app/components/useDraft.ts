@@ -1,7 +1,7 @@
 // A form's unsaved input kept for the tab (sessionStorage) as it is typed: it survives a session that ended (signed
 // in elsewhere, expired), a reload and an outage, and is offered back when the form opens again. Saved or discarded,
 // it goes; signing out on purpose clears every draft (state/session.ts), so the next person at the desk sees none.
-import { useEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 
 const PREFIX = 'ems.draft.';
 
@@ -31,7 +31,10 @@ export function useDraft<T extends Record<string, string>>(
   const [kept] = useState(() => read<T>(key));
   const [values, setValues] = useState<T>(() => ({ ...initial, ...(kept ?? {}) }));
   const [restored, setRestored] = useState(kept !== null);
-  useEffect(() => {
+  // A layout effect runs in the same task as the render that follows a keystroke; a plain effect waits for the next
+  // frame, and a click that leaves the screen before it comes lost the last field typed (CI saw the fault form's
+  // description gone).
+  useLayoutEffect(() => {
     // Only what differs from the empty form is worth keeping.
     const changed = (Object.keys(values) as (keyof T)[]).some((name) => values[name] !== initial[name]);
     if (changed) sessionStorage.setItem(PREFIX + key, JSON.stringify(values));
