@@ -14,6 +14,7 @@ import { FUTURE_TOLERANCE_MS } from '../metering/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { GatewayPort } from '../gateway/index.ts';
 import { performance } from 'node:perf_hooks';
+import { RestoreBackoff } from './restoreBackoff.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
@@ -177,6 +178,8 @@ export class LoadShedder {
   private readonly markError;
   private readonly clamp;
   private readonly monotonic: () => number;
+  /** When a restore the gateway did not confirm is tried again (src/analysis/restoreBackoff.ts). */
+  private readonly backoff: RestoreBackoff;
 
   constructor(
     private readonly deps: {
@@ -195,6 +198,7 @@ export class LoadShedder {
   ) {
     const { orm } = deps.db;
     this.monotonic = deps.monotonic ?? (() => performance.now());
+    this.backoff = new RestoreBackoff(this.monotonic);
     const byId = eq(loadShedPoints.id, sql.placeholder('id'));
     this.markShed = orm
       .update(loadShedPoints)
@@ -259,7 +263,11 @@ export class LoadShedder {
   /** Raises the critical alert for a point still shed when the service gives up on it (the stop's time ran out). */
   reportStillShed(now: number, error: string): string[] {
     const shed = this.deps.config.points().filter((p) => p.shedAt !== null);
-    for (const point of shed) this.report(point, 'restore', point.restoreValue, error, now);
+    for (const point of shed) {
+      // Its error recorded too: the restore that goes through later (at the next start) clears the alert.
+      this.markError.run({ error, at: now, notBefore: null, id: point.id });
+      this.report(point, 'restore', point.restoreValue, error, now);
+    }
     return shed.map((p) => p.code);
   }
 
@@ -330,7 +338,9 @@ export class LoadShedder {
     }
     due.sort((a, b) => b.point.priority - a.point.priority || b.point.id - a.point.id);
     const actions: LoadShedAction[] = [];
-    for (const { point, reason, notBefore } of due) actions.push(await this.restore(point, now, reason, notBefore));
+    // A restore the gateway did not confirm waits its backoff before the next try, but at stop (`all`), where it is the last.
+    for (const { point, reason, notBefore } of due)
+      if (all || this.backoff.due(point.id)) actions.push(await this.restore(point, now, reason, notBefore));
     return actions;
   }
 
@@ -370,6 +380,7 @@ export class LoadShedder {
     if (outcome.confirmed) {
       this.markShed.run({ shedAt: now, shedWindow: windowStart, id: point.id });
       this.shedSince.set(point.id, this.monotonic());
+      this.backoff.clear(point.id);
       this.deps.logger.warn({ code: point.code, value: point.shedValue, reason }, 'load shed');
     } else {
       // Not counted as shed; not tried again in this window (the next point is, at the next collection).
@@ -386,12 +397,13 @@ export class LoadShedder {
       this.markRestored.run({ notBefore, id: point.id });
       this.shedSince.delete(point.id);
       this.leftovers.delete(point.id);
+      this.backoff.clear(point.id);
       this.deps.logger.warn({ code: point.code, value: point.restoreValue, reason }, 'load restored');
       if (point.lastError !== null) this.clearRestoreAlert(point, now);
     } else {
-      // Still shed: the restore is tried again by the guard's next run (src/analysis/loadSheddingGuard.ts).
+      // Still shed: the restore is tried again by the guard, after a wait that doubles up to a minute.
       this.markError.run({ error: outcome.error, at: now, notBefore: null, id: point.id });
-      this.report(point, 'restore', point.restoreValue, outcome.error!, now);
+      this.report(point, 'restore', point.restoreValue, outcome.error!, now, this.backoff.failed(point.id));
     }
     return { code: point.code, action: 'restore', confirmed: outcome.confirmed, reason };
   }
@@ -440,8 +452,8 @@ export class LoadShedder {
     });
   }
 
-  private report(point: PointRow, action: 'shed' | 'restore', value: number, error: string, now: number): void {
-    this.deps.logger.error({ code: point.code, value, action, error }, 'load shedding write not confirmed by the gateway');
+  private report(point: PointRow, action: 'shed' | 'restore', value: number, error: string, now: number, retryInMs?: number): void {
+    this.deps.logger.error({ code: point.code, value, action, error, retryInMs }, 'load shedding write not confirmed by the gateway');
     const at = new Date(now).toISOString();
     if (action === 'restore') {
       // Critical, one per point while it fails (an open occurrence with the same title is that one), cleared by the restore.
@@ -450,7 +462,7 @@ export class LoadShedder {
         code: RESTORE_FAILED_CODE,
         level: 'critical',
         message: restoreFailedTitle(point),
-        detail: `${error}. The point is still shed (it should hold ${value}); the restore is tried again every few seconds. Check the gateway, or set the point by hand.`,
+        detail: `${error}. The point is still shed (it should hold ${value}); the restore is tried again, at most a minute apart. Check the gateway, or set the point by hand.`,
         raisedAt: at,
         clearedAt: null,
       });

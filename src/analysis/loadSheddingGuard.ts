@@ -2,7 +2,7 @@
 // (maximum shed duration, disabled, no contract, points left by an earlier run, restores the gateway refused) run on
 // their own timer, right after a settings change, and for every shed point when the service stops (a bounded wait,
 // before the gateway client closes). A restore that cannot be written is a critical alert, an error line and a field of
-// /api/health, and is tried again every run. For the box itself dying, see docs/load-shedding.md (the gateway-side
+// /api/health, and is tried again, after a wait that doubles from 5 s to a minute (src/analysis/restoreBackoff.ts). For the box itself dying, see docs/load-shedding.md (the gateway-side
 // fail-safe an installer configures).
 import type { Logger } from '../platform/logger.ts';
 import { Repeating } from '../platform/jobs/lifecycle.ts';

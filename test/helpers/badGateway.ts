@@ -29,6 +29,8 @@ export type BadGateway = {
   maxHistoryInFlight: number;
   /** The status codes/set answers with instead of carrying out the write (e.g. 503: a gateway refusing writes). */
   writeStatus: number | null;
+  /** With writeStatus: answered without a body and with `Connection: close`, as a Node server's own 408 is. */
+  writeBare: boolean;
   /** GET /codes: the catalogue, or null for a gateway without one (404). */
   catalogue: { code: string; name: string; unit?: string; kind: string }[] | null;
   /** Requests per path. */
@@ -52,6 +54,7 @@ export async function startBadGateway(): Promise<BadGateway> {
     readStatus: null,
     historyStatus: null,
     writeStatus: null,
+    writeBare: false,
     historyDelayMs: 0,
     maxHistoryInFlight: 0,
     catalogue: null,
@@ -112,6 +115,10 @@ export async function startBadGateway(): Promise<BadGateway> {
         return send(res, 200, { data });
       }
       if (path === '/codes/set') {
+        if (gateway.writeStatus !== null && gateway.writeBare) {
+          res.writeHead(gateway.writeStatus, { connection: 'close', 'content-length': 0 });
+          return res.end();
+        }
         if (gateway.writeStatus !== null) return send(res, gateway.writeStatus, { error: 'write refused' });
         // A point written holds the value (and keeps its timestamp and quality settings), as on a real gateway.
         if (typeof body.code !== 'string' || typeof body.value !== 'number') return send(res, 400, { error: 'code and value required' });
