@@ -32,6 +32,7 @@ import {
   yieldToLoop,
 } from './store.ts';
 import { dropAfter } from './clockStep.ts';
+import { StoppedMeters } from './stoppedMeters.ts';
 import { conditionOf, type CollectorStatus, type MeterHealth, type MeterWatch } from './collectorHealth.ts';
 import { type Current, type History, mapLimit, readHistory, readValues } from './collectorReads.ts';
 
@@ -111,6 +112,8 @@ export class Collector {
   private heldGeneration = 0;
   /** The virtual meters' held days, derived once per generation (store.open.kwh of a virtual meter). */
   private heldVirtualDays: { generation: number; records: Map<string, DayRecord | undefined> } | null = null;
+  /** Meters no longer collected: the interval of their last reading flagged (src/metering/stoppedMeters.ts). */
+  private readonly stopped = new StoppedMeters();
 
   constructor(
     private readonly deps: {
@@ -511,10 +514,7 @@ export class Collector {
       });
 
       const timezone = this.deps.timezone();
-      const virtuals = (this.selectVirtuals.all() as { id: number; terms: string }[]).map((row) => ({
-        id: row.id,
-        terms: JSON.parse(row.terms) as MeterTerm[],
-      }));
+      const virtuals = this.virtuals();
       // A time-zone change writes what is held under the zone it was counted in.
       if (this.held && this.held.batch.timezone !== timezone) this.persist(virtuals);
       const batch = this.held?.batch ?? new DayBatch(this.deps.store, timezone);
@@ -551,6 +551,7 @@ export class Collector {
       // Written at once only when a meter counted its first reading (its start and its 7-day backfill, even when the
       // gateway's history was empty). A gap filled after a failed collection is held and written at the period's write
       // (hourly on a box), as a history read that found nothing is: a recovery is not one more write.
+      this.stopped.close(batch, states, new Set(meters.map((meter) => meter.id)), started);
       const firstReading = [...counted.keys()].some((id) => !knownBefore.has(id));
       await this.hold(batch, counted, started, virtuals, firstReading);
       this.status.lastOkAt = new Date(this.now()).toISOString();
