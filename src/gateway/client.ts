@@ -1,6 +1,7 @@
 // HTTP client for the upstream IoT gateway: one keep-alive agent of node:http, a deadline per request, JSON in and out.
 import http from 'node:http';
 import https from 'node:https';
+import { performance } from 'node:perf_hooks';
 import { BadGateway, GatewayTimeout } from '../platform/errors.ts';
 
 /** The gateway paths the service ever calls; anything else is refused before a byte leaves. */
@@ -131,7 +132,8 @@ export class GatewayClient {
    * the headers and every pause in the body; the deadline, checked on each chunk, a body that keeps trickling.
    */
   private send(method: string, path: string, headers: Record<string, string | number>, body: string | undefined): Promise<{ status: number; raw: Buffer }> {
-    const deadline = Date.now() + this.timeoutMs;
+    // On the monotonic clock, as the socket's timeout: a wall clock stepped (or sped up by libfaketime) does not cut it short.
+    const deadline = performance.now() + this.timeoutMs;
     return new Promise((resolve, reject) => {
       let failed: Error | undefined;
       // The reason is given to the promise, never to the socket: destroyed with an error in the read that also
@@ -153,7 +155,7 @@ export class GatewayClient {
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
             if (size > MAX_ANSWER_BYTES) return fail(failure(TOO_LARGE));
-            if (Date.now() > deadline) return fail(failure(PAST_DEADLINE));
+            if (performance.now() > deadline) return fail(failure(PAST_DEADLINE));
             chunks.push(chunk);
           });
           response.once('end', () => resolve({ status: response.statusCode ?? 0, raw: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size) }));

@@ -113,6 +113,20 @@ function duration(env: Env, name: string, fallback: string): number {
   return seconds;
 }
 
+/**
+ * EMS_COLLECT_INTERVAL in ms: `off` is 0, a duration as elsewhere, or whole milliseconds (`42ms`, at least 10) for a clock
+ * sped up by libfaketime whose timers run at the real pace (the soak: a minute of its clock is 42 ms at ×1440).
+ */
+function collectInterval(env: Env): number {
+  const raw = read(env, 'EMS_COLLECT_INTERVAL');
+  if (raw === 'off') return 0;
+  const ms = raw === undefined ? null : /^(\d+)ms$/.exec(raw);
+  if (!ms) return duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000;
+  const value = Number(ms[1]);
+  if (!Number.isSafeInteger(value) || value < 10) throw new ConfigError(`EMS_COLLECT_INTERVAL: at least 10ms, got "${raw}"`);
+  return value;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
@@ -267,7 +281,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: duration(env, 'EMS_BODY_TIMEOUT', '30s') * 1000,
     alarmPollIntervalMs: read(env, 'EMS_ALARM_POLL_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_ALARM_POLL_INTERVAL', '15s') * 1000,
     trustProxy: addressList(env, 'EMS_TRUST_PROXY'),
-    collectIntervalMs: read(env, 'EMS_COLLECT_INTERVAL') === 'off' ? 0 : duration(env, 'EMS_COLLECT_INTERVAL', '60s') * 1000,
+    collectIntervalMs: collectInterval(env),
     simMeters: integer(env, 'EMS_SIM_METERS', 3, 0, 2000),
     simEquipment: onOff(env, 'EMS_SIM_EQUIPMENT', false),
     fddFloodPerHour: integer(env, 'EMS_FDD_FLOOD_PER_HOUR', 20, 1, 10_000),

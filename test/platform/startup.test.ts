@@ -69,6 +69,19 @@ describe('configuration', () => {
     for (const bad of ['', '0', '-5', '1.5m', '10 minutes', 'm', '5w']) assert.equal(parseDuration(bad), undefined, bad);
   });
 
+  test('EMS_COLLECT_INTERVAL: off, a duration, or whole milliseconds of at least 10 (a sped-up clock: the soak)', () => {
+    assert.equal(loadConfig({}).collectIntervalMs, 60_000);
+    assert.equal(loadConfig({ EMS_COLLECT_INTERVAL: 'off' }).collectIntervalMs, 0);
+    assert.equal(loadConfig({ EMS_COLLECT_INTERVAL: '5m' }).collectIntervalMs, 300_000);
+    assert.equal(loadConfig({ EMS_COLLECT_INTERVAL: '42ms' }).collectIntervalMs, 42);
+    for (const bad of ['9ms', '0ms', '1.5ms', 'ms', '42 ms'])
+      assert.throws(
+        () => loadConfig({ EMS_COLLECT_INTERVAL: bad }),
+        (error: unknown) => error instanceof ConfigError && error.message.startsWith('EMS_COLLECT_INTERVAL:'),
+        bad,
+      );
+  });
+
   test('each bad value names its variable', () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ EMS_PORT: 'abc' }, 'EMS_PORT'],
