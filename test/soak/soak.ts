@@ -47,6 +47,12 @@ export type SoakOptions = {
    * a restart on 4 of 7 days (fixed: src/metering/clockStep.ts); false leaves the step out.
    */
   stepBack?: boolean;
+  /**
+   * Step the wall clock of the running service once a day (default true): libfaketime re-reads its spec file
+   * (FAKETIME_TIMESTAMP_FILE, at most a real second later), and with the monotonic clock left real Node's timers do
+   * not jump with it (a step below the process's start aborted Node while they did).
+   */
+  runningSteps?: boolean;
   /** RSS bound per process (MiB) and disk-write bound per simulated day (MiB), asserted. */
   rssBoundMiB?: number;
   writeBoundMiBPerDay?: number;
@@ -57,6 +63,8 @@ type FaultKind = 'down' | 'slow' | 'garbage' | 'unauthorized';
 type Event =
   | { at: number; kind: 'fault'; fault: FaultKind; minutes: number }
   | { at: number; kind: 'kill'; step: number }
+  /** The wall clock of the running process stepped (libfaketime's spec file re-read): back 1 h on even days, ahead 2 h on odd ones. */
+  | { at: number; kind: 'step'; step: number }
   | { at: number; kind: 'backup' | 'report' | 'import' | 'billing' };
 
 export type DayRow = {
@@ -94,8 +102,10 @@ const siteDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const stamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 
 /** The seeded schedule of one run: per simulated day, 4 gateway faults (one of each kind), 2 kills, 3 of each job (fewer in the quiet tail). */
-export function schedule(options: { start: number; days: number; seed: number; quietTailHours: number; stepBack?: boolean }): Event[] {
+export function schedule(options: { start: number; days: number; seed: number; quietTailHours: number; stepBack?: boolean; runningSteps?: boolean }): Event[] {
   const rand = random(options.seed);
+  // The running steps on a generator of their own: the rest of a seed's schedule is what it was before they came.
+  const stepRand = random(options.seed + 1);
   const events: Event[] = [];
   const end = options.start + options.days * DAY - options.quietTailHours * HOUR;
   for (let d = 0; d < options.days; d += 1) {
@@ -114,6 +124,10 @@ export function schedule(options: { start: number; days: number; seed: number; q
     for (let k = 0; k < 2; k += 1) {
       const at = dayStart + k * 12 * HOUR + Math.floor(rand() * 11 * HOUR) + 30 * MIN;
       if (at < end - HOUR) events.push({ at, kind: 'kill', step: k === 1 ? (options.stepBack === false ? 0 : -HOUR) : d % 2 === 0 ? 2 * HOUR : 0 });
+    }
+    if (options.runningSteps !== false) {
+      const at = dayStart + 2 * HOUR + Math.floor(stepRand() * 19 * HOUR);
+      if (at < end - 2 * HOUR) events.push({ at, kind: 'step', step: d % 2 === 0 ? -HOUR : 2 * HOUR });
     }
     for (const kind of ['backup', 'report', 'import', 'billing'] as const)
       for (let k = 0; k < 3; k += 1) {
@@ -164,7 +178,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // A Monday, long past, at 00:00 UTC (the site's zone is UTC here): no test depends on the time of day it runs.
   const start = Date.parse('2026-11-02T00:00:00Z');
   const end = start + options.days * DAY;
-  const events = schedule({ start, days: options.days, seed: options.seed, quietTailHours, stepBack: options.stepBack });
+  const events = schedule({ start, days: options.days, seed: options.seed, quietTailHours, stepBack: options.stepBack, runningSteps: options.runningSteps });
+  // libfaketime's spec ("@<time> x<speed>"), re-read at most once a real second (FAKETIME_CACHE_DURATION): written at
+  // each start, and again to step the running process's clock.
+  const specFile = `${dataDir}.faketime`;
   const failures: string[] = [];
   const fail = (text: string) => {
     failures.push(text);
@@ -176,7 +193,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // wall time). What must follow the fast clock is given in real time: the collector's interval (a simulated minute is
   // 42 ms at ×1440). The other jobs' fixed intervals run at the real pace; the load-shedding restores also run after
   // each collection, and backups, report and billing runs are asked for by this driver.
-  const env = (fakeAt: number, pace: number): Record<string, string> => ({
+  const env = (pace: number): Record<string, string> => ({
     TZ: 'UTC',
     NODE_ENV: 'production',
     EMS_IOT_BASE_URL: 'sim',
@@ -185,8 +202,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     EMS_IOT_TIMEOUT_MS: String(IOT_TIMEOUT_MS),
     EMS_REPORT_MIN_INTERVAL: '15m',
     LD_PRELOAD: LIBFAKETIME!,
-    FAKETIME: `@${stamp(fakeAt)} x${pace}`,
-    FAKETIME_NO_CACHE: '1',
+    FAKETIME_TIMESTAMP_FILE: specFile,
+    FAKETIME_CACHE_DURATION: '1',
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
   });
   // The slow fault holds each call past the service's time-out (real time, as the time-out).
@@ -220,20 +237,52 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     pace = clockPace;
     realBase = Date.now();
     fakeBase = fakeAt;
-    service = await spawnService(dataDir, env(fakeAt, clockPace));
+    fs.writeFileSync(specFile, `@${stamp(fakeAt)} x${clockPace}\n`);
+    service = await spawnService(dataDir, env(clockPace));
     lastSample = { rssKiB: 0, writeBytes: 0 };
     const started = service.lines().find((line) => line.msg === 'IoT gateway simulator started');
     if (!started) throw new Error('the service did not log the simulator it started');
     simulator = String(started.url);
-    // The Date header is the service's own clock: the model starts from it (1 simulated second of resolution).
-    const response = await fetch(`${service.url}/api/health`);
-    await response.arrayBuffer();
-    const served = Date.parse(response.headers.get('date') ?? '');
-    if (Number.isFinite(served)) {
-      fakeBase = served;
-      realBase = Date.now();
-    }
+    await syncClock();
     token = '';
+  };
+  /**
+   * The model follows the service's own clock, read from its built-in simulator to the millisecond (the Date header is
+   * cached by Node for up to a real second: 24 simulated minutes at ×1440), taken at the middle of the call. Answers
+   * the service's clock.
+   */
+  const syncClock = async (): Promise<number> => {
+    const sent = Date.now();
+    const response = await call(`${simulator}/sim/clock`, {});
+    const back = Date.now();
+    const served = Date.parse((JSON.parse(response.text) as { now: string }).now);
+    if (!Number.isFinite(served)) throw new Error(`the simulator's clock: ${response.status} ${response.text.slice(0, 200)}`);
+    fakeBase = served + ((back - sent) / 2) * pace;
+    realBase = back;
+    return fakeBase;
+  };
+  /**
+   * Steps the running service's clock by about `step`: its spec file rewritten, which libfaketime re-reads at most a real
+   * second later; the step taken is what the clock then shows against the model (up to that second × the speed less
+   * than asked). Answers it.
+   */
+  const stepRunning = async (step: number): Promise<number> => {
+    const from = fakeNow();
+    fs.writeFileSync(specFile, `@${stamp(from + step)} x${pace}\n`);
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const before = fakeNow();
+      const sent = Date.now();
+      const response = await call(`${simulator}/sim/clock`, {});
+      const served = Date.parse((JSON.parse(response.text) as { now: string }).now) + ((Date.now() - sent) / 2) * pace;
+      // Without the step the model is seconds off; the step moves the clock by at least 20 minutes either way.
+      if (Math.abs(served - before) > 20 * MIN) {
+        await syncClock();
+        return served - before;
+      }
+      if (Date.now() > deadline) throw new Error(`the clock step of ${step / HOUR} h was not seen within 30 s`);
+    }
   };
   const finish = (signal: 'SIGKILL' | 'SIGTERM') => {
     const s = sample(service.child.pid!);
@@ -452,6 +501,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             fault.until += event.step;
             await applyFault();
           }
+        } else if (event.kind === 'step') {
+          const taken = await stepRunning(event.step);
+          const hours = `${taken > 0 ? '+' : '-'}${(Math.abs(taken) / HOUR).toFixed(1)}h`;
+          dayOf(now).steps.push(`${hours} running`);
+          log(`${stamp(now)} the running service's clock stepped ${hours} (asked ${event.step / HOUR} h)`);
+          // A fault lasts its simulated minutes on the stepped clock.
+          if (fault) fault.until += taken;
         } else await work(event.kind, now);
       } catch (error) {
         fail(`${event.kind} at ${stamp(now)}: ${(error as Error).message}`);
@@ -597,17 +653,27 @@ export function checkIntervals(db: Database.Database, from: number, to: number, 
     at = ms;
     return building.read(code).value as number;
   };
+  /** The most a pro-rata split of the interval from `t` can be off: the counter's largest distance from a straight line in it (per minute). */
+  let meterCode = '';
+  const proRataError = (t: number, moved: number) => {
+    let worst = 0;
+    const base = counter(meterCode, t);
+    for (let m = 1; m < 15; m += 1) worst = Math.max(worst, Math.abs(counter(meterCode, t + m * MIN) - base - (moved * m) / 15));
+    return worst;
+  };
   const out = new Map<string, { served: number; stored: number; estimated: number; missing: number; wrong: number }>();
   let reported = 0;
   for (let day = from; day < to; day += DAY) {
     const counts = { served: 0, stored: 0, estimated: 0, missing: 0, wrong: 0 };
     for (const meter of meters) {
+      meterCode = meter.code;
       const row = dayRow.get(meter.id, siteDay(day)) as { kwh: Buffer; flags: Buffer } | undefined;
       const values = row ? storedKwh(row.kwh) : new Float64Array(96).fill(Number.NaN);
       const flags = row ? storedFlags(row.flags, row.kwh, values.length) : new Uint8Array(96);
       let storedSum = 0;
       let expectedSum = 0;
       let complete = true;
+      let estimatedSlack = 0;
       for (let i = 0; i < 96; i += 1) {
         const t = day + i * INTERVAL;
         const expected = counter(meter.code, t + INTERVAL) - counter(meter.code, t);
@@ -623,6 +689,7 @@ export function checkIntervals(db: Database.Database, from: number, to: number, 
         // Spread evenly over a gap the history could not fill (marked estimated): its energy is checked in the day's sum.
         if (flags[i] & FLAG_ESTIMATED) {
           counts.estimated += 1;
+          estimatedSlack += proRataError(t, expected);
           continue;
         }
         // A reading's delta is spread over the intervals it spans by time, and the counters move in 0.01 steps: an
@@ -640,9 +707,16 @@ export function checkIntervals(db: Database.Database, from: number, to: number, 
       // when an estimated spread crosses the day's midnight (its first or last interval estimated): each side then holds
       // its share by time, not by the counter (at load 20 a spread from 23:10 to 00:40 put main 0.20 kWh on the wrong
       // side), so the day's sum is an estimate too.
+      // An estimated interval inside the day is an even spread (its energy counted exactly) or, where the clock stepped
+      // back, the part before the step kept pro rata (src/metering/clockStep.ts): then its energy is an estimate, off by
+      // at most how far the counter strays from a straight line within that interval (main 0.071 kWh of 40.37 at a step
+      // back in the day at load 18). That much per estimated interval, computed from the counter, is allowed on top;
+      // an interval counted twice or lost is tens of kWh.
       const edgesMeasured = !(flags[0]! & FLAG_ESTIMATED) && !(flags[95]! & FLAG_ESTIMATED);
-      if (complete && edgesMeasured && Math.abs(storedSum - expectedSum) > 0.021 && reported++ < 20)
-        fail(`${meter.code} ${siteDay(day)}: the day's intervals add up to ${storedSum}, the counter moved ${expectedSum}`);
+      if (complete && edgesMeasured && Math.abs(storedSum - expectedSum) > 0.021 + estimatedSlack && reported++ < 20)
+        fail(
+          `${meter.code} ${siteDay(day)}: the day's intervals add up to ${storedSum}, the counter moved ${expectedSum} (allowed ${(0.021 + estimatedSlack).toFixed(3)})`,
+        );
     }
     out.set(siteDay(day), counts);
   }

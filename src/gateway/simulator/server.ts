@@ -153,6 +153,8 @@ export class GatewaySimulator {
       return [200, { offline: this.building.offline }];
     }
     if (path === '/sim/gateway-fault' && method === 'POST') return this.setFault(object(await readJson(req)));
+    // The simulator's clock (the service's, for the built-in one), to the millisecond: the soak follows a sped-up clock by it.
+    if (path === '/sim/clock' && method === 'GET') return [200, { now: new Date(this.now()).toISOString() }];
     if (this.building.offline) return [503, { error: 'gateway offline' }];
     const fault = this.fault;
     if (fault && !path.startsWith('/sim/')) {
