@@ -13,6 +13,12 @@ import { FLAG_ESTIMATED, storedFlags, storedKwh } from '../../src/metering/store
 import { tempDir } from '../helpers/server.ts';
 import { compiledBuild } from '../helpers/compiledBuild.ts';
 import { initialAdminPassword, spawnService, type ServiceProcess } from '../helpers/serviceProcess.ts';
+import pg from 'pg';
+import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
+import { runCli } from '../helpers/cli.ts';
+import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
+import type { PostgresCluster } from '../helpers/postgres.ts';
+import { acknowledgedDays, assertFleetHolds } from '../helpers/siteDays.ts';
 
 export const LIBFAKETIME = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
@@ -56,6 +62,11 @@ export type SoakOptions = {
   /** RSS bound per process (MiB) and disk-write bound per simulated day (MiB), asserted. */
   rssBoundMiB?: number;
   writeBoundMiBPerDay?: number;
+  /**
+   * The box joins a fleet (a private PostgreSQL, the fleet service in this process on the real clock) and syncs every
+   * real second throughout; at the end every complete day at the fleet equals the box's to the cent (default true).
+   */
+  fleet?: boolean;
   log?: (line: string) => void;
 };
 
@@ -87,7 +98,16 @@ export type DayRow = {
   work: string;
 };
 
-export type SoakResult = { rows: DayRow[]; failures: string[]; table: string; wallSec: number; dataDir: string; resent: number };
+export type SoakResult = {
+  rows: DayRow[];
+  failures: string[];
+  table: string;
+  wallSec: number;
+  dataDir: string;
+  resent: number;
+  /** The fleet's comparison at the end: complete meter days and intervals found equal (null: no fleet). */
+  fleet: { completeDays: number; intervals: number } | null;
+};
 
 /** A fixed-seed generator (the schedule differs between seeds, never between runs). */
 function random(seed: number): () => number {
@@ -182,6 +202,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // libfaketime's spec ("@<time> x<speed>"), re-read at most once a real second (FAKETIME_CACHE_DURATION): written at
   // each start, and again to step the running process's clock.
   const specFile = `${dataDir}.faketime`;
+  const withFleet = options.fleet !== false;
+  // Started beside the set-up (an initdb takes seconds on a busy machine).
+  const fleetStarting = withFleet ? startFleetDatabase().then(async (cluster) => ({ cluster, fleet: await startFleet(cluster.url) })) : Promise.resolve(null);
+  let fleetParts: { cluster: PostgresCluster; fleet: FleetInstance } | null = null;
+  let siteId = '';
   const failures: string[] = [];
   const fail = (text: string) => {
     failures.push(text);
@@ -205,6 +230,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     FAKETIME_TIMESTAMP_FILE: specFile,
     FAKETIME_CACHE_DURATION: '1',
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    // The fleet sync's timers are real time: every second, as in the fleet's own tests.
+    ...(withFleet ? { EMS_FLEET_SYNC_INTERVAL: '1s', EMS_FLEET_CATCHUP_DELAY: '1s' } : {}),
   });
   // The slow fault holds each call past the service's time-out (real time, as the time-out).
   const slowDelayMs = IOT_TIMEOUT_MS + 2_000;
@@ -419,6 +446,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (!ok) fail(`${kind} at ${stamp(at)}: ${answer.status} ${answer.text.slice(0, 300)}`);
   };
 
+  /**
+   * The box's clock an hour and a quarter past the end (its hourly write has written the last day whole) and nothing
+   * left unsent to the fleet; bounded by a minute of real time, after which the comparison shows what is missing.
+   */
+  const fleetCaughtUp = async () => {
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const answer = await call(`${service!.url}/api/health`, {});
+      const fleet = (JSON.parse(answer.text) as { fleet: { unsentRows: number; state: string } | null }).fleet;
+      if (fakeNow() >= end + 75 * MIN && fleet?.unsentRows === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    fail(`the fleet had not caught up a minute after the end`);
+  };
+
   /** Every gateway counter meter's last counted reading (held in memory or written) is at or past `at`. */
   const countedPast = async (at: number): Promise<boolean> => {
     const answer = await api('GET', '/api/energy/collector');
@@ -457,6 +499,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   if (tariff.status !== 201) fail(`tariff: ${tariff.status} ${tariff.text.slice(0, 300)}`);
   const shedding = await api('PUT', '/api/analysis/load-shedding', { enabled: true, minOffSec: 120, maxShedSec: 3600, points: SHED_POINTS });
   if (shedding.status !== 200) fail(`load shedding: ${shedding.status} ${shedding.text.slice(0, 300)}`);
+  fleetParts = await fleetStarting;
+  if (fleetParts) {
+    const { code } = await createEnrolmentCode(fleetParts.fleet.db.pool, 'Soak site');
+    const joined = await runCli(['--data-dir', dataDir, 'fleet', 'join', fleetParts.fleet.url, code, '--json']);
+    if (joined.code !== 0) fail(`fleet join: ${joined.code} ${joined.stderr.slice(0, 300)}`);
+    else siteId = (JSON.parse(joined.stdout) as { siteId: string }).siteId;
+  }
   await finish('SIGTERM');
   await boot(fakeNow());
 
@@ -530,6 +579,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       break;
     }
   }
+  // The fleet: the last day's final row is written at the hourly write after its midnight; then everything sent.
+  if (fleetParts) await fleetCaughtUp();
   // Shed loads restored: nothing held shed, each point back at its restore value on the gateway.
   const health = await call(`${service!.url}/api/health`, {});
   const shedNow = (JSON.parse(health.text) as { loadShedding: { shed: string[] } | null }).loadShedding?.shed;
@@ -553,6 +604,24 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   log(`${stamp(lastFake)} stopped (SIGTERM)`);
   for (const line of crashes) fail(`crash in the log: ${line}`);
 
+  // Every complete day the fleet acknowledged is at the fleet as the box has it, to the cent and to the interval.
+  let fleetFigures: SoakResult['fleet'] = null;
+  if (fleetParts) {
+    const sql = new pg.Pool({ connectionString: fleetParts.cluster.url, max: 2 });
+    try {
+      const acknowledged = acknowledgedDays(dataDir).days.filter((day) => day.day < siteDay(end));
+      if (acknowledged.length === 0) fail('the fleet acknowledged no complete day');
+      fleetFigures = await assertFleetHolds(sql, siteId, acknowledged);
+      const days = new Set(acknowledged.map((day) => day.day)).size;
+      if (days < options.days) fail(`the fleet acknowledged ${days} of ${options.days} complete days`);
+    } catch (error) {
+      fail(`the fleet against the box: ${(error as Error).message}`);
+    } finally {
+      await sql.end();
+      await fleetParts.fleet.close();
+      fleetParts.cluster.destroy();
+    }
+  }
   // The end: the database, the intervals against the simulator's counters, the alerts, the backups.
   checkDatabase(dataDir, 'the end', fail);
   const db = new Database(path.join(dataDir, 'ems.db'), { readonly: true });
@@ -599,7 +668,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // The services' log lines, kept beside the database for a failure's diagnosis (SOAK_RECHECK reads the same dir).
   fs.writeFileSync(path.join(dataDir, 'service-log.jsonl'), allLines.map((line) => JSON.stringify(line)).join('\n'));
   const table = formatTable(rows, { rssBound, writeBound });
-  return { rows, failures, table, wallSec: Math.round((Date.now() - wallStart) / 1000), dataDir, resent };
+  return { rows, failures, table, wallSec: Math.round((Date.now() - wallStart) / 1000), dataDir, resent, fleet: fleetFigures };
 }
 
 /** Data alerts (`energy.*`) not cleared. */
