@@ -339,8 +339,7 @@ export class LoadShedder {
     due.sort((a, b) => b.point.priority - a.point.priority || b.point.id - a.point.id);
     const actions: LoadShedAction[] = [];
     // A restore the gateway did not confirm waits its backoff before the next try, but at stop (`all`), where it is the last.
-    for (const { point, reason, notBefore } of due)
-      if (all || this.backoff.due(point.id)) actions.push(await this.restore(point, now, reason, notBefore));
+    for (const { point, reason, notBefore } of due) if (all || this.backoff.due(point.id)) actions.push(await this.restore(point, now, reason, notBefore));
     return actions;
   }
 

@@ -1,5 +1,5 @@
-// `npm run soak`: a simulated week of faults in about an hour (test/soak/soak.ts). SOAK_DAYS (7), SOAK_SPEED (168),
-// SOAK_SEED (56), SOAK_COLLECT_SEC (60) change it. Prints each event, then the summary table; exits 1 on any failure.
+// `npm run soak`: a simulated week of faults in about an hour (test/soak/soak.ts), synced to a fleet throughout.
+// SOAK_DAYS (7), SOAK_SPEED (168), SOAK_SEED (56), SOAK_COLLECT_SEC (60) change it; SOAK_FLEET=off leaves the fleet out. Prints each event, then the summary table; exits 1 on any failure.
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { checkIntervals, runSoak } from './soak.ts';
@@ -22,6 +22,7 @@ const result = await runSoak({
   speed,
   seed: Number(process.env.SOAK_SEED ?? 56),
   collectSec: Number(process.env.SOAK_COLLECT_SEC ?? 60),
+  fleet: process.env.SOAK_FLEET !== 'off',
   log: (line) => console.log(line),
 });
 console.log(`\n${days} simulated day(s) at ×${speed} in ${Math.round(result.wallSec / 60)} min ${result.wallSec % 60} s of wall time\n`);
@@ -31,4 +32,5 @@ if (result.failures.length) {
   for (const failure of result.failures) console.log(`- ${failure}`);
   process.exitCode = 1;
 } else console.log('\nAll checks passed.');
+if (result.fleet) console.log(`the fleet equal to the box on ${result.fleet.completeDays} complete meter days, ${result.fleet.intervals} intervals`);
 console.log(`data dir: ${result.dataDir}; calls sent again after a 408 or a closed socket: ${result.resent}`);
