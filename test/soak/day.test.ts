@@ -33,7 +33,9 @@ test('a simulated day of gateway faults, kills and clock steps: every interval s
   // The schedule of seed 56 puts faults and two kills on the day, and every job ran.
   assert.ok(day.kills === 2 && day.faults.split(', ').length >= 3, JSON.stringify(day));
   assert.ok(day.served > 0 && day.stored + day.estimated + day.missing === day.served && day.wrong === 0, JSON.stringify(day));
-  assert.ok(day.alertsRaised > 0 && day.alertsCleared === day.alertsRaised, `data alerts raised and cleared: ${JSON.stringify(day)}`);
+  // Raised on the day; each one cleared is checked by the soak itself (a failure above), on whichever day it cleared (one
+  // raised at 23:40 by a late slow fault cleared after midnight at load 28).
+  assert.ok(day.alertsRaised > 0, `data alerts raised: ${JSON.stringify(day)}`);
   assert.match(day.work, /^b[1-9] r[1-9] i[1-9] b[1-9]$/);
   // The clock of the running service stepped back, besides the two restarts' steps.
   assert.match(day.steps, /-\d\.\dh running/);

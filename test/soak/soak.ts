@@ -13,12 +13,8 @@ import { FLAG_ESTIMATED, storedFlags, storedKwh } from '../../src/metering/store
 import { tempDir } from '../helpers/server.ts';
 import { compiledBuild } from '../helpers/compiledBuild.ts';
 import { initialAdminPassword, spawnService, type ServiceProcess } from '../helpers/serviceProcess.ts';
-import pg from 'pg';
-import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
-import { runCli } from '../helpers/cli.ts';
-import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
+import type { FleetInstance } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
-import { acknowledgedDays, assertFleetHolds } from '../helpers/siteDays.ts';
 
 export const LIBFAKETIME = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
@@ -204,7 +200,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const specFile = `${dataDir}.faketime`;
   const withFleet = options.fleet !== false;
   // Started beside the set-up (an initdb takes seconds on a busy machine).
-  const fleetStarting = withFleet ? startFleetDatabase().then(async (cluster) => ({ cluster, fleet: await startFleet(cluster.url) })) : Promise.resolve(null);
+  // Loaded only then: the fleet's modules, pg and the CLI helper cost the day seconds of loading on a busy machine.
+  const fleetStarting = withFleet
+    ? import('../helpers/fleet.ts').then(async ({ startFleet, startFleetDatabase }) => {
+        const cluster = await startFleetDatabase();
+        return { cluster, fleet: await startFleet(cluster.url) };
+      })
+    : Promise.resolve(null);
   let fleetParts: { cluster: PostgresCluster; fleet: FleetInstance } | null = null;
   let siteId = '';
   const failures: string[] = [];
@@ -501,6 +503,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   if (shedding.status !== 200) fail(`load shedding: ${shedding.status} ${shedding.text.slice(0, 300)}`);
   fleetParts = await fleetStarting;
   if (fleetParts) {
+    const { createEnrolmentCode } = await import('../../src/fleet/enrolment.ts');
+    const { runCli } = await import('../helpers/cli.ts');
     const { code } = await createEnrolmentCode(fleetParts.fleet.db.pool, 'Soak site');
     const joined = await runCli(['--data-dir', dataDir, 'fleet', 'join', fleetParts.fleet.url, code, '--json']);
     if (joined.code !== 0) fail(`fleet join: ${joined.code} ${joined.stderr.slice(0, 300)}`);
@@ -508,6 +512,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   }
   await finish('SIGTERM');
   await boot(fakeNow());
+  log(`set up and started on the fast clock in ${Math.round((Date.now() - wallStart) / 1000)} s of wall time`);
+  const loopStart = Date.now();
 
   let next = 0;
   let checkedDay = 0;
@@ -581,6 +587,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   }
   // The fleet: the last day's final row is written at the hourly write after its midnight; then everything sent.
   if (fleetParts) await fleetCaughtUp();
+  log(`the simulated days and the end's wait in ${Math.round((Date.now() - loopStart) / 1000)} s of wall time`);
   // Shed loads restored: nothing held shed, each point back at its restore value on the gateway.
   const health = await call(`${service!.url}/api/health`, {});
   const shedNow = (JSON.parse(health.text) as { loadShedding: { shed: string[] } | null }).loadShedding?.shed;
@@ -607,6 +614,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // Every complete day the fleet acknowledged is at the fleet as the box has it, to the cent and to the interval.
   let fleetFigures: SoakResult['fleet'] = null;
   if (fleetParts) {
+    const { default: pg } = await import('pg');
+    const { acknowledgedDays, assertFleetHolds } = await import('../helpers/siteDays.ts');
     const sql = new pg.Pool({ connectionString: fleetParts.cluster.url, max: 2 });
     try {
       const acknowledged = acknowledgedDays(dataDir).days.filter((day) => day.day < siteDay(end));
