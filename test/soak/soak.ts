@@ -476,6 +476,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // hash) and the set-up calls took 4.5 simulated hours at ×1440 and the day's first events all came at once. Then
   // stopped (SIGTERM writes what it holds) and started on the fast clock where that one's stood: no step.
   await boot(start - 10 * MIN, 1);
+  const setupSteps = [`start ${Math.round((Date.now() - wallStart) / 100) / 10} s`];
+  let stepFrom = Date.now();
+  const setupStep = (what: string) => {
+    setupSteps.push(`${what} ${Math.round((Date.now() - stepFrom) / 100) / 10} s`);
+    stepFrom = Date.now();
+  };
   // The import meter, once (the collector does not read it: its code is no gateway point).
   const meter = await api('POST', '/api/meters', { name: 'Soak import', code: 'soak.import.kwh', kind: 'energy', area: 'Soak' });
   if (meter.status !== 201) fail(`import meter: ${meter.status} ${meter.text.slice(0, 300)}`);
@@ -501,6 +507,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   if (tariff.status !== 201) fail(`tariff: ${tariff.status} ${tariff.text.slice(0, 300)}`);
   const shedding = await api('PUT', '/api/analysis/load-shedding', { enabled: true, minOffSec: 120, maxShedSec: 3600, points: SHED_POINTS });
   if (shedding.status !== 200) fail(`load shedding: ${shedding.status} ${shedding.text.slice(0, 300)}`);
+  setupStep('calls');
   fleetParts = await fleetStarting;
   if (fleetParts) {
     const { createEnrolmentCode } = await import('../../src/fleet/enrolment.ts');
@@ -510,9 +517,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (joined.code !== 0) fail(`fleet join: ${joined.code} ${joined.stderr.slice(0, 300)}`);
     else siteId = (JSON.parse(joined.stdout) as { siteId: string }).siteId;
   }
+  setupStep('fleet');
   await finish('SIGTERM');
+  setupStep('stop');
   await boot(fakeNow());
-  log(`set up and started on the fast clock in ${Math.round((Date.now() - wallStart) / 1000)} s of wall time`);
+  setupStep('start');
+  log(`set up and started on the fast clock in ${Math.round((Date.now() - wallStart) / 1000)} s of wall time (${setupSteps.join(', ')})`);
   const loopStart = Date.now();
 
   let next = 0;
