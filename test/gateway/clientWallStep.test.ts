@@ -1,6 +1,6 @@
 // The gateway client's deadline runs on the monotonic clock, as its socket time-out does (issue 56): a wall clock that
-// steps forward while a call is under way (NTP, an operator) does not cut the call short, and under libfaketime with
-// the monotonic clock left real (the soak) a sped-up wall clock does not shrink the time-out to milliseconds.
+// steps forward while a call is under way (NTP, an operator) does not cut the call short, and under
+// the soak's sped-up wall clock (its monotonic clock left real) the time-out does not shrink to milliseconds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
