@@ -11,9 +11,18 @@ import { FLAG_ESTIMATED, type IntervalStore } from './store.ts';
  *
  * `ahead`: the meters read ahead of `at`, which start again from their next reading and count from `at` on. Each
  * counted the interval holding `at` past `at` as well, so that interval keeps the part before `at` pro rata, flagged
- * estimated (kept whole, the part after `at` was counted twice: the soak's restart 1 h back, issue 56).
+ * estimated (kept whole, the part after `at` was counted twice: the soak's restart 1 h back, issue 56). `lastAt`: each
+ * meter's last counted reading, when known: the interval holds energy up to it only, so a reading inside the interval
+ * makes the share before `at` that of the time it covers (at 03:01 of a part counted 03:00–03:08: 1/8, not 1/15).
  */
-export function dropAfter(store: IntervalStore, db: Db, timezone: string, at: number, ahead: ReadonlySet<number> = new Set()): number {
+export function dropAfter(
+  store: IntervalStore,
+  db: Db,
+  timezone: string,
+  at: number,
+  ahead: ReadonlySet<number> = new Set(),
+  lastAt: ReadonlyMap<number, { lastAt: number }> = new Map(),
+): number {
   const sqlite = db.sqlite;
   const day = dayOf(timezone, at);
   // raw SQL: the rollups of the days after a day, to take them off their months
@@ -61,7 +70,11 @@ export function dropAfter(store: IntervalStore, db: Db, timezone: string, at: nu
       if (record.maxKw) record.maxKw[i] = NaN;
     }
     if (partial >= 0 && ahead.has(meterId) && !Number.isNaN(record.kwh[partial])) {
-      record.kwh[partial] = record.kwh[partial]! * before;
+      const intervalStart = dayIntervals(timezone, day).start + partial * INTERVAL_MS;
+      const counted = lastAt.get(meterId)?.lastAt;
+      // The time the stored part covers: up to the last reading when that lies inside the interval, after `at`.
+      const covered = counted !== undefined && counted > at && counted < intervalStart + INTERVAL_MS ? counted - intervalStart : INTERVAL_MS;
+      record.kwh[partial] = record.kwh[partial]! * Math.min(1, (before * INTERVAL_MS) / covered);
       record.flags[partial] = record.flags[partial]! | FLAG_ESTIMATED;
       dropped = true;
     }

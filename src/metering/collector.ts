@@ -482,7 +482,7 @@ export class Collector {
         }
         const dropped = this.deps.store.transaction(() => {
           for (const meterId of ahead) this.deleteState.run({ meterId });
-          return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), restartAt(current, meters, rebase, started, readAt), rebase);
+          return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), restartAt(current, meters, rebase, started, readAt), rebase, states);
         });
         for (const id of ahead) states.delete(id);
         this.deps.logger.warn(
