@@ -3,14 +3,15 @@
 // fleet's acknowledgement. After an outage: the newest day first, then a random delay, then history oldest-first.
 // Refusals are kept in the link row (emsctl fleet status, /api/health) with the rows: nothing is dropped.
 import { createHash } from 'node:crypto';
-import { eq, lte } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { fleetLink, syncDeletedAlerts } from '../platform/db/schema/index.ts';
+import { fleetLink } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
   ALERTS_PER_BATCH,
   DAYS_PER_BATCH,
+  forgetAcknowledgedDeletions,
   heldPart,
   historyBatch,
   metadata,
@@ -189,8 +190,8 @@ export class FleetSync {
         link.lastSuccessAt !== null &&
         attemptMs - Date.parse(link.lastSuccessAt) < HEARTBEAT_PERSIST_MS;
       if (!unchanged) this.update({ ...stored, cursor: batch.through });
-      // Deletions the fleet acknowledged are done with.
-      if (batch.deletedAlerts) db.orm.delete(syncDeletedAlerts).where(lte(syncDeletedAlerts.syncSeq, batch.through)).run();
+      // Deletions the fleet acknowledged stay for a while, so that a fleet which loses them (a failover) gets them again.
+      if (batch.deletedAlerts) forgetAcknowledgedDeletions(db, batch.through);
       if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }
