@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
+import { addUser } from '../../src/fleet/app.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
 import { forgetAcknowledgedDeletions, historyBatch, SentIntervals } from '../../src/fleetSync/batch.ts';
 import { joinFleet, readLink, syncState } from '../../src/fleetSync/link.ts';
@@ -397,6 +398,84 @@ test('an alert deletion the fleet acknowledged and then lost (a failover: its da
   assert.equal(readLink(db)!.cursor, fleetCursor);
   assert.equal(readLink(db)!.lastErrorCode, null);
   assert.deepEqual(await atFleet(), [], 'the deletion went again');
+});
+
+test('an alert acknowledged from the fleet: the box acknowledges it naming who, the fleet then shows it so; a box without the port ignores it', async () => {
+  const { db } = site.service.deps;
+  const alerts = site.service.deps.alerts;
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  const options = {
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  };
+  const siteId = readLink(db)!.siteId;
+  const alert = alerts.create({ title: 'Chiller trip', level: 'critical' }, null);
+  const older = new FleetSync(options);
+  await older.tick();
+  const admin = (await addUser(fleet.db.pool, 'Fleet Ops', 'admin')).token;
+  const api = async (method: string, path: string) => {
+    const response = await fetch(`${fleet.url}${path}`, { method, headers: { authorization: `Bearer ${admin}` } });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const listed = async () =>
+    (
+      (await api('GET', '/api/fleet/alerts?status=all&pageSize=500')).body.items as Array<{
+        siteId: string;
+        id: string;
+        status: string;
+        ackRequest?: { by: string };
+      }>
+    ).find((a) => a.siteId === siteId && a.id === String(alert.id))!;
+  assert.equal((await listed()).status, 'active');
+
+  const asked = await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`);
+  assert.equal(asked.status, 202);
+  assert.deepEqual([asked.body.siteId, asked.body.alertId, asked.body.requestedBy], [siteId, alert.id, 'Fleet Ops']);
+  assert.equal((await listed()).ackRequest?.by, 'Fleet Ops', 'the list shows the request on its way');
+  assert.equal(
+    (await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`)).body.requestedAt,
+    asked.body.requestedAt,
+    'asking again answers the same request',
+  );
+  assert.equal((await api('POST', `/api/fleet/sites/${siteId}/alerts/999999999/acknowledge`)).status, 404);
+
+  // A box without the port (older software) stores its batches and leaves the alert as it is.
+  alerts.create({ title: 'Something to send', level: 'info' }, null);
+  await older.tick();
+  assert.equal(alerts.get(alert.id).status, 'active');
+  assert.equal((await listed()).status, 'active');
+
+  // This box acknowledges it at the answer to its next batch, and sends it so in the same tick.
+  const box = new FleetSync({ ...options, alerts });
+  await box.tick();
+  const local = alerts.get(alert.id);
+  assert.equal(local.status, 'acknowledged');
+  const note = alerts.notes(alert.id).find((n) => n.kind === 'acknowledge')!;
+  assert.equal(note.username, 'Fleet Ops (fleet)');
+  assert.match(note.text, /^Acknowledged from the fleet by Fleet Ops at /);
+  const audited = db.sqlite
+    .prepare("SELECT username FROM audit_log WHERE resource = 'alerts' AND resource_id = ? AND action LIKE '%acknowledge%'")
+    .all(String(alert.id)) as Array<{ username: string }>;
+  assert.deepEqual(
+    audited.map((a) => a.username),
+    ['Fleet Ops (fleet)'],
+  );
+  const shown = await listed();
+  assert.equal(shown.status, 'acknowledged', 'the fleet shows it acknowledged after that sync');
+  assert.equal(shown.ackRequest, undefined);
+  const again = await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`);
+  assert.deepEqual([again.status, again.body.code], [409, 'alert_not_active']);
+  const trail = (await api('GET', `/api/fleet/sites/${siteId}/audit`)).body.items as Array<{ action: string; user: string; detail: { alertId: number } }>;
+  assert.deepEqual(
+    trail.filter((e) => e.action === 'acknowledge-alert').map((e) => [e.user, e.detail.alertId]),
+    [['Fleet Ops', alert.id]],
+  );
 });
 
 test('acknowledged deletions are kept up to a bound; those above the cursor always stay', () => {
