@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { inTransaction } from './db.ts';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
+import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
 import { euiChanged, refreshSiteEui } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
@@ -241,13 +242,20 @@ export class Ingest {
         // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
         const locked = await client.query<{ ok: boolean; slot: number | null }>(
           `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
-             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
-          [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
+             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot, pg_advisory_xact_lock_shared($5)`,
+          [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000), RETENTION_LOCK],
         );
         if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
         if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
-        const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; eui_month: string | null }>(
-          'select site_cursor, revoked_at, install_id, eui_month::text from sites where id = $1',
+        // The kept raw months (retention.ts), read after the lock above: a drop either finished before or waits for this.
+        const site = await client.query<{
+          site_cursor: string;
+          revoked_at: Date | null;
+          install_id: string | null;
+          eui_month: string | null;
+          raw_from: string | null;
+        }>(
+          'select site_cursor, revoked_at, install_id, eui_month::text, (select raw_from::text from fleet_retention where id = 1) as raw_from from sites where id = $1',
           [siteId],
         );
         const row = site.rows[0];
@@ -264,7 +272,7 @@ export class Ingest {
         refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
         if (refreshed) await refreshSiteEui(client, siteId, now);
         const stored = {
-          intervals: await upsertIntervals(client, siteId, live, liveHeld),
+          intervals: await upsertIntervals(client, siteId, ...keptRaw([live, liveHeld], row.raw_from)),
           days: days.written,
           alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
           deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),

@@ -329,3 +329,12 @@ export const alertAckRequests = pgTable(
   },
   (table) => [primaryKey({ columns: [table.siteId, table.alertId] })],
 );
+
+/**
+ * The one row of retention (migration 0005): `raw_from`, the first month whose raw intervals are kept (null: all). Only
+ * moves forward (src/fleet/retention.ts); the ingest stores no interval before it and makes no partition for it.
+ */
+export const fleetRetention = pgTable('fleet_retention', {
+  id: integer('id').primaryKey(),
+  rawFrom: date('raw_from', { mode: 'string' }),
+});

@@ -13,3 +13,14 @@ CREATE TABLE "alert_ack_requests" (
 );
 --> statement-breakpoint
 ALTER TABLE "alert_ack_requests" ADD CONSTRAINT "alert_ack_requests_site_id_sites_id_fk" FOREIGN KEY ("site_id") REFERENCES "public"."sites"("id") ON DELETE cascade ON UPDATE no action;
+--> statement-breakpoint
+-- Retention of raw intervals (round 7): `raw_from` is the first month whose 15-minute intervals the fleet keeps (null:
+-- every month). `ems-fleetctl drop-raw` moves it forward (never back) and drops the partitions before it; the ingest
+-- then stores no interval before it (the day rows of those months are still stored), and no partition is made for such
+-- a month again, so a box re-sending its history cannot re-create a dropped month (src/fleet/retention.ts).
+CREATE TABLE "fleet_retention" (
+	"id" integer PRIMARY KEY NOT NULL CHECK ("id" = 1),
+	"raw_from" date
+);
+--> statement-breakpoint
+INSERT INTO "fleet_retention" ("id", "raw_from") VALUES (1, NULL);
