@@ -56,7 +56,10 @@ test('the months before the kept ones lose their raw rows, keep their days, and 
   const [old, older, recent] = [month(3), month(4), month(1)];
   assert.equal((await sendBatch(fleet.url, site.credential, batchOf(0, [older, old, recent], 1))).status, 200);
   const made = await partitions();
-  assert.ok([older.name, old.name, recent.name].every((m) => made.includes(m)), made.join());
+  assert.ok(
+    [older.name, old.name, recent.name].every((m) => made.includes(m)),
+    made.join(),
+  );
   assert.equal(await intervalsIn(site.siteId, old.name), 8);
 
   const first = await dropRawMonths(fleet.db.pool, 2);
