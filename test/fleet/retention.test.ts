@@ -1,7 +1,7 @@
 // Retention of raw intervals at the fleet (issue 55 item 3, round 7), against a real PostgreSQL over real HTTP: the
 // months before the kept ones lose their raw rows (their partitions), their day rollups stay, and no box can make such
-// a month again, also when its batches race the drop. Months are counted back from the test's own UTC month and every
-// assertion allows the database's month to be the next one (a run across the turn of a month).
+// a month again, also when its batches race the drop. Months are counted back from the database's UTC month at the
+// start (the clock the drop reads), and every assertion allows that month to have turned meanwhile.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -13,11 +13,14 @@ import type { PostgresCluster } from '../helpers/postgres.ts';
 let cluster: PostgresCluster;
 let fleet: FleetInstance;
 let sql: pg.Pool;
+/** The database's clock when the file started (ms). */
+let dbNow: number;
 
 before(async () => {
   cluster = await startFleetDatabase();
   fleet = await startFleet(cluster.url);
   sql = new pg.Pool({ connectionString: cluster.url, max: 2 });
+  dbNow = Number((await sql.query('select extract(epoch from now()) * 1000 as ms')).rows[0].ms);
 });
 after(async () => {
   await sql?.end();
@@ -25,9 +28,9 @@ after(async () => {
   cluster?.destroy();
 });
 
-/** The 10th, noon UTC, of the month `back` months before this one: 'YYYY-MM', the instant, its day. */
+/** The 10th, noon UTC, of the month `back` months before the database's: 'YYYY-MM', the instant, its day. */
 function month(back: number): { name: string; ms: number; day: string } {
-  const now = new Date();
+  const now = new Date(dbNow);
   const ms = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 10, 12);
   return { name: new Date(ms).toISOString().slice(0, 7), ms, day: new Date(ms).toISOString().slice(0, 10) };
 }
@@ -100,7 +103,7 @@ test('batches racing the drop of their month: none makes the month again, every 
   assert.ok((await partitions()).includes(month2.name));
   const sends = sites.map(async (site) => {
     for (;;) {
-      const answer = await sendBatch(fleet.url, site.credential, batchOf(9, [month2, month(0)], 3));
+      const answer = await sendBatch(fleet.url, site.credential, batchOf(9, [month2, month(1)], 3));
       if (answer.status !== 429) return answer.status;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
