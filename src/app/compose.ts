@@ -197,7 +197,7 @@ export async function createService(
     restart: options.restart,
   });
   // The sync sends what the collector holds as well: a joined box writes hourly like any other (issue 44).
-  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => store.heldDays() }));
+  start(buildFleetSync({ config, db, logger, health: operations.services.boxHealth, held: () => store.heldDays(), alerts }));
   start(access);
   start(operations);
 

@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
 import { DatabaseClock } from './clock.ts';
+import { withAckRequests, withAckState } from './alertAcks.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
 import { addUser, createEnrolmentCode, enrol, leave, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
@@ -211,7 +212,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ingesting++;
       try {
         const batch = await ingest.check(await readJson(ctx.req, MAX_BATCH_BYTES));
-        ctx.body = await ingest.store(siteId, batch, slots);
+        ctx.body = await withAckRequests(pool, await ingest.store(siteId, batch, slots));
       } catch (error) {
         if (error instanceof FleetError && error.code !== 'busy') logger.warn({ siteId, code: error.code, reason: error.message }, 'batch refused');
         throw error;
@@ -243,7 +244,7 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       ctx.body = await euiPage(readPool, user!.sites, listQuery(ctx.query, [], 100), await now());
     },
     'GET /api/fleet/alerts': async (ctx, user) => {
-      ctx.body = await alertList(readPool, user!.sites, listQuery(ctx.query, ['status']));
+      ctx.body = await withAckState(pool, await alertList(readPool, user!.sites, listQuery(ctx.query, ['status'])));
     },
     // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
     'GET /api/fleet/me': async (ctx, user) => {

@@ -1,10 +1,12 @@
 // `ems-fleetctl`: the fleet admin's commands, run beside the fleet service with the same EMS_FLEET_DATABASE_URL.
-// `user add` prints a user's token once; `code` prints a one-time enrolment code for `emsctl fleet join`.
+// `user add` prints a user's token once; `code` prints a one-time enrolment code for `emsctl fleet join`; `drop-raw`
+// drops old months of raw intervals (retention.ts).
 import { Command } from 'commander';
 import { FleetConfigError, loadFleetConfig } from './config.ts';
 import { migrateFleetDb, openFleetDb } from './db.ts';
 import { addUser, chooseBox, createEnrolmentCode, revokeSite } from './enrolment.ts';
 import { FleetError } from './errors.ts';
+import { dropRawMonths } from './retention.ts';
 import { FLEET_ROLES, type FleetRole } from './schema.ts';
 
 async function withDb<T>(work: (db: ReturnType<typeof openFleetDb>) => Promise<T>): Promise<T> {
@@ -60,6 +62,16 @@ program
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(installId)) throw new FleetError('invalid_request', 'the install id is a UUID');
     await withDb((db) => chooseBox(db.pool, siteId, installId));
     console.log(`site ${siteId}: the box ${installId} is the site; other boxes are refused`);
+  });
+program
+  .command('drop-raw')
+  .description(
+    'drop the raw 15-minute intervals of the months before the kept ones (the day rollups stay); from then on the fleet stores no interval of those months, whatever a box sends',
+  )
+  .requiredOption('--keep-months <n>', 'the months kept before the current one (UTC), 1 to 1200')
+  .action(async (opts: { keepMonths: string }) => {
+    const { rawFrom, dropped } = await withDb((db) => dropRawMonths(db.pool, Number(opts.keepMonths)));
+    console.log(`raw intervals kept from ${rawFrom}; dropped: ${dropped.length > 0 ? dropped.join(', ') : 'none'}`);
   });
 
 try {

@@ -5,6 +5,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../platform/packageRoot.ts';
+import { FleetError } from './errors.ts';
 import * as schema from './schema.ts';
 
 export type FleetOrm = NodePgDatabase<typeof schema>;
@@ -39,4 +40,41 @@ export async function migrateFleetDb(url: string): Promise<void> {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     await client.end();
   }
+}
+
+/**
+ * Runs `work` in one transaction on one pooled client: committed when it returns, rolled back when it throws (the error
+ * goes on to the caller). A client whose statement failed for any reason but a refusal (a FleetError, thrown by the
+ * fleet's own checks) is destroyed, not pooled: its connection may be dead (PostgreSQL restarted mid-transaction).
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    if (!(error instanceof FleetError)) broken = error as Error;
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** PostgreSQL's SQLSTATE of a failed statement (23505 unique, 23503 foreign key), when the error is one. */
+export function sqlState(error: unknown): string | undefined {
+  if (error instanceof FleetError) return undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * A user's site list naming a site that does not exist fails on `fleet_user_sites`' foreign key (23503): that is the
+ * caller's 400 on `/sites`, any other error goes on as it is.
+ */
+export function siteListRefusal(error: unknown): unknown {
+  return sqlState(error) === '23503' ? new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } }) : error;
 }

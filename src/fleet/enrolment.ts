@@ -2,6 +2,7 @@
 // the fleet keeps only as a hash. Revoking a site clears nothing it stored but refuses its credential from then on.
 import type pg from 'pg';
 import { canonicalCode, hashSecret, newEnrolmentCode, newSecret } from './credentials.ts';
+import { inTransaction, siteListRefusal, sqlState } from './db.ts';
 import { FleetError } from './errors.ts';
 import type { FleetRole } from './schema.ts';
 
@@ -17,10 +18,7 @@ export async function createEnrolmentCode(pool: pg.Pool, siteName: string, valid
 /** Redeems a code: one UPDATE … WHERE used_at IS NULL decides, so of two sites racing with one code exactly one wins. */
 export async function enrol(pool: pg.Pool, code: string): Promise<{ siteId: string; credential: string; siteName: string }> {
   const credential = newSecret('site');
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('begin');
+  return inTransaction(pool, async (client) => {
     const claimed = await client.query<{ site_name: string }>(
       'update enrolment_codes set used_at = now() where code_hash = $1 and used_at is null and expires_at > now() returning site_name',
       [hashSecret(canonicalCode(code))],
@@ -33,16 +31,8 @@ export async function enrol(pool: pg.Pool, code: string): Promise<{ siteId: stri
     ]);
     const siteId = site.rows[0]!.id;
     await client.query('update enrolment_codes set site_id = $2 where code_hash = $1', [hashSecret(canonicalCode(code)), siteId]);
-    await client.query('commit');
     return { siteId, credential, siteName: row.site_name };
-  } catch (error) {
-    if (!(error instanceof FleetError)) broken = error as Error;
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
-    client.release(broken);
-  }
+  });
 }
 
 /** The site a credential belongs to, or a refusal (unknown and revoked read the same to the caller). */
@@ -79,29 +69,22 @@ export type FleetUser = { id: number; name: string; role: FleetRole; sites: stri
 
 export async function addUser(pool: pg.Pool, name: string, role: FleetRole, sites: string[] = []): Promise<{ token: string; id: number }> {
   const token = newSecret('user');
-  const client = await pool.connect();
-  let broken: Error | undefined;
   try {
-    await client.query('begin');
-    const result = await client.query<{ id: string }>('insert into fleet_users (name, role, token_hash) values ($1, $2, $3) returning id', [
-      name,
-      role,
-      hashSecret(token),
-    ]);
-    const id = Number(result.rows[0]!.id);
-    if (sites.length > 0) {
-      await client.query('insert into fleet_user_sites (user_id, site_id) select $1, unnest($2::uuid[])', [id, sites]);
-    }
-    await client.query('commit');
-    return { token, id };
+    return await inTransaction(pool, async (client) => {
+      const result = await client.query<{ id: string }>('insert into fleet_users (name, role, token_hash) values ($1, $2, $3) returning id', [
+        name,
+        role,
+        hashSecret(token),
+      ]);
+      const id = Number(result.rows[0]!.id);
+      if (sites.length > 0) {
+        await client.query('insert into fleet_user_sites (user_id, site_id) select $1, unnest($2::uuid[])', [id, sites]);
+      }
+      return { token, id };
+    });
   } catch (error) {
-    if (!(error instanceof FleetError)) broken = error as Error;
-    await client.query('rollback').catch(() => {});
-    if ((error as { code?: string }).code === '23505') throw new FleetError('invalid_request', `a fleet user named ${name} exists`);
-    throw error;
-  } finally {
-    // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
-    client.release(broken);
+    if (sqlState(error) === '23505') throw new FleetError('invalid_request', `a fleet user named ${name} exists`);
+    throw siteListRefusal(error);
   }
 }
 

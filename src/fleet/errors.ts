@@ -9,6 +9,7 @@ export const FLEET_ERRORS = {
   sequence_gap: 409,
   second_box: 409,
   nothing_to_decide: 409,
+  alert_not_active: 409,
   enrolment_code_invalid: 400,
   invitation_invalid: 400,
   last_admin: 409,

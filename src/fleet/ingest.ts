@@ -2,8 +2,10 @@
 // upserts keyed by (site, meter, start). A batch is checked whole before anything is written and written in one
 // transaction: refused batches store nothing. The site is the credential's site, never anything in the payload.
 import type pg from 'pg';
+import { inTransaction } from './db.ts';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
+import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
 import { euiChanged, refreshSiteEui } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
@@ -233,75 +235,77 @@ export class Ingest {
     }
     await this.partitions.ensure([...live, ...liveHeld].map((row) => monthOf(Date.parse(row.start))));
 
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+    let refreshed = false;
     try {
-      await client.query('begin');
-      // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
-      // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
-      const locked = await client.query<{ ok: boolean; slot: number | null }>(
-        `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
-           (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
-        [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
-      );
-      if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
-      if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
-      const site = await client.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; eui_month: string | null }>(
-        'select site_cursor, revoked_at, install_id, eui_month::text from sites where id = $1',
-        [siteId],
-      );
-      const row = site.rows[0];
-      if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
-      oneBox(batch, row.install_id);
-      cursorRule(batch, Number(row.site_cursor));
-      await this.storeMetadata(client, siteId, batch);
-      // The declared meters were checked by precheck: meters are never deleted, so what it found holds under the lock.
-      // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
-      // never replace a row of the same batch.
-      const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
-      const thisMonth = new Date(now).toISOString().slice(0, 7);
-      // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
-      const refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
-      if (refreshed) await refreshSiteEui(client, siteId, now);
-      const stored = {
-        intervals: await upsertIntervals(client, siteId, live, liveHeld),
-        days: days.written,
-        alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
-        deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),
-      };
-      const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
-      // The site clock alarm raised here when due; cleared in the same statement that moves the cursor otherwise.
-      const alarming = await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
-      // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
-      // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
-      // The first box to send with an install id becomes the site's box.
-      await client.query(
-        `with cleared as (
-           update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
-         )
-         update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
-           health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
-        [
-          siteId,
-          batch.ahead ? batch.after : batch.through,
-          Math.max(-2e9, Math.min(2e9, clockSkewMs)),
-          batch.health ? JSON.stringify(batch.health) : null,
-          batch.installId ?? null,
-          alarming,
-        ],
-      );
-      await client.query('commit');
+      const result = await inTransaction(this.pool, async (client): Promise<IngestResult> => {
+        // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
+        // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
+        const locked = await client.query<{ ok: boolean; slot: number | null }>(
+          `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
+             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot, pg_advisory_xact_lock_shared($5)`,
+          [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000), RETENTION_LOCK],
+        );
+        if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
+        if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
+        // The kept raw months (retention.ts), read after the lock above: a drop either finished before or waits for this.
+        const site = await client.query<{
+          site_cursor: string;
+          revoked_at: Date | null;
+          install_id: string | null;
+          eui_month: string | null;
+          raw_from: string | null;
+        }>(
+          'select site_cursor, revoked_at, install_id, eui_month::text, (select raw_from::text from fleet_retention where id = 1) as raw_from from sites where id = $1',
+          [siteId],
+        );
+        const row = site.rows[0];
+        if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+        oneBox(batch, row.install_id);
+        cursorRule(batch, Number(row.site_cursor));
+        await this.storeMetadata(client, siteId, batch);
+        // The declared meters were checked by precheck: meters are never deleted, so what it found holds under the lock.
+        // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
+        // never replace a row of the same batch.
+        const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
+        const thisMonth = new Date(now).toISOString().slice(0, 7);
+        // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
+        refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
+        if (refreshed) await refreshSiteEui(client, siteId, now);
+        const stored = {
+          intervals: await upsertIntervals(client, siteId, ...keptRaw([live, liveHeld], row.raw_from)),
+          days: days.written,
+          alerts: await this.upsertAlerts(client, siteId, batch.alerts ?? []),
+          deletedAlerts: await this.deleteAlerts(client, siteId, batch.deletedAlerts ?? []),
+        };
+        const quarantined = await this.quarantine(client, siteId, future, batch.sentAt);
+        // The site clock alarm raised here when due; cleared in the same statement that moves the cursor otherwise.
+        const alarming = await this.siteClockAlarm(client, siteId, clockSkewMs, quarantined);
+        // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
+        // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
+        // The first box to send with an install id becomes the site's box.
+        await client.query(
+          `with cleared as (
+             update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
+           )
+           update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
+             health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
+          [
+            siteId,
+            batch.ahead ? batch.after : batch.through,
+            Math.max(-2e9, Math.min(2e9, clockSkewMs)),
+            batch.health ? JSON.stringify(batch.health) : null,
+            batch.installId ?? null,
+            alarming,
+          ],
+        );
+        return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
+      });
       // The EUI ranking is kept per process for a minute: a batch that changed the sums or the floor area drops it.
       if (batch.site || refreshed) euiChanged();
-      return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
+      return result;
     } catch (error) {
-      if (!(error instanceof FleetError)) broken = error as Error;
-      await client.query('rollback').catch(() => {});
       await this.noteRefusal(siteId, error);
       throw error;
-    } finally {
-      // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
-      client.release(broken);
     }
   }
 

@@ -4,6 +4,7 @@
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { documentationJson, documentationPage } from '../platform/http/docs.ts';
+import { operationParameters, plain } from '../platform/http/openapi.ts';
 import { version } from '../platform/packageRoot.ts';
 import { FLEET_ERRORS } from './errors.ts';
 import { FleetErrorSchema } from './routeSchemas.ts';
@@ -40,10 +41,6 @@ const REFUSALS: Record<number, string> = {
   502: 'The sign-in provider could not be reached',
   503: 'The fleet database is unavailable: try again after Retry-After',
 };
-
-function plain(schema: unknown): JsonObject {
-  return JSON.parse(JSON.stringify(schema)) as JsonObject;
-}
 
 /** Every status the app can answer for this route: its success, the refusals its access, path and body give, its own. */
 export function declaredStatuses(route: FleetRoute): number[] {
@@ -95,21 +92,6 @@ function responses(route: FleetRoute): JsonObject {
   return out;
 }
 
-function parameters(route: FleetRoute): JsonObject[] {
-  const list: JsonObject[] = [];
-  for (const [where, schema] of [
-    ['path', route.schemas.params],
-    ['query', route.schemas.query],
-  ] as const) {
-    if (!schema) continue;
-    const object = plain(schema) as { properties?: Record<string, JsonObject>; required?: string[] };
-    for (const [name, property] of Object.entries(object.properties ?? {})) {
-      list.push({ name, in: where, required: where === 'path' || (object.required ?? []).includes(name), description: property.description, schema: property });
-    }
-  }
-  return list;
-}
-
 export function operationId(route: FleetRoute): string {
   const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '$1').replace(/\.xlsx$/, 'Xlsx');
   return `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
@@ -127,7 +109,7 @@ export function buildFleetOpenApi(info: { version: string } = { version }): Json
       operationId: operationId(route),
       security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
       'x-access': route.access,
-      parameters: parameters(route),
+      parameters: operationParameters(route.schemas),
       ...(route.schemas.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(route.schemas.body) } } } } : {}),
       responses: responses(route),
     };

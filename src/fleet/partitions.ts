@@ -1,7 +1,9 @@
-// Monthly partitions of `intervals`, made before a batch writes into a month that has none yet. The DDL runs in its own
+// Monthly partitions of `intervals`, made before a batch writes into a month that has none yet (never for a month before
+// the kept raw months: retention.ts). The DDL runs in its own
 // short transaction under an advisory lock (two instances may meet the same new month), never inside an ingest.
 import type pg from 'pg';
-import { FleetError } from './errors.ts';
+import { inTransaction } from './db.ts';
+import { RETENTION_LOCK, rawFrom } from './retention.ts';
 
 const PARTITION_LOCK = 4_204_302;
 
@@ -24,12 +26,12 @@ export class IntervalPartitions {
   async ensure(months: Iterable<string>): Promise<void> {
     const missing = [...new Set(months)].filter((month) => !this.known.has(month));
     if (missing.length === 0) return;
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('begin');
-      await client.query('select pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
+    await inTransaction(this.pool, async (client) => {
+      await client.query('select pg_advisory_xact_lock($1), pg_advisory_xact_lock_shared($2)', [PARTITION_LOCK, RETENTION_LOCK]);
+      // A month whose raw rows were dropped (retention.ts) is never made again: its rows are not stored.
+      const from = await rawFrom(client);
       for (const month of missing) {
+        if (from !== null && `${month}-01` < from) continue;
         if (!/^\d{4}-\d{2}$/.test(month)) throw new Error(`bad month ${month}`);
         const name = `intervals_${month.replace('-', '_')}`;
         // DDL cannot take bind parameters; the month was checked against its pattern just above.
@@ -37,15 +39,7 @@ export class IntervalPartitions {
           `create table if not exists ${name} partition of intervals for values from ('${month}-01T00:00:00Z') to ('${nextMonth(month)}-01T00:00:00Z')`,
         );
       }
-      await client.query('commit');
-      for (const month of missing) this.known.add(month);
-    } catch (error) {
-      if (!(error instanceof FleetError)) broken = error as Error;
-      await client.query('rollback').catch(() => {});
-      throw error;
-    } finally {
-      // A client whose statement failed for any reason but a refusal is destroyed, not pooled: its connection may be dead.
-      client.release(broken);
-    }
+    });
+    for (const month of missing) this.known.add(month);
   }
 }

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { hashPassword, MAX_FAILURES_PER_ADDRESS, MAX_FAILURES_PER_USER, verifyPassword, WINDOW_MS } from '../access/index.ts';
 import { hashSecret, newSecret } from './credentials.ts';
+import { inTransaction, siteListRefusal, sqlState } from './db.ts';
 import { FleetError } from './errors.ts';
 import type { FleetRole } from './schema.ts';
 
@@ -94,29 +95,20 @@ export async function invite(
   person: { name: string; email?: string; role: FleetRole; sites?: string[] },
 ): Promise<{ id: number; invitation: string; expiresAt: string }> {
   const invitation = newSecret('invite');
-  const client = await pool.connect();
-  let broken: Error | undefined;
   try {
-    await client.query('begin');
-    const result = await client.query<{ id: string; invitation_expires_at: Date }>(
-      `insert into fleet_users (name, email, role, invitation_hash, invitation_expires_at) values ($1, $2, $3, $4, now() + make_interval(days => $5))
-       returning id, invitation_expires_at`,
-      [person.name, person.email ?? null, person.role, hashSecret(invitation), INVITATION_DAYS],
-    );
-    const id = Number(result.rows[0]!.id);
-    await setSites(client, id, person.sites ?? []);
-    await client.query('commit');
-    return { id, invitation, expiresAt: result.rows[0]!.invitation_expires_at.toISOString() };
+    return await inTransaction(pool, async (client) => {
+      const result = await client.query<{ id: string; invitation_expires_at: Date }>(
+        `insert into fleet_users (name, email, role, invitation_hash, invitation_expires_at) values ($1, $2, $3, $4, now() + make_interval(days => $5))
+         returning id, invitation_expires_at`,
+        [person.name, person.email ?? null, person.role, hashSecret(invitation), INVITATION_DAYS],
+      );
+      const id = Number(result.rows[0]!.id);
+      await setSites(client, id, person.sites ?? []);
+      return { id, invitation, expiresAt: result.rows[0]!.invitation_expires_at.toISOString() };
+    });
   } catch (error) {
-    await client.query('rollback').catch(() => {});
-    if ((error as { code?: string }).code === '23505')
-      throw new FleetError('invalid_request', 'a fleet user with this name or email exists', { details: { field: '/name' } });
-    if ((error as { code?: string }).code === '23503')
-      throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
-    if (!(error instanceof FleetError)) broken = error as Error;
-    throw error;
-  } finally {
-    client.release(broken);
+    if (sqlState(error) === '23505') throw new FleetError('invalid_request', 'a fleet user with this name or email exists', { details: { field: '/name' } });
+    throw siteListRefusal(error);
   }
 }
 
@@ -170,27 +162,19 @@ export async function listPeople(pool: pg.Pool): Promise<FleetPerson[]> {
 
 /** A user's role and sites (an admin of every site); the last admin of every site cannot be limited or demoted. */
 export async function updatePerson(pool: pg.Pool, id: number, change: { role?: FleetRole; sites?: string[] }): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
   try {
-    await client.query('begin');
-    // One change of admins at a time: two admins demoting each other at once cannot both pass the check below.
-    await client.query('select pg_advisory_xact_lock(4204305)');
-    const found = await client.query('update fleet_users set role = coalesce($2, role) where id = $1 returning id', [id, change.role ?? null]);
-    if (found.rowCount === 0) throw new FleetError('not_found', 'no such fleet user');
-    if (change.sites) await setSites(client, id, change.sites);
-    const admins = await client.query<{ n: number }>(
-      `select count(*)::int as n from fleet_users u where u.role = 'admin' and not exists (select 1 from fleet_user_sites s where s.user_id = u.id)`,
-    );
-    if (admins.rows[0]!.n === 0) throw new FleetError('last_admin', 'the fleet needs an admin of every site: make another one first');
-    await client.query('commit');
+    await inTransaction(pool, async (client) => {
+      // One change of admins at a time: two admins demoting each other at once cannot both pass the check below.
+      await client.query('select pg_advisory_xact_lock(4204305)');
+      const found = await client.query('update fleet_users set role = coalesce($2, role) where id = $1 returning id', [id, change.role ?? null]);
+      if (found.rowCount === 0) throw new FleetError('not_found', 'no such fleet user');
+      if (change.sites) await setSites(client, id, change.sites);
+      const admins = await client.query<{ n: number }>(
+        `select count(*)::int as n from fleet_users u where u.role = 'admin' and not exists (select 1 from fleet_user_sites s where s.user_id = u.id)`,
+      );
+      if (admins.rows[0]!.n === 0) throw new FleetError('last_admin', 'the fleet needs an admin of every site: make another one first');
+    });
   } catch (error) {
-    await client.query('rollback').catch(() => {});
-    if ((error as { code?: string }).code === '23503')
-      throw new FleetError('invalid_request', 'sites names a site that does not exist', { details: { field: '/sites' } });
-    if (!(error instanceof FleetError)) broken = error as Error;
-    throw error;
-  } finally {
-    client.release(broken);
+    throw siteListRefusal(error);
   }
 }

@@ -84,6 +84,12 @@ export const FleetAlertSchema = Type.Object(
     level: Type.String(),
     status: Type.String(),
     occurredAt: DateTime,
+    ackRequest: Type.Optional(
+      Type.Object(
+        { by: Type.String(), at: DateTime },
+        { additionalProperties: false, description: "Acknowledged from the fleet by `by` at `at`, on its way to the site's box (active site alerts only)." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -133,9 +139,28 @@ export const AcknowledgementSchema = Type.Object(
     ),
     quarantined: Type.Integer({ minimum: 0 }),
     clockSkewMs: Type.Number(),
+    acknowledgeAlerts: Type.Optional(
+      Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), occurredAt: DateTime, by: Type.String(), at: DateTime }, { additionalProperties: false }), {
+        maxItems: 100,
+        description:
+          "The site's alerts a fleet user acknowledged (`by`, `at`) that the box has still to acknowledge: the alert with this id and time, if it is still active there. Left out when there are none.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+/** `POST /api/fleet/sites/:id/alerts/:alert/acknowledge`: the request, on its way to the site's box. */
+export const AckRequestSchema = Type.Object(
+  { siteId: Uuid, alertId: Type.Integer({ minimum: 1 }), requestedBy: Type.String(), requestedAt: DateTime },
+  { additionalProperties: false },
+);
+
+/** A site's alert: the site id and the box's alert number. */
+export const SiteAlertParamsSchema = Type.Object({
+  id: Type.String({ description: 'The site id (a UUID).' }),
+  alert: Type.String({ description: "The alert's number on the site's box." }),
+});
 
 /** A route's `:id`: a site id. Anything else names no site (404, as a site outside the caller's list). */
 export const SiteParamsSchema = Type.Object({ id: Type.String({ description: 'The site id (a UUID).' }) });

@@ -170,6 +170,14 @@ const declared = {
     summary: "A page of the alerts of every site and the fleet's own alarms, newest first.",
     schemas: { query: S.AlertQuerySchema, response: { 200: S.AlertPageSchema } },
   },
+  'POST /api/fleet/sites/:id/alerts/:alert/acknowledge': {
+    access: 'admin',
+    tag: 'portfolio',
+    summary:
+      "Acknowledges a site's active alert from the fleet, audited: the request goes to the site's box in the answer to its next batch, the box acknowledges the alert (naming who asked) and its following batch shows it acknowledged. 409 when the alert is not active.",
+    schemas: { params: S.SiteAlertParamsSchema, response: { 202: S.AckRequestSchema } },
+    refusals: [409],
+  },
   'GET /api/fleet/me': { access: 'viewer', tag: 'portfolio', summary: 'The signed-in fleet user.', schemas: { response: { 200: S.FleetMeSchema } } },
   'GET /api/fleet/sites.xlsx': {
     access: 'viewer',

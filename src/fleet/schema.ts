@@ -309,3 +309,32 @@ export const siteEui = pgTable(
   },
   (table) => [primaryKey({ columns: [table.siteId, table.commodity] })],
 );
+
+/**
+ * A site's alert acknowledged from the portfolio (migration 0005), waiting for its box: the ingest answer carries it
+ * (`acknowledgeAlerts`) while the fleet holds the alert as active; the box's own acknowledgement, in its next batch,
+ * ends it (src/fleet/alertAcks.ts).
+ */
+export const alertAckRequests = pgTable(
+  'alert_ack_requests',
+  {
+    siteId: uuid('site_id')
+      .notNull()
+      .references(() => sites.id, { onDelete: 'cascade' }),
+    alertId: bigint('alert_id', { mode: 'number' }).notNull(),
+    /** The alert's time when it was asked about: a re-used id (a box re-uses a deleted alert's) is another alert. */
+    alertOccurredAt: at('alert_occurred_at').notNull(),
+    userName: text('user_name').notNull(),
+    requestedAt: at('requested_at').notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.siteId, table.alertId] })],
+);
+
+/**
+ * The one row of retention (migration 0005): `raw_from`, the first month whose raw intervals are kept (null: all). Only
+ * moves forward (src/fleet/retention.ts); the ingest stores no interval before it and makes no partition for it.
+ */
+export const fleetRetention = pgTable('fleet_retention', {
+  id: integer('id').primaryKey(),
+  rawFrom: date('raw_from', { mode: 'string' }),
+});

@@ -3,6 +3,7 @@
 import type Koa from 'koa';
 import type pg from 'pg';
 import type { Logger } from '../platform/logger.ts';
+import { alertIdOf, requestAcknowledgement } from './alertAcks.ts';
 import type { FleetUser } from './enrolment.ts';
 import { FleetError } from './errors.ts';
 import { euiChanged } from './portfolio.ts';
@@ -28,7 +29,8 @@ export function siteAdminHandlers(
   | 'PATCH /api/fleet/sites/:id'
   | 'POST /api/fleet/sites/:id/box'
   | 'POST /api/fleet/sites/:id/second-box'
-  | 'GET /api/fleet/sites/:id/audit',
+  | 'GET /api/fleet/sites/:id/audit'
+  | 'POST /api/fleet/sites/:id/alerts/:alert/acknowledge',
   Handler
 > {
   const { pool, logger } = needs;
@@ -73,6 +75,14 @@ export function siteAdminHandlers(
     'GET /api/fleet/sites/:id/audit': async (ctx, user) => {
       const siteId = needs.siteInScope(user!, ctx.params.id);
       ctx.body = await siteAuditPage(pool, siteId, needs.pageOf(ctx.query));
+    },
+    // A site's alert acknowledged from the portfolio: on its way to the box (alertAcks.ts), answered 202.
+    'POST /api/fleet/sites/:id/alerts/:alert/acknowledge': async (ctx, user) => {
+      const siteId = needs.siteInScope(user!, ctx.params.id);
+      const request = await requestAcknowledgement(pool, siteId, alertIdOf(ctx.params.alert), user!.name);
+      logger.info({ siteId, alertId: request.alertId, by: user!.name }, 'alert acknowledged from the fleet');
+      ctx.status = 202;
+      ctx.body = request;
     },
   };
 }

@@ -22,7 +22,9 @@ export const SiteAuditEntrySchema = Type.Object(
     id: Type.Integer(),
     at: Type.String({ format: 'date-time' }),
     user: Type.String(),
-    action: Type.Union((['rename', 'revoke', 'readmit', 'choose-box', 'release-second-box', 'discard-second-box'] as const).map((a) => Type.Literal(a))),
+    action: Type.Union(
+      (['rename', 'revoke', 'readmit', 'choose-box', 'release-second-box', 'discard-second-box', 'acknowledge-alert'] as const).map((a) => Type.Literal(a)),
+    ),
     reason: Type.Union([Type.String(), Type.Null()]),
     detail: Type.Record(Type.String(), Type.Unknown()),
   },

@@ -3,7 +3,7 @@
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
 import { FLAG_ESTIMATED, FLAG_IMPORTED, type HeldDay, KWH_SCALE, quantize, storedFlags, storedKwh } from '../metering/index.ts';
 import { kwhPerM3ByDay } from '../pricing/index.ts';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, lte } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { alerts, areaFloorAreas, calorificVersions, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals } from '../platform/time/calendar.ts';
@@ -432,4 +432,29 @@ export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number):
     tx.update(syncSequence).set({ value: next }).where(eq(syncSequence.id, 1)).run();
     return rows.length;
   }, IMMEDIATE);
+}
+
+/**
+ * Acknowledged deletions kept on the box (a few bytes each): the fleet may lose batches it acknowledged (a primary that
+ * crashed before its standby had them, a database restored from a backup), and then asks for everything above its older
+ * cursor again (409 `sequence_gap`). Meter days and alerts are still in their tables to be sent again; a deletion has
+ * nothing else left, so its entry stays here (below the cursor it is never counted or sent) until this many newer ones
+ * exist. Alerts are deleted one at a time by people (DELETE /api/alerts/:id), so 10,000 reach years back.
+ */
+export const KEPT_DELETIONS = 10_000;
+
+/** Drops the acknowledged deletions (at or below `cursor`) older than the newest `keep` entries. */
+export function forgetAcknowledgedDeletions(db: Db, cursor: number, keep = KEPT_DELETIONS): void {
+  const oldestKept = db.orm
+    .select({ seq: syncDeletedAlerts.syncSeq })
+    .from(syncDeletedAlerts)
+    .orderBy(desc(syncDeletedAlerts.syncSeq))
+    .limit(1)
+    .offset(keep - 1)
+    .get();
+  if (oldestKept)
+    db.orm
+      .delete(syncDeletedAlerts)
+      .where(and(lte(syncDeletedAlerts.syncSeq, cursor), lt(syncDeletedAlerts.syncSeq, oldestKept.seq)))
+      .run();
 }

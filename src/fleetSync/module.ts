@@ -6,6 +6,7 @@ import { Repeating } from '../platform/jobs/lifecycle.ts';
 import type { Module } from '../platform/jobs/module.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { HeldDay } from '../metering/index.ts';
+import type { FleetAlertPort } from './fleetAcks.ts';
 import { identityOf } from './identity.ts';
 import { FleetSync, type SyncHealth } from './sync.ts';
 
@@ -15,6 +16,7 @@ export function buildFleetSync({
   logger,
   health,
   held,
+  alerts,
 }: {
   config: Config;
   db: Db;
@@ -22,10 +24,20 @@ export function buildFleetSync({
   health: SyncHealth;
   /** What the collector holds ahead of its rows (IntervalStore.heldDays), sent between its hourly writes. */
   held?: () => readonly HeldDay[];
+  /** The box's alerts: a fleet user's acknowledgement, carried in the fleet's answer, is made here (fleetAcks.ts). */
+  alerts?: FleetAlertPort;
 }): Module<{ fleetSync: FleetSync }> {
   // The box's install id and credential key are made at its first start (beside the database, never in a backup).
   identityOf(db);
-  const fleetSync = new FleetSync({ db, logger, catchUpDelayMs: config.fleetSync.catchUpDelayMs, intervalMs: config.fleetSync.intervalMs, health, held });
+  const fleetSync = new FleetSync({
+    db,
+    logger,
+    catchUpDelayMs: config.fleetSync.catchUpDelayMs,
+    intervalMs: config.fleetSync.intervalMs,
+    health,
+    held,
+    alerts,
+  });
   const ticks = new Repeating(
     () => fleetSync.tick().catch((error) => logger.error({ err: error }, 'fleet sync failed')),
     // It looks every 30 s at most (a join is noticed soon); it sends every EMS_FLEET_SYNC_INTERVAL (FleetSync decides).

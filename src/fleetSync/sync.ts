@@ -3,14 +3,15 @@
 // fleet's acknowledgement. After an outage: the newest day first, then a random delay, then history oldest-first.
 // Refusals are kept in the link row (emsctl fleet status, /api/health) with the rows: nothing is dropped.
 import { createHash } from 'node:crypto';
-import { eq, lte } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { fleetLink, syncDeletedAlerts } from '../platform/db/schema/index.ts';
+import { fleetLink } from '../platform/db/schema/index.ts';
 import { siteDay } from '../platform/time/calendar.ts';
 import type { Logger } from '../platform/logger.ts';
 import {
   ALERTS_PER_BATCH,
   DAYS_PER_BATCH,
+  forgetAcknowledgedDeletions,
   heldPart,
   historyBatch,
   metadata,
@@ -20,6 +21,7 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
+import { acknowledgeFromFleet, type FleetAck, type FleetAlertPort, fleetAcksIn } from './fleetAcks.ts';
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
 import type { HeldDay } from '../metering/index.ts';
@@ -46,6 +48,8 @@ export type FleetSyncOptions = {
   daysPerBatch?: number;
   random?: () => number;
   now?: () => number;
+  /** The box's alerts, for the acknowledgements a fleet user made in the portfolio (fleetAcks.ts). Absent: ignored. */
+  alerts?: FleetAlertPort;
 };
 
 /**
@@ -93,6 +97,8 @@ export class FleetSync {
   private lastSuccessMs: number | undefined;
   /** Until when held rows are not sent (the fleet refused a batch carrying them: see HELD_RETRY_MS). */
   private heldOffUntil = 0;
+  /** The alert acknowledgements the last stored batch's answer carried (fleetAcks.ts). */
+  private fleetAcks: FleetAck[] = [];
 
   constructor(private readonly options: FleetSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -189,9 +195,11 @@ export class FleetSync {
         link.lastSuccessAt !== null &&
         attemptMs - Date.parse(link.lastSuccessAt) < HEARTBEAT_PERSIST_MS;
       if (!unchanged) this.update({ ...stored, cursor: batch.through });
-      // Deletions the fleet acknowledged are done with.
-      if (batch.deletedAlerts) db.orm.delete(syncDeletedAlerts).where(lte(syncDeletedAlerts.syncSeq, batch.through)).run();
-      if (batch.through === link.cursor) return; // nothing was waiting: this tick's work is done
+      // Deletions the fleet acknowledged stay for a while, so that a fleet which loses them (a failover) gets them again.
+      if (batch.deletedAlerts) forgetAcknowledgedDeletions(db, batch.through);
+      // Alerts a fleet user acknowledged: acknowledged here, and sent so at once (the loop goes on).
+      const acknowledged = this.options.alerts ? acknowledgeFromFleet(this.options.alerts, this.fleetAcks) : 0;
+      if (batch.through === link.cursor && acknowledged === 0) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -268,6 +276,7 @@ export class FleetSync {
     if (response.status === 200) {
       if (this.failures > 0 || link.lastError) this.options.logger.info({ after: link.cursor }, 'fleet sync: the fleet takes batches again');
       this.failures = 0;
+      this.fleetAcks = fleetAcksIn(body);
       return 'stored'; // the caller writes the link row once, with the cursor
     }
     if (response.status === 429 || response.status === 503) {

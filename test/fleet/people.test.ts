@@ -4,8 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type MutableResponse, OAuth2Server } from 'oauth2-mock-server';
+import pg from 'pg';
 import { MAX_FAILURES_PER_USER } from '../../src/access/index.ts';
 import { addUser } from '../../src/fleet/app.ts';
+import { inTransaction } from '../../src/fleet/db.ts';
+import { FleetError } from '../../src/fleet/errors.ts';
 import { enrolSite, type FleetInstance, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 
@@ -175,5 +178,48 @@ describe('single sign-on', () => {
     person = { sub: 'sam-sub', email: 'sam.new@corp.example', email_verified: true };
     const again = decodeURIComponent((await signInWithIssuer()).hash.replace(/^#session=/, ''));
     assert.equal((await call('GET', '/api/fleet/me', again)).body.name, 'Sam');
+  });
+});
+
+describe('one transaction helper (src/fleet/db.ts inTransaction)', () => {
+  test('an invitation naming a site that does not exist is a 400 on /sites and leaves nobody behind; the name stays free', async () => {
+    const refused = await call('POST', '/api/fleet/users', admin, { name: 'Frank', role: 'viewer', sites: ['00000000-0000-4000-8000-000000000000'] });
+    assert.equal(refused.status, 400);
+    assert.deepEqual([refused.body.code, refused.body.details.field], ['invalid_request', '/sites']);
+    assert.match(refused.body.error, /does not exist/);
+    const names = async () => ((await call('GET', '/api/fleet/users', admin)).body.items as Array<{ name: string }>).map((u) => u.name);
+    assert.ok(!(await names()).includes('Frank'), 'the user row went with the rollback');
+    assert.equal((await call('POST', '/api/fleet/users', admin, { name: 'Frank', role: 'viewer' })).status, 201);
+    const twice = await call('POST', '/api/fleet/users', admin, { name: 'Frank', role: 'viewer' });
+    assert.deepEqual([twice.status, twice.body.details.field], [400, '/name']);
+    await assert.rejects(addUser(fleet.db.pool, 'Grace', 'viewer', ['00000000-0000-4000-8000-000000000000']), /sites names a site that does not exist/);
+    assert.ok(!(await names()).includes('Grace'));
+  });
+
+  test('commits what returns, rolls back what throws; a refusal keeps the connection pooled, a failed statement destroys it', async () => {
+    const pool = new pg.Pool({ connectionString: cluster.url, max: 1 });
+    try {
+      const backend = () => inTransaction(pool, async (client) => (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
+      const count = async (name: string) => Number((await pool.query('select count(*) from fleet_users where name = $1', [name])).rows[0].count);
+      const first = await backend();
+      await inTransaction(pool, (client) => client.query("insert into fleet_users (name, role) values ('Kept', 'viewer')"));
+      assert.equal(await count('Kept'), 1);
+      await assert.rejects(
+        inTransaction(pool, async (client) => {
+          await client.query("insert into fleet_users (name, role) values ('Refused', 'viewer')");
+          throw new FleetError('not_found', 'refused on purpose');
+        }),
+        FleetError,
+      );
+      assert.equal(await count('Refused'), 0, 'rolled back');
+      assert.equal(await backend(), first, 'a refusal leaves the connection in the pool');
+      await assert.rejects(
+        inTransaction(pool, (client) => client.query('select 1 / 0')),
+        /division by zero/,
+      );
+      assert.notEqual(await backend(), first, 'a failed statement destroys the connection');
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -47,6 +47,21 @@ describe('roles that hold', () => {
     for (const site of [mine, theirs, spare]) {
       assert.equal((await sendBatch(fleet.url, site.credential, intervalBatch({ after: 0, from: quarterAgo(2), count: 2 }))).status, 200);
     }
+    // One active alert (number 1) at each of the two first sites, as their boxes would send it.
+    const anAlert = {
+      id: 1,
+      title: 'Boiler fault',
+      level: 'critical',
+      status: 'active',
+      occurredAt: new Date().toISOString(),
+      acknowledgedAt: null,
+      resolvedAt: null,
+      seq: 5,
+    };
+    for (const site of [mine, theirs]) {
+      const batch = { ...intervalBatch({ after: 4, from: quarterAgo(1), count: 0, withMetadata: false }), through: 5, alerts: [anAlert] };
+      assert.equal((await sendBatch(fleet.url, site.credential, batch)).status, 200);
+    }
     const limitedAdmin = (await addUser(fleet.db.pool, 'limited-admin', 'admin', [mine.siteId, spare.siteId])).token;
     const limitedViewerUser = await addUser(fleet.db.pool, 'limited-viewer', 'viewer', [mine.siteId]);
     const limitedViewer = limitedViewerUser.token;
@@ -151,6 +166,12 @@ describe('roles that hold', () => {
       ],
       'GET /api/fleet/eui': [{ path: '/api/fleet/eui', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/alerts': [{ path: '/api/fleet/alerts?status=all', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
+      // An alert of another site is no alert to a limited admin (404): only an admin of that site acknowledges it.
+      'POST /api/fleet/sites/:id/alerts/:alert/acknowledge': [
+        { path: `/api/fleet/sites/${theirs.siteId}/alerts/1/acknowledge`, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403, admin: 202 } },
+        { path: `/api/fleet/sites/${mine.siteId}/alerts/1/acknowledge`, expect: { limitedAdmin: 202, limitedViewer: 403, viewer: 403 } },
+        { path: `/api/fleet/sites/${mine.siteId}/alerts/2/acknowledge`, expect: { limitedAdmin: 404, limitedViewer: 403, viewer: 403 } },
+      ],
       'GET /api/fleet/me': [{ path: '/api/fleet/me', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/sites.xlsx': [{ path: '/api/fleet/sites.xlsx', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
       'GET /api/fleet/eui.xlsx': [{ path: '/api/fleet/eui.xlsx', expect: { limitedAdmin: 200, limitedViewer: 200, viewer: 200 } }],
@@ -175,8 +196,17 @@ describe('roles that hold', () => {
     assert.deepEqual(await listed(limitedViewer), [mine.siteId]);
     const alerts = JSON.parse((await call('GET', '/api/fleet/alerts?status=all', limitedViewer)).text).items as Array<{ siteId: string }>;
     assert.ok(alerts.every((a) => a.siteId === mine.siteId));
+    // Their alert was asked about by the admin of every site only; the limited admin's own site's by them.
+    const asked = await sql.query('select site_id, user_name from alert_ack_requests order by user_name');
+    assert.deepEqual(
+      asked.rows.map((r) => [r.site_id, r.user_name]),
+      [
+        [theirs.siteId, 'admin-all'],
+        [mine.siteId, 'limited-admin'],
+      ],
+    );
     // The other site still syncs: the limited admin's refused revoke changed nothing.
-    assert.equal((await sendBatch(fleet.url, theirs.credential, intervalBatch({ after: 4, from: quarterAgo(1), count: 1, withMetadata: false }))).status, 200);
+    assert.equal((await sendBatch(fleet.url, theirs.credential, intervalBatch({ after: 5, from: quarterAgo(1), count: 1, withMetadata: false }))).status, 200);
     // Its own site it may revoke.
     assert.equal((await call('POST', `/api/fleet/sites/${spare.siteId}/revoke`, limitedAdmin, {})).status, 204);
     assert.equal((await sendBatch(fleet.url, spare.credential, intervalBatch({ after: 4, from: quarterAgo(1), count: 1, withMetadata: false }))).status, 401);

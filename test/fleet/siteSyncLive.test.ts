@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
+import { addUser } from '../../src/fleet/app.ts';
 import { createEnrolmentCode } from '../../src/fleet/enrolment.ts';
-import { historyBatch, SentIntervals } from '../../src/fleetSync/batch.ts';
+import { forgetAcknowledgedDeletions, historyBatch, SentIntervals } from '../../src/fleetSync/batch.ts';
 import { joinFleet, readLink, syncState } from '../../src/fleetSync/link.ts';
 import { FleetSync } from '../../src/fleetSync/sync.ts';
 import { FLAG_ESTIMATED } from '../../src/metering/index.ts';
@@ -315,7 +316,7 @@ test('a sequence that went backwards (the box restored from an older backup) is 
   assert.equal(restated.rows[0].n, 96, "the restated day's intervals replaced the fleet's");
 });
 
-test('an alert deleted on the box is deleted at the fleet; the deletion is dropped on the box once acknowledged', async () => {
+test('an alert deleted on the box is deleted at the fleet; the acknowledged deletion stays on the box, below the cursor', async () => {
   const { db } = site.service.deps;
   const alerts = site.service.deps.alerts;
   let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
@@ -351,5 +352,141 @@ test('an alert deleted on the box is deleted at the fleet; the deletion is dropp
   );
   assert.deepEqual(await fleetAlerts(), [{ id: kept.id }]);
   assert.equal(syncState(db).unsentRows, 0);
-  assert.equal((db.sqlite.prepare('SELECT count(*) AS n FROM sync_deleted_alerts').get() as { n: number }).n, 0);
+  const entry = db.sqlite.prepare('SELECT sync_seq AS seq FROM sync_deleted_alerts WHERE alert_id = ?').get(doomed.id) as { seq: number };
+  assert.ok(entry.seq <= readLink(db)!.cursor, 'kept, and not counted as unsent');
+});
+
+test('an alert deletion the fleet acknowledged and then lost (a failover: its database as before that batch) is sent again', async () => {
+  const { db } = site.service.deps;
+  const alerts = site.service.deps.alerts;
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  const sync = new FleetSync({
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  });
+  const siteId = readLink(db)!.siteId;
+  const lost = alerts.create({ title: 'Deleted just before the fleet crashed', level: 'info' }, null);
+  await sync.tick();
+  const atFleet = async () => (await sql.query('select * from site_alerts where site_id = $1 and alert_id = $2', [siteId, lost.id])).rows;
+  const before = await atFleet();
+  assert.equal(before.length, 1);
+  const cursorBefore = Number((await sql.query('select site_cursor from sites where id = $1', [siteId])).rows[0].site_cursor);
+  assert.equal(cursorBefore, readLink(db)!.cursor);
+
+  alerts.delete(lost.id, { id: null, username: 'test' });
+  await sync.tick();
+  assert.deepEqual(await atFleet(), [], 'deleted at the fleet, and acknowledged');
+  assert.ok(readLink(db)!.cursor > cursorBefore);
+
+  // The fleet's primary crashed before its standby had that batch; the standby, promoted, holds the site as it was.
+  const row = before[0];
+  await sql.query(
+    `insert into site_alerts (site_id, alert_id, title, level, status, occurred_at, acknowledged_at, resolved_at, seq) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [row.site_id, row.alert_id, row.title, row.level, row.status, row.occurred_at, row.acknowledged_at, row.resolved_at, row.seq],
+  );
+  await sql.query('update sites set site_cursor = $2 where id = $1', [siteId, cursorBefore]);
+
+  // The next send is refused (sequence_gap): the box goes back to the fleet's cursor and sends everything above it.
+  for (let tick = 0; tick < 5 && (await atFleet()).length > 0; tick++) await sync.tick();
+  const fleetCursor = Number((await sql.query('select site_cursor from sites where id = $1', [siteId])).rows[0].site_cursor);
+  assert.equal(readLink(db)!.cursor, fleetCursor);
+  assert.equal(readLink(db)!.lastErrorCode, null);
+  assert.deepEqual(await atFleet(), [], 'the deletion went again');
+});
+
+test('an alert acknowledged from the fleet: the box acknowledges it naming who, the fleet then shows it so; a box without the port ignores it', async () => {
+  const { db } = site.service.deps;
+  const alerts = site.service.deps.alerts;
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  const options = {
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  };
+  const siteId = readLink(db)!.siteId;
+  const alert = alerts.create({ title: 'Chiller trip', level: 'critical' }, null);
+  const older = new FleetSync(options);
+  await older.tick();
+  const admin = (await addUser(fleet.db.pool, 'Fleet Ops', 'admin')).token;
+  const api = async (method: string, path: string) => {
+    const response = await fetch(`${fleet.url}${path}`, { method, headers: { authorization: `Bearer ${admin}` } });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const listed = async () =>
+    (
+      (await api('GET', '/api/fleet/alerts?status=all&pageSize=500')).body.items as Array<{
+        siteId: string;
+        id: string;
+        status: string;
+        ackRequest?: { by: string };
+      }>
+    ).find((a) => a.siteId === siteId && a.id === String(alert.id))!;
+  assert.equal((await listed()).status, 'active');
+
+  const asked = await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`);
+  assert.equal(asked.status, 202);
+  assert.deepEqual([asked.body.siteId, asked.body.alertId, asked.body.requestedBy], [siteId, alert.id, 'Fleet Ops']);
+  assert.equal((await listed()).ackRequest?.by, 'Fleet Ops', 'the list shows the request on its way');
+  assert.equal(
+    (await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`)).body.requestedAt,
+    asked.body.requestedAt,
+    'asking again answers the same request',
+  );
+  assert.equal((await api('POST', `/api/fleet/sites/${siteId}/alerts/999999999/acknowledge`)).status, 404);
+
+  // A box without the port (older software) stores its batches and leaves the alert as it is.
+  alerts.create({ title: 'Something to send', level: 'info' }, null);
+  await older.tick();
+  assert.equal(alerts.get(alert.id).status, 'active');
+  assert.equal((await listed()).status, 'active');
+
+  // This box acknowledges it at the answer to its next batch, and sends it so in the same tick.
+  const box = new FleetSync({ ...options, alerts });
+  await box.tick();
+  const local = alerts.get(alert.id);
+  assert.equal(local.status, 'acknowledged');
+  const note = alerts.notes(alert.id).find((n) => n.kind === 'acknowledge')!;
+  assert.equal(note.username, 'Fleet Ops (fleet)');
+  assert.match(note.text, /^Acknowledged from the fleet by Fleet Ops at /);
+  const audited = db.sqlite
+    .prepare("SELECT username FROM audit_log WHERE resource = 'alerts' AND resource_id = ? AND action LIKE '%acknowledge%'")
+    .all(String(alert.id)) as Array<{ username: string }>;
+  assert.deepEqual(
+    audited.map((a) => a.username),
+    ['Fleet Ops (fleet)'],
+  );
+  const shown = await listed();
+  assert.equal(shown.status, 'acknowledged', 'the fleet shows it acknowledged after that sync');
+  assert.equal(shown.ackRequest, undefined);
+  const again = await api('POST', `/api/fleet/sites/${siteId}/alerts/${alert.id}/acknowledge`);
+  assert.deepEqual([again.status, again.body.code], [409, 'alert_not_active']);
+  const trail = (await api('GET', `/api/fleet/sites/${siteId}/audit`)).body.items as Array<{ action: string; user: string; detail: { alertId: number } }>;
+  assert.deepEqual(
+    trail.filter((e) => e.action === 'acknowledge-alert').map((e) => [e.user, e.detail.alertId]),
+    [['Fleet Ops', alert.id]],
+  );
+});
+
+test('acknowledged deletions are kept up to a bound; those above the cursor always stay', () => {
+  const { db } = site.service.deps;
+  const insert = db.sqlite.prepare('INSERT INTO sync_deleted_alerts (alert_id, sync_seq) VALUES (?, ?)');
+  const base = 1_000_000_000;
+  for (let i = 1; i <= 6; i++) insert.run(base + i, base + i);
+  forgetAcknowledgedDeletions(db, base + 3, 2);
+  const left = (
+    db.sqlite.prepare('SELECT alert_id AS id FROM sync_deleted_alerts WHERE alert_id > ? ORDER BY alert_id').all(base) as Array<{ id: number }>
+  ).map((r) => r.id - base);
+  assert.deepEqual(left, [4, 5, 6], 'the two newest are kept, and nothing above the cursor (4) goes, whatever the bound');
+  db.sqlite.prepare('DELETE FROM sync_deleted_alerts WHERE alert_id > ?').run(base);
 });

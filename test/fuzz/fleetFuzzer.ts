@@ -62,6 +62,12 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
   await sendBatch(fleet.url, mine.credential, { ...intervalBatch({ after: 0, from: quarterAgo(3), count: 2 }), installId: BOX_A });
   await sendBatch(fleet.url, mine.credential, { ...intervalBatch({ after: 4, from: quarterAgo(3), count: 1 }), installId: BOX_B });
   await sendBatch(fleet.url, theirs.credential, intervalBatch({ after: 0, from: quarterAgo(3), count: 2 }));
+  // An active alert of the first site (number 7), as its box would send it: the valid id of the acknowledgement route.
+  const ALERT_ID = '7';
+  await fleet.db.pool.query(
+    `insert into site_alerts (site_id, alert_id, title, level, status, occurred_at, seq) values ($1, $2, 'Fuzz alert', 'warning', 'active', now(), 1)`,
+    [mine.siteId, ALERT_ID],
+  );
   const tokens: Record<FleetCaller, string | undefined> = {
     anonymous: undefined,
     site: mine.credential,
@@ -108,8 +114,10 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
   await acceptInvitation(fleet.db.pool, (await invite(fleet.db.pool, { name: `fuzz-password-${options.seed}`, role: 'viewer' })).invitation, PASSWORD);
   // A user the walk may change (its role and sites): the callers' own accounts are never the valid id.
   const sacrificial = (await addUser(fleet.db.pool, `fuzz-spare-${options.seed}`, 'viewer')).id;
-  const pathWith = (operation: Operation, id: string) =>
-    operation.path.replace('{id}', encodeURIComponent(operation.path.startsWith('/api/fleet/users/') && id === mine.siteId ? String(sacrificial) : id));
+  const pathWith = (operation: Operation, id: string, alertId = ALERT_ID) =>
+    operation.path
+      .replace('{id}', encodeURIComponent(operation.path.startsWith('/api/fleet/users/') && id === mine.siteId ? String(sacrificial) : id))
+      .replace('{alert}', encodeURIComponent(alertId));
   const queryOf = (entries: Array<[string, unknown]>) =>
     entries.length ? `?${entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&')}` : '';
   const queryParameters = (operation: Operation) => (operation.op.parameters ?? []).filter((p: Json) => p.in === 'query');
@@ -159,7 +167,8 @@ export async function runFleetFuzz(fleet: FleetInstance, options: { seed: number
             ? random.pick(['{', 'not json', '[]', 'null', '{"a":'])
             : JSON.stringify(random.chance(0.5) ? hostileValue(doc, random, schema) : validValue(doc, random, schema))
           : undefined;
-        await check(operation, caller, `${pathWith(operation, id)}${queryOf(query as Array<[string, unknown]>)}`, body);
+        const alertId = random.pick([ALERT_ID, '8', '0', '-1', '99999999999999999999', String(hostileValue(doc, random, { type: 'string' })) || 'x']);
+        await check(operation, caller, `${pathWith(operation, id, alertId)}${queryOf(query as Array<[string, unknown]>)}`, body);
       }
     }
   }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { generate } from 'lean-qr/nano';
 import type { Browser, Page } from 'playwright-core';
 import { addUser } from '../../src/fleet/app.ts';
 import { ALERT_EXPORT_LIMIT } from '../../src/fleet/export.ts';
@@ -489,7 +490,7 @@ test('XLSX limits: 10,001 open alerts give 10,000 rows and a last row saying so;
   );
 });
 
-test('fleet admin (issue 55 item 5): password sign-in, a new site’s code, a site renamed and revoked, a second box discarded with its reason', async () => {
+test('fleet admin (issue 55 item 5): password sign-in, a new site’s code, a site renamed and revoked, a second box discarded with its reason, an alert acknowledged, the code’s QR', async () => {
   // An admin of every site, invited and with a password (the API does the invitation; the form signs her in).
   const adminToken = (await addUser(fleet.db.pool, 'Bootstrap admin', 'admin')).token;
   const call = (method: string, route: string, body?: unknown) =>
@@ -541,6 +542,22 @@ test('fleet admin (issue 55 item 5): password sign-in, a new site’s code, a si
   await page.getByRole('button', { name: 'Make an enrolment code' }).click();
   const made = await page.locator('pre.code-out').textContent();
   assert.match(made ?? '', /emsctl fleet join http:\/\/127\.0\.0\.1:\d+ [0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}/);
+  // The QR code beside it draws that line: its dark modules are lean-qr's for exactly that text (round 7).
+  const command = /emsctl fleet join \S+ \S+/.exec(made ?? '')![0];
+  const qr = page.getByRole('img', { name: `QR code of the line to type on the box: ${command}` });
+  assert.equal(await qr.getAttribute('data-text'), command);
+  const drawn = new Set<string>();
+  for (const [, x, y, run] of (await qr.locator('path').getAttribute('d'))!.matchAll(/M(\d+) (\d+)h(\d+)/g))
+    for (let i = 0; i < Number(run); i++) drawn.add(`${Number(x) + i},${y}`);
+  const expected = generate(command);
+  const modules = Array.from({ length: expected.size ** 2 }, (_, i) => [i % expected.size, Math.floor(i / expected.size)] as const);
+  assert.deepEqual(
+    modules.filter(([x, y]) => expected.get(x, y) !== drawn.has(`${x},${y}`)),
+    [],
+    'every module as lean-qr makes it for the command',
+  );
+  assert.equal(drawn.size, modules.filter(([x, y]) => expected.get(x, y)).length);
+  assert.deepEqual(await axeViolations(page), [], 'the administration with a code and its QR code');
 
   await page.getByLabel('New name of Old Mill').fill('Old Mill (east)');
   await page.getByLabel('New name of Old Mill').press('Enter');
@@ -567,6 +584,16 @@ test('fleet admin (issue 55 item 5): password sign-in, a new site’s code, a si
   const audit = (await getJson(`${fleet.url}/api/fleet/sites/${sites.harbour.siteId}/audit`, adminToken)).body.items[0];
   assert.deepEqual([audit.user, audit.action, audit.reason], ['Alex Admin', 'discard-second-box', 'spare unit restored from a backup']);
   await shot(page, 'fleet-site-admin');
+
+  // A site's alert acknowledged from the portfolio (round 7): the request is on its way to the box, and says so.
+  await page.getByRole('link', { name: 'Alerts across sites' }).click();
+  await page.getByRole('button', { name: 'Acknowledge “Door open” at Harbour Depot <img src=x>' }).click();
+  await page.locator('li[data-alert="7"] .ack-pending', { hasText: 'Acknowledged by Alex Admin: on its way to the site' }).waitFor();
+  const asked = (await getJson(`${fleet.url}/api/fleet/alerts`, adminToken)).body.items.find(
+    (a: { siteId: string; id: string }) => a.siteId === sites.harbour.siteId && a.id === '7',
+  );
+  assert.equal(asked.ackRequest.by, 'Alex Admin');
+  assert.deepEqual(await axeViolations(page), [], 'the alert list with an acknowledgement on its way');
   // From the sign-in on, the one refusal is the wrong password (the browser logs it as a failed resource, as it logs the
   // page load's favicon 404).
   assert.deepEqual(refused, ['401 /api/fleet/auth/sign-in']);

@@ -1,6 +1,5 @@
 // Builds the OpenAPI 3.1 document from the same route definitions the router uses: every status an operation can
 // answer is declared, most of them derived here from what the router itself does (access, params, body, middleware).
-import type { TSchema } from '@sinclair/typebox';
 import { codeForStatus, ERROR_CODES, type ErrorCode } from '../errors.ts';
 import { successStatus, type AnyRoute } from './route.ts';
 
@@ -32,7 +31,7 @@ export const TAGS: Readonly<Record<string, string>> = {
 };
 
 /** TypeBox schemas are JSON Schema already; JSON round-trip drops its symbol keys. */
-function plain(schema: TSchema): JsonObject {
+export function plain(schema: unknown): JsonObject {
   return JSON.parse(JSON.stringify(schema)) as JsonObject;
 }
 
@@ -60,16 +59,19 @@ export function operationId(route: AnyRoute): string {
   return `${route.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 }
 
-function parameters(route: AnyRoute): JsonObject[] {
+/**
+ * An operation's path and query parameters from its TypeBox schemas, for the box's document and the fleet's
+ * (src/fleet/openapi.ts). A parameter with a default is filled in by the router (useDefaults): a client may leave it out.
+ */
+export function operationParameters(schemas: { params?: unknown; query?: unknown }): JsonObject[] {
   const list: JsonObject[] = [];
   for (const [where, schema] of [
-    ['path', route.schemas.params],
-    ['query', route.schemas.query],
+    ['path', schemas.params],
+    ['query', schemas.query],
   ] as const) {
     if (!schema) continue;
     const object = plain(schema) as { properties?: Record<string, JsonObject>; required?: string[] };
     for (const [name, property] of Object.entries(object.properties ?? {})) {
-      // A parameter with a default is filled in by the router (useDefaults): a client may leave it out.
       const required = where === 'path' || ((object.required ?? []).includes(name) && property.default === undefined);
       list.push({ name, in: where, required, description: property.description, schema: property });
     }
@@ -367,7 +369,7 @@ export function buildOpenApi(routes: AnyRoute[], info: { version: string; server
       operationId: operationId(route),
       security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
       'x-access': route.access,
-      parameters: parameters(route),
+      parameters: operationParameters(route.schemas),
       requestBody: requestBody(route),
       responses: responses(route),
     };

@@ -40,7 +40,7 @@ export const syncSequence = sqliteTable('sync_sequence', {
 /**
  * Alerts deleted on the box, so the deletion reaches the fleet like any change: the trigger alerts_sync_delete
  * (migration 0024) keeps the deleted id under the next sequence. A batch carries them as `deletedAlerts`; once the fleet
- * acknowledged one it is dropped here.
+ * acknowledged one it stays here below the cursor (sent again if the fleet loses it: KEPT_DELETIONS, src/fleetSync/batch.ts).
  */
 export const syncDeletedAlerts = sqliteTable(
   'sync_deleted_alerts',

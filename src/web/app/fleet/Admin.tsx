@@ -6,6 +6,7 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, t } from '../i18n';
 import { browserZone } from './parts';
+import { QrCode } from './qr';
 import { fleetGet, fleetSend, fleetUser } from './session';
 import type { HealthPage, People } from './types';
 
@@ -21,15 +22,20 @@ async function attempt<T>(send: () => ReturnType<typeof fleetSend<T>>, done: (da
 function NewSite() {
   const [name, setName] = useState('');
   const [outcome, setOutcome] = useState<Outcome>({ problem: null, done: null });
+  const [command, setCommand] = useState<string | null>(null);
   async function submit(event: Event) {
     event.preventDefault();
+    let made: string | null = null;
     setOutcome(
       await attempt(
         () => fleetSend<{ code: string; expiresAt: string }>('POST', '/api/fleet/enrolment-codes', { siteName: name.trim() }),
-        (code) =>
-          t('fleet.codeMade', { code: code.code, command: `emsctl fleet join ${location.origin} ${code.code}`, until: dateTime(code.expiresAt, browserZone) }),
+        (code) => {
+          made = `emsctl fleet join ${location.origin} ${code.code}`;
+          return t('fleet.codeMade', { code: code.code, command: made, until: dateTime(code.expiresAt, browserZone) });
+        },
       ),
     );
+    setCommand(made);
   }
   return (
     <form class="card stack" onSubmit={submit} noValidate>
@@ -39,6 +45,7 @@ function NewSite() {
       </Field>
       <Problem text={outcome.problem} />
       {outcome.done && <pre class="code-out">{outcome.done}</pre>}
+      {command && <QrCode text={command} label={t('fleet.qrLabel', { command })} />}
       <button type="submit" class="primary">
         {t('fleet.makeCode')}
       </button>

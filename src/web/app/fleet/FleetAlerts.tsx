@@ -1,12 +1,15 @@
 // One alert list across the sites the person may see: open alerts (or all) newest first, 50 a page, each naming its site
-// (a link to the site's page); the fleet's own "site clock" alarms are in the same list.
+// (a link to the site's page); the fleet's own "site clock" alarms are in the same list. An admin of a site acknowledges
+// its active alerts here: the acknowledgement goes to the site's box with its next sync (docs/fleet.md), and the alert
+// says so until the box has acknowledged it.
 import { useState } from 'preact/hooks';
+import { errorText } from '../api/client';
 import { Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, num, t } from '../i18n';
 import { browserZone, DownloadXlsx, Pager } from './parts';
-import { fleetGet } from './session';
-import type { AlertPage } from './types';
+import { fleetGet, fleetSend, fleetUser } from './session';
+import type { AlertPage, FleetAlert } from './types';
 
 const PAGE_SIZE = 50;
 const LEVELS = new Set(['critical', 'warning', 'info']);
@@ -15,7 +18,19 @@ export default function FleetAlerts() {
   const [all, setAll] = useState(false);
   const [page, setPage] = useState(1);
   const query = `page=${page}&pageSize=${PAGE_SIZE}${all ? '&status=all' : ''}`;
-  const { data, problem } = useApi(() => fleetGet<AlertPage>(`/api/fleet/alerts?${query}`), [query]);
+  const { data, problem, reload } = useApi(() => fleetGet<AlertPage>(`/api/fleet/alerts?${query}`), [query]);
+  const [ackProblem, setAckProblem] = useState<string | null>(null);
+  const [asking, setAsking] = useState<string | null>(null);
+  const user = fleetUser.value;
+  const mayAcknowledge = (alert: FleetAlert) =>
+    alert.source === 'site' && alert.status === 'active' && user?.role === 'admin' && (user.sites === null || user.sites.includes(alert.siteId));
+  async function acknowledge(alert: FleetAlert) {
+    setAsking(`${alert.siteId}/${alert.id}`);
+    const answer = await fleetSend('POST', `/api/fleet/sites/${alert.siteId}/alerts/${alert.id}/acknowledge`);
+    setAsking(null);
+    setAckProblem(answer.response.ok ? null : t('fleet.ackFailed', { reason: errorText(answer.error, answer.response.status) }));
+    reload();
+  }
   return (
     <section>
       <h1>{t('fleet.alerts')}</h1>
@@ -30,6 +45,7 @@ export default function FleetAlerts() {
       </fieldset>
       <DownloadXlsx path={`/api/fleet/alerts.xlsx${all ? '?status=all' : ''}`} />
       <Problem text={problem} />
+      <Problem text={ackProblem} />
       {!data && !problem && (
         <p class="muted" aria-busy="true">
           {t('app.loading')}
@@ -54,6 +70,21 @@ export default function FleetAlerts() {
                     <span class="when muted">{dateTime(alert.occurredAt, browserZone)}</span>
                   </div>
                   <p class="message title">{alert.title}</p>
+                  {alert.ackRequest ? (
+                    <p class="muted ack-pending">{t('fleet.ackOnItsWay', { name: alert.ackRequest.by })}</p>
+                  ) : (
+                    mayAcknowledge(alert) && (
+                      <button
+                        type="button"
+                        class="ack"
+                        disabled={asking === `${alert.siteId}/${alert.id}`}
+                        aria-label={t('fleet.acknowledgeLabel', { title: alert.title, site: alert.siteName })}
+                        onClick={() => acknowledge(alert)}
+                      >
+                        {t('fleet.acknowledge')}
+                      </button>
+                    )
+                  )}
                 </li>
               );
             })}

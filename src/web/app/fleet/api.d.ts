@@ -418,6 +418,28 @@ export interface paths {
         patch: operations["patchApiFleetSitesId"];
         trace?: never;
     };
+    "/api/fleet/sites/{id}/alerts/{alert}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledges a site's active alert from the fleet, audited: the request goes to the site's box in the answer to its next batch, the box acknowledges the alert (naming who asked) and its following batch shows it acknowledged. 409 when the alert is not active.
+         * @description Acknowledges a site's active alert from the fleet, audited: the request goes to the site's box in the answer to its next batch, the box acknowledges the alert (naming who asked) and its following batch shows it acknowledged. 409 when the alert is not active.
+         *
+         *     **A fleet admin**, limited to their sites: another site is 404.
+         */
+        post: operations["postApiFleetSitesIdAlertsAlertAcknowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/fleet/sites/{id}/audit": {
         parameters: {
             query?: never;
@@ -641,6 +663,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** @description Acknowledged from the fleet by `by` at `at`, on its way to the site's box (active site alerts only). */
+                            ackRequest?: {
+                                /** Format: date-time */
+                                at: string;
+                                by: string;
+                            };
                             id: string;
                             level: string;
                             /** Format: date-time */
@@ -1499,6 +1527,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The site's alerts a fleet user acknowledged (`by`, `at`) that the box has still to acknowledge: the alert with this id and time, if it is still active there. Left out when there are none. */
+                        acknowledgeAlerts?: {
+                            /** Format: date-time */
+                            at: string;
+                            by: string;
+                            id: number;
+                            /** Format: date-time */
+                            occurredAt: string;
+                        }[];
                         acknowledged: number;
                         after: number;
                         clockSkewMs: number;
@@ -1532,7 +1569,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `alert_not_active`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1900,6 +1937,90 @@ export interface operations {
             };
         };
     };
+    postApiFleetSitesIdAlertsAlertAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The alert's number on the site's box. */
+                alert: string;
+                /** @description The site id (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        alertId: number;
+                        /** Format: date-time */
+                        requestedAt: string;
+                        requestedBy: string;
+                        /** Format: uuid */
+                        siteId: string;
+                    };
+                };
+            };
+            /** @description No valid credential or user token (`unauthenticated`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The caller may not do this (`forbidden`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description No such site (or one outside the caller’s sites) (`not_found`, `sso_off`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `alert_not_active`, `last_admin`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (Node refuses them before the app) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The fleet database is unavailable: try again after Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetError"];
+                };
+            };
+        };
+    };
     getApiFleetSitesIdAudit: {
         parameters: {
             query?: {
@@ -1925,7 +2046,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            action: "rename" | "revoke" | "readmit" | "choose-box" | "release-second-box" | "discard-second-box";
+                            action: "rename" | "revoke" | "readmit" | "choose-box" | "release-second-box" | "discard-second-box" | "acknowledge-alert";
                             /** Format: date-time */
                             at: string;
                             detail: {
@@ -2344,7 +2465,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `alert_not_active`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,7 +2717,7 @@ export interface operations {
                     "application/json": components["schemas"]["FleetError"];
                 };
             };
-            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `last_admin`) */
+            /** @description Conflict with the site’s state (`sequence_backwards`, `sequence_gap`, `second_box`, `nothing_to_decide`, `alert_not_active`, `last_admin`) */
             409: {
                 headers: {
                     [name: string]: unknown;
