@@ -391,8 +391,7 @@ export function euiChanged(): void {}
 
 /**
  * Each visible site's sums (as euiRanking reads them: site_eui, or its monthly totals when those are of another month)
- * and the all-fuels figures, water left out; `n` counts its commodities (water included: a site with water alone has
- * data, an EUI of 0). The same rules as euiRanking, in SQL (test/fleet/portfolio.test.ts compares them).
+ * and the all-fuels figures, water left out (a site with water alone has data: an EUI of 0; a site with none, no EUI). The same rules as euiRanking, in SQL (test/fleet/portfolio.test.ts compares them).
  */
 const EUI_SITES = `with b as (select date_trunc('month', $2::timestamptz at time zone 'UTC')::date as this_month),
      vis as (select s.id, s.name, s.floor_area_m2, s.eui_month is not distinct from b.this_month as kept from sites s, b
@@ -405,17 +404,17 @@ const EUI_SITES = `with b as (select date_trunc('month', $2::timestamptz at time
        where m.month >= b.this_month - interval '24 months' and m.month < b.this_month
        group by m.site_id, m.commodity
      ),
-     s as (
-       select vis.id, vis.name, vis.floor_area_m2, count(t.commodity) as n,
+     a as (
+       select t.site_id,
          coalesce(sum(t.cur) filter (where t.commodity <> all($3::text[])), 0) as total,
          coalesce(sum(t.prev) filter (where t.commodity <> all($3::text[])), 0) as total_prev,
          coalesce(bool_or(t.prev is not null) filter (where t.commodity <> all($3::text[])), false) as any_prev
-       from vis left join t on t.site_id = vis.id group by vis.id, vis.name, vis.floor_area_m2
+       from t group by t.site_id
      ),
      e as materialized (
-       select s.id, s.name, s.floor_area_m2, s.total / nullif(s.floor_area_m2, 0) * (case when s.n > 0 then 1 end) as eui,
-         case when s.any_prev then s.total_prev / nullif(s.floor_area_m2, 0) end as eui_prev
-       from s
+       select vis.id, vis.name, vis.floor_area_m2, a.total / nullif(vis.floor_area_m2, 0) as eui,
+         case when a.any_prev then a.total_prev / nullif(vis.floor_area_m2, 0) end as eui_prev
+       from vis left join a on a.site_id = vis.id
      )`;
 
 /**
