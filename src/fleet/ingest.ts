@@ -190,6 +190,15 @@ function cursorRule(batch: Batch, cursor: number): void {
   }
 }
 
+/**
+ * The site's row under its lock, with which of the meters a batch names it declared before. Named statements (here and
+ * in ingestRows.ts): each pooled connection parses and plans them once, not at every sync (issue 55).
+ */
+const SITE_UNDER_LOCK = `select site_cursor, revoked_at, install_id, eui_month::text,
+    (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known,
+    (select raw_from::text from fleet_retention where id = 1) as raw_from
+  from sites where id = $1`;
+
 export class Ingest {
   private readonly partitions: IntervalPartitions;
 
@@ -227,43 +236,49 @@ export class Ingest {
     // schema, the ranges, the history limit: checkBatch; the credential, the cursor and the declared meters: precheck),
     // and only for the rows it stores there (not the quarantined ones). The transaction checks the same again under
     // the site's lock; DDL stays out of it (a partition made inside would lock `intervals` for every site's ingest).
-    try {
-      await this.precheck(siteId, batch);
-    } catch (error) {
-      await this.noteRefusal(siteId, error);
-      throw error;
+    // A batch whose months all have their partition (every live batch but the first of a month) goes straight to its
+    // transaction, which makes the same checks under the site's lock: one statement less per sync (issue 55).
+    const months = [...live, ...liveHeld].map((row) => monthOf(Date.parse(row.start)));
+    if (this.partitions.missing(months).length > 0) {
+      try {
+        await this.precheck(siteId, batch);
+      } catch (error) {
+        await this.noteRefusal(siteId, error);
+        throw error;
+      }
+      await this.partitions.ensure(months);
     }
-    await this.partitions.ensure([...live, ...liveHeld].map((row) => monthOf(Date.parse(row.start))));
 
     let refreshed = false;
     try {
       const result = await inTransaction(this.pool, async (client): Promise<IngestResult> => {
         // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
         // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
-        const locked = await client.query<{ ok: boolean; slot: number | null }>(
-          `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
-             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot, pg_advisory_xact_lock_shared($5)`,
-          [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000), RETENTION_LOCK],
-        );
+        const locked = await client.query<{ ok: boolean; slot: number | null }>({
+          name: 'fleet-ingest-locks',
+          text: `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
+             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
+          values: [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
+        });
         if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
         if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
-        // The kept raw months (retention.ts), read after the lock above: a drop either finished before or waits for this.
+        const named = namedMeters(batch);
         const site = await client.query<{
           site_cursor: string;
           revoked_at: Date | null;
           install_id: string | null;
           eui_month: string | null;
+          known: string[] | null;
           raw_from: string | null;
-        }>(
-          'select site_cursor, revoked_at, install_id, eui_month::text, (select raw_from::text from fleet_retention where id = 1) as raw_from from sites where id = $1',
-          [siteId],
-        );
+        }>({ name: 'fleet-ingest-site', text: SITE_UNDER_LOCK, values: [siteId, [...named]] });
         const row = site.rows[0];
         if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
         oneBox(batch, row.install_id);
         cursorRule(batch, Number(row.site_cursor));
+        // The kept raw months (retention.ts), read after the lock above: a drop either finished before or waits for this.
+        // Meters are never deleted: declared in an earlier batch (read here, under the lock) or in this one.
+        unknownMeters(named, new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]));
         await this.storeMetadata(client, siteId, batch);
-        // The declared meters were checked by precheck: meters are never deleted, so what it found holds under the lock.
         // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
         // never replace a row of the same batch.
         const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
@@ -283,13 +298,14 @@ export class Ingest {
         // The cursor is the end of what is now stored (a newest day sent ahead of the history leaves it): a batch from below it (a box restored from a backup even one batch
         // old, or the same batch again after a lost answer) is refused with it, and the box re-stamps its rows above it.
         // The first box to send with an install id becomes the site's box.
-        await client.query(
-          `with cleared as (
+        await client.query({
+          name: 'fleet-ingest-cursor',
+          text: `with cleared as (
              update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
            )
            update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
              health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
-          [
+          values: [
             siteId,
             batch.ahead ? batch.after : batch.through,
             Math.max(-2e9, Math.min(2e9, clockSkewMs)),
@@ -297,7 +313,7 @@ export class Ingest {
             batch.installId ?? null,
             alarming,
           ],
-        );
+        });
         return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
       });
       // The EUI ranking is kept per process for a minute: a batch that changed the sums or the floor area drops it.

@@ -1,6 +1,7 @@
 // The row writers of one stored batch (issue 55, fewer statements per batch): the sequenced rows and the held rows of a
 // batch go in ONE upsert per table, not one per kind. drizzle cannot say INSERT … SELECT FROM unnest(arrays), which
-// sends a whole batch as a few array parameters (one round trip, no 65,535-parameter ceiling): raw SQL.
+// sends a whole batch as a few array parameters (one round trip, no 65,535-parameter ceiling): raw SQL, as named
+// statements (each pooled connection parses and plans them once, not at every sync).
 import type pg from 'pg';
 import type { Batch } from './schemas.ts';
 
@@ -26,8 +27,9 @@ export function heldNotSequenced<T>(sequenced: T[], held: T[], key: (row: T) => 
 export async function upsertIntervals(client: pg.PoolClient, siteId: string, rows: IntervalRow[], held: IntervalRow[]): Promise<number> {
   const all = [...rows, ...heldNotSequenced(rows, held, (r) => `${r.meter}\0${Date.parse(r.start)}`)];
   if (all.length === 0) return 0;
-  const result = await client.query<{ written: string }>(
-    `with u as (
+  const result = await client.query<{ written: string }>({
+    name: 'fleet-upsert-intervals',
+    text: `with u as (
        select * from unnest($2::text[], $3::timestamptz[], $4::float8[], $5::text[], $6::bigint[], $7::bool[]) as u(m, s, v, q, n, h)
      ), updated as (
        update intervals i set value = u.v, quality = u.q, seq = u.n from u
@@ -47,7 +49,7 @@ export async function upsertIntervals(client: pg.PoolClient, siteId: string, row
        update sites set latest_interval_at = greatest(latest_interval_at, (select max(start) from written)) where id = $1
      )
      select (select count(*) from written) + (select count(*) from updated) as written`,
-    [
+    values: [
       siteId,
       all.map((r) => r.meter),
       all.map((r) => r.start),
@@ -56,7 +58,7 @@ export async function upsertIntervals(client: pg.PoolClient, siteId: string, row
       all.map((r) => r.seq),
       all.map((_, i) => i >= rows.length),
     ],
-  );
+  });
   return Number(result.rows[0]!.written);
 }
 
@@ -68,15 +70,16 @@ export async function upsertIntervals(client: pg.PoolClient, siteId: string, row
 export async function upsertDays(client: pg.PoolClient, siteId: string, rows: DayRow[], held: DayRow[]): Promise<{ written: number; months: string[] }> {
   const all = [...rows, ...heldNotSequenced(rows, held, (r) => `${r.meter}\0${r.day}`)];
   if (all.length === 0) return { written: 0, months: [] };
-  const result = await client.query<{ day: string }>(
-    `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq, kwh)
+  const result = await client.query<{ day: string }>({
+    name: 'fleet-upsert-days',
+    text: `insert into day_rollups (site_id, meter_key, day, value, cost, carbon_kg, seq, kwh)
      select $1, * from unnest($2::text[], $3::date[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[], $8::float8[])
      on conflict (site_id, meter_key, day) do update set value = excluded.value, cost = excluded.cost, carbon_kg = excluded.carbon_kg,
        seq = excluded.seq, kwh = excluded.kwh
      where day_rollups.seq < excluded.seq or (day_rollups.seq = excluded.seq
        and (day_rollups.value, day_rollups.cost, day_rollups.carbon_kg, day_rollups.kwh) is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.kwh))
      returning day::text as day`,
-    [
+    values: [
       siteId,
       all.map((r) => r.meter),
       all.map((r) => r.day),
@@ -86,7 +89,7 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
       all.map((r) => r.seq),
       all.map((r) => r.kwh ?? null),
     ],
-  );
+  });
   // Recompute the monthly totals of every month whose rows this batch wrote, from the stored days of the site's total meters,
   // in kWh: a meter in kWh by its value, any other (gas in m³) by the kWh its site sent with the day; a day with
   // neither (water, gas from a box that predates the kWh) is not energy and stays out.
@@ -95,8 +98,9 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
   if (result.rows.length === 0) return { written: 0, months: [] };
   const months = [...new Set(result.rows.map((r) => r.day.slice(0, 7)))].sort();
   const firsts = months.map((m) => `${m}-01`);
-  await client.query(
-    `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
+  await client.query({
+    name: 'fleet-site-months',
+    text: `insert into site_months (site_id, commodity, month, value, cost, carbon_kg, days)
      select $1, m.commodity, date_trunc('month', d.day)::date, sum(case when m.unit = 'kWh' then d.value else d.kwh end), sum(d.cost),
        sum(d.carbon_kg), count(distinct d.day)
      from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1
@@ -108,7 +112,7 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
        days = excluded.days
      where (site_months.value, site_months.cost, site_months.carbon_kg, site_months.days)
        is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.days)`,
-    [siteId, firsts, firsts[0], firsts[firsts.length - 1]],
-  );
+    values: [siteId, firsts, firsts[0], firsts[firsts.length - 1]],
+  });
   return { written: result.rows.length, months };
 }

@@ -23,8 +23,13 @@ export class IntervalPartitions {
 
   constructor(private readonly pool: pg.Pool) {}
 
+  /** The months this process has not seen a partition for (the ingest checks a batch before it makes them). */
+  missing(months: Iterable<string>): string[] {
+    return [...new Set(months)].filter((month) => !this.known.has(month));
+  }
+
   async ensure(months: Iterable<string>): Promise<void> {
-    const missing = [...new Set(months)].filter((month) => !this.known.has(month));
+    const missing = this.missing(months);
     if (missing.length === 0) return;
     await inTransaction(this.pool, async (client) => {
       await client.query('select pg_advisory_xact_lock($1), pg_advisory_xact_lock_shared($2)', [PARTITION_LOCK, RETENTION_LOCK]);

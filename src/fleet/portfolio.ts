@@ -383,37 +383,45 @@ export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Da
 }
 
 /**
- * The EUI ranking of every site (complete months only: today's rows never change it), kept per process for
- * EUI_CACHE_MS and dropped at once when this process stores something that can change it (`euiChanged`: a batch with
- * day rows of an earlier month or with the site's metadata, an enrolment, a revocation). Another instance's writes show
- * within EUI_CACHE_MS. At 5,000 sites the ranking reads the sums the ingest keeps (site_eui, ~10,000 rows): 150-380 ms
- * on a busy 2-core box (load 18), paid once a minute per instance rather than by every page (issue 55).
+ * Something the EUI ranking reads has changed in this process. Since issue 55 (round 4) the EUI page is ranked and
+ * cut in SQL at every request (euiPage), with no per-process cache to drop: kept for its callers (the ingest, enrolment,
+ * site administration), which it costs nothing.
  */
-export const EUI_CACHE_MS = 60_000;
-let euiGeneration = 0;
-let euiCache: { pool: pg.Pool; generation: number; month: string; until: number; rows: Promise<EuiRow[]> } | undefined;
-
-/** Something the EUI ranking reads has changed in this process (the next page computes it again). */
-export function euiChanged(): void {
-  euiGeneration++;
-}
-
-function wholeRanking(pool: pg.Pool, now: number): Promise<EuiRow[]> {
-  const month = new Date(now).toISOString().slice(0, 7);
-  const wall = Date.now();
-  const cached = euiCache;
-  if (cached && cached.pool === pool && cached.generation === euiGeneration && cached.month === month && cached.until > wall) return cached.rows;
-  const rows = euiRanking(pool, null, now);
-  euiCache = { pool, generation: euiGeneration, month, until: wall + EUI_CACHE_MS, rows };
-  rows.catch(() => {
-    if (euiCache?.rows === rows) euiCache = undefined;
-  });
-  return rows;
-}
+export function euiChanged(): void {}
 
 /**
- * The EUI ranking a page at a time: ranked over every site the caller may see (rank 1 = the highest EUI), then paged;
- * `maxEui` is the whole list's highest, so a page's bars compare with the other pages'.
+ * Each visible site's sums (as euiRanking reads them: site_eui, or its monthly totals when those are of another month)
+ * and the all-fuels figures, water left out (a site with water alone has data: an EUI of 0; a site with none, no EUI). The same rules as euiRanking, in SQL (test/fleet/portfolio.test.ts compares them).
+ */
+const EUI_SITES = `with b as (select date_trunc('month', $2::timestamptz at time zone 'UTC')::date as this_month),
+     vis as (select s.id, s.name, s.floor_area_m2, s.eui_month is not distinct from b.this_month as kept from sites s, b
+       where s.revoked_at is null and ($1::uuid[] is null or s.id = any($1::uuid[]))),
+     t as materialized (
+       select e.site_id, e.commodity, e.cur, e.prev from site_eui e join vis on vis.id = e.site_id and vis.kept
+       union all
+       select m.site_id, m.commodity, ${EUI_SUMS}
+       from site_months m join vis on vis.id = m.site_id and not vis.kept, b
+       where m.month >= b.this_month - interval '24 months' and m.month < b.this_month
+       group by m.site_id, m.commodity
+     ),
+     a as (
+       select t.site_id,
+         coalesce(sum(t.cur) filter (where t.commodity <> all($3::text[])), 0) as total,
+         coalesce(sum(t.prev) filter (where t.commodity <> all($3::text[])), 0) as total_prev,
+         coalesce(bool_or(t.prev is not null) filter (where t.commodity <> all($3::text[])), false) as any_prev
+       from t group by t.site_id
+     ),
+     e as materialized (
+       select vis.id, vis.name, vis.floor_area_m2, a.total / nullif(vis.floor_area_m2, 0) as eui,
+         case when a.any_prev then a.total_prev / nullif(vis.floor_area_m2, 0) end as eui_prev
+       from vis left join a on a.site_id = vis.id
+     )`;
+
+/**
+ * The EUI ranking a page at a time (issue 55: ranked and cut in SQL, nothing cached): ranked over every site the caller
+ * may see (rank 1 = the highest EUI; sites without a floor area or data last, unranked; ties by name, then id), then
+ * paged; `maxEui` is the whole list's highest, so a page's bars compare with the other pages'. Only the page's sites
+ * are built in full (their commodities). At 5,000 sites: one scan of site_eui (two rows a site) and one sort.
  */
 export async function euiPage(
   pool: pg.Pool,
@@ -421,13 +429,56 @@ export async function euiPage(
   query: ListPage,
   now = Date.now(),
 ): Promise<{ items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null }> {
-  const all = await wholeRanking(pool, now);
-  const allowed = sites === null ? null : new Set(sites);
-  // The whole ranking is in order; a user's sites keep that order and are ranked among themselves.
-  let rank = 0;
-  const rows = (allowed === null ? all : all.filter((row) => allowed.has(row.id))).map((row) => ({ ...row, rank: row.eui === null ? null : ++rank }));
   const from = (query.page - 1) * query.pageSize;
-  return { items: rows.slice(from, from + query.pageSize), total: rows.length, page: query.page, pageSize: query.pageSize, maxEui: rows[0]?.eui ?? null };
+  const result = await pool.query<{
+    total_rows: string;
+    max_eui: number | null;
+    id: string | null;
+    name: string;
+    floor_area_m2: number | null;
+    eui: number | null;
+    eui_prev: number | null;
+    place: string;
+    commodity: string | null;
+    cur: number | null;
+    prev: number | null;
+  }>(
+    `${EUI_SITES},
+     m as (select count(*) as total_rows, max(eui) as max_eui from e),
+     p as (select e.*, row_number() over (order by e.eui desc nulls last, e.name, e.id) as place from e order by place limit $5 offset $4)
+     select m.total_rows, m.max_eui, p.id, p.name, p.floor_area_m2, p.eui, p.eui_prev, p.place, t.commodity, t.cur, t.prev
+     from m left join p on true left join t on t.site_id = p.id order by p.place, t.commodity`,
+    [sites, new Date(now), [...NOT_ENERGY], from, query.pageSize],
+  );
+  const items: EuiRow[] = [];
+  for (const row of result.rows) {
+    if (row.id === null) continue;
+    let site = items.at(-1);
+    if (site?.id !== row.id) {
+      const eui = row.eui;
+      const euiLastYear = row.eui_prev;
+      site = {
+        id: row.id,
+        name: row.name,
+        floorAreaM2: row.floor_area_m2,
+        eui,
+        euiLastYear,
+        change: eui !== null && euiLastYear ? eui / euiLastYear - 1 : null,
+        byCommodity: {},
+        rank: eui === null ? null : Number(row.place),
+      };
+      items.push(site);
+    }
+    if (row.commodity === null) continue;
+    const area = row.floor_area_m2;
+    site.byCommodity[row.commodity] = {
+      kwh: row.cur ?? 0,
+      kwhLastYear: row.prev ?? 0,
+      eui: area ? (row.cur ?? 0) / area : null,
+      euiLastYear: area && row.prev !== null ? row.prev / area : null,
+    };
+  }
+  return { items, total: Number(result.rows[0]?.total_rows ?? 0), page: query.page, pageSize: query.pageSize, maxEui: result.rows[0]?.max_eui ?? null };
 }
 
 export type PortfolioAlert = {

@@ -42,6 +42,11 @@ export type FleetSyncOptions = {
   catchUpDelayMs: number;
   /** How often to send while nothing is pending (EMS_FLEET_SYNC_INTERVAL); a first send after joining goes at the next tick. */
   intervalMs?: number;
+  /**
+   * Held rows go at most this often (HELD_EVERY_MS, 15 minutes): the syncs between carry the written rows and a
+   * heartbeat. Tests set it.
+   */
+  heldEveryMs?: number;
   /** Batches sent in one tick at most (the event loop is yielded between them). */
   maxBatchesPerTick?: number;
   /** Meter days per batch (DAYS_PER_BATCH); tests make it small to see the bounded batches. */
@@ -79,6 +84,16 @@ const HEARTBEAT_PERSIST_MS = 15 * 60_000;
  * sent without them for this long; the rows are not held up, and the fleet gets today at the hourly writes meanwhile.
  */
 const HELD_RETRY_MS = 60 * 60_000;
+/**
+ * What the collector holds goes to the fleet at most every 15 minutes (issue 55), not at every 5-minute sync: two syncs
+ * in three are then a heartbeat (or the hourly write's rows), which cost the fleet a third of a held send. The fleet's
+ * newest interval is then at most ~30 minutes old between the hourly writes (the open interval of the last held send,
+ * 15 minutes, plus that interval), well inside the staleness rule's hour. A held part goes at once whenever what the
+ * fleet holds is not known (after a restart, a 409, a lost answer): see `forget`. Half a minute of slack: the job looks
+ * every 30 s, so three 5-minute syncs are 15 minutes give or take a tick.
+ */
+export const HELD_EVERY_MS = 15 * 60_000;
+const HELD_SLACK_MS = 30_000;
 
 export class FleetSync {
   private failures = 0;
@@ -99,6 +114,11 @@ export class FleetSync {
   private heldOffUntil = 0;
   /** The alert acknowledgements the last stored batch's answer carried (fleetAcks.ts). */
   private fleetAcks: FleetAck[] = [];
+  /**
+   * When the fleet last stored a send that looked at what is held (with a held part, or with none because nothing
+   * held had changed); undefined: never in this process, or what the fleet holds is not known.
+   */
+  private heldLookedMs: number | undefined;
 
   constructor(private readonly options: FleetSyncOptions) {
     this.now = options.now ?? Date.now;
@@ -115,7 +135,7 @@ export class FleetSync {
     const first = readLink(db);
     if (first?.siteId !== this.sentSite) {
       // Joined (again): what this process knew of the fleet belongs to the old link.
-      this.sent.clear();
+      this.forget();
       this.sentSite = first?.siteId;
       // The new site at the fleet has none of the metadata (its meters above all: without them every row is refused as
       // `unknown_meter`): the first batch carries it again.
@@ -151,8 +171,9 @@ export class FleetSync {
             this.sent,
           );
       // Nothing else waiting: what the collector holds goes too (under `after`, the newest sequence the fleet stored).
-      if (!ahead && batch.through === link.cursor && this.options.held && this.now() >= this.heldOffUntil) {
-        const held = heldPart(db, this.options.held(), this.sent);
+      const heldLooked = !ahead && batch.through === link.cursor && this.options.held !== undefined && this.heldDue();
+      if (heldLooked) {
+        const held = heldPart(db, this.options.held!(), this.sent);
         if (held) batch.held = held;
       }
       const meta = metadata(db);
@@ -178,6 +199,7 @@ export class FleetSync {
       }
       this.sent.commit();
       this.lastSuccessMs = attemptMs;
+      if (heldLooked) this.heldLookedMs = attemptMs;
       if (withMeta) this.sentMetadata = hash;
       // One write of the link row per stored batch (its outcome and the cursor together): each write is a WAL frame.
       const stored = { lastAttemptAt: attemptAt, lastSuccessAt: attemptAt, lastError: null, lastErrorCode: null, notBefore: 0 };
@@ -202,6 +224,19 @@ export class FleetSync {
       if (batch.through === link.cursor && acknowledged === 0) return; // nothing was waiting: this tick's work is done
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** Whether this send may carry what the collector holds: not refused lately, and the last held part 15 minutes old. */
+  private heldDue(): boolean {
+    const now = this.now();
+    if (now < this.heldOffUntil) return false;
+    return this.heldLookedMs === undefined || now - this.heldLookedMs >= (this.options.heldEveryMs ?? HELD_EVERY_MS) - HELD_SLACK_MS;
+  }
+
+  /** What the fleet holds of this box is not known any more: the next send carries everything held again, at once. */
+  private forget(): void {
+    this.sent.clear();
+    this.heldLookedMs = undefined;
   }
 
   private healthFields(link: FleetLink): Record<string, unknown> {
@@ -246,7 +281,7 @@ export class FleetSync {
       if (this.failures === 1) this.options.logger.warn({ reason }, 'fleet sync: the fleet cannot be reached; the rows wait here');
       // The batch may have been stored all the same (the answer lost): what the fleet holds is unknown, so everything
       // held goes again at the next send.
-      this.sent.clear();
+      this.forget();
       return 'wait';
     }
     const body = (await readAnswer(response)) as {
@@ -270,7 +305,7 @@ export class FleetSync {
         notBefore: this.now() + Math.floor(backoff * (0.5 + this.random())),
       });
       if (link.lastErrorCode !== 'not_acknowledged') this.options.logger.warn({ status: response.status }, `fleet sync: ${reason}`);
-      this.sent.clear();
+      this.forget();
       return 'wait';
     }
     if (response.status === 200) {
@@ -294,7 +329,7 @@ export class FleetSync {
     const message = body?.error ?? `the fleet answered ${response.status}`;
     // A 409 (a re-stamp, a second box): what the fleet holds of this box is not what this process remembers; the next
     // stored batch carries every held interval and day row again.
-    if (response.status === 409) this.sent.clear();
+    if (response.status === 409) this.forget();
     if (batch.held && code === 'invalid_batch') {
       // Most likely a fleet older than this box (it refuses a field it does not know): the rows go on without the held
       // part; the refusal is not kept in the link row, where it would hide the rows' own state.
@@ -320,7 +355,7 @@ export class FleetSync {
       // back. Every row above the box's cursor takes a new sequence above the fleet's and goes again, at the next tick.
       const rows = resequenceAbove(this.options.db, link.cursor, fleetCursor);
       this.update({ cursor: fleetCursor });
-      this.sent.clear();
+      this.forget();
       this.backlog = true;
       this.options.logger.warn(
         { boxCursor: link.cursor, fleetCursor, rows },
@@ -331,7 +366,7 @@ export class FleetSync {
       // The fleet lost batches it had acknowledged (its primary crashed before the standby had them, then was promoted):
       // the cursor goes back to the fleet's and every row above it goes again, at once. The rows are all still here.
       this.update({ cursor: fleetCursor });
-      this.sent.clear();
+      this.forget();
       this.backlog = true;
       this.options.logger.warn(
         { boxCursor: link.cursor, fleetCursor },

@@ -201,7 +201,7 @@ test('held rows are checked like any other: off the quarter hour, repeated, with
   assert.deepEqual(await storedIntervals(siteId, '1'), before, 'nothing stored');
 });
 
-test('a joined box writes hourly; every sync brings the fleet what is held, so the site is never stale and its today is the box’s', {
+test('a joined box writes hourly; every third sync (15 minutes) brings the fleet what is held, so the site is never stale and its today is the box’s', {
   timeout: 120_000,
 }, async (t) => {
   // Two minutes into an hour: the next hour's write comes after 58 minutes of held counting.
@@ -230,9 +230,11 @@ test('a joined box writes hourly; every sync brings the fleet what is held, so t
   const hourAfter = Math.floor(start / HOUR) * HOUR + HOUR;
   let writes = 0;
   let previousLastAt = backfilled;
-  for (let at = start + 3 * MIN; at <= hourAfter + 62 * MIN; at += 5 * MIN) {
+  for (let at = start + 3 * MIN, step = 0; at <= hourAfter + 62 * MIN; at += 5 * MIN, step++) {
     await rig.run(at);
     await sync.tick();
+    // Held rows go at most every 15 minutes (every third sync, from the first): the fleet's today is the box's at those.
+    const heldWent = step % 3 === 0;
     const written = Number(lastAt.get());
     if (written !== previousLastAt) {
       writes++;
@@ -243,7 +245,9 @@ test('a joined box writes hourly; every sync brings the fleet what is held, so t
     const sites = (await getJson(`${fleet.url}/api/fleet/sites`, token)).body as { items: Array<{ id: string; status: string; syncLagSec: number }> };
     const row = sites.items.find((s) => s.id === siteId)!;
     assert.equal(row.status, 'ok', `${new Date(at).toISOString()}: ${JSON.stringify(row)}`);
-    assert.ok(row.syncLagSec <= 15 * 60, `lag ${row.syncLagSec} s at ${new Date(at).toISOString()}`);
+    // The newest interval the fleet holds is the open one of the last held send: at most 15 + 15 minutes old.
+    assert.ok(row.syncLagSec <= 30 * 60, `lag ${row.syncLagSec} s at ${new Date(at).toISOString()}`);
+    if (!heldWent) continue;
     // Today at the fleet is today at the box: every meter's day total as the box holds it (what its write will store).
     const today = siteDay(timezone, new Date(at));
     const fleetDays = (await sql.query('select meter_key, value, cost from day_rollups where site_id = $1 and day = $2 order by meter_key', [siteId, today]))
@@ -422,6 +426,7 @@ test('held rows go only when they changed: a meter day the fleet holds as it is 
       now: () => now,
       health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
       held: heldDays,
+      heldEveryMs: 0, // held rows due at every sync here: what goes when they are is the question (15 minutes: below)
     });
   let sync = makeSync();
   // What the box sends: a spy on fetch that passes every request on to the real fleet.
@@ -516,4 +521,103 @@ test('held rows go only when they changed: a meter day the fleet holds as it is 
   assert.equal(xmin(after, `d2 ${dayBefore}`), xmin(before, `d2 ${dayBefore}`));
   const month = `m ${day.slice(0, 7)}-01`;
   assert.notEqual(xmin(after, month), xmin(before, month), "the changed row's month follows");
+});
+
+test('held rows go at most every 15 minutes: the syncs between carry the written rows and a heartbeat; after a 409 or a restart they go at once', async (t) => {
+  // A box of its own (migrated SQLite, two meters), joined to the real fleet, its sync every 5 minutes; what its collector
+  // holds is given. The day is three days back (a whole UTC day): nothing here depends on the time of day.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-held-every-'));
+  const db = openDatabase(path.join(dir, 'ems.db'));
+  t.after(() => {
+    closeDatabase(db);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const insert = db.sqlite.prepare(
+    "INSERT INTO meters (name, code, kind, site, commodity, created_at, updated_at) VALUES (?, ?, 'energy', 1, 'electricity', '2026-01-01', '2026-01-01')",
+  );
+  for (const m of [1, 2]) insert.run(`Meter ${m}`, `m${m}`);
+  const { code } = await createEnrolmentCode(fleet.db.pool, 'Held every 15 minutes');
+  const { siteId } = await joinFleet(db, fleet.url, code);
+  const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  let holding: Record<number, number[]> = {};
+  const heldDays = (): HeldDay[] =>
+    Object.entries(holding).map(([m, values]) => {
+      const kwh = new Float64Array(96).fill(Number.NaN);
+      kwh.set(values);
+      const total = values.reduce((a, b) => a + b, 0);
+      const record = { meterId: Number(m), day, start: dayStart, kwh, flags: new Uint8Array(96), maxKw: null };
+      return { meterId: Number(m), day, totalKwh: total, cost: total * 0.3, carbonKg: total * 0.2, peakKw: null, peakIndex: null, stored: null, record };
+    });
+  let now = Date.now();
+  const makeSync = () =>
+    new FleetSync({
+      db,
+      logger: pino({ level: 'silent' }),
+      catchUpDelayMs: 0,
+      intervalMs: 5 * MIN,
+      now: () => now,
+      health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+      held: heldDays,
+    });
+  let sync = makeSync();
+  const sentBodies: Array<{ through: number; days?: Array<{ meter: string }>; held?: { days: Array<{ meter: string; value: number }> } }> = [];
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    if (typeof init?.body === 'string') sentBodies.push(JSON.parse(init.body));
+    return realFetch(url, init);
+  }) as typeof fetch;
+  t.after(() => {
+    globalThis.fetch = realFetch;
+  });
+  /** The sync 5 minutes on: how many requests went, and the held day rows they carried ('meter:kWh'). */
+  const syncIn5 = async () => {
+    sentBodies.length = 0;
+    now += 5 * MIN;
+    await sync.tick();
+    return { requests: sentBodies.length, heldDays: sentBodies.flatMap((b) => b.held?.days.map((d) => `${d.meter}:${d.value}`) ?? []).sort() };
+  };
+  const fleetDay = async () =>
+    (await sql.query('select meter_key, value from day_rollups where site_id = $1 and day = $2 order by meter_key', [siteId, day])).rows.map(
+      (r) => `${r.meter_key}:${r.value}`,
+    );
+
+  holding = { 1: [1], 2: [2] };
+  assert.deepEqual((await syncIn5()).heldDays, ['1:1', '2:2'], 'the first send carries what is held');
+  // Both meters use energy at every sync: 5 and 10 minutes on, heartbeats only; the fleet keeps the first figures.
+  holding = { 1: [1, 0.5], 2: [2] };
+  assert.deepEqual(await syncIn5(), { requests: 1, heldDays: [] }, 'a heartbeat, no held rows 5 minutes on');
+  holding = { 1: [1, 1], 2: [2, 0.25] };
+  // A row the box writes meanwhile (the day before) goes at once all the same.
+  const dayBefore = new Date(dayStart - 86_400_000).toISOString().slice(0, 10);
+  db.sqlite.prepare('INSERT INTO meter_days (meter_id, day, kwh, flags, total_kwh, cost, carbon_kg) VALUES (1, ?, ?, ?, 4, 1.2, 0.8)').run(
+    dayBefore,
+    encodeValues(
+      Float64Array.from({ length: 96 }, (_, i) => (i === 0 ? 4 : Number.NaN)),
+      KWH_SCALE,
+    ),
+    encodeFlags(new Uint8Array(96)),
+  );
+  const tenOn = await syncIn5();
+  assert.deepEqual(tenOn.heldDays, [], 'no held rows 10 minutes on');
+  assert.ok(
+    sentBodies.some((b) => b.days?.some((d) => d.meter === '1')),
+    'the written row went at once',
+  );
+  assert.deepEqual(await fleetDay(), ['1:1', '2:2'], 'the fleet still holds the first held figures');
+  // 15 minutes on: the held rows that changed since, as the box holds them now.
+  assert.deepEqual((await syncIn5()).heldDays, ['1:2', '2:2.25'], 'held rows again 15 minutes on');
+  assert.deepEqual(await fleetDay(), ['1:2', '2:2.25'], "the fleet's day rows are the box's");
+  holding = { 1: [1, 1.5], 2: [2, 0.25] };
+  assert.deepEqual((await syncIn5()).heldDays, [], 'and then not for another 15 minutes');
+
+  // A 409 (the box's cursor put back below the fleet's): what the fleet holds is not known; held rows go at once after it.
+  db.sqlite.prepare('UPDATE fleet_link SET cursor = 0').run();
+  await syncIn5(); // refused, re-stamped
+  assert.deepEqual((await syncIn5()).heldDays, ['1:2.5', '2:2.25'], 'every held day row at the send after the 409');
+  // A restart (a new process): held rows go at its first send.
+  holding = { 1: [1, 1.75], 2: [2, 0.25] };
+  sync = makeSync();
+  assert.deepEqual((await syncIn5()).heldDays, ['1:2.75', '2:2.25'], 'held rows at the first send after a restart');
+  assert.deepEqual(await fleetDay(), ['1:2.75', '2:2.25']);
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { addUser } from '../../src/fleet/app.ts';
-import { gradeOf } from '../../src/fleet/portfolio.ts';
+import { euiRanking, gradeOf } from '../../src/fleet/portfolio.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
@@ -105,6 +105,15 @@ test('EUI ranking: kWh/m²·year over the last 12 complete months, per commodity
   assert.equal((await sendBatch(fleet.url, high.credential, restate)).status, 200);
   const again = await getJson(`${fleet.url}/api/fleet/eui`, admin);
   assert.ok(Math.abs(again.body.items[0].byCommodity.electricity.kwh - (100 * yearDays + 1000)) < 1e-6);
+
+  // The page is ranked and cut in SQL; euiRanking (the export's whole list) works the same rules out in code: they agree
+  // on every row and figure (to 12 digits: the sums may add in another order).
+  const digits = (rows: unknown) => JSON.parse(JSON.stringify(rows, (_, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)));
+  const page = (await getJson(`${fleet.url}/api/fleet/eui?pageSize=500`, admin)).body;
+  const rules = await euiRanking(fleet.db.pool, null);
+  assert.ok(rules[0]!.euiLastYear !== null && Object.keys(rules[0]!.byCommodity).length === 2, 'the rows have figures to compare');
+  assert.deepEqual(digits(page.items), digits(rules));
+  assert.deepEqual([page.total, page.maxEui], [3, rules[0]!.eui]);
 });
 
 test('site health: last contact, sync lag, unsent rows, version, backup age, completeness; a silent site is stale', async () => {
