@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/platform/config.ts';
+import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createService, type Service } from '../../src/app/compose.ts';
 import { hashPassword } from '../../src/access/auth/passwords.ts';
@@ -66,8 +67,28 @@ export function logSink(lines: string[]): Writable {
   });
 }
 
+let template: string | undefined;
+/**
+ * An empty database with the shipped migrations applied, made once per process and copied into each new data dir:
+ * the service's migrator then finds nothing left to apply. Applying the 27 migrations cost 31–34 ms of CPU and
+ * 0.4 s of wall per server at load 20 (fsyncs), the copy 5–7 ms and 0.06–0.12 s (docs/development.md "test:fast").
+ */
+function migratedTemplate(): string {
+  if (!template) {
+    const dir = tempDir('ems-test-template-');
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = databasePath(dir);
+    closeDatabase(openDatabase(file));
+    template = file;
+  }
+  return template;
+}
+
 export async function startTestServer(env: Record<string, string> = {}, options: { collectorNow?: () => number } = {}): Promise<TestServer> {
   const dataDir = env.EMS_DATA_DIR ?? tempDir();
+  // A data dir a test prepared keeps its database (one not made yet is left to the service); a new one starts from
+  // the migrated template.
+  if (fs.existsSync(dataDir) && !fs.existsSync(databasePath(dataDir))) fs.copyFileSync(migratedTemplate(), databasePath(dataDir));
   const config = testConfig(dataDir, env);
   const logs: string[] = [];
   const sink = logSink(logs);
