@@ -13,14 +13,23 @@ const SLOW = /node:child_process|playwright|chromium|soffice|faketime/;
 /** The marker of a suite that runs in a process of its own under test:fast (see grouped). */
 const OWN_PROCESS = /^\/\/ test:fast: own process/m;
 
+/** Seconds each suite took in a measured run (`-- --weigh` rewrites it): the groups are balanced by them. */
+const WEIGHTS = path.join(root, 'test', 'fast-weights.json');
+/** Processes for the suites besides the screen tier and the suites that run alone (`-- --groups N`). */
+const GROUPS = Number(process.argv[process.argv.indexOf('--groups') + 1]) || 4;
+
 /**
  * The suites in a few processes instead of one each (`--per-file`: one each, as `npm test` runs them). Each process
  * loads tsx and the app's modules once (about 1.5 s of CPU per suite otherwise); the suites of a group run one after another in it, each in a describe
- * named after its file, two groups at a time. Measured at load 15–20 on the shared 2-core box, 682 tests: 230 s of CPU
- * against 534 s one process per suite (docs/development.md).
+ * named after its file. Measured at load 15–20 on the shared 2-core box, 682 tests: 230 s of CPU against 534 s one
+ * process per suite (docs/development.md).
+ * GROUPS groups, all running at once, balanced by the suites' measured seconds (longest first into the group with the
+ * least so far; a suite not yet weighed counts as the median): with two groups split by position one took 811 s and
+ * the other 708 s, and one process per group sat idle while its suite waited (bcrypt workers, timers, fsync) — four
+ * processes on two cores fill those waits (docs/development.md "test:fast").
  * The fast screen tier (test/web/screens, a happy-dom page on the global object) keeps a process of its own.
  */
-function grouped(files: string[]): string[] {
+function grouped(files: string[], times: string | null): string[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-fast-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const dom = files.filter((file) => file.includes(`${path.sep}web${path.sep}screens${path.sep}`));
@@ -28,20 +37,44 @@ function grouped(files: string[]): string[] {
   // so with OWN_PROCESS and runs alone: in a group, another suite's imports are in that process too.
   const alone = files.filter((file) => !dom.includes(file) && OWN_PROCESS.test(fs.readFileSync(file, 'utf8')));
   const rest = files.filter((file) => !dom.includes(file) && !alone.includes(file));
-  const groups = [dom, rest.filter((_, i) => i % 2 === 0), rest.filter((_, i) => i % 2 === 1)].filter((group) => group.length > 0);
+  const groups = [dom, ...balanced(rest, GROUPS)].filter((group) => group.length > 0);
   return [
-    ...alone,
     ...groups.map((group, i) => {
       const file = path.join(dir, `group-${i + 1}.test.mjs`);
       // Each suite in a describe of its own, imported inside it: its top-level hooks and tests stay its own (a plain
-      // import would run every suite's \`before\` first and every \`after\` last).
-      const lines = group.map(
-        (suite) => `describe(${JSON.stringify(path.relative(root, suite))}, async () => { await import(${JSON.stringify(pathToFileURL(suite).href)}); });\n`,
-      );
-      fs.writeFileSync(file, `import { describe } from 'node:test';\n${lines.join('')}`);
+      // import would run every suite's \`before\` first and every \`after\` last). With --weigh, a first and a last
+      // hook of the describe note the suite's wall and CPU seconds.
+      const lines = group.map((suite) => {
+        const name = JSON.stringify(path.relative(root, suite));
+        const weigh = times
+          ? `let t; before(() => { t = [performance.now(), process.cpuUsage()]; }); const note = () => { const c = process.cpuUsage(t[1]); appendFileSync(${JSON.stringify(times)}, JSON.stringify({ suite: ${name}, wall: (performance.now() - t[0]) / 1000, cpu: (c.user + c.system) / 1e6 }) + '\\n'); }; `
+          : '';
+        const last = times ? ' after(note);' : '';
+        return `describe(${name}, async () => { ${weigh}await import(${JSON.stringify(pathToFileURL(suite).href)});${last} });\n`;
+      });
+      const head = times
+        ? "import { after, before, describe } from 'node:test';\nimport { appendFileSync } from 'node:fs';\n"
+        : "import { describe } from 'node:test';\n";
+      fs.writeFileSync(file, head + lines.join(''));
       return file;
     }),
+    ...alone,
   ];
+}
+
+/** The suites in `count` groups of about equal measured seconds (longest processing time first). */
+function balanced(suites: string[], count: number): string[][] {
+  const weights: Record<string, number> = fs.existsSync(WEIGHTS) ? JSON.parse(fs.readFileSync(WEIGHTS, 'utf8')) : {};
+  const known = Object.values(weights).sort((a, b) => a - b);
+  const median = known.length > 0 ? known[Math.floor(known.length / 2)] : 1;
+  const weight = (suite: string) => weights[path.relative(root, suite)] ?? median;
+  const groups = Array.from({ length: count }, () => ({ suites: [] as string[], seconds: 0 }));
+  for (const suite of [...suites].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+    const lightest = groups.reduce((least, group) => (group.seconds < least.seconds ? group : least));
+    lightest.suites.push(suite);
+    lightest.seconds += weight(suite);
+  }
+  return groups.map((group) => group.suites);
 }
 
 const seen = new Map<string, boolean>();
@@ -69,8 +102,28 @@ if (process.argv.includes('--list')) {
   process.exit(0);
 }
 console.log(`test:fast: ${fast.length} of ${suites.length} suites (the others start processes or programs: npm test runs them)`);
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...(process.argv.includes('--per-file') ? fast : grouped(fast))], {
+// --weigh: each suite's seconds noted as it runs, and test/fast-weights.json rewritten from them at the end.
+const times = process.argv.includes('--weigh') ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-weigh-')), 'times.jsonl') : null;
+const files = process.argv.includes('--per-file') ? fast : grouped(fast, times);
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...files], {
   stdio: 'inherit',
   cwd: root,
 });
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  if (times && fs.existsSync(times)) writeWeights(times);
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/** test/fast-weights.json from a weighed run (wall seconds, one decimal), and the run's figures per suite. */
+function writeWeights(file: string): void {
+  const rows = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { suite: string; wall: number; cpu: number });
+  rows.sort((a, b) => b.wall - a.wall);
+  fs.writeFileSync(WEIGHTS, `${JSON.stringify(Object.fromEntries(rows.map((row) => [row.suite, Math.round(row.wall * 10) / 10])), null, 1)}\n`);
+  const sum = (pick: (row: (typeof rows)[number]) => number) => rows.reduce((total, row) => total + pick(row), 0).toFixed(1);
+  console.log(`test:fast --weigh: ${rows.length} suites, ${sum((row) => row.wall)} s of wall, ${sum((row) => row.cpu)} s of CPU in the suites; the slowest:`);
+  for (const row of rows.slice(0, 15)) console.log(`  ${row.wall.toFixed(1)} s wall, ${row.cpu.toFixed(1)} s CPU  ${row.suite}`);
+}

@@ -1,15 +1,13 @@
 // A real service as main.ts runs it: in its host (src/app/host.ts), which can restart it in place on the same port
 // (the guided restore). A temp data dir with the shipped migrations; `service` follows the restarts.
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import { hostService, type Host } from '../../src/app/index.ts';
 import { hashPassword } from '../../src/access/auth/passwords.ts';
 import { insertUser, UserLookup } from '../../src/access/users/userRecords.ts';
-import { loadConfig } from '../../src/platform/config.ts';
 import { bindListener } from '../../src/platform/http/listener.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { Role } from '../../src/platform/roles.ts';
-import { tempDir, TEST_PASSWORD } from './server.ts';
+import { logSink, tempDir, TEST_PASSWORD, testConfig } from './server.ts';
 
 export type HostedServer = {
   host: Host;
@@ -27,23 +25,10 @@ export type HostedServer = {
 
 export async function startHostedServer(env: Record<string, string> = {}): Promise<HostedServer> {
   const dataDir = tempDir();
-  const config = loadConfig({
-    EMS_DATA_DIR: dataDir,
-    EMS_PORT: '0',
-    EMS_HOST: '127.0.0.1',
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    EMS_COLLECT_INTERVAL: 'off',
-    ...env,
-  });
+  const config = testConfig(dataDir, env);
   const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
   let fatal: Error | null = null;
-  const host = await hostService(config, { logger: createLogger('info', sink) }, await bindListener(config), (error) => {
+  const host = await hostService(config, { logger: createLogger(config.logLevel, logSink(logs)) }, await bindListener(config), (error) => {
     fatal = error;
   });
   return {

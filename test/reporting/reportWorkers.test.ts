@@ -12,7 +12,7 @@ import { siteEnergyFigures } from '../helpers/reportEnergy.ts';
 import { ReportWorkers } from '../../src/reporting/reports/offThread.ts';
 import { renderFiles } from '../../src/reporting/reports/renderFiles.ts';
 import { ReportRunner, systemClock } from '../../src/reporting/reports/runs.ts';
-import { eventually, startTestServer, tempDir, type TestServer, type TestUser } from '../helpers/server.ts';
+import { eventually, fetchRetryingReset, startTestServer, tempDir, type TestServer, type TestUser } from '../helpers/server.ts';
 import { seedYear } from '../helpers/seededYear.ts';
 
 type Run = { id: number; status: string; error: string | null; startedAt: string; files: { name: string }[] };
@@ -49,7 +49,9 @@ describe('report building in a worker thread', () => {
   }
 
   async function download(runId: number, name: string): Promise<Buffer> {
-    const response = await fetch(`${server.url}/api/reports/runs/${runId}/files/${encodeURIComponent(name)}`, {
+    // fetchRetryingReset: a GET sent again when it met a keep-alive socket the service was closing (a busy machine;
+    // test:fast at load 20 saw "fetch failed" here).
+    const response = await fetchRetryingReset(`${server.url}/api/reports/runs/${runId}/files/${encodeURIComponent(name)}`, {
       headers: { authorization: `Bearer ${admin.accessToken}` },
     });
     assert.equal(response.status, 200);

@@ -1,8 +1,8 @@
 // `npm run docs:screenshots`: the walkthroughs' screens of docs/staff-app.md rendered in headless Chromium at
 // 1280×800 against a real service with 40 days of seeded data, written to docs/images/*.png (256-colour PNG through
 // ImageMagick when `convert` is there, to keep them small). Not a test: run it after a screen changes, look at the
-// pictures, commit them.
-import { execFileSync } from 'node:child_process';
+// pictures, commit them. It runs itself under faketime at AT (UTC) so the charts of today do not depend on the hour.
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -14,6 +14,28 @@ import { ensureBuilt, settled } from './rig.ts';
 
 const OUT = path.resolve(import.meta.dirname, '../../docs/images');
 const PASSWORD = 'walkthrough-admin-1';
+
+/**
+ * The clock the pictures are taken at: today at 17:40 UTC, so "today" has a day's shape (run at 01:09, the chart had
+ * one hour). The script runs itself again under faketime at that time (the service, the seed and Chromium all read the
+ * faked clock); `-- --at HH:MM` picks another time, `-- --now` keeps the real clock.
+ */
+const AT = '17:40';
+function underFixedClock(): boolean {
+  const flag = process.argv.indexOf('--at');
+  const time = flag > 0 ? process.argv[flag + 1] : AT;
+  if (process.env.FAKETIME || process.argv.includes('--now')) return false;
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time ?? '')) throw new Error(`--at: expected HH:MM (UTC), got "${time}"`);
+  const at = `@${new Date().toISOString().slice(0, 10)} ${time}:00`;
+  console.log(`docs:screenshots: under faketime at ${at.slice(1)} UTC`);
+  const run = spawnSync('faketime', ['-f', at, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, TZ: 'UTC' },
+  });
+  if (run.error) throw new Error(`docs:screenshots needs faketime (apt-get install faketime) to pin its clock, or -- --now: ${run.error.message}`);
+  process.exitCode = run.status ?? 1;
+  return true;
+}
 
 function compress(file: string): void {
   try {
@@ -120,4 +142,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (!underFixedClock()) await main();

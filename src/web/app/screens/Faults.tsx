@@ -2,11 +2,11 @@
 // noticed (default now), status moves, and a maintenance record opened from a fault. Operators act; viewers read.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
-import { Done, Field, Problem } from '../components/Field';
+import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { hasDraft, useDraft } from '../components/useDraft';
+import { useDraft } from '../components/useDraft';
+import { WorkList } from '../components/WorkList';
 import { dateTime, label, t } from '../i18n';
-import { can } from '../state/session';
 import { DraftNotice } from '../components/DraftNotice';
 
 const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
@@ -16,12 +16,9 @@ const DRAFT = 'faults.new';
 
 export default function Faults() {
   const [status, setStatus] = useState<'' | Status>('');
-  // A kept draft (the session ended while it was typed, a reload, an outage) opens the form with it.
-  const [adding, setAdding] = useState(() => hasDraft(DRAFT));
   const [done, setDone] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const list = useApi(() => api.GET('/api/faults', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
-  const operator = can('operator');
 
   async function move(id: number, next: Status) {
     const { error, response } = await api.PUT('/api/faults/{id}', { params: { path: { id } }, body: { status: next } });
@@ -41,90 +38,55 @@ export default function Faults() {
       <p>
         <a href="/faults/by-money">{t('fdd.toByMoney')}</a>
       </p>
-      <div class="filters">
-        <Field label={t('maintenance.status')}>
-          {(id) => (
-            <select id={id} value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
-              <option value="">{t('maintenance.anyStatus')}</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {label('faults.status', s)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        {operator && (
-          <button type="button" class="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
-            {t('faults.add')}
-          </button>
+      <WorkList
+        kind="fault"
+        statuses={STATUSES}
+        statusLabel={(s) => label('faults.status', s)}
+        status={status}
+        onStatus={setStatus}
+        addLabel={t('faults.add')}
+        draft={DRAFT}
+        form={(close) => (
+          <FaultForm
+            onSaved={(device) => {
+              close();
+              setDone(t('faults.saved', { device }));
+              list.reload();
+            }}
+          />
         )}
-      </div>
-      {adding && (
-        <FaultForm
-          onSaved={(device) => {
-            setAdding(false);
-            setDone(t('faults.saved', { device }));
-            list.reload();
-          }}
-        />
-      )}
-      <Done text={done} />
-      <Problem text={problem ?? list.problem} />
-      {list.data && list.data.items.length === 0 && <p class="muted">{t('faults.none')}</p>}
-      {list.data && list.data.items.length > 0 && (
-        <div class="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('faults.device')}</th>
-                <th scope="col">{t('faults.severity')}</th>
-                <th scope="col">{t('maintenance.status')}</th>
-                <th scope="col">{t('faults.reportedAt')}</th>
-                <th scope="col">{t('maintenance.description')}</th>
-                {operator && <th scope="col">{t('faults.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((fault) => (
-                <tr key={fault.id} data-fault-id={fault.id}>
-                  <th scope="row" class="wrap">
-                    {fault.device}
-                    {fault.area ? <span class="muted"> · {fault.area}</span> : null}
-                  </th>
-                  <td>{label('faults.severity', fault.severity)}</td>
-                  <td>
-                    {operator ? (
-                      <select
-                        aria-label={t('maintenance.statusOf', { equipment: fault.device })}
-                        value={fault.status}
-                        onChange={(e) => move(fault.id, e.currentTarget.value as Status)}
-                      >
-                        {STATUSES.map((s) => (
-                          <option key={s} value={s}>
-                            {label('faults.status', s)}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      label('faults.status', fault.status)
-                    )}
-                  </td>
-                  <td>{dateTime(fault.reportedAt)}</td>
-                  <td class="wrap">{fault.description}</td>
-                  {operator && (
-                    <td>
-                      <button type="button" onClick={() => maintenance(fault.id, fault.device)}>
-                        {t('alerts.createMaintenance')}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        done={done}
+        problem={problem ?? list.problem}
+        items={list.data?.items}
+        none={t('faults.none')}
+        head={{
+          header: t('faults.device'),
+          class: 'wrap',
+          cell: (fault) => (
+            <>
+              {fault.device}
+              {fault.area ? <span class="muted"> · {fault.area}</span> : null}
+            </>
+          ),
+        }}
+        columns={[
+          { header: t('faults.severity'), cell: (fault) => label('faults.severity', fault.severity) },
+          { header: t('faults.reportedAt'), cell: (fault) => dateTime(fault.reportedAt) },
+          { header: t('maintenance.description'), class: 'wrap', cell: (fault) => fault.description },
+          {
+            header: t('faults.actions'),
+            operator: true,
+            cell: (fault) => (
+              <button type="button" onClick={() => maintenance(fault.id, fault.device)}>
+                {t('alerts.createMaintenance')}
+              </button>
+            ),
+          },
+        ]}
+        columnsBefore={1}
+        nameOf={(fault) => fault.device}
+        onMove={move}
+      />
     </section>
   );
 }

@@ -2,11 +2,11 @@
 // browser's own, in the browser's time zone) instead of RFC 3339 text; operators create and move records.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
-import { Done, Field, Problem } from '../components/Field';
+import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
-import { hasDraft, useDraft } from '../components/useDraft';
+import { useDraft } from '../components/useDraft';
+import { WorkList } from '../components/WorkList';
 import { dateTime, label, money, siteCurrency, t } from '../i18n';
-import { can } from '../state/session';
 import { DraftNotice } from '../components/DraftNotice';
 
 const TYPES = ['preventive', 'corrective', 'inspection'] as const;
@@ -16,11 +16,8 @@ const DRAFT = 'maintenance.new';
 
 export default function Maintenance() {
   const [status, setStatus] = useState<'' | Status>('');
-  // A kept draft (the session ended while it was typed, a reload, an outage) opens the form with it.
-  const [adding, setAdding] = useState(() => hasDraft(DRAFT));
   const [done, setDone] = useState<string | null>(null);
   const list = useApi(() => api.GET('/api/maintenance', { params: { query: { pageSize: 100, ...(status ? { status: [status] } : {}) } } }), [status]);
-  const operator = can('operator');
 
   async function move(id: number, next: Status) {
     const { response } = await api.PUT('/api/maintenance/{id}', { params: { path: { id } }, body: { status: next } });
@@ -30,84 +27,47 @@ export default function Maintenance() {
   return (
     <section>
       <h1>{t('maintenance.title')}</h1>
-      <div class="filters">
-        <Field label={t('maintenance.status')}>
-          {(id) => (
-            <select id={id} value={status} onChange={(e) => setStatus(e.currentTarget.value as typeof status)}>
-              <option value="">{t('maintenance.anyStatus')}</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {label('maintenance.status', s)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        {operator && (
-          <button type="button" class="primary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
-            {t('maintenance.add')}
-          </button>
+      <WorkList
+        kind="maintenance"
+        statuses={STATUSES}
+        statusLabel={(s) => label('maintenance.status', s)}
+        status={status}
+        onStatus={setStatus}
+        addLabel={t('maintenance.add')}
+        draft={DRAFT}
+        form={(close) => (
+          <MaintenanceForm
+            onSaved={(equipment) => {
+              close();
+              setDone(t('maintenance.saved', { equipment }));
+              list.reload();
+            }}
+          />
         )}
-      </div>
-      {adding && (
-        <MaintenanceForm
-          onSaved={(equipment) => {
-            setAdding(false);
-            setDone(t('maintenance.saved', { equipment }));
-            list.reload();
-          }}
-        />
-      )}
-      <Done text={done} />
-      <Problem text={list.problem} />
-      {list.data && list.data.items.length === 0 && <p class="muted">{t('maintenance.none')}</p>}
-      {list.data && list.data.items.length > 0 && (
-        <div class="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('maintenance.equipment')}</th>
-                <th scope="col">{t('maintenance.type')}</th>
-                <th scope="col">{t('maintenance.status')}</th>
-                <th scope="col">{t('maintenance.scheduledAt')}</th>
-                <th scope="col">{t('maintenance.assignee')}</th>
-                <th scope="col">{t('maintenance.description')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((record) => (
-                <tr key={record.id} data-maintenance-id={record.id}>
-                  <th scope="row">{record.equipment}</th>
-                  <td>{label('maintenance.type', record.type)}</td>
-                  <td>
-                    {operator ? (
-                      <select
-                        aria-label={t('maintenance.statusOf', { equipment: record.equipment })}
-                        value={record.status}
-                        onChange={(e) => move(record.id, e.currentTarget.value as Status)}
-                      >
-                        {STATUSES.map((s) => (
-                          <option key={s} value={s}>
-                            {label('maintenance.status', s)}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      label('maintenance.status', record.status)
-                    )}
-                  </td>
-                  <td>{dateTime(record.scheduledAt, Intl.DateTimeFormat().resolvedOptions().timeZone)}</td>
-                  <td>{record.assignee ?? '–'}</td>
-                  <td class="wrap">
-                    {record.description}
-                    {record.cost !== null ? ` (${money(record.cost, siteCurrency)})` : ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        done={done}
+        problem={list.problem}
+        items={list.data?.items}
+        none={t('maintenance.none')}
+        head={{ header: t('maintenance.equipment'), cell: (record) => record.equipment }}
+        columns={[
+          { header: t('maintenance.type'), cell: (record) => label('maintenance.type', record.type) },
+          { header: t('maintenance.scheduledAt'), cell: (record) => dateTime(record.scheduledAt, Intl.DateTimeFormat().resolvedOptions().timeZone) },
+          { header: t('maintenance.assignee'), cell: (record) => record.assignee ?? '–' },
+          {
+            header: t('maintenance.description'),
+            class: 'wrap',
+            cell: (record) => (
+              <>
+                {record.description}
+                {record.cost !== null ? ` (${money(record.cost, siteCurrency)})` : ''}
+              </>
+            ),
+          },
+        ]}
+        columnsBefore={1}
+        nameOf={(record) => record.equipment}
+        onMove={move}
+      />
     </section>
   );
 }
