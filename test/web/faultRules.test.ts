@@ -7,7 +7,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+import {
+  assertNoProblems,
+  axeViolations,
+  expectCount,
+  expectEqual,
+  expectText,
+  goInside,
+  openPage,
+  type Rig,
+  settled,
+  signInThroughForm,
+  startRig,
+} from './rig.ts';
 
 let rig: Rig;
 let operator: TestUser;
@@ -44,11 +56,11 @@ test('rules with source and status; trying the override rule on history shows wh
   await settled(page);
   await page.getByRole('heading', { name: 'Fault detection rules', level: 1 }).waitFor();
   const rows = page.locator('[data-table="fdd-rules"] tbody tr');
-  assert.equal(await rows.count(), rules.length);
+  await expectCount(rows, rules.length);
   const leak = page.locator('[data-rule="ahu-heating-coil-leak"]');
-  assert.match((await leak.textContent())!, /G36 FC#15/);
-  assert.match((await leak.textContent())!, /runs on AHU-1/);
-  assert.match((await page.locator('[data-rule="meter-night-base-load"]').textContent())!, /cannot run: no Meter equipment is mapped/);
+  await expectText(leak, /G36 FC#15/);
+  await expectText(leak, /runs on AHU-1/);
+  await expectText(page.locator('[data-rule="meter-night-base-load"]'), /cannot run: no Meter equipment is mapped/);
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the rules screen');
 
   await page.getByLabel('Rule', { exact: true }).selectOption({ label: 'Fan running out of the occupancy schedule' });
@@ -64,8 +76,8 @@ test('rules with source and status; trying the override rule on history shows wh
   assert.equal(api.status, 200, api.text);
   assert.ok(api.body.episodes.length >= 1, JSON.stringify(api.body));
   const kwh = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(api.body.wasteKwh);
-  assert.match((await result.textContent())!, new RegExp(`^${api.body.episodes.length} episodes, ${kwh} kWh wasted`));
-  assert.equal(await result.locator('li').count(), api.body.episodes.length);
+  await expectText(result, new RegExp(`^${api.body.episodes.length} episodes, ${kwh} kWh wasted`));
+  await expectCount(result.locator('li'), api.body.episodes.length);
   assert.equal((await rig.server.request('GET', '/api/fdd/episodes', { token: operator.accessToken })).body.length, 0, 'trying writes nothing');
   assertNoProblems(problems, 'fault rules');
   await context.close();
@@ -85,12 +97,12 @@ test('mapping, equipment view and evidence chart show what the API answers; axe 
   await settled(page);
   await page.getByRole('heading', { name: 'Point mapping for fault detection', level: 1 }).waitFor();
   await page.locator('[data-code="ahu1.rat"]').waitFor();
-  assert.match((await page.locator('[data-code="ahu1.rat"]').textContent())!, /suggested/);
+  await expectText(page.locator('[data-code="ahu1.rat"]'), /suggested/);
   await page.getByLabel('Unit ahu1.sat', { exact: true }).fill('kW');
   await page.getByLabel('Select ahu1.rat', { exact: true }).check();
   await page.getByRole('button', { name: 'Confirm 2 selected' }).click();
   await page.locator('[data-code="ahu1.sat"] [role="alert"]').waitFor();
-  assert.match((await page.locator('[data-code="ahu1.sat"] [role="alert"]').textContent())!, /unit .*temperature/);
+  await expectText(page.locator('[data-code="ahu1.sat"] [role="alert"]'), /unit .*temperature/);
   const points = await get('/api/fdd/points');
   assert.equal(points.find((p: { code: string }) => p.code === 'ahu1.sat').unit, '°C', 'the refused row wrote nothing');
   const rat = points.find((p: { code: string }) => p.code === 'ahu1.rat');
@@ -119,22 +131,22 @@ test('mapping, equipment view and evidence chart show what the API answers; axe 
       .locator('[data-table="fdd-points"] tbody tr')
       .nth(unit.points.length - 1)
       .waitFor();
-    assert.deepEqual(
-      await view.locator('[data-table="fdd-points"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))),
+    await expectEqual(
+      () => view.locator('[data-table="fdd-points"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-point'))),
       unit.points.map((p: { code: string }) => p.code),
     );
-    assert.equal(await view.locator('[data-table="fdd-equipment-episodes"] tbody tr').count(), unit.episodes.length);
+    await expectCount(view.locator('[data-table="fdd-equipment-episodes"] tbody tr'), unit.episodes.length);
     await view.locator(`[data-evidence="${id}"] canvas`).first().waitFor();
     const table = view.locator('[data-table="fdd-evidence"]');
-    assert.deepEqual(
-      (await table.locator('thead th').allTextContents()).slice(1),
+    await expectEqual(
+      async () => (await table.locator('thead th').allTextContents()).slice(1),
       evidence.series.map((s: { name: string; unit: string }) => `${s.name} (${s.unit || '–'})`),
     );
     const times = new Set(evidence.series.flatMap((s: { at: string[] }) => s.at));
-    assert.equal(await table.locator('tbody tr').count(), times.size);
+    await expectCount(table.locator('tbody tr'), times.size);
     const first = evidence.series[0];
     const formatted = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(first.value[0]);
-    assert.equal((await table.locator('tbody tr').first().locator('td').nth(1).textContent())!.trim(), formatted);
+    await expectText(table.locator('tbody tr').first().locator('td').nth(1), new RegExp(`^\\s*${formatted.replace(/[.]/g, '\\.')}\\s*$`));
     assert.deepEqual((await axeViolations(view)).join('\n'), '', `axe on the equipment view (${scheme})`);
     if (dark) {
       assertNoProblems(dark.problems, 'equipment view (dark)');
@@ -160,7 +172,7 @@ test('an admin switches a rule off and on again from its row; an operator sees n
   const row = page.locator('[data-rule="chiller-short-cycling"]');
   await row.getByRole('button', { name: 'Switch off' }).click();
   await row.getByRole('button', { name: 'Switch on' }).waitFor();
-  assert.match((await row.textContent())!, /v\d+ · off/);
+  await expectText(row, /v\d+ · off/);
   assert.equal((await ruleOf()).enabled, false);
   await row.getByRole('button', { name: 'Switch on' }).click();
   await row.getByRole('button', { name: 'Switch off' }).waitFor();
@@ -171,6 +183,6 @@ test('an admin switches a rule off and on again from its row; an operator sees n
   await signInThroughForm(viewed.page, 'tuner', operator.password);
   await settled(viewed.page);
   await viewed.page.locator('[data-rule="chiller-short-cycling"]').waitFor();
-  assert.equal(await viewed.page.getByRole('button', { name: 'Switch off' }).count(), 0);
+  await expectCount(viewed.page.getByRole('button', { name: 'Switch off' }), 0);
   await viewed.context.close();
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RULE_LIBRARY } from '../../src/faultDetection/library.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectCount, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let operator: TestUser;
@@ -48,7 +48,7 @@ test('faults by money: the API order and amounts; "not a fault" with a reason fr
   await page.getByRole('heading', { name: 'Equipment faults by money', level: 1 }).waitFor();
   const rows = page.locator('[data-table="fdd-episodes"] tbody tr');
   await rows.first().waitFor();
-  assert.equal(await rows.count(), 2);
+  await expectCount(rows, 2);
   const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: api.body[0].currency });
   for (const [i, episode] of api.body.entries()) {
     const text = (await rows.nth(i).textContent())!;
