@@ -13,7 +13,7 @@ import type { TestUser } from '../helpers/server.ts';
 import {
   assertNoProblems,
   axeViolations,
-  eventually,
+  readUntil,
   expectAttribute,
   expectCount,
   expectText,
@@ -351,7 +351,7 @@ test('per-person language and theme: set on the account screen, kept on the serv
  */
 async function assertShows(read: () => Promise<string | null>, value: number, what: string): Promise<void> {
   const near = (text: string | null) => text !== null && text !== '–' && Math.abs(parse(text) - value) <= 0.0051;
-  const text = await eventually(read, near);
+  const text = await readUntil(read, near);
   assert.ok(near(text), `${what}: shows ${text}, the API ${value}`);
 }
 
@@ -402,7 +402,7 @@ test('against the baseline, the energy flow, the demand profile and each commodi
     await page.locator(`figure[data-chart="${todayChart}"] summary`).click();
     const rows = page.locator(`figure[data-chart="${todayChart}"] table[data-table] tbody tr`);
     // An hour may end between the API's answer and the page's: one more row, never fewer.
-    const count = await eventually(
+    const count = await readUntil(
       () => rows.count(),
       (n) => [0, 1].includes(n - soFar.report.hours.length),
     );
@@ -443,7 +443,7 @@ test('against the baseline, the energy flow, the demand profile and each commodi
     const finished = monthPoints.filter((p) => p.kwh !== null && Date.parse(p.start) + 900_000 <= at).map((p) => p.kwh! * 4);
     return en2(finished.reduce((a, v) => a + v, 0) / finished.length);
   };
-  const shown = await eventually(
+  const shown = await readUntil(
     () => legend(page, demandChart, 'Demand', 'mean'),
     (text) => [meanBy(opened), meanBy(Date.now())].includes(text!),
   );
