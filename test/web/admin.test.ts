@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectAttribute, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -26,18 +26,18 @@ test('first-run setup: name, time zone, currency and price saved; mail state and
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Settings saved.').waitFor();
   // Applied at once: the header's name, without a reload (issue 53).
-  assert.equal(await page.locator('header [data-field="siteName"]').textContent(), 'North Campus');
+  await expectText(page.locator('header [data-field="siteName"]'), 'North Campus');
   const config = (await rig.server.request('GET', '/api/configs', { token: admin.accessToken })).body;
   assert.deepEqual(
     { siteName: config.siteName, timezone: config.timezone, currency: config.currency, electricityPrice: config.electricityPrice },
     { siteName: 'North Campus', timezone: 'Europe/Berlin', currency: 'CHF', electricityPrice: 0.31 },
   );
-  assert.match((await page.locator('[data-field="mailState"]').textContent())!, /^No mail server is configured/);
+  await expectText(page.locator('[data-field="mailState"]'), /^No mail server is configured/);
   await page.getByRole('button', { name: 'Send me a test mail' }).click();
   const outcome = page.locator('.mail-check [data-delivery]');
   await outcome.waitFor();
-  assert.equal(await outcome.getAttribute('data-delivery'), 'logged');
-  assert.match((await outcome.textContent())!, new RegExp(`^Not sent to ${admin.user.email.replace('.', '\\.')}`));
+  await expectAttribute(outcome, 'data-delivery', 'logged');
+  await expectText(outcome, new RegExp(`^Not sent to ${admin.user.email.replace('.', '\\.')}`));
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on settings');
   await shot(page, 'settings-first-run-1280x800-light');
   assertNoProblems(problems, 'settings');
@@ -74,7 +74,7 @@ test('users and roles, the nightly backup time, the health of the box', async ()
   assert.match(nextRun, /2:15/);
 
   const health = (await rig.server.request('GET', '/api/health')).body;
-  assert.equal(await page.locator('dl[data-status]').getAttribute('data-status'), health.status);
+  await expectAttribute(page.locator('dl[data-status]'), 'data-status', health.status);
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on admin');
   await shot(page, 'admin-1280x800-light');
   assertNoProblems(problems, 'admin');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -34,7 +34,7 @@ test('points and safety times saved as entered; max below min refused; a row rem
   await page.getByRole('button', { name: 'Save load shedding' }).click();
   const alert = page.locator('main > section > [role="alert"]:not([hidden])');
   await alert.waitFor();
-  assert.match((await alert.textContent())!, /maxShedSec/);
+  await expectText(alert, /maxShedSec/);
   assert.deepEqual((await settings()).points, [], 'nothing stored');
 
   await page.getByLabel('Shed at most (minutes)').fill('30');

@@ -4,7 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import {
+  assertNoProblems,
+  axeViolations,
+  expectCount,
+  expectText,
+  expectValue,
+  openPage,
+  type Rig,
+  settled,
+  shot,
+  signInThroughForm,
+  startRig,
+} from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -55,8 +67,8 @@ test('area, read flag, name and a new meter written through the screen; a duplic
   const list = (await rig.server.request('GET', '/api/meters', { token: admin.accessToken })).body.items;
   const added = list.find((m: { code: string }) => m.code === 'meter.chiller.kwh');
   assert.deepEqual([added.name, added.area, added.kind, added.commodity, added.site], [HOSTILE, 'Workshop', 'energy', 'electricity', false]);
-  assert.equal(await page.getByLabel(`Name of ${HOSTILE}`).inputValue(), HOSTILE);
-  assert.equal(await page.locator('main b').count(), 0, 'markup in a name is not rendered');
+  await expectValue(page.getByLabel(`Name of ${HOSTILE}`), HOSTILE);
+  await expectCount(page.locator('main b'), 0, 'markup in a name is not rendered');
 
   await page.getByLabel('Name', { exact: true }).fill('Second chiller');
   await page.getByLabel('Gateway point').fill('meter.chiller.kwh');
@@ -68,7 +80,7 @@ test('area, read flag, name and a new meter written through the screen; a duplic
     body: { name: 'Third', code: 'meter.chiller.kwh', kind: 'energy' },
   });
   assert.equal(again.status, 409);
-  assert.equal(await alert.textContent(), again.body.error);
+  await expectText(alert, again.body.error);
   assert.equal(list.length, (await rig.server.request('GET', '/api/meters', { token: admin.accessToken })).body.items.length);
 
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on meters (light)');
@@ -93,6 +105,6 @@ test('dark theme and a viewer', async () => {
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/admin/meters`);
   await signInThroughForm(page, 'meter-viewer', viewer.password);
   await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
-  assert.equal(await page.getByLabel('Gateway point').count(), 0);
+  await expectCount(page.getByLabel('Gateway point'), 0);
   await context.close();
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -37,7 +37,7 @@ test('a rule added, paused and removed through the screen; a refused address exp
   // The level warning is still on the screen until the service's answer replaces it.
   const alert = page.locator('main > section > [role="alert"]:not([hidden])').filter({ hasText: /recipients/ });
   await alert.waitFor();
-  assert.match((await alert.textContent())!, /recipients/);
+  await expectText(alert, /recipients/);
   assert.equal((await rules()).length, 0);
 
   await page.getByLabel('Mail to').fill('facilities@example.test\nnight@example.test');
@@ -51,7 +51,7 @@ test('a rule added, paused and removed through the screen; a refused address exp
     ['Plant room <urgent>', ['critical', 'warning'], 'Plant room', ['facilities@example.test', 'night@example.test'], 30, ['duty@example.test'], true],
   );
   const card = page.locator(`li[data-rule="${rule.id}"]`);
-  assert.equal(await card.locator('[data-field="recipients"]').textContent(), 'facilities@example.test, night@example.test');
+  await expectText(card.locator('[data-field="recipients"]'), 'facilities@example.test, night@example.test');
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on notification rules (light)');
   await shot(page, 'admin-notifications-1280x800-light');
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectCount, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -37,7 +37,7 @@ test('a future version with a band written as entered; a future version removed;
     .locator('li[data-tariff]')
     .nth(before - 1)
     .waitFor();
-  assert.equal(await page.getByRole('button', { name: /^Remove the version/ }).count(), 0, 'versions in effect cannot be removed');
+  await expectCount(page.getByRole('button', { name: /^Remove the version/ }), 0, 'versions in effect cannot be removed');
 
   await page.getByLabel('Applies from', { exact: true }).fill(day(30));
   await page.getByLabel('Price per unit (EUR)').fill('abc');
@@ -77,9 +77,9 @@ test('a future version with a band written as entered; a future version removed;
     },
   );
   const card = page.locator(`li[data-tariff="${added.id}"]`);
-  assert.equal(await card.locator('[data-field="price"]').textContent(), '0.2100 EUR');
-  assert.match((await card.locator('table').textContent())!, /peak.*Mon, Tue, Wed, Thu, Fri, Sat.*07:00–21:00.*0\.3200/);
-  assert.equal(await page.locator('main i').count(), 0, 'markup in a note is text');
+  await expectText(card.locator('[data-field="price"]'), '0.2100 EUR');
+  await expectText(card.locator('table'), /peak.*Mon, Tue, Wed, Thu, Fri, Sat.*07:00–21:00.*0\.3200/);
+  await expectCount(page.locator('main i'), 0, 'markup in a note is text');
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on tariffs (light)');
   await shot(page, 'admin-tariffs-1280x800-light');
 
@@ -108,7 +108,7 @@ test('gas calorific values: one added as entered (decimal comma), a zero refused
   await page.getByText(`A calorific value from ${day(40)} is added.`).waitFor();
   const added = (await calorific()).find((v: { validFrom: string }) => v.validFrom === day(40));
   assert.deepEqual([added.kwhPerM3, added.correctionFactor, added.note], [11.2, 1.02264, 'Bill of March']);
-  assert.equal(await page.locator(`tr[data-calorific="${added.id}"] [data-field="kwhPerM3"]`).textContent(), '11.200');
+  await expectText(page.locator(`tr[data-calorific="${added.id}"] [data-field="kwhPerM3"]`), '11.200');
   await shot(page, 'admin-tariffs-calorific-1280x800-light');
   await page
     .locator(`tr[data-calorific="${added.id}"]`)

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { seedYear, type SeededYear } from '../helpers/seededYear.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectCount, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let viewer: TestUser;
@@ -37,7 +37,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await signInThroughForm(page, 'onlooker', viewer.password);
     await settled(page);
     await page.getByText('Checking a day now needs the operator role.').waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Check this day now' }).count(), 0);
+    await expectCount(page.getByRole('button', { name: 'Check this day now' }), 0);
     assert.deepEqual((await axeViolations(page)).join('\n'), '', `axe on anomalies (${colorScheme})`);
     await shot(page, `analysis-anomalies-1280x800-${colorScheme}`);
     await page.getByRole('link', { name: 'Compare periods' }).click();

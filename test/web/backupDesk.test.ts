@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -22,9 +22,9 @@ test('backup now, the drill and its result, the list with a download, from the a
   // The box: its version, HTTPS off, not in a fleet, as GET /api/system/box says.
   const box = (await rig.server.request('GET', '/api/system/box', { token: admin.accessToken })).body;
   await page.locator('[data-section="box"] [data-field="version"]').waitFor();
-  assert.equal(await page.locator('[data-section="box"] [data-field="version"]').textContent(), box.version);
-  assert.match((await page.locator('[data-section="box"] [data-field="https"]').textContent())!, /^Off: plain HTTP/);
-  assert.match((await page.locator('[data-section="box"] [data-field="fleet"]').textContent())!, /^Not joined/);
+  await expectText(page.locator('[data-section="box"] [data-field="version"]'), box.version);
+  await expectText(page.locator('[data-section="box"] [data-field="https"]'), /^Off: plain HTTP/);
+  await expectText(page.locator('[data-section="box"] [data-field="fleet"]'), /^Not joined/);
   await page.getByRole('button', { name: 'Back up now' }).click();
   await page.getByText(/^Backup ems-\d{8}T\d{6}\.\d{3}Z\.db taken/).waitFor({ timeout: 60_000 });
   const listed = (await rig.server.request('GET', '/api/system/backups', { token: admin.accessToken })).body;
@@ -37,7 +37,7 @@ test('backup now, the drill and its result, the list with a download, from the a
   await passed.waitFor({ timeout: 60_000 });
   const drill = (await rig.server.request('GET', '/api/system/backups', { token: admin.accessToken })).body.drill;
   assert.equal(drill.status, 'ok');
-  assert.match((await passed.textContent())!, new RegExp(`: ${drill.tables} tables`));
+  await expectText(passed, new RegExp(`: ${drill.tables} tables`));
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `Download ${name}` }).click()]);
   assert.equal(download.suggestedFilename(), name);

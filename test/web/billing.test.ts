@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { seedYear, type SeededYear } from '../helpers/seededYear.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectCount, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -41,12 +41,11 @@ test("the period's run and statements as the API has them; a statement's PDF and
   const run = (await rig.server.request('GET', `/api/billing/runs/${runId}`, { token: viewer.accessToken })).body;
   assert.ok(run.statements.length === 2);
   for (const s of run.statements) {
-    const shown = await page.locator(`tr[data-statement="${s.id}"] [data-field="total"]`).textContent();
     // A statement is read to the cent, however large.
     const expected = new Intl.NumberFormat('en-US', { style: 'currency', currency: run.summary.currency, minimumFractionDigits: 2 }).format(s.totalCents / 100);
-    assert.equal(shown, expected, s.tenantName);
+    await expectText(page.locator(`tr[data-statement="${s.id}"] [data-field="total"]`), expected, s.tenantName);
   }
-  assert.equal(await page.locator('main script').count(), 0);
+  await expectCount(page.locator('main script'), 0);
   await page.locator('tr[data-tenant]', { hasText: HOSTILE }).waitFor();
   const bakery = run.statements.find((s: { tenantName: string }) => s.tenantName === HOSTILE);
   const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: `PDF for ${HOSTILE}` }).click()]);

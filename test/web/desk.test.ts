@@ -16,7 +16,20 @@ import type { Page } from 'playwright-core';
 import type { DayRecord } from '../../src/metering/store.ts';
 import { seedYear, type SeededYear } from '../helpers/seededYear.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, goInside, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import {
+  assertNoProblems,
+  axeViolations,
+  expectAttribute,
+  expectCount,
+  expectText,
+  goInside,
+  openPage,
+  type Rig,
+  settled,
+  shot,
+  signInThroughForm,
+  startRig,
+} from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -78,7 +91,7 @@ async function get(path: string) {
   assert.equal(answer.status, 200, `${path}: ${answer.text}`);
   return answer.body;
 }
-const field = (page: Page, scope: string, name: string) => page.locator(`${scope} [data-field="${name}"]`).first().textContent();
+const field = (page: Page, scope: string, name: string) => page.locator(`${scope} [data-field="${name}"]`).first();
 
 test("the energy manager's tasks in the browser, each result as the API has it", async () => {
   const { page, context, problems } = await openPage(rig.browser, `${rig.server.url}/billing`);
@@ -125,7 +138,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   await split1.locator('[data-field="sum"]').filter({ hasText: 'The shares add up to 90.50 %, not 100 % (9.50 % to place)' }).waitFor();
   await split1.getByLabel("Landlord's percent").fill('9.5');
   await split1.locator('[data-field="sum"]').filter({ hasText: 'The shares add up to 100.00 %.' }).waitFor();
-  assert.equal(await split1.locator('[data-fraction="landlord"]').textContent(), '9.5%');
+  await expectText(split1.locator('[data-fraction="landlord"]'), '9.5%');
   await shot(page, 'desk-split-editor-1280x800-light');
   await split1.getByRole('button', { name: 'Save the shares of Sub-meter 1' }).click();
   await page.getByRole('status').filter({ hasText: 'The shares of Sub-meter 1 are saved.' }).waitFor();
@@ -137,7 +150,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   await split2.getByLabel('Office Two takes a share').check();
   await split2.getByLabel("Vacant m² (the landlord's)").fill('50');
   await split2.locator('[data-field="sum"]').filter({ hasText: 'Tenants take 80%, the landlord keeps 20%.' }).waitFor();
-  assert.equal(await split2.locator(`[data-fraction="${cafe.id}"]`).textContent(), '48%');
+  await expectText(split2.locator(`[data-fraction="${cafe.id}"]`), '48%');
   await split2.getByRole('button', { name: 'Save the shares of Sub-meter 2' }).click();
   await page.getByRole('status').filter({ hasText: 'The shares of Sub-meter 2 are saved.' }).waitFor();
   const allocations = (await get('/api/billing/allocations')).items as {
@@ -184,23 +197,23 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   const review = `[data-review="${draft.id}"]`;
   await page.locator(review).waitFor();
   const rec = draft.summary.reconciliation;
-  assert.equal(await field(page, review, 'site'), eur(rec.siteTotalCents / 100));
-  assert.equal(await field(page, review, 'statements'), eur(rec.statementsCents / 100));
-  assert.equal(await field(page, review, 'landlord'), eur(rec.landlordCents / 100));
+  await expectText(field(page, review, 'site'), eur(rec.siteTotalCents / 100));
+  await expectText(field(page, review, 'statements'), eur(rec.statementsCents / 100));
+  await expectText(field(page, review, 'landlord'), eur(rec.landlordCents / 100));
   assert.equal(rec.siteTotalCents, rec.statementsCents + rec.landlordCents);
   assert.ok(draft.summary.quality.missing > 0, 'the seeded gap day is missing');
-  assert.match(
-    (await field(page, review, 'quality-missing'))!,
+  await expectText(
+    field(page, review, 'quality-missing'),
     new RegExp(`^${en(draft.summary.quality.missing, 0)} of ${en(draft.summary.quality.intervals, 0)} `),
   );
   for (const s of draft.statements) {
     const statement = await get(`/api/billing/statements/${s.id}`);
     const lines = page.locator(`[data-lines="${s.id}"]`);
-    assert.equal(await lines.locator('[data-field="statement-total"]').textContent(), eur(statement.totalCents / 100));
-    assert.equal(await lines.locator('[data-line^="energy"]').count(), statement.content.energy.length);
+    await expectText(lines.locator('[data-field="statement-total"]'), eur(statement.totalCents / 100));
+    await expectCount(lines.locator('[data-line^="energy"]'), statement.content.energy.length);
     for (const m of statement.content.meters) {
-      assert.equal(
-        await page.locator(`[data-meters="${s.id}"] [data-meter-line="${m.meterId}"] [data-field="missing"]`).textContent(),
+      await expectText(
+        page.locator(`[data-meters="${s.id}"] [data-meter-line="${m.meterId}"] [data-field="missing"]`),
         `${m.missing} of ${en(m.intervals, 0)}`,
       );
     }
@@ -255,10 +268,10 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.equal(cafeNew.difference.correctsStatementId, cafeOld.id);
   const beside = page.locator(`[data-restatement="${cafeNew.id}"]`);
   await beside.waitFor();
-  assert.equal(await beside.locator(`[data-lines="${cafeOld.id}"] [data-field="statement-total"]`).textContent(), eur(cafeOld.totalCents / 100));
-  assert.equal(await beside.locator(`[data-lines="${cafeNew.id}"] [data-field="statement-total"]`).textContent(), eur(cafeNew.totalCents / 100));
-  assert.match(
-    (await beside.locator('[data-field="difference"]').textContent())!,
+  await expectText(beside.locator(`[data-lines="${cafeOld.id}"] [data-field="statement-total"]`), eur(cafeOld.totalCents / 100));
+  await expectText(beside.locator(`[data-lines="${cafeNew.id}"] [data-field="statement-total"]`), eur(cafeNew.totalCents / 100));
+  await expectText(
+    beside.locator('[data-field="difference"]'),
     new RegExp(`Difference to the original: ${eur(cafeNew.difference.totalCents / 100).replace(/[$.]/g, '\\$&')}`),
   );
   assert.ok(cafeNew.difference.totalCents < 0, 'Café Nord takes less of Sub-meter 1 now');
@@ -301,7 +314,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   ]);
   const check = await get(`/api/billing/supplier-bills/${bill.id}/check`);
   const shown = page.locator(`[data-check="${bill.id}"]`).first();
-  assert.equal(await shown.locator('[data-field="verdict"]').textContent(), check.flagged ? 'differs from the meters' : 'matches the meters');
+  await expectText(shown.locator('[data-field="verdict"]'), check.flagged ? 'differs from the meters' : 'matches the meters');
   /** A figure as the desk shows it: money to the cent, a rate per unit, days, else the number and its unit. */
   const figure = (value: number | null, unit: string) =>
     value === null
@@ -324,14 +337,14 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   };
   const rowsOf = async (scope: string, items: Audited[]) => {
     const rows = shown.locator(`${scope} tr[data-audit]`);
-    assert.equal(await rows.count(), items.length, scope);
+    await expectCount(rows, items.length, scope);
     for (const [i, item] of items.entries()) {
       const row = rows.nth(i);
-      assert.equal(await row.getAttribute('data-audit'), item.check);
-      assert.equal(await row.locator('[data-field="expected"]').textContent(), figure(item.expected, item.unit), `${scope} ${item.check} expected`);
-      assert.equal(await row.locator('[data-field="billed"]').textContent(), figure(item.billed, item.unit), `${scope} ${item.check} billed`);
-      assert.equal(await row.locator('[data-field="at-stake"]').textContent(), item.moneyAtStake === null ? '–' : eur(item.moneyAtStake));
-      assert.equal(await row.locator('[data-field="flag"]').textContent(), item.flagged ? 'beyond tolerance' : 'within tolerance');
+      await expectAttribute(row, 'data-audit', item.check);
+      await expectText(row.locator('[data-field="expected"]'), figure(item.expected, item.unit), `${scope} ${item.check} expected`);
+      await expectText(row.locator('[data-field="billed"]'), figure(item.billed, item.unit), `${scope} ${item.check} billed`);
+      await expectText(row.locator('[data-field="at-stake"]'), item.moneyAtStake === null ? '–' : eur(item.moneyAtStake));
+      await expectText(row.locator('[data-field="flag"]'), item.flagged ? 'beyond tolerance' : 'within tolerance');
     }
   };
   for (const index of [0, 1, 2])
@@ -347,8 +360,8 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   const audited = (name: string, index: number | null) => check.audit.find((item: Audited) => item.check === name && item.lineIndex === index);
   assert.deepEqual([audited('amount', 2).expected, audited('amount', 2).flagged], [570, false]);
   assert.deepEqual([audited('total', null).expected, audited('total', null).moneyAtStake, audited('total', null).flagged], [3570 + billDays, 10, true]);
-  assert.equal(await shown.locator('[data-field="findings"]').textContent(), `${check.findings.length} findings beyond their tolerance.`);
-  assert.equal(await shown.locator('[data-field="summary"]').count(), 0, 'a bill of printed lines is audited line by line, not by its summary');
+  await expectText(shown.locator('[data-field="findings"]'), `${check.findings.length} findings beyond their tolerance.`);
+  await expectCount(shown.locator('[data-field="summary"]'), 0, 'a bill of printed lines is audited line by line, not by its summary');
   await shot(page, 'desk-bill-audit-1280x800-light');
   // A bill file: a bad row refuses the whole file naming its line, and nothing is written; a good one is imported and checked.
   const d0 = addDays(seeded.lastMonth.from, -20);
@@ -368,8 +381,8 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.deepEqual(imported.map((b: { bands: Record<string, number> }) => b.bands.base).sort(), [3000, 3100]);
   for (const b of imported) {
     const c = await get(`/api/billing/supplier-bills/${b.id}/check`);
-    assert.equal(
-      await page.locator(`[data-check="${b.id}"] [data-check-line="total"] [data-field="shadow"]`).first().textContent(),
+    await expectText(
+      page.locator(`[data-check="${b.id}"] [data-check-line="total"] [data-field="shadow"]`).first(),
       eur(c.lines.find((l: { line: string }) => l.line === 'total').shadow),
     );
   }
@@ -395,17 +408,14 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   assert.equal(monthly.length, 12);
   const summed = monthly.reduce((a, b) => a + b, 0);
   assert.ok(Math.abs(summed - status.forecast.quantity) <= 0.01 * status.forecast.quantity, `months add up to ${summed}, forecast ${status.forecast.quantity}`);
-  assert.match(
-    (await field(page, `[data-budget-status="${budget.id}"]`, 'forecast'))!,
-    new RegExp(`^${en(status.forecast.quantity).replace(/[.]/g, '\\.')} kWh`),
-  );
+  await expectText(field(page, `[data-budget-status="${budget.id}"]`, 'forecast'), new RegExp(`^${en(status.forecast.quantity).replace(/[.]/g, '\\.')} kWh`));
   // A budget whose forecast cannot be made (months of this year before the seeded data) says so, never "within".
-  assert.match(
-    (await field(page, `[data-budget-status="${budget.id}"]`, 'message'))!,
+  await expectText(
+    field(page, `[data-budget-status="${budget.id}"]`, 'message'),
     !status.forecast.available ? /^No year-end forecast can be made: / : status.alert ? /passes the budget/ : /within the budget/,
   );
   // The forecast's method as the service states it.
-  assert.equal(await page.locator(`[data-budget-status="${budget.id}"] [data-field="method"]`).getAttribute('data-method'), status.forecast.method);
+  await expectAttribute(page.locator(`[data-budget-status="${budget.id}"] [data-field="method"]`), 'data-method', status.forecast.method);
   await shot(page, 'desk-budgets-1280x800-light');
   // An area's budget: the area chosen from the meters' areas.
   await page.getByLabel('For', { exact: true }).selectOption('area');
@@ -433,8 +443,8 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   const savings = await get(`/api/billing/measures/${measure.id}/savings`);
   assert.ok(savings.report.avoidedKwh > 0, 'the retrofit saves');
   await page.getByRole('button', { name: 'Savings of AHU fan retrofit' }).click();
-  assert.equal(
-    await page.locator(`[data-savings="${measure.id}"] [data-field="avoided"]`).textContent(),
+  await expectText(
+    page.locator(`[data-savings="${measure.id}"] [data-field="avoided"]`),
     `${en(savings.report.avoidedKwh)} ± ${en(savings.report.uncertaintyKwh)} kWh · ${money(savings.report.avoidedCost)} ± ${money(savings.report.uncertaintyCost)}`,
   );
   // A non-routine adjustment moves the avoided energy by exactly its energy.
@@ -465,7 +475,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
   await page.locator(`[data-demand="${month}"]`).waitFor();
   const before = await get(`/api/analysis/demand-charges?month=${month}`);
   assert.equal(before.demandCharge, 0);
-  assert.equal(await page.locator('[data-demand] [data-field="demand-charge"]').textContent(), eur(0));
+  await expectText(page.locator('[data-demand] [data-field="demand-charge"]'), eur(0));
   await page.locator('[data-demand] [data-field="why"]').filter({ hasText: 'has no demand rate' }).waitFor();
   await page.getByLabel('From', { exact: true }).fill(seeded.lastMonth.from);
   await page.getByLabel('Demand charge (EUR per kW and month)').fill('12,5');
@@ -492,12 +502,13 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .filter({ hasText: `The peak of ${month}, ${en(after.peak.kw, 1)} kW, is above the contracted 40.0 kW.` })
     .waitFor();
   const warnings = (await get('/api/analysis/peak-warnings')).items;
-  assert.equal(await page.locator('[data-demand] [data-field="warnings"] li').count(), Math.min(5, warnings.length));
+  await expectCount(page.locator('[data-demand] [data-field="warnings"] li'), Math.min(5, warnings.length));
 
   // 8. A tenant's and a meter's own tariff, back-dated (it restates), and which tariff prices each tenant.
   const own = page.locator('[data-own-tariffs]');
-  const priced = (tenantId: number, meterId: number) => own.locator(`[data-priced="${tenantId}-${meterId}"] [data-field="source"]`).textContent();
-  assert.deepEqual([await priced(cafe.id, sub1), await priced(office.id, sub2)], ["the site's tariff", "the site's tariff"]);
+  const priced = (tenantId: number, meterId: number) => own.locator(`[data-priced="${tenantId}-${meterId}"] [data-field="source"]`);
+  await expectText(priced(cafe.id, sub1), "the site's tariff");
+  await expectText(priced(office.id, sub2), "the site's tariff");
   await own.getByLabel('For', { exact: true }).selectOption({ label: 'Café Nord' });
   await own.getByLabel('Utility').selectOption('electricity');
   await own.getByLabel('Valid from').fill(seeded.lastMonth.from);
@@ -514,7 +525,7 @@ test("the energy manager's tasks in the browser, each result as the API has it",
     .waitFor();
   await own.getByLabel('For', { exact: true }).selectOption({ label: 'Sub-meter 2' });
   await own.getByText("Priced in the meter's utility: Electricity.").waitFor();
-  assert.equal(await own.getByLabel('Own standing charge (EUR a day)').count(), 0, "a meter's tariff has no standing charge");
+  await expectCount(own.getByLabel('Own standing charge (EUR a day)'), 0, "a meter's tariff has no standing charge");
   await own.getByLabel('Valid from').fill(seeded.lastMonth.from);
   await own.getByLabel('Price outside the bands (EUR/kWh)').fill('0.29');
   await own.getByRole('button', { name: 'Save the tariff' }).click();
@@ -535,16 +546,15 @@ test("the energy manager's tasks in the browser, each result as the API has it",
       [null, sub2, 'electricity', seeded.lastMonth.from, 0.29, [], 0],
     ],
   );
-  assert.equal(await own.locator('[data-own] [data-field="restates"]').count(), 2, 'both versions are back-dated');
+  await expectCount(own.locator('[data-own] [data-field="restates"]'), 2, 'both versions are back-dated');
   const from = seeded.lastMonth.from;
   await own
     .locator(`[data-priced="${office.id}-${sub2}"] [data-field="source"]`)
     .filter({ hasText: `the meter's tariff (from ${from})` })
     .waitFor();
-  assert.deepEqual(
-    [await priced(cafe.id, sub1), await priced(cafe.id, sub2), await priced(office.id, sub1)],
-    [`its own tariff (from ${from})`, `its own tariff (from ${from})`, "the site's tariff"],
-  );
+  await expectText(priced(cafe.id, sub1), `its own tariff (from ${from})`);
+  await expectText(priced(cafe.id, sub2), `its own tariff (from ${from})`);
+  await expectText(priced(office.id, sub1), "the site's tariff");
   await shot(page, 'desk-tariffs-1280x800-light');
   assertNoProblems(
     problems.filter((p) => !/status of 400/.test(p)),
@@ -558,21 +568,21 @@ test('roles: a viewer reads the desk, an operator enters bills, only an admin se
   await signInThroughForm(page, 'desk-viewer', viewer.password);
   await settled(page);
   await page.locator('tr[data-tenant]').first().waitFor();
-  assert.equal(await page.getByRole('heading', { name: 'Add a tenant or cost centre' }).count(), 0);
-  assert.equal(await page.getByRole('button', { name: /^Set the shares of/ }).count(), 0);
+  await expectCount(page.getByRole('heading', { name: 'Add a tenant or cost centre' }), 0);
+  await expectCount(page.getByRole('button', { name: /^Set the shares of/ }), 0);
   await page.getByText('An admin sets this up; you can read it.').waitFor();
   await goInside(page, '/billing/runs');
   await page.locator('[data-review]').waitFor();
-  assert.equal(await page.getByRole('button', { name: /^(Compute|Issue)/ }).count(), 0);
+  await expectCount(page.getByRole('button', { name: /^(Compute|Issue)/ }), 0);
   await goInside(page, '/billing/supplier-bills');
   await page.locator('[data-bill]').first().waitFor();
-  assert.equal(await page.getByRole('heading', { name: 'Enter a supplier bill' }).count(), 0);
+  await expectCount(page.getByRole('heading', { name: 'Enter a supplier bill' }), 0);
   await page.getByText('An operator or admin enters supplier bills; you can read them.').waitFor();
   await goInside(page, '/billing/tariffs');
   await page.locator('[data-demand]').waitFor();
-  assert.equal(await page.getByRole('button', { name: 'Save the demand charge' }).count(), 0);
+  await expectCount(page.getByRole('button', { name: 'Save the demand charge' }), 0);
   await page.locator('[data-own]').first().waitFor();
-  assert.equal(await page.getByRole('button', { name: /^(Save the tariff|Remove the version)/ }).count(), 0);
+  await expectCount(page.getByRole('button', { name: /^(Save the tariff|Remove the version)/ }), 0);
   assertNoProblems(problems, 'desk as a viewer');
   await context.close();
 
@@ -582,7 +592,7 @@ test('roles: a viewer reads the desk, an operator enters bills, only an admin se
   await op.page.getByRole('heading', { name: 'Enter a supplier bill' }).waitFor();
   await goInside(op.page, '/billing/budgets');
   await op.page.locator('[data-budget]').first().waitFor();
-  assert.equal(await op.page.getByRole('heading', { name: 'Set a budget' }).count(), 0);
+  await expectCount(op.page.getByRole('heading', { name: 'Set a budget' }), 0);
   assertNoProblems(op.problems, 'desk as an operator');
   await op.context.close();
 });

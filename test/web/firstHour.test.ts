@@ -9,7 +9,19 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { seedYear } from '../helpers/seededYear.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import {
+  assertNoProblems,
+  axeViolations,
+  expectAttribute,
+  expectCount,
+  expectText,
+  openPage,
+  type Rig,
+  settled,
+  shot,
+  signInThroughForm,
+  startRig,
+} from './rig.ts';
 
 let rig: Rig;
 let alertId: number;
@@ -49,7 +61,7 @@ test("the facility manager's first hour", async () => {
   await signInThroughForm(page, 'admin', generated);
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
   // Nothing else opens until the password is changed: no menu of screens that would only lead back here.
-  assert.equal(await page.locator('nav#nav').count(), 0, 'no navigation on the forced password screen');
+  await expectCount(page.locator('nav#nav'), 0, 'no navigation on the forced password screen');
   await scan(page, 'forced password change');
   await page.getByLabel('Current password').fill(generated);
   await page.getByLabel('New password', { exact: true }).fill('facility-manager-2026');
@@ -65,7 +77,7 @@ test("the facility manager's first hour", async () => {
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Settings saved.').waitFor();
   // The set-up says where to go next.
-  assert.equal(await page.getByRole('link', { name: 'Done: go to the overview' }).getAttribute('href'), '/');
+  await expectAttribute(page.getByRole('link', { name: 'Done: go to the overview' }), 'href', '/');
   const token = (await rig.server.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'facility-manager-2026' } })).body.accessToken;
   // (that sign-in ended the browser's session: one session per user; sign in again as the person would)
   assert.equal((await rig.server.request('GET', '/api/configs', { token })).body.timezone, 'Europe/Berlin');
@@ -78,9 +90,9 @@ test("the facility manager's first hour", async () => {
   await settled(page);
   const dashboard = (await rig.server.request('GET', '/api/dashboard')).body;
   const en1 = (v: number) => new Intl.NumberFormat('en-US', { minimumFractionDigits: v >= 1000 ? 0 : 1, maximumFractionDigits: v >= 1000 ? 0 : 1 }).format(v);
-  assert.equal(await page.locator('[data-figure="today"] .num').textContent(), en1(dashboard.overview.energyTodayKwh));
-  assert.equal(
-    await page.locator('[data-field="costToday"]').textContent(),
+  await expectText(page.locator('[data-figure="today"] .num'), en1(dashboard.overview.energyTodayKwh));
+  await expectText(
+    page.locator('[data-field="costToday"]'),
     new Intl.NumberFormat('en-US', { style: 'currency', currency: dashboard.overview.currency, maximumFractionDigits: 2 }).format(dashboard.overview.costToday),
   );
   await scan(page, 'overview');
@@ -130,7 +142,7 @@ test("the facility manager's first hour", async () => {
   await page.locator(`[data-plan-id="${plan.id}"]`).getByRole('button', { name: 'Send now' }).click();
   const outcome = page.locator(`[data-plan-id="${plan.id}"] [data-delivery]`);
   await outcome.waitFor({ timeout: 60_000 });
-  assert.equal(await outcome.getAttribute('data-delivery'), 'logged', 'no SMTP here: the app says it only went to the log');
+  await expectAttribute(outcome, 'data-delivery', 'logged', 'no SMTP here: the app says it only went to the log');
   await scan(page, 'reports');
   const seconds = (performance.now() - started) / 1000;
   console.log(`first hour walkthrough: ${seconds.toFixed(1)} s of browser time`);

@@ -19,7 +19,7 @@ import type { Batch } from '../../src/fleet/schemas.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { enrolSite, type FleetInstance, getJson, METERS, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
-import { assertNoProblems, axeViolations, ensureBuilt, openPage, SHOTS, settled, shot, VIEWPORTS } from './rig.ts';
+import { assertNoProblems, axeViolations, ensureBuilt, expectCount, expectEqual, expectText, openPage, settled, shot, SHOTS, VIEWPORTS } from './rig.ts';
 
 const run = promisify(execFile);
 const DAY = 86_400_000;
@@ -191,7 +191,7 @@ test('fleet mode: sign-in with a token, health list graded with the API figures,
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Fleet health' }).waitFor();
   await settled(page);
-  assert.equal(await page.locator('.who').textContent(), 'Dana Fleet');
+  await expectText(page.locator('.who'), 'Dana Fleet');
 
   const api = (await getJson(`${fleet.url}/api/fleet/sites`, token)).body.items as Array<Record<string, any>>;
   const byId = new Map(api.map((s) => [s.id, s]));
@@ -203,31 +203,27 @@ test('fleet mode: sign-in with a token, health list graded with the API figures,
 
   // Stale first, then warning, then healthy; counts in the cards.
   const rows = page.locator('table.fleet-health tbody tr');
-  assert.deepEqual(await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)), [
-    sites.mill.siteId,
-    sites.harbour.siteId,
-    sites.north.siteId,
-  ]);
-  for (const grade of ['stale', 'warning', 'healthy']) assert.equal(await page.locator(`.grade-count-${grade}`).textContent(), '1');
+  await expectEqual(
+    () => rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)),
+    [sites.mill.siteId, sites.harbour.siteId, sites.north.siteId],
+  );
+  for (const grade of ['stale', 'warning', 'healthy']) await expectText(page.locator(`.grade-count-${grade}`), '1');
   // The figures on screen are the API's.
   for (const id of [sites.north.siteId, sites.harbour.siteId, sites.mill.siteId]) {
     const site = byId.get(id)!;
     const row = page.locator(`tr[data-site="${id}"]`);
-    assert.equal(await row.locator('th a').textContent(), site.name, 'a name with markup is text');
-    assert.equal(await row.locator('.unsent').textContent(), en(site.unsentRows, 0));
-    assert.equal(await row.locator('.completeness').textContent(), pct(site.completeness));
-    assert.equal(await row.locator('.version').textContent(), site.version);
-    assert.equal(await row.locator('.alerts').textContent(), en(site.openAlerts, 0));
+    await expectText(row.locator('th a'), site.name, 'a name with markup is text');
+    await expectText(row.locator('.unsent'), en(site.unsentRows, 0));
+    await expectText(row.locator('.completeness'), pct(site.completeness));
+    await expectText(row.locator('.version'), site.version);
+    await expectText(row.locator('.alerts'), en(site.openAlerts, 0));
   }
-  assert.equal(await page.locator(`tr[data-site="${sites.north.siteId}"] .completeness`).textContent(), '100%');
-  assert.equal(await page.locator(`tr[data-site="${sites.north.siteId}"] .alerts`).textContent(), '2');
-  assert.equal(await page.locator(`tr[data-site="${sites.mill.siteId}"] .lag`).textContent(), '2 days');
-  assert.equal(await page.locator(`tr[data-site="${sites.harbour.siteId}"] .backup`).textContent(), '–');
-  assert.match(
-    (await page.locator(`tr[data-site="${sites.harbour.siteId}"] .grade`).textContent())!,
-    /Warning.*yesterday under 95 % complete, no backup in 48 h/,
-  );
-  assert.equal(await page.locator('img').count(), 0, 'no markup from a site name became an element');
+  await expectText(page.locator(`tr[data-site="${sites.north.siteId}"] .completeness`), '100%');
+  await expectText(page.locator(`tr[data-site="${sites.north.siteId}"] .alerts`), '2');
+  await expectText(page.locator(`tr[data-site="${sites.mill.siteId}"] .lag`), '2 days');
+  await expectText(page.locator(`tr[data-site="${sites.harbour.siteId}"] .backup`), '–');
+  await expectText(page.locator(`tr[data-site="${sites.harbour.siteId}"] .grade`), /Warning.*yesterday under 95 % complete, no backup in 48 h/);
+  await expectCount(page.locator('img'), 0, 'no markup from a site name became an element');
   await shot(page, 'fleet-health-1280-light');
 
   // Drill-down: a click on the site opens its meters with the API's figures.
@@ -235,12 +231,12 @@ test('fleet mode: sign-in with a token, health list graded with the API figures,
   await page.getByRole('heading', { name: 'Northside School' }).waitFor();
   await settled(page);
   const meters = (await getJson(`${fleet.url}/api/fleet/sites/${sites.north.siteId}/meters`, token)).body.items as Array<Record<string, any>>;
-  assert.equal(await page.locator('table.fleet-meters tbody tr').count(), meters.length);
+  await expectCount(page.locator('table.fleet-meters tbody tr'), meters.length);
   for (const meter of meters) {
     const row = page.locator(`tr[data-meter="${meter.key}"]`);
-    assert.equal(await row.locator('th').textContent(), meter.name);
-    assert.equal(await row.locator('.energy').textContent(), meter.last30Days === null ? '–' : `${en(meter.last30Days)} ${meter.unit}`);
-    assert.equal(await row.locator('.cost').textContent(), meter.last30DaysCost === null ? '–' : en(meter.last30DaysCost, 2));
+    await expectText(row.locator('th'), meter.name);
+    await expectText(row.locator('.energy'), meter.last30Days === null ? '–' : `${en(meter.last30Days)} ${meter.unit}`);
+    await expectText(row.locator('.cost'), meter.last30DaysCost === null ? '–' : en(meter.last30DaysCost, 2));
   }
   assert.ok(meters[0].last30Days > 0, 'the site sent day rollups for the last 30 days');
   await shot(page, 'fleet-site-1280-light');
@@ -260,8 +256,8 @@ test('EUI ranking and the alert list = the API; XLSX downloads carry the API num
   await page.getByRole('heading', { name: 'EUI ranking' }).waitFor();
   await settled(page);
   const eui = (await getJson(`${fleet.url}/api/fleet/eui`, token)).body.items as Array<Record<string, any>>;
-  assert.deepEqual(
-    await page.locator('table.fleet-eui tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)),
+  await expectEqual(
+    () => page.locator('table.fleet-eui tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)),
     eui.map((r) => r.id),
   );
   assert.deepEqual(
@@ -274,16 +270,16 @@ test('EUI ranking and the alert list = the API; XLSX downloads carry the API num
   );
   for (const r of eui) {
     const row = page.locator(`table.fleet-eui tr[data-site="${r.id}"]`);
-    assert.equal(await row.locator('.rank').textContent(), r.rank === null ? '–' : String(r.rank));
-    assert.equal(await row.locator('.eui').textContent(), r.eui === null ? '–' : en(r.eui));
-    assert.equal(await row.locator('.eui-last').textContent(), r.euiLastYear === null ? '–' : en(r.euiLastYear));
-    assert.equal(await row.locator('.change').textContent(), r.change === null ? '–' : pct(r.change, true));
+    await expectText(row.locator('.rank'), r.rank === null ? '–' : String(r.rank));
+    await expectText(row.locator('.eui'), r.eui === null ? '–' : en(r.eui));
+    await expectText(row.locator('.eui-last'), r.euiLastYear === null ? '–' : en(r.euiLastYear));
+    await expectText(row.locator('.change'), r.change === null ? '–' : pct(r.change, true));
     const gas = r.byCommodity.gas;
-    assert.match((await row.locator('.commodity-gas').textContent())!, new RegExp(`^${gas?.eui == null ? '–' : en(gas.eui)}`));
+    await expectText(row.locator('.commodity-gas'), new RegExp(`^${gas?.eui == null ? '–' : en(gas.eui)}`));
   }
   // North burns more than last year: the change is up (red); Harbour's gas came in this year.
   assert.ok(eui[0].change > 0);
-  assert.equal(await page.locator(`tr[data-site="${sites.north.siteId}"] .change.up`).count(), 1);
+  await expectCount(page.locator(`tr[data-site="${sites.north.siteId}"] .change.up`), 1);
   await shot(page, 'fleet-eui-1280-light');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download XLSX' }).click()]);
@@ -317,13 +313,13 @@ test('EUI ranking and the alert list = the API; XLSX downloads carry the API num
   await settled(page);
   const alerts = (await getJson(`${fleet.url}/api/fleet/alerts?pageSize=50`, token)).body;
   assert.equal(alerts.total, 3);
-  assert.deepEqual(
-    await page.locator('.fleet-alerts li').evaluateAll((lis) => lis.map((li) => `${(li as HTMLElement).dataset.site}/${(li as HTMLElement).dataset.alert}`)),
+  await expectEqual(
+    () => page.locator('.fleet-alerts li').evaluateAll((lis) => lis.map((li) => `${(li as HTMLElement).dataset.site}/${(li as HTMLElement).dataset.alert}`)),
     alerts.items.map((a: { siteId: string; id: string }) => `${a.siteId}/${a.id}`),
   );
-  assert.equal(await page.locator('.fleet-alerts li').nth(1).locator('.title').textContent(), 'Boiler pressure low');
-  assert.equal(await page.locator('.fleet-alerts li').nth(2).locator('.title').textContent(), 'Chiller <b>fault</b> & "reset"');
-  assert.equal(await page.locator('.fleet-alerts b').count(), 0);
+  await expectText(page.locator('.fleet-alerts li').nth(1).locator('.title'), 'Boiler pressure low');
+  await expectText(page.locator('.fleet-alerts li').nth(2).locator('.title'), 'Chiller <b>fault</b> & "reset"');
+  await expectCount(page.locator('.fleet-alerts b'), 0);
   await page.getByText('3 alerts').waitFor();
   await shot(page, 'fleet-alerts-1280-light');
   const [alertDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download XLSX' }).click()]);
@@ -435,12 +431,12 @@ test('fleet screens: axe clean in light and dark, four sizes without sideways sc
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Alerts across sites' }).waitFor();
   await settled(page);
-  assert.deepEqual(await page.locator('.fleet-alerts li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.site)), [sites.harbour.siteId]);
+  await expectEqual(() => page.locator('.fleet-alerts li').evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.site)), [sites.harbour.siteId]);
   await page.goto(`${fleet.url}/`);
   await settled(page);
   await page.locator('table.fleet-health').waitFor();
-  assert.deepEqual(
-    await page.locator('table.fleet-health tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)),
+  await expectEqual(
+    () => page.locator('table.fleet-health tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.site)),
     [sites.harbour.siteId],
     'the tab keeps its sign-in across a reload (sessionStorage)',
   );
@@ -540,8 +536,8 @@ test('fleet admin (issue 55 item 5): password sign-in, a new site’s code, a si
 
   await page.getByLabel('Site name').fill('Riverside Annex');
   await page.getByRole('button', { name: 'Make an enrolment code' }).click();
+  await expectText(page.locator('pre.code-out'), /emsctl fleet join http:\/\/127\.0\.0\.1:\d+ [0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}/);
   const made = await page.locator('pre.code-out').textContent();
-  assert.match(made ?? '', /emsctl fleet join http:\/\/127\.0\.0\.1:\d+ [0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}-[0-9A-Z]{5}/);
   // The QR code beside it draws that line: its dark modules are lean-qr's for exactly that text (round 7).
   const command = /emsctl fleet join \S+ \S+/.exec(made ?? '')![0];
   const qr = page.getByRole('img', { name: `QR code of the line to type on the box: ${command}` });

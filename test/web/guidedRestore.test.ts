@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
 import { startHostedServer, type HostedServer } from '../helpers/hostedServer.ts';
 import { TEST_PASSWORD } from '../helpers/server.ts';
-import { ensureBuilt, openPage, settled, shot, signInThroughForm } from './rig.ts';
+import { ensureBuilt, expectAttribute, openPage, settled, shot, signInThroughForm } from './rig.ts';
 
 let box: HostedServer;
 let browser: Browser;
@@ -38,7 +38,7 @@ test('restore a backup from the admin screen: confirm, follow the steps, sign in
   await panel.getByLabel('I have read this and want to restore this backup').check();
   await confirm.click();
   await page.locator('[data-section="guided-restore"][data-reached="sign-in"]').waitFor({ timeout: 60_000 });
-  assert.equal(await panel.locator('[data-step="restoring"]').getAttribute('data-state'), 'done');
+  await expectAttribute(panel.locator('[data-step="restoring"]'), 'data-state', 'done');
   await shot(page, 'admin-restore-done-1280x800');
   assert.equal(box.host.restarts, 1);
   await page.getByRole('button', { name: 'Sign in again' }).click();

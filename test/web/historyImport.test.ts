@@ -8,7 +8,19 @@ import { after, before, test } from 'node:test';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { eventually, type TestUser } from '../helpers/server.ts';
 import { noonZone } from '../helpers/siteClock.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import {
+  assertNoProblems,
+  axeViolations,
+  expectAttribute,
+  expectCount,
+  expectText,
+  openPage,
+  type Rig,
+  settled,
+  shot,
+  signInThroughForm,
+  startRig,
+} from './rig.ts';
 
 const Q = 15 * 60_000;
 const ZONE = noonZone();
@@ -75,9 +87,9 @@ test('dry run, an import cancelled (nothing left), the import to the end with it
   await dry.locator(`tr[data-meter="${main.id}"]`).waitFor();
   const mainRow = dry.locator(`tr[data-meter="${main.id}"]`);
   const cells = DAYS.reduce((sum, d) => sum + dayIntervals(ZONE, d).count, 0);
-  assert.equal(await mainRow.locator('[data-field="new"]').textContent(), (cells - 1).toLocaleString('en-US'));
-  assert.match((await mainRow.locator('[data-field="missing"]').textContent())!, /^1 \(1 empty cells\)$/);
-  assert.equal(await mainRow.locator('[data-field="suspect"]').textContent(), '1');
+  await expectText(mainRow.locator('[data-field="new"]'), (cells - 1).toLocaleString('en-US'));
+  await expectText(mainRow.locator('[data-field="missing"]'), /^1 \(1 empty cells\)$/);
+  await expectText(mainRow.locator('[data-field="suspect"]'), '1');
   await dry.locator(`[data-suspects="${main.id}"] li`).getByText('6.0 h of 0.000 kWh').waitFor();
   assert.equal(storedDays(main.id), 0, 'a dry run writes nothing');
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the dry run (light)');
@@ -88,7 +100,7 @@ test('dry run, an import cancelled (nothing left), the import to the end with it
   const held = collector.exclusive(() => new Promise<void>((resolve) => (release = resolve)));
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await page.getByText('Writing: 0 %').waitFor();
-  assert.equal(await page.locator('progress#import-progress').getAttribute('value'), '0');
+  await expectAttribute(page.locator('progress#import-progress'), 'value', '0');
   await page.getByRole('button', { name: 'Cancel the import' }).click();
   await page.getByText(/^Cancelling/).waitFor();
   const cancelling = (await rig.server.request('GET', '/api/energy/import/jobs/1', { token: admin.accessToken })).body;
@@ -107,7 +119,7 @@ test('dry run, an import cancelled (nothing left), the import to the end with it
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   const result = page.locator('[data-section="job"][data-state="done"]');
   await result.getByText('Imported:').waitFor();
-  assert.equal(await result.locator(`tr[data-meter="${hvac.id}"] [data-field="new"]`).textContent(), cells.toLocaleString('en-US'));
+  await expectText(result.locator(`tr[data-meter="${hvac.id}"] [data-field="new"]`), cells.toLocaleString('en-US'));
   assert.equal(storedDays(main.id), DAYS.length);
   await page.getByRole('button', { name: 'Switch to dark theme' }).click();
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the result (dark)');
@@ -129,7 +141,7 @@ test('the suspect run: read-only for a viewer, confirmed as real by an operator'
   await signInThroughForm(seen.page, 'suspect-viewer', viewer.password);
   await settled(seen.page);
   await seen.page.locator(`tr[data-run="${run.id}"]`).getByText('suspect (an operator can confirm it)').waitFor();
-  assert.equal(await seen.page.getByRole('button', { name: /^Confirm as real/ }).count(), 0);
+  await expectCount(seen.page.getByRole('button', { name: /^Confirm as real/ }), 0);
   await seen.context.close();
 
   const operator = await rig.server.createUser({ role: 'operator', username: 'suspect-operator' });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startGatewaySimulator, type RunningSimulator } from '../../src/gateway/simulator/server.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, goInside, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectEqual, expectText, goInside, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let sim: RunningSimulator;
 let rig: Rig;
@@ -101,8 +101,10 @@ test('a gateway alarm shows on the open overview within 2 s, by the stream alone
   assert.deepEqual(await activeOnOverview(page), { active: counts.active, critical: counts.critical });
   await goInside(page, '/alerts');
   await page.locator('[role="tab"] .count').first().waitFor();
-  const tabs = await page.locator('[role="tab"]').evaluateAll((buttons) => buttons.map((b) => Number(b.querySelector('.count')?.getAttribute('data-count'))));
-  assert.deepEqual(tabs, [counts.active, counts.cleared, counts.acknowledged, counts.shelved, counts.resolved]);
+  await expectEqual(
+    () => page.locator('[role="tab"]').evaluateAll((buttons) => buttons.map((b) => Number(b.querySelector('.count')?.getAttribute('data-count')))),
+    [counts.active, counts.cleared, counts.acknowledged, counts.shelved, counts.resolved],
+  );
   // The Active tab lists as many as its count says.
   await page.waitForFunction((want) => document.querySelectorAll('ul.worklist > li').length === want, counts.active, { timeout: 10_000 });
   assert.ok(await page.getByRole('button', { name: 'Boiler 2 flame failure' }).isVisible());
@@ -124,7 +126,7 @@ test('a stream that goes quiet is shown as stale with the time of the last news,
   await page.route('**/api/events*', (route) => route.abort('connectionrefused'));
   rig.server.service.deps.live.close();
   await page.locator('[data-live="stale"]').waitFor({ timeout: 20_000 });
-  assert.match((await page.locator('[data-live="stale"]').textContent())!, /Not live since \d{1,2}:\d{2}:\d{2}/);
+  await expectText(page.locator('[data-live="stale"]'), /Not live since \d{1,2}:\d{2}:\d{2}/);
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     assert.equal((await axeViolations(page)).join('\n'), '', `axe with the stale badge, ${scheme}`);

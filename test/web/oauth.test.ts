@@ -6,7 +6,7 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { type FakeGithub, startFakeGithub } from '../helpers/fakeGithub.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { openPage, type Rig, settled, startRig } from './rig.ts';
+import { expectText, openPage, type Rig, settled, startRig } from './rig.ts';
 
 let github: FakeGithub;
 let rig: Rig;
@@ -51,6 +51,6 @@ test('sign in with GitHub: link to the existing account once, then straight in',
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByRole('button', { name: 'Sign in with GitHub' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-  assert.equal(await page.locator('.who').textContent(), 'octo-owner');
+  await expectText(page.locator('.who'), 'octo-owner');
   await context.close();
 });

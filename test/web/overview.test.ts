@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { seedYear } from '../helpers/seededYear.ts';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectEqual, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let viewer: TestUser;
@@ -28,13 +28,16 @@ test('today and this month: energy, cost and the areas as the API has them; dril
   await signInThroughForm(page, 'looker', viewer.password);
   await settled(page);
   await page.locator('table tbody tr').first().waitFor();
-  assert.equal(await page.locator('[data-figure="today"] .num').textContent(), en(api.overview.energyTodayKwh));
-  assert.equal(await page.locator('[data-figure="month"] .num').textContent(), en(api.overview.energyMonthKwh));
-  assert.equal(await page.locator('[data-field="costMonth"]').textContent(), eur(api.overview.costMonth));
+  await expectText(page.locator('[data-figure="today"] .num'), en(api.overview.energyTodayKwh));
+  await expectText(page.locator('[data-figure="month"] .num'), en(api.overview.energyMonthKwh));
+  await expectText(page.locator('[data-field="costMonth"]'), eur(api.overview.costMonth));
   assert.ok(api.overview.energyMonthKwh > 0, 'the seeded month has energy');
-  const areaRows = await page.locator('tbody tr[data-area]:not([data-area=""])').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-area')));
   const expected = [...api.areas].sort((a: any, b: any) => b.todayKwh - a.todayKwh || b.monthKwh - a.monthKwh).map((area: { name: string }) => area.name);
-  assert.deepEqual(areaRows, expected, 'largest first');
+  await expectEqual(
+    () => page.locator('tbody tr[data-area]:not([data-area=""])').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-area'))),
+    expected,
+    'largest first',
+  );
   assert.deepEqual((await axeViolations(page)).join('\n'), '', 'axe on the overview');
   await shot(page, 'overview-seeded-1280x800-light');
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectAttribute, expectText, openPage, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let operator: TestUser;
@@ -25,7 +25,7 @@ test('schedule a monthly PDF report in words, send it now, see that it was only 
   await page.getByLabel('Repeat', { exact: true }).selectOption('month');
   await page.getByLabel('Day of the month').selectOption('1');
   await page.getByLabel('At', { exact: true }).fill('07:00');
-  assert.equal(await page.locator('[data-field="schedulePreview"]').textContent(), 'Monthly on day 1 at 07:00');
+  await expectText(page.locator('[data-field="schedulePreview"]'), 'Monthly on day 1 at 07:00');
   await page.getByLabel('Recipients', { exact: true }).fill('fm@example.test, boss@example.test');
   await page.getByLabel('Format', { exact: true }).selectOption('pdf');
   await page.getByRole('button', { name: 'Save schedule' }).click();
@@ -36,18 +36,18 @@ test('schedule a monthly PDF report in words, send it now, see that it was only 
     { cron: '0 7 1 * *', format: 'pdf', recipients: ['fm@example.test', 'boss@example.test'], templateId: templates[0].id },
   );
   const card = page.locator(`[data-plan-id="${plan.id}"]`);
-  assert.equal(await card.locator('[data-field="schedule"]').textContent(), 'Monthly on day 1 at 07:00');
+  await expectText(card.locator('[data-field="schedule"]'), 'Monthly on day 1 at 07:00');
 
   await card.getByRole('button', { name: 'Send now' }).click();
   const outcome = card.locator('[data-delivery]');
   await outcome.waitFor({ timeout: 60_000 });
-  assert.equal(await outcome.getAttribute('data-delivery'), 'logged');
-  assert.match((await outcome.textContent())!, /^Not sent: no mail server is configured/);
+  await expectAttribute(outcome, 'data-delivery', 'logged');
+  await expectText(outcome, /^Not sent: no mail server is configured/);
   const run = (await rig.server.request('GET', `/api/reports/plans/${plan.id}/runs`, { token: operator.accessToken })).body.items[0];
   assert.equal(run.delivery, 'logged');
   const row = card.locator(`tr[data-run-id="${run.id}"]`);
   await row.waitFor();
-  assert.match((await row.textContent())!, /Not sent/);
+  await expectText(row, /Not sent/);
   const pdf = run.files.find((file: { name: string }) => file.name.endsWith('.pdf'));
   assert.ok(pdf, 'a PDF among the files');
   const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: pdf.name }).click()]);
@@ -68,7 +68,7 @@ test('in German the templates are German, and the template follows the period ch
   const report = page.getByLabel('Bericht', { exact: true });
   const chosen = () => report.evaluate((select: HTMLSelectElement) => select.selectedOptions[0].textContent);
   assert.equal(await chosen(), 'Energie und Kosten des Monats', 'every month starts on the monthly report');
-  assert.match((await page.locator('form [id$="-hint"]').first().textContent())!, /vorigen Kalendermonat/);
+  await expectText(page.locator('form [id$="-hint"]').first(), /vorigen Kalendermonat/);
   await page.getByLabel('Wiederholen', { exact: true }).selectOption('week');
   assert.equal(await chosen(), 'Energie der Woche');
   await page.getByLabel('Wiederholen', { exact: true }).selectOption('day');

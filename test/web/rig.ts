@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { isDeepStrictEqual } from 'node:util';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../src/web/tools/build.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { patience } from '../helpers/patience.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 export const SHOTS = process.env.WEB_SHOTS ?? '/tmp/web-shots';
@@ -103,4 +105,92 @@ export async function goInside(page: Page, path: string): Promise<void> {
 export async function settled(page: Page): Promise<void> {
   await page.locator('main h1').first().waitFor();
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+}
+
+// Assertions that wait for what they assert. A screen shows an element before its content (a heading from the address,
+// a row before its figures, a form before its saved value), and a busy box shows it later still: reading once right
+// after an action reads a proxy of the state, and CI went red on exactly that twice (faultRules, drafts). These poll
+// until the value is the expected one, and after WAIT_MS × patience() (the load per core) fail with the usual
+// assertion message on the last value read. An absence (`expectCount(…, 0)`) passes at once, as before.
+export const WAIT_MS = 30_000;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads `read()` until `accept` holds (polling), and gives the last value read: accepted, or the one at the deadline. */
+export async function readUntil<T>(read: (timeout: number) => Promise<T>, accept: (value: T) => boolean, timeoutMs = WAIT_MS): Promise<T> {
+  const until = Date.now() + timeoutMs * patience();
+  for (;;) {
+    const value = await read(Math.max(1000, until - Date.now()));
+    if (accept(value) || Date.now() > until) return value;
+    await pause(50);
+  }
+}
+
+const matches = (value: string | null, expected: string | RegExp) =>
+  typeof expected === 'string' ? value === expected : value !== null && expected.test(value);
+function assertMatches(value: string | null, expected: string | RegExp, message?: string): void {
+  if (typeof expected === 'string') assert.equal(value, expected, message);
+  else assert.match(value ?? '', expected, message);
+}
+
+/** The element's text becomes `expected` (equal), or matches it (RegExp); gives the text. */
+export async function expectText(locator: Locator, expected: string | RegExp, message?: string): Promise<string> {
+  const text = await readUntil(
+    (timeout) => locator.textContent({ timeout }),
+    (value) => matches(value, expected),
+  );
+  assertMatches(text, expected, message);
+  return text!;
+}
+
+/** The form control's value becomes `expected`. */
+export async function expectValue(locator: Locator, expected: string, message?: string): Promise<void> {
+  assert.equal(
+    await readUntil(
+      (timeout) => locator.inputValue({ timeout }),
+      (value) => value === expected,
+    ),
+    expected,
+    message,
+  );
+}
+
+/** The element's attribute becomes `expected`. */
+export async function expectAttribute(locator: Locator, name: string, expected: string | null, message?: string): Promise<void> {
+  assert.equal(
+    await readUntil(
+      (timeout) => locator.getAttribute(name, { timeout }),
+      (value) => value === expected,
+    ),
+    expected,
+    message,
+  );
+}
+
+/** The locator matches `expected` elements (0: none left). */
+export async function expectCount(locator: Locator, expected: number, message?: string): Promise<void> {
+  assert.equal(
+    await readUntil(
+      () => locator.count(),
+      (value) => value === expected,
+    ),
+    expected,
+    message,
+  );
+}
+
+/** The texts of every match become `expected` (in order). */
+export async function expectTexts(locator: Locator, expected: readonly string[], message?: string): Promise<void> {
+  assert.deepEqual(
+    await readUntil(
+      () => locator.allTextContents(),
+      (value) => JSON.stringify(value) === JSON.stringify(expected),
+    ),
+    expected,
+    message,
+  );
+}
+
+/** What `read()` gives becomes (deep-)equal to `expected`: a list's order, several fields at once. */
+export async function expectEqual<T>(read: () => Promise<T>, expected: T, message?: string): Promise<void> {
+  assert.deepStrictEqual(await readUntil(read, (value) => isDeepStrictEqual(value, expected)), expected, message);
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { TestUser } from '../helpers/server.ts';
-import { assertNoProblems, axeViolations, goInside, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, axeViolations, expectText, goInside, type Rig, settled, shot, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 let admin: TestUser;
@@ -26,7 +26,7 @@ test('the zone guessed from the browser, searchable, checked; name and zone appl
   await settled(page);
   const zone = page.getByLabel('Time zone');
   await page.waitForFunction(() => (document.querySelector('input[list="zone-list"]') as HTMLInputElement | null)?.value === 'America/Chicago');
-  assert.match((await page.locator('.field small').filter({ hasText: 'Guessed from this browser' }).textContent())!, /Guessed from this browser/);
+  await expectText(page.locator('.field small').filter({ hasText: 'Guessed from this browser' }), /Guessed from this browser/);
   assert.ok((await page.locator('#zone-list option').count()) > 300, 'every zone offered as a suggestion');
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -44,14 +44,14 @@ test('the zone guessed from the browser, searchable, checked; name and zone appl
   await zone.fill('Asia/Tokyo');
   await page.getByRole('button', { name: 'Save settings' }).click();
   await page.getByText('Settings saved.').waitFor();
-  assert.equal(await page.locator('header [data-field="siteName"]').textContent(), 'Harbour Depot');
+  await expectText(page.locator('header [data-field="siteName"]'), 'Harbour Depot');
   assert.match(await page.title(), /· Harbour Depot$/);
   const config = (await rig.server.request('GET', '/api/configs', { token: admin.accessToken })).body;
   assert.equal(config.timezone, 'Asia/Tokyo');
   // The app's dates read the new zone at once (i18n's siteTimeZone, a live binding, and the page's data attribute).
   assert.equal(await page.evaluate(() => document.documentElement.dataset.siteTimezone), 'Asia/Tokyo');
   await goInside(page, '/alerts');
-  assert.equal(await page.locator('header [data-field="siteName"]').textContent(), 'Harbour Depot', 'still, on another screen');
+  await expectText(page.locator('header [data-field="siteName"]'), 'Harbour Depot', 'still, on another screen');
   assertNoProblems(problems, 'set-up');
   await context.close();
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { assertNoProblems, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
+import { assertNoProblems, expectCount, expectEqual, expectText, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
 before(async () => {
@@ -42,7 +42,7 @@ test('the initial admin signs in with the generated password, must choose a new 
   await signInThroughForm(page, 'admin', generated);
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
   // No menu of other screens is offered, and every other screen, reached by its address, asks for the password first.
-  assert.equal(await page.locator('nav#nav').count(), 0);
+  await expectCount(page.locator('nav#nav'), 0);
   await goInside(page, '/alerts');
   await page.getByRole('heading', { name: 'Choose your own password' }).waitFor();
   await page.getByLabel('Current password').fill(generated);
@@ -94,7 +94,7 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
   // A reload resumes the session from the stored refresh token: one more refresh, no sign-in.
   await page.reload();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
-  assert.equal(refreshes.count - before, 2);
+  await expectEqual(async () => refreshes.count - before, 2);
   await context.close();
 });
 
@@ -135,7 +135,7 @@ test('a wrong password is announced; forgotten password and registration work wi
   await page.keyboard.press('Enter');
   const problem = page.getByRole('alert').filter({ hasText: /./ });
   await problem.waitFor();
-  assert.match((await problem.textContent())!, /invalid|incorrect|wrong/i);
+  await expectText(problem, /invalid|incorrect|wrong/i);
 
   await page.getByRole('link', { name: 'Forgot your password?' }).click();
   let mark = rig.server.logs.length;

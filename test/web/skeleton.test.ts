@@ -4,7 +4,7 @@
 // numbers in the locale's form, light and dark, four screen sizes without sideways scrolling, keyboard navigation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { assertNoProblems, goInside, openPage, type Rig, shot, signInThroughForm, startRig, VIEWPORTS } from './rig.ts';
+import { assertNoProblems, expectAttribute, expectText, goInside, openPage, type Rig, shot, signInThroughForm, startRig, VIEWPORTS } from './rig.ts';
 import type { TestUser } from '../helpers/server.ts';
 
 let rig: Rig;
@@ -114,7 +114,7 @@ describe('in Chromium', () => {
     await signInThroughForm(german.page, 'frame-admin', admin.password);
     await german.page.getByRole('heading', { name: 'Übersicht', level: 1 }).waitFor();
     assert.equal(await german.page.getAttribute('html', 'lang'), 'de');
-    assert.equal(await german.page.locator('tr[data-area="HVAC"] td').first().textContent(), '1.235');
+    await expectText(german.page.locator('tr[data-area="HVAC"] td').first(), '1.235');
     await german.context.close();
     assert.equal((await rig.server.request('PUT', '/api/configs', { token: admin.accessToken, body: { locale: 'fr-FR' } })).status, 200);
     try {
@@ -188,7 +188,7 @@ describe('in Chromium', () => {
     await page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/alerts');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
-    assert.equal(await page.getByRole('link', { name: 'Alerts' }).getAttribute('aria-current'), 'page');
+    await expectAttribute(page.getByRole('link', { name: 'Alerts' }), 'aria-current', 'page');
     await context.close();
   });
 });
