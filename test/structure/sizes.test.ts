@@ -24,8 +24,6 @@ const OVERSIZE: Record<string, number> = {
   'function billing/billAudit.ts audit': 333,
   'function billing/billAudit.ts callback of bill.lines.forEach': 156,
   'function billing/budgets.ts status': 163,
-  'class billing/calculation.ts BillingCalculation': 501,
-  'function billing/calculation.ts compute': 205,
   'function billing/supplierBills.ts importCsv': 132,
   'class energy/figures.ts EnergyFigures': 415,
   'function files/uploads/receiveUpload.ts receiveUpload': 122,
