@@ -11,32 +11,18 @@ import type { BillingCalculation } from './calculation.ts';
 import { describeDoubleCount, doubleCount, firstDoubleCount, type DoubleCount } from './meterTree.ts';
 import { DEFAULT_TOLERANCES } from './billAudit.ts';
 import { billingStore, type BillingStore } from './store.ts';
-
-export type {
-  Tenant,
-  TenantInput,
-  Allocation,
-  AllocationInput,
-  BillingSettings,
-  BillingSettingsInput,
-  Period,
-  RunSummary,
-  Run,
-  Difference,
-  Statement,
-} from './types.ts';
 import type {
-  Tenant,
-  TenantInput,
   Allocation,
   AllocationInput,
   BillingSettings,
   BillingSettingsInput,
-  Period,
-  RunSummary,
-  Run,
   Difference,
+  Period,
+  Run,
+  RunSummary,
   Statement,
+  Tenant,
+  TenantInput,
 } from './types.ts';
 
 type RunRow = typeof billingRuns.$inferSelect;
