@@ -28,8 +28,6 @@ const OVERSIZE: Record<string, number> = {
   'class energy/figures.ts EnergyFigures': 415,
   'function files/uploads/receiveUpload.ts receiveUpload': 122,
   'function fleet/app.ts createFleetApp': 167,
-  'class metering/collector.ts Collector': 592,
-  'function metering/collector.ts collectNow': 126,
   'function metering/importWrite.ts writeImport': 130,
   'function web/app/components/charts/Chart.tsx Chart': 235,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
