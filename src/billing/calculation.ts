@@ -4,8 +4,8 @@
 // Amounts are kept unrounded until a line is finished, then rounded to the cent; totals are sums of rounded lines.
 // The pieces: a meter's period (meterPeriod.ts), an own tariff's pricing (ownPricing.ts), the site's bill and the
 // landlord's share (siteBill.ts), a tenant's statement (tenantBill.ts); the shapes and rules in bill.ts.
-import type { Tariffs } from '../pricing/index.ts';
-import { SLICE_MS, yieldToLoop, type IntervalStore, type MeterDirectory } from '../metering/index.ts';
+import type { MeterCommodity, Tariffs } from '../pricing/index.ts';
+import { meterCommodity, SLICE_MS, yieldToLoop, type IntervalStore, type MeterDirectory } from '../metering/index.ts';
 import type { EnergyFigures } from '../energy/index.ts';
 import type { DemandCharges } from '../analysis/index.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -19,6 +19,9 @@ import { demandMonths, landlordShare, months, periodQuality, siteBill, standingC
 import { tenantBill } from './tenantBill.ts';
 
 export class BillingCalculation {
+  /** A meter's commodity and role, which price its days (pricing's port MeterCommodity, metering's lookup). */
+  private readonly meterOf: MeterCommodity;
+
   constructor(
     private readonly db: Db,
     private readonly store: IntervalStore,
@@ -32,7 +35,9 @@ export class BillingCalculation {
     private readonly ownTariffs: () => OwnTariffBook = () => new OwnTariffBook([]),
     /** kWh per m³ of gas by site day (the calorific value in force): an own gas tariff is priced per kWh. */
     private readonly kwhPerM3: (days: string[]) => Map<string, number> = (days) => new Map(days.map((day) => [day, Number.NaN])),
-  ) {}
+  ) {
+    this.meterOf = meterCommodity(db);
+  }
 
   /** Every meter, by id, with what billing splits and prices it by. */
   billedMeters(): BilledMeter[] {
@@ -58,7 +63,7 @@ export class BillingCalculation {
 
   /** What reading a meter's period needs, with the site's zone as it is now. */
   private source(): PeriodSource {
-    return { db: this.db, store: this.store, tariffs: this.tariffs, timezone: this.timezone() };
+    return { db: this.db, store: this.store, tariffs: this.tariffs, meterOf: this.meterOf, timezone: this.timezone() };
   }
 
   meterPeriod(meter: BilledMeter, from: string, to: string, estimate?: () => { supply: BilledMeter[] }): MeterPeriod {

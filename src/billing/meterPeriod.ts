@@ -1,14 +1,14 @@
 // A meter's period as billing reads it: each day's intervals from the interval store, priced per interval as the store
 // prices them (the tariff version of the day, its time-of-use band), summed per band, with its data quality; a split
 // sub-meter's missing intervals estimated by ESTIMATE_RULE.
-import { meterPrices, type Tariffs } from '../pricing/index.ts';
+import { meterPrices, type MeterCommodity, type Tariffs } from '../pricing/index.ts';
 import { FLAG_ESTIMATED, type IntervalStore } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { dayOf, daysBetween, INTERVAL_MS, localClock } from '../platform/time/calendar.ts';
 import type { BilledMeter, MeterPeriod } from './bill.ts';
 
 /** What reading a meter's period needs: the stored days, the tariffs (and a meter's commodity), the site's zone now. */
-export type PeriodSource = { db: Db; store: IntervalStore; tariffs: Tariffs; timezone: string };
+export type PeriodSource = { db: Db; store: IntervalStore; tariffs: Tariffs; meterOf: MeterCommodity; timezone: string };
 
 export function meterPeriod(source: PeriodSource, meter: BilledMeter, from: string, to: string, estimate?: () => { supply: BilledMeter[] }): MeterPeriod {
   const { timezone } = source;
@@ -37,7 +37,7 @@ export function meterPeriod(source: PeriodSource, meter: BilledMeter, from: stri
   for (const day of daysBetween(from, to)) {
     const record = source.store.load(meter.id, day);
     const count = record.kwh.length;
-    const { prices, carbonFactor } = meterPrices(source.db, source.tariffs, meter.id, timezone, day, record.start, count);
+    const { prices, carbonFactor } = meterPrices(source.db, source.tariffs, source.meterOf, meter.id, timezone, day, record.start, count);
     const version = meter.commodity === 'electricity' ? source.tariffs.versionOn(day) : source.tariffs.versionFor(meter.commodity, day);
     const names = version ? source.tariffs.bandNames(version, timezone, day, record.start, count) : new Array<string>(count).fill('base');
     const values = Float64Array.from(record.kwh);

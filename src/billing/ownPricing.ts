@@ -47,7 +47,7 @@ export function ownPricing(
       prices = source.tariffs.bandPrices(version, timezone, day, start, count).prices;
       names = source.tariffs.bandNames(version, timezone, day, start, count);
     } else {
-      prices = meterPrices(source.db, source.tariffs, meter.id, timezone, day, start, count).prices;
+      prices = meterPrices(source.db, source.tariffs, source.meterOf, meter.id, timezone, day, start, count).prices;
       const site = meter.commodity === 'electricity' ? source.tariffs.versionOn(day) : source.tariffs.versionFor(meter.commodity, day);
       names = site ? source.tariffs.bandNames(site, timezone, day, start, count) : new Array<string>(count).fill('base');
     }

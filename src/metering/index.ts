@@ -40,3 +40,4 @@ export {
 export { AreaName } from './schemas.ts';
 export { ensureSimulatorMeters } from './simulatorMeters.ts';
 export { meterAreas } from './meterAreas.ts';
+export { meterCommodity } from './meterCommodity.ts';
