@@ -118,6 +118,7 @@ export class IntervalStore {
   private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
   /** Virtual meters whose history is being rebuilt after a meter write. */
   readonly rebuilds = new VirtualRebuilds(this);
+  /** A meter's commodity and role, which price its days (pricing's port MeterCommodity). */
   private readonly meterOf: MeterCommodity;
 
   constructor(
@@ -126,7 +127,6 @@ export class IntervalStore {
     private readonly timezone: () => string,
   ) {
     const sqlite = db.sqlite;
-    // A meter's commodity and role, which price its days (pricing's port MeterCommodity).
     this.meterOf = meterCommodity(db);
     this.held = new Kept(sqlite, {
       name: 'metering.heldDays',
@@ -288,16 +288,9 @@ export class IntervalStore {
   ): { totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null } {
     // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
     // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
-    const { prices, carbonFactor } = meterPrices(
-      this.db,
-      this.tariffs,
-      this.meterOf,
-      record.meterId,
-      timezone,
-      record.day,
-      record.start,
-      record.kwh.length,
-      (...day) => this.pricesOf(...day),
+    const { db, tariffs, meterOf } = this;
+    const { prices, carbonFactor } = meterPrices(db, tariffs, meterOf, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
+      this.pricesOf(...day),
     );
     let totalKwh = 0;
     let cost = 0;
