@@ -1,7 +1,7 @@
 // emsctl backup run | list | restore <file> | drill [file] | schedule show|set: the same backup modules the service's schedule uses.
 // The backup modules load when a backup command runs (see cli/emsctl.ts).
 import type { Command } from 'commander';
-import type { ScheduleChanges } from '../../src/operations/backup/schedule.ts';
+import type { ScheduleChanges } from '../../src/operations/cli.ts';
 import type { Config } from '../../src/platform/config.ts';
 import type { Db } from '../../src/platform/db/client.ts';
 import { CliError, UsageError, cliConfig, integerOption, printResult, printRows, wantsJson, withDb } from '../context.ts';
@@ -19,10 +19,10 @@ const EMSCTL = { id: null, username: 'emsctl' };
 /** The schedule as the API shows it; the cron runs in the box's time zone, and so does the next run shown. */
 async function showSchedule(command: Command, db: Db, config: Config, heading?: string): Promise<void> {
   const [{ readChecks }, { describeRetention }, { nextRunOf, readStoredSchedule }, { presentSchedule }] = await Promise.all([
-    import('../../src/operations/backup/checks.ts'),
-    import('../../src/operations/backup/retention.ts'),
-    import('../../src/operations/backup/schedule.ts'),
-    import('../../src/operations/backup/service.ts'),
+    import('../../src/operations/cli.ts'),
+    import('../../src/operations/cli.ts'),
+    import('../../src/operations/cli.ts'),
+    import('../../src/operations/cli.ts'),
   ]);
   const stored = readStoredSchedule(db);
   const view = presentSchedule(stored, readChecks(config.dataDir), config.backupTarget, stored.enabled ? nextRunOf(stored.cron) : null);
@@ -65,13 +65,10 @@ export function registerBackupCommands(program: Command): void {
     .command('run')
     .description("take a backup now (safe while the service runs), copy it to EMS_BACKUP_TARGET if set, and apply the schedule's retention")
     .action(async (_options, command: Command) => {
-      const [{ performBackup }, { createLogger }] = await Promise.all([
-        import('../../src/operations/backup/service.ts'),
-        import('../../src/platform/logger.ts'),
-      ]);
+      const [{ performBackup }, { createLogger }] = await Promise.all([import('../../src/operations/cli.ts'), import('../../src/platform/logger.ts')]);
       await withDb(command, async (db, config) => {
         // One copy step: stepwise, every write of the running service (another connection) would restart the copy.
-        const { listBackups } = await import('../../src/operations/backup/archive.ts');
+        const { listBackups } = await import('../../src/operations/cli.ts');
         const outcome = await performBackup(db, config.dataDir, createLogger('silent'), {
           trigger: 'emsctl',
           target: config.backupTarget,
@@ -99,7 +96,7 @@ export function registerBackupCommands(program: Command): void {
     .description('list the backups, newest first')
     .action(async (_options, command: Command) => {
       const { dataDir } = cliConfig(command);
-      const { backupsDir, listBackups } = await import('../../src/operations/backup/archive.ts');
+      const { backupsDir, listBackups } = await import('../../src/operations/cli.ts');
       const rows = listBackups(dataDir).map(backupEntry);
       if (!rows.length && !wantsJson(command)) {
         process.stdout.write(`no backups in ${backupsDir(dataDir)}\n`);
@@ -119,7 +116,7 @@ export function registerBackupCommands(program: Command): void {
     .description('replace the database and the uploaded files with a backup; the service must be stopped first')
     .action(async (file: string, options: { dbOnly?: boolean }, command: Command) => {
       const { dataDir } = cliConfig(command);
-      const { BackupBusy, BackupInvalid, BackupNotFound, restoreBackup, ServiceRunning } = await import('../../src/operations/backup/archive.ts');
+      const { BackupBusy, BackupInvalid, BackupNotFound, restoreBackup, ServiceRunning } = await import('../../src/operations/cli.ts');
       let result;
       try {
         result = restoreBackup(dataDir, file, { dbOnly: options.dbOnly });
@@ -149,8 +146,8 @@ export function registerBackupCommands(program: Command): void {
     .action(async (file: string | undefined, _options, command: Command) => {
       const { dataDir } = cliConfig(command);
       const [{ BackupNotFound }, { performDrill }, { createLogger }] = await Promise.all([
-        import('../../src/operations/backup/archive.ts'),
-        import('../../src/operations/backup/service.ts'),
+        import('../../src/operations/cli.ts'),
+        import('../../src/operations/cli.ts'),
         import('../../src/platform/logger.ts'),
       ]);
       let drill;
@@ -200,7 +197,7 @@ export function registerBackupCommands(program: Command): void {
       if (Object.keys(given).length) changes.retention = given;
       if (!Object.keys(changes).length) throw new UsageError('nothing to change: give --cron/--at/--hour, --enable/--disable, --daily, --weekly or --monthly');
       const [{ CRON_MESSAGE, changeSchedule }, { AppError }] = await Promise.all([
-        import('../../src/operations/backup/schedule.ts'),
+        import('../../src/operations/cli.ts'),
         import('../../src/platform/errors.ts'),
       ]);
       await withDb(command, async (db, config) => {

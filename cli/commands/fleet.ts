@@ -9,7 +9,7 @@ export function registerFleetCommands(program: Command): void {
     .command('join <fleetUrl> <code>')
     .description('join a fleet with a one-time enrolment code from its admin; the box then sends its data, history first')
     .action(async (fleetUrl: string, code: string, _options: unknown, command: Command) => {
-      const { joinFleet, FleetJoinError } = await import('../../src/fleetSync/link.ts');
+      const { joinFleet, FleetJoinError } = await import('../../src/fleetSync/cli.ts');
       const result = await withDb(command, async (db) => {
         try {
           return await joinFleet(db, fleetUrl, code);
@@ -24,7 +24,7 @@ export function registerFleetCommands(program: Command): void {
     .command('status')
     .description('the link, what waits to be sent and the last error')
     .action(async (_options: unknown, command: Command) => {
-      const { syncState } = await import('../../src/fleetSync/link.ts');
+      const { syncState } = await import('../../src/fleetSync/cli.ts');
       const state = await withDb(command, (db) => syncState(db));
       const text =
         state.state === 'off'
@@ -46,7 +46,7 @@ export function registerFleetCommands(program: Command): void {
     .description("leave the fleet: the fleet revokes this box's credential and the box stops sending")
     .option('--force', 'leave locally even when the fleet cannot be reached')
     .action(async (options: { force?: boolean }, command: Command) => {
-      const { leaveFleet, FleetJoinError } = await import('../../src/fleetSync/link.ts');
+      const { leaveFleet, FleetJoinError } = await import('../../src/fleetSync/cli.ts');
       const result = await withDb(command, async (db) => {
         try {
           return await leaveFleet(db, options);

@@ -13,7 +13,7 @@ export function registerGatewayCommands(program: Command): void {
     .option('--token-ttl <seconds>', 'lifetime of the tokens it issues', integerOption('--token-ttl', 1, 86_400 * 30), 3600)
     .action(async (options: { port: number; host: string; tokenTtl: number }, command: Command) => {
       const { iot, simMeters } = cliConfig(command);
-      const { startGatewaySimulator } = await import('../../src/gateway/simulator/server.ts');
+      const { startGatewaySimulator } = await import('../../src/gateway/cli.ts');
       let simulator;
       try {
         simulator = await startGatewaySimulator({

@@ -9,8 +9,12 @@ const EMSCTL = { id: null, username: 'emsctl' };
 type SiteView = { siteName: string; timezone: string; currency: string; locale: string; electricityPrice: number; defaults: string[] };
 
 async function siteView(db: Db): Promise<SiteView> {
-  const [{ ConfigStore }, { AuditLog }] = await Promise.all([import('../../src/site/service.ts'), import('../../src/platform/db/auditTrail.ts')]);
-  const store = new ConfigStore(db, new AuditLog(db));
+  const [{ ConfigStore }, { AuditLog }, { sceneModels }] = await Promise.all([
+    import('../../src/site/cli.ts'),
+    import('../../src/platform/db/auditTrail.ts'),
+    import('../../src/files/cli.ts'),
+  ]);
+  const store = new ConfigStore(db, new AuditLog(db), sceneModels(db));
   const { siteName, timezone, currency, locale, electricityPrice } = store.platform();
   return { siteName, timezone, currency, locale, electricityPrice, defaults: store.unconfirmed() };
 }
@@ -46,19 +50,20 @@ export function registerSiteCommands(program: Command): void {
         ...(options.currency !== undefined ? { currency: options.currency } : {}),
       };
       if (!Object.keys(patch).length) throw new UsageError('nothing to change: give --name, --timezone and/or --currency');
-      const [{ ConfigStore }, { AuditLog }, { runningService }, { AppError }, { Value }, { PlatformConfigUpdate }] = await Promise.all([
-        import('../../src/site/service.ts'),
+      const [{ ConfigStore }, { AuditLog }, { runningService }, { AppError }, { Value }, { PlatformConfigUpdate }, { sceneModels }] = await Promise.all([
+        import('../../src/site/cli.ts'),
         import('../../src/platform/db/auditTrail.ts'),
-        import('../../src/operations/backup/locks.ts'),
+        import('../../src/operations/cli.ts'),
         import('../../src/platform/errors.ts'),
         import('@sinclair/typebox/value'),
-        import('../../src/site/schemas.ts'),
+        import('../../src/site/index.ts'),
+        import('../../src/files/cli.ts'),
       ]);
       // The API's own schema first (length, characters, the currency's form), so emsctl and the API cannot drift apart.
       const error = Value.Errors(PlatformConfigUpdate, patch).First();
       if (error) throw new UsageError(`${error.path.replace(/^\/siteName/, '--name').replace(/^\//, '--')}: ${error.message}`);
       await withDb(command, async (db, config) => {
-        const { scheduleZoneMove } = await import('../../src/metering/rezone.ts');
+        const { scheduleZoneMove } = await import('../../src/metering/cli.ts');
         // A new zone re-keys the stored energy while collection waits: the running service does that, not a second
         // process. With the service stopped, the move is recorded with the change and carried out at its next start.
         const zoneMove = {
@@ -73,7 +78,7 @@ export function registerSiteCommands(program: Command): void {
             })();
           },
         };
-        const store = new ConfigStore(db, new AuditLog(db), zoneMove);
+        const store = new ConfigStore(db, new AuditLog(db), sceneModels(db), zoneMove);
         try {
           await store.updatePlatform(EMSCTL, patch);
         } catch (failure) {

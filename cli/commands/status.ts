@@ -158,27 +158,17 @@ export function registerStatusCommand(program: Command): void {
     .description('is the service running, and how are its database, backups, restore drill, gateway and disk; exit 3 when it is not running')
     .action(async (_options, command: Command) => {
       const [
-        { listBackups },
-        { readChecks },
-        { runningService },
-        { describeRetention },
-        { nextRunOf, readStoredSchedule },
-        { presentSchedule },
+        { describeRetention, listBackups, nextRunOf, presentSchedule, readChecks, readStoredSchedule, runningService },
         { databasePath },
         { settingsAtDefaults },
         { MIN_FREE_BYTES },
       ] = await Promise.all([
-        import('../../src/operations/backup/archive.ts'),
-        import('../../src/operations/backup/checks.ts'),
-        import('../../src/operations/backup/locks.ts'),
-        import('../../src/operations/backup/retention.ts'),
-        import('../../src/operations/backup/schedule.ts'),
-        import('../../src/operations/backup/service.ts'),
+        import('../../src/operations/cli.ts'),
         import('../../src/platform/db/client.ts'),
-        import('../../src/site/siteDefaults.ts'),
+        import('../../src/site/cli.ts'),
         import('../../src/platform/db/storageWatch.ts'),
       ]);
-      const { syncState } = await import('../../src/fleetSync/link.ts');
+      const { syncState } = await import('../../src/fleetSync/cli.ts');
       const envFile = envFileOf(command.optsWithGlobals() as GlobalOptions);
       await withDb(
         command,

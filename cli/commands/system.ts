@@ -10,7 +10,7 @@ export function registerSystemCommands(program: Command): void {
     .command('rotate')
     .description('new signing secret: every access token issued so far is rejected within 1 s; refresh tokens keep working')
     .action(async (_options, command: Command) => {
-      const { rotateStoredSecret } = await import('../../src/access/auth/signingKeys.ts');
+      const { rotateStoredSecret } = await import('../../src/access/cli.ts');
       await withDb(command, (db, config) => {
         if (config.jwtSecret) throw new CliError('EMS_JWT_SECRET pins the signing secret; change it in the environment file and restart instead');
         rotateStoredSecret(db);
@@ -24,7 +24,7 @@ export function registerSystemCommands(program: Command): void {
     .command('revoke-all')
     .description('delete every refresh token (with "secret rotate": everyone is signed out)')
     .action(async (_options, command: Command) => {
-      const { RefreshTokens } = await import('../../src/access/auth/refreshTokens.ts');
+      const { RefreshTokens } = await import('../../src/access/cli.ts');
       await withDb(command, (db) => {
         const revoked = new RefreshTokens(db, 1).revokeAll();
         printResult(command, { revoked }, `revoked ${revoked} refresh token${revoked === 1 ? '' : 's'}`);

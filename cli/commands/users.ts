@@ -4,8 +4,7 @@ import type { Command } from 'commander';
 import { ROLES, type Role } from '../../src/platform/roles.ts';
 import type { Db } from '../../src/platform/db/client.ts';
 import type { Config } from '../../src/platform/config.ts';
-import type { Caller, UserDirectory } from '../../src/access/users/service.ts';
-import type { UserView } from '../../src/access/users/schemas.ts';
+import type { Caller, UserDirectory, UserView } from '../../src/access/cli.ts';
 import { CliError, UsageError, printResult, printRows, requireGiven, withDb } from '../context.ts';
 
 /** emsctl runs as root on the box: an admin without an account, named in the audit trail. */
@@ -27,7 +26,7 @@ async function readStdinPassword(): Promise<string> {
 }
 
 async function checkedPassword(password: string): Promise<string> {
-  const { assertPasswordLength } = await import('../../src/access/auth/passwords.ts');
+  const { assertPasswordLength } = await import('../../src/access/cli.ts');
   try {
     assertPasswordLength(password);
   } catch {
@@ -38,17 +37,17 @@ async function checkedPassword(password: string): Promise<string> {
 
 async function newPassword(fromStdin: boolean | undefined): Promise<string> {
   if (fromStdin) return checkedPassword(await readStdinPassword());
-  const { generatePassword } = await import('../../src/access/users/service.ts');
+  const { generatePassword } = await import('../../src/access/cli.ts');
   return generatePassword();
 }
 
 /** The user service on emsctl's database connection; its typed errors become one-line emsctl errors. */
 async function withUsers<T>(command: Command, fn: (users: UserDirectory, db: Db, config: Config) => T | Promise<T>): Promise<T> {
   const [{ LoginThrottle }, { AuditLog }, { AppError }, { buildUserDirectory }, { createLogger }] = await Promise.all([
-    import('../../src/access/auth/loginThrottle.ts'),
+    import('../../src/access/cli.ts'),
     import('../../src/platform/db/auditTrail.ts'),
     import('../../src/platform/errors.ts'),
-    import('../../src/access/module.ts'),
+    import('../../src/access/index.ts'),
     import('../../src/platform/logger.ts'),
   ]);
   return withDb(command, async (db, config) => {
@@ -106,7 +105,7 @@ export function registerUserCommands(program: Command): void {
       ]);
       const role = parseRole(options.role);
       // The API's own schema for the name, so emsctl and the API cannot drift apart.
-      const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/access/users/schemas.ts')]);
+      const [{ Value }, { Username }] = await Promise.all([import('@sinclair/typebox/value'), import('../../src/access/index.ts')]);
       if (!Value.Check(Username, username)) throw new UsageError('username must be 3-32 characters of a-z, A-Z, 0-9, _ . -');
       if (!/^[^\s@]+@[^\s@]+$/.test(options.email!)) throw new UsageError(`"${options.email}" is not an email address`);
       const generated = !options.passwordStdin;

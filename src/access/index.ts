@@ -7,6 +7,6 @@ export { AuthService } from './auth/service.ts';
 export { OAuthService } from './oauth/service.ts';
 export { avatarColumns } from './users/avatarColumns.ts';
 export { OidcProvider } from './oauth/oidc.ts';
-export { NullableString } from './users/schemas.ts';
+export { NullableString, Username } from './users/schemas.ts';
 export { UserDirectory, ensureInitialAdmin } from './users/service.ts';
 export { accessRouteGroups, buildAccess, buildUserDirectory, type Access, type AccessNeeds } from './module.ts';

@@ -12,9 +12,9 @@ import { buildPricingModule, buildPricingRoutes } from '../pricing/index.ts';
 import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
 import { buildFaultDetection } from '../faultDetection/index.ts';
-import { buildSite, siteSettings } from '../site/index.ts';
+import { buildSite, sceneModelRef, siteSettings } from '../site/index.ts';
 import { buildScreens } from '../screens/index.ts';
-import { buildFiles, staticModels, sweepStaleUploads } from '../files/index.ts';
+import { buildFiles, sceneModels, staticModels, sweepStaleUploads } from '../files/index.ts';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
@@ -143,7 +143,8 @@ export async function createService(
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   auditRestore(audit, restored);
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
-  const files = start(buildFiles({ db, audit, config, avatarColumns: avatarColumns(db) })); // access's users row, a port: files is built first
+  // Ports: access's users row and site's scene (files is built before both); files' models for site's scene.
+  const files = start(buildFiles({ db, audit, config, avatarColumns: avatarColumns(db), scene: sceneModelRef(db) }));
   const settings = siteSettings(db); // the port the contexts built before site read its name, locale and zone through
   const access = buildAccess({ config, db, audit, logger, mailer, avatars: files.avatars, siteSettings: settings });
   const facility = buildFacility({ config, db, audit, logger, mailer, iot, siteSettings: settings, areas: areaSources(db) });
@@ -153,7 +154,7 @@ export async function createService(
   const { analysis } = start(buildAnalysisModule({ db, audit, energy, days, meters, tariffs, timezone, iot, alerts: intake, logger }));
   const billing = buildBillingModule({ db, audit, figures, store, meters, tariffs, calorific, timezone, analysis, alerts: intake, logger, mailer, collecting });
   const price = { entered: metering.setupPrice, inForce: () => tariffs.priceInForce() };
-  const { configs } = start(buildSite({ db, audit, zoneMove, mailer, price }));
+  const { configs } = start(buildSite({ db, audit, zoneMove, mailer, price, models: sceneModels(db) }));
   const reporting = start(buildReporting({ config, db, audit, logger, mailer, alerts: intake, energy, days, meters, timezone, analysis }));
   const { alerts } = start(facility);
   const { demand } = start(buildDemandWatch({ db, figures, tariffs, timezone, warnings: analysis.peakWarnings, alerts, logger }));

@@ -7,7 +7,8 @@ import type { Tariffs } from '../pricing/index.ts';
 import type { DemandCharges } from '../analysis/index.ts';
 import type { SupplierBillLine } from '../platform/db/schema/index.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
-import type { BillingCalculation, BilledMeter, MeterPeriod } from './calculation.ts';
+import type { BilledMeter, MeterPeriod } from './bill.ts';
+import type { BillingCalculation } from './calculation.ts';
 
 /** The tolerance of each check; the defaults are documented in docs/billing.md ("The audit's checks"). */
 export type AuditTolerances = {

@@ -11,7 +11,8 @@ import { and, desc, eq } from 'drizzle-orm';
 import { billingBudgets, type Commodity } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
-import { type BillingCalculation, type BilledMeter, UNITS } from './calculation.ts';
+import { type BilledMeter, UNITS } from './bill.ts';
+import type { BillingCalculation } from './calculation.ts';
 import type { Billing } from './service.ts';
 
 export type BudgetScope = 'site' | 'area' | 'cost_centre';

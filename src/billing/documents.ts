@@ -2,7 +2,7 @@
 // site's currency, the rules of the shared charges stated, each meter with its share and its readings.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Statement } from './service.ts';
+import type { Statement } from './types.ts';
 
 const require = createRequire(import.meta.url);
 const FONT_DIR = path.join(path.dirname(require.resolve('@embedpdf/fonts-latin')), '..', 'fonts');

@@ -1,6 +1,6 @@
 // Which split meters would bill the same energy twice (issue 51): each meter's energy written as a signed sum of
 // leaves (a metered sub-meter, or the unmetered rest behind a supply), from what the meters say of themselves.
-import type { BilledMeter } from './calculation.ts';
+import type { BilledMeter } from './bill.ts';
 
 /** Two split meters whose energy overlaps: `inner` lies beneath `outer`, or they share a leaf. */
 export type DoubleCount = { meter: BilledMeter; other: BilledMeter; beneath: boolean; leaf: string };

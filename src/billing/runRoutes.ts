@@ -4,7 +4,7 @@ import { ErrorBody, IdParams } from '../platform/http/schemas.ts';
 import { Period, PeriodCreate, Run } from './schemas.ts';
 import type { Billing } from './service.ts';
 import type { StatementMail } from './statementMail.ts';
-import { CALCULATION_DOC } from './calculation.ts';
+import { CALCULATION_DOC } from './bill.ts';
 
 const tags = ['billing'];
 

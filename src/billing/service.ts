@@ -6,36 +6,23 @@ import type { Db } from '../platform/db/client.ts';
 import type { billingRuns, AllocationMethod, AllocationShare } from '../platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import type { BillingCalculation, BilledMeter, PeriodBill, Split, TenantBill } from './calculation.ts';
+import type { BilledMeter, PeriodBill, Split, TenantBill } from './bill.ts';
+import type { BillingCalculation } from './calculation.ts';
 import { describeDoubleCount, doubleCount, firstDoubleCount, type DoubleCount } from './meterTree.ts';
 import { DEFAULT_TOLERANCES } from './billAudit.ts';
 import { billingStore, type BillingStore } from './store.ts';
-
-export type {
-  Tenant,
-  TenantInput,
-  Allocation,
-  AllocationInput,
-  BillingSettings,
-  BillingSettingsInput,
-  Period,
-  RunSummary,
-  Run,
-  Difference,
-  Statement,
-} from './types.ts';
 import type {
-  Tenant,
-  TenantInput,
   Allocation,
   AllocationInput,
   BillingSettings,
   BillingSettingsInput,
-  Period,
-  RunSummary,
-  Run,
   Difference,
+  Period,
+  Run,
+  RunSummary,
   Statement,
+  Tenant,
+  TenantInput,
 } from './types.ts';
 
 type RunRow = typeof billingRuns.$inferSelect;

@@ -13,7 +13,7 @@ import {
   type AllocationMethod,
   type AllocationShare,
 } from '../platform/db/schema/index.ts';
-import type { TenantBill } from './calculation.ts';
+import type { TenantBill } from './bill.ts';
 import type { BillingSettings, Difference, Run, RunSummary, Tenant } from './types.ts';
 
 type Orm = Db['orm'];

@@ -8,7 +8,8 @@ import { desc, eq } from 'drizzle-orm';
 import { supplierBills, SUPPLIER_BILL_LINE_KINDS, type SupplierBillLine } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import type { BillingCalculation, BilledMeter } from './calculation.ts';
+import type { BilledMeter } from './bill.ts';
+import type { BillingCalculation } from './calculation.ts';
 import { BillAudit, type AuditItem, type AuditTolerances } from './billAudit.ts';
 
 export type SupplierBillInput = {

@@ -1,7 +1,7 @@
 // Tenant billing's shapes: tenants, meter splits, rules, periods, runs and statements, as the services answer them.
 import type { AllocationMethod, AllocationShare, Commodity } from '../platform/db/schema/index.ts';
 import type { AuditTolerances } from './billAudit.ts';
-import type { Bill, Quality, TenantBill } from './calculation.ts';
+import type { Bill, Quality, TenantBill } from './bill.ts';
 
 export type Tenant = {
   id: number;

@@ -1,6 +1,7 @@
 // The face of metering/: what the other contexts use of it. Imports from outside metering/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is metering's own business.
-export { Collector, EDGE_WRITE_MS } from './collector.ts';
+export { Collector } from './collector.ts';
+export { EDGE_WRITE_MS } from './collectorHold.ts';
 export type { CollectorStatus } from './collectorHealth.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';
@@ -39,3 +40,4 @@ export {
 export { AreaName } from './schemas.ts';
 export { ensureSimulatorMeters } from './simulatorMeters.ts';
 export { meterAreas } from './meterAreas.ts';
+export { meterCommodity } from './meterCommodity.ts';

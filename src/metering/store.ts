@@ -3,12 +3,13 @@
 // month rollups of whole days: a day is added to its month once it is done (foldBefore, issue 44), so the 15-minute
 // write of today no longer rewrites this month's rows. Virtual meters are derived rows, rebuilt from their terms whenever a day of theirs is written; a virtual meter
 // created or given new terms has its history rebuilt after the meter write, in slices (VirtualRebuilds).
-import { meterPrices, type Tariffs } from '../pricing/index.ts';
+import { meterPrices, type MeterCommodity, type Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import { eq } from 'drizzle-orm';
 import { meterDays, meterMonths, type MeterTerm } from '../platform/db/schema/index.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { meterCommodity } from './meterCommodity.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, KW_SCALE, KWH_SCALE, quantize } from './intervalCodec.ts';
 
 /** Interval flags, one byte each in memory (stored as runs). */
@@ -117,6 +118,8 @@ export class IntervalStore {
   private readonly dayPrices = new Map<string, { prices: Float64Array; version: unknown }>();
   /** Virtual meters whose history is being rebuilt after a meter write. */
   readonly rebuilds = new VirtualRebuilds(this);
+  /** A meter's commodity and role, which price its days (pricing's port MeterCommodity). */
+  private readonly meterOf: MeterCommodity;
 
   constructor(
     private readonly db: Db,
@@ -124,6 +127,7 @@ export class IntervalStore {
     private readonly timezone: () => string,
   ) {
     const sqlite = db.sqlite;
+    this.meterOf = meterCommodity(db);
     this.held = new Kept(sqlite, {
       name: 'metering.heldDays',
       tables: ['meter_days', 'meters', 'tariff_versions', 'calorific_versions', 'platform_config'],
@@ -284,7 +288,8 @@ export class IntervalStore {
   ): { totalKwh: number; cost: number; carbonKg: number; peakKw: number | null; peakIndex: number | null } {
     // By the meter's commodity (issue 26): gas, water, heat at their own tariffs, export at the feed-in price; the
     // electricity tariff's prices of a day are worked out once per day (edge, issue 29).
-    const { prices, carbonFactor } = meterPrices(this.db, this.tariffs, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
+    const { db, tariffs, meterOf } = this;
+    const { prices, carbonFactor } = meterPrices(db, tariffs, meterOf, record.meterId, timezone, record.day, record.start, record.kwh.length, (...day) =>
       this.pricesOf(...day),
     );
     let totalKwh = 0;

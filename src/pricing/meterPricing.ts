@@ -1,5 +1,7 @@
 // The price of each stored interval of a meter's day by its commodity (issue 26), for the rollups the interval store
 // keeps with every write (IntervalStore.save). Kept apart from commodities.ts: the store must not import the figures.
+// A meter's commodity and role come through the port MeterCommodity (metering's meterCommodity): metering owns the
+// meters table and is built after pricing.
 import type { Db } from '../platform/db/client.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
 import type { Tariffs } from './tariffs.ts';
@@ -7,7 +9,12 @@ import type { Tariffs } from './tariffs.ts';
 /** What the interval store prices one meter's day with: a price per stored unit for each interval, CO2 per unit. */
 export type DayPricing = { prices: Float64Array; carbonFactor: number };
 
-const pricingStatements = new WeakMap<Db, { meter: Statement; calorific: Statement }>();
+/** What a meter is priced by: its commodity and its role (import, export, generation). */
+export type PricedMeter = { commodity: Commodity; role: string };
+/** The port to a meter's commodity and role by id; undefined for a meter that is not there (priced as electricity import). */
+export type MeterCommodity = (meterId: number) => PricedMeter | undefined;
+
+const pricingStatements = new WeakMap<Db, { calorific: Statement }>();
 type Statement = ReturnType<Db['sqlite']['prepare']>;
 
 /**
@@ -21,6 +28,7 @@ type Statement = ReturnType<Db['sqlite']['prepare']>;
 export function meterPrices(
   db: Db,
   tariffs: Tariffs,
+  meterOf: MeterCommodity,
   meterId: number,
   timezone: string,
   day: string,
@@ -32,8 +40,6 @@ export function meterPrices(
   let statements = pricingStatements.get(db);
   if (!statements) {
     statements = {
-      // raw SQL: a meter's commodity and role by id on the pricing path of every day write; pricing is built before metering (tableOwnership.test.ts)
-      meter: db.sqlite.prepare('SELECT commodity, role FROM meters WHERE id = ?'),
       // raw SQL: the calorific factor of a day as one product (kwh_per_m3 * correction_factor), newest version before it
       calorific: db.sqlite
         .prepare('SELECT kwh_per_m3 * correction_factor FROM calorific_versions WHERE valid_from <= ? ORDER BY valid_from DESC LIMIT 1')
@@ -41,7 +47,7 @@ export function meterPrices(
     };
     pricingStatements.set(db, statements);
   }
-  const meter = statements.meter.get(meterId) as { commodity: Commodity; role: string } | undefined;
+  const meter = meterOf(meterId);
   const commodity = meter?.commodity ?? 'electricity';
   const role = meter?.role ?? 'import';
   const unpriced = { prices: new Float64Array(count), carbonFactor: 0 };

@@ -3,8 +3,7 @@ import type { TimeZoneMove } from '../metering/index.ts';
 import { auditChanges } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
 import type { Actor, AuditLog } from '../platform/db/auditTrail.ts';
-import { eq, getTableColumns, sql } from 'drizzle-orm';
-import { modelFiles } from '../platform/db/schema/uploads.ts';
+import { eq, getTableColumns } from 'drizzle-orm';
 import { type CameraPreset, type Hotspot, platformConfig, type SceneLabel, threeDConfig } from '../platform/db/schema/settings.ts';
 import { BadRequest, type ErrorDetail } from '../platform/errors.ts';
 import { confirmFields, settingsAtDefaults, type SiteDefaultField } from './siteDefaults.ts';
@@ -58,9 +57,14 @@ type ThreeDRow = {
   hotspots: Hotspot[];
   labels: SceneLabel[];
   modelFileId: number | null;
-  modelStoredName: string | null;
   updatedAt: string;
 };
+
+/**
+ * The port to the model files the scene names (files' sceneModels, handed in by the composition root: files owns
+ * model_files, and site does not import files): a model's stored name by id, undefined when there is none.
+ */
+export type SceneModels = { storedName(modelId: number): string | undefined };
 
 /** The row as stored: the view plus which defaults a person has confirmed (src/site/siteDefaults.ts). */
 type PlatformRow = PlatformConfigView & { confirmedFields: string[] };
@@ -68,11 +72,12 @@ type PlatformRow = PlatformConfigView & { confirmedFields: string[] };
 export class ConfigStore {
   private readonly selectPlatform;
   private readonly selectScene;
-  private readonly modelExists;
 
   constructor(
     private readonly db: Db,
     private readonly audit: AuditLog,
+    /** The model files the scene names (a port). */
+    private readonly models: SceneModels,
     /** Re-keys the stored energy when the time zone changes (src/metering/rezone.ts); none in tests of this table alone. */
     private readonly zoneMove?: Pick<TimeZoneMove, 'change'>,
     /**
@@ -85,17 +90,7 @@ export class ConfigStore {
     const { id: _id, ...platformColumns } = getTableColumns(platformConfig);
     this.selectPlatform = orm.select(platformColumns).from(platformConfig).where(eq(platformConfig.id, 1)).prepare();
     const { id: _sceneId, ...sceneColumns } = getTableColumns(threeDConfig);
-    this.selectScene = orm
-      .select({ ...sceneColumns, modelStoredName: modelFiles.storedName })
-      .from(threeDConfig)
-      .leftJoin(modelFiles, eq(modelFiles.id, threeDConfig.modelFileId))
-      .where(eq(threeDConfig.id, 1))
-      .prepare();
-    this.modelExists = orm
-      .select({ id: modelFiles.id })
-      .from(modelFiles)
-      .where(eq(modelFiles.id, sql.placeholder('id')))
-      .prepare();
+    this.selectScene = orm.select(sceneColumns).from(threeDConfig).where(eq(threeDConfig.id, 1)).prepare();
   }
 
   platform(): PlatformConfigView {
@@ -150,14 +145,15 @@ export class ConfigStore {
   }
 
   threeD(): ThreeDConfigView {
-    const { modelStoredName, ...row } = this.selectScene.get() as ThreeDRow;
+    const row = this.selectScene.get() as ThreeDRow;
+    const modelStoredName = row.modelFileId === null ? undefined : this.models.storedName(row.modelFileId);
     return { ...row, modelUrl: modelStoredName ? MODEL_URL_PREFIX + encodeURIComponent(modelStoredName) : null };
   }
 
   updateThreeD(actor: Actor, patch: ThreeDConfigPatch): ThreeDConfigView {
     const details = [...duplicateIds(patch.hotspots ?? [], 'body.hotspots'), ...duplicateIds(patch.labels ?? [], 'body.labels')];
     return this.db.sqlite.transaction(() => {
-      if (patch.modelFileId != null && !this.modelExists.get({ id: patch.modelFileId }))
+      if (patch.modelFileId != null && this.models.storedName(patch.modelFileId) === undefined)
         details.push({ path: 'body.modelFileId', message: 'is not the id of an uploaded model file' });
       if (details.length) throw invalid(details);
       const { modelUrl: _url, ...before } = this.threeD();

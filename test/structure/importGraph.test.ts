@@ -147,6 +147,66 @@ test('outside a context, code imports only its face (index.ts); the platform, th
   assert.deepEqual(deep, []);
 });
 
+/**
+ * emsctl (cli/) → the src files it loads, each with the importing file: static imports and exports, and the lazy
+ * `import('…')` by which emsctl loads a command's code only when that command runs.
+ */
+export function cliImports(root: string): { file: string; target: string }[] {
+  const found: { file: string; target: string }[] = [];
+  for (const file of sourceFiles(root)) {
+    const text = fs.readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/(?:(?:import|export)\s[^'";]*?from\s+|import\(\s*)'(\.[^']+)'/g)) {
+      const target = path.relative(SRC, path.resolve(path.dirname(file), match[1]));
+      if (!target.startsWith('..')) found.push({ file: path.relative(path.dirname(root), file), target });
+    }
+  }
+  return found;
+}
+
+/**
+ * The face rule for emsctl: a context only through its face, index.ts, or the narrow face `cli.ts` a context keeps for
+ * emsctl alone (re-exports of what its commands use, so a command loads a few files, not the module and its routes:
+ * index.ts would load most of the service, and `emsctl status` has a 500 ms budget, docs/performance-edge.md); the
+ * platform, the floor, by folder.
+ */
+export function cliFaceViolations(root: string): string[] {
+  return cliImports(root)
+    .filter(({ target }) => area(target) !== 'platform' && target !== `${area(target)}/index.ts` && target !== `${area(target)}/cli.ts`)
+    .map(({ file, target }) => `${file} imports ${target} (import it from ${area(target)}/index.ts or ${area(target)}/cli.ts)`);
+}
+
+test('cli/ (emsctl) imports a context only through its face (index.ts, or its cli.ts face), static and lazy imports alike', () => {
+  const cli = path.resolve(SRC, '../cli');
+  assert.ok(
+    cliImports(cli).some(({ target }) => target === 'operations/cli.ts'),
+    'the rule sees the lazy imports',
+  );
+  assert.deepEqual(cliFaceViolations(cli), []);
+  // A cli.ts face is emsctl's alone: inside src/ the face is index.ts (the rule above).
+  const inside = [...importGraph()].flatMap(([file, targets]) => targets.filter((target) => /^[^/]+\/cli\.ts$/.test(target) && area(target) !== area(file)));
+  assert.deepEqual(inside, []);
+});
+
+test('the cli face rule catches a command that reaches into a context', () => {
+  const dir = fs.mkdtempSync(path.join(SRC, '..', '.tmp-cli-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'commands'));
+    fs.writeFileSync(
+      path.join(dir, 'commands', 'bad.ts'),
+      "import type { Db } from '../../src/platform/db/client.ts';\nimport { x } from '../../src/site/index.ts';\n" +
+        "export async function run() {\n  const { listBackups } = await import('../../src/operations/backup/archive.ts');\n" +
+        "  const { syncState } = await import('../../src/fleetSync/cli.ts');\n}\nexport { y } from '../../src/access/users/service.ts';\n",
+    );
+    const name = path.basename(dir);
+    assert.deepEqual(cliFaceViolations(dir).sort(), [
+      `${name}/commands/bad.ts imports access/users/service.ts (import it from access/index.ts or access/cli.ts)`,
+      `${name}/commands/bad.ts imports operations/backup/archive.ts (import it from operations/index.ts or operations/cli.ts)`,
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('route tables and modules declare their own needs: nothing outside src/app names AppDeps or imports appDeps.ts', () => {
   // AppDeps is the composition root's bag of every service (what tests reach through service.deps); a route table or a
   // module typed by it would depend on every context at once, type imports included.

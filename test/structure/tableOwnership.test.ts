@@ -118,8 +118,6 @@ const CROSSINGS: Record<string, string> = {
     "the figures' layout (which meters make the site and each area, virtual meters' terms) read once per meters write into a Kept; the day and month rows it sums are read through metering's StoredDays",
   'meters ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
-  'meters ← pricing/meterPricing.ts': "a meter's commodity and role decide its price; pricing is built before metering and cannot import it",
-  'model_files ← site/service.ts': "the scene's model file name joined with the 3D configuration, and a check the model exists; site is built before files",
   'outdoor_days ← metering/rezone.ts':
     "a time-zone move drops the outdoor days keyed by the old zone's site days, in the move's transaction; metering is built before analysis",
   'platform_config ← fleetSync/batch.ts':
@@ -128,8 +126,6 @@ const CROSSINGS: Record<string, string> = {
   'platform_config ← reporting/reports/scheduler.ts':
     "the site's zone joined with the enabled plans in the scheduler's one read (a zone change re-times every plan)",
   'platform_config ← screens/overview/service.ts': "the overview's site name, zone and currency, in the overview's one Kept",
-  'three_d_config ← files/models/service.ts':
-    "a deleted model is cleared from the scene in the delete's transaction (the column has no foreign key); files is built before site",
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,9 +1,7 @@
 // 3D model files: glTF/GLB/FBX/OBJ/STL by extension, bytes under <data dir>/models/ (served at /static/models/), rows in `model_files`.
 import path from 'node:path';
-import { eq, sql } from 'drizzle-orm';
 import type { AuditLog } from '../../platform/db/auditTrail.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { threeDConfig } from '../../platform/db/schema/index.ts';
 import { UnsupportedMediaType } from '../../platform/errors.ts';
 import { extensionOf } from '../uploads/fileNames.ts';
 import { MODEL_TYPES } from '../uploads/mediaTypes.ts';
@@ -22,14 +20,14 @@ export function acceptModelName(originalName: string): void {
   }
 }
 
-export function createModelStore(db: Db, audit: AuditLog, dataDir: string): StoredFiles {
-  // three_d_config.model_file_id has no foreign key; a deleted model must not stay the scene's model. Not an edit of
-  // the scene: updated_at stays (drizzle's onUpdate default would be the time of preparing).
-  const unlinkScene = db.orm
-    .update(threeDConfig)
-    .set({ modelFileId: null, updatedAt: sql`${threeDConfig.updatedAt}` })
-    .where(eq(threeDConfig.modelFileId, sql.placeholder('id')))
-    .prepare();
+/**
+ * The port to the scene's reference to a model (site's sceneModelRef, handed in by the composition root: files is built
+ * before site, which owns three_d_config).
+ */
+export type SceneModelRef = { unlink(modelId: number): void };
+
+export function createModelStore(db: Db, audit: AuditLog, dataDir: string, scene: SceneModelRef): StoredFiles {
+  // three_d_config.model_file_id has no foreign key; a deleted model must not stay the scene's model (in the delete's transaction).
   return new StoredFiles(db, audit, {
     table: 'model_files',
     resource: 'models',
@@ -40,7 +38,7 @@ export function createModelStore(db: Db, audit: AuditLog, dataDir: string): Stor
       acceptModelName(upload.originalName);
       return { extension, mimeType: MODEL_TYPES[extension] };
     },
-    onDelete: (id) => unlinkScene.run({ id }),
+    onDelete: (id) => scene.unlink(id),
   });
 }
 
