@@ -15,6 +15,9 @@ const OWN_PROCESS = /^\/\/ test:fast: own process/m;
 
 /** Seconds each suite took in a measured run (`-- --weigh` rewrites it): the groups are balanced by them. */
 const WEIGHTS = path.join(root, 'test', 'fast-weights.json');
+/** Where each grouped suite notes that it ran to its end (a directory of the run's own, removed at exit). */
+const RAN = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-fast-')), 'ran.txt');
+process.on('exit', () => fs.rmSync(path.dirname(RAN), { recursive: true, force: true }));
 /** Processes for the suites besides the screen tier and the suites that run alone (`-- --groups N`). */
 const GROUPS = Number(process.argv[process.argv.indexOf('--groups') + 1]) || 4;
 
@@ -30,8 +33,7 @@ const GROUPS = Number(process.argv[process.argv.indexOf('--groups') + 1]) || 4;
  * The fast screen tier (test/web/screens, a happy-dom page on the global object) keeps a process of its own.
  */
 function grouped(files: string[], times: string | null): string[] {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-fast-'));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const dir = path.dirname(RAN);
   const dom = files.filter((file) => file.includes(`${path.sep}web${path.sep}screens${path.sep}`));
   // A suite that checks what its own process loaded (e.g. test/ops/memoryAtStart.test.ts: no undici at start) says
   // so with OWN_PROCESS and runs alone: in a group, another suite's imports are in that process too.
@@ -50,11 +52,13 @@ function grouped(files: string[], times: string | null): string[] {
           ? `let t; before(() => { t = [performance.now(), process.cpuUsage()]; }); const note = () => { const c = process.cpuUsage(t[1]); appendFileSync(${JSON.stringify(times)}, JSON.stringify({ suite: ${name}, wall: (performance.now() - t[0]) / 1000, cpu: (c.user + c.system) / 1e6 }) + '\\n'); }; `
           : '';
         const last = times ? ' after(note);' : '';
-        return `describe(${name}, async () => { ${weigh}await import(${JSON.stringify(pathToFileURL(suite).href)});${last} });\n`;
+        // Every suite notes that it ran to its end (checked at exit: a suite left out silently fails the run).
+        const ran = ` after(() => appendFileSync(${JSON.stringify(RAN)}, ${name} + '\\n'));`;
+        return `describe(${name}, async () => { ${weigh}await import(${JSON.stringify(pathToFileURL(suite).href)});${last}${ran} });\n`;
       });
       const head = times
         ? "import { after, before, describe } from 'node:test';\nimport { appendFileSync } from 'node:fs';\n"
-        : "import { describe } from 'node:test';\n";
+        : "import { after, describe } from 'node:test';\nimport { appendFileSync } from 'node:fs';\n";
       fs.writeFileSync(file, head + lines.join(''));
       return file;
     }),
@@ -105,12 +109,21 @@ console.log(`test:fast: ${fast.length} of ${suites.length} suites (the others st
 // --weigh: each suite's seconds noted as it runs, and test/fast-weights.json rewritten from them at the end.
 const times = process.argv.includes('--weigh') ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-weigh-')), 'times.jsonl') : null;
 const files = process.argv.includes('--per-file') ? fast : grouped(fast, times);
+/** The grouped suites expected to note their end in RAN. */
+const expected = process.argv.includes('--per-file') ? [] : fast.filter((file) => !files.includes(file)).map((file) => path.relative(root, file));
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...files], {
   stdio: 'inherit',
   cwd: root,
 });
 child.on('exit', (code, signal) => {
   if (times && fs.existsSync(times)) writeWeights(times);
+  // A group's process once reported 3 of its 5 suites and exited 0: a suite that never reached its end fails the run.
+  const ran = new Set(fs.existsSync(RAN) ? fs.readFileSync(RAN, 'utf8').split('\n') : []);
+  const missing = expected.filter((suite) => !ran.has(suite));
+  if (missing.length > 0 && code === 0) {
+    console.error(`test:fast: ${missing.length} suite(s) did not run to their end:\n  ${missing.join('\n  ')}`);
+    process.exit(1);
+  }
   process.exit(code ?? (signal ? 1 : 0));
 });
 
