@@ -252,13 +252,15 @@ export class Ingest {
     let refreshed = false;
     try {
       const result = await inTransaction(this.pool, async (client): Promise<IngestResult> => {
-        // The site's lock (one batch per site at a time) and the first free ingest slot, both held to the commit: counted
+        // The site's lock (one batch per site at a time), the first free ingest slot and the retention lock shared (a drop of raw
+        // months waits for this batch, retention.ts), all held to the commit: counted
         // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
         const locked = await client.query<{ ok: boolean; slot: number | null }>({
           name: 'fleet-ingest-locks',
           text: `select pg_try_advisory_xact_lock($1, hashtext($2)) as ok,
-             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot`,
-          values: [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000)],
+             (select i from generate_series(1, $4::int) i where pg_try_advisory_xact_lock($3, i) limit 1) as slot,
+             pg_advisory_xact_lock_shared($5)`,
+          values: [SITE_LOCK, siteId, SLOT_LOCK, Math.min(slots, 1_000), RETENTION_LOCK],
         });
         if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
         if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
