@@ -6,10 +6,9 @@
 // server's own time-out answers), with a controller of the test's own on a monotonic clock the test moves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LoadShedder, RESTORE_FAILED_CODE } from '../../src/analysis/loadShedding.ts';
+import { RESTORE_FAILED_CODE } from '../../src/analysis/loadShedding.ts';
 import { INTERVAL_MS } from '../../src/platform/time/calendar.ts';
-import { IotGateway } from '../../src/gateway/service.ts';
-import { demandWatch, misbehavingRig, type MisbehavingRig } from '../helpers/rig.ts';
+import { misbehavingRig, type MisbehavingRig, monotonicShedder } from '../helpers/rig.ts';
 
 const POINT = { code: 'ahu1.run', priority: 1, shedValue: 0, restoreValue: 1 };
 
@@ -30,28 +29,7 @@ async function rig(t: { after: (fn: () => Promise<void>) => void }) {
   deps.db.sqlite
     .prepare('UPDATE load_shed_points SET shed_at = ?, shed_window = ? WHERE code = ?')
     .run(r.clock.now, Math.floor(r.clock.now / INTERVAL_MS) * INTERVAL_MS, POINT.code);
-  const gateway = new IotGateway({
-    baseUrl: r.gateway.url,
-    timeoutMs: 5000,
-    credentials: { username: r.gateway.username, password: r.gateway.password },
-    db: deps.db,
-    logger: deps.logger,
-    audit: deps.audit,
-  });
-  t.after(() => gateway.close());
-  const mono = { now: 1_000_000 };
-  const shedder = new LoadShedder({
-    db: deps.db,
-    audit: deps.audit,
-    config: deps.analysis.loadShedding,
-    iot: gateway,
-    demand: demandWatch(r.server),
-    tariffs: deps.energy.tariffs,
-    alerts: deps.alerts,
-    logger: deps.logger,
-    timezone: deps.energy.timezone,
-    monotonic: () => mono.now,
-  });
+  const { shedder, mono } = monotonicShedder(t, r);
   return { r, shedder, mono };
 }
 

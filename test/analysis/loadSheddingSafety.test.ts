@@ -6,10 +6,9 @@
 // against the misbehaving test gateway, which holds what is written to it (test/helpers/badGateway.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LoadShedder, RESTORE_FAILED_CODE } from '../../src/analysis/loadShedding.ts';
+import { RESTORE_FAILED_CODE } from '../../src/analysis/loadShedding.ts';
 import { INTERVAL_MS } from '../../src/platform/time/calendar.ts';
-import { IotGateway } from '../../src/gateway/service.ts';
-import { demandWatch, MIN, misbehavingRig, type MisbehavingRig } from '../helpers/rig.ts';
+import { MIN, misbehavingRig, type MisbehavingRig, monotonicShedder } from '../helpers/rig.ts';
 import { eventually } from '../helpers/server.ts';
 
 const POINTS = [
@@ -157,31 +156,8 @@ test('a graceful stop restores every shed point; one the gateway refuses is a cr
 
 test('the wall clock stepping back 3 h while a point is shed: restored after maxShedSec on the monotonic clock, its times clamped and logged', async (t) => {
   const r = await rig(t);
-  const { deps } = r.server.service;
-  // A controller of the test's own on a monotonic clock the test moves (the service's own counts real time: its
-  // maxShedSec of at least 60 s would make the test a minute long).
-  const gateway = new IotGateway({
-    baseUrl: r.gateway.url,
-    timeoutMs: 5000,
-    credentials: { username: r.gateway.username, password: r.gateway.password },
-    db: deps.db,
-    logger: deps.logger,
-    audit: deps.audit,
-  });
-  t.after(() => gateway.close());
-  const mono = { now: 1_000_000 };
-  const shedder = new LoadShedder({
-    db: deps.db,
-    audit: deps.audit,
-    config: deps.analysis.loadShedding,
-    iot: gateway,
-    demand: demandWatch(r.server),
-    tariffs: deps.energy.tariffs,
-    alerts: deps.alerts,
-    logger: deps.logger,
-    timezone: deps.energy.timezone,
-    monotonic: () => mono.now,
-  });
+  // A controller of the test's own on a monotonic clock the test moves.
+  const { shedder, mono } = monotonicShedder(t, r);
   await settings(r, { minOffSec: 0, maxShedSec: 60, points: [POINTS[0]] });
   shedNow(r, r.clock.now, [POINTS[0]]);
   assert.deepEqual(await shedder.enforce(r.clock.now), [], 'just shed: nothing due');

@@ -4,7 +4,9 @@
 // memory, the demand, data and load-shedding watches after each collection, the turns imports and time-zone moves
 // take), or on a separate one that writes every collection and runs no watch (what the analysis tests were built on).
 import assert from 'node:assert/strict';
+import { LoadShedder } from '../../src/analysis/loadShedding.ts';
 import { DemandWatch } from '../../src/energy/demandWatch.ts';
+import { IotGateway } from '../../src/gateway/service.ts';
 import { Collector } from '../../src/metering/collector.ts';
 import { storedFlags, storedKwh } from '../../src/metering/store.ts';
 import { startGatewaySimulator, type RunningSimulator, type SimulatorOptions } from '../../src/gateway/simulator/server.ts';
@@ -148,6 +150,40 @@ export function demandWatch(server: TestServer): DemandWatch {
     logger: deps.logger,
     timezone: deps.energy.timezone,
   });
+}
+
+/**
+ * A load shedder of the test's own, on the service's gateway over real HTTP and a monotonic clock the test moves
+ * (`mono.now`): the service's own guard counts real time, and its maxShedSec of at least 60 s would make a test a minute long.
+ */
+export function monotonicShedder(
+  t: { after: (fn: () => Promise<void>) => void },
+  r: { server: TestServer; gateway: { url: string; username: string; password: string } },
+): { shedder: LoadShedder; mono: { now: number } } {
+  const { deps } = r.server.service;
+  const gateway = new IotGateway({
+    baseUrl: r.gateway.url,
+    timeoutMs: 5000,
+    credentials: { username: r.gateway.username, password: r.gateway.password },
+    db: deps.db,
+    logger: deps.logger,
+    audit: deps.audit,
+  });
+  t.after(() => gateway.close());
+  const mono = { now: 1_000_000 };
+  const shedder = new LoadShedder({
+    db: deps.db,
+    audit: deps.audit,
+    config: deps.analysis.loadShedding,
+    iot: gateway,
+    demand: demandWatch(r.server),
+    tariffs: deps.energy.tariffs,
+    alerts: deps.alerts,
+    logger: deps.logger,
+    timezone: deps.energy.timezone,
+    monotonic: () => mono.now,
+  });
+  return { shedder, mono };
 }
 
 /** Sums an interval array, NaN as nothing. */
