@@ -17,7 +17,7 @@ import { addUser, createEnrolmentCode, enrol, leave, siteForCredential, type Fle
 import { FleetError } from './errors.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
-import { alertList, byGrade, euiChanged, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
+import { alertList, byGrade, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
 import { fleetDocumentation } from './openapi.ts';
 import { FLEET_ROUTES, type FleetRouteKey } from './routes.ts';
 import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
@@ -199,7 +199,6 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       const body = await readJson(ctx.req, MAX_JSON_BYTES);
       if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
       const result = await enrol(pool, body.code);
-      euiChanged();
       logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
       ctx.status = 201;
       ctx.body = result;
@@ -223,7 +222,6 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     'POST /api/fleet/leave': async (ctx) => {
       const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
       await leave(pool, siteId);
-      euiChanged();
       logger.info({ siteId }, 'site left the fleet');
       ctx.status = 204;
     },

@@ -7,7 +7,7 @@ import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
-import { euiChanged, refreshSiteEui } from './portfolio.ts';
+import { refreshSiteEui } from './portfolio.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -198,6 +198,26 @@ const SITE_UNDER_LOCK = `select site_cursor, revoked_at, install_id, eui_month::
     (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known,
     (select raw_from::text from fleet_retention where id = 1) as raw_from
   from sites where id = $1`;
+type SiteRow = {
+  site_cursor: string;
+  revoked_at: Date | null;
+  install_id: string | null;
+  eui_month: string | null;
+  known: string[] | null;
+  raw_from: string | null;
+};
+
+/**
+ * The site's rules for a batch, the same before its transaction (precheck) and under the site's lock: a live site, its
+ * one box, a cursor not going back, declared meters only (meters are never deleted: declared in an earlier batch or in this one).
+ */
+function siteRules(batch: Batch, named: Set<string>, row: SiteRow | undefined): SiteRow {
+  if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
+  oneBox(batch, row.install_id);
+  cursorRule(batch, Number(row.site_cursor));
+  unknownMeters(named, new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]));
+  return row;
+}
 
 export class Ingest {
   private readonly partitions: IntervalPartitions;
@@ -249,9 +269,8 @@ export class Ingest {
       await this.partitions.ensure(months);
     }
 
-    let refreshed = false;
     try {
-      const result = await inTransaction(this.pool, async (client): Promise<IngestResult> => {
+      return await inTransaction(this.pool, async (client): Promise<IngestResult> => {
         // The site's lock (one batch per site at a time), the first free ingest slot and the retention lock shared (a drop of raw
         // months waits for this batch, retention.ts), all held to the commit: counted
         // in the database (pg_locks), not in this process, so two instances on one database keep the one limit.
@@ -265,29 +284,17 @@ export class Ingest {
         if (!locked.rows[0]!.ok) throw new FleetError('busy', 'another batch of this site is being stored', { retryAfterSec: 1 });
         if (locked.rows[0]!.slot === null) throw new FleetError('busy', 'the fleet is busy storing other batches', { retryAfterSec: 2 });
         const named = namedMeters(batch);
-        const site = await client.query<{
-          site_cursor: string;
-          revoked_at: Date | null;
-          install_id: string | null;
-          eui_month: string | null;
-          known: string[] | null;
-          raw_from: string | null;
-        }>({ name: 'fleet-ingest-site', text: SITE_UNDER_LOCK, values: [siteId, [...named]] });
-        const row = site.rows[0];
-        if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
-        oneBox(batch, row.install_id);
-        cursorRule(batch, Number(row.site_cursor));
-        // The kept raw months (retention.ts), read after the lock above: a drop either finished before or waits for this.
-        // Meters are never deleted: declared in an earlier batch (read here, under the lock) or in this one.
-        unknownMeters(named, new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]));
+        const site = await client.query<SiteRow>({ name: 'fleet-ingest-site', text: SITE_UNDER_LOCK, values: [siteId, [...named]] });
+        // Read under the lock: the meters declared before, and the kept raw months (retention.ts): a drop either finished
+        // before or waits for this.
+        const row = siteRules(batch, named, site.rows[0]);
         await this.storeMetadata(client, siteId, batch);
         // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
         // never replace a row of the same batch.
         const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
         const thisMonth = new Date(now).toISOString().slice(0, 7);
         // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
-        refreshed = row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth);
-        if (refreshed) await refreshSiteEui(client, siteId, now);
+        if (row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth)) await refreshSiteEui(client, siteId, now);
         const stored = {
           intervals: await upsertIntervals(client, siteId, ...keptRaw([live, liveHeld], row.raw_from)),
           days: days.written,
@@ -318,9 +325,6 @@ export class Ingest {
         });
         return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };
       });
-      // The EUI ranking is kept per process for a minute: a batch that changed the sums or the floor area drops it.
-      if (batch.site || refreshed) euiChanged();
-      return result;
     } catch (error) {
       await this.noteRefusal(siteId, error);
       throw error;
@@ -348,20 +352,11 @@ export class Ingest {
     }
   }
 
-  /** The checks a batch can pass before its transaction: a live site, a cursor not going back, declared meters only. */
+  /** The site's rules checked before the transaction (siteRules), for a batch that needs a partition made first. */
   private async precheck(siteId: string, batch: Batch): Promise<void> {
     const named = namedMeters(batch);
-    const result = await this.pool.query<{ site_cursor: string; revoked_at: Date | null; install_id: string | null; known: string[] | null }>(
-      `select site_cursor, revoked_at, install_id, (select array_agg(key) from site_meters where site_id = $1 and key = any($2::text[])) as known
-       from sites where id = $1`,
-      [siteId, [...named]],
-    );
-    const row = result.rows[0];
-    if (!row || row.revoked_at) throw new FleetError('unauthenticated', 'this site credential is unknown or revoked');
-    oneBox(batch, row.install_id);
-    cursorRule(batch, Number(row.site_cursor));
-    const known = new Set([...(row.known ?? []), ...(batch.meters ?? []).map((m) => m.key)]);
-    unknownMeters(named, known);
+    const result = await this.pool.query<SiteRow>({ name: 'fleet-ingest-site', text: SITE_UNDER_LOCK, values: [siteId, [...named]] });
+    siteRules(batch, named, result.rows[0]);
   }
 
   private async storeMetadata(client: pg.PoolClient, siteId: string, batch: Batch): Promise<void> {

@@ -383,13 +383,6 @@ export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Da
 }
 
 /**
- * Something the EUI ranking reads has changed in this process. Since issue 55 (round 4) the EUI page is ranked and
- * cut in SQL at every request (euiPage), with no per-process cache to drop: kept for its callers (the ingest, enrolment,
- * site administration), which it costs nothing.
- */
-export function euiChanged(): void {}
-
-/**
  * Each visible site's sums (as euiRanking reads them: site_eui, or its monthly totals when those are of another month)
  * and the all-fuels figures, water left out (a site with water alone has data: an EUI of 0; a site with none, no EUI). The same rules as euiRanking, in SQL (test/fleet/portfolio.test.ts compares them).
  */

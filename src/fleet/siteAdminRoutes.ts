@@ -6,7 +6,6 @@ import type { Logger } from '../platform/logger.ts';
 import { alertIdOf, requestAcknowledgement } from './alertAcks.ts';
 import type { FleetUser } from './enrolment.ts';
 import { FleetError } from './errors.ts';
-import { euiChanged } from './portfolio.ts';
 import { chooseBoxAudited, decideSecondBox, readmitSite, renameSite, revokeSiteAudited, siteAuditPage } from './siteAdmin.ts';
 import { validateRename, validateSecondBoxDecision } from './siteAdminSchemas.ts';
 import { checked } from './peopleRoutes.ts';
@@ -38,14 +37,12 @@ export function siteAdminHandlers(
     'POST /api/fleet/sites/:id/revoke': async (ctx, user) => {
       const siteId = needs.siteInScope(user!, ctx.params.id);
       await revokeSiteAudited(pool, siteId, user!.name);
-      euiChanged();
       logger.info({ siteId, by: user!.name }, 'site revoked');
       ctx.status = 204;
     },
     'POST /api/fleet/sites/:id/readmit': async (ctx, user) => {
       const siteId = needs.siteInScope(user!, ctx.params.id);
       await readmitSite(pool, siteId, user!.name);
-      euiChanged();
       logger.info({ siteId, by: user!.name }, 'site re-admitted');
       ctx.status = 204;
     },
@@ -53,7 +50,6 @@ export function siteAdminHandlers(
       const siteId = needs.siteInScope(user!, ctx.params.id);
       const body = checked(validateRename, await needs.readBody(ctx));
       await renameSite(pool, siteId, body.name, user!.name);
-      euiChanged();
       ctx.status = 204;
     },
     // Which box is the site (after a second box's alarm): its install id; the other box's batches are refused from then on.
