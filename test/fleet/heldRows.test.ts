@@ -63,6 +63,18 @@ function rigSync(rig: SimulatorRig): FleetSync {
   });
 }
 
+/** Every JSON body the box sends goes into `bodies` as well, until the test ends. */
+function recordSent(t: { after: (fn: () => void) => void }, bodies: unknown[]): void {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body));
+    return realFetch(url, init);
+  }) as typeof fetch;
+  t.after(() => {
+    globalThis.fetch = realFetch;
+  });
+}
+
 test('held rows at the fleet: stored under `after`, replaced by the next held rows and by any later sequenced row, never replacing a higher one', async () => {
   const { siteId, credential } = await enrolSite(fleet, 'Held rules');
   const from = quarterAgo(8);
@@ -435,14 +447,7 @@ test('held rows go only when they changed: a meter day the fleet holds as it is 
     through: number;
     held?: { intervals: Array<{ meter: string; value: number }>; days: Array<{ meter: string; value: number }> };
   }> = [];
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
-    if (typeof init?.body === 'string') sentBodies.push(JSON.parse(init.body));
-    return realFetch(url, init);
-  }) as typeof fetch;
-  t.after(() => {
-    globalThis.fetch = realFetch;
-  });
+  recordSent(t, sentBodies);
   const nextSync = async () => {
     sentBodies.length = 0;
     now += 5 * MIN;
@@ -562,14 +567,7 @@ test('held rows go at most every 15 minutes: the syncs between carry the written
     });
   let sync = makeSync();
   const sentBodies: Array<{ through: number; days?: Array<{ meter: string }>; held?: { days: Array<{ meter: string; value: number }> } }> = [];
-  const realFetch = globalThis.fetch;
-  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
-    if (typeof init?.body === 'string') sentBodies.push(JSON.parse(init.body));
-    return realFetch(url, init);
-  }) as typeof fetch;
-  t.after(() => {
-    globalThis.fetch = realFetch;
-  });
+  recordSent(t, sentBodies);
   /** The sync 5 minutes on: how many requests went, and the held day rows they carried ('meter:kWh'). */
   const syncIn5 = async () => {
     sentBodies.length = 0;
