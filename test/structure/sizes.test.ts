@@ -21,8 +21,6 @@ const OVERSIZE: Record<string, number> = {
   'function analysis/guardRails.ts baselineGuardRails': 134,
   'function analysis/hourlyBaselines.ts fit': 190,
   'function app/compose.ts createService': 175,
-  'function billing/billAudit.ts audit': 333,
-  'function billing/billAudit.ts callback of bill.lines.forEach': 156,
   'function billing/budgets.ts status': 163,
   'function billing/supplierBills.ts importCsv': 132,
   'class energy/figures.ts EnergyFigures': 415,
