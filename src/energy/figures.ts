@@ -6,9 +6,10 @@ import type { Tariffs } from '../pricing/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { Kept } from '../platform/db/kept.ts';
 import type { MeterTerm } from '../platform/db/schema/index.ts';
-import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
+import { dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
 import { intervalPoints, maxReadings, meterCsv, type SeriesPoint } from './figureRows.ts';
+import { highestInterval, type SitePeak, type SummedIntervals, sumMeterIntervals } from './intervalSums.ts';
 
 export type PeriodFigures = {
   from: string;
@@ -28,8 +29,6 @@ export type PeriodFigures = {
 
 export type Resolution = '15min' | 'hour' | 'day' | 'month';
 export type { SeriesPoint } from './figureRows.ts';
-/** A site's highest 15-minute mean demand and what it rests on. */
-export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIntervals: number; metersAtPeak: number; meters: number };
 
 export type Totals = { kwh: number; cost: number; carbonKg: number };
 
@@ -145,22 +144,7 @@ export class EnergyFigures {
 
   /** Which meters make the site and each area; rebuilt only after a write to meters. */
   private layout(): Layout {
-    return this.keptLayout.get('layout', () => this.readLayout());
-  }
-
-  private readLayout(): Layout {
-    const rows = this.meterRows.all() as MeterRow[];
-    const areas = new Map<string, number[]>();
-    for (const row of rows) {
-      if (row.area === null || !isGridImport(row)) continue;
-      let ids = areas.get(row.area);
-      if (!ids) areas.set(row.area, (ids = []));
-      ids.push(row.id);
-    }
-    const flagged = rows.filter((row) => row.site && isGridImport(row)).map((row) => row.id);
-    const site = flagged.length ? flagged : [...areas.values()].flat();
-    const areaNames = [...areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
-    return { meters: rows, site, areas, areaNames };
+    return this.keptLayout.get('layout', () => layoutOf(this.meterRows.all() as MeterRow[]));
   }
 
   /** Each meter's last demand (kW) as stored; a virtual meter's from its terms once all of them have one. */
@@ -304,45 +288,8 @@ export class EnergyFigures {
    * Each interval's kWh summed over the meters that have it (NaN where none has), and how many of the target's meters
    * have it: what demand is read from, where a missing interval on one incomer must not hide the others' demand.
    */
-  summedIntervals(
-    from: string,
-    to: string,
-    target: { meterId?: number; area?: string } = {},
-  ): { start: number; sums: Float64Array; seen: Uint16Array; meters: number } {
-    const { timezone } = this.settings();
-    const days = daysBetween(from, to);
-    const start = dayIntervals(timezone, from).start;
-    const end = days.length ? dayIntervals(timezone, to).start : start;
-    const count = Math.round((end - start) / INTERVAL_MS);
-    const sums = new Float64Array(count);
-    const seen = new Uint16Array(count);
-    const ids = this.ids(target);
-    const open = this.store?.open;
-    // A meter's day the collector holds in memory without a stored row yet (a new meter's first day, before the
-    // first write) counts too, as in the CSV export: only the last days can be held, so only they are asked for.
-    const today = siteDay(timezone, new Date());
-    const heldDays = open ? daysBetween(from > addDays(today, -2) ? from : addDays(today, -2), to < addDays(today, 1) ? to : addDays(today, 1)) : [];
-    const add = (day: string, values: ArrayLike<number>) => {
-      const offset = Math.round((dayIntervals(timezone, day).start - start) / INTERVAL_MS);
-      for (let i = 0; i < values.length; i += 1) {
-        if (Number.isNaN(values[i])) continue;
-        sums[offset + i] += values[i];
-        seen[offset + i] += 1;
-      }
-    };
-    for (const id of ids) {
-      const stored = new Set<string>();
-      for (const [day, kwh] of this.days.kwhDays(id, from, to)) {
-        stored.add(day);
-        add(day, open?.kwh(id, day) ?? kwh);
-      }
-      for (const day of heldDays) {
-        const held = stored.has(day) ? undefined : open?.kwh(id, day);
-        if (held) add(day, held);
-      }
-    }
-    for (let i = 0; i < count; i += 1) if (seen[i] === 0) sums[i] = NaN;
-    return { start, sums, seen, meters: ids.length };
+  summedIntervals(from: string, to: string, target: { meterId?: number; area?: string } = {}): SummedIntervals {
+    return sumMeterIntervals(this.days, this.store?.open, this.settings().timezone, this.ids(target), from, to);
   }
 
   /** A series for a meter, an area or the site over [from, to) site days. */
@@ -412,27 +359,7 @@ export class EnergyFigures {
    * site meters have; `complete`: none, and the peak's own interval has every meter.
    */
   sitePeak(from: string, to: string): SitePeak | null {
-    const { start, sums, seen, meters } = this.summedIntervals(from, to);
-    let best = -Infinity;
-    let index = -1;
-    let incomplete = 0;
-    sums.forEach((value, i) => {
-      if (Number.isNaN(value)) return;
-      if (seen[i] < meters) incomplete += 1;
-      if (value > best) {
-        best = value;
-        index = i;
-      }
-    });
-    if (index < 0) return null;
-    return {
-      kw: round(best * HOUR_INTERVALS, 3),
-      at: new Date(start + index * INTERVAL_MS).toISOString(),
-      complete: incomplete === 0,
-      incompleteIntervals: incomplete,
-      metersAtPeak: seen[index],
-      meters,
-    };
+    return highestInterval(this.summedIntervals(from, to));
   }
 
   /** What a report shows for [from, to): the same figures the energy API answers. */
@@ -487,4 +414,19 @@ export class EnergyFigures {
 export function nextMonth(month: string): string {
   const [y, m] = month.split('-').map(Number);
   return m === 12 ? `${String(y + 1).padStart(4, '0')}-01` : `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/** Which grid-import meters make each area, and the site (its flagged meters, else every area's). */
+function layoutOf(rows: MeterRow[]): Layout {
+  const areas = new Map<string, number[]>();
+  for (const row of rows) {
+    if (row.area === null || !isGridImport(row)) continue;
+    let ids = areas.get(row.area);
+    if (!ids) areas.set(row.area, (ids = []));
+    ids.push(row.id);
+  }
+  const flagged = rows.filter((row) => row.site && isGridImport(row)).map((row) => row.id);
+  const site = flagged.length ? flagged : [...areas.values()].flat();
+  const areaNames = [...areas.keys()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+  return { meters: rows, site, areas, areaNames };
 }

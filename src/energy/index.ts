@@ -4,7 +4,8 @@ export { AllUtilitiesSchema, allUtilities, type AllUtilities } from './allUtilit
 export { areaCardNames, type AreaCards } from './areaCards.ts';
 export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } from './commodities.ts';
 export { DemandWatch, WARNING_MIN_ELAPSED_MS } from './demandWatch.ts';
-export { FIGURE_TABLES, nextMonth, type EnergyFigures, type SitePeak, type Totals } from './figures.ts';
+export { FIGURE_TABLES, nextMonth, type EnergyFigures, type Totals } from './figures.ts';
+export type { SitePeak } from './intervalSums.ts';
 export {
   buildEnergy,
   buildEnergyModule,

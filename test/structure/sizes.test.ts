@@ -23,7 +23,6 @@ const OVERSIZE: Record<string, number> = {
   'function app/compose.ts createService': 175,
   'function billing/budgets.ts status': 163,
   'function billing/supplierBills.ts importCsv': 132,
-  'class energy/figures.ts EnergyFigures': 415,
   'function files/uploads/receiveUpload.ts receiveUpload': 122,
   'function fleet/app.ts createFleetApp': 167,
   'function metering/importWrite.ts writeImport': 130,
