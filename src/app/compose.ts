@@ -98,32 +98,21 @@ function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audi
   return { timezone, tariffs, calorific, metering, energy, figures: energy.figures };
 }
 
-export async function createService(
-  config: Config,
-  options: {
-    logger?: Logger;
-    /** The energy collector's clock (tests move it); the box's by default. */
-    collectorNow?: () => number;
-    /** Where the first-start password's human line goes (main.ts: stderr); unset: the JSON log line only. */
-    announce?: (line: string) => void;
-    /** Restarts the service in its process (src/app/host.ts): the guided restore asks for it. */
-    restart?: () => void;
-  } = {},
-): Promise<Service> {
+/** What createService takes besides the config. */
+type ServiceOptions = {
+  logger?: Logger;
+  /** The energy collector's clock (tests move it); the box's by default. */
+  collectorNow?: () => number;
+  /** Where the first-start password's human line goes (main.ts: stderr); unset: the JSON log line only. */
+  announce?: (line: string) => void;
+  /** Restarts the service in its process (src/app/host.ts): the guided restore asks for it. */
+  restart?: () => void;
+};
+
+export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const { serviceLock, restored } = claimDataDir(config.dataDir, logger);
-  let db: Db;
-  try {
-    // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
-    // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. Set as the
-    // connection opens, before the start-up quick_check reads every page (a 16 MiB cache filled, then shrunk, left
-    // ~10 MiB of freed malloc memory behind). No mmap_size (SQLite's default 0): mapped pages would count in the
-    // service's RSS and a disk error would be a SIGBUS.
-    db = openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false, cacheKiB: 2048 });
-  } catch (error) {
-    serviceLock.release();
-    throw error;
-  }
+  const db = openServiceDatabase(config, () => serviceLock.release());
   const lifecycle = new Lifecycle();
   // Every periodic job, by name, as it is started (/metrics lists them: ems_job_*).
   const jobs = new JobRegistry();
@@ -135,11 +124,59 @@ export async function createService(
     if (module.routes) routeTables.push(module.routes);
     return startModule(module, lifecycle, jobs);
   };
+  const { deps, auth, metrics, configs } = await startContexts(start, { config, db, logger, lifecycle, jobs, restored, options });
+
+  let routes: AnyRoute[];
+  try {
+    // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
+    routes = orderRoutes(routeTables);
+    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce, config.publicUrl);
+  } catch (error) {
+    await lifecycle.close(() => {});
+    throw error;
+  }
+
+  // Nothing is uploading yet: temp files in tmp/ are leftovers of a crash.
+  const staleUploads = sweepStaleUploads(path.join(config.dataDir, 'tmp'));
+  if (staleUploads > 0) logger.warn({ removed: staleUploads }, 'removed unfinished uploads left by an earlier run');
+  const app = createApp({ routes, auth, config, logger, db, metrics, configs }, { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] });
+  return serviceOf(app, deps, routes, lifecycle);
+}
+
+/** Opens the service's database (releasing the service lock when it cannot be opened). */
+function openServiceDatabase(config: Config, releaseLock: () => void): Db {
+  try {
+    // better-sqlite3 builds SQLite with a 16 MiB page cache per connection; the service keeps 2 MiB (idle RSS −14 MiB,
+    // issue 29): the kernel's page cache holds the file anyway, a miss costs a pread, not a disk read. Set as the
+    // connection opens, before the start-up quick_check reads every page (a 16 MiB cache filled, then shrunk, left
+    // ~10 MiB of freed malloc memory behind). No mmap_size (SQLite's default 0): mapped pages would count in the
+    // service's RSS and a disk error would be a SIGBUS.
+    return openDatabase(databasePath(config.dataDir), { busyTimeoutMs: SERVICE_BUSY_TIMEOUT_MS, autoCheckpoint: false, cacheKiB: 2048 });
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+/** What the contexts are started with: the database, the close order, the job registry, a restore just applied. */
+type Starting = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  jobs: JobRegistry;
+  restored: ReturnType<typeof applyPendingRestore>;
+  options: ServiceOptions;
+};
+
+/**
+ * Builds each context from the ones above it (its module.ts declares what it needs) and starts it where its jobs start
+ * and its close hooks are registered: the order below is the start order, its reverse the close order. Returns the
+ * services the route tables are built from, and what the app itself is built with (sign-in, metrics, settings).
+ */
+async function startContexts(start: <S>(module: Module<S>) => S, { config, db, logger, lifecycle, jobs, restored, options }: Starting) {
   const collecting = config.collectIntervalMs > 0;
   const now = options.collectorNow;
-
-  // Each context is built from the ones above it (its module.ts declares what it needs); a module is started where its
-  // jobs start and its close hooks are registered: the order below is the start order, its reverse the close order.
   const { audit, mailer } = start(buildPlatform({ config, db, logger }));
   auditRestore(audit, restored);
   const { iot } = start(await buildGateway({ config, db, logger, audit }));
@@ -230,30 +267,17 @@ export async function createService(
     jobs,
     startedAt,
   };
+  return { deps, auth: access.services.auth, metrics: operations.services.metrics, configs };
+}
 
-  let routes: AnyRoute[];
-  try {
-    // A route table left out of ROUTE_ORDER (or given twice) stops the start here, with the jobs closed again.
-    routes = orderRoutes(routeTables);
-    await ensureInitialAdmin(db, config.dataDir, logger, { hash: hashPassword, verify: verifyPassword }, options.announce, config.publicUrl);
-  } catch (error) {
-    await lifecycle.close(() => {});
-    throw error;
-  }
-
-  // Nothing is uploading yet: temp files in tmp/ are leftovers of a crash.
-  const staleUploads = sweepStaleUploads(path.join(config.dataDir, 'tmp'));
-  if (staleUploads > 0) logger.warn({ removed: staleUploads }, 'removed unfinished uploads left by an earlier run');
-  const app = createApp(
-    { routes, auth: access.services.auth, config, logger, db, metrics: operations.services.metrics, configs },
-    { publicMiddleware: [staticModels(path.join(config.dataDir, 'models'))] },
-  );
+/** The service over the app: listen on a bound or a new listener; close the server, then every context in reverse. */
+function serviceOf(app: Koa, deps: AppDeps, routes: AnyRoute[], lifecycle: Lifecycle): Service {
   const service: Service = {
     app,
     deps,
     routes,
     async listen(bound) {
-      const listener = bound ?? (await bindListener(config));
+      const listener = bound ?? (await bindListener(deps.config));
       listener.attach(app.callback());
       service.listener = listener;
       service.server = listener.server;
@@ -261,7 +285,7 @@ export async function createService(
     },
     async close(closing) {
       if (service.server && !closing?.keepListener) await closeServer(service.server);
-      await lifecycle.close((name, error) => logger.error({ err: error, hook: name }, 'error while shutting down'));
+      await lifecycle.close((name, error) => deps.logger.error({ err: error, hook: name }, 'error while shutting down'));
     },
   };
   return service;
