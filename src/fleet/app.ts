@@ -10,17 +10,16 @@ import type { Logger } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
 import { fleetStaffApp } from '../web/index.ts';
 import { DatabaseClock } from './clock.ts';
-import { withAckRequests, withAckState } from './alertAcks.ts';
+import { withAckRequests } from './alertAcks.ts';
 import { bearer } from './credentials.ts';
 import type { FleetDb } from './db.ts';
-import { addUser, createEnrolmentCode, enrol, leave, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { addUser, siteForCredential, type FleetUser, userForToken } from './enrolment.ts';
+import { enrolmentHandlers } from './enrolmentRoutes.ts';
 import { FleetError } from './errors.ts';
-import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
 import { DEFAULT_INGEST_LIMITS, Ingest, type IngestLimits } from './ingest.ts';
-import { alertList, byGrade, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
+import { portfolioHandlers } from './portfolioRoutes.ts';
 import { fleetDocumentation } from './openapi.ts';
 import { FLEET_ROUTES, type FleetRouteKey } from './routes.ts';
-import { firstError, validateEnrol, validateEnrolmentCodeRequest } from './schemas.ts';
 import { peopleHandlers } from './peopleRoutes.ts';
 import { siteAdminHandlers } from './siteAdminRoutes.ts';
 import { FleetSso, type FleetSsoConfig } from './sso.ts';
@@ -172,13 +171,6 @@ export function createFleetApp(options: FleetAppOptions): Koa {
     if (user.sites !== null && !user.sites.includes(id)) throw new FleetError('not_found', 'no such site');
     return id;
   };
-  // The portfolio views as XLSX: the same rows the JSON routes answer (src/fleet/export.ts).
-  const xlsx = (ctx: Koa.Context, name: string, body: Buffer) => {
-    ctx.type = XLSX_TYPE;
-    ctx.set('Content-Disposition', `attachment; filename="${name}-${new Date(options.now?.() ?? Date.now()).toISOString().slice(0, 10)}.xlsx"`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = body;
-  };
 
   // Every route with who may call it (FLEET_ROUTES lists the same, for the role test): a route outside this table is
   // not served. `site` = a site credential; `viewer`/`admin` = a fleet user, limited to their sites; `fleet-admin` = an
@@ -191,17 +183,11 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       sso: options.sso ? new FleetSso(options.sso, pool, logger) : null,
       readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES),
     }),
+    ...enrolmentHandlers({ pool, logger, readBody: (ctx) => readJson(ctx.req, MAX_JSON_BYTES) }),
+    ...portfolioHandlers({ pool, readPool, now, fileDate: () => options.now?.() ?? Date.now(), siteInScope, listQuery }),
     'GET /api/fleet/health': async (ctx) => {
       await pool.query('select 1');
       ctx.body = { status: 'ok', version };
-    },
-    'POST /api/fleet/enrol': async (ctx) => {
-      const body = await readJson(ctx.req, MAX_JSON_BYTES);
-      if (!validateEnrol(body)) throw new FleetError('invalid_request', `enrolment refused: ${firstError(validateEnrol)}`);
-      const result = await enrol(pool, body.code);
-      logger.info({ siteId: result.siteId, site: result.siteName }, 'site enrolled');
-      ctx.status = 201;
-      ctx.body = result;
     },
     'POST /api/fleet/ingest': async (ctx) => {
       const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
@@ -218,46 +204,6 @@ export function createFleetApp(options: FleetAppOptions): Koa {
       } finally {
         ingesting--;
       }
-    },
-    'POST /api/fleet/leave': async (ctx) => {
-      const siteId = await siteForCredential(pool, bearer(ctx.get('authorization')));
-      await leave(pool, siteId);
-      logger.info({ siteId }, 'site left the fleet');
-      ctx.status = 204;
-    },
-    'POST /api/fleet/enrolment-codes': async (ctx) => {
-      const body = await readJson(ctx.req, MAX_JSON_BYTES);
-      if (!validateEnrolmentCodeRequest(body)) throw new FleetError('invalid_request', firstError(validateEnrolmentCodeRequest));
-      ctx.status = 201;
-      ctx.body = await createEnrolmentCode(pool, body.siteName, body.validHours);
-    },
-    'GET /api/fleet/sites': async (ctx, user) => {
-      ctx.body = await siteHealthPage(readPool, user!.sites, listQuery(ctx.query, ['site'], 100), await now());
-    },
-    'GET /api/fleet/sites/:id/meters': async (ctx, user) => {
-      const siteId = siteInScope(user!, ctx.params.id);
-      ctx.body = { items: await siteMeters(readPool, user!.sites, siteId, await now()) };
-    },
-    'GET /api/fleet/eui': async (ctx, user) => {
-      ctx.body = await euiPage(readPool, user!.sites, listQuery(ctx.query, [], 100), await now());
-    },
-    'GET /api/fleet/alerts': async (ctx, user) => {
-      ctx.body = await withAckState(pool, await alertList(readPool, user!.sites, listQuery(ctx.query, ['status'])));
-    },
-    // Who is signed in (the staff app in fleet mode asks once at sign-in): name, role, the sites they are limited to.
-    'GET /api/fleet/me': async (ctx, user) => {
-      ctx.body = { name: user!.name, role: user!.role, sites: user!.sites };
-    },
-    'GET /api/fleet/sites.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-health', await workbookOffThread({ kind: 'health', rows: byGrade(await siteHealth(readPool, user!.sites, await now())) }));
-    },
-    'GET /api/fleet/eui.xlsx': async (ctx, user) => {
-      xlsx(ctx, 'fleet-eui', await workbookOffThread({ kind: 'eui', rows: await euiRanking(readPool, user!.sites, await now()) }));
-    },
-    'GET /api/fleet/alerts.xlsx': async (ctx, user) => {
-      const { includeResolved } = listQuery(ctx.query, ['status']);
-      const list = await alertList(readPool, user!.sites, { page: 1, pageSize: ALERT_EXPORT_LIMIT, includeResolved });
-      xlsx(ctx, 'fleet-alerts', await workbookOffThread({ kind: 'alerts', rows: list.items, total: list.total }));
     },
   };
   for (const route of FLEET_ROUTES) {

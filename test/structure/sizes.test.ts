@@ -23,7 +23,6 @@ const OVERSIZE: Record<string, number> = {
   'function billing/budgets.ts status': 163,
   'function billing/supplierBills.ts importCsv': 132,
   'function files/uploads/receiveUpload.ts receiveUpload': 122,
-  'function fleet/app.ts createFleetApp': 167,
   'function metering/importWrite.ts writeImport': 130,
   'function web/app/components/charts/Chart.tsx Chart': 235,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
