@@ -179,13 +179,6 @@ export class Budgets {
   async status(id: number, at: string = this.figures.today()): Promise<BudgetStatus> {
     const budget = this.get(id);
     const meters = this.meters(budget);
-    const siteMeters =
-      budget.scope === 'site'
-        ? meters
-        : this.calculation
-            .siteMeters(this.calculation.billedMeters())
-            .filter((m) => m.commodity === budget.utility)
-            .map((m) => ({ meterId: m.id, weight: 1 }));
     const months = monthsOf(budget.year);
     const lastYear = months.map((month) => {
       const from = `${budget.year - 1}${month.slice(4)}-01`;
@@ -200,54 +193,7 @@ export class Budgets {
       phasingUsed === 'last_year' ? lastYear[i] / lastYearTotal : daysBetween(`${month}-01`, nextMonthStart(month)).length / yearDays,
     );
     const end = at < yearStart ? yearStart : at > yearEnd ? yearEnd : at;
-    const ytd = { quantity: 0, energy: 0, standing: 0, demand: 0, budgetQuantity: 0, budgetAmount: 0, siteQuantity: 0 };
-    let pastDays = 0;
-    const noData: string[] = [];
-    const rows: MonthStatus[] = months.map((month, i) => {
-      const from = `${month}-01`;
-      const to = nextMonthStart(month);
-      const budgetQuantity = budget.quantity * weights[i];
-      const budgetAmount = budget.amount * weights[i];
-      const days = daysBetween(from, to).length;
-      const past = from >= end ? 0 : to <= end ? days : daysBetween(from, end).length;
-      const row = {
-        month,
-        budgetQuantity: round(budgetQuantity, 3),
-        budgetAmount: round(budgetAmount, 2),
-        actualQuantity: null as number | null,
-        actualAmount: null as number | null,
-        lastYearQuantity: round(lastYear[i], 3),
-        data: 'future' as MonthStatus['data'],
-        charges: null as MonthStatus['charges'],
-      };
-      if (past === 0) return row;
-      const until = [to, end].sort()[0];
-      ytd.budgetQuantity += (budgetQuantity * past) / days;
-      ytd.budgetAmount += (budgetAmount * past) / days;
-      const actual = this.totals(meters, from, until);
-      if (!actual.recorded) {
-        noData.push(month);
-        row.data = 'no_data';
-        return row;
-      }
-      // The site's charges beside energy; an area's or cost centre's share of them is its share of the site's quantity.
-      const site = budget.scope === 'site' ? actual : this.totals(siteMeters, from, until);
-      const share = site.quantity > 0 ? Math.min(1, actual.quantity / site.quantity) : 0;
-      const charges = this.calculation.siteCharges(budget.utility, from, until);
-      const standing = charges.standing * share;
-      const demand = charges.demand * share;
-      pastDays += past;
-      ytd.quantity += actual.quantity;
-      ytd.siteQuantity += site.quantity;
-      ytd.energy += actual.amount;
-      ytd.standing += standing;
-      ytd.demand += demand;
-      row.data = 'measured';
-      row.actualQuantity = round(actual.quantity, 3);
-      row.actualAmount = round(actual.amount + standing + demand, 2);
-      row.charges = { energy: round(actual.amount, 2), standing: round(standing, 2), demand: round(demand, 2) };
-      return row;
-    });
+    const { rows, ytd, pastDays, noData } = this.monthsToDate(budget, meters, weights, lastYear, end);
     const ytdAmount = ytd.energy + ytd.standing + ytd.demand;
 
     // The rest of the year: last year's months scaled to this year's run rate where last year has them, else this
@@ -262,38 +208,17 @@ export class Budgets {
     }, 0);
     const restMonthsHaveLastYear = months.every((month, i) => nextMonthStart(month) <= end || lastYear[i] > 0);
     const lastYearSoFar = end > yearStart ? this.totals(meters, `${budget.year - 1}-01-01`, `${budget.year - 1}${end.slice(4)}`).quantity : 0;
-    let method: ForecastMethod;
-    let methodNote: string;
-    let restQuantity = 0;
     const normalised = noData.length || restDays === 0 ? null : await this.baselineRest(budget, meters, end, yearEnd);
-    if (noData.length) {
-      method = 'none';
-      methodNote = `${noData.length} month(s) of the year to date have no data (${noData.join(', ')}): no year-end forecast rests on them`;
-    } else if (restDays === 0) {
-      method = 'run_rate';
-      methodNote = 'the year is over: the forecast is the year';
-    } else if (normalised?.quantity != null) {
-      restQuantity = normalised.quantity;
-      method = 'weather_normalised_baseline';
-      methodNote = normalised.note;
-    } else if (ytd.quantity > 0 && lastYearSoFar > 0 && restMonthsHaveLastYear) {
-      const factor = ytd.quantity / lastYearSoFar;
-      restQuantity = restOfLastYear * factor;
-      method = 'last_year_scaled_to_run_rate';
-      methodNote = `the rest of the year as last year's same days × this year's run rate (${round(factor, 4)}: ${round(ytd.quantity, 3)} against ${round(lastYearSoFar, 3)} over the same days last year)`;
-    } else if (ytd.quantity > 0 && pastDays > 0) {
-      restQuantity = (ytd.quantity / pastDays) * restDays;
-      method = 'run_rate';
-      methodNote = `the rest of the year at this year's run rate (${round(ytd.quantity / pastDays, 3)} ${UNITS[budget.utility]} a day over ${pastDays} days)`;
-    } else if (restMonthsHaveLastYear && lastYearTotal > 0) {
-      restQuantity = restOfLastYear;
-      method = 'last_year';
-      methodNote = "no data this year yet: the rest of the year as last year's same days";
-    } else {
-      method = 'none';
-      methodNote = 'no data this year and none last year: no year-end forecast can be made';
-    }
-    if (normalised && normalised.quantity === null) methodNote += ` (no weather-normalised baseline: ${normalised.note})`;
+    const { method, methodNote, restQuantity } = restOfYear(budget, normalised, {
+      noData,
+      restDays,
+      pastDays,
+      ytdQuantity: ytd.quantity,
+      lastYearSoFar,
+      lastYearTotal,
+      restOfLastYear,
+      restMonthsHaveLastYear,
+    });
     const available = method !== 'none';
     // Money of the rest: energy at this year's average price so far (the budget's own before any data), standing charges
     // of the remaining days by the tariff in force, demand charges at this year's rate per day so far; a scope's share
@@ -338,6 +263,70 @@ export class Budgets {
       alert,
       message,
     };
+  }
+
+  /**
+   * Each month of the year against its phased budget up to `end` (measured, without data, or to come) and the year to
+   * date they add up to: the site's standing and demand charges beside energy, a scope's share of them its share of the
+   * site's quantity.
+   */
+  private monthsToDate(budget: Budget, meters: { meterId: number; weight: number }[], weights: number[], lastYear: number[], end: string) {
+    const siteMeters =
+      budget.scope === 'site'
+        ? meters
+        : this.calculation
+            .siteMeters(this.calculation.billedMeters())
+            .filter((m) => m.commodity === budget.utility)
+            .map((m) => ({ meterId: m.id, weight: 1 }));
+    const ytd = { quantity: 0, energy: 0, standing: 0, demand: 0, budgetQuantity: 0, budgetAmount: 0, siteQuantity: 0 };
+    let pastDays = 0;
+    const noData: string[] = [];
+    const rows: MonthStatus[] = monthsOf(budget.year).map((month, i) => {
+      const from = `${month}-01`;
+      const to = nextMonthStart(month);
+      const budgetQuantity = budget.quantity * weights[i];
+      const budgetAmount = budget.amount * weights[i];
+      const days = daysBetween(from, to).length;
+      const past = from >= end ? 0 : to <= end ? days : daysBetween(from, end).length;
+      const row = {
+        month,
+        budgetQuantity: round(budgetQuantity, 3),
+        budgetAmount: round(budgetAmount, 2),
+        actualQuantity: null as number | null,
+        actualAmount: null as number | null,
+        lastYearQuantity: round(lastYear[i], 3),
+        data: 'future' as MonthStatus['data'],
+        charges: null as MonthStatus['charges'],
+      };
+      if (past === 0) return row;
+      const until = [to, end].sort()[0];
+      ytd.budgetQuantity += (budgetQuantity * past) / days;
+      ytd.budgetAmount += (budgetAmount * past) / days;
+      const actual = this.totals(meters, from, until);
+      if (!actual.recorded) {
+        noData.push(month);
+        row.data = 'no_data';
+        return row;
+      }
+      // The site's charges beside energy; an area's or cost centre's share of them is its share of the site's quantity.
+      const site = budget.scope === 'site' ? actual : this.totals(siteMeters, from, until);
+      const share = site.quantity > 0 ? Math.min(1, actual.quantity / site.quantity) : 0;
+      const charges = this.calculation.siteCharges(budget.utility, from, until);
+      const standing = charges.standing * share;
+      const demand = charges.demand * share;
+      pastDays += past;
+      ytd.quantity += actual.quantity;
+      ytd.siteQuantity += site.quantity;
+      ytd.energy += actual.amount;
+      ytd.standing += standing;
+      ytd.demand += demand;
+      row.data = 'measured';
+      row.actualQuantity = round(actual.quantity, 3);
+      row.actualAmount = round(actual.amount + standing + demand, 2);
+      row.charges = { energy: round(actual.amount, 2), standing: round(standing, 2), demand: round(demand, 2) };
+      return row;
+    });
+    return { rows, ytd, pastDays, noData };
   }
 
   /**
@@ -426,6 +415,62 @@ export class Budgets {
       });
     return statuses;
   }
+}
+
+/** What the forecast's rest of the year is read from, besides the weather-normalised baseline. */
+type RestInputs = {
+  noData: string[];
+  restDays: number;
+  pastDays: number;
+  ytdQuantity: number;
+  lastYearSoFar: number;
+  lastYearTotal: number;
+  restOfLastYear: number;
+  restMonthsHaveLastYear: boolean;
+};
+
+/**
+ * The rest of the year's quantity and the method it comes by, in order of preference: none when months of the year to
+ * date have no data, the weather-normalised baseline, last year's same days scaled to this year's run rate, this year's
+ * run rate, last year's same days; none when there is nothing to go on.
+ */
+function restOfYear(
+  budget: Budget,
+  normalised: { quantity: number | null; note: string } | null,
+  { noData, restDays, pastDays, ytdQuantity, lastYearSoFar, lastYearTotal, restOfLastYear, restMonthsHaveLastYear }: RestInputs,
+): { method: ForecastMethod; methodNote: string; restQuantity: number } {
+  let method: ForecastMethod;
+  let methodNote: string;
+  let restQuantity = 0;
+  if (noData.length) {
+    method = 'none';
+    methodNote = `${noData.length} month(s) of the year to date have no data (${noData.join(', ')}): no year-end forecast rests on them`;
+  } else if (restDays === 0) {
+    method = 'run_rate';
+    methodNote = 'the year is over: the forecast is the year';
+  } else if (normalised?.quantity != null) {
+    restQuantity = normalised.quantity;
+    method = 'weather_normalised_baseline';
+    methodNote = normalised.note;
+  } else if (ytdQuantity > 0 && lastYearSoFar > 0 && restMonthsHaveLastYear) {
+    const factor = ytdQuantity / lastYearSoFar;
+    restQuantity = restOfLastYear * factor;
+    method = 'last_year_scaled_to_run_rate';
+    methodNote = `the rest of the year as last year's same days × this year's run rate (${round(factor, 4)}: ${round(ytdQuantity, 3)} against ${round(lastYearSoFar, 3)} over the same days last year)`;
+  } else if (ytdQuantity > 0 && pastDays > 0) {
+    restQuantity = (ytdQuantity / pastDays) * restDays;
+    method = 'run_rate';
+    methodNote = `the rest of the year at this year's run rate (${round(ytdQuantity / pastDays, 3)} ${UNITS[budget.utility]} a day over ${pastDays} days)`;
+  } else if (restMonthsHaveLastYear && lastYearTotal > 0) {
+    restQuantity = restOfLastYear;
+    method = 'last_year';
+    methodNote = "no data this year yet: the rest of the year as last year's same days";
+  } else {
+    method = 'none';
+    methodNote = 'no data this year and none last year: no year-end forecast can be made';
+  }
+  if (normalised && normalised.quantity === null) methodNote += ` (no weather-normalised baseline: ${normalised.note})`;
+  return { method, methodNote, restQuantity };
 }
 
 /** A model's term as read in a formula: "+ 8", "− 20.002". */
