@@ -10,7 +10,7 @@ import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../pl
 import { BadRequest } from '../platform/errors.ts';
 import { dayTypeOf, g14Statistics, leastSquares, MIN_HOLIDAY_DAYS, regressorValue, weekdayType, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
-import { baselineGuardRails } from './guardRails.ts';
+import { baselineGuardRails, type GuardRails } from './guardRails.ts';
 import { wholeHourKwh } from './wholeDays.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
@@ -131,18 +131,7 @@ export class HourlyBaselines {
 
   async fit(query: HourlyBaselineQuery, now: number = Date.now()) {
     const today = this.figures.today(new Date(now));
-    if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
-    if (query.baselineTo > addDays(query.baselineFrom, MAX_BASELINE_DAYS))
-      throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 2 years for an hourly baseline' }]);
-    if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo)
-      throw new BadRequest('Invalid query', [
-        { path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' },
-      ]);
-    const reportTo = query.reportFrom === undefined ? undefined : (query.reportTo ?? addDays(today, 1));
-    if (query.reportFrom !== undefined && reportTo! <= query.reportFrom)
-      throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
-    if (query.reportFrom !== undefined && reportTo! > addDays(query.reportFrom, 366))
-      throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most a year after reportFrom' }]);
+    const reportTo = checkedReportTo(query, today);
     const slotCount = query.by === 'hour-of-day' ? 24 : 168;
     const base = await this.hours(query, query.baselineFrom, query.baselineTo, today);
     if (base.hours.length < MIN_BASELINE_DAYS * 24) {
@@ -159,43 +148,7 @@ export class HourlyBaselines {
     const holidayDays = [...new Set(base.hours.filter((h) => h.dayType === 'holiday').map((h) => h.day))];
     const holidaysLeftOut = holidayDays.length < MIN_HOLIDAY_DAYS ? holidayDays : [];
     if (holidaysLeftOut.length) base.hours = base.hours.filter((h) => h.dayType !== 'holiday');
-    const bySlot = new Map<number, Hour[]>();
-    for (const hour of base.hours) {
-      let list = bySlot.get(hour.slot);
-      if (!list) bySlot.set(hour.slot, (list = []));
-      list.push(hour);
-    }
-    const models = new Map<number, SlotModel>();
-    for (let slot = 0; slot < slotCount; slot += 1) {
-      const hours = bySlot.get(slot) ?? [];
-      // By week the slot is the weekday: a weekend term would repeat the intercept.
-      const candidates = TERMS.filter((term) => !(term === 'weekend' && query.by === 'hour-of-week'));
-      const columns = candidates.filter((term) => term === 'intercept' || hours.some((h) => regressor(term, h) !== regressor(term, hours[0])));
-      if (hours.length < columns.length + 3) {
-        throw new BadRequest('Invalid query', [
-          {
-            path: 'query.baselineFrom',
-            message: `slot ${slot} of ${query.by} has ${hours.length} hours with data; at least ${columns.length + 3} are needed (a longer baseline period)`,
-          },
-        ]);
-      }
-      let solved: number[];
-      try {
-        solved = leastSquares(
-          hours.map((h) => columns.map((term) => regressor(term, h))),
-          hours.map((h) => h.actualKwh),
-        );
-      } catch {
-        throw new BadRequest('Invalid query', [
-          { path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` },
-        ]);
-      }
-      const coefficients: Record<Term, number> = { intercept: 0, perHdh: 0, perCdh: 0, weekend: 0, holiday: 0 };
-      columns.forEach((term, i) => {
-        coefficients[term] = solved[i];
-      });
-      models.set(slot, { slot, n: hours.length, coefficients, fitted: columns });
-    }
+    const models = fitSlots(query, base.hours, slotCount);
     const expected = base.hours.map((h) => predict(models.get(h.slot)!, h));
     const p = [...models.values()].reduce((sum, model) => sum + model.fitted.length, 0);
     const statistics = g14Statistics(
@@ -208,18 +161,6 @@ export class HourlyBaselines {
       nmbe: Math.abs(statistics.nmbePercent) <= G14_HOURLY_LIMITS.nmbePercent,
       r2: statistics.r2 >= G14_HOURLY_LIMITS.r2,
     };
-    const listHours = (from: string, to: string) => daysBetween(from, to).length <= HOURS_LISTED_UP_TO_DAYS;
-    const shape = (h: Hour, expectedKwh: number) => ({
-      start: new Date(h.start).toISOString(),
-      slot: h.slot,
-      dayType: h.dayType,
-      temperatureC: round(h.temperatureC, 3),
-      hdh: round(h.hdh, 4),
-      cdh: round(h.cdh, 4),
-      actualKwh: round(h.actualKwh, 4),
-      expectedKwh: round(expectedKwh, 4),
-    });
-    let report = null;
     const later = query.reportFrom !== undefined ? await this.hours(query, query.reportFrom, reportTo!, today, now) : null;
     // The daily baseline's guard rails, at the hour (issue 41): a year's span with 80 % of it, G14's hourly CV(RMSE)
     // limit (30 %), every reporting hour's degree-hours inside the baseline's range, no dropped term needed; the
@@ -244,48 +185,7 @@ export class HourlyBaselines {
           }
         : undefined,
     });
-    if (later && query.reportFrom !== undefined) {
-      let cusum = 0;
-      let expectedSum = 0;
-      let actualSum = 0;
-      const hours: (ReturnType<typeof shape> & { cusumKwh: number })[] = [];
-      const days = new Map<string, { day: string; actualKwh: number; expectedKwh: number; hours: number; cusumKwh: number }>();
-      for (const h of later.hours) {
-        const e = predict(models.get(h.slot)!, h);
-        cusum += h.actualKwh - e;
-        expectedSum += e;
-        actualSum += h.actualKwh;
-        hours.push({ ...shape(h, e), cusumKwh: round(cusum, 4) });
-        let day = days.get(h.day);
-        if (!day) days.set(h.day, (day = { day: h.day, actualKwh: 0, expectedKwh: 0, hours: 0, cusumKwh: 0 }));
-        day.actualKwh += h.actualKwh;
-        day.expectedKwh += e;
-        day.hours += 1;
-        day.cusumKwh = cusum;
-      }
-      const defensible = guardRails.defensible && later.hours.length > 0;
-      report = {
-        from: query.reportFrom,
-        to: reportTo!,
-        expectedKwh: round(expectedSum, 3),
-        actualKwh: round(actualSum, 3),
-        savingsKwh: defensible ? round(expectedSum - actualSum, 3) : null,
-        savingsPercent: defensible && expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
-        savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting hour has energy and temperature.',
-        uncertainty: guardRails.uncertainty,
-        significant: guardRails.significant,
-        hoursListed: listHours(query.reportFrom, reportTo!),
-        hours: listHours(query.reportFrom, reportTo!) ? hours : [],
-        days: [...days.values()].map((d) => ({
-          day: d.day,
-          hours: d.hours,
-          actualKwh: round(d.actualKwh, 3),
-          expectedKwh: round(d.expectedKwh, 3),
-          cusumKwh: round(d.cusumKwh, 3),
-        })),
-        missingHours: later.missing,
-      };
-    }
+    const report = later && query.reportFrom !== undefined ? reportOf(query.reportFrom, reportTo!, later, models, guardRails) : null;
     return {
       target: { kind: query.target.meterId !== undefined ? 'meter' : query.target.area !== undefined ? 'area' : 'site', ...query.target },
       by: query.by,
@@ -319,6 +219,127 @@ export class HourlyBaselines {
       report,
     };
   }
+}
+
+/** An hour as listed: its start, slot, day type, weather and energy, actual and expected. */
+const shape = (h: Hour, expectedKwh: number) => ({
+  start: new Date(h.start).toISOString(),
+  slot: h.slot,
+  dayType: h.dayType,
+  temperatureC: round(h.temperatureC, 3),
+  hdh: round(h.hdh, 4),
+  cdh: round(h.cdh, 4),
+  actualKwh: round(h.actualKwh, 4),
+  expectedKwh: round(expectedKwh, 4),
+});
+
+/** Whether a period lists its hours (at most HOURS_LISTED_UP_TO_DAYS days) or its days only. */
+const listHours = (from: string, to: string) => daysBetween(from, to).length <= HOURS_LISTED_UP_TO_DAYS;
+
+/** The query's periods checked (a 400 naming the field); the reporting period's end (tomorrow, when it names none). */
+function checkedReportTo(query: HourlyBaselineQuery, today: string): string | undefined {
+  if (query.baselineTo <= query.baselineFrom) throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'must be after baselineFrom' }]);
+  if (query.baselineTo > addDays(query.baselineFrom, MAX_BASELINE_DAYS))
+    throw new BadRequest('Invalid query', [{ path: 'query.baselineTo', message: 'at most 2 years for an hourly baseline' }]);
+  if (query.reportFrom !== undefined && query.reportFrom < query.baselineTo)
+    throw new BadRequest('Invalid query', [
+      { path: 'query.reportFrom', message: 'must not be before baselineTo: a baseline is compared with what came after it' },
+    ]);
+  const reportTo = query.reportFrom === undefined ? undefined : (query.reportTo ?? addDays(today, 1));
+  if (query.reportFrom !== undefined && reportTo! <= query.reportFrom)
+    throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'must be after reportFrom' }]);
+  if (query.reportFrom !== undefined && reportTo! > addDays(query.reportFrom, 366))
+    throw new BadRequest('Invalid query', [{ path: 'query.reportTo', message: 'at most a year after reportFrom' }]);
+  return reportTo;
+}
+
+/** One least-squares model per slot over the baseline's hours, each with the terms its hours vary in (a 400 naming a slot too thin to fit). */
+function fitSlots(query: HourlyBaselineQuery, baseHours: Hour[], slotCount: number): Map<number, SlotModel> {
+  const bySlot = new Map<number, Hour[]>();
+  for (const hour of baseHours) {
+    let list = bySlot.get(hour.slot);
+    if (!list) bySlot.set(hour.slot, (list = []));
+    list.push(hour);
+  }
+  const models = new Map<number, SlotModel>();
+  for (let slot = 0; slot < slotCount; slot += 1) {
+    const hours = bySlot.get(slot) ?? [];
+    // By week the slot is the weekday: a weekend term would repeat the intercept.
+    const candidates = TERMS.filter((term) => !(term === 'weekend' && query.by === 'hour-of-week'));
+    const columns = candidates.filter((term) => term === 'intercept' || hours.some((h) => regressor(term, h) !== regressor(term, hours[0])));
+    if (hours.length < columns.length + 3) {
+      throw new BadRequest('Invalid query', [
+        {
+          path: 'query.baselineFrom',
+          message: `slot ${slot} of ${query.by} has ${hours.length} hours with data; at least ${columns.length + 3} are needed (a longer baseline period)`,
+        },
+      ]);
+    }
+    let solved: number[];
+    try {
+      solved = leastSquares(
+        hours.map((h) => columns.map((term) => regressor(term, h))),
+        hours.map((h) => h.actualKwh),
+      );
+    } catch {
+      throw new BadRequest('Invalid query', [
+        { path: 'query.baselineFrom', message: `slot ${slot} of ${query.by}: the baseline period does not separate the regressors` },
+      ]);
+    }
+    const coefficients: Record<Term, number> = { intercept: 0, perHdh: 0, perCdh: 0, weekend: 0, holiday: 0 };
+    columns.forEach((term, i) => {
+      coefficients[term] = solved[i];
+    });
+    models.set(slot, { slot, n: hours.length, coefficients, fitted: columns });
+  }
+  return models;
+}
+
+/**
+ * The reporting period against the models: each hour's expected kWh and the running CUSUM, by hour (short periods) and
+ * by day, and the savings where the guard rails hold (else withheld, with their reasons).
+ */
+function reportOf(from: string, to: string, later: { hours: Hour[]; missing: number }, models: Map<number, SlotModel>, guardRails: GuardRails) {
+  let cusum = 0;
+  let expectedSum = 0;
+  let actualSum = 0;
+  const hours: (ReturnType<typeof shape> & { cusumKwh: number })[] = [];
+  const days = new Map<string, { day: string; actualKwh: number; expectedKwh: number; hours: number; cusumKwh: number }>();
+  for (const h of later.hours) {
+    const e = predict(models.get(h.slot)!, h);
+    cusum += h.actualKwh - e;
+    expectedSum += e;
+    actualSum += h.actualKwh;
+    hours.push({ ...shape(h, e), cusumKwh: round(cusum, 4) });
+    let day = days.get(h.day);
+    if (!day) days.set(h.day, (day = { day: h.day, actualKwh: 0, expectedKwh: 0, hours: 0, cusumKwh: 0 }));
+    day.actualKwh += h.actualKwh;
+    day.expectedKwh += e;
+    day.hours += 1;
+    day.cusumKwh = cusum;
+  }
+  const defensible = guardRails.defensible && later.hours.length > 0;
+  return {
+    from,
+    to,
+    expectedKwh: round(expectedSum, 3),
+    actualKwh: round(actualSum, 3),
+    savingsKwh: defensible ? round(expectedSum - actualSum, 3) : null,
+    savingsPercent: defensible && expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
+    savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting hour has energy and temperature.',
+    uncertainty: guardRails.uncertainty,
+    significant: guardRails.significant,
+    hoursListed: listHours(from, to),
+    hours: listHours(from, to) ? hours : [],
+    days: [...days.values()].map((d) => ({
+      day: d.day,
+      hours: d.hours,
+      actualKwh: round(d.actualKwh, 3),
+      expectedKwh: round(d.expectedKwh, 3),
+      cusumKwh: round(d.cusumKwh, 3),
+    })),
+    missingHours: later.missing,
+  };
 }
 
 /** The intervals (from `first`, 15 minutes each) inside a suspect span set to NaN: an hour holding one is not a whole hour. */
