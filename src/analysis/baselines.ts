@@ -291,79 +291,10 @@ export class Baselines {
         },
       ]);
     const later = query.reportFrom !== undefined ? await this.observations(query, query.reportFrom, query.reportTo ?? addDays(today, 1), today) : null;
-    let predictDay: (o: Omit<BaselineDay, 'expectedKwh'>) => number;
-    let statistics: FitStatistics;
-    let detail: ReferenceDetail;
-    let guardObservations: { heat: number; cool: number; dayType: DayType; day: string; actualKwh: number; expectedKwh: number }[];
-    let resolution: 'day' | 'hour' = 'day';
-    let reportObservations: { heat: number; cool: number; dayType: DayType; actualKwh: number; expectedKwh: number }[] = [];
-    const conditions = (o: Omit<BaselineDay, 'expectedKwh'>) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType });
-    if (method === 'caltrack-daily') {
-      const model = caltrackDaily(base.observed.map((o) => ({ meanC: o.meanC, actualKwh: o.actualKwh })));
-      if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK daily: no candidate model could be fitted' }]);
-      predictDay = (o) => model.predict(o.meanC);
-      statistics = g14Statistics(
-        base.observed.map((o) => o.actualKwh),
-        base.observed.map(predictDay),
-        model.p,
-      );
-      detail = {
-        model: model.model,
-        heatingBalanceC: model.heatingBalanceC,
-        coolingBalanceC: model.coolingBalanceC,
-        coefficients: Object.fromEntries(Object.entries(model.coefficients).map(([k, v]) => [k, round(v, 4)])),
-        adjustedR2: round(model.adjustedR2, 4),
-        qualifiedCandidates: model.qualified,
-        note: 'degree days in °F-days at the chosen balance points (CalTRACK 2.0 §3); coefficients in kWh per °F-day',
-      };
-      guardObservations = base.observed.map((o) => ({ ...conditions(o), day: o.day, actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
-      reportObservations = (later?.observed ?? []).map((o) => ({ ...conditions(o), actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
-    } else {
-      resolution = 'hour';
-      const baseHours = await this.wholeHours(
-        query,
-        base.observed.map((o) => o.day),
-      );
-      const model = caltrackHourly(baseHours);
-      if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK hourly: too few whole hours to fit a month' }]);
-      const expected = baseHours.map((h) => model.predict(h));
-      statistics = g14Statistics(
-        baseHours.map((h) => h.actualKwh),
-        expected,
-        model.p,
-      );
-      const sumByDay = (hours: (typeof baseHours)[number][]) => {
-        const byDay = new Map<string, number>();
-        for (const h of hours) byDay.set(h.day, (byDay.get(h.day) ?? 0) + model.predict(h));
-        return byDay;
-      };
-      const baseByDay = sumByDay(baseHours);
-      const reportHours = later
-        ? await this.wholeHours(
-            query,
-            later.observed.map((o) => o.day),
-          )
-        : [];
-      const reportByDay = sumByDay(reportHours);
-      // A day is predicted as the sum of its hours' predictions (a whole day has all its hours).
-      predictDay = (o) => baseByDay.get(o.day) ?? reportByDay.get(o.day) ?? NaN;
-      detail = {
-        model: 'time-of-week-and-temperature',
-        heatingBalanceC: null,
-        coolingBalanceC: null,
-        coefficients: {},
-        adjustedR2: null,
-        qualifiedCandidates: null,
-        note: `CalTRACK 2.0 §4: ${model.segments} monthly segments (weights 1 and 0.5 for the neighbours), ${round(model.occupiedShare * 100, 1)} % of times of week occupied; p = the columns of one segment`,
-      };
-      const hourConditions = (h: (typeof baseHours)[number]) => ({
-        heat: Math.max(0, query.heatingBaseC - h.temperatureC),
-        cool: Math.max(0, h.temperatureC - query.coolingBaseC),
-        dayType: h.dayType,
-      });
-      guardObservations = baseHours.map((h, i) => ({ ...hourConditions(h), day: h.day, actualKwh: h.actualKwh, expectedKwh: expected[i] }));
-      reportObservations = reportHours.map((h) => ({ ...hourConditions(h), actualKwh: h.actualKwh, expectedKwh: model.predict(h) }));
-    }
+    const { predictDay, statistics, detail, guardObservations, reportObservations, resolution } =
+      method === 'caltrack-daily'
+        ? caltrackDailyFit(base.observed, later?.observed ?? [])
+        : await this.caltrackHourlyFit(query, base.observed, later?.observed ?? null);
     const reportTo = query.reportFrom !== undefined ? (query.reportTo ?? addDays(today, 1)) : '';
     const reportDays = later ? later.observed.length : null;
     const limits = resolution === 'day' ? { ...G14_LIMITS, cvRmsePercent: cvRmseLimitPercent(reportDays) } : { cvRmsePercent: 30, nmbePercent: 10, r2: 0.75 };
@@ -425,6 +356,54 @@ export class Baselines {
     };
   }
 
+  /** CalTRACK's hourly model (caltrack.ts) on the whole hours of the baseline's whole days; a day predicted as the sum of its hours. */
+  private async caltrackHourlyFit(query: BaselineQuery, baseObserved: Observed[], laterObserved: Observed[] | null): Promise<ReferenceFit> {
+    const baseHours = await this.wholeHours(
+      query,
+      baseObserved.map((o) => o.day),
+    );
+    const model = caltrackHourly(baseHours);
+    if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK hourly: too few whole hours to fit a month' }]);
+    const expected = baseHours.map((h) => model.predict(h));
+    const statistics = g14Statistics(
+      baseHours.map((h) => h.actualKwh),
+      expected,
+      model.p,
+    );
+    const sumByDay = (hours: (typeof baseHours)[number][]) => {
+      const byDay = new Map<string, number>();
+      for (const h of hours) byDay.set(h.day, (byDay.get(h.day) ?? 0) + model.predict(h));
+      return byDay;
+    };
+    const baseByDay = sumByDay(baseHours);
+    const reportHours = laterObserved
+      ? await this.wholeHours(
+          query,
+          laterObserved.map((o) => o.day),
+        )
+      : [];
+    const reportByDay = sumByDay(reportHours);
+    // A day is predicted as the sum of its hours' predictions (a whole day has all its hours).
+    const predictDay = (o: Observed) => baseByDay.get(o.day) ?? reportByDay.get(o.day) ?? NaN;
+    const detail: ReferenceDetail = {
+      model: 'time-of-week-and-temperature',
+      heatingBalanceC: null,
+      coolingBalanceC: null,
+      coefficients: {},
+      adjustedR2: null,
+      qualifiedCandidates: null,
+      note: `CalTRACK 2.0 §4: ${model.segments} monthly segments (weights 1 and 0.5 for the neighbours), ${round(model.occupiedShare * 100, 1)} % of times of week occupied; p = the columns of one segment`,
+    };
+    const hourConditions = (h: (typeof baseHours)[number]) => ({
+      heat: Math.max(0, query.heatingBaseC - h.temperatureC),
+      cool: Math.max(0, h.temperatureC - query.coolingBaseC),
+      dayType: h.dayType,
+    });
+    const guardObservations = baseHours.map((h, i) => ({ ...hourConditions(h), day: h.day, actualKwh: h.actualKwh, expectedKwh: expected[i] }));
+    const reportObservations = reportHours.map((h) => ({ ...hourConditions(h), actualKwh: h.actualKwh, expectedKwh: model.predict(h) }));
+    return { predictDay, statistics, detail, guardObservations, reportObservations, resolution: 'hour' };
+  }
+
   /** The whole hours (wholeDays.ts) of the given whole days with their outdoor temperature, for an hourly reference model. */
   private async wholeHours(query: BaselineQuery, days: string[]) {
     const { timezone } = this.figures.settings();
@@ -461,6 +440,43 @@ export class Baselines {
     }
     return hours;
   }
+}
+
+/** A whole day observed: its day type, degree days, mean temperature and energy. */
+type Observed = Omit<BaselineDay, 'expectedKwh'>;
+/** What a reference method's fit gives the daily baseline's answer: a day's prediction, the statistics, the observations the guard rails read. */
+type ReferenceFit = {
+  predictDay: (o: Observed) => number;
+  statistics: FitStatistics;
+  detail: ReferenceDetail;
+  guardObservations: { heat: number; cool: number; dayType: DayType; day: string; actualKwh: number; expectedKwh: number }[];
+  reportObservations: { heat: number; cool: number; dayType: DayType; actualKwh: number; expectedKwh: number }[];
+  resolution: 'day' | 'hour';
+};
+
+/** CalTRACK's daily model (caltrack.ts) on the baseline's whole days at the mean temperature, and each day's prediction. */
+function caltrackDailyFit(baseObserved: Observed[], laterObserved: Observed[]): ReferenceFit {
+  const conditions = (o: Observed) => ({ heat: o.hdd, cool: o.cdd, dayType: o.dayType });
+  const model = caltrackDaily(baseObserved.map((o) => ({ meanC: o.meanC, actualKwh: o.actualKwh })));
+  if (!model) throw new BadRequest('Invalid query', [{ path: 'query.baselineFrom', message: 'CalTRACK daily: no candidate model could be fitted' }]);
+  const predictDay = (o: Observed) => model.predict(o.meanC);
+  const statistics = g14Statistics(
+    baseObserved.map((o) => o.actualKwh),
+    baseObserved.map(predictDay),
+    model.p,
+  );
+  const detail: ReferenceDetail = {
+    model: model.model,
+    heatingBalanceC: model.heatingBalanceC,
+    coolingBalanceC: model.coolingBalanceC,
+    coefficients: Object.fromEntries(Object.entries(model.coefficients).map(([k, v]) => [k, round(v, 4)])),
+    adjustedR2: round(model.adjustedR2, 4),
+    qualifiedCandidates: model.qualified,
+    note: 'degree days in °F-days at the chosen balance points (CalTRACK 2.0 §3); coefficients in kWh per °F-day',
+  };
+  const guardObservations = baseObserved.map((o) => ({ ...conditions(o), day: o.day, actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
+  const reportObservations = laterObserved.map((o) => ({ ...conditions(o), actualKwh: o.actualKwh, expectedKwh: predictDay(o) }));
+  return { predictDay, statistics, detail, guardObservations, reportObservations, resolution: 'day' };
 }
 
 /**
