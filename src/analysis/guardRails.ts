@@ -191,7 +191,6 @@ const VARIABLES = {
  */
 export function baselineGuardRails(input: GuardRailInput): GuardRails {
   const reasons: string[] = [];
-  const names = VARIABLES[input.resolution];
   const spanDays = daysBetween(input.baselineFrom, input.baselineTo);
   const perDay = input.resolution === 'day' ? 1 : 24;
   const observedDays = input.baseline.length / perDay;
@@ -235,93 +234,115 @@ export function baselineGuardRails(input: GuardRailInput): GuardRails {
         : `The baseline's net bias is ${round(input.nmbePercent, 4)} %, above the ${biasLimit} % allowed for this model.`,
     );
 
-  let ranges: GuardRails['checks']['ranges'] = null;
-  const needed: string[] = [];
-  if (input.report?.observations.length) {
-    const report = input.report.observations;
-    const outsideAt = new Array<boolean>(report.length).fill(false);
-    const variables: VariableRange[] = (['heat', 'cool'] as const).map((key) => {
-      const base = input.baseline.map((o) => o[key]);
-      const min = Math.min(...base);
-      const max = Math.max(...base);
-      const slack = (max - min) * RANGE_TOLERANCE;
-      let outside = 0;
-      report.forEach((o, i) => {
-        if (o[key] < min - slack - 1e-9 || o[key] > max + slack + 1e-9) {
-          outside += 1;
-          outsideAt[i] = true;
-        }
-      });
-      const values = report.map((o) => o[key]);
-      return {
-        variable: names[key],
-        baseline: { min: round(min, 3), max: round(max, 3) },
-        report: { min: round(Math.min(...values), 3), max: round(Math.max(...values), 3) },
-        outside,
-      };
-    });
-    const outsideCount = outsideAt.filter(Boolean).length;
-    const expectedTotal = report.reduce((sum, o) => sum + Math.abs(o.expectedKwh), 0);
-    const outsideEnergy = report.reduce((sum, o, i) => sum + (outsideAt[i] ? Math.abs(o.expectedKwh) : 0), 0);
-    const outsideShare = outsideCount / report.length;
-    const outsideEnergyShare = expectedTotal > 0 ? outsideEnergy / expectedTotal : outsideShare;
-    ranges = {
-      pass: outsideShare <= MAX_OUTSIDE_SHARE && outsideEnergyShare <= MAX_OUTSIDE_SHARE,
-      variables,
-      outsideShare: round(outsideShare, 4),
-      outsideEnergyShare: round(outsideEnergyShare, 4),
-      allowedShare: MAX_OUTSIDE_SHARE,
-    };
-    for (const v of variables)
-      if (v.outside > 0)
-        reasons.push(
-          `${v.outside} of ${report.length} reporting ${input.resolution === 'day' ? 'days' : 'hours'} have ${v.variable} outside the baseline's range ` +
-            `(${v.baseline.min}–${v.baseline.max}; reporting ${v.report!.min}–${v.report!.max}): the model would be extrapolated.`,
-        );
-    // A term dropped because it never varied in the baseline, whose variable does vary in the reporting period.
-    for (const key of ['heat', 'cool'] as const) {
-      const term = names.term[key];
-      if (input.dropped.includes(term) && report.some((o) => o[key] > 0)) needed.push(term);
-    }
-    for (const dayType of ['weekend', 'holiday'] as const)
-      if (input.dropped.includes(dayType) && report.some((o) => o.dayType === dayType)) needed.push(dayType);
-    for (const term of needed)
-      reasons.push(
-        `The baseline has no ${DESCRIBE[term]}, so its "${term}" term was left out of the fit; the reporting period has them, which the model cannot predict.`,
-      );
-  }
+  const report = input.report?.observations.length ? input.report.observations : null;
+  const ranges = report ? rangesCheck(input, report, reasons) : null;
+  const needed = report ? neededTerms(input, report, reasons) : [];
   const droppedTerms = { pass: needed.length === 0, dropped: input.dropped, neededInReport: needed };
 
   const defensible = length.pass && coverage.pass && fit.pass && (ranges?.pass ?? true) && droppedTerms.pass;
-  let uncertainty: GuardRails['uncertainty'] = null;
-  let significant: boolean | null = null;
-  if (input.report?.observations.length) {
-    const residuals = input.baseline.map((o) => o.actualKwh - o.expectedKwh);
-    const rho = lag1Autocorrelation(residuals);
-    const expectedKwh = input.report.observations.reduce((sum, o) => sum + o.expectedKwh, 0);
-    const actualKwh = input.report.observations.reduce((sum, o) => sum + o.actualKwh, 0);
-    const args = {
-      n: input.baseline.length,
-      p: input.p,
-      cvRmsePercent: input.cvRmsePercent,
-      rho,
-      m: input.report.observations.length,
-      expectedKwh,
-      savingsKwh: expectedKwh - actualKwh,
-    };
-    const at68 = savingsUncertainty(args, 0.68);
-    const at90 = savingsUncertainty(args, 0.9);
-    const positiveRho = Math.max(0, rho);
-    uncertainty = { autocorrelation: round(rho, 4), effectiveN: round((args.n * (1 - positiveRho)) / (1 + positiveRho), 1), at68, at90 };
-    // A withheld figure is neither significant nor not: its band is given, its verdict is null (issue 58).
-    significant = defensible ? at68.fractional !== null && at68.fractional <= FSU_LIMIT : null;
-    if (defensible && !significant)
-      reasons.push(
-        `The savings (${round(args.savingsKwh, 1)} kWh) are within ±${at68.kwh} kWh at 68 % confidence: Guideline 14 asks the uncertainty to be at most 50 % of the savings, ` +
-          'so no saving (or over-consumption) is demonstrated.',
-      );
-  }
+  const { uncertainty, significant } = report ? savingsVerdict(input, report, defensible, reasons) : { uncertainty: null, significant: null };
   return { defensible, significant, reasons, checks: { length, coverage, fit, ranges, droppedTerms }, uncertainty };
+}
+
+/** One reporting observation: its conditions, and its actual and predicted energy. */
+type ReportObservation = NonNullable<GuardRailInput['report']>['observations'][number];
+
+/**
+ * Each independent variable's range in the baseline against the reporting period's: observations outside it (widened by
+ * RANGE_TOLERANCE of its width) by count and by expected energy, each variable outside named in `reasons`.
+ */
+function rangesCheck(input: GuardRailInput, report: ReportObservation[], reasons: string[]): NonNullable<GuardRails['checks']['ranges']> {
+  const names = VARIABLES[input.resolution];
+  const outsideAt = new Array<boolean>(report.length).fill(false);
+  const variables: VariableRange[] = (['heat', 'cool'] as const).map((key) => {
+    const base = input.baseline.map((o) => o[key]);
+    const min = Math.min(...base);
+    const max = Math.max(...base);
+    const slack = (max - min) * RANGE_TOLERANCE;
+    let outside = 0;
+    report.forEach((o, i) => {
+      if (o[key] < min - slack - 1e-9 || o[key] > max + slack + 1e-9) {
+        outside += 1;
+        outsideAt[i] = true;
+      }
+    });
+    const values = report.map((o) => o[key]);
+    return {
+      variable: names[key],
+      baseline: { min: round(min, 3), max: round(max, 3) },
+      report: { min: round(Math.min(...values), 3), max: round(Math.max(...values), 3) },
+      outside,
+    };
+  });
+  const outsideCount = outsideAt.filter(Boolean).length;
+  const expectedTotal = report.reduce((sum, o) => sum + Math.abs(o.expectedKwh), 0);
+  const outsideEnergy = report.reduce((sum, o, i) => sum + (outsideAt[i] ? Math.abs(o.expectedKwh) : 0), 0);
+  const outsideShare = outsideCount / report.length;
+  const outsideEnergyShare = expectedTotal > 0 ? outsideEnergy / expectedTotal : outsideShare;
+  for (const v of variables)
+    if (v.outside > 0)
+      reasons.push(
+        `${v.outside} of ${report.length} reporting ${input.resolution === 'day' ? 'days' : 'hours'} have ${v.variable} outside the baseline's range ` +
+          `(${v.baseline.min}–${v.baseline.max}; reporting ${v.report!.min}–${v.report!.max}): the model would be extrapolated.`,
+      );
+  return {
+    pass: outsideShare <= MAX_OUTSIDE_SHARE && outsideEnergyShare <= MAX_OUTSIDE_SHARE,
+    variables,
+    outsideShare: round(outsideShare, 4),
+    outsideEnergyShare: round(outsideEnergyShare, 4),
+    allowedShare: MAX_OUTSIDE_SHARE,
+  };
+}
+
+/** The terms left out of the fit (they never varied in the baseline) that the reporting period needs, each named in `reasons`. */
+function neededTerms(input: GuardRailInput, report: ReportObservation[], reasons: string[]): string[] {
+  const names = VARIABLES[input.resolution];
+  const needed: string[] = [];
+  // A term dropped because it never varied in the baseline, whose variable does vary in the reporting period.
+  for (const key of ['heat', 'cool'] as const) {
+    const term = names.term[key];
+    if (input.dropped.includes(term) && report.some((o) => o[key] > 0)) needed.push(term);
+  }
+  for (const dayType of ['weekend', 'holiday'] as const) if (input.dropped.includes(dayType) && report.some((o) => o.dayType === dayType)) needed.push(dayType);
+  for (const term of needed)
+    reasons.push(
+      `The baseline has no ${DESCRIBE[term]}, so its "${term}" term was left out of the fit; the reporting period has them, which the model cannot predict.`,
+    );
+  return needed;
+}
+
+/** The savings' uncertainty at 68 and 90 % (residuals' autocorrelation corrected) and whether a defensible figure is significant. */
+function savingsVerdict(
+  input: GuardRailInput,
+  report: ReportObservation[],
+  defensible: boolean,
+  reasons: string[],
+): { uncertainty: GuardRails['uncertainty']; significant: boolean | null } {
+  const residuals = input.baseline.map((o) => o.actualKwh - o.expectedKwh);
+  const rho = lag1Autocorrelation(residuals);
+  const expectedKwh = report.reduce((sum, o) => sum + o.expectedKwh, 0);
+  const actualKwh = report.reduce((sum, o) => sum + o.actualKwh, 0);
+  const args = {
+    n: input.baseline.length,
+    p: input.p,
+    cvRmsePercent: input.cvRmsePercent,
+    rho,
+    m: report.length,
+    expectedKwh,
+    savingsKwh: expectedKwh - actualKwh,
+  };
+  const at68 = savingsUncertainty(args, 0.68);
+  const at90 = savingsUncertainty(args, 0.9);
+  const positiveRho = Math.max(0, rho);
+  const uncertainty = { autocorrelation: round(rho, 4), effectiveN: round((args.n * (1 - positiveRho)) / (1 + positiveRho), 1), at68, at90 };
+  // A withheld figure is neither significant nor not: its band is given, its verdict is null (issue 58).
+  const significant = defensible ? at68.fractional !== null && at68.fractional <= FSU_LIMIT : null;
+  if (defensible && !significant)
+    reasons.push(
+      `The savings (${round(args.savingsKwh, 1)} kWh) are within ±${at68.kwh} kWh at 68 % confidence: Guideline 14 asks the uncertainty to be at most 50 % of the savings, ` +
+        'so no saving (or over-consumption) is demonstrated.',
+    );
+  return { uncertainty, significant };
 }
 
 const DESCRIBE: Record<string, string> = {
