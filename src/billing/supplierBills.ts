@@ -163,26 +163,20 @@ export class SupplierBills {
    */
   importCsv(text: string, actor: Actor): BillCheck[] {
     const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-    const header = splitCsv(lines[0] ?? '').map((cell) => cell.trim());
-    const byLine = header.includes('kind');
-    const required = ['meterId', 'from', 'to', 'total', ...(byLine ? ['reference', 'amount'] : [])];
-    const absent = required.filter((name) => !header.includes(name));
-    if (absent.length)
-      throw new BadRequest('The CSV header lacks columns', [
-        { path: 'line 1', message: `missing ${absent.join(', ')}${byLine ? ' (a file of printed lines groups them by reference)' : ''}` },
-      ]);
-    const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue', 'startReading', 'endReading', ...CSV_LINE_COLUMNS]);
-    const unknown = header.filter((name) => !known.has(name) && !/^kwh:.+/.test(name));
-    if (unknown.length)
-      throw new BadRequest('The CSV header has unknown columns', [{ path: 'line 1', message: `unknown ${unknown.join(', ')} (bands are kwh:<band>)` }]);
-    const lineColumns = CSV_LINE_COLUMNS.filter((name) => name !== 'kind' && header.includes(name));
-    if (!byLine && lineColumns.length)
-      throw new BadRequest('The CSV header has line columns without kind', [
-        { path: 'line 1', message: `${lineColumns.join(', ')} describe printed lines: add a kind column (energy, standing, demand, tax, adjustment)` },
-      ]);
-    type Row = { at: string; bill: SupplierBillInput; raw: Record<string, string>; line: SupplierBillLine | null };
-    const rows: Row[] = [];
+    const { header, byLine } = csvHeader(lines[0] ?? '');
     const problems: { path: string; message: string }[] = [];
+    const rows = this.csvRows(lines, header, byLine, problems);
+    const bills = byLine ? this.billsOfLines(rows, header, problems) : rows.map((row) => ({ input: row.bill, at: row.at, rowOfLine: [] as string[] }));
+    if (problems.length) refuseBadRows(problems);
+    if (!bills.length) throw new BadRequest('The CSV has no bills', [{ path: 'line 2', message: 'no rows after the header' }]);
+    if (bills.length > MAX_ROWS) throw new BadRequest(`At most ${MAX_ROWS} bills per file`);
+    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(withDerived(bill.input), actor)))();
+    return ids.map((id) => this.check(id));
+  }
+
+  /** The CSV's rows after the header, each read into a bill (and in a file of lines, its printed line); bad fields go to `problems`. */
+  private csvRows(lines: string[], header: string[], byLine: boolean, problems: { path: string; message: string }[]): CsvRow[] {
+    const rows: CsvRow[] = [];
     lines.slice(1).forEach((line, index) => {
       if (!line.trim()) return;
       const at = `line ${index + 2}`;
@@ -246,52 +240,41 @@ export class SupplierBills {
       }
       rows.push({ at, bill, raw, line: printed });
     });
+    return rows;
+  }
+
+  /** A file of lines grouped into bills by invoice number: a bill's fields agree across its rows, a line's problem names its row. */
+  private billsOfLines(rows: CsvRow[], header: string[], problems: { path: string; message: string }[]) {
     const bills: { input: SupplierBillInput; at: string; rowOfLine: string[] }[] = [];
-    if (!byLine) for (const row of rows) bills.push({ input: row.bill, at: row.at, rowOfLine: [] });
-    else {
-      const groups = new Map<string, Row[]>();
-      for (const row of rows) {
-        if (!row.raw.reference) continue;
-        const group = groups.get(row.raw.reference) ?? [];
-        group.push(row);
-        groups.set(row.raw.reference, group);
-      }
-      const billFields = header.filter((name) => !CSV_LINE_COLUMNS.includes(name as never) && name !== 'reference');
-      for (const [reference, group] of groups) {
-        const [first] = group;
-        for (const row of group.slice(1))
-          for (const name of billFields)
-            if (row.raw[name] !== '' && row.raw[name] !== first.raw[name])
-              problems.push({
-                path: `${row.at}.${name}`,
-                message: `"${row.raw[name]}" differs from ${first.at}, the first line of invoice ${reference} ("${first.raw[name]}"); leave it empty or repeat it`,
-              });
-        const input = { ...first.bill, lines: group.map((row) => row.line!) };
-        const rowOfLine = group.map((row) => row.at);
-        if (Number.isFinite(input.meterId) && input.meterId > 0)
-          // A line's problem names its own row: "line 5.quantity", not "lines.3.quantity".
-          for (const problem of this.problems(input, first.at)) {
-            const match = /^line \d+\.lines\.(\d+)(\.(.+))?$/.exec(problem.path);
-            const path = match ? `${rowOfLine[Number(match[1])]}${match[3] ? `.${CSV_NAME[match[3]] ?? match[3]}` : ''}` : problem.path;
-            problems.push({ path, message: problem.message });
-          }
-        bills.push({ input, at: first.at, rowOfLine });
-      }
+    const groups = new Map<string, CsvRow[]>();
+    for (const row of rows) {
+      if (!row.raw.reference) continue;
+      const group = groups.get(row.raw.reference) ?? [];
+      group.push(row);
+      groups.set(row.raw.reference, group);
     }
-    if (problems.length) {
-      // In the file's order, one detail per field (a line's kind is checked row by row and again with its bill).
-      const row = (path: string) => Number(/^line (\d+)/.exec(path)?.[1] ?? 0);
-      const seen = new Set<string>();
-      const details = problems
-        .filter((problem) => !seen.has(problem.path) && seen.add(problem.path))
-        .sort((a, b) => row(a.path) - row(b.path))
-        .slice(0, 100);
-      throw new BadRequest(`The CSV has bad rows; nothing was imported`, details);
+    const billFields = header.filter((name) => !CSV_LINE_COLUMNS.includes(name as never) && name !== 'reference');
+    for (const [reference, group] of groups) {
+      const [first] = group;
+      for (const row of group.slice(1))
+        for (const name of billFields)
+          if (row.raw[name] !== '' && row.raw[name] !== first.raw[name])
+            problems.push({
+              path: `${row.at}.${name}`,
+              message: `"${row.raw[name]}" differs from ${first.at}, the first line of invoice ${reference} ("${first.raw[name]}"); leave it empty or repeat it`,
+            });
+      const input = { ...first.bill, lines: group.map((row) => row.line!) };
+      const rowOfLine = group.map((row) => row.at);
+      if (Number.isFinite(input.meterId) && input.meterId > 0)
+        // A line's problem names its own row: "line 5.quantity", not "lines.3.quantity".
+        for (const problem of this.problems(input, first.at)) {
+          const match = /^line \d+\.lines\.(\d+)(\.(.+))?$/.exec(problem.path);
+          const path = match ? `${rowOfLine[Number(match[1])]}${match[3] ? `.${CSV_NAME[match[3]] ?? match[3]}` : ''}` : problem.path;
+          problems.push({ path, message: problem.message });
+        }
+      bills.push({ input, at: first.at, rowOfLine });
     }
-    if (!bills.length) throw new BadRequest('The CSV has no bills', [{ path: 'line 2', message: 'no rows after the header' }]);
-    if (bills.length > MAX_ROWS) throw new BadRequest(`At most ${MAX_ROWS} bills per file`);
-    const ids = this.db.sqlite.transaction(() => bills.map((bill) => this.insert(withDerived(bill.input), actor)))();
-    return ids.map((id) => this.check(id));
+    return bills;
   }
 
   private insert(input: SupplierBillInput, actor: Actor): number {
@@ -411,6 +394,42 @@ function view(row: typeof supplierBills.$inferSelect): SupplierBill {
   const { fromDay, toDay, ...rest } = row;
   return { ...rest, from: fromDay, to: toDay };
 }
+
+/** The CSV's header checked: the columns its form needs, none unknown, no line columns without kind; a file of lines has a kind column. */
+function csvHeader(first: string): { header: string[]; byLine: boolean } {
+  const header = splitCsv(first).map((cell) => cell.trim());
+  const byLine = header.includes('kind');
+  const required = ['meterId', 'from', 'to', 'total', ...(byLine ? ['reference', 'amount'] : [])];
+  const absent = required.filter((name) => !header.includes(name));
+  if (absent.length)
+    throw new BadRequest('The CSV header lacks columns', [
+      { path: 'line 1', message: `missing ${absent.join(', ')}${byLine ? ' (a file of printed lines groups them by reference)' : ''}` },
+    ]);
+  const known = new Set([...required, 'reference', 'billedKw', 'standingCharges', 'calorificValue', 'startReading', 'endReading', ...CSV_LINE_COLUMNS]);
+  const unknown = header.filter((name) => !known.has(name) && !/^kwh:.+/.test(name));
+  if (unknown.length)
+    throw new BadRequest('The CSV header has unknown columns', [{ path: 'line 1', message: `unknown ${unknown.join(', ')} (bands are kwh:<band>)` }]);
+  const lineColumns = CSV_LINE_COLUMNS.filter((name) => name !== 'kind' && header.includes(name));
+  if (!byLine && lineColumns.length)
+    throw new BadRequest('The CSV header has line columns without kind', [
+      { path: 'line 1', message: `${lineColumns.join(', ')} describe printed lines: add a kind column (energy, standing, demand, tax, adjustment)` },
+    ]);
+  return { header, byLine };
+}
+
+/** Refuses the file with its problems in the file's order, one detail per field (a line's kind is checked row by row and again with its bill). */
+function refuseBadRows(problems: { path: string; message: string }[]): never {
+  const row = (path: string) => Number(/^line (\d+)/.exec(path)?.[1] ?? 0);
+  const seen = new Set<string>();
+  const details = problems
+    .filter((problem) => !seen.has(problem.path) && seen.add(problem.path))
+    .sort((a, b) => row(a.path) - row(b.path))
+    .slice(0, 100);
+  throw new BadRequest(`The CSV has bad rows; nothing was imported`, details);
+}
+
+/** One CSV row read: where it is, the bill it gives, its cells by column, and its printed line in a file of lines. */
+type CsvRow = { at: string; bill: SupplierBillInput; raw: Record<string, string>; line: SupplierBillLine | null };
 
 /** One CSV line's fields (RFC 4180 quotes: "a,b" and "" inside quotes). */
 function splitCsv(line: string): string[] {
