@@ -94,24 +94,7 @@ export async function writeImport(
     .all()
     .filter((meter) => meter.kind === 'virtual')
     .map((meter) => ({ id: meter.id, terms: (meter.terms ?? []) as MeterTerm[] }));
-  store.transaction(() =>
-    deps.audit.record({
-      actor,
-      action: 'import.start',
-      resource: 'energy_history',
-      after: {
-        ...header,
-        meters: surveyed.map((meter) => ({
-          meterId: meter.meterId,
-          from: meter.from,
-          to: meter.to,
-          intervals: meter.intervals.new + meter.intervals.overlapping,
-          quantity: meter.quantity,
-          unit: meter.unit,
-        })),
-      },
-    }),
-  );
+  auditStart(deps, actor, header, surveyed);
   // The work as a flat list of steps, run a slice (one transaction) at a time: day by day, every meter of the day,
   // then the virtual meters built on them (derived once a day, not once a meter), then the month peaks and the audit.
   const entries: { plan: MeterPlan; day: DayPlan }[] = [];
@@ -126,29 +109,7 @@ export async function writeImport(
   const affected = virtuals.filter((meter: VirtualMeter) => meter.terms.some((term) => importedIds.has(term.meterId)));
   entries.forEach(({ plan, day }, i) => {
     steps.push(() => {
-      const record = store.load(plan.meterId, day.day);
-      count(day, record, tallies.get(plan.meterId)!, header.replace);
-      const undo: Undo | null = control
-        ? {
-            meterId: plan.meterId,
-            day: day.day,
-            slots: new Uint8Array(day.kwh.length),
-            kwh: header.replace ? Float64Array.from(record.kwh) : null,
-            flags: header.replace ? Uint8Array.from(record.flags) : null,
-            maxKw: header.replace && record.maxKw ? Float64Array.from(record.maxKw) : null,
-          }
-        : null;
-      if (undo) undos.push(undo);
-      for (let k = 0; k < day.kwh.length; k += 1) {
-        if (Number.isNaN(day.kwh[k])) continue;
-        // Stored since the survey (the collector's backfill of a new meter) and not to be replaced: kept.
-        if (!header.replace && !Number.isNaN(record.kwh[k])) continue;
-        if (undo) undo.slots[k] = 1;
-        record.kwh[k] = day.kwh[k];
-        record.flags[k] = day.flags[k] | FLAG_IMPORTED;
-        if (record.maxKw) record.maxKw[k] = NaN;
-      }
-      store.save([record]);
+      writeMeterDay(store, plan, day, header.replace, tallies.get(plan.meterId)!, control ? undos : null);
       months.add(`${plan.meterId}|${day.day.slice(0, 7)}`);
     });
     if (entries[i + 1]?.day.day !== day.day) {
@@ -207,6 +168,58 @@ export async function writeImport(
   }
   Object.assign(lastWrite, { slices: durations.length, longestMs: Math.max(0, ...durations), durations, commits });
   return { ...header, accepted: true, written: true, meters: reports() };
+}
+
+/** The import's start in the audit trail (in its own transaction): what each meter is to get. */
+function auditStart(deps: WriteDeps, actor: Actor | null, header: Omit<ImportReport, 'accepted' | 'written' | 'meters'>, surveyed: MeterReport[]): void {
+  deps.store.transaction(() =>
+    deps.audit.record({
+      actor,
+      action: 'import.start',
+      resource: 'energy_history',
+      after: {
+        ...header,
+        meters: surveyed.map((meter) => ({
+          meterId: meter.meterId,
+          from: meter.from,
+          to: meter.to,
+          intervals: meter.intervals.new + meter.intervals.overlapping,
+          quantity: meter.quantity,
+          unit: meter.unit,
+        })),
+      },
+    }),
+  );
+}
+
+/**
+ * One meter's day of the file written into its stored day: the file's intervals into the empty slots (every slot, with
+ * replace), flagged imported, counted in `tally`; what the day held kept in `undos` when the write can be cancelled.
+ */
+function writeMeterDay(store: IntervalStore, plan: MeterPlan, day: DayPlan, replace: boolean, tally: Tally, undos: Undo[] | null): void {
+  const record = store.load(plan.meterId, day.day);
+  count(day, record, tally, replace);
+  const undo: Undo | null = undos
+    ? {
+        meterId: plan.meterId,
+        day: day.day,
+        slots: new Uint8Array(day.kwh.length),
+        kwh: replace ? Float64Array.from(record.kwh) : null,
+        flags: replace ? Uint8Array.from(record.flags) : null,
+        maxKw: replace && record.maxKw ? Float64Array.from(record.maxKw) : null,
+      }
+    : null;
+  if (undo) undos?.push(undo);
+  for (let k = 0; k < day.kwh.length; k += 1) {
+    if (Number.isNaN(day.kwh[k])) continue;
+    // Stored since the survey (the collector's backfill of a new meter) and not to be replaced: kept.
+    if (!replace && !Number.isNaN(record.kwh[k])) continue;
+    if (undo) undo.slots[k] = 1;
+    record.kwh[k] = day.kwh[k];
+    record.flags[k] = day.flags[k] | FLAG_IMPORTED;
+    if (record.maxKw) record.maxKw[k] = NaN;
+  }
+  store.save([record]);
 }
 
 /** The import's audit entry, written with its last slice: what each meter got. */
