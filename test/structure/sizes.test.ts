@@ -17,7 +17,6 @@ function excepted(file: string, name: string): boolean {
 
 /** `kind file name`: its length in lines when the rule came in. Only ever remove entries, or lower a length. */
 const OVERSIZE: Record<string, number> = {
-  'function files/uploads/receiveUpload.ts receiveUpload': 122,
   'function web/app/components/charts/Chart.tsx Chart': 235,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,

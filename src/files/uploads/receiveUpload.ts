@@ -130,24 +130,11 @@ function discard(stream: Readable): void {
   stream.resume();
 }
 
-/**
- * Streams the one file of a multipart request to a temp file, hashing and counting it on the way; the request
- * is not read while the file stream is full, so memory stays flat whatever the size. Resolves with the temp file
- * (the caller keeps or discards it); on any failure (over the limit, malformed, aborted, disk full) the temp
- * file is already gone when the error is thrown.
- */
-export async function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Promise<ReceivedUpload> {
-  const { tmpDir, maxBytes } = options;
-  const field = options.field ?? 'file';
-  if (!isMultipart(req)) throw new BadRequest(`Expected a multipart/form-data body with the file in field "${field}"`);
-  const declared = Number(req.headers['content-length']);
-  // A body declared far over the limit is refused before a byte is read; closing stops the client sending it.
-  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge(maxBytes, { Connection: 'close' });
-
-  let parser: busboy.Busboy;
+/** The multipart parser for a request, with the limits on the file's size and on the parts and fields around it (400 when its header is unreadable). */
+function multipartParser(req: IncomingMessage, maxBytes: number, field: string): busboy.Busboy {
   try {
     // Loaded on the first upload, not at start-up: idle RSS (issue 29).
-    parser = (createRequire(import.meta.url)('busboy') as typeof busboy)({
+    return (createRequire(import.meta.url)('busboy') as typeof busboy)({
       headers: req.headers,
       // Names are cleaned in one place (cleanOriginalName), after the browser escapes are read back.
       preservePath: true,
@@ -164,6 +151,23 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   } catch {
     throw malformed(field);
   }
+}
+
+/**
+ * Streams the one file of a multipart request to a temp file, hashing and counting it on the way; the request
+ * is not read while the file stream is full, so memory stays flat whatever the size. Resolves with the temp file
+ * (the caller keeps or discards it); on any failure (over the limit, malformed, aborted, disk full) the temp
+ * file is already gone when the error is thrown.
+ */
+export async function receiveUpload(req: IncomingMessage, options: ReceiveOptions): Promise<ReceivedUpload> {
+  const { tmpDir, maxBytes } = options;
+  const field = options.field ?? 'file';
+  if (!isMultipart(req)) throw new BadRequest(`Expected a multipart/form-data body with the file in field "${field}"`);
+  const declared = Number(req.headers['content-length']);
+  // A body declared far over the limit is refused before a byte is read; closing stops the client sending it.
+  if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_SLACK) throw tooLarge(maxBytes, { Connection: 'close' });
+
+  const parser = multipartParser(req, maxBytes, field);
 
   const tempPath = path.join(tmpDir, `${TEMP_PREFIX}${randomBytes(12).toString('hex')}${TEMP_SUFFIX}`);
   let output: fs.WriteStream | undefined;
