@@ -51,7 +51,7 @@ async function open(app: 'site' | 'fleet', at: string, as: User['role'] | FleetU
     if (as) liveState.value = 'live';
   } else {
     fleetReady.value = true;
-    fleetUser.value = as && ({ id: 2, name: 'Dana Fleet', role: as } as FleetUser);
+    fleetUser.value = as && { name: 'Dana Fleet', role: as as FleetUser['role'], sites: null };
   }
   root = document.createElement('div');
   document.body.append(root);
