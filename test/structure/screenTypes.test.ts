@@ -27,11 +27,30 @@ const norm = (type: string) =>
     .replace(/'/g, '"')
     .replace(/^\((.*)\)$/, '$1');
 
+const nameOf = (member: ts.PropertySignature) => member.name.getText().replace(/^"|"$/g, '');
+
+/**
+ * A type as text that two spellings of one type share: an object's fields sorted by name (its comments left out),
+ * `Array<T>` as `T[]`, without parentheses. So a nested object written out by hand matches the schema's.
+ */
+function typeText(node: ts.TypeNode | undefined): string {
+  if (!node) return 'unknown';
+  if (ts.isParenthesizedTypeNode(node)) return typeText(node.type);
+  if (ts.isArrayTypeNode(node)) return `${typeText(node.elementType)}[]`;
+  if (ts.isTypeReferenceNode(node) && node.typeName.getText() === 'Array' && node.typeArguments?.length === 1) return `${typeText(node.typeArguments[0])}[]`;
+  if (ts.isUnionTypeNode(node)) return node.types.map(typeText).join(' | ');
+  if (ts.isTypeLiteralNode(node)) {
+    const fields = node.members.filter(ts.isPropertySignature).map((m) => `${nameOf(m)}${m.questionToken ? '?' : ''}: ${typeText(m.type)}`);
+    return `{ ${fields.sort().join('; ')} }`;
+  }
+  return norm(node.getText());
+}
+
 /** Field → type text of an object type. */
 function fieldsOf(members: ts.NodeArray<ts.TypeElement>): Shape {
   const fields: Shape = new Map();
   for (const member of members) {
-    if (ts.isPropertySignature(member)) fields.set(member.name.getText().replace(/^"|"$/g, ''), norm(member.type?.getText() ?? 'unknown'));
+    if (ts.isPropertySignature(member)) fields.set(nameOf(member), typeText(member.type));
   }
   return fields;
 }
@@ -41,8 +60,8 @@ function sameType(local: string, api: string): boolean {
   return local === api || (local === 'string' && /^"[^"]*"( \| "[^"]*")*( \| null)?$/.test(api)) || /^[A-Z]\w*(\[\])?( \| null)?$/.test(local);
 }
 
-/** The fields of every object type in the generated schema (answers, bodies, their nested objects). */
-function apiShapes(): Shape[] {
+/** The fields of every object type in a generated schema (answers, bodies, their nested objects): the site's, or the fleet's. */
+function apiShapes(schema = 'api/schema.d.ts'): Shape[] {
   const shapes: Shape[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isTypeLiteralNode(node)) {
@@ -51,7 +70,7 @@ function apiShapes(): Shape[] {
     }
     ts.forEachChild(node, visit);
   };
-  visit(parse(path.join(APP, 'api/schema.d.ts')));
+  visit(parse(path.join(APP, schema)));
   return shapes;
 }
 
@@ -78,7 +97,7 @@ export function apiShapesDeclared(source: ts.SourceFile, shapes: Shape[]): strin
 const files = (dir: string) =>
   fs
     .readdirSync(path.join(APP, dir), { recursive: true, encoding: 'utf8' })
-    .filter((file) => /\.tsx?$/.test(file))
+    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
     .map((file) => path.join(APP, dir, file));
 
 test('no screen or state module declares an API answer by hand: they import it from api/types.ts', () => {
@@ -86,6 +105,13 @@ test('no screen or state module declares an API answer by hand: they import it f
   assert.ok(shapes.length > 500, `the generated schema's object types were read (${shapes.length})`);
   const found = [...files('screens'), ...files('state')].flatMap((file) => apiShapesDeclared(parse(file), shapes));
   assert.deepEqual(found, [], 'import these from src/web/app/api/types.ts (Answer<path, method>) instead of declaring them');
+});
+
+test("no fleet screen declares a fleet API answer by hand: they take it from fleet/types.ts (the fleet's api.d.ts)", () => {
+  const shapes = apiShapes('fleet/api.d.ts');
+  assert.ok(shapes.length > 50, `the fleet schema's object types were read (${shapes.length})`);
+  const found = files('fleet').flatMap((file) => apiShapesDeclared(parse(file), shapes));
+  assert.deepEqual(found, [], 'take these from src/web/app/fleet/types.ts (generated from the fleet OpenAPI document) instead of declaring them');
 });
 
 test('the rule sees a hand-written alert and leaves form state alone', () => {
@@ -96,10 +122,17 @@ test('the rule sees a hand-written alert and leaves form state alone', () => {
      interface Person { id: number; username: string; email: string }
      type Form = { title: string; level: string; draftNote: string };
      type Typed = { id: string; title: string; occurredAt: string };
-     type Pair = { id: number; title: string };`,
+     type Pair = { id: number; title: string };
+     type Replay = {
+       episodes: Array<{ equipment: string; startedAt: string; lastSeenAt: string; endedAt: string | null; wasteKwh: number; wasteMoney: number }>;
+       currency: string;
+       cannotRun: string[];
+     };
+     type Trial = { episodes: Array<{ equipment: string; startedAt: string; note: string }>; currency: string; cannotRun: string[] };`,
   );
+  // A nested object written out by hand (Array<{…}>, its fields in another order) is the schema's all the same.
   assert.deepEqual(
     apiShapesDeclared(source, shapes).map((entry) => entry.split(' ')[0]),
-    ['Alert', 'Person'],
+    ['Alert', 'Person', 'Replay'],
   );
 });

@@ -4,7 +4,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { Done, Field, Problem } from './Field';
+import { Done, Field, NewPasswordField, Problem } from './Field';
 
 /** What the second form sends: the address the code went to, the code as typed (trimmed), the new password. */
 export type CodeEntry = { email: string; code: string; password: string };
@@ -71,19 +71,7 @@ export function EmailCodeFlow(props: {
             )}
           </Field>
           {props.between}
-          <Field label={props.passwordLabel} hint={t('field.passwordHint')}>
-            {(id, hint) => (
-              <input
-                id={id}
-                type="password"
-                autocomplete="new-password"
-                aria-describedby={hint}
-                required
-                value={password}
-                onInput={(e) => setPassword(e.currentTarget.value)}
-              />
-            )}
-          </Field>
+          <NewPasswordField label={props.passwordLabel} value={password} set={setPassword} />
           <Problem text={problem} />
           <button type="submit" class="primary">
             {props.submitLabel}

@@ -3,6 +3,7 @@
 // each step; at the end everyone signs in again. The service side: src/operations/backup/restoreRoutes.ts.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Answer } from '../api/types';
 import { Problem } from './Field';
 import { dateTime, t, type Key } from '../i18n';
 import { signOut } from '../state/session';
@@ -22,7 +23,8 @@ async function probe(): Promise<{ up: false } | { up: true; uptimeSec: number }>
   try {
     const response = await fetch('/api/health', { cache: 'no-store' });
     if (!response.ok) return { up: false };
-    const body = (await response.json()) as { uptimeSec?: number };
+    // The generated answer, read loosely: the process answering may be the one before the restart or the new one.
+    const body = (await response.json()) as Partial<Answer<'/api/health'>>;
     return { up: true, uptimeSec: body.uptimeSec ?? Number.POSITIVE_INFINITY };
   } catch {
     return { up: false };

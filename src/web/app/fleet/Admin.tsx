@@ -8,7 +8,7 @@ import { dateTime, t } from '../i18n';
 import { browserZone } from './parts';
 import { QrCode } from './qr';
 import { fleetGet, fleetSend, fleetUser } from './session';
-import type { HealthPage, People } from './types';
+import type { EnrolmentCode, HealthPage, Invitation, People } from './types';
 
 type Outcome = { problem: string | null; done: string | null };
 
@@ -28,7 +28,7 @@ function NewSite() {
     let made: string | null = null;
     setOutcome(
       await attempt(
-        () => fleetSend<{ code: string; expiresAt: string }>('POST', '/api/fleet/enrolment-codes', { siteName: name.trim() }),
+        () => fleetSend<EnrolmentCode>('POST', '/api/fleet/enrolment-codes', { siteName: name.trim() }),
         (code) => {
           made = `emsctl fleet join ${location.origin} ${code.code}`;
           return t('fleet.codeMade', { code: code.code, command: made, until: dateTime(code.expiresAt, browserZone) });
@@ -151,7 +151,7 @@ function Invite({ sites, reload }: { sites: HealthPage['items']; reload: () => v
     event.preventDefault();
     const body = { name: name.trim(), role, sites: limited, ...(email.trim() ? { email: email.trim() } : {}) };
     const result = await attempt(
-      () => fleetSend<{ invitation: string; expiresAt: string }>('POST', '/api/fleet/users', body),
+      () => fleetSend<Invitation>('POST', '/api/fleet/users', body),
       (made) => t('fleet.invited', { invitation: made.invitation, until: dateTime(made.expiresAt, browserZone) }),
     );
     setOutcome(result);

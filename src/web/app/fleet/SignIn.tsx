@@ -5,8 +5,7 @@ import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { type Key, t } from '../i18n';
 import { acceptInvitation, fleetGet, signInFleet, signInWithPassword, ssoProblem } from './session';
-
-type Options = { password: true; sso: { name: string } | null };
+import type { SignInOptions } from './types';
 
 const SSO_PROBLEMS: Record<string, Key> = { sso_unknown_user: 'fleet.ssoUnknown', sso_failed: 'fleet.ssoFailed' };
 
@@ -111,7 +110,7 @@ function TokenForm() {
 }
 
 export function SignIn() {
-  const options = useApi(() => fleetGet<Options>('/api/fleet/auth/options'), []);
+  const options = useApi(() => fleetGet<SignInOptions>('/api/fleet/auth/options'), []);
   const sso = options.data?.sso;
   const ssoError = ssoProblem.value;
   return (

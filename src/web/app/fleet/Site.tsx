@@ -7,13 +7,13 @@ import { browserZone, duration, Grade } from './parts';
 import { commodityName } from './Ranking';
 import { fleetGet, fleetUser } from './session';
 import { SiteAdmin } from './SiteAdmin';
-import type { FleetMeter, HealthPage } from './types';
+import type { HealthPage, MeterPage } from './types';
 
 export default function Site({ params }: { params: string[] }) {
   const id = params[0]!;
   // This site's row of the health list (`site`: the list limited to it; an id the person may not see answers no row).
   const health = useApi(() => fleetGet<HealthPage>(`/api/fleet/sites?site=${encodeURIComponent(id)}`), [id]);
-  const meters = useApi(() => fleetGet<{ items: FleetMeter[] }>(`/api/fleet/sites/${id}/meters`), [id]);
+  const meters = useApi(() => fleetGet<MeterPage>(`/api/fleet/sites/${id}/meters`), [id]);
   const site = health.data?.items.find((s) => s.id === id);
   const loading = (!health.data && !health.problem) || (!meters.data && !meters.problem);
   return (

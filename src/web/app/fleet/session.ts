@@ -4,7 +4,7 @@
 // gone when it closes; docs/fleet.md); every fleet call carries it as a bearer token.
 import { signal } from '@preact/signals';
 import { saveBlob } from '../components/saveFile';
-import type { FleetUser } from './types';
+import type { FleetSession, FleetUser } from './types';
 
 const KEY = 'ems.fleetToken';
 
@@ -83,17 +83,17 @@ export async function fleetSend<T>(method: 'POST' | 'PATCH', path: string, body?
 }
 
 /** A session from a password sign-in or an accepted invitation: kept, then checked like a token. */
-async function takeSession(answer: Answer<{ token: string }>): Promise<number | null> {
+async function takeSession(answer: Answer<FleetSession>): Promise<number | null> {
   if (!answer.data) return answer.response.status;
   return signInFleet(answer.data.token);
 }
 
 export async function signInWithPassword(name: string, password: string): Promise<number | null> {
-  return takeSession(await fleetSend<{ token: string }>('POST', '/api/fleet/auth/sign-in', { name, password }));
+  return takeSession(await fleetSend<FleetSession>('POST', '/api/fleet/auth/sign-in', { name, password }));
 }
 
 export async function acceptInvitation(invitation: string, password: string): Promise<number | null> {
-  return takeSession(await fleetSend<{ token: string }>('POST', '/api/fleet/auth/accept', { invitation, password }));
+  return takeSession(await fleetSend<FleetSession>('POST', '/api/fleet/auth/accept', { invitation, password }));
 }
 
 export function signOut(): void {

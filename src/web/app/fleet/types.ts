@@ -3,6 +3,7 @@
 import type { operations } from './api';
 
 type Ok<K extends keyof operations> = operations[K]['responses'] extends { 200: { content: { 'application/json': infer T } } } ? T : never;
+type Created<K extends keyof operations> = operations[K]['responses'] extends { 201: { content: { 'application/json': infer T } } } ? T : never;
 
 /** GET /api/fleet/sites: a page of the health list (stale first), the whole list's size and grade counts. */
 export type HealthPage = Ok<'getApiFleetSites'>;
@@ -14,7 +15,17 @@ export type EuiPage = Ok<'getApiFleetEui'>;
 export type EuiRow = EuiPage['items'][number];
 export type AlertPage = Ok<'getApiFleetAlerts'>;
 export type FleetAlert = AlertPage['items'][number];
-export type FleetMeter = Ok<'getApiFleetSitesIdMeters'>['items'][number];
+/** GET /api/fleet/sites/{id}/meters: a site's meters. */
+export type MeterPage = Ok<'getApiFleetSitesIdMeters'>;
+export type FleetMeter = MeterPage['items'][number];
 export type FleetUser = Ok<'getApiFleetMe'>;
 export type SiteAuditPage = Ok<'getApiFleetSitesIdAudit'>;
 export type People = Ok<'getApiFleetUsers'>;
+/** GET /api/fleet/auth/options: the ways to sign in this fleet offers. */
+export type SignInOptions = Ok<'getApiFleetAuthOptions'>;
+/** A session from a password sign-in (POST /api/fleet/auth/sign-in) or an accepted invitation (…/accept, the same shape). */
+export type FleetSession = Created<'postApiFleetAuthSignIn'> & Created<'postApiFleetAuthAccept'>;
+/** A new site's enrolment code (POST /api/fleet/enrolment-codes). */
+export type EnrolmentCode = Created<'postApiFleetEnrolmentCodes'>;
+/** A new person's invitation (POST /api/fleet/users), given once. */
+export type Invitation = Created<'postApiFleetUsers'>;

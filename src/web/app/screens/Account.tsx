@@ -3,7 +3,7 @@
 // (mustChangePassword), so nobody needs the generated password from the log again.
 import { useState } from 'preact/hooks';
 import { api, errorText, tokens } from '../api/client';
-import { Done, Field, Problem } from '../components/Field';
+import { Done, Field, NewPasswordField, Problem } from '../components/Field';
 import { browserLanguage, type Language, LANGUAGES, t } from '../i18n';
 import { savePreferences } from '../state/preferences';
 import { navigate } from '../state/router';
@@ -106,19 +106,7 @@ export default function Account() {
             <input id={id} type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
           )}
         </Field>
-        <Field label={t('field.newPassword')} hint={t('field.passwordHint')}>
-          {(id, hint) => (
-            <input
-              id={id}
-              type="password"
-              autocomplete="new-password"
-              aria-describedby={hint}
-              required
-              value={next}
-              onInput={(e) => setNext(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <NewPasswordField label={t('field.newPassword')} value={next} set={setNext} />
         <Field label={t('field.repeatPassword')}>
           {(id) => <input id={id} type="password" autocomplete="new-password" required value={again} onInput={(e) => setAgain(e.currentTarget.value)} />}
         </Field>

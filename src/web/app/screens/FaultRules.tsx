@@ -3,18 +3,14 @@
 // episodes and their waste, before it is trusted; an admin switches a rule on or off (on lifts a flood pause).
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Answer } from '../api/types';
 import { Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { dateTime, money, num, percent, t } from '../i18n';
 import { can } from '../state/session';
 
-type Replay = {
-  episodes: Array<{ equipment: string; startedAt: string; lastSeenAt: string; endedAt: string | null; wasteKwh: number; wasteMoney: number }>;
-  wasteKwh: number;
-  wasteMoney: number;
-  currency: string;
-  cannotRun: string[];
-};
+/** A rule run over past days (POST /api/fdd/rules/{id}/replay): its episodes, their waste, what it could not run on. */
+type Replay = Answer<'/api/fdd/rules/{id}/replay', 'post'>;
 
 const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 

@@ -3,7 +3,7 @@
 // stays the fallback until then). The token leaves the address bar at once.
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
-import { Field, Problem } from '../components/Field';
+import { Field, NewPasswordField, Problem } from '../components/Field';
 import { t } from '../i18n';
 import { navigate } from '../state/router';
 import { adoptTokens } from '../state/session';
@@ -38,20 +38,7 @@ export default function FirstSignIn() {
       <h1>{t('firstSignIn.title')}</h1>
       <p>{t('firstSignIn.intro')}</p>
       <form class="stack" onSubmit={submit} noValidate>
-        <Field label={t('firstSignIn.password')} hint={t('firstSignIn.hint')}>
-          {(id, hint) => (
-            <input
-              id={id}
-              name="new-password"
-              type="password"
-              autocomplete="new-password"
-              required
-              aria-describedby={hint}
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <NewPasswordField label={t('firstSignIn.password')} hint={t('firstSignIn.hint')} name="new-password" value={password} set={setPassword} />
         <Field label={t('firstSignIn.repeat')}>
           {(id) => (
             <input
