@@ -120,10 +120,14 @@ const files = process.argv.includes('--per-file') ? fast : grouped(fast, times);
 const expected = process.argv.includes('--per-file') ? [] : fast.filter((file) => !files.includes(file)).map((file) => path.relative(root, file));
 // The group files get their bound from their describes, a file of its own under --per-file from --test-timeout.
 const bound = process.argv.includes('--per-file') ? [`--test-timeout=${SUITE_TIMEOUT_MS}`] : [];
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...bound, ...files], {
-  stdio: 'inherit',
-  cwd: root,
-});
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...bound, ...files],
+  {
+    stdio: 'inherit',
+    cwd: root,
+  },
+);
 child.on('exit', (code, signal) => {
   if (times && fs.existsSync(times)) writeWeights(times);
   // A group's process once reported 3 of its 5 suites and exited 0: a suite that never reached its end fails the run.
