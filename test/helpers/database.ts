@@ -30,21 +30,32 @@ export function migratedTemplate(): string {
 /** A migrated database of the test's own: `dir` is its temporary data dir (holding `path`, ems.db). */
 export type TestDatabase = Db & { dir: string };
 
+/** openDatabase's options for a test database (it is never migrated again), and the prefix of its dir. */
+export type TestDatabaseOptions = Omit<NonNullable<Parameters<typeof openDatabase>[1]>, 'migrate'> & { prefix?: string };
+
 /**
- * A copy of the migrated template in a new temporary dir, opened with the service's pragmas (`options` as
- * openDatabase's, without migrating again). Closed and removed when the test that calls it ends; called in a describe's
- * body or at a file's top level, when the suite ends (not from a `before` hook: node:test runs an `after` registered
- * there as soon as the hook returns).
+ * A copy of the migrated template in a new temporary dir, opened with the service's pragmas (without migrating
+ * again). Closed and removed when the test that calls it ends; called in a describe's body or at a file's top level,
+ * when the suite ends (not from a `before` hook: node:test runs an `after` registered there as soon as the hook returns).
  */
-export function testDatabase(options: Omit<Parameters<typeof openDatabase>[1] & {}, 'migrate'> & { prefix?: string } = {}): TestDatabase {
+export function testDatabase(options: TestDatabaseOptions = {}): TestDatabase {
+  const { db, close } = openTestDatabase(options);
+  after(close);
+  return db;
+}
+
+/** testDatabase without the hook: the caller closes it (`test/bench/testDatabase.ts`). */
+export function openTestDatabase(options: TestDatabaseOptions = {}): { db: TestDatabase; close(): void } {
   const { prefix = 'ems-test-db-', ...open } = options;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const file = databasePath(dir);
   fs.copyFileSync(migratedTemplate(), file);
-  const db = openDatabase(file, { ...open, migrate: false });
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return Object.assign(db, { dir });
+  const db = Object.assign(openDatabase(file, { ...open, migrate: false }), { dir });
+  return {
+    db,
+    close() {
+      closeDatabase(db);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
