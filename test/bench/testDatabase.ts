@@ -1,5 +1,5 @@
 // `npm run bench:testdb`: what a test's database costs, a copy of the migrated template (`testDatabase()`,
-// test/helpers/database.ts) against a new file migrated by openDatabase (what 12 test files did each time), measured
+// test/helpers/database.ts) against a new file migrated by openDatabase (what 11 test files did each time), measured
 // in the same run, interleaved, so the machine's load falls on both alike. Wall and CPU time per database, opened and
 // closed and removed; the ratio is the figure to read (docs/development.md "The tests' set-up").
 import fs from 'node:fs';
