@@ -23,5 +23,9 @@ const files = wanted.flatMap((name) =>
     .sort()
     .map((file) => path.join('test', name, file)),
 );
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', cwd: root });
+// A hung test fails after 10 minutes naming itself (Node 20 bounds each file so; Node 24, each test; docs/development.md).
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+  stdio: 'inherit',
+  cwd: root,
+});
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

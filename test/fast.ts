@@ -18,6 +18,13 @@ const WEIGHTS = path.join(root, 'test', 'fast-weights.json');
 /** Where each grouped suite notes that it ran to its end (a directory of the run's own, removed at exit). */
 const RAN = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ems-test-fast-')), 'ran.txt');
 process.on('exit', () => fs.rmSync(path.dirname(RAN), { recursive: true, force: true }));
+/**
+ * A hung suite fails after this long, naming itself, and its group goes on: each grouped suite's describe has it as its
+ * timeout, and `--per-file` passes it as --test-timeout. Not --test-timeout beside the groups: Node 20 bounds each file
+ * by it (Node 24 each test), and a group's file is a quarter of the run (the few suites that run alone, OWN_PROCESS,
+ * stay without a bound). The slowest suite took 39 s on a quiet machine.
+ */
+const SUITE_TIMEOUT_MS = 600_000;
 /** Processes for the suites besides the screen tier and the suites that run alone (`-- --groups N`). */
 const GROUPS = Number(process.argv[process.argv.indexOf('--groups') + 1]) || 4;
 
@@ -54,7 +61,7 @@ function grouped(files: string[], times: string | null): string[] {
         const last = times ? ' after(note);' : '';
         // Every suite notes that it ran to its end (checked at exit: a suite left out silently fails the run).
         const ran = ` after(() => appendFileSync(${JSON.stringify(RAN)}, ${name} + '\\n'));`;
-        return `describe(${name}, async () => { ${weigh}await import(${JSON.stringify(pathToFileURL(suite).href)});${last}${ran} });\n`;
+        return `describe(${name}, { timeout: ${SUITE_TIMEOUT_MS} }, async () => { ${weigh}await import(${JSON.stringify(pathToFileURL(suite).href)});${last}${ran} });\n`;
       });
       const head = times
         ? "import { after, before, describe } from 'node:test';\nimport { appendFileSync } from 'node:fs';\n"
@@ -111,10 +118,16 @@ const times = process.argv.includes('--weigh') ? path.join(fs.mkdtempSync(path.j
 const files = process.argv.includes('--per-file') ? fast : grouped(fast, times);
 /** The grouped suites expected to note their end in RAN. */
 const expected = process.argv.includes('--per-file') ? [] : fast.filter((file) => !files.includes(file)).map((file) => path.relative(root, file));
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...files], {
-  stdio: 'inherit',
-  cwd: root,
-});
+// The group files get their bound from their describes, a file of its own under --per-file from --test-timeout.
+const bound = process.argv.includes('--per-file') ? [`--test-timeout=${SUITE_TIMEOUT_MS}`] : [];
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${process.argv.includes('--per-file') ? 2 : files.length}`, ...bound, ...files],
+  {
+    stdio: 'inherit',
+    cwd: root,
+  },
+);
 child.on('exit', (code, signal) => {
   if (times && fs.existsSync(times)) writeWeights(times);
   // A group's process once reported 3 of its 5 suites and exited 0: a suite that never reached its end fails the run.

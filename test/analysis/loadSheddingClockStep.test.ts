@@ -12,6 +12,7 @@ import { INTERVAL_MS } from '../../src/platform/time/calendar.ts';
 import { startBadGateway } from '../helpers/badGateway.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
 import { signInAdmin, spawnService } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 
 const LIBFAKETIME = [
   '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
@@ -32,9 +33,7 @@ test('killed while a point is shed on a clock 3 h ahead, restarted on the real c
   t.after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const clockFile = path.join(dataDir, 'faketime');
   fs.writeFileSync(clockFile, '+3h\n');
-  const env = {
-    EMS_COLLECT_INTERVAL: 'off',
-    EMS_ALARM_POLL_INTERVAL: 'off',
+  const env = testEnv(dataDir, {
     EMS_IOT_BASE_URL: gateway.url,
     EMS_IOT_USERNAME: gateway.username,
     EMS_IOT_PASSWORD: gateway.password,
@@ -43,7 +42,7 @@ test('killed while a point is shed on a clock 3 h ahead, restarted on the real c
     FAKETIME_CACHE_DURATION: '1',
     // Timers run on the real monotonic clock: only the wall clock steps, as with an NTP correction.
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
-  };
+  });
 
   const first = await spawnService(dataDir, env);
   t.after(() => first.child.kill('SIGKILL'));

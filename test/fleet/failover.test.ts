@@ -20,6 +20,7 @@ import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quar
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../helpers/postgresReplica.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
 import { type ServiceProcess, spawnService } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 import { acknowledgedDays, assertFleetHolds, liveDay } from '../helpers/siteDays.ts';
 
 let pgs: ReplicatedPostgres;
@@ -132,13 +133,10 @@ test('failover drill: the primary crashes (kill -9) with acknowledged batches th
   });
   for (const name of ['Box A', 'Box B']) {
     const dataDir = tempDir();
-    const box = await spawnService(dataDir, {
-      EMS_COLLECT_INTERVAL: '1s',
-      EMS_SIM_METERS: '2',
-      EMS_ALARM_POLL_INTERVAL: 'off',
-      EMS_FLEET_SYNC_INTERVAL: '1s',
-      EMS_FLEET_CATCHUP_DELAY: '1s',
-    });
+    const box = await spawnService(
+      dataDir,
+      testEnv(dataDir, { EMS_COLLECT_INTERVAL: '1s', EMS_SIM_METERS: '2', EMS_FLEET_SYNC_INTERVAL: '1s', EMS_FLEET_CATCHUP_DELAY: '1s' }),
+    );
     const { code } = await createEnrolmentCode(fleet.db.pool, name);
     const joined = await runCli(['--data-dir', dataDir, 'fleet', 'join', fleet.url, code, '--json']);
     assert.equal(joined.code, 0, joined.stderr);

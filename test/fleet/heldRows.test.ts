@@ -5,10 +5,7 @@
 // the service's own collector on the built-in simulator: the fleet never calls the site stale between the hourly
 // writes, its figures for today are the box's at every sync, and the hourly write's rows take over from the held ones.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
@@ -17,8 +14,8 @@ import { joinFleet, readLink } from '../../src/fleetSync/link.ts';
 import { FleetSync } from '../../src/fleetSync/sync.ts';
 import type { HeldDay } from '../../src/metering/index.ts';
 import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
-import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 import { MIN, type SimulatorRig, simulatorRig } from '../helpers/rig.ts';
@@ -394,12 +391,7 @@ test('a fleet that refuses held rows (older than the box): the rows go on withou
 test('held rows go only when they changed: a meter day the fleet holds as it is sends nothing, all of it again after a 409; the fleet writes nothing for a row sent again as stored', async (t) => {
   // A box of its own (migrated SQLite, three meters), joined to the real fleet; what it holds is given day by day. The
   // day is three days back (whole UTC day): nothing here depends on the time of day.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-held-changed-'));
-  const db = openDatabase(path.join(dir, 'ems.db'));
-  t.after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   const insert = db.sqlite.prepare(
     "INSERT INTO meters (name, code, kind, site, commodity, created_at, updated_at) VALUES (?, ?, 'energy', 1, 'electricity', '2026-01-01', '2026-01-01')",
   );
@@ -531,12 +523,7 @@ test('held rows go only when they changed: a meter day the fleet holds as it is 
 test('held rows go at most every 15 minutes: the syncs between carry the written rows and a heartbeat; after a 409 or a restart they go at once', async (t) => {
   // A box of its own (migrated SQLite, two meters), joined to the real fleet, its sync every 5 minutes; what its collector
   // holds is given. The day is three days back (a whole UTC day): nothing here depends on the time of day.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-held-every-'));
-  const db = openDatabase(path.join(dir, 'ems.db'));
-  t.after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   const insert = db.sqlite.prepare(
     "INSERT INTO meters (name, code, kind, site, commodity, created_at, updated_at) VALUES (?, ?, 'energy', 1, 'electricity', '2026-01-01', '2026-01-01')",
   );

@@ -17,6 +17,7 @@ import type { PostgresCluster } from '../helpers/postgres.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
 import { acknowledgedDays, type SiteDay } from '../helpers/siteDays.ts';
 import { type ServiceProcess, spawnService } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 
 let cluster: PostgresCluster;
 let fleet: FleetInstance;
@@ -42,14 +43,10 @@ after(async () => {
 const siteEnv = () => ({ NODE_EXTRA_CA_CERTS: tls.certFile });
 
 async function startSite(dataDir: string): Promise<ServiceProcess> {
-  return spawnService(dataDir, {
-    ...siteEnv(),
-    EMS_COLLECT_INTERVAL: '1s',
-    EMS_SIM_METERS: '2',
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    EMS_FLEET_SYNC_INTERVAL: '1s',
-    EMS_FLEET_CATCHUP_DELAY: '1s',
-  });
+  return spawnService(
+    dataDir,
+    testEnv(dataDir, { ...siteEnv(), EMS_COLLECT_INTERVAL: '1s', EMS_SIM_METERS: '2', EMS_FLEET_SYNC_INTERVAL: '1s', EMS_FLEET_CATCHUP_DELAY: '1s' }),
+  );
 }
 
 /** Every acknowledged site day is at the fleet: the same intervals (no more, no fewer) and the same rollups. */

@@ -12,6 +12,7 @@ import { joinFleet, readLink, syncState } from '../../src/fleetSync/link.ts';
 import { FleetSync } from '../../src/fleetSync/sync.ts';
 import { FLAG_ESTIMATED } from '../../src/metering/index.ts';
 import { encodeFlags, encodeValues, KWH_SCALE } from '../../src/metering/intervalCodec.ts';
+import type { Db } from '../../src/platform/db/client.ts';
 import { meterDays } from '../../src/platform/db/schema/index.ts';
 import { addDays, siteDay } from '../../src/platform/time/calendar.ts';
 import { type FleetInstance, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
@@ -35,6 +36,24 @@ after(async () => {
   await fleet?.close();
   cluster?.destroy();
 });
+
+/**
+ * A FleetSync's options on a clock the test moves: from the link's last attempt on (the earlier tests' clocks ran ahead
+ * of the real one), a second per look.
+ */
+function ticking(db: Db) {
+  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
+  return {
+    db,
+    logger: pino({ level: 'silent' }),
+    catchUpDelayMs: 60_000,
+    now: () => {
+      clock += 1000;
+      return clock;
+    },
+    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
+  };
+}
 
 type Sent = { intervals: Array<{ meter: string; start: string; value: number; quality: string }>; days: Array<{ meter: string; value: number }> };
 
@@ -258,18 +277,7 @@ test('a sequence that went backwards (the box restored from an older backup) is 
       .onConflictDoUpdate({ target: [meterDays.day, meterDays.meterId], set: row })
       .run();
   };
-  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
-  const sync = new FleetSync({
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 60_000,
-    // The earlier tests' clock ran ahead of the real one: this one goes on from there, a second per look.
-    now: () => {
-      clock += 1000;
-      return clock;
-    },
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
-  });
+  const sync = new FleetSync(ticking(db));
   await sync.tick(); // whatever the earlier tests left goes first
   const backupCursor = readLink(db)!.cursor;
   for (const day of days) write(day, 0.25);
@@ -319,17 +327,7 @@ test('a sequence that went backwards (the box restored from an older backup) is 
 test('an alert deleted on the box is deleted at the fleet; the acknowledged deletion stays on the box, below the cursor', async () => {
   const { db } = site.service.deps;
   const alerts = site.service.deps.alerts;
-  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
-  const sync = new FleetSync({
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 60_000,
-    now: () => {
-      clock += 1000;
-      return clock;
-    },
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
-  });
+  const sync = new FleetSync(ticking(db));
   const siteId = readLink(db)!.siteId;
   const kept = alerts.create({ title: 'Boiler pressure low', level: 'warning' }, null);
   const doomed = alerts.create({ title: 'Entered by mistake', level: 'info' }, null);
@@ -359,17 +357,7 @@ test('an alert deleted on the box is deleted at the fleet; the acknowledged dele
 test('an alert deletion the fleet acknowledged and then lost (a failover: its database as before that batch) is sent again', async () => {
   const { db } = site.service.deps;
   const alerts = site.service.deps.alerts;
-  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
-  const sync = new FleetSync({
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 60_000,
-    now: () => {
-      clock += 1000;
-      return clock;
-    },
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
-  });
+  const sync = new FleetSync(ticking(db));
   const siteId = readLink(db)!.siteId;
   const lost = alerts.create({ title: 'Deleted just before the fleet crashed', level: 'info' }, null);
   await sync.tick();
@@ -403,17 +391,7 @@ test('an alert deletion the fleet acknowledged and then lost (a failover: its da
 test('an alert acknowledged from the fleet: the box acknowledges it naming who, the fleet then shows it so; a box without the port ignores it', async () => {
   const { db } = site.service.deps;
   const alerts = site.service.deps.alerts;
-  let clock = Math.max(Date.now(), Date.parse(readLink(db)!.lastAttemptAt ?? '1970-01-01T00:00:00Z'));
-  const options = {
-    db,
-    logger: pino({ level: 'silent' }),
-    catchUpDelayMs: 60_000,
-    now: () => {
-      clock += 1000;
-      return clock;
-    },
-    health: () => ({ version: 'test', collector: 'ok', gateway: 'reachable', lastBackupAt: null }),
-  };
+  const options = ticking(db);
   const siteId = readLink(db)!.siteId;
   const alert = alerts.create({ title: 'Chiller trip', level: 'critical' }, null);
   const older = new FleetSync(options);

@@ -4,13 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { type Config, loadConfig } from '../../src/platform/config.ts';
-import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
+import { databasePath } from '../../src/platform/db/client.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createService, type Service } from '../../src/app/compose.ts';
 import { hashPassword } from '../../src/access/auth/passwords.ts';
 import { insertUser, type UserRow } from '../../src/access/users/userRecords.ts';
 import type { Role } from '../../src/platform/db/schema/users.ts';
+import { migratedTemplate } from './database.ts';
 import { patience } from './patience.ts';
+import { testEnv } from './testEnv.ts';
 
 export { patience };
 
@@ -40,21 +42,9 @@ export function tempDir(prefix = 'ems-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/**
- * The service's config for a test: the data dir, port 0 on 127.0.0.1, `info` logs; gateway alarms are not polled and
- * meters not collected unless a test asks (`env` overrides): the simulator's alarms would otherwise appear among its
- * alerts, and its building's meters would replace the area cards a test sets.
- */
+/** The service's config for a test: `testEnv` (test/helpers/testEnv.ts) read as the service reads its environment. */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
-  return loadConfig({
-    EMS_DATA_DIR: dataDir,
-    EMS_PORT: '0',
-    EMS_HOST: '127.0.0.1',
-    EMS_LOG_LEVEL: 'info',
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    EMS_COLLECT_INTERVAL: 'off',
-    ...env,
-  });
+  return loadConfig(testEnv(dataDir, env));
 }
 
 /** A stream for the service's logger that keeps every log line it is given in `lines`. */
@@ -65,23 +55,6 @@ export function logSink(lines: string[]): Writable {
       done();
     },
   });
-}
-
-let template: string | undefined;
-/**
- * An empty database with the shipped migrations applied, made once per process and copied into each new data dir:
- * the service's migrator then finds nothing left to apply. Applying the 27 migrations cost 31–34 ms of CPU and
- * 0.4 s of wall per server at load 20 (fsyncs), the copy 5–7 ms and 0.06–0.12 s (docs/development.md "test:fast").
- */
-function migratedTemplate(): string {
-  if (!template) {
-    const dir = tempDir('ems-test-template-');
-    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-    const file = databasePath(dir);
-    closeDatabase(openDatabase(file));
-    template = file;
-  }
-  return template;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, options: { collectorNow?: () => number } = {}): Promise<TestServer> {

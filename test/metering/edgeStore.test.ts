@@ -8,12 +8,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { closeDatabase, databasePath, migrationsFolder, openDatabase } from '../../src/platform/db/client.ts';
+import { closeDatabase, migrationsFolder, openDatabase } from '../../src/platform/db/client.ts';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { addDays, dayIntervals } from '../../src/platform/time/calendar.ts';
 import { decodeFlags, decodeValues, encodeFlags, encodeValues, isLegacyBlob, KWH_SCALE, quantize } from '../../src/metering/intervalCodec.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
 import { FLAG_BAD_QUALITY, FLAG_ESTIMATED, FLAG_RESET } from '../../src/metering/store.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { startTestServer, tempDir, type TestServer, type TestUser } from '../helpers/server.ts';
 
 function legacyBlob(values: number[]): Buffer {
@@ -197,41 +198,35 @@ describe('migration to day-first rows', () => {
 
 describe('storage per meter-interval', () => {
   test('a seeded quarter of 40 meters costs at most 4 bytes a meter-interval on disk, rollups and indexes included', () => {
-    const dir = tempDir('ems-edge-storage-');
-    try {
-      const db = openDatabase(databasePath(dir));
-      const energy = buildEnergy(db, new AuditLog(db));
-      const ids: number[] = [];
+    const db = testDatabase();
+    const energy = buildEnergy(db, new AuditLog(db));
+    const ids: number[] = [];
+    db.sqlite.transaction(() => {
+      for (let m = 0; m < 40; m += 1)
+        ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.s${m}.kwh`, kind: 'energy', area: `Area ${m % 4}` }, null).id);
+    })();
+    let intervals = 0;
+    let seed = 7;
+    const noise = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.1;
+    for (let day = '2026-01-01'; day < '2026-04-01'; day = addDays(day, 1)) {
+      const { start, count } = dayIntervals('UTC', day);
       db.sqlite.transaction(() => {
-        for (let m = 0; m < 40; m += 1)
-          ids.push(energy.meters.create({ name: `Meter ${m}`, code: `meter.s${m}.kwh`, kind: 'energy', area: `Area ${m % 4}` }, null).id);
+        energy.store.save(
+          ids.map((meterId, m) => {
+            const kwh = new Float64Array(count);
+            for (let i = 0; i < count; i += 1) kwh[i] = (0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + noise());
+            intervals += count;
+            return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
+          }),
+        );
       })();
-      let intervals = 0;
-      let seed = 7;
-      const noise = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.1;
-      for (let day = '2026-01-01'; day < '2026-04-01'; day = addDays(day, 1)) {
-        const { start, count } = dayIntervals('UTC', day);
-        db.sqlite.transaction(() => {
-          energy.store.save(
-            ids.map((meterId, m) => {
-              const kwh = new Float64Array(count);
-              for (let i = 0; i < count; i += 1) kwh[i] = (0.5 + (m % 7)) * (1 + 0.3 * Math.sin((i / count) * 2 * Math.PI + m)) * (1 + noise());
-              intervals += count;
-              return { meterId, day, start, kwh, flags: new Uint8Array(count), maxKw: null, stored: null };
-            }),
-          );
-        })();
-      }
-      db.sqlite.exec('VACUUM');
-      const bytes = db.sqlite
-        .prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')")
-        .pluck()
-        .get() as number;
-      closeDatabase(db);
-      const perInterval = bytes / intervals;
-      assert.ok(perInterval <= 4, `${perInterval.toFixed(2)} bytes per meter-interval`);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
     }
+    db.sqlite.exec('VACUUM');
+    const bytes = db.sqlite
+      .prepare("SELECT sum(pgsize) FROM dbstat WHERE name IN ('meter_days', 'meter_months', 'meter_days_meter_day', 'meter_months_meter_month')")
+      .pluck()
+      .get() as number;
+    const perInterval = bytes / intervals;
+    assert.ok(perInterval <= 4, `${perInterval.toFixed(2)} bytes per meter-interval`);
   });
 });

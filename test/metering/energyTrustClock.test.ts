@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { eventually, tempDir } from '../helpers/server.ts';
 import { spawnService } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 import { databasePath } from '../../src/platform/db/client.ts';
 
 const LIBFAKETIME = [
@@ -21,16 +22,18 @@ test("the box's clock steps a day ahead and back: no future energy, no frozen me
   const dataDir = tempDir();
   const clockFile = path.join(dataDir, 'faketime');
   fs.writeFileSync(clockFile, '+0s\n');
-  const service = await spawnService(dataDir, {
-    EMS_COLLECT_INTERVAL: '1s',
-    EMS_SIM_METERS: '2',
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    LD_PRELOAD: LIBFAKETIME!,
-    FAKETIME_TIMESTAMP_FILE: clockFile,
-    FAKETIME_CACHE_DURATION: '1',
-    // Timers run on the real monotonic clock: only the wall clock steps, as with an NTP correction.
-    FAKETIME_DONT_FAKE_MONOTONIC: '1',
-  });
+  const service = await spawnService(
+    dataDir,
+    testEnv(dataDir, {
+      EMS_COLLECT_INTERVAL: '1s',
+      EMS_SIM_METERS: '2',
+      LD_PRELOAD: LIBFAKETIME!,
+      FAKETIME_TIMESTAMP_FILE: clockFile,
+      FAKETIME_CACHE_DURATION: '1',
+      // Timers run on the real monotonic clock: only the wall clock steps, as with an NTP correction.
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    }),
+  );
   let stderr = '';
   service.child.stderr.on('data', (chunk) => (stderr += chunk));
   let exit: number | string | null = null;

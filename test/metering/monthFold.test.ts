@@ -1,7 +1,7 @@
 // The month rollups of whole days (issue 44): today's 15-minute writes leave meter_months alone, the fold adds a day to
 // its month once it is done, and every reader sees a month as its row plus its open days (metering's StoredDays). A
 // power cut during the fold (a real process killed with SIGKILL) loses nothing and doubles nothing.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { closeDatabase, databasePath, openDatabase, type Db } from '../../src/platform/db/client.ts';
 import { addDays } from '../../src/platform/time/calendar.ts';
 import { buildEnergy, type Energy } from '../../src/energy/module.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -71,21 +72,9 @@ function assertInvariant(db: Db, energy: Energy, meterIds: number[], allDays: Su
 }
 
 describe('month rollups of whole days', () => {
-  let dir: string;
-  let db: Db;
-  let energy: Energy;
-  let ids: number[];
-
-  before(() => {
-    dir = tempDir('ems-fold-');
-    db = openDatabase(databasePath(dir));
-    energy = buildEnergy(db, new AuditLog(db));
-    ids = [1, 2, 3].map((n) => energy.meters.create({ name: `M${n}`, code: `meter.f${n}.kwh`, kind: 'energy', area: 'Hall' }, null).id);
-  });
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
+  const energy = buildEnergy(db, new AuditLog(db));
+  const ids = [1, 2, 3].map((n) => energy.meters.create({ name: `M${n}`, code: `meter.f${n}.kwh`, kind: 'energy', area: 'Hall' }, null).id);
 
   test("today's writes leave meter_months alone; the fold adds the day once; readers see every day throughout", () => {
     for (let d = 0; d < 14; d += 1) for (const [m, id] of ids.entries()) saveDay(energy, id, addDays('2026-02-20', d), 0.2 + m * 0.1 + d * 0.01);

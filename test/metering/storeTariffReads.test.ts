@@ -1,25 +1,18 @@
 // A write prices every day row with the tariff versions. They are read once before its transaction, not once per row:
 // a cache is not filled inside a transaction (src/platform/db/kept.ts), and the collector's 15-minute write of 500 day rows read
 // every version 500 times, a 62–117 ms block of the event loop (issue 29, bench:edge's collector blocks).
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import type { Kept } from '../../src/platform/db/kept.ts';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
 import { TimeZoneMove } from '../../src/metering/rezone.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { tempDir } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
 
 test('a store transaction reads the tariff versions once, however many day rows it prices', () => {
-  const dir = tempDir('ems-tariff-reads-');
-  const db = openDatabase(databasePath(dir));
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   const energy = buildEnergy(db, new AuditLog(db));
   const ids = Array.from({ length: 40 }, (_, i) => energy.meters.create({ name: `Tenant ${i}`, code: `meter.t${i}.kwh`, kind: 'energy' }, null).id);
   const versions = (energy.tariffs as unknown as { versions: Kept<unknown> }).versions;
@@ -54,12 +47,7 @@ test('a store transaction reads the tariff versions once, however many day rows 
 });
 
 test('a time-zone move reads the tariff versions once, not once per day row it prices again', async () => {
-  const dir = tempDir('ems-tariff-reads-move-');
-  const db = openDatabase(databasePath(dir));
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   const energy = buildEnergy(db, new AuditLog(db));
   const ids = Array.from({ length: 4 }, (_, i) => energy.meters.create({ name: `Tenant ${i}`, code: `meter.m${i}.kwh`, kind: 'energy' }, null).id);
   let zone = energy.timezone();

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { Building } from '../../src/gateway/simulator/building.ts';
 import { freePort } from '../bench/harness.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 
 const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 const SPEED = 60;
@@ -37,15 +38,14 @@ async function startService(dataDir: string, fakeStart: number): Promise<Running
       HOME: process.env.HOME,
       TZ: 'UTC',
       NODE_ENV: 'production',
-      EMS_DATA_DIR: dataDir,
-      EMS_HOST: '127.0.0.1',
-      EMS_PORT: String(port),
-      EMS_LOG_LEVEL: 'warn',
-      EMS_IOT_BASE_URL: 'sim',
-      EMS_COLLECT_INTERVAL: '60s',
-      EMS_ALARM_POLL_INTERVAL: 'off',
-      // Gateway time-outs run on the fast clock too: 10 s would be 170 ms of real time on a busy machine.
-      EMS_IOT_TIMEOUT_MS: '600000',
+      ...testEnv(dataDir, {
+        EMS_PORT: String(port),
+        EMS_LOG_LEVEL: 'warn',
+        EMS_IOT_BASE_URL: 'sim',
+        EMS_COLLECT_INTERVAL: '60s',
+        // Gateway time-outs run on the fast clock too: 10 s would be 170 ms of real time on a busy machine.
+        EMS_IOT_TIMEOUT_MS: '600000',
+      }),
       LD_PRELOAD: LIBFAKETIME,
       FAKETIME: `@${stamp} x${SPEED}`,
     },

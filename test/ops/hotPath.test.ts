@@ -13,23 +13,18 @@ import Koa from 'koa';
 import { Type } from '@sinclair/typebox';
 import { BCRYPT_COST, DUMMY_HASH, hashPassword, PasswordWorkers, verifyPassword } from '../../src/access/auth/passwords.ts';
 import { rotateStoredSecret, SigningKeys } from '../../src/access/auth/signingKeys.ts';
-import { closeDatabase, databasePath, openDatabase } from '../../src/platform/db/client.ts';
 import { compileBody, compileParams, compileResponse } from '../../src/platform/http/validation.ts';
 import { buildRouter, errorRenderer, routeDispatch } from '../../src/platform/http/router.ts';
 import { defineRoute, Reply } from '../../src/platform/http/route.ts';
 import { NotFound } from '../../src/platform/errors.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { startTestServer, tempDir } from '../helpers/server.ts';
+import { testDatabase } from '../helpers/database.ts';
+import { startTestServer } from '../helpers/server.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function keysOn(ttlSec: number) {
-  const dir = tempDir('ems-keys-');
-  const db = openDatabase(databasePath(dir));
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   return { db, keys: new SigningKeys(db, undefined, ttlSec) };
 }
 

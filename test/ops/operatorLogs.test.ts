@@ -12,6 +12,7 @@ import { freePort } from '../bench/harness.ts';
 import { startFakeGateway, type FakeGateway } from '../helpers/fakeGateway.ts';
 import { startTestServer, tempDir } from '../helpers/server.ts';
 import { cleanEnv, initialAdminPassword, repoRoot } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 
 const PRIORITY: Record<string, number> = { fatal: 3, error: 3, warn: 4, info: 6, debug: 7, trace: 7 };
 
@@ -130,19 +131,18 @@ describe('a service writing to the journal stream', () => {
     child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')], {
       cwd: repoRoot,
       stdio: ['ignore', fd, 'pipe'],
-      env: cleanEnv({
-        EMS_DATA_DIR: dataDir,
-        EMS_PORT: '0',
-        EMS_HOST: '127.0.0.1',
-        EMS_LOG_LEVEL: 'info',
-        EMS_ALARM_POLL_INTERVAL: 'off',
-        EMS_TRUST_PROXY: '127.0.0.1',
-        // Nothing listens there yet: the gateway is down from the start.
-        EMS_IOT_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-        EMS_IOT_USERNAME: 'svc',
-        EMS_IOT_PASSWORD: 'svc-secret',
-        JOURNAL_STREAM: `${stat.dev}:${stat.ino}`,
-      }),
+      env: cleanEnv(
+        testEnv(dataDir, {
+          // Collected as the service's default is (the test config turns it off): the gateway's state shows in the logs.
+          EMS_COLLECT_INTERVAL: '60s',
+          EMS_TRUST_PROXY: '127.0.0.1',
+          // Nothing listens there yet: the gateway is down from the start.
+          EMS_IOT_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+          EMS_IOT_USERNAME: 'svc',
+          EMS_IOT_PASSWORD: 'svc-secret',
+          JOURNAL_STREAM: `${stat.dev}:${stat.ino}`,
+        }),
+      ),
     });
     fs.closeSync(fd);
     exited = new Promise((resolve) => child.on('close', resolve));

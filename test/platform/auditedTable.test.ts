@@ -1,23 +1,19 @@
 // The shared audited table over a real SQLite file with the shipped migrations: typed rows, RETURNING, one transaction per write.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { desc } from 'drizzle-orm';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { AuditedTable } from '../../src/platform/db/auditedTable.ts';
-import { closeDatabase, openDatabase, type Db } from '../../src/platform/db/client.ts';
 import { contains, equals, oneOf, timeWindow } from '../../src/platform/db/listQuery.ts';
 import { alerts, reportPlans } from '../../src/platform/db/schema/index.ts';
 import { BadRequest, Conflict, NotFound } from '../../src/platform/errors.ts';
+import { testDatabase } from '../helpers/database.ts';
 
 const actor = { id: null, username: 'tester' };
 
 describe('AuditedTable', () => {
-  let dir: string;
-  let db: Db;
-  let audit: AuditLog;
+  const db = testDatabase();
+  const audit = new AuditLog(db);
   const auditRows = (resource: string) =>
     db.sqlite.prepare('SELECT action, resource_id AS resourceId, before, after, username FROM audit_log WHERE resource = ? ORDER BY id').all(resource) as {
       action: string;
@@ -26,16 +22,6 @@ describe('AuditedTable', () => {
       after: string | null;
       username: string;
     }[];
-
-  before(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-table-'));
-    db = openDatabase(path.join(dir, 'ems.db'));
-    audit = new AuditLog(db);
-  });
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   const alertTable = (rules: Partial<ConstructorParameters<typeof AuditedTable<typeof alerts>>[3]> = {}) =>
     new AuditedTable(db, audit, alerts, {

@@ -2,22 +2,13 @@
 // reads is written on this connection or another connection commits; nothing stored inside a transaction.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
-import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { Kept, markWritten } from '../../src/platform/db/kept.ts';
+import { testDatabase } from '../helpers/database.ts';
 
 function tempDb() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-kept-'));
-  const file = path.join(dir, 'ems.db');
-  const db = openDatabase(file);
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return { sqlite: db.sqlite, file };
+  const db = testDatabase();
+  return { sqlite: db.sqlite, file: db.path };
 }
 
 /** A cache over the count of alerts, counting how often it really read. */

@@ -3,28 +3,21 @@
 // a second process) — and a rolled-back transaction leaves nothing behind.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AlertService } from '../../src/facility/alerts/service.ts';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
-import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 const actor = { id: null, username: 'tester' };
 
 function alertsOnTempDb() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-totals-'));
-  const db = openDatabase(path.join(dir, 'ems.db'));
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
   const alerts = new AlertService(db, new AuditLog(db));
   const page = (filters: Record<string, unknown> = {}) => alerts.page({ page: 1, pageSize: 20, ...filters } as Parameters<AlertService['page']>[0]);
   const total = (filters: Record<string, unknown> = {}) => page(filters).total;
-  return { db, alerts, page, total, file: path.join(dir, 'ems.db') };
+  return { db, alerts, page, total, file: db.path };
 }
 
 test('writes through the service and raw SQL on the same connection move the total, per filter', () => {

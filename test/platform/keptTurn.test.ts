@@ -3,28 +3,20 @@
 // is seen from the next turn on, and a read taken outside a turn (a timer) never answers a request.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
 import { dataVersionReads, Kept } from '../../src/platform/db/kept.ts';
 import { requestTurn } from '../../src/platform/requestTurn.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { repoRoot } from '../helpers/serviceProcess.ts';
 
 function tempDb() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-kept-turn-'));
-  const file = path.join(dir, 'ems.db');
-  const db = openDatabase(file);
-  const other = new Database(file);
-  after(() => {
-    other.close();
-    closeDatabase(db);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const db = testDatabase();
+  const other = new Database(db.path);
+  after(() => other.close());
   const kept = new Kept<string>(db.sqlite, { name: 'test.turn', tables: [], max: 4 });
   let computed = 0;
   const read = () =>

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTool } from '../helpers/tools.ts';
 import fs from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { SMTPServer } from 'smtp-server';
@@ -11,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { AlertService } from '../../src/facility/alerts/service.ts';
 import { AuditLog } from '../../src/platform/db/auditTrail.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
-import { closeDatabase, openDatabase } from '../../src/platform/db/client.ts';
+import { databasePath } from '../../src/platform/db/client.ts';
 import { addDays, siteDay } from '../../src/platform/time/calendar.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createMailer } from '../../src/platform/mail/mailer.ts';
@@ -19,6 +20,7 @@ import { ReportContentBuilder } from '../../src/reporting/reports/content.ts';
 import { dailyEnergyFigures } from '../helpers/reportEnergy.ts';
 import { ReportRunner } from '../../src/reporting/reports/runs.ts';
 import { ReportScheduler } from '../../src/reporting/reports/scheduler.ts';
+import { testDatabase } from '../helpers/database.ts';
 import { startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 import { startMailCatcher, type MailCatcher } from '../helpers/smtp.ts';
 import { SiteFormat } from '../../src/platform/i18n/format.ts';
@@ -61,8 +63,8 @@ test('EMS_REPORT_MAIL_RETRY and EMS_REPORT_KEEP_FILES: defaults, lists, "none", 
 });
 
 describe('report scheduler on an injected clock (Europe/Berlin): DST change days, overlap, history', () => {
-  const dataDir = tempDir();
-  const db = openDatabase(path.join(dataDir, 'ems.db'));
+  const db = testDatabase();
+  const dataDir = db.dir;
   const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
   const logger = createLogger('silent', sink);
   let now = 0;
@@ -87,11 +89,6 @@ describe('report scheduler on an injected clock (Europe/Berlin): DST change days
      VALUES (?, (SELECT id FROM report_templates WHERE key = 'alerts-faults'), ?, 'csv', '["ops@example.test"]', 1, ?, ?)`,
   );
   const runsOf = (planId: number) => db.sqlite.prepare('SELECT started_at FROM report_runs WHERE plan_id = ? ORDER BY id').pluck().all(planId) as string[];
-
-  after(() => {
-    closeDatabase(db);
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
 
   /** Plans written a minute before local midnight; the clock then steps a minute at a time through one local day, as the timer would wake the scheduler. */
   async function drive(fromIso: string, toIso: string, crons: string[]): Promise<number[]> {
@@ -558,17 +555,17 @@ describe('a time missed while the service was down', () => {
     ).body;
     await first.service.close();
     // The plan was written three hours ago and the service was down since: three hourly times passed.
-    const db = openDatabase(path.join(dataDir, 'ems.db'));
-    db.sqlite.prepare('UPDATE report_plans SET updated_at = ? WHERE id = ?').run(new Date(Date.now() - 3 * 3_600_000).toISOString(), plan.id);
+    const db = new Database(databasePath(dataDir));
+    db.prepare('UPDATE report_plans SET updated_at = ? WHERE id = ?').run(new Date(Date.now() - 3 * 3_600_000).toISOString(), plan.id);
     // And a run the process was in the middle of when it died.
     const interrupted = Number(
-      db.sqlite
+      db
         .prepare(
           `INSERT INTO report_runs (plan_id, trigger, status, format, period_from, period_to, started_at) VALUES (?, 'schedule', 'running', 'csv', '2026-01-01', '2026-01-08', ?)`,
         )
         .run(plan.id, new Date(Date.now() - 4 * 3_600_000).toISOString()).lastInsertRowid,
     );
-    closeDatabase(db);
+    db.close();
     const second = await startTestServer({ EMS_DATA_DIR: dataDir, EMS_SMTP_URL: mail.url });
     try {
       let runs: any;

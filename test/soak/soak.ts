@@ -13,6 +13,7 @@ import { FLAG_ESTIMATED, storedFlags, storedKwh } from '../../src/metering/store
 import { tempDir } from '../helpers/server.ts';
 import { compiledBuild } from '../helpers/compiledBuild.ts';
 import { initialAdminPassword, spawnService, type ServiceProcess } from '../helpers/serviceProcess.ts';
+import { testEnv } from '../helpers/testEnv.ts';
 import type { FleetInstance } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 
@@ -220,21 +221,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // wall time). What must follow the fast clock is given in real time: the collector's interval (a simulated minute is
   // 42 ms at ×1440). The other jobs' fixed intervals run at the real pace; the load-shedding restores also run after
   // each collection, and backups, report and billing runs are asked for by this driver.
-  const env = (pace: number): Record<string, string> => ({
-    TZ: 'UTC',
-    NODE_ENV: 'production',
-    EMS_IOT_BASE_URL: 'sim',
-    EMS_COLLECT_INTERVAL: `${Math.max(10, Math.round((options.collectSec * 1000) / pace))}ms`,
-    EMS_ALARM_POLL_INTERVAL: 'off',
-    EMS_IOT_TIMEOUT_MS: String(IOT_TIMEOUT_MS),
-    EMS_REPORT_MIN_INTERVAL: '15m',
-    LD_PRELOAD: LIBFAKETIME!,
-    FAKETIME_TIMESTAMP_FILE: specFile,
-    FAKETIME_CACHE_DURATION: '1',
-    FAKETIME_DONT_FAKE_MONOTONIC: '1',
-    // The fleet sync's timers are real time: every second, as in the fleet's own tests.
-    ...(withFleet ? { EMS_FLEET_SYNC_INTERVAL: '1s', EMS_FLEET_CATCHUP_DELAY: '1s' } : {}),
-  });
+  const env = (pace: number): Record<string, string> =>
+    testEnv(dataDir, {
+      TZ: 'UTC',
+      NODE_ENV: 'production',
+      EMS_IOT_BASE_URL: 'sim',
+      EMS_COLLECT_INTERVAL: `${Math.max(10, Math.round((options.collectSec * 1000) / pace))}ms`,
+      EMS_IOT_TIMEOUT_MS: String(IOT_TIMEOUT_MS),
+      EMS_REPORT_MIN_INTERVAL: '15m',
+      LD_PRELOAD: LIBFAKETIME!,
+      FAKETIME_TIMESTAMP_FILE: specFile,
+      FAKETIME_CACHE_DURATION: '1',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      // The fleet sync's timers are real time: every second, as in the fleet's own tests.
+      ...(withFleet ? { EMS_FLEET_SYNC_INTERVAL: '1s', EMS_FLEET_CATCHUP_DELAY: '1s' } : {}),
+    });
   // The slow fault holds each call past the service's time-out (real time, as the time-out).
   const slowDelayMs = IOT_TIMEOUT_MS + 2_000;
 

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { eventually } from '../helpers/server.ts';
 import { assertNoProblems, expectCount, expectEqual, expectText, goInside, openPage, type Rig, settled, signInThroughForm, startRig } from './rig.ts';
 
 let rig: Rig;
@@ -21,6 +22,31 @@ function countRefreshes(page: Page): { readonly count: number } {
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/auth/refresh') seen.count += 1;
   });
   return seen;
+}
+
+/** The access token the page sent last (the Authorization header of its API calls). */
+function sentToken(page: Page): { readonly value: string | undefined } {
+  const sent: { value: string | undefined } = { value: undefined };
+  page.on('request', (request) => {
+    const header = request.headers().authorization;
+    if (header?.startsWith('Bearer ')) sent.value = header.slice('Bearer '.length);
+  });
+  return sent;
+}
+
+/**
+ * Waits until the service refuses the page's access token as expired (its 3 s ran out): the state the next step needs,
+ * instead of a fixed 3.3 s. exp is whole seconds, so it comes 2–3 s after the token was signed, less what the test
+ * already spent.
+ */
+async function tokenExpired(sent: { readonly value: string | undefined }): Promise<void> {
+  const token = sent.value;
+  assert.ok(token, 'the page sent an access token');
+  await eventually(
+    async () => ((await rig.server.request('GET', '/api/auth/me', { token })).status === 401 ? true : undefined),
+    'the access token to expire',
+    30_000,
+  );
 }
 
 // The service answers before its log line has crossed the pipe from the child process, so the code is waited for.
@@ -73,6 +99,7 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
   // own calls meet the expired token as this test means them to.
   await page.route('**/api/events*', (route) => route.abort('connectionrefused'));
   const refreshes = countRefreshes(page);
+  const token = sentToken(page);
   await signInThroughForm(page, 'single-flight', operator.password);
   await settled(page);
   await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
@@ -84,7 +111,7 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
     if (response.status() === 401) unauthorized.push(new URL(response.url()).pathname);
   });
   const before = refreshes.count;
-  await page.waitForTimeout(3_300);
+  await tokenExpired(token);
   await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
   await settled(page);
@@ -103,11 +130,12 @@ test('a refresh that fails returns to sign-in and forgets the stored token', asy
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/`);
   // Without the live stream, which would find the ended session by itself before the click (test/web/drafts.test.ts).
   await page.route('**/api/events*', (route) => route.abort('connectionrefused'));
+  const token = sentToken(page);
   await signInThroughForm(page, 'expiring', viewer.password);
   await settled(page);
   // The session ends on the server (as `emsctl tokens revoke-all` would), and the access token runs out.
   rig.server.service.deps.db.sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(viewer.user.id);
-  await page.waitForTimeout(3_300);
+  await tokenExpired(token);
   await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('ems.refreshToken')), null);
