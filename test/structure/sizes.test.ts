@@ -34,7 +34,6 @@ const OVERSIZE: Record<string, number> = {
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
   'function web/app/screens/AdminMeters.tsx AdminMeters': 218,
   'function web/app/screens/AdminNotifications.tsx AdminNotifications': 149,
-  'function web/app/screens/AdminTariffs.tsx AdminTariffs': 228,
   'function web/app/screens/Alerts.tsx Alerts': 149,
   'function web/app/screens/Billing.tsx Billing': 123,
   'function web/app/screens/DeskOwnTariffs.tsx OwnForm': 143,
