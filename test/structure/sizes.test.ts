@@ -31,7 +31,6 @@ const OVERSIZE: Record<string, number> = {
   'function metering/importWrite.ts writeImport': 130,
   'function web/app/screens/AdminImport.tsx AdminImport': 177,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
-  'function web/app/screens/AdminMeters.tsx AdminMeters': 218,
   'function web/app/screens/AdminNotifications.tsx AdminNotifications': 149,
   'function web/app/screens/Alerts.tsx Alerts': 149,
   'function web/app/screens/Billing.tsx Billing': 123,
