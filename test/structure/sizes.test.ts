@@ -30,7 +30,6 @@ const OVERSIZE: Record<string, number> = {
   'function fleet/app.ts createFleetApp': 167,
   'function metering/importWrite.ts writeImport': 130,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
-  'function web/app/screens/AdminNotifications.tsx AdminNotifications': 149,
   'function web/app/screens/Billing.tsx Billing': 123,
   'function web/app/screens/DeskOwnTariffs.tsx OwnForm': 143,
   'function web/app/screens/DeskRuns.tsx DeskRuns': 141,
