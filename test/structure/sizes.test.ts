@@ -32,8 +32,6 @@ const OVERSIZE: Record<string, number> = {
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
   'function web/app/screens/Billing.tsx Billing': 123,
   'function web/app/screens/DeskRuns.tsx DeskRuns': 141,
-  'function web/app/screens/DeskTenants.tsx SplitEditor': 142,
-  'function web/app/screens/DeskTenants.tsx DeskTenants': 125,
   'function web/app/screens/Enpi.tsx Enpi': 126,
 };
 
