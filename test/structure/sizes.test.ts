@@ -31,7 +31,6 @@ const OVERSIZE: Record<string, number> = {
   'function metering/importWrite.ts writeImport': 130,
   'function web/app/screens/AdminLoadShedding.tsx AdminLoadShedding': 138,
   'function web/app/screens/Billing.tsx Billing': 123,
-  'function web/app/screens/DeskRuns.tsx DeskRuns': 141,
   'function web/app/screens/Enpi.tsx Enpi': 126,
 };
 
