@@ -70,5 +70,5 @@ test('the versions as listed with price and bands, removal only before a version
   const sent = calls.find((c) => c.method === 'POST')!.body as { price: number; bands: { name: string; days: string[]; price: number }[] };
   assert.equal(sent.price, 0.3);
   assert.deepEqual(sent.bands, [{ name: 'peak', days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '20:00', price: 0.35 }]);
-  assert.equal(calls.filter((c) => c.path === '/api/energy/tariffs' && c.method === 'GET').length, 2, 'the list is read again');
+  await waitFor(() => calls.filter((c) => c.path === '/api/energy/tariffs' && c.method === 'GET').length === 2, 'the list read again');
 });
