@@ -296,6 +296,37 @@ function PeriodForm({ form, setForm, onSubmit }: { form: PeriodDraft; setForm: (
   );
 }
 
+/** The billing period chosen, and the run computed for it (admin: a draft, or a restatement once one is issued). */
+function PeriodChoice(props: {
+  periods: Got<'/api/billing/periods'>['items'];
+  chosen: number | null;
+  onChoose: (id: number) => void;
+  compute: string | null;
+  onCompute: () => void;
+}) {
+  const { periods, chosen, onChoose, compute, onCompute } = props;
+  return (
+    <div class="filters">
+      <Field label={t('billing.period')}>
+        {(id) => (
+          <select id={id} value={chosen ?? ''} onChange={(e) => onChoose(Number(e.currentTarget.value))}>
+            {periods.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name} ({p.from} – {lastDay(p.to)})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {compute !== null && (
+        <button type="button" onClick={onCompute}>
+          {compute}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export default function DeskRuns() {
   const periods = useApi(() => api.GET('/api/billing/periods'));
   const limits = useApi(() => api.GET('/api/billing/settings'));
@@ -354,24 +385,13 @@ export default function DeskRuns() {
           {periods.data && periods.data.items.length === 0 ? (
             <p class="muted">{t('billing.noPeriods')}</p>
           ) : (
-            <div class="filters">
-              <Field label={t('billing.period')}>
-                {(id) => (
-                  <select id={id} value={chosen ?? ''} onChange={(e) => setPeriodId(Number(e.currentTarget.value))}>
-                    {(periods.data?.items ?? []).map((p) => (
-                      <option key={p.id} value={p.id}>
-                        {p.name} ({p.from} – {lastDay(p.to)})
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              {admin && chosen !== null && (
-                <button type="button" onClick={compute}>
-                  {t(items.some((r) => r.status === 'issued') ? 'desk.run.restate' : 'desk.run.compute')}
-                </button>
-              )}
-            </div>
+            <PeriodChoice
+              periods={periods.data?.items ?? []}
+              chosen={chosen}
+              onChoose={setPeriodId}
+              compute={admin && chosen !== null ? t(items.some((r) => r.status === 'issued') ? 'desk.run.restate' : 'desk.run.compute') : null}
+              onCompute={compute}
+            />
           )}
           {runs.data && chosen !== null && items.length === 0 && <p class="muted">{t('billing.noRuns')}</p>}
           <ul class="worklist">

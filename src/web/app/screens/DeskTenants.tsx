@@ -206,23 +206,7 @@ function SplitEditor({
               fraction={fractions?.tenants.has(tenant.id) ? percent(fractions.tenants.get(tenant.id) ?? 0) : '–'}
             />
           ))}
-          <tr>
-            <th scope="row">{t('desk.split.landlord')}</th>
-            <td>
-              <input
-                inputMode="decimal"
-                size={8}
-                aria-label={t(
-                  method === 'floor_area' ? 'desk.split.vacant' : method === 'percent' ? 'desk.split.landlordPercent' : 'desk.split.landlordWeight',
-                )}
-                value={landlord}
-                onInput={(e) => setLandlord(e.currentTarget.value)}
-              />
-            </td>
-            <td class="n" data-fraction="landlord">
-              {fractions ? percent(fractions.landlord) : '–'}
-            </td>
-          </tr>
+          <LandlordRow method={method} landlord={landlord} setLandlord={setLandlord} fraction={fractions ? percent(fractions.landlord) : '–'} />
         </tbody>
       </table>
       <p role="status" data-field="sum">
@@ -278,6 +262,28 @@ function ShareRow(props: { tenant: Tenant; method: Method; value: string | undef
         )}
       </td>
       <td class="n" data-fraction={tenant.id}>
+        {fraction}
+      </td>
+    </tr>
+  );
+}
+
+/** The landlord's part of a split: a percent, a key, or (by floor area) the vacant m²; its fraction. */
+function LandlordRow(props: { method: Method; landlord: string; setLandlord: (text: string) => void; fraction: string }) {
+  const { method, landlord, setLandlord, fraction } = props;
+  return (
+    <tr>
+      <th scope="row">{t('desk.split.landlord')}</th>
+      <td>
+        <input
+          inputMode="decimal"
+          size={8}
+          aria-label={t(method === 'floor_area' ? 'desk.split.vacant' : method === 'percent' ? 'desk.split.landlordPercent' : 'desk.split.landlordWeight')}
+          value={landlord}
+          onInput={(e) => setLandlord(e.currentTarget.value)}
+        />
+      </td>
+      <td class="n" data-fraction="landlord">
         {fraction}
       </td>
     </tr>

@@ -108,14 +108,7 @@ export default function FddMapping() {
       <p class="muted">{t('fddMapping.intro')}</p>
       <Problem text={problem ?? list.problem} />
       <Done text={done} />
-      <div class="actions">
-        <button type="button" onClick={async () => setProblem(await download('/api/fdd/points/export.csv', 'point-model.csv'))}>
-          {t('fddMapping.exportCsv')}
-        </button>{' '}
-        <button type="button" onClick={async () => setProblem(await download('/api/fdd/model.ttl', 'point-model.ttl'))}>
-          {t('fddMapping.exportTurtle')}
-        </button>
-      </div>
+      <ExportButtons setProblem={setProblem} />
       <ImportForm onSubmit={importFile} setFile={setFile} />
       <form onSubmit={confirm}>
         <div class="actions">
@@ -245,5 +238,19 @@ function MappingRow(props: {
         )}
       </td>
     </tr>
+  );
+}
+
+/** The model as CSV or Brick Turtle, downloaded; a refusal said in the screen's problem. */
+function ExportButtons({ setProblem }: { setProblem: (problem: string | null) => void }) {
+  return (
+    <div class="actions">
+      <button type="button" onClick={async () => setProblem(await download('/api/fdd/points/export.csv', 'point-model.csv'))}>
+        {t('fddMapping.exportCsv')}
+      </button>{' '}
+      <button type="button" onClick={async () => setProblem(await download('/api/fdd/model.ttl', 'point-model.ttl'))}>
+        {t('fddMapping.exportTurtle')}
+      </button>
+    </div>
   );
 }
