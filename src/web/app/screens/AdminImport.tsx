@@ -146,21 +146,7 @@ export default function AdminImport() {
 
   const running = job !== null && (job.state === 'running' || job.state === 'cancelling');
 
-  // A running job's status, polled until it ends.
-  useEffect(() => {
-    if (!job || !running) return;
-    let live = true;
-    const timer = setTimeout(async () => {
-      const { data, error, response } = await api.GET('/api/energy/import/jobs/{id}', { params: { path: { id: job.id } } });
-      if (!live) return;
-      if (data) setJob(data);
-      else setProblem(errorText(error, response.status));
-    }, POLL_MS);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [job, running]);
+  usePoll(job, running, setJob, setProblem);
 
   function reset() {
     setDry(null);
@@ -202,8 +188,6 @@ export default function AdminImport() {
     else if (response.status !== 409) setProblem(errorText(error, response.status));
   }
 
-  const overlaps = dry ? dry.meters.reduce((sum, m) => sum + m.intervals.overlapping, 0) : 0;
-  const percent = job && job.total > 0 ? Math.round((100 * job.done) / job.total) : 0;
   return (
     <section>
       <h1>{t('import.title')}</h1>
@@ -211,102 +195,148 @@ export default function AdminImport() {
       <p class="muted">{t('import.intro')}</p>
       <Problem text={problem} />
       {refusal && <Refusal error={refusal} />}
-      <form class="card stack" onSubmit={check} noValidate aria-labelledby="import-file-heading">
-        <h2 id="import-file-heading">{t('import.fileTitle')}</h2>
-        <Field label={t('import.file')} hint={t('import.fileHint')}>
-          {(id, describedBy) => (
-            <input
-              id={id}
-              type="file"
-              accept=".csv,text/csv,text/plain"
-              aria-describedby={describedBy}
-              disabled={running}
-              onChange={(e) => {
-                setFile(e.currentTarget.files?.[0] ?? null);
-                setText(null);
-                reset();
-              }}
-            />
-          )}
-        </Field>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={replace}
-            disabled={running}
-            onChange={(e) => {
-              setReplace(e.currentTarget.checked);
-              setDry(null);
-            }}
-          />{' '}
-          {t('import.replace')}
-        </label>
-        <button type="submit" disabled={busy || running}>
-          {t('import.check')}
-        </button>
-      </form>
+      <FileForm
+        running={running}
+        busy={busy}
+        replace={replace}
+        onSubmit={check}
+        onFile={(chosen) => {
+          setFile(chosen);
+          setText(null);
+          reset();
+        }}
+        onReplace={(on) => {
+          setReplace(on);
+          setDry(null);
+        }}
+      />
 
-      {dry && (
-        <section class="card stack" aria-labelledby="import-dry-heading" data-section="dry-run">
-          <h2 id="import-dry-heading">{t('import.dryTitle')}</h2>
-          <p data-field="dry-summary">
-            {t('import.drySummary', {
-              rows: num(dry.rows, 0),
-              meters: num(dry.meters.length, 0),
-              form: t(dry.form === 'counter' ? 'import.formCounter' : 'import.formIntervals'),
-            })}
-          </p>
-          <ReportTable report={dry} caption={t('import.dryCaption')} />
-          {dry.accepted ? (
-            <>
-              {overlaps > 0 && <p class="notice warn">{t('import.willReplace', { n: num(overlaps, 0) })}</p>}
-              {!job && (
-                <button type="button" onClick={start} disabled={busy}>
-                  {t('import.start')}
-                </button>
-              )}
-            </>
-          ) : (
-            <p class="notice warn" data-notice="not-accepted">
-              {overlaps > 0 && !replace ? t('import.overlapRefused', { n: num(overlaps, 0) }) : t('import.refusedFile')}
+      {dry && <DryRun dry={dry} job={job} busy={busy} replace={replace} onStart={start} />}
+
+      {job && <JobSection job={job} running={running} onCancel={cancel} />}
+    </section>
+  );
+}
+
+/** A running job's status, polled until it ends. */
+function usePoll(job: Job | null, running: boolean, setJob: (job: Job) => void, setProblem: (problem: string) => void) {
+  useEffect(() => {
+    if (!job || !running) return;
+    let live = true;
+    const timer = setTimeout(async () => {
+      const { data, error, response } = await api.GET('/api/energy/import/jobs/{id}', { params: { path: { id: job.id } } });
+      if (!live) return;
+      if (data) setJob(data);
+      else setProblem(errorText(error, response.status));
+    }, POLL_MS);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [job, running]);
+}
+
+/** The file picked, whether stored intervals are replaced, and the dry run asked for. */
+function FileForm(props: {
+  running: boolean;
+  busy: boolean;
+  replace: boolean;
+  onSubmit: (event: Event) => void;
+  onFile: (file: File | null) => void;
+  onReplace: (on: boolean) => void;
+}) {
+  const { running, busy, replace, onSubmit, onFile, onReplace } = props;
+  return (
+    <form class="card stack" onSubmit={onSubmit} noValidate aria-labelledby="import-file-heading">
+      <h2 id="import-file-heading">{t('import.fileTitle')}</h2>
+      <Field label={t('import.file')} hint={t('import.fileHint')}>
+        {(id, describedBy) => (
+          <input
+            id={id}
+            type="file"
+            accept=".csv,text/csv,text/plain"
+            aria-describedby={describedBy}
+            disabled={running}
+            onChange={(e) => onFile(e.currentTarget.files?.[0] ?? null)}
+          />
+        )}
+      </Field>
+      <label class="check">
+        <input type="checkbox" checked={replace} disabled={running} onChange={(e) => onReplace(e.currentTarget.checked)} /> {t('import.replace')}
+      </label>
+      <button type="submit" disabled={busy || running}>
+        {t('import.check')}
+      </button>
+    </form>
+  );
+}
+
+/** What the import would write, and the import started when the file is accepted. */
+function DryRun({ dry, job, busy, replace, onStart }: { dry: Report; job: Job | null; busy: boolean; replace: boolean; onStart: () => void }) {
+  const overlaps = dry.meters.reduce((sum, m) => sum + m.intervals.overlapping, 0);
+  return (
+    <section class="card stack" aria-labelledby="import-dry-heading" data-section="dry-run">
+      <h2 id="import-dry-heading">{t('import.dryTitle')}</h2>
+      <p data-field="dry-summary">
+        {t('import.drySummary', {
+          rows: num(dry.rows, 0),
+          meters: num(dry.meters.length, 0),
+          form: t(dry.form === 'counter' ? 'import.formCounter' : 'import.formIntervals'),
+        })}
+      </p>
+      <ReportTable report={dry} caption={t('import.dryCaption')} />
+      {dry.accepted ? (
+        <>
+          {overlaps > 0 && <p class="notice warn">{t('import.willReplace', { n: num(overlaps, 0) })}</p>}
+          {!job && (
+            <button type="button" onClick={onStart} disabled={busy}>
+              {t('import.start')}
+            </button>
+          )}
+        </>
+      ) : (
+        <p class="notice warn" data-notice="not-accepted">
+          {overlaps > 0 && !replace ? t('import.overlapRefused', { n: num(overlaps, 0) }) : t('import.refusedFile')}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The import's progress with its cancel while it runs, then its outcome and what it wrote. */
+function JobSection({ job, running, onCancel }: { job: Job; running: boolean; onCancel: () => void }) {
+  const percent = job.total > 0 ? Math.round((100 * job.done) / job.total) : 0;
+  return (
+    <section class="card stack" aria-labelledby="import-job-heading" data-section="job" data-state={job.state}>
+      <h2 id="import-job-heading">{t('import.jobTitle')}</h2>
+      {running && (
+        <>
+          <label for="import-progress">{t(job.state === 'cancelling' ? 'import.cancelling' : 'import.progress', { percent })}</label>
+          <progress id="import-progress" max={100} value={percent} />
+          <button type="button" class="secondary" onClick={onCancel} disabled={job.state === 'cancelling'}>
+            {t('import.cancel')}
+          </button>
+        </>
+      )}
+      <Done
+        text={
+          job.state === 'done'
+            ? t('import.done', { rows: num(job.rows, 0), meters: num(job.meters, 0) })
+            : job.state === 'cancelled'
+              ? t('import.cancelled', { days: num(job.undone ?? 0, 0) })
+              : null
+        }
+      />
+      {job.state === 'failed' && job.error && <Refusal error={job.error} />}
+      {job.report && (
+        <>
+          <ReportTable report={job.report} caption={t('import.writtenCaption')} />
+          {job.report.meters.some((m) => m.suspect.runs > 0) && (
+            <p>
+              <a href="/suspect-runs">{t('import.toSuspects')}</a>
             </p>
           )}
-        </section>
-      )}
-
-      {job && (
-        <section class="card stack" aria-labelledby="import-job-heading" data-section="job" data-state={job.state}>
-          <h2 id="import-job-heading">{t('import.jobTitle')}</h2>
-          {running && (
-            <>
-              <label for="import-progress">{t(job.state === 'cancelling' ? 'import.cancelling' : 'import.progress', { percent })}</label>
-              <progress id="import-progress" max={100} value={percent} />
-              <button type="button" class="secondary" onClick={cancel} disabled={job.state === 'cancelling'}>
-                {t('import.cancel')}
-              </button>
-            </>
-          )}
-          <Done
-            text={
-              job.state === 'done'
-                ? t('import.done', { rows: num(job.rows, 0), meters: num(job.meters, 0) })
-                : job.state === 'cancelled'
-                  ? t('import.cancelled', { days: num(job.undone ?? 0, 0) })
-                  : null
-            }
-          />
-          {job.state === 'failed' && job.error && <Refusal error={job.error} />}
-          {job.report && (
-            <>
-              <ReportTable report={job.report} caption={t('import.writtenCaption')} />
-              {job.report.meters.some((m) => m.suspect.runs > 0) && (
-                <p>
-                  <a href="/suspect-runs">{t('import.toSuspects')}</a>
-                </p>
-              )}
-            </>
-          )}
-        </section>
+        </>
       )}
     </section>
   );

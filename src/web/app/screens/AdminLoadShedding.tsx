@@ -4,6 +4,7 @@
 // one replacement; the service's 400/409 reasons (e.g. removing a point shed now) are shown.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Answer } from '../api/types';
 import { AdminLinks } from '../components/adminLinks';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
@@ -11,6 +12,7 @@ import { dateTime, t } from '../i18n';
 
 type Row = { code: string; priority: string; shedValue: string; restoreValue: string };
 const decimal = (text: string) => Number(text.trim().replace(',', '.'));
+type Point = Answer<'/api/analysis/load-shedding'>['points'][number];
 
 export default function AdminLoadShedding() {
   const view = useApi(() => api.GET('/api/analysis/load-shedding'));
@@ -89,50 +91,16 @@ export default function AdminLoadShedding() {
                 </tr>
               </thead>
               <tbody>
-                {rows.map((row, i) => {
-                  const now = state.get(row.code.trim());
-                  const n = i + 1;
-                  return (
-                    <tr key={i} data-point={row.code}>
-                      <td>
-                        <input aria-label={t('shedding.codeOf', { n })} value={row.code} onInput={(e) => setRow(i, 'code', e.currentTarget.value)} />
-                      </td>
-                      <td>
-                        <input
-                          aria-label={t('shedding.priorityOf', { n })}
-                          inputMode="numeric"
-                          value={row.priority}
-                          onInput={(e) => setRow(i, 'priority', e.currentTarget.value)}
-                        />
-                      </td>
-                      <td>
-                        <input
-                          aria-label={t('shedding.shedValueOf', { n })}
-                          inputMode="decimal"
-                          value={row.shedValue}
-                          onInput={(e) => setRow(i, 'shedValue', e.currentTarget.value)}
-                        />
-                      </td>
-                      <td>
-                        <input
-                          aria-label={t('shedding.restoreValueOf', { n })}
-                          inputMode="decimal"
-                          value={row.restoreValue}
-                          onInput={(e) => setRow(i, 'restoreValue', e.currentTarget.value)}
-                        />
-                      </td>
-                      <td class="wrap" data-field="state">
-                        {now?.shed ? t('shedding.shedSince', { at: dateTime(now.shedAt) }) : now ? t('shedding.normal') : t('shedding.unsaved')}
-                        {now?.lastError && <span class="bad"> · {t('shedding.lastError', { error: now.lastError, at: dateTime(now.lastErrorAt) })}</span>}
-                      </td>
-                      <td>
-                        <button type="button" class="link" onClick={() => setRows(rows.filter((_, j) => j !== i))}>
-                          {t('shedding.removeRow', { n })}
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
+                {rows.map((row, i) => (
+                  <PointRow
+                    key={i}
+                    row={row}
+                    n={i + 1}
+                    now={state.get(row.code.trim())}
+                    onSet={(key, value) => setRow(i, key, value)}
+                    onRemove={() => setRows(rows.filter((_, j) => j !== i))}
+                  />
+                ))}
               </tbody>
             </table>
           </div>
@@ -148,5 +116,50 @@ export default function AdminLoadShedding() {
         </form>
       )}
     </section>
+  );
+}
+
+/** A point to shed: its code, priority and the values written when shed and restored, with its state now. */
+function PointRow(props: { row: Row; n: number; now: Point | undefined; onSet: (key: keyof Row, value: string) => void; onRemove: () => void }) {
+  const { row, n, now, onSet, onRemove } = props;
+  return (
+    <tr data-point={row.code}>
+      <td>
+        <input aria-label={t('shedding.codeOf', { n })} value={row.code} onInput={(e) => onSet('code', e.currentTarget.value)} />
+      </td>
+      <td>
+        <input
+          aria-label={t('shedding.priorityOf', { n })}
+          inputMode="numeric"
+          value={row.priority}
+          onInput={(e) => onSet('priority', e.currentTarget.value)}
+        />
+      </td>
+      <td>
+        <input
+          aria-label={t('shedding.shedValueOf', { n })}
+          inputMode="decimal"
+          value={row.shedValue}
+          onInput={(e) => onSet('shedValue', e.currentTarget.value)}
+        />
+      </td>
+      <td>
+        <input
+          aria-label={t('shedding.restoreValueOf', { n })}
+          inputMode="decimal"
+          value={row.restoreValue}
+          onInput={(e) => onSet('restoreValue', e.currentTarget.value)}
+        />
+      </td>
+      <td class="wrap" data-field="state">
+        {now?.shed ? t('shedding.shedSince', { at: dateTime(now.shedAt) }) : now ? t('shedding.normal') : t('shedding.unsaved')}
+        {now?.lastError && <span class="bad"> · {t('shedding.lastError', { error: now.lastError, at: dateTime(now.lastErrorAt) })}</span>}
+      </td>
+      <td>
+        <button type="button" class="link" onClick={onRemove}>
+          {t('shedding.removeRow', { n })}
+        </button>
+      </td>
+    </tr>
   );
 }

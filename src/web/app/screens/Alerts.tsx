@@ -10,12 +10,14 @@ import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { hasDraft, useDraft } from '../components/useDraft';
 import { dateTime, label, num, t } from '../i18n';
-import { askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
+import { type AlertCounts, askToNotify, liveAlerts, notifyCritical, useLive } from '../state/live';
 import { can } from '../state/session';
 import { DraftNotice } from '../components/DraftNotice';
 
 type Tab = 'active' | 'cleared' | 'acknowledged' | 'shelved' | 'resolved';
 const TABS: Tab[] = ['active', 'cleared', 'acknowledged', 'shelved', 'resolved'];
+type Level = '' | Alert['level'];
+type Counts = AlertCounts;
 
 function tabOf(alert: Alert, now: number): Tab {
   if (alert.status !== 'active') return alert.status;
@@ -47,7 +49,7 @@ function NotifyToggle() {
 
 export default function Alerts() {
   const [tab, setTab] = useState<Tab>('active');
-  const [level, setLevel] = useState<'' | Alert['level']>('');
+  const [level, setLevel] = useState<Level>('');
   const [q, setQ] = useState('');
   const [query, setQuery] = useState('');
   const [picked, setPicked] = useState<Set<number>>(new Set());
@@ -92,49 +94,16 @@ export default function Alerts() {
     <section>
       <h1>{t('alerts.title')}</h1>
       <NotifyToggle />
-      <div class="tabs" role="tablist" aria-label={t('alerts.title')}>
-        {TABS.map((name) => (
-          <button
-            type="button"
-            role="tab"
-            key={name}
-            aria-selected={tab === name}
-            onClick={() => {
-              setTab(name);
-              setPicked(new Set());
-              setOpen(null);
-            }}
-          >
-            {label('alerts.tab', name)}
-            {counts && (
-              <span class="count" data-count={counts[name]}>
-                {' '}
-                {num(counts[name], 0)}
-              </span>
-            )}
-          </button>
-        ))}
-      </div>
-      <form
-        class="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          setQuery(q.trim());
+      <AlertTabs
+        tab={tab}
+        counts={counts}
+        onPick={(name) => {
+          setTab(name);
+          setPicked(new Set());
+          setOpen(null);
         }}
-      >
-        <Field label={t('alerts.level')}>
-          {(id) => (
-            <select id={id} value={level} onChange={(e) => setLevel(e.currentTarget.value as typeof level)}>
-              <option value="">{t('alerts.anyLevel')}</option>
-              <option value="critical">{t('level.critical')}</option>
-              <option value="warning">{t('level.warning')}</option>
-              <option value="info">{t('level.info')}</option>
-            </select>
-          )}
-        </Field>
-        <Field label={t('alerts.search')}>{(id) => <input id={id} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />}</Field>
-        <button type="submit">{t('alerts.filter')}</button>
-      </form>
+      />
+      <AlertFilters level={level} setLevel={setLevel} q={q} setQ={setQ} onSearch={() => setQuery(q.trim())} />
       {!operator && tab !== 'resolved' && tab !== 'acknowledged' && (
         <p class="muted" data-hint="viewer">
           {t('alerts.viewerHint')}
@@ -152,43 +121,26 @@ export default function Alerts() {
       {list.data && items.length === 0 && <p class="muted">{t('alerts.none')}</p>}
       <ul class="worklist">
         {items.map((alert) => (
-          <li key={alert.id} class={`alert level-${alert.level}`} data-alert-id={alert.id}>
-            <div class="row">
-              {operator && tab !== 'resolved' && tab !== 'acknowledged' && (
-                <input
-                  type="checkbox"
-                  aria-label={t('alerts.pick', { title: alert.title })}
-                  checked={picked.has(alert.id)}
-                  onChange={(e) => {
-                    const next = new Set(picked);
-                    if (e.currentTarget.checked) next.add(alert.id);
-                    else next.delete(alert.id);
-                    setPicked(next);
-                  }}
-                />
-              )}
-              <span class={`badge ${alert.level}`}>{t(`level.${alert.level}`)}</span>
-              <button type="button" class="link title" aria-expanded={open === alert.id} onClick={() => setOpen(open === alert.id ? null : alert.id)}>
-                {alert.title}
-              </button>
-              <span class="muted when">
-                {dateTime(alert.occurredAt)}
-                {alert.area ? ` · ${alert.area}` : ''}
-              </span>
-            </div>
-            {alert.clearedAt && alert.status === 'active' && <p class="muted">{t('alerts.clearedAt', { at: dateTime(alert.clearedAt) })}</p>}
-            {open === alert.id && (
-              <AlertDetail
-                alert={alert}
-                operator={operator}
-                onChanged={(text) => {
-                  setDone(text);
-                  setOpen(null);
-                  list.reload();
-                }}
-              />
-            )}
-          </li>
+          <AlertRow
+            key={alert.id}
+            alert={alert}
+            operator={operator}
+            pickable={operator && tab !== 'resolved' && tab !== 'acknowledged'}
+            picked={picked.has(alert.id)}
+            onPicked={(on) => {
+              const next = new Set(picked);
+              if (on) next.add(alert.id);
+              else next.delete(alert.id);
+              setPicked(next);
+            }}
+            open={open === alert.id}
+            onOpen={() => setOpen(open === alert.id ? null : alert.id)}
+            onChanged={(text) => {
+              setDone(text);
+              setOpen(null);
+              list.reload();
+            }}
+          />
         ))}
       </ul>
     </section>
@@ -196,6 +148,85 @@ export default function Alerts() {
 }
 
 /** The tab's unsaved note on an alert (components/useDraft.ts): kept as typed, gone once an action with it succeeds. */
+/** The tabs with their counts (GET /api/alerts/counts, then the live stream's). */
+function AlertTabs({ tab, counts, onPick }: { tab: Tab; counts: Counts | null | undefined; onPick: (tab: Tab) => void }) {
+  return (
+    <div class="tabs" role="tablist" aria-label={t('alerts.title')}>
+      {TABS.map((name) => (
+        <button type="button" role="tab" key={name} aria-selected={tab === name} onClick={() => onPick(name)}>
+          {label('alerts.tab', name)}
+          {counts && (
+            <span class="count" data-count={counts[name]}>
+              {' '}
+              {num(counts[name], 0)}
+            </span>
+          )}
+        </button>
+      ))}
+    </div>
+  );
+}
+
+/** The level and the words searched for (sent on submit). */
+function AlertFilters(props: { level: Level; setLevel: (level: Level) => void; q: string; setQ: (q: string) => void; onSearch: () => void }) {
+  const { level, setLevel, q, setQ, onSearch } = props;
+  return (
+    <form
+      class="filters"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSearch();
+      }}
+    >
+      <Field label={t('alerts.level')}>
+        {(id) => (
+          <select id={id} value={level} onChange={(e) => setLevel(e.currentTarget.value as Level)}>
+            <option value="">{t('alerts.anyLevel')}</option>
+            <option value="critical">{t('level.critical')}</option>
+            <option value="warning">{t('level.warning')}</option>
+            <option value="info">{t('level.info')}</option>
+          </select>
+        )}
+      </Field>
+      <Field label={t('alerts.search')}>{(id) => <input id={id} type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />}</Field>
+      <button type="submit">{t('alerts.filter')}</button>
+    </form>
+  );
+}
+
+/** One alert: ticked for a bulk acknowledgement, opened for its detail. */
+function AlertRow(props: {
+  alert: Alert;
+  operator: boolean;
+  pickable: boolean;
+  picked: boolean;
+  onPicked: (on: boolean) => void;
+  open: boolean;
+  onOpen: () => void;
+  onChanged: (text: string) => void;
+}) {
+  const { alert, operator, pickable, picked, onPicked, open, onOpen, onChanged } = props;
+  return (
+    <li class={`alert level-${alert.level}`} data-alert-id={alert.id}>
+      <div class="row">
+        {pickable && (
+          <input type="checkbox" aria-label={t('alerts.pick', { title: alert.title })} checked={picked} onChange={(e) => onPicked(e.currentTarget.checked)} />
+        )}
+        <span class={`badge ${alert.level}`}>{t(`level.${alert.level}`)}</span>
+        <button type="button" class="link title" aria-expanded={open} onClick={onOpen}>
+          {alert.title}
+        </button>
+        <span class="muted when">
+          {dateTime(alert.occurredAt)}
+          {alert.area ? ` · ${alert.area}` : ''}
+        </span>
+      </div>
+      {alert.clearedAt && alert.status === 'active' && <p class="muted">{t('alerts.clearedAt', { at: dateTime(alert.clearedAt) })}</p>}
+      {open && <AlertDetail alert={alert} operator={operator} onChanged={onChanged} />}
+    </li>
+  );
+}
+
 const noteDraftKey = (id: number) => `alert.note.${id}`;
 
 function AlertDetail({ alert, operator, onChanged }: { alert: Alert; operator: boolean; onChanged: (text: string) => void }) {

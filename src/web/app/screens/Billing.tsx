@@ -4,6 +4,7 @@
 // are computed, reviewed and issued on the desk's other tabs (components/deskLinks.tsx).
 import { useState } from 'preact/hooks';
 import { api } from '../api/client';
+import type { Answer } from '../api/types';
 import { Field, Problem } from '../components/Field';
 import { saveBlob } from '../components/saveFile';
 import { useApi } from '../components/useApi';
@@ -22,6 +23,9 @@ async function download(id: number, kind: 'pdf' | 'xlsx', setProblem: (text: str
   const name = /filename="?([^";]+)"?/.exec(answer.response.headers.get('content-disposition') ?? '')?.[1] ?? `statement-${id}.${kind}`;
   saveBlob(answer.data, name);
 }
+
+type Run = Answer<'/api/billing/periods/{id}/runs'>['items'][number];
+type Tenant = Answer<'/api/billing/tenants'>['items'][number];
 
 export default function Billing() {
   const tenants = useApi(() => api.GET('/api/billing/tenants'));
@@ -64,85 +68,99 @@ export default function Billing() {
           )}
           {runs.data && chosen !== null && runs.data.items.length === 0 && <p class="muted">{t('billing.noRuns')}</p>}
           {(runs.data?.items ?? []).map((run) => (
-            <article key={run.id} class="alert" data-run={run.id}>
-              <div class="row">
-                <strong>{t('billing.run', { id: run.id })}</strong>
-                <span class={`badge ${run.status === 'issued' ? 'warning' : 'info'}`}>{t(run.status === 'issued' ? 'billing.issued' : 'billing.draft')}</span>
-                {run.kind === 'restatement' && <span class="badge info">{t('billing.restatement')}</span>}
-                <span class="when muted">
-                  {run.issuedAt ? t('billing.issuedAt', { at: dateTime(run.issuedAt) }) : t('billing.computedAt', { at: dateTime(run.computedAt) })}
-                </span>
-              </div>
-              <table data-statements={run.id}>
-                <caption class="sr-only">{t('billing.statementsOf', { id: run.id })}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('billing.tenant')}</th>
-                    <th scope="col" class="n">
-                      {t('billing.total')}
-                    </th>
-                    <th scope="col">{t('billing.files')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {run.statements.map((s) => (
-                    <tr key={s.id} data-statement={s.id}>
-                      <th scope="row" class="wrap">
-                        {s.tenantName}
-                      </th>
-                      <td class="n" data-field="total">
-                        {cents(s.totalCents / 100, run.summary.currency)}
-                      </td>
-                      <td>
-                        <span class="actions">
-                          <button type="button" class="link" onClick={() => download(s.id, 'pdf', setProblem)}>
-                            {t('billing.pdfOf', { name: s.tenantName })}
-                          </button>
-                          <button type="button" class="link" onClick={() => download(s.id, 'xlsx', setProblem)}>
-                            {t('billing.xlsxOf', { name: s.tenantName })}
-                          </button>
-                        </span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </article>
+            <RunStatements key={run.id} run={run} setProblem={setProblem} />
           ))}
         </section>
-        <section class="card" aria-labelledby="tenants-heading">
-          <h2 id="tenants-heading">{t('billing.tenants')}</h2>
-          {tenants.data && tenants.data.items.length === 0 && <p class="muted">{t('billing.noTenants')}</p>}
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t('billing.tenant')}</th>
-                <th scope="col">{t('billing.kind')}</th>
-                <th scope="col" class="n">
-                  m²
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {(tenants.data?.items ?? []).map((tenant) => (
-                <tr key={tenant.id} data-tenant={tenant.id}>
-                  <th scope="row" class="wrap">
-                    {tenant.name}
-                    {tenant.contactEmail && (
-                      <>
-                        <br />
-                        <span class="muted">{tenant.contactEmail}</span>
-                      </>
-                    )}
-                  </th>
-                  <td>{t(tenant.kind === 'tenant' ? 'billing.kind.tenant' : 'billing.kind.costCentre')}</td>
-                  <td class="n">{num(tenant.floorAreaM2, 0)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <TenantsCard tenants={tenants.data?.items} />
       </div>
+    </section>
+  );
+}
+
+/** A run (draft or issued, initial or restatement) with each statement's total and its files. */
+function RunStatements({ run, setProblem }: { run: Run; setProblem: (text: string) => void }) {
+  return (
+    <article class="alert" data-run={run.id}>
+      <div class="row">
+        <strong>{t('billing.run', { id: run.id })}</strong>
+        <span class={`badge ${run.status === 'issued' ? 'warning' : 'info'}`}>{t(run.status === 'issued' ? 'billing.issued' : 'billing.draft')}</span>
+        {run.kind === 'restatement' && <span class="badge info">{t('billing.restatement')}</span>}
+        <span class="when muted">
+          {run.issuedAt ? t('billing.issuedAt', { at: dateTime(run.issuedAt) }) : t('billing.computedAt', { at: dateTime(run.computedAt) })}
+        </span>
+      </div>
+      <table data-statements={run.id}>
+        <caption class="sr-only">{t('billing.statementsOf', { id: run.id })}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('billing.tenant')}</th>
+            <th scope="col" class="n">
+              {t('billing.total')}
+            </th>
+            <th scope="col">{t('billing.files')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {run.statements.map((s) => (
+            <tr key={s.id} data-statement={s.id}>
+              <th scope="row" class="wrap">
+                {s.tenantName}
+              </th>
+              <td class="n" data-field="total">
+                {cents(s.totalCents / 100, run.summary.currency)}
+              </td>
+              <td>
+                <span class="actions">
+                  <button type="button" class="link" onClick={() => download(s.id, 'pdf', setProblem)}>
+                    {t('billing.pdfOf', { name: s.tenantName })}
+                  </button>
+                  <button type="button" class="link" onClick={() => download(s.id, 'xlsx', setProblem)}>
+                    {t('billing.xlsxOf', { name: s.tenantName })}
+                  </button>
+                </span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}
+
+/** The tenants and cost centres (undefined until they are read). */
+function TenantsCard({ tenants }: { tenants: Tenant[] | undefined }) {
+  return (
+    <section class="card" aria-labelledby="tenants-heading">
+      <h2 id="tenants-heading">{t('billing.tenants')}</h2>
+      {tenants && tenants.length === 0 && <p class="muted">{t('billing.noTenants')}</p>}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t('billing.tenant')}</th>
+            <th scope="col">{t('billing.kind')}</th>
+            <th scope="col" class="n">
+              m²
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(tenants ?? []).map((tenant) => (
+            <tr key={tenant.id} data-tenant={tenant.id}>
+              <th scope="row" class="wrap">
+                {tenant.name}
+                {tenant.contactEmail && (
+                  <>
+                    <br />
+                    <span class="muted">{tenant.contactEmail}</span>
+                  </>
+                )}
+              </th>
+              <td>{t(tenant.kind === 'tenant' ? 'billing.kind.tenant' : 'billing.kind.costCentre')}</td>
+              <td class="n">{num(tenant.floorAreaM2, 0)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

@@ -52,6 +52,72 @@ function Charges({ v }: { v: Own }) {
 
 type BandForm = { name: string; days: DaySet; from: string; to: string; price: string };
 
+/** The time-of-use bands of an electricity tariff, each a named day set and hours with its price. */
+function BandsFieldset({ bands, setBands }: { bands: BandForm[]; setBands: (bands: BandForm[]) => void }) {
+  return (
+    <fieldset class="stack">
+      <legend>{t('desk.own.bands')}</legend>
+      {bands.map((band, i) => {
+        const edit = (change: Partial<BandForm>) => setBands(bands.map((b, j) => (j === i ? { ...b, ...change } : b)));
+        return (
+          <div class="line-row" key={i}>
+            <input aria-label={t('desk.own.bandName', { n: i + 1 })} size={8} value={band.name} onInput={(e) => edit({ name: e.currentTarget.value })} />
+            <select aria-label={t('desk.own.bandDays', { n: i + 1 })} value={band.days} onChange={(e) => edit({ days: e.currentTarget.value as DaySet })}>
+              {(Object.keys(DAY_SETS) as DaySet[]).map((set) => (
+                <option key={set} value={set}>
+                  {label('desk.own.days', set)}
+                </option>
+              ))}
+            </select>
+            <input aria-label={t('desk.own.bandFrom', { n: i + 1 })} type="time" value={band.from} onInput={(e) => edit({ from: e.currentTarget.value })} />
+            <input aria-label={t('desk.own.bandTo', { n: i + 1 })} type="time" value={band.to} onInput={(e) => edit({ to: e.currentTarget.value })} />
+            <input
+              aria-label={t('desk.own.bandPrice', { n: i + 1, currency: siteCurrency })}
+              inputMode="decimal"
+              size={7}
+              value={band.price}
+              onInput={(e) => edit({ price: e.currentTarget.value })}
+            />
+            <button type="button" class="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
+              {t('desk.own.removeBand', { n: i + 1 })}
+            </button>
+          </div>
+        );
+      })}
+      <button type="button" class="ghost" onClick={() => setBands([...bands, { name: '', days: 'weekdays', from: '08:00', to: '20:00', price: '' }])}>
+        {t('desk.own.addBand')}
+      </button>
+    </fieldset>
+  );
+}
+
+/** Whose tariff: a tenant or a meter. */
+function PartySelect(props: { party: string; onParty: (party: string) => void; tenants: Tenant[]; meters: Meter[] }) {
+  const { party, onParty, tenants, meters } = props;
+  return (
+    <Field label={t('desk.own.for')}>
+      {(id) => (
+        <select id={id} value={party} onChange={(e) => onParty(e.currentTarget.value)}>
+          <optgroup label={t('desk.own.tenants')}>
+            {tenants.map((x) => (
+              <option key={x.id} value={`t${x.id}`}>
+                {x.name}
+              </option>
+            ))}
+          </optgroup>
+          <optgroup label={t('desk.own.meters')}>
+            {meters.map((m) => (
+              <option key={m.id} value={`m${m.id}`}>
+                {m.name}
+              </option>
+            ))}
+          </optgroup>
+        </select>
+      )}
+    </Field>
+  );
+}
+
 function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Meter[]; onSaved: (text: string) => void }) {
   const today = siteDay();
   const [form, setForm] = useState({
@@ -99,26 +165,7 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
     <form class="card stack" onSubmit={save} noValidate aria-labelledby="own-form-heading">
       <h2 id="own-form-heading">{t('desk.own.add')}</h2>
       <Problem text={problem} />
-      <Field label={t('desk.own.for')}>
-        {(id) => (
-          <select id={id} value={form.party} onChange={(e) => setForm({ ...form, party: e.currentTarget.value })}>
-            <optgroup label={t('desk.own.tenants')}>
-              {tenants.map((x) => (
-                <option key={x.id} value={`t${x.id}`}>
-                  {x.name}
-                </option>
-              ))}
-            </optgroup>
-            <optgroup label={t('desk.own.meters')}>
-              {meters.map((m) => (
-                <option key={m.id} value={`m${m.id}`}>
-                  {m.name}
-                </option>
-              ))}
-            </optgroup>
-          </select>
-        )}
-      </Field>
+      <PartySelect party={form.party} onParty={(party) => setForm({ ...form, party })} tenants={tenants} meters={meters} />
       {isTenant ? (
         <Field label={t('desk.own.utility')}>
           {(id) => (
@@ -142,41 +189,7 @@ function OwnForm({ tenants, meters, onSaved }: { tenants: Tenant[]; meters: Mete
       <Field label={t('desk.own.priceIn', { currency: siteCurrency, unit: unitOf(commodity) })}>
         {(id) => <input id={id} inputMode="decimal" value={form.price} onInput={(e) => setForm({ ...form, price: e.currentTarget.value })} />}
       </Field>
-      {commodity === 'electricity' && (
-        <fieldset class="stack">
-          <legend>{t('desk.own.bands')}</legend>
-          {bands.map((band, i) => {
-            const edit = (change: Partial<BandForm>) => setBands(bands.map((b, j) => (j === i ? { ...b, ...change } : b)));
-            return (
-              <div class="line-row" key={i}>
-                <input aria-label={t('desk.own.bandName', { n: i + 1 })} size={8} value={band.name} onInput={(e) => edit({ name: e.currentTarget.value })} />
-                <select aria-label={t('desk.own.bandDays', { n: i + 1 })} value={band.days} onChange={(e) => edit({ days: e.currentTarget.value as DaySet })}>
-                  {(Object.keys(DAY_SETS) as DaySet[]).map((set) => (
-                    <option key={set} value={set}>
-                      {label('desk.own.days', set)}
-                    </option>
-                  ))}
-                </select>
-                <input aria-label={t('desk.own.bandFrom', { n: i + 1 })} type="time" value={band.from} onInput={(e) => edit({ from: e.currentTarget.value })} />
-                <input aria-label={t('desk.own.bandTo', { n: i + 1 })} type="time" value={band.to} onInput={(e) => edit({ to: e.currentTarget.value })} />
-                <input
-                  aria-label={t('desk.own.bandPrice', { n: i + 1, currency: siteCurrency })}
-                  inputMode="decimal"
-                  size={7}
-                  value={band.price}
-                  onInput={(e) => edit({ price: e.currentTarget.value })}
-                />
-                <button type="button" class="ghost" onClick={() => setBands(bands.filter((_, j) => j !== i))}>
-                  {t('desk.own.removeBand', { n: i + 1 })}
-                </button>
-              </div>
-            );
-          })}
-          <button type="button" class="ghost" onClick={() => setBands([...bands, { name: '', days: 'weekdays', from: '08:00', to: '20:00', price: '' }])}>
-            {t('desk.own.addBand')}
-          </button>
-        </fieldset>
-      )}
+      {commodity === 'electricity' && <BandsFieldset bands={bands} setBands={setBands} />}
       {isTenant && (
         <Field label={t('desk.own.standingIn', { currency: siteCurrency })} hint={t('desk.own.standingHint')}>
           {(id, hint) => (

@@ -255,6 +255,78 @@ function IssueRules({ limits, onSaved }: { limits: Got<'/api/billing/settings'>;
   );
 }
 
+type PeriodDraft = { name: string; from: string; last: string };
+
+/** A run of the period: issued or draft, a restatement or not, its statements' sum; reviewed from here. */
+function RunItem({ run, reviewed, onReview }: { run: Run; reviewed: boolean; onReview: () => void }) {
+  return (
+    <li class="alert" data-run={run.id}>
+      <div class="row">
+        <strong>{t('billing.run', { id: run.id })}</strong>
+        <span class={`badge ${run.status === 'issued' ? 'warning' : 'info'}`}>{t(run.status === 'issued' ? 'billing.issued' : 'billing.draft')}</span>
+        {run.kind === 'restatement' && <span class="badge info">{t('billing.restatement')}</span>}
+        <span class="muted">
+          {run.issuedAt ? t('billing.issuedAt', { at: dateTime(run.issuedAt) }) : t('billing.computedAt', { at: dateTime(run.computedAt) })}
+        </span>
+        <span class="n">{cents(run.summary.reconciliation.statementsCents / 100, run.summary.currency)}</span>
+        <button type="button" class="link when" aria-pressed={reviewed} onClick={onReview}>
+          {t('desk.run.review', { id: run.id })}
+        </button>
+      </div>
+    </li>
+  );
+}
+
+/** A billing period added (admin): its name and first and last day. */
+function PeriodForm({ form, setForm, onSubmit }: { form: PeriodDraft; setForm: (form: PeriodDraft) => void; onSubmit: (event: Event) => void }) {
+  return (
+    <form class="card stack" onSubmit={onSubmit} noValidate aria-labelledby="add-period-heading">
+      <h2 id="add-period-heading">{t('desk.period.add')}</h2>
+      <Field label={t('desk.period.name')}>
+        {(id) => <input id={id} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.period.from')}>
+        {(id) => <input id={id} type="date" value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />}
+      </Field>
+      <Field label={t('desk.period.last')}>
+        {(id) => <input id={id} type="date" value={form.last} onInput={(e) => setForm({ ...form, last: e.currentTarget.value })} />}
+      </Field>
+      <button type="submit">{t('desk.period.addButton')}</button>
+    </form>
+  );
+}
+
+/** The billing period chosen, and the run computed for it (admin: a draft, or a restatement once one is issued). */
+function PeriodChoice(props: {
+  periods: Got<'/api/billing/periods'>['items'];
+  chosen: number | null;
+  onChoose: (id: number) => void;
+  compute: string | null;
+  onCompute: () => void;
+}) {
+  const { periods, chosen, onChoose, compute, onCompute } = props;
+  return (
+    <div class="filters">
+      <Field label={t('billing.period')}>
+        {(id) => (
+          <select id={id} value={chosen ?? ''} onChange={(e) => onChoose(Number(e.currentTarget.value))}>
+            {periods.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name} ({p.from} – {lastDay(p.to)})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {compute !== null && (
+        <button type="button" onClick={onCompute}>
+          {compute}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export default function DeskRuns() {
   const periods = useApi(() => api.GET('/api/billing/periods'));
   const limits = useApi(() => api.GET('/api/billing/settings'));
@@ -270,7 +342,7 @@ export default function DeskRuns() {
   const [reviewId, setReviewId] = useState<number | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const [form, setForm] = useState({ name: '', from: '', last: '' });
+  const [form, setForm] = useState<PeriodDraft>({ name: '', from: '', last: '' });
   const admin = can('admin');
   const items = runs.data?.items ?? [];
   const review = items.find((r) => r.id === reviewId) ?? items.find((r) => r.status === 'draft') ?? items.at(-1);
@@ -313,62 +385,22 @@ export default function DeskRuns() {
           {periods.data && periods.data.items.length === 0 ? (
             <p class="muted">{t('billing.noPeriods')}</p>
           ) : (
-            <div class="filters">
-              <Field label={t('billing.period')}>
-                {(id) => (
-                  <select id={id} value={chosen ?? ''} onChange={(e) => setPeriodId(Number(e.currentTarget.value))}>
-                    {(periods.data?.items ?? []).map((p) => (
-                      <option key={p.id} value={p.id}>
-                        {p.name} ({p.from} – {lastDay(p.to)})
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              {admin && chosen !== null && (
-                <button type="button" onClick={compute}>
-                  {t(items.some((r) => r.status === 'issued') ? 'desk.run.restate' : 'desk.run.compute')}
-                </button>
-              )}
-            </div>
+            <PeriodChoice
+              periods={periods.data?.items ?? []}
+              chosen={chosen}
+              onChoose={setPeriodId}
+              compute={admin && chosen !== null ? t(items.some((r) => r.status === 'issued') ? 'desk.run.restate' : 'desk.run.compute') : null}
+              onCompute={compute}
+            />
           )}
           {runs.data && chosen !== null && items.length === 0 && <p class="muted">{t('billing.noRuns')}</p>}
           <ul class="worklist">
             {items.map((run) => (
-              <li key={run.id} class="alert" data-run={run.id}>
-                <div class="row">
-                  <strong>{t('billing.run', { id: run.id })}</strong>
-                  <span class={`badge ${run.status === 'issued' ? 'warning' : 'info'}`}>{t(run.status === 'issued' ? 'billing.issued' : 'billing.draft')}</span>
-                  {run.kind === 'restatement' && <span class="badge info">{t('billing.restatement')}</span>}
-                  <span class="muted">
-                    {run.issuedAt ? t('billing.issuedAt', { at: dateTime(run.issuedAt) }) : t('billing.computedAt', { at: dateTime(run.computedAt) })}
-                  </span>
-                  <span class="n">{cents(run.summary.reconciliation.statementsCents / 100, run.summary.currency)}</span>
-                  <button type="button" class="link when" aria-pressed={review?.id === run.id} onClick={() => setReviewId(run.id)}>
-                    {t('desk.run.review', { id: run.id })}
-                  </button>
-                </div>
-              </li>
+              <RunItem key={run.id} run={run} reviewed={review?.id === run.id} onReview={() => setReviewId(run.id)} />
             ))}
           </ul>
         </section>
-        {admin ? (
-          <form class="card stack" onSubmit={addPeriod} noValidate aria-labelledby="add-period-heading">
-            <h2 id="add-period-heading">{t('desk.period.add')}</h2>
-            <Field label={t('desk.period.name')}>
-              {(id) => <input id={id} value={form.name} onInput={(e) => setForm({ ...form, name: e.currentTarget.value })} />}
-            </Field>
-            <Field label={t('desk.period.from')}>
-              {(id) => <input id={id} type="date" value={form.from} onInput={(e) => setForm({ ...form, from: e.currentTarget.value })} />}
-            </Field>
-            <Field label={t('desk.period.last')}>
-              {(id) => <input id={id} type="date" value={form.last} onInput={(e) => setForm({ ...form, last: e.currentTarget.value })} />}
-            </Field>
-            <button type="submit">{t('desk.period.addButton')}</button>
-          </form>
-        ) : (
-          <p class="muted">{t('desk.adminSetsUp')}</p>
-        )}
+        {admin ? <PeriodForm form={form} setForm={setForm} onSubmit={addPeriod} /> : <p class="muted">{t('desk.adminSetsUp')}</p>}
       </div>
       {review && (
         <RunReview

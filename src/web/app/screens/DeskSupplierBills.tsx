@@ -192,6 +192,92 @@ export function CheckResult({ check }: { check: Check }) {
 type LineForm = { kind: (typeof KINDS)[number]; band: string; description: string; quantity: string; rate: string; amount: string };
 const blankLine = (kind: LineForm['kind'] = 'energy'): LineForm => ({ kind, band: '', description: '', quantity: '', rate: '', amount: '' });
 
+/** The lines as printed, as the API takes them; or why one is refused (naming it). */
+function printedLines(lines: LineForm[]): PrintedLine[] | string {
+  const printed: PrintedLine[] = [];
+  for (const [i, line] of lines.entries()) {
+    const optional = (text: string) => (text.trim() === '' ? undefined : decimal(text));
+    const amount = decimal(line.amount);
+    const quantity = optional(line.quantity);
+    const rate = optional(line.rate);
+    if (!Number.isFinite(amount)) return t('desk.line.needAmount', { n: i + 1 });
+    if ([quantity, rate].some((v) => v !== undefined && (!Number.isFinite(v) || v < 0))) return t('desk.line.badNumber', { n: i + 1 });
+    printed.push({
+      kind: line.kind,
+      ...(line.kind === 'energy' && line.band.trim() ? { band: line.band.trim() } : {}),
+      ...(line.description.trim() ? { description: line.description.trim() } : {}),
+      ...(quantity !== undefined ? { quantity } : {}),
+      ...(rate !== undefined ? { rate } : {}),
+      amount,
+    });
+  }
+  return printed;
+}
+
+/** One printed line: its kind, band (energy only), quantity × rate = amount, and description. */
+function LineRow(props: { line: LineForm; i: number; removable: boolean; edit: (change: Partial<LineForm>) => void; onRemove: () => void }) {
+  const { line, i, removable, edit, onRemove } = props;
+  return (
+    <div class="line-row" data-line-form={i}>
+      <select aria-label={t('desk.line.kind', { n: i + 1 })} value={line.kind} onChange={(e) => edit({ kind: e.currentTarget.value as LineForm['kind'] })}>
+        {KINDS.map((kind) => (
+          <option key={kind} value={kind}>
+            {label('desk.line', kind)}
+          </option>
+        ))}
+      </select>
+      {line.kind === 'energy' && (
+        <input
+          aria-label={t('desk.line.band', { n: i + 1 })}
+          placeholder={t('desk.line.ph.band')}
+          size={7}
+          value={line.band}
+          onInput={(e) => edit({ band: e.currentTarget.value })}
+        />
+      )}
+      <input
+        aria-label={t('desk.line.quantity', { n: i + 1 })}
+        placeholder={t('desk.line.ph.quantity')}
+        inputMode="decimal"
+        size={8}
+        value={line.quantity}
+        onInput={(e) => edit({ quantity: e.currentTarget.value })}
+      />
+      <span aria-hidden="true">×</span>
+      <input
+        aria-label={t('desk.line.rate', { n: i + 1 })}
+        placeholder={t('desk.line.ph.rate')}
+        inputMode="decimal"
+        size={7}
+        value={line.rate}
+        onInput={(e) => edit({ rate: e.currentTarget.value })}
+      />
+      <span aria-hidden="true">=</span>
+      <input
+        aria-label={t('desk.line.amount', { n: i + 1 })}
+        placeholder={t('desk.line.ph.amount')}
+        inputMode="decimal"
+        size={8}
+        value={line.amount}
+        onInput={(e) => edit({ amount: e.currentTarget.value })}
+      />
+      <input
+        class="wide"
+        aria-label={t('desk.line.description', { n: i + 1 })}
+        placeholder={t('desk.line.ph.description')}
+        size={12}
+        value={line.description}
+        onInput={(e) => edit({ description: e.currentTarget.value })}
+      />
+      {removable && (
+        <button type="button" class="ghost" onClick={onRemove}>
+          {t('desk.line.remove', { n: i + 1 })}
+        </button>
+      )}
+    </div>
+  );
+}
+
 function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; onEntered: (check: Check) => void }) {
   const [form, setForm] = useState({ meterId: meters[0]?.id ?? 0, from: '', last: '', reference: '', total: '', startReading: '', endReading: '' });
   const [lines, setLines] = useState<LineForm[]>([blankLine('energy'), blankLine('standing')]);
@@ -200,23 +286,8 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
   async function enter(event: Event) {
     event.preventDefault();
     if (!form.from || !form.last) return setProblem(t('desk.period.needDays'));
-    const printed: PrintedLine[] = [];
-    for (const [i, line] of lines.entries()) {
-      const optional = (text: string) => (text.trim() === '' ? undefined : decimal(text));
-      const amount = decimal(line.amount);
-      const quantity = optional(line.quantity);
-      const rate = optional(line.rate);
-      if (!Number.isFinite(amount)) return setProblem(t('desk.line.needAmount', { n: i + 1 }));
-      if ([quantity, rate].some((v) => v !== undefined && (!Number.isFinite(v) || v < 0))) return setProblem(t('desk.line.badNumber', { n: i + 1 }));
-      printed.push({
-        kind: line.kind,
-        ...(line.kind === 'energy' && line.band.trim() ? { band: line.band.trim() } : {}),
-        ...(line.description.trim() ? { description: line.description.trim() } : {}),
-        ...(quantity !== undefined ? { quantity } : {}),
-        ...(rate !== undefined ? { rate } : {}),
-        amount,
-      });
-    }
+    const printed = printedLines(lines);
+    if (typeof printed === 'string') return setProblem(printed);
     if (!printed.length) return setProblem(t('desk.line.none'));
     const total = decimal(form.total);
     if (!Number.isFinite(total)) return setProblem(t('desk.bill.needTotal'));
@@ -268,67 +339,14 @@ function BillForm({ meters, onEntered }: { meters: Got<'/api/meters'>['items']; 
         <legend>{t('desk.line.legend')}</legend>
         <p class="muted">{t('desk.line.intro', { currency: siteCurrency })}</p>
         {lines.map((line, i) => (
-          <div class="line-row" key={i} data-line-form={i}>
-            <select
-              aria-label={t('desk.line.kind', { n: i + 1 })}
-              value={line.kind}
-              onChange={(e) => edit(i, { kind: e.currentTarget.value as LineForm['kind'] })}
-            >
-              {KINDS.map((kind) => (
-                <option key={kind} value={kind}>
-                  {label('desk.line', kind)}
-                </option>
-              ))}
-            </select>
-            {line.kind === 'energy' && (
-              <input
-                aria-label={t('desk.line.band', { n: i + 1 })}
-                placeholder={t('desk.line.ph.band')}
-                size={7}
-                value={line.band}
-                onInput={(e) => edit(i, { band: e.currentTarget.value })}
-              />
-            )}
-            <input
-              aria-label={t('desk.line.quantity', { n: i + 1 })}
-              placeholder={t('desk.line.ph.quantity')}
-              inputMode="decimal"
-              size={8}
-              value={line.quantity}
-              onInput={(e) => edit(i, { quantity: e.currentTarget.value })}
-            />
-            <span aria-hidden="true">×</span>
-            <input
-              aria-label={t('desk.line.rate', { n: i + 1 })}
-              placeholder={t('desk.line.ph.rate')}
-              inputMode="decimal"
-              size={7}
-              value={line.rate}
-              onInput={(e) => edit(i, { rate: e.currentTarget.value })}
-            />
-            <span aria-hidden="true">=</span>
-            <input
-              aria-label={t('desk.line.amount', { n: i + 1 })}
-              placeholder={t('desk.line.ph.amount')}
-              inputMode="decimal"
-              size={8}
-              value={line.amount}
-              onInput={(e) => edit(i, { amount: e.currentTarget.value })}
-            />
-            <input
-              class="wide"
-              aria-label={t('desk.line.description', { n: i + 1 })}
-              placeholder={t('desk.line.ph.description')}
-              size={12}
-              value={line.description}
-              onInput={(e) => edit(i, { description: e.currentTarget.value })}
-            />
-            {lines.length > 1 && (
-              <button type="button" class="ghost" onClick={() => setLines(lines.filter((_, j) => j !== i))}>
-                {t('desk.line.remove', { n: i + 1 })}
-              </button>
-            )}
-          </div>
+          <LineRow
+            key={i}
+            line={line}
+            i={i}
+            removable={lines.length > 1}
+            edit={(change) => edit(i, change)}
+            onRemove={() => setLines(lines.filter((_, j) => j !== i))}
+          />
         ))}
         <button type="button" class="ghost" onClick={() => setLines([...lines, blankLine()])}>
           {t('desk.line.add')}

@@ -197,63 +197,20 @@ function SplitEditor({
         </thead>
         <tbody>
           {tenants.map((tenant) => (
-            <tr key={tenant.id}>
-              <th scope="row" class="wrap">
-                {tenant.name}
-                {method === 'floor_area' && <span class="muted"> · {num(tenant.floorAreaM2, 0)} m²</span>}
-              </th>
-              <td>
-                {method === 'floor_area' ? (
-                  <label class="check">
-                    <input
-                      type="checkbox"
-                      checked={values[tenant.id] !== undefined && values[tenant.id] !== ''}
-                      onChange={(e) => setValues({ ...values, [tenant.id]: e.currentTarget.checked ? '0' : '' })}
-                    />
-                    {t('desk.split.takesShare', { name: tenant.name })}
-                  </label>
-                ) : (
-                  <input
-                    inputMode="decimal"
-                    size={8}
-                    aria-label={t('desk.split.valueOf', { name: tenant.name })}
-                    value={values[tenant.id] ?? ''}
-                    onInput={(e) => setValues({ ...values, [tenant.id]: e.currentTarget.value })}
-                  />
-                )}
-              </td>
-              <td class="n" data-fraction={tenant.id}>
-                {fractions?.tenants.has(tenant.id) ? percent(fractions.tenants.get(tenant.id) ?? 0) : '–'}
-              </td>
-            </tr>
+            <ShareRow
+              key={tenant.id}
+              tenant={tenant}
+              method={method}
+              value={values[tenant.id]}
+              onValue={(value) => setValues({ ...values, [tenant.id]: value })}
+              fraction={fractions?.tenants.has(tenant.id) ? percent(fractions.tenants.get(tenant.id) ?? 0) : '–'}
+            />
           ))}
-          <tr>
-            <th scope="row">{t('desk.split.landlord')}</th>
-            <td>
-              <input
-                inputMode="decimal"
-                size={8}
-                aria-label={t(
-                  method === 'floor_area' ? 'desk.split.vacant' : method === 'percent' ? 'desk.split.landlordPercent' : 'desk.split.landlordWeight',
-                )}
-                value={landlord}
-                onInput={(e) => setLandlord(e.currentTarget.value)}
-              />
-            </td>
-            <td class="n" data-fraction="landlord">
-              {fractions ? percent(fractions.landlord) : '–'}
-            </td>
-          </tr>
+          <LandlordRow method={method} landlord={landlord} setLandlord={setLandlord} fraction={fractions ? percent(fractions.landlord) : '–'} />
         </tbody>
       </table>
       <p role="status" data-field="sum">
-        {bad
-          ? t('desk.split.badNumber')
-          : method === 'percent'
-            ? Math.abs(percentSum - 100) < 1e-9
-              ? t('desk.split.adds', { sum: num(percentSum, 2) })
-              : t('desk.split.addsNot', { sum: num(percentSum, 2), rest: num(100 - percentSum, 2) })
-            : t('desk.split.keyAdds', { tenants: percent(tenantSum), landlord: percent(fractions?.landlord ?? 0) })}
+        {bad ? t('desk.split.badNumber') : sumText(method, percentSum, tenantSum, fractions?.landlord ?? 0)}
       </p>
       <span class="actions">
         <button type="submit">{t('desk.split.save', { meter: meter.name })}</button>
@@ -270,6 +227,133 @@ function SplitEditor({
   );
 }
 
+/** What a split being typed adds up to: percentages against 100, a key as the tenants' and the landlord's fractions. */
+function sumText(method: Method, percentSum: number, tenantSum: number, landlordFraction: number): string {
+  return method === 'percent'
+    ? Math.abs(percentSum - 100) < 1e-9
+      ? t('desk.split.adds', { sum: num(percentSum, 2) })
+      : t('desk.split.addsNot', { sum: num(percentSum, 2), rest: num(100 - percentSum, 2) })
+    : t('desk.split.keyAdds', { tenants: percent(tenantSum), landlord: percent(landlordFraction) });
+}
+
+/** A tenant's share in a split: a percent or key typed, or (by floor area) whether it takes a share; its fraction. */
+function ShareRow(props: { tenant: Tenant; method: Method; value: string | undefined; onValue: (value: string) => void; fraction: string }) {
+  const { tenant, method, value, onValue, fraction } = props;
+  return (
+    <tr>
+      <th scope="row" class="wrap">
+        {tenant.name}
+        {method === 'floor_area' && <span class="muted"> · {num(tenant.floorAreaM2, 0)} m²</span>}
+      </th>
+      <td>
+        {method === 'floor_area' ? (
+          <label class="check">
+            <input type="checkbox" checked={value !== undefined && value !== ''} onChange={(e) => onValue(e.currentTarget.checked ? '0' : '')} />
+            {t('desk.split.takesShare', { name: tenant.name })}
+          </label>
+        ) : (
+          <input
+            inputMode="decimal"
+            size={8}
+            aria-label={t('desk.split.valueOf', { name: tenant.name })}
+            value={value ?? ''}
+            onInput={(e) => onValue(e.currentTarget.value)}
+          />
+        )}
+      </td>
+      <td class="n" data-fraction={tenant.id}>
+        {fraction}
+      </td>
+    </tr>
+  );
+}
+
+/** The landlord's part of a split: a percent, a key, or (by floor area) the vacant m²; its fraction. */
+function LandlordRow(props: { method: Method; landlord: string; setLandlord: (text: string) => void; fraction: string }) {
+  const { method, landlord, setLandlord, fraction } = props;
+  return (
+    <tr>
+      <th scope="row">{t('desk.split.landlord')}</th>
+      <td>
+        <input
+          inputMode="decimal"
+          size={8}
+          aria-label={t(method === 'floor_area' ? 'desk.split.vacant' : method === 'percent' ? 'desk.split.landlordPercent' : 'desk.split.landlordWeight')}
+          value={landlord}
+          onInput={(e) => setLandlord(e.currentTarget.value)}
+        />
+      </td>
+      <td class="n" data-fraction="landlord">
+        {fraction}
+      </td>
+    </tr>
+  );
+}
+
+/** A tenant or cost centre with the meters it shares in. */
+function TenantRow(props: { tenant: Tenant; shares: Allocation[]; admin: boolean; changing: boolean; onChange: () => void }) {
+  const { tenant, shares, admin, changing, onChange } = props;
+  return (
+    <tr data-tenant={tenant.id}>
+      <th scope="row" class="wrap">
+        {tenant.name}
+        {tenant.contactEmail && (
+          <>
+            <br />
+            <span class="muted">{tenant.contactEmail}</span>
+          </>
+        )}
+      </th>
+      <td>{t(tenant.kind === 'tenant' ? 'billing.kind.tenant' : 'billing.kind.costCentre')}</td>
+      <td class="n">{num(tenant.floorAreaM2, 0)}</td>
+      <td class="wrap">
+        {shares.flatMap((a) => a.fractions.filter((f) => f.tenantId === tenant.id).map((f) => `${a.meterName} ${percent(f.fraction)}`)).join(', ') || '–'}
+      </td>
+      {admin && (
+        <td>
+          <button type="button" class="link" aria-pressed={changing} onClick={onChange}>
+            {t('desk.tenant.change', { name: tenant.name })}
+          </button>
+        </td>
+      )}
+    </tr>
+  );
+}
+
+/** A consumption meter with its split in words, and the split's editor when it is being set. */
+function MeterSplit(props: {
+  meter: Meter;
+  current: Allocation | undefined;
+  tenants: Tenant[];
+  admin: boolean;
+  editing: boolean;
+  onEdit: (on: boolean) => void;
+  onSaved: (text: string) => void;
+}) {
+  const { meter, current, tenants, admin, editing, onEdit, onSaved } = props;
+  const name = (id: number) => tenants.find((x) => x.id === id)?.name ?? `#${id}`;
+  return (
+    <li class="alert" data-meter={meter.id}>
+      <div class="row">
+        <strong>{meter.name}</strong>
+        {meter.site && <span class="badge info">{t('desk.siteMeter')}</span>}
+        {meter.area && <span class="muted">{meter.area}</span>}
+        <span class="muted">
+          {current
+            ? `${label('desk.method', current.method)}: ${current.fractions.map((f) => `${name(f.tenantId)} ${percent(f.fraction)}`).join(', ')}; ${t('desk.split.landlord')} ${percent(current.landlordFraction)}`
+            : t('desk.split.none')}
+        </span>
+        {admin && !editing && (
+          <button type="button" class="link when" onClick={() => onEdit(true)}>
+            {t('desk.split.edit', { meter: meter.name })}
+          </button>
+        )}
+      </div>
+      {admin && editing && <SplitEditor meter={meter} current={current} tenants={tenants} onCancel={() => onEdit(false)} onSaved={onSaved} />}
+    </li>
+  );
+}
+
 export default function DeskTenants() {
   const tenants = useApi(() => api.GET('/api/billing/tenants'));
   const allocations = useApi(() => api.GET('/api/billing/allocations'));
@@ -281,7 +365,6 @@ export default function DeskTenants() {
   const list = tenants.data?.items ?? [];
   const consumption = (meters.data?.items ?? []).filter((m) => m.role === 'import');
   const byMeter = new Map((allocations.data?.items ?? []).map((a) => [a.meterId, a]));
-  const name = (id: number) => list.find((x) => x.id === id)?.name ?? `#${id}`;
 
   return (
     <section class="analysis desk">
@@ -307,31 +390,14 @@ export default function DeskTenants() {
             </thead>
             <tbody>
               {list.map((tenant) => (
-                <tr key={tenant.id} data-tenant={tenant.id}>
-                  <th scope="row" class="wrap">
-                    {tenant.name}
-                    {tenant.contactEmail && (
-                      <>
-                        <br />
-                        <span class="muted">{tenant.contactEmail}</span>
-                      </>
-                    )}
-                  </th>
-                  <td>{t(tenant.kind === 'tenant' ? 'billing.kind.tenant' : 'billing.kind.costCentre')}</td>
-                  <td class="n">{num(tenant.floorAreaM2, 0)}</td>
-                  <td class="wrap">
-                    {[...byMeter.values()]
-                      .flatMap((a) => a.fractions.filter((f) => f.tenantId === tenant.id).map((f) => `${a.meterName} ${percent(f.fraction)}`))
-                      .join(', ') || '–'}
-                  </td>
-                  {admin && (
-                    <td>
-                      <button type="button" class="link" aria-pressed={changing === tenant.id} onClick={() => setChanging(tenant.id)}>
-                        {t('desk.tenant.change', { name: tenant.name })}
-                      </button>
-                    </td>
-                  )}
-                </tr>
+                <TenantRow
+                  key={tenant.id}
+                  tenant={tenant}
+                  shares={[...byMeter.values()]}
+                  admin={admin}
+                  changing={changing === tenant.id}
+                  onChange={() => setChanging(tenant.id)}
+                />
               ))}
             </tbody>
           </table>
@@ -355,41 +421,22 @@ export default function DeskTenants() {
         <h2 id="splits-heading">{t('desk.splits')}</h2>
         <p class="muted">{t('desk.splits.intro')}</p>
         <ul class="worklist">
-          {consumption.map((meter) => {
-            const current = byMeter.get(meter.id);
-            return (
-              <li key={meter.id} class="alert" data-meter={meter.id}>
-                <div class="row">
-                  <strong>{meter.name}</strong>
-                  {meter.site && <span class="badge info">{t('desk.siteMeter')}</span>}
-                  {meter.area && <span class="muted">{meter.area}</span>}
-                  <span class="muted">
-                    {current
-                      ? `${label('desk.method', current.method)}: ${current.fractions.map((f) => `${name(f.tenantId)} ${percent(f.fraction)}`).join(', ')}; ${t('desk.split.landlord')} ${percent(current.landlordFraction)}`
-                      : t('desk.split.none')}
-                  </span>
-                  {admin && editing !== meter.id && (
-                    <button type="button" class="link when" onClick={() => setEditing(meter.id)}>
-                      {t('desk.split.edit', { meter: meter.name })}
-                    </button>
-                  )}
-                </div>
-                {admin && editing === meter.id && (
-                  <SplitEditor
-                    meter={meter}
-                    current={current}
-                    tenants={list}
-                    onCancel={() => setEditing(null)}
-                    onSaved={(text) => {
-                      setDone(text);
-                      setEditing(null);
-                      allocations.reload();
-                    }}
-                  />
-                )}
-              </li>
-            );
-          })}
+          {consumption.map((meter) => (
+            <MeterSplit
+              key={meter.id}
+              meter={meter}
+              current={byMeter.get(meter.id)}
+              tenants={list}
+              admin={admin}
+              editing={editing === meter.id}
+              onEdit={(on) => setEditing(on ? meter.id : null)}
+              onSaved={(text) => {
+                setDone(text);
+                setEditing(null);
+                allocations.reload();
+              }}
+            />
+          ))}
         </ul>
       </section>
     </section>

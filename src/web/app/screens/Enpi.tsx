@@ -81,70 +81,75 @@ export default function Enpi() {
           </button>
         </div>
       </form>
-      {answer && (
-        <section class="card" aria-labelledby="enpi-heading">
-          <h2 id="enpi-heading">{t('enpi.months')}</h2>
-          <p class="muted">{answer.floorAreaM2 === null ? t('enpi.noFloorArea') : t('enpi.floorArea', { m2: num(answer.floorAreaM2, 0) })}</p>
-          <div class="table-scroll">
-            <table data-table="enpi">
-              <thead>
-                <tr>
-                  <th scope="col">{t('enpi.month')}</th>
-                  <th scope="col" class="n">
-                    kWh
+      {answer && <EnpiMonths answer={answer} />}
+    </section>
+  );
+}
+
+/** The EnPIs month by month, with the driver's columns when one was asked for. */
+function EnpiMonths({ answer }: { answer: Answer }) {
+  return (
+    <section class="card" aria-labelledby="enpi-heading">
+      <h2 id="enpi-heading">{t('enpi.months')}</h2>
+      <p class="muted">{answer.floorAreaM2 === null ? t('enpi.noFloorArea') : t('enpi.floorArea', { m2: num(answer.floorAreaM2, 0) })}</p>
+      <div class="table-scroll">
+        <table data-table="enpi">
+          <thead>
+            <tr>
+              <th scope="col">{t('enpi.month')}</th>
+              <th scope="col" class="n">
+                kWh
+              </th>
+              <th scope="col" class="n">
+                kWh/m²
+              </th>
+              <th scope="col" class="n">
+                HDD
+              </th>
+              <th scope="col" class="n">
+                CDD
+              </th>
+              <th scope="col" class="n">
+                {t('enpi.perDegreeDay')}
+              </th>
+              {answer.driver && (
+                <>
+                  <th scope="col" class="n wrap">
+                    {answer.driver}
                   </th>
-                  <th scope="col" class="n">
-                    kWh/m²
+                  <th scope="col" class="n wrap">
+                    {t('enpi.perDriver', { driver: answer.driver })}
                   </th>
-                  <th scope="col" class="n">
-                    HDD
-                  </th>
-                  <th scope="col" class="n">
-                    CDD
-                  </th>
-                  <th scope="col" class="n">
-                    {t('enpi.perDegreeDay')}
-                  </th>
-                  {answer.driver && (
-                    <>
-                      <th scope="col" class="n wrap">
-                        {answer.driver}
-                      </th>
-                      <th scope="col" class="n wrap">
-                        {t('enpi.perDriver', { driver: answer.driver })}
-                      </th>
-                    </>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {answer.months.map((m) => (
-                  <tr key={m.month} data-month={m.month}>
-                    <th scope="row">{m.month}</th>
-                    <td class="n" data-field="kwh">
-                      {num(m.kwh)}
+                </>
+              )}
+            </tr>
+          </thead>
+          <tbody>
+            {answer.months.map((m) => (
+              <tr key={m.month} data-month={m.month}>
+                <th scope="row">{m.month}</th>
+                <td class="n" data-field="kwh">
+                  {num(m.kwh)}
+                </td>
+                <td class="n">{num(m.kwhPerM2, 2)}</td>
+                <td class="n">{num(m.hdd)}</td>
+                <td class="n">{num(m.cdd)}</td>
+                <td class="n">{num(m.kwhPerDegreeDay)}</td>
+                {answer.driver && (
+                  <>
+                    <td class="n">
+                      {num(m.driverValue)} {m.driverUnit ?? ''}
                     </td>
-                    <td class="n">{num(m.kwhPerM2, 2)}</td>
-                    <td class="n">{num(m.hdd)}</td>
-                    <td class="n">{num(m.cdd)}</td>
-                    <td class="n">{num(m.kwhPerDegreeDay)}</td>
-                    {answer.driver && (
-                      <>
-                        <td class="n">
-                          {num(m.driverValue)} {m.driverUnit ?? ''}
-                        </td>
-                        <td class="n" data-field="perDriver">
-                          {num(m.kwhPerDriverUnit, 3)}
-                        </td>
-                      </>
-                    )}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      )}
+                    <td class="n" data-field="perDriver">
+                      {num(m.kwhPerDriverUnit, 3)}
+                    </td>
+                  </>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

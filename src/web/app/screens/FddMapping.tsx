@@ -3,7 +3,7 @@
 // row saying which field. The model goes out and comes in as CSV or Brick Turtle (all or nothing, a bad line named).
 import { useState } from 'preact/hooks';
 import { api, authFetch, errorText } from '../api/client';
-import type { Body } from '../api/types';
+import type { Answer, Body } from '../api/types';
 import { AdminLinks } from '../components/adminLinks';
 import { Done, Field, Problem } from '../components/Field';
 import { saveBlob } from '../components/saveFile';
@@ -13,6 +13,7 @@ import { t } from '../i18n';
 const TYPES = ['AHU', 'VAV', 'Chiller', 'HotWaterLoop', 'Zone', 'Meter'] as const;
 type EquipmentType = (typeof TYPES)[number];
 type Row = Body<'/api/fdd/points/{code}', 'put'> & { equipmentType: EquipmentType };
+type Suggestion = Answer<'/api/fdd/points/suggestions'>[number];
 
 async function download(path: string, name: string): Promise<string | null> {
   const response = await authFetch(new Request(`${location.origin}${path}`));
@@ -21,18 +22,10 @@ async function download(path: string, name: string): Promise<string | null> {
   return null;
 }
 
-export default function FddMapping() {
-  const list = useApi(() => api.GET('/api/fdd/points/suggestions'));
+/** The rows as edited (a suggestion until changed) and the codes selected; an edit selects its row. */
+function useEdits(suggestions: Suggestion[]) {
   const [edits, setEdits] = useState<Record<string, Row>>({});
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [rowProblems, setRowProblems] = useState<Record<string, string>>({});
-  const [problem, setProblem] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [file, setFile] = useState<File | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const suggestions = list.data ?? [];
-  const classes = [...new Set(suggestions.map((s) => s.brickClass).filter((c): c is string => !!c))].sort();
   const rowOf = (code: string): Row => {
     const s = suggestions.find((x) => x.code === code)!;
     return (
@@ -54,6 +47,20 @@ export default function FddMapping() {
     else next.delete(code);
     setSelected(next);
   };
+  return { edits, setEdits, selected, setSelected, rowOf, edit, toggle };
+}
+
+export default function FddMapping() {
+  const list = useApi(() => api.GET('/api/fdd/points/suggestions'));
+  const suggestions = list.data ?? [];
+  const { edits, setEdits, selected, setSelected, rowOf, edit, toggle } = useEdits(suggestions);
+  const [rowProblems, setRowProblems] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const classes = [...new Set(suggestions.map((s) => s.brickClass).filter((c): c is string => !!c))].sort();
   const suggested = suggestions.filter((s) => !s.mapped && s.equipment && s.brickClass).map((s) => s.code);
 
   async function confirm(event: Event) {
@@ -101,22 +108,8 @@ export default function FddMapping() {
       <p class="muted">{t('fddMapping.intro')}</p>
       <Problem text={problem ?? list.problem} />
       <Done text={done} />
-      <div class="actions">
-        <button type="button" onClick={async () => setProblem(await download('/api/fdd/points/export.csv', 'point-model.csv'))}>
-          {t('fddMapping.exportCsv')}
-        </button>{' '}
-        <button type="button" onClick={async () => setProblem(await download('/api/fdd/model.ttl', 'point-model.ttl'))}>
-          {t('fddMapping.exportTurtle')}
-        </button>
-      </div>
-      <form class="card stack" onSubmit={importFile} noValidate aria-labelledby="fdd-import-heading">
-        <h2 id="fdd-import-heading">{t('fddMapping.importTitle')}</h2>
-        <p class="muted">{t('fddMapping.importIntro')}</p>
-        <Field label={t('fddMapping.file')}>
-          {(id) => <input id={id} type="file" accept=".csv,.ttl,text/csv,text/turtle" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />}
-        </Field>
-        <button type="submit">{t('fddMapping.import')}</button>
-      </form>
+      <ExportButtons setProblem={setProblem} />
+      <ImportForm onSubmit={importFile} setFile={setFile} />
       <form onSubmit={confirm}>
         <div class="actions">
           <button type="button" onClick={() => setSelected(new Set([...selected, ...suggested]))} disabled={suggested.length === 0}>
@@ -146,84 +139,118 @@ export default function FddMapping() {
               </tr>
             </thead>
             <tbody>
-              {suggestions.map((s) => {
-                const row = rowOf(s.code);
-                const label = (what: string) => `${what} ${s.code}`;
-                return (
-                  <tr key={s.code} data-code={s.code}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={label(t('fddMapping.select'))}
-                        checked={selected.has(s.code)}
-                        onChange={(e) => toggle(s.code, e.currentTarget.checked)}
-                      />
-                    </td>
-                    <td>
-                      {s.code}
-                      {s.name && (
-                        <>
-                          <br />
-                          <span class="muted">{s.name}</span>
-                        </>
-                      )}
-                    </td>
-                    <td>
-                      <input
-                        aria-label={label(t('fddMapping.equipment'))}
-                        value={row.equipment}
-                        onInput={(e) => edit(s.code, { equipment: e.currentTarget.value })}
-                      />
-                    </td>
-                    <td>
-                      <select
-                        aria-label={label(t('fddMapping.equipmentType'))}
-                        value={row.equipmentType}
-                        onChange={(e) => edit(s.code, { equipmentType: e.currentTarget.value as EquipmentType })}
-                      >
-                        {TYPES.map((type) => (
-                          <option key={type} value={type}>
-                            {type}
-                          </option>
-                        ))}
-                      </select>
-                    </td>
-                    <td>
-                      <input
-                        aria-label={label(t('fddMapping.brickClass'))}
-                        list="fdd-classes"
-                        value={row.brickClass}
-                        onInput={(e) => edit(s.code, { brickClass: e.currentTarget.value })}
-                      />
-                    </td>
-                    <td>
-                      <input
-                        aria-label={label(t('fddMapping.unit'))}
-                        size={5}
-                        value={row.unit}
-                        onInput={(e) => edit(s.code, { unit: e.currentTarget.value })}
-                      />
-                    </td>
-                    <td>
-                      {rowProblems[s.code] ? (
-                        <span class="error" role="alert">
-                          {rowProblems[s.code]}
-                        </span>
-                      ) : s.mapped ? (
-                        t('fddMapping.mapped')
-                      ) : s.brickClass ? (
-                        t('fddMapping.suggested')
-                      ) : (
-                        t('fddMapping.noGuess')
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
+              {suggestions.map((s) => (
+                <MappingRow
+                  key={s.code}
+                  s={s}
+                  row={rowOf(s.code)}
+                  selected={selected.has(s.code)}
+                  problem={rowProblems[s.code]}
+                  onToggle={(on) => toggle(s.code, on)}
+                  onEdit={(change) => edit(s.code, change)}
+                />
+              ))}
             </tbody>
           </table>
         </div>
       </form>
     </section>
+  );
+}
+
+/** A model coming in as CSV or Brick Turtle (all or nothing). */
+function ImportForm({ onSubmit, setFile }: { onSubmit: (event: Event) => void; setFile: (file: File | null) => void }) {
+  return (
+    <form class="card stack" onSubmit={onSubmit} noValidate aria-labelledby="fdd-import-heading">
+      <h2 id="fdd-import-heading">{t('fddMapping.importTitle')}</h2>
+      <p class="muted">{t('fddMapping.importIntro')}</p>
+      <Field label={t('fddMapping.file')}>
+        {(id) => <input id={id} type="file" accept=".csv,.ttl,text/csv,text/turtle" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />}
+      </Field>
+      <button type="submit">{t('fddMapping.import')}</button>
+    </form>
+  );
+}
+
+/** One gateway code: selected or not, its equipment, type, class and unit as edited, and its state or refusal. */
+function MappingRow(props: {
+  s: Suggestion;
+  row: Row;
+  selected: boolean;
+  problem: string | undefined;
+  onToggle: (on: boolean) => void;
+  onEdit: (change: Partial<Row>) => void;
+}) {
+  const { s, row, selected, problem, onToggle, onEdit } = props;
+  const label = (what: string) => `${what} ${s.code}`;
+  return (
+    <tr data-code={s.code}>
+      <td>
+        <input type="checkbox" aria-label={label(t('fddMapping.select'))} checked={selected} onChange={(e) => onToggle(e.currentTarget.checked)} />
+      </td>
+      <td>
+        {s.code}
+        {s.name && (
+          <>
+            <br />
+            <span class="muted">{s.name}</span>
+          </>
+        )}
+      </td>
+      <td>
+        <input aria-label={label(t('fddMapping.equipment'))} value={row.equipment} onInput={(e) => onEdit({ equipment: e.currentTarget.value })} />
+      </td>
+      <td>
+        <select
+          aria-label={label(t('fddMapping.equipmentType'))}
+          value={row.equipmentType}
+          onChange={(e) => onEdit({ equipmentType: e.currentTarget.value as EquipmentType })}
+        >
+          {TYPES.map((type) => (
+            <option key={type} value={type}>
+              {type}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <input
+          aria-label={label(t('fddMapping.brickClass'))}
+          list="fdd-classes"
+          value={row.brickClass}
+          onInput={(e) => onEdit({ brickClass: e.currentTarget.value })}
+        />
+      </td>
+      <td>
+        <input aria-label={label(t('fddMapping.unit'))} size={5} value={row.unit} onInput={(e) => onEdit({ unit: e.currentTarget.value })} />
+      </td>
+      <td>
+        {problem ? (
+          <span class="error" role="alert">
+            {problem}
+          </span>
+        ) : s.mapped ? (
+          t('fddMapping.mapped')
+        ) : s.brickClass ? (
+          t('fddMapping.suggested')
+        ) : (
+          t('fddMapping.noGuess')
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** The model as CSV or Brick Turtle, downloaded; a refusal said in the screen's problem. */
+function ExportButtons({ setProblem }: { setProblem: (problem: string | null) => void }) {
+  return (
+    <div class="actions">
+      <button type="button" onClick={async () => setProblem(await download('/api/fdd/points/export.csv', 'point-model.csv'))}>
+        {t('fddMapping.exportCsv')}
+      </button>{' '}
+      <button type="button" onClick={async () => setProblem(await download('/api/fdd/model.ttl', 'point-model.ttl'))}>
+        {t('fddMapping.exportTurtle')}
+      </button>
+    </div>
   );
 }
