@@ -8,6 +8,7 @@ import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
 import { refreshSiteEui } from './portfolio.ts';
+import { HEALTH_FACTS_SET } from './portfolioKept.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -313,7 +314,7 @@ export class Ingest {
              update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
            )
            update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
-             health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
+             health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5), ${HEALTH_FACTS_SET} where id = $1`,
           values: [
             siteId,
             batch.ahead ? batch.after : batch.through,
@@ -321,6 +322,7 @@ export class Ingest {
             batch.health ? JSON.stringify(batch.health) : null,
             batch.installId ?? null,
             alarming,
+            new Date(now),
           ],
         });
         return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };

@@ -1,0 +1,87 @@
+// What the portfolio's pages rank by, kept on each site's own row (fleet migration 0006, issue 55 round 8) so that a
+// page reads its own rows: the EUI ranking is an index range scan (`sites_eui_rank`), the health list one scan of
+// `sites` with no join and no JSON. The ingest writes these in statements it makes anyway (refreshSiteEui; the cursor
+// statement), so a sync costs no more round trips.
+import type pg from 'pg';
+
+/** Yesterday's share of intervals below which a site is a warning (HEALTH_RULES.minCompleteness in portfolio.ts). */
+export const MIN_COMPLETENESS = 0.95;
+
+/** Commodities that are not energy: kept out of the all-fuels EUI. */
+export const NOT_ENERGY = new Set(['water']);
+const ENERGY = `e.commodity <> all(array[${[...NOT_ENERGY].map((c) => `'${c}'`).join(', ')}]::text[])`;
+
+/**
+ * The site's all-fuels sums from its `site_eui` rows, as the ranking's rules read them (EUI_SITES in portfolio.ts):
+ * `eui_kwh` null when the site has no sums at all (no EUI), 0 when it has water only; `eui_kwh_prev` only when one of
+ * its energy commodities has a figure the year before. For an `update sites set …` (the row is `sites`).
+ */
+export const EUI_KWH_SET = `eui_kwh = (select case when count(*) > 0 then coalesce(sum(e.cur) filter (where ${ENERGY}), 0) end
+    from site_eui e where e.site_id = sites.id),
+  eui_kwh_prev = (select case when bool_or(e.prev is not null) filter (where ${ENERGY}) then coalesce(sum(e.prev) filter (where ${ENERGY}), 0) end
+    from site_eui e where e.site_id = sites.id)`;
+
+/**
+ * What the health grade is judged on, for the ingest's cursor statement (`update sites set …`, its `$6` whether the
+ * site-clock alarm is open after the batch, `$4` the batch's health or null, `$7` the fleet's now): the alarm, the last
+ * good backup, and yesterday's completeness (MIN_COMPLETENESS) as of this batch's UTC day. The counts and
+ * the meter count are this transaction's (written by earlier statements of the batch).
+ */
+export const HEALTH_FACTS_SET = `clock_alarm = $6,
+  last_backup_at = case when $4::jsonb is null then last_backup_at else ($4::jsonb->>'lastBackupAt')::timestamptz end,
+  yday_on = ($7::timestamptz at time zone 'UTC')::date,
+  yday_ok = ${completeOn('sites', '$7')}`;
+
+/** Yesterday (UTC, of `at`) complete for the site row `s`: no meters, or at least the share HEALTH_RULES asks. */
+export function completeOn(s: string, at: string): string {
+  return `(${s}.meter_count = 0 or least(1, coalesce((select c.rows from site_day_counts c where c.site_id = ${s}.id
+      and c.day = (${at}::timestamptz at time zone 'UTC')::date - 1), 0)::float8 / (${s}.meter_count * 96)) >= ${MIN_COMPLETENESS})`;
+}
+
+/**
+ * Whether every visible site's kept EUI figures are of the month of `now` (then the page reads them through the index),
+ * with the visible count. After the month turns, until each site's next batch or the fleet's hourly upkeep
+ * (keepEuiCurrent), the page is ranked from the monthly totals instead (portfolio.ts, EUI_SITES).
+ */
+export async function euiKeptState(pool: pg.Pool, sites: string[] | null, now: number): Promise<{ total: number; stale: number }> {
+  const result = await pool.query<{ total: string; stale: string }>(
+    `select count(*) as total,
+       count(*) filter (where eui_month is distinct from date_trunc('month', $2::timestamptz at time zone 'UTC')::date) as stale
+     from sites where revoked_at is null and ($1::uuid[] is null or id = any($1::uuid[]))`,
+    [sites, new Date(now)],
+  );
+  return { total: Number(result.rows[0]!.total), stale: Number(result.rows[0]!.stale) };
+}
+
+export type KeptEuiRow = {
+  id: string;
+  name: string;
+  floor_area_m2: number | null;
+  eui: number | null;
+  eui_prev: number | null;
+  max_eui: number | null;
+  commodity: string | null;
+  cur: number | null;
+  prev: number | null;
+};
+
+/**
+ * One page of the ranking from the kept figures: the page's sites read in the index's order (EUI descending, sites
+ * without one last, then name and id), each with its `site_eui` rows; `max_eui` the whole list's first. Rows in the
+ * page's order, a site's commodities together.
+ */
+export async function keptEuiPage(pool: pg.Pool, sites: string[] | null, from: number, size: number): Promise<KeptEuiRow[]> {
+  const visible = `s.revoked_at is null and ($1::uuid[] is null or s.id = any($1::uuid[]))`;
+  const result = await pool.query<KeptEuiRow>(
+    `with p as (
+       select s.id, s.name, s.floor_area_m2, s.eui, s.eui_kwh_prev / nullif(s.floor_area_m2, 0) as eui_prev
+       from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit $3 offset $2
+     )
+     select p.*, (select s.eui from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit 1) as max_eui,
+       t.commodity, t.cur, t.prev
+     from p left join site_eui t on t.site_id = p.id
+     order by p.eui desc nulls last, p.name, p.id, t.commodity`,
+    [sites, from, size],
+  );
+  return result.rows;
+}
