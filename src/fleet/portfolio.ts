@@ -3,7 +3,7 @@
 // keeps current (sites, site_day_counts, site_months), never from a scan of the interval partitions.
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
-import { completeOn, EUI_KWH_SET, euiKeptState, type KeptEuiRow, keptEuiPage, MIN_COMPLETENESS, NOT_ENERGY } from './portfolioKept.ts';
+import { completeOn, EUI_KWH_SET, type KeptEuiRow, keptEuiPage, MIN_COMPLETENESS, NOT_ENERGY } from './portfolioKept.ts';
 import type { SiteHealth } from './schema.ts';
 
 export type SiteHealthRow = {
@@ -181,16 +181,27 @@ function factsOf(input: HealthInputs, now: number): Pick<SiteHealthRow, 'status'
  */
 const GRADED_SITES = `
   select s.id, s.name,
-    case when s.revoked_at is not null or s.last_contact_at is null or s.latest_interval_at is null
-           or round(extract(epoch from ($2::timestamptz - s.latest_interval_at))) > ${HEALTH_RULES.staleLagSec} then 0
-         when s.last_refusal is not null or s.clock_alarm
-           or abs(round(s.clock_skew_ms / 1000.0)) > ${HEALTH_RULES.maxClockSkewSec}
-           or not (case when s.yday_on = ($2::timestamptz at time zone 'UTC')::date then s.yday_ok else ${completeOn('s', '$2')} end)
-           or s.last_backup_at is null
-           or round(extract(epoch from ($2::timestamptz - s.last_backup_at))) > ${HEALTH_RULES.maxBackupAgeSec} then 1
+    case when s.revoked_at is not null or s.last_contact_at is null or s.latest_interval_at is null or s.latest_interval_at <= $4::timestamptz then 0
+         when s.last_refusal is not null or s.clock_alarm or s.clock_skew_ms >= $6::int or s.clock_skew_ms <= -$6::int
+           or not (case when s.yday_on = $3::date then s.yday_ok else ${completeOn('s', '$2')} end)
+           or s.last_backup_at is null or s.last_backup_at <= $5::timestamptz then 1
          else 2 end as grade
   from sites s
   where ($1::uuid[] is null or s.id = any($1::uuid[]))`;
+
+/**
+ * GRADED_SITES' parameters after the site list: the clock, its UTC day, and the thresholds as times (and the skew's as
+ * ms), each the exact equivalent of the rule in seconds: `round(age in s) > N` is `age ≥ N + 0.5 s` (round half up).
+ */
+function gradeParams(now: number): [Date, string, Date, Date, number] {
+  return [
+    new Date(now),
+    new Date(now).toISOString().slice(0, 10),
+    new Date(now - (HEALTH_RULES.staleLagSec + 0.5) * 1000),
+    new Date(now - (HEALTH_RULES.maxBackupAgeSec + 0.5) * 1000),
+    (HEALTH_RULES.maxClockSkewSec + 0.5) * 1000,
+  ];
+}
 
 const GRADES: HealthGrade[] = ['stale', 'warning', 'healthy'];
 
@@ -201,22 +212,21 @@ async function rankedHealthPage(
   now: number,
   page: ListPage,
 ): Promise<{ ids: string[]; counts: Record<HealthGrade, number> }> {
-  const result = await pool.query<{ kind: 'count' | 'row'; id: string | null; grade: number; n: string | null }>(
+  // The counts per grade (one pass), and the page's ids in order: a top-N sort of the narrow rows (no window over all).
+  const result = await pool.query<{ grade: number | null; n: string | null; ids: string[] | null }>(
     `with g as materialized (${GRADED_SITES})
-     select 'count' as kind, null::uuid as id, grade, count(*) as n from g group by grade
+     select grade, count(*) as n, null::uuid[] as ids from g group by grade
      union all
-     (select 'row', id, grade, row_number() over (order by grade, name, id) from g order by grade, name, id limit $3 offset $4)`,
-    [sites, new Date(now), page.pageSize, (page.page - 1) * page.pageSize],
+     select null, null, (select array_agg(p.id order by p.grade, p.name, p.id) from (select id, grade, name from g order by grade, name, id limit $7 offset $8) p)`,
+    [sites, ...gradeParams(now), page.pageSize, (page.page - 1) * page.pageSize],
   );
   const counts: Record<HealthGrade, number> = { stale: 0, warning: 0, healthy: 0 };
-  const rows: Array<{ id: string; place: number }> = [];
+  let ids: string[] = [];
   for (const row of result.rows) {
-    if (row.kind === 'count') counts[GRADES[row.grade]!] = Number(row.n);
-    else rows.push({ id: row.id!, place: Number(row.n) });
+    if (row.grade !== null) counts[GRADES[row.grade]!] = Number(row.n);
+    else ids = row.ids ?? [];
   }
-  // A union's rows come in no promised order: the page's own rows again by their place in the ranking.
-  rows.sort((a, b) => a.place - b.place);
-  return { ids: rows.map((row) => row.id), counts };
+  return { ids, counts };
 }
 
 /** A page of a list: which one, how many a page, and how many rows the whole list has. */
@@ -423,9 +433,8 @@ export async function euiPage(
   now = Date.now(),
 ): Promise<{ items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null }> {
   const from = (query.page - 1) * query.pageSize;
-  const kept = await euiKeptState(pool, sites, now);
-  const { rows, total } =
-    kept.stale === 0 ? { rows: await keptEuiPage(pool, sites, from, query.pageSize), total: kept.total } : await rankedEuiRows(pool, sites, now, from, query.pageSize);
+  const kept = await keptEuiPage(pool, sites, now, from, query.pageSize);
+  const { rows, total } = kept.stale === 0 ? kept : await rankedEuiRows(pool, sites, now, from, query.pageSize);
   const items: EuiRow[] = [];
   for (const row of rows) {
     if (row.id === null) continue;
@@ -465,8 +474,8 @@ async function rankedEuiRows(
   now: number,
   from: number,
   size: number,
-): Promise<{ rows: Array<Omit<KeptEuiRow, 'id'> & { id: string | null }>; total: number }> {
-  const result = await pool.query<Omit<KeptEuiRow, 'id'> & { id: string | null; total_rows: string }>(
+): Promise<{ rows: KeptEuiRow[]; total: number }> {
+  const result = await pool.query<KeptEuiRow & { total_rows: string }>(
     `${EUI_SITES},
      m as (select count(*) as total_rows, max(eui) as max_eui from e),
      p as (select e.*, row_number() over (order by e.eui desc nulls last, e.name, e.id) as place from e order by place limit $5 offset $4)

@@ -38,23 +38,8 @@ export function completeOn(s: string, at: string): string {
       and c.day = (${at}::timestamptz at time zone 'UTC')::date - 1), 0)::float8 / (${s}.meter_count * 96)) >= ${MIN_COMPLETENESS})`;
 }
 
-/**
- * Whether every visible site's kept EUI figures are of the month of `now` (then the page reads them through the index),
- * with the visible count. After the month turns, until each site's next batch or the fleet's hourly upkeep
- * (keepEuiCurrent), the page is ranked from the monthly totals instead (portfolio.ts, EUI_SITES).
- */
-export async function euiKeptState(pool: pg.Pool, sites: string[] | null, now: number): Promise<{ total: number; stale: number }> {
-  const result = await pool.query<{ total: string; stale: string }>(
-    `select count(*) as total,
-       count(*) filter (where eui_month is distinct from date_trunc('month', $2::timestamptz at time zone 'UTC')::date) as stale
-     from sites where revoked_at is null and ($1::uuid[] is null or id = any($1::uuid[]))`,
-    [sites, new Date(now)],
-  );
-  return { total: Number(result.rows[0]!.total), stale: Number(result.rows[0]!.stale) };
-}
-
 export type KeptEuiRow = {
-  id: string;
+  id: string | null;
   name: string;
   floor_area_m2: number | null;
   eui: number | null;
@@ -66,22 +51,50 @@ export type KeptEuiRow = {
 };
 
 /**
- * One page of the ranking from the kept figures: the page's sites read in the index's order (EUI descending, sites
- * without one last, then name and id), each with its `site_eui` rows; `max_eui` the whole list's first. Rows in the
- * page's order, a site's commodities together.
+ * One page of the ranking from the kept figures, with the visible count and how many visible sites' figures are not of
+ * the month of `now` (`stale`; the page's rows are then not to be used: after the month turns, until each site's next
+ * batch or the fleet's hourly upkeep, the page is ranked from the sums instead, portfolio.ts). One statement: the
+ * page's sites read in the index's order (EUI descending, sites without one last, then name and id), each with its
+ * `site_eui` rows by their key; `max_eui` is the whole list's first. Rows in the page's order, a site's commodities together.
  */
-export async function keptEuiPage(pool: pg.Pool, sites: string[] | null, from: number, size: number): Promise<KeptEuiRow[]> {
+export async function keptEuiPage(
+  pool: pg.Pool,
+  sites: string[] | null,
+  now: number,
+  from: number,
+  size: number,
+): Promise<{ rows: KeptEuiRow[]; total: number; stale: number }> {
   const visible = `s.revoked_at is null and ($1::uuid[] is null or s.id = any($1::uuid[]))`;
-  const result = await pool.query<KeptEuiRow>(
-    `with p as (
+  const result = await pool.query<KeptEuiRow & { total: string; stale: string }>(
+    `with st as (
+       select count(*) as total,
+         count(*) filter (where s.eui_month is distinct from date_trunc('month', $2::timestamptz at time zone 'UTC')::date) as stale
+       from sites s where ${visible}
+     ), p as (
        select s.id, s.name, s.floor_area_m2, s.eui, s.eui_kwh_prev / nullif(s.floor_area_m2, 0) as eui_prev
-       from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit $3 offset $2
+       from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit $4 offset $3
      )
-     select p.*, (select s.eui from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit 1) as max_eui,
+     select st.total, st.stale, p.*, (select s.eui from sites s where ${visible} order by s.eui desc nulls last, s.name, s.id limit 1) as max_eui,
        t.commodity, t.cur, t.prev
-     from p left join site_eui t on t.site_id = p.id
+     from st left join p on true
+       left join lateral (select e.commodity, e.cur, e.prev from site_eui e where e.site_id = p.id offset 0) t on true
      order by p.eui desc nulls last, p.name, p.id, t.commodity`,
-    [sites, from, size],
+    [sites, new Date(now), from, size],
   );
-  return result.rows;
+  const first = result.rows[0];
+  return { rows: result.rows, total: Number(first?.total ?? 0), stale: Number(first?.stale ?? 0) };
+}
+
+/**
+ * Every site's health facts worked out again from `health`, the open alarms and the day counts as of `now`: what the
+ * ingest keeps at each batch, for sites made or changed outside it (the benchmark's); the migration fills the first two.
+ */
+export async function refreshHealthFacts(pool: pg.Pool, now: number): Promise<number> {
+  const result = await pool.query(
+    `update sites set last_backup_at = (health->>'lastBackupAt')::timestamptz,
+       clock_alarm = exists (select 1 from fleet_alarms a where a.site_id = sites.id and a.kind = 'site_clock' and a.cleared_at is null),
+       yday_on = ($1::timestamptz at time zone 'UTC')::date, yday_ok = ${completeOn('sites', '$1')}`,
+    [new Date(now)],
+  );
+  return result.rowCount ?? 0;
 }
