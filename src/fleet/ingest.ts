@@ -44,7 +44,7 @@ export type IngestResult = {
 
 const INTERVAL_MS = 15 * 60_000;
 /** First key of the two-key advisory lock that lets one batch per site in at a time (second key: the site). */
-const SITE_LOCK = 4_204_303;
+export const SITE_LOCK = 4_204_303;
 /**
  * First key of the ingest slots (second key: the slot, 1..slots): a batch is stored only while its transaction holds
  * one, so the limit on batches stored at once holds for the database, whatever number of instances share it.

@@ -468,13 +468,7 @@ export async function euiPage(
 }
 
 /** A page of the ranking ranked in SQL from each site's sums (EUI_SITES): every visible site ranked, then cut. */
-async function rankedEuiRows(
-  pool: pg.Pool,
-  sites: string[] | null,
-  now: number,
-  from: number,
-  size: number,
-): Promise<{ rows: KeptEuiRow[]; total: number }> {
+async function rankedEuiRows(pool: pg.Pool, sites: string[] | null, now: number, from: number, size: number): Promise<{ rows: KeptEuiRow[]; total: number }> {
   const result = await pool.query<KeptEuiRow & { total_rows: string }>(
     `${EUI_SITES},
      m as (select count(*) as total_rows, max(eui) as max_eui from e),

@@ -2,7 +2,22 @@
 // into src/fleet/migrations. `intervals` is partitioned by month on `start`, which drizzle-kit cannot say: its generated
 // CREATE TABLE was edited by hand to add PARTITION BY RANGE (see the migration); partitions are made on demand (partitions.ts).
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
