@@ -6,7 +6,6 @@
 // site's ingest lock (a site whose batch holds it is skipped: that batch refreshes it).
 import type pg from 'pg';
 import { Repeating } from '../platform/jobs/lifecycle.ts';
-import type { Logger } from '../platform/logger.ts';
 import { inTransaction } from './db.ts';
 import { SITE_LOCK } from './ingest.ts';
 import { refreshSiteEui } from './portfolio.ts';
@@ -22,7 +21,8 @@ const EUI_CHUNK = 200;
 export type UpkeepOptions = {
   /** EMS_FLEET_KEEP_RAW_MONTHS: the months of raw intervals kept before the current one; null keeps every month. */
   keepRawMonths: number | null;
-  logger: Pick<Logger, 'info' | 'error'>;
+  /** Where the job says what it did (the process's logger). */
+  logger: { info(fields: object, message: string): void; error(fields: object, message: string): void };
   /** The primary's clock (src/fleet/clock.ts). */
   now: () => number | Promise<number>;
   /** The monotonic clock the daily drop is timed on (tests move it). */
