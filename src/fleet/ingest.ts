@@ -8,7 +8,7 @@ import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
 import { refreshSiteEui } from './portfolio.ts';
-import { HEALTH_FACTS_SET } from './portfolioKept.ts';
+import { HEALTH_FACTS_SET, healthFactValues } from './portfolioKept.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -322,7 +322,7 @@ export class Ingest {
             batch.health ? JSON.stringify(batch.health) : null,
             batch.installId ?? null,
             alarming,
-            new Date(now),
+            ...healthFactValues(batch.health, now),
           ],
         });
         return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };

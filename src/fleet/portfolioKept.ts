@@ -22,15 +22,24 @@ export const EUI_KWH_SET = `eui_kwh = (select case when count(*) > 0 then coales
     from site_eui e where e.site_id = sites.id)`;
 
 /**
- * What the health grade is judged on, for the ingest's cursor statement (`update sites set …`, its `$6` whether the
- * site-clock alarm is open after the batch, `$4` the batch's health or null, `$7` the fleet's now): the alarm, the last
- * good backup, and yesterday's completeness (MIN_COMPLETENESS) as of this batch's UTC day. The counts and
- * the meter count are this transaction's (written by earlier statements of the batch).
+ * What the health grade is judged on, for the ingest's cursor statement (`update sites set …`; its `$4` the batch's
+ * health or null, `$6` whether the site-clock alarm is open after the batch, and `$7`, `$8` healthFactValues'): the
+ * alarm, the last good backup, and yesterday's completeness (MIN_COMPLETENESS) as of this batch's UTC day. The counts
+ * and the meter count are this transaction's (written by earlier statements of the batch).
  */
 export const HEALTH_FACTS_SET = `clock_alarm = $6,
-  last_backup_at = case when $4::jsonb is null then last_backup_at else ($4::jsonb->>'lastBackupAt')::timestamptz end,
+  last_backup_at = case when $4::jsonb is null then last_backup_at else $8::timestamptz end,
   yday_on = ($7::timestamptz at time zone 'UTC')::date,
   yday_ok = ${completeOn('sites', '$7')}`;
+
+/**
+ * HEALTH_FACTS_SET's `$7` and `$8`: the fleet's now, and the batch's last good backup as a time (parsed here, as the
+ * health list's rows read it: a time the schema let through that PostgreSQL could not read never fails the batch).
+ */
+export function healthFactValues(health: { lastBackupAt?: string | null } | undefined, now: number): [Date, Date | null] {
+  const backup = health?.lastBackupAt ? Date.parse(health.lastBackupAt) : Number.NaN;
+  return [new Date(now), Number.isFinite(backup) ? new Date(backup) : null];
+}
 
 /** Yesterday (UTC, of `at`) complete for the site row `s`: no meters, or at least the share HEALTH_RULES asks. */
 export function completeOn(s: string, at: string): string {

@@ -126,7 +126,6 @@ async function startFleetProcess(codeDir: string, fleetCluster: PostgresCluster)
 }
 const mainFleet = await startFleetProcess(process.cwd(), cluster);
 const fleetProcess = mainFleet.process;
-const { host, port } = mainFleet;
 
 /** CPU seconds (user + system) of one process, and of its exited children when asked. */
 function cpuOf(pid: number, withExitedChildren = false): number {
