@@ -5,7 +5,9 @@ import { after, before, test } from 'node:test';
 import { addUser } from '../../src/fleet/app.ts';
 import { revokeSite } from '../../src/fleet/enrolment.ts';
 import { byGrade, euiPage, euiRanking, gradeOf, siteHealth, siteHealthPage } from '../../src/fleet/portfolio.ts';
+import { SITE_LOCK } from '../../src/fleet/ingest.ts';
 import { keptEuiPage } from '../../src/fleet/portfolioKept.ts';
+import { keepEuiCurrent } from '../../src/fleet/upkeep.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
@@ -501,4 +503,39 @@ test('the health page ranked from the kept facts is the full ranking (gradeOf ov
   const at2 = gradeAt.get(t2)!;
   assert.equal(at2.get('Grades lagging'), 'stale', 'its newest interval over an hour old at t2');
   assert.equal(at2.get('Grades backup'), 'warning', 'its backup over 48 hours old at t2');
+});
+
+test('a site that sent nothing since the month turned gets this month’s EUI figures from the upkeep, skipped while its batch holds its lock', async () => {
+  const quiet = await enrolSite(fleet, 'Upkeep EUI');
+  const batch = dayBatch(0, monthsAgo(3), 60, { electricity: 100, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, quiet.credential, batch)).status, 200);
+  const sql = fleet.db.pool;
+  const dbNow = Date.now();
+  const mine = [quiet.siteId];
+  const kept = await keptEuiPage(sql, mine, dbNow, 0, 10);
+  assert.equal(kept.stale, 0, 'kept for this month by its batch');
+  const expected = await euiRanking(sql, mine, dbNow);
+  assert.ok(expected[0]!.eui! > 0);
+  // The month turned since: its figures are a month old (and wrong, to be sure they are made again, not kept).
+  await sql.query(`update sites set eui_month = (eui_month - interval '1 month')::date, eui_kwh = 1 where id = $1`, [quiet.siteId]);
+  assert.equal((await keptEuiPage(sql, mine, dbNow, 0, 10)).stale, 1);
+
+  // While a batch of the site is being stored (its ingest lock held), the upkeep leaves it to that batch.
+  const holder = await sql.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1, hashtext($2))', [SITE_LOCK, quiet.siteId]);
+    const skipped = await keepEuiCurrent(fleet.db.pool, dbNow);
+    assert.ok(skipped.skipped >= 1, JSON.stringify(skipped));
+    assert.equal((await keptEuiPage(sql, mine, dbNow, 0, 10)).stale, 1);
+  } finally {
+    await holder.query('rollback');
+    holder.release();
+  }
+  const done = await keepEuiCurrent(fleet.db.pool, dbNow);
+  assert.ok(done.refreshed >= 1, JSON.stringify(done));
+  const page = await keptEuiPage(sql, mine, dbNow, 0, 10);
+  assert.equal(page.stale, 0, 'kept for this month again: the page reads the index');
+  assert.equal(page.rows[0]!.eui, expected[0]!.eui, 'the figures made again from the monthly totals');
+  assert.deepEqual(await keepEuiCurrent(fleet.db.pool, dbNow), { refreshed: 0, skipped: 0 }, 'nothing left to do');
 });
