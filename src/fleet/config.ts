@@ -14,6 +14,8 @@ export type FleetConfig = {
   logLevel: string;
   /** Single sign-on (EMS_FLEET_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _NAME and EMS_FLEET_PUBLIC_URL); null: off. */
   sso: { issuer: string; clientId: string; clientSecret: string; displayName: string; publicUrl: string } | null;
+  /** EMS_FLEET_KEEP_RAW_MONTHS: raw intervals kept for the current month and this many before (dropped at start and daily); null: all. */
+  keepRawMonths: number | null;
 };
 
 export class FleetConfigError extends Error {}
@@ -59,6 +61,7 @@ export function loadFleetConfig(env: NodeJS.ProcessEnv = process.env): FleetConf
     poolSize: maxConcurrentIngests + 4,
     logLevel: env.EMS_LOG_LEVEL || 'info',
     sso: ssoConfig(env),
+    keepRawMonths: env.EMS_FLEET_KEEP_RAW_MONTHS ? integer(env, 'EMS_FLEET_KEEP_RAW_MONTHS', 0, 1, 1_200) : null,
   };
 }
 

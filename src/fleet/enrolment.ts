@@ -25,10 +25,11 @@ export async function enrol(pool: pg.Pool, code: string): Promise<{ siteId: stri
     );
     const row = claimed.rows[0];
     if (!row) throw new FleetError('enrolment_code_invalid', 'this enrolment code is unknown, used or expired: ask the fleet admin for a new one');
-    const site = await client.query<{ id: string }>('insert into sites (name, credential_hash) values ($1, $2) returning id', [
-      row.site_name,
-      hashSecret(credential),
-    ]);
+    // A new site has no EUI sums: its kept figures (none) are this month's already (the ranking's index holds it, 0006).
+    const site = await client.query<{ id: string }>(
+      `insert into sites (name, credential_hash, eui_month) values ($1, $2, date_trunc('month', now() at time zone 'UTC')::date) returning id`,
+      [row.site_name, hashSecret(credential)],
+    );
     const siteId = site.rows[0]!.id;
     await client.query('update enrolment_codes set site_id = $2 where code_hash = $1', [hashSecret(canonicalCode(code)), siteId]);
     return { siteId, credential, siteName: row.site_name };

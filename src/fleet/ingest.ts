@@ -8,6 +8,7 @@ import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
 import { upsertDays, upsertIntervals } from './ingestRows.ts';
 import { refreshSiteEui } from './portfolio.ts';
+import { HEALTH_FACTS_SET, healthFactValues } from './portfolioKept.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
 
 export type IngestLimits = {
@@ -43,7 +44,7 @@ export type IngestResult = {
 
 const INTERVAL_MS = 15 * 60_000;
 /** First key of the two-key advisory lock that lets one batch per site in at a time (second key: the site). */
-const SITE_LOCK = 4_204_303;
+export const SITE_LOCK = 4_204_303;
 /**
  * First key of the ingest slots (second key: the slot, 1..slots): a batch is stored only while its transaction holds
  * one, so the limit on batches stored at once holds for the database, whatever number of instances share it.
@@ -313,7 +314,7 @@ export class Ingest {
              update fleet_alarms set cleared_at = now() where not $6 and site_id = $1 and kind = 'site_clock' and cleared_at is null
            )
            update sites set site_cursor = greatest(site_cursor, $2), last_contact_at = now(), clock_skew_ms = $3,
-             health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5) where id = $1`,
+             health = coalesce($4::jsonb, health), last_refusal = null, install_id = coalesce(install_id, $5), ${HEALTH_FACTS_SET} where id = $1`,
           values: [
             siteId,
             batch.ahead ? batch.after : batch.through,
@@ -321,6 +322,7 @@ export class Ingest {
             batch.health ? JSON.stringify(batch.health) : null,
             batch.installId ?? null,
             alarming,
+            ...healthFactValues(batch.health, now),
           ],
         });
         return { siteId, after: batch.after, acknowledged: batch.through, stored, quarantined, clockSkewMs };

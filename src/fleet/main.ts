@@ -4,7 +4,9 @@ import { createLogger, startupFailureLine } from '../platform/logger.ts';
 import { version } from '../platform/packageRoot.ts';
 import { createFleetApp, listenFleet } from './app.ts';
 import { type FleetConfig, FleetConfigError, loadFleetConfig } from './config.ts';
+import { DatabaseClock } from './clock.ts';
 import { migrateFleetDb, openFleetDb } from './db.ts';
+import { fleetUpkeep } from './upkeep.ts';
 
 async function main(): Promise<void> {
   let config: FleetConfig;
@@ -31,6 +33,10 @@ async function main(): Promise<void> {
   const readDb = config.readDatabaseUrl ? openFleetDb(config.readDatabaseUrl, { poolSize: config.readPoolSize }) : undefined;
   const app = createFleetApp({ db, readDb, logger, maxConcurrentIngests: config.maxConcurrentIngests, sso: config.sso });
   const { server, url } = await listenFleet(app, config);
+  // The EUI figures after a month turn and, when EMS_FLEET_KEEP_RAW_MONTHS is set, the raw months dropped (upkeep.ts).
+  const clock = new DatabaseClock(db.pool);
+  const upkeep = fleetUpkeep(db.pool, { keepRawMonths: config.keepRawMonths, logger, now: () => clock.now() });
+  upkeep.start();
   logger.info(
     { version, url, tls: Boolean(config.tls), database: new URL(config.databaseUrl).pathname.slice(1), readReplica: Boolean(readDb) },
     'EMS fleet started',
@@ -39,7 +45,10 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down');
     server.close();
     server.closeIdleConnections();
-    void Promise.allSettled([db.pool.end(), readDb?.pool.end()]).finally(() => process.exit(0));
+    void upkeep
+      .stop()
+      .finally(() => Promise.allSettled([db.pool.end(), readDb?.pool.end()]))
+      .finally(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

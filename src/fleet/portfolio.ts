@@ -3,6 +3,7 @@
 // keeps current (sites, site_day_counts, site_months), never from a scan of the interval partitions.
 import type pg from 'pg';
 import { FleetError } from './errors.ts';
+import { completeOn, EUI_KWH_SET, type KeptEuiRow, keptEuiPage, MIN_COMPLETENESS, NOT_ENERGY } from './portfolioKept.ts';
 import type { SiteHealth } from './schema.ts';
 
 export type SiteHealthRow = {
@@ -41,7 +42,7 @@ export const HEALTH_RULES = {
   /** Newest interval older than this (or none): stale. */
   staleLagSec: STALE_SEC,
   /** Yesterday's intervals below this share: warning. */
-  minCompleteness: 0.95,
+  minCompleteness: MIN_COMPLETENESS,
   /** Clock difference beyond this either way: warning (rows > 15 min ahead are quarantined and raise the clock alarm). */
   maxClockSkewSec: 300,
   /** No good backup for longer than this (or none reported): warning. */
@@ -169,27 +170,38 @@ function factsOf(input: HealthInputs, now: number): Pick<SiteHealthRow, 'status'
 }
 
 /**
- * The grade of every visible site in SQL, from the sites row and two hash joins (yesterday's count, an open clock alarm):
- * the same rules as gradeOf (HEALTH_RULES; the test compares them on every page row). 0 = stale, 1 = warning, 2 = healthy.
- * The grade is not a stored column: lag, yesterday's completeness and the backup's age move with the clock, so a grade
- * written by the ingest would stay "healthy" for exactly the site that stopped sending. What the ingest keeps is what
- * the grade is judged on (sites.latest_interval_at, last_refusal, clock_skew_ms, health, site_day_counts), and the
- * ranking is one scan of `sites` (issue 55: 5,000 sites in ~10 ms, no lookup per site, nothing built per row in JS).
+ * The grade of every visible site in SQL, from its own row alone: the same rules as gradeOf (HEALTH_RULES; the test
+ * compares them on every page row). 0 = stale, 1 = warning, 2 = healthy. The grade is not a stored column: lag,
+ * yesterday's completeness and the backup's age move with the clock, so a grade written by the ingest would stay
+ * "healthy" for exactly the site that stopped sending. What the ingest keeps on the row is what the grade is judged on
+ * (latest_interval_at, last_refusal, clock_skew_ms, and since fleet migration 0006 the open clock alarm, the last
+ * backup's time and yesterday's completeness as of its last batch: portfolioKept.ts), so the ranking is one scan of
+ * `sites` with no join and no JSON (issue 55 round 8; before, two hash joins and a JSON field cast per site: 26 → 4 ms
+ * at 5,000 sites). A page on another UTC day than a site's last batch counts that site's yesterday as before.
  */
 const GRADED_SITES = `
   select s.id, s.name,
-    case when s.revoked_at is not null or s.last_contact_at is null or s.latest_interval_at is null
-           or round(extract(epoch from ($2::timestamptz - s.latest_interval_at))) > ${HEALTH_RULES.staleLagSec} then 0
-         when s.last_refusal is not null or a.site_id is not null
-           or abs(round(s.clock_skew_ms / 1000.0)) > ${HEALTH_RULES.maxClockSkewSec}
-           or (s.meter_count > 0 and least(1, coalesce(c.rows, 0)::float8 / (s.meter_count * 96)) < ${HEALTH_RULES.minCompleteness})
-           or s.health->>'lastBackupAt' is null
-           or round(extract(epoch from ($2::timestamptz - (s.health->>'lastBackupAt')::timestamptz))) > ${HEALTH_RULES.maxBackupAgeSec} then 1
+    case when s.revoked_at is not null or s.last_contact_at is null or s.latest_interval_at is null or s.latest_interval_at <= $4::timestamptz then 0
+         when s.last_refusal is not null or s.clock_alarm or s.clock_skew_ms >= $6::int or s.clock_skew_ms <= -$6::int
+           or not (case when s.yday_on = $3::date then s.yday_ok else ${completeOn('s', '$2')} end)
+           or s.last_backup_at is null or s.last_backup_at <= $5::timestamptz then 1
          else 2 end as grade
   from sites s
-  left join site_day_counts c on c.site_id = s.id and c.day = ($2::timestamptz at time zone 'UTC')::date - 1
-  left join fleet_alarms a on a.site_id = s.id and a.cleared_at is null and a.kind = 'site_clock'
   where ($1::uuid[] is null or s.id = any($1::uuid[]))`;
+
+/**
+ * GRADED_SITES' parameters after the site list: the clock, its UTC day, and the thresholds as times (and the skew's as
+ * ms), each the exact equivalent of the rule in seconds: `round(age in s) > N` is `age ≥ N + 0.5 s` (round half up).
+ */
+function gradeParams(now: number): [Date, string, Date, Date, number] {
+  return [
+    new Date(now),
+    new Date(now).toISOString().slice(0, 10),
+    new Date(now - (HEALTH_RULES.staleLagSec + 0.5) * 1000),
+    new Date(now - (HEALTH_RULES.maxBackupAgeSec + 0.5) * 1000),
+    (HEALTH_RULES.maxClockSkewSec + 0.5) * 1000,
+  ];
+}
 
 const GRADES: HealthGrade[] = ['stale', 'warning', 'healthy'];
 
@@ -200,22 +212,21 @@ async function rankedHealthPage(
   now: number,
   page: ListPage,
 ): Promise<{ ids: string[]; counts: Record<HealthGrade, number> }> {
-  const result = await pool.query<{ kind: 'count' | 'row'; id: string | null; grade: number; n: string | null }>(
+  // The counts per grade (one pass), and the page's ids in order: a top-N sort of the narrow rows (no window over all).
+  const result = await pool.query<{ grade: number | null; n: string | null; ids: string[] | null }>(
     `with g as materialized (${GRADED_SITES})
-     select 'count' as kind, null::uuid as id, grade, count(*) as n from g group by grade
+     select grade, count(*) as n, null::uuid[] as ids from g group by grade
      union all
-     (select 'row', id, grade, row_number() over (order by grade, name, id) from g order by grade, name, id limit $3 offset $4)`,
-    [sites, new Date(now), page.pageSize, (page.page - 1) * page.pageSize],
+     select null, null, (select array_agg(p.id order by p.grade, p.name, p.id) from (select id, grade, name from g order by grade, name, id limit $7 offset $8) p)`,
+    [sites, ...gradeParams(now), page.pageSize, (page.page - 1) * page.pageSize],
   );
   const counts: Record<HealthGrade, number> = { stale: 0, warning: 0, healthy: 0 };
-  const rows: Array<{ id: string; place: number }> = [];
+  let ids: string[] = [];
   for (const row of result.rows) {
-    if (row.kind === 'count') counts[GRADES[row.grade]!] = Number(row.n);
-    else rows.push({ id: row.id!, place: Number(row.n) });
+    if (row.grade !== null) counts[GRADES[row.grade]!] = Number(row.n);
+    else ids = row.ids ?? [];
   }
-  // A union's rows come in no promised order: the page's own rows again by their place in the ranking.
-  rows.sort((a, b) => a.place - b.place);
-  return { ids: rows.map((row) => row.id), counts };
+  return { ids, counts };
 }
 
 /** A page of a list: which one, how many a page, and how many rows the whole list has. */
@@ -282,7 +293,7 @@ export async function refreshSiteEui(client: pg.PoolClient, siteId: string, now:
      group by m.site_id, m.commodity`,
     params,
   );
-  await client.query(`update sites set eui_month = ${month} where id = $1`, params);
+  await client.query(`update sites set eui_month = ${month}, ${EUI_KWH_SET} where id = $1`, params);
 }
 
 /**
@@ -301,11 +312,8 @@ export async function refreshAllSiteEui(pool: pg.Pool, now: number): Promise<num
      group by m.site_id, m.commodity`,
     params,
   );
-  return (await pool.query(`update sites set eui_month = ${month} where eui_month is distinct from ${month}`, params)).rowCount ?? 0;
+  return (await pool.query(`update sites set eui_month = ${month}, ${EUI_KWH_SET} where eui_month is distinct from ${month}`, params)).rowCount ?? 0;
 }
-
-/** Commodities that are not energy: kept out of the all-fuels EUI. */
-const NOT_ENERGY = new Set(['water']);
 
 export async function euiRanking(pool: pg.Pool, sites: string[] | null, now = Date.now()): Promise<EuiRow[]> {
   const result = await pool.query<{
@@ -411,10 +419,12 @@ const EUI_SITES = `with b as (select date_trunc('month', $2::timestamptz at time
      )`;
 
 /**
- * The EUI ranking a page at a time (issue 55: ranked and cut in SQL, nothing cached): ranked over every site the caller
- * may see (rank 1 = the highest EUI; sites without a floor area or data last, unranked; ties by name, then id), then
- * paged; `maxEui` is the whole list's highest, so a page's bars compare with the other pages'. Only the page's sites
- * are built in full (their commodities). At 5,000 sites: one scan of site_eui (two rows a site) and one sort.
+ * The EUI ranking a page at a time (issue 55), nothing cached: ranked over every site the caller may see (rank 1 = the
+ * highest EUI; sites without a floor area or data last, unranked; ties by name, then id), then paged; `maxEui` is the
+ * whole list's highest, so a page's bars compare with the other pages'. When every visible site's figures are kept for
+ * this month (round 8: sites.eui, fleet migration 0006), the page is an index range scan of its own rows
+ * (keptEuiPage); otherwise (the month just turned) it is ranked in SQL from the sums (rankedEuiRows). Only the page's
+ * sites are built in full (their commodities).
  */
 export async function euiPage(
   pool: pg.Pool,
@@ -423,28 +433,10 @@ export async function euiPage(
   now = Date.now(),
 ): Promise<{ items: EuiRow[]; total: number; page: number; pageSize: number; maxEui: number | null }> {
   const from = (query.page - 1) * query.pageSize;
-  const result = await pool.query<{
-    total_rows: string;
-    max_eui: number | null;
-    id: string | null;
-    name: string;
-    floor_area_m2: number | null;
-    eui: number | null;
-    eui_prev: number | null;
-    place: string;
-    commodity: string | null;
-    cur: number | null;
-    prev: number | null;
-  }>(
-    `${EUI_SITES},
-     m as (select count(*) as total_rows, max(eui) as max_eui from e),
-     p as (select e.*, row_number() over (order by e.eui desc nulls last, e.name, e.id) as place from e order by place limit $5 offset $4)
-     select m.total_rows, m.max_eui, p.id, p.name, p.floor_area_m2, p.eui, p.eui_prev, p.place, t.commodity, t.cur, t.prev
-     from m left join p on true left join t on t.site_id = p.id order by p.place, t.commodity`,
-    [sites, new Date(now), [...NOT_ENERGY], from, query.pageSize],
-  );
+  const kept = await keptEuiPage(pool, sites, now, from, query.pageSize);
+  const { rows, total } = kept.stale === 0 ? kept : await rankedEuiRows(pool, sites, now, from, query.pageSize);
   const items: EuiRow[] = [];
-  for (const row of result.rows) {
+  for (const row of rows) {
     if (row.id === null) continue;
     let site = items.at(-1);
     if (site?.id !== row.id) {
@@ -458,7 +450,8 @@ export async function euiPage(
         euiLastYear,
         change: eui !== null && euiLastYear ? eui / euiLastYear - 1 : null,
         byCommodity: {},
-        rank: eui === null ? null : Number(row.place),
+        // The page's rows come in the ranking's order, sites without an EUI last: the place is the rank.
+        rank: eui === null ? null : from + items.length + 1,
       };
       items.push(site);
     }
@@ -471,7 +464,20 @@ export async function euiPage(
       euiLastYear: area && row.prev !== null ? row.prev / area : null,
     };
   }
-  return { items, total: Number(result.rows[0]?.total_rows ?? 0), page: query.page, pageSize: query.pageSize, maxEui: result.rows[0]?.max_eui ?? null };
+  return { items, total, page: query.page, pageSize: query.pageSize, maxEui: rows[0]?.max_eui ?? null };
+}
+
+/** A page of the ranking ranked in SQL from each site's sums (EUI_SITES): every visible site ranked, then cut. */
+async function rankedEuiRows(pool: pg.Pool, sites: string[] | null, now: number, from: number, size: number): Promise<{ rows: KeptEuiRow[]; total: number }> {
+  const result = await pool.query<KeptEuiRow & { total_rows: string }>(
+    `${EUI_SITES},
+     m as (select count(*) as total_rows, max(eui) as max_eui from e),
+     p as (select e.*, row_number() over (order by e.eui desc nulls last, e.name, e.id) as place from e order by place limit $5 offset $4)
+     select m.total_rows, m.max_eui, p.id, p.name, p.floor_area_m2, p.eui, p.eui_prev, t.commodity, t.cur, t.prev
+     from m left join p on true left join t on t.site_id = p.id order by p.place, t.commodity`,
+    [sites, new Date(now), [...NOT_ENERGY], from, size],
+  );
+  return { rows: result.rows, total: Number(result.rows[0]?.total_rows ?? 0) };
 }
 
 export type PortfolioAlert = {

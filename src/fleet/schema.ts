@@ -2,7 +2,22 @@
 // into src/fleet/migrations. `intervals` is partitioned by month on `start`, which drizzle-kit cannot say: its generated
 // CREATE TABLE was edited by hand to add PARTITION BY RANGE (see the migration); partitions are made on demand (partitions.ts).
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -41,8 +56,24 @@ export const sites = pgTable(
     installId: text('install_id'),
     /** The month whose 12 complete months before it `site_eui` holds for this site (migration 0004); null: none yet. */
     euiMonth: date('eui_month', { mode: 'string' }),
+    /** All-fuels kWh (water left out) of the 12 complete months before `euiMonth`; null: no sums (migration 0006). */
+    euiKwh: doublePrecision('eui_kwh'),
+    /** The same of the 12 months before those; null when none of them has a figure. */
+    euiKwhPrev: doublePrecision('eui_kwh_prev'),
+    /** kWh/m²·a: what the EUI ranking ranks by (indexed in its order, `sites_eui_rank`). */
+    eui: doublePrecision('eui').generatedAlwaysAs(sql`"eui_kwh" / NULLIF("floor_area_m2", 0)`),
+    /** A site-clock alarm is open (kept with the alarm by the ingest): the health grade reads it here (migration 0006). */
+    clockAlarm: boolean('clock_alarm').notNull().default(false),
+    /** The last good backup the box reported (`health.lastBackupAt`), as a time the grade compares. */
+    lastBackupAt: at('last_backup_at'),
+    /** Yesterday's intervals were complete (`yday_ok`) as judged on the UTC day `yday_on`, at the site's last batch. */
+    ydayOn: date('yday_on', { mode: 'string' }),
+    ydayOk: boolean('yday_ok'),
   },
-  (table) => [uniqueIndex('sites_credential_hash').on(table.credentialHash)],
+  (table) => [
+    uniqueIndex('sites_credential_hash').on(table.credentialHash),
+    index('sites_eui_rank').on(table.eui.desc().nullsLast(), table.name, table.id).where(sql`"revoked_at" is null`),
+  ],
 );
 
 export type SiteHealth = {

@@ -42,6 +42,7 @@ import pg from 'pg';
 import { Agent, request as undiciRequest } from 'undici';
 import { addUser, createEnrolmentCode } from '../../src/fleet/enrolment.ts';
 import { refreshAllSiteEui } from '../../src/fleet/portfolio.ts';
+import { refreshHealthFacts } from '../../src/fleet/portfolioKept.ts';
 import {
   ALERTS_PER_BATCH,
   DAYS_PER_BATCH,
@@ -125,7 +126,6 @@ async function startFleetProcess(codeDir: string, fleetCluster: PostgresCluster)
 }
 const mainFleet = await startFleetProcess(process.cwd(), cluster);
 const fleetProcess = mainFleet.process;
-const { host, port } = mainFleet;
 
 /** CPU seconds (user + system) of one process, and of its exited children when asked. */
 function cpuOf(pid: number, withExitedChildren = false): number {
@@ -205,11 +205,11 @@ function post(pathname: string, body: string, credential?: string, target: Fleet
 }
 
 /** A GET as a fleet user (a fresh connection, as a browser tab after a while); the time to the whole answer. */
-function get(pathname: string, token: string): Promise<{ status: number; ms: number; bytes: number }> {
+function get(pathname: string, token: string, target: FleetProcess = mainFleet): Promise<{ status: number; ms: number; bytes: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const request = https.request(
-      { host, port, path: pathname, method: 'GET', ca, agent: false, headers: { authorization: `Bearer ${token}` } },
+      { host: target.host, port: target.port, path: pathname, method: 'GET', ca, agent: false, headers: { authorization: `Bearer ${token}` } },
       (response) => {
         let bytes = 0;
         response.on('data', (chunk: Buffer) => (bytes += chunk.length));
@@ -586,20 +586,34 @@ if (process.env.BENCH_SKIP_PORTFOLIO !== '1') {
      select s.id, a, 'Alert ' || a, 'warning', case when a % 4 = 0 then 'active' else 'resolved' end, now() - a * interval '1 hour', 1
      from sites s, generate_series(1, 40) a where s.name like 'Portfolio %'`,
   );
+  // What the ingest keeps on each site's row for the health grade (fleet migration 0006), for the sites made here.
+  await refreshHealthFacts(sql, Date.now());
   await sql.query('analyze');
   const madeSec = (performance.now() - madeStarted) / 1000;
   const { token } = await addUser(sql, `bench-${Date.now()}`, 'admin');
+  // With BENCH_BASELINE_DIR, the fleet before (its code on this same database) answers each page too, its requests
+  // taking turns with this checkout's, so both meet the same load: `before` beside each figure.
+  const baseFleet = BASELINE_DIR ? await startFleetProcess(BASELINE_DIR, cluster) : null;
+  const figures = (times: number[], bytes: number) => {
+    times.sort((a, b) => a - b);
+    return { p50: Math.round(percentile(times, 0.5)), p99: Math.round(percentile(times, 0.99)), max: Math.round(times.at(-1)!), bytes };
+  };
   const timed = async (pathname: string) => {
     const times: number[] = [];
+    const before: number[] = [];
     let bytes = 0;
     for (let i = 0; i < PAGE_REQUESTS; i++) {
+      if (baseFleet) {
+        const b = await get(pathname, token, baseFleet);
+        if (b.status !== 200) throw new Error(`${pathname} (before): ${b.status}`);
+        before.push(b.ms);
+      }
       const r = await get(pathname, token);
       if (r.status !== 200) throw new Error(`${pathname}: ${r.status}`);
       times.push(r.ms);
       bytes = r.bytes;
     }
-    times.sort((a, b) => a - b);
-    return { p50: Math.round(percentile(times, 0.5)), p99: Math.round(percentile(times, 0.99)), max: Math.round(times.at(-1)!), bytes };
+    return { ...figures(times, bytes), ...(baseFleet ? { before: figures(before, bytes) } : {}) };
   };
   const baseline = await timed('/api/fleet/me');
   // The EUI before the sites' sums are kept (every site from its monthly totals: what a page costs in the minutes after
@@ -631,9 +645,13 @@ if (process.env.BENCH_SKIP_PORTFOLIO !== '1') {
     p50RatioToBaseline: Object.fromEntries(Object.entries(pages).map(([name, t]) => [name, +(t.p50 / Math.max(1, baseline.p50)).toFixed(1)])),
     loadAverage1m: +os.loadavg()[0]!.toFixed(1),
     grows:
-      'health and EUI rank every visible site in one SQL scan of sites (health) or site_eui (EUI, two rows a site) and one sort before paging: linear in sites with a small constant; the alert page reads at most page × pageSize rows of two time indexes (constant in sites) plus one count of the open alerts',
+      'health: one scan of the sites rows (the grade from the row alone since fleet migration 0006, no join) and a top-N sort; EUI: an index range scan of page × pageSize entries of sites_eui_rank plus a count of the visible sites (the sums of another month: every site ranked from site_eui); alerts: at most page × pageSize rows of two time indexes plus one count of the open alerts',
   };
   console.log(JSON.stringify({ portfolio: results.portfolio }));
+  if (baseFleet) {
+    baseFleet.process.kill('SIGTERM');
+    await baseFleet.pool.end();
+  }
 }
 
 // --- 2. catch-up after a 7-day outage, the other sites live --------------------------------------------------------

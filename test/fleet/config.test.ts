@@ -22,6 +22,18 @@ test('EMS_FLEET_READ_DATABASE_URL: unset reads the primary, set names the replic
   assert.equal(replica.poolSize, replica.maxConcurrentIngests + 4);
 });
 
+test('EMS_FLEET_KEEP_RAW_MONTHS: unset keeps every month, a whole number of months from 1 to 1200, anything else refused naming it', () => {
+  assert.equal(loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary }).keepRawMonths, null);
+  assert.equal(loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary, EMS_FLEET_KEEP_RAW_MONTHS: '25' }).keepRawMonths, 25);
+  for (const bad of ['0', '1201', '2.5', 'ten']) {
+    assert.throws(
+      () => loadFleetConfig({ EMS_FLEET_DATABASE_URL: primary, EMS_FLEET_KEEP_RAW_MONTHS: bad }),
+      (error: Error) => error instanceof FleetConfigError && error.message.startsWith('EMS_FLEET_KEEP_RAW_MONTHS must be an integer from 1 to 1200'),
+      bad,
+    );
+  }
+});
+
 test('a bad replica URL or pool size is refused naming the variable', () => {
   for (const [env, name] of [
     [{ EMS_FLEET_READ_DATABASE_URL: 'mysql://replica/ems' }, 'EMS_FLEET_READ_DATABASE_URL'],

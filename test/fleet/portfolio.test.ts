@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { addUser } from '../../src/fleet/app.ts';
-import { euiRanking, gradeOf } from '../../src/fleet/portfolio.ts';
+import { revokeSite } from '../../src/fleet/enrolment.ts';
+import { byGrade, euiPage, euiRanking, gradeOf, siteHealth, siteHealthPage } from '../../src/fleet/portfolio.ts';
+import { SITE_LOCK } from '../../src/fleet/ingest.ts';
+import { keptEuiPage } from '../../src/fleet/portfolioKept.ts';
+import { keepEuiCurrent } from '../../src/fleet/upkeep.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { adminToken, enrolSite, type FleetInstance, getJson, intervalBatch, quarterAgo, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
@@ -404,4 +408,134 @@ test('the health list ranked in SQL agrees with gradeOf on every row; EUI sums o
   assert.equal(month.rows[0].m, monthsAgo(0), 'the batch brought the sums up to this month');
   assert.ok(Math.abs(month.rows[0].cur - 10 * yearDays) < 1e-6);
   assert.ok(Math.abs((await euiOf()) - expected) < 1e-9);
+});
+
+test('the EUI ranking is read from the figures the ingest keeps: a restated day or a new floor area moves the site, and the page equals the rules', async () => {
+  const first = await enrolSite(fleet, 'Kept first');
+  const second = await enrolSite(fleet, 'Kept second');
+  const mine = [first.siteId, second.siteId];
+  // Two complete months of days: 100 and 50 kWh of electricity a day, 1,000 m² each.
+  const a = dayBatch(0, monthsAgo(2), 40, { electricity: 100, gas: 0 }, 1000);
+  const b = dayBatch(0, monthsAgo(2), 40, { electricity: 50, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, first.credential, a)).status, 200);
+  assert.equal((await sendBatch(fleet.url, second.credential, b)).status, 200);
+  const order = async () => {
+    const kept = await keptEuiPage(fleet.db.pool, mine, Date.now(), 0, 10);
+    assert.equal(kept.stale, 0, 'every site kept for this month: the page is read from the index');
+    const page = await euiPage(fleet.db.pool, mine, { page: 1, pageSize: 10 });
+    const digits = (rows: unknown) => JSON.parse(JSON.stringify(rows, (_, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)));
+    assert.deepEqual(digits(page.items), digits(await euiRanking(fleet.db.pool, mine)), 'the index’s page is the rules’ ranking');
+    return page.items.map((row) => row.name);
+  };
+  assert.deepEqual(await order(), ['Kept first', 'Kept second']);
+  // The second site restates one day of a complete month (a higher sequence): 5,000 kWh more, it leads.
+  const restate = dayBatch(b.through, monthsAgo(1), 1, { electricity: 5_000, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, second.credential, restate)).status, 200);
+  assert.deepEqual(await order(), ['Kept second', 'Kept first']);
+  // The first site's floor area shrinks to a tenth: its EUI ten times higher, it leads again (the EUI follows the area).
+  const area = { ...intervalBatch({ after: a.through, from: quarterAgo(1), count: 0 }), site: { name: 'x', timezone: 'UTC', floorAreaM2: 100 } };
+  assert.equal((await sendBatch(fleet.url, first.credential, area)).status, 200);
+  assert.deepEqual(await order(), ['Kept first', 'Kept second']);
+});
+
+test('the health page ranked from the kept facts is the full ranking (gradeOf over every site) at two clock times, across every grade', async () => {
+  const t1 = Date.now();
+  const t2 = t1 + 40 * 60_000;
+  const names = ['Grades never', 'Grades revoked', 'Grades lagging', 'Grades healthy', 'Grades clock', 'Grades refusing', 'Grades no backup', 'Grades backup'];
+  const sites = [];
+  for (const name of names) sites.push({ name, ...(await enrolSite(fleet, name)) });
+  const [, revoked, lagging, healthy, ahead, refusing, noBackup, backup] = sites;
+  const health = (lastBackupAt: number | null) => ({
+    version: '1',
+    collector: 'ok',
+    gateway: 'ok',
+    lastBackupAt: lastBackupAt === null ? null : new Date(lastBackupAt).toISOString(),
+    unsentRows: 0,
+  });
+  // Yesterday (UTC) complete for the three declared meters, then the quarter hour starting next (within the 15 minutes
+  // a box may be ahead): fresh at both clock times.
+  const yesterday = Date.parse(new Date(t1 - 86_400_000).toISOString().slice(0, 10));
+  const send = async (site: { credential: string }, options: { latest: number; backupAt: number | null; complete?: boolean }) => {
+    const full = intervalBatch({ after: 0, from: yesterday, count: options.complete ? 96 : 0, meters: ['1', '2', '3'] });
+    const live = intervalBatch({ after: full.through, from: options.latest, count: 1, withMetadata: false });
+    live.health = health(options.backupAt);
+    for (const batch of [full, live]) assert.equal((await sendBatch(fleet.url, site.credential, batch)).status, 200);
+    return live.through;
+  };
+  const next = quarterAgo(-1, t1);
+  await send(revoked!, { latest: next, backupAt: t1 - 3600_000, complete: true });
+  await revokeSite(fleet.db.pool, revoked!.siteId);
+  // Its newest interval 30-45 minutes old: fresh at t1 (a warning: yesterday not sent), over an hour old at t2.
+  await send(lagging!, { latest: quarterAgo(2, t1), backupAt: t1 - 3600_000 });
+  await send(healthy!, { latest: next, backupAt: t1 - 3600_000, complete: true });
+  // A batch with an interval an hour ahead of the fleet (its clock right otherwise): quarantined, the site-clock alarm open.
+  const aheadThrough = await send(ahead!, { latest: next, backupAt: t1 - 3600_000, complete: true });
+  const future = intervalBatch({ after: aheadThrough, from: quarterAgo(-5, t1), count: 1, withMetadata: false });
+  assert.equal((await sendBatch(fleet.url, ahead!.credential, future)).body.quarantined, 2);
+  const through = await send(refusing!, { latest: next, backupAt: t1 - 3600_000, complete: true });
+  assert.equal((await sendBatch(fleet.url, refusing!.credential, { ...intervalBatch({ after: 0, from: next, count: 1 }), through })).status, 409);
+  await send(noBackup!, { latest: next, backupAt: null, complete: true });
+  // Its last backup 47 h 40 min old at t1: within the 48 hours then, not at t2.
+  await send(backup!, { latest: next, backupAt: t1 - 48 * 3600_000 + 20 * 60_000, complete: true });
+
+  const mine = sites.map((s) => s.siteId);
+  const gradeAt = new Map<number, Map<string, string>>();
+  for (const now of [t1, t2]) {
+    const full = byGrade(await siteHealth(fleet.db.pool, mine, now));
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      const body = await siteHealthPage(fleet.db.pool, mine, { page, pageSize: 3 }, now);
+      const counts = { stale: 0, warning: 0, healthy: 0 };
+      for (const row of full) counts[row.grade]++;
+      assert.deepEqual(body.counts, counts, 'the whole list’s counts');
+      pages.push(...body.items);
+    }
+    const shown = (rows: Array<{ name: string; grade: string; reasons: string[] }>) => rows.map((row) => `${row.name} ${row.grade} ${row.reasons.join(',')}`);
+    assert.deepEqual(shown(pages), shown(full), `the pages are the full ranking at ${new Date(now).toISOString()}`);
+    gradeAt.set(now, new Map(full.map((row) => [row.name, row.grade])));
+  }
+  const at1 = gradeAt.get(t1)!;
+  assert.deepEqual(
+    names.map((name) => at1.get(name)),
+    ['stale', 'stale', 'warning', 'healthy', 'warning', 'warning', 'warning', 'healthy'],
+    'every grade at t1',
+  );
+  const at2 = gradeAt.get(t2)!;
+  assert.equal(at2.get('Grades lagging'), 'stale', 'its newest interval over an hour old at t2');
+  assert.equal(at2.get('Grades backup'), 'warning', 'its backup over 48 hours old at t2');
+});
+
+test('a site that sent nothing since the month turned gets this month’s EUI figures from the upkeep, skipped while its batch holds its lock', async () => {
+  const quiet = await enrolSite(fleet, 'Upkeep EUI');
+  const batch = dayBatch(0, monthsAgo(3), 60, { electricity: 100, gas: 0 }, 1000);
+  assert.equal((await sendBatch(fleet.url, quiet.credential, batch)).status, 200);
+  const sql = fleet.db.pool;
+  const dbNow = Date.now();
+  const mine = [quiet.siteId];
+  const kept = await keptEuiPage(sql, mine, dbNow, 0, 10);
+  assert.equal(kept.stale, 0, 'kept for this month by its batch');
+  const expected = await euiRanking(sql, mine, dbNow);
+  assert.ok(expected[0]!.eui! > 0);
+  // The month turned since: its figures are a month old (and wrong, to be sure they are made again, not kept).
+  await sql.query(`update sites set eui_month = (eui_month - interval '1 month')::date, eui_kwh = 1 where id = $1`, [quiet.siteId]);
+  assert.equal((await keptEuiPage(sql, mine, dbNow, 0, 10)).stale, 1);
+
+  // While a batch of the site is being stored (its ingest lock held), the upkeep leaves it to that batch.
+  const holder = await sql.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('select pg_advisory_xact_lock($1, hashtext($2))', [SITE_LOCK, quiet.siteId]);
+    const skipped = await keepEuiCurrent(fleet.db.pool, dbNow);
+    assert.ok(skipped.skipped >= 1, JSON.stringify(skipped));
+    assert.equal((await keptEuiPage(sql, mine, dbNow, 0, 10)).stale, 1);
+  } finally {
+    await holder.query('rollback');
+    holder.release();
+  }
+  const done = await keepEuiCurrent(fleet.db.pool, dbNow);
+  assert.ok(done.refreshed >= 1, JSON.stringify(done));
+  const page = await keptEuiPage(sql, mine, dbNow, 0, 10);
+  assert.equal(page.stale, 0, 'kept for this month again: the page reads the index');
+  assert.equal(page.rows[0]!.eui, expected[0]!.eui, 'the figures made again from the monthly totals');
+  assert.deepEqual(await keepEuiCurrent(fleet.db.pool, dbNow), { refreshed: 0, skipped: 0 }, 'nothing left to do');
 });

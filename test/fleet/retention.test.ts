@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { dropRawMonths } from '../../src/fleet/retention.ts';
+import { fleetUpkeep } from '../../src/fleet/upkeep.ts';
 import type { Batch } from '../../src/fleet/schemas.ts';
 import { enrolSite, type FleetInstance, intervalBatch, sendBatch, startFleet, startFleetDatabase } from '../helpers/fleet.ts';
+import { patience } from '../helpers/patience.ts';
 import type { PostgresCluster } from '../helpers/postgres.ts';
 
 let cluster: PostgresCluster;
@@ -53,6 +55,54 @@ const partitions = async () =>
 const intervalsIn = async (siteId: string, name: string) =>
   (await sql.query('select count(*)::int as n from intervals where site_id = $1 and to_char(start at time zone $3, $4) = $2', [siteId, name, 'UTC', 'YYYY-MM']))
     .rows[0].n;
+
+/** Polls `check` every 20 ms until it holds, for up to 30 s × patience(). */
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  const until = Date.now() + 30_000 * patience();
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// First in the file: the limit only moves forward, and the tests after it keep fewer months.
+test('EMS_FLEET_KEEP_RAW_MONTHS: the fleet’s upkeep job drops the old raw months at its first run and then once a day, not at every run', async () => {
+  const site = await enrolSite(fleet, 'Upkeep retention');
+  const [old, recent] = [month(6), month(0)];
+  const first = intervalBatch({ after: 0, from: old.ms, count: 2 });
+  const second = intervalBatch({ after: first.through, from: recent.ms, count: 2, withMetadata: false });
+  for (const batch of [first, second]) assert.equal((await sendBatch(fleet.url, site.credential, batch)).status, 200);
+  assert.ok((await partitions()).includes(old.name));
+
+  const drops: Array<{ rawFrom: string; dropped: string[] }> = [];
+  let monotonic = 0;
+  const logger = {
+    info: (fields: object, message: string) => {
+      if (message.startsWith('fleet upkeep: raw intervals')) drops.push(fields as { rawFrom: string; dropped: string[] });
+    },
+    error: (fields: object, message: string) => assert.fail(`${message}: ${JSON.stringify(fields)}`),
+  };
+  const job = fleetUpkeep(fleet.db.pool, { keepRawMonths: 5, logger, now: () => Date.now(), monotonic: () => monotonic, everyMs: 20 });
+  job.start();
+  try {
+    await waitFor(() => drops.length === 1, 'the first run drops');
+    assert.ok(drops[0]!.dropped.includes(old.name), JSON.stringify(drops));
+    assert.ok(!(await partitions()).includes(old.name), 'the old month’s partition is gone');
+    const limit = (await sql.query('select raw_from::text as f from fleet_retention')).rows[0].f;
+    assert.equal(limit, drops[0]!.rawFrom);
+    assert.ok(limit > `${old.name}-01` && limit <= `${recent.name}-01`, limit);
+    // Runs go on every 20 ms; within the day none drops again.
+    const runs = job.state().runs;
+    await waitFor(() => job.state().runs >= runs + 5, 'five more runs');
+    assert.equal(drops.length, 1, 'no second drop within the day');
+    monotonic += 24 * 3_600_000;
+    await waitFor(() => drops.length === 2, 'a day later it drops again');
+    assert.equal(drops[1]!.rawFrom, limit, 'the same limit (the month has not turned)');
+  } finally {
+    await job.stop();
+  }
+  assert.equal(job.state().failures, 0);
+});
 
 test('the months before the kept ones lose their raw rows, keep their days, and a box sending them again makes nothing', async () => {
   const site = await enrolSite(fleet, 'Retention');
