@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/client.ts';
 import { eq, sql } from 'drizzle-orm';
 import { meterState } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
-import { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
+import { checkTime, FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 import type { IntervalStore } from './store.ts';
 import { dropAfter } from './clockStep.ts';
 import type { CollectedMeter, State } from './collectorCount.ts';
@@ -14,19 +14,29 @@ import type { Current } from './collectorReads.ts';
 import type { HeldWrites } from './collectorHold.ts';
 
 /**
- * Where the meters ahead of a clock stepped back start again: at the earliest of their readings this collection took
- * (within [started, readAt]), or `started`. dropAfter keeps the part of the interval holding it before it, and they count
- * from their readings on: cut at `started` instead, the part between it and the readings was lost (the week's soak,
- * 2 Nov 15:00: main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine).
+ * Where each meter ahead of a clock stepped back starts again: at its own reading of this collection, as the counting
+ * takes it (collectorCount.ts collectMeter: up to the tolerance ahead is taken as readAt), or at `started` when it has
+ * no good reading. dropAfter keeps the part of the interval holding that point before it, and the meter counts from
+ * its reading on. One cut for all at the earliest reading lost each later meter's energy between the two (the soak's
+ * day, issue 56: the built-in simulator stamped the main incomer 15:48 and the sub-meters 16:01 on a start that stalled
+ * the event loop; lighting 405.5 of 417.6 kWh). Cut at `started` instead, the part between it and the readings was lost
+ * (the week's soak, 2 Nov 15:00: main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine).
  */
-function restartAt(current: Map<string, Current>, meters: CollectedMeter[], ahead: Set<number>, started: number, readAt: number): number {
-  let at = Number.POSITIVE_INFINITY;
+export function restartPoints(
+  current: Map<string, Current>,
+  meters: CollectedMeter[],
+  ahead: Set<number>,
+  started: number,
+  readAt: number,
+): Map<number, number> {
+  const points = new Map<number, number>();
   for (const meter of meters) {
-    const reading = ahead.has(meter.id) ? current.get(meter.code) : undefined;
-    // As collectMeter counts it: up to the tolerance ahead is taken as readAt.
-    if (reading && 'value' in reading && reading.at >= started) at = Math.min(at, reading.at, readAt);
+    if (!ahead.has(meter.id)) continue;
+    const reading = current.get(meter.code);
+    const good = reading && 'value' in reading && checkTime(reading.at, readAt).ok;
+    points.set(meter.id, good ? Math.min(reading.at, readAt) : started);
   }
-  return Number.isFinite(at) ? at : started;
+  return points;
 }
 
 export class ClockSteps {
@@ -77,9 +87,12 @@ export class ClockSteps {
       // What is held in memory is written first, so that the drop below removes its intervals after now as well;
       // nothing of it stays held (a held record or state ahead of the clock would come back at the next write).
       this.writes.writeAll();
+      const points = restartPoints(current, meters, rebase, started, readAt);
+      // Meters not ahead (no state, or none past now) are cut at the earliest of them, or `started`.
+      const at = points.size ? Math.min(...points.values()) : started;
       const dropped = this.deps.store.transaction(() => {
         for (const meterId of ahead) this.deleteState.run({ meterId });
-        return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), restartAt(current, meters, rebase, started, readAt), rebase, states);
+        return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), at, rebase, states, points);
       });
       for (const id of ahead) states.delete(id);
       this.deps.logger.warn(
