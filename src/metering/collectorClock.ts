@@ -14,27 +14,27 @@ import type { Current } from './collectorReads.ts';
 import type { HeldWrites } from './collectorHold.ts';
 
 /**
- * Where each meter ahead of a clock stepped back starts again: at its own reading of this collection, as the counting
- * takes it (collectorCount.ts collectMeter: up to the tolerance ahead is taken as readAt), or at `started` when it has
- * no good reading. dropAfter keeps the part of the interval holding that point before it, and the meter counts from
- * its reading on. One cut for all at the earliest reading lost each later meter's energy between the two (the soak's
- * day, issue 56: the built-in simulator stamped the main incomer 15:48 and the sub-meters 16:01 on a start that stalled
- * the event loop; lighting 405.5 of 417.6 kWh). Cut at `started` instead, the part between it and the readings was lost
- * (the week's soak, 2 Nov 15:00: main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine).
+ * Where each meter ahead of a clock stepped back starts again: at its own good reading of this collection, as the
+ * counting takes it (collectorCount.ts collectMeter: up to the tolerance ahead is taken as readAt). dropAfter keeps the
+ * part of the interval holding that point before it, and the meter counts from its reading on. One cut for all at the
+ * earliest reading lost each later meter's energy between the two (the soak's day, issue 56: the built-in simulator
+ * stamped the main incomer 15:48 and the sub-meters 16:01 on a start that stalled the event loop; lighting 405.5 of
+ * 417.6 kWh). Cut at `started` instead, the part between it and the readings was lost (the week's soak, 2 Nov 15:00:
+ * main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine). A collected meter without a good
+ * reading has no point: it waits for one (ClockSteps.dropAhead). A meter ahead that is not collected any more
+ * (disabled, its code removed) starts again at `started`.
  */
-export function restartPoints(
-  current: Map<string, Current>,
-  meters: CollectedMeter[],
-  ahead: Set<number>,
-  started: number,
-  readAt: number,
-): Map<number, number> {
+export function restartPoints(current: Map<string, Current>, meters: CollectedMeter[], ahead: number[], started: number, readAt: number): Map<number, number> {
+  const collected = new Map(meters.map((meter) => [meter.id, meter.code]));
   const points = new Map<number, number>();
-  for (const meter of meters) {
-    if (!ahead.has(meter.id)) continue;
-    const reading = current.get(meter.code);
-    const good = reading && 'value' in reading && checkTime(reading.at, readAt).ok;
-    points.set(meter.id, good ? Math.min(reading.at, readAt) : started);
+  for (const meterId of ahead) {
+    const code = collected.get(meterId);
+    if (code === undefined) {
+      points.set(meterId, started);
+      continue;
+    }
+    const reading = current.get(code);
+    if (reading && 'value' in reading && checkTime(reading.at, readAt).ok) points.set(meterId, Math.min(reading.at, readAt));
   }
   return points;
 }
@@ -69,8 +69,11 @@ export class ClockSteps {
 
   /**
    * A last reading ahead of the clock: the box's clock stepped back (or a future reading was taken before readings were
-   * checked). What lies after now is dropped; those meters start again from their next reading, and are answered
-   * (their states leave `states`).
+   * checked). What lies after now is dropped; those meters start again from their next good reading, and are answered
+   * (their states leave `states`). A collected meter ahead without a good reading in this collection (bad, absent,
+   * refused) keeps its state and waits for one: nothing is counted for it meanwhile (its readings lie before its last
+   * one). Started again without a state, its first reading after would be a new meter's, with the gateway's 7-day
+   * history counted again on top of what is stored.
    */
   dropAhead(
     steppedBack: boolean,
@@ -81,22 +84,22 @@ export class ClockSteps {
     readAt: number,
   ): Set<number> {
     const ahead = [...states].filter(([, state]) => state.lastAt > started + FUTURE_TOLERANCE_MS).map(([id]) => id);
-    const rebase = new Set<number>(ahead);
-    if (steppedBack || ahead.length) {
-      if (steppedBack) this.clockStepsBack += 1;
+    const points = restartPoints(current, meters, ahead, started, readAt);
+    const rebase = new Set<number>(points.keys());
+    if (steppedBack) this.clockStepsBack += 1;
+    if (steppedBack || rebase.size) {
       // What is held in memory is written first, so that the drop below removes its intervals after now as well;
       // nothing of it stays held (a held record or state ahead of the clock would come back at the next write).
       this.writes.writeAll();
-      const points = restartPoints(current, meters, rebase, started, readAt);
-      // Meters not ahead (no state, or none past now) are cut at the earliest of them, or `started`.
+      // Meters not ahead (no state, or none past now) are cut at the earliest point, or `started`.
       const at = points.size ? Math.min(...points.values()) : started;
       const dropped = this.deps.store.transaction(() => {
-        for (const meterId of ahead) this.deleteState.run({ meterId });
+        for (const meterId of rebase) this.deleteState.run({ meterId });
         return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), at, rebase, states, points);
       });
-      for (const id of ahead) states.delete(id);
+      for (const id of rebase) states.delete(id);
       this.deps.logger.warn(
-        { steppedBack, metersAhead: ahead.length, dayRowsChanged: dropped },
+        { steppedBack, metersAhead: ahead.length, waiting: ahead.length - rebase.size, dayRowsChanged: dropped },
         'the clock stepped back: intervals after now dropped, meters ahead of it start again',
       );
     }

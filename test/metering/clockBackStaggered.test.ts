@@ -69,3 +69,38 @@ test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter cou
     assert.ok(day.flags[i]! & FLAG_ESTIMATED, `${meter.code}: the interval holding its restart is flagged estimated`);
   }
 });
+
+test('restarted 1 h back, one meter read bad at first: it waits for a good reading, its week of history not counted again', async (t) => {
+  const r = await misbehavingRig({ start: TWO, collector: 'separate' });
+  t.after(() => r.close());
+  const ids = new Map<string, number>();
+  for (const meter of METERS) ids.set(meter.code, (await r.meter({ name: meter.code, code: meter.code, kind: 'energy' })).id);
+  // The gateway keeps 5-minute history of both: started again without a state, a meter would be backfilled from it.
+  for (const meter of METERS) {
+    const rows = [];
+    for (let at = TWO - 60 * MIN; at <= TWO + 3 * 60 * MIN; at += 5 * MIN) rows.push({ at, value: counter(meter.perMinute, at) });
+    r.gateway.history.set(meter.code, rows);
+  }
+  const collectAt = async (collector: typeof r.collector, bad?: string) => {
+    for (const meter of METERS)
+      r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now, quality: meter.code === bad ? 'bad' : 'good' });
+    await collector.collect();
+  };
+  for (; r.clock.now <= TWO + 2 * 60 * MIN; r.clock.now += MIN) await collectAt(r.collector);
+
+  // Killed at 04:00; restarted with the clock at 03:07, the late meter read bad at first.
+  const restarted = separateCollector(r.server, r.clock);
+  r.clock.now = TWO + 67 * MIN;
+  await collectAt(restarted, 'meter.late.kwh');
+  for (r.clock.now += MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) await collectAt(restarted);
+
+  for (const meter of METERS) {
+    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
+    assert.ok(day, `${meter.code}: the day is stored`);
+    const expected = meter.perMinute * 15;
+    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
+      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
+      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
+    }
+  }
+});
