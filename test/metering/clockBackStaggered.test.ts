@@ -104,3 +104,43 @@ test('restarted 1 h back, one meter read bad at first: it waits for a good readi
     }
   }
 });
+
+test('restarted 1 h back, one meter’s first reading answered after its last one (a long stall): it counts on from it, nothing lost', async (t) => {
+  const r = await misbehavingRig({ start: TWO, collector: 'separate' });
+  t.after(() => r.close());
+  const ids = new Map<string, number>();
+  for (const meter of METERS) ids.set(meter.code, (await r.meter({ name: meter.code, code: meter.code, kind: 'energy' })).id);
+  r.gateway.historyStatus = 404;
+  for (; r.clock.now <= TWO + 2 * 60 * MIN + 2 * MIN; r.clock.now += MIN) {
+    for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now });
+    await r.collector.collect();
+  }
+
+  // Killed at 04:02 (the 04:00 interval holds two minutes); restarted with the clock at 03:07. The first read stalls
+  // until 04:06: the early point stamped 03:08, the late one 04:05, after its last reading (04:02).
+  const restarted = separateCollector(r.server, r.clock);
+  const began = TWO + 67 * MIN;
+  r.clock.now = began;
+  r.gateway.set('meter.early.kwh', { value: counter(0.5, began + MIN) });
+  r.gateway.set('meter.late.kwh', { value: counter(0.3, TWO + 125 * MIN), ts: TWO + 125 * MIN });
+  r.gateway.now = () => {
+    r.clock.now = TWO + 126 * MIN;
+    return began + MIN;
+  };
+  await restarted.collect();
+  r.gateway.now = () => r.clock.now;
+  for (r.clock.now = TWO + 127 * MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) {
+    for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now });
+    await restarted.collect();
+  }
+
+  for (const meter of METERS) {
+    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
+    assert.ok(day, `${meter.code}: the day is stored`);
+    const expected = meter.perMinute * 15;
+    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
+      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
+      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
+    }
+  }
+});
