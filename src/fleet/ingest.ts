@@ -6,7 +6,7 @@ import { inTransaction } from './db.ts';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
-import { upsertDays, upsertIntervals } from './ingestRows.ts';
+import { deleteMissing, upsertDays, upsertIntervals } from './ingestRows.ts';
 import { refreshSiteEui } from './portfolio.ts';
 import { HEALTH_FACTS_SET, healthFactValues } from './portfolioKept.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
@@ -296,6 +296,8 @@ export class Ingest {
         const thisMonth = new Date(now).toISOString().slice(0, 7);
         // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
         if (row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth)) await refreshSiteEui(client, siteId, now);
+        // What the box's rows say it does not hold (intervals it dropped after a clock step back) goes.
+        await deleteMissing(client, siteId, batch.days ?? []);
         const stored = {
           intervals: await upsertIntervals(client, siteId, ...keptRaw([live, liveHeld], row.raw_from)),
           days: days.written,

@@ -116,3 +116,30 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
   });
   return { written: result.rows.length, months };
 }
+
+/**
+ * The intervals a sequenced day row says the box does not hold (`missing`): removed where the fleet stored them under a
+ * lower sequence (an interval the box dropped after its clock stepped back; a row stored at or above the day's sequence
+ * is newer than the row's word), and taken off the site's day counts. One statement. Returns the rows removed.
+ */
+export async function deleteMissing(client: pg.PoolClient, siteId: string, days: DayRow[]): Promise<number> {
+  const runs = days.flatMap((day) => (day.missing ?? []).map((run) => ({ meter: day.meter, from: run.from, to: run.to, seq: day.seq })));
+  if (runs.length === 0) return 0;
+  const result = await client.query<{ removed: string }>({
+    name: 'fleet-delete-missing',
+    text: `with r as (
+       select * from unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[]) as r(m, f, t, n)
+     ), gone as (
+       delete from intervals i using r
+       where i.site_id = $1 and i.meter_key = r.m and i.start >= r.f and i.start < r.t and i.seq < r.n
+       returning i.start
+     ), counted as (
+       update site_day_counts c set rows = greatest(0, c.rows - g.n)
+       from (select (start at time zone 'UTC')::date as day, count(*) as n from gone group by 1) g
+       where c.site_id = $1 and c.day = g.day
+     )
+     select count(*) as removed from gone`,
+    values: [siteId, runs.map((r) => r.meter), runs.map((r) => r.from), runs.map((r) => r.to), runs.map((r) => r.seq)],
+  });
+  return Number(result.rows[0]!.removed);
+}

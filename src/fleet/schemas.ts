@@ -108,7 +108,23 @@ export const BatchSchema = Type.Object(
       ),
     ),
     intervals: Type.Optional(Type.Array(Type.Object({ ...IntervalFields, seq: Seq }, { additionalProperties: false }))),
-    days: Type.Optional(Type.Array(Type.Object({ ...DayFields, seq: Seq }, { additionalProperties: false }))),
+    days: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            ...DayFields,
+            seq: Seq,
+            /**
+             * The runs of intervals [from, to) the box's row does not hold: what the fleet stored there under a lower
+             * sequence goes (an interval the box dropped after its clock stepped back). At most 50 runs fit a day of 100
+             * intervals.
+             */
+            missing: Type.Optional(Type.Array(Type.Object({ from: Instant, to: Instant }, { additionalProperties: false }), { maxItems: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     alerts: Type.Optional(
       Type.Array(
         Type.Object(

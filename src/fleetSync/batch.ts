@@ -32,7 +32,7 @@ export type SiteBatch = {
    * `value` in the meter's unit (m³ for gas); `kwh` on gas days only: value × the calorific value × correction in force
    * that day, as the site's own gas kWh (left out when the box has no calorific version at all).
    */
-  days: Array<{ meter: string; day: string; value: number; kwh?: number; cost: number; carbonKg: number; seq: number }>;
+  days: Array<{ meter: string; day: string; value: number; kwh?: number; cost: number; carbonKg: number; seq: number; missing?: MissingRun[] }>;
   alerts: Array<{
     id: number;
     title: string;
@@ -57,6 +57,28 @@ export type SiteBatch = {
   };
   health?: Record<string, unknown>;
 };
+
+/**
+ * A run of intervals a sequenced day row does not hold, [from, to): the fleet removes what it stored there under a lower
+ * sequence. An interval the box dropped (its clock stepped back: metering/clockStep.ts) is not sent, and without this
+ * the fleet kept the value it had (the soak's week, issue 56: meter 7 on 2 Nov, 96 intervals at the fleet, 95 on the box).
+ */
+export type MissingRun = { from: string; to: string };
+
+/** The runs of intervals a day row does not hold (NaN, or past its stored length), in order; none when it holds all. */
+export function missingRuns(values: ArrayLike<number>, count: number, start: number): MissingRun[] {
+  const runs: MissingRun[] = [];
+  let from = -1;
+  for (let i = 0; i <= count; i++) {
+    const missing = i < count && (i >= values.length || Number.isNaN(values[i]!));
+    if (missing && from < 0) from = i;
+    if (!missing && from >= 0) {
+      runs.push({ from: new Date(start + from * 900_000).toISOString(), to: new Date(start + i * 900_000).toISOString() });
+      from = -1;
+    }
+  }
+  return runs;
+}
 
 /** Gas and water are metered in m³, electricity and heat in kWh (docs/commodities.md). */
 const UNITS: Record<string, string> = { electricity: 'kWh', heat: 'kWh', gas: 'm3', water: 'm3' };
@@ -243,6 +265,8 @@ function addDay(batch: SiteBatch, row: DayRow, context: DayContext, sent?: SentI
   const day: SiteBatch['days'][number] = { meter, day: row.day, value: row.totalKwh, cost: row.cost, carbonKg: row.carbonKg, seq: row.syncSeq };
   const kwhOfGas = gasKwh(context, row.meterId, row.day, row.totalKwh);
   if (kwhOfGas !== undefined) day.kwh = kwhOfGas;
+  const missing = missingRuns(kwh, count, start);
+  if (missing.length > 0) day.missing = missing;
   content.totals = totalsKey(day);
   sent?.stage(meter, row.day, content);
   batch.days.push(day);

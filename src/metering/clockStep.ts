@@ -14,6 +14,10 @@ import { FLAG_ESTIMATED, type IntervalStore } from './store.ts';
  * estimated (kept whole, the part after `at` was counted twice: the soak's restart 1 h back, issue 56). `lastAt`: each
  * meter's last counted reading, when known: the interval holds energy up to it only, so a reading inside the interval
  * makes the share before `at` that of the time it covers (at 03:01 of a part counted 03:00–03:08: 1/8, not 1/15).
+ *
+ * `points`: where each meter ahead starts again, when that is not `at` (each from its own reading: collectorClock.ts
+ * restartPoints); such a meter is cut there instead. A meter not ahead whose last reading lies after `at` keeps what it
+ * counted up to it (it counts on from there: nothing after it was counted).
  */
 export function dropAfter(
   store: IntervalStore,
@@ -22,12 +26,16 @@ export function dropAfter(
   at: number,
   ahead: ReadonlySet<number> = new Set(),
   lastAt: ReadonlyMap<number, { lastAt: number }> = new Map(),
+  points: ReadonlyMap<number, number> = new Map(),
 ): number {
   const sqlite = db.sqlite;
-  const day = dayOf(timezone, at);
-  // raw SQL: the rollups of the days after a day, to take them off their months
-  const later = sqlite
-    .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day > ?')
+  const cutOf = (meterId: number) => (ahead.has(meterId) ? (points.get(meterId) ?? at) : Math.max(at, lastAt.get(meterId)?.lastAt ?? at));
+  let earliest = at;
+  for (const point of points.values()) earliest = Math.min(earliest, point);
+  const day = dayOf(timezone, earliest);
+  // raw SQL: the rows from the earliest cut's day on, with their rollups (a later day's come off their months)
+  const rows = sqlite
+    .prepare('SELECT meter_id AS meterId, day, total_kwh AS totalKwh, cost, carbon_kg AS carbonKg FROM meter_days WHERE day >= ?')
     .all(day) as {
     meterId: number;
     day: string;
@@ -41,48 +49,71 @@ export function dropAfter(
   const moveMonth = sqlite.prepare(
     'UPDATE meter_months SET total_kwh = total_kwh - ?, cost = cost - ?, carbon_kg = carbon_kg - ? WHERE meter_id = ? AND month = ?',
   );
-  for (const row of later) {
-    // An open day (from openFrom on) is in no month yet.
-    if (openFrom !== null && row.day >= openFrom) continue;
-    moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
-    touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
+  // raw SQL: one meter's day row, by its key
+  const deleteRow = sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ? AND day = ?');
+  let changed = 0;
+  for (const row of rows) {
+    const cut = cutOf(row.meterId);
+    const cutDay = dayOf(timezone, cut);
+    if (row.day < cutDay) continue;
+    if (row.day === cutDay) {
+      changed += trimDay(store, timezone, row.meterId, row.day, cut, ahead.has(row.meterId), lastAt, touchedMonths);
+      continue;
+    }
+    // A day after the meter's cut: gone, and off its month unless it is open (from openFrom on it is in no month yet).
+    if (openFrom === null || row.day < openFrom) {
+      moveMonth.run(row.totalKwh, row.cost, row.carbonKg, row.meterId, row.day.slice(0, 7));
+      touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
+    }
+    deleteRow.run(row.meterId, row.day);
+    changed += 1;
   }
-  // raw SQL: the day rows after a day (a clock stepped back), by the day key
-  sqlite.prepare('DELETE FROM meter_days WHERE day > ?').run(day);
   // Months with no day left go; a month's peak is recomputed from the days it keeps.
   // raw SQL: the month rows after a month, by the month key
   sqlite.prepare('DELETE FROM meter_months WHERE month > ?').run(day.slice(0, 7));
-  const offset = at - dayIntervals(timezone, day).start;
+  store.recomputeMonthPeaks(touchedMonths);
+  return changed;
+}
+
+/**
+ * One meter's day holding its cut: the intervals after `at` go, and for a meter ahead the interval holding `at` keeps its
+ * part before it (see dropAfter). Answers 1 when the row changed.
+ */
+function trimDay(
+  store: IntervalStore,
+  timezone: string,
+  meterId: number,
+  day: string,
+  at: number,
+  isAhead: boolean,
+  lastAt: ReadonlyMap<number, { lastAt: number }>,
+  touchedMonths: Set<string>,
+): number {
+  const dayStart = dayIntervals(timezone, day).start;
+  const offset = at - dayStart;
   const first = Math.ceil(offset / INTERVAL_MS);
   // The interval holding `at` when `at` is inside one: its share before `at`.
   const partial = offset % INTERVAL_MS === 0 ? -1 : first - 1;
   const before = (offset - partial * INTERVAL_MS) / INTERVAL_MS;
-  // raw SQL: the meters with a row on a day, plucked
-  const today = sqlite.prepare('SELECT meter_id AS meterId FROM meter_days WHERE day = ?').pluck().all(day) as number[];
-  let changed = later.length;
-  for (const meterId of today) {
-    const record = store.load(meterId, day);
-    let dropped = false;
-    for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
-      if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
-      record.kwh[i] = NaN;
-      record.flags[i] = 0;
-      if (record.maxKw) record.maxKw[i] = NaN;
-    }
-    if (partial >= 0 && ahead.has(meterId) && !Number.isNaN(record.kwh[partial])) {
-      const intervalStart = dayIntervals(timezone, day).start + partial * INTERVAL_MS;
-      const counted = lastAt.get(meterId)?.lastAt;
-      // The time the stored part covers: up to the last reading when that lies inside the interval, after `at`.
-      const covered = counted !== undefined && counted > at && counted < intervalStart + INTERVAL_MS ? counted - intervalStart : INTERVAL_MS;
-      record.kwh[partial] = record.kwh[partial]! * Math.min(1, (before * INTERVAL_MS) / covered);
-      record.flags[partial] = record.flags[partial]! | FLAG_ESTIMATED;
-      dropped = true;
-    }
-    if (!dropped) continue;
-    store.save([record]);
-    touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
-    changed += 1;
+  const record = store.load(meterId, day);
+  let dropped = false;
+  for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
+    if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
+    record.kwh[i] = NaN;
+    record.flags[i] = 0;
+    if (record.maxKw) record.maxKw[i] = NaN;
   }
-  store.recomputeMonthPeaks(touchedMonths);
-  return changed;
+  if (partial >= 0 && isAhead && !Number.isNaN(record.kwh[partial])) {
+    const intervalStart = dayStart + partial * INTERVAL_MS;
+    const counted = lastAt.get(meterId)?.lastAt;
+    // The time the stored part covers: up to the last reading when that lies inside the interval, after `at`.
+    const covered = counted !== undefined && counted > at && counted < intervalStart + INTERVAL_MS ? counted - intervalStart : INTERVAL_MS;
+    record.kwh[partial] = record.kwh[partial]! * Math.min(1, (before * INTERVAL_MS) / covered);
+    record.flags[partial] = record.flags[partial]! | FLAG_ESTIMATED;
+    dropped = true;
+  }
+  if (!dropped) return 0;
+  store.save([record]);
+  touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
+  return 1;
 }

@@ -6,7 +6,7 @@ import type { Db } from '../platform/db/client.ts';
 import { eq, sql } from 'drizzle-orm';
 import { meterState } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
-import { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
+import { checkTime, FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 import type { IntervalStore } from './store.ts';
 import { dropAfter } from './clockStep.ts';
 import type { CollectedMeter, State } from './collectorCount.ts';
@@ -14,19 +14,40 @@ import type { Current } from './collectorReads.ts';
 import type { HeldWrites } from './collectorHold.ts';
 
 /**
- * Where the meters ahead of a clock stepped back start again: at the earliest of their readings this collection took
- * (within [started, readAt]), or `started`. dropAfter keeps the part of the interval holding it before it, and they count
- * from their readings on: cut at `started` instead, the part between it and the readings was lost (the week's soak,
- * 2 Nov 15:00: main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine).
+ * Where each meter ahead of a clock stepped back starts again: at its own good reading of this collection, as the
+ * counting takes it (collectorCount.ts collectMeter: up to the tolerance ahead is taken as readAt). dropAfter keeps the
+ * part of the interval holding that point before it, and the meter counts from its reading on. One cut for all at the
+ * earliest reading lost each later meter's energy between the two (the soak's day, issue 56: the built-in simulator
+ * stamped the main incomer 15:48 and the sub-meters 16:01 on a start that stalled the event loop; lighting 405.5 of
+ * 417.6 kWh). Cut at `started` instead, the part between it and the readings was lost (the week's soak, 2 Nov 15:00:
+ * main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine). A collected meter without a good
+ * reading has no point: it waits for one (ClockSteps.dropAhead); nor has one read at or after its last reading: it
+ * counts on. A meter ahead that is not collected any more (disabled, its code removed) starts again at `started`.
  */
-function restartAt(current: Map<string, Current>, meters: CollectedMeter[], ahead: Set<number>, started: number, readAt: number): number {
-  let at = Number.POSITIVE_INFINITY;
-  for (const meter of meters) {
-    const reading = ahead.has(meter.id) ? current.get(meter.code) : undefined;
-    // As collectMeter counts it: up to the tolerance ahead is taken as readAt.
-    if (reading && 'value' in reading && reading.at >= started) at = Math.min(at, reading.at, readAt);
+export function restartPoints(
+  current: Map<string, Current>,
+  meters: CollectedMeter[],
+  ahead: number[],
+  states: Map<number, State>,
+  started: number,
+  readAt: number,
+): Map<number, number> {
+  const collected = new Map(meters.map((meter) => [meter.id, meter.code]));
+  const points = new Map<number, number>();
+  for (const meterId of ahead) {
+    const code = collected.get(meterId);
+    if (code === undefined) {
+      points.set(meterId, started);
+      continue;
+    }
+    const reading = current.get(code);
+    if (!reading || !('value' in reading) || !checkTime(reading.at, readAt).ok) continue;
+    const point = Math.min(reading.at, readAt);
+    // Read at or after its last reading (the read stalled past it: the soak's week, pv 7 Nov 14:00, 0.69 kWh short): not
+    // ahead of its readings, it counts on from its state; started again there, what lay between the two was lost.
+    if (point < (states.get(meterId)?.lastAt ?? Number.POSITIVE_INFINITY)) points.set(meterId, point);
   }
-  return Number.isFinite(at) ? at : started;
+  return points;
 }
 
 export class ClockSteps {
@@ -59,8 +80,11 @@ export class ClockSteps {
 
   /**
    * A last reading ahead of the clock: the box's clock stepped back (or a future reading was taken before readings were
-   * checked). What lies after now is dropped; those meters start again from their next reading, and are answered
-   * (their states leave `states`).
+   * checked). What lies after now is dropped; those meters start again from their next good reading, and are answered
+   * (their states leave `states`). A collected meter ahead without a good reading in this collection (bad, absent,
+   * refused) keeps its state and waits for one: nothing is counted for it meanwhile (its readings lie before its last
+   * one). One whose reading lies at or after its last counts on (restartPoints). Started again without a state, its first reading after would be a new meter's, with the gateway's 7-day
+   * history counted again on top of what is stored.
    */
   dropAhead(
     steppedBack: boolean,
@@ -71,19 +95,22 @@ export class ClockSteps {
     readAt: number,
   ): Set<number> {
     const ahead = [...states].filter(([, state]) => state.lastAt > started + FUTURE_TOLERANCE_MS).map(([id]) => id);
-    const rebase = new Set<number>(ahead);
-    if (steppedBack || ahead.length) {
-      if (steppedBack) this.clockStepsBack += 1;
+    const points = restartPoints(current, meters, ahead, states, started, readAt);
+    const rebase = new Set<number>(points.keys());
+    if (steppedBack) this.clockStepsBack += 1;
+    if (steppedBack || rebase.size) {
       // What is held in memory is written first, so that the drop below removes its intervals after now as well;
       // nothing of it stays held (a held record or state ahead of the clock would come back at the next write).
       this.writes.writeAll();
+      // Meters not ahead (no state, or none past now) are cut at the earliest point, or `started`.
+      const at = points.size ? Math.min(...points.values()) : started;
       const dropped = this.deps.store.transaction(() => {
-        for (const meterId of ahead) this.deleteState.run({ meterId });
-        return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), restartAt(current, meters, rebase, started, readAt), rebase, states);
+        for (const meterId of rebase) this.deleteState.run({ meterId });
+        return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), at, rebase, states, points);
       });
-      for (const id of ahead) states.delete(id);
+      for (const id of rebase) states.delete(id);
       this.deps.logger.warn(
-        { steppedBack, metersAhead: ahead.length, dayRowsChanged: dropped },
+        { steppedBack, metersAhead: ahead.length, restarted: rebase.size, dayRowsChanged: dropped },
         'the clock stepped back: intervals after now dropped, meters ahead of it start again',
       );
     }

@@ -4,7 +4,7 @@
 // changed; the service killed -9 at random points and started again, some restarts with the clock stepped forward or
 // back; backups, report runs, a history import and billing runs throughout. Checked at each simulated day and at the
 // end against the simulator's own record (its counters are a function of time: test/ops/edgePowerCut.test.ts).
-// `npm run soak` runs a week (test/soak/week.ts); `npm run soak:day` (test/soak/day.soak.ts, not in `npm test`: docs/hardening.md) runs a day.
+// `npm run soak` runs a week (test/soak/week.ts); `npm run soak:day` (test/soak/day.test.ts, also in `npm test`: docs/hardening.md) runs a day.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';

@@ -1458,6 +1458,12 @@ export interface operations {
                         day: string;
                         kwh?: number;
                         meter: string;
+                        missing?: {
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                        }[];
                         seq: number;
                         value: number;
                     }[];
