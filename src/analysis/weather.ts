@@ -7,6 +7,7 @@
 import { GatewayRefused, type GatewayPort, type HistoryPoint } from '../gateway/index.ts';
 import type { ZoneKeyedDays } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
+import { outdoorDays } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest, Forbidden } from '../platform/errors.ts';
 
@@ -221,6 +222,6 @@ export class OutdoorTemperatures {
  * hands this in): a site time-zone move drops them in its last transaction, they are keyed by the old zone's site days.
  */
 export function outdoorDaysZoneKeyed(db: Db): ZoneKeyedDays {
-  const drop = db.sqlite.prepare('DELETE FROM outdoor_days');
+  const drop = db.orm.delete(outdoorDays).prepare();
   return { drop: () => void drop.run() };
 }
