@@ -7,6 +7,7 @@ export { DemandCharges, type MonthDemandCharge } from './demandCharges.ts';
 export { LoadShedder, type LoadSheddingConfig } from './loadShedding.ts';
 export type { WeatherNormalisedChange } from './normalisation.ts';
 export { LoadSheddingGuard } from './loadSheddingGuard.ts';
+export { outdoorDaysZoneKeyed } from './weather.ts';
 export {
   analysisRouteGroups,
   buildAnalysis,

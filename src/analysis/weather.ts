@@ -5,7 +5,9 @@
 // only; days already kept are read by anyone), at most MAX_UNCACHED_DAYS per call, and one fetch at a time per service
 // (callers queue, and a caller whose days were fetched while it waited reads them from the store).
 import { GatewayRefused, type GatewayPort, type HistoryPoint } from '../gateway/index.ts';
+import type { ZoneKeyedDays } from '../metering/index.ts';
 import type { Db } from '../platform/db/client.ts';
+import { outdoorDays } from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals, daysBetween } from '../platform/time/calendar.ts';
 import { BadRequest, Forbidden } from '../platform/errors.ts';
 
@@ -213,4 +215,13 @@ export class OutdoorTemperatures {
     })();
     return kept;
   }
+}
+
+/**
+ * Metering's port ZoneKeyedDays over the outdoor days (analysis owns outdoor_days; metering is built first, the root
+ * hands this in): a site time-zone move drops them in its last transaction, they are keyed by the old zone's site days.
+ */
+export function outdoorDaysZoneKeyed(db: Db): ZoneKeyedDays {
+  const drop = db.orm.delete(outdoorDays).prepare();
+  return { drop: () => void drop.run() };
 }

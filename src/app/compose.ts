@@ -7,9 +7,9 @@ import { buildReporting } from '../reporting/index.ts';
 import { buildFacility, type AreaSources } from '../facility/index.ts';
 import { buildCollection, buildMetering, ensureSimulatorMeters, meterAreas } from '../metering/index.ts';
 import { buildFleetSync } from '../fleetSync/index.ts';
-import { areaCardNames, buildDemandWatch, buildEnergyModule } from '../energy/index.ts';
+import { areaCardNames, buildDemandWatch, buildEnergyModule, meterAreaCards } from '../energy/index.ts';
 import { buildPricingModule, buildPricingRoutes } from '../pricing/index.ts';
-import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding } from '../analysis/index.ts';
+import { buildAnalysisModule, buildAnomalyChecks, buildLoadShedding, outdoorDaysZoneKeyed } from '../analysis/index.ts';
 import { buildBillingModule } from '../billing/index.ts';
 import { buildFaultDetection } from '../faultDetection/index.ts';
 import { buildSite, sceneModelRef, siteSettings } from '../site/index.ts';
@@ -92,7 +92,8 @@ function areaSources(db: Db): AreaSources {
 function startDataPath(start: <S>(module: Module<S>) => S, needs: { db: Db; audit: AuditLog; logger: Logger; iot: IotGateway; timezone: () => string }) {
   const { db, audit, timezone } = needs;
   const { tariffs, calorific } = start(buildPricingModule({ db, audit, timezone }));
-  const metering = start(buildMetering({ ...needs, tariffs, timezone }));
+  // Ports: energy's area cards (a meter's area gets its card) and analysis's outdoor days (a zone move drops them).
+  const metering = start(buildMetering({ ...needs, tariffs, timezone, cards: meterAreaCards(db), zoneKeyed: outdoorDaysZoneKeyed(db) }));
   start(buildPricingRoutes({ tariffs, restate: metering.restate }));
   const { energy } = start(buildEnergyModule({ db, audit, tariffs, calorific, ...metering }));
   return { timezone, tariffs, calorific, metering, energy, figures: energy.figures };

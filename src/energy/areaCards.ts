@@ -1,7 +1,7 @@
 // The hand-entered area cards, replaced as a set; each replace also records today's totals in energy_daily for the weekly
 // chart. An area with meters is listed with its meters' figures (SiteEnergy computes them) and is never written here.
 // The cards' read (GET /api/energy/areas) is answered here whole: the cards and the site's unallocated energy, kept as one.
-import { SITE_TOTAL, type MeterDirectory } from '../metering/index.ts';
+import { SITE_TOTAL, type MeterAreaCards, type MeterDirectory } from '../metering/index.ts';
 import { siteTimezone } from '../site/index.ts';
 import type { AuditLog } from '../platform/db/auditTrail.ts';
 import type { Db } from '../platform/db/client.ts';
@@ -161,4 +161,19 @@ export class AreaCards {
 export function areaCardNames(db: Db): () => string[] {
   const names = db.orm.select({ name: energyAreas.name }).from(energyAreas).prepare();
   return () => names.all().map((row) => row.name);
+}
+
+/**
+ * Metering's port MeterAreaCards over the cards (energy owns energy_areas; metering is built first, the root hands this
+ * in): a meter's area gets its card row in the meter's own write transaction, and the card's spelling of an area name.
+ */
+export function meterAreaCards(db: Db): MeterAreaCards {
+  // raw SQL: INSERT … ON CONFLICT DO NOTHING (the card may be there); runs in the meter write's transaction.
+  const ensure = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
+  // raw SQL: lower() on both sides; a spelling other than the one asked comes first.
+  const spelling = db.sqlite.prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) ORDER BY name = ? LIMIT 1').pluck();
+  return {
+    ensure: (name, now) => void ensure.run(name, now, now),
+    spelling: (name) => spelling.get(name, name) as string | undefined,
+  };
 }

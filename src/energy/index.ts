@@ -1,7 +1,7 @@
 // The face of energy/: what the other contexts use of it. Imports from outside energy/ come through this file
 // (test/structure/importGraph.test.ts); what is not listed here is energy's own business.
 export { AllUtilitiesSchema, allUtilities, type AllUtilities } from './allUtilities.ts';
-export { areaCardNames, type AreaCards } from './areaCards.ts';
+export { areaCardNames, meterAreaCards, type AreaCards } from './areaCards.ts';
 export { COMMODITY_UNITS, type CommodityFigures, type CommodityFiguresView } from './commodities.ts';
 export { DemandWatch, WARNING_MIN_ELAPSED_MS } from './demandWatch.ts';
 export { FIGURE_TABLES, nextMonth, type EnergyFigures, type Totals } from './figures.ts';

@@ -9,7 +9,7 @@ import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { CommodityFigures } from './commodities.ts';
 import { EnergyFigures } from './figures.ts';
-import { AreaCards } from './areaCards.ts';
+import { AreaCards, meterAreaCards } from './areaCards.ts';
 import { SiteEnergy } from './siteEnergy.ts';
 import { DemandWatch, type PeakWarningLog } from './demandWatch.ts';
 import type { AlertService } from '../facility/index.ts';
@@ -60,7 +60,7 @@ export type Energy = Pricing & MeterStore & EnergyReads & { timezone: () => stri
 export function buildEnergy(db: Db, audit: AuditLog): Energy {
   const timezone = siteTimezone(db);
   const pricing = buildPricing({ db, audit, timezone });
-  const stored = buildMeterStore({ db, audit, tariffs: pricing.tariffs, timezone });
+  const stored = buildMeterStore({ db, audit, tariffs: pricing.tariffs, timezone, cards: meterAreaCards(db) });
   return { ...pricing, ...stored, ...buildEnergyReads({ db, audit, ...pricing, ...stored }), timezone };
 }
 

@@ -7,12 +7,12 @@ export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';
 export { ImportJobs, type ImportJob } from './importJobs.ts';
 export { KWH_SCALE, decodeValuesInto, quantize } from './intervalCodec.ts';
-export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter, type MeterSummary } from './meters.ts';
+export { MeterDirectory, SITE_TOTAL, commodityOf, type Meter, type MeterAreaCards, type MeterSummary } from './meters.ts';
 export { FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 export { StoredDays, type DecodedDay, type MeterIdsJson } from './storedDays.ts';
 export { SuspectRuns, type SuspectRun } from './suspectRuns.ts';
 export { restateCosts, type Restatement } from './restate.ts';
-export { TimeZoneMove } from './rezone.ts';
+export { TimeZoneMove, type ZoneKeyedDays } from './rezone.ts';
 export {
   FLAG_ESTIMATED,
   FLAG_IMPORTED,

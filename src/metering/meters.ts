@@ -11,6 +11,18 @@ import { BadRequest, Conflict } from '../platform/errors.ts';
 /** The area name the site's own sum is kept under in the area cards: no meter's area may take it. */
 export const SITE_TOTAL = 'total';
 
+/**
+ * The port to energy's area cards (energy owns energy_areas and is built after metering; the root hands this in, see
+ * energy's meterAreaCards): a meter's area gets its card row in the meter's own write transaction, and an area name
+ * spelled another way than a card's is refused. Both run synchronously on the caller's connection, inside its transaction.
+ */
+export type MeterAreaCards = {
+  /** Adds the card row of an area (nothing when it has one), in the caller's transaction. */
+  ensure(name: string, now: string): void;
+  /** The card's name that equals `name` ignoring case, if any. */
+  spelling(name: string): string | undefined;
+};
+
 export type Meter = RowOf<typeof meters>;
 export type MeterInput = Pick<Meter, 'name' | 'kind'> & Partial<Pick<Meter, 'code' | 'area' | 'site' | 'terms' | 'enabled' | 'commodity' | 'role'>>;
 export type MeterSummary = Pick<Meter, 'id' | 'name' | 'kind' | 'area' | 'commodity' | 'role' | 'site' | 'terms'>;
@@ -47,7 +59,6 @@ export class MeterDirectory {
   private readonly builtOn;
   private readonly kindsById;
   private readonly clash;
-  private readonly ensureArea;
   private readonly areaSpelling;
   private readonly siteMeters;
   private readonly areaList;
@@ -60,6 +71,8 @@ export class MeterDirectory {
   constructor(
     db: Db,
     audit: AuditLog,
+    /** Energy's area cards (a port): a meter's area gets its card in the meter's write; a card's spelling is kept. */
+    private readonly cards: MeterAreaCards,
     /** A virtual meter created or given new terms: its stored days are cleared in the write and rebuilt from its terms' after it. */
     private readonly virtualChanged?: (meter: Meter) => void,
   ) {
@@ -70,16 +83,12 @@ export class MeterDirectory {
       check: (next, before) => this.check(next, before),
       // An area named by a meter gets its card (computed from the meters from then on).
       afterWrite: (before, after, now) => {
-        if (after?.area) this.ensureArea.run(after.area, now, now);
+        if (after?.area) this.cards.ensure(after.area, now);
         if (after?.kind === 'virtual' && JSON.stringify(before?.terms) !== JSON.stringify(after.terms)) this.virtualChanged?.(after);
       },
     });
-    // raw SQL: a meter's area gets its card row in the meter's write (INSERT … ON CONFLICT DO NOTHING)
-    this.ensureArea = db.sqlite.prepare('INSERT INTO energy_areas (name, created_at, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
-    // raw SQL: an area spelled another way (lower() on both sides) among the cards and the other meters, one UNION
-    this.areaSpelling = db.sqlite
-      .prepare('SELECT name FROM energy_areas WHERE lower(name) = lower(?) UNION SELECT area FROM meters WHERE lower(area) = lower(?) AND id <> ? LIMIT 1')
-      .pluck();
+    // raw SQL: an area spelled another way (lower() on both sides) among the other meters (the cards' through the port)
+    this.areaSpelling = db.sqlite.prepare('SELECT DISTINCT area FROM meters WHERE lower(area) = lower(?) AND id <> ?').pluck();
     this.areaList = db.orm.selectDistinct({ area: meters.area }).from(meters).where(isNotNull(meters.area)).prepare();
     const summary = {
       id: meters.id,
@@ -244,8 +253,10 @@ export class MeterDirectory {
     if (next.area !== null) {
       // The area-name rules of PUT /api/energy/areas: "total" is the site sum, names are one area however they are cased.
       if (next.area.toLowerCase() === SITE_TOTAL) throw problem('area', `"${SITE_TOTAL}" is reserved for the site sum`);
-      const spelled = this.areaSpelling.get(next.area, next.area, before?.id ?? 0) as string | undefined;
-      if (spelled !== undefined && spelled !== next.area)
+      const area = next.area;
+      const spellings = [this.cards.spelling(area), ...(this.areaSpelling.all(area, before?.id ?? 0) as string[])];
+      const spelled = spellings.find((name) => name !== undefined && name !== area);
+      if (spelled !== undefined)
         throw problem('area', `names the area "${spelled}" in another case: write it as "${spelled}" (area names are case-insensitive)`);
     }
     if (before && before.kind !== next.kind) throw problem('kind', 'cannot change: add a new meter instead (its intervals mean something else)');

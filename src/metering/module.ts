@@ -17,13 +17,13 @@ import { HistoryImport } from './historyImport.ts';
 import { ImportJobs } from './importJobs.ts';
 import { historyImportRoutes, type HistoryImportRouteNeeds } from './importRoutes.ts';
 import { meterRoutes, type MeterRouteNeeds } from './meterRoutes.ts';
-import { MeterDirectory } from './meters.ts';
+import { MeterDirectory, type MeterAreaCards } from './meters.ts';
 import { restateCosts, type Restatement } from './restate.ts';
 import { collectorRoutes, suspectRunRoutes, type CollectorRouteNeeds, type SuspectRunRouteNeeds } from './routes.ts';
 import { SuspectRuns } from './suspectRuns.ts';
 import { IntervalStore } from './store.ts';
 import { StoredDays } from './storedDays.ts';
-import { TimeZoneMove } from './rezone.ts';
+import { TimeZoneMove, type ZoneKeyedDays } from './rezone.ts';
 
 /** Re-prices the stored days a back-dated tariff or calorific version covers, audited (issue 41). */
 export type Restate = (scope: Parameters<typeof restateCosts>[1], actor: Actor | null) => Promise<Restatement>;
@@ -50,15 +50,17 @@ export type MeterStoreNeeds = {
   tariffs: Tariffs;
   /** The site's time zone (the site settings, a port the root hands in: metering sits below site). */
   timezone: () => string;
+  /** Energy's area cards (a port: energy owns them and is built after metering; energy's meterAreaCards). */
+  cards: MeterAreaCards;
 };
 
 /** The stored side over one connection (the service's, or the report worker's read-only one). */
-export function buildMeterStore({ db, audit, tariffs, timezone }: MeterStoreNeeds): MeterStore {
+export function buildMeterStore({ db, audit, tariffs, timezone, cards }: MeterStoreNeeds): MeterStore {
   const store = new IntervalStore(db, tariffs, timezone);
   // The one construction site of the stored-day reader (test/structure/composition.test.ts).
   const days = new StoredDays(db, timezone, () => store.heldDays());
   // A meter write schedules its virtual meters' rebuild through a closure: the directory stays free of the queue's type.
-  const meters = new MeterDirectory(db, audit, (meter) => store.rebuilds.schedule(meter));
+  const meters = new MeterDirectory(db, audit, cards, (meter) => store.rebuilds.schedule(meter));
   const suspects = new SuspectRuns(db, store, timezone, audit);
   const history = new HistoryImport({ store, meters, audit, timezone, suspects });
   const restate: Restate = (scope, actor) => restateCosts({ db, store, audit }, scope, actor);
@@ -73,8 +75,8 @@ export type Metering = MeterStore & {
 };
 
 /** The metering context's stored side as the composition root builds it, with the time-zone move; its routes. */
-export function buildMetering(needs: MeterStoreNeeds & { logger: Logger; iot: IotGateway }): Module<Metering> {
-  const { db, tariffs, timezone, logger, iot } = needs;
+export function buildMetering(needs: MeterStoreNeeds & { logger: Logger; iot: IotGateway; zoneKeyed: ZoneKeyedDays }): Module<Metering> {
+  const { db, tariffs, timezone, logger, iot, zoneKeyed } = needs;
   const stored = buildMeterStore(needs);
   const { store, restate, meters, history, importJobs, suspects } = stored;
   const setupPrice = async (price: number, actor: Actor | null) => {
@@ -82,7 +84,7 @@ export function buildMetering(needs: MeterStoreNeeds & { logger: Logger; iot: Io
     const span = version && tariffs.restatedDays(version);
     if (version && span) await restate({ ...span, commodity: 'electricity', reason: { resource: 'tariff_versions', resourceId: version.id } }, actor);
   };
-  const zoneMove = new TimeZoneMove({ db, store, timezone, logger });
+  const zoneMove = new TimeZoneMove({ db, store, timezone, logger, zoneKeyed });
   return {
     context: 'metering',
     services: { ...stored, zoneMove, setupPrice },

@@ -6,7 +6,7 @@
 // from. The collector waits meanwhile (what it holds is written first, under the old zone).
 import { eq, gt, sql } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { appSettings, meterDays, meterMonths, outdoorDays } from '../platform/db/schema/index.ts';
+import { appSettings, meterDays, meterMonths } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { dayIntervals, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { type DayRecord, type IntervalStore, storedFlags, storedKwh, storedMaxKw } from './store.ts';
@@ -15,6 +15,12 @@ const MARKER_KEY = 'energy_time_zone_move';
 
 type Marker = { from: string; to: string; after: number };
 type StoredRow = { day: string; kwh: Buffer; flags: Buffer; maxKw: Buffer | null };
+
+/**
+ * The port to what another context keeps per site day of the old zone (analysis's outdoor days, built after metering;
+ * the root hands it in, see analysis's outdoorDaysZoneKeyed): dropped in the move's last transaction, beside its marker.
+ */
+export type ZoneKeyedDays = { drop(): void };
 
 /** What the move needs of the collector: no collection in flight while it runs, and what it holds written first. */
 export type CollectionPause = { exclusive<T>(task: () => Promise<T>): Promise<T>; flush(): void };
@@ -45,9 +51,10 @@ export class TimeZoneMove {
   private readonly rows;
   private readonly dropDays;
   private readonly dropMonths;
-  private readonly dropOutdoorDays;
 
-  constructor(private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; collector?: CollectionPause }) {
+  constructor(
+    private readonly deps: { db: Db; store: IntervalStore; timezone: () => string; logger: Logger; zoneKeyed: ZoneKeyedDays; collector?: CollectionPause },
+  ) {
     const sqlite = deps.db.sqlite;
     const { orm } = deps.db;
     this.meterIds = orm
@@ -66,8 +73,6 @@ export class TimeZoneMove {
       .delete(meterMonths)
       .where(eq(meterMonths.meterId, sql.placeholder('meterId')))
       .prepare();
-    // Hourly outdoor means are kept per site day too: a cache, read again from the gateway when next needed.
-    this.dropOutdoorDays = orm.delete(outdoorDays).prepare();
   }
 
   /** Set once the collector exists (it is built after the configuration service). */
@@ -125,7 +130,8 @@ export class TimeZoneMove {
       }
     }
     sqlite.transaction(() => {
-      this.dropOutdoorDays.run();
+      // Kept per site day elsewhere (analysis's hourly outdoor means, a cache read again from the gateway when next needed).
+      this.deps.zoneKeyed.drop();
       this.deps.db.orm.delete(appSettings).where(eq(appSettings.key, MARKER_KEY)).run();
     })();
     this.deps.logger.info({ from, to, meters: moved, ms: Math.round(performance.now() - started) }, 'stored energy re-keyed to the new site time zone');

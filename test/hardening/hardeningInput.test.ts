@@ -137,5 +137,11 @@ describe('meter areas follow the area-name rules', () => {
     const cards = (await server.request('GET', '/api/energy/areas', { token })).body.areas.map((area: { name: string }) => area.name.toLowerCase());
     assert.equal(cards.filter((name: string) => name === 'hall a').length, 1);
     assert.ok(!cards.includes('total'));
+    // A hand-entered card's spelling holds too (energy's cards, asked through metering's port MeterAreaCards).
+    const card = { name: 'Lobby', todayKwh: 1, monthKwh: 1, yearKwh: 1, powerKw: 1 };
+    assert.equal((await server.request('PUT', '/api/energy/areas', { token, body: { areas: [card] } })).status, 200);
+    const lobby = await server.request('POST', '/api/meters', { token, body: { name: 'Lobby meter', code: 'meter.lobby.kwh', kind: 'energy', area: 'LOBBY' } });
+    assert.equal(lobby.status, 400, lobby.text);
+    assert.match(lobby.body.details[0].message, /"Lobby"/);
   });
 });

@@ -65,9 +65,17 @@ test('UTC+14 to UTC−10 at 02:00 local on the 1st: the rows move to the new zon
       'a December row in the old zone',
     );
 
+    // Analysis's outdoor days are keyed by the old zone's site days: the move drops them (its port ZoneKeyedDays).
+    const outdoor = () => r.server.service.deps.db.sqlite.prepare('SELECT count(*) FROM outdoor_days').pluck().get();
+    r.server.service.deps.db.sqlite
+      .prepare("INSERT INTO outdoor_days (code, day, hourly_c, samples) VALUES ('temp.outdoor', '2026-12-01', ?, 24)")
+      .run(Buffer.from(new Float32Array(24).fill(4).buffer));
+    assert.equal(outdoor(), 1);
+
     await setZone(r, 'Pacific/Honolulu');
     const today = siteDay('Pacific/Honolulu', new Date(r.clock.now));
     assert.equal(today, '2026-11-30');
+    assert.equal(outdoor(), 0, "the old zone's outdoor days are dropped in the move");
     const rows = r.dayRows(meter.id);
     assert.deepEqual(
       rows.map((row) => row.day),

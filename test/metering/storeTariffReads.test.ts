@@ -8,6 +8,7 @@ import type { Kept } from '../../src/platform/db/kept.ts';
 import { addDays, dayIntervals, siteDay } from '../../src/platform/time/calendar.ts';
 import { buildEnergy } from '../../src/energy/module.ts';
 import { TimeZoneMove } from '../../src/metering/rezone.ts';
+import { outdoorDaysZoneKeyed } from '../../src/analysis/weather.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { testDatabase } from '../helpers/database.ts';
 
@@ -73,7 +74,7 @@ test('a time-zone move reads the tariff versions once, not once per day row it p
   energy.tariffs.create({ validFrom: addDays(today, 30), price: 0.3, carbonFactor: 0.2 }, { id: null, username: 'tester' });
   const versions = (energy.tariffs as unknown as { versions: Kept<unknown> }).versions;
   const misses = versions.stats.misses;
-  const move = new TimeZoneMove({ db, store: energy.store, timezone: () => zone, logger: createLogger('silent') });
+  const move = new TimeZoneMove({ db, store: energy.store, timezone: () => zone, logger: createLogger('silent'), zoneKeyed: outdoorDaysZoneKeyed(db) });
   const from = zone;
   await move.change(() => {
     zone = from === 'America/New_York' ? 'Europe/Berlin' : 'America/New_York';
