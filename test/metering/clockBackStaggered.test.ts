@@ -4,7 +4,7 @@
 // stamped 15:48 and the sub-meters 16:01–16:02. Every meter ahead of the clock was cut at the earliest of them, but each
 // starts again from its own reading: a sub-meter's energy between the two was lost. Each meter is now cut where it
 // starts again. A gateway over HTTP, no history (a spread must not hide it); counters rising 0.5 and 0.3 kWh a minute.
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAG_ESTIMATED } from '../../src/metering/store.ts';
 import { MIN, misbehavingRig, separateCollector } from '../helpers/rig.ts';
@@ -19,11 +19,35 @@ const METERS = [
 ];
 const counter = (perMinute: number, ms: number) => 100 + (perMinute * (ms - TWO)) / MIN;
 
-test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter counts its energy once, none lost between the two', async (t) => {
+type Rig = Awaited<ReturnType<typeof misbehavingRig>>;
+
+/** The rig on the test's clock with both meters made; their ids by code. */
+async function rigWithMeters(t: TestContext): Promise<{ r: Rig; ids: Map<string, number> }> {
   const r = await misbehavingRig({ start: TWO, collector: 'separate' });
   t.after(() => r.close());
   const ids = new Map<string, number>();
   for (const meter of METERS) ids.set(meter.code, (await r.meter({ name: meter.code, code: meter.code, kind: 'energy' })).id);
+  return { r, ids };
+}
+
+/** 02:00 to 04:15: every interval of each meter holds the counter's movement over it, once. Each meter's stored day. */
+function assertEveryIntervalOnce(r: Rig, ids: Map<string, number>) {
+  const days = new Map<string, ReturnType<Rig['dayRows']>[number]>();
+  for (const meter of METERS) {
+    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
+    assert.ok(day, `${meter.code}: the day is stored`);
+    const expected = meter.perMinute * 15;
+    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
+      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
+      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
+    }
+    days.set(meter.code, day);
+  }
+  return days;
+}
+
+test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter counts its energy once, none lost between the two', async (t) => {
+  const { r, ids } = await rigWithMeters(t);
   r.gateway.historyStatus = 404;
   const setAll = (at: number, stamps?: Map<string, number>) => {
     for (const meter of METERS) {
@@ -54,15 +78,9 @@ test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter cou
     await restarted.collect();
   }
 
+  const days = assertEveryIntervalOnce(r, ids);
   for (const meter of METERS) {
-    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
-    assert.ok(day, `${meter.code}: the day is stored`);
-    const expected = meter.perMinute * 15;
-    // 02:00 to 04:15: every interval holds the counter's movement over it, once (the one holding the cut estimated).
-    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
-      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
-      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
-    }
+    const day = days.get(meter.code)!;
     // The interval where each one starts again: its part before that reading kept pro rata, flagged estimated.
     const cut = meter.code === 'meter.early.kwh' ? began + MIN : began + 13 * MIN;
     const i = Math.floor((cut - DAY_START) / QUARTER);
@@ -71,10 +89,7 @@ test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter cou
 });
 
 test('restarted 1 h back, one meter read bad at first: it waits for a good reading, its week of history not counted again', async (t) => {
-  const r = await misbehavingRig({ start: TWO, collector: 'separate' });
-  t.after(() => r.close());
-  const ids = new Map<string, number>();
-  for (const meter of METERS) ids.set(meter.code, (await r.meter({ name: meter.code, code: meter.code, kind: 'energy' })).id);
+  const { r, ids } = await rigWithMeters(t);
   // The gateway keeps 5-minute history of both: started again without a state, a meter would be backfilled from it.
   for (const meter of METERS) {
     const rows = [];
@@ -94,22 +109,11 @@ test('restarted 1 h back, one meter read bad at first: it waits for a good readi
   await collectAt(restarted, 'meter.late.kwh');
   for (r.clock.now += MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) await collectAt(restarted);
 
-  for (const meter of METERS) {
-    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
-    assert.ok(day, `${meter.code}: the day is stored`);
-    const expected = meter.perMinute * 15;
-    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
-      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
-      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
-    }
-  }
+  assertEveryIntervalOnce(r, ids);
 });
 
 test('restarted 1 h back, one meter’s first reading answered after its last one (a long stall): it counts on from it, nothing lost', async (t) => {
-  const r = await misbehavingRig({ start: TWO, collector: 'separate' });
-  t.after(() => r.close());
-  const ids = new Map<string, number>();
-  for (const meter of METERS) ids.set(meter.code, (await r.meter({ name: meter.code, code: meter.code, kind: 'energy' })).id);
+  const { r, ids } = await rigWithMeters(t);
   r.gateway.historyStatus = 404;
   for (; r.clock.now <= TWO + 2 * 60 * MIN + 2 * MIN; r.clock.now += MIN) {
     for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now });
@@ -134,13 +138,5 @@ test('restarted 1 h back, one meter’s first reading answered after its last on
     await restarted.collect();
   }
 
-  for (const meter of METERS) {
-    const day = r.dayRows(ids.get(meter.code)!).find((row) => row.day === '2026-03-10');
-    assert.ok(day, `${meter.code}: the day is stored`);
-    const expected = meter.perMinute * 15;
-    for (let i = (TWO - DAY_START) / QUARTER; i < (TWO + 2 * 60 * MIN + 15 * MIN - DAY_START) / QUARTER; i += 1) {
-      const at = new Date(DAY_START + i * QUARTER).toISOString().slice(11, 16);
-      assert.ok(Math.abs(day.kwh[i]! - expected) < 0.01, `${meter.code} ${at}: ${day.kwh[i]} kWh stored, the counter moved ${expected}`);
-    }
-  }
+  assertEveryIntervalOnce(r, ids);
 });
