@@ -13,6 +13,8 @@ const QUARTER = 15 * MIN;
 // A fixed day long past: the collectors run on the test's clock, so the time of day the run starts is no matter.
 const TWO = Date.parse('2026-03-10T02:00:00Z');
 const DAY_START = Date.parse('2026-03-10T00:00:00Z');
+/** The restart's clock: 03:07, an hour behind the last reading. */
+const RESTART = TWO + 67 * MIN;
 const METERS = [
   { code: 'meter.early.kwh', perMinute: 0.5 },
   { code: 'meter.late.kwh', perMinute: 0.3 },
@@ -46,43 +48,49 @@ function assertEveryIntervalOnce(r: Rig, ids: Map<string, number>) {
   return days;
 }
 
+/** Each meter's counter as of `at`, stamped `at`. */
+function setAll(r: Rig, at: number): void {
+  for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, at), ts: at });
+}
+
+/**
+ * Restarted with the clock at 03:07 (1 h back): the first read's early point is stamped 03:08 by the gateway's own
+ * clock, the late one `lateAt`, and the read ends with the test's clock at `readEnds`; then a read a minute to 04:30.
+ */
+async function restartedBack(r: Rig, lateAt: number, readEnds: number): Promise<void> {
+  const restarted = separateCollector(r.server, r.clock);
+  r.clock.now = RESTART;
+  r.gateway.set('meter.early.kwh', { value: counter(0.5, RESTART + MIN) });
+  r.gateway.set('meter.late.kwh', { value: counter(0.3, lateAt), ts: lateAt });
+  r.gateway.now = () => {
+    r.clock.now = readEnds;
+    return RESTART + MIN;
+  };
+  await restarted.collect();
+  r.gateway.now = () => r.clock.now;
+  for (r.clock.now = readEnds + MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) {
+    setAll(r, r.clock.now);
+    await restarted.collect();
+  }
+}
+
 test('restarted 1 h back, the first read stamped 03:08 and 03:20: each meter counts its energy once, none lost between the two', async (t) => {
   const { r, ids } = await rigWithMeters(t);
   r.gateway.historyStatus = 404;
-  const setAll = (at: number, stamps?: Map<string, number>) => {
-    for (const meter of METERS) {
-      const ts = stamps?.get(meter.code) ?? at;
-      r.gateway.set(meter.code, { value: counter(meter.perMinute, ts), ts });
-    }
-  };
   for (; r.clock.now <= TWO + 2 * 60 * MIN; r.clock.now += MIN) {
-    setAll(r.clock.now);
+    setAll(r, r.clock.now);
     await r.collector.collect();
   }
 
   // Killed at 04:00; restarted with the clock at 03:07. The first read ends at 03:21: the gateway stamps the early point
   // 03:08 from its own clock as it answers (the test's clock moves on to 03:21 meanwhile), the late one 03:20.
-  const restarted = separateCollector(r.server, r.clock);
-  const began = TWO + 67 * MIN;
-  r.clock.now = began;
-  r.gateway.set('meter.early.kwh', { value: counter(0.5, began + MIN) });
-  r.gateway.set('meter.late.kwh', { value: counter(0.3, began + 13 * MIN), ts: began + 13 * MIN });
-  r.gateway.now = () => {
-    r.clock.now = began + 14 * MIN;
-    return began + MIN;
-  };
-  await restarted.collect();
-  r.gateway.now = () => r.clock.now;
-  for (r.clock.now = began + 15 * MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) {
-    setAll(r.clock.now);
-    await restarted.collect();
-  }
+  await restartedBack(r, RESTART + 13 * MIN, RESTART + 14 * MIN);
 
   const days = assertEveryIntervalOnce(r, ids);
   for (const meter of METERS) {
     const day = days.get(meter.code)!;
     // The interval where each one starts again: its part before that reading kept pro rata, flagged estimated.
-    const cut = meter.code === 'meter.early.kwh' ? began + MIN : began + 13 * MIN;
+    const cut = meter.code === 'meter.early.kwh' ? RESTART + MIN : RESTART + 13 * MIN;
     const i = Math.floor((cut - DAY_START) / QUARTER);
     assert.ok(day.flags[i]! & FLAG_ESTIMATED, `${meter.code}: the interval holding its restart is flagged estimated`);
   }
@@ -116,27 +124,13 @@ test('restarted 1 h back, one meter’s first reading answered after its last on
   const { r, ids } = await rigWithMeters(t);
   r.gateway.historyStatus = 404;
   for (; r.clock.now <= TWO + 2 * 60 * MIN + 2 * MIN; r.clock.now += MIN) {
-    for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now });
+    setAll(r, r.clock.now);
     await r.collector.collect();
   }
 
   // Killed at 04:02 (the 04:00 interval holds two minutes); restarted with the clock at 03:07. The first read stalls
   // until 04:06: the early point stamped 03:08, the late one 04:05, after its last reading (04:02).
-  const restarted = separateCollector(r.server, r.clock);
-  const began = TWO + 67 * MIN;
-  r.clock.now = began;
-  r.gateway.set('meter.early.kwh', { value: counter(0.5, began + MIN) });
-  r.gateway.set('meter.late.kwh', { value: counter(0.3, TWO + 125 * MIN), ts: TWO + 125 * MIN });
-  r.gateway.now = () => {
-    r.clock.now = TWO + 126 * MIN;
-    return began + MIN;
-  };
-  await restarted.collect();
-  r.gateway.now = () => r.clock.now;
-  for (r.clock.now = TWO + 127 * MIN; r.clock.now <= TWO + 2 * 60 * MIN + 30 * MIN; r.clock.now += MIN) {
-    for (const meter of METERS) r.gateway.set(meter.code, { value: counter(meter.perMinute, r.clock.now), ts: r.clock.now });
-    await restarted.collect();
-  }
+  await restartedBack(r, TWO + 125 * MIN, TWO + 126 * MIN);
 
   assertEveryIntervalOnce(r, ids);
 });
