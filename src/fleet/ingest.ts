@@ -99,10 +99,11 @@ export function checkBatch(body: unknown, limits: IngestLimits, now: number = Da
       seen.add(key);
     }
   };
-  const checkDays = (rows: Array<{ meter: string; day: string; seq?: number }>, where: string) => {
+  const checkDays = (rows: Array<{ meter: string; day: string; seq?: number; missing?: MissingRun[] }>, where: string) => {
     const seen = new Set<string>();
     for (const [i, row] of rows.entries()) {
       if (row.seq !== undefined) inRange(row.seq, `${where}/${i}`);
+      missingRunsRule(row, `${where}/${i}`);
       tooOld(Date.parse(`${row.day}T23:59:59Z`), `${where}/${i}/day`, row.day);
       const key = `${row.meter}\0${row.day}`;
       if (seen.has(key)) throw new FleetError('invalid_batch', `batch refused: ${where}/${i} repeats meter ${row.meter} on ${row.day}`);
@@ -131,6 +132,32 @@ export function checkBatch(body: unknown, limits: IngestLimits, now: number = Da
     meterKeys.add(meter.key);
   }
   return batch;
+}
+
+type MissingRun = { from: string; to: string };
+/** A local day's midnight lies 14 h before to 12 h after its UTC midnight, and a day lasts at most 25 h. */
+const DAY_STARTS_BEFORE_MS = 14 * 3_600_000;
+const DAY_ENDS_AFTER_MS = (12 + 25) * 3_600_000;
+
+/**
+ * The runs of intervals a day row says it does not hold (the fleet deletes what it stored there): each on 15-minute
+ * boundaries, not empty, and within the row's own day in any time zone, so a row can never reach another day's rows.
+ */
+function missingRunsRule(row: { day: string; missing?: MissingRun[] }, where: string): void {
+  const midnight = Date.parse(`${row.day}T00:00:00Z`);
+  for (const [j, run] of (row.missing ?? []).entries()) {
+    const from = Date.parse(run.from);
+    const to = Date.parse(run.to);
+    const field = `/${where}/missing/${j}`;
+    if (from % INTERVAL_MS !== 0 || to % INTERVAL_MS !== 0) {
+      throw new FleetError('invalid_batch', `batch refused: ${field} ${run.from}–${run.to} is not on 15-minute boundaries`);
+    }
+    if (!(from < to) || from < midnight - DAY_STARTS_BEFORE_MS || to > midnight + DAY_ENDS_AFTER_MS) {
+      throw new FleetError('out_of_range', `batch refused: ${field} ${run.from}–${run.to} is not a run of intervals within ${row.day}`, {
+        details: { field },
+      });
+    }
+  }
 }
 
 /** The meters a batch's rows name. */
