@@ -60,7 +60,8 @@ export function cleanEnv(extra: Record<string, string>): Record<string, string> 
 }
 
 /** The default entry point: the compiled service, or the TS source through tsx with EMS_SERVICE_FROM_SOURCE=1. */
-function defaultArgs(): string[] {
+/** The service's entry: the compiled build's dist/src/main.js (or src/main.ts through tsx with EMS_SERVICE_FROM_SOURCE=1). */
+export function defaultArgs(): string[] {
   if (process.env.EMS_SERVICE_FROM_SOURCE === '1') return ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')];
   return [path.join(compiledBuild(), 'dist', 'src', 'main.js')];
 }
