@@ -11,7 +11,15 @@ import { countDays, wholeHourKwh } from './wholeDays.ts';
 import { caltrackDaily, caltrackHourly, type Method } from './caltrack.ts';
 /** The site (no field), an area or a meter: as the comparisons' target (not imported: comparisons use this file). */
 type Target = { meterId?: number; area?: string };
-import { baselineGuardRails, type GuardRails, bestChangePointModel, cvRmseLimitPercent, MIN_HOLIDAY_DAYS, NET_BIAS_LIMIT_PERCENT } from './guardRails.ts';
+import {
+  baselineGuardRails,
+  type GuardRails,
+  bestChangePointModel,
+  savingsFigures,
+  cvRmseLimitPercent,
+  MIN_HOLIDAY_DAYS,
+  NET_BIAS_LIMIT_PERCENT,
+} from './guardRails.ts';
 
 export { MIN_HOLIDAY_DAYS };
 
@@ -596,13 +604,7 @@ function dailySavingsReport(input: {
   return {
     from,
     to,
-    expectedKwh: round(expected, 3),
-    actualKwh: round(actual, 3),
-    savingsKwh: defensible ? round(expected - actual, 3) : null,
-    savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
-    savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting day has energy and temperature.',
-    uncertainty: guardRails.uncertainty,
-    significant: guardRails.significant,
+    ...savingsFigures(expected, actual, defensible, guardRails, 'No reporting day has energy and temperature.'),
     coverage: reportSpan > 0 ? round(observed.length / reportSpan, 4) : 0,
     days,
     missingDays: later.missing.slice(0, 400),

@@ -311,6 +311,23 @@ function neededTerms(input: GuardRailInput, report: ReportObservation[], reasons
   return needed;
 }
 
+/**
+ * A reporting period's savings as a report states them: the expected and actual sums, the saving and its share only
+ * where the guard rails hold it defensible (else why it is withheld), its uncertainty and verdict. `nothingCounts` is
+ * the reason when no reporting day or hour had energy and temperature. The daily and hourly reports both give these.
+ */
+export function savingsFigures(expected: number, actual: number, defensible: boolean, rails: GuardRails, nothingCounts: string) {
+  return {
+    expectedKwh: round(expected, 3),
+    actualKwh: round(actual, 3),
+    savingsKwh: defensible ? round(expected - actual, 3) : null,
+    savingsPercent: defensible && expected > 0 ? round(((expected - actual) / expected) * 100, 3) : null,
+    savingsWithheld: defensible ? null : rails.reasons.join(' ') || nothingCounts,
+    uncertainty: rails.uncertainty,
+    significant: rails.significant,
+  };
+}
+
 /** The savings' uncertainty at 68 and 90 % (residuals' autocorrelation corrected) and whether a defensible figure is significant. */
 function savingsVerdict(
   input: GuardRailInput,

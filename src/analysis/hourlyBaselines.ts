@@ -10,7 +10,7 @@ import { addDays, dayIntervals, daySlices, daysBetween, localClock } from '../pl
 import { BadRequest } from '../platform/errors.ts';
 import { dayTypeOf, g14Statistics, leastSquares, MIN_HOLIDAY_DAYS, regressorValue, weekdayType, type BaselineQuery, type DayType } from './baselines.ts';
 import type { OutdoorTemperatures } from './weather.ts';
-import { baselineGuardRails, type GuardRails } from './guardRails.ts';
+import { baselineGuardRails, type GuardRails, savingsFigures } from './guardRails.ts';
 import { wholeHourKwh } from './wholeDays.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
@@ -322,13 +322,7 @@ function reportOf(from: string, to: string, later: { hours: Hour[]; missing: num
   return {
     from,
     to,
-    expectedKwh: round(expectedSum, 3),
-    actualKwh: round(actualSum, 3),
-    savingsKwh: defensible ? round(expectedSum - actualSum, 3) : null,
-    savingsPercent: defensible && expectedSum > 0 ? round(((expectedSum - actualSum) / expectedSum) * 100, 3) : null,
-    savingsWithheld: defensible ? null : guardRails.reasons.join(' ') || 'No reporting hour has energy and temperature.',
-    uncertainty: guardRails.uncertainty,
-    significant: guardRails.significant,
+    ...savingsFigures(expectedSum, actualSum, defensible, guardRails, 'No reporting hour has energy and temperature.'),
     hoursListed: listHours(from, to),
     hours: listHours(from, to) ? hours : [],
     days: [...days.values()].map((d) => ({
