@@ -62,7 +62,7 @@ export type KeptEuiRow = {
 /**
  * One page of the ranking from the kept figures, with the visible count and how many visible sites' figures are not of
  * the month of `now` (`stale`; the page's rows are then not to be used: after the month turns, until each site's next
- * batch or the fleet's hourly upkeep, the page is ranked from the sums instead, portfolio.ts). One statement: the
+ * batch or the fleet's upkeep (every 15 minutes, upkeep.ts), the page is ranked from the sums instead, portfolio.ts). One statement: the
  * page's sites read in the index's order (EUI descending, sites without one last, then name and id), each with its
  * `site_eui` rows by their key; `max_eui` is the whole list's first. Rows in the page's order, a site's commodities together.
  */

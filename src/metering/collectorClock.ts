@@ -83,8 +83,8 @@ export class ClockSteps {
    * checked). What lies after now is dropped; those meters start again from their next good reading, and are answered
    * (their states leave `states`). A collected meter ahead without a good reading in this collection (bad, absent,
    * refused) keeps its state and waits for one: nothing is counted for it meanwhile (its readings lie before its last
-   * one). One whose reading lies at or after its last counts on (restartPoints). Started again without a state, its first reading after would be a new meter's, with the gateway's 7-day
-   * history counted again on top of what is stored.
+   * one). One whose reading lies at or after its last counts on (restartPoints). Started again without a state, its
+   * first reading after would be a new meter's, with the gateway's 7-day history counted again on top of what is stored.
    */
   dropAhead(
     steppedBack: boolean,
