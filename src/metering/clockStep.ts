@@ -18,6 +18,12 @@ import { FLAG_ESTIMATED, type IntervalStore } from './store.ts';
  * `points`: where each meter ahead starts again, when that is not `at` (each from its own reading: collectorClock.ts
  * restartPoints); such a meter is cut there instead. A meter not ahead whose last reading lies after `at` keeps what it
  * counted up to it (it counts on from there: nothing after it was counted).
+ *
+ * `removed`, when given, gets each meter's energy taken out (in its counter's unit), so that a meter not collected keeps
+ * a state that counts from its cut (collectorClock.ts keptStates).
+ *
+ * A day row deleted whole is recorded in `meter_days_dropped` (migration 0043: it takes the next sync sequence), so that
+ * the fleet removes that meter day too: no day row is left to name its intervals as missing (issue 56).
  */
 export function dropAfter(
   store: IntervalStore,
@@ -27,6 +33,7 @@ export function dropAfter(
   ahead: ReadonlySet<number> = new Set(),
   lastAt: ReadonlyMap<number, { lastAt: number }> = new Map(),
   points: ReadonlyMap<number, number> = new Map(),
+  removed?: Map<number, number>,
 ): number {
   const sqlite = db.sqlite;
   const cutOf = (meterId: number) => (ahead.has(meterId) ? (points.get(meterId) ?? at) : Math.max(at, lastAt.get(meterId)?.lastAt ?? at));
@@ -51,13 +58,15 @@ export function dropAfter(
   );
   // raw SQL: one meter's day row, by its key
   const deleteRow = sqlite.prepare('DELETE FROM meter_days WHERE meter_id = ? AND day = ?');
+  // raw SQL: an upsert that replaces the row, so its insert trigger stamps the next sync sequence (migration 0043)
+  const recordDropped = sqlite.prepare('INSERT OR REPLACE INTO meter_days_dropped (meter_id, day) VALUES (?, ?)');
   let changed = 0;
   for (const row of rows) {
     const cut = cutOf(row.meterId);
     const cutDay = dayOf(timezone, cut);
     if (row.day < cutDay) continue;
     if (row.day === cutDay) {
-      changed += trimDay(store, timezone, row.meterId, row.day, cut, ahead.has(row.meterId), lastAt, touchedMonths);
+      changed += trimDay(store, timezone, row.meterId, row.day, cut, ahead.has(row.meterId), lastAt, touchedMonths, removed);
       continue;
     }
     // A day after the meter's cut: gone, and off its month unless it is open (from openFrom on it is in no month yet).
@@ -66,6 +75,8 @@ export function dropAfter(
       touchedMonths.add(`${row.meterId}|${row.day.slice(0, 7)}`);
     }
     deleteRow.run(row.meterId, row.day);
+    recordDropped.run(row.meterId, row.day);
+    removed?.set(row.meterId, (removed.get(row.meterId) ?? 0) + row.totalKwh);
     changed += 1;
   }
   // Months with no day left go; a month's peak is recomputed from the days it keeps.
@@ -88,6 +99,7 @@ function trimDay(
   isAhead: boolean,
   lastAt: ReadonlyMap<number, { lastAt: number }>,
   touchedMonths: Set<string>,
+  removed?: Map<number, number>,
 ): number {
   const dayStart = dayIntervals(timezone, day).start;
   const offset = at - dayStart;
@@ -96,6 +108,7 @@ function trimDay(
   const partial = offset % INTERVAL_MS === 0 ? -1 : first - 1;
   const before = (offset - partial * INTERVAL_MS) / INTERVAL_MS;
   const record = store.load(meterId, day);
+  const heldBefore = removed ? sumOf(record.kwh) : 0;
   let dropped = false;
   for (let i = Math.max(0, first); i < record.kwh.length; i += 1) {
     if (!Number.isNaN(record.kwh[i]) || record.flags[i]) dropped = true;
@@ -113,7 +126,15 @@ function trimDay(
     dropped = true;
   }
   if (!dropped) return 0;
+  removed?.set(meterId, (removed.get(meterId) ?? 0) + heldBefore - sumOf(record.kwh));
   store.save([record]);
   touchedMonths.add(`${meterId}|${day.slice(0, 7)}`);
   return 1;
+}
+
+/** The energy a day's intervals hold (missing ones count nothing). */
+function sumOf(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i += 1) if (!Number.isNaN(values[i]!)) sum += values[i]!;
+  return sum;
 }

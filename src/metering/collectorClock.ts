@@ -3,8 +3,8 @@
 // read. What is held is written first, then everything stored after the new now is dropped (clockStep.ts dropAfter) and
 // the meters ahead start again from their next reading: never frozen until the clock catches up.
 import type { Db } from '../platform/db/client.ts';
-import { eq, sql } from 'drizzle-orm';
-import { meterState } from '../platform/db/schema/index.ts';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { meters as meterTable, meterState } from '../platform/db/schema/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { checkTime, FUTURE_TOLERANCE_MS } from './readingCheck.ts';
 import type { IntervalStore } from './store.ts';
@@ -22,7 +22,8 @@ import type { HeldWrites } from './collectorHold.ts';
  * 417.6 kWh). Cut at `started` instead, the part between it and the readings was lost (the week's soak, 2 Nov 15:00:
  * main 3.8 kWh short after a read that took 1.5 simulated minutes on a busy machine). A collected meter without a good
  * reading has no point: it waits for one (ClockSteps.dropAhead); nor has one read at or after its last reading: it
- * counts on. A meter ahead that is not collected any more (disabled, its code removed) starts again at `started`.
+ * counts on. A meter ahead that is not collected any more (disabled, its code removed) is cut at `started` and keeps a
+ * state there (ClockSteps.keptStates).
  */
 export function restartPoints(
   current: Map<string, Current>,
@@ -104,16 +105,54 @@ export class ClockSteps {
       this.writes.writeAll();
       // Meters not ahead (no state, or none past now) are cut at the earliest point, or `started`.
       const at = points.size ? Math.min(...points.values()) : started;
+      const collected = new Set(meters.map((meter) => meter.id));
+      const notCollected = [...rebase].filter((id) => !collected.has(id));
       const dropped = this.deps.store.transaction(() => {
+        const removed = new Map<number, number>();
+        const changed = dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), at, rebase, states, points, removed);
         for (const meterId of rebase) this.deleteState.run({ meterId });
-        return dropAfter(this.deps.store, this.deps.db, this.deps.timezone(), at, rebase, states, points);
+        for (const [meterId, state] of this.keptStates(notCollected, states, removed, started)) {
+          this.deps.db.orm
+            .insert(meterState)
+            .values({ meterId, ...state })
+            .run();
+          states.set(meterId, state);
+        }
+        return changed;
       });
-      for (const id of rebase) states.delete(id);
+      for (const id of rebase) if (collected.has(id)) states.delete(id);
       this.deps.logger.warn(
         { steppedBack, metersAhead: ahead.length, restarted: rebase.size, dayRowsChanged: dropped },
         'the clock stepped back: intervals after now dropped, meters ahead of it start again',
       );
     }
     return rebase;
+  }
+
+  /**
+   * The states of meters ahead that are not collected any more (disabled, code removed), cut at `started`: each keeps
+   * its state there, its counter less the energy dropped after the cut (`removed`; a power meter's reading as it was).
+   * Deleted instead (before issue 56's round 9), a meter enabled again had no state, and its first collection counted
+   * the gateway's 7-day history again on top of what was stored. Kept as it was (its last reading after now), the
+   * energy between the cut and that reading, dropped here, would never be counted again.
+   */
+  private keptStates(meterIds: number[], states: Map<number, State>, removed: Map<number, number>, started: number): Map<number, State> {
+    const kept = new Map<number, State>();
+    if (meterIds.length === 0) return kept;
+    const kinds = new Map(
+      this.deps.db.orm
+        .select({ id: meterTable.id, kind: meterTable.kind })
+        .from(meterTable)
+        .where(inArray(meterTable.id, meterIds))
+        .all()
+        .map((row) => [row.id, row.kind]),
+    );
+    for (const meterId of meterIds) {
+      const state = states.get(meterId);
+      if (!state || !kinds.has(meterId)) continue;
+      const lastValue = kinds.get(meterId) === 'power' ? state.lastValue : state.lastValue - (removed.get(meterId) ?? 0);
+      kept.set(meterId, { lastAt: started, lastValue, demandKw: state.demandKw });
+    }
+    return kept;
   }
 }

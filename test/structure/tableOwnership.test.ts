@@ -46,6 +46,7 @@ const OWNERS: Record<string, string> = {
   meter_months: 'metering',
   meter_fold: 'metering',
   meter_suspect_runs: 'metering',
+  meter_days_dropped: 'metering',
   platform_config: 'site',
   three_d_config: 'site',
   // The hand-entered area cards (AreaCards) and their daily figures.

@@ -77,6 +77,22 @@ export const meterDays = sqliteTable(
   (t) => [primaryKey({ columns: [t.day, t.meterId] }), index('meter_days_meter_day').on(t.meterId, t.day), index('meter_days_sync_seq').on(t.syncSeq)],
 );
 
+/**
+ * Meter days deleted whole by a clock step back (src/metering/clockStep.ts dropAfter), so that the fleet removes them too:
+ * no day row is left to name their intervals as missing. The trigger meter_days_dropped_sync (migration 0043) stamps the
+ * next sync sequence on each; a batch carries them as `deletedDays` (src/fleetSync/batch.ts). A day counted again later
+ * is a new day row under a higher sequence, which wins at the fleet.
+ */
+export const meterDaysDropped = sqliteTable(
+  'meter_days_dropped',
+  {
+    meterId: integer('meter_id').notNull(),
+    day: text('day').notNull(),
+    syncSeq: integer('sync_seq').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.day] }), index('meter_days_dropped_seq').on(t.syncSeq)],
+);
+
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun', 'holiday'] as const;
 export type TariffBand = { name: string; days: (typeof WEEKDAYS)[number][]; from: string; to: string; price: number };
 
