@@ -6,7 +6,7 @@ import { inTransaction } from './db.ts';
 import { FleetError } from './errors.ts';
 import { IntervalPartitions, monthOf } from './partitions.ts';
 import { keptRaw, RETENTION_LOCK } from './retention.ts';
-import { deleteMissing, upsertDays, upsertIntervals } from './ingestRows.ts';
+import { deleteDays, deleteMissing, upsertDays, upsertIntervals } from './ingestRows.ts';
 import { refreshSiteEui } from './portfolio.ts';
 import { HEALTH_FACTS_SET, healthFactValues } from './portfolioKept.ts';
 import { type Batch, firstError, rangeError, validateBatch } from './schemas.ts';
@@ -62,11 +62,13 @@ export function checkBatch(body: unknown, limits: IngestLimits, now: number = Da
     throw new FleetError('invalid_batch', `batch refused: ${firstError(validateBatch)}`);
   }
   const batch = body;
+  deletedDaysLimit(batch);
   const rows =
     (batch.intervals?.length ?? 0) +
     (batch.days?.length ?? 0) +
     (batch.alerts?.length ?? 0) +
     (batch.deletedAlerts?.length ?? 0) +
+    (batch.deletedDays?.length ?? 0) +
     (batch.held?.intervals.length ?? 0) +
     (batch.held?.days.length ?? 0);
   if (rows > limits.maxRows) throw new FleetError('batch_too_large', `batch refused: ${rows} rows, at most ${limits.maxRows} per batch`);
@@ -126,12 +128,28 @@ export function checkBatch(body: unknown, limits: IngestLimits, now: number = Da
     if (seen.has(String(row.id))) throw new FleetError('invalid_batch', `batch refused: deletedAlerts/${i} repeats alert ${row.id}`);
     seen.add(String(row.id));
   }
+  checkDays(batch.deletedDays ?? [], 'deletedDays');
   const meterKeys = new Set<string>();
   for (const meter of batch.meters ?? []) {
     if (meterKeys.has(meter.key)) throw new FleetError('invalid_batch', `batch refused: meter ${meter.key} is declared twice`);
     meterKeys.add(meter.key);
   }
   return batch;
+}
+
+/**
+ * Meter days one batch may name as deleted (a box sends at most 1,000: src/fleetSync/droppedDays.ts). Each removes a
+ * day of intervals, so a batch naming more is refused whole (422), as a day row's missing runs are bounded to its day.
+ */
+export const MAX_DELETED_DAYS = 1_000;
+
+function deletedDaysLimit(batch: Batch): void {
+  const named = batch.deletedDays?.length ?? 0;
+  if (named > MAX_DELETED_DAYS) {
+    throw new FleetError('out_of_range', `batch refused: /deletedDays names ${named} meter days, at most ${MAX_DELETED_DAYS} per batch`, {
+      details: { field: '/deletedDays' },
+    });
+  }
 }
 
 type MissingRun = { from: string; to: string };
@@ -164,7 +182,7 @@ function missingRunsRule(row: { day: string; missing?: MissingRun[] }, where: st
 function namedMeters(batch: Batch): Set<string> {
   const named = new Set<string>();
   for (const row of [...(batch.intervals ?? []), ...(batch.held?.intervals ?? [])]) named.add(row.meter);
-  for (const row of [...(batch.days ?? []), ...(batch.held?.days ?? [])]) named.add(row.meter);
+  for (const row of [...(batch.days ?? []), ...(batch.held?.days ?? []), ...(batch.deletedDays ?? [])]) named.add(row.meter);
   return named;
 }
 
@@ -320,9 +338,12 @@ export class Ingest {
         // The held rows go with the sequenced ones, one upsert per table (ingestRows.ts); under a lower sequence, they
         // never replace a row of the same batch.
         const days = await upsertDays(client, siteId, batch.days ?? [], heldDays);
+        // Meter days the box deleted whole go, with their months' totals (ingestRows.ts deleteDays).
+        const dropped = await deleteDays(client, siteId, batch.deletedDays ?? []);
         const thisMonth = new Date(now).toISOString().slice(0, 7);
         // The site's EUI sums (site_eui) follow its complete months' totals, and the month turning.
-        if (row.eui_month?.slice(0, 7) !== thisMonth || days.months.some((month) => month < thisMonth)) await refreshSiteEui(client, siteId, now);
+        if (row.eui_month?.slice(0, 7) !== thisMonth || [...days.months, ...dropped.months].some((month) => month < thisMonth))
+          await refreshSiteEui(client, siteId, now);
         // What the box's rows say it does not hold (intervals it dropped after a clock step back) goes.
         await deleteMissing(client, siteId, batch.days ?? []);
         const stored = {

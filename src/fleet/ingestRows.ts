@@ -97,6 +97,12 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
   // row, a batch sent twice) writes nothing, and its month's totals are not recomputed.
   if (result.rows.length === 0) return { written: 0, months: [] };
   const months = [...new Set(result.rows.map((r) => r.day.slice(0, 7)))].sort();
+  await siteMonths(client, siteId, months);
+  return { written: result.rows.length, months };
+}
+
+/** The monthly totals of `months` ('YYYY-MM') recomputed from the stored days (see upsertDays). */
+async function siteMonths(client: pg.PoolClient, siteId: string, months: string[]): Promise<void> {
   const firsts = months.map((m) => `${m}-01`);
   await client.query({
     name: 'fleet-site-months',
@@ -114,7 +120,6 @@ export async function upsertDays(client: pg.PoolClient, siteId: string, rows: Da
        is distinct from (excluded.value, excluded.cost, excluded.carbon_kg, excluded.days)`,
     values: [siteId, firsts, firsts[0], firsts[firsts.length - 1]],
   });
-  return { written: result.rows.length, months };
 }
 
 /**
@@ -142,4 +147,55 @@ export async function deleteMissing(client: pg.PoolClient, siteId: string, days:
     values: [siteId, runs.map((r) => r.meter), runs.map((r) => r.from), runs.map((r) => r.to), runs.map((r) => r.seq)],
   });
   return Number(result.rows[0]!.removed);
+}
+
+type DeletedDay = NonNullable<Batch['deletedDays']>[number];
+
+/**
+ * Meter days the box deleted whole (its clock stepped back across midnight: src/fleetSync/droppedDays.ts): what the
+ * fleet stored of each under a lower sequence goes, its intervals (the day in the site's time zone; quarantined ones
+ * too) off the site's day counts, and its day row; then the totals of the months it left, a month left with no day of
+ * its commodity losing its row. A day stored at or above the deletion's sequence (counted again after the drop) stays.
+ * Returns the intervals removed and the months ('YYYY-MM') whose days changed.
+ */
+export async function deleteDays(client: pg.PoolClient, siteId: string, rows: DeletedDay[]): Promise<{ intervals: number; months: string[] }> {
+  if (rows.length === 0) return { intervals: 0, months: [] };
+  const result = await client.query<{ removed: string; days: string[] | null }>({
+    name: 'fleet-delete-days',
+    text: `with d as (
+       select d.m, d.day, d.n, (d.day::timestamp at time zone z.tz) as f, ((d.day + 1)::timestamp at time zone z.tz) as t
+       from unnest($2::text[], $3::date[], $4::bigint[]) as d(m, day, n),
+         (select coalesce(timezone, 'UTC') as tz from sites where id = $1) z
+     ), gone as (
+       delete from intervals i using d
+       where i.site_id = $1 and i.meter_key = d.m and i.start >= d.f and i.start < d.t and i.seq < d.n
+       returning i.start
+     ), held as (
+       delete from quarantined_intervals q using d
+       where q.site_id = $1 and q.meter_key = d.m and q.start >= d.f and q.start < d.t and q.seq < d.n
+     ), counted as (
+       update site_day_counts c set rows = greatest(0, c.rows - g.n)
+       from (select (start at time zone 'UTC')::date as day, count(*) as n from gone group by 1) g
+       where c.site_id = $1 and c.day = g.day
+     ), days as (
+       delete from day_rollups r using d where r.site_id = $1 and r.meter_key = d.m and r.day = d.day and r.seq < d.n
+       returning r.day
+     )
+     select (select count(*) from gone) as removed, (select array_agg(distinct to_char(day, 'YYYY-MM')) from days) as days`,
+    values: [siteId, rows.map((r) => r.meter), rows.map((r) => r.day), rows.map((r) => r.seq)],
+  });
+  const months = (result.rows[0]!.days ?? []).sort();
+  if (months.length > 0) {
+    await siteMonths(client, siteId, months);
+    // A month whose last day of a commodity went keeps no total of it (the recompute above writes only months with days).
+    await client.query({
+      name: 'fleet-empty-months',
+      text: `delete from site_months s where s.site_id = $1 and s.month = any($2::date[]) and not exists (
+         select 1 from day_rollups d join site_meters m on m.site_id = d.site_id and m.key = d.meter_key and m.site_total = 1
+           and (m.unit = 'kWh' or d.kwh is not null)
+         where d.site_id = $1 and m.commodity = s.commodity and d.day >= s.month and d.day < s.month + interval '1 month')`,
+      values: [siteId, months.map((m) => `${m}-01`)],
+    });
+  }
+  return { intervals: Number(result.rows[0]!.removed), months };
 }

@@ -5,8 +5,19 @@ import { FLAG_ESTIMATED, FLAG_IMPORTED, type HeldDay, KWH_SCALE, quantize, store
 import { kwhPerM3ByDay } from '../pricing/index.ts';
 import { and, asc, desc, eq, gt, lt, lte } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
-import { alerts, areaFloorAreas, calorificVersions, meterDays, meters, platformConfig, syncDeletedAlerts, syncSequence } from '../platform/db/schema/index.ts';
+import {
+  alerts,
+  areaFloorAreas,
+  calorificVersions,
+  meterDays,
+  meterDaysDropped,
+  meters,
+  platformConfig,
+  syncDeletedAlerts,
+  syncSequence,
+} from '../platform/db/schema/index.ts';
 import { addDays, dayIntervals } from '../platform/time/calendar.ts';
+import { addDropped, DROPPED_DAYS_PER_BATCH, droppedAbove } from './droppedDays.ts';
 
 /**
  * A batch is bounded by rows (intervals + day rows): 15,000, with ALERTS_PER_BATCH alerts under the fleet's 20,000 per
@@ -45,6 +56,12 @@ export type SiteBatch = {
   }>;
   /** Alerts deleted on the box (sync_deleted_alerts); the key is left out when there are none. */
   deletedAlerts?: Array<{ id: number; seq: number }>;
+  /**
+   * Meter days deleted whole on the box (a clock step back across midnight: meter_days_dropped, src/fleetSync/droppedDays.ts):
+   * the fleet removes what it stored of each under a lower sequence. The key is left out when there are none, so a
+   * fleet older than this field sees no change until a box drops a day (the fleet is upgraded before its boxes).
+   */
+  deletedDays?: Array<{ meter: string; day: string; seq: number }>;
   /**
    * What the collector holds ahead of its rows (it writes hourly: issue 44), with no sequence of its own: the fleet
    * stores it under the batch's `after`, so the next write of the row (a higher sequence) replaces it. Sent only when
@@ -361,11 +378,13 @@ export function historyBatch(
       .orderBy(asc(syncDeletedAlerts.syncSeq))
       .limit(limits.alerts)
       .all();
+    const drops = droppedAbove(tx, cursor);
     // The global first rows: everything up to the lower of the two lists' last sequences when a list was cut short.
     let through = Number.POSITIVE_INFINITY;
     if (days.length === limits.days) through = Math.min(through, days[days.length - 1]!.syncSeq);
     if (alertRows.length === limits.alerts) through = Math.min(through, alertRows[alertRows.length - 1]!.syncSeq);
     if (deletions.length === limits.alerts) through = Math.min(through, deletions[deletions.length - 1]!.syncSeq);
+    if (drops.length === DROPPED_DAYS_PER_BATCH) through = Math.min(through, drops[drops.length - 1]!.syncSeq);
     const batch: SiteBatch = { sentAt: sentAt.toISOString(), after: cursor, through: cursor, intervals: [], days: [], alerts: [] };
     // Meter days in sequence order until the row budget is spent: the day that overflows goes back out, and the batch
     // ends at the sequence before it (the first day always goes: 97 rows at most).
@@ -388,7 +407,8 @@ export function historyBatch(
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
     const deleted = deletions.filter((row) => row.syncSeq <= through).map((row) => ({ id: row.alertId, seq: row.syncSeq }));
     if (deleted.length > 0) batch.deletedAlerts = deleted;
-    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq), ...deleted.map((d) => d.seq));
+    const droppedSeqs = addDropped(batch, drops, through, sent && ((meter, day, content) => sent.stage(meter, day, content)));
+    batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq), ...deleted.map((d) => d.seq), ...droppedSeqs);
     markCarried(tx, batch.through);
     return batch;
   }, IMMEDIATE);
@@ -440,6 +460,12 @@ export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number):
         .where(gt(syncDeletedAlerts.syncSeq, boxCursor))
         .all()
         .map((r) => ({ kind: 'deleted' as const, ...r, day: '', meterId: 0 })),
+      ...tx
+        .select({ day: meterDaysDropped.day, meterId: meterDaysDropped.meterId, seq: meterDaysDropped.syncSeq })
+        .from(meterDaysDropped)
+        .where(gt(meterDaysDropped.syncSeq, boxCursor))
+        .all()
+        .map((r) => ({ kind: 'dropped' as const, ...r, id: 0 })),
     ].sort((a, b) => a.seq - b.seq);
     const current = tx.select({ value: syncSequence.value }).from(syncSequence).where(eq(syncSequence.id, 1)).get()?.value ?? 0;
     let next = Math.max(current, fleetCursor);
@@ -451,6 +477,11 @@ export function resequenceAbove(db: Db, boxCursor: number, fleetCursor: number):
           .where(and(eq(meterDays.day, row.day), eq(meterDays.meterId, row.meterId)))
           .run();
       else if (row.kind === 'alert') tx.update(alerts).set({ syncSeq: next }).where(eq(alerts.id, row.id)).run();
+      else if (row.kind === 'dropped')
+        tx.update(meterDaysDropped)
+          .set({ syncSeq: next })
+          .where(and(eq(meterDaysDropped.day, row.day), eq(meterDaysDropped.meterId, row.meterId)))
+          .run();
       else tx.update(syncDeletedAlerts).set({ syncSeq: next }).where(eq(syncDeletedAlerts.alertId, row.id)).run();
     }
     tx.update(syncSequence).set({ value: next }).where(eq(syncSequence.id, 1)).run();

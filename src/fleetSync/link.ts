@@ -4,6 +4,7 @@
 import { count, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { alerts, fleetLink, meterDays, syncDeletedAlerts } from '../platform/db/schema/index.ts';
+import { droppedCount } from './droppedDays.ts';
 import { identityOf, openCredential, sealCredential } from './identity.ts';
 
 export type FleetLink = typeof fleetLink.$inferSelect;
@@ -14,12 +15,12 @@ export function readLink(db: Db): FleetLink | undefined {
   return db.orm.select().from(fleetLink).where(eq(fleetLink.id, 1)).get();
 }
 
-/** Rows written since the fleet last acknowledged (meter days, alerts, deleted alerts): what the box still has to send. */
+/** Rows written since the fleet last acknowledged (meter days, alerts, deleted alerts and days): what the box still has to send. */
 export function unsentRows(db: Db, cursor: number): number {
   const days = db.orm.select({ n: count() }).from(meterDays).where(gt(meterDays.syncSeq, cursor)).get()?.n ?? 0;
   const alertRows = db.orm.select({ n: count() }).from(alerts).where(gt(alerts.syncSeq, cursor)).get()?.n ?? 0;
   const deleted = db.orm.select({ n: count() }).from(syncDeletedAlerts).where(gt(syncDeletedAlerts.syncSeq, cursor)).get()?.n ?? 0;
-  return days + alertRows + deleted;
+  return days + alertRows + deleted + droppedCount(db, cursor);
 }
 
 function fleetBase(url: string): string {

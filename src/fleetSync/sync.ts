@@ -21,6 +21,7 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
+import { forgetAcknowledgedDrops } from './droppedDays.ts';
 import { acknowledgeFromFleet, type FleetAck, type FleetAlertPort, fleetAcksIn } from './fleetAcks.ts';
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
@@ -144,9 +145,11 @@ export class FleetSync {
       this.lastSuccessMs = undefined;
     }
     // Between sends the job only looks: a box sends every intervalMs, unless it never has (just joined) or the last tick
-    // stopped with a backlog left (catch-up).
+    // stopped with a backlog left (catch-up), or the clock stepped back past the last attempt (waiting for the clock to
+    // catch up held back what the step changed: the days it dropped, for as long as the step).
     const lastAttempt = this.lastAttemptMs ?? (first?.lastAttemptAt ? Date.parse(first.lastAttemptAt) : undefined);
-    if (first && lastAttempt !== undefined && !this.backlog && this.now() - lastAttempt < (this.options.intervalMs ?? 0)) return;
+    const since = lastAttempt === undefined ? undefined : this.now() - lastAttempt;
+    if (first && since !== undefined && since >= 0 && !this.backlog && since < (this.options.intervalMs ?? 0)) return;
     const limit = this.options.maxBatchesPerTick ?? 200;
     this.backlog = false;
     for (let sent = 0; sent < limit; sent++) {
@@ -185,6 +188,7 @@ export class FleetSync {
         batch.intervals.length === 0 &&
         batch.alerts.length === 0 &&
         !batch.deletedAlerts &&
+        !batch.deletedDays &&
         !batch.held &&
         sent > 0
       )
@@ -219,6 +223,7 @@ export class FleetSync {
       if (!unchanged) this.update({ ...stored, cursor: batch.through });
       // Deletions the fleet acknowledged stay for a while, so that a fleet which loses them (a failover) gets them again.
       if (batch.deletedAlerts) forgetAcknowledgedDeletions(db, batch.through);
+      if (batch.deletedDays) forgetAcknowledgedDrops(db, batch.through);
       // Alerts a fleet user acknowledged: acknowledged here, and sent so at once (the loop goes on).
       const acknowledged = this.options.alerts ? acknowledgeFromFleet(this.options.alerts, this.fleetAcks) : 0;
       if (batch.through === link.cursor && acknowledged === 0) return; // nothing was waiting: this tick's work is done

@@ -103,6 +103,10 @@ const CROSSINGS: Record<string, string> = {
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'meter_days ← fleetSync/link.ts':
     "counts the day rows above the fleet cursor (what the box still has to send) for `emsctl fleet status`: the change feed's own question",
+  'meter_days_dropped ← fleetSync/batch.ts':
+    "the change feed re-stamps the meter days the box dropped (stamped by migration 0043's trigger) with every other row above the fleet's cursor when the box went back (resequenceAbove), in one transaction",
+  'meter_days_dropped ← fleetSync/droppedDays.ts':
+    "the change feed reads the meter days the box dropped above its cursor (sync_seq, stamped by the trigger of migration 0043) in the batch's own read transaction, counts them for `emsctl fleet status`, and forgets those the fleet acknowledged long ago (as deleted alerts)",
   'meters ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'platform_config ← fleetSync/batch.ts':

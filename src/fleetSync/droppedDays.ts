@@ -1,0 +1,65 @@
+// Meter days the box deleted whole (a clock step back across midnight: metering/clockStep.ts dropAfter), as the change
+// feed carries them: `deletedDays` in a batch, each under the sequence the trigger of migration 0043 stamped, read in
+// the batch's own transaction with everything else. No day row is left to name such a day's intervals as missing, so
+// without this the fleet kept them (and the day's totals, its month and the site's EUI) for ever (issue 56, round 9).
+import { and, asc, count, desc, gt, lt, lte } from 'drizzle-orm';
+import type { Db } from '../platform/db/client.ts';
+import { meterDaysDropped } from '../platform/db/schema/index.ts';
+import type { SiteBatch } from './batch.ts';
+
+/** Dropped meter days a batch carries at most (the fleet refuses more than MAX_DELETED_DAYS, 422). */
+export const DROPPED_DAYS_PER_BATCH = 1_000;
+
+/**
+ * Acknowledged drops kept on the box, like deleted alerts (batch.ts KEPT_DELETIONS): a fleet that lost acknowledged
+ * batches asks for everything above its older cursor again, and a drop has nothing else left to send.
+ */
+export const KEPT_DROPS = 10_000;
+
+type Reader = Pick<Db['orm'], 'select'>;
+export type DroppedDay = { meterId: number; day: string; syncSeq: number };
+
+/** The first `limit` drops above `cursor`, by sequence. */
+export function droppedAbove(tx: Reader, cursor: number, limit = DROPPED_DAYS_PER_BATCH): DroppedDay[] {
+  return tx.select().from(meterDaysDropped).where(gt(meterDaysDropped.syncSeq, cursor)).orderBy(asc(meterDaysDropped.syncSeq)).limit(limit).all();
+}
+
+/** How many drops wait above `cursor` (for `emsctl fleet status`). */
+export function droppedCount(db: Db, cursor: number): number {
+  return db.orm.select({ n: count() }).from(meterDaysDropped).where(gt(meterDaysDropped.syncSeq, cursor)).get()?.n ?? 0;
+}
+
+/**
+ * Puts the drops up to `through` into the batch (the key is left out when there are none); answers their sequences. A
+ * meter day the batch also carries as a row (counted again after the drop, under a higher sequence) is remembered as
+ * that row; any other is remembered as holding nothing, so that when it is counted again every interval goes.
+ */
+export function addDropped(
+  batch: SiteBatch,
+  rows: DroppedDay[],
+  through: number,
+  stage?: (meter: string, day: string, content: { values: Float64Array; qualities: Uint8Array }) => void,
+): number[] {
+  const inBatch = new Set(batch.days.map((day) => `${day.meter}|${day.day}`));
+  const dropped = rows.filter((row) => row.syncSeq <= through).map((row) => ({ meter: String(row.meterId), day: row.day, seq: row.syncSeq }));
+  for (const row of dropped)
+    if (!inBatch.has(`${row.meter}|${row.day}`)) stage?.(row.meter, row.day, { values: new Float64Array(0), qualities: new Uint8Array(0) });
+  if (dropped.length > 0) batch.deletedDays = dropped;
+  return dropped.map((row) => row.seq);
+}
+
+/** Drops the acknowledged drops (at or below `cursor`) older than the newest `keep` entries. */
+export function forgetAcknowledgedDrops(db: Db, cursor: number, keep = KEPT_DROPS): void {
+  const oldestKept = db.orm
+    .select({ seq: meterDaysDropped.syncSeq })
+    .from(meterDaysDropped)
+    .orderBy(desc(meterDaysDropped.syncSeq))
+    .limit(1)
+    .offset(keep - 1)
+    .get();
+  if (oldestKept)
+    db.orm
+      .delete(meterDaysDropped)
+      .where(and(lte(meterDaysDropped.syncSeq, cursor), lt(meterDaysDropped.syncSeq, oldestKept.seq)))
+      .run();
+}
