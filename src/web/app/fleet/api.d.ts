@@ -1471,6 +1471,12 @@ export interface operations {
                         id: number;
                         seq: number;
                     }[];
+                    deletedDays?: {
+                        /** Format: date */
+                        day: string;
+                        meter: string;
+                        seq: number;
+                    }[];
                     health?: {
                         collector?: string;
                         gateway?: string;
