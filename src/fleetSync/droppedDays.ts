@@ -5,7 +5,6 @@
 import { and, asc, count, desc, gt, lt, lte } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { meterDaysDropped } from '../platform/db/schema/index.ts';
-import type { SiteBatch } from './batch.ts';
 
 /** Dropped meter days a batch carries at most (the fleet refuses more than MAX_DELETED_DAYS, 422). */
 export const DROPPED_DAYS_PER_BATCH = 1_000;
@@ -18,6 +17,8 @@ export const KEPT_DROPS = 10_000;
 
 type Reader = Pick<Db['orm'], 'select'>;
 export type DroppedDay = { meterId: number; day: string; syncSeq: number };
+/** The part of a batch (batch.ts SiteBatch) the drops go into. */
+type BatchPart = { days: Array<{ meter: string; day: string }>; deletedDays?: Array<{ meter: string; day: string; seq: number }> };
 
 /** The first `limit` drops above `cursor`, by sequence. */
 export function droppedAbove(tx: Reader, cursor: number, limit = DROPPED_DAYS_PER_BATCH): DroppedDay[] {
@@ -35,7 +36,7 @@ export function droppedCount(db: Db, cursor: number): number {
  * that row; any other is remembered as holding nothing, so that when it is counted again every interval goes.
  */
 export function addDropped(
-  batch: SiteBatch,
+  batch: BatchPart,
   rows: DroppedDay[],
   through: number,
   stage?: (meter: string, day: string, content: { values: Float64Array; qualities: Uint8Array }) => void,
