@@ -86,6 +86,7 @@ export class ClockSteps {
    * refused) keeps its state and waits for one: nothing is counted for it meanwhile (its readings lie before its last
    * one). One whose reading lies at or after its last counts on (restartPoints). Started again without a state, its
    * first reading after would be a new meter's, with the gateway's 7-day history counted again on top of what is stored.
+   * So a meter ahead that is not collected any more is cut at `started` and keeps a state there (keptStates).
    */
   dropAhead(
     steppedBack: boolean,
