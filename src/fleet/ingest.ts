@@ -129,6 +129,7 @@ export function checkBatch(body: unknown, limits: IngestLimits, now: number = Da
     seen.add(String(row.id));
   }
   checkDays(batch.deletedDays ?? [], 'deletedDays');
+  deletedDaysRule(batch.deletedDays ?? []);
   const meterKeys = new Set<string>();
   for (const meter of batch.meters ?? []) {
     if (meterKeys.has(meter.key)) throw new FleetError('invalid_batch', `batch refused: meter ${meter.key} is declared twice`);
@@ -162,20 +163,27 @@ const DAY_ENDS_AFTER_MS = (12 + 25) * 3_600_000;
  * boundaries, not empty, and within the row's own day in any time zone, so a row can never reach another day's rows.
  */
 function missingRunsRule(row: { day: string; missing?: MissingRun[] }, where: string): void {
-  const midnight = Date.parse(`${row.day}T00:00:00Z`);
-  for (const [j, run] of (row.missing ?? []).entries()) {
-    const from = Date.parse(run.from);
-    const to = Date.parse(run.to);
-    const field = `/${where}/missing/${j}`;
-    if (from % INTERVAL_MS !== 0 || to % INTERVAL_MS !== 0) {
-      throw new FleetError('invalid_batch', `batch refused: ${field} ${run.from}–${run.to} is not on 15-minute boundaries`);
-    }
-    if (!(from < to) || from < midnight - DAY_STARTS_BEFORE_MS || to > midnight + DAY_ENDS_AFTER_MS) {
-      throw new FleetError('out_of_range', `batch refused: ${field} ${run.from}–${run.to} is not a run of intervals within ${row.day}`, {
-        details: { field },
-      });
-    }
+  for (const [j, run] of (row.missing ?? []).entries()) runWithinDay(row.day, run, `/${where}/missing/${j}`);
+}
+
+/** One run of intervals [from, to) within `day` in any time zone (see missingRunsRule); `field` names it in the refusal. */
+function runWithinDay(day: string, run: MissingRun, field: string, maxMs = DAY_ENDS_AFTER_MS + DAY_STARTS_BEFORE_MS): void {
+  const midnight = Date.parse(`${day}T00:00:00Z`);
+  const from = Date.parse(run.from);
+  const to = Date.parse(run.to);
+  if (from % INTERVAL_MS !== 0 || to % INTERVAL_MS !== 0) {
+    throw new FleetError('invalid_batch', `batch refused: ${field} ${run.from}–${run.to} is not on 15-minute boundaries`);
   }
+  if (!(from < to) || to - from > maxMs || from < midnight - DAY_STARTS_BEFORE_MS || to > midnight + DAY_ENDS_AFTER_MS) {
+    throw new FleetError('out_of_range', `batch refused: ${field} ${run.from}–${run.to} is not a run of intervals within ${day}`, {
+      details: { field },
+    });
+  }
+}
+
+/** A deleted meter day's span [from, to): the day in the site's zone, so within the day and at most 25 h long. */
+function deletedDaysRule(rows: Array<{ day: string; from: string; to: string }>): void {
+  for (const [i, row] of rows.entries()) runWithinDay(row.day, row, `/deletedDays/${i}`, 25 * 3_600_000);
 }
 
 /** The meters a batch's rows name. */

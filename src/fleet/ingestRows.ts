@@ -153,8 +153,8 @@ type DeletedDay = NonNullable<Batch['deletedDays']>[number];
 
 /**
  * Meter days the box deleted whole (its clock stepped back across midnight: src/fleetSync/droppedDays.ts): what the
- * fleet stored of each under a lower sequence goes, its intervals (the day in the site's time zone; quarantined ones
- * too) off the site's day counts, and its day row; then the totals of the months it left, a month left with no day of
+ * fleet stored of each under a lower sequence goes, its intervals ([from, to): the day in the site's zone, as the box
+ * sends it; quarantined ones too) off the site's day counts, and its day row; then the totals of the months it left, a month left with no day of
  * its commodity losing its row. A day stored at or above the deletion's sequence (counted again after the drop) stays.
  * Returns the intervals removed and the months ('YYYY-MM') whose days changed.
  */
@@ -163,9 +163,7 @@ export async function deleteDays(client: pg.PoolClient, siteId: string, rows: De
   const result = await client.query<{ removed: string; days: string[] | null }>({
     name: 'fleet-delete-days',
     text: `with d as (
-       select d.m, d.day, d.n, (d.day::timestamp at time zone z.tz) as f, ((d.day + 1)::timestamp at time zone z.tz) as t
-       from unnest($2::text[], $3::date[], $4::bigint[]) as d(m, day, n),
-         (select coalesce(timezone, 'UTC') as tz from sites where id = $1) z
+       select * from unnest($2::text[], $3::date[], $4::bigint[], $5::timestamptz[], $6::timestamptz[]) as d(m, day, n, f, t)
      ), gone as (
        delete from intervals i using d
        where i.site_id = $1 and i.meter_key = d.m and i.start >= d.f and i.start < d.t and i.seq < d.n
@@ -182,7 +180,7 @@ export async function deleteDays(client: pg.PoolClient, siteId: string, rows: De
        returning r.day
      )
      select (select count(*) from gone) as removed, (select array_agg(distinct to_char(day, 'YYYY-MM')) from days) as days`,
-    values: [siteId, rows.map((r) => r.meter), rows.map((r) => r.day), rows.map((r) => r.seq)],
+    values: [siteId, rows.map((r) => r.meter), rows.map((r) => r.day), rows.map((r) => r.seq), rows.map((r) => r.from), rows.map((r) => r.to)],
   });
   const months = (result.rows[0]!.days ?? []).sort();
   if (months.length > 0) {

@@ -146,10 +146,13 @@ export const BatchSchema = Type.Object(
     deletedAlerts: Type.Optional(Type.Array(Type.Object({ id: AlertId, seq: Seq }, { additionalProperties: false }), { maxItems: 1000 })),
     /**
      * Meter days the site deleted whole (its clock stepped back across midnight): the fleet removes what it stored of
-     * each (intervals, day row, and what follows from them) under a lower sequence. At most MAX_DELETED_DAYS (ingest.ts,
-     * 422 beyond), each day within the range a day row may have.
+     * each (intervals in [from, to): the day in the site's zone; the day row; what follows from them) under a lower
+     * sequence. At most MAX_DELETED_DAYS (ingest.ts, 422 beyond), each day within the range a day row may have, its span
+     * within that day.
      */
-    deletedDays: Type.Optional(Type.Array(Type.Object({ meter: Key, day: Type.String({ format: 'date' }), seq: Seq }, { additionalProperties: false }))),
+    deletedDays: Type.Optional(
+      Type.Array(Type.Object({ meter: Key, day: Type.String({ format: 'date' }), from: Instant, to: Instant, seq: Seq }, { additionalProperties: false })),
+    ),
     /**
      * What the site's collector holds ahead of its rows (it writes them hourly): rows without a sequence of their own,
      * stored under `after`, so any row the site sends later (a higher sequence) replaces them.

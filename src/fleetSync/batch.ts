@@ -57,11 +57,11 @@ export type SiteBatch = {
   /** Alerts deleted on the box (sync_deleted_alerts); the key is left out when there are none. */
   deletedAlerts?: Array<{ id: number; seq: number }>;
   /**
-   * Meter days deleted whole on the box (a clock step back across midnight: meter_days_dropped, src/fleetSync/droppedDays.ts):
-   * the fleet removes what it stored of each under a lower sequence. The key is left out when there are none, so a
+   * Meter days deleted whole on the box (a clock step back across midnight: meter_days_dropped, src/fleetSync/droppedDays.ts),
+   * each with its day's span [from, to) in the site's zone: the fleet removes what it stored of each under a lower sequence. The key is left out when there are none, so a
    * fleet older than this field sees no change until a box drops a day (the fleet is upgraded before its boxes).
    */
-  deletedDays?: Array<{ meter: string; day: string; seq: number }>;
+  deletedDays?: Array<{ meter: string; day: string; from: string; to: string; seq: number }>;
   /**
    * What the collector holds ahead of its rows (it writes hourly: issue 44), with no sequence of its own: the fleet
    * stores it under the batch's `after`, so the next write of the row (a higher sequence) replaces it. Sent only when
@@ -407,7 +407,7 @@ export function historyBatch(
     for (const row of alertRows) if (row.syncSeq <= through) addAlert(batch, row);
     const deleted = deletions.filter((row) => row.syncSeq <= through).map((row) => ({ id: row.alertId, seq: row.syncSeq }));
     if (deleted.length > 0) batch.deletedAlerts = deleted;
-    const droppedSeqs = addDropped(batch, drops, through, sent && ((meter, day, content) => sent.stage(meter, day, content)));
+    const droppedSeqs = addDropped(batch, drops, through, context.timezone, sent && ((meter, day, content) => sent.stage(meter, day, content)));
     batch.through = Math.max(cursor, ...batch.days.map((d) => d.seq), ...batch.alerts.map((a) => a.seq), ...deleted.map((d) => d.seq), ...droppedSeqs);
     markCarried(tx, batch.through);
     return batch;

@@ -1474,8 +1474,12 @@ export interface operations {
                     deletedDays?: {
                         /** Format: date */
                         day: string;
+                        /** Format: date-time */
+                        from: string;
                         meter: string;
                         seq: number;
+                        /** Format: date-time */
+                        to: string;
                     }[];
                     health?: {
                         collector?: string;
