@@ -1,5 +1,5 @@
 // Structure (issue 57): one rounding of the figures the answers state. `round(value, places)` lives in
-// src/platform/numbers.ts; 28 files once wrote it out (as `round`, `round3`, `round6`, with the places fixed or not).
+// src/platform/numbers.ts; 31 files once wrote it out (as `round`, `round3`, `round6`, with the places fixed or not).
 // A file that needs another rounding (half-even, integer cents) names it for what it does, not `round…`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,11 +8,13 @@ import path from 'node:path';
 
 const HELPER = 'src/platform/numbers.ts';
 
-/** A declaration of a function named `round…`: a function, an arrow or function expression bound to a name, a method. */
+/** The names a rounding helper was given: `round`, `round3`, `round6`, `roundTo…`. */
+const NAME = String.raw`round(?:\d+|To[A-Z]\w*)?`;
+/** A declaration of a function so named: a function, an arrow or function expression bound to the name, a method. */
 const DECLARES_ROUND = [
-  /\bfunction\s+round\w*\s*[<(]/,
-  /\b(?:const|let|var)\s+round\w*\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:<[^>]*>)?\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>)/,
-  /^\s*(?:(?:private|public|protected|static|readonly)\s+)*round\w*\s*\([^)]*\)\s*(?::\s*[\w<>[\]| ]+)?\s*\{/m,
+  new RegExp(String.raw`\bfunction\s+${NAME}\s*[<(]`),
+  new RegExp(String.raw`\b(?:const|let|var)\s+${NAME}\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|(?:<[^>]*>)?\([^)]*\)\s*(?::[^=]+)?=>|\w+\s*=>)`),
+  new RegExp(String.raw`^\s*(?:(?:private|public|protected|static|readonly)\s+)*${NAME}\s*\([^)]*\)\s*(?::\s*[\w<>[\]| ]+)?\s*\{`, 'm'),
 ];
 
 export const declaresRound = (text: string) => DECLARES_ROUND.some((pattern) => pattern.test(text));
@@ -32,7 +34,7 @@ test('the check finds each way a rounding function was written out, and not a lo
     'function round(value: number): number {\n  return Math.round(value * 1000) / 1000;\n}',
     'function round3(value: number): number {',
     'export const round = (value: number, places = 3) => Math.round(value * 10 ** places) / 10 ** places;',
-    'const roundTo = function (value: number) { return value; };',
+    'const roundToCents = function (value: number) { return value; };',
     'const round = (v) => v;',
     'class A {\n  private round(value: number): number {\n    return value;\n  }\n}',
   ])
@@ -42,6 +44,8 @@ test('the check finds each way a rounding function was written out, and not a lo
     'const kw = round(value, 1);',
     "import { round } from '../platform/numbers.ts';",
     'const rounded = Math.round(value * 100) / 100;',
+    'function roundTrip(url: string): Promise<number> {',
+    'const rounds = (count: number) => count + 1;',
     '  return round(value, 3);',
   ])
     assert.ok(!declaresRound(text), text);
