@@ -19,13 +19,12 @@ const DECLARES_ROUND = [
 
 export const declaresRound = (text: string) => DECLARES_ROUND.some((pattern) => pattern.test(text));
 
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sources(file);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [file] : [];
-  });
-}
+/** The TypeScript sources under src/ (the generated declarations left out), as `src/…` paths. */
+const sources = () =>
+  fs
+    .readdirSync('src', { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => `src/${file.split(path.sep).join('/')}`);
 
 test('the check finds each way a rounding function was written out, and not a loop counter or a call', () => {
   for (const text of [
@@ -52,9 +51,7 @@ test('the check finds each way a rounding function was written out, and not a lo
 });
 
 test('round(value, places) is declared once, in platform; every other file imports it', () => {
-  const declaring = sources('src')
-    .map((file) => file.split(path.sep).join('/'))
-    .filter((file) => declaresRound(fs.readFileSync(file, 'utf8')));
+  const declaring = sources().filter((file) => declaresRound(fs.readFileSync(file, 'utf8')));
   assert.deepEqual(declaring, [HELPER]);
 });
 
