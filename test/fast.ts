@@ -21,8 +21,8 @@ process.on('exit', () => fs.rmSync(path.dirname(RAN), { recursive: true, force: 
 /**
  * A hung suite fails after this long, naming itself, and its group goes on: each grouped suite's describe has it as its
  * timeout, and `--per-file` passes it as --test-timeout. Not --test-timeout beside the groups: Node 20 bounds each file
- * by it (Node 24 each test), and a group's file is a quarter of the run (the few suites that run alone, OWN_PROCESS,
- * stay without a bound). The slowest suite took 39 s on a quiet machine.
+ * by it (Node 24 each test), and a group's file is a quarter of the run. A suite that runs alone (OWN_PROCESS) is a
+ * group of one, so its describe has the bound too. The slowest suite took 39 s on a quiet machine.
  */
 const SUITE_TIMEOUT_MS = 600_000;
 /** Processes for the suites besides the screen tier and the suites that run alone (`-- --groups N`). */
@@ -43,10 +43,10 @@ function grouped(files: string[], times: string | null): string[] {
   const dir = path.dirname(RAN);
   const dom = files.filter((file) => file.includes(`${path.sep}web${path.sep}screens${path.sep}`));
   // A suite that checks what its own process loaded (e.g. test/ops/memoryAtStart.test.ts: no undici at start) says
-  // so with OWN_PROCESS and runs alone: in a group, another suite's imports are in that process too.
+  // so with OWN_PROCESS and runs alone, a group of one: in a group, another suite's imports are in that process too.
   const alone = files.filter((file) => !dom.includes(file) && OWN_PROCESS.test(fs.readFileSync(file, 'utf8')));
   const rest = files.filter((file) => !dom.includes(file) && !alone.includes(file));
-  const groups = [dom, ...balanced(rest, GROUPS)].filter((group) => group.length > 0);
+  const groups = [dom, ...balanced(rest, GROUPS), ...alone.map((suite) => [suite])].filter((group) => group.length > 0);
   return [
     ...groups.map((group, i) => {
       const file = path.join(dir, `group-${i + 1}.test.mjs`);
@@ -69,7 +69,6 @@ function grouped(files: string[], times: string | null): string[] {
       fs.writeFileSync(file, head + lines.join(''));
       return file;
     }),
-    ...alone,
   ];
 }
 

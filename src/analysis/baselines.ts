@@ -20,6 +20,7 @@ import {
   MIN_HOLIDAY_DAYS,
   NET_BIAS_LIMIT_PERCENT,
 } from './guardRails.ts';
+import { round } from '../platform/numbers.ts';
 
 export { MIN_HOLIDAY_DAYS };
 
@@ -49,8 +50,6 @@ const MIN_BASELINE_DAYS = 30;
 const SLICE_DAYS = 7;
 const TERMS = ['intercept', 'perHdd', 'perCdd', 'weekend', 'holiday'] as const;
 type Coefficients = Record<(typeof TERMS)[number], number>;
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 /** Least squares by the normal equations (5 × 5 at most), solved by Gaussian elimination with partial pivoting. */
 export function leastSquares(rows: number[][], y: number[]): number[] {

@@ -9,6 +9,7 @@ import { Kept } from '../platform/db/kept.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { BadRequest } from '../platform/errors.ts';
 import { WeatherNormalisation, type WeatherNormalisedChange } from './normalisation.ts';
+import { round } from '../platform/numbers.ts';
 
 export const PERIODS = ['day', 'week', 'month', 'year', 'custom'] as const;
 export type PeriodKind = (typeof PERIODS)[number];
@@ -50,7 +51,6 @@ const MAX_MISSING_LISTED = 31;
 type DayRead = (day: string) => { start: number; kwh: Float64Array };
 /** Days from `from` to `to` by date arithmetic (a year of addDays calls costs milliseconds a request). */
 const dayCount = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 /** The calendar date `years` later (29 February becomes the 28th in a common year). */
 function addYears(day: string, years: number): string {

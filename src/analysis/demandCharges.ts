@@ -3,6 +3,7 @@
 // month shows its charge so far: its peak can only grow, so the figure is a floor for the bill.
 import { type EnergyFigures, type SitePeak, nextMonth } from '../energy/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
+import { round } from '../platform/numbers.ts';
 
 export type MonthDemandCharge = {
   month: string;
@@ -24,8 +25,6 @@ export type MonthDemandCharge = {
   energyCost: number;
   totalCost: number;
 };
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export function previousMonth(month: string): string {
   const [y, m] = month.split('-').map(Number);

@@ -11,11 +11,10 @@ import { BadRequest } from '../platform/errors.ts';
 import type { Target } from './comparisons.ts';
 import { countDays } from './wholeDays.ts';
 import { degreeDays, type OutdoorTemperatures } from './weather.ts';
+import { round } from '../platform/numbers.ts';
 
 export type FloorArea = { area: string; floorAreaM2: number };
 export type Driver = { name: string; month: string; value: number; unit: string };
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export class Enpis {
   private readonly floorAreas;

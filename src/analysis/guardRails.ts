@@ -1,3 +1,4 @@
+import { round } from '../platform/numbers.ts';
 // Guard rails on a regression baseline (ASHRAE Guideline 14-2014 and IPMVP Core Concepts 2022): before a baseline's
 // prediction is turned into "savings", check that it may be applied to the reporting period at all, and say how
 // uncertain the savings are. Pure functions over the baseline's and the reporting period's observations, so the daily
@@ -85,7 +86,6 @@ export type GuardRailInput = {
 };
 
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 /** The inverse of the standard normal distribution (Acklam's rational approximation, |error| < 1.2e-9). */
 export function normalQuantile(p: number): number {

@@ -12,6 +12,7 @@ import { dayTypeOf, g14Statistics, leastSquares, MIN_HOLIDAY_DAYS, regressorValu
 import type { OutdoorTemperatures } from './weather.ts';
 import { baselineGuardRails, type GuardRails, savingsFigures } from './guardRails.ts';
 import { wholeHourKwh } from './wholeDays.ts';
+import { round } from '../platform/numbers.ts';
 
 export const HOURLY_SLOTS = ['hour-of-day', 'hour-of-week'] as const;
 export type HourlySlots = (typeof HOURLY_SLOTS)[number];
@@ -28,8 +29,6 @@ type Term = (typeof TERMS)[number];
 const HOUR_MS = 3_600_000;
 /** Days of intervals read between two turns of the event loop. */
 const SLICE_DAYS = 2;
-
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 type Hour = { start: number; day: string; slot: number; dayType: DayType; temperatureC: number; hdh: number; cdh: number; actualKwh: number };
 type SlotModel = { slot: number; n: number; coefficients: Record<Term, number>; fitted: Term[] };

@@ -23,6 +23,7 @@ import { loadShedPoints, loadShedSettings } from '../platform/db/schema/index.ts
 import { dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { BadRequest, Conflict } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { round } from '../platform/numbers.ts';
 
 export const UNCONFIRMED_CODE = 'energy.load_shedding.unconfirmed';
 /** A shed point the service could not switch back on (critical): raised once per point while it fails, cleared by the restore. */
@@ -363,14 +364,14 @@ export class LoadShedder {
     if (over) {
       const next = points.find((p) => p.shedAt === null && (p.notBefore === null || p.notBefore <= now));
       if (!next) return [];
-      return [await this.shed(next, now, windowStart, `projected ${round(projection!.projectedKw)} kW above the contracted ${limit} kW`)];
+      return [await this.shed(next, now, windowStart, `projected ${round(projection!.projectedKw, 1)} kW above the contracted ${limit} kW`)];
     }
     // Back below: the last shed first, once its window is over and its minimum off time has passed.
     const calm = limit !== null && projection !== null && projection.projectedKw <= limit * RESTORE_BELOW_SHARE;
     if (!calm) return [];
     const due = shed.filter((p) => p.shedWindow! < windowStart && this.shedForMs(p, now) >= minOffMs).sort((a, b) => b.priority - a.priority || b.id - a.id);
     if (!due.length) return [];
-    return [await this.restore(due[0], now, `projected ${round(projection!.projectedKw)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`, null)];
+    return [await this.restore(due[0], now, `projected ${round(projection!.projectedKw, 1)} kW, below ${RESTORE_BELOW_SHARE * 100} % of ${limit} kW`, null)];
   }
 
   private async shed(point: PointRow, now: number, windowStart: number, reason: string): Promise<LoadShedAction> {
@@ -493,5 +494,3 @@ export class LoadShedder {
 
 const restoreFailedTitle = (point: { code: string; restoreValue: number }) =>
   `Load shedding could not switch ${point.code} back on (restore to ${point.restoreValue} not confirmed)`;
-
-const round = (value: number) => Math.round(value * 10) / 10;

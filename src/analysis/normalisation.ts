@@ -21,6 +21,7 @@ type Target = { meterId?: number; area?: string };
 import { baselineGuardRails, FULL_CYCLE_DAYS } from './guardRails.ts';
 import { degreeDays, OUTDOOR_TEMPERATURE_CODE } from './weather.ts';
 import { countDays } from './wholeDays.ts';
+import { round } from '../platform/numbers.ts';
 
 /** The balance points of the normalisation's degree days: the baseline routes' defaults. */
 export const NORMALISATION_BASES = { heatingBaseC: 15.5, coolingBaseC: 21 };
@@ -62,7 +63,6 @@ export type WeatherNormalisedChange = {
 };
 
 type Observed = Omit<BaselineDay, 'expectedKwh'>;
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 function floats(buffer: Buffer): Float32Array {
   const copy = new Float32Array(buffer.length / 4);

@@ -6,6 +6,7 @@ import type { PeakWarningLog, PeakWarningRecord } from '../energy/index.ts';
 import type { Db } from '../platform/db/client.ts';
 import { slot } from '../platform/db/listQuery.ts';
 import { peakWarnings } from '../platform/db/schema/index.ts';
+import { round } from '../platform/numbers.ts';
 
 export type PeakWarningView = {
   windowStart: string;
@@ -20,8 +21,6 @@ export type PeakWarningView = {
   finalKw: number | null;
   outcome: 'running' | 'crossed' | 'stayed below';
 };
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 export class PeakWarnings implements PeakWarningLog {
   private readonly recent;
@@ -122,11 +121,11 @@ export class PeakWarnings implements PeakWarningLog {
     return rows.map((row) => ({
       windowStart: new Date(row.windowStart).toISOString(),
       warnedAt: new Date(row.warnedAt).toISOString(),
-      projectedKw: round(row.projectedKw),
+      projectedKw: round(row.projectedKw, 3),
       limitKw: row.limitKw,
       crossedAt: row.crossedAt === null ? null : new Date(row.crossedAt).toISOString(),
       leadSec: row.crossedAt === null ? null : Math.round((row.crossedAt - row.warnedAt) / 1000),
-      finalKw: row.finalKw === null ? null : round(row.finalKw),
+      finalKw: row.finalKw === null ? null : round(row.finalKw, 3),
       // The outcome is the window's own mean once it is over (a crossing in its last minute is a crossing).
       outcome:
         row.finalKw !== null && row.finalKw >= 0

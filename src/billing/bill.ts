@@ -123,7 +123,6 @@ export type PeriodBill = {
 };
 
 export const cents = (amount: number) => Math.round(amount * 100);
-export const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export const STANDING_RULE = "the utility's standing charges of the period's days, shared by each tenant's share of the site's quantity of that utility";
 export const OWN_TARIFF_RULE =

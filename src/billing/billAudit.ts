@@ -9,6 +9,7 @@ import type { SupplierBillLine } from '../platform/db/schema/index.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import type { BilledMeter, MeterPeriod } from './bill.ts';
 import type { BillingCalculation } from './calculation.ts';
+import { round } from '../platform/numbers.ts';
 
 /** The tolerance of each check; the defaults are documented in docs/billing.md ("The audit's checks"). */
 export type AuditTolerances = {
@@ -82,7 +83,6 @@ export type AuditedBill = {
   endReading: number | null;
 };
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const money = (value: number) => round(value, 2);
 /** Whether `billed` is further from `expected` than `percent` of it (any billed amount is, against nothing expected). */
 const beyond = (billed: number, expected: number, percent: number) =>

@@ -14,6 +14,7 @@ import { addDays, daysBetween } from '../platform/time/calendar.ts';
 import { type BilledMeter, UNITS } from './bill.ts';
 import type { BillingCalculation } from './calculation.ts';
 import type { Billing } from './service.ts';
+import { round } from '../platform/numbers.ts';
 
 export type BudgetScope = 'site' | 'area' | 'cost_centre';
 export type BudgetInput = {
@@ -63,7 +64,6 @@ export type BudgetStatus = {
 
 type Row = typeof billingBudgets.$inferSelect;
 export const BUDGET_ALERT_CODE = 'billing.budget.overspend';
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const monthsOf = (year: number) => Array.from({ length: 12 }, (_, i) => `${year}-${String(i + 1).padStart(2, '0')}`);
 const nextMonthStart = (month: string) => addDays(`${month}-28`, 7).slice(0, 7) + '-01';
 

@@ -12,11 +12,12 @@ import type { Db } from '../platform/db/client.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
 import { OwnTariffBook } from './ownTariffs.ts';
 import { addDays, dayOf, daysBetween } from '../platform/time/calendar.ts';
-import { round, type BilledMeter, type MeterPeriod, type PeriodBill, type Split } from './bill.ts';
+import type { BilledMeter, MeterPeriod, PeriodBill, Split } from './bill.ts';
 import { meterPeriod, quantityAt, type PeriodSource } from './meterPeriod.ts';
 import { ownPricing } from './ownPricing.ts';
 import { demandMonths, landlordShare, months, periodQuality, siteBill, standingCharges } from './siteBill.ts';
 import { tenantBill } from './tenantBill.ts';
+import { round } from '../platform/numbers.ts';
 
 export class BillingCalculation {
   /** A meter's commodity and role, which price its days (pricing's port MeterCommodity, metering's lookup). */

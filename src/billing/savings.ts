@@ -12,6 +12,7 @@ import { eq } from 'drizzle-orm';
 import { savingsMeasures, type NonRoutineAdjustment } from '../platform/db/schema/index.ts';
 import { BadRequest, NotFound } from '../platform/errors.ts';
 import { addDays, daysBetween } from '../platform/time/calendar.ts';
+import { round } from '../platform/numbers.ts';
 
 export type MeasureInput = {
   name: string;
@@ -32,7 +33,6 @@ export type Measure = Required<MeasureInput> & { id: number; option: 'B' | 'C'; 
 
 /** Confidence of the stated uncertainty (IPMVP reports savings at 90 %). */
 export const CONFIDENCE = 0.9;
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export class Measures {
   private readonly sql;

@@ -24,6 +24,7 @@ import type {
   Tenant,
   TenantInput,
 } from './types.ts';
+import { round } from '../platform/numbers.ts';
 
 type RunRow = typeof billingRuns.$inferSelect;
 
@@ -110,8 +111,8 @@ export class Billing {
         method: row.method,
         shares,
         landlordValue: row.landlordValue,
-        fractions: [...fractions].map(([tenantId, fraction]) => ({ tenantId, fraction: round6(fraction) })),
-        landlordFraction: round6(1 - [...fractions.values()].reduce((a, b) => a + b, 0)),
+        fractions: [...fractions].map(([tenantId, fraction]) => ({ tenantId, fraction: round(fraction, 6) })),
+        landlordFraction: round(1 - [...fractions.values()].reduce((a, b) => a + b, 0), 6),
       };
     });
   }
@@ -138,7 +139,7 @@ export class Billing {
       if (input.method === 'percent') {
         const sum = input.shares.reduce((a, share) => a + share.value, 0) + landlordValue;
         if (Math.abs(sum - 100) > EPSILON)
-          details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round6(sum)} %, not 100 %` });
+          details.push({ path: 'body.shares', message: `the shares and the landlord's add up to ${round(sum, 6)} %, not 100 %` });
       }
       if (details.length) throw new BadRequest('The meter split does not add up', details);
       this.assertNoDoubleCount(meter, 'params.meterId');
@@ -388,10 +389,6 @@ function doubleCountConflict(found: DoubleCount, byId: Map<number, BilledMeter>,
     { path, message: describeDoubleCount(found, byId) },
     { path: 'meters', message: `${found.meter.id}, ${found.other.id}` },
   ]);
-}
-
-function round6(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
 }
 
 /** A split's fractions per tenant; the landlord keeps the rest (its percentage, vacant floor area or weight). */

@@ -5,7 +5,8 @@ import type { DemandCharges } from '../analysis/index.ts';
 import type { Tariffs } from '../pricing/index.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
-import { cents, round, sumBill, UNITS, type Bill, type BilledMeter, type MeterPeriod, type PeriodBill, type Quality } from './bill.ts';
+import { cents, sumBill, UNITS, type Bill, type BilledMeter, type MeterPeriod, type PeriodBill, type Quality } from './bill.ts';
+import { round } from '../platform/numbers.ts';
 
 /** A month of the period with a demand charge: the charge × the period's share of its days, and the site at its peak. */
 export type DemandMonth = { month: string; share: number; amount: number; billedKw: number; peakAt: number | null; siteAtPeak: number };

@@ -11,6 +11,7 @@ import { daysBetween } from '../platform/time/calendar.ts';
 import type { BilledMeter } from './bill.ts';
 import type { BillingCalculation } from './calculation.ts';
 import { BillAudit, type AuditItem, type AuditTolerances } from './billAudit.ts';
+import { round } from '../platform/numbers.ts';
 
 export type SupplierBillInput = {
   meterId: number;
@@ -59,7 +60,6 @@ const CSV_LINE_COLUMNS = ['kind', 'band', 'description', 'lineFrom', 'lineTo', '
 /** A line field's CSV column where the names differ. */
 const CSV_NAME: Record<string, string> = { from: 'lineFrom', to: 'lineTo' };
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export class SupplierBills {
   private readonly sql;

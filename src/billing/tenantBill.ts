@@ -8,7 +8,6 @@ import {
   ESTIMATE_RULE,
   OWN_STANDING_RULE,
   OWN_TARIFF_RULE,
-  round,
   STANDING_RULE,
   sumBill,
   UNITS,
@@ -22,6 +21,7 @@ import {
 } from './bill.ts';
 import type { OwnTariffBook } from './ownTariffs.ts';
 import type { DemandMonth, Standing } from './siteBill.ts';
+import { round } from '../platform/numbers.ts';
 
 type Bands = Map<string, { quantity: number; cost: number }>;
 

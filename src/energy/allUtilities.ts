@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { Commodity } from '../platform/db/schema/index.ts';
 import { stringEnum } from '../platform/http/schemas.ts';
 import type { CommodityFiguresView } from './commodities.ts';
+import { round } from '../platform/numbers.ts';
 
 /**
  * - `costTotal`: electricity import cost (energy and standing charge, before feed-in revenue and demand charge) + gas
@@ -25,7 +26,6 @@ export type AllUtilities = {
 };
 
 const SCOPE: Record<Commodity, 1 | 2 | 3> = { gas: 1, electricity: 2, heat: 2, water: 3 };
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
 export function allUtilities(view: CommodityFiguresView): AllUtilities {
   let cost: number | null = null;

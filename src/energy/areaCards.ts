@@ -15,10 +15,7 @@ import type { EnergyAreaInputValue, EnergyAreaView } from './schemas.ts';
 import type { SiteEnergy, Unallocated } from './siteEnergy.ts';
 
 import { siteDay } from '../platform/time/calendar.ts';
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
+import { round } from '../platform/numbers.ts';
 
 const AREA_COLUMNS = `id, name, today_kwh AS todayKwh, month_kwh AS monthKwh, year_kwh AS yearKwh, power_kw AS powerKw,
   created_at AS createdAt, updated_at AS updatedAt`;
@@ -147,7 +144,14 @@ export class AreaCards {
         this.upsertDaily.run(day, area.name, area.todayKwh);
       }
       this.removeOtherDaily.run(day, names);
-      this.upsertDaily.run(day, SITE_TOTAL, round(areas.reduce((sum, area) => sum + area.todayKwh, 0)));
+      this.upsertDaily.run(
+        day,
+        SITE_TOTAL,
+        round(
+          areas.reduce((sum, area) => sum + area.todayKwh, 0),
+          3,
+        ),
+      );
       const after = this.list();
       const summary = (list: Omit<EnergyAreaView, 'source'>[]) =>
         list.map(({ name, todayKwh, monthKwh, yearKwh, powerKw }) => ({ name, todayKwh, monthKwh, yearKwh, powerKw }));

@@ -8,6 +8,7 @@ import { COMMODITIES, type Commodity } from '../platform/db/schema/index.ts';
 import { daysBetween } from '../platform/time/calendar.ts';
 import { FIGURE_TABLES, type EnergyFigures } from './figures.ts';
 import { Kept } from '../platform/db/kept.ts';
+import { round } from '../platform/numbers.ts';
 
 export const COMMODITY_UNITS: Record<Commodity, string> = { electricity: 'kWh', gas: 'm³', water: 'm³', heat: 'kWh' };
 
@@ -62,7 +63,6 @@ export type CommodityFiguresView = {
 
 type MeterRow = MeterSummary;
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 /** The value where `known`, else null (no data). */
 const known = <T>(ok: boolean, value: T): T | null => (ok ? value : null);
 const recorded = (part: Coverage) => part.meters > 0 && part.recordedDays > 0;

@@ -2,11 +2,11 @@
 // CSV, a power meter's highest readings laid on the interval grid, and the 15-minute or hourly points of a series.
 import { FLAG_ESTIMATED, FLAG_SUSPECT, type IntervalStore, type StoredDays } from '../metering/index.ts';
 import { dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { round } from '../platform/numbers.ts';
 
 /** One point of a series (GET /api/energy/series). */
 export type SeriesPoint = { start: string; kwh: number | null; cost: number | null; maxKw?: number | null; missing?: number; estimated?: number };
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 
 /**

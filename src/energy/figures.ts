@@ -10,6 +10,7 @@ import { dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/tim
 import { EnergyCompleteness, type DayCompleteness, type Shares } from './completeness.ts';
 import { intervalPoints, maxReadings, meterCsv, type SeriesPoint } from './figureRows.ts';
 import { highestInterval, type SitePeak, type SummedIntervals, sumMeterIntervals } from './intervalSums.ts';
+import { round } from '../platform/numbers.ts';
 
 export type PeriodFigures = {
   from: string;
@@ -46,7 +47,6 @@ type MeterRow = {
 const isGridImport = (row: { commodity: string; role: string }) => row.commodity === 'electricity' && row.role === 'import';
 type Layout = { meters: MeterRow[]; site: number[]; areas: Map<string, number[]>; areaNames: readonly string[] };
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 /**
  * What the kept figures read: day and month rows, which meters make the site and each area, the tariffs (standing
  * charges), the site's time zone. Not meter_state: the collector's state writes change no kept figure.

@@ -2,6 +2,7 @@
 // site's peak and the interval series are read from, the stored rows overlaid by what the collector holds.
 import type { IntervalStore, StoredDays } from '../metering/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
+import { round } from '../platform/numbers.ts';
 
 /** A site's highest 15-minute mean demand and what it rests on. */
 export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIntervals: number; metersAtPeak: number; meters: number };
@@ -9,7 +10,6 @@ export type SitePeak = { kw: number; at: string; complete: boolean; incompleteIn
 /** Each interval's kWh summed over the meters that have it (NaN where none has), and how many of the meters have it. */
 export type SummedIntervals = { start: number; sums: Float64Array; seen: Uint16Array; meters: number };
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 const HOUR_INTERVALS = 3_600_000 / INTERVAL_MS;
 
 /**

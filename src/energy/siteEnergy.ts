@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/client.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, siteDay } from '../platform/time/calendar.ts';
 import type { Shares } from './completeness.ts';
 import type { EnergyFigures, PeriodFigures, Totals } from './figures.ts';
+import { round } from '../platform/numbers.ts';
 
 export type { PeriodFigures, Totals };
 
@@ -27,7 +28,6 @@ export type LoadCurve = { day: string; points: { at: string; kw: number | null }
 /** What interval figures are asked for: the site ({}) or one area. */
 export type EnergyTarget = { area?: string };
 
-const round = (value: number, places = 3) => Math.round(value * 10 ** places) / 10 ** places;
 const INTERVALS_PER_HOUR = 4;
 
 export class SiteEnergy {
@@ -108,10 +108,10 @@ export class SiteEnergy {
       names.map((name) => [
         name,
         {
-          todayKwh: round(day.get(name)?.kwh ?? 0),
-          monthKwh: round(monthly.get(name)?.kwh ?? 0),
-          yearKwh: round(yearly.get(name)?.kwh ?? 0),
-          powerKw: round(meters.demandKw({ area: name })),
+          todayKwh: round(day.get(name)?.kwh ?? 0, 3),
+          monthKwh: round(monthly.get(name)?.kwh ?? 0, 3),
+          yearKwh: round(yearly.get(name)?.kwh ?? 0, 3),
+          powerKw: round(meters.demandKw({ area: name }), 3),
         },
       ]),
     );
@@ -132,7 +132,7 @@ export class SiteEnergy {
       const site = this.consumption?.(from, tomorrow) ?? meters.totals(from, tomorrow).kwh;
       let areas = 0;
       for (const totals of meters.areaTotals(from, tomorrow).values()) areas += totals.kwh;
-      return round(site - areas);
+      return round(site - areas, 3);
     };
     return { todayKwh: rest(today), monthKwh: rest(`${today.slice(0, 7)}-01`), yearKwh: rest(`${today.slice(0, 4)}-01-01`) };
   }
@@ -146,7 +146,7 @@ export class SiteEnergy {
       // As the summary's days: nothing stored, or every interval so far missing, is no data.
       const days = shares.map(({ day, intervals, measured, estimated, missing, suspect }) => {
         const totals = byDay.get(day);
-        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh), measured, estimated, missing, suspect };
+        return { day, kwh: !totals || intervals === 0 || missing === 1 ? null : round(totals.kwh, 3), measured, estimated, missing, suspect };
       });
       const { measured, estimated, missing, suspect } = meters.completenessTotal(shares);
       return { days, completeness: { measured, estimated, missing, suspect } };
@@ -157,7 +157,7 @@ export class SiteEnergy {
       const kwh = recorded.get(day);
       return kwh === undefined
         ? { day, kwh: null, measured: 0, estimated: 0, missing: 1, suspect: 0 }
-        : { day, kwh: round(kwh), measured: 1, estimated: 0, missing: 0, suspect: 0 };
+        : { day, kwh: round(kwh, 3), measured: 1, estimated: 0, missing: 0, suspect: 0 };
     });
     const known = days.filter((d) => d.kwh !== null).length;
     const share = (part: number) => Math.round((part / days.length) * 10_000) / 10_000;

@@ -4,6 +4,7 @@
 import type { EquipmentType } from './brick.ts';
 import { compile, MODE_DEFINITIONS, type Compiled, type Scope } from './rules.ts';
 import type { RuleDefinitionView } from './schemas.ts';
+import { round } from '../platform/numbers.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -244,13 +245,9 @@ export class RuleRunner {
   private evidence(): Record<string, number> {
     const out: Record<string, number> = {};
     this.rule.reads.forEach((read, i) => {
-      if (!read.name.startsWith('mode.') && Number.isFinite(this.values[i])) out[read.name] = round(this.values[i]!);
+      if (!read.name.startsWith('mode.') && Number.isFinite(this.values[i])) out[read.name] = round(this.values[i]!, 3);
     });
-    for (const { name, slot } of this.rule.lets) if (Number.isFinite(this.values[slot])) out[name] = round(this.values[slot]!);
+    for (const { name, slot } of this.rule.lets) if (Number.isFinite(this.values[slot])) out[name] = round(this.values[slot]!, 3);
     return out;
   }
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }

@@ -36,6 +36,7 @@ import {
   type EpisodeView,
   type RuleDefinitionView,
 } from './schemas.ts';
+import { round } from '../platform/numbers.ts';
 
 const tags = ['fault detection'];
 const HOUR_MS = 3_600_000;
@@ -68,9 +69,9 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       lastSeenAt: row.lastSeenAt,
       endedAt: row.endedAt,
       evidence: row.evidence,
-      wasteKwh: round(row.wasteKwh),
-      wasteKwhPerDay: round(row.wasteKwhPerDay),
-      wasteMoneyPerDay: round(row.wasteMoneyPerDay),
+      wasteKwh: round(row.wasteKwh, 3),
+      wasteKwhPerDay: round(row.wasteKwhPerDay, 3),
+      wasteMoneyPerDay: round(row.wasteMoneyPerDay, 3),
       currency: price().currency,
       method: row.method,
       faultId: row.faultId,
@@ -92,7 +93,7 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       status: detector.status(rule),
       hits: counts.hits,
       notAFault: counts.notAFault,
-      notAFaultRate: counts.hits ? round(counts.notAFault / counts.hits) : null,
+      notAFaultRate: counts.hits ? round(counts.notAFault / counts.hits, 3) : null,
       definition: rule,
     };
   };
@@ -385,8 +386,8 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
           startedAt: new Date(e.startedAt).toISOString(),
           lastSeenAt: new Date(e.lastSeenAt).toISOString(),
           endedAt: e.endedAt === null ? null : new Date(e.endedAt).toISOString(),
-          wasteKwh: round(e.wasteKwh),
-          wasteMoney: round(e.wasteKwh * perKwh),
+          wasteKwh: round(e.wasteKwh, 3),
+          wasteMoney: round(e.wasteKwh * perKwh, 3),
         }));
         const wasteKwh = found.episodes.reduce((sum, e) => sum + e.wasteKwh, 0);
         return {
@@ -395,8 +396,8 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
           from: new Date(body.from).toISOString(),
           to: new Date(body.to).toISOString(),
           episodes: episodesOut,
-          wasteKwh: round(wasteKwh),
-          wasteMoney: round(wasteKwh * perKwh),
+          wasteKwh: round(wasteKwh, 3),
+          wasteMoney: round(wasteKwh * perKwh, 3),
           currency,
           cannotRun: found.cannotRun,
         };
@@ -447,10 +448,6 @@ export function faultDetectionRoutes({ faultDetection }: FaultDetectionRouteNeed
       handler: ({ params, user }) => present(episodes.unsnooze(params.id, { id: user.id, username: user.username })),
     }),
   ];
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }
 
 /** The raw body as text, refused past `limit` bytes. */

@@ -6,10 +6,10 @@ import type pg from 'pg';
 import { withAckState } from './alertAcks.ts';
 import type { FleetUser } from './enrolment.ts';
 import { ALERT_EXPORT_LIMIT, workbookOffThread, XLSX_TYPE } from './export.ts';
+import type { listQuery } from './listQuery.ts';
 import { alertList, byGrade, euiPage, euiRanking, siteHealth, siteHealthPage, siteMeters } from './portfolio.ts';
 
 type Handler = (ctx: Koa.Context, user: FleetUser | undefined) => Promise<void>;
-type ListQuery = { page: number; pageSize: number; includeResolved: boolean; site?: string };
 export type PortfolioNeeds = {
   /** The primary: alert acknowledgements are read where they are written. */
   pool: pg.Pool;
@@ -20,7 +20,8 @@ export type PortfolioNeeds = {
   /** The wall clock that dates an export's file name (the tests' clock where they set one). */
   fileDate: () => number;
   siteInScope: (user: FleetUser, id: string | undefined) => string;
-  listQuery: (query: Record<string, unknown>, allowed?: ReadonlyArray<'site' | 'status'>, defaultSize?: number) => ListQuery;
+  /** The paged lists' query, read and checked (src/fleet/listQuery.ts). */
+  listQuery: typeof listQuery;
 };
 
 export function portfolioHandlers(

@@ -1,3 +1,4 @@
+import { round } from '../platform/numbers.ts';
 // What a reading must pass before it counts: a time that has happened and is not too old, and for a counter, a step
 // that is energy (a small decrease is register jitter, a reset is a real drop, a rollover happens only at the range).
 
@@ -46,7 +47,8 @@ export function counterRange(value: number): number {
 export function counterStep(last: number, value: number, hours: number): CounterStep {
   const maxKwh = MAX_PLAUSIBLE_KW * hours;
   const delta = value - last;
-  if (delta >= 0) return delta > maxKwh ? { kind: 'implausible', why: `a jump of ${round(delta)} kWh in ${round(hours)} h` } : { kind: 'energy', kwh: delta };
+  if (delta >= 0)
+    return delta > maxKwh ? { kind: 'implausible', why: `a jump of ${round(delta, 3)} kWh in ${round(hours, 3)} h` } : { kind: 'energy', kwh: delta };
   const drop = -delta;
   if (drop <= Math.max(JITTER_KWH, JITTER_SHARE * Math.abs(last))) return { kind: 'jitter' };
   const range = counterRange(last);
@@ -56,9 +58,5 @@ export function counterStep(last: number, value: number, hours: number): Counter
     if (wrapped <= maxKwh) return { kind: 'rollover', kwh: wrapped };
   }
   if (value >= 0 && value <= RESET_SHARE * last) return value <= maxKwh ? { kind: 'reset', kwh: value } : { kind: 'reset', kwh: 0 };
-  return { kind: 'implausible', why: `a decrease of ${round(drop)} kWh (from ${round(last)} to ${round(value)})` };
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
+  return { kind: 'implausible', why: `a decrease of ${round(drop, 3)} kWh (from ${round(last, 3)} to ${round(value, 3)})` };
 }

@@ -22,6 +22,7 @@ import { wallboardRoutes, type WallboardRouteNeeds } from './wallboard/routes.ts
 import { WallboardService } from './wallboard/service.ts';
 import { liveRoutes, type LiveRouteNeeds } from './live/routes.ts';
 import { LiveEvents } from './live/service.ts';
+import { round } from '../platform/numbers.ts';
 
 export type Screens = { overview: OverviewService; dashboard: DashboardService; wallboard: WallboardService; live: LiveEvents };
 
@@ -69,7 +70,7 @@ export function buildScreens({
     {
       power: () => {
         const site = energy.site.now();
-        return { powerKw: round3(site.powerKw), todayKwh: round3(site.today.kwh), day: site.day };
+        return { powerKw: round(site.powerKw, 3), todayKwh: round(site.today.kwh, 3), day: site.day };
       },
       interval: () => {
         const { lastOkAt, state } = collector.health();
@@ -121,8 +122,4 @@ export function buildScreens({
     running: [{ name: 'live events', start: () => sampler.start(), jobs: [sampler], stop: async () => (await sampler.stop(), live.close()) }],
     routes: screensRouteGroups(services),
   };
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { initialAdminPassword, repoRoot, spawnService } from '../helpers/serviceProcess.ts';
 import { tempDir } from '../helpers/server.ts';
+import { LOOPS_AS_INSTALLED } from '../helpers/testEnv.ts';
 
 const STREAMS = Number(process.env.BENCH_LIVE_STREAMS ?? 50);
 const WINDOW_S = Number(process.env.BENCH_LIVE_WINDOW_S ?? 20);
@@ -75,7 +76,11 @@ async function openStream(url: string, token: string): Promise<Stream> {
 }
 
 const dataDir = tempDir('ems-bench-live-');
-const service = await spawnService(dataDir, { EMS_EVENTS_PER_USER: String(STREAMS) }, ['--import', 'tsx', path.join(repoRoot, 'src', 'main.ts')]);
+const service = await spawnService(dataDir, { ...LOOPS_AS_INSTALLED, EMS_EVENTS_PER_USER: String(STREAMS) }, [
+  '--import',
+  'tsx',
+  path.join(repoRoot, 'src', 'main.ts'),
+]);
 try {
   await service.waitForLog('EMS started');
   const pid = service.child.pid!;

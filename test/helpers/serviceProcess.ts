@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledBuild } from './compiledBuild.ts';
+import { testEnv } from './testEnv.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -66,6 +67,12 @@ export function defaultArgs(): string[] {
   return [path.join(compiledBuild(), 'dist', 'src', 'main.js')];
 }
 
+/**
+ * A spawned service's environment: `env` over `testEnv(dataDir)`, so the alarm poll and the collection are off unless
+ * the test asks (`LOOPS_AS_INSTALLED`, or its own interval), as in an in-process server; none of the caller's EMS_*.
+ */
+export const serviceEnv = (dataDir: string, env: Record<string, string> = {}) => cleanEnv(testEnv(dataDir, env));
+
 /** `args` default to the compiled service (see defaultArgs); an installed tree passes its own dist/src/main.js. */
 export async function spawnService(
   dataDir: string,
@@ -77,7 +84,7 @@ export async function spawnService(
   const child = trackChild(
     spawn(nodeBin, args, {
       cwd: repoRoot,
-      env: cleanEnv({ EMS_DATA_DIR: dataDir, EMS_PORT: '0', EMS_HOST: '127.0.0.1', EMS_LOG_LEVEL: 'info', ...env }),
+      env: serviceEnv(dataDir, env),
     }),
   );
   const parsed: Array<Record<string, unknown>> = [];

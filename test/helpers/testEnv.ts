@@ -18,3 +18,9 @@ export function testEnv(dataDir: string, env: Record<string, string> = {}): Reco
     ...env,
   };
 }
+
+/**
+ * The collection and the alarm poll at the service's own defaults (installer/ems.env; `testDatabases.test.ts` checks
+ * they are): for a spawned service whose test needs them running (`spawnService(dataDir, { ...LOOPS_AS_INSTALLED, … })`).
+ */
+export const LOOPS_AS_INSTALLED: Record<string, string> = { EMS_COLLECT_INTERVAL: '60s', EMS_ALARM_POLL_INTERVAL: '15s' };

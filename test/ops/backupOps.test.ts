@@ -11,6 +11,7 @@ import { selfSignedCertificate } from '../helpers/certificate.ts';
 import { runCli } from '../helpers/cli.ts';
 import { spawnService } from '../helpers/serviceProcess.ts';
 import { eventually as eventuallyWithin, startTestServer, tempDir } from '../helpers/server.ts';
+import { LOOPS_AS_INSTALLED } from '../helpers/testEnv.ts';
 
 const SCHEDULE = '/api/system/backup-schedule';
 
@@ -278,7 +279,8 @@ describe('emsctl status', () => {
   test('running service: health answered, version, uptime, database, backups, drill, gateway, disk; stopped: exit 3', { timeout: 90_000 }, async () => {
     const dataDir = tempDir();
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const service = await spawnService(dataDir);
+    // Collecting, as installed: status reports the collector's meters.
+    const service = await spawnService(dataDir, LOOPS_AS_INSTALLED);
     cleanups.push(() => service.child.kill('SIGKILL'));
     const port = new URL(service.url).port;
     const status = (...args: string[]) => runCli(['--data-dir', dataDir, ...args, 'status'], { env: { EMS_PORT: port, EMS_HOST: '127.0.0.1' } });

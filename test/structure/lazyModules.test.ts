@@ -7,13 +7,21 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/server.ts';
 import { repoRoot, spawnService } from '../helpers/serviceProcess.ts';
+import { LOOPS_AS_INSTALLED } from '../helpers/testEnv.ts';
 
 test('start-up and a request load none of pdfkit, nodemailer, koa-body, openid-client', async () => {
   const dataDir = tempDir();
   const trace = path.join(dataDir, 'packages.txt');
+  // An appliance's start as installed: collecting and polling the gateway's alarms (with a mail server set).
   const service = await spawnService(
     dataDir,
-    { PACKAGE_TRACE_FILE: trace, EMS_SMTP_URL: 'smtp://127.0.0.1:9', EMS_OAUTH_GITHUB_CLIENT_ID: 'id', EMS_OAUTH_GITHUB_CLIENT_SECRET: 'secret' },
+    {
+      ...LOOPS_AS_INSTALLED,
+      PACKAGE_TRACE_FILE: trace,
+      EMS_SMTP_URL: 'smtp://127.0.0.1:9',
+      EMS_OAUTH_GITHUB_CLIENT_ID: 'id',
+      EMS_OAUTH_GITHUB_CLIENT_SECRET: 'secret',
+    },
     ['--import', 'tsx', '--import', path.join(repoRoot, 'test', 'helpers', 'packageTrace.mjs'), path.join(repoRoot, 'src', 'main.ts')],
   );
   try {

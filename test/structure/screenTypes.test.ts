@@ -3,6 +3,9 @@
 // state/ whose fields (three or more) all belong to one object of the generated schema, each with the schema's type
 // (or `string` for a string enum, or a named type), is such a re-declaration: import it from api/types.ts instead.
 // Form state is not: it has fields the API lacks, or holds the typed text (`price: string` for a number).
+// The same holds for an object type written inline (`useState<{…}>`, a parameter's type). And a screen casts to a
+// type with a name, never to an object type written out (`error as { error: string }`, a window message `as {…}`):
+// the generated schema's (api/types.ts) or one the screen declares for its form.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -74,20 +77,40 @@ function apiShapes(schema = 'api/schema.d.ts'): Shape[] {
   return shapes;
 }
 
-/** `name (file:line)` of each object type declared in the source whose fields all belong to one API shape. */
+/** Whether a node sits inside a declared type (an alias or interface: checked as a whole, nested objects by their text). */
+const inDeclaration = (node: ts.Node): boolean =>
+  !!node.parent && (ts.isTypeAliasDeclaration(node.parent) || ts.isInterfaceDeclaration(node.parent) || inDeclaration(node.parent));
+
+/**
+ * `name (file:line)` of each object type declared in the source whose fields all belong to one API shape; an object
+ * type written inline (a type argument, a parameter's type, a cast) is named `inline`.
+ */
 export function apiShapesDeclared(source: ts.SourceFile, shapes: Shape[]): string[] {
   const found: string[] = [];
   const visit = (node: ts.Node) => {
-    const declared = ts.isTypeAliasDeclaration(node) ? node.type : ts.isInterfaceDeclaration(node) ? node : undefined;
+    const inline = ts.isTypeLiteralNode(node) && !inDeclaration(node);
+    const declared = ts.isTypeAliasDeclaration(node) ? node.type : ts.isInterfaceDeclaration(node) ? node : inline ? node : undefined;
     if (declared && (ts.isTypeLiteralNode(declared) || ts.isInterfaceDeclaration(declared))) {
       const fields = [...fieldsOf(declared.members)];
       const api = (shape: Shape) => fields.every(([field, type]) => shape.has(field) && sameType(type, shape.get(field) as string));
       if (fields.length >= MIN_FIELDS && shapes.some(api)) {
         const line = source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-        if (!(`${path.relative(APP, source.fileName)} ${(node as ts.TypeAliasDeclaration).name.text}` in KNOWN))
-          found.push(`${(node as ts.TypeAliasDeclaration).name.text} (${path.relative(APP, source.fileName)}:${line})`);
+        const name = inline ? 'inline' : (node as ts.TypeAliasDeclaration).name.text;
+        if (!(`${path.relative(APP, source.fileName)} ${name}` in KNOWN)) found.push(`${name} (${path.relative(APP, source.fileName)}:${line})`);
       }
     }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** `file:line` of each cast to an object type written out (`x as { error: string }`, `<{ … }>x`). */
+export function objectCasts(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node) || ts.isSatisfiesExpression(node)) && ts.isTypeLiteralNode(node.type))
+      found.push(`${path.relative(APP, source.fileName)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -135,4 +158,29 @@ test('the rule sees a hand-written alert and leaves form state alone', () => {
     apiShapesDeclared(source, shapes).map((entry) => entry.split(' ')[0]),
     ['Alert', 'Person', 'Replay'],
   );
+  // Written inline: a state's type argument or a parameter's type is an answer too; typed text is still form state.
+  const inline = parse(
+    '/x/screens/Inline.tsx',
+    `const [sent, setSent] = useState<{ delivery: 'sent' | 'logged' | 'failed'; to: string; error: string | null } | null>(null);
+     function Row({ alert }: { alert: { id: number; title: string; occurredAt: string } }) {}
+     const [form, setForm] = useState<{ id: string; title: string; occurredAt: string }>(empty);`,
+  );
+  assert.deepEqual(
+    apiShapesDeclared(inline, shapes).map((entry) => entry.split(' ')[0]),
+    ['inline', 'inline'],
+  );
+});
+
+test('no screen casts to an object type written out: a cast names its type', () => {
+  const found = files('screens').flatMap((file) => objectCasts(parse(file)));
+  assert.deepEqual(found, [], 'name the type: the generated one from api/types.ts, or a declared form type');
+  const casts = parse(
+    '/x/screens/Casts.tsx',
+    `if ('error' in error) setRefusal(error as { error: string });
+     const outcome = event.data as { status?: string; accessToken?: string };
+     const form = draft.values as Form;
+     const kind = e.currentTarget.value as Form['kind'];`,
+  );
+  const at = path.relative(APP, '/x/screens/Casts.tsx');
+  assert.deepEqual(objectCasts(casts), [`${at}:1`, `${at}:2`]);
 });

@@ -4,6 +4,7 @@
 // alerts, …). What is left is listed in CROSSINGS, each with its reason; a crossing that is gone must leave the list.
 // A screen or a report that only reads other contexts' tables is a declared read model (READ_MODELS, file ← tables,
 // with its reason): the scan holds it to reading them (no INSERT, UPDATE, DELETE or drizzle write on those tables there).
+// The fleet sync's change feed (CHANGE_FEED) is held to the same rule for the tables its crossings name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -112,6 +113,25 @@ const CROSSINGS: Record<string, string> = {
   'platform_config ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
 };
+
+/**
+ * The fleet sync's change feed: the files whose crossings (above) read the synced tables above the cursor. They read
+ * them and write nothing of them but the feed's stamp, the `sync_seq` column (the triggers of migration 0017 stamp it;
+ * `resequenceAbove` numbers the unsent rows again after a fleet lost a batch), checked below like the read models.
+ */
+const CHANGE_FEED = ['fleetSync/batch.ts', 'fleetSync/link.ts'];
+
+/** A source text without the writes of the feed's stamp alone: drizzle's `.update(t).set({ syncSeq: … })`, SQL's `UPDATE t SET sync_seq = …`. */
+export const withoutStamps = (text: string) =>
+  text
+    .replace(/\.\s*update\s*\(\s*[A-Za-z_$][\w$]*\s*\)\s*\.\s*set\s*\(\s*\{\s*syncSeq\s*:[^,{}]*\}\s*\)/g, '.stamp()')
+    .replace(/\bUPDATE\s+["`]?[a-z_][a-z_0-9]*["`]?\s+SET\s+sync_seq\s*=\s*[^,'`"]*?\s+WHERE\b/g, 'STAMP WHERE');
+
+/** The tables a change-feed file's crossings name. */
+const feedTables = (file: string) =>
+  Object.keys(CROSSINGS)
+    .filter((crossing) => crossing.endsWith(` ← ${file}`))
+    .map((crossing) => crossing.slice(0, crossing.indexOf(' ← ')));
 
 /**
  * Declared read models, `file ← tables`: a screen, a report or a reader that reads other contexts' tables for its own
@@ -305,6 +325,32 @@ test('a declared read model only reads the tables it declares: no SQL or drizzle
     return readModelWrites(name, file.text, declared, file.importsSchema, tables);
   });
   assert.deepEqual(writes, [], "a read model that writes another context's table asks the owner's face (or becomes a listed crossing)");
+});
+
+test('the change feed writes nothing of the synced tables its crossings name but their sync_seq stamp', () => {
+  const tables = schemaTables();
+  const files = new Map(scannedFiles().map((file) => [file.name, file]));
+  const writes = CHANGE_FEED.flatMap((name) => {
+    const file = files.get(name);
+    assert.ok(file, `${name}: a change-feed file is a scanned source file`);
+    assert.ok(feedTables(name).length > 0, `${name}: a change-feed file crosses into the synced tables (or leaves CHANGE_FEED)`);
+    return readModelWrites(name, withoutStamps(file.text), feedTables(name), file.importsSchema, tables);
+  });
+  assert.deepEqual(writes, [], "the change feed reads the synced tables and stamps sync_seq; any other write goes through the owner's face");
+  // Every crossing left is the change feed's.
+  assert.deepEqual(
+    Object.keys(CROSSINGS).filter((crossing) => !CHANGE_FEED.some((file) => crossing.endsWith(` ← ${file}`))),
+    [],
+    'a crossing outside the change feed is a read model (READ_MODELS) or asks the owner',
+  );
+  // A write added to the batch is found: the rule holds the feed's real text, its stamps left out.
+  const batch = files.get('fleetSync/batch.ts')!;
+  const added = (write: string) =>
+    readModelWrites('fleetSync/batch.ts', withoutStamps(`${batch.text}\n${write}`), feedTables('fleetSync/batch.ts'), batch.importsSchema, tables);
+  assert.deepEqual(added("db.sqlite.prepare('UPDATE meter_days SET kwh = 0, sync_seq = 1 WHERE day = ?');"), ['meter_days ← fleetSync/batch.ts']);
+  assert.deepEqual(added('tx.update(alerts).set({ syncSeq: next, status: 1 }).run();'), ['alerts ← fleetSync/batch.ts']);
+  assert.deepEqual(added('tx.delete(meters).run();'), ['meters ← fleetSync/batch.ts']);
+  assert.deepEqual(added("db.sqlite.prepare('UPDATE alerts SET sync_seq = ? WHERE id = ?');"), []);
 });
 
 test('the read-model rule catches a write: SQL and drizzle, aliased, quoted, and not a read or a write of another table', () => {

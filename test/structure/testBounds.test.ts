@@ -1,7 +1,8 @@
 // Every way the suites are run bounds a hung test, so that it fails naming itself instead of holding CI until the
 // runner's own limit (issue 57): `npm test` and `npm run test:context` pass --test-timeout (Node 24, the release's
 // runtime CI runs `npm test` on, bounds each test by it; Node 20 each file), `npm run test:fast` gives each grouped
-// suite's describe a timeout (a group's file holds a quarter of the run, too much for one bound) and --per-file the flag.
+// suite's describe a timeout (a group's file holds a quarter of the run, too much for one bound; a suite that runs
+// alone is a group of one) and --per-file the flag.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,4 +32,6 @@ test("test:fast bounds each grouped suite's describe, and --per-file passes the 
   assert.match(fast, /describe\(\$\{name\}, \{ timeout: \$\{SUITE_TIMEOUT_MS\} \}, /, "each grouped suite's describe has the timeout");
   assert.match(fast, /--per-file'\) \? \[`--test-timeout=\$\{SUITE_TIMEOUT_MS\}`\]/, '--per-file passes --test-timeout');
   assert.match(fast, /\.\.\.bound, \.\.\.files\]/, 'the bound is among the spawned arguments');
+  assert.match(fast, /\.\.\.alone\.map\(\(suite\) => \[suite\]\)/, 'a suite that runs alone (OWN_PROCESS) is a group of one, its describe bounded too');
+  assert.doesNotMatch(fast, /\.\.\.alone,/, 'no suite file is handed to node --test without its describe');
 });

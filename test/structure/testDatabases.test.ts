@@ -13,6 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
+import { loadConfig } from '../../src/platform/config.ts';
+import { serviceEnv } from '../helpers/serviceProcess.ts';
+import { LOOPS_AS_INSTALLED } from '../helpers/testEnv.ts';
 
 const TEST = path.resolve(import.meta.dirname, '..');
 
@@ -110,4 +113,15 @@ test('the rules see what they are meant to, and not a mention in a comment', () 
     migrates: ['line 1: imports drizzle-orm/better-sqlite3/migrator', 'line 3: openDatabase(…)'],
     config: ["line 4: EMS_ALARM_POLL_INTERVAL: 'off'", "line 5: EMS_COLLECT_INTERVAL: 'off'"],
   });
+});
+
+test("a spawned service starts from testEnv: alarm poll and collection off unless asked; LOOPS_AS_INSTALLED is the service's own defaults", () => {
+  const loops = (env: Record<string, string>) => {
+    const { alarmPollIntervalMs, collectIntervalMs } = loadConfig(env);
+    return { alarmPollIntervalMs, collectIntervalMs };
+  };
+  assert.deepEqual(loops(serviceEnv('/data')), { alarmPollIntervalMs: 0, collectIntervalMs: 0 });
+  assert.deepEqual(loops(serviceEnv('/data', { EMS_COLLECT_INTERVAL: '1s' })), { alarmPollIntervalMs: 0, collectIntervalMs: 1000 });
+  assert.deepEqual(loops(serviceEnv('/data', LOOPS_AS_INSTALLED)), loops({ EMS_DATA_DIR: '/data' }));
+  assert.notDeepEqual(loops({ EMS_DATA_DIR: '/data' }), { alarmPollIntervalMs: 0, collectIntervalMs: 0 });
 });

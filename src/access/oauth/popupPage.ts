@@ -1,5 +1,6 @@
 // The page the provider's popup lands on: it hands the outcome to window.opener at the configured origins and closes.
 import { randomBytes } from 'node:crypto';
+import type { CallbackOutcome } from './schemas.ts';
 
 /** JSON that is also safe inside an inline <script>: no "</script>", no "<!--", no line separators that end JS strings. */
 export function scriptSafeJson(value: unknown): string {
@@ -14,10 +15,11 @@ export function scriptSafeJson(value: unknown): string {
 export type PopupPage = { html: string; contentSecurityPolicy: string };
 
 /**
- * targetOrigins are concrete origins (the dashboard's or the service's own), never '*': a token pair posted to '*'
- * would reach whatever page opened the popup.
+ * Posts the callback's outcome (the staff app reads it as `PopupOutcome`, src/web/app/api/types.ts: the same type, from
+ * the generated schema). targetOrigins are concrete origins (the dashboard's or the service's own), never '*': a token
+ * pair posted to '*' would reach whatever page opened the popup.
  */
-export function popupPage(message: unknown, targetOrigins: string[]): PopupPage {
+export function popupPage(message: CallbackOutcome, targetOrigins: string[]): PopupPage {
   if (targetOrigins.length === 0 || targetOrigins.some((origin) => !origin || origin === '*')) throw new Error('the popup needs concrete target origins');
   const nonce = randomBytes(16).toString('base64');
   // Posted once per allowed origin: the browser drops every post whose target is not the opener's origin.

@@ -3,6 +3,7 @@
 import { Climate, type LoadShape } from './climate.ts';
 import { Plant, PLANT_POINTS, type InjectedFault } from './plant.ts';
 import { Utilities, type UtilityKind } from './utilities.ts';
+import { round } from '../../platform/numbers.ts';
 
 export type PointValue = number | boolean | string;
 export type Quality = 'good' | 'forced' | 'bad';
@@ -149,11 +150,6 @@ function noise(code: string, slot: number): number {
   h = Math.imul(h ^ (h >>> 15), 2246822507);
   h ^= h >>> 13;
   return ((h >>> 0) / 0xffffffff) * 2 - 1;
-}
-
-function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
 
 export class WriteRejected extends Error {

@@ -4,6 +4,7 @@
 // whose energy goes into the plant's meters. The plant is computed twice per 5-minute slot, with and without the
 // faults: the difference is the energy each fault injected, the known answer detection and waste are tested against.
 import type { Climate } from './climate.ts';
+import { round } from '../../platform/numbers.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -99,7 +100,6 @@ function noise(code: string, slot: number): number {
   return ((h >>> 0) / 0xffffffff) * 2 - 1;
 }
 
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 const clamp = (value: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, value));
 
 export class Plant {

@@ -10,6 +10,7 @@ import type { Writable } from 'node:stream';
 import { BadRequest, NotFound } from '../../platform/errors.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS, zoneOffsetMs } from '../../platform/time/calendar.ts';
 import { supportedLocale } from '../../platform/i18n/format.ts';
+import { round } from '../../platform/numbers.ts';
 
 export type ExportResolution = '15min' | 'hour' | 'day';
 export type ExportLayout = 'wide' | 'long';
@@ -81,8 +82,6 @@ function smallBuffers(sheet: unknown): void {
 
 /** A CSV chunk is handed on at this size: short strings die young (a day of a long export is ~1 MiB otherwise). */
 const CSV_CHUNK_CHARS = 16 * 1024;
-
-const round = (value: number) => Math.round(value * 10_000) / 10_000;
 
 /** One row of values: its start instant and each meter's quantity (NaN: no data); `values` is valid until the next slot. */
 type Slot = { start: number; end: number; values: Float64Array };
@@ -220,7 +219,7 @@ export class EnergyExport {
       const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
       return safe.includes(separator) || /["\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
     };
-    const number = (value: number) => (Number.isNaN(value) ? '' : decimal === '.' ? String(round(value)) : String(round(value)).replace('.', decimal));
+    const number = (value: number) => (Number.isNaN(value) ? '' : decimal === '.' ? String(round(value, 4)) : String(round(value, 4)).replace('.', decimal));
     yield `${options.bom ? '\uFEFF' : ''}${this.header(plan).map(field).join(separator)}\r\n`;
     const names = plan.meters.map((meter) => [String(meter.id), field(meter.name), field(meter.area ?? ''), meter.commodity, meter.unit].join(separator));
     let chunk = '';
@@ -264,7 +263,7 @@ export class EnergyExport {
     }));
     sheet.getRow(1).font = { bold: true };
     sheet.getRow(1).commit();
-    const value = (kwh: number) => (Number.isNaN(kwh) ? null : round(kwh));
+    const value = (kwh: number) => (Number.isNaN(kwh) ? null : round(kwh, 4));
     const waits = { beforePipe: 0 };
     const commit = async (row: { commit(): void }) => {
       row.commit();

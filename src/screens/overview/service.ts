@@ -8,12 +8,9 @@ import { alerts, faults, maintenance, platformConfig } from '../../platform/db/s
 import { Kept } from '../../platform/db/kept.ts';
 import { addDays, siteDay } from '../../platform/time/calendar.ts';
 import type { OverviewStatsView, WeeklyEnergyView } from './schemas.ts';
+import { round } from '../../platform/numbers.ts';
 
 const DUE_WINDOW_MS = 7 * 86_400_000;
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
 
 export class OverviewService {
   private readonly counts;
@@ -80,13 +77,13 @@ export class OverviewService {
     const demandCharge = metered ? this.demandCharges?.charge(month) : undefined;
     return {
       ...counts,
-      energyTodayKwh: round(site.today.kwh),
-      energyMonthKwh: round(site.month.kwh),
-      powerKw: round(site.powerKw),
+      energyTodayKwh: round(site.today.kwh, 3),
+      energyMonthKwh: round(site.month.kwh, 3),
+      powerKw: round(site.powerKw, 3),
       costToday: Math.round(site.today.cost * 100) / 100,
-      carbonTodayKg: round(site.today.carbonKg),
+      carbonTodayKg: round(site.today.carbonKg, 3),
       costMonth: Math.round((site.month.cost + (demandCharge ?? 0)) * 100) / 100,
-      carbonMonthKg: round(site.month.carbonKg),
+      carbonMonthKg: round(site.month.carbonKg, 3),
       generatedAt: now,
       ...(demandCharge === undefined ? {} : { demandChargeMonth: demandCharge }),
       // Beside the headline figures: what share of the period's intervals so far they rest on (issue 41).
@@ -133,6 +130,14 @@ export class OverviewService {
     const timezone = this.settings.get();
     const today = siteDay(timezone, at);
     const { days, completeness } = this.energy.days(addDays(today, -6), addDays(today, 1));
-    return { days, totalKwh: round(days.reduce((sum, d) => sum + (d.kwh ?? 0), 0)), completeness, timezone };
+    return {
+      days,
+      totalKwh: round(
+        days.reduce((sum, d) => sum + (d.kwh ?? 0), 0),
+        3,
+      ),
+      completeness,
+      timezone,
+    };
   }
 }

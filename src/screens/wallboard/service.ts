@@ -13,15 +13,12 @@ import { NotFound } from '../../platform/errors.ts';
 import { FALLBACK_LANGUAGE, languageOf, languages } from '../../platform/i18n/messages.ts';
 import type { OverviewService } from '../overview/service.ts';
 import type { DataStateView, UtilityPeriodView, WallboardPayloadView } from './schemas.ts';
+import { round } from '../../platform/numbers.ts';
 
 /** Active critical and warning titles listed; the rest is a count. */
 export const WALLBOARD_ALERTS = 12;
 /** Data is stale when no collection succeeded within this many intervals. */
 export const STALE_AFTER_INTERVALS = 2;
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
 
 export type CollectionFacts = {
   /** 0: collection is off (figures are entered by hand). */
@@ -197,10 +194,10 @@ export class WallboardService {
         monthKwh: area.monthKwh,
         costToday: Math.round(day.cost * 100) / 100,
         costMonth: Math.round(month.cost * 100) / 100,
-        carbonTodayKg: round(day.carbonKg),
-        carbonMonthKg: round(month.carbonKg),
+        carbonTodayKg: round(day.carbonKg, 3),
+        carbonMonthKg: round(month.carbonKg, 3),
       };
-      days = [...this.parts.figures.byDay(first, tomorrow, { area: area.name })].map(([day, totals]) => ({ day, kwh: totals && round(totals.kwh) }));
+      days = [...this.parts.figures.byDay(first, tomorrow, { area: area.name })].map(([day, totals]) => ({ day, kwh: totals && round(totals.kwh, 3) }));
     } else {
       // A hand-entered card: each PUT /api/energy/areas records its day's total in energy_daily, as for the site.
       figures = {
@@ -215,7 +212,7 @@ export class WallboardService {
       const recorded = new Map(this.parts.areas.daily(area.name, first, today).map((row) => [row.day, row.kwh]));
       days = Array.from({ length: 7 }, (_, i) => {
         const entered = recorded.get(addDays(first, i));
-        return { day: addDays(first, i), kwh: entered === undefined ? null : round(entered) };
+        return { day: addDays(first, i), kwh: entered === undefined ? null : round(entered, 3) };
       });
     }
 
@@ -248,7 +245,13 @@ export class WallboardService {
       labels: wallboardLabels(platform.locale),
       scope: { area: area?.name ?? null },
       figures,
-      weeklyEnergy: { days, totalKwh: round(days.reduce((sum, entry) => sum + (entry.kwh ?? 0), 0)) },
+      weeklyEnergy: {
+        days,
+        totalKwh: round(
+          days.reduce((sum, entry) => sum + (entry.kwh ?? 0), 0),
+          3,
+        ),
+      },
       utilities,
       areas: cards
         .map(({ name, powerKw, todayKwh, monthKwh }) => ({ name, powerKw, todayKwh, monthKwh }))

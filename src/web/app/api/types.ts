@@ -1,7 +1,7 @@
 // The API's answers as the generated schema (schema.d.ts, `npm run web:api`) has them: screens import these instead of
 // declaring an answer's shape themselves, so a renamed field fails `typecheck` in every screen that reads it
 // (test/structure/screenTypes.test.ts keeps API shapes out of screens/).
-import type { paths } from './schema';
+import type { components, paths } from './schema';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
@@ -28,3 +28,10 @@ export type ReportTemplate = Answer<'/api/reports/templates'>['items'][number];
 export type Meter = Answer<'/api/meters'>['items'][number];
 /** The person signed in (GET /api/auth/me). */
 export type User = Answer<'/api/auth/me'>;
+/** A refusal's body (400, 409, 413, …): its sentence, its stable code and the fields or lines it names. */
+export type ApiError = components['schemas']['Error'];
+/**
+ * What the provider's popup posts to the window that opened it (src/access/oauth/popupPage.ts posts the callback's
+ * outcome, the answer of GET /api/auth/oauth/{provider}/callback): signed in, or an account to bind.
+ */
+export type PopupOutcome = Answer<'/api/auth/oauth/{provider}/callback'>;

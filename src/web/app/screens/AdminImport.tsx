@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
 import type { paths } from '../api/schema';
+import type { ApiError } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { AdminLinks } from '../components/adminLinks';
 import { dateTime, num, t } from '../i18n';
@@ -16,8 +17,11 @@ const POLL_MS = 400;
 
 const csvCall = (text: string) => ({ body: text, bodySerializer: (body: string) => body, headers: { 'content-type': 'text/csv' } });
 
+/** A refusal as the import shows it: the error's sentence and the lines a 400/409 names (details). */
+type Refused = Pick<ApiError, 'error' | 'details'>;
+
 /** The lines a 400/409 names (details), one a line, under the error's sentence. */
-function Refusal({ error }: { error: { error: string; details?: { path: string; message: string }[] } }) {
+function Refusal({ error }: { error: Refused }) {
   return (
     <div class="problem" role="alert" data-refusal>
       <p>{error.error}</p>
@@ -139,7 +143,7 @@ export default function AdminImport() {
   const [text, setText] = useState<string | null>(null);
   const [replace, setReplace] = useState(false);
   const [dry, setDry] = useState<Report | null>(null);
-  const [refusal, setRefusal] = useState<{ error: string; details?: { path: string; message: string }[] } | null>(null);
+  const [refusal, setRefusal] = useState<Refused | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [job, setJob] = useState<Job | null>(null);
@@ -165,7 +169,7 @@ export default function AdminImport() {
     const { data, error, response } = await api.POST('/api/energy/import', { params: { query: { dryRun: true, replace } }, ...csvCall(body) });
     setBusy(false);
     if (data) return setDry(data);
-    if (error && typeof error === 'object' && 'error' in error) return setRefusal(error as { error: string });
+    if (error && typeof error === 'object' && 'error' in error) return setRefusal(error);
     setProblem(errorText(error, response.status));
   }
 
@@ -177,7 +181,7 @@ export default function AdminImport() {
     const { data, error, response } = await api.POST('/api/energy/import/jobs', { params: { query: { replace } }, ...csvCall(text) });
     setBusy(false);
     if (data) return setJob(data);
-    if (error && typeof error === 'object' && 'error' in error) return setRefusal(error as { error: string });
+    if (error && typeof error === 'object' && 'error' in error) return setRefusal(error);
     setProblem(errorText(error, response.status));
   }
 

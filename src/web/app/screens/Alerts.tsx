@@ -63,6 +63,7 @@ export default function Alerts() {
       }),
     [tab, level, query],
   );
+  const operator = can('operator');
   // One truth per count: the tabs show GET /api/alerts/counts, then the live stream's counts; news reloads the list.
   const fetched = useApi(() => api.GET('/api/alerts/counts'));
   const counts = liveAlerts.value ?? fetched.data;
@@ -77,7 +78,6 @@ export default function Alerts() {
     const kept = items.find((alert) => hasDraft(noteDraftKey(alert.id)));
     if (kept) setOpen(kept.id);
   }, [list.data]);
-  const operator = can('operator');
 
   async function bulkAcknowledge() {
     const ids = [...picked];

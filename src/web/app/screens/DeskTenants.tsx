@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { useDraft } from '../components/useDraft';
 import { api, errorText } from '../api/client';
+import type { Body } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { DeskLinks, decimal, type Got } from '../components/deskLinks';
@@ -35,10 +36,13 @@ export function splitFractions(
   return { tenants: new Map([...weights].map(([id, v]) => [id, v / whole])), landlord: landlord / whole };
 }
 
+/** The new tenant's form as typed: the body's kind, the other fields as their text. */
+type TenantDraft = { name: string; kind: NonNullable<Body<'/api/billing/tenants', 'post'>['kind']>; email: string; area: string };
+
 function TenantForm({ onAdded }: { onAdded: () => void }) {
   // Kept for the tab as it is typed (components/useDraft.ts): a session that ends meanwhile loses nothing.
-  const draft = useDraft('billing.tenant.new', { name: '', kind: 'tenant', email: '', area: '' });
-  const form = draft.values as { name: string; kind: 'tenant' | 'cost_centre'; email: string; area: string };
+  const draft = useDraft<TenantDraft>('billing.tenant.new', { name: '', kind: 'tenant', email: '', area: '' });
+  const form = draft.values;
   const setForm = (next: typeof form) => draft.set(next);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -70,7 +74,7 @@ function TenantForm({ onAdded }: { onAdded: () => void }) {
       </Field>
       <Field label={t('billing.kind')}>
         {(id) => (
-          <select id={id} value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value as never })}>
+          <select id={id} value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value as TenantDraft['kind'] })}>
             <option value="tenant">{t('billing.kind.tenant')}</option>
             <option value="cost_centre">{t('billing.kind.costCentre')}</option>
           </select>

@@ -2,7 +2,7 @@
 // the popup posts its outcome to this window; "bind_required" asks for the existing account's password or creates one.
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, sessionEnded } from '../api/client';
-import type { Provider } from '../api/types';
+import type { PopupOutcome, Provider } from '../api/types';
 import { Field, Problem } from '../components/Field';
 import { t } from '../i18n';
 import { adoptTokens, signIn } from '../state/session';
@@ -21,13 +21,8 @@ export default function Login() {
     api.GET('/api/auth/oauth/providers').then(({ data }) => setProviders(data?.providers ?? []));
     const onMessage = (event: MessageEvent) => {
       if (event.origin !== location.origin || !event.data || typeof event.data !== 'object') return;
-      const outcome = event.data as {
-        status?: string;
-        accessToken?: string;
-        refreshToken?: string;
-        bindToken?: string;
-        profile?: { provider: string; username?: string };
-      };
+      // Another message of this origin has no such status and is left alone; the fields are checked as before.
+      const outcome = event.data as PopupOutcome;
       if (outcome.status === 'linked' && outcome.accessToken && outcome.refreshToken) adoptTokens(outcome.accessToken, outcome.refreshToken);
       else if (outcome.status === 'bind_required' && outcome.bindToken)
         setBind({ bindToken: outcome.bindToken, provider: outcome.profile?.provider ?? '', suggested: outcome.profile?.username });

@@ -3,6 +3,7 @@
 // (GET /api/configs/mail) and "send me a test mail" with its outcome (POST /api/configs/test-mail).
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api/client';
+import type { Answer } from '../api/types';
 import { Done, Field, Problem } from '../components/Field';
 import { useApi } from '../components/useApi';
 import { applySite, browserTimeZone, t } from '../i18n';
@@ -125,7 +126,7 @@ export default function Settings() {
 
 function MailCheck() {
   const state = useApi(() => api.GET('/api/configs/mail'));
-  const [outcome, setOutcome] = useState<{ delivery: 'sent' | 'logged' | 'failed'; to: string; error: string | null } | null>(null);
+  const [outcome, setOutcome] = useState<Answer<'/api/configs/test-mail', 'post'> | null>(null);
   const [busy, setBusy] = useState(false);
   async function send() {
     setBusy(true);
