@@ -2,19 +2,13 @@
 // feed carries them: `deletedDays` in a batch, each under the sequence the trigger of migration 0043 stamped, read in
 // the batch's own transaction with everything else. No day row is left to name such a day's intervals as missing, so
 // without this the fleet kept them (and the day's totals, its month and the site's EUI) for ever (issue 56, round 9).
-import { and, asc, count, desc, gt, lt, lte } from 'drizzle-orm';
+import { asc, count, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
 import { meterDaysDropped } from '../platform/db/schema/index.ts';
 import { dayIntervals } from '../platform/time/calendar.ts';
 
 /** Dropped meter days a batch carries at most (the fleet refuses more than MAX_DELETED_DAYS, 422). */
 export const DROPPED_DAYS_PER_BATCH = 1_000;
-
-/**
- * Acknowledged drops kept on the box, like deleted alerts (batch.ts KEPT_DELETIONS): a fleet that lost acknowledged
- * batches asks for everything above its older cursor again, and a drop has nothing else left to send.
- */
-export const KEPT_DROPS = 10_000;
 
 type Reader = Pick<Db['orm'], 'select'>;
 export type DroppedDay = { meterId: number; day: string; syncSeq: number };
@@ -59,20 +53,4 @@ export function addDropped(
     if (!inBatch.has(`${row.meter}|${row.day}`)) stage?.(row.meter, row.day, { values: new Float64Array(0), qualities: new Uint8Array(0) });
   if (dropped.length > 0) batch.deletedDays = dropped;
   return dropped.map((row) => row.seq);
-}
-
-/** Drops the acknowledged drops (at or below `cursor`) older than the newest `keep` entries. */
-export function forgetAcknowledgedDrops(db: Db, cursor: number, keep = KEPT_DROPS): void {
-  const oldestKept = db.orm
-    .select({ seq: meterDaysDropped.syncSeq })
-    .from(meterDaysDropped)
-    .orderBy(desc(meterDaysDropped.syncSeq))
-    .limit(1)
-    .offset(keep - 1)
-    .get();
-  if (oldestKept)
-    db.orm
-      .delete(meterDaysDropped)
-      .where(and(lte(meterDaysDropped.syncSeq, cursor), lt(meterDaysDropped.syncSeq, oldestKept.seq)))
-      .run();
 }

@@ -21,11 +21,10 @@ import {
   SentIntervals,
   type SiteBatch,
 } from './batch.ts';
-import { forgetAcknowledgedDrops } from './droppedDays.ts';
 import { acknowledgeFromFleet, type FleetAck, type FleetAlertPort, fleetAcksIn } from './fleetAcks.ts';
 import { identityOf, isSealed, openCredential, sealCredential } from './identity.ts';
 import { readAnswer, readLink, REJOIN_NEEDED, type FleetLink, unsentRows } from './link.ts';
-import type { HeldDay } from '../metering/index.ts';
+import { forgetAcknowledgedDrops, type HeldDay } from '../metering/index.ts';
 import type { Agent } from 'undici';
 
 export type SyncHealth = () => { version: string; collector: string; gateway: string; lastBackupAt: string | null };

@@ -2,6 +2,7 @@
 // (test/structure/importGraph.test.ts); what is not listed here is metering's own business.
 export { Collector } from './collector.ts';
 export { EDGE_WRITE_MS } from './collectorHold.ts';
+export { forgetAcknowledgedDrops } from './droppedDays.ts';
 export type { CollectorStatus } from './collectorHealth.ts';
 export { DataWatch } from './dataWatch.ts';
 export { HistoryImport } from './historyImport.ts';

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { FleetError } from '../../src/fleet/errors.ts';
 import { checkBatch, DEFAULT_INGEST_LIMITS, MAX_DELETED_DAYS } from '../../src/fleet/ingest.ts';
 import { historyBatch, resequenceAbove, SentIntervals } from '../../src/fleetSync/batch.ts';
-import { DROPPED_DAYS_PER_BATCH, forgetAcknowledgedDrops } from '../../src/fleetSync/droppedDays.ts';
+import { DROPPED_DAYS_PER_BATCH } from '../../src/fleetSync/droppedDays.ts';
+import { forgetAcknowledgedDrops } from '../../src/metering/index.ts';
 import { unsentRows } from '../../src/fleetSync/link.ts';
 import { testDatabase } from '../helpers/database.ts';
 

@@ -107,7 +107,7 @@ const CROSSINGS: Record<string, string> = {
   'meter_days_dropped ← fleetSync/batch.ts':
     "the change feed re-stamps the meter days the box dropped (stamped by migration 0043's trigger) with every other row above the fleet's cursor when the box went back (resequenceAbove), in one transaction",
   'meter_days_dropped ← fleetSync/droppedDays.ts':
-    "the change feed reads the meter days the box dropped above its cursor (sync_seq, stamped by the trigger of migration 0043) in the batch's own read transaction, counts them for `emsctl fleet status`, and forgets those the fleet acknowledged long ago (as deleted alerts)",
+    "the change feed reads the meter days the box dropped above its cursor (sync_seq, stamped by the trigger of migration 0043) in the batch's own read transaction, and counts them for `emsctl fleet status`; forgetting those the fleet acknowledged long ago is metering's (forgetAcknowledgedDrops through its face)",
   'meters ← fleetSync/batch.ts':
     'the fleet sync batch is the change feed of every synced table: it reads the rows above its cursor (sync_seq, stamped by the triggers of migration 0017) of each table in one read transaction, so one batch is one consistent snapshot',
   'platform_config ← fleetSync/batch.ts':
@@ -119,7 +119,7 @@ const CROSSINGS: Record<string, string> = {
  * them and write nothing of them but the feed's stamp, the `sync_seq` column (the triggers of migration 0017 stamp it;
  * `resequenceAbove` numbers the unsent rows again after a fleet lost a batch), checked below like the read models.
  */
-const CHANGE_FEED = ['fleetSync/batch.ts', 'fleetSync/link.ts'];
+const CHANGE_FEED = ['fleetSync/batch.ts', 'fleetSync/droppedDays.ts', 'fleetSync/link.ts'];
 
 /** A source text without the writes of the feed's stamp alone: drizzle's `.update(t).set({ syncSeq: … })`, SQL's `UPDATE t SET sync_seq = …`. */
 export const withoutStamps = (text: string) =>
