@@ -175,6 +175,8 @@ export function seedEveryTable(sqlite: Database.Database, dataDir: string, userI
     .prepare(`INSERT INTO meter_months (meter_id, month, total_kwh, cost, carbon_kg, peak_kw, peak_at) VALUES (?, ?, 4320, 1080, 1728, 180, ?)`)
     .run(meter, iso().slice(0, 7), Date.now());
   sqlite.prepare('INSERT INTO meter_state (meter_id, last_at, last_value, demand_kw) VALUES (?, ?, 1000, 180)').run(meter, Date.now());
+  // A day a clock step back dropped whole (clockStep.ts dropAfter), waiting for the fleet sync.
+  sqlite.prepare('INSERT INTO meter_days_dropped (meter_id, day) VALUES (?, ?)').run(meter, '2020-01-01');
   // Billing (issue 42): a tenant on the main meter, a period with a draft run and its statement, a supplier bill, a budget, a measure.
   const tenant = sqlite
     .prepare(
