@@ -3,8 +3,9 @@
 // outage the newest day ahead of the history. Intervals go with their quality; a missing interval is not sent at all.
 import { FLAG_ESTIMATED, FLAG_IMPORTED, type HeldDay, KWH_SCALE, quantize, storedFlags, storedKwh } from '../metering/index.ts';
 import { kwhPerM3ByDay } from '../pricing/index.ts';
-import { and, asc, desc, eq, gt, lt, lte } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../platform/db/client.ts';
+import { forgetAcknowledged } from '../platform/db/acknowledged.ts';
 import {
   alerts,
   areaFloorAreas,
@@ -500,16 +501,5 @@ export const KEPT_DELETIONS = 10_000;
 
 /** Drops the acknowledged deletions (at or below `cursor`) older than the newest `keep` entries. */
 export function forgetAcknowledgedDeletions(db: Db, cursor: number, keep = KEPT_DELETIONS): void {
-  const oldestKept = db.orm
-    .select({ seq: syncDeletedAlerts.syncSeq })
-    .from(syncDeletedAlerts)
-    .orderBy(desc(syncDeletedAlerts.syncSeq))
-    .limit(1)
-    .offset(keep - 1)
-    .get();
-  if (oldestKept)
-    db.orm
-      .delete(syncDeletedAlerts)
-      .where(and(lte(syncDeletedAlerts.syncSeq, cursor), lt(syncDeletedAlerts.syncSeq, oldestKept.seq)))
-      .run();
+  forgetAcknowledged(db, syncDeletedAlerts, syncDeletedAlerts.syncSeq, cursor, keep);
 }

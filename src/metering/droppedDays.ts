@@ -1,7 +1,7 @@
 // Meter days the box deleted whole at a clock step back (clockStep.ts dropAfter records them in meter_days_dropped, for
 // the fleet sync's change feed: src/fleetSync/droppedDays.ts). The feed reads them; forgetting the acknowledged ones is
 // a write, so it is metering's, asked through its face.
-import { and, desc, lt, lte } from 'drizzle-orm';
+import { forgetAcknowledged } from '../platform/db/acknowledged.ts';
 import type { Db } from '../platform/db/client.ts';
 import { meterDaysDropped } from '../platform/db/schema/index.ts';
 
@@ -13,16 +13,5 @@ export const KEPT_DROPS = 10_000;
 
 /** Drops the acknowledged drops (at or below `cursor`) older than the newest `keep` entries. */
 export function forgetAcknowledgedDrops(db: Db, cursor: number, keep = KEPT_DROPS): void {
-  const oldestKept = db.orm
-    .select({ seq: meterDaysDropped.syncSeq })
-    .from(meterDaysDropped)
-    .orderBy(desc(meterDaysDropped.syncSeq))
-    .limit(1)
-    .offset(keep - 1)
-    .get();
-  if (oldestKept)
-    db.orm
-      .delete(meterDaysDropped)
-      .where(and(lte(meterDaysDropped.syncSeq, cursor), lt(meterDaysDropped.syncSeq, oldestKept.seq)))
-      .run();
+  forgetAcknowledged(db, meterDaysDropped, meterDaysDropped.syncSeq, cursor, keep);
 }
