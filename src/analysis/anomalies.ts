@@ -11,6 +11,7 @@ import type { Baselines } from './baselines.ts';
 import type { HourlyBaselines } from './hourlyBaselines.ts';
 import { studentT } from './guardRails.ts';
 import type { Target } from './comparisons.ts';
+import { round } from '../platform/numbers.ts';
 
 export const ANOMALY_CODE = 'energy.anomaly';
 /** The hourly model is fitted on this many days before the days it judges. */
@@ -30,7 +31,7 @@ const BASELINE_DAYS = 365;
 
 export type Finding = { kind: 'night_base_load' | 'weekend_load' | 'baseline_deviation'; target: string; day: string; message: string; detail: string };
 
-const kw = (value: number) => Math.round(value * 10) / 10;
+const kw = (value: number) => round(value, 1);
 const isWeekend = (day: string) => [0, 6].includes(new Date(`${day}T00:00:00Z`).getUTCDay());
 const std = (values: number[]) => {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;

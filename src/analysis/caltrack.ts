@@ -16,6 +16,7 @@
 // a time of week is occupied when more than 65 % of its hours lie above a weighted HDD(50 °F)/CDD(65 °F) fit of the
 // segment. Each hour is predicted by its month's model.
 import { studentT } from './guardRails.ts';
+import { round } from '../platform/numbers.ts';
 
 export const METHODS = ['ems', 'caltrack-daily', 'caltrack-hourly'] as const;
 export type Method = (typeof METHODS)[number];
@@ -161,8 +162,8 @@ export function caltrackDaily(days: CaltrackDay[]): CaltrackDailyModel | null {
   };
   return {
     model: chosen.model,
-    heatingBalanceC: h !== null ? Math.round(toC(h) * 100) / 100 : null,
-    coolingBalanceC: c !== null ? Math.round(toC(c) * 100) / 100 : null,
+    heatingBalanceC: h !== null ? round(toC(h), 2) : null,
+    coolingBalanceC: c !== null ? round(toC(c), 2) : null,
     coefficients,
     p: chosen.k + (h !== null ? 1 : 0) + (c !== null ? 1 : 0),
     adjustedR2: chosen.adjustedR2,

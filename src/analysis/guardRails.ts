@@ -424,7 +424,7 @@ export function bestChangePointModel(days: CpDay[]): ChangePointModel | null {
   const lo = Math.ceil(temps[Math.floor(temps.length * 0.1)] * 2) / 2;
   const hi = Math.floor(temps[Math.floor(temps.length * 0.9)] * 2) / 2;
   const grid: number[] = [];
-  for (let t = lo; t <= hi + 1e-9; t += 0.5) grid.push(Math.round(t * 10) / 10);
+  for (let t = lo; t <= hi + 1e-9; t += 0.5) grid.push(round(t, 1));
   if (!grid.length) return null;
   const dummies = (['weekend', 'holiday'] as const).filter((type) => days.some((d) => d.dayType === type) && days.some((d) => d.dayType !== type));
   const y = days.map((d) => d.actualKwh);

@@ -422,7 +422,7 @@ function differenceOf(now: TenantBill, before: { id: number; content: TenantBill
   const add = (line: TenantBill['energy'][number], sign: 1 | -1) => {
     const key = `${line.utility}|${line.band}`;
     const entry = energy.get(key) ?? { utility: line.utility, band: line.band, quantity: 0, amountCents: 0 };
-    entry.quantity = Math.round((entry.quantity + sign * line.quantity) * 1000) / 1000;
+    entry.quantity = round(entry.quantity + sign * line.quantity, 3);
     entry.amountCents += sign * line.amountCents;
     energy.set(key, entry);
   };

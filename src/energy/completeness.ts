@@ -5,11 +5,12 @@
 // is suspect, else as estimated when any is estimated.
 import { FLAG_ESTIMATED, FLAG_SUSPECT, type OpenIntervals, type StoredDays } from '../metering/index.ts';
 import { addDays, dayIntervals, daysBetween, INTERVAL_MS } from '../platform/time/calendar.ts';
+import { round } from '../platform/numbers.ts';
 
 export type Shares = { measured: number; estimated: number; missing: number; suspect: number };
 export type DayCompleteness = { day: string; intervals: number } & Shares;
 
-const share = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : 0);
+const share = (part: number, whole: number) => (whole ? round(part / whole, 4) : 0);
 
 export class EnergyCompleteness {
   /** open: what the collector holds in memory and has not written yet (edge), overlaid on the stored rows. */

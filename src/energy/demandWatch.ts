@@ -9,6 +9,7 @@ import type { Db } from '../platform/db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { addDays, dayOf, INTERVAL_MS } from '../platform/time/calendar.ts';
 import type { EnergyFigures } from './figures.ts';
+import { round } from '../platform/numbers.ts';
 
 export const DEMAND_CODE = 'site.demand';
 export const WARNING_CODE = 'site.demand.warning';
@@ -136,7 +137,7 @@ export class DemandWatch {
     if (!crossed && !persisted) return 'unchanged';
     const at = new Date(now).toISOString();
     const key = `${WARNING_CODE}@${new Date(windowStart).toISOString()}`;
-    const kw = (value: number) => Math.round(value * 10) / 10;
+    const kw = (value: number) => round(value, 1);
     // The window's end on the site's clock (what the people on site read), with its zone.
     const timeZone = this.deps.timezone();
     const ends = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
@@ -159,7 +160,7 @@ export class DemandWatch {
         message: `Site demand heading for ${kw(projection.projectedKw)} kW in the 15-minute window ending ${ends} ${timeZone} (contract ${limit} kW)`,
         detail:
           `Projected 15-minute mean ${kw(projection.projectedKw)} kW against the contract of ${limit} kW: ` +
-          `${Math.round(projection.soFarKwh * 100) / 100} kWh used in the window's first ${minutes} min, the site drawing ${kw(projection.demandKw)} kW now.`,
+          `${round(projection.soFarKwh, 2)} kWh used in the window's first ${minutes} min, the site drawing ${kw(projection.demandKw)} kW now.`,
         raisedAt: at,
         clearedAt: null,
       });
@@ -198,7 +199,7 @@ export class DemandWatch {
     const at = new Date(now).toISOString();
     if (limit !== null && demand !== null && demand > limit) {
       if (open) return 'unchanged';
-      const kw = Math.round(demand * 10) / 10;
+      const kw = round(demand, 1);
       this.deps.logger.warn({ demandKw: kw, contractedPeakKw: limit }, 'site demand above the contracted peak');
       return this.deps.alerts.fromGatewayAlarm({
         key: `${DEMAND_CODE}@${at}`,

@@ -160,7 +160,7 @@ export class SiteEnergy {
         : { day, kwh: round(kwh, 3), measured: 1, estimated: 0, missing: 0, suspect: 0 };
     });
     const known = days.filter((d) => d.kwh !== null).length;
-    const share = (part: number) => Math.round((part / days.length) * 10_000) / 10_000;
+    const share = (part: number) => round(part / days.length, 4);
     return { days, completeness: { measured: share(known), estimated: 0, missing: share(days.length - known), suspect: 0 } };
   }
 
@@ -224,7 +224,7 @@ export class SiteEnergy {
     if (!points.some((point) => point.kwh !== null)) return null;
     return {
       day,
-      points: points.map((point) => ({ at: point.start, kw: point.kwh === null ? null : Math.round(point.kwh * INTERVALS_PER_HOUR * 1000) / 1000 })),
+      points: points.map((point) => ({ at: point.start, kw: point.kwh === null ? null : round(point.kwh * INTERVALS_PER_HOUR, 3) })),
     };
   }
 
@@ -255,7 +255,7 @@ export class SiteEnergy {
     const tomorrow = addDays(day, 1);
     const share = (from: string) => {
       const total = meters.completenessTotal(meters.completeness(from, tomorrow));
-      return total.intervals > 0 ? Math.round((1 - total.missing) * 10_000) / 10_000 : null;
+      return total.intervals > 0 ? round(1 - total.missing, 4) : null;
     };
     return { today: share(day), month: share(`${day.slice(0, 7)}-01`) };
   }

@@ -6,6 +6,7 @@ import { LISTED, type DayPlan, type ImportForm, type MeterPlan, type Problem } f
 import { addDays, dayIntervals, INTERVAL_MS } from '../platform/time/calendar.ts';
 import { yieldLoop } from './importSlices.ts';
 import { findSuspectRuns, type FoundRun, type SuspectRuns } from './suspectRuns.ts';
+import { round } from '../platform/numbers.ts';
 
 export type MeterReport = {
   meterId: number;
@@ -64,7 +65,7 @@ export function count(day: DayPlan, stored: DayRecord, tally: Tally, replace: bo
 
 export function report(plan: MeterPlan, tally: Tally, runs: FoundRun[] = []): MeterReport {
   const days = [...plan.days.keys()].sort();
-  const quantity = Math.round(tally.kwh * 10_000) / 10_000;
+  const quantity = round(tally.kwh, 4);
   return {
     meterId: plan.meterId,
     name: plan.name,

@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/client.ts';
 import type { Commodity } from '../platform/db/schema/index.ts';
 import { addDays } from '../platform/time/calendar.ts';
 import { type IntervalStore, yieldToLoop } from './store.ts';
+import { round } from '../platform/numbers.ts';
 
 /** Days restated per transaction: 7 days × a few hundred meters stays well under the 50 ms a request may wait. */
 const SLICE_DAYS = 7;
@@ -59,8 +60,8 @@ export async function restateCosts(
     action: 'restate_costs',
     resource: scope.reason.resource,
     resourceId: scope.reason.resourceId,
-    before: { from: scope.from, to: scope.to, commodity: scope.commodity, cost: Math.round(costBefore * 100) / 100 },
-    after: { dayRows, cost: Math.round(costAfter * 100) / 100 },
+    before: { from: scope.from, to: scope.to, commodity: scope.commodity, cost: round(costBefore, 2) },
+    after: { dayRows, cost: round(costAfter, 2) },
   });
   return restatement;
 }

@@ -55,6 +55,24 @@ test('round(value, places) is declared once, in platform; every other file impor
   assert.deepEqual(declaring, [HELPER]);
 });
 
+/** The helper's body written out inline: `Math.round(x * 100) / 100`, `Math.round((a + b) * 1e6) / 1e6`. */
+const INLINE_ROUND = /Math\.round\(.*\*\s*(10(?:_?0)*|1e\d+)\)\s*\/\s*\1\b/;
+
+test('no file writes the rounding out inline: round(value, places) instead', () => {
+  assert.ok(INLINE_ROUND.test('costToday: Math.round(site.today.cost * 100) / 100,'));
+  assert.ok(INLINE_ROUND.test('value: Math.round(stats.seconds * 1e6) / 1e6'));
+  assert.ok(!INLINE_ROUND.test('lagSec: Math.round((this.now() - lastOk) / 1000)'));
+  const inline = sources()
+    .filter((file) => file !== HELPER)
+    .flatMap((file) =>
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (INLINE_ROUND.test(line) ? [`${file}:${i + 1}`] : [])),
+    );
+  assert.deepEqual(inline, []);
+});
+
 test('the helper rounds as the copies did: Math.round of the scaled value', async () => {
   const { round } = await import(`../../${HELPER}`);
   for (const [value, places, expected] of [

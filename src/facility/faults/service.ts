@@ -8,6 +8,7 @@ import { contains, equals, oneOf, slot, timeWindow, type PageResult } from '../.
 import { faults, faultStats } from '../../platform/db/schema/index.ts';
 import { BadRequest } from '../../platform/errors.ts';
 import type { FaultCreateInput, FaultListFilters, FaultStatsView, FaultUpdateInput, FaultView } from './schemas.ts';
+import { round } from '../../platform/numbers.ts';
 
 type FaultRow = RowOf<typeof faults>;
 
@@ -102,7 +103,7 @@ export class FaultService {
     // A recount (a write) when another connection committed since the last one; else the row is read as it stands.
     const row = (this.rowCurrent.has('row') ? this.snapshot() : undefined) ?? this.recountStats();
     // The row keeps full precision (later deltas build on it); a ten-thousandth of an hour (0.36 s) is finer than anyone reads an MTTR.
-    return { ...row, mttrHours: row.mttrHours === null ? null : Math.round(row.mttrHours * 10_000) / 10_000 };
+    return { ...row, mttrHours: row.mttrHours === null ? null : round(row.mttrHours, 4) };
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Middleware } from 'koa';
 import type { Db } from '../../platform/db/client.ts';
 import { addDays } from '../../platform/time/calendar.ts';
 import type { JobView } from '../../platform/jobs/jobs.ts';
+import { round } from '../../platform/numbers.ts';
 
 export type MetricsSources = {
   db: Db;
@@ -174,7 +175,7 @@ export class Metrics {
         help: "A meter's energy in kWh over every stored day (the sum of its 15-minute intervals, as the energy API counts it).",
         samples: all.map((meter) => ({
           labels: labels(meter),
-          value: Math.round(figures.totals('1970-01-01', until, { meterId: meter.id }).kwh * 1000) / 1000,
+          value: round(figures.totals('1970-01-01', until, { meterId: meter.id }).kwh, 3),
         })),
       },
       ...jobFamilies(this.sources.jobs?.list() ?? []),
@@ -230,7 +231,7 @@ function faultRuleFamilies(stats: { evaluations: number; seconds: number; runner
       type: 'counter',
       help: 'Seconds the fault-rule evaluations took, the gateway read excluded.',
       unit: 'seconds',
-      samples: [{ value: Math.round(stats.seconds * 1e6) / 1e6 }],
+      samples: [{ value: round(stats.seconds, 6) }],
     },
     { name: 'ems_fdd_rule_runners', type: 'gauge', help: 'Rule and equipment pairs the last evaluation stepped.', samples: [{ value: stats.runners }] },
   ];

@@ -18,6 +18,7 @@ import { DOCS_PATH } from './docs.ts';
 import { knownHeader, setKnownHeader } from './knownHeaders.ts';
 import type { AuthUser } from './route.ts';
 import { clientIp, isThenable, renderError } from './router.ts';
+import { round } from '../numbers.ts';
 
 const REQUEST_ID = knownHeader('X-Request-Id', '00000000-0000-4000-8000-000000000000');
 const NO_STORE = knownHeader('Cache-Control', 'no-store');
@@ -178,7 +179,7 @@ function quotedRoute(route: string): string {
  * durationMs (to 0.01 ms), userId (or null) and ip (the client as trustProxy resolved it).
  */
 export function requestMembers(ctx: Context, requestId: string, started: number, method: string, path: string, status: number): string {
-  const durationMs = Math.round((performance.now() - started) * 100) / 100;
+  const durationMs = round(performance.now() - started, 2);
   const route = (ctx as { _matchedRoute?: string })._matchedRoute;
   const userId = (ctx.state.user as AuthUser | undefined)?.id;
   return `"reqId":"${requestId}","method":${quoted(method)},"route":${route === undefined ? 'null' : quotedRoute(route)},"path":${quoted(path)},"status":${status},"durationMs":${durationMs},"userId":${userId ?? 'null'},"ip":${quoted(ctx.request.ip)}`;

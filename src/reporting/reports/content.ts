@@ -13,6 +13,7 @@ import {
 import type { Db } from '../../platform/db/client.ts';
 import { siteSettings } from '../../site/index.ts';
 import { addDays, dayStart, daysBetween, siteDay } from '../../platform/time/calendar.ts';
+import { round } from '../../platform/numbers.ts';
 
 /** What a report asks of the site's energy: the period's figures, how much of it holds data, a day's load curve, and their source (the service's SiteEnergy). */
 export type ReportEnergySource = Pick<SiteEnergy, 'source' | 'periodFigures' | 'coverage' | 'loadCurve'>;
@@ -414,7 +415,7 @@ export class ReportContentBuilder {
     const add = (compared: Compared, charge: MonthDemandCharge | null) => {
       const demand = charge ? charge.demandCharge : 0;
       compared.demandCharge = compared.hasData ? demand : null;
-      compared.totalCost = compared.hasData ? Math.round((compared.cost + demand) * 100) / 100 : null;
+      compared.totalCost = compared.hasData ? round(compared.cost + demand, 2) : null;
     };
     add(comparison.current, current);
     add(comparison.previous, previous);
@@ -474,7 +475,7 @@ export class ReportContentBuilder {
       peakKw: figures.peak?.kw ?? null,
       partial: false,
       complete: missingDays.length === 0,
-      coverage: Math.round(coverage.share * 10_000) / 10_000,
+      coverage: round(coverage.share, 4),
       missingDays: missingDays.slice(0, 31),
     };
   }

@@ -192,8 +192,8 @@ export class WallboardService {
         powerKw: area.powerKw,
         todayKwh: area.todayKwh,
         monthKwh: area.monthKwh,
-        costToday: Math.round(day.cost * 100) / 100,
-        costMonth: Math.round(month.cost * 100) / 100,
+        costToday: round(day.cost, 2),
+        costMonth: round(month.cost, 2),
         carbonTodayKg: round(day.carbonKg, 3),
         carbonMonthKg: round(month.carbonKg, 3),
       };
