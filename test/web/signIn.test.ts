@@ -16,32 +16,14 @@ before(async () => {
 });
 after(() => rig?.close());
 
-function countRefreshes(page: Page): { readonly count: number } {
-  const seen = { count: 0 };
-  page.on('request', (request) => {
-    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/auth/refresh') seen.count += 1;
-  });
-  return seen;
-}
-
-/** The access token the page sent last (the Authorization header of its API calls). */
-function sentToken(page: Page): { readonly value: string | undefined } {
-  const sent: { value: string | undefined } = { value: undefined };
-  page.on('request', (request) => {
-    const header = request.headers().authorization;
-    if (header?.startsWith('Bearer ')) sent.value = header.slice('Bearer '.length);
-  });
-  return sent;
-}
-
 /**
  * Waits until the service refuses the page's access token as expired (its 3 s ran out): the state the next step needs,
  * instead of a fixed 3.3 s. exp is whole seconds, so it comes 2–3 s after the token was signed, less what the test
  * already spent.
  */
-async function tokenExpired(sent: { readonly value: string | undefined }): Promise<void> {
-  const token = sent.value;
-  assert.ok(token, 'the page sent an access token');
+async function tokenExpired(issued: { readonly value: string | undefined }): Promise<void> {
+  const token = issued.value;
+  assert.ok(token, 'the service gave the page an access token');
   await eventually(
     async () => ((await rig.server.request('GET', '/api/auth/me', { token })).status === 401 ? true : undefined),
     'the access token to expire',
@@ -50,14 +32,17 @@ async function tokenExpired(sent: { readonly value: string | undefined }): Promi
 }
 
 /**
- * The access token the service gave the page last (the login or refresh answer's accessToken), and the refreshes the
- * page has sent that have not been answered yet. Unlike `sentToken`, it knows a refreshed token before the page uses it.
+ * The access token the service gave the page last (the login or refresh answer's accessToken), the refreshes the page
+ * has sent, and those not answered yet. Read from the answers, it knows a refreshed token before the page first sends
+ * it (the token the page sent last can be an expired one a refresh already replaced).
  */
-function issuedTokens(page: Page): { readonly value: string | undefined; readonly pending: number } {
-  const issued = { value: undefined as string | undefined, pending: 0 };
+function issuedTokens(page: Page): { readonly value: string | undefined; readonly refreshes: number; readonly pending: number } {
+  const issued = { value: undefined as string | undefined, refreshes: 0, pending: 0 };
   const isRefresh = (url: string) => new URL(url).pathname === '/api/auth/refresh';
   page.on('request', (request) => {
-    if (request.method() === 'POST' && isRefresh(request.url())) issued.pending += 1;
+    if (request.method() !== 'POST' || !isRefresh(request.url())) return;
+    issued.refreshes += 1;
+    issued.pending += 1;
   });
   page.on('response', async (response) => {
     const pathname = new URL(response.url()).pathname;
@@ -140,7 +125,6 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
   // The live stream refreshes by itself at the token's expiry (test/web/drafts.test.ts): kept out here, so the screen's
   // own calls meet the expired token as this test means them to.
   await page.route('**/api/events*', (route) => route.abort('connectionrefused'));
-  const refreshes = countRefreshes(page);
   const issued = issuedTokens(page);
   await signInThroughForm(page, 'single-flight', operator.password);
   await settled(page);
@@ -158,7 +142,7 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
   // opens, and that refresh is not the one this test counts.
   await settledWithoutRefresh(page, issued);
   unauthorized.length = 0;
-  const before = refreshes.count;
+  const before = issued.refreshes;
   await tokenExpired(issued);
   await page.getByRole('navigation').getByRole('link', { name: 'Overview' }).click();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
@@ -168,12 +152,12 @@ test('concurrent 401s cause exactly one refresh; the screen then shows its data'
   // is answered again, and then the count is read.
   await expectEqual(async () => unauthorized.length >= 2 && unauthorized.every((path) => repeated.has(path)), true);
   assert.ok(unauthorized.length >= 2, `several calls got 401 at once: ${unauthorized}`);
-  assert.equal(refreshes.count - before, 1, 'one refresh for all of them');
+  assert.equal(issued.refreshes - before, 1, 'one refresh for all of them');
   assert.equal(await page.getByRole('heading', { name: 'Overview', level: 1 }).isVisible(), true);
   // A reload resumes the session from the stored refresh token: one more refresh, no sign-in.
   await page.reload();
   await page.getByRole('heading', { name: 'Today', exact: true }).waitFor();
-  await expectEqual(async () => refreshes.count - before, 2);
+  await expectEqual(async () => issued.refreshes - before, 2);
   await context.close();
 });
 
@@ -182,12 +166,12 @@ test('a refresh that fails returns to sign-in and forgets the stored token', asy
   const { page, context } = await openPage(rig.browser, `${rig.server.url}/`);
   // Without the live stream, which would find the ended session by itself before the click (test/web/drafts.test.ts).
   await page.route('**/api/events*', (route) => route.abort('connectionrefused'));
-  const token = sentToken(page);
+  const issued = issuedTokens(page);
   await signInThroughForm(page, 'expiring', viewer.password);
   await settled(page);
   // The session ends on the server (as `emsctl tokens revoke-all` would), and the access token runs out.
   rig.server.service.deps.db.sqlite.prepare('DELETE FROM refresh_tokens WHERE user_id = ?').run(viewer.user.id);
-  await tokenExpired(token);
+  await tokenExpired(issued);
   await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   assert.equal(await page.evaluate(() => localStorage.getItem('ems.refreshToken')), null);
